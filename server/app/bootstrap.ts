@@ -1,0 +1,49 @@
+// First-start work: the first admin (password printed once, stored hashed), the
+// "default" namespace, and the admin kubeconfig.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { AppContext } from './context';
+import { renderKubeconfig } from './kubeconfig';
+
+export interface BootstrapResult {
+  adminCreated?: { name: string; password: string };
+  kubeconfigPath: string;
+}
+
+export function apiServerUrl(host: string, port: number): string {
+  const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `https://${h.includes(':') ? `[${h}]` : h}:${port}`;
+}
+
+export function caPemPath(dataDir: string): string {
+  return path.join(dataDir, 'pki', 'ca.crt');
+}
+
+export async function writeKubeconfig(app: AppContext, dataDir: string, user: string, server: string, file: string): Promise<string> {
+  const token = await app.users.createToken(user, { name: `kubeconfig ${path.basename(file)}` });
+  const caFile = caPemPath(dataDir);
+  const caPem = existsSync(caFile) ? readFileSync(caFile, 'utf8') : undefined;
+  writeFileSync(file, renderKubeconfig({ server, user, token, caPem }), { mode: 0o600 });
+  return file;
+}
+
+export async function bootstrap(app: AppContext, dataDir: string, apiUrl: string): Promise<BootstrapResult> {
+  const result: Partial<BootstrapResult> = {};
+  if ((await app.users.count()) === 0) {
+    const { password } = await app.users.create({ name: 'admin', role: 'admin' });
+    result.adminCreated = { name: 'admin', password };
+  }
+  if (!(await app.store.tryGet('Namespace', undefined, 'default'))) {
+    await app.store
+      .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } })
+      .catch((e) => {
+        if ((e as { code?: string }).code !== 'AlreadyExists') throw e;
+      });
+  }
+  const kubeconfigPath = path.join(dataDir, 'admin.kubeconfig');
+  if (result.adminCreated || !existsSync(kubeconfigPath)) {
+    const admins = (await app.users.list()).filter((u) => u.role === 'admin');
+    if (admins[0]) await writeKubeconfig(app, dataDir, admins[0].name, apiUrl, kubeconfigPath);
+  }
+  return { ...result, kubeconfigPath };
+}

@@ -1,0 +1,38 @@
+// Configuration from the environment, with defaults that work on a fresh clone.
+import path from 'node:path';
+
+export interface Config {
+  host: string;
+  port: number;
+  apiHost: string;
+  apiPort: number;
+  dataDir: string;
+  databaseUrl?: string;
+  /** Extra subjectAltNames for the API's serving certificate. */
+  apiExtraNames: string[];
+  /** How long the change log keeps entries for watches (ms). */
+  watchRetentionMs: number;
+}
+
+function int(name: string, fallback: number): number {
+  const v = process.env[name];
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535 * 1_000_000) {
+    throw new Error(`${name} must be a whole number, got "${v}"`);
+  }
+  return n;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return {
+    host: env.HOST || '127.0.0.1',
+    port: int('PORT', 3000),
+    apiHost: env.STOWAGE_API_HOST || env.HOST || '127.0.0.1',
+    apiPort: int('STOWAGE_API_PORT', 6443),
+    dataDir: path.resolve(env.STOWAGE_DATA_DIR || '.stowage'),
+    databaseUrl: env.DATABASE_URL || undefined,
+    apiExtraNames: (env.STOWAGE_API_EXTRA_NAMES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    watchRetentionMs: int('STOWAGE_WATCH_RETENTION_SECONDS', 900) * 1000,
+  };
+}

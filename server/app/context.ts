@@ -1,0 +1,29 @@
+// Everything a running Stowage process shares: the database, the store and the services.
+import { ObjectService } from '../services/objects';
+import { UserService } from '../services/users';
+import { ObjectStore } from '../store/object-store';
+import { createPrisma, type Db } from '../store/prisma';
+
+export interface AppContext {
+  db: Db;
+  store: ObjectStore;
+  objects: ObjectService;
+  users: UserService;
+  close(): Promise<void>;
+}
+
+export async function createAppContext(connectionString: string, poolSize = 20): Promise<AppContext> {
+  const db = createPrisma(connectionString, poolSize);
+  const store = new ObjectStore(db, connectionString);
+  await store.start();
+  return {
+    db,
+    store,
+    objects: new ObjectService(store),
+    users: new UserService(db),
+    close: async () => {
+      await store.stop();
+      await db.$disconnect();
+    },
+  };
+}

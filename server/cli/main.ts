@@ -1,0 +1,187 @@
+// `stowage start | server | migrate | user add | user list | token create | kubeconfig`
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Command, Option } from 'commander';
+import { apiServerUrl, bootstrap, writeKubeconfig } from '../app/bootstrap';
+import { buildDashboard, dashboardBuildNeeded } from '../app/build';
+import { loadConfig, type Config } from '../app/config';
+import { createAppContext, type AppContext } from '../app/context';
+import { logger } from '../app/logger';
+import { isStowageError } from '../domain/errors';
+import { startWebServer } from '../http/web-server';
+import { openDatabase, type Database } from '../store/database';
+import { projectRoot } from '../store/migrate';
+import { startServices, type RunningServices } from './services';
+
+process.env.NEXT_TELEMETRY_DISABLED = '1';
+
+const say = (m: string) => process.stdout.write(`${m}\n`);
+
+function runtimeFile(cfg: Config): string {
+  return path.join(cfg.dataDir, 'runtime.json');
+}
+
+/** The database of a running `stowage start` in this data dir, or a new connection. */
+async function connect(cfg: Config): Promise<Database> {
+  if (cfg.databaseUrl) return openDatabase({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl });
+  const rt = runtimeFile(cfg);
+  if (existsSync(rt)) {
+    const { pid, databaseUrl } = JSON.parse(readFileSync(rt, 'utf8')) as { pid: number; databaseUrl: string };
+    let alive = false;
+    try {
+      process.kill(pid, 0);
+      alive = true;
+    } catch {
+      alive = false;
+    }
+    if (alive) return { connectionString: databaseUrl, embedded: false, appliedMigrations: [], stop: async () => {} };
+  }
+  mkdirSync(cfg.dataDir, { recursive: true });
+  return openDatabase({ dataDir: cfg.dataDir });
+}
+
+async function withApp<T>(fn: (app: AppContext, cfg: Config) => Promise<T>): Promise<T> {
+  const cfg = loadConfig();
+  const db = await connect(cfg);
+  const app = await createAppContext(db.connectionString, 3);
+  try {
+    return await fn(app, cfg);
+  } finally {
+    await app.close();
+    await db.stop();
+  }
+}
+
+async function run(opts: { controllers: boolean; agent: boolean }): Promise<void> {
+  const cfg = loadConfig();
+  mkdirSync(cfg.dataDir, { recursive: true });
+  if (dashboardBuildNeeded(projectRoot)) await buildDashboard(projectRoot, say);
+  say(cfg.databaseUrl ? 'Using the Postgres at DATABASE_URL.' : `Starting embedded Postgres in ${path.join(cfg.dataDir, 'postgres')} ...`);
+  const db = await openDatabase({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl, log: say });
+  let app: AppContext | undefined;
+  let services: RunningServices | undefined;
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    say(`\n${signal}: stopping Stowage ...`);
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    try {
+      await services?.stop();
+      await app?.close();
+      await db.stop();
+      rmSync(runtimeFile(cfg), { force: true });
+      say('Stopped.');
+      process.exit(0);
+    } catch (e) {
+      logger.error({ err: e }, 'error while stopping');
+      process.exit(1);
+    }
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  try {
+    app = await createAppContext(db.connectionString);
+    const apiUrl = apiServerUrl(cfg.apiHost, cfg.apiPort);
+    services = await startServices(app, cfg, opts);
+    const boot = await bootstrap(app, cfg.dataDir, apiUrl);
+    const web = await startWebServer({ app, host: cfg.host, port: cfg.port, dir: projectRoot });
+    services.add(web.close);
+    writeFileSync(runtimeFile(cfg), JSON.stringify({ pid: process.pid, databaseUrl: db.connectionString, url: web.url }), { mode: 0o600 });
+    say('');
+    say(`Stowage is running at ${web.url}`);
+    if (services.apiUrl) say(`Kubernetes-compatible API: ${services.apiUrl}`);
+    if (boot.adminCreated) {
+      say(`First admin user: ${boot.adminCreated.name}`);
+      say(`Password:         ${boot.adminCreated.password}   (shown once; stored hashed)`);
+    }
+    say(`Admin kubeconfig: ${boot.kubeconfigPath}`);
+    say('Press Ctrl-C to stop.');
+  } catch (e) {
+    say(`Stowage could not start: ${(e as Error).message}`);
+    await services?.stop().catch(() => {});
+    await app?.close().catch(() => {});
+    await db.stop().catch(() => {});
+    process.exit(1);
+  }
+}
+
+const program = new Command('stowage').description('Stowage: a storage control plane with a web dashboard');
+
+program
+  .command('start')
+  .description('run everything on this machine: Postgres (embedded unless DATABASE_URL), dashboard, API, controllers')
+  .action(() => run({ controllers: true, agent: true }));
+
+program
+  .command('server')
+  .description('run the dashboard and the API only')
+  .action(() => run({ controllers: false, agent: false }));
+
+program
+  .command('migrate')
+  .description('apply database migrations and exit')
+  .action(async () => {
+    const cfg = loadConfig();
+    mkdirSync(cfg.dataDir, { recursive: true });
+    const db = await openDatabase({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl });
+    say(db.appliedMigrations.length ? `Applied: ${db.appliedMigrations.join(', ')}` : 'The database is up to date.');
+    await db.stop();
+  });
+
+const user = program.command('user').description('manage users');
+user
+  .command('add <name>')
+  .description('add a user; prints the generated password')
+  .addOption(new Option('--role <role>', 'admin, developer or viewer').choices(['admin', 'developer', 'viewer']).makeOptionMandatory())
+  .option('--namespace <ns...>', 'namespaces a developer belongs to')
+  .option('--password <password>', 'set this password instead of generating one')
+  .action((name: string, o: { role: string; namespace?: string[]; password?: string }) =>
+    withApp(async (app) => {
+      const { user: u, password } = await app.users.create({ name, role: o.role, namespaces: o.namespace, password: o.password });
+      say(`User ${u.name} (${u.role}${u.namespaces.length ? `, namespaces: ${u.namespaces.join(', ')}` : ''}) created.`);
+      if (!o.password) say(`Password: ${password}`);
+    }),
+  );
+user
+  .command('list')
+  .description('list users')
+  .action(() =>
+    withApp(async (app) => {
+      for (const u of await app.users.list()) say(`${u.name}\t${u.role}\t${u.namespaces.join(',')}`);
+    }),
+  );
+
+program
+  .command('token')
+  .description('manage API tokens')
+  .command('create <user>')
+  .description('create a bearer token acting as USER; prints it once')
+  .option('--name <name>', 'a label for the token', '')
+  .action((userName: string, o: { name: string }) =>
+    withApp(async (app) => {
+      say(await app.users.createToken(userName, { name: o.name }));
+    }),
+  );
+
+program
+  .command('kubeconfig <user>')
+  .description("write a kubeconfig with a new token for USER (default: <data dir>/<user>.kubeconfig)")
+  .option('-o, --out <file>', 'where to write it')
+  .action((userName: string, o: { out?: string }) =>
+    withApp(async (app, cfg) => {
+      const file = path.resolve(o.out ?? path.join(cfg.dataDir, `${userName}.kubeconfig`));
+      await writeKubeconfig(app, cfg.dataDir, userName, apiServerUrl(cfg.apiHost, cfg.apiPort), file);
+      say(file);
+    }),
+  );
+
+program.parseAsync(process.argv).catch((e: unknown) => {
+  if (isStowageError(e)) {
+    process.stderr.write(`error: ${e.message}\n`);
+  } else {
+    process.stderr.write(`error: ${(e as Error)?.message ?? String(e)}\n`);
+  }
+  process.exit(1);
+});

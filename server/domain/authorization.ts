@@ -1,0 +1,53 @@
+// Who may do what: a pure decision over a principal, a verb, a kind and a namespace.
+// Services call it for every request, so every transport enforces the same rules.
+
+export type Role = 'admin' | 'developer' | 'viewer';
+export const ROLES: readonly Role[] = ['admin', 'developer', 'viewer'];
+
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
+export const VERBS: readonly Verb[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
+const READ: ReadonlySet<Verb> = new Set(['get', 'list', 'watch']);
+
+export interface UserPrincipal {
+  type: 'user';
+  id: string;
+  name: string;
+  role: Role;
+  /** Namespaces a developer belongs to (ignored for admin and viewer). */
+  namespaces: string[];
+}
+
+export type Principal = UserPrincipal;
+
+/**
+ * May `p` do `verb` on objects of `kind` in `namespace`? For namespaced kinds, an
+ * undefined namespace means "across all namespaces".
+ */
+export function isAllowed(p: Principal, verb: Verb, kind: string, namespace?: string): boolean {
+  if (p.role === 'admin') return true;
+  if (p.role === 'viewer') return READ.has(verb);
+  // developer
+  const inOwn = namespace !== undefined && p.namespaces.includes(namespace);
+  switch (kind) {
+    case 'PersistentVolumeClaim':
+      return inOwn;
+    case 'Event':
+      return inOwn && READ.has(verb);
+    case 'StorageClass':
+      return READ.has(verb);
+    case 'Namespace':
+      // Their own namespace objects (namespace = its name).
+      return READ.has(verb) && inOwn;
+    default:
+      return false;
+  }
+}
+
+/**
+ * For a list or watch across all namespaces: the namespaces whose objects `p` may
+ * see, or 'all'. A developer sees only their own; nothing is an error.
+ */
+export function visibleNamespaces(p: Principal, verb: Verb, kind: string): 'all' | string[] {
+  if (p.role === 'admin' || p.role === 'viewer') return isAllowed(p, verb, kind) ? 'all' : [];
+  return p.namespaces.filter((ns) => isAllowed(p, verb, kind, ns));
+}

@@ -1,0 +1,103 @@
+// One coded error type for the whole domain. Transports map `code` to their own
+// shapes (tRPC error codes, Kubernetes metav1.Status); anything else is a 500.
+
+export type ErrorCode =
+  | 'BadRequest'
+  | 'Unauthorized'
+  | 'Forbidden'
+  | 'NotFound'
+  | 'AlreadyExists'
+  | 'Conflict'
+  | 'Invalid'
+  | 'Expired'
+  | 'MethodNotAllowed'
+  | 'UnsupportedMediaType'
+  | 'RequestEntityTooLarge'
+  | 'TooManyRequests'
+  | 'InternalError';
+
+/** One offending field, named by its path (e.g. `spec.capacity.storage`). */
+export interface FieldError {
+  field: string;
+  /** Upstream cause type: FieldValueRequired, FieldValueInvalid, FieldValueNotSupported, ... */
+  reason: FieldErrorReason;
+  message: string;
+}
+
+export type FieldErrorReason =
+  | 'FieldValueRequired'
+  | 'FieldValueInvalid'
+  | 'FieldValueNotSupported'
+  | 'FieldValueDuplicate'
+  | 'FieldValueForbidden'
+  | 'FieldValueTooLong'
+  | 'FieldValueTooMany'
+  | 'FieldValueTypeInvalid';
+
+export interface ErrorDetails {
+  kind?: string;
+  name?: string;
+  group?: string;
+  causes?: FieldError[];
+  retryAfterSeconds?: number;
+}
+
+export const httpStatusOf: Record<ErrorCode, number> = {
+  BadRequest: 400,
+  Unauthorized: 401,
+  Forbidden: 403,
+  NotFound: 404,
+  MethodNotAllowed: 405,
+  AlreadyExists: 409,
+  Conflict: 409,
+  Expired: 410,
+  RequestEntityTooLarge: 413,
+  UnsupportedMediaType: 415,
+  Invalid: 422,
+  TooManyRequests: 429,
+  InternalError: 500,
+};
+
+export class StowageError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails;
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
+    super(message);
+    this.name = 'StowageError';
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export function isStowageError(e: unknown): e is StowageError {
+  return e instanceof StowageError;
+}
+
+/** Kubernetes-style message: `PersistentVolume "pv1" is invalid: spec.capacity: Required value` */
+export function invalid(kind: string, name: string | undefined, causes: FieldError[]): StowageError {
+  const list = causes.map((c) => `${c.field}: ${c.message}`).join(', ');
+  return new StowageError('Invalid', `${kind} "${name ?? ''}" is invalid: ${causes.length > 1 ? `[${list}]` : list}`, {
+    kind,
+    name,
+    causes,
+  });
+}
+
+export function notFound(kind: string, name: string, resource?: string): StowageError {
+  return new StowageError('NotFound', `${resource ?? kind} "${name}" not found`, { kind: resource ?? kind, name });
+}
+
+export function alreadyExists(kind: string, name: string, resource?: string): StowageError {
+  return new StowageError('AlreadyExists', `${resource ?? kind} "${name}" already exists`, {
+    kind: resource ?? kind,
+    name,
+  });
+}
+
+export function conflict(kind: string, name: string, resource?: string): StowageError {
+  return new StowageError(
+    'Conflict',
+    `Operation cannot be fulfilled on ${resource ?? kind} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+    { kind: resource ?? kind, name },
+  );
+}

@@ -1,0 +1,279 @@
+import { describe, expect, test } from 'vitest';
+import {
+  type Quantity,
+  type QuantityFormat,
+  bytesToQuantity,
+  canonicalQuantity,
+  compareQuantities,
+  formatQuantity,
+  isNegative,
+  isZero,
+  parseQuantity,
+  quantityFromJSON,
+  quantityToBytes,
+} from './quantity';
+
+/** The exact value as plain decimal text, e.g. "0.5" or "-1024". */
+function decimal(q: Quantity): string {
+  const negative = q.num < 0n;
+  let digits = (negative ? -q.num : q.num).toString();
+  if (q.scale > 0) {
+    digits = digits.padStart(q.scale + 1, '0');
+    digits = `${digits.slice(0, -q.scale)}.${digits.slice(-q.scale)}`.replace(/\.?0+$/, '');
+  } else if (q.num !== 0n) {
+    digits += '0'.repeat(-q.scale);
+  }
+  return negative && digits !== '0' ? `-${digits}` : digits;
+}
+
+const must = (s: string): Quantity => {
+  const q = parseQuantity(s);
+  if (!q) throw new Error(`cannot parse ${s}`);
+  return q;
+};
+
+// Upstream TestQuantityParse: input, exact value, format.
+const parsed: [string, string, QuantityFormat][] = [
+  ['0', '0', 'DecimalSI'],
+  ['0n', '0', 'DecimalSI'],
+  ['0Ki', '0', 'BinarySI'],
+  ['0T', '0', 'DecimalSI'],
+  ['1', '1', 'DecimalSI'],
+  ['1Ki', '1024', 'BinarySI'],
+  ['7Mi', '7340032', 'BinarySI'],
+  ['6Gi', '6442450944', 'BinarySI'],
+  ['5Ti', '5497558138880', 'BinarySI'],
+  ['4Pi', '4503599627370496', 'BinarySI'],
+  ['3Ei', '3458764513820540928', 'BinarySI'],
+  ['5n', '0.000000005', 'DecimalSI'],
+  ['4u', '0.000004', 'DecimalSI'],
+  ['3m', '0.003', 'DecimalSI'],
+  ['50k', '50000', 'DecimalSI'],
+  ['300T', '300000000000000', 'DecimalSI'],
+  ['1E', '1000000000000000000', 'DecimalSI'],
+  ['1E-3', '0.001', 'DecimalExponent'],
+  ['1e3', '1000', 'DecimalExponent'],
+  ['1E18', '1000000000000000000', 'DecimalExponent'],
+  ['1e13', '10000000000000', 'DecimalExponent'],
+  ['100.035k', '100035', 'DecimalSI'],
+  ['0.0005k', '0.5', 'DecimalSI'],
+  ['0.50000', '0.5', 'DecimalSI'],
+  ['0.5e-2', '0.005', 'DecimalExponent'],
+  ['1.3E+6', '1300000', 'DecimalExponent'],
+  ['1.53E12', '1530000000000', 'DecimalExponent'],
+  ['6.987654321G', '6987654321', 'DecimalSI'],
+  ['1.01E', '1010000000000000000', 'DecimalSI'],
+  ['3.001n', '0.000000004', 'DecimalSI'],
+  ['1.1E-9', '0.000000002', 'DecimalExponent'],
+  ['0.0000000001', '0.000000001', 'DecimalSI'],
+  ['0.00000012345', '0.000000124', 'DecimalSI'],
+  ['0.9n', '0.000000001', 'DecimalSI'],
+  ['9Ei', '9223372036854775807', 'BinarySI'],
+  ['9223372036854775807Ki', '9223372036854775807', 'BinarySI'],
+  ['12E', '12000000000000000000', 'DecimalSI'],
+  ['100.035Ki', '102435.84', 'BinarySI'],
+  ['0.5Mi', '524288', 'BinarySI'],
+  ['0.025Ti', '27487790694.4', 'BinarySI'],
+  ['0.000000000001Ki', '0.000000002', 'DecimalSI'],
+  ['.001', '0.001', 'DecimalSI'],
+  ['1.', '1', 'DecimalSI'],
+  ['1.G', '1000000000', 'DecimalSI'],
+  ['.', '0', 'DecimalSI'],
+  ['Ki', '0', 'BinarySI'],
+];
+
+describe('parseQuantity', () => {
+  test.each(parsed)('%s is %s (%s)', (input, value, format) => {
+    const q = must(input);
+    expect(decimal(q)).toBe(value);
+    expect(q.format).toBe(format);
+  });
+
+  test.each(parsed)('-%s is minus %s', (input, value, format) => {
+    const q = must(`-${input}`);
+    expect(decimal(q)).toBe(value === '0' ? '0' : `-${value}`);
+    expect(q.format).toBe(format);
+  });
+
+  test.each(parsed)('+%s is %s', (input, value) => {
+    expect(decimal(must(`+${input}`))).toBe(value);
+  });
+
+  test.each(['', '1.1.M', '1+1.0M', '0.1mi', '0.1am', 'aoeu', '.5i', '1i', '-3.01i', '-3.01e-', ' 1', '1 ', '1K', '1e', 'e-10', '1Ee3', '5 Gi'])(
+    '%j is not a quantity',
+    (input) => {
+      expect(parseQuantity(input)).toBeUndefined();
+    },
+  );
+
+  test.each([
+    [1000, '1k'],
+    [1.5, '1500m'],
+    [0, '0'],
+    [-2, '-2'],
+    [1e21, '1e+21'], // String(1e21) is "1e+21", echoed as upstream echoes it
+  ])('number %d reads as %s', (input, canonical) => {
+    expect(canonicalQuantity(input)).toBe(canonical);
+  });
+
+  test.each([Number.NaN, Number.POSITIVE_INFINITY])('number %d is not a quantity', (input) => {
+    expect(parseQuantity(input)).toBeUndefined();
+  });
+
+  test.each([
+    [' 1', '1'],
+    ['1 ', '1'],
+    [' -1', '-1'],
+    [10, '10'],
+  ])('JSON value %j reads as %s', (input, canonical) => {
+    expect(formatQuantity(quantityFromJSON(input)!)).toBe(canonical);
+  });
+
+  test('equal values have equal representations', () => {
+    expect(must('1k')).toEqual(must('1000'));
+    expect(must('1.50')).toEqual({ num: 15n, scale: 1, format: 'DecimalSI' });
+  });
+});
+
+describe('formatQuantity', () => {
+  // Upstream TestQuantityParseEmit, TestQuantityString alternates and TestParseQuantity.
+  test.each([
+    ['1Ki', '1Ki'],
+    ['1024Mi', '1Gi'],
+    ['1000M', '1G'],
+    ['1.5Gi', '1536Mi'],
+    ['.001Ki', '1024m'],
+    ['.000001Ki', '1024u'],
+    ['.000000001Ki', '1024n'],
+    ['.000000000001Ki', '2n'],
+    ['307200Ki', '300Mi'],
+    ['1025024Mi', '1001Gi'],
+    ['5000m', '5'],
+    ['0.5', '500m'],
+    ['0.001T', '1G'],
+    ['1000u', '1m'],
+    ['1.08', '1080m'],
+    ['1080000000n', '1080m'],
+    ['.001e12', '1e9'],
+    ['0.001e0', '1e-3'],
+    ['1000e-12', '1e-9'],
+    ['1e3', '1e3'],
+    ['12e6', '12e6'],
+    ['00', '0'],
+    ['100.035Ki', '102435840m'],
+    ['0.5Ki', '512'],
+    ['1025', '1025'],
+    ['999999999999999999.1', '999999999999999999100m'],
+    ['9999999999999999999', '9999999999999999999'],
+    ['1000000000000000000', '1E'],
+    ['-1.0000000000000000001E', '-1000000000000000000100m'],
+    ['10000000000000000000', '10E'],
+    ['10000000000000000000000m', '10E'],
+    ['-10.0000000000000000001E', '-10000000000000000000100m'],
+    ['9223372036854775808.1', '9223372036854775808100m'],
+    ['9223372036854775807000m', '9223372036854775807'],
+    ['9Ei', '9223372036854775807'],
+    ['1000E', '1000E'],
+  ])('%s is written %s', (input, canonical) => {
+    expect(canonicalQuantity(input)).toBe(canonical);
+  });
+
+  // Upstream keeps the input text when its fast path finds it canonical.
+  test.each(['+1Ki', '1E3', '01', '1.G', '100e0', '-1k', '1025Ki'])('%s is echoed unchanged', (input) => {
+    expect(canonicalQuantity(input)).toBe(input);
+  });
+
+  test('a changed copy does not reuse the original text', () => {
+    const q = must('+1Ki');
+    expect(formatQuantity({ ...q, num: q.num * 2n })).toBe('2Ki');
+    expect(formatQuantity({ ...q })).toBe('1Ki');
+  });
+
+  // Upstream TestQuantityString: value (num, scale) and format in, text out.
+  test.each<[bigint, number, QuantityFormat, string]>([
+    [1073741824n, 0, 'BinarySI', '1Gi'],
+    [6144n, 0, 'BinarySI', '6Ki'],
+    [1099511627776n, 0, 'BinarySI', '1Ti'],
+    [5n, 0, 'BinarySI', '5'],
+    [500n, 3, 'BinarySI', '500m'],
+    [1234567n, 3, 'BinarySI', '1234567m'],
+    [-1024n, 0, 'BinarySI', '-1Ki'],
+    [1n, -9, 'DecimalSI', '1G'],
+    [80n, 3, 'DecimalSI', '80m'],
+    [108n, 2, 'DecimalSI', '1080m'],
+    [1234567n, -6, 'DecimalSI', '1234567M'],
+    [0n, 0, 'DecimalExponent', '0'],
+    [1n, 9, 'DecimalExponent', '1e-9'],
+    [80n, 3, 'DecimalExponent', '80e-3'],
+    [300n, -6, 'DecimalExponent', '300e6'],
+    [-901n, 2, 'DecimalSI', '-9010m'],
+    [10800n, 10, 'DecimalSI', '1080n'],
+  ])('%s/10^%s as %s is %s', (num, scale, format, text) => {
+    expect(formatQuantity({ num, scale, format })).toBe(text);
+  });
+});
+
+describe('compareQuantities', () => {
+  test.each<[string, string, -1 | 0 | 1]>([
+    ['0', '0', 0],
+    ['100m', '50m', 1],
+    ['50m', '100m', -1],
+    ['10000T', '100Gi', 1],
+    ['1Gi', '1024Mi', 0],
+    ['1G', '1Gi', -1],
+    ['10Ei', '10000Pi', 0], // BinarySI is capped at 2^63-1 on parse, as upstream
+    ['8Ei', '9223372036854775807', 0],
+    ['7Ei', '7168Pi', 0],
+    ['7Ei', '7167Pi', 1],
+    ['12E', '11999999999999999999', 1], // DecimalSI is not capped
+    ['100E', '99999999999999999999999m', 1],
+    ['10E', '9999999999999999999', 1],
+    ['-1', '0', -1],
+    ['-1Gi', '-1G', -1],
+    ['1e3', '1k', 0],
+    ['0.1n', '1n', 0],
+    ['9.01', '9.010', 0],
+  ])('%s vs %s is %d', (a, b, want) => {
+    expect(compareQuantities(must(a), must(b))).toBe(want);
+    expect(compareQuantities(must(b), must(a))).toBe(-want || 0);
+  });
+});
+
+describe('quantityToBytes', () => {
+  test.each([
+    ['1Gi', 1073741824n],
+    ['1G', 1000000000n],
+    ['100m', 1n],
+    ['1.5', 2n],
+    ['-1.5', -2n],
+    ['1n', 1n],
+    ['0', 0n],
+    ['12E', 12000000000000000000n],
+    ['9.01', 10n],
+  ])('%s is %d bytes', (input, bytes) => {
+    expect(quantityToBytes(must(input))).toBe(bytes);
+  });
+
+  test.each<[bigint, QuantityFormat | undefined, string]>([
+    [1073741824n, undefined, '1Gi'],
+    [1000n, undefined, '1k'], // BinarySI below 1Ki prints as DecimalSI
+    [1023n, undefined, '1023'],
+    [1000n, 'DecimalSI', '1k'],
+    [1000000n, 'DecimalExponent', '1e6'],
+    [1536n * 1024n * 1024n, 'BinarySI', '1536Mi'],
+  ])('%d bytes as %s are %s', (bytes, format, text) => {
+    expect(formatQuantity(bytesToQuantity(bytes, format))).toBe(text);
+  });
+});
+
+describe('sign', () => {
+  test.each([
+    ['-1m', true, false],
+    ['0', false, true],
+    ['-0', false, true],
+    ['1Ki', false, false],
+  ])('%s: negative %s, zero %s', (input, negative, zero) => {
+    expect(isNegative(must(input))).toBe(negative);
+    expect(isZero(must(input))).toBe(zero);
+  });
+});

@@ -1,0 +1,96 @@
+// The dashboard's HTTP server: tRPC at /api/trpc, health and metrics, and the Next.js
+// pages for everything else. One process, one port.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHTTPHandler } from '@trpc/server/adapters/standalone';
+import { register } from 'prom-client';
+import type { AppContext } from '../app/context';
+import { logger } from '../app/logger';
+import { appRouter } from '../trpc/root';
+import { bearerToken, readCookie, SESSION_COOKIE, sessionCookie } from './cookies';
+
+export interface WebServerOptions {
+  app: AppContext;
+  host: string;
+  port: number;
+  /** Project root holding the built Next.js app (.next). */
+  dir: string;
+  /** Serve pages with Next.js (false in API-only tests). */
+  pages?: boolean;
+}
+
+export interface WebServer {
+  url: string;
+  server: http.Server;
+  close(): Promise<void>;
+}
+
+export async function startWebServer(opts: WebServerOptions): Promise<WebServer> {
+  const { app } = opts;
+  const trpc = createHTTPHandler({
+    router: appRouter,
+    basePath: '/api/trpc/',
+    createContext: async ({ req, res }) => {
+      const cookieToken = readCookie(req, SESSION_COOKIE);
+      const token = bearerToken(req) ?? cookieToken;
+      const principal = await app.users.authenticate(token);
+      return {
+        app,
+        principal,
+        sessionToken: cookieToken,
+        setSessionCookie: (t: string | null) => res.appendHeader('Set-Cookie', sessionCookie(t, false)),
+      };
+    },
+    onError: ({ error, path }) => {
+      if (error.code === 'INTERNAL_SERVER_ERROR') logger.error({ err: error.cause ?? error, path }, 'tRPC error');
+    },
+  });
+
+  let nextHandle: ((req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>) | undefined;
+  let nextApp: { close?: () => Promise<void> } | undefined;
+  if (opts.pages !== false) {
+    const { default: next } = await import('next');
+    const n = (next as unknown as (o: object) => any)({ dev: false, dir: opts.dir, hostname: opts.host, port: opts.port });
+    await n.prepare();
+    nextHandle = n.getRequestHandler();
+    nextApp = n;
+  }
+
+  const server = http.createServer(async (req, res) => {
+    const url = req.url ?? '/';
+    try {
+      if (url.startsWith('/api/trpc/')) return trpc(req, res);
+      if (url === '/healthz' || url === '/readyz' || url === '/livez') {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        return res.end('ok');
+      }
+      if (url === '/metrics') {
+        res.writeHead(200, { 'content-type': register.contentType });
+        return res.end(await register.metrics());
+      }
+      if (nextHandle) return await nextHandle(req, res);
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('not found');
+    } catch (err) {
+      logger.error({ err, url }, 'request failed');
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('Internal error');
+    }
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  const shownHost = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  return {
+    url: `http://${shownHost}:${addr.port}`,
+    server,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      await nextApp?.close?.().catch(() => {});
+    },
+  };
+}

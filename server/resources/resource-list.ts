@@ -1,0 +1,73 @@
+// Resource lists (`{storage: "10Gi"}`): their shape, canonical form and checks.
+import { z } from 'zod';
+import type { FieldError } from '../domain/errors';
+import { canonicalQuantity, compareQuantities, isNegative, isZero, parseQuantity, quantityToBytes } from '../domain/quantity';
+import type { Quantity } from '../domain/quantity';
+import { child, invalid } from './field-errors';
+
+/** A quantity as JSON carries it: a string ("10Gi") or a plain number. */
+export const quantitySchema = z.union([z.string(), z.number()]);
+export const resourceListSchema = z.record(z.string(), quantitySchema);
+
+export const quantityFormatMessage =
+  "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+
+/** Rewrites every parsable quantity of the list in canonical form ("1024Mi" -> "1Gi"), in place. */
+export function canonicalizeResourceList(list: Record<string, unknown> | undefined): void {
+  if (!list || typeof list !== 'object') return;
+  for (const [k, v] of Object.entries(list)) {
+    if (typeof v !== 'string' && typeof v !== 'number') continue;
+    const canonical = canonicalQuantity(v);
+    if (canonical !== undefined) list[k] = canonical;
+  }
+}
+
+export function parseOrError(value: unknown, field: string): { quantity?: Quantity; errors: FieldError[] } {
+  const quantity = typeof value === 'string' || typeof value === 'number' ? parseQuantity(value) : undefined;
+  if (!quantity) return { errors: [invalid(field, value, quantityFormatMessage)] };
+  return { quantity, errors: [] };
+}
+
+/** Must parse and be > 0 (upstream ValidatePositiveQuantityValue). */
+export function validatePositiveQuantity(value: unknown, field: string): FieldError[] {
+  const { quantity, errors } = parseOrError(value, field);
+  if (!quantity) return errors;
+  if (isNegative(quantity) || isZero(quantity)) return [invalid(field, canonicalQuantity(value as string) ?? value, 'must be greater than zero')];
+  return [];
+}
+
+/** Must parse and be >= 0 (upstream ValidateNonnegativeQuantity). */
+export function validateNonNegativeQuantity(value: unknown, field: string): FieldError[] {
+  const { quantity, errors } = parseOrError(value, field);
+  if (!quantity) return errors;
+  if (isNegative(quantity)) return [invalid(field, canonicalQuantity(value as string) ?? value, 'must be greater than or equal to 0')];
+  return [];
+}
+
+/** Every entry parses and is not negative. */
+export function validateResourceList(list: Record<string, unknown> | undefined, base: string): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const [k, v] of Object.entries(list ?? {})) errs.push(...validateNonNegativeQuantity(v, child(base, k)));
+  return errs;
+}
+
+/** Exact byte count of a quantity as a decimal string, or null when absent or unparsable. */
+export function bytesOf(value: unknown): string | null {
+  if (typeof value !== 'string' && typeof value !== 'number') return null;
+  const q = parseQuantity(value);
+  return q ? quantityToBytes(q).toString() : null;
+}
+
+/** Compares two quantity values; unparsable ones count as zero. */
+export function compareQuantityValues(a: unknown, b: unknown): number {
+  const zero = parseQuantity('0') as Quantity;
+  const qa = (typeof a === 'string' || typeof a === 'number' ? parseQuantity(a) : undefined) ?? zero;
+  const qb = (typeof b === 'string' || typeof b === 'number' ? parseQuantity(b) : undefined) ?? zero;
+  return compareQuantities(qa, qb);
+}
+
+/** The quantity as kubectl prints it (canonical), or the raw value when it does not parse. */
+export function showQuantity(value: unknown): string {
+  if (typeof value !== 'string' && typeof value !== 'number') return '';
+  return canonicalQuantity(value) ?? String(value);
+}

@@ -1,0 +1,98 @@
+// The shapes every kind shares, and the per-kind "strategy" the generic store uses
+// (as the Kubernetes apiserver registry does). Pure: no I/O. Importable by the browser.
+import type { FieldError } from '../domain/errors';
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: unknown[];
+  managedFields?: unknown[];
+}
+
+/** Any object of any kind, in the Kubernetes v1 JSON shape. */
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  spec?: any;
+  status?: any;
+  [field: string]: any;
+}
+
+/** The columns of the `objects` table a kind fills from its JSON (null when absent). */
+export interface IndexedColumns {
+  phase?: string | null;
+  storageClass?: string | null;
+  /** Exact byte count as a decimal string (no float rounding, even for huge values). */
+  capacityBytes?: string | null;
+  /** Bit set: ReadWriteOnce=1 ReadOnlyMany=2 ReadWriteMany=4 ReadWriteOncePod=8. */
+  accessModes?: number | null;
+  volumeMode?: string | null;
+  claimNamespace?: string | null;
+  claimName?: string | null;
+  claimUid?: string | null;
+  nodeName?: string | null;
+  volumeName?: string | null;
+  provisioning?: boolean | null;
+}
+
+/** A column as kubectl prints it (meta.k8s.io/v1 Table columnDefinitions). */
+export interface TableColumn {
+  name: string;
+  type: 'string' | 'integer' | 'date' | 'number' | 'boolean';
+  format?: string;
+  description: string;
+  /** 0 = shown by default; 1 = only with -o wide. */
+  priority: number;
+}
+
+export interface Strategy {
+  kind: string;
+  /** "" for the core group. */
+  group: '' | 'storage.k8s.io';
+  version: 'v1';
+  apiVersion: string;
+  plural: string;
+  singular: string;
+  shortNames: string[];
+  namespaced: boolean;
+  /** Whether the kind has a status subresource (status is kept apart from spec). */
+  hasStatus: boolean;
+  /** Fields a fieldSelector may name besides metadata.name / metadata.namespace. */
+  fieldSelectors: Record<string, (obj: KubeObject) => string | undefined>;
+
+  /**
+   * Checks the shape (types, unknown fields) of the whole object. Returns field errors;
+   * never throws. Called before defaults.
+   */
+  validateShape(obj: unknown): FieldError[];
+  /** Fills defaults in place (e.g. PV reclaimPolicy Retain, volumeMode Filesystem). */
+  applyDefaults(obj: KubeObject): void;
+  /** On create: reset what users may not set (e.g. status to its initial value). */
+  prepareForCreate(obj: KubeObject): void;
+  /** On update of the main resource: keep status from the stored object. */
+  prepareForUpdate(next: KubeObject, prev: KubeObject): void;
+  /** On update of the status subresource: keep everything but status from the stored object. */
+  prepareForStatusUpdate(next: KubeObject, prev: KubeObject): void;
+  /** Upstream-style semantic validation of a complete, defaulted object. */
+  validate(obj: KubeObject): FieldError[];
+  /** Extra rules on update (immutable fields ...), given the validated new object. */
+  validateUpdate(next: KubeObject, prev: KubeObject): FieldError[];
+  /** Values of the indexed columns, computed from the object. */
+  columns(obj: KubeObject): IndexedColumns;
+  /** The columns `kubectl get` prints for this kind, and one row's cells. */
+  table: {
+    columns: TableColumn[];
+    row(obj: KubeObject, now: Date): unknown[];
+  };
+}

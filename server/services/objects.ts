@@ -1,0 +1,143 @@
+// What a principal may do with objects: the one place that authorizes reads and
+// writes. Both transports (tRPC for the dashboard, the Kubernetes REST API) call it.
+import { isAllowed, visibleNamespaces, type Principal, type Verb } from '../domain/authorization';
+import { StowageError } from '../domain/errors';
+import { strategyForKind } from '../resources/registry';
+import type { KubeObject, Strategy } from '../resources/types';
+import type {
+  ChangeEvent,
+  DeleteOptions,
+  DeleteResult,
+  ListOptions,
+  ListResult,
+  ObjectStore,
+  UpdateOptions,
+  WriteOptions,
+} from '../store/object-store';
+
+export function strategyOrThrow(kind: string): Strategy {
+  const s = strategyForKind(kind);
+  if (!s) throw new StowageError('NotFound', `the server could not find the requested resource (kind "${kind}")`);
+  return s;
+}
+
+/** The namespace authorization is checked against: a Namespace object is its own. */
+function scopeOf(s: Strategy, namespace: string | undefined, name?: string): string | undefined {
+  if (s.kind === 'Namespace') return name;
+  return s.namespaced ? namespace : undefined;
+}
+
+export function forbidden(p: Principal, verb: Verb, s: Strategy, namespace?: string, name?: string): StowageError {
+  const group = s.group;
+  const where = s.namespaced && namespace ? `in the namespace "${namespace}"` : 'at the cluster scope';
+  const subject = name ? `${s.plural} "${name}"` : s.plural;
+  return new StowageError(
+    'Forbidden',
+    `${subject} is forbidden: User "${p.name}" cannot ${verb} resource "${s.plural}" in API group "${group}" ${where}`,
+    { kind: s.plural, name, group },
+  );
+}
+
+export class ObjectService {
+  constructor(readonly store: ObjectStore) {}
+
+  private check(p: Principal, verb: Verb, s: Strategy, namespace?: string, name?: string): void {
+    if (!isAllowed(p, verb, s.kind, scopeOf(s, namespace, name))) throw forbidden(p, verb, s, namespace, name);
+  }
+
+  async get(p: Principal, kind: string, namespace: string | undefined, name: string): Promise<KubeObject> {
+    const s = strategyOrThrow(kind);
+    this.check(p, 'get', s, namespace, name);
+    return this.store.get(s.kind, namespace, name);
+  }
+
+  async list(p: Principal, kind: string, opts: ListOptions = {}): Promise<ListResult> {
+    const s = strategyOrThrow(kind);
+    if (s.namespaced && opts.namespace) {
+      this.check(p, 'list', s, opts.namespace);
+      return this.store.list(s.kind, opts);
+    }
+    const visible = visibleNamespaces(p, 'list', s.kind);
+    if (visible === 'all') return this.store.list(s.kind, opts);
+    if (!s.namespaced && s.kind !== 'Namespace') {
+      throw forbidden(p, 'list', s);
+    }
+    // A developer across namespaces: only their own, never an error.
+    const items: KubeObject[] = [];
+    let rv = '0';
+    for (const ns of visible) {
+      const part =
+        s.kind === 'Namespace'
+          ? await this.store.list(s.kind, { ...opts, fieldSelector: joinSelectors(opts.fieldSelector, `metadata.name=${ns}`) })
+          : await this.store.list(s.kind, { ...opts, namespace: ns, limit: undefined, continue: undefined });
+      items.push(...part.items);
+      if (BigInt(part.resourceVersion) > BigInt(rv)) rv = part.resourceVersion;
+    }
+    if (visible.length === 0) rv = (await this.store.currentResourceVersion()).toString();
+    return { items, resourceVersion: rv };
+  }
+
+  async create(p: Principal, obj: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
+    const s = strategyOrThrow(obj?.kind);
+    this.check(p, 'create', s, obj.metadata?.namespace, obj.metadata?.name);
+    return this.store.create(obj, opts);
+  }
+
+  async update(p: Principal, obj: KubeObject, opts: UpdateOptions & { verb?: Verb } = {}): Promise<KubeObject> {
+    const s = strategyOrThrow(obj?.kind);
+    this.check(p, opts.verb ?? 'update', s, obj.metadata?.namespace, obj.metadata?.name);
+    return this.store.update(obj, opts);
+  }
+
+  async delete(
+    p: Principal,
+    kind: string,
+    namespace: string | undefined,
+    name: string,
+    opts: DeleteOptions = {},
+  ): Promise<DeleteResult> {
+    const s = strategyOrThrow(kind);
+    this.check(p, 'delete', s, namespace, name);
+    return this.store.delete(s.kind, namespace, name, opts);
+  }
+
+  /** Events (core/v1 Event) about one object, newest last. */
+  async eventsFor(p: Principal, obj: KubeObject): Promise<KubeObject[]> {
+    const ns = obj.metadata.namespace || 'default';
+    if (!isAllowed(p, 'list', 'Event', ns)) return [];
+    const res = await this.store.list('Event', {
+      namespace: ns,
+      fieldSelector: `involvedObject.kind=${obj.kind},involvedObject.name=${obj.metadata.name}`,
+    });
+    return res.items
+      .filter((e) => !e.involvedObject?.uid || e.involvedObject.uid === obj.metadata.uid)
+      .sort((a, b) => String(a.lastTimestamp ?? a.eventTime ?? '').localeCompare(String(b.lastTimestamp ?? b.eventTime ?? '')));
+  }
+
+  /** Changes the principal may see, from a resourceVersion on. */
+  watch(
+    p: Principal,
+    opts: { kinds?: string[]; namespace?: string; resourceVersion?: string; signal?: AbortSignal; filter?: (e: ChangeEvent) => boolean },
+  ): AsyncGenerator<ChangeEvent> {
+    for (const k of opts.kinds ?? []) {
+      const s = strategyOrThrow(k);
+      if (opts.namespace) this.check(p, 'watch', s, opts.namespace);
+      else if (visibleNamespaces(p, 'watch', s.kind) !== 'all' && !s.namespaced && s.kind !== 'Namespace') {
+        throw forbidden(p, 'watch', s);
+      }
+    }
+    const extra = opts.filter;
+    return this.store.watch({
+      ...opts,
+      filter: (e) => {
+        const s = strategyForKind(e.kind);
+        if (!s || !isAllowed(p, 'watch', e.kind, scopeOf(s, e.namespace, e.name))) return false;
+        return extra ? extra(e) : true;
+      },
+    });
+  }
+}
+
+function joinSelectors(a: string | undefined, b: string): string {
+  return a ? `${a},${b}` : b;
+}

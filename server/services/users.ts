@@ -1,0 +1,132 @@
+// Users, their namespaces, passwords (bcrypt) and tokens (random secrets stored as
+// sha256). The dashboard session is a token of kind "session" with an expiry.
+import { createHash, randomBytes } from 'node:crypto';
+import bcrypt from 'bcryptjs';
+import { ROLES, type Role, type UserPrincipal } from '../domain/authorization';
+import { StowageError } from '../domain/errors';
+import { isDNS1123Label } from '../domain/names';
+import type { Db } from '../store/prisma';
+
+export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
+
+export function hashToken(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+export function generatePassword(): string {
+  return randomBytes(15).toString('base64url');
+}
+
+export interface NewUser {
+  name: string;
+  role: string;
+  namespaces?: string[];
+  password?: string;
+}
+
+function toPrincipal(u: { id: string; name: string; role: string; namespaces: { namespace: string }[] }): UserPrincipal {
+  return { type: 'user', id: u.id, name: u.name, role: u.role as Role, namespaces: u.namespaces.map((n) => n.namespace).sort() };
+}
+
+export class UserService {
+  constructor(private readonly db: Db) {}
+
+  async count(): Promise<number> {
+    return this.db.user.count();
+  }
+
+  /** Creates a user; returns it with the password that was set (generated if not given). */
+  async create(input: NewUser): Promise<{ user: UserPrincipal; password: string }> {
+    const errors: string[] = [];
+    if (!/^[a-z0-9]([-a-z0-9_.@]*[a-z0-9])?$/i.test(input.name) || input.name.length > 63) {
+      errors.push(`user name "${input.name}" must be 1-63 letters, digits, '-', '_', '.', '@', starting and ending with a letter or digit`);
+    }
+    if (!ROLES.includes(input.role as Role)) errors.push(`role "${input.role}" must be one of ${ROLES.join(', ')}`);
+    for (const ns of input.namespaces ?? []) {
+      const bad = isDNS1123Label(ns);
+      if (bad.length) errors.push(`namespace "${ns}": ${bad.join('; ')}`);
+    }
+    if (input.password !== undefined && input.password.length < 8) errors.push('password must have at least 8 characters');
+    if (errors.length) throw new StowageError('BadRequest', errors.join('; '));
+    const password = input.password ?? generatePassword();
+    const passwordHash = await bcrypt.hash(password, 10);
+    try {
+      const u = await this.db.user.create({
+        data: {
+          name: input.name,
+          role: input.role,
+          passwordHash,
+          namespaces: { create: [...new Set(input.namespaces ?? [])].map((namespace) => ({ namespace })) },
+        },
+        include: { namespaces: true },
+      });
+      return { user: toPrincipal(u), password };
+    } catch (e) {
+      if (String((e as Error).message).includes('Unique constraint')) {
+        throw new StowageError('AlreadyExists', `user "${input.name}" already exists`);
+      }
+      throw e;
+    }
+  }
+
+  async byName(name: string): Promise<UserPrincipal | undefined> {
+    const u = await this.db.user.findUnique({ where: { name }, include: { namespaces: true } });
+    return u ? toPrincipal(u) : undefined;
+  }
+
+  async list(): Promise<UserPrincipal[]> {
+    const us = await this.db.user.findMany({ include: { namespaces: true }, orderBy: { name: 'asc' } });
+    return us.map(toPrincipal);
+  }
+
+  async setNamespaces(name: string, namespaces: string[]): Promise<UserPrincipal> {
+    const u = await this.byName(name);
+    if (!u) throw new StowageError('NotFound', `user "${name}" not found`);
+    await this.db.$transaction([
+      this.db.namespaceBinding.deleteMany({ where: { userId: u.id } }),
+      this.db.namespaceBinding.createMany({ data: [...new Set(namespaces)].map((namespace) => ({ userId: u.id, namespace })) }),
+    ]);
+    return (await this.byName(name))!;
+  }
+
+  /** Checks a password; the same error whether the user or the password is wrong. */
+  async signIn(name: string, password: string): Promise<UserPrincipal> {
+    const u = await this.db.user.findUnique({ where: { name }, include: { namespaces: true } });
+    const ok = u?.passwordHash ? await bcrypt.compare(password, u.passwordHash) : false;
+    if (!u || !ok) throw new StowageError('Unauthorized', 'wrong user name or password');
+    return toPrincipal(u);
+  }
+
+  /** Issues a new secret token for a user; only its hash is stored. */
+  async createToken(userName: string, opts: { kind?: 'api' | 'session'; name?: string; ttlMs?: number } = {}): Promise<string> {
+    const u = await this.byName(userName);
+    if (!u) throw new StowageError('NotFound', `user "${userName}" not found`);
+    const secret = `${opts.kind === 'session' ? 'sws' : 'swt'}_${randomBytes(24).toString('base64url')}`;
+    await this.db.apiToken.create({
+      data: {
+        userId: u.id,
+        kind: opts.kind ?? 'api',
+        name: opts.name ?? '',
+        tokenHash: hashToken(secret),
+        expiresAt: opts.ttlMs ? new Date(Date.now() + opts.ttlMs) : null,
+      },
+    });
+    return secret;
+  }
+
+  async revokeToken(secret: string): Promise<void> {
+    await this.db.apiToken.deleteMany({ where: { tokenHash: hashToken(secret) } });
+  }
+
+  /** The user a bearer or session token acts as, or undefined. */
+  async authenticate(secret: string | undefined): Promise<UserPrincipal | undefined> {
+    if (!secret) return undefined;
+    const t = await this.db.apiToken.findUnique({
+      where: { tokenHash: hashToken(secret) },
+      include: { user: { include: { namespaces: true } } },
+    });
+    if (!t) return undefined;
+    if (t.expiresAt && t.expiresAt.getTime() < Date.now()) return undefined;
+    return toPrincipal(t.user);
+  }
+}

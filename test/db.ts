@@ -1,0 +1,54 @@
+// A database of its own for one test file, cloned from the migrated template.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { ensureDatabase } from '../server/store/database';
+import { ObjectStore } from '../server/store/object-store';
+import { createPrisma, type Db } from '../server/store/prisma';
+
+export async function createTestDatabase(): Promise<string> {
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  const base = inject('pgBaseUrl');
+  // CREATE DATABASE ... TEMPLATE needs the template to have no other sessions; retry briefly.
+  for (let i = 0; ; i++) {
+    try {
+      return await ensureDatabase(base, name, inject('pgTemplate'));
+    } catch (e) {
+      if (i > 50 || !/being accessed by other users/.test(String(e))) throw e;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+export interface TestStore {
+  url: string;
+  db: Db;
+  store: ObjectStore;
+  close(): Promise<void>;
+}
+
+export async function openTestStore(url?: string): Promise<TestStore> {
+  const u = url ?? (await createTestDatabase());
+  const db = createPrisma(u);
+  const store = new ObjectStore(db, u);
+  await store.start();
+  return {
+    url: u,
+    db,
+    store,
+    close: async () => {
+      await store.stop();
+      await db.$disconnect();
+    },
+  };
+}
+
+export async function rawQuery<T = unknown>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query(sql, params)).rows as T[];
+  } finally {
+    await c.end();
+  }
+}
