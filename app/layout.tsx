@@ -1,6 +1,8 @@
 import '@mantine/core/styles.css';
+import './globals.css';
 import { ColorSchemeScript, MantineProvider, mantineHtmlProps } from '@mantine/core';
 import type { ReactNode } from 'react';
+import { theme } from '@/components/theme';
 import { TrpcProviders } from '@/components/trpc';
 
 export const metadata = { title: 'Stowage', description: 'Storage control plane' };
@@ -9,10 +11,10 @@ export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en" {...mantineHtmlProps}>
       <head>
-        <ColorSchemeScript />
+        <ColorSchemeScript defaultColorScheme="light" />
       </head>
       <body>
-        <MantineProvider>
+        <MantineProvider theme={theme} defaultColorScheme="light">
           <TrpcProviders>{children}</TrpcProviders>
         </MantineProvider>
       </body>

@@ -150,6 +150,8 @@ describe('formatQuantity', () => {
     ['1025024Mi', '1001Gi'],
     ['5000m', '5'],
     ['0.5', '500m'],
+    ['0.1m', '100u'], // rounded to nano precision, not milli (upstream code, despite its doc comment)
+    ['0.0000000001', '1n'],
     ['0.001T', '1G'],
     ['1000u', '1m'],
     ['1.08', '1080m'],

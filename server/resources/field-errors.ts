@@ -1,7 +1,17 @@
-// Field paths and field errors in the shape the Kubernetes apiserver reports them
-// (k8s.io/apimachinery/pkg/util/validation/field): the message is the error body,
+// Field paths, and the field errors the domain's builders (domain/names.ts) do not cover,
+// in the shape the Kubernetes apiserver reports them: the message is the error body,
 // e.g. `Required value`, `Invalid value: "0": must be greater than zero`.
 import type { FieldError } from '../domain/errors';
+import {
+  fieldForbidden,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+  fieldTooLong,
+  fieldTypeInvalid,
+  goJSON,
+  goQuote,
+} from '../domain/names';
 
 export type PathSegment = string | number;
 
@@ -30,49 +40,29 @@ export function child(base: string, ...segments: PathSegment[]): string {
   return rest.startsWith('[') ? base + rest : `${base}.${rest}`;
 }
 
-/** Go-like rendering of a value inside a message (strings quoted, like %q). */
+/** Go-like rendering of a value inside a message: strings as %q, the rest as JSON. */
 export function showValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (value === undefined || value === null) return 'null';
+  if (typeof value === 'string') return goQuote(value);
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
-  return JSON.stringify(value);
+  return goJSON(value ?? null);
 }
 
 export function required(field: string, detail = ''): FieldError {
-  return { field, reason: 'FieldValueRequired', message: detail ? `Required value: ${detail}` : 'Required value' };
+  return fieldRequired(field, detail);
 }
 
-export function invalid(field: string, value: unknown, detail: string): FieldError {
-  return { field, reason: 'FieldValueInvalid', message: `Invalid value: ${showValue(value)}: ${detail}` };
-}
-
-export function notSupported(field: string, value: unknown, supported: readonly string[]): FieldError {
-  const list = supported.map((s) => JSON.stringify(s)).join(', ');
-  return {
-    field,
-    reason: 'FieldValueNotSupported',
-    message: `Unsupported value: ${showValue(value)}${list ? `: supported values: ${list}` : ''}`,
-  };
-}
-
-export function forbidden(field: string, detail: string): FieldError {
-  return { field, reason: 'FieldValueForbidden', message: `Forbidden: ${detail}` };
-}
+export const invalid = fieldInvalid;
+export const notSupported = fieldNotSupported;
+export const forbidden = fieldForbidden;
+export const tooLong = fieldTooLong;
+export const typeInvalid = fieldTypeInvalid;
 
 export function duplicate(field: string, value: unknown): FieldError {
   return { field, reason: 'FieldValueDuplicate', message: `Duplicate value: ${showValue(value)}` };
 }
 
-export function tooLong(field: string, max: number): FieldError {
-  return { field, reason: 'FieldValueTooLong', message: `Too long: may not be more than ${max} bytes` };
-}
-
 export function tooMany(field: string, actual: number, max: number): FieldError {
   return { field, reason: 'FieldValueTooMany', message: `Too many: ${actual}: must have at most ${max} items` };
-}
-
-export function typeInvalid(field: string, value: unknown, detail: string): FieldError {
-  return { field, reason: 'FieldValueTypeInvalid', message: `Invalid value: ${showValue(value)}: ${detail}` };
 }
 
 export const fieldImmutable = 'field is immutable';

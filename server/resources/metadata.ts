@@ -11,7 +11,7 @@ import {
   validateLabels,
 } from '../domain/names';
 import type { KubeObject, ObjectMeta } from './types';
-import { child, deepEqual, fieldPath, forbidden, immutable, invalid, notSupported, required, typeInvalid } from './field-errors';
+import { child, fieldPath, forbidden, immutable, invalid, notSupported, required, typeInvalid } from './field-errors';
 
 /** A string-to-string map whose keys are not fixed (labels, annotations, parameters ...). */
 export const stringMap = z.record(z.string(), z.string());
@@ -168,7 +168,21 @@ export function validateObjectMeta(meta: ObjectMeta | undefined, rules: MetaRule
   errs.push(...validateLabels(m.labels ?? {}, 'metadata.labels'));
   errs.push(...validateAnnotations(m.annotations ?? {}, 'metadata.annotations'));
   errs.push(...validateFinalizers(m.finalizers ?? [], 'metadata.finalizers'));
+  errs.push(...validateKubeFinalizerNames(m.finalizers ?? [], 'metadata.finalizers'));
   errs.push(...validateOwnerReferences(m.ownerReferences ?? [], 'metadata.ownerReferences'));
+  return errs;
+}
+
+const standardFinalizers = ['kubernetes', 'orphan', 'foregroundDeletion'];
+
+/** A finalizer without a `/` must be one of the standard ones (upstream validateKubeFinalizerName). */
+export function validateKubeFinalizerNames(finalizers: string[], base: string): FieldError[] {
+  const errs: FieldError[] = [];
+  finalizers.forEach((f, i) => {
+    if (typeof f === 'string' && !f.includes('/') && !standardFinalizers.includes(f)) {
+      errs.push(invalid(child(base, i), f, 'name is neither a standard finalizer name nor is it fully qualified'));
+    }
+  });
   return errs;
 }
 
@@ -252,5 +266,7 @@ export function keepAllButStatus(next: KubeObject, prev: KubeObject): void {
   if (resourceVersion !== undefined) next.metadata.resourceVersion = resourceVersion;
 }
 
-/** Whether two values are equal as the apiserver compares them (absent = null = empty). */
-export const semanticEqual = deepEqual;
+/** Now as a Kubernetes metav1.Time (RFC 3339, whole seconds). */
+export function timestampNow(now: Date = new Date()): string {
+  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

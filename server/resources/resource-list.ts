@@ -1,7 +1,7 @@
 // Resource lists (`{storage: "10Gi"}`): their shape, canonical form and checks.
 import { z } from 'zod';
 import type { FieldError } from '../domain/errors';
-import { canonicalQuantity, compareQuantities, isNegative, isZero, parseQuantity, quantityToBytes } from '../domain/quantity';
+import { compareQuantities, formatQuantity, isNegative, isZero, parseQuantity, quantityFromJSON, quantityToBytes } from '../domain/quantity';
 import type { Quantity } from '../domain/quantity';
 import { child, invalid } from './field-errors';
 
@@ -16,14 +16,13 @@ export const quantityFormatMessage =
 export function canonicalizeResourceList(list: Record<string, unknown> | undefined): void {
   if (!list || typeof list !== 'object') return;
   for (const [k, v] of Object.entries(list)) {
-    if (typeof v !== 'string' && typeof v !== 'number') continue;
-    const canonical = canonicalQuantity(v);
-    if (canonical !== undefined) list[k] = canonical;
+    const q = quantityFromJSON(v);
+    if (q) list[k] = formatQuantity(q);
   }
 }
 
 export function parseOrError(value: unknown, field: string): { quantity?: Quantity; errors: FieldError[] } {
-  const quantity = typeof value === 'string' || typeof value === 'number' ? parseQuantity(value) : undefined;
+  const quantity = quantityFromJSON(value);
   if (!quantity) return { errors: [invalid(field, value, quantityFormatMessage)] };
   return { quantity, errors: [] };
 }
@@ -32,7 +31,7 @@ export function parseOrError(value: unknown, field: string): { quantity?: Quanti
 export function validatePositiveQuantity(value: unknown, field: string): FieldError[] {
   const { quantity, errors } = parseOrError(value, field);
   if (!quantity) return errors;
-  if (isNegative(quantity) || isZero(quantity)) return [invalid(field, canonicalQuantity(value as string) ?? value, 'must be greater than zero')];
+  if (isNegative(quantity) || isZero(quantity)) return [invalid(field, formatQuantity(quantity), 'must be greater than zero')];
   return [];
 }
 
@@ -40,7 +39,7 @@ export function validatePositiveQuantity(value: unknown, field: string): FieldEr
 export function validateNonNegativeQuantity(value: unknown, field: string): FieldError[] {
   const { quantity, errors } = parseOrError(value, field);
   if (!quantity) return errors;
-  if (isNegative(quantity)) return [invalid(field, canonicalQuantity(value as string) ?? value, 'must be greater than or equal to 0')];
+  if (isNegative(quantity)) return [invalid(field, formatQuantity(quantity), 'must be greater than or equal to 0')];
   return [];
 }
 
@@ -53,21 +52,21 @@ export function validateResourceList(list: Record<string, unknown> | undefined, 
 
 /** Exact byte count of a quantity as a decimal string, or null when absent or unparsable. */
 export function bytesOf(value: unknown): string | null {
-  if (typeof value !== 'string' && typeof value !== 'number') return null;
-  const q = parseQuantity(value);
+  const q = quantityFromJSON(value);
   return q ? quantityToBytes(q).toString() : null;
 }
 
 /** Compares two quantity values; unparsable ones count as zero. */
 export function compareQuantityValues(a: unknown, b: unknown): number {
   const zero = parseQuantity('0') as Quantity;
-  const qa = (typeof a === 'string' || typeof a === 'number' ? parseQuantity(a) : undefined) ?? zero;
-  const qb = (typeof b === 'string' || typeof b === 'number' ? parseQuantity(b) : undefined) ?? zero;
+  const qa = quantityFromJSON(a) ?? zero;
+  const qb = quantityFromJSON(b) ?? zero;
   return compareQuantities(qa, qb);
 }
 
 /** The quantity as kubectl prints it (canonical), or the raw value when it does not parse. */
 export function showQuantity(value: unknown): string {
-  if (typeof value !== 'string' && typeof value !== 'number') return '';
-  return canonicalQuantity(value) ?? String(value);
+  const q = quantityFromJSON(value);
+  if (q) return formatQuantity(q);
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
 }

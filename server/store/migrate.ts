@@ -22,7 +22,7 @@ export function ensureSchemaEngineWasm(): void {
   copyFileSync(source, target);
 }
 
-type Engine = Awaited<ReturnType<typeof import('@prisma/migrate').SchemaEngineWasm.setup>>;
+type Engine = import('@prisma/migrate').SchemaEngineWasm;
 
 export async function withSchemaEngine<T>(connectionString: string, fn: (engine: Engine) => Promise<T>): Promise<T> {
   ensureSchemaEngineWasm();

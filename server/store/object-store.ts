@@ -244,7 +244,7 @@ export class StoreTx {
   async flush(): Promise<void> {
     if (this.dryRun || this.writes.length === 0) return;
     const tx = this.tx;
-    await tx.$queryRawUnsafe('SELECT pg_advisory_xact_lock($1::bigint)', GLOBAL_WRITE_LOCK);
+    await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock($1::bigint)', GLOBAL_WRITE_LOCK);
     const rvs = await tx.$queryRawUnsafe<{ rv: bigint }[]>(
       "SELECT nextval('resource_version_seq') AS rv FROM generate_series(1, $1::int)",
       this.writes.length,
@@ -292,7 +292,7 @@ export class StoreTx {
         rv, w.type, kind, ns, name, json,
       );
     }
-    await tx.$queryRawUnsafe(`SELECT pg_notify('${CHANGE_CHANNEL}', $1)`, last.toString());
+    await tx.$executeRawUnsafe(`SELECT pg_notify('${CHANGE_CHANNEL}', $1)`, last.toString());
   }
 }
 

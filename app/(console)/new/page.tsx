@@ -1,0 +1,6 @@
+'use client';
+import { CreatePage } from '@/components/create-page';
+
+export default function Page() {
+  return <CreatePage />;
+}

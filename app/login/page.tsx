@@ -1,0 +1,12 @@
+import { Suspense } from 'react';
+import { LoginForm } from '@/components/login-form';
+
+export const metadata = { title: 'Sign in · Stowage' };
+
+export default function LoginPage() {
+  return (
+    <Suspense>
+      <LoginForm />
+    </Suspense>
+  );
+}

@@ -1,0 +1,65 @@
+'use client';
+// Delete with a confirmation. An object held by finalizers is not gone: it shows as
+// Terminating until they are removed.
+import { Button, Group, Modal, Stack, Text } from '@mantine/core';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useRouter } from 'next/navigation';
+import { useState } from 'react';
+import type { KubeObject } from '@/server/resources/types';
+import { errorInfo } from './format';
+import type { KindUi } from './kinds';
+import { useTRPC } from './trpc';
+
+export function DeleteButton({ obj, ui }: { obj: KubeObject; ui: KindUi }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const router = useRouter();
+  const [opened, setOpened] = useState(false);
+  const ref = { kind: obj.kind, namespace: obj.metadata.namespace, name: obj.metadata.name ?? '' };
+  const del = useMutation(
+    trpc.objects.delete.mutationOptions({
+      onSuccess: (res) => {
+        setOpened(false);
+        void queryClient.invalidateQueries({ queryKey: trpc.objects.list.queryKey({ kind: obj.kind }) });
+        if (res.deleted) {
+          queryClient.removeQueries({ queryKey: trpc.objects.get.queryKey(ref) });
+          router.push(ui.route);
+        } else {
+          queryClient.setQueryData(trpc.objects.get.queryKey(ref), res.object);
+        }
+      },
+    }),
+  );
+  const terminating = Boolean(obj.metadata.deletionTimestamp);
+  const qualified = `${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`;
+  return (
+    <>
+      <Button size="sm" color="red" variant="light" onClick={() => setOpened(true)} disabled={terminating}>
+        {terminating ? 'Terminating' : 'Delete'}
+      </Button>
+      <Modal opened={opened} onClose={() => setOpened(false)} title={<Text fw={600}>Delete {ui.singular}?</Text>} size="md">
+        <Stack gap="sm">
+          <Text size="sm">
+            Delete {obj.kind} <b>{qualified}</b>? This cannot be undone.
+            {obj.metadata.finalizers?.length
+              ? ` It has finalizers (${obj.metadata.finalizers.join(', ')}), so it stays as Terminating until they are removed.`
+              : ''}
+          </Text>
+          {del.error && (
+            <Text size="sm" c="red" role="alert">
+              {errorInfo(del.error).message}
+            </Text>
+          )}
+          <Group justify="flex-end" gap="sm">
+            <Button variant="default" onClick={() => setOpened(false)}>
+              Cancel
+            </Button>
+            <Button color="red" onClick={() => del.mutate(ref)} loading={del.isPending} data-testid="confirm-delete">
+              Delete
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
+    </>
+  );
+}

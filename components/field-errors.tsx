@@ -1,0 +1,46 @@
+'use client';
+// A failed create or update: the server's message, and each field path with its
+// message; clicking one shows its line in the editor.
+import { Alert, Anchor, Code, List, Text } from '@mantine/core';
+import type { ReactNode } from 'react';
+import type { LocatedCause } from './manifest-check';
+
+export function SaveError({
+  title,
+  message,
+  causes,
+  onJump,
+  action,
+}: {
+  title: string;
+  message: string;
+  causes: LocatedCause[];
+  onJump?: (line: number) => void;
+  action?: ReactNode;
+}) {
+  return (
+    <Alert color="red" title={title} role="alert" data-testid="save-error">
+      <Text size="sm" data-testid="save-error-message" style={{ wordBreak: 'break-word' }}>
+        {message}
+      </Text>
+      {causes.length > 0 && (
+        <List size="sm" mt="xs" spacing={4} data-testid="field-errors">
+          {causes.map((c, i) => (
+            <List.Item key={`${c.field}-${i}`} data-testid="field-error" data-field={c.field}>
+              <Code>{c.field || '(object)'}</Code> {c.message}
+              {c.line !== undefined && onJump && (
+                <>
+                  {' '}
+                  <Anchor component="button" type="button" size="xs" onClick={() => onJump(c.line!)}>
+                    line {c.line}
+                  </Anchor>
+                </>
+              )}
+            </List.Item>
+          ))}
+        </List>
+      )}
+      {action}
+    </Alert>
+  );
+}

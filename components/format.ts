@@ -1,0 +1,38 @@
+// Small pure formatting helpers for the dashboard.
+
+import { ageOf as kubeAge } from '@/server/domain/duration';
+
+/** The age of a timestamp as kubectl prints it, or "" when absent. */
+export function ageOf(ts: string | undefined | null, now: number): string {
+  return ts ? kubeAge(ts, new Date(now)) : '';
+}
+
+export interface FieldCause {
+  field: string;
+  reason?: string;
+  message: string;
+}
+
+export interface ErrorInfo {
+  message: string;
+  /** tRPC code: BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, ... */
+  code?: string;
+  /** Stowage reason: Invalid, Conflict, AlreadyExists, NotFound, ... */
+  reason?: string;
+  causes: FieldCause[];
+}
+
+/** What the dashboard needs from any error a tRPC call threw. */
+export function errorInfo(err: unknown): ErrorInfo {
+  const e = err as { message?: string; data?: { code?: string; stowage?: { reason?: string; causes?: FieldCause[] } } } | null;
+  return {
+    message: e?.message || 'Something went wrong',
+    code: e?.data?.code,
+    reason: e?.data?.stowage?.reason,
+    causes: e?.data?.stowage?.causes ?? [],
+  };
+}
+
+export function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

@@ -1,0 +1,109 @@
+// What the dashboard shows for each kind: its pages, words, and status values.
+// Pure; the columns and cells come from each kind's strategy (server/resources).
+
+export interface KindUi {
+  kind: string;
+  /** Navigation label and page title, e.g. "Volumes". */
+  title: string;
+  /** Lower-case plural for sentences, e.g. "volumes". */
+  noun: string;
+  /** Lower-case singular, e.g. "volume". */
+  singular: string;
+  route: string;
+  namespaced: boolean;
+  /** Values the status filter offers (matched against the status cell). */
+  statuses: string[];
+  /** The column holding the status-like value the filter and badges use. */
+  statusColumn: string;
+  /** Extra words for the "nothing yet" state. */
+  emptyHint?: string;
+}
+
+export const KINDS: KindUi[] = [
+  {
+    kind: 'PersistentVolume',
+    title: 'Volumes',
+    noun: 'volumes',
+    singular: 'volume',
+    route: '/volumes',
+    namespaced: false,
+    statuses: ['Pending', 'Available', 'Bound', 'Released', 'Failed', 'Terminating'],
+    statusColumn: 'STATUS',
+  },
+  {
+    kind: 'PersistentVolumeClaim',
+    title: 'Claims',
+    noun: 'claims',
+    singular: 'claim',
+    route: '/claims',
+    namespaced: true,
+    statuses: ['Pending', 'Bound', 'Lost', 'Terminating'],
+    statusColumn: 'STATUS',
+  },
+  {
+    kind: 'StorageClass',
+    title: 'Storage classes',
+    noun: 'storage classes',
+    singular: 'storage class',
+    route: '/storage-classes',
+    namespaced: false,
+    statuses: [],
+    statusColumn: '',
+  },
+  {
+    kind: 'Node',
+    title: 'Nodes',
+    noun: 'nodes',
+    singular: 'node',
+    route: '/nodes',
+    namespaced: false,
+    statuses: ['Ready', 'NotReady', 'Unknown'],
+    statusColumn: 'STATUS',
+    emptyHint: 'Nodes appear when a node agent starts (stowage agent --node NAME).',
+  },
+  {
+    kind: 'Namespace',
+    title: 'Namespaces',
+    noun: 'namespaces',
+    singular: 'namespace',
+    route: '/namespaces',
+    namespaced: false,
+    statuses: ['Active', 'Terminating'],
+    statusColumn: 'STATUS',
+  },
+  {
+    kind: 'Event',
+    title: 'Events',
+    noun: 'events',
+    singular: 'event',
+    route: '/events',
+    namespaced: true,
+    statuses: ['Normal', 'Warning'],
+    statusColumn: 'TYPE',
+    emptyHint: 'Controllers record events as they bind, provision and clean up storage.',
+  },
+];
+
+const byKind = new Map(KINDS.map((k) => [k.kind, k]));
+const byLower = new Map(KINDS.map((k) => [k.kind.toLowerCase(), k]));
+
+export function kindUi(kind: string): KindUi | undefined {
+  return byKind.get(kind) ?? byLower.get(kind.toLowerCase());
+}
+
+/** The dashboard page of one object, or undefined for kinds it has no page for. */
+export function detailHref(kind: string, namespace: string | undefined, name: string): string | undefined {
+  const k = kindUi(kind);
+  if (!k || !name) return undefined;
+  const n = encodeURIComponent(name);
+  if (k.namespaced) return namespace ? `${k.route}/${encodeURIComponent(namespace)}/${n}` : undefined;
+  return `${k.route}/${n}`;
+}
+
+export const DEFAULT_CLASS_ANNOTATION = 'storageclass.kubernetes.io/is-default-class';
+export const BETA_DEFAULT_CLASS_ANNOTATION = 'storageclass.beta.kubernetes.io/is-default-class';
+
+export function isDefaultClass(obj: { metadata?: { annotations?: Record<string, string> } }): boolean {
+  const a = obj.metadata?.annotations ?? {};
+  return a[DEFAULT_CLASS_ANNOTATION] === 'true' || a[BETA_DEFAULT_CLASS_ANNOTATION] === 'true';
+}

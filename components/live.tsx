@@ -1,0 +1,126 @@
+'use client';
+// The live stream: one `objects.watch` subscription for the whole shell. Each change
+// invalidates the cached lists, objects and events of its kind, so every page shows it
+// within a moment. The indicator says whether the stream is up.
+import { Badge, Tooltip } from '@mantine/core';
+import { useQueryClient, type Query } from '@tanstack/react-query';
+import { useSubscription } from '@trpc/tanstack-react-query';
+import { createContext, useCallback, useContext, useEffect, useRef, type ReactNode } from 'react';
+import { useTRPC } from './trpc';
+
+export type LiveStatus = 'connecting' | 'live' | 'reconnecting';
+
+const LiveContext = createContext<LiveStatus>('connecting');
+
+interface ChangeNotice {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  kind: string;
+  namespace?: string | null;
+  name: string;
+  resourceVersion: string;
+}
+
+type QueryInput = { kind?: string } | undefined;
+
+/** Does this cached query show objects of one of `kinds`? */
+function touches(q: Query, kinds: Set<string>, everything: boolean): boolean {
+  const [path, opts] = q.queryKey as [string[] | undefined, { input?: QueryInput } | undefined];
+  if (!Array.isArray(path) || path[0] !== 'objects') return false;
+  const proc = path[1];
+  if (proc !== 'list' && proc !== 'get' && proc !== 'events') return false;
+  if (everything) return true;
+  // Events about an object change when an Event object does.
+  if (proc === 'events') return kinds.has('Event');
+  const kind = opts?.input?.kind;
+  return kind === undefined || kinds.has(kind);
+}
+
+export function LiveUpdates({ children }: { children: ReactNode }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const pending = useRef<Set<string>>(new Set());
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const everStarted = useRef(false);
+
+  const flush = useCallback(
+    (everything = false) => {
+      const kinds = pending.current;
+      pending.current = new Set();
+      timer.current = null;
+      void queryClient.invalidateQueries({ predicate: (q) => touches(q, kinds, everything) });
+    },
+    [queryClient],
+  );
+
+  const onData = useCallback(
+    (raw: unknown) => {
+      // Tracked events arrive as { id, data }.
+      const msg = raw as { id?: string; data?: ChangeNotice } & Partial<ChangeNotice>;
+      const notice = (msg.data ?? msg) as ChangeNotice;
+      if (!notice?.kind) return;
+      pending.current.add(notice.kind);
+      // Coalesce bursts (a controller writing many objects) into one refetch.
+      timer.current ??= setTimeout(() => flush(), 80);
+    },
+    [flush],
+  );
+
+  const sub = useSubscription(
+    trpc.objects.watch.subscriptionOptions(undefined, {
+      onData,
+      onStarted: () => {
+        // Back after a drop: changes may have been missed, so refetch what is shown.
+        if (everStarted.current) flush(true);
+        everStarted.current = true;
+      },
+    }),
+  );
+
+  const { status, reset } = sub;
+  useEffect(() => {
+    if (status !== 'error') return;
+    // The stream ended with an error (the server restarted, or its history expired):
+    // start again from now after a pause; onStarted then refetches what is shown.
+    const t = setTimeout(() => reset(), 2000);
+    return () => clearTimeout(t);
+  }, [status, reset]);
+
+  useEffect(
+    () => () => {
+      if (timer.current) clearTimeout(timer.current);
+    },
+    [],
+  );
+
+  const live: LiveStatus = status === 'pending' ? 'live' : everStarted.current || status === 'error' ? 'reconnecting' : 'connecting';
+  return <LiveContext.Provider value={live}>{children}</LiveContext.Provider>;
+}
+
+export function useLiveStatus(): LiveStatus {
+  return useContext(LiveContext);
+}
+
+export function LiveIndicator() {
+  const status = useLiveStatus();
+  const color = status === 'live' ? 'teal' : status === 'reconnecting' ? 'orange' : 'gray';
+  const label = status === 'live' ? 'Live' : status === 'reconnecting' ? 'Reconnecting' : 'Connecting';
+  const tip =
+    status === 'live'
+      ? 'Changes made anywhere appear here as they happen'
+      : 'The live stream dropped; reconnecting (pages refresh when it is back)';
+  return (
+    <Tooltip label={tip}>
+      <Badge
+        data-testid="live-indicator"
+        data-status={status}
+        role="status"
+        aria-label={`Live updates: ${label}`}
+        color={color}
+        variant="dot"
+        size="md"
+      >
+        {label}
+      </Badge>
+    </Tooltip>
+  );
+}

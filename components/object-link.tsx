@@ -1,0 +1,29 @@
+// Links between objects: claim -> volume, volume -> claim, anything -> its class.
+import { Anchor, Text } from '@mantine/core';
+import Link from 'next/link';
+import type { ReactNode } from 'react';
+import { detailHref } from './kinds';
+
+export function ObjectLink({
+  kind,
+  namespace,
+  name,
+  children,
+  allowed = true,
+}: {
+  kind: string;
+  namespace?: string;
+  name: string;
+  children?: ReactNode;
+  /** False when the user may not open it: plain text then. */
+  allowed?: boolean;
+}) {
+  const href = detailHref(kind, namespace, name);
+  if (!name) return null;
+  if (!href || !allowed) return <Text span inherit>{children ?? name}</Text>;
+  return (
+    <Anchor component={Link} href={href} inherit data-kind={kind}>
+      {children ?? name}
+    </Anchor>
+  );
+}

@@ -1,0 +1,230 @@
+'use client';
+// The important fields of each kind, for its detail page.
+import { Badge, Code, Group, Text } from '@mantine/core';
+import type { ReactNode } from 'react';
+import { abbreviateAccessModes } from '@/server/domain/access-modes';
+import { pinnedHostname } from '@/server/resources/node-selector';
+import type { KubeObject } from '@/server/resources/types';
+import { ageOf } from './format';
+import { isDefaultClass } from './kinds';
+import { ObjectLink } from './object-link';
+import type { Permissions } from './session';
+import { StatusBadge } from './status-badge';
+
+export interface SummaryItem {
+  label: string;
+  value: ReactNode;
+}
+
+const VOLUME_SOURCES = ['hostPath', 'local', 'nfs', 'csi', 'iscsi', 'fc', 'rbd', 'cephfs', 'gcePersistentDisk', 'awsElasticBlockStore', 'azureDisk', 'azureFile'];
+
+function modes(list: unknown): ReactNode {
+  if (!Array.isArray(list) || list.length === 0) return null;
+  return (
+    <Text span inherit title={list.join(', ')}>
+      {abbreviateAccessModes(list as string[])} <Text span c="dimmed" inherit>({list.join(', ')})</Text>
+    </Text>
+  );
+}
+
+function volumeSource(spec: Record<string, any>): ReactNode {
+  const key = VOLUME_SOURCES.find((k) => spec[k]);
+  if (!key) return null;
+  const s = spec[key] ?? {};
+  let detail = '';
+  if (key === 'hostPath') detail = `${s.path ?? ''}${s.type ? ` (${s.type})` : ''}`;
+  else if (key === 'local') detail = `${s.path ?? ''}${s.fsType ? ` (${s.fsType})` : ''}`;
+  else if (key === 'nfs') detail = `${s.server ?? ''}:${s.path ?? ''}${s.readOnly ? ' (read-only)' : ''}`;
+  else if (key === 'csi') detail = `${s.driver ?? ''} ${s.volumeHandle ?? ''}`;
+  return (
+    <Group gap={6} wrap="nowrap">
+      <Badge size="sm" variant="outline" color="gray">
+        {key}
+      </Badge>
+      <Code>{detail}</Code>
+    </Group>
+  );
+}
+
+function nodeAffinity(aff: any): ReactNode {
+  const terms: any[] = aff?.required?.nodeSelectorTerms ?? [];
+  if (terms.length === 0) return null;
+  return (
+    <Text span inherit>
+      {terms
+        .map((t) =>
+          (t.matchExpressions ?? [])
+            .map((r: any) => `${r.key} ${r.operator}${r.values?.length ? ` [${r.values.join(', ')}]` : ''}`)
+            .join(' and '),
+        )
+        .join(' or ')}
+    </Text>
+  );
+}
+
+function pairs(map: Record<string, unknown> | undefined): ReactNode {
+  const entries = Object.entries(map ?? {});
+  if (entries.length === 0) return null;
+  return (
+    <Group gap={4}>
+      {entries.map(([k, v]) => (
+        <Badge key={k} variant="light" color="gray" size="sm" tt="none" fw={500}>
+          {k}={String(v)}
+        </Badge>
+      ))}
+    </Group>
+  );
+}
+
+function classLink(name: string | undefined, perms: Permissions): ReactNode {
+  if (!name) return <Text span c="dimmed" inherit>none</Text>;
+  return <ObjectLink kind="StorageClass" name={name} allowed={perms.can('get', 'StorageClass')} />;
+}
+
+export function summaryOf(obj: KubeObject, perms: Permissions, now: number): SummaryItem[] {
+  const spec = obj.spec ?? {};
+  const status = obj.status ?? {};
+  const items: (SummaryItem | false)[] = [];
+  switch (obj.kind) {
+    case 'PersistentVolume': {
+      const claim = spec.claimRef;
+      const node = pinnedHostname(spec.nodeAffinity);
+      items.push(
+        { label: 'Status', value: <StatusBadge value={obj.metadata.deletionTimestamp ? 'Terminating' : (status.phase ?? '')} /> },
+        Boolean(status.reason || status.message) && { label: 'Reason', value: [status.reason, status.message].filter(Boolean).join(': ') },
+        { label: 'Capacity', value: spec.capacity?.storage ?? '' },
+        { label: 'Access modes', value: modes(spec.accessModes) },
+        { label: 'Reclaim policy', value: spec.persistentVolumeReclaimPolicy ?? '' },
+        { label: 'Storage class', value: classLink(spec.storageClassName, perms) },
+        { label: 'Volume mode', value: spec.volumeMode ?? 'Filesystem' },
+        {
+          label: 'Claim',
+          value: claim?.name ? (
+            <ObjectLink kind="PersistentVolumeClaim" namespace={claim.namespace} name={claim.name} allowed={perms.can('get', 'PersistentVolumeClaim', claim.namespace)}>
+              {`${claim.namespace}/${claim.name}`}
+            </ObjectLink>
+          ) : (
+            <Text span c="dimmed" inherit>
+              none
+            </Text>
+          ),
+        },
+        { label: 'Source', value: volumeSource(spec) },
+        Boolean(spec.nodeAffinity) && {
+          label: 'Node affinity',
+          value: node ? <ObjectLink kind="Node" name={node} allowed={perms.can('get', 'Node')}>{`${node} (kubernetes.io/hostname)`}</ObjectLink> : nodeAffinity(spec.nodeAffinity),
+        },
+        Boolean(spec.mountOptions?.length) && { label: 'Mount options', value: spec.mountOptions.join(', ') },
+      );
+      break;
+    }
+    case 'PersistentVolumeClaim':
+      items.push(
+        { label: 'Status', value: <StatusBadge value={obj.metadata.deletionTimestamp ? 'Terminating' : (status.phase ?? '')} /> },
+        {
+          label: 'Volume',
+          value: spec.volumeName ? (
+            <ObjectLink kind="PersistentVolume" name={spec.volumeName} allowed={perms.can('get', 'PersistentVolume')} />
+          ) : (
+            <Text span c="dimmed" inherit>
+              not bound yet
+            </Text>
+          ),
+        },
+        { label: 'Requested', value: spec.resources?.requests?.storage ?? '' },
+        { label: 'Capacity', value: status.capacity?.storage ?? '' },
+        { label: 'Access modes', value: modes(spec.accessModes) },
+        { label: 'Storage class', value: classLink(spec.storageClassName, perms) },
+        { label: 'Volume mode', value: spec.volumeMode ?? 'Filesystem' },
+        Boolean(spec.selector) && { label: 'Selector', value: <Code>{JSON.stringify(spec.selector)}</Code> },
+        Boolean(obj.metadata.annotations?.['volume.kubernetes.io/storage-provisioner']) && {
+          label: 'Provisioner',
+          value: obj.metadata.annotations!['volume.kubernetes.io/storage-provisioner'],
+        },
+      );
+      break;
+    case 'StorageClass':
+      items.push(
+        { label: 'Default class', value: isDefaultClass(obj) ? <Badge size="sm" color="indigo" variant="light">default</Badge> : 'no' },
+        { label: 'Provisioner', value: <Code>{obj.provisioner ?? ''}</Code> },
+        { label: 'Reclaim policy', value: obj.reclaimPolicy ?? 'Delete' },
+        { label: 'Binding mode', value: obj.volumeBindingMode ?? 'Immediate' },
+        { label: 'Volume expansion', value: obj.allowVolumeExpansion ? 'allowed' : 'not allowed' },
+        { label: 'Parameters', value: pairs(obj.parameters) ?? <Text span c="dimmed" inherit>none</Text> },
+        Boolean(obj.mountOptions?.length) && { label: 'Mount options', value: obj.mountOptions.join(', ') },
+        Boolean(obj.allowedTopologies?.length) && {
+          label: 'Allowed topologies',
+          value: (obj.allowedTopologies as any[])
+            .map((t) => (t.matchLabelExpressions ?? []).map((e: any) => `${e.key} in [${(e.values ?? []).join(', ')}]`).join(' and '))
+            .join(' or '),
+        },
+      );
+      break;
+    case 'Node': {
+      const ready = (status.conditions ?? []).find((c: any) => c.type === 'Ready');
+      items.push(
+        { label: 'Status', value: <StatusBadge value={ready ? (ready.status === 'True' ? 'Ready' : ready.status === 'False' ? 'NotReady' : 'Unknown') : 'Unknown'} /> },
+        Boolean(ready?.message) && { label: 'Condition', value: ready.message },
+        { label: 'Addresses', value: (status.addresses ?? []).map((a: any) => `${a.type}: ${a.address}`).join(', ') },
+        Boolean(status.capacity) && { label: 'Capacity', value: pairs(status.capacity) },
+        Boolean(status.nodeInfo?.kubeletVersion) && { label: 'Version', value: status.nodeInfo.kubeletVersion },
+        Boolean(status.nodeInfo?.osImage) && { label: 'OS', value: `${status.nodeInfo.osImage} ${status.nodeInfo.kernelVersion ?? ''}` },
+        Boolean(spec.unschedulable) && { label: 'Scheduling', value: 'disabled' },
+      );
+      break;
+    }
+    case 'Namespace':
+      items.push({ label: 'Status', value: <StatusBadge value={status.phase ?? 'Active'} /> });
+      break;
+    case 'Event': {
+      const io = obj.involvedObject ?? {};
+      items.push(
+        { label: 'Type', value: <StatusBadge value={obj.type ?? ''} /> },
+        { label: 'Reason', value: obj.reason ?? '' },
+        { label: 'Message', value: obj.message ?? '' },
+        {
+          label: 'Object',
+          value: io.name ? (
+            <ObjectLink kind={io.kind} namespace={io.namespace} name={io.name} allowed={perms.can('get', io.kind, io.namespace)}>
+              {`${io.kind}/${io.namespace ? `${io.namespace}/` : ''}${io.name}`}
+            </ObjectLink>
+          ) : (
+            ''
+          ),
+        },
+        { label: 'Count', value: String(obj.series?.count ?? obj.count ?? 1) },
+        { label: 'First seen', value: ageOf(obj.firstTimestamp ?? obj.eventTime, now) + ' ago' },
+        { label: 'Last seen', value: ageOf(obj.lastTimestamp ?? obj.series?.lastObservedTime ?? obj.eventTime, now) + ' ago' },
+        { label: 'Source', value: [obj.source?.component ?? obj.reportingComponent, obj.source?.host].filter(Boolean).join(', ') },
+      );
+      break;
+    }
+  }
+  return items.filter((i): i is SummaryItem => Boolean(i));
+}
+
+export function metadataOf(obj: KubeObject, now: number): SummaryItem[] {
+  const m = obj.metadata ?? {};
+  const items: (SummaryItem | false)[] = [
+    Boolean(m.namespace) && {
+      label: 'Namespace',
+      value: <ObjectLink kind="Namespace" name={m.namespace!} />,
+    },
+    {
+      label: 'Created',
+      value: m.creationTimestamp ? (
+        <Text span inherit title={m.creationTimestamp}>
+          {ageOf(m.creationTimestamp, now)} ago <Text span c="dimmed" inherit fz="xs">({new Date(m.creationTimestamp).toLocaleString()})</Text>
+        </Text>
+      ) : (
+        ''
+      ),
+    },
+    { label: 'Labels', value: pairs(m.labels) ?? <Text span c="dimmed" inherit>none</Text> },
+    Boolean(Object.keys(m.annotations ?? {}).length) && { label: 'Annotations', value: pairs(m.annotations) },
+    Boolean(m.finalizers?.length) && { label: 'Finalizers', value: m.finalizers!.join(', ') },
+    { label: 'UID', value: <Code>{m.uid ?? ''}</Code> },
+    { label: 'Resource version', value: <Code data-testid="resource-version">{m.resourceVersion ?? ''}</Code> },
+  ];
+  return items.filter((i): i is SummaryItem => Boolean(i));
+}

@@ -1,0 +1,113 @@
+// The rows of a list page: the cells kubectl prints (from each kind's strategy), plus
+// what sorting and filtering need. Pure.
+import { parseQuantity, quantityToBytes } from '@/server/domain/quantity';
+import type { KubeObject, Strategy, TableColumn } from '@/server/resources/types';
+
+export interface ListColumn {
+  /** Upper-case, as kubectl prints it: "ACCESS MODES". */
+  header: string;
+  /** Index into the strategy's cells; -1 for the NAMESPACE column the dashboard adds. */
+  index: number;
+  def?: TableColumn;
+}
+
+export interface ListRow {
+  key: string;
+  obj: KubeObject;
+  /** Display text of each visible column, in `columns` order. */
+  cells: string[];
+}
+
+export function visibleColumns(strategy: Strategy): ListColumn[] {
+  const cols: ListColumn[] = strategy.table.columns
+    .map((def, index) => ({ header: def.name.toUpperCase(), index, def }))
+    .filter((c) => c.def.priority === 0);
+  // Namespaced kinds across namespaces: kubectl -A puts NAMESPACE first.
+  if (strategy.namespaced && !cols.some((c) => c.header === 'NAMESPACE')) cols.unshift({ header: 'NAMESPACE', index: -1 });
+  return cols;
+}
+
+function cellText(v: unknown): string {
+  if (v === undefined || v === null) return '';
+  if (Array.isArray(v)) return v.join(',');
+  return String(v);
+}
+
+export function objectKey(obj: KubeObject): string {
+  return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
+}
+
+export function buildRows(strategy: Strategy, columns: ListColumn[], items: KubeObject[], now: Date): ListRow[] {
+  return items.map((obj) => {
+    let raw: unknown[] = [];
+    try {
+      raw = strategy.table.row(obj, now);
+    } catch {
+      raw = [];
+    }
+    const cells = columns.map((c) => (c.index === -1 ? (obj.metadata?.namespace ?? '') : cellText(raw[c.index])));
+    return { key: objectKey(obj), obj, cells };
+  });
+}
+
+type SortValue = string | number | bigint;
+
+function timeOf(ts: unknown): number {
+  const t = typeof ts === 'string' ? Date.parse(ts) : NaN;
+  return Number.isNaN(t) ? 0 : t;
+}
+
+/** What a column sorts by: capacity by bytes, ages by time, counts by number, else text. */
+export function sortValue(header: string, cell: string, obj: KubeObject, now: number): SortValue {
+  switch (header) {
+    case 'AGE':
+      return now - timeOf(obj.metadata?.creationTimestamp);
+    case 'LAST SEEN':
+      return now - timeOf(obj.lastTimestamp ?? obj.eventTime ?? obj.series?.lastObservedTime ?? obj.metadata?.creationTimestamp);
+    case 'FIRST SEEN':
+      return now - timeOf(obj.firstTimestamp ?? obj.eventTime ?? obj.metadata?.creationTimestamp);
+    case 'CAPACITY':
+    case 'SIZE': {
+      const q = cell ? parseQuantity(cell) : undefined;
+      return q ? quantityToBytes(q) : -1n;
+    }
+    case 'COUNT': {
+      const n = Number(cell);
+      return Number.isFinite(n) ? n : 0;
+    }
+    default:
+      return cell;
+  }
+}
+
+function compareValues(a: SortValue, b: SortValue): number {
+  if (typeof a === 'string' || typeof b === 'string') {
+    return String(a).localeCompare(String(b), undefined, { numeric: true, sensitivity: 'base' });
+  }
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export interface SortState {
+  header: string;
+  dir: 'asc' | 'desc';
+}
+
+export function sortRows(rows: ListRow[], columns: ListColumn[], sort: SortState | undefined, now: number): ListRow[] {
+  if (!sort) return rows;
+  const at = columns.findIndex((c) => c.header === sort.header);
+  if (at === -1) return rows;
+  const sign = sort.dir === 'asc' ? 1 : -1;
+  return rows
+    .map((r) => ({ r, v: sortValue(sort.header, r.cells[at], r.obj, now) }))
+    .sort((x, y) => sign * compareValues(x.v, y.v) || x.r.key.localeCompare(y.r.key))
+    .map((x) => x.r);
+}
+
+/** Free text: any cell, or any label (`key=value`), contains the words (case-insensitive). */
+export function matchesText(row: ListRow, text: string): boolean {
+  const words = text.toLowerCase().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return true;
+  const labels = Object.entries(row.obj.metadata?.labels ?? {}).map(([k, v]) => `${k}=${v}`);
+  const hay = [...row.cells, ...labels].join('\n').toLowerCase();
+  return words.every((w) => hay.includes(w));
+}

@@ -1,0 +1,253 @@
+// One controller on the shared runtime (after controller-runtime's
+// pkg/internal/controller/controller.go): keys come from the store's change log and from
+// a periodic resync, wait in a deduplicating work queue, and `concurrency` workers hand
+// them to `reconcile(key)`, never the same key to two workers at once.
+//
+// The reconcile contract:
+//   - resolves (void)           done; the key is forgotten by the rate limiter;
+//   - resolves {requeueAfter}   look again after that many ms (polling, not an error);
+//   - throws                    retried with per-key exponential backoff;
+//   - throws TerminalError      recorded (log + metric + onError), not retried.
+import type { Logger } from 'pino';
+import { isStowageError } from '../../domain/errors';
+import type { ChangeEvent } from '../../store/change-feed';
+import type { ObjectStore } from '../../store/object-store';
+import { isTerminalError } from './errors';
+import { controllerMetrics, type ControllerMetrics } from './metrics';
+import { WorkQueue } from './work-queue';
+
+export interface ReconcileResult {
+  /** Reconcile the key again after this many milliseconds. */
+  requeueAfter?: number;
+}
+
+export interface ReconcileContext {
+  controller: string;
+  /** Aborted when the controller stops. */
+  signal: AbortSignal;
+  log: Logger;
+  /** Queues another key (of this controller), optionally after a delay. */
+  enqueue(key: string, delayMs?: number): void;
+  /** Whether the key waits in the queue or is being reconciled right now. */
+  isQueued(key: string): boolean;
+  /**
+   * Declares that this reconcile wrote the object version `resourceVersion`: its echo in
+   * the change log is then not queued (the reconcile already acted on that exact state).
+   */
+  wrote(resourceVersion: string | undefined): void;
+}
+
+export type Reconciler = (key: string, ctx: ReconcileContext) => Promise<ReconcileResult | void>;
+
+export interface ControllerSpec {
+  name: string;
+  reconcile: Reconciler;
+  /** Kinds whose changes feed the queue, and the keys each change maps to. */
+  watch: { kinds: string[]; keysFor(event: ChangeEvent): string[] };
+  /** Every key to look at on start (and again if the watch falls behind compaction). */
+  listKeys(): Promise<string[]>;
+  /** Periodic resync: keys to look at again every `everyMs` (defaults to listKeys). */
+  resync?: { everyMs: number; listKeys?: () => Promise<string[]> };
+  /** Workers reconciling at once (default 4). */
+  concurrency?: number;
+  /** Called for every failed reconcile, after the retry decision. */
+  onError?(key: string, error: unknown, terminal: boolean): void;
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+}
+
+export interface ControllerOptions {
+  store: ObjectStore;
+  log: Logger;
+  metrics?: ControllerMetrics;
+  /** How long `stop()` waits for running reconciles (ms). */
+  shutdownTimeoutMs?: number;
+}
+
+const OWN_WRITES_CAP = 200_000;
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+export class Controller {
+  readonly name: string;
+  readonly queue: WorkQueue;
+  private readonly abort = new AbortController();
+  private readonly ownWrites = new Set<string>();
+  private readonly metrics: ControllerMetrics;
+  private readonly log: Logger;
+  private readonly ctx: ReconcileContext;
+  private workers: Promise<void>[] = [];
+  private watching: Promise<void> | undefined;
+  private resyncTimer: NodeJS.Timeout | undefined;
+  private started = false;
+
+  constructor(
+    readonly spec: ControllerSpec,
+    private readonly opts: ControllerOptions,
+  ) {
+    this.name = spec.name;
+    this.metrics = opts.metrics ?? controllerMetrics();
+    this.log = opts.log.child({ controller: spec.name });
+    const m = this.metrics;
+    const labels = { controller: spec.name };
+    this.queue = new WorkQueue({
+      baseDelayMs: spec.baseDelayMs,
+      maxDelayMs: spec.maxDelayMs,
+      onDepth: (n) => m.queueDepth.set(labels, n),
+      onAdd: () => m.queueAdds.inc(labels),
+      onGet: (ms) => m.queueWait.observe(labels, ms / 1000),
+    });
+    this.ctx = {
+      controller: spec.name,
+      signal: this.abort.signal,
+      log: this.log,
+      enqueue: (key, delayMs) => (delayMs && delayMs > 0 ? this.queue.addAfter(key, delayMs) : this.queue.add(key)),
+      isQueued: (key) => this.queue.has(key),
+      wrote: (rv) => {
+        if (!rv) return;
+        if (this.ownWrites.size >= OWN_WRITES_CAP) this.ownWrites.clear();
+        this.ownWrites.add(rv);
+      },
+    };
+  }
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  /** Starts watching, lists every key once and starts the workers. */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    const { store } = this.opts;
+    const from = await store.currentResourceVersion();
+    this.watching = this.watchLoop(from);
+    for (const key of await this.spec.listKeys()) this.queue.add(key);
+    const n = Math.max(1, this.spec.concurrency ?? 4);
+    for (let i = 0; i < n; i++) this.workers.push(this.worker());
+    const resync = this.spec.resync;
+    if (resync && resync.everyMs > 0) {
+      this.resyncTimer = setInterval(() => {
+        (resync.listKeys ? resync.listKeys() : this.spec.listKeys())
+          .then((keys) => keys.forEach((k) => this.queue.add(k)))
+          .catch((err) => this.log.warn({ err }, 'resync failed'));
+      }, resync.everyMs);
+      this.resyncTimer.unref();
+    }
+    this.log.debug({ workers: n }, 'controller started');
+  }
+
+  /** Stops taking keys, lets running reconciles finish (up to the timeout), stops watching. */
+  async stop(): Promise<void> {
+    if (this.resyncTimer) clearInterval(this.resyncTimer);
+    this.queue.shutDown();
+    this.abort.abort();
+    const all = Promise.all([...this.workers, this.watching]);
+    const timeout = this.opts.shutdownTimeoutMs ?? 30_000;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([all, new Promise<void>((r) => (timer = setTimeout(r, timeout)))]);
+    if (timer) clearTimeout(timer);
+    this.metrics.queueDepth.set({ controller: this.name }, 0);
+    this.log.debug('controller stopped');
+  }
+
+  private async worker(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      try {
+        await this.process(key);
+      } finally {
+        this.queue.done(key);
+      }
+    }
+  }
+
+  private async process(key: string): Promise<void> {
+    const labels = { controller: this.name };
+    const m = this.metrics;
+    const end = m.reconcileDuration.startTimer(labels);
+    m.activeWorkers.inc(labels);
+    let result = 'success';
+    try {
+      const res = await this.spec.reconcile(key, this.ctx);
+      this.queue.forget(key);
+      if (res?.requeueAfter && res.requeueAfter > 0 && !this.abort.signal.aborted) {
+        result = 'requeue_after';
+        this.queue.addAfter(key, res.requeueAfter);
+      }
+    } catch (err) {
+      if (isTerminalError(err)) {
+        result = 'terminal_error';
+        this.queue.forget(key);
+        m.terminalErrors.inc(labels);
+        this.log.error({ err, key }, 'reconcile failed; not retrying');
+      } else {
+        result = 'error';
+        m.reconcileErrors.inc(labels);
+        if (!this.abort.signal.aborted) {
+          m.retries.inc(labels);
+          const delay = this.queue.backoffOf(key);
+          this.queue.addRateLimited(key);
+          const expected = isStowageError(err) && (err.code === 'Conflict' || err.code === 'NotFound');
+          this.log[expected ? 'debug' : 'warn']({ err, key, retryInMs: delay }, 'reconcile failed; retrying');
+        }
+      }
+      try {
+        this.spec.onError?.(key, err, result === 'terminal_error');
+      } catch {
+        // a hook must not break the worker
+      }
+    } finally {
+      m.activeWorkers.dec(labels);
+      end();
+      m.reconcileTotal.inc({ ...labels, result });
+    }
+  }
+
+  private async watchLoop(from: bigint): Promise<void> {
+    const { store } = this.opts;
+    const signal = this.abort.signal;
+    let rv = from;
+    while (!signal.aborted && !store.feed.isStopped) {
+      try {
+        // "0" would mean "from now" to the store; "00" is the same number taken literally
+        // (nothing was ever written when the head is 0, so every change is after it).
+        const from = rv === 0n ? '00' : rv.toString();
+        const events = store.watch({ kinds: this.spec.watch.kinds, resourceVersion: from, signal });
+        for await (const e of events) {
+          rv = e.rv;
+          if (this.ownWrites.delete(e.rv.toString())) continue;
+          for (const key of this.spec.watch.keysFor(e)) this.queue.add(key);
+        }
+        if (!signal.aborted) await sleep(500, signal);
+      } catch (err) {
+        if (signal.aborted) return;
+        if (isStowageError(err) && err.code === 'Expired') {
+          // Fell behind compaction: start over from now and look at everything once.
+          this.log.warn({ rv: rv.toString() }, 'change log compacted past the watch; listing again');
+          try {
+            rv = await store.currentResourceVersion();
+            for (const key of await this.spec.listKeys()) this.queue.add(key);
+          } catch (e) {
+            this.log.warn({ err: e }, 'relist failed');
+            await sleep(1000, signal);
+          }
+        } else {
+          this.log.warn({ err }, 'watch failed; restarting');
+          await sleep(1000, signal);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,185 @@
+// Leader election through a Postgres session advisory lock held on a dedicated
+// connection: whoever holds the lock leads; Postgres releases it when that session ends.
+//
+// - A leader that dies (process killed, connection reset) loses the lock at once; a
+//   standby polling every `retryPeriodMs` takes over within about that time.
+// - A leader that hangs stops answering: the session is idle, so Postgres ends it after
+//   `leaseDurationMs` (idle_session_timeout), and TCP keepalives end it across a network
+//   partition. The leader pings its session every `retryPeriodMs` and steps down as soon
+//   as a ping fails or takes longer than the lease.
+// - Being leader is a hint for efficiency, not the safety mechanism: every write the
+//   controllers make is guarded by row locks and resourceVersion, so a brief overlap of an
+//   old and a new leader cannot corrupt anything.
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { controllerMetrics, type ControllerMetrics } from './metrics';
+
+export interface LeaderElectionOptions {
+  connectionString: string;
+  /** Name of the lock; every process electing a leader for the same work uses the same. */
+  lockName: string;
+  log: Logger;
+  retryPeriodMs?: number;
+  leaseDurationMs?: number;
+  metrics?: ControllerMetrics;
+  /** Runs when this process becomes leader. */
+  onStartedLeading(): Promise<void> | void;
+  /** Runs when this process stops leading (lost the lock or stopping). */
+  onStoppedLeading(): Promise<void> | void;
+}
+
+/** The two int4 keys of pg_try_advisory_lock(int, int): a fixed class and the name's hash. */
+export function advisoryKeys(lockName: string): [number, number] {
+  const h = createHash('sha256').update(lockName).digest();
+  return [0x53544f57 /* "STOW" */, h.readInt32BE(0)];
+}
+
+export class LeaderElector {
+  private client: pg.Client | undefined;
+  private leading = false;
+  private stopped = false;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private readonly retryPeriodMs: number;
+  private readonly leaseDurationMs: number;
+  private readonly keys: [number, number];
+  private readonly metrics: ControllerMetrics;
+  private transition: Promise<void> = Promise.resolve();
+
+  constructor(private readonly opts: LeaderElectionOptions) {
+    this.retryPeriodMs = opts.retryPeriodMs ?? 1000;
+    this.leaseDurationMs = opts.leaseDurationMs ?? 10_000;
+    this.keys = advisoryKeys(opts.lockName);
+    this.metrics = opts.metrics ?? controllerMetrics();
+  }
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  /** Steps down (waiting for onStoppedLeading), releases the lock and closes the session. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.loop;
+    await this.stepDown();
+    const c = this.client;
+    this.client = undefined;
+    if (c) {
+      await c.query('SELECT pg_advisory_unlock($1::int, $2::int)', this.keys).catch(() => {});
+      await c.end().catch(() => {});
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      const self = this;
+      function done() {
+        clearTimeout(t);
+        self.wake = undefined;
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  private async connect(): Promise<pg.Client> {
+    const c = new pg.Client({ connectionString: this.opts.connectionString, keepAlive: true });
+    c.on('error', (err) => {
+      this.opts.log.warn({ err }, 'leader election connection failed');
+      // The lock went with the session: the loop steps down and competes again.
+      if (this.client === c) {
+        this.client = undefined;
+        this.wake?.();
+      }
+    });
+    await c.connect();
+    const lease = Math.max(1000, Math.round(this.leaseDurationMs));
+    const keepalive = Math.max(1, Math.round(lease / 3000));
+    await c.query(`SET application_name = 'stowage-leader-election'`);
+    // Best effort: older servers lack idle_session_timeout; some hosts refuse keepalive settings.
+    for (const sql of [
+      `SET idle_session_timeout = ${lease}`,
+      `SET tcp_keepalives_idle = ${keepalive}`,
+      `SET tcp_keepalives_interval = ${keepalive}`,
+      'SET tcp_keepalives_count = 3',
+    ]) {
+      await c.query(sql).catch(() => {});
+    }
+    return c;
+  }
+
+  private async withTimeout<T>(p: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        p,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('leader election query timed out')), this.leaseDurationMs);
+        }),
+      ]);
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        if (this.leading && !this.client) await this.stepDown();
+        this.client ??= await this.withTimeout(this.connect());
+        const c = this.client;
+        if (!this.leading) {
+          const res = await this.withTimeout(
+            c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::int, $2::int) AS ok', this.keys),
+          );
+          if (res.rows[0]?.ok && !this.stopped) await this.stepUp();
+        } else {
+          await this.withTimeout(c.query('SELECT 1'));
+        }
+      } catch (err) {
+        if (!this.stopped) this.opts.log.warn({ err }, 'leader election check or start failed');
+        const c = this.client;
+        this.client = undefined;
+        c?.end().catch(() => {});
+        await this.stepDown();
+      }
+      if (!this.stopped) await this.sleep(this.retryPeriodMs);
+    }
+  }
+
+  private stepUp(): Promise<void> {
+    this.transition = this.transition.then(async () => {
+      if (this.leading) return;
+      this.leading = true;
+      this.metrics.leader.set({ lock: this.opts.lockName }, 1);
+      this.opts.log.info({ lock: this.opts.lockName }, 'became leader');
+      await this.opts.onStartedLeading();
+    });
+    // A failed start propagates to the loop, which gives the lock up and tries again.
+    const t = this.transition;
+    this.transition = t.catch(() => {});
+    return t;
+  }
+
+  private stepDown(): Promise<void> {
+    this.transition = this.transition.then(async () => {
+      if (!this.leading) return;
+      this.leading = false;
+      this.metrics.leader.set({ lock: this.opts.lockName }, 0);
+      this.opts.log.info({ lock: this.opts.lockName }, 'stopped leading');
+      try {
+        await this.opts.onStoppedLeading();
+      } catch (err) {
+        this.opts.log.error({ err }, 'stopping as leader failed');
+      }
+    });
+    return this.transition;
+  }
+}

@@ -1,0 +1,179 @@
+// A work queue of object keys with the semantics of client-go's workqueue
+// (util/workqueue/queue.go, delaying_queue.go, default_rate_limiters.go):
+//
+// - a key waits in the queue at most once: adding it again while it waits is a no-op;
+// - a key being processed is never handed out again until `done(key)`; if it was added
+//   meanwhile it is queued again at `done`, so the newest state is always seen once more;
+// - `addAfter` delays an add (the earliest pending delay wins);
+// - `addRateLimited` delays by an exponential per-key backoff, reset by `forget`.
+
+export interface WorkQueueOptions {
+  /** First retry delay (ms); each further failure doubles it. */
+  baseDelayMs?: number;
+  /** Upper bound of the retry delay (ms). */
+  maxDelayMs?: number;
+  /** Called whenever the number of waiting keys changes. */
+  onDepth?: (depth: number) => void;
+  /** Called when a key is handed to a worker, with how long it waited (ms). */
+  onGet?: (waitedMs: number) => void;
+  /** Called when a key is added (not counting no-op duplicates). */
+  onAdd?: () => void;
+}
+
+/** First-in first-out keys with O(1) push and shift. */
+class Fifo {
+  private items: (string | undefined)[] = [];
+  private head = 0;
+
+  get length(): number {
+    return this.items.length - this.head;
+  }
+
+  push(key: string): void {
+    this.items.push(key);
+  }
+
+  shift(): string | undefined {
+    if (this.head >= this.items.length) return undefined;
+    const key = this.items[this.head];
+    this.items[this.head++] = undefined;
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return key;
+  }
+}
+
+export class WorkQueue {
+  private readonly fifo = new Fifo();
+  /** Keys that need processing (queued, or re-added while processing) -> when added. */
+  private readonly dirty = new Map<string, number>();
+  private readonly processing = new Set<string>();
+  private readonly waiters: ((key: string | undefined) => void)[] = [];
+  private readonly failures = new Map<string, number>();
+  private readonly delayed = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  private shuttingDown = false;
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+
+  constructor(private readonly opts: WorkQueueOptions = {}) {
+    this.baseDelayMs = opts.baseDelayMs ?? 5;
+    this.maxDelayMs = opts.maxDelayMs ?? 1_000_000;
+  }
+
+  /** Keys waiting to be handed out. */
+  get length(): number {
+    return this.fifo.length;
+  }
+
+  get isShuttingDown(): boolean {
+    return this.shuttingDown;
+  }
+
+  /** Whether the key waits in the queue or is being processed. */
+  has(key: string): boolean {
+    return this.dirty.has(key) || this.processing.has(key);
+  }
+
+  add(key: string): void {
+    if (this.shuttingDown || this.dirty.has(key)) return;
+    this.dirty.set(key, Date.now());
+    this.opts.onAdd?.();
+    if (this.processing.has(key)) return;
+    this.enqueue(key);
+  }
+
+  private enqueue(key: string): void {
+    const waiter = this.waiters.shift();
+    if (waiter) {
+      this.handOut(key);
+      waiter(key);
+      return;
+    }
+    this.fifo.push(key);
+    this.opts.onDepth?.(this.fifo.length);
+  }
+
+  private handOut(key: string): void {
+    const addedAt = this.dirty.get(key) ?? Date.now();
+    this.dirty.delete(key);
+    this.processing.add(key);
+    this.opts.onGet?.(Date.now() - addedAt);
+  }
+
+  /** Adds the key after `delayMs`; an earlier pending delay for the same key wins. */
+  addAfter(key: string, delayMs: number): void {
+    if (this.shuttingDown) return;
+    if (delayMs <= 0) {
+      this.add(key);
+      return;
+    }
+    const at = Date.now() + delayMs;
+    const pending = this.delayed.get(key);
+    if (pending && pending.at <= at) return;
+    if (pending) clearTimeout(pending.timer);
+    const timer = setTimeout(() => {
+      this.delayed.delete(key);
+      this.add(key);
+    }, delayMs);
+    timer.unref();
+    this.delayed.set(key, { at, timer });
+  }
+
+  /** The delay the next `addRateLimited(key)` would use. */
+  backoffOf(key: string): number {
+    const n = this.failures.get(key) ?? 0;
+    return Math.min(this.baseDelayMs * 2 ** Math.min(n, 40), this.maxDelayMs);
+  }
+
+  /** Adds the key after its exponential backoff, and counts one more failure. */
+  addRateLimited(key: string): void {
+    const delay = this.backoffOf(key);
+    this.failures.set(key, (this.failures.get(key) ?? 0) + 1);
+    this.addAfter(key, delay);
+  }
+
+  /** Stops tracking failures of the key (its next retry starts from the base delay). */
+  forget(key: string): void {
+    this.failures.delete(key);
+  }
+
+  numRequeues(key: string): number {
+    return this.failures.get(key) ?? 0;
+  }
+
+  /**
+   * The next key, waiting for one if needed; undefined once shut down (keys still waiting
+   * are dropped: the level-triggered initial list of the next start sees them again).
+   */
+  get(): Promise<string | undefined> {
+    if (this.shuttingDown) return Promise.resolve(undefined);
+    const key = this.fifo.shift();
+    if (key !== undefined) {
+      this.opts.onDepth?.(this.fifo.length);
+      this.handOut(key);
+      return Promise.resolve(key);
+    }
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Marks the key processed; queues it again if it was added meanwhile. */
+  done(key: string): void {
+    this.processing.delete(key);
+    if (this.dirty.has(key) && !this.shuttingDown) this.enqueue(key);
+  }
+
+  /** Refuses new keys, drops delayed ones, and releases idle `get` callers. */
+  shutDown(): void {
+    this.shuttingDown = true;
+    for (const { timer } of this.delayed.values()) clearTimeout(timer);
+    this.delayed.clear();
+    for (const waiter of this.waiters.splice(0)) waiter(undefined);
+  }
+
+  /** Keys currently being processed. */
+  get inFlight(): number {
+    return this.processing.size;
+  }
+}

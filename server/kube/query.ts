@@ -1,0 +1,202 @@
+// Query parameters of the Kubernetes API, parsed and checked once: list options, write
+// options (dryRun, fieldValidation), delete options, and what output the client accepts.
+import { StowageError } from '../domain/errors';
+import { parseFieldSelector } from '../domain/field-selector';
+import { parseLabelSelector } from '../domain/label-selector';
+
+function badRequest(message: string): StowageError {
+  return new StowageError('BadRequest', message);
+}
+
+/** Go's strconv.ParseBool, as the apiserver decodes boolean parameters. */
+export function parseBool(name: string, v: string | null): boolean | undefined {
+  if (v === null) return undefined;
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False', ''].includes(v)) return false;
+  throw badRequest(`invalid value for ${name}: strconv.ParseBool: parsing "${v}": invalid syntax`);
+}
+
+function parseInt64(name: string, v: string | null): number | undefined {
+  if (v === null || v === '') return undefined;
+  if (!/^-?\d+$/.test(v)) throw badRequest(`invalid value for ${name}: strconv.ParseInt: parsing "${v}": invalid syntax`);
+  return Number(v);
+}
+
+export interface ListQuery {
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: 'NotOlderThan' | 'Exact';
+  watch: boolean;
+  allowWatchBookmarks: boolean;
+  sendInitialEvents?: boolean;
+  timeoutSeconds?: number;
+}
+
+export function parseListQuery(q: URLSearchParams): ListQuery {
+  const labelSelector = q.get('labelSelector') ?? undefined;
+  const fieldSelector = q.get('fieldSelector') ?? undefined;
+  // Parse now, so a bad selector is a 400 before anything else happens.
+  if (labelSelector) parseLabelSelector(labelSelector);
+  if (fieldSelector) parseFieldSelector(fieldSelector);
+  const limit = parseInt64('limit', q.get('limit'));
+  const timeoutSeconds = parseInt64('timeoutSeconds', q.get('timeoutSeconds'));
+  const rvm = q.get('resourceVersionMatch') || undefined;
+  if (rvm !== undefined && rvm !== 'NotOlderThan' && rvm !== 'Exact') {
+    throw badRequest(`resourceVersionMatch: Unsupported value: "${rvm}": supported values: "Exact", "NotOlderThan"`);
+  }
+  const resourceVersion = q.get('resourceVersion') || undefined;
+  if (resourceVersion !== undefined && !/^\d+$/.test(resourceVersion)) {
+    throw badRequest(`invalid resource version "${resourceVersion}"`);
+  }
+  if (rvm && !resourceVersion) {
+    throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided');
+  }
+  return {
+    labelSelector,
+    fieldSelector,
+    limit: limit !== undefined && limit > 0 ? limit : undefined,
+    continue: q.get('continue') || undefined,
+    resourceVersion,
+    resourceVersionMatch: rvm,
+    watch: parseBool('watch', q.get('watch')) ?? false,
+    allowWatchBookmarks: parseBool('allowWatchBookmarks', q.get('allowWatchBookmarks')) ?? false,
+    sendInitialEvents: parseBool('sendInitialEvents', q.get('sendInitialEvents')),
+    timeoutSeconds: timeoutSeconds !== undefined && timeoutSeconds > 0 ? timeoutSeconds : undefined,
+  };
+}
+
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+export interface WriteQuery {
+  dryRun: boolean;
+  fieldValidation: FieldValidation;
+  fieldManager?: string;
+}
+
+export function parseWriteQuery(q: URLSearchParams): WriteQuery {
+  return {
+    dryRun: parseDryRun(q.getAll('dryRun')),
+    fieldValidation: parseFieldValidation(q.get('fieldValidation')),
+    fieldManager: q.get('fieldManager') ?? undefined,
+  };
+}
+
+export function parseDryRun(values: unknown[]): boolean {
+  for (const v of values) {
+    if (v !== 'All') throw badRequest(`dryRun: Unsupported value: "${String(v)}": supported values: "All"`);
+  }
+  return values.length > 0;
+}
+
+function parseFieldValidation(v: string | null): FieldValidation {
+  // Upstream's default when a client sends nothing is Warn.
+  if (v === null || v === '') return 'Warn';
+  if (v === 'Strict' || v === 'Warn' || v === 'Ignore') return v;
+  throw badRequest(`fieldValidation: Unsupported value: "${v}": supported values: "Ignore", "Strict", "Warn"`);
+}
+
+export interface DeleteQuery {
+  dryRun: boolean;
+  preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: string;
+  gracePeriodSeconds?: number;
+}
+
+const PROPAGATION = ['Orphan', 'Background', 'Foreground'];
+
+/** DeleteOptions from the body when there is one, else from the query (as upstream). */
+export function parseDeleteOptions(q: URLSearchParams, body: unknown): DeleteQuery {
+  if (body !== undefined) {
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw badRequest('the body of a delete must be a DeleteOptions object');
+    }
+    const o = body as Record<string, unknown>;
+    if (o.kind !== undefined && o.kind !== 'DeleteOptions') {
+      throw badRequest('decoded object cannot be converted to DeleteOptions');
+    }
+    const dry = o.dryRun === undefined || o.dryRun === null ? [] : o.dryRun;
+    if (!Array.isArray(dry)) throw badRequest('dryRun must be a list');
+    const pre = (o.preconditions ?? undefined) as DeleteQuery['preconditions'] | null | undefined;
+    if (pre !== undefined && pre !== null && (typeof pre !== 'object' || Array.isArray(pre))) {
+      throw badRequest('preconditions must be an object');
+    }
+    const policy = o.propagationPolicy ?? undefined;
+    if (policy !== undefined && policy !== null && !PROPAGATION.includes(String(policy))) {
+      throw badRequest(`propagationPolicy: Unsupported value: "${String(policy)}": supported values: "Foreground", "Background", "Orphan"`);
+    }
+    return {
+      dryRun: parseDryRun(dry),
+      preconditions: pre ?? undefined,
+      propagationPolicy: (policy as string | null) ?? undefined,
+      gracePeriodSeconds: typeof o.gracePeriodSeconds === 'number' ? o.gracePeriodSeconds : undefined,
+    };
+  }
+  const policy = q.get('propagationPolicy') || undefined;
+  if (policy !== undefined && !PROPAGATION.includes(policy)) {
+    throw badRequest(`propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`);
+  }
+  const uid = q.get('preconditions.uid') || undefined;
+  const resourceVersion = q.get('preconditions.resourceVersion') || undefined;
+  return {
+    dryRun: parseDryRun(q.getAll('dryRun')),
+    preconditions: uid || resourceVersion ? { uid, resourceVersion } : undefined,
+    propagationPolicy: policy,
+    gracePeriodSeconds: parseInt64('gracePeriodSeconds', q.get('gracePeriodSeconds')),
+  };
+}
+
+export type OutputAs = 'object' | 'table' | 'partial';
+
+export interface Output {
+  as: OutputAs;
+  /** The meta.k8s.io version asked for with `as=Table` / `as=PartialObjectMetadata`. */
+  metaVersion: 'v1' | 'v1beta1';
+  yaml: boolean;
+  includeObject: 'None' | 'Metadata' | 'Object';
+}
+
+interface MediaRange {
+  type: string;
+  params: Record<string, string>;
+}
+
+function parseAccept(header: string | undefined): MediaRange[] {
+  if (!header) return [{ type: '*/*', params: {} }];
+  return header.split(',').map((part) => {
+    const [type, ...rest] = part.split(';').map((s) => s.trim());
+    const params: Record<string, string> = {};
+    for (const p of rest) {
+      const eq = p.indexOf('=');
+      if (eq > 0) params[p.slice(0, eq).trim().toLowerCase()] = p.slice(eq + 1).trim().replace(/^"|"$/g, '');
+    }
+    return { type: type.toLowerCase(), params };
+  });
+}
+
+/**
+ * What to answer with, from the Accept header: the first range we can serve wins.
+ * `undefined` when nothing acceptable (the caller answers 406).
+ */
+export function negotiateOutput(accept: string | undefined, q: URLSearchParams): Output | undefined {
+  const include = q.get('includeObject') || 'Metadata';
+  if (include !== 'None' && include !== 'Metadata' && include !== 'Object') {
+    throw badRequest(`unrecognized includeObject value: "${include}"`);
+  }
+  for (const r of parseAccept(accept)) {
+    const json = r.type === 'application/json' || r.type === '*/*' || r.type === 'application/*';
+    const yaml = r.type === 'application/yaml';
+    if (!json && !yaml) continue;
+    const as = r.params.as;
+    if (!as) return { as: 'object', metaVersion: 'v1', yaml, includeObject: include };
+    if (r.params.g !== 'meta.k8s.io' || (r.params.v !== 'v1' && r.params.v !== 'v1beta1')) continue;
+    const metaVersion = r.params.v;
+    if (as === 'Table') return { as: 'table', metaVersion, yaml, includeObject: include };
+    if (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') {
+      return { as: 'partial', metaVersion, yaml, includeObject: include };
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,125 @@
+// The Namespace strategy (core/v1): shape, defaults, validation (ValidateNamespace),
+// what create and update reset (pkg/registry/core/namespace/strategy.go) and the table.
+import { z } from 'zod';
+import type { FieldError } from '../../domain/errors';
+import { ageOf } from '../../domain/duration';
+import { isQualifiedName } from '../../domain/names';
+import { ageColumn, column, nameColumn, noColumns } from '../columns';
+import { child, invalid, notSupported } from '../field-errors';
+import {
+  keepAllButStatus,
+  keepSystemMetadata,
+  kubeObjectSchema,
+  shapeErrors,
+  stripNulls,
+  validateKubeFinalizerNames,
+  validateObjectMeta,
+  validateObjectMetaUpdate,
+  validateTypeMeta,
+} from '../metadata';
+import type { KubeObject, Strategy } from '../types';
+
+export const namespaceSchema = kubeObjectSchema({
+  spec: z.strictObject({ finalizers: z.array(z.string()).nullish() }).nullish(),
+  status: z
+    .strictObject({
+      phase: z.string().nullish(),
+      conditions: z
+        .array(
+          z.strictObject({
+            type: z.string().nullish(),
+            status: z.string().nullish(),
+            lastTransitionTime: z.string().nullish(),
+            reason: z.string().nullish(),
+            message: z.string().nullish(),
+          }),
+        )
+        .nullish(),
+    })
+    .nullish(),
+});
+
+export type Namespace = z.infer<typeof namespaceSchema>;
+
+export const namespacePhases = ['Active', 'Terminating'] as const;
+
+/** Set on every namespace to its own name, so that selectors can pick namespaces by name. */
+export const metadataNameLabel = 'kubernetes.io/metadata.name';
+
+/** The finalizer the namespace lifecycle owns; added on create as upstream does. */
+export const kubernetesFinalizer = 'kubernetes';
+
+function validateNamespace(ns: KubeObject): FieldError[] {
+  const errs = [
+    ...validateTypeMeta(ns, 'v1', 'Namespace'),
+    ...validateObjectMeta(ns.metadata, { namespaced: false, name: 'dns-label' }),
+  ];
+  const finalizers: string[] = ns.spec?.finalizers ?? [];
+  finalizers.forEach((f, i) => {
+    for (const msg of isQualifiedName(f)) errs.push(invalid(child('spec.finalizers', i), f, msg));
+  });
+  errs.push(...validateKubeFinalizerNames(finalizers, 'spec.finalizers'));
+  const phase = ns.status?.phase;
+  if (phase && !(namespacePhases as readonly string[]).includes(phase)) {
+    errs.push(notSupported('status.phase', phase, namespacePhases));
+  }
+  return errs;
+}
+
+export const namespaceStrategy: Strategy = {
+  kind: 'Namespace',
+  group: '',
+  version: 'v1',
+  apiVersion: 'v1',
+  plural: 'namespaces',
+  singular: 'namespace',
+  shortNames: ['ns'],
+  namespaced: false,
+  hasStatus: true,
+  fieldSelectors: {
+    'status.phase': (ns) => ns.status?.phase ?? '',
+    // Legacy alias of metadata.name that upstream still honours.
+    name: (ns) => ns.metadata?.name ?? '',
+  },
+
+  validateShape: (obj) => shapeErrors(namespaceSchema, obj),
+
+  applyDefaults(ns) {
+    stripNulls(ns);
+    const name = ns.metadata?.name;
+    if (name) {
+      ns.metadata.labels ??= {};
+      ns.metadata.labels[metadataNameLabel] = name;
+    }
+    ns.status ??= {};
+    if (!ns.status.phase) ns.status.phase = 'Active';
+  },
+
+  prepareForCreate(ns) {
+    ns.status = { phase: 'Active' };
+    ns.spec ??= {};
+    const finalizers: string[] = ns.spec.finalizers ?? [];
+    if (!finalizers.includes(kubernetesFinalizer)) ns.spec.finalizers = [...finalizers, kubernetesFinalizer];
+  },
+
+  prepareForUpdate(next, prev) {
+    keepSystemMetadata(next, prev);
+    // spec.finalizers change only through the finalize subresource upstream.
+    if (prev.spec === undefined) delete next.spec;
+    else next.spec = structuredClone(prev.spec);
+    if (prev.status === undefined) delete next.status;
+    else next.status = structuredClone(prev.status);
+  },
+
+  prepareForStatusUpdate: keepAllButStatus,
+
+  validate: validateNamespace,
+  validateUpdate: (next, prev) => validateObjectMetaUpdate(next.metadata, prev.metadata),
+
+  columns: (ns) => ({ ...noColumns(), phase: ns.status?.phase ?? null }),
+
+  table: {
+    columns: [nameColumn, column('Status', 'The status of the namespace'), ageColumn],
+    row: (ns, now) => [ns.metadata?.name ?? '', ns.status?.phase ?? '', ageOf(ns.metadata?.creationTimestamp, now)],
+  },
+};

@@ -1,0 +1,128 @@
+// The PersistentVolumeClaim strategy: defaults, what create and update reset
+// (pkg/registry/core/persistentvolumeclaim/strategy.go), indexed columns and the table.
+import { abbreviateAccessModes, accessModesToBits } from '../../domain/access-modes';
+import { ageOf } from '../../domain/duration';
+import { ageColumn, column, nameColumn, noColumns } from '../columns';
+import { keepAllButStatus, keepSystemMetadata, shapeErrors, stripNulls } from '../metadata';
+import { bytesOf, canonicalizeResourceList, showQuantity } from '../resource-list';
+import type { KubeObject, Strategy } from '../types';
+import { betaStorageClassAnnotation } from '../volume-fields';
+import { betaStorageProvisionerAnnotation, persistentVolumeClaimSchema, storageProvisionerAnnotation } from './schema';
+import { validatePersistentVolumeClaim, validatePersistentVolumeClaimUpdate } from './validation';
+
+export { persistentVolumeClaimSchema } from './schema';
+
+/** The claim's class: the beta annotation wins; undefined when neither is set ("" is a class: none). */
+export function persistentVolumeClaimClass(pvc: KubeObject): string | undefined {
+  return pvc.metadata?.annotations?.[betaStorageClassAnnotation] ?? pvc.spec?.storageClassName;
+}
+
+/** dataSource and dataSourceRef mirror each other on create (upstream NormalizeDataSources). */
+function normalizeDataSources(spec: Record<string, any>): void {
+  if (spec.dataSource && !spec.dataSourceRef) {
+    spec.dataSourceRef = structuredClone(spec.dataSource);
+  } else if (spec.dataSourceRef && !spec.dataSource && !spec.dataSourceRef.namespace) {
+    const { namespace: _ns, ...ref } = spec.dataSourceRef;
+    spec.dataSource = structuredClone(ref);
+  }
+}
+
+function canonicalizeQuantities(pvc: KubeObject): void {
+  canonicalizeResourceList(pvc.spec?.resources?.requests);
+  canonicalizeResourceList(pvc.spec?.resources?.limits);
+  canonicalizeResourceList(pvc.status?.capacity);
+  canonicalizeResourceList(pvc.status?.allocatedResources);
+}
+
+export const persistentVolumeClaimStrategy: Strategy = {
+  kind: 'PersistentVolumeClaim',
+  group: '',
+  version: 'v1',
+  apiVersion: 'v1',
+  plural: 'persistentvolumeclaims',
+  singular: 'persistentvolumeclaim',
+  shortNames: ['pvc'],
+  namespaced: true,
+  hasStatus: true,
+  // Upstream selects claims by metadata.name/namespace only, plus the legacy "name".
+  fieldSelectors: {
+    name: (pvc) => pvc.metadata?.name ?? '',
+  },
+
+  validateShape: (obj) => shapeErrors(persistentVolumeClaimSchema, obj),
+
+  applyDefaults(pvc) {
+    stripNulls(pvc);
+    pvc.spec ??= {};
+    pvc.spec.volumeMode ??= 'Filesystem';
+    canonicalizeQuantities(pvc);
+    pvc.status ??= {};
+    if (!pvc.status.phase) pvc.status.phase = 'Pending';
+  },
+
+  prepareForCreate(pvc) {
+    pvc.status = { phase: 'Pending' };
+    if (pvc.spec) normalizeDataSources(pvc.spec);
+  },
+
+  prepareForUpdate(next, prev) {
+    keepSystemMetadata(next, prev);
+    if (prev.status === undefined) delete next.status;
+    else next.status = structuredClone(prev.status);
+  },
+
+  prepareForStatusUpdate(next, prev) {
+    keepAllButStatus(next, prev);
+  },
+
+  validate: validatePersistentVolumeClaim,
+  validateUpdate: validatePersistentVolumeClaimUpdate,
+
+  columns(pvc) {
+    const spec = pvc.spec ?? {};
+    const annotations = pvc.metadata?.annotations ?? {};
+    return {
+      ...noColumns(),
+      phase: pvc.status?.phase ?? null,
+      storageClass: persistentVolumeClaimClass(pvc) ?? null,
+      capacityBytes: bytesOf(spec.resources?.requests?.storage),
+      accessModes: accessModesToBits(spec.accessModes ?? []),
+      volumeMode: spec.volumeMode ?? null,
+      volumeName: spec.volumeName || null,
+      provisioning:
+        annotations[storageProvisionerAnnotation] !== undefined || annotations[betaStorageProvisionerAnnotation] !== undefined,
+    };
+  },
+
+  table: {
+    columns: [
+      nameColumn,
+      column('Status', 'phase represents the current phase of PersistentVolumeClaim.'),
+      column('Volume', 'volumeName is the binding reference to the PersistentVolume backing this claim.'),
+      column('Capacity', 'capacity represents the actual resources of the underlying volume.'),
+      column('Access Modes', 'accessModes contains the actual access modes the volume backing the PVC has.'),
+      column('StorageClass', 'StorageClass of the pvc'),
+      ageColumn,
+      column(
+        'VolumeMode',
+        'volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.',
+        1,
+      ),
+    ],
+    row(pvc, now) {
+      const spec = pvc.spec ?? {};
+      const bound = Boolean(spec.volumeName);
+      const capacity = pvc.status?.capacity?.storage;
+      return [
+        pvc.metadata?.name ?? '',
+        pvc.metadata?.deletionTimestamp ? 'Terminating' : (pvc.status?.phase ?? ''),
+        spec.volumeName ?? '',
+        bound ? (capacity === undefined ? '0' : showQuantity(capacity)) : '',
+        bound ? abbreviateAccessModes(pvc.status?.accessModes ?? []) : '',
+        persistentVolumeClaimClass(pvc) ?? '',
+        ageOf(pvc.metadata?.creationTimestamp, now),
+        spec.volumeMode ?? '<unset>',
+      ];
+    },
+  },
+};

@@ -1,0 +1,221 @@
+// PersistentVolume validation, after upstream ValidatePersistentVolume(Spec|Update)
+// and pkg/volume/validation (mount options).
+import type { FieldError } from '../../domain/errors';
+import { isDNS1123Label, isDNS1123Subdomain, nameIsDNSSubdomain } from '../../domain/names';
+import type { KubeObject } from '../types';
+import { child, deepEqual, forbidden, immutable, invalid, notSupported, required, tooLong } from '../field-errors';
+import { validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta } from '../metadata';
+import { sameNodeAffinityAllowingGALabels, validateVolumeNodeAffinity } from '../node-selector';
+import { validatePositiveQuantity } from '../resource-list';
+import { validateAccessModes, validateVolumeMode } from '../volume-fields';
+import {
+  hostPathTypes,
+  looseSourceRequiredFields,
+  looseVolumeSources,
+  mountOptionAnnotationSources,
+  mountOptionSources,
+  mountOptionsAnnotation,
+  reclaimPolicies,
+  volumePhases,
+  volumeSources,
+  type VolumeSourceName,
+} from './schema';
+
+type Obj = Record<string, any>;
+
+/** The volume sources set on a spec, in upstream's order. */
+export function sourcesOf(spec: Obj | undefined): VolumeSourceName[] {
+  return volumeSources.filter((s) => spec?.[s] !== undefined && spec?.[s] !== null);
+}
+
+export function validatePersistentVolume(pv: KubeObject): FieldError[] {
+  const errs = [
+    ...validateTypeMeta(pv, 'v1', 'PersistentVolume'),
+    ...validateObjectMeta(pv.metadata, { namespaced: false, name: 'dns-subdomain' }),
+  ];
+  const spec: Obj = pv.spec ?? {};
+
+  const modes: string[] = spec.accessModes ?? [];
+  if (modes.length === 0) errs.push(required('spec.accessModes'));
+  errs.push(...validateAccessModes(modes, 'spec.accessModes'));
+
+  errs.push(...validateCapacity(spec.capacity));
+
+  const policy: string = spec.persistentVolumeReclaimPolicy ?? '';
+  if (policy && !(reclaimPolicies as readonly string[]).includes(policy)) {
+    errs.push(notSupported('spec.persistentVolumeReclaimPolicy', policy, reclaimPolicies));
+  }
+  if (spec.nodeAffinity) errs.push(...validateVolumeNodeAffinity(spec.nodeAffinity, 'spec.nodeAffinity'));
+
+  const sources = sourcesOf(spec);
+  sources.forEach((source, i) => {
+    const at = child('spec', source);
+    if (i > 0) errs.push(forbidden(at, 'may not specify more than 1 volume type'));
+    else errs.push(...validateSource(source, spec[source], at));
+  });
+  if (sources.length === 0) errs.push(required('spec', 'must specify a volume type'));
+  if (sources[0] === 'local' && !spec.nodeAffinity) {
+    errs.push(required('spec.nodeAffinity', 'Local volume requires node affinity'));
+  }
+  if (spec.hostPath && cleanPath(String(spec.hostPath.path ?? '')) === '/' && policy === 'Recycle') {
+    errs.push(forbidden('spec.persistentVolumeReclaimPolicy', "may not be 'recycle' for a hostPath mount of '/'"));
+  }
+
+  if (spec.storageClassName) {
+    for (const msg of nameIsDNSSubdomain(spec.storageClassName, false)) {
+      errs.push(invalid('spec.storageClassName', spec.storageClassName, msg));
+    }
+  }
+  errs.push(...validateVolumeMode(spec.volumeMode, 'spec.volumeMode'));
+  if (spec.volumeAttributesClassName !== undefined) {
+    const vac: string = spec.volumeAttributesClassName;
+    if (vac === '') errs.push(required('spec.volumeAttributesClassName', 'an empty string is disallowed'));
+    else for (const msg of nameIsDNSSubdomain(vac, false)) errs.push(invalid('spec.volumeAttributesClassName', vac, msg));
+    if (!spec.csi) errs.push(required('spec.csi', 'has to be specified when using volumeAttributesClassName'));
+  }
+
+  if ((spec.mountOptions ?? []).length > 0 && !mountOptionSources.includes(sources[0])) {
+    errs.push(forbidden('spec.mountOptions', 'may not specify mount options for this volume type'));
+  }
+  if (pv.metadata?.annotations?.[mountOptionsAnnotation] !== undefined && !mountOptionAnnotationSources.includes(sources[0])) {
+    errs.push(forbidden(child('metadata.annotations', mountOptionsAnnotation), 'may not specify mount options for this volume type'));
+  }
+
+  const phase = pv.status?.phase;
+  if (phase && !(volumePhases as readonly string[]).includes(phase)) {
+    errs.push(notSupported('status.phase', phase, volumePhases));
+  }
+  return errs;
+}
+
+function validateCapacity(capacity: Obj | undefined): FieldError[] {
+  const errs: FieldError[] = [];
+  const keys = Object.keys(capacity ?? {});
+  if (keys.length === 0) errs.push(required('spec.capacity'));
+  if (!keys.includes('storage') || keys.length > 1) errs.push(notSupported('spec.capacity', capacity ?? {}, ['storage']));
+  for (const k of keys) errs.push(...validatePositiveQuantity(capacity?.[k], child('spec.capacity', k)));
+  return errs;
+}
+
+function validateSource(source: VolumeSourceName, value: Obj, at: string): FieldError[] {
+  switch (source) {
+    case 'hostPath':
+      return validateHostPath(value, at);
+    case 'local':
+      return validateLocal(value, at);
+    case 'nfs':
+      return validateNFS(value, at);
+    case 'csi':
+      return validateCSI(value, at);
+    default:
+      return looseSourceRequiredFields[source as (typeof looseVolumeSources)[number]]
+        .filter((f) => isBlank(value[f]))
+        .map((f) => required(child(at, f)));
+  }
+}
+
+function isBlank(v: unknown): boolean {
+  return v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
+}
+
+function validateHostPath(hp: Obj, at: string): FieldError[] {
+  const path: string = hp.path ?? '';
+  if (!path) return [required(child(at, 'path'))];
+  const errs = noBacksteps(path, child(at, 'path'));
+  if (hp.type !== undefined && !(hostPathTypes as readonly string[]).includes(hp.type)) {
+    errs.push(notSupported(child(at, 'type'), hp.type, hostPathTypes));
+  }
+  return errs;
+}
+
+function validateLocal(local: Obj, at: string): FieldError[] {
+  const path: string = local.path ?? '';
+  if (!path) return [required(child(at, 'path'))];
+  const errs: FieldError[] = [];
+  if (!path.startsWith('/')) errs.push(invalid(child(at, 'path'), path, 'must be an absolute path'));
+  errs.push(...noBacksteps(path, child(at, 'path')));
+  return errs;
+}
+
+function validateNFS(nfs: Obj, at: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (!nfs.server) errs.push(required(child(at, 'server')));
+  const path: string = nfs.path ?? '';
+  if (!path) errs.push(required(child(at, 'path')));
+  else if (!path.startsWith('/')) errs.push(invalid(child(at, 'path'), path, 'must be an absolute path'));
+  return errs;
+}
+
+const csiSecretRefs = [
+  'controllerPublishSecretRef',
+  'nodeStageSecretRef',
+  'nodePublishSecretRef',
+  'controllerExpandSecretRef',
+  'nodeExpandSecretRef',
+] as const;
+
+function validateCSI(csi: Obj, at: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const driver: string = csi.driver ?? '';
+  const driverPath = child(at, 'driver');
+  if (!driver) errs.push(required(driverPath));
+  if (driver.length > 63) errs.push(tooLong(driverPath, 63));
+  if (driver) for (const msg of isDNS1123Subdomain(driver.toLowerCase())) errs.push(invalid(driverPath, driver, msg));
+  if (!csi.volumeHandle) errs.push(required(child(at, 'volumeHandle')));
+  for (const ref of csiSecretRefs) {
+    if (!csi[ref]) continue;
+    const name: string = csi[ref].name ?? '';
+    const namespace: string = csi[ref].namespace ?? '';
+    if (!name) errs.push(required(child(at, ref, 'name')));
+    else for (const msg of isDNS1123Subdomain(name)) errs.push(invalid(child(at, ref, 'name'), name, msg));
+    if (!namespace) errs.push(required(child(at, ref, 'namespace')));
+    else for (const msg of isDNS1123Label(namespace)) errs.push(invalid(child(at, ref, 'namespace'), namespace, msg));
+  }
+  return errs;
+}
+
+/** No `..` element (upstream validatePathNoBacksteps). */
+export function noBacksteps(path: string, field: string): FieldError[] {
+  return path.split('/').includes('..') ? [invalid(field, path, "must not contain '..'")] : [];
+}
+
+/** Lexical path cleaning as Go's path.Clean, enough to recognise "/". */
+export function cleanPath(p: string): string {
+  const absolute = p.startsWith('/');
+  const out: string[] = [];
+  for (const part of p.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      if (out.length > 0 && out[out.length - 1] !== '..') out.pop();
+      else if (!absolute) out.push('..');
+    } else out.push(part);
+  }
+  const joined = out.join('/');
+  return absolute ? `/${joined}` : joined || '.';
+}
+
+/** Rules for an update of the main resource (ValidatePersistentVolumeUpdate). */
+export function validatePersistentVolumeUpdate(next: KubeObject, prev: KubeObject): FieldError[] {
+  const errs = validateObjectMetaUpdate(next.metadata, prev.metadata);
+  const ns: Obj = next.spec ?? {};
+  const ps: Obj = prev.spec ?? {};
+  for (const source of volumeSources) {
+    let n = ns[source];
+    // A CSI volume may gain a controllerExpandSecretRef it did not have.
+    if (source === 'csi' && ps.csi && !ps.csi.controllerExpandSecretRef && n?.controllerExpandSecretRef) {
+      n = { ...n };
+      delete n.controllerExpandSecretRef;
+    }
+    if (!deepEqual(n, ps[source])) {
+      errs.push(forbidden(child('spec', source), 'spec.persistentvolumesource is immutable after creation'));
+    }
+  }
+  errs.push(...immutable('spec.volumeMode', ns.volumeMode, ps.volumeMode));
+  if (ps.nodeAffinity && !sameNodeAffinityAllowingGALabels(ns.nodeAffinity, ps.nodeAffinity)) {
+    errs.push(invalid('spec.nodeAffinity', ns.nodeAffinity ?? null, 'field is immutable, except for updating from beta label to GA'));
+  }
+  if (ps.volumeAttributesClassName !== undefined && ns.volumeAttributesClassName === undefined) {
+    errs.push(forbidden('spec.volumeAttributesClassName', 'update from non-nil value to nil is forbidden'));
+  }
+  return errs;
+}

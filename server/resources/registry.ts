@@ -1,0 +1,29 @@
+// Every kind Stowage serves, and lookup by kind or by REST resource name.
+import { eventStrategy } from './event/strategy';
+import { namespaceStrategy } from './namespace/strategy';
+import { nodeStrategy } from './node/strategy';
+import { persistentVolumeClaimStrategy } from './persistent-volume-claim/strategy';
+import { persistentVolumeStrategy } from './persistent-volume/strategy';
+import { storageClassStrategy } from './storage-class/strategy';
+import type { Strategy } from './types';
+
+export const strategies: Strategy[] = [
+  namespaceStrategy,
+  nodeStrategy,
+  persistentVolumeStrategy,
+  persistentVolumeClaimStrategy,
+  storageClassStrategy,
+  eventStrategy,
+];
+
+export function strategyForKind(kind: string): Strategy | undefined {
+  return strategies.find((s) => s.kind === kind);
+}
+
+/** By plural, singular or short name within an API group ("" for core), case-insensitive. */
+export function strategyForResource(group: string, resource: string): Strategy | undefined {
+  const r = resource.toLowerCase();
+  return strategies.find(
+    (s) => s.group === group && (s.plural === r || s.singular === r || s.shortNames.includes(r)),
+  );
+}

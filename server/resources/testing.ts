@@ -1,0 +1,65 @@
+// Test helpers: run a strategy the way the store does, without a store.
+import type { FieldError } from '../domain/errors';
+import type { KubeObject, Strategy } from './types';
+
+/** Shape, defaults, prepare, validate: the errors a create would report. */
+export function createErrors(strategy: Strategy, input: unknown): FieldError[] {
+  const obj = structuredClone(input) as KubeObject;
+  const shape = strategy.validateShape(obj);
+  if (shape.length > 0) return shape;
+  strategy.applyDefaults(obj);
+  strategy.prepareForCreate(obj);
+  return strategy.validate(obj);
+}
+
+/** The object a create would store; throws when it is invalid. */
+export function created(strategy: Strategy, input: unknown, meta: Partial<KubeObject['metadata']> = {}): KubeObject {
+  const errs = createErrors(strategy, input);
+  if (errs.length > 0) throw new Error(`invalid ${strategy.kind}: ${lines(errs).join('; ')}`);
+  const obj = structuredClone(input) as KubeObject;
+  strategy.applyDefaults(obj);
+  strategy.prepareForCreate(obj);
+  obj.metadata = { uid: 'uid-1', resourceVersion: '1', generation: 1, creationTimestamp: '2024-01-01T00:00:00Z', ...obj.metadata, ...meta };
+  return obj;
+}
+
+/** The errors an update of the main resource would report. */
+export function updateErrors(strategy: Strategy, prev: KubeObject, input: unknown): FieldError[] {
+  const next = structuredClone(input) as KubeObject;
+  const shape = strategy.validateShape(next);
+  if (shape.length > 0) return shape;
+  strategy.applyDefaults(next);
+  strategy.prepareForUpdate(next, prev);
+  return [...strategy.validate(next), ...strategy.validateUpdate(next, prev)];
+}
+
+/** The errors an update of the status subresource would report. */
+export function statusUpdateErrors(strategy: Strategy, prev: KubeObject, input: unknown): FieldError[] {
+  const next = structuredClone(input) as KubeObject;
+  const shape = strategy.validateShape(next);
+  if (shape.length > 0) return shape;
+  strategy.applyDefaults(next);
+  strategy.prepareForStatusUpdate(next, prev);
+  return [...strategy.validate(next), ...strategy.validateUpdate(next, prev)];
+}
+
+/** `field: message` per error, for readable assertions. */
+export function lines(errs: FieldError[]): string[] {
+  return errs.map((e) => `${e.field}: ${e.message}`);
+}
+
+/** A deep copy of `base` with `patch` applied: objects merge, `undefined` deletes, the rest replaces. */
+export function patched<T>(base: T, patch: unknown): T {
+  const out = structuredClone(base) as any;
+  merge(out, patch);
+  return out;
+}
+
+function merge(target: any, patch: any): void {
+  for (const [k, v] of Object.entries(patch ?? {})) {
+    if (v === undefined) delete target[k];
+    else if (v && typeof v === 'object' && !Array.isArray(v) && target[k] && typeof target[k] === 'object' && !Array.isArray(target[k])) {
+      merge(target[k], v);
+    } else target[k] = structuredClone(v);
+  }
+}
