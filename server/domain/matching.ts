@@ -233,9 +233,11 @@ function selectorFailures(pvc: KubeObject, pv: KubeObject): Failure[] {
   ];
 }
 
-/** Sort volumes smallest first, equal sizes by name (the order the store query uses). */
+/** Sort volumes smallest first, equal sizes by name bytewise (the order the store query uses). */
 export function bySize(a: KubeObject, b: KubeObject): number {
-  return compareQuantities(volumeStorage(a), volumeStorage(b)) || String(a.metadata?.name ?? '').localeCompare(String(b.metadata?.name ?? ''));
+  const an = String(a.metadata?.name ?? '');
+  const bn = String(b.metadata?.name ?? '');
+  return compareQuantities(volumeStorage(a), volumeStorage(b)) || (an < bn ? -1 : an > bn ? 1 : 0);
 }
 
 /**

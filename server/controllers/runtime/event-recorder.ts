@@ -1,0 +1,88 @@
+// Records core/v1 Events about objects, as client-go's event recorder and correlator do:
+// in the object's namespace ("default" for cluster-scoped objects), with source.component,
+// count and first/last timestamps; a repeat of the same event (same object, type, reason
+// and message) increments `count` on the existing Event instead of creating another.
+// Best effort, like upstream: a failure to record is logged, never thrown.
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import { isStowageError } from '../../domain/errors';
+import type { KubeObject } from '../../resources/types';
+import type { ObjectStore } from '../../store/object-store';
+
+export type EventType = 'Normal' | 'Warning';
+
+function now(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+export class EventRecorder {
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly component: string,
+    private readonly log: Logger,
+  ) {}
+
+  /** The Event's name: the object's name and a hash of what makes two events the same. */
+  eventName(obj: KubeObject, type: EventType, reason: string, message: string): string {
+    const m = obj.metadata;
+    const h = createHash('sha256')
+      .update([this.component, obj.kind, m.namespace ?? '', m.name ?? '', m.uid ?? '', type, reason, message].join('\u0000'))
+      .digest('hex')
+      .slice(0, 16);
+    return `${(m.name ?? 'object').slice(0, 236)}.${h}`;
+  }
+
+  async record(obj: KubeObject, type: EventType, reason: string, message: string): Promise<void> {
+    const msg = message.length > 1024 ? `${message.slice(0, 1021)}...` : message;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await this.write(obj, type, reason, msg);
+        return;
+      } catch (err) {
+        if (isStowageError(err) && (err.code === 'AlreadyExists' || err.code === 'Conflict')) continue;
+        this.log.debug({ err, reason, object: obj.metadata.name }, 'could not record event');
+        return;
+      }
+    }
+  }
+
+  private async write(obj: KubeObject, type: EventType, reason: string, message: string): Promise<void> {
+    const namespace = obj.metadata.namespace || 'default';
+    const name = this.eventName(obj, type, reason, message);
+    const ts = now();
+    await this.store.transact(async (tx) => {
+      const existing = await tx.get('Event', namespace, name);
+      if (existing) {
+        await tx.update({
+          ...existing,
+          count: (existing.count ?? 1) + 1,
+          lastTimestamp: ts,
+          involvedObject: { ...existing.involvedObject, resourceVersion: obj.metadata.resourceVersion },
+        });
+        return;
+      }
+      await tx.create({
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name, namespace },
+        involvedObject: {
+          kind: obj.kind,
+          namespace: obj.metadata.namespace,
+          name: obj.metadata.name,
+          uid: obj.metadata.uid,
+          apiVersion: obj.apiVersion,
+          resourceVersion: obj.metadata.resourceVersion,
+        },
+        reason,
+        message,
+        source: { component: this.component },
+        reportingComponent: this.component,
+        reportingInstance: '',
+        firstTimestamp: ts,
+        lastTimestamp: ts,
+        count: 1,
+        type,
+      });
+    });
+  }
+}

@@ -1,0 +1,159 @@
+// Watch: newline-delimited JSON events (ADDED, MODIFIED, DELETED, BOOKMARK, ERROR) from the
+// change log, in order. Without a resourceVersion (or with "0") the current state comes
+// first as ADDED events; a compacted version is answered in-stream with a 410 Expired
+// Status; selectors turn objects leaving the selection into DELETED events; bookmarks
+// when asked; otherwise a blank line now and then keeps idle connections alive.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Principal } from '../domain/authorization';
+import { parseLabelSelector } from '../domain/label-selector';
+import type { KubeObject, Strategy } from '../resources/types';
+import type { ObjectService } from '../services/objects';
+import { compileFieldSelector, matchesListOptions } from '../store/list';
+import type { Output, ListQuery } from './query';
+import { statusFromError } from './status';
+import { toTable } from './table';
+
+export interface WatchTiming {
+  /** How often an idle watch gets a keep-alive (or a bookmark, when asked for). */
+  keepAliveMs: number;
+}
+
+export interface WatchRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  principal: Principal;
+  objects: ObjectService;
+  strategy: Strategy;
+  namespace?: string;
+  name?: string;
+  query: ListQuery;
+  out: Output;
+  timing: WatchTiming;
+}
+
+type EventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
+
+function keyOf(o: KubeObject): string {
+  return `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
+}
+
+export async function serveWatch(w: WatchRequest): Promise<void> {
+  const { req, res, strategy: s, query: q, out } = w;
+  const fieldText = [q.fieldSelector, w.name !== undefined ? `metadata.name=${w.name}` : undefined].filter(Boolean).join(',');
+  const selector = parseLabelSelector(q.labelSelector ?? '');
+  const fields = compileFieldSelector(s, fieldText || undefined);
+  const filtered = selector.requirements.length > 0 || fields.length > 0;
+  const matches = (o: KubeObject) => matchesListOptions(s, o, selector, fields);
+
+  const abort = new AbortController();
+  const onClose = () => abort.abort();
+  req.on('close', onClose);
+  res.on('close', onClose);
+
+  const initial = !q.resourceVersion || q.resourceVersion === '0' || q.sendInitialEvents === true;
+  let startRv = q.resourceVersion;
+  let initialItems: KubeObject[] = [];
+  if (initial) {
+    const list = await w.objects.list(w.principal, s.kind, {
+      namespace: w.namespace,
+      labelSelector: q.labelSelector,
+      fieldSelector: fieldText || undefined,
+    });
+    initialItems = list.items;
+    startRv = list.resourceVersion;
+  }
+  let lastRv = startRv ?? '0';
+  // Authorization is checked here, before any byte of the stream is written.
+  const events = w.objects.watch(w.principal, {
+    kinds: [s.kind],
+    namespace: w.namespace,
+    resourceVersion: startRv,
+    signal: abort.signal,
+    filter: (e) => {
+      lastRv = e.rv.toString();
+      return true;
+    },
+  });
+
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  res.flushHeaders();
+  res.socket?.setNoDelay(true);
+
+  let first = true;
+  let lastWrite = Date.now();
+  const write = (type: EventType, object: unknown): boolean => {
+    lastWrite = Date.now();
+    return res.write(`${JSON.stringify({ type, object })}\n`);
+  };
+  const shape = (o: KubeObject): unknown => {
+    if (out.as !== 'table') return o;
+    const t = toTable(s, [o], out, { resourceVersion: o.metadata.resourceVersion }, { noHeaders: !first });
+    first = false;
+    return t;
+  };
+  const bookmark = (annotations?: Record<string, string>) => {
+    const metadata: Record<string, unknown> = { resourceVersion: lastRv };
+    if (annotations) metadata.annotations = annotations;
+    const obj =
+      out.as === 'table'
+        ? { kind: 'Table', apiVersion: `meta.k8s.io/${out.metaVersion}`, metadata, rows: [] }
+        : { kind: s.kind, apiVersion: s.apiVersion, metadata };
+    write('BOOKMARK', obj);
+  };
+  const drain = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        res.off('drain', done);
+        abort.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      res.on('drain', done);
+      abort.signal.addEventListener('abort', done);
+    });
+
+  const keepAlive = setInterval(() => {
+    if (Date.now() - lastWrite < w.timing.keepAliveMs - 5) return;
+    if (q.allowWatchBookmarks) bookmark();
+    else {
+      lastWrite = Date.now();
+      res.write('\n');
+    }
+  }, Math.max(50, Math.floor(w.timing.keepAliveMs / 2)));
+  const timeoutMs = (q.timeoutSeconds ?? 1800 * (1 + Math.random())) * 1000;
+  const timeout = setTimeout(() => abort.abort(), timeoutMs);
+
+  const known = new Set<string>();
+  try {
+    for (const o of initialItems) {
+      if (filtered) known.add(keyOf(o));
+      if (!write('ADDED', shape(o))) await drain();
+    }
+    if (q.sendInitialEvents) bookmark({ [INITIAL_EVENTS_END]: 'true' });
+    for await (const e of events) {
+      const o = e.object;
+      let type: EventType | undefined = e.type;
+      if (filtered) {
+        const key = keyOf(o);
+        const was = known.has(key);
+        const now = matches(o);
+        if (e.type === 'DELETED') type = now || was ? 'DELETED' : undefined;
+        else if (now) type = was ? 'MODIFIED' : initial ? 'ADDED' : e.type;
+        else type = was ? 'DELETED' : undefined;
+        if (now && e.type !== 'DELETED') known.add(key);
+        else known.delete(key);
+      }
+      if (type && !write(type, shape(o))) await drain();
+      if (abort.signal.aborted) break;
+    }
+  } catch (e) {
+    if (!abort.signal.aborted) write('ERROR', statusFromError(e).status);
+  } finally {
+    clearInterval(keepAlive);
+    clearTimeout(timeout);
+    req.off('close', onClose);
+    abort.abort();
+    if (!res.writableEnded) res.end();
+  }
+}

@@ -1,0 +1,159 @@
+// The binder's indexed queries over the `objects` table's columns. Each candidate query
+// is one range of objects_match_idx (kind, phase, storage_class, volume_mode,
+// access_modes, capacity_bytes): equality on the first five, ordered by capacity, with a
+// small LIMIT, so its cost does not grow with the number of volumes.
+//
+// `db` is any Prisma client or transaction client (for example a StoreTx's `tx`).
+import type { KubeObject } from '../resources/types';
+
+export interface SqlRunner {
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+}
+
+export interface CandidateQuery {
+  storageClass: string;
+  volumeMode: string;
+  /** The access-mode set (bits) of this group. */
+  accessModes: number;
+  /** The request in bytes (a decimal string). */
+  minBytes: string;
+  /** Equality labels the volume must carry (a superset filter; the caller checks the rest). */
+  matchLabels?: Record<string, string>;
+  /** Keyset paging: continue after this (capacity, name). */
+  after?: { bytes: string; name: string };
+  limit: number;
+  /** Lock the rows returned, skipping rows other transactions hold. */
+  skipLocked?: boolean;
+}
+
+interface ObjectRow {
+  object: KubeObject;
+  capacity_bytes: unknown;
+}
+
+/**
+ * Available, unclaimed, not-deleting volumes of one class, volume mode and access-mode set
+ * with at least `minBytes`, smallest first (then by name, bytewise).
+ */
+export async function availableVolumes(db: SqlRunner, q: CandidateQuery): Promise<{ volume: KubeObject; bytes: string }[]> {
+  const params: unknown[] = [q.storageClass, q.volumeMode, q.accessModes, q.minBytes];
+  let where = `kind = 'PersistentVolume' AND phase = 'Available' AND storage_class = $1 AND volume_mode = $2
+    AND access_modes = $3 AND capacity_bytes >= $4::numeric
+    AND claim_name IS NULL AND provisioning IS NOT TRUE AND deletion_timestamp IS NULL`;
+  if (q.matchLabels && Object.keys(q.matchLabels).length > 0) {
+    params.push(JSON.stringify(q.matchLabels));
+    where += ` AND labels @> $${params.length}::jsonb`;
+  }
+  if (q.after) {
+    params.push(q.after.bytes, q.after.name);
+    where += ` AND (capacity_bytes, name COLLATE "C") > ($${params.length - 1}::numeric, $${params.length} COLLATE "C")`;
+  }
+  params.push(q.limit);
+  const rows = await db.$queryRawUnsafe<ObjectRow[]>(
+    `SELECT object, capacity_bytes::text AS capacity_bytes FROM objects WHERE ${where}
+      ORDER BY capacity_bytes, name COLLATE "C" LIMIT $${params.length}${q.skipLocked ? ' FOR UPDATE SKIP LOCKED' : ''}`,
+    ...params,
+  );
+  return rows.map((r) => ({ volume: r.object, bytes: String(r.capacity_bytes) }));
+}
+
+/** Volumes whose claimRef names this claim (any phase), locked when asked. */
+export async function volumesClaimedBy(db: SqlRunner, namespace: string, name: string, lock = false): Promise<KubeObject[]> {
+  const rows = await db.$queryRawUnsafe<{ object: KubeObject }[]>(
+    `SELECT object FROM objects WHERE kind = 'PersistentVolume' AND claim_namespace = $1 AND claim_name = $2
+      ORDER BY name COLLATE "C"${lock ? ' FOR UPDATE' : ''}`,
+    namespace,
+    name,
+  );
+  return rows.map((r) => r.object);
+}
+
+export interface VolumeShape {
+  storageClass: string;
+  volumeMode: string;
+  accessModes: number;
+  bytes: string;
+}
+
+/**
+ * Unbound Pending claims the volume could serve by class, volume mode, access modes and
+ * size (largest requests first): those worth another look when it becomes Available.
+ */
+export async function claimsWaitingFor(db: SqlRunner, v: VolumeShape, limit: number): Promise<{ namespace: string; name: string }[]> {
+  return db.$queryRawUnsafe<{ namespace: string; name: string }[]>(
+    `SELECT namespace, name FROM objects
+      WHERE kind = 'PersistentVolumeClaim' AND phase = 'Pending' AND volume_name IS NULL
+        AND (storage_class = $1 OR ($1 = '' AND storage_class IS NULL))
+        AND volume_mode = $2 AND (access_modes & ~$3::int) = 0 AND capacity_bytes <= $4::numeric
+        AND deletion_timestamp IS NULL
+      ORDER BY capacity_bytes DESC LIMIT $5`,
+    v.storageClass,
+    v.volumeMode,
+    v.accessModes,
+    v.bytes,
+    limit,
+  );
+}
+
+/** Unbound Pending claims of a class ("" also takes claims without a class). */
+export async function pendingClaimsOfClass(db: SqlRunner, storageClass: string | null, limit: number): Promise<{ namespace: string; name: string }[]> {
+  return db.$queryRawUnsafe<{ namespace: string; name: string }[]>(
+    `SELECT namespace, name FROM objects
+      WHERE kind = 'PersistentVolumeClaim' AND phase = 'Pending' AND volume_name IS NULL
+        AND ${storageClass === null ? 'storage_class IS NULL' : 'storage_class = $2'}
+      LIMIT $1`,
+    ...(storageClass === null ? [limit] : [limit, storageClass]),
+  );
+}
+
+export interface NearQuery {
+  storageClass: string;
+  volumeMode: string;
+  accessModes: number;
+  minBytes: string;
+  limit: number;
+}
+
+/**
+ * A few volumes near the claim, for "why is my claim Pending": the largest that are too
+ * small, some large enough in its class whatever their modes, phase or claim, and some of
+ * the right shape in other classes. Each part is bounded by its LIMIT.
+ */
+export async function nearVolumes(db: SqlRunner, q: NearQuery): Promise<KubeObject[]> {
+  const rows = await db.$queryRawUnsafe<{ object: KubeObject; name: string }[]>(
+    `(SELECT object, name FROM objects WHERE kind = 'PersistentVolume' AND phase = 'Available' AND storage_class = $1
+        AND volume_mode = $2 AND access_modes = $3 AND capacity_bytes < $4::numeric
+      ORDER BY capacity_bytes DESC LIMIT $5)
+     UNION ALL
+     (SELECT object, name FROM objects WHERE kind = 'PersistentVolume' AND storage_class = $1
+        AND capacity_bytes >= $4::numeric LIMIT $5)
+     UNION ALL
+     (SELECT object, name FROM objects WHERE kind = 'PersistentVolume' AND phase = 'Available'
+        AND storage_class <> $1 AND volume_mode = $2 AND (access_modes & $3::int) = $3::int
+        AND capacity_bytes >= $4::numeric LIMIT $5)`,
+    q.storageClass,
+    q.volumeMode,
+    q.accessModes,
+    q.minBytes,
+    q.limit,
+  );
+  const seen = new Set<string>();
+  return rows.filter((r) => !seen.has(r.name) && seen.add(r.name)).map((r) => r.object);
+}
+
+/** Names (and namespaces) of every object of a kind. */
+export async function objectKeys(db: SqlRunner, kind: string): Promise<{ namespace: string; name: string }[]> {
+  return db.$queryRawUnsafe<{ namespace: string; name: string }[]>(
+    'SELECT namespace, name FROM objects WHERE kind = $1',
+    kind,
+  );
+}
+
+/** Keys of objects of a kind whose phase is one of `phases`. */
+export async function objectKeysInPhases(db: SqlRunner, kind: string, phases: string[]): Promise<{ namespace: string; name: string }[]> {
+  return db.$queryRawUnsafe<{ namespace: string; name: string }[]>(
+    'SELECT namespace, name FROM objects WHERE kind = $1 AND phase = ANY($2::text[])',
+    kind,
+    phases,
+  );
+}

@@ -1,0 +1,17 @@
+// An AppContext over a test database, for tests of services and transports.
+import type { AppContext } from '../server/app/context';
+import { ObjectService } from '../server/services/objects';
+import { UserService } from '../server/services/users';
+import { openTestStore } from './db';
+
+export async function openTestApp(): Promise<AppContext & { url: string }> {
+  const t = await openTestStore();
+  return {
+    url: t.url,
+    db: t.db,
+    store: t.store,
+    objects: new ObjectService(t.store),
+    users: new UserService(t.db),
+    close: t.close,
+  };
+}
