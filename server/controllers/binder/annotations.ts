@@ -1,0 +1,37 @@
+// Names the binder reads and writes (upstream component-helpers/storage/volume and
+// pkg/controller/volume/events), plus Stowage's own explanation of a Pending claim.
+
+/** On a claim: its binding has been completed once (value "yes"). */
+export const annBindCompleted = 'pv.kubernetes.io/bind-completed';
+/** On a volume or claim: the controller, not the user, wrote the binding (value "yes"). */
+export const annBoundByController = 'pv.kubernetes.io/bound-by-controller';
+/** On a volume: the plugin that provisioned it. */
+export const annDynamicallyProvisioned = 'pv.kubernetes.io/provisioned-by';
+/** On a claim: the provisioner that should create its volume (and the beta twin). */
+export const annStorageProvisioner = 'volume.kubernetes.io/storage-provisioner';
+export const annBetaStorageProvisioner = 'volume.beta.kubernetes.io/storage-provisioner';
+/** On a claim: the node its consumer was scheduled to (WaitForFirstConsumer). */
+export const annSelectedNode = 'volume.kubernetes.io/selected-node';
+/** On a Pending claim: compact JSON {evaluatedAt, summary, candidates:[{name, reasons}]}. */
+export const annBindingExplanation = 'stowage.io/binding-explanation';
+/** A claim condition: status "False" while the claim cannot be bound, with why. */
+export const conditionBindable = 'Bindable';
+
+/** The source.component of the binder's Events, as upstream. */
+export const binderComponent = 'persistentvolume-controller';
+
+/** Upstream event reasons (pkg/controller/volume/events/event.go). */
+export const reasons = {
+  failedBinding: 'FailedBinding',
+  volumeMismatch: 'VolumeMismatch',
+  claimLost: 'ClaimLost',
+  claimMisbound: 'ClaimMisbound',
+  externalProvisioning: 'ExternalProvisioning',
+  provisioningFailed: 'ProvisioningFailed',
+  waitForFirstConsumer: 'WaitForFirstConsumer',
+  volumeFailedRecycle: 'VolumeFailedRecycle',
+  volumeUnknownReclaimPolicy: 'VolumeUnknownReclaimPolicy',
+} as const;
+
+/** A StorageClass provisioner that never provisions (local volumes). */
+export const noProvisioner = 'kubernetes.io/no-provisioner';

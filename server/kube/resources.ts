@@ -1,0 +1,183 @@
+// The verbs on a resource path: parse the request, make ONE ObjectService call, shape the
+// answer. Authorization, validation and storage all live behind the service.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Principal } from '../domain/authorization';
+import { StowageError } from '../domain/errors';
+import type { KubeObject, Strategy } from '../resources/types';
+import { checkObjectHeader } from '../services/manifest';
+import type { ObjectService } from '../services/objects';
+import { applyFieldValidation } from './field-validation';
+import { decodeBody, readBody, sendObject } from './http';
+import { applyPatch, patchTypeOf } from './patch/apply-patch';
+import { parseDeleteOptions, parseListQuery, parseWriteQuery, type Output } from './query';
+import { deletedStatus } from './status';
+import { shapeList, shapeObject } from './table';
+import { serveWatch, type WatchTiming } from './watch';
+
+export interface ResourceRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  principal: Principal;
+  objects: ObjectService;
+  strategy: Strategy;
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+  watchPath: boolean;
+  out: Output;
+  maxBodyBytes: number;
+  timing: WatchTiming;
+}
+
+const bad = (message: string) => new StowageError('BadRequest', message);
+const methodNotAllowed = (method: string) =>
+  new StowageError('MethodNotAllowed', `the server does not allow this method on the requested resource (${method})`);
+
+/** The body as an object of this path's kind, in this path's namespace and name. */
+function objectForPath(s: Strategy, value: unknown, namespace: string | undefined, name: string | undefined): KubeObject {
+  if (value === undefined) throw bad('the request has no body; an object was expected');
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw bad('the request body must be a JSON object');
+  const o = value as KubeObject;
+  if (o.kind === undefined || o.kind === '') o.kind = s.kind;
+  if (o.apiVersion === undefined || o.apiVersion === '') o.apiVersion = s.apiVersion;
+  if (o.kind !== s.kind) {
+    throw bad(`the object in the request is a ${String(o.kind)}, but this path takes a ${s.kind}`);
+  }
+  checkObjectHeader(o, s.kind);
+  checkPlace(s, o, namespace, name);
+  return o;
+}
+
+function checkPlace(s: Strategy, o: KubeObject, namespace: string | undefined, name: string | undefined): void {
+  const meta = o.metadata;
+  if (s.namespaced) {
+    if (!meta.namespace) meta.namespace = namespace;
+    else if (meta.namespace !== namespace) {
+      throw bad('the namespace of the provided object does not match the namespace sent on the request');
+    }
+  }
+  if (name !== undefined) {
+    if (!meta.name) meta.name = name;
+    else if (meta.name !== name) throw bad(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
+  }
+}
+
+async function list(r: ResourceRequest): Promise<void> {
+  const q = parseListQuery(r.url.searchParams);
+  if (q.watch || r.watchPath) {
+    await serveWatch({ ...r, query: q });
+    return;
+  }
+  if (r.name !== undefined) throw methodNotAllowed('list of a named object');
+  const result = await r.objects.list(r.principal, r.strategy.kind, {
+    namespace: r.namespace,
+    labelSelector: q.labelSelector,
+    fieldSelector: q.fieldSelector,
+    limit: q.limit,
+    continue: q.continue,
+  });
+  const meta: { resourceVersion: string; continue?: string } = { resourceVersion: result.resourceVersion };
+  if (result.continue) meta.continue = result.continue;
+  sendObject(r.res, 200, shapeList(r.strategy, result.items, r.out, meta), r.out.yaml);
+}
+
+async function get(r: ResourceRequest): Promise<void> {
+  const o = await r.objects.get(r.principal, r.strategy.kind, r.namespace, r.name!);
+  sendObject(r.res, 200, shapeObject(r.strategy, o, r.out), r.out.yaml);
+}
+
+async function create(r: ResourceRequest): Promise<void> {
+  const w = parseWriteQuery(r.url.searchParams);
+  const body = decodeBody(r.req, await readBody(r.req, r.maxBodyBytes));
+  const obj = objectForPath(r.strategy, body, r.namespace, undefined);
+  const warnings = applyFieldValidation(r.strategy, obj, w.fieldValidation);
+  const created = await r.objects.create(r.principal, obj, { dryRun: w.dryRun });
+  sendObject(r.res, 201, shapeObject(r.strategy, created, r.out), r.out.yaml, warnings);
+}
+
+async function update(r: ResourceRequest): Promise<void> {
+  const w = parseWriteQuery(r.url.searchParams);
+  const body = decodeBody(r.req, await readBody(r.req, r.maxBodyBytes));
+  const obj = objectForPath(r.strategy, body, r.namespace, r.name);
+  const warnings = applyFieldValidation(r.strategy, obj, w.fieldValidation);
+  const updated = await r.objects.update(r.principal, obj, {
+    dryRun: w.dryRun,
+    subresource: r.subresource === 'status' ? 'status' : undefined,
+  });
+  sendObject(r.res, 200, shapeObject(r.strategy, updated, r.out), r.out.yaml, warnings);
+}
+
+const PATCH_RETRIES = 5;
+
+async function patch(r: ResourceRequest): Promise<void> {
+  const type = patchTypeOf(r.req.headers['content-type']);
+  const w = parseWriteQuery(r.url.searchParams);
+  const body = decodeBody(r.req, await readBody(r.req, r.maxBodyBytes), { patch: true });
+  if (body === undefined) throw bad('the request has no body; a patch was expected');
+  for (let attempt = 0; ; attempt++) {
+    const current = await r.objects.get(r.principal, r.strategy.kind, r.namespace, r.name!);
+    const patched = applyPatch(type, current, body);
+    const obj = objectForPath(r.strategy, patched, r.namespace, r.name);
+    const currentRv = current.metadata.resourceVersion;
+    // A patch without a resourceVersion applies to the object as read, retried on a race;
+    // one that names a resourceVersion is a precondition and fails on a mismatch.
+    obj.metadata.resourceVersion ??= currentRv;
+    const precondition = obj.metadata.resourceVersion !== currentRv;
+    const warnings = applyFieldValidation(r.strategy, obj, w.fieldValidation);
+    try {
+      const updated = await r.objects.update(r.principal, obj, {
+        verb: 'patch',
+        dryRun: w.dryRun,
+        subresource: r.subresource === 'status' ? 'status' : undefined,
+      });
+      sendObject(r.res, 200, shapeObject(r.strategy, updated, r.out), r.out.yaml, warnings);
+      return;
+    } catch (e) {
+      const retry = e instanceof StowageError && e.code === 'Conflict' && !precondition && attempt < PATCH_RETRIES;
+      if (!retry) throw e;
+    }
+  }
+}
+
+async function remove(r: ResourceRequest): Promise<void> {
+  const raw = await readBody(r.req, r.maxBodyBytes);
+  const opts = parseDeleteOptions(r.url.searchParams, decodeBody(r.req, raw));
+  const result = await r.objects.delete(r.principal, r.strategy.kind, r.namespace, r.name!, {
+    dryRun: opts.dryRun,
+    preconditions: opts.preconditions,
+  });
+  if (result.deleted) {
+    const s = r.strategy;
+    sendObject(r.res, 200, deletedStatus(r.name!, s.group, s.plural, result.object.metadata.uid), r.out.yaml);
+  } else {
+    sendObject(r.res, 200, shapeObject(r.strategy, result.object, r.out), r.out.yaml);
+  }
+}
+
+export async function serveResource(r: ResourceRequest): Promise<void> {
+  const method = r.req.method ?? 'GET';
+  const named = r.name !== undefined;
+  if (r.watchPath && method !== 'GET') throw methodNotAllowed(method);
+  if (r.subresource !== undefined) {
+    if (method === 'GET') return get(r);
+    if (method === 'PUT') return update(r);
+    if (method === 'PATCH') return patch(r);
+    throw methodNotAllowed(method);
+  }
+  if (method === 'GET') {
+    const watching = r.watchPath || parseListQuery(r.url.searchParams).watch;
+    return named && !watching ? get(r) : list(r);
+  }
+  if (!named) {
+    if (method === 'POST') {
+      if (r.strategy.namespaced && r.namespace === undefined) throw methodNotAllowed('POST without a namespace');
+      return create(r);
+    }
+    throw methodNotAllowed(method);
+  }
+  if (method === 'PUT') return update(r);
+  if (method === 'PATCH') return patch(r);
+  if (method === 'DELETE') return remove(r);
+  throw methodNotAllowed(method);
+}
