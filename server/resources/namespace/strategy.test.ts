@@ -15,7 +15,11 @@ describe('Namespace validation on create', () => {
     { rule: 'the name is required', ns: { apiVersion: 'v1', kind: 'Namespace', metadata: {} }, want: ['metadata.name: Required value: name or generateName is required'] },
     { rule: 'the name is a label, without dots', ns: patched(teamA, { metadata: { name: 'team.a' } }), want: ['metadata.name: Invalid value: "team.a": must not contain dots'] },
     { rule: 'the name is lower case', ns: patched(teamA, { metadata: { name: 'TeamA' } }), want: [LABEL] },
-    { rule: 'the name is at most 63 characters', ns: patched(teamA, { metadata: { name: 'a'.repeat(64) } }), want: [/: must be no more than 63 characters$/] },
+    {
+      rule: 'the name is at most 63 characters (and so is its label)',
+      ns: patched(teamA, { metadata: { name: 'a'.repeat(64) } }),
+      want: [/^metadata\.name: Invalid value: "a{64}": must be no more than 63 characters$/, /^metadata\.labels: Invalid value: "a{64}": must be no more than 63 bytes$/],
+    },
     { rule: 'the generated name prefix is a label too', ns: { apiVersion: 'v1', kind: 'Namespace', metadata: { generateName: 'team.' } }, want: [/^metadata\.generateName: Invalid value: "team\."/] },
     { rule: 'namespaces are cluster-scoped', ns: patched(teamA, { metadata: { namespace: 'default' } }), want: ['metadata.namespace: Forbidden: not allowed on this type'] },
     { rule: 'an unqualified finalizer must be standard', ns: patched(teamA, { spec: { finalizers: ['wipe'] } }), want: ['spec.finalizers[0]: Invalid value: "wipe": name is neither a standard finalizer name nor is it fully qualified'] },
@@ -66,7 +70,7 @@ describe('Namespace defaults and preparation', () => {
     strategy.prepareForUpdate(next, prev);
     expect(next.spec).toEqual({ finalizers: ['kubernetes'] });
     expect(next.status).toEqual({ phase: 'Active' });
-    expect(next.metadata.labels.a).toBe('b');
+    expect(next.metadata.labels?.a).toBe('b');
   });
 
   test('labels may change, the name may not', () => {

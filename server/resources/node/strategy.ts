@@ -125,7 +125,8 @@ function validateNode(node: KubeObject): FieldError[] {
   cidrs.forEach((c, i) => {
     if (!isCIDR(c)) errs.push(invalid(child('spec.podCIDRs', i), c, cidrMessage));
   });
-  if (cidrs.length > 2) errs.push(invalid('spec.podCIDRs', cidrs, 'may specify no more than one CIDR for each IP family'));
+  const sameFamily = cidrs.length === 2 && cidrs[0].includes(':') === cidrs[1].includes(':');
+  if (cidrs.length > 2 || sameFamily) errs.push(invalid('spec.podCIDRs', cidrs, 'may specify no more than one CIDR for each IP family'));
   cidrs.forEach((c, i) => {
     if (cidrs.indexOf(c) !== i) errs.push(duplicate(child('spec.podCIDRs', i), c));
   });

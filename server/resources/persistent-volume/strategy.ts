@@ -63,11 +63,12 @@ export const persistentVolumeStrategy: Strategy = {
   prepareForStatusUpdate(next, prev) {
     const status = (next.status ??= {});
     const before = prev.status ?? {};
+    // Absent and null alike: the request did not set a time.
     if (status.phase === before.phase) {
-      if (status.lastPhaseTransitionTime === undefined && before.lastPhaseTransitionTime !== undefined) {
+      if (status.lastPhaseTransitionTime == null && before.lastPhaseTransitionTime != null) {
         status.lastPhaseTransitionTime = before.lastPhaseTransitionTime;
       }
-    } else if (status.lastPhaseTransitionTime === undefined || status.lastPhaseTransitionTime === before.lastPhaseTransitionTime) {
+    } else if (status.lastPhaseTransitionTime == null || status.lastPhaseTransitionTime === before.lastPhaseTransitionTime) {
       status.lastPhaseTransitionTime = timestampNow();
     }
     keepAllButStatus(next, prev);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { createErrors, created, lines, patched, updateErrors } from '../testing';
+import { createErrors, created, lines, patched, statusUpdateErrors, updateErrors } from '../testing';
 import type { KubeObject } from '../types';
 import { csiPV, hostnameAffinity, hostPathPV, localPV, nfsPV } from './fixtures';
 import { persistentVolumeStrategy as strategy } from './strategy';
@@ -119,5 +119,16 @@ describe('PersistentVolume validation on update', () => {
     const ga = structuredClone(beta);
     ga.required.nodeSelectorTerms[0].matchExpressions[0].key = 'topology.kubernetes.io/zone';
     expect(updateErrors(strategy, prev, patched(prev, { spec: { nodeAffinity: ga } }))).toEqual([]);
+  });
+
+  test('a status update may move the phase but not to an unknown one', () => {
+    expect(statusUpdateErrors(strategy, stored, patched(stored, { status: { phase: 'Available' } }))).toEqual([]);
+    expect(lines(statusUpdateErrors(strategy, stored, patched(stored, { status: { phase: 'Lost' } })))).toEqual([
+      'status.phase: Unsupported value: "Lost": supported values: "Available", "Bound", "Failed", "Pending", "Released"',
+    ]);
+  });
+
+  test('a status update cannot change the source', () => {
+    expect(statusUpdateErrors(strategy, stored, patched(stored, { spec: { local: { path: '/other' } }, status: { phase: 'Available' } }))).toEqual([]);
   });
 });

@@ -1,0 +1,44 @@
+import { describe, expect, test } from 'vitest';
+import { strategies, strategyForKind, strategyForResource } from './registry';
+
+describe('registry', () => {
+  test('serves the six kinds once each', () => {
+    expect(strategies.map((s) => s.kind)).toEqual(['Namespace', 'Node', 'PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Event']);
+  });
+
+  test.each([
+    { kind: 'PersistentVolume', plural: 'persistentvolumes' },
+    { kind: 'StorageClass', plural: 'storageclasses' },
+    { kind: 'Pod', plural: undefined },
+  ])('strategyForKind($kind)', ({ kind, plural }) => {
+    expect(strategyForKind(kind)?.plural).toBe(plural);
+  });
+
+  test.each([
+    { group: '', resource: 'persistentvolumes', kind: 'PersistentVolume' },
+    { group: '', resource: 'persistentvolume', kind: 'PersistentVolume' },
+    { group: '', resource: 'pv', kind: 'PersistentVolume' },
+    { group: '', resource: 'PVC', kind: 'PersistentVolumeClaim' },
+    { group: '', resource: 'ns', kind: 'Namespace' },
+    { group: '', resource: 'no', kind: 'Node' },
+    { group: '', resource: 'ev', kind: 'Event' },
+    { group: 'storage.k8s.io', resource: 'sc', kind: 'StorageClass' },
+    { group: 'storage.k8s.io', resource: 'storageclasses', kind: 'StorageClass' },
+    { group: '', resource: 'storageclasses', kind: undefined },
+    { group: 'storage.k8s.io', resource: 'pv', kind: undefined },
+    { group: '', resource: 'pods', kind: undefined },
+  ])('strategyForResource($group, $resource) is $kind', ({ group, resource, kind }) => {
+    expect(strategyForResource(group, resource)?.kind).toBe(kind);
+  });
+
+  test('apiVersion agrees with group and version', () => {
+    for (const s of strategies) expect(s.apiVersion).toBe(s.group ? `${s.group}/${s.version}` : s.version);
+  });
+
+  test('every table has exactly one name-formatted column', () => {
+    for (const s of strategies) {
+      const named = s.table.columns.filter((c) => c.format === 'name');
+      expect(named).toHaveLength(1);
+    }
+  });
+});
