@@ -59,6 +59,14 @@ describe('create, get, update', () => {
     expect(got).toEqual(o);
   });
 
+  test('objects come back with their keys in the order written', async () => {
+    await t.store.create(pv('pv-order'));
+    const got = await t.store.get('PersistentVolume', undefined, 'pv-order');
+    expect(Object.keys(got)).toEqual(['apiVersion', 'kind', 'metadata', 'spec', 'status']);
+    const listed = await t.store.list('PersistentVolume', { fieldSelector: 'metadata.name=pv-order' });
+    expect(Object.keys(listed.items[0])).toEqual(['apiVersion', 'kind', 'metadata', 'spec', 'status']);
+  });
+
   test('a second create of the same name is AlreadyExists and writes nothing', async () => {
     await t.store.create(pv('pv-dup'));
     const before = await t.store.currentResourceVersion();

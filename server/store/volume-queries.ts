@@ -57,6 +57,19 @@ export async function availableVolumes(db: SqlRunner, q: CandidateQuery): Promis
   return rows.map((r) => ({ volume: r.object, bytes: String(r.capacity_bytes) }));
 }
 
+/**
+ * Locks one volume by name if it is still Available, unclaimed and not deleting, and no
+ * other transaction holds it; undefined otherwise (never waits).
+ */
+export async function lockAvailableVolume(db: SqlRunner, name: string): Promise<KubeObject | undefined> {
+  const rows = await db.$queryRawUnsafe<{ object: KubeObject }[]>(
+    `SELECT object FROM objects WHERE kind = 'PersistentVolume' AND namespace = '' AND name = $1 AND phase = 'Available'
+      AND claim_name IS NULL AND deletion_timestamp IS NULL FOR UPDATE SKIP LOCKED`,
+    name,
+  );
+  return rows[0]?.object;
+}
+
 /** Volumes whose claimRef names this claim (any phase), locked when asked. */
 export async function volumesClaimedBy(db: SqlRunner, namespace: string, name: string, lock = false): Promise<KubeObject[]> {
   const rows = await db.$queryRawUnsafe<{ object: KubeObject }[]>(

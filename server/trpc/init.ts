@@ -36,6 +36,8 @@ export interface StowageErrorData {
 }
 
 const t = initTRPC.context<TrpcContext>().create({
+  // Keep-alive for live streams, so a stream that died silently is noticed and reopened.
+  sse: { ping: { enabled: true, intervalMs: 10_000 }, client: { reconnectAfterInactivityMs: 25_000 } },
   errorFormatter({ shape, error }) {
     const cause = error.cause;
     const stowage: StowageErrorData | undefined = isStowageError(cause)
