@@ -5,10 +5,10 @@
 import { Button, Group, Modal, Stack, Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
-import { stringify } from 'yaml';
 import type { KubeObject } from '@/server/resources/types';
 import { SaveError } from './field-errors';
 import { errorInfo } from './format';
+import { objectYaml } from './object-yaml';
 import { checkYaml, locateCauses, marksOf, type LocatedCause } from './manifest-check';
 import { useTRPC } from './trpc';
 import { YamlEditor, type LineMark, type YamlEditorHandle } from './yaml-editor';
@@ -38,7 +38,7 @@ function EditModal({ obj, onClose }: { obj: KubeObject; onClose: () => void }) {
   const queryClient = useQueryClient();
   const editor = useRef<YamlEditorHandle>(null);
   const ref = { kind: obj.kind, namespace: obj.metadata.namespace, name: obj.metadata.name ?? '' };
-  const [text, setText] = useState(() => stringify(obj, { lineWidth: 0 }));
+  const [text, setText] = useState(() => objectYaml(obj));
   const [failure, setFailure] = useState<Failure | null>(null);
   const [reloading, setReloading] = useState(false);
   const update = useMutation(trpc.objects.update.mutationOptions());
@@ -84,7 +84,7 @@ function EditModal({ obj, onClose }: { obj: KubeObject; onClose: () => void }) {
     setReloading(true);
     try {
       const latest = await queryClient.fetchQuery({ ...trpc.objects.get.queryOptions(ref), staleTime: 0 });
-      setText(stringify(latest, { lineWidth: 0 }));
+      setText(objectYaml(latest));
       setFailure(null);
     } catch (e) {
       setFailure({ title: 'Could not reload', message: errorInfo(e).message, causes: [], marks: [], conflict: false });

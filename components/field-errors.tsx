@@ -5,6 +5,12 @@ import { Alert, Anchor, Code, List, Text } from '@mantine/core';
 import type { ReactNode } from 'react';
 import type { LocatedCause } from './manifest-check';
 
+/** 'PersistentVolume "x" is invalid: [a, b]' -> 'PersistentVolume "x" is invalid:' when the causes are listed below. */
+function headline(message: string): string {
+  const m = /^(.*? is invalid):/.exec(message);
+  return m ? `${m[1]}:` : message;
+}
+
 export function SaveError({
   title,
   message,
@@ -20,8 +26,8 @@ export function SaveError({
 }) {
   return (
     <Alert color="red" title={title} role="alert" data-testid="save-error">
-      <Text size="sm" data-testid="save-error-message" style={{ wordBreak: 'break-word' }}>
-        {message}
+      <Text size="sm" data-testid="save-error-message" style={{ wordBreak: 'break-word' }} title={message}>
+        {causes.length > 0 ? headline(message) : message}
       </Text>
       {causes.length > 0 && (
         <List size="sm" mt="xs" spacing={4} data-testid="field-errors">

@@ -5,7 +5,7 @@
 import { Badge, Tooltip } from '@mantine/core';
 import { useQueryClient, type Query } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
-import { createContext, useCallback, useContext, useEffect, useRef, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
 import { useTRPC } from './trpc';
 
 export type LiveStatus = 'connecting' | 'live' | 'reconnecting';
@@ -65,8 +65,13 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
     [flush],
   );
 
+  // When the browser says it is offline the stream is as good as gone (a dead TCP
+  // connection may never report an error): drop it, and start a fresh one once online.
+  const online = useOnline();
+
   const sub = useSubscription(
     trpc.objects.watch.subscriptionOptions(undefined, {
+      enabled: online,
       onData,
       onStarted: () => {
         // Back after a drop: changes may have been missed, so refetch what is shown.
@@ -92,8 +97,24 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
     [],
   );
 
-  const live: LiveStatus = status === 'pending' ? 'live' : everStarted.current || status === 'error' ? 'reconnecting' : 'connecting';
+  const live: LiveStatus =
+    online && status === 'pending' ? 'live' : !online || everStarted.current || status === 'error' ? 'reconnecting' : 'connecting';
   return <LiveContext.Provider value={live}>{children}</LiveContext.Provider>;
+}
+
+function useOnline(): boolean {
+  const [online, setOnline] = useState(true);
+  useEffect(() => {
+    const update = () => setOnline(navigator.onLine);
+    update();
+    window.addEventListener('online', update);
+    window.addEventListener('offline', update);
+    return () => {
+      window.removeEventListener('online', update);
+      window.removeEventListener('offline', update);
+    };
+  }, []);
+  return online;
 }
 
 export function useLiveStatus(): LiveStatus {
@@ -118,6 +139,7 @@ export function LiveIndicator() {
         color={color}
         variant="dot"
         size="md"
+        miw="max-content"
       >
         {label}
       </Badge>

@@ -22,7 +22,6 @@ import {
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
-import { stringify } from 'yaml';
 import type { KubeObject } from '@/server/resources/types';
 import { DeleteButton } from './delete-button';
 import { EditButton } from './edit-modal';
@@ -31,14 +30,11 @@ import { isDefaultClass, kindUi, type KindUi } from './kinds';
 import { RelatedObjects } from './related-objects';
 import { usePermissions } from './session';
 import { StatusBadge } from './status-badge';
+import { objectYaml } from './object-yaml';
 import { metadataOf, summaryOf, type SummaryItem } from './summaries';
 import { useTRPC } from './trpc';
 import { useNow } from './use-now';
 import { YamlEditor } from './yaml-editor';
-
-export function toYaml(obj: KubeObject): string {
-  return stringify(obj, { lineWidth: 0 });
-}
 
 export function ObjectDetailPage({ kind, namespace, name }: { kind: string; namespace?: string; name: string }) {
   const ui = kindUi(kind)!;
@@ -78,7 +74,7 @@ export function ObjectDetailPage({ kind, namespace, name }: { kind: string; name
     return (
       <Stack>
         {crumbs}
-        <Title order={2}>{name}</Title>
+        <Title order={2} size="h3">{name}</Title>
         <Alert color={gone ? 'gray' : 'red'} title={gone ? (wasLoaded ? `This ${ui.singular} was deleted` : `No such ${ui.singular}`) : 'Could not load'} data-testid="detail-error">
           {err.message}
           <Group mt="sm">
@@ -105,7 +101,15 @@ function Fields({ items, testId }: { items: SummaryItem[]; testId: string }) {
       {items.map((i) => (
         <DataList.Item key={i.label} data-label={i.label}>
           <DataList.ItemLabel c="dimmed">{i.label}</DataList.ItemLabel>
-          <DataList.ItemValue>{i.value}</DataList.ItemValue>
+          <DataList.ItemValue>
+            {i.value === '' || i.value === null || i.value === undefined ? (
+              <Text span c="dimmed" inherit>
+                —
+              </Text>
+            ) : (
+              i.value
+            )}
+          </DataList.ItemValue>
         </DataList.Item>
       ))}
     </DataList>
@@ -127,7 +131,7 @@ function Detail({ ui, obj, crumbs }: { ui: KindUi; obj: KubeObject; crumbs: Reac
       {crumbs}
       <Group justify="space-between" align="center">
         <Group gap="sm" align="center">
-          <Title order={2} data-testid="detail-title">
+          <Title order={2} size="h3" data-testid="detail-title">
             {m.name}
           </Title>
           <Badge variant="outline" color="gray" size="sm" tt="none">
@@ -195,7 +199,7 @@ function Detail({ ui, obj, crumbs }: { ui: KindUi; obj: KubeObject; crumbs: Reac
 }
 
 function YamlView({ obj }: { obj: KubeObject }) {
-  const text = toYaml(obj);
+  const text = objectYaml(obj);
   return (
     <Stack gap={6}>
       <Group justify="flex-end">

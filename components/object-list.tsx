@@ -42,7 +42,7 @@ export function ObjectListPage({ kind }: { kind: string }) {
 function Forbidden({ ui }: { ui: KindUi }) {
   return (
     <Stack>
-      <Title order={2}>{ui.title}</Title>
+      <Title order={2} size="h3">{ui.title}</Title>
       <Alert color="gray" title="Not available to you" data-testid="forbidden">
         Your role may not see {ui.noun}. Ask an administrator if you need access.
       </Alert>
@@ -106,7 +106,8 @@ function ObjectList({ ui }: { ui: KindUi }) {
   }, [allRows, text, status, statusAt, columns, sort, now]);
 
   const createNs = perms.namespacesFor('create', ui.kind);
-  const mayCreate = createNs === 'all' || createNs.length > 0;
+  // Events are recorded by controllers; creating one by hand stays possible from /new.
+  const mayCreate = ui.kind !== 'Event' && (createNs === 'all' || createNs.length > 0);
   const createHref = `/new?kind=${ui.kind}${ui.namespaced && namespace ? `&namespace=${encodeURIComponent(namespace)}` : ''}`;
   const filtered = Boolean(text.trim() || validSelector || status || namespace);
   const clearFilters = () => {
@@ -121,7 +122,7 @@ function ObjectList({ ui }: { ui: KindUi }) {
     <Stack gap="sm">
       <Group justify="space-between" align="center">
         <Group gap="xs" align="baseline">
-          <Title order={2}>{ui.title}</Title>
+          <Title order={2} size="h3">{ui.title}</Title>
           {list.data && (
             <Text c="dimmed" size="sm" data-testid="list-count">
               {filtered ? `${rows.length} of ${plural(allRows.length, ui.singular, ui.noun)}` : plural(allRows.length, ui.singular, ui.noun)}
@@ -147,8 +148,8 @@ function ObjectList({ ui }: { ui: KindUi }) {
         />
         <TextInput
           size="sm"
-          w={260}
-          placeholder="Label selector, e.g. tier=fast,env!=dev"
+          w={240}
+          placeholder="Label selector (tier=fast)"
           aria-label="Label selector"
           value={selector}
           onChange={(e) => setSelector(e.currentTarget.value)}
@@ -233,7 +234,7 @@ function ObjectList({ ui }: { ui: KindUi }) {
             Showing your namespaces:
           </Text>
           {nsChoices.map((n) => (
-            <Badge key={n} size="xs" variant="outline" color="gray">
+            <Badge key={n} size="xs" variant="outline" color="gray" tt="none">
               {n}
             </Badge>
           ))}

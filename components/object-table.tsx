@@ -41,9 +41,11 @@ export function ObjectTable({
                 >
                   <UnstyledButton className="stowage-sort-header" onClick={() => clickSort(c.header)} fz="xs" fw={700}>
                     {c.header}
-                    <Text span c={active ? 'indigo' : 'dimmed'} fz="xs" ml={4} aria-hidden>
-                      {active ? (sort.dir === 'asc' ? '▲' : '▼') : '↕'}
-                    </Text>
+                    {active && (
+                      <Text span c="indigo" fz={10} ml={4} aria-hidden>
+                        {sort.dir === 'asc' ? '▲' : '▼'}
+                      </Text>
+                    )}
                   </UnstyledButton>
                 </Table.Th>
               );
@@ -96,7 +98,7 @@ function Cell({ ui, header, text, obj, isLink }: { ui: KindUi; header: string; t
       return (
         <Group gap={6} wrap="nowrap">
           {content}
-          <Badge size="xs" variant="outline" color="indigo" data-testid="default-class">
+          <Badge size="xs" variant="outline" color="indigo" tt="none" miw="max-content" data-testid="default-class">
             (default)
           </Badge>
         </Group>

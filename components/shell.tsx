@@ -68,7 +68,7 @@ function Frame({ me, children }: { me: Me; children: ReactNode }) {
   useEffect(() => close(), [pathname, close]);
 
   return (
-    <AppShell header={{ height: 52 }} navbar={{ width: 210, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+    <AppShell header={{ height: 52 }} navbar={{ width: 200, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
           <Group gap="sm" wrap="nowrap">
@@ -105,7 +105,7 @@ function Frame({ me, children }: { me: Me; children: ReactNode }) {
         </nav>
         {mayCreate && (
           <AppShell.Section mt="auto" pt="sm">
-            <Button component={Link} href="/new" variant="light" fullWidth size="sm">
+            <Button component={Link} href="/new" variant="light" fullWidth size="sm" px="xs">
               Create from YAML
             </Button>
           </AppShell.Section>
@@ -141,10 +141,10 @@ function UserBox({ me }: { me: Me }) {
   const roleColor = me.role === 'admin' ? 'grape' : me.role === 'developer' ? 'blue' : 'gray';
   return (
     <Group gap="xs" wrap="nowrap" data-testid="user-box">
-      <Text size="sm" fw={500} data-testid="user-name">
+      <Text size="sm" fw={500} data-testid="user-name" visibleFrom="xs">
         {me.name}
       </Text>
-      <Badge color={roleColor} variant="light" data-testid="user-role">
+      <Badge color={roleColor} variant="light" data-testid="user-role" miw="max-content" visibleFrom="sm">
         {me.role}
       </Badge>
       {me.role === 'developer' && me.namespaces.length > 0 && (
@@ -152,7 +152,7 @@ function UserBox({ me }: { me: Me }) {
           {me.namespaces.join(', ')}
         </Text>
       )}
-      <Button size="xs" variant="default" onClick={() => signOut.mutate()} loading={signOut.isPending}>
+      <Button size="xs" variant="default" onClick={() => signOut.mutate()} loading={signOut.isPending} miw="max-content">
         Sign out
       </Button>
     </Group>

@@ -25,7 +25,7 @@ export function statusColor(value: string): string {
 export function StatusBadge({ value, size = 'sm' }: { value: string; size?: 'xs' | 'sm' | 'md' | 'lg' }) {
   if (!value) return null;
   return (
-    <Badge color={statusColor(value)} variant="light" size={size} data-testid="status-badge" data-status={value}>
+    <Badge color={statusColor(value)} variant="light" size={size} tt="none" fw={600} miw="max-content" data-testid="status-badge" data-status={value}>
       {value}
     </Badge>
   );

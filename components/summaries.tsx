@@ -1,6 +1,7 @@
 'use client';
 // The important fields of each kind, for its detail page.
-import { Badge, Code, Group, Text } from '@mantine/core';
+import { Anchor, Badge, Code, Group, Text } from '@mantine/core';
+import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { abbreviateAccessModes } from '@/server/domain/access-modes';
 import { pinnedHostname } from '@/server/resources/node-selector';
@@ -173,9 +174,30 @@ export function summaryOf(obj: KubeObject, perms: Permissions, now: number): Sum
       );
       break;
     }
-    case 'Namespace':
-      items.push({ label: 'Status', value: <StatusBadge value={status.phase ?? 'Active'} /> });
+    case 'Namespace': {
+      const ns = encodeURIComponent(obj.metadata.name ?? '');
+      items.push(
+        { label: 'Status', value: <StatusBadge value={obj.metadata.deletionTimestamp ? 'Terminating' : (status.phase ?? 'Active')} /> },
+        {
+          label: 'In this namespace',
+          value: (
+            <Group gap="md">
+              {perms.can('list', 'PersistentVolumeClaim', obj.metadata.name) && (
+                <Anchor component={Link} href={`/claims?namespace=${ns}`} inherit>
+                  Claims
+                </Anchor>
+              )}
+              {perms.can('list', 'Event', obj.metadata.name) && (
+                <Anchor component={Link} href={`/events?namespace=${ns}`} inherit>
+                  Events
+                </Anchor>
+              )}
+            </Group>
+          ),
+        },
+      );
       break;
+    }
     case 'Event': {
       const io = obj.involvedObject ?? {};
       items.push(

@@ -10,7 +10,7 @@ export const theme = createTheme({
   fontFamilyMonospace: 'ui-monospace, SFMono-Regular, "DejaVu Sans Mono", Menlo, Consolas, monospace',
   headings: { fontWeight: '600' },
   components: {
-    Table: { defaultProps: { verticalSpacing: 6, horizontalSpacing: 'sm', fz: 'sm' } },
+    Table: { defaultProps: { verticalSpacing: 6, horizontalSpacing: 'xs', fz: 'sm' } },
     Badge: { defaultProps: { radius: 'sm' } },
   },
 });

@@ -13,6 +13,7 @@ import { alreadyExists, conflict, invalid, notFound, StowageError } from '../dom
 import { strategyForKind } from '../resources/registry';
 import type { IndexedColumns, KubeObject, Strategy } from '../resources/types';
 import { ChangeFeed, CHANGE_CHANNEL, compactedRv, expired, headOf, type ChangeEvent } from './change-feed';
+import { inKubeOrder } from './key-order';
 import { listObjects, type ListOptions, type ListResult } from './list';
 import type { Db } from './prisma';
 
@@ -85,11 +86,22 @@ function comparable(o: KubeObject): KubeObject {
 
 /** A transaction over the store: reads lock rows; writes are applied together at commit. */
 export class StoreTx {
-  readonly writes: PendingWrite[] = [];
+  private readonly queue: PendingWrite[] = [];
   constructor(
     readonly tx: TxClient,
     readonly dryRun: boolean,
   ) {}
+
+  /** The writes queued so far, in order (applied by flush at commit). */
+  get writes(): PendingWrite[] {
+    return this.queue;
+  }
+
+  private push(w: PendingWrite): KubeObject {
+    w.object = inKubeOrder(w.object);
+    this.queue.push(w);
+    return w.object;
+  }
 
   async get(kind: string, namespace: string | undefined, name: string): Promise<KubeObject | undefined> {
     const s = strategyOf(kind);
@@ -139,8 +151,7 @@ export class StoreTx {
       const existing = await this.get(s.kind, meta.namespace, meta.name!);
       if (existing) throw alreadyExists(s.kind, meta.name!, s.plural);
     }
-    this.writes.push({ type: 'ADDED', strategy: s, object: obj, id: meta.uid });
-    return obj;
+    return this.push({ type: 'ADDED', strategy: s, object: obj, id: meta.uid });
   }
 
   async update(input: unknown, opts: UpdateOptions = {}): Promise<KubeObject> {
@@ -191,12 +202,8 @@ export class StoreTx {
     if (errors.length > 0) throw invalid(s.kind, meta.name, errors);
     if (!isDeepStrictEqual(specPart(next), specPart(prev))) next.metadata.generation += 1;
     if (isDeepStrictEqual(comparable(next), comparable(prev))) return prev;
-    if (next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0) {
-      this.writes.push({ type: 'DELETED', strategy: s, object: next, id: prev.metadata.uid! });
-    } else {
-      this.writes.push({ type: 'MODIFIED', strategy: s, object: next, id: prev.metadata.uid! });
-    }
-    return next;
+    const type = next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0 ? 'DELETED' : 'MODIFIED';
+    return this.push({ type, strategy: s, object: next, id: prev.metadata.uid! });
   }
 
   async delete(kind: string, namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
@@ -224,11 +231,9 @@ export class StoreTx {
       next.metadata.deletionTimestamp = nowRfc3339();
       next.metadata.deletionGracePeriodSeconds = 0;
       next.metadata.generation = (prev.metadata.generation ?? 1) + 1;
-      this.writes.push({ type: 'MODIFIED', strategy: s, object: next, id: prev.metadata.uid! });
-      return { object: next, deleted: false };
+      return { object: this.push({ type: 'MODIFIED', strategy: s, object: next, id: prev.metadata.uid! }), deleted: false };
     }
-    const gone = structuredClone(prev);
-    this.writes.push({ type: 'DELETED', strategy: s, object: gone, id: prev.metadata.uid! });
+    const gone = this.push({ type: 'DELETED', strategy: s, object: structuredClone(prev), id: prev.metadata.uid! });
     return { object: gone, deleted: true };
   }
 
@@ -269,7 +274,7 @@ export class StoreTx {
           const inserted = await tx.$executeRawUnsafe(
             `INSERT INTO objects (id, kind, namespace, name, resource_version, object, labels, created_at, deletion_timestamp,
                phase, storage_class, capacity_bytes, access_modes, volume_mode, claim_namespace, claim_name, claim_uid, node_name, volume_name, provisioning)
-             VALUES ($1::uuid, $2, $3, $4, $5, $6::jsonb, $7::jsonb, now(), $8::timestamptz,
+             VALUES ($1::uuid, $2, $3, $4, $5, $6::json, $7::jsonb, now(), $8::timestamptz,
                $9, $10, $11::numeric, $12::int, $13, $14, $15, $16, $17, $18, $19::boolean)
              ON CONFLICT (kind, namespace, name) DO NOTHING`,
             w.id, kind, ns, name, rv, json, labels, delTs,
@@ -278,7 +283,7 @@ export class StoreTx {
           if (inserted === 0) throw alreadyExists(kind, name, w.strategy.plural);
         } else {
           await tx.$executeRawUnsafe(
-            `UPDATE objects SET resource_version = $2, object = $3::jsonb, labels = $4::jsonb, deletion_timestamp = $5::timestamptz,
+            `UPDATE objects SET resource_version = $2, object = $3::json, labels = $4::jsonb, deletion_timestamp = $5::timestamptz,
                phase = $6, storage_class = $7, capacity_bytes = $8::numeric, access_modes = $9::int, volume_mode = $10,
                claim_namespace = $11, claim_name = $12, claim_uid = $13, node_name = $14, volume_name = $15, provisioning = $16::boolean
              WHERE id = $1::uuid`,
@@ -288,7 +293,7 @@ export class StoreTx {
         }
       }
       await tx.$executeRawUnsafe(
-        'INSERT INTO change_log (rv, type, kind, namespace, name, object) VALUES ($1, $2, $3, $4, $5, $6::jsonb)',
+        'INSERT INTO change_log (rv, type, kind, namespace, name, object) VALUES ($1, $2, $3, $4, $5, $6::json)',
         rv, w.type, kind, ns, name, json,
       );
     }

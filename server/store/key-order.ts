@@ -1,0 +1,37 @@
+// Objects leave Stowage with their keys in the order Kubernetes prints them, whatever
+// order the strategies built them in.
+import type { KubeObject, ObjectMeta } from '../resources/types';
+
+const TOP = ['apiVersion', 'kind', 'metadata'];
+const LAST = ['status'];
+const META: (keyof ObjectMeta)[] = [
+  'name',
+  'generateName',
+  'namespace',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
+];
+
+function ordered<T extends object>(o: T, first: string[], last: string[] = []): T {
+  const out: Record<string, unknown> = {};
+  const src = o as Record<string, unknown>;
+  for (const k of first) if (k in src) out[k] = src[k];
+  for (const k of Object.keys(src)) if (!first.includes(k) && !last.includes(k)) out[k] = src[k];
+  for (const k of last) if (k in src) out[k] = src[k];
+  return out as T;
+}
+
+export function inKubeOrder(o: KubeObject): KubeObject {
+  const top = ordered(o, TOP, LAST);
+  if (top.metadata) top.metadata = ordered(top.metadata, META as string[]);
+  return top;
+}
