@@ -52,7 +52,7 @@ async function withApp<T>(fn: (app: AppContext, cfg: Config) => Promise<T>): Pro
   }
 }
 
-async function run(opts: { controllers: boolean; agent: boolean }): Promise<void> {
+async function run(opts: { api: boolean; controllers: boolean; agent: boolean }): Promise<void> {
   const cfg = loadConfig();
   mkdirSync(cfg.dataDir, { recursive: true });
   if (dashboardBuildNeeded(projectRoot)) await buildDashboard(projectRoot, say);
@@ -112,12 +112,12 @@ const program = new Command('stowage').description('Stowage: a storage control p
 program
   .command('start')
   .description('run everything on this machine: Postgres (embedded unless DATABASE_URL), dashboard, API, controllers')
-  .action(() => run({ controllers: true, agent: true }));
+  .action(() => run({ api: true, controllers: true, agent: true }));
 
 program
   .command('server')
   .description('run the dashboard and the API only')
-  .action(() => run({ controllers: false, agent: false }));
+  .action(() => run({ api: true, controllers: false, agent: false }));
 
 program
   .command('migrate')
@@ -177,11 +177,14 @@ program
     }),
   );
 
-program.parseAsync(process.argv).catch((e: unknown) => {
-  if (isStowageError(e)) {
-    process.stderr.write(`error: ${e.message}\n`);
-  } else {
-    process.stderr.write(`error: ${(e as Error)?.message ?? String(e)}\n`);
-  }
-  process.exit(1);
-});
+const longRunning = new Set(['start', 'server', 'controllers']);
+program
+  .parseAsync(process.argv)
+  .then(() => {
+    // One-shot commands end here; libraries' idle timers must not keep the process alive.
+    if (!longRunning.has(process.argv[2] ?? '')) process.exit(0);
+  })
+  .catch((e: unknown) => {
+    process.stderr.write(`error: ${isStowageError(e) ? e.message : ((e as Error)?.message ?? String(e))}\n`);
+    process.exit(1);
+  });

@@ -1,8 +1,9 @@
-// The long-running parts besides the web server, started by `stowage start`: change-log
-// compaction now; the Kubernetes API, controllers and the node agent plug in here.
+// The long-running parts besides the web server, started by `stowage start`: the
+// Kubernetes-compatible API (HTTPS), change-log compaction, and the controllers.
 import type { Config } from '../app/config';
 import type { AppContext } from '../app/context';
 import { logger } from '../app/logger';
+import { startApiServer } from '../kube/api-server';
 
 export interface RunningServices {
   apiUrl?: string;
@@ -13,15 +14,28 @@ export interface RunningServices {
 export async function startServices(
   app: AppContext,
   cfg: Config,
-  _opts: { controllers: boolean; agent: boolean },
+  opts: { api: boolean; controllers: boolean; agent: boolean },
 ): Promise<RunningServices> {
   const stops: (() => Promise<void>)[] = [];
+  let apiUrl: string | undefined;
+  if (opts.api) {
+    const api = await startApiServer({
+      app,
+      dataDir: cfg.dataDir,
+      host: cfg.apiHost,
+      port: cfg.apiPort,
+      extraNames: cfg.apiExtraNames,
+    });
+    stops.push(api.close);
+    apiUrl = api.url;
+  }
   const compaction = setInterval(() => {
     app.store.compact(cfg.watchRetentionMs).catch((err) => logger.warn({ err }, 'change-log compaction failed'));
   }, 60_000);
   compaction.unref();
   stops.push(async () => clearInterval(compaction));
   return {
+    apiUrl,
     add: (s) => stops.push(s),
     stop: async () => {
       for (const s of stops.reverse()) await s().catch((err) => logger.warn({ err }, 'error while stopping'));

@@ -75,16 +75,22 @@ export function decodeBody(req: IncomingMessage, body: Buffer, opts: { patch?: b
   );
 }
 
-export function sendObject(res: ServerResponse, code: number, body: unknown, yaml = false, warnings: string[] = []): void {
+export function sendObject(res: ServerResponse, code: number, body: unknown, yaml = false): void {
   const text = yaml ? stringifyYaml(body) : JSON.stringify(body);
-  const headers: Record<string, string | string[]> = {
+  res.writeHead(code, {
     'Content-Type': yaml ? 'application/yaml' : 'application/json',
     'Cache-Control': 'no-cache, private',
     'Content-Length': String(Buffer.byteLength(text)),
-  };
-  if (warnings.length > 0) headers.Warning = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
-  res.writeHead(code, headers);
+  });
   res.end(text);
+}
+
+/** Warning headers (RFC 7234 code 299), sent with whatever answer follows, errors included. */
+export function addWarnings(res: ServerResponse, warnings: string[]): void {
+  if (warnings.length === 0 || res.headersSent) return;
+  const prev = res.getHeader('Warning');
+  const list = prev === undefined ? [] : Array.isArray(prev) ? prev.map(String) : [String(prev)];
+  res.setHeader('Warning', [...list, ...warnings.map((w) => `299 - ${JSON.stringify(w)}`)]);
 }
 
 export function sendStatus(res: ServerResponse, status: KubeStatus): void {

@@ -34,7 +34,7 @@ function files(dataDir: string) {
   };
 }
 
-function newKeyPair(): { publicKey: forge.pki.PublicKey; privateKey: forge.pki.PrivateKey; pem: string } {
+function newKeyPair(): { publicKey: forge.pki.PublicKey; privateKey: forge.pki.rsa.PrivateKey; pem: string } {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const pem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
   const priv = forge.pki.privateKeyFromPem(pem) as forge.pki.rsa.PrivateKey;
@@ -61,7 +61,7 @@ function makeCa(): { certPem: string; keyPem: string } {
   cert.serialNumber = serial();
   cert.validity.notBefore = new Date(Date.now() - 60_000);
   cert.validity.notAfter = new Date(Date.now() + CA_DAYS * DAY_MS);
-  const subject = [{ name: 'commonName', value: `stowage-ca@${Math.floor(Date.now() / 1000)}` }];
+  const subject = [{ name: 'commonName', value: `stowage-ca-${Math.floor(Date.now() / 1000)}` }];
   cert.setSubject(subject);
   cert.setIssuer(subject);
   cert.setExtensions([
@@ -75,7 +75,7 @@ function makeCa(): { certPem: string; keyPem: string } {
 
 function makeServing(caCertPem: string, caKeyPem: string, names: string[]): { certPem: string; keyPem: string } {
   const ca = forge.pki.certificateFromPem(caCertPem);
-  const caKey = forge.pki.privateKeyFromPem(caKeyPem);
+  const caKey = forge.pki.privateKeyFromPem(caKeyPem) as forge.pki.rsa.PrivateKey;
   const keys = newKeyPair();
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;

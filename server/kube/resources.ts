@@ -7,9 +7,9 @@ import type { KubeObject, Strategy } from '../resources/types';
 import { checkObjectHeader } from '../services/manifest';
 import type { ObjectService } from '../services/objects';
 import { applyFieldValidation } from './field-validation';
-import { decodeBody, readBody, sendObject } from './http';
+import { addWarnings, decodeBody, readBody, sendObject } from './http';
 import { applyPatch, patchTypeOf } from './patch/apply-patch';
-import { parseDeleteOptions, parseListQuery, parseWriteQuery, type Output } from './query';
+import { parseDeleteOptions, parseListQuery, parseWriteQuery, type ListQuery, type Output } from './query';
 import { deletedStatus } from './status';
 import { shapeList, shapeObject } from './table';
 import { serveWatch, type WatchTiming } from './watch';
@@ -63,13 +63,7 @@ function checkPlace(s: Strategy, o: KubeObject, namespace: string | undefined, n
   }
 }
 
-async function list(r: ResourceRequest): Promise<void> {
-  const q = parseListQuery(r.url.searchParams);
-  if (q.watch || r.watchPath) {
-    await serveWatch({ ...r, query: q });
-    return;
-  }
-  if (r.name !== undefined) throw methodNotAllowed('list of a named object');
+async function list(r: ResourceRequest, q: ListQuery): Promise<void> {
   const result = await r.objects.list(r.principal, r.strategy.kind, {
     namespace: r.namespace,
     labelSelector: q.labelSelector,
@@ -91,21 +85,21 @@ async function create(r: ResourceRequest): Promise<void> {
   const w = parseWriteQuery(r.url.searchParams);
   const body = decodeBody(r.req, await readBody(r.req, r.maxBodyBytes));
   const obj = objectForPath(r.strategy, body, r.namespace, undefined);
-  const warnings = applyFieldValidation(r.strategy, obj, w.fieldValidation);
+  addWarnings(r.res, applyFieldValidation(r.strategy, obj, w.fieldValidation));
   const created = await r.objects.create(r.principal, obj, { dryRun: w.dryRun });
-  sendObject(r.res, 201, shapeObject(r.strategy, created, r.out), r.out.yaml, warnings);
+  sendObject(r.res, 201, shapeObject(r.strategy, created, r.out), r.out.yaml);
 }
 
 async function update(r: ResourceRequest): Promise<void> {
   const w = parseWriteQuery(r.url.searchParams);
   const body = decodeBody(r.req, await readBody(r.req, r.maxBodyBytes));
   const obj = objectForPath(r.strategy, body, r.namespace, r.name);
-  const warnings = applyFieldValidation(r.strategy, obj, w.fieldValidation);
+  addWarnings(r.res, applyFieldValidation(r.strategy, obj, w.fieldValidation));
   const updated = await r.objects.update(r.principal, obj, {
     dryRun: w.dryRun,
     subresource: r.subresource === 'status' ? 'status' : undefined,
   });
-  sendObject(r.res, 200, shapeObject(r.strategy, updated, r.out), r.out.yaml, warnings);
+  sendObject(r.res, 200, shapeObject(r.strategy, updated, r.out), r.out.yaml);
 }
 
 const PATCH_RETRIES = 5;
@@ -125,13 +119,14 @@ async function patch(r: ResourceRequest): Promise<void> {
     obj.metadata.resourceVersion ??= currentRv;
     const precondition = obj.metadata.resourceVersion !== currentRv;
     const warnings = applyFieldValidation(r.strategy, obj, w.fieldValidation);
+    if (attempt === 0) addWarnings(r.res, warnings);
     try {
       const updated = await r.objects.update(r.principal, obj, {
         verb: 'patch',
         dryRun: w.dryRun,
         subresource: r.subresource === 'status' ? 'status' : undefined,
       });
-      sendObject(r.res, 200, shapeObject(r.strategy, updated, r.out), r.out.yaml, warnings);
+      sendObject(r.res, 200, shapeObject(r.strategy, updated, r.out), r.out.yaml);
       return;
     } catch (e) {
       const retry = e instanceof StowageError && e.code === 'Conflict' && !precondition && attempt < PATCH_RETRIES;
@@ -140,6 +135,9 @@ async function patch(r: ResourceRequest): Promise<void> {
   }
 }
 
+/** Kinds whose registry answers a delete with the object rather than a Status (`ReturnDeletedObject`). */
+const RETURNS_DELETED_OBJECT = new Set(['PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Namespace']);
+
 async function remove(r: ResourceRequest): Promise<void> {
   const raw = await readBody(r.req, r.maxBodyBytes);
   const opts = parseDeleteOptions(r.url.searchParams, decodeBody(r.req, raw));
@@ -147,7 +145,7 @@ async function remove(r: ResourceRequest): Promise<void> {
     dryRun: opts.dryRun,
     preconditions: opts.preconditions,
   });
-  if (result.deleted) {
+  if (result.deleted && !RETURNS_DELETED_OBJECT.has(r.strategy.kind)) {
     const s = r.strategy;
     sendObject(r.res, 200, deletedStatus(r.name!, s.group, s.plural, result.object.metadata.uid), r.out.yaml);
   } else {
@@ -166,8 +164,9 @@ export async function serveResource(r: ResourceRequest): Promise<void> {
     throw methodNotAllowed(method);
   }
   if (method === 'GET') {
-    const watching = r.watchPath || parseListQuery(r.url.searchParams).watch;
-    return named && !watching ? get(r) : list(r);
+    const q = parseListQuery(r.url.searchParams);
+    if (r.watchPath || q.watch) return serveWatch({ ...r, query: q });
+    return named ? get(r) : list(r, q);
   }
   if (!named) {
     if (method === 'POST') {

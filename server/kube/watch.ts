@@ -52,7 +52,13 @@ export async function serveWatch(w: WatchRequest): Promise<void> {
   req.on('close', onClose);
   res.on('close', onClose);
 
-  const initial = !q.resourceVersion || q.resourceVersion === '0' || q.sendInitialEvents === true;
+  // Authorization for `watch` first (creating the stream checks it; it is not started here).
+  w.objects.watch(w.principal, { kinds: [s.kind], namespace: w.namespace });
+
+  // Upstream: without a resourceVersion (or "0") the current state comes first, unless
+  // sendInitialEvents=false; sendInitialEvents=true asks for it whatever the version.
+  const initial = q.sendInitialEvents ?? (!q.resourceVersion || q.resourceVersion === '0');
+  const fromNow = !initial && (!q.resourceVersion || q.resourceVersion === '0');
   let startRv = q.resourceVersion;
   let initialItems: KubeObject[] = [];
   if (initial) {
@@ -64,8 +70,12 @@ export async function serveWatch(w: WatchRequest): Promise<void> {
     initialItems = list.items;
     startRv = list.resourceVersion;
   }
+  if (fromNow) {
+    // "From now" is the version current before the stream starts, so nothing committed
+    // after the client sees the response headers can be missed.
+    startRv = (await w.objects.list(w.principal, s.kind, { namespace: w.namespace, limit: 1 })).resourceVersion;
+  }
   let lastRv = startRv ?? '0';
-  // Authorization is checked here, before any byte of the stream is written.
   const events = w.objects.watch(w.principal, {
     kinds: [s.kind],
     namespace: w.namespace,

@@ -32,7 +32,8 @@ interface LogRow {
   kind: string;
   namespace: string;
   name: string;
-  object: KubeObject;
+  /** The object's JSON text (parsed in toEvent). */
+  object: string;
 }
 
 export class ChangeFeed {
@@ -174,14 +175,14 @@ export function expired(rv: bigint, compacted: bigint): StowageError {
 async function readLog(db: Db, after: bigint, limit: number, upTo?: bigint): Promise<LogRow[]> {
   if (upTo !== undefined) {
     return db.$queryRawUnsafe<LogRow[]>(
-      'SELECT rv, type, kind, namespace, name, object FROM change_log WHERE rv > $1 AND rv <= $2 ORDER BY rv LIMIT $3',
+      'SELECT rv, type, kind, namespace, name, object::text AS object FROM change_log WHERE rv > $1 AND rv <= $2 ORDER BY rv LIMIT $3',
       after,
       upTo,
       limit,
     );
   }
   return db.$queryRawUnsafe<LogRow[]>(
-    'SELECT rv, type, kind, namespace, name, object FROM change_log WHERE rv > $1 ORDER BY rv LIMIT $2',
+    'SELECT rv, type, kind, namespace, name, object::text AS object FROM change_log WHERE rv > $1 ORDER BY rv LIMIT $2',
     after,
     limit,
   );
@@ -194,7 +195,7 @@ function toEvent(r: LogRow): ChangeEvent {
     kind: r.kind,
     namespace: r.namespace,
     name: r.name,
-    object: r.object,
+    object: JSON.parse(r.object) as KubeObject,
   };
 }
 

@@ -86,16 +86,20 @@ export async function listObjects(db: Db, s: Strategy, opts: ListOptions): Promi
   };
   if (s.namespaced && opts.namespace) add('namespace = ?', opts.namespace);
   const equalLabels: Record<string, string> = {};
+  // Whether every requirement is answered by SQL (then pages need no over-reading).
+  let sqlOnly = !(selector as { nothing?: boolean }).nothing;
   for (const r of selector.requirements) {
     if ((r.operator === '=' || r.operator === '==' || (r.operator === 'In' && r.values.length === 1)) && r.values[0] !== undefined) {
       equalLabels[r.key] = r.values[0];
+    } else {
+      sqlOnly = false;
     }
   }
   if (Object.keys(equalLabels).length > 0) add('labels @> ?::jsonb', JSON.stringify(equalLabels));
   for (const f of fields) {
-    if (f.operator === '!=') continue;
-    if (f.field === 'metadata.name') add('name = ?', f.value);
-    if (f.field === 'metadata.namespace' && s.namespaced) add('namespace = ?', f.value);
+    if (f.operator !== '!=' && f.field === 'metadata.name') add('name = ?', f.value);
+    else if (f.operator !== '!=' && f.field === 'metadata.namespace' && s.namespaced) add('namespace = ?', f.value);
+    else sqlOnly = false;
   }
 
   return db.$transaction(
@@ -108,7 +112,7 @@ export async function listObjects(db: Db, s: Strategy, opts: ListOptions): Promi
       const rv = token?.rv ?? BigInt(h > c ? h : c).toString();
       const items: KubeObject[] = [];
       let after = token ? { ns: token.ns, name: token.name } : undefined;
-      const batch = limit ? Math.min(Math.max(limit * 2, 100), 5000) : 5000;
+      const batch = limit ? (sqlOnly ? limit : Math.min(Math.max(limit * 2, 100), 5000)) : 5000;
       let more = false;
       for (;;) {
         const p = [...params];
@@ -118,8 +122,9 @@ export async function listObjects(db: Db, s: Strategy, opts: ListOptions): Promi
           w += ` AND (namespace, name) > ($${p.length - 1}, $${p.length})`;
         }
         p.push(batch + 1);
-        const rows = await tx.$queryRawUnsafe<{ object: KubeObject; namespace: string; name: string }[]>(
-          `SELECT object, namespace, name FROM objects WHERE ${w} ORDER BY namespace, name LIMIT $${p.length}`,
+        // The JSON as text, parsed here: much cheaper than decoding it per column.
+        const rows = await tx.$queryRawUnsafe<{ object: string; namespace: string; name: string }[]>(
+          `SELECT object::text AS object, namespace, name FROM objects WHERE ${w} ORDER BY namespace, name LIMIT $${p.length}`,
           ...p,
         );
         const page = rows.slice(0, batch);
@@ -129,8 +134,10 @@ export async function listObjects(db: Db, s: Strategy, opts: ListOptions): Promi
             break;
           }
           after = { ns: r.namespace, name: r.name };
-          if (matchesListOptions(s, r.object, selector, fields)) items.push(r.object);
+          const o = JSON.parse(r.object) as KubeObject;
+          if (sqlOnly || matchesListOptions(s, o, selector, fields)) items.push(o);
         }
+        if (limit && items.length >= limit && rows.length > batch) more = true;
         if (more) break;
         if (rows.length <= batch) break;
       }

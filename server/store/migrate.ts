@@ -5,6 +5,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from '
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
 
 const require = createRequire(import.meta.url);
@@ -27,12 +28,19 @@ type Engine = import('@prisma/migrate').SchemaEngineWasm;
 export async function withSchemaEngine<T>(connectionString: string, fn: (engine: Engine) => Promise<T>): Promise<T> {
   ensureSchemaEngineWasm();
   const { SchemaEngineWasm } = await import('@prisma/migrate');
-  const adapter = bindMigrationAwareSqlAdapterFactory(new PrismaPg({ connectionString }));
-  const engine = await SchemaEngineWasm.setup({ adapter });
+  // Our own pool, so its connections close when we are done (an idle pool would keep
+  // the process alive and block CREATE DATABASE ... TEMPLATE on this database).
+  const pool = new pg.Pool({ connectionString, max: 2 });
+  const adapter = bindMigrationAwareSqlAdapterFactory(new PrismaPg(pool));
   try {
-    return await fn(engine);
+    const engine = await SchemaEngineWasm.setup({ adapter });
+    try {
+      return await fn(engine);
+    } finally {
+      await engine.stop();
+    }
   } finally {
-    await engine.stop();
+    await pool.end();
   }
 }
 

@@ -21,6 +21,8 @@ export interface CandidateQuery {
   matchLabels?: Record<string, string>;
   /** Keyset paging: continue after this (capacity, name). */
   after?: { bytes: string; name: string };
+  /** Names to leave out (volumes the caller's transaction is already binding). */
+  exclude?: string[];
   limit: number;
   /** Lock the rows returned, skipping rows other transactions hold. */
   skipLocked?: boolean;
@@ -43,6 +45,10 @@ export async function availableVolumes(db: SqlRunner, q: CandidateQuery): Promis
   if (q.matchLabels && Object.keys(q.matchLabels).length > 0) {
     params.push(JSON.stringify(q.matchLabels));
     where += ` AND labels @> $${params.length}::jsonb`;
+  }
+  if (q.exclude && q.exclude.length > 0) {
+    params.push(q.exclude);
+    where += ` AND name <> ALL($${params.length}::text[])`;
   }
   if (q.after) {
     params.push(q.after.bytes, q.after.name);

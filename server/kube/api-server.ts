@@ -1,0 +1,56 @@
+// The HTTPS server of the Kubernetes-compatible API. kubectl sends bearer tokens only over
+// https, so the API always runs on TLS with the certificate Stowage makes for itself.
+import https from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { apiServerUrl } from '../app/bootstrap';
+import { createKubeHandler, type KubeApp, type KubeHandlerOptions } from './handler';
+import { ensureServingPki, servingNames } from './pki';
+
+export interface ApiServerOptions extends KubeHandlerOptions {
+  app: KubeApp;
+  dataDir: string;
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  extraNames?: string[];
+}
+
+export interface RunningApiServer {
+  url: string;
+  port: number;
+  caPem: string;
+  close(): Promise<void>;
+}
+
+export async function startApiServer(o: ApiServerOptions): Promise<RunningApiServer> {
+  const pki = ensureServingPki(o.dataDir, servingNames(o.extraNames ?? [], o.host));
+  const server = https.createServer(
+    { cert: pki.certPem, key: pki.keyPem, ca: pki.caPem, keepAliveTimeout: 65_000, requestTimeout: 0 },
+    createKubeHandler(o.app, o),
+  );
+  const sockets = new Set<Socket>();
+  server.on('secureConnection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, o.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: apiServerUrl(o.host, port),
+    port,
+    caPem: pki.caPem,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Watches never end by themselves: cut every open connection.
+        for (const s of sockets) s.destroy();
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,115 @@
+// The ONE wrapper around every Kubernetes API request: route, authenticate (bearer token),
+// negotiate the output, dispatch, and turn any error into a metav1.Status. Unexpected
+// errors are logged in full and answered with a plain 500.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AppContext } from '../app/context';
+import { logger } from '../app/logger';
+import { StowageError } from '../domain/errors';
+import { apiGroupDoc, apiGroupList, apiResourceList, apiVersions, versionInfo } from './discovery';
+import { bearerToken, DEFAULT_MAX_BODY_BYTES, sendObject, sendStatus } from './http';
+import { openApiV2 } from './openapi';
+import { encodeOpenApiV2 } from './protobuf';
+import { negotiateOutput } from './query';
+import { serveResource } from './resources';
+import { route, type Route } from './router';
+import { notAcceptable, statusFromError } from './status';
+import type { WatchTiming } from './watch';
+
+export type KubeApp = Pick<AppContext, 'objects' | 'users'>;
+
+export interface KubeHandlerOptions {
+  maxBodyBytes?: number;
+  /** Keep-alive (or bookmark) interval of idle watches; default 15 s, under client-node's 30 s timeout. */
+  watchKeepAliveMs?: number;
+}
+
+// Asked for as `...spec.v2@v1.0+protobuf`; answered with the form Go's mime parser accepts ('@' is not a token character).
+const OPENAPI_PROTOBUF = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+const SUPPORTED_OUTPUT = ['application/json', 'application/yaml', 'application/json;as=Table;v=v1;g=meta.k8s.io'];
+
+function notFound(): StowageError {
+  return new StowageError('NotFound', 'the server could not find the requested resource');
+}
+
+let openApiProtobuf: Buffer | undefined;
+
+function serveOpenApi(req: IncomingMessage, res: ServerResponse, version: 'v2' | 'v3'): void {
+  if (version === 'v3') throw notFound();
+  const accept = String(req.headers.accept ?? '');
+  if (accept.includes('protobuf')) {
+    openApiProtobuf ??= encodeOpenApiV2(openApiV2());
+    res.writeHead(200, { 'Content-Type': OPENAPI_PROTOBUF, 'Content-Length': String(openApiProtobuf.length) });
+    res.end(openApiProtobuf);
+    return;
+  }
+  sendObject(res, 200, openApiV2());
+}
+
+function serverAddress(req: IncomingMessage): string {
+  const local = req.socket.localAddress ?? '127.0.0.1';
+  const host = local.startsWith('::ffff:') ? local.slice(7) : local;
+  return `${host.includes(':') ? `[${host}]` : host}:${req.socket.localPort}`;
+}
+
+async function dispatch(app: KubeApp, opts: Required<KubeHandlerOptions>, req: IncomingMessage, res: ServerResponse, r: Route, url: URL): Promise<void> {
+  const method = req.method ?? 'GET';
+  if (r.type === 'health') {
+    res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+    res.end('ok');
+    return;
+  }
+  if (r.type === 'version') return sendObject(res, 200, versionInfo());
+
+  const principal = await app.users.authenticate(bearerToken(req));
+  if (!principal) throw new StowageError('Unauthorized', 'Unauthorized');
+
+  if (r.type === 'notFound') throw notFound();
+  if (r.type !== 'resource' && r.type !== 'pods' && method !== 'GET') {
+    throw new StowageError('MethodNotAllowed', `the server does not allow this method on the requested resource (${method})`);
+  }
+  switch (r.type) {
+    case 'openapi':
+      return serveOpenApi(req, res, r.version);
+    case 'api':
+      return sendObject(res, 200, apiVersions(serverAddress(req)));
+    case 'apis':
+      return sendObject(res, 200, apiGroupList());
+    case 'group':
+      return sendObject(res, 200, apiGroupDoc(r.group));
+    case 'groupVersion':
+      return sendObject(res, 200, apiResourceList(r.group, r.version));
+    case 'pods':
+      // Stowage has no pods; `kubectl describe pvc` lists them to show "Used By".
+      if (method !== 'GET' || r.name !== undefined || r.watchPath) throw notFound();
+      return sendObject(res, 200, { kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '0' }, items: [] });
+    case 'resource': {
+      const out = negotiateOutput(req.headers.accept, url.searchParams);
+      if (!out) throw notAcceptable(SUPPORTED_OUTPUT);
+      const timing: WatchTiming = { keepAliveMs: opts.watchKeepAliveMs };
+      return serveResource({ req, res, url, principal, objects: app.objects, ...r, out, maxBodyBytes: opts.maxBodyBytes, timing });
+    }
+  }
+}
+
+/** The request handler of the Kubernetes-compatible API. */
+export function createKubeHandler(app: KubeApp, options: KubeHandlerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+  const opts: Required<KubeHandlerOptions> = {
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    watchKeepAliveMs: options.watchKeepAliveMs ?? 15_000,
+  };
+  return (req, res) => {
+    const started = Date.now();
+    const url = new URL(req.url ?? '/', 'https://localhost');
+    const id = randomUUID();
+    res.setHeader('Audit-Id', id);
+    res.on('finish', () => {
+      logger.debug({ id, method: req.method, path: url.pathname, status: res.statusCode, ms: Date.now() - started }, 'kube api request');
+    });
+    dispatch(app, opts, req, res, route(url.pathname), url).catch((e: unknown) => {
+      const { status, unexpected } = statusFromError(e);
+      if (unexpected) logger.error({ err: e, id, method: req.method, path: url.pathname }, 'kube api request failed');
+      sendStatus(res, status);
+    });
+  };
+}

@@ -1,0 +1,96 @@
+import { describe, expect, test } from 'vitest';
+import { negotiateOutput, parseDeleteOptions, parseListQuery, parseWriteQuery } from './query';
+
+const q = (s: string) => new URLSearchParams(s);
+
+describe('parseListQuery', () => {
+  test.each([
+    ['watch=true', { watch: true }],
+    ['watch=True', { watch: true }],
+    ['watch=1', { watch: true }],
+    ['watch=false', { watch: false }],
+    ['', { watch: false, allowWatchBookmarks: false }],
+    ['limit=500&continue=abc', { limit: 500, continue: 'abc' }],
+    ['limit=0', { limit: undefined }],
+    ['labelSelector=app%3Dx,tier+in+(a,b),!gone', { labelSelector: 'app=x,tier in (a,b),!gone' }],
+    ['fieldSelector=metadata.name%3Dpv1', { fieldSelector: 'metadata.name=pv1' }],
+    ['resourceVersion=42&resourceVersionMatch=NotOlderThan', { resourceVersion: '42', resourceVersionMatch: 'NotOlderThan' }],
+    ['timeoutSeconds=30&allowWatchBookmarks=true', { timeoutSeconds: 30, allowWatchBookmarks: true }],
+  ])('%s', (query, want) => {
+    expect(parseListQuery(q(query))).toMatchObject(want);
+  });
+
+  test.each([
+    ['labelSelector=a+in+(b', /./],
+    ['labelSelector=a%3D%3D%3Db', /./],
+    ['fieldSelector=nooperator', /can't understand/],
+    ['watch=yes', /ParseBool/],
+    ['limit=ten', /ParseInt/],
+    ['resourceVersion=abc', /invalid resource version/],
+    ['resourceVersionMatch=Exact', /forbidden unless resourceVersion/],
+    ['resourceVersion=1&resourceVersionMatch=Latest', /Unsupported value/],
+  ])('%s is a BadRequest', (query, msg) => {
+    expect(() => parseListQuery(q(query))).toThrow(expect.objectContaining({ code: 'BadRequest', message: expect.stringMatching(msg) }));
+  });
+});
+
+describe('parseWriteQuery', () => {
+  test.each([
+    ['', { dryRun: false, fieldValidation: 'Warn' }],
+    ['dryRun=All', { dryRun: true }],
+    ['fieldValidation=Strict&fieldManager=kubectl', { fieldValidation: 'Strict', fieldManager: 'kubectl' }],
+    ['fieldValidation=Ignore', { fieldValidation: 'Ignore' }],
+  ])('%s', (query, want) => {
+    expect(parseWriteQuery(q(query))).toMatchObject(want);
+  });
+  test.each(['dryRun=true', 'fieldValidation=Loose'])('%s is a BadRequest', (query) => {
+    expect(() => parseWriteQuery(q(query))).toThrow(expect.objectContaining({ code: 'BadRequest' }));
+  });
+});
+
+describe('parseDeleteOptions', () => {
+  test('from the body, which wins over the query', () => {
+    expect(
+      parseDeleteOptions(q('dryRun=All'), { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background', preconditions: { uid: 'u1' } }),
+    ).toEqual({ dryRun: false, preconditions: { uid: 'u1' }, propagationPolicy: 'Background', gracePeriodSeconds: undefined });
+  });
+  test('from the query', () => {
+    expect(parseDeleteOptions(q('dryRun=All&preconditions.resourceVersion=7&gracePeriodSeconds=0'), undefined)).toEqual({
+      dryRun: true,
+      preconditions: { uid: undefined, resourceVersion: '7' },
+      propagationPolicy: undefined,
+      gracePeriodSeconds: 0,
+    });
+  });
+  test.each([
+    [{ kind: 'Pod' }],
+    [{ propagationPolicy: 'Sideways' }],
+    [{ dryRun: 'All' }],
+    [[1]],
+  ])('%j is a BadRequest', (body) => {
+    expect(() => parseDeleteOptions(q(''), body)).toThrow(expect.objectContaining({ code: 'BadRequest' }));
+  });
+});
+
+describe('negotiateOutput', () => {
+  const kubectlGet = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
+  test.each([
+    [undefined, '', { as: 'object', yaml: false }],
+    ['application/json', '', { as: 'object' }],
+    ['*/*', '', { as: 'object' }],
+    ['application/yaml', '', { as: 'object', yaml: true }],
+    [kubectlGet, '', { as: 'table', metaVersion: 'v1', includeObject: 'Metadata' }],
+    ['application/json;as=Table;v=v1beta1;g=meta.k8s.io', 'includeObject=Object', { as: 'table', metaVersion: 'v1beta1', includeObject: 'Object' }],
+    ['application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io', '', { as: 'partial' }],
+    ['application/vnd.kubernetes.protobuf, application/json', '', { as: 'object' }],
+    ['application/json;as=Table;v=v2;g=meta.k8s.io,application/json', '', { as: 'object' }],
+  ])('%s %s', (accept, query, want) => {
+    expect(negotiateOutput(accept, q(query))).toMatchObject(want);
+  });
+  test('nothing acceptable', () => {
+    expect(negotiateOutput('application/vnd.kubernetes.protobuf', q(''))).toBeUndefined();
+  });
+  test('a bad includeObject is a BadRequest', () => {
+    expect(() => negotiateOutput('application/json', q('includeObject=All'))).toThrow(/includeObject/);
+  });
+});

@@ -1,0 +1,81 @@
+import { describe, expect, test } from 'vitest';
+import { invalid, StowageError, type ErrorCode } from '../domain/errors';
+import { deletedStatus, HttpStatusError, statusFromError } from './status';
+
+const codes: { code: ErrorCode; http: number; reason: string }[] = [
+  { code: 'BadRequest', http: 400, reason: 'BadRequest' },
+  { code: 'Unauthorized', http: 401, reason: 'Unauthorized' },
+  { code: 'Forbidden', http: 403, reason: 'Forbidden' },
+  { code: 'NotFound', http: 404, reason: 'NotFound' },
+  { code: 'MethodNotAllowed', http: 405, reason: 'MethodNotAllowed' },
+  { code: 'AlreadyExists', http: 409, reason: 'AlreadyExists' },
+  { code: 'Conflict', http: 409, reason: 'Conflict' },
+  { code: 'Expired', http: 410, reason: 'Expired' },
+  { code: 'RequestEntityTooLarge', http: 413, reason: 'RequestEntityTooLarge' },
+  { code: 'UnsupportedMediaType', http: 415, reason: 'UnsupportedMediaType' },
+  { code: 'Invalid', http: 422, reason: 'Invalid' },
+  { code: 'TooManyRequests', http: 429, reason: 'TooManyRequests' },
+  { code: 'InternalError', http: 500, reason: 'InternalError' },
+];
+
+describe('statusFromError', () => {
+  test.each(codes)('$code → $http $reason', ({ code, http, reason }) => {
+    const { status } = statusFromError(new StowageError(code, `some ${code}`, { kind: 'persistentvolumes', name: 'pv1' }));
+    expect(status).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: `some ${code}`,
+      reason,
+      details: { name: 'pv1', kind: 'persistentvolumes' },
+      code: http,
+    });
+  });
+
+  test('Invalid carries every field cause', () => {
+    const e = invalid('PersistentVolume', 'pv1', [
+      { field: 'spec.capacity', reason: 'FieldValueRequired', message: 'Required value' },
+      { field: 'spec.accessModes', reason: 'FieldValueRequired', message: 'Required value' },
+    ]);
+    const { status } = statusFromError(e);
+    expect(status.code).toBe(422);
+    expect(status.message).toBe('PersistentVolume "pv1" is invalid: [spec.capacity: Required value, spec.accessModes: Required value]');
+    expect(status.details).toEqual({
+      name: 'pv1',
+      kind: 'PersistentVolume',
+      causes: [
+        { reason: 'FieldValueRequired', message: 'Required value', field: 'spec.capacity' },
+        { reason: 'FieldValueRequired', message: 'Required value', field: 'spec.accessModes' },
+      ],
+    });
+  });
+
+  test('a group other than core is named', () => {
+    const { status } = statusFromError(new StowageError('NotFound', 'x', { group: 'storage.k8s.io', kind: 'storageclasses', name: 'a' }));
+    expect(status.details).toEqual({ group: 'storage.k8s.io', kind: 'storageclasses', name: 'a' });
+  });
+
+  test('HTTP-only errors keep their code and reason', () => {
+    expect(statusFromError(new HttpStatusError(406, 'NotAcceptable', 'no')).status).toMatchObject({ code: 406, reason: 'NotAcceptable', message: 'no' });
+  });
+
+  test.each([new Error('connection string postgres://u:secret@db'), 'a string', null])('an unexpected %s is a plain 500 that leaks nothing', (e) => {
+    const { status, unexpected } = statusFromError(e);
+    expect(unexpected).toBe(true);
+    expect(status.code).toBe(500);
+    expect(status.reason).toBe('InternalError');
+    expect(JSON.stringify(status)).not.toContain('secret');
+  });
+});
+
+test('deletedStatus is upstream finalizeDelete', () => {
+  expect(deletedStatus('ev1', '', 'events', 'u-1')).toEqual({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Success',
+    details: { name: 'ev1', kind: 'events', uid: 'u-1' },
+    code: 200,
+  });
+});
