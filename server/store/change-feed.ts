@@ -9,7 +9,7 @@
 import pg from 'pg';
 import { StowageError } from '../domain/errors';
 import type { KubeObject } from '../resources/types';
-import type { Db } from './prisma';
+import type { SqlClient } from './pg';
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -48,7 +48,7 @@ export class ChangeFeed {
   private stopped = false;
 
   constructor(
-    private readonly db: Db,
+    private readonly db: SqlClient,
     private readonly connectionString: string,
   ) {}
 
@@ -172,7 +172,7 @@ export function expired(rv: bigint, compacted: bigint): StowageError {
   );
 }
 
-async function readLog(db: Db, after: bigint, limit: number, upTo?: bigint): Promise<LogRow[]> {
+async function readLog(db: SqlClient, after: bigint, limit: number, upTo?: bigint): Promise<LogRow[]> {
   if (upTo !== undefined) {
     return db.$queryRawUnsafe<LogRow[]>(
       'SELECT rv, type, kind, namespace, name, object::text AS object FROM change_log WHERE rv > $1 AND rv <= $2 ORDER BY rv LIMIT $3',
@@ -199,7 +199,7 @@ function toEvent(r: LogRow): ChangeEvent {
   };
 }
 
-export async function headOf(db: Db): Promise<bigint> {
+export async function headOf(db: SqlClient): Promise<bigint> {
   const rows = await db.$queryRawUnsafe<{ head: bigint | null; compacted: bigint }[]>(
     'SELECT (SELECT max(rv) FROM change_log) AS head, (SELECT compacted_rv FROM store_meta WHERE id = 1) AS compacted',
   );
@@ -209,7 +209,7 @@ export async function headOf(db: Db): Promise<bigint> {
   return BigInt(head > comp ? head : comp);
 }
 
-export async function compactedRv(db: Db): Promise<bigint> {
+export async function compactedRv(db: SqlClient): Promise<bigint> {
   const rows = await db.$queryRawUnsafe<{ compacted_rv: bigint }[]>(
     'SELECT compacted_rv FROM store_meta WHERE id = 1',
   );

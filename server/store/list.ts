@@ -5,7 +5,8 @@ import { StowageError } from '../domain/errors';
 import { matchesFields, parseFieldSelector, type FieldRequirement } from '../domain/field-selector';
 import { matchesSelector, parseLabelSelector, type Selector } from '../domain/label-selector';
 import type { KubeObject, Strategy } from '../resources/types';
-import type { Db } from './prisma';
+import type pg from 'pg';
+import { inTransaction } from './pg';
 
 export interface ListOptions {
   namespace?: string;
@@ -72,7 +73,7 @@ export function matchesListOptions(
   return matchesSelector(selector, o.metadata.labels) && matchesFields(fields, fieldGetter(s, o));
 }
 
-export async function listObjects(db: Db, s: Strategy, opts: ListOptions): Promise<ListResult> {
+export async function listObjects(pool: pg.Pool, s: Strategy, opts: ListOptions): Promise<ListResult> {
   const selector = parseLabelSelector(opts.labelSelector ?? '');
   const fields = compileFieldSelector(s, opts.fieldSelector);
   const limit = opts.limit && opts.limit > 0 ? Math.floor(opts.limit) : undefined;
@@ -102,7 +103,8 @@ export async function listObjects(db: Db, s: Strategy, opts: ListOptions): Promi
     else sqlOnly = false;
   }
 
-  return db.$transaction(
+  return inTransaction(
+    pool,
     async (tx) => {
       const head = await tx.$queryRawUnsafe<{ head: bigint | null; compacted: bigint | null }[]>(
         'SELECT (SELECT max(rv) FROM change_log) AS head, (SELECT compacted_rv FROM store_meta WHERE id = 1) AS compacted',
@@ -145,6 +147,6 @@ export async function listObjects(db: Db, s: Strategy, opts: ListOptions): Promi
       if (more && after) result.continue = encodeContinue({ rv, ns: after.ns, name: after.name });
       return result;
     },
-    { isolationLevel: 'RepeatableRead', maxWait: 30_000, timeout: 60_000 },
+    'REPEATABLE READ',
   );
 }

@@ -15,7 +15,9 @@ import type { IndexedColumns, KubeObject, Strategy } from '../resources/types';
 import { ChangeFeed, CHANGE_CHANNEL, compactedRv, expired, headOf, type ChangeEvent } from './change-feed';
 import { inKubeOrder } from './key-order';
 import { listObjects, type ListOptions, type ListResult } from './list';
+import { createPool, inTransaction, sqlOf, type SqlClient } from './pg';
 import type { Db } from './prisma';
+import type pg from 'pg';
 
 export type { ListOptions, ListResult } from './list';
 export type { ChangeEvent } from './change-feed';
@@ -37,7 +39,7 @@ export interface DeleteResult {
   deleted: boolean;
 }
 
-type TxClient = Parameters<Parameters<Db['$transaction']>[0] extends (tx: infer T) => unknown ? (tx: T) => void : never>[0];
+type TxClient = SqlClient;
 
 interface PendingWrite {
   type: 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -335,12 +337,20 @@ function isPgSerializationOrDeadlock(e: unknown): boolean {
 
 export class ObjectStore {
   readonly feed: ChangeFeed;
+  /** The store's own pool (node-postgres) for its hot paths. */
+  readonly pool: pg.Pool;
+  /** Raw SQL on that pool. */
+  readonly sql: SqlClient;
 
   constructor(
+    /** Prisma, for callers that use its model API. */
     readonly db: Db,
     connectionString: string,
+    poolSize = 10,
   ) {
-    this.feed = new ChangeFeed(db, connectionString);
+    this.pool = createPool(connectionString, poolSize);
+    this.sql = sqlOf(this.pool);
+    this.feed = new ChangeFeed(this.sql, connectionString);
   }
 
   /** Starts the change feed (needed for watch). */
@@ -350,6 +360,7 @@ export class ObjectStore {
 
   async stop(): Promise<void> {
     await this.feed.stop();
+    await this.pool.end().catch(() => {});
   }
 
   async get(kind: string, namespace: string | undefined, name: string): Promise<KubeObject> {
@@ -360,7 +371,7 @@ export class ObjectStore {
 
   async tryGet(kind: string, namespace: string | undefined, name: string): Promise<KubeObject | undefined> {
     const s = strategyOf(kind);
-    const rows = await this.db.$queryRawUnsafe<{ object: KubeObject }[]>(
+    const rows = await this.sql.$queryRawUnsafe<{ object: KubeObject }[]>(
       'SELECT object FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3',
       s.kind,
       nsOf(s, namespace),
@@ -370,7 +381,7 @@ export class ObjectStore {
   }
 
   list(kind: string, opts: ListOptions = {}): Promise<ListResult> {
-    return listObjects(this.db, strategyOf(kind), opts);
+    return listObjects(this.pool, strategyOf(kind), opts);
   }
 
   /**
@@ -380,15 +391,12 @@ export class ObjectStore {
   async transact<T>(fn: (tx: StoreTx) => Promise<T>, opts: WriteOptions = {}): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.db.$transaction(
-          async (tx) => {
-            const stx = new StoreTx(tx as TxClient, !!opts.dryRun);
-            const result = await fn(stx);
-            await stx.flush();
-            return result;
-          },
-          { maxWait: 30_000, timeout: 60_000 },
-        );
+        return await inTransaction(this.pool, async (sql) => {
+          const stx = new StoreTx(sql, !!opts.dryRun);
+          const result = await fn(stx);
+          await stx.flush();
+          return result;
+        });
       } catch (e) {
         if (attempt < 5 && isPgSerializationOrDeadlock(e)) continue;
         throw e;
@@ -410,7 +418,7 @@ export class ObjectStore {
 
   /** The newest resourceVersion committed. */
   currentResourceVersion(): Promise<bigint> {
-    return headOf(this.db);
+    return headOf(this.sql);
   }
 
   /**
@@ -423,11 +431,11 @@ export class ObjectStore {
     let cursor: bigint;
     const rv = opts.resourceVersion;
     if (!rv || rv === '0') {
-      cursor = await headOf(this.db);
+      cursor = await headOf(this.sql);
     } else {
       if (!/^\d+$/.test(rv)) throw new StowageError('BadRequest', `invalid resource version "${rv}"`);
       cursor = BigInt(rv);
-      const compacted = await compactedRv(this.db);
+      const compacted = await compactedRv(this.sql);
       if (cursor < compacted) throw expired(cursor, compacted);
     }
     let wake: (() => void) | undefined;
@@ -473,7 +481,7 @@ export class ObjectStore {
    * `keep` entries. A watch from a dropped version then fails as Expired.
    */
   async compact(olderThanMs: number, keep = 1000): Promise<bigint> {
-    return this.db.$transaction(async (tx) => {
+    return inTransaction(this.pool, async (tx) => {
       const rows = await tx.$queryRawUnsafe<{ cutoff: bigint | null }[]>(
         `SELECT max(rv) AS cutoff FROM change_log
           WHERE created_at < now() - ($1::double precision * interval '1 millisecond')
@@ -482,7 +490,7 @@ export class ObjectStore {
         keep,
       );
       const cutoff = rows[0]?.cutoff;
-      if (cutoff === null || cutoff === undefined) return compactedRv(tx as unknown as Db);
+      if (cutoff === null || cutoff === undefined) return compactedRv(tx);
       await tx.$executeRawUnsafe('DELETE FROM change_log WHERE rv <= $1', cutoff);
       await tx.$executeRawUnsafe('UPDATE store_meta SET compacted_rv = GREATEST(compacted_rv, $1) WHERE id = 1', cutoff);
       return BigInt(cutoff);

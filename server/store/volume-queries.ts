@@ -96,7 +96,7 @@ export interface VolumeShape {
 
 /**
  * Unbound Pending claims the volume could serve by class, volume mode, access modes and
- * size (largest requests first): those worth another look when it becomes Available.
+ * size, oldest first: those worth another look when it becomes Available.
  */
 export async function claimsWaitingFor(db: SqlRunner, v: VolumeShape, limit: number): Promise<{ namespace: string; name: string }[]> {
   return db.$queryRawUnsafe<{ namespace: string; name: string }[]>(
@@ -105,7 +105,7 @@ export async function claimsWaitingFor(db: SqlRunner, v: VolumeShape, limit: num
         AND (storage_class = $1 OR ($1 = '' AND storage_class IS NULL))
         AND volume_mode = $2 AND (access_modes & ~$3::int) = 0 AND capacity_bytes <= $4::numeric
         AND deletion_timestamp IS NULL
-      ORDER BY capacity_bytes DESC LIMIT $5`,
+      ORDER BY created_at, name LIMIT $5`,
     v.storageClass,
     v.volumeMode,
     v.accessModes,
