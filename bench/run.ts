@@ -1,0 +1,27 @@
+// `npm run bench`: every benchmark in turn, each in its own process (own embedded
+// Postgres), printing figures. Nothing here asserts; read the numbers.
+//   npm run bench                 all of them
+//   npm run bench -- binder api   only those
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+
+const here = path.dirname(new URL(import.meta.url).pathname);
+const benches: Record<string, { file: string; what: string }> = {
+  binder: { file: 'binder.ts', what: 'binder: 10,000-claim burst, raw transaction rate, 1,000 vs 100,000 volumes' },
+  api: { file: 'api.ts', what: 'REST API: kubectl get pv / lists of 10,000 PVs, watch latency under writes' },
+  provisioning: { file: 'provisioning.ts', what: 'provisioning soak: 1,000 volumes with injected failures, leaked assets' },
+};
+
+const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const names = wanted.length ? wanted : Object.keys(benches);
+for (const name of names) {
+  const b = benches[name];
+  if (!b) {
+    console.error(`unknown benchmark "${name}"; choose from ${Object.keys(benches).join(', ')}`);
+    process.exit(2);
+  }
+  console.log(`\n=== ${b.what} ===`);
+  const started = Date.now();
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(here, b.file)], { stdio: 'inherit', env: process.env });
+  console.log(`=== ${name}: ${r.status === 0 ? 'done' : `exit ${r.status}`} in ${((Date.now() - started) / 1000).toFixed(0)} s ===`);
+}
