@@ -114,6 +114,14 @@ export async function claimsWaitingFor(db: SqlRunner, v: VolumeShape, limit: num
   );
 }
 
+/** Pending claims that name this volume in spec.volumeName (objects_volume_name_idx). */
+export async function claimsNaming(db: SqlRunner, volumeName: string): Promise<{ namespace: string; name: string }[]> {
+  return db.$queryRawUnsafe<{ namespace: string; name: string }[]>(
+    `SELECT namespace, name FROM objects WHERE kind = 'PersistentVolumeClaim' AND volume_name = $1 AND phase = 'Pending'`,
+    volumeName,
+  );
+}
+
 /** Unbound Pending claims of a class ("" also takes claims without a class). */
 export async function pendingClaimsOfClass(db: SqlRunner, storageClass: string | null, limit: number): Promise<{ namespace: string; name: string }[]> {
   return db.$queryRawUnsafe<{ namespace: string; name: string }[]>(
@@ -165,6 +173,17 @@ export async function objectKeys(db: SqlRunner, kind: string): Promise<{ namespa
   return db.$queryRawUnsafe<{ namespace: string; name: string }[]>(
     'SELECT namespace, name FROM objects WHERE kind = $1',
     kind,
+  );
+}
+
+/**
+ * Volumes a binder starting up must look at: all but the Available, unclaimed ones (those
+ * need nothing; the claims that could use them are looked at themselves).
+ */
+export async function volumesToSync(db: SqlRunner): Promise<{ namespace: string; name: string }[]> {
+  return db.$queryRawUnsafe<{ namespace: string; name: string }[]>(
+    `SELECT namespace, name FROM objects WHERE kind = 'PersistentVolume'
+      AND (phase IS DISTINCT FROM 'Available' OR claim_name IS NOT NULL)`,
   );
 }
 

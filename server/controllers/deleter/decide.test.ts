@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../resources/types';
+import { annProvisionedBy, pvControllerFinalizer } from '../provisioner/volume';
+import { deleterAction, isVolumeReleased } from './decide';
+
+function pv(o: { phase?: string; policy?: string; uid?: string; finalizers?: string[]; deleting?: boolean; provisioned?: boolean } = {}): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: {
+      name: 'pvc-1',
+      annotations: o.provisioned === false ? {} : { [annProvisionedBy]: 'stowage.io/host-path' },
+      finalizers: o.finalizers ?? [pvControllerFinalizer],
+      ...(o.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
+    },
+    spec: { claimRef: { namespace: 'ns', name: 'c', uid: o.uid ?? 'u1' }, persistentVolumeReclaimPolicy: o.policy ?? 'Delete' },
+    status: { phase: o.phase ?? 'Released' },
+  };
+}
+const claim = (uid: string, volumeName?: string): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'PersistentVolumeClaim',
+  metadata: { name: 'c', namespace: 'ns', uid },
+  spec: { volumeName },
+});
+
+describe('isVolumeReleased', () => {
+  it.each([
+    { name: 'claim gone', claim: undefined, released: true },
+    { name: 'claim re-created with another uid', claim: claim('u2'), released: true },
+    { name: 'claim bound to another volume', claim: claim('u1', 'pv-other'), released: true },
+    { name: 'claim still bound to it', claim: claim('u1', 'pvc-1'), released: false },
+    { name: 'claim not bound yet', claim: claim('u1'), released: false },
+  ])('$name -> $released', ({ claim: c, released }) => {
+    expect(isVolumeReleased(pv(), c)).toBe(released);
+  });
+  it('a volume reserved by name only is not released', () => {
+    const v = pv();
+    delete v.spec.claimRef.uid;
+    expect(isVolumeReleased(v, undefined)).toBe(false);
+  });
+});
+
+describe('deleterAction', () => {
+  it.each([
+    { name: 'Released, Delete, in-tree, claim gone', volume: pv(), inTree: true, action: 'delete' },
+    { name: 'Failed (an earlier delete failed)', volume: pv({ phase: 'Failed' }), inTree: true, action: 'delete' },
+    { name: 'deleted while Released (finalizer holds it)', volume: pv({ deleting: true }), inTree: true, action: 'delete' },
+    { name: 'external provisioner', volume: pv(), inTree: false, action: 'none' },
+    { name: 'not provisioned at all', volume: pv({ provisioned: false }), inTree: true, action: 'none' },
+    { name: 'Bound', volume: pv({ phase: 'Bound' }), inTree: true, action: 'none' },
+    { name: 'Retain', volume: pv({ policy: 'Retain', finalizers: [] }), inTree: true, action: 'none' },
+    { name: 'Retain with our finalizer', volume: pv({ policy: 'Retain' }), inTree: true, action: 'dropFinalizer' },
+    { name: 'deleting and our finalizer gone', volume: pv({ deleting: true, finalizers: [] }), inTree: true, action: 'none' },
+  ])('$name -> $action', ({ volume, inTree, action }) => {
+    expect(deleterAction(volume, undefined, inTree).action).toBe(action);
+  });
+  it('waits while the claim still uses the volume', () => {
+    expect(deleterAction(pv(), claim('u1', 'pvc-1'), true)).toEqual({ action: 'none', why: 'its claim still uses it' });
+  });
+});

@@ -1,0 +1,41 @@
+// What the deleter does with a volume (seed 000 "Controller workflow for deleting volumes",
+// upstream isVolumeReleased and sig-storage-lib-external-provisioner shouldDelete). Pure.
+import type { KubeObject } from '../../resources/types';
+import { annProvisionedBy, pvControllerFinalizer } from '../provisioner/volume';
+
+/**
+ * Upstream isVolumeReleased: the volume's claim (by its uid) is gone, or that claim is now
+ * bound to another volume. A volume reserved by name only (no uid) is not released.
+ */
+export function isVolumeReleased(pv: KubeObject, claim: KubeObject | undefined): boolean {
+  const ref = pv.spec?.claimRef;
+  if (!ref || !ref.uid) return false;
+  if (claim && claim.metadata.uid === ref.uid) {
+    return !!claim.spec?.volumeName && claim.spec.volumeName !== pv.metadata.name;
+  }
+  return true;
+}
+
+export type DeleterAction = { action: 'none'; why: string } | { action: 'delete' } | { action: 'dropFinalizer'; why: string };
+
+/**
+ * `inTree`: the volume's provisioned-by names one of Stowage's plugins. Volumes of external
+ * provisioners are theirs to delete (seed 000: "If the deleter is not known to Kubernetes,
+ * it does not do anything").
+ */
+export function deleterAction(pv: KubeObject, claim: KubeObject | undefined, inTree: boolean): DeleterAction {
+  if (!pv.metadata.annotations?.[annProvisionedBy]) return { action: 'none', why: 'not dynamically provisioned' };
+  if (!inTree) return { action: 'none', why: 'provisioned by an external provisioner, which deletes it' };
+  const finalizers = pv.metadata.finalizers ?? [];
+  const guarded = finalizers.includes(pvControllerFinalizer);
+  const policy = pv.spec?.persistentVolumeReclaimPolicy;
+  if (policy !== 'Delete') {
+    // Retain (or Recycle) now: the asset outlives the PV, so nothing may hold the PV for it.
+    return guarded ? { action: 'dropFinalizer', why: `reclaim policy is ${policy}` } : { action: 'none', why: `reclaim policy is ${policy}` };
+  }
+  if (pv.metadata.deletionTimestamp && !guarded) return { action: 'none', why: 'its asset was deleted already' };
+  const phase = pv.status?.phase;
+  if (phase !== 'Released' && phase !== 'Failed') return { action: 'none', why: `phase is ${phase ?? 'unset'}` };
+  if (!isVolumeReleased(pv, claim)) return { action: 'none', why: 'its claim still uses it' };
+  return { action: 'delete' };
+}

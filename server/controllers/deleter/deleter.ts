@@ -1,0 +1,114 @@
+// The deleter on the shared runtime (seed 000 "Controller workflow for deleting volumes",
+// upstream deleteVolumeOperation): a Released volume with reclaim policy Delete that one of
+// Stowage's plugins provisioned has its asset deleted by that plugin (named by
+// pv.kubernetes.io/provisioned-by), and only then is the PV object deleted. A failure moves
+// the PV to Failed with the message, records VolumeFailedDelete and is retried with
+// backoff. Volumes of external provisioners are theirs; Retain keeps the volume and its data.
+import { AssetStore } from '../../provisioners/assets';
+import type { ProvisionerPlugin } from '../../provisioners/plugin';
+import type { KubeObject } from '../../resources/types';
+import type { ChangeEvent } from '../../store/change-feed';
+import { objectKeysInPhases } from '../../store/volume-queries';
+import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
+import { errorText, event, reasons, write, type ProvisioningDeps } from '../provisioner/deps';
+import { settleAsset } from '../provisioner/sweep';
+import { annProvisionedBy, pvControllerFinalizer } from '../provisioner/volume';
+import { deleterAction } from './decide';
+
+const PV = 'PersistentVolume';
+const PVC = 'PersistentVolumeClaim';
+export const deleterName = 'persistentvolume-deleter';
+
+const without = (list: string[] | undefined, item: string) => (list ?? []).filter((f) => f !== item);
+
+async function dropFinalizer(d: ProvisioningDeps, ctx: ReconcileContext, pv: KubeObject): Promise<void> {
+  await write(d, ctx, async (tx) => {
+    const cur = await tx.get(PV, undefined, pv.metadata.name!);
+    if (!cur || cur.metadata.uid !== pv.metadata.uid || !cur.metadata.finalizers?.includes(pvControllerFinalizer)) return;
+    cur.metadata.finalizers = without(cur.metadata.finalizers, pvControllerFinalizer);
+    await tx.update(cur);
+  });
+}
+
+/** Upstream updateVolumePhaseWithEvent(VolumeFailed): the user sees why, while we retry. */
+async function markFailed(d: ProvisioningDeps, ctx: ReconcileContext, pv: KubeObject, message: string): Promise<KubeObject> {
+  if (pv.status?.phase === 'Failed' && pv.status?.message === message) return pv;
+  const saved = await write(d, ctx, async (tx) => {
+    const cur = await tx.get(PV, undefined, pv.metadata.name!);
+    if (!cur || cur.metadata.uid !== pv.metadata.uid) return undefined;
+    cur.status = { ...cur.status, phase: 'Failed', message };
+    return tx.update(cur, { subresource: 'status' });
+  });
+  return saved ?? pv;
+}
+
+/** The asset is gone: delete the PV object, let go of it, and forget the record, in one commit. */
+async function deleteObject(d: ProvisioningDeps, ctx: ReconcileContext, pv: KubeObject, plugin: ProvisionerPlugin): Promise<void> {
+  const name = pv.metadata.name!;
+  await write(d, ctx, async (tx) => {
+    const cur = await tx.get(PV, undefined, name);
+    if (!cur || cur.metadata.uid !== pv.metadata.uid) return;
+    if (!cur.metadata.deletionTimestamp) await tx.delete(PV, undefined, name, { preconditions: { uid: pv.metadata.uid } });
+    const after = await tx.get(PV, undefined, name);
+    if (after?.metadata.finalizers?.includes(pvControllerFinalizer)) {
+      after.metadata.finalizers = without(after.metadata.finalizers, pvControllerFinalizer);
+      await tx.update(after);
+    }
+    await d.assets.remove({ id: AssetStore.idOf(plugin.name, name) }, tx.tx);
+  });
+}
+
+export async function reclaimVolume(d: ProvisioningDeps, ctx: ReconcileContext, name: string): Promise<void> {
+  const pv = await d.store.tryGet(PV, undefined, name);
+  if (!pv) {
+    // The PV object is gone: settle what its records say (a retained asset is released).
+    for (const r of await d.assets.byPv(name)) await settleAsset(d, r, { onlyAfterPv: true });
+    return;
+  }
+  const plugin = d.plugins.get(pv.metadata.annotations?.[annProvisionedBy] ?? '');
+  const ref = pv.spec?.claimRef;
+  const claim = ref?.name ? await d.store.tryGet(PVC, ref.namespace ?? '', ref.name) : undefined;
+  const decision = deleterAction(pv, claim, plugin !== undefined);
+  if (decision.action === 'dropFinalizer') return dropFinalizer(d, ctx, pv);
+  if (decision.action !== 'delete' || !plugin) return;
+
+  let result;
+  try {
+    result = await plugin.delete(pv);
+  } catch (err) {
+    const failed = await markFailed(d, ctx, pv, errorText(err));
+    await event(d, failed, 'Warning', reasons.volumeFailedDelete, errorText(err));
+    throw err;
+  }
+  if (result === 'ignored') {
+    // Not this node's asset (or not Stowage's at all): another instance, or nobody, deletes it.
+    d.log.info({ pv: name, plugin: plugin.name }, 'volume deletion ignored by its plugin');
+    return;
+  }
+  await deleteObject(d, ctx, pv, plugin);
+  d.log.info({ pv: name, plugin: plugin.name }, 'deleted a released volume and its asset');
+}
+
+export interface DeleterSpecOptions {
+  concurrency?: number;
+  resyncMs?: number;
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+}
+
+export function deleterSpec(d: ProvisioningDeps, opts: DeleterSpecOptions = {}): ControllerSpec {
+  const keys = async () => (await objectKeysInPhases(d.store.sql, PV, ['Released', 'Failed'])).map((r) => `pv/${r.name}`);
+  return {
+    name: deleterName,
+    concurrency: opts.concurrency ?? 4,
+    baseDelayMs: opts.baseDelayMs ?? 1000,
+    maxDelayMs: opts.maxDelayMs ?? 300_000,
+    watch: { kinds: [PV], keysFor: (e: ChangeEvent) => [`pv/${e.name}`] },
+    listKeys: keys,
+    resync: { everyMs: opts.resyncMs ?? 60_000, listKeys: keys },
+    reconcile: async (key, ctx) => {
+      if (!key.startsWith('pv/')) return;
+      await reclaimVolume(d, ctx, key.slice(3));
+    },
+  };
+}

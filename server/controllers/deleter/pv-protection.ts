@@ -1,0 +1,47 @@
+// PV protection (upstream pkg/controller/volume/pvprotection): every volume carries the
+// finalizer kubernetes.io/pv-protection, so deleting a volume that is Bound only marks it;
+// the finalizer is removed, and the volume goes, once it is no longer bound to a claim.
+import type { KubeObject } from '../../resources/types';
+import type { ChangeEvent } from '../../store/change-feed';
+import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
+import { write, type ProvisioningDeps } from '../provisioner/deps';
+import { volumesToProtect } from '../provisioner/queries';
+import { pvProtectionFinalizer } from '../provisioner/volume';
+
+const PV = 'PersistentVolume';
+export const pvProtectionName = 'pv-protection-controller';
+
+/** Upstream isBeingUsed: a Bound volume is in use by its claim. */
+export const isInUse = (pv: KubeObject) => pv.status?.phase === 'Bound';
+
+export async function protectVolume(d: ProvisioningDeps, ctx: ReconcileContext, name: string): Promise<void> {
+  const read = await d.store.tryGet(PV, undefined, name);
+  if (!read) return;
+  const has = (pv: KubeObject) => (pv.metadata.finalizers ?? []).includes(pvProtectionFinalizer);
+  const needsAdd = (pv: KubeObject) => !pv.metadata.deletionTimestamp && !has(pv);
+  const needsRemove = (pv: KubeObject) => !!pv.metadata.deletionTimestamp && has(pv) && !isInUse(pv);
+  if (!needsAdd(read) && !needsRemove(read)) return;
+  await write(d, ctx, async (tx) => {
+    const pv = await tx.get(PV, undefined, name);
+    if (!pv) return;
+    if (needsAdd(pv)) pv.metadata.finalizers = [...(pv.metadata.finalizers ?? []), pvProtectionFinalizer];
+    else if (needsRemove(pv)) pv.metadata.finalizers = pv.metadata.finalizers!.filter((f) => f !== pvProtectionFinalizer);
+    else return;
+    await tx.update(pv);
+  });
+}
+
+const keys = async (d: ProvisioningDeps) => (await volumesToProtect(d.store.sql, pvProtectionFinalizer)).map((r) => `pv/${r.name}`);
+
+export function pvProtectionSpec(d: ProvisioningDeps, opts: { concurrency?: number; resyncMs?: number } = {}): ControllerSpec {
+  return {
+    name: pvProtectionName,
+    concurrency: opts.concurrency ?? 2,
+    watch: { kinds: [PV], keysFor: (e: ChangeEvent) => (e.type === 'DELETED' ? [] : [`pv/${e.name}`]) },
+    listKeys: () => keys(d),
+    resync: { everyMs: opts.resyncMs ?? 60_000, listKeys: () => keys(d) },
+    reconcile: async (key, ctx) => {
+      if (key.startsWith('pv/')) await protectVolume(d, ctx, key.slice(3));
+    },
+  };
+}

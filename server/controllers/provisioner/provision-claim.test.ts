@@ -1,0 +1,155 @@
+// The provisioning decision and every plugin state, with a scripted plugin on a real store.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openTestStore, type TestStore } from '../../../test/db';
+import { logger } from '../../app/logger';
+import { AssetStore } from '../../provisioners/assets';
+import type { ProvisionerPlugin, ProvisionResult } from '../../provisioners/plugin';
+import type { KubeObject } from '../../resources/types';
+import type { ReconcileContext } from '../runtime/controller';
+import { EventRecorder } from '../runtime/event-recorder';
+import type { ProvisioningDeps } from './deps';
+import { provisionClaim } from './provision-claim';
+
+let ts: TestStore;
+let d: ProvisioningDeps;
+let calls = 0;
+let next: ProvisionResult;
+const ctx: ReconcileContext = {
+  controller: 'test',
+  signal: new AbortController().signal,
+  log: logger,
+  enqueue: () => {},
+  isQueued: () => false,
+  wrote: () => {},
+};
+
+const scripted: ProvisionerPlugin = {
+  name: 'test.io/scripted',
+  validateParameters: (params) => (params.bad ? ['parameter "bad" is bad'] : []),
+  async provision() {
+    calls++;
+    return next;
+  },
+  delete: async () => 'deleted',
+  deleteAsset: async () => 'deleted',
+};
+
+beforeAll(async () => {
+  ts = await openTestStore();
+  for (const name of ['ns', 'default']) await ts.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  d = {
+    store: ts.store,
+    plugins: new Map([[scripted.name, scripted]]),
+    assets: new AssetStore(ts.store.sql),
+    events: new EventRecorder(ts.store, 'test', logger),
+    log: logger,
+    node: 'n1',
+    saveAttempts: 1,
+    saveIntervalMs: 0,
+    backgroundPollMs: 1234,
+    sweepGraceMs: 0,
+  };
+  await ts.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'now' }, provisioner: scripted.name });
+  await ts.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'bad' }, provisioner: scripted.name, parameters: { bad: 'x' } });
+  await ts.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'late' }, provisioner: scripted.name, volumeBindingMode: 'WaitForFirstConsumer' });
+  await ts.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'ext' }, provisioner: 'example.com/ext' });
+});
+afterAll(async () => ts.close());
+beforeEach(() => {
+  calls = 0;
+  next = { state: 'inBackground', error: new Error('still working') };
+});
+
+let n = 0;
+async function claim(cls: string, annotations: Record<string, string> = { 'volume.kubernetes.io/storage-provisioner': scripted.name }, spec: Record<string, unknown> = {}): Promise<KubeObject> {
+  return ts.store.create({
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: `c${++n}`, namespace: 'ns', annotations },
+    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: cls, ...spec },
+  });
+}
+const run = (c: KubeObject) => provisionClaim(d, ctx, 'ns', c.metadata.name!);
+const events = async (c: KubeObject) =>
+  (await ts.store.list('Event', { namespace: 'ns', fieldSelector: `involvedObject.name=${c.metadata.name}` })).items.map((e) => `${e.reason}: ${e.message}`);
+
+describe('which claims are provisioned', () => {
+  const skipped: { name: string; cls: string; annotations?: Record<string, string> }[] = [
+    { name: 'not handed over (no annotation)', cls: 'now', annotations: {} },
+    { name: 'handed to an external provisioner', cls: 'ext', annotations: { 'volume.kubernetes.io/storage-provisioner': 'example.com/ext' } },
+    { name: 'WaitForFirstConsumer without a selected node', cls: 'late', annotations: undefined },
+    { name: 'the class names another provisioner now', cls: 'ext', annotations: undefined },
+  ];
+  it.each(skipped)('skips a claim $name', async ({ cls, annotations }) => {
+    const c = await claim(cls, annotations);
+    expect(await run(c)).toBeUndefined();
+    expect(calls).toBe(0);
+    expect(await events(c)).toEqual([]);
+  });
+
+  it('skips a claim that is bound already, or whose PV exists', async () => {
+    const bound = await claim('now', undefined, { volumeName: 'somewhere' });
+    await run(bound);
+    const c = await claim('now');
+    await ts.store.create({
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: { name: `pvc-${c.metadata.uid}` },
+      spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/x' } },
+    });
+    await run(c);
+    expect(calls).toBe(0);
+  });
+
+  it('a missing class is reported and retried', async () => {
+    const c = await claim('gone');
+    await expect(run(c)).rejects.toThrow(/storageclass.storage.k8s.io "gone" not found/);
+    expect(await events(c)).toEqual(['ProvisioningFailed: Failed to provision volume with StorageClass "gone": storageclass.storage.k8s.io "gone" not found']);
+  });
+
+  it('invalid parameters are reported without calling the plugin', async () => {
+    const c = await claim('bad');
+    await expect(run(c)).rejects.toThrow(/parameter "bad" is bad/);
+    expect(calls).toBe(0);
+  });
+});
+
+describe('the plugin states', () => {
+  it('inBackground: asked again after the poll interval, no Event', async () => {
+    const c = await claim('now');
+    expect(await run(c)).toEqual({ requeueAfter: 1234 });
+    expect(await events(c)).toEqual([]);
+  });
+
+  it('finished with an error, noChange with an error, or a throw: ProvisioningFailed and retry', async () => {
+    for (const result of [
+      { state: 'finished', error: new Error('boom') },
+      { state: 'noChange', error: new Error('backend unreachable') },
+    ] as ProvisionResult[]) {
+      next = result;
+      const c = await claim('now');
+      await expect(run(c)).rejects.toThrow(result.error!.message);
+      expect(await events(c)).toEqual([`ProvisioningFailed: Failed to provision volume with StorageClass "now": ${result.error!.message}`]);
+    }
+  });
+
+  it('reschedule: the selected node is dropped so the scheduler picks another', async () => {
+    next = { state: 'reschedule', error: new Error('node n2 is full') };
+    const c = await claim('late', { 'volume.kubernetes.io/storage-provisioner': scripted.name, 'volume.kubernetes.io/selected-node': 'n2' });
+    await run(c);
+    const after = await ts.store.get('PersistentVolumeClaim', 'ns', c.metadata.name!);
+    expect(after.metadata.annotations?.['volume.kubernetes.io/selected-node']).toBeUndefined();
+    expect(await events(c)).toEqual(['ProvisioningFailed: Failed to provision volume with StorageClass "late": node n2 is full; asking for another node']);
+  });
+
+  it('finished with a volume: the PV is saved and ProvisioningSucceeded recorded', async () => {
+    const c = await claim('now');
+    next = { state: 'finished', volume: { capacityBytes: 1n << 30n, volumeMode: 'Filesystem', source: { hostPath: { path: '/x', type: 'Directory' } }, asset: {} } };
+    await d.assets.begin({ plugin: scripted.name, pvName: `pvc-${c.metadata.uid}`, node: 'n1', details: {} });
+    await run(c);
+    const pv = await ts.store.get('PersistentVolume', undefined, `pvc-${c.metadata.uid}`);
+    expect(pv.spec.claimRef.uid).toBe(c.metadata.uid);
+    expect((await d.assets.get(scripted.name, pv.metadata.name!))?.details.pvUid).toBe(pv.metadata.uid);
+    expect(await events(c)).toEqual([`ProvisioningSucceeded: Successfully provisioned volume pvc-${c.metadata.uid} using test.io/scripted`]);
+  });
+});

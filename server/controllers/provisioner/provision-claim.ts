@@ -1,0 +1,87 @@
+// Provisioning one claim (seed 000 "In-tree provisioning"; upstream provisionClaimOperation
+// and sig-storage-lib-external-provisioner's shouldProvision / provisionClaimOperation):
+// level-triggered, it reads the claim as it is now and provisions only when the claim is
+// still unbound, handed to an in-tree plugin (volume.kubernetes.io/storage-provisioner),
+// its class exists and names that plugin, and its PV (pvc-<uid>) does not exist yet.
+// Failures become ProvisioningFailed Events and are retried with the runtime's backoff.
+import { claimClass } from '../../domain/matching';
+import { annSelectedNode, failed, provisionOptionsFor, volumeNameFor, ProvisioningError, type ProvisionResult } from '../../provisioners/plugin';
+import type { ProvisionerPlugin } from '../../provisioners/plugin';
+import type { KubeObject } from '../../resources/types';
+import type { ReconcileContext, ReconcileResult } from '../runtime/controller';
+import { errorText, event, reasons, write, type ProvisioningDeps } from './deps';
+import { ProvisioningRetry, saveVolume } from './save-volume';
+
+const PVC = 'PersistentVolumeClaim';
+const PV = 'PersistentVolume';
+export const annStorageProvisioner = 'volume.kubernetes.io/storage-provisioner';
+export const annBetaStorageProvisioner = 'volume.beta.kubernetes.io/storage-provisioner';
+
+/** The in-tree plugin a claim was handed to, if any. */
+export function pluginFor(d: ProvisioningDeps, claim: KubeObject): ProvisionerPlugin | undefined {
+  const a = claim.metadata.annotations ?? {};
+  const name = a[annStorageProvisioner] ?? a[annBetaStorageProvisioner];
+  return name === undefined ? undefined : d.plugins.get(name);
+}
+
+/** Reports a failure on the claim and throws, so the runtime retries with backoff. */
+async function fail(d: ProvisioningDeps, claim: KubeObject, className: string, error: unknown): Promise<never> {
+  const message = `Failed to provision volume with StorageClass "${className}": ${errorText(error)}`;
+  await event(d, claim, 'Warning', reasons.provisioningFailed, message);
+  throw new ProvisioningRetry(message);
+}
+
+/** Upstream rescheduleProvisioning: drop the selected node so the scheduler picks another. */
+async function reschedule(d: ProvisioningDeps, ctx: ReconcileContext, claim: KubeObject, className: string, error: Error): Promise<void> {
+  if (!claim.metadata.annotations?.[annSelectedNode]) return fail(d, claim, className, error);
+  await write(d, ctx, async (tx) => {
+    const c = await tx.get(PVC, claim.metadata.namespace, claim.metadata.name!);
+    if (!c || c.metadata.uid !== claim.metadata.uid || !c.metadata.annotations?.[annSelectedNode]) return;
+    delete c.metadata.annotations[annSelectedNode];
+    await tx.update(c);
+  });
+  await event(d, claim, 'Warning', reasons.provisioningFailed, `Failed to provision volume with StorageClass "${className}": ${error.message}; asking for another node`);
+}
+
+export async function provisionClaim(d: ProvisioningDeps, ctx: ReconcileContext, namespace: string, name: string): Promise<ReconcileResult | void> {
+  const claim = await d.store.tryGet(PVC, namespace, name);
+  if (!claim) return;
+  const plugin = pluginFor(d, claim);
+  if (!plugin) return; // not handed to provisioning, or to an external provisioner
+  if (claim.spec?.volumeName || claim.metadata.deletionTimestamp) return;
+  const className = claimClass(claim);
+  if (!className) return;
+  const storageClass = await d.store.tryGet('StorageClass', undefined, className);
+  if (!storageClass) return fail(d, claim, className, new Error(`storageclass.storage.k8s.io "${className}" not found`));
+  // The class now names another provisioner: the binder hands the claim over again.
+  if (storageClass.provisioner !== plugin.name) return;
+  const selectedNode = claim.metadata.annotations?.[annSelectedNode];
+  if (storageClass.volumeBindingMode === 'WaitForFirstConsumer' && !selectedNode) return;
+  const pvName = volumeNameFor(claim);
+  // Provisioned already (maybe by an attempt that crashed after saving): the binder binds it.
+  if (await d.store.tryGet(PV, undefined, pvName)) return;
+
+  const options = provisionOptionsFor(claim, storageClass);
+  const problems = plugin.validateParameters(options.parameters, claim, storageClass);
+  if (problems.length > 0) return fail(d, claim, className, new ProvisioningError(problems.join('; ')));
+
+  let result: ProvisionResult;
+  try {
+    result = await plugin.provision(options);
+  } catch (err) {
+    result = failed(err);
+  }
+  if (result.state === 'finished' && result.volume) {
+    return saveVolume(d, ctx, claim, storageClass, plugin, pvName, result.volume);
+  }
+  const error = result.error ?? new Error(`${plugin.name} returned no volume`);
+  switch (result.state) {
+    case 'inBackground':
+      d.log.debug({ claim: `${namespace}/${name}`, plugin: plugin.name }, 'provisioning continues in the background');
+      return { requeueAfter: d.backgroundPollMs };
+    case 'reschedule':
+      return reschedule(d, ctx, claim, className, error);
+    default:
+      return fail(d, claim, className, error);
+  }
+}

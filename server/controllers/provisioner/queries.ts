@@ -1,0 +1,40 @@
+// The provisioning controllers' queries over the `objects` table's indexed columns (and,
+// where no column exists, the JSON). `db` is any Prisma client or transaction client.
+import type { SqlRunner } from '../../store/volume-queries';
+import { annBetaStorageProvisioner, annStorageProvisioner } from './provision-claim';
+
+export interface ObjectKey {
+  namespace: string;
+  name: string;
+}
+
+/** Unbound claims handed to one of `provisioners` (upstream's claims to provision). */
+export function claimsToProvision(db: SqlRunner, provisioners: string[]): Promise<ObjectKey[]> {
+  return db.$queryRawUnsafe<ObjectKey[]>(
+    `SELECT namespace, name FROM objects
+      WHERE kind = 'PersistentVolumeClaim' AND provisioning IS TRUE AND volume_name IS NULL AND deletion_timestamp IS NULL
+        AND (object->'metadata'->'annotations'->>$1 = ANY($3::text[]) OR object->'metadata'->'annotations'->>$2 = ANY($3::text[]))`,
+    annStorageProvisioner,
+    annBetaStorageProvisioner,
+    provisioners,
+  );
+}
+
+/** Claims of a class that wait for provisioning (a new or changed class may unblock them). */
+export function claimsOfClass(db: SqlRunner, className: string, limit = 10_000): Promise<ObjectKey[]> {
+  return db.$queryRawUnsafe<ObjectKey[]>(
+    `SELECT namespace, name FROM objects WHERE kind = 'PersistentVolumeClaim' AND provisioning IS TRUE
+       AND volume_name IS NULL AND storage_class = $1 LIMIT $2`,
+    className,
+    limit,
+  );
+}
+
+/** Volumes that lack `finalizer`, or are being deleted. */
+export function volumesToProtect(db: SqlRunner, finalizer: string): Promise<ObjectKey[]> {
+  return db.$queryRawUnsafe<ObjectKey[]>(
+    `SELECT namespace, name FROM objects WHERE kind = 'PersistentVolume'
+       AND (deletion_timestamp IS NOT NULL OR NOT COALESCE((object->'metadata'->'finalizers')::jsonb @> $1::jsonb, false))`,
+    JSON.stringify([finalizer]),
+  );
+}

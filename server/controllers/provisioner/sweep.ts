@@ -1,0 +1,86 @@
+// Settling intent records (crash recovery on start, and a periodic sweep): every asset this
+// node's plugins may have made is either adopted by its PV or removed, so a crash at any
+// point of provisioning or deletion leaks nothing (what hurt others: in-flight
+// provisioning kept only in memory, kubernetes-csi/external-provisioner #486).
+//
+//   record      PV exists              no PV
+//   creating/   adopt (mark its uid)   claim still waits for it: leave it, its provisioning
+//   created                            continues the asset; else remove the asset.
+//   + pvUid     keep                   the PV was deleted with policy Retain: release the
+//                                      record, keep the data
+//   deleting    the deleter's          finish removing the asset
+import type { AssetRecord } from '../../provisioners/assets';
+import type { ProvisioningDeps } from './deps';
+
+const PV = 'PersistentVolume';
+const PVC = 'PersistentVolumeClaim';
+
+export type Settled = 'kept' | 'adopted' | 'removed' | 'released' | 'skipped';
+
+/** Whether the claim the asset was made for still exists, unbound or bound to this PV. */
+async function claimStillWants(d: ProvisioningDeps, r: AssetRecord): Promise<boolean> {
+  const ref = typeof r.details.claim === 'string' ? r.details.claim : '';
+  const slash = ref.indexOf('/');
+  if (slash < 0) return false;
+  const claim = await d.store.tryGet(PVC, ref.slice(0, slash), ref.slice(slash + 1));
+  if (!claim || claim.metadata.uid !== r.claimUid || claim.metadata.deletionTimestamp) return false;
+  return !claim.spec?.volumeName || claim.spec.volumeName === r.pvName;
+}
+
+export interface SettleOptions {
+  /** Only records whose PV existed once, or that are being deleted (not in-flight provisioning). */
+  onlyAfterPv?: boolean;
+}
+
+export async function settleAsset(d: ProvisioningDeps, r: AssetRecord, opts: SettleOptions = {}): Promise<Settled> {
+  const plugin = d.plugins.get(r.plugin);
+  if (!plugin || r.node !== d.node) return 'skipped';
+  if (opts.onlyAfterPv && r.state !== 'deleting' && !r.details.pvUid) return 'skipped';
+  const pv = await d.store.tryGet(PV, undefined, r.pvName);
+  if (r.state === 'deleting') {
+    if (pv) return 'kept';
+    await plugin.deleteAsset(r);
+    return 'removed';
+  }
+  if (pv) {
+    const uid = pv.metadata.uid!;
+    const mine = !r.claimUid || pv.spec?.claimRef?.uid === r.claimUid;
+    if (mine && r.details.pvUid !== uid && (await d.assets.adopt(r.plugin, r.pvName, uid))) return 'adopted';
+    return 'kept';
+  }
+  if (r.details.pvUid) {
+    if (await d.assets.release(r)) {
+      d.log.info({ pv: r.pvName, details: r.details }, 'the PV of a retained asset is gone; the asset stays, Stowage forgets it');
+      return 'released';
+    }
+    return 'kept';
+  }
+  if (await claimStillWants(d, r)) return 'kept';
+  await plugin.deleteAsset(r);
+  return 'removed';
+}
+
+export interface SweepReport {
+  adopted: number;
+  removed: number;
+  released: number;
+  failed: number;
+}
+
+/** Settles this node's records untouched for `graceMs` (0 on start: nothing is in flight). */
+export async function sweepAssets(d: ProvisioningDeps, graceMs: number): Promise<SweepReport> {
+  const report: SweepReport = { adopted: 0, removed: 0, released: 0, failed: 0 };
+  const cutoff = Date.now() - graceMs;
+  for (const r of await d.assets.list({ node: d.node })) {
+    if (graceMs > 0 && r.updatedAt.getTime() > cutoff) continue;
+    try {
+      const s = await settleAsset(d, r);
+      if (s === 'adopted' || s === 'removed' || s === 'released') report[s]++;
+    } catch (err) {
+      report.failed++;
+      d.log.warn({ err, asset: r.id }, 'could not settle an intent record; will try again');
+    }
+  }
+  if (report.adopted + report.removed + report.released + report.failed > 0) d.log.info(report, 'intent records settled');
+  return report;
+}

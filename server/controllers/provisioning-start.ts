@@ -1,0 +1,111 @@
+// Starts dynamic provisioning and deletion on the shared runtime: the provisioner (with
+// crash recovery of intent records on start), the deleter and PV protection, with the
+// in-tree plugins (stowage.io/host-path, stowage.io/loop) on this node.
+//
+// The plugins make assets on the machine this process runs on; PVs get node affinity to
+// `nodeName` (default: the OS hostname). With leader election, run it on the node whose
+// disks the classes' basePath parameters name.
+import type { Logger } from 'pino';
+import type { AppContext } from '../app/context';
+import { logger } from '../app/logger';
+import { AssetStore } from '../provisioners/assets';
+import { createRealOs, type HostOs } from '../provisioners/os';
+import { createPlugins, type PluginRegistry } from '../provisioners/registry';
+import { deleterSpec } from './deleter/deleter';
+import { pvProtectionSpec } from './deleter/pv-protection';
+import { provisioningComponent, type ProvisioningDeps } from './provisioner/deps';
+import { provisionerSpec } from './provisioner/provisioner';
+import type { ControllerSpec } from './runtime/controller';
+import { EventRecorder } from './runtime/event-recorder';
+import { Manager } from './runtime/manager';
+
+export interface ProvisioningOptions {
+  app: Pick<AppContext, 'store'>;
+  /** OS access (default: the real one). Tests and benchmarks pass fakes or fault injectors. */
+  os?: HostOs;
+  /** The node this process provisions on (default: the OS hostname). */
+  nodeName?: string;
+  /** Plugins by provisioner name (default: the in-tree ones over `os`). */
+  plugins?: PluginRegistry;
+  log?: Logger;
+  /** PV save attempts before the asset is deleted (default 5) and the pause between them (ms, default 1000). */
+  saveAttempts?: number;
+  saveIntervalMs?: number;
+  backgroundPollMs?: number;
+  /** Idle time before the periodic sweep settles an intent record (ms, default 60 s). */
+  sweepGraceMs?: number;
+  /** Resync of pending claims, released volumes and the sweep (ms, default 60 s). */
+  resyncMs?: number;
+  /** Retry backoff of failed reconciles (ms; defaults 1 s doubling up to 5 min). */
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  /** Workers of the provisioner and of the deleter (default 4 each). */
+  concurrency?: number;
+}
+
+export interface StartProvisioningOptions extends ProvisioningOptions {
+  /** The database, for the leader-election session (leader election is on when given). */
+  connectionString?: string;
+  leaderElection?: boolean;
+  /** Name of the leader lock (default "stowage-provisioning"). */
+  lockName?: string;
+  retryPeriodMs?: number;
+  leaseDurationMs?: number;
+}
+
+export interface RunningProvisioning {
+  manager: Manager;
+  plugins: PluginRegistry;
+  assets: AssetStore;
+  stop(): Promise<void>;
+}
+
+export function provisioningDeps(o: ProvisioningOptions): ProvisioningDeps {
+  const log = o.log ?? logger.child({ component: 'provisioning' });
+  const os = o.os ?? createRealOs(o.nodeName);
+  const node = o.nodeName ?? os.hostname();
+  const assets = new AssetStore(o.app.store.sql);
+  return {
+    store: o.app.store,
+    assets,
+    plugins: o.plugins ?? createPlugins({ os, assets, nodeName: node, log }),
+    events: new EventRecorder(o.app.store, provisioningComponent, log),
+    log,
+    node,
+    saveAttempts: o.saveAttempts ?? 5,
+    saveIntervalMs: o.saveIntervalMs ?? 1000,
+    backgroundPollMs: o.backgroundPollMs ?? 5000,
+    sweepGraceMs: o.sweepGraceMs ?? 60_000,
+  };
+}
+
+/** The three controllers' specs, for a Manager of one's own (e.g. next to the binder). */
+export function provisioningSpecs(
+  d: ProvisioningDeps,
+  o: Pick<ProvisioningOptions, 'retryBaseMs' | 'retryMaxMs' | 'resyncMs' | 'concurrency'> = {},
+): ControllerSpec[] {
+  const retry = { baseDelayMs: o.retryBaseMs, maxDelayMs: o.retryMaxMs, resyncMs: o.resyncMs, concurrency: o.concurrency };
+  return [provisionerSpec(d, retry), deleterSpec(d, retry), pvProtectionSpec(d, { resyncMs: o.resyncMs })];
+}
+
+export async function startProvisioningControllers(o: StartProvisioningOptions): Promise<RunningProvisioning> {
+  const d = provisioningDeps(o);
+  const election = o.leaderElection ?? o.connectionString !== undefined;
+  if (election && !o.connectionString) throw new Error('leader election needs the connection string of the database');
+  const manager = new Manager({
+    store: o.app.store,
+    log: d.log,
+    // Fresh specs each time this process starts leading: recovery runs again then.
+    specs: () => provisioningSpecs(d, o),
+    leaderElection: election
+      ? {
+          connectionString: o.connectionString!,
+          lockName: o.lockName ?? 'stowage-provisioning',
+          retryPeriodMs: o.retryPeriodMs,
+          leaseDurationMs: o.leaseDurationMs,
+        }
+      : false,
+  });
+  await manager.start();
+  return { manager, plugins: d.plugins, assets: d.assets, stop: () => manager.stop() };
+}

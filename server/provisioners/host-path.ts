@@ -1,0 +1,103 @@
+// stowage.io/host-path: a directory per claim under the class's `basePath`, on the node
+// this process runs on. The PV has a hostPath source (type Directory: a pod must never
+// silently get a fresh empty directory) and node affinity to this node. The size is what
+// was asked for; a directory cannot enforce it (use stowage.io/loop for that).
+//
+// Parameters: basePath (required), mode (octal permissions of the directory, default 0777
+// so any pod user can write, as rancher/local-path-provisioner does).
+import path from 'node:path';
+import type { KubeObject } from '../resources/types';
+import type { AssetRecord } from './assets';
+import { basePathProblems, checkFreeSpace, deleteWithIntent, isInside, assetName, nodeOf, provisionWithIntent, type NodeLocalDeps } from './node-local';
+import {
+  failed,
+  nodeLocalClaimProblems,
+  nodeSelectorLabels,
+  pinToNode,
+  ProvisioningError,
+  unknownParameters,
+  type ProvisionerPlugin,
+} from './plugin';
+
+export const hostPathPluginName = 'stowage.io/host-path';
+const knownParameters = ['basePath', 'mode'] as const;
+
+function modeOf(parameters: Record<string, string>): number {
+  return parameters.mode === undefined ? 0o777 : parseInt(parameters.mode, 8);
+}
+
+export function createHostPathPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
+  const name = hostPathPluginName;
+
+  function validateParameters(parameters: Record<string, string>, claim: KubeObject, storageClass?: KubeObject): string[] {
+    const problems = unknownParameters(name, parameters, knownParameters);
+    problems.push(...basePathProblems(name, parameters.basePath));
+    if (parameters.mode !== undefined && !/^0?[0-7]{3}$/.test(parameters.mode)) {
+      problems.push(`parameter "mode" must be octal permissions such as 0750, got "${parameters.mode}"`);
+    }
+    if ((claim.spec?.volumeMode ?? 'Filesystem') === 'Block') {
+      problems.push(`${name} makes directories; it cannot provision a volume with volumeMode Block (use stowage.io/loop)`);
+    }
+    if ((storageClass?.mountOptions ?? []).length > 0) {
+      problems.push(`${name} volumes are hostPath volumes, which take no mountOptions; remove them from the StorageClass`);
+    }
+    problems.push(...nodeLocalClaimProblems(name, claim, nodeOf(deps)));
+    return problems;
+  }
+
+  async function remove(record: AssetRecord): Promise<void> {
+    const { path: dir, basePath } = record.details;
+    if (!isInside(dir, basePath)) throw new Error(`refusing to remove ${String(dir)}: not inside the base path ${String(basePath)}`);
+    await deps.os.rm(dir);
+  }
+
+  return {
+    name,
+    validateParameters,
+
+    async provision(o) {
+      const node = nodeOf(deps);
+      const problems = validateParameters(o.parameters, o.claim, o.storageClass);
+      if (problems.length > 0) return failed(new ProvisioningError(problems.join('; ')));
+      if (o.selectedNode && o.selectedNode !== node) {
+        return failed(new ProvisioningError(`${name} on node "${node}" cannot provision for the selected node "${o.selectedNode}"`), 'reschedule');
+      }
+      const basePath = o.parameters.basePath;
+      const dir = path.posix.join(basePath, assetName(o));
+      try {
+        await deps.os.mkdir(basePath);
+        await checkFreeSpace(deps.os, basePath, o.requestBytes);
+      } catch (err) {
+        return failed(err);
+      }
+      const { labels } = nodeSelectorLabels(name, o.selector, node);
+      return provisionWithIntent({
+        plugin: name,
+        deps,
+        options: o,
+        planned: { path: dir, basePath },
+        make: async () => {
+          await deps.os.mkdir(dir, modeOf(o.parameters));
+          return {
+            capacityBytes: o.requestBytes,
+            volumeMode: 'Filesystem',
+            source: { hostPath: { path: dir, type: 'Directory' } },
+            nodeAffinity: pinToNode(node),
+            labels,
+            asset: { path: dir, basePath, node },
+          };
+        },
+        undo: remove,
+      });
+    },
+
+    async delete(pv) {
+      const record = await deps.assets.get(name, pv.metadata.name ?? '');
+      // No record: Stowage did not make this asset, or released it: not ours to touch.
+      if (!record) return 'ignored';
+      return deleteWithIntent(deps, record, remove, true);
+    },
+
+    deleteAsset: (record) => deleteWithIntent(deps, record, remove),
+  };
+}

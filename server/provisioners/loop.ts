@@ -1,0 +1,160 @@
+// stowage.io/loop: a sparse file of the requested size under `basePath`, attached as a
+// loop device. Filesystem mode formats it (`fsType`, default ext4) and mounts it at
+// basePath/mounts/<pv>; Block mode hands out the device. The size is really enforced: the
+// filesystem (or device) ends where the file ends, unlike a directory
+// (rancher/local-path-provisioner#345).
+//
+// The PV source is `local` in both modes, not `hostPath`: `local` is Kubernetes' source
+// for node-local storage that must be scheduled by its node affinity (validation requires
+// the affinity), and it is the source that supports volumeMode Block (path = the device),
+// so one source describes both modes. In Filesystem mode its path is the mount point.
+//
+// Size: the file is the request rounded up to whole 512-byte sectors (a loop device's unit),
+// so an aligned request ("1Gi", "100Mi") gets exactly that size, and the PV's capacity is
+// always the real size, never less than asked for.
+import path from 'node:path';
+import type { KubeObject } from '../resources/types';
+import type { AssetRecord } from './assets';
+import {
+  assetName,
+  basePathProblems,
+  checkFreeSpace,
+  deleteWithIntent,
+  isInside,
+  nodeOf,
+  provisionWithIntent,
+  showBytes,
+  type NodeLocalDeps,
+} from './node-local';
+import {
+  failed,
+  nodeLocalClaimProblems,
+  nodeSelectorLabels,
+  pinToNode,
+  ProvisioningError,
+  unknownParameters,
+  type ProvisionerPlugin,
+  type ProvisionedVolume,
+} from './plugin';
+
+export const loopPluginName = 'stowage.io/loop';
+const knownParameters = ['basePath', 'fsType'] as const;
+export const loopFsTypes: Record<string, bigint> = { ext4: 1n << 20n, ext3: 1n << 20n, ext2: 1n << 20n, xfs: 300n << 20n };
+const SECTOR = 512n;
+
+export const roundToSector = (bytes: bigint) => ((bytes + SECTOR - 1n) / SECTOR) * SECTOR;
+
+export function createLoopPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
+  const name = loopPluginName;
+  const os = deps.os;
+
+  function validateParameters(parameters: Record<string, string>, claim: KubeObject): string[] {
+    const problems = unknownParameters(name, parameters, knownParameters);
+    problems.push(...basePathProblems(name, parameters.basePath));
+    const block = (claim.spec?.volumeMode ?? 'Filesystem') === 'Block';
+    const fsType = parameters.fsType;
+    if (block && fsType !== undefined) {
+      problems.push(`parameter "fsType" (${fsType}) makes no sense for a claim with volumeMode Block: a Block volume is handed out unformatted`);
+    } else if (fsType !== undefined && loopFsTypes[fsType] === undefined) {
+      problems.push(`parameter "fsType" must be one of ${Object.keys(loopFsTypes).join(', ')}, got "${fsType}"`);
+    }
+    problems.push(...nodeLocalClaimProblems(name, claim, nodeOf(deps)));
+    return problems;
+  }
+
+  /** Undoes everything a (partial) provisioning may have made; safe to run again. */
+  async function remove(record: AssetRecord): Promise<void> {
+    const { file, mountpoint, basePath } = record.details;
+    if (!isInside(file, basePath)) throw new Error(`refusing to remove ${String(file)}: not inside the base path ${String(basePath)}`);
+    if (mountpoint !== undefined) {
+      if (!isInside(mountpoint, basePath)) throw new Error(`refusing to unmount ${String(mountpoint)}: not inside ${String(basePath)}`);
+      await os.umount(mountpoint);
+      await os.rmdir(mountpoint);
+    }
+    // Only devices backed by this very file: a recorded /dev/loopN may belong to someone
+    // else by now (after a reboot, say).
+    for (const device of await os.losetupFind(file)) await os.losetupDetach(device);
+    await os.rm(file);
+  }
+
+  async function make(record: AssetRecord, bytes: bigint, block: boolean, fsType: string, node: string, labels: Record<string, string>): Promise<ProvisionedVolume> {
+    const { file, mountpoint, basePath } = record.details as { file: string; mountpoint?: string; basePath: string };
+    if ((await os.sizeOf(file)) !== bytes) await os.truncate(file, bytes);
+    const attached = await os.losetupFind(file);
+    for (const extra of attached.slice(1)) await os.losetupDetach(extra);
+    const device = attached[0] ?? (await os.losetupAttach(file));
+    await deps.assets.setDetails(record, { device });
+    const size = await os.sizeOf(device);
+    if (size !== bytes) throw new Error(`loop device ${device} has ${String(size)} bytes, expected ${bytes}`);
+    const asset: Record<string, unknown> = { file, device, basePath, node };
+    if (block) {
+      return { capacityBytes: bytes, volumeMode: 'Block', source: { local: { path: device } }, nodeAffinity: pinToNode(node), labels, asset };
+    }
+    const found = await os.fsTypeOf(device);
+    if (found === undefined) await os.mkfs(device, fsType);
+    else if (found !== fsType) throw new Error(`${device} already holds a ${found} filesystem, expected ${fsType}`);
+    await os.mkdir(mountpoint!);
+    const mounted = await os.mountedAt(mountpoint!);
+    if (mounted === undefined) await os.mount(device, mountpoint!, fsType);
+    else if (mounted !== device) throw new Error(`${mountpoint} is already a mount of ${mounted}`);
+    // The new filesystem's root belongs to root with 0755: open it to the pod's user.
+    await os.mkdir(mountpoint!, 0o777);
+    return {
+      capacityBytes: bytes,
+      volumeMode: 'Filesystem',
+      source: { local: { path: mountpoint } },
+      nodeAffinity: pinToNode(node),
+      labels,
+      asset: { ...asset, mountpoint, fsType },
+    };
+  }
+
+  return {
+    name,
+    validateParameters,
+
+    async provision(o) {
+      const node = nodeOf(deps);
+      const problems = validateParameters(o.parameters, o.claim);
+      if (problems.length > 0) return failed(new ProvisioningError(problems.join('; ')));
+      if (o.selectedNode && o.selectedNode !== node) {
+        return failed(new ProvisioningError(`${name} on node "${node}" cannot provision for the selected node "${o.selectedNode}"`), 'reschedule');
+      }
+      const block = o.volumeMode === 'Block';
+      const fsType = o.parameters.fsType ?? 'ext4';
+      const bytes = roundToSector(o.requestBytes);
+      const min = block ? SECTOR : loopFsTypes[fsType];
+      if (bytes < min) {
+        return failed(new ProvisioningError(`${name} needs at least ${showBytes(min)} for ${block ? 'a Block volume' : fsType}, the claim asks for ${showBytes(o.requestBytes)}`));
+      }
+      const basePath = o.parameters.basePath;
+      const base = assetName(o);
+      const file = path.posix.join(basePath, `${base}.img`);
+      const mountpoint = block ? undefined : path.posix.join(basePath, 'mounts', o.pvName);
+      try {
+        await os.mkdir(basePath);
+        await checkFreeSpace(os, basePath, bytes);
+      } catch (err) {
+        return failed(err);
+      }
+      const { labels } = nodeSelectorLabels(name, o.selector, node);
+      return provisionWithIntent({
+        plugin: name,
+        deps,
+        options: o,
+        planned: mountpoint ? { file, mountpoint, basePath } : { file, basePath },
+        make: (record) => make(record, bytes, block, fsType, node, labels),
+        undo: remove,
+      });
+    },
+
+    async delete(pv) {
+      const record = await deps.assets.get(name, pv.metadata.name ?? '');
+      // No record: Stowage did not make this asset, or released it: not ours to touch.
+      if (!record) return 'ignored';
+      return deleteWithIntent(deps, record, remove, true);
+    },
+
+    deleteAsset: (record) => deleteWithIntent(deps, record, remove),
+  };
+}

@@ -1,0 +1,130 @@
+// What the two node-local plugins (host-path, loop) share: their dependencies, the
+// `basePath` parameter, asset naming, the free-space check, and the intent-first skeleton
+// of provisioning (record -> make -> mark created; on failure undo and forget).
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { formatQuantity, bytesToQuantity } from '../domain/quantity';
+import type { AssetRecord, AssetStore } from './assets';
+import type { HostOs } from './os';
+import { failed, ProvisioningError, type ProvisionOptions, type ProvisionResult, type ProvisionedVolume } from './plugin';
+
+export interface NodeLocalDeps {
+  os: HostOs;
+  assets: AssetStore;
+  /** The node this process provisions on (default: the OS hostname). */
+  nodeName?: string;
+  log?: Logger;
+}
+
+/** The node this plugin instance provisions on. */
+export const nodeOf = (deps: NodeLocalDeps) => deps.nodeName ?? deps.os.hostname();
+
+export const showBytes = (b: bigint) => formatQuantity(bytesToQuantity(b));
+
+/** Problems with a `basePath` parameter: required, absolute, normalized, not `/`. */
+export function basePathProblems(plugin: string, basePath: string | undefined): string[] {
+  if (basePath === undefined || basePath === '') return [`parameter "basePath" is required by ${plugin}`];
+  if (!path.posix.isAbsolute(basePath)) return [`parameter "basePath" must be an absolute path, got "${basePath}"`];
+  const clean = path.posix.normalize(basePath).replace(/\/+$/, '');
+  if (clean === '') return [`parameter "basePath" may not be "/"`];
+  if (clean !== basePath) return [`parameter "basePath" must be a normalized path ("${clean}"), got "${basePath}"`];
+  return [];
+}
+
+/** The asset's file name: the PV name, then the claim for people reading the disk. */
+export function assetName(o: ProvisionOptions): string {
+  return `${o.pvName}_${o.claim.metadata.namespace ?? ''}_${o.claim.metadata.name ?? ''}`;
+}
+
+/** Whether `p` lies strictly inside `root` (what a delete may ever remove). */
+export function isInside(p: unknown, root: unknown): p is string {
+  if (typeof p !== 'string' || typeof root !== 'string' || !root.startsWith('/')) return false;
+  const rel = path.posix.relative(root, p);
+  return rel !== '' && !rel.startsWith('..') && !path.posix.isAbsolute(rel);
+}
+
+/** Fails when the filesystem under basePath cannot hold `bytes` more. */
+export async function checkFreeSpace(os: HostOs, basePath: string, bytes: bigint): Promise<void> {
+  const st = await os.statfs(basePath);
+  if (st.availableBytes < bytes) {
+    throw new ProvisioningError(
+      `not enough space under ${basePath}: ${showBytes(st.availableBytes)} available, ${showBytes(bytes)} requested`,
+    );
+  }
+}
+
+export interface IntentSteps {
+  plugin: string;
+  deps: NodeLocalDeps;
+  options: ProvisionOptions;
+  /** Details known before anything is made (paths). */
+  planned: Record<string, unknown>;
+  /** Makes the asset (idempotently: it may be half made by an earlier attempt). */
+  make(record: AssetRecord): Promise<ProvisionedVolume>;
+  /** Undoes whatever `make` may have done (idempotent). */
+  undo(record: AssetRecord): Promise<void>;
+}
+
+/**
+ * Intent first: the record, then the asset, then "created". A record already there for the
+ * same claim (an earlier attempt, a crash) is continued rather than duplicated: `make` is
+ * idempotent. On failure everything made is undone and the record removed; when even the
+ * undo fails the record stays (with the error) for the next attempt or the sweep.
+ */
+export async function provisionWithIntent(s: IntentSteps): Promise<ProvisionResult> {
+  const { deps, options: o } = s;
+  const node = nodeOf(deps);
+  const { record, existed } = await deps.assets.begin({
+    plugin: s.plugin,
+    pvName: o.pvName,
+    claimUid: o.claim.metadata.uid,
+    claim: `${o.claim.metadata.namespace ?? ''}/${o.claim.metadata.name ?? ''}`,
+    node,
+    details: s.planned,
+  });
+  if (existed) {
+    if (record.state === 'deleting') return failed(new Error(`the asset of ${o.pvName} is being removed; will try again`), 'noChange');
+    if (record.claimUid !== (o.claim.metadata.uid ?? null) || record.node !== node) {
+      return failed(new Error(`an asset named ${o.pvName} already exists for another claim or node (${record.node})`));
+    }
+  }
+  try {
+    const volume = await s.make(record);
+    await deps.assets.markCreated(record, volume.asset);
+    return { state: 'finished', volume };
+  } catch (err) {
+    deps.log?.warn({ err, pv: o.pvName, plugin: s.plugin }, 'provisioning failed; undoing');
+    try {
+      await s.undo(record);
+      await deps.assets.remove(record);
+    } catch (undoErr) {
+      deps.log?.error({ err: undoErr, pv: o.pvName }, 'could not undo a failed provisioning; the sweep will retry');
+      await deps.assets.noteError(record, undoErr).catch(() => {});
+    }
+    return failed(err);
+  }
+}
+
+/**
+ * Removes an asset from its record: marks it deleting, undoes it, and forgets the record,
+ * or, with `keepRecord`, leaves it in state deleting for the caller, which forgets it
+ * together with the PV object (so a crash in between still shows which PV was being
+ * deleted). Records of another node are not this process's to touch ('ignored').
+ */
+export async function deleteWithIntent(
+  deps: NodeLocalDeps,
+  record: AssetRecord,
+  remove: (record: AssetRecord) => Promise<void>,
+  keepRecord = false,
+): Promise<'deleted' | 'ignored'> {
+  if (record.node !== nodeOf(deps)) return 'ignored';
+  const deleting = await deps.assets.markDeleting(record);
+  try {
+    await remove(deleting);
+  } catch (err) {
+    await deps.assets.noteError(deleting, err).catch(() => {});
+    throw err;
+  }
+  if (!keepRecord) await deps.assets.remove(deleting);
+  return 'deleted';
+}

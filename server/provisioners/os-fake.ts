@@ -1,0 +1,205 @@
+// An in-memory HostOs for unit tests and benchmarks, strict where the real OS is strict
+// (a mounted directory cannot be removed, a mounted device cannot be detached, a file needs
+// its parent directory), and a wrapper that injects failures into any HostOs.
+import type { FsStats, HostOs } from './os';
+
+const parentOf = (p: string) => p.slice(0, Math.max(1, p.lastIndexOf('/')));
+const under = (p: string, root: string) => p === root || p.startsWith(root.endsWith('/') ? root : `${root}/`);
+
+function osError(code: string, message: string): Error {
+  return Object.assign(new Error(`${code}: ${message}`), { code });
+}
+
+export interface FakeOsOptions {
+  hostname?: string;
+  totalBytes?: bigint;
+  /** Whether loop devices work (default true). */
+  loop?: boolean;
+}
+
+export class FakeOs implements HostOs {
+  readonly dirs = new Set<string>(['/']);
+  readonly files = new Map<string, bigint>();
+  /** /dev/loopN -> backing file. */
+  readonly loops = new Map<string, string>();
+  /** device -> filesystem type. */
+  readonly filesystems = new Map<string, string>();
+  /** target -> source. */
+  readonly mounts = new Map<string, string>();
+  private nextLoop = 0;
+  totalBytes: bigint;
+
+  constructor(private readonly opts: FakeOsOptions = {}) {
+    this.totalBytes = opts.totalBytes ?? 1n << 40n;
+  }
+
+  hostname(): string {
+    return this.opts.hostname ?? 'fake-node';
+  }
+
+  async exists(path: string): Promise<boolean> {
+    return this.dirs.has(path) || this.files.has(path) || this.loops.has(path);
+  }
+
+  async mkdir(path: string): Promise<void> {
+    if (this.files.has(path)) throw osError('EEXIST', `${path} is a file`);
+    for (let p = path; !this.dirs.has(p); p = parentOf(p)) this.dirs.add(p);
+  }
+
+  async rm(path: string): Promise<void> {
+    for (const t of this.mounts.keys()) {
+      if (under(t, path)) throw osError('EBUSY', `${t} is mounted`);
+    }
+    for (const d of [...this.dirs]) if (under(d, path) && d !== '/') this.dirs.delete(d);
+    for (const f of [...this.files.keys()]) if (under(f, path)) this.files.delete(f);
+  }
+
+  async rmdir(path: string): Promise<void> {
+    if (!this.dirs.has(path)) return;
+    if (this.mounts.has(path)) throw osError('EBUSY', `${path} is mounted`);
+    const child = [...this.dirs, ...this.files.keys()].some((p) => p !== path && under(p, path));
+    if (child) throw osError('ENOTEMPTY', `${path} is not empty`);
+    this.dirs.delete(path);
+  }
+
+  /** Bytes used: the sum of file sizes (files are not sparse here: conservative). */
+  usedBytes(): bigint {
+    let used = 0n;
+    for (const s of this.files.values()) used += s;
+    return used;
+  }
+
+  async statfs(path: string): Promise<FsStats> {
+    if (!this.dirs.has(path)) throw osError('ENOENT', path);
+    const avail = this.totalBytes - this.usedBytes();
+    return { totalBytes: this.totalBytes, availableBytes: avail < 0n ? 0n : avail };
+  }
+
+  async truncate(path: string, bytes: bigint): Promise<void> {
+    if (!this.dirs.has(parentOf(path))) throw osError('ENOENT', `${parentOf(path)} does not exist`);
+    if (this.dirs.has(path)) throw osError('EISDIR', path);
+    this.files.set(path, bytes);
+  }
+
+  async sizeOf(path: string): Promise<bigint | undefined> {
+    const file = this.loops.get(path) ?? path;
+    return this.files.get(file);
+  }
+
+  async losetupAttach(file: string): Promise<string> {
+    if (!this.files.has(file)) throw osError('ENOENT', `${file}: no such file`);
+    const dev = `/dev/loop${this.nextLoop++}`;
+    this.loops.set(dev, file);
+    return dev;
+  }
+
+  async losetupFind(file: string): Promise<string[]> {
+    return [...this.loops].filter(([, f]) => f === file).map(([d]) => d);
+  }
+
+  async losetupDetach(device: string): Promise<void> {
+    if ([...this.mounts.values()].includes(device)) throw osError('EBUSY', `${device} is mounted`);
+    this.loops.delete(device);
+    this.filesystems.delete(device);
+  }
+
+  async loopSupport(): Promise<{ ok: boolean; reason?: string }> {
+    return this.opts.loop === false ? { ok: false, reason: 'loop devices are off in this fake' } : { ok: true };
+  }
+
+  async fsTypeOf(device: string): Promise<string | undefined> {
+    const file = this.loops.get(device);
+    return file === undefined ? undefined : this.filesystems.get(file);
+  }
+
+  async mkfs(device: string, fsType: string): Promise<void> {
+    const file = this.loops.get(device);
+    if (file === undefined) throw osError('ENXIO', `${device} is not attached`);
+    if ((this.files.get(file) ?? 0n) < 1n << 20n) throw osError('EINVAL', `${device} is too small for ${fsType}`);
+    this.filesystems.set(file, fsType);
+  }
+
+  async mountedAt(target: string): Promise<string | undefined> {
+    return this.mounts.get(target);
+  }
+
+  async mount(source: string, target: string): Promise<void> {
+    if (!this.dirs.has(target)) throw osError('ENOENT', `mount point ${target} does not exist`);
+    if (this.mounts.has(target)) throw osError('EBUSY', `${target} is already mounted`);
+    const file = this.loops.get(source);
+    if (file === undefined || !this.filesystems.has(file)) throw osError('EINVAL', `${source}: wrong fs type or bad superblock`);
+    this.mounts.set(target, source);
+  }
+
+  async umount(target: string): Promise<void> {
+    this.mounts.delete(target);
+  }
+}
+
+export type OsOperation = Exclude<keyof HostOs, 'hostname'>;
+
+export interface FaultPolicy {
+  /** Probability (0..1) that a call fails. */
+  rate?: number;
+  /** Operations that may fail (default: all but read-only ones). */
+  ops?: OsOperation[];
+  /** Random numbers in [0, 1) (default Math.random); seed it for repeatable runs. */
+  random?: () => number;
+}
+
+const mutating: OsOperation[] = ['mkdir', 'rm', 'rmdir', 'truncate', 'losetupAttach', 'losetupDetach', 'mkfs', 'mount', 'umount'];
+
+/**
+ * Wraps a HostOs so that calls fail: at random (`policy.rate`), or on purpose
+ * (`failNext(op, n)`). Half of the random failures happen AFTER the real call took effect
+ * (the operation happened but its caller never learnt it), the case that leaks when code
+ * trusts its own bookkeeping more than the system.
+ */
+export class FaultyOs implements HostOs {
+  injected = 0;
+  private readonly planned = new Map<OsOperation, { count: number; match?: (args: unknown[]) => boolean }>();
+
+  constructor(
+    readonly inner: HostOs,
+    public policy: FaultPolicy = {},
+  ) {}
+
+  /** The next `count` calls of `op` (whose arguments match) fail before taking effect. */
+  failNext(op: OsOperation, count = 1, match?: (args: unknown[]) => boolean): void {
+    this.planned.set(op, { count, match });
+  }
+
+  private async call<T>(op: OsOperation, args: unknown[], fn: () => Promise<T>): Promise<T> {
+    const plan = this.planned.get(op);
+    if (plan && plan.count > 0 && (!plan.match || plan.match(args))) {
+      plan.count--;
+      this.injected++;
+      throw new Error(`injected failure: ${op}(${args.map(String).join(', ')})`);
+    }
+    const random = this.policy.random ?? Math.random;
+    const ops = this.policy.ops ?? mutating;
+    const fail = (this.policy.rate ?? 0) > 0 && ops.includes(op) && random() < (this.policy.rate ?? 0);
+    if (!fail) return fn();
+    this.injected++;
+    if (random() < 0.5) await fn();
+    throw new Error(`injected failure: ${op}(${args.map(String).join(', ')})`);
+  }
+
+  hostname = () => this.inner.hostname();
+  exists = (p: string) => this.call('exists', [p], () => this.inner.exists(p));
+  mkdir = (p: string, mode?: number) => this.call('mkdir', [p], () => this.inner.mkdir(p, mode));
+  rm = (p: string) => this.call('rm', [p], () => this.inner.rm(p));
+  rmdir = (p: string) => this.call('rmdir', [p], () => this.inner.rmdir(p));
+  statfs = (p: string) => this.call('statfs', [p], () => this.inner.statfs(p));
+  truncate = (p: string, b: bigint) => this.call('truncate', [p, b], () => this.inner.truncate(p, b));
+  sizeOf = (p: string) => this.call('sizeOf', [p], () => this.inner.sizeOf(p));
+  losetupAttach = (f: string) => this.call('losetupAttach', [f], () => this.inner.losetupAttach(f));
+  losetupFind = (f: string) => this.call('losetupFind', [f], () => this.inner.losetupFind(f));
+  losetupDetach = (d: string) => this.call('losetupDetach', [d], () => this.inner.losetupDetach(d));
+  loopSupport = () => this.inner.loopSupport();
+  fsTypeOf = (d: string) => this.call('fsTypeOf', [d], () => this.inner.fsTypeOf(d));
+  mkfs = (d: string, t: string) => this.call('mkfs', [d, t], () => this.inner.mkfs(d, t));
+  mountedAt = (t: string) => this.call('mountedAt', [t], () => this.inner.mountedAt(t));
+  mount = (s: string, t: string, f?: string, o?: string[]) => this.call('mount', [s, t], () => this.inner.mount(s, t, f, o));
+  umount = (t: string) => this.call('umount', [t], () => this.inner.umount(t));
+}

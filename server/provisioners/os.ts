@@ -1,0 +1,212 @@
+// ALL operating-system access of the provisioner plugins, behind one interface (after
+// sig-storage-local-static-provisioner pkg/util/volume_util.go): directories, sparse files,
+// loop devices, filesystems and mounts. `realOs` runs the real commands (execFile, never a
+// shell) and fs calls; os-fake.ts has an in-memory fake for unit tests and a wrapper that
+// injects failures into either. Every call is idempotent where the OS allows it:
+// removing what is already gone succeeds, so cleanup can always be run again.
+import { execFile } from 'node:child_process';
+import { constants } from 'node:fs';
+import fs from 'node:fs/promises';
+import nodeOs from 'node:os';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export interface FsStats {
+  totalBytes: bigint;
+  availableBytes: bigint;
+}
+
+export interface HostOs {
+  hostname(): string;
+  exists(path: string): Promise<boolean>;
+  /** mkdir -p, with `mode` for the last component (applied even under a umask). */
+  mkdir(path: string, mode?: number): Promise<void>;
+  /** rm -rf; succeeds when nothing is there. */
+  rm(path: string): Promise<void>;
+  /** Removes an empty directory; succeeds when it is gone. */
+  rmdir(path: string): Promise<void>;
+  statfs(path: string): Promise<FsStats>;
+  /** Creates (or resizes) a sparse file of exactly `bytes`. */
+  truncate(path: string, bytes: bigint): Promise<void>;
+  /** The size of a file or block device in bytes; undefined when missing. */
+  sizeOf(path: string): Promise<bigint | undefined>;
+  /** losetup -f --show: attaches a file, returns /dev/loopN. */
+  losetupAttach(file: string): Promise<string>;
+  /** losetup -j: the loop devices a file is attached to. */
+  losetupFind(file: string): Promise<string[]>;
+  /** losetup -d; succeeds when the device is not attached. */
+  losetupDetach(device: string): Promise<void>;
+  /** Whether loop devices can be used here (losetup -f); the reason when not. */
+  loopSupport(): Promise<{ ok: boolean; reason?: string }>;
+  /** blkid: the filesystem type on a device, undefined when none. */
+  fsTypeOf(device: string): Promise<string | undefined>;
+  mkfs(device: string, fsType: string): Promise<void>;
+  /** What is mounted at exactly this path (its source), undefined when nothing. */
+  mountedAt(target: string): Promise<string | undefined>;
+  mount(source: string, target: string, fsType?: string, options?: string[]): Promise<void>;
+  /** umount; succeeds when nothing is mounted there. */
+  umount(target: string): Promise<void>;
+}
+
+function errText(e: unknown): string {
+  const err = e as { stderr?: string; message?: string };
+  return (err.stderr || err.message || String(e)).trim();
+}
+
+async function cmd(file: string, args: string[]): Promise<string> {
+  try {
+    const { stdout } = await run(file, args, { maxBuffer: 4 * 1024 * 1024 });
+    return stdout;
+  } catch (e) {
+    throw new Error(`${file} ${args.join(' ')}: ${errText(e)}`);
+  }
+}
+
+/** Decodes the octal escapes of /proc/self/mountinfo (\040 for a space ...). */
+function unescapeMountField(s: string): string {
+  return s.replace(/\\([0-7]{3})/g, (_m, o: string) => String.fromCharCode(parseInt(o, 8)));
+}
+
+/** Parses /proc/self/mountinfo into target -> source (the last mount on a target wins). */
+export function parseMountInfo(text: string): Map<string, string> {
+  const mounts = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    const sep = line.indexOf(' - ');
+    if (sep < 0) continue;
+    const left = line.slice(0, sep).split(' ');
+    const right = line.slice(sep + 3).split(' ');
+    if (left.length < 5 || right.length < 2) continue;
+    mounts.set(unescapeMountField(left[4]), unescapeMountField(right[1]));
+  }
+  return mounts;
+}
+
+function isMissing(e: unknown): boolean {
+  return (e as NodeJS.ErrnoException)?.code === 'ENOENT';
+}
+
+export function createRealOs(nodeName?: string): HostOs {
+  const self: HostOs = {
+    hostname: () => nodeName ?? nodeOs.hostname(),
+
+    async exists(path) {
+      try {
+        await fs.access(path, constants.F_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+
+    async mkdir(path, mode) {
+      await fs.mkdir(path, { recursive: true, mode });
+      if (mode !== undefined) await fs.chmod(path, mode);
+    },
+
+    async rm(path) {
+      await fs.rm(path, { recursive: true, force: true });
+    },
+
+    async rmdir(path) {
+      try {
+        await fs.rmdir(path);
+      } catch (e) {
+        if (!isMissing(e)) throw e;
+      }
+    },
+
+    async statfs(path) {
+      const s = await fs.statfs(path);
+      return { totalBytes: BigInt(s.blocks) * BigInt(s.bsize), availableBytes: BigInt(s.bavail) * BigInt(s.bsize) };
+    },
+
+    async truncate(path, bytes) {
+      const h = await fs.open(path, 'a');
+      try {
+        await h.truncate(Number(bytes));
+      } finally {
+        await h.close();
+      }
+    },
+
+    async sizeOf(path) {
+      try {
+        const st = await fs.stat(path);
+        if (st.isBlockDevice()) return BigInt((await cmd('blockdev', ['--getsize64', path])).trim());
+        return BigInt(st.size);
+      } catch (e) {
+        if (isMissing(e)) return undefined;
+        throw e;
+      }
+    },
+
+    async losetupAttach(file) {
+      return (await cmd('losetup', ['-f', '--show', file])).trim();
+    },
+
+    async losetupFind(file) {
+      const out = await cmd('losetup', ['-j', file, '-n', '-O', 'NAME']);
+      return out
+        .split('\n')
+        .map((s) => s.trim())
+        .filter(Boolean);
+    },
+
+    async losetupDetach(device) {
+      try {
+        await cmd('losetup', ['-d', device]);
+      } catch (e) {
+        // Fine when the device is not attached (any more): nothing left to do.
+        const back = await cmd('losetup', ['-n', '-O', 'BACK-FILE', device]).catch(() => '');
+        if (back.trim() === '') return;
+        throw e;
+      }
+    },
+
+    async loopSupport() {
+      try {
+        await cmd('losetup', ['-f']);
+        return { ok: true };
+      } catch (e) {
+        return { ok: false, reason: `losetup -f is not permitted here (${errText(e)})` };
+      }
+    },
+
+    async fsTypeOf(device) {
+      try {
+        // -p: probe the device itself; the blkid cache remembers filesystems of earlier users of /dev/loopN.
+        const out = await run('blkid', ['-p', '-o', 'value', '-s', 'TYPE', device]);
+        return out.stdout.trim() || undefined;
+      } catch (e) {
+        // blkid exits 2 when it finds nothing to report.
+        if ((e as { code?: number }).code === 2) return undefined;
+        throw new Error(`blkid ${device}: ${errText(e)}`);
+      }
+    },
+
+    async mkfs(device, fsType) {
+      const args = fsType.startsWith('ext') ? ['-q', '-F', device] : ['-q', device];
+      await cmd(`mkfs.${fsType}`, args);
+    },
+
+    async mountedAt(target) {
+      const text = await fs.readFile('/proc/self/mountinfo', 'utf8');
+      return parseMountInfo(text).get(target);
+    },
+
+    async mount(source, target, fsType, options) {
+      const args: string[] = [];
+      if (fsType) args.push('-t', fsType);
+      if (options && options.length > 0) args.push('-o', options.join(','));
+      await cmd('mount', [...args, source, target]);
+    },
+
+    async umount(target) {
+      if ((await self.mountedAt(target)) === undefined) return;
+      await cmd('umount', [target]);
+    },
+  };
+  return self;
+}

@@ -1,0 +1,177 @@
+// The in-tree provisioner plugin contract (after sig-storage-lib-external-provisioner
+// controller/volume.go, and upstream's ProvisionableVolumePlugin / DeletableVolumePlugin):
+//
+// - `validateParameters` checks the class parameters and the claim BEFORE anything is
+//   made: an unknown parameter, an impossible combination, or a selector the plugin cannot
+//   honour is a problem, and a claim with problems gets no asset at all (seed 000:
+//   "it SHOULD report an error and it MUST NOT provision a volume");
+// - `provision` makes the asset (recording its intent first) and returns the pieces of the
+//   PV spec that describe it, with a state: `finished` (the result is final, success or
+//   error), `inBackground` (still going on; call again with the same options),
+//   `noChange` (could not even find out; the previous state holds), `reschedule` (give up
+//   on the selected node);
+// - `delete` removes the asset of a PV; 'ignored' means "not mine" (another plugin, another
+//   node, or no record that this plugin made it), which the deleter leaves alone. The
+//   intent record stays (state deleting) until the deleter forgets it with the PV object;
+// - `deleteAsset` removes an asset from its intent record alone (no PV: crash recovery).
+import type { LabelSelector } from '../domain/label-selector';
+import { quantityFromJSON, quantityToBytes } from '../domain/quantity';
+import type { KubeObject } from '../resources/types';
+import type { VolumeNodeAffinity } from '../resources/node-selector';
+import type { AssetRecord } from './assets';
+
+export type VolumeMode = 'Filesystem' | 'Block';
+
+export interface ProvisionOptions {
+  /** The PV's name (deterministic: `pvc-<claim uid>`), which names the asset as well. */
+  pvName: string;
+  claim: KubeObject;
+  storageClass: KubeObject;
+  /** The class's parameters (opaque to developers; never copied into the PV). */
+  parameters: Record<string, string>;
+  /** The claim's request, in bytes. */
+  requestBytes: bigint;
+  accessModes: string[];
+  volumeMode: VolumeMode;
+  selector?: LabelSelector;
+  /** The node the scheduler picked (WaitForFirstConsumer classes). */
+  selectedNode?: string;
+}
+
+/** The annotation on a claim naming the node its consumer was scheduled to. */
+export const annSelectedNode = 'volume.kubernetes.io/selected-node';
+
+/** The deterministic PV name of a claim: a second provisioning of it fails instead of duplicating. */
+export const volumeNameFor = (claim: KubeObject) => `pvc-${claim.metadata.uid ?? ''}`;
+
+/** The options a plugin gets for a claim of a class (upstream ProvisionOptions). */
+export function provisionOptionsFor(claim: KubeObject, storageClass: KubeObject): ProvisionOptions {
+  const request = quantityFromJSON(claim.spec?.resources?.requests?.storage);
+  return {
+    pvName: volumeNameFor(claim),
+    claim,
+    storageClass,
+    parameters: { ...(storageClass.parameters ?? {}) },
+    requestBytes: request ? quantityToBytes(request) : 0n,
+    accessModes: [...(claim.spec?.accessModes ?? [])],
+    volumeMode: claim.spec?.volumeMode === 'Block' ? 'Block' : 'Filesystem',
+    selector: claim.spec?.selector ?? undefined,
+    selectedNode: claim.metadata.annotations?.[annSelectedNode] || undefined,
+  };
+}
+
+/** The parts of the PV that the plugin decides; the controller adds the rest. */
+export interface ProvisionedVolume {
+  /** Real size in bytes, never smaller than requested. */
+  capacityBytes: bigint;
+  volumeMode: VolumeMode;
+  /** Exactly one volume source, e.g. `{ hostPath: {...} }` or `{ local: {...} }`. */
+  source: Record<string, unknown>;
+  nodeAffinity?: VolumeNodeAffinity;
+  /** Labels the PV must carry (at least the selector's); the plugin may add more. */
+  labels?: Record<string, string>;
+  /** Where the asset is (shown by the dashboard); never secrets. */
+  asset: Record<string, unknown>;
+}
+
+export type ProvisioningState = 'finished' | 'inBackground' | 'noChange' | 'reschedule';
+
+export type ProvisionResult =
+  | { state: 'finished'; volume: ProvisionedVolume; error?: undefined }
+  | { state: ProvisioningState; volume?: undefined; error: Error };
+
+export type DeleteResult = 'deleted' | 'ignored';
+
+export interface ProvisionerPlugin {
+  /** The provisioner name a StorageClass uses, e.g. `stowage.io/host-path`. */
+  readonly name: string;
+  /** Problems with the parameters or the claim; empty when the claim can be served. */
+  validateParameters(parameters: Record<string, string>, claim: KubeObject, storageClass?: KubeObject): string[];
+  provision(options: ProvisionOptions): Promise<ProvisionResult>;
+  /** Removes the asset behind a PV this plugin provisioned. Throws on failure. */
+  delete(pv: KubeObject): Promise<DeleteResult>;
+  /** Removes an asset known only by its intent record. Throws on failure. */
+  deleteAsset(record: AssetRecord): Promise<DeleteResult>;
+}
+
+/** An error the user can act on (bad parameters, an unsupported claim): shown verbatim. */
+export class ProvisioningError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProvisioningError';
+  }
+}
+
+export const failed = (error: unknown, state: ProvisioningState = 'finished'): ProvisionResult => ({
+  state,
+  error: error instanceof Error ? error : new Error(String(error)),
+});
+
+/** The label every node carries with its name (kubernetes.io/hostname). */
+export const hostnameLabel = 'kubernetes.io/hostname';
+
+/** Node affinity that pins a volume to one node. */
+export function pinToNode(node: string): VolumeNodeAffinity {
+  return {
+    required: { nodeSelectorTerms: [{ matchExpressions: [{ key: hostnameLabel, operator: 'In', values: [node] }] }] },
+  };
+}
+
+/**
+ * Seed 000: a provisioner must refuse selectors it does not understand. Node-local plugins
+ * understand one label, kubernetes.io/hostname, and only with this node as its value
+ * (matchLabels, or `In` listing this node). Returns the PV labels that satisfy the
+ * selector, or the problems.
+ */
+export function nodeSelectorLabels(
+  plugin: string,
+  selector: LabelSelector | undefined | null,
+  node: string,
+): { labels: Record<string, string>; problems: string[] } {
+  const labels: Record<string, string> = {};
+  const problems: string[] = [];
+  if (!selector) return { labels, problems };
+  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
+    if (key !== hostnameLabel) {
+      problems.push(`the claim's selector uses label "${key}", which ${plugin} does not understand (it understands only ${hostnameLabel})`);
+    } else if (value !== node) {
+      problems.push(`the claim's selector asks for ${hostnameLabel}=${value}, but ${plugin} provisions on node "${node}" only`);
+    } else {
+      labels[key] = value;
+    }
+  }
+  for (const expr of selector.matchExpressions ?? []) {
+    if (expr.key !== hostnameLabel) {
+      problems.push(`the claim's selector uses label "${expr.key}", which ${plugin} does not understand (it understands only ${hostnameLabel})`);
+    } else if (expr.operator !== 'In' || !(expr.values ?? []).includes(node)) {
+      problems.push(`the claim's selector expression on ${hostnameLabel} (${expr.operator}) cannot be satisfied by node "${node}"`);
+    } else {
+      labels[hostnameLabel] = node;
+    }
+  }
+  return { labels, problems };
+}
+
+/** Access modes a node-local asset can offer: one node at a time. */
+const nodeLocalModes = new Set(['ReadWriteOnce', 'ReadWriteOncePod']);
+
+/** Claim checks every node-local plugin shares (modes, data sources, selector, node). */
+export function nodeLocalClaimProblems(plugin: string, claim: KubeObject, node: string): string[] {
+  const problems: string[] = [];
+  const modes: string[] = claim.spec?.accessModes ?? [];
+  for (const m of modes) {
+    if (!nodeLocalModes.has(m)) problems.push(`access mode ${m} cannot be offered by ${plugin}: its volumes live on one node`);
+  }
+  if (claim.spec?.dataSource || claim.spec?.dataSourceRef) {
+    problems.push(`${plugin} cannot populate a volume from a data source`);
+  }
+  problems.push(...nodeSelectorLabels(plugin, claim.spec?.selector, node).problems);
+  return problems;
+}
+
+/** Parameters not in `known`, as problems (case-sensitive, like upstream plugins). */
+export function unknownParameters(plugin: string, parameters: Record<string, string>, known: readonly string[]): string[] {
+  return Object.keys(parameters)
+    .filter((k) => !known.includes(k))
+    .map((k) => `unknown parameter "${k}" for ${plugin} (supported: ${known.join(', ')})`);
+}

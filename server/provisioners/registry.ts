@@ -1,0 +1,29 @@
+// In-tree provisioner plugins by provisioner name. The binder imports
+// `inTreeProvisionerNames` to know which classes Stowage itself provisions (no
+// ExternalProvisioning event for those); the provisioning controllers get the plugins.
+import type { Logger } from 'pino';
+import type { AssetStore } from './assets';
+import { createHostPathPlugin, hostPathPluginName } from './host-path';
+import { createLoopPlugin, loopPluginName } from './loop';
+import type { HostOs } from './os';
+import type { ProvisionerPlugin } from './plugin';
+
+export { hostPathPluginName } from './host-path';
+export { loopPluginName } from './loop';
+
+export const inTreeProvisionerNames: ReadonlySet<string> = new Set([hostPathPluginName, loopPluginName]);
+
+export interface PluginDeps {
+  os: HostOs;
+  assets: AssetStore;
+  /** The node this process provisions on (default: the OS hostname). */
+  nodeName?: string;
+  log?: Logger;
+}
+
+export type PluginRegistry = ReadonlyMap<string, ProvisionerPlugin>;
+
+export function createPlugins(deps: PluginDeps): PluginRegistry {
+  const plugins = [createHostPathPlugin(deps), createLoopPlugin(deps)];
+  return new Map(plugins.map((p) => [p.name, p]));
+}
