@@ -48,6 +48,9 @@ describe('a developer', () => {
     await expect(svc.create(dev, claim('team-b', 'new'))).rejects.toMatchObject({ code: 'Forbidden' });
     await expect(svc.delete(dev, 'PersistentVolumeClaim', 'team-a', 'new')).resolves.toMatchObject({ deleted: true });
   });
+  test('reads storage classes', async () => {
+    await expect(svc.list(dev, 'StorageClass')).resolves.toMatchObject({ items: expect.any(Array) });
+  });
   test('may not read volumes or nodes', async () => {
     await expect(svc.list(dev, 'PersistentVolume')).rejects.toMatchObject({ code: 'Forbidden' });
     await expect(svc.get(dev, 'PersistentVolume', undefined, 'pv-auth')).rejects.toMatchObject({ code: 'Forbidden' });
@@ -68,6 +71,32 @@ describe('a developer', () => {
     clearTimeout(timer);
     ac.abort();
     expect(first.value?.name).toBe('shown');
+  });
+});
+
+describe('StorageClass parameters that name secrets', () => {
+  test('are shown to admins only, in get, list and watch', async () => {
+    const from = (await t.store.currentResourceVersion()).toString();
+    await svc.create(admin, {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name: 'secretive' },
+      provisioner: 'example.com/csi',
+      parameters: { fsType: 'ext4', 'csi.storage.k8s.io/provisioner-secret-name': 'db-creds' },
+    });
+    const key = 'csi.storage.k8s.io/provisioner-secret-name';
+    expect((await svc.get(admin, 'StorageClass', undefined, 'secretive')).parameters[key]).toBe('db-creds');
+    expect((await svc.get(dev, 'StorageClass', undefined, 'secretive')).parameters[key]).toBe('(redacted)');
+    const listed = (await svc.list(viewer, 'StorageClass')).items.find((o) => o.metadata.name === 'secretive');
+    expect(listed?.parameters[key]).toBe('(redacted)');
+    expect(listed?.parameters.fsType).toBe('ext4');
+    const ac = new AbortController();
+    const it = svc.watch(dev, { kinds: ['StorageClass'], resourceVersion: from, signal: ac.signal });
+    const timer = setTimeout(() => ac.abort(), 10_000);
+    const first = await it.next();
+    clearTimeout(timer);
+    ac.abort();
+    expect(first.value?.object.parameters[key]).toBe('(redacted)');
   });
 });
 

@@ -2,6 +2,7 @@
 // writes. Both transports (tRPC for the dashboard, the Kubernetes REST API) call it.
 import { isAllowed, visibleNamespaces, type Principal, type Verb } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
+import { redactStorageClass } from '../domain/redaction';
 import { strategyForKind } from '../resources/registry';
 import type { KubeObject, Strategy } from '../resources/types';
 import type {
@@ -48,20 +49,26 @@ export class ObjectService {
   async get(p: Principal, kind: string, namespace: string | undefined, name: string): Promise<KubeObject> {
     const s = strategyOrThrow(kind);
     this.check(p, 'get', s, namespace, name);
-    return this.store.get(s.kind, namespace, name);
+    return redactStorageClass(p, await this.store.get(s.kind, namespace, name));
   }
 
   async list(p: Principal, kind: string, opts: ListOptions = {}): Promise<ListResult> {
+    const res = await this.listUnredacted(p, kind, opts);
+    return res.items.some((o) => o.kind === 'StorageClass') ? { ...res, items: res.items.map((o) => redactStorageClass(p, o)) } : res;
+  }
+
+  private async listUnredacted(p: Principal, kind: string, opts: ListOptions): Promise<ListResult> {
     const s = strategyOrThrow(kind);
     if (s.namespaced && opts.namespace) {
       this.check(p, 'list', s, opts.namespace);
       return this.store.list(s.kind, opts);
     }
+    if (!s.namespaced && s.kind !== 'Namespace') {
+      this.check(p, 'list', s);
+      return this.store.list(s.kind, opts);
+    }
     const visible = visibleNamespaces(p, 'list', s.kind);
     if (visible === 'all') return this.store.list(s.kind, opts);
-    if (!s.namespaced && s.kind !== 'Namespace') {
-      throw forbidden(p, 'list', s);
-    }
     // A developer across namespaces: only their own, never an error.
     const items: KubeObject[] = [];
     let rv = '0';
@@ -122,12 +129,10 @@ export class ObjectService {
     for (const k of opts.kinds ?? []) {
       const s = strategyOrThrow(k);
       if (opts.namespace) this.check(p, 'watch', s, opts.namespace);
-      else if (visibleNamespaces(p, 'watch', s.kind) !== 'all' && !s.namespaced && s.kind !== 'Namespace') {
-        throw forbidden(p, 'watch', s);
-      }
+      else if (!s.namespaced && s.kind !== 'Namespace') this.check(p, 'watch', s);
     }
     const extra = opts.filter;
-    return this.store.watch({
+    const events = this.store.watch({
       ...opts,
       filter: (e) => {
         const s = strategyForKind(e.kind);
@@ -135,6 +140,15 @@ export class ObjectService {
         return extra ? extra(e) : true;
       },
     });
+    return redactEvents(p, events);
+  }
+}
+
+async function* redactEvents(p: Principal, events: AsyncGenerator<ChangeEvent>): AsyncGenerator<ChangeEvent> {
+  try {
+    for await (const e of events) yield e.kind === 'StorageClass' ? { ...e, object: redactStorageClass(p, e.object) } : e;
+  } finally {
+    await events.return(undefined);
   }
 }
 
