@@ -233,6 +233,22 @@ function selectorFailures(pvc: KubeObject, pv: KubeObject): Failure[] {
   ];
 }
 
+/**
+ * Upstream checkVolumeSatisfyClaim, for a claim that names its volume (spec.volumeName):
+ * deletion, size, class, volume mode and access modes; not the selector, not the phase.
+ * Returns upstream's messages, first failure first; empty when the volume fits.
+ */
+export function checkRequestedVolume(pvc: KubeObject, pv: KubeObject): string[] {
+  const problems: string[] = [];
+  if (pv.metadata?.deletionTimestamp) problems.push(`the volume is marked for deletion "${pv.metadata.name}"`);
+  if (compareQuantities(volumeStorage(pv), requestedStorage(pvc)) < 0) problems.push('requested PV is too small');
+  if (volumeClass(pv) !== claimClass(pvc)) problems.push('storageClassName does not match');
+  if (modeOf(pvc.spec) !== modeOf(pv.spec)) problems.push('incompatible volumeMode');
+  const have: string[] = pv.spec?.accessModes ?? [];
+  if (!(pvc.spec?.accessModes ?? []).every((m: string) => have.includes(m))) problems.push('incompatible accessMode');
+  return problems;
+}
+
 /** Sort volumes smallest first, equal sizes by name bytewise (the order the store query uses). */
 export function bySize(a: KubeObject, b: KubeObject): number {
   const an = String(a.metadata?.name ?? '');

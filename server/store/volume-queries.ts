@@ -17,10 +17,10 @@ export interface CandidateQuery {
   accessModes: number;
   /** The request in bytes (a decimal string). */
   minBytes: string;
-  /** Equality labels the volume must carry (a superset filter; the caller checks the rest). */
-  matchLabels?: Record<string, string>;
-  /** Keyset paging: continue after this (capacity, name). */
-  after?: { bytes: string; name: string };
+  /** Label requirements of the claim's selector (all must hold). */
+  labels?: LabelRequirement[];
+  /** Rows to skip (paging; the caller bounds how far it pages). */
+  offset?: number;
   /** Names to leave out (volumes the caller's transaction is already binding). */
   exclude?: string[];
   limit: number;
@@ -28,39 +28,64 @@ export interface CandidateQuery {
   skipLocked?: boolean;
 }
 
+export interface LabelRequirement {
+  key: string;
+  operator: string;
+  values: string[];
+}
+
+/** One selector requirement as SQL over the `labels` column (label values are strings). */
+function labelCondition(r: LabelRequirement, params: unknown[]): string {
+  params.push(r.key);
+  const k = `$${params.length}`;
+  switch (r.operator) {
+    case 'Exists':
+      return `(labels ->> ${k}) IS NOT NULL`;
+    case 'DoesNotExist':
+      return `(labels ->> ${k}) IS NULL`;
+    case 'In':
+    case '=':
+    case '==':
+      params.push(r.values);
+      return `(labels ->> ${k}) = ANY($${params.length}::text[])`;
+    case 'NotIn':
+    case '!=':
+      params.push(r.values);
+      return `((labels ->> ${k}) IS NULL OR NOT ((labels ->> ${k}) = ANY($${params.length}::text[])))`;
+    default:
+      return 'FALSE';
+  }
+}
+
 interface ObjectRow {
   object: KubeObject;
-  capacity_bytes: unknown;
+  bytes: string;
 }
 
 /**
  * Available, unclaimed, not-deleting volumes of one class, volume mode and access-mode set
- * with at least `minBytes`, smallest first (then by name, bytewise).
+ * with at least `minBytes`, smallest first.
  */
 export async function availableVolumes(db: SqlRunner, q: CandidateQuery): Promise<{ volume: KubeObject; bytes: string }[]> {
   const params: unknown[] = [q.storageClass, q.volumeMode, q.accessModes, q.minBytes];
   let where = `kind = 'PersistentVolume' AND phase = 'Available' AND storage_class = $1 AND volume_mode = $2
     AND access_modes = $3 AND capacity_bytes >= $4::numeric
     AND claim_name IS NULL AND provisioning IS NOT TRUE AND deletion_timestamp IS NULL`;
-  if (q.matchLabels && Object.keys(q.matchLabels).length > 0) {
-    params.push(JSON.stringify(q.matchLabels));
-    where += ` AND labels @> $${params.length}::jsonb`;
-  }
+  for (const r of q.labels ?? []) where += ` AND ${labelCondition(r, params)}`;
   if (q.exclude && q.exclude.length > 0) {
     params.push(q.exclude);
     where += ` AND name <> ALL($${params.length}::text[])`;
   }
-  if (q.after) {
-    params.push(q.after.bytes, q.after.name);
-    where += ` AND (capacity_bytes, name COLLATE "C") > ($${params.length - 1}::numeric, $${params.length} COLLATE "C")`;
-  }
-  params.push(q.limit);
+  params.push(q.limit, q.offset ?? 0);
+  // Ordered by capacity only, so the index returns rows in order without sorting equal
+  // sizes (a pool of identical disks would otherwise be sorted whole for every claim);
+  // equal sizes come in index order.
   const rows = await db.$queryRawUnsafe<ObjectRow[]>(
-    `SELECT object, capacity_bytes::text AS capacity_bytes FROM objects WHERE ${where}
-      ORDER BY capacity_bytes, name COLLATE "C" LIMIT $${params.length}${q.skipLocked ? ' FOR UPDATE SKIP LOCKED' : ''}`,
+    `SELECT object, capacity_bytes::text AS bytes FROM objects WHERE ${where}
+      ORDER BY objects.capacity_bytes LIMIT $${params.length - 1} OFFSET $${params.length}${q.skipLocked ? ' FOR UPDATE SKIP LOCKED' : ''}`,
     ...params,
   );
-  return rows.map((r) => ({ volume: r.object, bytes: String(r.capacity_bytes) }));
+  return rows.map((r) => ({ volume: r.object, bytes: String(r.bytes) }));
 }
 
 /**
@@ -143,26 +168,29 @@ export interface NearQuery {
 
 /**
  * A few volumes near the claim, for "why is my claim Pending": the largest that are too
- * small, some large enough in its class whatever their modes, phase or claim, and some of
- * the right shape in other classes. Each part is bounded by its LIMIT.
+ * small (an index range), and some large enough in its class whatever their modes, phase
+ * or claim, and some of its shape in other classes. The last two look at a bounded number
+ * of rows (`scan`), so the query costs the same with any number of volumes.
  */
-export async function nearVolumes(db: SqlRunner, q: NearQuery): Promise<KubeObject[]> {
+export async function nearVolumes(db: SqlRunner, q: NearQuery & { scan?: number }): Promise<KubeObject[]> {
   const rows = await db.$queryRawUnsafe<{ object: KubeObject; name: string }[]>(
     `(SELECT object, name FROM objects WHERE kind = 'PersistentVolume' AND phase = 'Available' AND storage_class = $1
         AND volume_mode = $2 AND access_modes = $3 AND capacity_bytes < $4::numeric
       ORDER BY capacity_bytes DESC LIMIT $5)
      UNION ALL
-     (SELECT object, name FROM objects WHERE kind = 'PersistentVolume' AND storage_class = $1
-        AND capacity_bytes >= $4::numeric LIMIT $5)
+     (SELECT object, name FROM (SELECT object, name, capacity_bytes FROM objects
+         WHERE kind = 'PersistentVolume' AND storage_class = $1 LIMIT $6) s
+      WHERE capacity_bytes >= $4::numeric LIMIT $5)
      UNION ALL
-     (SELECT object, name FROM objects WHERE kind = 'PersistentVolume' AND phase = 'Available'
-        AND storage_class <> $1 AND volume_mode = $2 AND (access_modes & $3::int) = $3::int
-        AND capacity_bytes >= $4::numeric LIMIT $5)`,
+     (SELECT object, name FROM (SELECT object, name, capacity_bytes, volume_mode, access_modes FROM objects
+         WHERE kind = 'PersistentVolume' AND phase = 'Available' AND storage_class <> $1 LIMIT $6) s
+      WHERE volume_mode = $2 AND (access_modes & $3::int) = $3::int AND capacity_bytes >= $4::numeric LIMIT $5)`,
     q.storageClass,
     q.volumeMode,
     q.accessModes,
     q.minBytes,
     q.limit,
+    q.scan ?? 500,
   );
   const seen = new Set<string>();
   return rows.filter((r) => !seen.has(r.name) && seen.add(r.name)).map((r) => r.object);

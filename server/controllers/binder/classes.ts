@@ -1,13 +1,9 @@
 // StorageClass lookups for the binder, cached briefly and dropped on any class change.
+import { isDefaultClass } from '../../resources/storage-class/strategy';
 import type { KubeObject } from '../../resources/types';
 import type { ObjectStore } from '../../store/object-store';
 
-const defaultAnnotations = ['storageclass.kubernetes.io/is-default-class', 'storageclass.beta.kubernetes.io/is-default-class'];
-
-export function isDefaultClass(sc: KubeObject): boolean {
-  const a = sc.metadata?.annotations ?? {};
-  return defaultAnnotations.some((k) => a[k] === 'true');
-}
+export { isDefaultClass };
 
 /** Upstream GetDefaultClass: of several defaults the newest wins; equal times go by name, ascending. */
 export function newestDefault(classes: KubeObject[]): KubeObject | undefined {

@@ -4,7 +4,11 @@
 //   it, so a spec update followed by a status update of the same object composes (StoreTx
 //   reads the row as committed, and the second write would undo the first);
 // - rows this transaction already locked are not read again (`remember` adds rows locked
-//   by other queries, e.g. SELECT ... FOR UPDATE SKIP LOCKED).
+//   by other queries, e.g. SELECT ... FOR UPDATE SKIP LOCKED);
+// - `get` never waits for a row lock another transaction holds: it throws RowBusyError
+//   and the controller retries shortly, so controllers cannot deadlock each other;
+//
+// - its flush writes all queued rows in three round trips (batched-flush.ts).
 //
 // Everything else (validation, resourceVersion guards, one commit with the change log) is
 // StoreTx's. See the report of issue 4 for the store change that would make this file
@@ -12,29 +16,83 @@
 import { strategyForKind } from '../../resources/registry';
 import type { KubeObject } from '../../resources/types';
 import { StoreTx, type ObjectStore, type UpdateOptions } from '../../store/object-store';
-
-type TxClient = ConstructorParameters<typeof StoreTx>[0];
+import { inTransaction } from '../../store/pg';
+import { flushBatched } from './batched-flush';
 
 function keyOf(kind: string, namespace: string | undefined, name: string): string {
   const namespaced = strategyForKind(kind)?.namespaced ?? false;
   return `${kind}/${namespaced ? (namespace ?? '') : ''}/${name}`;
 }
 
+/** A row another transaction holds: controllers never wait for row locks; they retry. */
+export class RowBusyError extends Error {
+  constructor(readonly what: string) {
+    super(`${what} is being changed by another transaction; trying again shortly`);
+    this.name = 'RowBusyError';
+  }
+}
+
+export function isRowBusy(e: unknown): e is RowBusyError {
+  return e instanceof RowBusyError;
+}
+
 export class ControllerTx extends StoreTx {
   private readonly locked = new Map<string, KubeObject>();
 
+  /**
+   * The object as this transaction sees it, its row locked. Never waits: a row another
+   * transaction holds throws RowBusyError (so concurrent controllers cannot deadlock).
+   */
   override async get(kind: string, namespace: string | undefined, name: string): Promise<KubeObject | undefined> {
     const key = keyOf(kind, namespace, name);
-    for (let i = this.writes.length - 1; i >= 0; i--) {
-      const w = this.writes[i];
-      if (keyOf(w.strategy.kind, w.object.metadata.namespace, w.object.metadata.name ?? '') !== key) continue;
-      return w.type === 'DELETED' ? undefined : structuredClone(w.object);
-    }
+    const pending = this.pending(key);
+    if (pending) return pending.type === 'DELETED' ? undefined : structuredClone(pending.object);
     const known = this.locked.get(key);
     if (known) return structuredClone(known);
-    const row = await super.get(kind, namespace, name);
-    if (row) this.locked.set(key, row);
-    return row ? structuredClone(row) : undefined;
+    const s = strategyForKind(kind);
+    const ns = s?.namespaced ? (namespace ?? '') : '';
+    const rows = await this.tx.$queryRawUnsafe<{ object: KubeObject }[]>(
+      'SELECT object FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3 FOR UPDATE SKIP LOCKED',
+      s?.kind ?? kind,
+      ns,
+      name,
+    );
+    const row = rows[0]?.object;
+    if (!row) {
+      const exists = await this.tx.$queryRawUnsafe<{ n: number }[]>(
+        'SELECT 1 AS n FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3',
+        s?.kind ?? kind,
+        ns,
+        name,
+      );
+      if (exists.length > 0) throw new RowBusyError(`${kind} ${ns ? `${ns}/` : ''}${name}`);
+      return undefined;
+    }
+    this.locked.set(key, row);
+    return structuredClone(row);
+  }
+
+  private pending(key: string) {
+    for (let i = this.writes.length - 1; i >= 0; i--) {
+      const w = this.writes[i];
+      if (keyOf(w.strategy.kind, w.object.metadata.namespace, w.object.metadata.name ?? '') === key) return w;
+    }
+    return undefined;
+  }
+
+  /** Names of the volumes this transaction has queued writes for. */
+  volumesWritten(): string[] {
+    return this.writes.filter((w) => w.strategy.kind === 'PersistentVolume').map((w) => w.object.metadata.name!);
+  }
+
+  /** Forgets the writes queued after `count` (undoes one part of a batched transaction). */
+  truncate(count: number): void {
+    this.writes.length = Math.min(this.writes.length, count);
+  }
+
+  /** The queued writes in three round trips (see batched-flush.ts). */
+  override flush(): Promise<void> {
+    return flushBatched(this);
   }
 
   /** Records an object whose row this transaction holds locked (read FOR UPDATE). */
@@ -59,22 +117,24 @@ function isRetryable(e: unknown): boolean {
   return /deadlock detected|could not serialize|40P01|40001/.test(String((e as Error)?.message ?? ''));
 }
 
-/** Runs `fn` in one transaction of the store's database, as ObjectStore.transact does. */
+/** Runs `fn` in one transaction on the store's pool, as ObjectStore.transact does. */
 export async function transact<T>(store: ObjectStore, fn: (tx: ControllerTx) => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await store.db.$transaction(
-        async (tx) => {
-          const ctx = new ControllerTx(tx as unknown as TxClient, false);
-          const result = await fn(ctx);
-          await ctx.flush();
-          return result;
-        },
-        { maxWait: 30_000, timeout: 60_000 },
-      );
+      return await inTransaction(store.pool, async (sql) => {
+        const ctx = new ControllerTx(sql, false);
+        const result = await fn(ctx);
+        await ctx.flush();
+        return result;
+      });
     } catch (e) {
       if (attempt < 5 && isRetryable(e)) continue;
       throw e;
     }
   }
+}
+
+/** The resourceVersions a committed transaction's writes got (for ReconcileContext.wrote). */
+export function writtenVersions(tx: StoreTx): string[] {
+  return tx.writes.map((w) => w.object.metadata.resourceVersion ?? '').filter(Boolean);
 }

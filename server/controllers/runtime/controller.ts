@@ -28,7 +28,10 @@ export interface ReconcileContext {
   log: Logger;
   /** Queues another key (of this controller), optionally after a delay. */
   enqueue(key: string, delayMs?: number): void;
-  /** Whether the key waits in the queue or is being reconciled right now. */
+  /**
+   * Whether the key will be reconciled again anyway (it waits in the queue). A key being
+   * reconciled right now does not count: that reconcile may have read an older state.
+   */
   isQueued(key: string): boolean;
   /**
    * Declares that this reconcile wrote the object version `resourceVersion`: its echo in
@@ -100,6 +103,8 @@ export class Controller {
     this.log = opts.log.child({ controller: spec.name });
     const m = this.metrics;
     const labels = { controller: spec.name };
+    m.queueDepth.set(labels, 0);
+    m.activeWorkers.set(labels, 0);
     this.queue = new WorkQueue({
       baseDelayMs: spec.baseDelayMs,
       maxDelayMs: spec.maxDelayMs,
@@ -112,7 +117,7 @@ export class Controller {
       signal: this.abort.signal,
       log: this.log,
       enqueue: (key, delayMs) => (delayMs && delayMs > 0 ? this.queue.addAfter(key, delayMs) : this.queue.add(key)),
-      isQueued: (key) => this.queue.has(key),
+      isQueued: (key) => this.queue.isPending(key),
       wrote: (rv) => {
         if (!rv) return;
         if (this.ownWrites.size >= OWN_WRITES_CAP) this.ownWrites.clear();

@@ -7,7 +7,10 @@ import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { isStowageError } from '../../domain/errors';
 import type { KubeObject } from '../../resources/types';
-import type { ObjectStore } from '../../store/object-store';
+import type { ObjectStore, StoreTx } from '../../store/object-store';
+
+/** Runs a write in some transaction (the store's own, or a batcher's). */
+export type TxRunner = (fn: (tx: StoreTx) => Promise<void>) => Promise<unknown>;
 
 export type EventType = 'Normal' | 'Warning';
 
@@ -16,11 +19,16 @@ function now(): string {
 }
 
 export class EventRecorder {
+  private readonly run: TxRunner;
+
   constructor(
-    private readonly store: ObjectStore,
+    store: ObjectStore,
     private readonly component: string,
     private readonly log: Logger,
-  ) {}
+    run?: TxRunner,
+  ) {
+    this.run = run ?? ((fn) => store.transact(fn));
+  }
 
   /** The Event's name: the object's name and a hash of what makes two events the same. */
   eventName(obj: KubeObject, type: EventType, reason: string, message: string): string {
@@ -39,7 +47,11 @@ export class EventRecorder {
         await this.write(obj, type, reason, msg);
         return;
       } catch (err) {
-        if (isStowageError(err) && (err.code === 'AlreadyExists' || err.code === 'Conflict')) continue;
+        const retry = (isStowageError(err) && (err.code === 'AlreadyExists' || err.code === 'Conflict')) || (err as Error)?.name === 'RowBusyError';
+        if (retry) {
+          await new Promise((r) => setTimeout(r, 5 + Math.random() * 20));
+          continue;
+        }
         this.log.debug({ err, reason, object: obj.metadata.name }, 'could not record event');
         return;
       }
@@ -50,7 +62,7 @@ export class EventRecorder {
     const namespace = obj.metadata.namespace || 'default';
     const name = this.eventName(obj, type, reason, message);
     const ts = now();
-    await this.store.transact(async (tx) => {
+    await this.run(async (tx) => {
       const existing = await tx.get('Event', namespace, name);
       if (existing) {
         await tx.update({

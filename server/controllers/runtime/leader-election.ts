@@ -2,7 +2,8 @@
 // connection: whoever holds the lock leads; Postgres releases it when that session ends.
 //
 // - A leader that dies (process killed, connection reset) loses the lock at once; a
-//   standby polling every `retryPeriodMs` takes over within about that time.
+//   standby polling every `retryPeriodMs` takes over within about that time. A leader
+//   that lost its session but lives on waits one lease before competing again.
 // - A leader that hangs stops answering: the session is idle, so Postgres ends it after
 //   `leaseDurationMs` (idle_session_timeout), and TCP keepalives end it across a network
 //   partition. The leader pings its session every `retryPeriodMs` and steps down as soon
@@ -131,26 +132,34 @@ export class LeaderElector {
 
   private async run(): Promise<void> {
     while (!this.stopped) {
+      let lost = false;
       try {
-        if (this.leading && !this.client) await this.stepDown();
-        this.client ??= await this.withTimeout(this.connect());
-        const c = this.client;
-        if (!this.leading) {
-          const res = await this.withTimeout(
-            c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::int, $2::int) AS ok', this.keys),
-          );
-          if (res.rows[0]?.ok && !this.stopped) await this.stepUp();
-        } else {
-          await this.withTimeout(c.query('SELECT 1'));
+        if (this.leading && !this.client) {
+          lost = true;
+          await this.stepDown();
+        }
+        if (!lost) {
+          this.client ??= await this.withTimeout(this.connect());
+          const c = this.client;
+          if (!this.leading) {
+            const res = await this.withTimeout(
+              c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::int, $2::int) AS ok', this.keys),
+            );
+            if (res.rows[0]?.ok && !this.stopped) await this.stepUp();
+          } else {
+            await this.withTimeout(c.query('SELECT 1'));
+          }
         }
       } catch (err) {
         if (!this.stopped) this.opts.log.warn({ err }, 'leader election check or start failed');
         const c = this.client;
         this.client = undefined;
         c?.end().catch(() => {});
+        lost = this.leading;
         await this.stepDown();
       }
-      if (!this.stopped) await this.sleep(this.retryPeriodMs);
+      // A leader that lost its session leaves the next term to a standby (no flapping).
+      if (!this.stopped) await this.sleep(lost ? this.leaseDurationMs : this.retryPeriodMs);
     }
   }
 

@@ -76,6 +76,14 @@ export class WorkQueue {
     return this.dirty.has(key) || this.processing.has(key);
   }
 
+  /**
+   * Whether the key is due to be handed out again (waiting, or re-added while being
+   * processed). A key only being processed is not: what it reads may already be old.
+   */
+  isPending(key: string): boolean {
+    return this.dirty.has(key);
+  }
+
   add(key: string): void {
     if (this.shuttingDown || this.dirty.has(key)) return;
     this.dirty.set(key, Date.now());

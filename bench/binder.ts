@@ -1,0 +1,293 @@
+// Binder benchmark: prints figures, asserts nothing.  npx tsx bench/binder.ts [--n=10000]
+//   [--pool=100000] [--small-pool=1000] [--claims=500] [--workers=16] [--concurrency=16]
+//
+// 1. the raw single-row transaction rate of the embedded Postgres (pgbench -N or a pg loop);
+// 2. a burst of N volumes and N claims created through the services layer, with the
+//    controllers in their own process: time until all are Bound, p50/p99 claim-to-Bound,
+//    binds/s and its ratio to the raw rate, the controller process's peak RSS;
+//    then the binder's own rate: N claims created faster than it binds (a backlog);
+// 3. per-claim latency with 1,000 and with 100,000 Available volumes in the pool.
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createAppContext, type AppContext } from '../server/app/context';
+import type { Principal } from '../server/domain/authorization';
+import type { KubeObject } from '../server/resources/types';
+import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
+import { migrate } from '../server/store/migrate';
+import { rawTransactionRate } from './raw-tps';
+
+const arg = (name: string, fallback: number) => {
+  const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
+  return hit ? Number(hit.split('=')[1]) : fallback;
+};
+const N = arg('n', 10_000);
+const BIG_POOL = arg('pool', 100_000);
+const SMALL_POOL = arg('small-pool', 1_000);
+const POOL_CLAIMS = arg('claims', 500);
+const WORKERS = arg('workers', 16);
+const CONCURRENCY = arg('concurrency', 64);
+const admin: Principal = { type: 'user', id: 'bench', name: 'bench', role: 'admin', namespaces: [] };
+const say = (s: string) => process.stdout.write(`${s}\n`);
+const ms = (x: number) => `${x.toFixed(0)} ms`;
+
+let seed = 42;
+const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+
+function pv(name: string, gi: number): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name },
+    spec: { capacity: { storage: `${gi}Gi` }, accessModes: ['ReadWriteOnce'], hostPath: { path: `/srv/${name}` }, storageClassName: '' },
+  };
+}
+function pvc(name: string, gi: number): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name, namespace: 'bench' },
+    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: `${gi}Gi` } }, storageClassName: '' },
+  };
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+interface Stats {
+  rss: number;
+  maxRss: number;
+  depth: number;
+  inFlight: number;
+  reconcile: { sum: number; count: number };
+}
+
+class Controllers {
+  private readonly failures = new Set<(e: Error) => void>();
+
+  private constructor(private readonly child: ChildProcess) {
+    child.once('exit', (code) => {
+      for (const fail of this.failures) fail(new Error(`controller process exited (${code})`));
+    });
+  }
+
+  static async start(url: string): Promise<Controllers> {
+    const file = path.join(path.dirname(new URL(import.meta.url).pathname), 'binder-controllers.ts');
+    const child = fork(file, [url, String(CONCURRENCY)], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+    const c = new Controllers(child);
+    await c.next('ready');
+    return c;
+  }
+
+  private next<T>(type: string): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const onMsg = (m: any) => {
+        if (m?.type !== type) return;
+        this.child.off('message', onMsg);
+        this.failures.delete(reject);
+        resolve(m as T);
+      };
+      this.failures.add(reject);
+      this.child.on('message', onMsg);
+    });
+  }
+
+  async ask<T>(type: string, reply = type): Promise<T> {
+    const p = this.next<T>(reply);
+    this.child.send({ type });
+    return p;
+  }
+
+  stats = () => this.ask<Stats>('stats');
+
+  async idle(): Promise<void> {
+    for (let quiet = 0; quiet < 5; ) {
+      const s = await this.stats();
+      quiet = s.depth === 0 && s.inFlight === 0 ? quiet + 1 : 0;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.ask('stop', 'stopped').catch(() => {});
+  }
+}
+
+async function freshApp(baseUrl: string, name: string): Promise<{ url: string; app: AppContext }> {
+  const url = await ensureDatabase(baseUrl, name);
+  await migrate(url);
+  const app = await createAppContext(url, 24);
+  for (const ns of ['default', 'bench']) await app.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  return { url, app };
+}
+
+/** Records when each claim is first seen Bound in the change log. */
+function watchBound(app: AppContext, from: bigint, signal: AbortSignal): Map<string, number> {
+  const bound = new Map<string, number>();
+  void (async () => {
+    for await (const e of app.store.watch({ kinds: ['PersistentVolumeClaim'], resourceVersion: from.toString(), signal })) {
+      if (e.object.status?.phase === 'Bound' && !bound.has(e.name)) bound.set(e.name, performance.now());
+    }
+  })().catch(() => {});
+  return bound;
+}
+
+async function untilAllBound(bound: Map<string, number>, n: number, timeoutMs: number): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (bound.size < n && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  return bound.size >= n;
+}
+
+async function runAll<T>(items: T[], workers: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      while (next < items.length) await fn(items[next++]);
+    }),
+  );
+}
+
+function latencies(created: Map<string, number>, bound: Map<string, number>): number[] {
+  return [...created].map(([name, t]) => Math.max(0, (bound.get(name) ?? NaN) - t)).filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
+}
+
+async function burst(baseUrl: string, rawTps: number): Promise<void> {
+  const { url, app } = await freshApp(baseUrl, 'burst');
+  const controllers = await Controllers.start(url);
+  const abort = new AbortController();
+  const bound = watchBound(app, await app.store.currentResourceVersion(), abort.signal);
+  const created = new Map<string, number>();
+  const ops: KubeObject[] = [];
+  for (let i = 0; i < N; i++) ops.push(pv(`pv-${i}`, 10), pvc(`claim-${i}`, 1 + Math.floor(rand() * 10)));
+  say(`\n== Burst: ${N} volumes + ${N} claims through the services layer (${WORKERS} client workers, ${CONCURRENCY} binder workers)`);
+  const t0 = performance.now();
+  await runAll(ops, WORKERS, async (o) => {
+    await app.objects.create(admin, o);
+    if (o.kind === 'PersistentVolumeClaim') created.set(o.metadata.name!, performance.now());
+  });
+  const tCreated = performance.now();
+  const ok = await untilAllBound(bound, N, 600_000);
+  const tAll = performance.now();
+  const s = await controllers.stats();
+  abort.abort();
+  const lat = latencies(created, bound);
+  const first = Math.min(...bound.values());
+  const last = Math.max(...bound.values());
+  const bindsPerS = N / ((tAll - t0) / 1000);
+  say(`created all ${2 * N} objects in     ${ms(tCreated - t0)} (${((2 * N) / ((tCreated - t0) / 1000)).toFixed(0)} objects/s)`);
+  say(`time to all Bound:               ${ms(tAll - t0)}${ok ? '' : `  (TIMED OUT: ${bound.size}/${N} bound)`}`);
+  say(`claim-to-Bound p50 / p99 / max:  ${ms(percentile(lat, 50))} / ${ms(percentile(lat, 99))} / ${ms(lat[lat.length - 1])}`);
+  say(`binds/s over the burst:          ${bindsPerS.toFixed(0)}  (first to last bind: ${(N / ((last - first) / 1000)).toFixed(0)}/s)`);
+  say(`raw single-row transactions/s:   ${rawTps.toFixed(0)}`);
+  say(`ratio binds/s : raw tx/s:        ${(bindsPerS / rawTps).toFixed(2)}`);
+  say(`controller process RSS peak:     ${(s.maxRss / 2 ** 20).toFixed(0)} MB (now ${(s.rss / 2 ** 20).toFixed(0)} MB)`);
+  await controllers.stop();
+  await app.close();
+}
+
+/** The binder's own rate: claims created in big store transactions, faster than it binds. */
+async function backlog(baseUrl: string, rawTps: number): Promise<void> {
+  const { url, app } = await freshApp(baseUrl, 'backlog');
+  say(`\n== Backlog: ${N} Available volumes, then ${N} claims created in 500-claim store transactions`);
+  const controllers = await Controllers.start(url);
+  await createPool(app, N, () => 10);
+  await controllers.idle();
+  const abort = new AbortController();
+  const bound = watchBound(app, await app.store.currentResourceVersion(), abort.signal);
+  const claims = Array.from({ length: N }, (_, i) => pvc(`b-${i}`, 1 + Math.floor(rand() * 10)));
+  const t0 = performance.now();
+  for (let i = 0; i < N; i += 500) {
+    await app.store.transact(async (tx) => {
+      for (const c of claims.slice(i, i + 500)) await tx.create(c);
+    });
+  }
+  const tCreated = performance.now();
+  const ok = await untilAllBound(bound, N, 600_000);
+  const tAll = performance.now();
+  const s = await controllers.stats();
+  abort.abort();
+  const rate = N / ((tAll - t0) / 1000);
+  say(`claims created in ${ms(tCreated - t0)}; all Bound after ${ms(tAll - t0)}${ok ? '' : `  (TIMED OUT: ${bound.size}/${N})`}`);
+  say(`binder throughput:               ${rate.toFixed(0)} binds/s (ratio to raw tx/s: ${(rate / rawTps).toFixed(2)})`);
+  say(`controller process RSS peak:     ${(s.maxRss / 2 ** 20).toFixed(0)} MB`);
+  await controllers.stop();
+  await app.close();
+}
+
+async function createPool(app: AppContext, size: number, gi: () => number = () => 1 + Math.floor(rand() * 100)): Promise<void> {
+  for (let start = 0; start < size; start += 500) {
+    await app.store.transact(async (tx) => {
+      for (let i = start; i < Math.min(size, start + 500); i++) await tx.create(pv(`pool-${i}`, gi()));
+    });
+  }
+}
+
+async function poolRun(baseUrl: string, size: number): Promise<{ p50: number; p99: number; mean: number; reconcileMs: number; rss: number }> {
+  const { url, app } = await freshApp(baseUrl, `pool_${size}`);
+  say(`\n== Pool of ${size} Available volumes, then ${POOL_CLAIMS} claims (4 client workers)`);
+  let t = performance.now();
+  await createPool(app, size);
+  say(`pool created through the store in ${ms(performance.now() - t)}`);
+  t = performance.now();
+  const controllers = await Controllers.start(url);
+  await controllers.idle();
+  say(`controllers made the pool Available (and settled) in ${ms(performance.now() - t)}`);
+  const before = await controllers.stats();
+  const abort = new AbortController();
+  const bound = watchBound(app, await app.store.currentResourceVersion(), abort.signal);
+  const created = new Map<string, number>();
+  const claims = Array.from({ length: POOL_CLAIMS }, (_, i) => pvc(`c-${i}`, 1 + Math.floor(rand() * 20)));
+  await runAll(claims, 4, async (o) => {
+    await app.objects.create(admin, o);
+    created.set(o.metadata.name!, performance.now());
+  });
+  const ok = await untilAllBound(bound, POOL_CLAIMS, 300_000);
+  const after = await controllers.stats();
+  abort.abort();
+  const lat = latencies(created, bound);
+  const mean = lat.reduce((a, b) => a + b, 0) / lat.length;
+  const reconcileMs = ((after.reconcile.sum - before.reconcile.sum) / Math.max(1, after.reconcile.count - before.reconcile.count)) * 1000;
+  say(`claim-to-Bound p50 / p99 / mean: ${ms(percentile(lat, 50))} / ${ms(percentile(lat, 99))} / ${mean.toFixed(1)} ms${ok ? '' : '  (TIMED OUT)'}`);
+  say(`mean reconcile time:             ${reconcileMs.toFixed(2)} ms`);
+  say(`controller process RSS peak:     ${(after.maxRss / 2 ** 20).toFixed(0)} MB`);
+  await controllers.stop();
+  await app.close();
+  return { p50: percentile(lat, 50), p99: percentile(lat, 99), mean, reconcileMs, rss: after.maxRss };
+}
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'stowage-bench-binder-'));
+const server = await startEmbeddedPostgres(dir);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    void server
+      .stop()
+      .catch(() => {})
+      .finally(() => {
+        rmSync(dir, { recursive: true, force: true });
+        process.exit(1);
+      });
+  });
+}
+try {
+  say(`Stowage binder benchmark: ${os.cpus().length} CPUs, Node ${process.version}, embedded PostgreSQL`);
+  const raw = await rawTransactionRate(server.baseUrl);
+  say(`raw single-row transaction rate: ${raw.tps.toFixed(0)} tx/s (${raw.how})`);
+  if (N > 0) await burst(server.baseUrl, raw.tps);
+  if (N > 0) await backlog(server.baseUrl, raw.tps);
+  if (BIG_POOL > 0) {
+    const small = await poolRun(server.baseUrl, SMALL_POOL);
+    const big = await poolRun(server.baseUrl, BIG_POOL);
+    say(`\n== Per-claim cost with ${BIG_POOL} vs ${SMALL_POOL} volumes`);
+    say(`mean claim-to-Bound: ${big.mean.toFixed(1)} ms vs ${small.mean.toFixed(1)} ms (x${(big.mean / small.mean).toFixed(2)})`);
+    say(`p99 claim-to-Bound:  ${ms(big.p99)} vs ${ms(small.p99)} (x${(big.p99 / small.p99).toFixed(2)})`);
+    say(`mean reconcile:      ${big.reconcileMs.toFixed(2)} ms vs ${small.reconcileMs.toFixed(2)} ms (x${(big.reconcileMs / small.reconcileMs).toFixed(2)})`);
+  }
+} finally {
+  await server.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
+process.exit(0);

@@ -1,0 +1,100 @@
+// The binder controller (seed 004 "Matching and binding", seed 000 "Controller workflow
+// for provisioning volumes"): one reconcile on the shared runtime for claims, volumes and
+// StorageClasses, keyed pvc/<namespace>/<name>, pv/<name> and sc/<name>.
+import type { Logger } from 'pino';
+import type { ObjectStore } from '../../store/object-store';
+import { objectKeys, objectKeysInPhases, pendingClaimsOfClass, volumesToSync } from '../../store/volume-queries';
+import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
+import { isRowBusy } from '../runtime/controller-tx';
+import { EventRecorder } from '../runtime/event-recorder';
+import { TxBatcher } from '../runtime/tx-batcher';
+import { binderComponent } from './annotations';
+import { syncClaim } from './claim-sync';
+import { ClassCache, isDefaultClass } from './classes';
+import { noDeleter, type BinderDeps, type VolumeDeleter } from './deps';
+import { claimKey, keysFor, parseKey, volumeKey } from './keys';
+import { syncVolume } from './volume-sync';
+
+/** Provisioner names served by in-tree plugins when none are given (start.ts passes the registry's). */
+export const inTreeProvisioners: ReadonlySet<string> = new Set<string>();
+
+export interface BinderOptions {
+  store: ObjectStore;
+  log: Logger;
+  /** Workers (default 64: most of a reconcile is waiting for Postgres). */
+  concurrency?: number;
+  /** How often Pending claims and unsettled volumes are looked at again (default 30 s). */
+  resyncMs?: number;
+  pendingGraceMs?: number;
+  /** Most reconciles' writes per transaction (default 64). */
+  maxBatch?: number;
+  /** Write transactions in flight at once (default 2). */
+  parallelTransactions?: number;
+  deleter?: VolumeDeleter;
+  inTreeProvisioners?: ReadonlySet<string>;
+}
+
+export const binderName = 'persistentvolume-binder';
+
+async function syncClass(d: BinderDeps, ctx: ReconcileContext, name: string): Promise<void> {
+  d.classes.invalidate();
+  const sc = await d.classes.get(name);
+  const waiting = await pendingClaimsOfClass(d.store.sql, name, 10_000);
+  if (sc && isDefaultClass(sc)) waiting.push(...(await pendingClaimsOfClass(d.store.sql, null, 10_000)));
+  for (const c of waiting) ctx.enqueue(claimKey(c.namespace, c.name));
+}
+
+export function binderSpec(opts: BinderOptions): ControllerSpec {
+  const store = opts.store;
+  const events = new TxBatcher(store, { maxBatch: 64, parallel: 1 });
+  const d: BinderDeps = {
+    store,
+    batcher: new TxBatcher(store, { maxBatch: opts.maxBatch ?? 64, parallel: opts.parallelTransactions ?? 2 }),
+    events: new EventRecorder(store, binderComponent, opts.log, (fn) => events.run(fn)),
+    classes: new ClassCache(store),
+    inTreeProvisioners: opts.inTreeProvisioners ?? inTreeProvisioners,
+    deleter: opts.deleter ?? noDeleter,
+    pendingGraceMs: opts.pendingGraceMs ?? 1000,
+    firstNoMatch: new Map(),
+    now: () => new Date(),
+  };
+  const keys = async (kind: string, phases?: string[]) => {
+    const rows = phases ? await objectKeysInPhases(store.sql, kind, phases) : await objectKeys(store.sql, kind);
+    return rows.map((r) => (kind === 'PersistentVolume' ? volumeKey(r.name) : claimKey(r.namespace, r.name)));
+  };
+  return {
+    name: binderName,
+    concurrency: opts.concurrency ?? 64,
+    watch: {
+      kinds: ['PersistentVolumeClaim', 'PersistentVolume', 'StorageClass'],
+      keysFor: (e) => {
+        if (e.kind === 'StorageClass') d.classes.invalidate();
+        return keysFor(e);
+      },
+    },
+    listKeys: async () => [
+      ...(await volumesToSync(store.sql)).map((r) => volumeKey(r.name)),
+      ...(await keys('PersistentVolumeClaim')),
+    ],
+    resync: {
+      everyMs: opts.resyncMs ?? 30_000,
+      listKeys: async () => [
+        ...(await keys('PersistentVolume', ['Pending', 'Released', 'Failed'])),
+        ...(await keys('PersistentVolumeClaim', ['Pending'])),
+      ],
+    },
+    reconcile: async (key: string, ctx: ReconcileContext): Promise<ReconcileResult | void> => {
+      const k = parseKey(key);
+      if (!k) return;
+      try {
+        if (k.kind === 'claim') return await syncClaim(d, ctx, k.namespace, k.name);
+        if (k.kind === 'volume') return await syncVolume(d, ctx, k.name);
+        return await syncClass(d, ctx, k.name);
+      } catch (err) {
+        // Another binder holds a row we need: it is acting on it; look again shortly.
+        if (isRowBusy(err)) return { requeueAfter: 5 + Math.floor(Math.random() * 25) };
+        throw err;
+      }
+    },
+  };
+}

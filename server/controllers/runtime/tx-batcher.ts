@@ -1,0 +1,110 @@
+// Runs many small controller writes in few transactions.
+//
+// Every commit of the store holds one global lock until its WAL record is on disk (that
+// is what keeps resourceVersion order equal to commit order), so the whole system commits
+// at most 1/fsync-latency transactions per second, whatever the number of connections.
+// Putting many reconciles' writes into one transaction pays that price once per batch.
+//
+// Each `run(fn)` is still atomic on its own: `fn` runs inside the shared transaction, and
+// if it throws, the writes it queued are dropped and only its caller sees the error. If
+// a database error breaks the transaction, each write of the batch is run again alone, so
+// that only the culprit's caller sees an error.
+// Batches start as soon as one is free, so a lone write is not delayed.
+import { transact, type ControllerTx } from './controller-tx';
+import type { ObjectStore } from '../../store/object-store';
+
+export interface Batched<T> {
+  result: T;
+  /** The resourceVersions this `fn`'s writes got. */
+  versions: string[];
+}
+
+interface Item {
+  fn: (tx: ControllerTx) => Promise<unknown>;
+  resolve: (v: Batched<unknown>) => void;
+  reject: (e: unknown) => void;
+}
+
+export interface TxBatcherOptions {
+  /** Most writes per transaction. */
+  maxBatch?: number;
+  /** Transactions in flight at once. */
+  parallel?: number;
+}
+
+function isDatabaseError(e: unknown): boolean {
+  const name = String((e as Error)?.name ?? '');
+  return name.startsWith('PrismaClient') || name === 'DriverAdapterError' || name === 'DatabaseError';
+}
+
+export class TxBatcher {
+  private readonly waiting: Item[] = [];
+  private active = 0;
+  private readonly maxBatch: number;
+  private readonly parallel: number;
+
+  constructor(
+    private readonly store: ObjectStore,
+    opts: TxBatcherOptions = {},
+  ) {
+    this.maxBatch = opts.maxBatch ?? 64;
+    this.parallel = opts.parallel ?? 2;
+  }
+
+  run<T>(fn: (tx: ControllerTx) => Promise<T>): Promise<Batched<T>> {
+    return new Promise<Batched<T>>((resolve, reject) => {
+      this.waiting.push({ fn, resolve: resolve as (v: Batched<unknown>) => void, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.active < this.parallel && this.waiting.length > 0) {
+      const batch = this.waiting.splice(0, this.maxBatch);
+      this.active++;
+      void this.runBatch(batch).finally(() => {
+        this.active--;
+        this.pump();
+      });
+    }
+  }
+
+  private async runBatch(batch: Item[]): Promise<void> {
+    type Outcome = { ok: true; value: unknown; from: number; to: number } | { ok: false; error: unknown };
+    let outcomes: Outcome[] = [];
+    let committed: ControllerTx | undefined;
+    try {
+      await transact(this.store, async (tx) => {
+        outcomes = [];
+        committed = tx;
+        for (const item of batch) {
+          const from = tx.writes.length;
+          try {
+            const value = await item.fn(tx);
+            outcomes.push({ ok: true, value, from, to: tx.writes.length });
+          } catch (error) {
+            // A database error leaves the transaction unusable: give the batch up.
+            if (isDatabaseError(error)) throw error;
+            tx.truncate(from);
+            outcomes.push({ ok: false, error });
+          }
+        }
+      });
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0].reject(error);
+        return;
+      }
+      // Find the culprit the slow way: each write in a transaction of its own.
+      for (const item of batch) await this.runBatch([item]);
+      return;
+    }
+    const writes = committed!.writes;
+    batch.forEach((item, i) => {
+      const o = outcomes[i];
+      if (!o.ok) return item.reject(o.error);
+      const versions = writes.slice(o.from, o.to).map((w) => w.object.metadata.resourceVersion ?? '');
+      item.resolve({ result: o.value, versions });
+    });
+  }
+}

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { WorkQueue } from './work-queue';
+
+const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
+
+describe('WorkQueue', () => {
+  it('hands keys out in the order they were added', async () => {
+    const q = new WorkQueue();
+    q.add('a');
+    q.add('b');
+    expect(await q.get()).toBe('a');
+    expect(await q.get()).toBe('b');
+  });
+
+  it('collapses duplicates while a key waits', async () => {
+    const q = new WorkQueue();
+    q.add('a');
+    q.add('a');
+    q.add('b');
+    q.add('a');
+    expect(q.length).toBe(2);
+    expect(await q.get()).toBe('a');
+    expect(await q.get()).toBe('b');
+    expect(q.length).toBe(0);
+  });
+
+  it('never hands out a key that is being processed; re-adds it at done', async () => {
+    const q = new WorkQueue();
+    q.add('a');
+    const first = await q.get();
+    expect(q.isPending('a')).toBe(false);
+    q.add('a');
+    expect(q.isPending('a')).toBe(true);
+    q.add('b');
+    expect(await q.get()).toBe('b');
+    expect(q.length).toBe(0);
+    q.done(first!);
+    expect(q.length).toBe(1);
+    expect(await q.get()).toBe('a');
+  });
+
+  it('a key done without being re-added does not come back', async () => {
+    const q = new WorkQueue();
+    q.add('a');
+    q.done((await q.get())!);
+    expect(q.length).toBe(0);
+    expect(q.has('a')).toBe(false);
+  });
+
+  it('wakes a waiting worker when a key arrives', async () => {
+    const q = new WorkQueue();
+    const got = q.get();
+    q.add('x');
+    expect(await got).toBe('x');
+    expect(q.has('x')).toBe(true);
+  });
+
+  it('addAfter delays the key; the earliest pending delay wins', async () => {
+    const q = new WorkQueue();
+    q.addAfter('a', 200);
+    q.addAfter('a', 20);
+    q.addAfter('a', 500);
+    expect(q.length).toBe(0);
+    await tick(60);
+    expect(q.length).toBe(1);
+  });
+
+  it('backs off exponentially per key until forgotten', () => {
+    const q = new WorkQueue({ baseDelayMs: 5, maxDelayMs: 1000 });
+    const delays: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      delays.push(q.backoffOf('k'));
+      q.addRateLimited('k');
+    }
+    expect(delays).toEqual([5, 10, 20, 40, 80, 160, 320, 640, 1000, 1000]);
+    expect(q.numRequeues('k')).toBe(10);
+    q.forget('k');
+    expect(q.backoffOf('k')).toBe(5);
+    q.shutDown();
+  });
+
+  it('shutDown releases waiting workers and refuses new keys', async () => {
+    const q = new WorkQueue();
+    const waiting = q.get();
+    q.shutDown();
+    expect(await waiting).toBeUndefined();
+    q.add('late');
+    expect(q.length).toBe(0);
+    expect(await q.get()).toBeUndefined();
+  });
+
+  it('reports depth changes', () => {
+    const depths: number[] = [];
+    const q = new WorkQueue({ onDepth: (n) => depths.push(n) });
+    q.add('a');
+    q.add('b');
+    void q.get();
+    expect(depths).toEqual([1, 2, 1]);
+  });
+});

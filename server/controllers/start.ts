@@ -1,0 +1,64 @@
+// Starts Stowage's controllers on the shared runtime: inside `stowage start`, or alone
+// with `stowage controllers`. With leader election (the default) only one process of many
+// runs them; the others stand by and take over within seconds.
+import type { AppContext } from '../app/context';
+import { logger } from '../app/logger';
+import { inTreeProvisionerNames } from '../provisioners/registry';
+import { binderSpec } from './binder/binder';
+import type { VolumeDeleter } from './binder/deps';
+import { Manager } from './runtime/manager';
+
+export interface StartControllersOptions {
+  app: AppContext;
+  /** The database, for the leader-election session. */
+  connectionString: string;
+  /** Default true. Tests turn it off to run several instances that really race. */
+  leaderElection?: boolean;
+  /** Name of the leader lock (default "stowage-controllers"). */
+  lockName?: string;
+  retryPeriodMs?: number;
+  leaseDurationMs?: number;
+  /** Binder workers (default 64). */
+  binderConcurrency?: number;
+  /** How long a claim that finds no volume waits before its explanation is written (ms). */
+  pendingGraceMs?: number;
+  /** What happens to Released volumes with reclaim policy Delete (the deleter's hook). */
+  deleter?: VolumeDeleter;
+  /** Provisioner names with an in-tree plugin (default: the registry's). */
+  inTreeProvisioners?: ReadonlySet<string>;
+}
+
+export interface RunningControllers {
+  manager: Manager;
+  stop(): Promise<void>;
+}
+
+export async function startControllers(opts: StartControllersOptions): Promise<RunningControllers> {
+  const { app } = opts;
+  const log = logger.child({ component: 'controllers' });
+  const manager = new Manager({
+    store: app.store,
+    log,
+    specs: () => [
+      binderSpec({
+        store: app.store,
+        log,
+        concurrency: opts.binderConcurrency,
+        pendingGraceMs: opts.pendingGraceMs,
+        deleter: opts.deleter,
+        inTreeProvisioners: opts.inTreeProvisioners ?? inTreeProvisionerNames,
+      }),
+    ],
+    leaderElection:
+      opts.leaderElection === false
+        ? false
+        : {
+            connectionString: opts.connectionString,
+            lockName: opts.lockName ?? 'stowage-controllers',
+            retryPeriodMs: opts.retryPeriodMs,
+            leaseDurationMs: opts.leaseDurationMs,
+          },
+  });
+  await manager.start();
+  return { manager, stop: () => manager.stop() };
+}

@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../resources/types';
+import {
+  explain,
+  nearestCandidates,
+  parseExplanation,
+  sameExplanation,
+  serializeExplanation,
+  summaryOf,
+  type Situation,
+} from './binding-explanation';
+
+const now = new Date('2026-11-21T10:00:00.123Z');
+
+function pv(name: string, size: string, mod?: (o: KubeObject) => void): KubeObject {
+  const o: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name, uid: `uid-${name}` },
+    spec: { capacity: { storage: size }, accessModes: ['ReadWriteOnce'], volumeMode: 'Filesystem', storageClassName: 'fast' },
+    status: { phase: 'Available' },
+  };
+  mod?.(o);
+  return o;
+}
+
+const claim: KubeObject = {
+  apiVersion: 'v1',
+  kind: 'PersistentVolumeClaim',
+  metadata: { name: 'data', namespace: 'team-a', uid: 'uid-data' },
+  spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '10Gi' } }, storageClassName: 'fast', volumeMode: 'Filesystem' },
+  status: { phase: 'Pending' },
+};
+
+describe('summaries say what the claim waits for', () => {
+  const cases: [string, Situation, string][] = [
+    ['waiting for provisioner X', { kind: 'waitingForProvisioner', className: 'fast', provisioner: 'example.com/nfs' }, 'waiting for provisioner "example.com/nfs" (StorageClass "fast")'],
+    ['class Y does not exist', { kind: 'classNotFound', className: 'gold' }, 'its StorageClass "gold" does not exist'],
+    ['no default class', { kind: 'noDefaultClass' }, 'the claim names none and there is no default StorageClass'],
+    ['no class asked for', { kind: 'noMatch' }, 'it asks for no storage class, so none will be provisioned'],
+    ['a class that cannot provision', { kind: 'cannotProvision', className: 'local', provisioner: 'kubernetes.io/no-provisioner' }, 'an administrator must create a matching volume'],
+    ['waiting for the first consumer', { kind: 'waitForFirstConsumer', className: 'local' }, 'binds on first use (WaitForFirstConsumer)'],
+    ['a requested volume that does not exist', { kind: 'volumeNotFound', volumeName: 'pv9' }, 'asks for volume "pv9" (spec.volumeName), which does not exist'],
+    ['a requested volume bound elsewhere', { kind: 'volumeBoundElsewhere', volumeName: 'pv9', claim: 'b/other' }, 'which is bound to another claim (b/other)'],
+    ['a requested volume that does not fit', { kind: 'volumeMismatch', volumeName: 'pv9', problems: ['requested PV is too small'] }, 'which cannot serve it: requested PV is too small.'],
+  ];
+  for (const [name, situation, text] of cases) {
+    it(name, () => expect(summaryOf(situation)).toContain(text));
+  }
+});
+
+describe('nearest candidates name the exact failed constraint', () => {
+  it('too small', () => {
+    const c = nearestCandidates(claim, [pv('small', '5Gi')]);
+    expect(c).toEqual([{ name: 'small', reasons: ['capacity 5Gi is less than the requested 10Gi'] }]);
+  });
+  it('wrong access modes', () => {
+    const c = nearestCandidates(claim, [pv('rox', '10Gi', (o) => (o.spec.accessModes = ['ReadOnlyMany']))]);
+    expect(c[0].reasons).toEqual(['access modes ROX do not include the requested RWO']);
+  });
+  it('wrong volume mode', () => {
+    const c = nearestCandidates(claim, [pv('blk', '10Gi', (o) => (o.spec.volumeMode = 'Block'))]);
+    expect(c[0].reasons).toEqual(['volume mode Block differs from the requested Filesystem']);
+  });
+  it('another class', () => {
+    const c = nearestCandidates(claim, [pv('slow', '10Gi', (o) => (o.spec.storageClassName = 'slow'))]);
+    expect(c[0].reasons).toEqual(['has storage class "slow"; the claim asks for "fast"']);
+  });
+  it('selector', () => {
+    const sel = { ...claim, spec: { ...claim.spec, selector: { matchLabels: { disk: 'ssd' } } } };
+    const c = nearestCandidates(sel, [pv('hdd', '10Gi', (o) => (o.metadata.labels = { disk: 'hdd' }))]);
+    expect(c[0].reasons).toEqual(["labels {disk=hdd} do not match the claim's selector disk=ssd"]);
+  });
+  it('claimRef held by another claim', () => {
+    const c = nearestCandidates(claim, [
+      pv('taken', '10Gi', (o) => {
+        o.spec.claimRef = { namespace: 'b', name: 'other', uid: 'u2' };
+        o.status.phase = 'Bound';
+      }),
+    ]);
+    expect(c[0].reasons).toEqual(['is bound to claim b/other']);
+  });
+  it('already bound volumes and Released ones are told apart', () => {
+    const c = nearestCandidates(claim, [
+      pv('rel', '10Gi', (o) => {
+        o.spec.claimRef = { namespace: 'b', name: 'gone', uid: 'u3' };
+        o.status.phase = 'Released';
+      }),
+    ]);
+    expect(c[0].reasons[0]).toContain('a Released volume is not reused automatically');
+  });
+  it('node affinity', () => {
+    const pinned = pv('far', '10Gi', (o) => {
+      o.spec.nodeAffinity = { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['n2'] }] }] } };
+    });
+    const c = nearestCandidates(claim, [pinned], { node: { name: 'n1', labels: { 'kubernetes.io/hostname': 'n1' } } });
+    expect(c[0].reasons).toEqual(['node affinity does not allow node n1']);
+  });
+  it('fewest failures first, then the closest size, at most five', () => {
+    const vols = [
+      pv('two-problems', '1Gi', (o) => (o.spec.storageClassName = 'slow')),
+      pv('far-small', '1Gi'),
+      pv('near-small', '9Gi'),
+      pv('ok', '20Gi'),
+      ...['a', 'b', 'c', 'd'].map((n) => pv(`x-${n}`, '1Mi')),
+    ];
+    const c = nearestCandidates(claim, vols);
+    expect(c.map((x) => x.name)).toEqual(['near-small', 'far-small', 'x-a', 'x-b', 'x-c']);
+  });
+});
+
+describe('the stored explanation', () => {
+  it('is compact JSON with evaluatedAt, summary and candidates', () => {
+    const { reason, explanation } = explain(claim, { kind: 'classNotFound', className: 'gold' }, [pv('small', '1Gi')], now);
+    expect(reason).toBe('StorageClassNotFound');
+    expect(JSON.parse(serializeExplanation(explanation))).toEqual({
+      evaluatedAt: '2026-11-21T10:00:00Z',
+      summary: 'No available volume matches this claim, and its StorageClass "gold" does not exist.',
+      candidates: [{ name: 'small', reasons: ['capacity 1Gi is less than the requested 10Gi'] }],
+    });
+  });
+  it('says when no volume comes near', () => {
+    expect(explain(claim, { kind: 'noDefaultClass' }, [], now).explanation.summary).toMatch(/No volume comes near it\.$/);
+  });
+  it('is the same when only the evaluation time differs (no write storm)', () => {
+    const a = explain(claim, { kind: 'noMatch' }, [pv('small', '1Gi')], now).explanation;
+    const b = explain(claim, { kind: 'noMatch' }, [pv('small', '1Gi')], new Date(now.getTime() + 60_000)).explanation;
+    expect(sameExplanation(a, b)).toBe(true);
+    expect(sameExplanation(a, { ...b, summary: 'x' })).toBe(false);
+  });
+  it('parses back, and ignores what is not an explanation', () => {
+    const e = explain(claim, { kind: 'noMatch' }, [], now).explanation;
+    expect(parseExplanation(serializeExplanation(e))).toEqual(e);
+    expect(parseExplanation('not json')).toBeUndefined();
+    expect(parseExplanation('{"a":1}')).toBeUndefined();
+  });
+});

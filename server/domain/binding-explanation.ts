@@ -1,0 +1,145 @@
+// "Why is my claim Pending?": the binder's latest decision about a claim it could not
+// bind, in plain sentences. What the binder keeps on the claim (annotation
+// stowage.io/binding-explanation, compact JSON; and a "Bindable" condition): a summary of
+// the situation, and for each of the nearest candidate volumes every rule it fails.
+// Pure: no I/O.
+import type { KubeObject } from '../resources/types';
+import { compareQuantities, type Quantity } from './quantity';
+import { evaluateVolume, requestedStorage, volumeStorage, type MatchOptions } from './matching';
+
+export type Situation =
+  /** Nothing matches and the claim asks for no class ("" or none, with provisioning off). */
+  | { kind: 'noMatch' }
+  /** Nothing matches, the claim names no class, and there is no default StorageClass. */
+  | { kind: 'noDefaultClass' }
+  | { kind: 'classNotFound'; className: string }
+  | { kind: 'waitingForProvisioner'; className: string; provisioner: string }
+  /** The class's provisioner is kubernetes.io/no-provisioner or an unknown in-tree name. */
+  | { kind: 'cannotProvision'; className: string; provisioner: string }
+  | { kind: 'waitForFirstConsumer'; className: string }
+  | { kind: 'volumeNotFound'; volumeName: string }
+  | { kind: 'volumeBoundElsewhere'; volumeName: string; claim: string }
+  | { kind: 'volumeMismatch'; volumeName: string; problems: string[] };
+
+export interface CandidateExplanation {
+  name: string;
+  reasons: string[];
+}
+
+export interface Explanation {
+  evaluatedAt: string;
+  summary: string;
+  candidates: CandidateExplanation[];
+}
+
+/** The condition reason for each situation (CamelCase, as Kubernetes condition reasons). */
+export const conditionReasons: Record<Situation['kind'], string> = {
+  noMatch: 'NoMatchingVolume',
+  noDefaultClass: 'NoStorageClass',
+  classNotFound: 'StorageClassNotFound',
+  waitingForProvisioner: 'WaitingForProvisioner',
+  cannotProvision: 'CannotProvision',
+  waitForFirstConsumer: 'WaitForFirstConsumer',
+  volumeNotFound: 'VolumeNotFound',
+  volumeBoundElsewhere: 'VolumeBoundToOtherClaim',
+  volumeMismatch: 'VolumeMismatch',
+};
+
+const NO_MATCH = 'No available volume matches this claim';
+
+export function summaryOf(s: Situation): string {
+  switch (s.kind) {
+    case 'noMatch':
+      return `${NO_MATCH}, and it asks for no storage class, so none will be provisioned.`;
+    case 'noDefaultClass':
+      return `${NO_MATCH}, and no storage class applies: the claim names none and there is no default StorageClass.`;
+    case 'classNotFound':
+      return `${NO_MATCH}, and its StorageClass "${s.className}" does not exist.`;
+    case 'waitingForProvisioner':
+      return `${NO_MATCH}; waiting for provisioner "${s.provisioner}" (StorageClass "${s.className}") to create one, or for an administrator to create a matching volume.`;
+    case 'cannotProvision':
+      return `${NO_MATCH}, and StorageClass "${s.className}" cannot provision one (provisioner "${s.provisioner}"): an administrator must create a matching volume.`;
+    case 'waitForFirstConsumer':
+      return `StorageClass "${s.className}" binds on first use (WaitForFirstConsumer) and no consumer's node is known yet (annotation volume.kubernetes.io/selected-node).`;
+    case 'volumeNotFound':
+      return `The claim asks for volume "${s.volumeName}" (spec.volumeName), which does not exist.`;
+    case 'volumeBoundElsewhere':
+      return `The claim asks for volume "${s.volumeName}", which is bound to another claim (${s.claim}).`;
+    case 'volumeMismatch':
+      return `The claim asks for volume "${s.volumeName}", which cannot serve it: ${s.problems.join('; ')}.`;
+  }
+}
+
+function distance(a: Quantity, b: Quantity): bigint {
+  const scale = Math.max(a.scale, b.scale);
+  const x = a.num * 10n ** BigInt(scale - a.scale);
+  const y = b.num * 10n ** BigInt(scale - b.scale);
+  return x > y ? x - y : y - x;
+}
+
+/** The nearest `limit` volumes that fail, fewest failed rules first, then closest in size. */
+export function nearestCandidates(
+  claim: KubeObject,
+  volumes: KubeObject[],
+  opts: MatchOptions = {},
+  limit = 5,
+): CandidateExplanation[] {
+  const want = requestedStorage(claim);
+  const seen = new Set<string>();
+  const rated = [];
+  for (const pv of volumes) {
+    const name = pv.metadata?.name ?? '';
+    if (seen.has(name)) continue;
+    seen.add(name);
+    const { failures } = evaluateVolume(claim, pv, opts);
+    if (failures.length === 0) continue;
+    rated.push({ name, failures, gap: distance(volumeStorage(pv), want), fits: compareQuantities(volumeStorage(pv), want) >= 0 });
+  }
+  rated.sort(
+    (a, b) =>
+      a.failures.length - b.failures.length ||
+      Number(b.fits) - Number(a.fits) ||
+      (a.gap < b.gap ? -1 : a.gap > b.gap ? 1 : 0) ||
+      (a.name < b.name ? -1 : 1),
+  );
+  return rated.slice(0, limit).map((r) => ({ name: r.name, reasons: r.failures.map((f) => f.message) }));
+}
+
+export function explain(
+  claim: KubeObject,
+  situation: Situation,
+  volumes: KubeObject[],
+  now: Date,
+  opts: MatchOptions = {},
+): { reason: string; explanation: Explanation } {
+  const candidates = nearestCandidates(claim, volumes, opts);
+  let summary = summaryOf(situation);
+  const searched = situation.kind !== 'volumeNotFound' && situation.kind !== 'volumeBoundElsewhere' && situation.kind !== 'volumeMismatch';
+  if (searched && candidates.length === 0) summary += ' No volume comes near it.';
+  return {
+    reason: conditionReasons[situation.kind],
+    explanation: { evaluatedAt: now.toISOString().replace(/\.\d{3}Z$/, 'Z'), summary, candidates },
+  };
+}
+
+/** Equal apart from when it was evaluated: then it is not written again. */
+export function sameExplanation(a: Explanation | undefined, b: Explanation | undefined): boolean {
+  if (!a || !b) return a === b;
+  return a.summary === b.summary && JSON.stringify(a.candidates) === JSON.stringify(b.candidates);
+}
+
+export function serializeExplanation(e: Explanation): string {
+  return JSON.stringify({ evaluatedAt: e.evaluatedAt, summary: e.summary, candidates: e.candidates });
+}
+
+/** Reads the annotation back; undefined when absent or not ours. */
+export function parseExplanation(text: string | undefined): Explanation | undefined {
+  if (!text) return undefined;
+  try {
+    const v = JSON.parse(text);
+    if (typeof v?.summary === 'string' && typeof v?.evaluatedAt === 'string' && Array.isArray(v?.candidates)) return v as Explanation;
+  } catch {
+    // not JSON: treat as absent
+  }
+  return undefined;
+}

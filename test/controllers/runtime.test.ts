@@ -1,0 +1,223 @@
+// The controller runtime's contract, on a real store: keys from the change log and the
+// resync, retries with backoff, requeueAfter, terminal errors, bounded concurrency with one
+// key never twice at once, own writes not echoed, graceful stop, metrics, event dedup.
+import { register } from 'prom-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { logger } from '../../server/app/logger';
+import { Controller, type ControllerSpec, type ReconcileContext } from '../../server/controllers/runtime/controller';
+import { TerminalError } from '../../server/controllers/runtime/errors';
+import { EventRecorder } from '../../server/controllers/runtime/event-recorder';
+import { openTestStore, type TestStore } from '../db';
+import { sleep, waitFor } from './fixtures';
+
+let ts: TestStore;
+const running: Controller[] = [];
+let n = 0;
+
+beforeAll(async () => {
+  ts = await openTestStore();
+  await ts.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
+});
+afterAll(async () => {
+  for (const c of running) await c.stop();
+  await ts?.close();
+});
+
+function start(spec: Partial<ControllerSpec> & Pick<ControllerSpec, 'reconcile'>): Controller {
+  const c = new Controller(
+    {
+      name: `test-${++n}`,
+      watch: { kinds: [], keysFor: () => [] },
+      listKeys: async () => [],
+      ...spec,
+    },
+    { store: ts.store, log: logger },
+  );
+  running.push(c);
+  return c;
+}
+
+describe('the reconcile contract', () => {
+  it('a thrown error is retried with exponential backoff until it succeeds', async () => {
+    const calls: number[] = [];
+    const c = start({
+      reconcile: async () => {
+        calls.push(Date.now());
+        if (calls.length < 5) throw new Error('not yet');
+      },
+      baseDelayMs: 20,
+    });
+    await c.start();
+    c.queue.add('k');
+    await waitFor('five attempts', async () => calls.length === 5);
+    const gaps = calls.slice(1).map((t, i) => t - calls[i]);
+    expect(gaps[0]).toBeGreaterThanOrEqual(15);
+    expect(gaps[3]).toBeGreaterThanOrEqual(150); // 20, 40, 80, 160 ms
+    expect(c.queue.numRequeues('k')).toBe(0); // success forgets the failures
+  });
+
+  it('requeueAfter looks again after that delay, without counting a failure', async () => {
+    const calls: number[] = [];
+    const c = start({
+      reconcile: async () => {
+        calls.push(Date.now());
+        return calls.length === 1 ? { requeueAfter: 150 } : undefined;
+      },
+    });
+    await c.start();
+    c.queue.add('k');
+    await waitFor('two calls', async () => calls.length === 2);
+    expect(calls[1] - calls[0]).toBeGreaterThanOrEqual(140);
+    await sleep(200);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('a TerminalError is recorded and not retried', async () => {
+    let calls = 0;
+    const errors: [string, boolean][] = [];
+    const c = start({
+      reconcile: async () => {
+        calls++;
+        throw new TerminalError('this can never work');
+      },
+      onError: (key, _e, terminal) => errors.push([key, terminal]),
+    });
+    await c.start();
+    c.queue.add('bad');
+    await waitFor('one call', async () => calls === 1);
+    await sleep(300);
+    expect(calls).toBe(1);
+    expect(errors).toEqual([['bad', true]]);
+    const metric = await register.getSingleMetric('stowage_controller_terminal_reconcile_errors_total')!.get();
+    expect(metric.values.find((v) => v.labels.controller === c.name)?.value).toBe(1);
+  });
+
+  it('runs at most `concurrency` reconciles at once, and never one key twice at once', async () => {
+    let now = 0;
+    let most = 0;
+    const perKey = new Map<string, number>();
+    let overlap = false;
+    let done = 0;
+    const c = start({
+      concurrency: 3,
+      reconcile: async (key) => {
+        now++;
+        most = Math.max(most, now);
+        perKey.set(key, (perKey.get(key) ?? 0) + 1);
+        if (perKey.get(key)! > 1) overlap = true;
+        await sleep(30);
+        perKey.set(key, perKey.get(key)! - 1);
+        now--;
+        done++;
+      },
+    });
+    await c.start();
+    for (let round = 0; round < 5; round++) {
+      for (const k of ['a', 'b', 'c', 'd', 'e']) c.queue.add(k);
+      await sleep(10);
+    }
+    await waitFor('queue drained', async () => c.queue.length === 0 && c.queue.inFlight === 0 && done > 0);
+    expect(most).toBe(3);
+    expect(overlap).toBe(false);
+    // Duplicates collapsed: far fewer runs than the 25 adds.
+    expect(done).toBeLessThan(25);
+  });
+});
+
+describe('sources', () => {
+  it('changes from the change log feed the queue; the echo of its own write is skipped', async () => {
+    const seen: string[] = [];
+    const c = start({
+      watch: { kinds: ['Namespace'], keysFor: (e) => [`${e.type}:${e.name}`] },
+      reconcile: async (key: string, ctx: ReconcileContext) => {
+        seen.push(key);
+        if (key === 'ADDED:watched') {
+          const ns = await ts.store.get('Namespace', undefined, 'watched');
+          const written = await ts.store.update({ ...ns, metadata: { ...ns.metadata, labels: { touched: 'yes' } } });
+          ctx.wrote(written.metadata.resourceVersion);
+        }
+      },
+    });
+    await c.start();
+    await ts.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'watched' } });
+    await waitFor('the ADDED event', async () => seen.includes('ADDED:watched'));
+    const ns = await ts.store.get('Namespace', undefined, 'watched');
+    await ts.store.update({ ...ns, metadata: { ...ns.metadata, labels: { touched: 'someone-else' } } });
+    await waitFor('the other MODIFIED event', async () => seen.filter((k) => k === 'MODIFIED:watched').length === 1);
+    await sleep(200);
+    expect(seen).toEqual(['ADDED:watched', 'MODIFIED:watched']);
+  });
+
+  it('lists every key at start, and again at each resync', async () => {
+    const seen: string[] = [];
+    let lists = 0;
+    const c = start({
+      listKeys: async () => {
+        lists++;
+        return ['x', 'y'];
+      },
+      resync: { everyMs: 100 },
+      reconcile: async (key) => {
+        seen.push(key);
+      },
+    });
+    await c.start();
+    await waitFor('three lists', async () => lists >= 3);
+    expect(seen.filter((k) => k === 'x').length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('stopping and metrics', () => {
+  it('stop lets the running reconcile finish and takes no more keys', async () => {
+    const finished: string[] = [];
+    const c = start({
+      concurrency: 1,
+      reconcile: async (key) => {
+        await sleep(150);
+        finished.push(key);
+      },
+    });
+    await c.start();
+    c.queue.add('first');
+    c.queue.add('second');
+    await sleep(30);
+    await c.stop();
+    expect(finished).toEqual(['first']);
+    c.queue.add('late');
+    await sleep(200);
+    expect(finished).toEqual(['first']);
+  });
+
+  it('exports queue depth, reconcile duration and errors by controller', async () => {
+    const c = start({ reconcile: async () => {} });
+    await c.start();
+    c.queue.add('k');
+    await waitFor('done', async () => c.queue.length === 0 && c.queue.inFlight === 0);
+    const text = await register.metrics();
+    expect(text).toContain(`stowage_workqueue_depth{controller="${c.name}"}`);
+    expect(text).toContain(`stowage_controller_reconcile_duration_seconds_count{controller="${c.name}"}`);
+    expect(text).toContain(`stowage_controller_reconcile_total{controller="${c.name}",result="success"}`);
+    expect(text).toContain('stowage_controller_reconcile_errors_total');
+  });
+});
+
+describe('events', () => {
+  it('a repeated event increments count on one Event instead of creating another', async () => {
+    const recorder = new EventRecorder(ts.store, 'test-component', logger);
+    const pv = await ts.store.create({
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: { name: 'ev-pv' },
+      spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/x' } },
+    });
+    await recorder.record(pv, 'Warning', 'SomethingOdd', 'it happened');
+    await recorder.record(pv, 'Warning', 'SomethingOdd', 'it happened');
+    await recorder.record(pv, 'Normal', 'Other', 'something else');
+    const events = (await ts.store.list('Event', { namespace: 'default' })).items.filter((e) => e.involvedObject?.name === 'ev-pv');
+    expect(events).toHaveLength(2);
+    const odd = events.find((e) => e.reason === 'SomethingOdd')!;
+    expect(odd).toMatchObject({ count: 2, type: 'Warning', source: { component: 'test-component' }, involvedObject: { kind: 'PersistentVolume', uid: pv.metadata.uid } });
+    expect(odd.metadata.namespace).toBe('default');
+    expect(odd.firstTimestamp <= odd.lastTimestamp).toBe(true);
+  });
+});
