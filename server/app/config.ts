@@ -1,4 +1,5 @@
 // Configuration from the environment, with defaults that work on a fresh clone.
+import os from 'node:os';
 import path from 'node:path';
 
 export interface Config {
@@ -12,6 +13,8 @@ export interface Config {
   apiExtraNames: string[];
   /** How long the change log keeps entries for watches (ms). */
   watchRetentionMs: number;
+  /** This machine's node name: node affinity of the volumes its provisioners make. */
+  nodeName: string;
 }
 
 function int(name: string, fallback: number): number {
@@ -34,5 +37,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || undefined,
     apiExtraNames: (env.STOWAGE_API_EXTRA_NAMES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     watchRetentionMs: int('STOWAGE_WATCH_RETENTION_SECONDS', 900) * 1000,
+    nodeName: env.STOWAGE_NODE_NAME || os.hostname(),
   };
 }

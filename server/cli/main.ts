@@ -52,12 +52,13 @@ async function withApp<T>(fn: (app: AppContext, cfg: Config) => Promise<T>): Pro
   }
 }
 
-async function run(opts: { api: boolean; controllers: boolean; agent: boolean }): Promise<void> {
+async function run(opts: { api: boolean; controllers: boolean; agent: boolean; web: boolean }): Promise<void> {
   const cfg = loadConfig();
   mkdirSync(cfg.dataDir, { recursive: true });
-  if (dashboardBuildNeeded(projectRoot)) await buildDashboard(projectRoot, say);
+  if (opts.web && dashboardBuildNeeded(projectRoot)) await buildDashboard(projectRoot, say);
   say(cfg.databaseUrl ? 'Using the Postgres at DATABASE_URL.' : `Starting embedded Postgres in ${path.join(cfg.dataDir, 'postgres')} ...`);
-  const db = await openDatabase({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl, log: say });
+  // Controllers alone join the database of a running `stowage start` in the same data dir.
+  const db = opts.web ? await openDatabase({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl, log: say }) : await connect(cfg);
   let app: AppContext | undefined;
   let services: RunningServices | undefined;
   let stopping = false;
@@ -84,7 +85,11 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean })
   try {
     app = await createAppContext(db.connectionString);
     const apiUrl = apiServerUrl(cfg.apiHost, cfg.apiPort);
-    services = await startServices(app, cfg, opts);
+    services = await startServices(app, cfg, { ...opts, connectionString: db.connectionString });
+    if (!opts.web) {
+      say(`Controllers running${cfg.databaseUrl ? '' : ` (database ${db.connectionString.replace(/:[^:@/]*@/, ':***@')})`}; press Ctrl-C to stop.`);
+      return;
+    }
     const boot = await bootstrap(app, cfg.dataDir, apiUrl);
     const web = await startWebServer({ app, host: cfg.host, port: cfg.port, dir: projectRoot });
     services.add(web.close);
@@ -112,12 +117,17 @@ const program = new Command('stowage').description('Stowage: a storage control p
 program
   .command('start')
   .description('run everything on this machine: Postgres (embedded unless DATABASE_URL), dashboard, API, controllers')
-  .action(() => run({ api: true, controllers: true, agent: true }));
+  .action(() => run({ web: true, api: true, controllers: true, agent: true }));
 
 program
   .command('server')
   .description('run the dashboard and the API only')
-  .action(() => run({ api: true, controllers: false, agent: false }));
+  .action(() => run({ web: true, api: true, controllers: false, agent: false }));
+
+program
+  .command('controllers')
+  .description('run the controllers only (binder, provisioners, deleter); with several, one leads')
+  .action(() => run({ web: false, api: false, controllers: true, agent: false }));
 
 program
   .command('migrate')

@@ -3,6 +3,7 @@
 import type { Config } from '../app/config';
 import type { AppContext } from '../app/context';
 import { logger } from '../app/logger';
+import { startControllers } from '../controllers/start';
 import { startApiServer } from '../kube/api-server';
 
 export interface RunningServices {
@@ -14,7 +15,7 @@ export interface RunningServices {
 export async function startServices(
   app: AppContext,
   cfg: Config,
-  opts: { api: boolean; controllers: boolean; agent: boolean },
+  opts: { api: boolean; controllers: boolean; agent: boolean; connectionString: string },
 ): Promise<RunningServices> {
   const stops: (() => Promise<void>)[] = [];
   let apiUrl: string | undefined;
@@ -28,6 +29,14 @@ export async function startServices(
     });
     stops.push(api.close);
     apiUrl = api.url;
+  }
+  if (opts.controllers) {
+    const controllers = await startControllers({
+      app,
+      connectionString: opts.connectionString,
+      provisioning: { nodeName: cfg.nodeName },
+    });
+    stops.push(controllers.stop);
   }
   const compaction = setInterval(() => {
     app.store.compact(cfg.watchRetentionMs).catch((err) => logger.warn({ err }, 'change-log compaction failed'));

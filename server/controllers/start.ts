@@ -6,6 +6,7 @@ import { logger } from '../app/logger';
 import { inTreeProvisionerNames } from '../provisioners/registry';
 import { binderSpec } from './binder/binder';
 import type { VolumeDeleter } from './binder/deps';
+import { provisioningDeps, provisioningSpecs } from './provisioning-start';
 import { Manager } from './runtime/manager';
 
 export interface StartControllersOptions {
@@ -26,6 +27,11 @@ export interface StartControllersOptions {
   deleter?: VolumeDeleter;
   /** Provisioner names with an in-tree plugin (default: the registry's). */
   inTreeProvisioners?: ReadonlySet<string>;
+  /**
+   * Also run the in-tree provisioners, the deleter and PV protection under the same
+   * leader lock, making volumes on this node.
+   */
+  provisioning?: { nodeName: string };
 }
 
 export interface RunningControllers {
@@ -48,6 +54,8 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
         deleter: opts.deleter,
         inTreeProvisioners: opts.inTreeProvisioners ?? inTreeProvisionerNames,
       }),
+      // Fresh provisioning specs each time this process starts leading: recovery runs then.
+      ...(opts.provisioning ? provisioningSpecs(provisioningDeps({ app, nodeName: opts.provisioning.nodeName })) : []),
     ],
     leaderElection:
       opts.leaderElection === false
