@@ -26,7 +26,9 @@ import type { KubeObject } from '@/server/resources/types';
 import { DeleteButton } from './delete-button';
 import { EditButton } from './edit-modal';
 import { ageOf, errorInfo } from './format';
+import { maskClassSecrets } from './class-parameters';
 import { isDefaultClass, kindUi, type KindUi } from './kinds';
+import { DetailPanels, TopPanels } from './kind-panels';
 import { RelatedObjects } from './related-objects';
 import { usePermissions } from './session';
 import { StatusBadge } from './status-badge';
@@ -159,6 +161,8 @@ function Detail({ ui, obj, crumbs }: { ui: KindUi; obj: KubeObject; crumbs: Reac
         </Alert>
       )}
 
+      <TopPanels obj={obj} />
+
       <Grid gap="sm">
         <Grid.Col span={{ base: 12, md: 7 }}>
           <Paper withBorder p="md" h="100%">
@@ -177,6 +181,8 @@ function Detail({ ui, obj, crumbs }: { ui: KindUi; obj: KubeObject; crumbs: Reac
           </Paper>
         </Grid.Col>
       </Grid>
+
+      <DetailPanels obj={obj} />
 
       <RelatedObjects obj={obj} />
 
@@ -199,7 +205,8 @@ function Detail({ ui, obj, crumbs }: { ui: KindUi; obj: KubeObject; crumbs: Reac
 }
 
 function YamlView({ obj }: { obj: KubeObject }) {
-  const text = objectYaml(obj);
+  // Secret-naming StorageClass parameters stay masked here too.
+  const text = objectYaml(maskClassSecrets(obj));
   return (
     <Stack gap={6}>
       <Group justify="flex-end">

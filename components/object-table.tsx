@@ -6,6 +6,7 @@ import type { ReactNode } from 'react';
 import type { KubeObject } from '@/server/resources/types';
 import { detailHref, isDefaultClass, kindUi, type KindUi } from './kinds';
 import { ObjectLink } from './object-link';
+import { PendingStatus } from './pending-hint';
 import { usePermissions } from './session';
 import { StatusBadge } from './status-badge';
 import type { ListColumn, ListRow, SortState } from './table-model';
@@ -107,7 +108,9 @@ function Cell({ ui, header, text, obj, isLink }: { ui: KindUi; header: string; t
     return content;
   }
   if (!text) return null;
-  if (header === ui.statusColumn) return <StatusBadge value={text} />;
+  if (header === ui.statusColumn) {
+    return ui.kind === 'PersistentVolumeClaim' ? <PendingStatus claim={obj} text={text} /> : <StatusBadge value={text} />;
+  }
   switch (header) {
     case 'NAMESPACE':
       return <ObjectLink kind="Namespace" name={text} allowed={perms.can('get', 'Namespace', text)} />;

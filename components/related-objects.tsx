@@ -73,7 +73,7 @@ export function RelatedObjects({ obj }: { obj: KubeObject }) {
     }
     if (wantClaims) {
       const cs = (claims.data?.items ?? []).filter((c) => (c.spec?.storageClassName ?? '') === name);
-      sections.push(<Section key="c" title="Claims of this class" testId="related-claims" items={cs.map((c) => <Item key={`${c.metadata.namespace}/${c.metadata.name}`} obj={c} />)} empty="None" />);
+      sections.push(<Section key="c" title="Claims using this class" testId="related-claims" items={cs.map((c) => <Item key={`${c.metadata.namespace}/${c.metadata.name}`} obj={c} />)} empty="None" />);
     }
   } else if (kind === 'Node' && wantVolumes) {
     const vs = (volumes.data?.items ?? []).filter((v) => pinnedHostname(v.spec?.nodeAffinity) === name);

@@ -4,7 +4,6 @@ import { Anchor, Badge, Code, Group, Text } from '@mantine/core';
 import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { abbreviateAccessModes } from '@/server/domain/access-modes';
-import { pinnedHostname } from '@/server/resources/node-selector';
 import type { KubeObject } from '@/server/resources/types';
 import { ageOf } from './format';
 import { isDefaultClass } from './kinds';
@@ -17,48 +16,11 @@ export interface SummaryItem {
   value: ReactNode;
 }
 
-const VOLUME_SOURCES = ['hostPath', 'local', 'nfs', 'csi', 'iscsi', 'fc', 'rbd', 'cephfs', 'gcePersistentDisk', 'awsElasticBlockStore', 'azureDisk', 'azureFile'];
-
 function modes(list: unknown): ReactNode {
   if (!Array.isArray(list) || list.length === 0) return null;
   return (
     <Text span inherit title={list.join(', ')}>
       {abbreviateAccessModes(list as string[])} <Text span c="dimmed" inherit>({list.join(', ')})</Text>
-    </Text>
-  );
-}
-
-function volumeSource(spec: Record<string, any>): ReactNode {
-  const key = VOLUME_SOURCES.find((k) => spec[k]);
-  if (!key) return null;
-  const s = spec[key] ?? {};
-  let detail = '';
-  if (key === 'hostPath') detail = `${s.path ?? ''}${s.type ? ` (${s.type})` : ''}`;
-  else if (key === 'local') detail = `${s.path ?? ''}${s.fsType ? ` (${s.fsType})` : ''}`;
-  else if (key === 'nfs') detail = `${s.server ?? ''}:${s.path ?? ''}${s.readOnly ? ' (read-only)' : ''}`;
-  else if (key === 'csi') detail = `${s.driver ?? ''} ${s.volumeHandle ?? ''}`;
-  return (
-    <Group gap={6} wrap="nowrap">
-      <Badge size="sm" variant="outline" color="gray">
-        {key}
-      </Badge>
-      <Code>{detail}</Code>
-    </Group>
-  );
-}
-
-function nodeAffinity(aff: any): ReactNode {
-  const terms: any[] = aff?.required?.nodeSelectorTerms ?? [];
-  if (terms.length === 0) return null;
-  return (
-    <Text span inherit>
-      {terms
-        .map((t) =>
-          (t.matchExpressions ?? [])
-            .map((r: any) => `${r.key} ${r.operator}${r.values?.length ? ` [${r.values.join(', ')}]` : ''}`)
-            .join(' and '),
-        )
-        .join(' or ')}
     </Text>
   );
 }
@@ -89,7 +51,6 @@ export function summaryOf(obj: KubeObject, perms: Permissions, now: number): Sum
   switch (obj.kind) {
     case 'PersistentVolume': {
       const claim = spec.claimRef;
-      const node = pinnedHostname(spec.nodeAffinity);
       items.push(
         { label: 'Status', value: <StatusBadge value={obj.metadata.deletionTimestamp ? 'Terminating' : (status.phase ?? '')} /> },
         Boolean(status.reason || status.message) && { label: 'Reason', value: [status.reason, status.message].filter(Boolean).join(': ') },
@@ -109,11 +70,6 @@ export function summaryOf(obj: KubeObject, perms: Permissions, now: number): Sum
               none
             </Text>
           ),
-        },
-        { label: 'Source', value: volumeSource(spec) },
-        Boolean(spec.nodeAffinity) && {
-          label: 'Node affinity',
-          value: node ? <ObjectLink kind="Node" name={node} allowed={perms.can('get', 'Node')}>{`${node} (kubernetes.io/hostname)`}</ObjectLink> : nodeAffinity(spec.nodeAffinity),
         },
         Boolean(spec.mountOptions?.length) && { label: 'Mount options', value: spec.mountOptions.join(', ') },
       );
@@ -138,10 +94,6 @@ export function summaryOf(obj: KubeObject, perms: Permissions, now: number): Sum
         { label: 'Storage class', value: classLink(spec.storageClassName, perms) },
         { label: 'Volume mode', value: spec.volumeMode ?? 'Filesystem' },
         Boolean(spec.selector) && { label: 'Selector', value: <Code>{JSON.stringify(spec.selector)}</Code> },
-        Boolean(obj.metadata.annotations?.['volume.kubernetes.io/storage-provisioner']) && {
-          label: 'Provisioner',
-          value: obj.metadata.annotations!['volume.kubernetes.io/storage-provisioner'],
-        },
       );
       break;
     case 'StorageClass':
@@ -151,7 +103,6 @@ export function summaryOf(obj: KubeObject, perms: Permissions, now: number): Sum
         { label: 'Reclaim policy', value: obj.reclaimPolicy ?? 'Delete' },
         { label: 'Binding mode', value: obj.volumeBindingMode ?? 'Immediate' },
         { label: 'Volume expansion', value: obj.allowVolumeExpansion ? 'allowed' : 'not allowed' },
-        { label: 'Parameters', value: pairs(obj.parameters) ?? <Text span c="dimmed" inherit>none</Text> },
         Boolean(obj.mountOptions?.length) && { label: 'Mount options', value: obj.mountOptions.join(', ') },
         Boolean(obj.allowedTopologies?.length) && {
           label: 'Allowed topologies',

@@ -64,3 +64,7 @@ export async function findObject<T = Obj>(kind: string, name: string, namespace?
     throw e;
   }
 }
+
+export function deleteObject(kind: string, name: string, namespace?: string): Promise<{ deleted: boolean }> {
+  return call<{ deleted: boolean }>('objects.delete', { kind, name, namespace }, 'mutation');
+}

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { test as base, expect, type Page } from '@playwright/test';
 import { stringify } from 'yaml';
+import { getObject, type Obj } from './api';
 import { DEV_USER, e2eEnv, SESSION_COOKIE } from './env';
 
 export const test = base.extend({
@@ -69,7 +70,8 @@ export function pvManifest(name: string, extra: { labels?: Record<string, string
       capacity: { storage: extra.storage ?? '1Gi' },
       accessModes: ['ReadWriteOnce'],
       persistentVolumeReclaimPolicy: 'Retain',
-      storageClassName: extra.storageClassName ?? 'manual',
+      // A class of its own by default, so that no other test's Pending claim binds it.
+      storageClassName: extra.storageClassName ?? `static-${name}`,
       hostPath: { path: `/tmp/stowage-e2e/${name}` },
     },
   };
@@ -82,6 +84,26 @@ export function pvcManifest(name: string, namespace: string, storage = '1Gi', st
     metadata: { name, namespace },
     spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage } }, storageClassName },
   };
+}
+
+/**
+ * A volume once the controllers have settled it (Available, with the PV protection
+ * finalizer), so that a test editing it does not race them.
+ */
+export async function settledVolume(name: string): Promise<Obj> {
+  let pv: Obj | undefined;
+  await expect
+    .poll(
+      async () => {
+        const read = await getObject('PersistentVolume', name);
+        pv = read;
+        const status = read.status as { phase?: string } | undefined;
+        return status?.phase === 'Available' && ((read.metadata.finalizers as string[] | undefined) ?? []).includes('kubernetes.io/pv-protection');
+      },
+      { message: `volume ${name} becomes Available and protected`, timeout: 15_000 },
+    )
+    .toBe(true);
+  return pv!;
 }
 
 export function toYaml(obj: object): string {

@@ -45,8 +45,10 @@ test('a developer sees only the claims of their namespace, and no volumes', asyn
 test('a claim links to its volume and its class; its page shows YAML and events', async ({ page }) => {
   const pv = uniqueName('pv-for-claim');
   const claim = uniqueName('data');
-  await createObject(pvManifest(pv, { storage: '10Gi', storageClassName: 'manual' }));
-  await createObject({ ...pvcManifest(claim, 'default', '10Gi'), spec: { ...pvcManifest(claim, 'default', '10Gi').spec, volumeName: pv } });
+  // A class of their own: no other test's Pending claim can take the volume first.
+  const cls = uniqueName('manual');
+  await createObject(pvManifest(pv, { storage: '10Gi', storageClassName: cls }));
+  await createObject({ ...pvcManifest(claim, 'default', '10Gi', cls), spec: { ...pvcManifest(claim, 'default', '10Gi', cls).spec, volumeName: pv } });
 
   await signInAsAdmin(page, '/claims');
   const row = page.getByTestId('object-row').filter({ has: page.getByRole('link', { name: claim, exact: true }) });
@@ -54,7 +56,7 @@ test('a claim links to its volume and its class; its page shows YAML and events'
   await row.getByRole('link', { name: claim, exact: true }).click();
   await expect(page).toHaveURL(new RegExp(`/claims/default/${claim}$`));
   await expect(page.getByTestId('summary')).toContainText('10Gi');
-  await expect(page.getByTestId('summary').getByRole('link', { name: 'manual' })).toHaveAttribute('href', '/storage-classes/manual');
+  await expect(page.getByTestId('summary').getByRole('link', { name: cls })).toHaveAttribute('href', `/storage-classes/${cls}`);
   await expect(page.getByRole('tab', { name: 'Events' })).toBeVisible();
   await expect(page.getByTestId('no-events')).toBeVisible();
 

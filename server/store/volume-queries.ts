@@ -168,7 +168,7 @@ export interface NearQuery {
 
 /**
  * A few volumes near the claim, for "why is my claim Pending": the largest that are too
- * small (an index range), and some large enough in its class whatever their modes, phase
+ * small (an index range for its exact shape, and a bounded look at other shapes), some large enough in its class whatever their modes, phase
  * or claim, and some of its shape in other classes. The last two look at a bounded number
  * of rows (`scan`), so the query costs the same with any number of volumes.
  */
@@ -176,6 +176,11 @@ export async function nearVolumes(db: SqlRunner, q: NearQuery & { scan?: number 
   const rows = await db.$queryRawUnsafe<{ object: KubeObject; name: string }[]>(
     `(SELECT object, name FROM objects WHERE kind = 'PersistentVolume' AND phase = 'Available' AND storage_class = $1
         AND volume_mode = $2 AND access_modes = $3 AND capacity_bytes < $4::numeric
+      ORDER BY capacity_bytes DESC LIMIT $5)
+     UNION ALL
+     (SELECT object, name FROM (SELECT object, name, capacity_bytes FROM objects
+         WHERE kind = 'PersistentVolume' AND phase = 'Available' AND storage_class = $1
+           AND capacity_bytes < $4::numeric LIMIT $6) s
       ORDER BY capacity_bytes DESC LIMIT $5)
      UNION ALL
      (SELECT object, name FROM (SELECT object, name, capacity_bytes FROM objects

@@ -1,0 +1,38 @@
+'use client';
+// What a detail page shows beyond the summary, by kind: a claim's binding ("why is it
+// Pending?") and provisioning at the top; a volume's storage and why it is Released or
+// Failed; a StorageClass's parameters.
+import type { KubeObject } from '@/server/resources/types';
+import { ClaimBinding } from './claim-binding';
+import { ClaimProvisioning } from './claim-provisioning';
+import { StorageClassParameters } from './storage-class-parameters';
+import { VolumeAssetPanel, VolumePhaseAlert } from './volume-asset-panel';
+
+/** Above the summary: what the user came to the page to learn. */
+export function TopPanels({ obj }: { obj: KubeObject }) {
+  switch (obj.kind) {
+    case 'PersistentVolumeClaim':
+      return (
+        <>
+          <ClaimBinding claim={obj} />
+          <ClaimProvisioning claim={obj} />
+        </>
+      );
+    case 'PersistentVolume':
+      return <VolumePhaseAlert pv={obj} />;
+    default:
+      return null;
+  }
+}
+
+/** Below the summary. */
+export function DetailPanels({ obj }: { obj: KubeObject }) {
+  switch (obj.kind) {
+    case 'PersistentVolume':
+      return <VolumeAssetPanel pv={obj} />;
+    case 'StorageClass':
+      return <StorageClassParameters sc={obj} />;
+    default:
+      return null;
+  }
+}
