@@ -1,4 +1,5 @@
-// ONE generic object store for every kind, over Postgres through Prisma.
+// ONE generic object store for every kind, over Postgres (node-postgres for its hot paths,
+// Prisma for the rest).
 //
 // - resourceVersion: one global sequence; every write of any object takes the next value.
 // - A write of one or more objects happens in one transaction that also appends each
@@ -11,8 +12,9 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { alreadyExists, conflict, invalid, notFound, StowageError } from '../domain/errors';
 import { strategyForKind } from '../resources/registry';
-import type { IndexedColumns, KubeObject, Strategy } from '../resources/types';
-import { ChangeFeed, CHANGE_CHANNEL, compactedRv, expired, headOf, type ChangeEvent } from './change-feed';
+import type { KubeObject, Strategy } from '../resources/types';
+import { ChangeFeed, compactedRv, expired, headOf, type ChangeEvent } from './change-feed';
+import { flushWrites } from './flush';
 import { inKubeOrder } from './key-order';
 import { listObjects, type ListOptions, type ListResult } from './list';
 import { createPool, inTransaction, sqlOf, type SqlClient } from './pg';
@@ -22,7 +24,6 @@ import type pg from 'pg';
 export type { ListOptions, ListResult } from './list';
 export type { ChangeEvent } from './change-feed';
 
-const GLOBAL_WRITE_LOCK = 7_110_311;
 
 export interface WriteOptions {
   dryRun?: boolean;
@@ -247,77 +248,12 @@ export class StoreTx {
     if (rows.length === 0) throw notFound('Namespace', namespace, 'namespaces');
   }
 
-  /** Applies the queued writes: one advisory lock, one resourceVersion each, log, notify. */
-  async flush(): Promise<void> {
-    if (this.dryRun || this.writes.length === 0) return;
-    const tx = this.tx;
-    await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock($1::bigint)', GLOBAL_WRITE_LOCK);
-    const rvs = await tx.$queryRawUnsafe<{ rv: bigint }[]>(
-      "SELECT nextval('resource_version_seq') AS rv FROM generate_series(1, $1::int)",
-      this.writes.length,
-    );
-    let last = 0n;
-    for (let i = 0; i < this.writes.length; i++) {
-      const w = this.writes[i];
-      const rv = BigInt(rvs[i].rv);
-      last = rv;
-      w.object.metadata.resourceVersion = rv.toString();
-      const { kind } = w.strategy;
-      const ns = nsOf(w.strategy, w.object.metadata.namespace);
-      const name = w.object.metadata.name!;
-      const json = JSON.stringify(w.object);
-      if (w.type === 'DELETED') {
-        await tx.$executeRawUnsafe('DELETE FROM objects WHERE id = $1::uuid', w.id);
-      } else {
-        const c = fullColumns(w.strategy.columns(w.object));
-        const labels = JSON.stringify(w.object.metadata.labels ?? {});
-        const delTs = w.object.metadata.deletionTimestamp ?? null;
-        if (w.type === 'ADDED') {
-          const inserted = await tx.$executeRawUnsafe(
-            `INSERT INTO objects (id, kind, namespace, name, resource_version, object, labels, created_at, deletion_timestamp,
-               phase, storage_class, capacity_bytes, access_modes, volume_mode, claim_namespace, claim_name, claim_uid, node_name, volume_name, provisioning)
-             VALUES ($1::uuid, $2, $3, $4, $5, $6::json, $7::jsonb, now(), $8::timestamptz,
-               $9, $10, $11::numeric, $12::int, $13, $14, $15, $16, $17, $18, $19::boolean)
-             ON CONFLICT (kind, namespace, name) DO NOTHING`,
-            w.id, kind, ns, name, rv, json, labels, delTs,
-            c.phase, c.storageClass, c.capacityBytes, c.accessModes, c.volumeMode, c.claimNamespace, c.claimName, c.claimUid, c.nodeName, c.volumeName, c.provisioning,
-          );
-          if (inserted === 0) throw alreadyExists(kind, name, w.strategy.plural);
-        } else {
-          await tx.$executeRawUnsafe(
-            `UPDATE objects SET resource_version = $2, object = $3::json, labels = $4::jsonb, deletion_timestamp = $5::timestamptz,
-               phase = $6, storage_class = $7, capacity_bytes = $8::numeric, access_modes = $9::int, volume_mode = $10,
-               claim_namespace = $11, claim_name = $12, claim_uid = $13, node_name = $14, volume_name = $15, provisioning = $16::boolean
-             WHERE id = $1::uuid`,
-            w.id, rv, json, labels, delTs,
-            c.phase, c.storageClass, c.capacityBytes, c.accessModes, c.volumeMode, c.claimNamespace, c.claimName, c.claimUid, c.nodeName, c.volumeName, c.provisioning,
-          );
-        }
-      }
-      await tx.$executeRawUnsafe(
-        'INSERT INTO change_log (rv, type, kind, namespace, name, object) VALUES ($1, $2, $3, $4, $5, $6::json)',
-        rv, w.type, kind, ns, name, json,
-      );
-    }
-    await tx.$executeRawUnsafe(`SELECT pg_notify('${CHANGE_CHANNEL}', $1)`, last.toString());
+  /** Applies the queued writes at commit (see flush.ts). */
+  flush(): Promise<void> {
+    return flushWrites(this);
   }
 }
 
-function fullColumns(c: IndexedColumns): Required<IndexedColumns> {
-  return {
-    phase: c.phase ?? null,
-    storageClass: c.storageClass ?? null,
-    capacityBytes: c.capacityBytes ?? null,
-    accessModes: c.accessModes ?? null,
-    volumeMode: c.volumeMode ?? null,
-    claimNamespace: c.claimNamespace ?? null,
-    claimName: c.claimName ?? null,
-    claimUid: c.claimUid ?? null,
-    nodeName: c.nodeName ?? null,
-    volumeName: c.volumeName ?? null,
-    provisioning: c.provisioning ?? null,
-  };
-}
 
 export interface WatchOptions {
   /** Kinds to watch (all when empty). */

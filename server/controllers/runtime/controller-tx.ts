@@ -8,8 +8,6 @@
 // - `get` never waits for a row lock another transaction holds: it throws RowBusyError
 //   and the controller retries shortly, so controllers cannot deadlock each other;
 //
-// - its flush writes all queued rows in three round trips (batched-flush.ts).
-//
 // Everything else (validation, resourceVersion guards, one commit with the change log) is
 // StoreTx's. See the report of issue 4 for the store change that would make this file
 // unnecessary.
@@ -17,7 +15,6 @@ import { strategyForKind } from '../../resources/registry';
 import type { KubeObject } from '../../resources/types';
 import { StoreTx, type ObjectStore, type UpdateOptions } from '../../store/object-store';
 import { inTransaction } from '../../store/pg';
-import { flushBatched } from './batched-flush';
 
 function keyOf(kind: string, namespace: string | undefined, name: string): string {
   const namespaced = strategyForKind(kind)?.namespaced ?? false;
@@ -90,10 +87,6 @@ export class ControllerTx extends StoreTx {
     this.writes.length = Math.min(this.writes.length, count);
   }
 
-  /** The queued writes in three round trips (see batched-flush.ts). */
-  override flush(): Promise<void> {
-    return flushBatched(this);
-  }
 
   /** Records an object whose row this transaction holds locked (read FOR UPDATE). */
   remember(obj: KubeObject): void {

@@ -1,4 +1,5 @@
-// StoreTx.flush with the same effect in three round trips instead of 3 + 2 per write.
+// How a store transaction's queued writes reach Postgres: three round trips, whatever
+// their number.
 //
 // Every write of the store holds one global advisory lock from taking its resourceVersion
 // until commit, so that resourceVersion order is commit order. Whatever round trips happen
@@ -8,22 +9,19 @@
 // `change_log` are written by a second one; COMMIT is the third.
 //
 // Objects go through json (not jsonb), so their key order is kept as the store keeps it.
-// Same semantics as StoreTx.flush: one resourceVersion per queued write, in order; the
-// object row gets the version of its last write; one change-log row per write; ADDED rows
-// that already exist fail with AlreadyExists; one NOTIFY with the last version.
-// (Proposed as the store's own flush in the report of issue 4; kept here until then.)
-import { alreadyExists } from '../../domain/errors';
-import type { IndexedColumns } from '../../resources/types';
-import { CHANGE_CHANNEL } from '../../store/change-feed';
-import type { StoreTx } from '../../store/object-store';
+// One resourceVersion per queued write, in order; the object row gets the version of its
+// last write; one change-log row per write; ADDED rows that already exist fail with
+// AlreadyExists; one NOTIFY with the last version.
+import { alreadyExists } from '../domain/errors';
+import type { IndexedColumns } from '../resources/types';
+import { CHANGE_CHANNEL } from './change-feed';
+import type { StoreTx } from './object-store';
 
-/** Must equal GLOBAL_WRITE_LOCK in server/store/object-store.ts. */
-export const STORE_WRITE_LOCK = 7_110_311;
+/** The advisory lock every write takes with its resourceVersions (see object-store.ts). */
+export const GLOBAL_WRITE_LOCK = 7_110_311;
 
-type Write = StoreTx['writes'][number];
-
-function columnsOf(w: Write): Required<IndexedColumns> {
-  const c = w.strategy.columns(w.object);
+/** Every indexed column, null where the kind has no value. */
+export function fullColumns(c: IndexedColumns): Required<IndexedColumns> {
   return {
     phase: c.phase ?? null,
     storageClass: c.storageClass ?? null,
@@ -39,6 +37,11 @@ function columnsOf(w: Write): Required<IndexedColumns> {
   };
 }
 
+
+type Write = StoreTx['writes'][number];
+
+const columnsOf = (w: Write): Required<IndexedColumns> => fullColumns(w.strategy.columns(w.object));
+
 const nsOf = (w: Write) => (w.strategy.namespaced ? (w.object.metadata.namespace ?? '') : '');
 
 const ROW_TYPE = `op text, id uuid, kind text, namespace text, name text, rv bigint, object json, labels jsonb,
@@ -48,14 +51,14 @@ const ROW_TYPE = `op text, id uuid, kind text, namespace text, name text, rv big
 
 const COLUMNS = `phase, storage_class, capacity_bytes, access_modes, volume_mode, claim_namespace, claim_name, claim_uid, node_name, volume_name, provisioning`;
 
-export async function flushBatched(stx: StoreTx): Promise<void> {
+export async function flushWrites(stx: StoreTx): Promise<void> {
   const writes = stx.writes;
   if (stx.dryRun || writes.length === 0) return;
   const tx = stx.tx;
   const rvs = await tx.$queryRawUnsafe<{ rv: bigint }[]>(
     `SELECT nextval('resource_version_seq') AS rv
        FROM (SELECT pg_advisory_xact_lock($1::bigint) OFFSET 0) AS l, generate_series(1, $2::int) AS g ORDER BY g`,
-    STORE_WRITE_LOCK,
+    GLOBAL_WRITE_LOCK,
     writes.length,
   );
   const log: unknown[] = [];
