@@ -6,11 +6,10 @@
 // - rows this transaction already locked are not read again (`remember` adds rows locked
 //   by other queries, e.g. SELECT ... FOR UPDATE SKIP LOCKED);
 // - `get` never waits for a row lock another transaction holds: it throws RowBusyError
-//   and the controller retries shortly, so controllers cannot deadlock each other;
+//   and the controller retries shortly, so controllers cannot deadlock each other.
 //
 // Everything else (validation, resourceVersion guards, one commit with the change log) is
-// StoreTx's. See the report of issue 4 for the store change that would make this file
-// unnecessary.
+// StoreTx's. Read-your-writes could move into StoreTx itself, making this file smaller.
 import { strategyForKind } from '../../resources/registry';
 import type { KubeObject } from '../../resources/types';
 import { StoreTx, type ObjectStore, type UpdateOptions } from '../../store/object-store';
