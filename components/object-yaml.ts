@@ -1,6 +1,7 @@
 // An object as YAML, with its fields in the order people write them (apiVersion, kind,
 // metadata, spec, status), whatever order the stored JSON has. Pure.
 import { stringify } from 'yaml';
+import { METADATA_ORDER } from '@/server/resources/key-order';
 import type { KubeObject } from '@/server/resources/types';
 
 const TOP = [
@@ -30,21 +31,7 @@ const TOP = [
   'spec',
   'status',
 ];
-const META = [
-  'name',
-  'generateName',
-  'namespace',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'labels',
-  'annotations',
-  'finalizers',
-  'ownerReferences',
-];
+const META = METADATA_ORDER as string[];
 const SPEC = [
   'capacity',
   'accessModes',

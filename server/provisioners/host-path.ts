@@ -8,7 +8,7 @@
 import path from 'node:path';
 import type { KubeObject } from '../resources/types';
 import type { AssetRecord } from './assets';
-import { basePathProblems, checkFreeSpace, deleteWithIntent, isInside, assetName, nodeOf, provisionWithIntent, type NodeLocalDeps } from './node-local';
+import { basePathProblems, checkFreeSpace, isInside, assetName, nodeLocalDeleters, nodeOf, provisionWithIntent, type NodeLocalDeps } from './node-local';
 import {
   failed,
   nodeLocalClaimProblems,
@@ -91,13 +91,6 @@ export function createHostPathPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
       });
     },
 
-    async delete(pv) {
-      const record = await deps.assets.get(name, pv.metadata.name ?? '');
-      // No record: Stowage did not make this asset, or released it: not ours to touch.
-      if (!record) return 'ignored';
-      return deleteWithIntent(deps, record, remove, true);
-    },
-
-    deleteAsset: (record) => deleteWithIntent(deps, record, remove),
+    ...nodeLocalDeleters(deps, name, remove),
   };
 }

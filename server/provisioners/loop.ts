@@ -19,7 +19,7 @@ import {
   assetName,
   basePathProblems,
   checkFreeSpace,
-  deleteWithIntent,
+  nodeLocalDeleters,
   isInside,
   nodeOf,
   provisionWithIntent,
@@ -148,13 +148,6 @@ export function createLoopPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
       });
     },
 
-    async delete(pv) {
-      const record = await deps.assets.get(name, pv.metadata.name ?? '');
-      // No record: Stowage did not make this asset, or released it: not ours to touch.
-      if (!record) return 'ignored';
-      return deleteWithIntent(deps, record, remove, true);
-    },
-
-    deleteAsset: (record) => deleteWithIntent(deps, record, remove),
+    ...nodeLocalDeleters(deps, name, remove),
   };
 }

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { formatQuantity, bytesToQuantity } from '../domain/quantity';
 import type { AssetRecord, AssetStore } from './assets';
 import type { HostOs } from './os';
-import { failed, ProvisioningError, type ProvisionOptions, type ProvisionResult, type ProvisionedVolume } from './plugin';
+import { failed, ProvisioningError, type ProvisionerPlugin, type ProvisionOptions, type ProvisionResult, type ProvisionedVolume } from './plugin';
 
 export interface NodeLocalDeps {
   os: HostOs;
@@ -127,4 +127,24 @@ export async function deleteWithIntent(
   }
   if (!keepRecord) await deps.assets.remove(deleting);
   return 'deleted';
+}
+
+/**
+ * A node-local plugin's `delete` (by PV: only assets with a record are ours) and
+ * `deleteAsset` (by record), both through deleteWithIntent.
+ */
+export function nodeLocalDeleters(
+  deps: NodeLocalDeps,
+  plugin: string,
+  remove: (record: AssetRecord) => Promise<void>,
+): Pick<ProvisionerPlugin, 'delete' | 'deleteAsset'> {
+  return {
+    async delete(pv) {
+      const record = await deps.assets.get(plugin, pv.metadata.name ?? '');
+      // No record: Stowage did not make this asset, or released it: not ours to touch.
+      if (!record) return 'ignored';
+      return deleteWithIntent(deps, record, remove, true);
+    },
+    deleteAsset: (record) => deleteWithIntent(deps, record, remove),
+  };
 }

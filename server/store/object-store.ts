@@ -15,7 +15,7 @@ import { strategyForKind } from '../resources/registry';
 import type { KubeObject, Strategy } from '../resources/types';
 import { ChangeFeed, compactedRv, expired, headOf, type ChangeEvent } from './change-feed';
 import { flushWrites } from './flush';
-import { inKubeOrder } from './key-order';
+import { inKubeOrder } from '../resources/key-order';
 import { listObjects, type ListOptions, type ListResult } from './list';
 import { createPool, inTransaction, sqlOf, type SqlClient } from './pg';
 import type { Db } from './prisma';

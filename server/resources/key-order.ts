@@ -1,10 +1,11 @@
 // Objects leave Stowage with their keys in the order Kubernetes prints them, whatever
 // order the strategies built them in.
-import type { KubeObject, ObjectMeta } from '../resources/types';
+import type { KubeObject, ObjectMeta } from './types';
 
 const TOP = ['apiVersion', 'kind', 'metadata'];
 const LAST = ['status'];
-const META: (keyof ObjectMeta)[] = [
+/** The order Kubernetes prints metadata fields in. */
+export const METADATA_ORDER: (keyof ObjectMeta)[] = [
   'name',
   'generateName',
   'namespace',
@@ -32,6 +33,6 @@ function ordered<T extends object>(o: T, first: string[], last: string[] = []): 
 
 export function inKubeOrder(o: KubeObject): KubeObject {
   const top = ordered(o, TOP, LAST);
-  if (top.metadata) top.metadata = ordered(top.metadata, META as string[]);
+  if (top.metadata) top.metadata = ordered(top.metadata, METADATA_ORDER as string[]);
   return top;
 }
