@@ -8,7 +8,7 @@ import type { Principal } from '../domain/authorization';
 import { parseLabelSelector } from '../domain/label-selector';
 import type { KubeObject, Strategy } from '../resources/types';
 import type { ObjectService } from '../services/objects';
-import { compileFieldSelector, matchesListOptions } from '../store/list';
+import { compileFieldSelector, matchesListOptions } from '../resources/selection';
 import type { Output, ListQuery } from './query';
 import { statusFromError } from './status';
 import { toTable } from './table';

@@ -2,8 +2,8 @@
 // Equality label requirements and metadata.name/namespace are answered by SQL; the
 // rest is filtered here. Each page is read in one snapshot with its resourceVersion.
 import { StowageError } from '../domain/errors';
-import { matchesFields, parseFieldSelector, type FieldRequirement } from '../domain/field-selector';
-import { matchesSelector, parseLabelSelector, type Selector } from '../domain/label-selector';
+import { parseLabelSelector } from '../domain/label-selector';
+import { compileFieldSelector, matchesListOptions } from '../resources/selection';
 import type { KubeObject, Strategy } from '../resources/types';
 import type pg from 'pg';
 import { inTransaction } from './pg';
@@ -40,37 +40,6 @@ function decodeContinue(token: string): ContinueToken {
 
 function encodeContinue(t: ContinueToken): string {
   return Buffer.from(JSON.stringify(t), 'utf8').toString('base64url');
-}
-
-/** Field getter for one object: metadata.name/namespace plus the kind's selectable fields. */
-export function fieldGetter(s: Strategy, o: KubeObject): (field: string) => string | undefined {
-  return (field) => {
-    if (field === 'metadata.name') return o.metadata.name ?? '';
-    if (field === 'metadata.namespace') return s.namespaced ? (o.metadata.namespace ?? '') : '';
-    const get = s.fieldSelectors[field];
-    return get ? (get(o) ?? '') : undefined;
-  };
-}
-
-/** Parses and checks a field selector against what the kind supports. */
-export function compileFieldSelector(s: Strategy, text: string | undefined): FieldRequirement[] {
-  if (!text) return [];
-  const reqs = parseFieldSelector(text);
-  for (const r of reqs) {
-    if (r.field !== 'metadata.name' && r.field !== 'metadata.namespace' && !s.fieldSelectors[r.field]) {
-      throw new StowageError('BadRequest', `field label not supported: ${r.field}`);
-    }
-  }
-  return reqs;
-}
-
-export function matchesListOptions(
-  s: Strategy,
-  o: KubeObject,
-  selector: Selector,
-  fields: FieldRequirement[],
-): boolean {
-  return matchesSelector(selector, o.metadata.labels) && matchesFields(fields, fieldGetter(s, o));
 }
 
 export async function listObjects(pool: pg.Pool, s: Strategy, opts: ListOptions): Promise<ListResult> {
