@@ -25,6 +25,18 @@ const ownerReferenceSchema = z.strictObject({
   blockOwnerDeletion: z.boolean().nullish(),
 });
 
+/** A status condition (type, status, reason, message, lastTransitionTime) plus a kind's own time fields. */
+export function conditionSchema<T extends z.ZodRawShape>(extra: T) {
+  return z.strictObject({
+    type: z.string().nullish(),
+    status: z.string().nullish(),
+    lastTransitionTime: z.string().nullish(),
+    reason: z.string().nullish(),
+    message: z.string().nullish(),
+    ...extra,
+  });
+}
+
 export const objectMetaSchema = z.strictObject({
   name: z.string().nullish(),
   generateName: z.string().nullish(),

@@ -7,6 +7,7 @@ import { isQualifiedName } from '../../domain/names';
 import { ageColumn, column, nameColumn, noColumns } from '../columns';
 import { child, invalid, notSupported } from '../field-errors';
 import {
+  conditionSchema,
   keepAllButStatus,
   keepSystemMetadata,
   kubeObjectSchema,
@@ -24,17 +25,7 @@ export const namespaceSchema = kubeObjectSchema({
   status: z
     .strictObject({
       phase: z.string().nullish(),
-      conditions: z
-        .array(
-          z.strictObject({
-            type: z.string().nullish(),
-            status: z.string().nullish(),
-            lastTransitionTime: z.string().nullish(),
-            reason: z.string().nullish(),
-            message: z.string().nullish(),
-          }),
-        )
-        .nullish(),
+      conditions: z.array(conditionSchema({})).nullish(),
     })
     .nullish(),
 });

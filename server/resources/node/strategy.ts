@@ -7,6 +7,7 @@ import { isQualifiedName, isValidLabelValue } from '../../domain/names';
 import { ageColumn, column, nameColumn, noColumns } from '../columns';
 import { child, duplicate, forbidden, invalid, notSupported, required } from '../field-errors';
 import {
+  conditionSchema,
   keepAllButStatus,
   keepSystemMetadata,
   kubeObjectSchema,
@@ -47,18 +48,7 @@ export const nodeSchema = kubeObjectSchema({
       capacity: resourceListSchema.nullish(),
       allocatable: resourceListSchema.nullish(),
       phase: z.string().nullish(),
-      conditions: z
-        .array(
-          z.strictObject({
-            type: z.string().nullish(),
-            status: z.string().nullish(),
-            lastHeartbeatTime: z.string().nullish(),
-            lastTransitionTime: z.string().nullish(),
-            reason: z.string().nullish(),
-            message: z.string().nullish(),
-          }),
-        )
-        .nullish(),
+      conditions: z.array(conditionSchema({ lastHeartbeatTime: z.string().nullish() })).nullish(),
       addresses: z.array(z.strictObject({ type: z.string().nullish(), address: z.string().nullish() })).nullish(),
       daemonEndpoints: loose.nullish(),
       nodeInfo: loose.nullish(),

@@ -1,6 +1,6 @@
 // PersistentVolumeClaim (core/v1) in its Kubernetes JSON shape; unknown fields rejected.
 import { z } from 'zod';
-import { kubeObjectSchema, stringMap } from '../metadata';
+import { conditionSchema, kubeObjectSchema, stringMap } from '../metadata';
 import { resourceListSchema } from '../resource-list';
 
 export const labelSelectorSchema = z.strictObject({
@@ -46,14 +46,7 @@ export const persistentVolumeClaimSpecSchema = z.strictObject({
   volumeAttributesClassName: z.string().nullish(),
 });
 
-const claimConditionSchema = z.strictObject({
-  type: z.string().nullish(),
-  status: z.string().nullish(),
-  lastProbeTime: z.string().nullish(),
-  lastTransitionTime: z.string().nullish(),
-  reason: z.string().nullish(),
-  message: z.string().nullish(),
-});
+const claimConditionSchema = conditionSchema({ lastProbeTime: z.string().nullish() });
 
 export const persistentVolumeClaimStatusSchema = z.strictObject({
   phase: z.string().nullish(),
