@@ -4,11 +4,11 @@
 // which stops Stowage with SIGTERM (as Ctrl-C would) and removes the data dir.
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
+import { freePort } from '../server/app/free-port';
 import { E2E_ENV, DEV_USER } from './env';
 import { createObject, signInSession } from './api';
 
@@ -16,17 +16,6 @@ const root = path.resolve(import.meta.dirname, '..');
 const bin = path.join(root, 'bin', 'stowage.mjs');
 const START_TIMEOUT_MS = 240_000; // the first start builds the dashboard
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function waitForStart(child: ChildProcess, output: { text: string }): Promise<{ url: string; password: string }> {
   return new Promise((resolve, reject) => {

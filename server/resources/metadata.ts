@@ -30,10 +30,10 @@ export function conditionSchema<T extends z.ZodRawShape>(extra: T) {
   return z.strictObject({
     type: z.string().nullish(),
     status: z.string().nullish(),
+    ...extra,
     lastTransitionTime: z.string().nullish(),
     reason: z.string().nullish(),
     message: z.string().nullish(),
-    ...extra,
   });
 }
 

@@ -2,9 +2,9 @@
 // files live in the data dir. Migrations are applied before anything else runs.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
+import { freePort } from '../app/free-port';
 import { migrate } from './migrate';
 
 export interface Database {
@@ -20,17 +20,6 @@ export interface OpenDatabaseOptions {
   log?: (msg: string) => void;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function processAlive(pid: number): boolean {
   try {

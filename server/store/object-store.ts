@@ -324,11 +324,20 @@ export class ObjectStore {
    * Runs `fn` in one transaction: reads lock the rows they read; all writes commit
    * together or not at all. Retried on deadlock.
    */
-  async transact<T>(fn: (tx: StoreTx) => Promise<T>, opts: WriteOptions = {}): Promise<T> {
+  transact<T>(fn: (tx: StoreTx) => Promise<T>, opts: WriteOptions = {}): Promise<T> {
+    return this.transactWith(StoreTx, fn, opts);
+  }
+
+  /** `transact` with a subclass of StoreTx (e.g. the controllers' read-your-writes one). */
+  async transactWith<X extends StoreTx, T>(
+    Tx: new (sql: SqlClient, dryRun: boolean) => X,
+    fn: (tx: X) => Promise<T>,
+    opts: WriteOptions = {},
+  ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await inTransaction(this.pool, async (sql) => {
-          const stx = new StoreTx(sql, !!opts.dryRun);
+          const stx = new Tx(sql, !!opts.dryRun);
           const result = await fn(stx);
           await stx.flush();
           return result;

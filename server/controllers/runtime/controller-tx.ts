@@ -13,7 +13,6 @@
 import { strategyForKind } from '../../resources/registry';
 import type { KubeObject } from '../../resources/types';
 import { StoreTx, type ObjectStore, type UpdateOptions } from '../../store/object-store';
-import { inTransaction } from '../../store/pg';
 
 function keyOf(kind: string, namespace: string | undefined, name: string): string {
   const namespaced = strategyForKind(kind)?.namespaced ?? false;
@@ -105,25 +104,9 @@ export class ControllerTx extends StoreTx {
   }
 }
 
-function isRetryable(e: unknown): boolean {
-  return /deadlock detected|could not serialize|40P01|40001/.test(String((e as Error)?.message ?? ''));
-}
-
 /** Runs `fn` in one transaction on the store's pool, as ObjectStore.transact does. */
-export async function transact<T>(store: ObjectStore, fn: (tx: ControllerTx) => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await inTransaction(store.pool, async (sql) => {
-        const ctx = new ControllerTx(sql, false);
-        const result = await fn(ctx);
-        await ctx.flush();
-        return result;
-      });
-    } catch (e) {
-      if (attempt < 5 && isRetryable(e)) continue;
-      throw e;
-    }
-  }
+export function transact<T>(store: ObjectStore, fn: (tx: ControllerTx) => Promise<T>): Promise<T> {
+  return store.transactWith(ControllerTx, fn);
 }
 
 /** The resourceVersions a committed transaction's writes got (for ReconcileContext.wrote). */
