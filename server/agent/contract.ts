@@ -1,0 +1,82 @@
+// The contract between the node agent's local work (discovery and cleanup on this
+// machine's disks) and the central side (the local-volume manager and the agent's
+// reporting loop). Plain data only, so it can cross HTTP as JSON and be stored as-is.
+// Byte counts are decimal strings: they may exceed 2^53.
+
+/** One StorageClass entry of the storageClassMap (upstream static provisioner format). */
+export interface LocalClassConfig {
+  /** The StorageClass name (the key in storageClassMap). */
+  className: string;
+  /** Discovery directory on the host; PVs carry paths under it. */
+  hostDir: string;
+  /** Where the agent sees hostDir; equal to hostDir when the agent runs on the host. */
+  mountDir: string;
+  /** Block cleanup: a method name (dd-zero, blkdiscard, fs-reset, shred, hdparm) or a custom command (argv). */
+  blockCleanerCommand: string[];
+  /** "Filesystem" | "Block" default for entries that are not auto-detected. */
+  volumeMode: 'Filesystem' | 'Block';
+  /** Filesystem type for fs-reset and for Block volumes formatted by the agent. */
+  fsType: string;
+  /** Glob of entry names to consider (default "*"). */
+  namePattern: string;
+  /** Stowage keys: only mount points become Filesystem volumes (default true, as upstream). */
+  requireMountPoints: boolean;
+  /** Stowage keys: entries smaller than this are ineligible (bytes, decimal string; "0" = none). */
+  minSizeBytes: string;
+  /** Stowage keys: cleanups of this class that may run at once on a node. */
+  parallelCleanups: number;
+}
+
+/** What discovery saw at one entry of a discovery directory. */
+export interface DiscoveredEntry {
+  className: string;
+  /** The entry's base name inside hostDir (used in the PV name hash). */
+  entryName: string;
+  /** The host path (hostDir + "/" + entryName): what spec.local.path carries. */
+  hostPath: string;
+  volumeMode: 'Filesystem' | 'Block';
+  capacityBytes: string;
+  eligible: boolean;
+  /** Why an entry is not offered (set when eligible is false). */
+  reason?: string;
+  /** Device identity (major:minor, or st_dev:st_ino for directories) to detect duplicates. */
+  deviceId?: string;
+}
+
+export type CleanupMethod = 'files' | 'dd-zero' | 'blkdiscard' | 'fs-reset' | 'shred' | 'hdparm' | 'custom';
+
+/** A cleanup the manager asks the agent to run (one row of the cleanup-job table). */
+export interface CleanupRequest {
+  jobId: string;
+  pvName: string;
+  className: string;
+  hostPath: string;
+  volumeMode: 'Filesystem' | 'Block';
+  method: CleanupMethod;
+  /** argv of a custom command (method "custom"); the device is in LOCAL_PV_BLKDEVICE. */
+  command?: string[];
+  fsType?: string;
+  attempt: number;
+}
+
+export interface CleanupProgress {
+  jobId: string;
+  /** "bytes" for block methods, "entries" for file cleanup. */
+  unit: 'bytes' | 'entries';
+  done: string;
+  total: string;
+  /** Units per second over the last interval. */
+  rate: number;
+  /** Seconds left; undefined when unknown. */
+  etaSeconds?: number;
+}
+
+export interface CleanupResult {
+  jobId: string;
+  ok: boolean;
+  exitCode?: number;
+  error?: string;
+  /** The last lines of the method's output (stdout and stderr), for failures. */
+  outputTail?: string[];
+  durationMs: number;
+}
