@@ -1,5 +1,6 @@
 // An AppContext over a test database, for tests of services and transports.
 import type { AppContext } from '../server/app/context';
+import { ListService } from '../server/services/lists';
 import { ObjectService } from '../server/services/objects';
 import { UserService } from '../server/services/users';
 import { openTestStore } from './db';
@@ -11,6 +12,7 @@ export async function openTestApp(): Promise<AppContext & { url: string }> {
     db: t.db,
     store: t.store,
     objects: new ObjectService(t.store),
+    lists: new ListService(t.store),
     users: new UserService(t.db),
     close: t.close,
   };

@@ -1,4 +1,5 @@
 // Everything a running Stowage process shares: the database, the store and the services.
+import { ListService } from '../services/lists';
 import { ObjectService } from '../services/objects';
 import { UserService } from '../services/users';
 import { ObjectStore } from '../store/object-store';
@@ -8,6 +9,7 @@ export interface AppContext {
   db: Db;
   store: ObjectStore;
   objects: ObjectService;
+  lists: ListService;
   users: UserService;
   close(): Promise<void>;
 }
@@ -20,6 +22,7 @@ export async function createAppContext(connectionString: string, poolSize = 20):
     db,
     store,
     objects: new ObjectService(store),
+    lists: new ListService(store),
     users: new UserService(db),
     close: async () => {
       await store.stop();

@@ -1,0 +1,263 @@
+// The dashboard's list pages and the bulk actions on them: one sorted, filtered page of
+// a kind (authorized like a list), labelling, reclaiming Released volumes, the one
+// default StorageClass, and the health summary of the home page.
+import { isAllowed, visibleNamespaces, type Principal } from '../domain/authorization';
+import { StowageError } from '../domain/errors';
+import { parseLabelSelector } from '../domain/label-selector';
+import { isQualifiedName, isValidLabelValue } from '../domain/names';
+import { redactStorageClass } from '../domain/redaction';
+import type { KubeObject } from '../resources/types';
+import { countByPhaseAndClass, queryPage, type PageFieldFilter, type PageQuery, type PageResult, type PageSortKey } from '../store/object-page';
+import type { ObjectStore } from '../store/object-store';
+import { forbidden, strategyOrThrow } from './objects';
+
+export interface PageInput {
+  kind: string;
+  namespace?: string;
+  labelSelector?: string;
+  fields?: Partial<Record<PageFieldFilter, string[]>>;
+  text?: string;
+  sort?: { key: PageSortKey; dir: 'asc' | 'desc' };
+  offset?: number;
+  limit?: number;
+}
+
+export interface ObjectRef {
+  namespace?: string;
+  name: string;
+}
+
+export interface BulkResult {
+  done: string[];
+  /** Objects left alone, each with why. */
+  skipped: { name: string; reason: string }[];
+}
+
+export const DEFAULT_CLASS_ANNOTATION = 'storageclass.kubernetes.io/is-default-class';
+export const BETA_DEFAULT_CLASS_ANNOTATION = 'storageclass.beta.kubernetes.io/is-default-class';
+
+export function isDefaultClass(sc: KubeObject): boolean {
+  const a = sc.metadata.annotations ?? {};
+  return a[DEFAULT_CLASS_ANNOTATION] === 'true' || a[BETA_DEFAULT_CLASS_ANNOTATION] === 'true';
+}
+
+const MAX_BULK = 500;
+
+function refName(r: ObjectRef): string {
+  return r.namespace ? `${r.namespace}/${r.name}` : r.name;
+}
+
+export class ListService {
+  constructor(readonly store: ObjectStore) {}
+
+  /** One page of a kind, as the principal may list it (a developer: their namespaces only). */
+  async page(p: Principal, input: PageInput): Promise<PageResult> {
+    const s = strategyOrThrow(input.kind);
+    const selector = parseLabelSelector(input.labelSelector ?? '');
+    let namespaces: string[] | undefined;
+    if (s.namespaced && input.namespace) {
+      if (!isAllowed(p, 'list', s.kind, input.namespace)) throw forbidden(p, 'list', s, input.namespace);
+      namespaces = [input.namespace];
+    } else if (s.namespaced || s.kind === 'Namespace') {
+      const visible = visibleNamespaces(p, 'list', s.kind);
+      if (visible !== 'all') namespaces = visible;
+    } else if (!isAllowed(p, 'list', s.kind)) {
+      throw forbidden(p, 'list', s);
+    }
+    const q: PageQuery = {
+      kind: s.kind,
+      namespaces: s.kind === 'Namespace' ? undefined : namespaces,
+      labels: selector.nothing ? undefined : selector.requirements,
+      fields: { ...input.fields },
+      text: input.text,
+      sort: input.sort,
+      offset: input.offset,
+      limit: input.limit,
+    };
+    // A developer's Namespace list: the namespace objects named like their namespaces.
+    if (s.kind === 'Namespace' && namespaces) q.namespaces = undefined;
+    const res = await queryPage(this.store.pool, selector.nothing ? { ...q, namespaces: [] } : q);
+    let items = res.items;
+    if (s.kind === 'Namespace' && namespaces) {
+      const mine = new Set(namespaces);
+      items = items.filter((o) => mine.has(o.metadata.name ?? ''));
+      return { ...res, items, total: Math.min(res.total, mine.size) };
+    }
+    if (s.kind === 'StorageClass') items = items.map((o) => redactStorageClass(p, o));
+    return { ...res, items };
+  }
+
+  /** Sets (value) or removes (value null) one label on each object, each write guarded. */
+  async label(p: Principal, kind: string, refs: ObjectRef[], key: string, value: string | null): Promise<BulkResult> {
+    const s = strategyOrThrow(kind);
+    if (refs.length > MAX_BULK) throw new StowageError('BadRequest', `at most ${MAX_BULK} objects at once`);
+    const keyErr = isQualifiedName(key);
+    if (keyErr.length > 0) throw new StowageError('BadRequest', `invalid label key "${key}": ${keyErr.join('; ')}`);
+    if (value !== null) {
+      const valErr = isValidLabelValue(value);
+      if (valErr.length > 0) throw new StowageError('BadRequest', `invalid label value "${value}": ${valErr.join('; ')}`);
+    }
+    for (const r of refs) {
+      if (!isAllowed(p, 'patch', s.kind, s.namespaced ? r.namespace : undefined)) throw forbidden(p, 'patch', s, r.namespace, r.name);
+    }
+    const result: BulkResult = { done: [], skipped: [] };
+    for (const r of refs) {
+      try {
+        await this.store.transact(async (tx) => {
+          const o = await tx.mustGet(s.kind, r.namespace, r.name);
+          const labels: Record<string, string> = Object.create(null);
+          Object.assign(labels, o.metadata.labels ?? {});
+          if (value === null) delete labels[key];
+          else labels[key] = value;
+          await tx.update({ ...o, metadata: { ...o.metadata, labels: { ...labels } } });
+        });
+        result.done.push(refName(r));
+      } catch (e) {
+        if (!(e instanceof StowageError)) throw e;
+        result.skipped.push({ name: refName(r), reason: e.message });
+      }
+    }
+    return result;
+  }
+
+  /** Deletes each object; Bound volumes are in use and are left alone. */
+  async delete(p: Principal, kind: string, refs: ObjectRef[]): Promise<BulkResult> {
+    const s = strategyOrThrow(kind);
+    if (refs.length > MAX_BULK) throw new StowageError('BadRequest', `at most ${MAX_BULK} objects at once`);
+    for (const r of refs) {
+      if (!isAllowed(p, 'delete', s.kind, s.namespaced ? r.namespace : undefined)) throw forbidden(p, 'delete', s, r.namespace, r.name);
+    }
+    const result: BulkResult = { done: [], skipped: [] };
+    for (const r of refs) {
+      try {
+        await this.store.transact(async (tx) => {
+          const o = await tx.mustGet(s.kind, r.namespace, r.name);
+          if (s.kind === 'PersistentVolume' && o.status?.phase === 'Bound') {
+            throw new StowageError('Conflict', 'the volume is Bound to a claim (in use); delete the claim first');
+          }
+          await tx.delete(s.kind, r.namespace, r.name, { preconditions: { uid: o.metadata.uid } });
+        });
+        result.done.push(refName(r));
+      } catch (e) {
+        if (!(e instanceof StowageError)) throw e;
+        result.skipped.push({ name: refName(r), reason: e.message });
+      }
+    }
+    return result;
+  }
+
+  /**
+   * Makes Released volumes Available again by clearing their claimRef (the binder then
+   * moves them to Available). Admins only; only Released volumes, never one in use.
+   */
+  async reclaim(p: Principal, names: string[]): Promise<BulkResult> {
+    const s = strategyOrThrow('PersistentVolume');
+    if (p.role !== 'admin') throw forbidden(p, 'update', s);
+    if (names.length > MAX_BULK) throw new StowageError('BadRequest', `at most ${MAX_BULK} volumes at once`);
+    const result: BulkResult = { done: [], skipped: [] };
+    for (const name of names) {
+      try {
+        await this.store.transact(async (tx) => {
+          const pv = await tx.mustGet(s.kind, undefined, name);
+          const reason = reclaimRefusal(pv);
+          if (reason) throw new StowageError('Conflict', reason);
+          const spec = { ...pv.spec };
+          delete spec.claimRef;
+          await tx.update({ ...pv, spec });
+        });
+        result.done.push(name);
+      } catch (e) {
+        if (!(e instanceof StowageError)) throw e;
+        result.skipped.push({ name, reason: e.message });
+      }
+    }
+    return result;
+  }
+
+  /**
+   * Makes `name` the one default StorageClass: in one transaction it is marked default
+   * and every other class that says it is default stops saying so.
+   */
+  async setDefaultClass(p: Principal, name: string | null): Promise<{ defaults: string[] }> {
+    const s = strategyOrThrow('StorageClass');
+    if (!isAllowed(p, 'update', s.kind)) throw forbidden(p, 'update', s, undefined, name ?? undefined);
+    return this.store.transact(async (tx) => {
+      const target = name === null ? undefined : await tx.mustGet(s.kind, undefined, name);
+      const rows = await tx.tx.$queryRawUnsafe<{ name: string }[]>(
+        `SELECT name FROM objects WHERE kind = 'StorageClass' ORDER BY name FOR UPDATE`,
+      );
+      for (const r of rows) {
+        if (r.name === name) continue;
+        const sc = await tx.mustGet(s.kind, undefined, r.name);
+        if (!isDefaultClass(sc)) continue;
+        const annotations = { ...sc.metadata.annotations };
+        delete annotations[DEFAULT_CLASS_ANNOTATION];
+        delete annotations[BETA_DEFAULT_CLASS_ANNOTATION];
+        await tx.update({ ...sc, metadata: { ...sc.metadata, annotations } });
+      }
+      if (target) {
+        const annotations: Record<string, string> = { ...target.metadata.annotations, [DEFAULT_CLASS_ANNOTATION]: 'true' };
+        delete annotations[BETA_DEFAULT_CLASS_ANNOTATION];
+        await tx.update({ ...target, metadata: { ...target.metadata, annotations } });
+      }
+      return { defaults: target ? [target.metadata.name!] : [] };
+    });
+  }
+
+  /** The home page: how many claims and volumes in each phase, and capacity per class. */
+  async health(p: Principal): Promise<Health> {
+    const claimNs = visibleNamespaces(p, 'list', 'PersistentVolumeClaim');
+    const seeVolumes = isAllowed(p, 'list', 'PersistentVolume');
+    const kinds = seeVolumes ? ['PersistentVolume', 'PersistentVolumeClaim'] : ['PersistentVolumeClaim'];
+    const rows = await countByPhaseAndClass(this.store.pool, kinds, claimNs === 'all' ? undefined : claimNs);
+    const phases: Health['phases'] = { PersistentVolume: {}, PersistentVolumeClaim: {} };
+    const classes = new Map<string, ClassCapacity>();
+    for (const r of rows) {
+      const k = r.kind as keyof Health['phases'];
+      const ph = r.phase ?? 'Unknown';
+      phases[k][ph] = (phases[k][ph] ?? 0) + r.count;
+      const cls = r.storageClass ?? '';
+      const c = classes.get(cls) ?? { storageClass: cls, volumes: 0, capacityBytes: '0', boundBytes: '0', availableBytes: '0', claims: 0, requestedBytes: '0' };
+      if (k === 'PersistentVolume') {
+        c.volumes += r.count;
+        c.capacityBytes = (BigInt(c.capacityBytes) + BigInt(r.bytes)).toString();
+        if (ph === 'Bound') c.boundBytes = (BigInt(c.boundBytes) + BigInt(r.bytes)).toString();
+        if (ph === 'Available') c.availableBytes = (BigInt(c.availableBytes) + BigInt(r.bytes)).toString();
+      } else {
+        c.claims += r.count;
+        c.requestedBytes = (BigInt(c.requestedBytes) + BigInt(r.bytes)).toString();
+      }
+      classes.set(cls, c);
+    }
+    return {
+      seeVolumes,
+      phases,
+      classes: [...classes.values()].sort((a, b) => a.storageClass.localeCompare(b.storageClass)),
+    };
+  }
+}
+
+export interface ClassCapacity {
+  storageClass: string;
+  volumes: number;
+  capacityBytes: string;
+  boundBytes: string;
+  availableBytes: string;
+  claims: number;
+  requestedBytes: string;
+}
+
+export interface Health {
+  /** Whether volume figures are included (developers see only their claims). */
+  seeVolumes: boolean;
+  phases: { PersistentVolume: Record<string, number>; PersistentVolumeClaim: Record<string, number> };
+  classes: ClassCapacity[];
+}
+
+/** Why a volume may not be made Available again, or undefined when it may. Pure. */
+export function reclaimRefusal(pv: KubeObject): string | undefined {
+  const phase = pv.status?.phase;
+  if (pv.metadata.deletionTimestamp) return 'the volume is being deleted';
+  if (phase !== 'Released') return `only Released volumes can be made Available again; this one is ${phase ?? 'without a phase'}`;
+  return undefined;
+}

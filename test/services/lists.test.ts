@@ -1,0 +1,176 @@
+// ListService on a real Postgres: paging, sorting and filtering in SQL, authorization of
+// pages, bulk actions, the one default StorageClass.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Principal } from '../../server/domain/authorization';
+import type { KubeObject } from '../../server/resources/types';
+import { isDefaultClass } from '../../server/services/lists';
+import { openTestApp } from '../app';
+
+let app: Awaited<ReturnType<typeof openTestApp>>;
+const admin: Principal = { type: 'user', id: 'a', name: 'admin', role: 'admin', namespaces: [] };
+const dev: Principal = { type: 'user', id: 'd', name: 'dev', role: 'developer', namespaces: ['team-a'] };
+
+const SIZES = ['1Gi', '5Gi', '2Gi', '10Gi', '500Mi'];
+const CLASSES = ['fast', 'slow'];
+
+function pv(i: number): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name: `pv-${String(i).padStart(3, '0')}`, labels: { tier: i % 2 ? 'odd' : 'even', 'app.io/n': String(i) } },
+    spec: {
+      capacity: { storage: SIZES[i % SIZES.length] },
+      accessModes: ['ReadWriteOnce'],
+      storageClassName: CLASSES[i % CLASSES.length],
+      persistentVolumeReclaimPolicy: 'Retain',
+      hostPath: { path: `/tmp/pv-${i}` },
+    },
+  };
+}
+
+async function setPhase(name: string, phase: string) {
+  const o = await app.store.get('PersistentVolume', undefined, name);
+  await app.store.update({ ...o, status: { ...o.status, phase } }, { subresource: 'status' });
+}
+
+beforeAll(async () => {
+  app = await openTestApp();
+  for (const ns of ['team-a', 'team-b']) await app.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  for (let i = 0; i < 25; i++) await app.store.create(pv(i));
+  await setPhase('pv-003', 'Released');
+  await setPhase('pv-004', 'Failed');
+  for (const [ns, n] of [['team-a', 3], ['team-b', 2]] as const) {
+    for (let i = 0; i < n; i++) {
+      await app.store.create({
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: { name: `c-${i}`, namespace: ns },
+        spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: 'none' },
+      });
+    }
+  }
+});
+afterAll(async () => app?.close());
+
+const names = (items: KubeObject[]) => items.map((o) => (o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name));
+
+describe('page', () => {
+  test('pages by offset with the total of all pages', async () => {
+    const first = await app.lists.page(admin, { kind: 'PersistentVolume', limit: 10 });
+    const third = await app.lists.page(admin, { kind: 'PersistentVolume', limit: 10, offset: 20 });
+    expect(first.total).toBe(25);
+    expect(names(first.items)).toEqual(Array.from({ length: 10 }, (_, i) => `pv-${String(i).padStart(3, '0')}`));
+    expect(names(third.items)).toEqual(['pv-020', 'pv-021', 'pv-022', 'pv-023', 'pv-024']);
+    expect(BigInt(first.resourceVersion)).toBeGreaterThan(0n);
+  });
+
+  test('sorts by capacity in bytes, not as text', async () => {
+    const res = await app.lists.page(admin, { kind: 'PersistentVolume', sort: { key: 'capacity', dir: 'desc' }, limit: 25 });
+    const sizes = res.items.map((o) => o.spec.capacity.storage);
+    expect(sizes.slice(0, 5)).toEqual(['10Gi', '10Gi', '10Gi', '10Gi', '10Gi']);
+    expect(sizes.at(-1)).toBe('500Mi');
+  });
+
+  test.each([
+    { name: 'label selector', input: { labelSelector: 'tier=odd,app.io/n in (1,3,4)' }, want: ['pv-001', 'pv-003'] },
+    { name: 'label Gt', input: { labelSelector: 'app.io/n>22' }, want: ['pv-023', 'pv-024'] },
+    { name: 'phase', input: { fields: { phase: ['Released', 'Failed'] } }, want: ['pv-003', 'pv-004'] },
+    { name: 'class and text', input: { fields: { storageClass: ['slow'] }, text: 'pv-01' }, want: ['pv-011', 'pv-013', 'pv-015', 'pv-017', 'pv-019'] },
+    { name: 'text with LIKE characters matches literally', input: { text: 'pv_0' }, want: [] },
+  ])('filters: $name', async ({ input, want }) => {
+    const res = await app.lists.page(admin, { kind: 'PersistentVolume', limit: 100, ...input });
+    expect(names(res.items)).toEqual(want);
+    expect(res.total).toBe(want.length);
+  });
+
+  test('a developer pages only their namespaces; volumes are forbidden', async () => {
+    const res = await app.lists.page(dev, { kind: 'PersistentVolumeClaim' });
+    expect(names(res.items)).toEqual(['team-a/c-0', 'team-a/c-1', 'team-a/c-2']);
+    expect(res.total).toBe(3);
+    await expect(app.lists.page(dev, { kind: 'PersistentVolumeClaim', namespace: 'team-b' })).rejects.toMatchObject({ code: 'Forbidden' });
+    await expect(app.lists.page(dev, { kind: 'PersistentVolume' })).rejects.toMatchObject({ code: 'Forbidden' });
+  });
+
+  test('an invalid label selector is a BadRequest', async () => {
+    await expect(app.lists.page(admin, { kind: 'PersistentVolume', labelSelector: 'a in (' })).rejects.toMatchObject({ code: 'BadRequest' });
+  });
+});
+
+describe('bulk actions', () => {
+  test('label sets and removes a label on each object', async () => {
+    const refs = [{ name: 'pv-010' }, { name: 'pv-012' }];
+    expect(await app.lists.label(admin, 'PersistentVolume', refs, 'team', 'blue')).toEqual({ done: ['pv-010', 'pv-012'], skipped: [] });
+    expect(names((await app.lists.page(admin, { kind: 'PersistentVolume', labelSelector: 'team=blue' })).items)).toEqual(['pv-010', 'pv-012']);
+    await app.lists.label(admin, 'PersistentVolume', refs, 'team', null);
+    expect((await app.lists.page(admin, { kind: 'PersistentVolume', labelSelector: 'team' })).total).toBe(0);
+  });
+
+  test.each([{ key: '__proto__' }, { key: 'bad key!' }, { key: 'constructor/x/y' }])('label key $key is refused and nothing is written', async ({ key }) => {
+    const before = await app.store.currentResourceVersion();
+    await expect(app.lists.label(admin, 'PersistentVolume', [{ name: 'pv-010' }], key, 'x')).rejects.toMatchObject({ code: 'BadRequest' });
+    expect(await app.store.currentResourceVersion()).toBe(before);
+  });
+
+  test('reclaim clears the claimRef of Released volumes only, and only for admins', async () => {
+    const o = await app.store.get('PersistentVolume', undefined, 'pv-003');
+    await app.store.update({ ...o, spec: { ...o.spec, claimRef: { namespace: 'team-a', name: 'gone', uid: 'u-1' } } });
+    await expect(app.lists.reclaim(dev, ['pv-003'])).rejects.toMatchObject({ code: 'Forbidden' });
+    const res = await app.lists.reclaim(admin, ['pv-003', 'pv-005']);
+    expect(res.done).toEqual(['pv-003']);
+    expect(res.skipped).toEqual([{ name: 'pv-005', reason: expect.stringMatching(/only Released volumes/) }]);
+    expect((await app.store.get('PersistentVolume', undefined, 'pv-003')).spec.claimRef).toBeUndefined();
+  });
+
+  test('bulk delete leaves Bound volumes alone', async () => {
+    await setPhase('pv-024', 'Bound');
+    const res = await app.lists.delete(admin, 'PersistentVolume', [{ name: 'pv-024' }, { name: 'pv-023' }]);
+    expect(res.done).toEqual(['pv-023']);
+    expect(res.skipped[0]).toMatchObject({ name: 'pv-024', reason: expect.stringMatching(/in use/) });
+    expect(await app.store.tryGet('PersistentVolume', undefined, 'pv-024')).toBeDefined();
+    expect(await app.store.tryGet('PersistentVolume', undefined, 'pv-023')).toBeUndefined();
+  });
+});
+
+describe('the default StorageClass', () => {
+  const sc = (name: string, isDefault: boolean): KubeObject => ({
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'StorageClass',
+    metadata: { name, annotations: isDefault ? { 'storageclass.kubernetes.io/is-default-class': 'true' } : {} },
+    provisioner: 'example.com/ext',
+  });
+  const defaults = async () =>
+    (await app.store.list('StorageClass')).items.filter(isDefaultClass).map((o) => o.metadata.name);
+
+  test('moving the default leaves exactly one, in one transaction', async () => {
+    // The API tolerates several defaults, as upstream does.
+    await app.store.create(sc('gold', true));
+    await app.store.create(sc('silver', true));
+    await app.store.create(sc('bronze', false));
+    expect(await defaults()).toEqual(['gold', 'silver']);
+    const before = await app.store.currentResourceVersion();
+    expect(await app.lists.setDefaultClass(admin, 'bronze')).toEqual({ defaults: ['bronze'] });
+    expect(await defaults()).toEqual(['bronze']);
+    // All three writes carry consecutive versions of one commit.
+    const after = await app.store.currentResourceVersion();
+    expect(after - before).toBe(3n);
+  });
+
+  test('a developer may not move it; an unknown class changes nothing', async () => {
+    await expect(app.lists.setDefaultClass(dev, 'gold')).rejects.toMatchObject({ code: 'Forbidden' });
+    await expect(app.lists.setDefaultClass(admin, 'nope')).rejects.toMatchObject({ code: 'NotFound' });
+    expect(await defaults()).toEqual(['bronze']);
+  });
+});
+
+describe('health', () => {
+  test('counts volumes by phase and capacity per class; developers see only their claims', async () => {
+    const h = await app.lists.health(admin);
+    expect(h.phases.PersistentVolume.Failed).toBe(1);
+    expect(h.phases.PersistentVolumeClaim.Pending).toBe(5);
+    expect(h.classes.find((c) => c.storageClass === 'fast')?.volumes).toBeGreaterThan(0);
+    const d = await app.lists.health(dev);
+    expect(d.seeVolumes).toBe(false);
+    expect(d.phases.PersistentVolumeClaim.Pending).toBe(3);
+    expect(d.phases.PersistentVolume).toEqual({});
+  });
+});
