@@ -1,16 +1,36 @@
 'use client';
 // The live stream: one `objects.watch` subscription for the whole shell. Each change
-// invalidates the cached lists, objects and events of its kind, so every page shows it
-// within a moment. The indicator says whether the stream is up.
+// goes to the list pages that subscribed (they patch the one row, see
+// table/live-patch.ts) and invalidates the cached objects and events of its kind, so
+// every page shows it within a moment. The indicator says whether the stream is up.
 import { Badge, Tooltip } from '@mantine/core';
 import { useQueryClient, type Query } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
 import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
+import type { KubeObject } from '@/server/resources/types';
 import { useTRPC } from './trpc';
 
 export type LiveStatus = 'connecting' | 'live' | 'reconnecting';
 
 const LiveContext = createContext<LiveStatus>('connecting');
+
+/** A change with its object, or `resync` when changes may have been missed (reconnect). */
+export type LiveListener = (change: { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: KubeObject } | 'resync') => void;
+const ListenersContext = createContext<Set<LiveListener>>(new Set());
+
+/** Calls `listener` with every change the stream brings while the component is mounted. */
+export function useLiveChanges(listener: LiveListener): void {
+  const listeners = useContext(ListenersContext);
+  const ref = useRef(listener);
+  ref.current = listener;
+  useEffect(() => {
+    const l: LiveListener = (c) => ref.current(c);
+    listeners.add(l);
+    return () => {
+      listeners.delete(l);
+    };
+  }, [listeners]);
+}
 
 interface ChangeNotice {
   type: 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -18,6 +38,7 @@ interface ChangeNotice {
   namespace?: string | null;
   name: string;
   resourceVersion: string;
+  object?: KubeObject;
 }
 
 type QueryInput = { kind?: string } | undefined;
@@ -25,7 +46,10 @@ type QueryInput = { kind?: string } | undefined;
 /** Does this cached query show objects of one of `kinds`? */
 function touches(q: Query, kinds: Set<string>, everything: boolean): boolean {
   const [path, opts] = q.queryKey as [string[] | undefined, { input?: QueryInput } | undefined];
-  if (!Array.isArray(path) || path[0] !== 'objects') return false;
+  if (!Array.isArray(path)) return false;
+  // The home page's counts change with any volume or claim.
+  if (path[0] === 'lists' && path[1] === 'health') return everything || kinds.has('PersistentVolume') || kinds.has('PersistentVolumeClaim');
+  if (path[0] !== 'objects') return false;
   const proc = path[1];
   if (proc !== 'list' && proc !== 'get' && proc !== 'events') return false;
   if (everything) return true;
@@ -41,6 +65,7 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
   const pending = useRef<Set<string>>(new Set());
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const everStarted = useRef(false);
+  const [listeners] = useState(() => new Set<LiveListener>());
 
   const flush = useCallback(
     (everything = false) => {
@@ -58,11 +83,12 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
       const msg = raw as { id?: string; data?: ChangeNotice } & Partial<ChangeNotice>;
       const notice = (msg.data ?? msg) as ChangeNotice;
       if (!notice?.kind) return;
+      if (notice.object) for (const l of listeners) l({ type: notice.type, object: notice.object });
       pending.current.add(notice.kind);
       // Coalesce bursts (a controller writing many objects) into one refetch.
       timer.current ??= setTimeout(() => flush(), 80);
     },
-    [flush],
+    [flush, listeners],
   );
 
   // When the browser says it is offline the stream is as good as gone (a dead TCP
@@ -75,7 +101,10 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
       onData,
       onStarted: () => {
         // Back after a drop: changes may have been missed, so refetch what is shown.
-        if (everStarted.current) flush(true);
+        if (everStarted.current) {
+          flush(true);
+          for (const l of listeners) l('resync');
+        }
         everStarted.current = true;
       },
     }),
@@ -99,7 +128,11 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
 
   const live: LiveStatus =
     online && status === 'pending' ? 'live' : !online || everStarted.current || status === 'error' ? 'reconnecting' : 'connecting';
-  return <LiveContext.Provider value={live}>{children}</LiveContext.Provider>;
+  return (
+    <ListenersContext.Provider value={listeners}>
+      <LiveContext.Provider value={live}>{children}</LiveContext.Provider>
+    </ListenersContext.Provider>
+  );
 }
 
 function useOnline(): boolean {

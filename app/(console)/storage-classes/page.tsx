@@ -1,5 +1,5 @@
 'use client';
-import { ObjectListPage } from '@/components/object-list';
+import { ObjectListPage } from '@/components/table/object-list';
 
 export default function Page() {
   return <ObjectListPage kind="StorageClass" />;

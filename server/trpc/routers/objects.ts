@@ -78,7 +78,7 @@ export const objectsRouter = router({
     return { deleted: res.deleted, object: res.object };
   }),
 
-  /** Live changes (Server-Sent Events); the client refetches what they touch. */
+  /** Live changes (Server-Sent Events): lists patch their rows; other views refetch what they touch. */
   watch: authedProcedure
     .input(z.object({ kinds: z.array(z.string()).max(20).optional(), namespace: z.string().optional(), lastEventId: z.string().nullish() }).optional())
     .subscription(async function* ({ ctx, input, signal }) {
@@ -95,6 +95,9 @@ export const objectsRouter = router({
           namespace: e.namespace,
           name: e.name,
           resourceVersion: e.rv.toString(),
+          // The object as written (already redacted for this principal), so lists can
+          // patch the row in place instead of refetching.
+          object: e.object,
         });
       }
     }),

@@ -6,9 +6,11 @@ import type { KubeObject, Strategy, TableColumn } from '@/server/resources/types
 export interface ListColumn {
   /** Upper-case, as kubectl prints it: "ACCESS MODES". */
   header: string;
-  /** Index into the strategy's cells; -1 for the NAMESPACE column the dashboard adds. */
+  /** Index into the strategy's cells; -1 for the NAMESPACE column the dashboard adds, or a label column. */
   index: number;
   def?: TableColumn;
+  /** A label column: the label's key (header `label:KEY`). */
+  label?: string;
 }
 
 export interface ListRow {
@@ -27,6 +29,41 @@ export function visibleColumns(strategy: Strategy): ListColumn[] {
   return cols;
 }
 
+/** Columns shown when the user chose none: kubectl's, less the ones that are nearly always empty. */
+const HIDDEN_BY_DEFAULT = new Set(['VOLUMEATTRIBUTESCLASS', 'REASON']);
+
+/** Every column a list can show: kubectl's (with `-o wide`), and NAMESPACE for namespaced kinds. */
+export function availableColumns(strategy: Strategy): ListColumn[] {
+  const cols: ListColumn[] = strategy.table.columns.map((def, index) => ({ header: def.name.toUpperCase(), index, def }));
+  if (strategy.namespaced && !cols.some((c) => c.header === 'NAMESPACE')) cols.unshift({ header: 'NAMESPACE', index: -1 });
+  return cols;
+}
+
+export function defaultColumnHeaders(strategy: Strategy): string[] {
+  return availableColumns(strategy)
+    .filter((c) => (c.def ? c.def.priority === 0 : true) && !HIDDEN_BY_DEFAULT.has(c.header))
+    .map((c) => c.header);
+}
+
+export const LABEL_PREFIX = 'label:';
+
+/** The columns of a choice (headers and `label:KEY`), in the order chosen; NAME always first. */
+export function chosenColumns(strategy: Strategy, chosen: string[] | null): ListColumn[] {
+  const all = availableColumns(strategy);
+  const byHeader = new Map(all.map((c) => [c.header, c]));
+  const out: ListColumn[] = [];
+  const seen = new Set<string>();
+  for (const h of chosen ?? defaultColumnHeaders(strategy)) {
+    if (seen.has(h)) continue;
+    seen.add(h);
+    if (h.startsWith(LABEL_PREFIX) && h.length > LABEL_PREFIX.length) out.push({ header: h, index: -1, label: h.slice(LABEL_PREFIX.length) });
+    else if (byHeader.has(h)) out.push(byHeader.get(h)!);
+  }
+  const name = byHeader.get('NAME');
+  if (name && !seen.has('NAME')) out.unshift(name);
+  return out;
+}
+
 function cellText(v: unknown): string {
   if (v === undefined || v === null) return '';
   if (Array.isArray(v)) return v.join(',');
@@ -37,17 +74,34 @@ export function objectKey(obj: KubeObject): string {
   return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
 }
 
+/**
+ * The time ages are counted to: never before the object's own timestamps, so a clock
+ * a little behind the server's shows "0s", not `<invalid>`.
+ */
+export function clampedNow(obj: KubeObject, now: Date): Date {
+  let t = now.getTime();
+  for (const ts of [obj.metadata?.creationTimestamp, obj.lastTimestamp, obj.eventTime, obj.firstTimestamp]) {
+    const v = typeof ts === 'string' ? Date.parse(ts) : NaN;
+    if (!Number.isNaN(v) && v > t) t = v;
+  }
+  return t === now.getTime() ? now : new Date(t);
+}
+
+export function buildRow(strategy: Strategy, columns: ListColumn[], obj: KubeObject, now: Date): ListRow {
+  let raw: unknown[] = [];
+  try {
+    raw = strategy.table.row(obj, clampedNow(obj, now));
+  } catch {
+    raw = [];
+  }
+  const cells = columns.map((c) =>
+    c.label !== undefined ? (Object.hasOwn(obj.metadata?.labels ?? {}, c.label) ? String(obj.metadata!.labels![c.label]) : '') : c.index === -1 ? (obj.metadata?.namespace ?? '') : cellText(raw[c.index]),
+  );
+  return { key: objectKey(obj), obj, cells };
+}
+
 export function buildRows(strategy: Strategy, columns: ListColumn[], items: KubeObject[], now: Date): ListRow[] {
-  return items.map((obj) => {
-    let raw: unknown[] = [];
-    try {
-      raw = strategy.table.row(obj, now);
-    } catch {
-      raw = [];
-    }
-    const cells = columns.map((c) => (c.index === -1 ? (obj.metadata?.namespace ?? '') : cellText(raw[c.index])));
-    return { key: objectKey(obj), obj, cells };
-  });
+  return items.map((obj) => buildRow(strategy, columns, obj, now));
 }
 
 type SortValue = string | number | bigint;

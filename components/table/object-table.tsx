@@ -1,0 +1,274 @@
+'use client';
+// The table of a list page: only the rows in view are in the DOM (TanStack Virtual), the
+// header sticks, columns share the width so the table fits the screen, headers sort,
+// names link, and rows can be selected for bulk actions.
+import { Anchor, Badge, Checkbox, Group, Paper, Skeleton, Text, UnstyledButton } from '@mantine/core';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import Link from 'next/link';
+import { useEffect, useRef, type CSSProperties, type ReactNode } from 'react';
+import type { KubeObject } from '@/server/resources/types';
+import { detailHref, isDefaultClass, kindUi, type KindUi } from '../kinds';
+import { ObjectLink } from '../object-link';
+import { PendingStatus } from '../pending-hint';
+import { usePermissions } from '../session';
+import { StatusBadge } from '../status-badge';
+import type { ListColumn, ListRow, SortState } from './table-model';
+
+export const ROW_HEIGHT = 38;
+
+export interface Selection {
+  has(key: string): boolean;
+  toggle(key: string, obj: KubeObject): void;
+  /** All loaded rows selected (true), some (indeterminate) or none. */
+  all: boolean | 'some';
+  toggleAll(): void;
+}
+
+/** A column's share of the width: fixed for short values, a fraction for names. */
+function widthOf(c: ListColumn): string {
+  switch (c.header) {
+    case 'NAME':
+      return 'minmax(160px, 2.4fr)';
+    case 'CLAIM':
+    case 'VOLUME':
+    case 'PROVISIONER':
+    case 'OBJECT':
+      return 'minmax(120px, 1.8fr)';
+    case 'MESSAGE':
+      return 'minmax(200px, 3fr)';
+    case 'CAPACITY':
+    case 'AGE':
+    case 'COUNT':
+    case 'TYPE':
+    case 'LAST SEEN':
+      return 'minmax(56px, 0.6fr)';
+    case 'ACCESS MODES':
+    case 'STATUS':
+    case 'RECLAIM POLICY':
+    case 'RECLAIMPOLICY':
+    case 'VOLUMEMODE':
+      return 'minmax(72px, 0.9fr)';
+    default:
+      return 'minmax(80px, 1fr)';
+  }
+}
+
+export function ObjectTable({
+  ui,
+  columns,
+  count,
+  rowAt,
+  sort,
+  onSort,
+  sortable,
+  selection,
+  onRange,
+  height,
+}: {
+  ui: KindUi;
+  columns: ListColumn[];
+  count: number;
+  /** The row at a position, or undefined while it loads. */
+  rowAt: (i: number) => ListRow | undefined;
+  sort: SortState;
+  onSort: (s: SortState) => void;
+  /** Whether a header can sort (the server sorts only by indexed columns). */
+  sortable?: (header: string) => boolean;
+  selection?: Selection;
+  /** Told the visible range [from, to) whenever it changes. */
+  onRange?: (from: number, to: number) => void;
+  height?: string;
+}) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 12,
+  });
+  const items = virtualizer.getVirtualItems();
+  const from = items[0]?.index ?? 0;
+  const to = (items.at(-1)?.index ?? -1) + 1;
+  useEffect(() => {
+    onRange?.(from, Math.max(to, Math.min(count, 30)));
+  }, [from, to, count, onRange]);
+
+  const template = `${selection ? '36px ' : ''}${columns.map(widthOf).join(' ')}`;
+  const grid: CSSProperties = { display: 'grid', gridTemplateColumns: template, alignItems: 'center', columnGap: 8, padding: '0 8px' };
+  const linkAt = linkColumn(columns);
+  const clickSort = (header: string) =>
+    onSort(sort.header === header ? { header, dir: sort.dir === 'asc' ? 'desc' : 'asc' } : { header, dir: 'asc' });
+  const bodyHeight = virtualizer.getTotalSize();
+
+  return (
+    <Paper withBorder>
+      <div
+        ref={scrollRef}
+        role="table"
+        aria-label={ui.title}
+        aria-rowcount={count + 1}
+        data-testid="object-table"
+        data-kind={ui.kind}
+        tabIndex={0}
+        style={{ height: height ?? `min(${bodyHeight + ROW_HEIGHT + 2}px, calc(100vh - 250px))`, minHeight: ROW_HEIGHT * 3, overflow: 'auto', position: 'relative' }}
+      >
+        <div role="rowgroup" style={{ position: 'sticky', top: 0, zIndex: 2, background: 'var(--mantine-color-body)', borderBottom: '1px solid var(--mantine-color-default-border)' }}>
+          <div role="row" aria-rowindex={1} style={{ ...grid, height: ROW_HEIGHT }}>
+            {selection && (
+              <div role="columnheader">
+                <Checkbox
+                  size="xs"
+                  aria-label="Select all loaded rows"
+                  checked={selection.all === true}
+                  indeterminate={selection.all === 'some'}
+                  onChange={() => selection.toggleAll()}
+                />
+              </div>
+            )}
+            {columns.map((c) => {
+              const active = sort.header === c.header;
+              const canSort = sortable ? sortable(c.header) : true;
+              const label = c.label !== undefined ? c.label : c.header;
+              return (
+                <div
+                  key={c.header}
+                  role="columnheader"
+                  aria-sort={active ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'}
+                  title={c.def?.description ?? (c.label !== undefined ? `The label ${c.label}` : undefined)}
+                  style={{ overflow: 'hidden' }}
+                >
+                  {canSort ? (
+                    <UnstyledButton className="stowage-sort-header" onClick={() => clickSort(c.header)} fz="xs" fw={700}>
+                      {label}
+                      {active && (
+                        <Text span c="indigo.8" fz={10} ml={4} aria-hidden>
+                          {sort.dir === 'asc' ? '▲' : '▼'}
+                        </Text>
+                      )}
+                    </UnstyledButton>
+                  ) : (
+                    <Text fz="xs" fw={700} className="stowage-nowrap">
+                      {label}
+                    </Text>
+                  )}
+                </div>
+              );
+            })}
+          </div>
+        </div>
+        <div role="rowgroup" style={{ height: bodyHeight, position: 'relative' }}>
+          {items.map((v) => {
+            const r = rowAt(v.index);
+            const style: CSSProperties = {
+              ...grid,
+              position: 'absolute',
+              top: 0,
+              left: 0,
+              right: 0,
+              height: ROW_HEIGHT,
+              transform: `translateY(${v.start}px)`,
+              borderBottom: '1px solid var(--mantine-color-default-border)',
+              background: v.index % 2 ? 'var(--mantine-color-default-hover)' : undefined,
+            };
+            if (!r) {
+              return (
+                <div key={`loading-${v.index}`} role="row" aria-rowindex={v.index + 2} aria-busy style={style} data-testid="loading-row">
+                  <div role="cell" style={{ gridColumn: '1 / -1' }}>
+                    <Skeleton height={12} radius="sm" />
+                  </div>
+                </div>
+              );
+            }
+            const selected = selection?.has(r.key) ?? false;
+            return (
+              <div
+                key={r.key}
+                role="row"
+                aria-rowindex={v.index + 2}
+                aria-selected={selection ? selected : undefined}
+                style={style}
+                data-testid="object-row"
+                data-name={r.obj.metadata?.name}
+                data-namespace={r.obj.metadata?.namespace ?? ''}
+              >
+                {selection && (
+                  <div role="cell">
+                    <Checkbox size="xs" aria-label={`Select ${r.obj.metadata?.name}`} checked={selected} onChange={() => selection.toggle(r.key, r.obj)} />
+                  </div>
+                )}
+                {columns.map((c, i) => (
+                  <div key={c.header} role="cell" className="stowage-cell" title={r.cells[i] || undefined}>
+                    <Cell ui={ui} header={c.header} text={r.cells[i]} obj={r.obj} isLink={i === linkAt} />
+                  </div>
+                ))}
+              </div>
+            );
+          })}
+        </div>
+      </div>
+    </Paper>
+  );
+}
+
+/** The column that links to the object's page: NAME, or for events REASON. */
+function linkColumn(columns: ListColumn[]): number {
+  for (const h of ['NAME', 'REASON']) {
+    const i = columns.findIndex((c) => c.header === h);
+    if (i !== -1) return i;
+  }
+  return 0;
+}
+
+function Cell({ ui, header, text, obj, isLink }: { ui: KindUi; header: string; text: string; obj: KubeObject; isLink: boolean }) {
+  const perms = usePermissions();
+  const name = obj.metadata?.name ?? '';
+  const ns = obj.metadata?.namespace;
+  if (isLink) {
+    const href = detailHref(ui.kind, ns, name);
+    const shown = ui.kind === 'StorageClass' ? text.replace(/ \(default\)$/, '') : text;
+    const content: ReactNode = (
+      <Anchor component={Link} href={href ?? '#'} fw={500} fz="sm" data-testid="object-name">
+        {shown}
+      </Anchor>
+    );
+    if (ui.kind === 'StorageClass' && isDefaultClass(obj)) {
+      return (
+        <Group gap={6} wrap="nowrap">
+          {content}
+          <Badge size="xs" variant="outline" color="indigo.8" tt="none" miw="max-content" data-testid="default-class">
+            (default)
+          </Badge>
+        </Group>
+      );
+    }
+    return content;
+  }
+  if (!text) return null;
+  if (header === ui.statusColumn) {
+    return ui.kind === 'PersistentVolumeClaim' ? <PendingStatus claim={obj} text={text} /> : <StatusBadge value={text} />;
+  }
+  switch (header) {
+    case 'NAMESPACE':
+      return <ObjectLink kind="Namespace" name={text} allowed={perms.can('get', 'Namespace', text)} />;
+    case 'CLAIM': {
+      const [cns, cname] = text.split('/');
+      return <ObjectLink kind="PersistentVolumeClaim" namespace={cns} name={cname ?? ''} allowed={perms.can('get', 'PersistentVolumeClaim', cns)}>{text}</ObjectLink>;
+    }
+    case 'VOLUME':
+      return <ObjectLink kind="PersistentVolume" name={text} allowed={perms.can('get', 'PersistentVolume')} />;
+    case 'STORAGECLASS':
+      return <ObjectLink kind="StorageClass" name={text} allowed={perms.can('get', 'StorageClass')} />;
+    case 'OBJECT': {
+      const io = obj.involvedObject ?? {};
+      const target = kindUi(io.kind ?? '');
+      if (!target) return <Text span fz="sm">{text}</Text>;
+      return (
+        <ObjectLink kind={target.kind} namespace={io.namespace} name={io.name ?? ''} allowed={perms.can('get', target.kind, io.namespace)}>
+          {text}
+        </ObjectLink>
+      );
+    }
+    default:
+      return <>{text}</>;
+  }
+}
