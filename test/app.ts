@@ -1,5 +1,6 @@
 // An AppContext over a test database, for tests of services and transports.
 import type { AppContext } from '../server/app/context';
+import { ClaimCheckService } from '../server/services/claim-check';
 import { ListService } from '../server/services/lists';
 import { ObjectService } from '../server/services/objects';
 import { UserService } from '../server/services/users';
@@ -13,6 +14,7 @@ export async function openTestApp(): Promise<AppContext & { url: string }> {
     store: t.store,
     objects: new ObjectService(t.store),
     lists: new ListService(t.store),
+    claims: new ClaimCheckService(t.store, 'node-1'),
     users: new UserService(t.db),
     close: t.close,
   };

@@ -1,4 +1,5 @@
 // Everything a running Stowage process shares: the database, the store and the services.
+import { ClaimCheckService } from '../services/claim-check';
 import { ListService } from '../services/lists';
 import { ObjectService } from '../services/objects';
 import { UserService } from '../services/users';
@@ -10,11 +11,13 @@ export interface AppContext {
   store: ObjectStore;
   objects: ObjectService;
   lists: ListService;
+  claims: ClaimCheckService;
   users: UserService;
   close(): Promise<void>;
 }
 
-export async function createAppContext(connectionString: string, poolSize = 20): Promise<AppContext> {
+/** `nodeName`: the node this process's in-tree provisioners make volumes on (for the claim check). */
+export async function createAppContext(connectionString: string, poolSize = 20, nodeName?: string): Promise<AppContext> {
   const db = createPrisma(connectionString, poolSize);
   const store = new ObjectStore(db, connectionString);
   await store.start();
@@ -23,6 +26,7 @@ export async function createAppContext(connectionString: string, poolSize = 20):
     store,
     objects: new ObjectService(store),
     lists: new ListService(store),
+    claims: new ClaimCheckService(store, nodeName),
     users: new UserService(db),
     close: async () => {
       await store.stop();

@@ -83,7 +83,7 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
   try {
-    app = await createAppContext(db.connectionString);
+    app = await createAppContext(db.connectionString, undefined, cfg.nodeName);
     const apiUrl = apiServerUrl(cfg.apiHost, cfg.apiPort);
     services = await startServices(app, cfg, { ...opts, connectionString: db.connectionString });
     if (!opts.web) {

@@ -16,11 +16,15 @@ import {
   pinToNode,
   ProvisioningError,
   unknownParameters,
+  type PluginCapabilities,
   type ProvisionerPlugin,
 } from './plugin';
 
 export const hostPathPluginName = 'stowage.io/host-path';
 const knownParameters = ['basePath', 'mode'] as const;
+
+/** A directory on one node: one node at a time, files only. */
+export const hostPathCapabilities: PluginCapabilities = { accessModes: ['ReadWriteOnce', 'ReadWriteOncePod'], volumeModes: ['Filesystem'] };
 
 function modeOf(parameters: Record<string, string>): number {
   return parameters.mode === undefined ? 0o777 : parseInt(parameters.mode, 8);
@@ -53,6 +57,7 @@ export function createHostPathPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
 
   return {
     name,
+    capabilities: hostPathCapabilities,
     validateParameters,
 
     async provision(o) {

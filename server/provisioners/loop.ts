@@ -33,6 +33,7 @@ import {
   pinToNode,
   ProvisioningError,
   unknownParameters,
+  type PluginCapabilities,
   type ProvisionerPlugin,
   type ProvisionedVolume,
 } from './plugin';
@@ -40,6 +41,13 @@ import {
 export const loopPluginName = 'stowage.io/loop';
 const knownParameters = ['basePath', 'fsType'] as const;
 export const loopFsTypes: Record<string, bigint> = { ext4: 1n << 20n, ext3: 1n << 20n, ext2: 1n << 20n, xfs: 300n << 20n };
+
+/** A loop device on one node: one node at a time, a filesystem or the raw device. */
+export const loopCapabilities: PluginCapabilities = {
+  accessModes: ['ReadWriteOnce', 'ReadWriteOncePod'],
+  volumeModes: ['Filesystem', 'Block'],
+  minBytes: String(1n << 20n),
+};
 const SECTOR = 512n;
 
 export const roundToSector = (bytes: bigint) => ((bytes + SECTOR - 1n) / SECTOR) * SECTOR;
@@ -111,6 +119,7 @@ export function createLoopPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
 
   return {
     name,
+    capabilities: loopCapabilities,
     validateParameters,
 
     async provision(o) {

@@ -82,9 +82,24 @@ export type ProvisionResult =
 
 export type DeleteResult = 'deleted' | 'ignored';
 
+/** What a plugin can make: the claim form offers only these, and the claim check says why not. */
+export interface PluginCapabilities {
+  readonly accessModes: readonly string[];
+  readonly volumeModes: readonly VolumeMode[];
+  /** The smallest volume it makes, in bytes (a decimal string), if it has a minimum. */
+  readonly minBytes?: string;
+}
+
+/** External provisioners declare nothing to us: every mode is offered. */
+export const ANY_CAPABILITIES: PluginCapabilities = {
+  accessModes: ['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOncePod'],
+  volumeModes: ['Filesystem', 'Block'],
+};
+
 export interface ProvisionerPlugin {
   /** The provisioner name a StorageClass uses, e.g. `stowage.io/host-path`. */
   readonly name: string;
+  readonly capabilities: PluginCapabilities;
   /** Problems with the parameters or the claim; empty when the claim can be served. */
   validateParameters(parameters: Record<string, string>, claim: KubeObject, storageClass?: KubeObject): string[];
   provision(options: ProvisionOptions): Promise<ProvisionResult>;

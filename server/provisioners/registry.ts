@@ -6,12 +6,25 @@ import type { AssetStore } from './assets';
 import { createHostPathPlugin, hostPathPluginName } from './host-path';
 import { createLoopPlugin, loopPluginName } from './loop';
 import type { HostOs } from './os';
-import type { ProvisionerPlugin } from './plugin';
+import { hostPathCapabilities } from './host-path';
+import { loopCapabilities } from './loop';
+import { ANY_CAPABILITIES, type PluginCapabilities, type ProvisionerPlugin } from './plugin';
 
 export { hostPathPluginName } from './host-path';
 export { loopPluginName } from './loop';
 
 export const inTreeProvisionerNames: ReadonlySet<string> = new Set([hostPathPluginName, loopPluginName]);
+
+/** What each in-tree plugin can make (the same objects the plugins carry). */
+const inTreeCapabilities: ReadonlyMap<string, PluginCapabilities> = new Map([
+  [hostPathPluginName, hostPathCapabilities],
+  [loopPluginName, loopCapabilities],
+]);
+
+/** What a class's provisioner can make: an in-tree plugin's declaration; external ones: anything. */
+export function capabilitiesOf(provisioner: string): PluginCapabilities {
+  return inTreeCapabilities.get(provisioner) ?? ANY_CAPABILITIES;
+}
 
 export interface PluginDeps {
   os: HostOs;

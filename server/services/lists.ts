@@ -6,6 +6,7 @@ import { StowageError } from '../domain/errors';
 import { parseLabelSelector } from '../domain/label-selector';
 import { isQualifiedName, isValidLabelValue } from '../domain/names';
 import { redactStorageClass } from '../domain/redaction';
+import { betaDefaultClassAnnotation as BETA_DEFAULT_CLASS_ANNOTATION, defaultClassAnnotation as DEFAULT_CLASS_ANNOTATION, isDefaultClass } from '../resources/storage-class/strategy';
 import type { KubeObject } from '../resources/types';
 import { countByPhaseAndClass, queryPage, type PageFieldFilter, type PageQuery, type PageResult, type PageSortKey } from '../store/object-page';
 import type { ObjectStore } from '../store/object-store';
@@ -33,13 +34,7 @@ export interface BulkResult {
   skipped: { name: string; reason: string }[];
 }
 
-export const DEFAULT_CLASS_ANNOTATION = 'storageclass.kubernetes.io/is-default-class';
-export const BETA_DEFAULT_CLASS_ANNOTATION = 'storageclass.beta.kubernetes.io/is-default-class';
-
-export function isDefaultClass(sc: KubeObject): boolean {
-  const a = sc.metadata.annotations ?? {};
-  return a[DEFAULT_CLASS_ANNOTATION] === 'true' || a[BETA_DEFAULT_CLASS_ANNOTATION] === 'true';
-}
+export { isDefaultClass };
 
 const MAX_BULK = 500;
 

@@ -1,5 +1,6 @@
 import { router } from './init';
 import { authRouter } from './routers/auth';
+import { claimsRouter } from './routers/claims';
 import { listsRouter } from './routers/lists';
 import { objectsRouter } from './routers/objects';
 
@@ -7,6 +8,7 @@ export const appRouter = router({
   auth: authRouter,
   objects: objectsRouter,
   lists: listsRouter,
+  claims: claimsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openTestStore, type TestStore } from '../../../test/db';
 import { logger } from '../../app/logger';
 import { AssetStore } from '../../provisioners/assets';
-import type { ProvisionerPlugin, ProvisionResult } from '../../provisioners/plugin';
+import { ANY_CAPABILITIES, type ProvisionerPlugin, type ProvisionResult } from '../../provisioners/plugin';
 import type { KubeObject } from '../../resources/types';
 import type { ReconcileContext } from '../runtime/controller';
 import { EventRecorder } from '../runtime/event-recorder';
@@ -25,6 +25,7 @@ const ctx: ReconcileContext = {
 
 const scripted: ProvisionerPlugin = {
   name: 'test.io/scripted',
+  capabilities: ANY_CAPABILITIES,
   validateParameters: (params) => (params.bad ? ['parameter "bad" is bad'] : []),
   async provision() {
     calls++;

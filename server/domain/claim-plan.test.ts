@@ -1,0 +1,61 @@
+import { describe, expect, test } from 'vitest';
+import type { KubeObject } from '../resources/types';
+import { capabilityProblems, planClaim, withoutVolumeNames, type PlanInput } from './claim-plan';
+
+const claim = (modes = ['ReadWriteOnce'], size = '1Gi', volumeMode = 'Filesystem'): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'PersistentVolumeClaim',
+  metadata: { name: 'c', namespace: 'team-a' },
+  spec: { accessModes: modes, volumeMode, resources: { requests: { storage: size } }, storageClassName: 'fast' },
+});
+const pv = (name: string, size: string, cls = 'fast'): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'PersistentVolume',
+  metadata: { name },
+  spec: { capacity: { storage: size }, accessModes: ['ReadWriteOnce'], storageClassName: cls, volumeMode: 'Filesystem' },
+  status: { phase: 'Available' },
+});
+const sc = (provisioner: string, extra: Record<string, unknown> = {}): KubeObject => ({
+  apiVersion: 'storage.k8s.io/v1',
+  kind: 'StorageClass',
+  metadata: { name: 'fast' },
+  provisioner,
+  ...extra,
+});
+const local = { accessModes: ['ReadWriteOnce', 'ReadWriteOncePod'], volumeModes: ['Filesystem'] };
+const base: PlanInput = { claim: claim(), className: 'fast', classNamed: true, near: [], inTree: false };
+
+describe('planClaim', () => {
+  const cases: { name: string; input: Partial<PlanInput>; outcome: string; summary: RegExp }[] = [
+    { name: 'a matching volume binds now', input: { match: { volume: pv('v1', '2Gi'), prebound: false } }, outcome: 'binds', summary: /^Binds now to an existing volume of 2Gi/ },
+    { name: 'in-tree class provisions on its node', input: { storageClass: sc('stowage.io/host-path'), inTree: true, node: 'n1', capabilities: local }, outcome: 'provisions', summary: /stowage\.io\/host-path on node n1/ },
+    { name: 'external class provisions if running', input: { storageClass: sc('example.com/nfs') }, outcome: 'provisions', summary: /external provisioner example\.com\/nfs/ },
+    { name: 'WaitForFirstConsumer provisions on first use', input: { storageClass: sc('stowage.io/host-path', { volumeBindingMode: 'WaitForFirstConsumer' }), inTree: true, node: 'n1' }, outcome: 'provisions', summary: /when a pod first uses it/ },
+    { name: 'no-provisioner class sits Pending', input: { storageClass: sc('kubernetes.io/no-provisioner') }, outcome: 'pending', summary: /cannot provision one/ },
+    { name: 'missing class sits Pending', input: {}, outcome: 'pending', summary: /"fast" does not exist/ },
+    { name: 'no class and no default sits Pending', input: { className: '', classNamed: false }, outcome: 'pending', summary: /no default StorageClass/ },
+    { name: 'unsupported access mode sits Pending', input: { claim: claim(['ReadWriteMany']), storageClass: sc('stowage.io/host-path'), inTree: true, capabilities: local }, outcome: 'pending', summary: /cannot make ReadWriteMany volumes/ },
+  ];
+  test.each(cases)('$name', ({ input, outcome, summary }) => {
+    const plan = planClaim({ ...base, ...input });
+    expect(plan.outcome).toBe(outcome);
+    expect(plan.summary).toMatch(summary);
+  });
+
+  test('the nearest volumes come with reasons; developers see no names', () => {
+    const plan = planClaim({ ...base, claim: claim(['ReadWriteOnce'], '10Gi'), near: [pv('small', '5Gi')] });
+    expect(plan).toMatchObject({ outcome: 'pending', nearCount: 1, nearest: [{ name: 'small', reasons: [expect.stringMatching(/5Gi/)] }] });
+    expect(withoutVolumeNames(plan)).toMatchObject({ nearest: [{ name: '' }] });
+    expect(withoutVolumeNames(planClaim({ ...base, match: { volume: pv('v1', '2Gi'), prebound: false } }))).not.toHaveProperty('volume', 'v1');
+  });
+});
+
+test.each([
+  { name: 'Block on a files-only plugin', c: claim(['ReadWriteOnce'], '1Gi', 'Block'), want: [/volumeMode Block/] },
+  { name: 'below the minimum size', c: claim(['ReadWriteOnce'], '1Ki'), want: [/at least 1Mi/] },
+  { name: 'supported', c: claim(), want: [] },
+])('capabilityProblems: $name', ({ c, want }) => {
+  const got = capabilityProblems(c, 'p', { ...local, minBytes: String(1 << 20) });
+  expect(got).toHaveLength(want.length);
+  want.forEach((w, i) => expect(got[i]).toMatch(w));
+});

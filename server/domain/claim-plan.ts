@@ -1,0 +1,101 @@
+// What would happen to a claim if it were created now: bind to an existing volume, be
+// provisioned, or sit Pending (and why). The claim form asks before it submits. The
+// volume search itself is the binder's (matching.ts over the store's candidate query);
+// this decides what its result means, with the same situations the binder explains
+// Pending claims with. Pure.
+import { nearestCandidates, summaryOf, type CandidateExplanation, type Situation } from './binding-explanation';
+import type { MatchOptions } from './matching';
+import { bytesToQuantity, formatQuantity, parseQuantity, quantityToBytes } from './quantity';
+import type { KubeObject } from '../resources/types';
+
+export interface Capabilities {
+  readonly accessModes: readonly string[];
+  readonly volumeModes: readonly string[];
+  readonly minBytes?: string;
+}
+
+export type ClaimPlan =
+  | { outcome: 'binds'; summary: string; volume?: string; capacity?: string; prebound: boolean }
+  | { outcome: 'provisions'; summary: string; provisioner: string; className: string; node?: string; external: boolean; onFirstUse: boolean }
+  | { outcome: 'pending'; summary: string; problems: string[]; nearest: CandidateExplanation[]; nearCount: number };
+
+export interface PlanInput {
+  claim: KubeObject;
+  /** The class that applies ("" = none; the default class already resolved). */
+  className: string;
+  /** Whether the claim named its class (otherwise the default applied, or none exists). */
+  classNamed: boolean;
+  storageClass?: KubeObject;
+  /** The binder's choice among existing volumes, if any. */
+  match?: { volume: KubeObject; prebound: boolean };
+  /** Volumes near the claim (nearVolumes), for "nearest is …, because …". */
+  near: KubeObject[];
+  capabilities?: Capabilities;
+  /** Whether Stowage itself provisions for this provisioner (in-tree plugin). */
+  inTree: boolean;
+  /** The node in-tree plugins provision on. */
+  node?: string;
+  opts?: MatchOptions;
+}
+
+const NO_PROVISIONER = 'kubernetes.io/no-provisioner';
+
+/** Why the class's provisioner cannot make this claim's volume (modes, size). */
+export function capabilityProblems(claim: KubeObject, provisioner: string, caps: Capabilities): string[] {
+  const problems: string[] = [];
+  for (const m of (claim.spec?.accessModes ?? []) as string[]) {
+    if (!caps.accessModes.includes(m)) problems.push(`${provisioner} cannot make ${m} volumes (it makes ${caps.accessModes.join(', ')})`);
+  }
+  const vm = (claim.spec?.volumeMode as string | undefined) ?? 'Filesystem';
+  if (!caps.volumeModes.includes(vm)) problems.push(`${provisioner} cannot make volumeMode ${vm} volumes (it makes ${caps.volumeModes.join(', ')})`);
+  const req = parseQuantity(String(claim.spec?.resources?.requests?.storage ?? ''));
+  if (caps.minBytes && req && quantityToBytes(req) < BigInt(caps.minBytes)) {
+    problems.push(`${provisioner} makes volumes of at least ${formatQuantity(bytesToQuantity(BigInt(caps.minBytes)))}`);
+  }
+  return problems;
+}
+
+function pending(input: PlanInput, situation: Situation, problems: string[] = []): ClaimPlan {
+  const nearest = nearestCandidates(input.claim, input.near, input.opts, 3);
+  let summary = summaryOf(situation);
+  if (problems.length > 0) summary = `No available volume matches this claim, and StorageClass "${input.className}" cannot provision it: ${problems.join('; ')}.`;
+  return { outcome: 'pending', summary, problems, nearest, nearCount: nearest.length };
+}
+
+export function planClaim(input: PlanInput): ClaimPlan {
+  const { match, className, storageClass: sc } = input;
+  if (match) {
+    const cap = match.volume.spec?.capacity?.storage as string | undefined;
+    return {
+      outcome: 'binds',
+      summary: match.prebound ? 'Binds now to the volume reserved for it.' : `Binds now to an existing volume${cap ? ` of ${cap}` : ''}.`,
+      volume: match.volume.metadata.name,
+      capacity: cap,
+      prebound: match.prebound,
+    };
+  }
+  if (className === '') return pending(input, input.classNamed ? { kind: 'noMatch' } : { kind: 'noDefaultClass' });
+  if (!sc) return pending(input, { kind: 'classNotFound', className });
+  const provisioner: string = sc.provisioner ?? '';
+  if (provisioner === NO_PROVISIONER || (provisioner.startsWith('kubernetes.io/') && !input.inTree)) {
+    return pending(input, { kind: 'cannotProvision', className, provisioner });
+  }
+  const problems = input.capabilities ? capabilityProblems(input.claim, provisioner, input.capabilities) : [];
+  if (problems.length > 0) return pending(input, { kind: 'cannotProvision', className, provisioner }, problems);
+  const onFirstUse = sc.volumeBindingMode === 'WaitForFirstConsumer';
+  const node = input.inTree ? input.node : undefined;
+  const where = node ? ` on node ${node}` : '';
+  const summary = onFirstUse
+    ? `Will be provisioned by ${provisioner}${where} when a pod first uses it (StorageClass "${className}" binds on first use).`
+    : input.inTree
+      ? `Will be provisioned by ${provisioner}${where} (StorageClass "${className}").`
+      : `Will be provisioned by the external provisioner ${provisioner} (StorageClass "${className}"), if it is running.`;
+  return { outcome: 'provisions', summary, provisioner, className, node, external: !input.inTree, onFirstUse };
+}
+
+/** The plan as a developer may see it: no volume names (counts and reasons only). */
+export function withoutVolumeNames(plan: ClaimPlan): ClaimPlan {
+  if (plan.outcome === 'binds') return { ...plan, volume: undefined };
+  if (plan.outcome === 'pending') return { ...plan, nearest: plan.nearest.map((c) => ({ name: '', reasons: c.reasons })) };
+  return plan;
+}

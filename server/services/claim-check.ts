@@ -1,0 +1,155 @@
+// "What happens if I create this claim?" for the claim form, and the classes it offers.
+// The check runs every check a real create runs (a dry run), then the binder's own
+// search: pre-bound volumes, then per access-mode group the smallest Available volume
+// that passes every rule (the candidate query of store/volume-queries and
+// domain/matching), then what the class would do. Developers get counts and reasons,
+// never the names of volumes they may not see.
+import { accessModesToBits } from '../domain/access-modes';
+import { isAllowed, type Principal } from '../domain/authorization';
+import { planClaim, withoutVolumeNames, type ClaimPlan } from '../domain/claim-plan';
+import { isStowageError, StowageError, type FieldError } from '../domain/errors';
+import { labelSelectorToSelector } from '../domain/label-selector';
+import { accessModeGroups, bySize, claimClass, claimHasClass, pickInGroup, requestedStorage, type MatchOptions } from '../domain/matching';
+import { quantityToBytes } from '../domain/quantity';
+import { capabilitiesOf, inTreeProvisionerNames } from '../provisioners/registry';
+import { isDefaultClass } from '../resources/storage-class/strategy';
+import type { KubeObject } from '../resources/types';
+import type { ObjectStore } from '../store/object-store';
+import { availableVolumes, nearVolumes, volumesClaimedBy } from '../store/volume-queries';
+import { forbidden, strategyOrThrow } from './objects';
+
+export type ClaimCheck = ClaimPlan | { outcome: 'invalid'; summary: string; causes: FieldError[] };
+
+export interface ClassChoice {
+  name: string;
+  provisioner: string;
+  description?: string;
+  isDefault: boolean;
+  reclaimPolicy: string;
+  volumeBindingMode: string;
+  allowVolumeExpansion: boolean;
+  accessModes: readonly string[];
+  volumeModes: readonly string[];
+  minBytes?: string;
+}
+
+const DESCRIPTION_ANNOTATIONS = ['storageclass.kubernetes.io/description', 'description', 'kubernetes.io/description', 'openshift.io/description'];
+
+/** Upstream GetDefaultClass: of several defaults the newest wins; equal times go by name. */
+function newestDefault(classes: KubeObject[]): KubeObject | undefined {
+  let best: KubeObject | undefined;
+  for (const sc of classes.filter(isDefaultClass)) {
+    const a = String(sc.metadata.creationTimestamp ?? '');
+    const b = String(best?.metadata.creationTimestamp ?? '');
+    if (!best || a > b || (a === b && String(sc.metadata.name) < String(best.metadata.name))) best = sc;
+  }
+  return best;
+}
+
+export class ClaimCheckService {
+  constructor(
+    readonly store: ObjectStore,
+    /** The node in-tree plugins provision on. */
+    readonly nodeName?: string,
+  ) {}
+
+  /** The classes a claim can ask for, with what each provisioner can make. */
+  async classes(p: Principal): Promise<ClassChoice[]> {
+    const s = strategyOrThrow('StorageClass');
+    if (!isAllowed(p, 'list', s.kind)) throw forbidden(p, 'list', s);
+    const all = (await this.store.list('StorageClass')).items;
+    const def = newestDefault(all);
+    return all.map((sc) => {
+      const a = sc.metadata.annotations ?? {};
+      const caps = capabilitiesOf(sc.provisioner ?? '');
+      return {
+        name: sc.metadata.name ?? '',
+        provisioner: sc.provisioner ?? '',
+        description: DESCRIPTION_ANNOTATIONS.map((k) => a[k]).find((v) => typeof v === 'string' && v.trim() !== ''),
+        isDefault: sc === def,
+        reclaimPolicy: sc.reclaimPolicy ?? 'Delete',
+        volumeBindingMode: sc.volumeBindingMode ?? 'Immediate',
+        allowVolumeExpansion: Boolean(sc.allowVolumeExpansion),
+        accessModes: caps.accessModes,
+        volumeModes: caps.volumeModes,
+        minBytes: caps.minBytes,
+      };
+    });
+  }
+
+  async check(p: Principal, input: KubeObject): Promise<ClaimCheck> {
+    const s = strategyOrThrow('PersistentVolumeClaim');
+    if (input?.kind !== s.kind) throw new StowageError('BadRequest', 'the check is for PersistentVolumeClaims');
+    const ns = input.metadata?.namespace ?? '';
+    if (!isAllowed(p, 'create', s.kind, ns)) throw forbidden(p, 'create', s, ns, input.metadata?.name);
+    // Everything a real create checks, without writing.
+    let claim: KubeObject;
+    try {
+      claim = await this.store.create(input, { dryRun: true });
+    } catch (e) {
+      if (!isStowageError(e) || (e.code !== 'Invalid' && e.code !== 'AlreadyExists' && e.code !== 'NotFound' && e.code !== 'BadRequest')) throw e;
+      return { outcome: 'invalid', summary: e.message, causes: e.details.causes ?? [] };
+    }
+    const classes = (await this.store.list('StorageClass')).items;
+    const named = claimHasClass(claim);
+    const className = named ? claimClass(claim) : (newestDefault(classes)?.metadata.name ?? '');
+    if (!named && className) claim = { ...claim, spec: { ...claim.spec, storageClassName: className } };
+    const sc = classes.find((c) => c.metadata.name === className);
+    const opts: MatchOptions = sc?.volumeBindingMode === 'WaitForFirstConsumer' ? { delayBinding: true } : {};
+
+    const match = await this.findMatch(claim, opts);
+    const bytes = quantityToBytes(requestedStorage(claim)).toString();
+    const near = match
+      ? []
+      : await nearVolumes(this.store.sql, {
+          storageClass: className,
+          volumeMode: claim.spec?.volumeMode ?? 'Filesystem',
+          accessModes: accessModesToBits(claim.spec?.accessModes ?? []),
+          minBytes: bytes,
+          limit: 4,
+        });
+    const provisioner: string = sc?.provisioner ?? '';
+    const plan = planClaim({
+      claim,
+      className,
+      classNamed: named,
+      storageClass: sc,
+      match,
+      near,
+      capabilities: sc ? capabilitiesOf(provisioner) : undefined,
+      inTree: inTreeProvisionerNames.has(provisioner),
+      node: this.nodeName,
+      opts,
+    });
+    return isAllowed(p, 'get', 'PersistentVolume') ? plan : withoutVolumeNames(plan);
+  }
+
+  /** The binder's choice (findMatchInStore) without locks: pre-bound first, then the smallest fit per group. */
+  private async findMatch(claim: KubeObject, opts: MatchOptions): Promise<{ volume: KubeObject; prebound: boolean } | undefined> {
+    const ns = claim.metadata.namespace ?? '';
+    const reserved = claim.metadata.name ? await volumesClaimedBy(this.store.sql, ns, claim.metadata.name) : [];
+    let labels;
+    try {
+      labels = claim.spec?.selector ? labelSelectorToSelector(claim.spec.selector).requirements : undefined;
+    } catch {
+      return undefined;
+    }
+    const bits = (pv: KubeObject) => accessModesToBits(pv.spec?.accessModes ?? []);
+    for (const set of accessModeGroups(claim.spec?.accessModes ?? [])) {
+      const pre = pickInGroup(claim, reserved.filter((v) => bits(v) === set).sort(bySize), opts);
+      if (pre) return pre;
+      if (opts.delayBinding && !opts.node) continue;
+      const rows = await availableVolumes(this.store.sql, {
+        storageClass: claimClass(claim),
+        volumeMode: claim.spec?.volumeMode ?? 'Filesystem',
+        accessModes: set,
+        minBytes: quantityToBytes(requestedStorage(claim)).toString(),
+        labels,
+        limit: 16,
+      });
+      const found = pickInGroup(claim, rows.map((r) => r.volume), opts);
+      if (found) return found;
+    }
+    return undefined;
+  }
+}

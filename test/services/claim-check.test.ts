@@ -1,0 +1,83 @@
+// The claim form's check on a real Postgres: the binder's search, what the class would
+// do, field errors from a dry run, and no volume names for developers.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Principal } from '../../server/domain/authorization';
+import type { KubeObject } from '../../server/resources/types';
+import { openTestApp } from '../app';
+
+let app: Awaited<ReturnType<typeof openTestApp>>;
+const admin: Principal = { type: 'user', id: 'a', name: 'admin', role: 'admin', namespaces: [] };
+const dev: Principal = { type: 'user', id: 'd', name: 'dev', role: 'developer', namespaces: ['team-a'] };
+
+const claim = (size: string, cls?: string, modes = ['ReadWriteOnce']): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'PersistentVolumeClaim',
+  metadata: { name: 'data', namespace: 'team-a' },
+  spec: { accessModes: modes, resources: { requests: { storage: size } }, ...(cls !== undefined ? { storageClassName: cls } : {}) },
+});
+
+beforeAll(async () => {
+  app = await openTestApp();
+  await app.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } });
+  await app.store.create({
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'StorageClass',
+    metadata: { name: 'local', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true', 'storageclass.kubernetes.io/description': 'Fast disks on this node' } },
+    provisioner: 'stowage.io/host-path',
+    parameters: { basePath: '/tmp/x' },
+  });
+  await app.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'manual' }, provisioner: 'kubernetes.io/no-provisioner' });
+  const pv = await app.store.create({
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name: 'disk-5g' },
+    spec: { capacity: { storage: '5Gi' }, accessModes: ['ReadWriteOnce'], storageClassName: 'manual', hostPath: { path: '/tmp/d' } },
+  });
+  await app.store.update({ ...pv, status: { phase: 'Available' } }, { subresource: 'status' });
+});
+afterAll(async () => app?.close());
+
+describe('check', () => {
+  test('a claim an Available volume fits binds now (admins see which)', async () => {
+    expect(await app.claims.check(admin, claim('2Gi', 'manual'))).toMatchObject({ outcome: 'binds', volume: 'disk-5g', capacity: '5Gi' });
+  });
+  test('a developer is told it binds, not to which volume', async () => {
+    const plan = await app.claims.check(dev, claim('2Gi', 'manual'));
+    expect(plan.outcome).toBe('binds');
+    expect(JSON.stringify(plan)).not.toContain('disk-5g');
+  });
+  test('too big for every volume: Pending, with the nearest and why, nameless for developers', async () => {
+    const plan = await app.claims.check(dev, claim('50Gi', 'manual'));
+    expect(plan).toMatchObject({ outcome: 'pending', nearCount: 1, nearest: [{ name: '', reasons: [expect.stringMatching(/5Gi/)] }] });
+    expect(plan.summary).toMatch(/cannot provision/);
+    expect(JSON.stringify(plan)).not.toContain('disk-5g');
+  });
+  test('no class named: the default class provisions it on the node', async () => {
+    expect(await app.claims.check(dev, claim('50Gi'))).toMatchObject({ outcome: 'provisions', provisioner: 'stowage.io/host-path', className: 'local', node: 'node-1' });
+  });
+  test('a mode the plugin cannot make is Pending with the reason', async () => {
+    const plan = await app.claims.check(dev, claim('1Gi', 'local', ['ReadWriteMany']));
+    expect(plan).toMatchObject({ outcome: 'pending', problems: [expect.stringMatching(/cannot make ReadWriteMany/)] });
+  });
+  test('an invalid claim reports the fields a create would, and writes nothing', async () => {
+    const before = await app.store.currentResourceVersion();
+    const plan = await app.claims.check(dev, claim('lots', 'local'));
+    expect(plan.outcome).toBe('invalid');
+    expect(plan.outcome === 'invalid' && plan.causes.map((c) => c.field)).toContain('spec.resources.requests.storage');
+    expect(await app.store.currentResourceVersion()).toBe(before);
+  });
+  test('another namespace is Forbidden', async () => {
+    await expect(app.claims.check(dev, { ...claim('1Gi'), metadata: { name: 'x', namespace: 'other' } })).rejects.toMatchObject({ code: 'Forbidden' });
+  });
+});
+
+test('classes carry description, default and what the provisioner makes', async () => {
+  const classes = await app.claims.classes(dev);
+  expect(classes.find((c) => c.name === 'local')).toMatchObject({
+    isDefault: true,
+    description: 'Fast disks on this node',
+    accessModes: ['ReadWriteOnce', 'ReadWriteOncePod'],
+    volumeModes: ['Filesystem'],
+  });
+  expect(classes.find((c) => c.name === 'manual')).toMatchObject({ isDefault: false, accessModes: ['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOncePod'] });
+});
