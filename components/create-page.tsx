@@ -106,7 +106,7 @@ export function CreatePage() {
   if (creatable.length === 0) {
     return (
       <Stack>
-        <Title order={2} size="h3">Create from YAML</Title>
+        <Title order={1} size="h3">Create from YAML</Title>
         <Alert color="gray" data-testid="forbidden">
           Your role may not create objects.
         </Alert>
@@ -116,7 +116,7 @@ export function CreatePage() {
 
   return (
     <Stack gap="sm" maw={1100}>
-      <Title order={2} size="h3">Create from YAML</Title>
+      <Title order={1} size="h3">Create from YAML</Title>
       <Group gap="sm" align="flex-end">
         <Select
           label="Kind"

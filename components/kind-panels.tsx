@@ -5,7 +5,8 @@
 import type { KubeObject } from '@/server/resources/types';
 import { ClaimBinding } from './claim-binding';
 import { ClaimProvisioning } from './claim-provisioning';
-import { StorageClassParameters } from './storage-class-parameters';
+import { DefaultClassSwitch } from './classes/default-class-switch';
+import { StorageClassParameters } from './classes/storage-class-parameters';
 import { VolumeAssetPanel, VolumePhaseAlert } from './volume-asset-panel';
 
 /** Above the summary: what the user came to the page to learn. */
@@ -20,6 +21,8 @@ export function TopPanels({ obj }: { obj: KubeObject }) {
       );
     case 'PersistentVolume':
       return <VolumePhaseAlert pv={obj} />;
+    case 'StorageClass':
+      return <DefaultClassSwitch sc={obj} />;
     default:
       return null;
   }

@@ -26,7 +26,7 @@ import type { KubeObject } from '@/server/resources/types';
 import { DeleteButton } from './delete-button';
 import { EditButton } from './edit-modal';
 import { ageOf, errorInfo } from './format';
-import { maskClassSecrets } from './class-parameters';
+import { maskClassSecrets } from './classes/class-parameters';
 import { isDefaultClass, kindUi, type KindUi } from './kinds';
 import { DetailPanels, TopPanels } from './kind-panels';
 import { RelatedObjects } from './related-objects';
@@ -76,7 +76,7 @@ export function ObjectDetailPage({ kind, namespace, name }: { kind: string; name
     return (
       <Stack>
         {crumbs}
-        <Title order={2} size="h3">{name}</Title>
+        <Title order={1} size="h3">{name}</Title>
         <Alert color={gone ? 'gray' : 'red'} title={gone ? (wasLoaded ? `This ${ui.singular} was deleted` : `No such ${ui.singular}`) : 'Could not load'} data-testid="detail-error">
           {err.message}
           <Group mt="sm">
@@ -133,7 +133,7 @@ function Detail({ ui, obj, crumbs }: { ui: KindUi; obj: KubeObject; crumbs: Reac
       {crumbs}
       <Group justify="space-between" align="center">
         <Group gap="sm" align="center">
-          <Title order={2} size="h3" data-testid="detail-title">
+          <Title order={1} size="h3" data-testid="detail-title">
             {m.name}
           </Title>
           <Badge variant="outline" color="gray" size="sm" tt="none">

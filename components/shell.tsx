@@ -1,7 +1,7 @@
 'use client';
 // The signed-in frame of every page: header (user, role, live indicator, sign out),
 // navigation by role, and the live stream. Sends signed-out visitors to /login.
-import { AppShell, Badge, Burger, Button, Center, Group, Loader, NavLink, Stack, Text, Title, Alert } from '@mantine/core';
+import { AppShell, Badge, Burger, Button, Center, Group, Loader, NavLink, Stack, Text, Alert } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
@@ -76,9 +76,9 @@ function Frame({ me, children }: { me: Me; children: ReactNode }) {
             <Link href="/" style={{ textDecoration: 'none', color: 'inherit' }}>
               <Group gap={8} wrap="nowrap">
                 <Logo />
-                <Title order={4} fw={700}>
+                <Text fw={700} size="lg" span>
                   Stowage
-                </Title>
+                </Text>
               </Group>
             </Link>
           </Group>

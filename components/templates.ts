@@ -27,7 +27,7 @@ spec:
   resources:
     requests:
       storage: 1Gi
-  storageClassName: manual
+  # No storageClassName: the default StorageClass applies. Name one to choose.
 `,
   StorageClass: `apiVersion: storage.k8s.io/v1
 kind: StorageClass

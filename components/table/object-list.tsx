@@ -11,6 +11,7 @@ import { useSearchParams } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { strategyForKind } from '@/server/resources/registry';
 import type { KubeObject } from '@/server/resources/types';
+import { SeveralDefaultsAlert } from '../classes/default-class-switch';
 import { EmptyState } from '../empty-state';
 import { errorInfo, plural } from '../format';
 import { isDefaultClass, kindUi, type KindUi } from '../kinds';
@@ -159,13 +160,7 @@ function ServerList({ ui }: { ui: KindUi }) {
         </Group>
       </Group>
 
-      {defaults.length > 1 && (
-        <Alert color="orange" title="More than one default class" data-testid="several-defaults">
-          {defaults.map((d) => d.metadata.name).join(', ')} are all marked default (the API accepts this). Claims without a class
-          get the newest of them. Open the class that should be the default and switch it on: the others are switched off in
-          the same step.
-        </Alert>
-      )}
+      <SeveralDefaultsAlert defaults={defaults.map((d) => d.metadata.name ?? '')} />
 
       <Group gap="xs" align="flex-start" wrap="wrap" role="search" aria-label={`Filter ${ui.noun}`}>
         <TextInput size="sm" w={220} placeholder="Filter by text" aria-label="Filter by text" value={state.text} onChange={(e) => patch({ text: e.currentTarget.value })} />

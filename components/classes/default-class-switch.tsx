@@ -1,0 +1,65 @@
+'use client';
+// The "default class" switch on a StorageClass page: switching it on makes this class
+// the only default (the others are switched off in the same transaction); switching it
+// off leaves none. Says so when the API has left several defaults.
+import { Alert, Group, Paper, Stack, Switch, Text } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { KubeObject } from '@/server/resources/types';
+import { errorInfo } from '../format';
+import { isDefaultClass } from '../kinds';
+import { usePermissions } from '../session';
+import { useTRPC } from '../trpc';
+
+export function DefaultClassSwitch({ sc }: { sc: KubeObject }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const perms = usePermissions();
+  const classes = useQuery(trpc.lists.page.queryOptions({ kind: 'StorageClass', limit: 500 }));
+  const name = sc.metadata.name ?? '';
+  const on = isDefaultClass(sc);
+  const move = useMutation(
+    trpc.lists.setDefaultClass.mutationOptions({
+      onSuccess: () => void queryClient.invalidateQueries(),
+    }),
+  );
+  const mayUpdate = perms.can('update', 'StorageClass');
+  const defaults = (classes.data?.items ?? []).filter(isDefaultClass).map((c) => c.metadata.name ?? '');
+  return (
+    <Paper withBorder p="sm">
+      <Stack gap="xs">
+      <SeveralDefaultsAlert defaults={defaults} />
+      <Group justify="space-between" align="center">
+        <Switch
+          label="Default class"
+          description="Claims that name no class get this one. There is only ever one default."
+          checked={on}
+          disabled={!mayUpdate || move.isPending}
+          onChange={(e) => move.mutate({ name: e.currentTarget.checked ? name : null })}
+          data-testid="default-switch"
+        />
+        {!mayUpdate && (
+          <Text size="xs" c="dimmed">
+            Only administrators change the default.
+          </Text>
+        )}
+      </Group>
+      {move.error && (
+        <Text size="sm" c="red" role="alert" mt="xs">
+          {errorInfo(move.error).message}
+        </Text>
+      )}
+      </Stack>
+    </Paper>
+  );
+}
+
+/** Shown on class pages when the API has marked several classes default. */
+export function SeveralDefaultsAlert({ defaults }: { defaults: string[] }) {
+  if (defaults.length < 2) return null;
+  return (
+    <Alert color="orange" title="More than one default class" data-testid="several-defaults">
+      {defaults.join(', ')} are all marked default (the API accepts this). Claims without a class get the newest of them.
+      Switch on the default of the class that should be the only one: the others are switched off in the same step.
+    </Alert>
+  );
+}

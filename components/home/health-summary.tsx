@@ -1,0 +1,147 @@
+'use client';
+// The home page: what needs attention (Pending claims and why, Failed and Released
+// volumes) and capacity per class, each count linking to the filtered list.
+import { Alert, Anchor, Group, Loader, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { PendingStatus } from '../pending-hint';
+import { errorInfo } from '../format';
+import { showBytes } from '../claims/claim-draft';
+import { useTRPC } from '../trpc';
+
+function Stat({ label, value, href, tone, testId }: { label: string; value: number; href: string; tone?: 'warn' | 'bad'; testId: string }) {
+  const color = value === 0 ? undefined : tone === 'bad' ? 'red.8' : tone === 'warn' ? 'orange.9' : undefined;
+  return (
+    <Paper withBorder p="md" data-testid={testId}>
+      <Text size="sm" c="dimmed">
+        {label}
+      </Text>
+      <Anchor component={Link} href={href} fz={28} fw={700} c={color} aria-label={`${value} ${label}`}>
+        {value}
+      </Anchor>
+    </Paper>
+  );
+}
+
+function bytes(s: string): string {
+  const b = BigInt(s);
+  if (b === 0n) return '0';
+  // Round to the unit that keeps it short.
+  for (const [u, n] of [['Ti', 1n << 40n], ['Gi', 1n << 30n], ['Mi', 1n << 20n]] as const) {
+    if (b >= n) return `${(Number((b * 10n) / n) / 10).toString()}${u}`;
+  }
+  return showBytes(b);
+}
+
+export function HealthSummary() {
+  const trpc = useTRPC();
+  const health = useQuery(trpc.lists.health.queryOptions());
+  const pending = useQuery(
+    trpc.lists.page.queryOptions({ kind: 'PersistentVolumeClaim', fields: { phase: ['Pending'] }, sort: { key: 'age', dir: 'asc' }, limit: 5 }),
+  );
+  const h = health.data;
+  return (
+    <Stack gap="md">
+      <Title order={1} size="h3">
+        Overview
+      </Title>
+      {health.error && (
+        <Alert color="red" title="Could not load the overview">
+          {errorInfo(health.error).message}
+        </Alert>
+      )}
+      {!h ? (
+        <Loader aria-label="Loading the overview" />
+      ) : (
+        <>
+          <section aria-labelledby="attention">
+            <Title order={2} size="h4" id="attention" mb="xs">
+              Needs attention
+            </Title>
+            <SimpleGrid cols={{ base: 2, md: 4 }}>
+              <Stat label="Pending claims" value={h.phases.PersistentVolumeClaim.Pending ?? 0} href="/claims?status=Pending" tone="warn" testId="stat-pending-claims" />
+              <Stat label="Lost claims" value={h.phases.PersistentVolumeClaim.Lost ?? 0} href="/claims?status=Lost" tone="bad" testId="stat-lost-claims" />
+              {h.seeVolumes && (
+                <>
+                  <Stat label="Failed volumes" value={h.phases.PersistentVolume.Failed ?? 0} href="/volumes?status=Failed" tone="bad" testId="stat-failed-volumes" />
+                  <Stat label="Released volumes" value={h.phases.PersistentVolume.Released ?? 0} href="/volumes?status=Released" tone="warn" testId="stat-released-volumes" />
+                </>
+              )}
+            </SimpleGrid>
+          </section>
+
+          <section aria-labelledby="pending-claims">
+            <Title order={2} size="h4" id="pending-claims" mb="xs">
+              Oldest Pending claims
+            </Title>
+            {(pending.data?.items.length ?? 0) === 0 ? (
+              <Text size="sm" c="dimmed">
+                No claim is waiting.
+              </Text>
+            ) : (
+              <Table withTableBorder aria-label="Oldest Pending claims">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Claim</Table.Th>
+                    <Table.Th>Why</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {pending.data!.items.map((c) => (
+                    <Table.Tr key={`${c.metadata.namespace}/${c.metadata.name}`}>
+                      <Table.Td>
+                        <Anchor component={Link} href={`/claims/${encodeURIComponent(c.metadata.namespace ?? '')}/${encodeURIComponent(c.metadata.name ?? '')}`} fz="sm">
+                          {c.metadata.namespace}/{c.metadata.name}
+                        </Anchor>
+                      </Table.Td>
+                      <Table.Td>
+                        <Group gap="xs" wrap="nowrap">
+                          <PendingStatus claim={c} text="Pending" />
+                          <Text size="sm">{(c.status?.conditions ?? []).find((x: { type?: string }) => x.type === 'Bindable')?.message ?? 'Not looked at yet'}</Text>
+                        </Group>
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            )}
+          </section>
+
+          {h.seeVolumes && (
+            <section aria-labelledby="capacity">
+              <Title order={2} size="h4" id="capacity" mb="xs">
+                Capacity per class
+              </Title>
+              <Table withTableBorder aria-label="Capacity per class" data-testid="capacity-table">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Class</Table.Th>
+                    <Table.Th>Volumes</Table.Th>
+                    <Table.Th>Capacity</Table.Th>
+                    <Table.Th>Bound</Table.Th>
+                    <Table.Th>Available</Table.Th>
+                    <Table.Th>Claims</Table.Th>
+                    <Table.Th>Requested</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {h.classes.map((c) => (
+                    <Table.Tr key={c.storageClass}>
+                      <Table.Td>{c.storageClass || <Text span c="dimmed" size="sm">(no class)</Text>}</Table.Td>
+                      <Table.Td>{c.volumes}</Table.Td>
+                      <Table.Td>{bytes(c.capacityBytes)}</Table.Td>
+                      <Table.Td>{bytes(c.boundBytes)}</Table.Td>
+                      <Table.Td>{bytes(c.availableBytes)}</Table.Td>
+                      <Table.Td>{c.claims}</Table.Td>
+                      <Table.Td>{bytes(c.requestedBytes)}</Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </section>
+          )}
+        </>
+      )}
+    </Stack>
+  );
+}
