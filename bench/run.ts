@@ -10,6 +10,7 @@ const benches: Record<string, { file: string; what: string }> = {
   binder: { file: 'binder.ts', what: 'binder: 10,000-claim burst, raw transaction rate, 1,000 vs 100,000 volumes' },
   api: { file: 'api.ts', what: 'REST API: kubectl get pv / lists of 10,000 PVs, watch latency under writes' },
   provisioning: { file: 'provisioning.ts', what: 'provisioning soak: 1,000 volumes with injected failures, leaked assets' },
+  dashboard: { file: 'dashboard.ts', what: 'dashboard in Chromium: Volumes list with 10,000 PVs and 10,000 claims (first rows, sort, filter, live, idle)' },
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

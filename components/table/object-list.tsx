@@ -71,8 +71,10 @@ function ServerList({ ui }: { ui: KindUi }) {
   }, [state]);
 
   // Typing waits for a pause; everything else applies at once.
-  const [debounced] = useDebouncedValue({ text: state.text, selector: state.selector }, 200);
-  const req = useMemo(() => pageRequest({ ...state, ...debounced }, ui), [state, debounced, ui]);
+  const [text] = useDebouncedValue(state.text, 120);
+  const [selector] = useDebouncedValue(state.selector, 250);
+  const reqKey = JSON.stringify(pageRequest({ ...state, text, selector }, ui));
+  const req = useMemo(() => JSON.parse(reqKey) as ReturnType<typeof pageRequest>, [reqKey]);
   const list = usePagedList(req);
 
   const columns = useMemo(() => chosenColumns(strategy, state.columns), [strategy, state.columns]);
@@ -87,7 +89,7 @@ function ServerList({ ui }: { ui: KindUi }) {
 
   // Selection: the objects themselves, so actions know their phase and namespace.
   const [selected, setSelected] = useState<Map<string, KubeObject>>(new Map());
-  useEffect(() => setSelected(new Map()), [req]);
+  useEffect(() => setSelected(new Map()), [reqKey]);
   const loadedObjs = list.loaded.rows.filter((o): o is KubeObject => o !== undefined);
   const selection: Selection = {
     has: (k) => selected.has(k),

@@ -26,6 +26,9 @@ test('a developer sees only the claims of their namespace, and no volumes', asyn
   // Self-service: a claim in their own namespace, from YAML.
   const requested = uniqueName('claim-new');
   await page.getByRole('link', { name: 'Create claim', exact: true }).click();
+  await expect(page.getByRole('heading', { name: 'Request storage' })).toBeVisible();
+  await page.getByRole('tab', { name: 'YAML' }).click();
+  await page.getByRole('link', { name: 'Open the YAML editor' }).click();
   await expect(page.getByRole('combobox', { name: 'Kind' })).toHaveValue('PersistentVolumeClaim');
   await expect(page.getByRole('textbox', { name: 'Namespace' }).or(page.getByRole('combobox', { name: 'Namespace' }))).toHaveValue(DEV_USER.namespace);
   await setEditorText(page, toYaml({ ...pvcManifest(requested, DEV_USER.namespace), metadata: { name: requested } }));
@@ -115,7 +118,7 @@ test('storage classes show the default marker and their columns', async ({ page 
     allowVolumeExpansion: true,
   });
   await signInAsAdmin(page, '/storage-classes');
-  await expect(page.getByRole('columnheader')).toHaveText([/^NAME/, /^PROVISIONER/, /^RECLAIMPOLICY/, /^VOLUMEBINDINGMODE/, /^ALLOWVOLUMEEXPANSION/, /^AGE/]);
+  await expect(page.getByRole('columnheader')).toHaveText(['', /^NAME/, /^PROVISIONER/, /^RECLAIMPOLICY/, /^VOLUMEBINDINGMODE/, /^ALLOWVOLUMEEXPANSION/, /^AGE/]);
   const def = page.getByTestId('object-row').filter({ has: page.getByRole('link', { name: standard, exact: true }) });
   await expect(def.getByTestId('default-class')).toHaveText('(default)');
   const other = page.getByTestId('object-row').filter({ has: page.getByRole('link', { name: fast, exact: true }) });
