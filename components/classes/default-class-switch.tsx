@@ -1,7 +1,7 @@
 'use client';
 // The "default class" switch on a StorageClass page: switching it on makes this class
 // the only default (the others are switched off in the same transaction); switching it
-// off leaves none. Says so when the API has left several defaults.
+// off takes this class's mark away. Says so when the API has left several defaults.
 import { Alert, Group, Paper, Stack, Switch, Text } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { KubeObject } from '@/server/resources/types';
@@ -34,7 +34,7 @@ export function DefaultClassSwitch({ sc }: { sc: KubeObject }) {
           description="Claims that name no class get this one. There is only ever one default."
           checked={on}
           disabled={!mayUpdate || move.isPending}
-          onChange={(e) => move.mutate({ name: e.currentTarget.checked ? name : null })}
+          onChange={(e) => move.mutate({ name, on: e.currentTarget.checked })}
           data-testid="default-switch"
         />
         {!mayUpdate && (

@@ -70,8 +70,10 @@ export function usePagedList(req: PageRequest): PagedList {
     // Rows of the previous request are replaced by the first page's answer.
   }, [key, state.key, state.epoch, fetchPage]);
 
+  const lastRange = useRef<[number, number]>([0, PAGE_SIZE]);
   const ensure = useCallback(
     (from: number, to: number) => {
+      lastRange.current = [from, to];
       const s = stateRef.current;
       if (!s.ready || s.stale || s.key !== current.current) return;
       const last = Math.min(to, s.loaded.total);
@@ -90,6 +92,10 @@ export function usePagedList(req: PageRequest): PagedList {
   );
   const stateRef = useRef(state);
   stateRef.current = state;
+  // After a fresh start (new request, reload), fetch what is in view again.
+  useEffect(() => {
+    if (state.ready && !state.stale) ensure(...lastRange.current);
+  }, [state.ready, state.stale, state.epoch, ensure]);
 
   const reload = useCallback(() => {
     setState((s) => ({ ...s, epoch: s.epoch + 1, stale: true }));

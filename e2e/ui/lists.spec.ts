@@ -53,7 +53,7 @@ test('bulk label, a label column, and making a Released volume Available', async
   await expect(page.getByTestId('object-row')).toHaveCount(2);
   await page.getByRole('checkbox', { name: 'Select all loaded rows' }).check();
   await page.getByRole('button', { name: 'Label…' }).click();
-  await page.getByRole('textbox', { name: 'Label' }).fill('team=blue');
+  await page.getByRole('textbox', { name: 'Label', exact: true }).fill('team=blue');
   await page.getByTestId('confirm-bulk').click();
   await expect(page.getByTestId('bulk-result')).toContainText('2 done');
 

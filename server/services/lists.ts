@@ -170,32 +170,39 @@ export class ListService {
   }
 
   /**
-   * Makes `name` the one default StorageClass: in one transaction it is marked default
-   * and every other class that says it is default stops saying so.
+   * `on`: makes `name` the one default StorageClass; in one transaction it is marked
+   * default and every other class that says it is default stops saying so.
+   * Off: `name` stops being a default (the others are left as they are).
    */
-  async setDefaultClass(p: Principal, name: string | null): Promise<{ defaults: string[] }> {
+  async setDefaultClass(p: Principal, name: string, on: boolean): Promise<{ defaults: string[] }> {
     const s = strategyOrThrow('StorageClass');
-    if (!isAllowed(p, 'update', s.kind)) throw forbidden(p, 'update', s, undefined, name ?? undefined);
+    if (!isAllowed(p, 'update', s.kind)) throw forbidden(p, 'update', s, undefined, name);
     return this.store.transact(async (tx) => {
-      const target = name === null ? undefined : await tx.mustGet(s.kind, undefined, name);
+      const target = await tx.mustGet(s.kind, undefined, name);
+      // Lock every class first, in one order, so two moves at once cannot both win.
       const rows = await tx.tx.$queryRawUnsafe<{ name: string }[]>(
         `SELECT name FROM objects WHERE kind = 'StorageClass' ORDER BY name FOR UPDATE`,
       );
+      const defaults: string[] = [];
       for (const r of rows) {
-        if (r.name === name) continue;
-        const sc = await tx.mustGet(s.kind, undefined, r.name);
-        if (!isDefaultClass(sc)) continue;
-        const annotations = { ...sc.metadata.annotations };
-        delete annotations[DEFAULT_CLASS_ANNOTATION];
-        delete annotations[BETA_DEFAULT_CLASS_ANNOTATION];
+        const sc = r.name === name ? target : await tx.mustGet(s.kind, undefined, r.name);
+        const annotations: Record<string, string> = { ...sc.metadata.annotations };
+        const wasDefault = isDefaultClass(sc);
+        if (r.name === name && on) {
+          annotations[DEFAULT_CLASS_ANNOTATION] = 'true';
+          delete annotations[BETA_DEFAULT_CLASS_ANNOTATION];
+          defaults.push(r.name);
+          if (wasDefault && sc.metadata.annotations?.[DEFAULT_CLASS_ANNOTATION] === 'true' && !sc.metadata.annotations?.[BETA_DEFAULT_CLASS_ANNOTATION]) continue;
+        } else if (wasDefault && (on || r.name === name)) {
+          delete annotations[DEFAULT_CLASS_ANNOTATION];
+          delete annotations[BETA_DEFAULT_CLASS_ANNOTATION];
+        } else {
+          if (wasDefault) defaults.push(r.name);
+          continue;
+        }
         await tx.update({ ...sc, metadata: { ...sc.metadata, annotations } });
       }
-      if (target) {
-        const annotations: Record<string, string> = { ...target.metadata.annotations, [DEFAULT_CLASS_ANNOTATION]: 'true' };
-        delete annotations[BETA_DEFAULT_CLASS_ANNOTATION];
-        await tx.update({ ...target, metadata: { ...target.metadata, annotations } });
-      }
-      return { defaults: target ? [target.metadata.name!] : [] };
+      return { defaults };
     });
   }
 

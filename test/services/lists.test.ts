@@ -148,7 +148,7 @@ describe('the default StorageClass', () => {
     await app.store.create(sc('bronze', false));
     expect(await defaults()).toEqual(['gold', 'silver']);
     const before = await app.store.currentResourceVersion();
-    expect(await app.lists.setDefaultClass(admin, 'bronze')).toEqual({ defaults: ['bronze'] });
+    expect(await app.lists.setDefaultClass(admin, 'bronze', true)).toEqual({ defaults: ['bronze'] });
     expect(await defaults()).toEqual(['bronze']);
     // All three writes carry consecutive versions of one commit.
     const after = await app.store.currentResourceVersion();
@@ -156,9 +156,19 @@ describe('the default StorageClass', () => {
   });
 
   test('a developer may not move it; an unknown class changes nothing', async () => {
-    await expect(app.lists.setDefaultClass(dev, 'gold')).rejects.toMatchObject({ code: 'Forbidden' });
-    await expect(app.lists.setDefaultClass(admin, 'nope')).rejects.toMatchObject({ code: 'NotFound' });
+    await expect(app.lists.setDefaultClass(dev, 'gold', true)).rejects.toMatchObject({ code: 'Forbidden' });
+    await expect(app.lists.setDefaultClass(admin, 'nope', true)).rejects.toMatchObject({ code: 'NotFound' });
     expect(await defaults()).toEqual(['bronze']);
+  });
+
+  test('switching the default off takes only that class\'s mark away', async () => {
+    await app.store.create(sc('copper', true));
+    expect(await app.lists.setDefaultClass(admin, 'bronze', false)).toEqual({ defaults: ['copper'] });
+    expect(await defaults()).toEqual(['copper']);
+    // Switching on the class that is already the only default writes nothing.
+    const before = await app.store.currentResourceVersion();
+    await app.lists.setDefaultClass(admin, 'copper', true);
+    expect(await app.store.currentResourceVersion()).toBe(before);
   });
 });
 

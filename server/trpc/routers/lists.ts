@@ -39,8 +39,8 @@ export const listsRouter = router({
     .mutation(({ ctx, input }) => ctx.app.lists.reclaim(ctx.principal, input.names)),
 
   setDefaultClass: authedProcedure
-    .input(z.object({ name: name.nullable() }))
-    .mutation(({ ctx, input }) => ctx.app.lists.setDefaultClass(ctx.principal, input.name)),
+    .input(z.object({ name, on: z.boolean() }))
+    .mutation(({ ctx, input }) => ctx.app.lists.setDefaultClass(ctx.principal, input.name, input.on)),
 
   health: authedProcedure.query(({ ctx }) => ctx.app.lists.health(ctx.principal)),
 });
