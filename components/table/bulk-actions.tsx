@@ -49,6 +49,7 @@ export function BulkActions({ ui, selected, onDone }: { ui: KindUi; selected: Ku
 
   return (
     <>
+      {selected.length > 0 && (
       <Group gap="xs" role="toolbar" aria-label="Actions on selected rows" data-testid="bulk-actions">
         <Text size="sm" fw={500}>
           {n} selected
@@ -75,6 +76,7 @@ export function BulkActions({ ui, selected, onDone }: { ui: KindUi; selected: Ku
           </Button>
         )}
       </Group>
+      )}
       {result && (result.skipped.length > 0 || result.done.length > 0) && (
         <Alert color={result.skipped.length ? 'orange' : 'teal'} withCloseButton onClose={() => setResult(null)} data-testid="bulk-result" title={`${result.done.length} done, ${result.skipped.length} left alone`}>
           {result.skipped.length > 0 && (

@@ -189,7 +189,7 @@ function ServerList({ ui }: { ui: KindUi }) {
         )}
       </Group>
 
-      {selected.size > 0 && <BulkActions ui={ui} selected={[...selected.values()]} onDone={() => setSelected(new Map())} />}
+      <BulkActions ui={ui} selected={[...selected.values()]} onDone={() => setSelected(new Map())} />
 
       {err && (
         <Alert color={err.code === 'FORBIDDEN' ? 'gray' : 'red'} title={err.code === 'FORBIDDEN' ? 'Not available to you' : `Could not list ${ui.noun}`} data-testid={err.code === 'FORBIDDEN' ? 'forbidden' : 'list-error'}>
