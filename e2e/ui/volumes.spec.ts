@@ -99,8 +99,13 @@ test('list filters: text, label selector (validated) and status', async ({ page 
   await page.getByRole('textbox', { name: 'Filter by text' }).fill('pv-filter');
   await page.getByRole('columnheader', { name: /CAPACITY/ }).getByRole('button').click();
   await expect(page.getByRole('columnheader', { name: /CAPACITY/ })).toHaveAttribute('aria-sort', 'ascending');
-  const names = await rows.getByTestId('object-name').allTextContents();
-  expect(names.indexOf(a)).toBeLessThan(names.indexOf(b));
+  // The server answers the new order a moment later.
+  await expect
+    .poll(async () => {
+      const names = await rows.getByTestId('object-name').allTextContents();
+      return names.includes(a) && names.includes(b) && names.indexOf(a) < names.indexOf(b);
+    })
+    .toBe(true);
   await screenshot(page, 'volumes');
 });
 
