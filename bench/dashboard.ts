@@ -49,6 +49,8 @@ const url = await ensureDatabase(pg.baseUrl, 'stowage_bench');
 await migrate(url);
 const app = await createAppContext(url, 20);
 let browser: Awaited<ReturnType<typeof chromium.launch>> | undefined;
+const servers: { close(): Promise<void> }[] = [];
+let failed = false;
 try {
   await app.users.create({ name: 'admin', role: 'admin' });
   const session = await app.users.createToken('admin', { kind: 'session', ttlMs: 3_600_000 });
@@ -91,7 +93,9 @@ try {
   console.log(`seeded ${VOLUMES} volumes and ${CLAIMS} claims in ${((wall() - t) / 1000).toFixed(1)} s`);
 
   const web = await startWebServer({ app, host: '127.0.0.1', port: 0, dir: root });
+  servers.push(web);
   const api = await startApiServer({ app, dataDir: dir, host: '127.0.0.1', port: 0 });
+  servers.push(api);
   const agent = new https.Agent({ keepAlive: true, ca: api.caPem });
   const apiBase = new URL(api.url);
   const patch = (name: string, body: unknown) =>
@@ -138,7 +142,6 @@ try {
   const width = await page.getByTestId('object-table').evaluate((el) => ({ client: el.clientWidth, scroll: el.scrollWidth }));
 
   // Sort: click a header, wait until the first row is the one the server puts first.
-  const firstName = () => page.locator('[data-testid="object-row"]').first().getAttribute('data-name');
   const timeUntil = async (act: () => Promise<void>, expected: string) => {
     const t0 = wall();
     await act();
@@ -155,14 +158,13 @@ try {
   ] as const) {
     sortTimes.push(await timeUntil(() => page.getByRole('columnheader', { name: new RegExp(`^${header}`) }).getByRole('button').click(), expected));
   }
-  void firstName;
 
   const filterTimes: number[] = [];
   const box = page.getByRole('textbox', { name: 'Filter by text' });
   for (const [text, expected] of [
     ['pv-0421', 'pv-04210'],
     ['pv-077', 'pv-07700'],
-    ['pv-1', 'pv-00001'],
+    ['0001', 'pv-00001'],
     ['', 'pv-00000'],
   ] as const) {
     await box.fill(text.slice(0, -1));
@@ -211,11 +213,15 @@ try {
   console.log(`  API change visible on the open list: p50 ${ms(pct(liveTimes, 50))}, p95 ${ms(pct(liveTimes, 95))}, max ${ms(Math.max(...liveTimes))} over ${CHANGES}  (target p95 250 ms)`);
   console.log(`  longest main-thread task idle for ${IDLE_S} s: ${ms(longest)}  (target 100 ms)`);
   console.log(`  table width ${width.client} px, content ${width.scroll} px (fits: ${width.scroll <= width.client})`);
-  await web.close();
-  await api.close();
+} catch (e) {
+  failed = true;
+  console.error('benchmark failed:', e);
 } finally {
   await browser?.close();
+  for (const s of servers) await s.close().catch(() => {});
   await app.close();
   await pg.stop();
   rmSync(dir, { recursive: true, force: true });
 }
+// The web server's framework keeps handles open; the figures are printed, so leave.
+process.exit(failed ? 1 : 0);

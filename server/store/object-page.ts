@@ -138,8 +138,10 @@ export function buildPageQuery(q: PageQuery): SqlQuery {
   const limit = Math.min(Math.max(Math.floor(q.limit ?? 100), 1), MAX_PAGE_LIMIT);
   const offset = Math.min(Math.max(Math.floor(q.offset ?? 0), 0), MAX_OFFSET);
   params.push(limit, offset);
+  // The window is chosen on the narrow columns alone; only its rows' documents are read
+  // (ordering the documents themselves would read and decode every matching one).
   return {
-    sql: `SELECT object::text AS object FROM objects WHERE ${where} ORDER BY ${order} LIMIT $${params.length - 1} OFFSET $${params.length}`,
+    sql: `SELECT object::text AS object FROM objects WHERE id IN (SELECT id FROM objects WHERE ${where} ORDER BY ${order} LIMIT $${params.length - 1} OFFSET $${params.length}) ORDER BY ${order}`,
     params,
   };
 }
