@@ -71,7 +71,6 @@ async function watcher(from: string): Promise<void> {
     const m = /^stop (\d+)$/.exec(line.trim());
     if (!m) return;
     target = BigInt(m[1]);
-    if (process.env.FEED_DEBUG) setTimeout(() => console.error(`watcher from ${from}: last ${last}, target ${target}, feed head ${store.feed.currentHead}`), 3000).unref();
     if (last >= target) ac.abort();
   });
   process.stdout.write('ready\n');
