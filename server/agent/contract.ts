@@ -79,4 +79,10 @@ export interface CleanupResult {
   /** The last lines of the method's output (stdout and stderr), for failures. */
   outputTail?: string[];
   durationMs: number;
+  /** The agent refused the request before touching the disk (path outside the discovery directory, wrong class or mode). */
+  refused?: boolean;
+  /** Refused because a cleanup of the same hostPath is already running: not a failure of the disk. */
+  busy?: boolean;
+  /** Stopped by the AbortSignal: the disk is partly wiped and must not be offered. */
+  cancelled?: boolean;
 }

@@ -1,0 +1,270 @@
+// ALL operating-system access of the node agent, behind one interface (as the provisioner
+// plugins' HostOs in server/provisioners/os.ts, after sig-storage-local-static-provisioner
+// pkg/util/volume_util.go): reading discovery directories, identifying entries, capacities,
+// mount points, removing a volume's contents, writing to and reading from devices, running
+// cleanup commands. `realAgentOs` uses fs calls and spawns commands (never a shell);
+// os-fake.ts holds a strict in-memory fake for unit tests.
+import { spawn } from 'node:child_process';
+import { constants, readdirSync, rmdirSync, unlinkSync, lstatSync, type Dirent } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { parseMountInfo, type FsStats } from '../provisioners/os';
+
+export type { FsStats };
+
+export type EntryKind = 'directory' | 'file' | 'symlink' | 'block' | 'char' | 'other';
+
+export interface EntryStat {
+  kind: EntryKind;
+  /** The device of the filesystem holding the entry (st_dev), as a decimal string. */
+  dev: string;
+  ino: string;
+  /** The device a block or character special file stands for (st_rdev). */
+  rdev: string;
+  /** Bytes of a regular file; 0 for others. */
+  size: bigint;
+}
+
+export interface RunOptions {
+  /** Added to the agent's own environment. */
+  env?: Record<string, string>;
+  /** Called with each chunk of output as it arrives. */
+  onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void;
+  /** Aborting sends SIGTERM to the command. */
+  signal?: AbortSignal;
+}
+
+export interface CommandResult {
+  /** null when the command ended by a signal. */
+  exitCode: number | null;
+  signal?: string;
+}
+
+export interface DeviceHandle {
+  write(data: Uint8Array, position: number): Promise<number>;
+  sync(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface AgentOs {
+  /** Entry names of a directory (not "." or ".."). */
+  readdir(dir: string): Promise<string[]>;
+  /** The entry itself (a symlink is reported as one). */
+  lstat(p: string): Promise<EntryStat>;
+  /** What the entry finally points at (symlinks followed). */
+  stat(p: string): Promise<EntryStat>;
+  /** The canonical absolute path, symlinks resolved. */
+  realpath(p: string): Promise<string>;
+  statfs(p: string): Promise<FsStats>;
+  /** The size in bytes of a block device. */
+  blockDeviceSize(device: string): Promise<bigint>;
+  /** This machine's mounts (mountinfo): target -> source, read afresh on each call. */
+  mountTable(): Promise<Map<string, string>>;
+  /** Counts everything under dir (not dir itself), without following symlinks. */
+  countContents(dir: string, signal?: AbortSignal): Promise<number>;
+  /**
+   * Removes everything under dir, never dir itself, never following symlinks and never
+   * crossing into another filesystem mounted below dir (that fails). `onRemoved` gets the
+   * number of entries removed since its last call. Returns the total removed.
+   */
+  removeContents(dir: string, onRemoved: (n: number) => void, signal?: AbortSignal): Promise<number>;
+  /** Runs argv[0] with the arguments (no shell). Rejects only when it cannot be started. */
+  run(argv: string[], opts?: RunOptions): Promise<CommandResult>;
+  /** Opens a device (or file) for writing in place. */
+  openForWrite(p: string): Promise<DeviceHandle>;
+  /** Reads `length` bytes at `offset` (fewer at the end). */
+  readRange(p: string, offset: number, length: number): Promise<Uint8Array>;
+}
+
+function kindOf(st: { isDirectory(): boolean; isFile(): boolean; isSymbolicLink(): boolean; isBlockDevice(): boolean; isCharacterDevice(): boolean }): EntryKind {
+  if (st.isSymbolicLink()) return 'symlink';
+  if (st.isDirectory()) return 'directory';
+  if (st.isFile()) return 'file';
+  if (st.isBlockDevice()) return 'block';
+  if (st.isCharacterDevice()) return 'char';
+  return 'other';
+}
+
+function toEntryStat(st: import('node:fs').BigIntStats): EntryStat {
+  const kind = kindOf(st);
+  return { kind, dev: st.dev.toString(), ino: st.ino.toString(), rdev: st.rdev.toString(), size: kind === 'file' ? st.size : 0n };
+}
+
+/** Linux dev_t -> major:minor (glibc's gnu_dev_major/minor). */
+export function majorMinor(rdev: bigint): string {
+  const major = ((rdev >> 8n) & 0xfffn) | ((rdev >> 32n) & ~0xfffn);
+  const minor = (rdev & 0xffn) | ((rdev >> 12n) & ~0xffn);
+  return `${major}:${minor}`;
+}
+
+const abortError = () => Object.assign(new Error('cancelled'), { name: 'AbortError', code: 'ABORT_ERR' });
+
+/** Entries unlinked between two yields to the event loop while removing (keeps the agent responsive). */
+const REMOVE_CHUNK = 256;
+
+/**
+ * Removes a tree's contents with synchronous syscalls in small chunks: per entry that is
+ * the same work as `rm -rf` (one unlink or rmdir), without a promise per file.
+ */
+async function removeUnder(dir: string, rootDev: bigint, onRemoved: (n: number) => void, signal?: AbortSignal): Promise<number> {
+  let removed = 0;
+  let pending = 0;
+  const flush = () => {
+    if (pending > 0) onRemoved(pending);
+    pending = 0;
+  };
+  // Depth-first with an explicit stack: [dir, entries not yet handled, removeDirAfter].
+  const stack: { dir: string; entries: Dirent[]; i: number; remove: boolean }[] = [
+    { dir, entries: readdirSync(dir, { withFileTypes: true }), i: 0, remove: false },
+  ];
+  let sinceYield = 0;
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1];
+    if (top.i >= top.entries.length) {
+      stack.pop();
+      if (top.remove) {
+        rmdirSync(top.dir);
+        removed++;
+        pending++;
+      }
+      continue;
+    }
+    const e = top.entries[top.i++];
+    const p = `${top.dir}/${e.name}`;
+    if (e.isDirectory()) {
+      const st = lstatSync(p, { bigint: true });
+      if (st.dev !== rootDev) throw Object.assign(new Error(`${p} is another filesystem mounted inside the volume: not removing it`), { code: 'EXDEV' });
+      stack.push({ dir: p, entries: readdirSync(p, { withFileTypes: true }), i: 0, remove: true });
+    } else {
+      unlinkSync(p);
+      removed++;
+      pending++;
+    }
+    if (++sinceYield >= REMOVE_CHUNK) {
+      sinceYield = 0;
+      flush();
+      await yieldToLoop();
+      if (signal?.aborted) throw abortError();
+    }
+  }
+  flush();
+  return removed;
+}
+
+async function countUnder(dir: string, signal?: AbortSignal): Promise<number> {
+  let count = 0;
+  const dirs = [dir];
+  while (dirs.length > 0) {
+    if (signal?.aborted) throw abortError();
+    const d = dirs.pop()!;
+    const entries = await fs.readdir(d, { withFileTypes: true });
+    count += entries.length;
+    for (const e of entries) if (e.isDirectory()) dirs.push(path.join(d, e.name));
+  }
+  return count;
+}
+
+export const realAgentOs: AgentOs = {
+  async readdir(dir) {
+    return fs.readdir(dir);
+  },
+
+  async lstat(p) {
+    return toEntryStat(await fs.lstat(p, { bigint: true }));
+  },
+
+  async stat(p) {
+    return toEntryStat(await fs.stat(p, { bigint: true }));
+  },
+
+  async realpath(p) {
+    return fs.realpath(p);
+  },
+
+  async statfs(p) {
+    const s = await fs.statfs(p, { bigint: true });
+    return { totalBytes: s.blocks * s.bsize, availableBytes: s.bavail * s.bsize };
+  },
+
+  async blockDeviceSize(device) {
+    const st = await fs.stat(device, { bigint: true });
+    if (!st.isBlockDevice()) throw Object.assign(new Error(`${device} is not a block device`), { code: 'ENOTBLK' });
+    // sysfs gives the size in 512-byte sectors without opening the device.
+    try {
+      const sectors = (await fs.readFile(`/sys/dev/block/${majorMinor(st.rdev)}/size`, 'utf8')).trim();
+      if (/^[0-9]+$/.test(sectors)) return BigInt(sectors) * 512n;
+    } catch {
+      // No sysfs (a container without it): ask the device itself below.
+    }
+    let out = '';
+    const r = await realAgentOs.run(['blockdev', '--getsize64', device], { onOutput: (c, s) => (s === 'stdout' ? (out += c) : undefined) });
+    if (r.exitCode !== 0 || !/^[0-9]+\s*$/.test(out)) throw new Error(`blockdev --getsize64 ${device} failed (exit ${r.exitCode})`);
+    return BigInt(out.trim());
+  },
+
+  async mountTable() {
+    return parseMountInfo(await fs.readFile('/proc/self/mountinfo', 'utf8'));
+  },
+
+  async countContents(dir, signal) {
+    return countUnder(dir, signal);
+  },
+
+  async removeContents(dir, onRemoved, signal) {
+    const root = await fs.lstat(dir, { bigint: true });
+    if (!root.isDirectory()) throw Object.assign(new Error(`${dir} is not a directory`), { code: 'ENOTDIR' });
+    return removeUnder(dir, root.dev, onRemoved, signal);
+  },
+
+  run(argv, opts = {}) {
+    return new Promise((resolve, reject) => {
+      if (argv.length === 0) {
+        reject(new Error('no command'));
+        return;
+      }
+      if (opts.signal?.aborted) {
+        reject(abortError());
+        return;
+      }
+      const child = spawn(argv[0], argv.slice(1), {
+        env: { ...process.env, ...opts.env, LC_ALL: 'C' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const onAbort = () => child.kill('SIGTERM');
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      child.stdout.setEncoding('utf8');
+      child.stderr.setEncoding('utf8');
+      child.stdout.on('data', (c: string) => opts.onOutput?.(c, 'stdout'));
+      child.stderr.on('data', (c: string) => opts.onOutput?.(c, 'stderr'));
+      child.on('error', (e) => {
+        opts.signal?.removeEventListener('abort', onAbort);
+        reject(new Error(`cannot run ${argv[0]}: ${e.message}`));
+      });
+      child.on('close', (code, sig) => {
+        opts.signal?.removeEventListener('abort', onAbort);
+        resolve({ exitCode: code, ...(sig ? { signal: sig } : {}) });
+      });
+    });
+  },
+
+  async openForWrite(p) {
+    const h = await fs.open(p, constants.O_WRONLY);
+    return {
+      write: async (data, position) => (await h.write(data, 0, data.length, position)).bytesWritten,
+      sync: () => h.sync(),
+      close: () => h.close(),
+    };
+  },
+
+  async readRange(p, offset, length) {
+    const h = await fs.open(p, constants.O_RDONLY);
+    try {
+      const buf = Buffer.alloc(length);
+      const { bytesRead } = await h.read(buf, 0, length, offset);
+      return buf.subarray(0, bytesRead);
+    } finally {
+      await h.close();
+    }
+  },
+};
