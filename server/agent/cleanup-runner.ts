@@ -252,8 +252,7 @@ export class CleanupRunner {
     const passes = plan.passes ?? 1;
     switch (plan.method) {
       case 'files': {
-        meter.start(BigInt(await this.os.countContents(t.real, signal)));
-        await this.os.removeContents(t.real, (n) => (meter.done += BigInt(n)), signal);
+        await this.os.removeContents(t.real, { total: (n) => meter.start(BigInt(n)), removed: (n) => (meter.done += BigInt(n)) }, signal);
         return;
       }
       case 'dd-zero': {

@@ -3,7 +3,7 @@
 // when a test registers them. Strict where Linux is strict: a missing path is ENOENT, a
 // symlink loop is ELOOP, a mount point cannot be removed (EBUSY), removal never crosses into
 // another mounted filesystem, an unknown command cannot be started.
-import type { AgentOs, CommandResult, DeviceHandle, EntryStat, FsStats, RunOptions } from './os';
+import type { AgentOs, CommandResult, DeviceHandle, EntryStat, FsStats, RemoveProgress, RunOptions } from './os';
 
 type FakeNode =
   | { kind: 'directory'; ino: number; unreadable?: boolean }
@@ -181,7 +181,7 @@ export class FakeAgentOs implements AgentOs {
     return [...this.nodes.keys()].filter((p) => p !== d && under(p, d)).length;
   }
 
-  async removeContents(dir: string, onRemoved: (n: number) => void, signal?: AbortSignal): Promise<number> {
+  async removeContents(dir: string, progress: RemoveProgress, signal?: AbortSignal): Promise<number> {
     const d = this.resolve(dir);
     if (this.nodes.get(d)?.kind !== 'directory') throw osError('ENOTDIR', dir);
     for (const m of this.mounts.keys()) {
@@ -189,12 +189,13 @@ export class FakeAgentOs implements AgentOs {
     }
     // Deepest first, as a real removal must.
     const victims = [...this.nodes.keys()].filter((p) => p !== d && under(p, d)).sort((a, b) => b.length - a.length);
+    progress.total?.(victims.length);
     let removed = 0;
     for (const v of victims) {
       if (signal?.aborted) throw Object.assign(new Error('cancelled'), { name: 'AbortError' });
       this.nodes.delete(v);
       removed++;
-      onRemoved(1);
+      progress.removed(1);
     }
     return removed;
   }
