@@ -313,3 +313,39 @@ describe('CleanupRunner: concurrency', () => {
     expect(runner.running()).toEqual([]);
   });
 });
+
+// Seed 003's node-local test items, by their names in the seed.
+describe('seed 003 block and async cleanup tests (node-local half)', () => {
+  it('Validate that both success and failure of asynchronous cleanup processes are properly tracked', async () => {
+    const { os } = world();
+    const gates: ((code: number) => void)[] = [];
+    os.onCommand('/opt/slow', () => new Promise<number>((resolve) => gates.push(resolve)));
+    os.blockDevice('/dev/sdz', MiB);
+    os.symlink('/agent/disks/other', '/dev/sdz');
+    const runner = new CleanupRunner(os);
+    const c = cls({ blockCleanerCommand: ['/opt/slow'] });
+    const good = req('blk', { volumeMode: 'Block', method: 'custom' });
+    const bad = req('other', { volumeMode: 'Block', method: 'custom' });
+    const runs = [runner.run(good, c, () => {}), runner.run(bad, c, () => {})];
+    await until(() => gates.length === 2, 'both cleanups to start');
+    expect(runner.running().sort()).toEqual([good.jobId, bad.jobId].sort());
+    gates[0](0);
+    gates[1](5);
+    const [a, b] = await Promise.all(runs);
+    expect(a).toMatchObject({ jobId: good.jobId, ok: true });
+    expect(b).toMatchObject({ jobId: bad.jobId, ok: false, exitCode: 5 });
+    expect(runner.running()).toEqual([]);
+  });
+
+  it.each([
+    { name: 'Plugin disallows backsteps in the Path: ../ in the request', hostPath: '/mnt/disks/../../etc' },
+    { name: 'Plugin disallows backsteps in the Path: .. as the entry', hostPath: '/mnt/disks/..' },
+    { name: 'Plugin disallows backsteps in the Path: a sibling of the discovery directory', hostPath: '/mnt/disks-other/x' },
+  ])('$name', async ({ hostPath }) => {
+    const { os } = world();
+    withDd(os);
+    const { result } = await collect(new CleanupRunner(os), req('x', { hostPath }), cls());
+    expect(result).toMatchObject({ ok: false, refused: true });
+    expect(os.ran).toEqual([]);
+  });
+});
