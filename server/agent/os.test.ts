@@ -89,6 +89,42 @@ describe('FakeAgentOs answers like the real OS', () => {
   });
 });
 
+describe('watch', () => {
+  async function until(cond: () => boolean, what: string) {
+    const end = Date.now() + 10_000;
+    while (!cond()) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  it('the real OS reports a new and a removed entry, and stops when told', async () => {
+    let events = 0;
+    const stop = realAgentOs.watch(dir, () => events++);
+    await fs.mkdir(path.join(dir, 'new-disk'));
+    await until(() => events > 0, 'an event for the new entry');
+    const seen = events;
+    await fs.rmdir(path.join(dir, 'new-disk'));
+    await until(() => events > seen, 'an event for the removed entry');
+    stop();
+    expect(realAgentOs.watch(path.join(dir, 'missing'), () => {})).toBeTypeOf('function');
+  });
+
+  it('the fake reports entries of the watched directory only', () => {
+    const os = new FakeAgentOs().mkdir('/disks');
+    let events = 0;
+    const stop = os.watch('/disks', () => events++);
+    os.mkdir('/disks/a');
+    os.mkdir('/elsewhere');
+    os.symlink('/disks/b', '/dev/null');
+    os.remove('/disks/a');
+    expect(events).toBe(3);
+    stop();
+    os.mkdir('/disks/c');
+    expect(events).toBe(3);
+  });
+});
+
 describe('majorMinor', () => {
   it.each([
     { rdev: 0x0700n, mm: '7:0' },

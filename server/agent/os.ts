@@ -5,7 +5,7 @@
 // cleanup commands. `realAgentOs` uses fs calls and spawns commands (never a shell);
 // os-fake.ts holds a strict in-memory fake for unit tests.
 import { spawn } from 'node:child_process';
-import { constants, readdirSync, rmdirSync } from 'node:fs';
+import { constants, readdirSync, rmdirSync, watch as fsWatch } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseMountInfo, type FsStats } from '../provisioners/os';
@@ -82,6 +82,12 @@ export interface AgentOs {
   openForWrite(p: string): Promise<DeviceHandle>;
   /** Reads `length` bytes at `offset` (fewer at the end). */
   readRange(p: string, offset: number, length: number): Promise<Uint8Array>;
+  /**
+   * Calls onChange (soon, possibly coalesced) when entries of dir appear, vanish or are
+   * renamed (inotify on Linux). Returns a function that stops watching. Best effort: when
+   * the directory cannot be watched it returns a no-op stop and the caller keeps polling.
+   */
+  watch(dir: string, onChange: () => void): () => void;
 }
 
 function kindOf(st: { isDirectory(): boolean; isFile(): boolean; isSymbolicLink(): boolean; isBlockDevice(): boolean; isCharacterDevice(): boolean }): EntryKind {
@@ -319,6 +325,16 @@ export const realAgentOs: AgentOs = {
       return buf.subarray(0, bytesRead);
     } finally {
       await h.close();
+    }
+  },
+
+  watch(dir, onChange) {
+    try {
+      const w = fsWatch(dir, { persistent: false }, () => onChange());
+      w.on('error', () => w.close());
+      return () => w.close();
+    } catch {
+      return () => {};
     }
   },
 };
