@@ -268,6 +268,7 @@ describe('CleanupRunner: concurrency', () => {
     const second = await runner.run(req('blk', { volumeMode: 'Block', method: 'custom' }), c, () => {});
     expect(second).toMatchObject({ ok: false, busy: true });
     expect(runner.running()).toHaveLength(1);
+    expect([...runner.activePaths()]).toEqual(['/mnt/disks/blk']);
     await until(() => g.gates.length === 1, 'the first cleanup to start');
     g.gates[0]();
     expect((await first).ok).toBe(true);

@@ -117,6 +117,11 @@ export class CleanupRunner {
     this.ddBlock = opts.ddBlockBytes ?? 4 << 20;
   }
 
+  /** Host paths of the cleanups accepted and not finished: pass them to discoverAll's `cleaning`. */
+  activePaths(): Set<string> {
+    return new Set(this.active.keys());
+  }
+
   /** Job ids of the cleanups accepted and not finished (waiting for a slot or running). */
   running(): string[] {
     return [...this.active.values()];
