@@ -137,7 +137,7 @@ describe('CleanupRunner: refusals (nothing is touched)', () => {
 describe('CleanupRunner: Block methods run the right command on the resolved device', () => {
   it.each<{ method: CleanupMethod; command?: string[]; classCmd?: string[]; argv: string[][] }>([
     { method: 'dd-zero', argv: [['dd', 'if=/dev/zero', 'of=/dev/loop0', `bs=${4 << 20}`, `count=${8n * MiB}`, 'iflag=count_bytes', 'oflag=direct', 'conv=fsync', 'status=progress']] },
-    { method: 'blkdiscard', argv: [['blkdiscard', '-f', '-v', '/dev/loop0']] },
+    { method: 'blkdiscard', argv: [['blkdiscard', '-f', '-o', '0', '-l', String(8n * MiB), '/dev/loop0']] },
     { method: 'fs-reset', argv: [['wipefs', '-a', '-f', '/dev/loop0'], ['mkfs.ext4', '-F', '-q', '/dev/loop0'], ['wipefs', '-a', '-f', '/dev/loop0']] },
     { method: 'shred', classCmd: ['shred', '2'], argv: [['shred', '-v', '-n', '2', '-z', '/dev/loop0']] },
     { method: 'custom', command: ['/opt/wipe', '--fast'], argv: [['/opt/wipe', '--fast']] },
@@ -164,6 +164,22 @@ describe('CleanupRunner: Block methods run the right command on the resolved dev
     expect(os.deviceIsZero(rdev)).toBe(true);
     expect(os.ran).toHaveLength(2);
     expect(progress.at(-1)).toMatchObject({ done: String(16n * MiB), total: String(16n * MiB) });
+  });
+
+  it('blkdiscard works through a large device in steps, and progress follows', async () => {
+    const { os } = world();
+    os.blockDevice('/dev/big', 200n * MiB);
+    os.symlink('/agent/disks/big', '/dev/big');
+    os.onCommand('blkdiscard', () => 0);
+    const { result, progress } = await collect(new CleanupRunner(os), req('big', { volumeMode: 'Block', method: 'blkdiscard' }), cls());
+    expect(result.ok).toBe(true);
+    expect(os.ran.map((r) => r.argv.slice(2, 6))).toEqual([
+      ['-o', '0', '-l', String(64n * MiB)],
+      ['-o', String(64n * MiB), '-l', String(64n * MiB)],
+      ['-o', String(128n * MiB), '-l', String(64n * MiB)],
+      ['-o', String(192n * MiB), '-l', String(8n * MiB)],
+    ]);
+    expect(progress.at(-1)).toMatchObject({ done: String(200n * MiB), total: String(200n * MiB) });
   });
 
   it('a custom command sees the device in LOCAL_PV_BLKDEVICE', async () => {
