@@ -60,6 +60,7 @@ const cls: LocalClassConfig = {
   parallelCleanups: 1,
 };
 let job = 0;
+let attached: string | undefined;
 
 function makeTree(root: string): void {
   mkdirSync(root, { recursive: true });
@@ -120,10 +121,12 @@ try {
   if (!loop.ok) {
     console.log(`dd-zero: skipped (${loop.reason})`);
   } else {
-    const img = path.join(disks, 'dev.img');
+    // The backing file stays outside the tmpfs, so the final cleanup finds and detaches it.
+    const img = path.join(base, 'dev.img');
     const bytes = DEVICE_MIB << 20;
     await host.truncate(img, BigInt(bytes));
     const dev = await host.losetupAttach(img);
+    attached = dev;
     await fs.symlink(dev, path.join(disks, 'blk'));
     console.log(`dd-zero: ${DEVICE_MIB} MiB loop device ${dev}, bs=4M oflag=direct, both`);
     const raw: number[] = [];
@@ -154,6 +157,7 @@ try {
     console.log(`  agent speed / raw dd speed: ${(Math.min(...raw) / Math.min(...ours)).toFixed(2)}x (target >= 0.8x)`);
   }
 } finally {
+  if (attached) await createRealOs('bench').losetupDetach(attached).catch((e) => console.log(`detach ${attached}: ${e}`));
   const problems = await releaseEverythingUnder(base);
   if (problems.length) console.log(`cleanup problems: ${problems.join('; ')}`);
 }
