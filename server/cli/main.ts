@@ -91,7 +91,7 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
       return;
     }
     const boot = await bootstrap(app, cfg.dataDir, apiUrl);
-    const web = await startWebServer({ app, host: cfg.host, port: cfg.port, dir: projectRoot });
+    const web = await startWebServer({ app, host: cfg.host, port: cfg.port, dir: projectRoot, trpcMaxBatch: cfg.trpcMaxBatch, allowedOrigins: cfg.allowedOrigins });
     services.add(web.close);
     writeFileSync(runtimeFile(cfg), JSON.stringify({ pid: process.pid, databaseUrl: db.connectionString, url: web.url }), { mode: 0o600 });
     say('');

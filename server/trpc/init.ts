@@ -12,6 +12,8 @@ export interface TrpcContext {
   app: AppContext;
   principal?: Principal;
   sessionToken?: string;
+  /** The client's address, for the sign-in limits. */
+  clientAddress?: string;
   setSessionCookie(token: string | null): void;
 }
 
