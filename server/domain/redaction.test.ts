@@ -69,6 +69,8 @@ describe('maskCredentials', () => {
     ['secretName=creds', 'secretName=creds'],
     ['at 2026-11-23T10:00:00Z', 'at 2026-11-23T10:00:00Z'],
     ['plain text', 'plain text'],
+    ['Invalid value: "password=hunter2": bad', `Invalid value: "password=${MASK}": bad`],
+    ['token=a token=b', `token=${MASK} token=${MASK}`],
   ])('%s', (text, want) => expect(maskCredentials(text)).toBe(want));
 });
 

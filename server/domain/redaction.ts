@@ -67,7 +67,8 @@ export function isSecretKey(key: string): boolean {
 export const isSecretParameter = isSecretKey;
 
 const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/)([^\s:@/?#'"]*):([^\s@/?#'"]+)@/gi;
-const KEY_VALUE = /(["']?)([A-Za-z_][A-Za-z0-9_.\-/]*)\1(\s*[=:]\s*)(["']?)([^\s"',;&}]+)\4/g;
+const KEY_SEP = /(["']?)([A-Za-z_][A-Za-z0-9_.\-/]*)\1(\s*[=:]\s*)/g;
+const VALUE = /(["']?)([^\s"',;&}]+)\1/y;
 
 /**
  * A text with credentials masked: the password of a URL (`postgres://u:***@h`) and the
@@ -75,11 +76,22 @@ const KEY_VALUE = /(["']?)([A-Za-z_][A-Za-z0-9_.\-/]*)\1(\s*[=:]\s*)(["']?)([^\s
  */
 export function maskCredentials(text: string): string {
   if (text.length === 0 || !/[@=:]/.test(text)) return text;
-  let out = text.includes('@') ? text.replace(URL_USERINFO, (_m, scheme, user) => `${scheme}${user}:${MASK}@`) : text;
-  out = out.replace(KEY_VALUE, (m, q1: string, key: string, sep: string, q2: string, value: string) =>
-    isSecretKey(key) && value !== MASK && value !== REDACTED ? `${q1}${key}${q1}${sep}${q2}${MASK}${q2}` : m,
-  );
-  return out;
+  const out = text.includes('@') ? text.replace(URL_USERINFO, (_m, scheme, user) => `${scheme}${user}:${MASK}@`) : text;
+  // Each `key=` / `key:` is looked at in turn (a value is never taken for a key's end), and
+  // the value after a secret-named key is masked.
+  let result = '';
+  let done = 0;
+  KEY_SEP.lastIndex = 0;
+  for (let m = KEY_SEP.exec(out); m; m = KEY_SEP.exec(out)) {
+    if (!isSecretKey(m[2]!)) continue;
+    VALUE.lastIndex = m.index + m[0].length;
+    const v = VALUE.exec(out);
+    if (!v || v[2] === MASK || v[2] === REDACTED) continue;
+    result += `${out.slice(done, VALUE.lastIndex - v[0].length)}${v[1]}${MASK}${v[1]}`;
+    done = VALUE.lastIndex;
+    KEY_SEP.lastIndex = done;
+  }
+  return done === 0 ? out : result + out.slice(done);
 }
 
 /** A text with each of the given secret values masked (e.g. a plugin's error message). */

@@ -76,7 +76,7 @@ export function statusFromError(e: unknown): { status: KubeStatus; unexpected: b
     const code = httpStatusOf[e.code] ?? 500;
     const d = e.details;
     const details: StatusDetails = {};
-    if (d.name) details.name = d.name;
+    if (d.name) details.name = maskCredentials(d.name);
     if (d.group !== undefined && d.group !== '') details.group = d.group;
     if (d.kind) details.kind = d.kind;
     if (d.causes?.length) {
