@@ -11,6 +11,11 @@ import { SignInGuard } from './sign-in-guard';
 
 /** bcrypt cost of new password hashes (hashes made with bcryptjs at the same cost verify unchanged). */
 const COST = 10;
+/**
+ * A bcrypt hash (cost COST) of a random password nobody kept: an unknown name is checked
+ * against it, so that it costs as much as a known name with a wrong password.
+ */
+const DUMMY_HASH = '$2b$10$hbq6x2Ady9DqPTuH2Wygo.cIIChxYF9hJWX8bfsxXyCNdOCcEKx.i';
 
 export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
 
@@ -35,7 +40,6 @@ function toPrincipal(u: { id: string; name: string; role: string; namespaces: { 
 
 export class UserService {
   readonly guard: SignInGuard;
-  private dummyHash: Promise<string> | undefined;
 
   constructor(
     private readonly db: Db,
@@ -44,10 +48,6 @@ export class UserService {
     this.guard = new SignInGuard(limits);
   }
 
-  /** A hash no password matches, so that an unknown name costs as much as a known one. */
-  private dummy(): Promise<string> {
-    return (this.dummyHash ??= hash(randomBytes(24).toString('base64url'), { cost: COST }));
-  }
 
   async count(): Promise<number> {
     return this.db.user.count();
@@ -115,10 +115,13 @@ export class UserService {
    */
   async signIn(name: string, password: string, address?: string): Promise<UserPrincipal> {
     const attempt = this.guard.begin(name, address);
-    const u = await this.db.user.findUnique({ where: { name }, include: { namespaces: true } });
-    const stored = u?.passwordHash || (await this.dummy());
-    const ok = await this.guard.limit(() => verify(password, stored));
-    if (!u || !u.passwordHash || !ok) throw new StowageError('Unauthorized', 'wrong user name or password');
+    // The lookup and the check both wait for a slot, so a flood neither hashes nor queries at once.
+    const u = await this.guard.limit(async () => {
+      const found = await this.db.user.findUnique({ where: { name }, include: { namespaces: true } });
+      const ok = await verify(password, found?.passwordHash || DUMMY_HASH);
+      return ok && found?.passwordHash ? found : undefined;
+    });
+    if (!u) throw new StowageError('Unauthorized', 'wrong user name or password');
     attempt.succeeded();
     return toPrincipal(u);
   }
