@@ -3,14 +3,21 @@
 // namespace there is no security boundary for volumes; in Stowage it is: a developer who
 // names a volume could take another team's disk. Pure: no I/O.
 import type { KubeObject } from '../resources/types';
+import { BINDING_EXPLANATION } from './redaction';
+
+export const ANN_BIND_COMPLETED = 'pv.kubernetes.io/bind-completed';
+export const ANN_BOUND_BY_CONTROLLER = 'pv.kubernetes.io/bound-by-controller';
+export const ANN_STORAGE_PROVISIONER = 'volume.kubernetes.io/storage-provisioner';
+export const ANN_BETA_STORAGE_PROVISIONER = 'volume.beta.kubernetes.io/storage-provisioner';
+export { BINDING_EXPLANATION as ANN_BINDING_EXPLANATION } from './redaction';
 
 /** Written by the binder and provisioner only (upstream component-helpers/storage/volume). */
 export const CONTROLLER_ANNOTATIONS: readonly string[] = [
-  'pv.kubernetes.io/bind-completed',
-  'pv.kubernetes.io/bound-by-controller',
-  'volume.kubernetes.io/storage-provisioner',
-  'volume.beta.kubernetes.io/storage-provisioner',
-  'stowage.io/binding-explanation',
+  ANN_BIND_COMPLETED,
+  ANN_BOUND_BY_CONTROLLER,
+  ANN_STORAGE_PROVISIONER,
+  ANN_BETA_STORAGE_PROVISIONER,
+  BINDING_EXPLANATION,
 ];
 // Not in the list: volume.kubernetes.io/selected-node. Upstream the scheduler sets it for the
 // consumer's node; Stowage has no scheduler, so the claim's owner names the node their
