@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { StowageError } from '../domain/errors';
+import { decodeProtobufObject } from './protobuf-body';
 import type { KubeStatus } from './status';
 
 /** Upstream's default limit on a request body (3 MiB). */
@@ -69,6 +70,7 @@ export function decodeBody(req: IncomingMessage, body: Buffer, opts: { patch?: b
       throw new StowageError('BadRequest', `the request body is not valid YAML: ${(e as Error).message.split('\n')[0]}`);
     }
   }
+  if (type === 'application/vnd.kubernetes.protobuf' && !opts.patch) return decodeProtobufObject(body);
   throw new StowageError(
     'UnsupportedMediaType',
     `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,

@@ -233,15 +233,19 @@ describe('the Secret kind through kubectl', () => {
       return;
     }
     const k = kubectlFor(h, kubectl);
-    // (`kubectl create secret generic` sends a protobuf body, which Stowage does not read; a manifest works.)
-    const manifest = JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db-pass', namespace: OWN_NS }, stringData: { password: `${PLANT}-k` } });
-    const created = await k(['create', '-f', '-'], { input: manifest });
+    // `kubectl create secret generic` sends a protobuf body.
+    const created = await k(['create', 'secret', 'generic', 'db-pass', '-n', OWN_NS, `--from-literal=password=${PLANT}-k`]);
     expect(created.stderr, created.stderr).toBe('');
     expect(created.stdout).toBe('secret/db-pass created\n');
+    const manifest = JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'from-file', namespace: OWN_NS }, stringData: { token: 'x' } });
+    expect((await k(['create', '-f', '-'], { input: manifest })).stdout).toBe('secret/from-file created\n');
     const got = await k(['get', 'secret', 'db-pass', '-n', OWN_NS, '-o', 'jsonpath={.data.password}']);
     expect(Buffer.from(got.stdout, 'base64').toString()).toBe(`${PLANT}-k`);
     const table = await k(['get', 'secrets', '-n', OWN_NS]);
     expect(table.stdout).toMatch(/^NAME\s+TYPE\s+DATA\s+AGE\ndb-pass\s+Opaque\s+1\s+/);
+    const dryDev = await k(['create', 'secret', 'generic', 'dev-made', '-n', OWN_NS, '--from-literal=a=b'], { user: 'dev' });
+    expect(dryDev.code).not.toBe(0);
+    expect(dryDev.stderr).toMatch(/forbidden/i);
     const dev = await k(['get', 'secret', 'db-pass', '-n', OWN_NS], { user: 'dev' });
     expect(dev.code).not.toBe(0);
     expect(dev.stderr).toMatch(/Forbidden|forbidden/);
