@@ -243,6 +243,7 @@ describe('the Secret kind through kubectl', () => {
     expect(Buffer.from(got.stdout, 'base64').toString()).toBe(`${PLANT}-k`);
     const table = await k(['get', 'secrets', '-n', OWN_NS]);
     expect(table.stdout).toMatch(/^NAME\s+TYPE\s+DATA\s+AGE\ndb-pass\s+Opaque\s+1\s+/);
+    expect((await k(['create', 'namespace', 'made-by-kubectl'])).stdout).toBe('namespace/made-by-kubectl created\n');
     const dryDev = await k(['create', 'secret', 'generic', 'dev-made', '-n', OWN_NS, '--from-literal=a=b'], { user: 'dev' });
     expect(dryDev.code).not.toBe(0);
     expect(dryDev.stderr).toMatch(/forbidden/i);
