@@ -284,6 +284,10 @@ export function redactForReader<T extends Record<string, any>>(r: Reader, obj: T
  */
 export function restoreRedacted(r: Reader, next: Record<string, any>, prev: Record<string, any>): void {
   if (r.secrets) return;
+  // managedFields are left out of what non-admins see: what they send back keeps the stored ones.
+  if (next.metadata && prev.metadata?.managedFields && next.metadata.managedFields === undefined) {
+    next.metadata.managedFields = prev.metadata.managedFields;
+  }
   const sent = next.metadata?.annotations;
   const stored = prev.metadata?.annotations;
   if (!sent || !stored) return;
