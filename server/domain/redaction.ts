@@ -74,8 +74,11 @@ const VALUE = /(["']?)([^\s"',;&}]+)\1/y;
  * A text with credentials masked: the password of a URL (`postgres://u:***@h`) and the
  * value of any secret-named `key=value`, `key: value` or `"key":"value"` in it.
  */
+/** Cheap first look: a text with none of these cannot hold a credential maskCredentials finds. */
+const MAYBE_SECRET = /@|pass|secret|token|key|cred|pwd|pin|authorization|cookie/i;
+
 export function maskCredentials(text: string): string {
-  if (text.length === 0 || !/[@=:]/.test(text)) return text;
+  if (text.length < 3 || !/[@=:]/.test(text) || !MAYBE_SECRET.test(text)) return text;
   const out = text.includes('@') ? text.replace(URL_USERINFO, (_m, scheme, user) => `${scheme}${user}:${MASK}@`) : text;
   // Each `key=` / `key:` is looked at in turn (a value is never taken for a key's end), and
   // the value after a secret-named key is masked.
@@ -235,13 +238,16 @@ export function redactForReader<T extends Record<string, any>>(r: Reader, obj: T
   const own = () => (res === obj ? (res = { ...obj }) : res);
   const meta = obj.metadata;
   if (meta && typeof meta === 'object') {
-    const m: Record<string, any> = { ...res.metadata };
-    if (meta.annotations && typeof meta.annotations === 'object') {
-      m.annotations = depth < 2 ? redactAnnotations(meta.annotations, r) : REDACTED;
-    }
+    const shown = res.metadata;
+    const annotations =
+      meta.annotations && typeof meta.annotations === 'object' ? (depth < 2 ? redactAnnotations(meta.annotations, r) : REDACTED) : shown.annotations;
     // managedFields name the fields each manager set; they are for admins' tooling.
-    delete m.managedFields;
-    if (m.annotations !== res.metadata.annotations || 'managedFields' in res.metadata) own().metadata = m;
+    if (annotations !== shown.annotations || 'managedFields' in shown) {
+      const m: Record<string, any> = { ...shown, annotations };
+      if (annotations === undefined) delete m.annotations;
+      delete m.managedFields;
+      own().metadata = m;
+    }
   }
   if (obj.kind === 'StorageClass' && obj.parameters && typeof obj.parameters === 'object') {
     const p = redactMap(obj.parameters);
