@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { KubeObject } from '../resources/types';
-import { controllerOwnedChanges } from './claim-ownership';
+import { controllerOwnedChanges, keepControllerOwned } from './claim-ownership';
 
 function claim(o: { volumeName?: string; annotations?: Record<string, string> } = {}): KubeObject {
   return {
@@ -21,9 +21,18 @@ describe('controllerOwnedChanges', () => {
     { name: 'a bound claim kept as it is', next: claim({ volumeName: 'pv-1', annotations: { 'pv.kubernetes.io/bind-completed': 'yes' } }), prev: claim({ volumeName: 'pv-1', annotations: { 'pv.kubernetes.io/bind-completed': 'yes' } }), refused: false },
     { name: 'a bound claim moved to another volume', next: claim({ volumeName: 'pv-2' }), prev: claim({ volumeName: 'pv-1' }), refused: true },
     { name: 'an unbound claim given a volume', next: claim({ volumeName: 'pv-2' }), prev: claim(), refused: true },
-    { name: 'the explanation removed', next: claim(), prev: claim({ annotations: { 'stowage.io/binding-explanation': '{}' } }), refused: true },
+    { name: 'the explanation changed', next: claim({ annotations: { 'stowage.io/binding-explanation': '{"x":1}' } }), prev: claim({ annotations: { 'stowage.io/binding-explanation': '{}' } }), refused: true },
     { name: 'a label-like annotation added', next: claim({ annotations: { team: 'a' } }), prev: claim(), refused: false },
   ])('$name: refused=$refused', ({ next, prev, refused }) => {
     expect(controllerOwnedChanges(next, prev).length > 0).toBe(refused);
   });
+});
+
+test('a replace that leaves out what the controllers wrote keeps it, and is then allowed', () => {
+  const prev = claim({ volumeName: 'pv-1', annotations: { 'pv.kubernetes.io/bind-completed': 'yes', 'stowage.io/binding-explanation': '{}' } });
+  const next = claim({ annotations: { team: 'a' } });
+  keepControllerOwned(next, prev);
+  expect(next.spec.volumeName).toBe('pv-1');
+  expect(next.metadata.annotations).toEqual({ team: 'a', 'pv.kubernetes.io/bind-completed': 'yes', 'stowage.io/binding-explanation': '{}' });
+  expect(controllerOwnedChanges(next, prev)).toEqual([]);
 });

@@ -44,3 +44,18 @@ export function controllerOwnedChanges(next: KubeObject, prev: KubeObject | unde
   }
   return problems;
 }
+
+/**
+ * A developer's replace (`kubectl replace`, a PUT of their own manifest) that leaves out
+ * what the controllers wrote keeps it: absent controller annotations and an absent
+ * spec.volumeName are carried over from the stored claim. Changes `next` in place.
+ */
+export function keepControllerOwned(next: KubeObject, prev: KubeObject): void {
+  const stored = prev.metadata?.annotations ?? {};
+  for (const key of CONTROLLER_ANNOTATIONS) {
+    if (stored[key] === undefined) continue;
+    const sent = (next.metadata.annotations ??= {});
+    if (!(key in sent)) sent[key] = stored[key];
+  }
+  if (prev.spec?.volumeName && next.spec && !next.spec.volumeName) next.spec.volumeName = prev.spec.volumeName;
+}

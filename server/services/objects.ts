@@ -2,7 +2,7 @@
 // writes. Both transports (tRPC for the dashboard, the Kubernetes REST API) call it.
 import { isAllowed, visibleNamespaces, type Principal, type Verb } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
-import { controllerOwnedChanges } from '../domain/claim-ownership';
+import { controllerOwnedChanges, keepControllerOwned } from '../domain/claim-ownership';
 import { redactForReader, restoreRedacted, type Reader } from '../domain/redaction';
 import { strategyForKind } from '../resources/registry';
 import type { KubeObject, Strategy } from '../resources/types';
@@ -69,6 +69,7 @@ export class ObjectService {
     const prev = prevOrCreate === 'create' ? undefined : prevOrCreate;
     if (prev) restoreRedacted(readerOf(p), obj, prev);
     if (s.kind !== 'PersistentVolumeClaim') return;
+    if (prev) keepControllerOwned(obj, prev);
     const problems = controllerOwnedChanges(obj, prev);
     if (problems.length > 0) {
       const what = `${s.plural} "${obj.metadata?.name ?? ''}" is forbidden: User "${p.name}" may not change what the controllers own: ${problems.join('; ')}`;
