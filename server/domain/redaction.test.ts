@@ -71,6 +71,8 @@ describe('maskCredentials', () => {
     ['plain text', 'plain text'],
     ['Invalid value: "password=hunter2": bad', `Invalid value: "password=${MASK}": bad`],
     ['token=a token=b', `token=${MASK} token=${MASK}`],
+    ['StorageClass "db-secret": login refused', 'StorageClass "db-secret": login refused'],
+    ['{"apiKey": "abc"}', `{"apiKey": "${MASK}"}`],
   ])('%s', (text, want) => expect(maskCredentials(text)).toBe(want));
 });
 

@@ -90,6 +90,8 @@ export function maskCredentials(text: string): string {
     VALUE.lastIndex = m.index + m[0].length;
     const v = VALUE.exec(out);
     if (!v || v[2] === MASK || v[2] === REDACTED) continue;
+    // `"name": value` is prose quoting a name ("class "x-secret": failed"); JSON quotes both.
+    if (m[1] && m[3]!.includes(':') && !v[1]) continue;
     result += `${out.slice(done, VALUE.lastIndex - v[0].length)}${v[1]}${MASK}${v[1]}`;
     done = VALUE.lastIndex;
     KEY_SEP.lastIndex = done;
