@@ -85,7 +85,9 @@ export class ObjectService {
 
   async list(p: Principal, kind: string, opts: ListOptions = {}): Promise<ListResult> {
     const res = await this.listUnredacted(p, kind, opts);
-    return p.role === 'admin' ? res : { ...res, items: res.items.map((o) => this.shape(p, o)) };
+    if (p.role === 'admin') return res;
+    const reader = readerOf(p);
+    return { ...res, items: res.items.map((o) => redactForReader(reader, o)) };
   }
 
   private async listUnredacted(p: Principal, kind: string, opts: ListOptions): Promise<ListResult> {
@@ -157,8 +159,9 @@ export class ObjectService {
       namespace: ns,
       fieldSelector: `involvedObject.kind=${obj.kind},involvedObject.name=${obj.metadata.name}`,
     });
+    const reader = readerOf(p);
     return res.items
-      .map((e) => this.shape(p, e))
+      .map((e) => (p.role === 'admin' ? e : redactForReader(reader, e)))
       .filter((e) => !e.involvedObject?.uid || e.involvedObject.uid === obj.metadata.uid)
       .sort((a, b) => String(a.lastTimestamp ?? a.eventTime ?? '').localeCompare(String(b.lastTimestamp ?? b.eventTime ?? '')));
   }
