@@ -1,8 +1,9 @@
 // The HTTP plumbing every endpoint shares: reading a bounded body, decoding JSON/YAML,
 // writing JSON/YAML responses and Status errors.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { stringify as stringifyYaml } from 'yaml';
 import { StowageError } from '../domain/errors';
+import { checkUntrusted, parseYamlValue } from '../services/manifest';
 import type { KubeStatus } from './status';
 
 /** Upstream's default limit on a request body (3 MiB). */
@@ -56,18 +57,17 @@ export function decodeBody(req: IncomingMessage, body: Buffer, opts: { patch?: b
   const text = body.toString('utf8');
   const isJson = type === '' || type === 'application/json' || (opts.patch && type.endsWith('+json'));
   if (isJson) {
+    let value: unknown;
     try {
-      return JSON.parse(text);
+      value = JSON.parse(text);
     } catch (e) {
       throw new StowageError('BadRequest', `the request body is not valid JSON: ${(e as Error).message}`);
     }
+    checkUntrusted(value);
+    return value;
   }
   if (type === 'application/yaml' || type === 'application/x-yaml' || type === 'text/yaml') {
-    try {
-      return parseYaml(text, { uniqueKeys: true, maxAliasCount: 100 });
-    } catch (e) {
-      throw new StowageError('BadRequest', `the request body is not valid YAML: ${(e as Error).message.split('\n')[0]}`);
-    }
+    return parseYamlValue(text);
   }
   throw new StowageError(
     'UnsupportedMediaType',

@@ -102,37 +102,26 @@ async function update(r: ResourceRequest): Promise<void> {
   sendObject(r.res, 200, shapeObject(r.strategy, updated, r.out), r.out.yaml);
 }
 
-const PATCH_RETRIES = 5;
-
 async function patch(r: ResourceRequest): Promise<void> {
   const type = patchTypeOf(r.req.headers['content-type']);
   const w = parseWriteQuery(r.url.searchParams);
   const body = decodeBody(r.req, await readBody(r.req, r.maxBodyBytes), { patch: true });
   if (body === undefined) throw bad('the request has no body; a patch was expected');
-  for (let attempt = 0; ; attempt++) {
-    const current = await r.objects.get(r.principal, r.strategy.kind, r.namespace, r.name!);
-    const patched = applyPatch(type, current, body);
-    const obj = objectForPath(r.strategy, patched, r.namespace, r.name);
-    const currentRv = current.metadata.resourceVersion;
-    // A patch without a resourceVersion applies to the object as read, retried on a race;
-    // one that names a resourceVersion is a precondition and fails on a mismatch.
-    obj.metadata.resourceVersion ??= currentRv;
-    const precondition = obj.metadata.resourceVersion !== currentRv;
-    const warnings = applyFieldValidation(r.strategy, obj, w.fieldValidation);
-    if (attempt === 0) addWarnings(r.res, warnings);
-    try {
-      const updated = await r.objects.update(r.principal, obj, {
-        verb: 'patch',
-        dryRun: w.dryRun,
-        subresource: r.subresource === 'status' ? 'status' : undefined,
-      });
-      sendObject(r.res, 200, shapeObject(r.strategy, updated, r.out), r.out.yaml);
-      return;
-    } catch (e) {
-      const retry = e instanceof StowageError && e.code === 'Conflict' && !precondition && attempt < PATCH_RETRIES;
-      if (!retry) throw e;
-    }
-  }
+  // The service authorizes before it reads the object or this function merges anything.
+  const updated = await r.objects.patch(
+    r.principal,
+    r.strategy.kind,
+    r.namespace,
+    r.name!,
+    (current, attempt) => {
+      const obj = objectForPath(r.strategy, applyPatch(type, current, body), r.namespace, r.name);
+      const warnings = applyFieldValidation(r.strategy, obj, w.fieldValidation);
+      if (attempt === 0) addWarnings(r.res, warnings);
+      return obj;
+    },
+    { dryRun: w.dryRun, subresource: r.subresource === 'status' ? 'status' : undefined },
+  );
+  sendObject(r.res, 200, shapeObject(r.strategy, updated, r.out), r.out.yaml);
 }
 
 /** Kinds whose registry answers a delete with the object rather than a Status (`ReturnDeletedObject`). */

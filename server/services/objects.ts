@@ -16,6 +16,9 @@ import type {
   WriteOptions,
 } from '../store/object-store';
 
+/** How often a patch without a resourceVersion is retried after losing a race. */
+const PATCH_RETRIES = 5;
+
 export function strategyOrThrow(kind: string): Strategy {
   const s = strategyForKind(kind);
   if (!s) throw new StowageError('NotFound', `the server could not find the requested resource (kind "${kind}")`);
@@ -94,6 +97,38 @@ export class ObjectService {
     const s = strategyOrThrow(obj?.kind);
     this.check(p, opts.verb ?? 'update', s, obj.metadata?.namespace, obj.metadata?.name);
     return this.store.update(obj, opts);
+  }
+
+  /**
+   * Patches the stored object: authorizes the patch first (nothing is read, parsed or
+   * merged for a principal who may not patch), then reads, applies `change` to the
+   * object as stored and writes it through `update` (every check of an update, dry run
+   * included). Without a resourceVersion in the result, a write that lost a race is
+   * retried on a fresh read; with one, it is a precondition and a mismatch is a conflict.
+   */
+  async patch(
+    p: Principal,
+    kind: string,
+    namespace: string | undefined,
+    name: string,
+    change: (current: KubeObject, attempt: number) => KubeObject,
+    opts: UpdateOptions = {},
+  ): Promise<KubeObject> {
+    const s = strategyOrThrow(kind);
+    this.check(p, 'patch', s, namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.store.get(s.kind, namespace, name);
+      const obj = change(current, attempt);
+      const currentRv = current.metadata.resourceVersion;
+      obj.metadata.resourceVersion ??= currentRv;
+      const precondition = obj.metadata.resourceVersion !== currentRv;
+      try {
+        return redactStorageClass(p, await this.update(p, obj, { ...opts, verb: 'patch' }));
+      } catch (e) {
+        const retry = e instanceof StowageError && e.code === 'Conflict' && !precondition && attempt < PATCH_RETRIES;
+        if (!retry) throw e;
+      }
+    }
   }
 
   async delete(

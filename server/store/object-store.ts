@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { alreadyExists, conflict, invalid, notFound, StowageError } from '../domain/errors';
+import { inspectUntrusted } from '../domain/untrusted';
 import { strategyForKind } from '../resources/registry';
 import type { KubeObject, Strategy } from '../resources/types';
 import { ChangeFeed, compactedRv, expired, headOf, type ChangeEvent } from './change-feed';
@@ -68,6 +69,14 @@ function nowRfc3339(): string {
 function shapeCheck(s: Strategy, obj: unknown): asserts obj is KubeObject {
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
     throw new StowageError('BadRequest', `the body of a ${s.kind} must be a JSON object`);
+  }
+  // The limits of every value from outside, checked on every write (dry run included).
+  const problem = inspectUntrusted(obj);
+  if (problem) {
+    const name = (obj as KubeObject).metadata?.name;
+    throw invalid(s.kind, typeof name === 'string' && !name.includes('\0') ? name : undefined, [
+      { field: problem.path || '<root>', reason: 'FieldValueInvalid', message: `Invalid value: ${problem.message}` },
+    ]);
   }
   const errors = s.validateShape(obj);
   if (errors.length > 0) {
