@@ -7,6 +7,7 @@ import { register } from 'prom-client';
 import type { AppContext } from '../app/context';
 import { logger } from '../app/logger';
 import { appRouter } from '../trpc/root';
+import { answerClientError, HEADERS_TIMEOUT_MS, MAX_HEADER_BYTES, REQUEST_TIMEOUT_MS } from './client-error';
 import { bearerToken, readCookie, SESSION_COOKIE, sessionCookie } from './cookies';
 
 export interface WebServerOptions {
@@ -56,7 +57,8 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     nextApp = n;
   }
 
-  const server = http.createServer(async (req, res) => {
+  const options = { maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS };
+  const server = http.createServer(options, async (req, res) => {
     const url = req.url ?? '/';
     try {
       if (url.startsWith('/api/trpc/')) return trpc(req, res);
@@ -78,6 +80,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     }
   });
   server.keepAliveTimeout = 65_000;
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => resolve());

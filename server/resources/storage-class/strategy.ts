@@ -59,7 +59,8 @@ function validateStorageClass(sc: KubeObject): FieldError[] {
     if (size > maxParametersSize) errs.push(tooLong('parameters', maxParametersSize));
   }
 
-  if (sc.reclaimPolicy && !(storageClassReclaimPolicies as readonly string[]).includes(sc.reclaimPolicy)) {
+  // Only an absent policy defaults to Delete; an empty one is a value, and not a supported one (as upstream).
+  if (sc.reclaimPolicy !== undefined && !(storageClassReclaimPolicies as readonly string[]).includes(sc.reclaimPolicy)) {
     errs.push(notSupported('reclaimPolicy', sc.reclaimPolicy, storageClassReclaimPolicies));
   }
   if (sc.volumeBindingMode === undefined) errs.push(required('volumeBindingMode'));
