@@ -82,6 +82,7 @@ async function get(r: ResourceRequest): Promise<void> {
 }
 
 async function create(r: ResourceRequest): Promise<void> {
+  r.objects.authorize(r.principal, 'create', r.strategy.kind, r.namespace, undefined);
   const w = parseWriteQuery(r.url.searchParams);
   const body = decodeBody(r.req, await readBody(r.req, r.maxBodyBytes));
   const obj = objectForPath(r.strategy, body, r.namespace, undefined);
@@ -91,6 +92,7 @@ async function create(r: ResourceRequest): Promise<void> {
 }
 
 async function update(r: ResourceRequest): Promise<void> {
+  r.objects.authorize(r.principal, 'update', r.strategy.kind, r.namespace, r.name);
   const w = parseWriteQuery(r.url.searchParams);
   const body = decodeBody(r.req, await readBody(r.req, r.maxBodyBytes));
   const obj = objectForPath(r.strategy, body, r.namespace, r.name);
@@ -103,6 +105,7 @@ async function update(r: ResourceRequest): Promise<void> {
 }
 
 async function patch(r: ResourceRequest): Promise<void> {
+  r.objects.authorize(r.principal, 'patch', r.strategy.kind, r.namespace, r.name);
   const type = patchTypeOf(r.req.headers['content-type']);
   const w = parseWriteQuery(r.url.searchParams);
   const body = decodeBody(r.req, await readBody(r.req, r.maxBodyBytes), { patch: true });
@@ -128,6 +131,7 @@ async function patch(r: ResourceRequest): Promise<void> {
 const RETURNS_DELETED_OBJECT = new Set(['PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Namespace']);
 
 async function remove(r: ResourceRequest): Promise<void> {
+  r.objects.authorize(r.principal, 'delete', r.strategy.kind, r.namespace, r.name);
   const raw = await readBody(r.req, r.maxBodyBytes);
   const opts = parseDeleteOptions(r.url.searchParams, decodeBody(r.req, raw));
   const result = await r.objects.delete(r.principal, r.strategy.kind, r.namespace, r.name!, {

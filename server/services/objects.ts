@@ -49,6 +49,14 @@ export class ObjectService {
     if (!isAllowed(p, verb, s.kind, scopeOf(s, namespace, name))) throw forbidden(p, verb, s, namespace, name);
   }
 
+  /**
+   * Refuses (403) a verb the principal may not use here, before anything is read or parsed:
+   * transports call it before they read a request body; every method checks again.
+   */
+  authorize(p: Principal, verb: Verb, kind: string, namespace?: string, name?: string): void {
+    this.check(p, verb, strategyOrThrow(kind), namespace, name);
+  }
+
   async get(p: Principal, kind: string, namespace: string | undefined, name: string): Promise<KubeObject> {
     const s = strategyOrThrow(kind);
     this.check(p, 'get', s, namespace, name);
