@@ -1,5 +1,5 @@
 // `stowage start | server | migrate | user add | user list | token create | kubeconfig`
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { apiServerUrl, bootstrap, writeKubeconfig } from '../app/bootstrap';
@@ -11,6 +11,7 @@ import { isStowageError } from '../domain/errors';
 import { startWebServer } from '../http/web-server';
 import { openDatabase, type Database } from '../store/database';
 import { projectRoot } from '../store/migrate';
+import { processAlive, readRuntimeFile, removeRuntimeFileIfOwned, runtimeFilePath, writeRuntimeFile } from './runtime-file';
 import { startServices, type RunningServices } from './services';
 
 process.env.NEXT_TELEMETRY_DISABLED = '1';
@@ -18,23 +19,15 @@ process.env.NEXT_TELEMETRY_DISABLED = '1';
 const say = (m: string) => process.stdout.write(`${m}\n`);
 
 function runtimeFile(cfg: Config): string {
-  return path.join(cfg.dataDir, 'runtime.json');
+  return runtimeFilePath(cfg.dataDir);
 }
 
 /** The database of a running `stowage start` in this data dir, or a new connection. */
 async function connect(cfg: Config): Promise<Database> {
   if (cfg.databaseUrl) return openDatabase({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl });
-  const rt = runtimeFile(cfg);
-  if (existsSync(rt)) {
-    const { pid, databaseUrl } = JSON.parse(readFileSync(rt, 'utf8')) as { pid: number; databaseUrl: string };
-    let alive = false;
-    try {
-      process.kill(pid, 0);
-      alive = true;
-    } catch {
-      alive = false;
-    }
-    if (alive) return { connectionString: databaseUrl, embedded: false, appliedMigrations: [], stop: async () => {} };
+  const running = readRuntimeFile(runtimeFile(cfg));
+  if (running && processAlive(running.pid)) {
+    return { connectionString: running.databaseUrl, embedded: false, appliedMigrations: [], stop: async () => {} };
   }
   mkdirSync(cfg.dataDir, { recursive: true });
   return openDatabase({ dataDir: cfg.dataDir });
@@ -72,7 +65,8 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
       await services?.stop();
       await app?.close();
       await db.stop();
-      rmSync(runtimeFile(cfg), { force: true });
+      // Only the instance that wrote it (not an extra `stowage controllers`) removes it.
+      removeRuntimeFileIfOwned(runtimeFile(cfg));
       say('Stopped.');
       process.exit(0);
     } catch (e) {
@@ -93,7 +87,7 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
     const boot = await bootstrap(app, cfg.dataDir, apiUrl);
     const web = await startWebServer({ app, host: cfg.host, port: cfg.port, dir: projectRoot });
     services.add(web.close);
-    writeFileSync(runtimeFile(cfg), JSON.stringify({ pid: process.pid, databaseUrl: db.connectionString, url: web.url }), { mode: 0o600 });
+    writeRuntimeFile(runtimeFile(cfg), { pid: process.pid, databaseUrl: db.connectionString, url: web.url });
     say('');
     say(`Stowage is running at ${web.url}`);
     if (services.apiUrl) say(`Kubernetes-compatible API: ${services.apiUrl}`);
