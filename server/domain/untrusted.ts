@@ -24,6 +24,13 @@ function join(path: string, key: string | number): string {
   return path === '' ? key : `${path}.${key}`;
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** No lone surrogate: Postgres (jsonb, text) and UTF-8 cannot hold one. */
+function isWellFormed(s: string): boolean {
+  return !LONE_SURROGATE.test(s);
+}
+
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__']);
 
 /** The first problem of a decoded JSON-like value, or undefined when it may be used. */
@@ -33,6 +40,7 @@ export function inspectUntrusted(value: unknown, maxDepth = MAX_NESTING_DEPTH): 
     const { v, path, depth } = stack.pop()!;
     if (typeof v === 'string') {
       if (v.includes('\0')) return { path, message: 'strings may not contain the NUL character (\\u0000)' };
+      if (!isWellFormed(v)) return { path, message: 'strings must be valid Unicode (no lone surrogate such as \\ud800)' };
     } else if (typeof v === 'number') {
       if (!Number.isFinite(v)) return { path, message: 'numbers must be finite' };
     } else if (typeof v === 'bigint' || typeof v === 'function' || typeof v === 'symbol') {
@@ -48,6 +56,7 @@ export function inspectUntrusted(value: unknown, maxDepth = MAX_NESTING_DEPTH): 
       } else {
         for (const key of Object.keys(v)) {
           if (key.includes('\0')) return { path, message: 'keys may not contain the NUL character (\\u0000)' };
+          if (!isWellFormed(key)) return { path, message: 'keys must be valid Unicode (no lone surrogate such as \\ud800)' };
           if (FORBIDDEN_KEYS.has(key)) return { path: join(path, key), message: `"${key}" may not be used as a key` };
           stack.push({ v: (v as Record<string, unknown>)[key], path: join(path, key), depth: depth + 1 });
         }
@@ -57,7 +66,7 @@ export function inspectUntrusted(value: unknown, maxDepth = MAX_NESTING_DEPTH): 
   return undefined;
 }
 
-/** True when a string from a URL or query (a name, namespace, selector, token) can be stored or compared. */
-export function hasNul(s: string | undefined | null): boolean {
-  return typeof s === 'string' && s.includes('\0');
+/** True when a string from a URL or query (a name, namespace, selector, token) cannot be stored or compared (NUL, lone surrogates). */
+export function unstorable(s: string | undefined | null): boolean {
+  return typeof s === 'string' && (s.includes('\0') || !isWellFormed(s));
 }

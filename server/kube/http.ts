@@ -85,12 +85,17 @@ export function sendObject(res: ServerResponse, code: number, body: unknown, yam
   res.end(text);
 }
 
+/** Header values carry printable ASCII only: anything else (a field name a client made up) is \u-escaped. */
+function headerSafe(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** Warning headers (RFC 7234 code 299), sent with whatever answer follows, errors included. */
 export function addWarnings(res: ServerResponse, warnings: string[]): void {
   if (warnings.length === 0 || res.headersSent) return;
   const prev = res.getHeader('Warning');
   const list = prev === undefined ? [] : Array.isArray(prev) ? prev.map(String) : [String(prev)];
-  res.setHeader('Warning', [...list, ...warnings.map((w) => `299 - ${JSON.stringify(w)}`)]);
+  res.setHeader('Warning', [...list, ...warnings.map((w) => `299 - ${headerSafe(JSON.stringify(w))}`)]);
 }
 
 export function sendStatus(res: ServerResponse, status: KubeStatus): void {

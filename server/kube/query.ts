@@ -3,7 +3,7 @@
 import { StowageError } from '../domain/errors';
 import { parseFieldSelector } from '../domain/field-selector';
 import { parseLabelSelector } from '../domain/label-selector';
-import { hasNul } from '../domain/untrusted';
+import { unstorable } from '../domain/untrusted';
 
 function badRequest(message: string): StowageError {
   return new StowageError('BadRequest', message);
@@ -52,7 +52,7 @@ export function parseListQuery(q: URLSearchParams): ListQuery {
   const labelSelector = q.get('labelSelector') ?? undefined;
   const fieldSelector = q.get('fieldSelector') ?? undefined;
   for (const [k, v] of q) {
-    if (hasNul(k) || hasNul(v)) throw badRequest(`query parameter ${JSON.stringify(k.replace(/\0/g, '\\0'))} may not contain the NUL character`);
+    if (unstorable(k) || unstorable(v)) throw badRequest(`query parameter ${JSON.stringify(k.replace(/\0/g, '\\0'))} may not contain the NUL character`);
   }
   // Parse now, so a bad selector is a 400 before anything else happens.
   if (labelSelector) parseLabelSelector(labelSelector);

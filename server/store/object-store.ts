@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { alreadyExists, conflict, invalid, notFound, StowageError } from '../domain/errors';
-import { hasNul, inspectUntrusted } from '../domain/untrusted';
+import { unstorable, inspectUntrusted } from '../domain/untrusted';
 import { strategyForKind } from '../resources/registry';
 import type { KubeObject, Strategy } from '../resources/types';
 import { ChangeFeed, compactedRv, expired, headOf, type ChangeEvent } from './change-feed';
@@ -117,7 +117,7 @@ export class StoreTx {
 
   async get(kind: string, namespace: string | undefined, name: string): Promise<KubeObject | undefined> {
     const s = strategyOf(kind);
-    if (hasNul(namespace) || hasNul(name)) return undefined;
+    if (unstorable(namespace) || unstorable(name)) return undefined;
     const rows = await this.tx.$queryRawUnsafe<{ id: string; object: KubeObject }[]>(
       'SELECT id, object FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3 FOR UPDATE',
       s.kind,
@@ -318,7 +318,7 @@ export class ObjectStore {
   async tryGet(kind: string, namespace: string | undefined, name: string): Promise<KubeObject | undefined> {
     const s = strategyOf(kind);
     // No stored name holds NUL (every write refuses it), and Postgres cannot compare it.
-    if (hasNul(namespace) || hasNul(name)) return undefined;
+    if (unstorable(namespace) || unstorable(name)) return undefined;
     const rows = await this.sql.$queryRawUnsafe<{ object: KubeObject }[]>(
       'SELECT object FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3',
       s.kind,
