@@ -5,6 +5,7 @@ import bcrypt from 'bcryptjs';
 import { ROLES, type Role, type UserPrincipal } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
 import { isDNS1123Label } from '../domain/names';
+import { unstorable } from '../domain/untrusted';
 import type { Db } from '../store/prisma';
 
 export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -91,6 +92,8 @@ export class UserService {
 
   /** Checks a password; the same error whether the user or the password is wrong. */
   async signIn(name: string, password: string): Promise<UserPrincipal> {
+    // No user name holds NUL or a lone surrogate, and Postgres cannot compare one.
+    if (unstorable(name)) throw new StowageError('Unauthorized', 'wrong user name or password');
     const u = await this.db.user.findUnique({ where: { name }, include: { namespaces: true } });
     const ok = u?.passwordHash ? await bcrypt.compare(password, u.passwordHash) : false;
     if (!u || !ok) throw new StowageError('Unauthorized', 'wrong user name or password');
