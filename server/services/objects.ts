@@ -1,7 +1,7 @@
 // What a principal may do with objects: the one place that authorizes reads and
 // writes. Both transports (tRPC for the dashboard, the Kubernetes REST API) call it.
 import { isAllowed, visibleNamespaces, type Principal, type Verb } from '../domain/authorization';
-import { StowageError } from '../domain/errors';
+import { invalid, StowageError, type FieldError } from '../domain/errors';
 import { redactStorageClass } from '../domain/redaction';
 import { strategyForKind } from '../resources/registry';
 import type { KubeObject, Strategy } from '../resources/types';
@@ -42,8 +42,14 @@ export function forbidden(p: Principal, verb: Verb, s: Strategy, namespace?: str
   );
 }
 
+/** Checks of an object to be created that need more than its strategy (the node's filesystem). */
+export type Admission = (obj: KubeObject) => Promise<FieldError[]>;
+
 export class ObjectService {
-  constructor(readonly store: ObjectStore) {}
+  constructor(
+    readonly store: ObjectStore,
+    private readonly admit: Admission = async () => [],
+  ) {}
 
   private check(p: Principal, verb: Verb, s: Strategy, namespace?: string, name?: string): void {
     if (!isAllowed(p, verb, s.kind, scopeOf(s, namespace, name))) throw forbidden(p, verb, s, namespace, name);
@@ -98,6 +104,8 @@ export class ObjectService {
   async create(p: Principal, obj: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
     const s = strategyOrThrow(obj?.kind);
     this.check(p, 'create', s, obj.metadata?.namespace, obj.metadata?.name);
+    const refused = await this.admit(obj);
+    if (refused.length > 0) throw invalid(s.kind, typeof obj.metadata?.name === 'string' ? obj.metadata.name : undefined, refused);
     return this.store.create(obj, opts);
   }
 
