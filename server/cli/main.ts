@@ -23,6 +23,12 @@ function runtimeFile(cfg: Config): string {
   return runtimeFilePath(cfg.dataDir);
 }
 
+/** The API address a running `stowage start` of this data dir really listens on. */
+function runningApiUrl(cfg: Config): string | undefined {
+  const running = readRuntimeFile(runtimeFile(cfg));
+  return running && processAlive(running.pid) ? running.apiUrl : undefined;
+}
+
 /** The database of a running `stowage start` in this data dir, or a new connection. */
 async function connect(cfg: Config): Promise<Database> {
   if (cfg.databaseUrl) return openDatabase({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl });
@@ -88,7 +94,7 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
     const boot = await bootstrap(app, cfg.dataDir, apiUrl);
     const web = await startWebServer({ app, host: cfg.host, port: cfg.port, dir: projectRoot });
     services.add(web.close);
-    writeRuntimeFile(runtimeFile(cfg), { pid: process.pid, databaseUrl: db.connectionString, url: web.url });
+    writeRuntimeFile(runtimeFile(cfg), { pid: process.pid, databaseUrl: db.connectionString, url: web.url, apiUrl: services.apiUrl });
     say('');
     say(`Stowage is running at ${web.url}`);
     if (services.apiUrl) say(`Kubernetes-compatible API: ${services.apiUrl}`);
@@ -177,7 +183,7 @@ program
   .action((userName: string, o: { out?: string }) =>
     withApp(async (app, cfg) => {
       const file = path.resolve(o.out ?? path.join(cfg.dataDir, `${userName}.kubeconfig`));
-      await writeKubeconfig(app, cfg.dataDir, userName, apiServerUrl(cfg.apiHost, cfg.apiPort), file);
+      await writeKubeconfig(app, cfg.dataDir, userName, runningApiUrl(cfg) ?? apiServerUrl(cfg.apiHost, cfg.apiPort), file);
       say(file);
     }),
   );

@@ -8,6 +8,8 @@ export interface RuntimeInfo {
   pid: number;
   databaseUrl: string;
   url?: string;
+  /** The API address it really listens on. */
+  apiUrl?: string;
 }
 
 export function runtimeFilePath(dataDir: string): string {
@@ -20,7 +22,8 @@ export function readRuntimeFile(file: string): RuntimeInfo | undefined {
   try {
     const v = JSON.parse(readFileSync(file, 'utf8')) as Partial<RuntimeInfo>;
     if (typeof v.pid === 'number' && Number.isInteger(v.pid) && v.pid > 0 && typeof v.databaseUrl === 'string') {
-      return { pid: v.pid, databaseUrl: v.databaseUrl, url: typeof v.url === 'string' ? v.url : undefined };
+      const text = (x: unknown) => (typeof x === 'string' ? x : undefined);
+      return { pid: v.pid, databaseUrl: v.databaseUrl, url: text(v.url), apiUrl: text(v.apiUrl) };
     }
   } catch {
     // unreadable: as if absent

@@ -5,6 +5,7 @@ import { stringify as stringifyYaml } from 'yaml';
 import { StowageError } from '../domain/errors';
 import { checkUntrusted, parseYamlValue } from '../services/manifest';
 import type { KubeStatus } from './status';
+import { decodeKubeProtobuf, PROTOBUF_MEDIA_TYPE } from './protobuf-decode';
 
 /** Upstream's default limit on a request body (3 MiB). */
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -66,12 +67,17 @@ export function decodeBody(req: IncomingMessage, body: Buffer, opts: { patch?: b
     checkUntrusted(value);
     return value;
   }
+  if (type === PROTOBUF_MEDIA_TYPE && !opts.patch) {
+    const value = decodeKubeProtobuf(body);
+    checkUntrusted(value);
+    return value;
+  }
   if (type === 'application/yaml' || type === 'application/x-yaml' || type === 'text/yaml') {
     return parseYamlValue(text);
   }
   throw new StowageError(
     'UnsupportedMediaType',
-    `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
+    `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, ${PROTOBUF_MEDIA_TYPE}`,
   );
 }
 
