@@ -249,6 +249,7 @@ export const path = fc.oneof(
       return `${p.prefix}${nsPart}/${p.plural}${n !== undefined ? `/${n}` : ''}${n !== undefined && sub ? `/${sub}` : ''}`;
     }) },
   { weight: 1, arbitrary: fc.constantFrom('/', '/api', '/apis', '/version', '/openapi/v2', '/api/v2', '/apis/x/v1', '/api/v1/pods', '/healthz/x', '/api/v1/namespaces/default/pods/x/log') },
+  { weight: 1, arbitrary: fc.constantFrom('/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', '/apis/authentication.k8s.io/v1/selfsubjectreviews') },
   { weight: 1, arbitrary: fc.array(segment, { minLength: 1, maxLength: 5 }).map((s) => `/${s.join('/')}`) },
 );
 

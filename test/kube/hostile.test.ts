@@ -115,6 +115,18 @@ describe('keys named like prototypes are data', () => {
   });
 });
 
+describe('warnings about fields a client made up', () => {
+  test('an unknown field named in any script comes back as an ASCII-only Warning header', async () => {
+    const body = { ...pv('warned'), '\u{E03EC}\u{22BD7}é': { x: 1 } };
+    const r = await api({ method: 'POST', path: `${PVS}?dryRun=All&fieldValidation=Warn`, body });
+    expect(r.status, r.text).toBe(201);
+    const warning = String(r.headers.warning);
+    expect(warning).toMatch(/^299 - "unknown field/);
+    expect(warning).toMatch(/^[\x20-\x7e]*$/);
+    expect(warning).toContain('\\u00e9');
+  });
+});
+
 describe('requests Node parses before any handler', () => {
   const head = (target: string | Buffer) =>
     Buffer.concat([Buffer.from('GET '), Buffer.isBuffer(target) ? target : Buffer.from(target), Buffer.from(` HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${h.adminToken}\r\nConnection: close\r\n\r\n`)]);
