@@ -3,7 +3,7 @@
 import { isAllowed, visibleNamespaces, type Principal, type Verb } from '../domain/authorization';
 import { invalid, StowageError, type FieldError } from '../domain/errors';
 import { redactStorageClass } from '../domain/redaction';
-import { strategyForKind } from '../resources/registry';
+import { strategies, strategyForKind } from '../resources/registry';
 import type { KubeObject, Strategy } from '../resources/types';
 import type {
   ChangeEvent,
@@ -61,6 +61,16 @@ export class ObjectService {
    */
   authorize(p: Principal, verb: Verb, kind: string, namespace?: string, name?: string): void {
     this.check(p, verb, strategyOrThrow(kind), namespace, name);
+  }
+
+  /**
+   * Refuses (403) a principal who may not use `verb` on any kind in any namespace (a
+   * viewer's create): checked before a manifest naming the kind is even parsed.
+   */
+  authorizeAny(p: Principal, verb: Verb): void {
+    const scopes = [undefined, ...p.namespaces];
+    if (strategies.some((s) => scopes.some((ns) => isAllowed(p, verb, s.kind, ns)))) return;
+    throw new StowageError('Forbidden', `User "${p.name}" cannot ${verb} any resource`);
   }
 
   async get(p: Principal, kind: string, namespace: string | undefined, name: string): Promise<KubeObject> {
