@@ -104,6 +104,15 @@ describe('hostile requests answer a 4xx Status and change nothing', () => {
   });
 });
 
+describe('numbers past 2^53', () => {
+  test('a limit between 2^53 and int64 lists everything', async () => {
+    const r = await api({ path: `${PVS}?limit=9007199254740993` });
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.items.map((o: { metadata: { name: string } }) => o.metadata.name)).toContain('existing');
+    expect(r.json.metadata.continue).toBeUndefined();
+  });
+});
+
 describe('keys named like prototypes are data', () => {
   test('a label named constructor is stored and read back as a label', async () => {
     const r = await api({ method: 'PATCH', path: `${PVS}/existing`, headers: MERGE, body: '{"metadata":{"labels":{"constructor":"c","prototype":"p"}}}' });
