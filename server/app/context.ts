@@ -2,6 +2,7 @@
 import { storageClassAdmission } from '../provisioners/admission';
 import { createRealOs } from '../provisioners/os';
 import { ObjectService } from '../services/objects';
+import { loadSignInLimits } from './config';
 import { UserService } from '../services/users';
 import { ObjectStore } from '../store/object-store';
 import { createPrisma, type Db } from '../store/prisma';
@@ -23,7 +24,7 @@ export async function createAppContext(connectionString: string, poolSize = 20):
     store,
     // StorageClasses of the in-tree provisioners are checked against this machine's disks.
     objects: new ObjectService(store, storageClassAdmission(createRealOs())),
-    users: new UserService(db),
+    users: new UserService(db, loadSignInLimits()),
     close: async () => {
       await store.stop();
       await db.$disconnect();

@@ -93,7 +93,7 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
       return;
     }
     const boot = await bootstrap(app, cfg.dataDir, apiUrl);
-    const web = await startWebServer({ app, host: cfg.host, port: cfg.port, dir: projectRoot });
+    const web = await startWebServer({ app, host: cfg.host, port: cfg.port, dir: projectRoot, trpcMaxBatch: cfg.trpcMaxBatch, allowedOrigins: cfg.allowedOrigins });
     services.add(web.close);
     writeRuntimeFile(runtimeFile(cfg), { pid: process.pid, databaseUrl: db.connectionString, url: web.url, apiUrl: services.apiUrl });
     say('');
