@@ -2,6 +2,7 @@
 // Equality label requirements and metadata.name/namespace are answered by SQL; the
 // rest is filtered here. Each page is read in one snapshot with its resourceVersion.
 import { StowageError } from '../domain/errors';
+import { unstorable } from '../domain/untrusted';
 import { parseLabelSelector } from '../domain/label-selector';
 import { compileFieldSelector, matchesListOptions } from '../resources/selection';
 import type { KubeObject, Strategy } from '../resources/types';
@@ -31,7 +32,8 @@ interface ContinueToken {
 function decodeContinue(token: string): ContinueToken {
   try {
     const t = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as ContinueToken;
-    if (typeof t.rv === 'string' && typeof t.ns === 'string' && typeof t.name === 'string') return t;
+    const text = (v: unknown) => typeof v === 'string' && !unstorable(v) && v.length <= 253;
+    if (text(t.rv) && /^[0-9]{1,19}$/.test(t.rv) && text(t.ns) && text(t.name)) return t;
   } catch {
     // fall through
   }
@@ -43,6 +45,11 @@ function encodeContinue(t: ContinueToken): string {
 }
 
 export async function listObjects(pool: pg.Pool, s: Strategy, opts: ListOptions): Promise<ListResult> {
+  // Postgres text cannot hold NUL: such a namespace names nothing, such a selector matches nothing sensible.
+  if (unstorable(opts.labelSelector) || unstorable(opts.fieldSelector)) {
+    throw new StowageError('BadRequest', 'a selector may not contain the NUL character');
+  }
+  if (unstorable(opts.namespace)) throw new StowageError('BadRequest', 'a namespace may not contain the NUL character');
   const selector = parseLabelSelector(opts.labelSelector ?? '');
   const fields = compileFieldSelector(s, opts.fieldSelector);
   const limit = opts.limit && opts.limit > 0 ? Math.floor(opts.limit) : undefined;
