@@ -10,6 +10,7 @@
 // objects deleted after R come back the same way. Once R is compacted away, a continue
 // answers 410 Expired with a fresh token, as upstream does.
 import { StowageError } from '../domain/errors';
+import { unstorable } from '../domain/untrusted';
 import { parseLabelSelector } from '../domain/label-selector';
 import { compileFieldSelector, matchesListOptions } from '../resources/selection';
 import type { KubeObject, Strategy } from '../resources/types';
@@ -40,7 +41,8 @@ interface ContinueToken {
 function decodeContinue(token: string): ContinueToken {
   try {
     const t = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as ContinueToken;
-    if (typeof t.rv === 'string' && /^\d{1,18}$/.test(t.rv) && typeof t.ns === 'string' && typeof t.name === 'string') return t;
+    const text = (v: unknown) => typeof v === 'string' && !unstorable(v) && v.length <= 253;
+    if (text(t.rv) && /^\d{1,18}$/.test(t.rv) && text(t.ns) && text(t.name)) return t;
   } catch {
     // fall through
   }
@@ -61,6 +63,11 @@ function continueExpired(token: ContinueToken, fresh: bigint): StowageError {
 }
 
 export async function listObjects(pool: pg.Pool, s: Strategy, opts: ListOptions): Promise<ListResult> {
+  // Postgres text cannot hold NUL: such a namespace names nothing, such a selector matches nothing sensible.
+  if (unstorable(opts.labelSelector) || unstorable(opts.fieldSelector)) {
+    throw new StowageError('BadRequest', 'a selector may not contain the NUL character');
+  }
+  if (unstorable(opts.namespace)) throw new StowageError('BadRequest', 'a namespace may not contain the NUL character');
   const selector = parseLabelSelector(opts.labelSelector ?? '');
   const fields = compileFieldSelector(s, opts.fieldSelector);
   const limit = opts.limit && opts.limit > 0 ? Math.floor(opts.limit) : undefined;

@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { alreadyExists, conflict, invalid, notFound, StowageError } from '../domain/errors';
+import { unstorable, inspectUntrusted } from '../domain/untrusted';
 import { strategyForKind } from '../resources/registry';
 import type { KubeObject, Strategy } from '../resources/types';
 import { ChangeFeed, compactedRv, expired, GAP, headOf, settle, type ChangeEvent } from './change-feed';
@@ -69,6 +70,14 @@ function shapeCheck(s: Strategy, obj: unknown): asserts obj is KubeObject {
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
     throw new StowageError('BadRequest', `the body of a ${s.kind} must be a JSON object`);
   }
+  // The limits of every value from outside, checked on every write (dry run included).
+  const problem = inspectUntrusted(obj);
+  if (problem) {
+    const name = (obj as KubeObject).metadata?.name;
+    throw invalid(s.kind, typeof name === 'string' && !name.includes('\0') ? name : undefined, [
+      { field: problem.path || '<root>', reason: 'FieldValueInvalid', message: `Invalid value: ${problem.message}` },
+    ]);
+  }
   const errors = s.validateShape(obj);
   if (errors.length > 0) {
     const name = (obj as KubeObject).metadata?.name;
@@ -108,6 +117,7 @@ export class StoreTx {
 
   async get(kind: string, namespace: string | undefined, name: string): Promise<KubeObject | undefined> {
     const s = strategyOf(kind);
+    if (unstorable(namespace) || unstorable(name)) return undefined;
     const rows = await this.tx.$queryRawUnsafe<{ id: string; object: KubeObject }[]>(
       'SELECT id, object FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3 FOR UPDATE',
       s.kind,
@@ -315,6 +325,8 @@ export class ObjectStore {
 
   async tryGet(kind: string, namespace: string | undefined, name: string): Promise<KubeObject | undefined> {
     const s = strategyOf(kind);
+    // No stored name holds NUL (every write refuses it), and Postgres cannot compare it.
+    if (unstorable(namespace) || unstorable(name)) return undefined;
     const rows = await this.sql.$queryRawUnsafe<{ object: KubeObject }[]>(
       'SELECT object FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3',
       s.kind,
