@@ -1,7 +1,10 @@
 // Everything a running Stowage process shares: the database, the store and the services.
+import { storageClassAdmission } from '../provisioners/admission';
+import { createRealOs } from '../provisioners/os';
 import { ClaimCheckService } from '../services/claim-check';
 import { ListService } from '../services/lists';
 import { ObjectService } from '../services/objects';
+import { loadSignInLimits } from './config';
 import { UserService } from '../services/users';
 import { ObjectStore } from '../store/object-store';
 import { createPrisma, type Db } from '../store/prisma';
@@ -24,10 +27,11 @@ export async function createAppContext(connectionString: string, poolSize = 20, 
   return {
     db,
     store,
-    objects: new ObjectService(store),
+    // StorageClasses of the in-tree provisioners are checked against this machine's disks.
+    objects: new ObjectService(store, storageClassAdmission(createRealOs())),
     lists: new ListService(store),
     claims: new ClaimCheckService(store, nodeName),
-    users: new UserService(db),
+    users: new UserService(db, loadSignInLimits()),
     close: async () => {
       await store.stop();
       await db.$disconnect();

@@ -12,6 +12,7 @@ import { openApiV2 } from './openapi';
 import { encodeOpenApiV2 } from './protobuf';
 import { negotiateOutput } from './query';
 import { serveResource } from './resources';
+import { serveReview } from './review';
 import { route, type Route } from './router';
 import { notAcceptable, statusFromError } from './status';
 import type { WatchTiming } from './watch';
@@ -65,7 +66,7 @@ async function dispatch(app: KubeApp, opts: Required<KubeHandlerOptions>, req: I
   if (!principal) throw new StowageError('Unauthorized', 'Unauthorized');
 
   if (r.type === 'notFound') throw notFound();
-  if (r.type !== 'resource' && r.type !== 'pods' && method !== 'GET') {
+  if (r.type !== 'resource' && r.type !== 'pods' && r.type !== 'review' && method !== 'GET') {
     throw new StowageError('MethodNotAllowed', `the server does not allow this method on the requested resource (${method})`);
   }
   switch (r.type) {
@@ -79,6 +80,8 @@ async function dispatch(app: KubeApp, opts: Required<KubeHandlerOptions>, req: I
       return sendObject(res, 200, apiGroupDoc(r.group));
     case 'groupVersion':
       return sendObject(res, 200, apiResourceList(r.group, r.version));
+    case 'review':
+      return serveReview(req, res, r.review, principal, opts.maxBodyBytes);
     case 'pods':
       // Stowage has no pods; `kubectl describe pvc` lists them to show "Used By".
       if (method !== 'GET' || r.name !== undefined || r.watchPath) throw notFound();
@@ -92,6 +95,17 @@ async function dispatch(app: KubeApp, opts: Required<KubeHandlerOptions>, req: I
   }
 }
 
+/** The request target as a URL; a target that is not a path (`//[`, `*`, absolute forms) is a 400. */
+function requestUrl(target: string | undefined): URL {
+  const t = target ?? '/';
+  if (!t.startsWith('/') || t.startsWith('//')) throw new StowageError('BadRequest', 'the request target must be a path starting with a single "/"');
+  try {
+    return new URL(t, 'https://localhost');
+  } catch {
+    throw new StowageError('BadRequest', 'the request target is not a valid path');
+  }
+}
+
 /** The request handler of the Kubernetes-compatible API. */
 export function createKubeHandler(app: KubeApp, options: KubeHandlerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
   const opts: Required<KubeHandlerOptions> = {
@@ -100,9 +114,15 @@ export function createKubeHandler(app: KubeApp, options: KubeHandlerOptions = {}
   };
   return (req, res) => {
     const started = Date.now();
-    const url = new URL(req.url ?? '/', 'https://localhost');
     const id = randomUUID();
     res.setHeader('Audit-Id', id);
+    let url: URL;
+    try {
+      url = requestUrl(req.url);
+    } catch (e) {
+      sendStatus(res, statusFromError(e).status);
+      return;
+    }
     res.on('finish', () => {
       logger.debug({ id, method: req.method, path: url.pathname, status: res.statusCode, ms: Date.now() - started }, 'kube api request');
     });

@@ -5,12 +5,12 @@ import { isAllowed, visibleNamespaces, type Principal } from '../domain/authoriz
 import { StowageError } from '../domain/errors';
 import { parseLabelSelector } from '../domain/label-selector';
 import { isQualifiedName, isValidLabelValue } from '../domain/names';
-import { redactStorageClass } from '../domain/redaction';
+import { redactForReader } from '../domain/redaction';
 import { betaDefaultClassAnnotation as BETA_DEFAULT_CLASS_ANNOTATION, defaultClassAnnotation as DEFAULT_CLASS_ANNOTATION, isDefaultClass } from '../resources/storage-class/strategy';
 import type { KubeObject } from '../resources/types';
 import { countByPhaseAndClass, queryPage, type PageFieldFilter, type PageQuery, type PageResult, type PageSortKey } from '../store/object-page';
 import type { ObjectStore } from '../store/object-store';
-import { forbidden, strategyOrThrow } from './objects';
+import { forbidden, readerOf, strategyOrThrow } from './objects';
 
 export interface PageInput {
   kind: string;
@@ -72,13 +72,14 @@ export class ListService {
     // A developer's Namespace list: the namespace objects named like their namespaces.
     if (s.kind === 'Namespace' && namespaces) q.namespaces = undefined;
     const res = await queryPage(this.store.pool, selector.nothing ? { ...q, namespaces: [] } : q);
-    let items = res.items;
+    // The one redaction every read goes through (secrets, names a reader may not see).
+    const reader = p.role === 'admin' ? undefined : readerOf(p);
+    let items = reader ? res.items.map((o) => redactForReader(reader, o)) : res.items;
     if (s.kind === 'Namespace' && namespaces) {
       const mine = new Set(namespaces);
       items = items.filter((o) => mine.has(o.metadata.name ?? ''));
       return { ...res, items, total: Math.min(res.total, mine.size) };
     }
-    if (s.kind === 'StorageClass') items = items.map((o) => redactStorageClass(p, o));
     return { ...res, items };
   }
 

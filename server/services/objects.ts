@@ -1,9 +1,10 @@
 // What a principal may do with objects: the one place that authorizes reads and
 // writes. Both transports (tRPC for the dashboard, the Kubernetes REST API) call it.
 import { isAllowed, visibleNamespaces, type Principal, type Verb } from '../domain/authorization';
-import { StowageError } from '../domain/errors';
-import { redactStorageClass } from '../domain/redaction';
-import { strategyForKind } from '../resources/registry';
+import { controllerOwnedChanges, keepControllerOwned } from '../domain/claim-ownership';
+import { invalid, StowageError, type FieldError } from '../domain/errors';
+import { redactForReader, restoreRedacted, type Reader } from '../domain/redaction';
+import { strategies, strategyForKind } from '../resources/registry';
 import type { KubeObject, Strategy } from '../resources/types';
 import type {
   ChangeEvent,
@@ -15,6 +16,9 @@ import type {
   UpdateOptions,
   WriteOptions,
 } from '../store/object-store';
+
+/** How often a patch without a resourceVersion is retried after losing a race. */
+const PATCH_RETRIES = 5;
 
 export function strategyOrThrow(kind: string): Strategy {
   const s = strategyForKind(kind);
@@ -39,22 +43,78 @@ export function forbidden(p: Principal, verb: Verb, s: Strategy, namespace?: str
   );
 }
 
-export class ObjectService {
-  constructor(readonly store: ObjectStore) {}
+/** Checks of an object to be created that need more than its strategy (the node's filesystem). */
+export type Admission = (obj: KubeObject) => Promise<FieldError[]>;
 
-  private check(p: Principal, verb: Verb, s: Strategy, namespace?: string, name?: string): void {
-    if (!isAllowed(p, verb, s.kind, scopeOf(s, namespace, name))) throw forbidden(p, verb, s, namespace, name);
+/** What `p` may see of objects: the input of the one redaction every read goes through. */
+export function readerOf(p: Principal): Reader {
+  const claims = visibleNamespaces(p, 'list', 'PersistentVolumeClaim');
+  return { secrets: p.role === 'admin', volumes: isAllowed(p, 'list', 'PersistentVolume'), namespaces: claims };
+}
+
+export class ObjectService {
+  constructor(
+    readonly store: ObjectStore,
+    private readonly admit: Admission = async () => [],
+  ) {}
+
+  private check(p: Principal, verb: Verb, s: Strategy, namespace?: string, name?: string, subresource?: string): void {
+    if (!isAllowed(p, verb, s.kind, scopeOf(s, namespace, name), subresource)) {
+      throw forbidden(p, verb, s, namespace, subresource && name ? `${name}/${subresource}` : name);
+    }
+  }
+
+  /**
+   * The output shaping every object goes through on its way to a user, whatever the
+   * transport or path (get, list, Table, metadata-only, watch, writes' answers, events).
+   */
+  shape<T extends KubeObject>(p: Principal, obj: T): T {
+    return p.role === 'admin' ? obj : redactForReader(readerOf(p), obj);
+  }
+
+  /** Non-admin writes: redactions sent back keep stored values; controller-owned parts stay theirs. */
+  private async guardWrite(p: Principal, s: Strategy, obj: KubeObject, prevOrCreate: KubeObject | 'create'): Promise<void> {
+    if (p.role === 'admin') return;
+    const prev = prevOrCreate === 'create' ? undefined : prevOrCreate;
+    if (prev) restoreRedacted(readerOf(p), obj, prev);
+    if (s.kind !== 'PersistentVolumeClaim') return;
+    if (prev) keepControllerOwned(obj, prev);
+    const problems = controllerOwnedChanges(obj, prev);
+    if (problems.length > 0) {
+      const what = `${s.plural} "${obj.metadata?.name ?? ''}" is forbidden: User "${p.name}" may not change what the controllers own: ${problems.join('; ')}`;
+      throw new StowageError('Forbidden', what, { kind: s.plural, name: obj.metadata?.name, group: s.group });
+    }
+  }
+
+  /**
+   * Refuses (403) a verb the principal may not use here, before anything is read or parsed:
+   * transports call it before they read a request body; every method checks again.
+   */
+  authorize(p: Principal, verb: Verb, kind: string, namespace?: string, name?: string): void {
+    this.check(p, verb, strategyOrThrow(kind), namespace, name);
+  }
+
+  /**
+   * Refuses (403) a principal who may not use `verb` on any kind in any namespace (a
+   * viewer's create): checked before a manifest naming the kind is even parsed.
+   */
+  authorizeAny(p: Principal, verb: Verb): void {
+    const scopes = [undefined, ...p.namespaces];
+    if (strategies.some((s) => scopes.some((ns) => isAllowed(p, verb, s.kind, ns)))) return;
+    throw new StowageError('Forbidden', `User "${p.name}" cannot ${verb} any resource`);
   }
 
   async get(p: Principal, kind: string, namespace: string | undefined, name: string): Promise<KubeObject> {
     const s = strategyOrThrow(kind);
     this.check(p, 'get', s, namespace, name);
-    return redactStorageClass(p, await this.store.get(s.kind, namespace, name));
+    return this.shape(p, await this.store.get(s.kind, namespace, name));
   }
 
   async list(p: Principal, kind: string, opts: ListOptions = {}): Promise<ListResult> {
     const res = await this.listUnredacted(p, kind, opts);
-    return res.items.some((o) => o.kind === 'StorageClass') ? { ...res, items: res.items.map((o) => redactStorageClass(p, o)) } : res;
+    if (p.role === 'admin') return res;
+    const reader = readerOf(p);
+    return { ...res, items: res.items.map((o) => redactForReader(reader, o)) };
   }
 
   private async listUnredacted(p: Principal, kind: string, opts: ListOptions): Promise<ListResult> {
@@ -87,13 +147,56 @@ export class ObjectService {
   async create(p: Principal, obj: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
     const s = strategyOrThrow(obj?.kind);
     this.check(p, 'create', s, obj.metadata?.namespace, obj.metadata?.name);
-    return this.store.create(obj, opts);
+    const refused = await this.admit(obj);
+    if (refused.length > 0) throw invalid(s.kind, typeof obj.metadata?.name === 'string' ? obj.metadata.name : undefined, refused);
+    await this.guardWrite(p, s, obj, 'create');
+    return this.shape(p, await this.store.create(obj, opts));
   }
 
   async update(p: Principal, obj: KubeObject, opts: UpdateOptions & { verb?: Verb } = {}): Promise<KubeObject> {
     const s = strategyOrThrow(obj?.kind);
-    this.check(p, opts.verb ?? 'update', s, obj.metadata?.namespace, obj.metadata?.name);
-    return this.store.update(obj, opts);
+    this.check(p, opts.verb ?? 'update', s, obj.metadata?.namespace, obj.metadata?.name, opts.subresource);
+    if (p.role !== 'admin' && obj.metadata?.name) {
+      const prev = await this.store.tryGet(s.kind, obj.metadata.namespace, obj.metadata.name);
+      if (prev) {
+        await this.guardWrite(p, s, obj, prev);
+        // The checks above hold for this version of the object only.
+        obj.metadata.resourceVersion ??= prev.metadata.resourceVersion;
+      }
+    }
+    return this.shape(p, await this.store.update(obj, opts));
+  }
+
+  /**
+   * Patches the stored object: authorizes the patch first (nothing is read, parsed or
+   * merged for a principal who may not patch), then reads, applies `change` to the
+   * object as stored and writes it through `update` (every check of an update, dry run
+   * included). Without a resourceVersion in the result, a write that lost a race is
+   * retried on a fresh read; with one, it is a precondition and a mismatch is a conflict.
+   */
+  async patch(
+    p: Principal,
+    kind: string,
+    namespace: string | undefined,
+    name: string,
+    change: (current: KubeObject, attempt: number) => KubeObject,
+    opts: UpdateOptions = {},
+  ): Promise<KubeObject> {
+    const s = strategyOrThrow(kind);
+    this.check(p, 'patch', s, namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.store.get(s.kind, namespace, name);
+      const obj = change(current, attempt);
+      const currentRv = current.metadata.resourceVersion;
+      obj.metadata.resourceVersion ??= currentRv;
+      const precondition = obj.metadata.resourceVersion !== currentRv;
+      try {
+        return await this.update(p, obj, { ...opts, verb: 'patch' });
+      } catch (e) {
+        const retry = e instanceof StowageError && e.code === 'Conflict' && !precondition && attempt < PATCH_RETRIES;
+        if (!retry) throw e;
+      }
+    }
   }
 
   async delete(
@@ -105,7 +208,8 @@ export class ObjectService {
   ): Promise<DeleteResult> {
     const s = strategyOrThrow(kind);
     this.check(p, 'delete', s, namespace, name);
-    return this.store.delete(s.kind, namespace, name, opts);
+    const res = await this.store.delete(s.kind, namespace, name, opts);
+    return { ...res, object: this.shape(p, res.object) };
   }
 
   /** Events (core/v1 Event) about one object, newest last. */
@@ -116,7 +220,9 @@ export class ObjectService {
       namespace: ns,
       fieldSelector: `involvedObject.kind=${obj.kind},involvedObject.name=${obj.metadata.name}`,
     });
+    const reader = readerOf(p);
     return res.items
+      .map((e) => (p.role === 'admin' ? e : redactForReader(reader, e)))
       .filter((e) => !e.involvedObject?.uid || e.involvedObject.uid === obj.metadata.uid)
       .sort((a, b) => String(a.lastTimestamp ?? a.eventTime ?? '').localeCompare(String(b.lastTimestamp ?? b.eventTime ?? '')));
   }
@@ -145,8 +251,13 @@ export class ObjectService {
 }
 
 async function* redactEvents(p: Principal, events: AsyncGenerator<ChangeEvent>): AsyncGenerator<ChangeEvent> {
+  if (p.role === 'admin') {
+    yield* events;
+    return;
+  }
+  const reader = readerOf(p);
   try {
-    for await (const e of events) yield e.kind === 'StorageClass' ? { ...e, object: redactStorageClass(p, e.object) } : e;
+    for await (const e of events) yield { ...e, object: redactForReader(reader, e.object) };
   } finally {
     await events.return(undefined);
   }
