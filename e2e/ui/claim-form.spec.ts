@@ -18,7 +18,7 @@ test('a developer sees the claim would sit Pending, fixes the size, and it binds
   await settledVolume(pv);
 
   await signInAsDeveloper(page, '/claims');
-  await page.getByRole('link', { name: 'Create claim', exact: true }).click();
+  await page.getByRole('link', { name: 'Create claim', exact: true }).first().click();
   await expect(page.getByRole('heading', { name: 'Request storage' })).toBeVisible();
   await page.getByRole('textbox', { name: 'Name' }).fill(claim);
   const picker = page.getByTestId('class-picker');

@@ -114,6 +114,7 @@ test('storage classes show the default marker and their columns', async ({ page 
     kind: 'StorageClass',
     metadata: { name: fast },
     provisioner: 'stowage.io/host-path',
+    parameters: { basePath: '/tmp/stowage-e2e-classes' },
     reclaimPolicy: 'Retain',
     allowVolumeExpansion: true,
   });
