@@ -7,6 +7,7 @@ import { inTreeProvisionerNames } from '../provisioners/registry';
 import { binderSpec } from './binder/binder';
 import type { VolumeDeleter } from './binder/deps';
 import { provisioningDeps, provisioningSpecs } from './provisioning-start';
+import { pvcProtectionSpec } from './pvc-protection/pvc-protection';
 import { Manager } from './runtime/manager';
 
 export interface StartControllersOptions {
@@ -54,6 +55,7 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
         deleter: opts.deleter,
         inTreeProvisioners: opts.inTreeProvisioners ?? inTreeProvisionerNames,
       }),
+      pvcProtectionSpec({ store: app.store }),
       // Fresh provisioning specs each time this process starts leading: recovery runs then.
       ...(opts.provisioning ? provisioningSpecs(provisioningDeps({ app, nodeName: opts.provisioning.nodeName })) : []),
     ],

@@ -30,6 +30,7 @@ export function isAllowed(p: Principal, verb: Verb, kind: string, namespace?: st
   const inOwn = namespace !== undefined && p.namespaces.includes(namespace);
   switch (kind) {
     case 'PersistentVolumeClaim':
+    case 'Pod':
       return inOwn;
     case 'Event':
       return inOwn && READ.has(verb);

@@ -28,6 +28,7 @@ export type FieldErrorReason =
   | 'FieldValueRequired'
   | 'FieldValueInvalid'
   | 'FieldValueNotSupported'
+  | 'FieldValueNotFound'
   | 'FieldValueDuplicate'
   | 'FieldValueForbidden'
   | 'FieldValueTooLong'

@@ -136,7 +136,7 @@ async function patch(r: ResourceRequest): Promise<void> {
 }
 
 /** Kinds whose registry answers a delete with the object rather than a Status (`ReturnDeletedObject`). */
-const RETURNS_DELETED_OBJECT = new Set(['PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Namespace']);
+const RETURNS_DELETED_OBJECT = new Set(['PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Namespace', 'Pod']);
 
 async function remove(r: ResourceRequest): Promise<void> {
   const raw = await readBody(r.req, r.maxBodyBytes);

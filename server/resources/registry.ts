@@ -3,6 +3,7 @@ import { eventStrategy } from './event/strategy';
 import { namespaceStrategy } from './namespace/strategy';
 import { nodeStrategy } from './node/strategy';
 import { persistentVolumeClaimStrategy } from './persistent-volume-claim/strategy';
+import { podStrategy } from './pod/strategy';
 import { persistentVolumeStrategy } from './persistent-volume/strategy';
 import { storageClassStrategy } from './storage-class/strategy';
 import type { Strategy } from './types';
@@ -13,6 +14,7 @@ export const strategies: Strategy[] = [
   persistentVolumeStrategy,
   persistentVolumeClaimStrategy,
   storageClassStrategy,
+  podStrategy,
   eventStrategy,
 ];
 

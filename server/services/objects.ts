@@ -3,6 +3,7 @@
 import { isAllowed, visibleNamespaces, type Principal, type Verb } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
 import { redactStorageClass } from '../domain/redaction';
+import { admitProtection } from '../resources/protection';
 import { strategyForKind } from '../resources/registry';
 import type { KubeObject, Strategy } from '../resources/types';
 import type {
@@ -87,6 +88,7 @@ export class ObjectService {
   async create(p: Principal, obj: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
     const s = strategyOrThrow(obj?.kind);
     this.check(p, 'create', s, obj.metadata?.namespace, obj.metadata?.name);
+    admitProtection(obj);
     return this.store.create(obj, opts);
   }
 

@@ -6,6 +6,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { renderKubeconfig } from '../../server/app/kubeconfig';
+import { logger } from '../../server/app/logger';
+import { pvcProtectionSpec } from '../../server/controllers/pvc-protection/pvc-protection';
+import { Manager } from '../../server/controllers/runtime/manager';
 import { startApiServer, type RunningApiServer } from '../../server/kube/api-server';
 import type { KubeApp } from '../../server/kube/handler';
 import { ObjectService } from '../../server/services/objects';
@@ -43,6 +46,9 @@ export async function startKubeHarness(opts: HarnessOptions = {}): Promise<KubeH
   }
   await app.users.create({ name: 'admin', role: 'admin' });
   await app.users.create({ name: 'dev', role: 'developer', namespaces: [DEV_NAMESPACE] });
+  // As in a cluster, deleting a claim completes once pvc-protection sees no pod using it.
+  const protection = new Manager({ store: ts.store, log: logger, specs: () => [pvcProtectionSpec({ store: ts.store })], leaderElection: false });
+  await protection.start();
   const adminToken = await app.users.createToken('admin');
   const devToken = await app.users.createToken('dev');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'stowage-kube-'));
@@ -76,6 +82,7 @@ export async function startKubeHarness(opts: HarnessOptions = {}): Promise<KubeH
     },
     async close() {
       await server?.close();
+      await protection.stop();
       await ts.close();
       rmSync(dir, { recursive: true, force: true });
     },
