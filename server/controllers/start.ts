@@ -7,6 +7,7 @@ import { inTreeProvisionerNames } from '../provisioners/registry';
 import { binderSpec } from './binder/binder';
 import type { VolumeDeleter } from './binder/deps';
 import { provisioningDeps, provisioningSpecs } from './provisioning-start';
+import { pvProtectionSpec } from './deleter/pv-protection';
 import { pvcProtectionSpec } from './pvc-protection/pvc-protection';
 import { Manager } from './runtime/manager';
 
@@ -57,7 +58,9 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
       }),
       pvcProtectionSpec({ store: app.store }),
       // Fresh provisioning specs each time this process starts leading: recovery runs then.
-      ...(opts.provisioning ? provisioningSpecs(provisioningDeps({ app, nodeName: opts.provisioning.nodeName })) : []),
+      ...(opts.provisioning
+        ? provisioningSpecs(provisioningDeps({ app, nodeName: opts.provisioning.nodeName }))
+        : [pvProtectionSpec({ store: app.store })]),
     ],
     leaderElection:
       opts.leaderElection === false

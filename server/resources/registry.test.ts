@@ -2,14 +2,15 @@ import { describe, expect, test } from 'vitest';
 import { strategies, strategyForKind, strategyForResource } from './registry';
 
 describe('registry', () => {
-  test('serves the six kinds once each', () => {
-    expect(strategies.map((s) => s.kind)).toEqual(['Namespace', 'Node', 'PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Event']);
+  test('serves the seven kinds once each', () => {
+    expect(strategies.map((s) => s.kind)).toEqual(['Namespace', 'Node', 'PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Pod', 'Event']);
   });
 
   test.each([
     { kind: 'PersistentVolume', plural: 'persistentvolumes' },
     { kind: 'StorageClass', plural: 'storageclasses' },
-    { kind: 'Pod', plural: undefined },
+    { kind: 'Pod', plural: 'pods' },
+    { kind: 'Deployment', plural: undefined },
   ])('strategyForKind($kind)', ({ kind, plural }) => {
     expect(strategyForKind(kind)?.plural).toBe(plural);
   });
@@ -26,7 +27,8 @@ describe('registry', () => {
     { group: 'storage.k8s.io', resource: 'storageclasses', kind: 'StorageClass' },
     { group: '', resource: 'storageclasses', kind: undefined },
     { group: 'storage.k8s.io', resource: 'pv', kind: undefined },
-    { group: '', resource: 'pods', kind: undefined },
+    { group: '', resource: 'po', kind: 'Pod' },
+    { group: '', resource: 'deployments', kind: undefined },
   ])('strategyForResource($group, $resource) is $kind', ({ group, resource, kind }) => {
     expect(strategyForResource(group, resource)?.kind).toBe(kind);
   });

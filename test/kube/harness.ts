@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { renderKubeconfig } from '../../server/app/kubeconfig';
 import { logger } from '../../server/app/logger';
+import { pvProtectionSpec } from '../../server/controllers/deleter/pv-protection';
 import { pvcProtectionSpec } from '../../server/controllers/pvc-protection/pvc-protection';
 import { Manager } from '../../server/controllers/runtime/manager';
 import { startApiServer, type RunningApiServer } from '../../server/kube/api-server';
@@ -46,8 +47,8 @@ export async function startKubeHarness(opts: HarnessOptions = {}): Promise<KubeH
   }
   await app.users.create({ name: 'admin', role: 'admin' });
   await app.users.create({ name: 'dev', role: 'developer', namespaces: [DEV_NAMESPACE] });
-  // As in a cluster, deleting a claim completes once pvc-protection sees no pod using it.
-  const protection = new Manager({ store: ts.store, log: logger, specs: () => [pvcProtectionSpec({ store: ts.store })], leaderElection: false });
+  // As in a cluster, deleting a claim (a volume) completes once pvc-protection (pv-protection) sees it unused.
+  const protection = new Manager({ store: ts.store, log: logger, specs: () => [pvcProtectionSpec({ store: ts.store }), pvProtectionSpec({ store: ts.store })], leaderElection: false });
   await protection.start();
   const adminToken = await app.users.createToken('admin');
   const devToken = await app.users.createToken('dev');

@@ -107,7 +107,8 @@ describe.skipIf(!bin)('kubectl', () => {
     const pv = JSON.parse(await ok(['get', 'pv', 'pv0003', '-o', 'json']));
     expect(pv.metadata.labels).toEqual({ tier: 'gold', speed: 'fast' });
     expect(pv.spec.persistentVolumeReclaimPolicy).toBe('Retain');
-    expect(pv.metadata.finalizers).toEqual(['example.com/b', 'example.com/a']);
+    // kubernetes.io/pv-protection came with the volume's creation (admission).
+    expect(pv.metadata.finalizers).toEqual(['example.com/b', 'example.com/a', 'kubernetes.io/pv-protection']);
     expect(await ok(['patch', 'pv', 'pv0003', '--type', 'merge', '-p', '{"metadata":{"labels":{"speed":"fast"}}}'])).toBe(
       'persistentvolume/pv0003 patched (no change)\n',
     );
@@ -162,7 +163,8 @@ describe.skipIf(!bin)('kubectl', () => {
       await ok(['patch', 'pv', 'watched-2', '--type', 'merge', '-p', '{"spec":{"persistentVolumeReclaimPolicy":"Retain"}}']);
       await waitFor(() => lines('watched-2').some((l) => /watched-2\s+5Gi\s+RWO\s+Retain\s+Pending/.test(l)), 'the MODIFIED line');
       await ok(['delete', 'pv', 'watched-2', 'watched-1']);
-      await waitFor(() => lines('watched-2').length === 3 && lines('watched-1').length === 2, 'the DELETED lines');
+      // Each delete is two changes: the deletionTimestamp (pv-protection holds the volume), then the removal.
+      await waitFor(() => lines('watched-2').length === 4 && lines('watched-1').length === 3, 'the DELETED lines');
       expect(out.split('\n').filter((l) => l.startsWith('NAME')).length).toBe(1);
     } finally {
       child.kill();
