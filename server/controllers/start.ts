@@ -8,6 +8,7 @@ import { binderSpec } from './binder/binder';
 import type { VolumeDeleter } from './binder/deps';
 import { provisioningDeps, provisioningSpecs } from './provisioning-start';
 import { pvProtectionSpec } from './deleter/pv-protection';
+import { placementSpec } from './placement/placement';
 import { pvcProtectionSpec } from './pvc-protection/pvc-protection';
 import { Manager } from './runtime/manager';
 
@@ -57,6 +58,13 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
         inTreeProvisioners: opts.inTreeProvisioners ?? inTreeProvisionerNames,
       }),
       pvcProtectionSpec({ store: app.store }),
+      placementSpec({
+        store: app.store,
+        log,
+        nodeLocalProvisioners: opts.provisioning
+          ? { names: opts.inTreeProvisioners ?? inTreeProvisionerNames, node: opts.provisioning.nodeName }
+          : undefined,
+      }),
       // Fresh provisioning specs each time this process starts leading: recovery runs then.
       ...(opts.provisioning
         ? provisioningSpecs(provisioningDeps({ app, nodeName: opts.provisioning.nodeName }))

@@ -23,7 +23,7 @@ export async function podsInNamespace(store: ObjectStore, namespace: string): Pr
   return (await store.list('Pod', { namespace })).items;
 }
 
-async function protectClaim(d: PvcProtectionDeps, ctx: ReconcileContext, namespace: string, name: string): Promise<void> {
+export async function protectClaim(d: PvcProtectionDeps, ctx: ReconcileContext, namespace: string, name: string): Promise<void> {
   const read = await d.store.tryGet(PVC, namespace, name);
   if (!read) return;
   const usedBy = read.metadata.deletionTimestamp ? podsUsingClaim(await podsInNamespace(d.store, namespace), namespace, name) : [];
