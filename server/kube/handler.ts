@@ -65,7 +65,7 @@ async function dispatch(app: KubeApp, opts: Required<KubeHandlerOptions>, req: I
   if (!principal) throw new StowageError('Unauthorized', 'Unauthorized');
 
   if (r.type === 'notFound') throw notFound();
-  if (r.type !== 'resource' && r.type !== 'pods' && method !== 'GET') {
+  if (r.type !== 'resource' && method !== 'GET') {
     throw new StowageError('MethodNotAllowed', `the server does not allow this method on the requested resource (${method})`);
   }
   switch (r.type) {
@@ -79,10 +79,6 @@ async function dispatch(app: KubeApp, opts: Required<KubeHandlerOptions>, req: I
       return sendObject(res, 200, apiGroupDoc(r.group));
     case 'groupVersion':
       return sendObject(res, 200, apiResourceList(r.group, r.version));
-    case 'pods':
-      // Stowage has no pods; `kubectl describe pvc` lists them to show "Used By".
-      if (method !== 'GET' || r.name !== undefined || r.watchPath) throw notFound();
-      return sendObject(res, 200, { kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '0' }, items: [] });
     case 'resource': {
       const out = negotiateOutput(req.headers.accept, url.searchParams);
       if (!out) throw notAcceptable(SUPPORTED_OUTPUT);

@@ -21,8 +21,6 @@ export type Route =
       /** The legacy /watch/ path prefix was used. */
       watchPath: boolean;
     }
-  /** The pods of a namespace: always none (kubectl describe pvc lists them). */
-  | { type: 'pods'; namespace?: string; name?: string; watchPath: boolean }
   | { type: 'notFound' };
 
 export const SERVED_GROUPS: { group: string; version: string }[] = [...new Set(strategies.map((s) => s.group))]
@@ -87,7 +85,6 @@ export function route(pathname: string): Route {
   }
   const [plural, name, subresource, ...extra] = rest;
   if (extra.length > 0) return { type: 'notFound' };
-  if (group === '' && plural === 'pods' && !subresource) return { type: 'pods', namespace, name, watchPath };
   const strategy = strategyFor(group, version, plural);
   if (!strategy) return { type: 'notFound' };
   if (namespace !== undefined && !strategy.namespaced) return { type: 'notFound' };
