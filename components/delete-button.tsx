@@ -5,9 +5,11 @@ import { Button, Group, Modal, Stack, Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
+import { pvcProtectionFinalizer } from '@/server/resources/protection';
 import type { KubeObject } from '@/server/resources/types';
 import { errorInfo } from './format';
 import type { KindUi } from './kinds';
+import { DeleteNotes } from './pods/delete-notes';
 import { useTRPC } from './trpc';
 
 export function DeleteButton({ obj, ui }: { obj: KubeObject; ui: KindUi }) {
@@ -31,6 +33,8 @@ export function DeleteButton({ obj, ui }: { obj: KubeObject; ui: KindUi }) {
     }),
   );
   const terminating = Boolean(obj.metadata.deletionTimestamp);
+  // In-use protection is explained by DeleteNotes (it holds the object only while in use).
+  const held = (obj.metadata.finalizers ?? []).filter((f) => f !== pvcProtectionFinalizer);
   const qualified = `${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`;
   return (
     <>
@@ -41,10 +45,9 @@ export function DeleteButton({ obj, ui }: { obj: KubeObject; ui: KindUi }) {
         <Stack gap="sm">
           <Text size="sm">
             Delete {obj.kind} <b>{qualified}</b>? This cannot be undone.
-            {obj.metadata.finalizers?.length
-              ? ` It has finalizers (${obj.metadata.finalizers.join(', ')}), so it stays as Terminating until they are removed.`
-              : ''}
+            {held.length ? ` It has finalizers (${held.join(', ')}), so it stays as Terminating until they are removed.` : ''}
           </Text>
+          {opened && <DeleteNotes obj={obj} />}
           {del.error && (
             <Text size="sm" c="red" role="alert">
               {errorInfo(del.error).message}

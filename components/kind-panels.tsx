@@ -5,6 +5,8 @@
 import type { KubeObject } from '@/server/resources/types';
 import { ClaimBinding } from './claim-binding';
 import { ClaimProvisioning } from './claim-provisioning';
+import { ClaimPods } from './pods/claim-pods';
+import { PodScheduling, PodVolumes } from './pods/pod-volumes';
 import { StorageClassParameters } from './storage-class-parameters';
 import { VolumeAssetPanel, VolumePhaseAlert } from './volume-asset-panel';
 
@@ -20,6 +22,8 @@ export function TopPanels({ obj }: { obj: KubeObject }) {
       );
     case 'PersistentVolume':
       return <VolumePhaseAlert pv={obj} />;
+    case 'Pod':
+      return <PodScheduling pod={obj} />;
     default:
       return null;
   }
@@ -32,6 +36,10 @@ export function DetailPanels({ obj }: { obj: KubeObject }) {
       return <VolumeAssetPanel pv={obj} />;
     case 'StorageClass':
       return <StorageClassParameters sc={obj} />;
+    case 'PersistentVolumeClaim':
+      return <ClaimPods claim={obj} />;
+    case 'Pod':
+      return <PodVolumes pod={obj} />;
     default:
       return null;
   }
