@@ -3,6 +3,7 @@
 import { isAllowed, visibleNamespaces, type Principal, type Verb } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
 import { redactStorageClass } from '../domain/redaction';
+import { isExpansion, resizeClassName, resizeRefusal } from '../resources/persistent-volume-claim/resize';
 import { admitProtection } from '../resources/protection';
 import { strategyForKind } from '../resources/registry';
 import type { KubeObject, Strategy } from '../resources/types';
@@ -95,7 +96,22 @@ export class ObjectService {
   async update(p: Principal, obj: KubeObject, opts: UpdateOptions & { verb?: Verb } = {}): Promise<KubeObject> {
     const s = strategyOrThrow(obj?.kind);
     this.check(p, opts.verb ?? 'update', s, obj.metadata?.namespace, obj.metadata?.name);
+    if (s.kind === 'PersistentVolumeClaim' && opts.subresource !== 'status') await this.admitResize(s, obj);
     return this.store.update(obj, opts);
+  }
+
+  /** Upstream's PersistentVolumeClaimResize admission: growing needs a Bound claim of an expandable class. */
+  private async admitResize(s: Strategy, obj: KubeObject): Promise<void> {
+    const name = obj.metadata?.name;
+    if (typeof name !== 'string' || !name) return;
+    const prev = await this.store.tryGet(s.kind, obj.metadata?.namespace, name);
+    if (!prev || !isExpansion(obj, prev)) return;
+    // An unbound claim's spec change is refused by validation (Invalid), as upstream.
+    if (prev.status?.phase !== 'Bound') return;
+    const className = resizeClassName(prev);
+    const sc = className ? await this.store.tryGet('StorageClass', undefined, className) : undefined;
+    const refusal = resizeRefusal(obj, prev, sc);
+    if (refusal) throw new StowageError('Forbidden', `${s.plural} "${name}" is forbidden: ${refusal}`, { kind: s.plural, name, group: s.group });
   }
 
   async delete(
