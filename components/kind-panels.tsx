@@ -5,6 +5,7 @@
 import type { KubeObject } from '@/server/resources/types';
 import { ClaimBinding } from './claim-binding';
 import { ClaimProvisioning } from './claim-provisioning';
+import { ClaimExpansion } from './claims/claim-expansion';
 import { ClaimPods } from './pods/claim-pods';
 import { PodScheduling, PodVolumes } from './pods/pod-volumes';
 import { StorageClassParameters } from './storage-class-parameters';
@@ -18,6 +19,7 @@ export function TopPanels({ obj }: { obj: KubeObject }) {
         <>
           <ClaimBinding claim={obj} />
           <ClaimProvisioning claim={obj} />
+          <ClaimExpansion claim={obj} />
         </>
       );
     case 'PersistentVolume':
