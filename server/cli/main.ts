@@ -21,6 +21,17 @@ function runtimeFile(cfg: Config): string {
   return path.join(cfg.dataDir, 'runtime.json');
 }
 
+/** The API address a running `stowage start` of this data dir really listens on. */
+function runningApiUrl(cfg: Config): string | undefined {
+  try {
+    const { pid, apiUrl } = JSON.parse(readFileSync(runtimeFile(cfg), 'utf8')) as { pid: number; apiUrl?: string };
+    process.kill(pid, 0);
+    return apiUrl;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The database of a running `stowage start` in this data dir, or a new connection. */
 async function connect(cfg: Config): Promise<Database> {
   if (cfg.databaseUrl) return openDatabase({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl });
@@ -93,7 +104,11 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
     const boot = await bootstrap(app, cfg.dataDir, apiUrl);
     const web = await startWebServer({ app, host: cfg.host, port: cfg.port, dir: projectRoot });
     services.add(web.close);
-    writeFileSync(runtimeFile(cfg), JSON.stringify({ pid: process.pid, databaseUrl: db.connectionString, url: web.url }), { mode: 0o600 });
+    writeFileSync(
+      runtimeFile(cfg),
+      JSON.stringify({ pid: process.pid, databaseUrl: db.connectionString, url: web.url, apiUrl: services.apiUrl }),
+      { mode: 0o600 },
+    );
     say('');
     say(`Stowage is running at ${web.url}`);
     if (services.apiUrl) say(`Kubernetes-compatible API: ${services.apiUrl}`);
@@ -182,7 +197,7 @@ program
   .action((userName: string, o: { out?: string }) =>
     withApp(async (app, cfg) => {
       const file = path.resolve(o.out ?? path.join(cfg.dataDir, `${userName}.kubeconfig`));
-      await writeKubeconfig(app, cfg.dataDir, userName, apiServerUrl(cfg.apiHost, cfg.apiPort), file);
+      await writeKubeconfig(app, cfg.dataDir, userName, runningApiUrl(cfg) ?? apiServerUrl(cfg.apiHost, cfg.apiPort), file);
       say(file);
     }),
   );

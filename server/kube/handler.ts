@@ -12,6 +12,7 @@ import { openApiV2 } from './openapi';
 import { encodeOpenApiV2 } from './protobuf';
 import { negotiateOutput } from './query';
 import { serveResource } from './resources';
+import { serveReview } from './review';
 import { route, type Route } from './router';
 import { notAcceptable, statusFromError } from './status';
 import type { WatchTiming } from './watch';
@@ -65,7 +66,7 @@ async function dispatch(app: KubeApp, opts: Required<KubeHandlerOptions>, req: I
   if (!principal) throw new StowageError('Unauthorized', 'Unauthorized');
 
   if (r.type === 'notFound') throw notFound();
-  if (r.type !== 'resource' && method !== 'GET') {
+  if (r.type !== 'resource' && r.type !== 'review' && method !== 'GET') {
     throw new StowageError('MethodNotAllowed', `the server does not allow this method on the requested resource (${method})`);
   }
   switch (r.type) {
@@ -79,6 +80,8 @@ async function dispatch(app: KubeApp, opts: Required<KubeHandlerOptions>, req: I
       return sendObject(res, 200, apiGroupDoc(r.group));
     case 'groupVersion':
       return sendObject(res, 200, apiResourceList(r.group, r.version));
+    case 'review':
+      return serveReview(req, res, r.review, principal, opts.maxBodyBytes);
     case 'resource': {
       const out = negotiateOutput(req.headers.accept, url.searchParams);
       if (!out) throw notAcceptable(SUPPORTED_OUTPUT);
