@@ -114,10 +114,14 @@ const wffcClass = (name: string, provisioner: string, parameters?: Record<string
 });
 
 async function placed(name: string): Promise<KubeObject> {
-  return waitFor(`pod ${name} placed`, async () => {
-    const p = await get('Pod', name);
-    return p?.spec?.nodeName ? p : undefined;
-  });
+  return waitFor(
+    `pod ${name} placed`,
+    async () => {
+      const p = await get('Pod', name);
+      return p?.spec?.nodeName ? p : undefined;
+    },
+    30_000,
+  );
 }
 
 describe('in-use protection', () => {
@@ -180,8 +184,8 @@ describe('placement and WaitForFirstConsumer', () => {
     expect(c.status.phase).toBe('Bound');
     expect(c.spec.volumeName).toBe('local-on-c');
     expect(c.metadata.annotations?.['volume.kubernetes.io/selected-node']).toBe('node-c');
-    const evs = await eventsAbout(ctx.app, p);
-    expect(evs.map((e) => `${e.reason}: ${e.message}`)).toContain('Scheduled: Successfully assigned team-a/local-app to node-c');
+    const scheduled = await waitFor('the Scheduled event', async () => (await eventsAbout(ctx.app, p)).find((e) => e.reason === 'Scheduled'));
+    expect(scheduled.message).toBe('Successfully assigned team-a/local-app to node-c');
   });
 
   it('a WFFC claim of the host-path class is provisioned on the selected node, a real directory there', async () => {
@@ -232,12 +236,14 @@ describe('placement and WaitForFirstConsumer', () => {
     const p = await waitFor('the Unschedulable condition', async () => {
       const cur = await get('Pod', 'stuck');
       return cur?.status?.conditions?.find((x: any) => x.type === 'PodScheduled' && x.status === 'False') ? cur : undefined;
-    });
+    }, 30_000);
     expect(p.spec.nodeName).toBeUndefined();
     expect(p.status.phase).toBe('Pending');
     expect(p.status.conditions).toContainEqual(expect.objectContaining({ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message }));
-    const evs = await eventsAbout(ctx.app, p);
-    expect(evs).toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'FailedScheduling', message }));
+    const failed = await waitFor('the FailedScheduling event', async () =>
+      (await eventsAbout(ctx.app, p)).find((e) => e.reason === 'FailedScheduling'),
+    );
+    expect(failed).toMatchObject({ type: 'Warning', reason: 'FailedScheduling', message });
     expect((await get('PersistentVolumeClaim', 'stuck-data'))?.metadata.annotations?.['volume.kubernetes.io/selected-node']).toBeUndefined();
   });
 });
