@@ -107,6 +107,8 @@ describe.skipIf(!loop.ok)('stowage.io/loop expansion', () => {
     const total = (s: typeof before) => s.blocks * s.bsize;
     expect(total(after)).toBeGreaterThan(3 * total(before));
     expect(await fs.readFile(path.join(mount, 'kept.txt'), 'utf8')).toBe('still here');
+    // The last event follows the last status write.
+    await waitFor('VolumeResizeSuccessful', async () => (await h.events('growing', 'VolumeResizeSuccessful')).length > 0);
     const reasons = (await h.events('growing')).map((e) => e.reason);
     for (const r of ['Resizing', 'FileSystemResizeRequired', 'FileSystemResizeSuccessful', 'VolumeResizeSuccessful']) expect(reasons).toContain(r);
   });
