@@ -10,6 +10,7 @@ import type { KubeObject } from '@/server/resources/types';
 import { errorInfo } from './format';
 import type { KindUi } from './kinds';
 import { DeleteNotes } from './pods/delete-notes';
+import { useClaimPods } from './pods/use-claim-pods';
 import { useTRPC } from './trpc';
 
 export function DeleteButton({ obj, ui }: { obj: KubeObject; ui: KindUi }) {
@@ -17,13 +18,21 @@ export function DeleteButton({ obj, ui }: { obj: KubeObject; ui: KindUi }) {
   const queryClient = useQueryClient();
   const router = useRouter();
   const [opened, setOpened] = useState(false);
+  const claimPods = useClaimPods(obj, opened && obj.kind === 'PersistentVolumeClaim');
   const ref = { kind: obj.kind, namespace: obj.metadata.namespace, name: obj.metadata.name ?? '' };
   const del = useMutation(
     trpc.objects.delete.mutationOptions({
       onSuccess: (res) => {
         setOpened(false);
         void queryClient.invalidateQueries({ queryKey: trpc.objects.list.queryKey({ kind: obj.kind }) });
-        if (res.deleted) {
+        // A claim no pod uses is held only by pvc-protection, which lets it go at once: it is as good as gone.
+        const freeClaim =
+          obj.kind === 'PersistentVolumeClaim' &&
+          claimPods.allowed &&
+          !claimPods.loading &&
+          claimPods.inUse.length === 0 &&
+          (res.object?.metadata.finalizers ?? []).every((f) => f === pvcProtectionFinalizer);
+        if (res.deleted || freeClaim) {
           queryClient.removeQueries({ queryKey: trpc.objects.get.queryKey(ref) });
           router.push(ui.route);
         } else {

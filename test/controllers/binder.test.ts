@@ -3,6 +3,7 @@
 // explanation of a Pending claim.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControllers, type RunningControllers } from '../../server/controllers/start';
+import { admitProtection } from '../../server/resources/protection';
 import type { KubeObject } from '../../server/resources/types';
 import { rawQuery } from '../db';
 import { claim, ensureNamespaces, eventsAbout, openApp, storageClass, volume, waitFor } from './fixtures';
@@ -23,7 +24,12 @@ afterAll(async () => {
 
 const getClaim = (name: string) => ctx.app.store.get('PersistentVolumeClaim', NS, name);
 const getVolume = (name: string) => ctx.app.store.get('PersistentVolume', undefined, name);
-const create = (o: KubeObject) => ctx.app.store.create(o);
+// As through the API: admission adds the protection finalizers, so the protection
+// controllers have nothing to write and every row change here is the binder's.
+const create = (o: KubeObject) => {
+  admitProtection(o);
+  return ctx.app.store.create(o);
+};
 
 async function claimIn(name: string, phase: string): Promise<KubeObject> {
   return waitFor(`claim ${name} ${phase}`, async () => {
