@@ -5,12 +5,13 @@ import { Button, Group, Modal, Stack, Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
+import { podsUsingClaim } from '@/server/resources/pod/claims';
 import { pvcProtectionFinalizer } from '@/server/resources/protection';
 import type { KubeObject } from '@/server/resources/types';
 import { errorInfo } from './format';
 import type { KindUi } from './kinds';
 import { DeleteNotes } from './pods/delete-notes';
-import { useClaimPods } from './pods/use-claim-pods';
+import { usePermissions } from './session';
 import { useTRPC } from './trpc';
 
 export function DeleteButton({ obj, ui }: { obj: KubeObject; ui: KindUi }) {
@@ -18,20 +19,24 @@ export function DeleteButton({ obj, ui }: { obj: KubeObject; ui: KindUi }) {
   const queryClient = useQueryClient();
   const router = useRouter();
   const [opened, setOpened] = useState(false);
-  const claimPods = useClaimPods(obj, opened && obj.kind === 'PersistentVolumeClaim');
+  const perms = usePermissions();
   const ref = { kind: obj.kind, namespace: obj.metadata.namespace, name: obj.metadata.name ?? '' };
   const del = useMutation(
     trpc.objects.delete.mutationOptions({
-      onSuccess: (res) => {
+      onSuccess: async (res) => {
         setOpened(false);
         void queryClient.invalidateQueries({ queryKey: trpc.objects.list.queryKey({ kind: obj.kind }) });
         // A claim no pod uses is held only by pvc-protection, which lets it go at once: it is as good as gone.
+        const ns = obj.metadata.namespace ?? '';
         const freeClaim =
+          !res.deleted &&
           obj.kind === 'PersistentVolumeClaim' &&
-          claimPods.allowed &&
-          !claimPods.loading &&
-          claimPods.inUse.length === 0 &&
-          (res.object?.metadata.finalizers ?? []).every((f) => f === pvcProtectionFinalizer);
+          perms.can('list', 'Pod', ns) &&
+          (res.object?.metadata.finalizers ?? []).every((f) => f === pvcProtectionFinalizer) &&
+          (await queryClient
+            .fetchQuery(trpc.objects.list.queryOptions({ kind: 'Pod', namespace: ns }))
+            .then((pods) => podsUsingClaim(pods.items, ns, ref.name).length === 0)
+            .catch(() => false));
         if (res.deleted || freeClaim) {
           queryClient.removeQueries({ queryKey: trpc.objects.get.queryKey(ref) });
           router.push(ui.route);
