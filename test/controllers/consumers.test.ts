@@ -227,7 +227,7 @@ describe('placement and WaitForFirstConsumer', () => {
       },
     });
     await create(claim('logs', '', { volumeName: 'zonal-ab' }));
-    await waitFor('logs bound', async () => (await get('PersistentVolumeClaim', 'logs'))?.status?.phase === 'Bound');
+    await waitFor('logs bound', async () => (await get('PersistentVolumeClaim', 'logs'))?.status?.phase === 'Bound', 30_000);
     await create(localVolume('only-on-c', 'local-only-c', 'node-c'));
     await create(claim('stuck-data', 'local-only-c'));
     await create(pod('stuck', ['logs', 'stuck-data']));
