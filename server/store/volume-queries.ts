@@ -139,10 +139,10 @@ export async function claimsWaitingFor(db: SqlRunner, v: VolumeShape, limit: num
   );
 }
 
-/** Pending claims that name this volume in spec.volumeName (objects_volume_name_idx). */
+/** Claims that name this volume in spec.volumeName, in any phase (objects_volume_name_idx). */
 export async function claimsNaming(db: SqlRunner, volumeName: string): Promise<{ namespace: string; name: string }[]> {
   return db.$queryRawUnsafe<{ namespace: string; name: string }[]>(
-    `SELECT namespace, name FROM objects WHERE kind = 'PersistentVolumeClaim' AND volume_name = $1 AND phase = 'Pending'`,
+    `SELECT namespace, name FROM objects WHERE kind = 'PersistentVolumeClaim' AND volume_name = $1`,
     volumeName,
   );
 }

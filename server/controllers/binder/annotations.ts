@@ -30,6 +30,7 @@ export const reasons = {
   provisioningFailed: 'ProvisioningFailed',
   waitForFirstConsumer: 'WaitForFirstConsumer',
   volumeFailedRecycle: 'VolumeFailedRecycle',
+  volumeFailedDelete: 'VolumeFailedDelete',
   volumeUnknownReclaimPolicy: 'VolumeUnknownReclaimPolicy',
 } as const;
 
