@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
+import { quantityDecodeError } from '../resources/resource-list';
 import type { KubeObject, Strategy } from '../resources/types';
 import { checkObjectHeader } from '../services/manifest';
 import type { ObjectService } from '../services/objects';
@@ -46,6 +47,8 @@ function objectForPath(s: Strategy, value: unknown, namespace: string | undefine
   }
   checkObjectHeader(o, s.kind);
   checkPlace(s, o, namespace, name);
+  const undecodable = quantityDecodeError(o);
+  if (undecodable) throw bad(undecodable);
   return o;
 }
 
@@ -61,6 +64,11 @@ function checkPlace(s: Strategy, o: KubeObject, namespace: string | undefined, n
     if (!meta.name) meta.name = name;
     else if (meta.name !== name) throw bad(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
   }
+}
+
+/** The kind's warnings about an object being written (none for the status subresource, as upstream). */
+function objectWarnings(r: ResourceRequest, obj: KubeObject): string[] {
+  return r.subresource === undefined ? (r.strategy.warnings?.(obj) ?? []) : [];
 }
 
 async function list(r: ResourceRequest, q: ListQuery): Promise<void> {
@@ -85,7 +93,7 @@ async function create(r: ResourceRequest): Promise<void> {
   const w = parseWriteQuery(r.url.searchParams);
   const body = decodeBody(r.req, await readBody(r.req, r.maxBodyBytes));
   const obj = objectForPath(r.strategy, body, r.namespace, undefined);
-  addWarnings(r.res, applyFieldValidation(r.strategy, obj, w.fieldValidation));
+  addWarnings(r.res, [...applyFieldValidation(r.strategy, obj, w.fieldValidation), ...objectWarnings(r, obj)]);
   const created = await r.objects.create(r.principal, obj, { dryRun: w.dryRun });
   sendObject(r.res, 201, shapeObject(r.strategy, created, r.out), r.out.yaml);
 }
@@ -94,7 +102,7 @@ async function update(r: ResourceRequest): Promise<void> {
   const w = parseWriteQuery(r.url.searchParams);
   const body = decodeBody(r.req, await readBody(r.req, r.maxBodyBytes));
   const obj = objectForPath(r.strategy, body, r.namespace, r.name);
-  addWarnings(r.res, applyFieldValidation(r.strategy, obj, w.fieldValidation));
+  addWarnings(r.res, [...applyFieldValidation(r.strategy, obj, w.fieldValidation), ...objectWarnings(r, obj)]);
   const updated = await r.objects.update(r.principal, obj, {
     dryRun: w.dryRun,
     subresource: r.subresource === 'status' ? 'status' : undefined,
@@ -118,7 +126,7 @@ async function patch(r: ResourceRequest): Promise<void> {
     // one that names a resourceVersion is a precondition and fails on a mismatch.
     obj.metadata.resourceVersion ??= currentRv;
     const precondition = obj.metadata.resourceVersion !== currentRv;
-    const warnings = applyFieldValidation(r.strategy, obj, w.fieldValidation);
+    const warnings = [...applyFieldValidation(r.strategy, obj, w.fieldValidation), ...objectWarnings(r, obj)];
     if (attempt === 0) addWarnings(r.res, warnings);
     try {
       const updated = await r.objects.update(r.principal, obj, {

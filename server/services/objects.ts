@@ -1,9 +1,10 @@
 // What a principal may do with objects: the one place that authorizes reads and
 // writes. Both transports (tRPC for the dashboard, the Kubernetes REST API) call it.
 import { isAllowed, visibleNamespaces, type Principal, type Verb } from '../domain/authorization';
-import { StowageError } from '../domain/errors';
+import { qualifiedResource, StowageError } from '../domain/errors';
 import { redactStorageClass } from '../domain/redaction';
 import { strategyForKind } from '../resources/registry';
+import { admitDefaultClass } from '../resources/storage-class/default-class';
 import type { KubeObject, Strategy } from '../resources/types';
 import type {
   ChangeEvent,
@@ -31,7 +32,8 @@ function scopeOf(s: Strategy, namespace: string | undefined, name?: string): str
 export function forbidden(p: Principal, verb: Verb, s: Strategy, namespace?: string, name?: string): StowageError {
   const group = s.group;
   const where = s.namespaced && namespace ? `in the namespace "${namespace}"` : 'at the cluster scope';
-  const subject = name ? `${s.plural} "${name}"` : s.plural;
+  const resource = qualifiedResource(s.plural, s.group);
+  const subject = name ? `${resource} "${name}"` : resource;
   return new StowageError(
     'Forbidden',
     `${subject} is forbidden: User "${p.name}" cannot ${verb} resource "${s.plural}" in API group "${group}" ${where}`,
@@ -87,7 +89,23 @@ export class ObjectService {
   async create(p: Principal, obj: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
     const s = strategyOrThrow(obj?.kind);
     this.check(p, 'create', s, obj.metadata?.namespace, obj.metadata?.name);
-    return this.store.create(obj, opts);
+    // Upstream's DefaultStorageClass admission: the create returns the class it got.
+    if (s.kind === 'PersistentVolumeClaim' && obj.spec && typeof obj.spec === 'object') {
+      admitDefaultClass(obj, (await this.store.list('StorageClass')).items);
+    }
+    try {
+      return await this.store.create(obj, opts);
+    } catch (e) {
+      throw await this.whileDeleting(e, s, obj);
+    }
+  }
+
+  /** Upstream's registry Create: an AlreadyExists about an object on its way out says so. */
+  private async whileDeleting(e: unknown, s: Strategy, obj: KubeObject): Promise<unknown> {
+    if (!(e instanceof StowageError) || e.code !== 'AlreadyExists' || !obj.metadata?.name) return e;
+    const existing = await this.store.tryGet(s.kind, s.namespaced ? obj.metadata.namespace : undefined, obj.metadata.name).catch(() => undefined);
+    if (!existing?.metadata.deletionTimestamp) return e;
+    return new StowageError('AlreadyExists', `object is being deleted: ${e.message}`, e.details);
   }
 
   async update(p: Principal, obj: KubeObject, opts: UpdateOptions & { verb?: Verb } = {}): Promise<KubeObject> {

@@ -71,13 +71,13 @@ const cases: BadCase[] = [
     causes: ['spec.accessModes', 'spec.capacity'],
   },
   {
-    name: 'an invalid quantity',
+    name: 'an invalid quantity (rejected while decoding, as upstream)',
     method: 'POST',
     path: CLAIMS(DEV_NAMESPACE),
     body: claim('bad-size', 'lots'),
-    code: 422,
-    reason: 'Invalid',
-    causes: ['spec.resources.requests.storage'],
+    code: 400,
+    reason: 'BadRequest',
+    message: /^PersistentVolumeClaim in version "v1" cannot be handled as a PersistentVolumeClaim: quantities must match the regular expression/,
   },
   {
     name: 'an unknown field with fieldValidation=Strict',
