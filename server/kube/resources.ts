@@ -11,7 +11,7 @@ import { applyFieldValidation } from './field-validation';
 import { addWarnings, decodeBody, readBody, sendObject } from './http';
 import { applyPatch, patchTypeOf } from './patch/apply-patch';
 import { parseDeleteOptions, parseListQuery, parseWriteQuery, type ListQuery, type Output } from './query';
-import { deletedStatus } from './status';
+import { deletedStatus, tooLargeResourceVersion } from './status';
 import { shapeList, shapeObject } from './table';
 import { serveWatch, type WatchTiming } from './watch';
 
@@ -71,7 +71,27 @@ function objectWarnings(r: ResourceRequest, obj: KubeObject): string[] {
   return r.subresource === undefined ? (r.strategy.warnings?.(obj) ?? []) : [];
 }
 
+/** How long a read waits for a resourceVersion the server has not reached (upstream blockTimeout). */
+export const RESOURCE_VERSION_WAIT_MS = 3000;
+
+/**
+ * A read "not older than" a resourceVersion newer than any write waits a little for it
+ * (another replica may have written it), then fails as upstream's watch cache does.
+ */
+async function waitForResourceVersion(r: ResourceRequest, rv: string | undefined): Promise<void> {
+  if (!rv || rv === '0') return;
+  const wanted = BigInt(rv);
+  const deadline = Date.now() + RESOURCE_VERSION_WAIT_MS;
+  for (;;) {
+    const current = await r.objects.currentResourceVersion();
+    if (current >= wanted) return;
+    if (Date.now() >= deadline) throw tooLargeResourceVersion(wanted, current);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 async function list(r: ResourceRequest, q: ListQuery): Promise<void> {
+  if (!q.continue) await waitForResourceVersion(r, q.resourceVersion);
   const result = await r.objects.list(r.principal, r.strategy.kind, {
     namespace: r.namespace,
     labelSelector: q.labelSelector,
@@ -85,6 +105,9 @@ async function list(r: ResourceRequest, q: ListQuery): Promise<void> {
 }
 
 async function get(r: ResourceRequest): Promise<void> {
+  const rv = r.url.searchParams.get('resourceVersion') || undefined;
+  if (rv !== undefined && !/^\d+$/.test(rv)) throw bad(`invalid resource version "${rv}"`);
+  await waitForResourceVersion(r, rv);
   const o = await r.objects.get(r.principal, r.strategy.kind, r.namespace, r.name!);
   sendObject(r.res, 200, shapeObject(r.strategy, o, r.out), r.out.yaml);
 }
@@ -161,6 +184,18 @@ async function remove(r: ResourceRequest): Promise<void> {
   }
 }
 
+async function removeCollection(r: ResourceRequest, q: ListQuery): Promise<void> {
+  const raw = await readBody(r.req, r.maxBodyBytes);
+  const opts = parseDeleteOptions(r.url.searchParams, decodeBody(r.req, raw));
+  const result = await r.objects.deleteCollection(r.principal, r.strategy.kind, {
+    namespace: r.namespace,
+    labelSelector: q.labelSelector,
+    fieldSelector: q.fieldSelector,
+    dryRun: opts.dryRun,
+  });
+  sendObject(r.res, 200, shapeList(r.strategy, result.items, r.out, { resourceVersion: result.resourceVersion }), r.out.yaml);
+}
+
 export async function serveResource(r: ResourceRequest): Promise<void> {
   const method = r.req.method ?? 'GET';
   const named = r.name !== undefined;
@@ -180,6 +215,11 @@ export async function serveResource(r: ResourceRequest): Promise<void> {
     if (method === 'POST') {
       if (r.strategy.namespaced && r.namespace === undefined) throw methodNotAllowed('POST without a namespace');
       return create(r);
+    }
+    if (method === 'DELETE') {
+      // Upstream serves deletecollection of a namespaced kind only within one namespace.
+      if (r.strategy.namespaced && r.namespace === undefined) throw methodNotAllowed('DELETE without a namespace');
+      return removeCollection(r, parseListQuery(r.url.searchParams));
     }
     throw methodNotAllowed(method);
   }

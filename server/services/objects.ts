@@ -86,6 +86,11 @@ export class ObjectService {
     return { items, resourceVersion: rv };
   }
 
+  /** The newest resourceVersion written (no object is read: nothing to authorize). */
+  async currentResourceVersion(): Promise<bigint> {
+    return this.store.currentResourceVersion();
+  }
+
   async create(p: Principal, obj: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
     const s = strategyOrThrow(obj?.kind);
     this.check(p, 'create', s, obj.metadata?.namespace, obj.metadata?.name);
@@ -124,6 +129,32 @@ export class ObjectService {
     const s = strategyOrThrow(kind);
     this.check(p, 'delete', s, namespace, name);
     return this.store.delete(s.kind, namespace, name, opts);
+  }
+
+  /**
+   * Upstream DeleteCollection: deletes, one by one, every object the selectors pick in the
+   * namespace (or the cluster), and returns what each delete returned. Needs list and delete.
+   */
+  async deleteCollection(
+    p: Principal,
+    kind: string,
+    opts: { namespace?: string; labelSelector?: string; fieldSelector?: string; dryRun?: boolean },
+  ): Promise<ListResult> {
+    const s = strategyOrThrow(kind);
+    this.check(p, 'delete', s, s.namespaced ? opts.namespace : undefined);
+    const listed = await this.list(p, kind, { namespace: opts.namespace, labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector });
+    const items: KubeObject[] = [];
+    for (const o of listed.items) {
+      try {
+        const r = await this.store.delete(s.kind, o.metadata.namespace, o.metadata.name!, { dryRun: opts.dryRun, preconditions: { uid: o.metadata.uid } });
+        items.push(s.kind === 'StorageClass' ? redactStorageClass(p, r.object) : r.object);
+      } catch (e) {
+        // Gone (or replaced) meanwhile: someone else deleted it, as upstream skips it.
+        if (e instanceof StowageError && (e.code === 'NotFound' || e.code === 'Conflict')) continue;
+        throw e;
+      }
+    }
+    return { items, resourceVersion: (await this.store.currentResourceVersion()).toString() };
   }
 
   /** Events (core/v1 Event) about one object, newest last. */

@@ -1,6 +1,7 @@
 // Admission, validation and messages as upstream's apiserver answers them, through the REST
 // API against the real store: status codes, reasons, messages, Warning headers and the
 // object the call returns.
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient } from './api-client';
 import { DEV_NAMESPACE, startKubeHarness, type KubeHarness } from './harness';
@@ -205,5 +206,100 @@ describe('messages as upstream formats them', () => {
     expect(r.status).toBe(201);
     expect(r.json.spec.capacity.storage).toBe(want);
     expect((await api({ path: `${PVS}/${name}` })).json.spec.capacity.storage).toBe(want);
+  });
+});
+
+describe('API machinery', () => {
+  it('list items carry no kind or apiVersion; the list does', async () => {
+    const r = await api({ path: PVS });
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ kind: 'PersistentVolumeList', apiVersion: 'v1' });
+    expect(r.json.items.length).toBeGreaterThan(0);
+    for (const item of r.json.items) {
+      expect(item.kind).toBeUndefined();
+      expect(item.apiVersion).toBeUndefined();
+      expect(item.metadata.name).toBeTruthy();
+    }
+    // A single object still says what it is.
+    expect((await api({ path: `${PVS}/${r.json.items[0].metadata.name}` })).json).toMatchObject({ kind: 'PersistentVolume', apiVersion: 'v1' });
+  });
+
+  it('a resourceVersion the server has not reached: 504 Timeout with a ResourceVersionTooLarge cause', async () => {
+    const current = BigInt((await api({ path: PVS })).json.metadata.resourceVersion);
+    const wanted = current + 100_000n;
+    for (const path of [`${PVS}?resourceVersion=${wanted}`, `${PVS}?resourceVersion=${wanted}&resourceVersionMatch=NotOlderThan`]) {
+      const r = await api({ path });
+      expect(r.status).toBe(504);
+      expect(r.json).toMatchObject({
+        kind: 'Status',
+        status: 'Failure',
+        code: 504,
+        reason: 'Timeout',
+        details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
+      });
+      expect(r.json.message).toMatch(new RegExp(`^Timeout: Too large resource version: ${wanted}, current: \\d+$`));
+    }
+  });
+
+  it('a resourceVersion reached while the read waits is served', async () => {
+    const current = BigInt((await api({ path: PVS })).json.metadata.resourceVersion);
+    const reading = api({ path: `${PVS}?resourceVersion=${current + 1n}` });
+    expect((await api({ method: 'POST', path: PVS, body: pv('rv-wait') })).status).toBe(201);
+    const r = await reading;
+    expect(r.status).toBe(200);
+    expect(BigInt(r.json.metadata.resourceVersion)).toBeGreaterThanOrEqual(current + 1n);
+  });
+
+  it('deletecollection deletes what the selector picks and returns it; dry run deletes nothing', async () => {
+    for (const [name, team] of [
+      ['dc-1', 'blue'],
+      ['dc-2', 'blue'],
+      ['dc-3', 'green'],
+    ]) {
+      const c = claim(name, { storageClassName: '' });
+      (c.metadata as Record<string, unknown>).labels = { team };
+      expect((await api({ method: 'POST', path: CLAIMS, body: c })).status).toBe(201);
+    }
+    const dry = await api({ method: 'DELETE', path: `${CLAIMS}?labelSelector=team%3Dblue&dryRun=All` });
+    expect(dry.status).toBe(200);
+    expect(dry.json.items.map((o: any) => o.metadata.name).sort()).toEqual(['dc-1', 'dc-2']);
+    expect((await api({ path: `${CLAIMS}/dc-1` })).status).toBe(200);
+
+    const forbidden = await api({ method: 'DELETE', path: '/api/v1/namespaces/other/persistentvolumeclaims', token: 'dev' });
+    expect(forbidden.status).toBe(403);
+
+    const r = await api({ method: 'DELETE', path: `${CLAIMS}?labelSelector=team%3Dblue`, token: 'dev' });
+    expect(r.status).toBe(200);
+    expect(r.json.kind).toBe('PersistentVolumeClaimList');
+    expect(r.json.items.map((o: any) => o.metadata.name).sort()).toEqual(['dc-1', 'dc-2']);
+    expect((await api({ path: `${CLAIMS}/dc-1` })).status).toBe(404);
+    expect((await api({ path: `${CLAIMS}/dc-2` })).status).toBe(404);
+    expect((await api({ path: `${CLAIMS}/dc-3` })).status).toBe(200);
+  });
+
+  it('discovery lists deletecollection', async () => {
+    const r = await api({ path: '/api/v1' });
+    const pvs = r.json.resources.find((x: any) => x.name === 'persistentvolumes');
+    expect(pvs.verbs).toContain('deletecollection');
+  });
+
+  it('answers above 128 KiB are gzipped when the client accepts it; small ones are not', async () => {
+    const big = { 'example.com/padding': 'x'.repeat(200 * 1024) };
+    const p = pv('gz-big');
+    (p.metadata as Record<string, unknown>).annotations = big;
+    expect((await api({ method: 'POST', path: PVS, body: p })).status).toBe(201);
+    const zipped = await api({ path: `${PVS}/gz-big`, headers: { 'Accept-Encoding': 'gzip' } });
+    expect(zipped.status).toBe(200);
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zipped.headers.vary).toBe('Accept-Encoding');
+    expect(Number(zipped.headers['content-length'])).toBe(zipped.raw.length);
+    const body = JSON.parse(gunzipSync(zipped.raw).toString('utf8'));
+    expect(body.metadata.annotations['example.com/padding']).toHaveLength(200 * 1024);
+    const plain = await api({ path: `${PVS}/gz-big` });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.json.metadata.name).toBe('gz-big');
+    const small = await api({ path: `${PVS}/rv-wait`, headers: { 'Accept-Encoding': 'gzip' } });
+    expect(small.headers['content-encoding']).toBeUndefined();
+    expect(small.json.metadata.name).toBe('rv-wait');
   });
 });
