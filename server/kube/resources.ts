@@ -10,7 +10,7 @@ import type { ObjectService } from '../services/objects';
 import { applyFieldValidation } from './field-validation';
 import { addWarnings, decodeBody, readBody, sendObject } from './http';
 import { applyPatch, patchTypeOf } from './patch/apply-patch';
-import { parseDeleteOptions, parseListQuery, parseWriteQuery, type ListQuery, type Output } from './query';
+import { invalidListOptions, parseDeleteOptions, parseListQuery, parseWriteQuery, validateListOptions, type ListQuery, type Output } from './query';
 import { deletedStatus, tooLargeResourceVersion } from './status';
 import { shapeList, shapeObject } from './table';
 import { serveWatch, type WatchTiming } from './watch';
@@ -208,7 +208,10 @@ export async function serveResource(r: ResourceRequest): Promise<void> {
   }
   if (method === 'GET') {
     const q = parseListQuery(r.url.searchParams);
-    if (r.watchPath || q.watch) return serveWatch({ ...r, query: q });
+    const watching = r.watchPath || q.watch;
+    const invalidOptions = validateListOptions(q, watching);
+    if (invalidOptions.length > 0) throw invalidListOptions(invalidOptions);
+    if (watching) return serveWatch({ ...r, query: q });
     return named ? get(r) : list(r, q);
   }
   if (!named) {

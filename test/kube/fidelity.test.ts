@@ -241,6 +241,28 @@ describe('API machinery', () => {
     }
   });
 
+  it.each([
+    {
+      name: 'a list with sendInitialEvents',
+      path: `${PVS}?sendInitialEvents=true`,
+      message: 'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list',
+    },
+    {
+      name: 'a watch-list without resourceVersionMatch',
+      path: `${PVS}?watch=true&sendInitialEvents=true&allowWatchBookmarks=true`,
+      message: 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+    },
+    {
+      name: 'a list match without a resourceVersion',
+      path: `${PVS}?resourceVersionMatch=NotOlderThan`,
+      message: 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+    },
+  ])('invalid list options: $name -> 422 Invalid', async ({ path, message }) => {
+    const r = await api({ path });
+    expect(r.status).toBe(422);
+    expect(r.json).toMatchObject({ reason: 'Invalid', message, details: { kind: 'ListOptions', group: 'meta.k8s.io' } });
+  });
+
   it('a resourceVersion reached while the read waits is served', async () => {
     const current = BigInt((await api({ path: PVS })).json.metadata.resourceVersion);
     const reading = api({ path: `${PVS}?resourceVersion=${current + 1n}` });
