@@ -172,6 +172,19 @@ describe('messages as upstream formats them', () => {
     if (details) expect(r.json.details).toEqual(details);
   });
 
+  it.each([
+    {
+      name: 'a name of 254 characters',
+      body: pv('a'.repeat(254)),
+      cause: { field: 'metadata.name', reason: 'FieldValueInvalid', message: `Invalid value: "${'a'.repeat(254)}": must be no more than 253 characters` },
+    },
+  ])('field length: $name is 422 with upstream path and words', async ({ body, cause }) => {
+    const r = await api({ method: 'POST', path: PVS, body });
+    expect(r.status).toBe(422);
+    expect(r.json.reason).toBe('Invalid');
+    expect(r.json.details.causes).toContainEqual(cause);
+  });
+
   it('creating a name whose old object is terminating says "object is being deleted"', async () => {
     const held = pv('held');
     (held.metadata as Record<string, unknown>).finalizers = ['example.com/hold'];
