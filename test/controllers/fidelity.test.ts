@@ -165,6 +165,36 @@ describe('events repeated on every periodic sync (client-go recorder aggregation
   });
 });
 
+describe('WaitForFirstConsumer hand-over', () => {
+  it('a claim with a selected node is handed to its external provisioner; unrelated volumes stay untouched', async () => {
+    await store().create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'wffc-node', labels: { 'kubernetes.io/hostname': 'wffc-node' } } });
+    await store().create(storageClass('wffc-ext', 'example.com/wffc', { bindingMode: 'WaitForFirstConsumer' }));
+    await store().create(volume('wffc-unrelated', '10Gi', { storageClassName: 'other-class' }));
+    const unrelated = await volumeIn('wffc-unrelated', 'Available');
+    const waiting = await store().create(claim(NS, 'wffc-wait', '1Gi', { storageClassName: 'wffc-ext' }));
+    await eventWith(waiting, 'WaitForFirstConsumer');
+    expect((await getClaim('wffc-wait')).metadata.annotations?.['volume.kubernetes.io/storage-provisioner']).toBeUndefined();
+
+    const c0 = claim(NS, 'wffc', '1Gi', { storageClassName: 'wffc-ext' });
+    c0.metadata.annotations = { 'volume.kubernetes.io/selected-node': 'wffc-node' };
+    const c = await store().create(c0);
+    const handed = await until('claim wffc handed over', async () => {
+      const x = await getClaim('wffc');
+      return x.metadata.annotations?.['volume.kubernetes.io/storage-provisioner'] ? x : undefined;
+    });
+    expect(handed.metadata.annotations).toMatchObject({
+      'volume.kubernetes.io/storage-provisioner': 'example.com/wffc',
+      'volume.beta.kubernetes.io/storage-provisioner': 'example.com/wffc',
+      'volume.kubernetes.io/selected-node': 'wffc-node',
+    });
+    expect(handed.status.phase).toBe('Pending');
+    await eventWith(c, 'ExternalProvisioning');
+    const after = await getVolume('wffc-unrelated');
+    expect(after.metadata.resourceVersion).toBe(unrelated.metadata.resourceVersion);
+    expect(after.spec.claimRef).toBeUndefined();
+  });
+});
+
 describe('data sources (upstream provisionClaimOperation)', () => {
   it('a claim with a dataSource on an in-tree plugin is refused with upstream text and not handed over', async () => {
     await store().create(storageClass('populate', 'stowage.io/host-path'));
