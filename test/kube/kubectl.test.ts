@@ -207,6 +207,20 @@ describe.skipIf(!bin)('kubectl', () => {
     const nf = await kubectl(['get', 'pv', 'nope']);
     expect(nf.code).toBe(1);
     expect(nf.stderr).toBe('Error from server (NotFound): persistentvolumes "nope" not found\n');
+    const scNotFound = await kubectl(['get', 'sc', 'nope']);
+    expect(scNotFound.stderr).toBe('Error from server (NotFound): storageclasses.storage.k8s.io "nope" not found\n');
+    const badSelector = await kubectl(['get', 'pv', '--field-selector', 'spec.capacity=1Gi']);
+    expect(badSelector.code).toBe(1);
+    expect(badSelector.stderr).toBe(
+      'Error from server (BadRequest): Unable to find "/v1, Resource=persistentvolumes" that match label selector "", field selector "spec.capacity=1Gi": "spec.capacity" is not a known field selector: only "metadata.name", "metadata.namespace"\n',
+    );
+    const badQuantity = await kubectl(['create', '-f', '-'], {
+      input: 'apiVersion: v1\nkind: PersistentVolume\nmetadata:\n  name: bad-size\nspec:\n  accessModes: [ReadWriteOnce]\n  capacity:\n    storage: 250MB\n  hostPath:\n    path: /tmp/x\n',
+    });
+    expect(badQuantity.code).toBe(1);
+    expect(badQuantity.stderr).toBe(
+      `Error from server (BadRequest): error when creating "STDIN": PersistentVolume in version "v1" cannot be handled as a PersistentVolume: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'\n`,
+    );
 
     const exists = await kubectl(['create', '-f', manifest('nfs-pv.yaml')]);
     // Upstream records the strategy's warnings before the store refuses the name.
