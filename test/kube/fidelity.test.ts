@@ -208,6 +208,22 @@ describe('messages as upstream formats them', () => {
     expect(r.json.message).toBe('PersistentVolume "immutable-src" is invalid: spec.persistentvolumesource: Forbidden: spec.persistentvolumesource is immutable after creation');
   });
 
+  it('a changed claim spec is one Forbidden cause on spec, in upstream words', async () => {
+    const created = await api({ method: 'POST', path: CLAIMS, body: claim('immutable-spec', { storageClassName: '' }) });
+    expect(created.status).toBe(201);
+    const next = structuredClone(created.json);
+    next.spec.accessModes = ['ReadWriteMany'];
+    const r = await api({ method: 'PUT', path: `${CLAIMS}/immutable-spec`, body: next });
+    expect(r.status).toBe(422);
+    expect(r.json.details.causes).toEqual([
+      {
+        reason: 'FieldValueForbidden',
+        message: 'Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims',
+        field: 'spec',
+      },
+    ]);
+  });
+
   it.each([
     { input: '1e6', want: '1e6' },
     { input: '1000000', want: '1M' },
