@@ -41,6 +41,8 @@ export interface DiscoveredEntry {
   reason?: string;
   /** Device identity (major:minor, or st_dev:st_ino for directories) to detect duplicates. */
   deviceId?: string;
+  /** Set when the agent is wiping this entry right now (then eligible is false). */
+  cleanupRunning?: boolean;
 }
 
 export type CleanupMethod = 'files' | 'dd-zero' | 'blkdiscard' | 'fs-reset' | 'shred' | 'hdparm' | 'custom';
@@ -79,4 +81,10 @@ export interface CleanupResult {
   /** The last lines of the method's output (stdout and stderr), for failures. */
   outputTail?: string[];
   durationMs: number;
+  /** The agent refused the request before touching the disk (path outside the discovery directory, wrong class or mode). */
+  refused?: boolean;
+  /** Refused because a cleanup of the same hostPath is already running: not a failure of the disk. */
+  busy?: boolean;
+  /** Stopped by the AbortSignal: the disk is partly wiped and must not be offered. */
+  cancelled?: boolean;
 }

@@ -1,4 +1,4 @@
-// `stowage start | server | migrate | user add | user list | token create | kubeconfig`
+// `stowage start | server | migrate | user add | user list | token create | kubeconfig | bootstrap`
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
@@ -7,6 +7,7 @@ import { buildDashboard, dashboardBuildNeeded } from '../app/build';
 import { loadConfig, type Config } from '../app/config';
 import { createAppContext, type AppContext } from '../app/context';
 import { logger } from '../app/logger';
+import { bootstrapFiles, generateBootstrap, storageClassMapFromFile, tokenDirOnHost, tokenFileName } from '../agent/bootstrap';
 import { isStowageError } from '../domain/errors';
 import { startWebServer } from '../http/web-server';
 import { openDatabase, type Database } from '../store/database';
@@ -201,6 +202,32 @@ program
       say(file);
     }),
   );
+
+program
+  .command('bootstrap <file>')
+  .description('generate agent manifests (DaemonSet, RBAC, ConfigMap) and per-node agent configuration from a storageClassMap or local-volume ConfigMap file')
+  .requiredOption('--server <url>', 'URL of the Stowage server the agents report to')
+  .option('--node <name...>', 'nodes to write agent configuration for')
+  .option('--image <image>', 'agent container image')
+  .option('--namespace <ns>', 'namespace of the agents', 'kube-system')
+  .option('-o, --out <dir>', 'write manifests.yaml, storage-class-map.yaml and nodes/<name>.json here instead of printing the manifests')
+  .action((file: string, o: { server: string; node?: string[]; image?: string; namespace: string; out?: string }) => {
+    const source = storageClassMapFromFile(readFileSync(file, 'utf8'));
+    if (!source.ok) throw new Error(`${file}: ${source.message}`);
+    const r = generateBootstrap({ storageClassMap: source.storageClassMap, serverUrl: o.server, nodes: o.node, image: o.image, namespace: o.namespace });
+    if (!r.ok) throw new Error(r.errors.map((e) => `${e.field}: ${e.message}`).join('\n'));
+    if (!o.out) {
+      process.stdout.write(r.output.manifests);
+      return;
+    }
+    for (const [name, content] of Object.entries(bootstrapFiles(r.output))) {
+      const target = path.join(o.out, name);
+      mkdirSync(path.dirname(target), { recursive: true });
+      writeFileSync(target, content);
+      say(target);
+    }
+    if (r.output.agents.length > 0) say(`Put each node's token (stowage node add NAME) in ${tokenDirOnHost}/${tokenFileName} on that node.`);
+  });
 
 const longRunning = new Set(['start', 'server', 'controllers']);
 program

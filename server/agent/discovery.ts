@@ -1,0 +1,163 @@
+// Discovery: what each discovery directory of this node holds (after the upstream static
+// provisioner's pkg/discovery). Every entry is reported, eligible or not; an ineligible one
+// carries the reason an admin needs to fix it. Directories and mount points become
+// Filesystem volumes (capacity from statfs), symlinks to block devices (or device nodes)
+// become Block volumes (capacity = device size). hostPath is hostDir + "/" + entryName,
+// the path on the host, whatever mountDir the agent sees it under.
+import type { DiscoveredEntry, LocalClassConfig } from './contract';
+import { matchNamePattern } from '../domain/local-volume-config';
+import type { AgentOs, EntryStat } from './os';
+
+const CONCURRENCY = 32;
+
+const errText = (e: unknown) => {
+  const err = e as NodeJS.ErrnoException;
+  return err?.code ? `${err.code}` : String((e as Error)?.message ?? e);
+};
+const inside = (p: string, root: string) => p.startsWith(root === '/' ? '/' : `${root}/`);
+
+interface Mounts {
+  targets: Set<string>;
+  /** source device -> one place it is mounted. */
+  sources: Map<string, string>;
+}
+
+interface Probe {
+  entry: DiscoveredEntry;
+  /** Identity of the storage behind it, for "same device reachable twice". */
+  identity?: string;
+}
+
+export interface DiscoverOptions {
+  /**
+   * Host paths whose cleanup is running on this agent (CleanupRunner.activePaths()): they
+   * are reported ineligible with cleanupRunning set, so a half-wiped disk is never offered.
+   */
+  cleaning?: ReadonlySet<string>;
+}
+
+/** Discovers every class's directory; entries in class order, then name order. */
+export async function discoverAll(os: AgentOs, classes: LocalClassConfig[], opts: DiscoverOptions = {}): Promise<DiscoveredEntry[]> {
+  const table = await os.mountTable();
+  const mounts: Mounts = { targets: new Set(table.keys()), sources: new Map([...table].map(([t, s]) => [s, t])) };
+  const all: Probe[] = [];
+  for (const cls of classes) all.push(...(await discoverClass(os, cls, mounts)));
+  // The same disk must never become two PVs: the first sighting wins, later ones say where it is.
+  const seen = new Map<string, DiscoveredEntry>();
+  for (const p of all) {
+    if (!p.entry.eligible || !p.identity) continue;
+    const first = seen.get(p.identity);
+    if (first) {
+      p.entry.eligible = false;
+      p.entry.reason = `the same ${p.entry.volumeMode === 'Block' ? 'device' : 'storage'} is also reachable as ${first.hostPath}`;
+    } else seen.set(p.identity, p.entry);
+  }
+  for (const p of all) {
+    if (opts.cleaning?.has(p.entry.hostPath)) {
+      p.entry.eligible = false;
+      p.entry.reason = 'a cleanup of this disk is running';
+      p.entry.cleanupRunning = true;
+    }
+  }
+  return all.map((p) => p.entry);
+}
+
+async function discoverClass(os: AgentOs, cls: LocalClassConfig, mounts: Mounts): Promise<Probe[]> {
+  let names: string[];
+  let root: string;
+  try {
+    root = await os.realpath(cls.mountDir);
+    names = (await os.readdir(cls.mountDir)).sort();
+  } catch {
+    // A missing discovery directory holds no volumes; the agent reports the class itself.
+    return [];
+  }
+  const out: Probe[] = new Array(names.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < names.length; i = next++) out[i] = await probe(os, cls, root, names[i], mounts);
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, names.length) }, worker));
+  return out;
+}
+
+async function probe(os: AgentOs, cls: LocalClassConfig, root: string, name: string, mounts: Mounts): Promise<Probe> {
+  const entry: DiscoveredEntry = {
+    className: cls.className,
+    entryName: name,
+    hostPath: `${cls.hostDir}/${name}`,
+    volumeMode: 'Filesystem',
+    capacityBytes: '0',
+    eligible: false,
+  };
+  const no = (reason: string): Probe => ({ entry: { ...entry, reason } });
+  if (!matchNamePattern(cls.namePattern, name)) return no(`name does not match namePattern "${cls.namePattern}"`);
+
+  const local = `${cls.mountDir}/${name}`;
+  let own: EntryStat;
+  try {
+    own = await os.lstat(local);
+  } catch (e) {
+    return no(`unreadable: ${errText(e)}`);
+  }
+
+  let target = own;
+  let real = `${root}/${name}`;
+  if (own.kind === 'symlink') {
+    try {
+      target = await os.stat(local);
+      real = await os.realpath(local);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException)?.code;
+      if (code === 'ENOENT') return no('broken symlink: its target does not exist');
+      if (code === 'ELOOP') return no('broken symlink: a symlink loop');
+      return no(`unreadable: ${errText(e)}`);
+    }
+  }
+
+  if (target.kind === 'block') {
+    // The normal case for Block: a symlink in the discovery directory to /dev/... .
+    entry.volumeMode = 'Block';
+    let size: bigint;
+    try {
+      size = await os.blockDeviceSize(real);
+    } catch (e) {
+      return no(`unreadable block device ${real}: ${errText(e)}`);
+    }
+    entry.capacityBytes = size.toString();
+    entry.deviceId = `dev:${target.rdev}`;
+    const mountedAt = mounts.sources.get(real);
+    if (mountedAt !== undefined) return { entry: { ...entry, reason: `block device ${real} is mounted (at ${mountedAt})` } };
+    return finish(entry, cls, `dev:${target.rdev}`);
+  }
+
+  if (target.kind !== 'directory') {
+    const what = target.kind === 'file' ? 'a regular file' : target.kind === 'char' ? 'a character device' : `a ${target.kind}`;
+    return no(`not a directory or block device (${what})`);
+  }
+
+  // A directory must resolve inside the discovery directory: a symlink out of it would hand
+  // out storage the admin never put there.
+  if (!inside(real, root)) return no(`resolves outside the discovery directory (to ${real})`);
+  const isMount = mounts.targets.has(real);
+  if (cls.requireMountPoints && !isMount) return no('not a mount point (this class requires mount points: requireMountPoints)');
+  try {
+    await os.readdir(real);
+    const fs = await os.statfs(real);
+    entry.capacityBytes = fs.totalBytes.toString();
+  } catch (e) {
+    return no(`unreadable: ${errText(e)}`);
+  }
+  // A mounted filesystem is the device it sits on; a plain directory is its inode.
+  const identity = isMount ? `dev:${target.dev}` : `ino:${target.dev}:${target.ino}`;
+  entry.deviceId = identity;
+  return finish(entry, cls, identity);
+}
+
+function finish(entry: DiscoveredEntry, cls: LocalClassConfig, identity: string): Probe {
+  const min = BigInt(cls.minSizeBytes || '0');
+  if (BigInt(entry.capacityBytes) < min) {
+    return { entry: { ...entry, eligible: false, reason: `smaller (${entry.capacityBytes} bytes) than minSize (${cls.minSizeBytes} bytes)` } };
+  }
+  return { entry: { ...entry, eligible: true }, identity };
+}

@@ -1,0 +1,276 @@
+// The storageClassMap of the local-volume ConfigMap (`data.storageClassMap`), in the format
+// of the upstream static provisioner (so an existing configuration carries over), plus
+// Stowage's own optional keys. Pure: parses and validates text, does no I/O.
+//
+//   fast-disks:                       # StorageClass name
+//     hostDir: /mnt/fast-disks        # discovery directory on the host (required)
+//     mountDir: /mnt/fast-disks       # where the agent sees it (default: hostDir)
+//     blockCleanerCommand: [fs-reset] # method name, or a command path + args (default fs-reset)
+//     volumeMode: Filesystem          # Filesystem | Block (default Filesystem)
+//     fsType: ext4                    # for fs-reset (default ext4)
+//     namePattern: "*"                # glob of entry names (default "*")
+//     requireMountPoints: true        # Stowage: plain directories are not offered (default true)
+//     minSize: 1Gi                    # Stowage: smaller entries are ineligible (default none)
+//     parallelCleanups: 2             # Stowage: cleanups of this class at once on a node (default 2)
+import { parseDocument } from 'yaml';
+import type { LocalClassConfig } from '../agent/contract';
+import { chooseCleanupMethod, defaultBlockCleanerCommand } from './cleanup-method';
+import { isDNS1123Subdomain } from './names';
+import { isNegative, parseQuantity, quantityToBytes } from './quantity';
+
+export interface ConfigFieldError {
+  field: string;
+  message: string;
+}
+export type StorageClassMapParse = { ok: true; classes: LocalClassConfig[] } | { ok: false; errors: ConfigFieldError[] };
+
+export const maxStorageClassMapBytes = 256 * 1024;
+export const maxClasses = 256;
+export const maxPathLength = 4096;
+export const maxParallelCleanups = 64;
+export const defaultParallelCleanups = 2;
+export const defaultFsType = 'ext4';
+/** Where the bootstrapper mounts discovery directories inside the agent's container (seed 003). */
+export const bootstrapMountRoot = '/mnt/local-storage';
+
+const knownKeys = [
+  'hostDir',
+  'mountDir',
+  'blockCleanerCommand',
+  'volumeMode',
+  'fsType',
+  'namePattern',
+  'requireMountPoints',
+  'minSize',
+  'parallelCleanups',
+] as const;
+const FS_TYPE_RE = /^[a-z][a-z0-9]{0,15}$/;
+const ROOT = 'storageClassMap';
+
+/**
+ * The bootstrapper's mountDir for a hostDir (seed 003): strip the leading "/", replace every
+ * other "/" with "~", prefix "/mnt/local-storage/". `/mnt/ssds` -> `/mnt/local-storage/mnt~ssds`.
+ */
+export function mountDirFor(hostDir: string): string {
+  const trimmed = hostDir.replace(/\/+$/, '');
+  return `${bootstrapMountRoot}/${trimmed.replace(/^\/+/, '').replace(/\//g, '~')}`;
+}
+
+/** Why a path cannot be a discovery directory, or undefined when it can. Normalised absolute paths only. */
+export function absolutePathProblem(p: string): string | undefined {
+  if (p.length === 0) return 'must not be empty';
+  if (p.length > maxPathLength) return `must be no more than ${maxPathLength} characters`;
+  if (!p.startsWith('/')) return 'must be an absolute path';
+  if (/[\0\n\r]/.test(p)) return 'must not contain NUL or line breaks';
+  const parts = p.split('/').slice(1);
+  if (parts.includes('..')) return 'must not contain ".."';
+  if (p === '/') return 'must not be the root directory';
+  if (parts.includes('.') || parts.includes('')) return 'must be a normalised path (no "//", "/./" or trailing "/")';
+  return undefined;
+}
+
+/** Whether `name` matches the glob (`*`, `?`, `[...]`, `\` escapes), as Go's filepath.Match for one path element. */
+export function matchNamePattern(pattern: string, name: string): boolean {
+  const re = globToRegExp(pattern);
+  return re !== undefined && re.test(name);
+}
+
+/** The glob as an anchored RegExp; undefined when the pattern is malformed. */
+export function globToRegExp(pattern: string): RegExp | undefined {
+  let out = '^';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '*') out += '[^/]*';
+    else if (c === '?') out += '[^/]';
+    else if (c === '\\') {
+      if (i + 1 >= pattern.length) return undefined;
+      out += escapeRe(pattern[++i]);
+    } else if (c === '[') {
+      const end = pattern.indexOf(']', i + 2);
+      if (end < 0) return undefined;
+      let body = pattern.slice(i + 1, end);
+      let neg = false;
+      if (body.startsWith('^') || body.startsWith('!')) {
+        neg = true;
+        body = body.slice(1);
+      }
+      if (body.length === 0) return undefined;
+      out += `[${neg ? '^' : ''}${body.replace(/[\\\]^]/g, (m) => `\\${m}`)}]`;
+      i = end;
+    } else if (c === '/') return undefined;
+    else out += escapeRe(c);
+  }
+  try {
+    return new RegExp(`${out}$`, 'u');
+  } catch {
+    return undefined;
+  }
+}
+
+const escapeRe = (c: string) => c.replace(/[.*+?^${}()|[\]\\/-]/g, (m) => `\\${m}`);
+
+const under = (p: string, root: string) => p === root || p.startsWith(`${root}/`);
+
+function describe(v: unknown): string {
+  if (v === null || v === undefined) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (v instanceof Map) return 'a map';
+  return `a ${typeof v}`;
+}
+
+/** Parses and validates the storageClassMap text; every error names its field. */
+export function parseStorageClassMap(text: string): StorageClassMapParse {
+  if (typeof text !== 'string') return { ok: false, errors: [{ field: ROOT, message: 'must be a string' }] };
+  if (Buffer.byteLength(text, 'utf8') > maxStorageClassMapBytes) {
+    return { ok: false, errors: [{ field: ROOT, message: `must be no more than ${maxStorageClassMapBytes} bytes` }] };
+  }
+  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false, version: '1.2' });
+  if (doc.errors.length > 0) {
+    return { ok: false, errors: [{ field: ROOT, message: `invalid YAML: ${doc.errors[0].message.split('\n')[0]}` }] };
+  }
+  let root: unknown;
+  try {
+    // Maps stay Maps: a key such as "__proto__" is data, never an object's prototype.
+    root = doc.toJS({ mapAsMap: true, maxAliasCount: 50 });
+  } catch (e) {
+    return { ok: false, errors: [{ field: ROOT, message: `invalid YAML: ${(e as Error).message}` }] };
+  }
+  if (root === null || root === undefined) return { ok: true, classes: [] };
+  if (!(root instanceof Map)) return { ok: false, errors: [{ field: ROOT, message: `must be a map of StorageClass name to settings, not ${describe(root)}` }] };
+  if (root.size > maxClasses) return { ok: false, errors: [{ field: ROOT, message: `must have no more than ${maxClasses} classes` }] };
+
+  const errors: ConfigFieldError[] = [];
+  const classes: LocalClassConfig[] = [];
+  for (const [rawName, rawValue] of root) {
+    if (typeof rawName !== 'string') {
+      errors.push({ field: ROOT, message: `class names must be strings, not ${describe(rawName)}` });
+      continue;
+    }
+    const field = `${ROOT}.${rawName}`;
+    const nameErrs = isDNS1123Subdomain(rawName);
+    if (nameErrs.length > 0) {
+      errors.push({ field, message: `invalid StorageClass name: ${nameErrs.join('; ')}` });
+      continue;
+    }
+    const cls = parseClass(rawName, rawValue, field, errors);
+    if (cls) classes.push(cls);
+  }
+  checkOverlaps(classes, errors);
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, classes };
+}
+
+function parseClass(className: string, value: unknown, field: string, errors: ConfigFieldError[]): LocalClassConfig | undefined {
+  if (!(value instanceof Map)) {
+    errors.push({ field, message: `must be a map of settings (hostDir, ...), not ${describe(value)}` });
+    return undefined;
+  }
+  const before = errors.length;
+  const err = (key: string, message: string) => errors.push({ field: `${field}.${key}`, message });
+  for (const k of value.keys()) {
+    if (typeof k !== 'string' || !(knownKeys as readonly string[]).includes(k)) {
+      errors.push({ field: `${field}.${String(k)}`, message: `unknown key; supported keys: ${knownKeys.join(', ')}` });
+    }
+  }
+  const str = (key: string): string | undefined => {
+    const v = value.get(key);
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'string') {
+      err(key, `must be a string, not ${describe(v)}`);
+      return undefined;
+    }
+    return v;
+  };
+
+  const hostDir = str('hostDir');
+  if (hostDir === undefined) {
+    if (!value.has('hostDir') || value.get('hostDir') === null) err('hostDir', 'is required');
+  } else {
+    const p = absolutePathProblem(hostDir);
+    if (p) err('hostDir', p);
+  }
+  const mountDirRaw = str('mountDir');
+  if (mountDirRaw !== undefined) {
+    const p = absolutePathProblem(mountDirRaw);
+    if (p) err('mountDir', p);
+  }
+
+  const volumeMode = str('volumeMode') ?? 'Filesystem';
+  if (volumeMode !== 'Filesystem' && volumeMode !== 'Block') err('volumeMode', `must be "Filesystem" or "Block", not "${volumeMode}"`);
+
+  const fsType = str('fsType') ?? defaultFsType;
+  if (!FS_TYPE_RE.test(fsType)) err('fsType', `must be a filesystem type such as ext4 or xfs (lower-case letters and digits), not "${fsType}"`);
+
+  const namePattern = str('namePattern') ?? '*';
+  if (namePattern.length === 0 || namePattern.length > 256) err('namePattern', 'must be 1..256 characters');
+  else if (!globToRegExp(namePattern)) err('namePattern', `is not a valid glob: "${namePattern}"`);
+
+  let blockCleanerCommand: string[] = [...defaultBlockCleanerCommand];
+  const bcc = value.get('blockCleanerCommand');
+  if (bcc !== undefined && bcc !== null) {
+    if (!Array.isArray(bcc) || bcc.length === 0 || bcc.length > 32) {
+      err('blockCleanerCommand', 'must be a list of 1..32 strings (a method name, or a command path and its arguments)');
+    } else if (!bcc.every((a) => typeof a === 'string' && a.length > 0 && a.length <= maxPathLength && !a.includes('\0'))) {
+      err('blockCleanerCommand', 'every element must be a non-empty string without NUL');
+    } else {
+      const parsed = chooseCleanupMethod('Block', bcc as string[]);
+      if (!parsed.ok) err('blockCleanerCommand', parsed.message);
+      else blockCleanerCommand = [...(bcc as string[])];
+    }
+  }
+
+  let requireMountPoints = true;
+  const rmp = value.get('requireMountPoints');
+  if (rmp !== undefined && rmp !== null) {
+    if (typeof rmp !== 'boolean') err('requireMountPoints', `must be true or false, not ${describe(rmp)}`);
+    else requireMountPoints = rmp;
+  }
+
+  let minSizeBytes = '0';
+  const ms = value.get('minSize');
+  if (ms !== undefined && ms !== null) {
+    const q = typeof ms === 'string' || typeof ms === 'number' ? parseQuantity(ms) : undefined;
+    if (!q) err('minSize', `must be a quantity such as 10Gi, not ${typeof ms === 'string' ? `"${ms}"` : describe(ms)}`);
+    else if (isNegative(q)) err('minSize', 'must not be negative');
+    else minSizeBytes = quantityToBytes(q).toString();
+  }
+
+  let parallelCleanups = defaultParallelCleanups;
+  const pc = value.get('parallelCleanups');
+  if (pc !== undefined && pc !== null) {
+    if (typeof pc !== 'number' || !Number.isInteger(pc) || pc < 1 || pc > maxParallelCleanups) {
+      err('parallelCleanups', `must be a whole number 1..${maxParallelCleanups}`);
+    } else parallelCleanups = pc;
+  }
+
+  if (errors.length > before || hostDir === undefined) return undefined;
+  return {
+    className,
+    hostDir,
+    mountDir: mountDirRaw ?? hostDir,
+    blockCleanerCommand,
+    volumeMode: volumeMode as 'Filesystem' | 'Block',
+    fsType,
+    namePattern,
+    requireMountPoints,
+    minSizeBytes,
+    parallelCleanups,
+  };
+}
+
+/** One disk must never belong to two classes: discovery directories may not nest or repeat. */
+function checkOverlaps(classes: LocalClassConfig[], errors: ConfigFieldError[]): void {
+  for (let i = 0; i < classes.length; i++) {
+    for (let j = 0; j < i; j++) {
+      const a = classes[i];
+      const b = classes[j];
+      for (const key of ['hostDir', 'mountDir'] as const) {
+        if (under(a[key], b[key]) || under(b[key], a[key])) {
+          errors.push({
+            field: `${ROOT}.${a.className}.${key}`,
+            message: `${a[key]} overlaps ${b[key]} of class ${b.className}: discovery directories must not repeat or nest`,
+          });
+        }
+      }
+    }
+  }
+}
