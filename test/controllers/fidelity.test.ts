@@ -195,6 +195,26 @@ describe('WaitForFirstConsumer hand-over', () => {
   });
 });
 
+describe('the claim doctor', () => {
+  it('the nearest volumes include the closest in size across shapes', async () => {
+    for (const n of ['a', 'b', 'c', 'd', 'e']) await store().create(volume(`doc-rwo-${n}`, '1Gi', { storageClassName: 'doctor' }));
+    await store().create(volume('doc-rwx-100', '100Gi', { storageClassName: 'doctor', modes: ['ReadWriteMany'] }));
+    await store().create(volume('doc-block-10', '10Gi', { storageClassName: 'doctor', volumeMode: 'Block' }));
+    for (const n of ['a', 'b', 'c', 'd', 'e']) await volumeIn(`doc-rwo-${n}`, 'Available');
+    await volumeIn('doc-rwx-100', 'Available');
+    await store().create(claim(NS, 'doctor', '500Gi', { storageClassName: 'doctor' }));
+    const explanation = await until('the explanation of claim doctor', async () => {
+      const text = (await getClaim('doctor')).metadata.annotations?.['stowage.io/binding-explanation'];
+      return text ? JSON.parse(text) : undefined;
+    });
+    const names: string[] = explanation.candidates.map((c: { name: string }) => c.name);
+    expect(names).toContain('doc-rwx-100');
+    expect(names.length).toBeLessThanOrEqual(5);
+    const rwx = explanation.candidates.find((c: { name: string }) => c.name === 'doc-rwx-100');
+    expect(rwx.reasons.join('; ')).toMatch(/capacity 100Gi is less than the requested 500Gi/);
+  });
+});
+
 describe('data sources (upstream provisionClaimOperation)', () => {
   it('a claim with a dataSource on an in-tree plugin is refused with upstream text and not handed over', async () => {
     await store().create(storageClass('populate', 'stowage.io/host-path'));
