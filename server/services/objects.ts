@@ -29,7 +29,7 @@ function scopeOf(s: Strategy, namespace: string | undefined, name?: string): str
   return s.namespaced ? namespace : undefined;
 }
 
-export function forbidden(p: Principal, verb: Verb, s: Strategy, namespace?: string, name?: string): StowageError {
+export function forbidden(p: Principal, verb: Verb | 'deletecollection', s: Strategy, namespace?: string, name?: string): StowageError {
   const group = s.group;
   const where = s.namespaced && namespace ? `in the namespace "${namespace}"` : 'at the cluster scope';
   const resource = qualifiedResource(s.plural, s.group);
@@ -141,7 +141,9 @@ export class ObjectService {
     opts: { namespace?: string; labelSelector?: string; fieldSelector?: string; dryRun?: boolean },
   ): Promise<ListResult> {
     const s = strategyOrThrow(kind);
-    this.check(p, 'delete', s, s.namespaced ? opts.namespace : undefined);
+    const ns = s.namespaced ? opts.namespace : undefined;
+    // Stowage's roles grant deletecollection with delete (as access reviews answer it).
+    if (!isAllowed(p, 'delete', s.kind, scopeOf(s, ns))) throw forbidden(p, 'deletecollection', s, ns);
     const listed = await this.list(p, kind, { namespace: opts.namespace, labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector });
     const items: KubeObject[] = [];
     for (const o of listed.items) {

@@ -318,6 +318,9 @@ describe('API machinery', () => {
 
     const forbidden = await api({ method: 'DELETE', path: '/api/v1/namespaces/other/persistentvolumeclaims', token: 'dev' });
     expect(forbidden.status).toBe(403);
+    expect(forbidden.json.message).toBe(
+      'persistentvolumeclaims is forbidden: User "dev" cannot deletecollection resource "persistentvolumeclaims" in API group "" in the namespace "other"',
+    );
 
     const r = await api({ method: 'DELETE', path: `${CLAIMS}?labelSelector=team%3Dblue`, token: 'dev' });
     expect(r.status).toBe(200);
