@@ -1,6 +1,7 @@
 // Configuration from the environment, with defaults that work on a fresh clone.
 import os from 'node:os';
 import path from 'node:path';
+import { DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from '../domain/sign-in-limits';
 
 export interface Config {
   host: string;
@@ -15,10 +16,14 @@ export interface Config {
   watchRetentionMs: number;
   /** This machine's node name: node affinity of the volumes its provisioners make. */
   nodeName: string;
+  /** Most calls one tRPC batch request may carry (more: 400). */
+  trpcMaxBatch: number;
+  /** Origins besides the dashboard's own that may send state-changing requests. */
+  allowedOrigins: string[];
 }
 
-function int(name: string, fallback: number): number {
-  const v = process.env[name];
+function int(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
+  const v = env[name];
   if (v === undefined || v === '') return fallback;
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0 || n > 65535 * 1_000_000) {
@@ -38,5 +43,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiExtraNames: (env.STOWAGE_API_EXTRA_NAMES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     watchRetentionMs: int('STOWAGE_WATCH_RETENTION_SECONDS', 900) * 1000,
     nodeName: env.STOWAGE_NODE_NAME || os.hostname(),
+    trpcMaxBatch: Math.max(1, int('STOWAGE_TRPC_MAX_BATCH', 20, env)),
+    allowedOrigins: (env.STOWAGE_ALLOWED_ORIGINS ?? '').split(',').map((s) => s.trim().replace(/\/+$/, '')).filter(Boolean),
+  };
+}
+
+/** The sign-in limits (STOWAGE_SIGNIN_*), defaults in domain/sign-in-limits. */
+export function loadSignInLimits(env: NodeJS.ProcessEnv = process.env): SignInLimits {
+  const d = DEFAULT_SIGN_IN_LIMITS;
+  return {
+    maxFailuresPerUser: Math.max(1, int('STOWAGE_SIGNIN_MAX_FAILURES', d.maxFailuresPerUser, env)),
+    maxFailuresPerAddress: Math.max(1, int('STOWAGE_SIGNIN_MAX_FAILURES_PER_ADDRESS', d.maxFailuresPerAddress, env)),
+    windowMs: int('STOWAGE_SIGNIN_WINDOW_SECONDS', d.windowMs / 1000, env) * 1000,
+    lockoutMs: int('STOWAGE_SIGNIN_LOCKOUT_SECONDS', d.lockoutMs / 1000, env) * 1000,
+    concurrency: Math.max(1, int('STOWAGE_SIGNIN_CONCURRENCY', d.concurrency, env)),
+    queue: int('STOWAGE_SIGNIN_QUEUE', d.queue, env),
   };
 }

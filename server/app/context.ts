@@ -1,5 +1,6 @@
 // Everything a running Stowage process shares: the database, the store and the services.
 import { ObjectService } from '../services/objects';
+import { loadSignInLimits } from './config';
 import { UserService } from '../services/users';
 import { ObjectStore } from '../store/object-store';
 import { createPrisma, type Db } from '../store/prisma';
@@ -20,7 +21,7 @@ export async function createAppContext(connectionString: string, poolSize = 20):
     db,
     store,
     objects: new ObjectService(store),
-    users: new UserService(db),
+    users: new UserService(db, loadSignInLimits()),
     close: async () => {
       await store.stop();
       await db.$disconnect();

@@ -4,6 +4,7 @@ import { namespaceStrategy } from './namespace/strategy';
 import { nodeStrategy } from './node/strategy';
 import { persistentVolumeClaimStrategy } from './persistent-volume-claim/strategy';
 import { persistentVolumeStrategy } from './persistent-volume/strategy';
+import { secretStrategy } from './secret/strategy';
 import { storageClassStrategy } from './storage-class/strategy';
 import type { Strategy } from './types';
 
@@ -14,6 +15,7 @@ export const strategies: Strategy[] = [
   persistentVolumeClaimStrategy,
   storageClassStrategy,
   eventStrategy,
+  secretStrategy,
 ];
 
 export function strategyForKind(kind: string): Strategy | undefined {
