@@ -46,6 +46,8 @@ describe('unsupportedFieldLabel (upstream DefaultMetaV1FieldSelectorConversion a
     { kind: 'StorageClass', field: 'provisioner', want: '"provisioner" is not a known field selector: only "metadata.name", "metadata.namespace"' },
     { kind: 'Event', field: 'spec.x', want: 'field label not supported: spec.x' },
     { kind: 'Namespace', field: 'spec.x', want: 'field label not supported: spec.x' },
+    { kind: 'Node', field: 'spec.x', want: 'field label not supported: spec.x' },
+    { kind: 'Secret', field: 'spec.x', want: 'field label not supported: spec.x' },
   ])('$kind $field', ({ kind, field, want }) => {
     expect(unsupportedFieldLabel(strategyForKind(kind)!, field)).toBe(want);
   });
