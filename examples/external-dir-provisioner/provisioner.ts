@@ -145,8 +145,8 @@ export class DirProvisioner {
       throw new Error(problems.join('; '));
     }
     const dir = path.join(this.o.root, pvName);
-    await fs.mkdir(dir, { recursive: true, mode: 0o777 });
-    await fs.chmod(dir, parseInt(sc.parameters?.mode ?? '0777', 8));
+    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+    await fs.chmod(dir, parseInt(sc.parameters?.mode ?? '0700', 8));
     const pv = this.volumeFor(claim, sc, pvName, dir);
     let lastError: unknown;
     for (let attempt = 0; attempt < 3; attempt++) { // 5. save; retry a few times

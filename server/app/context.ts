@@ -1,4 +1,6 @@
 // Everything a running Stowage process shares: the database, the store and the services.
+import { storageClassAdmission } from '../provisioners/admission';
+import { createRealOs } from '../provisioners/os';
 import { ObjectService } from '../services/objects';
 import { loadSignInLimits } from './config';
 import { UserService } from '../services/users';
@@ -20,7 +22,8 @@ export async function createAppContext(connectionString: string, poolSize = 20):
   return {
     db,
     store,
-    objects: new ObjectService(store),
+    // StorageClasses of the in-tree provisioners are checked against this machine's disks.
+    objects: new ObjectService(store, storageClassAdmission(createRealOs())),
     users: new UserService(db, loadSignInLimits()),
     close: async () => {
       await store.stop();

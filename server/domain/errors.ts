@@ -40,6 +40,8 @@ export interface ErrorDetails {
   group?: string;
   causes?: FieldError[];
   retryAfterSeconds?: number;
+  /** Expired list continuations: a fresh token that continues without the old snapshot. */
+  continue?: string;
 }
 
 export const httpStatusOf: Record<ErrorCode, number> = {

@@ -2,8 +2,9 @@
 // writing JSON/YAML responses and Status errors.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzip } from 'node:zlib';
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { stringify as stringifyYaml } from 'yaml';
 import { StowageError } from '../domain/errors';
+import { checkUntrusted, parseYamlValue } from '../services/manifest';
 import type { KubeStatus } from './status';
 import { decodeKubeProtobuf, PROTOBUF_MEDIA_TYPE } from './protobuf-decode';
 
@@ -58,19 +59,22 @@ export function decodeBody(req: IncomingMessage, body: Buffer, opts: { patch?: b
   const text = body.toString('utf8');
   const isJson = type === '' || type === 'application/json' || (opts.patch && type.endsWith('+json'));
   if (isJson) {
+    let value: unknown;
     try {
-      return JSON.parse(text);
+      value = JSON.parse(text);
     } catch (e) {
       throw new StowageError('BadRequest', `the request body is not valid JSON: ${(e as Error).message}`);
     }
+    checkUntrusted(value);
+    return value;
   }
-  if (type === PROTOBUF_MEDIA_TYPE && !opts.patch) return decodeKubeProtobuf(body);
+  if (type === PROTOBUF_MEDIA_TYPE && !opts.patch) {
+    const value = decodeKubeProtobuf(body);
+    checkUntrusted(value);
+    return value;
+  }
   if (type === 'application/yaml' || type === 'application/x-yaml' || type === 'text/yaml') {
-    try {
-      return parseYaml(text, { uniqueKeys: true, maxAliasCount: 100 });
-    } catch (e) {
-      throw new StowageError('BadRequest', `the request body is not valid YAML: ${(e as Error).message.split('\n')[0]}`);
-    }
+    return parseYamlValue(text);
   }
   throw new StowageError(
     'UnsupportedMediaType',
@@ -114,12 +118,17 @@ export function sendObject(res: ServerResponse, code: number, body: unknown, yam
   res.end(text);
 }
 
+/** Header values carry printable ASCII only: anything else (a field name a client made up) is \u-escaped. */
+function headerSafe(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** Warning headers (RFC 7234 code 299), sent with whatever answer follows, errors included. */
 export function addWarnings(res: ServerResponse, warnings: string[]): void {
   if (warnings.length === 0 || res.headersSent) return;
   const prev = res.getHeader('Warning');
   const list = prev === undefined ? [] : Array.isArray(prev) ? prev.map(String) : [String(prev)];
-  res.setHeader('Warning', [...list, ...warnings.map((w) => `299 - ${JSON.stringify(w)}`)]);
+  res.setHeader('Warning', [...list, ...warnings.map((w) => `299 - ${headerSafe(JSON.stringify(w))}`)]);
 }
 
 export function sendStatus(res: ServerResponse, status: KubeStatus): void {

@@ -3,6 +3,7 @@
 import { StowageError, type FieldError } from '../domain/errors';
 import { parseFieldSelector } from '../domain/field-selector';
 import { parseLabelSelector } from '../domain/label-selector';
+import { unstorable } from '../domain/untrusted';
 
 function badRequest(message: string): StowageError {
   return new StowageError('BadRequest', message);
@@ -16,10 +17,22 @@ export function parseBool(name: string, v: string | null): boolean | undefined {
   throw badRequest(`invalid value for ${name}: strconv.ParseBool: parsing "${v}": invalid syntax`);
 }
 
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * Go's strconv.ParseInt(v, 10, 64): beyond int64 is a 400, as upstream. Values past
+ * 2^53 are kept at Number.MAX_SAFE_INTEGER, which every caller treats as "no limit".
+ */
 function parseInt64(name: string, v: string | null): number | undefined {
   if (v === null || v === '') return undefined;
-  if (!/^-?\d+$/.test(v)) throw badRequest(`invalid value for ${name}: strconv.ParseInt: parsing "${v}": invalid syntax`);
-  return Number(v);
+  if (!/^[-+]?\d+$/.test(v)) throw badRequest(`invalid value for ${name}: strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+  const big = BigInt(v);
+  if (big > INT64_MAX || big < -INT64_MAX - 1n) {
+    throw badRequest(`invalid value for ${name}: strconv.ParseInt: parsing ${JSON.stringify(v)}: value out of range`);
+  }
+  if (big > BigInt(Number.MAX_SAFE_INTEGER)) return Number.MAX_SAFE_INTEGER;
+  if (big < BigInt(Number.MIN_SAFE_INTEGER)) return Number.MIN_SAFE_INTEGER;
+  return Number(big);
 }
 
 export interface ListQuery {
@@ -39,6 +52,9 @@ export interface ListQuery {
 export function parseListQuery(q: URLSearchParams): ListQuery {
   const labelSelector = q.get('labelSelector') ?? undefined;
   const fieldSelector = q.get('fieldSelector') ?? undefined;
+  for (const [k, v] of q) {
+    if (unstorable(k) || unstorable(v)) throw badRequest(`query parameter ${JSON.stringify(k.replace(/\0/g, '\\0'))} may not contain the NUL character`);
+  }
   // Parse now, so a bad selector is a 400 before anything else happens.
   if (labelSelector) parseLabelSelector(labelSelector);
   if (fieldSelector) parseFieldSelector(fieldSelector);

@@ -113,6 +113,7 @@ async function get(r: ResourceRequest): Promise<void> {
 }
 
 async function create(r: ResourceRequest): Promise<void> {
+  r.objects.authorize(r.principal, 'create', r.strategy.kind, r.namespace, undefined);
   const w = parseWriteQuery(r.url.searchParams);
   const body = decodeBody(r.req, await readBody(r.req, r.maxBodyBytes));
   const obj = objectForPath(r.strategy, body, r.namespace, undefined);
@@ -122,6 +123,7 @@ async function create(r: ResourceRequest): Promise<void> {
 }
 
 async function update(r: ResourceRequest): Promise<void> {
+  r.objects.authorize(r.principal, 'update', r.strategy.kind, r.namespace, r.name);
   const w = parseWriteQuery(r.url.searchParams);
   const body = decodeBody(r.req, await readBody(r.req, r.maxBodyBytes));
   const obj = objectForPath(r.strategy, body, r.namespace, r.name);
@@ -133,43 +135,34 @@ async function update(r: ResourceRequest): Promise<void> {
   sendObject(r.res, 200, shapeObject(r.strategy, updated, r.out), r.out.yaml);
 }
 
-const PATCH_RETRIES = 5;
-
 async function patch(r: ResourceRequest): Promise<void> {
+  r.objects.authorize(r.principal, 'patch', r.strategy.kind, r.namespace, r.name);
   const type = patchTypeOf(r.req.headers['content-type']);
   const w = parseWriteQuery(r.url.searchParams);
   const body = decodeBody(r.req, await readBody(r.req, r.maxBodyBytes), { patch: true });
   if (body === undefined) throw bad('the request has no body; a patch was expected');
-  for (let attempt = 0; ; attempt++) {
-    const current = await r.objects.get(r.principal, r.strategy.kind, r.namespace, r.name!);
-    const patched = applyPatch(type, current, body);
-    const obj = objectForPath(r.strategy, patched, r.namespace, r.name);
-    const currentRv = current.metadata.resourceVersion;
-    // A patch without a resourceVersion applies to the object as read, retried on a race;
-    // one that names a resourceVersion is a precondition and fails on a mismatch.
-    obj.metadata.resourceVersion ??= currentRv;
-    const precondition = obj.metadata.resourceVersion !== currentRv;
-    const warnings = [...applyFieldValidation(r.strategy, obj, w.fieldValidation), ...objectWarnings(r, obj)];
-    if (attempt === 0) addWarnings(r.res, warnings);
-    try {
-      const updated = await r.objects.update(r.principal, obj, {
-        verb: 'patch',
-        dryRun: w.dryRun,
-        subresource: r.subresource === 'status' ? 'status' : undefined,
-      });
-      sendObject(r.res, 200, shapeObject(r.strategy, updated, r.out), r.out.yaml);
-      return;
-    } catch (e) {
-      const retry = e instanceof StowageError && e.code === 'Conflict' && !precondition && attempt < PATCH_RETRIES;
-      if (!retry) throw e;
-    }
-  }
+  // The service authorizes before it reads the object or this function merges anything.
+  const updated = await r.objects.patch(
+    r.principal,
+    r.strategy.kind,
+    r.namespace,
+    r.name!,
+    (current, attempt) => {
+      const obj = objectForPath(r.strategy, applyPatch(type, current, body), r.namespace, r.name);
+      const warnings = [...applyFieldValidation(r.strategy, obj, w.fieldValidation), ...objectWarnings(r, obj)];
+      if (attempt === 0) addWarnings(r.res, warnings);
+      return obj;
+    },
+    { dryRun: w.dryRun, subresource: r.subresource === 'status' ? 'status' : undefined },
+  );
+  sendObject(r.res, 200, shapeObject(r.strategy, updated, r.out), r.out.yaml);
 }
 
 /** Kinds whose registry answers a delete with the object rather than a Status (`ReturnDeletedObject`). */
 const RETURNS_DELETED_OBJECT = new Set(['PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Namespace']);
 
 async function remove(r: ResourceRequest): Promise<void> {
+  r.objects.authorize(r.principal, 'delete', r.strategy.kind, r.namespace, r.name);
   const raw = await readBody(r.req, r.maxBodyBytes);
   const opts = parseDeleteOptions(r.url.searchParams, decodeBody(r.req, raw));
   const result = await r.objects.delete(r.principal, r.strategy.kind, r.namespace, r.name!, {

@@ -22,7 +22,7 @@ export interface StatusDetails {
 export interface KubeStatus {
   kind: 'Status';
   apiVersion: 'v1';
-  metadata: Record<string, never>;
+  metadata: { continue?: string };
   status: 'Success' | 'Failure';
   message?: string;
   reason?: string;
@@ -95,7 +95,9 @@ export function statusFromError(e: unknown): { status: KubeStatus; unexpected: b
       details.causes = d.causes.map((c) => ({ reason: c.reason, message: maskCredentials(c.message), field: c.field }));
     }
     if (d.retryAfterSeconds !== undefined) details.retryAfterSeconds = d.retryAfterSeconds;
-    return { status: failure(code, reasonOf[e.code] ?? 'InternalError', e.message, details), unexpected: e.code === 'InternalError' };
+    const status = failure(code, reasonOf[e.code] ?? 'InternalError', e.message, details);
+    if (d.continue) status.metadata = { continue: d.continue };
+    return { status, unexpected: e.code === 'InternalError' };
   }
   if (e instanceof HttpStatusError) {
     return { status: failure(e.code, e.reason, e.message, e.details), unexpected: false };
