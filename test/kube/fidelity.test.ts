@@ -148,7 +148,8 @@ describe('messages as upstream formats them', () => {
       code: 403,
       reason: 'Forbidden',
       message:
-        'storageclasses.storage.k8s.io "dev-class" is forbidden: User "dev" cannot create resource "storageclasses" in API group "storage.k8s.io" at the cluster scope',
+        // Authorized before the body is read, as upstream: a create names no object.
+        'storageclasses.storage.k8s.io is forbidden: User "dev" cannot create resource "storageclasses" in API group "storage.k8s.io" at the cluster scope',
     },
     {
       name: 'an unsupported field selector names the supported ones',
