@@ -2,6 +2,8 @@
 // (pkg/controller/volume/persistentvolume, cases named after its unit tests): Delete with
 // no deleter, bindings that come apart and back, terminating objects, events repeated on
 // every periodic sync, and a data source on a plugin that cannot populate volumes.
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControllers, type RunningControllers } from '../../server/controllers/start';
 import type { KubeObject } from '../../server/resources/types';
@@ -217,7 +219,8 @@ describe('the claim doctor', () => {
 
 describe('data sources (upstream provisionClaimOperation)', () => {
   it('a claim with a dataSource on an in-tree plugin is refused with upstream text and not handed over', async () => {
-    await store().create(storageClass('populate', 'stowage.io/host-path'));
+    // Never provisioned from (the claim is refused first): the base path is only required.
+    await store().create({ ...storageClass('populate', 'stowage.io/host-path'), parameters: { basePath: path.join(os.tmpdir(), 'stowage-unused') } });
     const c0 = claim(NS, 'clone', '1Gi', { storageClassName: 'populate' });
     c0.spec.dataSource = { kind: 'PersistentVolumeClaim', name: 'source' };
     const c = await store().create(c0);
