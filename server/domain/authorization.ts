@@ -20,11 +20,30 @@ export interface UserPrincipal {
 export type Principal = UserPrincipal;
 
 /**
+ * A node agent (a node token): it acts only for its own node, and only through the agent
+ * API; every other API answers it 403.
+ */
+export interface NodePrincipal {
+  type: 'node';
+  /** The node the token was issued for. */
+  nodeName: string;
+}
+
+/** Kinds only admins may see or touch (configuration may hold what viewers should not read). */
+const ADMIN_ONLY: ReadonlySet<string> = new Set(['ConfigMap']);
+
+/** May a node agent act for `nodeName`? Only for its own node. */
+export function nodeMayActFor(p: NodePrincipal, nodeName: string): boolean {
+  return p.nodeName === nodeName;
+}
+
+/**
  * May `p` do `verb` on objects of `kind` in `namespace`? For namespaced kinds, an
  * undefined namespace means "across all namespaces".
  */
 export function isAllowed(p: Principal, verb: Verb, kind: string, namespace?: string): boolean {
   if (p.role === 'admin') return true;
+  if (ADMIN_ONLY.has(kind)) return false;
   if (p.role === 'viewer') return READ.has(verb);
   // developer
   const inOwn = namespace !== undefined && p.namespaces.includes(namespace);

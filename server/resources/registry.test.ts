@@ -2,8 +2,8 @@ import { describe, expect, test } from 'vitest';
 import { strategies, strategyForKind, strategyForResource } from './registry';
 
 describe('registry', () => {
-  test('serves the six kinds once each', () => {
-    expect(strategies.map((s) => s.kind)).toEqual(['Namespace', 'Node', 'PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Event']);
+  test('serves the seven kinds once each', () => {
+    expect(strategies.map((s) => s.kind)).toEqual(['Namespace', 'Node', 'PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Event', 'ConfigMap']);
   });
 
   test.each([
@@ -22,6 +22,7 @@ describe('registry', () => {
     { group: '', resource: 'ns', kind: 'Namespace' },
     { group: '', resource: 'no', kind: 'Node' },
     { group: '', resource: 'ev', kind: 'Event' },
+    { group: '', resource: 'cm', kind: 'ConfigMap' },
     { group: 'storage.k8s.io', resource: 'sc', kind: 'StorageClass' },
     { group: 'storage.k8s.io', resource: 'storageclasses', kind: 'StorageClass' },
     { group: '', resource: 'storageclasses', kind: undefined },
