@@ -1,4 +1,5 @@
 // Everything a running Stowage process shares: the database, the store and the services.
+import { NodeAgentService, type NodeAgentOptions } from '../services/node-agent';
 import { ObjectService } from '../services/objects';
 import { UserService } from '../services/users';
 import { ObjectStore } from '../store/object-store';
@@ -9,10 +10,12 @@ export interface AppContext {
   store: ObjectStore;
   objects: ObjectService;
   users: UserService;
+  /** The node agents' side: tokens, discovery reports, cleanup jobs. */
+  nodeAgent: NodeAgentService;
   close(): Promise<void>;
 }
 
-export async function createAppContext(connectionString: string, poolSize = 20): Promise<AppContext> {
+export async function createAppContext(connectionString: string, poolSize = 20, agentOptions: NodeAgentOptions = {}): Promise<AppContext> {
   const db = createPrisma(connectionString, poolSize);
   const store = new ObjectStore(db, connectionString);
   await store.start();
@@ -21,6 +24,7 @@ export async function createAppContext(connectionString: string, poolSize = 20):
     store,
     objects: new ObjectService(store),
     users: new UserService(db),
+    nodeAgent: new NodeAgentService(store, agentOptions),
     close: async () => {
       await store.stop();
       await db.$disconnect();

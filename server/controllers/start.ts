@@ -5,6 +5,8 @@ import type { AppContext } from '../app/context';
 import { logger } from '../app/logger';
 import { inTreeProvisionerNames } from '../provisioners/registry';
 import { binderSpec } from './binder/binder';
+import { localVolumeManagerSpec, type LocalVolumeManagerOptions } from './local-volume/manager';
+import { nodeLifecycleSpec, type NodeLifecycleOptions } from './node-lifecycle/node-lifecycle';
 import type { VolumeDeleter } from './binder/deps';
 import { provisioningDeps, provisioningSpecs } from './provisioning-start';
 import { Manager } from './runtime/manager';
@@ -32,6 +34,10 @@ export interface StartControllersOptions {
    * leader lock, making volumes on this node.
    */
   provisioning?: { nodeName: string };
+  /** The local-volume manager (default on; `false` turns it off). */
+  localVolumes?: LocalVolumeManagerOptions | false;
+  /** The node lifecycle controller (default on, 40 s grace; `false` turns it off). */
+  nodeLifecycle?: NodeLifecycleOptions | false;
 }
 
 export interface RunningControllers {
@@ -54,6 +60,8 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
         deleter: opts.deleter,
         inTreeProvisioners: opts.inTreeProvisioners ?? inTreeProvisionerNames,
       }),
+      ...(opts.localVolumes === false ? [] : [localVolumeManagerSpec({ store: app.store, agents: app.nodeAgent, log }, opts.localVolumes)]),
+      ...(opts.nodeLifecycle === false ? [] : [nodeLifecycleSpec({ store: app.store, log }, opts.nodeLifecycle)]),
       // Fresh provisioning specs each time this process starts leading: recovery runs then.
       ...(opts.provisioning ? provisioningSpecs(provisioningDeps({ app, nodeName: opts.provisioning.nodeName })) : []),
     ],
