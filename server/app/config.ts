@@ -1,6 +1,7 @@
 // Configuration from the environment, with defaults that work on a fresh clone.
 import os from 'node:os';
 import path from 'node:path';
+import { parseLabelList } from '../domain/node-lifecycle';
 
 export interface Config {
   host: string;
@@ -15,6 +16,8 @@ export interface Config {
   watchRetentionMs: number;
   /** This machine's node name: node affinity of the volumes its provisioners make. */
   nodeName: string;
+  /** Extra labels of this machine's Node (STOWAGE_NODE_LABELS, `k=v,k2=v2`). */
+  nodeLabels: Record<string, string>;
 }
 
 function int(name: string, fallback: number): number {
@@ -28,6 +31,8 @@ function int(name: string, fallback: number): number {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const labels = parseLabelList(env.STOWAGE_NODE_LABELS);
+  if (labels.errors.length) throw new Error(`STOWAGE_NODE_LABELS: ${labels.errors.join('; ')}`);
   return {
     host: env.HOST || '127.0.0.1',
     port: int('PORT', 3000),
@@ -38,5 +43,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiExtraNames: (env.STOWAGE_API_EXTRA_NAMES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     watchRetentionMs: int('STOWAGE_WATCH_RETENTION_SECONDS', 900) * 1000,
     nodeName: env.STOWAGE_NODE_NAME || os.hostname(),
+    nodeLabels: labels.labels,
   };
 }
