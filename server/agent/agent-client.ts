@@ -14,7 +14,7 @@ export interface AgentApi {
   discoveries(node: string, entries: DiscoveredEntry[]): Promise<unknown>;
   claim(node: string, body: ClaimInput): Promise<{ jobs: CleanupRequest[] }>;
   progress(node: string, jobId: string, body: { instance: string; progress: CleanupProgress }): Promise<{ cancel: boolean }>;
-  result(node: string, jobId: string, body: { instance: string; result: CleanupResult }): Promise<unknown>;
+  result(node: string, jobId: string, body: { instance: string; result: CleanupResult; progress?: CleanupProgress }): Promise<unknown>;
 }
 
 export class AgentHttpError extends Error {

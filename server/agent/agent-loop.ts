@@ -168,12 +168,14 @@ export class AgentLoop {
   private async runJob(req: CleanupRequest, abort: AbortController): Promise<void> {
     const cls = this.classes?.find((c) => c.className === req.className);
     let result: CleanupResult;
+    let last: CleanupProgress | undefined;
     if (!cls) {
       result = { jobId: req.jobId, ok: false, error: `class ${req.className} is not in this node's configuration`, durationMs: 0 };
     } else {
       this.o.log.info({ job: req.jobId, path: req.hostPath, method: req.method, attempt: req.attempt }, 'cleanup started');
       let sending = false;
       const onProgress = (p: CleanupProgress) => {
+        last = p;
         if (sending) return; // one report in flight at a time; the next tick sends fresher numbers
         sending = true;
         this.o.api
@@ -196,7 +198,7 @@ export class AgentLoop {
     if (this.abort.signal.aborted) return; // stopping: the lease runs out and the job is taken again
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
-        await this.o.api.result(this.nodeName, req.jobId, { instance: this.instance, result });
+        await this.o.api.result(this.nodeName, req.jobId, { instance: this.instance, result, ...(last ? { progress: last } : {}) });
         return;
       } catch (err) {
         this.o.log.warn({ err: (err as Error).message, job: req.jobId }, 'result report failed; retrying');

@@ -80,6 +80,20 @@ export function retryDelayMs(attempt: number, baseMs: number, maxMs: number): nu
   return Math.min(maxMs, baseMs * 2 ** Math.max(0, Math.min(30, attempt - 1)));
 }
 
+/** A progress report as stored: numbers checked, nothing else kept. */
+function parseProgress(jobId: string, raw: unknown): CleanupProgress {
+  const pr = isPlainObject(raw) ? raw : {};
+  const num = (v: unknown) => (typeof v === 'string' && /^\d{1,30}$/.test(v) ? v : '0');
+  return {
+    jobId,
+    unit: pr.unit === 'entries' ? 'entries' : 'bytes',
+    done: num(pr.done),
+    total: num(pr.total),
+    rate: typeof pr.rate === 'number' && Number.isFinite(pr.rate) && pr.rate >= 0 ? pr.rate : 0,
+    ...(typeof pr.etaSeconds === 'number' && Number.isFinite(pr.etaSeconds) && pr.etaSeconds >= 0 ? { etaSeconds: pr.etaSeconds } : {}),
+  };
+}
+
 export class NodeAgentService {
   readonly disks: LocalDiskStore;
   readonly jobs: CleanupJobStore;
@@ -281,16 +295,7 @@ export class NodeAgentService {
     if (!JOB_ID_RE.test(jobId)) throw new StowageError('NotFound', `cleanup job "${jobId}" not found`);
     const b = isPlainObject(body) ? body : {};
     const instance = str(b.instance, 'instance', 64)!;
-    const pr = isPlainObject(b.progress) ? b.progress : {};
-    const num = (v: unknown) => (typeof v === 'string' && /^\d{1,30}$/.test(v) ? v : '0');
-    const progress: CleanupProgress = {
-      jobId,
-      unit: pr.unit === 'entries' ? 'entries' : 'bytes',
-      done: num(pr.done),
-      total: num(pr.total),
-      rate: typeof pr.rate === 'number' && Number.isFinite(pr.rate) && pr.rate >= 0 ? pr.rate : 0,
-      ...(typeof pr.etaSeconds === 'number' && Number.isFinite(pr.etaSeconds) && pr.etaSeconds >= 0 ? { etaSeconds: pr.etaSeconds } : {}),
-    };
+    const progress = parseProgress(jobId, b.progress);
     const r = await this.jobs.progress(jobId, node, instance, progress, this.leaseMs);
     // A job the instance no longer holds must stop, too.
     return { cancel: r.cancel || !r.held };
@@ -307,7 +312,8 @@ export class NodeAgentService {
     const job = await this.jobs.get(jobId);
     if (!job || job.nodeName !== node) throw new StowageError('NotFound', `cleanup job "${jobId}" not found`);
     const error = r.ok ? undefined : `${str(r.error, 'result.error', 4000, true) ?? 'cleanup failed'}${typeof r.exitCode === 'number' ? ` (exit status ${r.exitCode})` : ''}`;
-    const settled = await this.jobs.finish(jobId, node, instance, { ok: r.ok, error, outputTail: tail }, retryDelayMs(job.attempt, this.retryBaseMs, this.retryMaxMs));
+    const progress = isPlainObject(b.progress) ? parseProgress(jobId, b.progress) : undefined;
+    const settled = await this.jobs.finish(jobId, node, instance, { ok: r.ok, error, outputTail: tail, progress }, retryDelayMs(job.attempt, this.retryBaseMs, this.retryMaxMs));
     return { state: settled?.state };
   }
 }

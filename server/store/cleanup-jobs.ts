@@ -255,7 +255,7 @@ export class CleanupJobStore {
     id: string,
     nodeName: string,
     instance: string,
-    r: { ok: boolean; error?: string; outputTail?: string[] },
+    r: { ok: boolean; error?: string; outputTail?: string[]; progress?: CleanupProgress },
     retryInMs: number,
   ): Promise<CleanupJob | undefined> {
     const rows = await this.sql.$queryRawUnsafe<Row[]>(
@@ -264,7 +264,8 @@ export class CleanupJobStore {
           last_error = CASE WHEN $4 THEN last_error WHEN cancel_requested THEN coalesce($5, 'cancelled by an admin') ELSE $5 END,
           output_tail = $6::jsonb,
           finished_at = now(), updated_at = now(), lease_until = NULL,
-          next_attempt_at = now() + ($7::int * interval '1 millisecond')
+          next_attempt_at = now() + ($7::int * interval '1 millisecond'),
+          progress = coalesce($8::jsonb, progress)
         WHERE id = $1::uuid AND node_name = $2 AND state = 'running' AND agent_instance = $3
         RETURNING *`,
       id,
@@ -274,6 +275,7 @@ export class CleanupJobStore {
       r.ok ? null : (r.error ?? 'cleanup failed'),
       JSON.stringify((r.outputTail ?? []).slice(-50)),
       retryInMs,
+      r.progress ? JSON.stringify(r.progress) : null,
     );
     return rows[0] ? toJob(rows[0]) : undefined;
   }
