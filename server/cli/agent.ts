@@ -16,6 +16,7 @@ export interface StandaloneAgentOptions {
   caFile?: string;
   insecureSkipTlsVerify?: boolean;
   labels?: Record<string, string>;
+  maxParallel?: number;
 }
 
 export function readTokenFile(file: string): string {
@@ -33,7 +34,7 @@ export async function startStandaloneAgent(o: StandaloneAgentOptions): Promise<A
   });
   const who = await api.whoami();
   if (o.node && o.node !== who.nodeName) throw new Error(`the token is for node "${who.nodeName}", not "${o.node}"`);
-  const loop = new AgentLoop({ api, os: realAgentOs, nodeName: who.nodeName, labels: o.labels, log: logger.child({ component: 'agent' }) });
+  const loop = new AgentLoop({ api, os: realAgentOs, nodeName: who.nodeName, labels: o.labels, maxParallel: o.maxParallel, log: logger.child({ component: 'agent' }) });
   await loop.start();
   return loop;
 }

@@ -222,10 +222,13 @@ program
   .option('--node <name>', 'the node to act for (must be the token\'s; default: the token\'s)')
   .option('--ca-file <file>', "the API's CA certificate (<data dir>/pki/ca.crt of the server)")
   .option('--insecure-skip-tls-verify', 'do not verify the server certificate')
-  .action(async (o: { server: string; tokenFile: string; node?: string; caFile?: string; insecureSkipTlsVerify?: boolean }) => {
+  .option('--max-parallel <n>', 'cleanups at once on this node, all classes together', '4')
+  .action(async (o: { server: string; tokenFile: string; node?: string; caFile?: string; insecureSkipTlsVerify?: boolean; maxParallel: string }) => {
+    const maxParallel = Number(o.maxParallel);
+    if (!Number.isInteger(maxParallel) || maxParallel < 1 || maxParallel > 64) throw new Error('--max-parallel must be a whole number from 1 to 64');
     const labels = parseLabelList(process.env.STOWAGE_NODE_LABELS);
     if (labels.errors.length) throw new Error(`STOWAGE_NODE_LABELS: ${labels.errors.join('; ')}`);
-    const loop = await startStandaloneAgent({ ...o, labels: labels.labels });
+    const loop = await startStandaloneAgent({ ...o, maxParallel, labels: labels.labels });
     say(`Agent of node ${loop.nodeName} running against ${o.server}; press Ctrl-C to stop.`);
     const stop = () => {
       void loop.stop().then(() => process.exit(0));
