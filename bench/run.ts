@@ -10,6 +10,8 @@ const benches: Record<string, { file: string; what: string }> = {
   binder: { file: 'binder.ts', what: 'binder: 10,000-claim burst, raw transaction rate, 1,000 vs 100,000 volumes' },
   api: { file: 'api.ts', what: 'REST API: kubectl get pv / lists of 10,000 PVs, watch latency under writes' },
   provisioning: { file: 'provisioning.ts', what: 'provisioning soak: 1,000 volumes with injected failures, leaked assets' },
+  'local-cleanup': { file: 'local-cleanup.ts', what: 'local-volume cleanup: 100,000 files vs rm -rf, dd-zero vs raw dd on a loop device' },
+  'local-discovery': { file: 'local-discovery.ts', what: 'local-volume discovery: 1,000 entries under one directory' },
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -110,7 +110,11 @@ export function toYaml(obj: object): string {
   return stringify(obj);
 }
 
-/** A picture for the README, taken during the run. */
+/**
+ * A picture for the README, taken only when asked (`npm run screenshots` sets
+ * STOWAGE_SCREENSHOTS=1), so that `npm test` leaves the working tree clean.
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
+  if (process.env.STOWAGE_SCREENSHOTS !== '1') return;
   await page.screenshot({ path: path.join(import.meta.dirname, '..', 'docs', 'screenshots', `${name}.png`) });
 }

@@ -137,7 +137,7 @@ describe('CleanupRunner: refusals (nothing is touched)', () => {
 describe('CleanupRunner: Block methods run the right command on the resolved device', () => {
   it.each<{ method: CleanupMethod; command?: string[]; classCmd?: string[]; argv: string[][] }>([
     { method: 'dd-zero', argv: [['dd', 'if=/dev/zero', 'of=/dev/loop0', `bs=${4 << 20}`, `count=${8n * MiB}`, 'iflag=count_bytes', 'oflag=direct', 'conv=fsync', 'status=progress']] },
-    { method: 'blkdiscard', argv: [['blkdiscard', '-f', '-v', '/dev/loop0']] },
+    { method: 'blkdiscard', argv: [['blkdiscard', '-f', '-o', '0', '-l', String(8n * MiB), '/dev/loop0']] },
     { method: 'fs-reset', argv: [['wipefs', '-a', '-f', '/dev/loop0'], ['mkfs.ext4', '-F', '-q', '/dev/loop0'], ['wipefs', '-a', '-f', '/dev/loop0']] },
     { method: 'shred', classCmd: ['shred', '2'], argv: [['shred', '-v', '-n', '2', '-z', '/dev/loop0']] },
     { method: 'custom', command: ['/opt/wipe', '--fast'], argv: [['/opt/wipe', '--fast']] },
@@ -164,6 +164,22 @@ describe('CleanupRunner: Block methods run the right command on the resolved dev
     expect(os.deviceIsZero(rdev)).toBe(true);
     expect(os.ran).toHaveLength(2);
     expect(progress.at(-1)).toMatchObject({ done: String(16n * MiB), total: String(16n * MiB) });
+  });
+
+  it('blkdiscard works through a large device in steps, and progress follows', async () => {
+    const { os } = world();
+    os.blockDevice('/dev/big', 200n * MiB);
+    os.symlink('/agent/disks/big', '/dev/big');
+    os.onCommand('blkdiscard', () => 0);
+    const { result, progress } = await collect(new CleanupRunner(os), req('big', { volumeMode: 'Block', method: 'blkdiscard' }), cls());
+    expect(result.ok).toBe(true);
+    expect(os.ran.map((r) => r.argv.slice(2, 6))).toEqual([
+      ['-o', '0', '-l', String(64n * MiB)],
+      ['-o', String(64n * MiB), '-l', String(64n * MiB)],
+      ['-o', String(128n * MiB), '-l', String(64n * MiB)],
+      ['-o', String(192n * MiB), '-l', String(8n * MiB)],
+    ]);
+    expect(progress.at(-1)).toMatchObject({ done: String(200n * MiB), total: String(200n * MiB) });
   });
 
   it('a custom command sees the device in LOCAL_PV_BLKDEVICE', async () => {
@@ -268,6 +284,7 @@ describe('CleanupRunner: concurrency', () => {
     const second = await runner.run(req('blk', { volumeMode: 'Block', method: 'custom' }), c, () => {});
     expect(second).toMatchObject({ ok: false, busy: true });
     expect(runner.running()).toHaveLength(1);
+    expect([...runner.activePaths()]).toEqual(['/mnt/disks/blk']);
     await until(() => g.gates.length === 1, 'the first cleanup to start');
     g.gates[0]();
     expect((await first).ok).toBe(true);
@@ -311,5 +328,41 @@ describe('CleanupRunner: concurrency', () => {
     abort.abort();
     expect(await run).toMatchObject({ ok: false, cancelled: true });
     expect(runner.running()).toEqual([]);
+  });
+});
+
+// Seed 003's node-local test items, by their names in the seed.
+describe('seed 003 block and async cleanup tests (node-local half)', () => {
+  it('Validate that both success and failure of asynchronous cleanup processes are properly tracked', async () => {
+    const { os } = world();
+    const gates: ((code: number) => void)[] = [];
+    os.onCommand('/opt/slow', () => new Promise<number>((resolve) => gates.push(resolve)));
+    os.blockDevice('/dev/sdz', MiB);
+    os.symlink('/agent/disks/other', '/dev/sdz');
+    const runner = new CleanupRunner(os);
+    const c = cls({ blockCleanerCommand: ['/opt/slow'] });
+    const good = req('blk', { volumeMode: 'Block', method: 'custom' });
+    const bad = req('other', { volumeMode: 'Block', method: 'custom' });
+    const runs = [runner.run(good, c, () => {}), runner.run(bad, c, () => {})];
+    await until(() => gates.length === 2, 'both cleanups to start');
+    expect(runner.running().sort()).toEqual([good.jobId, bad.jobId].sort());
+    gates[0](0);
+    gates[1](5);
+    const [a, b] = await Promise.all(runs);
+    expect(a).toMatchObject({ jobId: good.jobId, ok: true });
+    expect(b).toMatchObject({ jobId: bad.jobId, ok: false, exitCode: 5 });
+    expect(runner.running()).toEqual([]);
+  });
+
+  it.each([
+    { name: 'Plugin disallows backsteps in the Path: ../ in the request', hostPath: '/mnt/disks/../../etc' },
+    { name: 'Plugin disallows backsteps in the Path: .. as the entry', hostPath: '/mnt/disks/..' },
+    { name: 'Plugin disallows backsteps in the Path: a sibling of the discovery directory', hostPath: '/mnt/disks-other/x' },
+  ])('$name', async ({ hostPath }) => {
+    const { os } = world();
+    withDd(os);
+    const { result } = await collect(new CleanupRunner(os), req('x', { hostPath }), cls());
+    expect(result).toMatchObject({ ok: false, refused: true });
+    expect(os.ran).toEqual([]);
   });
 });

@@ -13,6 +13,9 @@ import type { AgentOs } from './os';
 export const LOCAL_PV_BLKDEVICE = 'LOCAL_PV_BLKDEVICE';
 const TAIL_LINES = 20;
 const FS_TYPE_RE = /^[a-z][a-z0-9]{0,15}$/;
+const MiB = 1n << 20n;
+const DISCARD_MIN_STEP = 64n * MiB;
+const maxBig = (a: bigint, b: bigint) => (a > b ? a : b);
 
 export interface CleanupRunnerOptions {
   /** Cleanups at once on this node, all classes together (default 4). */
@@ -115,6 +118,11 @@ export class CleanupRunner {
     this.maxParallel = Math.max(1, opts.maxParallel ?? 4);
     this.interval = Math.max(10, opts.progressIntervalMs ?? 1000);
     this.ddBlock = opts.ddBlockBytes ?? 4 << 20;
+  }
+
+  /** Host paths of the cleanups accepted and not finished: pass them to discoverAll's `cleaning`. */
+  activePaths(): Set<string> {
+    return new Set(this.active.keys());
   }
 
   /** Job ids of the cleanups accepted and not finished (waiting for a slot or running). */
@@ -252,8 +260,7 @@ export class CleanupRunner {
     const passes = plan.passes ?? 1;
     switch (plan.method) {
       case 'files': {
-        meter.start(BigInt(await this.os.countContents(t.real, signal)));
-        await this.os.removeContents(t.real, (n) => (meter.done += BigInt(n)), signal);
+        await this.os.removeContents(t.real, { total: (n) => meter.start(BigInt(n)), removed: (n) => (meter.done += BigInt(n)) }, signal);
         return;
       }
       case 'dd-zero': {
@@ -269,8 +276,14 @@ export class CleanupRunner {
         return;
       }
       case 'blkdiscard': {
+        // In steps (a hundredth of the device, at least 64 MiB), so progress moves.
         meter.start(t.size);
-        await this.command(['blkdiscard', '-f', '-v', dev], tail, signal);
+        const step = maxBig(DISCARD_MIN_STEP, ((t.size / 100n + MiB - 1n) / MiB) * MiB);
+        for (let off = 0n; off < t.size; off += step) {
+          const len = t.size - off < step ? t.size - off : step;
+          await this.command(['blkdiscard', '-f', '-o', String(off), '-l', String(len), dev], tail, signal);
+          meter.done = off + len;
+        }
         return;
       }
       case 'fs-reset': {

@@ -41,6 +41,8 @@ export interface DiscoveredEntry {
   reason?: string;
   /** Device identity (major:minor, or st_dev:st_ino for directories) to detect duplicates. */
   deviceId?: string;
+  /** Set when the agent is wiping this entry right now (then eligible is false). */
+  cleanupRunning?: boolean;
 }
 
 export type CleanupMethod = 'files' | 'dd-zero' | 'blkdiscard' | 'fs-reset' | 'shred' | 'hdparm' | 'custom';

@@ -195,3 +195,15 @@ describe('seed 003 provisioner tests (discovery half)', () => {
     ]);
   });
 });
+
+describe('discoverAll while this agent wipes a disk', () => {
+  it('Ensure a new PV is not created while cleaning of volume behind the PV is still in progress (agent half): the entry is not eligible', async () => {
+    const os = new FakeAgentOs();
+    os.mkdir('/mnt/disks/a').mkdir('/mnt/disks/b');
+    const r = await discoverAll(os, [cls()], { cleaning: new Set(['/mnt/disks/a']) });
+    expect(r.map((e) => [e.entryName, e.eligible, e.cleanupRunning ?? false, e.reason])).toEqual([
+      ['a', false, true, 'a cleanup of this disk is running'],
+      ['b', true, false, undefined],
+    ]);
+  });
+});

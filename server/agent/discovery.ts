@@ -28,8 +28,16 @@ interface Probe {
   identity?: string;
 }
 
+export interface DiscoverOptions {
+  /**
+   * Host paths whose cleanup is running on this agent (CleanupRunner.activePaths()): they
+   * are reported ineligible with cleanupRunning set, so a half-wiped disk is never offered.
+   */
+  cleaning?: ReadonlySet<string>;
+}
+
 /** Discovers every class's directory; entries in class order, then name order. */
-export async function discoverAll(os: AgentOs, classes: LocalClassConfig[]): Promise<DiscoveredEntry[]> {
+export async function discoverAll(os: AgentOs, classes: LocalClassConfig[], opts: DiscoverOptions = {}): Promise<DiscoveredEntry[]> {
   const table = await os.mountTable();
   const mounts: Mounts = { targets: new Set(table.keys()), sources: new Map([...table].map(([t, s]) => [s, t])) };
   const all: Probe[] = [];
@@ -43,6 +51,13 @@ export async function discoverAll(os: AgentOs, classes: LocalClassConfig[]): Pro
       p.entry.eligible = false;
       p.entry.reason = `the same ${p.entry.volumeMode === 'Block' ? 'device' : 'storage'} is also reachable as ${first.hostPath}`;
     } else seen.set(p.identity, p.entry);
+  }
+  for (const p of all) {
+    if (opts.cleaning?.has(p.entry.hostPath)) {
+      p.entry.eligible = false;
+      p.entry.reason = 'a cleanup of this disk is running';
+      p.entry.cleanupRunning = true;
+    }
   }
   return all.map((p) => p.entry);
 }

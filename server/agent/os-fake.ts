@@ -3,7 +3,7 @@
 // when a test registers them. Strict where Linux is strict: a missing path is ENOENT, a
 // symlink loop is ELOOP, a mount point cannot be removed (EBUSY), removal never crosses into
 // another mounted filesystem, an unknown command cannot be started.
-import type { AgentOs, CommandResult, DeviceHandle, EntryStat, FsStats, RunOptions } from './os';
+import type { AgentOs, CommandResult, DeviceHandle, EntryStat, FsStats, RemoveProgress, RunOptions } from './os';
 
 type FakeNode =
   | { kind: 'directory'; ino: number; unreadable?: boolean }
@@ -50,6 +50,7 @@ export class FakeAgentOs implements AgentOs {
   private readonly sources = new Map<string, string>();
   /** Every command run, in order (argv and the env it was given). */
   readonly ran: { argv: string[]; env: Record<string, string> }[] = [];
+  private readonly watchers = new Map<string, Set<() => void>>();
   private nextIno = 2;
   private nextDev = 1;
 
@@ -64,7 +65,10 @@ export class FakeAgentOs implements AgentOs {
     if (n !== '/' && !this.nodes.has(parentOf(n))) this.mkdir(parentOf(n));
     const existing = this.nodes.get(n);
     if (existing && existing.kind !== 'directory') throw osError('EEXIST', `${n} exists`);
-    if (!existing) this.nodes.set(n, { kind: 'directory', ino: this.nextIno++, ...(opts.unreadable ? { unreadable: true } : {}) });
+    if (!existing) {
+      this.nodes.set(n, { kind: 'directory', ino: this.nextIno++, ...(opts.unreadable ? { unreadable: true } : {}) });
+      this.changed(n);
+    }
     return this;
   }
 
@@ -72,6 +76,7 @@ export class FakeAgentOs implements AgentOs {
     const n = normalise(p);
     this.needDir(parentOf(n));
     this.nodes.set(n, { kind: 'file', ino: this.nextIno++, size });
+    this.changed(n);
     return this;
   }
 
@@ -79,6 +84,7 @@ export class FakeAgentOs implements AgentOs {
     const n = normalise(p);
     this.needDir(parentOf(n));
     this.nodes.set(n, { kind: 'symlink', ino: this.nextIno++, target });
+    this.changed(n);
     return this;
   }
 
@@ -181,7 +187,7 @@ export class FakeAgentOs implements AgentOs {
     return [...this.nodes.keys()].filter((p) => p !== d && under(p, d)).length;
   }
 
-  async removeContents(dir: string, onRemoved: (n: number) => void, signal?: AbortSignal): Promise<number> {
+  async removeContents(dir: string, progress: RemoveProgress, signal?: AbortSignal): Promise<number> {
     const d = this.resolve(dir);
     if (this.nodes.get(d)?.kind !== 'directory') throw osError('ENOTDIR', dir);
     for (const m of this.mounts.keys()) {
@@ -189,12 +195,14 @@ export class FakeAgentOs implements AgentOs {
     }
     // Deepest first, as a real removal must.
     const victims = [...this.nodes.keys()].filter((p) => p !== d && under(p, d)).sort((a, b) => b.length - a.length);
+    progress.total?.(victims.length);
     let removed = 0;
     for (const v of victims) {
       if (signal?.aborted) throw Object.assign(new Error('cancelled'), { name: 'AbortError' });
       this.nodes.delete(v);
+      this.changed(v);
       removed++;
-      onRemoved(1);
+      progress.removed(1);
     }
     return removed;
   }
@@ -237,6 +245,27 @@ export class FakeAgentOs implements AgentOs {
     const out = new Uint8Array(Math.max(0, end - offset));
     for (let i = 0; i < out.length; i++) out[i] = dev.written.get(offset + i) ?? dev.fill;
     return out;
+  }
+
+  /** Removes an entry (and everything under it), as a user's rm -rf would. */
+  remove(p: string): this {
+    const n = normalise(p);
+    for (const k of [...this.nodes.keys()]) if (under(k, n)) this.nodes.delete(k);
+    this.changed(n);
+    return this;
+  }
+
+  watch(dir: string, onChange: () => void): () => void {
+    const d = normalise(dir);
+    const set = this.watchers.get(d) ?? new Set();
+    set.add(onChange);
+    this.watchers.set(d, set);
+    return () => set.delete(onChange);
+  }
+
+  /** Tells the watchers of p's directory (as inotify does for a directory's entries). */
+  private changed(p: string): void {
+    for (const fn of this.watchers.get(parentOf(p)) ?? []) fn();
   }
 
   /** Fills a device with a byte, as if a user wrote data to all of it. */

@@ -5,10 +5,9 @@
 // cleanup commands. `realAgentOs` uses fs calls and spawns commands (never a shell);
 // os-fake.ts holds a strict in-memory fake for unit tests.
 import { spawn } from 'node:child_process';
-import { constants, readdirSync, rmdirSync, unlinkSync, lstatSync, type Dirent } from 'node:fs';
+import { constants, readdirSync, rmdirSync, watch as fsWatch } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { parseMountInfo, type FsStats } from '../provisioners/os';
 
 export type { FsStats };
@@ -33,6 +32,13 @@ export interface RunOptions {
   onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void;
   /** Aborting sends SIGTERM to the command. */
   signal?: AbortSignal;
+  /** Working directory (default: the agent's). */
+  cwd?: string;
+}
+
+export interface RemoveProgress {
+  total?(entries: number): void;
+  removed(entries: number): void;
 }
 
 export interface CommandResult {
@@ -65,16 +71,23 @@ export interface AgentOs {
   countContents(dir: string, signal?: AbortSignal): Promise<number>;
   /**
    * Removes everything under dir, never dir itself, never following symlinks and never
-   * crossing into another filesystem mounted below dir (that fails). `onRemoved` gets the
-   * number of entries removed since its last call. Returns the total removed.
+   * crossing into another filesystem mounted below dir (that fails). `progress.total` gets
+   * the number of entries first; `progress.removed` the number removed since its last call.
+   * Returns the total removed.
    */
-  removeContents(dir: string, onRemoved: (n: number) => void, signal?: AbortSignal): Promise<number>;
+  removeContents(dir: string, progress: RemoveProgress, signal?: AbortSignal): Promise<number>;
   /** Runs argv[0] with the arguments (no shell). Rejects only when it cannot be started. */
   run(argv: string[], opts?: RunOptions): Promise<CommandResult>;
   /** Opens a device (or file) for writing in place. */
   openForWrite(p: string): Promise<DeviceHandle>;
   /** Reads `length` bytes at `offset` (fewer at the end). */
   readRange(p: string, offset: number, length: number): Promise<Uint8Array>;
+  /**
+   * Calls onChange (soon, possibly coalesced) when entries of dir appear, vanish or are
+   * renamed (inotify on Linux). Returns a function that stops watching. Best effort: when
+   * the directory cannot be watched it returns a no-op stop and the caller keeps polling.
+   */
+  watch(dir: string, onChange: () => void): () => void;
 }
 
 function kindOf(st: { isDirectory(): boolean; isFile(): boolean; isSymbolicLink(): boolean; isBlockDevice(): boolean; isCharacterDevice(): boolean }): EntryKind {
@@ -100,55 +113,97 @@ export function majorMinor(rdev: bigint): string {
 
 const abortError = () => Object.assign(new Error('cancelled'), { name: 'AbortError', code: 'ABORT_ERR' });
 
-/** Entries unlinked between two yields to the event loop while removing (keeps the agent responsive). */
-const REMOVE_CHUNK = 256;
+/** Bytes of arguments per `rm` invocation (well under ARG_MAX). */
+const RM_ARG_BYTES = 256 * 1024;
+/** How long one `rm` batch should take: progress moves at least this often. */
+const RM_BATCH_SECONDS = 0.4;
 
-/**
- * Removes a tree's contents with synchronous syscalls in small chunks: per entry that is
- * the same work as `rm -rf` (one unlink or rmdir), without a promise per file.
- */
-async function removeUnder(dir: string, rootDev: bigint, onRemoved: (n: number) => void, signal?: AbortSignal): Promise<number> {
-  let removed = 0;
-  let pending = 0;
-  const flush = () => {
-    if (pending > 0) onRemoved(pending);
-    pending = 0;
+/** Every directory under (and including) root -> the number of entries below it; iterative, so depth is no limit. */
+function countTree(root: string, signal?: AbortSignal): Map<string, number> {
+  const counts = new Map<string, number>();
+  const stack: { dir: string; subdirs: string[]; i: number; n: number }[] = [];
+  const open = (dir: string) => {
+    const entries = readdirSync(dir, { withFileTypes: true });
+    stack.push({ dir, subdirs: entries.filter((e) => e.isDirectory()).map((e) => `${dir}/${e.name}`), i: 0, n: entries.length });
   };
-  // Depth-first with an explicit stack: [dir, entries not yet handled, removeDirAfter].
-  const stack: { dir: string; entries: Dirent[]; i: number; remove: boolean }[] = [
-    { dir, entries: readdirSync(dir, { withFileTypes: true }), i: 0, remove: false },
-  ];
-  let sinceYield = 0;
+  open(root);
   while (stack.length > 0) {
+    if (signal?.aborted) throw abortError();
     const top = stack[stack.length - 1];
-    if (top.i >= top.entries.length) {
-      stack.pop();
-      if (top.remove) {
-        rmdirSync(top.dir);
-        removed++;
-        pending++;
-      }
+    if (top.i < top.subdirs.length) {
+      open(top.subdirs[top.i++]);
       continue;
     }
-    const e = top.entries[top.i++];
-    const p = `${top.dir}/${e.name}`;
-    if (e.isDirectory()) {
-      const st = lstatSync(p, { bigint: true });
-      if (st.dev !== rootDev) throw Object.assign(new Error(`${p} is another filesystem mounted inside the volume: not removing it`), { code: 'EXDEV' });
-      stack.push({ dir: p, entries: readdirSync(p, { withFileTypes: true }), i: 0, remove: true });
-    } else {
-      unlinkSync(p);
-      removed++;
-      pending++;
-    }
-    if (++sinceYield >= REMOVE_CHUNK) {
-      sinceYield = 0;
-      flush();
-      await yieldToLoop();
-      if (signal?.aborted) throw abortError();
-    }
+    stack.pop();
+    counts.set(top.dir, top.n);
+    if (stack.length > 0) stack[stack.length - 1].n += top.n;
   }
-  flush();
+  return counts;
+}
+
+/**
+ * Removes a tree's contents at `rm -rf` speed with progress: one count pass, then `rm -rf
+ * --one-file-system` over batches of entries (run inside their directory, names relative),
+ * each batch sized from the rate measured so far to take well under a second. A directory
+ * bigger than a batch is emptied the same way, then removed. Never removes `dir` itself.
+ */
+async function removeUnder(dir: string, progress: RemoveProgress, signal?: AbortSignal): Promise<number> {
+  const counts = countTree(dir, signal);
+  const total = counts.get(dir) ?? 0;
+  progress.total?.(total);
+  let removed = 0;
+  let target = 2000;
+
+  const flush = async (cwd: string, names: string[], entries: number) => {
+    if (names.length === 0) return;
+    if (signal?.aborted) throw abortError();
+    const t0 = performance.now();
+    let out = '';
+    const r = await realAgentOs.run(['rm', '-rf', '--one-file-system', '--', ...names.map((n) => `./${n}`)], {
+      cwd,
+      signal,
+      onOutput: (c) => {
+        if (out.length < 8192) out += c;
+      },
+    });
+    if (r.exitCode !== 0) {
+      throw Object.assign(new Error(`rm -rf in ${cwd} exited with ${r.exitCode ?? r.signal}: ${out.trim().split('\n').slice(-3).join(' | ')}`), { code: 'ERM' });
+    }
+    removed += entries;
+    progress.removed(entries);
+    const seconds = (performance.now() - t0) / 1000;
+    const rate = entries / Math.max(seconds, 0.001);
+    target = Math.max(200, Math.min(1_000_000, Math.round(rate * RM_BATCH_SECONDS)));
+  };
+
+  const clear = async (d: string): Promise<void> => {
+    let names: string[] = [];
+    let entries = 0;
+    let bytes = 0;
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = `${d}/${e.name}`;
+      const n = 1 + (e.isDirectory() ? (counts.get(p) ?? 0) : 0);
+      if (e.isDirectory() && n > target * 2) {
+        await clear(p);
+        rmdirSync(p);
+        removed++;
+        progress.removed(1);
+        continue;
+      }
+      names.push(e.name);
+      entries += n;
+      bytes += e.name.length + 3;
+      if (entries >= target || bytes >= RM_ARG_BYTES) {
+        await flush(d, names, entries);
+        names = [];
+        entries = 0;
+        bytes = 0;
+      }
+    }
+    await flush(d, names, entries);
+  };
+
+  await clear(dir);
   return removed;
 }
 
@@ -211,10 +266,14 @@ export const realAgentOs: AgentOs = {
     return countUnder(dir, signal);
   },
 
-  async removeContents(dir, onRemoved, signal) {
+  async removeContents(dir, progress, signal) {
     const root = await fs.lstat(dir, { bigint: true });
     if (!root.isDirectory()) throw Object.assign(new Error(`${dir} is not a directory`), { code: 'ENOTDIR' });
-    return removeUnder(dir, root.dev, onRemoved, signal);
+    // Nothing is removed when another filesystem is mounted inside: its contents are not this volume's.
+    const real = await fs.realpath(dir);
+    const nested = [...(await realAgentOs.mountTable()).keys()].find((t) => t.startsWith(`${real}/`));
+    if (nested) throw Object.assign(new Error(`${nested} is another filesystem mounted inside the volume: not removing anything`), { code: 'EXDEV' });
+    return removeUnder(dir, progress, signal);
   },
 
   run(argv, opts = {}) {
@@ -230,6 +289,7 @@ export const realAgentOs: AgentOs = {
       const child = spawn(argv[0], argv.slice(1), {
         env: { ...process.env, ...opts.env, LC_ALL: 'C' },
         stdio: ['ignore', 'pipe', 'pipe'],
+        ...(opts.cwd ? { cwd: opts.cwd } : {}),
       });
       const onAbort = () => child.kill('SIGTERM');
       opts.signal?.addEventListener('abort', onAbort, { once: true });
@@ -265,6 +325,16 @@ export const realAgentOs: AgentOs = {
       return buf.subarray(0, bytesRead);
     } finally {
       await h.close();
+    }
+  },
+
+  watch(dir, onChange) {
+    try {
+      const w = fsWatch(dir, { persistent: false }, () => onChange());
+      w.on('error', () => w.close());
+      return () => w.close();
+    } catch {
+      return () => {};
     }
   },
 };

@@ -23,7 +23,10 @@ export async function writeKubeconfig(app: AppContext, dataDir: string, user: st
   const token = await app.users.createToken(user, { name: `kubeconfig ${path.basename(file)}` });
   const caFile = caPemPath(dataDir);
   const caPem = existsSync(caFile) ? readFileSync(caFile, 'utf8') : undefined;
-  writeFileSync(file, renderKubeconfig({ server, user, token, caPem }), { mode: 0o600 });
+  // A developer's context starts in a namespace they can read, not `default`.
+  const principal = await app.users.byName(user);
+  const namespace = principal?.role === 'developer' ? principal.namespaces[0] : undefined;
+  writeFileSync(file, renderKubeconfig({ server, user, token, caPem, namespace }), { mode: 0o600 });
   return file;
 }
 

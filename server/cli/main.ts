@@ -1,4 +1,4 @@
-// `stowage start | server | migrate | user add | user list | token create | kubeconfig`
+// `stowage start | server | migrate | user add | user list | token create | kubeconfig | bootstrap`
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
@@ -7,6 +7,7 @@ import { buildDashboard, dashboardBuildNeeded } from '../app/build';
 import { loadConfig, type Config } from '../app/config';
 import { createAppContext, type AppContext } from '../app/context';
 import { logger } from '../app/logger';
+import { bootstrapFiles, generateBootstrap, storageClassMapFromFile, tokenDirOnHost, tokenFileName } from '../agent/bootstrap';
 import { isStowageError } from '../domain/errors';
 import { startWebServer } from '../http/web-server';
 import { openDatabase, type Database } from '../store/database';
@@ -22,6 +23,17 @@ const say = (m: string) => process.stdout.write(`${m}\n`);
 
 function runtimeFile(cfg: Config): string {
   return path.join(cfg.dataDir, 'runtime.json');
+}
+
+/** The API address a running `stowage start` of this data dir really listens on. */
+function runningApiUrl(cfg: Config): string | undefined {
+  try {
+    const { pid, apiUrl } = JSON.parse(readFileSync(runtimeFile(cfg), 'utf8')) as { pid: number; apiUrl?: string };
+    process.kill(pid, 0);
+    return apiUrl;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The database of a running `stowage start` in this data dir, or a new connection. */
@@ -97,7 +109,11 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
     const boot = await bootstrap(app, cfg.dataDir, apiUrl);
     const web = await startWebServer({ app, host: cfg.host, port: cfg.port, dir: projectRoot });
     services.add(web.close);
-    writeFileSync(runtimeFile(cfg), JSON.stringify({ pid: process.pid, databaseUrl: db.connectionString, url: web.url }), { mode: 0o600 });
+    writeFileSync(
+      runtimeFile(cfg),
+      JSON.stringify({ pid: process.pid, databaseUrl: db.connectionString, url: web.url, apiUrl: services.apiUrl }),
+      { mode: 0o600 },
+    );
     say('');
     say(`Stowage is running at ${web.url}`);
     if (services.apiUrl) say(`Kubernetes-compatible API: ${services.apiUrl}`);
@@ -186,7 +202,7 @@ program
   .action((userName: string, o: { out?: string }) =>
     withApp(async (app, cfg) => {
       const file = path.resolve(o.out ?? path.join(cfg.dataDir, `${userName}.kubeconfig`));
-      await writeKubeconfig(app, cfg.dataDir, userName, apiServerUrl(cfg.apiHost, cfg.apiPort), file);
+      await writeKubeconfig(app, cfg.dataDir, userName, runningApiUrl(cfg) ?? apiServerUrl(cfg.apiHost, cfg.apiPort), file);
       say(file);
     }),
   );
@@ -236,6 +252,32 @@ program
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+  });
+
+program
+  .command('bootstrap <file>')
+  .description('generate agent manifests (DaemonSet, RBAC, ConfigMap) and per-node agent configuration from a storageClassMap or local-volume ConfigMap file')
+  .requiredOption('--server <url>', 'URL of the Stowage server the agents report to')
+  .option('--node <name...>', 'nodes to write agent configuration for')
+  .option('--image <image>', 'agent container image')
+  .option('--namespace <ns>', 'namespace of the agents', 'kube-system')
+  .option('-o, --out <dir>', 'write manifests.yaml, storage-class-map.yaml and nodes/<name>.json here instead of printing the manifests')
+  .action((file: string, o: { server: string; node?: string[]; image?: string; namespace: string; out?: string }) => {
+    const source = storageClassMapFromFile(readFileSync(file, 'utf8'));
+    if (!source.ok) throw new Error(`${file}: ${source.message}`);
+    const r = generateBootstrap({ storageClassMap: source.storageClassMap, serverUrl: o.server, nodes: o.node, image: o.image, namespace: o.namespace });
+    if (!r.ok) throw new Error(r.errors.map((e) => `${e.field}: ${e.message}`).join('\n'));
+    if (!o.out) {
+      process.stdout.write(r.output.manifests);
+      return;
+    }
+    for (const [name, content] of Object.entries(bootstrapFiles(r.output))) {
+      const target = path.join(o.out, name);
+      mkdirSync(path.dirname(target), { recursive: true });
+      writeFileSync(target, content);
+      say(target);
+    }
+    if (r.output.agents.length > 0) say(`Put each node's token (stowage node add NAME) in ${tokenDirOnHost}/${tokenFileName} on that node.`);
   });
 
 const longRunning = new Set(['start', 'server', 'controllers', 'agent']);

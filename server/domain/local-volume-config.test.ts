@@ -165,3 +165,40 @@ describe('matchNamePattern (filepath.Match for one element)', () => {
     expect(matchNamePattern(pattern, name)).toBe(match);
   });
 });
+
+describe('parseStorageClassMap on hostile input (property)', () => {
+  it('never throws, and every accepted class satisfies the invariants', async () => {
+    const fc = (await import('fast-check')).default;
+    const { stringify } = await import('yaml');
+    const value = fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.constantFrom('/mnt/a', '/mnt/b/c', 'rel', '/', '/x/../y', '__proto__', 'fs-reset', 'dd-zero', '/opt/w'),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(fc.constantFrom('dd-zero', '2', '/bin/x', 'zap'), { maxLength: 3 }),
+    );
+    const key = fc.constantFrom('hostDir', 'mountDir', 'blockCleanerCommand', 'volumeMode', 'fsType', 'namePattern', 'requireMountPoints', 'minSize', 'parallelCleanups', '__proto__', 'constructor', 'x');
+    const cls = fc.dictionary(key, value, { maxKeys: 6 });
+    const doc = fc.dictionary(fc.constantFrom('fast', 'slow', '__proto__', 'Bad_Name', 'a.b', 'constructor'), cls, { maxKeys: 3 });
+    fc.assert(
+      fc.property(fc.oneof(doc.map((d) => stringify(d)), fc.string({ maxLength: 200 })), (text) => {
+        const r = parseStorageClassMap(text);
+        if (!r.ok) {
+          expect(r.errors.length).toBeGreaterThan(0);
+          for (const e of r.errors) expect(e.field.startsWith('storageClassMap')).toBe(true);
+          return;
+        }
+        for (const c of r.classes) {
+          expect(c.hostDir.startsWith('/') && !c.hostDir.split('/').includes('..')).toBe(true);
+          expect(c.mountDir.startsWith('/') && !c.mountDir.split('/').includes('..')).toBe(true);
+          expect(['Filesystem', 'Block']).toContain(c.volumeMode);
+          expect(c.parallelCleanups).toBeGreaterThanOrEqual(1);
+          expect(BigInt(c.minSizeBytes)).toBeGreaterThanOrEqual(0n);
+        }
+        expect(({} as Record<string, unknown>).hostDir).toBeUndefined();
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

@@ -1,7 +1,7 @@
 // Discovery documents: /version, /api, /apis, /apis/{group}, /api/v1 and
 // /apis/{group}/{version}, in the legacy (unaggregated) JSON form every client reads.
 import { strategies } from '../resources/registry';
-import { SERVED_GROUPS } from './router';
+import { REVIEW_RESOURCES, SERVED_GROUPS } from './router';
 
 /** The Kubernetes minor release whose API Stowage follows. */
 export const KUBE_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.0-stowage' };
@@ -57,6 +57,9 @@ export function apiResourceList(group: string, version: string) {
     if (s.hasStatus) {
       resources.push({ name: `${s.plural}/status`, singularName: '', namespaced: s.namespaced, kind: s.kind, verbs: ['get', 'patch', 'update'] });
     }
+  }
+  for (const r of REVIEW_RESOURCES.filter((x) => x.group === group && x.version === version)) {
+    resources.push({ name: r.plural, singularName: r.kind.toLowerCase(), namespaced: false, kind: r.kind, verbs: ['create'] });
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources };
 }

@@ -13,6 +13,7 @@ import { openApiV2 } from './openapi';
 import { encodeOpenApiV2 } from './protobuf';
 import { negotiateOutput } from './query';
 import { serveResource } from './resources';
+import { serveReview } from './review';
 import { route, type Route } from './router';
 import { notAcceptable, statusFromError } from './status';
 import type { WatchTiming } from './watch';
@@ -80,7 +81,7 @@ async function dispatch(app: KubeApp, opts: Required<KubeHandlerOptions>, req: I
   }
 
   if (r.type === 'notFound') throw notFound();
-  if (r.type !== 'resource' && r.type !== 'pods' && method !== 'GET') {
+  if (r.type !== 'resource' && r.type !== 'pods' && r.type !== 'review' && method !== 'GET') {
     throw new StowageError('MethodNotAllowed', `the server does not allow this method on the requested resource (${method})`);
   }
   switch (r.type) {
@@ -94,6 +95,8 @@ async function dispatch(app: KubeApp, opts: Required<KubeHandlerOptions>, req: I
       return sendObject(res, 200, apiGroupDoc(r.group));
     case 'groupVersion':
       return sendObject(res, 200, apiResourceList(r.group, r.version));
+    case 'review':
+      return serveReview(req, res, r.review, principal, opts.maxBodyBytes);
     case 'pods':
       // Stowage has no pods; `kubectl describe pvc` lists them to show "Used By".
       if (method !== 'GET' || r.name !== undefined || r.watchPath) throw notFound();

@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { StowageError } from '../domain/errors';
 import type { KubeStatus } from './status';
+import { decodeKubeProtobuf, PROTOBUF_MEDIA_TYPE } from './protobuf-decode';
 
 /** Upstream's default limit on a request body (3 MiB). */
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -62,6 +63,7 @@ export function decodeBody(req: IncomingMessage, body: Buffer, opts: { patch?: b
       throw new StowageError('BadRequest', `the request body is not valid JSON: ${(e as Error).message}`);
     }
   }
+  if (type === PROTOBUF_MEDIA_TYPE && !opts.patch) return decodeKubeProtobuf(body);
   if (type === 'application/yaml' || type === 'application/x-yaml' || type === 'text/yaml') {
     try {
       return parseYaml(text, { uniqueKeys: true, maxAliasCount: 100 });
@@ -71,7 +73,7 @@ export function decodeBody(req: IncomingMessage, body: Buffer, opts: { patch?: b
   }
   throw new StowageError(
     'UnsupportedMediaType',
-    `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
+    `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, ${PROTOBUF_MEDIA_TYPE}`,
   );
 }
 

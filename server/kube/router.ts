@@ -21,11 +21,28 @@ export type Route =
       /** The legacy /watch/ path prefix was used. */
       watchPath: boolean;
     }
+  /** SelfSubjectAccessReview / SelfSubjectReview: create-only questions about the caller. */
+  | { type: 'review'; review: ReviewResource }
   /** The pods of a namespace: always none (kubectl describe pvc lists them). */
   | { type: 'pods'; namespace?: string; name?: string; watchPath: boolean }
   | { type: 'notFound' };
 
-export const SERVED_GROUPS: { group: string; version: string }[] = [...new Set(strategies.map((s) => s.group))]
+/** Resources that are questions, not stored objects: `kubectl auth can-i` and `kubectl auth whoami`. */
+export interface ReviewResource {
+  group: string;
+  version: string;
+  plural: string;
+  kind: 'SelfSubjectAccessReview' | 'SelfSubjectReview';
+}
+
+export const REVIEW_RESOURCES: readonly ReviewResource[] = [
+  { group: 'authorization.k8s.io', version: 'v1', plural: 'selfsubjectaccessreviews', kind: 'SelfSubjectAccessReview' },
+  { group: 'authentication.k8s.io', version: 'v1', plural: 'selfsubjectreviews', kind: 'SelfSubjectReview' },
+];
+
+export const SERVED_GROUPS: { group: string; version: string }[] = [
+  ...new Set([...strategies.map((s) => s.group), ...REVIEW_RESOURCES.map((r) => r.group)]),
+]
   .filter((g) => g !== '')
   .map((group) => ({ group, version: 'v1' }));
 
@@ -87,6 +104,8 @@ export function route(pathname: string): Route {
   }
   const [plural, name, subresource, ...extra] = rest;
   if (extra.length > 0) return { type: 'notFound' };
+  const review = REVIEW_RESOURCES.find((x) => x.group === group && x.version === version && x.plural === plural);
+  if (review) return name === undefined && namespace === undefined && !watchPath ? { type: 'review', review } : { type: 'notFound' };
   if (group === '' && plural === 'pods' && !subresource) return { type: 'pods', namespace, name, watchPath };
   const strategy = strategyFor(group, version, plural);
   if (!strategy) return { type: 'notFound' };

@@ -175,6 +175,19 @@ describe.runIf(mountOk.ok)('file cleanup on a tmpfs mount', () => {
     expect(progress.at(-1)).toMatchObject({ unit: 'entries', done: '113', total: '113' });
   });
 
+  it('a volume with another filesystem mounted inside is refused before anything is removed', async () => {
+    const vol = path.join(disks, 'vol');
+    await fs.mkdir(path.join(vol, 'a'), { recursive: true });
+    await fs.writeFile(path.join(vol, 'a', 'keep'), 'x');
+    await mountTmpfs(path.join(vol, 'nested'));
+    await fs.writeFile(path.join(vol, 'nested', 'other'), 'y');
+    const result = await new CleanupRunner(realAgentOs).run(req('vol'), cls(), () => {});
+    expect(result).toMatchObject({ ok: false });
+    expect(result.error).toContain('another filesystem mounted inside the volume');
+    expect((await fs.readdir(vol)).sort()).toEqual(['a', 'nested']);
+    expect(await fs.readdir(path.join(vol, 'nested'))).toEqual(['other']);
+  });
+
   it('a directory symlink pointing outside the discovery directory is refused', async () => {
     await fs.mkdir(path.join(dir, 'outside'));
     await fs.writeFile(path.join(dir, 'outside', 'keep'), 'x');

@@ -1,0 +1,200 @@
+// The bootstrapper (seed 003 "Provisioner Bootstrapper"), as a pure generator: from a
+// storageClassMap it produces what a multi-node deployment of node agents needs:
+//  - the storageClassMap with every mountDir set by the seed's rule (strip the leading "/",
+//    "/" -> "~", prefix /mnt/local-storage), in the local-volume ConfigMap;
+//  - Kubernetes manifests for agents running inside a cluster: a ServiceAccount with only
+//    what the agent needs (read its Node, read the ConfigMap), a DaemonSet with one hostPath
+//    volume per discovery directory mounted at its mountDir, the node name from the
+//    downward API (MY_NODE_NAME <- spec.nodeName), /dev for block devices;
+//  - one agent configuration per named node (server URL, node name, where its token file is).
+// Tokens are minted by the server (`stowage node add NAME`); the generator only says where
+// each node's agent expects to find its token. No I/O here: the CLI writes the files.
+import { parseDocument, stringify } from 'yaml';
+import type { LocalClassConfig } from './contract';
+import { isDNS1123Subdomain } from '../domain/names';
+import { mountDirFor, parseStorageClassMap, type ConfigFieldError } from '../domain/local-volume-config';
+
+export const defaultAgentImage = 'ghcr.io/stowage/stowage:latest';
+export const defaultNamespace = 'kube-system';
+export const defaultServiceAccount = 'local-storage-admin';
+export const defaultConfigMapName = 'local-volume-config';
+/** Where the DaemonSet's agent reads its node token (a hostPath file the admin puts on each node). */
+export const tokenDirOnHost = '/etc/stowage';
+export const tokenFileName = 'node-token';
+
+export interface BootstrapInput {
+  /** storageClassMap text (YAML) as in the ConfigMap's data.storageClassMap. */
+  storageClassMap: string;
+  /** URL of the Stowage server the agents report to. */
+  serverUrl: string;
+  /** Nodes to write agent configurations for (the DaemonSet covers every node anyway). */
+  nodes?: string[];
+  image?: string;
+  namespace?: string;
+  serviceAccount?: string;
+  configMapName?: string;
+}
+
+export interface AgentNodeConfig {
+  nodeName: string;
+  server: string;
+  tokenFile: string;
+}
+
+export interface BootstrapOutput {
+  /** The classes with their generated mountDirs. */
+  classes: LocalClassConfig[];
+  /** The storageClassMap as written into the ConfigMap (mountDir filled in). */
+  storageClassMap: string;
+  /** Kubernetes objects, in apply order. */
+  objects: Record<string, unknown>[];
+  /** The objects as one multi-document YAML stream. */
+  manifests: string;
+  agents: AgentNodeConfig[];
+}
+
+export type BootstrapResult = { ok: true; output: BootstrapOutput } | { ok: false; errors: ConfigFieldError[] };
+
+const labels = { 'app.kubernetes.io/name': 'stowage-agent', 'app.kubernetes.io/component': 'local-volume-agent' };
+
+function checkName(field: string, value: string, errors: ConfigFieldError[]): void {
+  const errs = isDNS1123Subdomain(value);
+  if (errs.length > 0) errors.push({ field, message: errs.join('; ') });
+}
+
+export function generateBootstrap(input: BootstrapInput): BootstrapResult {
+  const parsed = parseStorageClassMap(input.storageClassMap);
+  if (!parsed.ok) return parsed;
+  const errors: ConfigFieldError[] = [];
+  const namespace = input.namespace ?? defaultNamespace;
+  const sa = input.serviceAccount ?? defaultServiceAccount;
+  const cmName = input.configMapName ?? defaultConfigMapName;
+  const image = input.image ?? defaultAgentImage;
+  checkName('namespace', namespace, errors);
+  checkName('serviceAccount', sa, errors);
+  checkName('configMapName', cmName, errors);
+  if (!/^https?:\/\/[^\s/]+/.test(input.serverUrl)) errors.push({ field: 'serverUrl', message: 'must be an http(s) URL' });
+  if (!/^[^\s]{1,512}$/.test(image)) errors.push({ field: 'image', message: 'must be an image reference without spaces' });
+  const nodes = input.nodes ?? [];
+  nodes.forEach((n, i) => checkName(`nodes[${i}]`, n, errors));
+  if (new Set(nodes).size !== nodes.length) errors.push({ field: 'nodes', message: 'must not repeat a node' });
+  if (parsed.classes.length === 0) errors.push({ field: 'storageClassMap', message: 'must define at least one class' });
+  if (errors.length > 0) return { ok: false, errors };
+
+  // In the container every discovery directory sits at the seed's mountDir.
+  const classes = parsed.classes.map((c) => ({ ...c, mountDir: mountDirFor(c.hostDir) }));
+  const map: Record<string, Record<string, unknown>> = {};
+  for (const c of classes) {
+    map[c.className] = {
+      hostDir: c.hostDir,
+      mountDir: c.mountDir,
+      blockCleanerCommand: c.blockCleanerCommand,
+      volumeMode: c.volumeMode,
+      fsType: c.fsType,
+      namePattern: c.namePattern,
+      requireMountPoints: c.requireMountPoints,
+      ...(c.minSizeBytes !== '0' ? { minSize: c.minSizeBytes } : {}),
+      parallelCleanups: c.parallelCleanups,
+    };
+  }
+  const storageClassMap = stringify(map);
+  const tokenFile = `${tokenDirOnHost}/${tokenFileName}`;
+
+  const volumes: Record<string, unknown>[] = classes.map((c, i) => ({ name: `discovery-${i}`, hostPath: { path: c.hostDir, type: 'Directory' } }));
+  const mounts: Record<string, unknown>[] = classes.map((c, i) => ({ name: `discovery-${i}`, mountPath: c.mountDir, mountPropagation: 'HostToContainer' }));
+  volumes.push({ name: 'dev', hostPath: { path: '/dev', type: 'Directory' } });
+  mounts.push({ name: 'dev', mountPath: '/dev' });
+  volumes.push({ name: 'node-token', hostPath: { path: tokenDirOnHost, type: 'DirectoryOrCreate' } });
+  mounts.push({ name: 'node-token', mountPath: tokenDirOnHost, readOnly: true });
+  volumes.push({ name: 'config', configMap: { name: cmName } });
+  mounts.push({ name: 'config', mountPath: '/etc/provisioner/config', readOnly: true });
+
+  const objects: Record<string, unknown>[] = [
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa, namespace, labels } },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: `${sa}-node-reader`, labels },
+      // Seed 003: the workers never touch PVs; they only read their Node's labels.
+      rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get'] }],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: `${sa}-node-reader`, labels },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${sa}-node-reader` },
+      subjects: [{ kind: 'ServiceAccount', name: sa, namespace }],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: `${sa}-config-reader`, namespace, labels },
+      rules: [{ apiGroups: [''], resources: ['configmaps'], resourceNames: [cmName], verbs: ['get', 'watch', 'list'] }],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: `${sa}-config-reader`, namespace, labels },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `${sa}-config-reader` },
+      subjects: [{ kind: 'ServiceAccount', name: sa, namespace }],
+    },
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: cmName, namespace, labels }, data: { storageClassMap } },
+    {
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      metadata: { name: 'stowage-agent', namespace, labels },
+      spec: {
+        selector: { matchLabels: { 'app.kubernetes.io/name': 'stowage-agent' } },
+        updateStrategy: { type: 'RollingUpdate' },
+        template: {
+          metadata: { labels },
+          spec: {
+            serviceAccountName: sa,
+            priorityClassName: 'system-node-critical',
+            containers: [
+              {
+                name: 'agent',
+                image,
+                // The agent takes its node name from MY_NODE_NAME (seed 003).
+                args: ['agent', '--server', input.serverUrl, '--token-file', tokenFile],
+                env: [{ name: 'MY_NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
+                // Cleanup wipes block devices and removes files owned by any user.
+                securityContext: { privileged: true },
+                volumeMounts: mounts,
+                resources: { requests: { cpu: '50m', memory: '64Mi' } },
+              },
+            ],
+            volumes,
+          },
+        },
+      },
+    },
+  ];
+  const manifests = objects.map((o) => stringify(o)).join('---\n');
+  const agents = nodes.map((nodeName) => ({ nodeName, server: input.serverUrl, tokenFile }));
+  return { ok: true, output: { classes, storageClassMap, objects, manifests, agents } };
+}
+
+/**
+ * The storageClassMap in a file given to `stowage bootstrap`: either a local-volume
+ * ConfigMap manifest (its data.storageClassMap) or the storageClassMap text itself.
+ */
+export function storageClassMapFromFile(text: string): { ok: true; storageClassMap: string } | { ok: false; message: string } {
+  const doc = parseDocument(text, { uniqueKeys: true });
+  if (doc.errors.length > 0) return { ok: false, message: `invalid YAML: ${doc.errors[0].message.split('\n')[0]}` };
+  const v = doc.toJS({ mapAsMap: true, maxAliasCount: 50 }) as unknown;
+  if (v instanceof Map && v.get('kind') === 'ConfigMap') {
+    const data = v.get('data');
+    const scm = data instanceof Map ? data.get('storageClassMap') : undefined;
+    if (typeof scm !== 'string') return { ok: false, message: 'the ConfigMap has no data.storageClassMap' };
+    return { ok: true, storageClassMap: scm };
+  }
+  return { ok: true, storageClassMap: text };
+}
+
+/** The files the CLI writes into an output directory: name -> content. */
+export function bootstrapFiles(out: BootstrapOutput): Record<string, string> {
+  const files: Record<string, string> = { 'manifests.yaml': out.manifests, 'storage-class-map.yaml': out.storageClassMap };
+  for (const a of out.agents) files[`nodes/${a.nodeName}.json`] = `${JSON.stringify(a, null, 2)}\n`;
+  return files;
+}
