@@ -84,7 +84,8 @@ test.describe('local disks', () => {
     const entry = uniqueName('wipe');
     await fs.mkdir(path.join(dir, entry));
     const { claim, pv } = await bind(entry);
-    await fill(path.join(dir, entry), 120_000);
+    // Enough files for a wipe of several seconds on a busy machine: the bar is seen moving.
+    await fill(path.join(dir, entry), 5_000);
     await signInAsAdmin(page, `/nodes/${encodeURIComponent(NODE)}/disks`);
     const row = page.locator(`[data-testid="disk-row"][data-entry="${entry}"]`);
     await expect(row).toHaveAttribute('data-stage', 'bound');
