@@ -14,11 +14,13 @@ import { parseArgs } from 'node:util';
 import { agentHttpClient, type AgentApi } from '../server/agent/agent-client';
 import type { DiscoveredEntry } from '../server/agent/contract';
 import { createAppContext } from '../server/app/context';
+import { logger } from '../server/app/logger';
 import { startControllers } from '../server/controllers/start';
 import { startApiServer } from '../server/kube/api-server';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
 import { migrate } from '../server/store/migrate';
 
+logger.level = process.env.STOWAGE_LOG_LEVEL ?? 'warn';
 const { values: args } = parseArgs({ options: { nodes: { type: 'string', default: '10' }, disks: { type: 'string', default: '100' } } });
 const NODES = Number(args.nodes);
 const DISKS = Number(args.disks);
@@ -82,6 +84,11 @@ async function waitAvailable(n: number, timeoutMs = 120_000): Promise<number> {
   return performance.now() - start;
 }
 
+// The simulated agents heartbeat as real ones do (every 10 s).
+const beats = setInterval(() => {
+  for (const a of agents) a.api.heartbeat(a.node, {}).catch(() => {});
+}, 10_000);
+
 // Wave 1: discovery reports -> Available PVs.
 const t0 = performance.now();
 await Promise.all(agents.map(async (a) => {
@@ -96,11 +103,19 @@ console.log(`${TOTAL} disks on ${NODES} agents -> ${TOTAL} Available PVs: ${(wav
 // Wave 2: every PV Released (claimRef to a claim that is gone), cleanup jobs, simulated wipes, re-created.
 const t1 = performance.now();
 const pvs = (await app.store.list('PersistentVolume', { labelSelector: 'local.stowage.io/node' })).items;
-for (const pv of pvs) {
-  pv.spec.claimRef = { kind: 'PersistentVolumeClaim', namespace: 'default', name: `gone-${pv.metadata.name}`, uid: `uid-${pv.metadata.name}` };
-  const saved = await app.store.update(pv);
-  saved.status = { ...saved.status, phase: 'Released' };
-  await app.store.update(saved, { subresource: 'status' });
+for (const listed of pvs) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const pv = await app.store.get('PersistentVolume', undefined, listed.metadata.name!);
+      pv.spec.claimRef = { kind: 'PersistentVolumeClaim', namespace: 'default', name: `gone-${pv.metadata.name}`, uid: `uid-${pv.metadata.name}` };
+      const saved = await app.store.update(pv);
+      saved.status = { ...saved.status, phase: 'Released' };
+      await app.store.update(saved, { subresource: 'status' });
+      break;
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'Conflict' || attempt > 10) throw e;
+    }
+  }
 }
 const instance = 'bench-agent';
 let wiped = 0;
@@ -117,6 +132,7 @@ const recreated = await waitAvailable(TOTAL);
 const wave2 = performance.now() - t1;
 console.log(`${TOTAL} Released -> cleanup jobs -> wiped -> re-created Available: ${(wave2 / 1000).toFixed(2)} s (last re-creation wait ${(recreated / 1000).toFixed(2)} s)`);
 
+clearInterval(beats);
 await controllers.stop();
 await api.close();
 await app.close();

@@ -307,12 +307,12 @@ export class CleanupJobStore {
     return rows[0] ? toJob(rows[0]) : undefined;
   }
 
-  /** PV names of jobs changed at or after `since` (database clock). */
-  async changedSince(since: Date): Promise<string[]> {
-    const rows = await this.sql.$queryRawUnsafe<{ pv_name: string }[]>(
-      'SELECT DISTINCT pv_name FROM cleanup_jobs WHERE updated_at >= $1',
+  /** Jobs changed at or after `since` (database clock): PV name and change time. */
+  async changedSince(since: Date): Promise<{ pvName: string; at: number }[]> {
+    const rows = await this.sql.$queryRawUnsafe<{ pv_name: string; at: Date }[]>(
+      'SELECT pv_name, max(updated_at) AS at FROM cleanup_jobs WHERE updated_at >= $1 GROUP BY pv_name',
       since,
     );
-    return rows.map((r) => r.pv_name);
+    return rows.map((r) => ({ pvName: r.pv_name, at: new Date(r.at).getTime() }));
   }
 }

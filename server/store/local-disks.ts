@@ -144,13 +144,16 @@ export class LocalDiskStore {
     return rows.map((r) => r.pv_name);
   }
 
-  /** PV names of rows changed at or after `since` (database clock), and the database's now. */
-  async changedSince(since: Date): Promise<{ names: string[]; now: Date }> {
-    const rows = await this.sql.$queryRawUnsafe<{ pv_name: string | null; now: Date }[]>(
-      `SELECT d.pv_name, now() AS now FROM (SELECT 1) one
+  /** Rows changed at or after `since` (database clock): PV name and change time; and the database's now. */
+  async changedSince(since: Date): Promise<{ changes: { pvName: string; at: number }[]; now: Date }> {
+    const rows = await this.sql.$queryRawUnsafe<{ pv_name: string | null; changed_at: Date | null; now: Date }[]>(
+      `SELECT d.pv_name, d.changed_at, now() AS now FROM (SELECT 1) one
          LEFT JOIN local_disks d ON d.changed_at >= $1`,
       since,
     );
-    return { names: rows.map((r) => r.pv_name).filter((n): n is string => n !== null), now: new Date(rows[0]?.now ?? Date.now()) };
+    return {
+      changes: rows.filter((r) => r.pv_name !== null).map((r) => ({ pvName: r.pv_name!, at: new Date(r.changed_at!).getTime() })),
+      now: new Date(rows[0]?.now ?? Date.now()),
+    };
   }
 }

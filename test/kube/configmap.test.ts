@@ -24,7 +24,7 @@ describe.skipIf(!bin)('ConfigMaps with kubectl', () => {
   beforeAll(async () => {
     h = await startKubeHarness();
     kubectl = kubectlFor(h, bin!);
-    await h.app.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-system' } });
+    await h.ts.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-system' } });
   });
   afterAll(async () => {
     await h?.close();
@@ -51,7 +51,7 @@ describe.skipIf(!bin)('ConfigMaps with kubectl', () => {
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('is invalid');
     expect(r.stderr).toContain(field);
-    const stored = await h.app.store.get('ConfigMap', 'kube-system', 'local-volume-config');
+    const stored = await h.ts.store.get('ConfigMap', 'kube-system', 'local-volume-config');
     expect(stored.data.storageClassMap).toContain('/mnt/fast-disks');
   });
 

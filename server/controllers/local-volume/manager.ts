@@ -87,7 +87,7 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
       });
       if (created) {
         ctx.wrote(created.metadata.resourceVersion);
-        d.log.info({ pv: pvName, node: nodeName, path: hostPath }, 'created a local volume');
+        d.log.debug({ pv: pvName, node: nodeName, path: hostPath }, 'created a local volume');
       }
       return;
     }
@@ -132,7 +132,7 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
         }
         if (!cur.metadata.deletionTimestamp) await tx.delete(PV, undefined, pvName, { preconditions: { uid: pv!.metadata.uid } });
       });
-      d.log.info({ pv: pvName, why: decision.why }, 'deleted a local volume');
+      d.log.debug({ pv: pvName, why: decision.why }, 'deleted a local volume');
       return;
     }
     case 'removeFinalizer': {
@@ -177,24 +177,35 @@ export function localVolumeManagerSpec(d: LocalVolumeManagerDeps, opts: LocalVol
     for (const pv of pvs.items) names.add(pv.metadata.name!);
     return [...names].map((n) => `pv/${n}`);
   };
+  // Disk reports and jobs are polled for changes; each change is queued once (the poll
+  // window overlaps, so a change time already queued is skipped).
   let since: Date | undefined;
   let ticks = 0;
+  const queuedAt = new Map<string, number>();
   const changedKeys = async () => {
     ticks++;
-    if (since === undefined || ticks % 30 === 0) {
+    if (since === undefined || ticks % 60 === 0) {
       const r = await d.agents.disks.changedSince(new Date(8.64e15));
       since = new Date(r.now.getTime() - 5_000);
+      queuedAt.clear();
       return allKeys();
     }
     const disks = await d.agents.disks.changedSince(since);
     const jobs = await d.agents.jobs.changedSince(since);
     // Overlap by a few seconds: a row written before `now` may commit after this read.
     since = new Date(disks.now.getTime() - 5_000);
-    return [...new Set([...disks.names, ...jobs])].map((n) => `pv/${n}`);
+    const keys: string[] = [];
+    for (const c of [...disks.changes, ...jobs]) {
+      if ((queuedAt.get(c.pvName) ?? -1) >= c.at) continue;
+      queuedAt.set(c.pvName, c.at);
+      keys.push(`pv/${c.pvName}`);
+    }
+    if (queuedAt.size > 200_000) queuedAt.clear();
+    return keys;
   };
   return {
     name: localVolumeManagerName,
-    concurrency: opts.concurrency ?? 8,
+    concurrency: opts.concurrency ?? 16,
     baseDelayMs: opts.baseDelayMs ?? 500,
     maxDelayMs: opts.maxDelayMs ?? 60_000,
     watch: {
