@@ -45,16 +45,18 @@ const app = await createAppContext(url, 20);
 await app.users.create({ name: 'admin', role: 'admin' });
 const admin = (await app.users.byName('admin'))!;
 const token = await app.users.createToken('admin');
+await app.users.create({ name: 'viewer', role: 'viewer' });
+const viewerToken = await app.users.createToken('viewer');
 const server = await startApiServer({ app, dataDir: dir, host: '127.0.0.1', port: 0 });
 const kubeconfig = path.join(dir, 'admin.kubeconfig');
 writeFileSync(kubeconfig, renderKubeconfig({ server: server.url, user: 'admin', token, caPem: server.caPem }));
 const agent = new https.Agent({ keepAlive: true, maxSockets: 64, ca: server.caPem });
 const base = new URL(server.url);
 
-function request(method: string, p: string, body?: unknown, accept = 'application/json'): Promise<{ status: number; text: string }> {
+function request(method: string, p: string, body?: unknown, accept = 'application/json', as = token): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const data = body === undefined ? undefined : JSON.stringify(body);
-    const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: accept };
+    const headers: Record<string, string> = { Authorization: `Bearer ${as}`, Accept: accept };
     if (data) Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(data)) });
     const req = https.request({ host: base.hostname, port: base.port, path: p, method, agent, headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -143,16 +145,18 @@ try {
   console.log(`Table list in pages of 500 as kubectl asks (20 requests): ${pageRuns.map(sec).join(', ')} (median ${sec(median(pageRuns))})`);
 
   // 3. Raw list (JSON) and Table list, timed to the last byte and parsed.
-  for (const [label, accept] of [
-    ['raw list (JSON)', 'application/json'],
-    ['Table list (as=Table;v=v1;g=meta.k8s.io)', 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json'],
+  // A viewer's list passes every object through the redaction; an admin's does not.
+  for (const [label, accept, as] of [
+    ['raw list (JSON)', 'application/json', token],
+    ['Table list (as=Table;v=v1;g=meta.k8s.io)', 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json', token],
+    ['raw list (JSON) as a viewer (redacted)', 'application/json', viewerToken],
   ] as const) {
     const runs: number[] = [];
     let bytes = 0;
     let count = 0;
     for (let i = 0; i < 3; i++) {
       const started = now();
-      const r = await request('GET', '/api/v1/persistentvolumes', undefined, accept);
+      const r = await request('GET', '/api/v1/persistentvolumes', undefined, accept, as);
       const parsed = JSON.parse(r.text);
       runs.push(now() - started);
       bytes = r.text.length;

@@ -42,7 +42,7 @@ export function TrpcProviders({ children }: { children: ReactNode }) {
         splitLink({
           condition: (op) => op.type === 'subscription',
           true: httpSubscriptionLink({ url: '/api/trpc' }),
-          false: httpBatchLink({ url: '/api/trpc' }),
+          false: httpBatchLink({ url: '/api/trpc', maxItems: 20 }),
         }),
       ],
     }),

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { constants, readdirSync, rmdirSync, watch as fsWatch } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { parseMountInfo, type FsStats } from '../provisioners/os';
 
 export type { FsStats };
@@ -118,8 +119,12 @@ const RM_ARG_BYTES = 256 * 1024;
 /** How long one `rm` batch should take: progress moves at least this often. */
 const RM_BATCH_SECONDS = 0.4;
 
-/** Every directory under (and including) root -> the number of entries below it; iterative, so depth is no limit. */
-function countTree(root: string, signal?: AbortSignal): Map<string, number> {
+/**
+ * Every directory under (and including) root -> the number of entries below it. Iterative,
+ * so depth is no limit; yields to the event loop every few directories (a huge tree must
+ * not stall the agent's reporting, and a cancel must get through).
+ */
+async function countTree(root: string, signal?: AbortSignal): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   const stack: { dir: string; subdirs: string[]; i: number; n: number }[] = [];
   const open = (dir: string) => {
@@ -127,11 +132,15 @@ function countTree(root: string, signal?: AbortSignal): Map<string, number> {
     stack.push({ dir, subdirs: entries.filter((e) => e.isDirectory()).map((e) => `${dir}/${e.name}`), i: 0, n: entries.length });
   };
   open(root);
+  let opened = 0;
   while (stack.length > 0) {
-    if (signal?.aborted) throw abortError();
     const top = stack[stack.length - 1];
     if (top.i < top.subdirs.length) {
       open(top.subdirs[top.i++]);
+      if (++opened % 64 === 0) {
+        await yieldToLoop();
+        if (signal?.aborted) throw abortError();
+      }
       continue;
     }
     stack.pop();
@@ -148,7 +157,7 @@ function countTree(root: string, signal?: AbortSignal): Map<string, number> {
  * bigger than a batch is emptied the same way, then removed. Never removes `dir` itself.
  */
 async function removeUnder(dir: string, progress: RemoveProgress, signal?: AbortSignal): Promise<number> {
-  const counts = countTree(dir, signal);
+  const counts = await countTree(dir, signal);
   const total = counts.get(dir) ?? 0;
   progress.total?.(total);
   let removed = 0;
@@ -176,15 +185,16 @@ async function removeUnder(dir: string, progress: RemoveProgress, signal?: Abort
     target = Math.max(200, Math.min(1_000_000, Math.round(rate * RM_BATCH_SECONDS)));
   };
 
-  const clear = async (d: string): Promise<void> => {
+  const clear = async (d: string, depth: number): Promise<void> => {
     let names: string[] = [];
     let entries = 0;
     let bytes = 0;
     for (const e of readdirSync(d, { withFileTypes: true })) {
       const p = `${d}/${e.name}`;
       const n = 1 + (e.isDirectory() ? (counts.get(p) ?? 0) : 0);
-      if (e.isDirectory() && n > target * 2) {
-        await clear(p);
+      // Deep below, rm takes the whole subtree: recursion here stays shallow.
+      if (e.isDirectory() && n > target * 2 && depth < 32) {
+        await clear(p, depth + 1);
         rmdirSync(p);
         removed++;
         progress.removed(1);
@@ -203,7 +213,7 @@ async function removeUnder(dir: string, progress: RemoveProgress, signal?: Abort
     await flush(d, names, entries);
   };
 
-  await clear(dir);
+  await clear(dir, 0);
   return removed;
 }
 

@@ -2,6 +2,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { parseLabelList } from '../domain/node-lifecycle';
+import { DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from '../domain/sign-in-limits';
 
 export interface Config {
   host: string;
@@ -18,10 +19,14 @@ export interface Config {
   nodeName: string;
   /** Extra labels of this machine's Node (STOWAGE_NODE_LABELS, `k=v,k2=v2`). */
   nodeLabels: Record<string, string>;
+  /** Most calls one tRPC batch request may carry (more: 400). */
+  trpcMaxBatch: number;
+  /** Origins besides the dashboard's own that may send state-changing requests. */
+  allowedOrigins: string[];
 }
 
-function int(name: string, fallback: number): number {
-  const v = process.env[name];
+function int(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
+  const v = env[name];
   if (v === undefined || v === '') return fallback;
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0 || n > 65535 * 1_000_000) {
@@ -44,5 +49,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     watchRetentionMs: int('STOWAGE_WATCH_RETENTION_SECONDS', 900) * 1000,
     nodeName: env.STOWAGE_NODE_NAME || os.hostname(),
     nodeLabels: labels.labels,
+    trpcMaxBatch: Math.max(1, int('STOWAGE_TRPC_MAX_BATCH', 20, env)),
+    allowedOrigins: (env.STOWAGE_ALLOWED_ORIGINS ?? '').split(',').map((s) => s.trim().replace(/\/+$/, '')).filter(Boolean),
+  };
+}
+
+/** The sign-in limits (STOWAGE_SIGNIN_*), defaults in domain/sign-in-limits. */
+export function loadSignInLimits(env: NodeJS.ProcessEnv = process.env): SignInLimits {
+  const d = DEFAULT_SIGN_IN_LIMITS;
+  return {
+    maxFailuresPerUser: Math.max(1, int('STOWAGE_SIGNIN_MAX_FAILURES', d.maxFailuresPerUser, env)),
+    maxFailuresPerAddress: Math.max(1, int('STOWAGE_SIGNIN_MAX_FAILURES_PER_ADDRESS', d.maxFailuresPerAddress, env)),
+    windowMs: int('STOWAGE_SIGNIN_WINDOW_SECONDS', d.windowMs / 1000, env) * 1000,
+    lockoutMs: int('STOWAGE_SIGNIN_LOCKOUT_SECONDS', d.lockoutMs / 1000, env) * 1000,
+    concurrency: Math.max(1, int('STOWAGE_SIGNIN_CONCURRENCY', d.concurrency, env)),
+    queue: int('STOWAGE_SIGNIN_QUEUE', d.queue, env),
   };
 }

@@ -1,6 +1,7 @@
 // Everything a running Stowage process shares: the database, the store and the services.
 import { NodeAgentService, type NodeAgentOptions } from '../services/node-agent';
 import { ObjectService } from '../services/objects';
+import { loadSignInLimits } from './config';
 import { UserService } from '../services/users';
 import { ObjectStore } from '../store/object-store';
 import { createPrisma, type Db } from '../store/prisma';
@@ -23,7 +24,7 @@ export async function createAppContext(connectionString: string, poolSize = 20, 
     db,
     store,
     objects: new ObjectService(store),
-    users: new UserService(db),
+    users: new UserService(db, loadSignInLimits()),
     nodeAgent: new NodeAgentService(store, agentOptions),
     close: async () => {
       await store.stop();

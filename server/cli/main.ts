@@ -107,7 +107,7 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
       return;
     }
     const boot = await bootstrap(app, cfg.dataDir, apiUrl);
-    const web = await startWebServer({ app, host: cfg.host, port: cfg.port, dir: projectRoot });
+    const web = await startWebServer({ app, host: cfg.host, port: cfg.port, dir: projectRoot, trpcMaxBatch: cfg.trpcMaxBatch, allowedOrigins: cfg.allowedOrigins });
     services.add(web.close);
     writeFileSync(
       runtimeFile(cfg),

@@ -20,13 +20,16 @@ const cases: { who: Principal; attrs: ResourceAttributes; kind?: ReviewedKind; a
   { who: user('developer', ['team-a']), attrs: { verb: 'get', resource: 'persistentvolumes' }, kind: PV, allowed: false },
   { who: user('developer', ['team-a']), attrs: { verb: 'list', resource: 'storageclasses' }, kind: SC, allowed: true },
   { who: user('developer', ['team-a']), attrs: { verb: 'update', resource: 'storageclasses' }, kind: SC, allowed: false },
+  { who: user('developer', ['team-a']), attrs: { verb: 'update', resource: 'persistentvolumeclaims', subresource: 'status', namespace: 'team-a' }, kind: PVC, allowed: false },
+  { who: user('developer', ['team-a']), attrs: { verb: 'get', resource: 'persistentvolumeclaims', subresource: 'status', namespace: 'team-a' }, kind: PVC, allowed: true },
+  { who: user('viewer'), attrs: { verb: 'get', resource: 'secrets', namespace: 'team-a' }, kind: { kind: 'Secret', namespaced: true }, allowed: false },
   { who: user('admin'), attrs: { verb: 'get', resource: 'deployments' }, kind: undefined, allowed: false },
   { who: user('admin'), attrs: { verb: 'escalate', resource: 'persistentvolumes' }, kind: PV, allowed: false },
   { who: user('admin'), attrs: { verb: '', resource: 'persistentvolumes' }, kind: PV, allowed: false },
 ];
 
 describe('reviewResource', () => {
-  it.each(cases)('$who.role $attrs.verb $attrs.resource in "$attrs.namespace" -> $allowed', ({ who, attrs, kind, allowed }) => {
+  it.each(cases)('$who.role $attrs.verb $attrs.resource $attrs.subresource in "$attrs.namespace" -> $allowed', ({ who, attrs, kind, allowed }) => {
     const d = reviewResource(who, attrs, kind);
     expect(d.allowed).toBe(allowed);
     if (!allowed) expect(d.reason ?? '').not.toBe('');

@@ -58,7 +58,7 @@ export function reviewResource(p: Principal, attrs: ResourceAttributes, kind: Re
   else if (verb === 'deletecollection') verbs = ['delete'];
   else if ((VERBS as readonly string[]).includes(verb)) verbs = [verb as Verb];
   else return { allowed: false, reason: `unknown verb ${JSON.stringify(attrs.verb ?? '')}` };
-  const allowed = verbs.every((v) => isAllowed(p, v, kind.kind, namespace));
+  const allowed = verbs.every((v) => isAllowed(p, v, kind.kind, namespace, attrs.subresource || undefined));
   if (allowed) return { allowed, reason: `role ${p.role} allows it` };
   return { allowed, reason: `role ${p.role} does not allow ${verb} on ${resource}${namespace ? ` in namespace ${namespace}` : ''}` };
 }

@@ -5,7 +5,7 @@ const admin: Principal = { type: 'user', id: '1', name: 'root', role: 'admin', n
 const viewer: Principal = { type: 'user', id: '2', name: 'val', role: 'viewer', namespaces: [] };
 const dev: Principal = { type: 'user', id: '3', name: 'dana', role: 'developer', namespaces: ['team-a'] };
 
-const KINDS = ['PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Node', 'Namespace', 'Event'] as const;
+const KINDS = ['PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Node', 'Namespace', 'Event', 'Secret'] as const;
 const READ = new Set<Verb>(['get', 'list', 'watch']);
 
 /** What a developer may do in their own namespace (team-a), per kind. */
@@ -16,6 +16,7 @@ const devOwn: Record<(typeof KINDS)[number], (v: Verb) => boolean> = {
   Node: () => false,
   Namespace: (v) => READ.has(v),
   Event: (v) => READ.has(v),
+  Secret: () => false,
 };
 /** ... and in someone else's namespace (team-b). */
 const devOther: Record<(typeof KINDS)[number], (v: Verb) => boolean> = {
@@ -25,12 +26,13 @@ const devOther: Record<(typeof KINDS)[number], (v: Verb) => boolean> = {
   Node: () => false,
   Namespace: () => false,
   Event: () => false,
+  Secret: () => false,
 };
 
 const rows = KINDS.flatMap((kind) =>
   VERBS.flatMap((verb) => [
     { who: 'admin', p: admin, kind, verb, ns: 'team-b', want: true },
-    { who: 'viewer', p: viewer, kind, verb, ns: 'team-b', want: READ.has(verb) },
+    { who: 'viewer', p: viewer, kind, verb, ns: 'team-b', want: kind !== 'Secret' && READ.has(verb) },
     { who: 'developer in own namespace', p: dev, kind, verb, ns: 'team-a', want: devOwn[kind](verb) },
     { who: 'developer in another namespace', p: dev, kind, verb, ns: 'team-b', want: devOther[kind](verb) },
   ]),
@@ -39,6 +41,18 @@ const rows = KINDS.flatMap((kind) =>
 describe('isAllowed: each role against each kind and verb', () => {
   test.each(rows)('$who may $verb $kind: $want', ({ p, kind, verb, ns, want }) => {
     expect(isAllowed(p, verb, kind, ns)).toBe(want);
+  });
+});
+
+describe('isAllowed: status subresources belong to controllers and admins', () => {
+  test.each(
+    VERBS.flatMap((verb) => [
+      { who: 'admin', p: admin, verb, want: true },
+      { who: 'developer in own namespace', p: dev, verb, want: READ.has(verb) },
+      { who: 'viewer', p: viewer, verb, want: READ.has(verb) },
+    ]),
+  )('$who may $verb persistentvolumeclaims/status: $want', ({ p, verb, want }) => {
+    expect(isAllowed(p, verb, 'PersistentVolumeClaim', 'team-a', 'status')).toBe(want);
   });
 });
 

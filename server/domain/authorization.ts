@@ -19,6 +19,9 @@ export interface UserPrincipal {
 
 export type Principal = UserPrincipal;
 
+/** Kinds only admins (and the controllers, internally) may read or write. */
+export const ADMIN_ONLY_KINDS: ReadonlySet<string> = new Set(['Secret', 'ConfigMap']);
+
 /**
  * A node agent (a node token): it acts only for its own node, and only through the agent
  * API; every other API answers it 403.
@@ -29,27 +32,25 @@ export interface NodePrincipal {
   nodeName: string;
 }
 
-/** Kinds only admins may see or touch (configuration may hold what viewers should not read). */
-const ADMIN_ONLY: ReadonlySet<string> = new Set(['ConfigMap']);
-
 /** May a node agent act for `nodeName`? Only for its own node. */
 export function nodeMayActFor(p: NodePrincipal, nodeName: string): boolean {
   return p.nodeName === nodeName;
 }
 
 /**
- * May `p` do `verb` on objects of `kind` in `namespace`? For namespaced kinds, an
- * undefined namespace means "across all namespaces".
+ * May `p` do `verb` on objects of `kind` in `namespace` (on their `subresource`, e.g.
+ * "status")? For namespaced kinds, an undefined namespace means "across all namespaces".
  */
-export function isAllowed(p: Principal, verb: Verb, kind: string, namespace?: string): boolean {
+export function isAllowed(p: Principal, verb: Verb, kind: string, namespace?: string, subresource?: string): boolean {
   if (p.role === 'admin') return true;
-  if (ADMIN_ONLY.has(kind)) return false;
+  if (ADMIN_ONLY_KINDS.has(kind)) return false;
   if (p.role === 'viewer') return READ.has(verb);
   // developer
   const inOwn = namespace !== undefined && p.namespaces.includes(namespace);
   switch (kind) {
     case 'PersistentVolumeClaim':
-      return inOwn;
+      // Status belongs to the controllers: a developer reads it, never writes it.
+      return inOwn && (subresource === undefined || READ.has(verb));
     case 'Event':
       return inOwn && READ.has(verb);
     case 'StorageClass':

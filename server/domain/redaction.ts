@@ -1,30 +1,307 @@
-// StorageClass parameters are opaque to developers, and those that name secrets are
-// never shown to anyone but admins (seed 000, "Security considerations").
-import type { Principal } from './authorization';
+// What a reader may see of an object: secrets never leave the admin (seed 000,
+// "Security considerations"). ONE function, `redactForReader`, shapes every object the
+// services hand to a non-admin, whatever the path (get, list, Table, metadata-only,
+// watch, tRPC), and reaches every copy of a secret: StorageClass parameters, the copy
+// `kubectl apply` keeps in the last-applied annotation, other annotations, managedFields,
+// Event messages, and credentials inside any string (connection strings, key=value).
+// Names of Secrets (csi.storage.k8s.io/provisioner-secret-name ...) are references, not
+// secrets: they stay visible, as upstream. Pure: no I/O.
 
 export const REDACTED = '(redacted)';
+/** What replaces a credential inside a longer text. */
+export const MASK = '***';
 
-/** Parameter keys that name or hold secrets (e.g. csi.storage.k8s.io/provisioner-secret-name). */
-export function isSecretParameter(key: string): boolean {
-  return /secret|password|passwd|token|credential|private|(^|[-_./])key$/i.test(key);
+export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+export const BINDING_EXPLANATION = 'stowage.io/binding-explanation';
+
+/** The words of a key: camelCase and any punctuation split, lower-cased. */
+function wordsOf(key: string): string[] {
+  return key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
 }
 
-export function mayReadSecrets(p: Principal): boolean {
-  return p.role === 'admin';
+const SECRET_WORDS = new Set([
+  'secret',
+  'secrets',
+  'password',
+  'passwords',
+  'passwd',
+  'pwd',
+  'passphrase',
+  'token',
+  'tokens',
+  'credential',
+  'credentials',
+  'creds',
+  'key',
+  'keys',
+  'apikey',
+  'privatekey',
+  'authorization',
+  'cookie',
+  'pass',
+  'pin',
+]);
+const REFERENCE_TAILS = new Set(['name', 'namespace', 'ref']);
+
+/**
+ * A key that names a Secret object (upstream's `csi.storage.k8s.io/*-secret-name` and
+ * `-namespace`, `adminSecretName`, `secretRef` ...): its value is a name, not a secret.
+ */
+export function isSecretReference(key: string): boolean {
+  const w = wordsOf(key);
+  return w.length >= 2 && w[w.length - 2] === 'secret' && REFERENCE_TAILS.has(w[w.length - 1]!);
 }
 
-/** A copy of a StorageClass with secret-naming parameter values replaced, for non-admins. */
-export function redactStorageClass<T extends { kind?: string; parameters?: Record<string, string> }>(p: Principal, obj: T): T {
-  if (obj.kind !== 'StorageClass' || !obj.parameters || mayReadSecrets(p)) return obj;
-  const parameters: Record<string, string> = {};
-  let changed = false;
-  for (const [k, v] of Object.entries(obj.parameters)) {
-    if (isSecretParameter(k)) {
-      parameters[k] = REDACTED;
-      changed = true;
-    } else {
-      parameters[k] = v;
+/** A key whose value is (or may be) a secret: password, apiKey, x-api_keys, userKey, token ... */
+export function isSecretKey(key: string): boolean {
+  if (isSecretReference(key)) return false;
+  return wordsOf(key).some((w) => SECRET_WORDS.has(w));
+}
+
+/** Kept for the dashboard: a StorageClass parameter whose value is hidden from non-admins. */
+export const isSecretParameter = isSecretKey;
+
+const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/)([^\s:@/?#'"]*):([^\s@/?#'"]+)@/gi;
+const KEY_SEP = /(["']?)([A-Za-z_][A-Za-z0-9_.\-/]*)\1(\s*[=:]\s*)/g;
+const VALUE = /(["']?)([^\s"',;&}]+)\1/y;
+
+/**
+ * A text with credentials masked: the password of a URL (`postgres://u:***@h`) and the
+ * value of any secret-named `key=value`, `key: value` or `"key":"value"` in it.
+ */
+/** Cheap first look: a text with none of these cannot hold a credential maskCredentials finds. */
+const MAYBE_SECRET = /@|pass|secret|token|key|cred|pwd|pin|authorization|cookie/i;
+
+export function maskCredentials(text: string): string {
+  if (text.length < 3 || !/[@=:]/.test(text) || !MAYBE_SECRET.test(text)) return text;
+  const out = text.includes('@') ? text.replace(URL_USERINFO, (_m, scheme, user) => `${scheme}${user}:${MASK}@`) : text;
+  // Each `key=` / `key:` is looked at in turn (a value is never taken for a key's end), and
+  // the value after a secret-named key is masked.
+  let result = '';
+  let done = 0;
+  KEY_SEP.lastIndex = 0;
+  for (let m = KEY_SEP.exec(out); m; m = KEY_SEP.exec(out)) {
+    if (!isSecretKey(m[2]!)) continue;
+    VALUE.lastIndex = m.index + m[0].length;
+    const v = VALUE.exec(out);
+    if (!v || v[2] === MASK || v[2] === REDACTED) continue;
+    // `"name": value` is prose quoting a name ("class "x-secret": failed"); JSON quotes both.
+    if (m[1] && m[3]!.includes(':') && !v[1]) continue;
+    result += `${out.slice(done, VALUE.lastIndex - v[0].length)}${v[1]}${MASK}${v[1]}`;
+    done = VALUE.lastIndex;
+    KEY_SEP.lastIndex = done;
+  }
+  return done === 0 ? out : result + out.slice(done);
+}
+
+/** A text with each of the given secret values masked (e.g. a plugin's error message). */
+export function maskValues(text: string, values: Iterable<string>): string {
+  let out = text;
+  for (const v of values) if (v.length >= 3) out = out.split(v).join(MASK);
+  return out;
+}
+
+/** The values of a string map whose keys name secrets (to mask them in messages). */
+export function secretValues(map: Record<string, unknown> | undefined | null): string[] {
+  return Object.entries(map ?? {})
+    .filter(([k, v]) => typeof v === 'string' && isSecretKey(k))
+    .map(([, v]) => v as string);
+}
+
+/** What a reader may see: set by the services from the principal's permissions. */
+export interface Reader {
+  /** Admins: everything passes unchanged. */
+  secrets: boolean;
+  /** May the reader see PersistentVolumes (their names in explanations)? */
+  volumes: boolean;
+  /** Namespaces whose claims the reader may see. */
+  namespaces: 'all' | readonly string[];
+}
+
+/** A string map with secret-named values redacted and credentials masked in the rest. */
+export function redactMap(map: Record<string, unknown>): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const [k, v] of Object.entries(map)) {
+    const next = typeof v !== 'string' ? scrub(v) : isSecretKey(k) ? REDACTED : maskCredentials(v);
+    if (next !== v) {
+      out ??= { ...map };
+      out[k] = next;
     }
   }
-  return changed ? { ...obj, parameters } : obj;
+  return out ?? map;
+}
+
+/** Any JSON value with credentials masked in every string; same reference when unchanged. */
+function scrub(v: unknown): unknown {
+  if (typeof v === 'string') return maskCredentials(v);
+  if (Array.isArray(v)) {
+    let out: unknown[] | undefined;
+    v.forEach((x, i) => {
+      const y = scrub(x);
+      if (y !== x) (out ??= [...v])[i] = y;
+    });
+    return out ?? v;
+  }
+  if (v !== null && typeof v === 'object') {
+    let out: Record<string, unknown> | undefined;
+    for (const [k, x] of Object.entries(v)) {
+      const y = scrub(x);
+      if (y !== x) {
+        out ??= { ...(v as Record<string, unknown>) };
+        out[k] = y;
+      }
+    }
+    return out ?? v;
+  }
+  return v;
+}
+
+const NAME = '[a-z0-9][-a-z0-9.]*';
+const CLAIM_REF = new RegExp(`\\((${NAME})/${NAME}\\)|\\bclaim (?:named )?(${NAME})/${NAME}( \\(uid [^)]*\\))?`, 'g');
+
+/** A binder text with claims of namespaces the reader may not see replaced by "another claim". */
+export function hideForeignClaims(text: string, namespaces: Reader['namespaces']): string {
+  if (namespaces === 'all' || !text.includes('/')) return text;
+  return text.replace(CLAIM_REF, (m, parenNs: string | undefined, ns: string | undefined) => {
+    if (namespaces.includes((parenNs ?? ns)!)) return m;
+    return parenNs !== undefined ? '(another claim)' : 'another claim';
+  });
+}
+
+/** The binder's explanation as a reader may see it: counts and reasons, no foreign names. */
+export function redactExplanation(text: string, r: Reader): string {
+  let v: any;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return hideForeignClaims(maskCredentials(text), r.namespaces);
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return REDACTED;
+  const out: Record<string, unknown> = { ...v };
+  if (typeof v.summary === 'string') out.summary = hideForeignClaims(v.summary, r.namespaces);
+  if (Array.isArray(v.candidates)) {
+    out.candidates = v.candidates.map((c: any, i: number) => ({
+      name: r.volumes ? String(c?.name ?? '') : `(volume ${i + 1})`,
+      reasons: Array.isArray(c?.reasons) ? c.reasons.map((x: unknown) => hideForeignClaims(String(x), r.namespaces)) : [],
+    }));
+  }
+  return JSON.stringify(out);
+}
+
+function redactAnnotations(annotations: Record<string, unknown>, r: Reader): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const [k, v] of Object.entries(annotations)) {
+    let next: unknown = v;
+    if (typeof v !== 'string') next = REDACTED;
+    else if (k === LAST_APPLIED) next = redactLastApplied(v, r);
+    else if (k === BINDING_EXPLANATION) next = redactExplanation(v, r);
+    else if (isSecretKey(k)) next = REDACTED;
+    else next = maskCredentials(v);
+    if (next !== v) {
+      out ??= { ...annotations };
+      out[k] = next;
+    }
+  }
+  return out ?? annotations;
+}
+
+/** The last-applied copy, parsed, redacted as the object it is, and written back. */
+function redactLastApplied(text: string, r: Reader): string {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return REDACTED;
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return REDACTED;
+  const red = redactForReader(r, v as Record<string, any>, 1);
+  return red === v ? text : `${JSON.stringify(red)}\n`;
+}
+
+/** Maps of user-chosen keys inside specs whose secret-named values are redacted. */
+const SPEC_MAPS: readonly (readonly string[])[] = [
+  ['csi', 'volumeAttributes'],
+  ['flexVolume', 'options'],
+];
+
+/**
+ * An object as `r` may see it. Admins get it unchanged; anyone else a copy with every
+ * secret redacted. The input is never changed; unchanged parts are shared.
+ */
+export function redactForReader<T extends Record<string, any>>(r: Reader, obj: T, depth = 0): T {
+  if (r.secrets || obj === null || typeof obj !== 'object') return obj;
+  const scrubbed = scrub(obj) as Record<string, any>;
+  let res: Record<string, any> = scrubbed;
+  const own = () => (res === obj ? (res = { ...obj }) : res);
+  const meta = obj.metadata;
+  if (meta && typeof meta === 'object') {
+    const shown = res.metadata;
+    const annotations =
+      meta.annotations && typeof meta.annotations === 'object' ? (depth < 2 ? redactAnnotations(meta.annotations, r) : REDACTED) : shown.annotations;
+    // managedFields name the fields each manager set; they are for admins' tooling.
+    if (annotations !== shown.annotations || 'managedFields' in shown) {
+      const m: Record<string, any> = { ...shown, annotations };
+      if (annotations === undefined) delete m.annotations;
+      delete m.managedFields;
+      own().metadata = m;
+    }
+  }
+  if (obj.kind === 'StorageClass' && obj.parameters && typeof obj.parameters === 'object') {
+    const p = redactMap(obj.parameters);
+    if (p !== obj.parameters) own().parameters = p;
+  }
+  if (obj.kind === 'Secret') {
+    own();
+    delete res.data;
+    delete res.stringData;
+  }
+  if (obj.kind === 'PersistentVolume' && obj.spec && typeof obj.spec === 'object') {
+    for (const [outer, inner] of SPEC_MAPS) {
+      const src = obj.spec[outer!]?.[inner!];
+      if (!src || typeof src !== 'object') continue;
+      const red = redactMap(src);
+      if (red === src) continue;
+      const spec = own().spec;
+      res.spec = { ...spec, [outer!]: { ...spec[outer!], [inner!]: red } };
+    }
+  }
+  if (r.namespaces !== 'all') {
+    if (obj.kind === 'PersistentVolumeClaim' && Array.isArray(res.status?.conditions)) {
+      const conditions = res.status.conditions.map((c: any) =>
+        typeof c?.message === 'string' ? { ...c, message: hideForeignClaims(c.message, r.namespaces) } : c,
+      );
+      own().status = { ...res.status, conditions };
+    }
+    if (obj.kind === 'Event' && typeof res.message === 'string') {
+      const message = hideForeignClaims(res.message, r.namespaces);
+      if (message !== res.message) own().message = message;
+    }
+  }
+  return res as T;
+}
+
+/**
+ * On a write by a non-admin: annotations they sent back exactly as they were shown
+ * (redacted) keep their stored value, so `kubectl edit` and `apply` of a redacted object
+ * never store the redaction. Changes `next` in place.
+ */
+export function restoreRedacted(r: Reader, next: Record<string, any>, prev: Record<string, any>): void {
+  if (r.secrets) return;
+  // managedFields are left out of what non-admins see: what they send back keeps the stored ones.
+  if (next.metadata && prev.metadata?.managedFields && next.metadata.managedFields === undefined) {
+    next.metadata.managedFields = prev.metadata.managedFields;
+  }
+  const sent = next.metadata?.annotations;
+  const stored = prev.metadata?.annotations;
+  if (!sent || !stored) return;
+  const shown = redactAnnotations(stored, r);
+  if (shown === stored) return;
+  for (const [k, v] of Object.entries(sent)) {
+    if (k in stored && v === shown[k] && v !== stored[k]) sent[k] = stored[k];
+  }
 }

@@ -8,6 +8,7 @@ import type { AppContext } from '../app/context';
 import { logger } from '../app/logger';
 import { appRouter } from '../trpc/root';
 import { bearerToken, readCookie, SESSION_COOKIE, sessionCookie } from './cookies';
+import { crossOriginProblem } from './origin';
 
 export interface WebServerOptions {
   app: AppContext;
@@ -17,6 +18,15 @@ export interface WebServerOptions {
   dir: string;
   /** Serve pages with Next.js (false in API-only tests). */
   pages?: boolean;
+  /** Most calls in one tRPC batch (default 20; more is answered 400). */
+  trpcMaxBatch?: number;
+  /** Origins besides the server's own that may send state-changing requests. */
+  allowedOrigins?: string[];
+}
+
+/** Whether the client reached us over https (directly, or through a proxy that says so). */
+function isSecure(req: http.IncomingMessage): boolean {
+  return Boolean((req.socket as { encrypted?: boolean }).encrypted) || String(req.headers['x-forwarded-proto'] ?? '').split(',')[0]?.trim() === 'https';
 }
 
 export interface WebServer {
@@ -30,19 +40,27 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: '/api/trpc/',
+    maxBatchSize: opts.trpcMaxBatch ?? 20,
     createContext: async ({ req, res }) => {
       const cookieToken = readCookie(req, SESSION_COOKIE);
       const token = bearerToken(req) ?? cookieToken;
       const principal = await app.users.authenticate(token);
       // A node token is known but may use nothing here (403, not 401).
       const nodeToken = !principal && !!(await app.nodeAgent.authenticate(token));
+      const secure = isSecure(req);
       return {
         app,
         principal,
         nodeToken,
         sessionToken: cookieToken,
-        setSessionCookie: (t: string | null) => res.appendHeader('Set-Cookie', sessionCookie(t, false)),
+        clientAddress: req.socket.remoteAddress,
+        setSessionCookie: (t: string | null) => res.appendHeader('Set-Cookie', sessionCookie(t, secure)),
       };
+    },
+    responseMeta: ({ errors }) => {
+      // 429s say when to come back (the longest wait among the batch's refusals).
+      const waits = errors.map((e) => retryAfterOf(e.cause)).filter((n): n is number => n !== undefined);
+      return waits.length ? { headers: { 'Retry-After': String(Math.max(...waits)) } } : {};
     },
     onError: ({ error, path }) => {
       if (error.code === 'INTERNAL_SERVER_ERROR') logger.error({ err: error.cause ?? error, path }, 'tRPC error');
@@ -62,6 +80,11 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
   const server = http.createServer(async (req, res) => {
     const url = req.url ?? '/';
     try {
+      const crossOrigin = crossOriginProblem(req.method ?? 'GET', req.headers, { secure: isSecure(req), allowedOrigins: opts.allowedOrigins });
+      if (crossOrigin) {
+        res.writeHead(403, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify({ error: { message: `Forbidden: ${crossOrigin}`, code: 'FORBIDDEN' } }));
+      }
       if (url.startsWith('/api/trpc/')) return trpc(req, res);
       if (url === '/healthz' || url === '/readyz' || url === '/livez') {
         res.writeHead(200, { 'content-type': 'text/plain' });
@@ -96,4 +119,9 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
       await nextApp?.close?.().catch(() => {});
     },
   };
+}
+
+function retryAfterOf(cause: unknown): number | undefined {
+  const d = (cause as { code?: string; details?: { retryAfterSeconds?: number } } | undefined);
+  return d?.code === 'TooManyRequests' ? d.details?.retryAfterSeconds : undefined;
 }

@@ -2,6 +2,7 @@
 // message and becomes the upstream reason and code; anything else is a plain 500 whose
 // details stay in the log, never in the response.
 import { httpStatusOf, isStowageError, type ErrorCode } from '../domain/errors';
+import { maskCredentials } from '../domain/redaction';
 
 export interface StatusCause {
   reason?: string;
@@ -63,7 +64,8 @@ const reasonOf: Record<ErrorCode, string> = {
 };
 
 function failure(code: number, reason: string, message: string, details?: StatusDetails): KubeStatus {
-  const s: KubeStatus = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
+  // An error may quote what it was given (a connection string, key=value): never a credential.
+  const s: KubeStatus = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: maskCredentials(message), reason, code };
   if (details && Object.keys(details).length > 0) s.details = details;
   return s;
 }
@@ -74,11 +76,11 @@ export function statusFromError(e: unknown): { status: KubeStatus; unexpected: b
     const code = httpStatusOf[e.code] ?? 500;
     const d = e.details;
     const details: StatusDetails = {};
-    if (d.name) details.name = d.name;
+    if (d.name) details.name = maskCredentials(d.name);
     if (d.group !== undefined && d.group !== '') details.group = d.group;
     if (d.kind) details.kind = d.kind;
     if (d.causes?.length) {
-      details.causes = d.causes.map((c) => ({ reason: c.reason, message: c.message, field: c.field }));
+      details.causes = d.causes.map((c) => ({ reason: c.reason, message: maskCredentials(c.message), field: c.field }));
     }
     if (d.retryAfterSeconds !== undefined) details.retryAfterSeconds = d.retryAfterSeconds;
     return { status: failure(code, reasonOf[e.code] ?? 'InternalError', e.message, details), unexpected: e.code === 'InternalError' };

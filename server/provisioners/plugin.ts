@@ -16,6 +16,7 @@
 // - `deleteAsset` removes an asset from its intent record alone (no PV: crash recovery).
 import type { LabelSelector } from '../domain/label-selector';
 import { quantityFromJSON, quantityToBytes } from '../domain/quantity';
+import { pluginParameters } from '../domain/secret-references';
 import type { KubeObject } from '../resources/types';
 import type { VolumeNodeAffinity } from '../resources/node-selector';
 import type { AssetRecord } from './assets';
@@ -36,6 +37,8 @@ export interface ProvisionOptions {
   selector?: LabelSelector;
   /** The node the scheduler picked (WaitForFirstConsumer classes). */
   selectedNode?: string;
+  /** The decoded data of the Secret the class names (csi.storage.k8s.io/provisioner-secret-name). */
+  secrets?: Record<string, string>;
 }
 
 /** The annotation on a claim naming the node its consumer was scheduled to. */
@@ -51,7 +54,7 @@ export function provisionOptionsFor(claim: KubeObject, storageClass: KubeObject)
     pvName: volumeNameFor(claim),
     claim,
     storageClass,
-    parameters: { ...(storageClass.parameters ?? {}) },
+    parameters: pluginParameters(storageClass.parameters ?? {}),
     requestBytes: request ? quantityToBytes(request) : 0n,
     accessModes: [...(claim.spec?.accessModes ?? [])],
     volumeMode: claim.spec?.volumeMode === 'Block' ? 'Block' : 'Filesystem',

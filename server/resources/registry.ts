@@ -5,6 +5,7 @@ import { namespaceStrategy } from './namespace/strategy';
 import { nodeStrategy } from './node/strategy';
 import { persistentVolumeClaimStrategy } from './persistent-volume-claim/strategy';
 import { persistentVolumeStrategy } from './persistent-volume/strategy';
+import { secretStrategy } from './secret/strategy';
 import { storageClassStrategy } from './storage-class/strategy';
 import type { Strategy } from './types';
 
@@ -16,6 +17,7 @@ export const strategies: Strategy[] = [
   storageClassStrategy,
   eventStrategy,
   configMapStrategy,
+  secretStrategy,
 ];
 
 export function strategyForKind(kind: string): Strategy | undefined {

@@ -2,7 +2,8 @@
 // writes. Both transports (tRPC for the dashboard, the Kubernetes REST API) call it.
 import { isAllowed, visibleNamespaces, type Principal, type Verb } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
-import { redactStorageClass } from '../domain/redaction';
+import { controllerOwnedChanges, keepControllerOwned } from '../domain/claim-ownership';
+import { redactForReader, restoreRedacted, type Reader } from '../domain/redaction';
 import { strategyForKind } from '../resources/registry';
 import type { KubeObject, Strategy } from '../resources/types';
 import type {
@@ -39,22 +40,54 @@ export function forbidden(p: Principal, verb: Verb, s: Strategy, namespace?: str
   );
 }
 
+/** What `p` may see of objects: the input of the one redaction every read goes through. */
+export function readerOf(p: Principal): Reader {
+  const claims = visibleNamespaces(p, 'list', 'PersistentVolumeClaim');
+  return { secrets: p.role === 'admin', volumes: isAllowed(p, 'list', 'PersistentVolume'), namespaces: claims };
+}
+
 export class ObjectService {
   constructor(readonly store: ObjectStore) {}
 
-  private check(p: Principal, verb: Verb, s: Strategy, namespace?: string, name?: string): void {
-    if (!isAllowed(p, verb, s.kind, scopeOf(s, namespace, name))) throw forbidden(p, verb, s, namespace, name);
+  private check(p: Principal, verb: Verb, s: Strategy, namespace?: string, name?: string, subresource?: string): void {
+    if (!isAllowed(p, verb, s.kind, scopeOf(s, namespace, name), subresource)) {
+      throw forbidden(p, verb, s, namespace, subresource && name ? `${name}/${subresource}` : name);
+    }
+  }
+
+  /**
+   * The output shaping every object goes through on its way to a user, whatever the
+   * transport or path (get, list, Table, metadata-only, watch, writes' answers, events).
+   */
+  shape<T extends KubeObject>(p: Principal, obj: T): T {
+    return p.role === 'admin' ? obj : redactForReader(readerOf(p), obj);
+  }
+
+  /** Non-admin writes: redactions sent back keep stored values; controller-owned parts stay theirs. */
+  private async guardWrite(p: Principal, s: Strategy, obj: KubeObject, prevOrCreate: KubeObject | 'create'): Promise<void> {
+    if (p.role === 'admin') return;
+    const prev = prevOrCreate === 'create' ? undefined : prevOrCreate;
+    if (prev) restoreRedacted(readerOf(p), obj, prev);
+    if (s.kind !== 'PersistentVolumeClaim') return;
+    if (prev) keepControllerOwned(obj, prev);
+    const problems = controllerOwnedChanges(obj, prev);
+    if (problems.length > 0) {
+      const what = `${s.plural} "${obj.metadata?.name ?? ''}" is forbidden: User "${p.name}" may not change what the controllers own: ${problems.join('; ')}`;
+      throw new StowageError('Forbidden', what, { kind: s.plural, name: obj.metadata?.name, group: s.group });
+    }
   }
 
   async get(p: Principal, kind: string, namespace: string | undefined, name: string): Promise<KubeObject> {
     const s = strategyOrThrow(kind);
     this.check(p, 'get', s, namespace, name);
-    return redactStorageClass(p, await this.store.get(s.kind, namespace, name));
+    return this.shape(p, await this.store.get(s.kind, namespace, name));
   }
 
   async list(p: Principal, kind: string, opts: ListOptions = {}): Promise<ListResult> {
     const res = await this.listUnredacted(p, kind, opts);
-    return res.items.some((o) => o.kind === 'StorageClass') ? { ...res, items: res.items.map((o) => redactStorageClass(p, o)) } : res;
+    if (p.role === 'admin') return res;
+    const reader = readerOf(p);
+    return { ...res, items: res.items.map((o) => redactForReader(reader, o)) };
   }
 
   private async listUnredacted(p: Principal, kind: string, opts: ListOptions): Promise<ListResult> {
@@ -87,13 +120,22 @@ export class ObjectService {
   async create(p: Principal, obj: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
     const s = strategyOrThrow(obj?.kind);
     this.check(p, 'create', s, obj.metadata?.namespace, obj.metadata?.name);
-    return this.store.create(obj, opts);
+    await this.guardWrite(p, s, obj, 'create');
+    return this.shape(p, await this.store.create(obj, opts));
   }
 
   async update(p: Principal, obj: KubeObject, opts: UpdateOptions & { verb?: Verb } = {}): Promise<KubeObject> {
     const s = strategyOrThrow(obj?.kind);
-    this.check(p, opts.verb ?? 'update', s, obj.metadata?.namespace, obj.metadata?.name);
-    return this.store.update(obj, opts);
+    this.check(p, opts.verb ?? 'update', s, obj.metadata?.namespace, obj.metadata?.name, opts.subresource);
+    if (p.role !== 'admin' && obj.metadata?.name) {
+      const prev = await this.store.tryGet(s.kind, obj.metadata.namespace, obj.metadata.name);
+      if (prev) {
+        await this.guardWrite(p, s, obj, prev);
+        // The checks above hold for this version of the object only.
+        obj.metadata.resourceVersion ??= prev.metadata.resourceVersion;
+      }
+    }
+    return this.shape(p, await this.store.update(obj, opts));
   }
 
   async delete(
@@ -105,7 +147,8 @@ export class ObjectService {
   ): Promise<DeleteResult> {
     const s = strategyOrThrow(kind);
     this.check(p, 'delete', s, namespace, name);
-    return this.store.delete(s.kind, namespace, name, opts);
+    const res = await this.store.delete(s.kind, namespace, name, opts);
+    return { ...res, object: this.shape(p, res.object) };
   }
 
   /** Events (core/v1 Event) about one object, newest last. */
@@ -116,7 +159,9 @@ export class ObjectService {
       namespace: ns,
       fieldSelector: `involvedObject.kind=${obj.kind},involvedObject.name=${obj.metadata.name}`,
     });
+    const reader = readerOf(p);
     return res.items
+      .map((e) => (p.role === 'admin' ? e : redactForReader(reader, e)))
       .filter((e) => !e.involvedObject?.uid || e.involvedObject.uid === obj.metadata.uid)
       .sort((a, b) => String(a.lastTimestamp ?? a.eventTime ?? '').localeCompare(String(b.lastTimestamp ?? b.eventTime ?? '')));
   }
@@ -145,8 +190,13 @@ export class ObjectService {
 }
 
 async function* redactEvents(p: Principal, events: AsyncGenerator<ChangeEvent>): AsyncGenerator<ChangeEvent> {
+  if (p.role === 'admin') {
+    yield* events;
+    return;
+  }
+  const reader = readerOf(p);
   try {
-    for await (const e of events) yield e.kind === 'StorageClass' ? { ...e, object: redactStorageClass(p, e.object) } : e;
+    for await (const e of events) yield { ...e, object: redactForReader(reader, e.object) };
   } finally {
     await events.return(undefined);
   }

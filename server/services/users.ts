@@ -1,11 +1,21 @@
 // Users, their namespaces, passwords (bcrypt) and tokens (random secrets stored as
 // sha256). The dashboard session is a token of kind "session" with an expiry.
 import { createHash, randomBytes } from 'node:crypto';
-import bcrypt from 'bcryptjs';
+import { hash, verify } from '@node-rs/bcrypt';
 import { ROLES, type Role, type UserPrincipal } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
 import { isDNS1123Label } from '../domain/names';
+import { DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from '../domain/sign-in-limits';
 import type { Db } from '../store/prisma';
+import { SignInGuard } from './sign-in-guard';
+
+/** bcrypt cost of new password hashes (hashes made with bcryptjs at the same cost verify unchanged). */
+const COST = 10;
+/**
+ * A bcrypt hash (cost COST) of a random password nobody kept: an unknown name is checked
+ * against it, so that it costs as much as a known name with a wrong password.
+ */
+const DUMMY_HASH = '$2b$10$hbq6x2Ady9DqPTuH2Wygo.cIIChxYF9hJWX8bfsxXyCNdOCcEKx.i';
 
 export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
 
@@ -29,7 +39,15 @@ function toPrincipal(u: { id: string; name: string; role: string; namespaces: { 
 }
 
 export class UserService {
-  constructor(private readonly db: Db) {}
+  readonly guard: SignInGuard;
+
+  constructor(
+    private readonly db: Db,
+    limits: SignInLimits = DEFAULT_SIGN_IN_LIMITS,
+  ) {
+    this.guard = new SignInGuard(limits);
+  }
+
 
   async count(): Promise<number> {
     return this.db.user.count();
@@ -49,7 +67,7 @@ export class UserService {
     if (input.password !== undefined && input.password.length < 8) errors.push('password must have at least 8 characters');
     if (errors.length) throw new StowageError('BadRequest', errors.join('; '));
     const password = input.password ?? generatePassword();
-    const passwordHash = await bcrypt.hash(password, 10);
+    const passwordHash = await hash(password, { cost: COST });
     try {
       const u = await this.db.user.create({
         data: {
@@ -89,11 +107,22 @@ export class UserService {
     return (await this.byName(name))!;
   }
 
-  /** Checks a password; the same error whether the user or the password is wrong. */
-  async signIn(name: string, password: string): Promise<UserPrincipal> {
-    const u = await this.db.user.findUnique({ where: { name }, include: { namespaces: true } });
-    const ok = u?.passwordHash ? await bcrypt.compare(password, u.passwordHash) : false;
-    if (!u || !ok) throw new StowageError('Unauthorized', 'wrong user name or password');
+  /**
+   * Checks a password: the same error, and the same time, whether the user or the
+   * password is wrong (an unknown name is checked against a dummy hash). Limited per name
+   * and per client address (429 with Retry-After when locked out), and the hashing runs
+   * off the main thread with a bound on how many run at once.
+   */
+  async signIn(name: string, password: string, address?: string): Promise<UserPrincipal> {
+    const attempt = this.guard.begin(name, address);
+    // The lookup and the check both wait for a slot, so a flood neither hashes nor queries at once.
+    const u = await this.guard.limit(async () => {
+      const found = await this.db.user.findUnique({ where: { name }, include: { namespaces: true } });
+      const ok = await verify(password, found?.passwordHash || DUMMY_HASH);
+      return ok && found?.passwordHash ? found : undefined;
+    });
+    if (!u) throw new StowageError('Unauthorized', 'wrong user name or password');
+    attempt.succeeded();
     return toPrincipal(u);
   }
 

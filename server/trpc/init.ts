@@ -6,6 +6,7 @@ import type { AppContext } from '../app/context';
 import type { Principal } from '../domain/authorization';
 import { isStowageError, type ErrorCode, type FieldError } from '../domain/errors';
 import { logger } from '../app/logger';
+import { maskCredentials } from '../domain/redaction';
 
 export interface TrpcContext {
   app: AppContext;
@@ -13,6 +14,8 @@ export interface TrpcContext {
   /** The request carried a node token: every procedure refuses it with FORBIDDEN. */
   nodeToken?: boolean;
   sessionToken?: string;
+  /** The client's address, for the sign-in limits. */
+  clientAddress?: string;
   setSessionCookie(token: string | null): void;
 }
 
@@ -43,7 +46,7 @@ const t = initTRPC.context<TrpcContext>().create({
   errorFormatter({ shape, error }) {
     const cause = error.cause;
     const stowage: StowageErrorData | undefined = isStowageError(cause)
-      ? { reason: cause.code, causes: cause.details.causes ?? [] }
+      ? { reason: cause.code, causes: (cause.details.causes ?? []).map((c) => ({ ...c, message: maskCredentials(c.message) })) }
       : undefined;
     return { ...shape, data: { code: shape.data.code, httpStatus: shape.data.httpStatus, path: shape.data.path, stowage } };
   },
@@ -56,7 +59,7 @@ const mapErrors = t.middleware(async ({ next, path }) => {
     const err = result.error;
     const cause = err.cause;
     if (isStowageError(cause)) {
-      throw new TRPCError({ code: codeMap[cause.code], message: cause.message, cause });
+      throw new TRPCError({ code: codeMap[cause.code], message: maskCredentials(cause.message), cause });
     }
     if (err.code === 'INTERNAL_SERVER_ERROR') {
       logger.error({ err: cause ?? err, path }, 'internal error in tRPC procedure');

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openTestStore, type TestStore } from '../../../test/db';
 import { logger } from '../../app/logger';
 import { AssetStore } from '../../provisioners/assets';
-import type { ProvisionerPlugin, ProvisionResult } from '../../provisioners/plugin';
+import type { ProvisionerPlugin, ProvisionOptions, ProvisionResult } from '../../provisioners/plugin';
 import type { KubeObject } from '../../resources/types';
 import type { ReconcileContext } from '../runtime/controller';
 import { EventRecorder } from '../runtime/event-recorder';
@@ -14,6 +14,9 @@ let ts: TestStore;
 let d: ProvisioningDeps;
 let calls = 0;
 let next: ProvisionResult;
+let lastOptions: ProvisionOptions | undefined;
+/** What the plugin was last given (a function, so that TypeScript does not narrow it). */
+const given = (): ProvisionOptions | undefined => lastOptions;
 const ctx: ReconcileContext = {
   controller: 'test',
   signal: new AbortController().signal,
@@ -26,8 +29,9 @@ const ctx: ReconcileContext = {
 const scripted: ProvisionerPlugin = {
   name: 'test.io/scripted',
   validateParameters: (params) => (params.bad ? ['parameter "bad" is bad'] : []),
-  async provision() {
+  async provision(options) {
     calls++;
+    lastOptions = options;
     return next;
   },
   delete: async () => 'deleted',
@@ -151,5 +155,39 @@ describe('the plugin states', () => {
     expect(pv.spec.claimRef.uid).toBe(c.metadata.uid);
     expect((await d.assets.get(scripted.name, pv.metadata.name!))?.details.pvUid).toBe(pv.metadata.uid);
     expect(await events(c)).toEqual([`ProvisioningSucceeded: Successfully provisioned volume pvc-${c.metadata.uid} using test.io/scripted`]);
+  });
+});
+
+describe('a class that names a provisioner Secret', () => {
+  const secretRef = { 'csi.storage.k8s.io/provisioner-secret-name': '${pvc.name}-creds', 'csi.storage.k8s.io/provisioner-secret-namespace': 'default' };
+  beforeAll(async () => {
+    await ts.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'with-secret' }, provisioner: scripted.name, parameters: { ...secretRef, apiKey: 'k-top-secret' } });
+  });
+
+  it("hands the Secret's data to the plugin, and not the reserved keys", async () => {
+    const c = await claim('with-secret');
+    await ts.store.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `${c.metadata.name}-creds`, namespace: 'default' }, stringData: { password: 'p-top-secret' } });
+    lastOptions = undefined;
+    await run(c);
+    expect(given()?.secrets).toEqual({ password: 'p-top-secret' });
+    expect(given()?.parameters).toEqual({ apiKey: 'k-top-secret' });
+  });
+
+  it('fails with the name of a missing Secret, never a value', async () => {
+    const c = await claim('with-secret');
+    lastOptions = undefined;
+    await expect(run(c)).rejects.toThrow(/does not exist/);
+    expect(given()).toBeUndefined();
+    expect((await events(c)).join('\n')).toContain(`Secret "default/${c.metadata.name}-creds" does not exist`);
+  });
+
+  it("masks the Secret's and the secret parameters' values in a plugin's error", async () => {
+    const c = await claim('with-secret');
+    await ts.store.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `${c.metadata.name}-creds`, namespace: 'default' }, stringData: { password: 'p-top-secret' } });
+    next = { state: 'finished', error: new Error('login with p-top-secret and k-top-secret refused') };
+    await expect(run(c)).rejects.toThrow();
+    const text = (await events(c)).join('\n');
+    expect(text, text).toContain('login with *** and *** refused');
+    expect(text).not.toMatch(/top-secret/);
   });
 });

@@ -5,6 +5,9 @@
 // its class exists and names that plugin, and its PV (pvc-<uid>) does not exist yet.
 // Failures become ProvisioningFailed Events and are retried with the runtime's backoff.
 import { claimClass } from '../../domain/matching';
+import { maskValues, secretValues } from '../../domain/redaction';
+import { provisionerSecretRef } from '../../domain/secret-references';
+import { secretData } from '../../resources/secret/strategy';
 import { annSelectedNode, failed, provisionOptionsFor, volumeNameFor, ProvisioningError, type ProvisionResult } from '../../provisioners/plugin';
 import type { ProvisionerPlugin } from '../../provisioners/plugin';
 import type { KubeObject } from '../../resources/types';
@@ -25,8 +28,9 @@ export function pluginFor(d: ProvisioningDeps, claim: KubeObject): ProvisionerPl
 }
 
 /** Reports a failure on the claim and throws, so the runtime retries with backoff. */
-async function fail(d: ProvisioningDeps, claim: KubeObject, className: string, error: unknown): Promise<never> {
-  const message = `Failed to provision volume with StorageClass "${className}": ${errorText(error)}`;
+async function fail(d: ProvisioningDeps, claim: KubeObject, className: string, error: unknown, secrets: string[] = []): Promise<never> {
+  // The message goes to the claim's owner: no value of a secret parameter or Secret in it.
+  const message = `Failed to provision volume with StorageClass "${className}": ${maskValues(errorText(error), secrets)}`;
   await event(d, claim, 'Warning', reasons.provisioningFailed, message);
   throw new ProvisioningRetry(message);
 }
@@ -62,8 +66,20 @@ export async function provisionClaim(d: ProvisioningDeps, ctx: ReconcileContext,
   if (await d.store.tryGet(PV, undefined, pvName)) return;
 
   const options = provisionOptionsFor(claim, storageClass);
+  const hidden = secretValues(storageClass.parameters);
+  try {
+    const ref = provisionerSecretRef(storageClass.parameters ?? {}, claim, pvName);
+    if (ref) {
+      const secret = await d.store.tryGet('Secret', ref.namespace, ref.name);
+      if (!secret) throw new ProvisioningError(`the provisioner Secret "${ref.namespace}/${ref.name}" does not exist`);
+      options.secrets = secretData(secret);
+      hidden.push(...Object.values(options.secrets));
+    }
+  } catch (err) {
+    return fail(d, claim, className, err, hidden);
+  }
   const problems = plugin.validateParameters(options.parameters, claim, storageClass);
-  if (problems.length > 0) return fail(d, claim, className, new ProvisioningError(problems.join('; ')));
+  if (problems.length > 0) return fail(d, claim, className, new ProvisioningError(problems.join('; ')), hidden);
 
   let result: ProvisionResult;
   try {
@@ -82,6 +98,6 @@ export async function provisionClaim(d: ProvisioningDeps, ctx: ReconcileContext,
     case 'reschedule':
       return reschedule(d, ctx, claim, className, error);
     default:
-      return fail(d, claim, className, error);
+      return fail(d, claim, className, error, hidden);
   }
 }

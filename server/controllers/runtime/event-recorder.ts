@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { isStowageError } from '../../domain/errors';
+import { maskCredentials } from '../../domain/redaction';
 import type { KubeObject } from '../../resources/types';
 import type { ObjectStore, StoreTx } from '../../store/object-store';
 
@@ -41,7 +42,10 @@ export class EventRecorder {
   }
 
   async record(obj: KubeObject, type: EventType, reason: string, message: string): Promise<void> {
-    const msg = message.length > 1024 ? `${message.slice(0, 1021)}...` : message;
+    // Events are read by developers: a credential in a message (a plugin's error quoting a
+    // connection string) is masked before it is ever stored.
+    const masked = maskCredentials(message);
+    const msg = masked.length > 1024 ? `${masked.slice(0, 1021)}...` : masked;
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
         await this.write(obj, type, reason, msg);

@@ -10,7 +10,7 @@ export const authRouter = router({
   signIn: publicProcedure
     .input(z.object({ name: z.string().min(1).max(200), password: z.string().min(1).max(1000) }))
     .mutation(async ({ ctx, input }) => {
-      const user = await ctx.app.users.signIn(input.name, input.password);
+      const user = await ctx.app.users.signIn(input.name, input.password, ctx.clientAddress);
       const token = await ctx.app.users.createToken(user.name, { kind: 'session', ttlMs: SESSION_TTL_MS });
       ctx.setSessionCookie(token);
       return { name: user.name, role: user.role, namespaces: user.namespaces };

@@ -1,0 +1,38 @@
+import { describe, expect, test } from 'vitest';
+import type { KubeObject } from '../resources/types';
+import { controllerOwnedChanges, keepControllerOwned } from './claim-ownership';
+
+function claim(o: { volumeName?: string; annotations?: Record<string, string> } = {}): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: 'c', namespace: 'team-a', annotations: o.annotations },
+    spec: { accessModes: ['ReadWriteOnce'], volumeName: o.volumeName },
+  };
+}
+
+describe('controllerOwnedChanges', () => {
+  test.each([
+    { name: 'a plain new claim', next: claim(), prev: undefined, refused: false },
+    { name: 'a new claim naming a volume', next: claim({ volumeName: 'pv-1' }), prev: undefined, refused: true },
+    { name: 'a new claim marked bind-completed', next: claim({ annotations: { 'pv.kubernetes.io/bind-completed': 'yes' } }), prev: undefined, refused: true },
+    { name: 'a new claim handed to a provisioner', next: claim({ annotations: { 'volume.beta.kubernetes.io/storage-provisioner': 'x' } }), prev: undefined, refused: true },
+    { name: 'a new claim naming its node', next: claim({ annotations: { 'volume.kubernetes.io/selected-node': 'n1' } }), prev: undefined, refused: false },
+    { name: 'a bound claim kept as it is', next: claim({ volumeName: 'pv-1', annotations: { 'pv.kubernetes.io/bind-completed': 'yes' } }), prev: claim({ volumeName: 'pv-1', annotations: { 'pv.kubernetes.io/bind-completed': 'yes' } }), refused: false },
+    { name: 'a bound claim moved to another volume', next: claim({ volumeName: 'pv-2' }), prev: claim({ volumeName: 'pv-1' }), refused: true },
+    { name: 'an unbound claim given a volume', next: claim({ volumeName: 'pv-2' }), prev: claim(), refused: true },
+    { name: 'the explanation changed', next: claim({ annotations: { 'stowage.io/binding-explanation': '{"x":1}' } }), prev: claim({ annotations: { 'stowage.io/binding-explanation': '{}' } }), refused: true },
+    { name: 'a label-like annotation added', next: claim({ annotations: { team: 'a' } }), prev: claim(), refused: false },
+  ])('$name: refused=$refused', ({ next, prev, refused }) => {
+    expect(controllerOwnedChanges(next, prev).length > 0).toBe(refused);
+  });
+});
+
+test('a replace that leaves out what the controllers wrote keeps it, and is then allowed', () => {
+  const prev = claim({ volumeName: 'pv-1', annotations: { 'pv.kubernetes.io/bind-completed': 'yes', 'stowage.io/binding-explanation': '{}' } });
+  const next = claim({ annotations: { team: 'a' } });
+  keepControllerOwned(next, prev);
+  expect(next.spec.volumeName).toBe('pv-1');
+  expect(next.metadata.annotations).toEqual({ team: 'a', 'pv.kubernetes.io/bind-completed': 'yes', 'stowage.io/binding-explanation': '{}' });
+  expect(controllerOwnedChanges(next, prev)).toEqual([]);
+});

@@ -1,0 +1,61 @@
+// Which parts of a claim belong to the controllers, not to its developer. Upstream lets a
+// user pre-bind a claim (spec.volumeName) or set the binder's annotations, because a
+// namespace there is no security boundary for volumes; in Stowage it is: a developer who
+// names a volume could take another team's disk. Pure: no I/O.
+import type { KubeObject } from '../resources/types';
+import { BINDING_EXPLANATION } from './redaction';
+
+export const ANN_BIND_COMPLETED = 'pv.kubernetes.io/bind-completed';
+export const ANN_BOUND_BY_CONTROLLER = 'pv.kubernetes.io/bound-by-controller';
+export const ANN_STORAGE_PROVISIONER = 'volume.kubernetes.io/storage-provisioner';
+export const ANN_BETA_STORAGE_PROVISIONER = 'volume.beta.kubernetes.io/storage-provisioner';
+export { BINDING_EXPLANATION as ANN_BINDING_EXPLANATION } from './redaction';
+
+/** Written by the binder and provisioner only (upstream component-helpers/storage/volume). */
+export const CONTROLLER_ANNOTATIONS: readonly string[] = [
+  ANN_BIND_COMPLETED,
+  ANN_BOUND_BY_CONTROLLER,
+  ANN_STORAGE_PROVISIONER,
+  ANN_BETA_STORAGE_PROVISIONER,
+  BINDING_EXPLANATION,
+];
+// Not in the list: volume.kubernetes.io/selected-node. Upstream the scheduler sets it for the
+// consumer's node; Stowage has no scheduler, so the claim's owner names the node their
+// consumer runs on, and the class's allowed topologies still bound where it may go.
+
+/**
+ * What a non-admin may not change on a claim: one sentence per problem, empty when the
+ * write is theirs to make. `prev` is undefined on create.
+ */
+export function controllerOwnedChanges(next: KubeObject, prev: KubeObject | undefined): string[] {
+  const problems: string[] = [];
+  const volumeName = next.spec?.volumeName || '';
+  if (volumeName !== (prev?.spec?.volumeName || '')) {
+    problems.push(
+      prev?.spec?.volumeName
+        ? 'spec.volumeName is set by the binder and cannot be changed'
+        : `spec.volumeName: only an administrator may pre-bind a claim to a volume ("${volumeName}")`,
+    );
+  }
+  const after = next.metadata?.annotations ?? {};
+  const before = prev?.metadata?.annotations ?? {};
+  for (const key of CONTROLLER_ANNOTATIONS) {
+    if (after[key] !== before[key]) problems.push(`metadata.annotations[${key}] is written by the controllers only`);
+  }
+  return problems;
+}
+
+/**
+ * A developer's replace (`kubectl replace`, a PUT of their own manifest) that leaves out
+ * what the controllers wrote keeps it: absent controller annotations and an absent
+ * spec.volumeName are carried over from the stored claim. Changes `next` in place.
+ */
+export function keepControllerOwned(next: KubeObject, prev: KubeObject): void {
+  const stored = prev.metadata?.annotations ?? {};
+  for (const key of CONTROLLER_ANNOTATIONS) {
+    if (stored[key] === undefined) continue;
+    const sent = (next.metadata.annotations ??= {});
+    if (!(key in sent)) sent[key] = stored[key];
+  }
+  if (prev.spec?.volumeName && next.spec && !next.spec.volumeName) next.spec.volumeName = prev.spec.volumeName;
+}

@@ -1,0 +1,146 @@
+// THE table of who may do what, written out by hand (not computed from the code under
+// test), and the objects the matrix acts on. The role-matrix tests generate every case
+// from it: role x kind x verb (x namespace: own / another), status subresources included.
+import type { KubeObject } from '../../server/resources/types';
+
+/** A role the matrix runs as. A node agent role (node tokens) joins here when it exists:
+ * add it to ROLES with its row in TABLE and a principal in the test's `principals`. */
+export type Role = 'admin' | 'developer' | 'viewer';
+export const ROLES: readonly Role[] = ['admin', 'developer', 'viewer'];
+
+export type Kind = 'PersistentVolume' | 'PersistentVolumeClaim' | 'StorageClass' | 'Node' | 'Namespace' | 'Event' | 'Secret';
+export const KINDS: readonly Kind[] = ['PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Node', 'Namespace', 'Event', 'Secret'];
+
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
+export const VERBS: readonly Verb[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
+export const STATUS_VERBS: readonly Verb[] = ['get', 'update', 'patch'];
+const READS: ReadonlySet<Verb> = new Set(['get', 'list', 'watch']);
+
+/** none: nothing; read: get, list, watch; write: everything. */
+export type Access = 'none' | 'read' | 'write';
+
+export interface Row {
+  /** In the role's own namespace (developer: team-a; cluster-scoped kinds: the cluster). */
+  own: Access;
+  /** In another namespace (other). */
+  other: Access;
+  /** On the status subresource (kinds that have one). */
+  status: Access;
+}
+
+const all: Row = { own: 'write', other: 'write', status: 'write' };
+const read: Row = { own: 'read', other: 'read', status: 'read' };
+const none: Row = { own: 'none', other: 'none', status: 'none' };
+
+export const TABLE: Record<Role, Record<Kind, Row>> = {
+  admin: { PersistentVolume: all, PersistentVolumeClaim: all, StorageClass: all, Node: all, Namespace: all, Event: all, Secret: all },
+  viewer: { PersistentVolume: read, PersistentVolumeClaim: read, StorageClass: read, Node: read, Namespace: read, Event: read, Secret: none },
+  developer: {
+    PersistentVolume: none,
+    // Their claims, but never the claims' status (controllers and admins write it).
+    PersistentVolumeClaim: { own: 'write', other: 'none', status: 'read' },
+    StorageClass: read,
+    Node: none,
+    // Their own namespace object (team-a), read-only.
+    Namespace: { own: 'read', other: 'none', status: 'read' },
+    Event: { own: 'read', other: 'none', status: 'none' },
+    Secret: none,
+  },
+};
+
+export function allowed(access: Access, verb: Verb): boolean {
+  return access === 'write' || (access === 'read' && READS.has(verb));
+}
+
+export const OWN_NS = 'team-a';
+export const OTHER_NS = 'other';
+
+export interface KindInfo {
+  plural: string;
+  group: string;
+  namespaced: boolean;
+  hasStatus: boolean;
+}
+
+export const INFO: Record<Kind, KindInfo> = {
+  PersistentVolume: { plural: 'persistentvolumes', group: '', namespaced: false, hasStatus: true },
+  PersistentVolumeClaim: { plural: 'persistentvolumeclaims', group: '', namespaced: true, hasStatus: true },
+  StorageClass: { plural: 'storageclasses', group: 'storage.k8s.io', namespaced: false, hasStatus: false },
+  Node: { plural: 'nodes', group: '', namespaced: false, hasStatus: true },
+  Namespace: { plural: 'namespaces', group: '', namespaced: false, hasStatus: true },
+  Event: { plural: 'events', group: '', namespaced: true, hasStatus: false },
+  Secret: { plural: 'secrets', group: '', namespaced: true, hasStatus: false },
+};
+
+/** The collection path of a kind (in a namespace for namespaced kinds). */
+export function collectionPath(kind: Kind, ns?: string): string {
+  const i = INFO[kind];
+  const base = i.group ? `/apis/${i.group}/v1` : '/api/v1';
+  return i.namespaced && ns ? `${base}/namespaces/${ns}/${i.plural}` : `${base}/${i.plural}`;
+}
+
+/** A valid new object of `kind` named `name` (in `ns` when namespaced). */
+export function fixture(kind: Kind, name: string, ns: string): KubeObject {
+  const meta = INFO[kind].namespaced ? { name, namespace: ns } : { name };
+  switch (kind) {
+    case 'PersistentVolume':
+      return {
+        apiVersion: 'v1',
+        kind,
+        metadata: meta,
+        spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: `/tmp/matrix/${name}` } },
+      };
+    case 'PersistentVolumeClaim':
+      return { apiVersion: 'v1', kind, metadata: meta, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } };
+    case 'StorageClass':
+      return { apiVersion: 'storage.k8s.io/v1', kind, metadata: meta, provisioner: 'example.com/matrix' };
+    case 'Node':
+      return { apiVersion: 'v1', kind, metadata: meta };
+    case 'Namespace':
+      return { apiVersion: 'v1', kind, metadata: meta };
+    case 'Event':
+      return {
+        apiVersion: 'v1',
+        kind,
+        metadata: meta,
+        involvedObject: { kind: 'PersistentVolumeClaim', namespace: ns, name: 'subject' },
+        reason: 'Matrix',
+        message: 'a test event',
+        type: 'Normal',
+      };
+    case 'Secret':
+      return { apiVersion: 'v1', kind, metadata: meta, type: 'Opaque', stringData: { password: 'matrix' } };
+  }
+}
+
+export interface Case {
+  role: Role;
+  kind: Kind;
+  verb: Verb;
+  /** 'own' or 'other' for namespaced kinds (and Namespace, whose scope is its own name). */
+  scope: 'own' | 'other';
+  status: boolean;
+  want: boolean;
+}
+
+/** Every case of the matrix, generated from TABLE. */
+export function cases(opts: { verbs?: readonly Verb[]; status?: boolean } = {}): Case[] {
+  const out: Case[] = [];
+  for (const role of ROLES) {
+    for (const kind of KINDS) {
+      const scopes: ('own' | 'other')[] = INFO[kind].namespaced || kind === 'Namespace' ? ['own', 'other'] : ['own'];
+      for (const scope of scopes) {
+        const row = TABLE[role][kind];
+        for (const verb of opts.verbs ?? VERBS) out.push({ role, kind, verb, scope, status: false, want: allowed(row[scope], verb) });
+        if (opts.status !== false && INFO[kind].hasStatus) {
+          for (const verb of STATUS_VERBS) {
+            // Status of an object in a namespace the role may not read at all stays refused.
+            const access = row[scope] === 'none' ? 'none' : row.status;
+            out.push({ role, kind, verb, scope, status: true, want: allowed(access, verb) });
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
