@@ -4,6 +4,7 @@
 import type { AppContext } from '../app/context';
 import { logger } from '../app/logger';
 import { inTreeProvisionerNames } from '../provisioners/registry';
+import { NodeAgentService } from '../services/node-agent';
 import { binderSpec } from './binder/binder';
 import { localVolumeManagerSpec, type LocalVolumeManagerOptions } from './local-volume/manager';
 import { nodeLifecycleSpec, type NodeLifecycleOptions } from './node-lifecycle/node-lifecycle';
@@ -60,7 +61,7 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
         deleter: opts.deleter,
         inTreeProvisioners: opts.inTreeProvisioners ?? inTreeProvisionerNames,
       }),
-      ...(opts.localVolumes === false ? [] : [localVolumeManagerSpec({ store: app.store, agents: app.nodeAgent, log }, opts.localVolumes)]),
+      ...(opts.localVolumes === false ? [] : [localVolumeManagerSpec({ store: app.store, agents: app.nodeAgent ?? new NodeAgentService(app.store), log }, opts.localVolumes)]),
       ...(opts.nodeLifecycle === false ? [] : [nodeLifecycleSpec({ store: app.store, log }, opts.nodeLifecycle)]),
       // Fresh provisioning specs each time this process starts leading: recovery runs then.
       ...(opts.provisioning ? provisioningSpecs(provisioningDeps({ app, nodeName: opts.provisioning.nodeName })) : []),
