@@ -9,6 +9,7 @@ const here = path.dirname(new URL(import.meta.url).pathname);
 const benches: Record<string, { file: string; what: string }> = {
   binder: { file: 'binder.ts', what: 'binder: 10,000-claim burst, raw transaction rate, 1,000 vs 100,000 volumes' },
   api: { file: 'api.ts', what: 'REST API: kubectl get pv / lists of 10,000 PVs, watch latency under writes' },
+  'write-path': { file: 'write-path.ts', what: 'write path: REST creates with 16 clients and watch delivery, vs pgbench -N' },
   provisioning: { file: 'provisioning.ts', what: 'provisioning soak: 1,000 volumes with injected failures, leaked assets' },
   'local-cleanup': { file: 'local-cleanup.ts', what: 'local-volume cleanup: 100,000 files vs rm -rf, dd-zero vs raw dd on a loop device' },
   'local-discovery': { file: 'local-discovery.ts', what: 'local-volume discovery: 1,000 entries under one directory' },

@@ -83,19 +83,21 @@ test('a claim whose class cannot provision it shows the provisioner\'s failure o
     kind: 'StorageClass',
     metadata: { name: cls },
     provisioner: 'stowage.io/host-path',
-    parameters: { basePath: path.join(os.tmpdir(), 'stowage-e2e-never'), colour: 'blue' },
+    // A class with parameters the plugin cannot use is refused when written; a claim it
+    // cannot serve (a raw block device from a directory provisioner) fails at provisioning.
+    parameters: { basePath: path.join(os.tmpdir(), 'stowage-e2e-never') },
   });
   await createObject({
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
     metadata: { name: claim, namespace: 'default' },
-    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: cls },
+    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: cls, volumeMode: 'Block' },
   });
   await signInAsAdmin(page, `/claims/default/${claim}`);
   const panel = page.getByTestId('claim-provisioning');
   await expect(panel).toContainText('Provisioning by stowage.io/host-path', { timeout: 15_000 });
   await expect(panel).toContainText('ProvisioningFailed', { timeout: 15_000 });
-  await expect(page.getByTestId('provisioning-message')).toContainText('colour');
+  await expect(page.getByTestId('provisioning-message')).toContainText('volumeMode Block');
   await expect(page.getByTestId('pending-reason')).toHaveText('WaitingForProvisioner');
   await expect(page.getByTestId('provisioned-volume')).toHaveCount(0);
 });

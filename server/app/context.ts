@@ -1,5 +1,7 @@
 // Everything a running Stowage process shares: the database, the store and the services.
 import { NodeAgentService, type NodeAgentOptions } from '../services/node-agent';
+import { storageClassAdmission } from '../provisioners/admission';
+import { createRealOs } from '../provisioners/os';
 import { ObjectService } from '../services/objects';
 import { loadSignInLimits } from './config';
 import { UserService } from '../services/users';
@@ -23,7 +25,8 @@ export async function createAppContext(connectionString: string, poolSize = 20, 
   return {
     db,
     store,
-    objects: new ObjectService(store),
+    // StorageClasses of the in-tree provisioners are checked against this machine's disks.
+    objects: new ObjectService(store, storageClassAdmission(createRealOs())),
     users: new UserService(db, loadSignInLimits()),
     nodeAgent: new NodeAgentService(store, agentOptions),
     close: async () => {

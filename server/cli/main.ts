@@ -1,5 +1,5 @@
-// `stowage start | server | migrate | user add | user list | token create | kubeconfig | bootstrap`
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// `stowage start | server | migrate | user add | user list | token create | kubeconfig | bootstrap | backup | restore`
+import { createReadStream, createWriteStream, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { apiServerUrl, bootstrap, writeKubeconfig } from '../app/bootstrap';
@@ -10,11 +10,13 @@ import { logger } from '../app/logger';
 import { bootstrapFiles, generateBootstrap, storageClassMapFromFile, tokenDirOnHost, tokenFileName } from '../agent/bootstrap';
 import { isStowageError } from '../domain/errors';
 import { startWebServer } from '../http/web-server';
+import { restoreBackup, writeBackup } from '../store/backup';
 import { openDatabase, type Database } from '../store/database';
 import { projectRoot } from '../store/migrate';
 import { bootstrapLocalVolumes } from '../app/local-volumes-bootstrap';
 import { parseLabelList } from '../domain/node-lifecycle';
 import { startStandaloneAgent } from './agent';
+import { processAlive, readRuntimeFile, removeRuntimeFileIfOwned, runtimeFilePath, writeRuntimeFile } from './runtime-file';
 import { startServices, type RunningServices } from './services';
 
 process.env.NEXT_TELEMETRY_DISABLED = '1';
@@ -22,34 +24,21 @@ process.env.NEXT_TELEMETRY_DISABLED = '1';
 const say = (m: string) => process.stdout.write(`${m}\n`);
 
 function runtimeFile(cfg: Config): string {
-  return path.join(cfg.dataDir, 'runtime.json');
+  return runtimeFilePath(cfg.dataDir);
 }
 
 /** The API address a running `stowage start` of this data dir really listens on. */
 function runningApiUrl(cfg: Config): string | undefined {
-  try {
-    const { pid, apiUrl } = JSON.parse(readFileSync(runtimeFile(cfg), 'utf8')) as { pid: number; apiUrl?: string };
-    process.kill(pid, 0);
-    return apiUrl;
-  } catch {
-    return undefined;
-  }
+  const running = readRuntimeFile(runtimeFile(cfg));
+  return running && processAlive(running.pid) ? running.apiUrl : undefined;
 }
 
 /** The database of a running `stowage start` in this data dir, or a new connection. */
 async function connect(cfg: Config): Promise<Database> {
   if (cfg.databaseUrl) return openDatabase({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl });
-  const rt = runtimeFile(cfg);
-  if (existsSync(rt)) {
-    const { pid, databaseUrl } = JSON.parse(readFileSync(rt, 'utf8')) as { pid: number; databaseUrl: string };
-    let alive = false;
-    try {
-      process.kill(pid, 0);
-      alive = true;
-    } catch {
-      alive = false;
-    }
-    if (alive) return { connectionString: databaseUrl, embedded: false, appliedMigrations: [], stop: async () => {} };
+  const running = readRuntimeFile(runtimeFile(cfg));
+  if (running && processAlive(running.pid)) {
+    return { connectionString: running.databaseUrl, embedded: false, appliedMigrations: [], stop: async () => {} };
   }
   mkdirSync(cfg.dataDir, { recursive: true });
   return openDatabase({ dataDir: cfg.dataDir });
@@ -87,7 +76,8 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
       await services?.stop();
       await app?.close();
       await db.stop();
-      rmSync(runtimeFile(cfg), { force: true });
+      // Only the instance that wrote it (not an extra `stowage controllers`) removes it.
+      removeRuntimeFileIfOwned(runtimeFile(cfg));
       say('Stopped.');
       process.exit(0);
     } catch (e) {
@@ -109,11 +99,7 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
     const boot = await bootstrap(app, cfg.dataDir, apiUrl);
     const web = await startWebServer({ app, host: cfg.host, port: cfg.port, dir: projectRoot, trpcMaxBatch: cfg.trpcMaxBatch, allowedOrigins: cfg.allowedOrigins });
     services.add(web.close);
-    writeFileSync(
-      runtimeFile(cfg),
-      JSON.stringify({ pid: process.pid, databaseUrl: db.connectionString, url: web.url, apiUrl: services.apiUrl }),
-      { mode: 0o600 },
-    );
+    writeRuntimeFile(runtimeFile(cfg), { pid: process.pid, databaseUrl: db.connectionString, url: web.url, apiUrl: services.apiUrl });
     say('');
     say(`Stowage is running at ${web.url}`);
     if (services.apiUrl) say(`Kubernetes-compatible API: ${services.apiUrl}`);
@@ -252,6 +238,46 @@ program
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+  });
+
+program
+  .command('backup <file>')
+  .description("write a consistent online snapshot of Stowage's state to FILE (JSON lines)")
+  .action(async (file: string) => {
+    const cfg = loadConfig();
+    const db = await connect(cfg);
+    const tmp = `${path.resolve(file)}.partial`;
+    try {
+      const out = createWriteStream(tmp, { mode: 0o600 });
+      const summary = await writeBackup(db.connectionString, out);
+      await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
+      renameSync(tmp, path.resolve(file));
+      say(`Backed up ${summary.rows} rows of ${summary.tables} tables at resourceVersion ${summary.resourceVersion} to ${path.resolve(file)}`);
+    } catch (e) {
+      rmSync(tmp, { force: true });
+      throw e;
+    } finally {
+      await db.stop();
+    }
+  });
+
+program
+  .command('restore <file>')
+  .description('restore a backup into an empty data dir (or the empty database at DATABASE_URL)')
+  .action(async (file: string) => {
+    const cfg = loadConfig();
+    const running = readRuntimeFile(runtimeFile(cfg));
+    if (!cfg.databaseUrl && running && processAlive(running.pid)) {
+      throw new Error(`Stowage is running on ${cfg.dataDir} (pid ${running.pid}); stop it, and restore into an empty data dir`);
+    }
+    mkdirSync(cfg.dataDir, { recursive: true });
+    const db = await openDatabase({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl });
+    try {
+      const summary = await restoreBackup(db.connectionString, createReadStream(path.resolve(file)));
+      say(`Restored ${summary.rows} rows of ${summary.tables} tables; resourceVersion ${summary.resourceVersion} (watches from before it get 410 and relist)`);
+    } finally {
+      await db.stop();
+    }
   });
 
 program

@@ -24,6 +24,8 @@ export interface StartControllersOptions {
   leaseDurationMs?: number;
   /** Binder workers (default 64). */
   binderConcurrency?: number;
+  /** How often the binder looks at Pending claims and unsettled volumes again (default 30 s). */
+  binderResyncMs?: number;
   /** How long a claim that finds no volume waits before its explanation is written (ms). */
   pendingGraceMs?: number;
   /** What happens to Released volumes with reclaim policy Delete (the deleter's hook). */
@@ -58,6 +60,7 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
         log,
         concurrency: opts.binderConcurrency,
         pendingGraceMs: opts.pendingGraceMs,
+        resyncMs: opts.binderResyncMs,
         deleter: opts.deleter,
         inTreeProvisioners: opts.inTreeProvisioners ?? inTreeProvisionerNames,
       }),

@@ -78,8 +78,6 @@ const parsed: [string, string, QuantityFormat][] = [
   ['.001', '0.001', 'DecimalSI'],
   ['1.', '1', 'DecimalSI'],
   ['1.G', '1000000000', 'DecimalSI'],
-  ['.', '0', 'DecimalSI'],
-  ['Ki', '0', 'BinarySI'],
 ];
 
 describe('parseQuantity', () => {
@@ -105,6 +103,23 @@ describe('parseQuantity', () => {
       expect(parseQuantity(input)).toBeUndefined();
     },
   );
+
+  // Where Stowage is stricter than upstream's parser (see STARTS_WITH_NUMERAL and the int32 exponent).
+  test.each(['.', 'Ki', 'Gi', '+', '-', '+.', '-.Mi', 'e3', 'm', '1e999999999999', '1e2147483648', '1e-2147483649', '1e9223372036854775807'])(
+    '%j is refused (upstream reads it as zero or truncates its exponent)',
+    (input) => {
+      expect(parseQuantity(input)).toBeUndefined();
+    },
+  );
+
+  test.each([
+    ['0.', '0'],
+    ['+0Gi', '0'],
+    ['.5', '500m'],
+    ['1e2147483', undefined],
+  ])('%j at the edges of the numeral reads as %s', (input, canonical) => {
+    expect(canonicalQuantity(input)).toBe(canonical);
+  });
 
   test.each([
     [1000, '1k'],

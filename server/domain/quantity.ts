@@ -30,6 +30,7 @@ export interface Quantity {
 // Parsing
 
 const MAX_INT64 = (1n << 63n) - 1n;
+const MAX_INT32 = (1n << 31n) - 1n;
 const DECIMAL_SUFFIXES: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
 const BINARY_SUFFIXES: Record<string, number> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
 const SUFFIX_CHARS = 'eEinumkKMGTP';
@@ -92,9 +93,10 @@ function interpretSuffix(s: string): Suffix | undefined {
   if (Object.hasOwn(BINARY_SUFFIXES, s)) return { base: 2, exponent: BINARY_SUFFIXES[s], format: 'BinarySI' };
   if (s.length > 1 && (s[0] === 'e' || s[0] === 'E') && /^[+-]?[0-9]+$/.test(s.slice(1))) {
     const value = BigInt(s.slice(1));
-    if (value > MAX_INT64 || value < -MAX_INT64 - 1n) return undefined;
-    // Upstream parses an int64 and then truncates it to int32; so do we.
-    return { base: 10, exponent: Number(BigInt.asIntN(32, value)), format: 'DecimalExponent' };
+    // Upstream parses an int64 and then truncates it to int32, so `1e4294967296` reads as 1
+    // and `1e999999999999` as a nano; an exponent beyond int32 is refused here instead.
+    if (value > MAX_INT32 || value < -MAX_INT32 - 1n) return undefined;
+    return { base: 10, exponent: Number(value), format: 'DecimalExponent' };
   }
   return undefined;
 }
@@ -126,8 +128,16 @@ function normalize(num: bigint, scale: number, format: QuantityFormat): Quantity
   return { num, scale, format };
 }
 
+/**
+ * A numeral must hold a digit, as the Quantity pattern of upstream's OpenAPI schema says
+ * (`^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))...`). Upstream's parser itself reads `Gi`, `+`
+ * and `.` as zero; a limit of zero written as a typo is refused here instead.
+ */
+const STARTS_WITH_NUMERAL = /^[+-]?(?:[0-9]|\.[0-9])/;
+
 function parseText(str: string): Quantity | undefined {
   if (str.length === 0) return undefined;
+  if (!STARTS_WITH_NUMERAL.test(str)) return undefined;
   if (str === '0') return withCache({ num: 0n, scale: 0, format: 'DecimalSI' }, str);
   const parts = scan(str);
   if (!parts) return undefined;

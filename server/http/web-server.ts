@@ -7,6 +7,7 @@ import { register } from 'prom-client';
 import type { AppContext } from '../app/context';
 import { logger } from '../app/logger';
 import { appRouter } from '../trpc/root';
+import { answerClientError, HEADERS_TIMEOUT_MS, MAX_HEADER_BYTES, REQUEST_TIMEOUT_MS } from './client-error';
 import { bearerToken, readCookie, SESSION_COOKIE, sessionCookie } from './cookies';
 import { crossOriginProblem } from './origin';
 
@@ -77,7 +78,8 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     nextApp = n;
   }
 
-  const server = http.createServer(async (req, res) => {
+  const options = { maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS };
+  const server = http.createServer(options, async (req, res) => {
     const url = req.url ?? '/';
     try {
       const crossOrigin = crossOriginProblem(req.method ?? 'GET', req.headers, { secure: isSecure(req), allowedOrigins: opts.allowedOrigins });
@@ -104,6 +106,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     }
   });
   server.keepAliveTimeout = 65_000;
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => resolve());

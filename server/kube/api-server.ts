@@ -3,6 +3,7 @@
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { apiServerUrl } from '../app/bootstrap';
+import { answerClientError, HEADERS_TIMEOUT_MS, MAX_HEADER_BYTES, REQUEST_TIMEOUT_MS } from '../http/client-error';
 import { createKubeHandler, type KubeApp, type KubeHandlerOptions } from './handler';
 import { ensureServingPki, servingNames } from './pki';
 
@@ -25,9 +26,18 @@ export interface RunningApiServer {
 export async function startApiServer(o: ApiServerOptions): Promise<RunningApiServer> {
   const pki = ensureServingPki(o.dataDir, servingNames(o.extraNames ?? [], o.host));
   const server = https.createServer(
-    { cert: pki.certPem, key: pki.keyPem, ca: pki.caPem, keepAliveTimeout: 65_000, requestTimeout: 0 },
+    {
+      cert: pki.certPem,
+      key: pki.keyPem,
+      ca: pki.caPem,
+      keepAliveTimeout: 65_000,
+      maxHeaderSize: MAX_HEADER_BYTES,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      headersTimeout: HEADERS_TIMEOUT_MS,
+    },
     createKubeHandler(o.app, o),
   );
+  server.on('clientError', answerClientError);
   const sockets = new Set<Socket>();
   server.on('secureConnection', (s) => {
     sockets.add(s);

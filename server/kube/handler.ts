@@ -110,6 +110,17 @@ async function dispatch(app: KubeApp, opts: Required<KubeHandlerOptions>, req: I
   }
 }
 
+/** The request target as a URL; a target that is not a path (`//[`, `*`, absolute forms) is a 400. */
+function requestUrl(target: string | undefined): URL {
+  const t = target ?? '/';
+  if (!t.startsWith('/') || t.startsWith('//')) throw new StowageError('BadRequest', 'the request target must be a path starting with a single "/"');
+  try {
+    return new URL(t, 'https://localhost');
+  } catch {
+    throw new StowageError('BadRequest', 'the request target is not a valid path');
+  }
+}
+
 /** The request handler of the Kubernetes-compatible API. */
 export function createKubeHandler(app: KubeApp, options: KubeHandlerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
   const opts: Required<KubeHandlerOptions> = {
@@ -118,9 +129,15 @@ export function createKubeHandler(app: KubeApp, options: KubeHandlerOptions = {}
   };
   return (req, res) => {
     const started = Date.now();
-    const url = new URL(req.url ?? '/', 'https://localhost');
     const id = randomUUID();
     res.setHeader('Audit-Id', id);
+    let url: URL;
+    try {
+      url = requestUrl(req.url);
+    } catch (e) {
+      sendStatus(res, statusFromError(e).status);
+      return;
+    }
     res.on('finish', () => {
       logger.debug({ id, method: req.method, path: url.pathname, status: res.statusCode, ms: Date.now() - started }, 'kube api request');
     });

@@ -1,8 +1,10 @@
 // The HTTP plumbing every endpoint shares: reading a bounded body, decoding JSON/YAML,
 // writing JSON/YAML responses and Status errors.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { gzip } from 'node:zlib';
+import { stringify as stringifyYaml } from 'yaml';
 import { StowageError } from '../domain/errors';
+import { checkUntrusted, parseYamlValue } from '../services/manifest';
 import type { KubeStatus } from './status';
 import { decodeKubeProtobuf, PROTOBUF_MEDIA_TYPE } from './protobuf-decode';
 
@@ -57,19 +59,22 @@ export function decodeBody(req: IncomingMessage, body: Buffer, opts: { patch?: b
   const text = body.toString('utf8');
   const isJson = type === '' || type === 'application/json' || (opts.patch && type.endsWith('+json'));
   if (isJson) {
+    let value: unknown;
     try {
-      return JSON.parse(text);
+      value = JSON.parse(text);
     } catch (e) {
       throw new StowageError('BadRequest', `the request body is not valid JSON: ${(e as Error).message}`);
     }
+    checkUntrusted(value);
+    return value;
   }
-  if (type === PROTOBUF_MEDIA_TYPE && !opts.patch) return decodeKubeProtobuf(body);
+  if (type === PROTOBUF_MEDIA_TYPE && !opts.patch) {
+    const value = decodeKubeProtobuf(body);
+    checkUntrusted(value);
+    return value;
+  }
   if (type === 'application/yaml' || type === 'application/x-yaml' || type === 'text/yaml') {
-    try {
-      return parseYaml(text, { uniqueKeys: true, maxAliasCount: 100 });
-    } catch (e) {
-      throw new StowageError('BadRequest', `the request body is not valid YAML: ${(e as Error).message.split('\n')[0]}`);
-    }
+    return parseYamlValue(text);
   }
   throw new StowageError(
     'UnsupportedMediaType',
@@ -77,14 +82,45 @@ export function decodeBody(req: IncomingMessage, body: Buffer, opts: { patch?: b
   );
 }
 
+/** Upstream compresses answers above 128 KiB (defaultGzipThresholdBytes) at level 1. */
+export const GZIP_THRESHOLD_BYTES = 128 * 1024;
+
+/** Whether an Accept-Encoding header accepts gzip (a q=0 refuses it). */
+export function acceptsGzip(header: string | string[] | undefined): boolean {
+  const text = Array.isArray(header) ? header.join(',') : (header ?? '');
+  for (const part of text.split(',')) {
+    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    if (coding.trim() !== 'gzip' && coding.trim() !== '*') continue;
+    const q = params.map((x) => x.trim()).find((x) => x.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  }
+  return false;
+}
+
 export function sendObject(res: ServerResponse, code: number, body: unknown, yaml = false): void {
-  const text = yaml ? stringifyYaml(body) : JSON.stringify(body);
-  res.writeHead(code, {
+  const text = Buffer.from(yaml ? stringifyYaml(body) : JSON.stringify(body));
+  const headers: Record<string, string> = {
     'Content-Type': yaml ? 'application/yaml' : 'application/json',
     'Cache-Control': 'no-cache, private',
-    'Content-Length': String(Buffer.byteLength(text)),
-  });
+  };
+  if (text.length > GZIP_THRESHOLD_BYTES && acceptsGzip(res.req?.headers['accept-encoding'])) {
+    gzip(text, { level: 1 }, (err, zipped) => {
+      if (err || res.headersSent || res.destroyed) {
+        if (!res.headersSent) res.writeHead(code, { ...headers, 'Content-Length': String(text.length) }).end(text);
+        return;
+      }
+      res.writeHead(code, { ...headers, 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding', 'Content-Length': String(zipped.length) });
+      res.end(zipped);
+    });
+    return;
+  }
+  res.writeHead(code, { ...headers, 'Content-Length': String(text.length) });
   res.end(text);
+}
+
+/** Header values carry printable ASCII only: anything else (a field name a client made up) is \u-escaped. */
+function headerSafe(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** Warning headers (RFC 7234 code 299), sent with whatever answer follows, errors included. */
@@ -92,7 +128,7 @@ export function addWarnings(res: ServerResponse, warnings: string[]): void {
   if (warnings.length === 0 || res.headersSent) return;
   const prev = res.getHeader('Warning');
   const list = prev === undefined ? [] : Array.isArray(prev) ? prev.map(String) : [String(prev)];
-  res.setHeader('Warning', [...list, ...warnings.map((w) => `299 - ${JSON.stringify(w)}`)]);
+  res.setHeader('Warning', [...list, ...warnings.map((w) => `299 - ${headerSafe(JSON.stringify(w))}`)]);
 }
 
 export function sendStatus(res: ServerResponse, status: KubeStatus): void {

@@ -63,7 +63,7 @@ export function route(pathname: string): Route {
   const segs: string[] = [];
   for (const s of raw) {
     const d = decode(s);
-    if (d === undefined || d === '') return { type: 'notFound' };
+    if (d === undefined || d === '' || d.includes('\0')) return { type: 'notFound' };
     segs.push(d);
   }
   const p = segs.join('/');

@@ -13,6 +13,8 @@ import type { Output, ListQuery } from './query';
 import { statusFromError } from './status';
 import { toTable } from './table';
 
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export interface WatchTiming {
   /** How often an idle watch gets a keep-alive (or a bookmark, when asked for). */
   keepAliveMs: number;
@@ -131,7 +133,8 @@ export async function serveWatch(w: WatchRequest): Promise<void> {
       res.write('\n');
     }
   }, Math.max(50, Math.floor(w.timing.keepAliveMs / 2)));
-  const timeoutMs = (q.timeoutSeconds ?? 1800 * (1 + Math.random())) * 1000;
+  // setTimeout fires at once for delays past 2^31-1 ms; a longer timeout is as good as that one.
+  const timeoutMs = Math.min((q.timeoutSeconds ?? 1800 * (1 + Math.random())) * 1000, MAX_TIMER_MS);
   const timeout = setTimeout(() => abort.abort(), timeoutMs);
 
   const known = new Set<string>();

@@ -48,7 +48,8 @@ describe('stowage.io/host-path on real directories', () => {
     expect(v.capacityBytes).toBe(1n << 30n);
     expect(v.nodeAffinity?.required?.nodeSelectorTerms?.[0].matchExpressions?.[0]).toEqual({ key: 'kubernetes.io/hostname', operator: 'In', values: [NODE] });
     expect((await fs.stat(dirPath)).isDirectory()).toBe(true);
-    expect((await fs.stat(dirPath)).mode & 0o777).toBe(0o777);
+    // The narrowest mode that works: the owner's only.
+    expect((await fs.stat(dirPath)).mode & 0o777).toBe(0o700);
     const record = await assets.get(hostPathPluginName, `pvc-${claim.metadata.uid}`);
     expect(record).toMatchObject({ state: 'created', node: NODE, claimUid: claim.metadata.uid, details: { path: dirPath, claim: 'team-a/data' } });
   });

@@ -3,12 +3,14 @@
 // silently get a fresh empty directory) and node affinity to this node. The size is what
 // was asked for; a directory cannot enforce it (use stowage.io/loop for that).
 //
-// Parameters: basePath (required), mode (octal permissions of the directory, default 0777
-// so any pod user can write, as rancher/local-path-provisioner does).
+// Parameters: basePath (required; not a system directory, not through a symlink), mode
+// (octal permissions of the directory, default 0700: the narrowest that works for the
+// owner; a wider mode may be asked for, but never one that lets every user write).
 import path from 'node:path';
 import type { KubeObject } from '../resources/types';
 import type { AssetRecord } from './assets';
-import { basePathProblems, checkFreeSpace, isInside, assetName, nodeLocalDeleters, nodeOf, provisionWithIntent, type NodeLocalDeps } from './node-local';
+import { modeProblems } from '../resources/storage-class/in-tree-parameters';
+import { basePathProblems, checkFreeSpace, symlinkProblems, isInside, assetName, nodeLocalDeleters, nodeOf, provisionWithIntent, type NodeLocalDeps } from './node-local';
 import {
   failed,
   nodeLocalClaimProblems,
@@ -21,9 +23,10 @@ import {
 
 export const hostPathPluginName = 'stowage.io/host-path';
 const knownParameters = ['basePath', 'mode'] as const;
+export const DEFAULT_MODE = 0o700;
 
 function modeOf(parameters: Record<string, string>): number {
-  return parameters.mode === undefined ? 0o777 : parseInt(parameters.mode, 8);
+  return parameters.mode === undefined ? DEFAULT_MODE : parseInt(parameters.mode, 8);
 }
 
 export function createHostPathPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
@@ -32,9 +35,7 @@ export function createHostPathPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
   function validateParameters(parameters: Record<string, string>, claim: KubeObject, storageClass?: KubeObject): string[] {
     const problems = unknownParameters(name, parameters, knownParameters);
     problems.push(...basePathProblems(name, parameters.basePath));
-    if (parameters.mode !== undefined && !/^0?[0-7]{3}$/.test(parameters.mode)) {
-      problems.push(`parameter "mode" must be octal permissions such as 0750, got "${parameters.mode}"`);
-    }
+    problems.push(...modeProblems(parameters.mode));
     if ((claim.spec?.volumeMode ?? 'Filesystem') === 'Block') {
       problems.push(`${name} makes directories; it cannot provision a volume with volumeMode Block (use stowage.io/loop)`);
     }
@@ -65,6 +66,8 @@ export function createHostPathPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
       const basePath = o.parameters.basePath;
       const dir = path.posix.join(basePath, assetName(o));
       try {
+        const links = await symlinkProblems(deps.os, basePath);
+        if (links.length > 0) throw new ProvisioningError(links.join('; '));
         await deps.os.mkdir(basePath);
         await checkFreeSpace(deps.os, basePath, o.requestBytes);
       } catch (err) {

@@ -18,6 +18,7 @@ import type { AssetRecord } from './assets';
 import {
   assetName,
   basePathProblems,
+  symlinkProblems,
   checkFreeSpace,
   nodeLocalDeleters,
   isInside,
@@ -97,8 +98,8 @@ export function createLoopPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
     const mounted = await os.mountedAt(mountpoint!);
     if (mounted === undefined) await os.mount(device, mountpoint!, fsType);
     else if (mounted !== device) throw new Error(`${mountpoint} is already a mount of ${mounted}`);
-    // The new filesystem's root belongs to root with 0755: open it to the pod's user.
-    await os.mkdir(mountpoint!, 0o777);
+    // The new filesystem's root: its owner only, the narrowest mode that works.
+    await os.mkdir(mountpoint!, 0o700);
     return {
       capacityBytes: bytes,
       volumeMode: 'Filesystem',
@@ -132,6 +133,8 @@ export function createLoopPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
       const file = path.posix.join(basePath, `${base}.img`);
       const mountpoint = block ? undefined : path.posix.join(basePath, 'mounts', o.pvName);
       try {
+        const links = await symlinkProblems(os, basePath);
+        if (links.length > 0) throw new ProvisioningError(links.join('; '));
         await os.mkdir(basePath);
         await checkFreeSpace(os, basePath, bytes);
       } catch (err) {

@@ -21,13 +21,19 @@ export const nodeOf = (deps: NodeLocalDeps) => deps.nodeName ?? deps.os.hostname
 
 export const showBytes = (b: bigint) => formatQuantity(bytesToQuantity(b));
 
-/** Problems with a `basePath` parameter: required, absolute, normalized, not `/`. */
-export function basePathProblems(plugin: string, basePath: string | undefined): string[] {
-  if (basePath === undefined || basePath === '') return [`parameter "basePath" is required by ${plugin}`];
-  if (!path.posix.isAbsolute(basePath)) return [`parameter "basePath" must be an absolute path, got "${basePath}"`];
-  const clean = path.posix.normalize(basePath).replace(/\/+$/, '');
-  if (clean === '') return [`parameter "basePath" may not be "/"`];
-  if (clean !== basePath) return [`parameter "basePath" must be a normalized path ("${clean}"), got "${basePath}"`];
+/** Problems with a `basePath` parameter (the rules a StorageClass is validated with). */
+export { basePathProblems } from '../resources/storage-class/in-tree-parameters';
+
+/**
+ * A base path that is, or passes through, a symlink is refused: what the class names must
+ * be what is written to and, on delete, removed from. Checked on the node, before the
+ * asset is made, on the nearest existing ancestor when the path does not exist yet.
+ */
+export async function symlinkProblems(os: HostOs, basePath: string): Promise<string[]> {
+  const real = await os.realpath(basePath);
+  if (real !== undefined && real !== basePath) {
+    return [`parameter "basePath" must not be or pass through a symlink: "${basePath}" resolves to "${real}"`];
+  }
   return [];
 }
 

@@ -26,6 +26,8 @@ export class FakeOs implements HostOs {
   readonly filesystems = new Map<string, string>();
   /** target -> source. */
   readonly mounts = new Map<string, string>();
+  /** symlink path -> target (absolute). */
+  readonly links = new Map<string, string>();
   private nextLoop = 0;
   totalBytes: bigint;
 
@@ -39,6 +41,16 @@ export class FakeOs implements HostOs {
 
   async exists(path: string): Promise<boolean> {
     return this.dirs.has(path) || this.files.has(path) || this.loops.has(path);
+  }
+
+  async realpath(path: string): Promise<string> {
+    let out = path;
+    for (let i = 0; i < 40; i++) {
+      const link = [...this.links.keys()].find((l) => out === l || out.startsWith(`${l}/`));
+      if (!link) return out;
+      out = this.links.get(link)! + out.slice(link.length);
+    }
+    throw osError('ELOOP', `${path}: too many levels of symbolic links`);
   }
 
   async mkdir(path: string): Promise<void> {
@@ -191,6 +203,7 @@ export class FaultyOs implements HostOs {
   rm = (p: string) => this.call('rm', [p], () => this.inner.rm(p));
   rmdir = (p: string) => this.call('rmdir', [p], () => this.inner.rmdir(p));
   statfs = (p: string) => this.call('statfs', [p], () => this.inner.statfs(p));
+  realpath = (p: string) => this.call('realpath', [p], () => this.inner.realpath(p));
   truncate = (p: string, b: bigint) => this.call('truncate', [p, b], () => this.inner.truncate(p, b));
   sizeOf = (p: string) => this.call('sizeOf', [p], () => this.inner.sizeOf(p));
   losetupAttach = (f: string) => this.call('losetupAttach', [f], () => this.inner.losetupAttach(f));

@@ -42,6 +42,19 @@ describe('the real OS is idempotent where cleanup needs it', () => {
     expect((await os.statfs(dir)).totalBytes).toBeGreaterThan(0n);
   });
 
+  it.each([
+    { what: 'an existing plain directory', link: undefined, ask: 'plain', want: 'plain' },
+    { what: 'a path that does not exist yet', link: undefined, ask: 'plain/new/deeper', want: 'plain/new/deeper' },
+    { what: 'a symlink', link: 'ln', ask: 'ln', want: 'plain' },
+    { what: 'a path that passes through a symlink', link: 'ln', ask: 'ln/new', want: 'plain/new' },
+  ])('realpath of $what', async ({ link, ask, want }) => {
+    const os = createRealOs();
+    const real = await fs.realpath(dir);
+    await fs.mkdir(path.join(dir, 'plain'));
+    if (link) await fs.symlink(path.join(dir, 'plain'), path.join(dir, link));
+    expect(await os.realpath(path.join(real, ask))).toBe(path.join(real, want));
+  });
+
   it('mkdir applies the mode even under a umask', async () => {
     const os = createRealOs();
     await os.mkdir(path.join(dir, 'a/b'), 0o777);

@@ -8,6 +8,7 @@ import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import nodeOs from 'node:os';
+import { posix } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -27,6 +28,11 @@ export interface HostOs {
   /** Removes an empty directory; succeeds when it is gone. */
   rmdir(path: string): Promise<void>;
   statfs(path: string): Promise<FsStats>;
+  /**
+   * The path with every symlink resolved; for a path that does not exist yet, its nearest
+   * existing ancestor resolved and the rest appended. Undefined when nothing resolves.
+   */
+  realpath(path: string): Promise<string | undefined>;
   /** Creates (or resizes) a sparse file of exactly `bytes`. */
   truncate(path: string, bytes: bigint): Promise<void>;
   /** The size of a file or block device in bytes; undefined when missing. */
@@ -114,6 +120,20 @@ export function createRealOs(nodeName?: string): HostOs {
         await fs.rmdir(path);
       } catch (e) {
         if (!isMissing(e)) throw e;
+      }
+    },
+
+    async realpath(p) {
+      const rest: string[] = [];
+      for (let cur = p; ; cur = posix.dirname(cur)) {
+        try {
+          const real = await fs.realpath(cur);
+          return rest.length === 0 ? real : posix.join(real, ...rest.reverse());
+        } catch (e) {
+          if (!isMissing(e) && (e as NodeJS.ErrnoException).code !== 'ENOTDIR') throw e;
+          if (cur === '/' || cur === '.') return undefined;
+          rest.push(posix.basename(cur));
+        }
       }
     },
 

@@ -1,5 +1,6 @@
 // Objects leave Stowage with their keys in the order Kubernetes prints them, whatever
 // order the strategies built them in.
+import { hasOwn, setOwn } from '../domain/own-keys';
 import type { KubeObject, ObjectMeta } from './types';
 
 const TOP = ['apiVersion', 'kind', 'metadata'];
@@ -25,9 +26,9 @@ export const METADATA_ORDER: (keyof ObjectMeta)[] = [
 function ordered<T extends object>(o: T, first: string[], last: string[] = []): T {
   const out: Record<string, unknown> = {};
   const src = o as Record<string, unknown>;
-  for (const k of first) if (k in src) out[k] = src[k];
-  for (const k of Object.keys(src)) if (!first.includes(k) && !last.includes(k)) out[k] = src[k];
-  for (const k of last) if (k in src) out[k] = src[k];
+  for (const k of first) if (hasOwn(src, k)) out[k] = src[k];
+  for (const k of Object.keys(src)) if (!first.includes(k) && !last.includes(k)) setOwn(out, k, src[k]);
+  for (const k of last) if (hasOwn(src, k)) out[k] = src[k];
   return out as T;
 }
 

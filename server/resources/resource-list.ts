@@ -21,16 +21,26 @@ export function canonicalizeResourceList(list: Record<string, unknown> | undefin
   }
 }
 
+/**
+ * The largest quantity a write accepts: what the exact byte columns the binder queries
+ * (numeric(65, 0)) hold. Checked in validation, so dry run agrees with the real write.
+ */
+export const MAX_QUANTITY = 10n ** 65n - 1n;
+
 export function parseOrError(value: unknown, field: string): { quantity?: Quantity; errors: FieldError[] } {
   const quantity = quantityFromJSON(value);
   if (!quantity) return { errors: [invalid(field, value, quantityFormatMessage)] };
+  const bytes = quantityToBytes(quantity);
+  if (bytes > MAX_QUANTITY || bytes < -MAX_QUANTITY) {
+    return { quantity, errors: [invalid(field, typeof value === 'number' ? value : String(value), 'must be less than 1e65')] };
+  }
   return { quantity, errors: [] };
 }
 
 /** Must parse and be > 0 (upstream ValidatePositiveQuantityValue). */
 export function validatePositiveQuantity(value: unknown, field: string): FieldError[] {
   const { quantity, errors } = parseOrError(value, field);
-  if (!quantity) return errors;
+  if (!quantity || errors.length > 0) return errors;
   if (isNegative(quantity) || isZero(quantity)) return [invalid(field, formatQuantity(quantity), 'must be greater than zero')];
   return [];
 }
@@ -38,7 +48,7 @@ export function validatePositiveQuantity(value: unknown, field: string): FieldEr
 /** Must parse and be >= 0 (upstream ValidateNonnegativeQuantity). */
 export function validateNonNegativeQuantity(value: unknown, field: string): FieldError[] {
   const { quantity, errors } = parseOrError(value, field);
-  if (!quantity) return errors;
+  if (!quantity || errors.length > 0) return errors;
   if (isNegative(quantity)) return [invalid(field, formatQuantity(quantity), 'must be greater than or equal to 0')];
   return [];
 }
@@ -69,4 +79,33 @@ export function showQuantity(value: unknown): string {
   const q = quantityFromJSON(value);
   if (q) return formatQuantity(q);
   return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+}
+
+/** Where kinds carry resource lists (PV capacity; claim requests, limits, capacity). */
+const resourceListPaths: Record<string, string[][]> = {
+  PersistentVolume: [['spec', 'capacity']],
+  PersistentVolumeClaim: [
+    ['spec', 'resources', 'requests'],
+    ['spec', 'resources', 'limits'],
+    ['status', 'capacity'],
+    ['status', 'allocatedResources'],
+  ],
+};
+
+/**
+ * Upstream decodes quantities while it reads the body, so a malformed one fails the
+ * request as 400 BadRequest before any validation: this returns that message, if any.
+ */
+export function quantityDecodeError(obj: { kind?: unknown; [k: string]: unknown }): string | undefined {
+  const kind = typeof obj.kind === 'string' ? obj.kind : '';
+  for (const path of resourceListPaths[kind] ?? []) {
+    let list: unknown = obj;
+    for (const key of path) list = list && typeof list === 'object' && Object.hasOwn(list, key) ? (list as Record<string, unknown>)[key] : undefined;
+    if (!list || typeof list !== 'object' || Array.isArray(list)) continue;
+    for (const value of Object.values(list)) {
+      if (value === null || quantityFromJSON(value)) continue;
+      return `${kind} in version "v1" cannot be handled as a ${kind}: ${quantityFormatMessage}`;
+    }
+  }
+  return undefined;
 }

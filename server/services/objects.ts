@@ -1,10 +1,11 @@
 // What a principal may do with objects: the one place that authorizes reads and
 // writes. Both transports (tRPC for the dashboard, the Kubernetes REST API) call it.
 import { isAllowed, visibleNamespaces, type Principal, type Verb } from '../domain/authorization';
-import { StowageError } from '../domain/errors';
 import { controllerOwnedChanges, keepControllerOwned } from '../domain/claim-ownership';
+import { invalid, qualifiedResource, StowageError, type FieldError } from '../domain/errors';
 import { redactForReader, restoreRedacted, type Reader } from '../domain/redaction';
-import { strategyForKind } from '../resources/registry';
+import { strategies, strategyForKind } from '../resources/registry';
+import { admitDefaultClass } from '../resources/storage-class/default-class';
 import type { KubeObject, Strategy } from '../resources/types';
 import type {
   ChangeEvent,
@@ -16,6 +17,9 @@ import type {
   UpdateOptions,
   WriteOptions,
 } from '../store/object-store';
+
+/** How often a patch without a resourceVersion is retried after losing a race. */
+const PATCH_RETRIES = 5;
 
 export function strategyOrThrow(kind: string): Strategy {
   const s = strategyForKind(kind);
@@ -29,16 +33,20 @@ function scopeOf(s: Strategy, namespace: string | undefined, name?: string): str
   return s.namespaced ? namespace : undefined;
 }
 
-export function forbidden(p: Principal, verb: Verb, s: Strategy, namespace?: string, name?: string): StowageError {
+export function forbidden(p: Principal, verb: Verb | 'deletecollection', s: Strategy, namespace?: string, name?: string): StowageError {
   const group = s.group;
   const where = s.namespaced && namespace ? `in the namespace "${namespace}"` : 'at the cluster scope';
-  const subject = name ? `${s.plural} "${name}"` : s.plural;
+  const resource = qualifiedResource(s.plural, s.group);
+  const subject = name ? `${resource} "${name}"` : resource;
   return new StowageError(
     'Forbidden',
     `${subject} is forbidden: User "${p.name}" cannot ${verb} resource "${s.plural}" in API group "${group}" ${where}`,
     { kind: s.plural, name, group },
   );
 }
+
+/** Checks of an object to be created that need more than its strategy (the node's filesystem). */
+export type Admission = (obj: KubeObject) => Promise<FieldError[]>;
 
 /** What `p` may see of objects: the input of the one redaction every read goes through. */
 export function readerOf(p: Principal): Reader {
@@ -47,7 +55,10 @@ export function readerOf(p: Principal): Reader {
 }
 
 export class ObjectService {
-  constructor(readonly store: ObjectStore) {}
+  constructor(
+    readonly store: ObjectStore,
+    private readonly admit: Admission = async () => [],
+  ) {}
 
   private check(p: Principal, verb: Verb, s: Strategy, namespace?: string, name?: string, subresource?: string): void {
     if (!isAllowed(p, verb, s.kind, scopeOf(s, namespace, name), subresource)) {
@@ -75,6 +86,24 @@ export class ObjectService {
       const what = `${s.plural} "${obj.metadata?.name ?? ''}" is forbidden: User "${p.name}" may not change what the controllers own: ${problems.join('; ')}`;
       throw new StowageError('Forbidden', what, { kind: s.plural, name: obj.metadata?.name, group: s.group });
     }
+  }
+
+  /**
+   * Refuses (403) a verb the principal may not use here, before anything is read or parsed:
+   * transports call it before they read a request body; every method checks again.
+   */
+  authorize(p: Principal, verb: Verb, kind: string, namespace?: string, name?: string): void {
+    this.check(p, verb, strategyOrThrow(kind), namespace, name);
+  }
+
+  /**
+   * Refuses (403) a principal who may not use `verb` on any kind in any namespace (a
+   * viewer's create): checked before a manifest naming the kind is even parsed.
+   */
+  authorizeAny(p: Principal, verb: Verb): void {
+    const scopes = [undefined, ...p.namespaces];
+    if (strategies.some((s) => scopes.some((ns) => isAllowed(p, verb, s.kind, ns)))) return;
+    throw new StowageError('Forbidden', `User "${p.name}" cannot ${verb} any resource`);
   }
 
   async get(p: Principal, kind: string, namespace: string | undefined, name: string): Promise<KubeObject> {
@@ -117,11 +146,34 @@ export class ObjectService {
     return { items, resourceVersion: rv };
   }
 
+  /** The newest resourceVersion written (no object is read: nothing to authorize). */
+  async currentResourceVersion(): Promise<bigint> {
+    return this.store.currentResourceVersion();
+  }
+
   async create(p: Principal, obj: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
     const s = strategyOrThrow(obj?.kind);
     this.check(p, 'create', s, obj.metadata?.namespace, obj.metadata?.name);
+    const refused = await this.admit(obj);
+    if (refused.length > 0) throw invalid(s.kind, typeof obj.metadata?.name === 'string' ? obj.metadata.name : undefined, refused);
     await this.guardWrite(p, s, obj, 'create');
-    return this.shape(p, await this.store.create(obj, opts));
+    // Upstream's DefaultStorageClass admission: the create returns the class it got.
+    if (s.kind === 'PersistentVolumeClaim' && obj.spec && typeof obj.spec === 'object') {
+      admitDefaultClass(obj, (await this.store.list('StorageClass')).items);
+    }
+    try {
+      return this.shape(p, await this.store.create(obj, opts));
+    } catch (e) {
+      throw await this.whileDeleting(e, s, obj);
+    }
+  }
+
+  /** Upstream's registry Create: an AlreadyExists about an object on its way out says so. */
+  private async whileDeleting(e: unknown, s: Strategy, obj: KubeObject): Promise<unknown> {
+    if (!(e instanceof StowageError) || e.code !== 'AlreadyExists' || !obj.metadata?.name) return e;
+    const existing = await this.store.tryGet(s.kind, s.namespaced ? obj.metadata.namespace : undefined, obj.metadata.name).catch(() => undefined);
+    if (!existing?.metadata.deletionTimestamp) return e;
+    return new StowageError('AlreadyExists', `object is being deleted: ${e.message}`, e.details);
   }
 
   async update(p: Principal, obj: KubeObject, opts: UpdateOptions & { verb?: Verb } = {}): Promise<KubeObject> {
@@ -138,6 +190,38 @@ export class ObjectService {
     return this.shape(p, await this.store.update(obj, opts));
   }
 
+  /**
+   * Patches the stored object: authorizes the patch first (nothing is read, parsed or
+   * merged for a principal who may not patch), then reads, applies `change` to the
+   * object as stored and writes it through `update` (every check of an update, dry run
+   * included). Without a resourceVersion in the result, a write that lost a race is
+   * retried on a fresh read; with one, it is a precondition and a mismatch is a conflict.
+   */
+  async patch(
+    p: Principal,
+    kind: string,
+    namespace: string | undefined,
+    name: string,
+    change: (current: KubeObject, attempt: number) => KubeObject,
+    opts: UpdateOptions = {},
+  ): Promise<KubeObject> {
+    const s = strategyOrThrow(kind);
+    this.check(p, 'patch', s, namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.store.get(s.kind, namespace, name);
+      const obj = change(current, attempt);
+      const currentRv = current.metadata.resourceVersion;
+      obj.metadata.resourceVersion ??= currentRv;
+      const precondition = obj.metadata.resourceVersion !== currentRv;
+      try {
+        return await this.update(p, obj, { ...opts, verb: 'patch' });
+      } catch (e) {
+        const retry = e instanceof StowageError && e.code === 'Conflict' && !precondition && attempt < PATCH_RETRIES;
+        if (!retry) throw e;
+      }
+    }
+  }
+
   async delete(
     p: Principal,
     kind: string,
@@ -149,6 +233,34 @@ export class ObjectService {
     this.check(p, 'delete', s, namespace, name);
     const res = await this.store.delete(s.kind, namespace, name, opts);
     return { ...res, object: this.shape(p, res.object) };
+  }
+
+  /**
+   * Upstream DeleteCollection: deletes, one by one, every object the selectors pick in the
+   * namespace (or the cluster), and returns what each delete returned. Needs list and delete.
+   */
+  async deleteCollection(
+    p: Principal,
+    kind: string,
+    opts: { namespace?: string; labelSelector?: string; fieldSelector?: string; dryRun?: boolean },
+  ): Promise<ListResult> {
+    const s = strategyOrThrow(kind);
+    const ns = s.namespaced ? opts.namespace : undefined;
+    // Stowage's roles grant deletecollection with delete (as access reviews answer it).
+    if (!isAllowed(p, 'delete', s.kind, scopeOf(s, ns))) throw forbidden(p, 'deletecollection', s, ns);
+    const listed = await this.list(p, kind, { namespace: opts.namespace, labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector });
+    const items: KubeObject[] = [];
+    for (const o of listed.items) {
+      try {
+        const r = await this.store.delete(s.kind, o.metadata.namespace, o.metadata.name!, { dryRun: opts.dryRun, preconditions: { uid: o.metadata.uid } });
+        items.push(this.shape(p, r.object));
+      } catch (e) {
+        // Gone (or replaced) meanwhile: someone else deleted it, as upstream skips it.
+        if (e instanceof StowageError && (e.code === 'NotFound' || e.code === 'Conflict')) continue;
+        throw e;
+      }
+    }
+    return { items, resourceVersion: (await this.store.currentResourceVersion()).toString() };
   }
 
   /** Events (core/v1 Event) about one object, newest last. */

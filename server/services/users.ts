@@ -6,6 +6,7 @@ import { ROLES, type Role, type UserPrincipal } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
 import { isDNS1123Label } from '../domain/names';
 import { DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from '../domain/sign-in-limits';
+import { unstorable } from '../domain/untrusted';
 import type { Db } from '../store/prisma';
 import { SignInGuard } from './sign-in-guard';
 
@@ -117,7 +118,8 @@ export class UserService {
     const attempt = this.guard.begin(name, address);
     // The lookup and the check both wait for a slot, so a flood neither hashes nor queries at once.
     const u = await this.guard.limit(async () => {
-      const found = await this.db.user.findUnique({ where: { name }, include: { namespaces: true } });
+      // No user name holds NUL or a lone surrogate, and Postgres cannot compare one.
+      const found = unstorable(name) ? null : await this.db.user.findUnique({ where: { name }, include: { namespaces: true } });
       const ok = await verify(password, found?.passwordHash || DUMMY_HASH);
       return ok && found?.passwordHash ? found : undefined;
     });

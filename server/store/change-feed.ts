@@ -3,9 +3,14 @@
 // every subscriber. Subscribers older than the window read the log from Postgres;
 // subscribers older than the compaction horizon get an Expired error.
 //
-// Order is total and gap-free per commit because every write takes its resourceVersion
-// while holding one advisory lock until commit (see object-store.ts): once rv N is
-// visible, every rv < N that will ever exist is visible too.
+// Commits run concurrently, so rv N may become visible before rv N-1. The feed therefore
+// reads only the log's settled prefix: it delivers rv N once every rv below N has its
+// final row. A hole below a visible row is closed with a GAP row (INSERT ... ON CONFLICT
+// DO NOTHING): that insert waits for a writer that already wrote the row and has not yet
+// committed, and once the GAP row is in, a late writer of that rv fails on the primary key
+// and retries with a new rv. So the settled prefix only grows and never changes behind
+// the reader: every watcher sees every change once, in rv order. docs/write-path.md has
+// the whole argument.
 import pg from 'pg';
 import { StowageError } from '../domain/errors';
 import type { KubeObject } from '../resources/types';
@@ -25,6 +30,10 @@ export interface ChangeEvent {
 export const CHANGE_CHANNEL = 'stowage_changes';
 const WINDOW = 20_000;
 const PAGE = 2_000;
+/** The type of a change-log row that closes a resourceVersion no commit used. */
+export const GAP = 'GAP';
+/** How long a gap fill may wait for the writer of that rv before trying again later. */
+const FILL_LOCK_TIMEOUT = '2s';
 
 interface LogRow {
   rv: bigint;
@@ -38,7 +47,10 @@ interface LogRow {
 
 export class ChangeFeed {
   private window: ChangeEvent[] = [];
+  /** The window holds every event in (windowFrom, head]. */
+  private windowFrom = 0n;
   private head = 0n;
+  private lastPersisted = 0n;
   private listener: pg.Client | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private pumping: Promise<void> | undefined;
@@ -52,7 +64,7 @@ export class ChangeFeed {
     private readonly connectionString: string,
   ) {}
 
-  /** Highest resourceVersion this feed has read (all lower ones are in the log or gone). */
+  /** Highest resourceVersion this feed has read (every lower one is settled). */
   get currentHead(): bigint {
     return this.head;
   }
@@ -63,7 +75,9 @@ export class ChangeFeed {
   }
 
   private async doStart(): Promise<void> {
-    this.head = await headOf(this.db);
+    this.head = (await settle(this.db)).settled;
+    this.windowFrom = this.head;
+    this.lastPersisted = this.head;
     const client = new pg.Client({ connectionString: this.connectionString });
     client.on('error', () => this.reconnectSoon());
     client.on('notification', () => this.pump());
@@ -117,11 +131,28 @@ export class ChangeFeed {
           for (;;) {
             const rows = await readLog(this.db, this.head, PAGE);
             if (rows.length === 0) break;
-            for (const r of rows) this.window.push(toEvent(r));
-            this.head = rows[rows.length - 1].rv;
-            if (this.window.length > WINDOW) this.window.splice(0, this.window.length - WINDOW);
-            for (const wake of this.wakers) wake();
+            // Only the contiguous run after head is settled; a hole is closed, then re-read.
+            let taken = 0;
+            for (const r of rows) {
+              if (BigInt(r.rv) !== this.head + 1n) break;
+              if (r.type !== GAP) this.window.push(toEvent(r));
+              this.head = BigInt(r.rv);
+              taken++;
+            }
+            if (this.window.length > WINDOW) {
+              const dropped = this.window.splice(0, this.window.length - WINDOW);
+              this.windowFrom = dropped[dropped.length - 1].rv;
+            }
+            if (taken > 0) for (const wake of this.wakers) wake();
+            if (taken < rows.length) {
+              await fillGaps(this.db, this.head + 1n, BigInt(rows[taken].rv) - 1n);
+              continue;
+            }
             if (rows.length < PAGE) break;
+          }
+          if (this.head - this.lastPersisted >= 256n) {
+            this.lastPersisted = this.head;
+            await persistSettled(this.db, this.head);
           }
         } while (this.pumpAgain);
       } catch {
@@ -136,7 +167,7 @@ export class ChangeFeed {
   /** Events with rv > after, at most `limit`, from the window or else from the log. */
   async eventsAfter(after: bigint, limit = PAGE): Promise<ChangeEvent[]> {
     const w = this.window;
-    if (w.length > 0 && after >= w[0].rv - 1n) {
+    if (after >= this.windowFrom) {
       // Binary search for the first event with rv > after.
       let lo = 0;
       let hi = w.length;
@@ -175,7 +206,7 @@ export function expired(rv: bigint, compacted: bigint): StowageError {
 async function readLog(db: SqlClient, after: bigint, limit: number, upTo?: bigint): Promise<LogRow[]> {
   if (upTo !== undefined) {
     return db.$queryRawUnsafe<LogRow[]>(
-      'SELECT rv, type, kind, namespace, name, object::text AS object FROM change_log WHERE rv > $1 AND rv <= $2 ORDER BY rv LIMIT $3',
+      `SELECT rv, type, kind, namespace, name, object::text AS object FROM change_log WHERE rv > $1 AND rv <= $2 AND type <> '${GAP}' ORDER BY rv LIMIT $3`,
       after,
       upTo,
       limit,
@@ -199,14 +230,69 @@ function toEvent(r: LogRow): ChangeEvent {
   };
 }
 
+export interface Settled {
+  /** Every rv at or below this has its final change-log row. */
+  settled: bigint;
+  /** The newest change (not a GAP) at or below `settled`, never below the compaction horizon. */
+  head: bigint;
+}
+
+/**
+ * Settles the change log up to every row committed before the call: closes the holes
+ * below the newest visible row (waiting for writers of those rvs to finish) and returns
+ * the settled prefix. Lists and watches "from now" start at its `head`.
+ */
+export async function settle(db: SqlClient): Promise<Settled> {
+  for (;;) {
+    const rows = await db.$queryRawUnsafe<{ base: bigint; compacted: bigint; p: bigint; next: bigint | null; real: bigint | null; full: boolean }[]>(
+      `WITH m AS (SELECT GREATEST(settled_rv, compacted_rv) AS base, compacted_rv FROM store_meta WHERE id = 1),
+       w AS (SELECT c.rv, c.type, c.rv - row_number() OVER (ORDER BY c.rv) AS off
+               FROM change_log c, m WHERE c.rv > m.base ORDER BY c.rv LIMIT 50000),
+       s AS (SELECT m.base, m.compacted_rv, COALESCE((SELECT max(w.rv) FROM w WHERE w.off = m.base), m.base) AS p,
+                    (SELECT min(w.rv) FROM w WHERE w.off > m.base) AS next, (SELECT count(*) = 50000 FROM w) AS full FROM m)
+       SELECT s.base, s.compacted_rv AS compacted, s.p, s.next, s.full,
+              (SELECT rv FROM change_log WHERE rv <= s.p AND type <> '${GAP}' ORDER BY rv DESC LIMIT 1) AS real
+         FROM s`,
+    );
+    const r = rows[0];
+    if (!r) return { settled: 0n, head: 0n };
+    const p = BigInt(r.p);
+    if (r.next !== null) {
+      await fillGaps(db, p + 1n, BigInt(r.next) - 1n);
+      continue;
+    }
+    if (p - BigInt(r.base) >= 1024n || r.full) await persistSettled(db, p);
+    if (r.full) continue;
+    const real = r.real === null ? 0n : BigInt(r.real);
+    const compacted = BigInt(r.compacted);
+    return { settled: p, head: real > compacted ? real : compacted };
+  }
+}
+
+/** The newest settled change: what lists are served as of and watches "from now" start after. */
 export async function headOf(db: SqlClient): Promise<bigint> {
-  const rows = await db.$queryRawUnsafe<{ head: bigint | null; compacted: bigint }[]>(
-    'SELECT (SELECT max(rv) FROM change_log) AS head, (SELECT compacted_rv FROM store_meta WHERE id = 1) AS compacted',
+  return (await settle(db)).head;
+}
+
+/**
+ * Closes the holes in [from, to] with GAP rows. A hole whose writer has written its row
+ * but not committed waits for that commit (then the insert does nothing); a hole whose
+ * writer is gone, rolled back or has not written yet is closed for good.
+ */
+export async function fillGaps(db: SqlClient, from: bigint, to: bigint): Promise<void> {
+  if (to < from) return;
+  await db.$executeRawUnsafe(
+    `WITH t AS (SELECT set_config('lock_timeout', '${FILL_LOCK_TIMEOUT}', true))
+     INSERT INTO change_log (rv, type, kind, namespace, name, object)
+     SELECT g, '${GAP}', '', '', '', 'null'::json FROM t, generate_series($1::bigint, $2::bigint) AS g
+     ON CONFLICT (rv) DO NOTHING`,
+    from,
+    to,
   );
-  const r = rows[0];
-  const head = r?.head ?? 0n;
-  const comp = r?.compacted ?? 0n;
-  return BigInt(head > comp ? head : comp);
+}
+
+async function persistSettled(db: SqlClient, settled: bigint): Promise<void> {
+  await db.$executeRawUnsafe('UPDATE store_meta SET settled_rv = $1 WHERE id = 1 AND settled_rv < $1', settled);
 }
 
 export async function compactedRv(db: SqlClient): Promise<bigint> {

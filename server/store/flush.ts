@@ -1,24 +1,23 @@
-// How a store transaction's queued writes reach Postgres: three round trips, whatever
-// their number.
+// How a store transaction's queued writes reach Postgres: one statement, whatever their
+// number, then COMMIT.
 //
-// Every write of the store holds one global advisory lock from taking its resourceVersion
-// until commit, so that resourceVersion order is commit order. Whatever round trips happen
-// under that lock bound the write rate of the whole system: with the per-row flush, a
-// binding (four writes) holds it for ~12 client round trips. Here the lock is taken
-// together with the resourceVersions in one statement, and all rows of `objects` and
-// `change_log` are written by a second one; COMMIT is the third.
+// The statement takes one resourceVersion per queued write (nextval, no lock), writes the
+// objects' rows and one change-log row per write, and NOTIFYs. Taking the versions and
+// inserting the change-log rows in one statement keeps the moment between the two tiny:
+// a reader that closes a hole in the log with a GAP row (change-feed.ts) very rarely
+// beats the writer of that version to it, and when it does, the writer's insert fails on
+// the log's primary key and the store retries the transaction (object-store.ts). Commits
+// of different transactions run concurrently; docs/write-path.md has the ordering argument.
 //
 // Objects go through json (not jsonb), so their key order is kept as the store keeps it.
-// One resourceVersion per queued write, in order; the object row gets the version of its
-// last write; one change-log row per write; ADDED rows that already exist fail with
-// AlreadyExists; one NOTIFY with the last version.
+// Their text is sent with a one-time placeholder for metadata.resourceVersion, which the
+// statement replaces with the version it took. The object row gets the version of its
+// last write; ADDED rows that already exist fail with AlreadyExists.
+import { randomUUID } from 'node:crypto';
 import { alreadyExists } from '../domain/errors';
 import type { IndexedColumns } from '../resources/types';
 import { CHANGE_CHANNEL } from './change-feed';
 import type { StoreTx } from './object-store';
-
-/** The advisory lock every write takes with its resourceVersions (see object-store.ts). */
-export const GLOBAL_WRITE_LOCK = 7_110_311;
 
 /** Every indexed column, null where the kind has no value. */
 export function fullColumns(c: IndexedColumns): Required<IndexedColumns> {
@@ -44,7 +43,7 @@ const columnsOf = (w: Write): Required<IndexedColumns> => fullColumns(w.strategy
 
 const nsOf = (w: Write) => (w.strategy.namespaced ? (w.object.metadata.namespace ?? '') : '');
 
-const ROW_TYPE = `op text, id uuid, kind text, namespace text, name text, rv bigint, object json, labels jsonb,
+const ROW_TYPE = `op text, i int, id uuid, kind text, namespace text, name text, labels jsonb,
   deletion_timestamp timestamptz, phase text, storage_class text, capacity_bytes numeric, access_modes int,
   volume_mode text, claim_namespace text, claim_name text, claim_uid text, node_name text, volume_name text,
   provisioning boolean`;
@@ -55,25 +54,20 @@ export async function flushWrites(stx: StoreTx): Promise<void> {
   const writes = stx.writes;
   if (stx.dryRun || writes.length === 0) return;
   const tx = stx.tx;
-  const rvs = await tx.$queryRawUnsafe<{ rv: bigint }[]>(
-    `SELECT nextval('resource_version_seq') AS rv
-       FROM (SELECT pg_advisory_xact_lock($1::bigint) OFFSET 0) AS l, generate_series(1, $2::int) AS g ORDER BY g`,
-    GLOBAL_WRITE_LOCK,
-    writes.length,
-  );
+  // A placeholder no client can predict, so no string inside an object can match it.
+  const placeholder = `#rv-${randomUUID()}#`;
   const log: unknown[] = [];
   // The objects table sees each object's net change once (a row may be written twice).
-  const net = new Map<string, { first: Write; last: Write; rv: string }>();
+  const net = new Map<string, { first: Write; last: Write; i: number }>();
   writes.forEach((w, i) => {
-    const rv = BigInt(rvs[i].rv).toString();
-    w.object.metadata.resourceVersion = rv;
-    log.push({ rv, type: w.type, kind: w.strategy.kind, namespace: nsOf(w), name: w.object.metadata.name, object: w.object });
+    w.object.metadata.resourceVersion = placeholder;
+    log.push({ i, type: w.type, kind: w.strategy.kind, namespace: nsOf(w), name: w.object.metadata.name, object: JSON.stringify(w.object) });
     const seen = net.get(w.id);
-    net.set(w.id, { first: seen?.first ?? w, last: w, rv });
+    net.set(w.id, { first: seen?.first ?? w, last: w, i });
   });
   const rows: unknown[] = [];
   const inserts: Write[] = [];
-  for (const { first, last, rv } of net.values()) {
+  for (const { first, last, i } of net.values()) {
     let op: 'I' | 'U' | 'D' | undefined;
     if (last.type === 'DELETED') op = first.type === 'ADDED' ? undefined : 'D';
     else op = first.type === 'ADDED' ? 'I' : 'U';
@@ -82,12 +76,11 @@ export async function flushWrites(stx: StoreTx): Promise<void> {
     const c = columnsOf(last);
     rows.push({
       op,
+      i,
       id: last.id,
       kind: last.strategy.kind,
       namespace: nsOf(last),
       name: last.object.metadata.name,
-      rv,
-      object: last.object,
       labels: last.object.metadata.labels ?? {},
       deletion_timestamp: last.object.metadata.deletionTimestamp ?? null,
       phase: c.phase,
@@ -103,8 +96,15 @@ export async function flushWrites(stx: StoreTx): Promise<void> {
       provisioning: c.provisioning,
     });
   }
-  const result = await tx.$queryRawUnsafe<{ inserted: string[] | null }[]>(
-    `WITH w AS (SELECT * FROM json_to_recordset($1::json) AS x(${ROW_TYPE})),
+  const result = await tx.$queryRawUnsafe<{ rvs: string[]; inserted: string[] | null }[]>(
+    `WITH l AS MATERIALIZED (
+       SELECT x.i, nextval('resource_version_seq') AS rv, x.type, x.kind, x.namespace, x.name, x.object
+         FROM (SELECT * FROM json_to_recordset($2::json) AS y(i int, type text, kind text, namespace text, name text, object text)
+                ORDER BY i OFFSET 0) AS x),
+     lo AS MATERIALIZED (
+       SELECT l.i, l.rv, l.type, l.kind, l.namespace, l.name,
+              replace(l.object, $3, '"resourceVersion":"' || l.rv || '"')::json AS object FROM l),
+     w AS (SELECT x.*, lo.rv, lo.object FROM json_to_recordset($1::json) AS x(${ROW_TYPE}) JOIN lo ON lo.i = x.i),
      upd AS (
        UPDATE objects o SET resource_version = w.rv, object = w.object, labels = w.labels, deletion_timestamp = w.deletion_timestamp,
          phase = w.phase, storage_class = w.storage_class, capacity_bytes = w.capacity_bytes, access_modes = w.access_modes,
@@ -118,16 +118,21 @@ export async function flushWrites(stx: StoreTx): Promise<void> {
      del AS (DELETE FROM objects o USING w WHERE w.op = 'D' AND o.id = w.id RETURNING o.id),
      log AS (
        INSERT INTO change_log (rv, type, kind, namespace, name, object)
-       SELECT rv, type, kind, namespace, name, object
-         FROM json_to_recordset($2::json) AS l(rv bigint, type text, kind text, namespace text, name text, object json)
+       SELECT rv, type, kind, namespace, name, object FROM lo
        RETURNING rv)
-     SELECT (SELECT array_agg(id::text) FROM ins) AS inserted, (SELECT count(*) FROM upd) AS u, (SELECT count(*) FROM del) AS d,
-            (SELECT count(*) FROM log) AS l, (SELECT count(*) FROM (SELECT pg_notify('${CHANGE_CHANNEL}', $3)) n) AS notified`,
+     SELECT (SELECT array_agg(rv::text ORDER BY i) FROM lo) AS rvs,
+            (SELECT array_agg(id::text) FROM ins) AS inserted, (SELECT count(*) FROM upd) AS u, (SELECT count(*) FROM del) AS d,
+            (SELECT count(*) FROM log) AS l,
+            (SELECT count(*) FROM (SELECT pg_notify('${CHANGE_CHANNEL}', (SELECT max(rv) FROM lo)::text)) n) AS notified`,
     JSON.stringify(rows),
     JSON.stringify(log),
-    String(rvs[rvs.length - 1].rv),
+    `"resourceVersion":"${placeholder}"`,
   );
+  const rvs = result[0]?.rvs ?? [];
+  writes.forEach((w, i) => {
+    w.object.metadata.resourceVersion = rvs[i];
+  });
   const inserted = new Set(result[0]?.inserted ?? []);
   const missing = inserts.find((w) => !inserted.has(w.id));
-  if (missing) throw alreadyExists(missing.strategy.kind, missing.object.metadata.name!, missing.strategy.plural);
+  if (missing) throw alreadyExists(missing.strategy.kind, missing.object.metadata.name!, missing.strategy.plural, missing.strategy.group);
 }

@@ -1,12 +1,22 @@
 // Listing one kind with namespace, label and field selectors and limit/continue pages.
 // Equality label requirements and metadata.name/namespace are answered by SQL; the
-// rest is filtered here. Each page is read in one snapshot with its resourceVersion.
+// rest is filtered here.
+//
+// A list is the state as of one resourceVersion R, the settled head when its first page
+// is read (change-feed.ts); the continue token carries R, so every page shows the same
+// state. Commits run concurrently, so a page's snapshot may also hold changes after R:
+// objects whose row is newer than R are shown as the change log had them at R (the
+// newest change of that key at or below R; compaction keeps each key's newest row), and
+// objects deleted after R come back the same way. Once R is compacted away, a continue
+// answers 410 Expired with a fresh token, as upstream does.
 import { StowageError } from '../domain/errors';
+import { unstorable } from '../domain/untrusted';
 import { parseLabelSelector } from '../domain/label-selector';
 import { compileFieldSelector, matchesListOptions } from '../resources/selection';
 import type { KubeObject, Strategy } from '../resources/types';
 import type pg from 'pg';
-import { inTransaction } from './pg';
+import { compactedRv, GAP, settle } from './change-feed';
+import { inTransaction, sqlOf } from './pg';
 
 export interface ListOptions {
   namespace?: string;
@@ -31,7 +41,8 @@ interface ContinueToken {
 function decodeContinue(token: string): ContinueToken {
   try {
     const t = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as ContinueToken;
-    if (typeof t.rv === 'string' && typeof t.ns === 'string' && typeof t.name === 'string') return t;
+    const text = (v: unknown) => typeof v === 'string' && !unstorable(v) && v.length <= 253;
+    if (text(t.rv) && /^\d{1,18}$/.test(t.rv) && text(t.ns) && text(t.name)) return t;
   } catch {
     // fall through
   }
@@ -42,7 +53,21 @@ function encodeContinue(t: ContinueToken): string {
   return Buffer.from(JSON.stringify(t), 'utf8').toString('base64url');
 }
 
+/** Upstream's answer to a continue token whose snapshot is compacted: 410 with a fresh token. */
+function continueExpired(token: ContinueToken, fresh: bigint): StowageError {
+  return new StowageError(
+    'Expired',
+    'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+    { continue: encodeContinue({ rv: fresh.toString(), ns: token.ns, name: token.name }) },
+  );
+}
+
 export async function listObjects(pool: pg.Pool, s: Strategy, opts: ListOptions): Promise<ListResult> {
+  // Postgres text cannot hold NUL: such a namespace names nothing, such a selector matches nothing sensible.
+  if (unstorable(opts.labelSelector) || unstorable(opts.fieldSelector)) {
+    throw new StowageError('BadRequest', 'a selector may not contain the NUL character');
+  }
+  if (unstorable(opts.namespace)) throw new StowageError('BadRequest', 'a namespace may not contain the NUL character');
   const selector = parseLabelSelector(opts.labelSelector ?? '');
   const fields = compileFieldSelector(s, opts.fieldSelector);
   const limit = opts.limit && opts.limit > 0 ? Math.floor(opts.limit) : undefined;
@@ -72,30 +97,51 @@ export async function listObjects(pool: pg.Pool, s: Strategy, opts: ListOptions)
     else sqlOnly = false;
   }
 
+  const nsFilter = s.namespaced && opts.namespace ? opts.namespace : undefined;
+  const sql = sqlOf(pool);
+  const at = token ? BigInt(token.rv) : (await settle(sql)).head;
+  const rv = at.toString();
+  if (token && at < (await compactedRv(sql))) throw continueExpired(token, (await settle(sql)).head);
+
   return inTransaction(
     pool,
     async (tx) => {
-      const head = await tx.$queryRawUnsafe<{ head: bigint | null; compacted: bigint | null }[]>(
-        'SELECT (SELECT max(rv) FROM change_log) AS head, (SELECT compacted_rv FROM store_meta WHERE id = 1) AS compacted',
-      );
-      const h = head[0]?.head ?? 0n;
-      const c = head[0]?.compacted ?? 0n;
-      const rv = token?.rv ?? BigInt(h > c ? h : c).toString();
+      // Compacted between the check above and this snapshot: continue from the horizon.
+      if (token && at < (await compactedRv(tx))) throw continueExpired(token, await compactedRv(tx));
       const items: KubeObject[] = [];
       let after = token ? { ns: token.ns, name: token.name } : undefined;
       const batch = limit ? (sqlOnly ? limit : Math.min(Math.max(limit * 2, 100), 5000)) : 5000;
       let more = false;
       for (;;) {
-        const p = [...params];
-        let w = where.join(' AND ');
+        const p = [...params, rv];
+        const rvParam = `$${p.length}`;
+        let w = `${where.join(' AND ')} AND resource_version <= ${rvParam}`;
+        let changed = `kind = $1 AND rv > ${rvParam}`;
+        if (nsFilter !== undefined) {
+          p.push(nsFilter);
+          changed += ` AND namespace = $${p.length}`;
+        }
+        let past = `type <> 'DELETED' AND type <> '${GAP}'`;
         if (after) {
           p.push(after.ns, after.name);
-          w += ` AND (namespace, name) > ($${p.length - 1}, $${p.length})`;
+          const key = ` AND (namespace, name) > ($${p.length - 1}, $${p.length})`;
+          w += key;
+          changed += key;
         }
         p.push(batch + 1);
+        // Rows unchanged since R from objects; rows changed since R as the log had them at R.
         // The JSON as text, parsed here: much cheaper than decoding it per column.
-        const rows = await tx.$queryRawUnsafe<{ object: string; namespace: string; name: string }[]>(
-          `SELECT object::text AS object, namespace, name FROM objects WHERE ${w} ORDER BY namespace, name LIMIT $${p.length}`,
+        const rows = await tx.$queryRawUnsafe<{ object: string; namespace: string; name: string; past: boolean }[]>(
+          `WITH ch AS (SELECT DISTINCT namespace, name FROM change_log WHERE ${changed}),
+           old AS (
+             SELECT DISTINCT ON (c.namespace, c.name) c.namespace, c.name, c.type, c.object::text AS object
+               FROM change_log c JOIN ch ON ch.namespace = c.namespace AND ch.name = c.name
+              WHERE c.kind = $1 AND c.rv <= ${rvParam}
+              ORDER BY c.namespace, c.name, c.rv DESC)
+           SELECT object::text AS object, namespace, name, false AS past FROM objects WHERE ${w}
+           UNION ALL
+           SELECT object, namespace, name, true AS past FROM old WHERE ${past}
+           ORDER BY namespace, name LIMIT $${p.length}`,
           ...p,
         );
         const page = rows.slice(0, batch);
@@ -106,7 +152,7 @@ export async function listObjects(pool: pg.Pool, s: Strategy, opts: ListOptions)
           }
           after = { ns: r.namespace, name: r.name };
           const o = JSON.parse(r.object) as KubeObject;
-          if (sqlOnly || matchesListOptions(s, o, selector, fields)) items.push(o);
+          if ((sqlOnly && !r.past) || matchesListOptions(s, o, selector, fields)) items.push(o);
         }
         if (limit && items.length >= limit && rows.length > batch) more = true;
         if (more) break;

@@ -3,17 +3,18 @@
 //
 // - resourceVersion: one global sequence; every write of any object takes the next value.
 // - A write of one or more objects happens in one transaction that also appends each
-//   change to `change_log` and NOTIFYs watchers. Values are taken while holding one
-//   transaction-scoped advisory lock, so resourceVersion order is commit order and the
-//   change log can be read in order without gaps (see change-feed.ts).
+//   change to `change_log` and NOTIFYs watchers. Transactions commit concurrently (no
+//   global lock); the change feed reads the log's settled prefix, so watches still see
+//   every change once in resourceVersion order (see change-feed.ts, docs/write-path.md).
 // - Per-kind rules (shape, defaults, validation, what may change) come from the kind's
 //   strategy (server/resources); the store applies them on every write, whoever writes.
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { alreadyExists, conflict, invalid, notFound, StowageError } from '../domain/errors';
+import { unstorable, inspectUntrusted } from '../domain/untrusted';
 import { strategyForKind } from '../resources/registry';
 import type { KubeObject, Strategy } from '../resources/types';
-import { ChangeFeed, compactedRv, expired, headOf, type ChangeEvent } from './change-feed';
+import { ChangeFeed, compactedRv, expired, GAP, headOf, settle, type ChangeEvent } from './change-feed';
 import { flushWrites } from './flush';
 import { inKubeOrder } from '../resources/key-order';
 import { listObjects, type ListOptions, type ListResult } from './list';
@@ -69,6 +70,14 @@ function shapeCheck(s: Strategy, obj: unknown): asserts obj is KubeObject {
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
     throw new StowageError('BadRequest', `the body of a ${s.kind} must be a JSON object`);
   }
+  // The limits of every value from outside, checked on every write (dry run included).
+  const problem = inspectUntrusted(obj);
+  if (problem) {
+    const name = (obj as KubeObject).metadata?.name;
+    throw invalid(s.kind, typeof name === 'string' && !name.includes('\0') ? name : undefined, [
+      { field: problem.path || '<root>', reason: 'FieldValueInvalid', message: `Invalid value: ${problem.message}` },
+    ]);
+  }
   const errors = s.validateShape(obj);
   if (errors.length > 0) {
     const name = (obj as KubeObject).metadata?.name;
@@ -108,6 +117,7 @@ export class StoreTx {
 
   async get(kind: string, namespace: string | undefined, name: string): Promise<KubeObject | undefined> {
     const s = strategyOf(kind);
+    if (unstorable(namespace) || unstorable(name)) return undefined;
     const rows = await this.tx.$queryRawUnsafe<{ id: string; object: KubeObject }[]>(
       'SELECT id, object FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3 FOR UPDATE',
       s.kind,
@@ -119,7 +129,7 @@ export class StoreTx {
 
   async mustGet(kind: string, namespace: string | undefined, name: string): Promise<KubeObject> {
     const o = await this.get(kind, namespace, name);
-    if (!o) throw notFound(kind, name, strategyOf(kind).plural);
+    if (!o) throw notFound(kind, name, strategyOf(kind).plural, strategyOf(kind).group);
     return o;
   }
 
@@ -152,7 +162,7 @@ export class StoreTx {
     if (errors.length > 0) throw invalid(s.kind, meta.name, errors);
     if (this.dryRun) {
       const existing = await this.get(s.kind, meta.namespace, meta.name!);
-      if (existing) throw alreadyExists(s.kind, meta.name!, s.plural);
+      if (existing) throw alreadyExists(s.kind, meta.name!, s.plural, s.group);
     }
     return this.push({ type: 'ADDED', strategy: s, object: obj, id: meta.uid });
   }
@@ -164,15 +174,15 @@ export class StoreTx {
     const meta = (next.metadata ??= {});
     if (!meta.name) throw invalid(s.kind, undefined, [{ field: 'metadata.name', reason: 'FieldValueRequired', message: 'Required value: name is required' }]);
     const prev = await this.get(s.kind, meta.namespace, meta.name);
-    if (!prev) throw notFound(s.kind, meta.name, s.plural);
+    if (!prev) throw notFound(s.kind, meta.name, s.plural, s.group);
     if (meta.resourceVersion && meta.resourceVersion !== prev.metadata.resourceVersion) {
-      throw conflict(s.kind, meta.name, s.plural);
+      throw conflict(s.kind, meta.name, s.plural, s.group);
     }
     if (meta.uid && meta.uid !== prev.metadata.uid) {
       throw new StowageError(
         'Conflict',
         `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${prev.metadata.uid}`,
-        { kind: s.plural, name: meta.name },
+        { kind: s.plural, name: meta.name, ...(s.group ? { group: s.group } : {}) },
       );
     }
     next.apiVersion = s.apiVersion;
@@ -212,20 +222,20 @@ export class StoreTx {
   async delete(kind: string, namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
     const s = strategyOf(kind);
     const prev = await this.get(s.kind, namespace, name);
-    if (!prev) throw notFound(s.kind, name, s.plural);
+    if (!prev) throw notFound(s.kind, name, s.plural, s.group);
     const pre = opts.preconditions ?? {};
     if (pre.uid && pre.uid !== prev.metadata.uid) {
       throw new StowageError(
         'Conflict',
         `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${prev.metadata.uid}`,
-        { kind: s.plural, name },
+        { kind: s.plural, name, ...(s.group ? { group: s.group } : {}) },
       );
     }
     if (pre.resourceVersion && pre.resourceVersion !== prev.metadata.resourceVersion) {
       throw new StowageError(
         'Conflict',
         `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${prev.metadata.resourceVersion}`,
-        { kind: s.plural, name },
+        { kind: s.plural, name, ...(s.group ? { group: s.group } : {}) },
       );
     }
     if ((prev.metadata.finalizers ?? []).length > 0) {
@@ -266,8 +276,16 @@ export interface WatchOptions {
   signal?: AbortSignal;
 }
 
-function isPgSerializationOrDeadlock(e: unknown): boolean {
-  const msg = String((e as Error)?.message ?? '');
+/**
+ * Errors after which the whole transaction is run again: deadlocks, serialization
+ * failures, and a resourceVersion a reader of the change log closed as a gap before this
+ * transaction wrote its row (change-feed.ts).
+ */
+function isRetryable(e: unknown): boolean {
+  const err = e as { message?: unknown; code?: unknown; constraint?: unknown };
+  if (err?.code === '40P01' || err?.code === '40001') return true;
+  if (err?.code === '23505' && err.constraint === 'change_log_pkey') return true;
+  const msg = String(err?.message ?? '');
   return /deadlock detected|could not serialize|40P01|40001/.test(msg);
 }
 
@@ -301,12 +319,14 @@ export class ObjectStore {
 
   async get(kind: string, namespace: string | undefined, name: string): Promise<KubeObject> {
     const o = await this.tryGet(kind, namespace, name);
-    if (!o) throw notFound(kind, name, strategyOf(kind).plural);
+    if (!o) throw notFound(kind, name, strategyOf(kind).plural, strategyOf(kind).group);
     return o;
   }
 
   async tryGet(kind: string, namespace: string | undefined, name: string): Promise<KubeObject | undefined> {
     const s = strategyOf(kind);
+    // No stored name holds NUL (every write refuses it), and Postgres cannot compare it.
+    if (unstorable(namespace) || unstorable(name)) return undefined;
     const rows = await this.sql.$queryRawUnsafe<{ object: KubeObject }[]>(
       'SELECT object FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3',
       s.kind,
@@ -343,7 +363,7 @@ export class ObjectStore {
           return result;
         });
       } catch (e) {
-        if (attempt < 5 && isPgSerializationOrDeadlock(e)) continue;
+        if (attempt < 5 && isRetryable(e)) continue;
         throw e;
       }
     }
@@ -361,7 +381,10 @@ export class ObjectStore {
     return this.transact((tx) => tx.delete(kind, namespace, name, opts), opts);
   }
 
-  /** The newest resourceVersion committed. */
+  /**
+   * The newest resourceVersion committed whose every predecessor is settled: all changes
+   * at or below it are visible and no other will ever appear there.
+   */
   currentResourceVersion(): Promise<bigint> {
     return headOf(this.sql);
   }
@@ -422,21 +445,30 @@ export class ObjectStore {
   }
 
   /**
-   * Drops change-log entries older than `olderThanMs`, always keeping the newest
-   * `keep` entries. A watch from a dropped version then fails as Expired.
+   * Drops change-log entries older than `olderThanMs`, always keeping the newest `keep`
+   * entries, and never past the settled prefix. A watch from a dropped version then fails
+   * as Expired. Each key's newest entry at the cut stays (unless it is a deletion), so a
+   * list can still be served as of any version at or above the cut (list.ts).
    */
   async compact(olderThanMs: number, keep = 1000): Promise<bigint> {
+    const { settled } = await settle(this.sql);
     return inTransaction(this.pool, async (tx) => {
       const rows = await tx.$queryRawUnsafe<{ cutoff: bigint | null }[]>(
         `SELECT max(rv) AS cutoff FROM change_log
-          WHERE created_at < now() - ($1::double precision * interval '1 millisecond')
+          WHERE created_at < now() - ($1::double precision * interval '1 millisecond') AND rv <= $3
             AND rv <= COALESCE((SELECT rv FROM change_log ORDER BY rv DESC OFFSET $2 LIMIT 1), 0)`,
         olderThanMs,
         keep,
+        settled,
       );
       const cutoff = rows[0]?.cutoff;
       if (cutoff === null || cutoff === undefined) return compactedRv(tx);
-      await tx.$executeRawUnsafe('DELETE FROM change_log WHERE rv <= $1', cutoff);
+      await tx.$executeRawUnsafe(
+        `DELETE FROM change_log c WHERE c.rv <= $1
+           AND (c.type IN ('DELETED', '${GAP}') OR EXISTS (
+             SELECT 1 FROM change_log d WHERE d.kind = c.kind AND d.namespace = c.namespace AND d.name = c.name AND d.rv > c.rv AND d.rv <= $1))`,
+        cutoff,
+      );
       await tx.$executeRawUnsafe('UPDATE store_meta SET compacted_rv = GREATEST(compacted_rv, $1) WHERE id = 1', cutoff);
       return BigInt(cutoff);
     });

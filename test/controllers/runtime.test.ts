@@ -140,7 +140,11 @@ describe('sources', () => {
     });
     await c.start();
     await ts.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'watched' } });
-    await waitFor('the ADDED event', async () => seen.includes('ADDED:watched'));
+    // Wait for the reconcile's own write too: the test's update must not race it.
+    await waitFor(
+      'the ADDED event and its own write',
+      async () => seen.includes('ADDED:watched') && (await ts.store.get('Namespace', undefined, 'watched')).metadata.labels?.touched === 'yes',
+    );
     const ns = await ts.store.get('Namespace', undefined, 'watched');
     await ts.store.update({ ...ns, metadata: { ...ns.metadata, labels: { touched: 'someone-else' } } });
     await waitFor('the other MODIFIED event', async () => seen.filter((k) => k === 'MODIFIED:watched').length === 1);

@@ -166,7 +166,7 @@ describe('watch', () => {
   });
 
   test('sendInitialEvents=false without a version starts from now', async () => {
-    const w = await openWatch(`${PVS}?watch=true&sendInitialEvents=false&fieldSelector=metadata.name%3Dw-7`);
+    const w = await openWatch(`${PVS}?watch=true&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&fieldSelector=metadata.name%3Dw-7`);
     try {
       await api({ method: 'POST', path: PVS, body: pv('w-7') });
       await waitFor(() => w.events.length === 1, 'the new object');

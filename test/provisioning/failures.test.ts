@@ -17,23 +17,44 @@ afterEach(async () => {
 const dirsUnder = async (base: string) => ((await exists(base)) ? await fs.readdir(base) : []);
 
 describe('provisioning failures', () => {
-  it('a plugin error (unknown parameter) gives ProvisioningFailed, retries, and makes no asset at all', async () => {
+  it('a class whose parameters could never provision is refused when it is created, the parameter named', async () => {
+    h = await openHarness();
+    const err = await h.createClass('bad', hostPathPluginName, { basePath: '/tmp/never-used', size: '10' }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'Invalid', details: { causes: [expect.objectContaining({ field: 'parameters.size' })] } });
+    const etc = await h.createClass('etc', hostPathPluginName, { basePath: '/etc/stowage' }).catch((e: unknown) => e);
+    expect(etc).toMatchObject({ code: 'Invalid', details: { causes: [expect.objectContaining({ field: 'parameters.basePath' })] } });
+    expect((await h.ts.store.list('StorageClass')).items).toEqual([]);
+  });
+
+  it('a plugin error (a claim it cannot serve) gives ProvisioningFailed, retries, and makes no asset at all', async () => {
     h = await openHarness();
     await h.start();
-    await h.createClass('bad', hostPathPluginName, { basePath: '/tmp/never-used', size: '10' });
-    await h.createClaim('c1', 'bad');
+    await h.createClass('dirs', hostPathPluginName, { basePath: '/tmp/never-used' });
+    await h.createClaim('c1', 'dirs', { spec: { volumeMode: 'Block' } });
     const failed = await waitFor('a repeated ProvisioningFailed event', async () => {
       const [e] = await h!.events('c1', 'ProvisioningFailed');
       return e && e.count >= 2 ? e : undefined;
     });
-    expect(failed.message).toBe(
-      'Failed to provision volume with StorageClass "bad": unknown parameter "size" for stowage.io/host-path (supported: basePath, mode)',
-    );
+    expect(failed.message).toMatch(/^Failed to provision volume with StorageClass "dirs": stowage\.io\/host-path makes directories; it cannot provision a volume with volumeMode Block/);
     expect(failed.type).toBe('Warning');
     expect((await h.claim('c1'))?.status?.phase).toBe('Pending');
     expect(await h.assets.count()).toBe(0);
     expect((await h.ts.store.list('PersistentVolume')).items).toEqual([]);
     expect(await exists('/tmp/never-used')).toBe(false);
+  });
+
+  it('a base path through a symlink is refused on the node, and nothing is made behind it', async () => {
+    h = await openHarness();
+    await h.start();
+    const real = `${h.base}-real`;
+    await fs.mkdir(real, { recursive: true });
+    await fs.symlink(real, `${h.base}-link`);
+    await h.createClass('linked', hostPathPluginName, { basePath: `${h.base}-link/volumes` });
+    await h.createClaim('c3', 'linked');
+    const failed = await waitFor('a ProvisioningFailed event', async () => (await h!.events('c3', 'ProvisioningFailed'))[0]);
+    expect(failed.message).toMatch(/must not be or pass through a symlink/);
+    expect(await fs.readdir(real)).toEqual([]);
+    expect(await h.assets.count()).toBe(0);
   });
 
   it('an OS error is reported and retried until provisioning succeeds', async () => {

@@ -42,3 +42,25 @@ export function deleterAction(pv: KubeObject, claim: KubeObject | undefined, inT
   if (!isVolumeReleased(pv, claim)) return { action: 'none', why: 'its claim still uses it' };
   return { action: 'delete' };
 }
+
+export type VolumeDeleterChoice =
+  | { deleter: 'inTree'; plugin: string }
+  | { deleter: 'external'; provisioner: string }
+  | { deleter: 'none'; message: string };
+
+/**
+ * Upstream findDeletablePlugin (pv_controller.go): who deletes a Released volume whose
+ * reclaim policy is Delete. The plugin named by pv.kubernetes.io/provisioned-by when it is
+ * one of ours; any other name outside kubernetes.io/ belongs to an external provisioner,
+ * which deletes it itself; otherwise nobody can, and the volume goes Failed with the
+ * message upstream writes.
+ */
+export function chooseDeleter(pv: KubeObject, inTree: ReadonlySet<string>): VolumeDeleterChoice {
+  const name = pv.metadata.annotations?.[annProvisionedBy];
+  if (name) {
+    if (inTree.has(name)) return { deleter: 'inTree', plugin: name };
+    if (!name.startsWith('kubernetes.io/')) return { deleter: 'external', provisioner: name };
+    return { deleter: 'none', message: `no deletable volume plugin matched name: ${name}` };
+  }
+  return { deleter: 'none', message: `error getting deleter volume plugin for volume "${pv.metadata.name}": no deletable volume plugin matched` };
+}

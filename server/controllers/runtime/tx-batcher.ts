@@ -1,9 +1,9 @@
 // Runs many small controller writes in few transactions.
 //
-// Every commit of the store holds one global lock until its WAL record is on disk (that
-// is what keeps resourceVersion order equal to commit order), so the whole system commits
-// at most 1/fsync-latency transactions per second, whatever the number of connections.
-// Putting many reconciles' writes into one transaction pays that price once per batch.
+// Store commits run concurrently (docs/write-path.md), but each still costs a round trip,
+// a statement and a WAL flush. Putting many reconciles' writes into one transaction pays
+// that once per batch; a binding stays inside one reconcile, so it is still one atomic
+// unit (no volume bound to two claims).
 //
 // Each `run(fn)` is still atomic on its own: `fn` runs inside the shared transaction, and
 // if it throws, the writes it queued are dropped and only its caller sees the error. If

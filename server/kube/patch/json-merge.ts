@@ -1,13 +1,15 @@
 // JSON merge patch (RFC 7386): objects merge recursively, `null` removes a member, and
-// anything else (arrays included) replaces the target value.
+// anything else (arrays included) replaces the target value. Keys are data: a patch key
+// named `__proto__`, `constructor` or `prototype` reads and writes an own member, never
+// the prototype chain.
+import { copyMap, getOwn, isPlainMap, setOwn } from '../../domain/own-keys';
 
 export function jsonMergePatch(target: unknown, patch: unknown): unknown {
-  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return structuredClone(patch);
-  const base: Record<string, unknown> =
-    target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
-  for (const [k, v] of Object.entries(patch as Record<string, unknown>)) {
+  if (!isPlainMap(patch)) return structuredClone(patch);
+  const base = isPlainMap(target) ? copyMap(target) : {};
+  for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete base[k];
-    else base[k] = jsonMergePatch(base[k], v);
+    else setOwn(base, k, jsonMergePatch(getOwn(base, k), v));
   }
   return base;
 }

@@ -48,9 +48,10 @@ const byKind: Record<string, PatchMeta> = {
 
 /** The patch metadata of a kind; unknown kinds get the defaults everywhere. */
 export function patchMetaFor(kind: string): PatchMeta {
-  return byKind[kind] ?? NO_META;
+  return (Object.hasOwn(byKind, kind) ? byKind[kind] : undefined) ?? NO_META;
 }
 
 export function fieldMeta(meta: PatchMeta, key: string): PatchMeta {
-  return meta.fields?.[key] ?? NO_META;
+  const fields = meta.fields;
+  return (fields && Object.hasOwn(fields, key) ? fields[key] : undefined) ?? NO_META;
 }

@@ -3,9 +3,12 @@
 // IgnoreUnmatchedNulls): maps merge, `null` deletes, lists named in the kind's patch
 // metadata merge (by merge key for lists of maps), other lists are replaced, and the
 // directives `$patch` (replace/delete/merge), `$retainKeys`, `$setElementOrder/<list>` and
-// `$deleteFromPrimitiveList/<list>` are obeyed and never stored.
+// `$deleteFromPrimitiveList/<list>` are obeyed and never stored. Keys are data: every
+// lookup and write is of own members, so `__proto__`, `constructor` or `prototype` in a
+// patch never reaches a prototype.
 import { isDeepStrictEqual } from 'node:util';
 import { StowageError } from '../../domain/errors';
+import { getOwn, hasOwn, setOwn } from '../../domain/own-keys';
 import { fieldMeta, type PatchMeta } from './patch-meta';
 
 type Json = null | boolean | number | string | Json[] | JsonMap;
@@ -55,7 +58,7 @@ function otherStrategy(meta: PatchMeta): string {
 }
 
 function mergeMap(original: JsonMap | undefined, patch: JsonMap, meta: PatchMeta): JsonMap {
-  if (DIRECTIVE in patch) {
+  if (hasOwn(patch, DIRECTIVE)) {
     const d = patch[DIRECTIVE];
     if (d === 'replace') {
       delete patch[DIRECTIVE];
@@ -78,16 +81,16 @@ function mergeMap(original: JsonMap | undefined, patch: JsonMap, meta: PatchMeta
       delete out[k];
       continue;
     }
-    if (!(k in out) || typeOf(out[k]) !== typeOf(patchV)) {
+    if (!hasOwn(out, k) || typeOf(out[k]) !== typeOf(patchV)) {
       if (!isDeleteList) setWithoutDirectives(out, k, patchV);
       continue;
     }
     const originalV = out[k];
     const fm = fieldMeta(meta, k);
     if (isMap(originalV)) {
-      out[k] = otherStrategy(fm) === 'replace' ? (patchV as JsonMap) : mergeMap(originalV, patchV as JsonMap, fm);
+      setOwn(out, k, otherStrategy(fm) === 'replace' ? (patchV as JsonMap) : mergeMap(originalV, patchV as JsonMap, fm));
     } else if (Array.isArray(originalV)) {
-      out[k] = mergeListHandler(originalV, patchV as Json[], fm, isDeleteList);
+      setOwn(out, k, mergeListHandler(originalV, patchV as Json[], fm, isDeleteList));
     } else {
       setWithoutDirectives(out, k, patchV);
     }
@@ -98,7 +101,7 @@ function mergeMap(original: JsonMap | undefined, patch: JsonMap, meta: PatchMeta
 function setWithoutDirectives(target: JsonMap, k: string, v: Json): void {
   discardNulls(v);
   const [value, keep] = stripDirectives(v);
-  if (keep) target[k] = value;
+  if (keep) setOwn(target, k, value);
   else delete target[k];
 }
 
@@ -115,7 +118,7 @@ function keyAfter(key: string, prefix: string): string {
 }
 
 function applyRetainKeys(original: JsonMap, patch: JsonMap): void {
-  if (!(RETAIN_KEYS in patch)) return;
+  if (!hasOwn(patch, RETAIN_KEYS)) return;
   const list = patch[RETAIN_KEYS];
   delete patch[RETAIN_KEYS];
   if (!Array.isArray(list)) throw bad('invalid patch format of retainKeys');
@@ -152,7 +155,7 @@ function same(a: Json | undefined, b: Json | undefined): boolean {
 
 /** The identity of an element: the merge key's value for maps, the element itself otherwise. */
 function identity(v: Json, mergeKey: string | undefined): Json | undefined {
-  return mergeKey && isMap(v) ? v[mergeKey] : v;
+  return mergeKey && isMap(v) ? getOwn<Json>(v, mergeKey) : v;
 }
 
 function indexIn(list: Json[], v: Json, mergeKey: string | undefined): number {
@@ -196,14 +199,14 @@ function splitSpecialElements(original: Json[], patch: Json[], mergeKey: string)
   let replace = false;
   for (const v of patch) {
     const m = v as JsonMap;
-    if (!(DIRECTIVE in m)) {
+    if (!hasOwn(m, DIRECTIVE)) {
       plain.push(v);
       continue;
     }
     const d = m[DIRECTIVE];
     if (d === 'delete') {
-      if (!(mergeKey in m)) throw bad(`map: ${JSON.stringify(m)} does not contain declared merge key: ${mergeKey}`);
-      orig = orig.filter((x) => !(isMap(x) && same(x[mergeKey], m[mergeKey])));
+      if (!hasOwn(m, mergeKey)) throw bad(`map: ${JSON.stringify(m)} does not contain declared merge key: ${mergeKey}`);
+      orig = orig.filter((x) => !(isMap(x) && same(getOwn<Json>(x, mergeKey), m[mergeKey])));
     } else if (d === 'replace') {
       replace = true;
     } else if (d === 'merge') {
@@ -219,8 +222,8 @@ function mergeMapsByKey(original: Json[], patch: Json[], mergeKey: string, meta:
   const out = [...original];
   for (const v of patch) {
     const m = v as JsonMap;
-    if (!(mergeKey in m)) throw bad(`map: ${JSON.stringify(m)} does not contain declared merge key: ${mergeKey}`);
-    const i = out.findIndex((x) => isMap(x) && same(x[mergeKey], m[mergeKey]));
+    if (!isMap(m) || !hasOwn(m, mergeKey)) throw bad(`map: ${JSON.stringify(m)} does not contain declared merge key: ${mergeKey}`);
+    const i = out.findIndex((x) => isMap(x) && same(getOwn<Json>(x, mergeKey), m[mergeKey]));
     if (i >= 0) out[i] = mergeMap(out[i] as JsonMap, m, meta);
     else out.push(v);
   }
@@ -256,7 +259,7 @@ function normalizeOrder(
 function sortBy(items: Json[], order: Json[], mergeKey: string | undefined): Json[] {
   if (mergeKey) {
     for (const v of [...items, ...order]) {
-      if (!isMap(v) || !(mergeKey in v)) throw bad(`map: ${JSON.stringify(v)} does not contain declared merge key: ${mergeKey}`);
+      if (!isMap(v) || !hasOwn(v, mergeKey)) throw bad(`map: ${JSON.stringify(v)} does not contain declared merge key: ${mergeKey}`);
     }
   }
   const deletes = mergeKey ? items.filter((v) => (v as JsonMap)[DIRECTIVE] === 'delete') : [];
@@ -279,8 +282,8 @@ function applySetElementOrder(original: JsonMap, patch: JsonMap, meta: PatchMeta
     delete patch[key];
     if (!Array.isArray(order)) throw bad('invalid patch format of setElementOrder list');
     const listKey = keyAfter(key, SET_ELEMENT_ORDER);
-    const hasOriginal = listKey in original;
-    const hasPatch = listKey in patch;
+    const hasOriginal = hasOwn(original, listKey);
+    const hasPatch = hasOwn(patch, listKey);
     const originalList = hasOriginal ? original[listKey] : [];
     const patchList = hasPatch ? patch[listKey] : [];
     if (!Array.isArray(originalList) || !Array.isArray(patchList)) {
@@ -296,14 +299,14 @@ function applySetElementOrder(original: JsonMap, patch: JsonMap, meta: PatchMeta
     else continue;
     const kind = elementKind(originalList, patchList);
     if (kind === undefined) {
-      original[listKey] = merged;
+      setOwn(original, listKey, merged);
       delete patch[listKey];
       continue;
     }
     const key2 = kind === 'map' ? mergeKey : undefined;
     const inOrder = merged.filter((v) => indexIn(order, v, key2) >= 0);
     const serverOnly = merged.filter((v) => indexIn(order, v, key2) < 0);
-    original[listKey] = normalizeOrder(inOrder, serverOnly, order, originalList, key2);
+    setOwn(original, listKey, normalizeOrder(inOrder, serverOnly, order, originalList, key2));
     delete patch[listKey];
   }
 }
@@ -315,7 +318,7 @@ function checkOrderMatchesPatch(patchList: Json[], order: Json[], mergeKey: stri
   let p = 0;
   let o = 0;
   while (p < items.length && o < order.length) {
-    if (isMap(items[p]) && DIRECTIVE in (items[p] as JsonMap)) {
+    if (isMap(items[p]) && hasOwn(items[p] as JsonMap, DIRECTIVE)) {
       p++;
       continue;
     }
@@ -349,14 +352,14 @@ function stripDirectives(v: Json): [Json, boolean] {
     return [out, true];
   }
   if (isMap(v)) {
-    if (DIRECTIVE in v) return [null, false];
+    if (hasOwn(v, DIRECTIVE)) return [null, false];
     for (const k of Object.keys(v)) {
       if (isDirectiveKey(k)) {
         delete v[k];
         continue;
       }
       const [y, keep] = stripDirectives(v[k]);
-      if (keep) v[k] = y;
+      if (keep) setOwn(v, k, y);
       else delete v[k];
     }
   }

@@ -27,6 +27,7 @@ describe('StorageClass validation on create', () => {
     { rule: 'the provisioner is checked in lower case', sc: patched(fast, { provisioner: 'Example.COM/My-Provisioner' }), want: [] },
     { rule: 'the provisioner name part must end alphanumeric', sc: patched(fast, { provisioner: 'example.com/p-' }), want: [/^provisioner: Invalid value: "example.com\/p-": name part must consist/] },
     { rule: 'Recycle is not a class reclaim policy', sc: patched(fast, { reclaimPolicy: 'Recycle' }), want: ['reclaimPolicy: Unsupported value: "Recycle": supported values: "Delete", "Retain"'] },
+    { rule: 'an empty reclaim policy is not the default', sc: patched(fast, { reclaimPolicy: '' }), want: ['reclaimPolicy: Unsupported value: "": supported values: "Delete", "Retain"'] },
     { rule: 'the binding mode must be supported', sc: patched(fast, { volumeBindingMode: 'Lazy' }), want: ['volumeBindingMode: Unsupported value: "Lazy": supported values: "Immediate", "WaitForFirstConsumer"'] },
     { rule: 'at most 512 parameters', sc: patched(fast, { parameters: manyParameters }), want: ['parameters: Too many: 514: must have at most 512 items'] },
     { rule: 'parameters total at most 256 KiB', sc: patched(fast, { parameters: { big: 'x'.repeat(256 * 1024) } }), want: ['parameters: Too long: may not be more than 262144 bytes'] },

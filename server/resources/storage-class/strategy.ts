@@ -9,6 +9,7 @@ import { child, deepEqual, duplicate, forbidden, immutable, invalid, notSupporte
 import { keepSystemMetadata, kubeObjectSchema, shapeErrors, stringMap, stripNulls, validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta } from '../metadata';
 import { sameTopologyTerm, topologySelectorTermSchema, validateTopologySelectorTerm } from '../node-selector';
 import type { KubeObject, Strategy } from '../types';
+import { inTreeParameterProblems } from './in-tree-parameters';
 
 export const storageClassSchema = kubeObjectSchema({
   provisioner: z.string().nullish(),
@@ -58,8 +59,13 @@ function validateStorageClass(sc: KubeObject): FieldError[] {
     }
     if (size > maxParametersSize) errs.push(tooLong('parameters', maxParametersSize));
   }
+  // Stowage's own provisioners: a class that could never provision is refused now, parameter named.
+  for (const p of inTreeParameterProblems(provisioner, params)) {
+    errs.push(p.parameter === undefined ? invalid('parameters', params, p.message) : invalid(child('parameters', p.parameter), params[p.parameter] ?? '', p.message));
+  }
 
-  if (sc.reclaimPolicy && !(storageClassReclaimPolicies as readonly string[]).includes(sc.reclaimPolicy)) {
+  // Only an absent policy defaults to Delete; an empty one is a value, and not a supported one (as upstream).
+  if (sc.reclaimPolicy !== undefined && !(storageClassReclaimPolicies as readonly string[]).includes(sc.reclaimPolicy)) {
     errs.push(notSupported('reclaimPolicy', sc.reclaimPolicy, storageClassReclaimPolicies));
   }
   if (sc.volumeBindingMode === undefined) errs.push(required('volumeBindingMode'));

@@ -56,6 +56,8 @@ export const objectsRouter = router({
   create: authedProcedure
     .input(z.object({ manifest: z.string().max(2 * 1024 * 1024), namespace: z.string().max(253).optional(), dryRun: z.boolean().optional() }))
     .mutation(({ ctx, input }) => {
+      // Authorize before parsing: a principal who may create nothing gets a 403 whatever the manifest holds.
+      ctx.app.objects.authorizeAny(ctx.principal, 'create');
       const obj = parseManifest(input.manifest);
       if (strategyOrThrow(obj.kind).namespaced && !obj.metadata.namespace) obj.metadata.namespace = input.namespace || 'default';
       return ctx.app.objects.create(ctx.principal, obj, { dryRun: input.dryRun });
@@ -64,6 +66,7 @@ export const objectsRouter = router({
   update: authedProcedure
     .input(z.object({ manifest: z.string().max(2 * 1024 * 1024), kind: z.string(), namespace: z.string().optional(), name: z.string() }))
     .mutation(({ ctx, input }) => {
+      ctx.app.objects.authorize(ctx.principal, 'update', input.kind, input.namespace, input.name);
       const obj = parseManifest(input.manifest);
       const s = strategyOrThrow(obj.kind);
       if (obj.kind !== input.kind || obj.metadata.name !== input.name || (s.namespaced && (obj.metadata.namespace ?? input.namespace) !== input.namespace)) {

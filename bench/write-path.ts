@@ -1,0 +1,146 @@
+// Write-path benchmark (figures printed, nothing asserted):
+//   npx tsx bench/write-path.ts [--seconds 15] [--clients 16] [--watchers 5]
+// 1. the raw single-row transaction rate of the same Postgres (pgbench -N, bench/raw-tps.ts);
+// 2. PersistentVolume creates through the HTTPS REST API from --clients concurrent clients
+//    for --seconds: creates/s and the ratio to pgbench's tps;
+// 3. during (2), --watchers HTTPS watches of the collection (in a worker thread): the delay
+//    from the create's response reaching its client to the event reaching each watcher
+//    (an event that arrives before the response counts as 0), and whether every watcher
+//    saw every create exactly once in resourceVersion order.
+import { mkdtempSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
+import { createAppContext } from '../server/app/context';
+import { startApiServer } from '../server/kube/api-server';
+import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
+import { migrate } from '../server/store/migrate';
+import { rawTransactionRate } from './raw-tps';
+
+const { values: args } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '15' },
+    clients: { type: 'string', default: '16' },
+    watchers: { type: 'string', default: '5' },
+  },
+});
+const SECONDS = Number(args.seconds);
+const CLIENTS = Number(args.clients);
+const WATCHERS = Number(args.watchers);
+
+const now = () => performance.timeOrigin + performance.now();
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'stowage-bench-write-'));
+const pg = await startEmbeddedPostgres(path.join(dir, 'pg'));
+try {
+  console.log(`Stowage write-path benchmark: ${CLIENTS} REST clients for ${SECONDS} s, ${WATCHERS} watchers (${os.cpus().length} CPUs)`);
+  const raw = await rawTransactionRate(pg.baseUrl);
+  console.log(`raw single-row transaction rate: ${raw.tps.toFixed(0)} tx/s (${raw.how})`);
+
+  const url = await ensureDatabase(pg.baseUrl, 'stowage_bench');
+  await migrate(url);
+  const app = await createAppContext(url, 20);
+  await app.users.create({ name: 'admin', role: 'admin' });
+  const token = await app.users.createToken('admin');
+  const server = await startApiServer({ app, dataDir: dir, host: '127.0.0.1', port: 0 });
+  const agent = new https.Agent({ keepAlive: true, maxSockets: CLIENTS + 4, ca: server.caPem });
+  const base = new URL(server.url);
+  const request = (method: string, p: string, body?: unknown) =>
+    new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const data = body === undefined ? undefined : JSON.stringify(body);
+      const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: 'application/json' };
+      if (data) Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(data)) });
+      const req = https.request({ host: base.hostname, port: base.port, path: p, method, agent, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      });
+      req.on('error', reject);
+      if (data) req.write(data);
+      req.end();
+    });
+
+  try {
+    const startRv = JSON.parse((await request('GET', '/api/v1/persistentvolumes?limit=1')).text).metadata.resourceVersion;
+    const worker = new Worker(new URL('./api-watchers.mjs', import.meta.url), {
+      workerData: { url: server.url, token, ca: server.caPem, watchers: WATCHERS, path: `/api/v1/persistentvolumes?watch=true&resourceVersion=${startRv}` },
+    });
+    const arrivals: [string, number][] = [];
+    let flushed: (() => void) | undefined;
+    let workerDone!: () => void;
+    const done = new Promise<void>((r) => (workerDone = r));
+    await new Promise<void>((resolve, reject) => {
+      worker.on('error', reject);
+      worker.on('message', (m: { ready?: boolean; arrivals?: (string | number)[]; done?: boolean; flushed?: boolean }) => {
+        if (m.ready) resolve();
+        for (let i = 0; m.arrivals && i < m.arrivals.length; i += 2) arrivals.push([m.arrivals[i] as string, m.arrivals[i + 1] as number]);
+        if (m.done) workerDone();
+        if (m.flushed) flushed?.();
+      });
+    });
+
+    const responded = new Map<string, number>();
+    let next = 0;
+    let failed = 0;
+    const started = now();
+    const cpuBefore = process.cpuUsage();
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async () => {
+        while (now() - started < SECONDS * 1000) {
+          const i = next++;
+          const r = await request('POST', '/api/v1/persistentvolumes', {
+            apiVersion: 'v1',
+            kind: 'PersistentVolume',
+            metadata: { name: `wp-${i}`, labels: { bench: 'write-path' } },
+            spec: { capacity: { storage: `${1 + (i % 100)}Gi` }, accessModes: ['ReadWriteOnce'], nfs: { server: '10.0.0.1', path: `/e/${i}` } },
+          });
+          if (r.status !== 201) {
+            failed++;
+            continue;
+          }
+          responded.set(JSON.parse(r.text).metadata.resourceVersion, now());
+        }
+      }),
+    );
+    const elapsed = now() - started;
+    const cpu = process.cpuUsage(cpuBefore);
+    const cpuMsPerCreate = (cpu.user + cpu.system) / 1000 / Math.max(1, responded.size);
+    const rate = (responded.size / elapsed) * 1000;
+    console.log(`creates through the REST API, ${CLIENTS} concurrent clients: ${responded.size} in ${(elapsed / 1000).toFixed(1)} s = ${rate.toFixed(0)}/s (${failed} failed)`);
+    console.log(
+      `  this process (API server + clients + watch streams) used ${cpuMsPerCreate.toFixed(2)} ms CPU per create: one free core caps it near ${(1000 / cpuMsPerCreate).toFixed(0)}/s; ` +
+        `machine load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} CPUs`,
+    );
+    console.log(`  vs pgbench -N ${raw.tps.toFixed(0)} tx/s in this run: ratio ${(rate / raw.tps).toFixed(2)} (target >= 0.3)`);
+
+    // Let the watchers drain (bounded), then check what each saw.
+    const deadline = now() + 30_000;
+    while (arrivals.length < responded.size * WATCHERS && now() < deadline) {
+      await new Promise<void>((r) => {
+        flushed = r;
+        worker.postMessage('flush');
+      });
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const latencies = arrivals.filter(([rv]) => responded.has(rv)).map(([rv, t]) => Math.max(0, t - responded.get(rv)!));
+    latencies.sort((a, b) => a - b);
+    console.log(
+      `watch delivery, response → event over HTTPS (${WATCHERS} watchers, ${latencies.length}/${responded.size * WATCHERS} events): ` +
+        `p50 ${ms(pct(latencies, 50))}, p90 ${ms(pct(latencies, 90))}, p99 ${ms(pct(latencies, 99))}, max ${ms(latencies.at(-1) ?? NaN)} (target p99 <= 50 ms)`,
+    );
+    worker.postMessage('stop');
+    await done;
+    await worker.terminate();
+  } finally {
+    agent.destroy();
+    await server.close();
+    await app.close();
+  }
+} finally {
+  await pg.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
