@@ -13,6 +13,7 @@ const benches: Record<string, { file: string; what: string }> = {
   provisioning: { file: 'provisioning.ts', what: 'provisioning soak: 1,000 volumes with injected failures, leaked assets' },
   'local-cleanup': { file: 'local-cleanup.ts', what: 'local-volume cleanup: 100,000 files vs rm -rf, dd-zero vs raw dd on a loop device' },
   'local-discovery': { file: 'local-discovery.ts', what: 'local-volume discovery: 1,000 entries under one directory' },
+  'local-manager': { file: 'local-manager.ts', what: 'local-volume manager: 1,000 disks on 10 simulated agents -> Available PVs, and a release/wipe/re-create wave' },
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -3,7 +3,10 @@
 // Pending?") and provisioning at the top; a volume's storage and why it is Released or
 // Failed; a StorageClass's parameters.
 import type { KubeObject } from '@/server/resources/types';
+import { Button } from '@mantine/core';
+import Link from 'next/link';
 import { ClaimBinding } from './claim-binding';
+import { VolumeDiskPanel } from './disks/volume-disk-panel';
 import { ClaimProvisioning } from './claim-provisioning';
 import { ClaimExpansion } from './claims/claim-expansion';
 import { ClaimPods } from './pods/claim-pods';
@@ -26,6 +29,12 @@ export function TopPanels({ obj }: { obj: KubeObject }) {
       return <VolumePhaseAlert pv={obj} />;
     case 'Pod':
       return <PodScheduling pod={obj} />;
+    case 'Node':
+      return (
+        <Button component={Link} href={`/nodes/${encodeURIComponent(obj.metadata.name ?? '')}/disks`} variant="light" size="xs" w="fit-content" data-testid="node-disks-link">
+          Disks
+        </Button>
+      );
     default:
       return null;
   }
@@ -35,7 +44,12 @@ export function TopPanels({ obj }: { obj: KubeObject }) {
 export function DetailPanels({ obj }: { obj: KubeObject }) {
   switch (obj.kind) {
     case 'PersistentVolume':
-      return <VolumeAssetPanel pv={obj} />;
+      return (
+        <>
+          <VolumeAssetPanel pv={obj} />
+          {obj.metadata.annotations?.['pv.kubernetes.io/provisioned-by'] === 'local-volume-provisioner' && <VolumeDiskPanel pv={obj} />}
+        </>
+      );
     case 'StorageClass':
       return <StorageClassParameters sc={obj} />;
     case 'PersistentVolumeClaim':

@@ -1,10 +1,11 @@
 // An AppContext over a test database, for tests of services and transports.
 import type { AppContext } from '../server/app/context';
+import { NodeAgentService, type NodeAgentOptions } from '../server/services/node-agent';
 import { ObjectService } from '../server/services/objects';
 import { UserService } from '../server/services/users';
 import { openTestStore } from './db';
 
-export async function openTestApp(): Promise<AppContext & { url: string }> {
+export async function openTestApp(agentOptions: NodeAgentOptions = {}): Promise<AppContext & { url: string }> {
   const t = await openTestStore();
   return {
     url: t.url,
@@ -12,6 +13,7 @@ export async function openTestApp(): Promise<AppContext & { url: string }> {
     store: t.store,
     objects: new ObjectService(t.store),
     users: new UserService(t.db),
+    nodeAgent: new NodeAgentService(t.store, agentOptions),
     close: t.close,
   };
 }

@@ -1,4 +1,5 @@
 // Everything a running Stowage process shares: the database, the store and the services.
+import { NodeAgentService, type NodeAgentOptions } from '../services/node-agent';
 import { storageClassAdmission } from '../provisioners/admission';
 import { createRealOs } from '../provisioners/os';
 import { ObjectService } from '../services/objects';
@@ -12,10 +13,12 @@ export interface AppContext {
   store: ObjectStore;
   objects: ObjectService;
   users: UserService;
+  /** The node agents' side: tokens, discovery reports, cleanup jobs. */
+  nodeAgent: NodeAgentService;
   close(): Promise<void>;
 }
 
-export async function createAppContext(connectionString: string, poolSize = 20): Promise<AppContext> {
+export async function createAppContext(connectionString: string, poolSize = 20, agentOptions: NodeAgentOptions = {}): Promise<AppContext> {
   const db = createPrisma(connectionString, poolSize);
   const store = new ObjectStore(db, connectionString);
   await store.start();
@@ -25,6 +28,7 @@ export async function createAppContext(connectionString: string, poolSize = 20):
     // StorageClasses of the in-tree provisioners are checked against this machine's disks.
     objects: new ObjectService(store, storageClassAdmission(createRealOs())),
     users: new UserService(db, loadSignInLimits()),
+    nodeAgent: new NodeAgentService(store, agentOptions),
     close: async () => {
       await store.stop();
       await db.$disconnect();

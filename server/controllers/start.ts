@@ -4,7 +4,10 @@
 import type { AppContext } from '../app/context';
 import { logger } from '../app/logger';
 import { inTreeProvisionerNames } from '../provisioners/registry';
+import { NodeAgentService } from '../services/node-agent';
 import { binderSpec } from './binder/binder';
+import { localVolumeManagerSpec, type LocalVolumeManagerOptions } from './local-volume/manager';
+import { nodeLifecycleSpec, type NodeLifecycleOptions } from './node-lifecycle/node-lifecycle';
 import type { VolumeDeleter } from './binder/deps';
 import { provisioningDeps, provisioningSpecs } from './provisioning-start';
 import { pvProtectionSpec } from './deleter/pv-protection';
@@ -37,6 +40,10 @@ export interface StartControllersOptions {
    * leader lock, making volumes on this node.
    */
   provisioning?: { nodeName: string };
+  /** The local-volume manager (default on; `false` turns it off). */
+  localVolumes?: LocalVolumeManagerOptions | false;
+  /** The node lifecycle controller (default on, 40 s grace; `false` turns it off). */
+  nodeLifecycle?: NodeLifecycleOptions | false;
 }
 
 export interface RunningControllers {
@@ -68,6 +75,8 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
           ? { names: opts.inTreeProvisioners ?? inTreeProvisionerNames, node: opts.provisioning.nodeName }
           : undefined,
       }),
+      ...(opts.localVolumes === false ? [] : [localVolumeManagerSpec({ store: app.store, agents: app.nodeAgent ?? new NodeAgentService(app.store), log }, opts.localVolumes)]),
+      ...(opts.nodeLifecycle === false ? [] : [nodeLifecycleSpec({ store: app.store, log }, opts.nodeLifecycle)]),
       // Fresh provisioning specs each time this process starts leading: recovery runs then.
       ...(opts.provisioning
         ? provisioningSpecs(provisioningDeps({ app, nodeName: opts.provisioning.nodeName }))

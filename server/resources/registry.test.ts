@@ -2,8 +2,8 @@ import { describe, expect, test } from 'vitest';
 import { strategies, strategyForKind, strategyForResource } from './registry';
 
 describe('registry', () => {
-  test('serves the seven kinds once each', () => {
-    expect(strategies.map((s) => s.kind)).toEqual(['Namespace', 'Node', 'PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Pod', 'Event', 'Secret']);
+  test('serves the nine kinds once each', () => {
+    expect(strategies.map((s) => s.kind)).toEqual(['Namespace', 'Node', 'PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Pod', 'Event', 'ConfigMap', 'Secret']);
   });
 
   test.each([
@@ -23,6 +23,7 @@ describe('registry', () => {
     { group: '', resource: 'ns', kind: 'Namespace' },
     { group: '', resource: 'no', kind: 'Node' },
     { group: '', resource: 'ev', kind: 'Event' },
+    { group: '', resource: 'cm', kind: 'ConfigMap' },
     { group: '', resource: 'secrets', kind: 'Secret' },
     { group: 'storage.k8s.io', resource: 'sc', kind: 'StorageClass' },
     { group: 'storage.k8s.io', resource: 'storageclasses', kind: 'StorageClass' },

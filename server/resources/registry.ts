@@ -1,4 +1,5 @@
 // Every kind Stowage serves, and lookup by kind or by REST resource name.
+import { configMapStrategy } from './config-map/strategy';
 import { eventStrategy } from './event/strategy';
 import { namespaceStrategy } from './namespace/strategy';
 import { nodeStrategy } from './node/strategy';
@@ -17,6 +18,7 @@ export const strategies: Strategy[] = [
   storageClassStrategy,
   podStrategy,
   eventStrategy,
+  configMapStrategy,
   secretStrategy,
 ];
 

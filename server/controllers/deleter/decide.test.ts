@@ -41,12 +41,19 @@ describe('isVolumeReleased', () => {
   });
 });
 
+function local(): KubeObject {
+  const v = pv();
+  v.metadata.annotations = { [annProvisionedBy]: 'local-volume-provisioner' };
+  return v;
+}
+
 describe('deleterAction', () => {
   it.each([
     { name: 'Released, Delete, in-tree, claim gone', volume: pv(), inTree: true, action: 'delete' },
     { name: 'Failed (an earlier delete failed)', volume: pv({ phase: 'Failed' }), inTree: true, action: 'delete' },
     { name: 'deleted while Released (finalizer holds it)', volume: pv({ deleting: true }), inTree: true, action: 'delete' },
     { name: 'external provisioner', volume: pv(), inTree: false, action: 'none' },
+    { name: 'local volume (the local-volume manager reclaims it)', volume: local(), inTree: true, action: 'none' },
     { name: 'not provisioned at all', volume: pv({ provisioned: false }), inTree: true, action: 'none' },
     { name: 'Bound', volume: pv({ phase: 'Bound' }), inTree: true, action: 'none' },
     { name: 'Retain', volume: pv({ policy: 'Retain', finalizers: [] }), inTree: true, action: 'none' },

@@ -1,6 +1,7 @@
 // What the deleter does with a volume (seed 000 "Controller workflow for deleting volumes",
 // upstream isVolumeReleased and sig-storage-lib-external-provisioner shouldDelete). Pure.
 import type { KubeObject } from '../../resources/types';
+import { localProvisionerName } from '../local-volume/decide';
 import { annProvisionedBy, pvControllerFinalizer } from '../provisioner/volume';
 
 /**
@@ -25,6 +26,8 @@ export type DeleterAction = { action: 'none'; why: string } | { action: 'delete'
  */
 export function deleterAction(pv: KubeObject, claim: KubeObject | undefined, inTree: boolean): DeleterAction {
   if (!pv.metadata.annotations?.[annProvisionedBy]) return { action: 'none', why: 'not dynamically provisioned' };
+  // Local volumes are the local-volume manager's: wiped by their node's agent first.
+  if (pv.metadata.annotations[annProvisionedBy] === localProvisionerName) return { action: 'none', why: 'a local volume: the local-volume manager reclaims it' };
   if (!inTree) return { action: 'none', why: 'provisioned by an external provisioner, which deletes it' };
   const finalizers = pv.metadata.finalizers ?? [];
   const guarded = finalizers.includes(pvControllerFinalizer);
