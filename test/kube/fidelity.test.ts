@@ -4,7 +4,7 @@
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient } from './api-client';
-import { DEV_NAMESPACE, startKubeHarness, type KubeHarness } from './harness';
+import { DEV_NAMESPACE, startKubeHarness, waitFor, type KubeHarness } from './harness';
 
 let h: KubeHarness;
 let api: ReturnType<typeof apiClient>;
@@ -327,8 +327,10 @@ describe('API machinery', () => {
     expect(r.status).toBe(200);
     expect(r.json.kind).toBe('PersistentVolumeClaimList');
     expect(r.json.items.map((o: any) => o.metadata.name).sort()).toEqual(['dc-1', 'dc-2']);
-    expect((await api({ path: `${CLAIMS}/dc-1` })).status).toBe(404);
-    expect((await api({ path: `${CLAIMS}/dc-2` })).status).toBe(404);
+    // The claims carry pvc-protection: they go once the controller sees no pod uses them.
+    for (const name of ['dc-1', 'dc-2']) {
+      await waitFor(async () => (await api({ path: `${CLAIMS}/${name}` })).status === 404, `${name} gone`);
+    }
     expect((await api({ path: `${CLAIMS}/dc-3` })).status).toBe(200);
   });
 
