@@ -5,9 +5,13 @@ import { Button, Group, Modal, Stack, Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
+import { podsUsingClaim } from '@/server/resources/pod/claims';
+import { pvcProtectionFinalizer } from '@/server/resources/protection';
 import type { KubeObject } from '@/server/resources/types';
 import { errorInfo } from './format';
 import type { KindUi } from './kinds';
+import { DeleteNotes } from './pods/delete-notes';
+import { usePermissions } from './session';
 import { useTRPC } from './trpc';
 
 export function DeleteButton({ obj, ui }: { obj: KubeObject; ui: KindUi }) {
@@ -15,13 +19,25 @@ export function DeleteButton({ obj, ui }: { obj: KubeObject; ui: KindUi }) {
   const queryClient = useQueryClient();
   const router = useRouter();
   const [opened, setOpened] = useState(false);
+  const perms = usePermissions();
   const ref = { kind: obj.kind, namespace: obj.metadata.namespace, name: obj.metadata.name ?? '' };
   const del = useMutation(
     trpc.objects.delete.mutationOptions({
-      onSuccess: (res) => {
+      onSuccess: async (res) => {
         setOpened(false);
         void queryClient.invalidateQueries({ queryKey: trpc.objects.list.queryKey({ kind: obj.kind }) });
-        if (res.deleted) {
+        // A claim no pod uses is held only by pvc-protection, which lets it go at once: it is as good as gone.
+        const ns = obj.metadata.namespace ?? '';
+        const freeClaim =
+          !res.deleted &&
+          obj.kind === 'PersistentVolumeClaim' &&
+          perms.can('list', 'Pod', ns) &&
+          (res.object?.metadata.finalizers ?? []).every((f) => f === pvcProtectionFinalizer) &&
+          (await queryClient
+            .fetchQuery(trpc.objects.list.queryOptions({ kind: 'Pod', namespace: ns }))
+            .then((pods) => podsUsingClaim(pods.items, ns, ref.name).length === 0)
+            .catch(() => false));
+        if (res.deleted || freeClaim) {
           queryClient.removeQueries({ queryKey: trpc.objects.get.queryKey(ref) });
           router.push(ui.route);
         } else {
@@ -31,6 +47,8 @@ export function DeleteButton({ obj, ui }: { obj: KubeObject; ui: KindUi }) {
     }),
   );
   const terminating = Boolean(obj.metadata.deletionTimestamp);
+  // In-use protection is explained by DeleteNotes (it holds the object only while in use).
+  const held = (obj.metadata.finalizers ?? []).filter((f) => f !== pvcProtectionFinalizer);
   const qualified = `${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`;
   return (
     <>
@@ -41,10 +59,9 @@ export function DeleteButton({ obj, ui }: { obj: KubeObject; ui: KindUi }) {
         <Stack gap="sm">
           <Text size="sm">
             Delete {obj.kind} <b>{qualified}</b>? This cannot be undone.
-            {obj.metadata.finalizers?.length
-              ? ` It has finalizers (${obj.metadata.finalizers.join(', ')}), so it stays as Terminating until they are removed.`
-              : ''}
+            {held.length ? ` It has finalizers (${held.join(', ')}), so it stays as Terminating until they are removed.` : ''}
           </Text>
+          {opened && <DeleteNotes obj={obj} />}
           {del.error && (
             <Text size="sm" c="red" role="alert">
               {errorInfo(del.error).message}

@@ -3,10 +3,16 @@
 // Pending?") and provisioning at the top; a volume's storage and why it is Released or
 // Failed; a StorageClass's parameters.
 import type { KubeObject } from '@/server/resources/types';
+import { Button } from '@mantine/core';
+import Link from 'next/link';
 import { ClaimBinding } from './claim-binding';
+import { VolumeDiskPanel } from './disks/volume-disk-panel';
 import { ClaimProvisioning } from './claim-provisioning';
 import { DefaultClassSwitch } from './classes/default-class-switch';
 import { StorageClassParameters } from './classes/storage-class-parameters';
+import { ClaimExpansion } from './claims/claim-expansion';
+import { ClaimPods } from './pods/claim-pods';
+import { PodScheduling, PodVolumes } from './pods/pod-volumes';
 import { VolumeAssetPanel, VolumePhaseAlert } from './volume-asset-panel';
 
 /** Above the summary: what the user came to the page to learn. */
@@ -17,12 +23,21 @@ export function TopPanels({ obj }: { obj: KubeObject }) {
         <>
           <ClaimBinding claim={obj} />
           <ClaimProvisioning claim={obj} />
+          <ClaimExpansion claim={obj} />
         </>
       );
     case 'PersistentVolume':
       return <VolumePhaseAlert pv={obj} />;
     case 'StorageClass':
       return <DefaultClassSwitch sc={obj} />;
+    case 'Pod':
+      return <PodScheduling pod={obj} />;
+    case 'Node':
+      return (
+        <Button component={Link} href={`/nodes/${encodeURIComponent(obj.metadata.name ?? '')}/disks`} variant="light" size="xs" w="fit-content" data-testid="node-disks-link">
+          Disks
+        </Button>
+      );
     default:
       return null;
   }
@@ -32,9 +47,18 @@ export function TopPanels({ obj }: { obj: KubeObject }) {
 export function DetailPanels({ obj }: { obj: KubeObject }) {
   switch (obj.kind) {
     case 'PersistentVolume':
-      return <VolumeAssetPanel pv={obj} />;
+      return (
+        <>
+          <VolumeAssetPanel pv={obj} />
+          {obj.metadata.annotations?.['pv.kubernetes.io/provisioned-by'] === 'local-volume-provisioner' && <VolumeDiskPanel pv={obj} />}
+        </>
+      );
     case 'StorageClass':
       return <StorageClassParameters sc={obj} />;
+    case 'PersistentVolumeClaim':
+      return <ClaimPods claim={obj} />;
+    case 'Pod':
+      return <PodVolumes pod={obj} />;
     default:
       return null;
   }

@@ -41,6 +41,17 @@ export const KINDS: KindUi[] = [
     statusColumn: 'STATUS',
   },
   {
+    kind: 'Pod',
+    title: 'Pods',
+    noun: 'pods',
+    singular: 'pod',
+    route: '/pods',
+    namespaced: true,
+    statuses: ['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown', 'Terminating'],
+    statusColumn: 'STATUS',
+    emptyHint: 'Pods are the consumers of claims: Stowage places them on a node their volumes can reach (it runs no containers).',
+  },
+  {
     kind: 'StorageClass',
     title: 'Storage classes',
     noun: 'storage classes',

@@ -96,6 +96,23 @@ export function summaryOf(obj: KubeObject, perms: Permissions, now: number): Sum
         Boolean(spec.selector) && { label: 'Selector', value: <Code>{JSON.stringify(spec.selector)}</Code> },
       );
       break;
+    case 'Pod':
+      items.push(
+        { label: 'Status', value: <StatusBadge value={obj.metadata.deletionTimestamp ? 'Terminating' : (status.reason || status.phase || 'Pending')} /> },
+        {
+          label: 'Node',
+          value: spec.nodeName ? (
+            <ObjectLink kind="Node" name={spec.nodeName} allowed={perms.can('get', 'Node')} />
+          ) : (
+            <Text span c="dimmed" inherit>
+              not placed yet
+            </Text>
+          ),
+        },
+        { label: 'Containers', value: (spec.containers ?? []).map((c: any) => `${c?.name} (${c?.image ?? 'no image'})`).join(', ') },
+        { label: 'Node selector', value: pairs(spec.nodeSelector) },
+      );
+      break;
     case 'StorageClass':
       items.push(
         { label: 'Default class', value: isDefaultClass(obj) ? <Badge size="sm" color="indigo" variant="light">default</Badge> : 'no' },

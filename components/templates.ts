@@ -29,6 +29,22 @@ spec:
       storage: 1Gi
   # No storageClassName: the default StorageClass applies. Name one to choose.
 `,
+  Pod: `apiVersion: v1
+kind: Pod
+metadata:
+  name: example-pod
+spec:
+  containers:
+    - name: app
+      image: busybox
+      volumeMounts:
+        - name: data
+          mountPath: /data
+  volumes:
+    - name: data
+      persistentVolumeClaim:
+        claimName: example-claim
+`,
   StorageClass: `apiVersion: storage.k8s.io/v1
 kind: StorageClass
 metadata:

@@ -2,11 +2,12 @@
 import type { AppContext } from '../server/app/context';
 import { ClaimCheckService } from '../server/services/claim-check';
 import { ListService } from '../server/services/lists';
+import { NodeAgentService, type NodeAgentOptions } from '../server/services/node-agent';
 import { ObjectService } from '../server/services/objects';
 import { UserService } from '../server/services/users';
 import { openTestStore } from './db';
 
-export async function openTestApp(): Promise<AppContext & { url: string }> {
+export async function openTestApp(agentOptions: NodeAgentOptions = {}): Promise<AppContext & { url: string }> {
   const t = await openTestStore();
   return {
     url: t.url,
@@ -16,6 +17,7 @@ export async function openTestApp(): Promise<AppContext & { url: string }> {
     lists: new ListService(t.store),
     claims: new ClaimCheckService(t.store, 'node-1'),
     users: new UserService(t.db),
+    nodeAgent: new NodeAgentService(t.store, agentOptions),
     close: t.close,
   };
 }

@@ -113,8 +113,7 @@ test('storage classes show the default marker and their columns', async ({ page 
     apiVersion: 'storage.k8s.io/v1',
     kind: 'StorageClass',
     metadata: { name: fast },
-    provisioner: 'stowage.io/host-path',
-    parameters: { basePath: '/tmp/stowage-e2e-classes' },
+    provisioner: 'example.com/fast',
     reclaimPolicy: 'Retain',
     allowVolumeExpansion: true,
   });

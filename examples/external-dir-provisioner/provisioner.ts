@@ -136,12 +136,12 @@ export class DirProvisioner {
     try {
       sc = await this.storage.readStorageClass({ name: className }); // 3.
     } catch (err) {
-      await this.event(claim, 'Warning', 'ProvisioningFailed', `storageclass.storage.k8s.io "${className}" not found`);
+      await this.event('PersistentVolumeClaim', claim, 'Warning', 'ProvisioningFailed', `storageclass.storage.k8s.io "${className}" not found`);
       throw err;
     }
     const problems = this.check(claim, sc); // 4. parse everything; refuse what we do not understand
     if (problems.length > 0) {
-      await this.event(claim, 'Warning', 'ProvisioningFailed', problems.join('; '));
+      await this.event('PersistentVolumeClaim', claim, 'Warning', 'ProvisioningFailed', problems.join('; '));
       throw new Error(problems.join('; '));
     }
     const dir = path.join(this.o.root, pvName);
@@ -152,7 +152,7 @@ export class DirProvisioner {
     for (let attempt = 0; attempt < 3; attempt++) { // 5. save; retry a few times
       try {
         await this.core.createPersistentVolume({ body: pv });
-        await this.event(claim, 'Normal', 'ProvisioningSucceeded', `Successfully provisioned volume ${pvName} in ${dir}`);
+        await this.event('PersistentVolumeClaim', claim, 'Normal', 'ProvisioningSucceeded', `Successfully provisioned volume ${pvName} in ${dir}`);
         this.log(`provisioned ${pvName} for ${claim.metadata?.namespace}/${claim.metadata?.name}`);
         return;
       } catch (err) {
@@ -161,7 +161,7 @@ export class DirProvisioner {
       }
     }
     await fs.rm(dir, { recursive: true, force: true }); // all attempts failed: MUST delete the asset
-    await this.event(claim, 'Warning', 'ProvisioningFailed', `could not save the PV, deleted ${dir}: ${String(lastError)}`);
+    await this.event('PersistentVolumeClaim', claim, 'Warning', 'ProvisioningFailed', `could not save the PV, deleted ${dir}: ${String(lastError)}`);
     throw lastError;
   }
 
@@ -218,7 +218,7 @@ export class DirProvisioner {
       if (!dir || rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) throw new Error(`refusing to delete ${dir}: not under ${this.o.root}`);
       await fs.rm(dir, { recursive: true, force: true }); // the asset first ...
     } catch (err) {
-      await this.event(pv, 'Warning', 'VolumeFailedDelete', String((err as Error).message));
+      await this.event('PersistentVolume', pv, 'Warning', 'VolumeFailedDelete', String((err as Error).message));
       throw err;
     }
     await this.core.deletePersistentVolume({ name: pv.metadata!.name! }); // ... then the PV
@@ -226,13 +226,14 @@ export class DirProvisioner {
   }
 
   /** Events on the claim (or PV) tell users what happened, as in-tree provisioners do. */
-  private async event(obj: Claim | Volume, type: string, reason: string, message: string): Promise<void> {
+  // Objects from a list carry no kind (as with any Kubernetes API server): the caller says it.
+  private async event(kind: 'PersistentVolumeClaim' | 'PersistentVolume', obj: Claim | Volume, type: string, reason: string, message: string): Promise<void> {
     const m = obj.metadata!;
     const namespace = m.namespace || 'default';
     const now = new Date();
     const body: k8s.CoreV1Event = {
       metadata: { name: `${m.name}.${now.getTime().toString(16)}${Math.random().toString(16).slice(2, 6)}`, namespace },
-      involvedObject: { kind: obj.kind, apiVersion: 'v1', name: m.name, namespace: m.namespace, uid: m.uid },
+      involvedObject: { kind, apiVersion: 'v1', name: m.name, namespace: m.namespace, uid: m.uid },
       reason,
       message,
       type,

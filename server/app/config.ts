@@ -1,6 +1,7 @@
 // Configuration from the environment, with defaults that work on a fresh clone.
 import os from 'node:os';
 import path from 'node:path';
+import { parseLabelList } from '../domain/node-lifecycle';
 import { DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from '../domain/sign-in-limits';
 
 export interface Config {
@@ -16,6 +17,8 @@ export interface Config {
   watchRetentionMs: number;
   /** This machine's node name: node affinity of the volumes its provisioners make. */
   nodeName: string;
+  /** Extra labels of this machine's Node (STOWAGE_NODE_LABELS, `k=v,k2=v2`). */
+  nodeLabels: Record<string, string>;
   /** Most calls one tRPC batch request may carry (more: 400). */
   trpcMaxBatch: number;
   /** Origins besides the dashboard's own that may send state-changing requests. */
@@ -33,6 +36,8 @@ function int(name: string, fallback: number, env: NodeJS.ProcessEnv = process.en
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const labels = parseLabelList(env.STOWAGE_NODE_LABELS);
+  if (labels.errors.length) throw new Error(`STOWAGE_NODE_LABELS: ${labels.errors.join('; ')}`);
   return {
     host: env.HOST || '127.0.0.1',
     port: int('PORT', 3000),
@@ -43,6 +48,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiExtraNames: (env.STOWAGE_API_EXTRA_NAMES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     watchRetentionMs: int('STOWAGE_WATCH_RETENTION_SECONDS', 900) * 1000,
     nodeName: env.STOWAGE_NODE_NAME || os.hostname(),
+    nodeLabels: labels.labels,
     trpcMaxBatch: Math.max(1, int('STOWAGE_TRPC_MAX_BATCH', 20, env)),
     allowedOrigins: (env.STOWAGE_ALLOWED_ORIGINS ?? '').split(',').map((s) => s.trim().replace(/\/+$/, '')).filter(Boolean),
   };

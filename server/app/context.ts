@@ -1,4 +1,5 @@
 // Everything a running Stowage process shares: the database, the store and the services.
+import { NodeAgentService, type NodeAgentOptions } from '../services/node-agent';
 import { storageClassAdmission } from '../provisioners/admission';
 import { createRealOs } from '../provisioners/os';
 import { ClaimCheckService } from '../services/claim-check';
@@ -16,11 +17,18 @@ export interface AppContext {
   lists: ListService;
   claims: ClaimCheckService;
   users: UserService;
+  /** The node agents' side: tokens, discovery reports, cleanup jobs. */
+  nodeAgent: NodeAgentService;
   close(): Promise<void>;
 }
 
 /** `nodeName`: the node this process's in-tree provisioners make volumes on (for the claim check). */
-export async function createAppContext(connectionString: string, poolSize = 20, nodeName?: string): Promise<AppContext> {
+export async function createAppContext(
+  connectionString: string,
+  poolSize = 20,
+  agentOptions: NodeAgentOptions = {},
+  nodeName?: string,
+): Promise<AppContext> {
   const db = createPrisma(connectionString, poolSize);
   const store = new ObjectStore(db, connectionString);
   await store.start();
@@ -32,6 +40,7 @@ export async function createAppContext(connectionString: string, poolSize = 20, 
     lists: new ListService(store),
     claims: new ClaimCheckService(store, nodeName),
     users: new UserService(db, loadSignInLimits()),
+    nodeAgent: new NodeAgentService(store, agentOptions),
     close: async () => {
       await store.stop();
       await db.$disconnect();

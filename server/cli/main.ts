@@ -13,6 +13,9 @@ import { startWebServer } from '../http/web-server';
 import { restoreBackup, writeBackup } from '../store/backup';
 import { openDatabase, type Database } from '../store/database';
 import { projectRoot } from '../store/migrate';
+import { bootstrapLocalVolumes } from '../app/local-volumes-bootstrap';
+import { parseLabelList } from '../domain/node-lifecycle';
+import { startStandaloneAgent } from './agent';
 import { processAlive, readRuntimeFile, removeRuntimeFileIfOwned, runtimeFilePath, writeRuntimeFile } from './runtime-file';
 import { startServices, type RunningServices } from './services';
 
@@ -85,8 +88,9 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
   try {
-    app = await createAppContext(db.connectionString, undefined, cfg.nodeName);
+    app = await createAppContext(db.connectionString, undefined, {}, cfg.nodeName);
     const apiUrl = apiServerUrl(cfg.apiHost, cfg.apiPort);
+    if (opts.web) await bootstrapLocalVolumes(app, cfg);
     services = await startServices(app, cfg, { ...opts, connectionString: db.connectionString });
     if (!opts.web) {
       say(`Controllers running${cfg.databaseUrl ? '' : ` (database ${db.connectionString.replace(/:[^:@/]*@/, ':***@')})`}; press Ctrl-C to stop.`);
@@ -189,6 +193,53 @@ program
     }),
   );
 
+const node = program.command('node').description('manage nodes and their agents');
+node
+  .command('add <name>')
+  .description('register a node and print a node token for its agent (shown once; stored hashed)')
+  .option('-o, --out <file>', 'write the token to this file (mode 600) instead of printing it')
+  .action((name: string, o: { out?: string }) =>
+    withApp(async (app) => {
+      const token = await app.nodeAgent.createToken(name, 'stowage node add');
+      if (o.out) {
+        writeFileSync(o.out, `${token}\n`, { mode: 0o600 });
+        say(`Node ${name} registered; its token is in ${o.out}`);
+      } else say(token);
+    }),
+  );
+node
+  .command('revoke <name>')
+  .description("revoke every token of a node's agent")
+  .action((name: string) =>
+    withApp(async (app) => {
+      say(`${await app.nodeAgent.revoke(name)} token(s) revoked`);
+    }),
+  );
+
+program
+  .command('agent')
+  .description("run a node agent: discovers this machine's local disks and wipes released ones")
+  .requiredOption('--server <url>', 'the Stowage API (https://HOST:6443)')
+  .requiredOption('--token-file <file>', 'a file holding the node token (`stowage node add NAME`)')
+  .option('--node <name>', 'the node to act for (must be the token\'s; default: the token\'s)')
+  .option('--ca-file <file>', "the API's CA certificate (<data dir>/pki/ca.crt of the server)")
+  .option('--insecure-skip-tls-verify', 'do not verify the server certificate')
+  .option('--max-parallel <n>', 'cleanups at once on this node, all classes together', '4')
+  .action(async (o: { server: string; tokenFile: string; node?: string; caFile?: string; insecureSkipTlsVerify?: boolean; maxParallel: string }) => {
+    const maxParallel = Number(o.maxParallel);
+    if (!Number.isInteger(maxParallel) || maxParallel < 1 || maxParallel > 64) throw new Error('--max-parallel must be a whole number from 1 to 64');
+    const labels = parseLabelList(process.env.STOWAGE_NODE_LABELS);
+    if (labels.errors.length) throw new Error(`STOWAGE_NODE_LABELS: ${labels.errors.join('; ')}`);
+    const loop = await startStandaloneAgent({ ...o, maxParallel, labels: labels.labels });
+    say(`Agent of node ${loop.nodeName} running against ${o.server}; press Ctrl-C to stop.`);
+    const stop = () => {
+      void loop.stop().then(() => process.exit(0));
+      setTimeout(() => process.exit(1), 10_000).unref();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+
 program
   .command('backup <file>')
   .description("write a consistent online snapshot of Stowage's state to FILE (JSON lines)")
@@ -255,7 +306,7 @@ program
     if (r.output.agents.length > 0) say(`Put each node's token (stowage node add NAME) in ${tokenDirOnHost}/${tokenFileName} on that node.`);
   });
 
-const longRunning = new Set(['start', 'server', 'controllers']);
+const longRunning = new Set(['start', 'server', 'controllers', 'agent']);
 program
   .parseAsync(process.argv)
   .then(() => {

@@ -5,6 +5,7 @@ import type { AppContext } from '../app/context';
 import { logger } from '../app/logger';
 import { startControllers } from '../controllers/start';
 import { startApiServer } from '../kube/api-server';
+import { startLocalAgent } from './agent';
 
 export interface RunningServices {
   apiUrl?: string;
@@ -19,6 +20,7 @@ export async function startServices(
 ): Promise<RunningServices> {
   const stops: (() => Promise<void>)[] = [];
   let apiUrl: string | undefined;
+  let caPem: string | undefined;
   if (opts.api) {
     const api = await startApiServer({
       app,
@@ -29,6 +31,7 @@ export async function startServices(
     });
     stops.push(api.close);
     apiUrl = api.url;
+    caPem = api.caPem;
   }
   if (opts.controllers) {
     const controllers = await startControllers({
@@ -37,6 +40,10 @@ export async function startServices(
       provisioning: { nodeName: cfg.nodeName },
     });
     stops.push(controllers.stop);
+  }
+  if (opts.agent && apiUrl && caPem) {
+    const agent = await startLocalAgent(app, cfg, apiUrl, caPem);
+    stops.push(() => agent.stop());
   }
   const compaction = setInterval(() => {
     app.store.compact(cfg.watchRetentionMs).catch((err) => logger.warn({ err }, 'change-log compaction failed'));

@@ -1,5 +1,5 @@
 // Starts dynamic provisioning and deletion on the shared runtime: the provisioner (with
-// crash recovery of intent records on start), the deleter and PV protection, with the
+// crash recovery of intent records on start), the deleter, PV protection and expansion, with the
 // in-tree plugins (stowage.io/host-path, stowage.io/loop) on this node.
 //
 // The plugins make assets on the machine this process runs on; PVs get node affinity to
@@ -12,6 +12,7 @@ import { AssetStore } from '../provisioners/assets';
 import { createRealOs, type HostOs } from '../provisioners/os';
 import { createPlugins, type PluginRegistry } from '../provisioners/registry';
 import { deleterSpec } from './deleter/deleter';
+import { expanderSpec } from './expander/expander';
 import { pvProtectionSpec } from './deleter/pv-protection';
 import { provisioningComponent, type ProvisioningDeps } from './provisioner/deps';
 import { provisionerSpec } from './provisioner/provisioner';
@@ -85,7 +86,12 @@ export function provisioningSpecs(
   o: Pick<ProvisioningOptions, 'retryBaseMs' | 'retryMaxMs' | 'resyncMs' | 'concurrency'> = {},
 ): ControllerSpec[] {
   const retry = { baseDelayMs: o.retryBaseMs, maxDelayMs: o.retryMaxMs, resyncMs: o.resyncMs, concurrency: o.concurrency };
-  return [provisionerSpec(d, retry), deleterSpec(d, retry), pvProtectionSpec(d, { resyncMs: o.resyncMs })];
+  return [
+    provisionerSpec(d, retry),
+    deleterSpec(d, retry),
+    pvProtectionSpec(d, { resyncMs: o.resyncMs }),
+    expanderSpec(d, { resyncMs: o.resyncMs, baseDelayMs: o.retryBaseMs, maxDelayMs: o.retryMaxMs }),
+  ];
 }
 
 export async function startProvisioningControllers(o: StartProvisioningOptions): Promise<RunningProvisioning> {

@@ -4,9 +4,15 @@
 import type { AppContext } from '../app/context';
 import { logger } from '../app/logger';
 import { inTreeProvisionerNames } from '../provisioners/registry';
+import { NodeAgentService } from '../services/node-agent';
 import { binderSpec } from './binder/binder';
+import { localVolumeManagerSpec, type LocalVolumeManagerOptions } from './local-volume/manager';
+import { nodeLifecycleSpec, type NodeLifecycleOptions } from './node-lifecycle/node-lifecycle';
 import type { VolumeDeleter } from './binder/deps';
 import { provisioningDeps, provisioningSpecs } from './provisioning-start';
+import { pvProtectionSpec } from './deleter/pv-protection';
+import { placementSpec } from './placement/placement';
+import { pvcProtectionSpec } from './pvc-protection/pvc-protection';
 import { Manager } from './runtime/manager';
 
 export interface StartControllersOptions {
@@ -21,6 +27,8 @@ export interface StartControllersOptions {
   leaseDurationMs?: number;
   /** Binder workers (default 64). */
   binderConcurrency?: number;
+  /** How often the binder looks at Pending claims and unsettled volumes again (default 30 s). */
+  binderResyncMs?: number;
   /** How long a claim that finds no volume waits before its explanation is written (ms). */
   pendingGraceMs?: number;
   /** What happens to Released volumes with reclaim policy Delete (the deleter's hook). */
@@ -32,6 +40,10 @@ export interface StartControllersOptions {
    * leader lock, making volumes on this node.
    */
   provisioning?: { nodeName: string };
+  /** The local-volume manager (default on; `false` turns it off). */
+  localVolumes?: LocalVolumeManagerOptions | false;
+  /** The node lifecycle controller (default on, 40 s grace; `false` turns it off). */
+  nodeLifecycle?: NodeLifecycleOptions | false;
 }
 
 export interface RunningControllers {
@@ -51,11 +63,24 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
         log,
         concurrency: opts.binderConcurrency,
         pendingGraceMs: opts.pendingGraceMs,
+        resyncMs: opts.binderResyncMs,
         deleter: opts.deleter,
         inTreeProvisioners: opts.inTreeProvisioners ?? inTreeProvisionerNames,
       }),
+      pvcProtectionSpec({ store: app.store }),
+      placementSpec({
+        store: app.store,
+        log,
+        nodeLocalProvisioners: opts.provisioning
+          ? { names: opts.inTreeProvisioners ?? inTreeProvisionerNames, node: opts.provisioning.nodeName }
+          : undefined,
+      }),
+      ...(opts.localVolumes === false ? [] : [localVolumeManagerSpec({ store: app.store, agents: app.nodeAgent ?? new NodeAgentService(app.store), log }, opts.localVolumes)]),
+      ...(opts.nodeLifecycle === false ? [] : [nodeLifecycleSpec({ store: app.store, log }, opts.nodeLifecycle)]),
       // Fresh provisioning specs each time this process starts leading: recovery runs then.
-      ...(opts.provisioning ? provisioningSpecs(provisioningDeps({ app, nodeName: opts.provisioning.nodeName })) : []),
+      ...(opts.provisioning
+        ? provisioningSpecs(provisioningDeps({ app, nodeName: opts.provisioning.nodeName }))
+        : [pvProtectionSpec({ store: app.store })]),
     ],
     leaderElection:
       opts.leaderElection === false

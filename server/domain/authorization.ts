@@ -20,7 +20,22 @@ export interface UserPrincipal {
 export type Principal = UserPrincipal;
 
 /** Kinds only admins (and the controllers, internally) may read or write. */
-export const ADMIN_ONLY_KINDS: ReadonlySet<string> = new Set(['Secret']);
+export const ADMIN_ONLY_KINDS: ReadonlySet<string> = new Set(['Secret', 'ConfigMap']);
+
+/**
+ * A node agent (a node token): it acts only for its own node, and only through the agent
+ * API; every other API answers it 403.
+ */
+export interface NodePrincipal {
+  type: 'node';
+  /** The node the token was issued for. */
+  nodeName: string;
+}
+
+/** May a node agent act for `nodeName`? Only for its own node. */
+export function nodeMayActFor(p: NodePrincipal, nodeName: string): boolean {
+  return p.nodeName === nodeName;
+}
 
 /**
  * May `p` do `verb` on objects of `kind` in `namespace` (on their `subresource`, e.g.
@@ -34,6 +49,7 @@ export function isAllowed(p: Principal, verb: Verb, kind: string, namespace?: st
   const inOwn = namespace !== undefined && p.namespaces.includes(namespace);
   switch (kind) {
     case 'PersistentVolumeClaim':
+    case 'Pod':
       // Status belongs to the controllers: a developer reads it, never writes it.
       return inOwn && (subresource === undefined || READ.has(verb));
     case 'Event':

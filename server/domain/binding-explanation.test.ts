@@ -107,6 +107,27 @@ describe('nearest candidates name the exact failed constraint', () => {
     const c = nearestCandidates(claim, vols);
     expect(c.map((x) => x.name)).toEqual(['near-small', 'far-small', 'x-a', 'x-b', 'x-c']);
   });
+  const big = { ...claim, spec: { ...claim.spec, resources: { requests: { storage: '500Gi' } } } };
+  const rwx = (o: KubeObject) => (o.spec.accessModes = ['ReadWriteMany']);
+  it.each([
+    {
+      name: 'a 100Gi RWX volume is listed for a 500Gi RWO claim among five 1Gi RWO ones',
+      vols: [...['a', 'b', 'c', 'd', 'e'].map((n) => pv(`rwo-${n}`, '1Gi')), pv('rwx-100', '100Gi', rwx)],
+      want: ['rwo-a', 'rwo-b', 'rwo-c', 'rwo-d', 'rwx-100'],
+    },
+    {
+      name: 'the closest of another shape is not added twice when it ranks anyway',
+      vols: [pv('rwo-a', '1Gi'), pv('rwx-100', '100Gi', rwx)],
+      want: ['rwo-a', 'rwx-100'],
+    },
+    {
+      name: 'the closest of the same shape needs no swap',
+      vols: [...['a', 'b', 'c', 'd', 'e'].map((n) => pv(`rwo-${n}`, '1Gi')), pv('rwo-400', '400Gi'), pv('rwx-100', '100Gi', rwx)],
+      want: ['rwo-400', 'rwo-a', 'rwo-b', 'rwo-c', 'rwo-d'],
+    },
+  ])('$name', ({ vols, want }) => {
+    expect(nearestCandidates(big, vols).map((x) => x.name)).toEqual(want);
+  });
 });
 
 describe('the stored explanation', () => {

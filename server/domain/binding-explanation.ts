@@ -77,7 +77,10 @@ function distance(a: Quantity, b: Quantity): bigint {
   return x > y ? x - y : y - x;
 }
 
-/** The nearest `limit` volumes that fail, fewest failed rules first, then closest in size. */
+/**
+ * The nearest `limit` volumes that fail, fewest failed rules first, then closest in size;
+ * the one closest in size across all shapes is always among them.
+ */
 export function nearestCandidates(
   claim: KubeObject,
   volumes: KubeObject[],
@@ -102,7 +105,12 @@ export function nearestCandidates(
       (a.gap < b.gap ? -1 : a.gap > b.gap ? 1 : 0) ||
       (a.name < b.name ? -1 : 1),
   );
-  return rated.slice(0, limit).map((r) => ({ name: r.name, reasons: r.failures.map((f) => f.message) }));
+  const top = rated.slice(0, limit);
+  // The closest in size always makes the list, whatever its shape: a 100Gi RWX volume says
+  // more to a 500Gi RWO claim than a fifth 1Gi RWO one.
+  const closest = rated.reduce<(typeof rated)[number] | undefined>((best, r) => (!best || r.gap < best.gap ? r : best), undefined);
+  if (closest && !top.includes(closest) && top.length > 0) top[top.length - 1] = closest;
+  return top.map((r) => ({ name: r.name, reasons: r.failures.map((f) => f.message) }));
 }
 
 export function explain(

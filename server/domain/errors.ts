@@ -28,6 +28,7 @@ export type FieldErrorReason =
   | 'FieldValueRequired'
   | 'FieldValueInvalid'
   | 'FieldValueNotSupported'
+  | 'FieldValueNotFound'
   | 'FieldValueDuplicate'
   | 'FieldValueForbidden'
   | 'FieldValueTooLong'
@@ -85,21 +86,27 @@ export function invalid(kind: string, name: string | undefined, causes: FieldErr
   });
 }
 
-export function notFound(kind: string, name: string, resource?: string): StowageError {
-  return new StowageError('NotFound', `${resource ?? kind} "${name}" not found`, { kind: resource ?? kind, name });
+/** Upstream's schema.GroupResource.String(): `storageclasses.storage.k8s.io`, `persistentvolumes`. */
+export function qualifiedResource(resource: string, group?: string): string {
+  return group ? `${resource}.${group}` : resource;
 }
 
-export function alreadyExists(kind: string, name: string, resource?: string): StowageError {
-  return new StowageError('AlreadyExists', `${resource ?? kind} "${name}" already exists`, {
-    kind: resource ?? kind,
-    name,
-  });
+function resourceDetails(kind: string, name: string, resource?: string, group?: string): ErrorDetails {
+  return group ? { kind: resource ?? kind, name, group } : { kind: resource ?? kind, name };
 }
 
-export function conflict(kind: string, name: string, resource?: string): StowageError {
+export function notFound(kind: string, name: string, resource?: string, group?: string): StowageError {
+  return new StowageError('NotFound', `${qualifiedResource(resource ?? kind, group)} "${name}" not found`, resourceDetails(kind, name, resource, group));
+}
+
+export function alreadyExists(kind: string, name: string, resource?: string, group?: string): StowageError {
+  return new StowageError('AlreadyExists', `${qualifiedResource(resource ?? kind, group)} "${name}" already exists`, resourceDetails(kind, name, resource, group));
+}
+
+export function conflict(kind: string, name: string, resource?: string, group?: string): StowageError {
   return new StowageError(
     'Conflict',
-    `Operation cannot be fulfilled on ${resource ?? kind} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
-    { kind: resource ?? kind, name },
+    `Operation cannot be fulfilled on ${qualifiedResource(resource ?? kind, group)} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+    resourceDetails(kind, name, resource, group),
   );
 }

@@ -117,14 +117,18 @@ const modeOf = (spec: any) => spec?.volumeMode ?? 'Filesystem';
 const show = (q: Quantity) => formatQuantity(q);
 const claimKey = (ref: any) => `${ref?.namespace ?? ''}/${ref?.name ?? ''}`;
 
-function nodeFits(pv: KubeObject, node: NonNullable<MatchOptions['node']>): boolean {
-  const terms: any[] | undefined = pv.spec?.nodeAffinity?.required?.nodeSelectorTerms;
-  if (!terms) return true;
+export interface NodeView {
+  name: string;
+  labels: Record<string, string>;
+}
+
+/** Whether a node satisfies a list of node selector terms (ORed; an empty term matches nothing). */
+export function nodeMatchesTerms(terms: any[], node: NodeView): boolean {
   const value = (key: string) => (Object.hasOwn(node.labels, key) ? node.labels[key] : undefined);
   const test = (req: any, get: (k: string) => string | undefined) => {
-    const v = get(req.key);
-    const values: string[] = req.values ?? [];
-    switch (req.operator) {
+    const v = get(req?.key);
+    const values: string[] = Array.isArray(req?.values) ? req.values : [];
+    switch (req?.operator) {
       case 'In':
         return v !== undefined && values.includes(v);
       case 'NotIn':
@@ -150,6 +154,15 @@ function nodeFits(pv: KubeObject, node: NonNullable<MatchOptions['node']>): bool
     return exprs.every((r) => test(r, value)) && fields.every((r) => test(r, field));
   });
 }
+
+/** Upstream CheckNodeAffinity: a volume without required node affinity fits every node. */
+export function volumeFitsNode(pv: KubeObject, node: NodeView): boolean {
+  const terms: any[] | undefined = pv.spec?.nodeAffinity?.required?.nodeSelectorTerms;
+  if (!terms) return true;
+  return nodeMatchesTerms(terms, node);
+}
+
+const nodeFits = volumeFitsNode;
 
 function claimRefFailure(pvc: KubeObject, pv: KubeObject): Failure {
   const ref = pv.spec.claimRef;

@@ -46,10 +46,13 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
       const cookieToken = readCookie(req, SESSION_COOKIE);
       const token = bearerToken(req) ?? cookieToken;
       const principal = await app.users.authenticate(token);
+      // A node token is known but may use nothing here (403, not 401).
+      const nodeToken = !principal && !!(await app.nodeAgent.authenticate(token));
       const secure = isSecure(req);
       return {
         app,
         principal,
+        nodeToken,
         sessionToken: cookieToken,
         clientAddress: req.socket.remoteAddress,
         setSessionCookie: (t: string | null) => res.appendHeader('Set-Cookie', sessionCookie(t, secure)),

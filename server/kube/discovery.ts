@@ -50,7 +50,7 @@ export function apiResourceList(group: string, version: string) {
       singularName: s.singular,
       namespaced: s.namespaced,
       kind: s.kind,
-      verbs: VERBS,
+      verbs: [...VERBS, 'deletecollection'],
     };
     if (s.shortNames.length > 0) r.shortNames = s.shortNames;
     resources.push(r);

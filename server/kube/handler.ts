@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../app/context';
 import { logger } from '../app/logger';
 import { StowageError } from '../domain/errors';
+import { isAgentPath, serveAgentApi } from './agent-api';
 import { apiGroupDoc, apiGroupList, apiResourceList, apiVersions, versionInfo } from './discovery';
 import { bearerToken, DEFAULT_MAX_BODY_BYTES, sendObject, sendStatus } from './http';
 import { openApiV2 } from './openapi';
@@ -17,7 +18,7 @@ import { route, type Route } from './router';
 import { notAcceptable, statusFromError } from './status';
 import type { WatchTiming } from './watch';
 
-export type KubeApp = Pick<AppContext, 'objects' | 'users'>;
+export type KubeApp = Pick<AppContext, 'objects' | 'users'> & Partial<Pick<AppContext, 'nodeAgent'>>;
 
 export interface KubeHandlerOptions {
   maxBodyBytes?: number;
@@ -62,11 +63,25 @@ async function dispatch(app: KubeApp, opts: Required<KubeHandlerOptions>, req: I
   }
   if (r.type === 'version') return sendObject(res, 200, versionInfo());
 
-  const principal = await app.users.authenticate(bearerToken(req));
-  if (!principal) throw new StowageError('Unauthorized', 'Unauthorized');
+  const token = bearerToken(req);
+  if (isAgentPath(url.pathname)) {
+    // Node tokens only: a user (even an admin) does not act as a node agent.
+    const node = app.nodeAgent ? await app.nodeAgent.authenticate(token) : undefined;
+    if (node) return serveAgentApi(app.nodeAgent!, node, req, res, url.pathname);
+    if (await app.users.authenticate(token)) throw new StowageError('Forbidden', 'the agent API is for node tokens only');
+    throw new StowageError('Unauthorized', 'Unauthorized');
+  }
+  const principal = await app.users.authenticate(token);
+  if (!principal) {
+    // A node token is known, but acts only through the agent API.
+    if (app.nodeAgent && (await app.nodeAgent.authenticate(token))) {
+      throw new StowageError('Forbidden', 'a node token may only use the agent API of its own node');
+    }
+    throw new StowageError('Unauthorized', 'Unauthorized');
+  }
 
   if (r.type === 'notFound') throw notFound();
-  if (r.type !== 'resource' && r.type !== 'pods' && r.type !== 'review' && method !== 'GET') {
+  if (r.type !== 'resource' && r.type !== 'review' && method !== 'GET') {
     throw new StowageError('MethodNotAllowed', `the server does not allow this method on the requested resource (${method})`);
   }
   switch (r.type) {
@@ -82,10 +97,6 @@ async function dispatch(app: KubeApp, opts: Required<KubeHandlerOptions>, req: I
       return sendObject(res, 200, apiResourceList(r.group, r.version));
     case 'review':
       return serveReview(req, res, r.review, principal, opts.maxBodyBytes);
-    case 'pods':
-      // Stowage has no pods; `kubectl describe pvc` lists them to show "Used By".
-      if (method !== 'GET' || r.name !== undefined || r.watchPath) throw notFound();
-      return sendObject(res, 200, { kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '0' }, items: [] });
     case 'resource': {
       const out = negotiateOutput(req.headers.accept, url.searchParams);
       if (!out) throw notAcceptable(SUPPORTED_OUTPUT);

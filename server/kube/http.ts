@@ -1,6 +1,7 @@
 // The HTTP plumbing every endpoint shares: reading a bounded body, decoding JSON/YAML,
 // writing JSON/YAML responses and Status errors.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { gzip } from 'node:zlib';
 import { stringify as stringifyYaml } from 'yaml';
 import { StowageError } from '../domain/errors';
 import { checkUntrusted, parseYamlValue } from '../services/manifest';
@@ -81,13 +82,39 @@ export function decodeBody(req: IncomingMessage, body: Buffer, opts: { patch?: b
   );
 }
 
+/** Upstream compresses answers above 128 KiB (defaultGzipThresholdBytes) at level 1. */
+export const GZIP_THRESHOLD_BYTES = 128 * 1024;
+
+/** Whether an Accept-Encoding header accepts gzip (a q=0 refuses it). */
+export function acceptsGzip(header: string | string[] | undefined): boolean {
+  const text = Array.isArray(header) ? header.join(',') : (header ?? '');
+  for (const part of text.split(',')) {
+    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    if (coding.trim() !== 'gzip' && coding.trim() !== '*') continue;
+    const q = params.map((x) => x.trim()).find((x) => x.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  }
+  return false;
+}
+
 export function sendObject(res: ServerResponse, code: number, body: unknown, yaml = false): void {
-  const text = yaml ? stringifyYaml(body) : JSON.stringify(body);
-  res.writeHead(code, {
+  const text = Buffer.from(yaml ? stringifyYaml(body) : JSON.stringify(body));
+  const headers: Record<string, string> = {
     'Content-Type': yaml ? 'application/yaml' : 'application/json',
     'Cache-Control': 'no-cache, private',
-    'Content-Length': String(Buffer.byteLength(text)),
-  });
+  };
+  if (text.length > GZIP_THRESHOLD_BYTES && acceptsGzip(res.req?.headers['accept-encoding'])) {
+    gzip(text, { level: 1 }, (err, zipped) => {
+      if (err || res.headersSent || res.destroyed) {
+        if (!res.headersSent) res.writeHead(code, { ...headers, 'Content-Length': String(text.length) }).end(text);
+        return;
+      }
+      res.writeHead(code, { ...headers, 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding', 'Content-Length': String(zipped.length) });
+      res.end(zipped);
+    });
+    return;
+  }
+  res.writeHead(code, { ...headers, 'Content-Length': String(text.length) });
   res.end(text);
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { negotiateOutput, parseDeleteOptions, parseListQuery, parseWriteQuery } from './query';
+import { negotiateOutput, parseDeleteOptions, parseListQuery, parseWriteQuery, validateListOptions } from './query';
 
 const q = (s: string) => new URLSearchParams(s);
 
@@ -27,10 +27,67 @@ describe('parseListQuery', () => {
     ['watch=yes', /ParseBool/],
     ['limit=ten', /ParseInt/],
     ['resourceVersion=abc', /invalid resource version/],
-    ['resourceVersionMatch=Exact', /forbidden unless resourceVersion/],
-    ['resourceVersion=1&resourceVersionMatch=Latest', /Unsupported value/],
   ])('%s is a BadRequest', (query, msg) => {
     expect(() => parseListQuery(q(query))).toThrow(expect.objectContaining({ code: 'BadRequest', message: expect.stringMatching(msg) }));
+  });
+});
+
+describe('validateListOptions (cases of upstream TestValidateListOptions)', () => {
+  test.each([
+    { name: 'list: nothing set', query: '', watch: false, want: [] },
+    { name: 'list: NotOlderThan with a resourceVersion', query: 'resourceVersion=1&resourceVersionMatch=NotOlderThan', watch: false, want: [] },
+    { name: 'list: Exact with a resourceVersion', query: 'resourceVersion=1&resourceVersionMatch=Exact', watch: false, want: [] },
+    {
+      name: 'list: a match without a resourceVersion',
+      query: 'resourceVersionMatch=Exact',
+      watch: false,
+      want: ['resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided'],
+    },
+    {
+      name: 'list: a match with continue',
+      query: 'resourceVersion=1&resourceVersionMatch=NotOlderThan&continue=abc',
+      watch: false,
+      want: ['resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided'],
+    },
+    {
+      name: 'list: an unknown match',
+      query: 'resourceVersion=1&resourceVersionMatch=Latest',
+      watch: false,
+      want: ['resourceVersionMatch: Unsupported value: "Latest": supported values: "Exact", "NotOlderThan", ""'],
+    },
+    {
+      name: 'list: Exact at resourceVersion 0',
+      query: 'resourceVersion=0&resourceVersionMatch=Exact',
+      watch: false,
+      want: ['resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'],
+    },
+    { name: 'list: sendInitialEvents', query: 'sendInitialEvents=true', watch: false, want: ['sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list'] },
+    { name: 'watch: nothing set', query: '', watch: true, want: [] },
+    { name: 'watch-list', query: 'sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true', watch: true, want: [] },
+    { name: 'watch: sendInitialEvents=false with NotOlderThan', query: 'sendInitialEvents=false&resourceVersionMatch=NotOlderThan', watch: true, want: [] },
+    {
+      name: 'watch: sendInitialEvents without a match',
+      query: 'sendInitialEvents=true',
+      watch: true,
+      want: ['resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'],
+    },
+    {
+      name: 'watch: a match without sendInitialEvents',
+      query: 'resourceVersion=1&resourceVersionMatch=NotOlderThan',
+      watch: true,
+      want: ['resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'],
+    },
+    {
+      name: 'watch: Exact',
+      query: 'sendInitialEvents=true&resourceVersionMatch=Exact&resourceVersion=1',
+      watch: true,
+      want: [
+        'resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+        'resourceVersionMatch: Unsupported value: "Exact": supported values: "NotOlderThan"',
+      ],
+    },
+  ])('$name', ({ query, watch, want }) => {
+    expect(validateListOptions(parseListQuery(q(query)), watch).map((e) => `${e.field}: ${e.message}`)).toEqual(want);
   });
 });
 

@@ -1,6 +1,6 @@
 // Query parameters of the Kubernetes API, parsed and checked once: list options, write
 // options (dryRun, fieldValidation), delete options, and what output the client accepts.
-import { StowageError } from '../domain/errors';
+import { StowageError, type FieldError } from '../domain/errors';
 import { parseFieldSelector } from '../domain/field-selector';
 import { parseLabelSelector } from '../domain/label-selector';
 import { unstorable } from '../domain/untrusted';
@@ -41,7 +41,8 @@ export interface ListQuery {
   limit?: number;
   continue?: string;
   resourceVersion?: string;
-  resourceVersionMatch?: 'NotOlderThan' | 'Exact';
+  /** "NotOlderThan" or "Exact" once validateListOptions passed. */
+  resourceVersionMatch?: string;
   watch: boolean;
   allowWatchBookmarks: boolean;
   sendInitialEvents?: boolean;
@@ -60,15 +61,9 @@ export function parseListQuery(q: URLSearchParams): ListQuery {
   const limit = parseInt64('limit', q.get('limit'));
   const timeoutSeconds = parseInt64('timeoutSeconds', q.get('timeoutSeconds'));
   const rvm = q.get('resourceVersionMatch') || undefined;
-  if (rvm !== undefined && rvm !== 'NotOlderThan' && rvm !== 'Exact') {
-    throw badRequest(`resourceVersionMatch: Unsupported value: "${rvm}": supported values: "Exact", "NotOlderThan"`);
-  }
   const resourceVersion = q.get('resourceVersion') || undefined;
   if (resourceVersion !== undefined && !/^\d+$/.test(resourceVersion)) {
     throw badRequest(`invalid resource version "${resourceVersion}"`);
-  }
-  if (rvm && !resourceVersion) {
-    throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided');
   }
   return {
     labelSelector,
@@ -82,6 +77,52 @@ export function parseListQuery(q: URLSearchParams): ListQuery {
     sendInitialEvents: parseBool('sendInitialEvents', q.get('sendInitialEvents')),
     timeoutSeconds: timeoutSeconds !== undefined && timeoutSeconds > 0 ? timeoutSeconds : undefined,
   };
+}
+
+/**
+ * Upstream ValidateListOptions (apimachinery meta/internalversion/validation): which
+ * combinations of resourceVersion, resourceVersionMatch, continue and sendInitialEvents a
+ * list or a watch takes (the WatchList feature is on). Pure.
+ */
+export function validateListOptions(q: ListQuery, watch: boolean): FieldError[] {
+  const errs: FieldError[] = [];
+  const forbid = (field: string, message: string) => errs.push({ field, reason: 'FieldValueForbidden', message: `Forbidden: ${message}` });
+  const unsupported = (values: string[]) =>
+    errs.push({
+      field: 'resourceVersionMatch',
+      reason: 'FieldValueNotSupported',
+      message: `Unsupported value: "${q.resourceVersionMatch}": supported values: ${values.map((v) => JSON.stringify(v)).join(', ')}`,
+    });
+  const match = q.resourceVersionMatch;
+  if (watch) {
+    if (q.sendInitialEvents !== undefined && match !== 'NotOlderThan') {
+      forbid('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+    }
+    if (match) {
+      if (q.sendInitialEvents === undefined) forbid('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+      if (match !== 'NotOlderThan') unsupported(['NotOlderThan']);
+      if (q.continue) forbid('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided');
+    }
+    return errs;
+  }
+  if (match) {
+    if (!q.resourceVersion) forbid('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided');
+    if (q.continue) forbid('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided');
+    if (match !== 'Exact' && match !== 'NotOlderThan') unsupported(['Exact', 'NotOlderThan', '']);
+    if (match === 'Exact' && q.resourceVersion === '0') forbid('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
+  }
+  if (q.sendInitialEvents !== undefined) forbid('sendInitialEvents', 'sendInitialEvents is forbidden for list');
+  return errs;
+}
+
+/** The 422 upstream answers for invalid list options: `ListOptions.meta.k8s.io "" is invalid: ...`. */
+export function invalidListOptions(errs: FieldError[]): StowageError {
+  const list = errs.map((c) => `${c.field}: ${c.message}`).join(', ');
+  return new StowageError('Invalid', `ListOptions.meta.k8s.io "" is invalid: ${errs.length > 1 ? `[${list}]` : list}`, {
+    kind: 'ListOptions',
+    group: 'meta.k8s.io',
+    causes: errs,
+  });
 }
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';

@@ -3,14 +3,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
+import { quantityDecodeError } from '../resources/resource-list';
 import type { KubeObject, Strategy } from '../resources/types';
 import { checkObjectHeader } from '../services/manifest';
 import type { ObjectService } from '../services/objects';
 import { applyFieldValidation } from './field-validation';
 import { addWarnings, decodeBody, readBody, sendObject } from './http';
 import { applyPatch, patchTypeOf } from './patch/apply-patch';
-import { parseDeleteOptions, parseListQuery, parseWriteQuery, type ListQuery, type Output } from './query';
-import { deletedStatus } from './status';
+import { invalidListOptions, parseDeleteOptions, parseListQuery, parseWriteQuery, validateListOptions, type ListQuery, type Output } from './query';
+import { deletedStatus, tooLargeResourceVersion } from './status';
 import { shapeList, shapeObject } from './table';
 import { serveWatch, type WatchTiming } from './watch';
 
@@ -46,6 +47,8 @@ function objectForPath(s: Strategy, value: unknown, namespace: string | undefine
   }
   checkObjectHeader(o, s.kind);
   checkPlace(s, o, namespace, name);
+  const undecodable = quantityDecodeError(o);
+  if (undecodable) throw bad(undecodable);
   return o;
 }
 
@@ -63,7 +66,32 @@ function checkPlace(s: Strategy, o: KubeObject, namespace: string | undefined, n
   }
 }
 
+/** The kind's warnings about an object being written (none for the status subresource, as upstream). */
+function objectWarnings(r: ResourceRequest, obj: KubeObject): string[] {
+  return r.subresource === undefined ? (r.strategy.warnings?.(obj) ?? []) : [];
+}
+
+/** How long a read waits for a resourceVersion the server has not reached (upstream blockTimeout). */
+export const RESOURCE_VERSION_WAIT_MS = 3000;
+
+/**
+ * A read "not older than" a resourceVersion newer than any write waits a little for it
+ * (another replica may have written it), then fails as upstream's watch cache does.
+ */
+async function waitForResourceVersion(r: ResourceRequest, rv: string | undefined): Promise<void> {
+  if (!rv || rv === '0') return;
+  const wanted = BigInt(rv);
+  const deadline = Date.now() + RESOURCE_VERSION_WAIT_MS;
+  for (;;) {
+    const current = await r.objects.currentResourceVersion();
+    if (current >= wanted) return;
+    if (Date.now() >= deadline) throw tooLargeResourceVersion(wanted, current);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 async function list(r: ResourceRequest, q: ListQuery): Promise<void> {
+  if (!q.continue) await waitForResourceVersion(r, q.resourceVersion);
   const result = await r.objects.list(r.principal, r.strategy.kind, {
     namespace: r.namespace,
     labelSelector: q.labelSelector,
@@ -77,6 +105,9 @@ async function list(r: ResourceRequest, q: ListQuery): Promise<void> {
 }
 
 async function get(r: ResourceRequest): Promise<void> {
+  const rv = r.url.searchParams.get('resourceVersion') || undefined;
+  if (rv !== undefined && !/^\d+$/.test(rv)) throw bad(`invalid resource version "${rv}"`);
+  await waitForResourceVersion(r, rv);
   const o = await r.objects.get(r.principal, r.strategy.kind, r.namespace, r.name!);
   sendObject(r.res, 200, shapeObject(r.strategy, o, r.out), r.out.yaml);
 }
@@ -86,7 +117,7 @@ async function create(r: ResourceRequest): Promise<void> {
   const w = parseWriteQuery(r.url.searchParams);
   const body = decodeBody(r.req, await readBody(r.req, r.maxBodyBytes));
   const obj = objectForPath(r.strategy, body, r.namespace, undefined);
-  addWarnings(r.res, applyFieldValidation(r.strategy, obj, w.fieldValidation));
+  addWarnings(r.res, [...applyFieldValidation(r.strategy, obj, w.fieldValidation), ...objectWarnings(r, obj)]);
   const created = await r.objects.create(r.principal, obj, { dryRun: w.dryRun });
   sendObject(r.res, 201, shapeObject(r.strategy, created, r.out), r.out.yaml);
 }
@@ -96,7 +127,7 @@ async function update(r: ResourceRequest): Promise<void> {
   const w = parseWriteQuery(r.url.searchParams);
   const body = decodeBody(r.req, await readBody(r.req, r.maxBodyBytes));
   const obj = objectForPath(r.strategy, body, r.namespace, r.name);
-  addWarnings(r.res, applyFieldValidation(r.strategy, obj, w.fieldValidation));
+  addWarnings(r.res, [...applyFieldValidation(r.strategy, obj, w.fieldValidation), ...objectWarnings(r, obj)]);
   const updated = await r.objects.update(r.principal, obj, {
     dryRun: w.dryRun,
     subresource: r.subresource === 'status' ? 'status' : undefined,
@@ -118,7 +149,7 @@ async function patch(r: ResourceRequest): Promise<void> {
     r.name!,
     (current, attempt) => {
       const obj = objectForPath(r.strategy, applyPatch(type, current, body), r.namespace, r.name);
-      const warnings = applyFieldValidation(r.strategy, obj, w.fieldValidation);
+      const warnings = [...applyFieldValidation(r.strategy, obj, w.fieldValidation), ...objectWarnings(r, obj)];
       if (attempt === 0) addWarnings(r.res, warnings);
       return obj;
     },
@@ -128,7 +159,7 @@ async function patch(r: ResourceRequest): Promise<void> {
 }
 
 /** Kinds whose registry answers a delete with the object rather than a Status (`ReturnDeletedObject`). */
-const RETURNS_DELETED_OBJECT = new Set(['PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Namespace']);
+const RETURNS_DELETED_OBJECT = new Set(['PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Namespace', 'Pod']);
 
 async function remove(r: ResourceRequest): Promise<void> {
   r.objects.authorize(r.principal, 'delete', r.strategy.kind, r.namespace, r.name);
@@ -146,6 +177,18 @@ async function remove(r: ResourceRequest): Promise<void> {
   }
 }
 
+async function removeCollection(r: ResourceRequest, q: ListQuery): Promise<void> {
+  const raw = await readBody(r.req, r.maxBodyBytes);
+  const opts = parseDeleteOptions(r.url.searchParams, decodeBody(r.req, raw));
+  const result = await r.objects.deleteCollection(r.principal, r.strategy.kind, {
+    namespace: r.namespace,
+    labelSelector: q.labelSelector,
+    fieldSelector: q.fieldSelector,
+    dryRun: opts.dryRun,
+  });
+  sendObject(r.res, 200, shapeList(r.strategy, result.items, r.out, { resourceVersion: result.resourceVersion }), r.out.yaml);
+}
+
 export async function serveResource(r: ResourceRequest): Promise<void> {
   const method = r.req.method ?? 'GET';
   const named = r.name !== undefined;
@@ -158,13 +201,21 @@ export async function serveResource(r: ResourceRequest): Promise<void> {
   }
   if (method === 'GET') {
     const q = parseListQuery(r.url.searchParams);
-    if (r.watchPath || q.watch) return serveWatch({ ...r, query: q });
+    const watching = r.watchPath || q.watch;
+    const invalidOptions = validateListOptions(q, watching);
+    if (invalidOptions.length > 0) throw invalidListOptions(invalidOptions);
+    if (watching) return serveWatch({ ...r, query: q });
     return named ? get(r) : list(r, q);
   }
   if (!named) {
     if (method === 'POST') {
       if (r.strategy.namespaced && r.namespace === undefined) throw methodNotAllowed('POST without a namespace');
       return create(r);
+    }
+    if (method === 'DELETE') {
+      // Upstream serves deletecollection of a namespaced kind only within one namespace.
+      if (r.strategy.namespaced && r.namespace === undefined) throw methodNotAllowed('DELETE without a namespace');
+      return removeCollection(r, parseListQuery(r.url.searchParams));
     }
     throw methodNotAllowed(method);
   }

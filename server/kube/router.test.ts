@@ -26,7 +26,7 @@ const cases: [string, Record<string, unknown>][] = [
   ['/apis/storage.k8s.io/v1/storageclasses/sc1', { type: 'resource', kind: 'StorageClass', name: 'sc1' }],
   ['/api/v1/watch/persistentvolumes', { type: 'resource', kind: 'PersistentVolume', watchPath: true }],
   ['/api/v1/watch/namespaces/ns1/persistentvolumeclaims/c1', { type: 'resource', kind: 'PersistentVolumeClaim', namespace: 'ns1', name: 'c1', watchPath: true }],
-  ['/api/v1/namespaces/ns1/pods', { type: 'pods', namespace: 'ns1' }],
+  ['/api/v1/namespaces/ns1/pods', { type: 'resource', kind: 'Pod', namespace: 'ns1' }],
   ['/api/v1/persistentvolumeclaims/c1', { type: 'notFound' }],
   ['/api/v1/namespaces/ns1/persistentvolumes', { type: 'notFound' }],
   ['/api/v1/persistentvolumes/pv1/scale', { type: 'notFound' }],

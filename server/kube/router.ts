@@ -23,8 +23,6 @@ export type Route =
     }
   /** SelfSubjectAccessReview / SelfSubjectReview: create-only questions about the caller. */
   | { type: 'review'; review: ReviewResource }
-  /** The pods of a namespace: always none (kubectl describe pvc lists them). */
-  | { type: 'pods'; namespace?: string; name?: string; watchPath: boolean }
   | { type: 'notFound' };
 
 /** Resources that are questions, not stored objects: `kubectl auth can-i` and `kubectl auth whoami`. */
@@ -106,7 +104,6 @@ export function route(pathname: string): Route {
   if (extra.length > 0) return { type: 'notFound' };
   const review = REVIEW_RESOURCES.find((x) => x.group === group && x.version === version && x.plural === plural);
   if (review) return name === undefined && namespace === undefined && !watchPath ? { type: 'review', review } : { type: 'notFound' };
-  if (group === '' && plural === 'pods' && !subresource) return { type: 'pods', namespace, name, watchPath };
   const strategy = strategyFor(group, version, plural);
   if (!strategy) return { type: 'notFound' };
   if (namespace !== undefined && !strategy.namespaced) return { type: 'notFound' };

@@ -36,10 +36,22 @@ export class HttpStatusError extends Error {
     readonly code: number,
     readonly reason: string,
     message: string,
+    readonly details?: StatusDetails,
   ) {
     super(message);
     this.name = 'HttpStatusError';
   }
+}
+
+/**
+ * Upstream NewTooLargeResourceVersionError: a read asked for a resourceVersion the server
+ * has not reached (504 Timeout with a ResourceVersionTooLarge cause; clients retry).
+ */
+export function tooLargeResourceVersion(wanted: bigint, current: bigint): HttpStatusError {
+  return new HttpStatusError(504, 'Timeout', `Timeout: Too large resource version: ${wanted}, current: ${current}`, {
+    causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+    retryAfterSeconds: 1,
+  });
 }
 
 export function notAcceptable(supported: string[]): HttpStatusError {
@@ -88,7 +100,7 @@ export function statusFromError(e: unknown): { status: KubeStatus; unexpected: b
     return { status, unexpected: e.code === 'InternalError' };
   }
   if (e instanceof HttpStatusError) {
-    return { status: failure(e.code, e.reason, e.message), unexpected: false };
+    return { status: failure(e.code, e.reason, e.message, e.details), unexpected: false };
   }
   return {
     status: failure(500, 'InternalError', 'Internal error occurred: an unexpected error happened; see the server log'),

@@ -53,7 +53,13 @@ export function shapeList(s: Strategy, items: KubeObject[], out: Output, listMet
       items: items.map((o) => partialObjectMetadata(o, out.metaVersion)),
     };
   }
-  return { kind: `${s.kind}List`, apiVersion: s.apiVersion, metadata: listMeta, items };
+  // Upstream's typed lists carry kind and apiVersion once, on the list, not on each item.
+  return { kind: `${s.kind}List`, apiVersion: s.apiVersion, metadata: listMeta, items: items.map(withoutTypeMeta) };
+}
+
+function withoutTypeMeta(o: KubeObject): Omit<KubeObject, 'kind' | 'apiVersion'> {
+  const { kind: _kind, apiVersion: _apiVersion, ...rest } = o;
+  return rest;
 }
 
 /** One object in the shape asked for. */

@@ -99,6 +99,16 @@ export function createHostPathPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
       });
     },
 
+    async expand(pv, bytes) {
+      const records = await deps.assets.byPv(pv.metadata.name ?? '');
+      if (!records.some((r) => r.plugin === name && r.node === nodeOf(deps))) return undefined;
+      return {
+        capacityBytes: bytes,
+        fileSystemResizeRequired: false,
+        note: `${name} volumes are plain directories: the new size is accounting only, nothing limits the data to it`,
+      };
+    },
+
     ...nodeLocalDeleters(deps, name, remove),
   };
 }

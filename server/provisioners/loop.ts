@@ -160,6 +160,40 @@ export function createLoopPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
       });
     },
 
+    async expand(pv, requested) {
+      const record = await ownRecord(pv);
+      if (!record) return undefined;
+      const { file, basePath, mountpoint } = record.details as { file: string; basePath: string; mountpoint?: string };
+      if (!isInside(file, basePath)) throw new Error(`refusing to grow ${String(file)}: not inside the base path ${String(basePath)}`);
+      const bytes = roundToSector(requested);
+      const current = (await os.sizeOf(file)) ?? 0n;
+      if (current < bytes) {
+        await checkFreeSpace(os, basePath, bytes - current);
+        await os.truncate(file, bytes);
+      }
+      const device = (await os.losetupFind(file))[0];
+      if (!device) throw new Error(`${file} is not attached to a loop device on node "${nodeOf(deps)}"`);
+      await os.losetupResize(device);
+      const size = (await os.sizeOf(device)) ?? 0n;
+      if (size < bytes) throw new Error(`loop device ${device} has ${String(size)} bytes after growing, expected ${bytes}`);
+      return { capacityBytes: size, fileSystemResizeRequired: mountpoint !== undefined };
+    },
+
+    async expandFilesystem(pv) {
+      const record = await ownRecord(pv);
+      if (!record) throw new Error(`no ${name} asset of ${pv.metadata.name} on node "${nodeOf(deps)}"`);
+      const { file, mountpoint, fsType } = record.details as { file: string; mountpoint?: string; fsType?: string };
+      const device = (await os.losetupFind(file))[0];
+      if (!device || !mountpoint) throw new Error(`${pv.metadata.name}: no mounted loop device to grow`);
+      await os.growFs(device, fsType ?? 'ext4', mountpoint);
+    },
+
     ...nodeLocalDeleters(deps, name, remove),
   };
+
+  /** The intent record of this plugin's asset for a PV, when it lives on this node. */
+  async function ownRecord(pv: KubeObject): Promise<AssetRecord | undefined> {
+    const records = await deps.assets.byPv(pv.metadata.name ?? '');
+    return records.find((r) => r.plugin === name && r.node === nodeOf(deps) && r.state === 'created');
+  }
 }

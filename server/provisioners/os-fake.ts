@@ -109,6 +109,15 @@ export class FakeOs implements HostOs {
     return [...this.loops].filter(([, f]) => f === file).map(([d]) => d);
   }
 
+  async losetupResize(device: string): Promise<void> {
+    if (!this.loops.has(device)) throw osError('ENXIO', `${device}: not attached`);
+  }
+
+  async growFs(device: string, fsType: string, mountpoint: string): Promise<void> {
+    if (this.filesystems.get(this.loops.get(device) ?? device) !== fsType) throw osError('EINVAL', `${device} holds no ${fsType} filesystem`);
+    if (!this.dirs.has(mountpoint)) throw osError('ENOENT', mountpoint);
+  }
+
   async losetupDetach(device: string): Promise<void> {
     if ([...this.mounts.values()].includes(device)) throw osError('EBUSY', `${device} is mounted`);
     this.loops.delete(device);
@@ -159,7 +168,7 @@ export interface FaultPolicy {
   random?: () => number;
 }
 
-const mutating: OsOperation[] = ['mkdir', 'rm', 'rmdir', 'truncate', 'losetupAttach', 'losetupDetach', 'mkfs', 'mount', 'umount'];
+const mutating: OsOperation[] = ['mkdir', 'rm', 'rmdir', 'truncate', 'losetupAttach', 'losetupDetach', 'losetupResize', 'growFs', 'mkfs', 'mount', 'umount'];
 
 /**
  * Wraps a HostOs so that calls fail: at random (`policy.rate`), or on purpose
@@ -212,6 +221,8 @@ export class FaultyOs implements HostOs {
   loopSupport = () => this.inner.loopSupport();
   fsTypeOf = (d: string) => this.call('fsTypeOf', [d], () => this.inner.fsTypeOf(d));
   mkfs = (d: string, t: string) => this.call('mkfs', [d, t], () => this.inner.mkfs(d, t));
+  losetupResize = (d: string) => this.call('losetupResize', [d], () => this.inner.losetupResize(d));
+  growFs = (d: string, t: string, m: string) => this.call('growFs', [d, t, m], () => this.inner.growFs(d, t, m));
   mountedAt = (t: string) => this.call('mountedAt', [t], () => this.inner.mountedAt(t));
   mount = (s: string, t: string, f?: string, o?: string[]) => this.call('mount', [s, t], () => this.inner.mount(s, t, f, o));
   umount = (t: string) => this.call('umount', [t], () => this.inner.umount(t));

@@ -43,6 +43,10 @@ export interface HostOs {
   losetupFind(file: string): Promise<string[]>;
   /** losetup -d; succeeds when the device is not attached. */
   losetupDetach(device: string): Promise<void>;
+  /** losetup -c: the device takes the new size of its backing file. */
+  losetupResize(device: string): Promise<void>;
+  /** Grows the filesystem on a device to the device's size (resize2fs; xfs_growfs on its mount point). */
+  growFs(device: string, fsType: string, mountpoint: string): Promise<void>;
   /** Whether loop devices can be used here (losetup -f); the reason when not. */
   loopSupport(): Promise<{ ok: boolean; reason?: string }>;
   /** blkid: the filesystem type on a device, undefined when none. */
@@ -66,6 +70,16 @@ async function cmd(file: string, args: string[]): Promise<string> {
     return stdout;
   } catch (e) {
     throw new Error(`${file} ${args.join(' ')}: ${errText(e)}`);
+  }
+}
+
+/** e2fsck -f -y; exit status 1 means errors were corrected (fine), more is a failure. */
+async function fsck(device: string): Promise<void> {
+  try {
+    await run('e2fsck', ['-f', '-y', device], { maxBuffer: 4 * 1024 * 1024 });
+  } catch (e) {
+    if ((e as { code?: unknown }).code === 1) return;
+    throw new Error(`e2fsck -f -y ${device}: ${errText(e)}`);
   }
 }
 
@@ -203,6 +217,32 @@ export function createRealOs(nodeName?: string): HostOs {
         // blkid exits 2 when it finds nothing to report.
         if ((e as { code?: number }).code === 2) return undefined;
         throw new Error(`blkid ${device}: ${errText(e)}`);
+      }
+    },
+
+    async losetupResize(device) {
+      await cmd('losetup', ['-c', device]);
+    },
+
+    async growFs(device, fsType, mountpoint) {
+      if (fsType === 'xfs') {
+        await cmd('xfs_growfs', [mountpoint]);
+        return;
+      }
+      try {
+        await cmd('resize2fs', [device]); // online, while mounted
+        return;
+      } catch (online) {
+        // Online growth needs CAP_SYS_RESOURCE; without it, grow offline: unmount, check, grow, mount again.
+        if (!/Permission denied|Operation not permitted/.test(String(online))) throw online;
+      }
+      const mounted = (await self.mountedAt(mountpoint)) === device;
+      if (mounted) await self.umount(mountpoint);
+      try {
+        await fsck(device);
+        await cmd('resize2fs', [device]);
+      } finally {
+        if (mounted) await self.mount(device, mountpoint, fsType);
       }
     },
 

@@ -110,6 +110,22 @@ export interface ProvisionerPlugin {
   delete(pv: KubeObject): Promise<DeleteResult>;
   /** Removes an asset known only by its intent record. Throws on failure. */
   deleteAsset(record: AssetRecord): Promise<DeleteResult>;
+  /**
+   * Grows the asset behind a PV to at least `bytes` (the controller half of expansion).
+   * Undefined when the asset is not this plugin's on this node. Throws on failure.
+   */
+  expand?(pv: KubeObject, bytes: bigint): Promise<ExpandResult | undefined>;
+  /** Grows the filesystem on the grown asset (the node half), when expand said so. */
+  expandFilesystem?(pv: KubeObject): Promise<void>;
+}
+
+export interface ExpandResult {
+  /** The asset's size now (never less than asked for). */
+  capacityBytes: bigint;
+  /** A filesystem on the asset must grow as well (expandFilesystem). */
+  fileSystemResizeRequired: boolean;
+  /** Something the user should know about the new size. */
+  note?: string;
 }
 
 /** An error the user can act on (bad parameters, an unsupported claim): shown verbatim. */

@@ -2,14 +2,15 @@ import { describe, expect, test } from 'vitest';
 import { strategies, strategyForKind, strategyForResource } from './registry';
 
 describe('registry', () => {
-  test('serves the seven kinds once each', () => {
-    expect(strategies.map((s) => s.kind)).toEqual(['Namespace', 'Node', 'PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Event', 'Secret']);
+  test('serves the nine kinds once each', () => {
+    expect(strategies.map((s) => s.kind)).toEqual(['Namespace', 'Node', 'PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Pod', 'Event', 'ConfigMap', 'Secret']);
   });
 
   test.each([
     { kind: 'PersistentVolume', plural: 'persistentvolumes' },
     { kind: 'StorageClass', plural: 'storageclasses' },
-    { kind: 'Pod', plural: undefined },
+    { kind: 'Pod', plural: 'pods' },
+    { kind: 'Deployment', plural: undefined },
   ])('strategyForKind($kind)', ({ kind, plural }) => {
     expect(strategyForKind(kind)?.plural).toBe(plural);
   });
@@ -22,12 +23,14 @@ describe('registry', () => {
     { group: '', resource: 'ns', kind: 'Namespace' },
     { group: '', resource: 'no', kind: 'Node' },
     { group: '', resource: 'ev', kind: 'Event' },
+    { group: '', resource: 'cm', kind: 'ConfigMap' },
     { group: '', resource: 'secrets', kind: 'Secret' },
     { group: 'storage.k8s.io', resource: 'sc', kind: 'StorageClass' },
     { group: 'storage.k8s.io', resource: 'storageclasses', kind: 'StorageClass' },
     { group: '', resource: 'storageclasses', kind: undefined },
     { group: 'storage.k8s.io', resource: 'pv', kind: undefined },
-    { group: '', resource: 'pods', kind: undefined },
+    { group: '', resource: 'po', kind: 'Pod' },
+    { group: '', resource: 'deployments', kind: undefined },
   ])('strategyForResource($group, $resource) is $kind', ({ group, resource, kind }) => {
     expect(strategyForResource(group, resource)?.kind).toBe(kind);
   });

@@ -1,8 +1,10 @@
 // Every kind Stowage serves, and lookup by kind or by REST resource name.
+import { configMapStrategy } from './config-map/strategy';
 import { eventStrategy } from './event/strategy';
 import { namespaceStrategy } from './namespace/strategy';
 import { nodeStrategy } from './node/strategy';
 import { persistentVolumeClaimStrategy } from './persistent-volume-claim/strategy';
+import { podStrategy } from './pod/strategy';
 import { persistentVolumeStrategy } from './persistent-volume/strategy';
 import { secretStrategy } from './secret/strategy';
 import { storageClassStrategy } from './storage-class/strategy';
@@ -14,7 +16,9 @@ export const strategies: Strategy[] = [
   persistentVolumeStrategy,
   persistentVolumeClaimStrategy,
   storageClassStrategy,
+  podStrategy,
   eventStrategy,
+  configMapStrategy,
   secretStrategy,
 ];
 

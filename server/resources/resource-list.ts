@@ -80,3 +80,32 @@ export function showQuantity(value: unknown): string {
   if (q) return formatQuantity(q);
   return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
 }
+
+/** Where kinds carry resource lists (PV capacity; claim requests, limits, capacity). */
+const resourceListPaths: Record<string, string[][]> = {
+  PersistentVolume: [['spec', 'capacity']],
+  PersistentVolumeClaim: [
+    ['spec', 'resources', 'requests'],
+    ['spec', 'resources', 'limits'],
+    ['status', 'capacity'],
+    ['status', 'allocatedResources'],
+  ],
+};
+
+/**
+ * Upstream decodes quantities while it reads the body, so a malformed one fails the
+ * request as 400 BadRequest before any validation: this returns that message, if any.
+ */
+export function quantityDecodeError(obj: { kind?: unknown; [k: string]: unknown }): string | undefined {
+  const kind = typeof obj.kind === 'string' ? obj.kind : '';
+  for (const path of resourceListPaths[kind] ?? []) {
+    let list: unknown = obj;
+    for (const key of path) list = list && typeof list === 'object' && Object.hasOwn(list, key) ? (list as Record<string, unknown>)[key] : undefined;
+    if (!list || typeof list !== 'object' || Array.isArray(list)) continue;
+    for (const value of Object.values(list)) {
+      if (value === null || quantityFromJSON(value)) continue;
+      return `${kind} in version "v1" cannot be handled as a ${kind}: ${quantityFormatMessage}`;
+    }
+  }
+  return undefined;
+}

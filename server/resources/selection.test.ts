@@ -1,7 +1,7 @@
-import { describe, expect, test } from 'vitest';
+import { describe, expect, it, test } from 'vitest';
 import { parseLabelSelector } from '../domain/label-selector';
 import { strategyForKind } from './registry';
-import { compileFieldSelector, matchesListOptions } from './selection';
+import { compileFieldSelector, matchesListOptions, unsupportedFieldLabel } from './selection';
 import type { KubeObject } from './types';
 
 const event = strategyForKind('Event')!;
@@ -36,5 +36,19 @@ describe('compileFieldSelector', () => {
   });
   test('metadata.name works for every kind', () => {
     expect(compileFieldSelector(pv, 'metadata.name=x')).toEqual([{ field: 'metadata.name', operator: '=', value: 'x' }]);
+  });
+});
+
+describe('unsupportedFieldLabel (upstream DefaultMetaV1FieldSelectorConversion and core/v1 conversions)', () => {
+  it.each([
+    { kind: 'PersistentVolume', field: 'spec.capacity', want: '"spec.capacity" is not a known field selector: only "metadata.name", "metadata.namespace"' },
+    { kind: 'PersistentVolumeClaim', field: 'status.phase', want: '"status.phase" is not a known field selector: only "metadata.name", "metadata.namespace"' },
+    { kind: 'StorageClass', field: 'provisioner', want: '"provisioner" is not a known field selector: only "metadata.name", "metadata.namespace"' },
+    { kind: 'Event', field: 'spec.x', want: 'field label not supported: spec.x' },
+    { kind: 'Namespace', field: 'spec.x', want: 'field label not supported: spec.x' },
+    { kind: 'Node', field: 'spec.x', want: 'field label not supported: spec.x' },
+    { kind: 'Secret', field: 'spec.x', want: 'field label not supported: spec.x' },
+  ])('$kind $field', ({ kind, field, want }) => {
+    expect(unsupportedFieldLabel(strategyForKind(kind)!, field)).toBe(want);
   });
 });

@@ -88,6 +88,8 @@ export interface Strategy {
   validate(obj: KubeObject): FieldError[];
   /** Extra rules on update (immutable fields ...), given the validated new object. */
   validateUpdate(next: KubeObject, prev: KubeObject): FieldError[];
+  /** Warnings a create or update of this object answers with (upstream WarningsOnCreate/Update). */
+  warnings?(obj: KubeObject): string[];
   /** Values of the indexed columns, computed from the object. */
   columns(obj: KubeObject): IndexedColumns;
   /** The columns `kubectl get` prints for this kind, and one row's cells. */

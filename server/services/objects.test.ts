@@ -46,7 +46,10 @@ describe('a developer', () => {
   test('creates and deletes claims in their namespace, but not elsewhere', async () => {
     await expect(svc.create(dev, claim('team-a', 'new'))).resolves.toMatchObject({ metadata: { name: 'new' } });
     await expect(svc.create(dev, claim('team-b', 'new'))).rejects.toMatchObject({ code: 'Forbidden' });
-    await expect(svc.delete(dev, 'PersistentVolumeClaim', 'team-a', 'new')).resolves.toMatchObject({ deleted: true });
+    // Admission gave the claim kubernetes.io/pvc-protection: the delete marks it; the controller lets it go.
+    const res = await svc.delete(dev, 'PersistentVolumeClaim', 'team-a', 'new');
+    expect(res).toMatchObject({ deleted: false, object: { metadata: { finalizers: ['kubernetes.io/pvc-protection'] } } });
+    expect(res.object?.metadata.deletionTimestamp).toBeTruthy();
   });
   test('reads storage classes', async () => {
     await expect(svc.list(dev, 'StorageClass')).resolves.toMatchObject({ items: expect.any(Array) });

@@ -2,9 +2,12 @@
 // writes. Both transports (tRPC for the dashboard, the Kubernetes REST API) call it.
 import { isAllowed, visibleNamespaces, type Principal, type Verb } from '../domain/authorization';
 import { controllerOwnedChanges, keepControllerOwned } from '../domain/claim-ownership';
-import { invalid, StowageError, type FieldError } from '../domain/errors';
+import { invalid, qualifiedResource, StowageError, type FieldError } from '../domain/errors';
 import { redactForReader, restoreRedacted, type Reader } from '../domain/redaction';
+import { isExpansion, resizeClassName, resizeRefusal } from '../resources/persistent-volume-claim/resize';
+import { admitProtection } from '../resources/protection';
 import { strategies, strategyForKind } from '../resources/registry';
+import { admitDefaultClass } from '../resources/storage-class/default-class';
 import type { KubeObject, Strategy } from '../resources/types';
 import type {
   ChangeEvent,
@@ -32,10 +35,11 @@ function scopeOf(s: Strategy, namespace: string | undefined, name?: string): str
   return s.namespaced ? namespace : undefined;
 }
 
-export function forbidden(p: Principal, verb: Verb, s: Strategy, namespace?: string, name?: string): StowageError {
+export function forbidden(p: Principal, verb: Verb | 'deletecollection', s: Strategy, namespace?: string, name?: string): StowageError {
   const group = s.group;
   const where = s.namespaced && namespace ? `in the namespace "${namespace}"` : 'at the cluster scope';
-  const subject = name ? `${s.plural} "${name}"` : s.plural;
+  const resource = qualifiedResource(s.plural, s.group);
+  const subject = name ? `${resource} "${name}"` : resource;
   return new StowageError(
     'Forbidden',
     `${subject} is forbidden: User "${p.name}" cannot ${verb} resource "${s.plural}" in API group "${group}" ${where}`,
@@ -144,13 +148,35 @@ export class ObjectService {
     return { items, resourceVersion: rv };
   }
 
+  /** The newest resourceVersion written (no object is read: nothing to authorize). */
+  async currentResourceVersion(): Promise<bigint> {
+    return this.store.currentResourceVersion();
+  }
+
   async create(p: Principal, obj: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
     const s = strategyOrThrow(obj?.kind);
     this.check(p, 'create', s, obj.metadata?.namespace, obj.metadata?.name);
     const refused = await this.admit(obj);
     if (refused.length > 0) throw invalid(s.kind, typeof obj.metadata?.name === 'string' ? obj.metadata.name : undefined, refused);
     await this.guardWrite(p, s, obj, 'create');
-    return this.shape(p, await this.store.create(obj, opts));
+    admitProtection(obj);
+    // Upstream's DefaultStorageClass admission: the create returns the class it got.
+    if (s.kind === 'PersistentVolumeClaim' && obj.spec && typeof obj.spec === 'object') {
+      admitDefaultClass(obj, (await this.store.list('StorageClass')).items);
+    }
+    try {
+      return this.shape(p, await this.store.create(obj, opts));
+    } catch (e) {
+      throw await this.whileDeleting(e, s, obj);
+    }
+  }
+
+  /** Upstream's registry Create: an AlreadyExists about an object on its way out says so. */
+  private async whileDeleting(e: unknown, s: Strategy, obj: KubeObject): Promise<unknown> {
+    if (!(e instanceof StowageError) || e.code !== 'AlreadyExists' || !obj.metadata?.name) return e;
+    const existing = await this.store.tryGet(s.kind, s.namespaced ? obj.metadata.namespace : undefined, obj.metadata.name).catch(() => undefined);
+    if (!existing?.metadata.deletionTimestamp) return e;
+    return new StowageError('AlreadyExists', `object is being deleted: ${e.message}`, e.details);
   }
 
   async update(p: Principal, obj: KubeObject, opts: UpdateOptions & { verb?: Verb } = {}): Promise<KubeObject> {
@@ -164,7 +190,22 @@ export class ObjectService {
         obj.metadata.resourceVersion ??= prev.metadata.resourceVersion;
       }
     }
+    if (s.kind === 'PersistentVolumeClaim' && opts.subresource !== 'status') await this.admitResize(s, obj);
     return this.shape(p, await this.store.update(obj, opts));
+  }
+
+  /** Upstream's PersistentVolumeClaimResize admission: growing needs a Bound claim of an expandable class. */
+  private async admitResize(s: Strategy, obj: KubeObject): Promise<void> {
+    const name = obj.metadata?.name;
+    if (typeof name !== 'string' || !name) return;
+    const prev = await this.store.tryGet(s.kind, obj.metadata?.namespace, name);
+    if (!prev || !isExpansion(obj, prev)) return;
+    // An unbound claim's spec change is refused by validation (Invalid), as upstream.
+    if (prev.status?.phase !== 'Bound') return;
+    const className = resizeClassName(prev);
+    const sc = className ? await this.store.tryGet('StorageClass', undefined, className) : undefined;
+    const refusal = resizeRefusal(obj, prev, sc);
+    if (refusal) throw new StowageError('Forbidden', `${s.plural} "${name}" is forbidden: ${refusal}`, { kind: s.plural, name, group: s.group });
   }
 
   /**
@@ -210,6 +251,34 @@ export class ObjectService {
     this.check(p, 'delete', s, namespace, name);
     const res = await this.store.delete(s.kind, namespace, name, opts);
     return { ...res, object: this.shape(p, res.object) };
+  }
+
+  /**
+   * Upstream DeleteCollection: deletes, one by one, every object the selectors pick in the
+   * namespace (or the cluster), and returns what each delete returned. Needs list and delete.
+   */
+  async deleteCollection(
+    p: Principal,
+    kind: string,
+    opts: { namespace?: string; labelSelector?: string; fieldSelector?: string; dryRun?: boolean },
+  ): Promise<ListResult> {
+    const s = strategyOrThrow(kind);
+    const ns = s.namespaced ? opts.namespace : undefined;
+    // Stowage's roles grant deletecollection with delete (as access reviews answer it).
+    if (!isAllowed(p, 'delete', s.kind, scopeOf(s, ns))) throw forbidden(p, 'deletecollection', s, ns);
+    const listed = await this.list(p, kind, { namespace: opts.namespace, labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector });
+    const items: KubeObject[] = [];
+    for (const o of listed.items) {
+      try {
+        const r = await this.store.delete(s.kind, o.metadata.namespace, o.metadata.name!, { dryRun: opts.dryRun, preconditions: { uid: o.metadata.uid } });
+        items.push(this.shape(p, r.object));
+      } catch (e) {
+        // Gone (or replaced) meanwhile: someone else deleted it, as upstream skips it.
+        if (e instanceof StowageError && (e.code === 'NotFound' || e.code === 'Conflict')) continue;
+        throw e;
+      }
+    }
+    return { items, resourceVersion: (await this.store.currentResourceVersion()).toString() };
   }
 
   /** Events (core/v1 Event) about one object, newest last. */

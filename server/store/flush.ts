@@ -134,5 +134,5 @@ export async function flushWrites(stx: StoreTx): Promise<void> {
   });
   const inserted = new Set(result[0]?.inserted ?? []);
   const missing = inserts.find((w) => !inserted.has(w.id));
-  if (missing) throw alreadyExists(missing.strategy.kind, missing.object.metadata.name!, missing.strategy.plural);
+  if (missing) throw alreadyExists(missing.strategy.kind, missing.object.metadata.name!, missing.strategy.plural, missing.strategy.group);
 }

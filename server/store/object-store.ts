@@ -129,7 +129,7 @@ export class StoreTx {
 
   async mustGet(kind: string, namespace: string | undefined, name: string): Promise<KubeObject> {
     const o = await this.get(kind, namespace, name);
-    if (!o) throw notFound(kind, name, strategyOf(kind).plural);
+    if (!o) throw notFound(kind, name, strategyOf(kind).plural, strategyOf(kind).group);
     return o;
   }
 
@@ -162,7 +162,7 @@ export class StoreTx {
     if (errors.length > 0) throw invalid(s.kind, meta.name, errors);
     if (this.dryRun) {
       const existing = await this.get(s.kind, meta.namespace, meta.name!);
-      if (existing) throw alreadyExists(s.kind, meta.name!, s.plural);
+      if (existing) throw alreadyExists(s.kind, meta.name!, s.plural, s.group);
     }
     return this.push({ type: 'ADDED', strategy: s, object: obj, id: meta.uid });
   }
@@ -174,15 +174,15 @@ export class StoreTx {
     const meta = (next.metadata ??= {});
     if (!meta.name) throw invalid(s.kind, undefined, [{ field: 'metadata.name', reason: 'FieldValueRequired', message: 'Required value: name is required' }]);
     const prev = await this.get(s.kind, meta.namespace, meta.name);
-    if (!prev) throw notFound(s.kind, meta.name, s.plural);
+    if (!prev) throw notFound(s.kind, meta.name, s.plural, s.group);
     if (meta.resourceVersion && meta.resourceVersion !== prev.metadata.resourceVersion) {
-      throw conflict(s.kind, meta.name, s.plural);
+      throw conflict(s.kind, meta.name, s.plural, s.group);
     }
     if (meta.uid && meta.uid !== prev.metadata.uid) {
       throw new StowageError(
         'Conflict',
         `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${prev.metadata.uid}`,
-        { kind: s.plural, name: meta.name },
+        { kind: s.plural, name: meta.name, ...(s.group ? { group: s.group } : {}) },
       );
     }
     next.apiVersion = s.apiVersion;
@@ -222,20 +222,20 @@ export class StoreTx {
   async delete(kind: string, namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
     const s = strategyOf(kind);
     const prev = await this.get(s.kind, namespace, name);
-    if (!prev) throw notFound(s.kind, name, s.plural);
+    if (!prev) throw notFound(s.kind, name, s.plural, s.group);
     const pre = opts.preconditions ?? {};
     if (pre.uid && pre.uid !== prev.metadata.uid) {
       throw new StowageError(
         'Conflict',
         `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${prev.metadata.uid}`,
-        { kind: s.plural, name },
+        { kind: s.plural, name, ...(s.group ? { group: s.group } : {}) },
       );
     }
     if (pre.resourceVersion && pre.resourceVersion !== prev.metadata.resourceVersion) {
       throw new StowageError(
         'Conflict',
         `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${prev.metadata.resourceVersion}`,
-        { kind: s.plural, name },
+        { kind: s.plural, name, ...(s.group ? { group: s.group } : {}) },
       );
     }
     if ((prev.metadata.finalizers ?? []).length > 0) {
@@ -319,7 +319,7 @@ export class ObjectStore {
 
   async get(kind: string, namespace: string | undefined, name: string): Promise<KubeObject> {
     const o = await this.tryGet(kind, namespace, name);
-    if (!o) throw notFound(kind, name, strategyOf(kind).plural);
+    if (!o) throw notFound(kind, name, strategyOf(kind).plural, strategyOf(kind).group);
     return o;
   }
 

@@ -139,10 +139,10 @@ export async function claimsWaitingFor(db: SqlRunner, v: VolumeShape, limit: num
   );
 }
 
-/** Pending claims that name this volume in spec.volumeName (objects_volume_name_idx). */
+/** Claims that name this volume in spec.volumeName, in any phase (objects_volume_name_idx). */
 export async function claimsNaming(db: SqlRunner, volumeName: string): Promise<{ namespace: string; name: string }[]> {
   return db.$queryRawUnsafe<{ namespace: string; name: string }[]>(
-    `SELECT namespace, name FROM objects WHERE kind = 'PersistentVolumeClaim' AND volume_name = $1 AND phase = 'Pending'`,
+    `SELECT namespace, name FROM objects WHERE kind = 'PersistentVolumeClaim' AND volume_name = $1`,
     volumeName,
   );
 }
@@ -170,7 +170,9 @@ export interface NearQuery {
  * A few volumes near the claim, for "why is my claim Pending": the largest that are too
  * small (an index range for its exact shape, and a bounded look at other shapes), some large enough in its class whatever their modes, phase
  * or claim, and some of its shape in other classes. The last two look at a bounded number
- * of rows (`scan`), so the query costs the same with any number of volumes.
+ * of rows (`scan`), so the query costs the same with any number of volumes. Last, the
+ * Available volume of its class closest in size across every shape (two index probes per
+ * volume mode and access-mode set, on objects_match_idx).
  */
 export async function nearVolumes(db: SqlRunner, q: NearQuery & { scan?: number }): Promise<KubeObject[]> {
   const rows = await db.$queryRawUnsafe<{ object: KubeObject; name: string }[]>(
@@ -189,7 +191,22 @@ export async function nearVolumes(db: SqlRunner, q: NearQuery & { scan?: number 
      UNION ALL
      (SELECT object, name FROM (SELECT object, name, capacity_bytes, volume_mode, access_modes FROM objects
          WHERE kind = 'PersistentVolume' AND phase = 'Available' AND storage_class <> $1 LIMIT $6) s
-      WHERE volume_mode = $2 AND (access_modes & $3::int) = $3::int AND capacity_bytes >= $4::numeric LIMIT $5)`,
+      WHERE volume_mode = $2 AND (access_modes & $3::int) = $3::int AND capacity_bytes >= $4::numeric LIMIT $5)
+     UNION ALL
+     (SELECT object, name FROM
+        (SELECT m, a FROM unnest(ARRAY['Filesystem', 'Block']) m CROSS JOIN generate_series(1, 15) a) shapes
+        CROSS JOIN LATERAL (
+          (SELECT object, name, capacity_bytes FROM objects
+            WHERE kind = 'PersistentVolume' AND phase = 'Available' AND storage_class = $1
+              AND volume_mode = shapes.m AND access_modes = shapes.a AND capacity_bytes < $4::numeric
+            ORDER BY capacity_bytes DESC LIMIT 1)
+          UNION ALL
+          (SELECT object, name, capacity_bytes FROM objects
+            WHERE kind = 'PersistentVolume' AND phase = 'Available' AND storage_class = $1
+              AND volume_mode = shapes.m AND access_modes = shapes.a AND capacity_bytes >= $4::numeric
+            ORDER BY capacity_bytes ASC LIMIT 1)
+        ) near
+      ORDER BY abs(near.capacity_bytes - $4::numeric) LIMIT 1)`,
     q.storageClass,
     q.volumeMode,
     q.accessModes,

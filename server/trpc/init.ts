@@ -11,6 +11,8 @@ import { maskCredentials } from '../domain/redaction';
 export interface TrpcContext {
   app: AppContext;
   principal?: Principal;
+  /** The request carried a node token: every procedure refuses it with FORBIDDEN. */
+  nodeToken?: boolean;
   sessionToken?: string;
   /** The client's address, for the sign-in limits. */
   clientAddress?: string;
@@ -68,7 +70,10 @@ const mapErrors = t.middleware(async ({ next, path }) => {
 });
 
 export const router = t.router;
-export const publicProcedure = t.procedure.use(mapErrors);
+export const publicProcedure = t.procedure.use(mapErrors).use(({ ctx, next }) => {
+  if (ctx.nodeToken) throw new TRPCError({ code: 'FORBIDDEN', message: 'a node token may only use the agent API of its own node' });
+  return next();
+});
 export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.principal) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in first' });
   return next({ ctx: { ...ctx, principal: ctx.principal } });

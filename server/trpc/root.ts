@@ -2,6 +2,7 @@ import { router } from './init';
 import { authRouter } from './routers/auth';
 import { claimsRouter } from './routers/claims';
 import { listsRouter } from './routers/lists';
+import { localVolumesRouter } from './routers/local-volumes';
 import { objectsRouter } from './routers/objects';
 
 export const appRouter = router({
@@ -9,6 +10,7 @@ export const appRouter = router({
   objects: objectsRouter,
   lists: listsRouter,
   claims: claimsRouter,
+  localVolumes: localVolumesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -4,8 +4,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findMatchInStore } from '../../server/controllers/binder/bind';
 import { transact } from '../../server/controllers/runtime/controller-tx';
+import { accessModesToBits } from '../../server/domain/access-modes';
 import { matchCases } from '../../server/domain/matching-cases';
 import type { KubeObject } from '../../server/resources/types';
+import { nearVolumes } from '../../server/store/volume-queries';
 import { openTestStore, type TestStore } from '../db';
 
 let ts: TestStore;
@@ -70,5 +72,33 @@ describe('the store path agrees with the matching table', () => {
         }
       }
     });
+  });
+});
+
+describe('nearVolumes (the claim doctor)', () => {
+  it.each([
+    { name: 'a smaller volume of another shape', extra: { name: 'near-rwx-100', size: '100Gi', modes: ['ReadWriteMany'], mode: 'Filesystem' } },
+    { name: 'a larger volume of another volume mode', extra: { name: 'near-block-600', size: '600Gi', modes: ['ReadWriteOnce'], mode: 'Block' } },
+  ])('finds the closest in size across shapes, beyond the bounded scans: $name', async ({ extra }) => {
+    const cls = `near-${extra.name}`;
+    const mk = (name: string, size: string, modes: string[], volumeMode: string): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: { name },
+      spec: { capacity: { storage: size }, accessModes: modes, volumeMode, storageClassName: cls, hostPath: { path: `/srv/${name}` } },
+    });
+    const names = [...['a', 'b', 'c', 'd', 'e', 'f'].map((n) => `${extra.name}-rwo-${n}`)];
+    for (const n of names) await ts.store.create(mk(n, '1Gi', ['ReadWriteOnce'], 'Filesystem'));
+    await ts.store.create(mk(extra.name, extra.size, extra.modes, extra.mode));
+    for (const n of [...names, extra.name]) await setPhase(n, 'Available');
+    const near = await nearVolumes(ts.store.sql, {
+      storageClass: cls,
+      volumeMode: 'Filesystem',
+      accessModes: accessModesToBits(['ReadWriteOnce']),
+      minBytes: (500n * 1024n ** 3n).toString(),
+      limit: 4,
+      scan: 0, // the bounded scans see nothing: only the closest-across-shapes probe can find it
+    });
+    expect(near.map((v) => v.metadata.name)).toContain(extra.name);
   });
 });

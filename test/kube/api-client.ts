@@ -7,6 +7,8 @@ export interface ApiResponse {
   headers: Record<string, string | string[] | undefined>;
   text: string;
   json: any;
+  /** The body as received (still compressed when Content-Encoding says so). */
+  raw: Buffer;
 }
 
 export interface ApiRequest {
@@ -37,14 +39,15 @@ export function apiClient(h: KubeHarness) {
           const chunks: Buffer[] = [];
           res.on('data', (c) => chunks.push(c));
           res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
+            const raw = Buffer.concat(chunks);
+            const text = raw.toString('utf8');
             let json: unknown;
             try {
               json = JSON.parse(text);
             } catch {
               json = undefined;
             }
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json, raw });
           });
         },
       );

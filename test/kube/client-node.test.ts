@@ -157,7 +157,8 @@ describe('@kubernetes/client-node CRUD', () => {
       { name: 'cn-patch', body: { metadata: { finalizers: ['example.com/x'] } } },
       k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.StrategicMergePatch),
     );
-    expect(smp.metadata?.finalizers).toEqual(['example.com/x']);
+    // Strategic merge adds to the list, which already held the protection finalizer from creation.
+    expect(smp.metadata?.finalizers).toEqual(['example.com/x', 'kubernetes.io/pv-protection']);
     const deleting = await core.deletePersistentVolume({ name: 'cn-patch' });
     expect(deleting.metadata?.deletionTimestamp).toBeTruthy();
     await core.patchPersistentVolume({ name: 'cn-patch', body: [{ op: 'remove', path: '/metadata/finalizers' }] });

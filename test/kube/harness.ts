@@ -6,6 +6,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { renderKubeconfig } from '../../server/app/kubeconfig';
+import { logger } from '../../server/app/logger';
+import { pvProtectionSpec } from '../../server/controllers/deleter/pv-protection';
+import { pvcProtectionSpec } from '../../server/controllers/pvc-protection/pvc-protection';
+import { Manager } from '../../server/controllers/runtime/manager';
 import { startApiServer, type RunningApiServer } from '../../server/kube/api-server';
 import type { KubeApp } from '../../server/kube/handler';
 import { ObjectService } from '../../server/services/objects';
@@ -31,6 +35,11 @@ export interface KubeHarness {
 export interface HarnessOptions {
   watchKeepAliveMs?: number;
   maxBodyBytes?: number;
+  /**
+   * Run the pvc-protection and pv-protection controllers (default true), as a cluster does.
+   * Tests that count writes exactly turn them off: they add finalizers in the background.
+   */
+  protection?: boolean;
 }
 
 export const DEV_NAMESPACE = 'team-a';
@@ -43,10 +52,19 @@ export async function startKubeHarness(opts: HarnessOptions = {}): Promise<KubeH
   }
   await app.users.create({ name: 'admin', role: 'admin' });
   await app.users.create({ name: 'dev', role: 'developer', namespaces: [DEV_NAMESPACE] });
+  // As in a cluster, deleting a claim (a volume) completes once pvc-protection (pv-protection) sees it unused.
+  const { protection: withProtection = true, ...serverOpts } = opts;
+  const protection = new Manager({
+    store: ts.store,
+    log: logger,
+    specs: () => (withProtection ? [pvcProtectionSpec({ store: ts.store }), pvProtectionSpec({ store: ts.store })] : []),
+    leaderElection: false,
+  });
+  await protection.start();
   const adminToken = await app.users.createToken('admin');
   const devToken = await app.users.createToken('dev');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'stowage-kube-'));
-  let server: RunningApiServer | undefined = await startApiServer({ app, dataDir: dir, host: '127.0.0.1', port: 0, ...opts });
+  let server: RunningApiServer | undefined = await startApiServer({ app, dataDir: dir, host: '127.0.0.1', port: 0, ...serverOpts });
   const port = server.port;
   const kubeconfig = { admin: path.join(dir, 'admin.kubeconfig'), dev: path.join(dir, 'dev.kubeconfig') };
   writeFileSync(kubeconfig.admin, renderKubeconfig({ server: server.url, user: 'admin', token: adminToken, caPem: server.caPem }));
@@ -68,7 +86,7 @@ export async function startKubeHarness(opts: HarnessOptions = {}): Promise<KubeH
       server = undefined;
     },
     async startServer() {
-      server = await startApiServer({ app, dataDir: dir, host: '127.0.0.1', port, ...opts });
+      server = await startApiServer({ app, dataDir: dir, host: '127.0.0.1', port, ...serverOpts });
     },
     async restart() {
       await h.stopServer();
@@ -76,6 +94,7 @@ export async function startKubeHarness(opts: HarnessOptions = {}): Promise<KubeH
     },
     async close() {
       await server?.close();
+      await protection.stop();
       await ts.close();
       rmSync(dir, { recursive: true, force: true });
     },

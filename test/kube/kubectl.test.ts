@@ -4,6 +4,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DEV_NAMESPACE, findKubectl, kubectlFor, startKubeHarness, waitFor, type Kubectl, type KubeHarness } from './harness';
 
+const RECYCLE_WARNING =
+  'Warning: spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated. Instead, the recommended approach is to use dynamic provisioning.\n';
+
 const bin = findKubectl();
 if (!bin) console.log('skipping kubectl tests: no kubectl on PATH (set KUBECTL to a binary to run them)');
 
@@ -29,7 +32,8 @@ describe.skipIf(!bin)('kubectl', () => {
 
   async function ok(args: string[], o: Parameters<Kubectl>[1] = {}): Promise<string> {
     const r = await kubectl(args, o);
-    expect(r.stderr, `kubectl ${args.join(' ')}`).toBe('');
+    // The manifest is upstream's nfs-pv example (Recycle): kubectl prints the server's warning.
+    expect(r.stderr.replace(RECYCLE_WARNING, ''), `kubectl ${args.join(' ')}`).toBe('');
     expect(r.code, `kubectl ${args.join(' ')}: ${r.stderr}`).toBe(0);
     return r.stdout;
   }
@@ -48,7 +52,8 @@ describe.skipIf(!bin)('kubectl', () => {
 
   test('create -f of real manifests; get pv, get pvc -A and get sc print the upstream columns', async () => {
     expect(await ok(['create', '-f', manifest('storage-class.yaml')])).toBe('storageclass.storage.k8s.io/slow created\n');
-    expect(await ok(['create', '-f', manifest('nfs-pv.yaml')])).toBe('persistentvolume/pv0003 created\n');
+    const created = await kubectl(['create', '-f', manifest('nfs-pv.yaml')]);
+    expect(created).toEqual({ code: 0, stdout: 'persistentvolume/pv0003 created\n', stderr: RECYCLE_WARNING });
     expect(await ok(['create', '-f', manifest('local-pv.yaml')])).toBe('persistentvolume/example-local-pv created\n');
     expect(await ok(['create', '-f', manifest('claim.yaml')])).toBe('persistentvolumeclaim/myclaim created\n');
 
@@ -107,7 +112,8 @@ describe.skipIf(!bin)('kubectl', () => {
     const pv = JSON.parse(await ok(['get', 'pv', 'pv0003', '-o', 'json']));
     expect(pv.metadata.labels).toEqual({ tier: 'gold', speed: 'fast' });
     expect(pv.spec.persistentVolumeReclaimPolicy).toBe('Retain');
-    expect(pv.metadata.finalizers).toEqual(['example.com/b', 'example.com/a']);
+    // kubernetes.io/pv-protection came with the volume's creation (admission).
+    expect(pv.metadata.finalizers).toEqual(['example.com/b', 'example.com/a', 'kubernetes.io/pv-protection']);
     expect(await ok(['patch', 'pv', 'pv0003', '--type', 'merge', '-p', '{"metadata":{"labels":{"speed":"fast"}}}'])).toBe(
       'persistentvolume/pv0003 patched (no change)\n',
     );
@@ -162,7 +168,8 @@ describe.skipIf(!bin)('kubectl', () => {
       await ok(['patch', 'pv', 'watched-2', '--type', 'merge', '-p', '{"spec":{"persistentVolumeReclaimPolicy":"Retain"}}']);
       await waitFor(() => lines('watched-2').some((l) => /watched-2\s+5Gi\s+RWO\s+Retain\s+Pending/.test(l)), 'the MODIFIED line');
       await ok(['delete', 'pv', 'watched-2', 'watched-1']);
-      await waitFor(() => lines('watched-2').length === 3 && lines('watched-1').length === 2, 'the DELETED lines');
+      // Each delete is two changes: the deletionTimestamp (pv-protection holds the volume), then the removal.
+      await waitFor(() => lines('watched-2').length === 4 && lines('watched-1').length === 3, 'the DELETED lines');
       expect(out.split('\n').filter((l) => l.startsWith('NAME')).length).toBe(1);
     } finally {
       child.kill();
@@ -202,9 +209,24 @@ describe.skipIf(!bin)('kubectl', () => {
     const nf = await kubectl(['get', 'pv', 'nope']);
     expect(nf.code).toBe(1);
     expect(nf.stderr).toBe('Error from server (NotFound): persistentvolumes "nope" not found\n');
+    const scNotFound = await kubectl(['get', 'sc', 'nope']);
+    expect(scNotFound.stderr).toBe('Error from server (NotFound): storageclasses.storage.k8s.io "nope" not found\n');
+    const badSelector = await kubectl(['get', 'pv', '--field-selector', 'spec.capacity=1Gi']);
+    expect(badSelector.code).toBe(1);
+    expect(badSelector.stderr).toBe(
+      'Error from server (BadRequest): Unable to find "/v1, Resource=persistentvolumes" that match label selector "", field selector "spec.capacity=1Gi": "spec.capacity" is not a known field selector: only "metadata.name", "metadata.namespace"\n',
+    );
+    const badQuantity = await kubectl(['create', '-f', '-'], {
+      input: 'apiVersion: v1\nkind: PersistentVolume\nmetadata:\n  name: bad-size\nspec:\n  accessModes: [ReadWriteOnce]\n  capacity:\n    storage: 250MB\n  hostPath:\n    path: /tmp/x\n',
+    });
+    expect(badQuantity.code).toBe(1);
+    expect(badQuantity.stderr).toBe(
+      `Error from server (BadRequest): error when creating "STDIN": PersistentVolume in version "v1" cannot be handled as a PersistentVolume: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'\n`,
+    );
 
     const exists = await kubectl(['create', '-f', manifest('nfs-pv.yaml')]);
-    expect(exists.stderr).toBe(`Error from server (AlreadyExists): error when creating "${manifest('nfs-pv.yaml')}": persistentvolumes "pv0003" already exists\n`);
+    // Upstream records the strategy's warnings before the store refuses the name.
+    expect(exists.stderr).toBe(`${RECYCLE_WARNING}Error from server (AlreadyExists): error when creating "${manifest('nfs-pv.yaml')}": persistentvolumes "pv0003" already exists\n`);
 
     const stale = path.join(h.dir, 'stale.yaml');
     writeFileSync(stale, await ok(['get', 'pv', 'pv0003', '-o', 'yaml']));

@@ -35,6 +35,8 @@ test.skipIf(!available)('the Python client lists, creates, patches, deletes and 
   expect(report.events).toEqual([
     ['ADDED', 'py-pv', ''],
     ['MODIFIED', 'py-pv', 'patched'],
+    // the delete: deletionTimestamp set while kubernetes.io/pv-protection holds it, then gone
+    ['MODIFIED', 'py-pv', 'patched'],
     ['DELETED', 'py-pv', 'patched'],
   ]);
 });

@@ -97,7 +97,8 @@ describe('recovery settles every kind of record left behind', () => {
     await plugin.provision(provisionOptionsFor(claim, sc));
     await h.assets.markDeleting((await h.assets.list())[0]);
     await h.start();
-    await waitFor('the removal to be finished', async () => (await h!.assets.count()) === 0);
+    // Finished = the record in state "deleting" is gone (the claim's fresh volume may already have a new one).
+    await waitFor('the removal to be finished', async () => !(await h!.assets.list()).some((r) => r.state === 'deleting'));
     // The claim itself still waits, and gets a fresh volume.
     await h.waitBound('c5');
     expect(await dirsUnder(h.base)).toHaveLength(1);

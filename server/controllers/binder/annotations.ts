@@ -38,6 +38,7 @@ export const reasons = {
   provisioningFailed: 'ProvisioningFailed',
   waitForFirstConsumer: 'WaitForFirstConsumer',
   volumeFailedRecycle: 'VolumeFailedRecycle',
+  volumeFailedDelete: 'VolumeFailedDelete',
   volumeUnknownReclaimPolicy: 'VolumeUnknownReclaimPolicy',
 } as const;
 

@@ -52,9 +52,8 @@ type Outcome =
   | { kind: 'requested'; situation: Parameters<typeof keepPending>[2]['requested'] };
 
 async function syncUnboundClaim(d: BinderDeps, ctx: ReconcileContext, read: KubeObject): Promise<ReconcileResult | void> {
-  if (read.metadata.deletionTimestamp) return; // never start binding a claim on its way out
   const key = claimKey(read.metadata.namespace ?? '', read.metadata.name!);
-  const withClass = await assignDefaultClass(d, ctx, read);
+  const withClass = read.metadata.deletionTimestamp ? undefined : await assignDefaultClass(d, ctx, read);
   const claim = withClass ?? read;
   const cls = claimClass(claim);
   const sc = cls ? await d.classes.get(cls) : undefined;
@@ -106,8 +105,12 @@ async function syncUnboundClaim(d: BinderDeps, ctx: ReconcileContext, read: Kube
       // Matching volumes exist but other binders hold them right now: look again soon.
       return { requeueAfter: 5 + Math.floor(Math.random() * 20) };
     case 'none':
+      // A claim on its way out still binds (so its volume is released properly), but it is
+      // not explained or handed to provisioning any more.
+      if (read.metadata.deletionTimestamp) return;
       return keepPending(d, ctx, { claim, storageClass: sc, opts });
     case 'requested':
+      if (read.metadata.deletionTimestamp) return;
       return keepPending(d, ctx, { claim, storageClass: sc, opts, requested: outcome.situation });
   }
 }

@@ -1,24 +1,10 @@
 // StorageClass lookups for the binder, cached briefly and dropped on any class change.
+import { newestDefault } from '../../resources/storage-class/default-class';
 import { isDefaultClass } from '../../resources/storage-class/strategy';
 import type { KubeObject } from '../../resources/types';
 import type { ObjectStore } from '../../store/object-store';
 
-export { isDefaultClass };
-
-/** Upstream GetDefaultClass: of several defaults the newest wins; equal times go by name, ascending. */
-export function newestDefault(classes: KubeObject[]): KubeObject | undefined {
-  let best: KubeObject | undefined;
-  for (const sc of classes.filter(isDefaultClass)) {
-    if (!best) {
-      best = sc;
-      continue;
-    }
-    const a = String(sc.metadata.creationTimestamp ?? '');
-    const b = String(best.metadata.creationTimestamp ?? '');
-    if (a > b || (a === b && String(sc.metadata.name) < String(best.metadata.name))) best = sc;
-  }
-  return best;
-}
+export { isDefaultClass, newestDefault };
 
 export class ClassCache {
   private classes: Promise<Map<string, KubeObject>> | undefined;

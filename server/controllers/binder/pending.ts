@@ -45,6 +45,11 @@ function externalProvisioningMessage(provisioner: string): string {
   );
 }
 
+/** Upstream's ProvisioningFailed text for a claim with a data source on a non-CSI plugin. */
+export function dataSourceRefusal(plugin: string): string {
+  return `plugin "${plugin}" is not a CSI plugin. Only CSI plugin can provision a claim with a datasource`;
+}
+
 /** Upstream syncUnboundClaim's "no volume found" branch, as a decision. */
 async function decide(d: BinderDeps, input: PendingInput): Promise<Decision> {
   if (input.requested) return { situation: input.requested.situation, events: input.requested.event ? [input.requested.event] : [] };
@@ -65,6 +70,13 @@ async function decide(d: BinderDeps, input: PendingInput): Promise<Decision> {
     }
     const provisioner: string = sc.provisioner ?? '';
     if (d.inTreeProvisioners.has(provisioner)) {
+      // Upstream provisionClaimOperation: only CSI drivers (external here) populate volumes.
+      if (claim.spec?.dataSource || claim.spec?.dataSourceRef) {
+        return {
+          situation: { kind: 'cannotProvision', className: cls, provisioner },
+          events: [{ type: 'Warning', reason: reasons.provisioningFailed, message: dataSourceRefusal(provisioner) }],
+        };
+      }
       return { situation: { kind: 'waitingForProvisioner', className: cls, provisioner }, provisioner, events: [] };
     }
     if (provisioner === noProvisioner || provisioner.startsWith('kubernetes.io/')) {
@@ -137,7 +149,11 @@ export async function keepPending(d: BinderDeps, ctx: ReconcileContext, input: P
   };
   status.conditions = [...others, condition];
   next.status = status;
-  if (isDeepStrictEqual(next.metadata, claim.metadata) && isDeepStrictEqual(next.status, claim.status)) return;
+  if (isDeepStrictEqual(next.metadata, claim.metadata) && isDeepStrictEqual(next.status, claim.status)) {
+    // Upstream emits its "still waiting" events on every sync; the recorder counts repeats.
+    for (const e of decision.events) await event(d, claim, e.type, e.reason, e.message);
+    return;
+  }
 
   const saved = await write(d, ctx, async (tx) => {
     const current = await tx.get('PersistentVolumeClaim', claim.metadata.namespace, claim.metadata.name!);
@@ -149,7 +165,5 @@ export async function keepPending(d: BinderDeps, ctx: ReconcileContext, input: P
     ctx.enqueue(key);
     return;
   }
-  if (changed || handOver) {
-    for (const e of decision.events) await event(d, saved, e.type, e.reason, e.message);
-  }
+  for (const e of decision.events) await event(d, saved, e.type, e.reason, e.message);
 }

@@ -9,6 +9,7 @@ import { bytesOf } from '../../resources/resource-list';
 import type { KubeObject } from '../../resources/types';
 import { claimsNaming, claimsWaitingFor } from '../../store/volume-queries';
 import type { ReconcileContext } from '../runtime/controller';
+import { chooseDeleter } from '../deleter/decide';
 import { annBoundByController, annDynamicallyProvisioned, reasons } from './annotations';
 import { event, write, type BinderDeps } from './deps';
 import { claimKey } from './keys';
@@ -16,8 +17,8 @@ import { claimKey } from './keys';
 const PV = 'PersistentVolume';
 
 /** Saves a new phase (and clears the message) unless it is already set; returns the volume. */
-async function setPhase(d: BinderDeps, ctx: ReconcileContext, volume: KubeObject, phase: string, message?: string): Promise<KubeObject> {
-  if (volume.status?.phase === phase) return volume;
+async function setPhase(d: BinderDeps, ctx: ReconcileContext, volume: KubeObject, phase: string, message?: string, evenIfSamePhase = false): Promise<KubeObject> {
+  if (volume.status?.phase === phase && !evenIfSamePhase) return volume;
   const next = structuredClone(volume);
   next.status = { ...next.status, phase };
   if (message) next.status.message = message;
@@ -57,8 +58,15 @@ async function reclaim(d: BinderDeps, ctx: ReconcileContext, volume: KubeObject)
   switch (volume.spec?.persistentVolumeReclaimPolicy) {
     case 'Retain':
       return;
-    case 'Delete':
-      return d.deleter.deleteVolume(volume, ctx);
+    case 'Delete': {
+      const choice = chooseDeleter(volume, d.inTreeProvisioners);
+      if (choice.deleter === 'inTree') return d.deleter.deleteVolume(volume, ctx);
+      if (choice.deleter === 'external') return; // its provisioner deletes it (seed 000)
+      // Nobody can: Failed with why, once; every later sync tries again and stays Failed.
+      if (volume.status?.phase === 'Failed' && volume.status?.message === choice.message) return;
+      const failed = await setPhase(d, ctx, volume, 'Failed', choice.message, true);
+      return event(d, failed, 'Warning', reasons.volumeFailedDelete, choice.message);
+    }
     case 'Recycle': {
       if (volume.status?.phase === 'Failed') return;
       const failed = await setPhase(d, ctx, volume, 'Failed', 'No recycler plugin found for the volume!');

@@ -1,6 +1,7 @@
 // What the deleter does with a volume (seed 000 "Controller workflow for deleting volumes",
 // upstream isVolumeReleased and sig-storage-lib-external-provisioner shouldDelete). Pure.
 import type { KubeObject } from '../../resources/types';
+import { localProvisionerName } from '../local-volume/decide';
 import { annProvisionedBy, pvControllerFinalizer } from '../provisioner/volume';
 
 /**
@@ -25,6 +26,8 @@ export type DeleterAction = { action: 'none'; why: string } | { action: 'delete'
  */
 export function deleterAction(pv: KubeObject, claim: KubeObject | undefined, inTree: boolean): DeleterAction {
   if (!pv.metadata.annotations?.[annProvisionedBy]) return { action: 'none', why: 'not dynamically provisioned' };
+  // Local volumes are the local-volume manager's: wiped by their node's agent first.
+  if (pv.metadata.annotations[annProvisionedBy] === localProvisionerName) return { action: 'none', why: 'a local volume: the local-volume manager reclaims it' };
   if (!inTree) return { action: 'none', why: 'provisioned by an external provisioner, which deletes it' };
   const finalizers = pv.metadata.finalizers ?? [];
   const guarded = finalizers.includes(pvControllerFinalizer);
@@ -38,4 +41,26 @@ export function deleterAction(pv: KubeObject, claim: KubeObject | undefined, inT
   if (phase !== 'Released' && phase !== 'Failed') return { action: 'none', why: `phase is ${phase ?? 'unset'}` };
   if (!isVolumeReleased(pv, claim)) return { action: 'none', why: 'its claim still uses it' };
   return { action: 'delete' };
+}
+
+export type VolumeDeleterChoice =
+  | { deleter: 'inTree'; plugin: string }
+  | { deleter: 'external'; provisioner: string }
+  | { deleter: 'none'; message: string };
+
+/**
+ * Upstream findDeletablePlugin (pv_controller.go): who deletes a Released volume whose
+ * reclaim policy is Delete. The plugin named by pv.kubernetes.io/provisioned-by when it is
+ * one of ours; any other name outside kubernetes.io/ belongs to an external provisioner,
+ * which deletes it itself; otherwise nobody can, and the volume goes Failed with the
+ * message upstream writes.
+ */
+export function chooseDeleter(pv: KubeObject, inTree: ReadonlySet<string>): VolumeDeleterChoice {
+  const name = pv.metadata.annotations?.[annProvisionedBy];
+  if (name) {
+    if (inTree.has(name)) return { deleter: 'inTree', plugin: name };
+    if (!name.startsWith('kubernetes.io/')) return { deleter: 'external', provisioner: name };
+    return { deleter: 'none', message: `no deletable volume plugin matched name: ${name}` };
+  }
+  return { deleter: 'none', message: `error getting deleter volume plugin for volume "${pv.metadata.name}": no deletable volume plugin matched` };
 }

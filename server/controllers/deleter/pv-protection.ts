@@ -9,12 +9,15 @@ import { volumesToProtect } from '../provisioner/queries';
 import { pvProtectionFinalizer } from '../provisioner/volume';
 
 const PV = 'PersistentVolume';
+
+/** It needs the store only (it runs with the provisioning controllers, or alone). */
+export type ProtectionDeps = Pick<ProvisioningDeps, 'store'>;
 export const pvProtectionName = 'pv-protection-controller';
 
 /** Upstream isBeingUsed: a Bound volume is in use by its claim. */
 export const isInUse = (pv: KubeObject) => pv.status?.phase === 'Bound';
 
-export async function protectVolume(d: ProvisioningDeps, ctx: ReconcileContext, name: string): Promise<void> {
+export async function protectVolume(d: ProtectionDeps, ctx: ReconcileContext, name: string): Promise<void> {
   const read = await d.store.tryGet(PV, undefined, name);
   if (!read) return;
   const has = (pv: KubeObject) => (pv.metadata.finalizers ?? []).includes(pvProtectionFinalizer);
@@ -31,9 +34,9 @@ export async function protectVolume(d: ProvisioningDeps, ctx: ReconcileContext, 
   });
 }
 
-const keys = async (d: ProvisioningDeps) => (await volumesToProtect(d.store.sql, pvProtectionFinalizer)).map((r) => `pv/${r.name}`);
+const keys = async (d: ProtectionDeps) => (await volumesToProtect(d.store.sql, pvProtectionFinalizer)).map((r) => `pv/${r.name}`);
 
-export function pvProtectionSpec(d: ProvisioningDeps, opts: { concurrency?: number; resyncMs?: number } = {}): ControllerSpec {
+export function pvProtectionSpec(d: ProtectionDeps, opts: { concurrency?: number; resyncMs?: number } = {}): ControllerSpec {
   return {
     name: pvProtectionName,
     concurrency: opts.concurrency ?? 2,

@@ -39,7 +39,7 @@ export interface ProvisioningDeps {
 }
 
 /** Runs one transaction and tells the runtime which versions it wrote (no echo reconcile). */
-export async function write<T>(d: ProvisioningDeps, ctx: ReconcileContext, fn: (tx: ControllerTx) => Promise<T>): Promise<T> {
+export async function write<T>(d: Pick<ProvisioningDeps, 'store'>, ctx: ReconcileContext, fn: (tx: ControllerTx) => Promise<T>): Promise<T> {
   let last: ControllerTx | undefined;
   const result = await transact(d.store, async (tx) => {
     last = tx;

@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { isStowageError } from '../../domain/errors';
 import type { ChangeEvent } from '../../store/change-feed';
 import type { ObjectStore } from '../../store/object-store';
-import { isTerminalError } from './errors';
+import { expectedContention, isTerminalError } from './errors';
 import { controllerMetrics, type ControllerMetrics } from './metrics';
 import { WorkQueue } from './work-queue';
 
@@ -204,8 +204,10 @@ export class Controller {
           m.retries.inc(labels);
           const delay = this.queue.backoffOf(key);
           this.queue.addRateLimited(key);
-          const expected = isStowageError(err) && (err.code === 'Conflict' || err.code === 'NotFound');
-          this.log[expected ? 'debug' : 'warn']({ err, key, retryInMs: delay }, 'reconcile failed; retrying');
+          // Contention is normal among workers and replicas: one debug line, no stack.
+          const expected = expectedContention(err);
+          if (expected) this.log.debug({ key, retryInMs: delay }, `reconcile retrying: ${expected}`);
+          else this.log.warn({ err, key, retryInMs: delay }, 'reconcile failed; retrying');
         }
       }
       try {

@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { controllerMetrics, type ControllerMetrics } from './metrics';
+import { expectedContention } from './errors';
 
 export interface LeaderElectionOptions {
   connectionString: string;
@@ -93,7 +94,9 @@ export class LeaderElector {
   private async connect(): Promise<pg.Client> {
     const c = new pg.Client({ connectionString: this.opts.connectionString, keepAlive: true });
     c.on('error', (err) => {
-      this.opts.log.warn({ err }, 'leader election connection failed');
+      const expected = expectedContention(err);
+      if (expected || this.stopped) this.opts.log.debug(`leader election connection ended: ${expected ?? err.message}`);
+      else this.opts.log.warn({ err }, 'leader election connection failed');
       // The lock went with the session: the loop steps down and competes again.
       if (this.client === c) {
         this.client = undefined;
@@ -151,7 +154,11 @@ export class LeaderElector {
           }
         }
       } catch (err) {
-        if (!this.stopped) this.opts.log.warn({ err }, 'leader election check or start failed');
+        if (!this.stopped) {
+          const expected = expectedContention(err);
+          if (expected) this.opts.log.debug(`leader election check ended: ${expected}`);
+          else this.opts.log.warn({ err }, 'leader election check or start failed');
+        }
         const c = this.client;
         this.client = undefined;
         c?.end().catch(() => {});

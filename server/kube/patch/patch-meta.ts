@@ -44,7 +44,30 @@ const byKind: Record<string, PatchMeta> = {
     },
   },
   Event: { fields: { metadata: objectMeta } },
+  Pod: {
+    fields: {
+      metadata: objectMeta,
+      spec: {
+        fields: {
+          volumes: mergeList('name'),
+          containers: mergeList('name', containerFields()),
+          initContainers: mergeList('name', containerFields()),
+        },
+      },
+      status: { fields: { conditions } },
+    },
+  },
 };
+
+/** Container lists (k8s.io/api core/v1 Container tags). */
+function containerFields(): Record<string, PatchMeta> {
+  return {
+    volumeMounts: mergeList('mountPath'),
+    volumeDevices: mergeList('devicePath'),
+    env: mergeList('name'),
+    ports: mergeList('containerPort'),
+  };
+}
 
 /** The patch metadata of a kind; unknown kinds get the defaults everywhere. */
 export function patchMetaFor(kind: string): PatchMeta {

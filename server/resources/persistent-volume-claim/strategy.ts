@@ -7,6 +7,7 @@ import { keepAllButStatus, keepSystemMetadata, shapeErrors, stripNulls } from '.
 import { bytesOf, canonicalizeResourceList, showQuantity } from '../resource-list';
 import type { KubeObject, Strategy } from '../types';
 import { betaStorageClassAnnotation } from '../volume-fields';
+import { persistentVolumeClaimWarnings } from '../volume-warnings';
 import { betaStorageProvisionerAnnotation, persistentVolumeClaimSchema, storageProvisionerAnnotation } from './schema';
 import { validatePersistentVolumeClaim, validatePersistentVolumeClaimUpdate } from './validation';
 
@@ -49,6 +50,7 @@ export const persistentVolumeClaimStrategy: Strategy = {
     name: (pvc) => pvc.metadata?.name ?? '',
   },
 
+  warnings: persistentVolumeClaimWarnings,
   validateShape: (obj) => shapeErrors(persistentVolumeClaimSchema, obj),
 
   applyDefaults(pvc) {

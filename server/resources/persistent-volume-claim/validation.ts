@@ -117,9 +117,10 @@ export function validatePersistentVolumeClaimUpdate(next: KubeObject, prev: Kube
   // volumeMode gets its own error below.
   const { volumeMode: newMode, ...nRest } = n;
   const { volumeMode: oldMode, ...pRest } = p;
-  for (const key of new Set([...Object.keys(nRest), ...Object.keys(pRest)])) {
-    if (!deepEqual(nRest[key], pRest[key])) errs.push(forbidden(child('spec', key), specImmutable));
-  }
+  // Upstream reports one error on spec, whichever fields changed (its message then adds a
+  // Go diff of the two specs, which is not reproduced).
+  const changed = [...new Set([...Object.keys(nRest), ...Object.keys(pRest)])].some((key) => !deepEqual(nRest[key], pRest[key]));
+  if (changed) errs.push(forbidden('spec', specImmutable));
 
   const newSize = next.spec?.resources?.requests?.storage;
   const oldSize = prev.spec?.resources?.requests?.storage;

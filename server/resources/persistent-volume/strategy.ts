@@ -9,6 +9,7 @@ import { pinnedHostname } from '../node-selector';
 import { bytesOf, canonicalizeResourceList, showQuantity } from '../resource-list';
 import type { KubeObject, Strategy } from '../types';
 import { betaStorageClassAnnotation } from '../volume-fields';
+import { persistentVolumeWarnings } from '../volume-warnings';
 import { persistentVolumeSchema } from './schema';
 import { validatePersistentVolume, validatePersistentVolumeUpdate } from './validation';
 
@@ -37,6 +38,7 @@ export const persistentVolumeStrategy: Strategy = {
     name: (pv) => pv.metadata?.name ?? '',
   },
 
+  warnings: persistentVolumeWarnings,
   validateShape: (obj) => shapeErrors(persistentVolumeSchema, obj),
 
   applyDefaults(pv) {

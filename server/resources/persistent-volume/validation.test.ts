@@ -99,18 +99,18 @@ describe('PersistentVolume validation on update', () => {
     { rule: 'labels may change', prev: stored, change: { metadata: { labels: { tier: 'fast' } } }, want: [] },
     { rule: 'the binder may set claimRef', prev: stored, change: { spec: { claimRef: { namespace: 'ns', name: 'c', uid: 'u' } } }, want: [] },
     { rule: 'capacity and reclaim policy may change', prev: stored, change: { spec: { capacity: { storage: '20Gi' }, persistentVolumeReclaimPolicy: 'Delete' } }, want: [] },
-    { rule: 'the volume source is immutable', prev: stored, change: { spec: { local: { path: '/mnt/disks/ssd2' } } }, want: ['spec.local: Forbidden: spec.persistentvolumesource is immutable after creation'] },
+    { rule: 'the volume source is immutable', prev: stored, change: { spec: { local: { path: '/mnt/disks/ssd2' } } }, want: ['spec.persistentvolumesource: Forbidden: spec.persistentvolumesource is immutable after creation'] },
     {
       rule: 'the volume source type is immutable',
       prev: stored,
       change: { spec: { local: undefined, hostPath: { path: '/mnt/disks/ssd1' } } },
-      want: ['spec.hostPath: Forbidden: spec.persistentvolumesource is immutable after creation', 'spec.local: Forbidden: spec.persistentvolumesource is immutable after creation'],
+      want: ['spec.persistentvolumesource: Forbidden: spec.persistentvolumesource is immutable after creation'],
     },
     { rule: 'volumeMode is immutable', prev: stored, change: { spec: { volumeMode: 'Block' } }, want: ['spec.volumeMode: Invalid value: "Block": field is immutable'] },
     { rule: 'node affinity is immutable once set', prev: stored, change: { spec: { nodeAffinity: hostnameAffinity('node-2') } }, want: [expect.stringMatching(/^spec\.nodeAffinity: Invalid value: .*: field is immutable, except for updating from beta label to GA$/) as any] },
     { rule: 'node affinity may be set when it was not', prev: storedHostPath, change: { spec: { nodeAffinity: hostnameAffinity('node-1') } }, want: [] },
     { rule: 'a csi volume may gain a controllerExpandSecretRef', prev: storedCSI, change: { spec: { csi: { controllerExpandSecretRef: { name: 'x', namespace: 'y' } } } }, want: [] },
-    { rule: 'a csi volume handle is immutable', prev: storedCSI, change: { spec: { csi: { volumeHandle: 'vol-9' } } }, want: ['spec.csi: Forbidden: spec.persistentvolumesource is immutable after creation'] },
+    { rule: 'a csi volume handle is immutable', prev: storedCSI, change: { spec: { csi: { volumeHandle: 'vol-9' } } }, want: ['spec.persistentvolumesource: Forbidden: spec.persistentvolumesource is immutable after creation'] },
     { rule: 'the name is immutable', prev: stored, change: { metadata: { name: 'other' } }, want: ['metadata.name: Invalid value: "other": field is immutable'] },
   ])('$rule', ({ prev, change, want }) => {
     expect(lines(updateErrors(strategy, prev, patched(prev, change)))).toEqual(want);

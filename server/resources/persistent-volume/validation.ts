@@ -199,6 +199,8 @@ export function validatePersistentVolumeUpdate(next: KubeObject, prev: KubeObjec
   const errs = validateObjectMetaUpdate(next.metadata, prev.metadata);
   const ns: Obj = next.spec ?? {};
   const ps: Obj = prev.spec ?? {};
+  // Upstream reports one error on spec.persistentvolumesource, however many sources differ.
+  let sourceChanged = false;
   for (const source of volumeSources) {
     let n = ns[source];
     // A CSI volume may gain a controllerExpandSecretRef it did not have.
@@ -206,10 +208,9 @@ export function validatePersistentVolumeUpdate(next: KubeObject, prev: KubeObjec
       n = { ...n };
       delete n.controllerExpandSecretRef;
     }
-    if (!deepEqual(n, ps[source])) {
-      errs.push(forbidden(child('spec', source), 'spec.persistentvolumesource is immutable after creation'));
-    }
+    if (!deepEqual(n, ps[source])) sourceChanged = true;
   }
+  if (sourceChanged) errs.push(forbidden('spec.persistentvolumesource', 'spec.persistentvolumesource is immutable after creation'));
   errs.push(...immutable('spec.volumeMode', ns.volumeMode, ps.volumeMode));
   if (ps.nodeAffinity && !sameNodeAffinityAllowingGALabels(ns.nodeAffinity, ps.nodeAffinity)) {
     errs.push(invalid('spec.nodeAffinity', ns.nodeAffinity ?? null, 'field is immutable, except for updating from beta label to GA'));

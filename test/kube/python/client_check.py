@@ -56,11 +56,15 @@ report["claim"] = [claim.metadata.namespace, claim.status.phase]
 report["classes"] = [c.metadata.name for c in storage.list_storage_class().items]
 v1.delete_namespaced_persistent_volume_claim("py-claim", "team-a")
 v1.delete_persistent_volume("py-pv")
-try:
-    v1.read_persistent_volume("py-pv")
-    report["after_delete"] = "still there"
-except client.rest.ApiException as e:
-    report["after_delete"] = e.status
+# kubernetes.io/pv-protection holds the volume until its controller sees it unused: poll, bounded.
+report["after_delete"] = "still there"
+for _ in range(200):
+    try:
+        v1.read_persistent_volume("py-pv")
+    except client.rest.ApiException as e:
+        report["after_delete"] = e.status
+        break
+    time.sleep(0.05)
 try:
     v1.read_persistent_volume("never-was")
 except client.rest.ApiException as e:

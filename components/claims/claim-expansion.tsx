@@ -1,0 +1,104 @@
+'use client';
+// Expanding a claim on its page: the Expand button where the claim may grow (Bound, its
+// class allows expansion, the user may update it), a dialog whose minimum is the current
+// size, and the resizer's stage until the new size is reached. Live through the shell's stream.
+import { Alert, Button, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { mayExpand } from '@/server/resources/persistent-volume-claim/resize';
+import type { KubeObject } from '@/server/resources/types';
+import { errorInfo } from '../format';
+import { usePermissions } from '../session';
+import { useTRPC } from '../trpc';
+import { expansionStage, newSizeProblem } from './expansion-stage';
+
+export function ClaimExpansion({ claim }: { claim: KubeObject }) {
+  const trpc = useTRPC();
+  const perms = usePermissions();
+  const ns = claim.metadata.namespace ?? '';
+  const className: string = claim.spec?.storageClassName ?? '';
+  const sc = useQuery({
+    ...trpc.objects.get.queryOptions({ kind: 'StorageClass', name: className || '-' }),
+    enabled: Boolean(className) && claim.status?.phase === 'Bound',
+  });
+  const stage = expansionStage(claim);
+  const allowed = mayExpand(claim, sc.data) && perms.can('update', 'PersistentVolumeClaim', ns);
+  if (!stage && !allowed) return null;
+  return (
+    <Alert
+      color={stage?.color ?? 'gray'}
+      variant="light"
+      title={stage ? `Expansion: ${stage.label}` : 'Size'}
+      data-testid="claim-expansion"
+      data-stage={stage?.label ?? 'none'}
+    >
+      <Group justify="space-between" align="center">
+        <Text size="sm">
+          {stage
+            ? stage.detail
+            : `${claim.status?.capacity?.storage ?? claim.spec?.resources?.requests?.storage} — class ${className} allows expansion.`}
+        </Text>
+        {allowed && !stage && <ExpandButton claim={claim} />}
+      </Group>
+    </Alert>
+  );
+}
+
+function ExpandButton({ claim }: { claim: KubeObject }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const current: string | undefined = claim.spec?.resources?.requests?.storage;
+  const [opened, setOpened] = useState(false);
+  const [size, setSize] = useState(current ?? '');
+  const problem = newSizeProblem(size, current);
+  const ref = { kind: claim.kind, namespace: claim.metadata.namespace, name: claim.metadata.name ?? '' };
+  const update = useMutation(
+    trpc.objects.update.mutationOptions({
+      onSuccess: (saved) => {
+        setOpened(false);
+        queryClient.setQueryData(trpc.objects.get.queryKey(ref), saved);
+      },
+    }),
+  );
+  const submit = () => {
+    if (problem) return;
+    const next = structuredClone(claim);
+    next.spec.resources = { ...(next.spec.resources ?? {}), requests: { ...(next.spec.resources?.requests ?? {}), storage: size.trim() } };
+    update.mutate({ kind: claim.kind, namespace: claim.metadata.namespace, name: claim.metadata.name ?? '', manifest: JSON.stringify(next) });
+  };
+  return (
+    <>
+      <Button size="xs" variant="light" onClick={() => setOpened(true)} data-testid="expand-claim">
+        Expand
+      </Button>
+      <Modal opened={opened} onClose={() => setOpened(false)} title={<Text fw={600}>Expand claim</Text>} size="sm">
+        <Stack gap="sm">
+          <Text size="sm">
+            Now {current}. A claim only grows; the volume (and its filesystem) is grown by its resizer.
+          </Text>
+          <TextInput
+            label="New size"
+            value={size}
+            onChange={(e) => setSize(e.currentTarget.value)}
+            error={size !== current ? problem : undefined}
+            data-testid="expand-size"
+            onKeyDown={(e) => e.key === 'Enter' && submit()}
+          />
+          {update.error && (
+            <Text size="sm" c="red" role="alert">
+              {errorInfo(update.error).message}
+            </Text>
+          )}
+          <Group justify="flex-end" gap="sm">
+            <Button variant="default" onClick={() => setOpened(false)}>
+              Cancel
+            </Button>
+            <Button onClick={submit} disabled={Boolean(problem)} loading={update.isPending} data-testid="confirm-expand">
+              Expand
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
+    </>
+  );
+}

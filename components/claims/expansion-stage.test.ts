@@ -1,0 +1,45 @@
+import { describe, expect, test } from 'vitest';
+import type { KubeObject } from '@/server/resources/types';
+import { expansionStage, newSizeProblem } from './expansion-stage';
+
+const claim = (requested: string, capacity: string, conditions: object[] = [], phase = 'Bound'): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'PersistentVolumeClaim',
+  metadata: { name: 'c', namespace: 'ns' },
+  spec: { resources: { requests: { storage: requested } } },
+  status: { phase, capacity: { storage: capacity }, conditions },
+});
+
+describe('expansionStage', () => {
+  test.each([
+    { name: 'at its size', c: claim('1Gi', '1Gi'), want: undefined },
+    { name: 'not bound', c: claim('2Gi', '1Gi', [], 'Pending'), want: undefined },
+    { name: 'nothing yet', c: claim('2Gi', '1Gi'), want: 'Waiting for the resizer' },
+    { name: 'Resizing', c: claim('2Gi', '1Gi', [{ type: 'Resizing', status: 'True' }]), want: 'Resizing' },
+    { name: 'FileSystemResizePending', c: claim('2Gi', '1Gi', [{ type: 'FileSystemResizePending', status: 'True' }]), want: 'Growing the filesystem' },
+    {
+      name: 'ControllerResizeError',
+      c: claim('2Gi', '1Gi', [{ type: 'Resizing', status: 'True' }, { type: 'ControllerResizeError', status: 'True', message: 'disk full' }]),
+      want: 'Resize failed',
+    },
+  ])('$name -> $want', ({ c, want }) => {
+    expect(expansionStage(c)?.label).toBe(want);
+  });
+
+  test('the failure detail carries the message', () => {
+    const c = claim('2Gi', '1Gi', [{ type: 'ControllerResizeError', status: 'True', message: 'disk full' }]);
+    expect(expansionStage(c)?.detail).toBe('1Gi → 2Gi: disk full; it is retried.');
+  });
+});
+
+describe('newSizeProblem', () => {
+  test.each([
+    { input: '2Gi', current: '1Gi', want: undefined },
+    { input: ' 2Gi ', current: '1Gi', want: undefined },
+    { input: '1Gi', current: '1Gi', want: 'Must be larger than the current 1Gi: claims only grow' },
+    { input: '512Mi', current: '1Gi', want: 'Must be larger than the current 1Gi: claims only grow' },
+    { input: 'lots', current: '1Gi', want: 'Not a size: use a quantity such as 2Gi or 500Mi' },
+  ])('$input over $current -> $want', ({ input, current, want }) => {
+    expect(newSizeProblem(input, current)).toBe(want);
+  });
+});

@@ -1,0 +1,41 @@
+// Where a claim's expansion stands, for its page: the external-resizer's conditions and
+// allocatedResources read back into one line. Pure.
+import { compareQuantities, parseQuantity, quantityFromJSON } from '@/server/domain/quantity';
+import type { KubeObject } from '@/server/resources/types';
+
+export interface ExpansionStage {
+  label: 'Resizing' | 'Resize failed' | 'Growing the filesystem' | 'Waiting for the resizer';
+  detail: string;
+  color: 'blue' | 'red' | 'yellow';
+}
+
+function condition(claim: KubeObject, type: string): any {
+  const conds: any[] = Array.isArray(claim.status?.conditions) ? claim.status.conditions : [];
+  return conds.find((c) => c?.type === type && c?.status === 'True');
+}
+
+/** The stage of an expansion in progress, or undefined when the claim has the size it asks for. */
+export function expansionStage(claim: KubeObject): ExpansionStage | undefined {
+  const requested = claim.spec?.resources?.requests?.storage;
+  const capacity = claim.status?.capacity?.storage;
+  const want = quantityFromJSON(requested);
+  const have = quantityFromJSON(capacity);
+  if (claim.status?.phase !== 'Bound' || !want || !have || compareQuantities(want, have) <= 0) return undefined;
+  const target = `${capacity} → ${requested}`;
+  const failed = condition(claim, 'ControllerResizeError');
+  if (failed) return { label: 'Resize failed', detail: `${target}: ${failed.message ?? 'the resizer failed'}; it is retried.`, color: 'red' };
+  if (condition(claim, 'FileSystemResizePending')) {
+    return { label: 'Growing the filesystem', detail: `${target}: the volume has grown; its filesystem is being grown.`, color: 'blue' };
+  }
+  if (condition(claim, 'Resizing')) return { label: 'Resizing', detail: `${target}: the resizer is growing the volume.`, color: 'blue' };
+  return { label: 'Waiting for the resizer', detail: `${target}: no resizer has picked this up yet.`, color: 'yellow' };
+}
+
+/** Checks a new size typed into the Expand dialog: a quantity, larger than the current request. */
+export function newSizeProblem(input: string, current: string | undefined): string | undefined {
+  const q = parseQuantity(input.trim());
+  if (!q) return 'Not a size: use a quantity such as 2Gi or 500Mi';
+  const cur = quantityFromJSON(current);
+  if (cur && compareQuantities(q, cur) <= 0) return `Must be larger than the current ${current}: claims only grow`;
+  return undefined;
+}

@@ -1,0 +1,202 @@
+'use client';
+// A node's Disks page: every entry its agent sees, eligible or not (with the reason), and
+// each eligible disk's state line with a live progress bar while it is wiped. Polls every
+// second (half a second while a wipe runs).
+import { Alert, Badge, Button, Code, Group, Paper, Progress, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import Link from 'next/link';
+import type { DiskView } from '@/server/services/local-volumes';
+import { errorInfo } from '../format';
+import { usePermissions } from '../session';
+import { useTRPC } from '../trpc';
+import { formatBytes, formatEta, formatRate, percentOf, STAGES, stageIndex } from './disk-format';
+
+const STAGE_COLOR: Record<string, string> = {
+  discovered: 'gray',
+  available: 'green',
+  bound: 'blue',
+  released: 'orange',
+  wiping: 'violet',
+  failed: 'red',
+  quarantined: 'red',
+  missing: 'gray',
+  ineligible: 'gray',
+};
+
+function StateLine({ d }: { d: DiskView }) {
+  const at = stageIndex(d.stage);
+  if (at < 0) return <Badge color={STAGE_COLOR[d.stage]} variant="light" data-testid="disk-stage">{d.stage}</Badge>;
+  return (
+    <Group gap={4} wrap="nowrap" data-testid="disk-state-line">
+      {STAGES.slice(0, 5).map((s, i) => (
+        <Badge
+          key={s}
+          size="xs"
+          variant={i === at ? 'filled' : 'outline'}
+          color={i === at ? STAGE_COLOR[d.stage] : 'gray'}
+          data-testid={i === at ? 'disk-stage' : undefined}
+          data-stage={i === at ? d.stage : undefined}
+        >
+          {i === at ? d.stage : s}
+          {s === 'bound' && i === at && d.pv?.claim ? ` (${d.pv.claim})` : ''}
+        </Badge>
+      ))}
+    </Group>
+  );
+}
+
+function Wipe({ d, admin }: { d: DiskView; admin: boolean }) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const done = () => void qc.invalidateQueries({ queryKey: trpc.localVolumes.nodeDisks.queryKey() });
+  const retry = useMutation(trpc.localVolumes.retry.mutationOptions({ onSuccess: done }));
+  const cancel = useMutation(trpc.localVolumes.cancel.mutationOptions({ onSuccess: done }));
+  const j = d.job;
+  if (!j) return null;
+  const pct = percentOf(j.progress);
+  const err = retry.error ?? cancel.error;
+  return (
+    <Stack gap={4} data-testid="disk-wipe" data-job-state={j.state}>
+      <Group gap="xs">
+        <Text size="xs">
+          {j.method} · attempt {j.attempt} · {j.state}
+          {j.cancelRequested ? ' (cancelling)' : ''}
+        </Text>
+        {j.progress && j.state === 'running' && (
+          <Text size="xs" c="dimmed" data-testid="disk-wipe-rate">
+            {formatRate(j.progress)} · ETA {formatEta(j.progress.etaSeconds)}
+          </Text>
+        )}
+      </Group>
+      {(j.state === 'running' || j.state === 'queued') && (
+        <Progress value={pct ?? 0} striped animated size="lg" data-testid="disk-progress" data-value={pct ?? 0} aria-label={`wipe ${pct ?? 0}%`} />
+      )}
+      {j.lastError && (
+        <Text size="xs" c="red" data-testid="disk-wipe-error">
+          {j.lastError}
+        </Text>
+      )}
+      {j.outputTail.length > 0 && j.state !== 'running' && (
+        <Code block fz="xs" data-testid="disk-wipe-output">
+          {j.outputTail.slice(-5).join('\n')}
+        </Code>
+      )}
+      {admin && (
+        <Group gap="xs">
+          {(j.state === 'failed' || j.state === 'quarantined') && (
+            <Button size="compact-xs" onClick={() => retry.mutate({ jobId: j.id })} loading={retry.isPending} data-testid="disk-retry">
+              Retry cleanup
+            </Button>
+          )}
+          {(j.state === 'failed' || j.state === 'queued' || (j.state === 'running' && !j.cancelRequested)) && (
+            <Tooltip label="The disk is quarantined: never offered again until a cleanup succeeds">
+              <Button size="compact-xs" color="red" variant="light" onClick={() => cancel.mutate({ jobId: j.id })} loading={cancel.isPending} data-testid="disk-cancel">
+                Cancel (quarantine)
+              </Button>
+            </Tooltip>
+          )}
+        </Group>
+      )}
+      {err && (
+        <Text size="xs" c="red">
+          {errorInfo(err).message}
+        </Text>
+      )}
+    </Stack>
+  );
+}
+
+export function NodeDisks({ node }: { node: string }) {
+  const trpc = useTRPC();
+  const perms = usePermissions();
+  const admin = perms.can('update', 'PersistentVolume');
+  const q = useQuery({
+    ...trpc.localVolumes.nodeDisks.queryOptions({ node }),
+    refetchInterval: (query) => (query.state.data?.disks.some((d) => d.job?.state === 'running') ? 500 : 1000),
+    staleTime: 0,
+  });
+  if (q.error) return <Alert color="red">{errorInfo(q.error).message}</Alert>;
+  if (!q.data) return <Text c="dimmed">Loading…</Text>;
+  const { node: summary, disks } = q.data;
+  return (
+    <Stack data-testid="node-disks">
+      <Group>
+        <Title order={3}>Disks of {node}</Title>
+        {summary && (
+          <Badge color={summary.ready ? 'green' : 'red'} data-testid="node-reporting">
+            {summary.ready ? 'reporting' : 'not reporting'}
+          </Badge>
+        )}
+      </Group>
+      {summary && !summary.ready && (
+        <Alert color="red" title="This node's agent stopped reporting">
+          Its volumes are kept and marked; nothing is deleted. Start its agent again (`stowage agent`), or delete the node&apos;s volumes by hand if the machine is gone.
+        </Alert>
+      )}
+      {disks.length === 0 ? (
+        <Text c="dimmed">The agent reports no entries. Put directories, mount points or symlinks to block devices in a discovery directory of the storageClassMap.</Text>
+      ) : (
+        <Paper withBorder>
+          <Table data-testid="disk-table">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Entry</Table.Th>
+                <Table.Th>Class</Table.Th>
+                <Table.Th>Mode</Table.Th>
+                <Table.Th>Capacity</Table.Th>
+                <Table.Th>State</Table.Th>
+                <Table.Th>Volume</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {disks.map((d) => (
+                <Table.Tr key={`${d.className}/${d.entryName}`} data-testid="disk-row" data-entry={d.entryName} data-stage={d.stage}>
+                  <Table.Td>
+                    <Text size="sm" ff="monospace">
+                      {d.entryName}
+                    </Text>
+                    <Text size="xs" c="dimmed">
+                      {d.hostPath}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>{d.className}</Table.Td>
+                  <Table.Td>{d.volumeMode}</Table.Td>
+                  <Table.Td>{d.eligible ? formatBytes(d.capacityBytes) : '—'}</Table.Td>
+                  <Table.Td>
+                    <Stack gap={4}>
+                      <StateLine d={d} />
+                      {!d.eligible && (
+                        <Text size="xs" c="orange" data-testid="disk-reason">
+                          not offered: {d.reason}
+                        </Text>
+                      )}
+                      {!d.present && <Text size="xs" c="red">the agent no longer sees this entry</Text>}
+                      {d.pv?.diskMissing && <Text size="xs" c="red">disk missing: the claim keeps its volume</Text>}
+                      <Wipe d={d} admin={admin} />
+                    </Stack>
+                  </Table.Td>
+                  <Table.Td>
+                    {d.pv ? (
+                      <Link href={`/volumes/${encodeURIComponent(d.pvName)}`} data-testid="disk-pv">
+                        {d.pvName}
+                      </Link>
+                    ) : (
+                      <Text size="xs" c="dimmed">
+                        none
+                      </Text>
+                    )}
+                    {d.pv && (
+                      <Text size="xs" c="dimmed" data-testid="disk-pv-phase">
+                        {d.pv.phase}
+                      </Text>
+                    )}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Paper>
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,52 @@
+'use client';
+// Extra words in the delete dialog, by kind: for a claim, the pods that use it (the
+// deletion waits for them) and what its volume's reclaim policy does to the data.
+import { Alert, Text } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import type { KubeObject } from '@/server/resources/types';
+import { usePermissions } from '../session';
+import { useTRPC } from '../trpc';
+import { inUseSentence, reclaimSentence } from './delete-consequences';
+import { useClaimPods } from './use-claim-pods';
+
+function ClaimDeleteNotes({ claim }: { claim: KubeObject }) {
+  const trpc = useTRPC();
+  const perms = usePermissions();
+  const { inUse } = useClaimPods(claim);
+  const volumeName: string | undefined = claim.spec?.volumeName || undefined;
+  const className: string | undefined = claim.spec?.storageClassName || undefined;
+  const canVolume = perms.can('get', 'PersistentVolume');
+  const volume = useQuery({
+    ...trpc.objects.get.queryOptions({ kind: 'PersistentVolume', name: volumeName ?? '-' }),
+    enabled: Boolean(volumeName) && canVolume,
+  });
+  const sc = useQuery({
+    ...trpc.objects.get.queryOptions({ kind: 'StorageClass', name: className ?? '-' }),
+    enabled: Boolean(volumeName) && !canVolume && Boolean(className),
+  });
+  const fromVolume: string | undefined = volume.data?.spec?.persistentVolumeReclaimPolicy;
+  const fromClass: string | undefined = sc.data ? (sc.data.reclaimPolicy ?? 'Delete') : undefined;
+  const used = inUseSentence(inUse);
+  return (
+    <>
+      {used && (
+        <Alert color="orange" title="In use" data-testid="delete-in-use">
+          {used}
+        </Alert>
+      )}
+      <Text size="sm" data-testid="delete-reclaim">
+        {reclaimSentence({
+          usedBy: inUse,
+          volumeName,
+          policy: fromVolume ?? fromClass,
+          policySource: fromVolume ? 'volume' : fromClass ? 'class' : undefined,
+        })}
+      </Text>
+    </>
+  );
+}
+
+export function DeleteNotes({ obj }: { obj: KubeObject }) {
+  if (obj.kind === 'PersistentVolumeClaim') return <ClaimDeleteNotes claim={obj} />;
+  return null;
+}

@@ -1,0 +1,93 @@
+// The node agent's side of the agent API: JSON over HTTPS with the node token, trusting
+// the CA Stowage generated (or, when asked, any certificate). Errors carry the server's
+// Status message.
+import http from 'node:http';
+import https from 'node:https';
+import type { CleanupProgress, CleanupRequest, CleanupResult, DiscoveredEntry } from './contract';
+import type { AgentConfig, ClaimInput, HeartbeatInput } from '../services/node-agent';
+
+/** What the agent loop needs from the server (an HTTP client, or the service itself in tests). */
+export interface AgentApi {
+  whoami(): Promise<{ nodeName: string }>;
+  config(node: string): Promise<AgentConfig>;
+  heartbeat(node: string, body: HeartbeatInput): Promise<unknown>;
+  discoveries(node: string, entries: DiscoveredEntry[]): Promise<unknown>;
+  claim(node: string, body: ClaimInput): Promise<{ jobs: CleanupRequest[] }>;
+  progress(node: string, jobId: string, body: { instance: string; progress: CleanupProgress }): Promise<{ cancel: boolean }>;
+  result(node: string, jobId: string, body: { instance: string; result: CleanupResult; progress?: CleanupProgress }): Promise<unknown>;
+}
+
+export class AgentHttpError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+    this.name = 'AgentHttpError';
+  }
+}
+
+export interface AgentClientOptions {
+  server: string;
+  token: string;
+  /** PEM of the CA that signed the server's certificate. */
+  caPem?: string;
+  insecureSkipTlsVerify?: boolean;
+  timeoutMs?: number;
+}
+
+export function agentHttpClient(o: AgentClientOptions): AgentApi {
+  const base = new URL(o.server);
+  const secure = base.protocol === 'https:';
+  const agent = secure
+    ? new https.Agent({ keepAlive: true, ca: o.caPem, rejectUnauthorized: !o.insecureSkipTlsVerify })
+    : new http.Agent({ keepAlive: true });
+  const call = <T>(method: string, p: string, body?: unknown): Promise<T> =>
+    new Promise((resolve, reject) => {
+      const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+      const url = new URL(`/apis/agent.stowage.io/v1/${p}`, base);
+      const req = (secure ? https : http).request(
+        url,
+        {
+          method,
+          agent,
+          timeout: o.timeoutMs ?? 30_000,
+          headers: {
+            Authorization: `Bearer ${o.token}`,
+            Accept: 'application/json',
+            ...(data ? { 'Content-Type': 'application/json', 'Content-Length': String(data.length) } : {}),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let parsed: unknown;
+            try {
+              parsed = text ? JSON.parse(text) : {};
+            } catch {
+              parsed = { message: text.slice(0, 200) };
+            }
+            const code = res.statusCode ?? 0;
+            if (code >= 200 && code < 300) resolve(parsed as T);
+            else reject(new AgentHttpError(`${method} ${url.pathname}: ${code} ${(parsed as { message?: string })?.message ?? ''}`.trim(), code));
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`${method} ${url.pathname}: timed out`)));
+      req.on('error', reject);
+      req.end(data);
+    });
+  const n = (node: string) => `nodes/${encodeURIComponent(node)}`;
+  return {
+    whoami: () => call('GET', 'whoami'),
+    config: (node) => call('GET', `${n(node)}/config`),
+    heartbeat: (node, body) => call('POST', `${n(node)}/heartbeat`, body),
+    discoveries: (node, entries) => call('PUT', `${n(node)}/discoveries`, { entries }),
+    claim: (node, body) => call('POST', `${n(node)}/cleanups/claim`, body),
+    progress: (node, jobId, body) => call('POST', `${n(node)}/cleanups/${encodeURIComponent(jobId)}/progress`, body),
+    result: (node, jobId, body) => call('POST', `${n(node)}/cleanups/${encodeURIComponent(jobId)}/result`, body),
+  };
+}

@@ -1,0 +1,209 @@
+// The node agent's loop (`stowage agent`): reads its node's configuration every few
+// seconds (changes apply without a restart), walks the discovery directories and reports
+// what it sees, posts heartbeats, and takes cleanup jobs, running them with the
+// CleanupRunner and reporting progress (at least once a second) and the result. It never
+// writes PV objects: the manager does, from these reports.
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import type { Logger } from 'pino';
+import type { AgentConfig } from '../services/node-agent';
+import type { AgentApi } from './agent-client';
+import { CleanupRunner } from './cleanup-runner';
+import type { CleanupProgress, CleanupRequest, CleanupResult, LocalClassConfig } from './contract';
+import { discoverAll } from './discovery';
+import type { AgentOs } from './os';
+
+export interface AgentLoopOptions {
+  api: AgentApi;
+  os: AgentOs;
+  /** The node to act for (default: the token's, asked from the server). */
+  nodeName?: string;
+  /** Labels the agent sets on its Node (kubernetes.io/hostname, os, arch are added). */
+  labels?: Record<string, string>;
+  log: Logger;
+  configMs?: number;
+  discoveryMs?: number;
+  heartbeatMs?: number;
+  claimMs?: number;
+  /** Cleanups at once on this node (default 4). */
+  maxParallel?: number;
+  progressIntervalMs?: number;
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+export function nodeLabels(nodeName: string, extra: Record<string, string> = {}): Record<string, string> {
+  const goArch: Record<string, string> = { x64: 'amd64', arm64: 'arm64', arm: 'arm', ia32: '386', ppc64: 'ppc64le', s390x: 's390x' };
+  return {
+    ...extra,
+    'kubernetes.io/hostname': nodeName,
+    'kubernetes.io/os': process.platform,
+    'kubernetes.io/arch': goArch[process.arch] ?? process.arch,
+  };
+}
+
+export class AgentLoop {
+  /** This process's identity: running jobs are leased to it. */
+  readonly instance = `${os.hostname().replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 30)}-${randomUUID().slice(0, 8)}`;
+  private readonly abort = new AbortController();
+  private readonly runner: CleanupRunner;
+  private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private classes: LocalClassConfig[] | undefined;
+  private configVersion = '';
+  private lastReport = '';
+  private lastReportAt = 0;
+  private loops: Promise<void>[] = [];
+  private wakeDiscovery: (() => void) | undefined;
+  nodeName = '';
+
+  constructor(private readonly o: AgentLoopOptions) {
+    this.runner = new CleanupRunner(o.os, { maxParallel: o.maxParallel ?? 4, progressIntervalMs: o.progressIntervalMs });
+  }
+
+  async start(): Promise<void> {
+    this.nodeName = this.o.nodeName ?? (await this.o.api.whoami()).nodeName;
+    const signal = this.abort.signal;
+    this.loops = [
+      this.every(this.o.heartbeatMs ?? 10_000, 'heartbeat', () => this.heartbeat()),
+      this.every(this.o.configMs ?? 2_000, 'config', () => this.readConfig()),
+      this.discoveryLoop(signal),
+      this.every(this.o.claimMs ?? 1_000, 'cleanup claim', () => this.claim()),
+    ];
+    this.o.log.info({ node: this.nodeName, instance: this.instance }, 'node agent started');
+  }
+
+  /** Stops the loops and aborts running cleanups (their jobs are retried later). */
+  async stop(): Promise<void> {
+    this.abort.abort();
+    for (const r of this.running.values()) r.abort.abort();
+    await Promise.allSettled([...this.loops, ...[...this.running.values()].map((r) => r.done)]);
+  }
+
+  /** Job ids running in this process. */
+  runningJobs(): string[] {
+    return [...this.running.keys()];
+  }
+
+  private async every(ms: number, what: string, fn: () => Promise<void>): Promise<void> {
+    const signal = this.abort.signal;
+    while (!signal.aborted) {
+      try {
+        await fn();
+      } catch (err) {
+        if (!signal.aborted) this.o.log.warn({ err: (err as Error).message, what }, 'agent step failed; trying again');
+      }
+      await sleep(ms, signal);
+    }
+  }
+
+  private async heartbeat(): Promise<void> {
+    await this.o.api.heartbeat(this.nodeName, {
+      labels: nodeLabels(this.nodeName, this.o.labels),
+      nodeInfo: { operatingSystem: process.platform, architecture: process.arch, kernelVersion: os.release(), osImage: os.version?.() ?? '' },
+    });
+  }
+
+  private async readConfig(): Promise<void> {
+    const cfg: AgentConfig = await this.o.api.config(this.nodeName);
+    if (cfg.error) this.o.log.warn({ error: cfg.error }, 'the storageClassMap does not parse; keeping the last good one');
+    if (cfg.error && this.classes) return;
+    if (cfg.resourceVersion !== this.configVersion || !this.classes) {
+      this.classes = cfg.classes;
+      this.configVersion = cfg.resourceVersion;
+      this.o.log.info({ classes: cfg.classes.map((c) => c.className) }, 'configuration loaded');
+      this.wakeDiscovery?.();
+    }
+  }
+
+  private async discoveryLoop(signal: AbortSignal): Promise<void> {
+    const ms = this.o.discoveryMs ?? 3_000;
+    while (!signal.aborted) {
+      try {
+        if (this.classes) await this.discover(this.classes);
+      } catch (err) {
+        if (!signal.aborted) this.o.log.warn({ err: (err as Error).message }, 'discovery failed; trying again');
+      }
+      await new Promise<void>((resolve) => {
+        this.wakeDiscovery = resolve;
+        void sleep(ms, signal).then(resolve);
+      });
+      this.wakeDiscovery = undefined;
+    }
+  }
+
+  /** One discovery pass; reported when it differs from the last report (or every 30 s). */
+  async discover(classes: LocalClassConfig[]): Promise<void> {
+    const entries = await discoverAll(this.o.os, classes);
+    const text = JSON.stringify(entries);
+    if (text === this.lastReport && Date.now() - this.lastReportAt < 30_000) return;
+    await this.o.api.discoveries(this.nodeName, entries);
+    this.lastReport = text;
+    this.lastReportAt = Date.now();
+  }
+
+  private async claim(): Promise<void> {
+    if (!this.classes) return;
+    const max = Math.max(0, (this.o.maxParallel ?? 4) - this.running.size);
+    const { jobs } = await this.o.api.claim(this.nodeName, { instance: this.instance, running: this.runningJobs(), max });
+    for (const job of jobs) this.startJob(job);
+  }
+
+  private startJob(req: CleanupRequest): void {
+    if (this.running.has(req.jobId)) return;
+    const abort = new AbortController();
+    const done = this.runJob(req, abort).finally(() => this.running.delete(req.jobId));
+    this.running.set(req.jobId, { abort, done });
+  }
+
+  private async runJob(req: CleanupRequest, abort: AbortController): Promise<void> {
+    const cls = this.classes?.find((c) => c.className === req.className);
+    let result: CleanupResult;
+    let last: CleanupProgress | undefined;
+    if (!cls) {
+      result = { jobId: req.jobId, ok: false, error: `class ${req.className} is not in this node's configuration`, durationMs: 0 };
+    } else {
+      this.o.log.info({ job: req.jobId, path: req.hostPath, method: req.method, attempt: req.attempt }, 'cleanup started');
+      let sending = false;
+      const onProgress = (p: CleanupProgress) => {
+        last = p;
+        if (sending) return; // one report in flight at a time; the next tick sends fresher numbers
+        sending = true;
+        this.o.api
+          .progress(this.nodeName, req.jobId, { instance: this.instance, progress: p })
+          .then((r) => {
+            if (r.cancel && !abort.signal.aborted) {
+              this.o.log.warn({ job: req.jobId }, 'cleanup cancelled by the server');
+              abort.abort();
+            }
+          })
+          .catch((err) => this.o.log.warn({ err: (err as Error).message, job: req.jobId }, 'progress report failed'))
+          .finally(() => {
+            sending = false;
+          });
+      };
+      result = await this.runner.run(req, cls, onProgress, abort.signal);
+      if ((result as { busy?: boolean }).busy) return; // the same disk is being cleaned here already
+    }
+    this.o.log[result.ok ? 'info' : 'warn']({ job: req.jobId, ok: result.ok, error: result.error, ms: result.durationMs }, 'cleanup finished');
+    if (this.abort.signal.aborted) return; // stopping: the lease runs out and the job is taken again
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        await this.o.api.result(this.nodeName, req.jobId, { instance: this.instance, result, ...(last ? { progress: last } : {}) });
+        return;
+      } catch (err) {
+        this.o.log.warn({ err: (err as Error).message, job: req.jobId }, 'result report failed; retrying');
+        await sleep(1000 * (attempt + 1), this.abort.signal);
+      }
+    }
+  }
+}

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../resources/types';
+import { annDiskMissing, annNodeNotReporting, decide, localCleanupFinalizer, type DecideInput } from './decide';
+
+function pv(o: { phase?: string; policy?: string; claimUid?: string; deleting?: boolean; held?: boolean; ann?: Record<string, string> } = {}): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: {
+      name: 'local-pv-1',
+      uid: 'pv-uid',
+      annotations: o.ann ?? {},
+      finalizers: o.held === false ? [] : [localCleanupFinalizer],
+      ...(o.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
+    },
+    spec: {
+      local: { path: '/mnt/disks/a' },
+      persistentVolumeReclaimPolicy: o.policy ?? 'Delete',
+      ...(o.claimUid ? { claimRef: { namespace: 'ns', name: 'c', uid: o.claimUid } } : {}),
+    },
+    status: { phase: o.phase ?? 'Available' },
+  };
+}
+
+const disk = { present: true, eligible: true };
+const base: DecideInput = { disk, released: false, nodeReady: true };
+
+describe('decide', () => {
+  it.each<{ name: string; input: Partial<DecideInput>; action: string }>([
+    // Seed 003 provisioner unit tests
+    { name: 'directory not in the cache (no PV): PV created', input: {}, action: 'create' },
+    { name: 'directory in the cache (PV exists): not created again', input: { pv: pv() }, action: 'none' },
+    { name: 'PV creation failed earlier (no PV yet): created again', input: { pv: undefined }, action: 'create' },
+    { name: 'non-directory entry (ineligible): no PV', input: { disk: { present: true, eligible: false, reason: 'not a directory or block device' } }, action: 'none' },
+    { name: 'PV is released, no cleanup yet: cleanup recorded first', input: { pv: pv({ phase: 'Released', claimUid: 'c1' }), released: true }, action: 'recordCleanup' },
+    { name: 'PV released and wiped: PV deleted', input: { pv: pv({ phase: 'Released', claimUid: 'c1' }), released: true, pvJob: { state: 'succeeded', pvUid: 'pv-uid' } }, action: 'deletePv' },
+    { name: 'PV cleanup failed: PV not deleted', input: { pv: pv({ phase: 'Released', claimUid: 'c1' }), released: true, pvJob: { state: 'failed', pvUid: 'pv-uid' } }, action: 'none' },
+    { name: 'PV cleanup running: PV not deleted', input: { pv: pv({ phase: 'Released', claimUid: 'c1' }), released: true, pvJob: { state: 'running', pvUid: 'pv-uid' } }, action: 'none' },
+    { name: 'PV Bound: not deleted', input: { pv: pv({ phase: 'Bound', claimUid: 'c1' }) }, action: 'none' },
+    { name: 'PV Pending: not deleted', input: { pv: pv({ phase: 'Pending' }) }, action: 'none' },
+    { name: 'Released with Retain: kept for the admin', input: { pv: pv({ phase: 'Released', claimUid: 'c1', policy: 'Retain' }), released: true }, action: 'none' },
+    // Never offered dirty
+    { name: 'PV gone, cleanup running: not re-created', input: { openJob: { state: 'running', pvUid: 'old' } }, action: 'none' },
+    { name: 'PV gone, cleanup queued: not re-created', input: { openJob: { state: 'queued', pvUid: 'old' } }, action: 'none' },
+    { name: 'PV gone, cleanup failed: not re-created', input: { openJob: { state: 'failed', pvUid: 'old' } }, action: 'none' },
+    { name: 'PV gone, cleanup quarantined: not re-created', input: { openJob: { state: 'quarantined', pvUid: 'old' } }, action: 'none' },
+    { name: 'used PV deleted by hand before any cleanup: cleanup recorded', input: { pv: pv({ phase: 'Released', claimUid: 'c1', deleting: true }) }, action: 'recordCleanup' },
+    { name: 'used PV deleted by hand mid-wipe: finalizer removed (job keeps the disk)', input: { pv: pv({ phase: 'Released', claimUid: 'c1', deleting: true }), pvJob: { state: 'running', pvUid: 'pv-uid' }, openJob: { state: 'running', pvUid: 'pv-uid' } }, action: 'removeFinalizer' },
+    { name: 'unused PV deleted by hand: finalizer removed', input: { pv: pv({ deleting: true }) }, action: 'removeFinalizer' },
+    { name: 'used Retain PV deleted by hand: quarantined', input: { pv: pv({ phase: 'Released', claimUid: 'c1', policy: 'Retain', deleting: true }) }, action: 'recordCleanup' },
+    // Disks that disappear, nodes that stop reporting
+    { name: 'disk gone while Available: PV withdrawn', input: { pv: pv(), disk: { present: false, eligible: true } }, action: 'deletePv' },
+    { name: 'disk no longer eligible while Available: PV withdrawn', input: { pv: pv(), disk: { present: true, eligible: false, reason: 'broken symlink' } }, action: 'deletePv' },
+    { name: 'disk gone while Bound: marked, kept', input: { pv: pv({ phase: 'Bound', claimUid: 'c1' }), disk: { present: false, eligible: true } }, action: 'annotate' },
+    { name: 'disk gone while Bound and already marked: nothing', input: { pv: pv({ phase: 'Bound', claimUid: 'c1', ann: { [annDiskMissing]: 'true' } }), disk: { present: false, eligible: true } }, action: 'none' },
+    { name: 'disk back while marked: mark cleared', input: { pv: pv({ phase: 'Bound', claimUid: 'c1', ann: { [annDiskMissing]: 'true' } }) }, action: 'annotate' },
+    { name: 'node not reporting: PV marked, never deleted', input: { pv: pv(), nodeReady: false }, action: 'annotate' },
+    { name: 'node not reporting and marked: nothing', input: { pv: pv({ ann: { [annNodeNotReporting]: 'true' } }), nodeReady: false }, action: 'none' },
+    { name: 'node not reporting, no PV: none created', input: { nodeReady: false }, action: 'none' },
+    { name: 'disk gone, no PV: nothing', input: { disk: { present: false, eligible: true } }, action: 'none' },
+  ])('$name -> $action', ({ input, action }) => {
+    expect(decide({ ...base, ...input }).action).toBe(action);
+  });
+
+  it('a used Retain PV deleted by hand quarantines its disk with a reason', () => {
+    const d = decide({ ...base, pv: pv({ phase: 'Released', claimUid: 'c1', policy: 'Retain', deleting: true }) });
+    expect(d).toMatchObject({ action: 'recordCleanup', quarantine: expect.stringContaining('Retain') });
+  });
+
+  it('a Bound PV whose disk is gone gets a Warning event', () => {
+    const d = decide({ ...base, pv: pv({ phase: 'Bound', claimUid: 'c1' }), disk: { present: false, eligible: true } });
+    expect(d).toMatchObject({ action: 'annotate', set: { [annDiskMissing]: 'true' }, event: { type: 'Warning', reason: 'DiskMissing' } });
+  });
+});

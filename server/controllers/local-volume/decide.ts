@@ -1,0 +1,120 @@
+// What the local-volume manager does with one disk and its PV (seed 003, the central
+// manager of the "Provisioner redesign"; after sig-storage-local-static-provisioner's
+// pkg/discovery and pkg/deleter). Pure: the reconcile reads the state, this decides one
+// step, the reconcile acts and looks again.
+//
+// The rules that keep a dirty disk from being handed out:
+//   - a disk with an unfinished cleanup job (queued, running, failed, quarantined) never
+//     gets a PV, whatever happened to its old PV;
+//   - a used PV (it had a claim) never goes away without a cleanup job recorded first:
+//     Released + Delete records the job, and the PV is deleted only once that job succeeded;
+//     a used PV deleted by hand is held by the manager's finalizer until the job is recorded.
+import type { KubeObject } from '../../resources/types';
+import type { JobState } from '../../store/cleanup-jobs';
+
+export const localProvisionerName = 'local-volume-provisioner';
+/** Holds a local PV until the manager has recorded what its disk needs (a cleanup job or nothing). */
+export const localCleanupFinalizer = 'local.stowage.io/cleanup';
+export const annNode = 'local.stowage.io/node';
+export const annEntry = 'local.stowage.io/entry';
+export const annDiskMissing = 'local.stowage.io/disk-missing';
+export const annNodeNotReporting = 'local.stowage.io/node-not-reporting';
+
+export interface DiskFacts {
+  present: boolean;
+  eligible: boolean;
+  reason?: string | null;
+}
+
+export interface JobFacts {
+  state: JobState;
+  pvUid: string;
+}
+
+export interface DecideInput {
+  /** What the node's agent last reported for the disk (undefined: never reported). */
+  disk?: DiskFacts;
+  /** The PV of that disk, if it exists. */
+  pv?: KubeObject;
+  /** Whether the PV's claim has let go of it (deleter's isVolumeReleased). */
+  released: boolean;
+  /** The disk's unfinished job, if any. */
+  openJob?: JobFacts;
+  /** The newest job recorded for this PV object (by uid), if any. */
+  pvJob?: JobFacts;
+  /** The node reports (Ready True); false when its agent stopped reporting. */
+  nodeReady: boolean;
+  /** The class's reclaim policy, for a PV about to be created (default Delete). */
+  classPolicy?: string;
+}
+
+export type Decision =
+  | { action: 'none'; why: string }
+  | { action: 'create' }
+  | { action: 'recordCleanup'; quarantine?: string }
+  | { action: 'deletePv'; why: string }
+  | { action: 'removeFinalizer'; why: string }
+  | { action: 'annotate'; set: Record<string, string | undefined>; event?: { type: 'Normal' | 'Warning'; reason: string; message: string } };
+
+const wasUsed = (pv: KubeObject) => !!pv.spec?.claimRef?.uid;
+const annotations = (pv: KubeObject) => pv.metadata.annotations ?? {};
+
+export function decide(i: DecideInput): Decision {
+  const { pv, disk } = i;
+  if (!pv) {
+    if (!disk) return { action: 'none', why: 'no disk reported' };
+    if (!disk.present) return { action: 'none', why: 'the disk is gone' };
+    if (!disk.eligible) return { action: 'none', why: `not eligible: ${disk.reason ?? 'no reason given'}` };
+    if (i.openJob) return { action: 'none', why: `its cleanup has not finished (${i.openJob.state})` };
+    if (!i.nodeReady) return { action: 'none', why: 'its node is not reporting' };
+    return { action: 'create' };
+  }
+
+  const policy: string = pv.spec?.persistentVolumeReclaimPolicy ?? 'Delete';
+  const finalizers: string[] = pv.metadata.finalizers ?? [];
+  const held = finalizers.includes(localCleanupFinalizer);
+
+  // Deleted (by hand, or by us after a wipe): let go only once the disk's fate is recorded.
+  if (pv.metadata.deletionTimestamp) {
+    if (!held) return { action: 'none', why: 'being deleted' };
+    if (wasUsed(pv) && !i.pvJob && !i.openJob) {
+      return policy === 'Delete'
+        ? { action: 'recordCleanup' }
+        : { action: 'recordCleanup', quarantine: `the volume (reclaim policy ${policy}) was deleted with its data; retry to wipe the disk and offer it again` };
+    }
+    return { action: 'removeFinalizer', why: 'the disk needs nothing more or its cleanup is recorded' };
+  }
+
+  const phase = pv.status?.phase;
+  if ((phase === 'Released' || phase === 'Failed') && i.released) {
+    if (policy !== 'Delete') return { action: 'none', why: `reclaim policy is ${policy}: the admin decides` };
+    if (!i.pvJob) return i.openJob ? { action: 'none', why: `another cleanup of the disk is open (${i.openJob.state})` } : { action: 'recordCleanup' };
+    if (i.pvJob.state === 'succeeded') return { action: 'deletePv', why: 'the disk was wiped' };
+    return { action: 'none', why: `cleanup ${i.pvJob.state}` };
+  }
+
+  const diskGone = !disk || !disk.present || !disk.eligible;
+  const bound = !!pv.spec?.claimRef;
+  if (diskGone && !bound && phase !== 'Bound') {
+    return { action: 'deletePv', why: `the disk ${!disk || !disk.present ? 'is gone' : `is no longer eligible: ${disk.reason ?? ''}`}` };
+  }
+
+  const set: Record<string, string | undefined> = {};
+  let event: { type: 'Normal' | 'Warning'; reason: string; message: string } | undefined;
+  const missingNow = diskGone ? 'true' : undefined;
+  if (annotations(pv)[annDiskMissing] !== missingNow) {
+    set[annDiskMissing] = missingNow;
+    event = diskGone
+      ? { type: 'Warning', reason: 'DiskMissing', message: `the node's agent no longer reports the disk at ${pv.spec?.local?.path ?? '?'}; the claim keeps the volume` }
+      : { type: 'Normal', reason: 'DiskFound', message: 'the disk is reported again' };
+  }
+  const lostNow = i.nodeReady ? undefined : 'true';
+  if (annotations(pv)[annNodeNotReporting] !== lostNow) {
+    set[annNodeNotReporting] = lostNow;
+    event ??= i.nodeReady
+      ? { type: 'Normal', reason: 'NodeReporting', message: 'the node reports again' }
+      : { type: 'Warning', reason: 'NodeNotReporting', message: `node ${annotations(pv)[annNode] ?? ''} stopped reporting; the volume is kept` };
+  }
+  if (Object.keys(set).length > 0) return { action: 'annotate', set, event };
+  return { action: 'none', why: `phase ${phase ?? 'unset'}, nothing to do` };
+}

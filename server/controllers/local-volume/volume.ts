@@ -1,0 +1,52 @@
+// The PV a discovered local disk becomes (seed 003 / upstream static provisioner): the
+// hashed name, spec.local.path = the host path (not the agent's mountDir path), required
+// node affinity on kubernetes.io/hostname, capacity from the filesystem or device, the
+// volume mode and class the agent reported, the class's reclaim policy (default Delete),
+// and pv.kubernetes.io/provisioned-by naming the local provisioner. Pure.
+import { bytesToQuantity, formatQuantity } from '../../domain/quantity';
+import type { KubeObject } from '../../resources/types';
+import { annProvisionedBy } from '../provisioner/volume';
+import { annEntry, annNode, localCleanupFinalizer, localProvisionerName } from './decide';
+
+/** Label on every local PV: its node (the dashboard and the manager list by it). */
+export const labelLocalNode = 'local.stowage.io/node';
+
+export interface LocalDisk {
+  nodeName: string;
+  className: string;
+  entryName: string;
+  hostPath: string;
+  pvName: string;
+  volumeMode: 'Filesystem' | 'Block';
+  capacityBytes: string;
+}
+
+export function buildLocalVolume(disk: LocalDisk, reclaimPolicy: string | undefined): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: {
+      name: disk.pvName,
+      labels: { [labelLocalNode]: disk.nodeName },
+      annotations: { [annProvisionedBy]: localProvisionerName, [annNode]: disk.nodeName, [annEntry]: disk.entryName },
+      finalizers: [localCleanupFinalizer],
+    },
+    spec: {
+      capacity: { storage: formatQuantity(bytesToQuantity(BigInt(disk.capacityBytes))) },
+      accessModes: ['ReadWriteOnce'],
+      persistentVolumeReclaimPolicy: reclaimPolicy || 'Delete',
+      storageClassName: disk.className,
+      volumeMode: disk.volumeMode,
+      local: { path: disk.hostPath },
+      nodeAffinity: {
+        required: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [disk.nodeName] }] }],
+        },
+      },
+    },
+  };
+}
+
+export function isLocalVolume(pv: KubeObject | undefined): boolean {
+  return pv?.metadata?.annotations?.[annProvisionedBy] === localProvisionerName;
+}

@@ -1,0 +1,43 @@
+// The node lifecycle controller (after upstream's pkg/controller/nodelifecycle): a node
+// whose agent posted no heartbeat for the grace period gets Ready=Unknown
+// (NodeStatusUnknown) and a NodeNotReady Event. Nothing is deleted: the local-volume
+// manager marks the node's volumes, and the admin decides.
+import type { Logger } from 'pino';
+import { defaultNodeGraceMs, staleDecision } from '../../domain/node-lifecycle';
+import { objectKeys } from '../../store/volume-queries';
+import type { ObjectStore } from '../../store/object-store';
+import type { ControllerSpec } from '../runtime/controller';
+import { EventRecorder } from '../runtime/event-recorder';
+
+export const nodeLifecycleName = 'node-lifecycle-controller';
+
+export interface NodeLifecycleOptions {
+  /** No heartbeat for this long: Ready becomes Unknown (ms; default 40 s as upstream). */
+  graceMs?: number;
+  resyncMs?: number;
+}
+
+export function nodeLifecycleSpec(d: { store: ObjectStore; log: Logger }, opts: NodeLifecycleOptions = {}): ControllerSpec {
+  const graceMs = opts.graceMs ?? defaultNodeGraceMs;
+  const events = new EventRecorder(d.store, nodeLifecycleName, d.log);
+  const keys = async () => (await objectKeys(d.store.sql, 'Node')).map((r) => `node/${r.name}`);
+  return {
+    name: nodeLifecycleName,
+    concurrency: 2,
+    watch: { kinds: ['Node'], keysFor: (e) => (e.type === 'DELETED' ? [] : [`node/${e.name}`]) },
+    listKeys: keys,
+    resync: { everyMs: opts.resyncMs ?? Math.max(1000, Math.floor(graceMs / 4)), listKeys: keys },
+    reconcile: async (key, ctx) => {
+      if (!key.startsWith('node/')) return;
+      const node = await d.store.tryGet('Node', undefined, key.slice(5));
+      if (!node) return;
+      const decision = staleDecision(node, new Date(), graceMs);
+      if (decision.action === 'none') return decision.recheckInMs ? { requeueAfter: decision.recheckInMs } : undefined;
+      node.status = { ...(node.status ?? {}), conditions: decision.conditions };
+      const saved = await d.store.update(node, { subresource: 'status' });
+      ctx.wrote(saved.metadata.resourceVersion);
+      await events.record(saved, 'Warning', 'NodeNotReady', `node ${node.metadata.name} stopped reporting: its agent posted no status for ${Math.round(graceMs / 1000)} s`);
+      return undefined;
+    },
+  };
+}

@@ -1,0 +1,188 @@
+// The placement controller (the storage half of a scheduler) on the shared runtime. Keys:
+// pod/<namespace>/<name> for a pod without a node, and `all`, queued by any change of a
+// node, volume, claim or class, which requeues every pod still waiting for a node.
+//
+// For one pod, as upstream's scheduler with its VolumeBinding plugin does:
+//  1. a claim of the pod already selected for a node but not bound yet: wait (the binder
+//     or provisioner is finishing it on that node; a failed provisioning drops the
+//     selection and the pod is placed again);
+//  2. placePod (server/domain/placement.ts) decides;
+//  3. placed with unbound WaitForFirstConsumer claims: annotate them with
+//     volume.kubernetes.io/selected-node (upstream PreBind), nothing else; when they are
+//     bound, step 2 runs again and prefers that node;
+//  4. placed with every claim bound: spec.nodeName, PodScheduled=True, event Scheduled;
+//  5. not placeable: PodScheduled=False reason Unschedulable and a FailedScheduling event
+//     naming the reasons per node, written only when the message changes.
+import type { Logger } from 'pino';
+import { annSelectedNode, placePod, type PlacementInput } from '../../domain/placement';
+import { claimClass } from '../../domain/matching';
+import { podClaimNames } from '../../resources/pod/claims';
+import { timestampNow } from '../../resources/metadata';
+import type { KubeObject } from '../../resources/types';
+import { availableVolumesOfClasses, podsToPlace } from '../../store/consumer-queries';
+import type { ObjectStore } from '../../store/object-store';
+import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
+import { isRowBusy, transact, writtenVersions, type ControllerTx } from '../runtime/controller-tx';
+import { EventRecorder } from '../runtime/event-recorder';
+
+export const placementName = 'default-scheduler';
+const POD = 'Pod';
+const PVC = 'PersistentVolumeClaim';
+
+export interface PlacementOptions {
+  store: ObjectStore;
+  log: Logger;
+  /** Provisioners that make volumes on one node only (the in-tree plugins), and that node. */
+  nodeLocalProvisioners?: { names: ReadonlySet<string>; node: string };
+  resyncMs?: number;
+}
+
+interface Deps {
+  store: ObjectStore;
+  events: EventRecorder;
+  provisionerNode: (p: string) => string | undefined;
+}
+
+const podKey = (ns: string, name: string) => `pod/${ns}/${name}`;
+
+async function write<T>(d: Deps, ctx: ReconcileContext, fn: (tx: ControllerTx) => Promise<T>): Promise<T> {
+  let last: ControllerTx | undefined;
+  const result = await transact(d.store, async (tx) => {
+    last = tx;
+    return fn(tx);
+  });
+  if (last) for (const rv of writtenVersions(last)) ctx.wrote(rv);
+  return result;
+}
+
+/** Everything placePod needs, read from the store. */
+async function gather(d: Deps, pod: KubeObject): Promise<PlacementInput> {
+  const ns = pod.metadata.namespace ?? '';
+  const claims = new Map<string, KubeObject>();
+  const boundVolumes = new Map<string, KubeObject>();
+  for (const name of podClaimNames(pod)) {
+    const c = await d.store.tryGet(PVC, ns, name);
+    if (!c) continue;
+    claims.set(name, c);
+    const vn: string | undefined = c.spec?.volumeName || undefined;
+    if (vn) {
+      const v = await d.store.tryGet('PersistentVolume', undefined, vn);
+      if (v) boundVolumes.set(vn, v);
+    }
+  }
+  const [nodes, classList] = await Promise.all([d.store.list('Node'), d.store.list('StorageClass')]);
+  const classes = new Map(classList.items.map((c) => [c.metadata.name!, c]));
+  const delayedClasses = [...claims.values()].filter((c) => !c.spec?.volumeName).map((c) => claimClass(c));
+  const candidates = await availableVolumesOfClasses(d.store.sql, [...new Set(delayedClasses)]);
+  return { pod, nodes: nodes.items, claims, boundVolumes, classes, candidates, provisionerNode: d.provisionerNode };
+}
+
+function scheduledCondition(pod: KubeObject): any {
+  const conds: any[] = Array.isArray(pod.status?.conditions) ? pod.status.conditions : [];
+  return conds.find((c) => c?.type === 'PodScheduled');
+}
+
+function withCondition(pod: KubeObject, cond: Record<string, string>): KubeObject {
+  const next = structuredClone(pod);
+  next.status ??= {};
+  const conds: any[] = (Array.isArray(next.status.conditions) ? next.status.conditions : []).filter((c: any) => c?.type !== 'PodScheduled');
+  next.status.conditions = [...conds, { type: 'PodScheduled', lastTransitionTime: timestampNow(), ...cond }];
+  return next;
+}
+
+async function markUnschedulable(d: Deps, ctx: ReconcileContext, pod: KubeObject, message: string): Promise<void> {
+  const cur = scheduledCondition(pod);
+  if (cur?.status === 'False' && cur?.reason === 'Unschedulable' && cur?.message === message) return;
+  const next = withCondition(pod, { status: 'False', reason: 'Unschedulable', message });
+  const saved = await write(d, ctx, async (tx) => {
+    const p = await tx.get(POD, pod.metadata.namespace, pod.metadata.name!);
+    if (!p || p.metadata.resourceVersion !== pod.metadata.resourceVersion || p.spec?.nodeName) return undefined;
+    return tx.update(next, { subresource: 'status' });
+  });
+  if (saved) await d.events.record(saved, 'Warning', 'FailedScheduling', message);
+  else ctx.enqueue(podKey(pod.metadata.namespace ?? '', pod.metadata.name!));
+}
+
+async function selectNode(d: Deps, ctx: ReconcileContext, pod: KubeObject, node: string, claims: string[]): Promise<boolean> {
+  return write(d, ctx, async (tx) => {
+    for (const name of claims) {
+      const c = await tx.get(PVC, pod.metadata.namespace, name);
+      if (!c || c.spec?.volumeName || c.metadata.deletionTimestamp) return false;
+      if (c.metadata.annotations?.[annSelectedNode] === node) continue;
+      c.metadata.annotations = { ...(c.metadata.annotations ?? {}), [annSelectedNode]: node };
+      await tx.update(c);
+    }
+    return true;
+  });
+}
+
+async function bindPod(d: Deps, ctx: ReconcileContext, pod: KubeObject, node: string): Promise<boolean> {
+  const saved = await write(d, ctx, async (tx) => {
+    const p = await tx.get(POD, pod.metadata.namespace, pod.metadata.name!);
+    if (!p || p.metadata.resourceVersion !== pod.metadata.resourceVersion || p.spec?.nodeName || p.metadata.deletionTimestamp) return undefined;
+    const next = withCondition(p, { status: 'True' });
+    next.spec = { ...next.spec, nodeName: node };
+    return tx.updateAll(next);
+  });
+  if (!saved) return false;
+  await d.events.record(saved, 'Normal', 'Scheduled', `Successfully assigned ${pod.metadata.namespace}/${pod.metadata.name} to ${node}`);
+  return true;
+}
+
+export async function placeOne(d: Deps, ctx: ReconcileContext, namespace: string, name: string): Promise<ReconcileResult | void> {
+  const pod = await d.store.tryGet(POD, namespace, name);
+  if (!pod || pod.spec?.nodeName || pod.metadata.deletionTimestamp) return;
+  const scheduler = pod.spec?.schedulerName;
+  if (scheduler && scheduler !== 'default-scheduler') return;
+  const input = await gather(d, pod);
+
+  // A selection in progress: the claims' binder/provisioner is working on it.
+  const selected = [...input.claims.values()].map((c) => c.metadata.annotations?.[annSelectedNode]).filter(Boolean) as string[];
+  const inProgress = [...input.claims.values()].some((c) => !c.spec?.volumeName && c.metadata.annotations?.[annSelectedNode]);
+  if (inProgress) return { requeueAfter: 30_000 };
+
+  const decision = placePod(input, selected[0]);
+  if (decision.kind === 'unschedulable') return markUnschedulable(d, ctx, pod, decision.message);
+  if (decision.select.length > 0) {
+    if (!(await selectNode(d, ctx, pod, decision.node, decision.select))) ctx.enqueue(podKey(namespace, name), 1000);
+    return;
+  }
+  if (!(await bindPod(d, ctx, pod, decision.node))) ctx.enqueue(podKey(namespace, name));
+}
+
+export function placementSpec(o: PlacementOptions): ControllerSpec {
+  const local = o.nodeLocalProvisioners;
+  const d: Deps = {
+    store: o.store,
+    events: new EventRecorder(o.store, placementName, o.log),
+    provisionerNode: (p) => (local?.names.has(p) ? local.node : undefined),
+  };
+  const keys = async () => (await podsToPlace(o.store.sql)).map((r) => podKey(r.namespace, r.name));
+  return {
+    name: 'placement',
+    concurrency: 4,
+    watch: {
+      kinds: [POD, PVC, 'PersistentVolume', 'Node', 'StorageClass'],
+      keysFor: (e) => {
+        if (e.kind === POD) return e.type === 'DELETED' || e.object?.spec?.nodeName ? [] : [podKey(e.namespace, e.name)];
+        return ['all'];
+      },
+    },
+    listKeys: keys,
+    resync: { everyMs: o.resyncMs ?? 30_000, listKeys: keys },
+    reconcile: async (key, ctx) => {
+      if (key === 'all') {
+        for (const k of await keys()) ctx.enqueue(k);
+        return;
+      }
+      const [, namespace, name] = key.split('/');
+      if (!namespace || !name) return;
+      try {
+        return await placeOne(d, ctx, namespace, name);
+      } catch (err) {
+        if (isRowBusy(err)) return { requeueAfter: 10 + Math.floor(Math.random() * 40) };
+        throw err;
+      }
+    },
+  };
+}

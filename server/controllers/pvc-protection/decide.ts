@@ -1,0 +1,18 @@
+// PVC protection (upstream pkg/controller/volume/pvcprotection and the
+// StorageObjectInUseProtection admission plugin), as a pure decision: every claim carries
+// kubernetes.io/pvc-protection from creation; a claim being deleted keeps it while any pod
+// that is not Succeeded or Failed names the claim, and loses it once none does.
+import { pvcProtectionFinalizer } from '../../resources/protection';
+import type { KubeObject } from '../../resources/types';
+
+export { pvcProtectionFinalizer };
+
+export type ProtectionAction = { kind: 'add' } | { kind: 'remove' } | { kind: 'wait'; usedBy: string[] } | { kind: 'none' };
+
+/** What to do with the claim's finalizer, given the names of the pods that use it now. */
+export function decideClaimProtection(claim: KubeObject, usedBy: string[]): ProtectionAction {
+  const has = (claim.metadata.finalizers ?? []).includes(pvcProtectionFinalizer);
+  if (!claim.metadata.deletionTimestamp) return has ? { kind: 'none' } : { kind: 'add' };
+  if (!has) return { kind: 'none' };
+  return usedBy.length > 0 ? { kind: 'wait', usedBy } : { kind: 'remove' };
+}

@@ -1,0 +1,70 @@
+// The pvc-protection controller on the shared runtime: keys pvc/<namespace>/<name>, fed
+// by claim changes and by pod changes (each claim a pod names). Adds the finalizer to
+// claims created without it (admission adds it on create), and removes it from a claim
+// being deleted once no live pod uses it. The pods are read fresh from the store for every
+// decision (upstream double-checks with a live list before removing, for the same reason).
+import { podClaimNames, podsUsingClaim } from '../../resources/pod/claims';
+import type { KubeObject } from '../../resources/types';
+import { claimsToProtect } from '../../store/consumer-queries';
+import type { ObjectStore } from '../../store/object-store';
+import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
+import { transact, writtenVersions } from '../runtime/controller-tx';
+import { decideClaimProtection, pvcProtectionFinalizer } from './decide';
+
+const PVC = 'PersistentVolumeClaim';
+export const pvcProtectionName = 'pvc-protection-controller';
+
+export interface PvcProtectionDeps {
+  store: ObjectStore;
+}
+
+/** Every pod of the namespace (the claims' consumers are found by their volumes). */
+export async function podsInNamespace(store: ObjectStore, namespace: string): Promise<KubeObject[]> {
+  return (await store.list('Pod', { namespace })).items;
+}
+
+export async function protectClaim(d: PvcProtectionDeps, ctx: ReconcileContext, namespace: string, name: string): Promise<void> {
+  const read = await d.store.tryGet(PVC, namespace, name);
+  if (!read) return;
+  const usedBy = read.metadata.deletionTimestamp ? podsUsingClaim(await podsInNamespace(d.store, namespace), namespace, name) : [];
+  const action = decideClaimProtection(read, usedBy);
+  if (action.kind === 'none') return;
+  if (action.kind === 'wait') {
+    ctx.log.debug({ claim: `${namespace}/${name}`, usedBy }, 'claim in use; deletion waits');
+    return;
+  }
+  let wrote = false;
+  const tx = await transact(d.store, async (t) => {
+    const c = await t.get(PVC, namespace, name);
+    if (!c || c.metadata.uid !== read.metadata.uid || c.metadata.resourceVersion !== read.metadata.resourceVersion) return t;
+    const finalizers = c.metadata.finalizers ?? [];
+    c.metadata.finalizers =
+      action.kind === 'add' ? [...finalizers, pvcProtectionFinalizer] : finalizers.filter((f) => f !== pvcProtectionFinalizer);
+    await t.update(c);
+    wrote = true;
+    return t;
+  });
+  for (const rv of writtenVersions(tx)) ctx.wrote(rv);
+  if (!wrote) ctx.enqueue(`pvc/${namespace}/${name}`);
+}
+
+export function pvcProtectionSpec(d: PvcProtectionDeps, opts: { concurrency?: number; resyncMs?: number } = {}): ControllerSpec {
+  const keys = async () => (await claimsToProtect(d.store.sql, pvcProtectionFinalizer)).map((r) => `pvc/${r.namespace}/${r.name}`);
+  return {
+    name: pvcProtectionName,
+    concurrency: opts.concurrency ?? 4,
+    watch: {
+      kinds: [PVC, 'Pod'],
+      keysFor: (e) => {
+        if (e.kind === PVC) return e.type === 'DELETED' ? [] : [`pvc/${e.namespace}/${e.name}`];
+        return podClaimNames(e.object).map((c) => `pvc/${e.namespace}/${c}`);
+      },
+    },
+    listKeys: keys,
+    resync: { everyMs: opts.resyncMs ?? 60_000, listKeys: keys },
+    reconcile: async (key, ctx) => {
+      const [, namespace, name] = key.split('/');
+      if (namespace && name) await protectClaim(d, ctx, namespace, name);
+    },
+  };
+}

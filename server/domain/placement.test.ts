@@ -1,0 +1,264 @@
+import { describe, expect, test } from 'vitest';
+import { placePod, type Placement, type PlacementInput } from './placement';
+import type { KubeObject } from '../resources/types';
+
+// Three nodes: n1 (zone a), n2 (zone b), n3 (zone c); Ready unless a row says otherwise.
+function node(name: string, zone: string, mod?: (n: KubeObject) => void): KubeObject {
+  const n: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, labels: { 'kubernetes.io/hostname': name, 'topology.kubernetes.io/zone': zone } },
+    status: { conditions: [{ type: 'Ready', status: 'True' }] },
+  };
+  mod?.(n);
+  return n;
+}
+const notReady = (n: KubeObject) => (n.status.conditions = [{ type: 'Ready', status: 'False' }]);
+const cordoned = (n: KubeObject) => (n.spec = { unschedulable: true });
+const tainted = (n: KubeObject) => (n.spec = { taints: [{ key: 'dedicated', value: 'db', effect: 'NoSchedule' }] });
+
+const pinned = (host: string) => ({ required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [host] }] }] } });
+const zones = (...z: string[]) => ({ required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: z }] }] } });
+
+function volume(name: string, size: string, o: { affinity?: object; cls?: string; boundTo?: string } = {}): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name, uid: `uid-${name}` },
+    spec: {
+      capacity: { storage: size },
+      accessModes: ['ReadWriteOnce'],
+      volumeMode: 'Filesystem',
+      storageClassName: o.cls ?? 'local',
+      local: { path: `/mnt/${name}` },
+      ...(o.affinity ? { nodeAffinity: o.affinity } : {}),
+      ...(o.boundTo ? { claimRef: { namespace: 'ns', name: o.boundTo, uid: `uid-${o.boundTo}` } } : {}),
+    },
+    status: { phase: o.boundTo ? 'Bound' : 'Available' },
+  };
+}
+
+function claim(name: string, o: { cls?: string; volume?: string; size?: string; deleting?: boolean } = {}): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name, namespace: 'ns', uid: `uid-${name}`, ...(o.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}) },
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      resources: { requests: { storage: o.size ?? '1Gi' } },
+      volumeMode: 'Filesystem',
+      storageClassName: o.cls ?? 'local',
+      ...(o.volume ? { volumeName: o.volume } : {}),
+    },
+    status: { phase: o.volume ? 'Bound' : 'Pending' },
+  };
+}
+
+const classes = new Map<string, KubeObject>(
+  [
+    { metadata: { name: 'local' }, provisioner: 'kubernetes.io/no-provisioner', volumeBindingMode: 'WaitForFirstConsumer' },
+    { metadata: { name: 'hostpath' }, provisioner: 'stowage.io/host-path', volumeBindingMode: 'WaitForFirstConsumer' },
+    {
+      metadata: { name: 'zonal' },
+      provisioner: 'example.com/zonal',
+      volumeBindingMode: 'WaitForFirstConsumer',
+      allowedTopologies: [{ matchLabelExpressions: [{ key: 'topology.kubernetes.io/zone', values: ['a'] }] }],
+    },
+    { metadata: { name: 'immediate' }, provisioner: 'example.com/nfs', volumeBindingMode: 'Immediate' },
+  ].map((c) => [c.metadata.name, { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', ...c } as KubeObject]),
+);
+
+interface Row {
+  what: string;
+  nodes?: KubeObject[];
+  claims?: string[];
+  objects?: KubeObject[];
+  candidates?: KubeObject[];
+  nodeSelector?: Record<string, string>;
+  affinityHosts?: string[];
+  tolerations?: object[];
+  preferred?: string;
+  want: { node: string; select?: string[] } | string;
+}
+
+const three = () => [node('n1', 'a'), node('n2', 'b'), node('n3', 'c')];
+
+const rows: Row[] = [
+  { what: 'no claims: the first node by name', want: { node: 'n1' } },
+  { what: 'no claims: the preferred node when it fits', preferred: 'n3', want: { node: 'n3' } },
+  { what: 'nodeSelector picks the node of its zone', nodeSelector: { 'topology.kubernetes.io/zone': 'b' }, want: { node: 'n2' } },
+  {
+    what: 'nodeSelector no node has',
+    nodeSelector: { disk: 'ssd' },
+    want: "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.",
+  },
+  { what: 'required node affinity on the host name', affinityHosts: ['n3'], want: { node: 'n3' } },
+  {
+    what: 'a NotReady node is skipped',
+    nodes: [node('n1', 'a', notReady), node('n2', 'b')],
+    want: { node: 'n2' },
+  },
+  {
+    what: 'cordoned, NotReady and tainted nodes, each with its reason',
+    nodes: [node('n1', 'a', cordoned), node('n2', 'b', notReady), node('n3', 'c', tainted)],
+    want: '0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: db}, 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }, 1 node(s) were unschedulable.',
+  },
+  {
+    what: 'a toleration lets the pod onto the tainted node',
+    nodes: [node('n1', 'a', cordoned), node('n3', 'c', tainted)],
+    tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'db', effect: 'NoSchedule' }],
+    want: { node: 'n3' },
+  },
+  { what: 'no nodes at all', nodes: [], want: '0/0 nodes are available.' },
+  {
+    what: 'bound local volume pinned to n3: the pod goes to n3',
+    claims: ['data'],
+    objects: [claim('data', { volume: 'pv-n3' }), volume('pv-n3', '1Gi', { affinity: pinned('n3'), boundTo: 'data' })],
+    want: { node: 'n3' },
+  },
+  {
+    what: 'bound volume without node affinity fits every node',
+    claims: ['data'],
+    objects: [claim('data', { volume: 'nfs' }), volume('nfs', '1Gi', { boundTo: 'data' })],
+    want: { node: 'n1' },
+  },
+  {
+    what: 'bound volume on n3 but nodeSelector asks for zone a',
+    claims: ['data'],
+    nodeSelector: { 'topology.kubernetes.io/zone': 'a' },
+    objects: [claim('data', { volume: 'pv-n3' }), volume('pv-n3', '1Gi', { affinity: pinned('n3'), boundTo: 'data' })],
+    want: "0/3 nodes are available: 1 node(s) had volume node affinity conflict, 2 node(s) didn't match Pod's node affinity/selector.",
+  },
+  {
+    what: 'WFFC claim: the node of the only Available volume, claim selected',
+    claims: ['data'],
+    objects: [claim('data')],
+    candidates: [volume('pv-n2', '5Gi', { affinity: pinned('n2') })],
+    want: { node: 'n2', select: ['data'] },
+  },
+  {
+    what: 'WFFC claim: a volume too small does not count',
+    claims: ['data'],
+    objects: [claim('data', { size: '10Gi' })],
+    candidates: [volume('small-n1', '5Gi', { affinity: pinned('n1') }), volume('big-n3', '20Gi', { affinity: pinned('n3') })],
+    want: { node: 'n3', select: ['data'] },
+  },
+  {
+    what: 'WFFC claim: no volume and no provisioner anywhere',
+    claims: ['data'],
+    objects: [claim('data')],
+    want: "0/3 nodes are available: 3 node(s) didn't find available persistent volumes to bind.",
+  },
+  {
+    what: 'WFFC claim of a node-local provisioner: only its node',
+    claims: ['data'],
+    objects: [claim('data', { cls: 'hostpath' })],
+    want: { node: 'n2', select: ['data'] },
+  },
+  {
+    what: 'WFFC claim of a class with allowedTopologies zone a',
+    claims: ['data'],
+    objects: [claim('data', { cls: 'zonal' })],
+    want: { node: 'n1', select: ['data'] },
+  },
+  {
+    what: 'two WFFC claims cannot share the one volume on n2',
+    claims: ['a', 'b'],
+    objects: [claim('a'), claim('b')],
+    candidates: [volume('pv-n2', '5Gi', { affinity: pinned('n2') })],
+    want: "0/3 nodes are available: 3 node(s) didn't find available persistent volumes to bind.",
+  },
+  {
+    what: 'two WFFC claims, two volumes on n2',
+    claims: ['a', 'b'],
+    objects: [claim('a'), claim('b')],
+    candidates: [volume('pv1-n2', '5Gi', { affinity: pinned('n2') }), volume('pv2-n2', '5Gi', { affinity: pinned('n2') })],
+    want: { node: 'n2', select: ['a', 'b'] },
+  },
+  {
+    what: 'bound zonal volume (a, b) and a WFFC claim whose only volume is on n3',
+    claims: ['logs', 'data'],
+    objects: [claim('logs', { volume: 'zonal-ab' }), volume('zonal-ab', '1Gi', { affinity: zones('a', 'b'), boundTo: 'logs' }), claim('data')],
+    candidates: [volume('pv-n3', '5Gi', { affinity: pinned('n3') })],
+    want: "0/3 nodes are available: 1 node(s) had volume node affinity conflict, 2 node(s) didn't find available persistent volumes to bind.",
+  },
+  {
+    what: 'a claim that does not exist',
+    claims: ['ghost'],
+    want: '0/3 nodes are available: persistentvolumeclaim "ghost" not found.',
+  },
+  {
+    what: 'a claim being deleted',
+    claims: ['data'],
+    objects: [claim('data', { deleting: true })],
+    want: '0/3 nodes are available: persistentvolumeclaim "data" is being deleted.',
+  },
+  {
+    what: 'an unbound claim of an Immediate class',
+    claims: ['data'],
+    objects: [claim('data', { cls: 'immediate' })],
+    want: '0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims.',
+  },
+  {
+    what: 'a claim bound to a volume that is gone',
+    claims: ['data'],
+    objects: [claim('data', { volume: 'gone' })],
+    want: '0/3 nodes are available: persistentvolumeclaim "data" bound to non-existent persistentvolume "gone".',
+  },
+];
+
+function inputOf(r: Row): PlacementInput {
+  const objects = r.objects ?? [];
+  const pod: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', namespace: 'ns' },
+    spec: {
+      containers: [{ name: 'c', image: 'busybox' }],
+      volumes: (r.claims ?? []).map((c) => ({ name: `v-${c}`, persistentVolumeClaim: { claimName: c } })),
+      ...(r.nodeSelector ? { nodeSelector: r.nodeSelector } : {}),
+      ...(r.tolerations ? { tolerations: r.tolerations } : {}),
+      ...(r.affinityHosts
+        ? {
+            affinity: {
+              nodeAffinity: {
+                requiredDuringSchedulingIgnoredDuringExecution: {
+                  nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: r.affinityHosts }] }],
+                },
+              },
+            },
+          }
+        : {}),
+    },
+  };
+  return {
+    pod,
+    nodes: r.nodes ?? three(),
+    claims: new Map(objects.filter((o) => o.kind === 'PersistentVolumeClaim').map((o) => [o.metadata.name!, o])),
+    boundVolumes: new Map(objects.filter((o) => o.kind === 'PersistentVolume').map((o) => [o.metadata.name!, o])),
+    classes,
+    candidates: r.candidates ?? [],
+    provisionerNode: (p) => (p === 'stowage.io/host-path' ? 'n2' : undefined),
+  };
+}
+
+describe('placePod', () => {
+  test.each(rows.map((r) => ({ ...r, name: `${r.what} -> ${typeof r.want === 'string' ? r.want : r.want.node}` })))('$name', (r) => {
+    const got = placePod(inputOf(r), r.preferred);
+    const want: Placement =
+      typeof r.want === 'string'
+        ? { kind: 'unschedulable', message: r.want, perNode: expect.any(Object) as any }
+        : { kind: 'placed', node: r.want.node, select: r.want.select ?? [] };
+    expect(got).toEqual(want);
+  });
+
+  test('the reasons per node name each node', () => {
+    const r = rows.find((x) => x.what.startsWith('bound zonal volume'))!;
+    const got = placePod(inputOf(r));
+    expect(got.kind === 'unschedulable' && got.perNode).toEqual({
+      n1: "node(s) didn't find available persistent volumes to bind",
+      n2: "node(s) didn't find available persistent volumes to bind",
+      n3: 'node(s) had volume node affinity conflict',
+    });
+  });
+});

@@ -1,0 +1,196 @@
+// Placement: the storage part of a scheduler, as a pure decision. A pod without a node is
+// placed on a node that is Ready and schedulable, matches the pod's nodeSelector and
+// required node affinity, fits the node affinity of every bound volume the pod uses, and
+// where each unbound WaitForFirstConsumer claim can either bind to an Available volume
+// reachable from that node or be provisioned there. This follows upstream's filter plugins
+// (NodeUnschedulable, TaintToleration, NodeAffinity, VolumeBinding in
+// pkg/scheduler/framework/plugins), including their reasons and the
+// "0/N nodes are available: ..." summary. Pure: no I/O.
+import { claimClass, findBestMatch, nodeMatchesTerms, volumeFitsNode, type NodeView } from './matching';
+import { podClaimNames } from '../resources/pod/claims';
+import type { KubeObject } from '../resources/types';
+
+export const annSelectedNode = 'volume.kubernetes.io/selected-node';
+export const noProvisioner = 'kubernetes.io/no-provisioner';
+
+/** Upstream's per-node reasons (the plugins' Err* strings). */
+export const reasons = {
+  unschedulable: 'node(s) were unschedulable',
+  notReady: 'node(s) had untolerated taint {node.kubernetes.io/not-ready: }',
+  taint: (key: string, value: string) => `node(s) had untolerated taint {${key}: ${value}}`,
+  nodeAffinity: "node(s) didn't match Pod's node affinity/selector",
+  volumeNodeConflict: 'node(s) had volume node affinity conflict',
+  bindConflict: "node(s) didn't find available persistent volumes to bind",
+} as const;
+
+export interface PlacementInput {
+  pod: KubeObject;
+  nodes: KubeObject[];
+  /** The claims of the pod's namespace that the pod names, by name (absent = not found). */
+  claims: Map<string, KubeObject>;
+  /** The volumes the pod's bound claims are bound to, by name. */
+  boundVolumes: Map<string, KubeObject>;
+  /** StorageClasses by name. */
+  classes: Map<string, KubeObject>;
+  /** Available volumes an unbound WaitForFirstConsumer claim could bind to. */
+  candidates: KubeObject[];
+  /**
+   * For provisioners whose volumes can only be made on one node (Stowage's in-tree
+   * host-path and loop plugins): that node. Others may provision anywhere the class's
+   * allowedTopologies allow.
+   */
+  provisionerNode?: (provisioner: string) => string | undefined;
+}
+
+export type Placement =
+  | {
+      kind: 'placed';
+      node: string;
+      /** Unbound WaitForFirstConsumer claims to annotate with the selected node. */
+      select: string[];
+    }
+  /** The pod cannot be placed now; `message` is upstream's FailedScheduling text. */
+  | { kind: 'unschedulable'; message: string; perNode: Record<string, string> };
+
+function nodeView(node: KubeObject): NodeView {
+  return { name: node.metadata?.name ?? '', labels: node.metadata?.labels ?? {} };
+}
+
+function isReady(node: KubeObject): boolean {
+  const conds: any[] = Array.isArray(node.status?.conditions) ? node.status.conditions : [];
+  return conds.some((c) => c?.type === 'Ready' && c?.status === 'True');
+}
+
+function tolerates(pod: KubeObject, taint: { key?: string; value?: string; effect?: string }): boolean {
+  const tolerations: any[] = Array.isArray(pod.spec?.tolerations) ? pod.spec.tolerations : [];
+  return tolerations.some((t) => {
+    if (t?.effect && t.effect !== taint.effect) return false;
+    if (t?.operator === 'Exists') return !t.key || t.key === taint.key;
+    return t?.key === taint.key && (t?.value ?? '') === (taint.value ?? '');
+  });
+}
+
+/** The pod's own node constraints: nodeSelector (all labels) and required node affinity. */
+export function podMatchesNode(pod: KubeObject, node: NodeView): boolean {
+  const selector: Record<string, string> = pod.spec?.nodeSelector ?? {};
+  for (const [k, v] of Object.entries(selector)) {
+    if (!Object.hasOwn(node.labels, k) || node.labels[k] !== v) return false;
+  }
+  const terms = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
+  if (Array.isArray(terms)) return nodeMatchesTerms(terms, node);
+  return true;
+}
+
+function allowedOnNode(sc: KubeObject, node: NodeView): boolean {
+  const terms: any[] = Array.isArray(sc.allowedTopologies) ? sc.allowedTopologies : [];
+  if (terms.length === 0) return true;
+  return terms.some((t) =>
+    (t?.matchLabelExpressions ?? []).every(
+      (e: any) => Object.hasOwn(node.labels, e?.key) && (e?.values ?? []).includes(node.labels[e.key]),
+    ),
+  );
+}
+
+/** Upstream checkVolumeProvisions: the class can make a volume for the claim on this node. */
+function canProvision(input: PlacementInput, claim: KubeObject, node: NodeView): boolean {
+  const cls = claimClass(claim);
+  const sc = cls ? input.classes.get(cls) : undefined;
+  if (!sc) return false;
+  const provisioner: string = sc.provisioner ?? '';
+  if (!provisioner || provisioner === noProvisioner) return false;
+  if (!allowedOnNode(sc, node)) return false;
+  const only = input.provisionerNode?.(provisioner);
+  return only === undefined || only === node.name;
+}
+
+type ClaimSets = { bound: KubeObject[]; delayed: KubeObject[] };
+
+/** The pod's claims sorted into bound and delayed, or the reason the pod cannot be placed at all. */
+function sortClaims(input: PlacementInput): ClaimSets | string {
+  const bound: KubeObject[] = [];
+  const delayed: KubeObject[] = [];
+  let immediateUnbound = false;
+  for (const name of podClaimNames(input.pod)) {
+    const claim = input.claims.get(name);
+    if (!claim) return `persistentvolumeclaim "${name}" not found`;
+    if (claim.metadata?.deletionTimestamp) return `persistentvolumeclaim "${name}" is being deleted`;
+    if (claim.spec?.volumeName) {
+      if (claim.status?.phase === 'Lost') return `persistentvolumeclaim "${name}" bound to non-existent persistentvolume "${claim.spec.volumeName}"`;
+      if (!input.boundVolumes.has(claim.spec.volumeName)) {
+        return `persistentvolumeclaim "${name}" bound to non-existent persistentvolume "${claim.spec.volumeName}"`;
+      }
+      bound.push(claim);
+      continue;
+    }
+    const cls = claimClass(claim);
+    const sc = cls ? input.classes.get(cls) : undefined;
+    if (sc?.volumeBindingMode === 'WaitForFirstConsumer') delayed.push(claim);
+    else immediateUnbound = true;
+  }
+  if (immediateUnbound) return 'pod has unbound immediate PersistentVolumeClaims';
+  return { bound, delayed };
+}
+
+/** The first filter this node fails, or undefined when the pod fits; `select` gets the claims to annotate. */
+function checkNode(input: PlacementInput, sets: ClaimSets, node: KubeObject, select: string[]): string | undefined {
+  const view = nodeView(node);
+  if (node.spec?.unschedulable === true && !tolerates(input.pod, { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' })) {
+    return reasons.unschedulable;
+  }
+  if (!isReady(node) && !tolerates(input.pod, { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' })) return reasons.notReady;
+  const taints: any[] = Array.isArray(node.spec?.taints) ? node.spec.taints : [];
+  for (const t of taints) {
+    if ((t?.effect === 'NoSchedule' || t?.effect === 'NoExecute') && !tolerates(input.pod, t)) {
+      return reasons.taint(String(t.key ?? ''), String(t.value ?? ''));
+    }
+  }
+  if (!podMatchesNode(input.pod, view)) return reasons.nodeAffinity;
+  for (const claim of sets.bound) {
+    const pv = input.boundVolumes.get(claim.spec.volumeName)!;
+    if (!volumeFitsNode(pv, view)) return reasons.volumeNodeConflict;
+  }
+  // Unbound delayed claims: bind to a reachable volume (one volume per claim), else provision.
+  let pool = input.candidates;
+  for (const claim of sets.delayed) {
+    const match = findBestMatch(claim, pool, { node: view });
+    if (match) {
+      pool = pool.filter((v) => v !== match.volume);
+    } else if (!canProvision(input, claim, view)) {
+      return reasons.bindConflict;
+    }
+    select.push(claim.metadata.name!);
+  }
+  return undefined;
+}
+
+/** Upstream's FitError text: "0/3 nodes are available: 1 node(s) ..., 2 node(s) ...". */
+export function fitErrorMessage(total: number, perNode: Record<string, string>): string {
+  const counts = new Map<string, number>();
+  for (const r of Object.values(perNode)) counts.set(r, (counts.get(r) ?? 0) + 1);
+  const parts = [...counts.entries()].map(([r, n]) => `${n} ${r}`).sort();
+  return `0/${total} nodes are available${parts.length ? `: ${parts.join(', ')}` : ''}.`;
+}
+
+/**
+ * Where the pod goes. Among the nodes that fit, `preferred` wins (the node its claims were
+ * already selected for), then the node name order, so the choice is deterministic.
+ */
+export function placePod(input: PlacementInput, preferred?: string): Placement {
+  const sets = sortClaims(input);
+  const total = input.nodes.length;
+  if (typeof sets === 'string') {
+    return { kind: 'unschedulable', message: `0/${total} nodes are available: ${sets}.`, perNode: {} };
+  }
+  const perNode: Record<string, string> = {};
+  const fits: { node: string; select: string[] }[] = [];
+  const ordered = [...input.nodes].sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+  for (const node of ordered) {
+    const select: string[] = [];
+    const failure = checkNode(input, sets, node, select);
+    if (failure) perNode[node.metadata?.name ?? ''] = failure;
+    else fits.push({ node: node.metadata?.name ?? '', select });
+  }
+  const chosen = fits.find((f) => f.node === preferred) ?? fits[0];
+  if (chosen) return { kind: 'placed', node: chosen.node, select: chosen.select };
+  return { kind: 'unschedulable', message: fitErrorMessage(total, perNode), perNode };
+}

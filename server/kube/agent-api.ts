@@ -1,0 +1,75 @@
+// The node agents' HTTP API, served by the API server beside the Kubernetes paths (over
+// the same TLS), under /apis/agent.stowage.io/v1/. Only node tokens are accepted here, and
+// a node token is accepted nowhere else. Thin: parse, call one NodeAgentService method,
+// answer JSON.
+//
+//   GET  /apis/agent.stowage.io/v1/whoami                              -> {nodeName}
+//   GET  /apis/agent.stowage.io/v1/nodes/{node}/config                 -> AgentConfig
+//   POST /apis/agent.stowage.io/v1/nodes/{node}/heartbeat              {labels, nodeInfo}
+//   PUT  /apis/agent.stowage.io/v1/nodes/{node}/discoveries            {entries: DiscoveredEntry[]}
+//   POST /apis/agent.stowage.io/v1/nodes/{node}/cleanups/claim         {instance, running, max} -> {jobs}
+//   POST /apis/agent.stowage.io/v1/nodes/{node}/cleanups/{id}/progress {instance, progress} -> {cancel}
+//   POST /apis/agent.stowage.io/v1/nodes/{node}/cleanups/{id}/result   {instance, result}
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { NodePrincipal } from '../domain/authorization';
+import { StowageError } from '../domain/errors';
+import type { NodeAgentService } from '../services/node-agent';
+import { decodeBody, readBody, sendObject } from './http';
+
+export const AGENT_API_PREFIX = '/apis/agent.stowage.io/v1/';
+const MAX_AGENT_BODY = 8 * 1024 * 1024;
+
+export function isAgentPath(pathname: string): boolean {
+  return pathname === AGENT_API_PREFIX.slice(0, -1) || pathname.startsWith(AGENT_API_PREFIX);
+}
+
+const notFound = () => new StowageError('NotFound', 'the server could not find the requested resource');
+const notAllowed = (m: string) => new StowageError('MethodNotAllowed', `the server does not allow this method on the requested resource (${m})`);
+
+async function body(req: IncomingMessage): Promise<unknown> {
+  return decodeBody(req, await readBody(req, MAX_AGENT_BODY));
+}
+
+export async function serveAgentApi(svc: NodeAgentService, p: NodePrincipal, req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
+  const method = req.method ?? 'GET';
+  const segs = pathname.slice(AGENT_API_PREFIX.length).split('/').filter(Boolean).map((s) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      throw notFound();
+    }
+  });
+  if (segs.length === 1 && segs[0] === 'whoami') {
+    if (method !== 'GET') throw notAllowed(method);
+    return sendObject(res, 200, { nodeName: p.nodeName });
+  }
+  if (segs[0] !== 'nodes' || segs.length < 3) throw notFound();
+  const node = segs[1];
+  const rest = segs.slice(2).join('/');
+  const expect = (m: string) => {
+    if (method !== m) throw notAllowed(method);
+  };
+  if (rest === 'config') {
+    expect('GET');
+    return sendObject(res, 200, await svc.config(p, node));
+  }
+  if (rest === 'heartbeat') {
+    expect('POST');
+    return sendObject(res, 200, await svc.heartbeat(p, node, await body(req)));
+  }
+  if (rest === 'discoveries') {
+    expect('PUT');
+    const r = await svc.reportDiscoveries(p, node, await body(req));
+    return sendObject(res, 200, { accepted: r.accepted, changed: r.changed.length });
+  }
+  if (rest === 'cleanups/claim') {
+    expect('POST');
+    return sendObject(res, 200, await svc.claimCleanups(p, node, await body(req)));
+  }
+  if (segs.length === 5 && segs[2] === 'cleanups') {
+    expect('POST');
+    if (segs[4] === 'progress') return sendObject(res, 200, await svc.reportProgress(p, node, segs[3], await body(req)));
+    if (segs[4] === 'result') return sendObject(res, 200, await svc.reportResult(p, node, segs[3], await body(req)));
+  }
+  throw notFound();
+}

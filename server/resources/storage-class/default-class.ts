@@ -1,0 +1,35 @@
+// Which StorageClass is the default (upstream pkg/volume/util GetDefaultClass), and the
+// DefaultStorageClass admission of claims (plugin/pkg/admission/storage/storageclass/setdefault).
+// Pure.
+import type { KubeObject } from '../types';
+import { isDefaultClass } from './strategy';
+
+const betaClassAnnotation = 'volume.beta.kubernetes.io/storage-class';
+
+/** Of several defaults the newest wins; equal creation times go by name, ascending. */
+export function newestDefault(classes: KubeObject[]): KubeObject | undefined {
+  let best: KubeObject | undefined;
+  for (const sc of classes.filter(isDefaultClass)) {
+    if (!best) {
+      best = sc;
+      continue;
+    }
+    const a = String(sc.metadata.creationTimestamp ?? '');
+    const b = String(best.metadata.creationTimestamp ?? '');
+    if (a > b || (a === b && String(sc.metadata.name) < String(best.metadata.name))) best = sc;
+  }
+  return best;
+}
+
+/**
+ * A claim created without a class (neither spec.storageClassName, even "", nor the beta
+ * annotation) gets the default class's name, in place. Returns whether it did.
+ */
+export function admitDefaultClass(claim: KubeObject, classes: KubeObject[]): boolean {
+  if (claim.metadata?.annotations?.[betaClassAnnotation] !== undefined) return false;
+  if (claim.spec?.storageClassName !== undefined && claim.spec?.storageClassName !== null) return false;
+  const def = newestDefault(classes);
+  if (!def) return false;
+  claim.spec = { ...(claim.spec ?? {}), storageClassName: def.metadata.name };
+  return true;
+}

@@ -1,0 +1,39 @@
+// Queries of the controllers that look after claims' consumers (pvc-protection,
+// placement) over the `objects` table's columns and JSON.
+import type { KubeObject } from '../resources/types';
+import type { SqlRunner } from './volume-queries';
+
+export interface ObjectKey {
+  namespace: string;
+  name: string;
+}
+
+/** Claims that lack `finalizer`, or are being deleted. */
+export function claimsToProtect(db: SqlRunner, finalizer: string): Promise<ObjectKey[]> {
+  return db.$queryRawUnsafe<ObjectKey[]>(
+    `SELECT namespace, name FROM objects WHERE kind = 'PersistentVolumeClaim'
+       AND (deletion_timestamp IS NOT NULL OR NOT COALESCE((object->'metadata'->'finalizers')::jsonb @> $1::jsonb, false))`,
+    JSON.stringify([finalizer]),
+  );
+}
+
+/** Pods not yet on a node and not being deleted (the placement controller's work). */
+export function podsToPlace(db: SqlRunner, limit = 10_000): Promise<ObjectKey[]> {
+  return db.$queryRawUnsafe<ObjectKey[]>(
+    `SELECT namespace, name FROM objects WHERE kind = 'Pod' AND node_name IS NULL AND deletion_timestamp IS NULL
+       ORDER BY resource_version LIMIT $1`,
+    limit,
+  );
+}
+
+/** Available volumes of the given classes (what unbound WaitForFirstConsumer claims may bind to). */
+export async function availableVolumesOfClasses(db: SqlRunner, classes: string[], limit = 5_000): Promise<KubeObject[]> {
+  if (classes.length === 0) return [];
+  const rows = await db.$queryRawUnsafe<{ object: KubeObject }[]>(
+    `SELECT object FROM objects WHERE kind = 'PersistentVolume' AND phase = 'Available' AND deletion_timestamp IS NULL
+       AND COALESCE(storage_class, '') = ANY($1::text[]) ORDER BY capacity_bytes, name LIMIT $2`,
+    classes,
+    limit,
+  );
+  return rows.map((r) => r.object);
+}

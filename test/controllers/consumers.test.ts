@@ -1,0 +1,249 @@
+// Claims and their consumers on real Postgres with every controller running: in-use
+// protection (a claim's deletion waits for its pods), placement of pods on the nodes their
+// volumes reach, WaitForFirstConsumer binding to a local volume of the chosen node, and
+// provisioning on the selected node (host-path on a real directory).
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { protectClaim } from '../../server/controllers/pvc-protection/pvc-protection';
+import { startControllers, type RunningControllers } from '../../server/controllers/start';
+import type { UserPrincipal } from '../../server/domain/authorization';
+import { releaseEverythingUnder } from '../../server/provisioners/testing';
+import type { KubeObject } from '../../server/resources/types';
+import { testContext } from '../provisioning/harness';
+import { ensureNamespaces, eventsAbout, openApp, waitFor } from './fixtures';
+
+let ctx: Awaited<ReturnType<typeof openApp>>;
+let running: RunningControllers;
+let dir: string;
+const NS = 'team-a';
+const PROVISIONING_NODE = 'node-b';
+const admin: UserPrincipal = { type: 'user', id: 'test-admin', name: 'admin', role: 'admin', namespaces: [] };
+
+beforeAll(async () => {
+  ctx = await openApp();
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'stowage-consumers-'));
+  await ensureNamespaces(ctx.app, 'default', NS);
+  // Three Ready nodes, one zone each; the in-tree provisioners run on node-b.
+  for (const [name, zone] of [['node-a', 'a'], ['node-b', 'b'], ['node-c', 'c']]) {
+    await create({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name, labels: { 'kubernetes.io/hostname': name, 'topology.kubernetes.io/zone': zone } },
+      status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'ready' }] },
+    });
+  }
+  running = await startControllers({
+    app: ctx.app,
+    connectionString: ctx.url,
+    leaderElection: false,
+    pendingGraceMs: 0,
+    provisioning: { nodeName: PROVISIONING_NODE },
+  });
+});
+afterAll(async () => {
+  await running?.stop();
+  await ctx?.app.close();
+  if (dir) {
+    const problems = await releaseEverythingUnder(dir);
+    if (problems.length > 0) console.warn('cleanup problems', problems);
+  }
+});
+
+/** Creates through the service as an admin would (admission adds the protection finalizers). */
+const create = (o: KubeObject) => ctx.app.objects.create(admin, o);
+const get = (kind: string, name: string, ns?: string) => ctx.app.store.tryGet(kind, kind === 'PersistentVolume' || kind === 'Node' ? undefined : (ns ?? NS), name);
+
+const pinned = (node: string) => ({
+  required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [node] }] }] },
+});
+
+function localVolume(name: string, className: string, node: string, size = '1Gi'): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name },
+    spec: {
+      capacity: { storage: size },
+      accessModes: ['ReadWriteOnce'],
+      persistentVolumeReclaimPolicy: 'Retain',
+      storageClassName: className,
+      local: { path: `/mnt/disks/${name}` },
+      nodeAffinity: pinned(node),
+    },
+  };
+}
+
+function claim(name: string, className: string, extra: Record<string, unknown> = {}): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name, namespace: NS },
+    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '10Mi' } }, storageClassName: className, ...extra },
+  };
+}
+
+function pod(name: string, claims: string[], spec: Record<string, unknown> = {}): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: NS, labels: { app: name } },
+    spec: {
+      containers: [
+        {
+          name: 'app',
+          image: 'registry.example/app:1.0',
+          ports: [{ containerPort: 8080 }],
+          volumeMounts: claims.map((c) => ({ name: c, mountPath: `/data/${c}` })),
+        },
+      ],
+      volumes: claims.map((c) => ({ name: c, persistentVolumeClaim: { claimName: c } })),
+      ...spec,
+    },
+  };
+}
+
+const wffcClass = (name: string, provisioner: string, parameters?: Record<string, string>): KubeObject => ({
+  apiVersion: 'storage.k8s.io/v1',
+  kind: 'StorageClass',
+  metadata: { name },
+  provisioner,
+  volumeBindingMode: 'WaitForFirstConsumer',
+  ...(parameters ? { parameters } : {}),
+});
+
+async function placed(name: string): Promise<KubeObject> {
+  return waitFor(
+    `pod ${name} placed`,
+    async () => {
+      const p = await get('Pod', name);
+      return p?.spec?.nodeName ? p : undefined;
+    },
+    30_000,
+  );
+}
+
+describe('in-use protection', () => {
+  it('every claim and volume carries its protection finalizer from creation', async () => {
+    const c = await create(claim('fin-claim', ''));
+    const v = await create(localVolume('fin-pv', 'none', 'node-a'));
+    expect(c.metadata.finalizers).toEqual(['kubernetes.io/pvc-protection']);
+    expect(v.metadata.finalizers).toEqual(['kubernetes.io/pv-protection']);
+  });
+
+  it("a claim's deletion waits for the pods using it; a finished pod no longer counts", async () => {
+    await create(claim('used', ''));
+    await create(claim('unused', ''));
+    await create(claim('by-finished', ''));
+    await create(pod('user-1', ['used']));
+    await create(pod('user-2', ['used']));
+    const finished = await create(pod('finisher', ['by-finished']));
+
+    await ctx.app.objects.delete(admin, 'PersistentVolumeClaim', NS, 'used');
+    await ctx.app.objects.delete(admin, 'PersistentVolumeClaim', NS, 'unused');
+    await waitFor('the unused claim to go', async () => !(await get('PersistentVolumeClaim', 'unused')));
+    // The used one stays: one more reconcile of it, here and now, keeps the finalizer.
+    await protectClaim({ store: ctx.app.store }, testContext(), NS, 'used');
+    const held = await get('PersistentVolumeClaim', 'used');
+    expect(held?.metadata.deletionTimestamp).toBeTruthy();
+    expect(held?.metadata.finalizers).toContain('kubernetes.io/pvc-protection');
+
+    await ctx.app.objects.delete(admin, 'Pod', NS, 'user-1');
+    expect(await get('PersistentVolumeClaim', 'used')).toBeTruthy();
+    await ctx.app.objects.delete(admin, 'Pod', NS, 'user-2');
+    await waitFor('the used claim to go once its pods are gone', async () => !(await get('PersistentVolumeClaim', 'used')));
+
+    // A pod in phase Succeeded does not hold its claim (upstream semantics).
+    await ctx.app.objects.delete(admin, 'PersistentVolumeClaim', NS, 'by-finished');
+    const cur = (await get('Pod', 'finisher'))!;
+    await ctx.app.store.update({ ...cur, status: { ...cur.status, phase: 'Succeeded' } }, { subresource: 'status' });
+    await waitFor('the claim of a finished pod to go', async () => !(await get('PersistentVolumeClaim', 'by-finished')));
+    expect(finished.metadata.name).toBe('finisher');
+  });
+});
+
+describe('placement and WaitForFirstConsumer', () => {
+  it('a WFFC claim waits for its consumer, then binds to the local volume of the node the pod is placed on', async () => {
+    await create(wffcClass('local-wffc', 'kubernetes.io/no-provisioner'));
+    await create(localVolume('local-on-c', 'local-wffc', 'node-c'));
+    await create(claim('local-data', 'local-wffc'));
+    const waiting = await waitFor('the WaitForFirstConsumer event', async () => {
+      const c = await get('PersistentVolumeClaim', 'local-data');
+      const evs = c ? await eventsAbout(ctx.app, c) : [];
+      return evs.find((e) => e.reason === 'WaitForFirstConsumer');
+    });
+    expect(waiting.message).toBe('waiting for first consumer to be created before binding');
+    expect((await get('PersistentVolumeClaim', 'local-data'))?.status?.phase).toBe('Pending');
+
+    await create(pod('local-app', ['local-data']));
+    const p = await placed('local-app');
+    expect(p.spec.nodeName).toBe('node-c');
+    expect(p.status.conditions).toContainEqual(expect.objectContaining({ type: 'PodScheduled', status: 'True' }));
+    const c = (await get('PersistentVolumeClaim', 'local-data'))!;
+    expect(c.status.phase).toBe('Bound');
+    expect(c.spec.volumeName).toBe('local-on-c');
+    expect(c.metadata.annotations?.['volume.kubernetes.io/selected-node']).toBe('node-c');
+    const scheduled = await waitFor('the Scheduled event', async () => (await eventsAbout(ctx.app, p)).find((e) => e.reason === 'Scheduled'));
+    expect(scheduled.message).toBe('Successfully assigned team-a/local-app to node-c');
+  });
+
+  it('a WFFC claim of the host-path class is provisioned on the selected node, a real directory there', async () => {
+    const basePath = path.join(dir, 'host-path');
+    await create(wffcClass('hostpath-wffc', 'stowage.io/host-path', { basePath }));
+    await create(claim('made-here', 'hostpath-wffc'));
+    // nodeSelector allows node-b or node-c; only node-b runs the host-path plugin.
+    await create(
+      pod('maker', ['made-here'], {
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [{ matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['b', 'c'] }] }],
+            },
+          },
+        },
+      }),
+    );
+    const p = await placed('maker');
+    expect(p.spec.nodeName).toBe(PROVISIONING_NODE);
+    const c = (await get('PersistentVolumeClaim', 'made-here'))!;
+    expect(c.status.phase).toBe('Bound');
+    const v = (await get('PersistentVolume', c.spec.volumeName))!;
+    expect(v.spec.nodeAffinity).toEqual(pinned(PROVISIONING_NODE));
+    const st = await fs.stat(v.spec.hostPath?.path ?? v.spec.local?.path);
+    expect(st.isDirectory()).toBe(true);
+  });
+
+  it('a pod whose volumes no node can serve stays Pending with the reasons per node', async () => {
+    await create(wffcClass('local-only-c', 'kubernetes.io/no-provisioner'));
+    await create({
+      ...localVolume('zonal-ab', '', 'node-a'),
+      spec: {
+        ...localVolume('zonal-ab', '', 'node-a').spec,
+        storageClassName: '',
+        nodeAffinity: {
+          required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['a', 'b'] }] }] },
+        },
+      },
+    });
+    await create(claim('logs', '', { volumeName: 'zonal-ab' }));
+    await waitFor('logs bound', async () => (await get('PersistentVolumeClaim', 'logs'))?.status?.phase === 'Bound', 30_000);
+    await create(localVolume('only-on-c', 'local-only-c', 'node-c'));
+    await create(claim('stuck-data', 'local-only-c'));
+    await create(pod('stuck', ['logs', 'stuck-data']));
+    const message =
+      "0/3 nodes are available: 1 node(s) had volume node affinity conflict, 2 node(s) didn't find available persistent volumes to bind.";
+    const p = await waitFor('the Unschedulable condition', async () => {
+      const cur = await get('Pod', 'stuck');
+      return cur?.status?.conditions?.find((x: any) => x.type === 'PodScheduled' && x.status === 'False') ? cur : undefined;
+    }, 30_000);
+    expect(p.spec.nodeName).toBeUndefined();
+    expect(p.status.phase).toBe('Pending');
+    expect(p.status.conditions).toContainEqual(expect.objectContaining({ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message }));
+    const failed = await waitFor('the FailedScheduling event', async () =>
+      (await eventsAbout(ctx.app, p)).find((e) => e.reason === 'FailedScheduling'),
+    );
+    expect(failed).toMatchObject({ type: 'Warning', reason: 'FailedScheduling', message });
+    expect((await get('PersistentVolumeClaim', 'stuck-data'))?.metadata.annotations?.['volume.kubernetes.io/selected-node']).toBeUndefined();
+  });
+});

@@ -1,0 +1,63 @@
+// ConfigMaps through kubectl (admins only), and the local-volume configuration refused at
+// write time when its storageClassMap is malformed.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { findKubectl, kubectlFor, startKubeHarness, type Kubectl, type KubeHarness } from './harness';
+
+const bin = findKubectl();
+if (!bin) console.log('skipping ConfigMap kubectl tests: no kubectl on PATH');
+
+const good = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: local-volume-config
+  namespace: kube-system
+data:
+  storageClassMap: |
+    fast-disks:
+      hostDir: /mnt/fast-disks
+      blockCleanerCommand: ["dd-zero", "2"]
+`;
+
+describe.skipIf(!bin)('ConfigMaps with kubectl', () => {
+  let h: KubeHarness;
+  let kubectl: Kubectl;
+  beforeAll(async () => {
+    h = await startKubeHarness();
+    kubectl = kubectlFor(h, bin!);
+    await h.ts.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-system' } });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  test('apply creates it, apply again is unchanged, get cm lists it', async () => {
+    let r = await kubectl(['apply', '-f', '-'], { input: good });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('configmap/local-volume-config created\n');
+    r = await kubectl(['apply', '-f', '-'], { input: good });
+    expect(r.stdout).toBe('configmap/local-volume-config unchanged\n');
+    r = await kubectl(['get', 'cm', '-n', 'kube-system']);
+    expect(r.stdout).toMatch(/^NAME\s+DATA\s+AGE\nlocal-volume-config\s+1\s+\d+s\n$/);
+  });
+
+  test.each([
+    { name: 'a relative hostDir', map: 'fast-disks:\n  hostDir: mnt/fast\n', field: 'hostDir' },
+    { name: 'an unknown cleanup method', map: 'fast-disks:\n  hostDir: /mnt/fast\n  blockCleanerCommand: ["scrub"]\n', field: 'blockCleanerCommand' },
+    { name: 'a typo in a key', map: 'fast-disks:\n  hostDri: /mnt/fast\n', field: 'hostDri' },
+    { name: 'not YAML', map: 'fast-disks: [\n', field: 'storageClassMap' },
+  ])('apply of $name is refused (422) with the field named', async ({ map, field }) => {
+    const bad = good.replace(/storageClassMap: \|[\s\S]*$/, `storageClassMap: ${JSON.stringify(map)}\n`);
+    const r = await kubectl(['apply', '-f', '-'], { input: bad });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('is invalid');
+    expect(r.stderr).toContain(field);
+    const stored = await h.ts.store.get('ConfigMap', 'kube-system', 'local-volume-config');
+    expect(stored.data.storageClassMap).toContain('/mnt/fast-disks');
+  });
+
+  test('a developer may not read ConfigMaps', async () => {
+    const r = await kubectl(['get', 'cm', '-n', 'team-a'], { user: 'dev' });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('Forbidden');
+  });
+});
