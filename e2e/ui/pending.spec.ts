@@ -5,17 +5,19 @@ import { createObject } from '../api';
 import { DEV_USER } from '../env';
 import { expect, pvManifest, screenshot, signInAsAdmin, signInAsDeveloper, test, uniqueName } from '../helpers';
 
-function claimManifest(name: string, storage: string, accessModes: string[]) {
+// The volumes and the claim share a class of their own (that provisions nothing), so no
+// claim left Pending by another test can take these volumes.
+function claimManifest(name: string, storage: string, accessModes: string[], storageClassName: string) {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
     metadata: { name, namespace: 'default' },
-    spec: { accessModes, resources: { requests: { storage } }, storageClassName: '' },
+    spec: { accessModes, resources: { requests: { storage } }, storageClassName },
   };
 }
 
-function volumeManifest(name: string, storage: string, accessModes: string[]) {
-  const pv = pvManifest(name, { storage, storageClassName: '' });
+function volumeManifest(name: string, storage: string, accessModes: string[], storageClassName: string) {
+  const pv = pvManifest(name, { storage, storageClassName });
   return { ...pv, spec: { ...pv.spec, accessModes } };
 }
 
@@ -23,9 +25,11 @@ test("a Pending claim's page explains why, and turns Bound live when a matching 
   const small = uniqueName('pv-small');
   const rwo = uniqueName('pv-rwo');
   const claim = uniqueName('claim-why');
-  await createObject(volumeManifest(small, '1Gi', ['ReadWriteOnce']));
-  await createObject(volumeManifest(rwo, '10Gi', ['ReadWriteOnce']));
-  await createObject(claimManifest(claim, '5Gi', ['ReadWriteMany']));
+  const cls = uniqueName('static');
+  await createObject({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: cls }, provisioner: 'kubernetes.io/no-provisioner' });
+  await createObject(volumeManifest(small, '1Gi', ['ReadWriteOnce'], cls));
+  await createObject(volumeManifest(rwo, '10Gi', ['ReadWriteOnce'], cls));
+  await createObject(claimManifest(claim, '5Gi', ['ReadWriteMany'], cls));
 
   await signInAsAdmin(page, `/claims/default/${claim}`);
   const why = page.getByTestId('pending-explanation');
@@ -59,7 +63,7 @@ test("a Pending claim's page explains why, and turns Bound live when a matching 
   await expect(why).toBeVisible();
   await page.evaluate(() => ((window as unknown as { __noReload: boolean }).__noReload = true));
   const match = uniqueName('pv-match');
-  await createObject(volumeManifest(match, '5Gi', ['ReadWriteMany']));
+  await createObject(volumeManifest(match, '5Gi', ['ReadWriteMany'], cls));
   const bound = page.getByTestId('bound-volume');
   await expect(bound).toBeVisible({ timeout: 15_000 });
   await expect(bound.getByRole('link', { name: match })).toHaveAttribute('href', `/volumes/${match}`);
@@ -71,7 +75,7 @@ test("a Pending claim's page explains why, and turns Bound live when a matching 
 test('a developer sees why their claim is Pending: its class does not exist', async ({ page }) => {
   const claim = uniqueName('claim-noclass');
   const cls = uniqueName('missing-class');
-  const manifest = claimManifest(claim, '1Gi', ['ReadWriteOnce']);
+  const manifest = claimManifest(claim, '1Gi', ['ReadWriteOnce'], cls);
   await createObject({ ...manifest, metadata: { name: claim, namespace: DEV_USER.namespace }, spec: { ...manifest.spec, storageClassName: cls } });
   await signInAsDeveloper(page, `/claims/${DEV_USER.namespace}/${claim}`);
   await expect(page.getByTestId('pending-summary')).toContainText(`StorageClass "${cls}" does not exist`, { timeout: 15_000 });
