@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { localPvName } from '../../server/domain/local-pv-name';
 import { createObject, deleteObject, findObject, getObject, type Obj } from '../api';
-import { expect, signInAsAdmin, test, uniqueName } from '../helpers';
+import { expect, screenshot, signInAsAdmin, test, uniqueName } from '../helpers';
 
 const run = promisify(execFile);
 const CLASS = 'local-disks';
@@ -93,6 +93,7 @@ test.describe('local disks', () => {
     // The bar moves without a reload: two different values while the wipe runs.
     // A fast machine may finish the wipe between two looks: then the bar is gone, not stuck.
     const first = await bar.getAttribute('data-value', { timeout: 2_000 }).catch(() => null);
+    await screenshot(page, 'disk-wipe');
     await expect.poll(async () => (await bar.count()) === 0 || (await bar.getAttribute('data-value')) !== first, { timeout: 60_000 }).toBe(true);
     await expect(row).toHaveAttribute('data-stage', 'available', { timeout: 90_000 });
     const fresh = await availablePv(entry, (pv.metadata as { uid?: string }).uid);
