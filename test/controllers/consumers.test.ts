@@ -221,6 +221,8 @@ describe('placement and WaitForFirstConsumer', () => {
       spec: {
         ...localVolume('zonal-ab', '', 'node-a').spec,
         storageClassName: '',
+        // Reserved for "logs" on both sides, so no claim left Pending by another test can take it.
+        claimRef: { namespace: NS, name: 'logs' },
         nodeAffinity: {
           required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['a', 'b'] }] }] },
         },

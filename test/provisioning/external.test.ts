@@ -73,8 +73,13 @@ it('a claim of the example class becomes Bound; deleting it removes the director
   expect(pv.spec).toMatchObject({ hostPath: { path: dir }, claimRef: { uid: claim.metadata.uid }, persistentVolumeReclaimPolicy: 'Delete', storageClassName: 'example-dir' });
   expect(pv.metadata.finalizers).toContain('kubernetes.io/pv-protection');
   expect((await fs.stat(dir)).mode & 0o777).toBe(0o750);
-  const events = await store.list('Event', { namespace: DEV_NAMESPACE, fieldSelector: 'involvedObject.name=ext-data' });
-  expect(events.items.map((e) => e.reason)).toEqual(expect.arrayContaining(['ExternalProvisioning', 'ProvisioningSucceeded']));
+  // The provisioner records its event after it saved the PV, so the binder may bind first.
+  const reasons = await waitFor('the ProvisioningSucceeded event', async () => {
+    const events = await store.list('Event', { namespace: DEV_NAMESPACE, fieldSelector: 'involvedObject.name=ext-data' });
+    const seen = events.items.map((e) => e.reason);
+    return seen.includes('ProvisioningSucceeded') ? seen : undefined;
+  });
+  expect(reasons).toEqual(expect.arrayContaining(['ExternalProvisioning', 'ProvisioningSucceeded']));
 
   await store.delete('PersistentVolumeClaim', DEV_NAMESPACE, 'ext-data');
   await waitFor('the PV to be gone', async () => (await store.tryGet('PersistentVolume', undefined, pvName)) === undefined, 30_000);
@@ -86,7 +91,7 @@ it('a claim of the example class becomes Bound; deleting it removes the director
 it('the example refuses what it does not understand, with an Event and no directory', async () => {
   const store = h.ts.store;
   await store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'example-bad' }, provisioner: NAME, parameters: { replicas: '3' } });
-  await store.create({
+  const bad = await store.create({
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
     metadata: { name: 'ext-bad', namespace: DEV_NAMESPACE },
@@ -97,5 +102,5 @@ it('the example refuses what it does not understand, with an Event and no direct
     return events.items.find((e) => e.reason === 'ProvisioningFailed');
   });
   expect(failed.message).toBe('unknown parameter "replicas"');
-  expect(await fs.readdir(root)).toEqual([]);
+  expect(await fs.readdir(root)).not.toContain(`pvc-${bad.metadata.uid}`);
 });
