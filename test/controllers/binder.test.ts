@@ -237,6 +237,9 @@ describe('provisioning hand-over and the Pending explanation', () => {
     }
     expect((await getClaim('quiet')).metadata.resourceVersion).toBe(first.claim.metadata.resourceVersion);
     // Its event is repeated on each look, as upstream's recorder does: one Event, counted.
-    expect((await eventsAbout(ctx.app, first.claim)).map((e) => e.count)).toEqual([4]);
+    // (At least the four looks above: a periodic resync may add more.)
+    const counts = (await eventsAbout(ctx.app, first.claim)).map((e) => e.count as number);
+    expect(counts).toHaveLength(1);
+    expect(counts[0]).toBeGreaterThanOrEqual(4);
   });
 });
