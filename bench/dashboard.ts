@@ -140,6 +140,17 @@ try {
     firstRows.push(wall() - t);
   }
   const width = await page.getByTestId('object-table').evaluate((el) => ({ client: el.clientWidth, scroll: el.scrollWidth }));
+  // STOWAGE_BENCH_SCREENSHOTS=DIR: a picture of each list page at this size, for a look by eye.
+  const shots = process.env.STOWAGE_BENCH_SCREENSHOTS;
+  if (shots) {
+    for (const p of ['', 'volumes', 'claims', 'storage-classes', 'nodes']) {
+      await page.goto(`${web.url}/${p}`);
+      await page.waitForLoadState('networkidle');
+      await page.screenshot({ path: path.join(shots, `${p || 'home'}-10k.png`) });
+    }
+    await page.goto(`${web.url}/volumes`);
+    await page.waitForSelector('[data-testid="object-row"]');
+  }
 
   // Sort: click a header, wait until the first row is the one the server puts first.
   const timeUntil = async (act: () => Promise<void>, expected: string) => {

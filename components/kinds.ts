@@ -70,7 +70,7 @@ export const KINDS: KindUi[] = [
     namespaced: false,
     statuses: ['Ready', 'NotReady', 'Unknown'],
     statusColumn: 'STATUS',
-    emptyHint: 'Nodes appear when a node agent starts (stowage agent --node NAME).',
+    emptyHint: 'Nodes appear when their agent starts: npm start registers this machine; another machine joins with stowage node add NAME and stowage agent.',
   },
   {
     kind: 'Namespace',

@@ -75,7 +75,10 @@ describe('the REST API under hostile requests', () => {
           const r = await send(c);
           codes.set(r.status, (codes.get(r.status) ?? 0) + 1);
           const what = `${c.role} ${c.method} ${c.path} (${c.body.contentType})`;
-          expect(r.status, `${what}: ${r.text.slice(0, 300)}`).toBeLessThan(500);
+          // The one 5xx upstream answers on purpose: a resourceVersion newer than the store's
+          // is 504 with the ResourceVersionTooLarge cause (after a short wait).
+          const tooLarge = r.status === 504 && r.text.includes('"ResourceVersionTooLarge"');
+          if (!tooLarge) expect(r.status, `${what}: ${r.text.slice(0, 300)}`).toBeLessThan(500);
           if (r.status >= 400 && c.method !== 'HEAD') expectStatus(r.status, r.text, what);
           expectPrototypesUntouched();
         }),

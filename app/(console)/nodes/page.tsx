@@ -7,9 +7,10 @@ import { ObjectListPage } from '@/components/table/object-list';
 export default function Page() {
   return (
     <Stack>
+      {/* The list (with the page's h1) first; the local-disk roll-up and the storageClassMap below it. */}
+      <ObjectListPage kind="Node" />
       <NodesRollup />
       <ClassMapEditor />
-      <ObjectListPage kind="Node" />
     </Stack>
   );
 }
