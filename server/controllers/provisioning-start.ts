@@ -17,7 +17,7 @@ import { pvProtectionSpec } from './deleter/pv-protection';
 import { provisioningComponent, type ProvisioningDeps } from './provisioner/deps';
 import { provisionerSpec } from './provisioner/provisioner';
 import type { ControllerSpec } from './runtime/controller';
-import { EventRecorder } from './runtime/event-recorder';
+import { EventRecorder } from '../services/event-recorder';
 import { Manager } from './runtime/manager';
 
 export interface ProvisioningOptions {

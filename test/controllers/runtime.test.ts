@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logger } from '../../server/app/logger';
 import { Controller, type ControllerSpec, type ReconcileContext } from '../../server/controllers/runtime/controller';
 import { TerminalError } from '../../server/controllers/runtime/errors';
-import { EventRecorder } from '../../server/controllers/runtime/event-recorder';
+import { EventRecorder } from '../../server/services/event-recorder';
 import { openTestStore, type TestStore } from '../db';
 import { sleep, waitFor } from './fixtures';
 

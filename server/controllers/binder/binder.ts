@@ -6,7 +6,7 @@ import type { ObjectStore } from '../../store/object-store';
 import { objectKeys, objectKeysInPhases, pendingClaimsOfClass, volumesToSync } from '../../store/volume-queries';
 import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
 import { isRowBusy } from '../runtime/controller-tx';
-import { EventRecorder } from '../runtime/event-recorder';
+import { EventRecorder } from '../../services/event-recorder';
 import { TxBatcher } from '../runtime/tx-batcher';
 import { binderComponent } from './annotations';
 import { syncClaim } from './claim-sync';

@@ -3,7 +3,7 @@ import type { KubeObject } from '../../resources/types';
 import type { ObjectStore } from '../../store/object-store';
 import type { ReconcileContext } from '../runtime/controller';
 import type { ControllerTx } from '../runtime/controller-tx';
-import type { EventRecorder, EventType } from '../runtime/event-recorder';
+import type { EventRecorder, EventType } from '../../services/event-recorder';
 import type { TxBatcher } from '../runtime/tx-batcher';
 import type { ClassCache } from './classes';
 

@@ -11,7 +11,7 @@ import { quantityToBytes } from '../../domain/quantity';
 import type { KubeObject } from '../../resources/types';
 import { nearVolumes } from '../../store/volume-queries';
 import type { ReconcileContext, ReconcileResult } from '../runtime/controller';
-import type { EventType } from '../runtime/event-recorder';
+import type { EventType } from '../../services/event-recorder';
 import {
   annBetaStorageProvisioner,
   annBindingExplanation,

@@ -22,7 +22,7 @@ import type { ObjectStore } from '../../store/object-store';
 import { isVolumeReleased } from '../deleter/decide';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
 import { transact, writtenVersions, type ControllerTx } from '../runtime/controller-tx';
-import { EventRecorder } from '../runtime/event-recorder';
+import { EventRecorder } from '../../services/event-recorder';
 import { annNode, decide, localCleanupFinalizer } from './decide';
 import { buildLocalVolume, isLocalVolume, labelLocalNode } from './volume';
 

@@ -7,7 +7,7 @@ import { defaultNodeGraceMs, staleDecision } from '../../domain/node-lifecycle';
 import { objectKeys } from '../../store/volume-queries';
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec } from '../runtime/controller';
-import { EventRecorder } from '../runtime/event-recorder';
+import { EventRecorder } from '../../services/event-recorder';
 
 export const nodeLifecycleName = 'node-lifecycle-controller';
 

@@ -23,7 +23,7 @@ import { availableVolumesOfClasses, podsToPlace } from '../../store/consumer-que
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
 import { isRowBusy, transact, writtenVersions, type ControllerTx } from '../runtime/controller-tx';
-import { EventRecorder } from '../runtime/event-recorder';
+import { EventRecorder } from '../../services/event-recorder';
 
 export const placementName = 'default-scheduler';
 const POD = 'Pod';

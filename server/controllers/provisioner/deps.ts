@@ -6,7 +6,7 @@ import type { KubeObject } from '../../resources/types';
 import type { ObjectStore } from '../../store/object-store';
 import type { ReconcileContext } from '../runtime/controller';
 import { transact, writtenVersions, type ControllerTx } from '../runtime/controller-tx';
-import type { EventRecorder, EventType } from '../runtime/event-recorder';
+import type { EventRecorder, EventType } from '../../services/event-recorder';
 
 /** Upstream's event reasons (pkg/controller/volume/events). */
 export const reasons = {

@@ -6,7 +6,7 @@ import { AssetStore } from '../../provisioners/assets';
 import { ANY_CAPABILITIES, type ProvisionerPlugin, type ProvisionOptions, type ProvisionResult } from '../../provisioners/plugin';
 import type { KubeObject } from '../../resources/types';
 import type { ReconcileContext } from '../runtime/controller';
-import { EventRecorder } from '../runtime/event-recorder';
+import { EventRecorder } from '../../services/event-recorder';
 import type { ProvisioningDeps } from './deps';
 import { provisionClaim } from './provision-claim';
 

@@ -5,10 +5,10 @@
 // Best effort, like upstream: a failure to record is logged, never thrown.
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { isStowageError } from '../../domain/errors';
-import { maskCredentials } from '../../domain/redaction';
-import type { KubeObject } from '../../resources/types';
-import type { ObjectStore, StoreTx } from '../../store/object-store';
+import { isStowageError } from '../domain/errors';
+import { maskCredentials } from '../domain/redaction';
+import type { KubeObject } from '../resources/types';
+import type { ObjectStore, StoreTx } from '../store/object-store';
 
 /** Runs a write in some transaction (the store's own, or a batcher's). */
 export type TxRunner = (fn: (tx: StoreTx) => Promise<void>) => Promise<unknown>;
