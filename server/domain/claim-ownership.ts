@@ -9,6 +9,8 @@ export const ANN_BIND_COMPLETED = 'pv.kubernetes.io/bind-completed';
 export const ANN_BOUND_BY_CONTROLLER = 'pv.kubernetes.io/bound-by-controller';
 export const ANN_STORAGE_PROVISIONER = 'volume.kubernetes.io/storage-provisioner';
 export const ANN_BETA_STORAGE_PROVISIONER = 'volume.beta.kubernetes.io/storage-provisioner';
+/** Set by placement (the scheduler's PreBind) for the node the claim's first consumer runs on. */
+export const ANN_SELECTED_NODE = 'volume.kubernetes.io/selected-node';
 export { BINDING_EXPLANATION as ANN_BINDING_EXPLANATION } from './redaction';
 
 /** Written by the binder and provisioner only (upstream component-helpers/storage/volume). */
@@ -18,10 +20,10 @@ export const CONTROLLER_ANNOTATIONS: readonly string[] = [
   ANN_STORAGE_PROVISIONER,
   ANN_BETA_STORAGE_PROVISIONER,
   BINDING_EXPLANATION,
+  // Placement picks the node from the pod that uses the claim; a developer naming a node
+  // by hand could steer a volume onto a node their pods may not use.
+  ANN_SELECTED_NODE,
 ];
-// Not in the list: volume.kubernetes.io/selected-node. Upstream the scheduler sets it for the
-// consumer's node; Stowage has no scheduler, so the claim's owner names the node their
-// consumer runs on, and the class's allowed topologies still bound where it may go.
 
 /**
  * What a non-admin may not change on a claim: one sentence per problem, empty when the

@@ -201,9 +201,13 @@ describe('tenant rules on claims', () => {
     expect(admin.status).toBe(201);
   });
 
-  test('a developer may name the node their consumer runs on (selected-node: no scheduler in Stowage)', async () => {
-    const r = await api({ method: 'POST', path: claims, token: tokens.developer, body: claim('sel-1', { annotations: { 'volume.kubernetes.io/selected-node': 'n1' } }) });
-    expect(r.status).toBe(201);
+  test('a developer may not name the node of a claim (placement sets selected-node from the pod); an admin may', async () => {
+    const body = claim('sel-1', { annotations: { 'volume.kubernetes.io/selected-node': 'n1' } });
+    const r = await api({ method: 'POST', path: claims, token: tokens.developer, body });
+    expect(r.status).toBe(403);
+    expect(r.json.message).toContain('volume.kubernetes.io/selected-node');
+    const admin = await api({ method: 'POST', path: claims, token: tokens.admin, body });
+    expect(admin.status).toBe(201);
   });
 
   test.each([
