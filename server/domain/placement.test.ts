@@ -38,13 +38,13 @@ function volume(name: string, size: string, o: { affinity?: object; cls?: string
   };
 }
 
-function claim(name: string, o: { cls?: string; volume?: string; size?: string; deleting?: boolean } = {}): KubeObject {
+function claim(name: string, o: { cls?: string; volume?: string; size?: string; deleting?: boolean; modes?: string[] } = {}): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
     metadata: { name, namespace: 'ns', uid: `uid-${name}`, ...(o.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}) },
     spec: {
-      accessModes: ['ReadWriteOnce'],
+      accessModes: o.modes ?? ['ReadWriteOnce'],
       resources: { requests: { storage: o.size ?? '1Gi' } },
       volumeMode: 'Filesystem',
       storageClassName: o.cls ?? 'local',
@@ -78,6 +78,8 @@ interface Row {
   affinityHosts?: string[];
   tolerations?: object[];
   preferred?: string;
+  /** Claims another placed pod uses. */
+  inUseElsewhere?: string[];
   want: { node: string; select?: string[] } | string;
 }
 
@@ -205,6 +207,33 @@ const rows: Row[] = [
     objects: [claim('data', { volume: 'gone' })],
     want: '0/3 nodes are available: persistentvolumeclaim "data" bound to non-existent persistentvolume "gone".',
   },
+  {
+    what: 'a ReadWriteOncePod claim another pod uses',
+    claims: ['solo'],
+    objects: [claim('solo', { volume: 'pv-any', modes: ['ReadWriteOncePod'] }), volume('pv-any', '1Gi', { boundTo: 'solo' })],
+    inUseElsewhere: ['solo'],
+    want: '0/3 nodes are available: node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode.',
+  },
+  {
+    what: 'a ReadWriteOncePod claim nobody else uses',
+    claims: ['solo'],
+    objects: [claim('solo', { volume: 'pv-any', modes: ['ReadWriteOncePod'] }), volume('pv-any', '1Gi', { boundTo: 'solo' })],
+    want: { node: 'n1' },
+  },
+  {
+    what: 'a ReadWriteOnce claim another pod uses (shared on one node, as upstream)',
+    claims: ['shared'],
+    objects: [claim('shared', { volume: 'pv-n2', modes: ['ReadWriteOnce'] }), volume('pv-n2', '1Gi', { affinity: pinned('n2'), boundTo: 'shared' })],
+    inUseElsewhere: ['shared'],
+    want: { node: 'n2' },
+  },
+  {
+    what: 'a ReadWriteOncePod claim in use beside a free one',
+    claims: ['free', 'solo'],
+    objects: [claim('free', { volume: 'pv-a' }), volume('pv-a', '1Gi', { boundTo: 'free' }), claim('solo', { volume: 'pv-b', modes: ['ReadWriteOncePod'] }), volume('pv-b', '1Gi', { boundTo: 'solo' })],
+    inUseElsewhere: ['free', 'solo'],
+    want: '0/3 nodes are available: node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode.',
+  },
 ];
 
 function inputOf(r: Row): PlacementInput {
@@ -239,6 +268,7 @@ function inputOf(r: Row): PlacementInput {
     classes,
     candidates: r.candidates ?? [],
     provisionerNode: (p) => (p === 'stowage.io/host-path' ? 'n2' : undefined),
+    claimsInUseElsewhere: new Set(r.inUseElsewhere ?? []),
   };
 }
 

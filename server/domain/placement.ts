@@ -21,6 +21,8 @@ export const reasons = {
   nodeAffinity: "node(s) didn't match Pod's node affinity/selector",
   volumeNodeConflict: 'node(s) had volume node affinity conflict',
   bindConflict: "node(s) didn't find available persistent volumes to bind",
+  /** VolumeRestrictions' PreFilter: the claim is ReadWriteOncePod and another pod already uses it. */
+  readWriteOncePodConflict: 'node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode',
 } as const;
 
 export interface PlacementInput {
@@ -40,6 +42,11 @@ export interface PlacementInput {
    * allowedTopologies allow.
    */
   provisionerNode?: (provisioner: string) => string | undefined;
+  /**
+   * Claims of the pod (by name) that another placed, still running pod uses: a
+   * ReadWriteOncePod claim among them keeps this pod from being placed anywhere.
+   */
+  claimsInUseElsewhere?: ReadonlySet<string>;
 }
 
 export type Placement =
@@ -114,6 +121,10 @@ function sortClaims(input: PlacementInput): ClaimSets | string {
     const claim = input.claims.get(name);
     if (!claim) return `persistentvolumeclaim "${name}" not found`;
     if (claim.metadata?.deletionTimestamp) return `persistentvolumeclaim "${name}" is being deleted`;
+    const modes: unknown = claim.spec?.accessModes;
+    if (Array.isArray(modes) && modes.includes('ReadWriteOncePod') && input.claimsInUseElsewhere?.has(name)) {
+      return reasons.readWriteOncePodConflict;
+    }
     if (claim.spec?.volumeName) {
       if (claim.status?.phase === 'Lost') return `persistentvolumeclaim "${name}" bound to non-existent persistentvolume "${claim.spec.volumeName}"`;
       if (!input.boundVolumes.has(claim.spec.volumeName)) {

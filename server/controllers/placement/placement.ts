@@ -16,7 +16,7 @@
 import type { Logger } from 'pino';
 import { annSelectedNode, placePod, type PlacementInput } from '../../domain/placement';
 import { claimClass } from '../../domain/matching';
-import { podClaimNames } from '../../resources/pod/claims';
+import { podClaimNames, podsUsingClaim } from '../../resources/pod/claims';
 import { timestampNow } from '../../resources/metadata';
 import type { KubeObject } from '../../resources/types';
 import { availableVolumesOfClasses, podsToPlace } from '../../store/consumer-queries';
@@ -74,7 +74,17 @@ async function gather(d: Deps, pod: KubeObject): Promise<PlacementInput> {
   const classes = new Map(classList.items.map((c) => [c.metadata.name!, c]));
   const delayedClasses = [...claims.values()].filter((c) => !c.spec?.volumeName).map((c) => claimClass(c));
   const candidates = await availableVolumesOfClasses(d.store.sql, [...new Set(delayedClasses)]);
-  return { pod, nodes: nodes.items, claims, boundVolumes, classes, candidates, provisionerNode: d.provisionerNode };
+  const rwop = [...claims.values()].filter((c) => Array.isArray(c.spec?.accessModes) && c.spec.accessModes.includes('ReadWriteOncePod'));
+  const claimsInUseElsewhere = new Set<string>();
+  if (rwop.length > 0) {
+    const pods = await d.store.list(POD, { namespace: ns });
+    for (const c of rwop) {
+      const name = c.metadata.name!;
+      const others = pods.items.filter((p) => p.metadata.uid !== pod.metadata.uid && p.spec?.nodeName);
+      if (podsUsingClaim(others, ns, name).length > 0) claimsInUseElsewhere.add(name);
+    }
+  }
+  return { pod, nodes: nodes.items, claims, boundVolumes, classes, candidates, provisionerNode: d.provisionerNode, claimsInUseElsewhere };
 }
 
 function scheduledCondition(pod: KubeObject): any {
@@ -164,7 +174,11 @@ export function placementSpec(o: PlacementOptions): ControllerSpec {
     watch: {
       kinds: [POD, PVC, 'PersistentVolume', 'Node', 'StorageClass'],
       keysFor: (e) => {
-        if (e.kind === POD) return e.type === 'DELETED' || e.object?.spec?.nodeName ? [] : [podKey(e.namespace, e.name)];
+        // A pod that is gone (or has finished) may free a ReadWriteOncePod claim another pod waits for.
+        if (e.kind === POD) {
+          if (e.type === 'DELETED' || e.object?.status?.phase === 'Succeeded' || e.object?.status?.phase === 'Failed') return ['all'];
+          return e.object?.spec?.nodeName ? [] : [podKey(e.namespace, e.name)];
+        }
         return ['all'];
       },
     },
