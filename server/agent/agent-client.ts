@@ -3,7 +3,7 @@
 // Status message.
 import http from 'node:http';
 import https from 'node:https';
-import type { CleanupProgress, CleanupRequest, CleanupResult, DiscoveredEntry } from './contract';
+import type { AgentPod, CleanupProgress, CleanupRequest, CleanupResult, DiscoveredEntry, PodReport } from './contract';
 import type { AgentConfig, ClaimInput, HeartbeatInput } from '../services/node-agent';
 
 /** What the agent loop needs from the server (an HTTP client, or the service itself in tests). */
@@ -15,6 +15,11 @@ export interface AgentApi {
   claim(node: string, body: ClaimInput): Promise<{ jobs: CleanupRequest[] }>;
   progress(node: string, jobId: string, body: { instance: string; progress: CleanupProgress }): Promise<{ cancel: boolean }>;
   result(node: string, jobId: string, body: { instance: string; result: CleanupResult; progress?: CleanupProgress }): Promise<unknown>;
+  /** The pods placed on the node, their claim volumes resolved (publishing). */
+  pods(node: string): Promise<{ pods: AgentPod[] }>;
+  podStatus(node: string, report: PodReport): Promise<{ phase?: string }>;
+  /** A Terminating pod's volumes are unpublished: the pod may go. */
+  podDone(node: string, pod: { namespace: string; name: string; uid: string }): Promise<{ deleted: boolean }>;
 }
 
 export class AgentHttpError extends Error {
@@ -89,5 +94,8 @@ export function agentHttpClient(o: AgentClientOptions): AgentApi {
     claim: (node, body) => call('POST', `${n(node)}/cleanups/claim`, body),
     progress: (node, jobId, body) => call('POST', `${n(node)}/cleanups/${encodeURIComponent(jobId)}/progress`, body),
     result: (node, jobId, body) => call('POST', `${n(node)}/cleanups/${encodeURIComponent(jobId)}/result`, body),
+    pods: (node) => call('GET', `${n(node)}/pods`),
+    podStatus: (node, report) => call('POST', `${n(node)}/pods/status`, report),
+    podDone: (node, pod) => call('POST', `${n(node)}/pods/done`, pod),
   };
 }

@@ -2,7 +2,8 @@
 // seconds (changes apply without a restart), walks the discovery directories and reports
 // what it sees, posts heartbeats, and takes cleanup jobs, running them with the
 // CleanupRunner and reporting progress (at least once a second) and the result. It never
-// writes PV objects: the manager does, from these reports.
+// writes PV objects: the manager does, from these reports. With a pods directory it also
+// publishes the volumes of the pods placed on its node (publisher.ts) and reports them.
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Logger } from 'pino';
@@ -10,6 +11,8 @@ import type { AgentConfig } from '../services/node-agent';
 import type { AgentApi } from './agent-client';
 import { CleanupRunner } from './cleanup-runner';
 import type { CleanupProgress, CleanupRequest, CleanupResult, LocalClassConfig } from './contract';
+import { Publisher } from './publisher';
+import { realPublishOs, type PublishOs } from './publish-os';
 import { discoverAll } from './discovery';
 import type { AgentOs } from './os';
 
@@ -28,7 +31,14 @@ export interface AgentLoopOptions {
   /** Cleanups at once on this node (default 4). */
   maxParallel?: number;
   progressIntervalMs?: number;
+  /** Where pods' volumes are published (<podsDir>/<pod uid>/volumes/<name>); no publishing without it. */
+  podsDir?: string;
+  publishMs?: number;
+  publishOs?: PublishOs;
 }
+
+/** A pod's unchanged report is sent again after this long (its events count on). */
+const REPORT_AGAIN_MS = 30_000;
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -64,10 +74,13 @@ export class AgentLoop {
   private lastReportAt = 0;
   private loops: Promise<void>[] = [];
   private wakeDiscovery: (() => void) | undefined;
+  private readonly publisher: Publisher | undefined;
+  private readonly sent = new Map<string, { text: string; at: number }>();
   nodeName = '';
 
   constructor(private readonly o: AgentLoopOptions) {
     this.runner = new CleanupRunner(o.os, { maxParallel: o.maxParallel ?? 4, progressIntervalMs: o.progressIntervalMs });
+    this.publisher = o.podsDir ? new Publisher(o.publishOs ?? realPublishOs, o.podsDir) : undefined;
   }
 
   async start(): Promise<void> {
@@ -78,6 +91,7 @@ export class AgentLoop {
       this.every(this.o.configMs ?? 2_000, 'config', () => this.readConfig()),
       this.discoveryLoop(signal),
       this.every(this.o.claimMs ?? 1_000, 'cleanup claim', () => this.claim()),
+      ...(this.publisher ? [this.every(this.o.publishMs ?? 1_000, 'publish', () => this.publish())] : []),
     ];
     this.o.log.info({ node: this.nodeName, instance: this.instance }, 'node agent started');
   }
@@ -149,6 +163,32 @@ export class AgentLoop {
     await this.o.api.discoveries(this.nodeName, entries);
     this.lastReport = text;
     this.lastReportAt = Date.now();
+  }
+
+  /** One publishing pass: the node's pods from the server, volumes made to match, reports sent. */
+  async publish(): Promise<void> {
+    if (!this.publisher) return;
+    const { pods } = await this.o.api.pods(this.nodeName);
+    const r = await this.publisher.sync(pods);
+    for (const e of r.errors) this.o.log.warn({ error: e }, 'publishing');
+    const now = Date.now();
+    for (const report of r.reports) {
+      const text = JSON.stringify(report);
+      const last = this.sent.get(report.uid);
+      if (last && last.text === text && now - last.at < REPORT_AGAIN_MS) continue;
+      try {
+        await this.o.api.podStatus(this.nodeName, report);
+        this.sent.set(report.uid, { text, at: now });
+      } catch (err) {
+        this.o.log.warn({ err: (err as Error).message, pod: `${report.namespace}/${report.name}` }, 'pod status report failed');
+      }
+    }
+    for (const pod of r.unpublished) {
+      await this.o.api.podDone(this.nodeName, pod);
+      this.o.log.info({ pod: `${pod.namespace}/${pod.name}` }, 'volumes unpublished; pod deleted');
+    }
+    const live = new Set(pods.map((p) => p.uid));
+    for (const uid of this.sent.keys()) if (!live.has(uid)) this.sent.delete(uid);
   }
 
   private async claim(): Promise<void> {

@@ -88,3 +88,48 @@ export interface CleanupResult {
   /** Stopped by the AbortSignal: the disk is partly wiped and must not be offered. */
   cancelled?: boolean;
 }
+
+// --- Publishing: the storage half of a kubelet ---------------------------------------------
+
+/** One claim volume of a pod, resolved by the server to what the agent must publish. */
+export interface PodVolume {
+  /** The pod's volume name (spec.volumes[].name): the directory or device name under the pod. */
+  name: string;
+  claimName: string;
+  readOnly: boolean;
+  /** The bound PV, when there is one. */
+  pvName?: string;
+  volumeMode: 'Filesystem' | 'Block';
+  /** The host path to publish: a directory (Filesystem) or a device node (Block). */
+  hostPath?: string;
+  /** Why the volume cannot be published yet (then hostPath is absent), e.g. the claim is not bound. */
+  waiting?: string;
+}
+
+/** A pod placed on the agent's node. */
+export interface AgentPod {
+  namespace: string;
+  name: string;
+  uid: string;
+  /** The pod is Terminating: unpublish its volumes, then report it done. */
+  deleting: boolean;
+  volumes: PodVolume[];
+}
+
+/** What the agent did for one volume of a pod. */
+export interface VolumeReport {
+  name: string;
+  ready: boolean;
+  /** Why not (FailedMount's text), or how it was published ("bind mount", "symlink", "device link"). */
+  message?: string;
+  /** Bytes used on the volume's filesystem (decimal string), when the agent could tell. */
+  usedBytes?: string;
+  capacityBytes?: string;
+}
+
+export interface PodReport {
+  namespace: string;
+  name: string;
+  uid: string;
+  volumes: VolumeReport[];
+}

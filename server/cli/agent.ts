@@ -17,6 +17,8 @@ export interface StandaloneAgentOptions {
   insecureSkipTlsVerify?: boolean;
   labels?: Record<string, string>;
   maxParallel?: number;
+  /** Where pods' volumes are published (default /var/lib/stowage/pods). */
+  podsDir?: string;
 }
 
 export function readTokenFile(file: string): string {
@@ -34,7 +36,9 @@ export async function startStandaloneAgent(o: StandaloneAgentOptions): Promise<A
   });
   const who = await api.whoami();
   if (o.node && o.node !== who.nodeName) throw new Error(`the token is for node "${who.nodeName}", not "${o.node}"`);
-  const loop = new AgentLoop({ api, os: realAgentOs, nodeName: who.nodeName, labels: o.labels, maxParallel: o.maxParallel, log: logger.child({ component: 'agent' }) });
+  const podsDir = o.podsDir ?? '/var/lib/stowage/pods';
+  mkdirSync(podsDir, { recursive: true, mode: 0o750 });
+  const loop = new AgentLoop({ api, os: realAgentOs, nodeName: who.nodeName, labels: o.labels, maxParallel: o.maxParallel, podsDir, log: logger.child({ component: 'agent' }) });
   await loop.start();
   return loop;
 }
@@ -51,7 +55,9 @@ export async function startLocalAgent(app: AppContext, cfg: Config, apiUrl: stri
     writeFileSync(file, `${token}\n`, { mode: 0o600 });
   }
   const api = agentHttpClient({ server: apiUrl, token, caPem });
-  const loop = new AgentLoop({ api, os: realAgentOs, nodeName: cfg.nodeName, labels: cfg.nodeLabels, log: logger.child({ component: 'agent' }) });
+  const podsDir = path.join(cfg.dataDir, 'pods');
+  mkdirSync(podsDir, { recursive: true, mode: 0o750 });
+  const loop = new AgentLoop({ api, os: realAgentOs, nodeName: cfg.nodeName, labels: cfg.nodeLabels, podsDir, log: logger.child({ component: 'agent' }) });
   await loop.start();
   return loop;
 }

@@ -225,7 +225,8 @@ program
   .option('--ca-file <file>', "the API's CA certificate (<data dir>/pki/ca.crt of the server)")
   .option('--insecure-skip-tls-verify', 'do not verify the server certificate')
   .option('--max-parallel <n>', 'cleanups at once on this node, all classes together', '4')
-  .action(async (o: { server: string; tokenFile: string; node?: string; caFile?: string; insecureSkipTlsVerify?: boolean; maxParallel: string }) => {
+  .option('--pods-dir <dir>', "where the volumes of this node's pods are published", '/var/lib/stowage/pods')
+  .action(async (o: { server: string; tokenFile: string; node?: string; caFile?: string; insecureSkipTlsVerify?: boolean; maxParallel: string; podsDir: string }) => {
     const maxParallel = Number(o.maxParallel);
     if (!Number.isInteger(maxParallel) || maxParallel < 1 || maxParallel > 64) throw new Error('--max-parallel must be a whole number from 1 to 64');
     const labels = parseLabelList(process.env.STOWAGE_NODE_LABELS);

@@ -10,6 +10,9 @@
 //   POST /apis/agent.stowage.io/v1/nodes/{node}/cleanups/claim         {instance, running, max} -> {jobs}
 //   POST /apis/agent.stowage.io/v1/nodes/{node}/cleanups/{id}/progress {instance, progress} -> {cancel}
 //   POST /apis/agent.stowage.io/v1/nodes/{node}/cleanups/{id}/result   {instance, result}
+//   GET  /apis/agent.stowage.io/v1/nodes/{node}/pods                   -> {pods: AgentPod[]}
+//   POST /apis/agent.stowage.io/v1/nodes/{node}/pods/status            PodReport -> {phase}
+//   POST /apis/agent.stowage.io/v1/nodes/{node}/pods/done              {namespace, name, uid} -> {deleted}
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NodePrincipal } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
@@ -65,6 +68,18 @@ export async function serveAgentApi(svc: NodeAgentService, p: NodePrincipal, req
   if (rest === 'cleanups/claim') {
     expect('POST');
     return sendObject(res, 200, await svc.claimCleanups(p, node, await body(req)));
+  }
+  if (rest === 'pods') {
+    expect('GET');
+    return sendObject(res, 200, await svc.pods(p, node));
+  }
+  if (rest === 'pods/status') {
+    expect('POST');
+    return sendObject(res, 200, await svc.reportPod(p, node, await body(req)));
+  }
+  if (rest === 'pods/done') {
+    expect('POST');
+    return sendObject(res, 200, await svc.podDone(p, node, await body(req)));
   }
   if (segs.length === 5 && segs[2] === 'cleanups') {
     expect('POST');

@@ -168,6 +168,7 @@ async function remove(r: ResourceRequest): Promise<void> {
   const result = await r.objects.delete(r.principal, r.strategy.kind, r.namespace, r.name!, {
     dryRun: opts.dryRun,
     preconditions: opts.preconditions,
+    gracePeriodSeconds: opts.gracePeriodSeconds,
   });
   if (result.deleted && !RETURNS_DELETED_OBJECT.has(r.strategy.kind)) {
     const s = r.strategy;

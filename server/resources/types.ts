@@ -90,6 +90,11 @@ export interface Strategy {
   validateUpdate(next: KubeObject, prev: KubeObject): FieldError[];
   /** Warnings a create or update of this object answers with (upstream WarningsOnCreate/Update). */
   warnings?(obj: KubeObject): string[];
+  /**
+   * Upstream graceful deletion (CheckGracefulDelete): the grace period in seconds a delete
+   * of this object waits for, during which it stays Terminating (0 or absent: deleted at once).
+   */
+  gracefulDeletionSeconds?(obj: KubeObject): number;
   /** Values of the indexed columns, computed from the object. */
   columns(obj: KubeObject): IndexedColumns;
   /** The columns `kubectl get` prints for this kind, and one row's cells. */

@@ -5,7 +5,8 @@
 // configured discovery directory, job ids are checked against the node.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import type { CleanupProgress, CleanupRequest, CleanupResult, DiscoveredEntry, LocalClassConfig } from '../agent/contract';
+import type { AgentPod, CleanupProgress, CleanupRequest, CleanupResult, DiscoveredEntry, LocalClassConfig } from '../agent/contract';
+import { logger } from '../app/logger';
 import { nodeMayActFor, type NodePrincipal } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
 import { localPvName } from '../domain/local-pv-name';
@@ -18,6 +19,7 @@ import { CleanupJobStore } from '../store/cleanup-jobs';
 import { LocalDiskStore } from '../store/local-disks';
 import { NodeTokenStore } from '../store/node-tokens';
 import type { ObjectStore } from '../store/object-store';
+import { PodPublishing } from './pod-publishing';
 import { hashToken } from './users';
 
 export const MAX_ENTRIES = 10_000;
@@ -97,6 +99,7 @@ function parseProgress(jobId: string, raw: unknown): CleanupProgress {
 export class NodeAgentService {
   readonly disks: LocalDiskStore;
   readonly jobs: CleanupJobStore;
+  readonly publishing: PodPublishing;
   private readonly tokens: NodeTokenStore;
   private readonly leaseMs: number;
   private readonly retryBaseMs: number;
@@ -109,6 +112,7 @@ export class NodeAgentService {
     this.disks = new LocalDiskStore(store.sql);
     this.jobs = new CleanupJobStore(store.sql);
     this.tokens = new NodeTokenStore(store.sql);
+    this.publishing = new PodPublishing(store, logger.child({ component: 'kubelet' }));
     this.leaseMs = opts.leaseMs ?? 20_000;
     this.retryBaseMs = opts.retryBaseMs ?? 5_000;
     this.retryMaxMs = opts.retryMaxMs ?? 300_000;
@@ -316,5 +320,21 @@ export class NodeAgentService {
     const settled = await this.jobs.finish(jobId, node, instance, { ok: r.ok, error, outputTail: tail, progress }, retryDelayMs(job.attempt, this.retryBaseMs, this.retryMaxMs));
     return { state: settled?.state };
   }
-}
 
+  // --- publishing: the pods on the node and their volumes ---------------------------------
+
+  async pods(p: NodePrincipal, node: string): Promise<{ pods: AgentPod[] }> {
+    this.check(p, node);
+    return { pods: await this.publishing.podsOn(node) };
+  }
+
+  async reportPod(p: NodePrincipal, node: string, body: unknown): Promise<{ phase: string | undefined }> {
+    this.check(p, node);
+    return this.publishing.report(node, body);
+  }
+
+  async podDone(p: NodePrincipal, node: string, body: unknown): Promise<{ deleted: boolean }> {
+    this.check(p, node);
+    return this.publishing.done(node, body);
+  }
+}

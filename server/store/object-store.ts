@@ -34,6 +34,20 @@ export interface UpdateOptions extends WriteOptions {
 }
 export interface DeleteOptions extends WriteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** Upstream DeleteOptions.gracePeriodSeconds: 0 deletes at once; absent takes the kind's default. */
+  gracePeriodSeconds?: number;
+}
+
+/** The grace period a delete waits for (upstream BeforeDelete): 0 when the kind or object has none. */
+function graceOf(s: Strategy, obj: KubeObject, asked: number | undefined): number {
+  const byDefault = s.gracefulDeletionSeconds?.(obj) ?? 0;
+  if (byDefault <= 0) return 0;
+  if (asked === undefined) return byDefault;
+  return asked < 0 ? 1 : Math.min(asked, 86_400);
+}
+
+function inSeconds(seconds: number): string {
+  return new Date(Date.now() + seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 export interface DeleteResult {
   object: KubeObject;
@@ -215,7 +229,9 @@ export class StoreTx {
     if (errors.length > 0) throw invalid(s.kind, meta.name, errors);
     if (!isDeepStrictEqual(specPart(next), specPart(prev))) next.metadata.generation += 1;
     if (isDeepStrictEqual(comparable(next), comparable(prev))) return prev;
-    const type = next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0 ? 'DELETED' : 'MODIFIED';
+    // Finalizers gone from an object being deleted: it goes, unless it is still in its grace period.
+    const graceLeft = (next.metadata.deletionGracePeriodSeconds ?? 0) > 0;
+    const type = next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0 && !graceLeft ? 'DELETED' : 'MODIFIED';
     return this.push({ type, strategy: s, object: next, id: prev.metadata.uid! });
   }
 
@@ -238,7 +254,24 @@ export class StoreTx {
         { kind: s.plural, name, ...(s.group ? { group: s.group } : {}) },
       );
     }
+    const grace = graceOf(s, prev, opts.gracePeriodSeconds);
+    const pendingGrace = prev.metadata.deletionGracePeriodSeconds ?? 0;
+    if (grace > 0) {
+      // Graceful: Terminating until whoever runs the object (a node agent) deletes it with
+      // grace 0. A second delete may shorten the grace period, never lengthen it.
+      if (prev.metadata.deletionTimestamp && pendingGrace <= grace) return { object: prev, deleted: false };
+      const next = structuredClone(prev);
+      next.metadata.deletionTimestamp = inSeconds(grace);
+      next.metadata.deletionGracePeriodSeconds = grace;
+      if (!prev.metadata.deletionTimestamp) next.metadata.generation = (prev.metadata.generation ?? 1) + 1;
+      return { object: this.push({ type: 'MODIFIED', strategy: s, object: next, id: prev.metadata.uid! }), deleted: false };
+    }
     if ((prev.metadata.finalizers ?? []).length > 0) {
+      if (prev.metadata.deletionTimestamp && pendingGrace > 0) {
+        const next = structuredClone(prev);
+        next.metadata.deletionGracePeriodSeconds = 0;
+        return { object: this.push({ type: 'MODIFIED', strategy: s, object: next, id: prev.metadata.uid! }), deleted: false };
+      }
       if (prev.metadata.deletionTimestamp) return { object: prev, deleted: false };
       const next = structuredClone(prev);
       next.metadata.deletionTimestamp = nowRfc3339();

@@ -160,6 +160,32 @@ export async function placeOne(d: Deps, ctx: ReconcileContext, namespace: string
   if (!(await bindPod(d, ctx, pod, decision.node))) ctx.enqueue(podKey(namespace, name));
 }
 
+function nodeReady(node: KubeObject | undefined): boolean {
+  const conds: any[] = Array.isArray(node?.status?.conditions) ? node!.status.conditions : [];
+  return conds.some((c) => c?.type === 'Ready' && c?.status === 'True');
+}
+
+/**
+ * Pod garbage collection (upstream PodGC, the part storage needs): a pod Terminating past
+ * its grace period on a node that is gone or not Ready has no agent to finish it; it is
+ * deleted, so its claims are free again.
+ */
+export async function collectOrphanedPods(store: ObjectStore, now = Date.now()): Promise<string[]> {
+  const pods = (await store.list(POD)).items.filter((p) => p.metadata.deletionTimestamp && p.spec?.nodeName);
+  const gone: string[] = [];
+  for (const pod of pods) {
+    if (Date.parse(pod.metadata.deletionTimestamp!) > now) continue;
+    if (nodeReady(await store.tryGet('Node', undefined, pod.spec.nodeName))) continue;
+    try {
+      await store.delete(POD, pod.metadata.namespace, pod.metadata.name!, { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } });
+      gone.push(`${pod.metadata.namespace}/${pod.metadata.name}`);
+    } catch {
+      // gone already, or replaced: nothing to collect
+    }
+  }
+  return gone;
+}
+
 export function placementSpec(o: PlacementOptions): ControllerSpec {
   const local = o.nodeLocalProvisioners;
   const d: Deps = {
@@ -183,8 +209,13 @@ export function placementSpec(o: PlacementOptions): ControllerSpec {
       },
     },
     listKeys: keys,
-    resync: { everyMs: o.resyncMs ?? 30_000, listKeys: keys },
+    resync: { everyMs: o.resyncMs ?? 30_000, listKeys: async () => [...(await keys()), 'gc'] },
     reconcile: async (key, ctx) => {
+      if (key === 'gc') {
+        const gone = await collectOrphanedPods(o.store);
+        if (gone.length > 0) o.log.info({ pods: gone }, 'deleted Terminating pods whose node is gone or not ready');
+        return;
+      }
       if (key === 'all') {
         for (const k of await keys()) ctx.enqueue(k);
         return;

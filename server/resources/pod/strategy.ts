@@ -71,6 +71,15 @@ export const podStrategy: Strategy = {
     keepAllButStatus(next, prev);
   },
 
+  // Upstream deletes a pod on a node gracefully: it stays Terminating until the kubelet has
+  // stopped it. Here a node agent that published the pod's volumes (phase Running) must
+  // unpublish them first; pods no agent started go at once.
+  gracefulDeletionSeconds(pod) {
+    if (!pod.spec?.nodeName || pod.status?.phase !== 'Running') return 0;
+    const g = pod.spec?.terminationGracePeriodSeconds;
+    return Number.isInteger(g) && g >= 0 ? g : 30;
+  },
+
   validate: validatePod,
   validateUpdate: validatePodUpdate,
 

@@ -1,0 +1,136 @@
+// What publishing needs from the machine, behind one small interface: directories, bind
+// mounts, symlinks. Nothing here removes recursively: a published volume is a mount or a
+// link onto someone's data, so every removal is one entry, after its unmount.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export type PathKind = 'directory' | 'block' | 'symlink' | 'file' | 'other';
+
+export interface PublishOs {
+  /** What is at p (without following a final symlink); undefined when nothing is. */
+  lkind(p: string): Promise<PathKind | undefined>;
+  /** What p finally points at (symlinks followed); undefined when nothing is. */
+  kind(p: string): Promise<PathKind | undefined>;
+  mkdirp(dir: string): Promise<void>;
+  readdir(dir: string): Promise<string[]>;
+  readlink(p: string): Promise<string | undefined>;
+  /** Whether p is a mount point (in /proc/self/mountinfo, compared by real path). */
+  isMountPoint(p: string): Promise<boolean>;
+  /** `mount --bind src target`, then read-only when asked. Rejects with the command's words. */
+  bindMount(src: string, target: string, readOnly: boolean): Promise<void>;
+  unmount(target: string): Promise<void>;
+  symlink(target: string, p: string): Promise<void>;
+  /** Removes one entry: an empty directory, a link or a file. Never recursive. */
+  removeOne(p: string): Promise<void>;
+}
+
+function kindOf(st: import('node:fs').Stats): PathKind {
+  if (st.isSymbolicLink()) return 'symlink';
+  if (st.isDirectory()) return 'directory';
+  if (st.isBlockDevice()) return 'block';
+  if (st.isFile()) return 'file';
+  return 'other';
+}
+
+const missing = (err: unknown) => (err as NodeJS.ErrnoException)?.code === 'ENOENT' || (err as NodeJS.ErrnoException)?.code === 'ENOTDIR';
+
+/** The mount targets of mountinfo, unescaped (\040 for a space ...). */
+export function mountTargets(mountinfo: string): Set<string> {
+  const out = new Set<string>();
+  for (const line of mountinfo.split('\n')) {
+    const target = line.split(' ')[4];
+    if (target) out.add(target.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8))));
+  }
+  return out;
+}
+
+async function commandError(argv: string[], err: unknown): Promise<Error> {
+  const e = err as { stderr?: string; message?: string; code?: unknown };
+  const words = (e.stderr || e.message || String(err)).trim().split('\n').slice(-2).join(' ');
+  return new Error(`${argv.join(' ')}: ${words}`);
+}
+
+export const realPublishOs: PublishOs = {
+  async lkind(p) {
+    try {
+      return kindOf(await fs.lstat(p));
+    } catch (err) {
+      if (missing(err)) return undefined;
+      throw err;
+    }
+  },
+  async kind(p) {
+    try {
+      return kindOf(await fs.stat(p));
+    } catch (err) {
+      if (missing(err)) return undefined;
+      throw err;
+    }
+  },
+  async mkdirp(dir) {
+    await fs.mkdir(dir, { recursive: true, mode: 0o750 });
+  },
+  async readdir(dir) {
+    try {
+      return await fs.readdir(dir);
+    } catch (err) {
+      if (missing(err)) return [];
+      throw err;
+    }
+  },
+  async readlink(p) {
+    try {
+      return await fs.readlink(p);
+    } catch {
+      return undefined;
+    }
+  },
+  async isMountPoint(p) {
+    let real: string;
+    try {
+      real = await fs.realpath(p);
+    } catch {
+      return false;
+    }
+    return mountTargets(await fs.readFile('/proc/self/mountinfo', 'utf8')).has(real);
+  },
+  async bindMount(src, target, readOnly) {
+    const argv = ['mount', '--bind', src, target];
+    try {
+      await run(argv[0], argv.slice(1), { timeout: 30_000 });
+    } catch (err) {
+      throw await commandError(argv, err);
+    }
+    if (!readOnly) return;
+    const ro = ['mount', '-o', 'remount,bind,ro', target];
+    try {
+      await run(ro[0], ro.slice(1), { timeout: 30_000 });
+    } catch (err) {
+      await run('umount', [target]).catch(() => undefined);
+      throw await commandError(ro, err);
+    }
+  },
+  async unmount(target) {
+    const argv = ['umount', target];
+    try {
+      await run(argv[0], argv.slice(1), { timeout: 30_000 });
+    } catch (err) {
+      throw await commandError(argv, err);
+    }
+  },
+  async symlink(target, p) {
+    await fs.symlink(target, p);
+  },
+  async removeOne(p) {
+    const st = await fs.lstat(p).catch((err) => {
+      if (missing(err)) return undefined;
+      throw err;
+    });
+    if (!st) return;
+    if (st.isDirectory()) await fs.rmdir(p);
+    else await fs.unlink(p);
+  },
+};

@@ -1,0 +1,132 @@
+// The publisher on real directories: what a pod sees under its directory, that data goes
+// to the volume itself, that unpublishing never touches the volume's data, and the
+// kubelet's words when a volume cannot be set up. Bind mounts need privilege: where the
+// machine refuses them, the publisher links instead, and the tests accept either form.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import type { AgentPod, PodVolume } from './contract';
+import { Publisher } from './publisher';
+import { mountTargets, realPublishOs } from './publish-os';
+
+let dir: string;
+let podsDir: string;
+let publisher: Publisher;
+
+beforeEach(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'stowage-publish-'));
+  podsDir = path.join(dir, 'pods');
+  await fs.mkdir(podsDir);
+  await fs.mkdir(path.join(dir, 'vol1'));
+  publisher = new Publisher(realPublishOs, podsDir);
+});
+
+afterEach(async () => {
+  // Unpublish whatever a failed test left, so removing the tree cannot reach into a volume.
+  await publisher.sync([]);
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+const vol = (o: Partial<PodVolume> = {}): PodVolume => ({
+  name: 'data',
+  claimName: 'c1',
+  readOnly: false,
+  pvName: 'pv-1',
+  volumeMode: 'Filesystem',
+  hostPath: path.join(dir, 'vol1'),
+  ...o,
+});
+
+const pod = (uid: string, volumes: PodVolume[], deleting = false): AgentPod => ({ namespace: 'apps', name: `p-${uid}`, uid, deleting, volumes });
+
+describe('publishing a directory volume', () => {
+  test('the pod directory shows the volume; data written there is in the volume', async () => {
+    const r = await publisher.sync([pod('u1', [vol()])]);
+    expect(r.errors).toEqual([]);
+    expect(r.reports).toHaveLength(1);
+    expect(r.reports[0].volumes[0]).toMatchObject({ name: 'data', ready: true });
+    expect(r.reports[0].volumes[0].message).toMatch(/^(bind mount|symlink)/);
+    await fs.writeFile(path.join(podsDir, 'u1', 'volumes', 'data', 'hello.txt'), 'from pod 1');
+    expect(await fs.readFile(path.join(dir, 'vol1', 'hello.txt'), 'utf8')).toBe('from pod 1');
+  });
+
+  test('a second pass changes nothing and reports the same', async () => {
+    const first = await publisher.sync([pod('u1', [vol()])]);
+    const second = await publisher.sync([pod('u1', [vol()])]);
+    expect(second.reports).toEqual(first.reports);
+  });
+
+  test('two pods share one volume at once; data survives the first pod going', async () => {
+    await publisher.sync([pod('u1', [vol()]), pod('u2', [vol()])]);
+    await fs.writeFile(path.join(podsDir, 'u1', 'volumes', 'data', 'a.txt'), 'A');
+    expect(await fs.readFile(path.join(podsDir, 'u2', 'volumes', 'data', 'a.txt'), 'utf8')).toBe('A');
+    const r = await publisher.sync([pod('u1', [vol()], true), pod('u2', [vol()])]);
+    expect(r.unpublished).toEqual([{ namespace: 'apps', name: 'p-u1', uid: 'u1' }]);
+    await expect(fs.lstat(path.join(podsDir, 'u1'))).rejects.toThrow(/ENOENT/);
+    expect(await fs.readFile(path.join(dir, 'vol1', 'a.txt'), 'utf8')).toBe('A');
+    expect(await fs.readFile(path.join(podsDir, 'u2', 'volumes', 'data', 'a.txt'), 'utf8')).toBe('A');
+  });
+
+  test('the directory of a pod that is gone is unpublished, the data stays', async () => {
+    await publisher.sync([pod('u1', [vol()])]);
+    await fs.writeFile(path.join(podsDir, 'u1', 'volumes', 'data', 'keep.txt'), 'k');
+    const r = await publisher.sync([]);
+    expect(r.errors).toEqual([]);
+    expect(await fs.readdir(podsDir)).toEqual([]);
+    expect(await fs.readFile(path.join(dir, 'vol1', 'keep.txt'), 'utf8')).toBe('k');
+  });
+
+  test('a volume the pod no longer names is unpublished', async () => {
+    await fs.mkdir(path.join(dir, 'vol2'));
+    await publisher.sync([pod('u1', [vol(), vol({ name: 'logs', hostPath: path.join(dir, 'vol2') })])]);
+    await publisher.sync([pod('u1', [vol()])]);
+    expect(await fs.readdir(path.join(podsDir, 'u1', 'volumes'))).toEqual(['data']);
+  });
+});
+
+describe('volumes that cannot be published', () => {
+  test.each([
+    {
+      what: 'the local path does not exist',
+      v: () => vol({ hostPath: path.join(dir, 'missing') }),
+      message: () => `MountVolume.NewMounter initialization failed for volume "pv-1" : path "${path.join(dir, 'missing')}" does not exist`,
+    },
+    {
+      what: 'the claim is not bound',
+      v: () => vol({ pvName: undefined, hostPath: undefined, waiting: 'persistentvolumeclaim "c1" is not bound' }),
+      message: () => 'MountVolume.SetUp failed for volume "data" : persistentvolumeclaim "c1" is not bound',
+    },
+    {
+      what: 'a Block volume whose path is a directory',
+      v: () => vol({ volumeMode: 'Block' }),
+      message: () => `MountVolume.SetUp failed for volume "pv-1" : path "${path.join(dir, 'vol1')}" is not a block device`,
+    },
+    {
+      what: 'a Filesystem volume whose path is a file',
+      v: () => vol({ hostPath: path.join(dir, 'file') }),
+      message: () => `MountVolume.SetUp failed for volume "pv-1" : path "${path.join(dir, 'file')}" is not a directory`,
+    },
+    {
+      what: 'a volume name that is not a DNS label',
+      v: () => vol({ name: '../escape' }),
+      message: () => 'MountVolume.SetUp failed for volume "pv-1" : volume name "../escape" is not a DNS label',
+    },
+  ])('$what', async ({ v, message }) => {
+    await fs.writeFile(path.join(dir, 'file'), 'x');
+    const r = await publisher.sync([pod('u1', [v()])]);
+    expect(r.reports[0].volumes[0]).toEqual({ name: v().name, ready: false, message: message() });
+    expect(await fs.readdir(path.join(podsDir, 'u1', 'volumes')).catch(() => [])).toEqual([]);
+  });
+
+  test('a pod uid that could leave the pods directory is refused', async () => {
+    const r = await publisher.sync([pod('../x', [vol()])]);
+    expect(r.reports).toEqual([]);
+    expect(r.errors[0]).toMatch(/unusable uid/);
+  });
+});
+
+test('mountinfo targets are unescaped', () => {
+  const info = '36 35 98:0 /mnt1 /mnt/with\\040space rw,noatime master:1 - ext3 /dev/root rw\n37 35 98:0 / / rw - ext4 /dev/vda rw\n';
+  expect([...mountTargets(info)]).toEqual(['/mnt/with space', '/']);
+});

@@ -1,0 +1,130 @@
+// Publishing, the storage half of a kubelet: for each pod placed on this node, each claim
+// volume appears under the pod's own directory,
+//   <podsDir>/<pod uid>/volumes/<volume name>
+// as a bind mount of the volume's host directory (read-only when the pod asks), or, for a
+// Block volume, a link to its device node. Where mounting is refused (no privilege), a
+// Filesystem volume is linked instead and the report says so. A pod being deleted, a volume
+// the pod no longer names, and a directory of a pod that is gone are unpublished: unmount,
+// then remove entry by entry, never recursively, so a volume's data is never touched.
+import path from 'node:path';
+import type { AgentPod, PodReport, PodVolume, VolumeReport } from './contract';
+import type { PublishOs } from './publish-os';
+
+const UID_RE = /^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/;
+const VOLUME_RE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+export interface SyncResult {
+  /** One report per pod that is not being deleted. */
+  reports: PodReport[];
+  /** Pods being deleted whose volumes are all unpublished now. */
+  unpublished: { namespace: string; name: string; uid: string }[];
+  /** What could not be done this pass (tried again on the next). */
+  errors: string[];
+}
+
+/** The kubelet's words for a volume that cannot be set up. */
+export function failedMount(v: PodVolume, why: string): string {
+  return `MountVolume.SetUp failed for volume "${v.pvName ?? v.name}" : ${why}`;
+}
+
+export class Publisher {
+  constructor(
+    private readonly os: PublishOs,
+    readonly podsDir: string,
+  ) {}
+
+  volumeDir(uid: string, name: string): string {
+    return path.join(this.podsDir, uid, 'volumes', name);
+  }
+
+  /** One pass: make the node's published volumes match `pods`. */
+  async sync(pods: AgentPod[]): Promise<SyncResult> {
+    const out: SyncResult = { reports: [], unpublished: [], errors: [] };
+    const known = new Set<string>();
+    for (const pod of pods) {
+      if (!UID_RE.test(pod.uid)) {
+        out.errors.push(`pod ${pod.namespace}/${pod.name}: unusable uid`);
+        continue;
+      }
+      known.add(pod.uid);
+      try {
+        if (pod.deleting) {
+          await this.unpublishPod(pod.uid);
+          out.unpublished.push({ namespace: pod.namespace, name: pod.name, uid: pod.uid });
+          continue;
+        }
+        const wanted = new Set(pod.volumes.map((v) => v.name));
+        for (const name of await this.os.readdir(path.join(this.podsDir, pod.uid, 'volumes'))) {
+          if (!wanted.has(name)) await this.unpublishEntry(path.join(this.podsDir, pod.uid, 'volumes', name));
+        }
+        const volumes: VolumeReport[] = [];
+        for (const v of pod.volumes) volumes.push(await this.publishVolume(pod.uid, v));
+        out.reports.push({ namespace: pod.namespace, name: pod.name, uid: pod.uid, volumes });
+      } catch (err) {
+        out.errors.push(`pod ${pod.namespace}/${pod.name}: ${(err as Error).message}`);
+      }
+    }
+    for (const uid of await this.os.readdir(this.podsDir)) {
+      if (known.has(uid)) continue;
+      try {
+        await this.unpublishPod(uid);
+      } catch (err) {
+        out.errors.push(`leftover pod directory ${uid}: ${(err as Error).message}`);
+      }
+    }
+    return out;
+  }
+
+  private async publishVolume(uid: string, v: PodVolume): Promise<VolumeReport> {
+    const fail = (why: string): VolumeReport => ({ name: v.name, ready: false, message: failedMount(v, why) });
+    if (!VOLUME_RE.test(v.name)) return fail(`volume name "${v.name}" is not a DNS label`);
+    if (v.waiting || !v.hostPath) return fail(v.waiting ?? 'the volume has no host path');
+    const src = v.hostPath;
+    const srcKind = await this.os.kind(src);
+    if (!srcKind) {
+      return { name: v.name, ready: false, message: `MountVolume.NewMounter initialization failed for volume "${v.pvName ?? v.name}" : path "${src}" does not exist` };
+    }
+    const target = this.volumeDir(uid, v.name);
+    if (v.volumeMode === 'Block') {
+      if (srcKind !== 'block') return fail(`path "${src}" is not a block device`);
+      if ((await this.os.lkind(target)) === 'symlink' && (await this.os.readlink(target)) === src) {
+        return { name: v.name, ready: true, message: 'device link' };
+      }
+      await this.unpublishEntry(target);
+      await this.os.mkdirp(path.dirname(target));
+      await this.os.symlink(src, target);
+      return { name: v.name, ready: true, message: 'device link' };
+    }
+    if (srcKind !== 'directory') return fail(`path "${src}" is not a directory`);
+    const have = await this.os.lkind(target);
+    if (have === 'directory' && (await this.os.isMountPoint(target))) return { name: v.name, ready: true, message: 'bind mount' };
+    if (have === 'symlink' && (await this.os.readlink(target)) === src) return { name: v.name, ready: true, message: 'symlink' };
+    await this.unpublishEntry(target);
+    await this.os.mkdirp(target);
+    try {
+      await this.os.bindMount(src, target, v.readOnly);
+      return { name: v.name, ready: true, message: 'bind mount' };
+    } catch (err) {
+      await this.os.removeOne(target);
+      await this.os.symlink(src, target);
+      return { name: v.name, ready: true, message: `symlink (bind mount refused: ${(err as Error).message})` };
+    }
+  }
+
+  /** Unmounts (when mounted) and removes one published entry. */
+  private async unpublishEntry(target: string): Promise<void> {
+    const kind = await this.os.lkind(target);
+    if (!kind) return;
+    if (kind === 'directory' && (await this.os.isMountPoint(target))) await this.os.unmount(target);
+    await this.os.removeOne(target);
+  }
+
+  private async unpublishPod(uid: string): Promise<void> {
+    if (!UID_RE.test(uid)) return;
+    const dir = path.join(this.podsDir, uid);
+    const volumes = path.join(dir, 'volumes');
+    for (const name of await this.os.readdir(volumes)) await this.unpublishEntry(path.join(volumes, name));
+    await this.os.removeOne(volumes);
+    await this.os.removeOne(dir);
+  }
+}

@@ -1,0 +1,193 @@
+// The server's side of volume publishing (the storage half of a kubelet), for node agents:
+// which pods run on a node and what each of their claim volumes is on the host; the pod's
+// status from what the agent reports (Running once every volume is there, FailedMount
+// events when not); and the end of a Terminating pod once its volumes are unpublished.
+// Every call is for the agent's own node; inputs are bounded and checked.
+import type { Logger } from 'pino';
+import type { AgentPod, PodReport, PodVolume, VolumeReport } from '../agent/contract';
+import { StowageError } from '../domain/errors';
+import { isPodTerminated, podClaims } from '../resources/pod/claims';
+import type { KubeObject } from '../resources/types';
+import type { ObjectStore } from '../store/object-store';
+import { EventRecorder } from './event-recorder';
+
+/** The most pods one node's agent is told about (and may report on) at once. */
+export const MAX_NODE_PODS = 1_000;
+const MAX_POD_VOLUMES = 128;
+
+const bad = (m: string) => new StowageError('BadRequest', m);
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function text(v: unknown, field: string, max: number): string {
+  if (typeof v !== 'string' || v === '') throw bad(`${field} must be a non-empty string`);
+  if (v.length > max) throw bad(`${field} must be at most ${max} characters`);
+  return v;
+}
+
+function nowRfc3339(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** What the agent must publish for one volume of a pod, or why it must wait. Pure. */
+export function resolveVolume(
+  v: { volume: string; claimName: string; readOnly: boolean },
+  claim: KubeObject | undefined,
+  pv: KubeObject | undefined,
+): PodVolume {
+  const base = { name: v.volume, claimName: v.claimName, readOnly: v.readOnly };
+  if (!claim) return { ...base, volumeMode: 'Filesystem', waiting: `persistentvolumeclaim "${v.claimName}" not found` };
+  const volumeName: string = claim.spec?.volumeName ?? '';
+  if (!volumeName || claim.status?.phase !== 'Bound') {
+    return { ...base, volumeMode: 'Filesystem', waiting: `persistentvolumeclaim "${v.claimName}" is not bound` };
+  }
+  if (!pv) return { ...base, volumeMode: 'Filesystem', waiting: `persistentvolume "${volumeName}" not found` };
+  const volumeMode = pv.spec?.volumeMode === 'Block' ? 'Block' : 'Filesystem';
+  const withPv = { ...base, pvName: volumeName, volumeMode } as const;
+  const hostPath: unknown = pv.spec?.local?.path ?? pv.spec?.hostPath?.path;
+  if (typeof hostPath === 'string' && hostPath.startsWith('/')) return { ...withPv, hostPath };
+  const source = Object.keys(pv.spec ?? {}).find((k) => ['nfs', 'csi', 'iscsi', 'fc', 'rbd', 'cephfs'].includes(k)) ?? 'unknown';
+  return { ...withPv, waiting: `volume "${volumeName}" has a ${source} source, which Stowage's node agent does not publish` };
+}
+
+/** The pod's status for what the agent reported: Running when every claim volume is ready. Pure. */
+export function podStatusFor(pod: KubeObject, ready: boolean, now: string): Record<string, unknown> {
+  const prev = pod.status ?? {};
+  const prevConds: any[] = Array.isArray(prev.conditions) ? prev.conditions : [];
+  const cond = (type: string, status: 'True' | 'False', reason?: string) => {
+    const old = prevConds.find((c) => c?.type === type);
+    const same = old?.status === status;
+    return {
+      type,
+      status,
+      lastProbeTime: null,
+      lastTransitionTime: same && old?.lastTransitionTime ? old.lastTransitionTime : now,
+      ...(reason ? { reason } : {}),
+    };
+  };
+  const containers: any[] = Array.isArray(pod.spec?.containers) ? pod.spec.containers : [];
+  const prevStatuses: any[] = Array.isArray(prev.containerStatuses) ? prev.containerStatuses : [];
+  const containerStatuses = containers.map((c) => {
+    const old = prevStatuses.find((s) => s?.name === c?.name);
+    const startedAt = old?.state?.running?.startedAt ?? now;
+    return {
+      name: String(c?.name ?? ''),
+      image: String(c?.image ?? ''),
+      imageID: '',
+      ready,
+      started: ready,
+      restartCount: 0,
+      state: ready ? { running: { startedAt } } : { waiting: { reason: 'ContainerCreating' } },
+    };
+  });
+  const scheduled = prevConds.find((c) => c?.type === 'PodScheduled') ?? cond('PodScheduled', 'True');
+  const notReady = ready ? undefined : 'ContainersNotReady';
+  return {
+    ...prev,
+    phase: ready ? 'Running' : 'Pending',
+    conditions: [
+      cond('PodReadyToStartContainers', ready ? 'True' : 'False'),
+      cond('Initialized', 'True'),
+      cond('Ready', ready ? 'True' : 'False', notReady),
+      cond('ContainersReady', ready ? 'True' : 'False', notReady),
+      scheduled,
+    ],
+    containerStatuses,
+    startTime: prev.startTime ?? now,
+  };
+}
+
+/** The report's volumes, checked: names, flags and bounded messages only. */
+export function parsePodReport(body: unknown): PodReport {
+  const b = isPlainObject(body) ? body : {};
+  const volumes = Array.isArray(b.volumes) ? b.volumes : [];
+  if (volumes.length > MAX_POD_VOLUMES) throw bad(`volumes: at most ${MAX_POD_VOLUMES} entries`);
+  return {
+    namespace: text(b.namespace, 'namespace', 63),
+    name: text(b.name, 'name', 253),
+    uid: text(b.uid, 'uid', 64),
+    volumes: volumes.map((v, i): VolumeReport => {
+      const o = isPlainObject(v) ? v : {};
+      if (typeof o.ready !== 'boolean') throw bad(`volumes[${i}].ready must be a boolean`);
+      const message = o.message === undefined ? undefined : text(o.message, `volumes[${i}].message`, 2000);
+      return { name: text(o.name, `volumes[${i}].name`, 253), ready: o.ready, ...(message ? { message } : {}) };
+    }),
+  };
+}
+
+export class PodPublishing {
+  private readonly events: EventRecorder;
+
+  constructor(
+    private readonly store: ObjectStore,
+    log: Logger,
+  ) {
+    this.events = new EventRecorder(store, 'kubelet', log);
+  }
+
+  /** The pods placed on `node`, each claim volume resolved to a host path (or why not yet). */
+  async podsOn(node: string): Promise<AgentPod[]> {
+    const pods = await this.store.list('Pod', { fieldSelector: `spec.nodeName=${node}`, limit: MAX_NODE_PODS });
+    const claims = new Map<string, KubeObject | undefined>();
+    const volumes = new Map<string, KubeObject | undefined>();
+    const out: AgentPod[] = [];
+    for (const pod of pods.items) {
+      const ns = pod.metadata.namespace ?? '';
+      // A pod that has finished no longer uses its volumes: nothing is published for it.
+      const wanted = isPodTerminated(pod) ? [] : podClaims(pod);
+      const resolved: PodVolume[] = [];
+      for (const v of wanted) {
+        const ck = `${ns}/${v.claimName}`;
+        if (!claims.has(ck)) claims.set(ck, await this.store.tryGet('PersistentVolumeClaim', ns, v.claimName));
+        const claim = claims.get(ck);
+        const pvName: string = claim?.spec?.volumeName ?? '';
+        if (pvName && !volumes.has(pvName)) volumes.set(pvName, await this.store.tryGet('PersistentVolume', undefined, pvName));
+        resolved.push(resolveVolume(v, claim, pvName ? volumes.get(pvName) : undefined));
+      }
+      out.push({ namespace: ns, name: pod.metadata.name!, uid: pod.metadata.uid!, deleting: Boolean(pod.metadata.deletionTimestamp), volumes: resolved });
+    }
+    return out;
+  }
+
+  /** Applies an agent's report on one of its pods: status, and FailedMount events for what failed. */
+  async report(node: string, body: unknown): Promise<{ phase: string | undefined }> {
+    const r = parsePodReport(body);
+    const result = await this.store.transact(async (tx) => {
+      const pod = await tx.get('Pod', r.namespace, r.name);
+      if (!pod || pod.metadata.uid !== r.uid) throw new StowageError('NotFound', `pods "${r.name}" not found`, { kind: 'pods', name: r.name });
+      if (pod.spec?.nodeName !== node) throw new StowageError('Forbidden', `pod ${r.namespace}/${r.name} is not on node "${node}"`);
+      if (pod.metadata.deletionTimestamp || isPodTerminated(pod)) return { pod, changed: false };
+      const wanted = podClaims(pod).map((c) => c.volume);
+      const ready = wanted.every((name) => r.volumes.some((v) => v.name === name && v.ready));
+      const next = structuredClone(pod);
+      next.status = podStatusFor(pod, ready, nowRfc3339());
+      const saved = await tx.update(next, { subresource: 'status' });
+      return { pod: saved, changed: saved.metadata.resourceVersion !== pod.metadata.resourceVersion };
+    });
+    for (const v of r.volumes) {
+      if (!v.ready && v.message) await this.events.record(result.pod, 'Warning', 'FailedMount', v.message);
+    }
+    return { phase: result.pod.status?.phase };
+  }
+
+  /** A Terminating pod whose volumes the agent has unpublished goes now (the kubelet's final delete). */
+  async done(node: string, body: unknown): Promise<{ deleted: boolean }> {
+    const b = isPlainObject(body) ? body : {};
+    const namespace = text(b.namespace, 'namespace', 63);
+    const name = text(b.name, 'name', 253);
+    const uid = text(b.uid, 'uid', 64);
+    const pod = await this.store.tryGet('Pod', namespace, name);
+    if (!pod || pod.metadata.uid !== uid) return { deleted: true };
+    if (pod.spec?.nodeName !== node) throw new StowageError('Forbidden', `pod ${namespace}/${name} is not on node "${node}"`);
+    if (!pod.metadata.deletionTimestamp) throw new StowageError('Conflict', `pod ${namespace}/${name} is not being deleted`);
+    try {
+      const r = await this.store.delete('Pod', namespace, name, { gracePeriodSeconds: 0, preconditions: { uid } });
+      return { deleted: r.deleted };
+    } catch (err) {
+      if ((err as StowageError)?.code === 'NotFound') return { deleted: true };
+      throw err;
+    }
+  }
+}
