@@ -27,7 +27,7 @@ export interface LocalHarness {
   controllers?: RunningControllers;
   startControllers(): Promise<RunningControllers>;
   /** A node token, and an agent loop for that node (started). */
-  startAgent(node: string, o?: { maxParallel?: number }): Promise<AgentLoop>;
+  startAgent(node: string, o?: { maxParallel?: number; podsDir?: string }): Promise<AgentLoop>;
   tokenFor(node: string): Promise<string>;
   setStorageClassMap(text: string): Promise<void>;
   close(): Promise<void>;
@@ -92,6 +92,7 @@ export async function openLocalHarness(o: { agent?: NodeAgentOptions; url?: stri
         claimMs: 200,
         maxParallel: ao.maxParallel ?? 4,
         progressIntervalMs: 200,
+        ...(ao.podsDir ? { podsDir: ao.podsDir, publishMs: 200 } : {}),
       });
       await loop.start();
       agents.push(loop);
