@@ -7,6 +7,7 @@
 // pkg/scheduler/framework/plugins), including their reasons and the
 // "0/N nodes are available: ..." summary. Pure: no I/O.
 import { claimClass, findBestMatch, nodeMatchesTerms, volumeFitsNode, type NodeView } from './matching';
+import { quantityFromJSON, quantityToBytes } from './quantity';
 import { podClaimNames } from '../resources/pod/claims';
 import type { KubeObject } from '../resources/types';
 
@@ -142,8 +143,20 @@ function sortClaims(input: PlacementInput): ClaimSets | string {
   return { bound, delayed };
 }
 
-/** The first filter this node fails, or undefined when the pod fits; `select` gets the claims to annotate. */
-function checkNode(input: PlacementInput, sets: ClaimSets, node: KubeObject, select: string[]): string | undefined {
+/** requested / capacity of a claim matched to a volume, 0..1 (0 when either is unknown). */
+function utilization(claim: KubeObject, volume: KubeObject): number {
+  const req = quantityFromJSON(claim.spec?.resources?.requests?.storage);
+  const cap = quantityFromJSON(volume.spec?.capacity?.storage);
+  if (!req || !cap) return 0;
+  const c = Number(quantityToBytes(cap));
+  return c > 0 ? Math.min(1, Number(quantityToBytes(req)) / c) : 0;
+}
+
+/**
+ * The first filter this node fails, or undefined when the pod fits; `select` gets the
+ * claims to annotate, `fit` the utilization of each existing volume they would bind to.
+ */
+function checkNode(input: PlacementInput, sets: ClaimSets, node: KubeObject, select: string[], fit: number[] = []): string | undefined {
   const view = nodeView(node);
   if (node.spec?.unschedulable === true && !tolerates(input.pod, { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' })) {
     return reasons.unschedulable;
@@ -166,6 +179,7 @@ function checkNode(input: PlacementInput, sets: ClaimSets, node: KubeObject, sel
     const match = findBestMatch(claim, pool, { node: view });
     if (match) {
       pool = pool.filter((v) => v !== match.volume);
+      fit.push(utilization(claim, match.volume));
     } else if (!canProvision(input, claim, view)) {
       return reasons.bindConflict;
     }
@@ -184,7 +198,10 @@ export function fitErrorMessage(total: number, perNode: Record<string, string>):
 
 /**
  * Where the pod goes. Among the nodes that fit, `preferred` wins (the node its claims were
- * already selected for), then the node name order, so the choice is deterministic.
+ * already selected for); then, as upstream's VolumeBinding score (VolumeCapacityPriority),
+ * the node whose existing volumes fit the claims most tightly (highest mean requested /
+ * capacity; provisioning scores nothing), so large disks stay free for large claims; then
+ * the node name order, so the choice is deterministic.
  */
 export function placePod(input: PlacementInput, preferred?: string): Placement {
   const sets = sortClaims(input);
@@ -193,15 +210,17 @@ export function placePod(input: PlacementInput, preferred?: string): Placement {
     return { kind: 'unschedulable', message: `0/${total} nodes are available: ${sets}.`, perNode: {} };
   }
   const perNode: Record<string, string> = {};
-  const fits: { node: string; select: string[] }[] = [];
+  const fits: { node: string; select: string[]; score: number }[] = [];
   const ordered = [...input.nodes].sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
   for (const node of ordered) {
     const select: string[] = [];
-    const failure = checkNode(input, sets, node, select);
+    const fit: number[] = [];
+    const failure = checkNode(input, sets, node, select, fit);
     if (failure) perNode[node.metadata?.name ?? ''] = failure;
-    else fits.push({ node: node.metadata?.name ?? '', select });
+    else fits.push({ node: node.metadata?.name ?? '', select, score: fit.length ? fit.reduce((a, b) => a + b, 0) / fit.length : 0 });
   }
-  const chosen = fits.find((f) => f.node === preferred) ?? fits[0];
+  const best = fits.reduce<(typeof fits)[number] | undefined>((b, f) => (!b || f.score > b.score ? f : b), undefined);
+  const chosen = fits.find((f) => f.node === preferred) ?? best;
   if (chosen) return { kind: 'placed', node: chosen.node, select: chosen.select };
   return { kind: 'unschedulable', message: fitErrorMessage(total, perNode), perNode };
 }
