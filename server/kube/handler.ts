@@ -10,6 +10,7 @@ import { isAgentPath, serveAgentApi } from './agent-api';
 import { apiGroupDoc, apiGroupList, apiResourceList, apiVersions, versionInfo } from './discovery';
 import { bearerToken, DEFAULT_MAX_BODY_BYTES, sendObject, sendStatus } from './http';
 import { openApiV2 } from './openapi';
+import { openApiV3 } from './openapi-v3';
 import { encodeOpenApiV2 } from './protobuf';
 import { negotiateOutput } from './query';
 import { serveResource } from './resources';
@@ -36,8 +37,26 @@ function notFound(): StowageError {
 
 let openApiProtobuf: Buffer | undefined;
 
-function serveOpenApi(req: IncomingMessage, res: ServerResponse, version: 'v2' | 'v3'): void {
-  if (version === 'v3') throw notFound();
+/** /openapi/v3 (the list) and /openapi/v3/<group-version> (a document; immutable when asked by its hash). */
+function serveOpenApiV3(res: ServerResponse, url: URL): void {
+  const docs = openApiV3();
+  const rest = url.pathname.replace(/^\/openapi\/v3\/?/, '').replace(/\/$/, '');
+  if (rest === '') return sendObject(res, 200, docs.discovery);
+  const entry = docs.byPath.get(rest);
+  if (!entry) throw notFound();
+  const asked = url.searchParams.get('hash');
+  if (asked && asked !== entry.hash) {
+    // An old hash: send the client to the current document, as upstream does.
+    res.writeHead(301, { Location: `/openapi/v3/${rest}?hash=${entry.hash}`, 'Cache-Control': 'no-cache' });
+    res.end();
+    return;
+  }
+  res.setHeader('Etag', `"${entry.hash}"`);
+  sendObject(res, 200, entry.doc);
+}
+
+function serveOpenApi(req: IncomingMessage, res: ServerResponse, version: 'v2' | 'v3', url: URL): void {
+  if (version === 'v3') return serveOpenApiV3(res, url);
   const accept = String(req.headers.accept ?? '');
   if (accept.includes('protobuf')) {
     openApiProtobuf ??= encodeOpenApiV2(openApiV2());
@@ -86,7 +105,7 @@ async function dispatch(app: KubeApp, opts: Required<KubeHandlerOptions>, req: I
   }
   switch (r.type) {
     case 'openapi':
-      return serveOpenApi(req, res, r.version);
+      return serveOpenApi(req, res, r.version, url);
     case 'api':
       return sendObject(res, 200, apiVersions(serverAddress(req)));
     case 'apis':

@@ -1,5 +1,6 @@
 // The shapes every kind shares, and the per-kind "strategy" the generic store uses
 // (as the Kubernetes apiserver registry does). Pure: no I/O. Importable by the browser.
+import type { z } from 'zod';
 import type { FieldError } from '../domain/errors';
 
 export interface ObjectMeta {
@@ -76,6 +77,8 @@ export interface Strategy {
    * never throws. Called before defaults.
    */
   validateShape(obj: unknown): FieldError[];
+  /** The shape as a schema (served as OpenAPI v3 for `kubectl explain`). */
+  schema?: z.ZodType;
   /** Fills defaults in place (e.g. PV reclaimPolicy Retain, volumeMode Filesystem). */
   applyDefaults(obj: KubeObject): void;
   /** On create: reset what users may not set (e.g. status to its initial value). */

@@ -94,6 +94,7 @@ export const configMapStrategy: Strategy = {
   fieldSelectors: {},
 
   validateShape: (obj) => shapeErrors(configMapSchema, obj),
+  schema: configMapSchema,
 
   applyDefaults(cm) {
     stripNulls(cm);

@@ -107,6 +107,7 @@ export const eventStrategy: Strategy = {
   },
 
   validateShape: (obj) => shapeErrors(eventSchema, obj),
+  schema: eventSchema,
 
   applyDefaults(ev) {
     stripNulls(ev);

@@ -74,6 +74,7 @@ export const namespaceStrategy: Strategy = {
   },
 
   validateShape: (obj) => shapeErrors(namespaceSchema, obj),
+  schema: namespaceSchema,
 
   applyDefaults(ns) {
     stripNulls(ns);

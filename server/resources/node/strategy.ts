@@ -187,6 +187,7 @@ export const nodeStrategy: Strategy = {
   },
 
   validateShape: (obj) => shapeErrors(nodeSchema, obj),
+  schema: nodeSchema,
 
   applyDefaults(node) {
     stripNulls(node);

@@ -52,6 +52,7 @@ export const persistentVolumeClaimStrategy: Strategy = {
 
   warnings: persistentVolumeClaimWarnings,
   validateShape: (obj) => shapeErrors(persistentVolumeClaimSchema, obj),
+  schema: persistentVolumeClaimSchema,
 
   applyDefaults(pvc) {
     stripNulls(pvc);

@@ -40,6 +40,7 @@ export const persistentVolumeStrategy: Strategy = {
 
   warnings: persistentVolumeWarnings,
   validateShape: (obj) => shapeErrors(persistentVolumeSchema, obj),
+  schema: persistentVolumeSchema,
 
   applyDefaults(pv) {
     stripNulls(pv);

@@ -47,6 +47,7 @@ export const podStrategy: Strategy = {
   },
 
   validateShape: (obj) => shapeErrors(podSchema, obj),
+  schema: podSchema,
 
   applyDefaults(pod) {
     stripNulls(pod);

@@ -73,6 +73,7 @@ export const secretStrategy: Strategy = {
   fieldSelectors: { type: (s) => s.type ?? '' },
 
   validateShape: (obj) => shapeErrors(secretSchema, obj),
+  schema: secretSchema,
 
   applyDefaults(s) {
     stripNulls(s);

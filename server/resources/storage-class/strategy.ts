@@ -111,6 +111,7 @@ export const storageClassStrategy: Strategy = {
   fieldSelectors: {},
 
   validateShape: (obj) => shapeErrors(storageClassSchema, obj),
+  schema: storageClassSchema,
 
   applyDefaults(sc) {
     stripNulls(sc);

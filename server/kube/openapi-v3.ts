@@ -1,0 +1,205 @@
+// OpenAPI v3, as upstream serves it: `/openapi/v3` lists one document per group-version
+// (`{"paths": {"api/v1": {"serverRelativeURL": "/openapi/v3/api/v1?hash=..."}}}`), and
+// each document holds the paths of that group-version's kinds and, under
+// components.schemas, each kind's schema named as upstream names it
+// (`io.k8s.api.core.v1.PersistentVolume`, with x-kubernetes-group-version-kind). The
+// schemas are generated from the same zod shapes the store validates with, so `kubectl
+// explain pv.spec.local` describes exactly what Stowage accepts.
+//
+// Two choices keep kubectl's other uses of this document safe:
+// - A PATCH operation lists JSON, merge and apply patches but not strategic merge patch.
+//   kubectl computes a strategic merge patch from the v3 schemas of any kind whose PATCH
+//   lists it, and these schemas carry no patch-merge keys; without it kubectl falls back to
+//   its built-in types, which know these kinds exactly (as with the v2 document).
+// - Each PATCH and POST operation names the `fieldValidation` and `dryRun` query
+//   parameters, which kubectl looks for before it leaves validation to the server.
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { strategies } from '../resources/registry';
+import type { Strategy } from '../resources/types';
+import { KUBE_VERSION } from './discovery';
+
+type Schema = Record<string, any>;
+
+/** Short descriptions, in our own words, of the fields `kubectl explain` is asked about most. */
+const DOCS: Record<string, Record<string, string>> = {
+  '*': {
+    apiVersion: 'The versioned schema of this representation of an object (e.g. v1, storage.k8s.io/v1).',
+    kind: 'The REST resource this object represents, in CamelCase (e.g. PersistentVolume).',
+    metadata: "Standard object metadata: name, namespace, labels, annotations, and the server's bookkeeping.",
+    spec: 'The desired state, set by its owner.',
+    status: 'The observed state, written by the controllers. Read-only to most clients.',
+    'metadata.name': 'Unique name within its namespace (or the cluster, for cluster-scoped kinds). Cannot be changed.',
+    'metadata.namespace': 'The namespace of a namespaced object. Cannot be changed.',
+    'metadata.labels': 'Key/value pairs for selecting and organising objects.',
+    'metadata.annotations': 'Key/value pairs for tools and controllers; not used for selection.',
+    'metadata.finalizers': 'Conditions that must be cleared before the object is removed from storage (e.g. kubernetes.io/pvc-protection).',
+  },
+  PersistentVolume: {
+    '': 'A piece of storage in the cluster, provisioned by an administrator or dynamically through a StorageClass. Claims bind to volumes.',
+    'spec.capacity': 'The size of the volume (storage: a quantity such as 10Gi).',
+    'spec.accessModes': 'How the volume can be mounted: ReadWriteOnce, ReadOnlyMany, ReadWriteMany, ReadWriteOncePod.',
+    'spec.persistentVolumeReclaimPolicy': 'What happens when the claim is released: Retain (default for static volumes), Delete, or the deprecated Recycle.',
+    'spec.storageClassName': 'The StorageClass this volume belongs to; only claims of the same class bind to it ("" means no class).',
+    'spec.volumeMode': 'Filesystem (default) or Block.',
+    'spec.claimRef': 'The claim this volume is bound to, or reserved for when set by an administrator (pre-binding).',
+    'spec.nodeAffinity': 'The nodes this volume can be reached from; required for local volumes.',
+    'spec.local': 'A local disk, partition or directory on one node (needs nodeAffinity).',
+    'spec.hostPath': 'A directory on the host (single-node and test use).',
+    'spec.nfs': 'An NFS export.',
+    'spec.csi': 'A volume managed by an external CSI driver.',
+    'spec.mountOptions': 'Mount options used when the volume is mounted.',
+    'status.phase': 'Pending, Available, Bound, Released or Failed.',
+  },
+  PersistentVolumeClaim: {
+    '': "A user's request for storage: size, access modes and class. The binder binds it to a matching volume, or a provisioner makes one.",
+    'spec.accessModes': 'The access modes the volume must support.',
+    'spec.resources': 'The minimum size the volume must have (requests.storage).',
+    'spec.storageClassName': 'The class to bind or provision from; the default class when left out.',
+    'spec.volumeName': 'The volume to bind to (set by the binder, or by an administrator to pre-bind).',
+    'spec.selector': 'A label query over volumes to consider for binding.',
+    'spec.volumeMode': 'Filesystem (default) or Block.',
+    'spec.dataSource': 'An object to populate the new volume from (snapshot or claim), when the provisioner can.',
+    'status.phase': 'Pending, Bound or Lost.',
+    'status.capacity': 'The size of the bound volume.',
+  },
+  StorageClass: {
+    '': 'A class of storage: which provisioner makes volumes for its claims, with which parameters, reclaim policy and binding mode.',
+    provisioner: 'The provisioner that makes volumes of this class (e.g. stowage.io/host-path, kubernetes.io/no-provisioner). Cannot be changed.',
+    parameters: "The provisioner's parameters. Cannot be changed.",
+    reclaimPolicy: 'The reclaim policy of provisioned volumes: Delete (default) or Retain. Cannot be changed.',
+    volumeBindingMode: 'Immediate (default) or WaitForFirstConsumer (bind or provision only once a pod using the claim is placed). Cannot be changed.',
+    allowVolumeExpansion: 'Whether claims of this class may be resized.',
+    mountOptions: 'Mount options of provisioned volumes.',
+    allowedTopologies: 'Where provisioned volumes may be placed.',
+  },
+  Pod: {
+    '': 'A pod, as far as storage is concerned: the claims it uses and where it runs. Stowage runs no containers; its node agent publishes the volumes.',
+    'spec.volumes': 'The volumes of the pod; persistentVolumeClaim names a claim in the same namespace.',
+    'spec.nodeName': 'The node the pod is placed on (set by placement when left out).',
+    'status.phase': 'Pending, Running, Succeeded, Failed or Unknown.',
+  },
+};
+
+/** Upstream's definition name of a kind, e.g. io.k8s.api.storage.v1.StorageClass. */
+export function definitionName(s: Strategy, kind = s.kind): string {
+  const group = s.group ? s.group.split('.')[0] : 'core';
+  return `io.k8s.api.${group}.${s.version}.${kind}`;
+}
+
+/** The document path of a group-version, as listed by /openapi/v3 (e.g. apis/storage.k8s.io/v1). */
+export function groupVersionPath(group: string, version: string): string {
+  return group ? `apis/${group}/${version}` : `api/${version}`;
+}
+
+function describe(schema: Schema, docs: Record<string, string>, path: string): void {
+  const text = docs[path] ?? DOCS['*'][path];
+  if (text && !schema.description) schema.description = text;
+  const target = schema.type === 'array' ? schema.items : schema;
+  if (!target?.properties) return;
+  for (const [name, child] of Object.entries<Schema>(target.properties)) {
+    describe(child, docs, path ? `${path}.${name}` : name);
+  }
+}
+
+function kindSchema(s: Strategy): Schema {
+  const schema: Schema = s.schema
+    ? (z.toJSONSchema(s.schema, { target: 'openapi-3.0', unrepresentable: 'any', io: 'input' }) as Schema)
+    : { type: 'object' };
+  delete schema.$schema;
+  // The shapes are strict for writes; a reader of the schema may meet fields a newer server adds.
+  delete schema.additionalProperties;
+  describe(schema, DOCS[s.kind] ?? {}, '');
+  schema['x-kubernetes-group-version-kind'] = [{ group: s.group, kind: s.kind, version: s.version }];
+  return schema;
+}
+
+function listSchema(s: Strategy): Schema {
+  return {
+    description: `A list of ${s.kind} objects.`,
+    type: 'object',
+    required: ['items'],
+    properties: {
+      apiVersion: { type: 'string', description: DOCS['*'].apiVersion },
+      kind: { type: 'string', description: DOCS['*'].kind },
+      items: { type: 'array', items: { $ref: `#/components/schemas/${definitionName(s)}` } },
+      metadata: { type: 'object', description: 'Standard list metadata: resourceVersion and continue.' },
+    },
+    'x-kubernetes-group-version-kind': [{ group: s.group, kind: `${s.kind}List`, version: s.version }],
+  };
+}
+
+const query = (name: string, type: string, description: string) => ({ name, in: 'query', description, schema: { type, uniqueItems: true } });
+const writeParams = [
+  query('dryRun', 'string', 'When present, modifications are not persisted. Valid values: All.'),
+  query('fieldManager', 'string', 'A name associated with the actor or entity making these changes.'),
+  query('fieldValidation', 'string', 'How to handle unknown or duplicate fields: Ignore, Warn (default) or Strict.'),
+];
+const PATCH_BODY_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
+
+function operation(s: Strategy, action: string, parameters: object[], bodyTypes?: string[]): Schema {
+  const ref = { $ref: `#/components/schemas/${definitionName(s)}` };
+  return {
+    description: `${action} ${s.kind}`,
+    operationId: `${action}${s.kind}`,
+    parameters,
+    ...(bodyTypes ? { requestBody: { content: Object.fromEntries(bodyTypes.map((t) => [t, { schema: t === 'application/json' ? ref : { type: 'object' } }])) } } : {}),
+    responses: { '200': { description: 'OK', content: { 'application/json': { schema: ref } } }, '401': { description: 'Unauthorized' } },
+    'x-kubernetes-action': action,
+    'x-kubernetes-group-version-kind': { group: s.group, kind: s.kind, version: s.version },
+  };
+}
+
+function pathsOf(s: Strategy): Record<string, Schema> {
+  const root = `/${groupVersionPath(s.group, s.version)}`;
+  const base = s.namespaced ? `${root}/namespaces/{namespace}/${s.plural}` : `${root}/${s.plural}`;
+  const ns = s.namespaced ? [{ name: 'namespace', in: 'path', required: true, schema: { type: 'string' } }] : [];
+  const name = { name: 'name', in: 'path', required: true, schema: { type: 'string' } };
+  const item = {
+    get: operation(s, 'get', []),
+    put: operation(s, 'put', writeParams, ['application/json', 'application/yaml']),
+    patch: operation(s, 'patch', [...writeParams, query('force', 'boolean', 'Force apply to take the fields others own.')], PATCH_BODY_TYPES),
+    delete: operation(s, 'delete', [writeParams[0]]),
+    parameters: [name, ...ns],
+  };
+  const paths: Record<string, Schema> = {
+    [base]: { get: operation(s, 'list', []), post: operation(s, 'post', writeParams, ['application/json', 'application/yaml']), parameters: ns },
+    [`${base}/{name}`]: item,
+  };
+  if (s.hasStatus) paths[`${base}/{name}/status`] = item;
+  return paths;
+}
+
+interface Documents {
+  discovery: { paths: Record<string, { serverRelativeURL: string }> };
+  /** By group-version path: the document and its hash. */
+  byPath: Map<string, { doc: Schema; hash: string }>;
+}
+
+let cached: Documents | undefined;
+
+export function openApiV3(): Documents {
+  if (cached) return cached;
+  const groups = new Map<string, Strategy[]>();
+  for (const s of strategies) {
+    const key = groupVersionPath(s.group, s.version);
+    groups.set(key, [...(groups.get(key) ?? []), s]);
+  }
+  const byPath = new Map<string, { doc: Schema; hash: string }>();
+  const discovery: Documents['discovery'] = { paths: {} };
+  for (const [key, list] of groups) {
+    const schemas: Record<string, Schema> = {};
+    const paths: Record<string, Schema> = {};
+    for (const s of list) {
+      schemas[definitionName(s)] = kindSchema(s);
+      schemas[definitionName(s, `${s.kind}List`)] = listSchema(s);
+      Object.assign(paths, pathsOf(s));
+    }
+    const doc = { openapi: '3.0.0', info: { title: 'Stowage', version: KUBE_VERSION.gitVersion }, paths, components: { schemas } };
+    const hash = createHash('sha512').update(JSON.stringify(doc)).digest('hex').slice(0, 64).toUpperCase();
+    byPath.set(key, { doc, hash });
+    discovery.paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${hash}` };
+  }
+  cached = { discovery, byPath };
+  return cached;
+}
