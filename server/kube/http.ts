@@ -73,7 +73,7 @@ export function decodeBody(req: IncomingMessage, body: Buffer, opts: { patch?: b
     checkUntrusted(value);
     return value;
   }
-  if (type === 'application/yaml' || type === 'application/x-yaml' || type === 'text/yaml') {
+  if (type === 'application/yaml' || type === 'application/x-yaml' || type === 'text/yaml' || (opts.patch && type === 'application/apply-patch+yaml')) {
     return parseYamlValue(text);
   }
   throw new StowageError(

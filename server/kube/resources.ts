@@ -10,6 +10,7 @@ import type { ObjectService } from '../services/objects';
 import { applyFieldValidation } from './field-validation';
 import { addWarnings, decodeBody, readBody, sendObject } from './http';
 import { applyPatch, patchTypeOf } from './patch/apply-patch';
+import { serverSideApply } from './patch/server-side-apply';
 import { invalidListOptions, parseDeleteOptions, parseListQuery, parseWriteQuery, validateListOptions, type ListQuery, type Output } from './query';
 import { deletedStatus, tooLargeResourceVersion } from './status';
 import { shapeList, shapeObject } from './table';
@@ -135,12 +136,57 @@ async function update(r: ResourceRequest): Promise<void> {
   sendObject(r.res, 200, shapeObject(r.strategy, updated, r.out), r.out.yaml);
 }
 
+/** Upstream's field manager names: at most 128 printable characters. */
+const FIELD_MANAGER_RE = /^[\x20-\x7e]{1,128}$/;
+
+/**
+ * Server-side apply: merges the applied configuration into the live object as its field
+ * manager (server-side-apply.ts), or creates the object when there is none.
+ */
+async function apply(r: ResourceRequest, body: unknown, w: ReturnType<typeof parseWriteQuery>): Promise<void> {
+  const manager = w.fieldManager;
+  if (!manager) throw bad('PATCH, application/apply-patch+yaml requires fieldManager to be set');
+  if (!FIELD_MANAGER_RE.test(manager)) throw bad('fieldManager: must be at most 128 printable ASCII characters');
+  const forceParam = r.url.searchParams.get('force');
+  if (forceParam !== null && forceParam !== 'true' && forceParam !== 'false') throw bad(`force: invalid value "${forceParam}"`);
+  const applied = objectForPath(r.strategy, body, r.namespace, r.name);
+  const input = {
+    applied,
+    manager,
+    force: forceParam === 'true',
+    subresource: r.subresource === 'status' ? 'status' : undefined,
+    now: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    resource: { plural: r.strategy.plural, group: r.strategy.group },
+  };
+  const checked = (obj: KubeObject, first: boolean) => {
+    const o = objectForPath(r.strategy, obj, r.namespace, r.name);
+    const warnings = [...applyFieldValidation(r.strategy, o, w.fieldValidation), ...objectWarnings(r, o)];
+    if (first) addWarnings(r.res, warnings);
+    return o;
+  };
+  try {
+    const updated = await r.objects.patch(r.principal, r.strategy.kind, r.namespace, r.name!, (live, attempt) => checked(serverSideApply({ ...input, live }), attempt === 0), {
+      dryRun: w.dryRun,
+      subresource: input.subresource as 'status' | undefined,
+    });
+    sendObject(r.res, 200, shapeObject(r.strategy, updated, r.out), r.out.yaml);
+  } catch (err) {
+    if (!(err instanceof StowageError && err.code === 'NotFound' && !input.subresource)) throw err;
+    // Nothing to apply to: the apply creates the object (which needs the create verb).
+    r.objects.authorize(r.principal, 'create', r.strategy.kind, r.namespace, undefined);
+    const obj = checked(serverSideApply({ ...input, live: undefined }), true);
+    const created = await r.objects.create(r.principal, obj, { dryRun: w.dryRun });
+    sendObject(r.res, 201, shapeObject(r.strategy, created, r.out), r.out.yaml);
+  }
+}
+
 async function patch(r: ResourceRequest): Promise<void> {
   r.objects.authorize(r.principal, 'patch', r.strategy.kind, r.namespace, r.name);
   const type = patchTypeOf(r.req.headers['content-type']);
   const w = parseWriteQuery(r.url.searchParams);
   const body = decodeBody(r.req, await readBody(r.req, r.maxBodyBytes), { patch: true });
   if (body === undefined) throw bad('the request has no body; a patch was expected');
+  if (type === 'application/apply-patch+yaml') return apply(r, body, w);
   // The service authorizes before it reads the object or this function merges anything.
   const updated = await r.objects.patch(
     r.principal,

@@ -106,7 +106,7 @@ function specPart(o: KubeObject): Record<string, unknown> {
 }
 
 function comparable(o: KubeObject): KubeObject {
-  const { resourceVersion: _rv, managedFields: _mf, ...meta } = o.metadata;
+  const { resourceVersion: _rv, ...meta } = o.metadata;
   return { ...o, metadata: meta };
 }
 
@@ -168,7 +168,8 @@ export class StoreTx {
     delete meta.resourceVersion;
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
-    delete meta.managedFields;
+    // managedFields are kept as given: server-side apply records its manager at creation.
+    if (Array.isArray(meta.managedFields) && meta.managedFields.length === 0) delete meta.managedFields;
     obj.apiVersion = s.apiVersion;
     s.applyDefaults(obj);
     s.prepareForCreate(obj);
@@ -213,7 +214,13 @@ export class StoreTx {
     if (!s.namespaced) delete next.metadata.namespace;
     next.metadata.generation = prev.metadata.generation ?? 1;
     next.metadata.resourceVersion = prev.metadata.resourceVersion;
-    delete next.metadata.managedFields;
+    // managedFields: a write that leaves them out keeps the stored ones (as upstream);
+    // an empty list clears them.
+    if (next.metadata.managedFields === undefined) {
+      if (prev.metadata.managedFields !== undefined) next.metadata.managedFields = prev.metadata.managedFields;
+    } else if (Array.isArray(next.metadata.managedFields) && next.metadata.managedFields.length === 0) {
+      delete next.metadata.managedFields;
+    }
     if (prev.metadata.deletionTimestamp) {
       next.metadata.deletionTimestamp = prev.metadata.deletionTimestamp;
       next.metadata.deletionGracePeriodSeconds = prev.metadata.deletionGracePeriodSeconds;

@@ -1,5 +1,6 @@
 // The three patch types kubectl and the clients send, chosen by Content-Type, applied to
-// the object as stored. Server-side apply (application/apply-patch+yaml) is not served.
+// the object as stored. Server-side apply (application/apply-patch+yaml) is handled apart
+// (server-side-apply.ts): it needs the field manager and may create the object.
 import { StowageError } from '../../domain/errors';
 import type { KubeObject } from '../../resources/types';
 import { jsonMergePatch } from './json-merge';
@@ -11,6 +12,7 @@ export const PATCH_TYPES = [
   'application/json-patch+json',
   'application/merge-patch+json',
   'application/strategic-merge-patch+json',
+  'application/apply-patch+yaml',
 ] as const;
 export type PatchType = (typeof PATCH_TYPES)[number];
 
@@ -52,5 +54,7 @@ export function applyPatch(type: PatchType, current: KubeObject, patch: unknown)
         throw new StowageError('BadRequest', 'a strategic merge patch must be a JSON object');
       }
       return strategicMergePatch(current as JsonMap, patch as JsonMap, patchMetaFor(current.kind));
+    case 'application/apply-patch+yaml':
+      throw new StowageError('BadRequest', 'an apply patch needs its field manager (server-side apply)');
   }
 }
