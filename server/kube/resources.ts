@@ -1,6 +1,7 @@
 // The verbs on a resource path: parse the request, make ONE ObjectService call, shape the
 // answer. Authorization, validation and storage all live behind the service.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isDeepStrictEqual } from 'node:util';
 import type { Principal } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
 import { quantityDecodeError } from '../resources/resource-list';
@@ -10,7 +11,7 @@ import type { ObjectService } from '../services/objects';
 import { applyFieldValidation } from './field-validation';
 import { addWarnings, decodeBody, readBody, sendObject } from './http';
 import { applyPatch, patchTypeOf } from './patch/apply-patch';
-import { serverSideApply } from './patch/server-side-apply';
+import { recordUpdate, serverSideApply, updateManager } from './patch/server-side-apply';
 import { invalidListOptions, parseDeleteOptions, parseListQuery, parseWriteQuery, validateListOptions, type ListQuery, type Output } from './query';
 import { deletedStatus, tooLargeResourceVersion } from './status';
 import { shapeList, shapeObject } from './table';
@@ -33,6 +34,7 @@ export interface ResourceRequest {
 }
 
 const bad = (message: string) => new StowageError('BadRequest', message);
+const nowRfc3339 = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 const methodNotAllowed = (method: string) =>
   new StowageError('MethodNotAllowed', `the server does not allow this method on the requested resource (${method})`);
 
@@ -119,6 +121,11 @@ async function create(r: ResourceRequest): Promise<void> {
   const body = decodeBody(r.req, await readBody(r.req, r.maxBodyBytes));
   const obj = objectForPath(r.strategy, body, r.namespace, undefined);
   addWarnings(r.res, [...applyFieldValidation(r.strategy, obj, w.fieldValidation), ...objectWarnings(r, obj)]);
+  // The creator owns what it set (an Update entry), unless it sent managedFields itself.
+  if (obj.metadata.managedFields === undefined) {
+    const entries = recordUpdate(undefined, obj, updateManager(w.fieldManager, r.req.headers['user-agent']), nowRfc3339());
+    if (entries.length > 0) obj.metadata.managedFields = entries;
+  }
   const created = await r.objects.create(r.principal, obj, { dryRun: w.dryRun });
   sendObject(r.res, 201, shapeObject(r.strategy, created, r.out), r.out.yaml);
 }
@@ -155,7 +162,7 @@ async function apply(r: ResourceRequest, body: unknown, w: ReturnType<typeof par
     manager,
     force: forceParam === 'true',
     subresource: r.subresource === 'status' ? 'status' : undefined,
-    now: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    now: nowRfc3339(),
     resource: { plural: r.strategy.plural, group: r.strategy.group },
   };
   const checked = (obj: KubeObject, first: boolean) => {
@@ -187,6 +194,7 @@ async function patch(r: ResourceRequest): Promise<void> {
   const body = decodeBody(r.req, await readBody(r.req, r.maxBodyBytes), { patch: true });
   if (body === undefined) throw bad('the request has no body; a patch was expected');
   if (type === 'application/apply-patch+yaml') return apply(r, body, w);
+  const manager = updateManager(w.fieldManager, r.req.headers['user-agent']);
   // The service authorizes before it reads the object or this function merges anything.
   const updated = await r.objects.patch(
     r.principal,
@@ -195,6 +203,12 @@ async function patch(r: ResourceRequest): Promise<void> {
     r.name!,
     (current, attempt) => {
       const obj = objectForPath(r.strategy, applyPatch(type, current, body), r.namespace, r.name);
+      // The patcher takes the fields it changed (an Update entry), unless the patch rewrote managedFields.
+      if (isDeepStrictEqual(obj.metadata.managedFields, current.metadata.managedFields)) {
+        const entries = recordUpdate(current, obj, manager, nowRfc3339(), r.subresource === 'status' ? 'status' : undefined);
+        if (entries.length > 0) obj.metadata.managedFields = entries;
+        else delete obj.metadata.managedFields;
+      }
       const warnings = [...applyFieldValidation(r.strategy, obj, w.fieldValidation), ...objectWarnings(r, obj)];
       if (attempt === 0) addWarnings(r.res, warnings);
       return obj;

@@ -98,13 +98,13 @@ const cases: BadCase[] = [
     reason: 'UnsupportedMediaType',
   },
   {
-    name: 'server-side apply (not served)',
+    name: 'server-side apply without a field manager',
     method: 'PATCH',
-    path: `${PVS}/existing?fieldManager=me`,
+    path: `${PVS}/existing`,
     headers: { 'Content-Type': 'application/apply-patch+yaml' },
     body: 'metadata:\n  labels: {a: b}\n',
-    code: 415,
-    reason: 'UnsupportedMediaType',
+    code: 400,
+    reason: 'BadRequest',
   },
   {
     name: 'a body in protobuf',

@@ -86,6 +86,20 @@ describe('the REST API', () => {
   });
 });
 
+describe.skipIf(!bin)('writes that are not applies', () => {
+  test('kubectl create and kubectl label record Update entries; an apply then conflicts with the labeller', async () => {
+    const kubectl = kubectlFor(h, bin!);
+    expect((await kubectl(['create', '-f', '-'], { input: classYaml('ssa-mixed', { app: 'one' }) })).code).toBe(0);
+    expect((await kubectl(['label', 'storageclass', 'ssa-mixed', 'app=two', '--overwrite'])).code).toBe(0);
+    const yaml = await kubectl(['get', 'storageclass', 'ssa-mixed', '-o', 'json', '--show-managed-fields']);
+    const entries = JSON.parse(yaml.stdout).metadata.managedFields.map((e: any) => `${e.manager}/${e.operation}`);
+    expect(entries).toEqual(['kubectl-create/Update', 'kubectl-label/Update']);
+    const clash = await kubectl(['apply', '--server-side', '-f', '-'], { input: classYaml('ssa-mixed', { app: 'three' }) });
+    expect(clash.code).not.toBe(0);
+    expect(clash.stderr).toContain('conflict with "kubectl-label" using storage.k8s.io/v1: .metadata.labels.app');
+  });
+});
+
 describe.each([
   { name: 'kubectl', path: bin },
   { name: 'kubectl 1.20', path: legacy },

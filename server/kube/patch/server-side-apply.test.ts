@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { KubeObject } from '../../resources/types';
-import { conflictMessage, fieldsOf, printPath, serverSideApply, toSet } from './server-side-apply';
+import { conflictMessage, fieldsOf, printPath, recordUpdate, serverSideApply, toSet, updateManager } from './server-side-apply';
 import { patchMetaFor } from './patch-meta';
 
 const NOW = '2026-11-24T00:00:00Z';
@@ -140,4 +140,48 @@ test('conflictMessage groups several fields of one manager', () => {
       { manager: 'm', apiVersion: 'v1', path: 'f:b' },
     ]),
   ).toBe('Apply failed with 2 conflicts: conflicts with "m" using v1:\n- .a\n- .b');
+});
+
+describe('recordUpdate (writes that are not applies)', () => {
+  test('a create: the creator owns what it set', () => {
+    const entries = recordUpdate(undefined, pv({ app: 'a' }), 'kubectl-create', NOW);
+    expect(entries).toEqual([
+      { manager: 'kubectl-create', operation: 'Update', apiVersion: 'v1', time: NOW, fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': { 'f:app': {} } }, 'f:spec': { 'f:capacity': { 'f:storage': {} } } } },
+    ]);
+  });
+
+  test('an update takes the fields it changed from their applier, who then no longer conflicts on them', () => {
+    const live = apply(undefined, pv({ app: 'a', team: 't' }), 'tool');
+    const next = structuredClone(live);
+    next.metadata.labels!.app = 'edited';
+    next.metadata.managedFields = recordUpdate(live, next, 'kubectl-edit', LATER);
+    expect(owners(next)).toEqual({
+      'tool/Apply': ['.metadata.labels.team', '.spec.capacity.storage'],
+      'kubectl-edit/Update': ['.metadata.labels.app'],
+    });
+    // The applier now conflicts with the editor when it applies its old value.
+    expect(() => apply(next, pv({ app: 'a', team: 't' }), 'tool')).toThrow('conflict with "kubectl-edit" using v1: .metadata.labels.app');
+  });
+
+  test('a write that changes nothing owned keeps the entries as they are', () => {
+    const live = apply(undefined, pv({ app: 'a' }), 'tool');
+    expect(recordUpdate(live, structuredClone(live), 'x', LATER)).toEqual(live.metadata.managedFields);
+  });
+
+  test('a removed field leaves every entry', () => {
+    const live = apply(undefined, pv({ app: 'a', team: 't' }), 'tool');
+    const next = structuredClone(live);
+    delete next.metadata.labels!.team;
+    expect(owners({ ...next, metadata: { ...next.metadata, managedFields: recordUpdate(live, next, 'x', LATER) } })).toEqual({
+      'tool/Apply': ['.metadata.labels.app', '.spec.capacity.storage'],
+    });
+  });
+
+  test.each([
+    { fieldManager: 'mine', ua: 'kubectl/v1.32.0 (linux/amd64)', want: 'mine' },
+    { fieldManager: undefined, ua: 'kubectl-client-side-apply/v1.32.0 (linux/amd64) kubernetes/abc', want: 'kubectl-client-side-apply' },
+    { fieldManager: undefined, ua: undefined, want: 'unknown' },
+  ])('updateManager($fieldManager, $ua) = $want', ({ fieldManager, ua, want }) => {
+    expect(updateManager(fieldManager, ua)).toBe(want);
+  });
 });

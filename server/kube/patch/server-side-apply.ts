@@ -321,3 +321,65 @@ export function serverSideApply(input: ApplyInput): KubeObject {
   result.metadata.managedFields = all;
   return result;
 }
+
+/**
+ * managedFields after a write that is not an apply (create, update, patch): as upstream's
+ * field manager records an `Update` operation, the writer takes the fields it changed
+ * (away from whoever owned them, without conflicts) and fields it removed leave every
+ * entry. Returns the entries unchanged when the write changed no owned part.
+ */
+export function recordUpdate(prev: KubeObject | undefined, next: KubeObject, manager: string, now: string, subresource?: string): ManagedFieldsEntry[] {
+  const meta = patchMetaFor(String(next.kind ?? prev?.kind ?? ''));
+  const part = (o: KubeObject | undefined): Json => {
+    if (!o) return {};
+    if (subresource === 'status') return isPlain(o.status) ? { status: o.status } : {};
+    return ownable(o as Json);
+  };
+  const before = part(prev);
+  const after = part(next);
+  const beforeSet = toSet(fieldsOf(before, meta));
+  const afterSet = toSet(fieldsOf(after, meta));
+  const changed = [...afterSet].filter((p) => {
+    if (!beforeSet.has(p)) return true;
+    const path = p.split(SEP);
+    return !isDeepStrictEqual(valueAt(after, path), valueAt(before, path));
+  });
+  const removed = [...beforeSet].filter((p) => !afterSet.has(p));
+  const entries = prev ? managedEntries(prev) : managedEntries(next);
+  if (changed.length === 0 && removed.length === 0) return entries;
+  const mine = (e: ManagedFieldsEntry) => e.manager === manager && e.operation === 'Update' && (e.subresource ?? '') === (subresource ?? '');
+  const gone = new Set([...changed, ...removed]);
+  const out: ManagedFieldsEntry[] = [];
+  let found = false;
+  for (const e of entries) {
+    const set = toSet(e.fieldsV1);
+    if (mine(e)) {
+      found = true;
+      for (const p of removed) set.delete(p);
+      for (const p of changed) set.add(p);
+      if (set.size > 0) out.push({ ...e, time: now, fieldsV1: fromSet(set) });
+      continue;
+    }
+    for (const p of gone) set.delete(p);
+    if (set.size > 0) out.push({ ...e, fieldsV1: fromSet(set) });
+  }
+  if (!found && changed.length > 0) {
+    out.push({
+      manager,
+      operation: 'Update',
+      apiVersion: String(next.apiVersion ?? ''),
+      time: now,
+      fieldsType: 'FieldsV1',
+      fieldsV1: fromSet(changed),
+      ...(subresource ? { subresource } : {}),
+    });
+  }
+  return out;
+}
+
+/** Upstream's manager name for a non-apply write: fieldManager, else the User-Agent up to its first "/". */
+export function updateManager(fieldManager: string | undefined, userAgent: string | undefined): string {
+  if (fieldManager) return fieldManager;
+  const name = (userAgent ?? '').split('/')[0].trim().slice(0, 128);
+  return /^[\x20-\x7e]+$/.test(name) ? name : 'unknown';
+}
