@@ -218,3 +218,35 @@ describe('@kubernetes/client-node informer', () => {
     }
   });
 });
+
+// client-node 2.0.1's informer lists then watches; it has no watch-list mode. Newer
+// client-go informers ask for watch-list, so this drives the same request through
+// client-node's Watch: the initial state as ADDED events, the bookmark that ends it, then
+// live changes on the same stream.
+test('watch-list through client-node: initial objects, the initial-events-end bookmark, then live events', async () => {
+  for (const name of ['wl-a', 'wl-b']) {
+    await core.createPersistentVolume({
+      body: { metadata: { name, labels: { wl: 'yes' } }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: `/tmp/${name}` } } },
+    });
+  }
+  const seen: { type: string; name?: string; end?: string }[] = [];
+  const watch = new k8s.Watch(kc);
+  const req = await watch.watch(
+    '/api/v1/persistentvolumes',
+    { sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: true, labelSelector: 'wl=yes' },
+    (type, obj) => seen.push({ type, name: obj?.metadata?.name, end: obj?.metadata?.annotations?.['k8s.io/initial-events-end'] }),
+    () => undefined,
+  );
+  try {
+    await waitFor(() => seen.some((e) => e.type === 'BOOKMARK' && e.end === 'true'), 'the initial-events-end bookmark');
+    const end = seen.findIndex((e) => e.type === 'BOOKMARK' && e.end === 'true');
+    expect(seen.slice(0, end).map((e) => `${e.type} ${e.name}`).sort()).toEqual(['ADDED wl-a', 'ADDED wl-b']);
+    await core.createPersistentVolume({
+      body: { metadata: { name: 'wl-c', labels: { wl: 'yes' } }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/wl-c' } } },
+    });
+    await waitFor(() => seen.slice(end + 1).some((e) => e.type === 'ADDED' && e.name === 'wl-c'), 'the live ADDED event');
+  } finally {
+    req.abort();
+    for (const name of ['wl-a', 'wl-b', 'wl-c']) await core.deletePersistentVolume({ name }).catch(() => undefined);
+  }
+});
