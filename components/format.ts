@@ -2,9 +2,15 @@
 
 import { ageOf as kubeAge } from '@/server/domain/duration';
 
-/** The age of a timestamp as kubectl prints it, or "" when absent. */
+/**
+ * The age of a timestamp as kubectl prints it, or "" when absent. A timestamp ahead of the
+ * browser's clock (a row the server just wrote, a clock running slow) reads "0s", never
+ * kubectl's "<invalid>".
+ */
 export function ageOf(ts: string | undefined | null, now: number): string {
-  return ts ? kubeAge(ts, new Date(now)) : '';
+  if (!ts) return '';
+  const at = Date.parse(ts);
+  return kubeAge(ts, new Date(Number.isNaN(at) ? now : Math.max(now, at)));
 }
 
 export interface FieldCause {
