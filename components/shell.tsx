@@ -7,6 +7,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { usePathname, useRouter } from 'next/navigation';
 import { Suspense, useEffect, type ReactNode } from 'react';
+import { ThemeSwitch } from './theme-switch';
 import { KINDS } from './kinds';
 import { LiveIndicator, LiveUpdates } from './live';
 import { MeProvider, permissionsOf, useMeQuery, type Me } from './session';
@@ -84,6 +85,7 @@ function Frame({ me, children }: { me: Me; children: ReactNode }) {
           </Group>
           <Group gap="md" wrap="nowrap">
             <LiveIndicator />
+            <ThemeSwitch />
             <UserBox me={me} />
           </Group>
         </Group>

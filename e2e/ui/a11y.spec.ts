@@ -1,0 +1,79 @@
+// An axe scan of every page, in the light and the dark theme: no serious or critical
+// violation (contrast, names, landmarks, ...), and each page has one h1. The routes are
+// one list: add a page here when you add one to the dashboard.
+import AxeBuilder from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
+import { createObject } from '../api';
+import { expect, signInAsAdmin, test, uniqueName } from '../helpers';
+
+const ROUTES = (o: { pv: string; claim: string; pod: string; cls: string; node: string }) => [
+  '/',
+  '/volumes',
+  `/volumes/${o.pv}`,
+  '/claims',
+  `/claims/default/${o.claim}`,
+  '/claims/new',
+  '/pods',
+  `/pods/default/${o.pod}`,
+  '/storage-classes',
+  `/storage-classes/${o.cls}`,
+  '/events',
+  '/namespaces',
+  '/namespaces/default',
+  '/nodes',
+  `/nodes/${o.node}`,
+  `/nodes/${o.node}/disks`,
+  '/new',
+];
+
+async function serious(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('; ')}`);
+}
+
+test.describe('accessibility', () => {
+  test.setTimeout(180_000);
+
+  for (const scheme of ['light', 'dark'] as const) {
+    test(`every page passes axe in the ${scheme} theme and has one h1`, async ({ page }) => {
+      const cls = uniqueName('a11y-class');
+      const pv = uniqueName('a11y-pv');
+      const claim = uniqueName('a11y-claim');
+      const pod = uniqueName('a11y-pod');
+      await createObject({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: cls }, provisioner: 'kubernetes.io/no-provisioner' });
+      await createObject({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: pv }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], storageClassName: cls, hostPath: { path: `/tmp/${pv}` } } });
+      await createObject({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: claim, namespace: 'default' }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: cls, resources: { requests: { storage: '1Gi' } } } }, 'default');
+      await createObject({ apiVersion: 'v1', kind: 'Pod', metadata: { name: pod, namespace: 'default' }, spec: { containers: [{ name: 'app', image: 'busybox' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: claim } }] } }, 'default');
+
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.goto('/login');
+      await expect(page.locator('h1')).toHaveCount(1);
+      expect(await serious(page), '/login').toEqual([]);
+
+      await signInAsAdmin(page);
+      const node = await firstNode(page);
+      const problems: string[] = [];
+      for (const route of ROUTES({ pv, claim, pod, cls, node })) {
+        await page.goto(route);
+        await expect(page.locator('main')).toBeVisible();
+        // Loaded: no spinner left (data pages show one until their first answer).
+        await expect(page.locator('main .mantine-Loader-root')).toHaveCount(0, { timeout: 15_000 });
+        await expect(page.locator('h1').first()).toBeVisible({ timeout: 5_000 }).catch(() => undefined);
+        const h1s = await page.locator('h1').count();
+        if (h1s !== 1) problems.push(`${route}: ${h1s} h1 elements`);
+        for (const v of await serious(page)) problems.push(`${route}: ${v}`);
+      }
+      expect(problems).toEqual([]);
+    });
+  }
+});
+
+async function firstNode(page: Page): Promise<string> {
+  await page.goto('/nodes');
+  const link = page.locator('main a[href^="/nodes/"]').first();
+  await expect(link).toBeVisible({ timeout: 15_000 });
+  const href = (await link.getAttribute('href')) ?? '';
+  return decodeURIComponent(href.split('/')[2] ?? '');
+}
