@@ -48,13 +48,15 @@ export function LoginForm() {
 
   const error = signIn.error ? errorInfo(signIn.error) : undefined;
   return (
-    <Center mih="100vh" bg="var(--mantine-color-gray-0)">
+    <Center component="main" mih="100vh" bg="var(--mantine-color-default-hover)">
       <Paper withBorder shadow="sm" p="xl" w={380} radius="md">
         <form onSubmit={submit} aria-label="Sign in">
           <Stack gap="md">
             <Group gap={8}>
               <Logo size={26} />
-              <Title order={3}>Stowage</Title>
+              <Title order={1} fz="h3">
+                Stowage
+              </Title>
             </Group>
             <Text size="sm" c="dimmed">
               Sign in to manage volumes, claims and storage classes.

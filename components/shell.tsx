@@ -43,7 +43,7 @@ export function Shell({ children }: { children: ReactNode }) {
   if (!me.data) {
     return (
       <Center h="100vh">
-        <Loader aria-label="Loading" />
+        <Loader role="status" aria-label="Loading" />
       </Center>
     );
   }

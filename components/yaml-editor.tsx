@@ -103,9 +103,12 @@ export const YamlEditor = forwardRef<
     <div
       data-testid={testId}
       data-readonly={readOnly ? 'true' : 'false'}
-      style={{ border: '1px solid var(--mantine-color-gray-4)', borderRadius: 4, overflow: 'hidden' }}
+      // A light editor in both themes: its syntax colours are chosen for a light page, so its
+      // text colour must not be inherited from a dark one.
+      style={{ border: '1px solid var(--mantine-color-gray-4)', borderRadius: 4, overflow: 'hidden', color: '#1f2328', background: '#fff' }}
     >
       <CodeMirror
+        theme="light"
         value={value}
         onChange={onChange}
         readOnly={readOnly}

@@ -161,7 +161,7 @@ export function ClaimForm() {
                 onChange={pickClass}
               >
                 <Stack gap={6} mt="xs" data-testid="class-picker">
-                  {classes.isPending && <Loader size="sm" aria-label="Loading classes" />}
+                  {classes.isPending && <Loader size="sm" role="status" aria-label="Loading classes" />}
                   {classes.data?.map((c) => (
                     <Paper key={c.name} withBorder p="xs">
                       <Radio
@@ -287,7 +287,7 @@ function CheckResult({ complete, check }: { complete: boolean; check: { data?: C
     );
   }
   const d = check.data;
-  if (!d) return <Loader size="sm" aria-label="Checking" />;
+  if (!d) return <Loader size="sm" role="status" aria-label="Checking" />;
   const color = d.outcome === 'binds' ? 'teal' : d.outcome === 'provisions' ? 'indigo' : d.outcome === 'pending' ? 'orange' : 'red';
   const title =
     d.outcome === 'binds' ? 'Binds now to an existing volume' : d.outcome === 'provisions' ? 'Will be provisioned' : d.outcome === 'pending' ? 'Would sit Pending' : 'Not valid';

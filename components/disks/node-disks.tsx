@@ -121,9 +121,11 @@ export function NodeDisks({ node }: { node: string }) {
   return (
     <Stack data-testid="node-disks">
       <Group>
-        <Title order={3}>Disks of {node}</Title>
+        <Title order={1} fz="h3">
+          Disks of {node}
+        </Title>
         {summary && (
-          <Badge color={summary.ready ? 'green' : 'red'} data-testid="node-reporting">
+          <Badge color={summary.ready ? 'green' : 'red'} variant="light" data-testid="node-reporting">
             {summary.ready ? 'reporting' : 'not reporting'}
           </Badge>
         )}

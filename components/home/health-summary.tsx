@@ -51,7 +51,7 @@ export function HealthSummary() {
         </Alert>
       )}
       {!h ? (
-        <Loader aria-label="Loading the overview" />
+        <Loader role="status" aria-label="Loading the overview" />
       ) : (
         <>
           <section aria-labelledby="attention">

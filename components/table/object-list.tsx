@@ -199,7 +199,7 @@ function ServerList({ ui }: { ui: KindUi }) {
 
       {!list.ready ? (
         <Group justify="center" py="xl">
-          <Loader aria-label={`Loading ${ui.noun}`} />
+          <Loader role="status" aria-label={`Loading ${ui.noun}`} />
         </Group>
       ) : !err && total === 0 && !filtered ? (
         <EmptyState
@@ -308,7 +308,7 @@ function LocalList({ ui }: { ui: KindUi }) {
             {filtered ? `${rows.length} of ${plural(allRows.length, ui.singular, ui.noun)}` : plural(allRows.length, ui.singular, ui.noun)}
           </Text>
         )}
-        {list.isFetching && <Loader size="xs" aria-label="Refreshing" />}
+        {list.isFetching && <Loader size="xs" role="status" aria-label="Refreshing" />}
       </Group>
       <Group gap="xs" align="flex-start" wrap="wrap" role="search" aria-label={`Filter ${ui.noun}`}>
         <TextInput size="sm" w={220} placeholder="Filter by text" aria-label="Filter by text" value={text} onChange={(e) => setText(e.currentTarget.value)} />
@@ -330,7 +330,7 @@ function LocalList({ ui }: { ui: KindUi }) {
       )}
       {list.isPending ? (
         <Group justify="center" py="xl">
-          <Loader aria-label={`Loading ${ui.noun}`} />
+          <Loader role="status" aria-label={`Loading ${ui.noun}`} />
         </Group>
       ) : !err && allRows.length === 0 && !filtered ? (
         <EmptyState title={`No ${ui.noun} yet.`} description={ui.emptyHint} />
