@@ -7,7 +7,6 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { usePathname, useRouter } from 'next/navigation';
 import { Suspense, useEffect, type ReactNode } from 'react';
-import { CommandPalette, openPalette } from './palette/command-palette';
 import { ThemeSwitch } from './theme-switch';
 import { KINDS } from './kinds';
 import { LiveIndicator, LiveUpdates } from './live';
@@ -85,9 +84,6 @@ function Frame({ me, children }: { me: Me; children: ReactNode }) {
             </Link>
           </Group>
           <Group gap="md" wrap="nowrap">
-            <Button size="xs" variant="default" onClick={openPalette} visibleFrom="sm" aria-label="Search and commands (Ctrl+K)" data-testid="palette-button">
-              Search… Ctrl K
-            </Button>
             <LiveIndicator />
             <ThemeSwitch />
             <UserBox me={me} />
@@ -117,7 +113,6 @@ function Frame({ me, children }: { me: Me; children: ReactNode }) {
           </AppShell.Section>
         )}
       </AppShell.Navbar>
-      <CommandPalette kinds={nav} mayCreate={mayCreate} />
       <AppShell.Main>
         <Suspense
           fallback={

@@ -34,14 +34,6 @@ const PAGE = 2_000;
 export const GAP = 'GAP';
 /** How long a gap fill may wait for the writer of that rv before trying again later. */
 const FILL_LOCK_TIMEOUT = '2s';
-/**
- * How long a hole may stay open before it is closed with a GAP row. A writer takes its
- * versions and writes their log rows in one statement, but a statement of hundreds of
- * writes takes a while; closing its holes at once would make it fail and retry forever
- * under load. Rolled-back and killed writers' holes close after this wait.
- */
-export const GAP_GRACE_MS = 1_000;
-const HOLE_POLL_MS = 5;
 
 interface LogRow {
   rv: bigint;
@@ -63,9 +55,6 @@ export class ChangeFeed {
   private pollTimer: NodeJS.Timeout | undefined;
   private pumping: Promise<void> | undefined;
   private pumpAgain = false;
-  /** The lowest open hole and when this feed first saw it (see GAP_GRACE_MS). */
-  private hole: { rv: bigint; since: number } | undefined;
-  private holeTimer: NodeJS.Timeout | undefined;
   private readonly wakers = new Set<() => void>();
   private started: Promise<void> | undefined;
   private stopped = false;
@@ -124,7 +113,6 @@ export class ChangeFeed {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.pollTimer) clearInterval(this.pollTimer);
-    if (this.holeTimer) clearTimeout(this.holeTimer);
     await this.listener?.end().catch(() => {});
     this.listener = undefined;
     for (const wake of this.wakers) wake();
@@ -157,17 +145,7 @@ export class ChangeFeed {
             }
             if (taken > 0) for (const wake of this.wakers) wake();
             if (taken < rows.length) {
-              const rv = this.head + 1n;
-              if (this.hole?.rv !== rv) this.hole = { rv, since: Date.now() };
-              if (Date.now() - this.hole.since < GAP_GRACE_MS) {
-                // Its writer is probably mid-statement: look again shortly.
-                this.holeTimer ??= setTimeout(() => {
-                  this.holeTimer = undefined;
-                  void this.pump();
-                }, HOLE_POLL_MS);
-                break;
-              }
-              await fillGaps(this.db, rv, BigInt(rows[taken].rv) - 1n);
+              await fillGaps(this.db, this.head + 1n, BigInt(rows[taken].rv) - 1n);
               continue;
             }
             if (rows.length < PAGE) break;
@@ -265,7 +243,6 @@ export interface Settled {
  * the settled prefix. Lists and watches "from now" start at its `head`.
  */
 export async function settle(db: SqlClient): Promise<Settled> {
-  let hole: { rv: bigint; since: number } | undefined;
   for (;;) {
     const rows = await db.$queryRawUnsafe<{ base: bigint; compacted: bigint; p: bigint; next: bigint | null; real: bigint | null; full: boolean }[]>(
       `WITH m AS (SELECT GREATEST(settled_rv, compacted_rv) AS base, compacted_rv FROM store_meta WHERE id = 1),
@@ -281,12 +258,6 @@ export async function settle(db: SqlClient): Promise<Settled> {
     if (!r) return { settled: 0n, head: 0n };
     const p = BigInt(r.p);
     if (r.next !== null) {
-      // As the feed does: give a writer in the middle of its statement time to finish.
-      if (hole?.rv !== p + 1n) hole = { rv: p + 1n, since: Date.now() };
-      if (Date.now() - hole.since < GAP_GRACE_MS) {
-        await new Promise((resolve) => setTimeout(resolve, HOLE_POLL_MS));
-        continue;
-      }
       await fillGaps(db, p + 1n, BigInt(r.next) - 1n);
       continue;
     }
