@@ -47,6 +47,16 @@ export function mountTargets(mountinfo: string): Set<string> {
   return out;
 }
 
+/** What stat (or lstat) finds at p; undefined when nothing is there. */
+async function kindAt(stat: (p: string) => Promise<import('node:fs').Stats>, p: string): Promise<PathKind | undefined> {
+  try {
+    return kindOf(await stat(p));
+  } catch (err) {
+    if (missing(err)) return undefined;
+    throw err;
+  }
+}
+
 async function commandError(argv: string[], err: unknown): Promise<Error> {
   const e = err as { stderr?: string; message?: string; code?: unknown };
   const words = (e.stderr || e.message || String(err)).trim().split('\n').slice(-2).join(' ');
@@ -54,22 +64,8 @@ async function commandError(argv: string[], err: unknown): Promise<Error> {
 }
 
 export const realPublishOs: PublishOs = {
-  async lkind(p) {
-    try {
-      return kindOf(await fs.lstat(p));
-    } catch (err) {
-      if (missing(err)) return undefined;
-      throw err;
-    }
-  },
-  async kind(p) {
-    try {
-      return kindOf(await fs.stat(p));
-    } catch (err) {
-      if (missing(err)) return undefined;
-      throw err;
-    }
-  },
+  lkind: (p) => kindAt(fs.lstat, p),
+  kind: (p) => kindAt(fs.stat, p),
   async mkdirp(dir) {
     await fs.mkdir(dir, { recursive: true, mode: 0o750 });
   },

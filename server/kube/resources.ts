@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import type { Principal } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
+import { timestampNow } from '../resources/metadata';
 import { quantityDecodeError } from '../resources/resource-list';
 import type { KubeObject, Strategy } from '../resources/types';
 import { checkObjectHeader } from '../services/manifest';
@@ -34,7 +35,6 @@ export interface ResourceRequest {
 }
 
 const bad = (message: string) => new StowageError('BadRequest', message);
-const nowRfc3339 = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 const methodNotAllowed = (method: string) =>
   new StowageError('MethodNotAllowed', `the server does not allow this method on the requested resource (${method})`);
 
@@ -123,7 +123,7 @@ async function create(r: ResourceRequest): Promise<void> {
   addWarnings(r.res, [...applyFieldValidation(r.strategy, obj, w.fieldValidation), ...objectWarnings(r, obj)]);
   // The creator owns what it set (an Update entry), unless it sent managedFields itself.
   if (obj.metadata.managedFields === undefined) {
-    const entries = recordUpdate(undefined, obj, updateManager(w.fieldManager, r.req.headers['user-agent']), nowRfc3339());
+    const entries = recordUpdate(undefined, obj, updateManager(w.fieldManager, r.req.headers['user-agent']), timestampNow());
     if (entries.length > 0) obj.metadata.managedFields = entries;
   }
   const created = await r.objects.create(r.principal, obj, { dryRun: w.dryRun });
@@ -162,7 +162,7 @@ async function apply(r: ResourceRequest, body: unknown, w: ReturnType<typeof par
     manager,
     force: forceParam === 'true',
     subresource: r.subresource === 'status' ? 'status' : undefined,
-    now: nowRfc3339(),
+    now: timestampNow(),
     resource: { plural: r.strategy.plural, group: r.strategy.group },
   };
   const checked = (obj: KubeObject, first: boolean) => {
@@ -205,7 +205,7 @@ async function patch(r: ResourceRequest): Promise<void> {
       const obj = objectForPath(r.strategy, applyPatch(type, current, body), r.namespace, r.name);
       // The patcher takes the fields it changed (an Update entry), unless the patch rewrote managedFields.
       if (isDeepStrictEqual(obj.metadata.managedFields, current.metadata.managedFields)) {
-        const entries = recordUpdate(current, obj, manager, nowRfc3339(), r.subresource === 'status' ? 'status' : undefined);
+        const entries = recordUpdate(current, obj, manager, timestampNow(), r.subresource === 'status' ? 'status' : undefined);
         if (entries.length > 0) obj.metadata.managedFields = entries;
         else delete obj.metadata.managedFields;
       }

@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { AgentPod, PodReport, PodVolume, VolumeReport } from '../agent/contract';
 import { StowageError } from '../domain/errors';
+import { timestampNow } from '../resources/metadata';
 import { isPodTerminated, podClaims } from '../resources/pod/claims';
 import type { KubeObject } from '../resources/types';
 import type { ObjectStore } from '../store/object-store';
@@ -25,10 +26,6 @@ function text(v: unknown, field: string, max: number): string {
   if (typeof v !== 'string' || v === '') throw bad(`${field} must be a non-empty string`);
   if (v.length > max) throw bad(`${field} must be at most ${max} characters`);
   return v;
-}
-
-function nowRfc3339(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** What the agent must publish for one volume of a pod, or why it must wait. Pure. */
@@ -162,7 +159,7 @@ export class PodPublishing {
       const wanted = podClaims(pod).map((c) => c.volume);
       const ready = wanted.every((name) => r.volumes.some((v) => v.name === name && v.ready));
       const next = structuredClone(pod);
-      next.status = podStatusFor(pod, ready, nowRfc3339());
+      next.status = podStatusFor(pod, ready, timestampNow());
       const saved = await tx.update(next, { subresource: 'status' });
       return { pod: saved, changed: saved.metadata.resourceVersion !== pod.metadata.resourceVersion };
     });

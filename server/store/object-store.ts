@@ -13,6 +13,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { alreadyExists, conflict, invalid, notFound, StowageError } from '../domain/errors';
 import { unstorable, inspectUntrusted } from '../domain/untrusted';
 import { strategyForKind } from '../resources/registry';
+import { timestampNow } from '../resources/metadata';
 import type { KubeObject, Strategy } from '../resources/types';
 import { ChangeFeed, compactedRv, expired, GAP, headOf, settle, type ChangeEvent } from './change-feed';
 import { flushWrites } from './flush';
@@ -47,7 +48,7 @@ function graceOf(s: Strategy, obj: KubeObject, asked: number | undefined): numbe
 }
 
 function inSeconds(seconds: number): string {
-  return new Date(Date.now() + seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return timestampNow(new Date(Date.now() + seconds * 1000));
 }
 export interface DeleteResult {
   object: KubeObject;
