@@ -148,6 +148,14 @@ try {
       await page.waitForLoadState('networkidle');
       await page.screenshot({ path: path.join(shots, `${p || 'home'}-10k.png`) });
     }
+    // The same lists in the dark theme (the header's theme switch follows the system).
+    await page.emulateMedia({ colorScheme: 'dark' });
+    for (const p of ['volumes', 'claims']) {
+      await page.goto(`${web.url}/${p}`);
+      await page.waitForLoadState('networkidle');
+      await page.screenshot({ path: path.join(shots, `${p}-10k-dark.png`) });
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
     await page.goto(`${web.url}/volumes`);
     await page.waitForSelector('[data-testid="object-row"]');
   }
