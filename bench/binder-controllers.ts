@@ -1,6 +1,7 @@
 // The controller process of bench/binder.ts: runs Stowage's controllers against the
 // bench database and answers the driver's questions over IPC (memory, queue, metrics).
 // Usage (by the driver): fork('bench/binder-controllers.ts', [databaseUrl, concurrency]).
+import { writeFileSync } from 'node:fs';
 import { register } from 'prom-client';
 import { createAppContext } from '../server/app/context';
 import { startControllers } from '../server/controllers/start';
@@ -54,6 +55,8 @@ process.on('message', async (msg: { type: string }) => {
     process.send!({ type: 'resetRss' });
   } else if (msg.type === 'stop') {
     clearInterval(sampler);
+    // STOWAGE_BENCH_METRICS=FILE keeps the controllers' Prometheus metrics of the run.
+    if (process.env.STOWAGE_BENCH_METRICS) writeFileSync(process.env.STOWAGE_BENCH_METRICS, await register.metrics());
     await running.stop();
     await app.close();
     process.send!({ type: 'stopped' });

@@ -1,12 +1,14 @@
 // How a store transaction's queued writes reach Postgres: one statement, whatever their
 // number, then COMMIT.
 //
-// The statement takes one resourceVersion per queued write (nextval, no lock), writes the
-// objects' rows and one change-log row per write, and NOTIFYs. Taking the versions and
-// inserting the change-log rows in one statement keeps the moment between the two tiny:
-// a reader that closes a hole in the log with a GAP row (change-feed.ts) very rarely
-// beats the writer of that version to it, and when it does, the writer's insert fails on
-// the log's primary key and the store retries the transaction (object-store.ts). Commits
+// The statement inserts one change-log row per queued write, each taking its
+// resourceVersion (nextval, no lock) in the same step that inserts it: the insert draws
+// the versions row by row, so a version is in the log's primary-key index microseconds
+// after it was taken, however many writes the transaction carries. A reader that closes a
+// hole in the log with a GAP row (change-feed.ts) therefore waits for that writer instead
+// of beating it; in the rare case it wins that microsecond race, the writer's insert fails
+// on the log's primary key and the store retries the transaction (object-store.ts). Then
+// the statement writes the objects' rows and NOTIFYs. Commits
 // of different transactions run concurrently; docs/write-path.md has the ordering argument.
 //
 // Objects go through json (not jsonb), so their key order is kept as the store keeps it.
@@ -96,14 +98,15 @@ export async function flushWrites(stx: StoreTx): Promise<void> {
       provisioning: c.provisioning,
     });
   }
-  const result = await tx.$queryRawUnsafe<{ rvs: string[]; inserted: string[] | null }[]>(
-    `WITH l AS MATERIALIZED (
-       SELECT x.i, nextval('resource_version_seq') AS rv, x.type, x.kind, x.namespace, x.name, x.object
-         FROM (SELECT * FROM json_to_recordset($2::json) AS y(i int, type text, kind text, namespace text, name text, object text)
-                ORDER BY i OFFSET 0) AS x),
-     lo AS MATERIALIZED (
-       SELECT l.i, l.rv, l.type, l.kind, l.namespace, l.name,
-              replace(l.object, $3, '"resourceVersion":"' || l.rv || '"')::json AS object FROM l),
+  const result = await tx.$queryRawUnsafe<{ rvs: string[]; names: string[]; inserted: string[] | null }[]>(
+    `WITH x AS MATERIALIZED (
+       SELECT * FROM json_to_recordset($2::json) AS y(i int, type text, kind text, namespace text, name text, object text) ORDER BY i),
+     log AS (
+       INSERT INTO change_log (rv, type, kind, namespace, name, object)
+       SELECT s.rv, s.type, s.kind, s.namespace, s.name, replace(s.object, $3, '"resourceVersion":"' || s.rv || '"')::json
+         FROM (SELECT nextval('resource_version_seq') AS rv, x.* FROM x OFFSET 0) AS s
+       RETURNING rv, name, object),
+     lo AS MATERIALIZED (SELECT (row_number() OVER (ORDER BY rv) - 1)::int AS i, rv, name, object FROM log),
      w AS (SELECT x.*, lo.rv, lo.object FROM json_to_recordset($1::json) AS x(${ROW_TYPE}) JOIN lo ON lo.i = x.i),
      upd AS (
        UPDATE objects o SET resource_version = w.rv, object = w.object, labels = w.labels, deletion_timestamp = w.deletion_timestamp,
@@ -115,19 +118,21 @@ export async function flushWrites(stx: StoreTx): Promise<void> {
        INSERT INTO objects (id, kind, namespace, name, resource_version, object, labels, created_at, deletion_timestamp, ${COLUMNS})
        SELECT id, kind, namespace, name, rv, object, labels, now(), deletion_timestamp, ${COLUMNS} FROM w WHERE w.op = 'I'
        ON CONFLICT (kind, namespace, name) DO NOTHING RETURNING id),
-     del AS (DELETE FROM objects o USING w WHERE w.op = 'D' AND o.id = w.id RETURNING o.id),
-     log AS (
-       INSERT INTO change_log (rv, type, kind, namespace, name, object)
-       SELECT rv, type, kind, namespace, name, object FROM lo
-       RETURNING rv)
-     SELECT (SELECT array_agg(rv::text ORDER BY i) FROM lo) AS rvs,
+     del AS (DELETE FROM objects o USING w WHERE w.op = 'D' AND o.id = w.id RETURNING o.id)
+     SELECT (SELECT array_agg(rv::text ORDER BY i) FROM lo) AS rvs, (SELECT array_agg(name ORDER BY i) FROM lo) AS names,
             (SELECT array_agg(id::text) FROM ins) AS inserted, (SELECT count(*) FROM upd) AS u, (SELECT count(*) FROM del) AS d,
-            (SELECT count(*) FROM log) AS l,
             (SELECT count(*) FROM (SELECT pg_notify('${CHANGE_CHANNEL}', (SELECT max(rv) FROM lo)::text)) n) AS notified`,
     JSON.stringify(rows),
     JSON.stringify(log),
     `"resourceVersion":"${placeholder}"`,
   );
+  // Versions are taken in write order (the log insert draws nextval row by row over the
+  // ordered writes), so the i-th smallest version is the i-th write's. The names, read back
+  // in the same order, prove it on every write.
+  const names = result[0]?.names ?? [];
+  if (names.length !== writes.length || writes.some((w, i) => w.object.metadata.name !== names[i])) {
+    throw new Error('store write: change-log versions came back in an order other than the writes');
+  }
   const rvs = result[0]?.rvs ?? [];
   writes.forEach((w, i) => {
     w.object.metadata.resourceVersion = rvs[i];

@@ -25,13 +25,35 @@ export function createPool(connectionString: string, max = 10): pg.Pool {
 
 const param = (v: unknown) => (typeof v === 'bigint' ? v.toString() : v);
 
+// Parameterised statements are prepared once per connection and then only bound and run:
+// the store sends the same few statements (get, the write statement, matching, the log
+// reads) thousands of times a second, and parsing and planning them each time cost
+// Postgres more CPU than running them. Query texts are the program's own (values always
+// travel as parameters), so their number is small; past a bound, texts are sent unnamed.
+const MAX_PREPARED = 512;
+const statementNames = new Map<string, string>();
+
+function statementName(text: string): string | undefined {
+  const known = statementNames.get(text);
+  if (known || statementNames.size >= MAX_PREPARED) return known;
+  const name = `stowage_${statementNames.size}`;
+  statementNames.set(text, name);
+  return name;
+}
+
+function queryConfig(text: string, values: unknown[]): pg.QueryConfig {
+  const params = values.map(param);
+  const name = values.length > 0 ? statementName(text) : undefined;
+  return name ? { name, text, values: params } : { text, values: params };
+}
+
 class PgSql implements SqlClient {
   constructor(private readonly q: pg.Pool | pg.PoolClient) {}
   async $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T> {
-    return (await this.q.query(query, values.map(param))).rows as T;
+    return (await this.q.query(queryConfig(query, values))).rows as T;
   }
   async $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number> {
-    return (await this.q.query(query, values.map(param))).rowCount ?? 0;
+    return (await this.q.query(queryConfig(query, values))).rowCount ?? 0;
   }
 }
 

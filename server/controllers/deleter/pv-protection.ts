@@ -17,13 +17,20 @@ export const pvProtectionName = 'pv-protection-controller';
 /** Upstream isBeingUsed: a Bound volume is in use by its claim. */
 export const isInUse = (pv: KubeObject) => pv.status?.phase === 'Bound';
 
+const has = (pv: KubeObject) => (pv.metadata.finalizers ?? []).includes(pvProtectionFinalizer);
+const needsAdd = (pv: KubeObject) => !pv.metadata.deletionTimestamp && !has(pv);
+const needsRemove = (pv: KubeObject) => !!pv.metadata.deletionTimestamp && has(pv) && !isInUse(pv);
+
+/**
+ * Whether the volume, as a change left it, needs the finalizer added or removed. It depends
+ * on the volume alone, so the watch enqueues only such changes (the resync looks at all).
+ */
+export const volumeNeedsProtectionChange = (pv: KubeObject) => needsAdd(pv) || needsRemove(pv);
+
 export async function protectVolume(d: ProtectionDeps, ctx: ReconcileContext, name: string): Promise<void> {
   const read = await d.store.tryGet(PV, undefined, name);
   if (!read) return;
-  const has = (pv: KubeObject) => (pv.metadata.finalizers ?? []).includes(pvProtectionFinalizer);
-  const needsAdd = (pv: KubeObject) => !pv.metadata.deletionTimestamp && !has(pv);
-  const needsRemove = (pv: KubeObject) => !!pv.metadata.deletionTimestamp && has(pv) && !isInUse(pv);
-  if (!needsAdd(read) && !needsRemove(read)) return;
+  if (!volumeNeedsProtectionChange(read)) return;
   await write(d, ctx, async (tx) => {
     const pv = await tx.get(PV, undefined, name);
     if (!pv) return;
@@ -40,7 +47,10 @@ export function pvProtectionSpec(d: ProtectionDeps, opts: { concurrency?: number
   return {
     name: pvProtectionName,
     concurrency: opts.concurrency ?? 2,
-    watch: { kinds: [PV], keysFor: (e: ChangeEvent) => (e.type === 'DELETED' ? [] : [`pv/${e.name}`]) },
+    watch: {
+      kinds: [PV],
+      keysFor: (e: ChangeEvent) => (e.type !== 'DELETED' && volumeNeedsProtectionChange(e.object) ? [`pv/${e.name}`] : []),
+    },
     listKeys: () => keys(d),
     resync: { everyMs: opts.resyncMs ?? 60_000, listKeys: () => keys(d) },
     reconcile: async (key, ctx) => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { decideClaimProtection, pvcProtectionFinalizer, type ProtectionAction } from './decide';
+import { claimChangeNeedsLook, decideClaimProtection, pvcProtectionFinalizer, type ProtectionAction } from './decide';
 
 const claim = (o: { finalizer: boolean; deleting: boolean }) => ({
   apiVersion: 'v1',
@@ -27,6 +27,21 @@ describe('decideClaimProtection', () => {
     '$name',
     ({ finalizer, deleting, usedBy, want }) => {
       expect(decideClaimProtection(claim({ finalizer, deleting }), usedBy)).toEqual(want);
+    },
+  );
+});
+
+describe('claimChangeNeedsLook', () => {
+  const looks = [
+    { finalizer: false, deleting: false, want: true },
+    { finalizer: true, deleting: false, want: false },
+    { finalizer: true, deleting: true, want: true },
+    { finalizer: false, deleting: true, want: false },
+  ];
+  test.each(looks.map((r) => ({ ...r, name: `finalizer=${r.finalizer} deleting=${r.deleting} -> ${r.want ? 'look' : 'skip'}` })))(
+    '$name',
+    ({ finalizer, deleting, want }) => {
+      expect(claimChangeNeedsLook(claim({ finalizer, deleting }))).toBe(want);
     },
   );
 });

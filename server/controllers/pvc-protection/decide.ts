@@ -16,3 +16,13 @@ export function decideClaimProtection(claim: KubeObject, usedBy: string[]): Prot
   if (!has) return { kind: 'none' };
   return usedBy.length > 0 ? { kind: 'wait', usedBy } : { kind: 'remove' };
 }
+
+/**
+ * Whether a change that left the claim in this state can call for any action: the
+ * decision depends on the claim itself and on its pods, whose own changes enqueue it. The
+ * watch enqueues only such changes, so a claim's other updates (binding, status) cost no
+ * look (the periodic resync still looks at every claim that may need one).
+ */
+export function claimChangeNeedsLook(claim: KubeObject): boolean {
+  return decideClaimProtection(claim, []).kind !== 'none';
+}

@@ -9,7 +9,7 @@ import { claimsToProtect } from '../../store/consumer-queries';
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
 import { transact, writtenVersions } from '../runtime/controller-tx';
-import { decideClaimProtection, pvcProtectionFinalizer } from './decide';
+import { claimChangeNeedsLook, decideClaimProtection, pvcProtectionFinalizer } from './decide';
 
 const PVC = 'PersistentVolumeClaim';
 export const pvcProtectionName = 'pvc-protection-controller';
@@ -56,7 +56,7 @@ export function pvcProtectionSpec(d: PvcProtectionDeps, opts: { concurrency?: nu
     watch: {
       kinds: [PVC, 'Pod'],
       keysFor: (e) => {
-        if (e.kind === PVC) return e.type === 'DELETED' ? [] : [`pvc/${e.namespace}/${e.name}`];
+        if (e.kind === PVC) return e.type !== 'DELETED' && claimChangeNeedsLook(e.object) ? [`pvc/${e.namespace}/${e.name}`] : [];
         return podClaimNames(e.object).map((c) => `pvc/${e.namespace}/${c}`);
       },
     },
