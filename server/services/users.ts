@@ -39,8 +39,19 @@ function toPrincipal(u: { id: string; name: string; role: string; namespaces: { 
   return { type: 'user', id: u.id, name: u.name, role: u.role as Role, namespaces: u.namespaces.map((n) => n.namespace).sort() };
 }
 
+/**
+ * How long a token's user stays known without asking the database again. Every API request
+ * authenticates, and the lookup was the single biggest cost of a small request. Revoking a
+ * token or changing a user's namespaces in this process takes effect at once; in another
+ * process (the CLI) within this time, as upstream's token-review cache does.
+ */
+export const AUTH_CACHE_MS = 2_000;
+const AUTH_CACHE_ENTRIES = 10_000;
+
 export class UserService {
   readonly guard: SignInGuard;
+  /** Recently authenticated tokens by hash (successes only). */
+  private readonly recent = new Map<string, { principal: UserPrincipal; until: number }>();
 
   constructor(
     private readonly db: Db,
@@ -105,6 +116,7 @@ export class UserService {
       this.db.namespaceBinding.deleteMany({ where: { userId: u.id } }),
       this.db.namespaceBinding.createMany({ data: [...new Set(namespaces)].map((namespace) => ({ userId: u.id, namespace })) }),
     ]);
+    this.recent.clear();
     return (await this.byName(name))!;
   }
 
@@ -146,18 +158,28 @@ export class UserService {
   }
 
   async revokeToken(secret: string): Promise<void> {
-    await this.db.apiToken.deleteMany({ where: { tokenHash: hashToken(secret) } });
+    const tokenHash = hashToken(secret);
+    this.recent.delete(tokenHash);
+    await this.db.apiToken.deleteMany({ where: { tokenHash } });
+    this.recent.delete(tokenHash);
   }
 
   /** The user a bearer or session token acts as, or undefined. */
   async authenticate(secret: string | undefined): Promise<UserPrincipal | undefined> {
     if (!secret) return undefined;
+    const tokenHash = hashToken(secret);
+    const now = Date.now();
+    const hit = this.recent.get(tokenHash);
+    if (hit && hit.until > now) return hit.principal;
     const t = await this.db.apiToken.findUnique({
-      where: { tokenHash: hashToken(secret) },
+      where: { tokenHash },
       include: { user: { include: { namespaces: true } } },
     });
     if (!t) return undefined;
-    if (t.expiresAt && t.expiresAt.getTime() < Date.now()) return undefined;
-    return toPrincipal(t.user);
+    if (t.expiresAt && t.expiresAt.getTime() < now) return undefined;
+    const principal = toPrincipal(t.user);
+    if (this.recent.size >= AUTH_CACHE_ENTRIES) this.recent.delete(this.recent.keys().next().value!);
+    this.recent.set(tokenHash, { principal, until: Math.min(now + AUTH_CACHE_MS, t.expiresAt?.getTime() ?? Infinity) });
+    return principal;
   }
 }
