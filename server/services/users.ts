@@ -158,6 +158,7 @@ export class UserService {
     });
     if (!t) return undefined;
     if (t.expiresAt && t.expiresAt.getTime() < Date.now()) return undefined;
-    return toPrincipal(t.user);
+    const p = toPrincipal(t.user);
+    return t.kind === 'api' ? { ...p, token: t.name } : p;
   }
 }
