@@ -46,7 +46,7 @@ export async function objectHistory(
   limit: number,
 ): Promise<{ rows: HistoryRowWithObject[]; events: HistoryRowWithObject[]; truncated: boolean }> {
   const newest = await sql.$queryRawUnsafe<HistoryRowWithObject[]>(
-    `SELECT ${COLUMNS}, object FROM history WHERE kind = $1 AND namespace = $2 AND name = $3 ORDER BY rv DESC LIMIT $4`,
+    `SELECT ${COLUMNS}, object FROM history WHERE kind = $1 AND namespace = $2 AND name = $3 ORDER BY history.rv DESC LIMIT $4`,
     kind,
     namespace,
     name,
@@ -60,7 +60,7 @@ export async function objectHistory(
       ? []
       : (
           await sql.$queryRawUnsafe<HistoryRowWithObject[]>(
-            `SELECT ${COLUMNS}, object FROM history WHERE involved_uid = ANY($1::text[]) ORDER BY rv DESC LIMIT $2`,
+            `SELECT ${COLUMNS}, object FROM history WHERE involved_uid = ANY($1::text[]) ORDER BY history.rv DESC LIMIT $2`,
             uids,
             limit,
           )
@@ -113,7 +113,7 @@ export async function auditRows(sql: SqlClient, scope: AuditScope, f: AuditFilte
   if (f.before) add((n) => `rv < ${n}::bigint`, f.before);
   params.push(limit);
   return sql.$queryRawUnsafe<HistoryRow[]>(
-    `SELECT ${COLUMNS} FROM history WHERE ${where.join(' AND ')} ORDER BY rv DESC LIMIT $${params.length}`,
+    `SELECT ${COLUMNS} FROM history WHERE ${where.join(' AND ')} ORDER BY history.rv DESC LIMIT $${params.length}`,
     ...params,
   );
 }
