@@ -81,6 +81,7 @@ export interface ExportFile {
   truncated: boolean;
 }
 
+const MAX_RV = 2n ** 63n - 1n;
 const bad = (m: string) => new StowageError('BadRequest', m);
 
 function text(field: string, v: string | undefined, max = 253): string | undefined {
@@ -204,7 +205,7 @@ export class HistoryService {
     const action = text('action', input.action, 20);
     if (action && !(ACTIONS as readonly string[]).includes(action)) throw bad(`invalid action "${action}": one of ${ACTIONS.join(', ')}`);
     const cursor = text('cursor', input.cursor, 20);
-    if (cursor && !/^[1-9]\d{0,18}$/.test(cursor)) throw bad('invalid cursor');
+    if (cursor && (!/^[1-9]\d{0,18}$/.test(cursor) || BigInt(cursor) > MAX_RV)) throw bad('invalid cursor');
     const from = time('from', input.from);
     const to = time('to', input.to);
     if (from && to && from > to) throw bad('"from" is after "to"');

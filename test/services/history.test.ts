@@ -2,6 +2,7 @@
 // writes (REST with a token, tRPC with a session, a controller, the store with no actor);
 // dry runs and rolled-back transactions leave none; compaction keeps history; the audit
 // query shows each role what it may read, and no secret reaches a non-admin.
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { AppContext } from '../../server/app/context';
 import type { Principal } from '../../server/domain/authorization';
@@ -12,6 +13,8 @@ import { HistoryService } from '../../server/services/history';
 import { runAs } from '../../server/store/actor-context';
 import { appRouter } from '../../server/trpc/root';
 import { rawQuery } from '../db';
+import { nastyString } from '../fuzz/arbitraries';
+import { fuzzRuns } from '../fuzz/properties';
 import { apiClient } from '../kube/api-client';
 import { DEV_NAMESPACE, startKubeHarness, type KubeHarness } from '../kube/harness';
 
@@ -223,6 +226,27 @@ describe('audit', () => {
       expect(['BAD_REQUEST', 'NOT_FOUND']).toContain(e.code);
     }
   });
+
+  test('no input makes a 5xx', async () => {
+    const field = fc.oneof(nastyString, fc.string(), fc.constantFrom('9999999999999999999', '2026-13-45', '2026-01-01T25:00:00Z', '%', '_', '\\'));
+    const input = fc.record(
+      { actor: field, namespace: field, kind: field, name: field, action: field, from: field, to: field, cursor: field },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(input, fc.constantFrom(admin, dev, viewer), async (i, who) => {
+        for (const call of [
+          () => trpc(who).history.audit(i),
+          () => trpc(who).history.export({ format: 'csv', filter: i }),
+          () => trpc(who).history.timeline({ kind: i.kind || 'PersistentVolumeClaim', namespace: i.namespace, name: i.name || 'x' }),
+        ]) {
+          const e = await call().then(() => undefined, (x) => x);
+          if (e) expect(['BAD_REQUEST', 'NOT_FOUND', 'FORBIDDEN']).toContain(e.code);
+        }
+      }),
+      { numRuns: fuzzRuns(60) },
+    );
+  }, 60_000);
 
   test('the CSV and JSON exports hold the filtered rows', async () => {
     const csv = await trpc(admin).history.export({ format: 'csv', filter: { kind: 'PersistentVolumeClaim', action: 'delete' } });
