@@ -18,6 +18,8 @@ test('the audit view shows who deleted a claim, and exports it', async ({ page, 
   const history = page.getByTestId('history');
   await expect(history.getByTestId('history-entry').first()).toBeVisible();
   await expect(history).toContainText('Created');
+  await history.scrollIntoViewIfNeeded();
+  await screenshot(page, 'claim-history');
   const axe = await new AxeBuilder({ page }).include('[data-testid="history"]').withTags(['wcag2a', 'wcag2aa']).analyze();
   expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
   await page.getByRole('button', { name: 'Delete', exact: true }).click();
@@ -29,9 +31,9 @@ test('the audit view shows who deleted a claim, and exports it', async ({ page, 
   await signInAsAdmin(admin, '/audit');
   await expect(admin.getByRole('heading', { level: 1, name: 'Audit' })).toBeVisible();
   await expect(admin.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit' })).toBeVisible();
-  await admin.getByLabel('Kind').selectOption('PersistentVolumeClaim');
-  await admin.getByLabel('Name').fill(name);
-  await admin.getByLabel('Action').selectOption('delete');
+  await admin.getByLabel('Kind', { exact: true }).selectOption('PersistentVolumeClaim');
+  await admin.getByLabel('Name', { exact: true }).fill(name);
+  await admin.getByLabel('Action', { exact: true }).selectOption('delete');
   await admin.getByRole('button', { name: 'Apply' }).click();
   await expect(admin).toHaveURL(new RegExp(`kind=PersistentVolumeClaim.*name=${name}.*action=delete|action=delete.*kind=PersistentVolumeClaim.*name=${name}`));
   const rows = admin.getByTestId('audit-row');
@@ -41,14 +43,14 @@ test('the audit view shows who deleted a claim, and exports it', async ({ page, 
   await screenshot(admin, 'audit');
 
   // Without the action filter the claim's whole life is there: created, deletion requested, removed by a controller.
-  await admin.getByLabel('Action').selectOption('');
+  await admin.getByLabel('Action', { exact: true }).selectOption('');
   await admin.getByRole('button', { name: 'Apply' }).click();
   await expect(rows.last()).toHaveAttribute('data-action', 'create');
   await expect(admin.getByTestId('audit-row').filter({ hasText: 'removed' })).toHaveCount(1);
   await expect(admin.getByTestId('audit-row').filter({ hasText: 'removed' })).toHaveAttribute('data-actor', /^controller:/);
 
   // The same rows as files.
-  await admin.getByLabel('Action').selectOption('delete');
+  await admin.getByLabel('Action', { exact: true }).selectOption('delete');
   await admin.getByRole('button', { name: 'Apply' }).click();
   await expect(rows).toHaveCount(1);
   const [csv] = await Promise.all([admin.waitForEvent('download'), admin.getByTestId('export-csv').click()]);
