@@ -1,5 +1,5 @@
 'use client';
-// The page of one object: its important fields, related objects, Events and YAML, with
+// The page of one object: its important fields, related objects, Events, history and YAML, with
 // Edit (YAML editor) and Delete (confirm; finalizers leave it Terminating).
 import {
   Alert,
@@ -25,6 +25,7 @@ import { useState } from 'react';
 import type { KubeObject } from '@/server/resources/types';
 import { DeleteButton } from './delete-button';
 import { EditButton } from './edit-modal';
+import { HistoryTimeline } from './history/history-timeline';
 import { ageOf, errorInfo } from './format';
 import { maskClassSecrets } from './classes/class-parameters';
 import { isDefaultClass, kindUi, type KindUi } from './kinds';
@@ -189,11 +190,17 @@ function Detail({ ui, obj, crumbs }: { ui: KindUi; obj: KubeObject; crumbs: Reac
       <Tabs defaultValue={ui.kind === 'Event' ? 'yaml' : 'events'} keepMounted={false}>
         <Tabs.List>
           {ui.kind !== 'Event' && <Tabs.Tab value="events">Events</Tabs.Tab>}
+          {ui.kind !== 'Event' && <Tabs.Tab value="history">History</Tabs.Tab>}
           <Tabs.Tab value="yaml">YAML</Tabs.Tab>
         </Tabs.List>
         {ui.kind !== 'Event' && (
           <Tabs.Panel value="events" pt="sm">
             <EventsOf obj={obj} />
+          </Tabs.Panel>
+        )}
+        {ui.kind !== 'Event' && (
+          <Tabs.Panel value="history" pt="sm">
+            <HistoryTimeline obj={obj} />
           </Tabs.Panel>
         )}
         <Tabs.Panel value="yaml" pt="sm">

@@ -103,6 +103,7 @@ function Frame({ me, children }: { me: Me; children: ReactNode }) {
                 data-testid={`nav-${k.route.slice(1)}`}
               />
             ))}
+            <NavLink component={Link} href="/audit" label="Audit" active={pathname === '/audit'} data-testid="nav-audit" />
           </Stack>
         </nav>
         {mayCreate && (

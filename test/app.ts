@@ -1,6 +1,7 @@
 // An AppContext over a test database, for tests of services and transports.
 import type { AppContext } from '../server/app/context';
 import { ClaimCheckService } from '../server/services/claim-check';
+import { HistoryService } from '../server/services/history';
 import { ListService } from '../server/services/lists';
 import { NodeAgentService, type NodeAgentOptions } from '../server/services/node-agent';
 import { ObjectService } from '../server/services/objects';
@@ -9,11 +10,13 @@ import { openTestStore } from './db';
 
 export async function openTestApp(agentOptions: NodeAgentOptions = {}): Promise<AppContext & { url: string }> {
   const t = await openTestStore();
+  const objects = new ObjectService(t.store);
   return {
     url: t.url,
     db: t.db,
     store: t.store,
-    objects: new ObjectService(t.store),
+    objects,
+    history: new HistoryService(t.store, objects),
     lists: new ListService(t.store),
     claims: new ClaimCheckService(t.store, 'node-1'),
     users: new UserService(t.db),

@@ -3,6 +3,7 @@ import { NodeAgentService, type NodeAgentOptions } from '../services/node-agent'
 import { storageClassAdmission } from '../provisioners/admission';
 import { createRealOs } from '../provisioners/os';
 import { ClaimCheckService } from '../services/claim-check';
+import { HistoryService } from '../services/history';
 import { ListService } from '../services/lists';
 import { ObjectService } from '../services/objects';
 import { loadSignInLimits } from './config';
@@ -17,6 +18,8 @@ export interface AppContext {
   lists: ListService;
   claims: ClaimCheckService;
   users: UserService;
+  /** Object timelines and the audit log. */
+  history: HistoryService;
   /** The node agents' side: tokens, discovery reports, cleanup jobs. */
   nodeAgent: NodeAgentService;
   close(): Promise<void>;
@@ -32,11 +35,13 @@ export async function createAppContext(
   const db = createPrisma(connectionString, poolSize);
   const store = new ObjectStore(db, connectionString);
   await store.start();
+  // StorageClasses of the in-tree provisioners are checked against this machine's disks.
+  const objects = new ObjectService(store, storageClassAdmission(createRealOs()));
   return {
     db,
     store,
-    // StorageClasses of the in-tree provisioners are checked against this machine's disks.
-    objects: new ObjectService(store, storageClassAdmission(createRealOs())),
+    objects,
+    history: new HistoryService(store, objects),
     lists: new ListService(store),
     claims: new ClaimCheckService(store, nodeName),
     users: new UserService(db, loadSignInLimits()),

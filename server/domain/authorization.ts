@@ -15,6 +15,8 @@ export interface UserPrincipal {
   role: Role;
   /** Namespaces a developer belongs to (ignored for admin and viewer). */
   namespaces: string[];
+  /** The name of the API token the request came with (absent for sessions): history's actor. */
+  token?: string;
 }
 
 export type Principal = UserPrincipal;

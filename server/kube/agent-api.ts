@@ -14,7 +14,9 @@
 //   POST /apis/agent.stowage.io/v1/nodes/{node}/pods/status            PodReport -> {phase}
 //   POST /apis/agent.stowage.io/v1/nodes/{node}/pods/done              {namespace, name, uid} -> {deleted}
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { agentActor } from '../domain/actor';
 import type { NodePrincipal } from '../domain/authorization';
+import { runAs } from '../store/actor-context';
 import { StowageError } from '../domain/errors';
 import type { NodeAgentService } from '../services/node-agent';
 import { decodeBody, readBody, sendObject } from './http';
@@ -33,7 +35,12 @@ async function body(req: IncomingMessage): Promise<unknown> {
   return decodeBody(req, await readBody(req, MAX_AGENT_BODY));
 }
 
-export async function serveAgentApi(svc: NodeAgentService, p: NodePrincipal, req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
+/** Serves one agent request; every store write it makes is recorded as the node's agent's. */
+export function serveAgentApi(svc: NodeAgentService, p: NodePrincipal, req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
+  return runAs(agentActor(p.nodeName), () => serve(svc, p, req, res, pathname));
+}
+
+async function serve(svc: NodeAgentService, p: NodePrincipal, req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
   const method = req.method ?? 'GET';
   const segs = pathname.slice(AGENT_API_PREFIX.length).split('/').filter(Boolean).map((s) => {
     try {

@@ -1,6 +1,7 @@
 // The dashboard's list pages and the bulk actions on them: one sorted, filtered page of
 // a kind (authorized like a list), labelling, reclaiming Released volumes, the one
 // default StorageClass, and the health summary of the home page.
+import { actorOfPrincipal } from '../domain/actor';
 import { isAllowed, visibleNamespaces, type Principal } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
 import { parseLabelSelector } from '../domain/label-selector';
@@ -106,7 +107,7 @@ export class ListService {
           if (value === null) delete labels[key];
           else labels[key] = value;
           await tx.update({ ...o, metadata: { ...o.metadata, labels: { ...labels } } });
-        });
+        }, { actor: actorOfPrincipal(p) });
         result.done.push(refName(r));
       } catch (e) {
         if (!(e instanceof StowageError)) throw e;
@@ -132,7 +133,7 @@ export class ListService {
             throw new StowageError('Conflict', 'the volume is Bound to a claim (in use); delete the claim first');
           }
           await tx.delete(s.kind, r.namespace, r.name, { preconditions: { uid: o.metadata.uid } });
-        });
+        }, { actor: actorOfPrincipal(p) });
         result.done.push(refName(r));
       } catch (e) {
         if (!(e instanceof StowageError)) throw e;
@@ -160,7 +161,7 @@ export class ListService {
           const spec = { ...pv.spec };
           delete spec.claimRef;
           await tx.update({ ...pv, spec });
-        });
+        }, { actor: actorOfPrincipal(p) });
         result.done.push(name);
       } catch (e) {
         if (!(e instanceof StowageError)) throw e;
@@ -204,7 +205,7 @@ export class ListService {
         await tx.update({ ...sc, metadata: { ...sc.metadata, annotations } });
       }
       return { defaults };
-    });
+    }, { actor: actorOfPrincipal(p) });
   }
 
   /** The home page: how many claims and volumes in each phase, and capacity per class. */

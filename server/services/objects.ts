@@ -1,5 +1,6 @@
 // What a principal may do with objects: the one place that authorizes reads and
 // writes. Both transports (tRPC for the dashboard, the Kubernetes REST API) call it.
+import { actorOfPrincipal } from '../domain/actor';
 import { isAllowed, visibleNamespaces, type Principal, type Verb } from '../domain/authorization';
 import { controllerOwnedChanges, keepControllerOwned } from '../domain/claim-ownership';
 import { invalid, qualifiedResource, StowageError, type FieldError } from '../domain/errors';
@@ -165,7 +166,7 @@ export class ObjectService {
       admitDefaultClass(obj, (await this.store.list('StorageClass')).items);
     }
     try {
-      return this.shape(p, await this.store.create(obj, opts));
+      return this.shape(p, await this.store.create(obj, { ...opts, actor: actorOfPrincipal(p) }));
     } catch (e) {
       throw await this.whileDeleting(e, s, obj);
     }
@@ -191,7 +192,7 @@ export class ObjectService {
       }
     }
     if (s.kind === 'PersistentVolumeClaim' && opts.subresource !== 'status') await this.admitResize(s, obj);
-    return this.shape(p, await this.store.update(obj, opts));
+    return this.shape(p, await this.store.update(obj, { ...opts, actor: actorOfPrincipal(p) }));
   }
 
   /** Upstream's PersistentVolumeClaimResize admission: growing needs a Bound claim of an expandable class. */
@@ -249,7 +250,7 @@ export class ObjectService {
   ): Promise<DeleteResult> {
     const s = strategyOrThrow(kind);
     this.check(p, 'delete', s, namespace, name);
-    const res = await this.store.delete(s.kind, namespace, name, opts);
+    const res = await this.store.delete(s.kind, namespace, name, { ...opts, actor: actorOfPrincipal(p) });
     return { ...res, object: this.shape(p, res.object) };
   }
 
@@ -270,7 +271,11 @@ export class ObjectService {
     const items: KubeObject[] = [];
     for (const o of listed.items) {
       try {
-        const r = await this.store.delete(s.kind, o.metadata.namespace, o.metadata.name!, { dryRun: opts.dryRun, preconditions: { uid: o.metadata.uid } });
+        const r = await this.store.delete(s.kind, o.metadata.namespace, o.metadata.name!, {
+          dryRun: opts.dryRun,
+          preconditions: { uid: o.metadata.uid },
+          actor: actorOfPrincipal(p),
+        });
         items.push(this.shape(p, r.object));
       } catch (e) {
         // Gone (or replaced) meanwhile: someone else deleted it, as upstream skips it.

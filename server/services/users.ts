@@ -177,7 +177,8 @@ export class UserService {
     });
     if (!t) return undefined;
     if (t.expiresAt && t.expiresAt.getTime() < now) return undefined;
-    const principal = toPrincipal(t.user);
+    const p = toPrincipal(t.user);
+    const principal = t.kind === 'api' ? { ...p, token: t.name } : p;
     if (this.recent.size >= AUTH_CACHE_ENTRIES) this.recent.delete(this.recent.keys().next().value!);
     this.recent.set(tokenHash, { principal, until: Math.min(now + AUTH_CACHE_MS, t.expiresAt?.getTime() ?? Infinity) });
     return principal;

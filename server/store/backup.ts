@@ -5,8 +5,9 @@
 // Line 1 is a header (format, migrations, the snapshot's resourceVersion, the tables in
 // restore order, parents before children); then one `{"t": table, "r": row}` line per
 // row; the last line `{"end": true, "rows": n}` proves the file complete. Every table is
-// dumped except the migrations record and the change log: a restored store starts with
-// no history, its compacted version at the snapshot's head, so a watch from before
+// dumped except the migrations record and the change log (the `history` table, who
+// changed what, is dumped): a restored store starts with an empty change log, its
+// compacted version at the snapshot's head, so a watch from before
 // answers 410 Expired and clients relist, as after an etcd restore. Provisioned-asset
 // records come back with the objects; the provisioner's sweep reconciles those that were
 // mid-creation or mid-deletion.

@@ -15,11 +15,17 @@
 // Their text is sent with a one-time placeholder for metadata.resourceVersion, which the
 // statement replaces with the version it took. The object row gets the version of its
 // last write; ADDED rows that already exist fail with AlreadyExists.
+//
+// The same statement inserts one `history` row per change-log row (the change, its verb
+// and its actor), so every committed change has exactly one, and a rolled-back or dry-run
+// write none. History is never compacted. Events are recorded like any other kind (their
+// involvedObject's uid in a column of its own), so an object's timeline keeps them.
 import { randomUUID } from 'node:crypto';
 import { alreadyExists } from '../domain/errors';
 import type { IndexedColumns } from '../resources/types';
 import { CHANGE_CHANNEL } from './change-feed';
 import type { StoreTx } from './object-store';
+import { SYSTEM_ACTOR } from '../domain/actor';
 
 /** Every indexed column, null where the kind has no value. */
 export function fullColumns(c: IndexedColumns): Required<IndexedColumns> {
@@ -43,6 +49,13 @@ type Write = StoreTx['writes'][number];
 
 const columnsOf = (w: Write): Required<IndexedColumns> => fullColumns(w.strategy.columns(w.object));
 
+/** An Event's subject, so an object's timeline finds its events by index. */
+function involvedUid(w: Write): string | null {
+  if (w.strategy.kind !== 'Event') return null;
+  const uid = (w.object as { involvedObject?: { uid?: unknown } }).involvedObject?.uid;
+  return typeof uid === 'string' && uid ? uid : null;
+}
+
 const nsOf = (w: Write) => (w.strategy.namespaced ? (w.object.metadata.namespace ?? '') : '');
 
 const ROW_TYPE = `op text, i int, id uuid, kind text, namespace text, name text, labels jsonb,
@@ -63,7 +76,18 @@ export async function flushWrites(stx: StoreTx): Promise<void> {
   const net = new Map<string, { first: Write; last: Write; i: number }>();
   writes.forEach((w, i) => {
     w.object.metadata.resourceVersion = placeholder;
-    log.push({ i, type: w.type, kind: w.strategy.kind, namespace: nsOf(w), name: w.object.metadata.name, object: JSON.stringify(w.object) });
+    log.push({
+      i,
+      type: w.type,
+      kind: w.strategy.kind,
+      namespace: nsOf(w),
+      name: w.object.metadata.name,
+      object: JSON.stringify(w.object),
+      action: w.action,
+      actor: w.actor ?? SYSTEM_ACTOR,
+      uid: w.id,
+      involved: involvedUid(w),
+    });
     const seen = net.get(w.id);
     net.set(w.id, { first: seen?.first ?? w, last: w, i });
   });
@@ -100,7 +124,9 @@ export async function flushWrites(stx: StoreTx): Promise<void> {
   }
   const result = await tx.$queryRawUnsafe<{ rvs: string[]; names: string[]; inserted: string[] | null }[]>(
     `WITH x AS MATERIALIZED (
-       SELECT * FROM json_to_recordset($2::json) AS y(i int, type text, kind text, namespace text, name text, object text) ORDER BY i),
+       SELECT * FROM json_to_recordset($2::json)
+         AS y(i int, type text, kind text, namespace text, name text, object text, action text, actor text, uid text, involved text)
+         ORDER BY i),
      log AS (
        INSERT INTO change_log (rv, type, kind, namespace, name, object)
        SELECT s.rv, s.type, s.kind, s.namespace, s.name, replace(s.object, $3, '"resourceVersion":"' || s.rv || '"')::json
@@ -118,9 +144,14 @@ export async function flushWrites(stx: StoreTx): Promise<void> {
        INSERT INTO objects (id, kind, namespace, name, resource_version, object, labels, created_at, deletion_timestamp, ${COLUMNS})
        SELECT id, kind, namespace, name, rv, object, labels, now(), deletion_timestamp, ${COLUMNS} FROM w WHERE w.op = 'I'
        ON CONFLICT (kind, namespace, name) DO NOTHING RETURNING id),
-     del AS (DELETE FROM objects o USING w WHERE w.op = 'D' AND o.id = w.id RETURNING o.id)
+     del AS (DELETE FROM objects o USING w WHERE w.op = 'D' AND o.id = w.id RETURNING o.id),
+     hist AS (
+       INSERT INTO history (rv, type, action, actor, kind, namespace, name, uid, involved_uid, object)
+       SELECT lo.rv, x.type, x.action, x.actor, x.kind, x.namespace, x.name, x.uid, x.involved, lo.object FROM lo JOIN x ON x.i = lo.i
+       RETURNING rv)
      SELECT (SELECT array_agg(rv::text ORDER BY i) FROM lo) AS rvs, (SELECT array_agg(name ORDER BY i) FROM lo) AS names,
             (SELECT array_agg(id::text) FROM ins) AS inserted, (SELECT count(*) FROM upd) AS u, (SELECT count(*) FROM del) AS d,
+            (SELECT count(*) FROM hist) AS h,
             (SELECT count(*) FROM (SELECT pg_notify('${CHANGE_CHANNEL}', (SELECT max(rv) FROM lo)::text)) n) AS notified`,
     JSON.stringify(rows),
     JSON.stringify(log),

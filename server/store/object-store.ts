@@ -17,6 +17,8 @@ import { timestampNow } from '../resources/metadata';
 import type { KubeObject, Strategy } from '../resources/types';
 import { ChangeFeed, compactedRv, expired, GAP, headOf, settle, type ChangeEvent } from './change-feed';
 import { flushWrites } from './flush';
+import { currentActor } from './actor-context';
+import { SYSTEM_ACTOR } from '../domain/actor';
 import { inKubeOrder } from '../resources/key-order';
 import { listObjects, type ListOptions, type ListResult } from './list';
 import { createPool, inTransaction, sqlOf, type SqlClient } from './pg';
@@ -29,6 +31,11 @@ export type { ChangeEvent } from './change-feed';
 
 export interface WriteOptions {
   dryRun?: boolean;
+  /**
+   * Who writes (user:alice, token:alice/ci, controller:binder, ...), recorded in the
+   * history table; absent: the async context's actor (actor-context.ts), else `system`.
+   */
+  actor?: string;
 }
 export interface UpdateOptions extends WriteOptions {
   subresource?: 'status';
@@ -58,11 +65,17 @@ export interface DeleteResult {
 
 type TxClient = SqlClient;
 
+/** The verb a history row records. */
+export type HistoryAction = 'create' | 'update' | 'status' | 'delete';
+
 interface PendingWrite {
   type: 'ADDED' | 'MODIFIED' | 'DELETED';
   strategy: Strategy;
   object: KubeObject;
   id: string;
+  action: HistoryAction;
+  /** Who made it (filled in when queued). */
+  actor?: string;
 }
 
 const GENERATE_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
@@ -117,6 +130,8 @@ export class StoreTx {
   constructor(
     readonly tx: TxClient,
     readonly dryRun: boolean,
+    /** The actor of every write of this transaction; absent: the async context's (or system). */
+    readonly actor?: string,
   ) {}
 
   /** The writes queued so far, in order (applied by flush at commit). */
@@ -126,6 +141,7 @@ export class StoreTx {
 
   private push(w: PendingWrite): KubeObject {
     w.object = inKubeOrder(w.object);
+    w.actor = this.actor ?? currentActor() ?? SYSTEM_ACTOR;
     this.queue.push(w);
     return w.object;
   }
@@ -180,7 +196,7 @@ export class StoreTx {
       const existing = await this.get(s.kind, meta.namespace, meta.name!);
       if (existing) throw alreadyExists(s.kind, meta.name!, s.plural, s.group);
     }
-    return this.push({ type: 'ADDED', strategy: s, object: obj, id: meta.uid });
+    return this.push({ type: 'ADDED', strategy: s, object: obj, id: meta.uid, action: 'create' });
   }
 
   async update(input: unknown, opts: UpdateOptions = {}): Promise<KubeObject> {
@@ -240,7 +256,7 @@ export class StoreTx {
     // Finalizers gone from an object being deleted: it goes, unless it is still in its grace period.
     const graceLeft = (next.metadata.deletionGracePeriodSeconds ?? 0) > 0;
     const type = next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0 && !graceLeft ? 'DELETED' : 'MODIFIED';
-    return this.push({ type, strategy: s, object: next, id: prev.metadata.uid! });
+    return this.push({ type, strategy: s, object: next, id: prev.metadata.uid!, action: opts.subresource === 'status' ? 'status' : 'update' });
   }
 
   async delete(kind: string, namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
@@ -272,22 +288,22 @@ export class StoreTx {
       next.metadata.deletionTimestamp = inSeconds(grace);
       next.metadata.deletionGracePeriodSeconds = grace;
       if (!prev.metadata.deletionTimestamp) next.metadata.generation = (prev.metadata.generation ?? 1) + 1;
-      return { object: this.push({ type: 'MODIFIED', strategy: s, object: next, id: prev.metadata.uid! }), deleted: false };
+      return { object: this.push({ type: 'MODIFIED', strategy: s, object: next, id: prev.metadata.uid!, action: 'delete' }), deleted: false };
     }
     if ((prev.metadata.finalizers ?? []).length > 0) {
       if (prev.metadata.deletionTimestamp && pendingGrace > 0) {
         const next = structuredClone(prev);
         next.metadata.deletionGracePeriodSeconds = 0;
-        return { object: this.push({ type: 'MODIFIED', strategy: s, object: next, id: prev.metadata.uid! }), deleted: false };
+        return { object: this.push({ type: 'MODIFIED', strategy: s, object: next, id: prev.metadata.uid!, action: 'delete' }), deleted: false };
       }
       if (prev.metadata.deletionTimestamp) return { object: prev, deleted: false };
       const next = structuredClone(prev);
       next.metadata.deletionTimestamp = nowRfc3339();
       next.metadata.deletionGracePeriodSeconds = 0;
       next.metadata.generation = (prev.metadata.generation ?? 1) + 1;
-      return { object: this.push({ type: 'MODIFIED', strategy: s, object: next, id: prev.metadata.uid! }), deleted: false };
+      return { object: this.push({ type: 'MODIFIED', strategy: s, object: next, id: prev.metadata.uid!, action: 'delete' }), deleted: false };
     }
-    const gone = this.push({ type: 'DELETED', strategy: s, object: structuredClone(prev), id: prev.metadata.uid! });
+    const gone = this.push({ type: 'DELETED', strategy: s, object: structuredClone(prev), id: prev.metadata.uid!, action: 'delete' });
     return { object: gone, deleted: true };
   }
 
@@ -391,14 +407,14 @@ export class ObjectStore {
 
   /** `transact` with a subclass of StoreTx (e.g. the controllers' read-your-writes one). */
   async transactWith<X extends StoreTx, T>(
-    Tx: new (sql: SqlClient, dryRun: boolean) => X,
+    Tx: new (sql: SqlClient, dryRun: boolean, actor?: string) => X,
     fn: (tx: X) => Promise<T>,
     opts: WriteOptions = {},
   ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await inTransaction(this.pool, async (sql) => {
-          const stx = new Tx(sql, !!opts.dryRun);
+          const stx = new Tx(sql, !!opts.dryRun, opts.actor);
           const result = await fn(stx);
           await stx.flush();
           return result;

@@ -1,6 +1,7 @@
 import { router } from './init';
 import { authRouter } from './routers/auth';
 import { claimsRouter } from './routers/claims';
+import { historyRouter } from './routers/history';
 import { listsRouter } from './routers/lists';
 import { localVolumesRouter } from './routers/local-volumes';
 import { objectsRouter } from './routers/objects';
@@ -11,6 +12,7 @@ export const appRouter = router({
   lists: listsRouter,
   claims: claimsRouter,
   localVolumes: localVolumesRouter,
+  history: historyRouter,
 });
 
 export type AppRouter = typeof appRouter;

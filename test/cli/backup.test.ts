@@ -74,6 +74,11 @@ describe('backup and restore', () => {
     b = await openTestStore(target);
 
     expect(await everything(b)).toEqual(await everything(a));
+    // Who changed what comes back too (the change log does not).
+    const historyOf = (url: string) => rawQuery(url, 'SELECT rv::text AS rv, type, action, actor, kind, namespace, name FROM history ORDER BY history.rv');
+    const kept = await historyOf(a.url);
+    expect(kept.length).toBeGreaterThan(5);
+    expect(await historyOf(target)).toEqual(kept);
     expect(await new UserService(b.db).authenticate(token)).toMatchObject({ name: 'dev', namespaces: ['team-a'] });
     expect(await new UserService(b.db).signIn('dev', 'a-long-password')).toMatchObject({ name: 'dev' });
     expect(await rawQuery(target, 'SELECT id, state, details FROM provisioned_assets')).toEqual([{ id: 'stowage.io/host-path:pvc-1', state: 'created', details: { path: '/srv/v/pvc-1' } }]);

@@ -81,6 +81,15 @@ describe('node tokens', () => {
     expect(cfg.body.classes.map((c: { className: string }) => c.className)).toEqual(['local-test']);
     expect((await call('POST', agent('nodes/node-a/heartbeat'), tokenA, {})).status).toBe(200);
     expect((await call('PUT', agent('nodes/node-a/discoveries'), tokenA, { entries: [] })).status).toBe(200);
+    // What the agent wrote (its Node) is in the history as the agent's.
+    const actors = await h.app.store.sql.$queryRawUnsafe<{ action: string; actor: string }[]>(
+      "SELECT action, actor FROM history WHERE kind = 'Node' AND name = 'node-a' ORDER BY history.rv",
+    );
+    // (Issuing the token made the Node, outside any request: system.)
+    expect(actors).toEqual([
+      { action: 'create', actor: 'system' },
+      { action: 'status', actor: 'agent:node-a' },
+    ]);
   });
 
   it.each([

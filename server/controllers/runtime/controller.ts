@@ -9,6 +9,8 @@
 //   - throws                    retried with per-key exponential backoff;
 //   - throws TerminalError      recorded (log + metric + onError), not retried.
 import type { Logger } from 'pino';
+import { controllerActor } from '../../domain/actor';
+import { runAs } from '../../store/actor-context';
 import { isStowageError } from '../../domain/errors';
 import type { ChangeEvent } from '../../store/change-feed';
 import type { ObjectStore } from '../../store/object-store';
@@ -130,8 +132,15 @@ export class Controller {
     return this.abort.signal;
   }
 
-  /** Starts watching, lists every key once and starts the workers. */
-  async start(): Promise<void> {
+  /**
+   * Starts watching, lists every key once and starts the workers. Everything it starts
+   * (reconciles, timers) writes as `controller:<name>` in the history.
+   */
+  start(): Promise<void> {
+    return runAs(controllerActor(this.name), () => this.startAs());
+  }
+
+  private async startAs(): Promise<void> {
     if (this.started) return;
     this.started = true;
     const { store } = this.opts;

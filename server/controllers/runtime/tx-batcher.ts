@@ -12,6 +12,7 @@
 // Batches start as soon as one is free, so a lone write is not delayed.
 import { transact, type ControllerTx } from './controller-tx';
 import type { ObjectStore } from '../../store/object-store';
+import { bindToCaller } from '../../store/actor-context';
 
 export interface Batched<T> {
   result: T;
@@ -53,7 +54,8 @@ export class TxBatcher {
 
   run<T>(fn: (tx: ControllerTx) => Promise<T>): Promise<Batched<T>> {
     return new Promise<Batched<T>>((resolve, reject) => {
-      this.waiting.push({ fn, resolve: resolve as (v: Batched<unknown>) => void, reject });
+      // fn runs in a batch another caller may have started: it keeps its caller's actor.
+      this.waiting.push({ fn: bindToCaller(fn), resolve: resolve as (v: Batched<unknown>) => void, reject });
       this.pump();
     });
   }

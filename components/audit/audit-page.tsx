@@ -1,0 +1,185 @@
+'use client';
+// The audit log: who did what, when, to which object. Filters live in the URL; pages go
+// back in time by resourceVersion; the filtered rows export as CSV or JSON. Each user sees
+// the rows of the objects they may read (the server decides).
+import { Alert, Anchor, Badge, Button, Group, Loader, NativeSelect, Paper, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import Link from 'next/link';
+import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { useState, type FormEvent } from 'react';
+import { errorInfo } from '../format';
+import { detailHref, KINDS } from '../kinds';
+import { useTRPC } from '../trpc';
+import { AUDIT_FILTERS, auditQueryOf, auditSearchOf, isoToLocal, localToIso, type AuditQuery } from './audit-query';
+
+const ACTIONS = ['create', 'update', 'status', 'delete'];
+
+export function AuditPage() {
+  const params = useSearchParams();
+  const query = auditQueryOf(new URLSearchParams(params.toString()));
+  const router = useRouter();
+  const pathname = usePathname();
+  const go = (q: AuditQuery) => router.replace(`${pathname}${auditSearchOf(q)}`);
+  const filter = Object.fromEntries(AUDIT_FILTERS.filter((k) => query[k]).map((k) => [k, query[k]]));
+  return (
+    <Stack gap="sm">
+      <Title order={1} size="h3">
+        Audit
+      </Title>
+      <Text size="sm" c="dimmed">
+        Every change to every object you may read: who made it, when, and what it was. Events are shown when you pick the Event kind.
+      </Text>
+      <Filters key={auditSearchOf({ ...query, cursor: undefined })} query={query} onApply={(q) => go(q)} />
+      <Rows query={query} filter={filter} onPage={(cursor) => go({ ...query, cursor })} />
+    </Stack>
+  );
+}
+
+function Filters({ query, onApply }: { query: AuditQuery; onApply: (q: AuditQuery) => void }) {
+  const [draft, setDraft] = useState<AuditQuery>({ ...query, from: isoToLocal(query.from), to: isoToLocal(query.to), cursor: undefined });
+  const set = (k: keyof AuditQuery) => (e: { currentTarget: { value: string } }) => {
+    const v = e.currentTarget.value;
+    setDraft((d) => ({ ...d, [k]: v }));
+  };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    onApply({ ...draft, from: localToIso(draft.from), to: localToIso(draft.to), cursor: undefined });
+  };
+  return (
+    <Paper withBorder p="sm">
+      <form onSubmit={submit} aria-label="Audit filters" data-testid="audit-filters">
+        <Group gap="sm" align="flex-end" wrap="wrap">
+          <TextInput label="Actor" placeholder="alice or controller:…" value={draft.actor ?? ''} onChange={set('actor')} w={200} data-testid="filter-actor" />
+          <TextInput label="Namespace" value={draft.namespace ?? ''} onChange={set('namespace')} w={150} data-testid="filter-namespace" />
+          <NativeSelect
+            label="Kind"
+            value={draft.kind ?? ''}
+            onChange={set('kind')}
+            data={[{ value: '', label: 'All but events' }, ...KINDS.map((k) => ({ value: k.kind, label: k.kind }))]}
+            w={200}
+            data-testid="filter-kind"
+          />
+          <TextInput label="Name" value={draft.name ?? ''} onChange={set('name')} w={180} data-testid="filter-name" />
+          <NativeSelect label="Action" value={draft.action ?? ''} onChange={set('action')} data={[{ value: '', label: 'Any' }, ...ACTIONS]} w={120} data-testid="filter-action" />
+          <TextInput label="From" type="datetime-local" value={draft.from ?? ''} onChange={set('from')} w={200} />
+          <TextInput label="To" type="datetime-local" value={draft.to ?? ''} onChange={set('to')} w={200} />
+          <Button type="submit" data-testid="filter-apply">
+            Apply
+          </Button>
+          <Button variant="default" onClick={() => onApply({})}>
+            Clear
+          </Button>
+        </Group>
+      </form>
+    </Paper>
+  );
+}
+
+function Rows({ query, filter, onPage }: { query: AuditQuery; filter: Record<string, string | undefined>; onPage: (cursor?: string) => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const page = useQuery(trpc.history.audit.queryOptions({ ...filter, cursor: query.cursor }));
+  const [exporting, setExporting] = useState<string>();
+  const [exportError, setExportError] = useState<string>();
+
+  const download = async (format: 'csv' | 'json') => {
+    setExporting(format);
+    setExportError(undefined);
+    try {
+      const file = await queryClient.fetchQuery({ ...trpc.history.export.queryOptions({ format, filter }), staleTime: 0 });
+      const url = URL.createObjectURL(new Blob([file.content], { type: file.contentType }));
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = file.filename;
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    } catch (e) {
+      setExportError(errorInfo(e).message);
+    } finally {
+      setExporting(undefined);
+    }
+  };
+
+  return (
+    <Stack gap="xs">
+      <Group justify="space-between">
+        <Group gap="xs">
+          <Button size="xs" variant="default" disabled={!query.cursor} onClick={() => onPage(undefined)}>
+            Newest
+          </Button>
+          <Button size="xs" variant="default" disabled={!page.data?.next} onClick={() => onPage(page.data?.next)} data-testid="audit-older">
+            Older
+          </Button>
+        </Group>
+        <Group gap="xs">
+          <Button size="xs" variant="light" loading={exporting === 'csv'} onClick={() => void download('csv')} data-testid="export-csv">
+            Export CSV
+          </Button>
+          <Button size="xs" variant="light" loading={exporting === 'json'} onClick={() => void download('json')} data-testid="export-json">
+            Export JSON
+          </Button>
+        </Group>
+      </Group>
+      {exportError && <Alert color="red">{exportError}</Alert>}
+      {page.isPending ? (
+        <Loader size="sm" role="status" aria-label="Loading audit rows" />
+      ) : page.isError ? (
+        <Alert color="red" data-testid="audit-error">
+          {errorInfo(page.error).message}
+        </Alert>
+      ) : page.data.items.length === 0 ? (
+        <Text size="sm" c="dimmed" data-testid="audit-empty">
+          No changes match these filters.
+        </Text>
+      ) : (
+        <Paper withBorder style={{ overflowX: 'auto' }}>
+          <Table aria-label="Audit log" data-testid="audit-table" fz="sm" striped>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Time</Table.Th>
+                <Table.Th>Actor</Table.Th>
+                <Table.Th>Action</Table.Th>
+                <Table.Th>Kind</Table.Th>
+                <Table.Th>Namespace</Table.Th>
+                <Table.Th>Object</Table.Th>
+                <Table.Th>Change</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {page.data.items.map((r) => {
+                const href = r.type === 'DELETED' ? undefined : detailHref(r.kind, r.namespace || undefined, r.name);
+                return (
+                  <Table.Tr key={r.rv} data-testid="audit-row" data-actor={r.actor} data-action={r.action} data-name={r.name}>
+                    <Table.Td className="stowage-nowrap" title={r.time}>
+                      {new Date(r.time).toLocaleString()}
+                    </Table.Td>
+                    <Table.Td>
+                      <Badge variant="outline" color="gray" tt="none" size="sm">
+                        {r.actor}
+                      </Badge>
+                    </Table.Td>
+                    <Table.Td>{r.action}</Table.Td>
+                    <Table.Td>{r.kind}</Table.Td>
+                    <Table.Td>{r.namespace}</Table.Td>
+                    <Table.Td>
+                      {href ? (
+                        <Anchor component={Link} href={href} size="sm">
+                          {r.name}
+                        </Anchor>
+                      ) : (
+                        r.name
+                      )}
+                    </Table.Td>
+                    <Table.Td>{r.type === 'ADDED' ? 'created' : r.type === 'DELETED' ? 'removed' : 'modified'}</Table.Td>
+                  </Table.Tr>
+                );
+              })}
+            </Table.Tbody>
+          </Table>
+        </Paper>
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,125 @@
+'use client';
+// An object's history: every change (with who made it and what changed) and every Event
+// about it, each incarnation of the name on its own, newest first.
+import { Alert, Badge, Button, Code, Group, Loader, Paper, Stack, Table, Text, Timeline } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import type { KubeObject } from '@/server/resources/types';
+import type { inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '@/server/trpc/root';
+import { ageOf, errorInfo } from '../format';
+import { StatusBadge } from '../status-badge';
+import { useTRPC } from '../trpc';
+import { useNow } from '../use-now';
+import { formatValue } from './format-value';
+
+type TimelineGroup = inferRouterOutputs<AppRouter>['history']['timeline']['groups'][number];
+type TimelineEntry = TimelineGroup['entries'][number];
+
+export function HistoryTimeline({ obj }: { obj: KubeObject }) {
+  const trpc = useTRPC();
+  const q = useQuery(trpc.history.timeline.queryOptions({ kind: obj.kind, namespace: obj.metadata.namespace, name: obj.metadata.name ?? '' }));
+  if (q.isPending) return <Loader size="sm" role="status" aria-label="Loading history" />;
+  if (q.isError) return <Alert color="red">{errorInfo(q.error).message}</Alert>;
+  if (q.data.groups.length === 0) {
+    return (
+      <Text size="sm" c="dimmed" data-testid="no-history">
+        No history recorded for this object.
+      </Text>
+    );
+  }
+  return (
+    <Stack gap="md" data-testid="history">
+      {q.data.truncated && (
+        <Text size="sm" c="dimmed">
+          Only the newest changes are shown.
+        </Text>
+      )}
+      {q.data.groups.map((g) => (
+        <Incarnation key={g.uid} group={g} current={g.uid === obj.metadata.uid} />
+      ))}
+    </Stack>
+  );
+}
+
+function Incarnation({ group, current }: { group: TimelineGroup; current: boolean }) {
+  const entries = [...group.entries].reverse();
+  return (
+    <Paper withBorder p="md" data-testid="history-incarnation" data-uid={group.uid}>
+      <Group gap="xs" mb="sm">
+        <Text size="sm" fw={600}>
+          {current ? 'This object' : group.exists ? 'Another object of this name' : 'An earlier object of this name (deleted)'}
+        </Text>
+        <Text size="xs" c="dimmed">
+          uid {group.uid}
+        </Text>
+      </Group>
+      <Timeline bulletSize={14} lineWidth={2} active={-1}>
+        {entries.map((e) => (
+          <Timeline.Item key={`${e.entry}-${e.rv}`} title={<EntryTitle e={e} />} data-testid="history-entry" data-action={e.action} data-actor={e.actor}>
+            <EntryBody e={e} />
+          </Timeline.Item>
+        ))}
+      </Timeline>
+    </Paper>
+  );
+}
+
+function EntryTitle({ e }: { e: TimelineEntry }) {
+  return (
+    <Group gap={6}>
+      {e.entry === 'event' && e.event && <StatusBadge value={e.event.type} />}
+      <Text size="sm" fw={500} span>
+        {e.summary.join(' · ')}
+      </Text>
+    </Group>
+  );
+}
+
+function EntryBody({ e }: { e: TimelineEntry }) {
+  const now = useNow(5000);
+  const [open, setOpen] = useState(false);
+  return (
+    <Stack gap={4} mt={2}>
+      {e.event?.message && <Text size="sm">{e.event.message}</Text>}
+      <Group gap={8}>
+        <Text size="xs" c="dimmed" title={e.time}>
+          {e.time ? `${ageOf(e.time, now)} ago` : ''}
+        </Text>
+        <Badge size="sm" variant="outline" color="gray" tt="none" data-testid="history-actor">
+          {e.actor}
+        </Badge>
+        <Text size="xs" c="dimmed">
+          {e.action}
+        </Text>
+        {e.changes.length > 0 && (
+          <Button size="compact-xs" variant="subtle" onClick={() => setOpen((o) => !o)} aria-expanded={open}>
+            {open ? 'Hide changes' : `Show ${e.changes.length} change${e.changes.length === 1 ? '' : 's'}`}
+          </Button>
+        )}
+      </Group>
+      {open && (
+        <Table withTableBorder fz="xs" aria-label="Changes" data-testid="history-diff">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Field</Table.Th>
+              <Table.Th>Before</Table.Th>
+              <Table.Th>After</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {e.changes.map((c) => (
+              <Table.Tr key={c.path}>
+                <Table.Td>
+                  <Code>{c.path || '(object)'}</Code>
+                </Table.Td>
+                <Table.Td style={{ wordBreak: 'break-all' }}>{formatValue(c.before)}</Table.Td>
+                <Table.Td style={{ wordBreak: 'break-all' }}>{formatValue(c.after)}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,39 @@
+-- Volume history and audit: one row per committed change, written by the same statement
+-- as the change-log row (server/store/flush.ts) and never compacted.
+-- CreateTable
+CREATE TABLE "history" (
+    "rv" BIGINT NOT NULL,
+    "type" TEXT NOT NULL,
+    "action" TEXT NOT NULL,
+    "actor" TEXT NOT NULL,
+    "kind" TEXT NOT NULL,
+    "namespace" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "uid" TEXT NOT NULL,
+    "involved_uid" TEXT,
+    "object" JSON NOT NULL,
+    "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "history_pkey" PRIMARY KEY ("rv")
+);
+
+-- CreateIndex
+CREATE INDEX "history_uid_rv_idx" ON "history"("uid", "rv");
+
+-- CreateIndex
+CREATE INDEX "history_kind_namespace_name_rv_idx" ON "history"("kind", "namespace", "name", "rv");
+
+-- CreateIndex
+CREATE INDEX "history_involved_uid_rv_idx" ON "history"("involved_uid", "rv");
+
+-- CreateIndex
+CREATE INDEX "history_actor_rv_idx" ON "history"("actor", "rv");
+
+-- CreateIndex
+CREATE INDEX "history_namespace_rv_idx" ON "history"("namespace", "rv");
+
+-- CreateIndex
+CREATE INDEX "history_kind_rv_idx" ON "history"("kind", "rv");
+
+-- CreateIndex
+CREATE INDEX "history_created_at_idx" ON "history"("created_at");
