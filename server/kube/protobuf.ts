@@ -3,62 +3,9 @@
 // kubectl fetches /openapi/v2 as `application/com.github.proto-openapi.spec.v2@v1.0+protobuf`
 // and decodes it with that schema. Field numbers below are those of the .proto file.
 import { stringify } from 'yaml';
+import { Writer } from './protobuf-wire';
 
 type Obj = Record<string, unknown>;
-
-/** Accumulates one message: each field is a tag, then the varint/length-delimited value. */
-class Writer {
-  private readonly parts: Buffer[] = [];
-
-  private varint(n: number): void {
-    const bytes: number[] = [];
-    let v = n;
-    while (v > 0x7f) {
-      bytes.push((v & 0x7f) | 0x80);
-      v = Math.floor(v / 128);
-    }
-    bytes.push(v);
-    this.parts.push(Buffer.from(bytes));
-  }
-
-  private tag(field: number, wire: 0 | 2): void {
-    this.varint(field * 8 + wire);
-  }
-
-  bytes(field: number, b: Buffer): this {
-    this.tag(field, 2);
-    this.varint(b.length);
-    this.parts.push(b);
-    return this;
-  }
-
-  string(field: number, s: unknown): this {
-    if (typeof s === 'string' && s !== '') this.bytes(field, Buffer.from(s, 'utf8'));
-    return this;
-  }
-
-  strings(field: number, list: unknown): this {
-    if (Array.isArray(list)) for (const s of list) this.bytes(field, Buffer.from(String(s), 'utf8'));
-    return this;
-  }
-
-  bool(field: number, b: unknown): this {
-    if (b === true) {
-      this.tag(field, 0);
-      this.varint(1);
-    }
-    return this;
-  }
-
-  message(field: number, m: Buffer | undefined): this {
-    if (m !== undefined) this.bytes(field, m);
-    return this;
-  }
-
-  done(): Buffer {
-    return Buffer.concat(this.parts);
-  }
-}
 
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
