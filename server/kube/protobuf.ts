@@ -21,10 +21,23 @@ function vendorExtensions(w: Writer, field: number, o: Obj): void {
   }
 }
 
+/**
+ * Schema: _ref 1, description 4, required 19, additional_properties 21 (AdditionalPropertiesItem
+ * {schema = 1}), type 22 (TypeItem {value = 1}), items 23 (ItemsItem {schema = 1}),
+ * properties 25 (Properties {additional_properties = 1: NamedSchema {name = 1, value = 2}}),
+ * vendor_extension 31.
+ */
 function schema(s: unknown): Buffer | undefined {
   if (!isObj(s)) return undefined;
-  const w = new Writer().string(1, s.$ref).string(4, s.description);
+  const w = new Writer().string(1, s.$ref).string(4, s.description).strings(19, s.required);
+  if (isObj(s.additionalProperties)) w.message(21, new Writer().message(1, schema(s.additionalProperties)).done());
   if (s.type !== undefined) w.message(22, new Writer().strings(1, Array.isArray(s.type) ? s.type : [s.type]).done());
+  if (isObj(s.items)) w.message(23, new Writer().message(1, schema(s.items)).done());
+  if (isObj(s.properties)) {
+    const props = new Writer();
+    for (const [name, child] of Object.entries(s.properties)) props.message(1, new Writer().string(1, name).message(2, schema(child) ?? Buffer.alloc(0)).done());
+    w.message(25, props.done());
+  }
   vendorExtensions(w, 31, s);
   return w.done();
 }
