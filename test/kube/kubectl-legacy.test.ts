@@ -85,6 +85,15 @@ describe.skipIf(!bin)('kubectl 1.20', () => {
     expect(await ok(['create', '-n', 'team-a', '-f', manifest('pod.yaml'), '--dry-run=server'])).toBe('pod/web-0 created (server dry run)\n');
   });
 
+  test('create namespace (1.20 sends JSON, unlike 1.32); auth can-i answers from the roles', async () => {
+    expect(await ok(['create', 'namespace', 'legacy-ns'])).toBe('namespace/legacy-ns created\n');
+    expect(await ok(['get', 'ns', 'legacy-ns', '-o', 'jsonpath={.status.phase}'])).toBe('Active');
+    expect((await kubectl(['auth', 'can-i', 'create', 'pv'])).stdout).toBe('yes\n');
+    const no = await kubectl(['auth', 'can-i', 'create', 'pv'], { user: 'dev' });
+    expect(no.code).toBe(1);
+    expect(no.stdout).toMatch(/^no\b/);
+  });
+
   test('get -w and errors', async () => {
     const child = kubectl.spawn(['get', 'pv', 'legacy-pv', '-w']);
     let out = '';
