@@ -90,7 +90,9 @@ export async function serveWatch(w: WatchRequest): Promise<void> {
     },
   });
 
-  const protobuf = out.protobuf === true;
+  // A stream cannot change format midway, and one object protobuf cannot carry would end
+  // it: protobuf only for a client that accepts nothing else; JSON when it also does.
+  const protobuf = out.protobuf === true && out.fallback === undefined;
   res.writeHead(200, { 'Content-Type': protobuf ? PROTOBUF_WATCH_MEDIA_TYPE : 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
   res.socket?.setNoDelay(true);

@@ -164,9 +164,24 @@ describe('protobuf watch', () => {
     return out;
   }
 
+  test('a client that also accepts JSON watches in JSON (a stream cannot switch format for one object)', async () => {
+    const r = await api({ path: '/apis/storage.k8s.io/v1/storageclasses?watch=true&timeoutSeconds=1', headers: { Accept: CLIENT_GO } });
+    expect(r.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(r.text.split('\n')[0])).toMatchObject({ type: 'ADDED', object: { kind: 'StorageClass' } });
+  });
+
+  test('a pod protobuf cannot carry ends a protobuf-only watch with an ERROR event, not a silent gap', async () => {
+    const r = await api({ path: `/api/v1/namespaces/${DEV_NAMESPACE}/pods?watch=true&timeoutSeconds=1&fieldSelector=metadata.name%3Dweb-0`, headers: { Accept: PB } });
+    expect(r.headers['content-type']).toBe(`${PB};stream=watch`);
+    const got = events(r.raw);
+    expect(got).toHaveLength(1);
+    expect(got[0][0]).toBe('ERROR');
+    expect(got[0][1]).toMatchObject({ kind: 'Status', code: 406, reason: 'NotAcceptable' });
+  });
+
   test('length-prefixed WatchEvents with the objects in protobuf, then the watch-list bookmark', async () => {
     const q = 'watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1';
-    const r = await api({ path: `/apis/storage.k8s.io/v1/storageclasses?${q}`, headers: { Accept: `${PB};stream=watch, ${PB}, application/json` } });
+    const r = await api({ path: `/apis/storage.k8s.io/v1/storageclasses?${q}`, headers: { Accept: `${PB};stream=watch, ${PB}` } });
     expect(r.headers['content-type']).toBe(`${PB};stream=watch`);
     const got = events(r.raw);
     const json = await api({ path: '/apis/storage.k8s.io/v1/storageclasses/slow' });
