@@ -134,6 +134,15 @@ function encodeField(w: Writer, f: Field, v: unknown, at: string): void {
     case 'quantity':
       w.bytes(f.no, encodeQuantity(v, at));
       return;
+    case 'intOrString': {
+      const m = new Writer();
+      if (typeof v === 'number') {
+        if (!Number.isInteger(v) || v < -(2 ** 31) || v >= 2 ** 31) throw new Unrepresentable(at, 'not an int32');
+        m.tag(1, 0).varint(0).tag(2, 0).varint(v);
+      } else m.tag(1, 0).varint(1).bytes(3, encodeString(v, at));
+      w.bytes(f.no, m.done());
+      return;
+    }
     case 'fieldsV1':
       if (!isObj(v)) throw new Unrepresentable(at, 'not an object');
       w.bytes(f.no, new Writer().bytes(1, Buffer.from(JSON.stringify(v), 'utf8')).done());
@@ -311,6 +320,18 @@ function decodeField(out: Obj, f: Field, v: WireValue, at: string): void {
     case 'quantity':
       value = decodeQuantity(asBuffer(v, at), at);
       break;
+    case 'intOrString': {
+      let isString = false;
+      let n = 0;
+      let text = '';
+      for (const [no, x] of readFields(asBuffer(v, at))) {
+        if (no === 1) isString = integer(x, 64, at) === 1;
+        if (no === 2) n = integer(x, 32, at);
+        if (no === 3) text = utf8(asBuffer(x, at), at);
+      }
+      value = isString ? text : n;
+      break;
+    }
     case 'fieldsV1': {
       let raw: Buffer = Buffer.alloc(0);
       for (const [no, x] of readFields(asBuffer(v, at))) if (no === 1) raw = asBuffer(x, at);

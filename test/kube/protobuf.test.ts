@@ -50,6 +50,7 @@ describe('protobuf answers for every kind served', () => {
     await create('/api/v1/persistentvolumes', manifest('local-pv.yaml'));
     await create(`/api/v1/namespaces/${DEV_NAMESPACE}/persistentvolumeclaims`, manifest('claim.yaml'));
     await create(`/api/v1/namespaces/${DEV_NAMESPACE}/pods`, storagePod);
+    await create(`/api/v1/namespaces/${DEV_NAMESPACE}/pods`, manifest('pod.yaml'));
     await create('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1', labels: { 'kubernetes.io/hostname': 'node-1' } }, status: { capacity: { storage: '100Gi' } } });
     await create(`/api/v1/namespaces/${DEV_NAMESPACE}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' }, data: { a: 'b' }, binaryData: { bin: 'AAH/' } });
     await create(`/api/v1/namespaces/${DEV_NAMESPACE}/secrets`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, type: 'Opaque', data: { password: 'cGFzcw==' } });
@@ -74,6 +75,7 @@ describe('protobuf answers for every kind served', () => {
     ['/api/v1/persistentvolumes/example-local-pv'],
     [`/api/v1/namespaces/${DEV_NAMESPACE}/persistentvolumeclaims/myclaim`],
     [`/api/v1/namespaces/${DEV_NAMESPACE}/pods/small`],
+    [`/api/v1/namespaces/${DEV_NAMESPACE}/pods/web-0`],
     ['/api/v1/nodes/node-1'],
     [`/api/v1/namespaces/${DEV_NAMESPACE}`],
     [`/api/v1/namespaces/${DEV_NAMESPACE}/configmaps/cm`],
@@ -127,19 +129,22 @@ describe('protobuf answers for every kind served', () => {
 
 describe('what protobuf cannot carry', () => {
   beforeAll(async () => {
-    // A typical Deployment's pod: ports, env, probes ... are kept, but Stowage's Pod table does not carry them.
-    await create(`/api/v1/namespaces/${DEV_NAMESPACE}/pods`, manifest('pod.yaml'));
+    // A typical Deployment's pod with a preStop hook: kept as sent, but Stowage's Pod table does not carry lifecycle hooks.
+    const pod = manifest('pod.yaml');
+    pod.metadata.name = 'hooked';
+    pod.spec.containers[0].lifecycle = { preStop: { exec: { command: ['nginx', '-s', 'quit'] } } };
+    await create(`/api/v1/namespaces/${DEV_NAMESPACE}/pods`, pod);
   });
 
   test('is answered as JSON when the client also accepts JSON', async () => {
-    const r = await api({ path: `/api/v1/namespaces/${DEV_NAMESPACE}/pods/web-0`, headers: { Accept: `${PB}, */*` } });
+    const r = await api({ path: `/api/v1/namespaces/${DEV_NAMESPACE}/pods/hooked`, headers: { Accept: `${PB}, */*` } });
     expect(r.status).toBe(200);
     expect(r.headers['content-type']).toBe('application/json');
-    expect(r.json.spec.containers[0].ports).toEqual([{ name: 'http', containerPort: 80, protocol: 'TCP' }]);
+    expect(r.json.spec.containers[0].lifecycle).toEqual({ preStop: { exec: { command: ['nginx', '-s', 'quit'] } } });
   });
 
   test('is a 406 (as a protobuf Status) when the client accepts protobuf only', async () => {
-    const r = await api({ path: `/api/v1/namespaces/${DEV_NAMESPACE}/pods/web-0`, headers: { Accept: PB } });
+    const r = await api({ path: `/api/v1/namespaces/${DEV_NAMESPACE}/pods/hooked`, headers: { Accept: PB } });
     expect(r.status).toBe(406);
     expect(decoded(r)).toMatchObject({ kind: 'Status', reason: 'NotAcceptable', code: 406 });
     // A list holding it is refused whole, not sent without it.
@@ -171,7 +176,7 @@ describe('protobuf watch', () => {
   });
 
   test('a pod protobuf cannot carry ends a protobuf-only watch with an ERROR event, not a silent gap', async () => {
-    const r = await api({ path: `/api/v1/namespaces/${DEV_NAMESPACE}/pods?watch=true&timeoutSeconds=1&fieldSelector=metadata.name%3Dweb-0`, headers: { Accept: PB } });
+    const r = await api({ path: `/api/v1/namespaces/${DEV_NAMESPACE}/pods?watch=true&timeoutSeconds=1&fieldSelector=metadata.name%3Dhooked`, headers: { Accept: PB } });
     expect(r.headers['content-type']).toBe(`${PB};stream=watch`);
     const got = events(r.raw);
     expect(got).toHaveLength(1);
