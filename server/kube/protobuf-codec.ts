@@ -33,15 +33,30 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !
 
 /** Sets a key as an own data property, so names such as "__proto__" stay plain data. */
 function put(o: Obj, key: string, value: unknown): void {
-  Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__') Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+  else o[key] = value;
 }
 
 // --- timestamps ----------------------------------------------------------------------------
 
 const TIME_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{6}))?Z$/;
 
+type ParsedTime = { seconds: bigint; nanos: number } | undefined;
+
+/** Timestamps repeat across the items of a list: the last few thousand are remembered. */
+const timeCache = new Map<string, ParsedTime>();
+
+function parseTime(text: string, micro: boolean): ParsedTime {
+  const key = `${micro ? 'u' : 's'}${text}`;
+  if (timeCache.has(key)) return timeCache.get(key);
+  const t = parseTimeUncached(text, micro);
+  if (timeCache.size >= 4096) timeCache.clear();
+  timeCache.set(key, t);
+  return t;
+}
+
 /** Seconds (and nanoseconds) of a timestamp spelled exactly as upstream writes it, else undefined. */
-function parseTime(text: string, micro: boolean): { seconds: bigint; nanos: number } | undefined {
+function parseTimeUncached(text: string, micro: boolean): ParsedTime {
   const m = TIME_RE.exec(text);
   if (!m || (m[7] !== undefined) !== micro) return undefined;
   const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
@@ -183,6 +198,7 @@ function namesOf(schema: Schema): Set<string> {
 }
 
 const nameCache = new WeakMap<Schema, Set<string>>();
+const sortedCache = new WeakMap<Schema, Field[]>();
 
 /** A message; `inlined` when its fields sit in a parent object that has others too (the parent checks the keys). */
 function encodeMessage(o: Obj, schema: Schema, at: string, inlined = false): Buffer {
@@ -191,8 +207,10 @@ function encodeMessage(o: Obj, schema: Schema, at: string, inlined = false): Buf
   for (const key of inlined ? [] : Object.keys(o)) {
     if (!names.has(key) && o[key] !== undefined) throw new Unrepresentable(`${at}.${key}`, 'no protobuf field');
   }
+  let sorted = sortedCache.get(schema);
+  if (!sorted) sortedCache.set(schema, (sorted = [...schema].sort((a, b) => a.no - b.no)));
   const w = new Writer();
-  for (const f of [...schema].sort((a, b) => a.no - b.no)) {
+  for (const f of sorted) {
     if (f.type === 'inline') {
       // Always written, as upstream writes an embedded struct.
       w.bytes(f.no, encodeMessage(o, f.schema!, at, true));

@@ -9,16 +9,25 @@ export const malformedProtobuf = (message: string) => new StowageError('BadReque
 /** Accumulates one message: each field is a tag, then its varint or length-delimited value. */
 export class Writer {
   private readonly parts: Buffer[] = [];
+  /** Tags and varints, gathered until the next payload so they cost one Buffer together. */
+  private pending: number[] = [];
 
   varint(n: number | bigint): this {
-    let v = typeof n === 'bigint' ? BigInt.asUintN(64, n) : BigInt.asUintN(64, BigInt(n));
-    const bytes: number[] = [];
+    if (typeof n === 'number' && n >= 0 && n <= 0x7fffffff) {
+      let v = n;
+      while (v > 0x7f) {
+        this.pending.push((v & 0x7f) | 0x80);
+        v >>>= 7;
+      }
+      this.pending.push(v);
+      return this;
+    }
+    let v = BigInt.asUintN(64, typeof n === 'bigint' ? n : BigInt(n));
     while (v > 0x7fn) {
-      bytes.push(Number(v & 0x7fn) | 0x80);
+      this.pending.push(Number(v & 0x7fn) | 0x80);
       v >>= 7n;
     }
-    bytes.push(Number(v));
-    this.parts.push(Buffer.from(bytes));
+    this.pending.push(Number(v));
     return this;
   }
 
@@ -26,8 +35,16 @@ export class Writer {
     return this.varint(field * 8 + wire);
   }
 
+  private flush(): void {
+    if (this.pending.length > 0) {
+      this.parts.push(Buffer.from(this.pending));
+      this.pending = [];
+    }
+  }
+
   bytes(field: number, b: Buffer): this {
     this.tag(field, 2).varint(b.length);
+    this.flush();
     this.parts.push(b);
     return this;
   }
@@ -55,7 +72,8 @@ export class Writer {
   }
 
   done(): Buffer {
-    return Buffer.concat(this.parts);
+    this.flush();
+    return this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts);
   }
 }
 
