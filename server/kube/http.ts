@@ -131,6 +131,14 @@ function protobufOf(body: unknown): Buffer | undefined {
 }
 
 /**
+ * Before a write: a client that accepts protobuf only gets its 406 before anything is
+ * stored when the object to write already has something protobuf cannot carry.
+ */
+export function checkAnswerable(out: Output, obj: unknown): void {
+  if (out.protobuf && !out.fallback && protobufOf(obj) === undefined) throw notAcceptable(['application/json', 'application/yaml']);
+}
+
+/**
  * THE answer of a resource request, in the negotiated form: protobuf when asked for and
  * the object fits its kind's protobuf schema whole; else the JSON/YAML the client also
  * accepts; else 406, as upstream answers for kinds without protobuf.

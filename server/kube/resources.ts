@@ -10,7 +10,7 @@ import type { KubeObject, Strategy } from '../resources/types';
 import { checkObjectHeader } from '../services/manifest';
 import type { ObjectService } from '../services/objects';
 import { applyFieldValidation } from './field-validation';
-import { addWarnings, decodeBody, readBody, sendKube } from './http';
+import { addWarnings, checkAnswerable, decodeBody, readBody, sendKube } from './http';
 import { applyPatch, patchTypeOf } from './patch/apply-patch';
 import { recordUpdate, serverSideApply, updateManager } from './patch/server-side-apply';
 import { invalidListOptions, parseDeleteOptions, parseListQuery, parseWriteQuery, validateListOptions, type ListQuery, type Output } from './query';
@@ -126,6 +126,7 @@ async function create(r: ResourceRequest): Promise<void> {
     const entries = recordUpdate(undefined, obj, updateManager(w.fieldManager, r.req.headers['user-agent']), timestampNow());
     if (entries.length > 0) obj.metadata.managedFields = entries;
   }
+  checkAnswerable(r.out, obj);
   const created = await r.objects.create(r.principal, obj, { dryRun: w.dryRun });
   sendKube(r.res, 201, shapeObject(r.strategy, created, r.out), r.out);
 }
@@ -136,6 +137,7 @@ async function update(r: ResourceRequest): Promise<void> {
   const body = decodeBody(r.req, await readBody(r.req, r.maxBodyBytes));
   const obj = objectForPath(r.strategy, body, r.namespace, r.name);
   addWarnings(r.res, [...applyFieldValidation(r.strategy, obj, w.fieldValidation), ...objectWarnings(r, obj)]);
+  checkAnswerable(r.out, obj);
   const updated = await r.objects.update(r.principal, obj, {
     dryRun: w.dryRun,
     subresource: r.subresource === 'status' ? 'status' : undefined,
@@ -169,6 +171,7 @@ async function apply(r: ResourceRequest, body: unknown, w: ReturnType<typeof par
     const o = objectForPath(r.strategy, obj, r.namespace, r.name);
     const warnings = [...applyFieldValidation(r.strategy, o, w.fieldValidation), ...objectWarnings(r, o)];
     if (first) addWarnings(r.res, warnings);
+    checkAnswerable(r.out, o);
     return o;
   };
   try {
@@ -211,6 +214,7 @@ async function patch(r: ResourceRequest): Promise<void> {
       }
       const warnings = [...applyFieldValidation(r.strategy, obj, w.fieldValidation), ...objectWarnings(r, obj)];
       if (attempt === 0) addWarnings(r.res, warnings);
+      checkAnswerable(r.out, obj);
       return obj;
     },
     { dryRun: w.dryRun, subresource: r.subresource === 'status' ? 'status' : undefined },

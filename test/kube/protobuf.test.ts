@@ -151,6 +151,16 @@ describe('what protobuf cannot carry', () => {
     const list = await api({ path: `/api/v1/namespaces/${DEV_NAMESPACE}/pods`, headers: { Accept: PB } });
     expect(list.status).toBe(406);
   });
+
+  test('a write whose object protobuf cannot carry is refused before anything is stored', async () => {
+    const before = await h.ts.store.currentResourceVersion();
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'never' }, spec: { containers: [{ name: 'c', lifecycle: { postStart: { exec: { command: ['true'] } } } }] } };
+    const r = await api({ method: 'POST', path: `/api/v1/namespaces/${DEV_NAMESPACE}/pods`, body: pod, headers: { Accept: PB } });
+    expect(r.status).toBe(406);
+    const patch = await api({ method: 'PATCH', path: `/api/v1/namespaces/${DEV_NAMESPACE}/pods/small`, body: { metadata: { labels: { a: 'b' } }, spec: { hostIPC: true } }, headers: { Accept: PB, 'Content-Type': 'application/merge-patch+json' } });
+    expect(patch.status).toBe(406);
+    expect(await h.ts.store.currentResourceVersion()).toBe(before);
+  });
 });
 
 describe('protobuf watch', () => {
