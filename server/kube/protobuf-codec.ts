@@ -130,9 +130,6 @@ function encodeField(w: Writer, f: Field, v: unknown, at: string): void {
       w.tag(f.no, 0).varint(v);
       return;
     }
-    case 'bytes':
-      w.bytes(f.no, encodeMapValue({ ...f, values: 'bytes' }, v, at));
-      return;
     case 'strings':
       if (!Array.isArray(v) || v.length === 0) throw new Unrepresentable(at, 'not a non-empty list');
       v.forEach((s, i) => w.bytes(f.no, encodeString(s, `${at}[${i}]`)));
@@ -316,9 +313,6 @@ function decodeField(out: Obj, f: Field, v: WireValue, at: string): void {
     case 'int32':
     case 'int64':
       value = integer(v, f.type === 'int32' ? 32 : 64, at);
-      break;
-    case 'bytes':
-      value = asBuffer(v, at).toString('base64');
       break;
     case 'strings': {
       const list = Array.isArray(out[f.name]) ? (out[f.name] as unknown[]) : [];

@@ -14,7 +14,6 @@ export type FieldType =
   | 'bool'
   | 'int32'
   | 'int64'
-  | 'bytes'
   | 'strings'
   /** meta/v1 Time {seconds = 1, nanos = 2}, RFC 3339 to the second in JSON. */
   | 'time'
