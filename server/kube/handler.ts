@@ -29,7 +29,7 @@ export interface KubeHandlerOptions {
 
 // Asked for as `...spec.v2@v1.0+protobuf`; answered with the form Go's mime parser accepts ('@' is not a token character).
 const OPENAPI_PROTOBUF = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
-const SUPPORTED_OUTPUT = ['application/json', 'application/yaml', 'application/json;as=Table;v=v1;g=meta.k8s.io'];
+const SUPPORTED_OUTPUT = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf', 'application/json;as=Table;v=v1;g=meta.k8s.io'];
 
 function notFound(): StowageError {
   return new StowageError('NotFound', 'the server could not find the requested resource');

@@ -1,12 +1,13 @@
 // The HTTP plumbing every endpoint shares: reading a bounded body, decoding JSON/YAML,
-// writing JSON/YAML responses and Status errors.
+// writing responses (JSON, YAML or protobuf, negotiated in sendKube) and Status errors.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzip } from 'node:zlib';
 import { stringify as stringifyYaml } from 'yaml';
 import { StowageError } from '../domain/errors';
 import { checkUntrusted, parseYamlValue } from '../services/manifest';
-import type { KubeStatus } from './status';
-import { decodeKubeProtobuf, PROTOBUF_MEDIA_TYPE } from './protobuf-decode';
+import { negotiateOutput, type Output } from './query';
+import { notAcceptable, type KubeStatus } from './status';
+import { decodeKubeProtobuf, encodeKubeProtobuf, PROTOBUF_MEDIA_TYPE, Unrepresentable } from './protobuf-codec';
 
 /** Upstream's default limit on a request body (3 MiB). */
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -97,16 +98,13 @@ export function acceptsGzip(header: string | string[] | undefined): boolean {
   return false;
 }
 
-export function sendObject(res: ServerResponse, code: number, body: unknown, yaml = false): void {
-  const text = Buffer.from(yaml ? stringifyYaml(body) : JSON.stringify(body));
-  const headers: Record<string, string> = {
-    'Content-Type': yaml ? 'application/yaml' : 'application/json',
-    'Cache-Control': 'no-cache, private',
-  };
-  if (text.length > GZIP_THRESHOLD_BYTES && acceptsGzip(res.req?.headers['accept-encoding'])) {
-    gzip(text, { level: 1 }, (err, zipped) => {
+/** Writes a whole answer, gzipped when it is large and the client accepts gzip. */
+function sendBody(res: ServerResponse, code: number, body: Buffer, contentType: string): void {
+  const headers: Record<string, string> = { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private' };
+  if (body.length > GZIP_THRESHOLD_BYTES && acceptsGzip(res.req?.headers['accept-encoding'])) {
+    gzip(body, { level: 1 }, (err, zipped) => {
       if (err || res.headersSent || res.destroyed) {
-        if (!res.headersSent) res.writeHead(code, { ...headers, 'Content-Length': String(text.length) }).end(text);
+        if (!res.headersSent) res.writeHead(code, { ...headers, 'Content-Length': String(body.length) }).end(body);
         return;
       }
       res.writeHead(code, { ...headers, 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding', 'Content-Length': String(zipped.length) });
@@ -114,8 +112,45 @@ export function sendObject(res: ServerResponse, code: number, body: unknown, yam
     });
     return;
   }
-  res.writeHead(code, { ...headers, 'Content-Length': String(text.length) });
-  res.end(text);
+  res.writeHead(code, { ...headers, 'Content-Length': String(body.length) });
+  res.end(body);
+}
+
+export function sendObject(res: ServerResponse, code: number, body: unknown, yaml = false): void {
+  sendBody(res, code, Buffer.from(yaml ? stringifyYaml(body) : JSON.stringify(body)), yaml ? 'application/yaml' : 'application/json');
+}
+
+/** The protobuf form of an object, or undefined when protobuf cannot carry all of it. */
+function protobufOf(body: unknown): Buffer | undefined {
+  try {
+    return encodeKubeProtobuf(body);
+  } catch (e) {
+    if (e instanceof Unrepresentable) return undefined;
+    throw e;
+  }
+}
+
+/**
+ * Before a write: a client that accepts protobuf only gets its 406 before anything is
+ * stored when the object to write already has something protobuf cannot carry.
+ */
+export function checkAnswerable(out: Output, obj: unknown): void {
+  if (out.protobuf && !out.fallback && protobufOf(obj) === undefined) throw notAcceptable(['application/json', 'application/yaml']);
+}
+
+/**
+ * THE answer of a resource request, in the negotiated form: protobuf when asked for and
+ * the object fits its kind's protobuf schema whole; else the JSON/YAML the client also
+ * accepts; else 406, as upstream answers for kinds without protobuf.
+ */
+export function sendKube(res: ServerResponse, code: number, body: unknown, out: Output): void {
+  if (out.protobuf) {
+    const bytes = protobufOf(body);
+    if (bytes) return sendBody(res, code, bytes, PROTOBUF_MEDIA_TYPE);
+    if (!out.fallback) throw notAcceptable(['application/json', 'application/yaml']);
+    return sendObject(res, code, body, out.fallback.yaml);
+  }
+  sendObject(res, code, body, out.yaml);
 }
 
 /** Header values carry printable ASCII only: anything else (a field name a client made up) is \u-escaped. */
@@ -136,7 +171,16 @@ export function sendStatus(res: ServerResponse, status: KubeStatus): void {
     res.destroy();
     return;
   }
-  sendObject(res, status.code, status);
+  // Errors come in the form the request asked for, as upstream encodes them.
+  let out: Output | undefined;
+  try {
+    out = negotiateOutput(res.req?.headers.accept, new URLSearchParams());
+  } catch {
+    out = undefined;
+  }
+  const bytes = out?.protobuf ? protobufOf(status) : undefined;
+  if (bytes) sendBody(res, status.code, bytes, PROTOBUF_MEDIA_TYPE);
+  else sendObject(res, status.code, status);
 }
 
 export function bearerToken(req: IncomingMessage): string | undefined {

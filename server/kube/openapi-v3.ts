@@ -114,7 +114,17 @@ function kindSchema(s: Strategy): Schema {
   return schema;
 }
 
-function listSchema(s: Strategy): Schema {
+/** Each kind's schema and its list's, by upstream definition name; `$ref`s point under `refPrefix`. */
+export function kindDefinitions(refPrefix: string, of: readonly Strategy[] = strategies): Record<string, Schema> {
+  const out: Record<string, Schema> = {};
+  for (const s of of) {
+    out[definitionName(s)] = kindSchema(s);
+    out[definitionName(s, `${s.kind}List`)] = listSchema(s, refPrefix);
+  }
+  return out;
+}
+
+function listSchema(s: Strategy, refPrefix = '#/components/schemas/'): Schema {
   return {
     description: `A list of ${s.kind} objects.`,
     type: 'object',
@@ -122,7 +132,7 @@ function listSchema(s: Strategy): Schema {
     properties: {
       apiVersion: { type: 'string', description: DOCS['*'].apiVersion },
       kind: { type: 'string', description: DOCS['*'].kind },
-      items: { type: 'array', items: { $ref: `#/components/schemas/${definitionName(s)}` } },
+      items: { type: 'array', items: { $ref: `${refPrefix}${definitionName(s)}` } },
       metadata: { type: 'object', description: 'Standard list metadata: resourceVersion and continue.' },
     },
     'x-kubernetes-group-version-kind': [{ group: s.group, kind: `${s.kind}List`, version: s.version }],
@@ -190,11 +200,8 @@ export function openApiV3(): Documents {
   for (const [key, list] of groups) {
     const schemas: Record<string, Schema> = {};
     const paths: Record<string, Schema> = {};
-    for (const s of list) {
-      schemas[definitionName(s)] = kindSchema(s);
-      schemas[definitionName(s, `${s.kind}List`)] = listSchema(s);
-      Object.assign(paths, pathsOf(s));
-    }
+    Object.assign(schemas, kindDefinitions('#/components/schemas/', list));
+    for (const s of list) Object.assign(paths, pathsOf(s));
     const doc = { openapi: '3.0.0', info: { title: 'Stowage', version: KUBE_VERSION.gitVersion }, paths, components: { schemas } };
     const hash = createHash('sha512').update(JSON.stringify(doc)).digest('hex').slice(0, 64).toUpperCase();
     byPath.set(key, { doc, hash });

@@ -1,12 +1,18 @@
 // The OpenAPI v2 document clients read to learn what each kind's endpoints accept.
-// kubectl reads three things from it: the x-kubernetes-group-version-kind of each PATCH
-// operation, the patch types it consumes (so `apply` and `edit` send strategic merge
-// patches), and whether it takes `fieldValidation` and `dryRun` (so validation happens
-// server-side and `--dry-run=server` works). Definitions are left out on purpose: kubectl
-// then computes patches from its built-in types, which know these kinds exactly.
+// kubectl reads from it: the x-kubernetes-group-version-kind of each PATCH operation, the
+// patch types it consumes, whether it takes `fieldValidation` and `dryRun` (so validation
+// happens server-side and `--dry-run=server` works), and the definitions, which an old
+// kubectl (1.20, which predates /openapi/v3) uses for `kubectl explain` and to validate
+// manifests before sending them. The definitions are the /openapi/v3 schemas (the same zod
+// shapes the server validates with), in v2's form.
+//
+// PATCH operations leave strategic merge patch out of their media types, as the v3
+// document does: kubectl then computes apply patches from its built-in types (which know
+// these kinds' merge keys) rather than from these definitions (which carry none).
 import { strategies } from '../resources/registry';
 import type { Strategy } from '../resources/types';
 import { KUBE_VERSION } from './discovery';
+import { kindDefinitions } from './openapi-v3';
 import { PATCH_TYPES } from './patch/apply-patch';
 
 type Param = Record<string, unknown>;
@@ -41,6 +47,34 @@ const listParams = [
 ];
 
 const JSON_TYPES = ['application/json', 'application/yaml'];
+const V2_PATCH_TYPES = PATCH_TYPES.filter((t) => t !== 'application/strategic-merge-patch+json');
+
+type Schema = Record<string, any>;
+
+/**
+ * A v3 (zod-generated) schema in the form kubectl's v2 reader takes: refs under
+ * #/definitions/; an object that also takes fields it does not list (a pod's containers,
+ * loosely kept volume sources) becomes a map, since kubectl treats any object with
+ * properties as closed and would refuse the fields it does not know; unions become
+ * untyped (any value), as v2 has no anyOf.
+ */
+function toV2(v3: Schema): Schema {
+  if (v3.$ref) return { $ref: String(v3.$ref).replace('#/components/schemas/', '#/definitions/'), ...(v3.description ? { description: v3.description } : {}) };
+  const out: Schema = {};
+  if (v3.description) out.description = v3.description;
+  if (v3.anyOf || v3.oneOf) return out;
+  if (v3.type) out.type = v3.type;
+  for (const [k, v] of Object.entries(v3)) if (k.startsWith('x-')) out[k] = v;
+  if (v3.type === 'array' && v3.items) out.items = toV2(v3.items);
+  const open = v3.additionalProperties !== undefined && v3.additionalProperties !== false;
+  if (v3.properties && !open) {
+    out.properties = Object.fromEntries(Object.entries<Schema>(v3.properties).map(([name, child]) => [name, toV2(child)]));
+    if (Array.isArray(v3.required) && v3.required.length > 0) out.required = v3.required;
+  } else if (open && typeof v3.additionalProperties === 'object' && Object.keys(v3.additionalProperties).length > 0 && !v3.properties) {
+    out.additionalProperties = toV2(v3.additionalProperties);
+  }
+  return out;
+}
 
 function operation(s: Strategy, action: string, id: string, parameters: Param[], consumes: readonly string[] = ['*/*']): Record<string, unknown> {
   const group = s.group ? s.group.split('.')[0].replace(/^./, (c) => c.toUpperCase()) : 'Core';
@@ -71,7 +105,7 @@ function pathsFor(s: Strategy): Record<string, Record<string, unknown>> {
     [`${base}/{name}`]: {
       get: operation(s, 'get', 'read', []),
       put: operation(s, 'put', 'replace', [body, dryRun, fieldManager, fieldValidation]),
-      patch: operation(s, 'patch', 'patch', [body, dryRun, fieldManager, fieldValidation], PATCH_TYPES),
+      patch: operation(s, 'patch', 'patch', [body, dryRun, fieldManager, fieldValidation], V2_PATCH_TYPES),
       delete: operation(s, 'delete', 'delete', [dryRun]),
       parameters: [nameParam, ...scope],
     },
@@ -80,7 +114,7 @@ function pathsFor(s: Strategy): Record<string, Record<string, unknown>> {
     paths[`${base}/{name}/status`] = {
       get: operation(s, 'get', 'read', []),
       put: operation(s, 'put', 'replace', [body, dryRun, fieldManager, fieldValidation]),
-      patch: operation(s, 'patch', 'patch', [body, dryRun, fieldManager, fieldValidation], PATCH_TYPES),
+      patch: operation(s, 'patch', 'patch', [body, dryRun, fieldManager, fieldValidation], V2_PATCH_TYPES),
       parameters: [nameParam, ...scope],
     };
   }
@@ -97,7 +131,7 @@ export function openApiV2(): Record<string, unknown> {
     swagger: '2.0',
     info: { title: 'Stowage', version: KUBE_VERSION.gitVersion },
     paths,
-    definitions: {},
+    definitions: Object.fromEntries(Object.entries(kindDefinitions('#/definitions/')).map(([name, schema]) => [name, toV2(schema)])),
   };
   return cached;
 }

@@ -50,7 +50,9 @@ describe('the OpenAPI v2 protobuf document', () => {
     expect(item).toBeDefined();
     const patch = msgs(item, 8)[0]; // PathItem.patch
     const consumes = (patch.get(7) ?? []).map((b) => (b as Buffer).toString());
-    expect(consumes).toContain('application/strategic-merge-patch+json');
+    // Not strategic merge: kubectl then computes apply patches from its built-in types.
+    expect(consumes).toEqual(expect.arrayContaining(['application/merge-patch+json', 'application/json-patch+json', 'application/apply-patch+yaml']));
+    expect(consumes).not.toContain('application/strategic-merge-patch+json');
     const ext = msgs(patch, 13).map((e) => [str(e, 1), str(msgs(e, 2)[0], 2)] as const);
     const gvk = ext.find(([k]) => k === 'x-kubernetes-group-version-kind')!;
     expect(parse(gvk[1]!)).toEqual({ group: '', kind: 'PersistentVolume', version: 'v1' });
@@ -79,5 +81,24 @@ describe('the OpenAPI v2 protobuf document', () => {
     // the path-level namespace parameter: PathParameterSubSchema (NonBodyParameter field 4)
     const pathParams = msgs(item, 9).map((pi) => msgs(pi, 1)[0]).flatMap((p) => msgs(p, 2)).flatMap((nb) => msgs(nb, 4));
     expect(pathParams.map((p) => str(p, 4))).toEqual(['namespace']);
+  });
+
+  test('definitions: each kind and list, with its GVK, description and properties (kubectl explain)', () => {
+    const defs = new Map(msgs(msgs(doc, 9)[0], 1).map((n) => [str(n, 1)!, msgs(n, 2)[0]]));
+    expect([...defs.keys()]).toEqual(expect.arrayContaining(['io.k8s.api.core.v1.PersistentVolume', 'io.k8s.api.core.v1.PersistentVolumeClaimList', 'io.k8s.api.storage.v1.StorageClass']));
+    const pv = defs.get('io.k8s.api.core.v1.PersistentVolume')!;
+    expect(str(pv, 4)).toMatch(/^A piece of storage/);
+    const gvk = msgs(pv, 31).find((e) => str(e, 1) === 'x-kubernetes-group-version-kind')!;
+    expect(parse(str(msgs(gvk, 2)[0], 2)!)).toEqual([{ group: '', kind: 'PersistentVolume', version: 'v1' }]);
+    const props = new Map(msgs(msgs(pv, 25)[0], 1).map((n) => [str(n, 1)!, msgs(n, 2)[0]]));
+    expect([...props.keys()]).toEqual(['apiVersion', 'kind', 'metadata', 'spec', 'status']);
+    const spec = new Map(msgs(msgs(props.get('spec')!, 25)[0], 1).map((n) => [str(n, 1)!, msgs(n, 2)[0]]));
+    expect(str(msgs(spec.get('accessModes')!, 22)[0], 1)).toBe('array');
+    const itemSchema = msgs(msgs(spec.get('accessModes')!, 23)[0], 1)[0];
+    expect(str(msgs(itemSchema, 22)[0], 1)).toBe('string');
+    // A list's items refer to the kind under #/definitions/.
+    const list = defs.get('io.k8s.api.core.v1.PersistentVolumeList')!;
+    const items = new Map(msgs(msgs(list, 25)[0], 1).map((n) => [str(n, 1)!, msgs(n, 2)[0]])).get('items')!;
+    expect(str(msgs(msgs(items, 23)[0], 1)[0], 1)).toBe('#/definitions/io.k8s.api.core.v1.PersistentVolume');
   });
 });

@@ -3,62 +3,9 @@
 // kubectl fetches /openapi/v2 as `application/com.github.proto-openapi.spec.v2@v1.0+protobuf`
 // and decodes it with that schema. Field numbers below are those of the .proto file.
 import { stringify } from 'yaml';
+import { Writer } from './protobuf-wire';
 
 type Obj = Record<string, unknown>;
-
-/** Accumulates one message: each field is a tag, then the varint/length-delimited value. */
-class Writer {
-  private readonly parts: Buffer[] = [];
-
-  private varint(n: number): void {
-    const bytes: number[] = [];
-    let v = n;
-    while (v > 0x7f) {
-      bytes.push((v & 0x7f) | 0x80);
-      v = Math.floor(v / 128);
-    }
-    bytes.push(v);
-    this.parts.push(Buffer.from(bytes));
-  }
-
-  private tag(field: number, wire: 0 | 2): void {
-    this.varint(field * 8 + wire);
-  }
-
-  bytes(field: number, b: Buffer): this {
-    this.tag(field, 2);
-    this.varint(b.length);
-    this.parts.push(b);
-    return this;
-  }
-
-  string(field: number, s: unknown): this {
-    if (typeof s === 'string' && s !== '') this.bytes(field, Buffer.from(s, 'utf8'));
-    return this;
-  }
-
-  strings(field: number, list: unknown): this {
-    if (Array.isArray(list)) for (const s of list) this.bytes(field, Buffer.from(String(s), 'utf8'));
-    return this;
-  }
-
-  bool(field: number, b: unknown): this {
-    if (b === true) {
-      this.tag(field, 0);
-      this.varint(1);
-    }
-    return this;
-  }
-
-  message(field: number, m: Buffer | undefined): this {
-    if (m !== undefined) this.bytes(field, m);
-    return this;
-  }
-
-  done(): Buffer {
-    return Buffer.concat(this.parts);
-  }
-}
 
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -74,10 +21,23 @@ function vendorExtensions(w: Writer, field: number, o: Obj): void {
   }
 }
 
+/**
+ * Schema: _ref 1, description 4, required 19, additional_properties 21 (AdditionalPropertiesItem
+ * {schema = 1}), type 22 (TypeItem {value = 1}), items 23 (ItemsItem {schema = 1}),
+ * properties 25 (Properties {additional_properties = 1: NamedSchema {name = 1, value = 2}}),
+ * vendor_extension 31.
+ */
 function schema(s: unknown): Buffer | undefined {
   if (!isObj(s)) return undefined;
-  const w = new Writer().string(1, s.$ref).string(4, s.description);
+  const w = new Writer().string(1, s.$ref).string(4, s.description).strings(19, s.required);
+  if (isObj(s.additionalProperties)) w.message(21, new Writer().message(1, schema(s.additionalProperties)).done());
   if (s.type !== undefined) w.message(22, new Writer().strings(1, Array.isArray(s.type) ? s.type : [s.type]).done());
+  if (isObj(s.items)) w.message(23, new Writer().message(1, schema(s.items)).done());
+  if (isObj(s.properties)) {
+    const props = new Writer();
+    for (const [name, child] of Object.entries(s.properties)) props.message(1, new Writer().string(1, name).message(2, schema(child) ?? Buffer.alloc(0)).done());
+    w.message(25, props.done());
+  }
   vendorExtensions(w, 31, s);
   return w.done();
 }

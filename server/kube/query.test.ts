@@ -139,13 +139,24 @@ describe('negotiateOutput', () => {
     [kubectlGet, '', { as: 'table', metaVersion: 'v1', includeObject: 'Metadata' }],
     ['application/json;as=Table;v=v1beta1;g=meta.k8s.io', 'includeObject=Object', { as: 'table', metaVersion: 'v1beta1', includeObject: 'Object' }],
     ['application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io', '', { as: 'partial' }],
-    ['application/vnd.kubernetes.protobuf, application/json', '', { as: 'object' }],
+    ['application/vnd.kubernetes.protobuf, application/json', '', { as: 'object', protobuf: true, fallback: { as: 'object', yaml: false } }],
+    ['application/vnd.kubernetes.protobuf, */*', '', { as: 'object', protobuf: true, fallback: { as: 'object' } }],
+    ['application/vnd.kubernetes.protobuf', '', { as: 'object', protobuf: true }],
+    ['application/vnd.kubernetes.protobuf;stream=watch', '', { as: 'object', protobuf: true }],
+    ['application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io, application/json;as=Table;v=v1;g=meta.k8s.io', '', { as: 'table' }],
     ['application/json;as=Table;v=v2;g=meta.k8s.io,application/json', '', { as: 'object' }],
   ])('%s %s', (accept, query, want) => {
     expect(negotiateOutput(accept, q(query))).toMatchObject(want);
   });
+  test('protobuf only when it comes first; no fallback unless a later range allows JSON', () => {
+    expect(negotiateOutput('application/json, application/vnd.kubernetes.protobuf', q(''))?.protobuf).toBeFalsy();
+    expect(negotiateOutput('application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io, application/json;as=Table;v=v1;g=meta.k8s.io', q(''))?.protobuf).toBeFalsy();
+    expect(negotiateOutput('application/vnd.kubernetes.protobuf', q(''))?.fallback).toBeUndefined();
+    expect(negotiateOutput('application/vnd.kubernetes.protobuf, application/json;as=Table;v=v1;g=meta.k8s.io', q(''))?.fallback).toBeUndefined();
+  });
   test('nothing acceptable', () => {
-    expect(negotiateOutput('application/vnd.kubernetes.protobuf', q(''))).toBeUndefined();
+    expect(negotiateOutput('application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io', q(''))).toBeUndefined();
+    expect(negotiateOutput('text/html', q(''))).toBeUndefined();
   });
   test('a bad includeObject is a BadRequest', () => {
     expect(() => negotiateOutput('application/json', q('includeObject=All'))).toThrow(/includeObject/);

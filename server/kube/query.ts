@@ -212,6 +212,10 @@ export interface Output {
   /** The meta.k8s.io version asked for with `as=Table` / `as=PartialObjectMetadata`. */
   metaVersion: 'v1' | 'v1beta1';
   yaml: boolean;
+  /** Answer `application/vnd.kubernetes.protobuf` (objects, lists, Status and watch events only). */
+  protobuf?: boolean;
+  /** With protobuf: the JSON or YAML answer a later Accept range allows, for an object protobuf cannot carry. */
+  fallback?: Output;
   includeObject: 'None' | 'Metadata' | 'Object';
 }
 
@@ -233,8 +237,29 @@ function parseAccept(header: string | undefined): MediaRange[] {
   });
 }
 
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+
+/** The answer one Accept range asks for, if Stowage can give it. */
+function outputFor(r: MediaRange, includeObject: Output['includeObject']): Output | undefined {
+  const json = r.type === 'application/json' || r.type === '*/*' || r.type === 'application/*';
+  const yaml = r.type === 'application/yaml';
+  const as = r.params.as;
+  if (r.type === PROTOBUF) {
+    // Tables and partial metadata stay JSON (as upstream serves Tables).
+    return as ? undefined : { as: 'object', metaVersion: 'v1', yaml: false, protobuf: true, includeObject };
+  }
+  if (!json && !yaml) return undefined;
+  if (!as) return { as: 'object', metaVersion: 'v1', yaml, includeObject };
+  if (r.params.g !== 'meta.k8s.io' || (r.params.v !== 'v1' && r.params.v !== 'v1beta1')) return undefined;
+  const metaVersion = r.params.v;
+  if (as === 'Table') return { as: 'table', metaVersion, yaml, includeObject };
+  if (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') return { as: 'partial', metaVersion, yaml, includeObject };
+  return undefined;
+}
+
 /**
- * What to answer with, from the Accept header: the first range we can serve wins.
+ * What to answer with, from the Accept header: the first range we can serve wins; when
+ * that is protobuf, the first later plain JSON/YAML range is kept as its fallback.
  * `undefined` when nothing acceptable (the caller answers 406).
  */
 export function negotiateOutput(accept: string | undefined, q: URLSearchParams): Output | undefined {
@@ -242,18 +267,15 @@ export function negotiateOutput(accept: string | undefined, q: URLSearchParams):
   if (include !== 'None' && include !== 'Metadata' && include !== 'Object') {
     throw badRequest(`unrecognized includeObject value: "${include}"`);
   }
-  for (const r of parseAccept(accept)) {
-    const json = r.type === 'application/json' || r.type === '*/*' || r.type === 'application/*';
-    const yaml = r.type === 'application/yaml';
-    if (!json && !yaml) continue;
-    const as = r.params.as;
-    if (!as) return { as: 'object', metaVersion: 'v1', yaml, includeObject: include };
-    if (r.params.g !== 'meta.k8s.io' || (r.params.v !== 'v1' && r.params.v !== 'v1beta1')) continue;
-    const metaVersion = r.params.v;
-    if (as === 'Table') return { as: 'table', metaVersion, yaml, includeObject: include };
-    if (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') {
-      return { as: 'partial', metaVersion, yaml, includeObject: include };
+  const ranges = parseAccept(accept);
+  for (const [i, r] of ranges.entries()) {
+    const out = outputFor(r, include);
+    if (!out) continue;
+    if (out.protobuf) {
+      const fallback = ranges.slice(i + 1).map((x) => outputFor(x, include)).find((o) => o && !o.protobuf && o.as === 'object');
+      if (fallback) out.fallback = fallback;
     }
+    return out;
   }
   return undefined;
 }

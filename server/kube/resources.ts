@@ -10,7 +10,7 @@ import type { KubeObject, Strategy } from '../resources/types';
 import { checkObjectHeader } from '../services/manifest';
 import type { ObjectService } from '../services/objects';
 import { applyFieldValidation } from './field-validation';
-import { addWarnings, decodeBody, readBody, sendObject } from './http';
+import { addWarnings, checkAnswerable, decodeBody, readBody, sendKube } from './http';
 import { applyPatch, patchTypeOf } from './patch/apply-patch';
 import { recordUpdate, serverSideApply, updateManager } from './patch/server-side-apply';
 import { invalidListOptions, parseDeleteOptions, parseListQuery, parseWriteQuery, validateListOptions, type ListQuery, type Output } from './query';
@@ -104,7 +104,7 @@ async function list(r: ResourceRequest, q: ListQuery): Promise<void> {
   });
   const meta: { resourceVersion: string; continue?: string } = { resourceVersion: result.resourceVersion };
   if (result.continue) meta.continue = result.continue;
-  sendObject(r.res, 200, shapeList(r.strategy, result.items, r.out, meta), r.out.yaml);
+  sendKube(r.res, 200, shapeList(r.strategy, result.items, r.out, meta), r.out);
 }
 
 async function get(r: ResourceRequest): Promise<void> {
@@ -112,7 +112,7 @@ async function get(r: ResourceRequest): Promise<void> {
   if (rv !== undefined && !/^\d+$/.test(rv)) throw bad(`invalid resource version "${rv}"`);
   await waitForResourceVersion(r, rv);
   const o = await r.objects.get(r.principal, r.strategy.kind, r.namespace, r.name!);
-  sendObject(r.res, 200, shapeObject(r.strategy, o, r.out), r.out.yaml);
+  sendKube(r.res, 200, shapeObject(r.strategy, o, r.out), r.out);
 }
 
 async function create(r: ResourceRequest): Promise<void> {
@@ -126,8 +126,9 @@ async function create(r: ResourceRequest): Promise<void> {
     const entries = recordUpdate(undefined, obj, updateManager(w.fieldManager, r.req.headers['user-agent']), timestampNow());
     if (entries.length > 0) obj.metadata.managedFields = entries;
   }
+  checkAnswerable(r.out, obj);
   const created = await r.objects.create(r.principal, obj, { dryRun: w.dryRun });
-  sendObject(r.res, 201, shapeObject(r.strategy, created, r.out), r.out.yaml);
+  sendKube(r.res, 201, shapeObject(r.strategy, created, r.out), r.out);
 }
 
 async function update(r: ResourceRequest): Promise<void> {
@@ -136,11 +137,12 @@ async function update(r: ResourceRequest): Promise<void> {
   const body = decodeBody(r.req, await readBody(r.req, r.maxBodyBytes));
   const obj = objectForPath(r.strategy, body, r.namespace, r.name);
   addWarnings(r.res, [...applyFieldValidation(r.strategy, obj, w.fieldValidation), ...objectWarnings(r, obj)]);
+  checkAnswerable(r.out, obj);
   const updated = await r.objects.update(r.principal, obj, {
     dryRun: w.dryRun,
     subresource: r.subresource === 'status' ? 'status' : undefined,
   });
-  sendObject(r.res, 200, shapeObject(r.strategy, updated, r.out), r.out.yaml);
+  sendKube(r.res, 200, shapeObject(r.strategy, updated, r.out), r.out);
 }
 
 /** Upstream's field manager names: at most 128 printable characters. */
@@ -169,6 +171,7 @@ async function apply(r: ResourceRequest, body: unknown, w: ReturnType<typeof par
     const o = objectForPath(r.strategy, obj, r.namespace, r.name);
     const warnings = [...applyFieldValidation(r.strategy, o, w.fieldValidation), ...objectWarnings(r, o)];
     if (first) addWarnings(r.res, warnings);
+    checkAnswerable(r.out, o);
     return o;
   };
   try {
@@ -176,14 +179,14 @@ async function apply(r: ResourceRequest, body: unknown, w: ReturnType<typeof par
       dryRun: w.dryRun,
       subresource: input.subresource as 'status' | undefined,
     });
-    sendObject(r.res, 200, shapeObject(r.strategy, updated, r.out), r.out.yaml);
+    sendKube(r.res, 200, shapeObject(r.strategy, updated, r.out), r.out);
   } catch (err) {
     if (!(err instanceof StowageError && err.code === 'NotFound' && !input.subresource)) throw err;
     // Nothing to apply to: the apply creates the object (which needs the create verb).
     r.objects.authorize(r.principal, 'create', r.strategy.kind, r.namespace, undefined);
     const obj = checked(serverSideApply({ ...input, live: undefined }), true);
     const created = await r.objects.create(r.principal, obj, { dryRun: w.dryRun });
-    sendObject(r.res, 201, shapeObject(r.strategy, created, r.out), r.out.yaml);
+    sendKube(r.res, 201, shapeObject(r.strategy, created, r.out), r.out);
   }
 }
 
@@ -211,11 +214,12 @@ async function patch(r: ResourceRequest): Promise<void> {
       }
       const warnings = [...applyFieldValidation(r.strategy, obj, w.fieldValidation), ...objectWarnings(r, obj)];
       if (attempt === 0) addWarnings(r.res, warnings);
+      checkAnswerable(r.out, obj);
       return obj;
     },
     { dryRun: w.dryRun, subresource: r.subresource === 'status' ? 'status' : undefined },
   );
-  sendObject(r.res, 200, shapeObject(r.strategy, updated, r.out), r.out.yaml);
+  sendKube(r.res, 200, shapeObject(r.strategy, updated, r.out), r.out);
 }
 
 /** Kinds whose registry answers a delete with the object rather than a Status (`ReturnDeletedObject`). */
@@ -232,9 +236,9 @@ async function remove(r: ResourceRequest): Promise<void> {
   });
   if (result.deleted && !RETURNS_DELETED_OBJECT.has(r.strategy.kind)) {
     const s = r.strategy;
-    sendObject(r.res, 200, deletedStatus(r.name!, s.group, s.plural, result.object.metadata.uid), r.out.yaml);
+    sendKube(r.res, 200, deletedStatus(r.name!, s.group, s.plural, result.object.metadata.uid), r.out);
   } else {
-    sendObject(r.res, 200, shapeObject(r.strategy, result.object, r.out), r.out.yaml);
+    sendKube(r.res, 200, shapeObject(r.strategy, result.object, r.out), r.out);
   }
 }
 
@@ -247,7 +251,7 @@ async function removeCollection(r: ResourceRequest, q: ListQuery): Promise<void>
     fieldSelector: q.fieldSelector,
     dryRun: opts.dryRun,
   });
-  sendObject(r.res, 200, shapeList(r.strategy, result.items, r.out, { resourceVersion: result.resourceVersion }), r.out.yaml);
+  sendKube(r.res, 200, shapeList(r.strategy, result.items, r.out, { resourceVersion: result.resourceVersion }), r.out);
 }
 
 export async function serveResource(r: ResourceRequest): Promise<void> {

@@ -5,7 +5,8 @@ import { groupsOf, reviewNonResource, reviewResource, type NonResourceAttributes
 import type { Principal } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
 import { strategyForResource } from '../resources/registry';
-import { decodeBody, readBody, sendObject } from './http';
+import { decodeBody, readBody, sendKube } from './http';
+import { negotiateOutput, type Output } from './query';
 import type { ReviewResource } from './router';
 
 const bad = (message: string) => new StowageError('BadRequest', message);
@@ -31,13 +32,14 @@ export async function serveReview(req: IncomingMessage, res: ServerResponse, rev
   if (req.method !== 'POST') {
     throw new StowageError('MethodNotAllowed', `the server does not allow this method on the requested resource (${req.method ?? ''})`);
   }
+  const out: Output = negotiateOutput(req.headers.accept, new URLSearchParams()) ?? { as: 'object', metaVersion: 'v1', yaml: false, includeObject: 'Metadata' };
   const body = record(decodeBody(req, await readBody(req, maxBodyBytes)), 'the request body');
   const apiVersion = `${review.group}/${review.version}`;
   if (body.kind !== undefined && body.kind !== review.kind) throw bad(`the object in the request is a ${String(body.kind)}, but this path takes a ${review.kind}`);
   const metadata = { creationTimestamp: null };
   if (review.kind === 'SelfSubjectReview') {
     const userInfo = { username: principal.name, uid: principal.id, groups: groupsOf(principal) };
-    return sendObject(res, 201, { kind: review.kind, apiVersion, metadata, status: { userInfo } });
+    return sendKube(res, 201, { kind: review.kind, apiVersion, metadata, status: { userInfo } }, out);
   }
   const spec = record(body.spec, 'spec');
   let decision;
@@ -53,5 +55,5 @@ export async function serveReview(req: IncomingMessage, res: ServerResponse, rev
   }
   const status: Record<string, unknown> = { allowed: decision.allowed };
   if (decision.reason) status.reason = decision.reason;
-  sendObject(res, 201, { kind: review.kind, apiVersion, metadata, spec, status });
+  sendKube(res, 201, { kind: review.kind, apiVersion, metadata, spec, status }, out);
 }

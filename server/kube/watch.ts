@@ -1,5 +1,5 @@
 // Watch: newline-delimited JSON events (ADDED, MODIFIED, DELETED, BOOKMARK, ERROR) from the
-// change log, in order. Without a resourceVersion (or with "0") the current state comes
+// change log, in order; length-prefixed protobuf WatchEvents when the client asks for protobuf. Without a resourceVersion (or with "0") the current state comes
 // first as ADDED events; a compacted version is answered in-stream with a 410 Expired
 // Status; selectors turn objects leaving the selection into DELETED events; bookmarks
 // when asked; otherwise a blank line now and then keeps idle connections alive.
@@ -10,7 +10,8 @@ import type { KubeObject, Strategy } from '../resources/types';
 import type { ObjectService } from '../services/objects';
 import { compileFieldSelector, matchesListOptions } from '../resources/selection';
 import type { Output, ListQuery } from './query';
-import { statusFromError } from './status';
+import { encodeWatchEvent, PROTOBUF_WATCH_MEDIA_TYPE, Unrepresentable } from './protobuf-codec';
+import { HttpStatusError, statusFromError } from './status';
 import { toTable } from './table';
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -89,7 +90,10 @@ export async function serveWatch(w: WatchRequest): Promise<void> {
     },
   });
 
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  // A stream cannot change format midway, and one object protobuf cannot carry would end
+  // it: protobuf only for a client that accepts nothing else; JSON when it also does.
+  const protobuf = out.protobuf === true && out.fallback === undefined;
+  res.writeHead(200, { 'Content-Type': protobuf ? PROTOBUF_WATCH_MEDIA_TYPE : 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
   res.socket?.setNoDelay(true);
 
@@ -97,7 +101,17 @@ export async function serveWatch(w: WatchRequest): Promise<void> {
   let lastWrite = Date.now();
   const write = (type: EventType, object: unknown): boolean => {
     lastWrite = Date.now();
-    return res.write(`${JSON.stringify({ type, object })}\n`);
+    if (!protobuf) return res.write(`${JSON.stringify({ type, object })}\n`);
+    try {
+      return res.write(encodeWatchEvent(type, object));
+    } catch (e) {
+      if (!(e instanceof Unrepresentable)) throw e;
+      // The stream cannot switch to JSON now: end it with an error rather than drop data.
+      const message = `the object cannot be sent as protobuf (${e.message}); watch it as application/json`;
+      res.write(encodeWatchEvent('ERROR', statusFromError(new HttpStatusError(406, 'NotAcceptable', message)).status));
+      abort.abort();
+      return true;
+    }
   };
   const shape = (o: KubeObject): unknown => {
     if (out.as !== 'table') return o;
@@ -128,7 +142,7 @@ export async function serveWatch(w: WatchRequest): Promise<void> {
   const keepAlive = setInterval(() => {
     if (Date.now() - lastWrite < w.timing.keepAliveMs - 5) return;
     if (q.allowWatchBookmarks) bookmark();
-    else {
+    else if (!protobuf) {
       lastWrite = Date.now();
       res.write('\n');
     }

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DEV_NAMESPACE, startKubeHarness, type KubeHarness } from '../kube/harness';
 import { restCase, type FuzzRole, type RestCase } from './arbitraries';
 import { expectEverythingStoredValid, expectPrototypesUntouched, expectStatus, fuzzRuns } from './properties';
+import { decodeKubeProtobuf, PROTOBUF_MEDIA_TYPE } from '../../server/kube/protobuf-codec';
 
 let h: KubeHarness;
 const tokens: Record<FuzzRole, string | undefined> = { admin: undefined, developer: undefined, viewer: undefined, anonymous: undefined };
@@ -31,6 +32,7 @@ afterAll(async () => {
   await h?.close();
 });
 
+/** The answer as text; a protobuf answer (errors too, for a client asking for protobuf) as the JSON it decodes to. */
 function send(c: RestCase): Promise<{ status: number; text: string }> {
   const url = new URL(h.url);
   const headers: Record<string, string> = {};
@@ -46,7 +48,11 @@ function send(c: RestCase): Promise<{ status: number; text: string }> {
     const req = https.request({ host: url.hostname, port: url.port, path: c.path, method: c.method, headers, agent, timeout: 15_000 }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        const protobuf = res.headers['content-type'] === PROTOBUF_MEDIA_TYPE && c.method !== 'HEAD';
+        resolve({ status: res.statusCode ?? 0, text: protobuf ? JSON.stringify(decodeKubeProtobuf(raw)) : raw.toString('utf8') });
+      });
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(new Error('no answer within 15 s')));

@@ -192,7 +192,7 @@ const cases: BadCase[] = [
   { name: 'a bad label selector', path: `${PVS}?labelSelector=${encodeURIComponent('a in (b')}`, code: 400, reason: 'BadRequest' },
   { name: 'a field the kind cannot be selected by', path: `${PVS}?fieldSelector=spec.nfs.server%3Dx`, code: 400, reason: 'BadRequest' },
   { name: 'an unsupported dryRun value', method: 'POST', path: `${PVS}?dryRun=Some`, body: pv('dry'), code: 400, reason: 'BadRequest' },
-  { name: 'only protobuf acceptable', path: PVS, headers: { Accept: 'application/vnd.kubernetes.protobuf' }, code: 406, reason: 'NotAcceptable' },
+  { name: 'only text/html acceptable', path: PVS, headers: { Accept: 'text/html' }, code: 406, reason: 'NotAcceptable' },
 ];
 
 describe('bad requests answer a Status and write nothing', () => {

@@ -1,5 +1,6 @@
 // An old kubectl (Debian's 1.20, which predates server-side field validation and the
-// OpenAPI v3 document) against Stowage: it must work from the v2 protobuf document alone.
+// OpenAPI v3 document) against Stowage: it must work from the v2 protobuf document alone,
+// including `kubectl explain` and its client-side validation from the definitions.
 // Get it with `apt-get download kubernetes-client && dpkg-deb -x kubernetes-client_*.deb /opt/kubectl-1.20`,
 // or point KUBECTL_1_20 at any kubectl binary of that age.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -59,6 +60,38 @@ describe.skipIf(!bin)('kubectl 1.20', () => {
     await ok(['patch', 'pv', 'legacy-pv', '--type', 'merge', '-p', '{"metadata":{"labels":{"b":"2"}}}']);
     await ok(['patch', 'pv', 'legacy-pv', '-p', '{"metadata":{"labels":{"c":"3"}}}']);
     expect(JSON.parse(await ok(['get', 'pv', 'legacy-pv', '-o', 'jsonpath={.metadata.labels}']))).toEqual({ tier: 'bronze', a: '1', b: '2', c: '3' });
+  });
+
+  test('explain pv and explain pvc.spec read the definitions of the v2 document', async () => {
+    const pv = await ok(['explain', 'pv']);
+    expect(pv).toMatch(/^KIND:\s+PersistentVolume\nVERSION:\s+v1\n/);
+    expect(pv).toContain('A piece of storage in the cluster');
+    expect(pv).toMatch(/^ {3}spec\t<Object>$/m);
+    const spec = await ok(['explain', 'pvc.spec']);
+    expect(spec).toMatch(/^RESOURCE:\s+spec <Object>$/m);
+    for (const field of ['accessModes\t<[]string>', 'resources\t<Object>', 'storageClassName\t<string>', 'volumeName\t<string>']) expect(spec).toContain(`   ${field}\n`);
+    expect(spec).toContain('The class to bind or provision from; the default class when left out.');
+    const nested = await ok(['explain', 'sc.allowedTopologies.matchLabelExpressions']);
+    expect(nested).toMatch(/^ {3}key\t<string>$/m);
+  });
+
+  test('manifests are validated against the definitions before they are sent', async () => {
+    const file = path.join(h.dir, 'typo-pv.yaml');
+    writeFileSync(file, readFileSync(manifest('nfs-pv.yaml'), 'utf8').replace('pv0003', 'typo-pv').replace('  accessModes:', '  acessModes:'));
+    const r = await kubectl(['create', '-f', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('unknown field "acessModes"');
+    // The pod manifest's fields Stowage does not model (ports, env, probes ...) pass.
+    expect(await ok(['create', '-n', 'team-a', '-f', manifest('pod.yaml'), '--dry-run=server'])).toBe('pod/web-0 created (server dry run)\n');
+  });
+
+  test('create namespace (1.20 sends JSON, unlike 1.32); auth can-i answers from the roles', async () => {
+    expect(await ok(['create', 'namespace', 'legacy-ns'])).toBe('namespace/legacy-ns created\n');
+    expect(await ok(['get', 'ns', 'legacy-ns', '-o', 'jsonpath={.status.phase}'])).toBe('Active');
+    expect((await kubectl(['auth', 'can-i', 'create', 'pv'])).stdout).toBe('yes\n');
+    const no = await kubectl(['auth', 'can-i', 'create', 'pv'], { user: 'dev' });
+    expect(no.code).toBe(1);
+    expect(no.stdout).toMatch(/^no\b/);
   });
 
   test('get -w and errors', async () => {

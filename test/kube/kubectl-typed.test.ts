@@ -76,6 +76,23 @@ describe.skipIf(!bin)('kubectl auth', () => {
     expect(again.stderr).toContain('AlreadyExists');
   });
 
+  test.each([
+    { args: ['create', 'namespace', 'team-pb'], out: 'namespace/team-pb created\n', code: 201 },
+    { args: ['create', 'configmap', 'cm-pb', '-n', 'team-pb', '--from-literal=a=b'], out: 'configmap/cm-pb created\n', code: 201 },
+    { args: ['create', 'secret', 'generic', 's-pb', '-n', 'team-pb', '--from-literal=a=b'], out: 'secret/s-pb created\n', code: 201 },
+    { args: ['auth', 'can-i', 'create', 'pv'], out: 'yes\n', code: 201 },
+    { args: ['create', 'namespace', 'team-pb'], out: '', code: 409 },
+  ])('kubectl $args reads a protobuf answer ($code)', async ({ args, out, code }) => {
+    const r = await kubectl([...args, '-v=8']);
+    expect(r.stdout).toBe(out);
+    // kubectl asks for protobuf first, and logs the answer's content type.
+    expect(r.stderr).toContain('Accept: application/vnd.kubernetes.protobuf,application/json');
+    const answer = r.stderr.slice(r.stderr.lastIndexOf('Response Status:'));
+    expect(answer).toMatch(new RegExp(`^Response Status: ${code} `));
+    expect(answer).toMatch(/Content-Type: application\/vnd\.kubernetes\.protobuf\n/);
+    if (code === 409) expect(r.stderr).toContain('Error from server (AlreadyExists): namespaces "team-pb" already exists');
+  });
+
   test('auth whoami names the user and their role group', async () => {
     const r = await kubectl(['auth', 'whoami', '-o', 'json'], { user: 'dev' });
     expect(r.code, r.stderr).toBe(0);
