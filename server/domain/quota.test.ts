@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { KubeObject } from '../resources/types';
-import { admitClaim, claimUsage, isClaimResource, quotaUsed, roomLeft } from './quota';
-import { formatQuantity } from './quantity';
+import { admitClaim, claimUsage, isClaimResource, quotaUsed, roomLeft, storageRoomText } from './quota';
+import { formatQuantity, quantityFromJSON } from './quantity';
 
 const claim = (storage: string | undefined, cls?: string, extra: { allocated?: string; beta?: string } = {}): KubeObject => ({
   apiVersion: 'v1',
@@ -227,5 +227,19 @@ describe('roomLeft', () => {
   ])('%s', (_n, hard, used, want) => {
     const r = roomLeft(hard, used, 'requests.storage');
     expect(r ? formatQuantity(r.left) : undefined).toBe(want);
+  });
+});
+
+describe('storageRoomText', () => {
+  const q = (s: string) => quantityFromJSON(s)!;
+  test.each<[string, string, string]>([
+    ['12Gi', '50Gi', '12 of 50 Gi'],
+    ['0', '50Gi', '0 of 50 Gi'],
+    ['1536Mi', '2Gi', '1.5 of 2 Gi'],
+    ['512Mi', '1Ti', '0 of 1 Ti'],
+    ['100', '1000', '100 of 1000 bytes'],
+    ['10G', '10G', '9.3 of 9.3 Gi'],
+  ])('%s left of %s reads "%s"', (left, hard, want) => {
+    expect(storageRoomText(q(left), q(hard))).toBe(want);
   });
 });

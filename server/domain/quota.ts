@@ -150,3 +150,28 @@ export function roomLeft(hard: Record<string, unknown>, used: Record<string, unk
   const left = subtract(h, u);
   return { hard: h, used: u, left: left.num < 0n ? { ...ZERO, format: h.format } : { ...left, format: h.format } };
 }
+
+const BINARY_UNITS: [string, bigint][] = [
+  ['Ei', 1n << 60n],
+  ['Pi', 1n << 50n],
+  ['Ti', 1n << 40n],
+  ['Gi', 1n << 30n],
+  ['Mi', 1n << 20n],
+  ['Ki', 1n << 10n],
+];
+
+/** `bytes` in `unit`, with at most one decimal, as a person reads it ("12", "1.5"). */
+function inUnit(bytes: bigint, unit: bigint): string {
+  const tenths = (bytes * 10n) / unit;
+  return tenths % 10n === 0n ? `${tenths / 10n}` : `${tenths / 10n}.${tenths % 10n}`;
+}
+
+/** "12 of 50 Gi": what is left of a storage limit, both in the unit that fits the limit. */
+export function storageRoomText(left: Quantity, hard: Quantity): string {
+  const h = quantityToBytes(hard);
+  const l = quantityToBytes(left);
+  const found = BINARY_UNITS.find(([, size]) => h >= size);
+  if (!found) return `${l} of ${h} bytes`;
+  const [name, size] = found;
+  return `${inUnit(l, size)} of ${inUnit(h, size)} ${name}`;
+}

@@ -4,7 +4,7 @@
 import type { FieldError } from '../../domain/errors';
 import { isQualifiedName } from '../../domain/names';
 import { formatQuantity } from '../../domain/quantity';
-import { child, invalid } from '../field-errors';
+import { invalid } from '../field-errors';
 import { validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta } from '../metadata';
 import { parseOrError } from '../resource-list';
 import type { KubeObject } from '../types';
@@ -105,7 +105,7 @@ function validateQuantity(resource: string, value: unknown, field: string): Fiel
 function validateList(list: Record<string, unknown> | undefined, base: string): FieldError[] {
   const errs: FieldError[] = [];
   for (const [k, v] of Object.entries(list ?? {})) {
-    const at = child(base, k);
+    const at = `${base}[${k}]`; // upstream Key(): always bracketed
     errs.push(...validateQuotaResourceName(k, at), ...validateQuantity(k, v, at));
   }
   return errs;
