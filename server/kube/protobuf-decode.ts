@@ -1,6 +1,6 @@
 // Decodes Kubernetes protobuf request bodies (`application/vnd.kubernetes.protobuf`) into
 // the JSON shape the rest of the API takes. kubectl sends protobuf for its typed commands
-// (`kubectl create namespace`, `create secret`, `create configmap`, `auth can-i`,
+// (`kubectl create namespace`, `create secret`, `create configmap`, `create quota`, `auth can-i`,
 // `auth whoami`). The envelope is the 4-byte magic "k8s\0" and a runtime.Unknown message
 // (typeMeta = 1 {apiVersion = 1, kind = 2}, raw = 2, contentEncoding = 3, contentType = 4);
 // `raw` is the typed object, decoded with the field numbers of the upstream generated.proto
@@ -11,7 +11,8 @@ type Field =
   | { name: string; type: 'string' | 'bool' | 'int' | 'bytes' }
   | { name: string; type: 'strings' }
   | { name: string; type: 'message' | 'messages'; schema: Schema }
-  | { name: string; type: 'map'; values: 'string' | 'bytes' }
+  | { name: string; type: 'map'; values: 'string' | 'bytes' | 'quantity' }
+  | { name: string; type: 'quantity' }
   | { name: string; type: 'time' };
 type Schema = Record<number, Field>;
 
@@ -54,6 +55,23 @@ const nonResourceAttributes: Schema = {
   2: { name: 'verb', type: 'string' },
 };
 
+// core/v1 ResourceQuota (`kubectl create quota`): quantities are resource.Quantity {string = 1}.
+const resourceQuotaSpec: Schema = {
+  1: { name: 'hard', type: 'map', values: 'quantity' },
+  2: { name: 'scopes', type: 'strings' },
+  3: {
+    name: 'scopeSelector',
+    type: 'message',
+    schema: {
+      1: {
+        name: 'matchExpressions',
+        type: 'messages',
+        schema: { 1: { name: 'scopeName', type: 'string' }, 2: { name: 'operator', type: 'string' }, 3: { name: 'values', type: 'strings' } },
+      },
+    },
+  },
+};
+
 /** The kinds Stowage accepts as protobuf, by apiVersion/kind. */
 const KINDS: Record<string, Schema> = {
   'v1/Namespace': {
@@ -72,6 +90,15 @@ const KINDS: Record<string, Schema> = {
     3: { name: 'type', type: 'string' },
     4: { name: 'stringData', type: 'map', values: 'string' },
     5: { name: 'immutable', type: 'bool' },
+  },
+  'v1/ResourceQuota': {
+    1: { name: 'metadata', type: 'message', schema: objectMeta },
+    2: { name: 'spec', type: 'message', schema: resourceQuotaSpec },
+    3: {
+      name: 'status',
+      type: 'message',
+      schema: { 1: { name: 'hard', type: 'map', values: 'quantity' }, 2: { name: 'used', type: 'map', values: 'quantity' } },
+    },
   },
   'authorization.k8s.io/v1/SelfSubjectAccessReview': {
     1: { name: 'metadata', type: 'message', schema: objectMeta },
@@ -177,6 +204,11 @@ function decodeMessage(buf: Buffer, schema: Schema, path: string): Record<string
         const list = (out[f.name] as unknown[] | undefined) ?? [];
         list.push(decodeMessage(asBuffer(value, at), f.schema, at));
         put(out, f.name, list);
+        break;
+      }
+      case 'quantity': {
+        const q = decodeMessage(asBuffer(value, at), { 1: { name: 'string', type: 'string' } }, at);
+        put(out, f.name, String(q.string ?? ''));
         break;
       }
       case 'map': {
