@@ -4,6 +4,7 @@
 // are offered; the size has units and bounds; and before anything is created the
 // server says what the claim would do (binds now / will be provisioned / would sit
 // Pending, and why), from the binder's own search. The YAML tab shows the same claim.
+// The namespace.s quotas say how much room is left, and warn before a create they would refuse.
 import {
   Alert,
   Anchor,
@@ -36,6 +37,7 @@ import { detailHref } from '../kinds';
 import { usePermissions } from '../session';
 import { useTRPC } from '../trpc';
 import { claimOf, fitModes, SIZE_UNITS, sizeProblem, yamlOf, type ClaimDraft, type SizeUnit } from './claim-draft';
+import { QuotaRoom } from './quota-room';
 
 const NO_CLASS = '__none__';
 const MODE_HELP: Record<string, string> = {
@@ -238,6 +240,7 @@ export function ClaimForm() {
               </Group>
 
               <CheckResult complete={complete} check={check} />
+              <QuotaRoom claim={claim as unknown as Record<string, unknown>} enabled={Boolean(draft.namespace) && !sizeErr} />
 
               {create.error && (
                 <Alert color="red" title="Not created" role="alert" data-testid="save-error">
