@@ -210,3 +210,24 @@ describe('concurrent creates', () => {
     expect(await used('race', 'three')).toEqual({ persistentvolumeclaims: '3', 'requests.storage': '3Gi' });
   });
 });
+
+describe('hostile input to the form\'s quota check', () => {
+  test.each<[string, Record<string, unknown>]>([
+    ['no kind', { metadata: { namespace: 'team-a' } }],
+    ['metadata not an object', { kind: 'PersistentVolumeClaim', metadata: 'x' }],
+    ['a numeric namespace', { kind: 'PersistentVolumeClaim', metadata: { namespace: 5 } }],
+    ['a NUL in the namespace', { kind: 'PersistentVolumeClaim', metadata: { namespace: 'team-a\u0000' } }],
+    ['storage as an object', { kind: 'PersistentVolumeClaim', metadata: { namespace: 'team-a' }, spec: { resources: { requests: { storage: { a: 1 } } } } }],
+    ['annotations as a list', { kind: 'PersistentVolumeClaim', metadata: { namespace: 'team-a', annotations: ['x'] }, spec: 'nope' }],
+    ['a huge quantity', { kind: 'PersistentVolumeClaim', metadata: { namespace: 'team-a' }, spec: { storageClassName: 'fast', resources: { requests: { storage: '9'.repeat(500) } } } }],
+  ])('%s: a clear answer or a 4xx, never a 500', async (_n, claim) => {
+    for (const p of [admin, dev]) {
+      const r = await trpc(p).claims.quota({ claim }).then(
+        (v) => ({ ok: true as const, v }),
+        (e) => ({ ok: false as const, code: String(e.code) }),
+      );
+      if (!r.ok) expect(['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND', 'UNPROCESSABLE_CONTENT']).toContain(r.code);
+      else expect(Array.isArray(r.v.limits)).toBe(true);
+    }
+  });
+});
