@@ -43,4 +43,9 @@ test('a developer hits the namespace quota and is told so', async ({ page }) => 
   await expect(room).toHaveAttribute('data-exceeds', 'false');
   await page.getByRole('button', { name: 'Create claim' }).click();
   await expect(page).toHaveURL(new RegExp(`/claims/${ns}/${claim}$`));
+
+  // The quota's page in the dashboard: the room is all used now.
+  await page.goto('/quotas');
+  const row = page.getByTestId('object-row').filter({ hasText: `${cls}-room` });
+  await expect(row).toContainText(`${limit}: 50Gi/50Gi`);
 });
