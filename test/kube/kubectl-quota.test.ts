@@ -61,6 +61,28 @@ describe.skipIf(!bin)('quotas with kubectl', () => {
     expect(r.stdout).toMatch(/persistentvolumeclaims\s+2\s+5/);
   });
 
+  test('apply creates and then changes a quota; the room grows at once', async () => {
+    const q = (size: string) => `apiVersion: v1
+kind: ResourceQuota
+metadata:
+  name: applied
+  namespace: team-a
+spec:
+  hard:
+    requests.storage: ${size}
+`;
+    let r = await kubectl(['apply', '-f', '-'], { input: q('10Gi') });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('resourcequota/applied created\n');
+    r = await kubectl(['apply', '-f', '-'], { input: q('11Gi') });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('resourcequota/applied configured\n');
+    r = await kubectl(['get', 'quota', 'applied', '-n', 'team-a', '-o', 'jsonpath={.status.hard.requests\\.storage} {.status.used.requests\\.storage}']);
+    expect(r.stdout).toBe('11Gi 10Gi');
+    r = await kubectl(['delete', 'quota', 'applied', '-n', 'team-a']);
+    expect(r.stdout).toBe('resourcequota "applied" deleted\n');
+  });
+
   test('a claim over the quota: kubectl prints the Forbidden message', async () => {
     const r = await kubectl(['apply', '-f', '-'], { user: 'dev', input: claim('three', '5Gi') });
     expect(r.code).not.toBe(0);
