@@ -7,7 +7,8 @@ import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTRPC } from '../trpc';
 
-export function QuotaRoom({ claim, enabled }: { claim: Record<string, unknown>; enabled: boolean }) {
+/** The room the namespace's quotas leave for this claim, a moment after the last change. */
+export function useQuotaRoom(claim: Record<string, unknown>, enabled: boolean) {
   const trpc = useTRPC();
   const [debounced] = useDebouncedValue(claim, 300);
   const room = useQuery({
@@ -17,8 +18,13 @@ export function QuotaRoom({ claim, enabled }: { claim: Record<string, unknown>; 
     staleTime: 0,
     retry: false,
   });
-  const d = room.data;
-  if (!enabled || !d || d.limits.length === 0) return null;
+  return enabled ? room.data : undefined;
+}
+
+export type QuotaRoomData = ReturnType<typeof useQuotaRoom>;
+
+export function QuotaRoom({ data: d }: { data: QuotaRoomData }) {
+  if (!d || d.limits.length === 0) return null;
   const over = Boolean(d.refusal);
   return (
     <Alert

@@ -28,6 +28,7 @@ test('a developer hits the namespace quota and is told so', async ({ page }) => 
   await expect(room).toHaveAttribute('data-exceeds', 'true');
   await expect(room).toContainText(`This claim exceeds the quota of ${ns}`);
   await expect(page.getByTestId('quota-refusal')).toContainText(`exceeded quota: ${cls}-room, requested: ${limit}=20Gi, used: ${limit}=38Gi, limited: ${limit}=50Gi`);
+  await expect(page.getByText('The quota will refuse it as it is.')).toBeVisible();
   await page.getByRole('button', { name: 'Create claim' }).scrollIntoViewIfNeeded();
   await screenshot(page, 'claim-form-quota');
 
