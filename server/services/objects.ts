@@ -214,8 +214,8 @@ export class ObjectService {
       await this.admitResize(s, obj);
       // Quota admission in the update's own transaction: a resize is charged its growth.
       const updated = await this.store.transact(async (tx) => {
-        const name = obj.metadata?.name;
-        const prev = typeof name === 'string' && name ? await tx.get(s.kind, obj.metadata?.namespace, name) : undefined;
+        const { name, namespace } = obj.metadata ?? {};
+        const prev = typeof name === 'string' && name && typeof namespace === 'string' ? await tx.get(s.kind, namespace, name) : undefined;
         const next = await tx.update(obj, opts);
         if (prev) await admitClaimQuota(tx, prev, next);
         return next;
