@@ -192,6 +192,26 @@ describe('status.used follows deletes (the controller)', () => {
   });
 });
 
+describe('a Terminating claim (upstream: it counts until it is gone)', () => {
+  test('holds its room while a finalizer keeps it, and gives it back once removed', async () => {
+    await h.ts.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'held' } });
+    await h.app.objects.create(admin, quota('q', { persistentvolumeclaims: '1' }, 'held'));
+    const held = claim('a', '1Gi', 'fast', 'held');
+    held.metadata.finalizers = ['example.com/hold'];
+    await h.app.objects.create(admin, held);
+    await h.app.objects.delete(admin, 'PersistentVolumeClaim', 'held', 'a');
+    expect((await h.ts.store.tryGet('PersistentVolumeClaim', 'held', 'a'))?.metadata.deletionTimestamp).toBeTruthy();
+    await expect(h.app.objects.create(admin, claim('b', '1Gi', 'fast', 'held'))).rejects.toThrow(/exceeded quota: q, requested: persistentvolumeclaims=1, used: persistentvolumeclaims=1/);
+    await h.app.objects.patch(admin, 'PersistentVolumeClaim', 'held', 'a', (c) => ({
+      ...c,
+      metadata: { ...c.metadata, finalizers: (c.metadata.finalizers ?? []).filter((f) => f !== 'example.com/hold') },
+    }));
+    await waitFor(async () => !(await h.ts.store.tryGet('PersistentVolumeClaim', 'held', 'a')), 'the claim to be gone');
+    await waitFor(async () => (await used('held', 'q'))?.persistentvolumeclaims === '0', 'the quota to count 0 claims');
+    await h.app.objects.create(admin, claim('b', '1Gi', 'fast', 'held'));
+  });
+});
+
 describe('concurrent creates', () => {
   test('of 12 parallel creates with room for 3, exactly 3 succeed', async () => {
     await h.app.objects.create(admin, quota('three', { persistentvolumeclaims: '3', 'requests.storage': '100Gi' }, 'race'));
