@@ -93,6 +93,17 @@ export const KINDS: KindUi[] = [
     statusColumn: 'TYPE',
     emptyHint: 'Controllers record events as they bind, provision and clean up storage.',
   },
+  {
+    kind: 'ResourceQuota',
+    title: 'Quotas',
+    noun: 'quotas',
+    singular: 'quota',
+    route: '/quotas',
+    namespaced: true,
+    statuses: [],
+    statusColumn: '',
+    emptyHint: 'Administrators limit the storage a namespace may claim with a ResourceQuota (kubectl create quota, or Create from YAML).',
+  },
 ];
 
 const byKind = new Map(KINDS.map((k) => [k.kind, k]));

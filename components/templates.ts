@@ -80,4 +80,13 @@ type: Normal
 source:
   component: dashboard
 `,
+  ResourceQuota: `apiVersion: v1
+kind: ResourceQuota
+metadata:
+  name: storage
+spec:
+  hard:
+    requests.storage: 50Gi
+    persistentvolumeclaims: "10"
+`,
 };

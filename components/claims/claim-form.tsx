@@ -4,6 +4,7 @@
 // are offered; the size has units and bounds; and before anything is created the
 // server says what the claim would do (binds now / will be provisioned / would sit
 // Pending, and why), from the binder's own search. The YAML tab shows the same claim.
+// The namespace.s quotas say how much room is left, and warn before a create they would refuse.
 import {
   Alert,
   Anchor,
@@ -36,6 +37,7 @@ import { detailHref } from '../kinds';
 import { usePermissions } from '../session';
 import { useTRPC } from '../trpc';
 import { claimOf, fitModes, SIZE_UNITS, sizeProblem, yamlOf, type ClaimDraft, type SizeUnit } from './claim-draft';
+import { QuotaRoom, useQuotaRoom } from './quota-room';
 
 const NO_CLASS = '__none__';
 const MODE_HELP: Record<string, string> = {
@@ -102,6 +104,7 @@ export function ClaimForm() {
     placeholderData: keepPreviousData,
     staleTime: 0,
   });
+  const quota = useQuotaRoom(claim as unknown as Record<string, unknown>, Boolean(draft.namespace) && !sizeErr);
   const create = useMutation(
     trpc.objects.create.mutationOptions({
       onSuccess: (o) => router.push(detailHref('PersistentVolumeClaim', o.metadata.namespace, o.metadata.name ?? '') ?? '/claims'),
@@ -238,6 +241,7 @@ export function ClaimForm() {
               </Group>
 
               <CheckResult complete={complete} check={check} />
+              <QuotaRoom data={quota} />
 
               {create.error && (
                 <Alert color="red" title="Not created" role="alert" data-testid="save-error">
@@ -249,7 +253,11 @@ export function ClaimForm() {
                   Create claim
                 </Button>
                 <Text size="xs" c="dimmed">
-                  {check.data?.outcome === 'pending' ? 'You can still create it: it waits until a volume appears.' : ''}
+                  {quota?.refusal
+                    ? 'The quota will refuse it as it is.'
+                    : check.data?.outcome === 'pending'
+                      ? 'You can still create it: it waits until a volume appears.'
+                      : ''}
                 </Text>
               </Group>
             </Stack>

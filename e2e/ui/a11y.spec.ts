@@ -6,7 +6,7 @@ import type { Page } from '@playwright/test';
 import { createObject } from '../api';
 import { expect, signInAsAdmin, test, uniqueName } from '../helpers';
 
-const ROUTES = (o: { pv: string; claim: string; pod: string; cls: string; node: string }) => [
+const ROUTES = (o: { pv: string; claim: string; pod: string; cls: string; node: string; quota: string }) => [
   '/',
   '/volumes',
   `/volumes/${o.pv}`,
@@ -23,6 +23,8 @@ const ROUTES = (o: { pv: string; claim: string; pod: string; cls: string; node: 
   '/nodes',
   `/nodes/${o.node}`,
   `/nodes/${o.node}/disks`,
+  '/quotas',
+  `/quotas/default/${o.quota}`,
   '/new',
   '/audit',
 ];
@@ -43,10 +45,14 @@ test.describe('accessibility', () => {
       const pv = uniqueName('a11y-pv');
       const claim = uniqueName('a11y-claim');
       const pod = uniqueName('a11y-pod');
+      const quota = uniqueName('a11y-quota');
       await createObject({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: cls }, provisioner: 'kubernetes.io/no-provisioner' });
       await createObject({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: pv }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], storageClassName: cls, hostPath: { path: `/tmp/${pv}` } } });
       await createObject({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: claim, namespace: 'default' }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: cls, resources: { requests: { storage: '1Gi' } } } }, 'default');
       await createObject({ apiVersion: 'v1', kind: 'Pod', metadata: { name: pod, namespace: 'default' }, spec: { containers: [{ name: 'app', image: 'busybox' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: claim } }] } }, 'default');
+
+      // Limits nothing a claim uses: other journeys' claims in default are not affected.
+      await createObject({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: quota, namespace: 'default' }, spec: { hard: { pods: '100' } } }, 'default');
 
       await page.emulateMedia({ colorScheme: scheme });
       await page.goto('/login');
@@ -56,7 +62,7 @@ test.describe('accessibility', () => {
       await signInAsAdmin(page);
       const node = await firstNode(page);
       const problems: string[] = [];
-      for (const route of ROUTES({ pv, claim, pod, cls, node })) {
+      for (const route of ROUTES({ pv, claim, pod, cls, node, quota })) {
         await page.goto(route);
         await expect(page.locator('main')).toBeVisible();
         // Loaded: no spinner left (data pages show one until their first answer).

@@ -13,6 +13,7 @@ import { provisioningDeps, provisioningSpecs } from './provisioning-start';
 import { pvProtectionSpec } from './deleter/pv-protection';
 import { placementSpec } from './placement/placement';
 import { pvcProtectionSpec } from './pvc-protection/pvc-protection';
+import { resourceQuotaSpec } from './resource-quota/resource-quota';
 import { Manager } from './runtime/manager';
 
 export interface StartControllersOptions {
@@ -68,6 +69,7 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
         inTreeProvisioners: opts.inTreeProvisioners ?? inTreeProvisionerNames,
       }),
       pvcProtectionSpec({ store: app.store }),
+      resourceQuotaSpec({ store: app.store }),
       placementSpec({
         store: app.store,
         log,

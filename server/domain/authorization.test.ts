@@ -5,7 +5,7 @@ const admin: Principal = { type: 'user', id: '1', name: 'root', role: 'admin', n
 const viewer: Principal = { type: 'user', id: '2', name: 'val', role: 'viewer', namespaces: [] };
 const dev: Principal = { type: 'user', id: '3', name: 'dana', role: 'developer', namespaces: ['team-a'] };
 
-const KINDS = ['PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Node', 'Namespace', 'Event', 'Secret'] as const;
+const KINDS = ['PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Node', 'Namespace', 'Event', 'Secret', 'ResourceQuota'] as const;
 const READ = new Set<Verb>(['get', 'list', 'watch']);
 
 /** What a developer may do in their own namespace (team-a), per kind. */
@@ -17,6 +17,7 @@ const devOwn: Record<(typeof KINDS)[number], (v: Verb) => boolean> = {
   Namespace: (v) => READ.has(v),
   Event: (v) => READ.has(v),
   Secret: () => false,
+  ResourceQuota: (v) => READ.has(v),
 };
 /** ... and in someone else's namespace (team-b). */
 const devOther: Record<(typeof KINDS)[number], (v: Verb) => boolean> = {
@@ -27,6 +28,7 @@ const devOther: Record<(typeof KINDS)[number], (v: Verb) => boolean> = {
   Namespace: () => false,
   Event: () => false,
   Secret: () => false,
+  ResourceQuota: () => false,
 };
 
 const rows = KINDS.flatMap((kind) =>

@@ -55,6 +55,8 @@ export function isAllowed(p: Principal, verb: Verb, kind: string, namespace?: st
       // Status belongs to the controllers: a developer reads it, never writes it.
       return inOwn && (subresource === undefined || READ.has(verb));
     case 'Event':
+    case 'ResourceQuota':
+      // Quotas are the admins'; a developer reads those of their namespaces.
       return inOwn && READ.has(verb);
     case 'StorageClass':
       return READ.has(verb);

@@ -79,6 +79,13 @@ const DOCS: Record<string, Record<string, string>> = {
     'spec.nodeName': 'The node the pod is placed on (set by placement when left out).',
     'status.phase': 'Pending, Running, Succeeded, Failed or Unknown.',
   },
+  ResourceQuota: {
+    '': 'Limits on what the objects of one namespace may use together; claims count against the storage resources.',
+    'spec.hard': 'The limits by resource name: requests.storage, persistentvolumeclaims, count/persistentvolumeclaims, and per class <class>.storageclass.storage.k8s.io/requests.storage and .../persistentvolumeclaims.',
+    'spec.scopes': 'Which objects the quota counts (e.g. VolumeAttributesClass); a scoped quota counts no claim here.',
+    'status.hard': 'The limits in force (copied from spec.hard).',
+    'status.used': 'What the namespace uses now of each limited resource.',
+  },
 };
 
 /** Upstream's definition name of a kind, e.g. io.k8s.api.storage.v1.StorageClass. */

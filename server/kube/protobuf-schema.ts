@@ -405,6 +405,17 @@ const selfSubjectReview: Schema = [
   msg(2, 'status', [msg(1, 'userInfo', [str(1, 'username'), str(2, 'uid'), strs(3, 'groups')])]),
 ];
 
+// core/v1 ResourceQuota (`kubectl create quota`).
+const resourceQuota: Schema = [
+  msg(1, 'metadata', objectMeta),
+  msg(2, 'spec', [
+    quantities(1, 'hard'),
+    strs(2, 'scopes'),
+    msg(3, 'scopeSelector', [msgs(1, 'matchExpressions', [str(1, 'scopeName', true), str(2, 'operator', true), strs(3, 'values')])]),
+  ]),
+  msg(3, 'status', [quantities(1, 'hard'), quantities(2, 'used')]),
+];
+
 const list = (item: Schema): Schema => [msg(1, 'metadata', listMeta), msgs(2, 'items', item)];
 
 /** Every kind (and list) Stowage reads and writes as protobuf, by `apiVersion/kind`. */
@@ -418,6 +429,7 @@ export const PROTOBUF_KINDS: ReadonlyMap<string, Schema> = new Map(
     'v1/ConfigMap': configMap,
     'v1/Secret': secret,
     'v1/Pod': pod,
+    'v1/ResourceQuota': resourceQuota,
     'storage.k8s.io/v1/StorageClass': storageClass,
     'v1/Status': status,
     'authorization.k8s.io/v1/SelfSubjectAccessReview': selfSubjectAccessReview,

@@ -2,8 +2,8 @@ import { describe, expect, test } from 'vitest';
 import { strategies, strategyForKind, strategyForResource } from './registry';
 
 describe('registry', () => {
-  test('serves the nine kinds once each', () => {
-    expect(strategies.map((s) => s.kind)).toEqual(['Namespace', 'Node', 'PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Pod', 'Event', 'ConfigMap', 'Secret']);
+  test('serves the ten kinds once each', () => {
+    expect(strategies.map((s) => s.kind)).toEqual(['Namespace', 'Node', 'PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Pod', 'Event', 'ConfigMap', 'Secret', 'ResourceQuota']);
   });
 
   test.each([
@@ -25,6 +25,8 @@ describe('registry', () => {
     { group: '', resource: 'ev', kind: 'Event' },
     { group: '', resource: 'cm', kind: 'ConfigMap' },
     { group: '', resource: 'secrets', kind: 'Secret' },
+    { group: '', resource: 'quota', kind: 'ResourceQuota' },
+    { group: '', resource: 'resourcequotas', kind: 'ResourceQuota' },
     { group: 'storage.k8s.io', resource: 'sc', kind: 'StorageClass' },
     { group: 'storage.k8s.io', resource: 'storageclasses', kind: 'StorageClass' },
     { group: '', resource: 'storageclasses', kind: undefined },

@@ -6,6 +6,7 @@ import { nodeStrategy } from './node/strategy';
 import { persistentVolumeClaimStrategy } from './persistent-volume-claim/strategy';
 import { podStrategy } from './pod/strategy';
 import { persistentVolumeStrategy } from './persistent-volume/strategy';
+import { resourceQuotaStrategy } from './resource-quota/strategy';
 import { secretStrategy } from './secret/strategy';
 import { storageClassStrategy } from './storage-class/strategy';
 import type { Strategy } from './types';
@@ -20,6 +21,7 @@ export const strategies: Strategy[] = [
   eventStrategy,
   configMapStrategy,
   secretStrategy,
+  resourceQuotaStrategy,
 ];
 
 export function strategyForKind(kind: string): Strategy | undefined {

@@ -90,6 +90,11 @@ const resourceListPaths: Record<string, string[][]> = {
     ['status', 'capacity'],
     ['status', 'allocatedResources'],
   ],
+  ResourceQuota: [
+    ['spec', 'hard'],
+    ['status', 'hard'],
+    ['status', 'used'],
+  ],
 };
 
 /**

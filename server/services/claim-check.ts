@@ -17,6 +17,7 @@ import type { KubeObject } from '../resources/types';
 import type { ObjectStore } from '../store/object-store';
 import { availableVolumes, nearVolumes, volumesClaimedBy } from '../store/volume-queries';
 import { forbidden, strategyOrThrow } from './objects';
+import { quotaRoom, type QuotaRoom } from './quota-room';
 
 export type ClaimCheck = ClaimPlan | { outcome: 'invalid'; summary: string; causes: FieldError[] };
 
@@ -75,6 +76,12 @@ export class ClaimCheckService {
         minBytes: caps.minBytes,
       };
     });
+  }
+
+  /** The room the namespace's quotas leave for this claim, and whether it would be refused. */
+  async quota(p: Principal, input: KubeObject): Promise<QuotaRoom> {
+    if (input?.kind !== 'PersistentVolumeClaim') throw new StowageError('BadRequest', 'the quota check is for PersistentVolumeClaims');
+    return quotaRoom(this.store, p, input);
   }
 
   async check(p: Principal, input: KubeObject): Promise<ClaimCheck> {

@@ -9,6 +9,7 @@ import { isExpansion, resizeClassName, resizeRefusal } from '../resources/persis
 import { admitProtection } from '../resources/protection';
 import { strategies, strategyForKind } from '../resources/registry';
 import { admitDefaultClass } from '../resources/storage-class/default-class';
+import { admitClaimQuota, syncQuotas } from './quota-admission';
 import type { KubeObject, Strategy } from '../resources/types';
 import type {
   ChangeEvent,
@@ -166,10 +167,30 @@ export class ObjectService {
       admitDefaultClass(obj, (await this.store.list('StorageClass')).items);
     }
     try {
-      return this.shape(p, await this.store.create(obj, { ...opts, actor: actorOfPrincipal(p) }));
+      const actor = actorOfPrincipal(p);
+      if (s.kind === 'PersistentVolumeClaim') {
+        // Quota admission in the create's own transaction (dry run included).
+        const created = await this.store.transact(async (tx) => {
+          const o = await tx.create(obj);
+          await admitClaimQuota(tx, undefined, o);
+          return o;
+        }, { ...opts, actor });
+        return this.shape(p, created);
+      }
+      const created = await this.store.create(obj, { ...opts, actor });
+      if (s.kind === 'ResourceQuota' && !opts.dryRun) return this.shape(p, await this.withFreshStatus(created));
+      return this.shape(p, created);
     } catch (e) {
       throw await this.whileDeleting(e, s, obj);
     }
+  }
+
+  /** A quota just written, with its status counted at once (the controller would do it shortly). */
+  private async withFreshStatus(q: KubeObject): Promise<KubeObject> {
+    const ns = q.metadata.namespace;
+    if (!ns) return q;
+    await syncQuotas(this.store, ns).catch(() => []);
+    return (await this.store.tryGet('ResourceQuota', ns, q.metadata.name!)) ?? q;
   }
 
   /** Upstream's registry Create: an AlreadyExists about an object on its way out says so. */
@@ -191,8 +212,22 @@ export class ObjectService {
         obj.metadata.resourceVersion ??= prev.metadata.resourceVersion;
       }
     }
-    if (s.kind === 'PersistentVolumeClaim' && opts.subresource !== 'status') await this.admitResize(s, obj);
-    return this.shape(p, await this.store.update(obj, { ...opts, actor: actorOfPrincipal(p) }));
+    const actor = actorOfPrincipal(p);
+    if (s.kind === 'PersistentVolumeClaim' && opts.subresource !== 'status') {
+      await this.admitResize(s, obj);
+      // Quota admission in the update's own transaction: a resize is charged its growth.
+      const updated = await this.store.transact(async (tx) => {
+        const { name, namespace } = obj.metadata ?? {};
+        const prev = typeof name === 'string' && name && typeof namespace === 'string' ? await tx.get(s.kind, namespace, name) : undefined;
+        const next = await tx.update(obj, opts);
+        if (prev) await admitClaimQuota(tx, prev, next);
+        return next;
+      }, { ...opts, actor });
+      return this.shape(p, updated);
+    }
+    const updated = await this.store.update(obj, { ...opts, actor });
+    if (s.kind === 'ResourceQuota' && opts.subresource !== 'status' && !opts.dryRun) return this.shape(p, await this.withFreshStatus(updated));
+    return this.shape(p, updated);
   }
 
   /** Upstream's PersistentVolumeClaimResize admission: growing needs a Bound claim of an expandable class. */

@@ -158,6 +158,21 @@ export class StoreTx {
     return rows[0]?.object;
   }
 
+  /**
+   * Every object of a kind in one namespace, in name order. With `lock`, their rows stay
+   * locked until the transaction ends (taken in name order, so writers never deadlock on them).
+   */
+  async listIn(kind: string, namespace: string, opts: { lock?: boolean } = {}): Promise<KubeObject[]> {
+    const s = strategyOf(kind);
+    if (unstorable(namespace)) return [];
+    const rows = await this.tx.$queryRawUnsafe<{ object: KubeObject }[]>(
+      `SELECT object FROM objects WHERE kind = $1 AND namespace = $2 ORDER BY name${opts.lock ? ' FOR UPDATE' : ''}`,
+      s.kind,
+      nsOf(s, namespace),
+    );
+    return rows.map((r) => r.object);
+  }
+
   async mustGet(kind: string, namespace: string | undefined, name: string): Promise<KubeObject> {
     const o = await this.get(kind, namespace, name);
     if (!o) throw notFound(kind, name, strategyOf(kind).plural, strategyOf(kind).group);

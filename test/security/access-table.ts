@@ -8,8 +8,8 @@ import type { KubeObject } from '../../server/resources/types';
 export type Role = 'admin' | 'developer' | 'viewer';
 export const ROLES: readonly Role[] = ['admin', 'developer', 'viewer'];
 
-export type Kind = 'PersistentVolume' | 'PersistentVolumeClaim' | 'StorageClass' | 'Node' | 'Namespace' | 'Event' | 'Secret';
-export const KINDS: readonly Kind[] = ['PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Node', 'Namespace', 'Event', 'Secret'];
+export type Kind = 'PersistentVolume' | 'PersistentVolumeClaim' | 'StorageClass' | 'Node' | 'Namespace' | 'Event' | 'Secret' | 'ResourceQuota';
+export const KINDS: readonly Kind[] = ['PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Node', 'Namespace', 'Event', 'Secret', 'ResourceQuota'];
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
 export const VERBS: readonly Verb[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
@@ -33,8 +33,8 @@ const read: Row = { own: 'read', other: 'read', status: 'read' };
 const none: Row = { own: 'none', other: 'none', status: 'none' };
 
 export const TABLE: Record<Role, Record<Kind, Row>> = {
-  admin: { PersistentVolume: all, PersistentVolumeClaim: all, StorageClass: all, Node: all, Namespace: all, Event: all, Secret: all },
-  viewer: { PersistentVolume: read, PersistentVolumeClaim: read, StorageClass: read, Node: read, Namespace: read, Event: read, Secret: none },
+  admin: { PersistentVolume: all, PersistentVolumeClaim: all, StorageClass: all, Node: all, Namespace: all, Event: all, Secret: all, ResourceQuota: all },
+  viewer: { PersistentVolume: read, PersistentVolumeClaim: read, StorageClass: read, Node: read, Namespace: read, Event: read, Secret: none, ResourceQuota: read },
   developer: {
     PersistentVolume: none,
     // Their claims, but never the claims' status (controllers and admins write it).
@@ -45,6 +45,8 @@ export const TABLE: Record<Role, Record<Kind, Row>> = {
     Namespace: { own: 'read', other: 'none', status: 'read' },
     Event: { own: 'read', other: 'none', status: 'none' },
     Secret: none,
+    // The quotas of their namespace (and their status), read-only: admins set them.
+    ResourceQuota: { own: 'read', other: 'none', status: 'read' },
   },
 };
 
@@ -70,6 +72,7 @@ export const INFO: Record<Kind, KindInfo> = {
   Namespace: { plural: 'namespaces', group: '', namespaced: false, hasStatus: true },
   Event: { plural: 'events', group: '', namespaced: true, hasStatus: false },
   Secret: { plural: 'secrets', group: '', namespaced: true, hasStatus: false },
+  ResourceQuota: { plural: 'resourcequotas', group: '', namespaced: true, hasStatus: true },
 };
 
 /** The collection path of a kind (in a namespace for namespaced kinds). */
@@ -110,6 +113,9 @@ export function fixture(kind: Kind, name: string, ns: string): KubeObject {
       };
     case 'Secret':
       return { apiVersion: 'v1', kind, metadata: meta, type: 'Opaque', stringData: { password: 'matrix' } };
+    case 'ResourceQuota':
+      // Limits nothing a claim uses, so the matrix's claims are never refused by it.
+      return { apiVersion: 'v1', kind, metadata: meta, spec: { hard: { pods: '10' } } };
   }
 }
 

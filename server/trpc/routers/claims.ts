@@ -14,4 +14,12 @@ export const claimsRouter = router({
       if (JSON.stringify(input.claim).length > 64 * 1024) throw new StowageError('RequestEntityTooLarge', 'the claim is larger than 64 KiB');
       return ctx.app.claims.check(ctx.principal, input.claim as unknown as KubeObject);
     }),
+
+  /** What the namespace's quotas leave for this claim ("12 of 50 Gi left in team-a for class fast"). */
+  quota: authedProcedure
+    .input(z.object({ claim: z.record(z.string(), z.unknown()) }))
+    .query(({ ctx, input }) => {
+      if (JSON.stringify(input.claim).length > 64 * 1024) throw new StowageError('RequestEntityTooLarge', 'the claim is larger than 64 KiB');
+      return ctx.app.claims.quota(ctx.principal, input.claim as unknown as KubeObject);
+    }),
 });

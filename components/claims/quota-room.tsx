@@ -1,0 +1,51 @@
+'use client';
+// The namespace's quotas in the claim form: the room each storage limit leaves for the
+// chosen class ("12 of 50 Gi left in team-a for class fast"), and a warning before submit
+// when this claim would be refused, with the server's own reason (same check as the create).
+import { Alert, List, Text } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useTRPC } from '../trpc';
+
+/** The room the namespace's quotas leave for this claim, a moment after the last change. */
+export function useQuotaRoom(claim: Record<string, unknown>, enabled: boolean) {
+  const trpc = useTRPC();
+  const [debounced] = useDebouncedValue(claim, 300);
+  const room = useQuery({
+    ...trpc.claims.quota.queryOptions({ claim: debounced }),
+    enabled,
+    placeholderData: keepPreviousData,
+    staleTime: 0,
+    retry: false,
+  });
+  return enabled ? room.data : undefined;
+}
+
+export type QuotaRoomData = ReturnType<typeof useQuotaRoom>;
+
+export function QuotaRoom({ data: d }: { data: QuotaRoomData }) {
+  if (!d || d.limits.length === 0) return null;
+  const over = Boolean(d.refusal);
+  return (
+    <Alert
+      color={over ? 'red' : 'gray'}
+      title={over ? `This claim exceeds the quota of ${d.namespace}` : `Quota in ${d.namespace}`}
+      data-testid="quota-room"
+      data-exceeds={over ? 'true' : 'false'}
+      aria-live="polite"
+    >
+      <List size="sm">
+        {d.limits.map((l) => (
+          <List.Item key={`${l.quota}/${l.resource}`}>
+            {l.text} <Text span size="xs" c="dimmed">(quota {l.quota})</Text>
+          </List.Item>
+        ))}
+      </List>
+      {over && (
+        <Text size="sm" mt={6} data-testid="quota-refusal">
+          Creating it will be refused: {d.refusal}. Ask an administrator for more room, or request less.
+        </Text>
+      )}
+    </Alert>
+  );
+}
