@@ -4,6 +4,7 @@ import { claimsRouter } from './routers/claims';
 import { listsRouter } from './routers/lists';
 import { localVolumesRouter } from './routers/local-volumes';
 import { objectsRouter } from './routers/objects';
+import { reclaimRouter } from './routers/reclaim';
 
 export const appRouter = router({
   auth: authRouter,
@@ -11,6 +12,7 @@ export const appRouter = router({
   lists: listsRouter,
   claims: claimsRouter,
   localVolumes: localVolumesRouter,
+  reclaim: reclaimRouter,
 });
 
 export type AppRouter = typeof appRouter;
