@@ -103,6 +103,9 @@ function Frame({ me, children }: { me: Me; children: ReactNode }) {
                 data-testid={`nav-${k.route.slice(1)}`}
               />
             ))}
+            {me.role === 'admin' && (
+              <NavLink component={Link} href="/reclaim" label="Reclaim" active={pathname === '/reclaim'} data-testid="nav-reclaim" />
+            )}
           </Stack>
         </nav>
         {mayCreate && (

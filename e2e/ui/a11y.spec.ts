@@ -24,6 +24,7 @@ const ROUTES = (o: { pv: string; claim: string; pod: string; cls: string; node: 
   `/nodes/${o.node}`,
   `/nodes/${o.node}/disks`,
   '/new',
+  '/reclaim',
 ];
 
 async function serious(page: Page): Promise<string[]> {

@@ -1,0 +1,68 @@
+// The reclaim center, as an admin uses it: a Released volume made Available again after a
+// preview of exactly what changes.
+import { createObject, deleteObject, findObject, getObject, type Obj } from '../api';
+import { expect, pvcManifest, pvManifest, screenshot, signInAsAdmin, test, uniqueName } from '../helpers';
+
+const phaseOf = async (kind: string, name: string, namespace?: string) => ((await findObject(kind, name, namespace))?.status as { phase?: string } | undefined)?.phase;
+
+test('an admin makes a Released volume Available again from the reclaim center', async ({ page }) => {
+  test.setTimeout(90_000);
+  const pv = uniqueName('pv-reclaim');
+  const claim = uniqueName('claim-reclaim');
+  const manifest = pvManifest(pv);
+  await createObject(manifest);
+  await createObject(pvcManifest(claim, 'default', '1Gi', manifest.spec.storageClassName), 'default');
+  await expect.poll(() => phaseOf('PersistentVolume', pv), { message: 'the volume binds', timeout: 20_000 }).toBe('Bound');
+
+  await deleteObject('PersistentVolumeClaim', claim, 'default');
+  await expect.poll(() => phaseOf('PersistentVolume', pv), { message: 'the volume is Released', timeout: 20_000 }).toBe('Released');
+
+  await signInAsAdmin(page);
+  await page.getByTestId('nav-reclaim').click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Reclaim center' })).toBeVisible();
+  const row = page.getByTestId('reclaim-volume').filter({ has: page.getByRole('link', { name: pv, exact: true }) });
+  await expect(row).toBeVisible({ timeout: 15_000 });
+  await expect(row).toContainText('Released');
+  await expect(row).toContainText(`default/${claim}`);
+
+  await row.getByRole('checkbox', { name: `Select volume ${pv}` }).check();
+  await page.getByTestId('volume-actions').getByRole('button', { name: 'Make Available…' }).click();
+  const preview = page.getByTestId('preview-row').filter({ hasText: pv });
+  await expect(preview).toContainText(`claimRef default/${claim} will be cleared`);
+  await expect(preview).toContainText('phase Released → Available');
+  await screenshot(page, 'reclaim-preview');
+  await page.getByTestId('confirm-reclaim').click();
+
+  await expect(page.getByTestId('reclaim-result')).toContainText('1 done, 0 left alone');
+  // No longer Released: it leaves the center, and the volumes list shows it Available.
+  await expect(row).toHaveCount(0, { timeout: 15_000 });
+  await expect.poll(() => phaseOf('PersistentVolume', pv), { message: 'the volume is Available', timeout: 20_000 }).toBe('Available');
+  const after = await getObject<Obj>('PersistentVolume', pv);
+  expect((after.spec as { claimRef?: unknown }).claimRef).toBeUndefined();
+
+  await page.goto(`/volumes?q=${pv}`);
+  const listRow = page.getByTestId('object-row').filter({ has: page.getByRole('link', { name: pv, exact: true }) });
+  await expect(listRow.getByTestId('status-badge')).toHaveAttribute('data-status', 'Available');
+});
+
+test('the reclaim center refuses to act on a volume whose claim a pod uses', async ({ page }) => {
+  const pv = uniqueName('pv-inuse');
+  const claim = uniqueName('claim-inuse');
+  const manifest = pvManifest(pv);
+  await createObject(manifest);
+  await createObject(pvcManifest(claim, 'default', '1Gi', manifest.spec.storageClassName), 'default');
+  await createObject({ apiVersion: 'v1', kind: 'Pod', metadata: { name: uniqueName('pod-inuse'), namespace: 'default' }, spec: { containers: [{ name: 'app', image: 'busybox' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: claim } }] } }, 'default');
+  const idle = uniqueName('claim-idle');
+  await createObject(pvcManifest(idle, 'default', '1Gi', uniqueName('no-such-class')), 'default');
+  await expect.poll(() => phaseOf('PersistentVolume', pv), { message: 'the volume binds', timeout: 20_000 }).toBe('Bound');
+
+  await signInAsAdmin(page, '/reclaim');
+  await page.getByTestId('unused-days').locator('input').fill('0');
+  // A claim a pod uses is never listed as unused.
+  await expect(page.getByRole('heading', { name: /Claims unused for 0 days/ })).toBeVisible();
+  // A claim no pod uses is.
+  await expect(page.getByTestId('reclaim-claim').filter({ hasText: idle })).toBeVisible();
+  await expect(page.getByTestId('reclaim-claim').filter({ hasText: claim })).toHaveCount(0);
+  // Nor is its Bound volume listed for reclaim.
+  await expect(page.getByTestId('reclaim-volume').filter({ hasText: pv })).toHaveCount(0);
+});
