@@ -27,7 +27,7 @@ export function PreviewModal({ request, onClose, onApplied }: { request: Preview
   const [rows, setRows] = useState<PreviewRow[] | null>(null);
   const preview = useMutation(trpc.reclaim.preview.mutationOptions({ onSuccess: setRows }));
   const apply = useMutation(
-    trpc.reclaim.apply.mutationOptions({
+    trpc.reclaim.act.mutationOptions({
       onSuccess: (r) => {
         onApplied(r);
         onClose();

@@ -26,7 +26,7 @@ export const reclaimRouter = router({
   preview: authedProcedure
     .input(z.object({ targets: z.array(target).min(1).max(MAX_RECLAIM_BATCH) }))
     .mutation(({ ctx, input }) => service(ctx).preview(ctx.principal, input.targets)),
-  apply: authedProcedure
+  act: authedProcedure
     .input(z.object({ items: z.array(target.extend({ resourceVersion: z.string().min(1).max(40) })).min(1).max(MAX_RECLAIM_BATCH) }))
     .mutation(({ ctx, input }) => service(ctx).apply(ctx.principal, input.items)),
   retryCleanup: authedProcedure
