@@ -57,7 +57,7 @@ test('the reclaim center refuses to act on a volume whose claim a pod uses', asy
   await expect.poll(() => phaseOf('PersistentVolume', pv), { message: 'the volume binds', timeout: 20_000 }).toBe('Bound');
 
   await signInAsAdmin(page, '/reclaim');
-  await page.getByTestId('unused-days').locator('input').fill('0');
+  await page.getByRole('textbox', { name: 'Unused for at least (days)' }).fill('0');
   // A claim a pod uses is never listed as unused.
   await expect(page.getByRole('heading', { name: /Claims unused for 0 days/ })).toBeVisible();
   // A claim no pod uses is.
