@@ -109,7 +109,7 @@ export function VolumeSection({ volumes, onAction }: { volumes: ReclaimVolume[];
                     <Table.Td>
                       <Group gap={4}>
                         {v.categories.map((c) => (
-                          <Badge key={c} size="sm" variant="outline" color={CATEGORY[c]?.color ?? 'gray'} tt="none">
+                          <Badge key={c} size="sm" variant="outline" color={CATEGORY[c]?.color ?? 'gray'} tt="none" miw="max-content">
                             {CATEGORY[c]?.text ?? c}
                           </Badge>
                         ))}

@@ -17,6 +17,7 @@ const ROUTES = (o: { pv: string; claim: string; pod: string; cls: string; node: 
   `/pods/default/${o.pod}`,
   '/storage-classes',
   `/storage-classes/${o.cls}`,
+  `/storage-classes/${o.cls}/edit`,
   '/events',
   '/namespaces',
   '/namespaces/default',
@@ -24,6 +25,7 @@ const ROUTES = (o: { pv: string; claim: string; pod: string; cls: string; node: 
   `/nodes/${o.node}`,
   `/nodes/${o.node}/disks`,
   '/new',
+  '/new/storage-class',
   '/reclaim',
 ];
 

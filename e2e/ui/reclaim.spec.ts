@@ -30,6 +30,8 @@ test('an admin makes a Released volume Available again from the reclaim center',
   const preview = page.getByTestId('preview-row').filter({ hasText: pv });
   await expect(preview).toContainText(`claimRef default/${claim} will be cleared`);
   await expect(preview).toContainText('phase Released → Available');
+  // The dialog has finished opening before the picture is taken.
+  await expect(page.getByRole('dialog')).toHaveCSS('opacity', '1');
   await screenshot(page, 'reclaim-preview');
   await page.getByTestId('confirm-reclaim').click();
 
