@@ -128,7 +128,9 @@ function ServerList({ ui }: { ui: KindUi }) {
       ? `/claims/new${state.namespace ? `?namespace=${encodeURIComponent(state.namespace)}` : ''}`
       : ui.kind === 'StorageClass'
         ? '/new/storage-class'
-        : `/new?kind=${ui.kind}${ui.namespaced && state.namespace ? `&namespace=${encodeURIComponent(state.namespace)}` : ''}`;
+        : ui.kind === 'PersistentVolume'
+          ? '/new/volume'
+          : `/new?kind=${ui.kind}${ui.namespaced && state.namespace ? `&namespace=${encodeURIComponent(state.namespace)}` : ''}`;
   const filtered = Boolean(req.text || req.labelSelector || req.fields || req.namespace);
   const clearFilters = () => patch({ text: '', selector: '', status: null, namespace: null });
   const selError = selectorError(state.selector);

@@ -26,6 +26,7 @@ const ROUTES = (o: { pv: string; claim: string; pod: string; cls: string; node: 
   `/nodes/${o.node}/disks`,
   '/new',
   '/new/storage-class',
+  '/new/volume',
   '/reclaim',
 ];
 
