@@ -1,5 +1,6 @@
 // The reclaim center, as an admin uses it: a Released volume made Available again after a
 // preview of exactly what changes.
+import AxeBuilder from '@axe-core/playwright';
 import { createObject, deleteObject, findObject, getObject, type Obj } from '../api';
 import { expect, pvcManifest, pvManifest, screenshot, signInAsAdmin, test, uniqueName } from '../helpers';
 
@@ -24,6 +25,9 @@ test('an admin makes a Released volume Available again from the reclaim center',
   await expect(row).toBeVisible({ timeout: 15_000 });
   await expect(row).toContainText('Released');
   await expect(row).toContainText(`default/${claim}`);
+  // With rows and their checkboxes on it, the page still passes axe.
+  const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
 
   await row.getByRole('checkbox', { name: `Select volume ${pv}` }).check();
   await page.getByTestId('volume-actions').getByRole('button', { name: 'Make Available…' }).click();
