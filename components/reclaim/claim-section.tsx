@@ -14,7 +14,9 @@ export function ClaimSection({
   days,
   onDays,
   onAction,
+  canAct,
 }: {
+  canAct: boolean;
   claims: ReclaimClaim[];
   days: number;
   onDays: (d: number) => void;
@@ -50,6 +52,7 @@ export function ClaimSection({
             onChange={(v) => onDays(typeof v === 'number' && Number.isFinite(v) ? Math.min(3650, Math.max(0, Math.floor(v))) : 0)}
             data-testid="unused-days"
           />
+          {canAct && (
           <Button
             size="xs"
             color="red"
@@ -67,6 +70,7 @@ export function ClaimSection({
           >
             Delete…
           </Button>
+          )}
         </Group>
       </Group>
       <Text size="xs" c="dimmed" mb="xs">

@@ -58,8 +58,8 @@ export function ReclaimCenter() {
       )}
       {q.data && (
         <>
-          <VolumeSection volumes={q.data.volumes} onAction={setRequest} />
-          <ClaimSection claims={q.data.claims} days={days} onDays={setDays} onAction={setRequest} />
+          <VolumeSection volumes={q.data.volumes} onAction={setRequest} canAct={perms.can('update', 'PersistentVolume')} />
+          <ClaimSection claims={q.data.claims} days={days} onDays={setDays} onAction={setRequest} canAct={perms.can('delete', 'PersistentVolumeClaim')} />
           <CleanupSection jobs={q.data.cleanups} canRetry={perms.can('update', 'PersistentVolume')} onRetried={() => void q.refetch()} />
         </>
       )}

@@ -18,7 +18,7 @@ const CATEGORY: Record<string, { text: string; color: string }> = {
 
 const ACTIONS: VolumeAction[] = ['make-available', 'pre-bind', 'recycle', 'delete'];
 
-export function VolumeSection({ volumes, onAction }: { volumes: ReclaimVolume[]; onAction: (r: PreviewRequest) => void }) {
+export function VolumeSection({ volumes, onAction, canAct }: { volumes: ReclaimVolume[]; onAction: (r: PreviewRequest) => void; canAct: boolean }) {
   const [picked, setPicked] = useState<Set<string>>(new Set());
   const selected = volumes.filter((v) => picked.has(v.name));
   const toggle = (name: string) =>
@@ -47,6 +47,7 @@ export function VolumeSection({ volumes, onAction }: { volumes: ReclaimVolume[];
         <Title order={2} size="h4" id="reclaim-volumes">
           Volumes ({volumes.length})
         </Title>
+        {canAct && (
         <Group gap="xs" role="toolbar" aria-label="Actions on the selected volumes" data-testid="volume-actions">
           {ACTIONS.map((a) => {
             const { allowed, firstRefusal } = allowedCount(selected, a);
@@ -67,6 +68,7 @@ export function VolumeSection({ volumes, onAction }: { volumes: ReclaimVolume[];
             );
           })}
         </Group>
+        )}
       </Group>
       {volumes.length === 0 ? (
         <Text size="sm" c="dimmed">
