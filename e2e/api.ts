@@ -83,3 +83,9 @@ export async function defaultClasses(): Promise<string[]> {
   };
   return page.items.filter(isDefault).map((o) => o.metadata.name);
 }
+
+/** The names of the objects of a kind (the first 500, by name). */
+export async function objectNames(kind: string): Promise<string[]> {
+  const page = await call<{ items: Obj[] }>('lists.page', { kind, limit: 500 }, 'query');
+  return page.items.map((o) => o.metadata.name);
+}

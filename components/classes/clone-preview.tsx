@@ -81,7 +81,7 @@ export function ClonePreview({
   };
 
   return (
-    <Modal opened={opened} onClose={onClose} size="lg" title={<Text fw={600}>Clone {oldName} as {newName}?</Text>}>
+    <Modal opened={opened} onClose={onClose} size="lg" closeButtonProps={{ 'aria-label': 'Close' }} title={<Text fw={600}>Clone {oldName} as {newName}?</Text>}>
       <Stack gap="sm" data-testid="clone-preview">
         <Table aria-label="What changes">
           <Table.Thead>

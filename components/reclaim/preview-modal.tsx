@@ -2,7 +2,7 @@
 // Previews an action on the chosen volumes or claims (exactly what will change, or why
 // not), then applies it to those it allows, with the versions the preview was computed on:
 // anything that changed meanwhile is left alone with a conflict.
-import { Alert, Badge, Button, Group, List, Loader, Modal, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Group, List, Loader, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import type { ApplyResult, PreviewRow, ReclaimTarget } from '@/server/services/reclaim';
@@ -50,7 +50,7 @@ export function PreviewModal({ request, onClose, onApplied }: { request: Preview
   const error = preview.error ?? apply.error;
 
   return (
-    <Modal opened={request !== null} onClose={onClose} size="lg" title={<Text fw={600}>{request?.title}</Text>}>
+    <Modal opened={request !== null} onClose={onClose} size="lg" closeButtonProps={{ 'aria-label': 'Close' }} title={<Text fw={600}>{request?.title}</Text>}>
       {request && (
         <Stack gap="sm" data-testid="reclaim-preview">
           <Text size="sm">{request.help}</Text>
@@ -92,9 +92,9 @@ export function PreviewModal({ request, onClose, onApplied }: { request: Preview
                       <Text fw={600} size="sm">
                         {label(r)}
                       </Text>
-                      <Badge size="xs" color={r.allowed ? 'blue' : 'orange'} variant="outline">
+                      <Text size="xs" fw={700} tt="uppercase">
                         {r.allowed ? 'will change' : 'left alone'}
-                      </Badge>
+                      </Text>
                     </Group>
                   }
                   data-testid="preview-row"

@@ -111,7 +111,7 @@ export function VolumeSection({ volumes, onAction, canAct }: { volumes: ReclaimV
                     <Table.Td>
                       <Group gap={4}>
                         {v.categories.map((c) => (
-                          <Badge key={c} size="sm" variant="outline" color={CATEGORY[c]?.color ?? 'gray'} tt="none" miw="max-content">
+                          <Badge key={c} size="sm" variant="light" color={CATEGORY[c]?.color ?? 'gray'} tt="none" miw="max-content">
                             {CATEGORY[c]?.text ?? c}
                           </Badge>
                         ))}

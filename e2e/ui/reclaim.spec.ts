@@ -1,8 +1,15 @@
 // The reclaim center, as an admin uses it: a Released volume made Available again after a
 // preview of exactly what changes.
 import AxeBuilder from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
 import { createObject, deleteObject, findObject, getObject, type Obj } from '../api';
 import { expect, pvcManifest, pvManifest, screenshot, signInAsAdmin, test, uniqueName } from '../helpers';
+
+async function seriousViolations(page: Page): Promise<string[]> {
+  const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  return serious.map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.html.slice(0, 100)).join(' | ')}`);
+}
 
 const phaseOf = async (kind: string, name: string, namespace?: string) => ((await findObject(kind, name, namespace))?.status as { phase?: string } | undefined)?.phase;
 
@@ -25,9 +32,10 @@ test('an admin makes a Released volume Available again from the reclaim center',
   await expect(row).toBeVisible({ timeout: 15_000 });
   await expect(row).toContainText('Released');
   await expect(row).toContainText(`default/${claim}`);
-  // With rows and their checkboxes on it, the page still passes axe.
-  const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+  // With rows and their checkboxes on it, the page still passes axe (the pointer moved off
+  // the navigation link it clicked, whose hover state is not what is checked here).
+  await page.mouse.move(640, 700);
+  expect(await seriousViolations(page)).toEqual([]);
 
   await row.getByRole('checkbox', { name: `Select volume ${pv}` }).check();
   await page.getByTestId('volume-actions').getByRole('button', { name: 'Make Available…' }).click();
@@ -37,6 +45,7 @@ test('an admin makes a Released volume Available again from the reclaim center',
   // The dialog has finished opening before the picture is taken.
   await expect(page.getByRole('dialog')).toHaveCSS('opacity', '1');
   await screenshot(page, 'reclaim-preview');
+  expect(await seriousViolations(page)).toEqual([]);
   await page.getByTestId('confirm-reclaim').click();
 
   await expect(page.getByTestId('reclaim-result')).toContainText('1 done, 0 left alone');

@@ -1,6 +1,6 @@
 // The static volume form: an admin makes a local volume on a node picked from the nodes,
 // after the form refused what the API would refuse.
-import { getObject, type Obj } from '../api';
+import { getObject, objectNames, type Obj } from '../api';
 import { expect, settledVolume, signInAsAdmin, test, uniqueName } from '../helpers';
 
 test('an admin creates a local volume on a node through the form', async ({ page }) => {
@@ -18,12 +18,15 @@ test('an admin creates a local volume on a node through the form', async ({ page
   await expect(errors).toContainText('spec.local.path');
 
   await page.getByRole('textbox', { name: 'Path on the node' }).fill(`/srv/stowage-e2e/${name}`);
-  await page.getByRole('textbox', { name: 'Node' }).click();
-  const option = page.getByRole('option').first();
-  const node = (await option.textContent()) ?? '';
-  await option.click();
+  const [node] = await objectNames('Node');
+  expect(node, 'the server has a node').toBeTruthy();
+  const nodeBox = page.getByRole('combobox', { name: 'Node', exact: true });
+  await nodeBox.click();
+  await nodeBox.fill(node);
+  await page.getByRole('option', { name: node, exact: true }).click();
+  await expect(nodeBox).toHaveValue(node);
   await page.getByRole('textbox', { name: 'Capacity' }).fill('2Gi');
-  await page.getByRole('textbox', { name: 'Storage class' }).fill(`static-${name}`);
+  await page.getByRole('combobox', { name: 'Storage class' }).fill(`static-${name}`);
   await expect(errors).toHaveCount(0);
   await page.getByTestId('save-volume').click();
 
