@@ -8,6 +8,7 @@ import Link from 'next/link';
 import { ClaimBinding } from './claim-binding';
 import { VolumeDiskPanel } from './disks/volume-disk-panel';
 import { ClaimProvisioning } from './claim-provisioning';
+import { ClassFormLink } from './classes/class-form-link';
 import { DefaultClassSwitch } from './classes/default-class-switch';
 import { StorageClassParameters } from './classes/storage-class-parameters';
 import { ClaimExpansion } from './claims/claim-expansion';
@@ -29,7 +30,12 @@ export function TopPanels({ obj }: { obj: KubeObject }) {
     case 'PersistentVolume':
       return <VolumePhaseAlert pv={obj} />;
     case 'StorageClass':
-      return <DefaultClassSwitch sc={obj} />;
+      return (
+        <>
+          <ClassFormLink sc={obj} />
+          <DefaultClassSwitch sc={obj} />
+        </>
+      );
     case 'Pod':
       return <PodScheduling pod={obj} />;
     case 'Node':

@@ -104,6 +104,9 @@ function Frame({ me, children }: { me: Me; children: ReactNode }) {
               />
             ))}
             <NavLink component={Link} href="/audit" label="Audit" active={pathname === '/audit'} data-testid="nav-audit" />
+            {me.role === 'admin' && (
+              <NavLink component={Link} href="/reclaim" label="Reclaim" active={pathname === '/reclaim'} data-testid="nav-reclaim" />
+            )}
           </Stack>
         </nav>
         {mayCreate && (

@@ -68,3 +68,24 @@ export async function findObject<T = Obj>(kind: string, name: string, namespace?
 export function deleteObject(kind: string, name: string, namespace?: string): Promise<{ deleted: boolean }> {
   return call<{ deleted: boolean }>('objects.delete', { kind, name, namespace }, 'mutation');
 }
+
+/** Makes `name` the one default StorageClass (on), or takes its mark away (off), as the dashboard does. */
+export function setDefaultClass(name: string, on: boolean): Promise<{ defaults: string[] }> {
+  return call<{ defaults: string[] }>('lists.setDefaultClass', { name, on }, 'mutation');
+}
+
+/** The names of the StorageClasses marked default. */
+export async function defaultClasses(): Promise<string[]> {
+  const page = await call<{ items: Obj[] }>('lists.page', { kind: 'StorageClass', limit: 500 }, 'query');
+  const isDefault = (o: Obj) => {
+    const a = (o.metadata.annotations ?? {}) as Record<string, string>;
+    return a['storageclass.kubernetes.io/is-default-class'] === 'true' || a['storageclass.beta.kubernetes.io/is-default-class'] === 'true';
+  };
+  return page.items.filter(isDefault).map((o) => o.metadata.name);
+}
+
+/** The names of the objects of a kind (the first 500, by name). */
+export async function objectNames(kind: string): Promise<string[]> {
+  const page = await call<{ items: Obj[] }>('lists.page', { kind, limit: 500 }, 'query');
+  return page.items.map((o) => o.metadata.name);
+}

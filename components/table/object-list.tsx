@@ -126,7 +126,11 @@ function ServerList({ ui }: { ui: KindUi }) {
   const createHref =
     ui.kind === 'PersistentVolumeClaim'
       ? `/claims/new${state.namespace ? `?namespace=${encodeURIComponent(state.namespace)}` : ''}`
-      : `/new?kind=${ui.kind}${ui.namespaced && state.namespace ? `&namespace=${encodeURIComponent(state.namespace)}` : ''}`;
+      : ui.kind === 'StorageClass'
+        ? '/new/storage-class'
+        : ui.kind === 'PersistentVolume'
+          ? '/new/volume'
+          : `/new?kind=${ui.kind}${ui.namespaced && state.namespace ? `&namespace=${encodeURIComponent(state.namespace)}` : ''}`;
   const filtered = Boolean(req.text || req.labelSelector || req.fields || req.namespace);
   const clearFilters = () => patch({ text: '', selector: '', status: null, namespace: null });
   const selError = selectorError(state.selector);

@@ -17,6 +17,7 @@ const ROUTES = (o: { pv: string; claim: string; pod: string; cls: string; node: 
   `/pods/default/${o.pod}`,
   '/storage-classes',
   `/storage-classes/${o.cls}`,
+  `/storage-classes/${o.cls}/edit`,
   '/events',
   '/namespaces',
   '/namespaces/default',
@@ -27,6 +28,9 @@ const ROUTES = (o: { pv: string; claim: string; pod: string; cls: string; node: 
   `/quotas/default/${o.quota}`,
   '/new',
   '/audit',
+  '/new/storage-class',
+  '/new/volume',
+  '/reclaim',
 ];
 
 async function serious(page: Page): Promise<string[]> {

@@ -6,6 +6,7 @@ import { isAllowed, visibleNamespaces, type Principal } from '../domain/authoriz
 import { StowageError } from '../domain/errors';
 import { parseLabelSelector } from '../domain/label-selector';
 import { isQualifiedName, isValidLabelValue } from '../domain/names';
+import { volumeVerdict } from '../domain/reclaim';
 import { redactForReader } from '../domain/redaction';
 import { betaDefaultClassAnnotation as BETA_DEFAULT_CLASS_ANNOTATION, defaultClassAnnotation as DEFAULT_CLASS_ANNOTATION, isDefaultClass } from '../resources/storage-class/strategy';
 import type { KubeObject } from '../resources/types';
@@ -258,10 +259,11 @@ export interface Health {
   classes: ClassCapacity[];
 }
 
-/** Why a volume may not be made Available again, or undefined when it may. Pure. */
+/**
+ * Why a volume may not be made Available again, or undefined when it may: the reclaim
+ * center's rule (server/domain/reclaim.ts), so the list's bulk action and the center agree.
+ */
 export function reclaimRefusal(pv: KubeObject): string | undefined {
-  const phase = pv.status?.phase;
-  if (pv.metadata.deletionTimestamp) return 'the volume is being deleted';
-  if (phase !== 'Released') return `only Released volumes can be made Available again; this one is ${phase ?? 'without a phase'}`;
-  return undefined;
+  const v = volumeVerdict('make-available', { pv, claimPods: [] });
+  return v.allowed ? undefined : v.reason;
 }

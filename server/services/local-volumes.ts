@@ -190,6 +190,12 @@ export class LocalVolumeService {
     };
   }
 
+  /** Failed and quarantined cleanups on every node, for the reclaim center. */
+  async stuckJobs(p?: Principal): Promise<JobView[]> {
+    if (p) this.canRead(p);
+    return (await this.agents.jobs.listStuck()).map(jobView);
+  }
+
   async retry(p: Principal, jobId: string): Promise<JobView> {
     this.canWrite(p);
     const j = await this.agents.jobs.retry(jobId);

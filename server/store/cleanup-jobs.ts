@@ -180,6 +180,15 @@ export class CleanupJobStore {
     return rows.map(toJob);
   }
 
+  /** Failed and quarantined jobs on every node, newest first (the reclaim center). */
+  async listStuck(limit = 500): Promise<CleanupJob[]> {
+    const rows = await this.sql.$queryRawUnsafe<Row[]>(
+      `SELECT * FROM cleanup_jobs WHERE state IN ('failed', 'quarantined') ORDER BY updated_at DESC LIMIT $1`,
+      limit,
+    );
+    return rows.map(toJob);
+  }
+
   /** Open jobs per node and state, for the roll-up. */
   async openCounts(): Promise<{ nodeName: string; state: JobState; count: number }[]> {
     const rows = await this.sql.$queryRawUnsafe<{ node_name: string; state: JobState; n: bigint | number }[]>(

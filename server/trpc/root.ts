@@ -5,6 +5,7 @@ import { historyRouter } from './routers/history';
 import { listsRouter } from './routers/lists';
 import { localVolumesRouter } from './routers/local-volumes';
 import { objectsRouter } from './routers/objects';
+import { reclaimRouter } from './routers/reclaim';
 
 export const appRouter = router({
   auth: authRouter,
@@ -13,6 +14,7 @@ export const appRouter = router({
   claims: claimsRouter,
   localVolumes: localVolumesRouter,
   history: historyRouter,
+  reclaim: reclaimRouter,
 });
 
 export type AppRouter = typeof appRouter;

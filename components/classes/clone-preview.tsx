@@ -1,0 +1,142 @@
+'use client';
+// The clone-and-replace preview: every field that differs, the steps that will run (each
+// a single write: create the clone, move the default, delete the original), checked by
+// a dry run of the create first. A step that fails stops the rest and says what was done.
+import { Alert, Button, Checkbox, Group, List, Modal, Stack, Table, Text } from '@mantine/core';
+import { useMutation } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { stringify } from 'yaml';
+import type { KubeObject } from '@/server/resources/types';
+import { errorInfo } from '../format';
+import { isDefaultClass } from '../kinds';
+import { useTRPC } from '../trpc';
+import { classChanges } from './class-draft';
+
+export function ClonePreview({
+  opened,
+  onClose,
+  original,
+  clone,
+  moveDefault,
+  onDone,
+}: {
+  opened: boolean;
+  onClose: () => void;
+  original: KubeObject;
+  clone: KubeObject;
+  moveDefault: boolean;
+  onDone: (name: string) => void;
+}) {
+  const trpc = useTRPC();
+  const [deleteOriginal, setDeleteOriginal] = useState(false);
+  const [progress, setProgress] = useState<string[]>([]);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [running, setRunning] = useState(false);
+  const dryRun = useMutation(trpc.objects.create.mutationOptions());
+  const create = useMutation(trpc.objects.create.mutationOptions());
+  const setDefault = useMutation(trpc.lists.setDefaultClass.mutationOptions());
+  const del = useMutation(trpc.objects.delete.mutationOptions());
+  const oldName = original.metadata.name ?? '';
+  const newName = clone.metadata.name ?? '';
+  const manifest = stringify(clone);
+  const { mutate: check } = dryRun;
+
+  useEffect(() => {
+    if (!opened) return;
+    setProgress([]);
+    setFailure(null);
+    check({ manifest, dryRun: true });
+  }, [opened, manifest, check]);
+
+  const changes = classChanges(original, clone);
+  const steps = [
+    `create class ${newName}`,
+    ...(moveDefault ? [`make ${newName} the default class${isDefaultClass(original) ? ` (${oldName} stops being it)` : ''}`] : []),
+    ...(deleteOriginal ? [`delete class ${oldName} (volumes and claims naming it keep the name)`] : []),
+  ];
+
+  const run = async () => {
+    setRunning(true);
+    setFailure(null);
+    const did: string[] = [];
+    try {
+      await create.mutateAsync({ manifest });
+      did.push(`created ${newName}`);
+      if (moveDefault) {
+        await setDefault.mutateAsync({ name: newName, on: true });
+        did.push(`${newName} is the default`);
+      }
+      if (deleteOriginal) {
+        await del.mutateAsync({ kind: 'StorageClass', name: oldName });
+        did.push(`deleted ${oldName}`);
+      }
+      setProgress(did);
+      onDone(newName);
+    } catch (e) {
+      setProgress(did);
+      setFailure(`${errorInfo(e).message}${did.length ? ` (done before it failed: ${did.join('; ')})` : ' (nothing was changed)'}`);
+    } finally {
+      setRunning(false);
+    }
+  };
+
+  return (
+    <Modal opened={opened} onClose={onClose} size="lg" closeButtonProps={{ 'aria-label': 'Close' }} title={<Text fw={600}>Clone {oldName} as {newName}?</Text>}>
+      <Stack gap="sm" data-testid="clone-preview">
+        <Table aria-label="What changes">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Field</Table.Th>
+              <Table.Th>{oldName}</Table.Th>
+              <Table.Th>{newName}</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {changes.map((c) => (
+              <Table.Tr key={c.field} data-testid="clone-change" data-field={c.field}>
+                <Table.Td>{c.field}</Table.Td>
+                <Table.Td>{c.before || '—'}</Table.Td>
+                <Table.Td>{c.after || '—'}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+        <Checkbox label={`Delete ${oldName} once ${newName} exists`} checked={deleteOriginal} onChange={(e) => setDeleteOriginal(e.currentTarget.checked)} />
+        <div>
+          <Text size="sm" fw={600}>
+            Steps
+          </Text>
+          <List size="sm" type="ordered">
+            {steps.map((s) => (
+              <List.Item key={s}>{s}</List.Item>
+            ))}
+          </List>
+        </div>
+        {dryRun.isError && (
+          <Alert color="red" title="The server would refuse the clone" role="alert">
+            {errorInfo(dryRun.error).message}
+          </Alert>
+        )}
+        {dryRun.isSuccess && (
+          <Text size="sm" c="teal.9">
+            A dry run of the create passed every check.
+          </Text>
+        )}
+        {failure && (
+          <Alert color="red" role="alert">
+            {failure}
+          </Alert>
+        )}
+        {progress.length > 0 && !failure && <Text size="sm">{progress.join('; ')}</Text>}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button onClick={() => void run()} loading={running} disabled={!dryRun.isSuccess} data-testid="confirm-clone">
+            Clone{deleteOriginal ? ' and replace' : ''}
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { allowedCount, claimNameError } from './reclaim-actions';
+
+describe('allowedCount', () => {
+  const row = (allowed: boolean, reason?: string) => ({ actions: { delete: { allowed, reason } } });
+  it.each([
+    { name: 'none selected', rows: [], want: { allowed: 0, firstRefusal: undefined } },
+    { name: 'all allowed', rows: [row(true), row(true)], want: { allowed: 2, firstRefusal: undefined } },
+    { name: 'one refused says why', rows: [row(true), row(false, 'bound'), row(false, 'in use')], want: { allowed: 1, firstRefusal: 'bound' } },
+  ])('$name', ({ rows, want }) => {
+    expect(allowedCount(rows, 'delete')).toEqual(want);
+  });
+});
+
+describe('claimNameError', () => {
+  it.each([
+    { text: 'default/data', want: undefined },
+    { text: ' team-a/db.0 ', want: undefined },
+    { text: '', want: 'Name the claim as namespace/name' },
+    { text: 'data', want: 'Write namespace/name in lower case, e.g. default/data' },
+    { text: 'Default/Data', want: 'Write namespace/name in lower case, e.g. default/data' },
+    { text: '../../etc', want: 'Write namespace/name in lower case, e.g. default/data' },
+  ])('"$text"', ({ text, want }) => {
+    expect(claimNameError(text)).toBe(want);
+  });
+});

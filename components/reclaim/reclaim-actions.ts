@@ -1,0 +1,36 @@
+// The reclaim center's actions as the page names and explains them. Pure.
+import type { VolumeAction } from '@/server/domain/reclaim';
+import type { ActionState } from '@/server/services/reclaim';
+
+export const VOLUME_ACTION_LABELS: Record<VolumeAction, string> = {
+  'make-available': 'Make Available',
+  'pre-bind': 'Pre-bind to claim',
+  recycle: 'Wipe and recycle',
+  delete: 'Delete',
+};
+
+export const VOLUME_ACTION_HELP: Record<VolumeAction, string> = {
+  'make-available': "Clears each volume's claim reference, so new claims can bind it. The data stays as it is.",
+  'pre-bind': 'Reserves the volume for one Pending claim: the binder binds that claim to it and no other.',
+  recycle: "Sets the reclaim policy to Delete: a local volume is wiped by its node's agent and comes back Available; other provisioned volumes are deleted by their provisioner.",
+  delete: 'Deletes the volume objects. With the Retain policy the data stays on the storage.',
+};
+
+/** How many of the selected rows allow `action`, and the first refusal among the others. */
+export function allowedCount<T extends { actions: Record<string, ActionState> }>(rows: T[], action: string): { allowed: number; firstRefusal?: string } {
+  let allowed = 0;
+  let firstRefusal: string | undefined;
+  for (const r of rows) {
+    const a = r.actions[action];
+    if (a?.allowed) allowed++;
+    else firstRefusal ??= a?.reason;
+  }
+  return { allowed, firstRefusal };
+}
+
+/** "namespace/name" of a claim a person typed, or an error to show. */
+export function claimNameError(text: string): string | undefined {
+  if (!text.trim()) return 'Name the claim as namespace/name';
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(text.trim())) return 'Write namespace/name in lower case, e.g. default/data';
+  return undefined;
+}

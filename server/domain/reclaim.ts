@@ -1,0 +1,203 @@
+// The reclaim center's rules: which one-click action is allowed on which volume or claim,
+// why not when it is not, and exactly what it will change. Pure; the service reads the
+// facts (the object, its claim, the pods using that claim, a pre-bind target) and acts only
+// on an "allowed" verdict, computed again on fresh state at the moment of the write.
+import { annDynamicallyProvisioned } from '../controllers/binder/annotations';
+import { localProvisionerName } from '../controllers/local-volume/decide';
+import type { KubeObject } from '../resources/types';
+import { checkRequestedVolume } from './matching';
+
+export const VOLUME_ACTIONS = ['make-available', 'pre-bind', 'recycle', 'delete'] as const;
+export type VolumeAction = (typeof VOLUME_ACTIONS)[number];
+export const CLAIM_ACTIONS = ['delete'] as const;
+export type ClaimAction = (typeof CLAIM_ACTIONS)[number];
+
+export type ReclaimVerdict = { allowed: true; changes: string[] } | { allowed: false; reason: string };
+
+export interface VolumeFacts {
+  pv: KubeObject;
+  /** The claim the volume's claimRef names (by namespace and name), if it exists. */
+  claim?: KubeObject;
+  /** Pods (by name) that keep that claim in use. */
+  claimPods: string[];
+  /** pre-bind: the claim to reserve the volume for, if it exists. */
+  target?: KubeObject;
+  /** pre-bind: the name the admin asked for, as namespace/name. */
+  targetName?: string;
+}
+
+export interface ClaimFacts {
+  claim: KubeObject;
+  /** Pods (by name) that keep the claim in use. */
+  pods: string[];
+}
+
+const refuse = (reason: string): ReclaimVerdict => ({ allowed: false, reason });
+
+function claimRefName(pv: KubeObject): string | undefined {
+  const ref = pv.spec?.claimRef;
+  if (!ref?.name) return undefined;
+  return `${ref.namespace ?? 'default'}/${ref.name}`;
+}
+
+/** The claimRef's claim is the one that holds the volume (same uid, or no uid to tell). */
+function holdingClaim(f: VolumeFacts): KubeObject | undefined {
+  const ref = f.pv.spec?.claimRef;
+  if (!ref || !f.claim || f.claim.metadata.deletionTimestamp) return undefined;
+  if (ref.uid && f.claim.metadata.uid !== ref.uid) return undefined;
+  if (f.claim.spec?.volumeName && f.claim.spec.volumeName !== f.pv.metadata.name) return undefined;
+  return f.claim;
+}
+
+/** Refusals every volume action shares: terminating, bound, in use. */
+function volumeRefusal(f: VolumeFacts): string | undefined {
+  const { pv } = f;
+  const phase = pv.status?.phase;
+  if (pv.metadata.deletionTimestamp) return 'the volume is being deleted (terminating)';
+  const holder = holdingClaim(f);
+  if (holder && f.claimPods.length > 0) {
+    return `in use: claim ${claimRefName(pv)} is used by pod${f.claimPods.length > 1 ? 's' : ''} ${f.claimPods.join(', ')}`;
+  }
+  if (phase === 'Bound') return `bound to claim ${claimRefName(pv) ?? '(unknown)'}`;
+  if (holder && phase !== 'Released' && phase !== 'Failed') return `reserved for claim ${claimRefName(pv)}, which exists`;
+  return undefined;
+}
+
+function policyOf(pv: KubeObject): string {
+  return pv.spec?.persistentVolumeReclaimPolicy ?? 'Retain';
+}
+
+/** Which actions a volume allows and what each will change, or why not. */
+export function volumeVerdict(action: VolumeAction, f: VolumeFacts): ReclaimVerdict {
+  const shared = volumeRefusal(f);
+  if (shared) return refuse(shared);
+  const { pv } = f;
+  const name = pv.metadata.name ?? '';
+  const phase = pv.status?.phase ?? 'Pending';
+  const ref = claimRefName(pv);
+  switch (action) {
+    case 'make-available': {
+      if (phase !== 'Released') return refuse(`only Released volumes can be made Available again; this one is ${phase}`);
+      return {
+        allowed: true,
+        changes: [
+          ref ? `claimRef ${ref} will be cleared` : 'claimRef is already empty',
+          `phase ${phase} → Available (set by the binder)`,
+          'the data on the volume stays as it is: the next claim sees it',
+        ],
+      };
+    }
+    case 'pre-bind': {
+      if (phase !== 'Released' && phase !== 'Available') return refuse(`only Released or Available volumes can be pre-bound; this one is ${phase}`);
+      if (!f.targetName) return refuse('name the claim to pre-bind to (namespace/name)');
+      const t = f.target;
+      if (!t) return refuse(`claim ${f.targetName} does not exist`);
+      if (t.metadata.deletionTimestamp) return refuse(`claim ${f.targetName} is being deleted (terminating)`);
+      if (t.status?.phase === 'Bound' || (t.spec?.volumeName && t.spec.volumeName !== name)) {
+        return refuse(`claim ${f.targetName} is already bound to ${t.spec?.volumeName ?? 'a volume'}`);
+      }
+      const misfit = checkRequestedVolume(t, pv);
+      if (misfit.length > 0) return refuse(`volume does not fit claim ${f.targetName}: ${misfit.join('; ')}`);
+      return {
+        allowed: true,
+        changes: [
+          ref ? `claimRef ${ref} → ${f.targetName}` : `claimRef set to ${f.targetName}`,
+          `phase ${phase} → Bound once the binder binds claim ${f.targetName} to it`,
+        ],
+      };
+    }
+    case 'recycle': {
+      if (phase !== 'Released' && phase !== 'Failed') return refuse(`only Released or Failed volumes can be recycled; this one is ${phase}`);
+      const by = pv.metadata.annotations?.[annDynamicallyProvisioned];
+      if (!by) return refuse('no provisioner made this volume (no pv.kubernetes.io/provisioned-by): nothing can wipe it; delete it instead');
+      const policy = policyOf(pv);
+      const what =
+        by === localProvisionerName
+          ? "its node's agent wipes the disk, then a fresh Available volume is created for it"
+          : `provisioner ${by} deletes its storage asset, then the volume object`;
+      return {
+        allowed: true,
+        changes: [policy === 'Delete' ? 'reclaim policy is already Delete: the cleanup runs again' : `reclaim policy ${policy} → Delete`, what],
+      };
+    }
+    case 'delete': {
+      const policy = policyOf(pv);
+      const changes = [`volume ${name} will be deleted`];
+      changes.push(
+        policy === 'Delete' && pv.metadata.annotations?.[annDynamicallyProvisioned]
+          ? 'its provisioner deletes the storage asset'
+          : 'the storage asset (the data) is kept; only the object goes',
+      );
+      return { allowed: true, changes };
+    }
+  }
+}
+
+/** What deleting an unused claim will change, or why it may not. */
+export function claimVerdict(action: ClaimAction, f: ClaimFacts): ReclaimVerdict {
+  const { claim } = f;
+  const name = `${claim.metadata.namespace}/${claim.metadata.name}`;
+  if (claim.metadata.deletionTimestamp) return refuse('the claim is being deleted (terminating)');
+  if (f.pods.length > 0) return refuse(`in use by pod${f.pods.length > 1 ? 's' : ''} ${f.pods.join(', ')}`);
+  switch (action) {
+    case 'delete': {
+      const changes = [`claim ${name} will be deleted`];
+      const volume = claim.spec?.volumeName;
+      if (volume) changes.push(`its volume ${volume} becomes Released (then its reclaim policy applies)`);
+      return { allowed: true, changes };
+    }
+  }
+}
+
+/**
+ * When a claim was last used by a pod, as far as the store knows: now while a pod uses it;
+ * else the newest time a terminated pod that named it shows (its conditions' transitions,
+ * container finish times, deletion or creation); else the claim's creation.
+ */
+export function claimLastUsed(claim: KubeObject, podsNamingIt: KubeObject[], now: Date): Date {
+  let last = Date.parse(claim.metadata.creationTimestamp ?? '') || 0;
+  for (const pod of podsNamingIt) {
+    const phase = pod.status?.phase;
+    if (phase !== 'Succeeded' && phase !== 'Failed') return now;
+    for (const t of podTimes(pod)) if (t > last) last = t;
+  }
+  return new Date(last);
+}
+
+function podTimes(pod: KubeObject): number[] {
+  const out: number[] = [];
+  const add = (s: unknown) => {
+    const t = typeof s === 'string' ? Date.parse(s) : NaN;
+    if (!Number.isNaN(t)) out.push(t);
+  };
+  add(pod.metadata?.creationTimestamp);
+  add(pod.metadata?.deletionTimestamp);
+  for (const c of Array.isArray(pod.status?.conditions) ? pod.status.conditions : []) add(c?.lastTransitionTime);
+  for (const c of Array.isArray(pod.status?.containerStatuses) ? pod.status.containerStatuses : []) add(c?.state?.terminated?.finishedAt);
+  return out;
+}
+
+/** Whole days between `since` and `now`. */
+export function daysSince(since: Date, now: Date): number {
+  return Math.max(0, Math.floor((now.getTime() - since.getTime()) / 86_400_000));
+}
+
+/** Why a local volume's node is gone, or undefined when it is there and Ready. */
+export function nodeGoneReason(nodeName: string, node: KubeObject | undefined, ready: boolean): string | undefined {
+  if (!node) return `node ${nodeName} does not exist`;
+  if (!ready) return `node ${nodeName} is NotReady`;
+  return undefined;
+}
+
+/** The node a local volume is pinned to: the manager's annotation, else a single-value hostname affinity. */
+export function volumeNode(pv: KubeObject): string | undefined {
+  const ann = pv.metadata.annotations?.['local.stowage.io/node'];
+  if (ann) return ann;
+  if (!pv.spec?.local) return undefined;
+  const terms = pv.spec?.nodeAffinity?.required?.nodeSelectorTerms;
+  if (!Array.isArray(terms) || terms.length !== 1) return undefined;
+  const exprs = terms[0]?.matchExpressions;
+  if (!Array.isArray(exprs)) return undefined;
+  const host = exprs.find((e: { key?: string; operator?: string; values?: unknown[] }) => e?.key === 'kubernetes.io/hostname' && e.operator === 'In' && e.values?.length === 1);
+  return typeof host?.values?.[0] === 'string' ? host.values[0] : undefined;
+}

@@ -1,0 +1,320 @@
+// The reclaim center: volumes and claims an admin may want back (Released, Failed, on a
+// node that is gone, claims no pod used for N days, failed cleanups), a preview of exactly
+// what each action changes, and the actions themselves. The rules are the pure
+// server/domain/reclaim.ts; every write goes through ObjectService (authorization,
+// validation) with the resourceVersion the preview showed, so an action previewed on an
+// object that changed since fails with a conflict instead of acting.
+import { isAllowed, type Principal } from '../domain/authorization';
+import { StowageError } from '../domain/errors';
+import { isNodeReady } from '../domain/node-lifecycle';
+import {
+  claimLastUsed,
+  claimVerdict,
+  daysSince,
+  nodeGoneReason,
+  volumeNode,
+  volumeVerdict,
+  type ClaimAction,
+  type ReclaimVerdict,
+  type VolumeAction,
+} from '../domain/reclaim';
+import { podsUsingClaim } from '../resources/pod/claims';
+import type { KubeObject } from '../resources/types';
+import { claimsCreatedBefore, podsNamingClaim, volumesPinnedOutside } from '../store/reclaim-queries';
+import type { LocalVolumeService, JobView } from './local-volumes';
+import type { ListService } from './lists';
+import type { ObjectService } from './objects';
+
+const PV = 'PersistentVolume';
+const PVC = 'PersistentVolumeClaim';
+export const MAX_RECLAIM_BATCH = 200;
+
+export type ReclaimCategory = 'released' | 'failed' | 'node-gone' | 'unused';
+
+export interface ActionState {
+  allowed: boolean;
+  reason?: string;
+}
+
+export interface ReclaimVolume {
+  name: string;
+  resourceVersion: string;
+  categories: ReclaimCategory[];
+  phase: string;
+  reclaimPolicy: string;
+  storageClass: string;
+  capacity: string;
+  claim: string | null;
+  node: string | null;
+  nodeProblem: string | null;
+  provisionedBy: string | null;
+  actions: Record<VolumeAction, ActionState>;
+}
+
+export interface ReclaimClaim {
+  namespace: string;
+  name: string;
+  resourceVersion: string;
+  phase: string;
+  volume: string | null;
+  storageClass: string;
+  request: string;
+  lastUsed: string;
+  unusedDays: number;
+  actions: Record<ClaimAction, ActionState>;
+}
+
+export interface ReclaimOverview {
+  volumes: ReclaimVolume[];
+  claims: ReclaimClaim[];
+  cleanups: JobView[];
+  unusedDays: number;
+}
+
+export interface ReclaimTarget {
+  kind: 'PersistentVolume' | 'PersistentVolumeClaim';
+  namespace?: string;
+  name: string;
+  action: VolumeAction | ClaimAction;
+  /** pre-bind: the claim, as namespace/name. */
+  claim?: string;
+}
+
+export interface PreviewRow extends ReclaimTarget {
+  /** The version the preview was computed on; pass it back to apply. */
+  resourceVersion: string;
+  allowed: boolean;
+  changes: string[];
+  reason?: string;
+}
+
+export interface ApplyResult {
+  done: string[];
+  skipped: { name: string; reason: string }[];
+}
+
+const label = (t: { namespace?: string; name: string }) => (t.namespace ? `${t.namespace}/${t.name}` : t.name);
+
+function state(v: ReclaimVerdict): ActionState {
+  return v.allowed ? { allowed: true } : { allowed: false, reason: v.reason };
+}
+
+function parseClaimName(s: string | undefined): { namespace: string; name: string } | undefined {
+  if (!s) return undefined;
+  const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-a-z0-9.]*[a-z0-9])?)$/.exec(s.trim());
+  if (!m || m[1].length > 63 || m[3].length > 253) return undefined;
+  return { namespace: m[1], name: m[3] };
+}
+
+export class ReclaimService {
+  constructor(
+    private readonly objects: ObjectService,
+    private readonly lists: ListService,
+    private readonly localVolumes: LocalVolumeService,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  private get store() {
+    return this.objects.store;
+  }
+
+  private mayRead(p: Principal): void {
+    if (!isAllowed(p, 'list', PV) || !isAllowed(p, 'list', PVC)) {
+      throw new StowageError('Forbidden', `User "${p.name}" cannot see the reclaim center: it needs to list volumes and claims in every namespace`);
+    }
+  }
+
+  /** Facts of a volume's decision: the claim its claimRef names and the pods using it. */
+  private async volumeFacts(pv: KubeObject, claimName?: string) {
+    const ref = pv.spec?.claimRef;
+    const claim = ref?.name ? await this.store.tryGet(PVC, ref.namespace ?? 'default', ref.name) : undefined;
+    const claimPods = claim ? podsUsingClaim(await podsNamingClaim(this.store.sql, claim.metadata.namespace!, claim.metadata.name!), claim.metadata.namespace!, claim.metadata.name!) : [];
+    const targetRef = parseClaimName(claimName);
+    const target = targetRef ? await this.store.tryGet(PVC, targetRef.namespace, targetRef.name) : undefined;
+    return { pv, claim, claimPods, target, targetName: targetRef ? label(targetRef) : claimName?.trim() || undefined };
+  }
+
+  private async claimFacts(claim: KubeObject) {
+    const pods = await podsNamingClaim(this.store.sql, claim.metadata.namespace!, claim.metadata.name!);
+    return { claim, pods: podsUsingClaim(pods, claim.metadata.namespace!, claim.metadata.name!), podObjects: pods };
+  }
+
+  private async volumeRow(pv: KubeObject, categories: ReclaimCategory[], nodeProblem: string | null): Promise<ReclaimVolume> {
+    const facts = await this.volumeFacts(pv);
+    const ref = pv.spec?.claimRef;
+    const actions = Object.fromEntries(
+      (['make-available', 'pre-bind', 'recycle', 'delete'] as const).map((a) => {
+        // pre-bind needs a claim name; judge it without one, minus that refusal.
+        const v = volumeVerdict(a, a === 'pre-bind' ? { ...facts, targetName: '-', target: undefined } : facts);
+        if (a === 'pre-bind' && !v.allowed && v.reason.startsWith('claim - ')) return [a, { allowed: true }];
+        return [a, state(v)];
+      }),
+    ) as Record<VolumeAction, ActionState>;
+    return {
+      name: pv.metadata.name!,
+      resourceVersion: pv.metadata.resourceVersion!,
+      categories,
+      phase: pv.metadata.deletionTimestamp ? 'Terminating' : (pv.status?.phase ?? 'Pending'),
+      reclaimPolicy: pv.spec?.persistentVolumeReclaimPolicy ?? 'Retain',
+      storageClass: pv.spec?.storageClassName ?? '',
+      capacity: String(pv.spec?.capacity?.storage ?? ''),
+      claim: ref?.name ? `${ref.namespace ?? 'default'}/${ref.name}` : null,
+      node: volumeNode(pv) ?? null,
+      nodeProblem,
+      provisionedBy: pv.metadata.annotations?.['pv.kubernetes.io/provisioned-by'] ?? null,
+      actions,
+    };
+  }
+
+  /** Everything the center lists; `unusedDays`: claims no pod used for at least that many days. */
+  async overview(p: Principal, opts: { unusedDays: number }): Promise<ReclaimOverview> {
+    this.mayRead(p);
+    const unusedDays = Math.min(3650, Math.max(0, Math.floor(opts.unusedDays)));
+    const now = this.now();
+    const [releasedPage, nodes] = await Promise.all([
+      this.lists.page(p, { kind: PV, fields: { phase: ['Released', 'Failed'] }, sort: { key: 'name', dir: 'asc' }, limit: 500 }),
+      this.store.list('Node'),
+    ]);
+    const nodeByName = new Map(nodes.items.map((n) => [n.metadata.name!, n]));
+    const readyNodes = nodes.items.filter((n) => isNodeReady(n)).map((n) => n.metadata.name!);
+    const rows = new Map<string, { pv: KubeObject; categories: ReclaimCategory[]; nodeProblem: string | null }>();
+    for (const pv of releasedPage.items) {
+      rows.set(pv.metadata.name!, { pv, categories: [pv.status?.phase === 'Failed' ? 'failed' : 'released'], nodeProblem: null });
+    }
+    for (const pv of await volumesPinnedOutside(this.store.sql, readyNodes)) {
+      const node = volumeNode(pv);
+      if (!node) continue;
+      const problem = nodeGoneReason(node, nodeByName.get(node), isNodeReady(nodeByName.get(node)));
+      if (!problem) continue;
+      const row = rows.get(pv.metadata.name!) ?? { pv, categories: [], nodeProblem: null };
+      row.categories.push('node-gone');
+      row.nodeProblem = problem;
+      rows.set(pv.metadata.name!, row);
+    }
+    const volumes: ReclaimVolume[] = [];
+    for (const r of [...rows.values()].sort((a, b) => a.pv.metadata.name!.localeCompare(b.pv.metadata.name!))) {
+      volumes.push(await this.volumeRow(r.pv, r.categories, r.nodeProblem));
+    }
+
+    const claims: ReclaimClaim[] = [];
+    const cutoff = new Date(now.getTime() - unusedDays * 86_400_000);
+    for (const c of await claimsCreatedBefore(this.store.sql, cutoff)) {
+      const facts = await this.claimFacts(c);
+      const last = claimLastUsed(c, facts.podObjects.filter((pod) => (pod.metadata.namespace ?? '') === c.metadata.namespace), now);
+      const days = daysSince(last, now);
+      if (facts.pods.length > 0 || last.getTime() > cutoff.getTime()) continue;
+      claims.push({
+        namespace: c.metadata.namespace!,
+        name: c.metadata.name!,
+        resourceVersion: c.metadata.resourceVersion!,
+        phase: c.metadata.deletionTimestamp ? 'Terminating' : (c.status?.phase ?? 'Pending'),
+        volume: c.spec?.volumeName || null,
+        storageClass: c.spec?.storageClassName ?? '',
+        request: String(c.spec?.resources?.requests?.storage ?? ''),
+        lastUsed: last.toISOString(),
+        unusedDays: days,
+        actions: { delete: state(claimVerdict('delete', facts)) },
+      });
+    }
+
+    const cleanups = isAllowed(p, 'get', PV) ? await this.stuckCleanups() : [];
+    return { volumes, claims, cleanups, unusedDays };
+  }
+
+  private async stuckCleanups(): Promise<JobView[]> {
+    return this.localVolumes.stuckJobs();
+  }
+
+  /** What each target's action would change now, or why it may not; nothing is written. */
+  async preview(p: Principal, targets: ReclaimTarget[]): Promise<PreviewRow[]> {
+    this.mayRead(p);
+    if (targets.length > MAX_RECLAIM_BATCH) throw new StowageError('BadRequest', `at most ${MAX_RECLAIM_BATCH} objects at once`);
+    const out: PreviewRow[] = [];
+    for (const t of targets) {
+      const judged = await this.judge(p, t);
+      if ('missing' in judged) {
+        out.push({ ...t, resourceVersion: '', allowed: false, changes: [], reason: judged.missing });
+        continue;
+      }
+      const { obj, verdict } = judged;
+      out.push({
+        ...t,
+        resourceVersion: obj.metadata.resourceVersion!,
+        allowed: verdict.allowed,
+        changes: verdict.allowed ? verdict.changes : [],
+        ...(verdict.allowed ? {} : { reason: verdict.reason }),
+      });
+    }
+    return out;
+  }
+
+  private async judge(p: Principal, t: ReclaimTarget): Promise<{ obj: KubeObject; verdict: ReclaimVerdict } | { missing: string }> {
+    const ns = t.kind === PVC ? t.namespace : undefined;
+    if (t.kind === PVC && !ns) return { missing: 'a claim needs its namespace' };
+    const obj = await this.objects.get(p, t.kind, ns, t.name).catch((e) => {
+      if (e instanceof StowageError && e.code === 'NotFound') return undefined;
+      throw e;
+    });
+    if (!obj) return { missing: `${t.kind === PV ? 'volume' : 'claim'} ${label(t)} no longer exists` };
+    if (t.kind === PV) {
+      if (!(['make-available', 'pre-bind', 'recycle', 'delete'] as string[]).includes(t.action)) return { missing: `unknown volume action "${t.action}"` };
+      return { obj, verdict: volumeVerdict(t.action as VolumeAction, await this.volumeFacts(obj, t.claim)) };
+    }
+    if (t.action !== 'delete') return { missing: `unknown claim action "${t.action}"` };
+    return { obj, verdict: claimVerdict('delete', await this.claimFacts(obj)) };
+  }
+
+  /**
+   * Applies previewed actions. Each item carries the resourceVersion of its preview: an
+   * object that changed since is left alone with a conflict. The rules are checked again
+   * on the current state; every write goes through ObjectService as the principal.
+   */
+  async apply(p: Principal, items: (ReclaimTarget & { resourceVersion: string })[]): Promise<ApplyResult> {
+    if (items.length > MAX_RECLAIM_BATCH) throw new StowageError('BadRequest', `at most ${MAX_RECLAIM_BATCH} objects at once`);
+    const result: ApplyResult = { done: [], skipped: [] };
+    for (const item of items) {
+      try {
+        await this.applyOne(p, item);
+        result.done.push(label(item));
+      } catch (e) {
+        if (!(e instanceof StowageError) || e.code === 'InternalError') throw e;
+        result.skipped.push({ name: label(item), reason: e.message });
+      }
+    }
+    return result;
+  }
+
+  private async applyOne(p: Principal, item: ReclaimTarget & { resourceVersion: string }): Promise<void> {
+    const verb = item.action === 'delete' ? 'delete' : 'update';
+    this.objects.authorize(p, verb, item.kind, item.kind === PVC ? item.namespace : undefined, item.name);
+    const judged = await this.judge(p, item);
+    if ('missing' in judged) throw new StowageError('NotFound', judged.missing);
+    const { obj, verdict } = judged;
+    const current = obj.metadata.resourceVersion;
+    if (current !== item.resourceVersion) {
+      throw new StowageError('Conflict', `${label(item)} changed since the preview (version ${item.resourceVersion} → ${current}); preview again`);
+    }
+    if (!verdict.allowed) throw new StowageError('Conflict', verdict.reason);
+    const ns = item.kind === PVC ? item.namespace : undefined;
+    if (item.action === 'delete') {
+      await this.objects.delete(p, item.kind, ns, item.name, { preconditions: { uid: obj.metadata.uid, resourceVersion: item.resourceVersion } });
+      return;
+    }
+    const next = structuredClone(obj);
+    next.metadata.resourceVersion = item.resourceVersion;
+    if (item.action === 'make-available') {
+      delete next.spec.claimRef;
+    } else if (item.action === 'pre-bind') {
+      const ref = parseClaimName(item.claim)!;
+      next.spec.claimRef = { kind: PVC, apiVersion: 'v1', namespace: ref.namespace, name: ref.name };
+    } else if (item.action === 'recycle') {
+      next.spec.persistentVolumeReclaimPolicy = 'Delete';
+    }
+    await this.objects.update(p, next);
+  }
+
+  /** The existing retry of a failed or quarantined cleanup. */
+  retryCleanup(p: Principal, jobId: string): Promise<JobView> {
+    return this.localVolumes.retry(p, jobId);
+  }
+}
