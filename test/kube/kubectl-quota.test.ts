@@ -41,6 +41,17 @@ describe.skipIf(!bin)('quotas with kubectl', () => {
     expect(r.stderr).toContain('forbidden');
   });
 
+  test.each([
+    { args: ['get', 'resourcequotas'], answer: 'yes' },
+    { args: ['list', 'quota'], answer: 'yes' },
+    { args: ['create', 'resourcequotas'], answer: 'no' },
+    { args: ['update', 'resourcequotas/status'], answer: 'no' },
+    { args: ['get', 'resourcequotas', '-n', 'other'], answer: 'no' },
+  ])('dev: auth can-i $args -> $answer', async ({ args, answer }) => {
+    const r = await kubectl(['auth', 'can-i', ...args], { user: 'dev' });
+    expect(r.stdout.trim().split(' - ')[0]).toBe(answer);
+  });
+
   test('claims are charged; get quota prints used/hard as upstream', async () => {
     for (const [name, size] of [['one', '4Gi'], ['two', '6Gi']]) {
       const r = await kubectl(['apply', '-f', '-'], { user: 'dev', input: claim(name, size) });
