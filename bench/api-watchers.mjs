@@ -4,7 +4,9 @@
 import https from 'node:https';
 import { parentPort, workerData } from 'node:worker_threads';
 
-const { url, token, ca, watchers, path } = workerData;
+// `urls` spreads the watches over several API servers (round robin); `url` is one server.
+const { url, urls, token, ca, watchers, path } = workerData;
+const servers = urls ?? [url];
 const now = () => performance.timeOrigin + performance.now();
 const agent = new https.Agent({ keepAlive: true, maxSockets: watchers + 1, ca });
 let arrivals = [];
@@ -12,7 +14,7 @@ let ready = 0;
 const requests = [];
 
 for (let i = 0; i < watchers; i++) {
-  const u = new URL(path, url);
+  const u = new URL(path, servers[i % servers.length]);
   const req = https.request(
     { host: u.hostname, port: u.port, path: u.pathname + u.search, agent, headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' } },
     (res) => {

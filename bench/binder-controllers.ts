@@ -1,12 +1,14 @@
 // The controller process of bench/binder.ts: runs Stowage's controllers against the
 // bench database and answers the driver's questions over IPC (memory, queue, metrics).
-// Usage (by the driver): fork('bench/binder-controllers.ts', [databaseUrl, concurrency]).
+// Usage (by the driver): fork('bench/binder-controllers.ts', [databaseUrl, concurrency, 'elect'?]).
+// bench/write-path.ts also runs it (--controller-processes N) with leader election.
 import { writeFileSync } from 'node:fs';
 import { register } from 'prom-client';
 import { createAppContext } from '../server/app/context';
 import { startControllers } from '../server/controllers/start';
 
-const [url, concurrencyArg] = process.argv.slice(2);
+// A third argument `elect` runs them with leader election (several controller processes).
+const [url, concurrencyArg, elect] = process.argv.slice(2);
 if (!url || !process.send) {
   console.error('run by bench/binder.ts');
   process.exit(2);
@@ -16,7 +18,7 @@ const app = await createAppContext(url, 20);
 const running = await startControllers({
   app,
   connectionString: url,
-  leaderElection: false,
+  leaderElection: elect === 'elect',
   binderConcurrency: Number(concurrencyArg) || 64,
 });
 const binder = running.manager.controllers[0];

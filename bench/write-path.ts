@@ -1,5 +1,9 @@
 // Write-path benchmark (figures printed, nothing asserted):
 //   npx tsx bench/write-path.ts [--seconds 15] [--clients 16] [--watchers 5]
+//     [--api-processes 1] [--controller-processes 0]
+// With --api-processes N > 1 the API servers run as N processes of their own on the one
+// database (clients and watches spread over them round robin), and --controller-processes
+// M runs M controller processes with leader election beside them, as a deployment would.
 // 1. the raw single-row transaction rate of the same Postgres (pgbench -N, bench/raw-tps.ts);
 // 2. PersistentVolume creates through the HTTPS REST API from --clients concurrent clients
 //    for --seconds: creates/s and the ratio to pgbench's tps;
@@ -7,6 +11,7 @@
 //    from the create's response reaching its client to the event reaching each watcher
 //    (an event that arrives before the response counts as 0), and whether every watcher
 //    saw every create exactly once in resourceVersion order.
+import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
@@ -15,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { createAppContext } from '../server/app/context';
 import { startApiServer } from '../server/kube/api-server';
+import { ensureServingPki, servingNames } from '../server/kube/pki';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
 import { migrate } from '../server/store/migrate';
 import { rawTransactionRate } from './raw-tps';
@@ -24,8 +30,36 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '15' },
     clients: { type: 'string', default: '16' },
     watchers: { type: 'string', default: '5' },
+    'api-processes': { type: 'string', default: '1' },
+    'controller-processes': { type: 'string', default: '0' },
   },
 });
+const API_PROCESSES = Math.max(1, Number(args['api-processes']));
+const CONTROLLER_PROCESSES = Math.max(0, Number(args['controller-processes']));
+const here = path.dirname(new URL(import.meta.url).pathname);
+
+/** Forks a bench child and waits for its `ready` message. */
+function child(file: string, argv: string[]): Promise<{ proc: ChildProcess; url?: string }> {
+  const proc = fork(path.join(here, file), argv, { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  return new Promise((resolve, reject) => {
+    proc.once('exit', (code) => reject(new Error(`${file} exited (${code})`)));
+    proc.on('message', (m: { type?: string; url?: string }) => {
+      if (m?.type === 'ready') resolve({ proc, url: m.url });
+    });
+  });
+}
+
+function childCpuMs(proc: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    const on = (m: { type?: string; ms?: number }) => {
+      if (m?.type !== 'cpu') return;
+      proc.off('message', on);
+      resolve(m.ms ?? 0);
+    };
+    proc.on('message', on);
+    proc.send({ type: 'cpu' });
+  });
+}
 const SECONDS = Number(args.seconds);
 const CLIENTS = Number(args.clients);
 const WATCHERS = Number(args.watchers);
@@ -37,7 +71,10 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'stowage-bench-write-'));
 const pg = await startEmbeddedPostgres(path.join(dir, 'pg'));
 try {
-  console.log(`Stowage write-path benchmark: ${CLIENTS} REST clients for ${SECONDS} s, ${WATCHERS} watchers (${os.cpus().length} CPUs)`);
+  console.log(
+    `Stowage write-path benchmark: ${CLIENTS} REST clients for ${SECONDS} s, ${WATCHERS} watchers, ` +
+      `${API_PROCESSES} API process(es), ${CONTROLLER_PROCESSES} controller process(es) (${os.cpus().length} CPUs)`,
+  );
   const raw = await rawTransactionRate(pg.baseUrl);
   console.log(`raw single-row transaction rate: ${raw.tps.toFixed(0)} tx/s (${raw.how})`);
 
@@ -46,14 +83,29 @@ try {
   const app = await createAppContext(url, 20);
   await app.users.create({ name: 'admin', role: 'admin' });
   const token = await app.users.createToken('admin');
-  const server = await startApiServer({ app, dataDir: dir, host: '127.0.0.1', port: 0 });
+  const children: ChildProcess[] = [];
+  let server: { url: string; caPem: string; close(): Promise<void> };
+  let urls: string[];
+  if (API_PROCESSES > 1) {
+    // One CA for all of them, made before they start.
+    const caPem = ensureServingPki(dir, servingNames([], '127.0.0.1')).caPem;
+    const apis = await Promise.all(Array.from({ length: API_PROCESSES }, () => child('api-process.ts', [url, dir])));
+    children.push(...apis.map((a) => a.proc));
+    urls = apis.map((a) => a.url!);
+    server = { url: urls[0], caPem, close: async () => {} };
+  } else {
+    server = await startApiServer({ app, dataDir: dir, host: '127.0.0.1', port: 0 });
+    urls = [server.url];
+  }
+  for (let i = 0; i < CONTROLLER_PROCESSES; i++) children.push((await child('binder-controllers.ts', [url, '64', 'elect'])).proc);
   const agent = new https.Agent({ keepAlive: true, maxSockets: CLIENTS + 4, ca: server.caPem });
-  const base = new URL(server.url);
+  let turn = 0;
   const request = (method: string, p: string, body?: unknown) =>
     new Promise<{ status: number; text: string }>((resolve, reject) => {
       const data = body === undefined ? undefined : JSON.stringify(body);
       const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: 'application/json' };
       if (data) Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(data)) });
+      const base = new URL(urls[turn++ % urls.length]);
       const req = https.request({ host: base.hostname, port: base.port, path: p, method, agent, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c) => chunks.push(c));
@@ -67,7 +119,7 @@ try {
   try {
     const startRv = JSON.parse((await request('GET', '/api/v1/persistentvolumes?limit=1')).text).metadata.resourceVersion;
     const worker = new Worker(new URL('./api-watchers.mjs', import.meta.url), {
-      workerData: { url: server.url, token, ca: server.caPem, watchers: WATCHERS, path: `/api/v1/persistentvolumes?watch=true&resourceVersion=${startRv}` },
+      workerData: { urls, token, ca: server.caPem, watchers: WATCHERS, path: `/api/v1/persistentvolumes?watch=true&resourceVersion=${startRv}` },
     });
     const arrivals: [string, number][] = [];
     let flushed: (() => void) | undefined;
@@ -86,6 +138,8 @@ try {
     const responded = new Map<string, number>();
     let next = 0;
     let failed = 0;
+    const apiChildren = children.slice(0, API_PROCESSES > 1 ? API_PROCESSES : 0);
+    const childCpuBefore = (await Promise.all(apiChildren.map(childCpuMs))).reduce((a, b) => a + b, 0);
     const started = now();
     const cpuBefore = process.cpuUsage();
     await Promise.all(
@@ -108,11 +162,12 @@ try {
     );
     const elapsed = now() - started;
     const cpu = process.cpuUsage(cpuBefore);
-    const cpuMsPerCreate = (cpu.user + cpu.system) / 1000 / Math.max(1, responded.size);
+    const childCpu = (await Promise.all(apiChildren.map(childCpuMs))).reduce((a, b) => a + b, 0) - childCpuBefore;
+    const cpuMsPerCreate = ((cpu.user + cpu.system) / 1000 + childCpu) / Math.max(1, responded.size);
     const rate = (responded.size / elapsed) * 1000;
     console.log(`creates through the REST API, ${CLIENTS} concurrent clients: ${responded.size} in ${(elapsed / 1000).toFixed(1)} s = ${rate.toFixed(0)}/s (${failed} failed)`);
     console.log(
-      `  this process (API server + clients + watch streams) used ${cpuMsPerCreate.toFixed(2)} ms CPU per create: one free core caps it near ${(1000 / cpuMsPerCreate).toFixed(0)}/s; ` +
+      `  ${API_PROCESSES > 1 ? 'the API processes and this one (clients, watch streams)' : 'this process (API server + clients + watch streams)'} used ${cpuMsPerCreate.toFixed(2)} ms CPU per create: one free core caps it near ${(1000 / cpuMsPerCreate).toFixed(0)}/s; ` +
         `machine load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} CPUs`,
     );
     console.log(`  vs pgbench -N ${raw.tps.toFixed(0)} tx/s in this run: ratio ${(rate / raw.tps).toFixed(2)} (target >= 0.3)`);
@@ -137,6 +192,7 @@ try {
     await worker.terminate();
   } finally {
     agent.destroy();
+    for (const c of children) c.disconnect();
     await server.close();
     await app.close();
   }
