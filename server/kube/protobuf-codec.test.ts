@@ -123,6 +123,16 @@ const objects: Record<string, unknown> = {
     },
     status: { phase: 'Failed', message: 'error getting deleter volume plugin for volume "pv-1": no deletable volume plugin matched', lastPhaseTransitionTime: '2026-11-24T19:59:00Z' },
   }),
+  'PersistentVolume (iSCSI with CHAP, an old in-tree source)': {
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name: 'iscsi' },
+    spec: {
+      capacity: { storage: '10Gi' },
+      accessModes: ['ReadWriteOnce'],
+      iscsi: { targetPortal: '10.0.0.1:3260', iqn: 'iqn.2001-04.com.example:storage.disk1', lun: 0, portals: ['10.0.0.2:3260'], chapAuthSession: true, secretRef: { name: 'chap', namespace: 'kube-system' }, fsType: 'ext4' },
+    },
+  },
   'PersistentVolumeClaim (manifest)': manifest('claim.yaml'),
   'PersistentVolumeClaim (bound, resizing)': {
     apiVersion: 'v1',
@@ -293,7 +303,7 @@ describe('what protobuf cannot carry is refused, never dropped', () => {
   const pv = (spec: object, metadata: object = { name: 'x' }) => ({ apiVersion: 'v1', kind: 'PersistentVolume', metadata, spec });
   it.each([
     { what: 'a pod with lifecycle hooks', o: { ...manifest('pod.yaml'), spec: { containers: [{ name: 'c', lifecycle: { preStop: { exec: { command: ['true'] } } } }] } }, at: /^Pod\.spec\.containers\[0\]\.lifecycle$/ },
-    { what: 'a volume source kept loose', o: pv({ rbd: { monitors: ['m'], image: 'i' } }), at: /spec\.rbd/ },
+    { what: 'a field a loosely kept volume source does not have upstream', o: pv({ rbd: { monitors: ['m'], image: 'i', surprise: true } }), at: /spec\.rbd\.surprise/ },
     { what: 'an unknown field', o: pv({ hostPath: { path: '/x' }, surprise: 1 }), at: /spec\.surprise/ },
     { what: 'a zero value Go omits', o: pv({ volumeName: 'x' }, { name: '' }), at: /metadata\.name/ },
     { what: 'an empty map', o: pv({}, { name: 'x', labels: {} }), at: /metadata\.labels/ },

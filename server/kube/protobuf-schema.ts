@@ -133,8 +133,30 @@ const secretReference: Schema = [str(1, 'name'), str(2, 'namespace')];
 
 // --- PersistentVolume ----------------------------------------------------------------------
 
-/** PersistentVolumeSource: the sources Stowage models field by field (others are kept loose, so JSON only). */
+/**
+ * PersistentVolumeSource (inline in the spec). Of the old in-tree sources, which Stowage
+ * keeps as sent, only the required fields are marked `keep`; a zero value of an optional
+ * pointer among them makes the volume JSON only (never lost).
+ */
 const persistentVolumeSource: Schema = [
+  msg(1, 'gcePersistentDisk', [str(1, 'pdName', true), str(2, 'fsType'), int32(3, 'partition'), bool(4, 'readOnly')]),
+  msg(2, 'awsElasticBlockStore', [str(1, 'volumeID', true), str(2, 'fsType'), int32(3, 'partition'), bool(4, 'readOnly')]),
+  msg(4, 'glusterfs', [str(1, 'endpoints', true), str(2, 'path', true), bool(3, 'readOnly'), str(4, 'endpointsNamespace')]),
+  msg(6, 'rbd', [strs(1, 'monitors'), str(2, 'image', true), str(3, 'fsType'), str(4, 'pool'), str(5, 'user'), str(6, 'keyring'), msg(7, 'secretRef', secretReference), bool(8, 'readOnly')]),
+  msg(7, 'iscsi', [str(1, 'targetPortal', true), str(2, 'iqn', true), int32(3, 'lun', true), str(4, 'iscsiInterface'), str(5, 'fsType'), bool(6, 'readOnly'), strs(7, 'portals'), bool(8, 'chapAuthDiscovery'), bool(11, 'chapAuthSession'), msg(10, 'secretRef', secretReference), str(12, 'initiatorName')]),
+  msg(8, 'cinder', [str(1, 'volumeID', true), str(2, 'fsType'), bool(3, 'readOnly'), msg(4, 'secretRef', secretReference)]),
+  msg(9, 'cephfs', [strs(1, 'monitors'), str(2, 'path'), str(3, 'user'), str(4, 'secretFile'), msg(5, 'secretRef', secretReference), bool(6, 'readOnly')]),
+  msg(10, 'fc', [strs(1, 'targetWWNs'), int32(2, 'lun', true), str(3, 'fsType'), bool(4, 'readOnly'), strs(5, 'wwids')]),
+  msg(11, 'flocker', [str(1, 'datasetName'), str(2, 'datasetUUID')]),
+  msg(12, 'flexVolume', [str(1, 'driver', true), str(2, 'fsType'), msg(3, 'secretRef', secretReference), bool(4, 'readOnly'), map(5, 'options')]),
+  msg(13, 'azureFile', [str(1, 'secretName', true), str(2, 'shareName', true), bool(3, 'readOnly'), str(4, 'secretNamespace')]),
+  msg(14, 'vsphereVolume', [str(1, 'volumePath', true), str(2, 'fsType'), str(3, 'storagePolicyName'), str(4, 'storagePolicyID')]),
+  msg(15, 'quobyte', [str(1, 'registry', true), str(2, 'volume', true), bool(3, 'readOnly'), str(4, 'user'), str(5, 'group'), str(6, 'tenant')]),
+  msg(16, 'azureDisk', [str(1, 'diskName', true), str(2, 'diskURI', true), str(3, 'cachingMode'), str(4, 'fsType'), bool(5, 'readOnly'), str(6, 'kind')]),
+  msg(17, 'photonPersistentDisk', [str(1, 'pdID', true), str(2, 'fsType')]),
+  msg(18, 'portworxVolume', [str(1, 'volumeID', true), str(2, 'fsType'), bool(3, 'readOnly')]),
+  msg(19, 'scaleIO', [str(1, 'gateway', true), str(2, 'system', true), msg(3, 'secretRef', secretReference), bool(4, 'sslEnabled'), str(5, 'protectionDomain'), str(6, 'storagePool'), str(7, 'storageMode'), str(8, 'volumeName'), str(9, 'fsType'), bool(10, 'readOnly')]),
+  msg(21, 'storageos', [str(1, 'volumeName'), str(2, 'volumeNamespace'), str(3, 'fsType'), bool(4, 'readOnly'), msg(5, 'secretRef', objectReference)]),
   msg(3, 'hostPath', [str(1, 'path', true), str(2, 'type', true)]),
   msg(5, 'nfs', [str(1, 'server', true), str(2, 'path', true), bool(3, 'readOnly')]),
   msg(20, 'local', [str(1, 'path', true), str(2, 'fsType', true)]),
