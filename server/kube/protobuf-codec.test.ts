@@ -260,7 +260,7 @@ const objects: Record<string, unknown> = {
     },
   },
   'PersistentVolumeList (items without kind)': { apiVersion: 'v1', kind: 'PersistentVolumeList', metadata: { resourceVersion: '99', continue: 'abc', remainingItemCount: 0 }, items: [{ metadata: { name: 'a' }, spec: { capacity: { storage: '1Gi' }, hostPath: { path: '/x', type: '' } } }] },
-  'StorageClassList (empty)': { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClassList', metadata: { resourceVersion: '1' } },
+  'StorageClassList (empty)': { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClassList', metadata: { resourceVersion: '1' }, items: [] },
   'Status (an error with causes)': {
     kind: 'Status',
     apiVersion: 'v1',

@@ -3,8 +3,9 @@
 // authentication/v1; k8s.io/apimachinery meta/v1, api/resource). The encoder and the
 // decoder (protobuf-codec.ts) both walk these tables, so a field is described once.
 //
-// `keep` marks the fields whose zero value ("", 0, false; null for a time) is data: Go
-// pointers, fields without `omitempty`, and non-pointer times (null in JSON when zero). Other fields' zero values are what Go leaves out of JSON, so the
+// `keep` marks the fields whose zero value ("", 0, false; null for a time; [] for a List's
+// items) is data: Go pointers, fields without `omitempty`, and non-pointer times (null in
+// JSON when zero). Other fields' zero values are what Go leaves out of JSON, so the
 // decoder drops them (as upstream's JSON does) and the encoder refuses to send them.
 // Fields a table does not list cannot be sent as protobuf: such an object is answered as
 // JSON when the client accepts it (protobuf-codec.ts, Unrepresentable).
@@ -427,7 +428,8 @@ const selfSubjectReview: Schema = [
   msg(2, 'status', [msg(1, 'userInfo', [str(1, 'username'), str(2, 'uid'), strs(3, 'groups')])]),
 ];
 
-const list = (item: Schema): Schema => [msg(1, 'metadata', listMeta), msgs(2, 'items', item)];
+/** A List: `items` is always in its JSON, [] when empty. */
+const list = (item: Schema): Schema => [msg(1, 'metadata', listMeta), { ...msgs(2, 'items', item), keep: true }];
 
 /** Every kind (and list) Stowage reads and writes as protobuf, by `apiVersion/kind`. */
 export const PROTOBUF_KINDS: ReadonlyMap<string, Schema> = new Map(
