@@ -271,6 +271,7 @@ const objects: Record<string, unknown> = {
     details: { name: 'x', kind: 'PersistentVolume', causes: [{ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.capacity' }], retryAfterSeconds: 1 },
     code: 422,
   },
+  DeleteOptions: { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0, preconditions: { uid: 'u', resourceVersion: '7' }, propagationPolicy: 'Foreground', dryRun: ['All'], orphanDependents: false },
   SelfSubjectAccessReview: { kind: 'SelfSubjectAccessReview', apiVersion: 'authorization.k8s.io/v1', metadata: { creationTimestamp: null }, spec: { resourceAttributes: { namespace: 'team-a', verb: 'get', resource: 'persistentvolumes' } }, status: { allowed: false, reason: 'role developer does not allow it' } },
   SelfSubjectReview: { kind: 'SelfSubjectReview', apiVersion: 'authentication.k8s.io/v1', metadata: { creationTimestamp: null }, status: { userInfo: { username: 'dev', uid: '1', groups: ['stowage:developers', 'system:authenticated'] } } },
 };

@@ -419,7 +419,7 @@ export function decodeKubeProtobuf(body: Buffer): Obj {
   if (!schema) {
     throw new StowageError(
       'UnsupportedMediaType',
-      `protobuf bodies are accepted for ${[...PROTOBUF_KINDS.keys()].filter((k) => !k.endsWith('List') && !k.endsWith('/Status')).join(', ')}; send ${apiVersion}/${kind} as application/json or application/yaml`,
+      `protobuf bodies are accepted for ${[...PROTOBUF_KINDS.keys()].filter((k) => !/(List|\/Status|\/DeleteOptions)$/.test(k)).join(', ')} and DeleteOptions; send ${apiVersion}/${kind} as application/json or application/yaml`,
     );
   }
   return { apiVersion, kind, ...decodeMessage(raw, schema, kind) };

@@ -428,6 +428,16 @@ const selfSubjectReview: Schema = [
   msg(2, 'status', [msg(1, 'userInfo', [str(1, 'username'), str(2, 'uid'), strs(3, 'groups')])]),
 ];
 
+/** meta/v1 DeleteOptions, which client-go sends as the body of a delete (in the group-version of the resource). */
+const deleteOptions: Schema = [
+  int64(1, 'gracePeriodSeconds', true),
+  msg(2, 'preconditions', [str(1, 'uid', true), str(2, 'resourceVersion', true)]),
+  bool(3, 'orphanDependents', true),
+  str(4, 'propagationPolicy', true),
+  strs(5, 'dryRun'),
+  bool(6, 'ignoreStoreReadErrorWithClusterBreakingPotential', true),
+];
+
 /** A List: `items` is always in its JSON, [] when empty. */
 const list = (item: Schema): Schema => [msg(1, 'metadata', listMeta), { ...msgs(2, 'items', item), keep: true }];
 
@@ -444,11 +454,14 @@ export const PROTOBUF_KINDS: ReadonlyMap<string, Schema> = new Map(
     'v1/Pod': pod,
     'storage.k8s.io/v1/StorageClass': storageClass,
     'v1/Status': status,
+    'v1/DeleteOptions': deleteOptions,
+    'storage.k8s.io/v1/DeleteOptions': deleteOptions,
+    'meta.k8s.io/v1/DeleteOptions': deleteOptions,
     'authorization.k8s.io/v1/SelfSubjectAccessReview': selfSubjectAccessReview,
     'authentication.k8s.io/v1/SelfSubjectReview': selfSubjectReview,
   }).flatMap(([key, schema]) => {
     const entries: [string, Schema][] = [[key, schema]];
-    if (key.endsWith('/Status') || key.includes('Review')) return entries;
+    if (key.endsWith('/Status') || key.endsWith('/DeleteOptions') || key.includes('Review')) return entries;
     return [...entries, [`${key}List`, list(schema)]];
   }),
 );
