@@ -123,6 +123,16 @@ const objects: Record<string, unknown> = {
     },
     status: { phase: 'Failed', message: 'error getting deleter volume plugin for volume "pv-1": no deletable volume plugin matched', lastPhaseTransitionTime: '2026-11-24T19:59:00Z' },
   }),
+  'PersistentVolume (iSCSI with CHAP, an old in-tree source)': {
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name: 'iscsi' },
+    spec: {
+      capacity: { storage: '10Gi' },
+      accessModes: ['ReadWriteOnce'],
+      iscsi: { targetPortal: '10.0.0.1:3260', iqn: 'iqn.2001-04.com.example:storage.disk1', lun: 0, portals: ['10.0.0.2:3260'], chapAuthSession: true, secretRef: { name: 'chap', namespace: 'kube-system' }, fsType: 'ext4' },
+    },
+  },
   'PersistentVolumeClaim (manifest)': manifest('claim.yaml'),
   'PersistentVolumeClaim (bound, resizing)': {
     apiVersion: 'v1',
@@ -250,7 +260,7 @@ const objects: Record<string, unknown> = {
     },
   },
   'PersistentVolumeList (items without kind)': { apiVersion: 'v1', kind: 'PersistentVolumeList', metadata: { resourceVersion: '99', continue: 'abc', remainingItemCount: 0 }, items: [{ metadata: { name: 'a' }, spec: { capacity: { storage: '1Gi' }, hostPath: { path: '/x', type: '' } } }] },
-  'StorageClassList (empty)': { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClassList', metadata: { resourceVersion: '1' } },
+  'StorageClassList (empty)': { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClassList', metadata: { resourceVersion: '1' }, items: [] },
   'Status (an error with causes)': {
     kind: 'Status',
     apiVersion: 'v1',
@@ -261,6 +271,7 @@ const objects: Record<string, unknown> = {
     details: { name: 'x', kind: 'PersistentVolume', causes: [{ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.capacity' }], retryAfterSeconds: 1 },
     code: 422,
   },
+  DeleteOptions: { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0, preconditions: { uid: 'u', resourceVersion: '7' }, propagationPolicy: 'Foreground', dryRun: ['All'], orphanDependents: false },
   SelfSubjectAccessReview: { kind: 'SelfSubjectAccessReview', apiVersion: 'authorization.k8s.io/v1', metadata: { creationTimestamp: null }, spec: { resourceAttributes: { namespace: 'team-a', verb: 'get', resource: 'persistentvolumes' } }, status: { allowed: false, reason: 'role developer does not allow it' } },
   SelfSubjectReview: { kind: 'SelfSubjectReview', apiVersion: 'authentication.k8s.io/v1', metadata: { creationTimestamp: null }, status: { userInfo: { username: 'dev', uid: '1', groups: ['stowage:developers', 'system:authenticated'] } } },
 };
@@ -293,7 +304,7 @@ describe('what protobuf cannot carry is refused, never dropped', () => {
   const pv = (spec: object, metadata: object = { name: 'x' }) => ({ apiVersion: 'v1', kind: 'PersistentVolume', metadata, spec });
   it.each([
     { what: 'a pod with lifecycle hooks', o: { ...manifest('pod.yaml'), spec: { containers: [{ name: 'c', lifecycle: { preStop: { exec: { command: ['true'] } } } }] } }, at: /^Pod\.spec\.containers\[0\]\.lifecycle$/ },
-    { what: 'a volume source kept loose', o: pv({ rbd: { monitors: ['m'], image: 'i' } }), at: /spec\.rbd/ },
+    { what: 'a field a loosely kept volume source does not have upstream', o: pv({ rbd: { monitors: ['m'], image: 'i', surprise: true } }), at: /spec\.rbd\.surprise/ },
     { what: 'an unknown field', o: pv({ hostPath: { path: '/x' }, surprise: 1 }), at: /spec\.surprise/ },
     { what: 'a zero value Go omits', o: pv({ volumeName: 'x' }, { name: '' }), at: /metadata\.name/ },
     { what: 'an empty map', o: pv({}, { name: 'x', labels: {} }), at: /metadata\.labels/ },

@@ -131,7 +131,7 @@ function encodeField(w: Writer, f: Field, v: unknown, at: string): void {
       return;
     }
     case 'strings':
-      if (!Array.isArray(v) || v.length === 0) throw new Unrepresentable(at, 'not a non-empty list');
+      if (!Array.isArray(v) || (v.length === 0 && !f.keep)) throw new Unrepresentable(at, 'not a non-empty list');
       v.forEach((s, i) => w.bytes(f.no, encodeString(s, `${at}[${i}]`)));
       return;
     case 'time':
@@ -164,7 +164,7 @@ function encodeField(w: Writer, f: Field, v: unknown, at: string): void {
       w.bytes(f.no, encodeMessage(v, f.schema!, at));
       return;
     case 'messages':
-      if (!Array.isArray(v) || v.length === 0) throw new Unrepresentable(at, 'not a non-empty list');
+      if (!Array.isArray(v) || (v.length === 0 && !f.keep)) throw new Unrepresentable(at, 'not a non-empty list');
       v.forEach((item, i) => {
         if (!isObj(item)) throw new Unrepresentable(`${at}[${i}]`, 'not an object');
         w.bytes(f.no, encodeMessage(item, f.schema!, `${at}[${i}]`));
@@ -392,6 +392,8 @@ function decodeMessage(buf: Buffer, schema: Schema, at: string): Obj {
     if (!f) continue; // unknown fields are skipped, as protobuf readers do
     decodeField(out, f, v, f.name ? `${at}.${f.name}` : at);
   }
+  // A list that is always in JSON (a List's items) is [] when the wire has none.
+  for (const f of schema) if (f.keep && (f.type === 'messages' || f.type === 'strings') && !Object.hasOwn(out, f.name)) out[f.name] = [];
   return out;
 }
 
@@ -417,7 +419,7 @@ export function decodeKubeProtobuf(body: Buffer): Obj {
   if (!schema) {
     throw new StowageError(
       'UnsupportedMediaType',
-      `protobuf bodies are accepted for ${[...PROTOBUF_KINDS.keys()].filter((k) => !k.endsWith('List') && !k.endsWith('/Status')).join(', ')}; send ${apiVersion}/${kind} as application/json or application/yaml`,
+      `protobuf bodies are accepted for ${[...PROTOBUF_KINDS.keys()].filter((k) => !/(List|\/Status|\/DeleteOptions)$/.test(k)).join(', ')} and DeleteOptions; send ${apiVersion}/${kind} as application/json or application/yaml`,
     );
   }
   return { apiVersion, kind, ...decodeMessage(raw, schema, kind) };

@@ -3,8 +3,9 @@
 // authentication/v1; k8s.io/apimachinery meta/v1, api/resource). The encoder and the
 // decoder (protobuf-codec.ts) both walk these tables, so a field is described once.
 //
-// `keep` marks the fields whose zero value ("", 0, false; null for a time) is data: Go
-// pointers, fields without `omitempty`, and non-pointer times (null in JSON when zero). Other fields' zero values are what Go leaves out of JSON, so the
+// `keep` marks the fields whose zero value ("", 0, false; null for a time; [] for a List's
+// items) is data: Go pointers, fields without `omitempty`, and non-pointer times (null in
+// JSON when zero). Other fields' zero values are what Go leaves out of JSON, so the
 // decoder drops them (as upstream's JSON does) and the encoder refuses to send them.
 // Fields a table does not list cannot be sent as protobuf: such an object is answered as
 // JSON when the client accepts it (protobuf-codec.ts, Unrepresentable).
@@ -133,8 +134,30 @@ const secretReference: Schema = [str(1, 'name'), str(2, 'namespace')];
 
 // --- PersistentVolume ----------------------------------------------------------------------
 
-/** PersistentVolumeSource: the sources Stowage models field by field (others are kept loose, so JSON only). */
+/**
+ * PersistentVolumeSource (inline in the spec). Of the old in-tree sources, which Stowage
+ * keeps as sent, only the required fields are marked `keep`; a zero value of an optional
+ * pointer among them makes the volume JSON only (never lost).
+ */
 const persistentVolumeSource: Schema = [
+  msg(1, 'gcePersistentDisk', [str(1, 'pdName', true), str(2, 'fsType'), int32(3, 'partition'), bool(4, 'readOnly')]),
+  msg(2, 'awsElasticBlockStore', [str(1, 'volumeID', true), str(2, 'fsType'), int32(3, 'partition'), bool(4, 'readOnly')]),
+  msg(4, 'glusterfs', [str(1, 'endpoints', true), str(2, 'path', true), bool(3, 'readOnly'), str(4, 'endpointsNamespace')]),
+  msg(6, 'rbd', [strs(1, 'monitors'), str(2, 'image', true), str(3, 'fsType'), str(4, 'pool'), str(5, 'user'), str(6, 'keyring'), msg(7, 'secretRef', secretReference), bool(8, 'readOnly')]),
+  msg(7, 'iscsi', [str(1, 'targetPortal', true), str(2, 'iqn', true), int32(3, 'lun', true), str(4, 'iscsiInterface'), str(5, 'fsType'), bool(6, 'readOnly'), strs(7, 'portals'), bool(8, 'chapAuthDiscovery'), bool(11, 'chapAuthSession'), msg(10, 'secretRef', secretReference), str(12, 'initiatorName')]),
+  msg(8, 'cinder', [str(1, 'volumeID', true), str(2, 'fsType'), bool(3, 'readOnly'), msg(4, 'secretRef', secretReference)]),
+  msg(9, 'cephfs', [strs(1, 'monitors'), str(2, 'path'), str(3, 'user'), str(4, 'secretFile'), msg(5, 'secretRef', secretReference), bool(6, 'readOnly')]),
+  msg(10, 'fc', [strs(1, 'targetWWNs'), int32(2, 'lun', true), str(3, 'fsType'), bool(4, 'readOnly'), strs(5, 'wwids')]),
+  msg(11, 'flocker', [str(1, 'datasetName'), str(2, 'datasetUUID')]),
+  msg(12, 'flexVolume', [str(1, 'driver', true), str(2, 'fsType'), msg(3, 'secretRef', secretReference), bool(4, 'readOnly'), map(5, 'options')]),
+  msg(13, 'azureFile', [str(1, 'secretName', true), str(2, 'shareName', true), bool(3, 'readOnly'), str(4, 'secretNamespace')]),
+  msg(14, 'vsphereVolume', [str(1, 'volumePath', true), str(2, 'fsType'), str(3, 'storagePolicyName'), str(4, 'storagePolicyID')]),
+  msg(15, 'quobyte', [str(1, 'registry', true), str(2, 'volume', true), bool(3, 'readOnly'), str(4, 'user'), str(5, 'group'), str(6, 'tenant')]),
+  msg(16, 'azureDisk', [str(1, 'diskName', true), str(2, 'diskURI', true), str(3, 'cachingMode'), str(4, 'fsType'), bool(5, 'readOnly'), str(6, 'kind')]),
+  msg(17, 'photonPersistentDisk', [str(1, 'pdID', true), str(2, 'fsType')]),
+  msg(18, 'portworxVolume', [str(1, 'volumeID', true), str(2, 'fsType'), bool(3, 'readOnly')]),
+  msg(19, 'scaleIO', [str(1, 'gateway', true), str(2, 'system', true), msg(3, 'secretRef', secretReference), bool(4, 'sslEnabled'), str(5, 'protectionDomain'), str(6, 'storagePool'), str(7, 'storageMode'), str(8, 'volumeName'), str(9, 'fsType'), bool(10, 'readOnly')]),
+  msg(21, 'storageos', [str(1, 'volumeName'), str(2, 'volumeNamespace'), str(3, 'fsType'), bool(4, 'readOnly'), msg(5, 'secretRef', objectReference)]),
   msg(3, 'hostPath', [str(1, 'path', true), str(2, 'type', true)]),
   msg(5, 'nfs', [str(1, 'server', true), str(2, 'path', true), bool(3, 'readOnly')]),
   msg(20, 'local', [str(1, 'path', true), str(2, 'fsType', true)]),
@@ -416,7 +439,18 @@ const resourceQuota: Schema = [
   msg(3, 'status', [quantities(1, 'hard'), quantities(2, 'used')]),
 ];
 
-const list = (item: Schema): Schema => [msg(1, 'metadata', listMeta), msgs(2, 'items', item)];
+/** meta/v1 DeleteOptions, which client-go sends as the body of a delete (in the group-version of the resource). */
+const deleteOptions: Schema = [
+  int64(1, 'gracePeriodSeconds', true),
+  msg(2, 'preconditions', [str(1, 'uid', true), str(2, 'resourceVersion', true)]),
+  bool(3, 'orphanDependents', true),
+  str(4, 'propagationPolicy', true),
+  strs(5, 'dryRun'),
+  bool(6, 'ignoreStoreReadErrorWithClusterBreakingPotential', true),
+];
+
+/** A List: `items` is always in its JSON, [] when empty. */
+const list = (item: Schema): Schema => [msg(1, 'metadata', listMeta), { ...msgs(2, 'items', item), keep: true }];
 
 /** Every kind (and list) Stowage reads and writes as protobuf, by `apiVersion/kind`. */
 export const PROTOBUF_KINDS: ReadonlyMap<string, Schema> = new Map(
@@ -432,11 +466,14 @@ export const PROTOBUF_KINDS: ReadonlyMap<string, Schema> = new Map(
     'v1/ResourceQuota': resourceQuota,
     'storage.k8s.io/v1/StorageClass': storageClass,
     'v1/Status': status,
+    'v1/DeleteOptions': deleteOptions,
+    'storage.k8s.io/v1/DeleteOptions': deleteOptions,
+    'meta.k8s.io/v1/DeleteOptions': deleteOptions,
     'authorization.k8s.io/v1/SelfSubjectAccessReview': selfSubjectAccessReview,
     'authentication.k8s.io/v1/SelfSubjectReview': selfSubjectReview,
   }).flatMap(([key, schema]) => {
     const entries: [string, Schema][] = [[key, schema]];
-    if (key.endsWith('/Status') || key.includes('Review')) return entries;
+    if (key.endsWith('/Status') || key.endsWith('/DeleteOptions') || key.includes('Review')) return entries;
     return [...entries, [`${key}List`, list(schema)]];
   }),
 );

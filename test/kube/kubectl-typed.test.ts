@@ -93,6 +93,37 @@ describe.skipIf(!bin)('kubectl auth', () => {
     if (code === 409) expect(r.stderr).toContain('Error from server (AlreadyExists): namespaces "team-pb" already exists');
   });
 
+  test('kubectl describe reads the volume, its claim and their events as protobuf', async () => {
+    await h.ts.store.create({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pb-described', labels: { tier: 'gold' } }, spec: { capacity: { storage: '5Gi' }, accessModes: ['ReadWriteOnce'], persistentVolumeReclaimPolicy: 'Delete', nfs: { server: 'nfs.example.com', path: '/export' } } });
+    const pv = await h.ts.store.get('PersistentVolume', undefined, 'pb-described');
+    await h.ts.store.create({
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: 'pb-described.1', namespace: 'default' },
+      involvedObject: { kind: 'PersistentVolume', name: 'pb-described', uid: pv.metadata.uid, apiVersion: 'v1' },
+      reason: 'VolumeFailedDelete',
+      message: 'no volume plugin matched',
+      type: 'Warning',
+      count: 1,
+      source: { component: 'persistentvolume-controller' },
+      firstTimestamp: '2026-11-24T19:58:46Z',
+      lastTimestamp: '2026-11-24T19:58:46Z',
+    });
+    const r = await kubectl(['describe', 'pv', 'pb-described', '-v=8']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Name:\s+pb-described$/m);
+    expect(r.stdout).toMatch(/Warning\s+VolumeFailedDelete\s+.*no volume plugin matched/);
+    // Each request that asked for protobuf first (the volume, then its events) was answered in protobuf.
+    const lines = r.stderr.split('\n').map((l) => l.replace(/^.*?\] /, '').trim());
+    const answers: string[] = [];
+    let asked = false;
+    for (const l of lines) {
+      if (l.startsWith('Accept: ')) asked = l.startsWith('Accept: application/vnd.kubernetes.protobuf');
+      if (asked && l.startsWith('Content-Type: ')) answers.push(l.slice('Content-Type: '.length));
+    }
+    expect(answers).toEqual(['application/vnd.kubernetes.protobuf', 'application/vnd.kubernetes.protobuf']);
+  });
+
   test('auth whoami names the user and their role group', async () => {
     const r = await kubectl(['auth', 'whoami', '-o', 'json'], { user: 'dev' });
     expect(r.code, r.stderr).toBe(0);

@@ -108,6 +108,22 @@ describe('protobuf answers for every kind served', () => {
     expect(o.spec).toMatchObject(pv.spec);
   });
 
+  test('a delete with protobuf DeleteOptions, as client-go sends them', async () => {
+    await create('/apis/storage.k8s.io/v1/storageclasses', { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'doomed' }, provisioner: 'example.com/x' });
+    const del = (body: object) => api({ method: 'DELETE', path: '/apis/storage.k8s.io/v1/storageclasses/doomed', body: encodeKubeProtobuf(body), headers: { 'Content-Type': PB, Accept: CLIENT_GO } });
+    // A precondition that does not hold: nothing is deleted.
+    const stale = await del({ apiVersion: 'storage.k8s.io/v1', kind: 'DeleteOptions', preconditions: { uid: 'not-the-uid' } });
+    expect(stale.status).toBe(409);
+    expect(decoded(stale)).toMatchObject({ kind: 'Status', reason: 'Conflict' });
+    const dry = await del({ apiVersion: 'storage.k8s.io/v1', kind: 'DeleteOptions', dryRun: ['All'], propagationPolicy: 'Background' });
+    expect(dry.status).toBe(200);
+    expect((await api({ path: '/apis/storage.k8s.io/v1/storageclasses/doomed' })).status).toBe(200);
+    const done = await del({ apiVersion: 'storage.k8s.io/v1', kind: 'DeleteOptions', gracePeriodSeconds: 0 });
+    expect(done.status).toBe(200);
+    expect(decoded(done)).toMatchObject({ kind: 'StorageClass', metadata: { name: 'doomed' } });
+    expect((await api({ path: '/apis/storage.k8s.io/v1/storageclasses/doomed' })).status).toBe(404);
+  });
+
   test('errors are a protobuf Status', async () => {
     const r = await api({ path: '/api/v1/persistentvolumes/nope', headers: { Accept: CLIENT_GO } });
     expect(r.status).toBe(404);
