@@ -90,7 +90,7 @@ function EntryBody({ e }: { e: TimelineEntry }) {
           {e.actor}
         </Badge>
         <Text size="xs" c="dimmed">
-          {e.action}
+          {e.entry === 'event' ? (e.action === 'create' ? 'event recorded' : 'event repeated') : e.action}
         </Text>
         {e.changes.length > 0 && (
           <Button size="compact-xs" variant="subtle" onClick={() => setOpen((o) => !o)} aria-expanded={open}>
