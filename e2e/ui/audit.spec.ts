@@ -26,6 +26,7 @@ test('the audit view shows who deleted a claim, and exports it', async ({ page, 
     expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${scheme}: ${v.id}`)).toEqual([]);
   }
   await page.emulateMedia({ colorScheme: 'light' });
+  await expect(page.getByTestId('history-audit-link')).toHaveAttribute('href', `/audit?namespace=${DEV_USER.namespace}&kind=PersistentVolumeClaim&name=${name}`);
   await page.getByRole('button', { name: 'Delete', exact: true }).click();
   await page.getByTestId('confirm-delete').click();
   await expect.poll(() => findObject('PersistentVolumeClaim', name, DEV_USER.namespace), { timeout: 15_000 }).toBeUndefined();
