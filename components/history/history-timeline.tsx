@@ -1,8 +1,9 @@
 'use client';
 // An object's history: every change (with who made it and what changed) and every Event
 // about it, each incarnation of the name on its own, newest first.
-import { Alert, Badge, Button, Code, Group, Loader, Paper, Stack, Table, Text, Timeline } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Code, Group, Loader, Paper, Stack, Table, Text, Timeline } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
 import { useState } from 'react';
 import type { KubeObject } from '@/server/resources/types';
 import type { inferRouterOutputs } from '@trpc/server';
@@ -11,6 +12,7 @@ import { ageOf, errorInfo } from '../format';
 import { StatusBadge } from '../status-badge';
 import { useTRPC } from '../trpc';
 import { useNow } from '../use-now';
+import { auditSearchOf } from '../audit/audit-query';
 import { formatValue } from './format-value';
 
 type TimelineGroup = inferRouterOutputs<AppRouter>['history']['timeline']['groups'][number];
@@ -28,8 +30,14 @@ export function HistoryTimeline({ obj }: { obj: KubeObject }) {
       </Text>
     );
   }
+  const audit = `/audit${auditSearchOf({ kind: q.data.kind, namespace: q.data.namespace || undefined, name: q.data.name })}`;
   return (
     <Stack gap="md" data-testid="history">
+      <Group justify="flex-end">
+        <Anchor component={Link} href={audit} size="sm" data-testid="history-audit-link">
+          Open in the audit view
+        </Anchor>
+      </Group>
       {q.data.truncated && (
         <Text size="sm" c="dimmed">
           Only the newest changes are shown.
@@ -90,7 +98,7 @@ function EntryBody({ e }: { e: TimelineEntry }) {
           {e.actor}
         </Badge>
         <Text size="xs" c="dimmed">
-          {e.action}
+          {e.entry === 'event' ? (e.action === 'create' ? 'event recorded' : 'event repeated') : e.action}
         </Text>
         {e.changes.length > 0 && (
           <Button size="compact-xs" variant="subtle" onClick={() => setOpen((o) => !o)} aria-expanded={open}>

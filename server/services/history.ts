@@ -137,7 +137,7 @@ export class HistoryService {
     const seenEvents = new Set<string>();
     if (mayEvents) {
       for (const r of events) {
-        if (r.type === 'DELETED') continue;
+        if (r.type === 'DELETED' || !isAllowed(p, 'get', 'Event', r.namespace)) continue;
         const e = this.objects.shape(p, r.object as KubeObject);
         const g = groups.get(String(e.involvedObject?.uid ?? ''));
         if (!g) continue;

@@ -2,6 +2,8 @@
 // writes (REST with a token, tRPC with a session, a controller, the store with no actor);
 // dry runs and rolled-back transactions leave none; compaction keeps history; the audit
 // query shows each role what it may read, and no secret reaches a non-admin.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { AppContext } from '../../server/app/context';
@@ -12,7 +14,7 @@ import { EventRecorder } from '../../server/services/event-recorder';
 import { HistoryService } from '../../server/services/history';
 import { runAs } from '../../server/store/actor-context';
 import { appRouter } from '../../server/trpc/root';
-import { rawQuery } from '../db';
+import { createTestDatabase, openTestStore, rawQuery } from '../db';
 import { nastyString } from '../fuzz/arbitraries';
 import { fuzzRuns } from '../fuzz/properties';
 import { apiClient } from '../kube/api-client';
@@ -136,6 +138,32 @@ describe('every write leaves exactly one history row with its actor', () => {
     await h.ts.store.compact(0, 0);
     expect((await changeRows()).length).toBeLessThan(before);
     expect((await historyRows()).length).toBe(before);
+  });
+});
+
+describe('the migration', () => {
+  test('gives the changes the change log holds a history row of an unknown actor', async () => {
+    const sqlFile = readFileSync(path.join(import.meta.dirname, '../../prisma/migrations/20261124200000_history/migration.sql'), 'utf8');
+    const backfill = sqlFile.slice(sqlFile.indexOf('INSERT INTO "history"'));
+    const db = await createTestDatabase();
+    const ts = await openTestStore(db);
+    try {
+      await ts.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'old' } });
+      await ts.store.create(claim('old-claim', 'old'));
+      await rawQuery(db, 'DELETE FROM history');
+      await rawQuery(db, backfill);
+      const rows = await rawQuery<{ rv: string; action: string; actor: string; kind: string; uid: string }>(
+        db,
+        'SELECT h.rv::text AS rv, action, actor, h.kind, uid FROM history h JOIN change_log c USING (rv) ORDER BY h.rv',
+      );
+      expect(rows.map((r) => [r.kind, r.action, r.actor])).toEqual([
+        ['Namespace', 'create', 'system'],
+        ['PersistentVolumeClaim', 'create', 'system'],
+      ]);
+      expect(rows[1]!.uid).toBe((await ts.store.get('PersistentVolumeClaim', 'old', 'old-claim')).metadata.uid);
+    } finally {
+      await ts.close();
+    }
   });
 });
 

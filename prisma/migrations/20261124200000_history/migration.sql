@@ -37,3 +37,17 @@ CREATE INDEX "history_kind_rv_idx" ON "history"("kind", "rv");
 
 -- CreateIndex
 CREATE INDEX "history_created_at_idx" ON "history"("created_at");
+
+-- Backfill: the changes the change log still holds become history rows of an unknown
+-- actor ("system"), so objects made before this migration have a timeline (every live
+-- object has at least its latest row in the log).
+INSERT INTO "history" ("rv", "type", "action", "actor", "kind", "namespace", "name", "uid", "involved_uid", "object", "created_at")
+SELECT c."rv", c."type",
+       CASE c."type" WHEN 'ADDED' THEN 'create' WHEN 'DELETED' THEN 'delete' ELSE 'update' END,
+       'system', c."kind", c."namespace", c."name",
+       COALESCE(c."object" -> 'metadata' ->> 'uid', ''),
+       CASE WHEN c."kind" = 'Event' THEN c."object" -> 'involvedObject' ->> 'uid' END,
+       c."object", c."created_at"
+  FROM "change_log" c
+ WHERE c."type" <> 'GAP'
+ON CONFLICT ("rv") DO NOTHING;
