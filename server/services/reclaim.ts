@@ -28,6 +28,8 @@ import type { ObjectService } from './objects';
 const PV = 'PersistentVolume';
 const PVC = 'PersistentVolumeClaim';
 export const MAX_RECLAIM_BATCH = 200;
+/** The lists' bulk actions take up to this many rows. */
+const MAX_BULK_NAMES = 500;
 
 export type ReclaimCategory = 'released' | 'failed' | 'node-gone' | 'unused';
 
@@ -311,6 +313,28 @@ export class ReclaimService {
       next.spec.persistentVolumeReclaimPolicy = 'Delete';
     }
     await this.objects.update(p, next);
+  }
+
+  /**
+   * The Volumes list's bulk "Make Available": each named volume is judged and, when the
+   * rules allow, changed at the version it was judged at, through the same path as the
+   * center's previewed actions; the others are left alone with why.
+   */
+  async makeAvailable(p: Principal, names: string[]): Promise<ApplyResult> {
+    this.objects.authorize(p, 'update', PV);
+    if (names.length > MAX_BULK_NAMES) throw new StowageError('BadRequest', `at most ${MAX_BULK_NAMES} volumes at once`);
+    const result: ApplyResult = { done: [], skipped: [] };
+    for (const name of names) {
+      const [row] = await this.preview(p, [{ kind: PV, name, action: 'make-available' }]);
+      if (!row.allowed) {
+        result.skipped.push({ name, reason: row.reason ?? 'not allowed' });
+        continue;
+      }
+      const applied = await this.apply(p, [{ kind: PV, name, action: 'make-available', resourceVersion: row.resourceVersion }]);
+      result.done.push(...applied.done);
+      result.skipped.push(...applied.skipped);
+    }
+    return result;
   }
 
   /** The existing retry of a failed or quarantined cleanup. */

@@ -123,6 +123,22 @@ describe('make Available', () => {
   });
 });
 
+describe("the Volumes list's bulk Make Available", () => {
+  test('clears the claimRef of Released volumes only, and only for admins', async () => {
+    const released = await volume('Released');
+    const bound = await volume('Bound');
+    await expect(reclaim.makeAvailable(dev, [released.metadata.name!])).rejects.toMatchObject({ code: 'Forbidden' });
+    const res = await reclaim.makeAvailable(admin, [released.metadata.name!, bound.metadata.name!, 'no-such-volume']);
+    expect(res.done).toEqual([released.metadata.name]);
+    expect(res.skipped).toEqual([
+      { name: bound.metadata.name, reason: expect.stringMatching(/bound to claim/) },
+      { name: 'no-such-volume', reason: 'volume no-such-volume no longer exists' },
+    ]);
+    expect((await get(released))!.spec.claimRef).toBeUndefined();
+    expect((await get(bound))!.spec.claimRef).toBeDefined();
+  });
+});
+
 describe('pre-bind, recycle, delete', () => {
   test('pre-bind reserves a Released volume for a Pending claim that fits', async () => {
     const pv = await volume('Released');
