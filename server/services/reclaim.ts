@@ -18,9 +18,9 @@ import {
   type ReclaimVerdict,
   type VolumeAction,
 } from '../domain/reclaim';
-import { podsUsingClaim } from '../resources/pod/claims';
+import { podClaimNames, podsUsingClaim } from '../resources/pod/claims';
 import type { KubeObject } from '../resources/types';
-import { claimsCreatedBefore, podsNamingClaim, volumesPinnedOutside } from '../store/reclaim-queries';
+import { claimsCreatedBefore, podsNamingClaim, podsWithClaims, volumesPinnedOutside } from '../store/reclaim-queries';
 import type { LocalVolumeService, JobView } from './local-volumes';
 import type { ListService } from './lists';
 import type { ObjectService } from './objects';
@@ -136,8 +136,9 @@ export class ReclaimService {
     return { pv, claim, claimPods, target, targetName: targetRef ? label(targetRef) : claimName?.trim() || undefined };
   }
 
-  private async claimFacts(claim: KubeObject) {
-    const pods = await podsNamingClaim(this.store.sql, claim.metadata.namespace!, claim.metadata.name!);
+  /** `known`: the pods naming the claim when the caller read them already (the overview reads them all at once). */
+  private async claimFacts(claim: KubeObject, known?: KubeObject[]) {
+    const pods = known ?? (await podsNamingClaim(this.store.sql, claim.metadata.namespace!, claim.metadata.name!));
     return { claim, pods: podsUsingClaim(pods, claim.metadata.namespace!, claim.metadata.name!), podObjects: pods };
   }
 
@@ -200,8 +201,19 @@ export class ReclaimService {
 
     const claims: ReclaimClaim[] = [];
     const cutoff = new Date(now.getTime() - unusedDays * 86_400_000);
-    for (const c of await claimsCreatedBefore(this.store.sql, cutoff)) {
-      const facts = await this.claimFacts(c);
+    const candidates = await claimsCreatedBefore(this.store.sql, cutoff);
+    // One read of the pods that name claims, grouped by namespace/claim, instead of one per claim.
+    const podsByClaim = new Map<string, KubeObject[]>();
+    if (candidates.length > 0) {
+      for (const pod of await podsWithClaims(this.store.sql)) {
+        for (const name of podClaimNames(pod)) {
+          const key = `${pod.metadata.namespace}/${name}`;
+          podsByClaim.set(key, [...(podsByClaim.get(key) ?? []), pod]);
+        }
+      }
+    }
+    for (const c of candidates) {
+      const facts = await this.claimFacts(c, podsByClaim.get(`${c.metadata.namespace}/${c.metadata.name}`) ?? []);
       const last = claimLastUsed(c, facts.podObjects.filter((pod) => (pod.metadata.namespace ?? '') === c.metadata.namespace), now);
       const days = daysSince(last, now);
       if (facts.pods.length > 0 || last.getTime() > cutoff.getTime()) continue;
