@@ -127,10 +127,13 @@ export class ReclaimService {
   }
 
   /** Facts of a volume's decision: the claim its claimRef names and the pods using it. */
-  private async volumeFacts(pv: KubeObject, claimName?: string) {
+  private async volumeFacts(pv: KubeObject, claimName?: string, podsByClaim?: Map<string, KubeObject[]>) {
     const ref = pv.spec?.claimRef;
     const claim = ref?.name ? await this.store.tryGet(PVC, ref.namespace ?? 'default', ref.name) : undefined;
-    const claimPods = claim ? podsUsingClaim(await podsNamingClaim(this.store.sql, claim.metadata.namespace!, claim.metadata.name!), claim.metadata.namespace!, claim.metadata.name!) : [];
+    const ns = claim?.metadata.namespace ?? '';
+    const cn = claim?.metadata.name ?? '';
+    const naming = claim ? (podsByClaim ? (podsByClaim.get(`${ns}/${cn}`) ?? []) : await podsNamingClaim(this.store.sql, ns, cn)) : [];
+    const claimPods = podsUsingClaim(naming, ns, cn);
     const targetRef = parseClaimName(claimName);
     const target = targetRef ? await this.store.tryGet(PVC, targetRef.namespace, targetRef.name) : undefined;
     return { pv, claim, claimPods, target, targetName: targetRef ? label(targetRef) : claimName?.trim() || undefined };
@@ -142,8 +145,8 @@ export class ReclaimService {
     return { claim, pods: podsUsingClaim(pods, claim.metadata.namespace!, claim.metadata.name!), podObjects: pods };
   }
 
-  private async volumeRow(pv: KubeObject, categories: ReclaimCategory[], nodeProblem: string | null): Promise<ReclaimVolume> {
-    const facts = await this.volumeFacts(pv);
+  private async volumeRow(pv: KubeObject, categories: ReclaimCategory[], nodeProblem: string | null, podsByClaim: Map<string, KubeObject[]>): Promise<ReclaimVolume> {
+    const facts = await this.volumeFacts(pv, undefined, podsByClaim);
     const ref = pv.spec?.claimRef;
     const actions = Object.fromEntries(
       (['make-available', 'pre-bind', 'recycle', 'delete'] as const).map((a) => {
@@ -194,24 +197,24 @@ export class ReclaimService {
       row.nodeProblem = problem;
       rows.set(pv.metadata.name!, row);
     }
+    // One read of the pods that name claims, grouped by namespace/claim, instead of a query per row.
+    const podsByClaim = new Map<string, KubeObject[]>();
+    for (const pod of await podsWithClaims(this.store.sql)) {
+      for (const name of podClaimNames(pod)) {
+        const key = `${pod.metadata.namespace}/${name}`;
+        const list = podsByClaim.get(key);
+        if (list) list.push(pod);
+        else podsByClaim.set(key, [pod]);
+      }
+    }
     const volumes: ReclaimVolume[] = [];
     for (const r of [...rows.values()].sort((a, b) => a.pv.metadata.name!.localeCompare(b.pv.metadata.name!))) {
-      volumes.push(await this.volumeRow(r.pv, r.categories, r.nodeProblem));
+      volumes.push(await this.volumeRow(r.pv, r.categories, r.nodeProblem, podsByClaim));
     }
 
     const claims: ReclaimClaim[] = [];
     const cutoff = new Date(now.getTime() - unusedDays * 86_400_000);
     const candidates = await claimsCreatedBefore(this.store.sql, cutoff);
-    // One read of the pods that name claims, grouped by namespace/claim, instead of one per claim.
-    const podsByClaim = new Map<string, KubeObject[]>();
-    if (candidates.length > 0) {
-      for (const pod of await podsWithClaims(this.store.sql)) {
-        for (const name of podClaimNames(pod)) {
-          const key = `${pod.metadata.namespace}/${name}`;
-          podsByClaim.set(key, [...(podsByClaim.get(key) ?? []), pod]);
-        }
-      }
-    }
     for (const c of candidates) {
       const facts = await this.claimFacts(c, podsByClaim.get(`${c.metadata.namespace}/${c.metadata.name}`) ?? []);
       const last = claimLastUsed(c, facts.podObjects.filter((pod) => (pod.metadata.namespace ?? '') === c.metadata.namespace), now);
