@@ -81,3 +81,34 @@ test('the reclaim center refuses to act on a volume whose claim a pod uses', asy
   // Nor is its Bound volume listed for reclaim.
   await expect(page.getByTestId('reclaim-volume').filter({ hasText: pv })).toHaveCount(0);
 });
+
+test('an admin pre-binds a Released volume to a waiting claim, which then binds it', async ({ page }) => {
+  test.setTimeout(90_000);
+  const pv = uniqueName('pv-prebind');
+  const first = uniqueName('claim-first');
+  const next = uniqueName('claim-next');
+  const manifest = pvManifest(pv);
+  const cls = manifest.spec.storageClassName;
+  await createObject(manifest);
+  await createObject(pvcManifest(first, 'default', '1Gi', cls), 'default');
+  await expect.poll(() => phaseOf('PersistentVolume', pv), { message: 'the volume binds', timeout: 20_000 }).toBe('Bound');
+  await deleteObject('PersistentVolumeClaim', first, 'default');
+  await expect.poll(() => phaseOf('PersistentVolume', pv), { message: 'the volume is Released', timeout: 20_000 }).toBe('Released');
+  // A claim of the same class waits: a Released volume is not handed out by itself.
+  await createObject(pvcManifest(next, 'default', '1Gi', cls), 'default');
+  await expect.poll(() => phaseOf('PersistentVolumeClaim', next, 'default'), { timeout: 10_000 }).toBe('Pending');
+
+  await signInAsAdmin(page, '/reclaim');
+  const row = page.getByTestId('reclaim-volume').filter({ has: page.getByRole('link', { name: pv, exact: true }) });
+  await row.getByRole('checkbox', { name: `Select volume ${pv}` }).check();
+  await page.getByTestId('volume-actions').getByRole('button', { name: 'Pre-bind to claim…' }).click();
+  await page.getByRole('textbox', { name: 'Claim' }).fill(`default/${next}`);
+  await page.getByRole('button', { name: 'Preview' }).click();
+  await expect(page.getByTestId('preview-row')).toContainText(`claimRef default/${first} → default/${next}`);
+  await page.getByTestId('confirm-reclaim').click();
+  await expect(page.getByTestId('reclaim-result')).toContainText('1 done, 0 left alone');
+
+  await expect.poll(() => phaseOf('PersistentVolumeClaim', next, 'default'), { message: 'the waiting claim binds', timeout: 20_000 }).toBe('Bound');
+  const claim = await getObject<Obj & { spec: { volumeName?: string } }>('PersistentVolumeClaim', next, 'default');
+  expect(claim.spec.volumeName).toBe(pv);
+});

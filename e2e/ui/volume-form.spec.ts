@@ -1,7 +1,7 @@
 // The static volume form: an admin makes a local volume on a node picked from the nodes,
 // after the form refused what the API would refuse.
 import { getObject, objectNames, type Obj } from '../api';
-import { expect, settledVolume, signInAsAdmin, test, uniqueName } from '../helpers';
+import { expect, screenshot, settledVolume, signInAsAdmin, test, uniqueName } from '../helpers';
 
 test('an admin creates a local volume on a node through the form', async ({ page }) => {
   const name = uniqueName('pv-form');
@@ -28,6 +28,7 @@ test('an admin creates a local volume on a node through the form', async ({ page
   await page.getByRole('textbox', { name: 'Capacity' }).fill('2Gi');
   await page.getByRole('combobox', { name: 'Storage class' }).fill(`static-${name}`);
   await expect(errors).toHaveCount(0);
+  await screenshot(page, 'volume-form');
   await page.getByTestId('save-volume').click();
 
   await expect(page).toHaveURL(new RegExp(`/volumes/${name}$`));

@@ -1,12 +1,11 @@
 // The dashboard's list pages and the bulk actions on them: one sorted, filtered page of
-// a kind (authorized like a list), labelling, reclaiming Released volumes, the one
+// a kind (authorized like a list), labelling, the one
 // default StorageClass, and the health summary of the home page.
 import { actorOfPrincipal } from '../domain/actor';
 import { isAllowed, visibleNamespaces, type Principal } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
 import { parseLabelSelector } from '../domain/label-selector';
 import { isQualifiedName, isValidLabelValue } from '../domain/names';
-import { volumeVerdict } from '../domain/reclaim';
 import { redactForReader } from '../domain/redaction';
 import { betaDefaultClassAnnotation as BETA_DEFAULT_CLASS_ANNOTATION, defaultClassAnnotation as DEFAULT_CLASS_ANNOTATION, isDefaultClass } from '../resources/storage-class/strategy';
 import type { KubeObject } from '../resources/types';
@@ -145,34 +144,6 @@ export class ListService {
   }
 
   /**
-   * Makes Released volumes Available again by clearing their claimRef (the binder then
-   * moves them to Available). Admins only; only Released volumes, never one in use.
-   */
-  async reclaim(p: Principal, names: string[]): Promise<BulkResult> {
-    const s = strategyOrThrow('PersistentVolume');
-    if (p.role !== 'admin') throw forbidden(p, 'update', s);
-    if (names.length > MAX_BULK) throw new StowageError('BadRequest', `at most ${MAX_BULK} volumes at once`);
-    const result: BulkResult = { done: [], skipped: [] };
-    for (const name of names) {
-      try {
-        await this.store.transact(async (tx) => {
-          const pv = await tx.mustGet(s.kind, undefined, name);
-          const reason = reclaimRefusal(pv);
-          if (reason) throw new StowageError('Conflict', reason);
-          const spec = { ...pv.spec };
-          delete spec.claimRef;
-          await tx.update({ ...pv, spec });
-        }, { actor: actorOfPrincipal(p) });
-        result.done.push(name);
-      } catch (e) {
-        if (!(e instanceof StowageError)) throw e;
-        result.skipped.push({ name, reason: e.message });
-      }
-    }
-    return result;
-  }
-
-  /**
    * `on`: makes `name` the one default StorageClass; in one transaction it is marked
    * default and every other class that says it is default stops saying so.
    * Off: `name` stops being a default (the others are left as they are).
@@ -257,13 +228,4 @@ export interface Health {
   seeVolumes: boolean;
   phases: { PersistentVolume: Record<string, number>; PersistentVolumeClaim: Record<string, number> };
   classes: ClassCapacity[];
-}
-
-/**
- * Why a volume may not be made Available again, or undefined when it may: the reclaim
- * center's rule (server/domain/reclaim.ts), so the list's bulk action and the center agree.
- */
-export function reclaimRefusal(pv: KubeObject): string | undefined {
-  const v = volumeVerdict('make-available', { pv, claimPods: [] });
-  return v.allowed ? undefined : v.reason;
 }

@@ -18,9 +18,9 @@ import {
   type ReclaimVerdict,
   type VolumeAction,
 } from '../domain/reclaim';
-import { podsUsingClaim } from '../resources/pod/claims';
+import { podClaimNames, podsUsingClaim } from '../resources/pod/claims';
 import type { KubeObject } from '../resources/types';
-import { claimsCreatedBefore, podsNamingClaim, volumesPinnedOutside } from '../store/reclaim-queries';
+import { claimsCreatedBefore, podsNamingClaim, podsWithClaims, volumesPinnedOutside } from '../store/reclaim-queries';
 import type { LocalVolumeService, JobView } from './local-volumes';
 import type { ListService } from './lists';
 import type { ObjectService } from './objects';
@@ -28,6 +28,8 @@ import type { ObjectService } from './objects';
 const PV = 'PersistentVolume';
 const PVC = 'PersistentVolumeClaim';
 export const MAX_RECLAIM_BATCH = 200;
+/** The lists' bulk actions take up to this many rows. */
+const MAX_BULK_NAMES = 500;
 
 export type ReclaimCategory = 'released' | 'failed' | 'node-gone' | 'unused';
 
@@ -125,22 +127,26 @@ export class ReclaimService {
   }
 
   /** Facts of a volume's decision: the claim its claimRef names and the pods using it. */
-  private async volumeFacts(pv: KubeObject, claimName?: string) {
+  private async volumeFacts(pv: KubeObject, claimName?: string, podsByClaim?: Map<string, KubeObject[]>) {
     const ref = pv.spec?.claimRef;
     const claim = ref?.name ? await this.store.tryGet(PVC, ref.namespace ?? 'default', ref.name) : undefined;
-    const claimPods = claim ? podsUsingClaim(await podsNamingClaim(this.store.sql, claim.metadata.namespace!, claim.metadata.name!), claim.metadata.namespace!, claim.metadata.name!) : [];
+    const ns = claim?.metadata.namespace ?? '';
+    const cn = claim?.metadata.name ?? '';
+    const naming = claim ? (podsByClaim ? (podsByClaim.get(`${ns}/${cn}`) ?? []) : await podsNamingClaim(this.store.sql, ns, cn)) : [];
+    const claimPods = podsUsingClaim(naming, ns, cn);
     const targetRef = parseClaimName(claimName);
     const target = targetRef ? await this.store.tryGet(PVC, targetRef.namespace, targetRef.name) : undefined;
     return { pv, claim, claimPods, target, targetName: targetRef ? label(targetRef) : claimName?.trim() || undefined };
   }
 
-  private async claimFacts(claim: KubeObject) {
-    const pods = await podsNamingClaim(this.store.sql, claim.metadata.namespace!, claim.metadata.name!);
+  /** `known`: the pods naming the claim when the caller read them already (the overview reads them all at once). */
+  private async claimFacts(claim: KubeObject, known?: KubeObject[]) {
+    const pods = known ?? (await podsNamingClaim(this.store.sql, claim.metadata.namespace!, claim.metadata.name!));
     return { claim, pods: podsUsingClaim(pods, claim.metadata.namespace!, claim.metadata.name!), podObjects: pods };
   }
 
-  private async volumeRow(pv: KubeObject, categories: ReclaimCategory[], nodeProblem: string | null): Promise<ReclaimVolume> {
-    const facts = await this.volumeFacts(pv);
+  private async volumeRow(pv: KubeObject, categories: ReclaimCategory[], nodeProblem: string | null, podsByClaim: Map<string, KubeObject[]>): Promise<ReclaimVolume> {
+    const facts = await this.volumeFacts(pv, undefined, podsByClaim);
     const ref = pv.spec?.claimRef;
     const actions = Object.fromEntries(
       (['make-available', 'pre-bind', 'recycle', 'delete'] as const).map((a) => {
@@ -191,15 +197,26 @@ export class ReclaimService {
       row.nodeProblem = problem;
       rows.set(pv.metadata.name!, row);
     }
+    // One read of the pods that name claims, grouped by namespace/claim, instead of a query per row.
+    const podsByClaim = new Map<string, KubeObject[]>();
+    for (const pod of await podsWithClaims(this.store.sql)) {
+      for (const name of podClaimNames(pod)) {
+        const key = `${pod.metadata.namespace}/${name}`;
+        const list = podsByClaim.get(key);
+        if (list) list.push(pod);
+        else podsByClaim.set(key, [pod]);
+      }
+    }
     const volumes: ReclaimVolume[] = [];
     for (const r of [...rows.values()].sort((a, b) => a.pv.metadata.name!.localeCompare(b.pv.metadata.name!))) {
-      volumes.push(await this.volumeRow(r.pv, r.categories, r.nodeProblem));
+      volumes.push(await this.volumeRow(r.pv, r.categories, r.nodeProblem, podsByClaim));
     }
 
     const claims: ReclaimClaim[] = [];
     const cutoff = new Date(now.getTime() - unusedDays * 86_400_000);
-    for (const c of await claimsCreatedBefore(this.store.sql, cutoff)) {
-      const facts = await this.claimFacts(c);
+    const candidates = await claimsCreatedBefore(this.store.sql, cutoff);
+    for (const c of candidates) {
+      const facts = await this.claimFacts(c, podsByClaim.get(`${c.metadata.namespace}/${c.metadata.name}`) ?? []);
       const last = claimLastUsed(c, facts.podObjects.filter((pod) => (pod.metadata.namespace ?? '') === c.metadata.namespace), now);
       const days = daysSince(last, now);
       if (facts.pods.length > 0 || last.getTime() > cutoff.getTime()) continue;
@@ -311,6 +328,28 @@ export class ReclaimService {
       next.spec.persistentVolumeReclaimPolicy = 'Delete';
     }
     await this.objects.update(p, next);
+  }
+
+  /**
+   * The Volumes list's bulk "Make Available": each named volume is judged and, when the
+   * rules allow, changed at the version it was judged at, through the same path as the
+   * center's previewed actions; the others are left alone with why.
+   */
+  async makeAvailable(p: Principal, names: string[]): Promise<ApplyResult> {
+    this.objects.authorize(p, 'update', PV);
+    if (names.length > MAX_BULK_NAMES) throw new StowageError('BadRequest', `at most ${MAX_BULK_NAMES} volumes at once`);
+    const result: ApplyResult = { done: [], skipped: [] };
+    for (const name of names) {
+      const [row] = await this.preview(p, [{ kind: PV, name, action: 'make-available' }]);
+      if (!row.allowed) {
+        result.skipped.push({ name, reason: row.reason ?? 'not allowed' });
+        continue;
+      }
+      const applied = await this.apply(p, [{ kind: PV, name, action: 'make-available', resourceVersion: row.resourceVersion }]);
+      result.done.push(...applied.done);
+      result.skipped.push(...applied.skipped);
+    }
+    return result;
   }
 
   /** The existing retry of a failed or quarantined cleanup. */

@@ -35,3 +35,14 @@ export async function podsNamingClaim(db: SqlRunner, namespace: string, claim: s
   );
   return rows.map((r) => r.object);
 }
+
+/** Pods whose volumes name any claim. */
+export async function podsWithClaims(db: SqlRunner, limit = 50_000): Promise<KubeObject[]> {
+  const rows = await db.$queryRawUnsafe<{ object: KubeObject }[]>(
+    `SELECT object FROM objects WHERE kind = 'Pod'
+       AND jsonb_path_exists((object->'spec'->'volumes')::jsonb, '$[*].persistentVolumeClaim.claimName')
+       ORDER BY namespace, name LIMIT $1`,
+    limit,
+  );
+  return rows.map((r) => r.object);
+}

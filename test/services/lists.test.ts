@@ -111,16 +111,6 @@ describe('bulk actions', () => {
     expect(await app.store.currentResourceVersion()).toBe(before);
   });
 
-  test('reclaim clears the claimRef of Released volumes only, and only for admins', async () => {
-    const o = await app.store.get('PersistentVolume', undefined, 'pv-003');
-    await app.store.update({ ...o, spec: { ...o.spec, claimRef: { namespace: 'team-a', name: 'gone', uid: 'u-1' } } });
-    await expect(app.lists.reclaim(dev, ['pv-003'])).rejects.toMatchObject({ code: 'Forbidden' });
-    const res = await app.lists.reclaim(admin, ['pv-003', 'pv-005']);
-    expect(res.done).toEqual(['pv-003']);
-    expect(res.skipped).toEqual([{ name: 'pv-005', reason: expect.stringMatching(/only Released volumes/) }]);
-    expect((await app.store.get('PersistentVolume', undefined, 'pv-003')).spec.claimRef).toBeUndefined();
-  });
-
   test('bulk delete leaves Bound volumes alone', async () => {
     await setPhase('pv-024', 'Bound');
     const res = await app.lists.delete(admin, 'PersistentVolume', [{ name: 'pv-024' }, { name: 'pv-023' }]);

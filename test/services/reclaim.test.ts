@@ -123,6 +123,22 @@ describe('make Available', () => {
   });
 });
 
+describe("the Volumes list's bulk Make Available", () => {
+  test('clears the claimRef of Released volumes only, and only for admins', async () => {
+    const released = await volume('Released');
+    const bound = await volume('Bound');
+    await expect(reclaim.makeAvailable(dev, [released.metadata.name!])).rejects.toMatchObject({ code: 'Forbidden' });
+    const res = await reclaim.makeAvailable(admin, [released.metadata.name!, bound.metadata.name!, 'no-such-volume']);
+    expect(res.done).toEqual([released.metadata.name]);
+    expect(res.skipped).toEqual([
+      { name: bound.metadata.name, reason: expect.stringMatching(/bound to claim/) },
+      { name: 'no-such-volume', reason: 'volume no-such-volume no longer exists' },
+    ]);
+    expect((await get(released))!.spec.claimRef).toBeUndefined();
+    expect((await get(bound))!.spec.claimRef).toBeDefined();
+  });
+});
+
 describe('pre-bind, recycle, delete', () => {
   test('pre-bind reserves a Released volume for a Pending claim that fits', async () => {
     const pv = await volume('Released');
@@ -220,10 +236,14 @@ describe('overview', () => {
     const failed = await volume('Failed');
     const ghost = unique('ghost-node');
     const orphan = await volume('Available', { local: ghost, claimRef: undefined });
+    const c = await claim();
+    const inUse = await volume('Released', { claimRef: { kind: 'PersistentVolumeClaim', namespace: 'default', name: c.metadata.name, uid: c.metadata.uid } });
+    const p = await pod(c.metadata.name!);
     const o = await reclaim.overview(admin, { unusedDays: 7 });
     const byName = new Map(o.volumes.map((v) => [v.name, v]));
     expect(byName.get(released.metadata.name!)).toMatchObject({ categories: ['released'], actions: { 'make-available': { allowed: true }, recycle: { allowed: false } } });
     expect(byName.get(failed.metadata.name!)).toMatchObject({ categories: ['failed'], actions: { 'make-available': { allowed: false } } });
+    expect(byName.get(inUse.metadata.name!)!.actions.delete).toEqual({ allowed: false, reason: `in use: claim default/${c.metadata.name} is used by pod ${p.metadata.name}` });
     expect(byName.get(orphan.metadata.name!)).toMatchObject({ categories: ['node-gone'], node: ghost, nodeProblem: `node ${ghost} does not exist`, actions: { delete: { allowed: true } } });
   });
 

@@ -7,7 +7,7 @@ import { LocalVolumeService } from '../../services/local-volumes';
 import { MAX_RECLAIM_BATCH, ReclaimService } from '../../services/reclaim';
 import { authedProcedure, router } from '../init';
 
-const service = (ctx: { app: Pick<AppContext, 'objects' | 'lists' | 'store' | 'nodeAgent'> }) =>
+export const reclaimService = (ctx: { app: Pick<AppContext, 'objects' | 'lists' | 'store' | 'nodeAgent'> }) =>
   new ReclaimService(ctx.app.objects, ctx.app.lists, new LocalVolumeService(ctx.app.store, ctx.app.nodeAgent));
 
 const target = z.object({
@@ -22,14 +22,14 @@ const target = z.object({
 export const reclaimRouter = router({
   overview: authedProcedure
     .input(z.object({ unusedDays: z.number().int().min(0).max(3650) }))
-    .query(({ ctx, input }) => service(ctx).overview(ctx.principal, input)),
+    .query(({ ctx, input }) => reclaimService(ctx).overview(ctx.principal, input)),
   preview: authedProcedure
     .input(z.object({ targets: z.array(target).min(1).max(MAX_RECLAIM_BATCH) }))
-    .mutation(({ ctx, input }) => service(ctx).preview(ctx.principal, input.targets)),
+    .mutation(({ ctx, input }) => reclaimService(ctx).preview(ctx.principal, input.targets)),
   act: authedProcedure
     .input(z.object({ items: z.array(target.extend({ resourceVersion: z.string().min(1).max(40) })).min(1).max(MAX_RECLAIM_BATCH) }))
-    .mutation(({ ctx, input }) => service(ctx).apply(ctx.principal, input.items)),
+    .mutation(({ ctx, input }) => reclaimService(ctx).apply(ctx.principal, input.items)),
   retryCleanup: authedProcedure
     .input(z.object({ jobId: z.string().uuid() }))
-    .mutation(({ ctx, input }) => service(ctx).retryCleanup(ctx.principal, input.jobId)),
+    .mutation(({ ctx, input }) => reclaimService(ctx).retryCleanup(ctx.principal, input.jobId)),
 });
