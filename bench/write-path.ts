@@ -174,7 +174,9 @@ try {
 
     // Let the watchers drain (bounded), then check what each saw.
     const deadline = now() + 30_000;
-    while (arrivals.length < responded.size * WATCHERS && now() < deadline) {
+    // Only the creates' own events count (controllers' writes arrive on the same watches).
+    const delivered = () => arrivals.reduce((n, [rv]) => n + (responded.has(rv) ? 1 : 0), 0);
+    while (delivered() < responded.size * WATCHERS && now() < deadline) {
       await new Promise<void>((r) => {
         flushed = r;
         worker.postMessage('flush');
