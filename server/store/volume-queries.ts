@@ -101,6 +101,28 @@ export async function lockAvailableVolume(db: SqlRunner, name: string): Promise<
   return rows[0]?.object;
 }
 
+/**
+ * Locks a claim's row (skipping it if another transaction holds it) and, in the same round
+ * trip, names the volumes whose claimRef names the claim: the two reads the binder makes
+ * first for every unbound claim. Undefined when the row is absent or held elsewhere.
+ */
+export async function lockClaimWithReservations(
+  db: SqlRunner,
+  namespace: string,
+  name: string,
+): Promise<{ claim: KubeObject; reserved: string[] } | undefined> {
+  const rows = await db.$queryRawUnsafe<{ object: KubeObject; reserved: string[] }[]>(
+    `SELECT o.object, ARRAY(SELECT v.name FROM objects v WHERE v.kind = 'PersistentVolume' AND v.claim_namespace = $1
+                              AND v.claim_name = $2 ORDER BY v.name COLLATE "C") AS reserved
+       FROM objects o WHERE o.kind = 'PersistentVolumeClaim' AND o.namespace = $1 AND o.name = $2
+        FOR UPDATE OF o SKIP LOCKED`,
+    namespace,
+    name,
+  );
+  const row = rows[0];
+  return row ? { claim: row.object, reserved: row.reserved ?? [] } : undefined;
+}
+
 /** Volumes whose claimRef names this claim (any phase), locked when asked. */
 export async function volumesClaimedBy(db: SqlRunner, namespace: string, name: string, lock = false): Promise<KubeObject[]> {
   const rows = await db.$queryRawUnsafe<{ object: KubeObject }[]>(

@@ -152,6 +152,33 @@ describe('sources', () => {
     expect(seen).toEqual(['ADDED:watched', 'MODIFIED:watched']);
   });
 
+  it('an echo that reaches the watch before the reconcile says it wrote it is still skipped', async () => {
+    const seen: string[] = [];
+    const c = start({
+      concurrency: 1,
+      watch: { kinds: ['Namespace'], keysFor: (e) => [`${e.type}:${e.name}`] },
+      reconcile: async (key: string, ctx: ReconcileContext) => {
+        seen.push(key);
+        if (key === 'ADDED:late-echo') {
+          const ns = await ts.store.get('Namespace', undefined, 'late-echo');
+          const written = await ts.store.update({ ...ns, metadata: { ...ns.metadata, labels: { touched: 'yes' } } });
+          // The echo is queued (behind this reconcile, the only worker) before `wrote`.
+          await waitFor('the echo queued', async () => ctx.isQueued('MODIFIED:late-echo'));
+          ctx.wrote(written.metadata.resourceVersion);
+        }
+      },
+    });
+    await c.start();
+    await ts.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'late-echo' } });
+    await waitFor('the ADDED event', async () => seen.includes('ADDED:late-echo'));
+    await waitFor('its own write', async () => (await ts.store.get('Namespace', undefined, 'late-echo')).metadata.labels?.touched === 'yes');
+    const ns = await ts.store.get('Namespace', undefined, 'late-echo');
+    await ts.store.update({ ...ns, metadata: { ...ns.metadata, labels: { touched: 'someone-else' } } });
+    await waitFor('the other MODIFIED event', async () => seen.filter((k) => k === 'MODIFIED:late-echo').length === 1);
+    await sleep(200);
+    expect(seen).toEqual(['ADDED:late-echo', 'MODIFIED:late-echo']);
+  });
+
   it('lists every key at start, and again at each resync', async () => {
     const seen: string[] = [];
     let lists = 0;

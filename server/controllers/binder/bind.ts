@@ -20,7 +20,7 @@ import {
 } from '../../domain/matching';
 import { quantityToBytes } from '../../domain/quantity';
 import type { KubeObject } from '../../resources/types';
-import { availableVolumes, lockAvailableVolume, volumesClaimedBy, type LabelRequirement } from '../../store/volume-queries';
+import { availableVolumes, lockAvailableVolume, lockClaimWithReservations, volumesClaimedBy, type LabelRequirement } from '../../store/volume-queries';
 import type { ControllerTx } from '../runtime/controller-tx';
 import { annBindCompleted, annBindingExplanation, annBoundByController, conditionBindable } from './annotations';
 
@@ -38,6 +38,29 @@ function selectorOf(claim: KubeObject): LabelRequirement[] | undefined | null {
   }
 }
 
+export interface LockedClaim {
+  claim?: KubeObject;
+  /** Names of the volumes whose claimRef names the claim, when read with it. */
+  reserved?: string[];
+}
+
+/**
+ * The claim as this transaction sees it, its row locked, with the volumes reserved for it
+ * read in the same round trip (the first two reads of every bind). A claim this
+ * transaction already wrote, or one another transaction holds, takes the ControllerTx
+ * path (read-your-writes; RowBusyError).
+ */
+export async function lockClaimForBinding(tx: ControllerTx, namespace: string, name: string): Promise<LockedClaim> {
+  if (!tx.hasPending('PersistentVolumeClaim', namespace, name)) {
+    const row = await lockClaimWithReservations(tx.tx, namespace, name);
+    if (row) {
+      tx.remember(row.claim);
+      return { claim: structuredClone(row.claim), reserved: row.reserved };
+    }
+  }
+  return { claim: await tx.get('PersistentVolumeClaim', namespace, name) };
+}
+
 export interface StoreMatch {
   match?: Match;
   /** No match, but candidates were skipped because other transactions held them. */
@@ -50,12 +73,13 @@ export interface StoreMatch {
  * chosen volume's row is locked by this transaction; rows other binders hold are skipped
  * (they are being bound), never waited for, and reported as `busy`.
  */
-export async function findMatchInStore(tx: ControllerTx, claim: KubeObject, opts: MatchOptions): Promise<StoreMatch> {
+export async function findMatchInStore(tx: ControllerTx, claim: KubeObject, opts: MatchOptions, reservedNames?: string[]): Promise<StoreMatch> {
   const ns = claim.metadata.namespace ?? '';
   // Volumes reserved for the claim, as this transaction sees them (locked; never waited for).
+  const names = reservedNames ?? (await volumesClaimedBy(tx.tx, ns, claim.metadata.name!)).map((v) => v.metadata.name!);
   const reserved: KubeObject[] = [];
-  for (const row of await volumesClaimedBy(tx.tx, ns, claim.metadata.name!)) {
-    const v = await tx.get('PersistentVolume', undefined, row.metadata.name!);
+  for (const name of names) {
+    const v = await tx.get('PersistentVolume', undefined, name);
     if (v) reserved.push(v);
   }
   // Volumes other parts of this (batched) transaction are binding look free in the table.

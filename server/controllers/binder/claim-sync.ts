@@ -7,7 +7,7 @@ import { checkRequestedVolume, claimClass, claimHasClass, isVolumeBoundToClaim, 
 import type { KubeObject } from '../../resources/types';
 import type { ReconcileContext, ReconcileResult } from '../runtime/controller';
 import { annBindCompleted, annBindingExplanation, annSelectedNode, conditionBindable, reasons } from './annotations';
-import { findMatchInStore, writeBinding } from './bind';
+import { findMatchInStore, lockClaimForBinding, writeBinding } from './bind';
 import { event, write, type BinderDeps } from './deps';
 import { claimKey } from './keys';
 import { keepPending } from './pending';
@@ -61,11 +61,11 @@ async function syncUnboundClaim(d: BinderDeps, ctx: ReconcileContext, read: Kube
   const volumeName: string | undefined = claim.spec?.volumeName || undefined;
 
   const outcome: Outcome = await write(d, ctx, async (tx) => {
-    const c = await tx.get(PVC, claim.metadata.namespace, claim.metadata.name!);
+    const { claim: c, reserved } = await lockClaimForBinding(tx, claim.metadata.namespace ?? '', claim.metadata.name!);
     if (!c || c.metadata.resourceVersion !== claim.metadata.resourceVersion) return { kind: 'changed' };
     if (!volumeName) {
       // [upstream unit test set 1] the user did not care which volume.
-      const { match, busy } = await findMatchInStore(tx, c, opts);
+      const { match, busy } = await findMatchInStore(tx, c, opts, reserved);
       if (!match) return { kind: busy ? 'busy' : 'none' };
       await writeBinding(tx, match.volume, c);
       return { kind: 'bound' };

@@ -67,6 +67,11 @@ export class ControllerTx extends StoreTx {
     return structuredClone(row);
   }
 
+  /** Whether this transaction has queued a write of the object. */
+  hasPending(kind: string, namespace: string | undefined, name: string): boolean {
+    return this.pending(keyOf(kind, namespace, name)) !== undefined;
+  }
+
   private pending(key: string) {
     for (let i = this.writes.length - 1; i >= 0; i--) {
       const w = this.writes[i];

@@ -88,6 +88,14 @@ export class Controller {
   readonly queue: WorkQueue;
   private readonly abort = new AbortController();
   private readonly ownWrites = new Set<string>();
+  /**
+   * Per queued key, the versions of the changes that queued it. A change can reach the
+   * watch before the reconcile that wrote it has called `wrote` (its commit's NOTIFY races
+   * the COMMIT's answer), so the echo is looked for again when the key is taken.
+   */
+  private readonly queuedBy = new Map<string, Set<string>>();
+  /** Keys queued by anything but a change (lists, resyncs, retries, enqueue): always run. */
+  private readonly forced = new Set<string>();
   private readonly metrics: ControllerMetrics;
   private readonly log: Logger;
   private readonly ctx: ReconcileContext;
@@ -118,7 +126,11 @@ export class Controller {
       controller: spec.name,
       signal: this.abort.signal,
       log: this.log,
-      enqueue: (key, delayMs) => (delayMs && delayMs > 0 ? this.queue.addAfter(key, delayMs) : this.queue.add(key)),
+      enqueue: (key, delayMs) => {
+        this.forced.add(key);
+        if (delayMs && delayMs > 0) this.queue.addAfter(key, delayMs);
+        else this.queue.add(key);
+      },
       isQueued: (key) => this.queue.isPending(key),
       wrote: (rv) => {
         if (!rv) return;
@@ -146,14 +158,14 @@ export class Controller {
     const { store } = this.opts;
     const from = await store.currentResourceVersion();
     this.watching = this.watchLoop(from);
-    for (const key of await this.spec.listKeys()) this.queue.add(key);
+    for (const key of await this.spec.listKeys()) this.addForced(key);
     const n = Math.max(1, this.spec.concurrency ?? 4);
     for (let i = 0; i < n; i++) this.workers.push(this.worker());
     const resync = this.spec.resync;
     if (resync && resync.everyMs > 0) {
       this.resyncTimer = setInterval(() => {
         (resync.listKeys ? resync.listKeys() : this.spec.listKeys())
-          .then((keys) => keys.forEach((k) => this.queue.add(k)))
+          .then((keys) => keys.forEach((k) => this.addForced(k)))
           .catch((err) => this.log.warn({ err }, 'resync failed'));
       }, resync.everyMs);
       this.resyncTimer.unref();
@@ -175,12 +187,28 @@ export class Controller {
     this.log.debug('controller stopped');
   }
 
+  private addForced(key: string): void {
+    this.forced.add(key);
+    this.queue.add(key);
+  }
+
+  /** Whether the key was queued only by echoes of this controller's own writes. */
+  private onlyOwnEchoes(key: string): boolean {
+    const versions = this.queuedBy.get(key);
+    this.queuedBy.delete(key);
+    const forced = this.forced.delete(key);
+    if (forced || !versions || versions.size === 0) return false;
+    for (const rv of versions) if (!this.ownWrites.has(rv)) return false;
+    for (const rv of versions) this.ownWrites.delete(rv);
+    return true;
+  }
+
   private async worker(): Promise<void> {
     for (;;) {
       const key = await this.queue.get();
       if (key === undefined) return;
       try {
-        await this.process(key);
+        if (!this.onlyOwnEchoes(key)) await this.process(key);
       } finally {
         this.queue.done(key);
       }
@@ -198,6 +226,7 @@ export class Controller {
       this.queue.forget(key);
       if (res?.requeueAfter && res.requeueAfter > 0 && !this.abort.signal.aborted) {
         result = 'requeue_after';
+        this.forced.add(key);
         this.queue.addAfter(key, res.requeueAfter);
       }
     } catch (err) {
@@ -212,6 +241,7 @@ export class Controller {
         if (!this.abort.signal.aborted) {
           m.retries.inc(labels);
           const delay = this.queue.backoffOf(key);
+          this.forced.add(key);
           this.queue.addRateLimited(key);
           // Contention is normal among workers and replicas: one debug line, no stack.
           const expected = expectedContention(err);
@@ -243,8 +273,14 @@ export class Controller {
         const events = store.watch({ kinds: this.spec.watch.kinds, resourceVersion: from, signal });
         for await (const e of events) {
           rv = e.rv;
-          if (this.ownWrites.delete(e.rv.toString())) continue;
-          for (const key of this.spec.watch.keysFor(e)) this.queue.add(key);
+          const version = e.rv.toString();
+          if (this.ownWrites.delete(version)) continue;
+          for (const key of this.spec.watch.keysFor(e)) {
+            const versions = this.queuedBy.get(key);
+            if (versions) versions.add(version);
+            else this.queuedBy.set(key, new Set([version]));
+            this.queue.add(key);
+          }
         }
         if (!signal.aborted) await sleep(500, signal);
       } catch (err) {
@@ -254,7 +290,7 @@ export class Controller {
           this.log.warn({ rv: rv.toString() }, 'change log compacted past the watch; listing again');
           try {
             rv = await store.currentResourceVersion();
-            for (const key of await this.spec.listKeys()) this.queue.add(key);
+            for (const key of await this.spec.listKeys()) this.addForced(key);
           } catch (e) {
             this.log.warn({ err: e }, 'relist failed');
             await sleep(1000, signal);
