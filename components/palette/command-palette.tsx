@@ -153,6 +153,13 @@ function PaletteBody({ kinds, items, run }: { kinds: KindUi[]; items: PaletteIte
   const [debounced] = useDebouncedValue(query.trim(), SEARCH_DEBOUNCE_MS);
   const [active, setActive] = useState(0);
   const listRef = useRef<HTMLDivElement>(null);
+  const inputRef = useRef<HTMLInputElement>(null);
+  // Focus in the next frame, not after the opening transition, so no typed key is lost
+  // (not in this effect: the dialog notes what had the focus, to return it, after it).
+  useEffect(() => {
+    const id = requestAnimationFrame(() => inputRef.current?.focus());
+    return () => cancelAnimationFrame(id);
+  }, []);
 
   // Events are many and short-lived: they are not offered as jump targets.
   const searchable = useMemo(() => kinds.filter((k) => k.kind !== 'Event'), [kinds]);
@@ -222,6 +229,7 @@ function PaletteBody({ kinds, items, run }: { kinds: KindUi[]; items: PaletteIte
   return (
     <Box>
       <TextInput
+        ref={inputRef}
         data-autofocus
         aria-label="Command palette search"
         placeholder="Go to a page, run an action, or find an object by name…"

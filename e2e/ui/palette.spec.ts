@@ -81,6 +81,7 @@ test('palette actions: switch the theme, create a volume; the open palette passe
   await expect(html).toHaveAttribute('data-mantine-color-scheme', 'light');
 
   await page.keyboard.press('Control+K');
+  await expect(search(page)).toBeFocused();
   await page.keyboard.type('dark');
   await expect(options(page).first()).toContainText('Switch to the dark theme');
   expect(await seriousViolations(page)).toEqual([]);
@@ -88,6 +89,7 @@ test('palette actions: switch the theme, create a volume; the open palette passe
   await expect(html).toHaveAttribute('data-mantine-color-scheme', 'dark');
 
   await page.keyboard.press('Control+K');
+  await expect(search(page)).toBeFocused();
   await page.keyboard.type('create vol');
   await expect(options(page).first()).toContainText('Create volume');
   expect(await seriousViolations(page)).toEqual([]);
@@ -95,6 +97,7 @@ test('palette actions: switch the theme, create a volume; the open palette passe
   await expect(page).toHaveURL(/\/new\?kind=PersistentVolume/);
 
   await page.keyboard.press('Control+K');
+  await expect(search(page)).toBeFocused();
   await page.keyboard.type('light theme');
   await page.keyboard.press('Enter');
   await expect(html).toHaveAttribute('data-mantine-color-scheme', 'light');
@@ -108,6 +111,7 @@ test('a developer finds only what they may read, and signs out from the palette'
 
   await signInAsDeveloper(page, '/claims');
   await page.keyboard.press('Control+K');
+  await expect(search(page)).toBeFocused();
   await page.keyboard.type(prefix);
   await expect(options(page).first()).toContainText(`${DEV_USER.namespace}/${prefix}-mine`);
   await expect(page.getByTestId('palette-status')).not.toHaveText('Searching…');
@@ -126,6 +130,7 @@ test('a developer finds only what they may read, and signs out from the palette'
   await expect(page).toHaveURL(/\/claims$/);
 
   await page.keyboard.press('Control+K');
+  await expect(search(page)).toBeFocused();
   await page.keyboard.type('sign out');
   await expect(options(page).first()).toContainText('Sign out');
   await page.keyboard.press('Enter');
