@@ -7,6 +7,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { usePathname, useRouter } from 'next/navigation';
 import { Suspense, useEffect, type ReactNode } from 'react';
+import { CommandPalette, openPalette } from './palette/command-palette';
 import { ThemeSwitch } from './theme-switch';
 import { KINDS } from './kinds';
 import { LiveIndicator, LiveUpdates } from './live';
@@ -84,6 +85,9 @@ function Frame({ me, children }: { me: Me; children: ReactNode }) {
             </Link>
           </Group>
           <Group gap="md" wrap="nowrap">
+            <Button size="xs" variant="default" onClick={openPalette} visibleFrom="sm" aria-keyshortcuts="Control+K Meta+K" data-testid="palette-button">
+              Search (Ctrl K)
+            </Button>
             <LiveIndicator />
             <ThemeSwitch />
             <UserBox me={me} />
@@ -117,6 +121,12 @@ function Frame({ me, children }: { me: Me; children: ReactNode }) {
           </AppShell.Section>
         )}
       </AppShell.Navbar>
+      <CommandPalette
+        kinds={nav}
+        mayCreateClaim={perms.namespacesFor('create', 'PersistentVolumeClaim') === 'all' || perms.namespacesFor('create', 'PersistentVolumeClaim').length > 0}
+        mayCreateVolume={perms.can('create', 'PersistentVolume')}
+        mayCreateAny={mayCreate}
+      />
       <AppShell.Main>
         <Suspense
           fallback={

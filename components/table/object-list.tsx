@@ -70,8 +70,9 @@ function ServerList({ ui }: { ui: KindUi }) {
     if (u.href !== window.location.href) window.history.replaceState(window.history.state, '', u.href);
   }, [state]);
 
-  // Typing waits for a pause; everything else applies at once.
-  const [text] = useDebouncedValue(state.text, 120);
+  // Typing waits for a short pause (it counts in the 200 ms a filter may take to apply;
+  // the server answers a keystroke's page in tens of ms); everything else applies at once.
+  const [text] = useDebouncedValue(state.text, 50);
   const [selector] = useDebouncedValue(state.selector, 250);
   const reqKey = JSON.stringify(pageRequest({ ...state, text, selector }, ui));
   const req = useMemo(() => JSON.parse(reqKey) as ReturnType<typeof pageRequest>, [reqKey]);

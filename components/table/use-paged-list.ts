@@ -61,9 +61,14 @@ export function usePagedList(req: PageRequest): PagedList {
   );
 
   // A new request: start again from its first page (the old rows stay until it arrives).
+  // The first page is asked for at once, not one render later (a sort or a filter waits
+  // for it); the effect below then finds it in flight and does not ask again.
   useEffect(() => {
-    setState((s) => (s.key === key ? s : { ...s, key, stale: true, error: null, epoch: s.epoch + 1 }));
-  }, [key]);
+    const s = stateRef.current;
+    if (s.key === key) return;
+    setState((cur) => (cur.key === key ? cur : { ...cur, key, stale: true, error: null, epoch: cur.epoch + 1 }));
+    fetchPage(0, key, s.epoch + 1);
+  }, [key, fetchPage]);
   useEffect(() => {
     if (state.key !== key) return;
     fetchPage(0, key, state.epoch);
