@@ -40,11 +40,11 @@ test('an admin sees capacity per class with its trend, and the home page shows a
   await expect(row).toContainText('unknown');
 
   // The trend of this class: a chart with its lines and an estimate.
-  await page.getByRole('textbox', { name: 'Class' }).click();
+  await page.getByRole('combobox', { name: 'Class' }).click();
   await page.getByRole('option', { name: cls, exact: true }).click();
   const chart = page.getByTestId('trend-chart');
   await expect(chart.locator('svg.recharts-surface')).toBeVisible();
-  await expect(chart.locator('.recharts-line')).toHaveCount(3);
+  await expect(chart.locator('.recharts-line-curve')).toHaveCount(3);
   await expect(chart).toContainText('15Gi provisioned, 5Gi bound, 5Gi requested');
   await expect(page.getByTestId('forecast')).toContainText(/unknown|days|not filling|full/);
   await screenshot(page, 'capacity');
