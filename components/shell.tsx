@@ -107,6 +107,7 @@ function Frame({ me, children }: { me: Me; children: ReactNode }) {
                 data-testid={`nav-${k.route.slice(1)}`}
               />
             ))}
+            <NavLink component={Link} href="/capacity" label="Capacity" active={pathname === '/capacity'} data-testid="nav-capacity" />
             <NavLink component={Link} href="/audit" label="Audit" active={pathname === '/audit'} data-testid="nav-audit" />
             {me.role === 'admin' && (
               <NavLink component={Link} href="/reclaim" label="Reclaim" active={pathname === '/reclaim'} data-testid="nav-reclaim" />

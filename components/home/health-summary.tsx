@@ -1,7 +1,8 @@
 'use client';
 // The home page: what needs attention (Pending claims and why, Failed and Released
-// volumes) and capacity per class, each count linking to the filtered list.
-import { Alert, Anchor, Group, Loader, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+// volumes, wipes in progress, quotas near full) and capacity per class, each count linking
+// to the filtered list or the page that shows it.
+import { Alert, Anchor, Group, List, Loader, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { PendingStatus } from '../pending-hint';
@@ -39,7 +40,11 @@ export function HealthSummary() {
   const pending = useQuery(
     trpc.lists.page.queryOptions({ kind: 'PersistentVolumeClaim', fields: { phase: ['Pending'] }, sort: { key: 'age', dir: 'asc' }, limit: 5 }),
   );
+  const attention = useQuery({ ...trpc.capacity.attention.queryOptions(), refetchInterval: 5000 });
   const h = health.data;
+  const quotas = attention.data?.quotas ?? [];
+  const wipes = attention.data?.wipes ?? null;
+  const wiping = (wipes ?? []).reduce((n, w) => n + w.running + w.queued, 0);
   return (
     <Stack gap="md">
       <Title order={1} size="h3">
@@ -67,8 +72,57 @@ export function HealthSummary() {
                   <Stat label="Released volumes" value={h.phases.PersistentVolume.Released ?? 0} href="/volumes?status=Released" tone="warn" testId="stat-released-volumes" />
                 </>
               )}
+              {wipes && (
+                <Stat
+                  label="Wipes in progress"
+                  value={wiping}
+                  href={wipes.length === 1 ? `/nodes/${encodeURIComponent(wipes[0].nodeName)}/disks` : '/nodes'}
+                  testId="stat-wipes"
+                />
+              )}
+              <Stat label="Quotas near full" value={quotas.length} href="/quotas" tone="warn" testId="stat-quotas-near-full" />
             </SimpleGrid>
           </section>
+
+          {(quotas.length > 0 || wiping > 0) && (
+            <SimpleGrid cols={{ base: 1, md: 2 }}>
+              {quotas.length > 0 && (
+                <section aria-labelledby="quotas-near-full">
+                  <Title order={2} size="h4" id="quotas-near-full" mb="xs">
+                    Quotas near full
+                  </Title>
+                  <List size="sm" spacing={4} data-testid="quotas-near-full">
+                    {quotas.map((q) => (
+                      <List.Item key={`${q.namespace}/${q.name}`}>
+                        <Anchor component={Link} href={`/quotas/${encodeURIComponent(q.namespace)}/${encodeURIComponent(q.name)}`} fz="sm">
+                          {q.namespace}/{q.name}
+                        </Anchor>
+                        {': '}
+                        {q.limits.map((l) => `${l.resource} ${l.used} of ${l.hard} (${Math.round(l.ratio * 100)}%)`).join(', ')}
+                      </List.Item>
+                    ))}
+                  </List>
+                </section>
+              )}
+              {wipes && wiping > 0 && (
+                <section aria-labelledby="wipes">
+                  <Title order={2} size="h4" id="wipes" mb="xs">
+                    Wipes in progress
+                  </Title>
+                  <List size="sm" spacing={4} data-testid="wipes">
+                    {wipes.map((w) => (
+                      <List.Item key={w.nodeName}>
+                        <Anchor component={Link} href={`/nodes/${encodeURIComponent(w.nodeName)}/disks`} fz="sm">
+                          {w.nodeName}
+                        </Anchor>
+                        {`: ${w.running} running, ${w.queued} queued`}
+                      </List.Item>
+                    ))}
+                  </List>
+                </section>
+              )}
+            </SimpleGrid>
+          )}
 
           <section aria-labelledby="pending-claims">
             <Title order={2} size="h4" id="pending-claims" mb="xs">
@@ -109,9 +163,14 @@ export function HealthSummary() {
 
           {h.seeVolumes && (
             <section aria-labelledby="capacity">
-              <Title order={2} size="h4" id="capacity" mb="xs">
-                Capacity per class
-              </Title>
+              <Group justify="space-between" mb="xs">
+                <Title order={2} size="h4" id="capacity">
+                  Capacity per class
+                </Title>
+                <Anchor component={Link} href="/capacity" fz="sm">
+                  Trend and days until full
+                </Anchor>
+              </Group>
               <Table withTableBorder aria-label="Capacity per class" data-testid="capacity-table">
                 <Table.Thead>
                   <Table.Tr>

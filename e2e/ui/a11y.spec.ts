@@ -31,6 +31,7 @@ const ROUTES = (o: { pv: string; claim: string; pod: string; cls: string; node: 
   '/new/storage-class',
   '/new/volume',
   '/reclaim',
+  '/capacity',
 ];
 
 async function serious(page: Page): Promise<string[]> {

@@ -1,5 +1,6 @@
 import { router } from './init';
 import { authRouter } from './routers/auth';
+import { capacityRouter } from './routers/capacity';
 import { claimsRouter } from './routers/claims';
 import { historyRouter } from './routers/history';
 import { listsRouter } from './routers/lists';
@@ -15,6 +16,7 @@ export const appRouter = router({
   localVolumes: localVolumesRouter,
   history: historyRouter,
   reclaim: reclaimRouter,
+  capacity: capacityRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,230 @@
+'use client';
+// The Capacity page: provisioned, bound, free, requested and used bytes per class, node and
+// namespace, and the trend per class with "days until full".
+import { Alert, Anchor, Loader, Stack, Table, Tabs, Text, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { forecastText } from '@/server/domain/capacity-forecast';
+import type { CapacityOverview, ClassTrend } from '@/server/services/capacity';
+import { errorInfo } from '../format';
+import { useTRPC } from '../trpc';
+import { percentOf, shortBytes } from './capacity-format';
+import { TrendSection } from './capacity-trend';
+
+const UNKNOWN_USED = 'No agent or plugin reports the bytes written on volumes yet.';
+
+function Used({ bytes }: { bytes: string | null }) {
+  return bytes === null ? (
+    <Text span size="sm" c="dimmed" title={UNKNOWN_USED}>
+      unknown
+    </Text>
+  ) : (
+    <>{shortBytes(bytes)}</>
+  );
+}
+
+function Bound({ bound, provisioned }: { bound: string; provisioned: string }) {
+  const pct = percentOf(bound, provisioned);
+  return (
+    <>
+      {shortBytes(bound)}
+      {pct !== undefined && (
+        <Text span size="xs" c="dimmed">
+          {' '}
+          ({pct}%)
+        </Text>
+      )}
+    </>
+  );
+}
+
+function ClassTable({ o, trends }: { o: CapacityOverview; trends: ClassTrend[] | undefined }) {
+  if (o.classes.length === 0) return <Text size="sm">No volumes or claims yet.</Text>;
+  return (
+    <Table withTableBorder aria-label="Capacity per class" data-testid="capacity-classes">
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th>Class</Table.Th>
+          {o.seeVolumes && (
+            <>
+              <Table.Th>Volumes</Table.Th>
+              <Table.Th>Provisioned</Table.Th>
+              <Table.Th>Bound</Table.Th>
+              <Table.Th>Free</Table.Th>
+              <Table.Th>Used</Table.Th>
+            </>
+          )}
+          <Table.Th>Claims</Table.Th>
+          <Table.Th>Requested</Table.Th>
+          {o.seeVolumes && <Table.Th>Days until full</Table.Th>}
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {o.classes.map((c) => {
+          const f = trends?.find((t) => t.storageClass === c.storageClass)?.forecast;
+          return (
+            <Table.Tr key={c.storageClass} data-testid={`class-row-${c.storageClass || 'none'}`}>
+              <Table.Td>
+                {c.storageClass ? (
+                  <Anchor component={Link} href={`/storage-classes/${encodeURIComponent(c.storageClass)}`} fz="sm">
+                    {c.storageClass}
+                  </Anchor>
+                ) : (
+                  <Text span c="dimmed" size="sm">
+                    (no class)
+                  </Text>
+                )}
+              </Table.Td>
+              {o.seeVolumes && (
+                <>
+                  <Table.Td>{c.volumes}</Table.Td>
+                  <Table.Td data-testid="provisioned">{shortBytes(c.provisionedBytes)}</Table.Td>
+                  <Table.Td data-testid="bound">
+                    <Bound bound={c.boundBytes} provisioned={c.provisionedBytes} />
+                  </Table.Td>
+                  <Table.Td>{shortBytes(c.freeBytes)}</Table.Td>
+                  <Table.Td>
+                    <Used bytes={c.usedBytes} />
+                  </Table.Td>
+                </>
+              )}
+              <Table.Td>{c.claims}</Table.Td>
+              <Table.Td>{shortBytes(c.requestedBytes)}</Table.Td>
+              {o.seeVolumes && <Table.Td>{f ? forecastText(f) : '…'}</Table.Td>}
+            </Table.Tr>
+          );
+        })}
+      </Table.Tbody>
+    </Table>
+  );
+}
+
+function NodeTable({ o }: { o: CapacityOverview }) {
+  if (o.nodes.length === 0) return <Text size="sm">No local volumes: no volume is pinned to a node.</Text>;
+  return (
+    <Table withTableBorder aria-label="Capacity per node" data-testid="capacity-nodes">
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th>Node</Table.Th>
+          <Table.Th>Volumes</Table.Th>
+          <Table.Th>Provisioned</Table.Th>
+          <Table.Th>Bound</Table.Th>
+          <Table.Th>Free</Table.Th>
+          <Table.Th>Used</Table.Th>
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {o.nodes.map((n) => (
+          <Table.Tr key={n.nodeName}>
+            <Table.Td>
+              <Anchor component={Link} href={`/nodes/${encodeURIComponent(n.nodeName)}/disks`} fz="sm">
+                {n.nodeName}
+              </Anchor>
+            </Table.Td>
+            <Table.Td>{n.volumes}</Table.Td>
+            <Table.Td>{shortBytes(n.provisionedBytes)}</Table.Td>
+            <Table.Td>
+              <Bound bound={n.boundBytes} provisioned={n.provisionedBytes} />
+            </Table.Td>
+            <Table.Td>{shortBytes(n.freeBytes)}</Table.Td>
+            <Table.Td>
+              <Used bytes={n.usedBytes} />
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  );
+}
+
+function NamespaceTable({ o }: { o: CapacityOverview }) {
+  if (o.namespaces.length === 0) return <Text size="sm">No claims yet.</Text>;
+  return (
+    <Table withTableBorder aria-label="Capacity per namespace" data-testid="capacity-namespaces">
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th>Namespace</Table.Th>
+          <Table.Th>Claims</Table.Th>
+          <Table.Th>Pending</Table.Th>
+          <Table.Th>Requested</Table.Th>
+          <Table.Th>Bound volumes</Table.Th>
+          <Table.Th>Bound capacity</Table.Th>
+          <Table.Th>Used</Table.Th>
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {o.namespaces.map((n) => (
+          <Table.Tr key={n.namespace}>
+            <Table.Td>
+              <Anchor component={Link} href={`/namespaces/${encodeURIComponent(n.namespace)}`} fz="sm">
+                {n.namespace}
+              </Anchor>
+            </Table.Td>
+            <Table.Td>
+              <Anchor component={Link} href={`/claims?namespace=${encodeURIComponent(n.namespace)}`} fz="sm" aria-label={`${n.claims} claims in ${n.namespace}`}>
+                {n.claims}
+              </Anchor>
+            </Table.Td>
+            <Table.Td>{n.pendingClaims}</Table.Td>
+            <Table.Td>{shortBytes(n.requestedBytes)}</Table.Td>
+            <Table.Td>{n.boundVolumes}</Table.Td>
+            <Table.Td>{shortBytes(n.boundBytes)}</Table.Td>
+            <Table.Td>
+              <Used bytes={n.usedBytes} />
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  );
+}
+
+export function CapacityPage() {
+  const trpc = useTRPC();
+  const overview = useQuery({ ...trpc.capacity.overview.queryOptions(), refetchInterval: 10_000 });
+  const trend = useQuery({ ...trpc.capacity.trend.queryOptions(), refetchInterval: 60_000 });
+  const o = overview.data;
+  return (
+    <Stack gap="md">
+      <div>
+        <Title order={1} size="h3">
+          Capacity
+        </Title>
+        <Text size="sm" c="dimmed">
+          Provisioned is the capacity of the volumes, bound the part bound to claims, free the Available volumes, requested what claims ask for. Used is
+          shown where an agent or plugin reports it.
+        </Text>
+      </div>
+      {(overview.error || trend.error) && (
+        <Alert color="red" title="Could not load capacity">
+          {errorInfo(overview.error ?? trend.error).message}
+        </Alert>
+      )}
+      {!o ? (
+        <Loader role="status" aria-label="Loading capacity" />
+      ) : (
+        <>
+          <Tabs defaultValue="classes" keepMounted={false}>
+            <Tabs.List aria-label="Capacity by">
+              <Tabs.Tab value="classes">Per class</Tabs.Tab>
+              {o.seeVolumes && <Tabs.Tab value="nodes">Per node</Tabs.Tab>}
+              <Tabs.Tab value="namespaces">Per namespace</Tabs.Tab>
+            </Tabs.List>
+            <Tabs.Panel value="classes" pt="sm">
+              <ClassTable o={o} trends={trend.data?.classes} />
+            </Tabs.Panel>
+            {o.seeVolumes && (
+              <Tabs.Panel value="nodes" pt="sm">
+                <NodeTable o={o} />
+              </Tabs.Panel>
+            )}
+            <Tabs.Panel value="namespaces" pt="sm">
+              <NamespaceTable o={o} />
+            </Tabs.Panel>
+          </Tabs>
+          <TrendSection trend={trend.data} seeVolumes={o.seeVolumes} />
+        </>
+      )}
+    </Stack>
+  );
+}

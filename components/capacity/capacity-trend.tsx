@@ -1,0 +1,95 @@
+'use client';
+// The trend of one class's provisioned, bound and requested bytes (from the history), and
+// the "days until full" estimate drawn from it.
+import '@mantine/charts/styles.css';
+import { LineChart } from '@mantine/charts';
+import { Group, Paper, Select, Stack, Text, Title } from '@mantine/core';
+import { useState } from 'react';
+import { forecastText } from '@/server/domain/capacity-forecast';
+import type { CapacityTrend } from '@/server/services/capacity';
+import { gibOf, shortBytes } from './capacity-format';
+
+function tick(iso: string, stepMs: number): string {
+  const d = new Date(iso);
+  return stepMs < 24 * 3600 * 1000
+    ? d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })
+    : d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
+}
+
+export function CapacityTrendChart({ trend, seeVolumes }: { trend: CapacityTrend; seeVolumes: boolean }) {
+  const classes = trend.classes;
+  const [picked, setPicked] = useState<string | null>(null);
+  const current = classes.find((c) => c.storageClass === picked) ?? classes[0];
+  if (!current) {
+    return (
+      <Text size="sm" c="dimmed">
+        No volume or claim has been recorded in the last 30 days.
+      </Text>
+    );
+  }
+  const data = current.points.map((p) => ({
+    time: tick(p.t, trend.stepMs),
+    ...(seeVolumes ? { Provisioned: gibOf(p.provisionedBytes), Bound: gibOf(p.boundBytes) } : {}),
+    Requested: gibOf(p.requestedBytes),
+  }));
+  const last = current.points.at(-1)!;
+  const series = [
+    ...(seeVolumes
+      ? [
+          { name: 'Provisioned', color: 'blue.7' },
+          { name: 'Bound', color: 'teal.8' },
+        ]
+      : []),
+    { name: 'Requested', color: 'orange.8' },
+  ];
+  return (
+    <Stack gap="sm">
+      <Group align="end" justify="space-between">
+        <Select
+          label="Class"
+          data={classes.map((c) => ({ value: c.storageClass, label: c.storageClass || '(no class)' }))}
+          value={current.storageClass}
+          onChange={setPicked}
+          allowDeselect={false}
+          w={240}
+          data-testid="trend-class"
+        />
+        <Paper withBorder p="sm" data-testid="forecast">
+          <Text size="sm" c="dimmed">
+            Days until full
+          </Text>
+          <Text fw={700}>{forecastText(current.forecast)}</Text>
+        </Paper>
+      </Group>
+      <figure style={{ margin: 0 }} data-testid="trend-chart" aria-label={`Trend of ${current.storageClass || 'volumes without a class'}, GiB`}>
+        <LineChart
+          h={260}
+          data={data}
+          dataKey="time"
+          series={series}
+          curveType="stepAfter"
+          withDots={false}
+          withLegend
+          unit=" GiB"
+          yAxisLabel="GiB"
+        />
+        <Text component="figcaption" size="sm" c="dimmed" mt="xs">
+          {trend.stepMs < 24 * 3600 * 1000 ? 'Hourly' : 'Daily'} since {new Date(trend.from).toLocaleString()}; now{' '}
+          {seeVolumes ? `${shortBytes(last.provisionedBytes)} provisioned, ${shortBytes(last.boundBytes)} bound, ` : ''}
+          {shortBytes(last.requestedBytes)} requested.
+        </Text>
+      </figure>
+    </Stack>
+  );
+}
+
+export function TrendSection({ trend, seeVolumes }: { trend: CapacityTrend | undefined; seeVolumes: boolean }) {
+  return (
+    <section aria-labelledby="trend">
+      <Title order={2} size="h4" id="trend" mb="xs">
+        Trend
+      </Title>
+      {trend ? <CapacityTrendChart trend={trend} seeVolumes={seeVolumes} /> : <Text size="sm">Loading the trend…</Text>}
+    </section>
+  );
+}

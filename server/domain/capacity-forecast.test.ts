@@ -1,0 +1,71 @@
+import { describe, expect, test } from 'vitest';
+import { forecastFull, forecastText, leastSquaresSlope, type CapacitySample, type Forecast } from './capacity-forecast';
+
+const H = 60 * 60 * 1000;
+const D = 24 * H;
+const T0 = Date.UTC(2026, 10, 1);
+const G = 1024 ** 3;
+
+/** Daily samples of `bound` (in Gi) at a constant `prov` Gi. */
+function daily(prov: number, bound: number[]): CapacitySample[] {
+  return bound.map((b, i) => ({ t: T0 + i * D, provisioned: prov * G, bound: b * G }));
+}
+
+describe('forecastFull', () => {
+  const cases: { name: string; samples: CapacitySample[]; want: Forecast }[] = [
+    { name: 'no samples: unknown', samples: [], want: { state: 'unknown', reason: 'no history' } },
+    { name: 'nothing provisioned: unknown', samples: daily(0, [0, 0, 0]), want: { state: 'unknown', reason: 'no capacity provisioned' } },
+    { name: 'two samples: too little history', samples: daily(100, [10, 20]), want: { state: 'unknown', reason: 'too little history' } },
+    {
+      name: 'three samples within minutes: too little history',
+      samples: [0, 1, 2].map((i) => ({ t: T0 + i * 60_000, provisioned: 100 * G, bound: i * G })),
+      want: { state: 'unknown', reason: 'too little history' },
+    },
+    { name: 'all bound: full', samples: daily(100, [50, 80, 100]), want: { state: 'full' } },
+    { name: 'one sample already full: full', samples: daily(100, [100]), want: { state: 'full' } },
+    { name: 'flat: not filling', samples: daily(100, [40, 40, 40, 40]), want: { state: 'not-filling', bytesPerDay: 0 } },
+    { name: 'shrinking: not filling', samples: daily(100, [60, 50, 40]), want: { state: 'not-filling', bytesPerDay: -10 * G } },
+    { name: '10 Gi a day with 50 Gi left: 5 days', samples: daily(100, [30, 40, 50]), want: { state: 'filling', days: 5, bytesPerDay: 10 * G } },
+    { name: 'noisy growth fits the line: 0.9 Gi a day, 16 Gi left', samples: daily(20, [0, 2, 1, 3, 4]), want: { state: 'filling', days: 16 / 0.9, bytesPerDay: 0.9 * G } },
+  ];
+  test.each(cases)('$name', ({ samples, want }) => {
+    const got = forecastFull(samples);
+    expect(got.state).toBe(want.state);
+    if (got.state === 'filling' && want.state === 'filling') {
+      expect(got.days).toBeCloseTo(want.days, 6);
+      expect(got.bytesPerDay).toBeCloseTo(want.bytesPerDay, 0);
+    } else {
+      expect(got).toEqual(want);
+    }
+  });
+
+  test('uses the newest capacity even when samples arrive out of order', () => {
+    const s = daily(100, [30, 40, 50]);
+    s[2] = { ...s[2], provisioned: 70 * G };
+    const got = forecastFull([s[2], s[0], s[1]]);
+    expect(got).toMatchObject({ state: 'filling' });
+    expect(got.state === 'filling' && got.days).toBeCloseTo(2, 6);
+  });
+});
+
+describe('leastSquaresSlope', () => {
+  test.each([
+    { name: 'one point has no slope', points: [{ x: 1, y: 1 }], want: undefined },
+    { name: 'same x has no slope', points: [{ x: 1, y: 1 }, { x: 1, y: 5 }], want: undefined },
+    { name: 'a line y = 2x + 1', points: [0, 1, 2, 3].map((x) => ({ x, y: 2 * x + 1 })), want: 2 },
+  ])('$name', ({ points, want }) => {
+    expect(leastSquaresSlope(points)).toBe(want);
+  });
+});
+
+describe('forecastText', () => {
+  test.each([
+    { f: { state: 'unknown', reason: 'too little history' } as Forecast, want: 'unknown (too little history)' },
+    { f: { state: 'full' } as Forecast, want: 'full now' },
+    { f: { state: 'not-filling', bytesPerDay: 0 } as Forecast, want: 'not filling' },
+    { f: { state: 'filling', days: 0.4, bytesPerDay: 1 } as Forecast, want: 'less than a day' },
+    { f: { state: 'filling', days: 12.7, bytesPerDay: 1 } as Forecast, want: '12 days' },
+  ])('$want', ({ f, want }) => {
+    expect(forecastText(f)).toBe(want);
+  });
+});

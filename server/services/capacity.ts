@@ -1,0 +1,232 @@
+// The Capacity page and the home page's capacity warnings: sums per class, node and
+// namespace, the trend per class with "days until full", quotas near full and wipes in
+// progress, each limited to what the principal may read.
+import { isAllowed, visibleNamespaces, type Principal } from '../domain/authorization';
+import { forecastFull, type Forecast } from '../domain/capacity-forecast';
+import { bucketsFor, seriesFromChanges, type Totals } from '../domain/capacity-series';
+import { limitsNearFull, type LimitPressure } from '../domain/quota-pressure';
+import { CleanupJobStore } from '../store/cleanup-jobs';
+import {
+  boundVolumesByNamespace,
+  claimsByNamespace,
+  currentBytesByClass,
+  firstHistoryTime,
+  historyDeltas,
+  volumesByNode,
+} from '../store/capacity-queries';
+import { countByPhaseAndClass } from '../store/object-page';
+import type { ObjectStore } from '../store/object-store';
+
+export interface VolumeSums {
+  volumes: number;
+  /** Sum of the volumes' capacity, bytes (decimal string). */
+  provisionedBytes: string;
+  boundBytes: string;
+  /** Available volumes' capacity: what a claim could still bind to. */
+  freeBytes: string;
+  /** Bytes written on the volumes: null while no agent or plugin reports it. */
+  usedBytes: string | null;
+}
+
+export interface ClassRow extends VolumeSums {
+  storageClass: string;
+  claims: number;
+  requestedBytes: string;
+}
+
+export interface NodeRow extends VolumeSums {
+  nodeName: string;
+}
+
+export interface NamespaceRow {
+  namespace: string;
+  claims: number;
+  pendingClaims: number;
+  requestedBytes: string;
+  boundVolumes: number;
+  /** Capacity of the volumes bound to the namespace's claims. */
+  boundBytes: string;
+  usedBytes: string | null;
+}
+
+export interface CapacityOverview {
+  /** Whether volume and node figures are included (developers see their claims only). */
+  seeVolumes: boolean;
+  classes: ClassRow[];
+  nodes: NodeRow[];
+  namespaces: NamespaceRow[];
+}
+
+export interface TrendPoint {
+  /** ISO time of the end of the bucket. */
+  t: string;
+  provisionedBytes: string;
+  boundBytes: string;
+  requestedBytes: string;
+}
+
+export interface ClassTrend {
+  storageClass: string;
+  points: TrendPoint[];
+  /** When bound bytes reach the provisioned capacity (unknown for readers who cannot see volumes). */
+  forecast: Forecast;
+}
+
+export interface CapacityTrend {
+  from: string;
+  stepMs: number;
+  classes: ClassTrend[];
+}
+
+export interface QuotaNearFull {
+  namespace: string;
+  name: string;
+  limits: LimitPressure[];
+}
+
+export interface WipesInProgress {
+  nodeName: string;
+  running: number;
+  queued: number;
+}
+
+const add = (a: string, b: string | bigint) => (BigInt(a) + BigInt(b)).toString();
+const emptySums = (): VolumeSums => ({ volumes: 0, provisionedBytes: '0', boundBytes: '0', freeBytes: '0', usedBytes: null });
+const MAX_QUOTAS = 1000;
+
+export class CapacityService {
+  constructor(readonly store: ObjectStore) {}
+
+  private scope(p: Principal) {
+    const claimNs = visibleNamespaces(p, 'list', 'PersistentVolumeClaim');
+    return { seeVolumes: isAllowed(p, 'list', 'PersistentVolume'), namespaces: claimNs === 'all' ? undefined : claimNs };
+  }
+
+  async overview(p: Principal): Promise<CapacityOverview> {
+    const { seeVolumes, namespaces } = this.scope(p);
+    const pool = this.store.pool;
+    const kinds = seeVolumes ? ['PersistentVolume', 'PersistentVolumeClaim'] : ['PersistentVolumeClaim'];
+    const [classRows, nodeRows, claimRows, boundRows] = await Promise.all([
+      countByPhaseAndClass(pool, kinds, namespaces),
+      seeVolumes ? volumesByNode(pool) : Promise.resolve([]),
+      claimsByNamespace(pool, namespaces),
+      boundVolumesByNamespace(pool, namespaces),
+    ]);
+
+    const classes = new Map<string, ClassRow>();
+    for (const r of classRows) {
+      const cls = r.storageClass ?? '';
+      const c = classes.get(cls) ?? { storageClass: cls, ...emptySums(), claims: 0, requestedBytes: '0' };
+      if (r.kind === 'PersistentVolume') addVolumes(c, r.phase, r.count, r.bytes);
+      else {
+        c.claims += r.count;
+        c.requestedBytes = add(c.requestedBytes, r.bytes);
+      }
+      classes.set(cls, c);
+    }
+
+    const nodes = new Map<string, NodeRow>();
+    for (const r of nodeRows) {
+      const n = nodes.get(r.nodeName) ?? { nodeName: r.nodeName, ...emptySums() };
+      addVolumes(n, r.phase, r.count, r.bytes);
+      nodes.set(r.nodeName, n);
+    }
+
+    const spaces = new Map<string, NamespaceRow>();
+    const ns = (name: string) => {
+      const x = spaces.get(name) ?? { namespace: name, claims: 0, pendingClaims: 0, requestedBytes: '0', boundVolumes: 0, boundBytes: '0', usedBytes: null };
+      spaces.set(name, x);
+      return x;
+    };
+    for (const r of claimRows) {
+      const x = ns(r.namespace);
+      x.claims += r.count;
+      if (r.phase === 'Pending' || r.phase === null) x.pendingClaims += r.count;
+      x.requestedBytes = add(x.requestedBytes, r.requestedBytes);
+    }
+    for (const r of boundRows) {
+      const x = ns(r.namespace);
+      x.boundVolumes += r.count;
+      x.boundBytes = add(x.boundBytes, r.bytes);
+    }
+
+    const byName = <T>(m: Map<string, T>) => [...m.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, v]) => v);
+    return { seeVolumes, classes: byName(classes), nodes: byName(nodes), namespaces: byName(spaces) };
+  }
+
+  /** Provisioned, bound and requested bytes per class over (at most) the last `days` days. */
+  async trend(p: Principal, days = 30, now = Date.now()): Promise<CapacityTrend> {
+    const { seeVolumes, namespaces } = this.scope(p);
+    const pool = this.store.pool;
+    const kinds = seeVolumes ? ['PersistentVolume', 'PersistentVolumeClaim'] : ['PersistentVolumeClaim'];
+    const oldest = await firstHistoryTime(pool, kinds, new Date(now - days * 24 * 3600 * 1000));
+    const b = bucketsFor(now, oldest?.getTime(), days);
+    const [current, deltas] = await Promise.all([
+      currentBytesByClass(pool, kinds, namespaces),
+      historyDeltas(pool, { kinds, from: new Date(b.from), stepMs: b.stepMs, namespaces }),
+    ]);
+    const key = (kind: string, cls: string) => `${kind}\u0000${cls}`;
+    const cur = new Map<string, Totals>();
+    for (const r of current) {
+      const k = key(r.kind, r.storageClass);
+      const x = cur.get(k) ?? { total: 0n, bound: 0n };
+      cur.set(k, { total: x.total + BigInt(r.bytes), bound: x.bound + (r.bound ? BigInt(r.bytes) : 0n) });
+    }
+    const series = seriesFromChanges(
+      b,
+      now,
+      cur,
+      deltas.map((d) => ({ key: key(d.kind, d.storageClass), bucket: d.bucket, total: BigInt(d.total), bound: BigInt(d.bound) })),
+    );
+    const classNames = new Set([...series.keys()].map((k) => k.split('\u0000')[1]));
+    const classes: ClassTrend[] = [...classNames].sort().map((cls) => {
+      const pv = series.get(key('PersistentVolume', cls));
+      const pvc = series.get(key('PersistentVolumeClaim', cls));
+      const len = (pv ?? pvc)!.length;
+      const points: TrendPoint[] = Array.from({ length: len }, (_, i) => ({
+        t: new Date((pv ?? pvc)![i].t).toISOString(),
+        provisionedBytes: (pv?.[i].total ?? 0n).toString(),
+        boundBytes: (pv?.[i].bound ?? 0n).toString(),
+        requestedBytes: (pvc?.[i].total ?? 0n).toString(),
+      }));
+      const forecast: Forecast = seeVolumes
+        ? forecastFull((pv ?? []).map((x) => ({ t: x.t, provisioned: Number(x.total), bound: Number(x.bound) })))
+        : { state: 'unknown', reason: 'volumes are not visible to you' };
+      return { storageClass: cls, points, forecast };
+    });
+    return { from: new Date(b.from).toISOString(), stepMs: b.stepMs, classes };
+  }
+
+  /** ResourceQuotas of the namespaces the principal may read whose storage limits are ≥ 80% used. */
+  async quotasNearFull(p: Principal, threshold = 0.8): Promise<QuotaNearFull[]> {
+    const visible = visibleNamespaces(p, 'list', 'ResourceQuota');
+    const lists = visible === 'all' ? [await this.store.list('ResourceQuota', { limit: MAX_QUOTAS })] : await Promise.all(visible.map((namespace) => this.store.list('ResourceQuota', { namespace, limit: MAX_QUOTAS })));
+    const out: QuotaNearFull[] = [];
+    for (const q of lists.flatMap((l) => l.items)) {
+      const limits = limitsNearFull(q.spec?.hard ?? {}, q.status?.used ?? {}, threshold);
+      if (limits.length) out.push({ namespace: q.metadata.namespace ?? '', name: q.metadata.name ?? '', limits });
+    }
+    return out.sort((a, b) => b.limits[0].ratio - a.limits[0].ratio || `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
+  }
+
+  /** Local-volume wipes queued or running, per node (for those who may read nodes). */
+  async wipesInProgress(p: Principal): Promise<WipesInProgress[] | null> {
+    if (!isAllowed(p, 'list', 'Node')) return null;
+    const counts = await new CleanupJobStore(this.store.sql).openCounts();
+    const nodes = new Map<string, WipesInProgress>();
+    for (const c of counts) {
+      if (c.state !== 'running' && c.state !== 'queued') continue;
+      const n = nodes.get(c.nodeName) ?? { nodeName: c.nodeName, running: 0, queued: 0 };
+      n[c.state] += c.count;
+      nodes.set(c.nodeName, n);
+    }
+    return [...nodes.values()].sort((a, b) => a.nodeName.localeCompare(b.nodeName));
+  }
+}
+
+function addVolumes(s: VolumeSums, phase: string | null, count: number, bytes: string) {
+  s.volumes += count;
+  s.provisionedBytes = add(s.provisionedBytes, bytes);
+  if (phase === 'Bound') s.boundBytes = add(s.boundBytes, bytes);
+  if (phase === 'Available') s.freeBytes = add(s.freeBytes, bytes);
+}

@@ -1,0 +1,148 @@
+// The Capacity page's aggregations: sums over the `objects` table's indexed columns (per
+// node, per namespace) and the trend of provisioned, bound and requested bytes per class
+// from the `history` table, aggregated by time bucket in SQL. No query loads objects.
+import type pg from 'pg';
+
+export interface NodeCapacityRow {
+  nodeName: string;
+  phase: string | null;
+  count: number;
+  bytes: string;
+}
+
+/** Volumes pinned to one node (local volumes: the node_name column), per node and phase. */
+export async function volumesByNode(pool: pg.Pool): Promise<NodeCapacityRow[]> {
+  const { rows } = await pool.query<{ node_name: string; phase: string | null; n: string; bytes: string }>(
+    `SELECT node_name, phase, count(*)::text AS n, COALESCE(sum(capacity_bytes), 0)::text AS bytes
+       FROM objects WHERE kind = 'PersistentVolume' AND node_name IS NOT NULL
+      GROUP BY node_name, phase`,
+  );
+  return rows.map((r) => ({ nodeName: r.node_name, phase: r.phase, count: Number(r.n), bytes: r.bytes }));
+}
+
+export interface NamespaceClaimRow {
+  namespace: string;
+  phase: string | null;
+  count: number;
+  requestedBytes: string;
+}
+
+/** Claims per namespace and phase with the bytes they request; `namespaces` limits them. */
+export async function claimsByNamespace(pool: pg.Pool, namespaces?: string[]): Promise<NamespaceClaimRow[]> {
+  const params: unknown[] = [];
+  let where = `kind = 'PersistentVolumeClaim'`;
+  if (namespaces) {
+    params.push(namespaces);
+    where += ' AND namespace = ANY($1::text[])';
+  }
+  const { rows } = await pool.query<{ namespace: string; phase: string | null; n: string; bytes: string }>(
+    `SELECT namespace, phase, count(*)::text AS n, COALESCE(sum(capacity_bytes), 0)::text AS bytes
+       FROM objects WHERE ${where} GROUP BY namespace, phase`,
+    params,
+  );
+  return rows.map((r) => ({ namespace: r.namespace, phase: r.phase, count: Number(r.n), requestedBytes: r.bytes }));
+}
+
+/** Bound volumes per namespace of the claim they are bound to, with their capacity. */
+export async function boundVolumesByNamespace(pool: pg.Pool, namespaces?: string[]): Promise<{ namespace: string; count: number; bytes: string }[]> {
+  const params: unknown[] = [];
+  let where = `kind = 'PersistentVolume' AND phase = 'Bound' AND claim_namespace IS NOT NULL`;
+  if (namespaces) {
+    params.push(namespaces);
+    where += ' AND claim_namespace = ANY($1::text[])';
+  }
+  const { rows } = await pool.query<{ ns: string; n: string; bytes: string }>(
+    `SELECT claim_namespace AS ns, count(*)::text AS n, COALESCE(sum(capacity_bytes), 0)::text AS bytes
+       FROM objects WHERE ${where} GROUP BY claim_namespace`,
+    params,
+  );
+  return rows.map((r) => ({ namespace: r.ns, count: Number(r.n), bytes: r.bytes }));
+}
+
+/** Current bytes per kind, class and "bound or not" (the end point the trend counts back from). */
+export async function currentBytesByClass(pool: pg.Pool, kinds: string[], namespaces?: string[]): Promise<{ kind: string; storageClass: string; bound: boolean; bytes: string }[]> {
+  const params: unknown[] = [kinds];
+  let where = 'kind = ANY($1::text[])';
+  if (namespaces) {
+    params.push(namespaces);
+    where += ` AND (kind = 'PersistentVolume' OR namespace = ANY($2::text[]))`;
+  }
+  const { rows } = await pool.query<{ kind: string; cls: string; bound: boolean; bytes: string }>(
+    `SELECT kind, COALESCE(storage_class, '') AS cls, (phase IS NOT DISTINCT FROM 'Bound') AS bound,
+            COALESCE(sum(capacity_bytes), 0)::text AS bytes
+       FROM objects WHERE ${where} GROUP BY 1, 2, 3`,
+    params,
+  );
+  return rows.map((r) => ({ kind: r.kind, storageClass: r.cls, bound: r.bound, bytes: r.bytes }));
+}
+
+/** The oldest history row of these kinds at or after `since`, or undefined. */
+export async function firstHistoryTime(pool: pg.Pool, kinds: string[], since: Date): Promise<Date | undefined> {
+  const { rows } = await pool.query<{ t: Date | null }>(
+    `SELECT min(created_at) AS t FROM history WHERE created_at >= $1 AND kind = ANY($2::text[])`,
+    [since, kinds],
+  );
+  return rows[0]?.t ? new Date(rows[0].t) : undefined;
+}
+
+export interface BucketDelta {
+  kind: string;
+  storageClass: string;
+  /** Index of the time bucket: [from + i*step, from + (i+1)*step). */
+  bucket: number;
+  /** Change of the bytes counted (volume capacity, or claim request) within the bucket. */
+  total: string;
+  /** Change of the bytes of bound objects within the bucket. */
+  bound: string;
+}
+
+// A Kubernetes quantity (as a volume's capacity or a claim's request is written) in bytes,
+// rounded up. Exponent forms ("1e9") are not read (none of the dashboard's forms write them).
+const QUANTITY_BYTES = `(SELECT CASE WHEN m IS NULL THEN 0 ELSE ceil(m[1]::numeric * CASE m[2]
+      WHEN '' THEN 1 WHEN 'm' THEN 0.001
+      WHEN 'k' THEN 1e3 WHEN 'M' THEN 1e6 WHEN 'G' THEN 1e9 WHEN 'T' THEN 1e12 WHEN 'P' THEN 1e15 WHEN 'E' THEN 1e18
+      WHEN 'Ki' THEN 1024::numeric WHEN 'Mi' THEN 1024::numeric ^ 2 WHEN 'Gi' THEN 1024::numeric ^ 3
+      WHEN 'Ti' THEN 1024::numeric ^ 4 WHEN 'Pi' THEN 1024::numeric ^ 5 WHEN 'Ei' THEN 1024::numeric ^ 6 END) END
+    FROM regexp_match(v.q, '^([0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E|m|)$') AS m)`;
+
+/**
+ * How the bytes per kind and class changed in each time bucket since `from`: every history
+ * row of a volume or claim written after `from` adds what it counts now and takes away what
+ * the object's previous row counted (found through the (uid, rv) index). Reads only the rows
+ * in the window, whatever the table's age; claims are limited to `namespaces` when given.
+ */
+export async function historyDeltas(pool: pg.Pool, opts: { kinds: string[]; from: Date; stepMs: number; namespaces?: string[] }): Promise<BucketDelta[]> {
+  const params: unknown[] = [opts.kinds, opts.from, opts.stepMs / 1000];
+  let nsWhere = '';
+  if (opts.namespaces) {
+    params.push(opts.namespaces);
+    nsWhere = ` AND (h.kind = 'PersistentVolume' OR h.namespace = ANY($4::text[]))`;
+  }
+  const { rows } = await pool.query<{ kind: string; cls: string; bucket: number; total: string; bound: string }>(
+    `WITH w AS (
+       SELECT h.kind, h.created_at, h.type, h.object AS cur, p.object AS prev, p.type AS prev_type
+         FROM history h
+         LEFT JOIN LATERAL (
+           SELECT q.object, q.type FROM history q WHERE q.uid = h.uid AND q.rv < h.rv ORDER BY q.rv DESC LIMIT 1
+         ) p ON true
+        WHERE h.created_at >= $2 AND h.kind = ANY($1::text[])${nsWhere}
+     ), c AS (
+       SELECT kind, created_at, 1 AS sign, cur AS o FROM w WHERE type <> 'DELETED'
+       UNION ALL
+       SELECT kind, created_at, -1 AS sign, prev AS o FROM w WHERE prev IS NOT NULL AND prev_type <> 'DELETED'
+     ), v AS (
+       SELECT kind, created_at, sign,
+              COALESCE(o->'metadata'->'annotations'->>'volume.beta.kubernetes.io/storage-class', o->'spec'->>'storageClassName', '') AS cls,
+              (o->'status'->>'phase') IS NOT DISTINCT FROM 'Bound' AS bound,
+              CASE kind WHEN 'PersistentVolume' THEN o->'spec'->'capacity'->>'storage'
+                        ELSE o->'spec'->'resources'->'requests'->>'storage' END AS q
+         FROM c
+     )
+     SELECT v.kind, v.cls, floor(extract(epoch FROM v.created_at - $2::timestamptz) / $3)::int AS bucket,
+            COALESCE(sum(v.sign * ${QUANTITY_BYTES}), 0)::text AS total,
+            COALESCE(sum(v.sign * ${QUANTITY_BYTES}) FILTER (WHERE v.bound), 0)::text AS bound
+       FROM v GROUP BY 1, 2, 3`,
+    params,
+  );
+  return rows.map((r) => ({ kind: r.kind, storageClass: r.cls, bucket: Number(r.bucket), total: r.total, bound: r.bound }));
+}
