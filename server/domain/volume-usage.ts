@@ -97,6 +97,6 @@ export function capacityView(claim: KubeObject, pv: KubeObject | undefined): Cap
   view.usedBytes = usage.bytes.toString();
   view.usedAt = usage.at;
   const of = prov ?? req;
-  if (of !== undefined && of > 0n) view.percent = Math.min(100, Number((usage.bytes * 1000n) / of) / 10);
+  if (of !== undefined && of > 0n) view.percent = Math.min(100, Number((usage.bytes * 10000n) / of) / 100);
   return view;
 }
