@@ -14,7 +14,7 @@ const fixRef = claimRef.extend({ kind: z.enum(FIX_KINDS), target: z.string().min
 export const claimsRouter = router({
   /** The claim page: capacity requested / provisioned / used, and the doctor's fixes. */
   doctor: authedProcedure.input(claimRef).query(({ ctx, input }) => doctor(ctx).overview(ctx.principal, input.namespace, input.name)),
-  fixPreview: authedProcedure.input(fixRef).mutation(({ ctx, input }) => doctor(ctx).preview(ctx.principal, input)),
+  fixPreview: authedProcedure.input(fixRef).query(({ ctx, input }) => doctor(ctx).preview(ctx.principal, input)),
   fixApply: authedProcedure
     .input(fixRef.extend({ resourceVersion: z.string().min(1).max(40) }))
     .mutation(({ ctx, input }) => doctor(ctx).apply(ctx.principal, input)),
