@@ -37,7 +37,7 @@ test('an admin fixes a Pending claim with the prefilled "Create a matching volum
   await expect(page.getByRole('heading', { level: 1, name: claim })).toBeVisible();
   await expect(page.locator('[data-testid="claim-fix"][data-kind="create-volume"]')).toHaveAttribute('data-allowed', 'true');
   const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+  expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((x) => x.target.join(' ')).join(', ')}`)).toEqual([]);
   await screenshot(page, 'claim-doctor');
   await page.getByTestId('fix-create-volume').click();
   await expect(page.getByRole('heading', { level: 1, name: 'Create volume' })).toBeVisible();

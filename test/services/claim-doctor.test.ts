@@ -18,6 +18,7 @@ import { provisionOptionsFor } from '../../server/provisioners/plugin';
 import { testClass } from '../../server/provisioners/testing';
 import type { KubeObject } from '../../server/resources/types';
 import { ClaimDoctorService } from '../../server/services/claim-doctor';
+import { PodPublishing } from '../../server/services/pod-publishing';
 import { openTestApp } from '../app';
 
 let app: Awaited<ReturnType<typeof openTestApp>>;
@@ -113,6 +114,46 @@ describe('used bytes of a host-path volume', () => {
     expect(BigInt(view.capacity.usedBytes!)).toBeGreaterThanOrEqual(448n * 1024n);
     expect(view.capacity.percent).toBeGreaterThan(0);
     expect(view.fixes).toEqual([]);
+  });
+
+  test("a local volume's used bytes from its node agent's pod report: kept, rate-limited, hostile values refused", async () => {
+    const c = await claim();
+    const pvName = unique('local');
+    const pv = await app.store.create({
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: { name: pvName },
+      spec: {
+        capacity: { storage: '1Gi' },
+        accessModes: ['ReadWriteOnce'],
+        storageClassName: 'manual',
+        local: { path: '/mnt/disks/a' },
+        nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['node-1'] }] }] } },
+        claimRef: { kind: 'PersistentVolumeClaim', namespace: 'team-a', name: c.metadata.name, uid: c.metadata.uid },
+      },
+    });
+    await app.store.update({ ...pv, status: { phase: 'Bound' } }, { subresource: 'status' });
+    const bound = await app.store.update({ ...c, spec: { ...c.spec, volumeName: pvName } });
+    await app.store.update({ ...bound, status: { phase: 'Bound', capacity: { storage: '1Gi' } } }, { subresource: 'status' });
+    const pod = await app.store.create({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: unique('pod'), namespace: 'team-a' },
+      spec: { nodeName: 'node-1', containers: [{ name: 'app', image: 'busybox' }], volumes: [{ name: 'd', persistentVolumeClaim: { claimName: c.metadata.name } }] },
+    });
+    const pub = new PodPublishing(app.store, logger);
+    const report = (usedBytes: unknown, node = 'node-1') => pub.report(node, { namespace: 'team-a', name: pod.metadata.name, uid: pod.metadata.uid, volumes: [{ name: 'd', ready: true, usedBytes }] });
+
+    await expect(report('-5')).rejects.toMatchObject({ message: expect.stringMatching(/usedBytes must be a decimal byte count/) });
+    await expect(report('1', 'node-2')).rejects.toMatchObject({ code: 'Forbidden' });
+    await report('1048576');
+    const first = await app.store.get('PersistentVolume', undefined, pvName);
+    expect(first.metadata.annotations![USED_BYTES_ANNOTATION]).toBe('1048576');
+    // A second report within the minute changes nothing: no write storm.
+    await report('2097152');
+    expect((await app.store.get('PersistentVolume', undefined, pvName)).metadata.resourceVersion).toBe(first.metadata.resourceVersion);
+    const view = await doctor.overview(dev, 'team-a', c.metadata.name!);
+    expect(view.capacity).toMatchObject({ used: '1Mi', provisioned: '1Gi', percent: 0.09 });
   });
 
   test('a volume nothing measures: usage unknown, with why', async () => {
