@@ -101,17 +101,21 @@ describe('claimFixes', () => {
 });
 
 describe('fixFor', () => {
-  const cases: { name: string; kind: Parameters<typeof fixFor>[1]; target?: string; f: FixFacts; allowed: boolean; reason?: RegExp }[] = [
+  const cases: { name: string; kind: Parameters<typeof fixFor>[1]; target?: string; f: FixFacts; allowed: boolean; reason?: RegExp; denied?: boolean }[] = [
+    { name: 'a developer naming a volume to pre-bind is denied for who they are', kind: 'pre-bind', target: 'fits', f: facts({ role: 'developer' }), allowed: false, reason: /only administrators/, denied: true },
+    { name: 'a recreate refused because a pod uses the claim is not a denial', kind: 'recreate-with-class', target: 'fast', f: facts({ podsUsing: ['web-0'] }), allowed: false, reason: /uses the claim/, denied: false },
+    { name: 'a viewer is denied the recreate', kind: 'recreate-with-class', target: 'fast', f: facts({ role: 'viewer', mayWriteClaim: false }), allowed: false, reason: /may not delete and create/, denied: true },
     { name: 'pre-bind a fitting volume', kind: 'pre-bind', target: 'fits', f: facts({ volumes: [pv('fits')] }), allowed: true },
     { name: 'pre-bind an unknown volume', kind: 'pre-bind', target: 'nope', f: facts({ volumes: [pv('fits')] }), allowed: false, reason: /not an Available volume that fits/ },
     { name: 'switch when the class is set', kind: 'switch-class', target: 'fast', f: facts(), allowed: false, reason: /cannot provision this claim here, or the claim's class cannot be set/ },
     { name: 'recreate to the external class', kind: 'recreate-with-class', target: 'remote', f: facts(), allowed: false, reason: /cannot provision/ },
     { name: 'anything on a Bound claim', kind: 'recreate-with-class', target: 'fast', f: facts({ claim: claim({ phase: 'Bound', volumeName: 'v' }) }), allowed: false, reason: /Bound; fixes are for Pending claims/ },
   ];
-  it.each(cases)('$name', ({ kind, target, f, allowed, reason }) => {
+  it.each(cases)('$name', ({ kind, target, f, allowed, reason, denied }) => {
     const fix = fixFor(f, kind, target);
     expect(fix.allowed).toBe(allowed);
     if (reason) expect(fix.reason).toMatch(reason);
+    if (denied !== undefined) expect(Boolean(fix.denied)).toBe(denied);
   });
 });
 

@@ -35,6 +35,8 @@ export interface Fix {
   allowed: boolean;
   /** Why not, when refused. */
   reason?: string;
+  /** Refused because of who asks (role, namespace rights), not because of the claim's state. */
+  denied?: boolean;
   /** What it changes, when allowed. */
   changes: string[];
 }
@@ -49,6 +51,7 @@ export interface VolumePrefill {
 }
 
 const refuse = (kind: FixKind, reason: string, target?: string): Fix => ({ kind, target, allowed: false, reason, changes: [] });
+const deny = (kind: FixKind, reason: string, target?: string): Fix => ({ ...refuse(kind, reason, target), denied: true });
 
 /** Why no fix applies to the claim at all (not Pending, bound, terminating), or undefined. */
 export function claimNotFixable(claim: KubeObject): string | undefined {
@@ -94,12 +97,12 @@ function classFixes(f: FixFacts): Fix[] {
     if (provisionProblem(claim, c)) continue;
     // storageClassName may be set on a claim that has none; once set it is immutable (as upstream).
     if (current === undefined) {
-      if (!f.mayWriteClaim) out.push(refuse('switch-class', 'you may not update claims in this namespace', name));
+      if (!f.mayWriteClaim) out.push(deny('switch-class', 'you may not update claims in this namespace', name));
       else out.push({ kind: 'switch-class', target: name, allowed: true, changes: [`spec.storageClassName set to "${name}"`, `${c.sc.provisioner} provisions a volume for it`] });
       continue;
     }
     const base = { kind: 'recreate-with-class' as const, target: name };
-    if (!f.mayWriteClaim) out.push({ ...base, allowed: false, reason: 'you may not delete and create claims in this namespace', changes: [] });
+    if (!f.mayWriteClaim) out.push(deny(base.kind, 'you may not delete and create claims in this namespace', name));
     else if (f.podsUsing.length > 0) out.push({ ...base, allowed: false, reason: `pod${f.podsUsing.length > 1 ? 's' : ''} ${f.podsUsing.join(', ')} use${f.podsUsing.length > 1 ? '' : 's'} the claim; stop them first`, changes: [] });
     else
       out.push({
@@ -122,7 +125,7 @@ function preBindFixes(f: FixFacts): Fix[] {
     if ((pv.status?.phase ?? '') !== 'Available' || pv.spec?.claimRef) continue;
     const misfit = checkRequestedVolume(f.claim, pv);
     if (misfit.length > 0) continue;
-    if (f.role !== 'admin') out.push(refuse('pre-bind', 'only administrators pre-bind claims to volumes', name));
+    if (f.role !== 'admin') out.push(deny('pre-bind', 'only administrators pre-bind claims to volumes', name));
     else out.push({ kind: 'pre-bind', target: name, allowed: true, changes: [`spec.volumeName set to "${name}"`, `the binder binds the claim to volume ${name} (its selector is not checked for a named volume, as upstream)`] });
   }
   return out;
@@ -135,7 +138,7 @@ export function claimFixes(f: FixFacts): Fix[] {
   const create: Fix =
     f.role === 'admin'
       ? { kind: 'create-volume', allowed: true, changes: ['opens the volume form filled in with the claim\'s size, access modes, volume mode, class and selector labels'] }
-      : refuse('create-volume', 'only administrators create volumes; ask one, or pick a class that provisions');
+      : deny('create-volume', 'only administrators create volumes; ask one, or pick a class that provisions');
   return [create, ...classFixes(f), ...preBindFixes(f)];
 }
 
@@ -143,6 +146,8 @@ export function claimFixes(f: FixFacts): Fix[] {
 export function fixFor(f: FixFacts, kind: FixKind, target?: string): Fix {
   const not = claimNotFixable(f.claim);
   if (not) return refuse(kind, not, target);
+  // Non-admins are not shown volumes at all: a named one is refused for who asks, not looked up.
+  if (kind === 'pre-bind' && f.role !== 'admin') return deny(kind, 'only administrators pre-bind claims to volumes', target);
   const hit = claimFixes(f).find((x) => x.kind === kind && (x.target ?? '') === (target ?? ''));
   if (hit) return hit;
   if (kind === 'pre-bind') return refuse(kind, `volume ${target ?? '(none)'} is not an Available volume that fits this claim`, target);

@@ -132,7 +132,7 @@ export class ClaimDoctorService {
       throw new StowageError('Conflict', `Operation cannot be fulfilled on persistentvolumeclaims "${r.name}": the claim changed since the preview (resourceVersion ${r.resourceVersion} → ${claim.metadata.resourceVersion}); look again`);
     }
     const fix = fixFor(await this.facts(p, claim), r.kind, r.target);
-    if (!fix.allowed) throw new StowageError(p.role === 'admin' ? 'Invalid' : 'Forbidden', `cannot ${r.kind.replace(/-/g, ' ')}${r.target ? ` ${r.target}` : ''}: ${fix.reason}`);
+    if (!fix.allowed) throw new StowageError(fix.denied ? 'Forbidden' : 'Invalid', `cannot ${r.kind.replace(/-/g, ' ')}${r.target ? ` ${r.target}` : ''}: ${fix.reason}`);
     const target = r.target ?? '';
     if (r.kind === 'switch-class' || r.kind === 'pre-bind') {
       const next = structuredClone(claim);

@@ -215,7 +215,7 @@ describe('fixes', () => {
     });
     const refused = await doctor.preview(dev, { namespace: 'team-a', name: c.metadata.name!, kind: 'recreate-with-class', target: 'fast' });
     expect(refused).toMatchObject({ allowed: false, reason: expect.stringMatching(/uses the claim/) });
-    await expect(doctor.apply(dev, { namespace: 'team-a', name: c.metadata.name!, kind: 'recreate-with-class', target: 'fast', resourceVersion: refused.resourceVersion })).rejects.toMatchObject({ code: 'Forbidden' });
+    await expect(doctor.apply(dev, { namespace: 'team-a', name: c.metadata.name!, kind: 'recreate-with-class', target: 'fast', resourceVersion: refused.resourceVersion })).rejects.toMatchObject({ code: 'Invalid', message: expect.stringMatching(/uses the claim/) });
     expect((await app.store.get('PersistentVolumeClaim', 'team-a', c.metadata.name!)).metadata.uid).toBe(c.metadata.uid);
 
     await app.store.delete('Pod', 'team-a', pod.metadata.name!, { gracePeriodSeconds: 0 });
