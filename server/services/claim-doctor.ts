@@ -4,7 +4,7 @@
 // resourceVersion the preview showed: a claim that changed since is left alone (409).
 import { accessModeGroups, claimClass, requestedStorage } from '../domain/matching';
 import { isAllowed, type Principal } from '../domain/authorization';
-import { claimFixes, fixFor, volumePrefill, type ClassFacts, type Fix, type FixFacts, type FixKind, type VolumePrefill } from '../domain/claim-fixes';
+import { claimFixes, claimNotFixable, fixFor, volumePrefill, type ClassFacts, type Fix, type FixFacts, type FixKind, type VolumePrefill } from '../domain/claim-fixes';
 import { StowageError } from '../domain/errors';
 import { accessModesToBits } from '../domain/access-modes';
 import { quantityToBytes } from '../domain/quantity';
@@ -107,7 +107,8 @@ export class ClaimDoctorService {
     const pvName: string = claim.spec?.volumeName ?? '';
     const pv = pvName ? await this.store.tryGet('PersistentVolume', undefined, pvName) : undefined;
     const boundToIt = pv?.spec?.claimRef?.uid === undefined || pv.spec.claimRef.uid === claim.metadata.uid;
-    const fixes = claimFixes(await this.facts(p, claim));
+    // A Bound (or terminating) claim has no fixes: nothing else is looked up for it.
+    const fixes = claimNotFixable(claim) ? [] : claimFixes(await this.facts(p, claim));
     return {
       resourceVersion: claim.metadata.resourceVersion ?? '',
       capacity: capacityView(claim, boundToIt ? pv : undefined),
