@@ -111,7 +111,7 @@ function PendingExplanation({ claim }: { claim: KubeObject }) {
               </Text>
             )}
             {why.reason && (
-              <Badge size="xs" variant="outline" color="yellow" tt="none" data-testid="pending-reason">
+              <Badge size="xs" variant="outline" color="gray" tt="none" data-testid="pending-reason">
                 {why.reason}
               </Badge>
             )}

@@ -1,6 +1,6 @@
 'use client';
 // What a detail page shows beyond the summary, by kind: a claim's binding ("why is it
-// Pending?") and provisioning at the top; a volume's storage and why it is Released or
+// Pending?", its fixes), provisioning and capacity at the top; a volume's storage and why it is Released or
 // Failed; a StorageClass's parameters.
 import type { KubeObject } from '@/server/resources/types';
 import { Button } from '@mantine/core';
@@ -11,6 +11,8 @@ import { ClaimProvisioning } from './claim-provisioning';
 import { ClassFormLink } from './classes/class-form-link';
 import { DefaultClassSwitch } from './classes/default-class-switch';
 import { StorageClassParameters } from './classes/storage-class-parameters';
+import { ClaimCapacity } from './claims/claim-capacity';
+import { ClaimDoctor } from './claims/claim-doctor';
 import { ClaimExpansion } from './claims/claim-expansion';
 import { ClaimPods } from './pods/claim-pods';
 import { PodScheduling, PodVolumes } from './pods/pod-volumes';
@@ -23,7 +25,9 @@ export function TopPanels({ obj }: { obj: KubeObject }) {
       return (
         <>
           <ClaimBinding claim={obj} />
+          <ClaimDoctor claim={obj} />
           <ClaimProvisioning claim={obj} />
+          <ClaimCapacity claim={obj} />
           <ClaimExpansion claim={obj} />
         </>
       );

@@ -49,6 +49,8 @@ function touches(q: Query, kinds: Set<string>, everything: boolean): boolean {
   if (!Array.isArray(path)) return false;
   // The home page's counts change with any volume or claim.
   if (path[0] === 'lists' && path[1] === 'health') return everything || kinds.has('PersistentVolume') || kinds.has('PersistentVolumeClaim');
+  // A claim page's capacity and fixes depend on volumes, claims, classes and pods.
+  if (path[0] === 'claims' && path[1] === 'doctor') return everything || ['PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Pod'].some((k) => kinds.has(k));
   if (path[0] !== 'objects') return false;
   const proc = path[1];
   if (proc !== 'list' && proc !== 'get' && proc !== 'events') return false;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emptyVolumeDraft, volumeDraftErrors, volumeErrorFor, volumeFromDraft, type VolumeDraft } from './volume-draft';
+import { draftFromParams, emptyVolumeDraft, volumeDraftErrors, volumeErrorFor, volumeFormHref, volumeFromDraft, type VolumeDraft } from './volume-draft';
 
 const draft = (over: Partial<VolumeDraft> = {}): VolumeDraft => ({ ...emptyVolumeDraft(), name: 'pv-a', path: '/srv/data/a', ...over });
 
@@ -39,5 +39,35 @@ describe('volumeFromDraft', () => {
       local: { path: '/srv/data/a', fsType: 'ext4' },
       nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['node-1'] }] }] } },
     });
+  });
+});
+
+describe('draftFromParams: the form prefilled from the claim page', () => {
+  const from = (q: string) => {
+    const p = new URLSearchParams(q);
+    return draftFromParams((k) => p.get(k));
+  };
+  it.each([
+    { name: 'nothing: the empty draft', q: '', want: emptyVolumeDraft() },
+    {
+      name: 'a claim’s shape',
+      q: 'name=pv-data&capacity=5Gi&accessModes=ReadWriteOnce,ReadOnlyMany&volumeMode=Block&storageClassName=manual&labels=tier=gold,zone=a&claim=team-a/data',
+      want: { name: 'pv-data', capacity: '5Gi', accessModes: ['ReadWriteOnce', 'ReadOnlyMany'], volumeMode: 'Block', storageClassName: 'manual', labels: 'tier=gold\nzone=a', reservedFor: 'team-a/data' },
+    },
+    { name: 'unknown modes and a bad volume mode are dropped', q: 'accessModes=Everything,ReadWriteMany&volumeMode=Tape', want: { accessModes: ['ReadWriteMany'], volumeMode: 'Filesystem' } },
+    { name: 'a malformed claim and labels are dropped', q: 'claim=a/b/c&labels=no-equals, =x,ok=1', want: { reservedFor: '', labels: 'ok=1' } },
+  ])('$name', ({ q, want }) => expect(from(q)).toMatchObject(want));
+
+  it('round-trips volumeFormHref', () => {
+    const href = volumeFormHref({ capacity: '1Gi', accessModes: ['ReadWriteOnce'], volumeMode: 'Filesystem', storageClassName: 'manual', labels: { tier: 'gold' }, claim: 'team-a/data' });
+    const d = from(href.split('?')[1]);
+    const pv = volumeFromDraft({ ...d, name: 'pv-a', path: '/srv/a' });
+    expect(pv.metadata.labels).toEqual({ tier: 'gold' });
+    expect(pv.spec.claimRef).toEqual({ kind: 'PersistentVolumeClaim', namespace: 'team-a', name: 'data' });
+    expect(volumeDraftErrors({ ...d, name: 'pv-a', path: '/srv/a' })).toEqual([]);
+  });
+
+  it('a bad label is refused with the API’s message', () => {
+    expect(volumeErrorFor(volumeDraftErrors(draft({ labels: 'bad key=1' })), 'metadata.labels')).toBeTruthy();
   });
 });

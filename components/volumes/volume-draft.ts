@@ -29,6 +29,10 @@ export interface VolumeDraft {
   /** Nodes the volume may be used on (kubernetes.io/hostname In ...); a local volume needs exactly one. */
   nodes: string[];
   mountOptions: string;
+  /** Labels, one `key=value` per line (a claim's selector picks volumes by them). */
+  labels: string;
+  /** The claim this volume is reserved for (`namespace/name`): spec.claimRef; empty for any claim. */
+  reservedFor: string;
 }
 
 export function emptyVolumeDraft(): VolumeDraft {
@@ -49,7 +53,68 @@ export function emptyVolumeDraft(): VolumeDraft {
     storageClassName: '',
     nodes: [],
     mountOptions: '',
+    labels: '',
+    reservedFor: '',
   };
+}
+
+const LIMIT = 512;
+const param = (get: (k: string) => string | null, k: string) => (get(k) ?? '').slice(0, LIMIT).trim();
+
+/**
+ * A draft prefilled from the address (the claim page's "Create a matching volume"):
+ * name, capacity, accessModes (comma-separated), volumeMode, storageClassName, labels
+ * (comma-separated key=value) and claim (namespace/name). Unknown values are dropped,
+ * everything else is left to the form's checks.
+ */
+export function draftFromParams(get: (k: string) => string | null): VolumeDraft {
+  const d = emptyVolumeDraft();
+  const name = param(get, 'name');
+  if (name) d.name = name;
+  const capacity = param(get, 'capacity');
+  if (capacity) d.capacity = capacity;
+  const modes = param(get, 'accessModes')
+    .split(',')
+    .map((m) => m.trim())
+    .filter((m): m is (typeof ACCESS_MODES)[number] => (ACCESS_MODES as readonly string[]).includes(m));
+  if (modes.length > 0) d.accessModes = [...new Set(modes)];
+  const mode = param(get, 'volumeMode');
+  if (mode === 'Filesystem' || mode === 'Block') d.volumeMode = mode;
+  d.storageClassName = param(get, 'storageClassName');
+  d.labels = param(get, 'labels')
+    .split(',')
+    .map((l) => l.trim())
+    .filter((l) => /^[^=\s]+=[^=\s]*$/.test(l))
+    .join('\n');
+  const claim = param(get, 'claim');
+  if (/^[^/\s]+\/[^/\s]+$/.test(claim)) d.reservedFor = claim;
+  return d;
+}
+
+/** The address of the volume form prefilled for a claim. */
+export function volumeFormHref(p: { name?: string; capacity: string; accessModes: string[]; volumeMode: string; storageClassName: string; labels: Record<string, string>; claim?: string }): string {
+  const q = new URLSearchParams();
+  if (p.name) q.set('name', p.name);
+  q.set('capacity', p.capacity);
+  q.set('accessModes', p.accessModes.join(','));
+  q.set('volumeMode', p.volumeMode);
+  if (p.storageClassName) q.set('storageClassName', p.storageClassName);
+  const labels = Object.entries(p.labels).map(([k, v]) => `${k}=${v}`);
+  if (labels.length > 0) q.set('labels', labels.join(','));
+  if (p.claim) q.set('claim', p.claim);
+  return `/new/volume?${q.toString()}`;
+}
+
+function labelsOf(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const l = line.trim();
+    if (!l) continue;
+    const i = l.indexOf('=');
+    if (i < 0) out[l] = '';
+    else out[l.slice(0, i).trim()] = l.slice(i + 1).trim();
+  }
+  return out;
 }
 
 function sourceOf(d: VolumeDraft): Record<string, unknown> {
@@ -71,10 +136,12 @@ export function volumeFromDraft(d: VolumeDraft): KubeObject {
     .map((s) => s.trim())
     .filter(Boolean);
   const nodes = [...new Set(d.nodes.map((n) => n.trim()).filter(Boolean))];
+  const labels = labelsOf(d.labels);
+  const [claimNs, claimName] = d.reservedFor.trim().split('/');
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolume',
-    metadata: { name: d.name.trim() },
+    metadata: { name: d.name.trim(), ...(Object.keys(labels).length > 0 ? { labels } : {}) },
     spec: {
       capacity: { storage: d.capacity.trim() },
       accessModes: [...d.accessModes],
@@ -82,6 +149,7 @@ export function volumeFromDraft(d: VolumeDraft): KubeObject {
       persistentVolumeReclaimPolicy: d.reclaimPolicy,
       ...(d.storageClassName.trim() ? { storageClassName: d.storageClassName.trim() } : {}),
       ...(mountOptions.length > 0 ? { mountOptions } : {}),
+      ...(claimNs && claimName ? { claimRef: { kind: 'PersistentVolumeClaim', namespace: claimNs, name: claimName } } : {}),
       ...sourceOf(d),
       ...(nodes.length > 0
         ? { nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: nodes }] }] } } }

@@ -4,18 +4,20 @@
 // node affinity and mount options, checked as the API checks them (volume-draft.ts).
 import { Alert, Autocomplete, Button, Checkbox, Group, List, MultiSelect, Paper, SegmentedControl, Select, Stack, Switch, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useRouter } from 'next/navigation';
+import { useRouter, useSearchParams } from 'next/navigation';
 import { useMemo, useState } from 'react';
 import { stringify } from 'yaml';
 import { errorInfo } from '../format';
 import { useTRPC } from '../trpc';
-import { ACCESS_MODES, emptyVolumeDraft, HOST_PATH_TYPES, SOURCE_LABELS, SOURCES, volumeDraftErrors, volumeErrorFor, volumeFromDraft, type Source, type VolumeDraft } from './volume-draft';
+import { ACCESS_MODES, draftFromParams, HOST_PATH_TYPES, SOURCE_LABELS, SOURCES, volumeDraftErrors, volumeErrorFor, volumeFromDraft, type Source, type VolumeDraft } from './volume-draft';
 
 export function VolumeForm() {
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
-  const [d, setD] = useState<VolumeDraft>(emptyVolumeDraft);
+  const params = useSearchParams();
+  // "Create a matching volume" on a claim's page opens the form filled in for that claim.
+  const [d, setD] = useState<VolumeDraft>(() => draftFromParams((k) => params.get(k)));
   const [showErrors, setShowErrors] = useState(false);
   const nodes = useQuery(trpc.lists.page.queryOptions({ kind: 'Node', limit: 500 }));
   const classes = useQuery(trpc.lists.page.queryOptions({ kind: 'StorageClass', limit: 500 }));
@@ -132,6 +134,24 @@ export function VolumeForm() {
                 error={volumeErrorFor(shown, 'spec.persistentVolumeReclaimPolicy')}
               />
             </Group>
+            <Textarea
+              label="Labels"
+              description="One key=value per line; a claim's selector picks volumes by them"
+              autosize
+              minRows={1}
+              value={d.labels}
+              onChange={(e) => set({ labels: e.currentTarget.value })}
+              error={volumeErrorFor(shown, 'metadata.labels')}
+              data-testid="volume-labels"
+            />
+            <TextInput
+              label="Reserved for claim"
+              description="namespace/name: only this claim may bind it (spec.claimRef); empty for any claim"
+              value={d.reservedFor}
+              onChange={(e) => set({ reservedFor: e.currentTarget.value })}
+              error={volumeErrorFor(shown, 'spec.claimRef')}
+              data-testid="volume-reserved-for"
+            />
             <Textarea label="Mount options" description="One per line" autosize minRows={2} value={d.mountOptions} onChange={(e) => set({ mountOptions: e.currentTarget.value })} error={volumeErrorFor(shown, 'spec.mountOptions')} />
           </Stack>
         </Paper>

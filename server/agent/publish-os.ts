@@ -25,6 +25,11 @@ export interface PublishOs {
   symlink(target: string, p: string): Promise<void>;
   /** Removes one entry: an empty directory, a link or a file. Never recursive. */
   removeOne(p: string): Promise<void>;
+  /**
+   * Bytes used on the filesystem mounted at p (statfs); undefined when p is not a mount
+   * point (a plain directory would report its whole host filesystem).
+   */
+  usedBytes?(p: string): Promise<bigint | undefined>;
 }
 
 function kindOf(st: import('node:fs').Stats): PathKind {
@@ -84,6 +89,12 @@ export const realPublishOs: PublishOs = {
       return undefined;
     }
   },
+  async usedBytes(p) {
+    if (!(await realPublishOs.isMountPoint(p))) return undefined;
+    const st = await fs.statfs(p);
+    return (BigInt(st.blocks) - BigInt(st.bfree)) * BigInt(st.bsize);
+  },
+
   async isMountPoint(p) {
     let real: string;
     try {

@@ -130,3 +130,21 @@ test('mountinfo targets are unescaped', () => {
   const info = '36 35 98:0 /mnt1 /mnt/with\\040space rw,noatime master:1 - ext3 /dev/root rw\n37 35 98:0 / / rw - ext4 /dev/vda rw\n';
   expect([...mountTargets(info)]).toEqual(['/mnt/with space', '/']);
 });
+
+describe('used bytes of a published volume', () => {
+  test('a plain directory is not a disk of its own: no usedBytes', async () => {
+    const r = await publisher.sync([pod('u1', [vol()])]);
+    expect(r.reports[0].volumes[0].usedBytes).toBeUndefined();
+  });
+
+  test("a mount point's filesystem usage is reported with the volume; a failing measurement leaves the report as it was", async () => {
+    const src = path.join(dir, 'vol1');
+    const measured = new Publisher({ ...realPublishOs, usedBytes: async (p) => (p === src ? 4096n : undefined) }, podsDir);
+    const r = await measured.sync([pod('u1', [vol()])]);
+    expect(r.reports[0].volumes[0]).toMatchObject({ ready: true, usedBytes: '4096' });
+    const failing = new Publisher({ ...realPublishOs, usedBytes: async () => Promise.reject(new Error('EIO')) }, podsDir);
+    const again = await failing.sync([pod('u1', [vol()])]);
+    expect(again.reports[0].volumes[0]).toMatchObject({ ready: true });
+    expect(again.reports[0].volumes[0].usedBytes).toBeUndefined();
+  });
+});

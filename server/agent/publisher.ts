@@ -58,7 +58,7 @@ export class Publisher {
           if (!wanted.has(name)) await this.unpublishEntry(path.join(this.podsDir, pod.uid, 'volumes', name));
         }
         const volumes: VolumeReport[] = [];
-        for (const v of pod.volumes) volumes.push(await this.publishVolume(pod.uid, v));
+        for (const v of pod.volumes) volumes.push(await this.withUsage(v, await this.publishVolume(pod.uid, v)));
         out.reports.push({ namespace: pod.namespace, name: pod.name, uid: pod.uid, volumes });
       } catch (err) {
         out.errors.push(`pod ${pod.namespace}/${pod.name}: ${(err as Error).message}`);
@@ -73,6 +73,17 @@ export class Publisher {
       }
     }
     return out;
+  }
+
+  /** A published filesystem volume's used bytes, when its source is a mount point (a local disk). */
+  private async withUsage(v: PodVolume, r: VolumeReport): Promise<VolumeReport> {
+    if (!r.ready || v.volumeMode !== 'Filesystem' || !v.hostPath || !this.os.usedBytes) return r;
+    try {
+      const used = await this.os.usedBytes(v.hostPath);
+      return used === undefined ? r : { ...r, usedBytes: used.toString() };
+    } catch {
+      return r;
+    }
   }
 
   private async publishVolume(uid: string, v: PodVolume): Promise<VolumeReport> {

@@ -1,6 +1,7 @@
 // Starts dynamic provisioning and deletion on the shared runtime: the provisioner (with
 // crash recovery of intent records on start), the deleter, PV protection and expansion, with the
-// in-tree plugins (stowage.io/host-path, stowage.io/loop) on this node.
+// in-tree plugins (stowage.io/host-path, stowage.io/loop) on this node, and the used bytes of
+// their volumes (volume-usage).
 //
 // The plugins make assets on the machine this process runs on; PVs get node affinity to
 // `nodeName` (default: the OS hostname). With leader election, run it on the node whose
@@ -19,6 +20,7 @@ import { provisionerSpec } from './provisioner/provisioner';
 import type { ControllerSpec } from './runtime/controller';
 import { EventRecorder } from '../services/event-recorder';
 import { Manager } from './runtime/manager';
+import { volumeUsageSpec } from './volume-usage/volume-usage';
 
 export interface ProvisioningOptions {
   app: Pick<AppContext, 'store'>;
@@ -91,6 +93,7 @@ export function provisioningSpecs(
     deleterSpec(d, retry),
     pvProtectionSpec(d, { resyncMs: o.resyncMs }),
     expanderSpec(d, { resyncMs: o.resyncMs, baseDelayMs: o.retryBaseMs, maxDelayMs: o.retryMaxMs }),
+    volumeUsageSpec(d),
   ];
 }
 

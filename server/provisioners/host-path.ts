@@ -109,6 +109,15 @@ export function createHostPathPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
       };
     },
 
+    async usage(pv, budget) {
+      const records = await deps.assets.byPv(pv.metadata.name ?? '');
+      const mine = records.find((r) => r.plugin === name && r.node === nodeOf(deps) && r.state === 'created');
+      if (!mine) return undefined;
+      const { path: dir, basePath } = mine.details;
+      if (typeof dir !== 'string' || typeof basePath !== 'string' || !isInside(dir, basePath)) return undefined;
+      return deps.os.diskUsage(dir, budget);
+    },
+
     ...nodeLocalDeleters(deps, name, remove),
   };
 }

@@ -1,7 +1,7 @@
 // An in-memory HostOs for unit tests and benchmarks, strict where the real OS is strict
 // (a mounted directory cannot be removed, a mounted device cannot be detached, a file needs
 // its parent directory), and a wrapper that injects failures into any HostOs.
-import type { FsStats, HostOs } from './os';
+import type { DiskUsage, FsStats, HostOs, UsageBudget } from './os';
 
 const parentOf = (p: string) => p.slice(0, Math.max(1, p.lastIndexOf('/')));
 const under = (p: string, root: string) => p === root || p.startsWith(root.endsWith('/') ? root : `${root}/`);
@@ -85,6 +85,22 @@ export class FakeOs implements HostOs {
     if (!this.dirs.has(path)) throw osError('ENOENT', path);
     const avail = this.totalBytes - this.usedBytes();
     return { totalBytes: this.totalBytes, availableBytes: avail < 0n ? 0n : avail };
+  }
+
+  async diskUsage(path: string, budget: UsageBudget): Promise<DiskUsage | undefined> {
+    if (!this.dirs.has(path)) return undefined;
+    if (this.mounts.has(path)) {
+      const s = await this.statfs(path);
+      return { bytes: s.totalBytes - s.availableBytes, partial: false };
+    }
+    let bytes = 0n;
+    let seen = 0;
+    for (const [f, size] of this.files) {
+      if (!under(f, path) || f === path) continue;
+      if (++seen > budget.entries) return { bytes, partial: true };
+      bytes += size;
+    }
+    return { bytes, partial: false };
   }
 
   async truncate(path: string, bytes: bigint): Promise<void> {
@@ -212,6 +228,7 @@ export class FaultyOs implements HostOs {
   rm = (p: string) => this.call('rm', [p], () => this.inner.rm(p));
   rmdir = (p: string) => this.call('rmdir', [p], () => this.inner.rmdir(p));
   statfs = (p: string) => this.call('statfs', [p], () => this.inner.statfs(p));
+  diskUsage = (p: string, b: UsageBudget) => this.call('diskUsage', [p], () => this.inner.diskUsage(p, b));
   realpath = (p: string) => this.call('realpath', [p], () => this.inner.realpath(p));
   truncate = (p: string, b: bigint) => this.call('truncate', [p, b], () => this.inner.truncate(p, b));
   sizeOf = (p: string) => this.call('sizeOf', [p], () => this.inner.sizeOf(p));

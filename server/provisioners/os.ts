@@ -18,6 +18,16 @@ export interface FsStats {
   availableBytes: bigint;
 }
 
+export interface UsageBudget {
+  ms: number;
+  entries: number;
+}
+
+export interface DiskUsage {
+  bytes: bigint;
+  partial: boolean;
+}
+
 export interface HostOs {
   hostname(): string;
   exists(path: string): Promise<boolean>;
@@ -28,6 +38,13 @@ export interface HostOs {
   /** Removes an empty directory; succeeds when it is gone. */
   rmdir(path: string): Promise<void>;
   statfs(path: string): Promise<FsStats>;
+  /**
+   * Bytes used under a directory: a mount point's filesystem usage (statfs), else a walk
+   * of its tree (allocated blocks, symlinks not followed) that stops at `budget`
+   * (milliseconds or entries, whichever comes first) with `partial: true`: a lower bound.
+   * Undefined when the directory does not exist.
+   */
+  diskUsage(path: string, budget: UsageBudget): Promise<DiskUsage | undefined>;
   /**
    * The path with every symlink resolved; for a path that does not exist yet, its nearest
    * existing ancestor resolved and the rest appended. Undefined when nothing resolves.
@@ -154,6 +171,49 @@ export function createRealOs(nodeName?: string): HostOs {
     async statfs(path) {
       const s = await fs.statfs(path);
       return { totalBytes: BigInt(s.blocks) * BigInt(s.bsize), availableBytes: BigInt(s.bavail) * BigInt(s.bsize) };
+    },
+
+    async diskUsage(path, budget) {
+      let top;
+      try {
+        top = await fs.lstat(path, { bigint: true });
+      } catch (e) {
+        if (isMissing(e)) return undefined;
+        throw e;
+      }
+      if (!top.isDirectory()) return undefined;
+      if ((await self.mountedAt(path)) !== undefined) {
+        const s = await self.statfs(path);
+        return { bytes: s.totalBytes - s.availableBytes, partial: false };
+      }
+      const deadline = Date.now() + budget.ms;
+      let bytes = 0n;
+      let seen = 0;
+      const stack = [path];
+      while (stack.length > 0) {
+        const dir = stack.pop()!;
+        let names: string[];
+        try {
+          names = await fs.readdir(dir);
+        } catch (e) {
+          if (isMissing(e)) continue;
+          throw e;
+        }
+        for (const n of names) {
+          if (++seen > budget.entries || Date.now() > deadline) return { bytes, partial: true };
+          const child = posix.join(dir, n);
+          let st;
+          try {
+            st = await fs.lstat(child, { bigint: true });
+          } catch (e) {
+            if (isMissing(e)) continue;
+            throw e;
+          }
+          bytes += st.blocks * 512n;
+          if (st.isDirectory()) stack.push(child);
+        }
+      }
+      return { bytes, partial: false };
     },
 
     async truncate(path, bytes) {

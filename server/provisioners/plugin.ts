@@ -18,6 +18,7 @@ import type { LabelSelector } from '../domain/label-selector';
 import { quantityFromJSON, quantityToBytes } from '../domain/quantity';
 import { pluginParameters } from '../domain/secret-references';
 import type { KubeObject } from '../resources/types';
+import type { DiskUsage, UsageBudget } from './os';
 import type { VolumeNodeAffinity } from '../resources/node-selector';
 import type { AssetRecord } from './assets';
 
@@ -117,6 +118,11 @@ export interface ProvisionerPlugin {
   expand?(pv: KubeObject, bytes: bigint): Promise<ExpandResult | undefined>;
   /** Grows the filesystem on the grown asset (the node half), when expand said so. */
   expandFilesystem?(pv: KubeObject): Promise<void>;
+  /**
+   * Bytes used on the asset behind a PV, measured within the budget. Undefined when the
+   * asset is not this plugin's on this node, or is gone.
+   */
+  usage?(pv: KubeObject, budget: UsageBudget): Promise<DiskUsage | undefined>;
 }
 
 export interface ExpandResult {

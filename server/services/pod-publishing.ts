@@ -6,6 +6,8 @@
 import type { Logger } from 'pino';
 import type { AgentPod, PodReport, PodVolume, VolumeReport } from '../agent/contract';
 import { StowageError } from '../domain/errors';
+import { volumeNode } from '../domain/reclaim';
+import { usageUpdate, withUsage } from '../domain/volume-usage';
 import { timestampNow } from '../resources/metadata';
 import { isPodTerminated, podClaims } from '../resources/pod/claims';
 import type { KubeObject } from '../resources/types';
@@ -15,6 +17,8 @@ import { EventRecorder } from './event-recorder';
 /** The most pods one node's agent is told about (and may report on) at once. */
 export const MAX_NODE_PODS = 1_000;
 const MAX_POD_VOLUMES = 128;
+/** The least time between two writes of a local volume's usage. */
+const USAGE_INTERVAL_MS = 60_000;
 
 const bad = (m: string) => new StowageError('BadRequest', m);
 
@@ -109,7 +113,9 @@ export function parsePodReport(body: unknown): PodReport {
       const o = isPlainObject(v) ? v : {};
       if (typeof o.ready !== 'boolean') throw bad(`volumes[${i}].ready must be a boolean`);
       const message = o.message === undefined ? undefined : text(o.message, `volumes[${i}].message`, 2000);
-      return { name: text(o.name, `volumes[${i}].name`, 253), ready: o.ready, ...(message ? { message } : {}) };
+      const used = o.usedBytes === undefined ? undefined : text(o.usedBytes, `volumes[${i}].usedBytes`, 30);
+      if (used !== undefined && !/^\d+$/.test(used)) throw bad(`volumes[${i}].usedBytes must be a decimal byte count`);
+      return { name: text(o.name, `volumes[${i}].name`, 253), ready: o.ready, ...(message ? { message } : {}), ...(used ? { usedBytes: used } : {}) };
     }),
   };
 }
@@ -166,7 +172,35 @@ export class PodPublishing {
     for (const v of r.volumes) {
       if (!v.ready && v.message) await this.events.record(result.pod, 'Warning', 'FailedMount', v.message);
     }
+    await this.recordUsage(node, result.pod, r);
     return { phase: result.pod.status?.phase };
+  }
+
+  /**
+   * The used bytes the agent measured on its own node's local volumes, kept on the PV
+   * (domain/volume-usage.ts: at most once a minute per volume, only when changed). A volume
+   * on another node, or one not bound through this pod's claim, is ignored.
+   */
+  private async recordUsage(node: string, pod: KubeObject, r: PodReport): Promise<void> {
+    const ns = pod.metadata.namespace ?? '';
+    for (const v of r.volumes) {
+      if (!v.ready || v.usedBytes === undefined) continue;
+      const ref = podClaims(pod).find((c) => c.volume === v.name);
+      if (!ref) continue;
+      const claim = await this.store.tryGet('PersistentVolumeClaim', ns, ref.claimName);
+      const pvName: string = claim?.spec?.volumeName ?? '';
+      if (!pvName) continue;
+      const pv = await this.store.tryGet('PersistentVolume', undefined, pvName);
+      if (!pv || pv.metadata.deletionTimestamp || volumeNode(pv) !== node || pv.spec?.claimRef?.uid !== claim?.metadata.uid) continue;
+      const update = usageUpdate(pv, { bytes: BigInt(v.usedBytes), partial: false }, Date.now(), USAGE_INTERVAL_MS);
+      if (!update) continue;
+      try {
+        await this.store.update({ ...pv, metadata: { ...pv.metadata, annotations: withUsage(pv.metadata.annotations, update) } });
+      } catch (err) {
+        // A concurrent change of the volume: the next report measures again.
+        if ((err as StowageError)?.code !== 'Conflict') throw err;
+      }
+    }
   }
 
   /** A Terminating pod whose volumes the agent has unpublished goes now (the kubelet's final delete). */

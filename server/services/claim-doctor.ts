@@ -1,0 +1,176 @@
+// The claim page's doctor: the claim's capacity (requested, provisioned, used as its plugin
+// or node agent measured it) and the fixes for a Pending claim (domain/claim-fixes.ts),
+// previewed, then applied through the object service (authorization, validation) with the
+// resourceVersion the preview showed: a claim that changed since is left alone (409).
+import { accessModeGroups, claimClass, requestedStorage } from '../domain/matching';
+import { isAllowed, type Principal } from '../domain/authorization';
+import { claimFixes, claimNotFixable, fixFor, volumePrefill, type ClassFacts, type Fix, type FixFacts, type FixKind, type VolumePrefill } from '../domain/claim-fixes';
+import { StowageError } from '../domain/errors';
+import { accessModesToBits } from '../domain/access-modes';
+import { quantityToBytes } from '../domain/quantity';
+import { capacityView, type CapacityView } from '../domain/volume-usage';
+import { podsUsingClaim } from '../resources/pod/claims';
+import { capabilitiesOf, inTreeProvisionerNames } from '../provisioners/registry';
+import type { KubeObject } from '../resources/types';
+import { podsNamingClaim } from '../store/reclaim-queries';
+import { availableVolumes } from '../store/volume-queries';
+import type { ObjectService } from './objects';
+
+const PVC = 'PersistentVolumeClaim';
+/** Annotations the controllers own: a re-created claim starts without them. */
+const CONTROLLER_ANNOTATION_PREFIXES = ['pv.kubernetes.io/', 'volume.kubernetes.io/', 'volume.beta.kubernetes.io/', 'stowage.io/'];
+
+export interface ClaimDoctor {
+  resourceVersion: string;
+  capacity: CapacityView;
+  fixes: Fix[];
+  /** For "Create a matching volume": the form's fields (administrators only). */
+  prefill?: VolumePrefill;
+}
+
+export interface FixRequest {
+  namespace: string;
+  name: string;
+  kind: FixKind;
+  target?: string;
+  resourceVersion: string;
+}
+
+export interface FixResult {
+  fix: Fix;
+  claim: KubeObject;
+}
+
+/** The claim as it would be created again with another class. */
+export function recreatedClaim(claim: KubeObject, className: string): KubeObject {
+  const annotations = Object.fromEntries(Object.entries(claim.metadata.annotations ?? {}).filter(([k]) => !CONTROLLER_ANNOTATION_PREFIXES.some((p) => k.startsWith(p))));
+  const { volumeName: _v, storageClassName: _c, ...spec } = claim.spec ?? {};
+  return {
+    apiVersion: 'v1',
+    kind: PVC,
+    metadata: {
+      name: claim.metadata.name,
+      namespace: claim.metadata.namespace,
+      ...(claim.metadata.labels ? { labels: { ...claim.metadata.labels } } : {}),
+      ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
+    },
+    spec: { ...spec, storageClassName: className },
+  };
+}
+
+export class ClaimDoctorService {
+  constructor(private readonly objects: ObjectService) {}
+
+  private get store() {
+    return this.objects.store;
+  }
+
+  private async facts(p: Principal, claim: KubeObject): Promise<FixFacts> {
+    const ns = claim.metadata.namespace ?? '';
+    const name = claim.metadata.name ?? '';
+    const classes: ClassFacts[] = isAllowed(p, 'list', 'StorageClass')
+      ? (await this.store.list('StorageClass')).items.map((sc) => ({
+          sc,
+          capabilities: capabilitiesOf(sc.provisioner ?? ''),
+          inTree: inTreeProvisionerNames.has(sc.provisioner ?? ''),
+        }))
+      : [];
+    const volumes: KubeObject[] = [];
+    if (p.role === 'admin') {
+      for (const set of accessModeGroups(claim.spec?.accessModes ?? [])) {
+        const rows = await availableVolumes(this.store.sql, {
+          storageClass: claimClass(claim),
+          volumeMode: claim.spec?.volumeMode ?? 'Filesystem',
+          accessModes: set,
+          minBytes: quantityToBytes(requestedStorage(claim)).toString(),
+          limit: 5,
+        });
+        volumes.push(...rows.map((r) => r.volume));
+        if (volumes.length >= 5) break;
+      }
+    }
+    const pods = await podsNamingClaim(this.store.sql, ns, name);
+    return {
+      claim,
+      role: p.role,
+      mayWriteClaim: isAllowed(p, 'update', PVC, ns) && isAllowed(p, 'delete', PVC, ns) && isAllowed(p, 'create', PVC, ns),
+      classes,
+      volumes,
+      podsUsing: podsUsingClaim(pods, ns, name),
+    };
+  }
+
+  /** Capacity and fixes of one claim the caller may read. */
+  async overview(p: Principal, namespace: string, name: string): Promise<ClaimDoctor> {
+    const claim = await this.objects.get(p, PVC, namespace, name);
+    // Developers may not read volumes: they get the numbers of their claim's volume, not the volume.
+    const pvName: string = claim.spec?.volumeName ?? '';
+    const pv = pvName ? await this.store.tryGet('PersistentVolume', undefined, pvName) : undefined;
+    const boundToIt = pv?.spec?.claimRef?.uid === undefined || pv.spec.claimRef.uid === claim.metadata.uid;
+    // A Bound (or terminating) claim has no fixes: nothing else is looked up for it.
+    const fixes = claimNotFixable(claim) ? [] : claimFixes(await this.facts(p, claim));
+    return {
+      resourceVersion: claim.metadata.resourceVersion ?? '',
+      capacity: capacityView(claim, boundToIt ? pv : undefined),
+      fixes,
+      ...(p.role === 'admin' && fixes.length > 0 ? { prefill: volumePrefill(claim) } : {}),
+    };
+  }
+
+  /** What one fix would do now, or why not. */
+  async preview(p: Principal, r: Omit<FixRequest, 'resourceVersion'>): Promise<Fix & { resourceVersion: string; claim?: KubeObject }> {
+    const claim = await this.objects.get(p, PVC, r.namespace, r.name);
+    const fix = fixFor(await this.facts(p, claim), r.kind, r.target);
+    const after = fix.allowed && r.kind === 'recreate-with-class' && r.target ? recreatedClaim(claim, r.target) : undefined;
+    return { ...fix, resourceVersion: claim.metadata.resourceVersion ?? '', ...(after ? { claim: after } : {}) };
+  }
+
+  /** Applies one fix previewed at `resourceVersion`. */
+  async apply(p: Principal, r: FixRequest): Promise<FixResult> {
+    if (r.kind === 'create-volume') throw new StowageError('BadRequest', 'a matching volume is created with the volume form, not here');
+    const claim = await this.objects.get(p, PVC, r.namespace, r.name);
+    if (claim.metadata.resourceVersion !== r.resourceVersion) {
+      throw new StowageError('Conflict', `Operation cannot be fulfilled on persistentvolumeclaims "${r.name}": the claim changed since the preview (resourceVersion ${r.resourceVersion} → ${claim.metadata.resourceVersion}); look again`);
+    }
+    const fix = fixFor(await this.facts(p, claim), r.kind, r.target);
+    if (!fix.allowed) throw new StowageError(fix.denied ? 'Forbidden' : 'Invalid', `cannot ${r.kind.replace(/-/g, ' ')}${r.target ? ` ${r.target}` : ''}: ${fix.reason}`);
+    const target = r.target ?? '';
+    if (r.kind === 'switch-class' || r.kind === 'pre-bind') {
+      const next = structuredClone(claim);
+      if (r.kind === 'switch-class') next.spec = { ...next.spec, storageClassName: target };
+      else next.spec = { ...next.spec, volumeName: target };
+      // The update carries the previewed resourceVersion: a concurrent change fails with 409.
+      return { fix, claim: await this.objects.update(p, next) };
+    }
+    return { fix, claim: await this.recreate(p, claim, target) };
+  }
+
+  /**
+   * Deletes the Pending claim and creates it again with the class. The new claim is checked
+   * first (a dry run under a scratch name), the protection finalizer is lifted only because
+   * no pod uses the claim (checked just before), and if the create still fails the original
+   * claim is put back, so the namespace is never left without it.
+   */
+  private async recreate(p: Principal, claim: KubeObject, className: string): Promise<KubeObject> {
+    const ns = claim.metadata.namespace ?? '';
+    const name = claim.metadata.name ?? '';
+    const next = recreatedClaim(claim, className);
+    const scratch = { ...next, metadata: { ...next.metadata, name: `${name.slice(0, 200)}-check-${Date.now().toString(36)}` } };
+    await this.objects.create(p, scratch, { dryRun: true });
+    let current = claim;
+    if ((claim.metadata.finalizers ?? []).length > 0) {
+      const lifted = structuredClone(claim);
+      lifted.metadata.finalizers = (claim.metadata.finalizers ?? []).filter((f: string) => f !== 'kubernetes.io/pvc-protection');
+      current = await this.objects.update(p, lifted);
+    }
+    const res = await this.objects.delete(p, PVC, ns, name, { preconditions: { uid: claim.metadata.uid, resourceVersion: current.metadata.resourceVersion } });
+    if (!res.deleted) throw new StowageError('Conflict', `claim ${ns}/${name} is being deleted but has finalizers ${(current.metadata.finalizers ?? []).join(', ')}; create it again once it is gone`);
+    try {
+      return await this.objects.create(p, next);
+    } catch (err) {
+      const original = recreatedClaim(claim, claimClass(claim));
+      await this.objects.create(p, original).catch(() => undefined);
+      throw err;
+    }
+  }
+}
