@@ -127,6 +127,7 @@ function Frame({ me, children }: { me: Me; children: ReactNode }) {
         mayCreateClaim={perms.namespacesFor('create', 'PersistentVolumeClaim') === 'all' || perms.namespacesFor('create', 'PersistentVolumeClaim').length > 0}
         mayCreateVolume={perms.can('create', 'PersistentVolume')}
         mayCreateAny={mayCreate}
+        admin={me.role === 'admin'}
       />
       <AppShell.Main>
         <Suspense

@@ -25,7 +25,28 @@ export function openPalette(): void {
   window.dispatchEvent(new Event(OPEN_EVENT));
 }
 
-export function CommandPalette({ kinds, mayCreateClaim, mayCreateVolume, mayCreateAny }: { kinds: KindUi[]; mayCreateClaim: boolean; mayCreateVolume: boolean; mayCreateAny: boolean }) {
+/** Pages beyond the kinds' lists, and who may open them. */
+function toolPages(admin: boolean): { route: string; title: string; description: string }[] {
+  return [
+    { route: '/capacity', title: 'Capacity', description: 'Provisioned, bound and free, and days until full' },
+    { route: '/audit', title: 'Audit', description: 'Who did what, when' },
+    ...(admin ? [{ route: '/reclaim', title: 'Reclaim', description: 'Released, failed and unused storage' }] : []),
+  ];
+}
+
+export function CommandPalette({
+  kinds,
+  mayCreateClaim,
+  mayCreateVolume,
+  mayCreateAny,
+  admin = false,
+}: {
+  kinds: KindUi[];
+  mayCreateClaim: boolean;
+  mayCreateVolume: boolean;
+  mayCreateAny: boolean;
+  admin?: boolean;
+}) {
   const router = useRouter();
   const { setColorScheme } = useMantineColorScheme();
   const scheme = useComputedColorScheme('light');
@@ -81,7 +102,7 @@ export function CommandPalette({ kinds, mayCreateClaim, mayCreateVolume, mayCrea
   return (
     <>
       <Modal opened={opened} onClose={() => setOpened(false)} title="Command palette" size="lg" yOffset="10vh" returnFocus closeButtonProps={{ 'aria-label': 'Close the command palette' }}>
-        {opened && <PaletteBody kinds={kinds} items={paletteItems({ pages: kinds.map((k) => ({ route: k.route, title: k.title, noun: k.noun })), mayCreateClaim, mayCreateVolume, mayCreateAny, scheme })} run={run} />}
+        {opened && <PaletteBody kinds={kinds} items={paletteItems({ pages: kinds.map((k) => ({ route: k.route, title: k.title, noun: k.noun })), tools: toolPages(admin), mayCreateClaim, mayCreateVolume, mayCreateClass: admin, mayCreateAny, scheme })} run={run} />}
       </Modal>
       <Modal opened={help} onClose={() => setHelp(false)} title="Keyboard shortcuts" size="md" closeButtonProps={{ 'aria-label': 'Close the shortcuts' }}>
         <Table>

@@ -15,6 +15,14 @@ const DEVELOPER: PaletteContext = { ...ADMIN, pages: [{ route: '/claims', title:
 const VIEWER: PaletteContext = { ...DEVELOPER, mayCreateClaim: false, mayCreateAny: false, scheme: 'dark' };
 
 describe('paletteItems', () => {
+  test('an admin also gets the other pages and the class form', () => {
+    const c: PaletteContext = { ...ADMIN, tools: [{ route: '/reclaim', title: 'Reclaim', description: 'Released storage' }], mayCreateClass: true };
+    const ids = paletteItems(c).map((i) => i.id);
+    expect(ids).toContain('page-/reclaim');
+    expect(ids).toContain('create-class');
+    expect(paletteItems(c).find((i) => i.id === 'create-volume')?.run).toEqual({ type: 'navigate', href: '/new/volume' });
+  });
+
   test.each([
     { who: 'an admin', c: ADMIN, want: ['page-home', 'page-/volumes', 'page-/claims', 'create-claim', 'create-volume', 'create-yaml', 'theme', 'shortcuts', 'sign-out'] },
     { who: 'a developer', c: DEVELOPER, want: ['page-home', 'page-/claims', 'create-claim', 'create-yaml', 'theme', 'shortcuts', 'sign-out'] },

@@ -21,6 +21,10 @@ export interface PaletteItem {
 export interface PaletteContext {
   /** Pages the user may open: [route, title]. */
   pages: { route: string; title: string; noun: string }[];
+  /** The other pages the user may open (audit, capacity, reclaim), with a line each. */
+  tools?: { route: string; title: string; description: string }[];
+  /** Admins: the StorageClass form. */
+  mayCreateClass?: boolean;
   mayCreateClaim: boolean;
   mayCreateVolume: boolean;
   mayCreateAny: boolean;
@@ -33,13 +37,17 @@ export function paletteItems(c: PaletteContext): PaletteItem[] {
   const pages: PaletteItem[] = [
     { id: 'page-home', group: 'Pages', label: 'Home', description: 'What needs attention', keywords: ['overview', 'health', 'dashboard'], run: { type: 'navigate', href: '/' } },
     ...c.pages.map((p) => ({ id: `page-${p.route}`, group: 'Pages' as const, label: p.title, description: `All ${p.noun}`, run: { type: 'navigate' as const, href: p.route } })),
+    ...(c.tools ?? []).map((t) => ({ id: `page-${t.route}`, group: 'Pages' as const, label: t.title, description: t.description, run: { type: 'navigate' as const, href: t.route } })),
   ];
   const actions: PaletteItem[] = [];
   if (c.mayCreateClaim) {
     actions.push({ id: 'create-claim', group: 'Actions', label: 'Create claim', description: 'Request storage with the claim form', keywords: ['new', 'pvc', 'request', 'storage'], run: { type: 'navigate', href: '/claims/new' } });
   }
   if (c.mayCreateVolume) {
-    actions.push({ id: 'create-volume', group: 'Actions', label: 'Create volume', description: 'A PersistentVolume from a template', keywords: ['new', 'pv', 'persistentvolume'], run: { type: 'navigate', href: '/new?kind=PersistentVolume' } });
+    actions.push({ id: 'create-volume', group: 'Actions', label: 'Create volume', description: 'A PersistentVolume with the volume form', keywords: ['new', 'pv', 'persistentvolume'], run: { type: 'navigate', href: '/new/volume' } });
+  }
+  if (c.mayCreateClass) {
+    actions.push({ id: 'create-class', group: 'Actions', label: 'Create storage class', description: 'A StorageClass with the class form', keywords: ['new', 'sc', 'storageclass', 'provisioner'], run: { type: 'navigate', href: '/new/storage-class' } });
   }
   if (c.mayCreateAny) {
     actions.push({ id: 'create-yaml', group: 'Actions', label: 'Create from YAML', description: 'Any object, as a manifest', keywords: ['new', 'manifest', 'apply'], run: { type: 'navigate', href: '/new' } });

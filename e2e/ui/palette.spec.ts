@@ -94,7 +94,7 @@ test('palette actions: switch the theme, create a volume; the open palette passe
   await expect(options(page).first()).toContainText('Create volume');
   expect(await seriousViolations(page)).toEqual([]);
   await page.keyboard.press('Enter');
-  await expect(page).toHaveURL(/\/new\?kind=PersistentVolume/);
+  await expect(page).toHaveURL(/\/new\/volume/);
 
   await page.keyboard.press('Control+K');
   await expect(search(page)).toBeFocused();
