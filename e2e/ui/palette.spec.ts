@@ -5,7 +5,7 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { createObject } from '../api';
 import { DEV_USER } from '../env';
-import { expect, pvcManifest, pvManifest, signInAsAdmin, signInAsDeveloper, test, uniqueName } from '../helpers';
+import { expect, pvcManifest, pvManifest, screenshot, signInAsAdmin, signInAsDeveloper, test, uniqueName } from '../helpers';
 
 const palette = (page: Page) => page.getByRole('dialog', { name: 'Command palette' });
 const search = (page: Page) => page.getByRole('combobox', { name: 'Command palette search' });
@@ -25,8 +25,11 @@ test('Ctrl+K finds a volume by name and opens it; arrows, Escape and focus retur
 
   // Escape closes the palette and focus goes back to where it was.
   const filter = page.getByRole('textbox', { name: 'Filter by text' });
-  await page.keyboard.press('/');
-  await expect(filter).toBeFocused();
+  // The shortcuts listen once the page has hydrated: press until it answers.
+  await expect(async () => {
+    await page.keyboard.press('/');
+    await expect(filter).toBeFocused({ timeout: 500 });
+  }).toPass();
   await page.keyboard.press('Control+K');
   await expect(palette(page)).toBeVisible();
   await expect(search(page)).toBeFocused();
@@ -57,8 +60,10 @@ test('Ctrl+K finds a volume by name and opens it; arrows, Escape and focus retur
   await expect(page).toHaveURL(/\/claims$/);
   await expect(page.getByRole('heading', { level: 1, name: 'Claims' })).toBeVisible();
 
-  await page.keyboard.press('/');
-  await expect(page.getByRole('textbox', { name: 'Filter by text' })).toBeFocused();
+  await expect(async () => {
+    await page.keyboard.press('/');
+    await expect(page.getByRole('textbox', { name: 'Filter by text' })).toBeFocused({ timeout: 500 });
+  }).toPass();
   // Typing in a field does not trigger shortcuts.
   await page.keyboard.type('gv');
   await expect(page.getByRole('textbox', { name: 'Filter by text' })).toHaveValue('gv');
@@ -92,6 +97,7 @@ test('palette actions: switch the theme, create a volume; the open palette passe
   await expect(search(page)).toBeFocused();
   await page.keyboard.type('create vol');
   await expect(options(page).first()).toContainText('Create volume');
+  await screenshot(page, 'palette');
   expect(await seriousViolations(page)).toEqual([]);
   await page.keyboard.press('Enter');
   await expect(page).toHaveURL(/\/new\/volume/);
