@@ -10,6 +10,7 @@ import { stringify as toYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { AppContext } from '../../server/app/context';
 import { startWebServer, type WebServer } from '../../server/http/web-server';
+import { appRouter } from '../../server/trpc/root';
 import { openTestApp } from '../app';
 import { anyJson, enc, kubeObject, nastyString, ROLES, type FuzzRole } from './arbitraries';
 import { expectEverythingStoredValid, expectPrototypesUntouched, fuzzRuns } from './properties';
@@ -62,6 +63,13 @@ interface Call {
   input: unknown;
 }
 
+/** The router's procedures the calls above do not build inputs for: [path, type]. */
+const OTHER_PROCEDURES: [string, 'query' | 'mutation'][] = [];
+for (const [path, proc] of Object.entries((appRouter as unknown as { _def: { procedures: Record<string, { _def: { type: string } }> } })._def.procedures)) {
+  const type = proc._def.type;
+  if ((type === 'query' || type === 'mutation') && !path.startsWith('objects.') && !path.startsWith('auth.')) OTHER_PROCEDURES.push([path, type]);
+}
+
 const call: fc.Arbitrary<Call> = fc.oneof(
   fc.record({ kind: KINDS, namespace: NS, labelSelector: nastyString, fieldSelector: fc.oneof(fc.constant('metadata.name=x'), nastyString) }, { requiredKeys: ['kind'] }).map((input) => ({ path: 'objects.list', type: 'query' as const, input })),
   ref.map((input) => ({ path: 'objects.get', type: 'query' as const, input })),
@@ -73,6 +81,11 @@ const call: fc.Arbitrary<Call> = fc.oneof(
   fc.constant({ path: 'auth.me', type: 'query' as const, input: undefined }),
   fc.record({ name: fc.oneof(fc.constant('nobody'), nastyString), password: nastyString }).map((input) => ({ path: 'auth.signIn', type: 'mutation' as const, input })),
   fc.tuple(fc.oneof(fc.constantFrom('objects.list', 'objects.get', 'objects.create', 'nope', 'auth'), nastyString), fc.constantFrom<'query' | 'mutation'>('query', 'mutation'), anyJson).map(([path, type, input]) => ({ path, type, input })),
+  // Every other procedure of the router, with any JSON as its input (signing out would
+  // only end the fuzz session; subscriptions are not plain calls).
+  fc.tuple(fc.constantFrom(...OTHER_PROCEDURES), fc.oneof(anyJson, fc.dictionary(fc.constantFrom('kind', 'namespace', 'name', 'cursor', 'limit', 'offset', 'action', 'actor', 'volume', 'claim', 'names', 'days', 'fix', 'format', 'resourceVersion'), anyJson))).map(
+    ([[path, type], input]) => ({ path, type, input }),
+  ),
 );
 
 interface TrpcCase {
