@@ -167,15 +167,37 @@ try {
     await page.waitForFunction((n) => document.querySelector('[data-testid="object-row"]')?.getAttribute('data-name') === n, expected, { polling: 'raf' });
     return wall() - t0;
   };
-  const sortTimes: number[] = [];
-  for (const [header, expected] of [
+  // Measured twice: from a click made in the page (what a person waits for: the click
+  // event until the frame that shows the new first row), and with Playwright's click, which
+  // adds its own checks and round trips to the browser before the click happens.
+  // (A string, so the bundler adds no helpers the page does not have.)
+  const clickInPage = (header: string, expected: string) =>
+    page.evaluate<number>(`new Promise((resolve, reject) => {
+      const h = ${JSON.stringify(header)}, n = ${JSON.stringify(expected)};
+      const cell = [...document.querySelectorAll('[role="columnheader"]')].find((c) => (c.textContent || '').trim().toUpperCase().startsWith(h));
+      const button = cell && cell.querySelector('button');
+      if (!button) return reject(new Error('no sort button for ' + h));
+      const t0 = performance.now();
+      button.click();
+      const check = () => {
+        const first = document.querySelector('[data-testid="object-row"]');
+        if (first && first.getAttribute('data-name') === n) resolve(performance.now() - t0);
+        else requestAnimationFrame(check);
+      };
+      requestAnimationFrame(check);
+    })`);
+  const SORTS = [
     ['CAPACITY', 'pv-00000'],
     ['CAPACITY', 'pv-09999'],
     ['NAME', 'pv-00000'],
     ['NAME', 'pv-09999'],
     ['NAME', 'pv-00000'],
-  ] as const) {
-    sortTimes.push(await timeUntil(() => page.getByRole('columnheader', { name: new RegExp(`^${header}`) }).getByRole('button').click(), expected));
+  ] as const;
+  const sortTimes: number[] = [];
+  for (const [header, expected] of SORTS) sortTimes.push(await clickInPage(header, expected));
+  const sortTimesPlaywright: number[] = [];
+  for (const [header, expected] of SORTS) {
+    sortTimesPlaywright.push(await timeUntil(() => page.getByRole('columnheader', { name: new RegExp(`^${header}`) }).getByRole('button').click(), expected));
   }
 
   const filterTimes: number[] = [];
@@ -227,7 +249,8 @@ try {
 
   console.log(`Volumes list, ${VOLUMES} volumes and ${CLAIMS} claims, Chromium at 1440x900:`);
   console.log(`  first rows after navigation: median ${ms(pct(firstRows, 50))}, worst ${ms(Math.max(...firstRows))}  (target 1500 ms)`);
-  console.log(`  sort applied:   median ${ms(pct(sortTimes, 50))}, worst ${ms(Math.max(...sortTimes))}  (target 200 ms)`);
+  console.log(`  sort applied:   median ${ms(pct(sortTimes, 50))}, worst ${ms(Math.max(...sortTimes))} from the click in the page  (target 200 ms)`);
+  console.log(`    with Playwright's click (its checks and round trips included): median ${ms(pct(sortTimesPlaywright, 50))}, worst ${ms(Math.max(...sortTimesPlaywright))}`);
   console.log(`  filter applied: median ${ms(pct(filterTimes, 50))}, worst ${ms(Math.max(...filterTimes))} from the last keystroke (target 200 ms)`);
   console.log(`  API change visible on the open list: p50 ${ms(pct(liveTimes, 50))}, p95 ${ms(pct(liveTimes, 95))}, max ${ms(Math.max(...liveTimes))} over ${CHANGES}  (target p95 250 ms)`);
   console.log(`  longest main-thread task idle for ${IDLE_S} s: ${ms(longest)}  (target 100 ms)`);
