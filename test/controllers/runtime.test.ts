@@ -128,6 +128,10 @@ describe('sources', () => {
   it('changes from the change log feed the queue; the echo of its own write is skipped', async () => {
     const seen: string[] = [];
     const c = start({
+      // One worker: the echo waits in the queue until the writing reconcile has said what
+      // it wrote, however early its change reaches the watch (with several workers a free
+      // one may take it first and reconcile it once more, which is harmless).
+      concurrency: 1,
       watch: { kinds: ['Namespace'], keysFor: (e) => [`${e.type}:${e.name}`] },
       reconcile: async (key: string, ctx: ReconcileContext) => {
         seen.push(key);
