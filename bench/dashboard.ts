@@ -143,7 +143,7 @@ try {
   // STOWAGE_BENCH_SCREENSHOTS=DIR: a picture of each list page at this size, for a look by eye.
   const shots = process.env.STOWAGE_BENCH_SCREENSHOTS;
   if (shots) {
-    for (const p of ['', 'volumes', 'claims', 'storage-classes', 'nodes']) {
+    for (const p of ['', 'volumes', 'claims', 'storage-classes', 'nodes', 'capacity', 'audit', 'reclaim', 'quotas']) {
       await page.goto(`${web.url}/${p}`);
       await page.waitForLoadState('networkidle');
       await page.screenshot({ path: path.join(shots, `${p || 'home'}-10k.png`) });

@@ -7,7 +7,7 @@ import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { PendingStatus } from '../pending-hint';
 import { errorInfo } from '../format';
-import { showBytes } from '../claims/claim-draft';
+import { shortBytes } from '../capacity/capacity-format';
 import { useTRPC } from '../trpc';
 
 function Stat({ label, value, href, tone, testId }: { label: string; value: number; href: string; tone?: 'warn' | 'bad'; testId: string }) {
@@ -22,16 +22,6 @@ function Stat({ label, value, href, tone, testId }: { label: string; value: numb
       </Anchor>
     </Paper>
   );
-}
-
-function bytes(s: string): string {
-  const b = BigInt(s);
-  if (b === 0n) return '0';
-  // Round to the unit that keeps it short.
-  for (const [u, n] of [['Ti', 1n << 40n], ['Gi', 1n << 30n], ['Mi', 1n << 20n]] as const) {
-    if (b >= n) return `${(Number((b * 10n) / n) / 10).toString()}${u}`;
-  }
-  return showBytes(b);
 }
 
 export function HealthSummary() {
@@ -188,11 +178,11 @@ export function HealthSummary() {
                     <Table.Tr key={c.storageClass}>
                       <Table.Td>{c.storageClass || <Text span c="dimmed" size="sm">(no class)</Text>}</Table.Td>
                       <Table.Td>{c.volumes}</Table.Td>
-                      <Table.Td>{bytes(c.capacityBytes)}</Table.Td>
-                      <Table.Td>{bytes(c.boundBytes)}</Table.Td>
-                      <Table.Td>{bytes(c.availableBytes)}</Table.Td>
+                      <Table.Td>{shortBytes(c.capacityBytes)}</Table.Td>
+                      <Table.Td>{shortBytes(c.boundBytes)}</Table.Td>
+                      <Table.Td>{shortBytes(c.availableBytes)}</Table.Td>
                       <Table.Td>{c.claims}</Table.Td>
-                      <Table.Td>{bytes(c.requestedBytes)}</Table.Td>
+                      <Table.Td>{shortBytes(c.requestedBytes)}</Table.Td>
                     </Table.Tr>
                   ))}
                 </Table.Tbody>

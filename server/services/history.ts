@@ -54,14 +54,8 @@ export interface Timeline {
   truncated: boolean;
 }
 
-export interface AuditInput {
-  actor?: string;
-  namespace?: string;
-  kind?: string;
-  name?: string;
-  action?: string;
-  from?: string;
-  to?: string;
+/** The store's audit filter, paged by an opaque cursor instead of a version. */
+export interface AuditInput extends Omit<AuditFilter, 'before'> {
   cursor?: string;
   limit?: number;
 }
