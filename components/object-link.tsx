@@ -1,4 +1,6 @@
 // Links between objects: claim -> volume, volume -> claim, anything -> its class.
+// Not prefetched: a list shows dozens of them, and prefetching each object's page would
+// hold the browser's few connections while the list itself waits for its next page.
 import { Anchor, Text } from '@mantine/core';
 import Link from 'next/link';
 import type { ReactNode } from 'react';
@@ -22,7 +24,7 @@ export function ObjectLink({
   if (!name) return null;
   if (!href || !allowed) return <Text span inherit>{children ?? name}</Text>;
   return (
-    <Anchor component={Link} href={href} inherit data-kind={kind}>
+    <Anchor component={Link} href={href} prefetch={false} inherit data-kind={kind}>
       {children ?? name}
     </Anchor>
   );

@@ -116,7 +116,7 @@ function Frame({ me, children }: { me: Me; children: ReactNode }) {
         </nav>
         {mayCreate && (
           <AppShell.Section mt="auto" pt="sm">
-            <Button component={Link} href="/new" variant="light" fullWidth size="sm" px="xs">
+            <Button component={Link} href="/new" prefetch={false} variant="light" fullWidth size="sm" px="xs">
               Create from YAML
             </Button>
           </AppShell.Section>

@@ -23,7 +23,7 @@ import { ColumnChooser } from './column-chooser';
 import { pageRequest, selectorError, SERVER_LISTED, SORT_KEY_OF_HEADER, stateFromParams, stateToParams, type ListState } from './list-state';
 import { keyOf } from './live-patch';
 import { ObjectTable, type Selection } from './object-table';
-import { availableColumns, buildRow, buildRows, chosenColumns, matchesText, sortRows, visibleColumns, type SortState } from './table-model';
+import { availableColumns, buildRow, buildRows, chosenColumns, matchesText, sortRows, visibleColumns, type ListRow, type SortState } from './table-model';
 import { usePagedList } from './use-paged-list';
 
 export function ObjectListPage({ kind }: { kind: string }) {
@@ -80,27 +80,37 @@ function ServerList({ ui }: { ui: KindUi }) {
 
   const columns = useMemo(() => chosenColumns(strategy, state.columns), [strategy, state.columns]);
   const nowDate = useMemo(() => new Date(now), [now]);
+  // One row per object copy, kept while the columns and the clock stay, so the table's
+  // memoised rows re-render only for objects that changed.
+  const rowCache = useMemo(() => new WeakMap<KubeObject, ListRow>(), [strategy, columns, nowDate]);
   const rowAt = useCallback(
     (i: number) => {
       const o = list.loaded.rows[i];
-      return o ? buildRow(strategy, columns, o, nowDate) : undefined;
+      if (!o) return undefined;
+      let row = rowCache.get(o);
+      if (!row) rowCache.set(o, (row = buildRow(strategy, columns, o, nowDate)));
+      return row;
     },
-    [list.loaded, strategy, columns, nowDate],
+    [list.loaded, rowCache, strategy, columns, nowDate],
   );
 
   // Selection: the objects themselves, so actions know their phase and namespace.
   const [selected, setSelected] = useState<Map<string, KubeObject>>(new Map());
   useEffect(() => setSelected(new Map()), [reqKey]);
   const loadedObjs = list.loaded.rows.filter((o): o is KubeObject => o !== undefined);
-  const selection: Selection = {
-    has: (k) => selected.has(k),
-    toggle: (k, o) =>
+  const toggle = useCallback(
+    (k: string, o: KubeObject) =>
       setSelected((m) => {
         const n = new Map(m);
         if (n.has(k)) n.delete(k);
         else n.set(k, o);
         return n;
       }),
+    [],
+  );
+  const selection: Selection = {
+    has: (k) => selected.has(k),
+    toggle,
     all: selected.size === 0 ? false : selected.size >= loadedObjs.length ? true : 'some',
     toggleAll: () => setSelected((m) => (m.size > 0 ? new Map() : new Map(loadedObjs.map((o) => [keyOf(o), o])))),
   };
@@ -160,7 +170,7 @@ function ServerList({ ui }: { ui: KindUi }) {
             onReset={() => patch({ columns: null })}
           />
           {mayCreate && (
-            <Button component={Link} href={createHref} size="sm">
+            <Button component={Link} href={createHref} prefetch={false} size="sm">
               Create {ui.singular}
             </Button>
           )}
@@ -210,7 +220,7 @@ function ServerList({ ui }: { ui: KindUi }) {
         <EmptyState
           title={`No ${ui.noun} yet.`}
           description={ui.emptyHint ?? (mayCreate ? 'Create one.' : undefined)}
-          action={mayCreate ? <Button component={Link} href={createHref}>Create {ui.singular}</Button> : undefined}
+          action={mayCreate ? <Button component={Link} href={createHref} prefetch={false}>Create {ui.singular}</Button> : undefined}
         />
       ) : !err && total === 0 ? (
         <EmptyState

@@ -5,7 +5,7 @@
 import { Anchor, Badge, Checkbox, Group, Paper, Skeleton, Text, UnstyledButton } from '@mantine/core';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import Link from 'next/link';
-import { useEffect, useRef, type CSSProperties, type ReactNode } from 'react';
+import { memo, useEffect, useRef, type CSSProperties, type ReactNode } from 'react';
 import type { KubeObject } from '@/server/resources/types';
 import { detailHref, isDefaultClass, kindUi, type KindUi } from '../kinds';
 import { ObjectLink } from '../object-link';
@@ -84,7 +84,7 @@ export function ObjectTable({
     count,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => ROW_HEIGHT,
-    overscan: 12,
+    overscan: 6,
   });
   const items = virtualizer.getVirtualItems();
   const from = items[0]?.index ?? 0;
@@ -94,7 +94,7 @@ export function ObjectTable({
   }, [from, to, count, onRange]);
 
   const template = `${selection ? '36px ' : ''}${columns.map(widthOf).join(' ')}`;
-  const grid: CSSProperties = { display: 'grid', gridTemplateColumns: template, alignItems: 'center', columnGap: 8, padding: '0 8px' };
+  const grid = gridStyle(template);
   const linkAt = linkColumn(columns);
   const clickSort = (header: string) =>
     onSort(sort.header === header ? { header, dir: sort.dir === 'asc' ? 'desc' : 'asc' } : { header, dir: 'asc' });
@@ -159,49 +159,28 @@ export function ObjectTable({
         <div role="rowgroup" style={{ height: bodyHeight, position: 'relative' }}>
           {items.map((v) => {
             const r = rowAt(v.index);
-            const style: CSSProperties = {
-              ...grid,
-              position: 'absolute',
-              top: 0,
-              left: 0,
-              right: 0,
-              height: ROW_HEIGHT,
-              transform: `translateY(${v.start}px)`,
-              borderBottom: '1px solid var(--mantine-color-default-border)',
-              background: v.index % 2 ? 'var(--mantine-color-default-hover)' : undefined,
-            };
             if (!r) {
               return (
-                <div key={`loading-${v.index}`} role="row" aria-rowindex={v.index + 2} aria-busy style={style} data-testid="loading-row">
+                <div key={`loading-${v.index}`} role="row" aria-rowindex={v.index + 2} aria-busy style={rowStyle(template, v.index, v.start)} data-testid="loading-row">
                   <div role="cell" style={{ gridColumn: '1 / -1' }}>
                     <Skeleton height={12} radius="sm" />
                   </div>
                 </div>
               );
             }
-            const selected = selection?.has(r.key) ?? false;
             return (
-              <div
+              <TableRow
                 key={r.key}
-                role="row"
-                aria-rowindex={v.index + 2}
-                aria-selected={selection ? selected : undefined}
-                style={style}
-                data-testid="object-row"
-                data-name={r.obj.metadata?.name}
-                data-namespace={r.obj.metadata?.namespace ?? ''}
-              >
-                {selection && (
-                  <div role="cell">
-                    <Checkbox size="xs" aria-label={`Select ${r.obj.metadata?.name}`} checked={selected} onChange={() => selection.toggle(r.key, r.obj)} />
-                  </div>
-                )}
-                {columns.map((c, i) => (
-                  <div key={c.header} role="cell" className="stowage-cell" title={r.cells[i] || undefined}>
-                    <Cell ui={ui} header={c.header} text={r.cells[i]} obj={r.obj} isLink={i === linkAt} />
-                  </div>
-                ))}
-              </div>
+                ui={ui}
+                columns={columns}
+                linkAt={linkAt}
+                template={template}
+                row={r}
+                index={v.index}
+                start={v.start}
+                selected={selection ? selection.has(r.key) : undefined}
+                onToggle={selection?.toggle}
+              />
             );
           })}
         </div>
@@ -209,6 +188,75 @@ export function ObjectTable({
     </Paper>
   );
 }
+
+function gridStyle(template: string): CSSProperties {
+  return { display: 'grid', gridTemplateColumns: template, alignItems: 'center', columnGap: 8, padding: '0 8px' };
+}
+
+function rowStyle(template: string, index: number, start: number): CSSProperties {
+  return {
+    ...gridStyle(template),
+    position: 'absolute',
+    top: 0,
+    left: 0,
+    right: 0,
+    height: ROW_HEIGHT,
+    transform: `translateY(${start}px)`,
+    borderBottom: '1px solid var(--mantine-color-default-border)',
+    background: index % 2 ? 'var(--mantine-color-default-hover)' : undefined,
+  };
+}
+
+/**
+ * One row. Memoised: a sort click, a selection elsewhere or a page arriving re-renders
+ * only the rows whose object, place or selection changed (rows are cached per object by
+ * the list, and `onToggle` is stable), which keeps a sort or filter within a frame or two.
+ */
+const TableRow = memo(function TableRow({
+  ui,
+  columns,
+  linkAt,
+  template,
+  row: r,
+  index,
+  start,
+  selected,
+  onToggle,
+}: {
+  ui: KindUi;
+  columns: ListColumn[];
+  linkAt: number;
+  template: string;
+  row: ListRow;
+  index: number;
+  start: number;
+  /** Undefined when the table has no selection. */
+  selected: boolean | undefined;
+  onToggle: ((key: string, obj: KubeObject) => void) | undefined;
+}) {
+  return (
+    <div
+      role="row"
+      aria-rowindex={index + 2}
+      aria-selected={selected}
+      style={rowStyle(template, index, start)}
+      data-testid="object-row"
+      data-name={r.obj.metadata?.name}
+      data-namespace={r.obj.metadata?.namespace ?? ''}
+    >
+      {onToggle && (
+        <div role="cell">
+          <Checkbox size="xs" aria-label={`Select ${r.obj.metadata?.name}`} checked={selected ?? false} onChange={() => onToggle(r.key, r.obj)} />
+        </div>
+      )}
+      {columns.map((c, i) => (
+        <div key={c.header} role="cell" className="stowage-cell" title={r.cells[i] || undefined}>
+          <Cell ui={ui} header={c.header} text={r.cells[i]} obj={r.obj} isLink={i === linkAt} />
+        </div>
+      ))}
+    </div>
+  );
+});
 
 /** The column that links to the object's page: NAME, or for events REASON. */
 function linkColumn(columns: ListColumn[]): number {
@@ -227,7 +275,7 @@ function Cell({ ui, header, text, obj, isLink }: { ui: KindUi; header: string; t
     const href = detailHref(ui.kind, ns, name);
     const shown = ui.kind === 'StorageClass' ? text.replace(/ \(default\)$/, '') : text;
     const content: ReactNode = (
-      <Anchor component={Link} href={href ?? '#'} fw={500} fz="sm" data-testid="object-name">
+      <Anchor component={Link} href={href ?? '#'} prefetch={false} fw={500} fz="sm" data-testid="object-name">
         {shown}
       </Anchor>
     );

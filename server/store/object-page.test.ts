@@ -1,7 +1,7 @@
 // The list query builder: what SQL and parameters a page request becomes. Pure.
 import { describe, expect, test } from 'vitest';
 import { parseLabelSelector } from '../domain/label-selector';
-import { buildPageQuery, buildWhere, likePattern, MAX_PAGE_LIMIT, type PageQuery } from './object-page';
+import { buildPageQuery, buildWhere, MAX_PAGE_LIMIT, type PageQuery } from './object-page';
 
 const base: PageQuery = { kind: 'PersistentVolume' };
 
@@ -42,10 +42,10 @@ describe('buildWhere', () => {
       params: ['PersistentVolume', ['fast']],
     },
     {
-      name: 'text words are escaped patterns',
-      q: { text: ' 50%_x ' },
-      sql: 'kind = $1 AND (name ILIKE $2 OR namespace ILIKE $2 OR labels::text ILIKE $2 OR phase ILIKE $2 OR storage_class ILIKE $2)',
-      params: ['PersistentVolume', '%50\\%\\_x%'],
+      name: 'text words are plain substrings, lower-cased, each a condition',
+      q: { text: ' 50%_X  b\\ ' },
+      sql: "kind = $1 AND strpos(lower(concat_ws(' ', name, namespace, labels::text, phase, storage_class)), $2) > 0 AND strpos(lower(concat_ws(' ', name, namespace, labels::text, phase, storage_class)), $3) > 0",
+      params: ['PersistentVolume', '50%_x', 'b\\'],
     },
     {
       name: 'hostile key is a parameter, never SQL',
@@ -77,9 +77,11 @@ describe('buildPageQuery', () => {
   });
 });
 
-test.each([
-  { word: 'plain', want: '%plain%' },
-  { word: 'a\\b', want: '%a\\\\b%' },
-])('likePattern($word)', ({ word, want }) => {
-  expect(likePattern(word)).toBe(want);
+test('a text search counts its matches in the page query; other pages count apart', () => {
+  const searched = buildPageQuery({ ...base, text: 'pv' });
+  expect(searched.counted).toBe(true);
+  expect(searched.sql).toContain('count(*) OVER () AS total');
+  const plain = buildPageQuery(base);
+  expect(plain.counted).toBe(false);
+  expect(plain.sql).not.toContain('OVER');
 });

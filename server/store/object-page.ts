@@ -63,10 +63,13 @@ const ORDER_OF: Record<PageSortKey, string[]> = {
   volumeMode: ['volume_mode COLLATE "C"'],
 };
 
-/** `%`, `_` and `\` are data in a search word, not patterns. */
-export function likePattern(word: string): string {
-  return `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
+/**
+ * The text a search word is looked for in: name, namespace, labels, phase and class in one
+ * lower-cased string (a word has no spaces, so it never matches across two fields). One
+ * `strpos` per word over it costs a third of five ILIKEs, and `%`, `_` and `\` in a word
+ * are plain characters.
+ */
+const SEARCHED = `lower(concat_ws(' ', name, namespace, labels::text, phase, storage_class))`;
 
 /** One label requirement as SQL over the `labels` jsonb column. */
 function labelCondition(r: Requirement, add: (v: unknown) => string): string {
@@ -117,15 +120,12 @@ export function buildWhere(q: PageQuery): SqlQuery {
     where.push(parts.length === 1 ? parts[0] : `(${parts.join(' OR ')})`);
   }
   const words = (q.text ?? '').toLowerCase().split(/\s+/).filter(Boolean).slice(0, 8);
-  for (const w of words) {
-    const p = add(likePattern(w));
-    where.push(`(name ILIKE ${p} OR namespace ILIKE ${p} OR labels::text ILIKE ${p} OR phase ILIKE ${p} OR storage_class ILIKE ${p})`);
-  }
+  for (const w of words) where.push(`strpos(${SEARCHED}, ${add(w)}) > 0`);
   return { sql: where.join(' AND '), params };
 }
 
 /** The page query: filtered rows in the asked order (ties by namespace, name), one window. */
-export function buildPageQuery(q: PageQuery): SqlQuery {
+export function buildPageQuery(q: PageQuery): SqlQuery & { counted: boolean } {
   const { sql: where, params } = buildWhere(q);
   const sort = q.sort ?? { key: 'name', dir: 'asc' };
   const exprs = ORDER_OF[sort.key];
@@ -134,15 +134,22 @@ export function buildPageQuery(q: PageQuery): SqlQuery {
   // NULLs sort as the smallest value both ways round, like an empty cell would.
   const nulls = dir === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST';
   const tie = sort.key === 'name' ? ['namespace COLLATE "C"'] : sort.key === 'namespace' ? ['name COLLATE "C"'] : ['namespace COLLATE "C"', 'name COLLATE "C"'];
-  const order = [...exprs.map((e) => `${e} ${dir} ${nulls}`), ...tie.map((e) => `${e} ${dir}`)].join(', ');
+  // Each expression starts with its column, so `alias` qualifies it for the outer query.
+  const orderBy = (alias: string) => [...exprs.map((e) => `${alias}${e} ${dir} ${nulls}`), ...tie.map((e) => `${alias}${e} ${dir}`)].join(', ');
+  const order = orderBy('');
   const limit = Math.min(Math.max(Math.floor(q.limit ?? 100), 1), MAX_PAGE_LIMIT);
   const offset = Math.min(Math.max(Math.floor(q.offset ?? 0), 0), MAX_OFFSET);
   params.push(limit, offset);
   // The window is chosen on the narrow columns alone; only its rows' documents are read
   // (ordering the documents themselves would read and decode every matching one).
+  // A text search scans every row of the kind, so the window also counts the matches in
+  // that same scan (`total`) instead of a second scan by the count query.
+  const counted = Boolean(q.text?.trim());
+  const window = `SELECT id${counted ? ', count(*) OVER () AS total' : ''} FROM objects WHERE ${where} ORDER BY ${order} LIMIT $${params.length - 1} OFFSET $${params.length}`;
   return {
-    sql: `SELECT object::text AS object FROM objects WHERE id IN (SELECT id FROM objects WHERE ${where} ORDER BY ${order} LIMIT $${params.length - 1} OFFSET $${params.length}) ORDER BY ${order}`,
+    sql: `SELECT o.object::text AS object${counted ? ', w.total::text AS total' : ''} FROM (${window}) w JOIN objects o ON o.id = w.id ORDER BY ${orderBy('o.')}`,
     params,
+    counted,
   };
 }
 
@@ -162,11 +169,15 @@ export async function queryPage(pool: pg.Pool, q: PageQuery): Promise<PageResult
     pool,
     async (tx) => {
       const head = await tx.$queryRawUnsafe<{ head: bigint | null }[]>('SELECT max(rv) AS head FROM change_log');
-      const rows = await tx.$queryRawUnsafe<{ object: string }[]>(page.sql, ...page.params);
-      const count = await tx.$queryRawUnsafe<{ n: string }[]>(`SELECT count(*)::text AS n FROM objects WHERE ${where.sql}`, ...where.params);
+      const rows = await tx.$queryRawUnsafe<{ object: string; total?: string }[]>(page.sql, ...page.params);
+      // The window counted the matches unless it was empty (no match, or paged past them).
+      const total =
+        page.counted && rows.length > 0
+          ? Number(rows[0].total)
+          : Number((await tx.$queryRawUnsafe<{ n: string }[]>(`SELECT count(*)::text AS n FROM objects WHERE ${where.sql}`, ...where.params))[0]?.n ?? 0);
       return {
         items: rows.map((r) => JSON.parse(r.object) as KubeObject),
-        total: Number(count[0]?.n ?? 0),
+        total,
         offset: Math.max(Math.floor(q.offset ?? 0), 0),
         resourceVersion: String(head[0]?.head ?? 0),
       };

@@ -77,10 +77,21 @@ describe('page', () => {
     { name: 'phase', input: { fields: { phase: ['Released', 'Failed'] } }, want: ['pv-003', 'pv-004'] },
     { name: 'class and text', input: { fields: { storageClass: ['slow'] }, text: 'pv-01' }, want: ['pv-011', 'pv-013', 'pv-015', 'pv-017', 'pv-019'] },
     { name: 'text with LIKE characters matches literally', input: { text: 'pv_0' }, want: [] },
+    { name: 'text is case-insensitive and matches labels and phase', input: { text: 'RELEASED' }, want: ['pv-003'] },
+    { name: 'every word must match', input: { text: 'odd pv-00' }, want: ['pv-001', 'pv-003', 'pv-005', 'pv-007', 'pv-009'] },
   ])('filters: $name', async ({ input, want }) => {
     const res = await app.lists.page(admin, { kind: 'PersistentVolume', limit: 100, ...input });
     expect(names(res.items)).toEqual(want);
     expect(res.total).toBe(want.length);
+  });
+
+  test('a text search pages with the total of all its matches, also past the last page', async () => {
+    const page = await app.lists.page(admin, { kind: 'PersistentVolume', text: 'pv-0', limit: 4, offset: 8 });
+    expect(names(page.items)).toEqual(['pv-008', 'pv-009', 'pv-010', 'pv-011']);
+    expect(page.total).toBe(25);
+    const past = await app.lists.page(admin, { kind: 'PersistentVolume', text: 'pv-0', limit: 4, offset: 40 });
+    expect(past.items).toEqual([]);
+    expect(past.total).toBe(25);
   });
 
   test('a developer pages only their namespaces; volumes are forbidden', async () => {
