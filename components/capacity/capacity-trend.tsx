@@ -7,7 +7,7 @@ import { Group, Paper, Select, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { forecastText } from '@/server/domain/capacity-forecast';
 import type { CapacityTrend } from '@/server/services/capacity';
-import { gibOf, shortBytes } from './capacity-format';
+import { chartAxis, inUnit, shortBytes, tickText } from './capacity-format';
 
 function tick(iso: string, stepMs: number): string {
   const d = new Date(iso);
@@ -27,10 +27,14 @@ export function CapacityTrendChart({ trend, seeVolumes }: { trend: CapacityTrend
       </Text>
     );
   }
+  // One unit for the whole chart, from its largest value: ticks are short numbers in it.
+  const shown = (p: (typeof current.points)[number]) => (seeVolumes ? [p.provisionedBytes, p.boundBytes, p.requestedBytes] : [p.requestedBytes]);
+  const max = current.points.flatMap(shown).reduce((m, b) => (BigInt(b) > m ? BigInt(b) : m), 0n);
+  const axis = chartAxis(max);
   const data = current.points.map((p) => ({
     time: tick(p.t, trend.stepMs),
-    ...(seeVolumes ? { Provisioned: gibOf(p.provisionedBytes), Bound: gibOf(p.boundBytes) } : {}),
-    Requested: gibOf(p.requestedBytes),
+    ...(seeVolumes ? { Provisioned: inUnit(p.provisionedBytes, axis.unit), Bound: inUnit(p.boundBytes, axis.unit) } : {}),
+    Requested: inUnit(p.requestedBytes, axis.unit),
   }));
   const last = current.points.at(-1)!;
   const series = [
@@ -61,7 +65,7 @@ export function CapacityTrendChart({ trend, seeVolumes }: { trend: CapacityTrend
           <Text fw={700}>{forecastText(current.forecast)}</Text>
         </Paper>
       </Group>
-      <figure style={{ margin: 0 }} data-testid="trend-chart" aria-label={`Trend of ${current.storageClass || 'volumes without a class'}, GiB`}>
+      <figure style={{ margin: 0 }} data-testid="trend-chart" aria-label={`Trend of ${current.storageClass || 'volumes without a class'}, ${axis.unit}`}>
         <LineChart
           h={260}
           data={data}
@@ -70,8 +74,9 @@ export function CapacityTrendChart({ trend, seeVolumes }: { trend: CapacityTrend
           curveType="stepAfter"
           withDots={false}
           withLegend
-          unit=" GiB"
-          yAxisLabel="GiB"
+          valueFormatter={(v) => `${tickText(v)} ${axis.unit}`}
+          yAxisLabel={axis.unit}
+          yAxisProps={{ width: axis.width, ticks: axis.ticks, domain: [0, axis.ticks.at(-1)!], tickFormatter: (v: number) => tickText(v), interval: 0 }}
         />
         <Text component="figcaption" size="sm" c="dimmed" mt="xs">
           {trend.stepMs < 24 * 3600 * 1000 ? 'Hourly' : 'Daily'} since {new Date(trend.from).toLocaleString()}; now{' '}

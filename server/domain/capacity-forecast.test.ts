@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { forecastFull, forecastText, leastSquaresSlope, type CapacitySample, type Forecast } from './capacity-forecast';
+import { forecastFull, forecastQuotaFull, forecastText, leastSquaresSlope, soonerFirst, storageLimits, type CapacitySample, type Forecast } from './capacity-forecast';
 
 const H = 60 * 60 * 1000;
 const D = 24 * H;
@@ -67,5 +67,56 @@ describe('forecastText', () => {
     { f: { state: 'filling', days: 12.7, bytesPerDay: 1 } as Forecast, want: '12 days' },
   ])('$want', ({ f, want }) => {
     expect(forecastText(f)).toBe(want);
+  });
+});
+
+describe('storageLimits', () => {
+  test.each([
+    { name: 'no hard limits', hard: undefined, want: [] },
+    { name: 'requests.storage counts every claim', hard: { 'requests.storage': '10Gi' }, want: [{ resource: 'requests.storage', storageClass: undefined, hardBytes: 10n * 1024n ** 3n }] },
+    {
+      name: 'a per-class limit names its class',
+      hard: { 'fast.storageclass.storage.k8s.io/requests.storage': '1G' },
+      want: [{ resource: 'fast.storageclass.storage.k8s.io/requests.storage', storageClass: 'fast', hardBytes: 1_000_000_000n }],
+    },
+    {
+      name: 'claim counts, other resources, unreadable values and an empty class are left out',
+      hard: {
+        persistentvolumeclaims: '5',
+        'fast.storageclass.storage.k8s.io/persistentvolumeclaims': '1',
+        pods: '4',
+        'requests.storage': 'lots',
+        '.storageclass.storage.k8s.io/requests.storage': '1Gi',
+      },
+      want: [],
+    },
+  ])('$name', ({ hard, want }) => {
+    expect(storageLimits(hard)).toEqual(want);
+  });
+});
+
+describe('forecastQuotaFull', () => {
+  const days = (req: number[]) => req.map((r, i) => ({ t: T0 + i * D, requested: r * G }));
+  test.each([
+    { name: 'a limit of 0 is full', samples: days([0, 0, 0]), hard: 0, want: { state: 'full' } },
+    { name: 'requests at the limit: full', samples: days([1, 2, 6]), hard: 6 * G, want: { state: 'full' } },
+    { name: 'no history', samples: [], hard: 6 * G, want: { state: 'unknown', reason: 'no history' } },
+    { name: 'flat requests: not filling', samples: days([2, 2, 2]), hard: 6 * G, want: { state: 'not-filling', bytesPerDay: 0 } },
+    { name: '10 Gi a day with 70 Gi of a 100 Gi quota left: 7 days', samples: days([0, 10, 20, 30]), hard: 100 * G, want: { state: 'filling', days: 7, bytesPerDay: 10 * G } },
+  ])('$name', ({ samples, hard, want }) => {
+    expect(forecastQuotaFull(samples, hard)).toEqual(want);
+  });
+});
+
+describe('soonerFirst', () => {
+  test('full, then filling soonest first, then not filling, then unknown', () => {
+    const f: Forecast[] = [
+      { state: 'unknown', reason: 'no history' },
+      { state: 'filling', days: 9, bytesPerDay: 1 },
+      { state: 'not-filling', bytesPerDay: 0 },
+      { state: 'full' },
+      { state: 'filling', days: 2, bytesPerDay: 1 },
+    ];
+    expect([...f].sort(soonerFirst).map((x) => (x.state === 'filling' ? x.days : x.state))).toEqual(['full', 2, 9, 'not-filling', 'unknown']);
   });
 });

@@ -1,5 +1,9 @@
 // "Days until full" for one storage class: a least-squares line through the bound bytes of
-// a series of samples, projected to the class's provisioned capacity. Pure: no I/O.
+// a series of samples, projected to the class's provisioned capacity; and the same line
+// through a namespace's requested bytes, projected to a ResourceQuota's storage limit.
+// Pure: no I/O.
+import { REQUESTS_STORAGE, STORAGE_CLASS_SUFFIX } from './quota';
+import { quantityFromJSON, quantityToBytes } from './quantity';
 
 export interface CapacitySample {
   /** Time of the sample, ms since the epoch. */
@@ -53,6 +57,43 @@ export function forecastFull(samples: CapacitySample[]): Forecast {
   if (slope === undefined) return { state: 'unknown', reason: 'too little history' };
   if (slope <= 0) return { state: 'not-filling', bytesPerDay: slope };
   return { state: 'filling', days: (last.provisioned - last.bound) / slope, bytesPerDay: slope };
+}
+
+export interface StorageLimit {
+  /** The quota resource: requests.storage, or <class>.storageclass.storage.k8s.io/requests.storage. */
+  resource: string;
+  /** The class whose claims the limit counts; undefined for requests.storage (every claim). */
+  storageClass: string | undefined;
+  hardBytes: bigint;
+}
+
+/** The storage-request limits of a quota's spec.hard (claim counts and unreadable values left out). */
+export function storageLimits(hard: Record<string, unknown> | undefined): StorageLimit[] {
+  const perClass = STORAGE_CLASS_SUFFIX + REQUESTS_STORAGE;
+  const out: StorageLimit[] = [];
+  for (const [resource, value] of Object.entries(hard ?? {})) {
+    const storageClass = resource === REQUESTS_STORAGE ? undefined : resource.endsWith(perClass) ? resource.slice(0, -perClass.length) : null;
+    if (storageClass === null || storageClass === '') continue;
+    const q = quantityFromJSON(value);
+    if (q) out.push({ resource, storageClass, hardBytes: quantityToBytes(q) });
+  }
+  return out.sort((a, b) => a.resource.localeCompare(b.resource));
+}
+
+/**
+ * When will the requested bytes reach a quota's limit? The limit stands in for the
+ * provisioned capacity of forecastFull; a limit of 0 admits no storage, so it is full.
+ */
+export function forecastQuotaFull(samples: { t: number; requested: number }[], hardBytes: number): Forecast {
+  if (hardBytes <= 0) return { state: 'full' };
+  return forecastFull(samples.map((s) => ({ t: s.t, provisioned: hardBytes, bound: s.requested })));
+}
+
+const RANK: Record<Forecast['state'], number> = { full: 0, filling: 1, 'not-filling': 2, unknown: 3 };
+
+/** Order of urgency: full, then filling soonest first, then not filling, then unknown. */
+export function soonerFirst(a: Forecast, b: Forecast): number {
+  return RANK[a.state] - RANK[b.state] || (a.state === 'filling' && b.state === 'filling' ? a.days - b.days : 0);
 }
 
 /** The estimate as a person reads it. */

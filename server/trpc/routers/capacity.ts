@@ -10,6 +10,10 @@ export const capacityRouter = router({
   trend: authedProcedure
     .input(z.object({ days: z.number().int().min(1).max(90).optional() }).optional())
     .query(({ ctx, input }) => service(ctx).trend(ctx.principal, input?.days ?? 30)),
+  /** "Days until the quota is full" per namespace the principal may read (developers: theirs only). */
+  quotaForecast: authedProcedure
+    .input(z.object({ days: z.number().int().min(1).max(90).optional() }).optional())
+    .query(({ ctx, input }) => service(ctx).quotaForecasts(ctx.principal, input?.days ?? 30)),
   attention: authedProcedure.query(async ({ ctx }) => {
     const s = service(ctx);
     const [quotas, wipes] = await Promise.all([s.quotasNearFull(ctx.principal), s.wipesInProgress(ctx.principal)]);
