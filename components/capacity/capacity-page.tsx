@@ -1,11 +1,12 @@
 'use client';
 // The Capacity page: provisioned, bound, free, requested and used bytes per class, node and
-// namespace, and the trend per class with "days until full".
+// namespace, the trend per class with "days until full", and per namespace the days until
+// its quotas' storage limits are full.
 import { Alert, Anchor, Loader, Stack, Table, Tabs, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { forecastText } from '@/server/domain/capacity-forecast';
-import type { CapacityOverview, ClassTrend } from '@/server/services/capacity';
+import type { CapacityOverview, ClassTrend, NamespaceQuotaForecast } from '@/server/services/capacity';
 import { errorInfo } from '../format';
 import { useTRPC } from '../trpc';
 import { percentOf, shortBytes } from './capacity-format';
@@ -137,7 +138,31 @@ function NodeTable({ o }: { o: CapacityOverview }) {
   );
 }
 
-function NamespaceTable({ o }: { o: CapacityOverview }) {
+/** Every storage limit of the namespace's quotas, soonest full first (the first in bold). */
+function QuotaFull({ f }: { f: NamespaceQuotaForecast | undefined }) {
+  if (!f)
+    return (
+      <Text span size="sm" c="dimmed">
+        no storage quota
+      </Text>
+    );
+  return (
+    <Stack gap={0}>
+      {f.limits.map((l, i) => (
+        <div key={`${l.quota}/${l.resource}`} data-testid="quota-limit">
+          <Text size="sm" fw={i === 0 ? 700 : undefined}>
+            {forecastText(l.forecast)}
+          </Text>
+          <Text size="xs" c="dimmed">
+            {l.quota}: {l.resource} {shortBytes(l.requestedBytes)} of {shortBytes(l.hardBytes)}
+          </Text>
+        </div>
+      ))}
+    </Stack>
+  );
+}
+
+function NamespaceTable({ o, forecasts }: { o: CapacityOverview; forecasts: NamespaceQuotaForecast[] | undefined }) {
   if (o.namespaces.length === 0) return <Text size="sm">No claims yet.</Text>;
   return (
     <Table withTableBorder aria-label="Capacity per namespace" data-testid="capacity-namespaces">
@@ -150,11 +175,12 @@ function NamespaceTable({ o }: { o: CapacityOverview }) {
           <Table.Th>Bound volumes</Table.Th>
           <Table.Th>Bound capacity</Table.Th>
           <Table.Th>Used</Table.Th>
+          <Table.Th>Days until quota full</Table.Th>
         </Table.Tr>
       </Table.Thead>
       <Table.Tbody>
         {o.namespaces.map((n) => (
-          <Table.Tr key={n.namespace}>
+          <Table.Tr key={n.namespace} data-testid={`namespace-row-${n.namespace}`}>
             <Table.Td>
               <Anchor component={Link} href={`/namespaces/${encodeURIComponent(n.namespace)}`} fz="sm">
                 {n.namespace}
@@ -172,6 +198,7 @@ function NamespaceTable({ o }: { o: CapacityOverview }) {
             <Table.Td>
               <Used bytes={n.usedBytes} />
             </Table.Td>
+            <Table.Td data-testid="quota-forecast">{forecasts ? <QuotaFull f={forecasts.find((f) => f.namespace === n.namespace)} /> : '…'}</Table.Td>
           </Table.Tr>
         ))}
       </Table.Tbody>
@@ -183,6 +210,7 @@ export function CapacityPage() {
   const trpc = useTRPC();
   const overview = useQuery({ ...trpc.capacity.overview.queryOptions(), refetchInterval: 10_000 });
   const trend = useQuery({ ...trpc.capacity.trend.queryOptions(), refetchInterval: 60_000 });
+  const forecasts = useQuery({ ...trpc.capacity.quotaForecast.queryOptions(), refetchInterval: 60_000 });
   const o = overview.data;
   return (
     <Stack gap="md">
@@ -195,9 +223,9 @@ export function CapacityPage() {
           shown where an agent or plugin reports it.
         </Text>
       </div>
-      {(overview.error || trend.error) && (
+      {(overview.error || trend.error || forecasts.error) && (
         <Alert color="red" title="Could not load capacity">
-          {errorInfo(overview.error ?? trend.error).message}
+          {errorInfo(overview.error ?? trend.error ?? forecasts.error).message}
         </Alert>
       )}
       {!o ? (
@@ -219,7 +247,7 @@ export function CapacityPage() {
               </Tabs.Panel>
             )}
             <Tabs.Panel value="namespaces" pt="sm">
-              <NamespaceTable o={o} />
+              <NamespaceTable o={o} forecasts={forecasts.data} />
             </Tabs.Panel>
           </Tabs>
           <TrendSection trend={trend.data} seeVolumes={o.seeVolumes} />

@@ -1,8 +1,11 @@
 // An admin opens Capacity: a class's provisioned and bound figures, the per-node and
-// per-namespace tabs and the trend chart; the home page lists a quota near full. The class
-// and the quota's per-class limit belong to this test, so no other journey is affected.
+// per-namespace tabs (with the days until a quota is full) and the trend chart; the home
+// page lists a quota near full. A developer sees the quota forecast of their namespace and
+// nothing of another's. The classes and the quotas' per-class limits belong to these tests,
+// so no other journey is affected.
 import { createObject, getObject } from '../api';
-import { expect, pvcManifest, pvManifest, screenshot, settledVolume, signInAsAdmin, test, uniqueName } from '../helpers';
+import { DEV_USER } from '../env';
+import { expect, pvcManifest, pvManifest, screenshot, settledVolume, signInAsAdmin, signInAsDeveloper, test, uniqueName } from '../helpers';
 
 test('an admin sees capacity per class with its trend, and the home page shows a quota near full', async ({ page }) => {
   const cls = uniqueName('cap');
@@ -49,6 +52,35 @@ test('an admin sees capacity per class with its trend, and the home page shows a
   await expect(page.getByTestId('forecast')).toContainText(/unknown|days|not filling|full/);
   await screenshot(page, 'capacity');
 
+  // The y-axis ticks are short numbers in the chart's one unit, shown once beside the axis.
+  const svg = chart.locator('svg.recharts-surface');
+  await expect(svg.locator('text', { hasText: 'GiB' })).toHaveText(['GiB']);
+  for (const t of ['0', '5', '10', '15']) await expect(svg.getByText(t, { exact: true })).toBeVisible();
+
   await page.getByRole('tab', { name: 'Per namespace' }).click();
   await expect(page.getByTestId('capacity-namespaces')).toContainText(ns);
+  // The quota's limit for this class, in the namespace's row, with its forecast.
+  await expect(page.getByTestId(`namespace-row-${ns}`).getByTestId('quota-forecast')).toContainText(
+    new RegExp(`(unknown|days|less than a day|not filling|full now)[^]*${quota}: ${limit.replaceAll('.', '\\.')} 5Gi of 6Gi`),
+  );
+});
+
+test("a developer sees the days until their namespace's quota is full, and nothing of another namespace", async ({ page }) => {
+  const cls = uniqueName('capdev');
+  const mine = `${cls}-room`;
+  const theirs = `${cls}-theirs`;
+  const limit = `${cls}.storageclass.storage.k8s.io/requests.storage`;
+  await createObject({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: cls }, provisioner: 'kubernetes.io/no-provisioner' });
+  await createObject({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: mine, namespace: DEV_USER.namespace }, spec: { hard: { [limit]: '4Gi' } } }, DEV_USER.namespace);
+  await createObject({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: theirs, namespace: DEV_USER.otherNamespace }, spec: { hard: { [limit]: '3Gi' } } }, DEV_USER.otherNamespace);
+  await createObject(pvcManifest(uniqueName('capdev-claim'), DEV_USER.namespace, '1Gi', cls), DEV_USER.namespace);
+  await createObject(pvcManifest(uniqueName('capdev-other'), DEV_USER.otherNamespace, '2Gi', cls), DEV_USER.otherNamespace);
+
+  await signInAsDeveloper(page, '/capacity');
+  await expect(page.getByRole('heading', { level: 1, name: 'Capacity' })).toBeVisible();
+  await page.getByRole('tab', { name: 'Per namespace' }).click();
+  const table = page.getByTestId('capacity-namespaces');
+  await expect(table.getByTestId(`namespace-row-${DEV_USER.namespace}`).getByTestId('quota-forecast')).toContainText(`${mine}: ${limit} 1Gi of 4Gi`);
+  await expect(table).not.toContainText(DEV_USER.otherNamespace);
+  await expect(page.locator('body')).not.toContainText(theirs);
 });
