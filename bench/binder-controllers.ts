@@ -48,6 +48,10 @@ process.on('message', async (msg: { type: string }) => {
       type: 'stats',
       rss,
       maxRss,
+      cpuMs: (() => {
+        const u = process.cpuUsage();
+        return (u.user + u.system) / 1000;
+      })(),
       depth: binder?.queue.length ?? 0,
       inFlight: binder?.queue.inFlight ?? 0,
       reconcile: await reconcileTotals(),

@@ -17,6 +17,7 @@ import { createAppContext, type AppContext } from '../server/app/context';
 import type { Principal } from '../server/domain/authorization';
 import type { KubeObject } from '../server/resources/types';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
+import { postgresCpuMs } from './pg-cpu';
 import { migrate } from '../server/store/migrate';
 import { rawTransactionRate } from './raw-tps';
 
@@ -65,6 +66,8 @@ function percentile(sorted: number[], p: number): number {
 interface Stats {
   rss: number;
   maxRss: number;
+  /** User + system CPU of the controller process so far. */
+  cpuMs: number;
   depth: number;
   inFlight: number;
   reconcile: { sum: number; count: number };
@@ -203,6 +206,8 @@ async function backlog(baseUrl: string, rawTps: number): Promise<void> {
   const controllers = await Controllers.start(url);
   await createPool(app, N, () => 10);
   await controllers.idle();
+  const cpuBefore = (await controllers.stats()).cpuMs;
+  const pgBefore = postgresCpuMs(path.join(dir, 'postgres'));
   const abort = new AbortController();
   const bound = watchBound(app, await app.store.currentResourceVersion(), abort.signal);
   const claims = Array.from({ length: N }, (_, i) => pvc(`b-${i}`, 1 + Math.floor(rand() * 10)));
@@ -220,6 +225,11 @@ async function backlog(baseUrl: string, rawTps: number): Promise<void> {
   const rate = N / ((tAll - t0) / 1000);
   say(`claims created in ${ms(tCreated - t0)}; all Bound after ${ms(tAll - t0)}${ok ? '' : `  (TIMED OUT: ${bound.size}/${N})`}`);
   say(`binder throughput:               ${rate.toFixed(0)} binds/s (ratio to raw tx/s: ${(rate / rawTps).toFixed(2)})`);
+  // Where the time goes: CPU per bind of the controller process and of Postgres (the
+  // bench's own process, which created the claims and watches, is not counted).
+  const pgAfter = postgresCpuMs(path.join(dir, 'postgres'));
+  const pgPerBind = pgBefore !== undefined && pgAfter !== undefined ? `, Postgres ${((pgAfter - pgBefore) / N).toFixed(2)} ms` : '';
+  say(`CPU per bind:                    controller ${((s.cpuMs - cpuBefore) / N).toFixed(2)} ms${pgPerBind} (claims' creation included)`);
   say(`controller process RSS peak:     ${(s.maxRss / 2 ** 20).toFixed(0)} MB`);
   await controllers.stop();
   await app.close();

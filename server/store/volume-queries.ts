@@ -123,6 +123,82 @@ export async function lockClaimWithReservations(
   return row ? { claim: row.object, reserved: row.reserved ?? [] } : undefined;
 }
 
+/**
+ * `lockClaimWithReservations` for many claims in one round trip: the rows this
+ * transaction could lock (rows other transactions hold are skipped, not waited for), each
+ * with the names of the volumes whose claimRef names it.
+ */
+export async function lockClaimsWithReservations(
+  db: SqlRunner,
+  refs: { namespace: string; name: string }[],
+): Promise<{ claim: KubeObject; reserved: string[] }[]> {
+  if (refs.length === 0) return [];
+  const rows = await db.$queryRawUnsafe<{ object: KubeObject; reserved: string[] }[]>(
+    `SELECT o.object, ARRAY(SELECT v.name FROM objects v WHERE v.kind = 'PersistentVolume' AND v.claim_namespace = o.namespace
+                              AND v.claim_name = o.name ORDER BY v.name COLLATE "C") AS reserved
+       FROM objects o JOIN unnest($1::text[], $2::text[]) AS r(namespace, name) ON o.namespace = r.namespace AND o.name = r.name
+      WHERE o.kind = 'PersistentVolumeClaim'
+        FOR UPDATE OF o SKIP LOCKED`,
+    refs.map((r) => r.namespace),
+    refs.map((r) => r.name),
+  );
+  return rows.map((r) => ({ claim: r.object, reserved: r.reserved ?? [] }));
+}
+
+/** One claim's question in `candidateVolumes`: `limit` volumes of its shape, smallest first. */
+export interface CandidateAsk {
+  storageClass: string;
+  volumeMode: string;
+  accessModes: number;
+  minBytes: string;
+  limit: number;
+}
+
+/**
+ * For each ask, the names and sizes of up to `limit` Available, unclaimed volumes of its
+ * class, volume mode and access-mode set with at least its bytes, smallest first (as
+ * `availableVolumes` orders them), leaving out the `exclude` names: all asks in one
+ * statement, nothing locked.
+ */
+export async function candidateVolumes(db: SqlRunner, asks: CandidateAsk[], exclude: string[] = []): Promise<{ name: string; bytes: string }[][]> {
+  const out: { name: string; bytes: string }[][] = asks.map(() => []);
+  if (asks.length === 0) return out;
+  const rows = await db.$queryRawUnsafe<{ i: number; name: string; bytes: string }[]>(
+    `SELECT q.i, v.name, v.capacity_bytes::text AS bytes
+       FROM unnest($1::int[], $2::text[], $3::text[], $4::int[], $5::numeric[], $6::int[]) AS q(i, cls, mode, modes, min_bytes, lim)
+      CROSS JOIN LATERAL (
+        SELECT name, capacity_bytes FROM objects
+         WHERE kind = 'PersistentVolume' AND phase = 'Available' AND storage_class = q.cls AND volume_mode = q.mode
+           AND access_modes = q.modes AND capacity_bytes >= q.min_bytes
+           AND claim_name IS NULL AND provisioning IS NOT TRUE AND deletion_timestamp IS NULL AND name <> ALL($7::text[])
+         ORDER BY capacity_bytes LIMIT q.lim) v
+      ORDER BY q.i, v.capacity_bytes`,
+    asks.map((_, i) => i),
+    asks.map((a) => a.storageClass),
+    asks.map((a) => a.volumeMode),
+    asks.map((a) => a.accessModes),
+    asks.map((a) => a.minBytes),
+    asks.map((a) => a.limit),
+    exclude,
+  );
+  for (const r of rows) out[r.i].push({ name: r.name, bytes: String(r.bytes) });
+  return out;
+}
+
+/**
+ * Locks the named volumes that are still Available, unclaimed and not deleting, skipping
+ * rows other transactions hold; returns those it locked.
+ */
+export async function lockAvailableVolumes(db: SqlRunner, names: string[]): Promise<KubeObject[]> {
+  if (names.length === 0) return [];
+  const rows = await db.$queryRawUnsafe<{ object: KubeObject }[]>(
+    `SELECT object FROM objects WHERE kind = 'PersistentVolume' AND namespace = '' AND name = ANY($1::text[]) AND phase = 'Available'
+      AND claim_name IS NULL AND provisioning IS NOT TRUE AND deletion_timestamp IS NULL ORDER BY name COLLATE "C" FOR UPDATE SKIP LOCKED`,
+    names,
+  );
+  return rows.map((r) => r.object);
+}
+
 /** Volumes whose claimRef names this claim (any phase), locked when asked. */
 export async function volumesClaimedBy(db: SqlRunner, namespace: string, name: string, lock = false): Promise<KubeObject[]> {
   const rows = await db.$queryRawUnsafe<{ object: KubeObject }[]>(

@@ -22,6 +22,7 @@ import { quantityToBytes } from '../../domain/quantity';
 import type { KubeObject } from '../../resources/types';
 import { availableVolumes, lockAvailableVolume, lockClaimWithReservations, volumesClaimedBy, type LabelRequirement } from '../../store/volume-queries';
 import type { ControllerTx } from '../runtime/controller-tx';
+import { prefetchedForOthers, prefetchedReservations, prefetchedVolume } from './bind-prefetch';
 import { annBindCompleted, annBindingExplanation, annBoundByController, conditionBindable } from './annotations';
 
 const PAGE = 16;
@@ -52,6 +53,9 @@ export interface LockedClaim {
  */
 export async function lockClaimForBinding(tx: ControllerTx, namespace: string, name: string): Promise<LockedClaim> {
   if (!tx.hasPending('PersistentVolumeClaim', namespace, name)) {
+    // Locked with the rest of its batch (bind-prefetch.ts): no round trip.
+    const reserved = prefetchedReservations(tx, namespace, name);
+    if (reserved) return { claim: await tx.get('PersistentVolumeClaim', namespace, name), reserved };
     const row = await lockClaimWithReservations(tx.tx, namespace, name);
     if (row) {
       tx.remember(row.claim);
@@ -82,8 +86,10 @@ export async function findMatchInStore(tx: ControllerTx, claim: KubeObject, opts
     const v = await tx.get('PersistentVolume', undefined, name);
     if (v) reserved.push(v);
   }
-  // Volumes other parts of this (batched) transaction are binding look free in the table.
-  const exclude = tx.volumesWritten();
+  // Volumes other parts of this (batched) transaction are binding look free in the table,
+  // and so do those its prefetch chose for other claims.
+  const written = tx.volumesWritten();
+  const exclude = [...written, ...prefetchedForOthers(tx, ns, claim.metadata.name!)];
   const bits = (pv: KubeObject) => accessModesToBits(pv.spec?.accessModes ?? []);
   const labels = selectorOf(claim);
   const base = {
@@ -100,6 +106,14 @@ export async function findMatchInStore(tx: ControllerTx, claim: KubeObject, opts
     if (pre) return { match: pre, busy };
     if ((opts.delayBinding && !opts.node) || labels === null) continue; // no free volume can match
     const q = { ...base, accessModes: set, exclude };
+    // The volume the batch's prefetch chose and locked for this claim, unless a previous
+    // reconcile of the batch has written it since.
+    const chosen = prefetchedVolume(tx, ns, claim.metadata.name!, set);
+    if (chosen && !written.includes(chosen)) {
+      const v = await tx.get('PersistentVolume', undefined, chosen);
+      const found = v && pickInGroup(claim, [v], opts);
+      if (found) return { match: found, busy };
+    }
     if (exact) {
       // One round trip: the first matching row no one else holds, locked.
       const [first] = await availableVolumes(tx.tx, { ...q, limit: 1, skipLocked: true });

@@ -9,6 +9,7 @@ import { isRowBusy } from '../runtime/controller-tx';
 import { EventRecorder } from '../../services/event-recorder';
 import { TxBatcher } from '../runtime/tx-batcher';
 import { binderComponent } from './annotations';
+import { bindPrefetcher } from './bind-prefetch';
 import { syncClaim } from './claim-sync';
 import { ClassCache, isDefaultClass } from './classes';
 import { noDeleter, type BinderDeps, type VolumeDeleter } from './deps';
@@ -49,7 +50,7 @@ export function binderSpec(opts: BinderOptions): ControllerSpec {
   const events = new TxBatcher(store, { maxBatch: 64, parallel: 1 });
   const d: BinderDeps = {
     store,
-    batcher: new TxBatcher(store, { maxBatch: opts.maxBatch ?? 64, parallel: opts.parallelTransactions ?? 2 }),
+    batcher: new TxBatcher(store, { maxBatch: opts.maxBatch ?? 64, parallel: opts.parallelTransactions ?? 2, prefetch: bindPrefetcher() }),
     events: new EventRecorder(store, binderComponent, opts.log, (fn) => events.run(fn)),
     classes: new ClassCache(store),
     inTreeProvisioners: opts.inTreeProvisioners ?? inTreeProvisioners,

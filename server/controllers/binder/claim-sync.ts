@@ -8,6 +8,7 @@ import type { KubeObject } from '../../resources/types';
 import type { ReconcileContext, ReconcileResult } from '../runtime/controller';
 import { annBindCompleted, annBindingExplanation, annSelectedNode, conditionBindable, reasons } from './annotations';
 import { findMatchInStore, lockClaimForBinding, writeBinding } from './bind';
+import type { BindHint } from './bind-prefetch';
 import { event, write, type BinderDeps } from './deps';
 import { claimKey } from './keys';
 import { keepPending } from './pending';
@@ -92,7 +93,7 @@ async function syncUnboundClaim(d: BinderDeps, ctx: ReconcileContext, read: Kube
     const other = `${v.spec.claimRef.namespace ?? ''}/${v.spec.claimRef.name ?? ''}`;
     const failed = { type: 'Warning' as const, reason: reasons.failedBinding, message: `volume "${volumeName}" already bound to a different claim.` };
     return { kind: 'requested', situation: { situation: { kind: 'volumeBoundElsewhere', volumeName, claim: other }, event: failed } };
-  });
+  }, volumeName ? undefined : ({ bind: { claim, opts } } satisfies BindHint));
 
   switch (outcome.kind) {
     case 'bound':

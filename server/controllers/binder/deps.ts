@@ -41,10 +41,11 @@ export interface BinderDeps {
 
 /**
  * Runs `fn` atomically in a (batched) transaction and tells the runtime which versions it
- * wrote, so their echo from the change log is not reconciled again.
+ * wrote, so their echo from the change log is not reconciled again. `hint` is for the
+ * batch's prefetch (bind-prefetch.ts).
  */
-export async function write<T>(d: BinderDeps, ctx: ReconcileContext, fn: (tx: ControllerTx) => Promise<T>): Promise<T> {
-  const { result, versions } = await d.batcher.run(fn);
+export async function write<T>(d: BinderDeps, ctx: ReconcileContext, fn: (tx: ControllerTx) => Promise<T>, hint?: unknown): Promise<T> {
+  const { result, versions } = await d.batcher.run(fn, hint);
   for (const rv of versions) ctx.wrote(rv);
   return result;
 }

@@ -22,6 +22,7 @@ export interface Batched<T> {
 
 interface Item {
   fn: (tx: ControllerTx) => Promise<unknown>;
+  hint?: unknown;
   resolve: (v: Batched<unknown>) => void;
   reject: (e: unknown) => void;
 }
@@ -31,6 +32,13 @@ export interface TxBatcherOptions {
   maxBatch?: number;
   /** Transactions in flight at once. */
   parallel?: number;
+  /**
+   * Runs first in each batch transaction with the hints of its writes (those given one),
+   * to read or lock for all of them at once what each would read alone. It must not
+   * write: each write still decides for itself. What it returns runs when the batch's
+   * transaction has ended (committed or not).
+   */
+  prefetch?: (tx: ControllerTx, hints: unknown[]) => Promise<(() => void) | void>;
 }
 
 function isDatabaseError(e: unknown): boolean {
@@ -43,6 +51,7 @@ export class TxBatcher {
   private active = 0;
   private readonly maxBatch: number;
   private readonly parallel: number;
+  private readonly prefetch: TxBatcherOptions['prefetch'];
 
   constructor(
     private readonly store: ObjectStore,
@@ -50,12 +59,14 @@ export class TxBatcher {
   ) {
     this.maxBatch = opts.maxBatch ?? 64;
     this.parallel = opts.parallel ?? 2;
+    this.prefetch = opts.prefetch;
   }
 
-  run<T>(fn: (tx: ControllerTx) => Promise<T>): Promise<Batched<T>> {
+  /** Runs `fn` in a batch transaction; `hint` tells the batch's prefetch what `fn` will read. */
+  run<T>(fn: (tx: ControllerTx) => Promise<T>, hint?: unknown): Promise<Batched<T>> {
     return new Promise<Batched<T>>((resolve, reject) => {
       // fn runs in a batch another caller may have started: it keeps its caller's actor.
-      this.waiting.push({ fn: bindToCaller(fn), resolve: resolve as (v: Batched<unknown>) => void, reject });
+      this.waiting.push({ fn: bindToCaller(fn), hint, resolve: resolve as (v: Batched<unknown>) => void, reject });
       this.pump();
     });
   }
@@ -75,10 +86,16 @@ export class TxBatcher {
     type Outcome = { ok: true; value: unknown; from: number; to: number } | { ok: false; error: unknown };
     let outcomes: Outcome[] = [];
     let committed: ControllerTx | undefined;
+    const ended: (() => void)[] = [];
     try {
       await transact(this.store, async (tx) => {
         outcomes = [];
         committed = tx;
+        const hints = batch.flatMap((item) => (item.hint === undefined ? [] : [item.hint]));
+        if (this.prefetch && hints.length > 0) {
+          const end = await this.prefetch(tx, hints);
+          if (end) ended.push(end);
+        }
         for (const item of batch) {
           const from = tx.writes.length;
           try {
@@ -93,6 +110,7 @@ export class TxBatcher {
         }
       });
     } catch (error) {
+      for (const end of ended.splice(0)) end();
       if (batch.length === 1) {
         batch[0].reject(error);
         return;
@@ -101,6 +119,7 @@ export class TxBatcher {
       for (const item of batch) await this.runBatch([item]);
       return;
     }
+    for (const end of ended.splice(0)) end();
     const writes = committed!.writes;
     batch.forEach((item, i) => {
       const o = outcomes[i];

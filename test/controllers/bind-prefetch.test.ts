@@ -1,0 +1,125 @@
+// The binder's batch prefetch on real Postgres: a batch of claims gets, in three
+// statements, the volumes binding them one at a time would give; the reconciles then bind
+// without another round trip; side-by-side batches never choose the same volume; and a
+// claim that looks for a volume itself leaves the others' chosen volumes alone.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { findMatchInStore, lockClaimForBinding, writeBinding } from '../../server/controllers/binder/bind';
+import { bindPrefetcher, prefetchBindings, prefetchedVolume } from '../../server/controllers/binder/bind-prefetch';
+import { transact, type ControllerTx } from '../../server/controllers/runtime/controller-tx';
+import type { KubeObject } from '../../server/resources/types';
+import { openTestStore, type TestStore } from '../db';
+
+let ts: TestStore;
+beforeAll(async () => {
+  ts = await openTestStore();
+});
+afterAll(async () => {
+  await ts?.close();
+});
+
+async function volume(name: string, size: string, cls: string): Promise<void> {
+  await ts.store.create({
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name },
+    spec: { capacity: { storage: size }, accessModes: ['ReadWriteOnce'], storageClassName: cls, persistentVolumeReclaimPolicy: 'Retain', hostPath: { path: `/tmp/${name}` } },
+  });
+  const v = await ts.store.get('PersistentVolume', undefined, name);
+  await ts.store.update({ ...v, status: { phase: 'Available' } }, { subresource: 'status' });
+}
+
+async function claim(ns: string, name: string, size: string, cls: string, extra: Record<string, unknown> = {}): Promise<KubeObject> {
+  return ts.store.create({
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name, namespace: ns },
+    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: size } }, storageClassName: cls, ...extra },
+  });
+}
+
+/** Counts the statements a transaction sends from now on. */
+function countStatements(tx: ControllerTx): { n: number } {
+  const count = { n: 0 };
+  const inner = tx.tx;
+  const original = inner.$queryRawUnsafe.bind(inner);
+  inner.$queryRawUnsafe = ((q: string, ...v: unknown[]) => {
+    count.n++;
+    return original(q, ...v);
+  }) as typeof inner.$queryRawUnsafe;
+  return count;
+}
+
+/** Binds each claim in order as a reconcile does; returns claim name -> volume name. */
+async function bindAll(tx: ControllerTx, claims: KubeObject[]): Promise<Record<string, string | null>> {
+  const out: Record<string, string | null> = {};
+  for (const c of claims) {
+    const { claim: locked, reserved } = await lockClaimForBinding(tx, c.metadata.namespace!, c.metadata.name!);
+    const { match } = await findMatchInStore(tx, locked!, {}, reserved);
+    if (match) await writeBinding(tx, match.volume, locked!);
+    out[c.metadata.name!] = match?.volume.metadata.name ?? null;
+  }
+  return out;
+}
+
+describe('prefetch', () => {
+  test('a batch gets the volumes one-at-a-time binding gives, and binds without another statement', async () => {
+    await ts.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'pf-a' } });
+    for (const [n, s] of [['pa-1', '1Gi'], ['pa-2', '2Gi'], ['pa-3', '3Gi'], ['pa-5', '5Gi'], ['pa-8', '8Gi']]) await volume(n, s, 'pf-a');
+    const claims = [await claim('pf-a', 'c0', '2Gi', 'pf-a'), await claim('pf-a', 'c1', '1Gi', 'pf-a'), await claim('pf-a', 'c2', '2Gi', 'pf-a'), await claim('pf-a', 'c3', '6Gi', 'pf-a'), await claim('pf-a', 'c4', '9Gi', 'pf-a')];
+    const got = await transact(ts.store, async (tx) => {
+      await prefetchBindings(tx, claims.map((c) => ({ bind: { claim: c, opts: {} } })));
+      const count = countStatements(tx);
+      const bound = await bindAll(tx, claims.slice(0, 4));
+      return { bound, statements: count.n };
+    });
+    expect(got.bound).toEqual({ c0: 'pa-2', c1: 'pa-1', c2: 'pa-3', c3: 'pa-8' });
+    expect(got.statements).toBe(0);
+    const c3 = await ts.store.get('PersistentVolumeClaim', 'pf-a', 'c3');
+    expect(c3.spec.volumeName).toBe('pa-8');
+    expect((await ts.store.get('PersistentVolume', undefined, 'pa-8')).spec.claimRef.name).toBe('c3');
+  });
+
+  test('side-by-side batches choose different volumes', async () => {
+    await ts.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'pf-b' } });
+    for (let i = 0; i < 6; i++) await volume(`pb-${i}`, '1Gi', 'pf-b');
+    const claims = [];
+    for (let i = 0; i < 6; i++) claims.push(await claim('pf-b', `c${i}`, '1Gi', 'pf-b'));
+    const prefetch = bindPrefetcher();
+    // Batch A stays open while batch B chooses.
+    let releaseA!: () => void;
+    const aOpen = new Promise<void>((r) => (releaseA = r));
+    let aChose!: (names: string[]) => void;
+    const aChoice = new Promise<string[]>((r) => (aChose = r));
+    const a = transact(ts.store, async (tx) => {
+      const end = await prefetch(tx, claims.slice(0, 3).map((c) => ({ bind: { claim: c, opts: {} } })));
+      aChose(claims.slice(0, 3).map((c) => prefetchedVolume(tx, 'pf-b', c.metadata.name!, 1) ?? ''));
+      await aOpen;
+      end();
+    });
+    const fromA = await aChoice;
+    const fromB = await transact(ts.store, async (tx) => {
+      const end = await prefetch(tx, claims.slice(3).map((c) => ({ bind: { claim: c, opts: {} } })));
+      const names = claims.slice(3).map((c) => prefetchedVolume(tx, 'pf-b', c.metadata.name!, 1) ?? '');
+      end();
+      return names;
+    });
+    releaseA();
+    await a;
+    expect(fromA.every(Boolean) && fromB.every(Boolean)).toBe(true);
+    expect(new Set([...fromA, ...fromB]).size).toBe(6);
+  });
+
+  test('a claim without a prepared volume leaves the others theirs', async () => {
+    await ts.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'pf-c' } });
+    for (const [n, s] of [['pc-1', '1Gi'], ['pc-2', '2Gi'], ['pc-3', '3Gi']]) await volume(n, s, 'pf-c');
+    // The selector keeps the first claim out of the prefetch: it looks for its volume itself.
+    const own = await claim('pf-c', 'selects', '1Gi', 'pf-c', { selector: { matchLabels: {} } });
+    const others = [await claim('pf-c', 'c1', '1Gi', 'pf-c'), await claim('pf-c', 'c2', '2Gi', 'pf-c')];
+    const bound = await transact(ts.store, async (tx) => {
+      await prefetchBindings(tx, [own, ...others].map((c) => ({ bind: { claim: c, opts: {} } })));
+      expect(prefetchedVolume(tx, 'pf-c', 'selects', 1)).toBeUndefined();
+      return bindAll(tx, [own, ...others]);
+    });
+    expect(bound).toEqual({ selects: 'pc-3', c1: 'pc-1', c2: 'pc-2' });
+  });
+});
