@@ -353,6 +353,9 @@ export class ReclaimService {
         const current = await tx.get(item.kind, ns, item.name);
         if (!current) throw new StowageError('NotFound', `${item.kind === PV ? 'volume' : 'claim'} ${label(item)} no longer exists`);
         if (current.metadata.resourceVersion !== item.resourceVersion) throw stale(current.metadata.resourceVersion);
+        // The recorder queues its Event on this transaction (its runner is the transaction
+        // itself), so the Event commits with the change or not at all. Its involvedObject
+        // names the version the action was applied to.
         const events = new EventRecorder(this.store, reclaimCenterComponent, logger, (fn) => fn(tx));
         if (item.action === 'delete') {
           const { object } = await tx.delete(item.kind, ns, item.name, { preconditions: { uid: current.metadata.uid, resourceVersion: item.resourceVersion } });
