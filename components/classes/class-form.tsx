@@ -3,7 +3,8 @@
 // on the same draft, and the default switch, which moves the default mark in one step of
 // its own so there is only ever one. On an existing class the fields upstream forbids
 // changing are explained; "Clone and replace" makes a class with the changes under a new
-// name, after a preview of every difference and of each step.
+// name, or replaces the class in place under its own name (one server transaction), after
+// a preview of every difference and of each step.
 import { Alert, Button, Group, List, Paper, Select, Stack, Switch, Tabs, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
@@ -29,6 +30,7 @@ export function ClassForm({ base }: { base?: KubeObject }) {
   const queryClient = useQueryClient();
   const [draft, setDraft] = useState<ClassDraft>(() => (base ? draftFromClass(base) : emptyDraft()));
   const [cloning, setCloning] = useState(false);
+  const [inPlace, setInPlace] = useState(false);
   const [yamlBase, setYamlBase] = useState<KubeObject | undefined>(undefined);
   const [yamlText, setYamlText] = useState('');
   const [yamlError, setYamlError] = useState<string | null>(null);
@@ -114,7 +116,7 @@ export function ClassForm({ base }: { base?: KubeObject }) {
   const choice = provisionerChoice(draft.provisioner);
   const provisionerSelect = choice ? draft.provisioner : OTHER;
   const immutable = editing;
-  const title = !base ? 'Create storage class' : cloning ? `Clone and replace ${base.metadata.name}` : `Edit storage class ${base.metadata.name}`;
+  const title = !base ? 'Create storage class' : cloning ? `${inPlace ? 'Replace in place' : 'Clone and replace'} ${base.metadata.name}` : `Edit storage class ${base.metadata.name}`;
 
   return (
     <Stack gap="sm" maw={820}>
@@ -127,6 +129,18 @@ export function ClassForm({ base }: { base?: KubeObject }) {
           A class&apos;s provisioner, parameters, reclaim policy and binding mode cannot change in place. Change them here: a new class is created under the new
           name; you choose whether the default moves to it and whether {base!.metadata.name} is deleted. Volumes and claims that name {base!.metadata.name}{' '}
           keep that name.
+          <Switch
+            mt="xs"
+            label={`Replace in place: keep the name ${base!.metadata.name}`}
+            description="Deletes the class and creates the changed one under the same name, in one transaction."
+            checked={inPlace}
+            onChange={(e) => {
+              const on = e.currentTarget.checked;
+              setInPlace(on);
+              setDraft((d) => ({ ...d, name: on ? base!.metadata.name! : `${base!.metadata.name}-2` }));
+            }}
+            data-testid="replace-in-place"
+          />
         </Alert>
       )}
       <Tabs value={tab} onChange={toYamlTab} keepMounted={false}>
@@ -143,8 +157,10 @@ export function ClassForm({ base }: { base?: KubeObject }) {
                   withAsterisk
                   value={draft.name}
                   onChange={(e) => setDraft({ ...draft, name: e.currentTarget.value })}
-                  disabled={editing}
-                  description={editing ? 'A class keeps its name; clone it to make one under another name.' : 'Lower case letters, digits, - and .'}
+                  disabled={editing || inPlace}
+                  description={
+                    editing ? 'A class keeps its name; clone it to make one under another name.' : inPlace ? 'Replaced in place: the name stays.' : 'Lower case letters, digits, - and .'
+                  }
                   error={errorFor(shown, 'metadata.name')}
                 />
                 <TextInput
@@ -306,7 +322,7 @@ export function ClassForm({ base }: { base?: KubeObject }) {
             }}
             data-testid="preview-clone"
           >
-            Preview clone…
+            {inPlace ? 'Preview replacement…' : 'Preview clone…'}
           </Button>
         ) : (
           <Button onClick={() => void save()} loading={pending} disabled={!!yamlError} data-testid="save-class">
@@ -319,8 +335,10 @@ export function ClassForm({ base }: { base?: KubeObject }) {
           opened={previewing}
           onClose={() => setPreviewing(false)}
           original={base}
-          clone={classFromDraft(draft)}
+          // In place, the class keeps its labels, annotations and topologies (the server drops its uid and versions).
+          clone={classFromDraft(draft, inPlace ? base : undefined)}
           moveDefault={makeDefault}
+          inPlace={inPlace}
           onDone={(name) => void done(name)}
         />
       )}

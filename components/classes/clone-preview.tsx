@@ -2,6 +2,9 @@
 // The clone-and-replace preview: every field that differs, the steps that will run (each
 // a single write: create the clone, move the default, delete the original), checked by
 // a dry run of the create first. A step that fails stops the rest and says what was done.
+// "Replace in place" (same name) is one server transaction instead: delete the class,
+// create the changed one, move the default mark; its dry run runs every check of the
+// write and returns the steps, shown here as the server will take them.
 import { Alert, Button, Checkbox, Group, List, Modal, Stack, Table, Text } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
@@ -18,8 +21,11 @@ export function ClonePreview({
   original,
   clone,
   moveDefault,
+  inPlace = false,
   onDone,
 }: {
+  /** Replace in place: same name, one transaction on the server. */
+  inPlace?: boolean;
   opened: boolean;
   onClose: () => void;
   original: KubeObject;
@@ -33,6 +39,8 @@ export function ClonePreview({
   const [failure, setFailure] = useState<string | null>(null);
   const [running, setRunning] = useState(false);
   const dryRun = useMutation(trpc.objects.create.mutationOptions());
+  const replaceDry = useMutation(trpc.storageClasses.replaceInPlace.mutationOptions());
+  const replace = useMutation(trpc.storageClasses.replaceInPlace.mutationOptions());
   const create = useMutation(trpc.objects.create.mutationOptions());
   const setDefault = useMutation(trpc.lists.setDefaultClass.mutationOptions());
   const del = useMutation(trpc.objects.delete.mutationOptions());
@@ -40,24 +48,43 @@ export function ClonePreview({
   const newName = clone.metadata.name ?? '';
   const manifest = stringify(clone);
   const { mutate: check } = dryRun;
+  const { mutate: checkReplace } = replaceDry;
+  const version = original.metadata.resourceVersion ?? '';
+  const replaceInput = { name: oldName, resourceVersion: version, manifest, makeDefault: moveDefault };
 
   useEffect(() => {
     if (!opened) return;
     setProgress([]);
     setFailure(null);
-    check({ manifest, dryRun: true });
-  }, [opened, manifest, check]);
+    if (inPlace) checkReplace({ name: oldName, resourceVersion: version, manifest, makeDefault: moveDefault, dryRun: true });
+    else check({ manifest, dryRun: true });
+  }, [opened, manifest, check, checkReplace, inPlace, oldName, version, moveDefault]);
+  const checked = inPlace ? replaceDry : dryRun;
 
   const changes = classChanges(original, clone);
-  const steps = [
+  const steps = inPlace
+    ? (replaceDry.data?.steps ?? [`delete class ${oldName}`, `create class ${oldName} with the changes`])
+    : [
     `create class ${newName}`,
     ...(moveDefault ? [`make ${newName} the default class${isDefaultClass(original) ? ` (${oldName} stops being it)` : ''}`] : []),
     ...(deleteOriginal ? [`delete class ${oldName} (volumes and claims naming it keep the name)`] : []),
-  ];
+      ];
 
   const run = async () => {
     setRunning(true);
     setFailure(null);
+    if (inPlace) {
+      try {
+        await replace.mutateAsync(replaceInput);
+        setProgress([`replaced ${oldName}`]);
+        onDone(oldName);
+      } catch (e) {
+        setFailure(`${errorInfo(e).message} (nothing was changed)`);
+      } finally {
+        setRunning(false);
+      }
+      return;
+    }
     const did: string[] = [];
     try {
       await create.mutateAsync({ manifest });
@@ -81,14 +108,14 @@ export function ClonePreview({
   };
 
   return (
-    <Modal opened={opened} onClose={onClose} size="lg" closeButtonProps={{ 'aria-label': 'Close' }} title={<Text fw={600}>Clone {oldName} as {newName}?</Text>}>
+    <Modal opened={opened} onClose={onClose} size="lg" closeButtonProps={{ 'aria-label': 'Close' }} title={<Text fw={600}>{inPlace ? `Replace ${oldName} in place?` : `Clone ${oldName} as ${newName}?`}</Text>}>
       <Stack gap="sm" data-testid="clone-preview">
         <Table aria-label="What changes">
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Field</Table.Th>
-              <Table.Th>{oldName}</Table.Th>
-              <Table.Th>{newName}</Table.Th>
+              <Table.Th>{inPlace ? 'Now' : oldName}</Table.Th>
+              <Table.Th>{inPlace ? 'After' : newName}</Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
@@ -101,7 +128,14 @@ export function ClonePreview({
             ))}
           </Table.Tbody>
         </Table>
-        <Checkbox label={`Delete ${oldName} once ${newName} exists`} checked={deleteOriginal} onChange={(e) => setDeleteOriginal(e.currentTarget.checked)} />
+        {inPlace ? (
+          <Text size="sm">
+            {oldName} is deleted and created again with these changes in one transaction, at version {version}: if it changed since, or the new class is
+            refused, nothing is changed. Claims and volumes that name {oldName} keep working.
+          </Text>
+        ) : (
+          <Checkbox label={`Delete ${oldName} once ${newName} exists`} checked={deleteOriginal} onChange={(e) => setDeleteOriginal(e.currentTarget.checked)} />
+        )}
         <div>
           <Text size="sm" fw={600}>
             Steps
@@ -112,14 +146,14 @@ export function ClonePreview({
             ))}
           </List>
         </div>
-        {dryRun.isError && (
-          <Alert color="red" title="The server would refuse the clone" role="alert">
-            {errorInfo(dryRun.error).message}
+        {checked.isError && (
+          <Alert color="red" title={inPlace ? 'The server would refuse the replacement' : 'The server would refuse the clone'} role="alert">
+            {errorInfo(checked.error).message}
           </Alert>
         )}
-        {dryRun.isSuccess && (
+        {checked.isSuccess && (
           <Text size="sm" c="teal.9">
-            A dry run of the create passed every check.
+            {inPlace ? 'A dry run of the replacement passed every check.' : 'A dry run of the create passed every check.'}
           </Text>
         )}
         {failure && (
@@ -132,8 +166,8 @@ export function ClonePreview({
           <Button variant="default" onClick={onClose}>
             Cancel
           </Button>
-          <Button onClick={() => void run()} loading={running} disabled={!dryRun.isSuccess} data-testid="confirm-clone">
-            Clone{deleteOriginal ? ' and replace' : ''}
+          <Button onClick={() => void run()} loading={running} disabled={!checked.isSuccess} data-testid="confirm-clone">
+            {inPlace ? 'Replace in place' : `Clone${deleteOriginal ? ' and replace' : ''}`}
           </Button>
         </Group>
       </Stack>

@@ -1,13 +1,14 @@
 'use client';
 // The reclaim center's claims that no pod used for N days (N chosen here), selectable
-// for a previewed delete; claims a pod uses are never listed.
+// for a previewed delete; claims a pod uses are never listed. A pod deleted within the
+// window still counts as a use (the server reads the history).
 import { Button, Checkbox, Group, NumberInput, Paper, Table, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import type { ReclaimClaim } from '@/server/services/reclaim';
 import { ObjectLink } from '../object-link';
 import { StatusBadge } from '../status-badge';
 import type { PreviewRequest } from './preview-modal';
-import { allowedCount } from './reclaim-actions';
+import { allowedCount, lastUsedText } from './reclaim-actions';
 
 export function ClaimSection({
   claims,
@@ -15,8 +16,10 @@ export function ClaimSection({
   onDays,
   onAction,
   canAct,
+  usageComplete = true,
 }: {
   canAct: boolean;
+  usageComplete?: boolean;
   claims: ReclaimClaim[];
   days: number;
   onDays: (d: number) => void;
@@ -74,8 +77,14 @@ export function ClaimSection({
         </Group>
       </Group>
       <Text size="xs" c="dimmed" mb="xs">
-        No running pod uses these claims, and none has for the chosen number of days, as far as the pods still recorded show.
+        No running pod uses these claims, and none has for the chosen number of days: pods still in the store and, through the
+        history, pods deleted since count as uses.
       </Text>
+      {!usageComplete && (
+        <Text size="xs" c="orange.9" mb="xs" role="status">
+          Too many pod changes in the window to search them all: no claim is listed as unused until a shorter window is chosen.
+        </Text>
+      )}
       {claims.length === 0 ? (
         <Text size="sm" c="dimmed">
           No claim has gone unused that long.
@@ -114,7 +123,9 @@ export function ClaimSection({
                   <Table.Td>{c.storageClass}</Table.Td>
                   <Table.Td>{c.request}</Table.Td>
                   <Table.Td>
-                    {c.lastUsed.slice(0, 10)} ({c.unusedDays} d ago)
+                    <span title={c.lastUsed} data-testid="last-used">
+                      {lastUsedText({ used: c.lastUseKnown, days: c.unusedDays })}
+                    </span>
                   </Table.Td>
                 </Table.Tr>
               ))}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allowedCount, claimNameError } from './reclaim-actions';
+import { allowedCount, claimNameError, lastUsedText } from './reclaim-actions';
 
 describe('allowedCount', () => {
   const row = (allowed: boolean, reason?: string) => ({ actions: { delete: { allowed, reason } } });
@@ -22,5 +22,16 @@ describe('claimNameError', () => {
     { text: '../../etc', want: 'Write namespace/name in lower case, e.g. default/data' },
   ])('"$text"', ({ text, want }) => {
     expect(claimNameError(text)).toBe(want);
+  });
+});
+
+describe('lastUsedText', () => {
+  it.each([
+    { used: true, days: 0, want: 'last used today' },
+    { used: true, days: 1, want: 'last used 1 day ago' },
+    { used: true, days: 12, want: 'last used 12 days ago' },
+    { used: false, days: 40, want: 'no recorded use (created 40 days ago)' },
+  ])('used $used, $days days', ({ used, days, want }) => {
+    expect(lastUsedText({ used, days })).toBe(want);
   });
 });

@@ -34,3 +34,9 @@ export function claimNameError(text: string): string | undefined {
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(text.trim())) return 'Write namespace/name in lower case, e.g. default/data';
   return undefined;
 }
+
+/** The "Last used" cell: "last used 3 days ago" when a pod's use is known, else when the claim was created. */
+export function lastUsedText(usage: { used: boolean; days: number }): string {
+  const ago = usage.days === 0 ? 'today' : usage.days === 1 ? '1 day ago' : `${usage.days} days ago`;
+  return usage.used ? `last used ${ago}` : `no recorded use (created ${ago})`;
+}

@@ -59,7 +59,7 @@ export function ReclaimCenter() {
       {q.data && (
         <>
           <VolumeSection volumes={q.data.volumes} onAction={setRequest} canAct={perms.can('update', 'PersistentVolume')} />
-          <ClaimSection claims={q.data.claims} days={days} onDays={setDays} onAction={setRequest} canAct={perms.can('delete', 'PersistentVolumeClaim')} />
+          <ClaimSection claims={q.data.claims} days={days} onDays={setDays} onAction={setRequest} canAct={perms.can('delete', 'PersistentVolumeClaim')} usageComplete={q.data.usageComplete} />
           <CleanupSection jobs={q.data.cleanups} canRetry={perms.can('update', 'PersistentVolume')} onRetried={() => void q.refetch()} />
         </>
       )}

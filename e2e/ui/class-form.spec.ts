@@ -79,3 +79,32 @@ test('clone and replace previews what changes and makes the new class', async ({
   // Replaced: the original is gone.
   expect(await findObject('StorageClass', name)).toBeUndefined();
 });
+
+test('replace in place previews the changes and the server’s steps, and keeps the name', async ({ page }) => {
+  const name = uniqueName('sc-replace');
+  await createObject({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name, labels: { team: 'e2e' } }, provisioner: 'example.com/e2e', reclaimPolicy: 'Delete' });
+  const before = await getObject<Obj>('StorageClass', name);
+  await signInAsAdmin(page, `/storage-classes/${name}/edit`);
+  await page.getByTestId('start-clone').click();
+  await page.getByRole('switch', { name: `Replace in place: keep the name ${name}` }).check();
+  await expect(page.getByRole('heading', { level: 1, name: `Replace in place ${name}` })).toBeVisible();
+  await expect(page.getByRole('textbox', { name: 'Name', exact: true })).toHaveValue(name);
+  await page.getByRole('combobox', { name: 'Reclaim policy' }).click();
+  await page.getByRole('option', { name: 'Retain' }).click();
+  await page.getByTestId('preview-clone').click();
+  const preview = page.getByTestId('clone-preview');
+  await expect(preview.locator('[data-field="reclaimPolicy"]')).toContainText('Retain');
+  await expect(preview.locator('[data-field="name"]')).toHaveCount(0);
+  await expect(preview.getByText('A dry run of the replacement passed every check.')).toBeVisible();
+  await expect(preview.getByRole('listitem').filter({ hasText: `delete class ${name} (version ${before.metadata.resourceVersion})` })).toBeVisible();
+  await expect(preview.getByRole('listitem').filter({ hasText: `create class ${name} with the changes` })).toBeVisible();
+  // The dry run wrote nothing.
+  expect((await getObject<Obj>('StorageClass', name)).metadata.uid).toBe(before.metadata.uid);
+  await page.getByTestId('confirm-clone').click();
+  await expect(page).toHaveURL(new RegExp(`/storage-classes/${name}$`));
+  const after = await getObject<Obj & { reclaimPolicy: string }>('StorageClass', name);
+  expect(after.reclaimPolicy).toBe('Retain');
+  expect(after.metadata.uid).not.toBe(before.metadata.uid);
+  expect(after.metadata.labels).toEqual({ team: 'e2e' });
+});
+

@@ -1,5 +1,5 @@
 // The reclaim center, as an admin uses it: a Released volume made Available again after a
-// preview of exactly what changes.
+// preview of exactly what changes, with the Event the action records on it.
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { createObject, deleteObject, findObject, getObject, type Obj } from '../api';
@@ -58,6 +58,15 @@ test('an admin makes a Released volume Available again from the reclaim center',
   await page.goto(`/volumes?q=${pv}`);
   const listRow = page.getByTestId('object-row').filter({ has: page.getByRole('link', { name: pv, exact: true }) });
   await expect(listRow.getByTestId('status-badge')).toHaveAttribute('data-status', 'Available');
+
+  // The action left an Event on the volume, naming who did it.
+  await listRow.getByRole('link', { name: pv, exact: true }).click();
+  await expect(page).toHaveURL(new RegExp(`/volumes/${pv}$`));
+  await page.getByRole('tab', { name: 'Events' }).click();
+  const event = page.getByTestId('event-row').filter({ hasText: 'MadeAvailable' });
+  await expect(event).toHaveCount(1);
+  await expect(event).toContainText(`user admin made the volume Available from the reclaim center: claimRef default/${claim} cleared`);
+  await expect(event.getByTestId('status-badge')).toHaveText('Normal');
 });
 
 test('the reclaim center refuses to act on a volume whose claim a pod uses', async ({ page }) => {

@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../resources/types';
-import { claimLastUsed, claimVerdict, daysSince, nodeGoneReason, volumeNode, volumeVerdict, type VolumeAction, type VolumeFacts } from './reclaim';
+import {
+  claimLastUsed,
+  claimUsage,
+  claimVerdict,
+  daysSince,
+  nodeGoneReason,
+  reclaimEvent,
+  usageSearchStart,
+  volumeNode,
+  volumeVerdict,
+  type VolumeAction,
+  type VolumeFacts,
+} from './reclaim';
 
 function pv(phase: string, extra: { uid?: string; terminating?: boolean; policy?: string; provisionedBy?: string; noRef?: boolean } = {}): KubeObject {
   return {
@@ -111,6 +123,50 @@ describe('claimLastUsed', () => {
     const last = claimLastUsed(pvc, pods, now);
     expect(last.toISOString()).toBe(want);
     expect(daysSince(last, now)).toBe(days);
+  });
+});
+
+describe('claimUsage: pods in the store and pod history rows', () => {
+  const at = (s: string) => new Date(s);
+  it.each([
+    { name: 'nothing: the creation, no use', pods: [], history: undefined, want: '2026-01-01T00:00:00.000Z', used: false },
+    { name: 'a pod deleted yesterday (history only): used yesterday', pods: [], history: at('2026-02-28T00:00:00Z'), want: '2026-02-28T00:00:00.000Z', used: true },
+    { name: 'history newer than a finished pod: history wins', pods: [pod('Succeeded', '2026-02-20T00:00:00Z')], history: at('2026-02-25T00:00:00Z'), want: '2026-02-25T00:00:00.000Z', used: true },
+    { name: 'a finished pod newer than history: the pod wins', pods: [pod('Succeeded', '2026-02-20T00:00:00Z')], history: at('2026-02-01T00:00:00Z'), want: '2026-02-20T00:00:00.000Z', used: true },
+    { name: 'a running pod: now, whatever history says', pods: [pod('Running')], history: at('2026-01-05T00:00:00Z'), want: now.toISOString(), used: true },
+    { name: 'a history row older than the claim: an earlier claim of that name, no use', pods: [], history: at('2025-12-01T00:00:00Z'), want: '2026-01-01T00:00:00.000Z', used: false },
+    { name: 'a history row in the future (clock skew): capped at now', pods: [], history: at('2026-04-01T00:00:00Z'), want: now.toISOString(), used: true },
+  ])('$name', ({ pods, history, want, used }) => {
+    const u = claimUsage(pvc, pods, history, now);
+    expect({ last: u.last.toISOString(), used: u.used }).toEqual({ last: want, used });
+    expect(claimLastUsed(pvc, pods, now, history).toISOString()).toBe(want);
+  });
+
+  it.each([
+    { days: 0, want: 90 },
+    { days: 30, want: 90 },
+    { days: 365, want: 365 },
+  ])('the history is searched back max($days, 90) days', ({ days, want }) => {
+    expect(daysSince(usageSearchStart(now, days), now)).toBe(want);
+  });
+});
+
+describe('reclaimEvent', () => {
+  const released = pv('Released');
+  const withRef = (name: string) => ({ ...released, spec: { ...released.spec, claimRef: { namespace: 'team', name } } });
+  const noRef = { ...released, spec: { ...released.spec, claimRef: undefined } };
+  const recycled = { ...released, spec: { ...released.spec, persistentVolumeReclaimPolicy: 'Delete' } };
+  const pvcBound = claim('data', { volumeName: 'pv-9' });
+  const terminating = { ...pvcBound, metadata: { ...pvcBound.metadata, deletionTimestamp: '2026-03-01T00:00:00Z' } };
+  it.each([
+    { action: 'make-available', actor: 'user:alice', before: released, after: noRef, reason: 'MadeAvailable', message: 'user alice made the volume Available from the reclaim center: claimRef default/data cleared; the data on it is kept' },
+    { action: 'pre-bind', actor: 'token:alice/ci', before: released, after: withRef('db'), reason: 'PreBound', message: 'token alice/ci pre-bound the volume to claim team/db from the reclaim center (claimRef was default/data)' },
+    { action: 'pre-bind', actor: 'user:bob', before: noRef, after: withRef('db'), reason: 'PreBound', message: 'user bob pre-bound the volume to claim team/db from the reclaim center (claimRef was empty)' },
+    { action: 'recycle', actor: 'user:alice', before: released, after: recycled, reason: 'RecycleRequested', message: 'user alice asked from the reclaim center to wipe and recycle the volume: reclaim policy Retain → Delete' },
+    { action: 'delete', actor: 'user:alice', before: released, after: released, reason: 'DeletedFromReclaimCenter', message: 'user alice deleted the volume from the reclaim center (reclaim policy Retain)' },
+    { action: 'delete', actor: 'token:dev/t', before: pvcBound, after: terminating, reason: 'DeletedFromReclaimCenter', message: 'token dev/t deleted the claim from the reclaim center (its volume pv-9 becomes Released; terminating until its finalizers are removed)' },
+  ] as { action: VolumeAction; actor: string; before: KubeObject; after: KubeObject; reason: string; message: string }[])('$action by $actor: $reason', ({ action, actor, before, after, reason, message }) => {
+    expect(reclaimEvent(actor, { action, before, after })).toEqual({ reason, message });
   });
 });
 

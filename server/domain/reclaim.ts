@@ -151,17 +151,41 @@ export function claimVerdict(action: ClaimAction, f: ClaimFacts): ReclaimVerdict
 
 /**
  * When a claim was last used by a pod, as far as the store knows: now while a pod uses it;
- * else the newest time a terminated pod that named it shows (its conditions' transitions,
- * container finish times, deletion or creation); else the claim's creation.
+ * else the newest of the times a terminated pod that named it shows (its conditions'
+ * transitions, container finish times, deletion or creation) and of the newest history
+ * row of a pod that named it (`historyUse`: such a pod's creation, update or deletion,
+ * even of a pod since gone); else the claim's creation. `used`: a pod's use of this
+ * claim was seen (otherwise `last` is only the claim's creation; a use from before the
+ * claim was created was of an earlier claim of the same name).
  */
-export function claimLastUsed(claim: KubeObject, podsNamingIt: KubeObject[], now: Date): Date {
-  let last = Date.parse(claim.metadata.creationTimestamp ?? '') || 0;
+export function claimUsage(claim: KubeObject, podsNamingIt: KubeObject[], historyUse: Date | undefined, now: Date): { last: Date; used: boolean } {
+  const created = Date.parse(claim.metadata.creationTimestamp ?? '') || 0;
+  let used = -Infinity;
   for (const pod of podsNamingIt) {
     const phase = pod.status?.phase;
-    if (phase !== 'Succeeded' && phase !== 'Failed') return now;
-    for (const t of podTimes(pod)) if (t > last) last = t;
+    if (phase !== 'Succeeded' && phase !== 'Failed') return { last: now, used: true };
+    for (const t of podTimes(pod)) if (t > used) used = t;
   }
-  return new Date(last);
+  const h = historyUse?.getTime();
+  if (h !== undefined && !Number.isNaN(h) && h > used) used = Math.min(h, now.getTime());
+  // A use older than the claim was of an earlier claim of that name.
+  if (used < created || used === -Infinity) return { last: new Date(created), used: false };
+  return { last: new Date(used), used: true };
+}
+
+/** `claimUsage`'s time alone. */
+export function claimLastUsed(claim: KubeObject, podsNamingIt: KubeObject[], now: Date, historyUse?: Date): Date {
+  return claimUsage(claim, podsNamingIt, historyUse, now).last;
+}
+
+/**
+ * How far back the history is searched for pods that named a claim: the chosen window
+ * (a use inside it means "used"), and at least USAGE_LOOKBACK_DAYS, so the claims listed
+ * as unused can still say when they were last used.
+ */
+export const USAGE_LOOKBACK_DAYS = 90;
+export function usageSearchStart(now: Date, unusedDays: number): Date {
+  return new Date(now.getTime() - Math.max(unusedDays, USAGE_LOOKBACK_DAYS) * 86_400_000);
 }
 
 function podTimes(pod: KubeObject): number[] {
@@ -200,4 +224,50 @@ export function volumeNode(pv: KubeObject): string | undefined {
   if (!Array.isArray(exprs)) return undefined;
   const host = exprs.find((e: { key?: string; operator?: string; values?: unknown[] }) => e?.key === 'kubernetes.io/hostname' && e.operator === 'In' && e.values?.length === 1);
   return typeof host?.values?.[0] === 'string' ? host.values[0] : undefined;
+}
+
+/** The component the reclaim center's Events name as their source. */
+export const reclaimCenterComponent = 'stowage-reclaim-center';
+
+/** The Event an applied reclaim action records on its object: upstream-style reason, actor and change. */
+export function reclaimEvent(
+  actor: string,
+  a: { action: VolumeAction; before: KubeObject; after: KubeObject },
+): { reason: string; message: string } {
+  const who = actorWords(actor);
+  const what = a.before.kind === 'PersistentVolumeClaim' ? 'claim' : 'volume';
+  const ref = (o: KubeObject) => claimRefName(o);
+  switch (a.action) {
+    case 'make-available':
+      return {
+        reason: 'MadeAvailable',
+        message: `${who} made the volume Available from the reclaim center: claimRef ${ref(a.before) ?? '(none)'} cleared; the data on it is kept`,
+      };
+    case 'pre-bind':
+      return {
+        reason: 'PreBound',
+        message: `${who} pre-bound the volume to claim ${ref(a.after) ?? '(none)'} from the reclaim center (claimRef was ${ref(a.before) ?? 'empty'})`,
+      };
+    case 'recycle':
+      return {
+        reason: 'RecycleRequested',
+        message: `${who} asked from the reclaim center to wipe and recycle the volume: reclaim policy ${policyOf(a.before)} → ${policyOf(a.after)}`,
+      };
+    case 'delete': {
+      const rest: string[] = [];
+      if (what === 'volume') rest.push(`reclaim policy ${policyOf(a.before)}`);
+      else if (a.before.spec?.volumeName) rest.push(`its volume ${a.before.spec.volumeName} becomes Released`);
+      if (a.after.metadata.deletionTimestamp) rest.push(`terminating until its finalizers are removed`);
+      return {
+        reason: 'DeletedFromReclaimCenter',
+        message: `${who} deleted the ${what} from the reclaim center${rest.length ? ` (${rest.join('; ')})` : ''}`,
+      };
+    }
+  }
+}
+
+/** `user:alice` → "user alice", `token:alice/ci` → "token alice/ci". */
+function actorWords(actor: string): string {
+  const i = actor.indexOf(':');
+  return i > 0 ? `${actor.slice(0, i)} ${actor.slice(i + 1)}` : actor;
 }

@@ -1,17 +1,23 @@
 // The reclaim center: volumes and claims an admin may want back (Released, Failed, on a
 // node that is gone, claims no pod used for N days, failed cleanups), a preview of exactly
 // what each action changes, and the actions themselves. The rules are the pure
-// server/domain/reclaim.ts; every write goes through ObjectService (authorization,
-// validation) with the resourceVersion the preview showed, so an action previewed on an
-// object that changed since fails with a conflict instead of acting.
+// server/domain/reclaim.ts; every write is authorized by ObjectService and made with the
+// resourceVersion the preview showed, so an action previewed on an object that changed
+// since fails with a conflict instead of acting. Each applied action records a Normal
+// Event on its object, naming the actor, in the write's own transaction.
+import { logger } from '../app/logger';
+import { actorOfPrincipal } from '../domain/actor';
 import { isAllowed, type Principal } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
 import { isNodeReady } from '../domain/node-lifecycle';
 import {
-  claimLastUsed,
+  claimUsage,
   claimVerdict,
   daysSince,
   nodeGoneReason,
+  reclaimCenterComponent,
+  reclaimEvent,
+  usageSearchStart,
   volumeNode,
   volumeVerdict,
   type ClaimAction,
@@ -20,7 +26,8 @@ import {
 } from '../domain/reclaim';
 import { podClaimNames, podsUsingClaim } from '../resources/pod/claims';
 import type { KubeObject } from '../resources/types';
-import { claimsCreatedBefore, podsNamingClaim, podsWithClaims, volumesPinnedOutside } from '../store/reclaim-queries';
+import { claimsCreatedBefore, podsNamingClaim, podsWithClaims, podUseFromHistory, volumesPinnedOutside } from '../store/reclaim-queries';
+import { EventRecorder } from './event-recorder';
 import type { LocalVolumeService, JobView } from './local-volumes';
 import type { ListService } from './lists';
 import type { ObjectService } from './objects';
@@ -61,7 +68,10 @@ export interface ReclaimClaim {
   volume: string | null;
   storageClass: string;
   request: string;
+  /** When a pod last used the claim, else its creation (see lastUseKnown). */
   lastUsed: string;
+  /** A pod's use is known (in the store or in the history); false: lastUsed is the creation. */
+  lastUseKnown: boolean;
   unusedDays: number;
   actions: Record<ClaimAction, ActionState>;
 }
@@ -71,6 +81,10 @@ export interface ReclaimOverview {
   claims: ReclaimClaim[];
   cleanups: JobView[];
   unusedDays: number;
+  /** The pod history searched for claims' uses starts here (null: no candidate claim). */
+  usageSearchedFrom: string | null;
+  /** false: the history search hit its bound inside the window, and unused claims are not listed. */
+  usageComplete: boolean;
 }
 
 export interface ReclaimTarget {
@@ -215,11 +229,23 @@ export class ReclaimService {
     const claims: ReclaimClaim[] = [];
     const cutoff = new Date(now.getTime() - unusedDays * 86_400_000);
     const candidates = await claimsCreatedBefore(this.store.sql, cutoff);
+    // Pods deleted since are gone from the store but not from the history: one query finds
+    // every candidate's newest pod use there.
+    const fromHistory = await podUseFromHistory(
+      this.store.sql,
+      candidates.map((c) => ({ namespace: c.metadata.namespace!, name: c.metadata.name! })),
+      usageSearchStart(now, unusedDays),
+    );
+    // The search stopped at its bound before reaching the window's start: a claim with no
+    // use found may have one the search did not reach, so it is not offered as unused.
+    const windowSearched = fromHistory.complete || (fromHistory.searchedFrom !== null && Date.parse(fromHistory.searchedFrom) <= cutoff.getTime());
     for (const c of candidates) {
-      const facts = await this.claimFacts(c, podsByClaim.get(`${c.metadata.namespace}/${c.metadata.name}`) ?? []);
-      const last = claimLastUsed(c, facts.podObjects.filter((pod) => (pod.metadata.namespace ?? '') === c.metadata.namespace), now);
-      const days = daysSince(last, now);
-      if (facts.pods.length > 0 || last.getTime() > cutoff.getTime()) continue;
+      const key = `${c.metadata.namespace}/${c.metadata.name}`;
+      const facts = await this.claimFacts(c, podsByClaim.get(key) ?? []);
+      const seen = fromHistory.last.get(key);
+      const usage = claimUsage(c, facts.podObjects.filter((pod) => (pod.metadata.namespace ?? '') === c.metadata.namespace), seen ? new Date(seen) : undefined, now);
+      const days = daysSince(usage.last, now);
+      if (facts.pods.length > 0 || usage.last.getTime() > cutoff.getTime() || !windowSearched) continue;
       claims.push({
         namespace: c.metadata.namespace!,
         name: c.metadata.name!,
@@ -228,14 +254,15 @@ export class ReclaimService {
         volume: c.spec?.volumeName || null,
         storageClass: c.spec?.storageClassName ?? '',
         request: String(c.spec?.resources?.requests?.storage ?? ''),
-        lastUsed: last.toISOString(),
+        lastUsed: usage.last.toISOString(),
+        lastUseKnown: usage.used,
         unusedDays: days,
         actions: { delete: state(claimVerdict('delete', facts)) },
       });
     }
 
     const cleanups = isAllowed(p, 'get', PV) ? await this.stuckCleanups() : [];
-    return { volumes, claims, cleanups, unusedDays };
+    return { volumes, claims, cleanups, unusedDays, usageSearchedFrom: fromHistory.searchedFrom, usageComplete: windowSearched };
   }
 
   private async stuckCleanups(): Promise<JobView[]> {
@@ -307,27 +334,50 @@ export class ReclaimService {
     const judged = await this.judge(p, item);
     if ('missing' in judged) throw new StowageError('NotFound', judged.missing);
     const { obj, verdict } = judged;
-    const current = obj.metadata.resourceVersion;
-    if (current !== item.resourceVersion) {
-      throw new StowageError('Conflict', `${label(item)} changed since the preview (version ${item.resourceVersion} → ${current}); preview again`);
-    }
+    const stale = (current: string | undefined) =>
+      new StowageError('Conflict', `${label(item)} changed since the preview (version ${item.resourceVersion} → ${current}); preview again`);
+    if (obj.metadata.resourceVersion !== item.resourceVersion) throw stale(obj.metadata.resourceVersion);
     if (!verdict.allowed) throw new StowageError('Conflict', verdict.reason);
     const ns = item.kind === PVC ? item.namespace : undefined;
-    if (item.action === 'delete') {
-      await this.objects.delete(p, item.kind, ns, item.name, { preconditions: { uid: obj.metadata.uid, resourceVersion: item.resourceVersion } });
-      return;
-    }
-    const next = structuredClone(obj);
-    next.metadata.resourceVersion = item.resourceVersion;
-    if (item.action === 'make-available') {
-      delete next.spec.claimRef;
-    } else if (item.action === 'pre-bind') {
-      const ref = parseClaimName(item.claim)!;
-      next.spec.claimRef = { kind: PVC, apiVersion: 'v1', namespace: ref.namespace, name: ref.name };
-    } else if (item.action === 'recycle') {
-      next.spec.persistentVolumeReclaimPolicy = 'Delete';
-    }
-    await this.objects.update(p, next);
+    const actor = actorOfPrincipal(p);
+    // The write and its Event in one transaction: both or neither, so the object's timeline
+    // never shows an action without its Event, nor an Event of an action that was refused.
+    // The write is made on the store's transaction rather than through ObjectService, whose
+    // methods each open their own transaction; ObjectService.authorize ran above, and for
+    // these writes ObjectService adds nothing else (volumes are admins' alone, so no
+    // redaction to restore; deletes have no admission), while the store still applies the
+    // kind's validation. The stored object is read again under its row lock and must still
+    // be at the previewed version.
+    await this.store.transact(
+      async (tx) => {
+        const current = await tx.get(item.kind, ns, item.name);
+        if (!current) throw new StowageError('NotFound', `${item.kind === PV ? 'volume' : 'claim'} ${label(item)} no longer exists`);
+        if (current.metadata.resourceVersion !== item.resourceVersion) throw stale(current.metadata.resourceVersion);
+        // The recorder queues its Event on this transaction (its runner is the transaction
+        // itself), so the Event commits with the change or not at all. Its involvedObject
+        // names the version the action was applied to.
+        const events = new EventRecorder(this.store, reclaimCenterComponent, logger, (fn) => fn(tx));
+        if (item.action === 'delete') {
+          const { object } = await tx.delete(item.kind, ns, item.name, { preconditions: { uid: current.metadata.uid, resourceVersion: item.resourceVersion } });
+          const e = reclaimEvent(actor, { action: 'delete', before: current, after: object });
+          await events.record(current, 'Normal', e.reason, e.message);
+          return;
+        }
+        const next = structuredClone(current);
+        if (item.action === 'make-available') {
+          delete next.spec.claimRef;
+        } else if (item.action === 'pre-bind') {
+          const ref = parseClaimName(item.claim)!;
+          next.spec.claimRef = { kind: PVC, apiVersion: 'v1', namespace: ref.namespace, name: ref.name };
+        } else if (item.action === 'recycle') {
+          next.spec.persistentVolumeReclaimPolicy = 'Delete';
+        }
+        const after = await tx.update(next);
+        const e = reclaimEvent(actor, { action: item.action as VolumeAction, before: current, after });
+        await events.record(current, 'Normal', e.reason, e.message);
+      },
+      { actor },
+    );
   }
 
   /**

@@ -20,6 +20,11 @@
 // and its actor), so every committed change has exactly one, and a rolled-back or dry-run
 // write none. History is never compacted. Events are recorded like any other kind (their
 // involvedObject's uid in a column of its own), so an object's timeline keeps them.
+//
+// A name deleted and created again in one transaction (a class replaced in place) is a
+// delete of the old row and an insert of the new one: the insert reads the delete's count
+// first, so the delete has run when the insert checks the name, and a row this
+// transaction deleted is no conflict for it.
 import { randomUUID } from 'node:crypto';
 import { alreadyExists } from '../domain/errors';
 import type { IndexedColumns } from '../resources/types';
@@ -140,11 +145,12 @@ export async function flushWrites(stx: StoreTx): Promise<void> {
          volume_mode = w.volume_mode, claim_namespace = w.claim_namespace, claim_name = w.claim_name, claim_uid = w.claim_uid,
          node_name = w.node_name, volume_name = w.volume_name, provisioning = w.provisioning
        FROM w WHERE w.op = 'U' AND o.id = w.id RETURNING o.id),
+     del AS (DELETE FROM objects o USING w WHERE w.op = 'D' AND o.id = w.id RETURNING o.id),
      ins AS (
        INSERT INTO objects (id, kind, namespace, name, resource_version, object, labels, created_at, deletion_timestamp, ${COLUMNS})
-       SELECT id, kind, namespace, name, rv, object, labels, now(), deletion_timestamp, ${COLUMNS} FROM w WHERE w.op = 'I'
+       SELECT id, kind, namespace, name, rv, object, labels, now(), deletion_timestamp, ${COLUMNS} FROM w
+        WHERE w.op = 'I' AND (SELECT count(*) FROM del) >= 0
        ON CONFLICT (kind, namespace, name) DO NOTHING RETURNING id),
-     del AS (DELETE FROM objects o USING w WHERE w.op = 'D' AND o.id = w.id RETURNING o.id),
      hist AS (
        INSERT INTO history (rv, type, action, actor, kind, namespace, name, uid, involved_uid, object)
        SELECT lo.rv, x.type, x.action, x.actor, x.kind, x.namespace, x.name, x.uid, x.involved, lo.object FROM lo JOIN x ON x.i = lo.i

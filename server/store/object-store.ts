@@ -146,6 +146,12 @@ export class StoreTx {
     return w.object;
   }
 
+  /** Whether this transaction's last queued write of object `uid` deletes it. */
+  private deletedHere(uid: string | undefined): boolean {
+    for (let i = this.queue.length - 1; i >= 0; i--) if (this.queue[i].id === uid) return this.queue[i].type === 'DELETED';
+    return false;
+  }
+
   async get(kind: string, namespace: string | undefined, name: string): Promise<KubeObject | undefined> {
     const s = strategyOf(kind);
     if (unstorable(namespace) || unstorable(name)) return undefined;
@@ -208,8 +214,9 @@ export class StoreTx {
     const errors = s.validate(obj);
     if (errors.length > 0) throw invalid(s.kind, meta.name, errors);
     if (this.dryRun) {
+      // A name this transaction deleted is free again for it (flush.ts deletes before it inserts).
       const existing = await this.get(s.kind, meta.namespace, meta.name!);
-      if (existing) throw alreadyExists(s.kind, meta.name!, s.plural, s.group);
+      if (existing && !this.deletedHere(existing.metadata.uid)) throw alreadyExists(s.kind, meta.name!, s.plural, s.group);
     }
     return this.push({ type: 'ADDED', strategy: s, object: obj, id: meta.uid, action: 'create' });
   }

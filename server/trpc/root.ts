@@ -7,6 +7,7 @@ import { listsRouter } from './routers/lists';
 import { localVolumesRouter } from './routers/local-volumes';
 import { objectsRouter } from './routers/objects';
 import { reclaimRouter } from './routers/reclaim';
+import { storageClassesRouter } from './routers/storage-classes';
 
 export const appRouter = router({
   auth: authRouter,
@@ -17,6 +18,7 @@ export const appRouter = router({
   history: historyRouter,
   reclaim: reclaimRouter,
   capacity: capacityRouter,
+  storageClasses: storageClassesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -269,3 +269,139 @@ describe('overview', () => {
     expect((await get(pv))!.spec.claimRef).toBeDefined();
   });
 });
+
+/** The Events recorded about an object, as the dashboard lists them. */
+async function eventsOf(o: KubeObject): Promise<KubeObject[]> {
+  const res = await app.store.list('Event', {
+    namespace: o.metadata.namespace || 'default',
+    fieldSelector: `involvedObject.kind=${o.kind},involvedObject.name=${o.metadata.name}`,
+  });
+  return res.items.filter((e) => e.involvedObject?.uid === o.metadata.uid);
+}
+
+describe('each applied action records an Event on its object', () => {
+  test.each([
+    { action: 'make-available' as const, reason: 'MadeAvailable', says: /^user admin made the volume Available from the reclaim center: claimRef default\/gone-\d+-\w+ cleared/ },
+    { action: 'recycle' as const, reason: 'RecycleRequested', says: /^user admin asked from the reclaim center to wipe and recycle the volume: reclaim policy Retain → Delete$/ },
+    { action: 'delete' as const, reason: 'DeletedFromReclaimCenter', says: /^user admin deleted the volume from the reclaim center \(reclaim policy Retain\)$/ },
+  ])('$action: a Normal $reason Event naming the actor, written in the action’s transaction', async ({ action, reason, says }) => {
+    const pv = await volume('Released', { annotations: { 'pv.kubernetes.io/provisioned-by': 'local-volume-provisioner' } });
+    expect(await eventsOf(pv)).toEqual([]);
+    const { applied } = await previewAndApply({ ...pvRef(pv), action });
+    expect(applied.done).toEqual([pv.metadata.name]);
+    const events = await eventsOf(pv);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      type: 'Normal',
+      reason,
+      involvedObject: { kind: 'PersistentVolume', name: pv.metadata.name, uid: pv.metadata.uid },
+      source: { component: 'stowage-reclaim-center' },
+      count: 1,
+    });
+    expect(events[0].message).toMatch(says);
+    // One transaction: the history rows of the change and of its Event share the
+    // transaction's timestamp and actor.
+    const rows = await app.store.sql.$queryRawUnsafe<{ kind: string; actor: string; at: string }[]>(
+      `SELECT kind, actor, created_at::text AS at FROM history WHERE (kind = 'PersistentVolume' AND uid = $1 AND action <> 'create' AND action <> 'status') OR (kind = 'Event' AND involved_uid = $1) ORDER BY rv`,
+      pv.metadata.uid,
+    );
+    expect(rows.map((r) => [r.kind, r.actor])).toEqual([
+      ['PersistentVolume', 'user:admin'],
+      ['Event', 'user:admin'],
+    ]);
+    expect(rows[0].at).toBe(rows[1].at);
+  });
+
+  test('pre-bind names the claim; an API token is named as the token', async () => {
+    const pv = await volume('Released');
+    const c = await claim();
+    const viaToken: Principal = { ...admin, token: 'ci' };
+    const [row] = await reclaim.preview(viaToken, [{ ...pvRef(pv), action: 'pre-bind', claim: `default/${c.metadata.name}` }]);
+    await reclaim.apply(viaToken, [{ ...pvRef(pv), action: 'pre-bind', claim: `default/${c.metadata.name}`, resourceVersion: row.resourceVersion }]);
+    const [e] = await eventsOf(pv);
+    expect(e).toMatchObject({ reason: 'PreBound', type: 'Normal' });
+    expect(e.message).toBe(`token admin/ci pre-bound the volume to claim default/${c.metadata.name} from the reclaim center (claimRef was default/${pv.spec.claimRef.name})`);
+  });
+
+  test('a bulk action records one Event per object; a claim’s Event is in its namespace', async () => {
+    const a = await volume('Released');
+    const b = await volume('Released');
+    const res = await reclaim.makeAvailable(admin, [a.metadata.name!, b.metadata.name!]);
+    expect(res.done).toHaveLength(2);
+    for (const v of [a, b]) expect((await eventsOf(v)).map((e) => e.reason)).toEqual(['MadeAvailable']);
+
+    const c = await claim();
+    await previewAndApply({ kind: 'PersistentVolumeClaim', namespace: 'default', name: c.metadata.name!, action: 'delete' });
+    const [e] = await eventsOf(c);
+    expect(e).toMatchObject({ reason: 'DeletedFromReclaimCenter', metadata: { namespace: 'default' }, involvedObject: { kind: 'PersistentVolumeClaim', namespace: 'default', uid: c.metadata.uid } });
+  });
+
+  test('a refused action records none: in use, stale, forbidden', async () => {
+    const c = await claim();
+    const inUse = await volume('Released', { claimRef: { kind: 'PersistentVolumeClaim', namespace: 'default', name: c.metadata.name, uid: c.metadata.uid } });
+    await pod(c.metadata.name!);
+    expect((await previewAndApply({ ...pvRef(inUse), action: 'make-available' })).applied.skipped).toHaveLength(1);
+
+    const stale = await volume('Released');
+    const [row] = await reclaim.preview(admin, [{ ...pvRef(stale), action: 'delete' }]);
+    const current = (await get(stale))!;
+    await app.store.update({ ...current, metadata: { ...current.metadata, labels: { touched: 'yes' } } });
+    expect((await reclaim.apply(admin, [{ ...pvRef(stale), action: 'delete', resourceVersion: row.resourceVersion }])).skipped).toHaveLength(1);
+
+    const other = await volume('Released');
+    const [r2] = await reclaim.preview(viewer, [{ ...pvRef(other), action: 'make-available' }]);
+    expect((await reclaim.apply(viewer, [{ ...pvRef(other), action: 'make-available', resourceVersion: r2.resourceVersion }])).skipped).toHaveLength(1);
+
+    for (const o of [inUse, stale, other]) expect(await eventsOf(o)).toEqual([]);
+    expect(await get(stale)).toBeDefined();
+  });
+});
+
+describe('claims unused for N days: pods deleted since count, through the history', () => {
+  /** A claim as if made `days` ago: the store stamps creation itself, so the row is backdated in place. */
+  async function oldClaim(days: number): Promise<KubeObject> {
+    const c = await claim();
+    const when = new Date(Date.now() - days * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    await app.store.sql.$executeRawUnsafe(
+      `UPDATE objects SET object = jsonb_set(object::jsonb, '{metadata,creationTimestamp}', to_jsonb($1::text))::json
+        WHERE kind = 'PersistentVolumeClaim' AND namespace = 'default' AND name = $2`,
+      when,
+      c.metadata.name,
+    );
+    return (await get(c))!;
+  }
+
+  test('a pod created and deleted makes the claim used then, not unused; a claim no pod ever named stays unused', async () => {
+    const usedOnce = await oldClaim(30);
+    const never = await oldClaim(30);
+    const p = await pod(usedOnce.metadata.name!, 'Succeeded');
+    await app.store.delete('Pod', 'default', p.metadata.name!, { gracePeriodSeconds: 0 });
+    expect(await get(p)).toBeUndefined();
+
+    const week = await reclaim.overview(admin, { unusedDays: 7 });
+    const names = week.claims.map((c) => c.name);
+    expect(names).toContain(never.metadata.name);
+    expect(names).not.toContain(usedOnce.metadata.name);
+    expect(week.usageComplete).toBe(true);
+    expect(week.claims.find((c) => c.name === never.metadata.name)).toMatchObject({ lastUseKnown: false, unusedDays: 30 });
+
+    // Two days on, with a one-day window: the pod's deletion is a use two days ago.
+    const later = new ReclaimService(app.objects, app.lists, new LocalVolumeService(app.store, app.nodeAgent), () => new Date(Date.now() + 2 * 86_400_000));
+    const row = (await later.overview(admin, { unusedDays: 1 })).claims.find((c) => c.name === usedOnce.metadata.name);
+    expect(row).toMatchObject({ lastUseKnown: true, unusedDays: 2 });
+    expect(Date.parse(row!.lastUsed)).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  test('a pod in another namespace naming a claim of the same name is no use of it', async () => {
+    await app.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'elsewhere' } }).catch(() => undefined);
+    const c = await oldClaim(30);
+    const p = await app.store.create({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: unique('pod'), namespace: 'elsewhere' },
+      spec: { containers: [{ name: 'app', image: 'busybox' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: c.metadata.name } }] },
+    });
+    await app.store.delete('Pod', 'elsewhere', p.metadata.name!, { gracePeriodSeconds: 0 });
+    expect((await reclaim.overview(admin, { unusedDays: 7 })).claims.map((x) => x.name)).toContain(c.metadata.name);
+  });
+});
