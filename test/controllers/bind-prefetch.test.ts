@@ -82,7 +82,7 @@ describe('prefetch', () => {
   test('side-by-side batches choose different volumes', async () => {
     await ts.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'pf-b' } });
     for (let i = 0; i < 6; i++) await volume(`pb-${i}`, '1Gi', 'pf-b');
-    const claims = [];
+    const claims: KubeObject[] = [];
     for (let i = 0; i < 6; i++) claims.push(await claim('pf-b', `c${i}`, '1Gi', 'pf-b'));
     const prefetch = bindPrefetcher();
     // Batch A stays open while batch B chooses.
