@@ -10,7 +10,13 @@
 // 3. during (2), --watchers HTTPS watches of the collection (in a worker thread): the delay
 //    from the create's response reaching its client to the event reaching each watcher
 //    (an event that arrives before the response counts as 0), and whether every watcher
-//    saw every create exactly once in resourceVersion order.
+//    saw every create exactly once in resourceVersion order;
+// 4. a burst of --burst volumes and as many claims (default 10,000 + 10,000; 0 skips it)
+//    created through the REST API by the same clients as fast as it takes them, volume and
+//    claim in turn, with the controllers running (a process of their own unless
+//    --controller-processes runs them): each claim's time from its create's response to
+//    a claim watch (HTTPS) showing it Bound (p50/p99), and binds/s from the first create
+//    to the last Bound, with the ratio to pgbench's tps.
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import https from 'node:https';
@@ -32,8 +38,10 @@ const { values: args } = parseArgs({
     watchers: { type: 'string', default: '5' },
     'api-processes': { type: 'string', default: '1' },
     'controller-processes': { type: 'string', default: '0' },
+    burst: { type: 'string', default: '10000' },
   },
 });
+const BURST = Math.max(0, Number(args.burst));
 const API_PROCESSES = Math.max(1, Number(args['api-processes']));
 const CONTROLLER_PROCESSES = Math.max(0, Number(args['controller-processes']));
 const here = path.dirname(new URL(import.meta.url).pathname);
@@ -116,6 +124,89 @@ try {
       req.end();
     });
 
+  /** Phase 4: the REST burst of volumes and claims, binding as they come. */
+  async function burst(): Promise<void> {
+    if (CONTROLLER_PROCESSES === 0) children.push((await child('binder-controllers.ts', [url, '64'])).proc);
+    const ns = 'burst';
+    await request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    const startRv = JSON.parse((await request('GET', `/api/v1/namespaces/${ns}/persistentvolumeclaims?limit=1`)).text).metadata.resourceVersion;
+    // The claim watch: when each claim is first seen Bound.
+    const boundAt = new Map<string, number>();
+    let allBound!: () => void;
+    const everyBound = new Promise<void>((r) => (allBound = r));
+    const base = new URL(urls[0]);
+    const watch = https.request(
+      {
+        host: base.hostname,
+        port: base.port,
+        path: `/api/v1/namespaces/${ns}/persistentvolumeclaims?watch=true&resourceVersion=${startRv}`,
+        headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
+        ca: server.caPem,
+      },
+      (res) => {
+        let buf = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buf += chunk;
+          let nl: number;
+          while ((nl = buf.indexOf('\n')) >= 0) {
+            const line = buf.slice(0, nl);
+            buf = buf.slice(nl + 1);
+            if (!line.trim()) continue;
+            const ev = JSON.parse(line) as { object?: { metadata?: { name?: string }; status?: { phase?: string } } };
+            const name = ev.object?.metadata?.name;
+            if (name && ev.object?.status?.phase === 'Bound' && !boundAt.has(name)) {
+              boundAt.set(name, now());
+              if (boundAt.size === BURST) allBound();
+            }
+          }
+        });
+      },
+    );
+    watch.end();
+    const createdAt = new Map<string, number>();
+    let failures = 0;
+    let i = 0;
+    const t0 = now();
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async () => {
+        while (i < BURST) {
+          const k = i++;
+          const v = await request('POST', '/api/v1/persistentvolumes', {
+            apiVersion: 'v1',
+            kind: 'PersistentVolume',
+            metadata: { name: `burst-pv-${k}` },
+            spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], storageClassName: '', persistentVolumeReclaimPolicy: 'Retain', nfs: { server: '10.0.0.1', path: `/b/${k}` } },
+          });
+          const c = await request('POST', `/api/v1/namespaces/${ns}/persistentvolumeclaims`, {
+            apiVersion: 'v1',
+            kind: 'PersistentVolumeClaim',
+            metadata: { name: `burst-${k}` },
+            spec: { accessModes: ['ReadWriteOnce'], storageClassName: '', resources: { requests: { storage: '1Gi' } } },
+          });
+          if (v.status !== 201 || c.status !== 201) failures++;
+          else createdAt.set(`burst-${k}`, now());
+        }
+      }),
+    );
+    const tCreated = now();
+    const timeout = new Promise<void>((r) => setTimeout(r, 600_000).unref());
+    await Promise.race([everyBound, timeout]);
+    watch.destroy();
+    const lat = [...createdAt].map(([n, t]) => (boundAt.get(n) ?? NaN) - t).filter((x) => !Number.isNaN(x));
+    lat.sort((a, b) => a - b);
+    const last = Math.max(...boundAt.values());
+    const bindsPerS = (boundAt.size / (last - t0)) * 1000;
+    console.log(
+      `burst through the REST API: ${BURST} volumes + ${BURST} claims created by ${CLIENTS} clients in ${((tCreated - t0) / 1000).toFixed(1)} s ` +
+        `(${((2 * BURST) / ((tCreated - t0) / 1000)).toFixed(0)} objects/s, ${failures} failed); ${boundAt.size} Bound, the last ${((last - tCreated) / 1000).toFixed(1)} s after the last create`,
+    );
+    console.log(
+      `  claim create → Bound (seen on a claim watch): p50 ${ms(pct(lat, 50))}, p99 ${ms(pct(lat, 99))}, max ${ms(lat.at(-1) ?? NaN)} (target p99 <= 2 s); ` +
+        `${bindsPerS.toFixed(0)} binds/s vs pgbench -N ${raw.tps.toFixed(0)} tx/s: ratio ${(bindsPerS / raw.tps).toFixed(2)} (target >= 0.5)`,
+    );
+  }
+
   try {
     const startRv = JSON.parse((await request('GET', '/api/v1/persistentvolumes?limit=1')).text).metadata.resourceVersion;
     const worker = new Worker(new URL('./api-watchers.mjs', import.meta.url), {
@@ -192,6 +283,8 @@ try {
     worker.postMessage('stop');
     await done;
     await worker.terminate();
+
+    if (BURST > 0) await burst();
   } finally {
     agent.destroy();
     for (const c of children) c.disconnect();

@@ -101,13 +101,16 @@ export async function listObjects(pool: pg.Pool, s: Strategy, opts: ListOptions)
   const sql = sqlOf(pool);
   const at = token ? BigInt(token.rv) : (await settle(sql)).head;
   const rv = at.toString();
-  if (token && at < (await compactedRv(sql))) throw continueExpired(token, (await settle(sql)).head);
 
   return inTransaction(
     pool,
     async (tx) => {
-      // Compacted between the check above and this snapshot: continue from the horizon.
-      if (token && at < (await compactedRv(tx))) throw continueExpired(token, await compactedRv(tx));
+      // A snapshot already compacted away cannot be shown: 410 with a token that continues
+      // from the oldest version still kept (checked in the page's own snapshot).
+      if (token) {
+        const horizon = await compactedRv(tx);
+        if (at < horizon) throw continueExpired(token, horizon);
+      }
       const items: KubeObject[] = [];
       let after = token ? { ns: token.ns, name: token.name } : undefined;
       const batch = limit ? (sqlOnly ? limit : Math.min(Math.max(limit * 2, 100), 5000)) : 5000;
