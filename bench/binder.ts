@@ -175,6 +175,7 @@ async function burst(baseUrl: string, rawTps: number): Promise<void> {
   for (let i = 0; i < N; i++) ops.push(pv(`pv-${i}`, 10), pvc(`claim-${i}`, 1 + Math.floor(rand() * 10)));
   say(`\n== Burst: ${N} volumes + ${N} claims through the services layer (${WORKERS} client workers, ${CONCURRENCY} binder workers)`);
   const t0 = performance.now();
+  const cpu0 = { ctl: (await controllers.stats()).cpuMs, pg: postgresCpuMs(path.join(dir, 'postgres')), self: process.cpuUsage() };
   await runAll(ops, WORKERS, async (o) => {
     await app.objects.create(admin, o);
     if (o.kind === 'PersistentVolumeClaim') created.set(o.metadata.name!, performance.now());
@@ -183,6 +184,9 @@ async function burst(baseUrl: string, rawTps: number): Promise<void> {
   const ok = await untilAllBound(bound, N, 600_000);
   const tAll = performance.now();
   const s = await controllers.stats();
+  const pg1 = postgresCpuMs(path.join(dir, 'postgres'));
+  const selfCpu = process.cpuUsage(cpu0.self);
+  const cpuLine = `CPU over the burst (s):          controller ${((s.cpuMs - cpu0.ctl) / 1000).toFixed(1)}, Postgres ${cpu0.pg !== undefined && pg1 !== undefined ? ((pg1 - cpu0.pg) / 1000).toFixed(1) : '?'}, this process (services, clients) ${((selfCpu.user + selfCpu.system) / 1e6).toFixed(1)}, of ${(((performance.now() - t0) / 1000) * os.cpus().length).toFixed(1)} available`;
   abort.abort();
   const lat = latencies(created, bound);
   const first = Math.min(...bound.values());
@@ -194,6 +198,7 @@ async function burst(baseUrl: string, rawTps: number): Promise<void> {
   say(`binds/s over the burst:          ${bindsPerS.toFixed(0)}  (first to last bind: ${(N / ((last - first) / 1000)).toFixed(0)}/s)`);
   say(`raw single-row transactions/s:   ${rawTps.toFixed(0)}`);
   say(`ratio binds/s : raw tx/s:        ${(bindsPerS / rawTps).toFixed(2)}`);
+  say(cpuLine);
   say(`controller process RSS peak:     ${(s.maxRss / 2 ** 20).toFixed(0)} MB (now ${(s.rss / 2 ** 20).toFixed(0)} MB)`);
   await controllers.stop();
   await app.close();

@@ -29,6 +29,7 @@ import { startApiServer } from '../server/kube/api-server';
 import { ensureServingPki, servingNames } from '../server/kube/pki';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
 import { migrate } from '../server/store/migrate';
+import { postgresCpuMs } from './pg-cpu';
 import { rawTransactionRate } from './raw-tps';
 
 const { values: args } = parseArgs({
@@ -168,6 +169,7 @@ try {
     let failures = 0;
     let i = 0;
     const t0 = now();
+    const pg0 = postgresCpuMs(path.join(dir, 'pg', 'postgres'));
     await Promise.all(
       Array.from({ length: CLIENTS }, async () => {
         while (i < BURST) {
@@ -193,6 +195,7 @@ try {
     const timeout = new Promise<void>((r) => setTimeout(r, 600_000).unref());
     await Promise.race([everyBound, timeout]);
     watch.destroy();
+    const pg1 = postgresCpuMs(path.join(dir, 'pg', 'postgres'));
     const lat = [...createdAt].map(([n, t]) => (boundAt.get(n) ?? NaN) - t).filter((x) => !Number.isNaN(x));
     lat.sort((a, b) => a - b);
     const last = Math.max(...boundAt.values());
@@ -205,6 +208,9 @@ try {
       `  claim create → Bound (seen on a claim watch): p50 ${ms(pct(lat, 50))}, p99 ${ms(pct(lat, 99))}, max ${ms(lat.at(-1) ?? NaN)} (target p99 <= 2 s); ` +
         `${bindsPerS.toFixed(0)} binds/s vs pgbench -N ${raw.tps.toFixed(0)} tx/s: ratio ${(bindsPerS / raw.tps).toFixed(2)} (target >= 0.5)`,
     );
+    if (pg0 !== undefined && pg1 !== undefined) {
+      console.log(`  Postgres used ${((pg1 - pg0) / 1000).toFixed(1)} s CPU over the burst's ${((now() - t0) / 1000).toFixed(1)} s (${((pg1 - pg0) / (2 * BURST)).toFixed(2)} ms per object created)`);
+    }
   }
 
   try {
@@ -232,6 +238,7 @@ try {
     const apiChildren = children.slice(0, API_PROCESSES > 1 ? API_PROCESSES : 0);
     const childCpuBefore = (await Promise.all(apiChildren.map(childCpuMs))).reduce((a, b) => a + b, 0);
     const started = now();
+    const pgBefore = postgresCpuMs(path.join(dir, 'pg', 'postgres'));
     const cpuBefore = process.cpuUsage();
     await Promise.all(
       Array.from({ length: CLIENTS }, async () => {
@@ -256,11 +263,14 @@ try {
     const childCpu = (await Promise.all(apiChildren.map(childCpuMs))).reduce((a, b) => a + b, 0) - childCpuBefore;
     const cpuMsPerCreate = ((cpu.user + cpu.system) / 1000 + childCpu) / Math.max(1, responded.size);
     const rate = (responded.size / elapsed) * 1000;
+    const pgAfter = postgresCpuMs(path.join(dir, 'pg', 'postgres'));
+    const pgPerCreate = pgBefore !== undefined && pgAfter !== undefined ? (pgAfter - pgBefore) / Math.max(1, responded.size) : undefined;
     console.log(`creates through the REST API, ${CLIENTS} concurrent clients: ${responded.size} in ${(elapsed / 1000).toFixed(1)} s = ${rate.toFixed(0)}/s (${failed} failed)`);
     console.log(
       `  ${API_PROCESSES > 1 ? 'the API processes and this one (clients, watch streams)' : 'this process (API server + clients + watch streams)'} used ${cpuMsPerCreate.toFixed(2)} ms CPU per create: one free core caps it near ${(1000 / cpuMsPerCreate).toFixed(0)}/s; ` +
         `machine load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} CPUs`,
     );
+    if (pgPerCreate !== undefined) console.log(`  Postgres used ${pgPerCreate.toFixed(2)} ms CPU per create`);
     console.log(`  vs pgbench -N ${raw.tps.toFixed(0)} tx/s in this run: ratio ${(rate / raw.tps).toFixed(2)} (target >= 0.3)`);
 
     // Let the watchers drain (bounded), then check what each saw.

@@ -164,7 +164,7 @@ export class ObjectService {
     admitProtection(obj);
     // Upstream's DefaultStorageClass admission: the create returns the class it got.
     if (s.kind === 'PersistentVolumeClaim' && obj.spec && typeof obj.spec === 'object') {
-      admitDefaultClass(obj, (await this.store.list('StorageClass')).items);
+      admitDefaultClass(obj, await this.store.current('StorageClass'));
     }
     try {
       const actor = actorOfPrincipal(p);

@@ -30,6 +30,8 @@ export interface ChangeEvent {
 export const CHANGE_CHANNEL = 'stowage_changes';
 const WINDOW = 20_000;
 const PAGE = 2_000;
+/** The feed's first read after a hole (it grows to PAGE while no hole follows). */
+const FIRST_READ = 64;
 /** The type of a change-log row that closes a resourceVersion no commit used. */
 export const GAP = 'GAP';
 /** How long a gap fill may wait for the writer of that rv before trying again later. */
@@ -128,8 +130,12 @@ export class ChangeFeed {
       try {
         do {
           this.pumpAgain = false;
+          // Reads start small and grow while the log runs on without a hole: right after a
+          // hole is closed, the rows beyond the next one would be read only to be read
+          // again (under a burst of concurrent commits that made every read a full page).
+          let limit = FIRST_READ;
           for (;;) {
-            const rows = await readLog(this.db, this.head, PAGE);
+            const rows = await readLog(this.db, this.head, limit);
             if (rows.length === 0) break;
             // Only the contiguous run after head is settled; a hole is closed, then re-read.
             let taken = 0;
@@ -146,11 +152,13 @@ export class ChangeFeed {
             if (taken > 0) for (const wake of this.wakers) wake();
             if (taken < rows.length) {
               await fillGaps(this.db, this.head + 1n, BigInt(rows[taken].rv) - 1n);
+              limit = FIRST_READ;
               continue;
             }
-            if (rows.length < PAGE) break;
+            if (rows.length < limit) break;
+            limit = Math.min(limit * 4, PAGE);
           }
-          if (this.head - this.lastPersisted >= 256n) {
+          if (this.head - this.lastPersisted >= 64n) {
             this.lastPersisted = this.head;
             await persistSettled(this.db, this.head);
           }
@@ -261,7 +269,8 @@ export async function settle(db: SqlClient): Promise<Settled> {
       await fillGaps(db, p + 1n, BigInt(r.next) - 1n);
       continue;
     }
-    if (p - BigInt(r.base) >= 1024n || r.full) await persistSettled(db, p);
+    // Every caller reads the log from the persisted prefix up: keep it close behind.
+    if (p - BigInt(r.base) >= 64n || r.full) await persistSettled(db, p);
     if (r.full) continue;
     const real = r.real === null ? 0n : BigInt(r.real);
     const compacted = BigInt(r.compacted);

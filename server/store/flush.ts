@@ -8,8 +8,9 @@
 // hole in the log with a GAP row (change-feed.ts) therefore waits for that writer instead
 // of beating it; in the rare case it wins that microsecond race, the writer's insert fails
 // on the log's primary key and the store retries the transaction (object-store.ts). Then
-// the statement writes the objects' rows and NOTIFYs. Commits
-// of different transactions run concurrently; docs/write-path.md has the ordering argument.
+// the statement writes the objects' rows. Commits of different transactions run
+// concurrently (the wake-up NOTIFY is sent after the commit, commit-notifier.ts);
+// docs/write-path.md has the ordering argument.
 //
 // Objects go through json (not jsonb), so their key order is kept as the store keeps it.
 // Their text is sent with a one-time placeholder for metadata.resourceVersion, which the
@@ -28,7 +29,6 @@
 import { randomUUID } from 'node:crypto';
 import { alreadyExists } from '../domain/errors';
 import type { IndexedColumns } from '../resources/types';
-import { CHANGE_CHANNEL } from './change-feed';
 import type { StoreTx } from './object-store';
 import { SYSTEM_ACTOR } from '../domain/actor';
 
@@ -157,8 +157,7 @@ export async function flushWrites(stx: StoreTx): Promise<void> {
        RETURNING rv)
      SELECT (SELECT array_agg(rv::text ORDER BY i) FROM lo) AS rvs, (SELECT array_agg(name ORDER BY i) FROM lo) AS names,
             (SELECT array_agg(id::text) FROM ins) AS inserted, (SELECT count(*) FROM upd) AS u, (SELECT count(*) FROM del) AS d,
-            (SELECT count(*) FROM hist) AS h,
-            (SELECT count(*) FROM (SELECT pg_notify('${CHANGE_CHANNEL}', (SELECT max(rv) FROM lo)::text)) n) AS notified`,
+            (SELECT count(*) FROM hist) AS h`,
     JSON.stringify(rows),
     JSON.stringify(log),
     `"resourceVersion":"${placeholder}"`,

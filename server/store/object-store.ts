@@ -15,7 +15,8 @@ import { unstorable, inspectUntrusted } from '../domain/untrusted';
 import { strategyForKind } from '../resources/registry';
 import { timestampNow } from '../resources/metadata';
 import type { KubeObject, Strategy } from '../resources/types';
-import { ChangeFeed, compactedRv, expired, GAP, headOf, settle, type ChangeEvent } from './change-feed';
+import { CHANGE_CHANNEL, ChangeFeed, compactedRv, expired, GAP, headOf, settle, type ChangeEvent } from './change-feed';
+import { CommitNotifier } from './commit-notifier';
 import { flushWrites } from './flush';
 import { currentActor } from './actor-context';
 import { SYSTEM_ACTOR } from '../domain/actor';
@@ -368,12 +369,24 @@ function isRetryable(e: unknown): boolean {
   return /deadlock detected|could not serialize|40P01|40001/.test(msg);
 }
 
+/** The highest resourceVersion a committed transaction's writes got. */
+function lastVersion(stx: StoreTx): bigint | undefined {
+  let top: bigint | undefined;
+  for (const w of stx.writes) {
+    const rv = w.object.metadata.resourceVersion;
+    if (rv && (top === undefined || BigInt(rv) > top)) top = BigInt(rv);
+  }
+  return top;
+}
+
 export class ObjectStore {
   readonly feed: ChangeFeed;
   /** The store's own pool (node-postgres) for its hot paths. */
   readonly pool: pg.Pool;
   /** Raw SQL on that pool. */
   readonly sql: SqlClient;
+  /** Wakes the change feeds of every process after this store's commits. */
+  private readonly notifier: CommitNotifier;
 
   constructor(
     /** Prisma, for callers that use its model API. */
@@ -384,6 +397,7 @@ export class ObjectStore {
     this.pool = createPool(connectionString, poolSize);
     this.sql = sqlOf(this.pool);
     this.feed = new ChangeFeed(this.sql, connectionString);
+    this.notifier = new CommitNotifier(connectionString, CHANGE_CHANNEL);
   }
 
   /** Starts the change feed (needed for watch). */
@@ -393,7 +407,22 @@ export class ObjectStore {
 
   async stop(): Promise<void> {
     await this.feed.stop();
+    await this.notifier.close();
     await this.pool.end().catch(() => {});
+  }
+
+  /**
+   * Every object of a kind as committed now, in namespace and name order: one plain read,
+   * for decisions that need the current objects but no resourceVersion (a list, which
+   * answers as of a settled version, first settles the change log).
+   */
+  async current(kind: string): Promise<KubeObject[]> {
+    const s = strategyOf(kind);
+    const rows = await this.sql.$queryRawUnsafe<{ object: KubeObject }[]>(
+      'SELECT object FROM objects WHERE kind = $1 ORDER BY namespace COLLATE "C", name COLLATE "C"',
+      s.kind,
+    );
+    return rows.map((r) => r.object);
   }
 
   async get(kind: string, namespace: string | undefined, name: string): Promise<KubeObject> {
@@ -435,12 +464,18 @@ export class ObjectStore {
   ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await inTransaction(this.pool, async (sql) => {
+        let written: X | undefined;
+        const result = await inTransaction(this.pool, async (sql) => {
           const stx = new Tx(sql, !!opts.dryRun, opts.actor);
           const result = await fn(stx);
           await stx.flush();
+          written = stx;
           return result;
         });
+        // Committed: wake the feeds (never inside the transaction; commit-notifier.ts says why).
+        const top = written && !written.dryRun ? lastVersion(written) : undefined;
+        if (top !== undefined) this.notifier.committed(top);
+        return result;
       } catch (e) {
         if (attempt < 5 && isRetryable(e)) continue;
         throw e;

@@ -187,16 +187,21 @@ export async function candidateVolumes(db: SqlRunner, asks: CandidateAsk[], excl
 
 /**
  * Locks the named volumes that are still Available, unclaimed and not deleting, skipping
- * rows other transactions hold; returns those it locked.
+ * rows other transactions hold; returns those it locked that still are. The rows are
+ * found by name alone and checked as locked (with the phase in the WHERE clause the
+ * planner walked the match index over every Available volume, and every dead version of
+ * one, instead of looking the names up); a row locked that is no longer Available stays
+ * locked until the transaction ends, which only keeps other binders off a taken volume.
  */
 export async function lockAvailableVolumes(db: SqlRunner, names: string[]): Promise<KubeObject[]> {
   if (names.length === 0) return [];
-  const rows = await db.$queryRawUnsafe<{ object: KubeObject }[]>(
-    `SELECT object FROM objects WHERE kind = 'PersistentVolume' AND namespace = '' AND name = ANY($1::text[]) AND phase = 'Available'
-      AND claim_name IS NULL AND provisioning IS NOT TRUE AND deletion_timestamp IS NULL ORDER BY name COLLATE "C" FOR UPDATE SKIP LOCKED`,
+  const rows = await db.$queryRawUnsafe<{ object: KubeObject; available: boolean }[]>(
+    `SELECT object, (phase = 'Available' AND claim_name IS NULL AND provisioning IS NOT TRUE AND deletion_timestamp IS NULL) AS available
+       FROM objects WHERE kind = 'PersistentVolume' AND namespace = '' AND name = ANY($1::text[])
+      ORDER BY name COLLATE "C" FOR UPDATE SKIP LOCKED`,
     names,
   );
-  return rows.map((r) => r.object);
+  return rows.filter((r) => r.available).map((r) => r.object);
 }
 
 /** Volumes whose claimRef names this claim (any phase), locked when asked. */
@@ -219,15 +224,15 @@ export interface VolumeShape {
 
 /**
  * Unbound Pending claims the volume could serve by class, volume mode, access modes and
- * size, oldest first: those worth another look when it becomes Available.
+ * size, oldest first: those worth another look when it becomes Available. Read in order
+ * from objects_pending_claims_idx (a partial index of exactly such claims, per class).
  */
 export async function claimsWaitingFor(db: SqlRunner, v: VolumeShape, limit: number): Promise<{ namespace: string; name: string }[]> {
   return db.$queryRawUnsafe<{ namespace: string; name: string }[]>(
     `SELECT namespace, name FROM objects
-      WHERE kind = 'PersistentVolumeClaim' AND phase = 'Pending' AND volume_name IS NULL
-        AND (storage_class = $1 OR ($1 = '' AND storage_class IS NULL))
+      WHERE kind = 'PersistentVolumeClaim' AND phase = 'Pending' AND volume_name IS NULL AND deletion_timestamp IS NULL
+        AND COALESCE(storage_class, '') = $1
         AND volume_mode = $2 AND (access_modes & ~$3::int) = 0 AND capacity_bytes <= $4::numeric
-        AND deletion_timestamp IS NULL
       ORDER BY created_at, name LIMIT $5`,
     v.storageClass,
     v.volumeMode,
