@@ -10,8 +10,9 @@
 //
 // So a write's transaction only appends to the change log, and after it has committed the
 // process sends one NOTIFY of its own: at most one in flight per process, each covering
-// every commit that came before it, in a transaction that has nothing to make durable
-// (synchronous_commit off: it waits for no WAL flush). The NOTIFY is only a wake-up; what
+// every commit that came before it. (With synchronous_commit off for it, listeners heard
+// it only when the WAL writer next flushed, a claim's bind then took ~100 ms longer; so
+// it commits like any other transaction.) The NOTIFY is only a wake-up; what
 // a feed delivers and in which order comes from the change log alone (change-feed.ts), and
 // a lost NOTIFY (the process died between its commit and the NOTIFY, or the connection
 // broke) is covered by the feeds' one-second poll.
@@ -41,7 +42,7 @@ export class CommitNotifier {
         const rv = this.latest;
         this.latest = undefined;
         const client = await this.connection();
-        await client.query(`SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)`, [this.channel, rv.toString()]);
+        await client.query(`SELECT pg_notify($1, $2)`, [this.channel, rv.toString()]);
       }
     } catch {
       // The connection broke: the next commit connects again; the feeds' poll covers this one.
