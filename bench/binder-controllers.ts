@@ -19,7 +19,7 @@ const running = await startControllers({
   app,
   connectionString: url,
   leaderElection: elect === 'elect',
-  binderConcurrency: Number(concurrencyArg) || 64,
+  binderConcurrency: Number(concurrencyArg) || 256,
 });
 const binder = running.manager.controllers[0];
 

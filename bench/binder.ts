@@ -30,7 +30,7 @@ const BIG_POOL = arg('pool', 100_000);
 const SMALL_POOL = arg('small-pool', 1_000);
 const POOL_CLAIMS = arg('claims', 500);
 const WORKERS = arg('workers', 16);
-const CONCURRENCY = arg('concurrency', 64);
+const CONCURRENCY = arg('concurrency', 256);
 const admin: Principal = { type: 'user', id: 'bench', name: 'bench', role: 'admin', namespaces: [] };
 const say = (s: string) => process.stdout.write(`${s}\n`);
 const ms = (x: number) => `${x.toFixed(0)} ms`;

@@ -106,7 +106,7 @@ try {
     server = await startApiServer({ app, dataDir: dir, host: '127.0.0.1', port: 0 });
     urls = [server.url];
   }
-  for (let i = 0; i < CONTROLLER_PROCESSES; i++) children.push((await child('binder-controllers.ts', [url, '64', 'elect'])).proc);
+  for (let i = 0; i < CONTROLLER_PROCESSES; i++) children.push((await child('binder-controllers.ts', [url, '256', 'elect'])).proc);
   const agent = new https.Agent({ keepAlive: true, maxSockets: CLIENTS + 4, ca: server.caPem });
   let turn = 0;
   const request = (method: string, p: string, body?: unknown) =>
@@ -127,7 +127,7 @@ try {
 
   /** Phase 4: the REST burst of volumes and claims, binding as they come. */
   async function burst(): Promise<void> {
-    if (CONTROLLER_PROCESSES === 0) children.push((await child('binder-controllers.ts', [url, '64'])).proc);
+    if (CONTROLLER_PROCESSES === 0) children.push((await child('binder-controllers.ts', [url, '256'])).proc);
     const ns = 'burst';
     await request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     const startRv = JSON.parse((await request('GET', `/api/v1/namespaces/${ns}/persistentvolumeclaims?limit=1`)).text).metadata.resourceVersion;

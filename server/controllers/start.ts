@@ -26,7 +26,7 @@ export interface StartControllersOptions {
   lockName?: string;
   retryPeriodMs?: number;
   leaseDurationMs?: number;
-  /** Binder workers (default 64). */
+  /** Binder workers (default 256). */
   binderConcurrency?: number;
   /** How often the binder looks at Pending claims and unsettled volumes again (default 30 s). */
   binderResyncMs?: number;

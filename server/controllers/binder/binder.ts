@@ -22,7 +22,8 @@ export const inTreeProvisioners: ReadonlySet<string> = new Set<string>();
 export interface BinderOptions {
   store: ObjectStore;
   log: Logger;
-  /** Workers (default 64: most of a reconcile is waiting for Postgres). */
+  /** Workers (default 256: most of a reconcile waits for its batch transaction, and more
+   * workers make fuller batches when claims and volumes arrive in a burst). */
   concurrency?: number;
   /** How often Pending claims and unsettled volumes are looked at again (default 30 s). */
   resyncMs?: number;
@@ -65,7 +66,7 @@ export function binderSpec(opts: BinderOptions): ControllerSpec {
   };
   return {
     name: binderName,
-    concurrency: opts.concurrency ?? 64,
+    concurrency: opts.concurrency ?? 256,
     watch: {
       kinds: ['PersistentVolumeClaim', 'PersistentVolume', 'StorageClass'],
       keysFor: (e) => {
