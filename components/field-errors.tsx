@@ -50,3 +50,19 @@ export function SaveError({
     </Alert>
   );
 }
+
+/** A form's own checks that failed before anything was sent: each field with its message. */
+export function FormErrors({ errors }: { errors: { field: string; message: string }[] }) {
+  if (errors.length === 0) return null;
+  return (
+    <Alert color="red" title="Fix these first" role="alert" data-testid="form-errors">
+      <List size="sm">
+        {errors.map((e, i) => (
+          <List.Item key={i}>
+            {e.field}: {e.message}
+          </List.Item>
+        ))}
+      </List>
+    </Alert>
+  );
+}

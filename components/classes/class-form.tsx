@@ -20,6 +20,7 @@ import { classFromDraft, draftErrors, draftFromClass, emptyDraft, errorFor, immu
 import { ClassParameterFields } from './class-parameter-fields';
 import { ClonePreview } from './clone-preview';
 import { SeveralDefaultsAlert } from './default-class-switch';
+import { FormErrors } from '../field-errors';
 
 const OTHER = '__other__';
 const IMMUTABLE_HINT = 'Fixed once the class exists (the API forbids changing it): use Clone and replace to change it.';
@@ -294,17 +295,7 @@ export function ClassForm({ base }: { base?: KubeObject }) {
           </List>
         </Alert>
       )}
-      {showErrors && errors.length > 0 && (
-        <Alert color="red" title="Fix these first" role="alert" data-testid="form-errors">
-          <List size="sm">
-            {errors.map((e, i) => (
-              <List.Item key={i}>
-                {e.field}: {e.message}
-              </List.Item>
-            ))}
-          </List>
-        </Alert>
-      )}
+      {showErrors && <FormErrors errors={errors} />}
       {serverError && (
         <Alert color="red" title="The server refused the class" role="alert" data-testid="save-error">
           {serverError.message}

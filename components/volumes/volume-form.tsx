@@ -10,6 +10,7 @@ import { stringify } from 'yaml';
 import { errorInfo } from '../format';
 import { useTRPC } from '../trpc';
 import { ACCESS_MODES, draftFromParams, HOST_PATH_TYPES, SOURCE_LABELS, SOURCES, volumeDraftErrors, volumeErrorFor, volumeFromDraft, type Source, type VolumeDraft } from './volume-draft';
+import { FormErrors } from '../field-errors';
 
 export function VolumeForm() {
   const trpc = useTRPC();
@@ -156,17 +157,7 @@ export function VolumeForm() {
           </Stack>
         </Paper>
       </Stack>
-      {showErrors && errors.length > 0 && (
-        <Alert color="red" title="Fix these first" role="alert" data-testid="form-errors">
-          <List size="sm">
-            {errors.map((e, i) => (
-              <List.Item key={i}>
-                {e.field}: {e.message}
-              </List.Item>
-            ))}
-          </List>
-        </Alert>
-      )}
+      {showErrors && <FormErrors errors={errors} />}
       {create.error && (
         <Alert color="red" title="The server refused the volume" role="alert" data-testid="save-error">
           {errorInfo(create.error).message}

@@ -111,16 +111,7 @@ export async function lockClaimWithReservations(
   namespace: string,
   name: string,
 ): Promise<{ claim: KubeObject; reserved: string[] } | undefined> {
-  const rows = await db.$queryRawUnsafe<{ object: KubeObject; reserved: string[] }[]>(
-    `SELECT o.object, ARRAY(SELECT v.name FROM objects v WHERE v.kind = 'PersistentVolume' AND v.claim_namespace = $1
-                              AND v.claim_name = $2 ORDER BY v.name COLLATE "C") AS reserved
-       FROM objects o WHERE o.kind = 'PersistentVolumeClaim' AND o.namespace = $1 AND o.name = $2
-        FOR UPDATE OF o SKIP LOCKED`,
-    namespace,
-    name,
-  );
-  const row = rows[0];
-  return row ? { claim: row.object, reserved: row.reserved ?? [] } : undefined;
+  return (await lockClaimsWithReservations(db, [{ namespace, name }]))[0];
 }
 
 /**
