@@ -22,6 +22,12 @@
 // write none. History is never compacted. Events are recorded like any other kind (their
 // involvedObject's uid in a column of its own), so an object's timeline keeps them.
 //
+// A create takes its version only once no other transaction is deleting the name: the
+// statement first locks the rows its creates' names still have (waiting for a deleter to
+// commit), and only then draws versions. Without that, a create whose version was drawn
+// before a concurrent delete's could wait inside its insert for that delete to commit and
+// then succeed: the log would say "added, then deleted" while the row exists.
+//
 // A name deleted and created again in one transaction (a class replaced in place) is a
 // delete of the old row and an insert of the new one: the insert reads the delete's count
 // first, so the delete has run when the insert checks the name, and a row this
@@ -70,9 +76,30 @@ const ROW_TYPE = `op text, i int, id uuid, kind text, namespace text, name text,
 
 const COLUMNS = `phase, storage_class, capacity_bytes, access_modes, volume_mode, claim_namespace, claim_name, claim_uid, node_name, volume_name, provisioning`;
 
+const keyOf = (w: Write) => `${w.strategy.kind}\u0000${nsOf(w)}\u0000${w.object.metadata.name}`;
+
+/**
+ * A create of a name that another object still held when the create was queued, because
+ * this transaction deletes that object only afterwards. The statement deletes before it
+ * inserts (for a name deleted and then created again), so the database alone would let
+ * it through, and the log would say "added, then deleted" while the row stays.
+ */
+function createOfHeldName(writes: Write[]): Write | undefined {
+  const deletes = new Map<string, { i: number; id: string }[]>();
+  writes.forEach((w, i) => {
+    if (w.type !== 'DELETED') return;
+    const k = keyOf(w);
+    deletes.set(k, [...(deletes.get(k) ?? []), { i, id: w.id }]);
+  });
+  if (deletes.size === 0) return undefined;
+  return writes.find((w, i) => w.type === 'ADDED' && (deletes.get(keyOf(w)) ?? []).some((d) => d.i > i && d.id !== w.id));
+}
+
 export async function flushWrites(stx: StoreTx): Promise<void> {
   const writes = stx.writes;
   if (stx.dryRun || writes.length === 0) return;
+  const held = createOfHeldName(writes);
+  if (held) throw alreadyExists(held.strategy.kind, held.object.metadata.name!, held.strategy.plural, held.strategy.group);
   const tx = stx.tx;
   // A placeholder no client can predict, so no string inside an object can match it.
   const placeholder = `#rv-${randomUUID()}#`;
@@ -132,10 +159,13 @@ export async function flushWrites(stx: StoreTx): Promise<void> {
        SELECT * FROM json_to_recordset($2::json)
          AS y(i int, type text, kind text, namespace text, name text, object text, action text, actor text, uid text, involved text)
          ORDER BY i),
+     held AS MATERIALIZED (
+       SELECT o.id FROM objects o JOIN x ON o.kind = x.kind AND o.namespace = x.namespace AND o.name = x.name
+        WHERE x.type = 'ADDED' ORDER BY o.id FOR UPDATE OF o),
      log AS (
        INSERT INTO change_log (rv, type, kind, namespace, name, object)
        SELECT s.rv, s.type, s.kind, s.namespace, s.name, replace(s.object, $3, '"resourceVersion":"' || s.rv || '"')::json
-         FROM (SELECT nextval('resource_version_seq') AS rv, x.* FROM x OFFSET 0) AS s
+         FROM (SELECT nextval('resource_version_seq') AS rv, x.* FROM x WHERE (SELECT count(*) FROM held) >= 0 OFFSET 0) AS s
        RETURNING rv, name, object),
      lo AS MATERIALIZED (SELECT (row_number() OVER (ORDER BY rv) - 1)::int AS i, rv, name, object FROM log),
      w AS (SELECT x.*, lo.rv, lo.object FROM json_to_recordset($1::json) AS x(${ROW_TYPE}) JOIN lo ON lo.i = x.i),

@@ -1,7 +1,7 @@
 // A name deleted and created again in one store transaction (a StorageClass replaced in
 // place): the new object takes the name at commit, dry run included; the change log and
-// history have both changes in order; a create of a name that was not deleted is still
-// AlreadyExists.
+// history have both changes in order; a create of a name that was not deleted, or is
+// deleted only after the create, is still AlreadyExists.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { KubeObject } from '../../server/resources/types';
 import { openTestStore, type TestStore } from '../db';
@@ -65,5 +65,20 @@ describe('delete and create of the same name in one transaction', () => {
       ).rejects.toMatchObject({ code: 'AlreadyExists' });
     }
     expect(await t.store.get('StorageClass', undefined, 'kept')).toEqual(old);
+  });
+
+  test('a create of a name the transaction deletes only afterwards is AlreadyExists (the name was held), in a dry run too', async () => {
+    const old = await t.store.create(sc('later', 'example.com/old'));
+    const before = await t.store.currentResourceVersion();
+    for (const dryRun of [false, true]) {
+      await expect(
+        t.store.transact(async (tx) => {
+          await tx.create(sc('later', 'example.com/new'));
+          await tx.delete('StorageClass', undefined, 'later');
+        }, { dryRun }),
+      ).rejects.toMatchObject({ code: 'AlreadyExists' });
+    }
+    expect(await t.store.get('StorageClass', undefined, 'later')).toEqual(old);
+    expect(await t.store.currentResourceVersion()).toBe(before);
   });
 });
