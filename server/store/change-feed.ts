@@ -15,6 +15,7 @@ import pg from 'pg';
 import { StowageError } from '../domain/errors';
 import type { KubeObject } from '../resources/types';
 import type { SqlClient } from './pg';
+import { nextRefreshAfter, refreshStatistics } from './statistics';
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -53,6 +54,8 @@ export class ChangeFeed {
   private windowFrom = 0n;
   private head = 0n;
   private lastPersisted = 0n;
+  /** The head at which the planner's statistics are next refreshed (statistics.ts). */
+  private nextStatistics = 0n;
   private listener: pg.Client | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private pumping: Promise<void> | undefined;
@@ -80,6 +83,7 @@ export class ChangeFeed {
     this.head = (await settle(this.db)).settled;
     this.windowFrom = this.head;
     this.lastPersisted = this.head;
+    this.nextStatistics = nextRefreshAfter(this.head);
     const client = new pg.Client({ connectionString: this.connectionString });
     client.on('error', () => this.reconnectSoon());
     client.on('notification', () => this.pump());
@@ -161,6 +165,10 @@ export class ChangeFeed {
           if (this.head - this.lastPersisted >= 64n) {
             this.lastPersisted = this.head;
             await persistSettled(this.db, this.head);
+          }
+          if (this.head >= this.nextStatistics) {
+            this.nextStatistics = nextRefreshAfter(this.head);
+            void refreshStatistics(this.db);
           }
         } while (this.pumpAgain);
       } catch {
