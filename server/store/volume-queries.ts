@@ -185,14 +185,22 @@ export async function candidateVolumes(db: SqlRunner, asks: CandidateAsk[], excl
  * locked until the transaction ends, which only keeps other binders off a taken volume.
  */
 export async function lockAvailableVolumes(db: SqlRunner, names: string[]): Promise<KubeObject[]> {
+  return (await lockVolumes(db, names)).filter((r) => r.available).map((r) => r.object);
+}
+
+/**
+ * Locks the named volumes, whatever their phase, skipping rows other transactions hold
+ * (never waits); each comes with whether it is free to bind (Available, unclaimed, not
+ * provisioning, not deleting).
+ */
+export async function lockVolumes(db: SqlRunner, names: string[]): Promise<{ object: KubeObject; available: boolean }[]> {
   if (names.length === 0) return [];
-  const rows = await db.$queryRawUnsafe<{ object: KubeObject; available: boolean }[]>(
+  return db.$queryRawUnsafe<{ object: KubeObject; available: boolean }[]>(
     `SELECT object, (phase = 'Available' AND claim_name IS NULL AND provisioning IS NOT TRUE AND deletion_timestamp IS NULL) AS available
        FROM objects WHERE kind = 'PersistentVolume' AND namespace = '' AND name = ANY($1::text[])
       ORDER BY name COLLATE "C" FOR UPDATE SKIP LOCKED`,
     names,
   );
-  return rows.filter((r) => r.available).map((r) => r.object);
 }
 
 /** Volumes whose claimRef names this claim (any phase), locked when asked. */

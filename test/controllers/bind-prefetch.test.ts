@@ -1,7 +1,8 @@
 // The binder's batch prefetch on real Postgres: a batch of claims gets, in three
 // statements, the volumes binding them one at a time would give; the reconciles then bind
 // without another round trip; side-by-side batches never choose the same volume; and a
-// claim that looks for a volume itself leaves the others' chosen volumes alone.
+// claim that looks for a volume itself leaves the others' chosen volumes alone; the
+// volumes a batch's volume reconciles will write are locked in one statement.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { findMatchInStore, lockClaimForBinding, writeBinding } from '../../server/controllers/binder/bind';
 import { bindPrefetcher, prefetchBindings, prefetchedVolume } from '../../server/controllers/binder/bind-prefetch';
@@ -121,5 +122,48 @@ describe('prefetch', () => {
       return bindAll(tx, [own, ...others]);
     });
     expect(bound).toEqual({ selects: 'pc-3', c1: 'pc-1', c2: 'pc-2' });
+  });
+
+  test('volumes the batch will write are locked in one statement; one held elsewhere is left to its reconcile', async () => {
+    for (let i = 0; i < 4; i++) {
+      await ts.store.create({
+        apiVersion: 'v1',
+        kind: 'PersistentVolume',
+        metadata: { name: `pd-${i}` },
+        spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], storageClassName: 'pf-d', hostPath: { path: `/tmp/pd-${i}` } },
+      });
+    }
+    // Another transaction holds pd-3 while the batch runs.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let holding!: () => void;
+    const isHeld = new Promise<void>((r) => (holding = r));
+    const other = transact(ts.store, async (tx) => {
+      await tx.get('PersistentVolume', undefined, 'pd-3');
+      holding();
+      await held;
+    });
+    await isHeld;
+    const got = await transact(ts.store, async (tx) => {
+      const count = countStatements(tx);
+      await prefetchBindings(tx, ['pd-0', 'pd-1', 'pd-2', 'pd-3', 'pd-0'].map((volume) => ({ volume })));
+      const afterPrefetch = count.n;
+      for (const n of ['pd-0', 'pd-1', 'pd-2']) {
+        const v = await tx.get('PersistentVolume', undefined, n);
+        await tx.update({ ...v!, status: { phase: 'Available' } }, { subresource: 'status' });
+      }
+      const beforeBusy = count.n;
+      const busy = await tx.get('PersistentVolume', undefined, 'pd-3').then(
+        () => 'read',
+        (e: Error) => e.name,
+      );
+      return { afterPrefetch, beforeBusy, busy };
+    });
+    release();
+    await other;
+    expect(got.afterPrefetch).toBe(1);
+    expect(got.beforeBusy).toBe(1);
+    expect(got.busy).toBe('RowBusyError');
+    for (const n of ['pd-0', 'pd-1', 'pd-2']) expect((await ts.store.get('PersistentVolume', undefined, n)).status.phase).toBe('Available');
   });
 });

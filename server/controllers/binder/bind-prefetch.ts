@@ -12,7 +12,7 @@ import { accessModeGroups, claimClass, requestedStorage, type MatchOptions } fro
 import { assignInOrder, candidateLimits } from '../../domain/batch-assign';
 import { quantityToBytes } from '../../domain/quantity';
 import type { KubeObject } from '../../resources/types';
-import { candidateVolumes, lockAvailableVolumes, lockClaimsWithReservations, type CandidateAsk } from '../../store/volume-queries';
+import { candidateVolumes, lockAvailableVolumes, lockClaimsWithReservations, lockVolumes, type CandidateAsk } from '../../store/volume-queries';
 import type { ControllerTx } from '../runtime/controller-tx';
 
 /** What a claim's reconcile tells the batch before it runs: the claim as read, and how it matches. */
@@ -22,6 +22,15 @@ export interface BindHint {
 
 export function isBindHint(h: unknown): h is BindHint {
   return typeof h === 'object' && h !== null && 'bind' in h;
+}
+
+/** What a volume's reconcile tells the batch: it will read and write this volume. */
+export interface VolumeHint {
+  volume: string;
+}
+
+export function isVolumeHint(h: unknown): h is VolumeHint {
+  return typeof h === 'object' && h !== null && 'volume' in h;
 }
 
 interface Prepared {
@@ -78,10 +87,15 @@ export interface PrefetchSiblings {
 const alone: PrefetchSiblings = { held: new Set(), choose: async (pick) => void (await pick()) };
 
 /**
- * Locks the hinted claims and the volumes they would take (none a sibling batch chose),
- * in three statements.
+ * Locks the volumes the batch's volume reconciles will write (one statement: a batch of
+ * new volumes made Available would otherwise lock them one round trip at a time), then the
+ * hinted claims and the volumes they would take (none a sibling batch chose), in three
+ * statements. A volume another transaction holds is left out: its reconcile finds it
+ * busy, as it would alone.
  */
 export async function prefetchBindings(tx: ControllerTx, hints: unknown[], siblings: PrefetchSiblings = alone): Promise<void> {
+  const volumes = [...new Set(hints.filter(isVolumeHint).map((h) => h.volume))].filter((v) => !tx.hasPending('PersistentVolume', undefined, v));
+  for (const v of await lockVolumes(tx.tx, volumes)) tx.remember(v.object);
   const binds = hints.filter(isBindHint).map((h) => h.bind);
   if (binds.length === 0) return;
   const p: Prepared = { reserved: new Map(), choice: new Map() };

@@ -11,6 +11,7 @@ import { claimsNaming, claimsWaitingFor } from '../../store/volume-queries';
 import type { ReconcileContext } from '../runtime/controller';
 import { chooseDeleter } from '../deleter/decide';
 import { annBoundByController, annDynamicallyProvisioned, reasons } from './annotations';
+import type { VolumeHint } from './bind-prefetch';
 import { event, write, type BinderDeps } from './deps';
 import { claimKey } from './keys';
 
@@ -23,7 +24,7 @@ async function setPhase(d: BinderDeps, ctx: ReconcileContext, volume: KubeObject
   next.status = { ...next.status, phase };
   if (message) next.status.message = message;
   else delete next.status.message;
-  return write(d, ctx, (tx) => tx.update(next, { subresource: 'status' }));
+  return write(d, ctx, (tx) => tx.update(next, { subresource: 'status' }), { volume: volume.metadata.name! } satisfies VolumeHint);
 }
 
 /**
@@ -92,7 +93,7 @@ async function unbind(d: BinderDeps, ctx: ReconcileContext, volume: KubeObject):
   }
   next.status = { ...next.status, phase: 'Available' };
   delete next.status.message;
-  await write(d, ctx, (tx) => tx.updateAll(next));
+  await write(d, ctx, (tx) => tx.updateAll(next), { volume: volume.metadata.name! } satisfies VolumeHint);
 }
 
 export async function syncVolume(d: BinderDeps, ctx: ReconcileContext, name: string): Promise<void> {
