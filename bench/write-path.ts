@@ -1,12 +1,13 @@
 // Write-path benchmark (figures printed, nothing asserted):
 //   npx tsx bench/write-path.ts [--seconds 15] [--clients 16] [--watchers 5]
-//     [--api-processes 1] [--controller-processes 0]
+//     [--api-processes 1] [--controller-processes 0] [--burst 10000] [--rate 0]
 // With --api-processes N > 1 the API servers run as N processes of their own on the one
 // database (clients and watches spread over them round robin), and --controller-processes
 // M runs M controller processes with leader election beside them, as a deployment would.
 // 1. the raw single-row transaction rate of the same Postgres (pgbench -N, bench/raw-tps.ts);
 // 2. PersistentVolume creates through the HTTPS REST API from --clients concurrent clients
-//    for --seconds: creates/s and the ratio to pgbench's tps;
+//    for --seconds: creates/s and the ratio to pgbench's tps (--rate N paces them to N
+//    creates/s in all, to see watch delivery below the machine's saturation);
 // 3. during (2), --watchers HTTPS watches of the collection (in a worker thread): the delay
 //    from the create's response reaching its client to the event reaching each watcher
 //    (an event that arrives before the response counts as 0), and whether every watcher
@@ -40,9 +41,12 @@ const { values: args } = parseArgs({
     'api-processes': { type: 'string', default: '1' },
     'controller-processes': { type: 'string', default: '0' },
     burst: { type: 'string', default: '10000' },
+    rate: { type: 'string', default: '0' },
   },
 });
 const BURST = Math.max(0, Number(args.burst));
+/** Creates per second offered by all clients together (0: as fast as they are answered). */
+const RATE = Math.max(0, Number(args.rate));
 const API_PROCESSES = Math.max(1, Number(args['api-processes']));
 const CONTROLLER_PROCESSES = Math.max(0, Number(args['controller-processes']));
 const here = path.dirname(new URL(import.meta.url).pathname);
@@ -67,7 +71,9 @@ async function binderIdle(proc: ChildProcess): Promise<void> {
 
 /** Forks a bench child and waits for its `ready` message. */
 function child(file: string, argv: string[]): Promise<{ proc: ChildProcess; url?: string }> {
-  const proc = fork(path.join(here, file), argv, { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  // STOWAGE_BENCH_CPU_PROF=DIR: a CPU profile of each API and controller process.
+  const prof = process.env.STOWAGE_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.STOWAGE_BENCH_CPU_PROF}`] : [];
+  const proc = fork(path.join(here, file), argv, { execArgv: ['--import', 'tsx', ...prof], stdio: 'inherit' });
   return new Promise((resolve, reject) => {
     proc.once('exit', (code) => reject(new Error(`${file} exited (${code})`)));
     proc.on('message', (m: { type?: string; url?: string }) => {
@@ -270,6 +276,9 @@ try {
       Array.from({ length: CLIENTS }, async () => {
         while (now() - started < SECONDS * 1000) {
           const i = next++;
+          // Paced: the i-th create is sent no earlier than its slot in the schedule.
+          const slot = RATE > 0 ? started + (i * 1000) / RATE - now() : 0;
+          if (slot > 0) await new Promise((r) => setTimeout(r, slot));
           const r = await request('POST', '/api/v1/persistentvolumes', {
             apiVersion: 'v1',
             kind: 'PersistentVolume',
@@ -291,7 +300,7 @@ try {
     const rate = (responded.size / elapsed) * 1000;
     const pgAfter = postgresCpuMs(path.join(dir, 'pg', 'postgres'));
     const pgPerCreate = pgBefore !== undefined && pgAfter !== undefined ? (pgAfter - pgBefore) / Math.max(1, responded.size) : undefined;
-    console.log(`creates through the REST API, ${CLIENTS} concurrent clients: ${responded.size} in ${(elapsed / 1000).toFixed(1)} s = ${rate.toFixed(0)}/s (${failed} failed)`);
+    console.log(`creates through the REST API, ${CLIENTS} concurrent clients${RATE > 0 ? ` offering ${RATE}/s` : ''}: ${responded.size} in ${(elapsed / 1000).toFixed(1)} s = ${rate.toFixed(0)}/s (${failed} failed)`);
     console.log(
       `  ${API_PROCESSES > 1 ? 'the API processes and this one (clients, watch streams)' : 'this process (API server + clients + watch streams)'} used ${cpuMsPerCreate.toFixed(2)} ms CPU per create: one free core caps it near ${(1000 / cpuMsPerCreate).toFixed(0)}/s; ` +
         `machine load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} CPUs`,
