@@ -160,8 +160,9 @@ export async function flushWrites(stx: StoreTx): Promise<void> {
          AS y(i int, type text, kind text, namespace text, name text, object text, action text, actor text, uid text, involved text)
          ORDER BY i),
      held AS MATERIALIZED (
-       SELECT o.id FROM objects o JOIN x ON o.kind = x.kind AND o.namespace = x.namespace AND o.name = x.name
-        WHERE x.type = 'ADDED' ORDER BY o.id FOR UPDATE OF o),
+       SELECT h.id FROM x CROSS JOIN LATERAL (
+         SELECT o.id FROM objects o WHERE o.kind = x.kind AND o.namespace = x.namespace AND o.name = x.name FOR UPDATE) h
+        WHERE x.type = 'ADDED'),
      log AS (
        INSERT INTO change_log (rv, type, kind, namespace, name, object)
        SELECT s.rv, s.type, s.kind, s.namespace, s.name, replace(s.object, $3, '"resourceVersion":"' || s.rv || '"')::json
