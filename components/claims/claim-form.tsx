@@ -33,6 +33,7 @@ import { useRouter, useSearchParams } from 'next/navigation';
 import { useEffect, useMemo, useState } from 'react';
 import { isDNS1123Subdomain } from '@/server/domain/names';
 import { errorInfo } from '../format';
+import { SaveError } from '../field-errors';
 import { detailHref } from '../kinds';
 import { usePermissions } from '../session';
 import { useTRPC } from '../trpc';
@@ -243,11 +244,7 @@ export function ClaimForm() {
               <CheckResult complete={complete} check={check} />
               <QuotaRoom data={quota} />
 
-              {create.error && (
-                <Alert color="red" title="Not created" role="alert" data-testid="save-error">
-                  {errorInfo(create.error).message}
-                </Alert>
-              )}
+              {create.error && <SaveError title="Not created" message={errorInfo(create.error).message} causes={errorInfo(create.error).causes} />}
               <Group>
                 <Button type="submit" disabled={!complete} loading={create.isPending}>
                   Create claim

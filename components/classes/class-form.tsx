@@ -20,7 +20,7 @@ import { classFromDraft, draftErrors, draftFromClass, emptyDraft, errorFor, immu
 import { ClassParameterFields } from './class-parameter-fields';
 import { ClonePreview } from './clone-preview';
 import { SeveralDefaultsAlert } from './default-class-switch';
-import { FormErrors } from '../field-errors';
+import { FormErrors, SaveError } from '../field-errors';
 
 const OTHER = '__other__';
 const IMMUTABLE_HINT = 'Fixed once the class exists (the API forbids changing it): use Clone and replace to change it.';
@@ -296,11 +296,7 @@ export function ClassForm({ base }: { base?: KubeObject }) {
         </Alert>
       )}
       {showErrors && <FormErrors errors={errors} />}
-      {serverError && (
-        <Alert color="red" title="The server refused the class" role="alert" data-testid="save-error">
-          {serverError.message}
-        </Alert>
-      )}
+      {serverError && <SaveError title="The server refused the class" message={serverError.message} causes={[]} />}
       <Group justify="flex-end">
         <Button variant="default" onClick={() => router.back()}>
           Cancel

@@ -2,7 +2,7 @@
 // The static PersistentVolume form: a source (host path, a local path on a node chosen
 // from the nodes, NFS, CSI), capacity, access and volume modes, reclaim policy, class,
 // node affinity and mount options, checked as the API checks them (volume-draft.ts).
-import { Alert, Autocomplete, Button, Checkbox, Group, List, MultiSelect, Paper, SegmentedControl, Select, Stack, Switch, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Autocomplete, Button, Checkbox, Group, MultiSelect, Paper, SegmentedControl, Select, Stack, Switch, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRouter, useSearchParams } from 'next/navigation';
 import { useMemo, useState } from 'react';
@@ -10,7 +10,7 @@ import { stringify } from 'yaml';
 import { errorInfo } from '../format';
 import { useTRPC } from '../trpc';
 import { ACCESS_MODES, draftFromParams, HOST_PATH_TYPES, SOURCE_LABELS, SOURCES, volumeDraftErrors, volumeErrorFor, volumeFromDraft, type Source, type VolumeDraft } from './volume-draft';
-import { FormErrors } from '../field-errors';
+import { FormErrors, SaveError } from '../field-errors';
 
 export function VolumeForm() {
   const trpc = useTRPC();
@@ -158,20 +158,7 @@ export function VolumeForm() {
         </Paper>
       </Stack>
       {showErrors && <FormErrors errors={errors} />}
-      {create.error && (
-        <Alert color="red" title="The server refused the volume" role="alert" data-testid="save-error">
-          {errorInfo(create.error).message}
-          {serverCauses.length > 0 && (
-            <List size="sm">
-              {serverCauses.map((c, i) => (
-                <List.Item key={i}>
-                  {c.field}: {c.message}
-                </List.Item>
-              ))}
-            </List>
-          )}
-        </Alert>
-      )}
+      {create.error && <SaveError title="The server refused the volume" message={errorInfo(create.error).message} causes={serverCauses} />}
       <Group justify="flex-end">
         <Button variant="default" onClick={() => router.back()}>
           Cancel
