@@ -8,7 +8,6 @@
 //    binds/s and its ratio to the raw rate, the controller process's peak RSS;
 //    then the binder's own rate: N claims created faster than it binds (a backlog);
 // 3. per-claim latency with 1,000 and with 100,000 Available volumes in the pool.
-import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +16,7 @@ import { createAppContext, type AppContext } from '../server/app/context';
 import type { Principal } from '../server/domain/authorization';
 import type { KubeObject } from '../server/resources/types';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
+import { Controllers } from './controllers-process';
 import { postgresCpuMs } from './pg-cpu';
 import { migrate } from '../server/store/migrate';
 import { rawTransactionRate } from './raw-tps';
@@ -63,70 +63,6 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-interface Stats {
-  rss: number;
-  maxRss: number;
-  /** User + system CPU of the controller process so far. */
-  cpuMs: number;
-  depth: number;
-  inFlight: number;
-  reconcile: { sum: number; count: number };
-}
-
-class Controllers {
-  private readonly failures = new Set<(e: Error) => void>();
-
-  private constructor(private readonly child: ChildProcess) {
-    child.once('exit', (code) => {
-      for (const fail of this.failures) fail(new Error(`controller process exited (${code})`));
-    });
-  }
-
-  static async start(url: string): Promise<Controllers> {
-    const file = path.join(path.dirname(new URL(import.meta.url).pathname), 'binder-controllers.ts');
-    // STOWAGE_BENCH_CPU_PROF=DIR writes a V8 CPU profile of the controller process there.
-    const prof = process.env.STOWAGE_BENCH_CPU_PROF;
-    const execArgv = ['--import', 'tsx', ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [])];
-    const child = fork(file, [url, String(CONCURRENCY)], { execArgv, stdio: 'inherit' });
-    const c = new Controllers(child);
-    await c.next('ready');
-    return c;
-  }
-
-  private next<T>(type: string): Promise<T> {
-    return new Promise((resolve, reject) => {
-      const onMsg = (m: any) => {
-        if (m?.type !== type) return;
-        this.child.off('message', onMsg);
-        this.failures.delete(reject);
-        resolve(m as T);
-      };
-      this.failures.add(reject);
-      this.child.on('message', onMsg);
-    });
-  }
-
-  async ask<T>(type: string, reply = type): Promise<T> {
-    const p = this.next<T>(reply);
-    this.child.send({ type });
-    return p;
-  }
-
-  stats = () => this.ask<Stats>('stats');
-
-  async idle(): Promise<void> {
-    for (let quiet = 0; quiet < 5; ) {
-      const s = await this.stats();
-      quiet = s.depth === 0 && s.inFlight === 0 ? quiet + 1 : 0;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-
-  async stop(): Promise<void> {
-    await this.ask('stop', 'stopped').catch(() => {});
-  }
-}
-
 async function freshApp(baseUrl: string, name: string): Promise<{ url: string; app: AppContext }> {
   const url = await ensureDatabase(baseUrl, name);
   await migrate(url);
@@ -167,7 +103,7 @@ function latencies(created: Map<string, number>, bound: Map<string, number>): nu
 
 async function burst(baseUrl: string, rawTps: number): Promise<void> {
   const { url, app } = await freshApp(baseUrl, 'burst');
-  const controllers = await Controllers.start(url);
+  const controllers = await Controllers.start(url, CONCURRENCY);
   const abort = new AbortController();
   const bound = watchBound(app, await app.store.currentResourceVersion(), abort.signal);
   const created = new Map<string, number>();
@@ -208,7 +144,7 @@ async function burst(baseUrl: string, rawTps: number): Promise<void> {
 async function backlog(baseUrl: string, rawTps: number): Promise<void> {
   const { url, app } = await freshApp(baseUrl, 'backlog');
   say(`\n== Backlog: ${N} Available volumes, then ${N} claims created in 500-claim store transactions`);
-  const controllers = await Controllers.start(url);
+  const controllers = await Controllers.start(url, CONCURRENCY);
   await createPool(app, N, () => 10);
   await controllers.idle();
   const cpuBefore = (await controllers.stats()).cpuMs;
@@ -255,7 +191,7 @@ async function poolRun(baseUrl: string, size: number): Promise<{ p50: number; p9
   await createPool(app, size);
   say(`pool created through the store in ${ms(performance.now() - t)}`);
   t = performance.now();
-  const controllers = await Controllers.start(url);
+  const controllers = await Controllers.start(url, CONCURRENCY);
   await controllers.idle();
   say(`controllers made the pool Available (and settled) in ${ms(performance.now() - t)}`);
   const before = await controllers.stats();

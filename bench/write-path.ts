@@ -30,6 +30,7 @@ import { startApiServer } from '../server/kube/api-server';
 import { ensureServingPki, servingNames } from '../server/kube/pki';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
 import { migrate } from '../server/store/migrate';
+import { benchExecArgv, Controllers } from './controllers-process';
 import { postgresCpuMs } from './pg-cpu';
 import { rawTransactionRate } from './raw-tps';
 
@@ -51,29 +52,9 @@ const API_PROCESSES = Math.max(1, Number(args['api-processes']));
 const CONTROLLER_PROCESSES = Math.max(0, Number(args['controller-processes']));
 const here = path.dirname(new URL(import.meta.url).pathname);
 
-/** Waits (at most five minutes) until a controller process's binder has nothing queued or running. */
-async function binderIdle(proc: ChildProcess): Promise<void> {
-  const until = Date.now() + 300_000;
-  while (Date.now() < until) {
-    const s = await new Promise<{ depth: number; inFlight: number }>((resolve) => {
-      const on = (m: { type?: string; depth: number; inFlight: number }) => {
-        if (m?.type !== 'stats') return;
-        proc.off('message', on);
-        resolve(m);
-      };
-      proc.on('message', on);
-      proc.send({ type: 'stats' });
-    });
-    if (s.depth === 0 && s.inFlight === 0) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 /** Forks a bench child and waits for its `ready` message. */
 function child(file: string, argv: string[]): Promise<{ proc: ChildProcess; url?: string }> {
-  // STOWAGE_BENCH_CPU_PROF=DIR: a CPU profile of each API and controller process.
-  const prof = process.env.STOWAGE_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.STOWAGE_BENCH_CPU_PROF}`] : [];
-  const proc = fork(path.join(here, file), argv, { execArgv: ['--import', 'tsx', ...prof], stdio: 'inherit' });
+  const proc = fork(path.join(here, file), argv, { execArgv: benchExecArgv(), stdio: 'inherit' });
   return new Promise((resolve, reject) => {
     proc.once('exit', (code) => reject(new Error(`${file} exited (${code})`)));
     proc.on('message', (m: { type?: string; url?: string }) => {
@@ -130,9 +111,9 @@ try {
     server = await startApiServer({ app, dataDir: dir, host: '127.0.0.1', port: 0 });
     urls = [server.url];
   }
-  const controllerChildren: ChildProcess[] = [];
-  for (let i = 0; i < CONTROLLER_PROCESSES; i++) controllerChildren.push((await child('binder-controllers.ts', [url, '256', 'elect'])).proc);
-  children.push(...controllerChildren);
+  const controllers: Controllers[] = [];
+  for (let i = 0; i < CONTROLLER_PROCESSES; i++) controllers.push(await Controllers.start(url, 256, true));
+  children.push(...controllers.map((c) => c.child));
   const agent = new https.Agent({ keepAlive: true, maxSockets: CLIENTS + 4, ca: server.caPem });
   let turn = 0;
   const request = (method: string, p: string, body?: unknown) =>
@@ -154,12 +135,12 @@ try {
   /** Phase 4: the REST burst of volumes and claims, binding as they come. */
   async function burst(): Promise<void> {
     if (CONTROLLER_PROCESSES === 0) {
-      controllerChildren.push((await child('binder-controllers.ts', [url, '256'])).proc);
-      children.push(controllerChildren[0]);
+      controllers.push(await Controllers.start(url, 256));
+      children.push(controllers[0].child);
     }
     // The controllers first make the volumes of the creates phase Available: that start-up
     // work is not part of the burst.
-    for (const c of controllerChildren) await binderIdle(c);
+    for (const c of controllers) await c.idle();
     const ns = 'burst';
     await request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     const startRv = JSON.parse((await request('GET', `/api/v1/namespaces/${ns}/persistentvolumeclaims?limit=1`)).text).metadata.resourceVersion;

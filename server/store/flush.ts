@@ -89,7 +89,8 @@ function createOfHeldName(writes: Write[]): Write | undefined {
   writes.forEach((w, i) => {
     if (w.type !== 'DELETED') return;
     const k = keyOf(w);
-    deletes.set(k, [...(deletes.get(k) ?? []), { i, id: w.id }]);
+    if (!deletes.has(k)) deletes.set(k, []);
+    deletes.get(k)!.push({ i, id: w.id });
   });
   if (deletes.size === 0) return undefined;
   return writes.find((w, i) => w.type === 'ADDED' && (deletes.get(keyOf(w)) ?? []).some((d) => d.i > i && d.id !== w.id));
