@@ -1,6 +1,7 @@
 // An AppContext over a test database, for tests of services and transports.
 import type { AppContext } from '../server/app/context';
 import { ClaimCheckService } from '../server/services/claim-check';
+import { ClassReplaceService } from '../server/services/class-replace';
 import { HistoryService } from '../server/services/history';
 import { ListService } from '../server/services/lists';
 import { NodeAgentService, type NodeAgentOptions } from '../server/services/node-agent';
@@ -21,6 +22,7 @@ export async function openTestApp(agentOptions: NodeAgentOptions = {}): Promise<
     claims: new ClaimCheckService(t.store, 'node-1'),
     users: new UserService(t.db),
     nodeAgent: new NodeAgentService(t.store, agentOptions),
+    classes: new ClassReplaceService(t.store),
     close: t.close,
   };
 }

@@ -3,6 +3,7 @@ import { NodeAgentService, type NodeAgentOptions } from '../services/node-agent'
 import { storageClassAdmission } from '../provisioners/admission';
 import { createRealOs } from '../provisioners/os';
 import { ClaimCheckService } from '../services/claim-check';
+import { ClassReplaceService } from '../services/class-replace';
 import { HistoryService } from '../services/history';
 import { ListService } from '../services/lists';
 import { ObjectService } from '../services/objects';
@@ -22,6 +23,8 @@ export interface AppContext {
   history: HistoryService;
   /** The node agents' side: tokens, discovery reports, cleanup jobs. */
   nodeAgent: NodeAgentService;
+  /** StorageClass "Replace in place", with the same admission as `objects`. */
+  classes: ClassReplaceService;
   close(): Promise<void>;
 }
 
@@ -36,7 +39,8 @@ export async function createAppContext(
   const store = new ObjectStore(db, connectionString);
   await store.start();
   // StorageClasses of the in-tree provisioners are checked against this machine's disks.
-  const objects = new ObjectService(store, storageClassAdmission(createRealOs()));
+  const admission = storageClassAdmission(createRealOs());
+  const objects = new ObjectService(store, admission);
   return {
     db,
     store,
@@ -46,6 +50,7 @@ export async function createAppContext(
     claims: new ClaimCheckService(store, nodeName),
     users: new UserService(db, loadSignInLimits()),
     nodeAgent: new NodeAgentService(store, agentOptions),
+    classes: new ClassReplaceService(store, admission),
     close: async () => {
       await store.stop();
       await db.$disconnect();

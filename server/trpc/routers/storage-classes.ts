@@ -1,18 +1,9 @@
 // StorageClasses' own procedures beyond the generic objects ones: "Replace in place"
 // (delete and create again under the same name, in one transaction). Thin: authorizes,
-// parses the manifest, calls ClassReplaceService.
+// parses the manifest, calls the app's ClassReplaceService.
 import { z } from 'zod';
-import type { AppContext } from '../../app/context';
-import { storageClassAdmission } from '../../provisioners/admission';
-import { createRealOs } from '../../provisioners/os';
-import { ClassReplaceService } from '../../services/class-replace';
 import { parseManifest } from '../../services/manifest';
 import { authedProcedure, router } from '../init';
-
-// The same admission the app's ObjectService runs on every created class (server/app/context.ts).
-const admission = storageClassAdmission(createRealOs());
-
-export const classReplaceService = (ctx: { app: Pick<AppContext, 'store'> }) => new ClassReplaceService(ctx.app.store, admission);
 
 export const storageClassesRouter = router({
   replaceInPlace: authedProcedure
@@ -26,7 +17,7 @@ export const storageClassesRouter = router({
       }),
     )
     .mutation(({ ctx, input }) => {
-      const svc = classReplaceService(ctx);
+      const svc = ctx.app.classes;
       // Authorize before parsing: a non-admin gets a 403 whatever the manifest holds.
       svc.authorize(ctx.principal, input.name);
       const replacement = parseManifest(input.manifest);
