@@ -34,6 +34,12 @@ function toolPages(admin: boolean): { route: string; title: string; description:
   ];
 }
 
+/** Notes the focused element as where to return, unless it is inside a dialog. */
+function noteFocus(returnTo: { current: Element | null }): void {
+  const active = document.activeElement;
+  if (!active?.closest('[role="dialog"]')) returnTo.current = active;
+}
+
 export function CommandPalette({
   kinds,
   mayCreateClaim,
@@ -52,6 +58,29 @@ export function CommandPalette({
   const scheme = useComputedColorScheme('light');
   const [opened, setOpened] = useState(false);
   const [help, setHelp] = useState(false);
+  // Where the focus was when the palette opened: it goes back there once the palette has
+  // closed and let go of it, unless something else (another dialog) has taken it.
+  // (Mantine's returnFocus tries once, 10 ms after closing; in about one run in ten of the
+  // palette's browser test the focus was then left on the page body.)
+  const returnTo = useRef<Element | null>(null);
+  useEffect(() => {
+    const el = returnTo.current;
+    if (opened || !(el instanceof HTMLElement)) return;
+    let frames = 0;
+    let id = 0;
+    const tick = () => {
+      const active = document.activeElement;
+      if (!active || active === document.body) {
+        if (el.isConnected) el.focus();
+      } else if (active.closest('[role="dialog"]') && ++frames < 60) {
+        id = requestAnimationFrame(tick);
+        return;
+      }
+      returnTo.current = null;
+    };
+    id = requestAnimationFrame(tick);
+    return () => cancelAnimationFrame(id);
+  }, [opened]);
   const shortcutState = useRef(INITIAL_SHORTCUT_STATE);
   const signOut = useSignOut();
 
@@ -73,6 +102,7 @@ export function CommandPalette({
       if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 'k') {
         e.preventDefault();
         setHelp(false);
+        noteFocus(returnTo);
         setOpened((o) => !o);
         return;
       }
@@ -90,7 +120,10 @@ export function CommandPalette({
         filter?.select();
       }
     };
-    const onOpen = () => setOpened(true);
+    const onOpen = () => {
+      noteFocus(returnTo);
+      setOpened(true);
+    };
     window.addEventListener('keydown', onKey);
     window.addEventListener(OPEN_EVENT, onOpen);
     return () => {
@@ -101,7 +134,7 @@ export function CommandPalette({
 
   return (
     <>
-      <Modal opened={opened} onClose={() => setOpened(false)} title="Command palette" size="lg" yOffset="10vh" returnFocus closeButtonProps={{ 'aria-label': 'Close the command palette' }}>
+      <Modal opened={opened} onClose={() => setOpened(false)} title="Command palette" size="lg" yOffset="10vh" returnFocus={false} closeButtonProps={{ 'aria-label': 'Close the command palette' }}>
         {opened && <PaletteBody kinds={kinds} items={paletteItems({ pages: kinds.map((k) => ({ route: k.route, title: k.title, noun: k.noun })), tools: toolPages(admin), mayCreateClaim, mayCreateVolume, mayCreateClass: admin, mayCreateAny, scheme })} run={run} />}
       </Modal>
       <Modal opened={help} onClose={() => setHelp(false)} title="Keyboard shortcuts" size="md" closeButtonProps={{ 'aria-label': 'Close the shortcuts' }}>
