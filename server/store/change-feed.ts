@@ -15,7 +15,7 @@ import pg from 'pg';
 import { StowageError } from '../domain/errors';
 import type { KubeObject } from '../resources/types';
 import type { SqlClient } from './pg';
-import { nextRefreshAfter, refreshStatistics } from './statistics';
+import { StatisticsKeeper } from './statistics';
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -54,8 +54,8 @@ export class ChangeFeed {
   private windowFrom = 0n;
   private head = 0n;
   private lastPersisted = 0n;
-  /** The head at which the planner's statistics are next refreshed (statistics.ts). */
-  private nextStatistics = 0n;
+  /** Keeps the planner's statistics up with the store's growth (statistics.ts). */
+  private readonly statistics: StatisticsKeeper;
   private listener: pg.Client | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private pumping: Promise<void> | undefined;
@@ -67,7 +67,9 @@ export class ChangeFeed {
   constructor(
     private readonly db: SqlClient,
     private readonly connectionString: string,
-  ) {}
+  ) {
+    this.statistics = new StatisticsKeeper(db);
+  }
 
   /** Highest resourceVersion this feed has read (every lower one is settled). */
   get currentHead(): bigint {
@@ -83,7 +85,6 @@ export class ChangeFeed {
     this.head = (await settle(this.db)).settled;
     this.windowFrom = this.head;
     this.lastPersisted = this.head;
-    this.nextStatistics = nextRefreshAfter(this.head);
     const client = new pg.Client({ connectionString: this.connectionString });
     client.on('error', () => this.reconnectSoon());
     client.on('notification', () => this.pump());
@@ -166,10 +167,7 @@ export class ChangeFeed {
             this.lastPersisted = this.head;
             await persistSettled(this.db, this.head);
           }
-          if (this.head >= this.nextStatistics) {
-            this.nextStatistics = nextRefreshAfter(this.head);
-            void refreshStatistics(this.db);
-          }
+          this.statistics.tick(this.head);
         } while (this.pumpAgain);
       } catch {
         // The next notification or poll tries again.
