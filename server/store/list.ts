@@ -86,6 +86,10 @@ export async function listObjects(pool: pg.Pool, s: Strategy, opts: ListOptions)
   for (const r of selector.requirements) {
     if ((r.operator === '=' || r.operator === '==' || (r.operator === 'In' && r.values.length === 1)) && r.values[0] !== undefined) {
       equalLabels[r.key] = r.values[0];
+    } else if (r.operator === 'Exists') {
+      // The jsonb `?` operator, written out: `add` would take it for the placeholder.
+      params.push(r.key);
+      where.push(`labels ? $${params.length}`);
     } else {
       sqlOnly = false;
     }

@@ -246,6 +246,27 @@ describe('list', () => {
     expect(names).toEqual([0, 1, 2, 3, 4, 5, 6].map((i) => `pv-list-${i}`));
   });
 
+  test('a selector on a key alone (answered by the labels index) pages like any other', async () => {
+    for (let i = 0; i < 5; i++) {
+      const labels: Record<string, string> = { set: 'exists' };
+      if (i % 2 === 0) labels['disks.example.com/node'] = `n${i}`;
+      await t.store.create(pv(`pv-ex-${i}`, { labels }));
+    }
+    const names: string[] = [];
+    let cont: string | undefined;
+    do {
+      const page = await t.store.list('PersistentVolume', { labelSelector: 'disks.example.com/node', limit: 2, continue: cont });
+      names.push(...page.items.map((o) => o.metadata.name!));
+      cont = page.continue;
+    } while (cont);
+    expect(names).toEqual(['pv-ex-0', 'pv-ex-2', 'pv-ex-4']);
+    const without = await t.store.list('PersistentVolume', { labelSelector: 'set=exists,!disks.example.com/node' });
+    expect(without.items.map((o) => o.metadata.name)).toEqual(['pv-ex-1', 'pv-ex-3']);
+    // A key no object has, and one that only looks like SQL.
+    expect((await t.store.list('PersistentVolume', { labelSelector: 'nothing.example.com/x' })).items).toEqual([]);
+    expect((await t.store.list('PersistentVolume', { labelSelector: "a'b" }).catch((e) => e)).code).toBe('BadRequest');
+  });
+
   test('a bad selector is a BadRequest', async () => {
     await expect(t.store.list('PersistentVolume', { labelSelector: 'a in (' })).rejects.toMatchObject({ code: 'BadRequest' });
     await expect(t.store.list('PersistentVolume', { fieldSelector: 'spec.nothing=1' })).rejects.toMatchObject({ code: 'BadRequest' });
