@@ -8,15 +8,6 @@ export interface ObjectKey {
   name: string;
 }
 
-/** Claims that lack `finalizer`, or are being deleted. */
-export function claimsToProtect(db: SqlRunner, finalizer: string): Promise<ObjectKey[]> {
-  return db.$queryRawUnsafe<ObjectKey[]>(
-    `SELECT namespace, name FROM objects WHERE kind = 'PersistentVolumeClaim'
-       AND (deletion_timestamp IS NOT NULL OR NOT COALESCE((object->'metadata'->'finalizers')::jsonb @> $1::jsonb, false))`,
-    JSON.stringify([finalizer]),
-  );
-}
-
 /** Pods not yet on a node and not being deleted (the placement controller's work). */
 export function podsToPlace(db: SqlRunner, limit = 10_000): Promise<ObjectKey[]> {
   return db.$queryRawUnsafe<ObjectKey[]>(

@@ -5,7 +5,7 @@ import type { KubeObject } from '../../resources/types';
 import type { ChangeEvent } from '../../store/change-feed';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
 import { write, type ProvisioningDeps } from '../provisioner/deps';
-import { volumesToProtect } from '../provisioner/queries';
+import { volumesToProtect } from '../../store/protection-queries';
 import { pvProtectionFinalizer } from '../provisioner/volume';
 
 const PV = 'PersistentVolume';
@@ -41,7 +41,7 @@ export async function protectVolume(d: ProtectionDeps, ctx: ReconcileContext, na
   });
 }
 
-const keys = async (d: ProtectionDeps) => (await volumesToProtect(d.store.sql, pvProtectionFinalizer)).map((r) => `pv/${r.name}`);
+const keys = async (d: ProtectionDeps) => (await volumesToProtect(d.store.sql)).map((r) => `pv/${r.name}`);
 
 export function pvProtectionSpec(d: ProtectionDeps, opts: { concurrency?: number; resyncMs?: number } = {}): ControllerSpec {
   return {

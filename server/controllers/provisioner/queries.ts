@@ -29,12 +29,3 @@ export function claimsOfClass(db: SqlRunner, className: string, limit = 10_000):
     limit,
   );
 }
-
-/** Volumes that lack `finalizer`, or are being deleted. */
-export function volumesToProtect(db: SqlRunner, finalizer: string): Promise<ObjectKey[]> {
-  return db.$queryRawUnsafe<ObjectKey[]>(
-    `SELECT namespace, name FROM objects WHERE kind = 'PersistentVolume'
-       AND (deletion_timestamp IS NOT NULL OR NOT COALESCE((object->'metadata'->'finalizers')::jsonb @> $1::jsonb, false))`,
-    JSON.stringify([finalizer]),
-  );
-}

@@ -7,15 +7,16 @@
 import { bytesToQuantity, compareQuantities, formatQuantity, quantityFromJSON } from '../../domain/quantity';
 import { claimClass } from '../../domain/matching';
 import type { ProvisionedVolume } from '../../provisioners/plugin';
+import { pvProtectionFinalizer } from '../../resources/protection';
 import type { KubeObject } from '../../resources/types';
 
 export const annProvisionedBy = 'pv.kubernetes.io/provisioned-by';
 export const annBoundByController = 'pv.kubernetes.io/bound-by-controller';
 /** Where the asset is (path, device, node) as JSON, for people and the dashboard. Never secrets. */
 export const annAsset = 'stowage.io/asset';
-/** Keeps a bound PV from disappearing under its claim (upstream pv-protection). */
-export const pvProtectionFinalizer = 'kubernetes.io/pv-protection';
 /** Keeps a PV with reclaim policy Delete until its asset is deleted (upstream HonorPVReclaimPolicy). */
+/** Keeps a bound PV from disappearing under its claim (upstream pv-protection). */
+export { pvProtectionFinalizer };
 export const pvControllerFinalizer = 'kubernetes.io/pv-controller';
 
 /** The capacity to write: the claim's own request when that is the size, else the bytes. */

@@ -5,7 +5,7 @@
 // decision (upstream double-checks with a live list before removing, for the same reason).
 import { podClaimNames, podsUsingClaim } from '../../resources/pod/claims';
 import type { KubeObject } from '../../resources/types';
-import { claimsToProtect } from '../../store/consumer-queries';
+import { claimsToProtect } from '../../store/protection-queries';
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
 import { transact, writtenVersions } from '../runtime/controller-tx';
@@ -49,7 +49,7 @@ export async function protectClaim(d: PvcProtectionDeps, ctx: ReconcileContext, 
 }
 
 export function pvcProtectionSpec(d: PvcProtectionDeps, opts: { concurrency?: number; resyncMs?: number } = {}): ControllerSpec {
-  const keys = async () => (await claimsToProtect(d.store.sql, pvcProtectionFinalizer)).map((r) => `pvc/${r.namespace}/${r.name}`);
+  const keys = async () => (await claimsToProtect(d.store.sql)).map((r) => `pvc/${r.namespace}/${r.name}`);
   return {
     name: pvcProtectionName,
     concurrency: opts.concurrency ?? 4,
