@@ -3,6 +3,9 @@
 // Usage (by the driver): fork('bench/binder-controllers.ts', [databaseUrl, concurrency, 'elect'?]).
 // bench/write-path.ts also runs it (--controller-processes N) with leader election.
 import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import path from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { register } from 'prom-client';
 import { createAppContext } from '../server/app/context';
 import { startControllers } from '../server/controllers/start';
@@ -27,6 +30,16 @@ let maxRss = process.memoryUsage().rss;
 const sampler = setInterval(() => {
   maxRss = Math.max(maxRss, process.memoryUsage().rss);
 }, 100);
+
+// Time spent in garbage collection, all kinds.
+let gcMs = 0;
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) gcMs += e.duration;
+}).observe({ entryTypes: ['gc'] });
+
+// A CPU profile of one phase (the driver's 'profileStart' and 'profileStop'), written to
+// STOWAGE_BENCH_PHASE_PROF=DIR.
+let profiler: Session | undefined;
 
 async function reconcileTotals(): Promise<{ sum: number; count: number }> {
   const m = register.getSingleMetric('stowage_controller_reconcile_duration_seconds');
@@ -55,7 +68,20 @@ process.on('message', async (msg: { type: string }) => {
       depth: binder?.queue.length ?? 0,
       inFlight: binder?.queue.inFlight ?? 0,
       reconcile: await reconcileTotals(),
+      gcMs,
     });
+  } else if (msg.type === 'profileStart') {
+    profiler = new Session();
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+    process.send!({ type: 'profileStart' });
+  } else if (msg.type === 'profileStop') {
+    const { profile } = await profiler!.post('Profiler.stop');
+    const file = path.join(process.env.STOWAGE_BENCH_PHASE_PROF ?? '.', `controllers-${process.pid}-${Date.now()}.cpuprofile`);
+    writeFileSync(file, JSON.stringify(profile));
+    profiler!.disconnect();
+    process.send!({ type: 'profileStop', file });
   } else if (msg.type === 'resetRss') {
     maxRss = process.memoryUsage().rss;
     process.send!({ type: 'resetRss' });

@@ -1,13 +1,18 @@
 // Binder benchmark: prints figures, asserts nothing.  npx tsx bench/binder.ts [--n=10000]
-//   [--pool=100000] [--small-pool=1000] [--claims=500] [--workers=16] [--concurrency=16]
-//   [--only=burst|backlog|pool]   (STOWAGE_BENCH_CPU_PROF=DIR: CPU profile of the controllers)
+//   [--pool=100000] [--small-pool=1000] [--claims=500] [--pool-rate=100] [--workers=16] [--concurrency=16]
+//   [--only=burst|backlog|pool] [--no-settle]
+//   STOWAGE_BENCH_CPU_PROF=DIR: CPU profile of the controllers' whole run;
+//   STOWAGE_BENCH_PHASE_PROF=DIR: CPU profile of the controllers during the pools' claims;
+//   STOWAGE_BENCH_PG_STATEMENTS=1: Postgres's top statements during the pools' claims.
 //
 // 1. the raw single-row transaction rate of the embedded Postgres (pgbench -N or a pg loop);
 // 2. a burst of N volumes and N claims created through the services layer, with the
 //    controllers in their own process: time until all are Bound, p50/p99 claim-to-Bound,
 //    binds/s and its ratio to the raw rate, the controller process's peak RSS;
 //    then the binder's own rate: N claims created faster than it binds (a backlog);
-// 3. per-claim latency with 1,000 and with 100,000 Available volumes in the pool.
+// 3. per-claim latency with 1,000 and with 100,000 Available volumes in the pool, once the
+//    database has settled from creating the pool (pg-diagnostics.ts; --no-settle measures
+//    straight after the setup, with its vacuum and checkpoint still to come).
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +23,7 @@ import type { KubeObject } from '../server/resources/types';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
 import { Controllers } from './controllers-process';
 import { postgresCpuMs } from './pg-cpu';
+import { settleDatabase, STATEMENT_STATS_SETTINGS, StatementStats } from './pg-diagnostics';
 import { migrate } from '../server/store/migrate';
 import { rawTransactionRate } from './raw-tps';
 
@@ -29,8 +35,13 @@ const N = arg('n', 10_000);
 const BIG_POOL = arg('pool', 100_000);
 const SMALL_POOL = arg('small-pool', 1_000);
 const POOL_CLAIMS = arg('claims', 500);
+// Claims per second into the pools: below what the binder drains, so the latency is a
+// claim's own and not the wait behind a backlog (0: as fast as the 4 workers go).
+const POOL_RATE = arg('pool-rate', 100);
 const WORKERS = arg('workers', 16);
 const CONCURRENCY = arg('concurrency', 256);
+const SETTLE = !process.argv.includes('--no-settle');
+const STATEMENTS = process.env.STOWAGE_BENCH_PG_STATEMENTS === '1';
 const admin: Principal = { type: 'user', id: 'bench', name: 'bench', role: 'admin', namespaces: [] };
 const say = (s: string) => process.stdout.write(`${s}\n`);
 const ms = (x: number) => `${x.toFixed(0)} ms`;
@@ -184,9 +195,9 @@ async function createPool(app: AppContext, size: number, gi: () => number = () =
   }
 }
 
-async function poolRun(baseUrl: string, size: number): Promise<{ p50: number; p99: number; mean: number; reconcileMs: number; rss: number }> {
-  const { url, app } = await freshApp(baseUrl, `pool_${size}`);
-  say(`\n== Pool of ${size} Available volumes, then ${POOL_CLAIMS} claims (4 client workers)`);
+async function poolRun(baseUrl: string, which: 'small' | 'big', size: number): Promise<{ p50: number; p99: number; mean: number; reconcileMs: number; rss: number; cpuPerClaim: { controller: number; postgres: number } }> {
+  const { url, app } = await freshApp(baseUrl, `pool_${which}_${size}`);
+  say(`\n== Pool of ${size} Available volumes, then ${POOL_CLAIMS} claims (4 client workers, ${POOL_RATE > 0 ? `${POOL_RATE} claims/s` : 'unpaced'})`);
   let t = performance.now();
   await createPool(app, size);
   say(`pool created through the store in ${ms(performance.now() - t)}`);
@@ -195,30 +206,48 @@ async function poolRun(baseUrl: string, size: number): Promise<{ p50: number; p9
   await controllers.idle();
   say(`controllers made the pool Available (and settled) in ${ms(performance.now() - t)}`);
   const before = await controllers.stats();
+  if (SETTLE) await settleDatabase(url);
+  const statements = STATEMENTS ? await StatementStats.start(url) : undefined;
   const abort = new AbortController();
   const bound = watchBound(app, await app.store.currentResourceVersion(), abort.signal);
+  await controllers.profileStart();
+  const pgBefore = postgresCpuMs(path.join(dir, 'postgres'));
   const created = new Map<string, number>();
-  const claims = Array.from({ length: POOL_CLAIMS }, (_, i) => pvc(`c-${i}`, 1 + Math.floor(rand() * 20)));
-  await runAll(claims, 4, async (o) => {
-    await app.objects.create(admin, o);
-    created.set(o.metadata.name!, performance.now());
+  const claims = Array.from({ length: POOL_CLAIMS }, (_, i) => ({ i, claim: pvc(`c-${i}`, 1 + Math.floor(rand() * 20)) }));
+  const start = performance.now();
+  await runAll(claims, 4, async ({ i, claim }) => {
+    // Paced: the i-th claim is created no earlier than i / rate seconds in.
+    const wait = POOL_RATE > 0 ? start + (i * 1000) / POOL_RATE - performance.now() : 0;
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    await app.objects.create(admin, claim);
+    created.set(claim.metadata.name!, performance.now());
   });
   const ok = await untilAllBound(bound, POOL_CLAIMS, 300_000);
   const after = await controllers.stats();
+  const pgAfter = postgresCpuMs(path.join(dir, 'postgres'));
+  const cpuPerClaim = {
+    controller: (after.cpuMs - before.cpuMs) / POOL_CLAIMS,
+    postgres: pgBefore !== undefined && pgAfter !== undefined ? (pgAfter - pgBefore) / POOL_CLAIMS : NaN,
+  };
+  const profile = await controllers.profileStop();
+  if (profile) say(`controller CPU profile of the claims: ${profile}`);
+  if (statements) console.table(await statements.stop());
   abort.abort();
   const lat = latencies(created, bound);
   const mean = lat.reduce((a, b) => a + b, 0) / lat.length;
   const reconcileMs = ((after.reconcile.sum - before.reconcile.sum) / Math.max(1, after.reconcile.count - before.reconcile.count)) * 1000;
   say(`claim-to-Bound p50 / p99 / mean: ${ms(percentile(lat, 50))} / ${ms(percentile(lat, 99))} / ${mean.toFixed(1)} ms${ok ? '' : '  (TIMED OUT)'}`);
   say(`mean reconcile time:             ${reconcileMs.toFixed(2)} ms`);
+  say(`CPU per claim:                   controller ${cpuPerClaim.controller.toFixed(2)} ms, Postgres ${cpuPerClaim.postgres.toFixed(2)} ms (its creation included)`);
+  say(`controller GC during the claims: ${(after.gcMs - before.gcMs).toFixed(0)} ms`);
   say(`controller process RSS peak:     ${(after.maxRss / 2 ** 20).toFixed(0)} MB`);
   await controllers.stop();
   await app.close();
-  return { p50: percentile(lat, 50), p99: percentile(lat, 99), mean, reconcileMs, rss: after.maxRss };
+  return { p50: percentile(lat, 50), p99: percentile(lat, 99), mean, reconcileMs, rss: after.maxRss, cpuPerClaim };
 }
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'stowage-bench-binder-'));
-const server = await startEmbeddedPostgres(dir);
+const server = await startEmbeddedPostgres(dir, { settings: STATEMENTS ? STATEMENT_STATS_SETTINGS : [] });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     void server
@@ -239,12 +268,14 @@ try {
   if (N > 0 && (!only || only === 'burst')) await burst(server.baseUrl, raw.tps);
   if (N > 0 && (!only || only === 'backlog')) await backlog(server.baseUrl, raw.tps);
   if (BIG_POOL > 0 && (!only || only === 'pool')) {
-    const small = await poolRun(server.baseUrl, SMALL_POOL);
-    const big = await poolRun(server.baseUrl, BIG_POOL);
+    const small = await poolRun(server.baseUrl, 'small', SMALL_POOL);
+    const big = await poolRun(server.baseUrl, 'big', BIG_POOL);
     say(`\n== Per-claim cost with ${BIG_POOL} vs ${SMALL_POOL} volumes`);
     say(`mean claim-to-Bound: ${big.mean.toFixed(1)} ms vs ${small.mean.toFixed(1)} ms (x${(big.mean / small.mean).toFixed(2)})`);
     say(`p99 claim-to-Bound:  ${ms(big.p99)} vs ${ms(small.p99)} (x${(big.p99 / small.p99).toFixed(2)})`);
     say(`mean reconcile:      ${big.reconcileMs.toFixed(2)} ms vs ${small.reconcileMs.toFixed(2)} ms (x${(big.reconcileMs / small.reconcileMs).toFixed(2)})`);
+    const cpu = (c: { controller: number; postgres: number }) => c.controller + c.postgres;
+    say(`CPU per claim:       ${cpu(big.cpuPerClaim).toFixed(2)} ms vs ${cpu(small.cpuPerClaim).toFixed(2)} ms (x${(cpu(big.cpuPerClaim) / cpu(small.cpuPerClaim)).toFixed(2)}), controller + Postgres`);
   }
 } finally {
   await server.stop();

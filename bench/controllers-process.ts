@@ -11,6 +11,8 @@ export interface Stats {
   depth: number;
   inFlight: number;
   reconcile: { sum: number; count: number };
+  /** Time spent in garbage collection so far. */
+  gcMs: number;
 }
 
 export class Controllers {
@@ -51,6 +53,17 @@ export class Controllers {
   }
 
   stats = () => this.ask<Stats>('stats');
+
+  /** With STOWAGE_BENCH_PHASE_PROF=DIR: a CPU profile of what runs until `profileStop` (else nothing). */
+  async profileStart(): Promise<void> {
+    if (process.env.STOWAGE_BENCH_PHASE_PROF) await this.ask('profileStart');
+  }
+
+  /** The profile's file, if one was started. */
+  async profileStop(): Promise<string | undefined> {
+    if (!process.env.STOWAGE_BENCH_PHASE_PROF) return undefined;
+    return (await this.ask<{ file: string }>('profileStop')).file;
+  }
 
   /** Waits until the binder has had nothing queued or running for five looks in a row. */
   async idle(): Promise<void> {

