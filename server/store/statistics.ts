@@ -29,11 +29,12 @@ export const ANALYZED_TABLES = ['objects', 'change_log'] as const;
 export const CHECK_INTERVAL_MS = 1000;
 
 /**
- * How long after the last write it keeps looking: the live-row count reaches the
- * statistics collector up to a second or two after a commit, so the growth of a burst's
- * last writes shows only in a look after them.
+ * How long after the last write it keeps looking: a backend that has reported its counts
+ * less than a second ago reports the next ones once it has been idle for 10 s
+ * (PGSTAT_IDLE_INTERVAL), so the growth of a burst's last writes shows only in a look that
+ * late.
  */
-export const RECHECK_FOR_MS = 3000;
+export const RECHECK_FOR_MS = 15_000;
 
 /** When a change feed looks at the statistics: once a second while its head moves, and a little after. */
 export class StatisticsSchedule {
