@@ -7,10 +7,12 @@ import type { KubeObject } from './types';
 export const pvcProtectionFinalizer = 'kubernetes.io/pvc-protection';
 export const pvProtectionFinalizer = 'kubernetes.io/pv-protection';
 
-const finalizerOf: Record<string, string> = {
+/** The in-use protection finalizer of each protected kind. */
+export const protectionFinalizerOf = {
   PersistentVolumeClaim: pvcProtectionFinalizer,
   PersistentVolume: pvProtectionFinalizer,
-};
+} as const;
+const finalizerOf: Record<string, string> = protectionFinalizerOf;
 
 /** Adds the kind's protection finalizer to an object about to be created (in place). */
 export function admitProtection(obj: KubeObject): void {

@@ -8,27 +8,27 @@
 // holds only the rows the query returns. Postgres uses a partial index only for a query
 // whose condition it can prove implies the index's, so the kind and the finalizer are
 // written into the SQL as the literals the index was made with, not passed as parameters.
-import { pvcProtectionFinalizer, pvProtectionFinalizer } from '../resources/protection';
+import { protectionFinalizerOf } from '../resources/protection';
 import type { ObjectKey } from './consumer-queries';
 import type { SqlRunner } from './volume-queries';
 
-/** The condition: of `kind`, and being deleted or without `finalizer` (both constants of ours). */
-export function unprotectedCondition(kind: 'PersistentVolume' | 'PersistentVolumeClaim', finalizer: string): string {
+/** The condition: of `kind`, and being deleted or without the kind's protection finalizer (constants of ours). */
+export function unprotectedCondition(kind: keyof typeof protectionFinalizerOf): string {
   const literal = (s: string) => `'${s.replaceAll("'", "''")}'`;
   return `kind = ${literal(kind)}
-       AND (deletion_timestamp IS NOT NULL OR NOT COALESCE((object->'metadata'->'finalizers')::jsonb @> ${literal(JSON.stringify([finalizer]))}::jsonb, false))`;
+       AND (deletion_timestamp IS NOT NULL OR NOT COALESCE((object->'metadata'->'finalizers')::jsonb @> ${literal(JSON.stringify([protectionFinalizerOf[kind]]))}::jsonb, false))`;
 }
 
 /** Volumes that lack kubernetes.io/pv-protection, or are being deleted. */
 export function volumesToProtect(db: SqlRunner): Promise<ObjectKey[]> {
   return db.$queryRawUnsafe<ObjectKey[]>(
-    `SELECT namespace, name FROM objects WHERE ${unprotectedCondition('PersistentVolume', pvProtectionFinalizer)}`,
+    `SELECT namespace, name FROM objects WHERE ${unprotectedCondition('PersistentVolume')}`,
   );
 }
 
 /** Claims that lack kubernetes.io/pvc-protection, or are being deleted. */
 export function claimsToProtect(db: SqlRunner): Promise<ObjectKey[]> {
   return db.$queryRawUnsafe<ObjectKey[]>(
-    `SELECT namespace, name FROM objects WHERE ${unprotectedCondition('PersistentVolumeClaim', pvcProtectionFinalizer)}`,
+    `SELECT namespace, name FROM objects WHERE ${unprotectedCondition('PersistentVolumeClaim')}`,
   );
 }

@@ -6,7 +6,7 @@ import type { ChangeEvent } from '../../store/change-feed';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
 import { write, type ProvisioningDeps } from '../provisioner/deps';
 import { volumesToProtect } from '../../store/protection-queries';
-import { pvProtectionFinalizer } from '../provisioner/volume';
+import { pvProtectionFinalizer } from '../../resources/protection';
 
 const PV = 'PersistentVolume';
 

@@ -1,12 +1,8 @@
 // The provisioning controllers' queries over the `objects` table's indexed columns (and,
 // where no column exists, the JSON). `db` is any Prisma client or transaction client.
+import type { ObjectKey } from '../../store/consumer-queries';
 import type { SqlRunner } from '../../store/volume-queries';
 import { annBetaStorageProvisioner, annStorageProvisioner } from './provision-claim';
-
-export interface ObjectKey {
-  namespace: string;
-  name: string;
-}
 
 /** Unbound claims handed to one of `provisioners` (upstream's claims to provision). */
 export function claimsToProvision(db: SqlRunner, provisioners: string[]): Promise<ObjectKey[]> {

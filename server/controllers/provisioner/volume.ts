@@ -15,8 +15,6 @@ export const annBoundByController = 'pv.kubernetes.io/bound-by-controller';
 /** Where the asset is (path, device, node) as JSON, for people and the dashboard. Never secrets. */
 export const annAsset = 'stowage.io/asset';
 /** Keeps a PV with reclaim policy Delete until its asset is deleted (upstream HonorPVReclaimPolicy). */
-/** Keeps a bound PV from disappearing under its claim (upstream pv-protection). */
-export { pvProtectionFinalizer };
 export const pvControllerFinalizer = 'kubernetes.io/pv-controller';
 
 /** The capacity to write: the claim's own request when that is the size, else the bytes. */
