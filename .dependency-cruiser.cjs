@@ -1,0 +1,98 @@
+// The layers of Stowage, lowest first; an import may only point down (or stay in its own
+// folder). docs/architecture.md explains each layer. `npm run lint:layers` checks them and
+// CI runs it as part of `npm test`.
+//
+//   1 domain                 pure functions, no I/O
+//   2 resources, contracts   per-kind schemas and strategies; the wire contracts shared by
+//                            the agent and the server (contracts/)
+//   3 store                  the only code that speaks SQL
+//   4 services, provisioners what a user may do; the in-tree storage plugins
+//   5 transports, controllers, agent
+//                            trpc/, kube/, http/; controllers/; agent/ (its own process)
+//   6 composition            app/ (the server's wiring) and cli/
+//   7 ui                     components/ and the Next.js app/ folder
+const layers = [
+  { name: 'domain', path: '^server/domain/' },
+  { name: 'resources', path: '^server/(resources|contracts)/' },
+  { name: 'store', path: '^server/store/' },
+  { name: 'services', path: '^server/(services|provisioners)/' },
+  { name: 'transports', path: '^server/(trpc|kube|http|controllers|agent)/' },
+  { name: 'composition', path: '^server/(app|cli)/' },
+  { name: 'ui', path: '^(components|app)/' },
+];
+
+// Tests, fixtures and test helpers may reach across layers to set a scene.
+const notTest = '(\\.test\\.tsx?$|/testing\\.ts$|/fixtures\\.ts$|/os-fake\\.ts$)';
+
+// The kinds' TypeScript types are inferred from their zod schemas (resources/<kind>/schema.ts),
+// and those schemas use domain's value checks (quantities, names). Domain's decisions are
+// about those objects, so domain may NAME the kinds' types (a type-only import, erased at
+// build) but never import a value from resources: one schema per kind, not a second one.
+const kindShapes = '^server/resources/(types|[a-z-]+/schema)\\.ts$';
+
+const upward = layers.slice(0, -1).map((layer, i) => ({
+  name: `${layer.name}-imports-up`,
+  severity: 'error',
+  comment: `${layer.name} may import only the layers below it`,
+  from: { path: layer.path, pathNot: notTest },
+  to: {
+    path: layers.slice(i + 1).map((l) => l.path).join('|'),
+    ...(layer.name === 'domain' ? { pathNot: kindShapes } : {}),
+  },
+}));
+upward.unshift({
+  name: 'domain-imports-kind-values',
+  severity: 'error',
+  comment: 'domain may name the kinds types (import type) but import no value from resources',
+  from: { path: layers[0].path, pathNot: notTest },
+  to: { path: kindShapes, dependencyTypesNot: ['type-only'] },
+});
+
+module.exports = {
+  forbidden: [
+    ...upward,
+    {
+      name: 'no-cycles',
+      severity: 'error',
+      comment: 'a cycle makes two modules one; break it by moving the shared part down',
+      from: { pathNot: notTest },
+      to: { circular: true },
+    },
+    {
+      name: 'services-not-provisioners',
+      severity: 'error',
+      comment: 'services and provisioners sit side by side: neither imports the other',
+      from: { path: '^server/provisioners/', pathNot: notTest },
+      to: { path: '^server/services/' },
+    },
+    {
+      name: 'agent-stands-alone',
+      severity: 'error',
+      comment: 'the node agent is its own process: it uses domain, resources, contracts and its own OS access only',
+      from: { path: '^server/agent/', pathNot: notTest },
+      to: { path: '^server/(store|services|provisioners|trpc|kube|http|controllers|app|cli)/' },
+    },
+    {
+      name: 'transports-apart',
+      severity: 'error',
+      comment: 'tRPC, the REST API and the controllers do not import each other; shared parts go down a layer',
+      from: { path: '^server/(trpc|kube|controllers)/', pathNot: notTest },
+      to: { path: '^server/(trpc|kube|controllers)/', pathNot: '^server/$1/' },
+    },
+    {
+      name: 'prisma-only-for-migrations',
+      severity: 'error',
+      comment: 'Prisma is the schema and migration tool; at run time the store reaches Postgres through one pg pool',
+      from: { pathNot: '^(server/store/(migrate|prisma)\\.ts|prisma/|scripts/)' },
+      to: { path: '(^node_modules/@prisma/(client|adapter-pg)|^server/store/(generated|prisma))' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(node_modules|\\.next|\\.stowage|examples|server/store/generated)/' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};
