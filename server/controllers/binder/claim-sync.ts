@@ -9,7 +9,9 @@ import type { ReconcileContext, ReconcileResult } from '../runtime/controller';
 import { annBindCompleted, annBindingExplanation, annSelectedNode, conditionBindable, reasons } from './annotations';
 import { findMatchInStore, lockClaimForBinding, writeBinding } from './bind';
 import type { BindHint } from './bind-prefetch';
-import { event, write, type BinderDeps } from './deps';
+import { event } from '../runtime/event';
+import { write } from '../runtime/write';
+import type { BinderDeps } from './deps';
 import { claimKey } from './keys';
 import { keepPending } from './pending';
 

@@ -2,8 +2,7 @@
 import type { KubeObject } from '../../resources/types';
 import type { ObjectStore } from '../../store/object-store';
 import type { ReconcileContext } from '../runtime/controller';
-import type { ControllerTx } from '../runtime/controller-tx';
-import type { EventRecorder, EventType } from '../../services/event-recorder';
+import type { EventRecorder } from '../../services/event-recorder';
 import type { TxBatcher } from '../runtime/tx-batcher';
 import type { ClassCache } from './classes';
 
@@ -37,19 +36,4 @@ export interface BinderDeps {
   /** When each claim first found no volume (in memory; losing it only writes sooner). */
   firstNoMatch: Map<string, number>;
   now(): Date;
-}
-
-/**
- * Runs `fn` atomically in a (batched) transaction and tells the runtime which versions it
- * wrote, so their echo from the change log is not reconciled again. `hint` is for the
- * batch's prefetch (bind-prefetch.ts).
- */
-export async function write<T>(d: BinderDeps, ctx: ReconcileContext, fn: (tx: ControllerTx) => Promise<T>, hint?: unknown): Promise<T> {
-  const { result, versions } = await d.batcher.run(fn, hint);
-  for (const rv of versions) ctx.wrote(rv);
-  return result;
-}
-
-export function event(d: BinderDeps, obj: KubeObject, type: EventType, reason: string, message: string): Promise<void> {
-  return d.events.record(obj, type, reason, message);
 }

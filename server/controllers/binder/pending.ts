@@ -20,7 +20,9 @@ import {
   noProvisioner,
   reasons,
 } from './annotations';
-import { event, write, type BinderDeps } from './deps';
+import { event } from '../runtime/event';
+import { write } from '../runtime/write';
+import type { BinderDeps } from './deps';
 import { claimKey } from './keys';
 
 export interface PendingInput {

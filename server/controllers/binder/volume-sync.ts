@@ -12,7 +12,9 @@ import type { ReconcileContext } from '../runtime/controller';
 import { chooseDeleter } from '../deleter/decide';
 import { annBoundByController, annDynamicallyProvisioned, reasons } from './annotations';
 import type { VolumeHint } from './bind-prefetch';
-import { event, write, type BinderDeps } from './deps';
+import { event } from '../runtime/event';
+import { write } from '../runtime/write';
+import type { BinderDeps } from './deps';
 import { claimKey } from './keys';
 
 const PV = 'PersistentVolume';

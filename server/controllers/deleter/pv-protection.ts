@@ -4,7 +4,8 @@
 import type { KubeObject } from '../../resources/types';
 import type { ChangeEvent } from '../../store/change-feed';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
-import { write, type ProvisioningDeps } from '../provisioner/deps';
+import { write } from '../runtime/write';
+import type { ProvisioningDeps } from '../provisioner/deps';
 import { volumesToProtect } from '../../store/protection-queries';
 import { pvProtectionFinalizer } from '../../resources/protection';
 

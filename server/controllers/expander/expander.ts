@@ -14,7 +14,9 @@ import { timestampNow } from '../../resources/metadata';
 import type { KubeObject } from '../../resources/types';
 import { objectKeysInPhases } from '../../store/volume-queries';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
-import { errorText, event, write, type ProvisioningDeps } from '../provisioner/deps';
+import { event } from '../runtime/event';
+import { write } from '../runtime/write';
+import { errorText, type ProvisioningDeps } from '../provisioner/deps';
 import { annProvisionedBy } from '../provisioner/volume';
 import { capacityQuantity, expansionWanted, statusFor, type Stage } from './decide';
 

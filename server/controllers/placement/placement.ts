@@ -22,7 +22,8 @@ import type { KubeObject } from '../../resources/types';
 import { availableVolumesOfClasses, podsToPlace } from '../../store/consumer-queries';
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
-import { isRowBusy, transact, writtenVersions, type ControllerTx } from '../runtime/controller-tx';
+import { isRowBusy } from '../runtime/controller-tx';
+import { write } from '../runtime/write';
 import { EventRecorder } from '../../services/event-recorder';
 
 export const placementName = 'default-scheduler';
@@ -44,16 +45,6 @@ interface Deps {
 }
 
 const podKey = (ns: string, name: string) => `pod/${ns}/${name}`;
-
-async function write<T>(d: Deps, ctx: ReconcileContext, fn: (tx: ControllerTx) => Promise<T>): Promise<T> {
-  let last: ControllerTx | undefined;
-  const result = await transact(d.store, async (tx) => {
-    last = tx;
-    return fn(tx);
-  });
-  if (last) for (const rv of writtenVersions(last)) ctx.wrote(rv);
-  return result;
-}
 
 /** Everything placePod needs, read from the store. */
 async function gather(d: Deps, pod: KubeObject): Promise<PlacementInput> {

@@ -12,7 +12,9 @@ import { annSelectedNode, failed, provisionOptionsFor, volumeNameFor, Provisioni
 import type { ProvisionerPlugin } from '../../provisioners/plugin';
 import type { KubeObject } from '../../resources/types';
 import type { ReconcileContext, ReconcileResult } from '../runtime/controller';
-import { errorText, event, reasons, write, type ProvisioningDeps } from './deps';
+import { event } from '../runtime/event';
+import { write } from '../runtime/write';
+import { errorText, reasons, type ProvisioningDeps } from './deps';
 import { ProvisioningRetry, saveVolume } from './save-volume';
 
 const PVC = 'PersistentVolumeClaim';

@@ -7,7 +7,10 @@ import type { ProvisionedVolume, ProvisionerPlugin } from '../../provisioners/pl
 import type { KubeObject } from '../../resources/types';
 import type { ReconcileContext } from '../runtime/controller';
 import { isRowBusy } from '../runtime/controller-tx';
-import { errorText, event, pause, reasons, write, type ProvisioningDeps } from './deps';
+import { event } from '../runtime/event';
+import { pause } from '../runtime/pause';
+import { write } from '../runtime/write';
+import { errorText, reasons, type ProvisioningDeps } from './deps';
 import { buildVolume } from './volume';
 
 const PVC = 'PersistentVolumeClaim';
