@@ -1,23 +1,8 @@
 // What the binder's reconcile functions share.
-import type { KubeObject } from '../../resources/types';
 import type { ObjectStore } from '../../store/object-store';
-import type { ReconcileContext } from '../runtime/controller';
 import type { EventRecorder } from '../../services/event-recorder';
 import type { TxBatcher } from '../runtime/tx-batcher';
 import type { ClassCache } from './classes';
-
-/**
- * What happens to a Released volume whose reclaim policy is Delete. The deleter (a later
- * issue) plugs in here; until then nothing happens in-process, and out-of-tree deleters
- * act on Released volumes as seed 000 describes.
- */
-export interface VolumeDeleter {
-  deleteVolume(volume: KubeObject, ctx: ReconcileContext): Promise<void>;
-}
-
-export const noDeleter: VolumeDeleter = {
-  async deleteVolume() {},
-};
 
 export interface BinderDeps {
   store: ObjectStore;
@@ -27,7 +12,6 @@ export interface BinderDeps {
   classes: ClassCache;
   /** Provisioner names handled by in-tree plugins (no ExternalProvisioning event for them). */
   inTreeProvisioners: ReadonlySet<string>;
-  deleter: VolumeDeleter;
   /**
    * A claim that finds no volume waits this long before its explanation is written (and
    * events sent), so that a burst of claims racing their volumes causes no write storm.

@@ -56,15 +56,18 @@ async function wakeWaitingClaims(d: BinderDeps, ctx: ReconcileContext, volume: K
   }
 }
 
-/** Upstream reclaimVolume: Retain keeps it; Delete goes to the deleter; no recycler exists. */
+/**
+ * Upstream reclaimVolume: Retain keeps it; Delete is the deleter controller's (in-tree
+ * plugins, deleter/deleter.ts) or the external provisioner's; no recycler exists.
+ */
 async function reclaim(d: BinderDeps, ctx: ReconcileContext, volume: KubeObject): Promise<void> {
   switch (volume.spec?.persistentVolumeReclaimPolicy) {
     case 'Retain':
       return;
     case 'Delete': {
       const choice = chooseDeleter(volume, d.inTreeProvisioners);
-      if (choice.deleter === 'inTree') return d.deleter.deleteVolume(volume, ctx);
-      if (choice.deleter === 'external') return; // its provisioner deletes it (seed 000)
+      // The deleter controller deletes it, or its external provisioner does (seed 000).
+      if (choice.deleter === 'inTree' || choice.deleter === 'external') return;
       // Nobody can: Failed with why, once; every later sync tries again and stays Failed.
       if (volume.status?.phase === 'Failed' && volume.status?.message === choice.message) return;
       const failed = await setPhase(d, ctx, volume, 'Failed', choice.message, true);
