@@ -16,7 +16,8 @@ import { objectKeysInPhases } from '../../store/volume-queries';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
 import { event } from '../runtime/event';
 import { write } from '../runtime/write';
-import { errorText, type ProvisioningDeps } from '../provisioner/deps';
+import { errorText } from '../runtime/errors';
+import type { ProvisioningDeps } from '../provisioner/deps';
 import { annProvisionedBy } from '../provisioner/volume';
 import { capacityQuantity, expansionWanted, statusFor, type Stage } from './decide';
 

@@ -1,4 +1,4 @@
-// What the provisioning controllers (provisioner, deleter, pv-protection) share.
+// What the provisioner shares with the controllers of its plugins' volumes (expander, volume-usage).
 import type { Logger } from 'pino';
 import type { AssetStore } from '../../provisioners/assets';
 import type { PluginRegistry } from '../../provisioners/registry';
@@ -33,14 +33,4 @@ export interface ProvisioningDeps {
   backgroundPollMs: number;
   /** An intent record untouched for this long may be settled by the periodic sweep (ms). */
   sweepGraceMs: number;
-}
-
-/**
- * An error as one line a user can read: the database's own message rather than the client
- * library's invocation dump around it.
- */
-export function errorText(e: unknown): string {
-  const raw = e instanceof Error ? e.message : String(e);
-  const db = /Message: `([^`]*)`/.exec(raw);
-  return (db ? db[1] : raw).replace(/\s+/g, ' ').trim();
 }

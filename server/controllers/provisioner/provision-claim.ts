@@ -14,7 +14,8 @@ import type { KubeObject } from '../../resources/types';
 import type { ReconcileContext, ReconcileResult } from '../runtime/controller';
 import { event } from '../runtime/event';
 import { write } from '../runtime/write';
-import { errorText, reasons, type ProvisioningDeps } from './deps';
+import { errorText } from '../runtime/errors';
+import { reasons, type ProvisioningDeps } from './deps';
 import { ProvisioningRetry, saveVolume } from './save-volume';
 
 const PVC = 'PersistentVolumeClaim';

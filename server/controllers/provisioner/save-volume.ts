@@ -10,7 +10,8 @@ import { isRowBusy } from '../runtime/controller-tx';
 import { event } from '../runtime/event';
 import { pause } from '../runtime/pause';
 import { write } from '../runtime/write';
-import { errorText, reasons, type ProvisioningDeps } from './deps';
+import { errorText } from '../runtime/errors';
+import { reasons, type ProvisioningDeps } from './deps';
 import { buildVolume } from './volume';
 
 const PVC = 'PersistentVolumeClaim';
