@@ -21,8 +21,8 @@ import {
   type PluginCapabilities,
   type ProvisionerPlugin,
 } from './plugin';
+import { hostPathProvisioner } from '../domain/well-known/provisioners';
 
-export const hostPathPluginName = 'stowage.io/host-path';
 const knownParameters = ['basePath', 'mode'] as const;
 export const DEFAULT_MODE = 0o700;
 
@@ -34,7 +34,7 @@ function modeOf(parameters: Record<string, string>): number {
 }
 
 export function createHostPathPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
-  const name = hostPathPluginName;
+  const name = hostPathProvisioner;
 
   function validateParameters(parameters: Record<string, string>, claim: KubeObject, storageClass?: KubeObject): string[] {
     const problems = unknownParameters(name, parameters, knownParameters);

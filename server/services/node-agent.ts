@@ -21,6 +21,7 @@ import { NodeTokenStore } from '../store/node-tokens';
 import type { ObjectStore } from '../store/object-store';
 import { PodPublishing } from './pod-publishing';
 import { hashToken } from './users';
+import { labelHostname } from '../domain/well-known/labels';
 
 export const MAX_ENTRIES = 10_000;
 const MAX_LABELS = 64;
@@ -124,7 +125,7 @@ export class NodeAgentService {
   async createToken(nodeName: string, name = ''): Promise<string> {
     const problems = isDNS1123Subdomain(nodeName);
     if (problems.length) throw bad(`node name "${nodeName}": ${problems.join('; ')}`);
-    await this.ensureNode(nodeName, { 'kubernetes.io/hostname': nodeName });
+    await this.ensureNode(nodeName, { [labelHostname]: nodeName });
     const secret = `swn_${randomBytes(24).toString('base64url')}`;
     await this.tokens.create(nodeName, hashToken(secret), name);
     return secret;
@@ -197,7 +198,7 @@ export class NodeAgentService {
         labels[k] = v;
       }
     }
-    labels['kubernetes.io/hostname'] ??= node;
+    labels[labelHostname] ??= node;
     await this.ensureNode(node, labels);
     const info = isPlainObject(input.nodeInfo) ? input.nodeInfo : {};
     for (let attempt = 0; ; attempt++) {

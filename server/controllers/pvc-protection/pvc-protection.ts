@@ -9,7 +9,8 @@ import { claimsToProtect } from '../../store/protection-queries';
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
 import { transact, writtenVersions } from '../runtime/controller-tx';
-import { claimChangeNeedsLook, decideClaimProtection, pvcProtectionFinalizer } from './decide';
+import { claimChangeNeedsLook, decideClaimProtection } from './decide';
+import { pvcProtectionFinalizer } from '../../domain/well-known/finalizers';
 
 const PVC = 'PersistentVolumeClaim';
 export const pvcProtectionName = 'pvc-protection-controller';
