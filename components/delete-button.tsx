@@ -5,7 +5,7 @@ import { Button, Group, Modal, Stack, Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
-import { podsUsingClaim } from '@/server/resources/pod/claims';
+import { podsUsingClaim } from '@/server/domain/pod-claims';
 import type { KubeObject } from '@/server/resources/types';
 import { errorInfo } from './format';
 import type { KindUi } from './kinds';

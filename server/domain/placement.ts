@@ -8,7 +8,7 @@
 // "0/N nodes are available: ..." summary. Pure: no I/O.
 import { claimClass, findBestMatch, nodeMatchesTerms, volumeFitsNode, type NodeView } from './matching';
 import { quantityFromJSON, quantityToBytes } from './quantity';
-import { podClaimNames } from '../resources/pod/claims';
+import { podClaimNames } from './pod-claims';
 import type { KubeObject } from '../resources/types';
 import { taintNotReady, taintUnschedulable } from './well-known/taints';
 import { noProvisioner } from './well-known/provisioners';

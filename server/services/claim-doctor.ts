@@ -9,7 +9,7 @@ import { StowageError } from '../domain/errors';
 import { accessModesToBits } from '../domain/access-modes';
 import { quantityToBytes } from '../domain/quantity';
 import { capacityView, type CapacityView } from '../domain/volume-usage';
-import { podsUsingClaim } from '../resources/pod/claims';
+import { podsUsingClaim } from '../domain/pod-claims';
 import { capabilitiesOf, inTreeProvisionerNames } from '../provisioners/registry';
 import type { KubeObject } from '../resources/types';
 import { podsNamingClaim } from '../store/reclaim-queries';

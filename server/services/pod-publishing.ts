@@ -9,7 +9,7 @@ import { StowageError } from '../domain/errors';
 import { volumeNode } from '../domain/reclaim';
 import { usageUpdate, withUsage } from '../domain/volume-usage';
 import { timestampNow } from '../resources/metadata';
-import { isPodTerminated, podClaims } from '../resources/pod/claims';
+import { isPodTerminated, podClaims } from '../domain/pod-claims';
 import type { KubeObject } from '../resources/types';
 import type { ObjectStore } from '../store/object-store';
 import { EventRecorder } from './event-recorder';

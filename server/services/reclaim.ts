@@ -23,7 +23,7 @@ import {
   type ReclaimVerdict,
   type VolumeAction,
 } from '../domain/reclaim';
-import { podClaimNames, podsUsingClaim } from '../resources/pod/claims';
+import { podClaimNames, podsUsingClaim } from '../domain/pod-claims';
 import type { KubeObject } from '../resources/types';
 import { claimsCreatedBefore, podsNamingClaim, podsWithClaims, podUseFromHistory, volumesPinnedOutside } from '../store/reclaim-queries';
 import { EventRecorder } from './event-recorder';

@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import { placePod, type PlacementInput } from '../../domain/placement';
 import { annSelectedNode } from '../../domain/well-known/annotations';
 import { claimClass } from '../../domain/matching';
-import { podClaimNames, podsUsingClaim } from '../../resources/pod/claims';
+import { podClaimNames, podsUsingClaim } from '../../domain/pod-claims';
 import { timestampNow } from '../../resources/metadata';
 import type { KubeObject } from '../../resources/types';
 import { availableVolumesOfClasses, podsToPlace } from '../../store/consumer-queries';

@@ -3,7 +3,7 @@
 // claims created without it (admission adds it on create), and removes it from a claim
 // being deleted once no live pod uses it. The pods are read fresh from the store for every
 // decision (upstream double-checks with a live list before removing, for the same reason).
-import { podClaimNames, podsUsingClaim } from '../../resources/pod/claims';
+import { podClaimNames, podsUsingClaim } from '../../domain/pod-claims';
 import type { KubeObject } from '../../resources/types';
 import { claimsToProtect } from '../../store/protection-queries';
 import type { ObjectStore } from '../../store/object-store';
