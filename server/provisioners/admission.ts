@@ -4,7 +4,7 @@
 // this machine is the node; on a machine where the path does not exist, nothing is refused
 // here and the plugin checks again on its node before it makes anything.
 import { inTreeParameterProblems } from '../resources/storage-class/in-tree-parameters';
-import type { Admission } from '../services/objects';
+import type { Admission } from '../resources/types';
 import { symlinkProblems } from './node-local';
 import type { HostOs } from './os';
 import { hostPathProvisioner, loopProvisioner } from '../domain/well-known/provisioners';

@@ -9,9 +9,9 @@ import { actorOfPrincipal } from '../domain/actor';
 import { isAllowed, type Principal } from '../domain/authorization';
 import { invalid, StowageError } from '../domain/errors';
 import { isDefaultClass } from '../resources/storage-class/strategy';
-import type { KubeObject } from '../resources/types';
+import type { Admission, KubeObject } from '../resources/types';
 import type { ObjectStore } from '../store/object-store';
-import { forbidden, strategyOrThrow, type Admission } from './objects';
+import { forbidden, strategyOrThrow } from './objects';
 import { annBetaIsDefaultClass, annIsDefaultClass } from '../domain/well-known/annotations';
 
 const SC = 'StorageClass';
