@@ -3,8 +3,7 @@
 // Status message.
 import http from 'node:http';
 import https from 'node:https';
-import type { AgentPod, CleanupProgress, CleanupRequest, CleanupResult, DiscoveredEntry, PodReport } from './contract';
-import type { AgentConfig, ClaimInput, HeartbeatInput } from '../services/node-agent';
+import type { AgentConfig, AgentPod, ClaimInput, CleanupProgress, CleanupRequest, CleanupResult, DiscoveredEntry, HeartbeatInput, PodReport } from '../contracts/agent';
 
 /** What the agent loop needs from the server (an HTTP client, or the service itself in tests). */
 export interface AgentApi {

@@ -7,10 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Logger } from 'pino';
-import type { AgentConfig } from '../services/node-agent';
 import type { AgentApi } from './agent-client';
 import { CleanupRunner } from './cleanup-runner';
-import type { CleanupProgress, CleanupRequest, CleanupResult, LocalClassConfig } from './contract';
+import type { AgentConfig, CleanupProgress, CleanupRequest, CleanupResult } from '../contracts/agent';
+import type { LocalClassConfig } from '../domain/local-volume-config';
 import { Publisher } from './publisher';
 import { realPublishOs, type PublishOs } from './publish-os';
 import { discoverAll } from './discovery';

@@ -10,9 +10,8 @@
 // Tokens are minted by the server (`stowage node add NAME`); the generator only says where
 // each node's agent expects to find its token. No I/O here: the CLI writes the files.
 import { parseDocument, stringify } from 'yaml';
-import type { LocalClassConfig } from './contract';
 import { isDNS1123Subdomain } from '../domain/names';
-import { mountDirFor, parseStorageClassMap, type ConfigFieldError } from '../domain/local-volume-config';
+import { mountDirFor, parseStorageClassMap, type ConfigFieldError, type LocalClassConfig } from '../domain/local-volume-config';
 import { labelAppComponent, labelAppName } from '../domain/well-known/labels';
 
 export const defaultAgentImage = 'ghcr.io/stowage/stowage:latest';

@@ -4,7 +4,7 @@
 // events when not); and the end of a Terminating pod once its volumes are unpublished.
 // Every call is for the agent's own node; inputs are bounded and checked.
 import type { Logger } from 'pino';
-import type { AgentPod, PodReport, PodVolume, VolumeReport } from '../agent/contract';
+import type { AgentPod, PodReport, PodVolume, VolumeReport } from '../contracts/agent';
 import { StowageError } from '../domain/errors';
 import { volumeNode } from '../domain/reclaim';
 import { usageUpdate, withUsage } from '../domain/volume-usage';

@@ -12,7 +12,7 @@
 // Disk reports and job changes are not objects, so a 1 s poll of what changed feeds the
 // queue besides the PV and Node watches.
 import type { Logger } from 'pino';
-import type { LocalClassConfig } from '../../agent/contract';
+import type { LocalClassConfig } from '../../domain/local-volume-config';
 import { chooseCleanupMethod } from '../../domain/cleanup-method';
 import { isNodeReady } from '../../domain/node-lifecycle';
 import { StowageError } from '../../domain/errors';
