@@ -1,9 +1,12 @@
 // The wire contract between the node agent (its own process: discovery, cleanup and
 // publishing on this machine's disks) and the server (the agent API, the local-volume
 // manager, pod publishing). Plain data only, so it can cross HTTP as JSON and be stored
-// as-is; types only, no I/O. Byte counts are decimal strings: they may exceed 2^53.
+// as-is; types and constants only, no I/O. Byte counts are decimal strings: they may exceed 2^53.
 import type { CleanupMethod } from '../domain/cleanup-method';
 import type { LocalClassConfig } from '../domain/local-volume-config';
+
+/** Where the server serves this contract (over the Kubernetes API's TLS) and the agent calls it. */
+export const AGENT_API_PREFIX = '/apis/agent.stowage.io/v1/';
 
 // --- Configuration and reporting ------------------------------------------------------------
 
