@@ -29,7 +29,7 @@ export interface ProvisionerChoice {
 export const PROVISIONERS: ProvisionerChoice[] = [
   {
     value: hostPathProvisioner,
-    label: 'Host path (stowage.io/host-path)',
+    label: `Host path (${hostPathProvisioner})`,
     fields: [
       { key: 'basePath', label: 'Base path', description: 'Directory each volume gets a subdirectory of, on the node', required: true, placeholder: '/srv/stowage/volumes' },
       { key: 'mode', label: 'Mode', description: 'Octal permissions of each volume directory; never world-writable', placeholder: '0750' },
@@ -37,7 +37,7 @@ export const PROVISIONERS: ProvisionerChoice[] = [
   },
   {
     value: loopProvisioner,
-    label: 'Loop device (stowage.io/loop)',
+    label: `Loop device (${loopProvisioner})`,
     fields: [
       { key: 'basePath', label: 'Base path', description: 'Directory the image files are created in', required: true, placeholder: '/srv/stowage/images' },
       { key: 'fsType', label: 'Filesystem', description: 'Filesystem made on each image', options: LOOP_FS_TYPES },
@@ -45,7 +45,7 @@ export const PROVISIONERS: ProvisionerChoice[] = [
   },
   {
     value: noProvisioner,
-    label: 'Local volumes, no provisioning (kubernetes.io/no-provisioner)',
+    label: `Local volumes, no provisioning (${noProvisioner})`,
     fields: [],
     hint: 'Volumes of this class are made by the local-volume manager from disks the nodes report, or by hand. Use the WaitForFirstConsumer binding mode, so a claim binds on the node its pod runs on.',
   },

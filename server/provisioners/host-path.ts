@@ -21,7 +21,7 @@ import {
   type PluginCapabilities,
   type ProvisionerPlugin,
 } from './plugin';
-import { hostPathProvisioner } from '../domain/well-known/provisioners';
+import { hostPathProvisioner, loopProvisioner } from '../domain/well-known/provisioners';
 
 const knownParameters = ['basePath', 'mode'] as const;
 export const DEFAULT_MODE = 0o700;
@@ -41,7 +41,7 @@ export function createHostPathPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
     problems.push(...basePathProblems(name, parameters.basePath));
     problems.push(...modeProblems(parameters.mode));
     if ((claim.spec?.volumeMode ?? 'Filesystem') === 'Block') {
-      problems.push(`${name} makes directories; it cannot provision a volume with volumeMode Block (use stowage.io/loop)`);
+      problems.push(`${name} makes directories; it cannot provision a volume with volumeMode Block (use ${loopProvisioner})`);
     }
     if ((storageClass?.mountOptions ?? []).length > 0) {
       problems.push(`${name} volumes are hostPath volumes, which take no mountOptions; remove them from the StorageClass`);
