@@ -33,6 +33,8 @@ export const annBetaIsDefaultClass = 'storageclass.beta.kubernetes.io/is-default
 export const annClassDescription = 'storageclass.kubernetes.io/description';
 /** On any object: a description for people (the general form). */
 export const annDescription = 'kubernetes.io/description';
+/** On a watch's BOOKMARK: "true" once the initial events of a sendInitialEvents watch are all sent. */
+export const annInitialEventsEnd = 'k8s.io/initial-events-end';
 /** On any object: kubectl apply's copy of the last applied configuration. */
 export const annLastAppliedConfiguration = 'kubectl.kubernetes.io/last-applied-configuration';
 
