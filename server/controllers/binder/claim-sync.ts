@@ -10,7 +10,7 @@ import type { ReconcileContext, ReconcileResult } from '../runtime/controller';
 import type { ControllerTx } from '../runtime/controller-tx';
 import { event } from '../runtime/event';
 import { write } from '../runtime/write';
-import { annSelectedNode } from './annotations';
+import { annSelectedNode } from '../../domain/well-known/annotations';
 import { findMatchInStore, lockClaimForBinding, writeBinding } from './bind';
 import type { BindHint } from './bind-prefetch';
 import { decide, isBindCompleted, mayTakeDefaultClass, type ClaimAction, type ClaimFacts, type LockedFacts } from './decide';

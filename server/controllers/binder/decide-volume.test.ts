@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../resources/types';
-import { annDynamicallyProvisioned } from './annotations';
+import { annDynamicallyProvisioned } from '../../domain/well-known/annotations';
 import { decideVolume, type VolumeAction } from './decide-volume';
 
 interface VolumeShape {

@@ -3,7 +3,8 @@
 // volume and the claim its claimRef names, this picks the step, volume-sync does it.
 import type { KubeObject } from '../../resources/types';
 import { chooseDeleter } from '../deleter/decide';
-import { annDynamicallyProvisioned, reasons } from './annotations';
+import { annDynamicallyProvisioned } from '../../domain/well-known/annotations';
+import { reasons } from '../../domain/well-known/event-reasons';
 
 export interface VolumeFacts {
   volume: KubeObject;

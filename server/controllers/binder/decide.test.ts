@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MatchOptions } from '../../domain/matching';
 import type { KubeObject } from '../../resources/types';
-import { annBindCompleted, annBindingExplanation } from './annotations';
+import { annBindCompleted, annBindingExplanation } from '../../domain/well-known/annotations';
 import { dataSourceRefusal, decide, type ClaimAction, type ClaimFacts, type LockedFacts } from './decide';
 
 interface ClaimShape {

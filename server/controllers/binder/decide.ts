@@ -11,7 +11,10 @@ import type { Situation } from '../../domain/binding-explanation';
 import { checkRequestedVolume, claimClass, claimHasClass, isVolumeBoundToClaim, type Match, type MatchOptions } from '../../domain/matching';
 import type { KubeObject } from '../../resources/types';
 import type { EventType } from '../../services/event-recorder';
-import { annBindCompleted, annBindingExplanation, conditionBindable, noProvisioner, reasons } from './annotations';
+import { annBindCompleted, annBindingExplanation } from '../../domain/well-known/annotations';
+import { conditionBindable } from '../../domain/well-known/conditions';
+import { reasons } from '../../domain/well-known/event-reasons';
+import { inTreeProvisionerPrefix, noProvisioner } from '../../domain/well-known/provisioners';
 
 export interface ClaimFacts {
   /** The claim as read (with the default class this reconcile filled in). */
@@ -205,7 +208,7 @@ function pendingAction(f: ClaimFacts): ClaimAction {
     if (claim.spec?.dataSource || claim.spec?.dataSourceRef) return refused(dataSourceRefusal(provisioner));
     return { action: 'provision', provisioner, situation, events: [] };
   }
-  if (provisioner === noProvisioner || provisioner.startsWith('kubernetes.io/')) return refused(`no volume plugin matched name: ${provisioner}`);
+  if (provisioner === noProvisioner || provisioner.startsWith(inTreeProvisionerPrefix)) return refused(`no volume plugin matched name: ${provisioner}`);
   const event = { type: 'Normal' as const, reason: reasons.externalProvisioning, message: externalProvisioningMessage(provisioner) };
   return { action: 'provision', provisioner, situation, events: [event] };
 }

@@ -17,10 +17,11 @@ import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
 import { event } from '../runtime/event';
 import { write } from '../runtime/write';
 import { errorText } from '../runtime/errors';
-import { reasons } from '../provisioner/deps';
+import { reasons } from '../../domain/well-known/event-reasons';
 import { settleAsset } from '../provisioner/sweep';
-import { annProvisionedBy, pvControllerFinalizer } from '../provisioner/volume';
 import { deleterAction } from './decide';
+import { annDynamicallyProvisioned } from '../../domain/well-known/annotations';
+import { pvControllerFinalizer } from '../../domain/well-known/finalizers';
 
 const PV = 'PersistentVolume';
 const PVC = 'PersistentVolumeClaim';
@@ -85,7 +86,7 @@ export async function reclaimVolume(d: DeleterDeps, ctx: ReconcileContext, name:
     for (const r of await d.assets.byPv(name)) await settleAsset(d, r, { onlyAfterPv: true });
     return;
   }
-  const plugin = d.plugins.get(pv.metadata.annotations?.[annProvisionedBy] ?? '');
+  const plugin = d.plugins.get(pv.metadata.annotations?.[annDynamicallyProvisioned] ?? '');
   const ref = pv.spec?.claimRef;
   const claim = ref?.name ? await d.store.tryGet(PVC, ref.namespace ?? '', ref.name) : undefined;
   const decision = deleterAction(pv, claim, plugin !== undefined);

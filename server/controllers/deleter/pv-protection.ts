@@ -7,7 +7,7 @@ import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
 import { write } from '../runtime/write';
 import { volumesToProtect } from '../../store/protection-queries';
-import { pvProtectionFinalizer } from '../../resources/protection';
+import { pvProtectionFinalizer } from '../../domain/well-known/finalizers';
 
 const PV = 'PersistentVolume';
 

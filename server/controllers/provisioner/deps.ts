@@ -5,18 +5,6 @@ import type { PluginRegistry } from '../../provisioners/registry';
 import type { ObjectStore } from '../../store/object-store';
 import type { EventRecorder } from '../../services/event-recorder';
 
-/** Upstream's event reasons (pkg/controller/volume/events). */
-export const reasons = {
-  provisioningFailed: 'ProvisioningFailed',
-  provisioningSucceeded: 'ProvisioningSucceeded',
-  provisioningCleanupFailed: 'ProvisioningCleanupFailed',
-  volumeFailedDelete: 'VolumeFailedDelete',
-  volumeDeleted: 'VolumeDeleted',
-} as const;
-
-/** The source.component of their Events, as upstream's in-tree PV controller. */
-export const provisioningComponent = 'persistentvolume-controller';
-
 export interface ProvisioningDeps {
   store: ObjectStore;
   plugins: PluginRegistry;

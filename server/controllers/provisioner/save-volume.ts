@@ -11,7 +11,8 @@ import { event } from '../runtime/event';
 import { pause } from '../runtime/pause';
 import { write } from '../runtime/write';
 import { errorText } from '../runtime/errors';
-import { reasons, type ProvisioningDeps } from './deps';
+import type { ProvisioningDeps } from './deps';
+import { reasons } from '../../domain/well-known/event-reasons';
 import { buildVolume } from './volume';
 
 const PVC = 'PersistentVolumeClaim';
