@@ -12,7 +12,7 @@ import { persistentVolumeControllerComponent } from '../../domain/well-known/com
 import { bindPrefetcher } from './bind-prefetch';
 import { syncClaim } from './claim-sync';
 import { ClassCache, isDefaultClass } from './classes';
-import { noDeleter, type BinderDeps, type VolumeDeleter } from './deps';
+import type { BinderDeps } from './deps';
 import { claimKey, keysFor, parseKey, volumeKey } from './keys';
 import { syncVolume } from './volume-sync';
 
@@ -32,7 +32,6 @@ export interface BinderOptions {
   maxBatch?: number;
   /** Write transactions in flight at once (default 2). */
   parallelTransactions?: number;
-  deleter?: VolumeDeleter;
   inTreeProvisioners?: ReadonlySet<string>;
 }
 
@@ -55,7 +54,6 @@ export function binderSpec(opts: BinderOptions): ControllerSpec {
     events: new EventRecorder(store, persistentVolumeControllerComponent, opts.log, (fn) => events.run(fn)),
     classes: new ClassCache(store),
     inTreeProvisioners: opts.inTreeProvisioners ?? inTreeProvisioners,
-    deleter: opts.deleter ?? noDeleter,
     pendingGraceMs: opts.pendingGraceMs ?? 1000,
     firstNoMatch: new Map(),
     now: () => new Date(),

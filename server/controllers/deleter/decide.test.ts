@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../resources/types';
-import { chooseDeleter, deleterAction, isVolumeReleased } from './decide';
+import { chooseDeleter, deleterAction } from './decide';
 import { annDynamicallyProvisioned } from '../../domain/well-known/annotations';
 import { pvControllerFinalizer } from '../../domain/well-known/finalizers';
 
@@ -23,23 +23,6 @@ const claim = (uid: string, volumeName?: string): KubeObject => ({
   kind: 'PersistentVolumeClaim',
   metadata: { name: 'c', namespace: 'ns', uid },
   spec: { volumeName },
-});
-
-describe('isVolumeReleased', () => {
-  it.each([
-    { name: 'claim gone', claim: undefined, released: true },
-    { name: 'claim re-created with another uid', claim: claim('u2'), released: true },
-    { name: 'claim bound to another volume', claim: claim('u1', 'pv-other'), released: true },
-    { name: 'claim still bound to it', claim: claim('u1', 'pvc-1'), released: false },
-    { name: 'claim not bound yet', claim: claim('u1'), released: false },
-  ])('$name -> $released', ({ claim: c, released }) => {
-    expect(isVolumeReleased(pv(), c)).toBe(released);
-  });
-  it('a volume reserved by name only is not released', () => {
-    const v = pv();
-    delete v.spec.claimRef.uid;
-    expect(isVolumeReleased(v, undefined)).toBe(false);
-  });
 });
 
 function local(): KubeObject {

@@ -1,22 +1,10 @@
 // What the deleter does with a volume (seed 000 "Controller workflow for deleting volumes",
 // upstream isVolumeReleased and sig-storage-lib-external-provisioner shouldDelete). Pure.
+import { isVolumeReleased } from '../../domain/volume-release';
 import type { KubeObject } from '../../resources/types';
 import { annDynamicallyProvisioned } from '../../domain/well-known/annotations';
 import { pvControllerFinalizer } from '../../domain/well-known/finalizers';
 import { inTreeProvisionerPrefix, localVolumeProvisioner } from '../../domain/well-known/provisioners';
-
-/**
- * Upstream isVolumeReleased: the volume's claim (by its uid) is gone, or that claim is now
- * bound to another volume. A volume reserved by name only (no uid) is not released.
- */
-export function isVolumeReleased(pv: KubeObject, claim: KubeObject | undefined): boolean {
-  const ref = pv.spec?.claimRef;
-  if (!ref || !ref.uid) return false;
-  if (claim && claim.metadata.uid === ref.uid) {
-    return !!claim.spec?.volumeName && claim.spec.volumeName !== pv.metadata.name;
-  }
-  return true;
-}
 
 export type DeleterAction = { action: 'none'; why: string } | { action: 'delete' } | { action: 'dropFinalizer'; why: string };
 

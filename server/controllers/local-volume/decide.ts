@@ -31,7 +31,7 @@ export interface DecideInput {
   disk?: DiskFacts;
   /** The PV of that disk, if it exists. */
   pv?: KubeObject;
-  /** Whether the PV's claim has let go of it (deleter's isVolumeReleased). */
+  /** Whether the PV's claim has let go of it (domain/volume-release). */
   released: boolean;
   /** The disk's unfinished job, if any. */
   openJob?: JobFacts;

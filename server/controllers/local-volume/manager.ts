@@ -15,13 +15,13 @@ import type { Logger } from 'pino';
 import type { LocalClassConfig } from '../../domain/local-volume-config';
 import { chooseCleanupMethod } from '../../domain/cleanup-method';
 import { isNodeReady } from '../../domain/node-lifecycle';
+import { isVolumeReleased } from '../../domain/volume-release';
 import { StowageError } from '../../domain/errors';
 import type { NodeAgentService } from '../../services/node-agent';
 import type { ChangeEvent } from '../../store/change-feed';
 import type { ObjectStore } from '../../store/object-store';
-import { isVolumeReleased } from '../deleter/decide';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
-import { transact, writtenVersions, type ControllerTx } from '../runtime/controller-tx';
+import { write } from '../runtime/write';
 import { EventRecorder } from '../../services/event-recorder';
 import { decide } from './decide';
 import { buildLocalVolume, isLocalVolume } from './volume';
@@ -39,16 +39,6 @@ export interface LocalVolumeManagerDeps {
   agents: NodeAgentService;
   log: Logger;
   events?: EventRecorder;
-}
-
-async function write<T>(store: ObjectStore, ctx: ReconcileContext, fn: (tx: ControllerTx) => Promise<T>): Promise<T> {
-  let last: ControllerTx | undefined;
-  const result = await transact(store, async (tx) => {
-    last = tx;
-    return fn(tx);
-  });
-  if (last) for (const rv of writtenVersions(last)) ctx.wrote(rv);
-  return result;
 }
 
 const without = (list: string[] | undefined, item: string) => (list ?? []).filter((f) => f !== item);
@@ -126,7 +116,7 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
       return;
     }
     case 'deletePv': {
-      await write(store, ctx, async (tx) => {
+      await write(d, ctx, async (tx) => {
         const cur = await tx.get(PV, undefined, pvName);
         if (!cur || cur.metadata.uid !== pv!.metadata.uid) return;
         // Unchanged since we decided (a binder may have just bound an Available volume).
@@ -141,7 +131,7 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
       return;
     }
     case 'removeFinalizer': {
-      await write(store, ctx, async (tx) => {
+      await write(d, ctx, async (tx) => {
         const cur = await tx.get(PV, undefined, pvName);
         if (!cur || cur.metadata.uid !== pv!.metadata.uid || !cur.metadata.finalizers?.includes(localCleanupFinalizer)) return;
         cur.metadata.finalizers = without(cur.metadata.finalizers, localCleanupFinalizer);
@@ -150,7 +140,7 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
       return;
     }
     case 'annotate': {
-      const saved = await write(store, ctx, async (tx) => {
+      const saved = await write(d, ctx, async (tx) => {
         const cur = await tx.get(PV, undefined, pvName);
         if (!cur || cur.metadata.uid !== pv!.metadata.uid) return undefined;
         const ann = { ...(cur.metadata.annotations ?? {}) };

@@ -23,7 +23,8 @@ import type { KubeObject } from '../../resources/types';
 import { availableVolumesOfClasses, podsToPlace } from '../../store/consumer-queries';
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
-import { isRowBusy, transact, writtenVersions, type ControllerTx } from '../runtime/controller-tx';
+import { isRowBusy } from '../runtime/controller-tx';
+import { write } from '../runtime/write';
 import { EventRecorder } from '../../services/event-recorder';
 import { schedulerComponent } from '../../domain/well-known/components';
 import { reasons } from '../../domain/well-known/event-reasons';
@@ -47,16 +48,6 @@ interface Deps {
 }
 
 const podKey = (ns: string, name: string) => `pod/${ns}/${name}`;
-
-async function write<T>(d: Deps, ctx: ReconcileContext, fn: (tx: ControllerTx) => Promise<T>): Promise<T> {
-  let last: ControllerTx | undefined;
-  const result = await transact(d.store, async (tx) => {
-    last = tx;
-    return fn(tx);
-  });
-  if (last) for (const rv of writtenVersions(last)) ctx.wrote(rv);
-  return result;
-}
 
 /** Everything placePod needs, read from the store. */
 async function gather(d: Deps, pod: KubeObject): Promise<PlacementInput> {

@@ -12,7 +12,10 @@ import { failed, provisionOptionsFor, volumeNameFor, ProvisioningError, type Pro
 import type { ProvisionerPlugin } from '../../provisioners/plugin';
 import type { KubeObject } from '../../resources/types';
 import type { ReconcileContext, ReconcileResult } from '../runtime/controller';
-import { errorText, event, write, type ProvisioningDeps } from './deps';
+import { event } from '../runtime/event';
+import { write } from '../runtime/write';
+import { errorText } from '../runtime/errors';
+import type { ProvisioningDeps } from './deps';
 import { reasons } from '../../domain/well-known/event-reasons';
 import { ProvisioningRetry, saveVolume } from './save-volume';
 import { annBetaStorageProvisioner, annSelectedNode, annStorageProvisioner } from '../../domain/well-known/annotations';

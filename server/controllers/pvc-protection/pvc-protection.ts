@@ -8,7 +8,7 @@ import type { KubeObject } from '../../resources/types';
 import { claimsToProtect } from '../../store/protection-queries';
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
-import { transact, writtenVersions } from '../runtime/controller-tx';
+import { write } from '../runtime/write';
 import { claimChangeNeedsLook, decideClaimProtection } from './decide';
 import { pvcProtectionFinalizer } from '../../domain/well-known/finalizers';
 
@@ -34,18 +34,15 @@ export async function protectClaim(d: PvcProtectionDeps, ctx: ReconcileContext, 
     ctx.log.debug({ claim: `${namespace}/${name}`, usedBy }, 'claim in use; deletion waits');
     return;
   }
-  let wrote = false;
-  const tx = await transact(d.store, async (t) => {
+  const wrote = await write(d, ctx, async (t) => {
     const c = await t.get(PVC, namespace, name);
-    if (!c || c.metadata.uid !== read.metadata.uid || c.metadata.resourceVersion !== read.metadata.resourceVersion) return t;
+    if (!c || c.metadata.uid !== read.metadata.uid || c.metadata.resourceVersion !== read.metadata.resourceVersion) return false;
     const finalizers = c.metadata.finalizers ?? [];
     c.metadata.finalizers =
       action.kind === 'add' ? [...finalizers, pvcProtectionFinalizer] : finalizers.filter((f) => f !== pvcProtectionFinalizer);
     await t.update(c);
-    wrote = true;
-    return t;
+    return true;
   });
-  for (const rv of writtenVersions(tx)) ctx.wrote(rv);
   if (!wrote) ctx.enqueue(`pvc/${namespace}/${name}`);
 }
 

@@ -8,7 +8,8 @@ import { annDynamicallyProvisioned } from '../../domain/well-known/annotations';
 import { usageOf, usageUpdate, withUsage } from '../../domain/volume-usage';
 import type { UsageBudget } from '../../provisioners/os';
 import type { ChangeEvent } from '../../store/change-feed';
-import { write, type ProvisioningDeps } from '../provisioner/deps';
+import { write } from '../runtime/write';
+import type { ProvisioningDeps } from '../provisioner/deps';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
 
 const PV = 'PersistentVolume';
