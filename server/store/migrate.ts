@@ -4,13 +4,22 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
 
 const require = createRequire(import.meta.url);
 
-export const projectRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
+/** The directory of Stowage's package.json: above server/store/ in the sources, above dist/ when compiled. */
+function findProjectRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`Stowage's package.json not found above ${from}`);
+  }
+}
+
+export const projectRoot = findProjectRoot(path.dirname(fileURLToPath(import.meta.url)));
 const migrationsDir = path.join(projectRoot, 'prisma', 'migrations');
 
 /** The schema engine looks for its wasm beside @prisma/internals; the prisma package ships it. */
