@@ -36,7 +36,10 @@ type Engine = import('@prisma/migrate').SchemaEngineWasm;
 
 export async function withSchemaEngine<T>(connectionString: string, fn: (engine: Engine) => Promise<T>): Promise<T> {
   ensureSchemaEngineWasm();
-  const { SchemaEngineWasm } = await import('@prisma/migrate');
+  // A CommonJS package whose exports Node's own ESM loader shows only as `default` (tsx
+  // and bundlers show them by name too).
+  const loaded = (await import('@prisma/migrate')) as typeof import('@prisma/migrate') & { default?: typeof import('@prisma/migrate') };
+  const { SchemaEngineWasm } = loaded.default ?? loaded;
   // Our own pool, so its connections close when we are done (an idle pool would keep
   // the process alive and block CREATE DATABASE ... TEMPLATE on this database).
   const pool = new pg.Pool({ connectionString, max: 2 });

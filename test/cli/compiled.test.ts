@@ -3,11 +3,13 @@
 // module hook refuses them), and `stowage` still answers, from the compiled build. When a
 // source file differs from the one the build was made from, `stowage` compiles again first.
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, inject, test } from 'vitest';
+import { ensureDatabase } from '../../server/store/database';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const hooksDir = mkdtempSync(path.join(os.tmpdir(), 'stowage-no-compiler-'));
@@ -49,6 +51,19 @@ test('the compiled CLI answers --help and version with no compiler loadable', as
   expect(version).toMatchObject({ code: 0, stderr: '' });
   expect(version.stdout).toMatch(/^stowage \d+\.\d+\.\d+ \(compiled JavaScript; Node\.js v\d+/);
 });
+
+test('the compiled CLI migrates an empty database and adds and lists users in it', async () => {
+  const url = await ensureDatabase(inject('pgBaseUrl'), `t_compiled_${randomBytes(6).toString('hex')}`);
+  const env = { DATABASE_URL: url, STOWAGE_DATA_DIR: path.join(hooksDir, 'data') };
+  const migrate = await node(['--import', noCompiler, 'bin/stowage.mjs', 'migrate'], env);
+  expect(migrate).toMatchObject({ code: 0, stderr: '' });
+  expect(migrate.stdout).toMatch(/^Applied: \d+_init, /);
+  const add = await node(['--import', noCompiler, 'bin/stowage.mjs', 'user', 'add', 'ops', '--role', 'viewer'], env);
+  expect(add).toMatchObject({ code: 0, stderr: '' });
+  expect(add.stdout).toMatch(/^User ops \(viewer\) created\.\nPassword: \S+/);
+  const list = await node(['--import', noCompiler, 'bin/stowage.mjs', 'user', 'list'], env);
+  expect(list).toMatchObject({ code: 0, stdout: 'ops\tviewer\t\n', stderr: '' });
+}, 120_000);
 
 test('the guard is real: the sources through tsx cannot run under it', async () => {
   const r = await node(['--import', noCompiler, 'bin/stowage.mjs', 'version'], { STOWAGE_FROM_SOURCES: '1' });
