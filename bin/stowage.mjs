@@ -36,7 +36,9 @@ function compile() {
   process.stderr.write('Compiling the server (first run, or its sources changed) ...\n');
   const r = spawnSync(process.execPath, [path.join(root, 'scripts', 'build-server.mjs'), '--quiet'], { stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8' });
   if (r.status === 0) return true;
-  process.stderr.write(`Could not compile the server (${(r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n')[0]}); running its TypeScript sources through tsx instead.\n`);
+  const lines = (r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n');
+  const why = (lines.find((l) => /error/i.test(l)) ?? lines[0]).trim();
+  process.stderr.write(`Could not compile the server (${why}); running its TypeScript sources through tsx instead.\n`);
   return false;
 }
 
