@@ -8,6 +8,7 @@ import { loadConfig, type Config } from '../app/config';
 import { createAppContext, type AppContext } from '../app/context';
 import { logger } from '../app/logger';
 import { bootstrapFiles, generateBootstrap, storageClassMapFromFile, tokenDirOnHost, tokenFileName } from '../agent/bootstrap';
+import { compiledBuild } from '../domain/build';
 import { isStowageError } from '../domain/errors';
 import { startWebServer } from '../http/web-server';
 import { restoreBackup, writeBackup } from '../store/backup';
@@ -20,10 +21,6 @@ import { processAlive, readRuntimeFile, removeRuntimeFileIfOwned, runtimeFilePat
 import { startServices, type RunningServices } from './services';
 
 process.env.NEXT_TELEMETRY_DISABLED = '1';
-
-/** `true` in the compiled build (scripts/build-server.mjs defines it); undeclared when run from the TypeScript sources. */
-declare const STOWAGE_COMPILED: boolean | undefined;
-const compiled = typeof STOWAGE_COMPILED !== 'undefined' && STOWAGE_COMPILED;
 
 const say = (m: string) => process.stdout.write(`${m}\n`);
 
@@ -129,7 +126,7 @@ program
   .description('print the version, and whether this is the compiled build or the TypeScript sources')
   .action(() => {
     const { version } = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string };
-    say(`stowage ${version} (${compiled ? 'compiled JavaScript' : 'TypeScript sources through tsx'}; Node.js ${process.version})`);
+    say(`stowage ${version} (${compiledBuild ? 'compiled JavaScript' : 'TypeScript sources through tsx'}; Node.js ${process.version})`);
   });
 
 program
