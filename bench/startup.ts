@@ -5,7 +5,7 @@
 // migrated once), given as DATABASE_URL, so its start is not counted. Each mode gets one
 // warm-up run first (tsx's transform cache, the OS's file cache), not counted. Nothing asserts.
 //
-//   npx tsx bench/startup.ts [--runs 3] [--roles server,start]
+//   npx tsx bench/startup.ts [--runs 3] [--roles server,start] [--modes tsx,compiled]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -16,7 +16,9 @@ import { freePort } from '../server/app/free-port';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
 import { migrate } from '../server/store/migrate';
 
-const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '3' }, roles: { type: 'string', default: 'server,start' } } });
+const { values: args } = parseArgs({
+  options: { runs: { type: 'string', default: '3' }, roles: { type: 'string', default: 'server,start' }, modes: { type: 'string', default: 'tsx,compiled' } },
+});
 const RUNS = Number(args.runs);
 const ROLES = args.roles!.split(',').map((r) => r.trim());
 const root = path.resolve(import.meta.dirname, '..');
@@ -24,7 +26,7 @@ const bin = path.join(root, 'bin', 'stowage.mjs');
 const MODES = [
   { name: 'tsx', env: { STOWAGE_FROM_SOURCES: '1' } },
   { name: 'compiled', env: { STOWAGE_FROM_SOURCES: '' } },
-] as const;
+].filter((m) => args.modes!.split(',').includes(m.name));
 
 interface Sample {
   healthMs: number;
@@ -84,7 +86,7 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-async function once(role: string, mode: (typeof MODES)[number], databaseUrl: string): Promise<Sample> {
+async function once(role: string, mode: { name: string; env: Record<string, string> }, databaseUrl: string): Promise<Sample> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'stowage-bench-startup-'));
   const [port, apiPort] = [await freePort(), await freePort()];
   const env = { ...process.env, ...mode.env, DATABASE_URL: databaseUrl, STOWAGE_DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), STOWAGE_API_PORT: String(apiPort), STOWAGE_LOG_LEVEL: 'warn', NEXT_TELEMETRY_DISABLED: '1' };
