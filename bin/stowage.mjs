@@ -43,8 +43,6 @@ function compile() {
 }
 
 if (process.env.STOWAGE_FROM_SOURCES !== '1' && (compiledIsCurrent() || compile())) {
-  // Stack traces name the TypeScript files and lines (dist/stowage.mjs.map; ~6 MB resident).
-  process.setSourceMapsEnabled(true);
   await import(pathToFileURL(path.join(dist, 'stowage.mjs')).href);
 } else {
   const { register } = await import('tsx/esm/api');
