@@ -3,9 +3,10 @@
 // `stowage start`) until /healthz answers, then until the first page (/login) answers, and the
 // process's resident memory then. Postgres is the bench's own (embedded, started once,
 // migrated once), given as DATABASE_URL, so its start is not counted. Each mode gets one
-// warm-up run first (tsx's transform cache, the OS's file cache), not counted. Nothing asserts.
+// warm-up run first (tsx's transform cache, the OS's file cache), not counted; then the
+// modes take turns. Nothing asserts.
 //
-//   npx tsx bench/startup.ts [--runs 3] [--roles server,start] [--modes tsx,compiled]
+//   npx tsx bench/startup.ts [--runs 3] [--roles server,start] [--modes tsx,compiled,compiled+maps]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -23,10 +24,13 @@ const RUNS = Number(args.runs);
 const ROLES = args.roles!.split(',').map((r) => r.trim());
 const root = path.resolve(import.meta.dirname, '..');
 const bin = path.join(root, 'bin', 'stowage.mjs');
-const MODES = [
+const ALL_MODES: { name: string; env: Record<string, string> }[] = [
   { name: 'tsx', env: { STOWAGE_FROM_SOURCES: '1' } },
   { name: 'compiled', env: { STOWAGE_FROM_SOURCES: '' } },
-].filter((m) => args.modes!.split(',').includes(m.name));
+  // Stack traces in TypeScript terms: Node then reads the source maps of every module, dependencies' too.
+  { name: 'compiled+maps', env: { STOWAGE_FROM_SOURCES: '', NODE_OPTIONS: '--enable-source-maps' } },
+];
+const MODES = ALL_MODES.filter((m) => args.modes!.split(',').includes(m.name));
 
 interface Sample {
   healthMs: number;
@@ -125,17 +129,20 @@ const pgServer = await startEmbeddedPostgres(pgDir);
 try {
   const databaseUrl = await ensureDatabase(pgServer.baseUrl, 'stowage');
   await migrate(databaseUrl);
-  console.log(`${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(1)}; Node.js ${process.version}; ${RUNS} runs each after one warm-up; Postgres: embedded, started and migrated beforehand`);
+  console.log(`${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(1)}; Node.js ${process.version}; ${RUNS} runs each after one warm-up, modes taking turns; Postgres: embedded, started and migrated beforehand`);
   for (const role of ROLES) {
+    // The modes take turns, run by run, so that a change in the machine's load meanwhile
+    // (it is shared) weighs on both alike.
+    for (const mode of MODES) await once(role, mode, databaseUrl);
+    const samples = new Map<string, Sample[]>(MODES.map((m) => [m.name, []]));
+    for (let i = 0; i < RUNS; i++) for (const mode of MODES) samples.get(mode.name)!.push(await once(role, mode, databaseUrl));
     for (const mode of MODES) {
-      await once(role, mode, databaseUrl);
-      const samples: Sample[] = [];
-      for (let i = 0; i < RUNS; i++) samples.push(await once(role, mode, databaseUrl));
+      const s = samples.get(mode.name)!;
       console.log(`stowage ${role}, ${mode.name}:`);
-      console.log(`  /healthz answers after ${fmt(samples.map((s) => s.healthMs), 'ms')}`);
-      console.log(`  first page after       ${fmt(samples.map((s) => s.pageMs), 'ms')}`);
-      console.log(`  RSS then               ${fmt(samples.map((s) => s.rssMiB), 'MiB')}, peak ${fmt(samples.map((s) => s.peakMiB), 'MiB')}`);
-      console.log(`  esbuild child processes: ${samples.map((s) => s.esbuildChildren).join(' / ')}`);
+      console.log(`  /healthz answers after ${fmt(s.map((x) => x.healthMs), 'ms')}`);
+      console.log(`  first page after       ${fmt(s.map((x) => x.pageMs), 'ms')}`);
+      console.log(`  RSS then               ${fmt(s.map((x) => x.rssMiB), 'MiB')}, peak ${fmt(s.map((x) => x.peakMiB), 'MiB')}`);
+      console.log(`  esbuild child processes: ${s.map((x) => x.esbuildChildren).join(' / ')}`);
     }
   }
 } finally {
