@@ -18,6 +18,7 @@ import type { KubeObject, Strategy } from '../resources/types';
 import { CHANGE_CHANNEL, ChangeFeed, compactedRv, expired, GAP, headOf, settle, type ChangeEvent } from './change-feed';
 import { CommitNotifier } from './commit-notifier';
 import { flushWrites } from './flush';
+import type { PendingWrite } from './pending-write';
 import { currentActor } from './actor-context';
 import { SYSTEM_ACTOR } from '../domain/actor';
 import { inKubeOrder } from '../resources/key-order';
@@ -66,18 +67,6 @@ export interface DeleteResult {
 
 type TxClient = SqlClient;
 
-/** The verb a history row records. */
-export type HistoryAction = 'create' | 'update' | 'status' | 'delete';
-
-interface PendingWrite {
-  type: 'ADDED' | 'MODIFIED' | 'DELETED';
-  strategy: Strategy;
-  object: KubeObject;
-  id: string;
-  action: HistoryAction;
-  /** Who made it (filled in when queued). */
-  actor?: string;
-}
 
 const GENERATE_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 
@@ -339,8 +328,9 @@ export class StoreTx {
   }
 
   /** Applies the queued writes at commit (see flush.ts). */
-  flush(): Promise<void> {
-    return flushWrites(this);
+  async flush(): Promise<void> {
+    if (this.dryRun) return;
+    await flushWrites(this.tx, this.queue);
   }
 }
 
