@@ -14,13 +14,12 @@ export async function openTestApp(agentOptions: NodeAgentOptions = {}): Promise<
   const objects = new ObjectService(t.store);
   return {
     url: t.url,
-    db: t.db,
     store: t.store,
     objects,
     history: new HistoryService(t.store, objects),
     lists: new ListService(t.store),
     claims: new ClaimCheckService(t.store, 'node-1'),
-    users: new UserService(t.db),
+    users: new UserService(t.store),
     nodeAgent: new NodeAgentService(t.store, agentOptions),
     classes: new ClassReplaceService(t.store),
     close: t.close,

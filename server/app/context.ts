@@ -10,10 +10,8 @@ import { ObjectService } from '../services/objects';
 import { loadSignInLimits } from './config';
 import { UserService } from '../services/users';
 import { ObjectStore } from '../store/object-store';
-import { createPrisma, type Db } from '../store/prisma';
 
 export interface AppContext {
-  db: Db;
   store: ObjectStore;
   objects: ObjectService;
   lists: ListService;
@@ -31,29 +29,26 @@ export interface AppContext {
 /** `nodeName`: the node this process's in-tree provisioners make volumes on (for the claim check). */
 export async function createAppContext(
   connectionString: string,
-  poolSize = 20,
+  poolSize = 10,
   agentOptions: NodeAgentOptions = {},
   nodeName?: string,
 ): Promise<AppContext> {
-  const db = createPrisma(connectionString, poolSize);
-  const store = new ObjectStore(db, connectionString);
+  const store = new ObjectStore(connectionString, poolSize);
   await store.start();
   // StorageClasses of the in-tree provisioners are checked against this machine's disks.
   const admission = storageClassAdmission(createRealOs());
   const objects = new ObjectService(store, admission);
   return {
-    db,
     store,
     objects,
     history: new HistoryService(store, objects),
     lists: new ListService(store),
     claims: new ClaimCheckService(store, nodeName),
-    users: new UserService(db, loadSignInLimits()),
+    users: new UserService(store, loadSignInLimits()),
     nodeAgent: new NodeAgentService(store, agentOptions),
     classes: new ClassReplaceService(store, admission),
     close: async () => {
       await store.stop();
-      await db.$disconnect();
     },
   };
 }

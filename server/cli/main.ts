@@ -47,7 +47,7 @@ async function connect(cfg: Config): Promise<Database> {
 async function withApp<T>(fn: (app: AppContext, cfg: Config) => Promise<T>): Promise<T> {
   const cfg = loadConfig();
   const db = await connect(cfg);
-  const app = await createAppContext(db.connectionString, 3);
+  const app = await createAppContext(db.connectionString);
   try {
     return await fn(app, cfg);
   } finally {

@@ -1,5 +1,5 @@
-// ONE generic object store for every kind, over Postgres (node-postgres for its hot paths,
-// Prisma for the rest).
+// ONE generic object store for every kind, over Postgres through the store's one
+// node-postgres pool (pg.ts says why there is no second client).
 //
 // - resourceVersion: one global sequence; every write of any object takes the next value.
 // - A write of one or more objects happens in one transaction that also appends each
@@ -19,12 +19,12 @@ import { CHANGE_CHANNEL, ChangeFeed, compactedRv, expired, GAP, headOf, settle, 
 import { CommitNotifier } from './commit-notifier';
 import { flushWrites } from './flush';
 import type { PendingWrite } from './pending-write';
+import { POOL, SQL, type Pooled, type Queryable } from './sql-handle';
 import { currentActor } from './actor-context';
 import { SYSTEM_ACTOR } from '../domain/actor';
 import { inKubeOrder } from '../resources/key-order';
 import { listObjects, type ListOptions, type ListResult } from './list';
-import { createPool, inTransaction, sqlOf, type SqlClient } from './pg';
-import type { Db } from './prisma';
+import { createPool, inTransaction, poolSql, type SqlClient } from './pg';
 import type pg from 'pg';
 
 export type { ListOptions, ListResult } from './list';
@@ -115,14 +115,19 @@ function comparable(o: KubeObject): KubeObject {
 }
 
 /** A transaction over the store: reads lock rows; writes are applied together at commit. */
-export class StoreTx {
+export class StoreTx implements Queryable {
   private readonly queue: PendingWrite[] = [];
   constructor(
     readonly tx: TxClient,
     readonly dryRun: boolean,
     /** The actor of every write of this transaction; absent: the async context's (or system). */
     readonly actor?: string,
-  ) {}
+  ) {
+    this[SQL] = tx;
+  }
+
+  /** This transaction's connection, for the store's named queries (sql-handle.ts). */
+  readonly [SQL]: SqlClient;
 
   /** The writes queued so far, in order (applied by flush at commit). */
   get writes(): PendingWrite[] {
@@ -369,23 +374,23 @@ function lastVersion(stx: StoreTx): bigint | undefined {
   return top;
 }
 
-export class ObjectStore {
+export class ObjectStore implements Pooled {
   readonly feed: ChangeFeed;
   /** The store's own pool (node-postgres) for its hot paths. */
   readonly pool: pg.Pool;
   /** Raw SQL on that pool. */
   readonly sql: SqlClient;
+  /** The pool and SQL on it, for the store's named queries (sql-handle.ts). */
+  readonly [SQL]: SqlClient;
+  readonly [POOL]: pg.Pool;
   /** Wakes the change feeds of every process after this store's commits. */
   private readonly notifier: CommitNotifier;
 
-  constructor(
-    /** Prisma, for callers that use its model API. */
-    readonly db: Db,
-    connectionString: string,
-    poolSize = 10,
-  ) {
+  constructor(connectionString: string, poolSize = 10) {
     this.pool = createPool(connectionString, poolSize);
-    this.sql = sqlOf(this.pool);
+    this.sql = poolSql(this.pool);
+    this[SQL] = this.sql;
+    this[POOL] = this.pool;
     this.feed = new ChangeFeed(this.sql, connectionString);
     this.notifier = new CommitNotifier(connectionString, CHANGE_CHANNEL);
   }

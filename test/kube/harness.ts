@@ -46,7 +46,7 @@ export const DEV_NAMESPACE = 'team-a';
 
 export async function startKubeHarness(opts: HarnessOptions = {}): Promise<KubeHarness> {
   const ts = await openTestStore();
-  const app = { db: ts.db, store: ts.store, objects: new ObjectService(ts.store), users: new UserService(ts.db) };
+  const app = { store: ts.store, objects: new ObjectService(ts.store), users: new UserService(ts.store) };
   for (const ns of ['default', DEV_NAMESPACE, 'other']) {
     await ts.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   }

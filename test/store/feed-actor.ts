@@ -8,7 +8,6 @@
 import { createInterface } from 'node:readline';
 import { StoreTx, ObjectStore } from '../../server/store/object-store';
 import { inTransaction } from '../../server/store/pg';
-import { createPrisma } from '../../server/store/prisma';
 import type { KubeObject } from '../../server/resources/types';
 
 export interface Step {
@@ -31,8 +30,7 @@ const pv = (name: string, label: string): KubeObject => ({
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function writer(steps: Step[]): Promise<void> {
-  const db = createPrisma(url, 1);
-  const store = new ObjectStore(db, url, 2);
+  const store = new ObjectStore(url, 2);
   for (const step of steps) {
     try {
       const rvs = await inTransaction(store.pool, async (sql) => {
@@ -56,12 +54,10 @@ async function writer(steps: Step[]): Promise<void> {
     }
   }
   await store.stop();
-  await db.$disconnect();
 }
 
 async function watcher(from: string): Promise<void> {
-  const db = createPrisma(url, 1);
-  const store = new ObjectStore(db, url, 2);
+  const store = new ObjectStore(url, 2);
   await store.start();
   const ac = new AbortController();
   const seen: [string, string, string, string][] = [];
@@ -85,7 +81,6 @@ async function watcher(from: string): Promise<void> {
   }
   process.stdout.write(`events ${JSON.stringify(seen)}\n`);
   await store.stop();
-  await db.$disconnect();
 }
 
 if (role === 'writer') await writer(JSON.parse(arg) as Step[]);
