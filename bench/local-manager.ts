@@ -19,6 +19,7 @@ import { startControllers } from '../server/controllers/start';
 import { startApiServer } from '../server/kube/api-server';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
 import { migrate } from '../server/store/migrate';
+import { sqlOf } from '../server/store/sql-handle';
 
 logger.level = process.env.STOWAGE_LOG_LEVEL ?? 'warn';
 const { values: args } = parseArgs({ options: { nodes: { type: 'string', default: '10' }, disks: { type: 'string', default: '100' } } });
@@ -69,7 +70,7 @@ const entries = (node: string): DiscoveredEntry[] =>
   }));
 
 async function availableCount(): Promise<number> {
-  const rows = await app.store.sql.$queryRawUnsafe<{ n: bigint }[]>(
+  const rows = await sqlOf(app.store).$queryRawUnsafe<{ n: bigint }[]>(
     `SELECT count(*) AS n FROM objects WHERE kind = 'PersistentVolume' AND phase = 'Available' AND (labels->>'local.stowage.io/node') IS NOT NULL`,
   );
   return Number(rows[0].n);

@@ -9,7 +9,7 @@
 import type { Logger } from 'pino';
 import type { AppContext } from '../app/context';
 import { logger } from '../app/logger';
-import { AssetStore } from '../provisioners/assets';
+import { AssetStore } from '../store/provisioned-assets';
 import { createRealOs, type HostOs } from '../provisioners/os';
 import { createPlugins, type PluginRegistry } from '../provisioners/registry';
 import { deleterSpec } from './deleter/deleter';
@@ -67,7 +67,7 @@ export function provisioningDeps(o: ProvisioningOptions): ProvisioningDeps {
   const log = o.log ?? logger.child({ component: 'provisioning' });
   const os = o.os ?? createRealOs(o.nodeName);
   const node = o.nodeName ?? os.hostname();
-  const assets = new AssetStore(o.app.store.sql);
+  const assets = new AssetStore(o.app.store);
   return {
     store: o.app.store,
     assets,

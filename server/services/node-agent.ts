@@ -109,9 +109,9 @@ export class NodeAgentService {
     private readonly store: ObjectStore,
     opts: NodeAgentOptions = {},
   ) {
-    this.disks = new LocalDiskStore(store.sql);
-    this.jobs = new CleanupJobStore(store.sql);
-    this.tokens = new NodeTokenStore(store.sql);
+    this.disks = new LocalDiskStore(store);
+    this.jobs = new CleanupJobStore(store);
+    this.tokens = new NodeTokenStore(store);
     this.publishing = new PodPublishing(store, logger.child({ component: 'kubelet' }));
     this.leaseMs = opts.leaseMs ?? 20_000;
     this.retryBaseMs = opts.retryBaseMs ?? 5_000;

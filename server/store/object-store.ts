@@ -118,7 +118,7 @@ function comparable(o: KubeObject): KubeObject {
 export class StoreTx implements Queryable {
   private readonly queue: PendingWrite[] = [];
   constructor(
-    readonly tx: TxClient,
+    tx: TxClient,
     readonly dryRun: boolean,
     /** The actor of every write of this transaction; absent: the async context's (or system). */
     readonly actor?: string,
@@ -150,7 +150,7 @@ export class StoreTx implements Queryable {
   async get(kind: string, namespace: string | undefined, name: string): Promise<KubeObject | undefined> {
     const s = strategyOf(kind);
     if (unstorable(namespace) || unstorable(name)) return undefined;
-    const rows = await this.tx.$queryRawUnsafe<{ id: string; object: KubeObject }[]>(
+    const rows = await this[SQL].$queryRawUnsafe<{ id: string; object: KubeObject }[]>(
       'SELECT id, object FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3 FOR UPDATE',
       s.kind,
       nsOf(s, namespace),
@@ -166,7 +166,7 @@ export class StoreTx implements Queryable {
   async listIn(kind: string, namespace: string, opts: { lock?: boolean } = {}): Promise<KubeObject[]> {
     const s = strategyOf(kind);
     if (unstorable(namespace)) return [];
-    const rows = await this.tx.$queryRawUnsafe<{ object: KubeObject }[]>(
+    const rows = await this[SQL].$queryRawUnsafe<{ object: KubeObject }[]>(
       `SELECT object FROM objects WHERE kind = $1 AND namespace = $2 ORDER BY name${opts.lock ? ' FOR UPDATE' : ''}`,
       s.kind,
       nsOf(s, namespace),
@@ -324,8 +324,30 @@ export class StoreTx implements Queryable {
     return { object: gone, deleted: true };
   }
 
+  /**
+   * The committed object with its row locked, never waiting for a lock: 'busy' when another
+   * transaction holds the row, undefined when there is no such row. Kind and namespace are
+   * used as given (for subclasses that resolve them themselves, e.g. the controllers').
+   */
+  protected async lockWithoutWaiting(kind: string, namespace: string, name: string): Promise<KubeObject | 'busy' | undefined> {
+    const rows = await this[SQL].$queryRawUnsafe<{ object: KubeObject }[]>(
+      'SELECT object FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3 FOR UPDATE SKIP LOCKED',
+      kind,
+      namespace,
+      name,
+    );
+    if (rows[0]) return rows[0].object;
+    const exists = await this[SQL].$queryRawUnsafe<{ n: number }[]>(
+      'SELECT 1 AS n FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3',
+      kind,
+      namespace,
+      name,
+    );
+    return exists.length > 0 ? 'busy' : undefined;
+  }
+
   private async requireNamespace(namespace: string): Promise<void> {
-    const rows = await this.tx.$queryRawUnsafe<{ n: number }[]>(
+    const rows = await this[SQL].$queryRawUnsafe<{ n: number }[]>(
       "SELECT 1 AS n FROM objects WHERE kind = 'Namespace' AND namespace = '' AND name = $1",
       namespace,
     );
@@ -335,7 +357,7 @@ export class StoreTx implements Queryable {
   /** Applies the queued writes at commit (see flush.ts). */
   async flush(): Promise<void> {
     if (this.dryRun) return;
-    await flushWrites(this.tx, this.queue);
+    await flushWrites(this[SQL], this.queue);
   }
 }
 
@@ -376,10 +398,10 @@ function lastVersion(stx: StoreTx): bigint | undefined {
 
 export class ObjectStore implements Pooled {
   readonly feed: ChangeFeed;
-  /** The store's own pool (node-postgres) for its hot paths. */
-  readonly pool: pg.Pool;
-  /** Raw SQL on that pool. */
-  readonly sql: SqlClient;
+  /** The process's one pool (pg.ts). */
+  private readonly pool: pg.Pool;
+  /** SQL on that pool. */
+  private readonly sql: SqlClient;
   /** The pool and SQL on it, for the store's named queries (sql-handle.ts). */
   readonly [SQL]: SqlClient;
   readonly [POOL]: pg.Pool;

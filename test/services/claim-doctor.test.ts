@@ -11,7 +11,7 @@ import { syncVolumeUsage } from '../../server/controllers/volume-usage/volume-us
 import type { ReconcileContext } from '../../server/controllers/runtime/controller';
 import type { Principal } from '../../server/domain/authorization';
 import { USED_BYTES_ANNOTATION, USED_BYTES_TIME_ANNOTATION } from '../../server/domain/volume-usage';
-import { AssetStore } from '../../server/provisioners/assets';
+import { AssetStore } from '../../server/store/provisioned-assets';
 import { createHostPathPlugin, hostPathPluginName } from '../../server/provisioners/host-path';
 import { createRealOs } from '../../server/provisioners/os';
 import { provisionOptionsFor } from '../../server/provisioners/plugin';
@@ -65,7 +65,7 @@ afterAll(async () => {
 
 describe('used bytes of a host-path volume', () => {
   test('measured in a real directory, written once, not again while young or unchanged, shown on the claim', async () => {
-    const assets = new AssetStore(app.store.sql);
+    const assets = new AssetStore(app.store);
     const plugin = createHostPathPlugin({ os: createRealOs('node-1'), assets, nodeName: 'node-1' });
     const c = await claim({ cls: 'fast' });
     const opts = provisionOptionsFor(c, testClass(hostPathPluginName, { basePath: path.join(dir, 'fast') }));

@@ -9,6 +9,7 @@ import { createInterface } from 'node:readline';
 import { StoreTx, ObjectStore } from '../../server/store/object-store';
 import { inTransaction } from '../../server/store/pg';
 import type { KubeObject } from '../../server/resources/types';
+import { poolOf } from '../../server/store/sql-handle';
 
 export interface Step {
   /** Objects touched by this transaction, in order. */
@@ -33,7 +34,7 @@ async function writer(steps: Step[]): Promise<void> {
   const store = new ObjectStore(url, 2);
   for (const step of steps) {
     try {
-      const rvs = await inTransaction(store.pool, async (sql) => {
+      const rvs = await inTransaction(poolOf(store), async (sql) => {
         const tx = new StoreTx(sql, false);
         for (const w of step.writes) {
           if (w.op === 'create') await tx.create(pv(w.name, w.label));

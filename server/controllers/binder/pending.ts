@@ -117,7 +117,7 @@ export async function keepPending(d: BinderDeps, ctx: ReconcileContext, input: P
 
   const near = input.requested
     ? []
-    : await nearVolumes(d.store.sql, {
+    : await nearVolumes(d.store, {
         storageClass: claimClass(claim),
         volumeMode: claim.spec?.volumeMode ?? 'Filesystem',
         accessModes: accessModesToBits(claim.spec?.accessModes ?? []),

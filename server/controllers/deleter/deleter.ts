@@ -4,7 +4,7 @@
 // pv.kubernetes.io/provisioned-by), and only then is the PV object deleted. A failure moves
 // the PV to Failed with the message, records VolumeFailedDelete and is retried with
 // backoff. Volumes of external provisioners are theirs; Retain keeps the volume and its data.
-import { AssetStore } from '../../provisioners/assets';
+import { AssetStore } from '../../store/provisioned-assets';
 import type { ProvisionerPlugin } from '../../provisioners/plugin';
 import type { KubeObject } from '../../resources/types';
 import type { ChangeEvent } from '../../store/change-feed';
@@ -54,7 +54,7 @@ async function deleteObject(d: ProvisioningDeps, ctx: ReconcileContext, pv: Kube
       after.metadata.finalizers = without(after.metadata.finalizers, pvControllerFinalizer);
       await tx.update(after);
     }
-    await d.assets.remove({ id: AssetStore.idOf(plugin.name, name) }, tx.tx);
+    await d.assets.remove({ id: AssetStore.idOf(plugin.name, name) }, tx);
   });
 }
 
@@ -97,7 +97,7 @@ export interface DeleterSpecOptions {
 }
 
 export function deleterSpec(d: ProvisioningDeps, opts: DeleterSpecOptions = {}): ControllerSpec {
-  const keys = async () => (await objectKeysInPhases(d.store.sql, PV, ['Released', 'Failed'])).map((r) => `pv/${r.name}`);
+  const keys = async () => (await objectKeysInPhases(d.store, PV, ['Released', 'Failed'])).map((r) => `pv/${r.name}`);
   return {
     name: deleterName,
     concurrency: opts.concurrency ?? 4,

@@ -1,6 +1,6 @@
 // What the provisioning controllers (provisioner, deleter, pv-protection) share.
 import type { Logger } from 'pino';
-import type { AssetStore } from '../../provisioners/assets';
+import type { AssetStore } from '../../store/provisioned-assets';
 import type { PluginRegistry } from '../../provisioners/registry';
 import type { KubeObject } from '../../resources/types';
 import type { ObjectStore } from '../../store/object-store';
