@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { agentHttpClient, type AgentApi } from '../server/agent/agent-client';
 import type { DiscoveredEntry } from '../server/agent/contract';
 import { createAppContext } from '../server/app/context';
-import { logger } from '../server/app/logger';
+import { logger } from '../server/services/logger';
 import { startControllers } from '../server/controllers/start';
 import { startApiServer } from '../server/kube/api-server';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';

@@ -1,28 +1,16 @@
-// Everything a running Stowage process shares: the database, the store and the services.
-import { NodeAgentService, type NodeAgentOptions } from '../services/node-agent';
+// The composition root's services: opens the store and composes every service over it
+// (services/services.ts) with what only the running process knows: the machine's disks
+// for the in-tree provisioners' StorageClass checks, and the sign-in limits from the
+// environment.
 import { storageClassAdmission } from '../provisioners/admission';
 import { createRealOs } from '../provisioners/os';
-import { ClaimCheckService } from '../services/claim-check';
-import { ClassReplaceService } from '../services/class-replace';
-import { HistoryService } from '../services/history';
-import { ListService } from '../services/lists';
-import { ObjectService } from '../services/objects';
-import { loadSignInLimits } from './config';
-import { UserService } from '../services/users';
+import type { NodeAgentOptions } from '../services/node-agent';
+import { buildServices, type Services } from '../services/services';
 import { ObjectStore } from '../store/object-store';
+import { loadSignInLimits } from './config';
 
-export interface AppContext {
-  store: ObjectStore;
-  objects: ObjectService;
-  lists: ListService;
-  claims: ClaimCheckService;
-  users: UserService;
-  /** Object timelines and the audit log. */
-  history: HistoryService;
-  /** The node agents' side: tokens, discovery reports, cleanup jobs. */
-  nodeAgent: NodeAgentService;
-  /** StorageClass "Replace in place", with the same admission as `objects`. */
-  classes: ClassReplaceService;
+/** Everything a running Stowage process shares: the store and the services over it. */
+export interface AppContext extends Services {
   close(): Promise<void>;
 }
 
@@ -37,18 +25,8 @@ export async function createAppContext(
   await store.start();
   // StorageClasses of the in-tree provisioners are checked against this machine's disks.
   const admission = storageClassAdmission(createRealOs());
-  const objects = new ObjectService(store, admission);
   return {
-    store,
-    objects,
-    history: new HistoryService(store, objects),
-    lists: new ListService(store),
-    claims: new ClaimCheckService(store, nodeName),
-    users: new UserService(store, loadSignInLimits()),
-    nodeAgent: new NodeAgentService(store, agentOptions),
-    classes: new ClassReplaceService(store, admission),
-    close: async () => {
-      await store.stop();
-    },
+    ...buildServices(store, { admission, signInLimits: loadSignInLimits(), agentOptions, nodeName }),
+    close: () => store.stop(),
   };
 }

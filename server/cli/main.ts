@@ -2,11 +2,12 @@
 import { createReadStream, createWriteStream, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import { apiServerUrl, bootstrap, writeKubeconfig } from '../app/bootstrap';
+import { bootstrap, writeKubeconfig } from '../app/bootstrap';
+import { apiServerUrl } from '../kube/api-server';
 import { buildDashboard, dashboardBuildNeeded } from '../app/build';
 import { loadConfig, type Config } from '../app/config';
 import { createAppContext, type AppContext } from '../app/context';
-import { logger } from '../app/logger';
+import { logger } from '../services/logger';
 import { bootstrapFiles, generateBootstrap, storageClassMapFromFile, tokenDirOnHost, tokenFileName } from '../agent/bootstrap';
 import { isStowageError } from '../domain/errors';
 import { startWebServer } from '../http/web-server';

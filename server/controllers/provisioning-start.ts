@@ -7,8 +7,8 @@
 // `nodeName` (default: the OS hostname). With leader election, run it on the node whose
 // disks the classes' basePath parameters name.
 import type { Logger } from 'pino';
-import type { AppContext } from '../app/context';
-import { logger } from '../app/logger';
+import type { Services } from '../services/services';
+import { logger } from '../services/logger';
 import { AssetStore } from '../store/provisioned-assets';
 import { createRealOs, type HostOs } from '../provisioners/os';
 import { createPlugins, type PluginRegistry } from '../provisioners/registry';
@@ -23,7 +23,7 @@ import { Manager } from './runtime/manager';
 import { volumeUsageSpec } from './volume-usage/volume-usage';
 
 export interface ProvisioningOptions {
-  app: Pick<AppContext, 'store'>;
+  app: Pick<Services, 'store'>;
   /** OS access (default: the real one). Tests and benchmarks pass fakes or fault injectors. */
   os?: HostOs;
   /** The node this process provisions on (default: the OS hostname). */

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { AgentPod, CleanupProgress, CleanupRequest, CleanupResult, DiscoveredEntry, LocalClassConfig } from '../agent/contract';
-import { logger } from '../app/logger';
+import { logger } from './logger';
 import { nodeMayActFor, type NodePrincipal } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
 import { localPvName } from '../domain/local-pv-name';

@@ -5,7 +5,7 @@
 // resourceVersion the preview showed, so an action previewed on an object that changed
 // since fails with a conflict instead of acting. Each applied action records a Normal
 // Event on its object, naming the actor, in the write's own transaction.
-import { logger } from '../app/logger';
+import { logger } from './logger';
 import { actorOfPrincipal } from '../domain/actor';
 import { isAllowed, type Principal } from '../domain/authorization';
 import { StowageError } from '../domain/errors';

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { renderKubeconfig } from '../../server/app/kubeconfig';
-import { logger } from '../../server/app/logger';
+import { logger } from '../../server/services/logger';
 import { pvProtectionSpec } from '../../server/controllers/deleter/pv-protection';
 import { pvcProtectionSpec } from '../../server/controllers/pvc-protection/pvc-protection';
 import { Manager } from '../../server/controllers/runtime/manager';

@@ -4,7 +4,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { logger } from '../../server/app/logger';
+import { logger } from '../../server/services/logger';
 import { binderSpec } from '../../server/controllers/binder/binder';
 import { provisioningDeps, provisioningSpecs, type ProvisioningOptions } from '../../server/controllers/provisioning-start';
 import type { ProvisioningDeps } from '../../server/controllers/provisioner/deps';

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { logger } from '../../server/app/logger';
+import { logger } from '../../server/services/logger';
 import { syncVolumeUsage } from '../../server/controllers/volume-usage/volume-usage';
 import type { ReconcileContext } from '../../server/controllers/runtime/controller';
 import type { Principal } from '../../server/domain/authorization';

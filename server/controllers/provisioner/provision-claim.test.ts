@@ -1,7 +1,7 @@
 // The provisioning decision and every plugin state, with a scripted plugin on a real store.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openTestStore, type TestStore } from '../../../test/db';
-import { logger } from '../../app/logger';
+import { logger } from '../../services/logger';
 import { AssetStore } from '../../store/provisioned-assets';
 import { ANY_CAPABILITIES, type ProvisionerPlugin, type ProvisionOptions, type ProvisionResult } from '../../provisioners/plugin';
 import type { KubeObject } from '../../resources/types';
