@@ -7,6 +7,7 @@ import { nearestCandidates, summaryOf, type CandidateExplanation, type Situation
 import type { MatchOptions } from './matching';
 import { bytesToQuantity, formatQuantity, parseQuantity, quantityToBytes } from './quantity';
 import type { KubeObject } from '../resources/types';
+import { inTreeProvisionerPrefix, noProvisioner } from './well-known/provisioners';
 
 export interface Capabilities {
   readonly accessModes: readonly string[];
@@ -38,7 +39,6 @@ export interface PlanInput {
   opts?: MatchOptions;
 }
 
-const NO_PROVISIONER = 'kubernetes.io/no-provisioner';
 
 /** Why the class's provisioner cannot make this claim's volume (modes, size). */
 export function capabilityProblems(claim: KubeObject, provisioner: string, caps: Capabilities): string[] {
@@ -77,7 +77,7 @@ export function planClaim(input: PlanInput): ClaimPlan {
   if (className === '') return pending(input, input.classNamed ? { kind: 'noMatch' } : { kind: 'noDefaultClass' });
   if (!sc) return pending(input, { kind: 'classNotFound', className });
   const provisioner: string = sc.provisioner ?? '';
-  if (provisioner === NO_PROVISIONER || (provisioner.startsWith('kubernetes.io/') && !input.inTree)) {
+  if (provisioner === noProvisioner || (provisioner.startsWith(inTreeProvisionerPrefix) && !input.inTree)) {
     return pending(input, { kind: 'cannotProvision', className, provisioner });
   }
   const problems = input.capabilities ? capabilityProblems(input.claim, provisioner, input.capabilities) : [];

@@ -20,9 +20,7 @@ import { abbreviateAccessModes, accessModesToBits } from './access-modes';
 import { labelSelectorToSelector, matchesSelector, selectorToString } from './label-selector';
 import { compareQuantities, formatQuantity, parseQuantity, quantityFromJSON, type Quantity } from './quantity';
 import type { KubeObject } from '../resources/types';
-
-export const betaClassAnnotation = 'volume.beta.kubernetes.io/storage-class';
-export const alphaClassAnnotation = 'volume.alpha.kubernetes.io/storage-class';
+import { annAlphaStorageClass, annBetaStorageClass } from './well-known/annotations';
 
 export type Rule =
   | 'accessModes'
@@ -65,17 +63,17 @@ const ZERO = parseQuantity('0') as Quantity;
 
 /** The volume's class: the beta annotation wins over spec.storageClassName; "" = none. */
 export function volumeClass(pv: KubeObject): string {
-  return pv.metadata?.annotations?.[betaClassAnnotation] ?? pv.spec?.storageClassName ?? '';
+  return pv.metadata?.annotations?.[annBetaStorageClass] ?? pv.spec?.storageClassName ?? '';
 }
 
 /** The class the claim asks for: the beta annotation wins; "" when it asks for none. */
 export function claimClass(pvc: KubeObject): string {
-  return pvc.metadata?.annotations?.[betaClassAnnotation] ?? pvc.spec?.storageClassName ?? '';
+  return pvc.metadata?.annotations?.[annBetaStorageClass] ?? pvc.spec?.storageClassName ?? '';
 }
 
 /** Whether the claim names a class at all ("" counts; a missing field does not). */
 export function claimHasClass(pvc: KubeObject): boolean {
-  return pvc.metadata?.annotations?.[betaClassAnnotation] !== undefined || typeof pvc.spec?.storageClassName === 'string';
+  return pvc.metadata?.annotations?.[annBetaStorageClass] !== undefined || typeof pvc.spec?.storageClassName === 'string';
 }
 
 export function requestedStorage(pvc: KubeObject): Quantity {
@@ -206,8 +204,8 @@ export function evaluateVolume(pvc: KubeObject, pv: KubeObject, opts: MatchOptio
   }
   if (prebound) return { prebound, failures };
 
-  if (pv.metadata?.annotations?.[alphaClassAnnotation] !== undefined) {
-    failures.push({ rule: 'provisioning', message: `is annotated ${alphaClassAnnotation} and waits for dynamic provisioning` });
+  if (pv.metadata?.annotations?.[annAlphaStorageClass] !== undefined) {
+    failures.push({ rule: 'provisioning', message: `is annotated ${annAlphaStorageClass} and waits for dynamic provisioning` });
   }
   if (opts.delayBinding && !opts.node) {
     failures.push({ rule: 'delayBinding', message: 'the class binds on first consumer, and no consumer is known yet' });

@@ -57,6 +57,9 @@ export interface TableColumn {
   priority: number;
 }
 
+/** Checks of an object to be created that need more than its strategy (the node's filesystem). */
+export type Admission = (obj: KubeObject) => Promise<FieldError[]>;
+
 export interface Strategy {
   kind: string;
   /** "" for the core group. */

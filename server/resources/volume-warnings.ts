@@ -3,13 +3,13 @@
 // strategies' WarningsOnCreate / WarningsOnUpdate). Pure; kubectl prints them as
 // "Warning: ...".
 import type { KubeObject } from './types';
-import { betaStorageClassAnnotation } from './volume-fields';
+import { annBetaStorageClass } from '../domain/well-known/annotations';
 
-const deprecatedStorageClassAnnotation = `metadata.annotations[${betaStorageClassAnnotation}]: deprecated since v1.8; use "storageClassName" attribute instead`;
+const deprecatedStorageClassAnnotation = `metadata.annotations[${annBetaStorageClass}]: deprecated since v1.8; use "storageClassName" attribute instead`;
 
 export function persistentVolumeWarnings(pv: KubeObject): string[] {
   const warnings: string[] = [];
-  if (pv.metadata?.annotations?.[betaStorageClassAnnotation] !== undefined) warnings.push(deprecatedStorageClassAnnotation);
+  if (pv.metadata?.annotations?.[annBetaStorageClass] !== undefined) warnings.push(deprecatedStorageClassAnnotation);
   if (pv.spec?.persistentVolumeReclaimPolicy === 'Recycle') {
     warnings.push(
       'spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated. Instead, the recommended approach is to use dynamic provisioning.',
@@ -19,5 +19,5 @@ export function persistentVolumeWarnings(pv: KubeObject): string[] {
 }
 
 export function persistentVolumeClaimWarnings(pvc: KubeObject): string[] {
-  return pvc.metadata?.annotations?.[betaStorageClassAnnotation] !== undefined ? [deprecatedStorageClassAnnotation] : [];
+  return pvc.metadata?.annotations?.[annBetaStorageClass] !== undefined ? [deprecatedStorageClassAnnotation] : [];
 }

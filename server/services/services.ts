@@ -3,6 +3,7 @@
 // none builds one per request. The composition root (server/app/context.ts) opens the
 // store and supplies what only it may know: the real OS for admission, and the config.
 import type { SignInLimits } from '../domain/sign-in-limits';
+import type { Admission } from '../resources/types';
 import type { ObjectStore } from '../store/object-store';
 import { CapacityService } from './capacity';
 import { ClaimCheckService } from './claim-check';
@@ -12,7 +13,7 @@ import { HistoryService } from './history';
 import { ListService } from './lists';
 import { LocalVolumeService } from './local-volumes';
 import { NodeAgentService, type NodeAgentOptions } from './node-agent';
-import { ObjectService, type Admission } from './objects';
+import { ObjectService } from './objects';
 import { ReclaimService } from './reclaim';
 import { UserService } from './users';
 

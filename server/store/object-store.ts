@@ -67,7 +67,6 @@ export interface DeleteResult {
 
 type TxClient = SqlClient;
 
-
 const GENERATE_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 
 function strategyOf(kind: unknown): Strategy {

@@ -1,6 +1,6 @@
 // The provisioning controllers' queries over the `objects` table's indexed columns (and,
 // where no column exists, the JSON). `db` is the store or one of its transactions.
-import { betaStorageProvisionerAnnotation, storageProvisionerAnnotation } from '../resources/persistent-volume-claim/schema';
+import { annBetaStorageProvisioner, annStorageProvisioner } from '../domain/well-known/annotations';
 import type { ObjectKey } from './consumer-queries';
 import { sqlOf, type Queryable } from './sql-handle';
 
@@ -10,8 +10,8 @@ export function claimsToProvision(db: Queryable, provisioners: string[]): Promis
     `SELECT namespace, name FROM objects
       WHERE kind = 'PersistentVolumeClaim' AND provisioning IS TRUE AND volume_name IS NULL AND deletion_timestamp IS NULL
         AND (object->'metadata'->'annotations'->>$1 = ANY($3::text[]) OR object->'metadata'->'annotations'->>$2 = ANY($3::text[]))`,
-    storageProvisionerAnnotation,
-    betaStorageProvisionerAnnotation,
+    annStorageProvisioner,
+    annBetaStorageProvisioner,
     provisioners,
   );
 }

@@ -8,7 +8,7 @@ import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runti
 import { isRowBusy } from '../runtime/controller-tx';
 import { EventRecorder } from '../../services/event-recorder';
 import { TxBatcher } from '../runtime/tx-batcher';
-import { binderComponent } from './annotations';
+import { persistentVolumeControllerComponent } from '../../domain/well-known/components';
 import { bindPrefetcher } from './bind-prefetch';
 import { syncClaim } from './claim-sync';
 import { ClassCache, isDefaultClass } from './classes';
@@ -52,7 +52,7 @@ export function binderSpec(opts: BinderOptions): ControllerSpec {
   const d: BinderDeps = {
     store,
     batcher: new TxBatcher(store, { maxBatch: opts.maxBatch ?? 64, parallel: opts.parallelTransactions ?? 2, prefetch: bindPrefetcher() }),
-    events: new EventRecorder(store, binderComponent, opts.log, (fn) => events.run(fn)),
+    events: new EventRecorder(store, persistentVolumeControllerComponent, opts.log, (fn) => events.run(fn)),
     classes: new ClassCache(store),
     inTreeProvisioners: opts.inTreeProvisioners ?? inTreeProvisioners,
     deleter: opts.deleter ?? noDeleter,

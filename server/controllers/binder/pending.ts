@@ -12,14 +12,10 @@ import type { KubeObject } from '../../resources/types';
 import { nearVolumes } from '../../store/volume-queries';
 import type { ReconcileContext, ReconcileResult } from '../runtime/controller';
 import type { EventType } from '../../services/event-recorder';
-import {
-  annBetaStorageProvisioner,
-  annBindingExplanation,
-  annStorageProvisioner,
-  conditionBindable,
-  noProvisioner,
-  reasons,
-} from './annotations';
+import { annBetaStorageProvisioner, annBindingExplanation, annStorageProvisioner } from '../../domain/well-known/annotations';
+import { conditionBindable } from '../../domain/well-known/conditions';
+import { reasons } from '../../domain/well-known/event-reasons';
+import { inTreeProvisionerPrefix, noProvisioner } from '../../domain/well-known/provisioners';
 import { event, write, type BinderDeps } from './deps';
 import { claimKey } from './keys';
 
@@ -79,7 +75,7 @@ async function decide(d: BinderDeps, input: PendingInput): Promise<Decision> {
       }
       return { situation: { kind: 'waitingForProvisioner', className: cls, provisioner }, provisioner, events: [] };
     }
-    if (provisioner === noProvisioner || provisioner.startsWith('kubernetes.io/')) {
+    if (provisioner === noProvisioner || provisioner.startsWith(inTreeProvisionerPrefix)) {
       return {
         situation: { kind: 'cannotProvision', className: cls, provisioner },
         events: [{ type: 'Warning', reason: reasons.provisioningFailed, message: `no volume plugin matched name: ${provisioner}` }],

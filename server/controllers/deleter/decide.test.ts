@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../resources/types';
-import { annProvisionedBy, pvControllerFinalizer } from '../provisioner/volume';
 import { chooseDeleter, deleterAction, isVolumeReleased } from './decide';
+import { annDynamicallyProvisioned } from '../../domain/well-known/annotations';
+import { pvControllerFinalizer } from '../../domain/well-known/finalizers';
 
 function pv(o: { phase?: string; policy?: string; uid?: string; finalizers?: string[]; deleting?: boolean; provisioned?: boolean } = {}): KubeObject {
   return {
@@ -9,7 +10,7 @@ function pv(o: { phase?: string; policy?: string; uid?: string; finalizers?: str
     kind: 'PersistentVolume',
     metadata: {
       name: 'pvc-1',
-      annotations: o.provisioned === false ? {} : { [annProvisionedBy]: 'stowage.io/host-path' },
+      annotations: o.provisioned === false ? {} : { [annDynamicallyProvisioned]: 'stowage.io/host-path' },
       finalizers: o.finalizers ?? [pvControllerFinalizer],
       ...(o.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
     },
@@ -43,7 +44,7 @@ describe('isVolumeReleased', () => {
 
 function local(): KubeObject {
   const v = pv();
-  v.metadata.annotations = { [annProvisionedBy]: 'local-volume-provisioner' };
+  v.metadata.annotations = { [annDynamicallyProvisioned]: 'local-volume-provisioner' };
   return v;
 }
 
@@ -72,7 +73,7 @@ describe('chooseDeleter (upstream findDeletablePlugin; cases 4-10 and 8-3 of pv_
   const withAnn = (ann?: string): KubeObject => {
     const v = pv();
     v.metadata.name = 'volume8-3';
-    v.metadata.annotations = ann === undefined ? {} : { [annProvisionedBy]: ann };
+    v.metadata.annotations = ann === undefined ? {} : { [annDynamicallyProvisioned]: ann };
     return v;
   };
   it.each([

@@ -10,10 +10,12 @@ import type { KubeObject } from '../../resources/types';
 import type { ChangeEvent } from '../../store/change-feed';
 import { objectKeysInPhases } from '../../store/volume-queries';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
-import { errorText, event, reasons, write, type ProvisioningDeps } from '../provisioner/deps';
+import { errorText, event, write, type ProvisioningDeps } from '../provisioner/deps';
+import { reasons } from '../../domain/well-known/event-reasons';
 import { settleAsset } from '../provisioner/sweep';
-import { annProvisionedBy, pvControllerFinalizer } from '../provisioner/volume';
 import { deleterAction } from './decide';
+import { annDynamicallyProvisioned } from '../../domain/well-known/annotations';
+import { pvControllerFinalizer } from '../../domain/well-known/finalizers';
 
 const PV = 'PersistentVolume';
 const PVC = 'PersistentVolumeClaim';
@@ -65,7 +67,7 @@ export async function reclaimVolume(d: ProvisioningDeps, ctx: ReconcileContext, 
     for (const r of await d.assets.byPv(name)) await settleAsset(d, r, { onlyAfterPv: true });
     return;
   }
-  const plugin = d.plugins.get(pv.metadata.annotations?.[annProvisionedBy] ?? '');
+  const plugin = d.plugins.get(pv.metadata.annotations?.[annDynamicallyProvisioned] ?? '');
   const ref = pv.spec?.claimRef;
   const claim = ref?.name ? await d.store.tryGet(PVC, ref.namespace ?? '', ref.name) : undefined;
   const decision = deleterAction(pv, claim, plugin !== undefined);

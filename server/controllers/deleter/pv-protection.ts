@@ -6,7 +6,7 @@ import type { ChangeEvent } from '../../store/change-feed';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
 import { write, type ProvisioningDeps } from '../provisioner/deps';
 import { volumesToProtect } from '../../store/protection-queries';
-import { pvProtectionFinalizer } from '../../resources/protection';
+import { pvProtectionFinalizer } from '../../domain/well-known/finalizers';
 
 const PV = 'PersistentVolume';
 

@@ -12,7 +12,7 @@
 // Disk reports and job changes are not objects, so a 1 s poll of what changed feeds the
 // queue besides the PV and Node watches.
 import type { Logger } from 'pino';
-import type { LocalClassConfig } from '../../agent/contract';
+import type { LocalClassConfig } from '../../domain/local-volume-config';
 import { chooseCleanupMethod } from '../../domain/cleanup-method';
 import { isNodeReady } from '../../domain/node-lifecycle';
 import { StowageError } from '../../domain/errors';
@@ -23,8 +23,13 @@ import { isVolumeReleased } from '../deleter/decide';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
 import { transact, writtenVersions, type ControllerTx } from '../runtime/controller-tx';
 import { EventRecorder } from '../../services/event-recorder';
-import { annNode, decide, localCleanupFinalizer } from './decide';
-import { buildLocalVolume, isLocalVolume, labelLocalNode } from './volume';
+import { decide } from './decide';
+import { buildLocalVolume, isLocalVolume } from './volume';
+import { localCleanupFinalizer } from '../../domain/well-known/finalizers';
+import { annLocalNode } from '../../domain/well-known/annotations';
+import { labelLocalNode } from '../../domain/well-known/labels';
+import { localVolumeManagerComponent } from '../../domain/well-known/components';
+import { reasons } from '../../domain/well-known/event-reasons';
 
 const PV = 'PersistentVolume';
 export const localVolumeManagerName = 'local-volume-manager';
@@ -50,7 +55,7 @@ const without = (list: string[] | undefined, item: string) => (list ?? []).filte
 
 export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileContext, pvName: string): Promise<{ requeueAfter?: number } | void> {
   const { store, agents } = d;
-  const events = d.events ?? new EventRecorder(store, localVolumeManagerName, d.log);
+  const events = d.events ?? new EventRecorder(store, localVolumeManagerComponent, d.log);
   const disk = await agents.disks.byPvName(pvName);
   const found = await store.tryGet(PV, undefined, pvName);
   if (found && !isLocalVolume(found)) {
@@ -58,7 +63,7 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
     return;
   }
   const pv = found;
-  const nodeName = disk?.nodeName ?? pv?.metadata.annotations?.[annNode];
+  const nodeName = disk?.nodeName ?? pv?.metadata.annotations?.[annLocalNode];
   const hostPath = disk?.hostPath ?? pv?.spec?.local?.path;
   if (!nodeName || !hostPath) return;
   const openJob = await agents.jobs.openForDisk(nodeName, hostPath);
@@ -114,7 +119,7 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
         await events.record(
           pv!,
           quarantine ? 'Warning' : 'Normal',
-          quarantine ? 'CleanupQuarantined' : 'CleanupQueued',
+          quarantine ? reasons.cleanupQuarantined : reasons.cleanupQueued,
           quarantine ?? `cleanup ${job.id} (${method}) queued for ${hostPath} on node ${nodeName}; the volume is deleted when it succeeds`,
         );
       }

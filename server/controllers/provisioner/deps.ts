@@ -8,18 +8,6 @@ import type { ReconcileContext } from '../runtime/controller';
 import { transact, writtenVersions, type ControllerTx } from '../runtime/controller-tx';
 import type { EventRecorder, EventType } from '../../services/event-recorder';
 
-/** Upstream's event reasons (pkg/controller/volume/events). */
-export const reasons = {
-  provisioningFailed: 'ProvisioningFailed',
-  provisioningSucceeded: 'ProvisioningSucceeded',
-  provisioningCleanupFailed: 'ProvisioningCleanupFailed',
-  volumeFailedDelete: 'VolumeFailedDelete',
-  volumeDeleted: 'VolumeDeleted',
-} as const;
-
-/** The source.component of their Events, as upstream's in-tree PV controller. */
-export const provisioningComponent = 'persistentvolume-controller';
-
 export interface ProvisioningDeps {
   store: ObjectStore;
   plugins: PluginRegistry;

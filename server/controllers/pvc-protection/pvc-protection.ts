@@ -3,13 +3,14 @@
 // claims created without it (admission adds it on create), and removes it from a claim
 // being deleted once no live pod uses it. The pods are read fresh from the store for every
 // decision (upstream double-checks with a live list before removing, for the same reason).
-import { podClaimNames, podsUsingClaim } from '../../resources/pod/claims';
+import { podClaimNames, podsUsingClaim } from '../../domain/pod-claims';
 import type { KubeObject } from '../../resources/types';
 import { claimsToProtect } from '../../store/protection-queries';
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
 import { transact, writtenVersions } from '../runtime/controller-tx';
-import { claimChangeNeedsLook, decideClaimProtection, pvcProtectionFinalizer } from './decide';
+import { claimChangeNeedsLook, decideClaimProtection } from './decide';
+import { pvcProtectionFinalizer } from '../../domain/well-known/finalizers';
 
 const PVC = 'PersistentVolumeClaim';
 export const pvcProtectionName = 'pvc-protection-controller';

@@ -4,7 +4,7 @@
 // Never a write storm: each volume is measured at most every `minIntervalMs`, and written
 // only when the number changed; the watch enqueues only newly added volumes (its own
 // annotation writes do not feed back), the periodic resync does the rest.
-import { annDynamicallyProvisioned } from '../binder/annotations';
+import { annDynamicallyProvisioned } from '../../domain/well-known/annotations';
 import { usageOf, usageUpdate, withUsage } from '../../domain/volume-usage';
 import type { UsageBudget } from '../../provisioners/os';
 import type { ChangeEvent } from '../../store/change-feed';

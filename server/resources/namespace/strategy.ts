@@ -19,6 +19,7 @@ import {
   validateTypeMeta,
 } from '../metadata';
 import type { KubeObject, Strategy } from '../types';
+import { labelMetadataName } from '../../domain/well-known/labels';
 
 export const namespaceSchema = kubeObjectSchema({
   spec: z.strictObject({ finalizers: z.array(z.string()).nullish() }).nullish(),
@@ -33,9 +34,6 @@ export const namespaceSchema = kubeObjectSchema({
 export type Namespace = z.infer<typeof namespaceSchema>;
 
 export const namespacePhases = ['Active', 'Terminating'] as const;
-
-/** Set on every namespace to its own name, so that selectors can pick namespaces by name. */
-export const metadataNameLabel = 'kubernetes.io/metadata.name';
 
 /** The finalizer the namespace lifecycle owns; added on create as upstream does. */
 export const kubernetesFinalizer = 'kubernetes';
@@ -81,7 +79,7 @@ export const namespaceStrategy: Strategy = {
     const name = ns.metadata?.name;
     if (name) {
       ns.metadata.labels ??= {};
-      ns.metadata.labels[metadataNameLabel] = name;
+      ns.metadata.labels[labelMetadataName] = name;
     }
     ns.status ??= {};
     if (!ns.status.phase) ns.status.phase = 'Active';

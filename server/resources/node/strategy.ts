@@ -19,6 +19,7 @@ import {
 } from '../metadata';
 import { canonicalizeResourceList, resourceListSchema, validateResourceList } from '../resource-list';
 import type { KubeObject, Strategy } from '../types';
+import { labelNodeRolePrefix, labelRole } from '../../domain/well-known/labels';
 
 const loose = z.looseObject({});
 
@@ -156,14 +157,13 @@ function nodeStatus(node: KubeObject): string {
   return status.join(',');
 }
 
-const rolePrefix = 'node-role.kubernetes.io/';
 
 /** Roles from `node-role.kubernetes.io/<role>` keys and `kubernetes.io/role` values, sorted. */
 function nodeRoles(node: KubeObject): string {
   const roles = new Set<string>();
   for (const [k, v] of Object.entries<string>(node.metadata?.labels ?? {})) {
-    if (k.startsWith(rolePrefix) && k.length > rolePrefix.length) roles.add(k.slice(rolePrefix.length));
-    else if (k === 'kubernetes.io/role' && v) roles.add(v);
+    if (k.startsWith(labelNodeRolePrefix) && k.length > labelNodeRolePrefix.length) roles.add(k.slice(labelNodeRolePrefix.length));
+    else if (k === labelRole && v) roles.add(v);
   }
   return [...roles].sort().join(',') || '<none>';
 }

@@ -8,18 +8,8 @@ import { validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta } from '
 import { sameNodeAffinityAllowingGALabels, validateVolumeNodeAffinity } from '../node-selector';
 import { validatePositiveQuantity } from '../resource-list';
 import { validateAccessModes, validateVolumeMode } from '../volume-fields';
-import {
-  hostPathTypes,
-  looseSourceRequiredFields,
-  looseVolumeSources,
-  mountOptionAnnotationSources,
-  mountOptionSources,
-  mountOptionsAnnotation,
-  reclaimPolicies,
-  volumePhases,
-  volumeSources,
-  type VolumeSourceName,
-} from './schema';
+import { hostPathTypes, looseSourceRequiredFields, looseVolumeSources, mountOptionAnnotationSources, mountOptionSources, reclaimPolicies, volumePhases, volumeSources, type VolumeSourceName } from './schema';
+import { annMountOptions } from '../../domain/well-known/annotations';
 
 type Obj = Record<string, any>;
 
@@ -77,8 +67,8 @@ export function validatePersistentVolume(pv: KubeObject): FieldError[] {
   if ((spec.mountOptions ?? []).length > 0 && !mountOptionSources.includes(sources[0])) {
     errs.push(forbidden('spec.mountOptions', 'may not specify mount options for this volume type'));
   }
-  if (pv.metadata?.annotations?.[mountOptionsAnnotation] !== undefined && !mountOptionAnnotationSources.includes(sources[0])) {
-    errs.push(forbidden(child('metadata.annotations', mountOptionsAnnotation), 'may not specify mount options for this volume type'));
+  if (pv.metadata?.annotations?.[annMountOptions] !== undefined && !mountOptionAnnotationSources.includes(sources[0])) {
+    errs.push(forbidden(child('metadata.annotations', annMountOptions), 'may not specify mount options for this volume type'));
   }
 
   const phase = pv.status?.phase;

@@ -7,6 +7,7 @@ import { keepAllButStatus, keepSystemMetadata, shapeErrors, stripNulls } from '.
 import type { KubeObject, Strategy } from '../types';
 import { podSchema } from './schema';
 import { validatePod, validatePodUpdate } from './validation';
+import { schedulerComponent } from '../../domain/well-known/components';
 
 export { podSchema } from './schema';
 
@@ -53,7 +54,7 @@ export const podStrategy: Strategy = {
     stripNulls(pod);
     pod.spec ??= {};
     pod.spec.restartPolicy ??= 'Always';
-    pod.spec.schedulerName ??= 'default-scheduler';
+    pod.spec.schedulerName ??= schedulerComponent;
     pod.status ??= {};
     if (!pod.status.phase) pod.status.phase = 'Pending';
   },

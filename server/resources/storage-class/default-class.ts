@@ -3,8 +3,7 @@
 // Pure.
 import type { KubeObject } from '../types';
 import { isDefaultClass } from './strategy';
-
-const betaClassAnnotation = 'volume.beta.kubernetes.io/storage-class';
+import { annBetaStorageClass } from '../../domain/well-known/annotations';
 
 /** Of several defaults the newest wins; equal creation times go by name, ascending. */
 export function newestDefault(classes: KubeObject[]): KubeObject | undefined {
@@ -26,7 +25,7 @@ export function newestDefault(classes: KubeObject[]): KubeObject | undefined {
  * annotation) gets the default class's name, in place. Returns whether it did.
  */
 export function admitDefaultClass(claim: KubeObject, classes: KubeObject[]): boolean {
-  if (claim.metadata?.annotations?.[betaClassAnnotation] !== undefined) return false;
+  if (claim.metadata?.annotations?.[annBetaStorageClass] !== undefined) return false;
   if (claim.spec?.storageClassName !== undefined && claim.spec?.storageClassName !== null) return false;
   const def = newestDefault(classes);
   if (!def) return false;

@@ -10,6 +10,7 @@ import { keepSystemMetadata, kubeObjectSchema, shapeErrors, stringMap, stripNull
 import { sameTopologyTerm, topologySelectorTermSchema, validateTopologySelectorTerm } from '../node-selector';
 import type { KubeObject, Strategy } from '../types';
 import { inTreeParameterProblems } from './in-tree-parameters';
+import { annBetaIsDefaultClass, annIsDefaultClass } from '../../domain/well-known/annotations';
 
 export const storageClassSchema = kubeObjectSchema({
   provisioner: z.string().nullish(),
@@ -26,13 +27,10 @@ export type StorageClass = z.infer<typeof storageClassSchema>;
 export const storageClassReclaimPolicies = ['Delete', 'Retain'] as const;
 export const volumeBindingModes = ['Immediate', 'WaitForFirstConsumer'] as const;
 
-export const defaultClassAnnotation = 'storageclass.kubernetes.io/is-default-class';
-export const betaDefaultClassAnnotation = 'storageclass.beta.kubernetes.io/is-default-class';
-
 /** Whether the class is marked as the default one (either annotation set to "true"). */
 export function isDefaultClass(sc: KubeObject): boolean {
   const a = sc.metadata?.annotations ?? {};
-  return a[defaultClassAnnotation] === 'true' || a[betaDefaultClassAnnotation] === 'true';
+  return a[annIsDefaultClass] === 'true' || a[annBetaIsDefaultClass] === 'true';
 }
 
 const maxParameters = 512;
