@@ -42,7 +42,7 @@ if (process.env.DATABASE_URL) {
   url = await ensureDatabase(pg.baseUrl, 'stowage');
 }
 await migrate(url);
-const app = await createAppContext(url, 30);
+const app = await createAppContext(url);
 const api = await startApiServer({ app, dataDir: work, host: '127.0.0.1', port: 0 });
 for (const ns of ['kube-system', 'default']) await app.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
 await app.store.create({

@@ -92,7 +92,7 @@ process.on('unhandledRejection', (err) => {
   cleanup().finally(() => process.exit(1));
 });
 await migrate(url);
-const app = await createAppContext(url, 30);
+const app = await createAppContext(url);
 const log = pino({ level: process.env.STOWAGE_LOG_LEVEL ?? 'silent' });
 
 const inner: HostOs = args.os === 'fake' ? new FakeOs({ hostname: 'bench-node' }) : createRealOs('bench-node');

@@ -14,14 +14,12 @@ export interface AppContext extends Services {
   close(): Promise<void>;
 }
 
-/** `nodeName`: the node this process's in-tree provisioners make volumes on (for the claim check). */
-export async function createAppContext(
-  connectionString: string,
-  poolSize = 10,
-  agentOptions: NodeAgentOptions = {},
-  nodeName?: string,
-): Promise<AppContext> {
-  const store = new ObjectStore(connectionString, poolSize);
+/**
+ * `nodeName`: the node this process's in-tree provisioners make volumes on (for the claim
+ * check). The store's pool keeps its default size (the one pool: store/pg.ts).
+ */
+export async function createAppContext(connectionString: string, agentOptions: NodeAgentOptions = {}, nodeName?: string): Promise<AppContext> {
+  const store = new ObjectStore(connectionString);
   await store.start();
   // StorageClasses of the in-tree provisioners are checked against this machine's disks.
   const admission = storageClassAdmission(createRealOs());

@@ -89,7 +89,7 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
   try {
-    app = await createAppContext(db.connectionString, undefined, {}, cfg.nodeName);
+    app = await createAppContext(db.connectionString, {}, cfg.nodeName);
     const apiUrl = apiServerUrl(cfg.apiHost, cfg.apiPort);
     if (opts.web) await bootstrapLocalVolumes(app, cfg);
     services = await startServices(app, cfg, { ...opts, connectionString: db.connectionString });
