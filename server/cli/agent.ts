@@ -7,7 +7,7 @@ import { AgentLoop } from '../agent/agent-loop';
 import { realAgentOs } from '../agent/os';
 import type { Config } from '../app/config';
 import type { AppContext } from '../app/context';
-import { logger } from '../app/logger';
+import { logger } from '../services/logger';
 
 export interface StandaloneAgentOptions {
   server: string;

@@ -2,11 +2,12 @@
 import { createReadStream, createWriteStream, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import { apiServerUrl, bootstrap, writeKubeconfig } from '../app/bootstrap';
+import { bootstrap, writeKubeconfig } from '../app/bootstrap';
+import { apiServerUrl } from '../kube/api-server';
 import { buildDashboard, dashboardBuildNeeded } from '../app/build';
 import { loadConfig, type Config } from '../app/config';
 import { createAppContext, type AppContext } from '../app/context';
-import { logger } from '../app/logger';
+import { logger } from '../services/logger';
 import { bootstrapFiles, generateBootstrap, storageClassMapFromFile, tokenDirOnHost, tokenFileName } from '../agent/bootstrap';
 import { isStowageError } from '../domain/errors';
 import { startWebServer } from '../http/web-server';
@@ -47,7 +48,7 @@ async function connect(cfg: Config): Promise<Database> {
 async function withApp<T>(fn: (app: AppContext, cfg: Config) => Promise<T>): Promise<T> {
   const cfg = loadConfig();
   const db = await connect(cfg);
-  const app = await createAppContext(db.connectionString, 3);
+  const app = await createAppContext(db.connectionString);
   try {
     return await fn(app, cfg);
   } finally {
@@ -88,7 +89,7 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
   try {
-    app = await createAppContext(db.connectionString, undefined, {}, cfg.nodeName);
+    app = await createAppContext(db.connectionString, {}, cfg.nodeName);
     const apiUrl = apiServerUrl(cfg.apiHost, cfg.apiPort);
     if (opts.web) await bootstrapLocalVolumes(app, cfg);
     services = await startServices(app, cfg, { ...opts, connectionString: db.connectionString });

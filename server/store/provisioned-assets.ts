@@ -1,16 +1,15 @@
-// Intent records of the provisioner plugins (table provisioned_assets, Prisma model
-// ProvisionedAsset): a record is written BEFORE an asset is made and removed only AFTER it
+// Intent records of the provisioner plugins (table provisioned_assets): a record is written BEFORE an asset is made and removed only AFTER it
 // is gone, so whatever crashes when, a restart finds every asset that may exist and either
 // adopts it (its PV exists) or removes it. States: creating (the asset may partly exist)
 // -> created (it exists; `pvUid` is set once its PV is saved) -> deleting (removal started)
 // -> no record.
 //
-// Plain SQL over the store's SqlClient interface (the store's pg pool, a Prisma client, or
-// a store transaction's client): adopting an asset is then part of the very transaction
-// that saves its PV. Transitions are conditional single-statement updates, so a sweep that
+// Runs on the store, or on a store transaction where one is passed: adopting an asset is
+// then part of the very transaction that saves its PV. Transitions are conditional single-statement updates, so a sweep that
 // starts removing an asset and a provisioning attempt still working on it cannot both
 // believe they own it.
-import type { SqlClient } from '../store/pg';
+import type { SqlClient } from './pg';
+import { sqlOf, type Queryable } from './sql-handle';
 
 export type AssetState = 'creating' | 'created' | 'deleting';
 
@@ -83,7 +82,12 @@ function toRecord(r: Row): AssetRecord {
 }
 
 export class AssetStore {
-  constructor(readonly sql: SqlClient) {}
+  private readonly sql: SqlClient;
+
+  /** `on`: the store. */
+  constructor(on: Queryable) {
+    this.sql = sqlOf(on);
+  }
 
   static idOf(plugin: string, pvName: string): string {
     return `${plugin}:${pvName}`;
@@ -161,12 +165,12 @@ export class AssetStore {
   }
 
   /**
-   * The PV that describes the asset was saved: the asset belongs to it. Pass a transaction's
-   * client to make this part of the PV's creation. Returns false when the record is gone or
+   * The PV that describes the asset was saved: the asset belongs to it. Pass the store
+   * transaction that saves the PV to make this part of it. Returns false when the record is gone or
    * being deleted (then the PV must not be kept either).
    */
-  async adopt(plugin: string, pvName: string, pvUid: string, sql: SqlClient = this.sql): Promise<boolean> {
-    const n = await sql.$executeRawUnsafe(
+  async adopt(plugin: string, pvName: string, pvUid: string, tx?: Queryable): Promise<boolean> {
+    const n = await (tx ? sqlOf(tx) : this.sql).$executeRawUnsafe(
       `UPDATE provisioned_assets SET state = 'created', details = details || $2::jsonb, error = NULL, updated_at = now()
         WHERE id = $1 AND state IN ('creating', 'created')`,
       AssetStore.idOf(plugin, pvName),
@@ -181,9 +185,9 @@ export class AssetStore {
     await this.sql.$executeRawUnsafe('UPDATE provisioned_assets SET error = $2, updated_at = now() WHERE id = $1', record.id, message.slice(0, 2000));
   }
 
-  /** The asset is gone: forget it. Idempotent. Pass a transaction's client to forget it with the PV. */
-  async remove(record: Pick<AssetRecord, 'id'>, sql: SqlClient = this.sql): Promise<void> {
-    await sql.$executeRawUnsafe('DELETE FROM provisioned_assets WHERE id = $1', record.id);
+  /** The asset is gone: forget it. Idempotent. Pass the store transaction that deletes the PV to forget it with the PV. */
+  async remove(record: Pick<AssetRecord, 'id'>, tx?: Queryable): Promise<void> {
+    await (tx ? sqlOf(tx) : this.sql).$executeRawUnsafe('DELETE FROM provisioned_assets WHERE id = $1', record.id);
   }
 
   /**

@@ -1,3 +1,5 @@
+// The process's logger (pino): used by the services, the transports, the controllers and
+// the composition root alike, so it lives at the lowest layer that does I/O besides the store.
 import pino from 'pino';
 import { maskCredentials } from '../domain/redaction';
 

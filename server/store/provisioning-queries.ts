@@ -1,12 +1,12 @@
 // The provisioning controllers' queries over the `objects` table's indexed columns (and,
-// where no column exists, the JSON). `db` is any Prisma client or transaction client.
-import type { ObjectKey } from '../../store/consumer-queries';
-import type { SqlRunner } from '../../store/volume-queries';
-import { annBetaStorageProvisioner, annStorageProvisioner } from '../../domain/well-known/annotations';
+// where no column exists, the JSON). `db` is the store or one of its transactions.
+import { annBetaStorageProvisioner, annStorageProvisioner } from '../domain/well-known/annotations';
+import type { ObjectKey } from './consumer-queries';
+import { sqlOf, type Queryable } from './sql-handle';
 
 /** Unbound claims handed to one of `provisioners` (upstream's claims to provision). */
-export function claimsToProvision(db: SqlRunner, provisioners: string[]): Promise<ObjectKey[]> {
-  return db.$queryRawUnsafe<ObjectKey[]>(
+export function claimsToProvision(db: Queryable, provisioners: string[]): Promise<ObjectKey[]> {
+  return sqlOf(db).$queryRawUnsafe<ObjectKey[]>(
     `SELECT namespace, name FROM objects
       WHERE kind = 'PersistentVolumeClaim' AND provisioning IS TRUE AND volume_name IS NULL AND deletion_timestamp IS NULL
         AND (object->'metadata'->'annotations'->>$1 = ANY($3::text[]) OR object->'metadata'->'annotations'->>$2 = ANY($3::text[]))`,
@@ -17,8 +17,8 @@ export function claimsToProvision(db: SqlRunner, provisioners: string[]): Promis
 }
 
 /** Claims of a class that wait for provisioning (a new or changed class may unblock them). */
-export function claimsOfClass(db: SqlRunner, className: string, limit = 10_000): Promise<ObjectKey[]> {
-  return db.$queryRawUnsafe<ObjectKey[]>(
+export function claimsOfClass(db: Queryable, className: string, limit = 10_000): Promise<ObjectKey[]> {
+  return sqlOf(db).$queryRawUnsafe<ObjectKey[]>(
     `SELECT namespace, name FROM objects WHERE kind = 'PersistentVolumeClaim' AND provisioning IS TRUE
        AND volume_name IS NULL AND storage_class = $1 LIMIT $2`,
     className,

@@ -1,17 +1,18 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openTestStore, type TestStore } from '../../test/db';
-import { AssetGoneError, AssetStore } from './assets';
+import { AssetGoneError, AssetStore } from './provisioned-assets';
+import { sqlOf } from './sql-handle';
 
 let ts: TestStore;
 let assets: AssetStore;
 
 beforeAll(async () => {
   ts = await openTestStore();
-  assets = new AssetStore(ts.store.sql);
+  assets = new AssetStore(ts.store);
 });
 afterAll(async () => ts.close());
 beforeEach(async () => {
-  await ts.store.sql.$executeRawUnsafe("DELETE FROM provisioned_assets");
+  await sqlOf(ts.store).$executeRawUnsafe("DELETE FROM provisioned_assets");
 });
 
 const input = { plugin: 'stowage.io/host-path', pvName: 'pvc-1', claimUid: 'u1', claim: 'ns/c', node: 'n1', details: { path: '/d/pvc-1' } };
@@ -38,7 +39,7 @@ describe('intent records', () => {
   it('adopt marks the PV uid inside a transaction, and refuses a record being deleted', async () => {
     const { record } = await assets.begin(input);
     await ts.store.transact(async (tx) => {
-      expect(await assets.adopt(record.plugin, record.pvName, 'pv-uid', tx.tx)).toBe(true);
+      expect(await assets.adopt(record.plugin, record.pvName, 'pv-uid', tx)).toBe(true);
     });
     expect((await assets.get(record.plugin, record.pvName))?.details.pvUid).toBe('pv-uid');
     await assets.markDeleting(record);
@@ -50,7 +51,7 @@ describe('intent records', () => {
     const { record } = await assets.begin(input);
     await expect(
       ts.store.transact(async (tx) => {
-        await assets.adopt(record.plugin, record.pvName, 'pv-uid', tx.tx);
+        await assets.adopt(record.plugin, record.pvName, 'pv-uid', tx);
         throw new Error('PV not saved');
       }),
     ).rejects.toThrow('PV not saved');
