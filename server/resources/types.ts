@@ -20,6 +20,29 @@ export interface ObjectMeta {
   managedFields?: unknown[];
 }
 
+/**
+ * A value as the store holds it once decoded: Go's JSON decoding treats `null` as absent
+ * (metadata.ts stripNulls runs before anything is stored), so the schemas' `.nullish()`
+ * fields are only ever missing, never null. Applied deeply to a schema's output type.
+ */
+export type Stored<T> = T extends readonly (infer E)[]
+  ? Stored<E>[]
+  : T extends object
+    ? { [K in keyof T]: Stored<Exclude<T[K], null>> }
+    : T;
+
+/**
+ * One kind's object as stored, its type inferred from the kind's zod schema (see
+ * resources/<kind>/schema.ts): `apiVersion`, `kind` and `metadata` are always there (the
+ * store fills them), every other field is as the schema describes it, without nulls.
+ * `kind` stays a string so that a `KubeObject` read from the store is accepted as it is.
+ */
+export type KindObject<S extends z.ZodType> = Omit<Stored<z.output<S>>, 'apiVersion' | 'kind' | 'metadata'> & {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+};
+
 /** Any object of any kind, in the Kubernetes v1 JSON shape. */
 export interface KubeObject {
   apiVersion: string;

@@ -2,7 +2,6 @@
 // ValidateConfigMapUpdate: keys, total size, immutability) and the table. One ConfigMap has
 // a meaning to Stowage: kube-system/local-volume-config, whose data.storageClassMap is the
 // node agents' configuration; a malformed map is refused here, at write time, with its field.
-import { z } from 'zod';
 import type { FieldError } from '../../domain/errors';
 import { ageOf } from '../../domain/duration';
 import { parseStorageClassMap } from '../../domain/local-volume-config';
@@ -10,23 +9,14 @@ import { ageColumn, column, nameColumn, noColumns } from '../columns';
 import { child, forbidden, invalid, required } from '../field-errors';
 import {
   keepSystemMetadata,
-  kubeObjectSchema,
   shapeErrors,
-  stringMap,
   stripNulls,
   validateObjectMeta,
   validateObjectMetaUpdate,
   validateTypeMeta,
 } from '../metadata';
 import type { KubeObject, Strategy } from '../types';
-
-export const configMapSchema = kubeObjectSchema({
-  data: stringMap.nullish(),
-  binaryData: stringMap.nullish(),
-  immutable: z.boolean().nullish(),
-});
-
-export type ConfigMap = z.infer<typeof configMapSchema>;
+import { configMapSchema } from './schema';
 
 /** Where the node agents' storageClassMap lives (seed 003). */
 export const localVolumeConfigNamespace = 'kube-system';

@@ -1,7 +1,6 @@
 // The Event strategy (core/v1): shape, the legacy core/v1 validation
 // (pkg/apis/core/validation/events.go), field selectors
 // (pkg/registry/core/event/strategy.go) and the table kubectl prints.
-import { z } from 'zod';
 import type { FieldError } from '../../domain/errors';
 import { ageOf } from '../../domain/duration';
 import { isQualifiedName } from '../../domain/names';
@@ -9,34 +8,14 @@ import { column, noColumns } from '../columns';
 import { invalid, notSupported, required } from '../field-errors';
 import {
   keepSystemMetadata,
-  kubeObjectSchema,
   shapeErrors,
   stripNulls,
   validateObjectMeta,
   validateObjectMetaUpdate,
   validateTypeMeta,
 } from '../metadata';
-import { objectReferenceSchema } from '../persistent-volume/schema';
 import type { KubeObject, Strategy } from '../types';
-
-export const eventSchema = kubeObjectSchema({
-  involvedObject: objectReferenceSchema.nullish(),
-  reason: z.string().nullish(),
-  message: z.string().nullish(),
-  source: z.strictObject({ component: z.string().nullish(), host: z.string().nullish() }).nullish(),
-  firstTimestamp: z.string().nullish(),
-  lastTimestamp: z.string().nullish(),
-  count: z.number().int().nullish(),
-  type: z.string().nullish(),
-  eventTime: z.string().nullish(),
-  series: z.strictObject({ count: z.number().int().nullish(), lastObservedTime: z.string().nullish() }).nullish(),
-  action: z.string().nullish(),
-  related: objectReferenceSchema.nullish(),
-  reportingComponent: z.string().nullish(),
-  reportingInstance: z.string().nullish(),
-});
-
-export type Event = z.infer<typeof eventSchema>;
+import { eventSchema } from './schema';
 
 export const eventTypes = ['Normal', 'Warning'] as const;
 

@@ -1,16 +1,13 @@
 // The Namespace strategy (core/v1): shape, defaults, validation (ValidateNamespace),
 // what create and update reset (pkg/registry/core/namespace/strategy.go) and the table.
-import { z } from 'zod';
 import type { FieldError } from '../../domain/errors';
 import { ageOf } from '../../domain/duration';
 import { isQualifiedName } from '../../domain/names';
 import { ageColumn, column, nameColumn, noColumns } from '../columns';
 import { child, invalid, notSupported } from '../field-errors';
 import {
-  conditionSchema,
   keepAllButStatus,
   keepSystemMetadata,
-  kubeObjectSchema,
   shapeErrors,
   stripNulls,
   validateKubeFinalizerNames,
@@ -19,18 +16,7 @@ import {
   validateTypeMeta,
 } from '../metadata';
 import type { KubeObject, Strategy } from '../types';
-
-export const namespaceSchema = kubeObjectSchema({
-  spec: z.strictObject({ finalizers: z.array(z.string()).nullish() }).nullish(),
-  status: z
-    .strictObject({
-      phase: z.string().nullish(),
-      conditions: z.array(conditionSchema({})).nullish(),
-    })
-    .nullish(),
-});
-
-export type Namespace = z.infer<typeof namespaceSchema>;
+import { namespaceSchema } from './schema';
 
 export const namespacePhases = ['Active', 'Terminating'] as const;
 

@@ -4,22 +4,13 @@
 // for StorageClass parameters that name one (csi.storage.k8s.io/*-secret-name).
 // `stringData` is write-only, as upstream: merged into `data` (base64) when written.
 // Validation errors never echo a value.
-import { z } from 'zod';
 import type { FieldError } from '../../domain/errors';
 import { ageOf } from '../../domain/duration';
 import { ageColumn, column, nameColumn, noColumns } from '../columns';
 import { child, deepEqual, forbidden, immutable, invalid, required, tooLong } from '../field-errors';
-import { keepSystemMetadata, kubeObjectSchema, shapeErrors, stringMap, stripNulls, validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta } from '../metadata';
+import { keepSystemMetadata, shapeErrors, stripNulls, validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta } from '../metadata';
 import type { KubeObject, Strategy } from '../types';
-
-export const secretSchema = kubeObjectSchema({
-  type: z.string().nullish(),
-  data: stringMap.nullish(),
-  stringData: stringMap.nullish(),
-  immutable: z.boolean().nullish(),
-});
-
-export type Secret = z.infer<typeof secretSchema>;
+import { secretSchema } from './schema';
 
 export const SECRET_TYPE_OPAQUE = 'Opaque';
 /** Upstream's MaxSecretSize: the decoded data of one Secret. */

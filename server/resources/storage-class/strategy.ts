@@ -1,27 +1,16 @@
 // The StorageClass strategy (storage.k8s.io/v1): shape, defaults
 // (pkg/apis/storage/v1/defaults.go), validation (pkg/apis/storage/validation) and table.
-import { z } from 'zod';
 import type { FieldError } from '../../domain/errors';
 import { ageOf } from '../../domain/duration';
 import { isQualifiedName } from '../../domain/names';
 import { ageColumn, column, nameColumn, noColumns } from '../columns';
 import { child, deepEqual, duplicate, forbidden, immutable, invalid, notSupported, required, tooLong, tooMany } from '../field-errors';
-import { keepSystemMetadata, kubeObjectSchema, shapeErrors, stringMap, stripNulls, validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta } from '../metadata';
-import { sameTopologyTerm, topologySelectorTermSchema, validateTopologySelectorTerm } from '../node-selector';
+import { keepSystemMetadata, shapeErrors, stripNulls, validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta } from '../metadata';
+import { sameTopologyTerm, validateTopologySelectorTerm } from '../node-selector';
 import type { KubeObject, Strategy } from '../types';
+import { storageClassSchema } from './schema';
 import { inTreeParameterProblems } from './in-tree-parameters';
 
-export const storageClassSchema = kubeObjectSchema({
-  provisioner: z.string().nullish(),
-  parameters: stringMap.nullish(),
-  reclaimPolicy: z.string().nullish(),
-  mountOptions: z.array(z.string()).nullish(),
-  allowVolumeExpansion: z.boolean().nullish(),
-  volumeBindingMode: z.string().nullish(),
-  allowedTopologies: z.array(topologySelectorTermSchema).nullish(),
-});
-
-export type StorageClass = z.infer<typeof storageClassSchema>;
 
 export const storageClassReclaimPolicies = ['Delete', 'Retain'] as const;
 export const volumeBindingModes = ['Immediate', 'WaitForFirstConsumer'] as const;
