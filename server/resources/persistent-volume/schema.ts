@@ -137,6 +137,9 @@ export const persistentVolumeSchema = kubeObjectSchema({
 
 export type PersistentVolume = KindObject<typeof persistentVolumeSchema>;
 
+// The node-selector shapes a volume's nodeAffinity uses, for code that may name only the kinds' types.
+export type { NodeSelectorRequirement, NodeSelectorTerm, VolumeNodeAffinity } from '../node-selector';
+
 export const volumePhases = ['Available', 'Bound', 'Failed', 'Pending', 'Released'] as const;
 export const reclaimPolicies = ['Delete', 'Recycle', 'Retain'] as const;
 export const hostPathTypes = ['', 'BlockDevice', 'CharDevice', 'Directory', 'DirectoryOrCreate', 'File', 'FileOrCreate', 'Socket'] as const;
