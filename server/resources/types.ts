@@ -80,7 +80,11 @@ export interface TableColumn {
   priority: number;
 }
 
-export interface Strategy {
+/**
+ * A kind's strategy; `T` is the kind's object type (resources/<kind>/schema.ts), which the
+ * registry handles as any `KubeObject`.
+ */
+export interface Strategy<T extends KubeObject = KubeObject> {
   kind: string;
   /** "" for the core group. */
   group: '' | 'storage.k8s.io';
@@ -93,7 +97,7 @@ export interface Strategy {
   /** Whether the kind has a status subresource (status is kept apart from spec). */
   hasStatus: boolean;
   /** Fields a fieldSelector may name besides metadata.name / metadata.namespace. */
-  fieldSelectors: Record<string, (obj: KubeObject) => string | undefined>;
+  fieldSelectors: Record<string, (obj: T) => string | undefined>;
 
   /**
    * Checks the shape (types, unknown fields) of the whole object. Returns field errors;
@@ -103,29 +107,29 @@ export interface Strategy {
   /** The shape as a schema (served as OpenAPI v3 for `kubectl explain`). */
   schema?: z.ZodType;
   /** Fills defaults in place (e.g. PV reclaimPolicy Retain, volumeMode Filesystem). */
-  applyDefaults(obj: KubeObject): void;
+  applyDefaults(obj: T): void;
   /** On create: reset what users may not set (e.g. status to its initial value). */
-  prepareForCreate(obj: KubeObject): void;
+  prepareForCreate(obj: T): void;
   /** On update of the main resource: keep status from the stored object. */
-  prepareForUpdate(next: KubeObject, prev: KubeObject): void;
+  prepareForUpdate(next: T, prev: T): void;
   /** On update of the status subresource: keep everything but status from the stored object. */
-  prepareForStatusUpdate(next: KubeObject, prev: KubeObject): void;
+  prepareForStatusUpdate(next: T, prev: T): void;
   /** Upstream-style semantic validation of a complete, defaulted object. */
-  validate(obj: KubeObject): FieldError[];
+  validate(obj: T): FieldError[];
   /** Extra rules on update (immutable fields ...), given the validated new object. */
-  validateUpdate(next: KubeObject, prev: KubeObject): FieldError[];
+  validateUpdate(next: T, prev: T): FieldError[];
   /** Warnings a create or update of this object answers with (upstream WarningsOnCreate/Update). */
-  warnings?(obj: KubeObject): string[];
+  warnings?(obj: T): string[];
   /**
    * Upstream graceful deletion (CheckGracefulDelete): the grace period in seconds a delete
    * of this object waits for, during which it stays Terminating (0 or absent: deleted at once).
    */
-  gracefulDeletionSeconds?(obj: KubeObject): number;
+  gracefulDeletionSeconds?(obj: T): number;
   /** Values of the indexed columns, computed from the object. */
-  columns(obj: KubeObject): IndexedColumns;
+  columns(obj: T): IndexedColumns;
   /** The columns `kubectl get` prints for this kind, and one row's cells. */
   table: {
     columns: TableColumn[];
-    row(obj: KubeObject, now: Date): unknown[];
+    row(obj: T, now: Date): unknown[];
   };
 }

@@ -15,8 +15,8 @@ import {
   validateObjectMetaUpdate,
   validateTypeMeta,
 } from '../metadata';
-import type { KubeObject, Strategy } from '../types';
-import { configMapSchema } from './schema';
+import type { Strategy } from '../types';
+import { configMapSchema, type ConfigMap } from './schema';
 
 /** Where the node agents' storageClassMap lives (seed 003). */
 export const localVolumeConfigNamespace = 'kube-system';
@@ -40,7 +40,7 @@ function keyErrors(field: string, key: string): string[] {
   return out;
 }
 
-function validateConfigMap(cm: KubeObject): FieldError[] {
+function validateConfigMap(cm: ConfigMap): FieldError[] {
   const errs = [...validateTypeMeta(cm, 'v1', 'ConfigMap'), ...validateObjectMeta(cm.metadata, { namespaced: true, name: 'dns-subdomain' })];
   let total = 0;
   const data: Record<string, string> = cm.data ?? {};
@@ -61,7 +61,7 @@ function validateConfigMap(cm: KubeObject): FieldError[] {
 }
 
 /** The storageClassMap of kube-system/local-volume-config must parse: each problem named by its field. */
-export function validateLocalVolumeConfig(cm: KubeObject): FieldError[] {
+export function validateLocalVolumeConfig(cm: ConfigMap): FieldError[] {
   const text = cm.data?.[storageClassMapKey];
   const field = child('data', storageClassMapKey);
   if (text === undefined) return [required(field, 'the node agents read their storage classes from it')];
@@ -71,7 +71,7 @@ export function validateLocalVolumeConfig(cm: KubeObject): FieldError[] {
   return parsed.errors.map((e) => invalid(e.field.startsWith(storageClassMapKey) ? `data.${e.field}` : child(field, e.field), '<storageClassMap>', e.message));
 }
 
-export const configMapStrategy: Strategy = {
+export const configMapStrategy: Strategy<ConfigMap> = {
   kind: 'ConfigMap',
   group: '',
   version: 'v1',

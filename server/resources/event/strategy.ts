@@ -14,14 +14,14 @@ import {
   validateObjectMetaUpdate,
   validateTypeMeta,
 } from '../metadata';
-import type { KubeObject, Strategy } from '../types';
-import { eventSchema } from './schema';
+import type { Strategy } from '../types';
+import { eventSchema, type Event } from './schema';
 
 export const eventTypes = ['Normal', 'Warning'] as const;
 
 const limits = { reportingInstance: 128, action: 128, reason: 128, message: 1024 } as const;
 
-function validateEvent(ev: KubeObject): FieldError[] {
+function validateEvent(ev: Event): FieldError[] {
   const errs = [
     ...validateTypeMeta(ev, 'v1', 'Event'),
     ...validateObjectMeta(ev.metadata, { namespaced: true, name: 'dns-subdomain' }),
@@ -55,13 +55,13 @@ function validateEvent(ev: KubeObject): FieldError[] {
 }
 
 /** `component, host` (falling back to the reporting fields), host left out when empty. */
-function eventSource(ev: KubeObject): string {
+function eventSource(ev: Event): string {
   const component = ev.source?.component || ev.reportingComponent || '';
   const host = ev.source?.host || ev.reportingInstance || '';
   return host ? `${component}, ${host}` : component;
 }
 
-export const eventStrategy: Strategy = {
+export const eventStrategy: Strategy<Event> = {
   kind: 'Event',
   group: '',
   version: 'v1',

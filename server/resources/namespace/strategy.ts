@@ -15,8 +15,8 @@ import {
   validateObjectMetaUpdate,
   validateTypeMeta,
 } from '../metadata';
-import type { KubeObject, Strategy } from '../types';
-import { namespaceSchema } from './schema';
+import type { Strategy } from '../types';
+import { namespaceSchema, type Namespace } from './schema';
 
 export const namespacePhases = ['Active', 'Terminating'] as const;
 
@@ -26,7 +26,7 @@ export const metadataNameLabel = 'kubernetes.io/metadata.name';
 /** The finalizer the namespace lifecycle owns; added on create as upstream does. */
 export const kubernetesFinalizer = 'kubernetes';
 
-function validateNamespace(ns: KubeObject): FieldError[] {
+function validateNamespace(ns: Namespace): FieldError[] {
   const errs = [
     ...validateTypeMeta(ns, 'v1', 'Namespace'),
     ...validateObjectMeta(ns.metadata, { namespaced: false, name: 'dns-label' }),
@@ -43,7 +43,7 @@ function validateNamespace(ns: KubeObject): FieldError[] {
   return errs;
 }
 
-export const namespaceStrategy: Strategy = {
+export const namespaceStrategy: Strategy<Namespace> = {
   kind: 'Namespace',
   group: '',
   version: 'v1',

@@ -15,8 +15,8 @@ import {
   validateTypeMeta,
 } from '../metadata';
 import { canonicalizeResourceList, validateResourceList } from '../resource-list';
-import type { KubeObject, Strategy } from '../types';
-import { nodeSchema } from './schema';
+import type { Strategy } from '../types';
+import { nodeSchema, type Node } from './schema';
 
 export const taintEffects = ['NoExecute', 'NoSchedule', 'PreferNoSchedule'] as const;
 
@@ -37,7 +37,9 @@ export function isCIDR(value: string): boolean {
   return groups.length === 2 ? parts.length < 8 : parts.length === 8;
 }
 
-function validateTaints(taints: any[]): FieldError[] {
+type Taint = NonNullable<NonNullable<Node['spec']>['taints']>[number];
+
+function validateTaints(taints: Taint[]): FieldError[] {
   const errs: FieldError[] = [];
   const seen = new Set<string>();
   taints.forEach((t, i) => {
@@ -57,7 +59,7 @@ function validateTaints(taints: any[]): FieldError[] {
   return errs;
 }
 
-function validateNode(node: KubeObject): FieldError[] {
+function validateNode(node: Node): FieldError[] {
   const errs = [
     ...validateTypeMeta(node, 'v1', 'Node'),
     ...validateObjectMeta(node.metadata, { namespaced: false, name: 'dns-subdomain' }),
@@ -86,7 +88,7 @@ function validateNode(node: KubeObject): FieldError[] {
 
 const podCIDRMessage = 'node updates may not change podCIDR except from "" to valid';
 
-function validateNodeUpdate(next: KubeObject, prev: KubeObject): FieldError[] {
+function validateNodeUpdate(next: Node, prev: Node): FieldError[] {
   const errs = validateObjectMetaUpdate(next.metadata, prev.metadata);
   const oldCIDRs: string[] = prev.spec?.podCIDRs ?? [];
   const newCIDRs: string[] = next.spec?.podCIDRs ?? [];
@@ -102,8 +104,8 @@ function validateNodeUpdate(next: KubeObject, prev: KubeObject): FieldError[] {
 }
 
 /** `Ready`, `NotReady` or `Unknown`, then `SchedulingDisabled` when cordoned (kubectl's STATUS). */
-function nodeStatus(node: KubeObject): string {
-  const ready = (node.status?.conditions ?? []).find((c: any) => c.type === 'Ready');
+function nodeStatus(node: Node): string {
+  const ready = (node.status?.conditions ?? []).find((c) => c.type === 'Ready');
   const status = [ready ? (ready.status === 'True' ? 'Ready' : 'NotReady') : 'Unknown'];
   if (node.spec?.unschedulable) status.push('SchedulingDisabled');
   return status.join(',');
@@ -112,7 +114,7 @@ function nodeStatus(node: KubeObject): string {
 const rolePrefix = 'node-role.kubernetes.io/';
 
 /** Roles from `node-role.kubernetes.io/<role>` keys and `kubernetes.io/role` values, sorted. */
-function nodeRoles(node: KubeObject): string {
+function nodeRoles(node: Node): string {
   const roles = new Set<string>();
   for (const [k, v] of Object.entries<string>(node.metadata?.labels ?? {})) {
     if (k.startsWith(rolePrefix) && k.length > rolePrefix.length) roles.add(k.slice(rolePrefix.length));
@@ -121,11 +123,11 @@ function nodeRoles(node: KubeObject): string {
   return [...roles].sort().join(',') || '<none>';
 }
 
-function address(node: KubeObject, type: string): string {
-  return (node.status?.addresses ?? []).find((a: any) => a.type === type)?.address ?? '<none>';
+function address(node: Node, type: string): string {
+  return (node.status?.addresses ?? []).find((a) => a.type === type)?.address ?? '<none>';
 }
 
-export const nodeStrategy: Strategy = {
+export const nodeStrategy: Strategy<Node> = {
   kind: 'Node',
   group: '',
   version: 'v1',

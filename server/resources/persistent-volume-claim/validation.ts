@@ -2,7 +2,7 @@
 import type { FieldError } from '../../domain/errors';
 import { validateLabelSelector } from '../../domain/label-selector';
 import { isDNS1123Subdomain, nameIsDNSLabel, nameIsDNSSubdomain } from '../../domain/names';
-import type { KubeObject } from '../types';
+import type { PersistentVolumeClaim } from './schema';
 import { child, deepEqual, forbidden, immutable, invalid, notSupported, required } from '../field-errors';
 import { validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta } from '../metadata';
 import { compareQuantityValues, validatePositiveQuantity, validateResourceList } from '../resource-list';
@@ -11,7 +11,7 @@ import { claimPhases } from './schema';
 
 type Obj = Record<string, any>;
 
-export function validatePersistentVolumeClaim(pvc: KubeObject): FieldError[] {
+export function validatePersistentVolumeClaim(pvc: PersistentVolumeClaim): FieldError[] {
   const errs = [
     ...validateTypeMeta(pvc, 'v1', 'PersistentVolumeClaim'),
     ...validateObjectMeta(pvc.metadata, { namespaced: true, name: 'dns-subdomain' }),
@@ -79,7 +79,7 @@ function validateDataSource(ref: Obj, at: string): FieldError[] {
 const specImmutable = 'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims';
 
 /** Rules for an update (ValidatePersistentVolumeClaimUpdate). */
-export function validatePersistentVolumeClaimUpdate(next: KubeObject, prev: KubeObject): FieldError[] {
+export function validatePersistentVolumeClaimUpdate(next: PersistentVolumeClaim, prev: PersistentVolumeClaim): FieldError[] {
   const errs = validateObjectMetaUpdate(next.metadata, prev.metadata);
   const n: Obj = structuredClone(next.spec ?? {});
   const p: Obj = structuredClone(prev.spec ?? {});

@@ -7,10 +7,10 @@ import { ageColumn, column, nameColumn, noColumns } from '../columns';
 import { keepAllButStatus, keepSystemMetadata, shapeErrors, stripNulls, timestampNow } from '../metadata';
 import { pinnedHostname } from '../node-selector';
 import { bytesOf, canonicalizeResourceList, showQuantity } from '../resource-list';
-import type { KubeObject, Strategy } from '../types';
+import type { Strategy } from '../types';
 import { betaStorageClassAnnotation } from '../volume-fields';
 import { persistentVolumeWarnings } from '../volume-warnings';
-import { persistentVolumeSchema } from './schema';
+import { persistentVolumeSchema, type PersistentVolume } from './schema';
 import { validatePersistentVolume, validatePersistentVolumeUpdate } from './validation';
 
 export { persistentVolumeSchema } from './schema';
@@ -19,11 +19,11 @@ export { persistentVolumeSchema } from './schema';
 export const alphaStorageClassAnnotation = 'volume.alpha.kubernetes.io/storage-class';
 
 /** The PV's class: the beta annotation wins over spec.storageClassName; "" when none. */
-export function persistentVolumeClass(pv: KubeObject): string {
+export function persistentVolumeClass(pv: PersistentVolume): string {
   return pv.metadata?.annotations?.[betaStorageClassAnnotation] ?? pv.spec?.storageClassName ?? '';
 }
 
-export const persistentVolumeStrategy: Strategy = {
+export const persistentVolumeStrategy: Strategy<PersistentVolume> = {
   kind: 'PersistentVolume',
   group: '',
   version: 'v1',

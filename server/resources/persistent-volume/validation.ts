@@ -2,7 +2,7 @@
 // and pkg/volume/validation (mount options).
 import type { FieldError } from '../../domain/errors';
 import { isDNS1123Label, isDNS1123Subdomain, nameIsDNSSubdomain } from '../../domain/names';
-import type { KubeObject } from '../types';
+import type { PersistentVolume } from './schema';
 import { child, deepEqual, forbidden, immutable, invalid, notSupported, required, tooLong } from '../field-errors';
 import { validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta } from '../metadata';
 import { sameNodeAffinityAllowingGALabels, validateVolumeNodeAffinity } from '../node-selector';
@@ -28,7 +28,7 @@ export function sourcesOf(spec: Obj | undefined): VolumeSourceName[] {
   return volumeSources.filter((s) => spec?.[s] !== undefined && spec?.[s] !== null);
 }
 
-export function validatePersistentVolume(pv: KubeObject): FieldError[] {
+export function validatePersistentVolume(pv: PersistentVolume): FieldError[] {
   const errs = [
     ...validateTypeMeta(pv, 'v1', 'PersistentVolume'),
     ...validateObjectMeta(pv.metadata, { namespaced: false, name: 'dns-subdomain' }),
@@ -195,7 +195,7 @@ export function cleanPath(p: string): string {
 }
 
 /** Rules for an update of the main resource (ValidatePersistentVolumeUpdate). */
-export function validatePersistentVolumeUpdate(next: KubeObject, prev: KubeObject): FieldError[] {
+export function validatePersistentVolumeUpdate(next: PersistentVolume, prev: PersistentVolume): FieldError[] {
   const errs = validateObjectMetaUpdate(next.metadata, prev.metadata);
   const ns: Obj = next.spec ?? {};
   const ps: Obj = prev.spec ?? {};

@@ -7,8 +7,7 @@ import { isDNS1123Label, isQualifiedName, isValidLabelValue, nameIsDNSSubdomain 
 import { child, deepEqual, duplicate, forbidden, invalid, notSupported, required } from '../field-errors';
 import { validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta } from '../metadata';
 import { validateNodeSelector } from '../node-selector';
-import type { KubeObject } from '../types';
-import { podPhases } from './schema';
+import { podPhases, type Pod } from './schema';
 
 type Obj = Record<string, any>;
 
@@ -58,7 +57,7 @@ function isBlockOnly(container: Obj, volume: string): boolean {
   return ((container.volumeDevices ?? []) as Obj[]).some((d) => d.name === volume);
 }
 
-export function validatePod(pod: KubeObject): FieldError[] {
+export function validatePod(pod: Pod): FieldError[] {
   const errs = [...validateTypeMeta(pod, 'v1', 'Pod'), ...validateObjectMeta(pod.metadata, { namespaced: true, name: 'dns-subdomain' })];
   const spec: Obj = pod.spec ?? {};
 
@@ -112,7 +111,7 @@ export const podUpdateMessage =
   '`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
 
 /** What may change in a pod's spec: container images, activeDeadlineSeconds, added tolerations, and nodeName once (placement). */
-export function validatePodUpdate(next: KubeObject, prev: KubeObject): FieldError[] {
+export function validatePodUpdate(next: Pod, prev: Pod): FieldError[] {
   const errs = validateObjectMetaUpdate(next.metadata, prev.metadata);
   const n: Obj = structuredClone(next.spec ?? {});
   const p: Obj = structuredClone(prev.spec ?? {});

@@ -7,8 +7,8 @@ import { ageColumn, column, nameColumn, noColumns } from '../columns';
 import { child, deepEqual, duplicate, forbidden, immutable, invalid, notSupported, required, tooLong, tooMany } from '../field-errors';
 import { keepSystemMetadata, shapeErrors, stripNulls, validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta } from '../metadata';
 import { sameTopologyTerm, validateTopologySelectorTerm } from '../node-selector';
-import type { KubeObject, Strategy } from '../types';
-import { storageClassSchema } from './schema';
+import type { Strategy } from '../types';
+import { storageClassSchema, type StorageClass } from './schema';
 import { inTreeParameterProblems } from './in-tree-parameters';
 
 
@@ -19,7 +19,7 @@ export const defaultClassAnnotation = 'storageclass.kubernetes.io/is-default-cla
 export const betaDefaultClassAnnotation = 'storageclass.beta.kubernetes.io/is-default-class';
 
 /** Whether the class is marked as the default one (either annotation set to "true"). */
-export function isDefaultClass(sc: KubeObject): boolean {
+export function isDefaultClass(sc: StorageClass): boolean {
   const a = sc.metadata?.annotations ?? {};
   return a[defaultClassAnnotation] === 'true' || a[betaDefaultClassAnnotation] === 'true';
 }
@@ -27,7 +27,7 @@ export function isDefaultClass(sc: KubeObject): boolean {
 const maxParameters = 512;
 const maxParametersSize = 256 * 1024;
 
-function validateStorageClass(sc: KubeObject): FieldError[] {
+function validateStorageClass(sc: StorageClass): FieldError[] {
   const errs = [
     ...validateTypeMeta(sc, 'storage.k8s.io/v1', 'StorageClass'),
     ...validateObjectMeta(sc.metadata, { namespaced: false, name: 'dns-subdomain' }),
@@ -62,17 +62,17 @@ function validateStorageClass(sc: KubeObject): FieldError[] {
     errs.push(notSupported('volumeBindingMode', sc.volumeBindingMode, volumeBindingModes));
   }
 
-  const terms: KubeObject['allowedTopologies'] = sc.allowedTopologies ?? [];
-  terms.forEach((term: any, i: number) => {
+  const terms = sc.allowedTopologies ?? [];
+  terms.forEach((term, i) => {
     errs.push(...validateTopologySelectorTerm(term, child('allowedTopologies', i)));
-    if (terms.slice(0, i).some((earlier: any) => sameTopologyTerm(earlier, term))) {
+    if (terms.slice(0, i).some((earlier) => sameTopologyTerm(earlier, term))) {
       errs.push(duplicate(child('allowedTopologies', i, 'matchLabelExpressions'), ''));
     }
   });
   return errs;
 }
 
-function validateStorageClassUpdate(next: KubeObject, prev: KubeObject): FieldError[] {
+function validateStorageClassUpdate(next: StorageClass, prev: StorageClass): FieldError[] {
   const errs = validateObjectMetaUpdate(next.metadata, prev.metadata);
   if (!deepEqual(next.parameters, prev.parameters)) {
     errs.push(forbidden('parameters', 'updates to parameters are forbidden.'));
@@ -87,7 +87,7 @@ function validateStorageClassUpdate(next: KubeObject, prev: KubeObject): FieldEr
   return errs;
 }
 
-export const storageClassStrategy: Strategy = {
+export const storageClassStrategy: Strategy<StorageClass> = {
   kind: 'StorageClass',
   group: 'storage.k8s.io',
   version: 'v1',
