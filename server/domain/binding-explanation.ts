@@ -5,7 +5,6 @@
 // Pure: no I/O.
 import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
-import type { StorageClass } from '../resources/storage-class/schema';
 import { compareQuantities, type Quantity } from './quantity';
 import { evaluateVolume, requestedStorage, volumeStorage, type MatchOptions } from './matching';
 
