@@ -19,7 +19,7 @@ export function persistentVolumeClaimClass(pvc: PersistentVolumeClaim): string |
 }
 
 /** dataSource and dataSourceRef mirror each other on create (upstream NormalizeDataSources). */
-function normalizeDataSources(spec: Record<string, any>): void {
+function normalizeDataSources(spec: NonNullable<PersistentVolumeClaim['spec']>): void {
   if (spec.dataSource && !spec.dataSourceRef) {
     spec.dataSourceRef = structuredClone(spec.dataSource);
   } else if (spec.dataSourceRef && !spec.dataSource && !spec.dataSourceRef.namespace) {
