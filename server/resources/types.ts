@@ -43,7 +43,12 @@ export type KindObject<S extends z.ZodType> = Omit<Stored<z.output<S>>, 'apiVers
   metadata: ObjectMeta;
 };
 
-/** Any object of any kind, in the Kubernetes v1 JSON shape. */
+/**
+ * Any object of any kind, in the Kubernetes v1 JSON shape. `spec`, `status` and the other
+ * fields stay `any` for now: the store, services, controllers and components read them
+ * unchecked, and the typed kinds (KindObject) are accepted where a KubeObject is and the
+ * other way round. Making them `unknown` is the next step, kind by kind.
+ */
 export interface KubeObject {
   apiVersion: string;
   kind: string;
