@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { CleanupRunner } from '../server/agent/cleanup-runner';
-import type { LocalClassConfig } from '../server/agent/contract';
+import type { LocalClassConfig } from '../server/domain/local-volume-config';
 import { realAgentOs } from '../server/agent/os';
 import { createRealOs } from '../server/provisioners/os';
 import { releaseEverythingUnder } from '../server/provisioners/testing';

@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { LocalClassConfig } from '../server/agent/contract';
+import type { LocalClassConfig } from '../server/domain/local-volume-config';
 import { discoverAll } from '../server/agent/discovery';
 import { realAgentOs } from '../server/agent/os';
 import { createRealOs } from '../server/provisioners/os';

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { agentHttpClient, type AgentApi } from '../server/agent/agent-client';
-import type { DiscoveredEntry } from '../server/agent/contract';
+import type { DiscoveredEntry } from '../server/contracts/agent';
 import { createAppContext } from '../server/app/context';
 import { logger } from '../server/app/logger';
 import { startControllers } from '../server/controllers/start';

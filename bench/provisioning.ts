@@ -20,7 +20,8 @@ import { provisioningDeps, provisioningSpecs } from '../server/controllers/provi
 import { Manager } from '../server/controllers/runtime/manager';
 import { createRealOs, type HostOs } from '../server/provisioners/os';
 import { FakeOs, FaultyOs } from '../server/provisioners/os-fake';
-import { hostPathPluginName, inTreeProvisionerNames, loopPluginName } from '../server/provisioners/registry';
+import { hostPathProvisioner, loopProvisioner } from '../server/domain/well-known/provisioners';
+import { inTreeProvisionerNames } from '../server/provisioners/registry';
 import { releaseEverythingUnder } from '../server/provisioners/testing';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
 import { migrate } from '../server/store/migrate';
@@ -39,7 +40,7 @@ const { values: args } = parseArgs({
 });
 const count = Number(args.count);
 const failRate = Number(args['fail-rate']);
-const plugin = args.plugin === 'loop' ? loopPluginName : hostPathPluginName;
+const plugin = args.plugin === 'loop' ? loopProvisioner : hostPathProvisioner;
 const concurrency = Number(args.concurrency);
 const deadline = Date.now() + Number(args['timeout-seconds']) * 1000;
 
@@ -94,7 +95,7 @@ const app = await createAppContext(url, 30);
 const log = pino({ level: process.env.STOWAGE_LOG_LEVEL ?? 'silent' });
 
 const inner: HostOs = args.os === 'fake' ? new FakeOs({ hostname: 'bench-node' }) : createRealOs('bench-node');
-if (plugin === loopPluginName && args.os !== 'fake') {
+if (plugin === loopProvisioner && args.os !== 'fake') {
   const s = await inner.loopSupport();
   if (!s.ok) throw new Error(`--plugin loop with the real OS needs loop devices: ${s.reason}`);
 }
@@ -135,7 +136,7 @@ await app.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', 
 
 let running = manager();
 await running.start();
-const size = plugin === loopPluginName ? '2Mi' : '1Gi';
+const size = plugin === loopProvisioner ? '2Mi' : '1Gi';
 const t0 = performance.now();
 for (let i = 0; i < count; i += 50) {
   await Promise.all(

@@ -5,14 +5,14 @@ import { Button, Group, Modal, Stack, Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
-import { podsUsingClaim } from '@/server/resources/pod/claims';
-import { pvcProtectionFinalizer } from '@/server/resources/protection';
+import { podsUsingClaim } from '@/server/domain/pod-claims';
 import type { KubeObject } from '@/server/resources/types';
 import { errorInfo } from './format';
 import type { KindUi } from './kinds';
 import { DeleteNotes } from './pods/delete-notes';
 import { usePermissions } from './session';
 import { useTRPC } from './trpc';
+import { pvcProtectionFinalizer } from '@/server/domain/well-known/finalizers';
 
 export function DeleteButton({ obj, ui }: { obj: KubeObject; ui: KindUi }) {
   const trpc = useTRPC();

@@ -17,6 +17,8 @@ import { ClaimExpansion } from './claims/claim-expansion';
 import { ClaimPods } from './pods/claim-pods';
 import { PodScheduling, PodVolumes } from './pods/pod-volumes';
 import { VolumeAssetPanel, VolumePhaseAlert } from './volume-asset-panel';
+import { annDynamicallyProvisioned } from '@/server/domain/well-known/annotations';
+import { localVolumeProvisioner } from '@/server/domain/well-known/provisioners';
 
 /** Above the summary: what the user came to the page to learn. */
 export function TopPanels({ obj }: { obj: KubeObject }) {
@@ -60,7 +62,7 @@ export function DetailPanels({ obj }: { obj: KubeObject }) {
       return (
         <>
           <VolumeAssetPanel pv={obj} />
-          {obj.metadata.annotations?.['pv.kubernetes.io/provisioned-by'] === 'local-volume-provisioner' && <VolumeDiskPanel pv={obj} />}
+          {obj.metadata.annotations?.[annDynamicallyProvisioned] === localVolumeProvisioner && <VolumeDiskPanel pv={obj} />}
         </>
       );
     case 'StorageClass':

@@ -1,5 +1,6 @@
 // What the dashboard shows for each kind: its pages, words, and status values.
 // Pure; the columns and cells come from each kind's strategy (server/resources).
+import { annBetaIsDefaultClass, annIsDefaultClass } from '@/server/domain/well-known/annotations';
 
 export interface KindUi {
   kind: string;
@@ -122,10 +123,7 @@ export function detailHref(kind: string, namespace: string | undefined, name: st
   return `${k.route}/${n}`;
 }
 
-export const DEFAULT_CLASS_ANNOTATION = 'storageclass.kubernetes.io/is-default-class';
-export const BETA_DEFAULT_CLASS_ANNOTATION = 'storageclass.beta.kubernetes.io/is-default-class';
-
 export function isDefaultClass(obj: { metadata?: { annotations?: Record<string, string> } }): boolean {
   const a = obj.metadata?.annotations ?? {};
-  return a[DEFAULT_CLASS_ANNOTATION] === 'true' || a[BETA_DEFAULT_CLASS_ANNOTATION] === 'true';
+  return a[annIsDefaultClass] === 'true' || a[annBetaIsDefaultClass] === 'true';
 }

@@ -2,9 +2,9 @@
 // stowage.io/binding-explanation (compact JSON), else the "Bindable" condition's message.
 // Pure and forgiving: a garbled annotation is treated as absent, bad candidates dropped.
 import type { KubeObject } from '@/server/resources/types';
+import { annBindingExplanation } from '@/server/domain/well-known/annotations';
+import { conditionBindable } from '@/server/domain/well-known/conditions';
 
-export const BINDING_EXPLANATION_ANNOTATION = 'stowage.io/binding-explanation';
-export const BINDABLE_CONDITION = 'Bindable';
 export const NOT_LOOKED_AT = 'The binder has not looked at this claim yet.';
 
 export interface PendingCandidate {
@@ -66,13 +66,13 @@ function parseAnnotation(raw: string | undefined): { summary: string; candidates
 export function bindableCondition(claim: KubeObject): { reason?: string; message?: string; lastTransitionTime?: string } | undefined {
   const list = claim.status?.conditions;
   if (!Array.isArray(list)) return undefined;
-  const c = list.find((x: any) => x?.type === BINDABLE_CONDITION && x?.status === 'False');
+  const c = list.find((x: any) => x?.type === conditionBindable && x?.status === 'False');
   return c ? { reason: text(c.reason), message: text(c.message), lastTransitionTime: text(c.lastTransitionTime) } : undefined;
 }
 
 export function pendingReasonOf(claim: KubeObject): PendingReason {
   const condition = bindableCondition(claim);
-  const parsed = parseAnnotation(claim.metadata?.annotations?.[BINDING_EXPLANATION_ANNOTATION]);
+  const parsed = parseAnnotation(claim.metadata?.annotations?.[annBindingExplanation]);
   if (parsed) return { source: 'explanation', ...parsed, reason: condition?.reason };
   if (condition?.message) {
     return { source: 'condition', summary: condition.message, candidates: [], reason: condition.reason, evaluatedAt: condition.lastTransitionTime };

@@ -1,13 +1,13 @@
 // A claim's provisioning state from its annotations and Events. Pure.
 import type { KubeObject } from '@/server/resources/types';
+import { annBetaStorageProvisioner, annStorageProvisioner } from '@/server/domain/well-known/annotations';
+import { reasons } from '@/server/domain/well-known/event-reasons';
 
-export const PROVISIONER_ANNOTATION = 'volume.kubernetes.io/storage-provisioner';
-export const BETA_PROVISIONER_ANNOTATION = 'volume.beta.kubernetes.io/storage-provisioner';
-const PROVISIONING_REASONS = new Set(['ProvisioningSucceeded', 'ProvisioningFailed', 'ExternalProvisioning', 'Provisioning']);
+const PROVISIONING_REASONS = new Set<string>([reasons.provisioningSucceeded, reasons.provisioningFailed, reasons.externalProvisioning, reasons.provisioning]);
 
 export function provisionerOf(claim: KubeObject): string | undefined {
   const a = claim.metadata.annotations ?? {};
-  return a[PROVISIONER_ANNOTATION] || a[BETA_PROVISIONER_ANNOTATION] || undefined;
+  return a[annStorageProvisioner] || a[annBetaStorageProvisioner] || undefined;
 }
 
 export function eventTime(e: KubeObject): string | undefined {
@@ -16,7 +16,7 @@ export function eventTime(e: KubeObject): string | undefined {
 
 /** The newest provisioning event about the claim; once its volume exists, the newest success. */
 export function latestProvisioningEvent(events: KubeObject[] | undefined, provisioned = false): KubeObject | undefined {
-  const wanted = provisioned && (events ?? []).some((e) => e.reason === 'ProvisioningSucceeded') ? new Set(['ProvisioningSucceeded']) : PROVISIONING_REASONS;
+  const wanted = provisioned && (events ?? []).some((e) => e.reason === reasons.provisioningSucceeded) ? new Set<string>([reasons.provisioningSucceeded]) : PROVISIONING_REASONS;
   let best: KubeObject | undefined;
   for (const e of events ?? []) {
     if (!wanted.has(e.reason ?? '')) continue;

@@ -7,7 +7,8 @@ import type { ReactNode } from 'react';
 import type { KubeObject } from '@/server/resources/types';
 import { ObjectLink } from './object-link';
 import { usePermissions } from './session';
-import { nodePinningOf, PROVISIONED_BY_ANNOTATION, volumeAssetOf } from './volume-asset';
+import { nodePinningOf, volumeAssetOf } from './volume-asset';
+import { annDynamicallyProvisioned } from '@/server/domain/well-known/annotations';
 
 const RECLAIM_WORDS: Record<string, string> = {
   Retain: 'When its claim is deleted the volume is kept, with its data, until an administrator reclaims it.',
@@ -64,7 +65,7 @@ export function VolumeAssetPanel({ pv }: { pv: KubeObject }) {
   const perms = usePermissions();
   const asset = volumeAssetOf(pv);
   const pinning = nodePinningOf(pv);
-  const provisionedBy = pv.metadata.annotations?.[PROVISIONED_BY_ANNOTATION];
+  const provisionedBy = pv.metadata.annotations?.[annDynamicallyProvisioned];
   const policy: string = pv.spec?.persistentVolumeReclaimPolicy ?? 'Retain';
   return (
     <Paper withBorder p="md" data-testid="volume-asset" data-source={asset.type}>
@@ -111,7 +112,7 @@ export function VolumeAssetPanel({ pv }: { pv: KubeObject }) {
             <Code data-testid="provisioned-by">{provisionedBy}</Code>
           ) : (
             <Text span inherit c="dimmed">
-              made by hand (no {PROVISIONED_BY_ANNOTATION})
+              made by hand (no {annDynamicallyProvisioned})
             </Text>
           )}
         </Row>

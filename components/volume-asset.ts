@@ -1,9 +1,7 @@
 // What a PersistentVolume's storage really is: its source type, where it lives (path,
 // server:path, driver and handle, ...) and the nodes it is pinned to. Pure.
 import type { KubeObject } from '@/server/resources/types';
-
-export const PROVISIONED_BY_ANNOTATION = 'pv.kubernetes.io/provisioned-by';
-const HOSTNAME_LABEL = 'kubernetes.io/hostname';
+import { labelHostname } from '@/server/domain/well-known/labels';
 
 const SOURCES = ['hostPath', 'local', 'nfs', 'csi', 'iscsi', 'fc', 'rbd', 'cephfs', 'gcePersistentDisk', 'awsElasticBlockStore', 'azureDisk', 'azureFile', 'flexVolume'];
 
@@ -71,7 +69,7 @@ export function nodePinningOf(pv: KubeObject): NodePinning | undefined {
   for (const t of terms) {
     for (const r of [...(t?.matchExpressions ?? []), ...(t?.matchFields ?? [])]) {
       const values: string[] = Array.isArray(r?.values) ? r.values : [];
-      if ((r?.key === HOSTNAME_LABEL || r?.key === 'metadata.name') && r?.operator === 'In') nodes.push(...values);
+      if ((r?.key === labelHostname || r?.key === 'metadata.name') && r?.operator === 'In') nodes.push(...values);
       else other.push(`${str(r?.key)} ${str(r?.operator)}${values.length ? ` [${values.join(', ')}]` : ''}`);
     }
   }

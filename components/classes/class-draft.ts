@@ -3,12 +3,11 @@
 // validation with the in-tree plugins' parameter rules, and which fields may change), so
 // the form and the API refuse the same things with the same messages. Pure.
 import type { FieldError } from '@/server/domain/errors';
-import { noProvisioner } from '@/server/domain/placement';
-import { HOST_PATH_PROVISIONER, LOOP_FS_TYPES, LOOP_PROVISIONER } from '@/server/resources/storage-class/in-tree-parameters';
-import { defaultClassAnnotation, storageClassStrategy } from '@/server/resources/storage-class/strategy';
+import { LOOP_FS_TYPES } from '@/server/resources/storage-class/in-tree-parameters';
+import { storageClassStrategy } from '@/server/resources/storage-class/strategy';
 import type { KubeObject } from '@/server/resources/types';
-
-export const DESCRIPTION_ANNOTATION = 'storageclass.kubernetes.io/description';
+import { annClassDescription, annIsDefaultClass } from '@/server/domain/well-known/annotations';
+import { hostPathProvisioner, loopProvisioner, noProvisioner } from '@/server/domain/well-known/provisioners';
 
 export interface ParameterField {
   key: string;
@@ -29,16 +28,16 @@ export interface ProvisionerChoice {
 
 export const PROVISIONERS: ProvisionerChoice[] = [
   {
-    value: HOST_PATH_PROVISIONER,
-    label: 'Host path (stowage.io/host-path)',
+    value: hostPathProvisioner,
+    label: `Host path (${hostPathProvisioner})`,
     fields: [
       { key: 'basePath', label: 'Base path', description: 'Directory each volume gets a subdirectory of, on the node', required: true, placeholder: '/srv/stowage/volumes' },
       { key: 'mode', label: 'Mode', description: 'Octal permissions of each volume directory; never world-writable', placeholder: '0750' },
     ],
   },
   {
-    value: LOOP_PROVISIONER,
-    label: 'Loop device (stowage.io/loop)',
+    value: loopProvisioner,
+    label: `Loop device (${loopProvisioner})`,
     fields: [
       { key: 'basePath', label: 'Base path', description: 'Directory the image files are created in', required: true, placeholder: '/srv/stowage/images' },
       { key: 'fsType', label: 'Filesystem', description: 'Filesystem made on each image', options: LOOP_FS_TYPES },
@@ -46,7 +45,7 @@ export const PROVISIONERS: ProvisionerChoice[] = [
   },
   {
     value: noProvisioner,
-    label: 'Local volumes, no provisioning (kubernetes.io/no-provisioner)',
+    label: `Local volumes, no provisioning (${noProvisioner})`,
     fields: [],
     hint: 'Volumes of this class are made by the local-volume manager from disks the nodes report, or by hand. Use the WaitForFirstConsumer binding mode, so a claim binds on the node its pod runs on.',
   },
@@ -70,7 +69,7 @@ export interface ClassDraft {
 }
 
 export function emptyDraft(): ClassDraft {
-  return { name: '', provisioner: HOST_PATH_PROVISIONER, parameters: [], reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate', allowVolumeExpansion: false, mountOptions: '', description: '' };
+  return { name: '', provisioner: hostPathProvisioner, parameters: [], reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate', allowVolumeExpansion: false, mountOptions: '', description: '' };
 }
 
 export function draftFromClass(sc: KubeObject): ClassDraft {
@@ -82,7 +81,7 @@ export function draftFromClass(sc: KubeObject): ClassDraft {
     volumeBindingMode: sc.volumeBindingMode ?? 'Immediate',
     allowVolumeExpansion: sc.allowVolumeExpansion === true,
     mountOptions: ((sc.mountOptions ?? []) as string[]).join('\n'),
-    description: sc.metadata.annotations?.[DESCRIPTION_ANNOTATION] ?? '',
+    description: sc.metadata.annotations?.[annClassDescription] ?? '',
   };
 }
 
@@ -104,9 +103,9 @@ export function withParameter(d: ClassDraft, key: string, value: string): ClassD
  */
 export function classFromDraft(d: ClassDraft, base?: KubeObject): KubeObject {
   const annotations: Record<string, string> = { ...(base?.metadata.annotations ?? {}) };
-  if (d.description.trim()) annotations[DESCRIPTION_ANNOTATION] = d.description.trim();
-  else delete annotations[DESCRIPTION_ANNOTATION];
-  if (!base) delete annotations[defaultClassAnnotation];
+  if (d.description.trim()) annotations[annClassDescription] = d.description.trim();
+  else delete annotations[annClassDescription];
+  if (!base) delete annotations[annIsDefaultClass];
   const parameters = Object.fromEntries(d.parameters.filter((p) => p.key.trim() !== '').map((p) => [p.key.trim(), p.value]));
   const mountOptions = d.mountOptions
     .split('\n')
@@ -187,7 +186,7 @@ function show(sc: KubeObject, field: string): string {
     case 'mountOptions':
       return ((sc.mountOptions ?? []) as string[]).join(', ');
     case 'description':
-      return sc.metadata.annotations?.[DESCRIPTION_ANNOTATION] ?? '';
+      return sc.metadata.annotations?.[annClassDescription] ?? '';
     case 'reclaimPolicy':
       return sc.reclaimPolicy ?? 'Delete';
     case 'volumeBindingMode':

@@ -9,6 +9,7 @@ import { PendingStatus } from '../pending-hint';
 import { errorInfo } from '../format';
 import { shortBytes } from '../capacity/capacity-format';
 import { useTRPC } from '../trpc';
+import { conditionBindable } from '@/server/domain/well-known/conditions';
 
 function Stat({ label, value, href, tone, testId }: { label: string; value: number; href: string; tone?: 'warn' | 'bad'; testId: string }) {
   const color = value === 0 ? undefined : tone === 'bad' ? 'red.8' : tone === 'warn' ? 'orange.9' : undefined;
@@ -141,7 +142,7 @@ export function HealthSummary() {
                       <Table.Td>
                         <Group gap="xs" wrap="nowrap">
                           <PendingStatus claim={c} text="Pending" />
-                          <Text size="sm">{(c.status?.conditions ?? []).find((x: { type?: string }) => x.type === 'Bindable')?.message ?? 'Not looked at yet'}</Text>
+                          <Text size="sm">{(c.status?.conditions ?? []).find((x: { type?: string }) => x.type === conditionBindable)?.message ?? 'Not looked at yet'}</Text>
                         </Group>
                       </Table.Td>
                     </Table.Tr>

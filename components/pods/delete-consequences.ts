@@ -1,6 +1,7 @@
 // What deleting a claim does, in words for the delete dialog: who still uses it (the
 // deletion then waits for them) and what the volume's reclaim policy does to the data.
 // Pure.
+import { pvcProtectionFinalizer } from '@/server/domain/well-known/finalizers';
 
 export interface ClaimDeletion {
   /** Pods (not Succeeded/Failed) that use the claim now. */
@@ -16,7 +17,7 @@ export function inUseSentence(usedBy: string[]): string | undefined {
   if (usedBy.length === 0) return undefined;
   const list = usedBy.join(', ');
   const pods = usedBy.length === 1 ? `pod ${list}` : `pods ${list}`;
-  return `In use by ${pods}: the claim stays Terminating (kubernetes.io/pvc-protection) until ${usedBy.length === 1 ? 'that pod is' : 'those pods are'} deleted or finished.`;
+  return `In use by ${pods}: the claim stays Terminating (${pvcProtectionFinalizer}) until ${usedBy.length === 1 ? 'that pod is' : 'those pods are'} deleted or finished.`;
 }
 
 export function reclaimSentence(d: ClaimDeletion): string {

@@ -3,7 +3,7 @@
 // volumes use, each with its status, and where the containers mount them.
 import { Alert, Group, Paper, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { podClaims } from '@/server/resources/pod/claims';
+import { podClaims } from '@/server/domain/pod-claims';
 import type { KubeObject } from '@/server/resources/types';
 import { ObjectLink } from '../object-link';
 import { usePermissions } from '../session';

@@ -2,7 +2,7 @@
 // The pods of a claim's namespace that name the claim (live: the list query follows the
 // change feed like every list in the dashboard).
 import { useQuery } from '@tanstack/react-query';
-import { isPodTerminated, podClaimNames } from '@/server/resources/pod/claims';
+import { isPodTerminated, podClaimNames } from '@/server/domain/pod-claims';
 import type { KubeObject } from '@/server/resources/types';
 import { usePermissions } from '../session';
 import { useTRPC } from '../trpc';

@@ -4,6 +4,7 @@
 import type { FieldError } from '@/server/domain/errors';
 import { persistentVolumeStrategy } from '@/server/resources/persistent-volume/strategy';
 import type { KubeObject } from '@/server/resources/types';
+import { labelHostname } from '@/server/domain/well-known/labels';
 
 export const SOURCES = ['hostPath', 'local', 'nfs', 'csi'] as const;
 export type Source = (typeof SOURCES)[number];
@@ -152,7 +153,7 @@ export function volumeFromDraft(d: VolumeDraft): KubeObject {
       ...(claimNs && claimName ? { claimRef: { kind: 'PersistentVolumeClaim', namespace: claimNs, name: claimName } } : {}),
       ...sourceOf(d),
       ...(nodes.length > 0
-        ? { nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: nodes }] }] } } }
+        ? { nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: labelHostname, operator: 'In', values: nodes }] }] } } }
         : {}),
     },
   };

@@ -3,8 +3,7 @@
 // Status message.
 import http from 'node:http';
 import https from 'node:https';
-import type { AgentPod, CleanupProgress, CleanupRequest, CleanupResult, DiscoveredEntry, PodReport } from './contract';
-import type { AgentConfig, ClaimInput, HeartbeatInput } from '../services/node-agent';
+import { AGENT_API_PREFIX, type AgentConfig, type AgentPod, type ClaimInput, type CleanupProgress, type CleanupRequest, type CleanupResult, type DiscoveredEntry, type HeartbeatInput, type PodReport } from '../contracts/agent';
 
 /** What the agent loop needs from the server (an HTTP client, or the service itself in tests). */
 export interface AgentApi {
@@ -50,7 +49,7 @@ export function agentHttpClient(o: AgentClientOptions): AgentApi {
   const call = <T>(method: string, p: string, body?: unknown): Promise<T> =>
     new Promise((resolve, reject) => {
       const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-      const url = new URL(`/apis/agent.stowage.io/v1/${p}`, base);
+      const url = new URL(`${AGENT_API_PREFIX}${p}`, base);
       const req = (secure ? https : http).request(
         url,
         {

@@ -7,14 +7,15 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Logger } from 'pino';
-import type { AgentConfig } from '../services/node-agent';
 import type { AgentApi } from './agent-client';
 import { CleanupRunner } from './cleanup-runner';
-import type { CleanupProgress, CleanupRequest, CleanupResult, LocalClassConfig } from './contract';
+import type { AgentConfig, CleanupProgress, CleanupRequest, CleanupResult } from '../contracts/agent';
+import type { LocalClassConfig } from '../domain/local-volume-config';
 import { Publisher } from './publisher';
 import { realPublishOs, type PublishOs } from './publish-os';
 import { discoverAll } from './discovery';
 import type { AgentOs } from './os';
+import { labelArch, labelHostname, labelOs } from '../domain/well-known/labels';
 
 export interface AgentLoopOptions {
   api: AgentApi;
@@ -56,9 +57,9 @@ export function nodeLabels(nodeName: string, extra: Record<string, string> = {})
   const goArch: Record<string, string> = { x64: 'amd64', arm64: 'arm64', arm: 'arm', ia32: '386', ppc64: 'ppc64le', s390x: 's390x' };
   return {
     ...extra,
-    'kubernetes.io/hostname': nodeName,
-    'kubernetes.io/os': process.platform,
-    'kubernetes.io/arch': goArch[process.arch] ?? process.arch,
+    [labelHostname]: nodeName,
+    [labelOs]: process.platform,
+    [labelArch]: goArch[process.arch] ?? process.arch,
   };
 }
 

@@ -10,9 +10,9 @@
 // Tokens are minted by the server (`stowage node add NAME`); the generator only says where
 // each node's agent expects to find its token. No I/O here: the CLI writes the files.
 import { parseDocument, stringify } from 'yaml';
-import type { LocalClassConfig } from './contract';
 import { isDNS1123Subdomain } from '../domain/names';
-import { mountDirFor, parseStorageClassMap, type ConfigFieldError } from '../domain/local-volume-config';
+import { mountDirFor, parseStorageClassMap, type ConfigFieldError, type LocalClassConfig } from '../domain/local-volume-config';
+import { labelAppComponent, labelAppName } from '../domain/well-known/labels';
 
 export const defaultAgentImage = 'ghcr.io/stowage/stowage:latest';
 export const defaultNamespace = 'kube-system';
@@ -55,7 +55,7 @@ export interface BootstrapOutput {
 
 export type BootstrapResult = { ok: true; output: BootstrapOutput } | { ok: false; errors: ConfigFieldError[] };
 
-const labels = { 'app.kubernetes.io/name': 'stowage-agent', 'app.kubernetes.io/component': 'local-volume-agent' };
+const labels = { [labelAppName]: 'stowage-agent', [labelAppComponent]: 'local-volume-agent' };
 
 function checkName(field: string, value: string, errors: ConfigFieldError[]): void {
   const errs = isDNS1123Subdomain(value);
@@ -144,7 +144,7 @@ export function generateBootstrap(input: BootstrapInput): BootstrapResult {
       kind: 'DaemonSet',
       metadata: { name: 'stowage-agent', namespace, labels },
       spec: {
-        selector: { matchLabels: { 'app.kubernetes.io/name': 'stowage-agent' } },
+        selector: { matchLabels: { [labelAppName]: 'stowage-agent' } },
         updateStrategy: { type: 'RollingUpdate' },
         template: {
           metadata: { labels },

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { CleanupRunner, hdparmUnsupported } from './cleanup-runner';
-import type { CleanupMethod, CleanupProgress, CleanupRequest, LocalClassConfig } from './contract';
+import type { CleanupMethod } from '../domain/cleanup-method';
+import type { CleanupProgress, CleanupRequest } from '../contracts/agent';
+import type { LocalClassConfig } from '../domain/local-volume-config';
 import { FakeAgentOs } from './os-fake';
 
 const MiB = 1n << 20n;

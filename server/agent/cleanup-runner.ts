@@ -6,7 +6,8 @@
 // volumes get the method (dd-zero, blkdiscard, fs-reset, shred, hdparm, or a custom
 // command with the device in LOCAL_PV_BLKDEVICE). Parallelism is bounded per class
 // (parallelCleanups) and overall (maxParallel). Progress goes out at least once a second.
-import type { CleanupProgress, CleanupRequest, CleanupResult, LocalClassConfig } from './contract';
+import type { CleanupProgress, CleanupRequest, CleanupResult } from '../contracts/agent';
+import type { LocalClassConfig } from '../domain/local-volume-config';
 import { parseBlockCleanerCommand, type CleanupPlan } from '../domain/cleanup-method';
 import type { AgentOs } from './os';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LocalClassConfig } from './contract';
+import type { LocalClassConfig } from '../domain/local-volume-config';
 import { discoverAll } from './discovery';
 import { FakeAgentOs } from './os-fake';
 

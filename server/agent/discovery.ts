@@ -4,8 +4,8 @@
 // Filesystem volumes (capacity from statfs), symlinks to block devices (or device nodes)
 // become Block volumes (capacity = device size). hostPath is hostDir + "/" + entryName,
 // the path on the host, whatever mountDir the agent sees it under.
-import type { DiscoveredEntry, LocalClassConfig } from './contract';
-import { matchNamePattern } from '../domain/local-volume-config';
+import type { DiscoveredEntry } from '../contracts/agent';
+import { matchNamePattern, type LocalClassConfig } from '../domain/local-volume-config';
 import type { AgentOs, EntryStat } from './os';
 
 const CONCURRENCY = 32;

@@ -3,7 +3,8 @@
 // when a test registers them. Strict where Linux is strict: a missing path is ENOENT, a
 // symlink loop is ELOOP, a mount point cannot be removed (EBUSY), removal never crosses into
 // another mounted filesystem, an unknown command cannot be started.
-import type { AgentOs, CommandResult, DeviceHandle, EntryStat, FsStats, RemoveProgress, RunOptions } from './os';
+import type { FsStats } from '../domain/filesystem';
+import type { AgentOs, CommandResult, DeviceHandle, EntryStat, RemoveProgress, RunOptions } from './os';
 
 type FakeNode =
   | { kind: 'directory'; ino: number; unreadable?: boolean }

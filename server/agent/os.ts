@@ -9,9 +9,7 @@ import { constants, readdirSync, rmdirSync, watch as fsWatch } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { parseMountInfo, type FsStats } from '../provisioners/os';
-
-export type { FsStats };
+import { parseMountInfo, type FsStats } from '../domain/filesystem';
 
 export type EntryKind = 'directory' | 'file' | 'symlink' | 'block' | 'char' | 'other';
 

@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { AgentPod, PodVolume } from './contract';
+import type { AgentPod, PodVolume } from '../contracts/agent';
 import { Publisher } from './publisher';
 import { mountTargets, realPublishOs } from './publish-os';
 

@@ -7,7 +7,7 @@
 // the pod no longer names, and a directory of a pod that is gone are unpublished: unmount,
 // then remove entry by entry, never recursively, so a volume's data is never touched.
 import path from 'node:path';
-import type { AgentPod, PodReport, PodVolume, VolumeReport } from './contract';
+import type { AgentPod, PodReport, PodVolume, VolumeReport } from '../contracts/agent';
 import type { PublishOs } from './publish-os';
 
 const UID_RE = /^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/;

@@ -8,6 +8,7 @@ import { nodeLabels } from '../agent/agent-loop';
 import { localVolumeConfigName, localVolumeConfigNamespace, storageClassMapKey } from '../resources/config-map/strategy';
 import type { Config } from './config';
 import type { AppContext } from './context';
+import { noProvisioner } from '../domain/well-known/provisioners';
 
 export const defaultLocalClass = 'local-disks';
 
@@ -56,7 +57,7 @@ export async function bootstrapLocalVolumes(app: AppContext, cfg: Pick<Config, '
           apiVersion: 'storage.k8s.io/v1',
           kind: 'StorageClass',
           metadata: { name: defaultLocalClass },
-          provisioner: 'kubernetes.io/no-provisioner',
+          provisioner: noProvisioner,
           reclaimPolicy: 'Delete',
           volumeBindingMode: 'Immediate',
         })

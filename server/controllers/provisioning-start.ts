@@ -15,7 +15,8 @@ import { createPlugins, type PluginRegistry } from '../provisioners/registry';
 import { deleterSpec } from './deleter/deleter';
 import { expanderSpec } from './expander/expander';
 import { pvProtectionSpec } from './deleter/pv-protection';
-import { provisioningComponent, type ProvisioningDeps } from './provisioner/deps';
+import type { ProvisioningDeps } from './provisioner/deps';
+import { persistentVolumeControllerComponent } from '../domain/well-known/components';
 import { provisionerSpec } from './provisioner/provisioner';
 import type { ControllerSpec } from './runtime/controller';
 import { EventRecorder } from '../services/event-recorder';
@@ -72,7 +73,7 @@ export function provisioningDeps(o: ProvisioningOptions): ProvisioningDeps {
     store: o.app.store,
     assets,
     plugins: o.plugins ?? createPlugins({ os, assets, nodeName: node, log }),
-    events: new EventRecorder(o.app.store, provisioningComponent, log),
+    events: new EventRecorder(o.app.store, persistentVolumeControllerComponent, log),
     log,
     node,
     saveAttempts: o.saveAttempts ?? 5,

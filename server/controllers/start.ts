@@ -8,7 +8,6 @@ import { NodeAgentService } from '../services/node-agent';
 import { binderSpec } from './binder/binder';
 import { localVolumeManagerSpec, type LocalVolumeManagerOptions } from './local-volume/manager';
 import { nodeLifecycleSpec, type NodeLifecycleOptions } from './node-lifecycle/node-lifecycle';
-import type { VolumeDeleter } from './binder/deps';
 import { provisioningDeps, provisioningSpecs } from './provisioning-start';
 import { pvProtectionSpec } from './deleter/pv-protection';
 import { placementSpec } from './placement/placement';
@@ -32,8 +31,6 @@ export interface StartControllersOptions {
   binderResyncMs?: number;
   /** How long a claim that finds no volume waits before its explanation is written (ms). */
   pendingGraceMs?: number;
-  /** What happens to Released volumes with reclaim policy Delete (the deleter's hook). */
-  deleter?: VolumeDeleter;
   /** Provisioner names with an in-tree plugin (default: the registry's). */
   inTreeProvisioners?: ReadonlySet<string>;
   /**
@@ -65,7 +62,6 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
         concurrency: opts.binderConcurrency,
         pendingGraceMs: opts.pendingGraceMs,
         resyncMs: opts.binderResyncMs,
-        deleter: opts.deleter,
         inTreeProvisioners: opts.inTreeProvisioners ?? inTreeProvisionerNames,
       }),
       pvcProtectionSpec({ store: app.store }),

@@ -21,8 +21,36 @@ export interface UserPrincipal {
 
 export type Principal = UserPrincipal;
 
+/**
+ * What a developer may do with each kind (admins may do everything, viewers read what is
+ * not admin-only). Every kind Stowage serves has a row: the registry-completeness test
+ * fails for a kind without one.
+ * - own-namespace: read and write in their namespaces; status subresource read-only
+ * - own-namespace-read: read in their namespaces (quotas, events are the controllers' and admins')
+ * - own-namespace-object: read the Namespace objects of their namespaces
+ * - cluster-read: read across the cluster (StorageClasses)
+ * - none: no access (cluster objects such as volumes and nodes are the admins')
+ * - admin-only: only admins, not even viewers (may hold secrets)
+ */
+export type DeveloperAccess = 'own-namespace' | 'own-namespace-read' | 'own-namespace-object' | 'cluster-read' | 'none' | 'admin-only';
+
+export const KIND_ACCESS: Readonly<Record<string, DeveloperAccess>> = {
+  PersistentVolumeClaim: 'own-namespace',
+  Pod: 'own-namespace',
+  Event: 'own-namespace-read',
+  ResourceQuota: 'own-namespace-read',
+  Namespace: 'own-namespace-object',
+  StorageClass: 'cluster-read',
+  PersistentVolume: 'none',
+  Node: 'none',
+  Secret: 'admin-only',
+  ConfigMap: 'admin-only',
+};
+
 /** Kinds only admins (and the controllers, internally) may read or write. */
-export const ADMIN_ONLY_KINDS: ReadonlySet<string> = new Set(['Secret', 'ConfigMap']);
+export const ADMIN_ONLY_KINDS: ReadonlySet<string> = new Set(
+  Object.entries(KIND_ACCESS).filter(([, a]) => a === 'admin-only').map(([k]) => k),
+);
 
 /**
  * A node agent (a node token): it acts only for its own node, and only through the agent
@@ -49,20 +77,17 @@ export function isAllowed(p: Principal, verb: Verb, kind: string, namespace?: st
   if (p.role === 'viewer') return READ.has(verb);
   // developer
   const inOwn = namespace !== undefined && p.namespaces.includes(namespace);
-  switch (kind) {
-    case 'PersistentVolumeClaim':
-    case 'Pod':
+  switch (Object.hasOwn(KIND_ACCESS, kind) ? KIND_ACCESS[kind] : 'none') {
+    case 'own-namespace':
       // Status belongs to the controllers: a developer reads it, never writes it.
       return inOwn && (subresource === undefined || READ.has(verb));
-    case 'Event':
-    case 'ResourceQuota':
-      // Quotas are the admins'; a developer reads those of their namespaces.
+    case 'own-namespace-read':
       return inOwn && READ.has(verb);
-    case 'StorageClass':
-      return READ.has(verb);
-    case 'Namespace':
+    case 'own-namespace-object':
       // Their own namespace objects (namespace = its name).
       return READ.has(verb) && inOwn;
+    case 'cluster-read':
+      return READ.has(verb);
     default:
       return false;
   }

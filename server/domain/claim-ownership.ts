@@ -3,26 +3,25 @@
 // namespace there is no security boundary for volumes; in Stowage it is: a developer who
 // names a volume could take another team's disk. Pure: no I/O.
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
-import { BINDING_EXPLANATION } from './redaction';
-
-export const ANN_BIND_COMPLETED = 'pv.kubernetes.io/bind-completed';
-export const ANN_BOUND_BY_CONTROLLER = 'pv.kubernetes.io/bound-by-controller';
-export const ANN_STORAGE_PROVISIONER = 'volume.kubernetes.io/storage-provisioner';
-export const ANN_BETA_STORAGE_PROVISIONER = 'volume.beta.kubernetes.io/storage-provisioner';
-/** Set by placement (the scheduler's PreBind) for the node the claim's first consumer runs on. */
-export const ANN_SELECTED_NODE = 'volume.kubernetes.io/selected-node';
-export { BINDING_EXPLANATION as ANN_BINDING_EXPLANATION } from './redaction';
+import {
+  annBetaStorageProvisioner,
+  annBindCompleted,
+  annBindingExplanation,
+  annBoundByController,
+  annSelectedNode,
+  annStorageProvisioner,
+} from './well-known/annotations';
 
 /** Written by the binder and provisioner only (upstream component-helpers/storage/volume). */
 export const CONTROLLER_ANNOTATIONS: readonly string[] = [
-  ANN_BIND_COMPLETED,
-  ANN_BOUND_BY_CONTROLLER,
-  ANN_STORAGE_PROVISIONER,
-  ANN_BETA_STORAGE_PROVISIONER,
-  BINDING_EXPLANATION,
+  annBindCompleted,
+  annBoundByController,
+  annStorageProvisioner,
+  annBetaStorageProvisioner,
+  annBindingExplanation,
   // Placement picks the node from the pod that uses the claim; a developer naming a node
   // by hand could steer a volume onto a node their pods may not use.
-  ANN_SELECTED_NODE,
+  annSelectedNode,
 ];
 
 /**

@@ -9,6 +9,7 @@ import { bytesToQuantity, formatQuantity, parseQuantity, quantityToBytes } from 
 import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import type { StorageClass } from '../resources/storage-class/schema';
+import { inTreeProvisionerPrefix, noProvisioner } from './well-known/provisioners';
 
 export interface Capabilities {
   readonly accessModes: readonly string[];
@@ -40,7 +41,6 @@ export interface PlanInput {
   opts?: MatchOptions;
 }
 
-const NO_PROVISIONER = 'kubernetes.io/no-provisioner';
 
 /** Why the class's provisioner cannot make this claim's volume (modes, size). */
 export function capabilityProblems(claim: PersistentVolumeClaim, provisioner: string, caps: Capabilities): string[] {
@@ -81,7 +81,7 @@ export function planClaim(input: PlanInput): ClaimPlan {
   if (className === '') return pending(input, input.classNamed ? { kind: 'noMatch' } : { kind: 'noDefaultClass' });
   if (!sc) return pending(input, { kind: 'classNotFound', className });
   const provisioner: string = sc.provisioner ?? '';
-  if (provisioner === NO_PROVISIONER || (provisioner.startsWith('kubernetes.io/') && !input.inTree)) {
+  if (provisioner === noProvisioner || (provisioner.startsWith(inTreeProvisionerPrefix) && !input.inTree)) {
     return pending(input, { kind: 'cannotProvision', className, provisioner });
   }
   const problems = input.capabilities ? capabilityProblems(input.claim, provisioner, input.capabilities) : [];

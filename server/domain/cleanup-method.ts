@@ -6,10 +6,10 @@
 // static provisioner's shipped scripts are recognised by path, so an existing ConfigMap
 // carries over: /scripts/quick_reset.sh (upstream's default) -> fs-reset,
 // /scripts/dd_zero.sh -> dd-zero, /scripts/blkdiscard.sh -> blkdiscard, /scripts/shred.sh -> shred.
-import type { CleanupMethod } from '../agent/contract';
-
 export const blockMethods = ['dd-zero', 'blkdiscard', 'fs-reset', 'shred', 'hdparm'] as const;
 export type BlockMethod = (typeof blockMethods)[number];
+/** How a released local volume's disk is wiped: its files removed, a block method, or a custom command. */
+export type CleanupMethod = 'files' | BlockMethod | 'custom';
 
 /** The default blockCleanerCommand: the seed's default method (upstream's quick_reset.sh equivalent). */
 export const defaultBlockCleanerCommand: readonly string[] = ['fs-reset'];

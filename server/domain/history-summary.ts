@@ -1,6 +1,7 @@
 // What a change in an object's history means, in words, for the timeline: created,
 // deletion requested, deleted, phase changes, binding, provisioning. Pure: it compares the
 // object as written with the object as it was before (undefined for the first row known).
+import { annBetaStorageProvisioner, annDynamicallyProvisioned, annStorageProvisioner } from './well-known/annotations';
 
 /** An object as a history row holds it: JSON of any kind and any age, read defensively (parse boundary). */
 type RowObject = Record<string, any>;
@@ -11,8 +12,7 @@ export interface Described {
   object: RowObject;
 }
 
-const PROVISIONER_ANNOTATIONS = ['volume.kubernetes.io/storage-provisioner', 'volume.beta.kubernetes.io/storage-provisioner'];
-const PROVISIONED_BY = 'pv.kubernetes.io/provisioned-by';
+const PROVISIONER_ANNOTATIONS = [annStorageProvisioner, annBetaStorageProvisioner];
 
 function claimRefOf(pv: RowObject | undefined): string | undefined {
   const ref = pv?.spec?.claimRef;
@@ -33,7 +33,7 @@ export function describeChange(prev: RowObject | undefined, row: Described): str
   if (row.type === 'DELETED') return ['Deleted'];
   if (row.type === 'ADDED') {
     out.push('Created');
-    const by = o.metadata?.annotations?.[PROVISIONED_BY];
+    const by = o.metadata?.annotations?.[annDynamicallyProvisioned];
     if (o.kind === 'PersistentVolume' && typeof by === 'string' && by) out.push(`Provisioned by ${by}`);
   }
   if (row.action === 'delete' && o.metadata?.deletionTimestamp && !prev?.metadata?.deletionTimestamp) out.push('Deletion requested');

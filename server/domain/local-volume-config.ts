@@ -13,10 +13,33 @@
 //     minSize: 1Gi                    # Stowage: smaller entries are ineligible (default none)
 //     parallelCleanups: 2             # Stowage: cleanups of this class at once on a node (default 2)
 import { parseDocument } from 'yaml';
-import type { LocalClassConfig } from '../agent/contract';
 import { chooseCleanupMethod, defaultBlockCleanerCommand } from './cleanup-method';
 import { isDNS1123Subdomain } from './names';
 import { isNegative, parseQuantity, quantityToBytes } from './quantity';
+
+/** One StorageClass entry of the storageClassMap (upstream static provisioner format). */
+export interface LocalClassConfig {
+  /** The StorageClass name (the key in storageClassMap). */
+  className: string;
+  /** Discovery directory on the host; PVs carry paths under it. */
+  hostDir: string;
+  /** Where the agent sees hostDir; equal to hostDir when the agent runs on the host. */
+  mountDir: string;
+  /** Block cleanup: a method name (dd-zero, blkdiscard, fs-reset, shred, hdparm) or a custom command (argv). */
+  blockCleanerCommand: string[];
+  /** "Filesystem" | "Block" default for entries that are not auto-detected. */
+  volumeMode: 'Filesystem' | 'Block';
+  /** Filesystem type for fs-reset and for Block volumes formatted by the agent. */
+  fsType: string;
+  /** Glob of entry names to consider (default "*"). */
+  namePattern: string;
+  /** Stowage keys: only mount points become Filesystem volumes (default true, as upstream). */
+  requireMountPoints: boolean;
+  /** Stowage keys: entries smaller than this are ineligible (bytes, decimal string; "0" = none). */
+  minSizeBytes: string;
+  /** Stowage keys: cleanups of this class that may run at once on a node. */
+  parallelCleanups: number;
+}
 
 export interface ConfigFieldError {
   field: string;

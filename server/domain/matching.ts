@@ -21,9 +21,7 @@ import { labelSelectorToSelector, matchesSelector, selectorToString } from './la
 import { compareQuantities, formatQuantity, parseQuantity, quantityFromJSON, type Quantity } from './quantity';
 import type { NodeSelectorRequirement, NodeSelectorTerm, PersistentVolume } from '../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
-
-export const betaClassAnnotation = 'volume.beta.kubernetes.io/storage-class';
-export const alphaClassAnnotation = 'volume.alpha.kubernetes.io/storage-class';
+import { annAlphaStorageClass, annBetaStorageClass } from './well-known/annotations';
 
 export type Rule =
   | 'accessModes'
@@ -66,17 +64,17 @@ const ZERO = parseQuantity('0') as Quantity;
 
 /** The volume's class: the beta annotation wins over spec.storageClassName; "" = none. */
 export function volumeClass(pv: PersistentVolume): string {
-  return pv.metadata?.annotations?.[betaClassAnnotation] ?? pv.spec?.storageClassName ?? '';
+  return pv.metadata?.annotations?.[annBetaStorageClass] ?? pv.spec?.storageClassName ?? '';
 }
 
 /** The class the claim asks for: the beta annotation wins; "" when it asks for none. */
 export function claimClass(pvc: PersistentVolumeClaim): string {
-  return pvc.metadata?.annotations?.[betaClassAnnotation] ?? pvc.spec?.storageClassName ?? '';
+  return pvc.metadata?.annotations?.[annBetaStorageClass] ?? pvc.spec?.storageClassName ?? '';
 }
 
 /** Whether the claim names a class at all ("" counts; a missing field does not). */
 export function claimHasClass(pvc: PersistentVolumeClaim): boolean {
-  return pvc.metadata?.annotations?.[betaClassAnnotation] !== undefined || typeof pvc.spec?.storageClassName === 'string';
+  return pvc.metadata?.annotations?.[annBetaStorageClass] !== undefined || typeof pvc.spec?.storageClassName === 'string';
 }
 
 export function requestedStorage(pvc: PersistentVolumeClaim): Quantity {
@@ -209,8 +207,8 @@ export function evaluateVolume(pvc: PersistentVolumeClaim, pv: PersistentVolume,
   }
   if (prebound) return { prebound, failures };
 
-  if (pv.metadata?.annotations?.[alphaClassAnnotation] !== undefined) {
-    failures.push({ rule: 'provisioning', message: `is annotated ${alphaClassAnnotation} and waits for dynamic provisioning` });
+  if (pv.metadata?.annotations?.[annAlphaStorageClass] !== undefined) {
+    failures.push({ rule: 'provisioning', message: `is annotated ${annAlphaStorageClass} and waits for dynamic provisioning` });
   }
   if (opts.delayBinding && !opts.node) {
     failures.push({ rule: 'delayBinding', message: 'the class binds on first consumer, and no consumer is known yet' });

@@ -2,6 +2,7 @@
 // node lifecycle controller's tryUpdateNodeHealth): an agent posts Ready=True with a
 // lastHeartbeatTime; when none arrives for the grace period, Ready becomes Unknown
 // ("NodeStatusUnknown"), as upstream marks a node whose kubelet stopped posting. Pure.
+import { labelNodeRestrictionPrefix } from './well-known/labels';
 
 export interface NodeCondition {
   type: string;
@@ -76,7 +77,7 @@ export function staleDecision(
 
 /** Labels an agent may not set on its own node (upstream NodeRestriction). */
 export function forbiddenNodeLabel(key: string): string | undefined {
-  if (key.startsWith('node-restriction.kubernetes.io/')) return 'node-restriction.kubernetes.io/ labels are set by admins only';
+  if (key.startsWith(labelNodeRestrictionPrefix)) return `${labelNodeRestrictionPrefix} labels are set by admins only`;
   return undefined;
 }
 

@@ -8,20 +8,19 @@
 // "0/N nodes are available: ..." summary. Pure: no I/O.
 import { claimClass, findBestMatch, nodeMatchesTerms, volumeFitsNode, type NodeView } from './matching';
 import { quantityFromJSON, quantityToBytes } from './quantity';
-import { podClaimNames } from '../resources/pod/claims';
+import { podClaimNames } from './pod-claims';
 import type { Node } from '../resources/node/schema';
 import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import type { Pod } from '../resources/pod/schema';
 import type { StorageClass } from '../resources/storage-class/schema';
-
-export const annSelectedNode = 'volume.kubernetes.io/selected-node';
-export const noProvisioner = 'kubernetes.io/no-provisioner';
+import { taintNotReady, taintUnschedulable } from './well-known/taints';
+import { noProvisioner } from './well-known/provisioners';
 
 /** Upstream's per-node reasons (the plugins' Err* strings). */
 export const reasons = {
   unschedulable: 'node(s) were unschedulable',
-  notReady: 'node(s) had untolerated taint {node.kubernetes.io/not-ready: }',
+  notReady: `node(s) had untolerated taint {${taintNotReady}: }`,
   taint: (key: string, value: string) => `node(s) had untolerated taint {${key}: ${value}}`,
   nodeAffinity: "node(s) didn't match Pod's node affinity/selector",
   volumeNodeConflict: 'node(s) had volume node affinity conflict',
@@ -168,10 +167,10 @@ function utilization(claim: PersistentVolumeClaim, volume: PersistentVolume): nu
  */
 function checkNode(input: PlacementInput, sets: ClaimSets, node: Node, select: string[], fit: number[] = []): string | undefined {
   const view = nodeView(node);
-  if (node.spec?.unschedulable === true && !tolerates(input.pod, { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' })) {
+  if (node.spec?.unschedulable === true && !tolerates(input.pod, { key: taintUnschedulable, effect: 'NoSchedule' })) {
     return reasons.unschedulable;
   }
-  if (!isReady(node) && !tolerates(input.pod, { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' })) return reasons.notReady;
+  if (!isReady(node) && !tolerates(input.pod, { key: taintNotReady, effect: 'NoSchedule' })) return reasons.notReady;
   const taints = node.spec?.taints ?? [];
   for (const t of taints) {
     if ((t?.effect === 'NoSchedule' || t?.effect === 'NoExecute') && !tolerates(input.pod, t)) {

@@ -2,13 +2,15 @@
 // why not when it is not, and exactly what it will change. Pure; the service reads the
 // facts (the object, its claim, the pods using that claim, a pre-bind target) and acts only
 // on an "allowed" verdict, computed again on fresh state at the moment of the write.
-import { annDynamicallyProvisioned } from '../controllers/binder/annotations';
-import { localProvisionerName } from '../controllers/local-volume/decide';
 import type { Node } from '../resources/node/schema';
 import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import type { Pod } from '../resources/pod/schema';
 import { checkRequestedVolume } from './matching';
+import { annDynamicallyProvisioned, annLocalNode } from './well-known/annotations';
+import { reasons } from './well-known/event-reasons';
+import { labelHostname } from './well-known/labels';
+import { localVolumeProvisioner } from './well-known/provisioners';
 
 export const VOLUME_ACTIONS = ['make-available', 'pre-bind', 'recycle', 'delete'] as const;
 export type VolumeAction = (typeof VOLUME_ACTIONS)[number];
@@ -112,10 +114,10 @@ export function volumeVerdict(action: VolumeAction, f: VolumeFacts): ReclaimVerd
     case 'recycle': {
       if (phase !== 'Released' && phase !== 'Failed') return refuse(`only Released or Failed volumes can be recycled; this one is ${phase}`);
       const by = pv.metadata.annotations?.[annDynamicallyProvisioned];
-      if (!by) return refuse('no provisioner made this volume (no pv.kubernetes.io/provisioned-by): nothing can wipe it; delete it instead');
+      if (!by) return refuse(`no provisioner made this volume (no ${annDynamicallyProvisioned}): nothing can wipe it; delete it instead`);
       const policy = policyOf(pv);
       const what =
-        by === localProvisionerName
+        by === localVolumeProvisioner
           ? "its node's agent wipes the disk, then a fresh Available volume is created for it"
           : `provisioner ${by} deletes its storage asset, then the volume object`;
       return {
@@ -220,23 +222,20 @@ export function nodeGoneReason(nodeName: string, node: Node | undefined, ready: 
 
 /** The node a local volume is pinned to: the manager's annotation, else a single-value hostname affinity. */
 export function volumeNode(pv: PersistentVolume): string | undefined {
-  const ann = pv.metadata.annotations?.['local.stowage.io/node'];
+  const ann = pv.metadata.annotations?.[annLocalNode];
   if (ann) return ann;
   if (!pv.spec?.local) return undefined;
   const terms = pv.spec?.nodeAffinity?.required?.nodeSelectorTerms;
   if (!Array.isArray(terms) || terms.length !== 1) return undefined;
   const exprs = terms[0]?.matchExpressions;
   if (!Array.isArray(exprs)) return undefined;
-  const host = exprs.find((e: { key?: string; operator?: string; values?: unknown[] }) => e?.key === 'kubernetes.io/hostname' && e.operator === 'In' && e.values?.length === 1);
+  const host = exprs.find((e: { key?: string; operator?: string; values?: unknown[] }) => e?.key === labelHostname && e.operator === 'In' && e.values?.length === 1);
   return typeof host?.values?.[0] === 'string' ? host.values[0] : undefined;
 }
 
 /** What a reclaim action applies to: a volume, or (delete) a claim. */
 type ReclaimObject = PersistentVolume | PersistentVolumeClaim;
 const isClaim = (o: ReclaimObject): o is PersistentVolumeClaim => o.kind === 'PersistentVolumeClaim';
-
-/** The component the reclaim center's Events name as their source. */
-export const reclaimCenterComponent = 'stowage-reclaim-center';
 
 /** The Event an applied reclaim action records on its object: upstream-style reason, actor and change. */
 export function reclaimEvent(
@@ -251,17 +250,17 @@ export function reclaimEvent(
   switch (a.action) {
     case 'make-available':
       return {
-        reason: 'MadeAvailable',
+        reason: reasons.madeAvailable,
         message: `${who} made the volume Available from the reclaim center: claimRef ${ref(a.before) ?? '(none)'} cleared; the data on it is kept`,
       };
     case 'pre-bind':
       return {
-        reason: 'PreBound',
+        reason: reasons.preBound,
         message: `${who} pre-bound the volume to claim ${ref(a.after) ?? '(none)'} from the reclaim center (claimRef was ${ref(a.before) ?? 'empty'})`,
       };
     case 'recycle':
       return {
-        reason: 'RecycleRequested',
+        reason: reasons.recycleRequested,
         message: `${who} asked from the reclaim center to wipe and recycle the volume: reclaim policy ${policy(a.before)} → ${policy(a.after)}`,
       };
     case 'delete': {
@@ -270,7 +269,7 @@ export function reclaimEvent(
       else if (a.before.spec?.volumeName) rest.push(`its volume ${a.before.spec.volumeName} becomes Released`);
       if (a.after.metadata.deletionTimestamp) rest.push(`terminating until its finalizers are removed`);
       return {
-        reason: 'DeletedFromReclaimCenter',
+        reason: reasons.deletedFromReclaimCenter,
         message: `${who} deleted the ${what} from the reclaim center${rest.length ? ` (${rest.join('; ')})` : ''}`,
       };
     }

@@ -1,18 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import {
-  BINDING_EXPLANATION,
-  hideForeignClaims,
-  isSecretKey,
-  isSecretReference,
-  LAST_APPLIED,
-  MASK,
-  maskCredentials,
-  maskValues,
-  REDACTED,
-  redactForReader,
-  restoreRedacted,
-  type Reader,
-} from './redaction';
+import { hideForeignClaims, isSecretKey, isSecretReference, MASK, maskCredentials, maskValues, REDACTED, redactForReader, restoreRedacted, type Reader } from './redaction';
+import { annBindingExplanation, annLastAppliedConfiguration } from './well-known/annotations';
 
 const admin: Reader = { secrets: true, volumes: true, namespaces: 'all' };
 const viewer: Reader = { secrets: false, volumes: true, namespaces: 'all' };
@@ -101,7 +89,7 @@ function storageClass() {
     ...applied,
     metadata: {
       name: 'fast',
-      annotations: { [LAST_APPLIED]: JSON.stringify(applied), 'x-api_keys': 'planted-3', note: 'postgres://u:planted-1@db' },
+      annotations: { [annLastAppliedConfiguration]: JSON.stringify(applied), 'x-api_keys': 'planted-3', note: 'postgres://u:planted-1@db' },
       managedFields: [{ manager: 'kubectl', fieldsV1: { 'f:parameters': { 'f:password': {} } } }],
     },
   };
@@ -119,7 +107,7 @@ describe('redactForReader', () => {
     expect(out.parameters.fsType).toBe('ext4');
     expect(out.parameters.password).toBe(REDACTED);
     expect(out.metadata.managedFields).toBeUndefined();
-    const applied = JSON.parse(out.metadata.annotations![LAST_APPLIED]!);
+    const applied = JSON.parse(out.metadata.annotations![annLastAppliedConfiguration]!);
     expect(applied.parameters).toEqual({ password: REDACTED, 'csi.storage.k8s.io/provisioner-secret-name': 'creds', fsType: 'ext4' });
     // the stored object is untouched
     expect(JSON.stringify(sc)).toMatch(/planted-2/);
@@ -136,8 +124,8 @@ describe('redactForReader', () => {
   });
 
   test('an unparseable last-applied copy is redacted whole', () => {
-    const o = { kind: 'StorageClass', metadata: { annotations: { [LAST_APPLIED]: '{not json password=x' } } };
-    expect(redactForReader(dev, o).metadata.annotations[LAST_APPLIED]).toBe(REDACTED);
+    const o = { kind: 'StorageClass', metadata: { annotations: { [annLastAppliedConfiguration]: '{not json password=x' } } };
+    expect(redactForReader(dev, o).metadata.annotations[annLastAppliedConfiguration]).toBe(REDACTED);
   });
 
   test('Event messages are masked', () => {
@@ -166,7 +154,7 @@ describe('redactForReader', () => {
         name: 'c',
         namespace: 'team-a',
         annotations: {
-          [BINDING_EXPLANATION]: JSON.stringify({
+          [annBindingExplanation]: JSON.stringify({
             evaluatedAt: 'now',
             summary: 'The claim asks for volume "pv-9", which is bound to another claim (team-b/claim-later).',
             candidates: [{ name: 'pv-big', reasons: ['is reserved for claim team-b/claim-later (spec.claimRef)', 'capacity 1Gi is less than the requested 2Gi'] }],
@@ -179,7 +167,7 @@ describe('redactForReader', () => {
       const out = redactForReader(dev, claim());
       const text = JSON.stringify(out);
       expect(text).not.toMatch(/team-b|claim-later|pv-big/);
-      const e = JSON.parse(out.metadata.annotations[BINDING_EXPLANATION]);
+      const e = JSON.parse(out.metadata.annotations[annBindingExplanation]);
       expect(e.candidates).toEqual([{ name: '(volume 1)', reasons: ['is reserved for another claim (spec.claimRef)', 'capacity 1Gi is less than the requested 2Gi'] }]);
     });
     test('a viewer (who may list volumes and claims) sees it whole', () => {
@@ -196,7 +184,7 @@ describe('restoreRedacted', () => {
     const next = structuredClone(shown);
     next.metadata.annotations!.note = 'changed';
     restoreRedacted(dev, next, prev);
-    expect(next.metadata.annotations![LAST_APPLIED]).toBe(prev.metadata.annotations[LAST_APPLIED]);
+    expect(next.metadata.annotations![annLastAppliedConfiguration]).toBe(prev.metadata.annotations[annLastAppliedConfiguration]);
     expect(next.metadata.annotations!['x-api_keys']).toBe('planted-3');
     expect(next.metadata.annotations!.note).toBe('changed');
   });

@@ -6,13 +6,11 @@
 // Event messages, and credentials inside any string (connection strings, key=value).
 // Names of Secrets (csi.storage.k8s.io/provisioner-secret-name ...) are references, not
 // secrets: they stay visible, as upstream. Pure: no I/O.
+import { annBindingExplanation, annLastAppliedConfiguration } from './well-known/annotations';
 
 export const REDACTED = '(redacted)';
 /** What replaces a credential inside a longer text. */
 export const MASK = '***';
-
-export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
-export const BINDING_EXPLANATION = 'stowage.io/binding-explanation';
 
 /** The words of a key: camelCase and any punctuation split, lower-cased. */
 function wordsOf(key: string): string[] {
@@ -199,8 +197,8 @@ function redactAnnotations(annotations: Record<string, unknown>, r: Reader): Rec
   for (const [k, v] of Object.entries(annotations)) {
     let next: unknown = v;
     if (typeof v !== 'string') next = REDACTED;
-    else if (k === LAST_APPLIED) next = redactLastApplied(v, r);
-    else if (k === BINDING_EXPLANATION) next = redactExplanation(v, r);
+    else if (k === annLastAppliedConfiguration) next = redactLastApplied(v, r);
+    else if (k === annBindingExplanation) next = redactExplanation(v, r);
     else if (isSecretKey(k)) next = REDACTED;
     else next = maskCredentials(v);
     if (next !== v) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../resources/types';
-import { capacityView, usageOf, usageUpdate, withUsage, USED_BYTES_ANNOTATION as U, USED_BYTES_PARTIAL_ANNOTATION as P, USED_BYTES_TIME_ANNOTATION as T } from './volume-usage';
+import { capacityView, usageOf, usageUpdate, withUsage } from './volume-usage';
+import { annUsedBytes as U, annUsedBytesPartial as P, annUsedBytesTime as T } from './well-known/annotations';
 
 const pv = (annotations: Record<string, string> = {}, size = '1Gi'): KubeObject => ({
   apiVersion: 'v1',

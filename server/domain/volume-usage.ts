@@ -6,10 +6,7 @@
 import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import { bytesToQuantity, formatQuantity, quantityFromJSON, quantityToBytes } from './quantity';
-
-export const USED_BYTES_ANNOTATION = 'stowage.io/used-bytes';
-export const USED_BYTES_TIME_ANNOTATION = 'stowage.io/used-bytes-time';
-export const USED_BYTES_PARTIAL_ANNOTATION = 'stowage.io/used-bytes-partial';
+import { annUsedBytes, annUsedBytesPartial, annUsedBytesTime } from './well-known/annotations';
 
 export interface Measured {
   bytes: bigint;
@@ -23,11 +20,11 @@ export interface Usage extends Measured {
 /** The usage recorded on a volume; undefined when absent or garbled (hostile input is ignored, not trusted). */
 export function usageOf(pv: PersistentVolume | undefined): Usage | undefined {
   const a = pv?.metadata?.annotations ?? {};
-  const raw = a[USED_BYTES_ANNOTATION];
-  const at = a[USED_BYTES_TIME_ANNOTATION];
+  const raw = a[annUsedBytes];
+  const at = a[annUsedBytesTime];
   if (typeof raw !== 'string' || !/^\d{1,30}$/.test(raw)) return undefined;
   if (typeof at !== 'string' || Number.isNaN(Date.parse(at))) return undefined;
-  return { bytes: BigInt(raw), at, partial: a[USED_BYTES_PARTIAL_ANNOTATION] === 'true' };
+  return { bytes: BigInt(raw), at, partial: a[annUsedBytesPartial] === 'true' };
 }
 
 /**
@@ -42,17 +39,17 @@ export function usageUpdate(pv: PersistentVolume, measured: Measured, nowMs: num
     if (prev.bytes === measured.bytes && prev.partial === measured.partial) return undefined;
   }
   const out: Record<string, string> = {
-    [USED_BYTES_ANNOTATION]: measured.bytes.toString(),
-    [USED_BYTES_TIME_ANNOTATION]: new Date(nowMs).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    [annUsedBytes]: measured.bytes.toString(),
+    [annUsedBytesTime]: new Date(nowMs).toISOString().replace(/\.\d{3}Z$/, 'Z'),
   };
-  if (measured.partial) out[USED_BYTES_PARTIAL_ANNOTATION] = 'true';
+  if (measured.partial) out[annUsedBytesPartial] = 'true';
   return out;
 }
 
 /** The annotations with a new measurement applied (a stale partial mark removed). */
 export function withUsage(annotations: Record<string, string> | undefined, update: Record<string, string>): Record<string, string> {
   const next = { ...(annotations ?? {}) };
-  delete next[USED_BYTES_PARTIAL_ANNOTATION];
+  delete next[annUsedBytesPartial];
   return { ...next, ...update };
 }
 

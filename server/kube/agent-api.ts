@@ -20,8 +20,8 @@ import { runAs } from '../store/actor-context';
 import { StowageError } from '../domain/errors';
 import type { NodeAgentService } from '../services/node-agent';
 import { decodeBody, readBody, sendObject } from './http';
+import { AGENT_API_PREFIX } from '../contracts/agent';
 
-export const AGENT_API_PREFIX = '/apis/agent.stowage.io/v1/';
 const MAX_AGENT_BODY = 8 * 1024 * 1024;
 
 export function isAgentPath(pathname: string): boolean {

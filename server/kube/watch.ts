@@ -13,6 +13,7 @@ import type { Output, ListQuery } from './query';
 import { encodeWatchEvent, PROTOBUF_WATCH_MEDIA_TYPE, Unrepresentable } from './protobuf-codec';
 import { HttpStatusError, statusFromError } from './status';
 import { toTable } from './table';
+import { annInitialEventsEnd } from '../domain/well-known/annotations';
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -35,8 +36,6 @@ export interface WatchRequest {
 }
 
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
-
-const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 
 function keyOf(o: KubeObject): string {
   return `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
@@ -157,7 +156,7 @@ export async function serveWatch(w: WatchRequest): Promise<void> {
       if (filtered) known.add(keyOf(o));
       if (!write('ADDED', shape(o))) await drain();
     }
-    if (q.sendInitialEvents) bookmark({ [INITIAL_EVENTS_END]: 'true' });
+    if (q.sendInitialEvents) bookmark({ [annInitialEventsEnd]: 'true' });
     for await (const e of events) {
       const o = e.object;
       let type: EventType | undefined = e.type;

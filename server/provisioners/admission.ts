@@ -3,12 +3,13 @@
 // or passes through, a symlink is refused with the parameter named. With `stowage start`
 // this machine is the node; on a machine where the path does not exist, nothing is refused
 // here and the plugin checks again on its node before it makes anything.
-import { HOST_PATH_PROVISIONER, inTreeParameterProblems, LOOP_PROVISIONER } from '../resources/storage-class/in-tree-parameters';
-import type { Admission } from '../services/objects';
+import { inTreeParameterProblems } from '../resources/storage-class/in-tree-parameters';
+import type { Admission } from '../resources/types';
 import { symlinkProblems } from './node-local';
 import type { HostOs } from './os';
+import { hostPathProvisioner, loopProvisioner } from '../domain/well-known/provisioners';
 
-const isInTree = (p: string) => p === HOST_PATH_PROVISIONER || p === LOOP_PROVISIONER;
+const isInTree = (p: string) => p === hostPathProvisioner || p === loopProvisioner;
 
 export function storageClassAdmission(os: HostOs): Admission {
   return async (obj) => {

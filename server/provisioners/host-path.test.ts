@@ -4,11 +4,12 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openTestStore, type TestStore } from '../../test/db';
 import { AssetStore } from './assets';
-import { createHostPathPlugin, hostPathPluginName } from './host-path';
+import { createHostPathPlugin } from './host-path';
 import { createRealOs } from './os';
 import { FakeOs, FaultyOs } from './os-fake';
 import { provisionOptionsFor, type ProvisionerPlugin } from './plugin';
 import { releaseEverythingUnder, testClaim, testClass } from './testing';
+import { hostPathProvisioner } from '../domain/well-known/provisioners';
 
 const NODE = 'node-a';
 let ts: TestStore;
@@ -40,7 +41,7 @@ const exists = (p: string) => fs.access(p).then(() => true, () => false);
 describe('stowage.io/host-path on real directories', () => {
   it('makes a directory per claim, pinned to this node, and records it before and after', async () => {
     const claim = testClaim({ size: '1Gi' });
-    const result = await plugin().provision(provisionOptionsFor(claim, testClass(hostPathPluginName, { basePath: base })));
+    const result = await plugin().provision(provisionOptionsFor(claim, testClass(hostPathProvisioner, { basePath: base })));
     expect(result.error).toBeUndefined();
     const v = result.volume!;
     const dirPath = path.join(base, `pvc-${claim.metadata.uid}_team-a_data`);
@@ -50,14 +51,14 @@ describe('stowage.io/host-path on real directories', () => {
     expect((await fs.stat(dirPath)).isDirectory()).toBe(true);
     // The narrowest mode that works: the owner's only.
     expect((await fs.stat(dirPath)).mode & 0o777).toBe(0o700);
-    const record = await assets.get(hostPathPluginName, `pvc-${claim.metadata.uid}`);
+    const record = await assets.get(hostPathProvisioner, `pvc-${claim.metadata.uid}`);
     expect(record).toMatchObject({ state: 'created', node: NODE, claimUid: claim.metadata.uid, details: { path: dirPath, claim: 'team-a/data' } });
   });
 
   it('deletes the directory with its contents; the record stays "deleting" for the deleter', async () => {
     const claim = testClaim();
     const p = plugin();
-    const { volume } = await p.provision(provisionOptionsFor(claim, testClass(hostPathPluginName, { basePath: base, mode: '0750' })));
+    const { volume } = await p.provision(provisionOptionsFor(claim, testClass(hostPathProvisioner, { basePath: base, mode: '0750' })));
     const dirPath = (volume!.source.hostPath as { path: string }).path;
     expect((await fs.stat(dirPath)).mode & 0o777).toBe(0o750);
     await fs.writeFile(path.join(dirPath, 'file'), 'data');
@@ -65,14 +66,14 @@ describe('stowage.io/host-path on real directories', () => {
     expect(await p.delete(pv)).toBe('deleted');
     expect(await exists(dirPath)).toBe(false);
     expect(await exists(base)).toBe(true);
-    expect((await assets.get(hostPathPluginName, pv.metadata.name))?.state).toBe('deleting');
+    expect((await assets.get(hostPathProvisioner, pv.metadata.name))?.state).toBe('deleting');
     // Deleting again is harmless.
     expect(await p.delete(pv)).toBe('deleted');
   });
 
   it('continues an earlier attempt for the same claim instead of making a second asset', async () => {
     const claim = testClaim();
-    const options = provisionOptionsFor(claim, testClass(hostPathPluginName, { basePath: base }));
+    const options = provisionOptionsFor(claim, testClass(hostPathProvisioner, { basePath: base }));
     const first = await plugin().provision(options);
     const again = await plugin().provision(options);
     expect(again.volume?.source).toEqual(first.volume?.source);
@@ -84,7 +85,7 @@ describe('stowage.io/host-path on real directories', () => {
     const faulty = new FaultyOs(createRealOs(NODE));
     const claim = testClaim();
     faulty.failNext('mkdir', 1, (args) => String(args[0]).includes('pvc-'));
-    const result = await plugin(faulty).provision(provisionOptionsFor(claim, testClass(hostPathPluginName, { basePath: base })));
+    const result = await plugin(faulty).provision(provisionOptionsFor(claim, testClass(hostPathProvisioner, { basePath: base })));
     expect(result).toMatchObject({ state: 'finished', error: { message: expect.stringContaining('injected failure: mkdir') } });
     expect(await fs.readdir(base)).toEqual([]);
     expect(await assets.count()).toBe(0);
@@ -95,7 +96,7 @@ describe('stowage.io/host-path on real directories', () => {
     faulty.failNext('mkdir', 1, (args) => String(args[0]).includes('pvc-'));
     faulty.failNext('rm', 1);
     const claim = testClaim();
-    await plugin(faulty).provision(provisionOptionsFor(claim, testClass(hostPathPluginName, { basePath: base })));
+    await plugin(faulty).provision(provisionOptionsFor(claim, testClass(hostPathProvisioner, { basePath: base })));
     const [record] = await assets.list();
     expect(record).toMatchObject({ state: 'creating', error: expect.stringContaining('injected failure: rm') });
     expect(await plugin().deleteAsset(record)).toBe('deleted');
@@ -106,7 +107,7 @@ describe('stowage.io/host-path on real directories', () => {
     const p = plugin();
     expect(await p.delete({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pvc-unknown' } })).toBe('ignored');
     const claim = testClaim();
-    await p.provision(provisionOptionsFor(claim, testClass(hostPathPluginName, { basePath: base })));
+    await p.provision(provisionOptionsFor(claim, testClass(hostPathProvisioner, { basePath: base })));
     const [record] = await assets.list();
     const elsewhere = createHostPathPlugin({ os: createRealOs('node-b'), assets, nodeName: 'node-b' });
     expect(await elsewhere.deleteAsset(record)).toBe('ignored');
@@ -116,14 +117,14 @@ describe('stowage.io/host-path on real directories', () => {
   it('refuses to remove anything outside the base path a record names', async () => {
     const victim = path.join(dir, 'precious');
     await fs.mkdir(victim);
-    const { record } = await assets.begin({ plugin: hostPathPluginName, pvName: 'pvc-x', node: NODE, details: { path: victim, basePath: base } });
+    const { record } = await assets.begin({ plugin: hostPathProvisioner, pvName: 'pvc-x', node: NODE, details: { path: victim, basePath: base } });
     await expect(plugin().deleteAsset(record)).rejects.toThrow(/refusing to remove/);
     expect(await exists(victim)).toBe(true);
   });
 
   it('fails without an asset when the base path cannot hold the request', async () => {
     const fake = new FakeOs({ hostname: NODE, totalBytes: 1n << 20n });
-    const result = await plugin(fake).provision(provisionOptionsFor(testClaim({ size: '2Mi' }), testClass(hostPathPluginName, { basePath: '/data' })));
+    const result = await plugin(fake).provision(provisionOptionsFor(testClaim({ size: '2Mi' }), testClass(hostPathProvisioner, { basePath: '/data' })));
     expect(result.error?.message).toMatch(/not enough space under \/data: 1Mi available, 2Mi requested/);
     expect(await assets.count()).toBe(0);
   });
@@ -149,7 +150,7 @@ describe('stowage.io/host-path refuses what it cannot honour, before making anyt
     const fake = new FakeOs({ hostname: NODE });
     const p = plugin(fake);
     const claim = testClaim({ spec });
-    const cls = testClass(hostPathPluginName, params, sc);
+    const cls = testClass(hostPathProvisioner, params, sc);
     expect(p.validateParameters(params, claim, cls).join('\n')).toMatch(problem);
     const result = await p.provision(provisionOptionsFor(claim, cls));
     expect(result).toMatchObject({ state: 'finished', error: { name: 'ProvisioningError', message: expect.stringMatching(problem) } });
@@ -160,14 +161,14 @@ describe('stowage.io/host-path refuses what it cannot honour, before making anyt
   it('honours a selector on this node by labelling the volume', async () => {
     const fake = new FakeOs({ hostname: NODE });
     const claim = testClaim({ spec: { selector: { matchLabels: { 'kubernetes.io/hostname': NODE } } } });
-    const result = await plugin(fake).provision(provisionOptionsFor(claim, testClass(hostPathPluginName, { basePath: '/data' })));
+    const result = await plugin(fake).provision(provisionOptionsFor(claim, testClass(hostPathProvisioner, { basePath: '/data' })));
     expect(result.volume?.labels).toEqual({ 'kubernetes.io/hostname': NODE });
   });
 
   it('asks for another node when the scheduler picked one it does not serve', async () => {
     const fake = new FakeOs({ hostname: NODE });
     const claim = testClaim({ annotations: { 'volume.kubernetes.io/selected-node': 'node-b' } });
-    const result = await plugin(fake).provision(provisionOptionsFor(claim, testClass(hostPathPluginName, { basePath: '/data' })));
+    const result = await plugin(fake).provision(provisionOptionsFor(claim, testClass(hostPathProvisioner, { basePath: '/data' })));
     expect(result.state).toBe('reschedule');
     expect(await assets.count()).toBe(0);
   });

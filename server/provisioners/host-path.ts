@@ -21,8 +21,8 @@ import {
   type PluginCapabilities,
   type ProvisionerPlugin,
 } from './plugin';
+import { hostPathProvisioner, loopProvisioner } from '../domain/well-known/provisioners';
 
-export const hostPathPluginName = 'stowage.io/host-path';
 const knownParameters = ['basePath', 'mode'] as const;
 export const DEFAULT_MODE = 0o700;
 
@@ -34,14 +34,14 @@ function modeOf(parameters: Record<string, string>): number {
 }
 
 export function createHostPathPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
-  const name = hostPathPluginName;
+  const name = hostPathProvisioner;
 
   function validateParameters(parameters: Record<string, string>, claim: KubeObject, storageClass?: KubeObject): string[] {
     const problems = unknownParameters(name, parameters, knownParameters);
     problems.push(...basePathProblems(name, parameters.basePath));
     problems.push(...modeProblems(parameters.mode));
     if ((claim.spec?.volumeMode ?? 'Filesystem') === 'Block') {
-      problems.push(`${name} makes directories; it cannot provision a volume with volumeMode Block (use stowage.io/loop)`);
+      problems.push(`${name} makes directories; it cannot provision a volume with volumeMode Block (use ${loopProvisioner})`);
     }
     if ((storageClass?.mountOptions ?? []).length > 0) {
       problems.push(`${name} volumes are hostPath volumes, which take no mountOptions; remove them from the StorageClass`);

@@ -4,16 +4,17 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openTestStore, type TestStore } from '../../test/db';
 import { AssetStore } from './assets';
-import { createLoopPlugin, loopPluginName, roundToSector } from './loop';
+import { createLoopPlugin, roundToSector } from './loop';
 import { createRealOs, type HostOs } from './os';
 import { FakeOs, FaultyOs, type OsOperation } from './os-fake';
 import { provisionOptionsFor, type ProvisionerPlugin } from './plugin';
 import { loopsUnder, mountsUnder, releaseEverythingUnder, testClaim, testClass } from './testing';
+import { loopProvisioner } from '../domain/well-known/provisioners';
 
 const NODE = 'node-a';
 const real = createRealOs(NODE);
 const loop = await real.loopSupport();
-if (!loop.ok) console.log(`[skip] real loop-device tests of ${loopPluginName}: ${loop.reason}`);
+if (!loop.ok) console.log(`[skip] real loop-device tests of ${loopProvisioner}: ${loop.reason}`);
 
 let ts: TestStore;
 let assets: AssetStore;
@@ -45,7 +46,7 @@ describe.skipIf(!loop.ok)('stowage.io/loop on real loop devices', () => {
   it('Filesystem: formats, mounts under basePath/mounts/<pv>, enforces the size, and deletes it all', async () => {
     const claim = testClaim({ size: '8Mi' });
     const p = plugin();
-    const result = await p.provision(provisionOptionsFor(claim, testClass(loopPluginName, { basePath: base })));
+    const result = await p.provision(provisionOptionsFor(claim, testClass(loopProvisioner, { basePath: base })));
     expect(result.error).toBeUndefined();
     const v = result.volume!;
     const mountpoint = path.join(base, 'mounts', `pvc-${claim.metadata.uid}`);
@@ -69,7 +70,7 @@ describe.skipIf(!loop.ok)('stowage.io/loop on real loop devices', () => {
   it('Block: hands out the device, exactly as large as requested', async () => {
     const claim = testClaim({ size: '4Mi', spec: { volumeMode: 'Block' } });
     const p = plugin();
-    const { volume, error } = await p.provision(provisionOptionsFor(claim, testClass(loopPluginName, { basePath: base })));
+    const { volume, error } = await p.provision(provisionOptionsFor(claim, testClass(loopProvisioner, { basePath: base })));
     expect(error).toBeUndefined();
     const device = String(volume!.asset.device);
     expect(volume).toMatchObject({ volumeMode: 'Block', source: { local: { path: device } }, capacityBytes: 4n << 20n });
@@ -90,7 +91,7 @@ describe.skipIf(!loop.ok)('stowage.io/loop on real loop devices', () => {
 
   it('rounds an unaligned request up to whole sectors, never below the request', async () => {
     const claim = testClaim({ size: '2M', spec: { volumeMode: 'Block' } });
-    const { volume } = await plugin().provision(provisionOptionsFor(claim, testClass(loopPluginName, { basePath: base })));
+    const { volume } = await plugin().provision(provisionOptionsFor(claim, testClass(loopProvisioner, { basePath: base })));
     expect(volume!.capacityBytes).toBe(roundToSector(2_000_000n));
     expect(volume!.capacityBytes).toBeGreaterThanOrEqual(2_000_000n);
     expect(await real.sizeOf(String(volume!.asset.device))).toBe(volume!.capacityBytes);
@@ -100,7 +101,7 @@ describe.skipIf(!loop.ok)('stowage.io/loop on real loop devices', () => {
     const faulty = new FaultyOs(real);
     faulty.failNext('mkfs');
     const claim = testClaim({ size: '4Mi' });
-    const result = await plugin(faulty).provision(provisionOptionsFor(claim, testClass(loopPluginName, { basePath: base })));
+    const result = await plugin(faulty).provision(provisionOptionsFor(claim, testClass(loopProvisioner, { basePath: base })));
     expect(result.error?.message).toMatch(/injected failure: mkfs/);
     expect(await loopsUnder(dir)).toEqual([]);
     expect(await mountsUnder(dir)).toEqual([]);
@@ -110,7 +111,7 @@ describe.skipIf(!loop.ok)('stowage.io/loop on real loop devices', () => {
 
   it('recovers from its own record after a crash half way (device attached, not mounted)', async () => {
     const claim = testClaim({ size: '4Mi' });
-    const options = provisionOptionsFor(claim, testClass(loopPluginName, { basePath: base }));
+    const options = provisionOptionsFor(claim, testClass(loopProvisioner, { basePath: base }));
     const faulty = new FaultyOs(real);
     faulty.failNext('mount');
     faulty.failNext('umount'); // the undo fails too: the record is all that is left
@@ -136,7 +137,7 @@ describe('stowage.io/loop with a fake OS', () => {
       { spec: {}, size: '100Mi', params: { basePath: '/d', fsType: 'xfs' }, problem: /needs at least 300Mi for xfs/ },
     ];
     for (const c of cases) {
-      const result = await plugin(fake).provision(provisionOptionsFor(testClaim({ spec: c.spec, size: c.size }), testClass(loopPluginName, c.params)));
+      const result = await plugin(fake).provision(provisionOptionsFor(testClaim({ spec: c.spec, size: c.size }), testClass(loopProvisioner, c.params)));
       expect(result.error?.message, JSON.stringify(c.params)).toMatch(c.problem);
     }
     expect(fake.files.size + fake.loops.size).toBe(0);
@@ -148,7 +149,7 @@ describe('stowage.io/loop with a fake OS', () => {
     const fake = new FakeOs({ hostname: NODE });
     const faulty = new FaultyOs(fake);
     faulty.failNext(op, 1, (args) => op !== 'mkdir' || String(args[0]).includes('/mounts/'));
-    const result = await plugin(faulty).provision(provisionOptionsFor(testClaim({ size: '4Mi' }), testClass(loopPluginName, { basePath: '/d' })));
+    const result = await plugin(faulty).provision(provisionOptionsFor(testClaim({ size: '4Mi' }), testClass(loopProvisioner, { basePath: '/d' })));
     expect(result.error?.message).toContain(`injected failure: ${op}`);
     expect({ files: fake.files.size, loops: fake.loops.size, mounts: fake.mounts.size, records: await assets.count() }).toEqual({ files: 0, loops: 0, mounts: 0, records: 0 });
   });

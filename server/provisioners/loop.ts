@@ -38,8 +38,8 @@ import {
   type ProvisionerPlugin,
   type ProvisionedVolume,
 } from './plugin';
+import { loopProvisioner } from '../domain/well-known/provisioners';
 
-export const loopPluginName = 'stowage.io/loop';
 const knownParameters = ['basePath', 'fsType'] as const;
 export const loopFsTypes: Record<string, bigint> = { ext4: 1n << 20n, ext3: 1n << 20n, ext2: 1n << 20n, xfs: 300n << 20n };
 
@@ -54,7 +54,7 @@ const SECTOR = 512n;
 export const roundToSector = (bytes: bigint) => ((bytes + SECTOR - 1n) / SECTOR) * SECTOR;
 
 export function createLoopPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
-  const name = loopPluginName;
+  const name = loopProvisioner;
   const os = deps.os;
 
   function validateParameters(parameters: Record<string, string>, claim: KubeObject): string[] {

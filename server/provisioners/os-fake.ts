@@ -1,7 +1,8 @@
 // An in-memory HostOs for unit tests and benchmarks, strict where the real OS is strict
 // (a mounted directory cannot be removed, a mounted device cannot be detached, a file needs
 // its parent directory), and a wrapper that injects failures into any HostOs.
-import type { DiskUsage, FsStats, HostOs, UsageBudget } from './os';
+import type { FsStats } from '../domain/filesystem';
+import type { DiskUsage, HostOs, UsageBudget } from './os';
 
 const parentOf = (p: string) => p.slice(0, Math.max(1, p.lastIndexOf('/')));
 const under = (p: string, root: string) => p === root || p.startsWith(root.endsWith('/') ? root : `${root}/`);

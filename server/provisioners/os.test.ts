@@ -2,19 +2,9 @@ import fs from 'node:fs/promises';
 import nodeOs from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRealOs, parseMountInfo } from './os';
+import { createRealOs } from './os';
 import { FakeOs, FaultyOs } from './os-fake';
 import { releaseEverythingUnder } from './testing';
-
-describe('parseMountInfo', () => {
-  it.each([
-    { name: 'a plain mount', line: '36 35 98:0 / /mnt/data rw,noatime master:1 - ext4 /dev/loop3 rw', target: '/mnt/data', source: '/dev/loop3' },
-    { name: 'escaped spaces', line: '36 35 98:0 / /mnt/my\\040disk rw - ext4 /dev/loop\\0404 rw', target: '/mnt/my disk', source: '/dev/loop 4' },
-    { name: 'optional fields', line: '40 1 0:5 / /proc rw shared:2 master:3 - proc proc rw', target: '/proc', source: 'proc' },
-  ])('$name', ({ line, target, source }) => {
-    expect(parseMountInfo(`${line}\n`).get(target)).toBe(source);
-  });
-});
 
 describe('the real OS is idempotent where cleanup needs it', () => {
   let dir: string;

@@ -10,13 +10,9 @@ import fs from 'node:fs/promises';
 import nodeOs from 'node:os';
 import { posix } from 'node:path';
 import { promisify } from 'node:util';
+import { parseMountInfo, type FsStats } from '../domain/filesystem';
 
 const run = promisify(execFile);
-
-export interface FsStats {
-  totalBytes: bigint;
-  availableBytes: bigint;
-}
 
 export interface UsageBudget {
   ms: number;
@@ -98,26 +94,6 @@ async function fsck(device: string): Promise<void> {
     if ((e as { code?: unknown }).code === 1) return;
     throw new Error(`e2fsck -f -y ${device}: ${errText(e)}`);
   }
-}
-
-/** Decodes the octal escapes of /proc/self/mountinfo (\040 for a space ...). */
-function unescapeMountField(s: string): string {
-  return s.replace(/\\([0-7]{3})/g, (_m, o: string) => String.fromCharCode(parseInt(o, 8)));
-}
-
-/** Parses /proc/self/mountinfo into target -> source (the last mount on a target wins). */
-export function parseMountInfo(text: string): Map<string, string> {
-  const mounts = new Map<string, string>();
-  for (const line of text.split('\n')) {
-    if (!line) continue;
-    const sep = line.indexOf(' - ');
-    if (sep < 0) continue;
-    const left = line.slice(0, sep).split(' ');
-    const right = line.slice(sep + 3).split(' ');
-    if (left.length < 5 || right.length < 2) continue;
-    mounts.set(unescapeMountField(left[4]), unescapeMountField(right[1]));
-  }
-  return mounts;
 }
 
 function isMissing(e: unknown): boolean {

@@ -21,6 +21,8 @@ import type { KubeObject } from '../resources/types';
 import type { DiskUsage, UsageBudget } from './os';
 import type { VolumeNodeAffinity } from '../resources/node-selector';
 import type { AssetRecord } from './assets';
+import { annSelectedNode } from '../domain/well-known/annotations';
+import { labelHostname } from '../domain/well-known/labels';
 
 export type VolumeMode = 'Filesystem' | 'Block';
 
@@ -41,9 +43,6 @@ export interface ProvisionOptions {
   /** The decoded data of the Secret the class names (csi.storage.k8s.io/provisioner-secret-name). */
   secrets?: Record<string, string>;
 }
-
-/** The annotation on a claim naming the node its consumer was scheduled to. */
-export const annSelectedNode = 'volume.kubernetes.io/selected-node';
 
 /** The deterministic PV name of a claim: a second provisioning of it fails instead of duplicating. */
 export const volumeNameFor = (claim: KubeObject) => `pvc-${claim.metadata.uid ?? ''}`;
@@ -147,13 +146,10 @@ export const failed = (error: unknown, state: ProvisioningState = 'finished'): P
   error: error instanceof Error ? error : new Error(String(error)),
 });
 
-/** The label every node carries with its name (kubernetes.io/hostname). */
-export const hostnameLabel = 'kubernetes.io/hostname';
-
 /** Node affinity that pins a volume to one node. */
 export function pinToNode(node: string): VolumeNodeAffinity {
   return {
-    required: { nodeSelectorTerms: [{ matchExpressions: [{ key: hostnameLabel, operator: 'In', values: [node] }] }] },
+    required: { nodeSelectorTerms: [{ matchExpressions: [{ key: labelHostname, operator: 'In', values: [node] }] }] },
   };
 }
 
@@ -172,21 +168,21 @@ export function nodeSelectorLabels(
   const problems: string[] = [];
   if (!selector) return { labels, problems };
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
-    if (key !== hostnameLabel) {
-      problems.push(`the claim's selector uses label "${key}", which ${plugin} does not understand (it understands only ${hostnameLabel})`);
+    if (key !== labelHostname) {
+      problems.push(`the claim's selector uses label "${key}", which ${plugin} does not understand (it understands only ${labelHostname})`);
     } else if (value !== node) {
-      problems.push(`the claim's selector asks for ${hostnameLabel}=${value}, but ${plugin} provisions on node "${node}" only`);
+      problems.push(`the claim's selector asks for ${labelHostname}=${value}, but ${plugin} provisions on node "${node}" only`);
     } else {
       labels[key] = value;
     }
   }
   for (const expr of selector.matchExpressions ?? []) {
-    if (expr.key !== hostnameLabel) {
-      problems.push(`the claim's selector uses label "${expr.key}", which ${plugin} does not understand (it understands only ${hostnameLabel})`);
+    if (expr.key !== labelHostname) {
+      problems.push(`the claim's selector uses label "${expr.key}", which ${plugin} does not understand (it understands only ${labelHostname})`);
     } else if (expr.operator !== 'In' || !(expr.values ?? []).includes(node)) {
-      problems.push(`the claim's selector expression on ${hostnameLabel} (${expr.operator}) cannot be satisfied by node "${node}"`);
+      problems.push(`the claim's selector expression on ${labelHostname} (${expr.operator}) cannot be satisfied by node "${node}"`);
     } else {
-      labels[hostnameLabel] = node;
+      labels[labelHostname] = node;
     }
   }
   return { labels, problems };

@@ -3,22 +3,20 @@
 // ExternalProvisioning event for those); the provisioning controllers get the plugins.
 import type { Logger } from 'pino';
 import type { AssetStore } from './assets';
-import { createHostPathPlugin, hostPathPluginName } from './host-path';
-import { createLoopPlugin, loopPluginName } from './loop';
+import { createHostPathPlugin } from './host-path';
+import { createLoopPlugin } from './loop';
 import type { HostOs } from './os';
 import { hostPathCapabilities } from './host-path';
 import { loopCapabilities } from './loop';
 import { ANY_CAPABILITIES, type PluginCapabilities, type ProvisionerPlugin } from './plugin';
+import { hostPathProvisioner, loopProvisioner } from '../domain/well-known/provisioners';
 
-export { hostPathPluginName } from './host-path';
-export { loopPluginName } from './loop';
-
-export const inTreeProvisionerNames: ReadonlySet<string> = new Set([hostPathPluginName, loopPluginName]);
+export const inTreeProvisionerNames: ReadonlySet<string> = new Set([hostPathProvisioner, loopProvisioner]);
 
 /** What each in-tree plugin can make (the same objects the plugins carry). */
 const inTreeCapabilities: ReadonlyMap<string, PluginCapabilities> = new Map([
-  [hostPathPluginName, hostPathCapabilities],
-  [loopPluginName, loopCapabilities],
+  [hostPathProvisioner, hostPathCapabilities],
+  [loopProvisioner, loopCapabilities],
 ]);
 
 /** What a class's provisioner can make: an in-tree plugin's declaration; external ones: anything. */

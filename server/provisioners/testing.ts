@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { promisify } from 'node:util';
 import type { KubeObject } from '../resources/types';
-import { parseMountInfo } from './os';
+import { parseMountInfo } from '../domain/filesystem';
 
 const run = promisify(execFile);
 

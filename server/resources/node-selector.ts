@@ -6,6 +6,7 @@ import type { FieldError } from '../domain/errors';
 import { isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '../domain/names';
 import type { Stored } from './types';
 import { child, deepEqual, duplicate, forbidden, invalid, required } from './field-errors';
+import { betaToGALabel, labelHostname } from '../domain/well-known/labels';
 
 export const nodeSelectorRequirementSchema = z.strictObject({
   key: z.string().nullish(),
@@ -143,15 +144,6 @@ export function sameTopologyTerm(a: TopologySelectorTerm, b: TopologySelectorTer
   return deepEqual(asMap(a), asMap(b));
 }
 
-/** Beta node labels and the GA labels that replaced them. */
-export const betaToGALabel: Record<string, string> = {
-  'failure-domain.beta.kubernetes.io/zone': 'topology.kubernetes.io/zone',
-  'failure-domain.beta.kubernetes.io/region': 'topology.kubernetes.io/region',
-  'beta.kubernetes.io/os': 'kubernetes.io/os',
-  'beta.kubernetes.io/arch': 'kubernetes.io/arch',
-  'beta.kubernetes.io/instance-type': 'node.kubernetes.io/instance-type',
-};
-
 /** Equal node affinities, where a beta label key in `prev` may have become its GA key in `next`. */
 export function sameNodeAffinityAllowingGALabels(next: VolumeNodeAffinity | undefined, prev: VolumeNodeAffinity | undefined): boolean {
   const upgrade = (n: NodeSelectorRequirement[] | undefined, p: NodeSelectorRequirement[] | undefined) =>
@@ -175,8 +167,6 @@ export function sameNodeAffinityAllowingGALabels(next: VolumeNodeAffinity | unde
   return deepEqual(next, adjusted);
 }
 
-export const hostnameLabel = 'kubernetes.io/hostname';
-
 /**
  * The one node a volume is pinned to: every required term selects `kubernetes.io/hostname`
  * In [one name], the same name each time. Otherwise undefined.
@@ -186,7 +176,7 @@ export function pinnedHostname(affinity: VolumeNodeAffinity | undefined): string
   let host: string | undefined;
   for (const term of terms) {
     const hit = (term.matchExpressions ?? []).find(
-      (r) => r.key === hostnameLabel && r.operator === 'In' && (r.values ?? []).length === 1,
+      (r) => r.key === labelHostname && r.operator === 'In' && (r.values ?? []).length === 1,
     );
     const name = hit?.values?.[0];
     if (name === undefined || (host !== undefined && host !== name)) return undefined;

@@ -2,10 +2,8 @@
 // every claim gets kubernetes.io/pvc-protection and every volume
 // kubernetes.io/pv-protection, so deleting one that is in use only marks it; the
 // pvc-protection and pv-protection controllers remove the finalizers when it is free.
+import { pvcProtectionFinalizer, pvProtectionFinalizer } from '../domain/well-known/finalizers';
 import type { KubeObject } from './types';
-
-export const pvcProtectionFinalizer = 'kubernetes.io/pvc-protection';
-export const pvProtectionFinalizer = 'kubernetes.io/pv-protection';
 
 /** The in-use protection finalizer of each protected kind. */
 export const protectionFinalizerOf = {

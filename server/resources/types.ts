@@ -85,6 +85,9 @@ export interface TableColumn {
   priority: number;
 }
 
+/** Checks of an object to be created that need more than its strategy (the node's filesystem). */
+export type Admission = (obj: KubeObject) => Promise<FieldError[]>;
+
 /**
  * A kind's strategy; `T` is the kind's object type (resources/<kind>/schema.ts), which the
  * registry handles as any `KubeObject`.

@@ -24,6 +24,3 @@ export function validateVolumeMode(mode: string | undefined, base: string): Fiel
   if (mode === undefined || (supportedVolumeModes as readonly string[]).includes(mode)) return [];
   return [notSupported(child(base), mode, supportedVolumeModes)];
 }
-
-/** The deprecated class annotation that still wins over spec.storageClassName upstream. */
-export const betaStorageClassAnnotation = 'volume.beta.kubernetes.io/storage-class';

@@ -4,13 +4,13 @@
 // "Warning: ...".
 import type { PersistentVolume } from './persistent-volume/schema';
 import type { PersistentVolumeClaim } from './persistent-volume-claim/schema';
-import { betaStorageClassAnnotation } from './volume-fields';
+import { annBetaStorageClass } from '../domain/well-known/annotations';
 
-const deprecatedStorageClassAnnotation = `metadata.annotations[${betaStorageClassAnnotation}]: deprecated since v1.8; use "storageClassName" attribute instead`;
+const deprecatedStorageClassAnnotation = `metadata.annotations[${annBetaStorageClass}]: deprecated since v1.8; use "storageClassName" attribute instead`;
 
 export function persistentVolumeWarnings(pv: PersistentVolume): string[] {
   const warnings: string[] = [];
-  if (pv.metadata?.annotations?.[betaStorageClassAnnotation] !== undefined) warnings.push(deprecatedStorageClassAnnotation);
+  if (pv.metadata?.annotations?.[annBetaStorageClass] !== undefined) warnings.push(deprecatedStorageClassAnnotation);
   if (pv.spec?.persistentVolumeReclaimPolicy === 'Recycle') {
     warnings.push(
       'spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated. Instead, the recommended approach is to use dynamic provisioning.',
@@ -20,5 +20,5 @@ export function persistentVolumeWarnings(pv: PersistentVolume): string[] {
 }
 
 export function persistentVolumeClaimWarnings(pvc: PersistentVolumeClaim): string[] {
-  return pvc.metadata?.annotations?.[betaStorageClassAnnotation] !== undefined ? [deprecatedStorageClassAnnotation] : [];
+  return pvc.metadata?.annotations?.[annBetaStorageClass] !== undefined ? [deprecatedStorageClassAnnotation] : [];
 }

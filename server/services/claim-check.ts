@@ -18,6 +18,7 @@ import type { ObjectStore } from '../store/object-store';
 import { availableVolumes, nearVolumes, volumesClaimedBy } from '../store/volume-queries';
 import { forbidden, strategyOrThrow } from './objects';
 import { quotaRoom, type QuotaRoom } from './quota-room';
+import { annClassDescription, annDescription } from '../domain/well-known/annotations';
 
 export type ClaimCheck = ClaimPlan | { outcome: 'invalid'; summary: string; causes: FieldError[] };
 
@@ -34,7 +35,7 @@ export interface ClassChoice {
   minBytes?: string;
 }
 
-const DESCRIPTION_ANNOTATIONS = ['storageclass.kubernetes.io/description', 'description', 'kubernetes.io/description', 'openshift.io/description'];
+const DESCRIPTION_ANNOTATIONS = [annClassDescription, 'description', annDescription, 'openshift.io/description'];
 
 /** Upstream GetDefaultClass: of several defaults the newest wins; equal times go by name. */
 function newestDefault(classes: KubeObject[]): KubeObject | undefined {

@@ -9,12 +9,13 @@ import { StowageError } from '../domain/errors';
 import { accessModesToBits } from '../domain/access-modes';
 import { quantityToBytes } from '../domain/quantity';
 import { capacityView, type CapacityView } from '../domain/volume-usage';
-import { podsUsingClaim } from '../resources/pod/claims';
+import { podsUsingClaim } from '../domain/pod-claims';
 import { capabilitiesOf, inTreeProvisionerNames } from '../provisioners/registry';
 import type { KubeObject } from '../resources/types';
 import { podsNamingClaim } from '../store/reclaim-queries';
 import { availableVolumes } from '../store/volume-queries';
 import type { ObjectService } from './objects';
+import { pvcProtectionFinalizer } from '../domain/well-known/finalizers';
 
 const PVC = 'PersistentVolumeClaim';
 /** Annotations the controllers own: a re-created claim starts without them. */
@@ -160,7 +161,7 @@ export class ClaimDoctorService {
     let current = claim;
     if ((claim.metadata.finalizers ?? []).length > 0) {
       const lifted = structuredClone(claim);
-      lifted.metadata.finalizers = (claim.metadata.finalizers ?? []).filter((f: string) => f !== 'kubernetes.io/pvc-protection');
+      lifted.metadata.finalizers = (claim.metadata.finalizers ?? []).filter((f: string) => f !== pvcProtectionFinalizer);
       current = await this.objects.update(p, lifted);
     }
     const res = await this.objects.delete(p, PVC, ns, name, { preconditions: { uid: claim.metadata.uid, resourceVersion: current.metadata.resourceVersion } });

@@ -8,10 +8,11 @@
 import { actorOfPrincipal } from '../domain/actor';
 import { isAllowed, type Principal } from '../domain/authorization';
 import { invalid, StowageError } from '../domain/errors';
-import { betaDefaultClassAnnotation, defaultClassAnnotation, isDefaultClass } from '../resources/storage-class/strategy';
-import type { KubeObject } from '../resources/types';
+import { isDefaultClass } from '../resources/storage-class/strategy';
+import type { Admission, KubeObject } from '../resources/types';
 import type { ObjectStore } from '../store/object-store';
-import { forbidden, strategyOrThrow, type Admission } from './objects';
+import { forbidden, strategyOrThrow } from './objects';
+import { annBetaIsDefaultClass, annIsDefaultClass } from '../domain/well-known/annotations';
 
 const SC = 'StorageClass';
 
@@ -48,9 +49,9 @@ export function replacementOf(replacement: KubeObject, name: string, makeDefault
   const next = structuredClone(replacement);
   const { uid: _u, resourceVersion: _rv, creationTimestamp: _c, generation: _g, deletionTimestamp: _d, deletionGracePeriodSeconds: _dg, managedFields: _m, ...meta } = next.metadata ?? {};
   const annotations: Record<string, string> = { ...(meta.annotations ?? {}) };
-  delete annotations[defaultClassAnnotation];
-  delete annotations[betaDefaultClassAnnotation];
-  if (makeDefault) annotations[defaultClassAnnotation] = 'true';
+  delete annotations[annIsDefaultClass];
+  delete annotations[annBetaIsDefaultClass];
+  if (makeDefault) annotations[annIsDefaultClass] = 'true';
   next.metadata = { ...meta, name };
   if (Object.keys(annotations).length > 0) next.metadata.annotations = annotations;
   else delete next.metadata.annotations;
@@ -117,8 +118,8 @@ export class ClassReplaceService {
             const sc = await tx.mustGet(SC, undefined, r.name);
             if (!isDefaultClass(sc)) continue;
             const annotations: Record<string, string> = { ...sc.metadata.annotations };
-            delete annotations[defaultClassAnnotation];
-            delete annotations[betaDefaultClassAnnotation];
+            delete annotations[annIsDefaultClass];
+            delete annotations[annBetaIsDefaultClass];
             await tx.update({ ...sc, metadata: { ...sc.metadata, annotations } });
             otherDefaults.push(r.name);
           }

@@ -7,7 +7,8 @@ import { StowageError } from '../domain/errors';
 import { parseLabelSelector } from '../domain/label-selector';
 import { isQualifiedName, isValidLabelValue } from '../domain/names';
 import { redactForReader } from '../domain/redaction';
-import { betaDefaultClassAnnotation as BETA_DEFAULT_CLASS_ANNOTATION, defaultClassAnnotation as DEFAULT_CLASS_ANNOTATION, isDefaultClass } from '../resources/storage-class/strategy';
+import { isDefaultClass } from '../resources/storage-class/strategy';
+import { annBetaIsDefaultClass, annIsDefaultClass } from '../domain/well-known/annotations';
 import type { KubeObject } from '../resources/types';
 import { countByPhaseAndClass, queryPage, type PageFieldFilter, type PageQuery, type PageResult, type PageSortKey } from '../store/object-page';
 import type { ObjectStore } from '../store/object-store';
@@ -163,13 +164,13 @@ export class ListService {
         const annotations: Record<string, string> = { ...sc.metadata.annotations };
         const wasDefault = isDefaultClass(sc);
         if (r.name === name && on) {
-          annotations[DEFAULT_CLASS_ANNOTATION] = 'true';
-          delete annotations[BETA_DEFAULT_CLASS_ANNOTATION];
+          annotations[annIsDefaultClass] = 'true';
+          delete annotations[annBetaIsDefaultClass];
           defaults.push(r.name);
-          if (wasDefault && sc.metadata.annotations?.[DEFAULT_CLASS_ANNOTATION] === 'true' && !sc.metadata.annotations?.[BETA_DEFAULT_CLASS_ANNOTATION]) continue;
+          if (wasDefault && sc.metadata.annotations?.[annIsDefaultClass] === 'true' && !sc.metadata.annotations?.[annBetaIsDefaultClass]) continue;
         } else if (wasDefault && (on || r.name === name)) {
-          delete annotations[DEFAULT_CLASS_ANNOTATION];
-          delete annotations[BETA_DEFAULT_CLASS_ANNOTATION];
+          delete annotations[annIsDefaultClass];
+          delete annotations[annBetaIsDefaultClass];
         } else {
           if (wasDefault) defaults.push(r.name);
           continue;

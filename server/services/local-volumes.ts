@@ -10,6 +10,8 @@ import type { CleanupJob } from '../store/cleanup-jobs';
 import type { DiskRow } from '../store/local-disks';
 import type { ObjectStore } from '../store/object-store';
 import type { NodeAgentService } from './node-agent';
+import { labelLocalNode } from '../domain/well-known/labels';
+import { annDiskMissing, annNodeNotReporting } from '../domain/well-known/annotations';
 
 export interface JobView {
   id: string;
@@ -105,7 +107,7 @@ export class LocalVolumeService {
       this.agents.disks.listForNode(nodeName),
       this.agents.jobs.listForNode(nodeName, { openOnly: true }),
       this.store.tryGet('Node', undefined, nodeName),
-      this.store.list('PersistentVolume', { labelSelector: `local.stowage.io/node=${nodeName}` }).catch(() => ({ items: [] as KubeObject[] })),
+      this.store.list('PersistentVolume', { labelSelector: `${labelLocalNode}=${nodeName}` }).catch(() => ({ items: [] as KubeObject[] })),
     ]);
     const pvByName = new Map(pvs.items.map((v) => [v.metadata.name!, v]));
     const jobByPath = new Map(jobs.map((j) => [j.hostPath, j]));
@@ -129,8 +131,8 @@ export class LocalVolumeService {
               phase: pv.status?.phase ?? '',
               ...(ref?.name ? { claim: `${ref.namespace}/${ref.name}` } : {}),
               uid: pv.metadata.uid ?? '',
-              diskMissing: pv.metadata.annotations?.['local.stowage.io/disk-missing'] === 'true',
-              nodeNotReporting: pv.metadata.annotations?.['local.stowage.io/node-not-reporting'] === 'true',
+              diskMissing: pv.metadata.annotations?.[annDiskMissing] === 'true',
+              nodeNotReporting: pv.metadata.annotations?.[annNodeNotReporting] === 'true',
             }
           : null,
         job: job ? jobView(job) : null,
@@ -173,7 +175,7 @@ export class LocalVolumeService {
       const [disks, jobs, pvs] = await Promise.all([
         this.agents.disks.listForNode(name),
         this.agents.jobs.listForNode(name, { openOnly: true }),
-        this.store.list('PersistentVolume', { labelSelector: `local.stowage.io/node=${name}` }).catch(() => ({ items: [] as KubeObject[] })),
+        this.store.list('PersistentVolume', { labelSelector: `${labelLocalNode}=${name}` }).catch(() => ({ items: [] as KubeObject[] })),
       ]);
       out.push(this.summaryOf(n, disks, jobs, new Map(pvs.items.map((v) => [v.metadata.name!, v]))));
     }

@@ -5,7 +5,7 @@
 // configured discovery directory, job ids are checked against the node.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import type { AgentPod, CleanupProgress, CleanupRequest, CleanupResult, DiscoveredEntry, LocalClassConfig } from '../agent/contract';
+import type { AgentConfig, AgentPod, CleanupProgress, CleanupRequest, CleanupResult, DiscoveredEntry, HeartbeatInput } from '../contracts/agent';
 import { logger } from '../app/logger';
 import { nodeMayActFor, type NodePrincipal } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
@@ -21,33 +21,12 @@ import { NodeTokenStore } from '../store/node-tokens';
 import type { ObjectStore } from '../store/object-store';
 import { PodPublishing } from './pod-publishing';
 import { hashToken } from './users';
+import { labelHostname } from '../domain/well-known/labels';
 
 export const MAX_ENTRIES = 10_000;
 const MAX_LABELS = 64;
 const INSTANCE_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const JOB_ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-export interface AgentConfig {
-  nodeName: string;
-  classes: LocalClassConfig[];
-  /** Set when the stored map does not parse (it is validated on write, so only for old data). */
-  error?: string;
-  resourceVersion: string;
-}
-
-export interface HeartbeatInput {
-  labels?: Record<string, string>;
-  nodeInfo?: { operatingSystem?: string; architecture?: string; kernelVersion?: string; osImage?: string };
-  addresses?: { type: string; address: string }[];
-}
-
-export interface ClaimInput {
-  instance: string;
-  /** Job ids this instance is running (their leases are renewed). */
-  running: string[];
-  /** How many new jobs it may take now. */
-  max: number;
-}
 
 export interface NodeAgentOptions {
   /** A running job's lease: progress must arrive within it (ms; default 20 s). */
@@ -124,7 +103,7 @@ export class NodeAgentService {
   async createToken(nodeName: string, name = ''): Promise<string> {
     const problems = isDNS1123Subdomain(nodeName);
     if (problems.length) throw bad(`node name "${nodeName}": ${problems.join('; ')}`);
-    await this.ensureNode(nodeName, { 'kubernetes.io/hostname': nodeName });
+    await this.ensureNode(nodeName, { [labelHostname]: nodeName });
     const secret = `swn_${randomBytes(24).toString('base64url')}`;
     await this.tokens.create(nodeName, hashToken(secret), name);
     return secret;
@@ -197,7 +176,7 @@ export class NodeAgentService {
         labels[k] = v;
       }
     }
-    labels['kubernetes.io/hostname'] ??= node;
+    labels[labelHostname] ??= node;
     await this.ensureNode(node, labels);
     const info = isPlainObject(input.nodeInfo) ? input.nodeInfo : {};
     for (let attempt = 0; ; attempt++) {

@@ -3,14 +3,14 @@
 import { actorOfPrincipal } from '../domain/actor';
 import { isAllowed, visibleNamespaces, type Principal, type Verb } from '../domain/authorization';
 import { controllerOwnedChanges, keepControllerOwned } from '../domain/claim-ownership';
-import { invalid, qualifiedResource, StowageError, type FieldError } from '../domain/errors';
+import { invalid, qualifiedResource, StowageError } from '../domain/errors';
 import { redactForReader, restoreRedacted, type Reader } from '../domain/redaction';
 import { isExpansion, resizeClassName, resizeRefusal } from '../resources/persistent-volume-claim/resize';
 import { admitProtection } from '../resources/protection';
 import { strategies, strategyForKind } from '../resources/registry';
 import { admitDefaultClass } from '../resources/storage-class/default-class';
 import { admitClaimQuota, syncQuotas } from './quota-admission';
-import type { KubeObject, Strategy } from '../resources/types';
+import type { Admission, KubeObject, Strategy } from '../resources/types';
 import type {
   ChangeEvent,
   DeleteOptions,
@@ -48,9 +48,6 @@ export function forbidden(p: Principal, verb: Verb | 'deletecollection', s: Stra
     { kind: s.plural, name, group },
   );
 }
-
-/** Checks of an object to be created that need more than its strategy (the node's filesystem). */
-export type Admission = (obj: KubeObject) => Promise<FieldError[]>;
 
 /** What `p` may see of objects: the input of the one redaction every read goes through. */
 export function readerOf(p: Principal): Reader {

@@ -4,15 +4,17 @@
 // events when not); and the end of a Terminating pod once its volumes are unpublished.
 // Every call is for the agent's own node; inputs are bounded and checked.
 import type { Logger } from 'pino';
-import type { AgentPod, PodReport, PodVolume, VolumeReport } from '../agent/contract';
+import type { AgentPod, PodReport, PodVolume, VolumeReport } from '../contracts/agent';
 import { StowageError } from '../domain/errors';
 import { volumeNode } from '../domain/reclaim';
 import { usageUpdate, withUsage } from '../domain/volume-usage';
 import { timestampNow } from '../resources/metadata';
-import { isPodTerminated, podClaims } from '../resources/pod/claims';
+import { isPodTerminated, podClaims } from '../domain/pod-claims';
 import type { KubeObject } from '../resources/types';
 import type { ObjectStore } from '../store/object-store';
 import { EventRecorder } from './event-recorder';
+import { kubeletComponent } from '../domain/well-known/components';
+import { reasons } from '../domain/well-known/event-reasons';
 
 /** The most pods one node's agent is told about (and may report on) at once. */
 export const MAX_NODE_PODS = 1_000;
@@ -127,7 +129,7 @@ export class PodPublishing {
     private readonly store: ObjectStore,
     log: Logger,
   ) {
-    this.events = new EventRecorder(store, 'kubelet', log);
+    this.events = new EventRecorder(store, kubeletComponent, log);
   }
 
   /** The pods placed on `node`, each claim volume resolved to a host path (or why not yet). */
@@ -170,7 +172,7 @@ export class PodPublishing {
       return { pod: saved, changed: saved.metadata.resourceVersion !== pod.metadata.resourceVersion };
     });
     for (const v of r.volumes) {
-      if (!v.ready && v.message) await this.events.record(result.pod, 'Warning', 'FailedMount', v.message);
+      if (!v.ready && v.message) await this.events.record(result.pod, 'Warning', reasons.failedMount, v.message);
     }
     await this.recordUsage(node, result.pod, r);
     return { phase: result.pod.status?.phase };

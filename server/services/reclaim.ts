@@ -15,7 +15,6 @@ import {
   claimVerdict,
   daysSince,
   nodeGoneReason,
-  reclaimCenterComponent,
   reclaimEvent,
   usageSearchStart,
   volumeNode,
@@ -24,13 +23,15 @@ import {
   type ReclaimVerdict,
   type VolumeAction,
 } from '../domain/reclaim';
-import { podClaimNames, podsUsingClaim } from '../resources/pod/claims';
+import { podClaimNames, podsUsingClaim } from '../domain/pod-claims';
 import type { KubeObject } from '../resources/types';
 import { claimsCreatedBefore, podsNamingClaim, podsWithClaims, podUseFromHistory, volumesPinnedOutside } from '../store/reclaim-queries';
 import { EventRecorder } from './event-recorder';
 import type { LocalVolumeService, JobView } from './local-volumes';
 import type { ListService } from './lists';
 import type { ObjectService } from './objects';
+import { annDynamicallyProvisioned } from '../domain/well-known/annotations';
+import { reclaimCenterComponent } from '../domain/well-known/components';
 
 const PV = 'PersistentVolume';
 const PVC = 'PersistentVolumeClaim';
@@ -181,7 +182,7 @@ export class ReclaimService {
       claim: ref?.name ? `${ref.namespace ?? 'default'}/${ref.name}` : null,
       node: volumeNode(pv) ?? null,
       nodeProblem,
-      provisionedBy: pv.metadata.annotations?.['pv.kubernetes.io/provisioned-by'] ?? null,
+      provisionedBy: pv.metadata.annotations?.[annDynamicallyProvisioned] ?? null,
       actions,
     };
   }

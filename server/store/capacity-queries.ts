@@ -2,6 +2,7 @@
 // node, per namespace) and the trend of provisioned, bound and requested bytes per class
 // from the `history` table, aggregated by time bucket in SQL. No query loads objects.
 import type pg from 'pg';
+import { annBetaStorageClass } from '../domain/well-known/annotations';
 
 export interface NodeCapacityRow {
   nodeName: string;
@@ -132,7 +133,7 @@ export async function historyDeltas(pool: pg.Pool, opts: { kinds: string[]; from
        SELECT kind, created_at, -1 AS sign, prev AS o FROM w WHERE prev IS NOT NULL AND prev_type <> 'DELETED'
      ), v AS (
        SELECT kind, created_at, sign,
-              COALESCE(o->'metadata'->'annotations'->>'volume.beta.kubernetes.io/storage-class', o->'spec'->>'storageClassName', '') AS cls,
+              COALESCE(o->'metadata'->'annotations'->>'${annBetaStorageClass}', o->'spec'->>'storageClassName', '') AS cls,
               (o->'status'->>'phase') IS NOT DISTINCT FROM 'Bound' AS bound,
               CASE kind WHEN 'PersistentVolume' THEN o->'spec'->'capacity'->>'storage'
                         ELSE o->'spec'->'resources'->'requests'->>'storage' END AS q

@@ -9,7 +9,8 @@
 // offers a dirty disk. A running job is held by one agent instance under a lease the
 // agent's progress reports extend; only an expired lease lets another instance take it,
 // so two cleanups of one disk never run at once.
-import type { CleanupMethod, CleanupProgress } from '../agent/contract';
+import type { CleanupMethod } from '../domain/cleanup-method';
+import type { CleanupProgress } from '../contracts/agent';
 import type { SqlClient } from './pg';
 
 export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'quarantined';

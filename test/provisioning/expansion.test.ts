@@ -7,10 +7,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserPrincipal } from '../../server/domain/authorization';
 import { createRealOs } from '../../server/provisioners/os';
-import { hostPathPluginName, loopPluginName } from '../../server/provisioners/registry';
 import type { KubeObject } from '../../server/resources/types';
 import { ObjectService } from '../../server/services/objects';
 import { NS, openHarness, waitFor, type Harness } from './harness';
+import { hostPathProvisioner, loopProvisioner } from '../../server/domain/well-known/provisioners';
 
 const admin: UserPrincipal = { type: 'user', id: 'test-admin', name: 'admin', role: 'admin', namespaces: [] };
 let h: Harness;
@@ -41,7 +41,7 @@ async function reaches(name: string, size: string): Promise<KubeObject> {
 
 describe('admission of a resize', () => {
   it("refuses growing a claim whose class does not allow expansion, with upstream's Forbidden message; refuses shrinking", async () => {
-    await h.createClass('fixed', hostPathPluginName, { basePath: h.base });
+    await h.createClass('fixed', hostPathProvisioner, { basePath: h.base });
     await h.createClaim('fixed-size', 'fixed', { size: '1Mi' });
     await h.waitBound('fixed-size');
     const err = await resize('fixed-size', '2Mi').catch((e) => e);
@@ -66,7 +66,7 @@ describe('admission of a resize', () => {
 
 describe('stowage.io/host-path expansion', () => {
   it('records the new size on claim and volume and says it is accounting only', async () => {
-    await h.createClass('hp-elastic', hostPathPluginName, { basePath: h.base }, { allowVolumeExpansion: true });
+    await h.createClass('hp-elastic', hostPathProvisioner, { basePath: h.base }, { allowVolumeExpansion: true });
     await h.createClaim('notes', 'hp-elastic', { size: '1Mi' });
     const { volume } = await h.waitBound('notes');
     await resize('notes', '3Mi');
@@ -88,7 +88,7 @@ if (!loop.ok) console.log(`[skip] loop-volume expansion tests: ${loop.reason}`);
 
 describe.skipIf(!loop.ok)('stowage.io/loop expansion', () => {
   it('grows the file, the loop device and the ext4 filesystem; the data stays; the claim shows each stage', async () => {
-    await h.createClass('loop-elastic', loopPluginName, { basePath: h.base, fsType: 'ext4' }, { allowVolumeExpansion: true });
+    await h.createClass('loop-elastic', loopProvisioner, { basePath: h.base, fsType: 'ext4' }, { allowVolumeExpansion: true });
     await h.createClaim('growing', 'loop-elastic', { size: '8Mi' });
     const { volume } = await h.waitBound('growing');
     const mount = volume.spec.local.path as string;
@@ -114,7 +114,7 @@ describe.skipIf(!loop.ok)('stowage.io/loop expansion', () => {
   });
 
   it('a failed grow is reported on the claim (ControllerResizeError, VolumeResizeFailed) and retried until it works', async () => {
-    await h.createClass('loop-elastic-2', loopPluginName, { basePath: h.base, fsType: 'ext4' }, { allowVolumeExpansion: true });
+    await h.createClass('loop-elastic-2', loopProvisioner, { basePath: h.base, fsType: 'ext4' }, { allowVolumeExpansion: true });
     await h.createClaim('flaky', 'loop-elastic-2', { size: '8Mi' });
     await h.waitBound('flaky');
     h.os.failNext('losetupResize', 2);

@@ -3,10 +3,10 @@
 import fs from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRealOs, type HostOs } from '../../server/provisioners/os';
-import { hostPathPluginName } from '../../server/provisioners/registry';
 import { rawQuery } from '../db';
 import { reclaimVolume } from '../../server/controllers/deleter/deleter';
 import { exists, NODE, NS, openHarness, testContext, waitFor, type Harness } from './harness';
+import { hostPathProvisioner } from '../../server/domain/well-known/provisioners';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -19,9 +19,9 @@ const dirsUnder = async (base: string) => ((await exists(base)) ? await fs.readd
 describe('provisioning failures', () => {
   it('a class whose parameters could never provision is refused when it is created, the parameter named', async () => {
     h = await openHarness();
-    const err = await h.createClass('bad', hostPathPluginName, { basePath: '/tmp/never-used', size: '10' }).catch((e: unknown) => e);
+    const err = await h.createClass('bad', hostPathProvisioner, { basePath: '/tmp/never-used', size: '10' }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'Invalid', details: { causes: [expect.objectContaining({ field: 'parameters.size' })] } });
-    const etc = await h.createClass('etc', hostPathPluginName, { basePath: '/etc/stowage' }).catch((e: unknown) => e);
+    const etc = await h.createClass('etc', hostPathProvisioner, { basePath: '/etc/stowage' }).catch((e: unknown) => e);
     expect(etc).toMatchObject({ code: 'Invalid', details: { causes: [expect.objectContaining({ field: 'parameters.basePath' })] } });
     expect((await h.ts.store.list('StorageClass')).items).toEqual([]);
   });
@@ -29,7 +29,7 @@ describe('provisioning failures', () => {
   it('a plugin error (a claim it cannot serve) gives ProvisioningFailed, retries, and makes no asset at all', async () => {
     h = await openHarness();
     await h.start();
-    await h.createClass('dirs', hostPathPluginName, { basePath: '/tmp/never-used' });
+    await h.createClass('dirs', hostPathProvisioner, { basePath: '/tmp/never-used' });
     await h.createClaim('c1', 'dirs', { spec: { volumeMode: 'Block' } });
     const failed = await waitFor('a repeated ProvisioningFailed event', async () => {
       const [e] = await h!.events('c1', 'ProvisioningFailed');
@@ -49,7 +49,7 @@ describe('provisioning failures', () => {
     const real = `${h.base}-real`;
     await fs.mkdir(real, { recursive: true });
     await fs.symlink(real, `${h.base}-link`);
-    await h.createClass('linked', hostPathPluginName, { basePath: `${h.base}-link/volumes` });
+    await h.createClass('linked', hostPathProvisioner, { basePath: `${h.base}-link/volumes` });
     await h.createClaim('c3', 'linked');
     const failed = await waitFor('a ProvisioningFailed event', async () => (await h!.events('c3', 'ProvisioningFailed'))[0]);
     expect(failed.message).toMatch(/must not be or pass through a symlink/);
@@ -61,7 +61,7 @@ describe('provisioning failures', () => {
     h = await openHarness();
     h.os.failNext('mkdir', 2, (args) => String(args[0]).includes('pvc-'));
     await h.start();
-    await h.createClass('hp', hostPathPluginName, { basePath: h.base });
+    await h.createClass('hp', hostPathProvisioner, { basePath: h.base });
     await h.createClaim('c2', 'hp');
     const { volume } = await h.waitBound('c2');
     const [failed] = await h.events('c2', 'ProvisioningFailed');
@@ -83,7 +83,7 @@ describe('provisioning failures', () => {
     await rawQuery(url, 'CREATE TRIGGER refuse_pv BEFORE INSERT ON objects FOR EACH ROW EXECUTE FUNCTION refuse_pv()');
     // A long backoff: after the first round nothing retries until the claim changes.
     await h.start({ retryBaseMs: 60_000, retryMaxMs: 60_000 });
-    await h.createClass('hp', hostPathPluginName, { basePath: h.base });
+    await h.createClass('hp', hostPathProvisioner, { basePath: h.base });
     const claim = await h.createClaim('c3', 'hp');
     const [failed] = await waitFor('the save failure event', async () => {
       const ev = await h!.events('c3', 'ProvisioningFailed');
@@ -121,7 +121,7 @@ describe('provisioning failures', () => {
     };
     h = harness = await openHarness(inner);
     await h.start();
-    await h.createClass('hp', hostPathPluginName, { basePath: h.base });
+    await h.createClass('hp', hostPathProvisioner, { basePath: h.base });
     const claim = await h.createClaim('c4', 'hp');
     await waitFor('the claim to be gone and its asset removed', async () => deleted && (await h!.assets.count()) === 0 && (await h!.claim('c4')) === undefined);
     expect(await dirsUnder(h.base)).toEqual([]);
@@ -133,7 +133,7 @@ describe('deletion failures', () => {
   it('a failed delete marks the PV Failed with the message, records VolumeFailedDelete, and is retried', async () => {
     h = await openHarness();
     await h.start();
-    await h.createClass('hp', hostPathPluginName, { basePath: h.base });
+    await h.createClass('hp', hostPathProvisioner, { basePath: h.base });
     await h.createClaim('c5', 'hp');
     const { volume } = await h.waitBound('c5');
     const name = volume.metadata.name!;

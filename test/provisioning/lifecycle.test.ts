@@ -4,9 +4,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRealOs } from '../../server/provisioners/os';
-import { hostPathPluginName, loopPluginName } from '../../server/provisioners/registry';
 import { loopsUnder, mountsUnder } from '../../server/provisioners/testing';
 import { exists, NODE, NS, openHarness, waitFor, type Harness } from './harness';
+import { hostPathProvisioner, loopProvisioner } from '../../server/domain/well-known/provisioners';
 
 let h: Harness;
 beforeAll(async () => {
@@ -17,7 +17,7 @@ afterAll(async () => h?.close());
 
 describe('stowage.io/host-path through the controllers', () => {
   it('provisions a PV as seed 000 requires, the binder binds it, and deleting the claim deletes it all', async () => {
-    await h.createClass('hp', hostPathPluginName, { basePath: h.base });
+    await h.createClass('hp', hostPathProvisioner, { basePath: h.base });
     const created = await h.createClaim('data', 'hp', {
       size: '1Gi',
       spec: { selector: { matchLabels: { 'kubernetes.io/hostname': NODE } } },
@@ -26,7 +26,7 @@ describe('stowage.io/host-path through the controllers', () => {
     const uid = created.metadata.uid!;
     expect(volume.metadata.name).toBe(`pvc-${uid}`);
     expect(claim.spec.volumeName).toBe(`pvc-${uid}`);
-    expect(volume.metadata.annotations).toMatchObject({ 'pv.kubernetes.io/provisioned-by': hostPathPluginName, 'pv.kubernetes.io/bound-by-controller': 'yes' });
+    expect(volume.metadata.annotations).toMatchObject({ 'pv.kubernetes.io/provisioned-by': hostPathProvisioner, 'pv.kubernetes.io/bound-by-controller': 'yes' });
     expect(volume.metadata.labels).toEqual({ 'kubernetes.io/hostname': NODE });
     expect(volume.metadata.finalizers).toEqual(['kubernetes.io/pv-protection', 'kubernetes.io/pv-controller']);
     expect(volume.spec).toMatchObject({
@@ -42,7 +42,7 @@ describe('stowage.io/host-path through the controllers', () => {
     expect(await exists(dir)).toBe(true);
     expect(JSON.parse(volume.metadata.annotations!['stowage.io/asset'])).toMatchObject({ path: dir, node: NODE });
     expect(await h.events('data', 'ProvisioningSucceeded')).toHaveLength(1);
-    expect((await h.assets.get(hostPathPluginName, volume.metadata.name!))?.details.pvUid).toBe(volume.metadata.uid);
+    expect((await h.assets.get(hostPathProvisioner, volume.metadata.name!))?.details.pvUid).toBe(volume.metadata.uid);
 
     await fs.writeFile(path.join(dir, 'payload'), 'x');
     await h.ts.store.delete('PersistentVolumeClaim', NS, 'data');
@@ -52,7 +52,7 @@ describe('stowage.io/host-path through the controllers', () => {
   });
 
   it('Retain keeps the Released volume with its data; deleting the PV then keeps the data and forgets the record', async () => {
-    await h.createClass('keep', hostPathPluginName, { basePath: h.base }, { reclaimPolicy: 'Retain' });
+    await h.createClass('keep', hostPathProvisioner, { basePath: h.base }, { reclaimPolicy: 'Retain' });
     await h.createClaim('kept', 'keep');
     const { volume } = await h.waitBound('kept');
     expect(volume.metadata.finalizers).toEqual(['kubernetes.io/pv-protection']);
@@ -62,12 +62,12 @@ describe('stowage.io/host-path through the controllers', () => {
     expect(await exists(volume.spec.hostPath.path)).toBe(true);
     await h.ts.store.delete('PersistentVolume', undefined, volume.metadata.name!);
     await waitFor('the PV to be gone', async () => (await h.volume(volume.metadata.name!)) === undefined);
-    await waitFor('the record to be released', async () => (await h.assets.get(hostPathPluginName, volume.metadata.name!)) === undefined);
+    await waitFor('the record to be released', async () => (await h.assets.get(hostPathProvisioner, volume.metadata.name!)) === undefined);
     expect(await exists(volume.spec.hostPath.path)).toBe(true);
   });
 
   it('pv-protection keeps a bound PV until its claim lets go of it', async () => {
-    await h.createClass('prot', hostPathPluginName, { basePath: h.base });
+    await h.createClass('prot', hostPathProvisioner, { basePath: h.base });
     await h.createClaim('held', 'prot');
     const { volume } = await h.waitBound('held');
     const name = volume.metadata.name!;
@@ -104,7 +104,7 @@ if (!loop.ok) console.log(`[skip] loop-device provisioning tests: ${loop.reason}
 
 describe.skipIf(!loop.ok)('stowage.io/loop through the controllers', () => {
   it('a Filesystem claim gets a mounted, size-limited volume; deleting the claim unmounts and detaches it', async () => {
-    await h.createClass('loop', loopPluginName, { basePath: h.base, fsType: 'ext4' });
+    await h.createClass('loop', loopProvisioner, { basePath: h.base, fsType: 'ext4' });
     await h.createClaim('disk', 'loop', { size: '8Mi' });
     const { volume } = await h.waitBound('disk');
     const mountpoint = path.join(h.base, 'mounts', volume.metadata.name!);
@@ -118,7 +118,7 @@ describe.skipIf(!loop.ok)('stowage.io/loop through the controllers', () => {
   });
 
   it('a Block claim gets the device', async () => {
-    await h.createClass('loop-block', loopPluginName, { basePath: h.base });
+    await h.createClass('loop-block', loopProvisioner, { basePath: h.base });
     await h.createClaim('raw', 'loop-block', { size: '4Mi', spec: { volumeMode: 'Block' } });
     const { volume } = await h.waitBound('raw');
     expect(volume.spec.volumeMode).toBe('Block');

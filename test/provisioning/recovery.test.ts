@@ -4,9 +4,9 @@ import fs from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildVolume } from '../../server/controllers/provisioner/volume';
 import { provisionOptionsFor } from '../../server/provisioners/plugin';
-import { hostPathPluginName } from '../../server/provisioners/registry';
 import { rawQuery } from '../db';
 import { exists, NS, openHarness, waitFor, type Harness } from './harness';
+import { hostPathProvisioner } from '../../server/domain/well-known/provisioners';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -26,7 +26,7 @@ async function crashBetweenAssetAndPv(claimName: string): Promise<Harness> {
   );
   await rawQuery(harness.ts.url, 'CREATE TRIGGER refuse_pv BEFORE INSERT ON objects FOR EACH ROW EXECUTE FUNCTION refuse_pv()');
   await harness.start({ saveAttempts: 1_000_000, saveIntervalMs: 20 });
-  await harness.createClass('hp', hostPathPluginName, { basePath: harness.base });
+  await harness.createClass('hp', hostPathProvisioner, { basePath: harness.base });
   await harness.createClaim(claimName, 'hp');
   await waitFor('the asset to exist without a PV', async () => (await harness.assets.list({ states: ['created'] })).length === 1);
   await harness.stop();
@@ -61,9 +61,9 @@ describe('restart after a crash between asset and PV', () => {
 describe('recovery settles every kind of record left behind', () => {
   it('a half-made asset (record still "creating") of a deleted claim is removed', async () => {
     h = await openHarness();
-    const sc = await h.createClass('hp', hostPathPluginName, { basePath: h.base });
+    const sc = await h.createClass('hp', hostPathProvisioner, { basePath: h.base });
     const claim = await h.createClaim('c3', 'hp');
-    const plugin = h.deps().plugins.get(hostPathPluginName)!;
+    const plugin = h.deps().plugins.get(hostPathProvisioner)!;
     h.os.failNext('mkdir', 1, (a) => String(a[0]).includes('pvc-'));
     h.os.failNext('rm', 1);
     await plugin.provision(provisionOptionsFor(claim, sc));
@@ -76,9 +76,9 @@ describe('recovery settles every kind of record left behind', () => {
 
   it('a PV saved but not yet marked as adopting its asset is adopted; the claim binds', async () => {
     h = await openHarness();
-    const sc = await h.createClass('hp', hostPathPluginName, { basePath: h.base });
+    const sc = await h.createClass('hp', hostPathProvisioner, { basePath: h.base });
     const claim = await h.createClaim('c4', 'hp');
-    const plugin = h.deps().plugins.get(hostPathPluginName)!;
+    const plugin = h.deps().plugins.get(hostPathProvisioner)!;
     const options = provisionOptionsFor(claim, sc);
     const { volume } = await plugin.provision(options);
     const pv = await h.ts.store.create(buildVolume(options.pvName, claim, sc, plugin.name, volume!));
@@ -91,9 +91,9 @@ describe('recovery settles every kind of record left behind', () => {
 
   it('a removal that stopped half way ("deleting", PV gone) is finished', async () => {
     h = await openHarness();
-    const sc = await h.createClass('hp', hostPathPluginName, { basePath: h.base });
+    const sc = await h.createClass('hp', hostPathProvisioner, { basePath: h.base });
     const claim = await h.createClaim('c5', 'hp');
-    const plugin = h.deps().plugins.get(hostPathPluginName)!;
+    const plugin = h.deps().plugins.get(hostPathProvisioner)!;
     await plugin.provision(provisionOptionsFor(claim, sc));
     await h.assets.markDeleting((await h.assets.list())[0]);
     await h.start();

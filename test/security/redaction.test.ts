@@ -9,11 +9,11 @@ import https from 'node:https';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { AppContext } from '../../server/app/context';
 import type { Principal } from '../../server/domain/authorization';
-import { LAST_APPLIED } from '../../server/domain/redaction';
 import { appRouter } from '../../server/trpc/root';
 import { apiClient } from '../kube/api-client';
 import { findKubectl, kubectlFor, startKubeHarness, type KubeHarness } from '../kube/harness';
 import { collectionPath, OWN_NS, type Kind } from './access-table';
+import { annLastAppliedConfiguration } from '../../server/domain/well-known/annotations';
 
 const PLANT = 'PLANTED';
 let h: KubeHarness;
@@ -49,7 +49,7 @@ beforeAll(async () => {
 
   // The class as `kubectl apply` leaves it: the whole object again in the last-applied annotation.
   const sc = storageClass();
-  sc.metadata.annotations[LAST_APPLIED] = `${JSON.stringify(storageClass())}\n`;
+  sc.metadata.annotations[annLastAppliedConfiguration] = `${JSON.stringify(storageClass())}\n`;
   expect((await api({ method: 'POST', path: collectionPath('StorageClass'), body: sc })).status).toBe(201);
   const pv = {
     apiVersion: 'v1',
@@ -202,7 +202,7 @@ describe.each(readers)('a $who', ({ who, token, targets }) => {
 test("the names of Secrets a class refers to are not secrets: shown to developers, as upstream", async () => {
   const r = await api({ path: `${collectionPath('StorageClass')}/planted`, token: h.devToken });
   expect(r.json.parameters['csi.storage.k8s.io/provisioner-secret-name']).toBe('csi-creds');
-  expect(JSON.parse(r.json.metadata.annotations[LAST_APPLIED]).parameters.password).toBe('(redacted)');
+  expect(JSON.parse(r.json.metadata.annotations[annLastAppliedConfiguration]).parameters.password).toBe('(redacted)');
 });
 
 test('error messages do not quote a credential back', async () => {

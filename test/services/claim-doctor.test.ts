@@ -10,9 +10,8 @@ import { logger } from '../../server/app/logger';
 import { syncVolumeUsage } from '../../server/controllers/volume-usage/volume-usage';
 import type { ReconcileContext } from '../../server/controllers/runtime/controller';
 import type { Principal } from '../../server/domain/authorization';
-import { USED_BYTES_ANNOTATION, USED_BYTES_TIME_ANNOTATION } from '../../server/domain/volume-usage';
 import { AssetStore } from '../../server/provisioners/assets';
-import { createHostPathPlugin, hostPathPluginName } from '../../server/provisioners/host-path';
+import { createHostPathPlugin } from '../../server/provisioners/host-path';
 import { createRealOs } from '../../server/provisioners/os';
 import { provisionOptionsFor } from '../../server/provisioners/plugin';
 import { testClass } from '../../server/provisioners/testing';
@@ -20,6 +19,8 @@ import type { KubeObject } from '../../server/resources/types';
 import { ClaimDoctorService } from '../../server/services/claim-doctor';
 import { PodPublishing } from '../../server/services/pod-publishing';
 import { openTestApp } from '../app';
+import { annUsedBytes, annUsedBytesTime } from '../../server/domain/well-known/annotations';
+import { hostPathProvisioner } from '../../server/domain/well-known/provisioners';
 
 let app: Awaited<ReturnType<typeof openTestApp>>;
 let doctor: ClaimDoctorService;
@@ -56,7 +57,7 @@ beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'stowage-usage-'));
   await app.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } });
   await app.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'manual' }, provisioner: 'kubernetes.io/no-provisioner' });
-  await app.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: hostPathPluginName, parameters: { basePath: path.join(dir, 'fast') } });
+  await app.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: hostPathProvisioner, parameters: { basePath: path.join(dir, 'fast') } });
 });
 afterAll(async () => {
   await fs.rm(dir, { recursive: true, force: true });
@@ -68,7 +69,7 @@ describe('used bytes of a host-path volume', () => {
     const assets = new AssetStore(app.store.sql);
     const plugin = createHostPathPlugin({ os: createRealOs('node-1'), assets, nodeName: 'node-1' });
     const c = await claim({ cls: 'fast' });
-    const opts = provisionOptionsFor(c, testClass(hostPathPluginName, { basePath: path.join(dir, 'fast') }));
+    const opts = provisionOptionsFor(c, testClass(hostPathProvisioner, { basePath: path.join(dir, 'fast') }));
     const made = await plugin.provision(opts);
     expect(made.error).toBeUndefined();
     const volDir: string = (made.volume!.source as { hostPath: { path: string } }).hostPath.path;
@@ -78,7 +79,7 @@ describe('used bytes of a host-path volume', () => {
     const pv = await app.store.create({
       apiVersion: 'v1',
       kind: 'PersistentVolume',
-      metadata: { name: opts.pvName, annotations: { 'pv.kubernetes.io/provisioned-by': hostPathPluginName } },
+      metadata: { name: opts.pvName, annotations: { 'pv.kubernetes.io/provisioned-by': hostPathProvisioner } },
       spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], storageClassName: 'fast', hostPath: { path: volDir, type: 'Directory' }, claimRef: { kind: 'PersistentVolumeClaim', namespace: 'team-a', name: c.metadata.name, uid: c.metadata.uid } },
     });
     await app.store.update({ ...pv, status: { phase: 'Bound' } }, { subresource: 'status' });
@@ -90,10 +91,10 @@ describe('used bytes of a host-path volume', () => {
     const o = { minIntervalMs: 60_000, now: () => now, budget: { ms: 5000, entries: 10_000 } };
     expect(await syncVolumeUsage(d, ctx, opts.pvName, o)).toBe('written');
     const first = await app.store.get('PersistentVolume', undefined, opts.pvName);
-    const bytes = BigInt(first.metadata.annotations![USED_BYTES_ANNOTATION]);
+    const bytes = BigInt(first.metadata.annotations![annUsedBytes]);
     expect(bytes).toBeGreaterThanOrEqual(384n * 1024n);
     expect(bytes).toBeLessThan(1024n * 1024n);
-    expect(first.metadata.annotations![USED_BYTES_TIME_ANNOTATION]).toBe('2026-03-01T00:00:00Z');
+    expect(first.metadata.annotations![annUsedBytesTime]).toBe('2026-03-01T00:00:00Z');
 
     // Young: not measured at all. Unchanged after the interval: not written.
     now += 10_000;
@@ -148,7 +149,7 @@ describe('used bytes of a host-path volume', () => {
     await expect(report('1', 'node-2')).rejects.toMatchObject({ code: 'Forbidden' });
     await report('1048576');
     const first = await app.store.get('PersistentVolume', undefined, pvName);
-    expect(first.metadata.annotations![USED_BYTES_ANNOTATION]).toBe('1048576');
+    expect(first.metadata.annotations![annUsedBytes]).toBe('1048576');
     // A second report within the minute changes nothing: no write storm.
     await report('2097152');
     expect((await app.store.get('PersistentVolume', undefined, pvName)).metadata.resourceVersion).toBe(first.metadata.resourceVersion);

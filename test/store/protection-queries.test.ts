@@ -2,10 +2,10 @@
 // in-use protection finalizer, or being deleted, through partial indexes made for them.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { pvcProtectionFinalizer, pvProtectionFinalizer } from '../../server/resources/protection';
 import type { KubeObject } from '../../server/resources/types';
 import { claimsToProtect, unprotectedCondition, volumesToProtect } from '../../server/store/protection-queries';
 import { openTestStore, type TestStore } from '../db';
+import { pvcProtectionFinalizer, pvProtectionFinalizer } from '../../server/domain/well-known/finalizers';
 
 let t: TestStore;
 beforeAll(async () => {

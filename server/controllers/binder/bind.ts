@@ -23,7 +23,8 @@ import type { KubeObject } from '../../resources/types';
 import { availableVolumes, lockAvailableVolume, lockClaimWithReservations, volumesClaimedBy, type LabelRequirement } from '../../store/volume-queries';
 import type { ControllerTx } from '../runtime/controller-tx';
 import { prefetchedForOthers, prefetchedReservations, prefetchedVolume } from './bind-prefetch';
-import { annBindCompleted, annBindingExplanation, annBoundByController, conditionBindable } from './annotations';
+import { annBindCompleted, annBindingExplanation, annBoundByController } from '../../domain/well-known/annotations';
+import { conditionBindable } from '../../domain/well-known/conditions';
 
 const PAGE = 16;
 const MAX_PAGES = 16;

@@ -8,11 +8,11 @@ import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runti
 import { isRowBusy } from '../runtime/controller-tx';
 import { EventRecorder } from '../../services/event-recorder';
 import { TxBatcher } from '../runtime/tx-batcher';
-import { binderComponent } from './annotations';
+import { persistentVolumeControllerComponent } from '../../domain/well-known/components';
 import { bindPrefetcher } from './bind-prefetch';
 import { syncClaim } from './claim-sync';
 import { ClassCache, isDefaultClass } from './classes';
-import { noDeleter, type BinderDeps, type VolumeDeleter } from './deps';
+import type { BinderDeps } from './deps';
 import { claimKey, keysFor, parseKey, volumeKey } from './keys';
 import { syncVolume } from './volume-sync';
 
@@ -32,7 +32,6 @@ export interface BinderOptions {
   maxBatch?: number;
   /** Write transactions in flight at once (default 2). */
   parallelTransactions?: number;
-  deleter?: VolumeDeleter;
   inTreeProvisioners?: ReadonlySet<string>;
 }
 
@@ -52,10 +51,9 @@ export function binderSpec(opts: BinderOptions): ControllerSpec {
   const d: BinderDeps = {
     store,
     batcher: new TxBatcher(store, { maxBatch: opts.maxBatch ?? 64, parallel: opts.parallelTransactions ?? 2, prefetch: bindPrefetcher() }),
-    events: new EventRecorder(store, binderComponent, opts.log, (fn) => events.run(fn)),
+    events: new EventRecorder(store, persistentVolumeControllerComponent, opts.log, (fn) => events.run(fn)),
     classes: new ClassCache(store),
     inTreeProvisioners: opts.inTreeProvisioners ?? inTreeProvisioners,
-    deleter: opts.deleter ?? noDeleter,
     pendingGraceMs: opts.pendingGraceMs ?? 1000,
     firstNoMatch: new Map(),
     now: () => new Date(),

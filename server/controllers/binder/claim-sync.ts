@@ -1,15 +1,20 @@
 // The claim half of the binder: upstream syncClaim / syncUnboundClaim / syncBoundClaim
-// (pkg/controller/volume/persistentvolume/pv_controller.go), level-triggered. Decisions
-// are taken on the claim as read; every write happens in a transaction that locks the rows
-// and re-checks their resourceVersion, so a decision is never acted on a stale copy.
-import { isDeepStrictEqual } from 'node:util';
-import { checkRequestedVolume, claimClass, claimHasClass, isVolumeBoundToClaim, type MatchOptions } from '../../domain/matching';
+// (pkg/controller/volume/persistentvolume/pv_controller.go), level-triggered. It reads the
+// facts, lets `decide` (decide.ts) pick the step, and does it. Every write happens in a
+// transaction that locks the rows and re-checks their resourceVersion, so a decision is
+// never acted on a stale copy; the bind transaction gathers its facts under its locks and
+// writes the binding it decides in the same commit.
+import { claimClass, type MatchOptions } from '../../domain/matching';
 import type { KubeObject } from '../../resources/types';
 import type { ReconcileContext, ReconcileResult } from '../runtime/controller';
-import { annBindCompleted, annBindingExplanation, annSelectedNode, conditionBindable, reasons } from './annotations';
+import type { ControllerTx } from '../runtime/controller-tx';
+import { event } from '../runtime/event';
+import { write } from '../runtime/write';
+import { annSelectedNode } from '../../domain/well-known/annotations';
 import { findMatchInStore, lockClaimForBinding, writeBinding } from './bind';
 import type { BindHint } from './bind-prefetch';
-import { event, write, type BinderDeps } from './deps';
+import { decide, isBindCompleted, mayTakeDefaultClass, type ClaimAction, type ClaimFacts, type LockedFacts } from './decide';
+import type { BinderDeps } from './deps';
 import { claimKey } from './keys';
 import { keepPending } from './pending';
 
@@ -22,19 +27,47 @@ export async function syncClaim(d: BinderDeps, ctx: ReconcileContext, namespace:
     d.firstNoMatch.delete(claimKey(namespace, name));
     return;
   }
-  if (claim.metadata.annotations?.[annBindCompleted] === undefined) return syncUnboundClaim(d, ctx, claim);
-  return syncBoundClaim(d, ctx, claim);
+  if (isBindCompleted(claim)) return syncBoundClaim(d, ctx, claim);
+  return syncUnboundClaim(d, ctx, claim);
+}
+
+async function syncBoundClaim(d: BinderDeps, ctx: ReconcileContext, claim: KubeObject): Promise<void> {
+  const volumeName: string | undefined = claim.spec?.volumeName || undefined;
+  const volume = volumeName ? await d.store.tryGet(PV, undefined, volumeName) : undefined;
+  const action = decide({ claim, volume, inTreeProvisioners: d.inTreeProvisioners });
+  if (action.action === 'markLost') return markLost(d, ctx, claim, action.reason, action.message);
+  if (action.action === 'bind') return finishBinding(d, ctx, claim, action.volume);
+}
+
+async function markLost(d: BinderDeps, ctx: ReconcileContext, claim: KubeObject, reason: string, message: string): Promise<void> {
+  const next = structuredClone(claim);
+  next.status = { ...next.status, phase: 'Lost' };
+  delete next.status.accessModes;
+  delete next.status.capacity;
+  const saved = await write(d, ctx, (tx) => tx.update(next, { subresource: 'status' }));
+  await event(d, saved, 'Warning', reason, message);
+}
+
+/** Writes what a bound claim's binding is missing, on both sides as read (else looks again). */
+async function finishBinding(d: BinderDeps, ctx: ReconcileContext, claim: KubeObject, volume: KubeObject): Promise<void> {
+  const done = await write(d, ctx, async (tx) => {
+    const c = await tx.get(PVC, claim.metadata.namespace, claim.metadata.name!);
+    const v = await tx.get(PV, undefined, volume.metadata.name!);
+    if (!c || !v || c.metadata.resourceVersion !== claim.metadata.resourceVersion || v.metadata.resourceVersion !== volume.metadata.resourceVersion) {
+      return false;
+    }
+    await writeBinding(tx, v, c);
+    return true;
+  });
+  if (!done) ctx.enqueue(claimKey(claim.metadata.namespace ?? '', claim.metadata.name!));
 }
 
 /** Fills the newest default StorageClass into a claim created without a class. */
-async function assignDefaultClass(d: BinderDeps, ctx: ReconcileContext, claim: KubeObject): Promise<KubeObject | undefined> {
-  if (claimHasClass(claim) || claim.spec?.volumeName) return undefined;
-  const def = await d.classes.defaultClass();
-  if (!def) return undefined;
+async function setDefaultClass(d: BinderDeps, ctx: ReconcileContext, claim: KubeObject, className: string): Promise<KubeObject | undefined> {
   return write(d, ctx, async (tx) => {
     const current = await tx.get(PVC, claim.metadata.namespace, claim.metadata.name!);
     if (!current || current.metadata.resourceVersion !== claim.metadata.resourceVersion) return undefined;
-    return tx.update({ ...current, spec: { ...current.spec, storageClassName: def.metadata.name } });
+    return tx.update({ ...current, spec: { ...current.spec, storageClassName: className } });
   });
 }
 
@@ -45,126 +78,56 @@ async function matchOptions(d: BinderDeps, claim: KubeObject, sc: KubeObject | u
   return { delayBinding: true, node: node ? { name: nodeName!, labels: node.metadata.labels ?? {} } : undefined };
 }
 
-type Outcome =
-  | { kind: 'bound' }
-  | { kind: 'changed' }
-  | { kind: 'none' }
-  | { kind: 'busy' }
-  | { kind: 'requested'; situation: Parameters<typeof keepPending>[2]['requested'] };
+/** The facts of an unbound claim before its bind transaction (the default class filled in first, when it gets one). */
+async function unboundFacts(d: BinderDeps, ctx: ReconcileContext, read: KubeObject): Promise<ClaimFacts> {
+  const defaultClass = mayTakeDefaultClass(read) ? (await d.classes.defaultClass())?.metadata.name : undefined;
+  const first = decide({ claim: read, defaultClass, inTreeProvisioners: d.inTreeProvisioners });
+  // Written or not, the bind transaction comes next: it finds a claim changed meanwhile, and looks again.
+  const claim = (first.action === 'setDefaultClass' ? await setDefaultClass(d, ctx, read, first.className) : undefined) ?? read;
+  const cls = claimClass(claim);
+  const storageClass = cls ? await d.classes.get(cls) : undefined;
+  const opts = await matchOptions(d, claim, storageClass);
+  return { claim, defaultClass, storageClass, opts, inTreeProvisioners: d.inTreeProvisioners };
+}
+
+/** The claim locked, and the volume it names or the seed's match for it, read in the bind transaction. */
+async function lockedFacts(tx: ControllerTx, claim: KubeObject, opts: MatchOptions): Promise<LockedFacts> {
+  const { claim: c, reserved } = await lockClaimForBinding(tx, claim.metadata.namespace ?? '', claim.metadata.name!);
+  if (!c || c.metadata.resourceVersion !== claim.metadata.resourceVersion) return { claim: c };
+  const volumeName: string | undefined = c.spec?.volumeName || undefined;
+  if (volumeName) return { claim: c, requested: await tx.get(PV, undefined, volumeName) };
+  const { match, busy } = await findMatchInStore(tx, c, opts, reserved);
+  return { claim: c, match, busy };
+}
 
 async function syncUnboundClaim(d: BinderDeps, ctx: ReconcileContext, read: KubeObject): Promise<ReconcileResult | void> {
-  const key = claimKey(read.metadata.namespace ?? '', read.metadata.name!);
-  const withClass = read.metadata.deletionTimestamp ? undefined : await assignDefaultClass(d, ctx, read);
-  const claim = withClass ?? read;
-  const cls = claimClass(claim);
-  const sc = cls ? await d.classes.get(cls) : undefined;
-  const opts = await matchOptions(d, claim, sc);
-  const volumeName: string | undefined = claim.spec?.volumeName || undefined;
-
-  const outcome: Outcome = await write(d, ctx, async (tx) => {
-    const { claim: c, reserved } = await lockClaimForBinding(tx, claim.metadata.namespace ?? '', claim.metadata.name!);
-    if (!c || c.metadata.resourceVersion !== claim.metadata.resourceVersion) return { kind: 'changed' };
-    if (!volumeName) {
-      // [upstream unit test set 1] the user did not care which volume.
-      const { match, busy } = await findMatchInStore(tx, c, opts, reserved);
-      if (!match) return { kind: busy ? 'busy' : 'none' };
-      await writeBinding(tx, match.volume, c);
-      return { kind: 'bound' };
-    }
-    // [upstream unit test set 2] the user asked for a specific volume.
-    const v = await tx.get(PV, undefined, volumeName);
-    if (!v) return { kind: 'requested', situation: { situation: { kind: 'volumeNotFound', volumeName } } };
-    if (!v.spec?.claimRef) {
-      const problems = checkRequestedVolume(c, v);
-      if (problems.length > 0) {
-        const message = `Cannot bind to requested volume "${volumeName}": ${problems[0]}`;
-        return {
-          kind: 'requested',
-          situation: { situation: { kind: 'volumeMismatch', volumeName, problems }, event: { type: 'Warning', reason: reasons.volumeMismatch, message } },
-        };
-      }
-      await writeBinding(tx, v, c);
-      return { kind: 'bound' };
-    }
-    if (isVolumeBoundToClaim(v, c)) {
-      await writeBinding(tx, v, c);
-      return { kind: 'bound' };
-    }
-    const other = `${v.spec.claimRef.namespace ?? ''}/${v.spec.claimRef.name ?? ''}`;
-    const failed = { type: 'Warning' as const, reason: reasons.failedBinding, message: `volume "${volumeName}" already bound to a different claim.` };
-    return { kind: 'requested', situation: { situation: { kind: 'volumeBoundElsewhere', volumeName, claim: other }, event: failed } };
-  }, volumeName ? undefined : ({ bind: { claim, opts } } satisfies BindHint));
-
-  switch (outcome.kind) {
-    case 'bound':
+  const facts = await unboundFacts(d, ctx, read);
+  const { claim } = facts;
+  const opts = facts.opts!;
+  const hint: BindHint | undefined = claim.spec?.volumeName ? undefined : { bind: { claim, opts } };
+  const action: ClaimAction = await write(
+    d,
+    ctx,
+    async (tx) => {
+      const locked = await lockedFacts(tx, claim, opts);
+      const a = decide({ ...facts, locked });
+      if (a.action === 'bind') await writeBinding(tx, a.volume, locked.claim!);
+      return a;
+    },
+    hint,
+  );
+  const key = claimKey(claim.metadata.namespace ?? '', claim.metadata.name!);
+  switch (action.action) {
+    case 'bind':
       d.firstNoMatch.delete(key);
       return;
-    case 'changed':
+    case 'retry':
       ctx.enqueue(key);
       return;
-    case 'busy':
-      // Matching volumes exist but other binders hold them right now: look again soon.
+    case 'retrySoon':
       return { requeueAfter: 5 + Math.floor(Math.random() * 20) };
-    case 'none':
-      // A claim on its way out still binds (so its volume is released properly), but it is
-      // not explained or handed to provisioning any more.
-      if (read.metadata.deletionTimestamp) return;
-      return keepPending(d, ctx, { claim, storageClass: sc, opts });
-    case 'requested':
-      if (read.metadata.deletionTimestamp) return;
-      return keepPending(d, ctx, { claim, storageClass: sc, opts, requested: outcome.situation });
+    case 'pending':
+    case 'provision':
+      return keepPending(d, ctx, claim, opts, action);
   }
-}
-
-/** Whether both sides already say everything a binding says (then nothing is written). */
-function bindingComplete(volume: KubeObject, claim: KubeObject): boolean {
-  const ref = volume.spec?.claimRef;
-  return (
-    volume.status?.phase === 'Bound' &&
-    ref?.uid === claim.metadata.uid &&
-    ref?.name === claim.metadata.name &&
-    claim.spec?.volumeName === volume.metadata.name &&
-    claim.status?.phase === 'Bound' &&
-    claim.status?.capacity !== undefined &&
-    isDeepStrictEqual(claim.status?.accessModes, volume.spec?.accessModes) &&
-    claim.metadata.annotations?.[annBindingExplanation] === undefined &&
-    !(claim.status?.conditions ?? []).some((c: any) => c?.type === conditionBindable)
-  );
-}
-
-async function markLost(d: BinderDeps, ctx: ReconcileContext, claim: KubeObject, reason: string, message: string): Promise<void> {
-  if (claim.status?.phase === 'Lost') return;
-  const next = structuredClone(claim);
-  next.status = { ...next.status, phase: 'Lost' };
-  delete next.status.accessModes;
-  delete next.status.capacity;
-  const saved = await write(d, ctx, (tx) => tx.update(next, { subresource: 'status' }));
-  await event(d, saved, 'Warning', reason, message);
-}
-
-async function syncBoundClaim(d: BinderDeps, ctx: ReconcileContext, claim: KubeObject): Promise<void> {
-  const volumeName: string | undefined = claim.spec?.volumeName || undefined;
-  if (!volumeName) {
-    return markLost(d, ctx, claim, reasons.claimLost, 'Bound claim has lost reference to PersistentVolume. Data on the volume is lost!');
-  }
-  const volume = await d.store.tryGet(PV, undefined, volumeName);
-  if (!volume) {
-    return markLost(d, ctx, claim, reasons.claimLost, 'Bound claim has lost its PersistentVolume. Data on the volume is lost!');
-  }
-  const ref = volume.spec?.claimRef;
-  if (ref && ref.uid !== claim.metadata.uid) {
-    return markLost(d, ctx, claim, reasons.claimMisbound, 'Two claims are bound to the same volume, this one is bound incorrectly');
-  }
-  // The volume is unbound (bind it again) or bound to this claim (finish what is missing).
-  if (bindingComplete(volume, claim)) return;
-  const done = await write(d, ctx, async (tx) => {
-    const c = await tx.get(PVC, claim.metadata.namespace, claim.metadata.name!);
-    const v = await tx.get(PV, undefined, volumeName);
-    if (!c || !v || c.metadata.resourceVersion !== claim.metadata.resourceVersion || v.metadata.resourceVersion !== volume.metadata.resourceVersion) {
-      return false;
-    }
-    await writeBinding(tx, v, c);
-    return true;
-  });
-  if (!done) ctx.enqueue(claimKey(claim.metadata.namespace ?? '', claim.metadata.name!));
 }

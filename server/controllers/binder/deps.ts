@@ -1,24 +1,8 @@
 // What the binder's reconcile functions share.
-import type { KubeObject } from '../../resources/types';
 import type { ObjectStore } from '../../store/object-store';
-import type { ReconcileContext } from '../runtime/controller';
-import type { ControllerTx } from '../runtime/controller-tx';
-import type { EventRecorder, EventType } from '../../services/event-recorder';
+import type { EventRecorder } from '../../services/event-recorder';
 import type { TxBatcher } from '../runtime/tx-batcher';
 import type { ClassCache } from './classes';
-
-/**
- * What happens to a Released volume whose reclaim policy is Delete. The deleter (a later
- * issue) plugs in here; until then nothing happens in-process, and out-of-tree deleters
- * act on Released volumes as seed 000 describes.
- */
-export interface VolumeDeleter {
-  deleteVolume(volume: KubeObject, ctx: ReconcileContext): Promise<void>;
-}
-
-export const noDeleter: VolumeDeleter = {
-  async deleteVolume() {},
-};
 
 export interface BinderDeps {
   store: ObjectStore;
@@ -28,7 +12,6 @@ export interface BinderDeps {
   classes: ClassCache;
   /** Provisioner names handled by in-tree plugins (no ExternalProvisioning event for them). */
   inTreeProvisioners: ReadonlySet<string>;
-  deleter: VolumeDeleter;
   /**
    * A claim that finds no volume waits this long before its explanation is written (and
    * events sent), so that a burst of claims racing their volumes causes no write storm.
@@ -37,19 +20,4 @@ export interface BinderDeps {
   /** When each claim first found no volume (in memory; losing it only writes sooner). */
   firstNoMatch: Map<string, number>;
   now(): Date;
-}
-
-/**
- * Runs `fn` atomically in a (batched) transaction and tells the runtime which versions it
- * wrote, so their echo from the change log is not reconciled again. `hint` is for the
- * batch's prefetch (bind-prefetch.ts).
- */
-export async function write<T>(d: BinderDeps, ctx: ReconcileContext, fn: (tx: ControllerTx) => Promise<T>, hint?: unknown): Promise<T> {
-  const { result, versions } = await d.batcher.run(fn, hint);
-  for (const rv of versions) ctx.wrote(rv);
-  return result;
-}
-
-export function event(d: BinderDeps, obj: KubeObject, type: EventType, reason: string, message: string): Promise<void> {
-  return d.events.record(obj, type, reason, message);
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../resources/types';
-import { annProvisionedBy, pvControllerFinalizer } from '../provisioner/volume';
-import { chooseDeleter, deleterAction, isVolumeReleased } from './decide';
+import { chooseDeleter, deleterAction } from './decide';
+import { annDynamicallyProvisioned } from '../../domain/well-known/annotations';
+import { pvControllerFinalizer } from '../../domain/well-known/finalizers';
 
 function pv(o: { phase?: string; policy?: string; uid?: string; finalizers?: string[]; deleting?: boolean; provisioned?: boolean } = {}): KubeObject {
   return {
@@ -9,7 +10,7 @@ function pv(o: { phase?: string; policy?: string; uid?: string; finalizers?: str
     kind: 'PersistentVolume',
     metadata: {
       name: 'pvc-1',
-      annotations: o.provisioned === false ? {} : { [annProvisionedBy]: 'stowage.io/host-path' },
+      annotations: o.provisioned === false ? {} : { [annDynamicallyProvisioned]: 'stowage.io/host-path' },
       finalizers: o.finalizers ?? [pvControllerFinalizer],
       ...(o.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
     },
@@ -24,26 +25,9 @@ const claim = (uid: string, volumeName?: string): KubeObject => ({
   spec: { volumeName },
 });
 
-describe('isVolumeReleased', () => {
-  it.each([
-    { name: 'claim gone', claim: undefined, released: true },
-    { name: 'claim re-created with another uid', claim: claim('u2'), released: true },
-    { name: 'claim bound to another volume', claim: claim('u1', 'pv-other'), released: true },
-    { name: 'claim still bound to it', claim: claim('u1', 'pvc-1'), released: false },
-    { name: 'claim not bound yet', claim: claim('u1'), released: false },
-  ])('$name -> $released', ({ claim: c, released }) => {
-    expect(isVolumeReleased(pv(), c)).toBe(released);
-  });
-  it('a volume reserved by name only is not released', () => {
-    const v = pv();
-    delete v.spec.claimRef.uid;
-    expect(isVolumeReleased(v, undefined)).toBe(false);
-  });
-});
-
 function local(): KubeObject {
   const v = pv();
-  v.metadata.annotations = { [annProvisionedBy]: 'local-volume-provisioner' };
+  v.metadata.annotations = { [annDynamicallyProvisioned]: 'local-volume-provisioner' };
   return v;
 }
 
@@ -72,7 +56,7 @@ describe('chooseDeleter (upstream findDeletablePlugin; cases 4-10 and 8-3 of pv_
   const withAnn = (ann?: string): KubeObject => {
     const v = pv();
     v.metadata.name = 'volume8-3';
-    v.metadata.annotations = ann === undefined ? {} : { [annProvisionedBy]: ann };
+    v.metadata.annotations = ann === undefined ? {} : { [annDynamicallyProvisioned]: ann };
     return v;
   };
   it.each([

@@ -1,21 +1,10 @@
 // What the deleter does with a volume (seed 000 "Controller workflow for deleting volumes",
 // upstream isVolumeReleased and sig-storage-lib-external-provisioner shouldDelete). Pure.
+import { isVolumeReleased } from '../../domain/volume-release';
 import type { KubeObject } from '../../resources/types';
-import { localProvisionerName } from '../local-volume/decide';
-import { annProvisionedBy, pvControllerFinalizer } from '../provisioner/volume';
-
-/**
- * Upstream isVolumeReleased: the volume's claim (by its uid) is gone, or that claim is now
- * bound to another volume. A volume reserved by name only (no uid) is not released.
- */
-export function isVolumeReleased(pv: KubeObject, claim: KubeObject | undefined): boolean {
-  const ref = pv.spec?.claimRef;
-  if (!ref || !ref.uid) return false;
-  if (claim && claim.metadata.uid === ref.uid) {
-    return !!claim.spec?.volumeName && claim.spec.volumeName !== pv.metadata.name;
-  }
-  return true;
-}
+import { annDynamicallyProvisioned } from '../../domain/well-known/annotations';
+import { pvControllerFinalizer } from '../../domain/well-known/finalizers';
+import { inTreeProvisionerPrefix, localVolumeProvisioner } from '../../domain/well-known/provisioners';
 
 export type DeleterAction = { action: 'none'; why: string } | { action: 'delete' } | { action: 'dropFinalizer'; why: string };
 
@@ -25,9 +14,9 @@ export type DeleterAction = { action: 'none'; why: string } | { action: 'delete'
  * it does not do anything").
  */
 export function deleterAction(pv: KubeObject, claim: KubeObject | undefined, inTree: boolean): DeleterAction {
-  if (!pv.metadata.annotations?.[annProvisionedBy]) return { action: 'none', why: 'not dynamically provisioned' };
+  if (!pv.metadata.annotations?.[annDynamicallyProvisioned]) return { action: 'none', why: 'not dynamically provisioned' };
   // Local volumes are the local-volume manager's: wiped by their node's agent first.
-  if (pv.metadata.annotations[annProvisionedBy] === localProvisionerName) return { action: 'none', why: 'a local volume: the local-volume manager reclaims it' };
+  if (pv.metadata.annotations[annDynamicallyProvisioned] === localVolumeProvisioner) return { action: 'none', why: 'a local volume: the local-volume manager reclaims it' };
   if (!inTree) return { action: 'none', why: 'provisioned by an external provisioner, which deletes it' };
   const finalizers = pv.metadata.finalizers ?? [];
   const guarded = finalizers.includes(pvControllerFinalizer);
@@ -56,10 +45,10 @@ export type VolumeDeleterChoice =
  * message upstream writes.
  */
 export function chooseDeleter(pv: KubeObject, inTree: ReadonlySet<string>): VolumeDeleterChoice {
-  const name = pv.metadata.annotations?.[annProvisionedBy];
+  const name = pv.metadata.annotations?.[annDynamicallyProvisioned];
   if (name) {
     if (inTree.has(name)) return { deleter: 'inTree', plugin: name };
-    if (!name.startsWith('kubernetes.io/')) return { deleter: 'external', provisioner: name };
+    if (!name.startsWith(inTreeProvisionerPrefix)) return { deleter: 'external', provisioner: name };
     return { deleter: 'none', message: `no deletable volume plugin matched name: ${name}` };
   }
   return { deleter: 'none', message: `error getting deleter volume plugin for volume "${pv.metadata.name}": no deletable volume plugin matched` };

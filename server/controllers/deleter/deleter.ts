@@ -4,24 +4,45 @@
 // pv.kubernetes.io/provisioned-by), and only then is the PV object deleted. A failure moves
 // the PV to Failed with the message, records VolumeFailedDelete and is retried with
 // backoff. Volumes of external provisioners are theirs; Retain keeps the volume and its data.
+import type { Logger } from 'pino';
 import { AssetStore } from '../../provisioners/assets';
+import type { PluginRegistry } from '../../provisioners/registry';
+import type { EventRecorder } from '../../services/event-recorder';
 import type { ProvisionerPlugin } from '../../provisioners/plugin';
 import type { KubeObject } from '../../resources/types';
 import type { ChangeEvent } from '../../store/change-feed';
+import type { ObjectStore } from '../../store/object-store';
 import { objectKeysInPhases } from '../../store/volume-queries';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
-import { errorText, event, reasons, write, type ProvisioningDeps } from '../provisioner/deps';
+import { event } from '../runtime/event';
+import { write } from '../runtime/write';
+import { errorText } from '../runtime/errors';
+import { reasons } from '../../domain/well-known/event-reasons';
 import { settleAsset } from '../provisioner/sweep';
-import { annProvisionedBy, pvControllerFinalizer } from '../provisioner/volume';
 import { deleterAction } from './decide';
+import { annDynamicallyProvisioned } from '../../domain/well-known/annotations';
+import { pvControllerFinalizer } from '../../domain/well-known/finalizers';
 
 const PV = 'PersistentVolume';
 const PVC = 'PersistentVolumeClaim';
 export const deleterName = 'persistentvolume-deleter';
 
+/** What the deleter uses, and nothing of the provisioner's settings. */
+export interface DeleterDeps {
+  store: ObjectStore;
+  /** The plugins that delete assets, by provisioner name. */
+  plugins: PluginRegistry;
+  /** Intent records: forgotten with the PV, or settled when the PV is already gone. */
+  assets: AssetStore;
+  events: EventRecorder;
+  log: Logger;
+  /** The node whose assets this process may touch. */
+  node: string;
+}
+
 const without = (list: string[] | undefined, item: string) => (list ?? []).filter((f) => f !== item);
 
-async function dropFinalizer(d: ProvisioningDeps, ctx: ReconcileContext, pv: KubeObject): Promise<void> {
+async function dropFinalizer(d: DeleterDeps, ctx: ReconcileContext, pv: KubeObject): Promise<void> {
   await write(d, ctx, async (tx) => {
     const cur = await tx.get(PV, undefined, pv.metadata.name!);
     if (!cur || cur.metadata.uid !== pv.metadata.uid || !cur.metadata.finalizers?.includes(pvControllerFinalizer)) return;
@@ -31,7 +52,7 @@ async function dropFinalizer(d: ProvisioningDeps, ctx: ReconcileContext, pv: Kub
 }
 
 /** Upstream updateVolumePhaseWithEvent(VolumeFailed): the user sees why, while we retry. */
-async function markFailed(d: ProvisioningDeps, ctx: ReconcileContext, pv: KubeObject, message: string): Promise<KubeObject> {
+async function markFailed(d: DeleterDeps, ctx: ReconcileContext, pv: KubeObject, message: string): Promise<KubeObject> {
   if (pv.status?.phase === 'Failed' && pv.status?.message === message) return pv;
   const saved = await write(d, ctx, async (tx) => {
     const cur = await tx.get(PV, undefined, pv.metadata.name!);
@@ -43,7 +64,7 @@ async function markFailed(d: ProvisioningDeps, ctx: ReconcileContext, pv: KubeOb
 }
 
 /** The asset is gone: delete the PV object, let go of it, and forget the record, in one commit. */
-async function deleteObject(d: ProvisioningDeps, ctx: ReconcileContext, pv: KubeObject, plugin: ProvisionerPlugin): Promise<void> {
+async function deleteObject(d: DeleterDeps, ctx: ReconcileContext, pv: KubeObject, plugin: ProvisionerPlugin): Promise<void> {
   const name = pv.metadata.name!;
   await write(d, ctx, async (tx) => {
     const cur = await tx.get(PV, undefined, name);
@@ -58,14 +79,14 @@ async function deleteObject(d: ProvisioningDeps, ctx: ReconcileContext, pv: Kube
   });
 }
 
-export async function reclaimVolume(d: ProvisioningDeps, ctx: ReconcileContext, name: string): Promise<void> {
+export async function reclaimVolume(d: DeleterDeps, ctx: ReconcileContext, name: string): Promise<void> {
   const pv = await d.store.tryGet(PV, undefined, name);
   if (!pv) {
     // The PV object is gone: settle what its records say (a retained asset is released).
     for (const r of await d.assets.byPv(name)) await settleAsset(d, r, { onlyAfterPv: true });
     return;
   }
-  const plugin = d.plugins.get(pv.metadata.annotations?.[annProvisionedBy] ?? '');
+  const plugin = d.plugins.get(pv.metadata.annotations?.[annDynamicallyProvisioned] ?? '');
   const ref = pv.spec?.claimRef;
   const claim = ref?.name ? await d.store.tryGet(PVC, ref.namespace ?? '', ref.name) : undefined;
   const decision = deleterAction(pv, claim, plugin !== undefined);
@@ -96,7 +117,7 @@ export interface DeleterSpecOptions {
   maxDelayMs?: number;
 }
 
-export function deleterSpec(d: ProvisioningDeps, opts: DeleterSpecOptions = {}): ControllerSpec {
+export function deleterSpec(d: DeleterDeps, opts: DeleterSpecOptions = {}): ControllerSpec {
   const keys = async () => (await objectKeysInPhases(d.store.sql, PV, ['Released', 'Failed'])).map((r) => `pv/${r.name}`);
   return {
     name: deleterName,

@@ -3,15 +3,18 @@
 // the finalizer is removed, and the volume goes, once it is no longer bound to a claim.
 import type { KubeObject } from '../../resources/types';
 import type { ChangeEvent } from '../../store/change-feed';
+import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
-import { write, type ProvisioningDeps } from '../provisioner/deps';
+import { write } from '../runtime/write';
 import { volumesToProtect } from '../../store/protection-queries';
-import { pvProtectionFinalizer } from '../../resources/protection';
+import { pvProtectionFinalizer } from '../../domain/well-known/finalizers';
 
 const PV = 'PersistentVolume';
 
 /** It needs the store only (it runs with the provisioning controllers, or alone). */
-export type ProtectionDeps = Pick<ProvisioningDeps, 'store'>;
+export interface ProtectionDeps {
+  store: ObjectStore;
+}
 export const pvProtectionName = 'pv-protection-controller';
 
 /** Upstream isBeingUsed: a Bound volume is in use by its claim. */

@@ -14,9 +14,13 @@ import { timestampNow } from '../../resources/metadata';
 import type { KubeObject } from '../../resources/types';
 import { objectKeysInPhases } from '../../store/volume-queries';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
-import { errorText, event, write, type ProvisioningDeps } from '../provisioner/deps';
-import { annProvisionedBy } from '../provisioner/volume';
+import { event } from '../runtime/event';
+import { write } from '../runtime/write';
+import { errorText } from '../runtime/errors';
+import type { ProvisioningDeps } from '../provisioner/deps';
+import { reasons } from '../../domain/well-known/event-reasons';
 import { capacityQuantity, expansionWanted, statusFor, type Stage } from './decide';
+import { annDynamicallyProvisioned } from '../../domain/well-known/annotations';
 
 const PVC = 'PersistentVolumeClaim';
 const PV = 'PersistentVolume';
@@ -47,20 +51,20 @@ export async function expandClaim(d: ProvisioningDeps, ctx: ReconcileContext, na
   const bytes = expansionWanted(claim);
   if (bytes === undefined) return;
   const pv = await d.store.tryGet(PV, undefined, claim.spec.volumeName);
-  const plugin = pv ? d.plugins.get(pv.metadata.annotations?.[annProvisionedBy] ?? '') : undefined;
+  const plugin = pv ? d.plugins.get(pv.metadata.annotations?.[annDynamicallyProvisioned] ?? '') : undefined;
   if (!pv || !plugin?.expand) return; // not ours: an out-of-tree resizer's job
   const pvName = pv.metadata.name!;
 
   const resizing = await setStage(d, ctx, claim, { kind: 'resizing' });
   if (!resizing) return;
-  await event(d, resizing, 'Normal', 'Resizing', `External resizer is resizing volume ${pvName}`);
+  await event(d, resizing, 'Normal', reasons.resizing, `External resizer is resizing volume ${pvName}`);
   let result;
   try {
     result = await plugin.expand(pv, bytes);
   } catch (err) {
     const message = `resize volume "${pvName}" by resizer "${plugin.name}" failed: ${errorText(err)}`;
     const failed = await setStage(d, ctx, resizing, { kind: 'failed', message });
-    await event(d, failed ?? resizing, 'Warning', 'VolumeResizeFailed', message);
+    await event(d, failed ?? resizing, 'Warning', reasons.volumeResizeFailed, message);
     throw err;
   }
   if (!result) return; // the asset lives on another node: its controllers grow it
@@ -72,20 +76,20 @@ export async function expandClaim(d: ProvisioningDeps, ctx: ReconcileContext, na
     const pending = await setStage(d, ctx, current, { kind: 'fsPending' });
     if (!pending) return;
     current = pending;
-    await event(d, current, 'Normal', 'FileSystemResizeRequired', 'Require file system resize of volume on node');
+    await event(d, current, 'Normal', reasons.fileSystemResizeRequired, 'Require file system resize of volume on node');
     try {
       await plugin.expandFilesystem(pv);
     } catch (err) {
       const message = `MountVolume.NodeExpandVolume failed for volume "${pvName}" : ${errorText(err)}`;
-      await event(d, current, 'Warning', 'FileSystemResizeFailed', message);
+      await event(d, current, 'Warning', reasons.fileSystemResizeFailed, message);
       throw err;
     }
-    await event(d, current, 'Normal', 'FileSystemResizeSuccessful', `MountVolume.NodeExpandVolume succeeded for volume "${pvName}" ${d.node}`);
+    await event(d, current, 'Normal', reasons.fileSystemResizeSuccessful, `MountVolume.NodeExpandVolume succeeded for volume "${pvName}" ${d.node}`);
   }
   const done = await setStage(d, ctx, current, { kind: 'done', capacity });
   if (!done) return;
-  await event(d, done, 'Normal', 'VolumeResizeSuccessful', 'Resize volume succeeded');
-  if (result.note) await event(d, done, 'Normal', 'ExpansionAccountingOnly', result.note);
+  await event(d, done, 'Normal', reasons.volumeResizeSuccessful, 'Resize volume succeeded');
+  if (result.note) await event(d, done, 'Normal', reasons.expansionAccountingOnly, result.note);
 }
 
 export function expanderSpec(d: ProvisioningDeps, opts: { resyncMs?: number; baseDelayMs?: number; maxDelayMs?: number } = {}): ControllerSpec {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../resources/types';
-import { annDiskMissing, annNodeNotReporting, decide, localCleanupFinalizer, type DecideInput } from './decide';
+import { decide, type DecideInput } from './decide';
+import { localCleanupFinalizer } from '../../domain/well-known/finalizers';
+import { annDiskMissing, annNodeNotReporting } from '../../domain/well-known/annotations';
 
 function pv(o: { phase?: string; policy?: string; claimUid?: string; deleting?: boolean; held?: boolean; ann?: Record<string, string> } = {}): KubeObject {
   return {

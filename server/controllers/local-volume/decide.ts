@@ -11,14 +11,9 @@
 //     a used PV deleted by hand is held by the manager's finalizer until the job is recorded.
 import type { KubeObject } from '../../resources/types';
 import type { JobState } from '../../store/cleanup-jobs';
-
-export const localProvisionerName = 'local-volume-provisioner';
-/** Holds a local PV until the manager has recorded what its disk needs (a cleanup job or nothing). */
-export const localCleanupFinalizer = 'local.stowage.io/cleanup';
-export const annNode = 'local.stowage.io/node';
-export const annEntry = 'local.stowage.io/entry';
-export const annDiskMissing = 'local.stowage.io/disk-missing';
-export const annNodeNotReporting = 'local.stowage.io/node-not-reporting';
+import { reasons } from '../../domain/well-known/event-reasons';
+import { localCleanupFinalizer } from '../../domain/well-known/finalizers';
+import { annDiskMissing, annLocalNode, annNodeNotReporting } from '../../domain/well-known/annotations';
 
 export interface DiskFacts {
   present: boolean;
@@ -36,7 +31,7 @@ export interface DecideInput {
   disk?: DiskFacts;
   /** The PV of that disk, if it exists. */
   pv?: KubeObject;
-  /** Whether the PV's claim has let go of it (deleter's isVolumeReleased). */
+  /** Whether the PV's claim has let go of it (domain/volume-release). */
   released: boolean;
   /** The disk's unfinished job, if any. */
   openJob?: JobFacts;
@@ -105,15 +100,15 @@ export function decide(i: DecideInput): Decision {
   if (annotations(pv)[annDiskMissing] !== missingNow) {
     set[annDiskMissing] = missingNow;
     event = diskGone
-      ? { type: 'Warning', reason: 'DiskMissing', message: `the node's agent no longer reports the disk at ${pv.spec?.local?.path ?? '?'}; the claim keeps the volume` }
-      : { type: 'Normal', reason: 'DiskFound', message: 'the disk is reported again' };
+      ? { type: 'Warning', reason: reasons.diskMissing, message: `the node's agent no longer reports the disk at ${pv.spec?.local?.path ?? '?'}; the claim keeps the volume` }
+      : { type: 'Normal', reason: reasons.diskFound, message: 'the disk is reported again' };
   }
   const lostNow = i.nodeReady ? undefined : 'true';
   if (annotations(pv)[annNodeNotReporting] !== lostNow) {
     set[annNodeNotReporting] = lostNow;
     event ??= i.nodeReady
-      ? { type: 'Normal', reason: 'NodeReporting', message: 'the node reports again' }
-      : { type: 'Warning', reason: 'NodeNotReporting', message: `node ${annotations(pv)[annNode] ?? ''} stopped reporting; the volume is kept` };
+      ? { type: 'Normal', reason: reasons.nodeReporting, message: 'the node reports again' }
+      : { type: 'Warning', reason: reasons.nodeNotReporting, message: `node ${annotations(pv)[annLocalNode] ?? ''} stopped reporting; the volume is kept` };
   }
   if (Object.keys(set).length > 0) return { action: 'annotate', set, event };
   return { action: 'none', why: `phase ${phase ?? 'unset'}, nothing to do` };

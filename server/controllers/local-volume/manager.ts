@@ -12,19 +12,24 @@
 // Disk reports and job changes are not objects, so a 1 s poll of what changed feeds the
 // queue besides the PV and Node watches.
 import type { Logger } from 'pino';
-import type { LocalClassConfig } from '../../agent/contract';
+import type { LocalClassConfig } from '../../domain/local-volume-config';
 import { chooseCleanupMethod } from '../../domain/cleanup-method';
 import { isNodeReady } from '../../domain/node-lifecycle';
+import { isVolumeReleased } from '../../domain/volume-release';
 import { StowageError } from '../../domain/errors';
 import type { NodeAgentService } from '../../services/node-agent';
 import type { ChangeEvent } from '../../store/change-feed';
 import type { ObjectStore } from '../../store/object-store';
-import { isVolumeReleased } from '../deleter/decide';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
-import { transact, writtenVersions, type ControllerTx } from '../runtime/controller-tx';
+import { write } from '../runtime/write';
 import { EventRecorder } from '../../services/event-recorder';
-import { annNode, decide, localCleanupFinalizer } from './decide';
-import { buildLocalVolume, isLocalVolume, labelLocalNode } from './volume';
+import { decide } from './decide';
+import { buildLocalVolume, isLocalVolume } from './volume';
+import { localCleanupFinalizer } from '../../domain/well-known/finalizers';
+import { annLocalNode } from '../../domain/well-known/annotations';
+import { labelLocalNode } from '../../domain/well-known/labels';
+import { localVolumeManagerComponent } from '../../domain/well-known/components';
+import { reasons } from '../../domain/well-known/event-reasons';
 
 const PV = 'PersistentVolume';
 export const localVolumeManagerName = 'local-volume-manager';
@@ -36,21 +41,11 @@ export interface LocalVolumeManagerDeps {
   events?: EventRecorder;
 }
 
-async function write<T>(store: ObjectStore, ctx: ReconcileContext, fn: (tx: ControllerTx) => Promise<T>): Promise<T> {
-  let last: ControllerTx | undefined;
-  const result = await transact(store, async (tx) => {
-    last = tx;
-    return fn(tx);
-  });
-  if (last) for (const rv of writtenVersions(last)) ctx.wrote(rv);
-  return result;
-}
-
 const without = (list: string[] | undefined, item: string) => (list ?? []).filter((f) => f !== item);
 
 export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileContext, pvName: string): Promise<{ requeueAfter?: number } | void> {
   const { store, agents } = d;
-  const events = d.events ?? new EventRecorder(store, localVolumeManagerName, d.log);
+  const events = d.events ?? new EventRecorder(store, localVolumeManagerComponent, d.log);
   const disk = await agents.disks.byPvName(pvName);
   const found = await store.tryGet(PV, undefined, pvName);
   if (found && !isLocalVolume(found)) {
@@ -58,7 +53,7 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
     return;
   }
   const pv = found;
-  const nodeName = disk?.nodeName ?? pv?.metadata.annotations?.[annNode];
+  const nodeName = disk?.nodeName ?? pv?.metadata.annotations?.[annLocalNode];
   const hostPath = disk?.hostPath ?? pv?.spec?.local?.path;
   if (!nodeName || !hostPath) return;
   const openJob = await agents.jobs.openForDisk(nodeName, hostPath);
@@ -114,14 +109,14 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
         await events.record(
           pv!,
           quarantine ? 'Warning' : 'Normal',
-          quarantine ? 'CleanupQuarantined' : 'CleanupQueued',
+          quarantine ? reasons.cleanupQuarantined : reasons.cleanupQueued,
           quarantine ?? `cleanup ${job.id} (${method}) queued for ${hostPath} on node ${nodeName}; the volume is deleted when it succeeds`,
         );
       }
       return;
     }
     case 'deletePv': {
-      await write(store, ctx, async (tx) => {
+      await write(d, ctx, async (tx) => {
         const cur = await tx.get(PV, undefined, pvName);
         if (!cur || cur.metadata.uid !== pv!.metadata.uid) return;
         // Unchanged since we decided (a binder may have just bound an Available volume).
@@ -136,7 +131,7 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
       return;
     }
     case 'removeFinalizer': {
-      await write(store, ctx, async (tx) => {
+      await write(d, ctx, async (tx) => {
         const cur = await tx.get(PV, undefined, pvName);
         if (!cur || cur.metadata.uid !== pv!.metadata.uid || !cur.metadata.finalizers?.includes(localCleanupFinalizer)) return;
         cur.metadata.finalizers = without(cur.metadata.finalizers, localCleanupFinalizer);
@@ -145,7 +140,7 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
       return;
     }
     case 'annotate': {
-      const saved = await write(store, ctx, async (tx) => {
+      const saved = await write(d, ctx, async (tx) => {
         const cur = await tx.get(PV, undefined, pvName);
         if (!cur || cur.metadata.uid !== pv!.metadata.uid) return undefined;
         const ann = { ...(cur.metadata.annotations ?? {}) };

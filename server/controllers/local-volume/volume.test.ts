@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { persistentVolumeStrategy } from '../../resources/persistent-volume/strategy';
-import { localCleanupFinalizer } from './decide';
 import { buildLocalVolume, isLocalVolume } from './volume';
+import { localCleanupFinalizer } from '../../domain/well-known/finalizers';
 
 const disk = (o: Partial<Parameters<typeof buildLocalVolume>[0]> = {}) => ({
   nodeName: 'node-a',

@@ -5,11 +5,10 @@
 // and pv.kubernetes.io/provisioned-by naming the local provisioner. Pure.
 import { bytesToQuantity, formatQuantity } from '../../domain/quantity';
 import type { KubeObject } from '../../resources/types';
-import { annProvisionedBy } from '../provisioner/volume';
-import { annEntry, annNode, localCleanupFinalizer, localProvisionerName } from './decide';
-
-/** Label on every local PV: its node (the dashboard and the manager list by it). */
-export const labelLocalNode = 'local.stowage.io/node';
+import { annDynamicallyProvisioned, annLocalEntry, annLocalNode } from '../../domain/well-known/annotations';
+import { localVolumeProvisioner } from '../../domain/well-known/provisioners';
+import { localCleanupFinalizer } from '../../domain/well-known/finalizers';
+import { labelHostname, labelLocalNode } from '../../domain/well-known/labels';
 
 export interface LocalDisk {
   nodeName: string;
@@ -28,7 +27,7 @@ export function buildLocalVolume(disk: LocalDisk, reclaimPolicy: string | undefi
     metadata: {
       name: disk.pvName,
       labels: { [labelLocalNode]: disk.nodeName },
-      annotations: { [annProvisionedBy]: localProvisionerName, [annNode]: disk.nodeName, [annEntry]: disk.entryName },
+      annotations: { [annDynamicallyProvisioned]: localVolumeProvisioner, [annLocalNode]: disk.nodeName, [annLocalEntry]: disk.entryName },
       finalizers: [localCleanupFinalizer],
     },
     spec: {
@@ -40,7 +39,7 @@ export function buildLocalVolume(disk: LocalDisk, reclaimPolicy: string | undefi
       local: { path: disk.hostPath },
       nodeAffinity: {
         required: {
-          nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [disk.nodeName] }] }],
+          nodeSelectorTerms: [{ matchExpressions: [{ key: labelHostname, operator: 'In', values: [disk.nodeName] }] }],
         },
       },
     },
@@ -48,5 +47,5 @@ export function buildLocalVolume(disk: LocalDisk, reclaimPolicy: string | undefi
 }
 
 export function isLocalVolume(pv: KubeObject | undefined): boolean {
-  return pv?.metadata?.annotations?.[annProvisionedBy] === localProvisionerName;
+  return pv?.metadata?.annotations?.[annDynamicallyProvisioned] === localVolumeProvisioner;
 }

@@ -8,6 +8,8 @@ import { objectKeys } from '../../store/volume-queries';
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec } from '../runtime/controller';
 import { EventRecorder } from '../../services/event-recorder';
+import { nodeLifecycleComponent } from '../../domain/well-known/components';
+import { reasons } from '../../domain/well-known/event-reasons';
 
 export const nodeLifecycleName = 'node-lifecycle-controller';
 
@@ -19,7 +21,7 @@ export interface NodeLifecycleOptions {
 
 export function nodeLifecycleSpec(d: { store: ObjectStore; log: Logger }, opts: NodeLifecycleOptions = {}): ControllerSpec {
   const graceMs = opts.graceMs ?? defaultNodeGraceMs;
-  const events = new EventRecorder(d.store, nodeLifecycleName, d.log);
+  const events = new EventRecorder(d.store, nodeLifecycleComponent, d.log);
   const keys = async () => (await objectKeys(d.store.sql, 'Node')).map((r) => `node/${r.name}`);
   return {
     name: nodeLifecycleName,
@@ -36,7 +38,7 @@ export function nodeLifecycleSpec(d: { store: ObjectStore; log: Logger }, opts: 
       node.status = { ...(node.status ?? {}), conditions: decision.conditions };
       const saved = await d.store.update(node, { subresource: 'status' });
       ctx.wrote(saved.metadata.resourceVersion);
-      await events.record(saved, 'Warning', 'NodeNotReady', `node ${node.metadata.name} stopped reporting: its agent posted no status for ${Math.round(graceMs / 1000)} s`);
+      await events.record(saved, 'Warning', reasons.nodeNotReady, `node ${node.metadata.name} stopped reporting: its agent posted no status for ${Math.round(graceMs / 1000)} s`);
       return undefined;
     },
   };

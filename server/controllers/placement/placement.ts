@@ -14,16 +14,20 @@
 //  5. not placeable: PodScheduled=False reason Unschedulable and a FailedScheduling event
 //     naming the reasons per node, written only when the message changes.
 import type { Logger } from 'pino';
-import { annSelectedNode, placePod, type PlacementInput } from '../../domain/placement';
+import { placePod, type PlacementInput } from '../../domain/placement';
+import { annSelectedNode } from '../../domain/well-known/annotations';
 import { claimClass } from '../../domain/matching';
-import { podClaimNames, podsUsingClaim } from '../../resources/pod/claims';
+import { podClaimNames, podsUsingClaim } from '../../domain/pod-claims';
 import { timestampNow } from '../../resources/metadata';
 import type { KubeObject } from '../../resources/types';
 import { availableVolumesOfClasses, podsToPlace } from '../../store/consumer-queries';
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
-import { isRowBusy, transact, writtenVersions, type ControllerTx } from '../runtime/controller-tx';
+import { isRowBusy } from '../runtime/controller-tx';
+import { write } from '../runtime/write';
 import { EventRecorder } from '../../services/event-recorder';
+import { schedulerComponent } from '../../domain/well-known/components';
+import { reasons } from '../../domain/well-known/event-reasons';
 
 export const placementName = 'default-scheduler';
 const POD = 'Pod';
@@ -44,16 +48,6 @@ interface Deps {
 }
 
 const podKey = (ns: string, name: string) => `pod/${ns}/${name}`;
-
-async function write<T>(d: Deps, ctx: ReconcileContext, fn: (tx: ControllerTx) => Promise<T>): Promise<T> {
-  let last: ControllerTx | undefined;
-  const result = await transact(d.store, async (tx) => {
-    last = tx;
-    return fn(tx);
-  });
-  if (last) for (const rv of writtenVersions(last)) ctx.wrote(rv);
-  return result;
-}
 
 /** Everything placePod needs, read from the store. */
 async function gather(d: Deps, pod: KubeObject): Promise<PlacementInput> {
@@ -109,7 +103,7 @@ async function markUnschedulable(d: Deps, ctx: ReconcileContext, pod: KubeObject
     if (!p || p.metadata.resourceVersion !== pod.metadata.resourceVersion || p.spec?.nodeName) return undefined;
     return tx.update(next, { subresource: 'status' });
   });
-  if (saved) await d.events.record(saved, 'Warning', 'FailedScheduling', message);
+  if (saved) await d.events.record(saved, 'Warning', reasons.failedScheduling, message);
   else ctx.enqueue(podKey(pod.metadata.namespace ?? '', pod.metadata.name!));
 }
 
@@ -135,7 +129,7 @@ async function bindPod(d: Deps, ctx: ReconcileContext, pod: KubeObject, node: st
     return tx.updateAll(next);
   });
   if (!saved) return false;
-  await d.events.record(saved, 'Normal', 'Scheduled', `Successfully assigned ${pod.metadata.namespace}/${pod.metadata.name} to ${node}`);
+  await d.events.record(saved, 'Normal', reasons.scheduled, `Successfully assigned ${pod.metadata.namespace}/${pod.metadata.name} to ${node}`);
   return true;
 }
 
@@ -143,7 +137,7 @@ export async function placeOne(d: Deps, ctx: ReconcileContext, namespace: string
   const pod = await d.store.tryGet(POD, namespace, name);
   if (!pod || pod.spec?.nodeName || pod.metadata.deletionTimestamp) return;
   const scheduler = pod.spec?.schedulerName;
-  if (scheduler && scheduler !== 'default-scheduler') return;
+  if (scheduler && scheduler !== schedulerComponent) return;
   const input = await gather(d, pod);
 
   // A selection in progress: the claims' binder/provisioner is working on it.
@@ -190,7 +184,7 @@ export function placementSpec(o: PlacementOptions): ControllerSpec {
   const local = o.nodeLocalProvisioners;
   const d: Deps = {
     store: o.store,
-    events: new EventRecorder(o.store, placementName, o.log),
+    events: new EventRecorder(o.store, schedulerComponent, o.log),
     provisionerNode: (p) => (local?.names.has(p) ? local.node : undefined),
   };
   const keys = async () => (await podsToPlace(o.store.sql)).map((r) => podKey(r.namespace, r.name));

@@ -1,24 +1,9 @@
-// What the provisioning controllers (provisioner, deleter, pv-protection) share.
+// What the provisioner shares with the controllers of its plugins' volumes (expander, volume-usage).
 import type { Logger } from 'pino';
 import type { AssetStore } from '../../provisioners/assets';
 import type { PluginRegistry } from '../../provisioners/registry';
-import type { KubeObject } from '../../resources/types';
 import type { ObjectStore } from '../../store/object-store';
-import type { ReconcileContext } from '../runtime/controller';
-import { transact, writtenVersions, type ControllerTx } from '../runtime/controller-tx';
-import type { EventRecorder, EventType } from '../../services/event-recorder';
-
-/** Upstream's event reasons (pkg/controller/volume/events). */
-export const reasons = {
-  provisioningFailed: 'ProvisioningFailed',
-  provisioningSucceeded: 'ProvisioningSucceeded',
-  provisioningCleanupFailed: 'ProvisioningCleanupFailed',
-  volumeFailedDelete: 'VolumeFailedDelete',
-  volumeDeleted: 'VolumeDeleted',
-} as const;
-
-/** The source.component of their Events, as upstream's in-tree PV controller. */
-export const provisioningComponent = 'persistentvolume-controller';
+import type { EventRecorder } from '../../services/event-recorder';
 
 export interface ProvisioningDeps {
   store: ObjectStore;
@@ -36,43 +21,4 @@ export interface ProvisioningDeps {
   backgroundPollMs: number;
   /** An intent record untouched for this long may be settled by the periodic sweep (ms). */
   sweepGraceMs: number;
-}
-
-/** Runs one transaction and tells the runtime which versions it wrote (no echo reconcile). */
-export async function write<T>(d: Pick<ProvisioningDeps, 'store'>, ctx: ReconcileContext, fn: (tx: ControllerTx) => Promise<T>): Promise<T> {
-  let last: ControllerTx | undefined;
-  const result = await transact(d.store, async (tx) => {
-    last = tx;
-    return fn(tx);
-  });
-  if (last) for (const rv of writtenVersions(last)) ctx.wrote(rv);
-  return result;
-}
-
-export function event(d: ProvisioningDeps, obj: KubeObject, type: EventType, reason: string, message: string): Promise<void> {
-  return d.events.record(obj, type, reason, message);
-}
-
-/** Waits `ms`, or less when the controller stops. A retry pause, not synchronisation. */
-export function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted || ms <= 0) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
-
-/**
- * An error as one line a user can read: the database's own message rather than the client
- * library's invocation dump around it.
- */
-export function errorText(e: unknown): string {
-  const raw = e instanceof Error ? e.message : String(e);
-  const db = /Message: `([^`]*)`/.exec(raw);
-  return (db ? db[1] : raw).replace(/\s+/g, ' ').trim();
 }

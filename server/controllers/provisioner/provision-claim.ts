@@ -8,17 +8,20 @@ import { claimClass } from '../../domain/matching';
 import { maskValues, secretValues } from '../../domain/redaction';
 import { provisionerSecretRef } from '../../domain/secret-references';
 import { secretData } from '../../resources/secret/strategy';
-import { annSelectedNode, failed, provisionOptionsFor, volumeNameFor, ProvisioningError, type ProvisionResult } from '../../provisioners/plugin';
+import { failed, provisionOptionsFor, volumeNameFor, ProvisioningError, type ProvisionResult } from '../../provisioners/plugin';
 import type { ProvisionerPlugin } from '../../provisioners/plugin';
 import type { KubeObject } from '../../resources/types';
 import type { ReconcileContext, ReconcileResult } from '../runtime/controller';
-import { errorText, event, reasons, write, type ProvisioningDeps } from './deps';
+import { event } from '../runtime/event';
+import { write } from '../runtime/write';
+import { errorText } from '../runtime/errors';
+import type { ProvisioningDeps } from './deps';
+import { reasons } from '../../domain/well-known/event-reasons';
 import { ProvisioningRetry, saveVolume } from './save-volume';
+import { annBetaStorageProvisioner, annSelectedNode, annStorageProvisioner } from '../../domain/well-known/annotations';
 
 const PVC = 'PersistentVolumeClaim';
 const PV = 'PersistentVolume';
-export const annStorageProvisioner = 'volume.kubernetes.io/storage-provisioner';
-export const annBetaStorageProvisioner = 'volume.beta.kubernetes.io/storage-provisioner';
 
 /** The in-tree plugin a claim was handed to, if any. */
 export function pluginFor(d: ProvisioningDeps, claim: KubeObject): ProvisionerPlugin | undefined {

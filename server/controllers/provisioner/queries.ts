@@ -2,7 +2,7 @@
 // where no column exists, the JSON). `db` is any Prisma client or transaction client.
 import type { ObjectKey } from '../../store/consumer-queries';
 import type { SqlRunner } from '../../store/volume-queries';
-import { annBetaStorageProvisioner, annStorageProvisioner } from './provision-claim';
+import { annBetaStorageProvisioner, annStorageProvisioner } from '../../domain/well-known/annotations';
 
 /** Unbound claims handed to one of `provisioners` (upstream's claims to provision). */
 export function claimsToProvision(db: SqlRunner, provisioners: string[]): Promise<ObjectKey[]> {

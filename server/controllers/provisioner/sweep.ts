@@ -17,8 +17,11 @@ const PVC = 'PersistentVolumeClaim';
 
 export type Settled = 'kept' | 'adopted' | 'removed' | 'released' | 'skipped';
 
+/** What settling records needs (the deleter settles them too). */
+export type SettleDeps = Pick<ProvisioningDeps, 'store' | 'plugins' | 'assets' | 'log' | 'node'>;
+
 /** Whether the claim the asset was made for still exists, unbound or bound to this PV. */
-async function claimStillWants(d: ProvisioningDeps, r: AssetRecord): Promise<boolean> {
+async function claimStillWants(d: SettleDeps, r: AssetRecord): Promise<boolean> {
   const ref = typeof r.details.claim === 'string' ? r.details.claim : '';
   const slash = ref.indexOf('/');
   if (slash < 0) return false;
@@ -32,7 +35,7 @@ export interface SettleOptions {
   onlyAfterPv?: boolean;
 }
 
-export async function settleAsset(d: ProvisioningDeps, r: AssetRecord, opts: SettleOptions = {}): Promise<Settled> {
+export async function settleAsset(d: SettleDeps, r: AssetRecord, opts: SettleOptions = {}): Promise<Settled> {
   const plugin = d.plugins.get(r.plugin);
   if (!plugin || r.node !== d.node) return 'skipped';
   if (opts.onlyAfterPv && r.state !== 'deleting' && !r.details.pvUid) return 'skipped';
@@ -68,7 +71,7 @@ export interface SweepReport {
 }
 
 /** Settles this node's records untouched for `graceMs` (0 on start: nothing is in flight). */
-export async function sweepAssets(d: ProvisioningDeps, graceMs: number): Promise<SweepReport> {
+export async function sweepAssets(d: SettleDeps, graceMs: number): Promise<SweepReport> {
   const report: SweepReport = { adopted: 0, removed: 0, released: 0, failed: 0 };
   const cutoff = Date.now() - graceMs;
   for (const r of await d.assets.list({ node: d.node })) {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ProvisionedVolume } from '../../provisioners/plugin';
 import type { KubeObject } from '../../resources/types';
-import { errorText } from './deps';
 import { buildVolume } from './volume';
 
 const claim = (over: Record<string, unknown> = {}): KubeObject => ({
@@ -69,15 +68,5 @@ describe('buildVolume (seed 000: the created PV MUST ...)', () => {
     expect(pv.metadata.labels).toEqual({ tier: 'local', 'kubernetes.io/hostname': 'n1' });
     expect(pv.spec.mountOptions).toEqual(['noatime']);
     expect(pv.spec.nodeAffinity).toEqual(affinity);
-  });
-});
-
-describe('errorText', () => {
-  it.each([
-    { name: 'a plain error', error: new Error('disk full'), text: 'disk full' },
-    { name: 'a database error inside a client dump', error: new Error('\nInvalid `prisma.$executeRawUnsafe()` invocation:\nRaw query failed. Code: `P0001`. Message: `no PVs today`'), text: 'no PVs today' },
-    { name: 'not an error', error: 'just text', text: 'just text' },
-  ])('$name', ({ error, text }) => {
-    expect(errorText(error)).toBe(text);
   });
 });

@@ -7,15 +7,9 @@
 import { bytesToQuantity, compareQuantities, formatQuantity, quantityFromJSON } from '../../domain/quantity';
 import { claimClass } from '../../domain/matching';
 import type { ProvisionedVolume } from '../../provisioners/plugin';
-import { pvProtectionFinalizer } from '../../resources/protection';
 import type { KubeObject } from '../../resources/types';
-
-export const annProvisionedBy = 'pv.kubernetes.io/provisioned-by';
-export const annBoundByController = 'pv.kubernetes.io/bound-by-controller';
-/** Where the asset is (path, device, node) as JSON, for people and the dashboard. Never secrets. */
-export const annAsset = 'stowage.io/asset';
-/** Keeps a PV with reclaim policy Delete until its asset is deleted (upstream HonorPVReclaimPolicy). */
-export const pvControllerFinalizer = 'kubernetes.io/pv-controller';
+import { annAsset, annBoundByController, annDynamicallyProvisioned } from '../../domain/well-known/annotations';
+import { pvControllerFinalizer, pvProtectionFinalizer } from '../../domain/well-known/finalizers';
 
 /** The capacity to write: the claim's own request when that is the size, else the bytes. */
 function capacityOf(claim: KubeObject, bytes: bigint): string {
@@ -37,7 +31,7 @@ export function buildVolume(pvName: string, claim: KubeObject, storageClass: Kub
       name: pvName,
       ...(Object.keys(labels).length > 0 ? { labels } : {}),
       annotations: {
-        [annProvisionedBy]: provisioner,
+        [annDynamicallyProvisioned]: provisioner,
         [annBoundByController]: 'yes',
         [annAsset]: JSON.stringify(v.asset),
       },

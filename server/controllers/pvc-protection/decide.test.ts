@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { claimChangeNeedsLook, decideClaimProtection, pvcProtectionFinalizer, type ProtectionAction } from './decide';
+import { claimChangeNeedsLook, decideClaimProtection, type ProtectionAction } from './decide';
+import { pvcProtectionFinalizer } from '../../domain/well-known/finalizers';
 
 const claim = (o: { finalizer: boolean; deleting: boolean }) => ({
   apiVersion: 'v1',

@@ -2,10 +2,8 @@
 // StorageObjectInUseProtection admission plugin), as a pure decision: every claim carries
 // kubernetes.io/pvc-protection from creation; a claim being deleted keeps it while any pod
 // that is not Succeeded or Failed names the claim, and loses it once none does.
-import { pvcProtectionFinalizer } from '../../resources/protection';
 import type { KubeObject } from '../../resources/types';
-
-export { pvcProtectionFinalizer };
+import { pvcProtectionFinalizer } from '../../domain/well-known/finalizers';
 
 export type ProtectionAction = { kind: 'add' } | { kind: 'remove' } | { kind: 'wait'; usedBy: string[] } | { kind: 'none' };
 

@@ -3,13 +3,14 @@
 // claims created without it (admission adds it on create), and removes it from a claim
 // being deleted once no live pod uses it. The pods are read fresh from the store for every
 // decision (upstream double-checks with a live list before removing, for the same reason).
-import { podClaimNames, podsUsingClaim } from '../../resources/pod/claims';
+import { podClaimNames, podsUsingClaim } from '../../domain/pod-claims';
 import type { KubeObject } from '../../resources/types';
 import { claimsToProtect } from '../../store/protection-queries';
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
-import { transact, writtenVersions } from '../runtime/controller-tx';
-import { claimChangeNeedsLook, decideClaimProtection, pvcProtectionFinalizer } from './decide';
+import { write } from '../runtime/write';
+import { claimChangeNeedsLook, decideClaimProtection } from './decide';
+import { pvcProtectionFinalizer } from '../../domain/well-known/finalizers';
 
 const PVC = 'PersistentVolumeClaim';
 export const pvcProtectionName = 'pvc-protection-controller';
@@ -33,18 +34,15 @@ export async function protectClaim(d: PvcProtectionDeps, ctx: ReconcileContext, 
     ctx.log.debug({ claim: `${namespace}/${name}`, usedBy }, 'claim in use; deletion waits');
     return;
   }
-  let wrote = false;
-  const tx = await transact(d.store, async (t) => {
+  const wrote = await write(d, ctx, async (t) => {
     const c = await t.get(PVC, namespace, name);
-    if (!c || c.metadata.uid !== read.metadata.uid || c.metadata.resourceVersion !== read.metadata.resourceVersion) return t;
+    if (!c || c.metadata.uid !== read.metadata.uid || c.metadata.resourceVersion !== read.metadata.resourceVersion) return false;
     const finalizers = c.metadata.finalizers ?? [];
     c.metadata.finalizers =
       action.kind === 'add' ? [...finalizers, pvcProtectionFinalizer] : finalizers.filter((f) => f !== pvcProtectionFinalizer);
     await t.update(c);
-    wrote = true;
-    return t;
+    return true;
   });
-  for (const rv of writtenVersions(tx)) ctx.wrote(rv);
   if (!wrote) ctx.enqueue(`pvc/${namespace}/${name}`);
 }
 

@@ -16,6 +16,7 @@ import type { ChangeEvent } from '../../store/change-feed';
 import type { ObjectStore } from '../../store/object-store';
 import { expectedContention, isTerminalError } from './errors';
 import { controllerMetrics, type ControllerMetrics } from './metrics';
+import { pause } from './pause';
 import { WorkQueue } from './work-queue';
 
 export interface ReconcileResult {
@@ -70,18 +71,6 @@ export interface ControllerOptions {
 }
 
 const OWN_WRITES_CAP = 200_000;
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 
 export class Controller {
   readonly name: string;
@@ -282,7 +271,7 @@ export class Controller {
             this.queue.add(key);
           }
         }
-        if (!signal.aborted) await sleep(500, signal);
+        if (!signal.aborted) await pause(500, signal);
       } catch (err) {
         if (signal.aborted) return;
         if (isStowageError(err) && err.code === 'Expired') {
@@ -293,11 +282,11 @@ export class Controller {
             for (const key of await this.spec.listKeys()) this.addForced(key);
           } catch (e) {
             this.log.warn({ err: e }, 'relist failed');
-            await sleep(1000, signal);
+            await pause(1000, signal);
           }
         } else {
           this.log.warn({ err }, 'watch failed; restarting');
-          await sleep(1000, signal);
+          await pause(1000, signal);
         }
       }
     }

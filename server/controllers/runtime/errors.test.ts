@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { conflict, notFound, StowageError } from '../../domain/errors';
 import { RowBusyError } from './controller-tx';
-import { expectedContention } from './errors';
+import { errorText, expectedContention } from './errors';
 
 const pgError = (code: string, message = 'pg') => Object.assign(new Error(message), { code });
 
@@ -23,5 +23,15 @@ describe('expectedContention', () => {
     const got = expectedContention(err);
     if (want instanceof RegExp) expect(got).toMatch(want);
     else expect(got).toBe(want);
+  });
+});
+
+describe('errorText', () => {
+  it.each([
+    { name: 'a plain error', error: new Error('disk full'), text: 'disk full' },
+    { name: 'a database error inside a client dump', error: new Error('\nInvalid `prisma.$executeRawUnsafe()` invocation:\nRaw query failed. Code: `P0001`. Message: `no PVs today`'), text: 'no PVs today' },
+    { name: 'not an error', error: 'just text', text: 'just text' },
+  ])('$name', ({ error, text }) => {
+    expect(errorText(error)).toBe(text);
   });
 });

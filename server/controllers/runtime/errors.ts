@@ -46,3 +46,13 @@ export function expectedContention(e: unknown): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * An error as one line a user can read: the database's own message rather than the client
+ * library's invocation dump around it.
+ */
+export function errorText(e: unknown): string {
+  const raw = e instanceof Error ? e.message : String(e);
+  const db = /Message: `([^`]*)`/.exec(raw);
+  return (db ? db[1] : raw).replace(/\s+/g, ' ').trim();
+}

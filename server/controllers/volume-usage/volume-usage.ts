@@ -4,11 +4,12 @@
 // Never a write storm: each volume is measured at most every `minIntervalMs`, and written
 // only when the number changed; the watch enqueues only newly added volumes (its own
 // annotation writes do not feed back), the periodic resync does the rest.
-import { annDynamicallyProvisioned } from '../binder/annotations';
+import { annDynamicallyProvisioned } from '../../domain/well-known/annotations';
 import { usageOf, usageUpdate, withUsage } from '../../domain/volume-usage';
 import type { UsageBudget } from '../../provisioners/os';
 import type { ChangeEvent } from '../../store/change-feed';
-import { write, type ProvisioningDeps } from '../provisioner/deps';
+import { write } from '../runtime/write';
+import type { ProvisioningDeps } from '../provisioner/deps';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
 
 const PV = 'PersistentVolume';

@@ -16,12 +16,10 @@ import {
   validateTypeMeta,
 } from '../metadata';
 import type { Strategy } from '../types';
+import { labelMetadataName } from '../../domain/well-known/labels';
 import { namespaceSchema, type Namespace } from './schema';
 
 export const namespacePhases = ['Active', 'Terminating'] as const;
-
-/** Set on every namespace to its own name, so that selectors can pick namespaces by name. */
-export const metadataNameLabel = 'kubernetes.io/metadata.name';
 
 /** The finalizer the namespace lifecycle owns; added on create as upstream does. */
 export const kubernetesFinalizer = 'kubernetes';
@@ -67,7 +65,7 @@ export const namespaceStrategy: Strategy<Namespace> = {
     const name = ns.metadata?.name;
     if (name) {
       ns.metadata.labels ??= {};
-      ns.metadata.labels[metadataNameLabel] = name;
+      ns.metadata.labels[labelMetadataName] = name;
     }
     ns.status ??= {};
     if (!ns.status.phase) ns.status.phase = 'Active';

@@ -16,6 +16,7 @@ import {
 } from '../metadata';
 import { canonicalizeResourceList, validateResourceList } from '../resource-list';
 import type { Strategy } from '../types';
+import { labelNodeRolePrefix, labelRole } from '../../domain/well-known/labels';
 import { nodeSchema, type Node } from './schema';
 
 export const taintEffects = ['NoExecute', 'NoSchedule', 'PreferNoSchedule'] as const;
@@ -111,14 +112,13 @@ function nodeStatus(node: Node): string {
   return status.join(',');
 }
 
-const rolePrefix = 'node-role.kubernetes.io/';
 
 /** Roles from `node-role.kubernetes.io/<role>` keys and `kubernetes.io/role` values, sorted. */
 function nodeRoles(node: Node): string {
   const roles = new Set<string>();
   for (const [k, v] of Object.entries<string>(node.metadata?.labels ?? {})) {
-    if (k.startsWith(rolePrefix) && k.length > rolePrefix.length) roles.add(k.slice(rolePrefix.length));
-    else if (k === 'kubernetes.io/role' && v) roles.add(v);
+    if (k.startsWith(labelNodeRolePrefix) && k.length > labelNodeRolePrefix.length) roles.add(k.slice(labelNodeRolePrefix.length));
+    else if (k === labelRole && v) roles.add(v);
   }
   return [...roles].sort().join(',') || '<none>';
 }

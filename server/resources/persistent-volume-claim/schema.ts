@@ -70,7 +70,3 @@ export const persistentVolumeClaimSchema = kubeObjectSchema({
 export type PersistentVolumeClaim = KindObject<typeof persistentVolumeClaimSchema>;
 
 export const claimPhases = ['Bound', 'Lost', 'Pending'] as const;
-
-/** Annotations that hand a claim to a provisioner (the current one and its beta predecessor). */
-export const storageProvisionerAnnotation = 'volume.kubernetes.io/storage-provisioner';
-export const betaStorageProvisionerAnnotation = 'volume.beta.kubernetes.io/storage-provisioner';

@@ -6,16 +6,16 @@ import { ageColumn, column, nameColumn, noColumns } from '../columns';
 import { keepAllButStatus, keepSystemMetadata, shapeErrors, stripNulls } from '../metadata';
 import { bytesOf, canonicalizeResourceList, showQuantity } from '../resource-list';
 import type { Strategy } from '../types';
-import { betaStorageClassAnnotation } from '../volume-fields';
 import { persistentVolumeClaimWarnings } from '../volume-warnings';
-import { betaStorageProvisionerAnnotation, persistentVolumeClaimSchema, storageProvisionerAnnotation, type PersistentVolumeClaim } from './schema';
+import { persistentVolumeClaimSchema, type PersistentVolumeClaim } from './schema';
 import { validatePersistentVolumeClaim, validatePersistentVolumeClaimUpdate } from './validation';
+import { annBetaStorageClass, annBetaStorageProvisioner, annStorageProvisioner } from '../../domain/well-known/annotations';
 
 export { persistentVolumeClaimSchema } from './schema';
 
 /** The claim's class: the beta annotation wins; undefined when neither is set ("" is a class: none). */
 export function persistentVolumeClaimClass(pvc: PersistentVolumeClaim): string | undefined {
-  return pvc.metadata?.annotations?.[betaStorageClassAnnotation] ?? pvc.spec?.storageClassName;
+  return pvc.metadata?.annotations?.[annBetaStorageClass] ?? pvc.spec?.storageClassName;
 }
 
 /** dataSource and dataSourceRef mirror each other on create (upstream NormalizeDataSources). */
@@ -93,7 +93,7 @@ export const persistentVolumeClaimStrategy: Strategy<PersistentVolumeClaim> = {
       volumeMode: spec.volumeMode ?? null,
       volumeName: spec.volumeName || null,
       provisioning:
-        annotations[storageProvisionerAnnotation] !== undefined || annotations[betaStorageProvisionerAnnotation] !== undefined,
+        annotations[annStorageProvisioner] !== undefined || annotations[annBetaStorageProvisioner] !== undefined,
     };
   },
 

@@ -6,8 +6,9 @@ import type { PersistentVolumeClaim } from './schema';
 import { child, deepEqual, forbidden, immutable, invalid, notSupported, required } from '../field-errors';
 import { validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta } from '../metadata';
 import { compareQuantityValues, validatePositiveQuantity, validateResourceList } from '../resource-list';
-import { betaStorageClassAnnotation, validateAccessModes, validateVolumeMode } from '../volume-fields';
+import { validateAccessModes, validateVolumeMode } from '../volume-fields';
 import { claimPhases } from './schema';
+import { annBetaStorageClass } from '../../domain/well-known/annotations';
 
 type Spec = NonNullable<PersistentVolumeClaim['spec']>;
 /** spec.dataSource, or spec.dataSourceRef (which may also name a namespace). */
@@ -92,8 +93,8 @@ export function validatePersistentVolumeClaimUpdate(next: PersistentVolumeClaim,
 
   const oldAnnotations = prev.metadata?.annotations ?? {};
   const newAnnotations = next.metadata?.annotations ?? {};
-  const oldAnn: string | undefined = oldAnnotations[betaStorageClassAnnotation];
-  const newAnn: string | undefined = newAnnotations[betaStorageClassAnnotation];
+  const oldAnn: string | undefined = oldAnnotations[annBetaStorageClass];
+  const newAnn: string | undefined = newAnnotations[annBetaStorageClass];
   const fromAnnotation =
     oldAnn !== undefined &&
     p.storageClassName === undefined &&
@@ -103,7 +104,7 @@ export function validatePersistentVolumeClaimUpdate(next: PersistentVolumeClaim,
     delete n.storageClassName;
   } else {
     if ((newAnn ?? '') !== (oldAnn ?? '')) {
-      errs.push(invalid(child('metadata.annotations', betaStorageClassAnnotation), newAnn ?? '', 'field is immutable'));
+      errs.push(invalid(child('metadata.annotations', annBetaStorageClass), newAnn ?? '', 'field is immutable'));
     }
     const fromNil =
       n.storageClassName !== undefined && p.storageClassName === undefined && (oldAnn === undefined || n.storageClassName === oldAnn);

@@ -168,8 +168,6 @@ export const mountOptionAnnotationSources: readonly VolumeSourceName[] = [
 /** Sources that honour spec.mountOptions: the above, plus csi and local. */
 export const mountOptionSources: readonly VolumeSourceName[] = [...mountOptionAnnotationSources, 'csi', 'local'];
 
-export const mountOptionsAnnotation = 'volume.beta.kubernetes.io/mount-options';
-
 /** Required fields of the loosely shaped sources (upstream validate*PersistentVolumeSource). */
 export const looseSourceRequiredFields: Record<(typeof looseVolumeSources)[number], string[]> = {
   gcePersistentDisk: ['pdName'],

@@ -8,19 +8,16 @@ import { keepAllButStatus, keepSystemMetadata, shapeErrors, stripNulls, timestam
 import { pinnedHostname } from '../node-selector';
 import { bytesOf, canonicalizeResourceList, showQuantity } from '../resource-list';
 import type { Strategy } from '../types';
-import { betaStorageClassAnnotation } from '../volume-fields';
 import { persistentVolumeWarnings } from '../volume-warnings';
 import { persistentVolumeSchema, type PersistentVolume } from './schema';
 import { validatePersistentVolume, validatePersistentVolumeUpdate } from './validation';
+import { annAlphaStorageClass, annBetaStorageClass } from '../../domain/well-known/annotations';
 
 export { persistentVolumeSchema } from './schema';
 
-/** Set on a PV that waits for dynamic provisioning; the binder skips it (seed 004). */
-export const alphaStorageClassAnnotation = 'volume.alpha.kubernetes.io/storage-class';
-
 /** The PV's class: the beta annotation wins over spec.storageClassName; "" when none. */
 export function persistentVolumeClass(pv: PersistentVolume): string {
-  return pv.metadata?.annotations?.[betaStorageClassAnnotation] ?? pv.spec?.storageClassName ?? '';
+  return pv.metadata?.annotations?.[annBetaStorageClass] ?? pv.spec?.storageClassName ?? '';
 }
 
 export const persistentVolumeStrategy: Strategy<PersistentVolume> = {
@@ -93,7 +90,7 @@ export const persistentVolumeStrategy: Strategy<PersistentVolume> = {
       claimName: spec.claimRef?.name ?? null,
       claimUid: spec.claimRef?.uid ?? null,
       nodeName: pinnedHostname(spec.nodeAffinity) ?? null,
-      provisioning: pv.metadata?.annotations?.[alphaStorageClassAnnotation] !== undefined,
+      provisioning: pv.metadata?.annotations?.[annAlphaStorageClass] !== undefined,
     };
   },
 

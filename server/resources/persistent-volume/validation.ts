@@ -13,12 +13,12 @@ import {
   looseSourceRequiredFields,
   mountOptionAnnotationSources,
   mountOptionSources,
-  mountOptionsAnnotation,
   reclaimPolicies,
   volumePhases,
   volumeSources,
   type VolumeSourceName,
 } from './schema';
+import { annMountOptions } from '../../domain/well-known/annotations';
 
 type Spec = NonNullable<PersistentVolume['spec']>;
 
@@ -76,8 +76,8 @@ export function validatePersistentVolume(pv: PersistentVolume): FieldError[] {
   if ((spec.mountOptions ?? []).length > 0 && !mountOptionSources.includes(sources[0])) {
     errs.push(forbidden('spec.mountOptions', 'may not specify mount options for this volume type'));
   }
-  if (pv.metadata?.annotations?.[mountOptionsAnnotation] !== undefined && !mountOptionAnnotationSources.includes(sources[0])) {
-    errs.push(forbidden(child('metadata.annotations', mountOptionsAnnotation), 'may not specify mount options for this volume type'));
+  if (pv.metadata?.annotations?.[annMountOptions] !== undefined && !mountOptionAnnotationSources.includes(sources[0])) {
+    errs.push(forbidden(child('metadata.annotations', annMountOptions), 'may not specify mount options for this volume type'));
   }
 
   const phase = pv.status?.phase;

@@ -7,6 +7,7 @@ import { keepAllButStatus, keepSystemMetadata, shapeErrors, stripNulls } from '.
 import type { Strategy } from '../types';
 import { podSchema, type Pod } from './schema';
 import { validatePod, validatePodUpdate } from './validation';
+import { schedulerComponent } from '../../domain/well-known/components';
 
 export { podSchema } from './schema';
 
@@ -54,7 +55,7 @@ export const podStrategy: Strategy<Pod> = {
     stripNulls(pod);
     pod.spec ??= {};
     pod.spec.restartPolicy ??= 'Always';
-    pod.spec.schedulerName ??= 'default-scheduler';
+    pod.spec.schedulerName ??= schedulerComponent;
     pod.status ??= {};
     if (!pod.status.phase) pod.status.phase = 'Pending';
   },

@@ -4,8 +4,7 @@
 import type { PersistentVolumeClaim } from '../persistent-volume-claim/schema';
 import type { StorageClass } from './schema';
 import { isDefaultClass } from './strategy';
-
-const betaClassAnnotation = 'volume.beta.kubernetes.io/storage-class';
+import { annBetaStorageClass } from '../../domain/well-known/annotations';
 
 /** Of several defaults the newest wins; equal creation times go by name, ascending. */
 export function newestDefault(classes: StorageClass[]): StorageClass | undefined {
@@ -27,7 +26,7 @@ export function newestDefault(classes: StorageClass[]): StorageClass | undefined
  * annotation) gets the default class's name, in place. Returns whether it did.
  */
 export function admitDefaultClass(claim: PersistentVolumeClaim, classes: StorageClass[]): boolean {
-  if (claim.metadata?.annotations?.[betaClassAnnotation] !== undefined) return false;
+  if (claim.metadata?.annotations?.[annBetaStorageClass] !== undefined) return false;
   if (claim.spec?.storageClassName !== undefined && claim.spec?.storageClassName !== null) return false;
   const def = newestDefault(classes);
   if (!def) return false;

@@ -1,25 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { HOST_PATH_PROVISIONER, inTreeParameterProblems, LOOP_PROVISIONER } from './in-tree-parameters';
+import { inTreeParameterProblems } from './in-tree-parameters';
+import { hostPathProvisioner, loopProvisioner } from '../../domain/well-known/provisioners';
 
 describe('in-tree provisioner parameters', () => {
   it.each([
-    { provisioner: HOST_PATH_PROVISIONER, parameters: { basePath: '/srv/volumes' }, problems: [] },
-    { provisioner: HOST_PATH_PROVISIONER, parameters: { basePath: '/var/lib/stowage/volumes', mode: '0750' }, problems: [] },
-    { provisioner: HOST_PATH_PROVISIONER, parameters: {}, problems: ['basePath: parameter "basePath" is required'] },
-    { provisioner: HOST_PATH_PROVISIONER, parameters: { basePath: 'volumes' }, problems: ['basePath: parameter "basePath" must be an absolute path'] },
-    { provisioner: HOST_PATH_PROVISIONER, parameters: { basePath: '/srv/../etc' }, problems: ['basePath: parameter "basePath" must be a normalized path'] },
-    { provisioner: HOST_PATH_PROVISIONER, parameters: { basePath: '/etc' }, problems: ['basePath: parameter "basePath" may not be in the system directory /etc'] },
-    { provisioner: HOST_PATH_PROVISIONER, parameters: { basePath: '/etc/stowage' }, problems: ['basePath: parameter "basePath" may not be in the system directory /etc'] },
-    { provisioner: HOST_PATH_PROVISIONER, parameters: { basePath: '/usr/local/v' }, problems: ['basePath: parameter "basePath" may not be in the system directory /usr'] },
-    { provisioner: HOST_PATH_PROVISIONER, parameters: { basePath: '/proc/1' }, problems: ['basePath: parameter "basePath" may not be in the system directory /proc'] },
-    { provisioner: HOST_PATH_PROVISIONER, parameters: { basePath: '/var' }, problems: ['basePath: parameter "basePath" may not be /var itself'] },
-    { provisioner: HOST_PATH_PROVISIONER, parameters: { basePath: '/tmp' }, problems: ['basePath: parameter "basePath" may not be /tmp itself'] },
-    { provisioner: HOST_PATH_PROVISIONER, parameters: { basePath: '/srv/v', mode: '0777' }, problems: ['mode: parameter "mode" may not let every user write'] },
-    { provisioner: HOST_PATH_PROVISIONER, parameters: { basePath: '/srv/v', mode: 'rwx' }, problems: ['mode: parameter "mode" must be octal'] },
-    { provisioner: HOST_PATH_PROVISIONER, parameters: { basePath: '/srv/v', size: '1' }, problems: ['size: unknown parameter "size"'] },
-    { provisioner: LOOP_PROVISIONER, parameters: { basePath: '/srv/v', fsType: 'xfs' }, problems: [] },
-    { provisioner: LOOP_PROVISIONER, parameters: { basePath: '/srv/v', fsType: 'ntfs' }, problems: ['fsType: parameter "fsType" must be one of'] },
-    { provisioner: LOOP_PROVISIONER, parameters: { basePath: '/boot/x' }, problems: ['basePath: parameter "basePath" may not be in the system directory /boot'] },
+    { provisioner: hostPathProvisioner, parameters: { basePath: '/srv/volumes' }, problems: [] },
+    { provisioner: hostPathProvisioner, parameters: { basePath: '/var/lib/stowage/volumes', mode: '0750' }, problems: [] },
+    { provisioner: hostPathProvisioner, parameters: {}, problems: ['basePath: parameter "basePath" is required'] },
+    { provisioner: hostPathProvisioner, parameters: { basePath: 'volumes' }, problems: ['basePath: parameter "basePath" must be an absolute path'] },
+    { provisioner: hostPathProvisioner, parameters: { basePath: '/srv/../etc' }, problems: ['basePath: parameter "basePath" must be a normalized path'] },
+    { provisioner: hostPathProvisioner, parameters: { basePath: '/etc' }, problems: ['basePath: parameter "basePath" may not be in the system directory /etc'] },
+    { provisioner: hostPathProvisioner, parameters: { basePath: '/etc/stowage' }, problems: ['basePath: parameter "basePath" may not be in the system directory /etc'] },
+    { provisioner: hostPathProvisioner, parameters: { basePath: '/usr/local/v' }, problems: ['basePath: parameter "basePath" may not be in the system directory /usr'] },
+    { provisioner: hostPathProvisioner, parameters: { basePath: '/proc/1' }, problems: ['basePath: parameter "basePath" may not be in the system directory /proc'] },
+    { provisioner: hostPathProvisioner, parameters: { basePath: '/var' }, problems: ['basePath: parameter "basePath" may not be /var itself'] },
+    { provisioner: hostPathProvisioner, parameters: { basePath: '/tmp' }, problems: ['basePath: parameter "basePath" may not be /tmp itself'] },
+    { provisioner: hostPathProvisioner, parameters: { basePath: '/srv/v', mode: '0777' }, problems: ['mode: parameter "mode" may not let every user write'] },
+    { provisioner: hostPathProvisioner, parameters: { basePath: '/srv/v', mode: 'rwx' }, problems: ['mode: parameter "mode" must be octal'] },
+    { provisioner: hostPathProvisioner, parameters: { basePath: '/srv/v', size: '1' }, problems: ['size: unknown parameter "size"'] },
+    { provisioner: loopProvisioner, parameters: { basePath: '/srv/v', fsType: 'xfs' }, problems: [] },
+    { provisioner: loopProvisioner, parameters: { basePath: '/srv/v', fsType: 'ntfs' }, problems: ['fsType: parameter "fsType" must be one of'] },
+    { provisioner: loopProvisioner, parameters: { basePath: '/boot/x' }, problems: ['basePath: parameter "basePath" may not be in the system directory /boot'] },
     { provisioner: 'example.com/nfs', parameters: { anything: '/etc' }, problems: [] },
   ])('$provisioner with $parameters', ({ provisioner, parameters, problems }) => {
     const got = inTreeParameterProblems(provisioner, parameters as Record<string, string>).map((p) => `${p.parameter}: ${p.message}`);

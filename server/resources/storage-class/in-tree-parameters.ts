@@ -4,9 +4,7 @@
 // when they provision. Pure: what needs the node's filesystem (symlinks) is checked by the
 // plugin on the node.
 import path from 'node:path';
-
-export const HOST_PATH_PROVISIONER = 'stowage.io/host-path';
-export const LOOP_PROVISIONER = 'stowage.io/loop';
+import { hostPathProvisioner, loopProvisioner } from '../../domain/well-known/provisioners';
 
 export interface ParameterProblem {
   /** The parameter at fault; undefined for the set as a whole. */
@@ -15,8 +13,8 @@ export interface ParameterProblem {
 }
 
 const KNOWN: Record<string, readonly string[]> = {
-  [HOST_PATH_PROVISIONER]: ['basePath', 'mode'],
-  [LOOP_PROVISIONER]: ['basePath', 'fsType'],
+  [hostPathProvisioner]: ['basePath', 'mode'],
+  [loopProvisioner]: ['basePath', 'fsType'],
 };
 
 export const LOOP_FS_TYPES = ['ext4', 'ext3', 'ext2', 'xfs'] as const;
@@ -58,10 +56,10 @@ export function inTreeParameterProblems(provisioner: string, parameters: Record<
     if (!known.includes(k)) out.push({ parameter: k, message: `unknown parameter "${k}" for ${provisioner} (supported: ${known.join(', ')})` });
   }
   for (const message of basePathProblems(provisioner, parameters.basePath)) out.push({ parameter: 'basePath', message });
-  if (provisioner === HOST_PATH_PROVISIONER) {
+  if (provisioner === hostPathProvisioner) {
     for (const message of modeProblems(parameters.mode)) out.push({ parameter: 'mode', message });
   }
-  if (provisioner === LOOP_PROVISIONER && parameters.fsType !== undefined && !(LOOP_FS_TYPES as readonly string[]).includes(parameters.fsType)) {
+  if (provisioner === loopProvisioner && parameters.fsType !== undefined && !(LOOP_FS_TYPES as readonly string[]).includes(parameters.fsType)) {
     out.push({ parameter: 'fsType', message: `parameter "fsType" must be one of ${LOOP_FS_TYPES.join(', ')}, got "${parameters.fsType}"` });
   }
   return out;

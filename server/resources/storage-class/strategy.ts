@@ -10,18 +10,16 @@ import { sameTopologyTerm, validateTopologySelectorTerm } from '../node-selector
 import type { Strategy } from '../types';
 import { storageClassSchema, type StorageClass } from './schema';
 import { inTreeParameterProblems } from './in-tree-parameters';
+import { annBetaIsDefaultClass, annIsDefaultClass } from '../../domain/well-known/annotations';
 
 
 export const storageClassReclaimPolicies = ['Delete', 'Retain'] as const;
 export const volumeBindingModes = ['Immediate', 'WaitForFirstConsumer'] as const;
 
-export const defaultClassAnnotation = 'storageclass.kubernetes.io/is-default-class';
-export const betaDefaultClassAnnotation = 'storageclass.beta.kubernetes.io/is-default-class';
-
 /** Whether the class is marked as the default one (either annotation set to "true"). */
 export function isDefaultClass(sc: StorageClass): boolean {
   const a = sc.metadata?.annotations ?? {};
-  return a[defaultClassAnnotation] === 'true' || a[betaDefaultClassAnnotation] === 'true';
+  return a[annIsDefaultClass] === 'true' || a[annBetaIsDefaultClass] === 'true';
 }
 
 const maxParameters = 512;

@@ -1,31 +1,41 @@
-// The contract between the node agent's local work (discovery and cleanup on this
-// machine's disks) and the central side (the local-volume manager and the agent's
-// reporting loop). Plain data only, so it can cross HTTP as JSON and be stored as-is.
-// Byte counts are decimal strings: they may exceed 2^53.
+// The wire contract between the node agent (its own process: discovery, cleanup and
+// publishing on this machine's disks) and the server (the agent API, the local-volume
+// manager, pod publishing). Plain data only, so it can cross HTTP as JSON and be stored
+// as-is; types and constants only, no I/O. Byte counts are decimal strings: they may exceed 2^53.
+import type { CleanupMethod } from '../domain/cleanup-method';
+import type { LocalClassConfig } from '../domain/local-volume-config';
 
-/** One StorageClass entry of the storageClassMap (upstream static provisioner format). */
-export interface LocalClassConfig {
-  /** The StorageClass name (the key in storageClassMap). */
-  className: string;
-  /** Discovery directory on the host; PVs carry paths under it. */
-  hostDir: string;
-  /** Where the agent sees hostDir; equal to hostDir when the agent runs on the host. */
-  mountDir: string;
-  /** Block cleanup: a method name (dd-zero, blkdiscard, fs-reset, shred, hdparm) or a custom command (argv). */
-  blockCleanerCommand: string[];
-  /** "Filesystem" | "Block" default for entries that are not auto-detected. */
-  volumeMode: 'Filesystem' | 'Block';
-  /** Filesystem type for fs-reset and for Block volumes formatted by the agent. */
-  fsType: string;
-  /** Glob of entry names to consider (default "*"). */
-  namePattern: string;
-  /** Stowage keys: only mount points become Filesystem volumes (default true, as upstream). */
-  requireMountPoints: boolean;
-  /** Stowage keys: entries smaller than this are ineligible (bytes, decimal string; "0" = none). */
-  minSizeBytes: string;
-  /** Stowage keys: cleanups of this class that may run at once on a node. */
-  parallelCleanups: number;
+/** Where the server serves this contract (over the Kubernetes API's TLS) and the agent calls it. */
+export const AGENT_API_PREFIX = '/apis/agent.stowage.io/v1/';
+
+// --- Configuration and reporting ------------------------------------------------------------
+
+/** What the server hands an agent: its node's local-volume classes. */
+export interface AgentConfig {
+  nodeName: string;
+  classes: LocalClassConfig[];
+  /** Set when the stored map does not parse (it is validated on write, so only for old data). */
+  error?: string;
+  resourceVersion: string;
 }
+
+/** What an agent reports about its node now and then. */
+export interface HeartbeatInput {
+  labels?: Record<string, string>;
+  nodeInfo?: { operatingSystem?: string; architecture?: string; kernelVersion?: string; osImage?: string };
+  addresses?: { type: string; address: string }[];
+}
+
+/** An agent asking for cleanup jobs to run. */
+export interface ClaimInput {
+  instance: string;
+  /** Job ids this instance is running (their leases are renewed). */
+  running: string[];
+  /** How many new jobs it may take now. */
+  max: number;
+}
+
+// --- Discovery and cleanup ------------------------------------------------------------------
 
 /** What discovery saw at one entry of a discovery directory. */
 export interface DiscoveredEntry {
@@ -44,8 +54,6 @@ export interface DiscoveredEntry {
   /** Set when the agent is wiping this entry right now (then eligible is false). */
   cleanupRunning?: boolean;
 }
-
-export type CleanupMethod = 'files' | 'dd-zero' | 'blkdiscard' | 'fs-reset' | 'shred' | 'hdparm' | 'custom';
 
 /** A cleanup the manager asks the agent to run (one row of the cleanup-job table). */
 export interface CleanupRequest {

@@ -1,6 +1,6 @@
 // What the storage side needs to know about a pod: the claims it uses, whether it still
 // counts as using them, and where it runs. Pure; importable by the browser.
-import type { Pod } from './schema';
+import type { Pod } from '../resources/pod/schema';
 
 export interface PodClaim {
   /** The pod's volume name. */

@@ -1,0 +1,60 @@
+// Annotation keys Stowage reads or writes: upstream's well-known ones (with upstream's
+// meaning) and Stowage's own under stowage.io/ and local.stowage.io/. One home, imported by
+// the server and the dashboard alike.
+
+// --- Upstream: binding and provisioning (component-helpers/storage/volume) ---------------
+
+/** On a claim: its binding has been completed once (value "yes"). */
+export const annBindCompleted = 'pv.kubernetes.io/bind-completed';
+/** On a volume or claim: the controller, not the user, wrote the binding (value "yes"). */
+export const annBoundByController = 'pv.kubernetes.io/bound-by-controller';
+/** On a volume: the name of the provisioner that created it (upstream AnnDynamicallyProvisioned). */
+export const annDynamicallyProvisioned = 'pv.kubernetes.io/provisioned-by';
+/** On a claim: the provisioner that should create its volume. */
+export const annStorageProvisioner = 'volume.kubernetes.io/storage-provisioner';
+/** On a claim: the deprecated beta twin of annStorageProvisioner, still written and read. */
+export const annBetaStorageProvisioner = 'volume.beta.kubernetes.io/storage-provisioner';
+/** On a claim: the node its first consumer was scheduled to (WaitForFirstConsumer). */
+export const annSelectedNode = 'volume.kubernetes.io/selected-node';
+
+// --- Upstream: classes and volumes --------------------------------------------------------
+
+/** On a claim or volume: its StorageClass, the deprecated form of spec.storageClassName. */
+export const annBetaStorageClass = 'volume.beta.kubernetes.io/storage-class';
+/** On a volume: the alpha storage-class annotation; a volume carrying it is for dynamic provisioning only. */
+export const annAlphaStorageClass = 'volume.alpha.kubernetes.io/storage-class';
+/** On a volume: mount options, the deprecated form of spec.mountOptions. */
+export const annMountOptions = 'volume.beta.kubernetes.io/mount-options';
+/** On a StorageClass: "true" makes it the default class for claims that name none. */
+export const annIsDefaultClass = 'storageclass.kubernetes.io/is-default-class';
+/** On a StorageClass: the deprecated beta twin of annIsDefaultClass. */
+export const annBetaIsDefaultClass = 'storageclass.beta.kubernetes.io/is-default-class';
+/** On a StorageClass: a description for people. */
+export const annClassDescription = 'storageclass.kubernetes.io/description';
+/** On any object: a description for people (the general form). */
+export const annDescription = 'kubernetes.io/description';
+/** On a watch's BOOKMARK: "true" once the initial events of a sendInitialEvents watch are all sent. */
+export const annInitialEventsEnd = 'k8s.io/initial-events-end';
+/** On any object: kubectl apply's copy of the last applied configuration. */
+export const annLastAppliedConfiguration = 'kubectl.kubernetes.io/last-applied-configuration';
+
+// --- Stowage's own --------------------------------------------------------------------------
+
+/** On a Pending claim: why it is not bound, compact JSON {evaluatedAt, summary, candidates:[{name, reasons}]}. */
+export const annBindingExplanation = 'stowage.io/binding-explanation';
+/** On a provisioned volume: where its asset is (path, device, node) as JSON, for people and the dashboard. Never secrets. */
+export const annAsset = 'stowage.io/asset';
+/** On a volume: the bytes used on it (decimal string). */
+export const annUsedBytes = 'stowage.io/used-bytes';
+/** On a volume: when annUsedBytes was measured (RFC 3339). */
+export const annUsedBytesTime = 'stowage.io/used-bytes-time';
+/** On a volume: "true" when annUsedBytes is a lower bound (a bounded walk ran out of time). */
+export const annUsedBytesPartial = 'stowage.io/used-bytes-partial';
+/** On a local volume: the node whose disk it is. */
+export const annLocalNode = 'local.stowage.io/node';
+/** On a local volume: the disk's entry name inside its discovery directory. */
+export const annLocalEntry = 'local.stowage.io/entry';
+/** On a local volume: "true" while the node's agent no longer reports its disk. */
+export const annDiskMissing = 'local.stowage.io/disk-missing';
+/** On a local volume: "true" while its node's agent has stopped reporting. */
+export const annNodeNotReporting = 'local.stowage.io/node-not-reporting';

@@ -1,0 +1,15 @@
+// The components Stowage's Events name as their source (source.component and
+// reportingComponent): upstream's names where Stowage does upstream's work.
+
+/** Upstream's in-tree PV controller: binding, provisioning, deleting, expanding. */
+export const persistentVolumeControllerComponent = 'persistentvolume-controller';
+/** Upstream's scheduler: the source of placement's Events, and a pod's default spec.schedulerName. */
+export const schedulerComponent = 'default-scheduler';
+/** Upstream's kubelet: publishing a pod's volumes on its node. */
+export const kubeletComponent = 'kubelet';
+/** Upstream's node lifecycle controller: nodes that stop reporting. */
+export const nodeLifecycleComponent = 'node-lifecycle-controller';
+/** Stowage's local-volume manager: disks, their volumes and cleanups. */
+export const localVolumeManagerComponent = 'local-volume-manager';
+/** Stowage's reclaim center: one-click actions an admin applied. */
+export const reclaimCenterComponent = 'stowage-reclaim-center';

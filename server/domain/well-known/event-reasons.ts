@@ -1,0 +1,88 @@
+// The reasons of the Events Stowage records: upstream's (pkg/controller/volume/events, the
+// scheduler, the kubelet, the expander) with upstream's meaning, and Stowage's own. The
+// dashboard reads some of them back.
+export const reasons = {
+  // --- PV controller: binding (upstream pkg/controller/volume/events) ---
+  /** A claim found no volume to bind to, or its volume is bound elsewhere. */
+  failedBinding: 'FailedBinding',
+  /** A claim and the volume it names do not fit (e.g. volume mode). */
+  volumeMismatch: 'VolumeMismatch',
+  /** A bound claim lost its volume: the data on it is lost. */
+  claimLost: 'ClaimLost',
+  /** Two claims are bound to one volume; this one is the wrong one. */
+  claimMisbound: 'ClaimMisbound',
+  /** The claim waits for an external provisioner to make its volume. */
+  externalProvisioning: 'ExternalProvisioning',
+  /** The claim waits for its first consumer before binding (WaitForFirstConsumer). */
+  waitForFirstConsumer: 'WaitForFirstConsumer',
+  /** A volume with reclaim policy Recycle could not be recycled. */
+  volumeFailedRecycle: 'VolumeFailedRecycle',
+  /** A volume's unknown reclaim policy. */
+  volumeUnknownReclaimPolicy: 'VolumeUnknownReclaimPolicy',
+
+  // --- PV controller: provisioning and deleting ---
+  /** Provisioning a claim's volume failed (it is retried). */
+  provisioningFailed: 'ProvisioningFailed',
+  /** An external provisioner started provisioning a claim's volume (upstream external-provisioner). */
+  provisioning: 'Provisioning',
+  /** A claim's volume was provisioned. */
+  provisioningSucceeded: 'ProvisioningSucceeded',
+  /** An asset provisioned for a claim could not be cleaned up after its volume failed to save. */
+  provisioningCleanupFailed: 'ProvisioningCleanupFailed',
+  /** Deleting a volume's asset failed. */
+  volumeFailedDelete: 'VolumeFailedDelete',
+  /** A volume's asset was deleted. */
+  volumeDeleted: 'VolumeDeleted',
+
+  // --- Expansion (upstream external-resizer and kubelet) ---
+  /** The resizer is growing the volume. */
+  resizing: 'Resizing',
+  /** Growing the volume failed. */
+  volumeResizeFailed: 'VolumeResizeFailed',
+  /** The volume grew; its filesystem must grow on the node. */
+  fileSystemResizeRequired: 'FileSystemResizeRequired',
+  /** Growing the filesystem on the node failed. */
+  fileSystemResizeFailed: 'FileSystemResizeFailed',
+  /** The filesystem on the node grew. */
+  fileSystemResizeSuccessful: 'FileSystemResizeSuccessful',
+  /** The volume's resize is complete. */
+  volumeResizeSuccessful: 'VolumeResizeSuccessful',
+  /** Stowage: the backend cannot grow the asset; only the recorded size changed. */
+  expansionAccountingOnly: 'ExpansionAccountingOnly',
+
+  // --- Scheduler and kubelet ---
+  /** No node fits the pod (the message says why, per node). */
+  failedScheduling: 'FailedScheduling',
+  /** The pod was assigned to a node. */
+  scheduled: 'Scheduled',
+  /** A pod's volume could not be published on its node. */
+  failedMount: 'FailedMount',
+
+  // --- Node lifecycle ---
+  /** A node's agent stopped reporting. */
+  nodeNotReady: 'NodeNotReady',
+
+  // --- Stowage's local-volume manager ---
+  /** A local volume's disk is no longer reported by its node's agent. */
+  diskMissing: 'DiskMissing',
+  /** A missing disk is reported again. */
+  diskFound: 'DiskFound',
+  /** A local volume's node stopped reporting. */
+  nodeNotReporting: 'NodeNotReporting',
+  /** A local volume's node reports again. */
+  nodeReporting: 'NodeReporting',
+  /** A cleanup of a local volume's disk was queued. */
+  cleanupQueued: 'CleanupQueued',
+  /** A local volume's disk was quarantined instead of wiped: an admin decides. */
+  cleanupQuarantined: 'CleanupQuarantined',
+
+  // --- Stowage's reclaim center ---
+  /** An admin made a Released volume Available again. */
+  madeAvailable: 'MadeAvailable',
+  /** An admin reserved a volume for a claim. */
+  preBound: 'PreBound',
+  /** An admin asked for a volume to be wiped and offered again. */
+  recycleRequested: 'RecycleRequested',
+  /** An admin deleted the object from the reclaim center. */
+  deletedFromReclaimCenter: 'DeletedFromReclaimCenter',
+} as const;

@@ -1,0 +1,13 @@
+// Provisioner names a StorageClass's `provisioner` (and a volume's
+// pv.kubernetes.io/provisioned-by) may carry that Stowage itself understands.
+
+/** Stowage's in-tree plugin: a directory per claim under the class's basePath. */
+export const hostPathProvisioner = 'stowage.io/host-path';
+/** Stowage's in-tree plugin: a sparse file per claim attached as a loop device. */
+export const loopProvisioner = 'stowage.io/loop';
+/** Upstream's name for "never provisions": volumes of the class are made by hand or by the local-volume manager. */
+export const noProvisioner = 'kubernetes.io/no-provisioner';
+/** Names the local-volume manager as the maker of a local volume (upstream static provisioner's name). */
+export const localVolumeProvisioner = 'local-volume-provisioner';
+/** Upstream: names under this prefix belong to in-tree plugins, never to an external provisioner. */
+export const inTreeProvisionerPrefix = 'kubernetes.io/';
