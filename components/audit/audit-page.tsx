@@ -7,9 +7,9 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
-import { errorInfo } from '../format';
-import { detailHref, KINDS } from '../kinds';
-import { useTRPC } from '../trpc';
+import { errorInfo } from '../format/format';
+import { detailHref, KINDS } from '../objects/kinds';
+import { useTRPC } from '../data/trpc';
 import { AUDIT_FILTERS, auditQueryOf, auditSearchOf, isoToLocal, localToIso, type AuditQuery } from './audit-query';
 
 const ACTIONS = ['create', 'update', 'status', 'delete'];

@@ -7,8 +7,8 @@ import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { forecastText } from '@/server/domain/capacity-forecast';
 import type { CapacityOverview, ClassTrend, NamespaceQuotaForecast } from '@/server/services/capacity';
-import { errorInfo } from '../format';
-import { useTRPC } from '../trpc';
+import { errorInfo } from '../format/format';
+import { useTRPC } from '../data/trpc';
 import { percentOf, shortBytes } from './capacity-format';
 import { TrendSection } from './capacity-trend';
 

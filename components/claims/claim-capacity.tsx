@@ -5,9 +5,9 @@
 import { Group, Paper, Progress, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { KubeObject } from '@/server/resources/types';
-import { ageOf } from '../format';
-import { useTRPC } from '../trpc';
-import { useNow } from '../use-now';
+import { ageOf } from '../format/format';
+import { useTRPC } from '../data/trpc';
+import { useNow } from '../format/use-now';
 
 export function ClaimCapacity({ claim }: { claim: KubeObject }) {
   const trpc = useTRPC();

@@ -7,9 +7,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { mayExpand } from '@/server/resources/persistent-volume-claim/resize';
 import type { KubeObject } from '@/server/resources/types';
-import { errorInfo } from '../format';
-import { usePermissions } from '../session';
-import { useTRPC } from '../trpc';
+import { errorInfo } from '../format/format';
+import { usePermissions } from '../session/session';
+import { useTRPC } from '../data/trpc';
 import { expansionStage, newSizeProblem } from './expansion-stage';
 
 export function ClaimExpansion({ claim }: { claim: KubeObject }) {

@@ -32,11 +32,11 @@ import Link from 'next/link';
 import { useRouter, useSearchParams } from 'next/navigation';
 import { useEffect, useMemo, useState } from 'react';
 import { isDNS1123Subdomain } from '@/server/domain/names';
-import { errorInfo } from '../format';
-import { SaveError } from '../field-errors';
-import { detailHref } from '../kinds';
-import { usePermissions } from '../session';
-import { useTRPC } from '../trpc';
+import { errorInfo } from '../format/format';
+import { SaveError } from '../forms/field-errors';
+import { detailHref } from '../objects/kinds';
+import { usePermissions } from '../session/session';
+import { useTRPC } from '../data/trpc';
 import { claimOf, fitModes, SIZE_UNITS, sizeProblem, yamlOf, type ClaimDraft, type SizeUnit } from './claim-draft';
 import { QuotaRoom, useQuotaRoom } from './quota-room';
 

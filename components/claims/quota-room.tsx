@@ -5,7 +5,7 @@
 import { Alert, List, Text } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useTRPC } from '../trpc';
+import { useTRPC } from '../data/trpc';
 
 /** The room the namespace's quotas leave for this claim, a moment after the last change. */
 export function useQuotaRoom(claim: Record<string, unknown>, enabled: boolean) {

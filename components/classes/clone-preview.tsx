@@ -10,9 +10,9 @@ import { useMutation } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { stringify } from 'yaml';
 import type { KubeObject } from '@/server/resources/types';
-import { errorInfo } from '../format';
-import { isDefaultClass } from '../kinds';
-import { useTRPC } from '../trpc';
+import { errorInfo } from '../format/format';
+import { isDefaultClass } from '../objects/kinds';
+import { useTRPC } from '../data/trpc';
 import { classChanges } from './class-draft';
 
 export function ClonePreview({

@@ -6,9 +6,9 @@ import { Alert, Badge, Button, Code, Group, Paper, Progress, Stack, Table, Text,
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import type { DiskView } from '@/server/services/local-volumes';
-import { errorInfo } from '../format';
-import { usePermissions } from '../session';
-import { useTRPC } from '../trpc';
+import { errorInfo } from '../format/format';
+import { usePermissions } from '../session/session';
+import { useTRPC } from '../data/trpc';
 import { formatBytes, formatEta, formatRate, percentOf, STAGES, stageIndex } from './disk-format';
 
 const STAGE_COLOR: Record<string, string> = {

@@ -4,9 +4,9 @@
 import { Alert, Badge, Group, Paper, Table, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { errorInfo } from '../format';
-import { usePermissions } from '../session';
-import { useTRPC } from '../trpc';
+import { errorInfo } from '../format/format';
+import { usePermissions } from '../session/session';
+import { useTRPC } from '../data/trpc';
 
 export function NodesRollup() {
   const trpc = useTRPC();

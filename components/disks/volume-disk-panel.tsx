@@ -4,7 +4,7 @@ import { Badge, Paper, Progress, Table, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import type { KubeObject } from '@/server/resources/types';
-import { useTRPC } from '../trpc';
+import { useTRPC } from '../data/trpc';
 import { formatEta, percentOf } from './disk-format';
 
 export function VolumeDiskPanel({ pv }: { pv: KubeObject }) {

@@ -8,10 +8,10 @@ import { useState } from 'react';
 import type { KubeObject } from '@/server/resources/types';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/trpc/root';
-import { ageOf, errorInfo } from '../format';
-import { StatusBadge } from '../status-badge';
-import { useTRPC } from '../trpc';
-import { useNow } from '../use-now';
+import { ageOf, errorInfo } from '../format/format';
+import { StatusBadge } from '../objects/status-badge';
+import { useTRPC } from '../data/trpc';
+import { useNow } from '../format/use-now';
 import { auditSearchOf } from '../audit/audit-query';
 import { formatValue } from './format-value';
 

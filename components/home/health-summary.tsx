@@ -5,10 +5,10 @@
 import { Alert, Anchor, Group, List, Loader, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { PendingStatus } from '../pending-hint';
-import { errorInfo } from '../format';
+import { PendingStatus } from '../claims/pending-hint';
+import { errorInfo } from '../format/format';
 import { shortBytes } from '../capacity/capacity-format';
-import { useTRPC } from '../trpc';
+import { useTRPC } from '../data/trpc';
 
 function Stat({ label, value, href, tone, testId }: { label: string; value: number; href: string; tone?: 'warn' | 'bad'; testId: string }) {
   const color = value === 0 ? undefined : tone === 'bad' ? 'red.8' : tone === 'warn' ? 'orange.9' : undefined;

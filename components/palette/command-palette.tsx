@@ -11,8 +11,8 @@ import { useDebouncedValue } from '@mantine/hooks';
 import { useMutation, useQueries, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
-import { detailHref, type KindUi } from '../kinds';
-import { useTRPC } from '../trpc';
+import { detailHref, type KindUi } from '../objects/kinds';
+import { useTRPC } from '../data/trpc';
 import { filterItems, groupRows, moveActive, paletteItems, rankHits, type PaletteItem, type PaletteRun } from './palette-items';
 import { goKeysFor, INITIAL_SHORTCUT_STATE, interpretKey, isTyping } from './shortcuts';
 

@@ -5,8 +5,8 @@
 import { Button, Checkbox, Group, NumberInput, Paper, Table, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import type { ReclaimClaim } from '@/server/services/reclaim';
-import { ObjectLink } from '../object-link';
-import { StatusBadge } from '../status-badge';
+import { ObjectLink } from '../objects/object-link';
+import { StatusBadge } from '../objects/status-badge';
 import type { PreviewRequest } from './preview-modal';
 import { allowedCount, lastUsedText } from './reclaim-actions';
 

@@ -3,9 +3,9 @@
 import { Alert, Badge, Button, Paper, Table, Text, Title, VisuallyHidden } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import type { JobView } from '@/server/services/local-volumes';
-import { errorInfo } from '../format';
-import { ObjectLink } from '../object-link';
-import { useTRPC } from '../trpc';
+import { errorInfo } from '../format/format';
+import { ObjectLink } from '../objects/object-link';
+import { useTRPC } from '../data/trpc';
 
 export function CleanupSection({ jobs, canRetry, onRetried }: { jobs: JobView[]; canRetry: boolean; onRetried: () => void }) {
   const trpc = useTRPC();

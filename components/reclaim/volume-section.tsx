@@ -5,8 +5,8 @@ import { Badge, Button, Checkbox, Group, Paper, Table, Text, Title } from '@mant
 import { useState } from 'react';
 import type { VolumeAction } from '@/server/domain/reclaim';
 import type { ReclaimVolume } from '@/server/services/reclaim';
-import { ObjectLink } from '../object-link';
-import { StatusBadge } from '../status-badge';
+import { ObjectLink } from '../objects/object-link';
+import { StatusBadge } from '../objects/status-badge';
 import type { PreviewRequest } from './preview-modal';
 import { allowedCount, VOLUME_ACTION_HELP, VOLUME_ACTION_LABELS } from './reclaim-actions';
 

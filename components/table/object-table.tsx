@@ -7,11 +7,11 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import Link from 'next/link';
 import { memo, useEffect, useRef, type CSSProperties, type ReactNode } from 'react';
 import type { KubeObject } from '@/server/resources/types';
-import { detailHref, isDefaultClass, kindUi, type KindUi } from '../kinds';
-import { ObjectLink } from '../object-link';
-import { PendingStatus } from '../pending-hint';
-import { usePermissions } from '../session';
-import { StatusBadge } from '../status-badge';
+import { detailHref, isDefaultClass, kindUi, type KindUi } from '../objects/kinds';
+import { ObjectLink } from '../objects/object-link';
+import { PendingStatus } from '../claims/pending-hint';
+import { usePermissions } from '../session/session';
+import { StatusBadge } from '../objects/status-badge';
 import type { ListColumn, ListRow, SortState } from './table-model';
 
 export const ROW_HEIGHT = 38;

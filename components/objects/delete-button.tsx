@@ -8,11 +8,11 @@ import { useState } from 'react';
 import { podsUsingClaim } from '@/server/resources/pod/claims';
 import { pvcProtectionFinalizer } from '@/server/resources/protection';
 import type { KubeObject } from '@/server/resources/types';
-import { errorInfo } from './format';
+import { errorInfo } from '../format/format';
 import type { KindUi } from './kinds';
-import { DeleteNotes } from './pods/delete-notes';
-import { usePermissions } from './session';
-import { useTRPC } from './trpc';
+import { DeleteNotes } from '../pods/delete-notes';
+import { usePermissions } from '../session/session';
+import { useTRPC } from '../data/trpc';
 
 export function DeleteButton({ obj, ui }: { obj: KubeObject; ui: KindUi }) {
   const trpc = useTRPC();

@@ -5,18 +5,18 @@
 import type { KubeObject } from '@/server/resources/types';
 import { Button } from '@mantine/core';
 import Link from 'next/link';
-import { ClaimBinding } from './claim-binding';
-import { VolumeDiskPanel } from './disks/volume-disk-panel';
-import { ClaimProvisioning } from './claim-provisioning';
-import { ClassFormLink } from './classes/class-form-link';
-import { DefaultClassSwitch } from './classes/default-class-switch';
-import { StorageClassParameters } from './classes/storage-class-parameters';
-import { ClaimCapacity } from './claims/claim-capacity';
-import { ClaimDoctor } from './claims/claim-doctor';
-import { ClaimExpansion } from './claims/claim-expansion';
-import { ClaimPods } from './pods/claim-pods';
-import { PodScheduling, PodVolumes } from './pods/pod-volumes';
-import { VolumeAssetPanel, VolumePhaseAlert } from './volume-asset-panel';
+import { ClaimBinding } from '../claims/claim-binding';
+import { VolumeDiskPanel } from '../disks/volume-disk-panel';
+import { ClaimProvisioning } from '../claims/claim-provisioning';
+import { ClassFormLink } from '../classes/class-form-link';
+import { DefaultClassSwitch } from '../classes/default-class-switch';
+import { StorageClassParameters } from '../classes/storage-class-parameters';
+import { ClaimCapacity } from '../claims/claim-capacity';
+import { ClaimDoctor } from '../claims/claim-doctor';
+import { ClaimExpansion } from '../claims/claim-expansion';
+import { ClaimPods } from '../pods/claim-pods';
+import { PodScheduling, PodVolumes } from '../pods/pod-volumes';
+import { VolumeAssetPanel, VolumePhaseAlert } from '../volumes/volume-asset-panel';
 
 /** Above the summary: what the user came to the page to learn. */
 export function TopPanels({ obj }: { obj: KubeObject }) {

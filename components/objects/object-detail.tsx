@@ -25,19 +25,19 @@ import { useState } from 'react';
 import type { KubeObject } from '@/server/resources/types';
 import { DeleteButton } from './delete-button';
 import { EditButton } from './edit-modal';
-import { HistoryTimeline } from './history/history-timeline';
-import { ageOf, errorInfo } from './format';
-import { maskClassSecrets } from './classes/class-parameters';
+import { HistoryTimeline } from '../history/history-timeline';
+import { ageOf, errorInfo } from '../format/format';
+import { maskClassSecrets } from '../classes/class-parameters';
 import { isDefaultClass, kindUi, type KindUi } from './kinds';
 import { DetailPanels, TopPanels } from './kind-panels';
 import { RelatedObjects } from './related-objects';
-import { usePermissions } from './session';
+import { usePermissions } from '../session/session';
 import { StatusBadge } from './status-badge';
 import { objectYaml } from './object-yaml';
 import { metadataOf, summaryOf, type SummaryItem } from './summaries';
-import { useTRPC } from './trpc';
-import { useNow } from './use-now';
-import { YamlEditor } from './yaml-editor';
+import { useTRPC } from '../data/trpc';
+import { useNow } from '../format/use-now';
+import { YamlEditor } from '../forms/yaml-editor';
 
 export function ObjectDetailPage({ kind, namespace, name }: { kind: string; namespace?: string; name: string }) {
   const ui = kindUi(kind)!;

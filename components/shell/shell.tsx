@@ -7,13 +7,13 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { usePathname, useRouter } from 'next/navigation';
 import { Suspense, useEffect, type ReactNode } from 'react';
-import { CommandPalette, openPalette } from './palette/command-palette';
+import { CommandPalette, openPalette } from '../palette/command-palette';
 import { ThemeSwitch } from './theme-switch';
-import { KINDS } from './kinds';
-import { LiveIndicator, LiveUpdates } from './live';
-import { MeProvider, permissionsOf, useMeQuery, type Me } from './session';
-import { useTRPC } from './trpc';
-import { errorInfo } from './format';
+import { KINDS } from '../objects/kinds';
+import { LiveIndicator, LiveUpdates } from '../data/live';
+import { MeProvider, permissionsOf, useMeQuery, type Me } from '../session/session';
+import { useTRPC } from '../data/trpc';
+import { errorInfo } from '../format/format';
 
 export function loginHref(): string {
   const here = typeof window === 'undefined' ? '/' : window.location.pathname + window.location.search;

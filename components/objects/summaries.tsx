@@ -5,10 +5,10 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { abbreviateAccessModes } from '@/server/domain/access-modes';
 import type { KubeObject } from '@/server/resources/types';
-import { ageOf } from './format';
+import { ageOf } from '../format/format';
 import { isDefaultClass } from './kinds';
 import { ObjectLink } from './object-link';
-import type { Permissions } from './session';
+import type { Permissions } from '../session/session';
 import { StatusBadge } from './status-badge';
 
 export interface SummaryItem {

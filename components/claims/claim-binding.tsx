@@ -6,11 +6,11 @@
 import { Alert, Badge, Group, List, Stack, Text } from '@mantine/core';
 import { abbreviateAccessModes } from '@/server/domain/access-modes';
 import type { KubeObject } from '@/server/resources/types';
-import { ageOf } from './format';
-import { ObjectLink } from './object-link';
+import { ageOf } from '../format/format';
+import { ObjectLink } from '../objects/object-link';
 import { pendingReasonOf, type PendingCandidate } from './pending-reason';
-import { usePermissions } from './session';
-import { useNow } from './use-now';
+import { usePermissions } from '../session/session';
+import { useNow } from '../format/use-now';
 
 export function ClaimBinding({ claim }: { claim: KubeObject }) {
   if (claim.metadata.deletionTimestamp) return null;
