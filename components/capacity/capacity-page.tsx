@@ -9,7 +9,8 @@ import { forecastText } from '@/server/domain/capacity-forecast';
 import type { CapacityOverview, ClassTrend, NamespaceQuotaForecast } from '@/server/services/capacity';
 import { errorInfo } from '../format/format';
 import { useTRPC } from '../data/trpc';
-import { percentOf, shortBytes } from './capacity-format';
+import { SizeText } from '../format/size-text';
+import { percentOf } from './capacity-format';
 import { TrendSection } from './capacity-trend';
 
 const UNKNOWN_USED = 'No agent or plugin reports the bytes written on volumes yet.';
@@ -20,7 +21,7 @@ function Used({ bytes }: { bytes: string | null }) {
       unknown
     </Text>
   ) : (
-    <>{shortBytes(bytes)}</>
+    <SizeText value={bytes} />
   );
 }
 
@@ -28,7 +29,7 @@ function Bound({ bound, provisioned }: { bound: string; provisioned: string }) {
   const pct = percentOf(bound, provisioned);
   return (
     <>
-      {shortBytes(bound)}
+      <SizeText value={bound} />
       {pct !== undefined && (
         <Text span size="xs" c="dimmed">
           {' '}
@@ -79,18 +80,18 @@ function ClassTable({ o, trends }: { o: CapacityOverview; trends: ClassTrend[] |
               {o.seeVolumes && (
                 <>
                   <Table.Td>{c.volumes}</Table.Td>
-                  <Table.Td data-testid="provisioned">{shortBytes(c.provisionedBytes)}</Table.Td>
+                  <Table.Td data-testid="provisioned"><SizeText value={c.provisionedBytes} /></Table.Td>
                   <Table.Td data-testid="bound">
                     <Bound bound={c.boundBytes} provisioned={c.provisionedBytes} />
                   </Table.Td>
-                  <Table.Td>{shortBytes(c.freeBytes)}</Table.Td>
+                  <Table.Td><SizeText value={c.freeBytes} /></Table.Td>
                   <Table.Td>
                     <Used bytes={c.usedBytes} />
                   </Table.Td>
                 </>
               )}
               <Table.Td>{c.claims}</Table.Td>
-              <Table.Td>{shortBytes(c.requestedBytes)}</Table.Td>
+              <Table.Td><SizeText value={c.requestedBytes} /></Table.Td>
               {o.seeVolumes && <Table.Td>{f ? forecastText(f) : '…'}</Table.Td>}
             </Table.Tr>
           );
@@ -123,11 +124,11 @@ function NodeTable({ o }: { o: CapacityOverview }) {
               </Anchor>
             </Table.Td>
             <Table.Td>{n.volumes}</Table.Td>
-            <Table.Td>{shortBytes(n.provisionedBytes)}</Table.Td>
+            <Table.Td><SizeText value={n.provisionedBytes} /></Table.Td>
             <Table.Td>
               <Bound bound={n.boundBytes} provisioned={n.provisionedBytes} />
             </Table.Td>
-            <Table.Td>{shortBytes(n.freeBytes)}</Table.Td>
+            <Table.Td><SizeText value={n.freeBytes} /></Table.Td>
             <Table.Td>
               <Used bytes={n.usedBytes} />
             </Table.Td>
@@ -154,7 +155,7 @@ function QuotaFull({ f }: { f: NamespaceQuotaForecast | undefined }) {
             {forecastText(l.forecast)}
           </Text>
           <Text size="xs" c="dimmed">
-            {l.quota}: {l.resource} {shortBytes(l.requestedBytes)} of {shortBytes(l.hardBytes)}
+            {l.quota}: {l.resource} <SizeText value={l.requestedBytes} /> of <SizeText value={l.hardBytes} />
           </Text>
         </div>
       ))}
@@ -192,9 +193,9 @@ function NamespaceTable({ o, forecasts }: { o: CapacityOverview; forecasts: Name
               </Anchor>
             </Table.Td>
             <Table.Td>{n.pendingClaims}</Table.Td>
-            <Table.Td>{shortBytes(n.requestedBytes)}</Table.Td>
+            <Table.Td><SizeText value={n.requestedBytes} /></Table.Td>
             <Table.Td>{n.boundVolumes}</Table.Td>
-            <Table.Td>{shortBytes(n.boundBytes)}</Table.Td>
+            <Table.Td><SizeText value={n.boundBytes} /></Table.Td>
             <Table.Td>
               <Used bytes={n.usedBytes} />
             </Table.Td>

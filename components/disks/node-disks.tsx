@@ -9,7 +9,8 @@ import type { DiskView } from '@/server/services/local-volumes';
 import { errorInfo } from '../format/format';
 import { usePermissions } from '../session/session';
 import { useTRPC } from '../data/trpc';
-import { formatBytes, formatEta, formatRate, percentOf, STAGES, stageIndex } from './disk-format';
+import { SizeText } from '../format/size-text';
+import { formatEta, formatRate, percentOf, STAGES, stageIndex } from './disk-format';
 
 const STAGE_COLOR: Record<string, string> = {
   discovered: 'gray',
@@ -163,7 +164,7 @@ export function NodeDisks({ node }: { node: string }) {
                   </Table.Td>
                   <Table.Td>{d.className}</Table.Td>
                   <Table.Td>{d.volumeMode}</Table.Td>
-                  <Table.Td>{d.eligible ? formatBytes(d.capacityBytes) : '—'}</Table.Td>
+                  <Table.Td>{d.eligible ? <SizeText value={d.capacityBytes} /> : '—'}</Table.Td>
                   <Table.Td>
                     <Stack gap={4}>
                       <StateLine d={d} />

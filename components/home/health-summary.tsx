@@ -5,9 +5,10 @@
 import { Alert, Anchor, Group, List, Loader, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
+import { Fragment } from 'react';
 import { PendingStatus } from '../claims/pending-hint';
 import { errorInfo } from '../format/format';
-import { shortBytes } from '../capacity/capacity-format';
+import { ResourceAmount, SizeText } from '../format/size-text';
 import { useTRPC } from '../data/trpc';
 
 function Stat({ label, value, href, tone, testId }: { label: string; value: number; href: string; tone?: 'warn' | 'bad'; testId: string }) {
@@ -88,7 +89,13 @@ export function HealthSummary() {
                           {q.namespace}/{q.name}
                         </Anchor>
                         {': '}
-                        {q.limits.map((l) => `${l.resource} ${l.used} of ${l.hard} (${Math.round(l.ratio * 100)}%)`).join(', ')}
+                        {q.limits.map((l, i) => (
+                          <Fragment key={l.resource}>
+                            {i > 0 && ', '}
+                            {l.resource} <ResourceAmount resource={l.resource} value={l.used} /> of <ResourceAmount resource={l.resource} value={l.hard} /> (
+                            {Math.round(l.ratio * 100)}%)
+                          </Fragment>
+                        ))}
                       </List.Item>
                     ))}
                   </List>
@@ -178,11 +185,11 @@ export function HealthSummary() {
                     <Table.Tr key={c.storageClass}>
                       <Table.Td>{c.storageClass || <Text span c="dimmed" size="sm">(no class)</Text>}</Table.Td>
                       <Table.Td>{c.volumes}</Table.Td>
-                      <Table.Td>{shortBytes(c.capacityBytes)}</Table.Td>
-                      <Table.Td>{shortBytes(c.boundBytes)}</Table.Td>
-                      <Table.Td>{shortBytes(c.availableBytes)}</Table.Td>
+                      <Table.Td><SizeText value={c.capacityBytes} /></Table.Td>
+                      <Table.Td><SizeText value={c.boundBytes} /></Table.Td>
+                      <Table.Td><SizeText value={c.availableBytes} /></Table.Td>
                       <Table.Td>{c.claims}</Table.Td>
-                      <Table.Td>{shortBytes(c.requestedBytes)}</Table.Td>
+                      <Table.Td><SizeText value={c.requestedBytes} /></Table.Td>
                     </Table.Tr>
                   ))}
                 </Table.Tbody>

@@ -5,6 +5,7 @@
 import { Button, Checkbox, Group, NumberInput, Paper, Table, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import type { ReclaimClaim } from '@/server/services/reclaim';
+import { SizeText } from '../format/size-text';
 import { ObjectLink } from '../objects/object-link';
 import { StatusBadge } from '../objects/status-badge';
 import type { PreviewRequest } from './preview-modal';
@@ -121,7 +122,7 @@ export function ClaimSection({
                   </Table.Td>
                   <Table.Td>{c.volume ? <ObjectLink kind="PersistentVolume" name={c.volume} /> : ''}</Table.Td>
                   <Table.Td>{c.storageClass}</Table.Td>
-                  <Table.Td>{c.request}</Table.Td>
+                  <Table.Td><SizeText value={c.request} /></Table.Td>
                   <Table.Td>
                     <span title={c.lastUsed} data-testid="last-used">
                       {lastUsedText({ used: c.lastUseKnown, days: c.unusedDays })}

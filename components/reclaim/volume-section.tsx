@@ -5,6 +5,7 @@ import { Badge, Button, Checkbox, Group, Paper, Table, Text, Title } from '@mant
 import { useState } from 'react';
 import type { VolumeAction } from '@/server/domain/reclaim';
 import type { ReclaimVolume } from '@/server/services/reclaim';
+import { SizeText } from '../format/size-text';
 import { ObjectLink } from '../objects/object-link';
 import { StatusBadge } from '../objects/status-badge';
 import type { PreviewRequest } from './preview-modal';
@@ -127,7 +128,7 @@ export function VolumeSection({ volumes, onAction, canAct }: { volumes: ReclaimV
                     </Table.Td>
                     <Table.Td>{v.reclaimPolicy}</Table.Td>
                     <Table.Td>{v.storageClass}</Table.Td>
-                    <Table.Td>{v.capacity}</Table.Td>
+                    <Table.Td><SizeText value={v.capacity} /></Table.Td>
                     <Table.Td>{v.claim ?? ''}</Table.Td>
                     <Table.Td>
                       <Text size="xs" c="dimmed">

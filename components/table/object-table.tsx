@@ -10,6 +10,7 @@ import type { KubeObject } from '@/server/resources/types';
 import { detailHref, isDefaultClass, kindUi, type KindUi } from '../objects/kinds';
 import { ObjectLink } from '../objects/object-link';
 import { PendingStatus } from '../claims/pending-hint';
+import { formatQuotaCell, formatSize } from '../format/size';
 import { usePermissions } from '../session/session';
 import { StatusBadge } from '../objects/status-badge';
 import type { ListColumn, ListRow, SortState } from './table-model';
@@ -295,7 +296,14 @@ function Cell({ ui, header, text, obj, isLink }: { ui: KindUi; header: string; t
   if (header === ui.statusColumn) {
     return ui.kind === 'PersistentVolumeClaim' ? <PendingStatus claim={obj} text={text} /> : <StatusBadge value={text} />;
   }
+  // Sizes read as sizes; the cell's tooltip keeps the exact quantity.
   switch (header) {
+    case 'CAPACITY':
+    case 'SIZE':
+      return <>{formatSize(text)}</>;
+    case 'REQUEST':
+    case 'LIMIT':
+      return <>{ui.kind === 'ResourceQuota' ? formatQuotaCell(text) : text}</>;
     case 'NAMESPACE':
       return <ObjectLink kind="Namespace" name={text} allowed={perms.can('get', 'Namespace', text)} />;
     case 'CLAIM': {
