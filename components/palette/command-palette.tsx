@@ -12,6 +12,7 @@ import { useMutation, useQueries, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { detailHref, type KindUi } from '../objects/kinds';
+import { kindsOf, type NavPage } from '../shell/navigation';
 import { useTRPC } from '../data/trpc';
 import { filterItems, groupRows, moveActive, paletteItems, rankHits, type PaletteItem, type PaletteRun } from './palette-items';
 import { goKeysFor, INITIAL_SHORTCUT_STATE, interpretKey, isTyping } from './shortcuts';
@@ -25,15 +26,6 @@ export function openPalette(): void {
   window.dispatchEvent(new Event(OPEN_EVENT));
 }
 
-/** Pages beyond the kinds' lists, and who may open them. */
-function toolPages(admin: boolean): { route: string; title: string; description: string }[] {
-  return [
-    { route: '/capacity', title: 'Capacity', description: 'Provisioned, bound and free, and days until full' },
-    { route: '/audit', title: 'Audit', description: 'Who did what, when' },
-    ...(admin ? [{ route: '/reclaim', title: 'Reclaim', description: 'Released, failed and unused storage' }] : []),
-  ];
-}
-
 /** Notes the focused element as where to return, unless it is inside a dialog. */
 function noteFocus(returnTo: { current: Element | null }): void {
   const active = document.activeElement;
@@ -41,13 +33,14 @@ function noteFocus(returnTo: { current: Element | null }): void {
 }
 
 export function CommandPalette({
-  kinds,
+  pages,
   mayCreateClaim,
   mayCreateVolume,
   mayCreateAny,
   admin = false,
 }: {
-  kinds: KindUi[];
+  /** The pages the user may open (shell/navigation.ts). */
+  pages: NavPage[];
   mayCreateClaim: boolean;
   mayCreateVolume: boolean;
   mayCreateAny: boolean;
@@ -84,7 +77,8 @@ export function CommandPalette({
   const shortcutState = useRef(INITIAL_SHORTCUT_STATE);
   const signOut = useSignOut();
 
-  const routes = useMemo(() => new Set(['/', ...kinds.map((k) => k.route)]), [kinds]);
+  const kinds = useMemo(() => kindsOf(pages), [pages]);
+  const routes = useMemo(() => new Set(pages.map((p) => p.route)), [pages]);
 
   const run = useCallback(
     (r: PaletteRun) => {
@@ -135,7 +129,7 @@ export function CommandPalette({
   return (
     <>
       <Modal opened={opened} onClose={() => setOpened(false)} title="Command palette" size="lg" yOffset="10vh" returnFocus={false} closeButtonProps={{ 'aria-label': 'Close the command palette' }}>
-        {opened && <PaletteBody kinds={kinds} items={paletteItems({ pages: kinds.map((k) => ({ route: k.route, title: k.title, noun: k.noun })), tools: toolPages(admin), mayCreateClaim, mayCreateVolume, mayCreateClass: admin, mayCreateAny, scheme })} run={run} />}
+        {opened && <PaletteBody kinds={kinds} items={paletteItems({ pages, mayCreateClaim, mayCreateVolume, mayCreateClass: admin, mayCreateAny, scheme })} run={run} />}
       </Modal>
       <Modal opened={help} onClose={() => setHelp(false)} title="Keyboard shortcuts" size="md" closeButtonProps={{ 'aria-label': 'Close the shortcuts' }}>
         <Table>
