@@ -48,5 +48,5 @@ test('a developer hits the namespace quota and is told so', async ({ page }) => 
   // The quota's page in the dashboard: the room is all used now.
   await page.goto('/quotas');
   const row = page.getByTestId('object-row').filter({ hasText: `${cls}-room` });
-  await expect(row).toContainText(`${limit}: 50Gi/50Gi`);
+  await expect(row).toContainText(`${limit}: 50 GiB/50 GiB`);
 });
