@@ -5,7 +5,7 @@
 import { Anchor, Badge, Checkbox, Group, Paper, Skeleton, Text, UnstyledButton } from '@mantine/core';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import Link from 'next/link';
-import { memo, useEffect, useRef, type CSSProperties, type ReactNode } from 'react';
+import { memo, useEffect, useRef, type ReactNode } from 'react';
 import type { KubeObject } from '@/server/resources/types';
 import { detailHref, isDefaultClass, kindUi, type KindUi } from '../objects/kinds';
 import { ObjectLink } from '../objects/object-link';
@@ -13,9 +13,8 @@ import { PendingStatus } from '../claims/pending-hint';
 import { formatQuotaCell, formatSize } from '../format/size';
 import { usePermissions } from '../session/session';
 import { StatusBadge } from '../objects/status-badge';
+import { gridStyle, HEADER_GROUP_STYLE, ROW_HEIGHT, virtualRowStyle } from './grid';
 import type { ListColumn, ListRow, SortState } from './table-model';
-
-export const ROW_HEIGHT = 38;
 
 export interface Selection {
   has(key: string): boolean;
@@ -113,7 +112,7 @@ export function ObjectTable({
         tabIndex={0}
         style={{ height: height ?? `min(${bodyHeight + ROW_HEIGHT + 2}px, calc(100vh - 250px))`, minHeight: ROW_HEIGHT * 3, overflow: 'auto', position: 'relative' }}
       >
-        <div role="rowgroup" style={{ position: 'sticky', top: 0, zIndex: 2, background: 'var(--mantine-color-body)', borderBottom: '1px solid var(--mantine-color-default-border)' }}>
+        <div role="rowgroup" style={HEADER_GROUP_STYLE}>
           <div role="row" aria-rowindex={1} style={{ ...grid, height: ROW_HEIGHT }}>
             {selection && (
               <div role="columnheader">
@@ -162,7 +161,7 @@ export function ObjectTable({
             const r = rowAt(v.index);
             if (!r) {
               return (
-                <div key={`loading-${v.index}`} role="row" aria-rowindex={v.index + 2} aria-busy style={rowStyle(template, v.index, v.start)} data-testid="loading-row">
+                <div key={`loading-${v.index}`} role="row" aria-rowindex={v.index + 2} aria-busy style={virtualRowStyle(template, v.index, v.start)} data-testid="loading-row">
                   <div role="cell" style={{ gridColumn: '1 / -1' }}>
                     <Skeleton height={12} radius="sm" />
                   </div>
@@ -188,24 +187,6 @@ export function ObjectTable({
       </div>
     </Paper>
   );
-}
-
-function gridStyle(template: string): CSSProperties {
-  return { display: 'grid', gridTemplateColumns: template, alignItems: 'center', columnGap: 8, padding: '0 8px' };
-}
-
-function rowStyle(template: string, index: number, start: number): CSSProperties {
-  return {
-    ...gridStyle(template),
-    position: 'absolute',
-    top: 0,
-    left: 0,
-    right: 0,
-    height: ROW_HEIGHT,
-    transform: `translateY(${start}px)`,
-    borderBottom: '1px solid var(--mantine-color-default-border)',
-    background: index % 2 ? 'var(--mantine-color-default-hover)' : undefined,
-  };
 }
 
 /**
@@ -240,7 +221,7 @@ const TableRow = memo(function TableRow({
       role="row"
       aria-rowindex={index + 2}
       aria-selected={selected}
-      style={rowStyle(template, index, start)}
+      style={virtualRowStyle(template, index, start)}
       data-testid="object-row"
       data-name={r.obj.metadata?.name}
       data-namespace={r.obj.metadata?.namespace ?? ''}
