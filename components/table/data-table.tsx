@@ -21,6 +21,7 @@ export interface DataColumn<T> {
 }
 
 const CELL: CSSProperties = { minWidth: 0, overflowWrap: 'anywhere', fontSize: 'var(--mantine-font-size-sm)' };
+const VISUALLY_HIDDEN: CSSProperties = { position: 'absolute', width: 1, height: 1, overflow: 'hidden', clip: 'rect(0 0 0 0)', whiteSpace: 'nowrap' };
 const NOWRAP: CSSProperties = { ...CELL, whiteSpace: 'nowrap', overflow: 'hidden', textOverflow: 'ellipsis' };
 
 export function DataTable<T>({
@@ -32,6 +33,7 @@ export function DataTable<T>({
   minWidth,
   striped = true,
   withBorder = true,
+  hideHeader = false,
   ...rest
 }: {
   /** The table's accessible name. */
@@ -44,17 +46,19 @@ export function DataTable<T>({
   minWidth?: number;
   striped?: boolean;
   withBorder?: boolean;
+  /** The header only for screen readers (a table whose cells say what they are). */
+  hideHeader?: boolean;
 } & DataAttributes) {
   const template = columns.map((c) => c.width ?? 'minmax(80px, 1fr)').join(' ');
   const wide: CSSProperties | undefined = minWidth ? { minWidth } : undefined;
   return (
     <Paper withBorder={withBorder}>
       <div role="table" aria-label={label} aria-rowcount={rows.length + 1} style={{ overflowX: 'auto' }} {...rest}>
-        <div role="rowgroup" style={{ ...HEADER_GROUP_STYLE, ...wide }}>
+        <div role="rowgroup" style={hideHeader ? VISUALLY_HIDDEN : { ...HEADER_GROUP_STYLE, ...wide }}>
           <div role="row" aria-rowindex={1} style={{ ...gridStyle(template), minHeight: ROW_HEIGHT }}>
             {columns.map((c) => (
               <div key={c.key} role="columnheader" style={{ minWidth: 0 }}>
-                <Text fz="sm" fw={700} className="stowage-nowrap">
+                <Text fz="sm" fw={700}>
                   {c.header}
                 </Text>
               </div>
