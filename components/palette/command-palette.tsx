@@ -6,16 +6,18 @@
 // finds only what the user may read. It is a dialog with a combobox and a listbox
 // (arrow keys move, Enter runs, Escape closes and focus goes back where it was).
 // Shortcuts: "g" then a letter goes to a page, "/" focuses the list filter, "?" lists them.
-import { Box, Kbd, Modal, Table, Text, TextInput, UnstyledButton, useComputedColorScheme, useMantineColorScheme } from '@mantine/core';
+import { Box, Kbd, Modal, Text, TextInput, UnstyledButton, useComputedColorScheme, useMantineColorScheme } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { useMutation, useQueries, useQueryClient } from '@tanstack/react-query';
+import { useQueries } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { detailHref, type KindUi } from '../objects/kinds';
 import { kindsOf, type NavPage } from '../shell/navigation';
 import { useTRPC } from '../data/trpc';
 import { filterItems, groupRows, moveActive, paletteItems, rankHits, type PaletteItem, type PaletteRun } from './palette-items';
-import { goKeysFor, INITIAL_SHORTCUT_STATE, interpretKey, isTyping } from './shortcuts';
+import { useSignOut } from '../session/use-sign-out';
+import { ShortcutList } from './shortcut-list';
+import { INITIAL_SHORTCUT_STATE, interpretKey, isTyping } from './shortcuts';
 
 const SEARCH_PER_KIND = 5;
 const SEARCH_DEBOUNCE_MS = 120;
@@ -75,7 +77,8 @@ export function CommandPalette({
     return () => cancelAnimationFrame(id);
   }, [opened]);
   const shortcutState = useRef(INITIAL_SHORTCUT_STATE);
-  const signOut = useSignOut();
+  const signOutMutate = useSignOut().mutate;
+  const signOut = useCallback(() => signOutMutate(), [signOutMutate]);
 
   const kinds = useMemo(() => kindsOf(pages), [pages]);
   const routes = useMemo(() => new Set(pages.map((p) => p.route)), [pages]);
@@ -132,58 +135,10 @@ export function CommandPalette({
         {opened && <PaletteBody kinds={kinds} items={paletteItems({ pages, mayCreateClaim, mayCreateVolume, mayCreateClass: admin, mayCreateAny, scheme })} run={run} />}
       </Modal>
       <Modal opened={help} onClose={() => setHelp(false)} title="Keyboard shortcuts" size="md" closeButtonProps={{ 'aria-label': 'Close the shortcuts' }}>
-        <Table>
-          <Table.Tbody>
-            <Table.Tr>
-              <Table.Td>
-                <Kbd>Ctrl</Kbd> / <Kbd>⌘</Kbd> + <Kbd>K</Kbd>
-              </Table.Td>
-              <Table.Td>Command palette: pages, actions, objects by name</Table.Td>
-            </Table.Tr>
-            {goKeysFor(routes).map((g) => (
-              <Table.Tr key={g.key}>
-                <Table.Td>
-                  <Kbd>g</Kbd> then <Kbd>{g.key}</Kbd>
-                </Table.Td>
-                <Table.Td>Go to {g.label}</Table.Td>
-              </Table.Tr>
-            ))}
-            <Table.Tr>
-              <Table.Td>
-                <Kbd>/</Kbd>
-              </Table.Td>
-              <Table.Td>Focus the list filter</Table.Td>
-            </Table.Tr>
-            <Table.Tr>
-              <Table.Td>
-                <Kbd>?</Kbd>
-              </Table.Td>
-              <Table.Td>This list</Table.Td>
-            </Table.Tr>
-          </Table.Tbody>
-        </Table>
-        <Text size="sm" mt="sm">
-          Shortcuts are off while you type in a field.
-        </Text>
+        <ShortcutList routes={routes} />
       </Modal>
     </>
   );
-}
-
-function useSignOut(): () => void {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const router = useRouter();
-  const m = useMutation(
-    trpc.auth.signOut.mutationOptions({
-      onSettled: () => {
-        queryClient.clear();
-        router.replace('/login');
-      },
-    }),
-  );
-  const mutate = m.mutate;
-  return useCallback(() => mutate(), [mutate]);
 }
 
 interface Row {

@@ -3,7 +3,6 @@
 // navigation by role, and the live stream. Sends signed-out visitors to /login.
 import { AppShell, Badge, Burger, Button, Center, Group, Loader, NavLink, Stack, Text, Alert } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { usePathname, useRouter } from 'next/navigation';
 import { Suspense, useEffect, useMemo, type ReactNode } from 'react';
@@ -13,7 +12,7 @@ import { KINDS } from '../objects/kinds';
 import { isActive, menuPages, navTestId, pagesFor } from './navigation';
 import { LiveIndicator, LiveUpdates } from '../data/live';
 import { MeProvider, permissionsOf, useMeQuery, type Me } from '../session/session';
-import { useTRPC } from '../data/trpc';
+import { useSignOut } from '../session/use-sign-out';
 import { errorInfo } from '../format/format';
 
 export function loginHref(): string {
@@ -137,17 +136,7 @@ function Frame({ me, children }: { me: Me; children: ReactNode }) {
 }
 
 function UserBox({ me }: { me: Me }) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const router = useRouter();
-  const signOut = useMutation(
-    trpc.auth.signOut.mutationOptions({
-      onSettled: () => {
-        queryClient.clear();
-        router.replace('/login');
-      },
-    }),
-  );
+  const signOut = useSignOut();
   const roleColor = me.role === 'admin' ? 'grape' : me.role === 'developer' ? 'blue' : 'gray';
   return (
     <Group gap="xs" wrap="nowrap" data-testid="user-box">
