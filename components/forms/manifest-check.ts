@@ -1,7 +1,7 @@
 // Checks a manifest in the browser before sending it: YAML that does not parse never
 // reaches the server. Pure.
 import { LineCounter, parseAllDocuments } from 'yaml';
-import type { FieldCause } from './format';
+import type { FieldCause } from '../format/format';
 import { locateFieldPath } from './yaml-paths';
 import type { LineMark } from './yaml-editor';
 

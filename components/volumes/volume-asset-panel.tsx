@@ -5,8 +5,8 @@
 import { Alert, Badge, Code, DataList, Group, Paper, Text } from '@mantine/core';
 import type { ReactNode } from 'react';
 import type { KubeObject } from '@/server/resources/types';
-import { ObjectLink } from './object-link';
-import { usePermissions } from './session';
+import { ObjectLink } from '../objects/object-link';
+import { usePermissions } from '../session/session';
 import { nodePinningOf, volumeAssetOf } from './volume-asset';
 import { annDynamicallyProvisioned } from '@/server/domain/well-known/annotations';
 

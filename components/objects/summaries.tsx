@@ -5,10 +5,12 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { abbreviateAccessModes } from '@/server/domain/access-modes';
 import type { KubeObject } from '@/server/resources/types';
-import { ageOf } from './format';
+import { ageOf } from '../format/format';
+import { exactSize, formatSize, isSizeResource } from '../format/size';
+import { SizeText } from '../format/size-text';
 import { isDefaultClass } from './kinds';
 import { ObjectLink } from './object-link';
-import type { Permissions } from './session';
+import type { Permissions } from '../session/session';
 import { StatusBadge } from './status-badge';
 
 export interface SummaryItem {
@@ -39,6 +41,24 @@ function pairs(map: Record<string, unknown> | undefined): ReactNode {
   );
 }
 
+/** Resource amounts (a node's capacity): sizes read as sizes, the exact quantity as the tooltip. */
+function resources(map: Record<string, unknown> | undefined): ReactNode {
+  const entries = Object.entries(map ?? {});
+  if (entries.length === 0) return null;
+  return (
+    <Group gap={4}>
+      {entries.map(([k, v]) => {
+        const size = isSizeResource(k) && typeof v === 'string';
+        return (
+          <Badge key={k} variant="light" color="gray" size="sm" tt="none" fw={500} title={size ? exactSize(v) : undefined}>
+            {k}={size ? formatSize(v) : String(v)}
+          </Badge>
+        );
+      })}
+    </Group>
+  );
+}
+
 function classLink(name: string | undefined, perms: Permissions): ReactNode {
   if (!name) return <Text span c="dimmed" inherit>none</Text>;
   return <ObjectLink kind="StorageClass" name={name} allowed={perms.can('get', 'StorageClass')} />;
@@ -54,7 +74,7 @@ export function summaryOf(obj: KubeObject, perms: Permissions, now: number): Sum
       items.push(
         { label: 'Status', value: <StatusBadge value={obj.metadata.deletionTimestamp ? 'Terminating' : (status.phase ?? '')} /> },
         Boolean(status.reason || status.message) && { label: 'Reason', value: [status.reason, status.message].filter(Boolean).join(': ') },
-        { label: 'Capacity', value: spec.capacity?.storage ?? '' },
+        { label: 'Capacity', value: <SizeText value={spec.capacity?.storage} /> },
         { label: 'Access modes', value: modes(spec.accessModes) },
         { label: 'Reclaim policy', value: spec.persistentVolumeReclaimPolicy ?? '' },
         { label: 'Storage class', value: classLink(spec.storageClassName, perms) },
@@ -88,8 +108,8 @@ export function summaryOf(obj: KubeObject, perms: Permissions, now: number): Sum
             </Text>
           ),
         },
-        { label: 'Requested', value: spec.resources?.requests?.storage ?? '' },
-        { label: 'Capacity', value: status.capacity?.storage ?? '' },
+        { label: 'Requested', value: <SizeText value={spec.resources?.requests?.storage} /> },
+        { label: 'Capacity', value: <SizeText value={status.capacity?.storage} /> },
         { label: 'Access modes', value: modes(spec.accessModes) },
         { label: 'Storage class', value: classLink(spec.storageClassName, perms) },
         { label: 'Volume mode', value: spec.volumeMode ?? 'Filesystem' },
@@ -135,7 +155,7 @@ export function summaryOf(obj: KubeObject, perms: Permissions, now: number): Sum
         { label: 'Status', value: <StatusBadge value={ready ? (ready.status === 'True' ? 'Ready' : ready.status === 'False' ? 'NotReady' : 'Unknown') : 'Unknown'} /> },
         Boolean(ready?.message) && { label: 'Condition', value: ready.message },
         { label: 'Addresses', value: (status.addresses ?? []).map((a: any) => `${a.type}: ${a.address}`).join(', ') },
-        Boolean(status.capacity) && { label: 'Capacity', value: pairs(status.capacity) },
+        Boolean(status.capacity) && { label: 'Capacity', value: resources(status.capacity) },
         Boolean(status.nodeInfo?.kubeletVersion) && { label: 'Version', value: status.nodeInfo.kubeletVersion },
         Boolean(status.nodeInfo?.osImage) && { label: 'OS', value: `${status.nodeInfo.osImage} ${status.nodeInfo.kernelVersion ?? ''}` },
         Boolean(spec.unschedulable) && { label: 'Scheduling', value: 'disabled' },

@@ -6,12 +6,12 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { useRouter, useSearchParams } from 'next/navigation';
 import { useMemo, useRef, useState } from 'react';
 import { SaveError } from './field-errors';
-import { errorInfo } from './format';
-import { detailHref, KINDS, kindUi } from './kinds';
+import { errorInfo } from '../format/format';
+import { detailHref, KINDS, kindUi } from '../objects/kinds';
 import { checkYaml, locateCauses, marksOf, type LocatedCause } from './manifest-check';
-import { usePermissions } from './session';
+import { usePermissions } from '../session/session';
 import { TEMPLATES } from './templates';
-import { useTRPC } from './trpc';
+import { useTRPC } from '../data/trpc';
 import { YamlEditor, type LineMark, type YamlEditorHandle } from './yaml-editor';
 
 interface Failure {

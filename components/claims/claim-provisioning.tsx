@@ -6,13 +6,13 @@
 import { Group, Paper, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { KubeObject } from '@/server/resources/types';
-import { ageOf } from './format';
-import { ObjectLink } from './object-link';
+import { ageOf } from '../format/format';
+import { ObjectLink } from '../objects/object-link';
 import { eventTime, latestProvisioningEvent, provisionerOf } from './provisioning-state';
-import { usePermissions } from './session';
-import { StatusBadge } from './status-badge';
-import { useTRPC } from './trpc';
-import { useNow } from './use-now';
+import { usePermissions } from '../session/session';
+import { StatusBadge } from '../objects/status-badge';
+import { useTRPC } from '../data/trpc';
+import { useNow } from '../format/use-now';
 
 export function ClaimProvisioning({ claim }: { claim: KubeObject }) {
   const provisioner = provisionerOf(claim);

@@ -6,12 +6,12 @@ import { Button, Group, Modal, Stack, Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import type { KubeObject } from '@/server/resources/types';
-import { SaveError } from './field-errors';
-import { errorInfo } from './format';
+import { SaveError } from '../forms/field-errors';
+import { errorInfo } from '../format/format';
 import { objectYaml } from './object-yaml';
-import { checkYaml, locateCauses, marksOf, type LocatedCause } from './manifest-check';
-import { useTRPC } from './trpc';
-import { YamlEditor, type LineMark, type YamlEditorHandle } from './yaml-editor';
+import { checkYaml, locateCauses, marksOf, type LocatedCause } from '../forms/manifest-check';
+import { useTRPC } from '../data/trpc';
+import { YamlEditor, type LineMark, type YamlEditorHandle } from '../forms/yaml-editor';
 
 interface Failure {
   title: string;

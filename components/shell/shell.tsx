@@ -3,17 +3,17 @@
 // navigation by role, and the live stream. Sends signed-out visitors to /login.
 import { AppShell, Badge, Burger, Button, Center, Group, Loader, NavLink, Stack, Text, Alert } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { usePathname, useRouter } from 'next/navigation';
-import { Suspense, useEffect, type ReactNode } from 'react';
-import { CommandPalette, openPalette } from './palette/command-palette';
+import { Suspense, useEffect, useMemo, type ReactNode } from 'react';
+import { CommandPalette, openPalette } from '../palette/command-palette';
 import { ThemeSwitch } from './theme-switch';
-import { KINDS } from './kinds';
-import { LiveIndicator, LiveUpdates } from './live';
-import { MeProvider, permissionsOf, useMeQuery, type Me } from './session';
-import { useTRPC } from './trpc';
-import { errorInfo } from './format';
+import { KINDS } from '../objects/kinds';
+import { isActive, menuPages, navTestId, pagesFor } from './navigation';
+import { LiveIndicator, LiveUpdates } from '../data/live';
+import { MeProvider, permissionsOf, useMeQuery, type Me } from '../session/session';
+import { useSignOut } from '../session/use-sign-out';
+import { errorInfo } from '../format/format';
 
 export function loginHref(): string {
   const here = typeof window === 'undefined' ? '/' : window.location.pathname + window.location.search;
@@ -61,7 +61,10 @@ function Frame({ me, children }: { me: Me; children: ReactNode }) {
   const [opened, { toggle, close }] = useDisclosure();
   const pathname = usePathname();
   const perms = permissionsOf(me);
-  const nav = KINDS.filter((k) => perms.canListSomewhere(k.kind, k.namespaced));
+  const pages = useMemo(() => {
+    const p = permissionsOf(me);
+    return pagesFor({ admin: me.role === 'admin', canList: (k) => p.canListSomewhere(k.kind, k.namespaced) });
+  }, [me]);
   const mayCreate = KINDS.some((k) => {
     const ns = perms.namespacesFor('create', k.kind);
     return ns === 'all' || ns.length > 0;
@@ -97,21 +100,9 @@ function Frame({ me, children }: { me: Me; children: ReactNode }) {
       <AppShell.Navbar p="xs">
         <nav aria-label="Main">
           <Stack gap={2}>
-            {nav.map((k) => (
-              <NavLink
-                key={k.kind}
-                component={Link}
-                href={k.route}
-                label={k.title}
-                active={pathname === k.route || pathname.startsWith(`${k.route}/`)}
-                data-testid={`nav-${k.route.slice(1)}`}
-              />
+            {menuPages(pages).map((p) => (
+              <NavLink key={p.route} component={Link} href={p.route} label={p.title} active={isActive(p, pathname)} data-testid={navTestId(p)} />
             ))}
-            <NavLink component={Link} href="/capacity" label="Capacity" active={pathname === '/capacity'} data-testid="nav-capacity" />
-            <NavLink component={Link} href="/audit" label="Audit" active={pathname === '/audit'} data-testid="nav-audit" />
-            {me.role === 'admin' && (
-              <NavLink component={Link} href="/reclaim" label="Reclaim" active={pathname === '/reclaim'} data-testid="nav-reclaim" />
-            )}
           </Stack>
         </nav>
         {mayCreate && (
@@ -123,7 +114,7 @@ function Frame({ me, children }: { me: Me; children: ReactNode }) {
         )}
       </AppShell.Navbar>
       <CommandPalette
-        kinds={nav}
+        pages={pages}
         mayCreateClaim={perms.namespacesFor('create', 'PersistentVolumeClaim') === 'all' || perms.namespacesFor('create', 'PersistentVolumeClaim').length > 0}
         mayCreateVolume={perms.can('create', 'PersistentVolume')}
         mayCreateAny={mayCreate}
@@ -145,17 +136,7 @@ function Frame({ me, children }: { me: Me; children: ReactNode }) {
 }
 
 function UserBox({ me }: { me: Me }) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const router = useRouter();
-  const signOut = useMutation(
-    trpc.auth.signOut.mutationOptions({
-      onSettled: () => {
-        queryClient.clear();
-        router.replace('/login');
-      },
-    }),
-  );
+  const signOut = useSignOut();
   const roleColor = me.role === 'admin' ? 'grape' : me.role === 'developer' ? 'blue' : 'gray';
   return (
     <Group gap="xs" wrap="nowrap" data-testid="user-box">

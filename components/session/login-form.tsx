@@ -4,10 +4,10 @@ import { Alert, Button, Center, Group, Paper, PasswordInput, Stack, Text, TextIn
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter, useSearchParams } from 'next/navigation';
 import { useEffect, useState, type FormEvent } from 'react';
-import { errorInfo } from './format';
+import { errorInfo } from '../format/format';
 import { useMeQuery } from './session';
-import { Logo } from './shell';
-import { useTRPC } from './trpc';
+import { Logo } from '../shell/shell';
+import { useTRPC } from '../data/trpc';
 
 /** Only paths on this site, never another origin ("//evil.example"). */
 export function safeNext(next: string | null): string {

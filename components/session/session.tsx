@@ -3,7 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { createContext, useContext, type ReactNode } from 'react';
 import { isAllowed, visibleNamespaces, type Principal, type Role, type Verb } from '@/server/domain/authorization';
-import { useTRPC } from './trpc';
+import { useTRPC } from '../data/trpc';
 
 export interface Me {
   name: string;

@@ -4,7 +4,7 @@
 import { Group, Text, Tooltip } from '@mantine/core';
 import type { KubeObject } from '@/server/resources/types';
 import { pendingHintOf } from './pending-reason';
-import { StatusBadge } from './status-badge';
+import { StatusBadge } from '../objects/status-badge';
 
 export function PendingStatus({ claim, text }: { claim: KubeObject; text: string }) {
   const hint = text === 'Pending' ? pendingHintOf(claim) : undefined;

@@ -8,9 +8,9 @@ import type { ReactNode } from 'react';
 import { pinnedHostname } from '@/server/resources/node-selector';
 import type { KubeObject } from '@/server/resources/types';
 import { ObjectLink } from './object-link';
-import { usePermissions } from './session';
+import { usePermissions } from '../session/session';
 import { StatusBadge } from './status-badge';
-import { useTRPC } from './trpc';
+import { useTRPC } from '../data/trpc';
 
 const LIMIT = 50;
 

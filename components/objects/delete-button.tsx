@@ -7,11 +7,11 @@ import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { podsUsingClaim } from '@/server/domain/pod-claims';
 import type { KubeObject } from '@/server/resources/types';
-import { errorInfo } from './format';
+import { errorInfo } from '../format/format';
 import type { KindUi } from './kinds';
-import { DeleteNotes } from './pods/delete-notes';
-import { usePermissions } from './session';
-import { useTRPC } from './trpc';
+import { DeleteNotes } from '../pods/delete-notes';
+import { usePermissions } from '../session/session';
+import { useTRPC } from '../data/trpc';
 import { pvcProtectionFinalizer } from '@/server/domain/well-known/finalizers';
 
 export function DeleteButton({ obj, ui }: { obj: KubeObject; ui: KindUi }) {

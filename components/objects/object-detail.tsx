@@ -14,7 +14,6 @@ import {
   Loader,
   Paper,
   Stack,
-  Table,
   Tabs,
   Text,
   Title,
@@ -25,19 +24,20 @@ import { useState } from 'react';
 import type { KubeObject } from '@/server/resources/types';
 import { DeleteButton } from './delete-button';
 import { EditButton } from './edit-modal';
-import { HistoryTimeline } from './history/history-timeline';
-import { ageOf, errorInfo } from './format';
-import { maskClassSecrets } from './classes/class-parameters';
+import { HistoryTimeline } from '../history/history-timeline';
+import { ageOf, errorInfo } from '../format/format';
+import { maskClassSecrets } from '../classes/class-parameters';
 import { isDefaultClass, kindUi, type KindUi } from './kinds';
 import { DetailPanels, TopPanels } from './kind-panels';
 import { RelatedObjects } from './related-objects';
-import { usePermissions } from './session';
+import { usePermissions } from '../session/session';
 import { StatusBadge } from './status-badge';
 import { objectYaml } from './object-yaml';
 import { metadataOf, summaryOf, type SummaryItem } from './summaries';
-import { useTRPC } from './trpc';
-import { useNow } from './use-now';
-import { YamlEditor } from './yaml-editor';
+import { useTRPC } from '../data/trpc';
+import { useNow } from '../format/use-now';
+import { YamlEditor } from '../forms/yaml-editor';
+import { DataTable, type DataColumn } from '../table/data-table';
 
 export function ObjectDetailPage({ kind, namespace, name }: { kind: string; namespace?: string; name: string }) {
   const ui = kindUi(kind)!;
@@ -247,35 +247,32 @@ function EventsOf({ obj }: { obj: KubeObject }) {
     );
   }
   return (
-    <Paper withBorder style={{ overflowX: 'auto' }}>
-      <Table data-testid="events-table" aria-label="Events">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th fz="xs">TYPE</Table.Th>
-            <Table.Th fz="xs">REASON</Table.Th>
-            <Table.Th fz="xs">AGE</Table.Th>
-            <Table.Th fz="xs">FROM</Table.Th>
-            <Table.Th fz="xs">MESSAGE</Table.Th>
-            <Table.Th fz="xs">COUNT</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {list.map((e) => (
-            <Table.Tr key={e.metadata.uid ?? e.metadata.name} data-testid="event-row">
-              <Table.Td>
-                <StatusBadge value={e.type ?? ''} />
-              </Table.Td>
-              <Table.Td className="stowage-nowrap">{e.reason}</Table.Td>
-              <Table.Td className="stowage-nowrap" title={e.lastTimestamp ?? e.eventTime}>
-                {ageOf(e.series?.lastObservedTime ?? e.lastTimestamp ?? e.eventTime ?? e.metadata.creationTimestamp, now)}
-              </Table.Td>
-              <Table.Td className="stowage-nowrap">{e.source?.component ?? e.reportingComponent ?? ''}</Table.Td>
-              <Table.Td>{e.message}</Table.Td>
-              <Table.Td>{e.series?.count ?? e.count ?? 1}</Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Paper>
+    <DataTable
+      label="Events"
+      data-testid="events-table"
+      columns={eventColumns(now)}
+      rows={list}
+      rowKey={(e) => e.metadata.uid ?? e.metadata.name ?? ''}
+      rowProps={() => ({ 'data-testid': 'event-row' })}
+      striped={false}
+    />
   );
+}
+
+function eventColumns(now: number): DataColumn<KubeObject>[] {
+  return [
+    { key: 'type', header: 'TYPE', cell: (e) => <StatusBadge value={e.type ?? ''} /> },
+    { key: 'reason', header: 'REASON', nowrap: true, cell: (e) => e.reason },
+    {
+      key: 'age',
+      header: 'AGE',
+      nowrap: true,
+      width: 'minmax(56px, 0.6fr)',
+      cellProps: (e) => ({ title: e.lastTimestamp ?? e.eventTime }),
+      cell: (e) => ageOf(e.series?.lastObservedTime ?? e.lastTimestamp ?? e.eventTime ?? e.metadata.creationTimestamp, now),
+    },
+    { key: 'from', header: 'FROM', nowrap: true, cell: (e) => e.source?.component ?? e.reportingComponent ?? '' },
+    { key: 'message', header: 'MESSAGE', width: 'minmax(200px, 3fr)', cell: (e) => e.message },
+    { key: 'count', header: 'COUNT', width: 'minmax(56px, 0.6fr)', cell: (e) => e.series?.count ?? e.count ?? 1 },
+  ];
 }

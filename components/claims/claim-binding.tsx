@@ -6,11 +6,12 @@
 import { Alert, Badge, Group, List, Stack, Text } from '@mantine/core';
 import { abbreviateAccessModes } from '@/server/domain/access-modes';
 import type { KubeObject } from '@/server/resources/types';
-import { ageOf } from './format';
-import { ObjectLink } from './object-link';
+import { ageOf } from '../format/format';
+import { SizeText } from '../format/size-text';
+import { ObjectLink } from '../objects/object-link';
 import { pendingReasonOf, type PendingCandidate } from './pending-reason';
-import { usePermissions } from './session';
-import { useNow } from './use-now';
+import { usePermissions } from '../session/session';
+import { useNow } from '../format/use-now';
 
 export function ClaimBinding({ claim }: { claim: KubeObject }) {
   if (claim.metadata.deletionTimestamp) return null;
@@ -39,7 +40,13 @@ function BoundVolume({ claim }: { claim: KubeObject }) {
     <Alert color="blue" variant="light" title="Bound" data-testid="bound-volume" data-volume={name}>
       <Text size="sm">
         This claim is bound to volume <VolumeLink name={name} />
-        {capacity ? `, ${capacity}` : ''}
+        {capacity ? (
+          <>
+            , <SizeText value={capacity} />
+          </>
+        ) : (
+          ''
+        )}
         {modes ? ` (${modes})` : ''}.
       </Text>
     </Alert>
