@@ -51,6 +51,7 @@ function parse(text: string | undefined): LedgerEntry[] {
 export class CleanupLedger implements ProcessLedger {
   readonly file: string;
   private readonly entries = new Map<number, LedgerEntry>();
+  private boot: string | undefined;
 
   constructor(
     private readonly os: AgentOs,
@@ -60,7 +61,8 @@ export class CleanupLedger implements ProcessLedger {
   }
 
   started(p: SpawnedProcess, argv: string[]): void {
-    this.entries.set(p.pid, { ...p, bootId: this.os.bootId(), command: argv.join(' ').slice(0, 200) });
+    this.boot ??= this.os.bootId();
+    this.entries.set(p.pid, { ...p, bootId: this.boot, command: argv.join(' ').slice(0, 200) });
     this.save();
   }
 
