@@ -227,7 +227,8 @@ program
   .option('--insecure-skip-tls-verify', 'do not verify the server certificate')
   .option('--max-parallel <n>', 'cleanups at once on this node, all classes together', '4')
   .option('--pods-dir <dir>', "where the volumes of this node's pods are published", '/var/lib/stowage/pods')
-  .action(async (o: { server: string; tokenFile: string; node?: string; caFile?: string; insecureSkipTlsVerify?: boolean; maxParallel: string; podsDir: string }) => {
+  .option('--state-dir <dir>', "the agent's state: its running cleanup commands, ended at the next start after a crash", '/var/lib/stowage/agent')
+  .action(async (o: { server: string; tokenFile: string; node?: string; caFile?: string; insecureSkipTlsVerify?: boolean; maxParallel: string; podsDir: string; stateDir: string }) => {
     const maxParallel = Number(o.maxParallel);
     if (!Number.isInteger(maxParallel) || maxParallel < 1 || maxParallel > 64) throw new Error('--max-parallel must be a whole number from 1 to 64');
     const labels = parseLabelList(process.env.STOWAGE_NODE_LABELS);
