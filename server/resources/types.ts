@@ -89,6 +89,12 @@ export interface TableColumn {
 export type Admission = (obj: KubeObject) => Promise<FieldError[]>;
 
 /**
+ * A field's value for a fieldSelector. Written as a method's type so that, as for the
+ * strategy's methods, a kind's strategy stands in for the registry's strategy of any kind.
+ */
+type FieldGetter<T> = { get(obj: T): string | undefined }['get'];
+
+/**
  * A kind's strategy; `T` is the kind's object type (resources/<kind>/schema.ts), which the
  * registry handles as any `KubeObject`.
  */
@@ -105,7 +111,7 @@ export interface Strategy<T extends KubeObject = KubeObject> {
   /** Whether the kind has a status subresource (status is kept apart from spec). */
   hasStatus: boolean;
   /** Fields a fieldSelector may name besides metadata.name / metadata.namespace. */
-  fieldSelectors: Record<string, (obj: T) => string | undefined>;
+  fieldSelectors: Record<string, FieldGetter<T>>;
 
   /**
    * Checks the shape (types, unknown fields) of the whole object. Returns field errors;
