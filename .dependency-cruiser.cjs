@@ -80,6 +80,14 @@ module.exports = {
       to: { path: '^server/(trpc|kube|controllers)/', pathNot: '^server/$1/' },
     },
     {
+      name: 'only-the-store-speaks-sql',
+      severity: 'error',
+      comment: 'SQL and database connections stay in the store: others call its named queries with the store or a store transaction',
+      // (node_modules are excluded from the cruise, so an import of pg itself is not seen here)
+      from: { pathNot: `^server/store/|${notTest}` },
+      to: { path: '^server/store/(pg|sql-handle)\\.ts$' },
+    },
+    {
       name: 'prisma-only-for-migrations',
       severity: 'error',
       comment: 'Prisma is the schema and migration tool; at run time the store reaches Postgres through one pg pool',

@@ -2,8 +2,8 @@ import '@mantine/core/styles.css';
 import './globals.css';
 import { ColorSchemeScript, MantineProvider, mantineHtmlProps } from '@mantine/core';
 import type { ReactNode } from 'react';
-import { theme } from '@/components/theme';
-import { TrpcProviders } from '@/components/trpc';
+import { theme } from '@/components/shell/theme';
+import { TrpcProviders } from '@/components/data/trpc';
 
 export const metadata = { title: 'Stowage', description: 'Storage control plane' };
 

@@ -9,7 +9,7 @@ if (!url || !dataDir || !process.send) {
   console.error('run by bench/write-path.ts');
   process.exit(2);
 }
-const app = await createAppContext(url, 20);
+const app = await createAppContext(url);
 const server = await startApiServer({ app, dataDir, host: '127.0.0.1', port: 0 });
 const cpu0 = process.cpuUsage();
 process.on('message', (m: { type?: string }) => {

@@ -41,7 +41,7 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'stowage-bench-api-'));
 const pg = await startEmbeddedPostgres(path.join(dir, 'pg'));
 const url = await ensureDatabase(pg.baseUrl, 'stowage_bench');
 await migrate(url);
-const app = await createAppContext(url, 20);
+const app = await createAppContext(url);
 await app.users.create({ name: 'admin', role: 'admin' });
 const admin = (await app.users.byName('admin'))!;
 const token = await app.users.createToken('admin');

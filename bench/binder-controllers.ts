@@ -17,7 +17,7 @@ if (!url || !process.send) {
   process.exit(2);
 }
 
-const app = await createAppContext(url, 20);
+const app = await createAppContext(url);
 const running = await startControllers({
   app,
   connectionString: url,

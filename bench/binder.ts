@@ -77,7 +77,7 @@ function percentile(sorted: number[], p: number): number {
 async function freshApp(baseUrl: string, name: string): Promise<{ url: string; app: AppContext }> {
   const url = await ensureDatabase(baseUrl, name);
   await migrate(url);
-  const app = await createAppContext(url, 24);
+  const app = await createAppContext(url);
   for (const ns of ['default', 'bench']) await app.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   return { url, app };
 }

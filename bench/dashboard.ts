@@ -54,7 +54,7 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'stowage-bench-dash-'));
 const pg = await startEmbeddedPostgres(path.join(dir, 'pg'));
 const url = await ensureDatabase(pg.baseUrl, 'stowage_bench');
 await migrate(url);
-const app = await createAppContext(url, 20);
+const app = await createAppContext(url);
 let browser: Awaited<ReturnType<typeof chromium.launch>> | undefined;
 const servers: { close(): Promise<void> }[] = [];
 let failed = false;

@@ -14,11 +14,12 @@ import { parseArgs } from 'node:util';
 import { agentHttpClient, type AgentApi } from '../server/agent/agent-client';
 import type { DiscoveredEntry } from '../server/contracts/agent';
 import { createAppContext } from '../server/app/context';
-import { logger } from '../server/app/logger';
+import { logger } from '../server/services/logger';
 import { startControllers } from '../server/controllers/start';
 import { startApiServer } from '../server/kube/api-server';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
 import { migrate } from '../server/store/migrate';
+import { sqlOf } from '../server/store/sql-handle';
 
 logger.level = process.env.STOWAGE_LOG_LEVEL ?? 'warn';
 const { values: args } = parseArgs({ options: { nodes: { type: 'string', default: '10' }, disks: { type: 'string', default: '100' } } });
@@ -41,7 +42,7 @@ if (process.env.DATABASE_URL) {
   url = await ensureDatabase(pg.baseUrl, 'stowage');
 }
 await migrate(url);
-const app = await createAppContext(url, 30);
+const app = await createAppContext(url);
 const api = await startApiServer({ app, dataDir: work, host: '127.0.0.1', port: 0 });
 for (const ns of ['kube-system', 'default']) await app.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
 await app.store.create({
@@ -69,7 +70,7 @@ const entries = (node: string): DiscoveredEntry[] =>
   }));
 
 async function availableCount(): Promise<number> {
-  const rows = await app.store.sql.$queryRawUnsafe<{ n: bigint }[]>(
+  const rows = await sqlOf(app.store).$queryRawUnsafe<{ n: bigint }[]>(
     `SELECT count(*) AS n FROM objects WHERE kind = 'PersistentVolume' AND phase = 'Available' AND (labels->>'local.stowage.io/node') IS NOT NULL`,
   );
   return Number(rows[0].n);

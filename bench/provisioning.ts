@@ -25,6 +25,7 @@ import { inTreeProvisionerNames } from '../server/provisioners/registry';
 import { releaseEverythingUnder } from '../server/provisioners/testing';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
 import { migrate } from '../server/store/migrate';
+import { sqlOf } from '../server/store/sql-handle';
 
 const { values: args } = parseArgs({
   options: {
@@ -91,7 +92,7 @@ process.on('unhandledRejection', (err) => {
   cleanup().finally(() => process.exit(1));
 });
 await migrate(url);
-const app = await createAppContext(url, 30);
+const app = await createAppContext(url);
 const log = pino({ level: process.env.STOWAGE_LOG_LEVEL ?? 'silent' });
 
 const inner: HostOs = args.os === 'fake' ? new FakeOs({ hostname: 'bench-node' }) : createRealOs('bench-node');
@@ -113,7 +114,7 @@ const manager = () =>
     ],
   });
 
-const sql = async (q: string, ...params: unknown[]) => Number((await app.store.sql.$queryRawUnsafe<{ n: unknown }[]>(q, ...params))[0].n);
+const sql = async (q: string, ...params: unknown[]) => Number((await sqlOf(app.store).$queryRawUnsafe<{ n: unknown }[]>(q, ...params))[0].n);
 const boundClaims = () => sql(`SELECT count(*) AS n FROM objects WHERE kind = 'PersistentVolumeClaim' AND phase = 'Bound'`);
 const volumes = () => sql(`SELECT count(*) AS n FROM objects WHERE kind = 'PersistentVolume'`);
 const events = (reason: string) => sql(`SELECT coalesce(sum((object->>'count')::int), 0) AS n FROM objects WHERE kind = 'Event' AND object->>'reason' = $1`, reason);

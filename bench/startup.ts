@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { dashboardBuildNeeded } from '../server/app/build';
-import { freePort } from '../server/app/free-port';
+import { freePort } from '../server/store/free-port';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
 import { migrate } from '../server/store/migrate';
 

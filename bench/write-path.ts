@@ -94,7 +94,7 @@ try {
 
   const url = await ensureDatabase(pg.baseUrl, 'stowage_bench');
   await migrate(url);
-  const app = await createAppContext(url, 20);
+  const app = await createAppContext(url);
   await app.users.create({ name: 'admin', role: 'admin' });
   const token = await app.users.createToken('admin');
   const children: ChildProcess[] = [];

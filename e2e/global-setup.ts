@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
-import { freePort } from '../server/app/free-port';
+import { freePort } from '../server/store/free-port';
 import { E2E_ENV, DEV_USER } from './env';
 import { createObject, signInSession } from './api';
 

@@ -1,28 +1,14 @@
 // An AppContext over a test database, for tests of services and transports.
 import type { AppContext } from '../server/app/context';
-import { ClaimCheckService } from '../server/services/claim-check';
-import { ClassReplaceService } from '../server/services/class-replace';
-import { HistoryService } from '../server/services/history';
-import { ListService } from '../server/services/lists';
-import { NodeAgentService, type NodeAgentOptions } from '../server/services/node-agent';
-import { ObjectService } from '../server/services/objects';
-import { UserService } from '../server/services/users';
+import type { NodeAgentOptions } from '../server/services/node-agent';
+import { buildServices } from '../server/services/services';
 import { openTestStore } from './db';
 
 export async function openTestApp(agentOptions: NodeAgentOptions = {}): Promise<AppContext & { url: string }> {
   const t = await openTestStore();
-  const objects = new ObjectService(t.store);
   return {
     url: t.url,
-    db: t.db,
-    store: t.store,
-    objects,
-    history: new HistoryService(t.store, objects),
-    lists: new ListService(t.store),
-    claims: new ClaimCheckService(t.store, 'node-1'),
-    users: new UserService(t.db),
-    nodeAgent: new NodeAgentService(t.store, agentOptions),
-    classes: new ClassReplaceService(t.store),
+    ...buildServices(t.store, { agentOptions, nodeName: 'node-1' }),
     close: t.close,
   };
 }

@@ -4,7 +4,6 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { ensureDatabase } from '../server/store/database';
 import { ObjectStore } from '../server/store/object-store';
-import { createPrisma, type Db } from '../server/store/prisma';
 
 export async function createTestDatabase(): Promise<string> {
   const name = `t_${randomBytes(6).toString('hex')}`;
@@ -22,23 +21,19 @@ export async function createTestDatabase(): Promise<string> {
 
 export interface TestStore {
   url: string;
-  db: Db;
   store: ObjectStore;
   close(): Promise<void>;
 }
 
 export async function openTestStore(url?: string): Promise<TestStore> {
   const u = url ?? (await createTestDatabase());
-  const db = createPrisma(u);
-  const store = new ObjectStore(db, u);
+  const store = new ObjectStore(u);
   await store.start();
   return {
     url: u,
-    db,
     store,
     close: async () => {
       await store.stop();
-      await db.$disconnect();
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { Shell } from '@/components/shell';
+import { Shell } from '@/components/shell/shell';
 
 export default function ConsoleLayout({ children }: { children: ReactNode }) {
   return <Shell>{children}</Shell>;

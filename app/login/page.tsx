@@ -1,5 +1,5 @@
 import { Suspense } from 'react';
-import { LoginForm } from '@/components/login-form';
+import { LoginForm } from '@/components/session/login-form';
 
 export const metadata = { title: 'Sign in · Stowage' };
 

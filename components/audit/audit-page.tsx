@@ -2,14 +2,16 @@
 // The audit log: who did what, when, to which object. Filters live in the URL; pages go
 // back in time by resourceVersion; the filtered rows export as CSV or JSON. Each user sees
 // the rows of the objects they may read (the server decides).
-import { Alert, Anchor, Badge, Button, Group, Loader, NativeSelect, Paper, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Group, Loader, NativeSelect, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
-import { errorInfo } from '../format';
-import { detailHref, KINDS } from '../kinds';
-import { useTRPC } from '../trpc';
+import { errorInfo } from '../format/format';
+import { detailHref, KINDS } from '../objects/kinds';
+import { useTRPC } from '../data/trpc';
+import type { HistoryRow } from '@/server/store/history';
+import { DataTable, type DataColumn } from '../table/data-table';
 import { AUDIT_FILTERS, auditQueryOf, auditSearchOf, isoToLocal, localToIso, type AuditQuery } from './audit-query';
 
 const ACTIONS = ['create', 'update', 'status', 'delete'];
@@ -134,52 +136,46 @@ function Rows({ query, filter, onPage }: { query: AuditQuery; filter: Record<str
           No changes match these filters.
         </Text>
       ) : (
-        <Paper withBorder style={{ overflowX: 'auto' }}>
-          <Table aria-label="Audit log" data-testid="audit-table" fz="sm" striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Time</Table.Th>
-                <Table.Th>Actor</Table.Th>
-                <Table.Th>Action</Table.Th>
-                <Table.Th>Kind</Table.Th>
-                <Table.Th>Namespace</Table.Th>
-                <Table.Th>Object</Table.Th>
-                <Table.Th>Change</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {page.data.items.map((r) => {
-                const href = r.type === 'DELETED' ? undefined : detailHref(r.kind, r.namespace || undefined, r.name);
-                return (
-                  <Table.Tr key={r.rv} data-testid="audit-row" data-actor={r.actor} data-action={r.action} data-name={r.name}>
-                    <Table.Td className="stowage-nowrap" title={r.time}>
-                      {new Date(r.time).toLocaleString()}
-                    </Table.Td>
-                    <Table.Td>
-                      <Badge variant="outline" color="gray" tt="none" size="sm">
-                        {r.actor}
-                      </Badge>
-                    </Table.Td>
-                    <Table.Td>{r.action}</Table.Td>
-                    <Table.Td>{r.kind}</Table.Td>
-                    <Table.Td>{r.namespace}</Table.Td>
-                    <Table.Td>
-                      {href ? (
-                        <Anchor component={Link} href={href} size="sm">
-                          {r.name}
-                        </Anchor>
-                      ) : (
-                        r.name
-                      )}
-                    </Table.Td>
-                    <Table.Td>{r.type === 'ADDED' ? 'created' : r.type === 'DELETED' ? 'removed' : 'modified'}</Table.Td>
-                  </Table.Tr>
-                );
-              })}
-            </Table.Tbody>
-          </Table>
-        </Paper>
+        <DataTable
+          label="Audit log"
+          data-testid="audit-table"
+          columns={AUDIT_COLUMNS}
+          rows={page.data.items}
+          rowKey={(r) => String(r.rv)}
+          rowProps={(r) => ({ 'data-testid': 'audit-row', 'data-actor': r.actor, 'data-action': r.action, 'data-name': r.name })}
+        />
       )}
     </Stack>
   );
 }
+
+const AUDIT_COLUMNS: DataColumn<HistoryRow>[] = [
+  { key: 'time', header: 'Time', nowrap: true, cellProps: (r) => ({ title: r.time }), cell: (r) => new Date(r.time).toLocaleString() },
+  {
+    key: 'actor',
+    header: 'Actor',
+    cell: (r) => (
+      <Badge variant="outline" color="gray" tt="none" size="sm">
+        {r.actor}
+      </Badge>
+    ),
+  },
+  { key: 'action', header: 'Action', cell: (r) => r.action },
+  { key: 'kind', header: 'Kind', cell: (r) => r.kind },
+  { key: 'namespace', header: 'Namespace', cell: (r) => r.namespace },
+  {
+    key: 'object',
+    header: 'Object',
+    cell: (r) => {
+      const href = r.type === 'DELETED' ? undefined : detailHref(r.kind, r.namespace || undefined, r.name);
+      return href ? (
+        <Anchor component={Link} href={href} size="sm">
+          {r.name}
+        </Anchor>
+      ) : (
+        r.name
+      );
+    },
+  },
+  { key: 'change', header: 'Change', cell: (r) => (r.type === 'ADDED' ? 'created' : r.type === 'DELETED' ? 'removed' : 'modified') },
+];

@@ -1,19 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { chartAxis, chartUnit, inUnit, niceTicks, percentOf, shortBytes, tickText } from './capacity-format';
-
-describe('shortBytes', () => {
-  test.each([
-    { s: null, want: 'unknown' },
-    { s: '0', want: '0' },
-    { s: '512', want: '512' },
-    { s: '1024', want: '1Ki' },
-    { s: String(1536 * 1024 * 1024), want: '1.5Gi' },
-    { s: String(10n * 1024n ** 4n), want: '10Ti' },
-    { s: String(-(5n * 1024n ** 3n)), want: '-5Gi' },
-  ])('$s → $want', ({ s, want }) => {
-    expect(shortBytes(s)).toBe(want);
-  });
-});
+import { chartAxis, chartUnit, inUnit, niceTicks, percentOf, tickText } from './capacity-format';
 
 const Ki = 1024n;
 const Gi = 1024n ** 3n;

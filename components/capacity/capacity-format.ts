@@ -1,27 +1,5 @@
-// Byte figures of the Capacity page, short ("1.5Gi") and for charts (one unit per chart,
-// numbers in it on the axis).
-
-const UNITS: [string, bigint][] = [
-  ['Pi', 1n << 50n],
-  ['Ti', 1n << 40n],
-  ['Gi', 1n << 30n],
-  ['Mi', 1n << 20n],
-  ['Ki', 1n << 10n],
-];
-
-/** Bytes (decimal string) in the largest binary unit that keeps a whole part, one decimal at most. */
-export function shortBytes(s: string | null | undefined): string {
-  if (s === null || s === undefined) return 'unknown';
-  const b = BigInt(s);
-  const neg = b < 0n;
-  const a = neg ? -b : b;
-  const found = UNITS.find(([, n]) => a >= n);
-  if (!found) return `${b}`;
-  const [u, n] = found;
-  const tenths = (a * 10n) / n;
-  const text = tenths % 10n === 0n ? `${tenths / 10n}` : `${tenths / 10n}.${tenths % 10n}`;
-  return `${neg ? '-' : ''}${text}${u}`;
-}
+// Byte figures of the Capacity page's charts: one unit per chart, numbers in it on the axis
+// (sizes in text are format/size.ts).
 
 /** The binary units a chart may be drawn in, smallest first. */
 export const CHART_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'] as const;

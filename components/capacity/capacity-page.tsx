@@ -2,15 +2,17 @@
 // The Capacity page: provisioned, bound, free, requested and used bytes per class, node and
 // namespace, the trend per class with "days until full", and per namespace the days until
 // its quotas' storage limits are full.
-import { Alert, Anchor, Loader, Stack, Table, Tabs, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Loader, Stack, Tabs, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { forecastText } from '@/server/domain/capacity-forecast';
 import type { CapacityOverview, ClassTrend, NamespaceQuotaForecast } from '@/server/services/capacity';
-import { errorInfo } from '../format';
-import { useTRPC } from '../trpc';
-import { percentOf, shortBytes } from './capacity-format';
+import { errorInfo } from '../format/format';
+import { useTRPC } from '../data/trpc';
+import { SizeText } from '../format/size-text';
+import { percentOf } from './capacity-format';
 import { TrendSection } from './capacity-trend';
+import { DataTable, type DataColumn } from '../table/data-table';
 
 const UNKNOWN_USED = 'No agent or plugin reports the bytes written on volumes yet.';
 
@@ -20,7 +22,7 @@ function Used({ bytes }: { bytes: string | null }) {
       unknown
     </Text>
   ) : (
-    <>{shortBytes(bytes)}</>
+    <SizeText value={bytes} />
   );
 }
 
@@ -28,7 +30,7 @@ function Bound({ bound, provisioned }: { bound: string; provisioned: string }) {
   const pct = percentOf(bound, provisioned);
   return (
     <>
-      {shortBytes(bound)}
+      <SizeText value={bound} />
       {pct !== undefined && (
         <Text span size="xs" c="dimmed">
           {' '}
@@ -39,103 +41,83 @@ function Bound({ bound, provisioned }: { bound: string; provisioned: string }) {
   );
 }
 
+type ClassRow = CapacityOverview['classes'][number];
+type NodeRow = CapacityOverview['nodes'][number];
+type NamespaceRow = CapacityOverview['namespaces'][number];
+
+function classColumns(seeVolumes: boolean, trends: ClassTrend[] | undefined): DataColumn<ClassRow>[] {
+  const volumes: DataColumn<ClassRow>[] = [
+    { key: 'volumes', header: 'Volumes', cell: (c) => c.volumes },
+    { key: 'provisioned', header: 'Provisioned', cellProps: () => ({ 'data-testid': 'provisioned' }), cell: (c) => <SizeText value={c.provisionedBytes} /> },
+    { key: 'bound', header: 'Bound', cellProps: () => ({ 'data-testid': 'bound' }), cell: (c) => <Bound bound={c.boundBytes} provisioned={c.provisionedBytes} /> },
+    { key: 'free', header: 'Free', cell: (c) => <SizeText value={c.freeBytes} /> },
+    { key: 'used', header: 'Used', cell: (c) => <Used bytes={c.usedBytes} /> },
+  ];
+  const forecast: DataColumn<ClassRow> = {
+    key: 'full',
+    header: 'Days until full',
+    cell: (c) => {
+      const f = trends?.find((t) => t.storageClass === c.storageClass)?.forecast;
+      return f ? forecastText(f) : '…';
+    },
+  };
+  return [
+    {
+      key: 'class',
+      header: 'Class',
+      cell: (c) =>
+        c.storageClass ? (
+          <Anchor component={Link} href={`/storage-classes/${encodeURIComponent(c.storageClass)}`} fz="sm">
+            {c.storageClass}
+          </Anchor>
+        ) : (
+          <Text span c="dimmed" size="sm">
+            (no class)
+          </Text>
+        ),
+    },
+    ...(seeVolumes ? volumes : []),
+    { key: 'claims', header: 'Claims', cell: (c) => c.claims },
+    { key: 'requested', header: 'Requested', cell: (c) => <SizeText value={c.requestedBytes} /> },
+    ...(seeVolumes ? [forecast] : []),
+  ];
+}
+
 function ClassTable({ o, trends }: { o: CapacityOverview; trends: ClassTrend[] | undefined }) {
   if (o.classes.length === 0) return <Text size="sm">No volumes or claims yet.</Text>;
   return (
-    <Table withTableBorder aria-label="Capacity per class" data-testid="capacity-classes">
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th>Class</Table.Th>
-          {o.seeVolumes && (
-            <>
-              <Table.Th>Volumes</Table.Th>
-              <Table.Th>Provisioned</Table.Th>
-              <Table.Th>Bound</Table.Th>
-              <Table.Th>Free</Table.Th>
-              <Table.Th>Used</Table.Th>
-            </>
-          )}
-          <Table.Th>Claims</Table.Th>
-          <Table.Th>Requested</Table.Th>
-          {o.seeVolumes && <Table.Th>Days until full</Table.Th>}
-        </Table.Tr>
-      </Table.Thead>
-      <Table.Tbody>
-        {o.classes.map((c) => {
-          const f = trends?.find((t) => t.storageClass === c.storageClass)?.forecast;
-          return (
-            <Table.Tr key={c.storageClass} data-testid={`class-row-${c.storageClass || 'none'}`}>
-              <Table.Td>
-                {c.storageClass ? (
-                  <Anchor component={Link} href={`/storage-classes/${encodeURIComponent(c.storageClass)}`} fz="sm">
-                    {c.storageClass}
-                  </Anchor>
-                ) : (
-                  <Text span c="dimmed" size="sm">
-                    (no class)
-                  </Text>
-                )}
-              </Table.Td>
-              {o.seeVolumes && (
-                <>
-                  <Table.Td>{c.volumes}</Table.Td>
-                  <Table.Td data-testid="provisioned">{shortBytes(c.provisionedBytes)}</Table.Td>
-                  <Table.Td data-testid="bound">
-                    <Bound bound={c.boundBytes} provisioned={c.provisionedBytes} />
-                  </Table.Td>
-                  <Table.Td>{shortBytes(c.freeBytes)}</Table.Td>
-                  <Table.Td>
-                    <Used bytes={c.usedBytes} />
-                  </Table.Td>
-                </>
-              )}
-              <Table.Td>{c.claims}</Table.Td>
-              <Table.Td>{shortBytes(c.requestedBytes)}</Table.Td>
-              {o.seeVolumes && <Table.Td>{f ? forecastText(f) : '…'}</Table.Td>}
-            </Table.Tr>
-          );
-        })}
-      </Table.Tbody>
-    </Table>
+    <DataTable
+      label="Capacity per class"
+      data-testid="capacity-classes"
+      columns={classColumns(o.seeVolumes, trends)}
+      rows={o.classes}
+      rowKey={(c) => c.storageClass}
+      rowProps={(c) => ({ 'data-testid': `class-row-${c.storageClass || 'none'}` })}
+      striped={false}
+    />
   );
 }
 
+const NODE_COLUMNS: DataColumn<NodeRow>[] = [
+  {
+    key: 'node',
+    header: 'Node',
+    cell: (n) => (
+      <Anchor component={Link} href={`/nodes/${encodeURIComponent(n.nodeName)}/disks`} fz="sm">
+        {n.nodeName}
+      </Anchor>
+    ),
+  },
+  { key: 'volumes', header: 'Volumes', cell: (n) => n.volumes },
+  { key: 'provisioned', header: 'Provisioned', cell: (n) => <SizeText value={n.provisionedBytes} /> },
+  { key: 'bound', header: 'Bound', cell: (n) => <Bound bound={n.boundBytes} provisioned={n.provisionedBytes} /> },
+  { key: 'free', header: 'Free', cell: (n) => <SizeText value={n.freeBytes} /> },
+  { key: 'used', header: 'Used', cell: (n) => <Used bytes={n.usedBytes} /> },
+];
+
 function NodeTable({ o }: { o: CapacityOverview }) {
   if (o.nodes.length === 0) return <Text size="sm">No local volumes: no volume is pinned to a node.</Text>;
-  return (
-    <Table withTableBorder aria-label="Capacity per node" data-testid="capacity-nodes">
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th>Node</Table.Th>
-          <Table.Th>Volumes</Table.Th>
-          <Table.Th>Provisioned</Table.Th>
-          <Table.Th>Bound</Table.Th>
-          <Table.Th>Free</Table.Th>
-          <Table.Th>Used</Table.Th>
-        </Table.Tr>
-      </Table.Thead>
-      <Table.Tbody>
-        {o.nodes.map((n) => (
-          <Table.Tr key={n.nodeName}>
-            <Table.Td>
-              <Anchor component={Link} href={`/nodes/${encodeURIComponent(n.nodeName)}/disks`} fz="sm">
-                {n.nodeName}
-              </Anchor>
-            </Table.Td>
-            <Table.Td>{n.volumes}</Table.Td>
-            <Table.Td>{shortBytes(n.provisionedBytes)}</Table.Td>
-            <Table.Td>
-              <Bound bound={n.boundBytes} provisioned={n.provisionedBytes} />
-            </Table.Td>
-            <Table.Td>{shortBytes(n.freeBytes)}</Table.Td>
-            <Table.Td>
-              <Used bytes={n.usedBytes} />
-            </Table.Td>
-          </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
-  );
+  return <DataTable label="Capacity per node" data-testid="capacity-nodes" columns={NODE_COLUMNS} rows={o.nodes} rowKey={(n) => n.nodeName} striped={false} />;
 }
 
 /** Every storage limit of the namespace's quotas, soonest full first (the first in bold). */
@@ -154,7 +136,7 @@ function QuotaFull({ f }: { f: NamespaceQuotaForecast | undefined }) {
             {forecastText(l.forecast)}
           </Text>
           <Text size="xs" c="dimmed">
-            {l.quota}: {l.resource} {shortBytes(l.requestedBytes)} of {shortBytes(l.hardBytes)}
+            {l.quota}: {l.resource} <SizeText value={l.requestedBytes} /> of <SizeText value={l.hardBytes} />
           </Text>
         </div>
       ))}
@@ -162,47 +144,53 @@ function QuotaFull({ f }: { f: NamespaceQuotaForecast | undefined }) {
   );
 }
 
+function namespaceColumns(forecasts: NamespaceQuotaForecast[] | undefined): DataColumn<NamespaceRow>[] {
+  return [
+    {
+      key: 'namespace',
+      header: 'Namespace',
+      cell: (n) => (
+        <Anchor component={Link} href={`/namespaces/${encodeURIComponent(n.namespace)}`} fz="sm">
+          {n.namespace}
+        </Anchor>
+      ),
+    },
+    {
+      key: 'claims',
+      header: 'Claims',
+      cell: (n) => (
+        <Anchor component={Link} href={`/claims?namespace=${encodeURIComponent(n.namespace)}`} fz="sm" aria-label={`${n.claims} claims in ${n.namespace}`}>
+          {n.claims}
+        </Anchor>
+      ),
+    },
+    { key: 'pending', header: 'Pending', cell: (n) => n.pendingClaims },
+    { key: 'requested', header: 'Requested', cell: (n) => <SizeText value={n.requestedBytes} /> },
+    { key: 'bound-volumes', header: 'Bound volumes', cell: (n) => n.boundVolumes },
+    { key: 'bound', header: 'Bound capacity', cell: (n) => <SizeText value={n.boundBytes} /> },
+    { key: 'used', header: 'Used', cell: (n) => <Used bytes={n.usedBytes} /> },
+    {
+      key: 'full',
+      header: 'Days until quota full',
+      width: 'minmax(160px, 2fr)',
+      cellProps: () => ({ 'data-testid': 'quota-forecast' }),
+      cell: (n) => (forecasts ? <QuotaFull f={forecasts.find((f) => f.namespace === n.namespace)} /> : '…'),
+    },
+  ];
+}
+
 function NamespaceTable({ o, forecasts }: { o: CapacityOverview; forecasts: NamespaceQuotaForecast[] | undefined }) {
   if (o.namespaces.length === 0) return <Text size="sm">No claims yet.</Text>;
   return (
-    <Table withTableBorder aria-label="Capacity per namespace" data-testid="capacity-namespaces">
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th>Namespace</Table.Th>
-          <Table.Th>Claims</Table.Th>
-          <Table.Th>Pending</Table.Th>
-          <Table.Th>Requested</Table.Th>
-          <Table.Th>Bound volumes</Table.Th>
-          <Table.Th>Bound capacity</Table.Th>
-          <Table.Th>Used</Table.Th>
-          <Table.Th>Days until quota full</Table.Th>
-        </Table.Tr>
-      </Table.Thead>
-      <Table.Tbody>
-        {o.namespaces.map((n) => (
-          <Table.Tr key={n.namespace} data-testid={`namespace-row-${n.namespace}`}>
-            <Table.Td>
-              <Anchor component={Link} href={`/namespaces/${encodeURIComponent(n.namespace)}`} fz="sm">
-                {n.namespace}
-              </Anchor>
-            </Table.Td>
-            <Table.Td>
-              <Anchor component={Link} href={`/claims?namespace=${encodeURIComponent(n.namespace)}`} fz="sm" aria-label={`${n.claims} claims in ${n.namespace}`}>
-                {n.claims}
-              </Anchor>
-            </Table.Td>
-            <Table.Td>{n.pendingClaims}</Table.Td>
-            <Table.Td>{shortBytes(n.requestedBytes)}</Table.Td>
-            <Table.Td>{n.boundVolumes}</Table.Td>
-            <Table.Td>{shortBytes(n.boundBytes)}</Table.Td>
-            <Table.Td>
-              <Used bytes={n.usedBytes} />
-            </Table.Td>
-            <Table.Td data-testid="quota-forecast">{forecasts ? <QuotaFull f={forecasts.find((f) => f.namespace === n.namespace)} /> : '…'}</Table.Td>
-          </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
+    <DataTable
+      label="Capacity per namespace"
+      data-testid="capacity-namespaces"
+      columns={namespaceColumns(forecasts)}
+      rows={o.namespaces}
+      rowKey={(n) => n.namespace}
+      rowProps={(n) => ({ 'data-testid': `namespace-row-${n.namespace}` })}
+      striped={false}
+    />
   );
 }
 

@@ -7,7 +7,8 @@ import { Group, Paper, Select, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { forecastText } from '@/server/domain/capacity-forecast';
 import type { CapacityTrend } from '@/server/services/capacity';
-import { chartAxis, inUnit, shortBytes, tickText } from './capacity-format';
+import { formatSize } from '../format/size';
+import { chartAxis, inUnit, tickText } from './capacity-format';
 
 function tick(iso: string, stepMs: number): string {
   const d = new Date(iso);
@@ -80,8 +81,8 @@ export function CapacityTrendChart({ trend, seeVolumes }: { trend: CapacityTrend
         />
         <Text component="figcaption" size="sm" c="dimmed" mt="xs">
           {trend.stepMs < 24 * 3600 * 1000 ? 'Hourly' : 'Daily'} since {new Date(trend.from).toLocaleString()}; now{' '}
-          {seeVolumes ? `${shortBytes(last.provisionedBytes)} provisioned, ${shortBytes(last.boundBytes)} bound, ` : ''}
-          {shortBytes(last.requestedBytes)} requested.
+          {seeVolumes ? `${formatSize(last.provisionedBytes)} provisioned, ${formatSize(last.boundBytes)} bound, ` : ''}
+          {formatSize(last.requestedBytes)} requested.
         </Text>
       </figure>
     </Stack>

@@ -5,9 +5,11 @@
 import { Group, Paper, Progress, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { KubeObject } from '@/server/resources/types';
-import { ageOf } from '../format';
-import { useTRPC } from '../trpc';
-import { useNow } from '../use-now';
+import { ageOf } from '../format/format';
+import { formatSize } from '../format/size';
+import { SizeText } from '../format/size-text';
+import { useTRPC } from '../data/trpc';
+import { useNow } from '../format/use-now';
 
 export function ClaimCapacity({ claim }: { claim: KubeObject }) {
   const trpc = useTRPC();
@@ -34,24 +36,32 @@ export function ClaimCapacity({ claim }: { claim: KubeObject }) {
             <Text span c="dimmed" inherit>
               Requested{' '}
             </Text>
-            {c.requested ?? '—'}
+            {c.requested ? <SizeText value={c.requestedBytes ?? c.requested} exact={c.requested} /> : '—'}
           </Text>
           <Text size="sm" data-testid="capacity-provisioned">
             <Text span c="dimmed" inherit>
               Provisioned{' '}
             </Text>
-            {c.provisioned ?? 'not yet'}
+            {c.provisioned ? <SizeText value={c.provisionedBytes ?? c.provisioned} exact={c.provisioned} /> : 'not yet'}
           </Text>
           <Text size="sm" data-testid="capacity-used" data-known={c.used ? 'true' : 'false'}>
             <Text span c="dimmed" inherit>
               Used{' '}
             </Text>
-            {c.used ? `${c.partial ? 'at least ' : ''}${c.used}${c.percent !== undefined ? ` (${c.percent}%)` : ''}` : 'unknown'}
+            {c.used ? (
+              <>
+                {c.partial ? 'at least ' : ''}
+                <SizeText value={c.usedBytes ?? c.used} exact={c.used} />
+                {c.percent !== undefined ? ` (${c.percent}%)` : ''}
+              </>
+            ) : (
+              'unknown'
+            )}
           </Text>
         </Group>
         {c.used ? (
           <>
-            <Progress value={percent} color={color} size="lg" aria-label={`Used ${c.used} of ${c.provisioned ?? c.requested}`} data-testid="capacity-bar" />
+            <Progress value={percent} color={color} size="lg" aria-label={`Used ${formatSize(c.usedBytes ?? c.used)} of ${formatSize(c.provisionedBytes ?? c.provisioned ?? c.requestedBytes ?? c.requested)}`} data-testid="capacity-bar" />
             {c.usedAt && (
               <Text size="xs" c="dimmed" title={c.usedAt}>
                 Measured {ageOf(c.usedAt, Math.max(now, Date.parse(c.usedAt)))} ago{c.partial ? '; the walk of the directory ran out of time, so this is a lower bound' : ''}.

@@ -12,8 +12,8 @@ import { useState } from 'react';
 import { stringify } from 'yaml';
 import type { Fix } from '@/server/domain/claim-fixes';
 import type { KubeObject } from '@/server/resources/types';
-import { errorInfo } from '../format';
-import { useTRPC } from '../trpc';
+import { errorInfo } from '../format/format';
+import { useTRPC } from '../data/trpc';
 import { volumeFormHref } from '../volumes/volume-draft';
 
 function labelOf(f: Fix): string {

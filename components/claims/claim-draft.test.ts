@@ -12,8 +12,8 @@ test.each([
 });
 
 test.each([
-  { name: 'below the plugin minimum', size: 1, unit: 'Mi' as const, min: String(300 << 20), want: /At least 300Mi/ },
-  { name: 'above the maximum', size: 2048, unit: 'Ti' as const, min: undefined, want: /At most 1Pi/ },
+  { name: 'below the plugin minimum', size: 1, unit: 'Mi' as const, min: String(300 << 20), want: /At least 300 MiB/ },
+  { name: 'above the maximum', size: 2048, unit: 'Ti' as const, min: undefined, want: /At most 1 PiB/ },
   { name: 'negative', size: -1, unit: 'Gi' as const, min: undefined, want: /above zero/ },
 ])('size $name is refused', ({ size, unit, min, want }) => {
   expect(sizeProblem({ size, unit }, min)).toMatch(want);

@@ -1,6 +1,8 @@
 // The claim form's values and the claim they make. Pure.
 import { stringify } from 'yaml';
+import { bytesToQuantity, formatQuantity } from '@/server/domain/quantity';
 import type { KubeObject } from '@/server/resources/types';
+import { formatSize } from '../format/size';
 
 export const SIZE_UNITS = ['Mi', 'Gi', 'Ti'] as const;
 export type SizeUnit = (typeof SIZE_UNITS)[number];
@@ -34,22 +36,15 @@ export function sizeProblem(d: Pick<ClaimDraft, 'size' | 'unit'>, minBytes?: str
   const b = bytesOf(d);
   if (b === undefined) return 'Enter a size above zero (at most one decimal)';
   const min = minBytes ? BigInt(minBytes) : DEFAULT_MIN_BYTES;
-  if (b < min) return `At least ${showBytes(min)}`;
-  if (b > MAX_BYTES) return `At most ${showBytes(MAX_BYTES)} here (ask an administrator for more)`;
+  if (b < min) return `At least ${formatSize(min)}`;
+  if (b > MAX_BYTES) return `At most ${formatSize(MAX_BYTES)} here (ask an administrator for more)`;
   return undefined;
-}
-
-export function showBytes(b: bigint): string {
-  for (const [u, n] of [['Pi', 1n << 50n], ['Ti', 1n << 40n], ['Gi', 1n << 30n], ['Mi', 1n << 20n], ['Ki', 1n << 10n]] as const) {
-    if (b >= n && b % n === 0n) return `${b / n}${u}`;
-  }
-  return `${b}`;
 }
 
 /** The quantity the claim asks for: 1.5Gi becomes 1536Mi (Kubernetes quantities are exact). */
 export function quantityOf(d: Pick<ClaimDraft, 'size' | 'unit'>): string {
   const b = bytesOf(d);
-  return b === undefined ? '' : showBytes(b);
+  return b === undefined ? '' : formatQuantity(bytesToQuantity(b));
 }
 
 export function claimOf(d: ClaimDraft): KubeObject {

@@ -7,9 +7,10 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { mayExpand } from '@/server/resources/persistent-volume-claim/resize';
 import type { KubeObject } from '@/server/resources/types';
-import { errorInfo } from '../format';
-import { usePermissions } from '../session';
-import { useTRPC } from '../trpc';
+import { errorInfo } from '../format/format';
+import { formatSize } from '../format/size';
+import { usePermissions } from '../session/session';
+import { useTRPC } from '../data/trpc';
 import { expansionStage, newSizeProblem } from './expansion-stage';
 
 export function ClaimExpansion({ claim }: { claim: KubeObject }) {
@@ -36,7 +37,7 @@ export function ClaimExpansion({ claim }: { claim: KubeObject }) {
         <Text size="sm">
           {stage
             ? stage.detail
-            : `${claim.status?.capacity?.storage ?? claim.spec?.resources?.requests?.storage} — class ${className} allows expansion.`}
+            : `${formatSize(claim.status?.capacity?.storage ?? claim.spec?.resources?.requests?.storage)} — class ${className} allows expansion.`}
         </Text>
         {allowed && !stage && <ExpandButton claim={claim} />}
       </Group>

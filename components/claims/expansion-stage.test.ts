@@ -28,7 +28,7 @@ describe('expansionStage', () => {
 
   test('the failure detail carries the message', () => {
     const c = claim('2Gi', '1Gi', [{ type: 'ControllerResizeError', status: 'True', message: 'disk full' }]);
-    expect(expansionStage(c)?.detail).toBe('1Gi → 2Gi: disk full; it is retried.');
+    expect(expansionStage(c)?.detail).toBe('1 GiB → 2 GiB: disk full; it is retried.');
   });
 });
 

@@ -2,6 +2,7 @@
 // allocatedResources read back into one line. Pure.
 import { compareQuantities, parseQuantity, quantityFromJSON } from '@/server/domain/quantity';
 import type { KubeObject } from '@/server/resources/types';
+import { formatSize } from '../format/size';
 
 export interface ExpansionStage {
   label: 'Resizing' | 'Resize failed' | 'Growing the filesystem' | 'Waiting for the resizer';
@@ -21,7 +22,7 @@ export function expansionStage(claim: KubeObject): ExpansionStage | undefined {
   const want = quantityFromJSON(requested);
   const have = quantityFromJSON(capacity);
   if (claim.status?.phase !== 'Bound' || !want || !have || compareQuantities(want, have) <= 0) return undefined;
-  const target = `${capacity} → ${requested}`;
+  const target = `${formatSize(capacity)} → ${formatSize(requested)}`;
   const failed = condition(claim, 'ControllerResizeError');
   if (failed) return { label: 'Resize failed', detail: `${target}: ${failed.message ?? 'the resizer failed'}; it is retried.`, color: 'red' };
   if (condition(claim, 'FileSystemResizePending')) {

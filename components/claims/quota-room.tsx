@@ -1,11 +1,13 @@
 'use client';
 // The namespace's quotas in the claim form: the room each storage limit leaves for the
-// chosen class ("12 of 50 Gi left in team-a for class fast"), and a warning before submit
+// chosen class ("12 GiB of 50 GiB left in team-a for class fast"), and a warning before submit
 // when this claim would be refused, with the server's own reason (same check as the create).
 import { Alert, List, Text } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useTRPC } from '../trpc';
+import { useTRPC } from '../data/trpc';
+import { isSizeResource } from '../format/size';
+import { SizeText } from '../format/size-text';
 
 /** The room the namespace's quotas leave for this claim, a moment after the last change. */
 export function useQuotaRoom(claim: Record<string, unknown>, enabled: boolean) {
@@ -23,6 +25,19 @@ export function useQuotaRoom(claim: Record<string, unknown>, enabled: boolean) {
 
 export type QuotaRoomData = ReturnType<typeof useQuotaRoom>;
 
+type QuotaLimit = NonNullable<QuotaRoomData>['limits'][number];
+
+/** A storage limit's room in sizes ("12 GiB of 50 GiB left in team-a for class fast"); other limits as the server words them. */
+function LimitText({ l, namespace }: { l: QuotaLimit; namespace: string }) {
+  if (!isSizeResource(l.resource)) return <>{l.text}</>;
+  return (
+    <>
+      <SizeText value={l.left} /> of <SizeText value={l.hard} /> left in {namespace}
+      {l.className ? ` for class ${l.className}` : ''}
+    </>
+  );
+}
+
 export function QuotaRoom({ data: d }: { data: QuotaRoomData }) {
   if (!d || d.limits.length === 0) return null;
   const over = Boolean(d.refusal);
@@ -37,7 +52,7 @@ export function QuotaRoom({ data: d }: { data: QuotaRoomData }) {
       <List size="sm">
         {d.limits.map((l) => (
           <List.Item key={`${l.quota}/${l.resource}`}>
-            {l.text} <Text span size="xs" c="dimmed">(quota {l.quota})</Text>
+            <LimitText l={l} namespace={d.namespace} /> <Text span size="xs" c="dimmed">(quota {l.quota})</Text>
           </List.Item>
         ))}
       </List>

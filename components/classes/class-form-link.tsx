@@ -3,7 +3,7 @@
 import { Button } from '@mantine/core';
 import Link from 'next/link';
 import type { KubeObject } from '@/server/resources/types';
-import { usePermissions } from '../session';
+import { usePermissions } from '../session/session';
 
 export function ClassFormLink({ sc }: { sc: KubeObject }) {
   const perms = usePermissions();

@@ -5,14 +5,15 @@
 // "Replace in place" (same name) is one server transaction instead: delete the class,
 // create the changed one, move the default mark; its dry run runs every check of the
 // write and returns the steps, shown here as the server will take them.
-import { Alert, Button, Checkbox, Group, List, Modal, Stack, Table, Text } from '@mantine/core';
+import { Alert, Button, Checkbox, Group, List, Modal, Stack, Text } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { stringify } from 'yaml';
 import type { KubeObject } from '@/server/resources/types';
-import { errorInfo } from '../format';
-import { isDefaultClass } from '../kinds';
-import { useTRPC } from '../trpc';
+import { errorInfo } from '../format/format';
+import { isDefaultClass } from '../objects/kinds';
+import { useTRPC } from '../data/trpc';
+import { DataTable } from '../table/data-table';
 import { classChanges } from './class-draft';
 
 export function ClonePreview({
@@ -110,24 +111,18 @@ export function ClonePreview({
   return (
     <Modal opened={opened} onClose={onClose} size="lg" closeButtonProps={{ 'aria-label': 'Close' }} title={<Text fw={600}>{inPlace ? `Replace ${oldName} in place?` : `Clone ${oldName} as ${newName}?`}</Text>}>
       <Stack gap="sm" data-testid="clone-preview">
-        <Table aria-label="What changes">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Field</Table.Th>
-              <Table.Th>{inPlace ? 'Now' : oldName}</Table.Th>
-              <Table.Th>{inPlace ? 'After' : newName}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {changes.map((c) => (
-              <Table.Tr key={c.field} data-testid="clone-change" data-field={c.field}>
-                <Table.Td>{c.field}</Table.Td>
-                <Table.Td>{c.before || '—'}</Table.Td>
-                <Table.Td>{c.after || '—'}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <DataTable
+          label="What changes"
+          columns={[
+            { key: 'field', header: 'Field', cell: (c) => c.field },
+            { key: 'before', header: inPlace ? 'Now' : oldName, cell: (c) => c.before || '—' },
+            { key: 'after', header: inPlace ? 'After' : newName, cell: (c) => c.after || '—' },
+          ]}
+          rows={changes}
+          rowKey={(c) => c.field}
+          rowProps={(c) => ({ 'data-testid': 'clone-change', 'data-field': c.field })}
+          striped={false}
+        />
         {inPlace ? (
           <Text size="sm">
             {oldName} is deleted and created again with these changes in one transaction, at version {version}: if it changed since, or the new class is

@@ -5,10 +5,10 @@
 import { Alert, Group, Paper, Stack, Switch, Text } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { KubeObject } from '@/server/resources/types';
-import { errorInfo } from '../format';
-import { isDefaultClass } from '../kinds';
-import { usePermissions } from '../session';
-import { useTRPC } from '../trpc';
+import { errorInfo } from '../format/format';
+import { isDefaultClass } from '../objects/kinds';
+import { usePermissions } from '../session/session';
+import { useTRPC } from '../data/trpc';
 
 export function DefaultClassSwitch({ sc }: { sc: KubeObject }) {
   const trpc = useTRPC();

@@ -1,9 +1,29 @@
 'use client';
 // A StorageClass's parameters as a key/value table; values of keys that name secrets are
 // masked and cannot be revealed here.
-import { Code, Paper, Table, Text, Tooltip } from '@mantine/core';
+import { Code, Paper, Text, Tooltip } from '@mantine/core';
 import type { KubeObject } from '@/server/resources/types';
-import { parameterRows } from './class-parameters';
+import { DataTable, type DataColumn } from '../table/data-table';
+import { parameterRows, type ParameterRow } from './class-parameters';
+
+const PARAMETER_COLUMNS: DataColumn<ParameterRow>[] = [
+  { key: 'key', header: 'KEY', cell: (r) => <Code>{r.key}</Code> },
+  {
+    key: 'value',
+    header: 'VALUE',
+    width: 'minmax(120px, 2fr)',
+    cell: (r) =>
+      r.masked ? (
+        <Tooltip label="Hidden: this parameter names a secret">
+          <Text span size="sm" c="dimmed" aria-label="hidden value" data-testid="masked-value">
+            {r.value}
+          </Text>
+        </Tooltip>
+      ) : (
+        <Code data-testid="parameter-value">{r.value}</Code>
+      ),
+  },
+];
 
 export function StorageClassParameters({ sc }: { sc: KubeObject }) {
   const rows = parameterRows(sc.parameters);
@@ -20,34 +40,14 @@ export function StorageClassParameters({ sc }: { sc: KubeObject }) {
           None.
         </Text>
       ) : (
-        <Table aria-label="Parameters" withRowBorders verticalSpacing={4}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th fz="xs">KEY</Table.Th>
-              <Table.Th fz="xs">VALUE</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {rows.map((r) => (
-              <Table.Tr key={r.key} data-testid="parameter-row" data-key={r.key} data-masked={r.masked}>
-                <Table.Td>
-                  <Code>{r.key}</Code>
-                </Table.Td>
-                <Table.Td>
-                  {r.masked ? (
-                    <Tooltip label="Hidden: this parameter names a secret">
-                      <Text span size="sm" c="dimmed" aria-label="hidden value" data-testid="masked-value">
-                        {r.value}
-                      </Text>
-                    </Tooltip>
-                  ) : (
-                    <Code data-testid="parameter-value">{r.value}</Code>
-                  )}
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <DataTable
+          label="Parameters"
+          columns={PARAMETER_COLUMNS}
+          rows={rows}
+          rowKey={(r) => r.key}
+          rowProps={(r) => ({ 'data-testid': 'parameter-row', 'data-key': r.key, 'data-masked': r.masked })}
+          striped={false}
+        />
       )}
     </Paper>
   );

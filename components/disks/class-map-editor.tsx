@@ -6,10 +6,10 @@ import { Button, Group, Paper, Text, Textarea, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { stringify } from 'yaml';
-import { SaveError } from '../field-errors';
-import { errorInfo } from '../format';
-import { usePermissions } from '../session';
-import { useTRPC } from '../trpc';
+import { SaveError } from '../forms/field-errors';
+import { errorInfo } from '../format/format';
+import { usePermissions } from '../session/session';
+import { useTRPC } from '../data/trpc';
 
 const ref = { kind: 'ConfigMap', namespace: 'kube-system', name: 'local-volume-config' };
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatEta, percentOf, stageIndex } from './disk-format';
+import { formatEta, formatRate, percentOf, stageIndex } from './disk-format';
 
 describe('disk formatting', () => {
   it.each([
-    { bytes: '0', text: '0 B' },
-    { bytes: '1536', text: '1.5 KiB' },
-    { bytes: String(10 * 1024 ** 3), text: '10.0 GiB' },
-    { bytes: String(200 * 1024 ** 2), text: '200 MiB' },
-  ])('formatBytes($bytes) = $text', ({ bytes, text }) => expect(formatBytes(bytes)).toBe(text));
+    { p: { unit: 'bytes' as const, done: '0', total: '0', rate: 0 }, text: '0 B/s' },
+    { p: { unit: 'bytes' as const, done: '0', total: '0', rate: 200 * 1024 ** 2 }, text: '200 MiB/s' },
+    { p: { unit: 'bytes' as const, done: '0', total: '0', rate: 1536.4 }, text: '1.5 KiB/s' },
+    { p: { unit: 'entries' as const, done: '0', total: '0', rate: 1234.4 }, text: '1,234 entries/s' },
+  ])('formatRate($p.rate $p.unit) = $text', ({ p, text }) => expect(formatRate(p)).toBe(text));
 
   it.each([
     { s: undefined, text: '—' },

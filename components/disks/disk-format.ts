@@ -1,16 +1,6 @@
 // Pure formatting of disks and cleanup progress for the dashboard.
 
-export function formatBytes(bytes: string | number | bigint): string {
-  let n = Number(bytes);
-  if (!Number.isFinite(n) || n < 0) return String(bytes);
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
-  let u = 0;
-  while (n >= 1024 && u < units.length - 1) {
-    n /= 1024;
-    u++;
-  }
-  return `${u === 0 ? n : n.toFixed(n >= 100 ? 0 : 1)} ${units[u]}`;
-}
+import { formatSize } from '../format/size';
 
 export function formatEta(seconds: number | undefined): string {
   if (seconds === undefined || !Number.isFinite(seconds)) return '—';
@@ -38,7 +28,7 @@ export function percentOf(p: ProgressLike | null | undefined): number | undefine
 }
 
 export function formatRate(p: ProgressLike): string {
-  return p.unit === 'bytes' ? `${formatBytes(p.rate)}/s` : `${Math.round(p.rate).toLocaleString('en')} entries/s`;
+  return p.unit === 'bytes' ? `${formatSize(p.rate)}/s` : `${Math.round(p.rate).toLocaleString('en')} entries/s`;
 }
 
 /** The steps of a disk's life, in order; `stage` says where it is. */

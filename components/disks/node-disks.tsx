@@ -2,14 +2,16 @@
 // A node's Disks page: every entry its agent sees, eligible or not (with the reason), and
 // each eligible disk's state line with a live progress bar while it is wiped. Polls every
 // second (half a second while a wipe runs).
-import { Alert, Badge, Button, Code, Group, Paper, Progress, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
+import { Alert, Badge, Button, Code, Group, Progress, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import type { DiskView } from '@/server/services/local-volumes';
-import { errorInfo } from '../format';
-import { usePermissions } from '../session';
-import { useTRPC } from '../trpc';
-import { formatBytes, formatEta, formatRate, percentOf, STAGES, stageIndex } from './disk-format';
+import { errorInfo } from '../format/format';
+import { usePermissions } from '../session/session';
+import { useTRPC } from '../data/trpc';
+import { SizeText } from '../format/size-text';
+import { DataTable, type DataColumn } from '../table/data-table';
+import { formatEta, formatRate, percentOf, STAGES, stageIndex } from './disk-format';
 
 const STAGE_COLOR: Record<string, string> = {
   discovered: 'gray',
@@ -106,6 +108,69 @@ function Wipe({ d, admin }: { d: DiskView; admin: boolean }) {
   );
 }
 
+function diskColumns(admin: boolean): DataColumn<DiskView>[] {
+  return [
+    {
+      key: 'entry',
+      header: 'Entry',
+      width: 'minmax(140px, 2fr)',
+      cell: (d) => (
+        <>
+          <Text size="sm" ff="monospace">
+            {d.entryName}
+          </Text>
+          <Text size="xs" c="dimmed">
+            {d.hostPath}
+          </Text>
+        </>
+      ),
+    },
+    { key: 'class', header: 'Class', cell: (d) => d.className },
+    { key: 'mode', header: 'Mode', cell: (d) => d.volumeMode },
+    { key: 'capacity', header: 'Capacity', cell: (d) => (d.eligible ? <SizeText value={d.capacityBytes} /> : '—') },
+    {
+      key: 'state',
+      header: 'State',
+      width: 'minmax(200px, 3fr)',
+      cell: (d) => (
+        <Stack gap={4}>
+          <StateLine d={d} />
+          {!d.eligible && (
+            <Text size="xs" c="orange" data-testid="disk-reason">
+              not offered: {d.reason}
+            </Text>
+          )}
+          {!d.present && <Text size="xs" c="red">the agent no longer sees this entry</Text>}
+          {d.pv?.diskMissing && <Text size="xs" c="red">disk missing: the claim keeps its volume</Text>}
+          <Wipe d={d} admin={admin} />
+        </Stack>
+      ),
+    },
+    {
+      key: 'volume',
+      header: 'Volume',
+      cell: (d) => (
+        <>
+          {d.pv ? (
+            <Link href={`/volumes/${encodeURIComponent(d.pvName)}`} data-testid="disk-pv">
+              {d.pvName}
+            </Link>
+          ) : (
+            <Text size="xs" c="dimmed">
+              none
+            </Text>
+          )}
+          {d.pv && (
+            <Text size="xs" c="dimmed" data-testid="disk-pv-phase">
+              {d.pv.phase}
+            </Text>
+          )}
+        </>
+      ),
+    },
+  ];
+}
+
 export function NodeDisks({ node }: { node: string }) {
   const trpc = useTRPC();
   const perms = usePermissions();
@@ -138,66 +203,16 @@ export function NodeDisks({ node }: { node: string }) {
       {disks.length === 0 ? (
         <Text c="dimmed">The agent reports no entries. Put directories, mount points or symlinks to block devices in a discovery directory of the storageClassMap.</Text>
       ) : (
-        <Paper withBorder>
-          <Table data-testid="disk-table">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Entry</Table.Th>
-                <Table.Th>Class</Table.Th>
-                <Table.Th>Mode</Table.Th>
-                <Table.Th>Capacity</Table.Th>
-                <Table.Th>State</Table.Th>
-                <Table.Th>Volume</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {disks.map((d) => (
-                <Table.Tr key={`${d.className}/${d.entryName}`} data-testid="disk-row" data-entry={d.entryName} data-stage={d.stage}>
-                  <Table.Td>
-                    <Text size="sm" ff="monospace">
-                      {d.entryName}
-                    </Text>
-                    <Text size="xs" c="dimmed">
-                      {d.hostPath}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>{d.className}</Table.Td>
-                  <Table.Td>{d.volumeMode}</Table.Td>
-                  <Table.Td>{d.eligible ? formatBytes(d.capacityBytes) : '—'}</Table.Td>
-                  <Table.Td>
-                    <Stack gap={4}>
-                      <StateLine d={d} />
-                      {!d.eligible && (
-                        <Text size="xs" c="orange" data-testid="disk-reason">
-                          not offered: {d.reason}
-                        </Text>
-                      )}
-                      {!d.present && <Text size="xs" c="red">the agent no longer sees this entry</Text>}
-                      {d.pv?.diskMissing && <Text size="xs" c="red">disk missing: the claim keeps its volume</Text>}
-                      <Wipe d={d} admin={admin} />
-                    </Stack>
-                  </Table.Td>
-                  <Table.Td>
-                    {d.pv ? (
-                      <Link href={`/volumes/${encodeURIComponent(d.pvName)}`} data-testid="disk-pv">
-                        {d.pvName}
-                      </Link>
-                    ) : (
-                      <Text size="xs" c="dimmed">
-                        none
-                      </Text>
-                    )}
-                    {d.pv && (
-                      <Text size="xs" c="dimmed" data-testid="disk-pv-phase">
-                        {d.pv.phase}
-                      </Text>
-                    )}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Paper>
+        <DataTable
+          label="Disks"
+          data-testid="disk-table"
+          columns={diskColumns(admin)}
+          rows={disks}
+          rowKey={(d) => `${d.className}/${d.entryName}`}
+          rowProps={(d) => ({ 'data-testid': 'disk-row', 'data-entry': d.entryName, 'data-stage': d.stage })}
+          striped={false}
+          withBorder
+        />
       )}
     </Stack>
   );

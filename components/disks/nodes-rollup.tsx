@@ -1,12 +1,55 @@
 'use client';
 // The Nodes page's roll-up of local disks: per node, disks per class, wiping, failed,
 // quarantined, and whether its agent reports.
-import { Alert, Badge, Group, Paper, Table, Text, Title } from '@mantine/core';
+import { Alert, Badge, Group, Paper, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { errorInfo } from '../format';
-import { usePermissions } from '../session';
-import { useTRPC } from '../trpc';
+import { errorInfo } from '../format/format';
+import { usePermissions } from '../session/session';
+import { useTRPC } from '../data/trpc';
+import type { NodeSummary } from '@/server/services/local-volumes';
+import { DataTable, type DataColumn } from '../table/data-table';
+
+const red = (n: number) => ({ style: n ? { color: 'var(--mantine-color-red-filled)' } : undefined });
+
+const ROLLUP_COLUMNS: DataColumn<NodeSummary>[] = [
+  {
+    key: 'node',
+    header: 'Node',
+    cell: (n) => (
+      <Link href={`/nodes/${encodeURIComponent(n.name)}/disks`} data-testid="rollup-disks-link">
+        {n.name}
+      </Link>
+    ),
+  },
+  {
+    key: 'agent',
+    header: 'Agent',
+    cell: (n) => (
+      <Badge color={n.ready ? 'green' : 'red'} variant="light">
+        {n.ready ? 'reporting' : 'not reporting'}
+      </Badge>
+    ),
+  },
+  {
+    key: 'classes',
+    header: 'Disks per class (eligible / Available / Bound)',
+    width: 'minmax(200px, 3fr)',
+    cell: (n) => (
+      <Group gap="xs">
+        {n.classes.length === 0 && <Text size="xs" c="dimmed">none</Text>}
+        {n.classes.map((c) => (
+          <Badge key={c.className} variant="outline" color="gray">
+            {c.className}: {c.disks} ({c.eligible} / {c.available} / {c.bound})
+          </Badge>
+        ))}
+      </Group>
+    ),
+  },
+  { key: 'wiping', header: 'Wiping', cellProps: () => ({ 'data-testid': 'rollup-wiping' }), cell: (n) => n.wiping },
+  { key: 'failed', header: 'Failed', cellProps: (n) => red(n.failed), cell: (n) => n.failed },
+  { key: 'quarantined', header: 'Quarantined', cellProps: (n) => red(n.quarantined), cell: (n) => n.quarantined },
+];
 
 export function NodesRollup() {
   const trpc = useTRPC();
@@ -21,47 +64,14 @@ export function NodesRollup() {
       <Title order={4} mb="xs">
         Local disks
       </Title>
-      <Table>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Node</Table.Th>
-            <Table.Th>Agent</Table.Th>
-            <Table.Th>Disks per class (eligible / Available / Bound)</Table.Th>
-            <Table.Th>Wiping</Table.Th>
-            <Table.Th>Failed</Table.Th>
-            <Table.Th>Quarantined</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {q.data.map((n) => (
-            <Table.Tr key={n.name} data-testid="rollup-row" data-node={n.name}>
-              <Table.Td>
-                <Link href={`/nodes/${encodeURIComponent(n.name)}/disks`} data-testid="rollup-disks-link">
-                  {n.name}
-                </Link>
-              </Table.Td>
-              <Table.Td>
-                <Badge color={n.ready ? 'green' : 'red'} variant="light">
-                  {n.ready ? 'reporting' : 'not reporting'}
-                </Badge>
-              </Table.Td>
-              <Table.Td>
-                <Group gap="xs">
-                  {n.classes.length === 0 && <Text size="xs" c="dimmed">none</Text>}
-                  {n.classes.map((c) => (
-                    <Badge key={c.className} variant="outline" color="gray">
-                      {c.className}: {c.disks} ({c.eligible} / {c.available} / {c.bound})
-                    </Badge>
-                  ))}
-                </Group>
-              </Table.Td>
-              <Table.Td data-testid="rollup-wiping">{n.wiping}</Table.Td>
-              <Table.Td c={n.failed ? 'red' : undefined}>{n.failed}</Table.Td>
-              <Table.Td c={n.quarantined ? 'red' : undefined}>{n.quarantined}</Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
+      <DataTable
+        label="Local disks per node"
+        columns={ROLLUP_COLUMNS}
+        rows={q.data}
+        rowKey={(n) => n.name}
+        rowProps={(n) => ({ 'data-testid': 'rollup-row', 'data-node': n.name })}
+        striped={false}
+      />
     </Paper>
   );
 }

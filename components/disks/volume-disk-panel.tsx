@@ -1,11 +1,40 @@
 'use client';
 // A local PV's page: its disk (node, host path, class) and its cleanup history.
-import { Badge, Paper, Progress, Table, Text, Title } from '@mantine/core';
+import { Badge, Paper, Progress, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import type { KubeObject } from '@/server/resources/types';
-import { useTRPC } from '../trpc';
+import { useTRPC } from '../data/trpc';
+import type { JobView } from '@/server/services/local-volumes';
+import { DataTable, type DataColumn } from '../table/data-table';
 import { formatEta, percentOf } from './disk-format';
+
+const JOB_COLUMNS: DataColumn<JobView>[] = [
+  { key: 'when', header: 'When', cell: (j) => new Date(j.createdAt).toLocaleString() },
+  { key: 'method', header: 'Method', cell: (j) => j.method },
+  {
+    key: 'state',
+    header: 'State',
+    cell: (j) => <Badge color={j.state === 'succeeded' ? 'green' : j.state === 'running' ? 'violet' : j.state === 'queued' ? 'gray' : 'red'}>{j.state}</Badge>,
+  },
+  { key: 'attempt', header: 'Attempt', cell: (j) => `attempt ${j.attempt}` },
+  {
+    key: 'progress',
+    header: 'Progress',
+    width: 'minmax(160px, 2fr)',
+    cell: (j) =>
+      j.state === 'running' ? (
+        <>
+          <Progress value={percentOf(j.progress) ?? 0} animated striped />
+          <Text size="xs">ETA {formatEta(j.progress?.etaSeconds)}</Text>
+        </>
+      ) : (
+        <Text size="xs" c="red">
+          {j.lastError}
+        </Text>
+      ),
+  },
+];
 
 export function VolumeDiskPanel({ pv }: { pv: KubeObject }) {
   const trpc = useTRPC();
@@ -34,32 +63,16 @@ export function VolumeDiskPanel({ pv }: { pv: KubeObject }) {
           Never wiped.
         </Text>
       ) : (
-        <Table data-testid="cleanup-history">
-          <Table.Tbody>
-            {jobs.map((j) => (
-              <Table.Tr key={j.id}>
-                <Table.Td>{new Date(j.createdAt).toLocaleString()}</Table.Td>
-                <Table.Td>{j.method}</Table.Td>
-                <Table.Td>
-                  <Badge color={j.state === 'succeeded' ? 'green' : j.state === 'running' ? 'violet' : j.state === 'queued' ? 'gray' : 'red'}>{j.state}</Badge>
-                </Table.Td>
-                <Table.Td>attempt {j.attempt}</Table.Td>
-                <Table.Td style={{ minWidth: 160 }}>
-                  {j.state === 'running' ? (
-                    <>
-                      <Progress value={percentOf(j.progress) ?? 0} animated striped />
-                      <Text size="xs">ETA {formatEta(j.progress?.etaSeconds)}</Text>
-                    </>
-                  ) : (
-                    <Text size="xs" c="red">
-                      {j.lastError}
-                    </Text>
-                  )}
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <DataTable
+          label="Cleanup history"
+          data-testid="cleanup-history"
+          columns={JOB_COLUMNS}
+          rows={jobs}
+          rowKey={(j) => String(j.id)}
+          hideHeader
+          withBorder={false}
+          striped={false}
+        />
       )}
     </Paper>
   );

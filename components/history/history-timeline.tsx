@@ -1,22 +1,30 @@
 'use client';
 // An object's history: every change (with who made it and what changed) and every Event
 // about it, each incarnation of the name on its own, newest first.
-import { Alert, Anchor, Badge, Button, Code, Group, Loader, Paper, Stack, Table, Text, Timeline } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Code, Group, Loader, Paper, Stack, Text, Timeline } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
 import type { KubeObject } from '@/server/resources/types';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/trpc/root';
-import { ageOf, errorInfo } from '../format';
-import { StatusBadge } from '../status-badge';
-import { useTRPC } from '../trpc';
-import { useNow } from '../use-now';
+import { ageOf, errorInfo } from '../format/format';
+import { StatusBadge } from '../objects/status-badge';
+import { useTRPC } from '../data/trpc';
+import { useNow } from '../format/use-now';
 import { auditSearchOf } from '../audit/audit-query';
+import { DataTable, type DataColumn } from '../table/data-table';
 import { formatValue } from './format-value';
 
 type TimelineGroup = inferRouterOutputs<AppRouter>['history']['timeline']['groups'][number];
 type TimelineEntry = TimelineGroup['entries'][number];
+type Change = TimelineEntry['changes'][number];
+
+const CHANGE_COLUMNS: DataColumn<Change>[] = [
+  { key: 'field', header: 'Field', cell: (c) => <Code>{c.path || '(object)'}</Code> },
+  { key: 'before', header: 'Before', cellProps: () => ({ style: { wordBreak: 'break-all', fontSize: 'var(--mantine-font-size-xs)' } }), cell: (c) => formatValue(c.before) },
+  { key: 'after', header: 'After', cellProps: () => ({ style: { wordBreak: 'break-all', fontSize: 'var(--mantine-font-size-xs)' } }), cell: (c) => formatValue(c.after) },
+];
 
 export function HistoryTimeline({ obj }: { obj: KubeObject }) {
   const trpc = useTRPC();
@@ -107,26 +115,7 @@ function EntryBody({ e }: { e: TimelineEntry }) {
         )}
       </Group>
       {open && (
-        <Table withTableBorder fz="xs" aria-label="Changes" data-testid="history-diff">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Field</Table.Th>
-              <Table.Th>Before</Table.Th>
-              <Table.Th>After</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {e.changes.map((c) => (
-              <Table.Tr key={c.path}>
-                <Table.Td>
-                  <Code>{c.path || '(object)'}</Code>
-                </Table.Td>
-                <Table.Td style={{ wordBreak: 'break-all' }}>{formatValue(c.before)}</Table.Td>
-                <Table.Td style={{ wordBreak: 'break-all' }}>{formatValue(c.after)}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <DataTable label="Changes" data-testid="history-diff" columns={CHANGE_COLUMNS} rows={e.changes} rowKey={(c) => c.path} striped={false} />
       )}
     </Stack>
   );

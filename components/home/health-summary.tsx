@@ -2,14 +2,51 @@
 // The home page: what needs attention (Pending claims and why, Failed and Released
 // volumes, wipes in progress, quotas near full) and capacity per class, each count linking
 // to the filtered list or the page that shows it.
-import { Alert, Anchor, Group, List, Loader, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Group, List, Loader, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { PendingStatus } from '../pending-hint';
-import { errorInfo } from '../format';
-import { shortBytes } from '../capacity/capacity-format';
-import { useTRPC } from '../trpc';
+import { Fragment } from 'react';
+import { PendingStatus } from '../claims/pending-hint';
+import { errorInfo } from '../format/format';
+import { ResourceAmount, SizeText } from '../format/size-text';
+import { useTRPC } from '../data/trpc';
+import type { KubeObject } from '@/server/resources/types';
+import type { ClassCapacity } from '@/server/services/lists';
+import { DataTable, type DataColumn } from '../table/data-table';
 import { conditionBindable } from '@/server/domain/well-known/conditions';
+
+const PENDING_COLUMNS: DataColumn<KubeObject>[] = [
+  {
+    key: 'claim',
+    header: 'Claim',
+    cell: (c) => (
+      <Anchor component={Link} href={`/claims/${encodeURIComponent(c.metadata.namespace ?? '')}/${encodeURIComponent(c.metadata.name ?? '')}`} fz="sm">
+        {c.metadata.namespace}/{c.metadata.name}
+      </Anchor>
+    ),
+  },
+  {
+    key: 'why',
+    header: 'Why',
+    width: 'minmax(160px, 2fr)',
+    cell: (c) => (
+      <Group gap="xs" wrap="nowrap">
+        <PendingStatus claim={c} text="Pending" />
+        <Text size="sm">{(c.status?.conditions ?? []).find((x: { type?: string }) => x.type === conditionBindable)?.message ?? 'Not looked at yet'}</Text>
+      </Group>
+    ),
+  },
+];
+
+const CLASS_COLUMNS: DataColumn<ClassCapacity>[] = [
+  { key: 'class', header: 'Class', cell: (c) => c.storageClass || <Text span c="dimmed" size="sm">(no class)</Text> },
+  { key: 'volumes', header: 'Volumes', cell: (c) => c.volumes },
+  { key: 'capacity', header: 'Capacity', cell: (c) => <SizeText value={c.capacityBytes} /> },
+  { key: 'bound', header: 'Bound', cell: (c) => <SizeText value={c.boundBytes} /> },
+  { key: 'available', header: 'Available', cell: (c) => <SizeText value={c.availableBytes} /> },
+  { key: 'claims', header: 'Claims', cell: (c) => c.claims },
+  { key: 'requested', header: 'Requested', cell: (c) => <SizeText value={c.requestedBytes} /> },
+];
 
 function Stat({ label, value, href, tone, testId }: { label: string; value: number; href: string; tone?: 'warn' | 'bad'; testId: string }) {
   const color = value === 0 ? undefined : tone === 'bad' ? 'red.8' : tone === 'warn' ? 'orange.9' : undefined;
@@ -89,7 +126,13 @@ export function HealthSummary() {
                           {q.namespace}/{q.name}
                         </Anchor>
                         {': '}
-                        {q.limits.map((l) => `${l.resource} ${l.used} of ${l.hard} (${Math.round(l.ratio * 100)}%)`).join(', ')}
+                        {q.limits.map((l, i) => (
+                          <Fragment key={l.resource}>
+                            {i > 0 && ', '}
+                            {l.resource} <ResourceAmount resource={l.resource} value={l.used} /> of <ResourceAmount resource={l.resource} value={l.hard} /> (
+                            {Math.round(l.ratio * 100)}%)
+                          </Fragment>
+                        ))}
                       </List.Item>
                     ))}
                   </List>
@@ -124,31 +167,7 @@ export function HealthSummary() {
                 No claim is waiting.
               </Text>
             ) : (
-              <Table withTableBorder aria-label="Oldest Pending claims">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Claim</Table.Th>
-                    <Table.Th>Why</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {pending.data!.items.map((c) => (
-                    <Table.Tr key={`${c.metadata.namespace}/${c.metadata.name}`}>
-                      <Table.Td>
-                        <Anchor component={Link} href={`/claims/${encodeURIComponent(c.metadata.namespace ?? '')}/${encodeURIComponent(c.metadata.name ?? '')}`} fz="sm">
-                          {c.metadata.namespace}/{c.metadata.name}
-                        </Anchor>
-                      </Table.Td>
-                      <Table.Td>
-                        <Group gap="xs" wrap="nowrap">
-                          <PendingStatus claim={c} text="Pending" />
-                          <Text size="sm">{(c.status?.conditions ?? []).find((x: { type?: string }) => x.type === conditionBindable)?.message ?? 'Not looked at yet'}</Text>
-                        </Group>
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
+              <DataTable label="Oldest Pending claims" columns={PENDING_COLUMNS} rows={pending.data!.items} rowKey={(c) => `${c.metadata.namespace}/${c.metadata.name}`} striped={false} />
             )}
           </section>
 
@@ -162,32 +181,7 @@ export function HealthSummary() {
                   Trend and days until full
                 </Anchor>
               </Group>
-              <Table withTableBorder aria-label="Capacity per class" data-testid="capacity-table">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Class</Table.Th>
-                    <Table.Th>Volumes</Table.Th>
-                    <Table.Th>Capacity</Table.Th>
-                    <Table.Th>Bound</Table.Th>
-                    <Table.Th>Available</Table.Th>
-                    <Table.Th>Claims</Table.Th>
-                    <Table.Th>Requested</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {h.classes.map((c) => (
-                    <Table.Tr key={c.storageClass}>
-                      <Table.Td>{c.storageClass || <Text span c="dimmed" size="sm">(no class)</Text>}</Table.Td>
-                      <Table.Td>{c.volumes}</Table.Td>
-                      <Table.Td>{shortBytes(c.capacityBytes)}</Table.Td>
-                      <Table.Td>{shortBytes(c.boundBytes)}</Table.Td>
-                      <Table.Td>{shortBytes(c.availableBytes)}</Table.Td>
-                      <Table.Td>{c.claims}</Table.Td>
-                      <Table.Td>{shortBytes(c.requestedBytes)}</Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
+              <DataTable label="Capacity per class" data-testid="capacity-table" columns={CLASS_COLUMNS} rows={h.classes} rowKey={(c) => c.storageClass} striped={false} />
             </section>
           )}
         </>

@@ -6,15 +6,18 @@
 // finds only what the user may read. It is a dialog with a combobox and a listbox
 // (arrow keys move, Enter runs, Escape closes and focus goes back where it was).
 // Shortcuts: "g" then a letter goes to a page, "/" focuses the list filter, "?" lists them.
-import { Box, Kbd, Modal, Table, Text, TextInput, UnstyledButton, useComputedColorScheme, useMantineColorScheme } from '@mantine/core';
+import { Box, Kbd, Modal, Text, TextInput, UnstyledButton, useComputedColorScheme, useMantineColorScheme } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { useMutation, useQueries, useQueryClient } from '@tanstack/react-query';
+import { useQueries } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
-import { detailHref, type KindUi } from '../kinds';
-import { useTRPC } from '../trpc';
+import { detailHref, type KindUi } from '../objects/kinds';
+import { kindsOf, type NavPage } from '../shell/navigation';
+import { useTRPC } from '../data/trpc';
 import { filterItems, groupRows, moveActive, paletteItems, rankHits, type PaletteItem, type PaletteRun } from './palette-items';
-import { goKeysFor, INITIAL_SHORTCUT_STATE, interpretKey, isTyping } from './shortcuts';
+import { useSignOut } from '../session/use-sign-out';
+import { ShortcutList } from './shortcut-list';
+import { INITIAL_SHORTCUT_STATE, interpretKey, isTyping } from './shortcuts';
 
 const SEARCH_PER_KIND = 5;
 const SEARCH_DEBOUNCE_MS = 120;
@@ -25,15 +28,6 @@ export function openPalette(): void {
   window.dispatchEvent(new Event(OPEN_EVENT));
 }
 
-/** Pages beyond the kinds' lists, and who may open them. */
-function toolPages(admin: boolean): { route: string; title: string; description: string }[] {
-  return [
-    { route: '/capacity', title: 'Capacity', description: 'Provisioned, bound and free, and days until full' },
-    { route: '/audit', title: 'Audit', description: 'Who did what, when' },
-    ...(admin ? [{ route: '/reclaim', title: 'Reclaim', description: 'Released, failed and unused storage' }] : []),
-  ];
-}
-
 /** Notes the focused element as where to return, unless it is inside a dialog. */
 function noteFocus(returnTo: { current: Element | null }): void {
   const active = document.activeElement;
@@ -41,13 +35,14 @@ function noteFocus(returnTo: { current: Element | null }): void {
 }
 
 export function CommandPalette({
-  kinds,
+  pages,
   mayCreateClaim,
   mayCreateVolume,
   mayCreateAny,
   admin = false,
 }: {
-  kinds: KindUi[];
+  /** The pages the user may open (shell/navigation.ts). */
+  pages: NavPage[];
   mayCreateClaim: boolean;
   mayCreateVolume: boolean;
   mayCreateAny: boolean;
@@ -82,9 +77,11 @@ export function CommandPalette({
     return () => cancelAnimationFrame(id);
   }, [opened]);
   const shortcutState = useRef(INITIAL_SHORTCUT_STATE);
-  const signOut = useSignOut();
+  const signOutMutate = useSignOut().mutate;
+  const signOut = useCallback(() => signOutMutate(), [signOutMutate]);
 
-  const routes = useMemo(() => new Set(['/', ...kinds.map((k) => k.route)]), [kinds]);
+  const kinds = useMemo(() => kindsOf(pages), [pages]);
+  const routes = useMemo(() => new Set(pages.map((p) => p.route)), [pages]);
 
   const run = useCallback(
     (r: PaletteRun) => {
@@ -135,61 +132,13 @@ export function CommandPalette({
   return (
     <>
       <Modal opened={opened} onClose={() => setOpened(false)} title="Command palette" size="lg" yOffset="10vh" returnFocus={false} closeButtonProps={{ 'aria-label': 'Close the command palette' }}>
-        {opened && <PaletteBody kinds={kinds} items={paletteItems({ pages: kinds.map((k) => ({ route: k.route, title: k.title, noun: k.noun })), tools: toolPages(admin), mayCreateClaim, mayCreateVolume, mayCreateClass: admin, mayCreateAny, scheme })} run={run} />}
+        {opened && <PaletteBody kinds={kinds} items={paletteItems({ pages, mayCreateClaim, mayCreateVolume, mayCreateClass: admin, mayCreateAny, scheme })} run={run} />}
       </Modal>
       <Modal opened={help} onClose={() => setHelp(false)} title="Keyboard shortcuts" size="md" closeButtonProps={{ 'aria-label': 'Close the shortcuts' }}>
-        <Table>
-          <Table.Tbody>
-            <Table.Tr>
-              <Table.Td>
-                <Kbd>Ctrl</Kbd> / <Kbd>⌘</Kbd> + <Kbd>K</Kbd>
-              </Table.Td>
-              <Table.Td>Command palette: pages, actions, objects by name</Table.Td>
-            </Table.Tr>
-            {goKeysFor(routes).map((g) => (
-              <Table.Tr key={g.key}>
-                <Table.Td>
-                  <Kbd>g</Kbd> then <Kbd>{g.key}</Kbd>
-                </Table.Td>
-                <Table.Td>Go to {g.label}</Table.Td>
-              </Table.Tr>
-            ))}
-            <Table.Tr>
-              <Table.Td>
-                <Kbd>/</Kbd>
-              </Table.Td>
-              <Table.Td>Focus the list filter</Table.Td>
-            </Table.Tr>
-            <Table.Tr>
-              <Table.Td>
-                <Kbd>?</Kbd>
-              </Table.Td>
-              <Table.Td>This list</Table.Td>
-            </Table.Tr>
-          </Table.Tbody>
-        </Table>
-        <Text size="sm" mt="sm">
-          Shortcuts are off while you type in a field.
-        </Text>
+        <ShortcutList routes={routes} />
       </Modal>
     </>
   );
-}
-
-function useSignOut(): () => void {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const router = useRouter();
-  const m = useMutation(
-    trpc.auth.signOut.mutationOptions({
-      onSettled: () => {
-        queryClient.clear();
-        router.replace('/login');
-      },
-    }),
-  );
-  const mutate = m.mutate;
-  return useCallback(() => mutate(), [mutate]);
 }
 
 interface Row {

@@ -1,22 +1,24 @@
 import { describe, expect, test } from 'vitest';
+import { HOME_PAGE } from '../shell/navigation';
 import { filterItems, groupRows, moveActive, nameScore, paletteItems, rankHits, type ObjectHit, type PaletteContext } from './palette-items';
 
 const ADMIN: PaletteContext = {
   pages: [
-    { route: '/volumes', title: 'Volumes', noun: 'volumes' },
-    { route: '/claims', title: 'Claims', noun: 'claims' },
+    HOME_PAGE,
+    { route: '/volumes', title: 'Volumes', description: 'All volumes' },
+    { route: '/claims', title: 'Claims', description: 'All claims' },
   ],
   mayCreateClaim: true,
   mayCreateVolume: true,
   mayCreateAny: true,
   scheme: 'light',
 };
-const DEVELOPER: PaletteContext = { ...ADMIN, pages: [{ route: '/claims', title: 'Claims', noun: 'claims' }], mayCreateVolume: false };
+const DEVELOPER: PaletteContext = { ...ADMIN, pages: [HOME_PAGE, { route: '/claims', title: 'Claims', description: 'All claims' }], mayCreateVolume: false };
 const VIEWER: PaletteContext = { ...DEVELOPER, mayCreateClaim: false, mayCreateAny: false, scheme: 'dark' };
 
 describe('paletteItems', () => {
   test('an admin also gets the other pages and the class form', () => {
-    const c: PaletteContext = { ...ADMIN, tools: [{ route: '/reclaim', title: 'Reclaim', description: 'Released storage' }], mayCreateClass: true };
+    const c: PaletteContext = { ...ADMIN, pages: [...ADMIN.pages, { route: '/reclaim', title: 'Reclaim', description: 'Released storage' }], mayCreateClass: true };
     const ids = paletteItems(c).map((i) => i.id);
     expect(ids).toContain('page-/reclaim');
     expect(ids).toContain('create-class');

@@ -19,10 +19,8 @@ export interface PaletteItem {
 }
 
 export interface PaletteContext {
-  /** Pages the user may open: [route, title]. */
-  pages: { route: string; title: string; noun: string }[];
-  /** The other pages the user may open (audit, capacity, reclaim), with a line each. */
-  tools?: { route: string; title: string; description: string }[];
+  /** The pages the user may open, home first (shell/navigation.ts). */
+  pages: { route: string; title: string; description: string; keywords?: string[] }[];
   /** Admins: the StorageClass form. */
   mayCreateClass?: boolean;
   mayCreateClaim: boolean;
@@ -35,9 +33,14 @@ export interface PaletteContext {
 /** The pages and actions, in the order the palette shows them when nothing is typed. */
 export function paletteItems(c: PaletteContext): PaletteItem[] {
   const pages: PaletteItem[] = [
-    { id: 'page-home', group: 'Pages', label: 'Home', description: 'What needs attention', keywords: ['overview', 'health', 'dashboard'], run: { type: 'navigate', href: '/' } },
-    ...c.pages.map((p) => ({ id: `page-${p.route}`, group: 'Pages' as const, label: p.title, description: `All ${p.noun}`, run: { type: 'navigate' as const, href: p.route } })),
-    ...(c.tools ?? []).map((t) => ({ id: `page-${t.route}`, group: 'Pages' as const, label: t.title, description: t.description, run: { type: 'navigate' as const, href: t.route } })),
+    ...c.pages.map((p) => ({
+      id: p.route === '/' ? 'page-home' : `page-${p.route}`,
+      group: 'Pages' as const,
+      label: p.title,
+      description: p.description,
+      ...(p.keywords ? { keywords: p.keywords } : {}),
+      run: { type: 'navigate' as const, href: p.route },
+    })),
   ];
   const actions: PaletteItem[] = [];
   if (c.mayCreateClaim) {

@@ -4,8 +4,8 @@
 import { Group, Paper, Stack, Text } from '@mantine/core';
 import type { KubeObject } from '@/server/resources/types';
 import { podStatusText } from '@/server/resources/pod/strategy';
-import { ObjectLink } from '../object-link';
-import { StatusBadge } from '../status-badge';
+import { ObjectLink } from '../objects/object-link';
+import { StatusBadge } from '../objects/status-badge';
 import { useClaimPods } from './use-claim-pods';
 
 export function ClaimPods({ claim }: { claim: KubeObject }) {

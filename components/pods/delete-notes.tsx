@@ -4,8 +4,8 @@
 import { Alert, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { KubeObject } from '@/server/resources/types';
-import { usePermissions } from '../session';
-import { useTRPC } from '../trpc';
+import { usePermissions } from '../session/session';
+import { useTRPC } from '../data/trpc';
 import { inUseSentence, reclaimSentence } from './delete-consequences';
 import { useClaimPods } from './use-claim-pods';
 

@@ -5,10 +5,10 @@ import { Alert, Group, Paper, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { podClaims } from '@/server/domain/pod-claims';
 import type { KubeObject } from '@/server/resources/types';
-import { ObjectLink } from '../object-link';
-import { usePermissions } from '../session';
-import { StatusBadge } from '../status-badge';
-import { useTRPC } from '../trpc';
+import { ObjectLink } from '../objects/object-link';
+import { usePermissions } from '../session/session';
+import { StatusBadge } from '../objects/status-badge';
+import { useTRPC } from '../data/trpc';
 
 export function PodScheduling({ pod }: { pod: KubeObject }) {
   const conds: any[] = Array.isArray(pod.status?.conditions) ? pod.status.conditions : [];

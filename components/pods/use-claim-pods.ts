@@ -4,8 +4,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { isPodTerminated, podClaimNames } from '@/server/domain/pod-claims';
 import type { KubeObject } from '@/server/resources/types';
-import { usePermissions } from '../session';
-import { useTRPC } from '../trpc';
+import { usePermissions } from '../session/session';
+import { useTRPC } from '../data/trpc';
 
 export function useClaimPods(claim: KubeObject, enabled = true): { pods: KubeObject[]; inUse: string[]; allowed: boolean; loading: boolean } {
   const trpc = useTRPC();

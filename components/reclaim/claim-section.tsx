@@ -2,11 +2,13 @@
 // The reclaim center's claims that no pod used for N days (N chosen here), selectable
 // for a previewed delete; claims a pod uses are never listed. A pod deleted within the
 // window still counts as a use (the server reads the history).
-import { Button, Checkbox, Group, NumberInput, Paper, Table, Text, Title } from '@mantine/core';
+import { Button, Checkbox, Group, NumberInput, Paper, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import type { ReclaimClaim } from '@/server/services/reclaim';
-import { ObjectLink } from '../object-link';
-import { StatusBadge } from '../status-badge';
+import { SizeText } from '../format/size-text';
+import { ObjectLink } from '../objects/object-link';
+import { StatusBadge } from '../objects/status-badge';
+import { DataTable, type DataColumn } from '../table/data-table';
 import type { PreviewRequest } from './preview-modal';
 import { allowedCount, lastUsedText } from './reclaim-actions';
 
@@ -25,7 +27,6 @@ export function ClaimSection({
   onDays: (d: number) => void;
   onAction: (r: PreviewRequest) => void;
 }) {
-  const key = (c: ReclaimClaim) => `${c.namespace}/${c.name}`;
   const [picked, setPicked] = useState<Set<string>>(new Set());
   const selected = claims.filter((c) => picked.has(key(c)));
   const all = claims.length > 0 && selected.length === claims.length;
@@ -90,49 +91,59 @@ export function ClaimSection({
           No claim has gone unused that long.
         </Text>
       ) : (
-        <Table.ScrollContainer minWidth={700}>
-          <Table data-testid="reclaim-claims" highlightOnHover>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th w={36}>
-                  <Checkbox aria-label="Select all claims" checked={all} indeterminate={selected.length > 0 && !all} onChange={() => setPicked(all ? new Set() : new Set(claims.map(key)))} />
-                </Table.Th>
-                <Table.Th>Claim</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th>Volume</Table.Th>
-                <Table.Th>Class</Table.Th>
-                <Table.Th>Request</Table.Th>
-                <Table.Th>Last used</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {claims.map((c) => (
-                <Table.Tr key={key(c)} data-testid="reclaim-claim" data-name={key(c)}>
-                  <Table.Td>
-                    <Checkbox aria-label={`Select claim ${key(c)}`} checked={picked.has(key(c))} onChange={() => toggle(key(c))} />
-                  </Table.Td>
-                  <Table.Td>
-                    <ObjectLink kind="PersistentVolumeClaim" namespace={c.namespace} name={c.name}>
-                      {key(c)}
-                    </ObjectLink>
-                  </Table.Td>
-                  <Table.Td>
-                    <StatusBadge value={c.phase} />
-                  </Table.Td>
-                  <Table.Td>{c.volume ? <ObjectLink kind="PersistentVolume" name={c.volume} /> : ''}</Table.Td>
-                  <Table.Td>{c.storageClass}</Table.Td>
-                  <Table.Td>{c.request}</Table.Td>
-                  <Table.Td>
-                    <span title={c.lastUsed} data-testid="last-used">
-                      {lastUsedText({ used: c.lastUseKnown, days: c.unusedDays })}
-                    </span>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          label="Unused claims"
+          data-testid="reclaim-claims"
+          minWidth={700}
+          columns={claimColumns({ claims, picked, all, some: selected.length > 0 && !all, setPicked, toggle })}
+          rows={claims}
+          rowKey={key}
+          rowProps={(c) => ({ 'data-testid': 'reclaim-claim', 'data-name': key(c) })}
+        />
       )}
     </Paper>
   );
+}
+
+const key = (c: ReclaimClaim) => `${c.namespace}/${c.name}`;
+
+function claimColumns(p: {
+  claims: ReclaimClaim[];
+  picked: Set<string>;
+  all: boolean;
+  some: boolean;
+  setPicked: (s: Set<string>) => void;
+  toggle: (k: string) => void;
+}): DataColumn<ReclaimClaim>[] {
+  return [
+    {
+      key: 'pick',
+      width: '36px',
+      header: <Checkbox aria-label="Select all claims" checked={p.all} indeterminate={p.some} onChange={() => p.setPicked(p.all ? new Set() : new Set(p.claims.map(key)))} />,
+      cell: (c) => <Checkbox aria-label={`Select claim ${key(c)}`} checked={p.picked.has(key(c))} onChange={() => p.toggle(key(c))} />,
+    },
+    {
+      key: 'claim',
+      header: 'Claim',
+      width: 'minmax(140px, 2fr)',
+      cell: (c) => (
+        <ObjectLink kind="PersistentVolumeClaim" namespace={c.namespace} name={c.name}>
+          {key(c)}
+        </ObjectLink>
+      ),
+    },
+    { key: 'status', header: 'Status', cell: (c) => <StatusBadge value={c.phase} /> },
+    { key: 'volume', header: 'Volume', width: 'minmax(120px, 1.5fr)', cell: (c) => (c.volume ? <ObjectLink kind="PersistentVolume" name={c.volume} /> : '') },
+    { key: 'class', header: 'Class', cell: (c) => c.storageClass },
+    { key: 'request', header: 'Request', cell: (c) => <SizeText value={c.request} /> },
+    {
+      key: 'last-used',
+      header: 'Last used',
+      cell: (c) => (
+        <span title={c.lastUsed} data-testid="last-used">
+          {lastUsedText({ used: c.lastUseKnown, days: c.unusedDays })}
+        </span>
+      ),
+    },
+  ];
 }

@@ -1,11 +1,13 @@
 'use client';
 // The reclaim center's failed and quarantined local-volume cleanups, with the existing retry.
-import { Alert, Badge, Button, Paper, Table, Text, Title, VisuallyHidden } from '@mantine/core';
+import { Alert, Badge, Button, Paper, Text, Title, VisuallyHidden } from '@mantine/core';
+import type { ReactNode } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import type { JobView } from '@/server/services/local-volumes';
-import { errorInfo } from '../format';
-import { ObjectLink } from '../object-link';
-import { useTRPC } from '../trpc';
+import { errorInfo } from '../format/format';
+import { ObjectLink } from '../objects/object-link';
+import { useTRPC } from '../data/trpc';
+import { DataTable, type DataColumn } from '../table/data-table';
 
 export function CleanupSection({ jobs, canRetry, onRetried }: { jobs: JobView[]; canRetry: boolean; onRetried: () => void }) {
   const trpc = useTRPC();
@@ -25,49 +27,41 @@ export function CleanupSection({ jobs, canRetry, onRetried }: { jobs: JobView[];
           No local-volume cleanup has failed or been quarantined.
         </Text>
       ) : (
-        <Table.ScrollContainer minWidth={700}>
-          <Table data-testid="reclaim-cleanups">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Volume</Table.Th>
-                <Table.Th>State</Table.Th>
-                <Table.Th>Method</Table.Th>
-                <Table.Th>Attempts</Table.Th>
-                <Table.Th>Last error</Table.Th>
-                <Table.Th>
-                  <VisuallyHidden>Actions</VisuallyHidden>
-                </Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {jobs.map((j) => (
-                <Table.Tr key={j.id} data-testid="reclaim-cleanup">
-                  <Table.Td>
-                    <ObjectLink kind="PersistentVolume" name={j.pvName} />
-                  </Table.Td>
-                  <Table.Td>
-                    <Badge color="red" variant="light" tt="none">
-                      {j.state}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>{j.method}</Table.Td>
-                  <Table.Td>{j.attempt}</Table.Td>
-                  <Table.Td>
-                    <Text size="xs">{j.lastError ?? ''}</Text>
-                  </Table.Td>
-                  <Table.Td>
-                    {canRetry && (
-                      <Button size="xs" variant="default" loading={retry.isPending && retry.variables?.jobId === j.id} onClick={() => retry.mutate({ jobId: j.id })} aria-label={`Retry the cleanup of ${j.pvName}`}>
-                        Retry
-                      </Button>
-                    )}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          label="Failed cleanups"
+          data-testid="reclaim-cleanups"
+          minWidth={700}
+          columns={cleanupColumns((j) =>
+            canRetry ? (
+              <Button size="xs" variant="default" loading={retry.isPending && retry.variables?.jobId === j.id} onClick={() => retry.mutate({ jobId: j.id })} aria-label={`Retry the cleanup of ${j.pvName}`}>
+                Retry
+              </Button>
+            ) : null,
+          )}
+          rows={jobs}
+          rowKey={(j) => String(j.id)}
+          rowProps={() => ({ 'data-testid': 'reclaim-cleanup' })}
+        />
       )}
     </Paper>
   );
+}
+
+function cleanupColumns(actions: (j: JobView) => ReactNode): DataColumn<JobView>[] {
+  return [
+    { key: 'volume', header: 'Volume', width: 'minmax(140px, 2fr)', cell: (j) => <ObjectLink kind="PersistentVolume" name={j.pvName} /> },
+    {
+      key: 'state',
+      header: 'State',
+      cell: (j) => (
+        <Badge color="red" variant="light" tt="none">
+          {j.state}
+        </Badge>
+      ),
+    },
+    { key: 'method', header: 'Method', cell: (j) => j.method },
+    { key: 'attempts', header: 'Attempts', cell: (j) => j.attempt },
+    { key: 'error', header: 'Last error', width: 'minmax(160px, 2fr)', cell: (j) => <Text size="xs">{j.lastError ?? ''}</Text> },
+    { key: 'actions', header: <VisuallyHidden>Actions</VisuallyHidden>, cell: actions },
+  ];
 }

@@ -6,8 +6,8 @@ import { Alert, Button, Group, List, Loader, Modal, Stack, Text, TextInput } fro
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import type { ApplyResult, PreviewRow, ReclaimTarget } from '@/server/services/reclaim';
-import { errorInfo, plural } from '../format';
-import { useTRPC } from '../trpc';
+import { errorInfo, plural } from '../format/format';
+import { useTRPC } from '../data/trpc';
 import { claimNameError } from './reclaim-actions';
 
 export interface PreviewRequest {

@@ -1,12 +1,14 @@
 'use client';
 // The reclaim center's volumes: Released, Failed, and local volumes whose node is gone,
 // with what each allows (or why not), selectable for the previewed actions.
-import { Badge, Button, Checkbox, Group, Paper, Table, Text, Title } from '@mantine/core';
+import { Badge, Button, Checkbox, Group, Paper, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import type { VolumeAction } from '@/server/domain/reclaim';
 import type { ReclaimVolume } from '@/server/services/reclaim';
-import { ObjectLink } from '../object-link';
-import { StatusBadge } from '../status-badge';
+import { SizeText } from '../format/size-text';
+import { ObjectLink } from '../objects/object-link';
+import { StatusBadge } from '../objects/status-badge';
+import { DataTable, type DataColumn } from '../table/data-table';
 import type { PreviewRequest } from './preview-modal';
 import { allowedCount, VOLUME_ACTION_HELP, VOLUME_ACTION_LABELS } from './reclaim-actions';
 
@@ -75,74 +77,73 @@ export function VolumeSection({ volumes, onAction, canAct }: { volumes: ReclaimV
           No Released or Failed volume, and no local volume on a node that is gone.
         </Text>
       ) : (
-        <Table.ScrollContainer minWidth={800}>
-          <Table data-testid="reclaim-volumes" highlightOnHover>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th w={36}>
-                  <Checkbox
-                    aria-label="Select all volumes"
-                    checked={all}
-                    indeterminate={selected.length > 0 && !all}
-                    onChange={() => setPicked(all ? new Set() : new Set(volumes.map((v) => v.name)))}
-                  />
-                </Table.Th>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Why listed</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th>Policy</Table.Th>
-                <Table.Th>Class</Table.Th>
-                <Table.Th>Capacity</Table.Th>
-                <Table.Th>Claim</Table.Th>
-                <Table.Th>Not allowed</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {volumes.map((v) => {
-                const refusals = ACTIONS.filter((a) => !v.actions[a].allowed);
-                return (
-                  <Table.Tr key={v.name} data-testid="reclaim-volume" data-name={v.name}>
-                    <Table.Td>
-                      <Checkbox aria-label={`Select volume ${v.name}`} checked={picked.has(v.name)} onChange={() => toggle(v.name)} />
-                    </Table.Td>
-                    <Table.Td>
-                      <ObjectLink kind="PersistentVolume" name={v.name} />
-                    </Table.Td>
-                    <Table.Td>
-                      <Group gap={4}>
-                        {v.categories.map((c) => (
-                          <Badge key={c} size="sm" variant="light" color={CATEGORY[c]?.color ?? 'gray'} tt="none" miw="max-content">
-                            {CATEGORY[c]?.text ?? c}
-                          </Badge>
-                        ))}
-                        {v.nodeProblem && (
-                          <Text size="xs" c="dimmed">
-                            {v.nodeProblem}
-                          </Text>
-                        )}
-                      </Group>
-                    </Table.Td>
-                    <Table.Td>
-                      <StatusBadge value={v.phase} />
-                    </Table.Td>
-                    <Table.Td>{v.reclaimPolicy}</Table.Td>
-                    <Table.Td>{v.storageClass}</Table.Td>
-                    <Table.Td>{v.capacity}</Table.Td>
-                    <Table.Td>{v.claim ?? ''}</Table.Td>
-                    <Table.Td>
-                      <Text size="xs" c="dimmed">
-                        {refusals.length === ACTIONS.length
-                          ? `none allowed: ${v.actions.delete.reason}`
-                          : refusals.map((a) => `${VOLUME_ACTION_LABELS[a]}: ${v.actions[a].reason}`).join(' · ')}
-                      </Text>
-                    </Table.Td>
-                  </Table.Tr>
-                );
-              })}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          label="Volumes to reclaim"
+          data-testid="reclaim-volumes"
+          minWidth={800}
+          columns={volumeColumns({ volumes, picked, all, some: selected.length > 0 && !all, setPicked, toggle })}
+          rows={volumes}
+          rowKey={(v) => v.name}
+          rowProps={(v) => ({ 'data-testid': 'reclaim-volume', 'data-name': v.name })}
+        />
       )}
     </Paper>
   );
+}
+
+function volumeColumns(p: {
+  volumes: ReclaimVolume[];
+  picked: Set<string>;
+  all: boolean;
+  some: boolean;
+  setPicked: (s: Set<string>) => void;
+  toggle: (name: string) => void;
+}): DataColumn<ReclaimVolume>[] {
+  return [
+    {
+      key: 'pick',
+      width: '36px',
+      header: (
+        <Checkbox aria-label="Select all volumes" checked={p.all} indeterminate={p.some} onChange={() => p.setPicked(p.all ? new Set() : new Set(p.volumes.map((v) => v.name)))} />
+      ),
+      cell: (v) => <Checkbox aria-label={`Select volume ${v.name}`} checked={p.picked.has(v.name)} onChange={() => p.toggle(v.name)} />,
+    },
+    { key: 'name', header: 'Name', width: 'minmax(140px, 2fr)', cell: (v) => <ObjectLink kind="PersistentVolume" name={v.name} /> },
+    {
+      key: 'why',
+      header: 'Why listed',
+      cell: (v) => (
+        <Group gap={4}>
+          {v.categories.map((c) => (
+            <Badge key={c} size="sm" variant="light" color={CATEGORY[c]?.color ?? 'gray'} tt="none" miw="max-content">
+              {CATEGORY[c]?.text ?? c}
+            </Badge>
+          ))}
+          {v.nodeProblem && (
+            <Text size="xs" c="dimmed">
+              {v.nodeProblem}
+            </Text>
+          )}
+        </Group>
+      ),
+    },
+    { key: 'status', header: 'Status', cell: (v) => <StatusBadge value={v.phase} /> },
+    { key: 'policy', header: 'Policy', cell: (v) => v.reclaimPolicy },
+    { key: 'class', header: 'Class', cell: (v) => v.storageClass },
+    { key: 'capacity', header: 'Capacity', cell: (v) => <SizeText value={v.capacity} /> },
+    { key: 'claim', header: 'Claim', cell: (v) => v.claim ?? '' },
+    {
+      key: 'refused',
+      header: 'Not allowed',
+      width: 'minmax(160px, 2fr)',
+      cell: (v) => {
+        const refusals = ACTIONS.filter((a) => !v.actions[a].allowed);
+        return (
+          <Text size="xs" c="dimmed">
+            {refusals.length === ACTIONS.length ? `none allowed: ${v.actions.delete.reason}` : refusals.map((a) => `${VOLUME_ACTION_LABELS[a]}: ${v.actions[a].reason}`).join(' · ')}
+          </Text>
+        );
+      },
+    },
+  ];
 }

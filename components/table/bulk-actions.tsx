@@ -5,10 +5,10 @@ import { Alert, Button, Group, List, Modal, Stack, Text, TextInput } from '@mant
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { KubeObject } from '@/server/resources/types';
-import { errorInfo, plural } from '../format';
-import type { KindUi } from '../kinds';
-import { useMe, usePermissions } from '../session';
-import { useTRPC } from '../trpc';
+import { errorInfo, plural } from '../format/format';
+import type { KindUi } from '../objects/kinds';
+import { useMe, usePermissions } from '../session/session';
+import { useTRPC } from '../data/trpc';
 
 type Action = 'delete' | 'label' | 'reclaim';
 

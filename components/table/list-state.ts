@@ -5,7 +5,7 @@
 import { matchesSelector, parseLabelSelector, type Selector } from '@/server/domain/label-selector';
 import { parseQuantity, quantityToBytes } from '@/server/domain/quantity';
 import type { KubeObject } from '@/server/resources/types';
-import type { KindUi } from '../kinds';
+import type { KindUi } from '../objects/kinds';
 
 export type SortKey = 'name' | 'namespace' | 'age' | 'phase' | 'storageClass' | 'capacity' | 'claim' | 'volume' | 'node' | 'accessModes' | 'volumeMode';
 

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import type { KubeObject } from '@/server/resources/types';
 import { compareFor, matchesRequest, pageRequest, stateFromParams, stateToParams } from './list-state';
 import { applyChange, keyOf, withPage, type Change, type Loaded } from './live-patch';
-import { KINDS } from '../kinds';
+import { KINDS } from '../objects/kinds';
 
 const pv = (name: string, phase = 'Available', labels: Record<string, string> = {}, size = '1Gi'): KubeObject => ({
   apiVersion: 'v1',

@@ -2,19 +2,14 @@
 // The table of a list page: only the rows in view are in the DOM (TanStack Virtual), the
 // header sticks, columns share the width so the table fits the screen, headers sort,
 // names link, and rows can be selected for bulk actions.
-import { Anchor, Badge, Checkbox, Group, Paper, Skeleton, Text, UnstyledButton } from '@mantine/core';
+import { Checkbox, Paper, Skeleton, Text, UnstyledButton } from '@mantine/core';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import Link from 'next/link';
-import { memo, useEffect, useRef, type CSSProperties, type ReactNode } from 'react';
+import { memo, useEffect, useRef } from 'react';
 import type { KubeObject } from '@/server/resources/types';
-import { detailHref, isDefaultClass, kindUi, type KindUi } from '../kinds';
-import { ObjectLink } from '../object-link';
-import { PendingStatus } from '../pending-hint';
-import { usePermissions } from '../session';
-import { StatusBadge } from '../status-badge';
+import type { KindUi } from '../objects/kinds';
+import { gridStyle, HEADER_GROUP_STYLE, ROW_HEIGHT, virtualRowStyle } from './grid';
+import { Cell, linkColumn } from './object-cell';
 import type { ListColumn, ListRow, SortState } from './table-model';
-
-export const ROW_HEIGHT = 38;
 
 export interface Selection {
   has(key: string): boolean;
@@ -112,7 +107,7 @@ export function ObjectTable({
         tabIndex={0}
         style={{ height: height ?? `min(${bodyHeight + ROW_HEIGHT + 2}px, calc(100vh - 250px))`, minHeight: ROW_HEIGHT * 3, overflow: 'auto', position: 'relative' }}
       >
-        <div role="rowgroup" style={{ position: 'sticky', top: 0, zIndex: 2, background: 'var(--mantine-color-body)', borderBottom: '1px solid var(--mantine-color-default-border)' }}>
+        <div role="rowgroup" style={HEADER_GROUP_STYLE}>
           <div role="row" aria-rowindex={1} style={{ ...grid, height: ROW_HEIGHT }}>
             {selection && (
               <div role="columnheader">
@@ -161,7 +156,7 @@ export function ObjectTable({
             const r = rowAt(v.index);
             if (!r) {
               return (
-                <div key={`loading-${v.index}`} role="row" aria-rowindex={v.index + 2} aria-busy style={rowStyle(template, v.index, v.start)} data-testid="loading-row">
+                <div key={`loading-${v.index}`} role="row" aria-rowindex={v.index + 2} aria-busy style={virtualRowStyle(template, v.index, v.start)} data-testid="loading-row">
                   <div role="cell" style={{ gridColumn: '1 / -1' }}>
                     <Skeleton height={12} radius="sm" />
                   </div>
@@ -187,24 +182,6 @@ export function ObjectTable({
       </div>
     </Paper>
   );
-}
-
-function gridStyle(template: string): CSSProperties {
-  return { display: 'grid', gridTemplateColumns: template, alignItems: 'center', columnGap: 8, padding: '0 8px' };
-}
-
-function rowStyle(template: string, index: number, start: number): CSSProperties {
-  return {
-    ...gridStyle(template),
-    position: 'absolute',
-    top: 0,
-    left: 0,
-    right: 0,
-    height: ROW_HEIGHT,
-    transform: `translateY(${start}px)`,
-    borderBottom: '1px solid var(--mantine-color-default-border)',
-    background: index % 2 ? 'var(--mantine-color-default-hover)' : undefined,
-  };
 }
 
 /**
@@ -239,7 +216,7 @@ const TableRow = memo(function TableRow({
       role="row"
       aria-rowindex={index + 2}
       aria-selected={selected}
-      style={rowStyle(template, index, start)}
+      style={virtualRowStyle(template, index, start)}
       data-testid="object-row"
       data-name={r.obj.metadata?.name}
       data-namespace={r.obj.metadata?.namespace ?? ''}
@@ -257,66 +234,3 @@ const TableRow = memo(function TableRow({
     </div>
   );
 });
-
-/** The column that links to the object's page: NAME, or for events REASON. */
-function linkColumn(columns: ListColumn[]): number {
-  for (const h of ['NAME', 'REASON']) {
-    const i = columns.findIndex((c) => c.header === h);
-    if (i !== -1) return i;
-  }
-  return 0;
-}
-
-function Cell({ ui, header, text, obj, isLink }: { ui: KindUi; header: string; text: string; obj: KubeObject; isLink: boolean }) {
-  const perms = usePermissions();
-  const name = obj.metadata?.name ?? '';
-  const ns = obj.metadata?.namespace;
-  if (isLink) {
-    const href = detailHref(ui.kind, ns, name);
-    const shown = ui.kind === 'StorageClass' ? text.replace(/ \(default\)$/, '') : text;
-    const content: ReactNode = (
-      <Anchor component={Link} href={href ?? '#'} prefetch={false} fw={500} fz="sm" data-testid="object-name">
-        {shown}
-      </Anchor>
-    );
-    if (ui.kind === 'StorageClass' && isDefaultClass(obj)) {
-      return (
-        <Group gap={6} wrap="nowrap">
-          {content}
-          <Badge size="xs" variant="outline" color="indigo.8" tt="none" miw="max-content" data-testid="default-class">
-            (default)
-          </Badge>
-        </Group>
-      );
-    }
-    return content;
-  }
-  if (!text) return null;
-  if (header === ui.statusColumn) {
-    return ui.kind === 'PersistentVolumeClaim' ? <PendingStatus claim={obj} text={text} /> : <StatusBadge value={text} />;
-  }
-  switch (header) {
-    case 'NAMESPACE':
-      return <ObjectLink kind="Namespace" name={text} allowed={perms.can('get', 'Namespace', text)} />;
-    case 'CLAIM': {
-      const [cns, cname] = text.split('/');
-      return <ObjectLink kind="PersistentVolumeClaim" namespace={cns} name={cname ?? ''} allowed={perms.can('get', 'PersistentVolumeClaim', cns)}>{text}</ObjectLink>;
-    }
-    case 'VOLUME':
-      return <ObjectLink kind="PersistentVolume" name={text} allowed={perms.can('get', 'PersistentVolume')} />;
-    case 'STORAGECLASS':
-      return <ObjectLink kind="StorageClass" name={text} allowed={perms.can('get', 'StorageClass')} />;
-    case 'OBJECT': {
-      const io = obj.involvedObject ?? {};
-      const target = kindUi(io.kind ?? '');
-      if (!target) return <Text span fz="sm">{text}</Text>;
-      return (
-        <ObjectLink kind={target.kind} namespace={io.namespace} name={io.name ?? ''} allowed={perms.can('get', target.kind, io.namespace)}>
-          {text}
-        </ObjectLink>
-      );
-    }
-    default:
-      return <>{text}</>;
-  }
-}

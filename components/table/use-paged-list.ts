@@ -3,8 +3,8 @@
 // in place by the live stream, started afresh when the request (filters, sort) changes.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { parseLabelSelector } from '@/server/domain/label-selector';
-import { useLiveChanges } from '../live';
-import { useTRPCClient } from '../trpc';
+import { useLiveChanges } from '../data/live';
+import { useTRPCClient } from '../data/trpc';
 import { compareFor, matchesRequest, type PageRequest } from './list-state';
 import { applyChange, emptyLoaded, withPage, type Loaded } from './live-patch';
 

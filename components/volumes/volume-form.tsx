@@ -7,10 +7,10 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRouter, useSearchParams } from 'next/navigation';
 import { useMemo, useState } from 'react';
 import { stringify } from 'yaml';
-import { errorInfo } from '../format';
-import { useTRPC } from '../trpc';
+import { errorInfo } from '../format/format';
+import { useTRPC } from '../data/trpc';
 import { ACCESS_MODES, draftFromParams, HOST_PATH_TYPES, SOURCE_LABELS, SOURCES, volumeDraftErrors, volumeErrorFor, volumeFromDraft, type Source, type VolumeDraft } from './volume-draft';
-import { FormErrors, SaveError } from '../field-errors';
+import { FormErrors, SaveError } from '../forms/field-errors';
 
 export function VolumeForm() {
   const trpc = useTRPC();

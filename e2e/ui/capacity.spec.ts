@@ -27,10 +27,10 @@ test('an admin sees capacity per class with its trend, and the home page shows a
     .toBe('Bound');
 
   await signInAsAdmin(page, '/');
-  // Home: the quota is 5 of 6 Gi used (83%) for this class.
+  // Home: the quota is 5 of 6 GiB used (83%) for this class.
   const near = page.getByTestId('quotas-near-full');
   await expect(near).toContainText(`${ns}/${quota}`);
-  await expect(near).toContainText(`${limit} 5Gi of 6Gi (83%)`);
+  await expect(near).toContainText(`${limit} 5 GiB of 6 GiB (83%)`);
   await near.getByRole('link', { name: `${ns}/${quota}` }).click();
   await expect(page).toHaveURL(new RegExp(`/quotas/${ns}/${quota}$`));
 
@@ -38,8 +38,8 @@ test('an admin sees capacity per class with its trend, and the home page shows a
   await expect(page).toHaveURL(/\/capacity$/);
   await expect(page.getByRole('heading', { level: 1, name: 'Capacity' })).toBeVisible();
   const row = page.getByTestId(`class-row-${cls}`);
-  await expect(row.getByTestId('provisioned')).toHaveText('15Gi');
-  await expect(row.getByTestId('bound')).toHaveText('5Gi (33%)');
+  await expect(row.getByTestId('provisioned')).toHaveText('15 GiB');
+  await expect(row.getByTestId('bound')).toHaveText('5 GiB (33%)');
   await expect(row).toContainText('unknown');
 
   // The trend of this class: a chart with its lines and an estimate.
@@ -48,7 +48,7 @@ test('an admin sees capacity per class with its trend, and the home page shows a
   const chart = page.getByTestId('trend-chart');
   await expect(chart.locator('svg.recharts-surface')).toBeVisible();
   await expect(chart.locator('.recharts-line-curve')).toHaveCount(3);
-  await expect(chart).toContainText('15Gi provisioned, 5Gi bound, 5Gi requested');
+  await expect(chart).toContainText('15 GiB provisioned, 5 GiB bound, 5 GiB requested');
   await expect(page.getByTestId('forecast')).toContainText(/unknown|days|not filling|full/);
   await screenshot(page, 'capacity');
 
@@ -61,7 +61,7 @@ test('an admin sees capacity per class with its trend, and the home page shows a
   await expect(page.getByTestId('capacity-namespaces')).toContainText(ns);
   // The quota's limit for this class, in the namespace's row, with its forecast.
   await expect(page.getByTestId(`namespace-row-${ns}`).getByTestId('quota-forecast')).toContainText(
-    new RegExp(`(unknown|days|less than a day|not filling|full now)[^]*${quota}: ${limit.replaceAll('.', '\\.')} 5Gi of 6Gi`),
+    new RegExp(`(unknown|days|less than a day|not filling|full now)[^]*${quota}: ${limit.replaceAll('.', '\\.')} 5 GiB of 6 GiB`),
   );
 });
 
@@ -80,7 +80,7 @@ test("a developer sees the days until their namespace's quota is full, and nothi
   await expect(page.getByRole('heading', { level: 1, name: 'Capacity' })).toBeVisible();
   await page.getByRole('tab', { name: 'Per namespace' }).click();
   const table = page.getByTestId('capacity-namespaces');
-  await expect(table.getByTestId(`namespace-row-${DEV_USER.namespace}`).getByTestId('quota-forecast')).toContainText(`${mine}: ${limit} 1Gi of 4Gi`);
+  await expect(table.getByTestId(`namespace-row-${DEV_USER.namespace}`).getByTestId('quota-forecast')).toContainText(`${mine}: ${limit} 1 GiB of 4 GiB`);
   await expect(table).not.toContainText(DEV_USER.otherNamespace);
   await expect(page.locator('body')).not.toContainText(theirs);
 });

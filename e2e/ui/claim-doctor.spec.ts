@@ -25,7 +25,7 @@ test('an admin fixes a Pending claim with the prefilled "Create a matching volum
   // The developer: Pending and why, capacity requested with usage unknown, and no volume of their own to create.
   await signInAsDeveloper(page, `/claims/${ns}/${claim}`);
   await expect(page.getByTestId('pending-explanation')).toBeVisible();
-  await expect(page.getByTestId('capacity-requested')).toContainText('3Gi');
+  await expect(page.getByTestId('capacity-requested')).toContainText('3 GiB');
   await expect(page.getByTestId('capacity-used')).toContainText('unknown');
   const devFix = page.locator('[data-testid="claim-fix"][data-kind="create-volume"]');
   await expect(devFix).toHaveAttribute('data-allowed', 'false');
@@ -53,7 +53,7 @@ test('an admin fixes a Pending claim with the prefilled "Create a matching volum
 
   await page.goto(`/claims/${ns}/${claim}`);
   await expect(page.getByTestId('bound-volume')).toHaveAttribute('data-volume', pvName, { timeout: 15_000 });
-  await expect(page.getByTestId('capacity-provisioned')).toContainText('3Gi');
+  await expect(page.getByTestId('capacity-provisioned')).toContainText('3 GiB');
   await expect(page.getByTestId('claim-doctor')).toHaveCount(0);
   const saved = await getObject<Obj & { spec: { volumeName?: string } }>('PersistentVolumeClaim', claim, ns);
   expect(saved.spec.volumeName).toBe(pvName);
@@ -74,7 +74,7 @@ test('a claim of a host-path class shows the used bytes its plugin measured', as
     });
     await signInAsAdmin(page, `/claims/default/${claim}`);
     await expect(page.getByTestId('bound-volume')).toBeVisible({ timeout: 30_000 });
-    await expect(page.getByTestId('capacity-provisioned')).toContainText('64Mi');
+    await expect(page.getByTestId('capacity-provisioned')).toContainText('64 MiB');
     // Measured when the volume appears (or on the next periodic pass).
     await expect(page.getByTestId('capacity-used')).toHaveAttribute('data-known', 'true', { timeout: 100_000 });
     await expect(page.getByTestId('capacity-bar')).toBeVisible();

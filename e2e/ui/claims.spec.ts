@@ -58,7 +58,7 @@ test('a claim links to its volume and its class; its page shows YAML and events'
   await expect(row.getByRole('link', { name: pv })).toBeVisible();
   await row.getByRole('link', { name: claim, exact: true }).click();
   await expect(page).toHaveURL(new RegExp(`/claims/default/${claim}$`));
-  await expect(page.getByTestId('summary')).toContainText('10Gi');
+  await expect(page.getByTestId('summary')).toContainText('10 GiB');
   await expect(page.getByTestId('summary').getByRole('link', { name: cls })).toHaveAttribute('href', `/storage-classes/${cls}`);
   await expect(page.getByRole('tab', { name: 'Events' })).toBeVisible();
   await expect(page.getByTestId('no-events')).toBeVisible();

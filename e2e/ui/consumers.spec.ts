@@ -97,8 +97,8 @@ test('expanding a claim from its page: minimum is the current size, and the clai
     await page.getByTestId('confirm-expand').click();
 
     const summary = page.getByTestId('summary');
-    await expect(summary.locator('[data-label="Requested"]')).toContainText('48Mi');
-    await expect(summary.locator('[data-label="Capacity"]')).toContainText('48Mi', { timeout: 20_000 });
+    await expect(summary.locator('[data-label="Requested"]')).toContainText('48 MiB');
+    await expect(summary.locator('[data-label="Capacity"]')).toContainText('48 MiB', { timeout: 20_000 });
     await expect(page.getByTestId('claim-expansion')).toHaveAttribute('data-stage', 'none');
     await screenshot(page, 'consumers-expanded');
     const c = await getObject('PersistentVolumeClaim', claim, 'default');

@@ -21,7 +21,7 @@ test('a developer hits the namespace quota and is told so', async ({ page }) => 
   await page.getByRole('textbox', { name: 'Size' }).fill('5');
 
   const room = page.getByTestId('quota-room');
-  await expect(room).toContainText(`12 of 50 Gi left in ${ns} for class ${cls}`);
+  await expect(room).toContainText(`12 GiB of 50 GiB left in ${ns} for class ${cls}`);
   await expect(room).toHaveAttribute('data-exceeds', 'false');
 
   await page.getByRole('textbox', { name: 'Size' }).fill('20');
@@ -48,5 +48,5 @@ test('a developer hits the namespace quota and is told so', async ({ page }) => 
   // The quota's page in the dashboard: the room is all used now.
   await page.goto('/quotas');
   const row = page.getByTestId('object-row').filter({ hasText: `${cls}-room` });
-  await expect(row).toContainText(`${limit}: 50Gi/50Gi`);
+  await expect(row).toContainText(`${limit}: 50 GiB/50 GiB`);
 });

@@ -13,7 +13,7 @@ test('create a volume from YAML and see it in the list', async ({ page }) => {
   await page.getByRole('textbox', { name: 'Filter by text' }).fill(name);
   const row = page.getByTestId('object-row').filter({ has: page.getByRole('link', { name, exact: true }) });
   await expect(row).toBeVisible();
-  await expect(row).toContainText('5Gi');
+  await expect(row).toContainText('5 GiB');
   await expect(row).toContainText('RWO');
   await expect(row).toContainText('Retain');
   await expect(page.getByRole('columnheader')).toHaveText([

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Logger } from 'pino';
 import type { AgentApi } from './agent-client';
+import { CleanupLedger } from './cleanup-ledger';
 import { CleanupRunner } from './cleanup-runner';
 import type { AgentConfig, CleanupProgress, CleanupRequest, CleanupResult } from '../contracts/agent';
 import type { LocalClassConfig } from '../domain/local-volume-config';
@@ -36,6 +37,11 @@ export interface AgentLoopOptions {
   podsDir?: string;
   publishMs?: number;
   publishOs?: PublishOs;
+  /**
+   * The agent's own state dir: it records its running cleanup commands there, and at start
+   * ends those a killed predecessor left running. Without it nothing is recorded.
+   */
+  stateDir?: string;
 }
 
 /** A pod's unchanged report is sent again after this long (its events count on). */
@@ -68,6 +74,7 @@ export class AgentLoop {
   readonly instance = `${os.hostname().replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 30)}-${randomUUID().slice(0, 8)}`;
   private readonly abort = new AbortController();
   private readonly runner: CleanupRunner;
+  private readonly ledger: CleanupLedger | undefined;
   private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
   private classes: LocalClassConfig[] | undefined;
   private configVersion = '';
@@ -80,12 +87,16 @@ export class AgentLoop {
   nodeName = '';
 
   constructor(private readonly o: AgentLoopOptions) {
-    this.runner = new CleanupRunner(o.os, { maxParallel: o.maxParallel ?? 4, progressIntervalMs: o.progressIntervalMs });
+    this.ledger = o.stateDir ? new CleanupLedger(o.os, o.stateDir) : undefined;
+    this.runner = new CleanupRunner(o.os, { maxParallel: o.maxParallel ?? 4, progressIntervalMs: o.progressIntervalMs, ledger: this.ledger });
     this.publisher = o.podsDir ? new Publisher(o.publishOs ?? realPublishOs, o.podsDir) : undefined;
   }
 
   async start(): Promise<void> {
     this.nodeName = this.o.nodeName ?? (await this.o.api.whoami()).nodeName;
+    // Before any job is taken: a wipe left running by a killed agent must be over first.
+    const reaped = await this.ledger?.reapLeftovers({ log: (msg, e) => this.o.log.warn({ pid: e.pid, command: e.command }, msg) });
+    if (reaped?.length) this.o.log.warn({ count: reaped.length }, 'ended cleanup commands a previous agent left running; their jobs are taken again');
     const signal = this.abort.signal;
     this.loops = [
       this.every(this.o.heartbeatMs ?? 10_000, 'heartbeat', () => this.heartbeat()),

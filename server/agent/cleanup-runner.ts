@@ -9,7 +9,7 @@
 import type { CleanupProgress, CleanupRequest, CleanupResult } from '../contracts/agent';
 import type { LocalClassConfig } from '../domain/local-volume-config';
 import { parseBlockCleanerCommand, type CleanupPlan } from '../domain/cleanup-method';
-import type { AgentOs } from './os';
+import type { AgentOs, ProcessLedger } from './os';
 
 export const LOCAL_PV_BLKDEVICE = 'LOCAL_PV_BLKDEVICE';
 const TAIL_LINES = 20;
@@ -25,6 +25,8 @@ export interface CleanupRunnerOptions {
   progressIntervalMs?: number;
   /** dd's block size in bytes (default 4 MiB). */
   ddBlockBytes?: number;
+  /** Told of every command's process, so that a restarted agent can end what a crash left running. */
+  ledger?: ProcessLedger;
 }
 
 class Refusal extends Error {}
@@ -111,6 +113,7 @@ export class CleanupRunner {
   private readonly maxParallel: number;
   private readonly interval: number;
   private readonly ddBlock: number;
+  private readonly ledger: ProcessLedger | undefined;
 
   constructor(
     private readonly os: AgentOs,
@@ -119,6 +122,7 @@ export class CleanupRunner {
     this.maxParallel = Math.max(1, opts.maxParallel ?? 4);
     this.interval = Math.max(10, opts.progressIntervalMs ?? 1000);
     this.ddBlock = opts.ddBlockBytes ?? 4 << 20;
+    this.ledger = opts.ledger;
   }
 
   /** Host paths of the cleanups accepted and not finished: pass them to discoverAll's `cleaning`. */
@@ -261,7 +265,7 @@ export class CleanupRunner {
     const passes = plan.passes ?? 1;
     switch (plan.method) {
       case 'files': {
-        await this.os.removeContents(t.real, { total: (n) => meter.start(BigInt(n)), removed: (n) => (meter.done += BigInt(n)) }, signal);
+        await this.os.removeContents(t.real, { total: (n) => meter.start(BigInt(n)), removed: (n) => (meter.done += BigInt(n)) }, signal, this.ledger);
         return;
       }
       case 'dd-zero': {
@@ -338,6 +342,7 @@ export class CleanupRunner {
     const r = await this.os.run(argv, {
       env,
       signal,
+      ledger: this.ledger,
       onOutput: (chunk) => {
         tail.push(chunk);
         if (!onLine) return;

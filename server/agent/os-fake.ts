@@ -4,7 +4,8 @@
 // symlink loop is ELOOP, a mount point cannot be removed (EBUSY), removal never crosses into
 // another mounted filesystem, an unknown command cannot be started.
 import type { FsStats } from '../domain/filesystem';
-import type { AgentOs, CommandResult, DeviceHandle, EntryStat, RemoveProgress, RunOptions } from './os';
+import type { AgentOs, CommandResult, DeviceHandle, EntryStat, RemoveProgress, RunOptions, SpawnedProcess } from './os';
+import { FakeProcesses } from './os-fake-processes';
 
 type FakeNode =
   | { kind: 'directory'; ino: number; unreadable?: boolean }
@@ -52,6 +53,8 @@ export class FakeAgentOs implements AgentOs {
   /** Every command run, in order (argv and the env it was given). */
   readonly ran: { argv: string[]; env: Record<string, string> }[] = [];
   private readonly watchers = new Map<string, Set<() => void>>();
+  /** Processes, signals and state files (os-fake-processes.ts). */
+  readonly procs = new FakeProcesses();
   private nextIno = 2;
   private nextDev = 1;
 
@@ -214,9 +217,15 @@ export class FakeAgentOs implements AgentOs {
     if (!fn) throw new Error(`cannot run ${argv[0]}: spawn ${argv[0]} ENOENT`);
     const env = { ...(opts.env ?? {}) };
     this.ran.push({ argv: [...argv], env });
-    const code = await fn(argv, env, (line, stream = 'stdout') => opts.onOutput?.(`${line}\n`, stream), opts.signal);
+    const code = await this.procs.asCommand(opts.ledger, argv, async () => fn(argv, env, (line, stream = 'stdout') => opts.onOutput?.(`${line}\n`, stream), opts.signal));
     return { exitCode: code };
   }
+
+  processGroup = (pgid: number): Promise<SpawnedProcess[]> => this.procs.processGroup(pgid);
+  signalGroup = (pgid: number, signal: NodeJS.Signals): boolean => this.procs.signalGroup(pgid, signal);
+  bootId = (): string => this.procs.bootId();
+  readStateFile = (p: string): Promise<string | undefined> => this.procs.readStateFile(p);
+  writeStateFile = (p: string, text: string): void => this.procs.writeStateFile(p, text);
 
   async openForWrite(p: string): Promise<DeviceHandle> {
     const node = this.nodes.get(this.resolve(p));

@@ -3,13 +3,15 @@
 // pkg/util/volume_util.go): reading discovery directories, identifying entries, capacities,
 // mount points, removing a volume's contents, writing to and reading from devices, running
 // cleanup commands. `realAgentOs` uses fs calls and spawns commands (never a shell);
-// os-fake.ts holds a strict in-memory fake for unit tests.
-import { spawn } from 'node:child_process';
+// os-fake.ts holds a strict in-memory fake for unit tests. Processes: os-processes.ts.
 import { constants, readdirSync, rmdirSync, watch as fsWatch } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { parseMountInfo, type FsStats } from '../domain/filesystem';
+import { abortError, bootId, processGroup, readStateFile, signalGroup, spawnCommand, writeStateFile, type ProcessLedger, type SpawnedProcess } from './os-processes';
+
+export type { ProcessLedger, SpawnedProcess } from './os-processes';
 
 export type EntryKind = 'directory' | 'file' | 'symlink' | 'block' | 'char' | 'other';
 
@@ -29,10 +31,12 @@ export interface RunOptions {
   env?: Record<string, string>;
   /** Called with each chunk of output as it arrives. */
   onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void;
-  /** Aborting sends SIGTERM to the command. */
+  /** Aborting sends SIGTERM to the command's process group (the command and what it started). */
   signal?: AbortSignal;
   /** Working directory (default: the agent's). */
   cwd?: string;
+  /** Told of the command's pid as soon as it exists, and when it ended. */
+  ledger?: ProcessLedger;
 }
 
 export interface RemoveProgress {
@@ -74,9 +78,22 @@ export interface AgentOs {
    * the number of entries first; `progress.removed` the number removed since its last call.
    * Returns the total removed.
    */
-  removeContents(dir: string, progress: RemoveProgress, signal?: AbortSignal): Promise<number>;
-  /** Runs argv[0] with the arguments (no shell). Rejects only when it cannot be started. */
+  removeContents(dir: string, progress: RemoveProgress, signal?: AbortSignal, ledger?: ProcessLedger): Promise<number>;
+  /**
+   * Runs argv[0] with the arguments (no shell), in a process group of its own whose pid is
+   * the command's. Rejects only when it cannot be started.
+   */
   run(argv: string[], opts?: RunOptions): Promise<CommandResult>;
+  /** The live processes of process group pgid (zombies are not live). */
+  processGroup(pgid: number): Promise<SpawnedProcess[]>;
+  /** Signals every process of group pgid; false when the group has none left. */
+  signalGroup(pgid: number, signal: NodeJS.Signals): boolean;
+  /** The id of this boot of the machine ('' when unknown). */
+  bootId(): string;
+  /** A small state file of the agent's; undefined when it does not exist. */
+  readStateFile(p: string): Promise<string | undefined>;
+  /** Replaces a state file whole, synchronously (a crash leaves the old or the new one). */
+  writeStateFile(p: string, text: string): void;
   /** Opens a device (or file) for writing in place. */
   openForWrite(p: string): Promise<DeviceHandle>;
   /** Reads `length` bytes at `offset` (fewer at the end). */
@@ -110,7 +127,6 @@ export function majorMinor(rdev: bigint): string {
   return `${major}:${minor}`;
 }
 
-const abortError = () => Object.assign(new Error('cancelled'), { name: 'AbortError', code: 'ABORT_ERR' });
 
 /** Bytes of arguments per `rm` invocation (well under ARG_MAX). */
 const RM_ARG_BYTES = 256 * 1024;
@@ -154,7 +170,7 @@ async function countTree(root: string, signal?: AbortSignal): Promise<Map<string
  * each batch sized from the rate measured so far to take well under a second. A directory
  * bigger than a batch is emptied the same way, then removed. Never removes `dir` itself.
  */
-async function removeUnder(dir: string, progress: RemoveProgress, signal?: AbortSignal): Promise<number> {
+async function removeUnder(dir: string, progress: RemoveProgress, signal?: AbortSignal, ledger?: ProcessLedger): Promise<number> {
   const counts = await countTree(dir, signal);
   const total = counts.get(dir) ?? 0;
   progress.total?.(total);
@@ -169,6 +185,7 @@ async function removeUnder(dir: string, progress: RemoveProgress, signal?: Abort
     const r = await realAgentOs.run(['rm', '-rf', '--one-file-system', '--', ...names.map((n) => `./${n}`)], {
       cwd,
       signal,
+      ledger,
       onOutput: (c) => {
         if (out.length < 8192) out += c;
       },
@@ -274,47 +291,25 @@ export const realAgentOs: AgentOs = {
     return countUnder(dir, signal);
   },
 
-  async removeContents(dir, progress, signal) {
+  async removeContents(dir, progress, signal, ledger) {
     const root = await fs.lstat(dir, { bigint: true });
     if (!root.isDirectory()) throw Object.assign(new Error(`${dir} is not a directory`), { code: 'ENOTDIR' });
     // Nothing is removed when another filesystem is mounted inside: its contents are not this volume's.
     const real = await fs.realpath(dir);
     const nested = [...(await realAgentOs.mountTable()).keys()].find((t) => t.startsWith(`${real}/`));
     if (nested) throw Object.assign(new Error(`${nested} is another filesystem mounted inside the volume: not removing anything`), { code: 'EXDEV' });
-    return removeUnder(dir, progress, signal);
+    return removeUnder(dir, progress, signal, ledger);
   },
 
   run(argv, opts = {}) {
-    return new Promise((resolve, reject) => {
-      if (argv.length === 0) {
-        reject(new Error('no command'));
-        return;
-      }
-      if (opts.signal?.aborted) {
-        reject(abortError());
-        return;
-      }
-      const child = spawn(argv[0], argv.slice(1), {
-        env: { ...process.env, ...opts.env, LC_ALL: 'C' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-        ...(opts.cwd ? { cwd: opts.cwd } : {}),
-      });
-      const onAbort = () => child.kill('SIGTERM');
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
-      child.stdout.setEncoding('utf8');
-      child.stderr.setEncoding('utf8');
-      child.stdout.on('data', (c: string) => opts.onOutput?.(c, 'stdout'));
-      child.stderr.on('data', (c: string) => opts.onOutput?.(c, 'stderr'));
-      child.on('error', (e) => {
-        opts.signal?.removeEventListener('abort', onAbort);
-        reject(new Error(`cannot run ${argv[0]}: ${e.message}`));
-      });
-      child.on('close', (code, sig) => {
-        opts.signal?.removeEventListener('abort', onAbort);
-        resolve({ exitCode: code, ...(sig ? { signal: sig } : {}) });
-      });
-    });
+    return spawnCommand(argv, opts);
   },
+
+  processGroup,
+  signalGroup,
+  bootId,
+  readStateFile,
+  writeStateFile,
 
   async openForWrite(p) {
     const h = await fs.open(p, constants.O_WRONLY);

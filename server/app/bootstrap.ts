@@ -3,20 +3,12 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from './context';
+import { caPemPath } from '../kube/pki';
 import { renderKubeconfig } from './kubeconfig';
 
 export interface BootstrapResult {
   adminCreated?: { name: string; password: string };
   kubeconfigPath: string;
-}
-
-export function apiServerUrl(host: string, port: number): string {
-  const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-  return `https://${h.includes(':') ? `[${h}]` : h}:${port}`;
-}
-
-export function caPemPath(dataDir: string): string {
-  return path.join(dataDir, 'pki', 'ca.crt');
 }
 
 export async function writeKubeconfig(app: AppContext, dataDir: string, user: string, server: string, file: string): Promise<string> {

@@ -1,59 +1,30 @@
-// Everything a running Stowage process shares: the database, the store and the services.
-import { NodeAgentService, type NodeAgentOptions } from '../services/node-agent';
+// The composition root's services: opens the store and composes every service over it
+// (services/services.ts) with what only the running process knows: the machine's disks
+// for the in-tree provisioners' StorageClass checks, and the sign-in limits from the
+// environment.
 import { storageClassAdmission } from '../provisioners/admission';
 import { createRealOs } from '../provisioners/os';
-import { ClaimCheckService } from '../services/claim-check';
-import { ClassReplaceService } from '../services/class-replace';
-import { HistoryService } from '../services/history';
-import { ListService } from '../services/lists';
-import { ObjectService } from '../services/objects';
-import { loadSignInLimits } from './config';
-import { UserService } from '../services/users';
+import type { NodeAgentOptions } from '../services/node-agent';
+import { buildServices, type Services } from '../services/services';
 import { ObjectStore } from '../store/object-store';
-import { createPrisma, type Db } from '../store/prisma';
+import { loadSignInLimits } from './config';
 
-export interface AppContext {
-  db: Db;
-  store: ObjectStore;
-  objects: ObjectService;
-  lists: ListService;
-  claims: ClaimCheckService;
-  users: UserService;
-  /** Object timelines and the audit log. */
-  history: HistoryService;
-  /** The node agents' side: tokens, discovery reports, cleanup jobs. */
-  nodeAgent: NodeAgentService;
-  /** StorageClass "Replace in place", with the same admission as `objects`. */
-  classes: ClassReplaceService;
+/** Everything a running Stowage process shares: the store and the services over it. */
+export interface AppContext extends Services {
   close(): Promise<void>;
 }
 
-/** `nodeName`: the node this process's in-tree provisioners make volumes on (for the claim check). */
-export async function createAppContext(
-  connectionString: string,
-  poolSize = 20,
-  agentOptions: NodeAgentOptions = {},
-  nodeName?: string,
-): Promise<AppContext> {
-  const db = createPrisma(connectionString, poolSize);
-  const store = new ObjectStore(db, connectionString);
+/**
+ * `nodeName`: the node this process's in-tree provisioners make volumes on (for the claim
+ * check). The store's pool keeps its default size (the one pool: store/pg.ts).
+ */
+export async function createAppContext(connectionString: string, agentOptions: NodeAgentOptions = {}, nodeName?: string): Promise<AppContext> {
+  const store = new ObjectStore(connectionString);
   await store.start();
   // StorageClasses of the in-tree provisioners are checked against this machine's disks.
   const admission = storageClassAdmission(createRealOs());
-  const objects = new ObjectService(store, admission);
   return {
-    db,
-    store,
-    objects,
-    history: new HistoryService(store, objects),
-    lists: new ListService(store),
-    claims: new ClaimCheckService(store, nodeName),
-    users: new UserService(db, loadSignInLimits()),
-    nodeAgent: new NodeAgentService(store, agentOptions),
-    classes: new ClassReplaceService(store, admission),
-    close: async () => {
-      await store.stop();
-      await db.$disconnect();
-    },
+    ...buildServices(store, { admission, signInLimits: loadSignInLimits(), agentOptions, nodeName }),
+    close: () => store.stop(),
   };
 }

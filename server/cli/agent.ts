@@ -7,7 +7,7 @@ import { AgentLoop } from '../agent/agent-loop';
 import { realAgentOs } from '../agent/os';
 import type { Config } from '../app/config';
 import type { AppContext } from '../app/context';
-import { logger } from '../app/logger';
+import { logger } from '../services/logger';
 
 export interface StandaloneAgentOptions {
   server: string;
@@ -19,6 +19,8 @@ export interface StandaloneAgentOptions {
   maxParallel?: number;
   /** Where pods' volumes are published (default /var/lib/stowage/pods). */
   podsDir?: string;
+  /** The agent's state (its running cleanup commands; default /var/lib/stowage/agent). */
+  stateDir?: string;
 }
 
 export function readTokenFile(file: string): string {
@@ -38,7 +40,9 @@ export async function startStandaloneAgent(o: StandaloneAgentOptions): Promise<A
   if (o.node && o.node !== who.nodeName) throw new Error(`the token is for node "${who.nodeName}", not "${o.node}"`);
   const podsDir = o.podsDir ?? '/var/lib/stowage/pods';
   mkdirSync(podsDir, { recursive: true, mode: 0o750 });
-  const loop = new AgentLoop({ api, os: realAgentOs, nodeName: who.nodeName, labels: o.labels, maxParallel: o.maxParallel, podsDir, log: logger.child({ component: 'agent' }) });
+  const stateDir = o.stateDir ?? '/var/lib/stowage/agent';
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const loop = new AgentLoop({ api, os: realAgentOs, nodeName: who.nodeName, labels: o.labels, maxParallel: o.maxParallel, podsDir, stateDir, log: logger.child({ component: 'agent' }) });
   await loop.start();
   return loop;
 }
@@ -57,7 +61,7 @@ export async function startLocalAgent(app: AppContext, cfg: Config, apiUrl: stri
   const api = agentHttpClient({ server: apiUrl, token, caPem });
   const podsDir = path.join(cfg.dataDir, 'pods');
   mkdirSync(podsDir, { recursive: true, mode: 0o750 });
-  const loop = new AgentLoop({ api, os: realAgentOs, nodeName: cfg.nodeName, labels: cfg.nodeLabels, podsDir, log: logger.child({ component: 'agent' }) });
+  const loop = new AgentLoop({ api, os: realAgentOs, nodeName: cfg.nodeName, labels: cfg.nodeLabels, podsDir, stateDir: dir, log: logger.child({ component: 'agent' }) });
   await loop.start();
   return loop;
 }

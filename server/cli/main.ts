@@ -2,11 +2,12 @@
 import { createReadStream, createWriteStream, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import { apiServerUrl, bootstrap, writeKubeconfig } from '../app/bootstrap';
+import { bootstrap, writeKubeconfig } from '../app/bootstrap';
+import { apiServerUrl } from '../kube/api-server';
 import { buildDashboard, dashboardBuildNeeded } from '../app/build';
 import { loadConfig, type Config } from '../app/config';
 import { createAppContext, type AppContext } from '../app/context';
-import { logger } from '../app/logger';
+import { logger } from '../services/logger';
 import { bootstrapFiles, generateBootstrap, storageClassMapFromFile, tokenDirOnHost, tokenFileName } from '../agent/bootstrap';
 import { compiledBuild } from '../domain/build';
 import { isStowageError } from '../domain/errors';
@@ -48,7 +49,7 @@ async function connect(cfg: Config): Promise<Database> {
 async function withApp<T>(fn: (app: AppContext, cfg: Config) => Promise<T>): Promise<T> {
   const cfg = loadConfig();
   const db = await connect(cfg);
-  const app = await createAppContext(db.connectionString, 3);
+  const app = await createAppContext(db.connectionString);
   try {
     return await fn(app, cfg);
   } finally {
@@ -89,7 +90,7 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
   try {
-    app = await createAppContext(db.connectionString, undefined, {}, cfg.nodeName);
+    app = await createAppContext(db.connectionString, {}, cfg.nodeName);
     const apiUrl = apiServerUrl(cfg.apiHost, cfg.apiPort);
     if (opts.web) await bootstrapLocalVolumes(app, cfg);
     services = await startServices(app, cfg, { ...opts, connectionString: db.connectionString });
@@ -240,7 +241,8 @@ program
   .option('--insecure-skip-tls-verify', 'do not verify the server certificate')
   .option('--max-parallel <n>', 'cleanups at once on this node, all classes together', '4')
   .option('--pods-dir <dir>', "where the volumes of this node's pods are published", '/var/lib/stowage/pods')
-  .action(async (o: { server: string; tokenFile: string; node?: string; caFile?: string; insecureSkipTlsVerify?: boolean; maxParallel: string; podsDir: string }) => {
+  .option('--state-dir <dir>', "the agent's state: its running cleanup commands, ended at the next start after a crash", '/var/lib/stowage/agent')
+  .action(async (o: { server: string; tokenFile: string; node?: string; caFile?: string; insecureSkipTlsVerify?: boolean; maxParallel: string; podsDir: string; stateDir: string }) => {
     const maxParallel = Number(o.maxParallel);
     if (!Number.isInteger(maxParallel) || maxParallel < 1 || maxParallel > 64) throw new Error('--max-parallel must be a whole number from 1 to 64');
     const labels = parseLabelList(process.env.STOWAGE_NODE_LABELS);

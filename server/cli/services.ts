@@ -2,7 +2,7 @@
 // Kubernetes-compatible API (HTTPS), change-log compaction, and the controllers.
 import type { Config } from '../app/config';
 import type { AppContext } from '../app/context';
-import { logger } from '../app/logger';
+import { logger } from '../services/logger';
 import { startControllers } from '../controllers/start';
 import { startApiServer } from '../kube/api-server';
 import { startLocalAgent } from './agent';

@@ -7,9 +7,9 @@
 // `nodeName` (default: the OS hostname). With leader election, run it on the node whose
 // disks the classes' basePath parameters name.
 import type { Logger } from 'pino';
-import type { AppContext } from '../app/context';
-import { logger } from '../app/logger';
-import { AssetStore } from '../provisioners/assets';
+import type { Services } from '../services/services';
+import { logger } from '../services/logger';
+import { AssetStore } from '../store/provisioned-assets';
 import { createRealOs, type HostOs } from '../provisioners/os';
 import { createPlugins, type PluginRegistry } from '../provisioners/registry';
 import { deleterSpec } from './deleter/deleter';
@@ -24,7 +24,7 @@ import { Manager } from './runtime/manager';
 import { volumeUsageSpec } from './volume-usage/volume-usage';
 
 export interface ProvisioningOptions {
-  app: Pick<AppContext, 'store'>;
+  app: Pick<Services, 'store'>;
   /** OS access (default: the real one). Tests and benchmarks pass fakes or fault injectors. */
   os?: HostOs;
   /** The node this process provisions on (default: the OS hostname). */
@@ -68,7 +68,7 @@ export function provisioningDeps(o: ProvisioningOptions): ProvisioningDeps {
   const log = o.log ?? logger.child({ component: 'provisioning' });
   const os = o.os ?? createRealOs(o.nodeName);
   const node = o.nodeName ?? os.hostname();
-  const assets = new AssetStore(o.app.store.sql);
+  const assets = new AssetStore(o.app.store);
   return {
     store: o.app.store,
     assets,

@@ -1,8 +1,8 @@
 // Starts Stowage's controllers on the shared runtime: inside `stowage start`, or alone
 // with `stowage controllers`. With leader election (the default) only one process of many
 // runs them; the others stand by and take over within seconds.
-import type { AppContext } from '../app/context';
-import { logger } from '../app/logger';
+import type { Services } from '../services/services';
+import { logger } from '../services/logger';
 import { inTreeProvisionerNames } from '../provisioners/registry';
 import { NodeAgentService } from '../services/node-agent';
 import { binderSpec } from './binder/binder';
@@ -16,7 +16,7 @@ import { resourceQuotaSpec } from './resource-quota/resource-quota';
 import { Manager } from './runtime/manager';
 
 export interface StartControllersOptions {
-  app: AppContext;
+  app: Services;
   /** The database, for the leader-election session. */
   connectionString: string;
   /** Default true. Tests turn it off to run several instances that really race. */

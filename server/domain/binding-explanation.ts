@@ -3,7 +3,8 @@
 // stowage.io/binding-explanation, compact JSON; and a "Bindable" condition): a summary of
 // the situation, and for each of the nearest candidate volumes every rule it fails.
 // Pure: no I/O.
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import { compareQuantities, type Quantity } from './quantity';
 import { evaluateVolume, requestedStorage, volumeStorage, type MatchOptions } from './matching';
 import { annSelectedNode } from './well-known/annotations';
@@ -83,8 +84,8 @@ function distance(a: Quantity, b: Quantity): bigint {
  * the one closest in size across all shapes is always among them.
  */
 export function nearestCandidates(
-  claim: KubeObject,
-  volumes: KubeObject[],
+  claim: PersistentVolumeClaim,
+  volumes: PersistentVolume[],
   opts: MatchOptions = {},
   limit = 5,
 ): CandidateExplanation[] {
@@ -115,9 +116,9 @@ export function nearestCandidates(
 }
 
 export function explain(
-  claim: KubeObject,
+  claim: PersistentVolumeClaim,
   situation: Situation,
-  volumes: KubeObject[],
+  volumes: PersistentVolume[],
   now: Date,
   opts: MatchOptions = {},
 ): { reason: string; explanation: Explanation } {

@@ -5,25 +5,27 @@
 import type { Role } from './authorization';
 import { planClaim, type Capabilities } from './claim-plan';
 import { checkRequestedVolume, claimClass, claimHasClass } from './matching';
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
+import type { StorageClass } from '../resources/storage-class/schema';
 
 export const FIX_KINDS = ['create-volume', 'switch-class', 'recreate-with-class', 'pre-bind'] as const;
 export type FixKind = (typeof FIX_KINDS)[number];
 
 export interface ClassFacts {
-  sc: KubeObject;
+  sc: StorageClass;
   capabilities?: Capabilities;
   inTree: boolean;
 }
 
 export interface FixFacts {
-  claim: KubeObject;
+  claim: PersistentVolumeClaim;
   role: Role;
   /** Whether the caller may update (and delete + create) claims in the claim's namespace. */
   mayWriteClaim: boolean;
   classes: ClassFacts[];
   /** Available volumes near the claim (admins only; empty for others). */
-  volumes: KubeObject[];
+  volumes: PersistentVolume[];
   /** Pods that name the claim and have not finished. */
   podsUsing: string[];
 }
@@ -54,7 +56,7 @@ const refuse = (kind: FixKind, reason: string, target?: string): Fix => ({ kind,
 const deny = (kind: FixKind, reason: string, target?: string): Fix => ({ ...refuse(kind, reason, target), denied: true });
 
 /** Why no fix applies to the claim at all (not Pending, bound, terminating), or undefined. */
-export function claimNotFixable(claim: KubeObject): string | undefined {
+export function claimNotFixable(claim: PersistentVolumeClaim): string | undefined {
   if (claim.metadata?.deletionTimestamp) return 'the claim is being deleted';
   const phase = claim.status?.phase ?? 'Pending';
   if (phase !== 'Pending') return `the claim is ${phase}; fixes are for Pending claims`;
@@ -63,14 +65,14 @@ export function claimNotFixable(claim: KubeObject): string | undefined {
 }
 
 /** The static volume that would satisfy the claim, for the volume form. */
-export function volumePrefill(claim: KubeObject): VolumePrefill {
+export function volumePrefill(claim: PersistentVolumeClaim): VolumePrefill {
   const labels: Record<string, string> = { ...(claim.spec?.selector?.matchLabels ?? {}) };
-  for (const e of (claim.spec?.selector?.matchExpressions ?? []) as { key?: string; operator?: string; values?: string[] }[]) {
+  for (const e of claim.spec?.selector?.matchExpressions ?? []) {
     if (e?.operator === 'In' && typeof e.key === 'string' && Array.isArray(e.values) && e.values.length > 0 && labels[e.key] === undefined) labels[e.key] = String(e.values[0]);
   }
   return {
     capacity: String(claim.spec?.resources?.requests?.storage ?? ''),
-    accessModes: [...((claim.spec?.accessModes ?? []) as string[])],
+    accessModes: [...(claim.spec?.accessModes ?? [])],
     volumeMode: claim.spec?.volumeMode ?? 'Filesystem',
     storageClassName: claimClass(claim),
     labels,
@@ -78,7 +80,7 @@ export function volumePrefill(claim: KubeObject): VolumePrefill {
 }
 
 /** Whether the class's provisioner would provision this claim (in-tree only: an external one may not be running). */
-function provisionProblem(claim: KubeObject, c: ClassFacts): string | undefined {
+function provisionProblem(claim: PersistentVolumeClaim, c: ClassFacts): string | undefined {
   const name = c.sc.metadata?.name ?? '';
   const withClass = { ...claim, spec: { ...claim.spec, storageClassName: name } };
   const plan = planClaim({ claim: withClass, className: name, classNamed: true, storageClass: c.sc, near: [], capabilities: c.capabilities, inTree: c.inTree });

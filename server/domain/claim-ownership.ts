@@ -2,7 +2,7 @@
 // user pre-bind a claim (spec.volumeName) or set the binder's annotations, because a
 // namespace there is no security boundary for volumes; in Stowage it is: a developer who
 // names a volume could take another team's disk. Pure: no I/O.
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import {
   annBetaStorageProvisioner,
   annBindCompleted,
@@ -28,7 +28,7 @@ export const CONTROLLER_ANNOTATIONS: readonly string[] = [
  * What a non-admin may not change on a claim: one sentence per problem, empty when the
  * write is theirs to make. `prev` is undefined on create.
  */
-export function controllerOwnedChanges(next: KubeObject, prev: KubeObject | undefined): string[] {
+export function controllerOwnedChanges(next: PersistentVolumeClaim, prev: PersistentVolumeClaim | undefined): string[] {
   const problems: string[] = [];
   const volumeName = next.spec?.volumeName || '';
   if (volumeName !== (prev?.spec?.volumeName || '')) {
@@ -51,7 +51,7 @@ export function controllerOwnedChanges(next: KubeObject, prev: KubeObject | unde
  * what the controllers wrote keeps it: absent controller annotations and an absent
  * spec.volumeName are carried over from the stored claim. Changes `next` in place.
  */
-export function keepControllerOwned(next: KubeObject, prev: KubeObject): void {
+export function keepControllerOwned(next: PersistentVolumeClaim, prev: PersistentVolumeClaim): void {
   const stored = prev.metadata?.annotations ?? {};
   for (const key of CONTROLLER_ANNOTATIONS) {
     if (stored[key] === undefined) continue;

@@ -6,7 +6,9 @@
 import { nearestCandidates, summaryOf, type CandidateExplanation, type Situation } from './binding-explanation';
 import type { MatchOptions } from './matching';
 import { bytesToQuantity, formatQuantity, parseQuantity, quantityToBytes } from './quantity';
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
+import type { StorageClass } from '../resources/storage-class/schema';
 import { inTreeProvisionerPrefix, noProvisioner } from './well-known/provisioners';
 
 export interface Capabilities {
@@ -21,16 +23,16 @@ export type ClaimPlan =
   | { outcome: 'pending'; summary: string; problems: string[]; nearest: CandidateExplanation[]; nearCount: number };
 
 export interface PlanInput {
-  claim: KubeObject;
+  claim: PersistentVolumeClaim;
   /** The class that applies ("" = none; the default class already resolved). */
   className: string;
   /** Whether the claim named its class (otherwise the default applied, or none exists). */
   classNamed: boolean;
-  storageClass?: KubeObject;
+  storageClass?: StorageClass;
   /** The binder's choice among existing volumes, if any. */
-  match?: { volume: KubeObject; prebound: boolean };
+  match?: { volume: PersistentVolume; prebound: boolean };
   /** Volumes near the claim (nearVolumes), for "nearest is …, because …". */
-  near: KubeObject[];
+  near: PersistentVolume[];
   capabilities?: Capabilities;
   /** Whether Stowage itself provisions for this provisioner (in-tree plugin). */
   inTree: boolean;
@@ -41,12 +43,12 @@ export interface PlanInput {
 
 
 /** Why the class's provisioner cannot make this claim's volume (modes, size). */
-export function capabilityProblems(claim: KubeObject, provisioner: string, caps: Capabilities): string[] {
+export function capabilityProblems(claim: PersistentVolumeClaim, provisioner: string, caps: Capabilities): string[] {
   const problems: string[] = [];
-  for (const m of (claim.spec?.accessModes ?? []) as string[]) {
+  for (const m of claim.spec?.accessModes ?? []) {
     if (!caps.accessModes.includes(m)) problems.push(`${provisioner} cannot make ${m} volumes (it makes ${caps.accessModes.join(', ')})`);
   }
-  const vm = (claim.spec?.volumeMode as string | undefined) ?? 'Filesystem';
+  const vm = claim.spec?.volumeMode ?? 'Filesystem';
   if (!caps.volumeModes.includes(vm)) problems.push(`${provisioner} cannot make volumeMode ${vm} volumes (it makes ${caps.volumeModes.join(', ')})`);
   const req = parseQuantity(String(claim.spec?.resources?.requests?.storage ?? ''));
   if (caps.minBytes && req && quantityToBytes(req) < BigInt(caps.minBytes)) {
@@ -65,7 +67,9 @@ function pending(input: PlanInput, situation: Situation, problems: string[] = []
 export function planClaim(input: PlanInput): ClaimPlan {
   const { match, className, storageClass: sc } = input;
   if (match) {
-    const cap = match.volume.spec?.capacity?.storage as string | undefined;
+    // A quantity's JSON may be a number; stored ones are canonical strings (applyDefaults).
+    const storage = match.volume.spec?.capacity?.storage;
+    const cap = storage === undefined ? undefined : String(storage);
     return {
       outcome: 'binds',
       summary: match.prebound ? 'Binds now to the volume reserved for it.' : `Binds now to an existing volume${cap ? ` of ${cap}` : ''}.`,

@@ -3,28 +3,31 @@
 // object as written with the object as it was before (undefined for the first row known).
 import { annBetaStorageProvisioner, annDynamicallyProvisioned, annStorageProvisioner } from './well-known/annotations';
 
+/** An object as a history row holds it: JSON of any kind and any age, read defensively (parse boundary). */
+type RowObject = Record<string, any>;
+
 export interface Described {
   type: string;
   action: string;
-  object: Record<string, any>;
+  object: RowObject;
 }
 
 const PROVISIONER_ANNOTATIONS = [annStorageProvisioner, annBetaStorageProvisioner];
 
-function claimRefOf(pv: Record<string, any> | undefined): string | undefined {
+function claimRefOf(pv: RowObject | undefined): string | undefined {
   const ref = pv?.spec?.claimRef;
   if (!ref || typeof ref !== 'object' || !ref.name) return undefined;
   return `${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}`;
 }
 
-function provisionerOf(o: Record<string, any> | undefined): string | undefined {
+function provisionerOf(o: RowObject | undefined): string | undefined {
   const a = o?.metadata?.annotations ?? {};
   for (const k of PROVISIONER_ANNOTATIONS) if (typeof a[k] === 'string' && a[k]) return a[k];
   return undefined;
 }
 
 /** The notable things this change did, in order; never empty. */
-export function describeChange(prev: Record<string, any> | undefined, row: Described): string[] {
+export function describeChange(prev: RowObject | undefined, row: Described): string[] {
   const o = row.object ?? {};
   const out: string[] = [];
   if (row.type === 'DELETED') return ['Deleted'];

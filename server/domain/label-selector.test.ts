@@ -192,6 +192,7 @@ describe('labelSelectorToSelector', () => {
     ['Exists with values', { matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] }, 'values: Invalid value: ["x"]: values set must be empty for exists and does not exist'],
     ['bad label value', { matchLabels: { app: 'a b' } }, `values[0][app]: Invalid value: "a b": ${VALUE_MSG}`],
     ['bad key', { matchLabels: { '-app': 'x' } }, `key: Invalid value: "-app": ${NAME_PART_MSG}`],
+    ['missing key', { matchExpressions: [{ operator: 'Exists' }] }, `key: Invalid value: "": name part must be non-empty; ${NAME_PART_MSG}`],
     [
       'several errors',
       { matchExpressions: [{ key: '-k', operator: 'NotIn', values: [] }] },

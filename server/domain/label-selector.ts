@@ -29,9 +29,10 @@ type Operator = Requirement['operator'];
  */
 export type Selector = { requirements: Requirement[]; nothing?: true };
 
+/** The structured form as a claim's spec.selector carries it (validation requires key and operator). */
 export interface LabelSelector {
   matchLabels?: Record<string, string>;
-  matchExpressions?: { key: string; operator: string; values?: string[] }[];
+  matchExpressions?: { key?: string; operator?: string; values?: string[] }[];
 }
 
 /** Shared and frozen: copy before changing. */
@@ -295,9 +296,10 @@ export function labelSelectorToSelector(ls: LabelSelector | null | undefined): S
   try {
     const reqs = labels.map(([k, v]) => newRequirement(k, '=', [v]));
     for (const expr of expressions) {
-      const op = Object.hasOwn(STRUCTURED, expr.operator) ? STRUCTURED[expr.operator] : undefined;
+      const op = expr.operator !== undefined && Object.hasOwn(STRUCTURED, expr.operator) ? STRUCTURED[expr.operator] : undefined;
       if (!op) throw new Error(`${goQuote(String(expr.operator))} is not a valid label selector operator`);
-      reqs.push(newRequirement(expr.key, op, expr.values?.length ? expr.values : null));
+      // A missing key is Go's zero value "" (refused by the key check), not a crash on undefined.
+      reqs.push(newRequirement(expr.key ?? '', op, expr.values?.length ? expr.values : null));
     }
     return { requirements: byKey(reqs) };
   } catch (e) {

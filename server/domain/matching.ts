@@ -19,7 +19,8 @@
 import { abbreviateAccessModes, accessModesToBits } from './access-modes';
 import { labelSelectorToSelector, matchesSelector, selectorToString } from './label-selector';
 import { compareQuantities, formatQuantity, parseQuantity, quantityFromJSON, type Quantity } from './quantity';
-import type { KubeObject } from '../resources/types';
+import type { NodeSelectorRequirement, NodeSelectorTerm, PersistentVolume } from '../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import { annAlphaStorageClass, annBetaStorageClass } from './well-known/annotations';
 
 export type Rule =
@@ -55,37 +56,37 @@ export interface Verdict {
 }
 
 export interface Match {
-  volume: KubeObject;
+  volume: PersistentVolume;
   prebound: boolean;
 }
 
 const ZERO = parseQuantity('0') as Quantity;
 
 /** The volume's class: the beta annotation wins over spec.storageClassName; "" = none. */
-export function volumeClass(pv: KubeObject): string {
+export function volumeClass(pv: PersistentVolume): string {
   return pv.metadata?.annotations?.[annBetaStorageClass] ?? pv.spec?.storageClassName ?? '';
 }
 
 /** The class the claim asks for: the beta annotation wins; "" when it asks for none. */
-export function claimClass(pvc: KubeObject): string {
+export function claimClass(pvc: PersistentVolumeClaim): string {
   return pvc.metadata?.annotations?.[annBetaStorageClass] ?? pvc.spec?.storageClassName ?? '';
 }
 
 /** Whether the claim names a class at all ("" counts; a missing field does not). */
-export function claimHasClass(pvc: KubeObject): boolean {
+export function claimHasClass(pvc: PersistentVolumeClaim): boolean {
   return pvc.metadata?.annotations?.[annBetaStorageClass] !== undefined || typeof pvc.spec?.storageClassName === 'string';
 }
 
-export function requestedStorage(pvc: KubeObject): Quantity {
+export function requestedStorage(pvc: PersistentVolumeClaim): Quantity {
   return quantityFromJSON(pvc.spec?.resources?.requests?.storage) ?? ZERO;
 }
 
-export function volumeStorage(pv: KubeObject): Quantity {
+export function volumeStorage(pv: PersistentVolume): Quantity {
   return quantityFromJSON(pv.spec?.capacity?.storage) ?? ZERO;
 }
 
 /** Upstream IsVolumeBoundToClaim. */
-export function isVolumeBoundToClaim(pv: KubeObject, pvc: KubeObject): boolean {
+export function isVolumeBoundToClaim(pv: PersistentVolume, pvc: PersistentVolumeClaim): boolean {
   const ref = pv.spec?.claimRef;
   if (!ref) return false;
   if ((ref.name ?? '') !== pvc.metadata?.name || (ref.namespace ?? '') !== (pvc.metadata?.namespace ?? '')) return false;
@@ -111,9 +112,9 @@ export function accessModeGroups(claimModes: string[], present: number[] = VALID
   return [...new Set(present)].filter((set) => set !== 0 && (set & want) === want).sort(closestFirst);
 }
 
-const modeOf = (spec: any) => spec?.volumeMode ?? 'Filesystem';
+const modeOf = (spec: { volumeMode?: string } | undefined) => spec?.volumeMode ?? 'Filesystem';
 const show = (q: Quantity) => formatQuantity(q);
-const claimKey = (ref: any) => `${ref?.namespace ?? ''}/${ref?.name ?? ''}`;
+const claimKey = (ref: { namespace?: string; name?: string }) => `${ref?.namespace ?? ''}/${ref?.name ?? ''}`;
 
 export interface NodeView {
   name: string;
@@ -121,10 +122,11 @@ export interface NodeView {
 }
 
 /** Whether a node satisfies a list of node selector terms (ORed; an empty term matches nothing). */
-export function nodeMatchesTerms(terms: any[], node: NodeView): boolean {
+export function nodeMatchesTerms(terms: NodeSelectorTerm[], node: NodeView): boolean {
   const value = (key: string) => (Object.hasOwn(node.labels, key) ? node.labels[key] : undefined);
-  const test = (req: any, get: (k: string) => string | undefined) => {
-    const v = get(req?.key);
+  const test = (req: NodeSelectorRequirement, get: (k: string) => string | undefined) => {
+    // Validation requires a key on every stored requirement; '' is no label or field.
+    const v = get(req?.key ?? '');
     const values: string[] = Array.isArray(req?.values) ? req.values : [];
     switch (req?.operator) {
       case 'In':
@@ -146,24 +148,25 @@ export function nodeMatchesTerms(terms: any[], node: NodeView): boolean {
   };
   const field = (k: string) => (k === 'metadata.name' ? node.name : undefined);
   return terms.some((t) => {
-    const exprs: any[] = t?.matchExpressions ?? [];
-    const fields: any[] = t?.matchFields ?? [];
+    const exprs = t?.matchExpressions ?? [];
+    const fields = t?.matchFields ?? [];
     if (exprs.length + fields.length === 0) return false;
     return exprs.every((r) => test(r, value)) && fields.every((r) => test(r, field));
   });
 }
 
 /** Upstream CheckNodeAffinity: a volume without required node affinity fits every node. */
-export function volumeFitsNode(pv: KubeObject, node: NodeView): boolean {
-  const terms: any[] | undefined = pv.spec?.nodeAffinity?.required?.nodeSelectorTerms;
+export function volumeFitsNode(pv: PersistentVolume, node: NodeView): boolean {
+  const terms = pv.spec?.nodeAffinity?.required?.nodeSelectorTerms;
   if (!terms) return true;
   return nodeMatchesTerms(terms, node);
 }
 
 const nodeFits = volumeFitsNode;
 
-function claimRefFailure(pvc: KubeObject, pv: KubeObject): Failure {
-  const ref = pv.spec.claimRef;
+type ClaimRef = NonNullable<NonNullable<PersistentVolume['spec']>['claimRef']>;
+
+function claimRefFailure(pvc: PersistentVolumeClaim, pv: PersistentVolume, ref: ClaimRef): Failure {
   const who = `claim ${claimKey(ref)}`;
   const phase = pv.status?.phase;
   if (ref.name === pvc.metadata?.name && (ref.namespace ?? '') === (pvc.metadata?.namespace ?? '')) {
@@ -178,7 +181,7 @@ function claimRefFailure(pvc: KubeObject, pv: KubeObject): Failure {
 }
 
 /** Checks one volume against the claim; every failed rule is reported, in the seed's order. */
-export function evaluateVolume(pvc: KubeObject, pv: KubeObject, opts: MatchOptions = {}): Verdict {
+export function evaluateVolume(pvc: PersistentVolumeClaim, pv: PersistentVolume, opts: MatchOptions = {}): Verdict {
   const failures: Failure[] = [];
   const prebound = isVolumeBoundToClaim(pv, pvc);
   const claimModes: string[] = pvc.spec?.accessModes ?? [];
@@ -189,7 +192,7 @@ export function evaluateVolume(pvc: KubeObject, pv: KubeObject, opts: MatchOptio
       message: `access modes ${abbreviateAccessModes(volumeModes) || 'none'} do not include the requested ${abbreviateAccessModes(claimModes)}`,
     });
   }
-  if (pv.spec?.claimRef && !prebound) failures.push(claimRefFailure(pvc, pv));
+  if (pv.spec?.claimRef && !prebound) failures.push(claimRefFailure(pvc, pv, pv.spec.claimRef));
   const want = requestedStorage(pvc);
   const have = volumeStorage(pv);
   if (compareQuantities(have, want) < 0) {
@@ -225,7 +228,7 @@ export function evaluateVolume(pvc: KubeObject, pv: KubeObject, opts: MatchOptio
   return { prebound, failures };
 }
 
-function selectorFailures(pvc: KubeObject, pv: KubeObject): Failure[] {
+function selectorFailures(pvc: PersistentVolumeClaim, pv: PersistentVolume): Failure[] {
   const ls = pvc.spec?.selector;
   if (ls === undefined || ls === null) return [];
   let selector;
@@ -249,7 +252,7 @@ function selectorFailures(pvc: KubeObject, pv: KubeObject): Failure[] {
  * deletion, size, class, volume mode and access modes; not the selector, not the phase.
  * Returns upstream's messages, first failure first; empty when the volume fits.
  */
-export function checkRequestedVolume(pvc: KubeObject, pv: KubeObject): string[] {
+export function checkRequestedVolume(pvc: PersistentVolumeClaim, pv: PersistentVolume): string[] {
   const problems: string[] = [];
   if (pv.metadata?.deletionTimestamp) problems.push(`the volume is marked for deletion "${pv.metadata.name}"`);
   if (compareQuantities(volumeStorage(pv), requestedStorage(pvc)) < 0) problems.push('requested PV is too small');
@@ -261,7 +264,7 @@ export function checkRequestedVolume(pvc: KubeObject, pv: KubeObject): string[] 
 }
 
 /** Sort volumes smallest first, equal sizes by name bytewise (the order the store query uses). */
-export function bySize(a: KubeObject, b: KubeObject): number {
+export function bySize(a: PersistentVolume, b: PersistentVolume): number {
   const an = String(a.metadata?.name ?? '');
   const bn = String(b.metadata?.name ?? '');
   return compareQuantities(volumeStorage(a), volumeStorage(b)) || (an < bn ? -1 : an > bn ? 1 : 0);
@@ -271,8 +274,8 @@ export function bySize(a: KubeObject, b: KubeObject): number {
  * The match inside one access-mode group (steps 3-8): the first pre-bound volume that
  * passes, else the smallest that passes. `volumes` must be in bySize order.
  */
-export function pickInGroup(pvc: KubeObject, volumes: KubeObject[], opts: MatchOptions = {}): Match | undefined {
-  let best: KubeObject | undefined;
+export function pickInGroup(pvc: PersistentVolumeClaim, volumes: PersistentVolume[], opts: MatchOptions = {}): Match | undefined {
+  let best: PersistentVolume | undefined;
   for (const pv of volumes) {
     const v = evaluateVolume(pvc, pv, opts);
     if (v.failures.length > 0) continue;
@@ -283,8 +286,8 @@ export function pickInGroup(pvc: KubeObject, volumes: KubeObject[], opts: MatchO
 }
 
 /** The whole algorithm over a list of volumes (in memory; the binder runs it over the store). */
-export function findBestMatch(pvc: KubeObject, volumes: KubeObject[], opts: MatchOptions = {}): Match | undefined {
-  const bits = (pv: KubeObject) => accessModesToBits(pv.spec?.accessModes ?? []);
+export function findBestMatch(pvc: PersistentVolumeClaim, volumes: PersistentVolume[], opts: MatchOptions = {}): Match | undefined {
+  const bits = (pv: PersistentVolume) => accessModesToBits(pv.spec?.accessModes ?? []);
   const groups = accessModeGroups(pvc.spec?.accessModes ?? [], volumes.map(bits));
   for (const set of groups) {
     const found = pickInGroup(pvc, volumes.filter((pv) => bits(pv) === set).sort(bySize), opts);

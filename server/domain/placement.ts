@@ -9,7 +9,11 @@
 import { claimClass, findBestMatch, nodeMatchesTerms, volumeFitsNode, type NodeView } from './matching';
 import { quantityFromJSON, quantityToBytes } from './quantity';
 import { podClaimNames } from './pod-claims';
-import type { KubeObject } from '../resources/types';
+import type { Node } from '../resources/node/schema';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
+import type { Pod } from '../resources/pod/schema';
+import type { StorageClass } from '../resources/storage-class/schema';
 import { taintNotReady, taintUnschedulable } from './well-known/taints';
 import { noProvisioner } from './well-known/provisioners';
 
@@ -26,16 +30,16 @@ export const reasons = {
 } as const;
 
 export interface PlacementInput {
-  pod: KubeObject;
-  nodes: KubeObject[];
+  pod: Pod;
+  nodes: Node[];
   /** The claims of the pod's namespace that the pod names, by name (absent = not found). */
-  claims: Map<string, KubeObject>;
+  claims: Map<string, PersistentVolumeClaim>;
   /** The volumes the pod's bound claims are bound to, by name. */
-  boundVolumes: Map<string, KubeObject>;
+  boundVolumes: Map<string, PersistentVolume>;
   /** StorageClasses by name. */
-  classes: Map<string, KubeObject>;
+  classes: Map<string, StorageClass>;
   /** Available volumes an unbound WaitForFirstConsumer claim could bind to. */
-  candidates: KubeObject[];
+  candidates: PersistentVolume[];
   /**
    * For provisioners whose volumes can only be made on one node (Stowage's in-tree
    * host-path and loop plugins): that node. Others may provision anywhere the class's
@@ -59,17 +63,20 @@ export type Placement =
   /** The pod cannot be placed now; `message` is upstream's FailedScheduling text. */
   | { kind: 'unschedulable'; message: string; perNode: Record<string, string> };
 
-function nodeView(node: KubeObject): NodeView {
+function nodeView(node: Node): NodeView {
   return { name: node.metadata?.name ?? '', labels: node.metadata?.labels ?? {} };
 }
 
-function isReady(node: KubeObject): boolean {
-  const conds: any[] = Array.isArray(node.status?.conditions) ? node.status.conditions : [];
+function isReady(node: Node): boolean {
+  const conds = node.status?.conditions ?? [];
   return conds.some((c) => c?.type === 'Ready' && c?.status === 'True');
 }
 
-function tolerates(pod: KubeObject, taint: { key?: string; value?: string; effect?: string }): boolean {
-  const tolerations: any[] = Array.isArray(pod.spec?.tolerations) ? pod.spec.tolerations : [];
+/** The pod schema keeps tolerations as sent (undescribed), so they are read defensively. */
+type Toleration = { key?: unknown; operator?: unknown; value?: unknown; effect?: unknown } | null | undefined;
+
+function tolerates(pod: Pod, taint: { key?: string; value?: string; effect?: string }): boolean {
+  const tolerations: Toleration[] = Array.isArray(pod.spec?.tolerations) ? pod.spec.tolerations : [];
   return tolerations.some((t) => {
     if (t?.effect && t.effect !== taint.effect) return false;
     if (t?.operator === 'Exists') return !t.key || t.key === taint.key;
@@ -78,8 +85,8 @@ function tolerates(pod: KubeObject, taint: { key?: string; value?: string; effec
 }
 
 /** The pod's own node constraints: nodeSelector (all labels) and required node affinity. */
-export function podMatchesNode(pod: KubeObject, node: NodeView): boolean {
-  const selector: Record<string, string> = pod.spec?.nodeSelector ?? {};
+export function podMatchesNode(pod: Pod, node: NodeView): boolean {
+  const selector = pod.spec?.nodeSelector ?? {};
   for (const [k, v] of Object.entries(selector)) {
     if (!Object.hasOwn(node.labels, k) || node.labels[k] !== v) return false;
   }
@@ -88,34 +95,37 @@ export function podMatchesNode(pod: KubeObject, node: NodeView): boolean {
   return true;
 }
 
-function allowedOnNode(sc: KubeObject, node: NodeView): boolean {
-  const terms: any[] = Array.isArray(sc.allowedTopologies) ? sc.allowedTopologies : [];
+function allowedOnNode(sc: StorageClass, node: NodeView): boolean {
+  const terms = sc.allowedTopologies ?? [];
   if (terms.length === 0) return true;
   return terms.some((t) =>
-    (t?.matchLabelExpressions ?? []).every(
-      (e: any) => Object.hasOwn(node.labels, e?.key) && (e?.values ?? []).includes(node.labels[e.key]),
-    ),
+    (t?.matchLabelExpressions ?? []).every((e) => {
+      // Validation requires a key; '' is no label.
+      const key = e?.key ?? '';
+      return Object.hasOwn(node.labels, key) && (e?.values ?? []).includes(node.labels[key]);
+    }),
   );
 }
 
 /** Upstream checkVolumeProvisions: the class can make a volume for the claim on this node. */
-function canProvision(input: PlacementInput, claim: KubeObject, node: NodeView): boolean {
+function canProvision(input: PlacementInput, claim: PersistentVolumeClaim, node: NodeView): boolean {
   const cls = claimClass(claim);
   const sc = cls ? input.classes.get(cls) : undefined;
   if (!sc) return false;
-  const provisioner: string = sc.provisioner ?? '';
+  const provisioner = sc.provisioner ?? '';
   if (!provisioner || provisioner === noProvisioner) return false;
   if (!allowedOnNode(sc, node)) return false;
   const only = input.provisionerNode?.(provisioner);
   return only === undefined || only === node.name;
 }
 
-type ClaimSets = { bound: KubeObject[]; delayed: KubeObject[] };
+/** The volumes the pod's bound claims are bound to, and its unbound WaitForFirstConsumer claims. */
+type ClaimSets = { bound: PersistentVolume[]; delayed: PersistentVolumeClaim[] };
 
 /** The pod's claims sorted into bound and delayed, or the reason the pod cannot be placed at all. */
 function sortClaims(input: PlacementInput): ClaimSets | string {
-  const bound: KubeObject[] = [];
-  const delayed: KubeObject[] = [];
+  const bound: PersistentVolume[] = [];
+  const delayed: PersistentVolumeClaim[] = [];
   let immediateUnbound = false;
   for (const name of podClaimNames(input.pod)) {
     const claim = input.claims.get(name);
@@ -125,12 +135,12 @@ function sortClaims(input: PlacementInput): ClaimSets | string {
     if (Array.isArray(modes) && modes.includes('ReadWriteOncePod') && input.claimsInUseElsewhere?.has(name)) {
       return reasons.readWriteOncePodConflict;
     }
-    if (claim.spec?.volumeName) {
-      if (claim.status?.phase === 'Lost') return `persistentvolumeclaim "${name}" bound to non-existent persistentvolume "${claim.spec.volumeName}"`;
-      if (!input.boundVolumes.has(claim.spec.volumeName)) {
-        return `persistentvolumeclaim "${name}" bound to non-existent persistentvolume "${claim.spec.volumeName}"`;
-      }
-      bound.push(claim);
+    const volumeName = claim.spec?.volumeName;
+    if (volumeName) {
+      if (claim.status?.phase === 'Lost') return `persistentvolumeclaim "${name}" bound to non-existent persistentvolume "${volumeName}"`;
+      const volume = input.boundVolumes.get(volumeName);
+      if (!volume) return `persistentvolumeclaim "${name}" bound to non-existent persistentvolume "${volumeName}"`;
+      bound.push(volume);
       continue;
     }
     const cls = claimClass(claim);
@@ -143,7 +153,7 @@ function sortClaims(input: PlacementInput): ClaimSets | string {
 }
 
 /** requested / capacity of a claim matched to a volume, 0..1 (0 when either is unknown). */
-function utilization(claim: KubeObject, volume: KubeObject): number {
+function utilization(claim: PersistentVolumeClaim, volume: PersistentVolume): number {
   const req = quantityFromJSON(claim.spec?.resources?.requests?.storage);
   const cap = quantityFromJSON(volume.spec?.capacity?.storage);
   if (!req || !cap) return 0;
@@ -155,21 +165,20 @@ function utilization(claim: KubeObject, volume: KubeObject): number {
  * The first filter this node fails, or undefined when the pod fits; `select` gets the
  * claims to annotate, `fit` the utilization of each existing volume they would bind to.
  */
-function checkNode(input: PlacementInput, sets: ClaimSets, node: KubeObject, select: string[], fit: number[] = []): string | undefined {
+function checkNode(input: PlacementInput, sets: ClaimSets, node: Node, select: string[], fit: number[] = []): string | undefined {
   const view = nodeView(node);
   if (node.spec?.unschedulable === true && !tolerates(input.pod, { key: taintUnschedulable, effect: 'NoSchedule' })) {
     return reasons.unschedulable;
   }
   if (!isReady(node) && !tolerates(input.pod, { key: taintNotReady, effect: 'NoSchedule' })) return reasons.notReady;
-  const taints: any[] = Array.isArray(node.spec?.taints) ? node.spec.taints : [];
+  const taints = node.spec?.taints ?? [];
   for (const t of taints) {
     if ((t?.effect === 'NoSchedule' || t?.effect === 'NoExecute') && !tolerates(input.pod, t)) {
       return reasons.taint(String(t.key ?? ''), String(t.value ?? ''));
     }
   }
   if (!podMatchesNode(input.pod, view)) return reasons.nodeAffinity;
-  for (const claim of sets.bound) {
-    const pv = input.boundVolumes.get(claim.spec.volumeName)!;
+  for (const pv of sets.bound) {
     if (!volumeFitsNode(pv, view)) return reasons.volumeNodeConflict;
   }
   // Unbound delayed claims: bind to a reachable volume (one volume per claim), else provision.

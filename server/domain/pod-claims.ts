@@ -1,6 +1,6 @@
 // What the storage side needs to know about a pod: the claims it uses, whether it still
 // counts as using them, and where it runs. Pure; importable by the browser.
-import type { KubeObject } from '../resources/types';
+import type { Pod } from '../resources/pod/schema';
 
 export interface PodClaim {
   /** The pod's volume name. */
@@ -10,7 +10,7 @@ export interface PodClaim {
 }
 
 /** The claims the pod's volumes name, in volume order (a claim named twice appears twice). */
-export function podClaims(pod: KubeObject): PodClaim[] {
+export function podClaims(pod: Pod): PodClaim[] {
   const out: PodClaim[] = [];
   const volumes: unknown = pod.spec?.volumes;
   if (!Array.isArray(volumes)) return out;
@@ -24,12 +24,12 @@ export function podClaims(pod: KubeObject): PodClaim[] {
 }
 
 /** The distinct claim names the pod uses. */
-export function podClaimNames(pod: KubeObject): string[] {
+export function podClaimNames(pod: Pod): string[] {
   return [...new Set(podClaims(pod).map((c) => c.claimName))];
 }
 
 /** Upstream: a pod in phase Succeeded or Failed no longer uses its volumes. */
-export function isPodTerminated(pod: KubeObject): boolean {
+export function isPodTerminated(pod: Pod): boolean {
   const phase = pod.status?.phase;
   return phase === 'Succeeded' || phase === 'Failed';
 }
@@ -38,14 +38,14 @@ export function isPodTerminated(pod: KubeObject): boolean {
  * Whether `pod` keeps claim `namespace/name` in use (pvc-protection-controller
  * semantics): same namespace, names the claim, and is not terminated.
  */
-export function podUsesClaim(pod: KubeObject, namespace: string, name: string): boolean {
+export function podUsesClaim(pod: Pod, namespace: string, name: string): boolean {
   if ((pod.metadata?.namespace ?? '') !== namespace) return false;
   if (isPodTerminated(pod)) return false;
   return podClaims(pod).some((c) => c.claimName === name);
 }
 
 /** The pods among `pods` that keep the claim in use, by name. */
-export function podsUsingClaim(pods: KubeObject[], namespace: string, name: string): string[] {
+export function podsUsingClaim(pods: Pod[], namespace: string, name: string): string[] {
   return pods
     .filter((p) => podUsesClaim(p, namespace, name))
     .map((p) => p.metadata?.name ?? '')

@@ -3,7 +3,7 @@
 // resourcequota CheckRequest): what a claim uses, which quota resources a claim can use,
 // and whether a create or update of a claim fits a quota, with upstream's message.
 // Pure: no I/O.
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import { claimClass } from './matching';
 import { compareQuantities, formatQuantity, quantityFromJSON, quantityToBytes, type Quantity } from './quantity';
 
@@ -31,7 +31,7 @@ export function isClaimResource(name: string): boolean {
 }
 
 /** Storage counted in whole bytes (upstream rounds up, issue 94313); the larger of request and allocation. */
-function storageUsage(claim: KubeObject): Quantity | undefined {
+function storageUsage(claim: PersistentVolumeClaim): Quantity | undefined {
   const roundUp = (q: Quantity): Quantity => ({ num: quantityToBytes(q), scale: 0, format: q.format });
   const request = quantityFromJSON(claim.spec?.resources?.requests?.storage);
   if (!request) return undefined;
@@ -40,7 +40,7 @@ function storageUsage(claim: KubeObject): Quantity | undefined {
 }
 
 /** Upstream pvcEvaluator.Usage: what one claim counts against a quota. */
-export function claimUsage(claim: KubeObject): Usage {
+export function claimUsage(claim: PersistentVolumeClaim): Usage {
   const out: Usage = new Map();
   out.set(CLAIM_COUNT, ONE);
   out.set(CLAIM_OBJECT_COUNT, ONE);
@@ -97,7 +97,7 @@ export interface QuotaLimits {
  * A quota's status.used for the claims of its namespace: every claim resource its hard
  * names, counted over `claims` (zero when none uses it). Other resource names are left out.
  */
-export function quotaUsed(quota: QuotaLimits, claims: KubeObject[]): ResourceList {
+export function quotaUsed(quota: QuotaLimits, claims: PersistentVolumeClaim[]): ResourceList {
   const total: Usage = new Map();
   if (!quota.scoped) for (const c of claims) sum(total, claimUsage(c));
   const out: ResourceList = {};
@@ -116,7 +116,7 @@ export type QuotaDecision =
  * resources; only resources that grow are checked, so a namespace already over its quota
  * may still shrink or relabel claims.
  */
-export function admitClaim(quota: QuotaLimits, used: Record<string, unknown>, prev: KubeObject | undefined, next: KubeObject): QuotaDecision {
+export function admitClaim(quota: QuotaLimits, used: Record<string, unknown>, prev: PersistentVolumeClaim | undefined, next: PersistentVolumeClaim): QuotaDecision {
   const current = parseList(used);
   const hard = parseList(Object.fromEntries(Object.entries(quota.hard).filter(([k]) => isClaimResource(k))));
   const keep = (): ResourceList => Object.fromEntries([...hard.keys()].sort().map((k) => [k, formatQuantity(current.get(k) ?? ZERO)]));

@@ -2,7 +2,10 @@
 // why not when it is not, and exactly what it will change. Pure; the service reads the
 // facts (the object, its claim, the pods using that claim, a pre-bind target) and acts only
 // on an "allowed" verdict, computed again on fresh state at the moment of the write.
-import type { KubeObject } from '../resources/types';
+import type { Node } from '../resources/node/schema';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
+import type { Pod } from '../resources/pod/schema';
 import { checkRequestedVolume } from './matching';
 import { annDynamicallyProvisioned, annLocalNode } from './well-known/annotations';
 import { reasons } from './well-known/event-reasons';
@@ -17,33 +20,33 @@ export type ClaimAction = (typeof CLAIM_ACTIONS)[number];
 export type ReclaimVerdict = { allowed: true; changes: string[] } | { allowed: false; reason: string };
 
 export interface VolumeFacts {
-  pv: KubeObject;
+  pv: PersistentVolume;
   /** The claim the volume's claimRef names (by namespace and name), if it exists. */
-  claim?: KubeObject;
+  claim?: PersistentVolumeClaim;
   /** Pods (by name) that keep that claim in use. */
   claimPods: string[];
   /** pre-bind: the claim to reserve the volume for, if it exists. */
-  target?: KubeObject;
+  target?: PersistentVolumeClaim;
   /** pre-bind: the name the admin asked for, as namespace/name. */
   targetName?: string;
 }
 
 export interface ClaimFacts {
-  claim: KubeObject;
+  claim: PersistentVolumeClaim;
   /** Pods (by name) that keep the claim in use. */
   pods: string[];
 }
 
 const refuse = (reason: string): ReclaimVerdict => ({ allowed: false, reason });
 
-function claimRefName(pv: KubeObject): string | undefined {
+function claimRefName(pv: PersistentVolume): string | undefined {
   const ref = pv.spec?.claimRef;
   if (!ref?.name) return undefined;
   return `${ref.namespace ?? 'default'}/${ref.name}`;
 }
 
 /** The claimRef's claim is the one that holds the volume (same uid, or no uid to tell). */
-function holdingClaim(f: VolumeFacts): KubeObject | undefined {
+function holdingClaim(f: VolumeFacts): PersistentVolumeClaim | undefined {
   const ref = f.pv.spec?.claimRef;
   if (!ref || !f.claim || f.claim.metadata.deletionTimestamp) return undefined;
   if (ref.uid && f.claim.metadata.uid !== ref.uid) return undefined;
@@ -65,7 +68,7 @@ function volumeRefusal(f: VolumeFacts): string | undefined {
   return undefined;
 }
 
-function policyOf(pv: KubeObject): string {
+function policyOf(pv: PersistentVolume): string {
   return pv.spec?.persistentVolumeReclaimPolicy ?? 'Retain';
 }
 
@@ -160,7 +163,7 @@ export function claimVerdict(action: ClaimAction, f: ClaimFacts): ReclaimVerdict
  * claim was seen (otherwise `last` is only the claim's creation; a use from before the
  * claim was created was of an earlier claim of the same name).
  */
-export function claimUsage(claim: KubeObject, podsNamingIt: KubeObject[], historyUse: Date | undefined, now: Date): { last: Date; used: boolean } {
+export function claimUsage(claim: PersistentVolumeClaim, podsNamingIt: Pod[], historyUse: Date | undefined, now: Date): { last: Date; used: boolean } {
   const created = Date.parse(claim.metadata.creationTimestamp ?? '') || 0;
   let used = -Infinity;
   for (const pod of podsNamingIt) {
@@ -176,7 +179,7 @@ export function claimUsage(claim: KubeObject, podsNamingIt: KubeObject[], histor
 }
 
 /** `claimUsage`'s time alone. */
-export function claimLastUsed(claim: KubeObject, podsNamingIt: KubeObject[], now: Date, historyUse?: Date): Date {
+export function claimLastUsed(claim: PersistentVolumeClaim, podsNamingIt: Pod[], now: Date, historyUse?: Date): Date {
   return claimUsage(claim, podsNamingIt, historyUse, now).last;
 }
 
@@ -190,7 +193,7 @@ export function usageSearchStart(now: Date, unusedDays: number): Date {
   return new Date(now.getTime() - Math.max(unusedDays, USAGE_LOOKBACK_DAYS) * 86_400_000);
 }
 
-function podTimes(pod: KubeObject): number[] {
+function podTimes(pod: Pod): number[] {
   const out: number[] = [];
   const add = (s: unknown) => {
     const t = typeof s === 'string' ? Date.parse(s) : NaN;
@@ -199,7 +202,9 @@ function podTimes(pod: KubeObject): number[] {
   add(pod.metadata?.creationTimestamp);
   add(pod.metadata?.deletionTimestamp);
   for (const c of Array.isArray(pod.status?.conditions) ? pod.status.conditions : []) add(c?.lastTransitionTime);
-  for (const c of Array.isArray(pod.status?.containerStatuses) ? pod.status.containerStatuses : []) add(c?.state?.terminated?.finishedAt);
+  // Container statuses are kept as sent (the pod schema does not describe them): read defensively.
+  const statuses = (pod.status?.containerStatuses ?? []) as { state?: { terminated?: { finishedAt?: unknown } } }[];
+  for (const c of statuses) add(c?.state?.terminated?.finishedAt);
   return out;
 }
 
@@ -209,14 +214,14 @@ export function daysSince(since: Date, now: Date): number {
 }
 
 /** Why a local volume's node is gone, or undefined when it is there and Ready. */
-export function nodeGoneReason(nodeName: string, node: KubeObject | undefined, ready: boolean): string | undefined {
+export function nodeGoneReason(nodeName: string, node: Node | undefined, ready: boolean): string | undefined {
   if (!node) return `node ${nodeName} does not exist`;
   if (!ready) return `node ${nodeName} is NotReady`;
   return undefined;
 }
 
 /** The node a local volume is pinned to: the manager's annotation, else a single-value hostname affinity. */
-export function volumeNode(pv: KubeObject): string | undefined {
+export function volumeNode(pv: PersistentVolume): string | undefined {
   const ann = pv.metadata.annotations?.[annLocalNode];
   if (ann) return ann;
   if (!pv.spec?.local) return undefined;
@@ -228,14 +233,20 @@ export function volumeNode(pv: KubeObject): string | undefined {
   return typeof host?.values?.[0] === 'string' ? host.values[0] : undefined;
 }
 
+/** What a reclaim action applies to: a volume, or (delete) a claim. */
+type ReclaimObject = PersistentVolume | PersistentVolumeClaim;
+const isClaim = (o: ReclaimObject): o is PersistentVolumeClaim => o.kind === 'PersistentVolumeClaim';
+
 /** The Event an applied reclaim action records on its object: upstream-style reason, actor and change. */
 export function reclaimEvent(
   actor: string,
-  a: { action: VolumeAction; before: KubeObject; after: KubeObject },
+  a: { action: VolumeAction; before: ReclaimObject; after: ReclaimObject },
 ): { reason: string; message: string } {
   const who = actorWords(actor);
-  const what = a.before.kind === 'PersistentVolumeClaim' ? 'claim' : 'volume';
-  const ref = (o: KubeObject) => claimRefName(o);
+  const what = isClaim(a.before) ? 'claim' : 'volume';
+  // A claim has no claimRef, and no reclaim policy (so the default).
+  const ref = (o: ReclaimObject) => (isClaim(o) ? undefined : claimRefName(o));
+  const policy = (o: ReclaimObject) => (isClaim(o) ? 'Retain' : policyOf(o));
   switch (a.action) {
     case 'make-available':
       return {
@@ -250,11 +261,11 @@ export function reclaimEvent(
     case 'recycle':
       return {
         reason: reasons.recycleRequested,
-        message: `${who} asked from the reclaim center to wipe and recycle the volume: reclaim policy ${policyOf(a.before)} → ${policyOf(a.after)}`,
+        message: `${who} asked from the reclaim center to wipe and recycle the volume: reclaim policy ${policy(a.before)} → ${policy(a.after)}`,
       };
     case 'delete': {
       const rest: string[] = [];
-      if (what === 'volume') rest.push(`reclaim policy ${policyOf(a.before)}`);
+      if (!isClaim(a.before)) rest.push(`reclaim policy ${policyOf(a.before)}`);
       else if (a.before.spec?.volumeName) rest.push(`its volume ${a.before.spec.volumeName} becomes Released`);
       if (a.after.metadata.deletionTimestamp) rest.push(`terminating until its finalizers are removed`);
       return {

@@ -173,17 +173,18 @@ export function hideForeignClaims(text: string, namespaces: Reader['namespaces']
 
 /** The binder's explanation as a reader may see it: counts and reasons, no foreign names. */
 export function redactExplanation(text: string, r: Reader): string {
-  let v: any;
+  let parsed: unknown;
   try {
-    v = JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch {
     return hideForeignClaims(maskCredentials(text), r.namespaces);
   }
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) return REDACTED;
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return REDACTED;
+  const v = parsed as Record<string, unknown>;
   const out: Record<string, unknown> = { ...v };
   if (typeof v.summary === 'string') out.summary = hideForeignClaims(v.summary, r.namespaces);
   if (Array.isArray(v.candidates)) {
-    out.candidates = v.candidates.map((c: any, i: number) => ({
+    out.candidates = v.candidates.map((c: { name?: unknown; reasons?: unknown } | null, i: number) => ({
       name: r.volumes ? String(c?.name ?? '') : `(volume ${i + 1})`,
       reasons: Array.isArray(c?.reasons) ? c.reasons.map((x: unknown) => hideForeignClaims(String(x), r.namespaces)) : [],
     }));
@@ -230,6 +231,7 @@ const SPEC_MAPS: readonly (readonly string[])[] = [
 /**
  * An object as `r` may see it. Admins get it unchanged; anyone else a copy with every
  * secret redacted. The input is never changed; unchanged parts are shared.
+ * Objects of every kind (and parsed request bodies) pass through: open JSON (parse boundary).
  */
 export function redactForReader<T extends Record<string, any>>(r: Reader, obj: T, depth = 0): T {
   if (r.secrets || obj === null || typeof obj !== 'object') return obj;
@@ -270,7 +272,7 @@ export function redactForReader<T extends Record<string, any>>(r: Reader, obj: T
   }
   if (r.namespaces !== 'all') {
     if (obj.kind === 'PersistentVolumeClaim' && Array.isArray(res.status?.conditions)) {
-      const conditions = res.status.conditions.map((c: any) =>
+      const conditions = res.status.conditions.map((c: { message?: unknown } | null) =>
         typeof c?.message === 'string' ? { ...c, message: hideForeignClaims(c.message, r.namespaces) } : c,
       );
       own().status = { ...res.status, conditions };

@@ -4,7 +4,7 @@
 // may use the templates ${pv.name}, ${pvc.namespace}, ${pvc.name}. The names are not
 // secrets; the Secret they name is read by the provisioner only. Reserved
 // `csi.storage.k8s.io/` keys are for the provisioner, not the plugin. Pure: no I/O.
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 
 export const CSI_PREFIX = 'csi.storage.k8s.io/';
 
@@ -33,7 +33,7 @@ function expand(template: string, vars: Record<string, string>): string | undefi
  * names none; throws with a message (never a value) when only half is set or a template
  * is unknown.
  */
-export function provisionerSecretRef(parameters: Record<string, string>, claim: KubeObject, pvName: string): SecretRef | undefined {
+export function provisionerSecretRef(parameters: Record<string, string>, claim: PersistentVolumeClaim, pvName: string): SecretRef | undefined {
   for (const k of KEYS) {
     const name = parameters[k.name];
     const namespace = parameters[k.namespace];

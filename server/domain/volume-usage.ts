@@ -3,7 +3,8 @@
 // it was written) and stowage.io/used-bytes-partial ("true" when a bounded walk ran out of
 // time, so the number is a lower bound). Writes are rare by construction: at most one per
 // volume every `minIntervalMs`, and none when the number did not change. Pure.
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import { bytesToQuantity, formatQuantity, quantityFromJSON, quantityToBytes } from './quantity';
 import { annUsedBytes, annUsedBytesPartial, annUsedBytesTime } from './well-known/annotations';
 
@@ -17,7 +18,7 @@ export interface Usage extends Measured {
 }
 
 /** The usage recorded on a volume; undefined when absent or garbled (hostile input is ignored, not trusted). */
-export function usageOf(pv: KubeObject | undefined): Usage | undefined {
+export function usageOf(pv: PersistentVolume | undefined): Usage | undefined {
   const a = pv?.metadata?.annotations ?? {};
   const raw = a[annUsedBytes];
   const at = a[annUsedBytesTime];
@@ -30,7 +31,7 @@ export function usageOf(pv: KubeObject | undefined): Usage | undefined {
  * The annotations to write for a new measurement, or undefined when nothing should be
  * written: the last write is younger than `minIntervalMs`, or the value is unchanged.
  */
-export function usageUpdate(pv: KubeObject, measured: Measured, nowMs: number, minIntervalMs: number): Record<string, string> | undefined {
+export function usageUpdate(pv: PersistentVolume, measured: Measured, nowMs: number, minIntervalMs: number): Record<string, string> | undefined {
   const prev = usageOf(pv);
   if (prev) {
     const age = nowMs - Date.parse(prev.at);
@@ -74,7 +75,7 @@ const bytesOf = (q: unknown): bigint | undefined => {
 const show = (b: bigint) => formatQuantity(bytesToQuantity(b));
 
 /** Requested, provisioned and used for a claim and its bound volume (if any). */
-export function capacityView(claim: KubeObject, pv: KubeObject | undefined): CapacityView {
+export function capacityView(claim: PersistentVolumeClaim, pv: PersistentVolume | undefined): CapacityView {
   const req = bytesOf(claim.spec?.resources?.requests?.storage);
   const prov = bytesOf(claim.status?.capacity?.storage) ?? bytesOf(pv?.spec?.capacity?.storage);
   const bound = claim.status?.phase === 'Bound' && pv !== undefined;

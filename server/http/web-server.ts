@@ -4,15 +4,15 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { register } from 'prom-client';
-import type { AppContext } from '../app/context';
-import { logger } from '../app/logger';
+import type { Services } from '../services/services';
+import { logger } from '../services/logger';
 import { appRouter } from '../trpc/root';
 import { answerClientError, HEADERS_TIMEOUT_MS, MAX_HEADER_BYTES, REQUEST_TIMEOUT_MS } from './client-error';
 import { bearerToken, readCookie, SESSION_COOKIE, sessionCookie } from './cookies';
 import { crossOriginProblem } from './origin';
 
 export interface WebServerOptions {
-  app: AppContext;
+  app: Services;
   host: string;
   port: number;
   /** Project root holding the built Next.js app (.next). */

@@ -2,10 +2,15 @@
 // https, so the API always runs on TLS with the certificate Stowage makes for itself.
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { apiServerUrl } from '../app/bootstrap';
 import { answerClientError, HEADERS_TIMEOUT_MS, MAX_HEADER_BYTES, REQUEST_TIMEOUT_MS } from '../http/client-error';
 import { createKubeHandler, type KubeApp, type KubeHandlerOptions } from './handler';
 import { ensureServingPki, servingNames } from './pki';
+
+/** The URL clients use for an API listening on `host`:`port` (a wildcard address means this machine). */
+export function apiServerUrl(host: string, port: number): string {
+  const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `https://${h.includes(':') ? `[${h}]` : h}:${port}`;
+}
 
 export interface ApiServerOptions extends KubeHandlerOptions {
   app: KubeApp;

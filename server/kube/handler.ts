@@ -3,8 +3,8 @@
 // errors are logged in full and answered with a plain 500.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AppContext } from '../app/context';
-import { logger } from '../app/logger';
+import type { Services } from '../services/services';
+import { logger } from '../services/logger';
 import { StowageError } from '../domain/errors';
 import { isAgentPath, serveAgentApi } from './agent-api';
 import { apiGroupDoc, apiGroupList, apiResourceList, apiVersions, versionInfo } from './discovery';
@@ -19,7 +19,7 @@ import { route, type Route } from './router';
 import { notAcceptable, statusFromError } from './status';
 import type { WatchTiming } from './watch';
 
-export type KubeApp = Pick<AppContext, 'objects' | 'users'> & Partial<Pick<AppContext, 'nodeAgent'>>;
+export type KubeApp = Pick<Services, 'objects' | 'users'> & Partial<Pick<Services, 'nodeAgent'>>;
 
 export interface KubeHandlerOptions {
   maxBodyBytes?: number;

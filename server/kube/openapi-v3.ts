@@ -19,6 +19,7 @@ import { strategies } from '../resources/registry';
 import type { Strategy } from '../resources/types';
 import { KUBE_VERSION } from './discovery';
 
+// A JSON Schema tree as zod's toJSONSchema emits it and this file rewrites: open JSON (parse boundary).
 type Schema = Record<string, any>;
 
 /** Short descriptions, in our own words, of the fields `kubectl explain` is asked about most. */

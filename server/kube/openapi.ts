@@ -49,6 +49,7 @@ const listParams = [
 const JSON_TYPES = ['application/json', 'application/yaml'];
 const V2_PATCH_TYPES = PATCH_TYPES.filter((t) => t !== 'application/strategic-merge-patch+json');
 
+// A JSON Schema tree (OpenAPI v2), built and walked as open JSON (parse boundary).
 type Schema = Record<string, any>;
 
 /**

@@ -3,8 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { caPemPath } from '../app/bootstrap';
-import { ensureServingPki, servingNames } from './pki';
+import { caPemPath, ensureServingPki, servingNames } from './pki';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'stowage-pki-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -8,7 +8,6 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import forge from 'node-forge';
-import { caPemPath } from '../app/bootstrap';
 
 export interface ServingPki {
   caPem: string;
@@ -16,6 +15,11 @@ export interface ServingPki {
   keyPem: string;
   /** DNS names and IP addresses the serving certificate covers. */
   names: string[];
+}
+
+/** Where the API's CA certificate lives (kubeconfigs embed it). */
+export function caPemPath(dataDir: string): string {
+  return path.join(dataDir, 'pki', 'ca.crt');
 }
 
 const DAY_MS = 24 * 3600 * 1000;

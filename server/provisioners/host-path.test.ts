@@ -3,12 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openTestStore, type TestStore } from '../../test/db';
-import { AssetStore } from './assets';
+import { AssetStore } from '../store/provisioned-assets';
 import { createHostPathPlugin } from './host-path';
 import { createRealOs } from './os';
 import { FakeOs, FaultyOs } from './os-fake';
 import { provisionOptionsFor, type ProvisionerPlugin } from './plugin';
 import { releaseEverythingUnder, testClaim, testClass } from './testing';
+import { sqlOf } from '../store/sql-handle';
 import { hostPathProvisioner } from '../domain/well-known/provisioners';
 
 const NODE = 'node-a';
@@ -19,14 +20,14 @@ let base: string;
 
 beforeAll(async () => {
   ts = await openTestStore();
-  assets = new AssetStore(ts.store.sql);
+  assets = new AssetStore(ts.store);
 });
 afterAll(async () => ts.close());
 
 beforeEach(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'stowage-hostpath-'));
   base = path.join(dir, 'volumes');
-  await ts.store.sql.$executeRawUnsafe("DELETE FROM provisioned_assets");
+  await sqlOf(ts.store).$executeRawUnsafe("DELETE FROM provisioned_assets");
 });
 afterEach(async () => {
   await releaseEverythingUnder(dir);

@@ -8,7 +8,7 @@
 // owner; a wider mode may be asked for, but never one that lets every user write).
 import path from 'node:path';
 import type { KubeObject } from '../resources/types';
-import type { AssetRecord } from './assets';
+import type { AssetRecord } from '../store/provisioned-assets';
 import { modeProblems } from '../resources/storage-class/in-tree-parameters';
 import { basePathProblems, checkFreeSpace, symlinkProblems, isInside, assetName, nodeLocalDeleters, nodeOf, provisionWithIntent, type NodeLocalDeps } from './node-local';
 import {

@@ -3,12 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openTestStore, type TestStore } from '../../test/db';
-import { AssetStore } from './assets';
+import { AssetStore } from '../store/provisioned-assets';
 import { createLoopPlugin, roundToSector } from './loop';
 import { createRealOs, type HostOs } from './os';
 import { FakeOs, FaultyOs, type OsOperation } from './os-fake';
 import { provisionOptionsFor, type ProvisionerPlugin } from './plugin';
 import { loopsUnder, mountsUnder, releaseEverythingUnder, testClaim, testClass } from './testing';
+import { sqlOf } from '../store/sql-handle';
 import { loopProvisioner } from '../domain/well-known/provisioners';
 
 const NODE = 'node-a';
@@ -23,13 +24,13 @@ let base: string;
 
 beforeAll(async () => {
   ts = await openTestStore();
-  assets = new AssetStore(ts.store.sql);
+  assets = new AssetStore(ts.store);
 });
 afterAll(async () => ts.close());
 beforeEach(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'stowage-loop-'));
   base = path.join(dir, 'volumes');
-  await ts.store.sql.$executeRawUnsafe("DELETE FROM provisioned_assets");
+  await sqlOf(ts.store).$executeRawUnsafe("DELETE FROM provisioned_assets");
 });
 afterEach(async () => {
   const problems = await releaseEverythingUnder(dir);

@@ -14,7 +14,7 @@
 // always the real size, never less than asked for.
 import path from 'node:path';
 import type { KubeObject } from '../resources/types';
-import type { AssetRecord } from './assets';
+import type { AssetRecord } from '../store/provisioned-assets';
 import {
   assetName,
   basePathProblems,

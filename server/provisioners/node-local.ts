@@ -4,7 +4,7 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { formatQuantity, bytesToQuantity } from '../domain/quantity';
-import type { AssetRecord, AssetStore } from './assets';
+import type { AssetRecord, AssetStore } from '../store/provisioned-assets';
 import type { HostOs } from './os';
 import { failed, ProvisioningError, type ProvisionerPlugin, type ProvisionOptions, type ProvisionResult, type ProvisionedVolume } from './plugin';
 

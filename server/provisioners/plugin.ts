@@ -20,7 +20,7 @@ import { pluginParameters } from '../domain/secret-references';
 import type { KubeObject } from '../resources/types';
 import type { DiskUsage, UsageBudget } from './os';
 import type { VolumeNodeAffinity } from '../resources/node-selector';
-import type { AssetRecord } from './assets';
+import type { AssetRecord } from '../store/provisioned-assets';
 import { annSelectedNode } from '../domain/well-known/annotations';
 import { labelHostname } from '../domain/well-known/labels';
 

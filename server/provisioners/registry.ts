@@ -2,7 +2,7 @@
 // `inTreeProvisionerNames` to know which classes Stowage itself provisions (no
 // ExternalProvisioning event for those); the provisioning controllers get the plugins.
 import type { Logger } from 'pino';
-import type { AssetStore } from './assets';
+import type { AssetStore } from '../store/provisioned-assets';
 import { createHostPathPlugin } from './host-path';
 import { createLoopPlugin } from './loop';
 import type { HostOs } from './os';

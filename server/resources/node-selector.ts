@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import type { FieldError } from '../domain/errors';
 import { isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '../domain/names';
+import type { Stored } from './types';
 import { child, deepEqual, duplicate, forbidden, invalid, required } from './field-errors';
 import { betaToGALabel, labelHostname } from '../domain/well-known/labels';
 
@@ -34,24 +35,11 @@ export const topologySelectorTermSchema = z.strictObject({
 
 export const nodeSelectorOperators = ['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'] as const;
 
-export interface NodeSelectorRequirement {
-  key?: string;
-  operator?: string;
-  values?: string[];
-}
-export interface NodeSelectorTerm {
-  matchExpressions?: NodeSelectorRequirement[];
-  matchFields?: NodeSelectorRequirement[];
-}
-export interface NodeSelector {
-  nodeSelectorTerms?: NodeSelectorTerm[];
-}
-export interface VolumeNodeAffinity {
-  required?: NodeSelector;
-}
-export interface TopologySelectorTerm {
-  matchLabelExpressions?: { key?: string; values?: string[] }[];
-}
+export type NodeSelectorRequirement = Stored<z.output<typeof nodeSelectorRequirementSchema>>;
+export type NodeSelectorTerm = Stored<z.output<typeof nodeSelectorTermSchema>>;
+export type NodeSelector = Stored<z.output<typeof nodeSelectorSchema>>;
+export type VolumeNodeAffinity = Stored<z.output<typeof volumeNodeAffinitySchema>>;
+export type TopologySelectorTerm = Stored<z.output<typeof topologySelectorTermSchema>>;
 
 function validateLabelKey(key: string, field: string): FieldError[] {
   return isQualifiedName(key).map((msg) => invalid(field, key, msg));

@@ -50,16 +50,18 @@ export function lines(errs: FieldError[]): string[] {
 
 /** A deep copy of `base` with `patch` applied: objects merge, `undefined` deletes, the rest replaces. */
 export function patched<T>(base: T, patch: unknown): T {
-  const out = structuredClone(base) as any;
-  merge(out, patch);
+  const out = structuredClone(base);
+  merge(out as Record<string, unknown>, patch);
   return out;
 }
 
-function merge(target: any, patch: any): void {
+const isMap = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+function merge(target: Record<string, unknown>, patch: unknown): void {
   for (const [k, v] of Object.entries(patch ?? {})) {
+    const t = target[k];
     if (v === undefined) delete target[k];
-    else if (v && typeof v === 'object' && !Array.isArray(v) && target[k] && typeof target[k] === 'object' && !Array.isArray(target[k])) {
-      merge(target[k], v);
-    } else target[k] = structuredClone(v);
+    else if (isMap(v) && isMap(t)) merge(t, v);
+    else target[k] = structuredClone(v);
   }
 }

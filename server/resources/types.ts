@@ -20,7 +20,35 @@ export interface ObjectMeta {
   managedFields?: unknown[];
 }
 
-/** Any object of any kind, in the Kubernetes v1 JSON shape. */
+/**
+ * A value as the store holds it once decoded: Go's JSON decoding treats `null` as absent
+ * (metadata.ts stripNulls runs before anything is stored), so the schemas' `.nullish()`
+ * fields are only ever missing, never null. Applied deeply to a schema's output type.
+ */
+export type Stored<T> = T extends readonly (infer E)[]
+  ? Stored<E>[]
+  : T extends object
+    ? { [K in keyof T]: Stored<Exclude<T[K], null>> }
+    : T;
+
+/**
+ * One kind's object as stored, its type inferred from the kind's zod schema (see
+ * resources/<kind>/schema.ts): `apiVersion`, `kind` and `metadata` are always there (the
+ * store fills them), every other field is as the schema describes it, without nulls.
+ * `kind` stays a string so that a `KubeObject` read from the store is accepted as it is.
+ */
+export type KindObject<S extends z.ZodType> = Omit<Stored<z.output<S>>, 'apiVersion' | 'kind' | 'metadata'> & {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+};
+
+/**
+ * Any object of any kind, in the Kubernetes v1 JSON shape. `spec`, `status` and the other
+ * fields stay `any` for now: the store, services, controllers and components read them
+ * unchecked, and the typed kinds (KindObject) are accepted where a KubeObject is and the
+ * other way round. Making them `unknown` is the next step, kind by kind.
+ */
 export interface KubeObject {
   apiVersion: string;
   kind: string;
@@ -60,7 +88,17 @@ export interface TableColumn {
 /** Checks of an object to be created that need more than its strategy (the node's filesystem). */
 export type Admission = (obj: KubeObject) => Promise<FieldError[]>;
 
-export interface Strategy {
+/**
+ * A field's value for a fieldSelector. Written as a method's type so that, as for the
+ * strategy's methods, a kind's strategy stands in for the registry's strategy of any kind.
+ */
+type FieldGetter<T> = { get(obj: T): string | undefined }['get'];
+
+/**
+ * A kind's strategy; `T` is the kind's object type (resources/<kind>/schema.ts), which the
+ * registry handles as any `KubeObject`.
+ */
+export interface Strategy<T extends KubeObject = KubeObject> {
   kind: string;
   /** "" for the core group. */
   group: '' | 'storage.k8s.io';
@@ -73,7 +111,7 @@ export interface Strategy {
   /** Whether the kind has a status subresource (status is kept apart from spec). */
   hasStatus: boolean;
   /** Fields a fieldSelector may name besides metadata.name / metadata.namespace. */
-  fieldSelectors: Record<string, (obj: KubeObject) => string | undefined>;
+  fieldSelectors: Record<string, FieldGetter<T>>;
 
   /**
    * Checks the shape (types, unknown fields) of the whole object. Returns field errors;
@@ -83,29 +121,29 @@ export interface Strategy {
   /** The shape as a schema (served as OpenAPI v3 for `kubectl explain`). */
   schema?: z.ZodType;
   /** Fills defaults in place (e.g. PV reclaimPolicy Retain, volumeMode Filesystem). */
-  applyDefaults(obj: KubeObject): void;
+  applyDefaults(obj: T): void;
   /** On create: reset what users may not set (e.g. status to its initial value). */
-  prepareForCreate(obj: KubeObject): void;
+  prepareForCreate(obj: T): void;
   /** On update of the main resource: keep status from the stored object. */
-  prepareForUpdate(next: KubeObject, prev: KubeObject): void;
+  prepareForUpdate(next: T, prev: T): void;
   /** On update of the status subresource: keep everything but status from the stored object. */
-  prepareForStatusUpdate(next: KubeObject, prev: KubeObject): void;
+  prepareForStatusUpdate(next: T, prev: T): void;
   /** Upstream-style semantic validation of a complete, defaulted object. */
-  validate(obj: KubeObject): FieldError[];
+  validate(obj: T): FieldError[];
   /** Extra rules on update (immutable fields ...), given the validated new object. */
-  validateUpdate(next: KubeObject, prev: KubeObject): FieldError[];
+  validateUpdate(next: T, prev: T): FieldError[];
   /** Warnings a create or update of this object answers with (upstream WarningsOnCreate/Update). */
-  warnings?(obj: KubeObject): string[];
+  warnings?(obj: T): string[];
   /**
    * Upstream graceful deletion (CheckGracefulDelete): the grace period in seconds a delete
    * of this object waits for, during which it stays Terminating (0 or absent: deleted at once).
    */
-  gracefulDeletionSeconds?(obj: KubeObject): number;
+  gracefulDeletionSeconds?(obj: T): number;
   /** Values of the indexed columns, computed from the object. */
-  columns(obj: KubeObject): IndexedColumns;
+  columns(obj: T): IndexedColumns;
   /** The columns `kubectl get` prints for this kind, and one row's cells. */
   table: {
     columns: TableColumn[];
-    row(obj: KubeObject, now: Date): unknown[];
+    row(obj: T, now: Date): unknown[];
   };
 }

@@ -2,12 +2,13 @@
 // pkg/api/persistentvolume/util.go and pkg/api/persistentvolumeclaim/util.go, the
 // strategies' WarningsOnCreate / WarningsOnUpdate). Pure; kubectl prints them as
 // "Warning: ...".
-import type { KubeObject } from './types';
+import type { PersistentVolume } from './persistent-volume/schema';
+import type { PersistentVolumeClaim } from './persistent-volume-claim/schema';
 import { annBetaStorageClass } from '../domain/well-known/annotations';
 
 const deprecatedStorageClassAnnotation = `metadata.annotations[${annBetaStorageClass}]: deprecated since v1.8; use "storageClassName" attribute instead`;
 
-export function persistentVolumeWarnings(pv: KubeObject): string[] {
+export function persistentVolumeWarnings(pv: PersistentVolume): string[] {
   const warnings: string[] = [];
   if (pv.metadata?.annotations?.[annBetaStorageClass] !== undefined) warnings.push(deprecatedStorageClassAnnotation);
   if (pv.spec?.persistentVolumeReclaimPolicy === 'Recycle') {
@@ -18,6 +19,6 @@ export function persistentVolumeWarnings(pv: KubeObject): string[] {
   return warnings;
 }
 
-export function persistentVolumeClaimWarnings(pvc: KubeObject): string[] {
+export function persistentVolumeClaimWarnings(pvc: PersistentVolumeClaim): string[] {
   return pvc.metadata?.annotations?.[annBetaStorageClass] !== undefined ? [deprecatedStorageClassAnnotation] : [];
 }

@@ -124,13 +124,12 @@ export class CapacityService {
 
   async overview(p: Principal): Promise<CapacityOverview> {
     const { seeVolumes, namespaces } = this.scope(p);
-    const pool = this.store.pool;
     const kinds = seeVolumes ? ['PersistentVolume', 'PersistentVolumeClaim'] : ['PersistentVolumeClaim'];
     const [classRows, nodeRows, claimRows, boundRows] = await Promise.all([
-      countByPhaseAndClass(pool, kinds, namespaces),
-      seeVolumes ? volumesByNode(pool) : Promise.resolve([]),
-      claimsByNamespace(pool, namespaces),
-      boundVolumesByNamespace(pool, namespaces),
+      countByPhaseAndClass(this.store, kinds, namespaces),
+      seeVolumes ? volumesByNode(this.store) : Promise.resolve([]),
+      claimsByNamespace(this.store, namespaces),
+      boundVolumesByNamespace(this.store, namespaces),
     ]);
 
     const classes = new Map<string, ClassRow>();
@@ -177,13 +176,12 @@ export class CapacityService {
   /** Provisioned, bound and requested bytes per class over (at most) the last `days` days. */
   async trend(p: Principal, days = 30, now = Date.now()): Promise<CapacityTrend> {
     const { seeVolumes, namespaces } = this.scope(p);
-    const pool = this.store.pool;
     const kinds = seeVolumes ? ['PersistentVolume', 'PersistentVolumeClaim'] : ['PersistentVolumeClaim'];
-    const oldest = await firstHistoryTime(pool, kinds, new Date(now - days * 24 * 3600 * 1000));
+    const oldest = await firstHistoryTime(this.store, kinds, new Date(now - days * 24 * 3600 * 1000));
     const b = bucketsFor(now, oldest?.getTime(), days);
     const [current, deltas] = await Promise.all([
-      currentBytesByClass(pool, kinds, namespaces),
-      historyDeltas(pool, { kinds, from: new Date(b.from), stepMs: b.stepMs, namespaces }),
+      currentBytesByClass(this.store, kinds, namespaces),
+      historyDeltas(this.store, { kinds, from: new Date(b.from), stepMs: b.stepMs, namespaces }),
     ]);
     const key = (kind: string, cls: string) => `${kind}\u0000${cls}`;
     const cur = new Map<string, Totals>();
@@ -267,12 +265,11 @@ export class CapacityService {
    * '') always have a series, zero where no claim of theirs was seen.
    */
   private async requestedSeries(namespace: string, classes: string[], days: number, now: number): Promise<Map<string, SeriesPoint[]>> {
-    const pool = this.store.pool;
     const kinds = ['PersistentVolumeClaim'];
     const window = Math.floor((now - days * DAY_MS) / DAY_MS) * DAY_MS;
     const [current, hourly] = await Promise.all([
-      currentBytesByClass(pool, kinds, [namespace]),
-      historyDeltas(pool, { kinds, from: new Date(window), stepMs: HOUR_MS, namespaces: [namespace] }),
+      currentBytesByClass(this.store, kinds, [namespace]),
+      historyDeltas(this.store, { kinds, from: new Date(window), stepMs: HOUR_MS, namespaces: [namespace] }),
     ]);
     // No change in the window: the requests were flat all of it.
     const first = hourly.length ? window + Math.min(...hourly.map((d) => d.bucket)) * HOUR_MS : now - days * DAY_MS;
@@ -304,7 +301,7 @@ export class CapacityService {
   /** Local-volume wipes queued or running, per node (for those who may read nodes). */
   async wipesInProgress(p: Principal): Promise<WipesInProgress[] | null> {
     if (!isAllowed(p, 'list', 'Node')) return null;
-    const counts = await new CleanupJobStore(this.store.sql).openCounts();
+    const counts = await new CleanupJobStore(this.store).openCounts();
     const nodes = new Map<string, WipesInProgress>();
     for (const c of counts) {
       if (c.state !== 'running' && c.state !== 'queued') continue;

@@ -109,7 +109,7 @@ export class ClaimCheckService {
     const bytes = quantityToBytes(requestedStorage(claim)).toString();
     const near = match
       ? []
-      : await nearVolumes(this.store.sql, {
+      : await nearVolumes(this.store, {
           storageClass: className,
           volumeMode: claim.spec?.volumeMode ?? 'Filesystem',
           accessModes: accessModesToBits(claim.spec?.accessModes ?? []),
@@ -135,7 +135,7 @@ export class ClaimCheckService {
   /** The binder's choice (findMatchInStore) without locks: pre-bound first, then the smallest fit per group. */
   private async findMatch(claim: KubeObject, opts: MatchOptions): Promise<{ volume: KubeObject; prebound: boolean } | undefined> {
     const ns = claim.metadata.namespace ?? '';
-    const reserved = claim.metadata.name ? await volumesClaimedBy(this.store.sql, ns, claim.metadata.name) : [];
+    const reserved = claim.metadata.name ? await volumesClaimedBy(this.store, ns, claim.metadata.name) : [];
     let labels;
     try {
       labels = claim.spec?.selector ? labelSelectorToSelector(claim.spec.selector).requirements : undefined;
@@ -147,7 +147,7 @@ export class ClaimCheckService {
       const pre = pickInGroup(claim, reserved.filter((v) => bits(v) === set).sort(bySize), opts);
       if (pre) return pre;
       if (opts.delayBinding && !opts.node) continue;
-      const rows = await availableVolumes(this.store.sql, {
+      const rows = await availableVolumes(this.store, {
         storageClass: claimClass(claim),
         volumeMode: claim.spec?.volumeMode ?? 'Filesystem',
         accessModes: set,

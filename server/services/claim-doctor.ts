@@ -79,7 +79,7 @@ export class ClaimDoctorService {
     const volumes: KubeObject[] = [];
     if (p.role === 'admin') {
       for (const set of accessModeGroups(claim.spec?.accessModes ?? [])) {
-        const rows = await availableVolumes(this.store.sql, {
+        const rows = await availableVolumes(this.store, {
           storageClass: claimClass(claim),
           volumeMode: claim.spec?.volumeMode ?? 'Filesystem',
           accessModes: set,
@@ -90,7 +90,7 @@ export class ClaimDoctorService {
         if (volumes.length >= 5) break;
       }
     }
-    const pods = await podsNamingClaim(this.store.sql, ns, name);
+    const pods = await podsNamingClaim(this.store, ns, name);
     return {
       claim,
       role: p.role,

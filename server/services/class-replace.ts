@@ -11,6 +11,7 @@ import { invalid, StowageError } from '../domain/errors';
 import { isDefaultClass } from '../resources/storage-class/strategy';
 import type { Admission, KubeObject } from '../resources/types';
 import type { ObjectStore } from '../store/object-store';
+import { lockStorageClasses } from '../store/storage-class-locks';
 import { forbidden, strategyOrThrow } from './objects';
 import { annBetaIsDefaultClass, annIsDefaultClass } from '../domain/well-known/annotations';
 
@@ -112,16 +113,15 @@ export class ClassReplaceService {
         if (input.makeDefault) {
           // Every class locked in name order (as the default switch does), so two moves
           // of the default at once cannot both win.
-          const rows = await tx.tx.$queryRawUnsafe<{ name: string }[]>(`SELECT name FROM objects WHERE kind = 'StorageClass' ORDER BY name FOR UPDATE`);
-          for (const r of rows) {
-            if (r.name === input.name) continue;
-            const sc = await tx.mustGet(SC, undefined, r.name);
+          for (const name of await lockStorageClasses(tx)) {
+            if (name === input.name) continue;
+            const sc = await tx.mustGet(SC, undefined, name);
             if (!isDefaultClass(sc)) continue;
             const annotations: Record<string, string> = { ...sc.metadata.annotations };
             delete annotations[annIsDefaultClass];
             delete annotations[annBetaIsDefaultClass];
             await tx.update({ ...sc, metadata: { ...sc.metadata, annotations } });
-            otherDefaults.push(r.name);
+            otherDefaults.push(name);
           }
         }
         return { class: created, steps: replaceSteps(original, input.makeDefault, otherDefaults), dryRun };

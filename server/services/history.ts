@@ -108,7 +108,7 @@ export class HistoryService {
     const ns = s.namespaced ? (text('namespace', namespace) ?? 'default') : '';
     const scope = s.kind === 'Namespace' ? nm : s.namespaced ? ns : undefined;
     if (!isAllowed(p, 'get', s.kind, scope)) throw forbidden(p, 'get', s, ns, nm);
-    const { rows, events, truncated } = await objectHistory(this.store.sql, s.kind, ns, nm, TIMELINE_LIMIT);
+    const { rows, events, truncated } = await objectHistory(this.store, s.kind, ns, nm, TIMELINE_LIMIT);
     const groups = new Map<string, TimelineGroup>();
     let prev: Record<string, any> | undefined;
     let prevUid: string | undefined;
@@ -161,7 +161,7 @@ export class HistoryService {
   async audit(p: Principal, input: AuditInput): Promise<AuditPage> {
     const limit = input.limit ?? AUDIT_PAGE;
     if (!Number.isInteger(limit) || limit < 1 || limit > AUDIT_MAX_PAGE) throw bad(`limit must be 1 to ${AUDIT_MAX_PAGE}`);
-    const items = await auditRows(this.store.sql, auditScope(p, KINDS()), this.filter(input), limit);
+    const items = await auditRows(this.store, auditScope(p, KINDS()), this.filter(input), limit);
     return { items, next: items.length === limit ? items[items.length - 1]!.rv : undefined };
   }
 
@@ -172,7 +172,7 @@ export class HistoryService {
     const rows: HistoryRow[] = [];
     let truncated = false;
     for (;;) {
-      const page = await auditRows(this.store.sql, scope, filter, AUDIT_MAX_PAGE);
+      const page = await auditRows(this.store, scope, filter, AUDIT_MAX_PAGE);
       rows.push(...page);
       if (rows.length >= EXPORT_MAX_ROWS) {
         truncated = rows.length > EXPORT_MAX_ROWS || page.length === AUDIT_MAX_PAGE;

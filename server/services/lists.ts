@@ -12,6 +12,7 @@ import { annBetaIsDefaultClass, annIsDefaultClass } from '../domain/well-known/a
 import type { KubeObject } from '../resources/types';
 import { countByPhaseAndClass, queryPage, type PageFieldFilter, type PageQuery, type PageResult, type PageSortKey } from '../store/object-page';
 import type { ObjectStore } from '../store/object-store';
+import { lockStorageClasses } from '../store/storage-class-locks';
 import { forbidden, readerOf, strategyOrThrow } from './objects';
 
 export interface PageInput {
@@ -73,7 +74,7 @@ export class ListService {
     };
     // A developer's Namespace list: the namespace objects named like their namespaces.
     if (s.kind === 'Namespace' && namespaces) q.namespaces = undefined;
-    const res = await queryPage(this.store.pool, selector.nothing ? { ...q, namespaces: [] } : q);
+    const res = await queryPage(this.store, selector.nothing ? { ...q, namespaces: [] } : q);
     // The one redaction every read goes through (secrets, names a reader may not see).
     const reader = p.role === 'admin' ? undefined : readerOf(p);
     let items = reader ? res.items.map((o) => redactForReader(reader, o)) : res.items;
@@ -155,9 +156,7 @@ export class ListService {
     return this.store.transact(async (tx) => {
       const target = await tx.mustGet(s.kind, undefined, name);
       // Lock every class first, in one order, so two moves at once cannot both win.
-      const rows = await tx.tx.$queryRawUnsafe<{ name: string }[]>(
-        `SELECT name FROM objects WHERE kind = 'StorageClass' ORDER BY name FOR UPDATE`,
-      );
+      const rows = (await lockStorageClasses(tx)).map((name) => ({ name }));
       const defaults: string[] = [];
       for (const r of rows) {
         const sc = r.name === name ? target : await tx.mustGet(s.kind, undefined, r.name);
@@ -186,7 +185,7 @@ export class ListService {
     const claimNs = visibleNamespaces(p, 'list', 'PersistentVolumeClaim');
     const seeVolumes = isAllowed(p, 'list', 'PersistentVolume');
     const kinds = seeVolumes ? ['PersistentVolume', 'PersistentVolumeClaim'] : ['PersistentVolumeClaim'];
-    const rows = await countByPhaseAndClass(this.store.pool, kinds, claimNs === 'all' ? undefined : claimNs);
+    const rows = await countByPhaseAndClass(this.store, kinds, claimNs === 'all' ? undefined : claimNs);
     const phases: Health['phases'] = { PersistentVolume: {}, PersistentVolumeClaim: {} };
     const classes = new Map<string, ClassCapacity>();
     for (const r of rows) {

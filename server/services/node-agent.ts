@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { AgentConfig, AgentPod, CleanupProgress, CleanupRequest, CleanupResult, DiscoveredEntry, HeartbeatInput } from '../contracts/agent';
-import { logger } from '../app/logger';
+import { logger } from './logger';
 import { nodeMayActFor, type NodePrincipal } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
 import { localPvName } from '../domain/local-pv-name';
@@ -88,9 +88,9 @@ export class NodeAgentService {
     private readonly store: ObjectStore,
     opts: NodeAgentOptions = {},
   ) {
-    this.disks = new LocalDiskStore(store.sql);
-    this.jobs = new CleanupJobStore(store.sql);
-    this.tokens = new NodeTokenStore(store.sql);
+    this.disks = new LocalDiskStore(store);
+    this.jobs = new CleanupJobStore(store);
+    this.tokens = new NodeTokenStore(store);
     this.publishing = new PodPublishing(store, logger.child({ component: 'kubelet' }));
     this.leaseMs = opts.leaseMs ?? 20_000;
     this.retryBaseMs = opts.retryBaseMs ?? 5_000;

@@ -5,7 +5,7 @@
 // resourceVersion the preview showed, so an action previewed on an object that changed
 // since fails with a conflict instead of acting. Each applied action records a Normal
 // Event on its object, naming the actor, in the write's own transaction.
-import { logger } from '../app/logger';
+import { logger } from './logger';
 import { actorOfPrincipal } from '../domain/actor';
 import { isAllowed, type Principal } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
@@ -147,7 +147,7 @@ export class ReclaimService {
     const claim = ref?.name ? await this.store.tryGet(PVC, ref.namespace ?? 'default', ref.name) : undefined;
     const ns = claim?.metadata.namespace ?? '';
     const cn = claim?.metadata.name ?? '';
-    const naming = claim ? (podsByClaim ? (podsByClaim.get(`${ns}/${cn}`) ?? []) : await podsNamingClaim(this.store.sql, ns, cn)) : [];
+    const naming = claim ? (podsByClaim ? (podsByClaim.get(`${ns}/${cn}`) ?? []) : await podsNamingClaim(this.store, ns, cn)) : [];
     const claimPods = podsUsingClaim(naming, ns, cn);
     const targetRef = parseClaimName(claimName);
     const target = targetRef ? await this.store.tryGet(PVC, targetRef.namespace, targetRef.name) : undefined;
@@ -156,7 +156,7 @@ export class ReclaimService {
 
   /** `known`: the pods naming the claim when the caller read them already (the overview reads them all at once). */
   private async claimFacts(claim: KubeObject, known?: KubeObject[]) {
-    const pods = known ?? (await podsNamingClaim(this.store.sql, claim.metadata.namespace!, claim.metadata.name!));
+    const pods = known ?? (await podsNamingClaim(this.store, claim.metadata.namespace!, claim.metadata.name!));
     return { claim, pods: podsUsingClaim(pods, claim.metadata.namespace!, claim.metadata.name!), podObjects: pods };
   }
 
@@ -202,7 +202,7 @@ export class ReclaimService {
     for (const pv of releasedPage.items) {
       rows.set(pv.metadata.name!, { pv, categories: [pv.status?.phase === 'Failed' ? 'failed' : 'released'], nodeProblem: null });
     }
-    for (const pv of await volumesPinnedOutside(this.store.sql, readyNodes)) {
+    for (const pv of await volumesPinnedOutside(this.store, readyNodes)) {
       const node = volumeNode(pv);
       if (!node) continue;
       const problem = nodeGoneReason(node, nodeByName.get(node), isNodeReady(nodeByName.get(node)));
@@ -214,7 +214,7 @@ export class ReclaimService {
     }
     // One read of the pods that name claims, grouped by namespace/claim, instead of a query per row.
     const podsByClaim = new Map<string, KubeObject[]>();
-    for (const pod of await podsWithClaims(this.store.sql)) {
+    for (const pod of await podsWithClaims(this.store)) {
       for (const name of podClaimNames(pod)) {
         const key = `${pod.metadata.namespace}/${name}`;
         const list = podsByClaim.get(key);
@@ -229,11 +229,11 @@ export class ReclaimService {
 
     const claims: ReclaimClaim[] = [];
     const cutoff = new Date(now.getTime() - unusedDays * 86_400_000);
-    const candidates = await claimsCreatedBefore(this.store.sql, cutoff);
+    const candidates = await claimsCreatedBefore(this.store, cutoff);
     // Pods deleted since are gone from the store but not from the history: one query finds
     // every candidate's newest pod use there.
     const fromHistory = await podUseFromHistory(
-      this.store.sql,
+      this.store,
       candidates.map((c) => ({ namespace: c.metadata.namespace!, name: c.metadata.name! })),
       usageSearchStart(now, unusedDays),
     );

@@ -7,7 +7,8 @@ import { StowageError } from '../domain/errors';
 import { isDNS1123Label } from '../domain/names';
 import { DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from '../domain/sign-in-limits';
 import { unstorable } from '../domain/untrusted';
-import type { Db } from '../store/prisma';
+import type { ObjectStore } from '../store/object-store';
+import { UserAccounts, type UserAccount } from '../store/user-accounts';
 import { SignInGuard } from './sign-in-guard';
 
 /** bcrypt cost of new password hashes (hashes made with bcryptjs at the same cost verify unchanged). */
@@ -35,8 +36,8 @@ export interface NewUser {
   password?: string;
 }
 
-function toPrincipal(u: { id: string; name: string; role: string; namespaces: { namespace: string }[] }): UserPrincipal {
-  return { type: 'user', id: u.id, name: u.name, role: u.role as Role, namespaces: u.namespaces.map((n) => n.namespace).sort() };
+function toPrincipal(u: UserAccount): UserPrincipal {
+  return { type: 'user', id: u.id, name: u.name, role: u.role as Role, namespaces: [...u.namespaces].sort() };
 }
 
 /**
@@ -53,16 +54,16 @@ export class UserService {
   /** Recently authenticated tokens by hash (successes only). */
   private readonly recent = new Map<string, { principal: UserPrincipal; until: number }>();
 
-  constructor(
-    private readonly db: Db,
-    limits: SignInLimits = DEFAULT_SIGN_IN_LIMITS,
-  ) {
+  private readonly accounts: UserAccounts;
+
+  constructor(store: ObjectStore, limits: SignInLimits = DEFAULT_SIGN_IN_LIMITS) {
+    this.accounts = new UserAccounts(store);
     this.guard = new SignInGuard(limits);
   }
 
 
   async count(): Promise<number> {
-    return this.db.user.count();
+    return this.accounts.count();
   }
 
   /** Creates a user; returns it with the password that was set (generated if not given). */
@@ -80,42 +81,24 @@ export class UserService {
     if (errors.length) throw new StowageError('BadRequest', errors.join('; '));
     const password = input.password ?? generatePassword();
     const passwordHash = await hash(password, { cost: COST });
-    try {
-      const u = await this.db.user.create({
-        data: {
-          name: input.name,
-          role: input.role,
-          passwordHash,
-          namespaces: { create: [...new Set(input.namespaces ?? [])].map((namespace) => ({ namespace })) },
-        },
-        include: { namespaces: true },
-      });
-      return { user: toPrincipal(u), password };
-    } catch (e) {
-      if (String((e as Error).message).includes('Unique constraint')) {
-        throw new StowageError('AlreadyExists', `user "${input.name}" already exists`);
-      }
-      throw e;
-    }
+    const u = await this.accounts.create({ name: input.name, role: input.role, passwordHash, namespaces: input.namespaces ?? [] });
+    if (!u) throw new StowageError('AlreadyExists', `user "${input.name}" already exists`);
+    return { user: toPrincipal(u), password };
   }
 
   async byName(name: string): Promise<UserPrincipal | undefined> {
-    const u = await this.db.user.findUnique({ where: { name }, include: { namespaces: true } });
+    const u = await this.accounts.byName(name);
     return u ? toPrincipal(u) : undefined;
   }
 
   async list(): Promise<UserPrincipal[]> {
-    const us = await this.db.user.findMany({ include: { namespaces: true }, orderBy: { name: 'asc' } });
-    return us.map(toPrincipal);
+    return (await this.accounts.list()).map(toPrincipal);
   }
 
   async setNamespaces(name: string, namespaces: string[]): Promise<UserPrincipal> {
     const u = await this.byName(name);
     if (!u) throw new StowageError('NotFound', `user "${name}" not found`);
-    await this.db.$transaction([
-      this.db.namespaceBinding.deleteMany({ where: { userId: u.id } }),
-      this.db.namespaceBinding.createMany({ data: [...new Set(namespaces)].map((namespace) => ({ userId: u.id, namespace })) }),
-    ]);
+    await this.accounts.setNamespaces(u.id, namespaces);
     this.recent.clear();
     return (await this.byName(name))!;
   }
@@ -131,7 +114,7 @@ export class UserService {
     // The lookup and the check both wait for a slot, so a flood neither hashes nor queries at once.
     const u = await this.guard.limit(async () => {
       // No user name holds NUL or a lone surrogate, and Postgres cannot compare one.
-      const found = unstorable(name) ? null : await this.db.user.findUnique({ where: { name }, include: { namespaces: true } });
+      const found = unstorable(name) ? null : await this.accounts.byName(name);
       const ok = await verify(password, found?.passwordHash || DUMMY_HASH);
       return ok && found?.passwordHash ? found : undefined;
     });
@@ -145,14 +128,12 @@ export class UserService {
     const u = await this.byName(userName);
     if (!u) throw new StowageError('NotFound', `user "${userName}" not found`);
     const secret = `${opts.kind === 'session' ? 'sws' : 'swt'}_${randomBytes(24).toString('base64url')}`;
-    await this.db.apiToken.create({
-      data: {
-        userId: u.id,
-        kind: opts.kind ?? 'api',
-        name: opts.name ?? '',
-        tokenHash: hashToken(secret),
-        expiresAt: opts.ttlMs ? new Date(Date.now() + opts.ttlMs) : null,
-      },
+    await this.accounts.createToken({
+      userId: u.id,
+      kind: opts.kind ?? 'api',
+      name: opts.name ?? '',
+      tokenHash: hashToken(secret),
+      expiresAt: opts.ttlMs ? new Date(Date.now() + opts.ttlMs) : null,
     });
     return secret;
   }
@@ -160,7 +141,7 @@ export class UserService {
   async revokeToken(secret: string): Promise<void> {
     const tokenHash = hashToken(secret);
     this.recent.delete(tokenHash);
-    await this.db.apiToken.deleteMany({ where: { tokenHash } });
+    await this.accounts.deleteToken(tokenHash);
     this.recent.delete(tokenHash);
   }
 
@@ -171,10 +152,7 @@ export class UserService {
     const now = Date.now();
     const hit = this.recent.get(tokenHash);
     if (hit && hit.until > now) return hit.principal;
-    const t = await this.db.apiToken.findUnique({
-      where: { tokenHash },
-      include: { user: { include: { namespaces: true } } },
-    });
+    const t = await this.accounts.token(tokenHash);
     if (!t) return undefined;
     if (t.expiresAt && t.expiresAt.getTime() < now) return undefined;
     const p = toPrincipal(t.user);

@@ -1,8 +1,8 @@
 // The Capacity page's aggregations: sums over the `objects` table's indexed columns (per
 // node, per namespace) and the trend of provisioned, bound and requested bytes per class
 // from the `history` table, aggregated by time bucket in SQL. No query loads objects.
-import type pg from 'pg';
 import { annBetaStorageClass } from '../domain/well-known/annotations';
+import { poolOf, type Pooled } from './sql-handle';
 
 export interface NodeCapacityRow {
   nodeName: string;
@@ -12,8 +12,8 @@ export interface NodeCapacityRow {
 }
 
 /** Volumes pinned to one node (local volumes: the node_name column), per node and phase. */
-export async function volumesByNode(pool: pg.Pool): Promise<NodeCapacityRow[]> {
-  const { rows } = await pool.query<{ node_name: string; phase: string | null; n: string; bytes: string }>(
+export async function volumesByNode(store: Pooled): Promise<NodeCapacityRow[]> {
+  const { rows } = await poolOf(store).query<{ node_name: string; phase: string | null; n: string; bytes: string }>(
     `SELECT node_name, phase, count(*)::text AS n, COALESCE(sum(capacity_bytes), 0)::text AS bytes
        FROM objects WHERE kind = 'PersistentVolume' AND node_name IS NOT NULL
       GROUP BY node_name, phase`,
@@ -29,14 +29,14 @@ export interface NamespaceClaimRow {
 }
 
 /** Claims per namespace and phase with the bytes they request; `namespaces` limits them. */
-export async function claimsByNamespace(pool: pg.Pool, namespaces?: string[]): Promise<NamespaceClaimRow[]> {
+export async function claimsByNamespace(store: Pooled, namespaces?: string[]): Promise<NamespaceClaimRow[]> {
   const params: unknown[] = [];
   let where = `kind = 'PersistentVolumeClaim'`;
   if (namespaces) {
     params.push(namespaces);
     where += ' AND namespace = ANY($1::text[])';
   }
-  const { rows } = await pool.query<{ namespace: string; phase: string | null; n: string; bytes: string }>(
+  const { rows } = await poolOf(store).query<{ namespace: string; phase: string | null; n: string; bytes: string }>(
     `SELECT namespace, phase, count(*)::text AS n, COALESCE(sum(capacity_bytes), 0)::text AS bytes
        FROM objects WHERE ${where} GROUP BY namespace, phase`,
     params,
@@ -45,14 +45,14 @@ export async function claimsByNamespace(pool: pg.Pool, namespaces?: string[]): P
 }
 
 /** Bound volumes per namespace of the claim they are bound to, with their capacity. */
-export async function boundVolumesByNamespace(pool: pg.Pool, namespaces?: string[]): Promise<{ namespace: string; count: number; bytes: string }[]> {
+export async function boundVolumesByNamespace(store: Pooled, namespaces?: string[]): Promise<{ namespace: string; count: number; bytes: string }[]> {
   const params: unknown[] = [];
   let where = `kind = 'PersistentVolume' AND phase = 'Bound' AND claim_namespace IS NOT NULL`;
   if (namespaces) {
     params.push(namespaces);
     where += ' AND claim_namespace = ANY($1::text[])';
   }
-  const { rows } = await pool.query<{ ns: string; n: string; bytes: string }>(
+  const { rows } = await poolOf(store).query<{ ns: string; n: string; bytes: string }>(
     `SELECT claim_namespace AS ns, count(*)::text AS n, COALESCE(sum(capacity_bytes), 0)::text AS bytes
        FROM objects WHERE ${where} GROUP BY claim_namespace`,
     params,
@@ -61,14 +61,14 @@ export async function boundVolumesByNamespace(pool: pg.Pool, namespaces?: string
 }
 
 /** Current bytes per kind, class and "bound or not" (the end point the trend counts back from). */
-export async function currentBytesByClass(pool: pg.Pool, kinds: string[], namespaces?: string[]): Promise<{ kind: string; storageClass: string; bound: boolean; bytes: string }[]> {
+export async function currentBytesByClass(store: Pooled, kinds: string[], namespaces?: string[]): Promise<{ kind: string; storageClass: string; bound: boolean; bytes: string }[]> {
   const params: unknown[] = [kinds];
   let where = 'kind = ANY($1::text[])';
   if (namespaces) {
     params.push(namespaces);
     where += ` AND (kind = 'PersistentVolume' OR namespace = ANY($2::text[]))`;
   }
-  const { rows } = await pool.query<{ kind: string; cls: string; bound: boolean; bytes: string }>(
+  const { rows } = await poolOf(store).query<{ kind: string; cls: string; bound: boolean; bytes: string }>(
     `SELECT kind, COALESCE(storage_class, '') AS cls, (phase IS NOT DISTINCT FROM 'Bound') AS bound,
             COALESCE(sum(capacity_bytes), 0)::text AS bytes
        FROM objects WHERE ${where} GROUP BY 1, 2, 3`,
@@ -78,8 +78,8 @@ export async function currentBytesByClass(pool: pg.Pool, kinds: string[], namesp
 }
 
 /** The oldest history row of these kinds at or after `since`, or undefined. */
-export async function firstHistoryTime(pool: pg.Pool, kinds: string[], since: Date): Promise<Date | undefined> {
-  const { rows } = await pool.query<{ t: Date | null }>(
+export async function firstHistoryTime(store: Pooled, kinds: string[], since: Date): Promise<Date | undefined> {
+  const { rows } = await poolOf(store).query<{ t: Date | null }>(
     `SELECT min(created_at) AS t FROM history WHERE created_at >= $1 AND kind = ANY($2::text[])`,
     [since, kinds],
   );
@@ -112,14 +112,14 @@ const QUANTITY_BYTES = `(SELECT CASE WHEN m IS NULL THEN 0 ELSE ceil(m[1]::numer
  * the object's previous row counted (found through the (uid, rv) index). Reads only the rows
  * in the window, whatever the table's age; claims are limited to `namespaces` when given.
  */
-export async function historyDeltas(pool: pg.Pool, opts: { kinds: string[]; from: Date; stepMs: number; namespaces?: string[] }): Promise<BucketDelta[]> {
+export async function historyDeltas(store: Pooled, opts: { kinds: string[]; from: Date; stepMs: number; namespaces?: string[] }): Promise<BucketDelta[]> {
   const params: unknown[] = [opts.kinds, opts.from, opts.stepMs / 1000];
   let nsWhere = '';
   if (opts.namespaces) {
     params.push(opts.namespaces);
     nsWhere = ` AND (h.kind = 'PersistentVolume' OR h.namespace = ANY($4::text[]))`;
   }
-  const { rows } = await pool.query<{ kind: string; cls: string; bucket: number; total: string; bound: string }>(
+  const { rows } = await poolOf(store).query<{ kind: string; cls: string; bucket: number; total: string; bound: string }>(
     `WITH w AS (
        SELECT h.kind, h.created_at, h.type, h.object AS cur, p.object AS prev, p.type AS prev_type
          FROM history h

@@ -12,6 +12,7 @@
 import type { CleanupMethod } from '../domain/cleanup-method';
 import type { CleanupProgress } from '../contracts/agent';
 import type { SqlClient } from './pg';
+import { sqlOf, type Queryable } from './sql-handle';
 
 export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'quarantined';
 export const OPEN_STATES: readonly JobState[] = ['queued', 'running', 'failed', 'quarantined'];
@@ -107,7 +108,12 @@ function toJob(r: Row): CleanupJob {
 const OPEN = `state IN ('queued', 'running', 'failed', 'quarantined')`;
 
 export class CleanupJobStore {
-  constructor(private readonly sql: SqlClient) {}
+  private readonly sql: SqlClient;
+
+  /** `on`: the store (or one of its transactions). */
+  constructor(on: Queryable) {
+    this.sql = sqlOf(on);
+  }
 
   /**
    * Records the intent to wipe a disk. At most one open job per disk: when one exists

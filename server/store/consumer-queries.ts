@@ -1,7 +1,7 @@
 // Queries of the controllers that look after claims' consumers (pvc-protection,
 // placement) over the `objects` table's columns and JSON.
 import type { KubeObject } from '../resources/types';
-import type { SqlRunner } from './volume-queries';
+import { sqlOf, type Queryable } from './sql-handle';
 
 export interface ObjectKey {
   namespace: string;
@@ -9,8 +9,8 @@ export interface ObjectKey {
 }
 
 /** Pods not yet on a node and not being deleted (the placement controller's work). */
-export function podsToPlace(db: SqlRunner, limit = 10_000): Promise<ObjectKey[]> {
-  return db.$queryRawUnsafe<ObjectKey[]>(
+export function podsToPlace(db: Queryable, limit = 10_000): Promise<ObjectKey[]> {
+  return sqlOf(db).$queryRawUnsafe<ObjectKey[]>(
     `SELECT namespace, name FROM objects WHERE kind = 'Pod' AND node_name IS NULL AND deletion_timestamp IS NULL
        ORDER BY resource_version LIMIT $1`,
     limit,
@@ -18,9 +18,9 @@ export function podsToPlace(db: SqlRunner, limit = 10_000): Promise<ObjectKey[]>
 }
 
 /** Available volumes of the given classes (what unbound WaitForFirstConsumer claims may bind to). */
-export async function availableVolumesOfClasses(db: SqlRunner, classes: string[], limit = 5_000): Promise<KubeObject[]> {
+export async function availableVolumesOfClasses(db: Queryable, classes: string[], limit = 5_000): Promise<KubeObject[]> {
   if (classes.length === 0) return [];
-  const rows = await db.$queryRawUnsafe<{ object: KubeObject }[]>(
+  const rows = await sqlOf(db).$queryRawUnsafe<{ object: KubeObject }[]>(
     `SELECT object FROM objects WHERE kind = 'PersistentVolume' AND phase = 'Available' AND deletion_timestamp IS NULL
        AND COALESCE(storage_class, '') = ANY($1::text[]) ORDER BY capacity_bytes, name LIMIT $2`,
     classes,

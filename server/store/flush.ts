@@ -35,7 +35,8 @@
 import { randomUUID } from 'node:crypto';
 import { alreadyExists } from '../domain/errors';
 import type { IndexedColumns } from '../resources/types';
-import type { StoreTx } from './object-store';
+import type { SqlClient } from './pg';
+import type { PendingWrite } from './pending-write';
 import { SYSTEM_ACTOR } from '../domain/actor';
 
 /** Every indexed column, null where the kind has no value. */
@@ -56,7 +57,7 @@ export function fullColumns(c: IndexedColumns): Required<IndexedColumns> {
 }
 
 
-type Write = StoreTx['writes'][number];
+type Write = PendingWrite;
 
 const columnsOf = (w: Write): Required<IndexedColumns> => fullColumns(w.strategy.columns(w.object));
 
@@ -96,12 +97,11 @@ function createOfHeldName(writes: Write[]): Write | undefined {
   return writes.find((w, i) => w.type === 'ADDED' && (deletes.get(keyOf(w)) ?? []).some((d) => d.i > i && d.id !== w.id));
 }
 
-export async function flushWrites(stx: StoreTx): Promise<void> {
-  const writes = stx.writes;
-  if (stx.dryRun || writes.length === 0) return;
+/** Applies a transaction's queued writes (`tx` is that transaction's connection). */
+export async function flushWrites(tx: SqlClient, writes: PendingWrite[]): Promise<void> {
+  if (writes.length === 0) return;
   const held = createOfHeldName(writes);
   if (held) throw alreadyExists(held.strategy.kind, held.object.metadata.name!, held.strategy.plural, held.strategy.group);
-  const tx = stx.tx;
   // A placeholder no client can predict, so no string inside an object can match it.
   const placeholder = `#rv-${randomUUID()}#`;
   const log: unknown[] = [];

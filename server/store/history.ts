@@ -2,7 +2,7 @@
 // and its events' rows for the timeline, and the audit query (filtered, authorized, paged
 // newest first by resourceVersion).
 import type { AuditScope } from '../domain/audit-scope';
-import type { SqlClient } from './pg';
+import { sqlOf, type Queryable } from './sql-handle';
 
 export interface HistoryRow {
   rv: string;
@@ -39,13 +39,13 @@ const COLUMNS = `rv::text AS rv, type, action, actor, kind, namespace, name, uid
 
 /** An object's rows (every incarnation of the name, oldest first) and its events' rows. */
 export async function objectHistory(
-  sql: SqlClient,
+  on: Queryable,
   kind: string,
   namespace: string,
   name: string,
   limit: number,
 ): Promise<{ rows: HistoryRowWithObject[]; events: HistoryRowWithObject[]; truncated: boolean }> {
-  const newest = await sql.$queryRawUnsafe<HistoryRowWithObject[]>(
+  const newest = await sqlOf(on).$queryRawUnsafe<HistoryRowWithObject[]>(
     `SELECT ${COLUMNS}, object FROM history WHERE kind = $1 AND namespace = $2 AND name = $3 ORDER BY history.rv DESC LIMIT $4`,
     kind,
     namespace,
@@ -59,7 +59,7 @@ export async function objectHistory(
     uids.length === 0
       ? []
       : (
-          await sql.$queryRawUnsafe<HistoryRowWithObject[]>(
+          await sqlOf(on).$queryRawUnsafe<HistoryRowWithObject[]>(
             `SELECT ${COLUMNS}, object FROM history WHERE involved_uid = ANY($1::text[]) ORDER BY history.rv DESC LIMIT $2`,
             uids,
             limit,
@@ -88,7 +88,7 @@ function scopeCondition(scope: AuditScope, params: unknown[]): string {
 }
 
 /** One page of audit rows, newest first. Without a kind filter Events are left out. */
-export async function auditRows(sql: SqlClient, scope: AuditScope, f: AuditFilter, limit: number): Promise<HistoryRow[]> {
+export async function auditRows(on: Queryable, scope: AuditScope, f: AuditFilter, limit: number): Promise<HistoryRow[]> {
   const params: unknown[] = [];
   const where: string[] = [scopeCondition(scope, params)];
   const add = (cond: (n: string) => string, v: unknown) => {
@@ -112,7 +112,7 @@ export async function auditRows(sql: SqlClient, scope: AuditScope, f: AuditFilte
   if (f.to) add((n) => `created_at <= ${n}::timestamptz`, f.to);
   if (f.before) add((n) => `rv < ${n}::bigint`, f.before);
   params.push(limit);
-  return sql.$queryRawUnsafe<HistoryRow[]>(
+  return sqlOf(on).$queryRawUnsafe<HistoryRow[]>(
     `SELECT ${COLUMNS} FROM history WHERE ${where.join(' AND ')} ORDER BY history.rv DESC LIMIT $${params.length}`,
     ...params,
   );

@@ -16,7 +16,7 @@ import { compileFieldSelector, matchesListOptions } from '../resources/selection
 import type { KubeObject, Strategy } from '../resources/types';
 import type pg from 'pg';
 import { compactedRv, GAP, settle } from './change-feed';
-import { inTransaction, sqlOf } from './pg';
+import { inTransaction, poolSql } from './pg';
 
 export interface ListOptions {
   namespace?: string;
@@ -102,7 +102,7 @@ export async function listObjects(pool: pg.Pool, s: Strategy, opts: ListOptions)
   }
 
   const nsFilter = s.namespaced && opts.namespace ? opts.namespace : undefined;
-  const sql = sqlOf(pool);
+  const sql = poolSql(pool);
   const at = token ? BigInt(token.rv) : (await settle(sql)).head;
   const rv = at.toString();
 

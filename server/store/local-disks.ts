@@ -3,6 +3,7 @@
 // it are kept with present = false (the manager withdraws or marks their PVs). `changed_at`
 // moves only when something the manager acts on changed, so it can poll for changes cheaply.
 import type { SqlClient } from './pg';
+import { sqlOf, type Queryable } from './sql-handle';
 
 export interface DiskRow {
   nodeName: string;
@@ -63,7 +64,12 @@ function toDisk(r: Row): DiskRow {
 }
 
 export class LocalDiskStore {
-  constructor(private readonly sql: SqlClient) {}
+  private readonly sql: SqlClient;
+
+  /** `on`: the store (or one of its transactions). */
+  constructor(on: Queryable) {
+    this.sql = sqlOf(on);
+  }
 
   /**
    * Replaces a node's report in one statement: upserts every entry, marks the node's other

@@ -1,9 +1,15 @@
 // Node tokens (table node_tokens): a node agent's credential, stored as the sha256 of the
 // secret, bound to one node name.
 import type { SqlClient } from './pg';
+import { sqlOf, type Queryable } from './sql-handle';
 
 export class NodeTokenStore {
-  constructor(private readonly sql: SqlClient) {}
+  private readonly sql: SqlClient;
+
+  /** `on`: the store (or one of its transactions). */
+  constructor(on: Queryable) {
+    this.sql = sqlOf(on);
+  }
 
   async create(nodeName: string, tokenHash: string, name = ''): Promise<void> {
     await this.sql.$executeRawUnsafe(

@@ -5,8 +5,8 @@
 import { StowageError } from '../domain/errors';
 import type { Requirement } from '../domain/label-selector';
 import type { KubeObject } from '../resources/types';
-import type pg from 'pg';
 import { inTransaction } from './pg';
+import { poolOf, type Pooled } from './sql-handle';
 
 /** What a list may be sorted by: each is one column (or column pair) of `objects`. */
 export const PAGE_SORT_KEYS = ['name', 'namespace', 'age', 'phase', 'storageClass', 'capacity', 'claim', 'volume', 'node', 'accessModes', 'volumeMode'] as const;
@@ -162,11 +162,11 @@ export interface PageResult {
   resourceVersion: string;
 }
 
-export async function queryPage(pool: pg.Pool, q: PageQuery): Promise<PageResult> {
+export async function queryPage(store: Pooled, q: PageQuery): Promise<PageResult> {
   const page = buildPageQuery(q);
   const where = buildWhere(q);
   return inTransaction(
-    pool,
+    poolOf(store),
     async (tx) => {
       const head = await tx.$queryRawUnsafe<{ head: bigint | null }[]>('SELECT max(rv) AS head FROM change_log');
       const rows = await tx.$queryRawUnsafe<{ object: string; total?: string }[]>(page.sql, ...page.params);
@@ -195,14 +195,14 @@ export interface PhaseCount {
 }
 
 /** Objects of the given kinds counted by phase and class, with their summed capacity. */
-export async function countByPhaseAndClass(pool: pg.Pool, kinds: string[], namespaces?: string[]): Promise<PhaseCount[]> {
+export async function countByPhaseAndClass(store: Pooled, kinds: string[], namespaces?: string[]): Promise<PhaseCount[]> {
   const params: unknown[] = [kinds];
   let where = 'kind = ANY($1::text[])';
   if (namespaces) {
     params.push(namespaces);
     where += ` AND (namespace = '' OR namespace = ANY($2::text[]))`;
   }
-  const { rows } = await pool.query<{ kind: string; phase: string | null; storage_class: string | null; n: string; bytes: string | null }>(
+  const { rows } = await poolOf(store).query<{ kind: string; phase: string | null; storage_class: string | null; n: string; bytes: string | null }>(
     `SELECT kind, phase, storage_class, count(*)::text AS n, COALESCE(sum(capacity_bytes), 0)::text AS bytes
        FROM objects WHERE ${where} GROUP BY kind, phase, storage_class`,
     params,

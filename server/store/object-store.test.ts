@@ -5,7 +5,6 @@ import { openTestStore, rawQuery, type TestStore } from '../../test/db';
 import type { KubeObject } from '../resources/types';
 import type { ChangeEvent } from './change-feed';
 import { ObjectStore } from './object-store';
-import { createPrisma } from './prisma';
 
 let t: TestStore;
 
@@ -321,8 +320,7 @@ describe('watch', () => {
   });
 
   test('two store instances (two pools) see each other’s changes through watch', async () => {
-    const db2 = createPrisma(t.url, 3);
-    const other = new ObjectStore(db2, t.url);
+    const other = new ObjectStore(t.url, 3);
     await other.start();
     try {
       const ac = new AbortController();
@@ -338,7 +336,6 @@ describe('watch', () => {
       expect(r.value?.name).toBe('pv-cross');
     } finally {
       await other.stop();
-      await db2.$disconnect();
     }
   });
 });

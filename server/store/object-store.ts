@@ -1,5 +1,5 @@
-// ONE generic object store for every kind, over Postgres (node-postgres for its hot paths,
-// Prisma for the rest).
+// ONE generic object store for every kind, over Postgres through the store's one
+// node-postgres pool (pg.ts says why there is no second client).
 //
 // - resourceVersion: one global sequence; every write of any object takes the next value.
 // - A write of one or more objects happens in one transaction that also appends each
@@ -18,12 +18,13 @@ import type { KubeObject, Strategy } from '../resources/types';
 import { CHANGE_CHANNEL, ChangeFeed, compactedRv, expired, GAP, headOf, settle, type ChangeEvent } from './change-feed';
 import { CommitNotifier } from './commit-notifier';
 import { flushWrites } from './flush';
+import type { PendingWrite } from './pending-write';
+import { POOL, SQL, type Pooled, type Queryable } from './sql-handle';
 import { currentActor } from './actor-context';
 import { SYSTEM_ACTOR } from '../domain/actor';
 import { inKubeOrder } from '../resources/key-order';
 import { listObjects, type ListOptions, type ListResult } from './list';
-import { createPool, inTransaction, sqlOf, type SqlClient } from './pg';
-import type { Db } from './prisma';
+import { createPool, inTransaction, poolSql, type SqlClient } from './pg';
 import type pg from 'pg';
 
 export type { ListOptions, ListResult } from './list';
@@ -65,19 +66,6 @@ export interface DeleteResult {
 }
 
 type TxClient = SqlClient;
-
-/** The verb a history row records. */
-export type HistoryAction = 'create' | 'update' | 'status' | 'delete';
-
-interface PendingWrite {
-  type: 'ADDED' | 'MODIFIED' | 'DELETED';
-  strategy: Strategy;
-  object: KubeObject;
-  id: string;
-  action: HistoryAction;
-  /** Who made it (filled in when queued). */
-  actor?: string;
-}
 
 const GENERATE_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 
@@ -126,14 +114,19 @@ function comparable(o: KubeObject): KubeObject {
 }
 
 /** A transaction over the store: reads lock rows; writes are applied together at commit. */
-export class StoreTx {
+export class StoreTx implements Queryable {
   private readonly queue: PendingWrite[] = [];
   constructor(
-    readonly tx: TxClient,
+    tx: TxClient,
     readonly dryRun: boolean,
     /** The actor of every write of this transaction; absent: the async context's (or system). */
     readonly actor?: string,
-  ) {}
+  ) {
+    this[SQL] = tx;
+  }
+
+  /** This transaction's connection, for the store's named queries (sql-handle.ts). */
+  readonly [SQL]: SqlClient;
 
   /** The writes queued so far, in order (applied by flush at commit). */
   get writes(): PendingWrite[] {
@@ -156,7 +149,7 @@ export class StoreTx {
   async get(kind: string, namespace: string | undefined, name: string): Promise<KubeObject | undefined> {
     const s = strategyOf(kind);
     if (unstorable(namespace) || unstorable(name)) return undefined;
-    const rows = await this.tx.$queryRawUnsafe<{ id: string; object: KubeObject }[]>(
+    const rows = await this[SQL].$queryRawUnsafe<{ id: string; object: KubeObject }[]>(
       'SELECT id, object FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3 FOR UPDATE',
       s.kind,
       nsOf(s, namespace),
@@ -172,7 +165,7 @@ export class StoreTx {
   async listIn(kind: string, namespace: string, opts: { lock?: boolean } = {}): Promise<KubeObject[]> {
     const s = strategyOf(kind);
     if (unstorable(namespace)) return [];
-    const rows = await this.tx.$queryRawUnsafe<{ object: KubeObject }[]>(
+    const rows = await this[SQL].$queryRawUnsafe<{ object: KubeObject }[]>(
       `SELECT object FROM objects WHERE kind = $1 AND namespace = $2 ORDER BY name${opts.lock ? ' FOR UPDATE' : ''}`,
       s.kind,
       nsOf(s, namespace),
@@ -330,8 +323,30 @@ export class StoreTx {
     return { object: gone, deleted: true };
   }
 
+  /**
+   * The committed object with its row locked, never waiting for a lock: 'busy' when another
+   * transaction holds the row, undefined when there is no such row. Kind and namespace are
+   * used as given (for subclasses that resolve them themselves, e.g. the controllers').
+   */
+  protected async lockWithoutWaiting(kind: string, namespace: string, name: string): Promise<KubeObject | 'busy' | undefined> {
+    const rows = await this[SQL].$queryRawUnsafe<{ object: KubeObject }[]>(
+      'SELECT object FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3 FOR UPDATE SKIP LOCKED',
+      kind,
+      namespace,
+      name,
+    );
+    if (rows[0]) return rows[0].object;
+    const exists = await this[SQL].$queryRawUnsafe<{ n: number }[]>(
+      'SELECT 1 AS n FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3',
+      kind,
+      namespace,
+      name,
+    );
+    return exists.length > 0 ? 'busy' : undefined;
+  }
+
   private async requireNamespace(namespace: string): Promise<void> {
-    const rows = await this.tx.$queryRawUnsafe<{ n: number }[]>(
+    const rows = await this[SQL].$queryRawUnsafe<{ n: number }[]>(
       "SELECT 1 AS n FROM objects WHERE kind = 'Namespace' AND namespace = '' AND name = $1",
       namespace,
     );
@@ -339,8 +354,9 @@ export class StoreTx {
   }
 
   /** Applies the queued writes at commit (see flush.ts). */
-  flush(): Promise<void> {
-    return flushWrites(this);
+  async flush(): Promise<void> {
+    if (this.dryRun) return;
+    await flushWrites(this[SQL], this.queue);
   }
 }
 
@@ -379,23 +395,23 @@ function lastVersion(stx: StoreTx): bigint | undefined {
   return top;
 }
 
-export class ObjectStore {
+export class ObjectStore implements Pooled {
   readonly feed: ChangeFeed;
-  /** The store's own pool (node-postgres) for its hot paths. */
-  readonly pool: pg.Pool;
-  /** Raw SQL on that pool. */
-  readonly sql: SqlClient;
+  /** The process's one pool (pg.ts). */
+  private readonly pool: pg.Pool;
+  /** SQL on that pool. */
+  private readonly sql: SqlClient;
+  /** The pool and SQL on it, for the store's named queries (sql-handle.ts). */
+  readonly [SQL]: SqlClient;
+  readonly [POOL]: pg.Pool;
   /** Wakes the change feeds of every process after this store's commits. */
   private readonly notifier: CommitNotifier;
 
-  constructor(
-    /** Prisma, for callers that use its model API. */
-    readonly db: Db,
-    connectionString: string,
-    poolSize = 10,
-  ) {
+  constructor(connectionString: string, poolSize = 10) {
     this.pool = createPool(connectionString, poolSize);
-    this.sql = sqlOf(this.pool);
+    this.sql = poolSql(this.pool);
+    this[SQL] = this.sql;
+    this[POOL] = this.pool;
     this.feed = new ChangeFeed(this.sql, connectionString);
     this.notifier = new CommitNotifier(connectionString, CHANGE_CHANNEL);
   }

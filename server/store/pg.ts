@@ -1,9 +1,15 @@
-// The store's direct Postgres access (node-postgres). Prisma's interactive transactions
-// cost several milliseconds each; the store's hot paths (every object write, get, list
-// and the change feed) use a pool of its own with the same raw-query surface.
+// The process's one database client: a node-postgres pool, used only by the store.
+//
+// Prisma is the schema and migration tool (prisma/schema.prisma, prisma/migrations,
+// migrate.ts) and nothing at run time. Why one pg stack and no Prisma client beside it:
+// - Prisma's interactive transactions cost several milliseconds each, and every object
+//   write is a transaction; the hot paths (writes, get, list, the change feed, the
+//   controllers' queries) were on this pool already.
+// - One stack is one pool to size and one failure mode (connection errors, timeouts,
+//   error codes) to handle, instead of two pools competing for Postgres's connections.
 import pg from 'pg';
 
-/** What the store's SQL needs from a connection or transaction (Prisma's tx fits too). */
+/** What the store's SQL needs from a connection or transaction. */
 export interface SqlClient {
   $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
   $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
@@ -57,7 +63,7 @@ class PgSql implements SqlClient {
   }
 }
 
-export function sqlOf(pool: pg.Pool): SqlClient {
+export function poolSql(pool: pg.Pool): SqlClient {
   return new PgSql(pool);
 }
 

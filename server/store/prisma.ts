@@ -1,5 +1,7 @@
-// The only place a Prisma client is made. Everything else reaches Postgres through the
-// store (server/store/*).
+// Prisma is the schema and migration tool, not a run-time client: at run time the store
+// reaches Postgres through its one node-postgres pool (pg.ts says why). This is the one
+// place a Prisma client could be made, e.g. by a script that wants Prisma's model API on
+// a migrated database; the server, the CLI, the controllers and the tests make none.
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from './generated/client';
 

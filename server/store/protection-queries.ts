@@ -10,7 +10,7 @@
 // written into the SQL as the literals the index was made with, not passed as parameters.
 import { protectionFinalizerOf } from '../resources/protection';
 import type { ObjectKey } from './consumer-queries';
-import type { SqlRunner } from './volume-queries';
+import { sqlOf, type Queryable } from './sql-handle';
 
 /** The condition: of `kind`, and being deleted or without the kind's protection finalizer (constants of ours). */
 export function unprotectedCondition(kind: keyof typeof protectionFinalizerOf): string {
@@ -20,15 +20,15 @@ export function unprotectedCondition(kind: keyof typeof protectionFinalizerOf): 
 }
 
 /** Volumes that lack kubernetes.io/pv-protection, or are being deleted. */
-export function volumesToProtect(db: SqlRunner): Promise<ObjectKey[]> {
-  return db.$queryRawUnsafe<ObjectKey[]>(
+export function volumesToProtect(db: Queryable): Promise<ObjectKey[]> {
+  return sqlOf(db).$queryRawUnsafe<ObjectKey[]>(
     `SELECT namespace, name FROM objects WHERE ${unprotectedCondition('PersistentVolume')}`,
   );
 }
 
 /** Claims that lack kubernetes.io/pvc-protection, or are being deleted. */
-export function claimsToProtect(db: SqlRunner): Promise<ObjectKey[]> {
-  return db.$queryRawUnsafe<ObjectKey[]>(
+export function claimsToProtect(db: Queryable): Promise<ObjectKey[]> {
+  return sqlOf(db).$queryRawUnsafe<ObjectKey[]>(
     `SELECT namespace, name FROM objects WHERE ${unprotectedCondition('PersistentVolumeClaim')}`,
   );
 }

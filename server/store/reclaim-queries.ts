@@ -1,10 +1,10 @@
 // The reclaim center's queries over the `objects` table's columns.
 import type { KubeObject } from '../resources/types';
-import type { SqlRunner } from './volume-queries';
+import { sqlOf, type Queryable } from './sql-handle';
 
 /** Volumes pinned to one node (the node_name column) that is not among `nodes`. */
-export async function volumesPinnedOutside(db: SqlRunner, nodes: string[], limit = 500): Promise<KubeObject[]> {
-  const rows = await db.$queryRawUnsafe<{ object: KubeObject }[]>(
+export async function volumesPinnedOutside(db: Queryable, nodes: string[], limit = 500): Promise<KubeObject[]> {
+  const rows = await sqlOf(db).$queryRawUnsafe<{ object: KubeObject }[]>(
     `SELECT object FROM objects WHERE kind = 'PersistentVolume' AND node_name IS NOT NULL
        AND NOT (node_name = ANY($1::text[])) ORDER BY name LIMIT $2`,
     nodes,
@@ -14,8 +14,8 @@ export async function volumesPinnedOutside(db: SqlRunner, nodes: string[], limit
 }
 
 /** Claims created before `before`, oldest first (candidates for "unused for N days"). */
-export async function claimsCreatedBefore(db: SqlRunner, before: Date, limit = 2_000): Promise<KubeObject[]> {
-  const rows = await db.$queryRawUnsafe<{ object: KubeObject }[]>(
+export async function claimsCreatedBefore(db: Queryable, before: Date, limit = 2_000): Promise<KubeObject[]> {
+  const rows = await sqlOf(db).$queryRawUnsafe<{ object: KubeObject }[]>(
     `SELECT object FROM objects WHERE kind = 'PersistentVolumeClaim'
        AND (object->'metadata'->>'creationTimestamp')::timestamptz < $1::timestamptz
        ORDER BY (object->'metadata'->>'creationTimestamp')::timestamptz, namespace, name LIMIT $2`,
@@ -26,8 +26,8 @@ export async function claimsCreatedBefore(db: SqlRunner, before: Date, limit = 2
 }
 
 /** Pods in `namespace` whose volumes name claim `claim`. */
-export async function podsNamingClaim(db: SqlRunner, namespace: string, claim: string): Promise<KubeObject[]> {
-  const rows = await db.$queryRawUnsafe<{ object: KubeObject }[]>(
+export async function podsNamingClaim(db: Queryable, namespace: string, claim: string): Promise<KubeObject[]> {
+  const rows = await sqlOf(db).$queryRawUnsafe<{ object: KubeObject }[]>(
     `SELECT object FROM objects WHERE kind = 'Pod' AND namespace = $1
        AND (object->'spec'->'volumes')::jsonb @> $2::jsonb`,
     namespace,
@@ -37,8 +37,8 @@ export async function podsNamingClaim(db: SqlRunner, namespace: string, claim: s
 }
 
 /** Pods whose volumes name any claim. */
-export async function podsWithClaims(db: SqlRunner, limit = 50_000): Promise<KubeObject[]> {
-  const rows = await db.$queryRawUnsafe<{ object: KubeObject }[]>(
+export async function podsWithClaims(db: Queryable, limit = 50_000): Promise<KubeObject[]> {
+  const rows = await sqlOf(db).$queryRawUnsafe<{ object: KubeObject }[]>(
     `SELECT object FROM objects WHERE kind = 'Pod'
        AND jsonb_path_exists((object->'spec'->'volumes')::jsonb, '$[*].persistentVolumeClaim.claimName')
        ORDER BY namespace, name LIMIT $1`,
@@ -66,13 +66,13 @@ export interface PodUseFromHistory {
  * newest first and at most `maxRows` of them, their claim names unnested and grouped.
  */
 export async function podUseFromHistory(
-  db: SqlRunner,
+  db: Queryable,
   claims: { namespace: string; name: string }[],
   since: Date,
   maxRows = 200_000,
 ): Promise<PodUseFromHistory> {
   if (claims.length === 0) return { last: new Map(), complete: true, searchedFrom: null };
-  const rows = await db.$queryRawUnsafe<{ scanned: string | number; oldest: string | null; used: { namespace: string; name: string; last: string }[] | null }[]>(
+  const rows = await sqlOf(db).$queryRawUnsafe<{ scanned: string | number; oldest: string | null; used: { namespace: string; name: string; last: string }[] | null }[]>(
     `WITH c AS (SELECT DISTINCT * FROM unnest($1::text[], $2::text[]) AS c(namespace, name)),
      h AS MATERIALIZED (
        SELECT namespace, created_at, object->'spec'->'volumes' AS volumes FROM history

@@ -3,12 +3,10 @@
 // access_modes, capacity_bytes): equality on the first five, ordered by capacity, with a
 // small LIMIT, so its cost does not grow with the number of volumes.
 //
-// `db` is any Prisma client or transaction client (for example a StoreTx's `tx`).
+// `db` is the store or one of its transactions (a StoreTx, whose locks the query then takes).
 import type { KubeObject } from '../resources/types';
+import { sqlOf, type Queryable } from './sql-handle';
 
-export interface SqlRunner {
-  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
-}
 
 export interface CandidateQuery {
   storageClass: string;
@@ -66,7 +64,7 @@ interface ObjectRow {
  * Available, unclaimed, not-deleting volumes of one class, volume mode and access-mode set
  * with at least `minBytes`, smallest first.
  */
-export async function availableVolumes(db: SqlRunner, q: CandidateQuery): Promise<{ volume: KubeObject; bytes: string }[]> {
+export async function availableVolumes(db: Queryable, q: CandidateQuery): Promise<{ volume: KubeObject; bytes: string }[]> {
   const params: unknown[] = [q.storageClass, q.volumeMode, q.accessModes, q.minBytes];
   let where = `kind = 'PersistentVolume' AND phase = 'Available' AND storage_class = $1 AND volume_mode = $2
     AND access_modes = $3 AND capacity_bytes >= $4::numeric
@@ -80,7 +78,7 @@ export async function availableVolumes(db: SqlRunner, q: CandidateQuery): Promis
   // Ordered by capacity only, so the index returns rows in order without sorting equal
   // sizes (a pool of identical disks would otherwise be sorted whole for every claim);
   // equal sizes come in index order.
-  const rows = await db.$queryRawUnsafe<ObjectRow[]>(
+  const rows = await sqlOf(db).$queryRawUnsafe<ObjectRow[]>(
     `SELECT object, capacity_bytes::text AS bytes FROM objects WHERE ${where}
       ORDER BY objects.capacity_bytes LIMIT $${params.length - 1} OFFSET $${params.length}${q.skipLocked ? ' FOR UPDATE SKIP LOCKED' : ''}`,
     ...params,
@@ -92,8 +90,8 @@ export async function availableVolumes(db: SqlRunner, q: CandidateQuery): Promis
  * Locks one volume by name if it is still Available, unclaimed and not deleting, and no
  * other transaction holds it; undefined otherwise (never waits).
  */
-export async function lockAvailableVolume(db: SqlRunner, name: string): Promise<KubeObject | undefined> {
-  const rows = await db.$queryRawUnsafe<{ object: KubeObject }[]>(
+export async function lockAvailableVolume(db: Queryable, name: string): Promise<KubeObject | undefined> {
+  const rows = await sqlOf(db).$queryRawUnsafe<{ object: KubeObject }[]>(
     `SELECT object FROM objects WHERE kind = 'PersistentVolume' AND namespace = '' AND name = $1 AND phase = 'Available'
       AND claim_name IS NULL AND deletion_timestamp IS NULL FOR UPDATE SKIP LOCKED`,
     name,
@@ -107,7 +105,7 @@ export async function lockAvailableVolume(db: SqlRunner, name: string): Promise<
  * first for every unbound claim. Undefined when the row is absent or held elsewhere.
  */
 export async function lockClaimWithReservations(
-  db: SqlRunner,
+  db: Queryable,
   namespace: string,
   name: string,
 ): Promise<{ claim: KubeObject; reserved: string[] } | undefined> {
@@ -120,11 +118,11 @@ export async function lockClaimWithReservations(
  * with the names of the volumes whose claimRef names it.
  */
 export async function lockClaimsWithReservations(
-  db: SqlRunner,
+  db: Queryable,
   refs: { namespace: string; name: string }[],
 ): Promise<{ claim: KubeObject; reserved: string[] }[]> {
   if (refs.length === 0) return [];
-  const rows = await db.$queryRawUnsafe<{ object: KubeObject; reserved: string[] }[]>(
+  const rows = await sqlOf(db).$queryRawUnsafe<{ object: KubeObject; reserved: string[] }[]>(
     `SELECT o.object, ARRAY(SELECT v.name FROM objects v WHERE v.kind = 'PersistentVolume' AND v.claim_namespace = o.namespace
                               AND v.claim_name = o.name ORDER BY v.name COLLATE "C") AS reserved
        FROM objects o JOIN unnest($1::text[], $2::text[]) AS r(namespace, name) ON o.namespace = r.namespace AND o.name = r.name
@@ -151,10 +149,10 @@ export interface CandidateAsk {
  * `availableVolumes` orders them), leaving out the `exclude` names: all asks in one
  * statement, nothing locked.
  */
-export async function candidateVolumes(db: SqlRunner, asks: CandidateAsk[], exclude: string[] = []): Promise<{ name: string; bytes: string }[][]> {
+export async function candidateVolumes(db: Queryable, asks: CandidateAsk[], exclude: string[] = []): Promise<{ name: string; bytes: string }[][]> {
   const out: { name: string; bytes: string }[][] = asks.map(() => []);
   if (asks.length === 0) return out;
-  const rows = await db.$queryRawUnsafe<{ i: number; name: string; bytes: string }[]>(
+  const rows = await sqlOf(db).$queryRawUnsafe<{ i: number; name: string; bytes: string }[]>(
     `SELECT q.i, v.name, v.capacity_bytes::text AS bytes
        FROM unnest($1::int[], $2::text[], $3::text[], $4::int[], $5::numeric[], $6::int[]) AS q(i, cls, mode, modes, min_bytes, lim)
       CROSS JOIN LATERAL (
@@ -184,7 +182,7 @@ export async function candidateVolumes(db: SqlRunner, asks: CandidateAsk[], excl
  * one, instead of looking the names up); a row locked that is no longer Available stays
  * locked until the transaction ends, which only keeps other binders off a taken volume.
  */
-export async function lockAvailableVolumes(db: SqlRunner, names: string[]): Promise<KubeObject[]> {
+export async function lockAvailableVolumes(db: Queryable, names: string[]): Promise<KubeObject[]> {
   return (await lockVolumes(db, names)).filter((r) => r.available).map((r) => r.object);
 }
 
@@ -193,9 +191,9 @@ export async function lockAvailableVolumes(db: SqlRunner, names: string[]): Prom
  * (never waits); each comes with whether it is free to bind (Available, unclaimed, not
  * provisioning, not deleting).
  */
-export async function lockVolumes(db: SqlRunner, names: string[]): Promise<{ object: KubeObject; available: boolean }[]> {
+export async function lockVolumes(db: Queryable, names: string[]): Promise<{ object: KubeObject; available: boolean }[]> {
   if (names.length === 0) return [];
-  return db.$queryRawUnsafe<{ object: KubeObject; available: boolean }[]>(
+  return sqlOf(db).$queryRawUnsafe<{ object: KubeObject; available: boolean }[]>(
     `SELECT object, (phase = 'Available' AND claim_name IS NULL AND provisioning IS NOT TRUE AND deletion_timestamp IS NULL) AS available
        FROM objects WHERE kind = 'PersistentVolume' AND namespace = '' AND name = ANY($1::text[])
       ORDER BY name COLLATE "C" FOR UPDATE SKIP LOCKED`,
@@ -204,8 +202,8 @@ export async function lockVolumes(db: SqlRunner, names: string[]): Promise<{ obj
 }
 
 /** Volumes whose claimRef names this claim (any phase), locked when asked. */
-export async function volumesClaimedBy(db: SqlRunner, namespace: string, name: string, lock = false): Promise<KubeObject[]> {
-  const rows = await db.$queryRawUnsafe<{ object: KubeObject }[]>(
+export async function volumesClaimedBy(db: Queryable, namespace: string, name: string, lock = false): Promise<KubeObject[]> {
+  const rows = await sqlOf(db).$queryRawUnsafe<{ object: KubeObject }[]>(
     `SELECT object FROM objects WHERE kind = 'PersistentVolume' AND claim_namespace = $1 AND claim_name = $2
       ORDER BY name COLLATE "C"${lock ? ' FOR UPDATE' : ''}`,
     namespace,
@@ -226,8 +224,8 @@ export interface VolumeShape {
  * size, oldest first: those worth another look when it becomes Available. Read in order
  * from objects_pending_claims_idx (a partial index of exactly such claims, per class).
  */
-export async function claimsWaitingFor(db: SqlRunner, v: VolumeShape, limit: number): Promise<{ namespace: string; name: string }[]> {
-  return db.$queryRawUnsafe<{ namespace: string; name: string }[]>(
+export async function claimsWaitingFor(db: Queryable, v: VolumeShape, limit: number): Promise<{ namespace: string; name: string }[]> {
+  return sqlOf(db).$queryRawUnsafe<{ namespace: string; name: string }[]>(
     `SELECT namespace, name FROM objects
       WHERE kind = 'PersistentVolumeClaim' AND phase = 'Pending' AND volume_name IS NULL AND deletion_timestamp IS NULL
         AND COALESCE(storage_class, '') = $1
@@ -242,16 +240,16 @@ export async function claimsWaitingFor(db: SqlRunner, v: VolumeShape, limit: num
 }
 
 /** Claims that name this volume in spec.volumeName, in any phase (objects_volume_name_idx). */
-export async function claimsNaming(db: SqlRunner, volumeName: string): Promise<{ namespace: string; name: string }[]> {
-  return db.$queryRawUnsafe<{ namespace: string; name: string }[]>(
+export async function claimsNaming(db: Queryable, volumeName: string): Promise<{ namespace: string; name: string }[]> {
+  return sqlOf(db).$queryRawUnsafe<{ namespace: string; name: string }[]>(
     `SELECT namespace, name FROM objects WHERE kind = 'PersistentVolumeClaim' AND volume_name = $1`,
     volumeName,
   );
 }
 
 /** Unbound Pending claims of a class ("" also takes claims without a class). */
-export async function pendingClaimsOfClass(db: SqlRunner, storageClass: string | null, limit: number): Promise<{ namespace: string; name: string }[]> {
-  return db.$queryRawUnsafe<{ namespace: string; name: string }[]>(
+export async function pendingClaimsOfClass(db: Queryable, storageClass: string | null, limit: number): Promise<{ namespace: string; name: string }[]> {
+  return sqlOf(db).$queryRawUnsafe<{ namespace: string; name: string }[]>(
     `SELECT namespace, name FROM objects
       WHERE kind = 'PersistentVolumeClaim' AND phase = 'Pending' AND volume_name IS NULL
         AND ${storageClass === null ? 'storage_class IS NULL' : 'storage_class = $2'}
@@ -276,8 +274,8 @@ export interface NearQuery {
  * Available volume of its class closest in size across every shape (two index probes per
  * volume mode and access-mode set, on objects_match_idx).
  */
-export async function nearVolumes(db: SqlRunner, q: NearQuery & { scan?: number }): Promise<KubeObject[]> {
-  const rows = await db.$queryRawUnsafe<{ object: KubeObject; name: string }[]>(
+export async function nearVolumes(db: Queryable, q: NearQuery & { scan?: number }): Promise<KubeObject[]> {
+  const rows = await sqlOf(db).$queryRawUnsafe<{ object: KubeObject; name: string }[]>(
     `(SELECT object, name FROM objects WHERE kind = 'PersistentVolume' AND phase = 'Available' AND storage_class = $1
         AND volume_mode = $2 AND access_modes = $3 AND capacity_bytes < $4::numeric
       ORDER BY capacity_bytes DESC LIMIT $5)
@@ -321,8 +319,8 @@ export async function nearVolumes(db: SqlRunner, q: NearQuery & { scan?: number 
 }
 
 /** Names (and namespaces) of every object of a kind. */
-export async function objectKeys(db: SqlRunner, kind: string): Promise<{ namespace: string; name: string }[]> {
-  return db.$queryRawUnsafe<{ namespace: string; name: string }[]>(
+export async function objectKeys(db: Queryable, kind: string): Promise<{ namespace: string; name: string }[]> {
+  return sqlOf(db).$queryRawUnsafe<{ namespace: string; name: string }[]>(
     'SELECT namespace, name FROM objects WHERE kind = $1',
     kind,
   );
@@ -332,16 +330,16 @@ export async function objectKeys(db: SqlRunner, kind: string): Promise<{ namespa
  * Volumes a binder starting up must look at: all but the Available, unclaimed ones (those
  * need nothing; the claims that could use them are looked at themselves).
  */
-export async function volumesToSync(db: SqlRunner): Promise<{ namespace: string; name: string }[]> {
-  return db.$queryRawUnsafe<{ namespace: string; name: string }[]>(
+export async function volumesToSync(db: Queryable): Promise<{ namespace: string; name: string }[]> {
+  return sqlOf(db).$queryRawUnsafe<{ namespace: string; name: string }[]>(
     `SELECT namespace, name FROM objects WHERE kind = 'PersistentVolume'
       AND (phase IS DISTINCT FROM 'Available' OR claim_name IS NOT NULL)`,
   );
 }
 
 /** Keys of objects of a kind whose phase is one of `phases`. */
-export async function objectKeysInPhases(db: SqlRunner, kind: string, phases: string[]): Promise<{ namespace: string; name: string }[]> {
-  return db.$queryRawUnsafe<{ namespace: string; name: string }[]>(
+export async function objectKeysInPhases(db: Queryable, kind: string, phases: string[]): Promise<{ namespace: string; name: string }[]> {
+  return sqlOf(db).$queryRawUnsafe<{ namespace: string; name: string }[]>(
     'SELECT namespace, name FROM objects WHERE kind = $1 AND phase = ANY($2::text[])',
     kind,
     phases,

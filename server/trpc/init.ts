@@ -2,14 +2,14 @@
 // service and shapes its output.
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
-import type { AppContext } from '../app/context';
+import type { Services } from '../services/services';
 import type { Principal } from '../domain/authorization';
 import { isStowageError, type ErrorCode, type FieldError } from '../domain/errors';
-import { logger } from '../app/logger';
+import { logger } from '../services/logger';
 import { maskCredentials } from '../domain/redaction';
 
 export interface TrpcContext {
-  app: AppContext;
+  app: Services;
   principal?: Principal;
   /** The request carried a node token: every procedure refuses it with FORBIDDEN. */
   nodeToken?: boolean;

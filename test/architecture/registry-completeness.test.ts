@@ -1,7 +1,7 @@
 // The recipe "add a kind" in docs/architecture.md lists the pieces a kind needs. This test
 // fails, naming the kind and the piece, when a served kind lacks one of them.
 import { describe, expect, test } from 'vitest';
-import { KINDS } from '../../components/kinds';
+import { KINDS } from '../../components/objects/kinds';
 import { KIND_ACCESS } from '../../server/domain/authorization';
 import { kindDefinitions } from '../../server/kube/openapi-v3';
 import { PROTOBUF_KINDS } from '../../server/kube/protobuf-schema';

@@ -48,7 +48,7 @@ beforeAll(async () => {
   await a.store.create(pv('huge', '100E')); // 10^20 bytes: a numeric column past 2^53
   await a.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: 'example.com/x', parameters: { a: 'b' } });
   await a.store.create({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data', namespace: 'team-a' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } });
-  const users = new UserService(a.db);
+  const users = new UserService(a.store);
   await users.create({ name: 'dev', role: 'developer', namespaces: ['team-a'], password: 'a-long-password' });
   token = await users.createToken('dev');
   await rawQuery(a.url, `INSERT INTO provisioned_assets (id, plugin, pv_name, state, details, updated_at) VALUES ('stowage.io/host-path:pvc-1', 'stowage.io/host-path', 'pvc-1', 'created', '{"path":"/srv/v/pvc-1"}', now())`);
@@ -79,8 +79,8 @@ describe('backup and restore', () => {
     const kept = await historyOf(a.url);
     expect(kept.length).toBeGreaterThan(5);
     expect(await historyOf(target)).toEqual(kept);
-    expect(await new UserService(b.db).authenticate(token)).toMatchObject({ name: 'dev', namespaces: ['team-a'] });
-    expect(await new UserService(b.db).signIn('dev', 'a-long-password')).toMatchObject({ name: 'dev' });
+    expect(await new UserService(b.store).authenticate(token)).toMatchObject({ name: 'dev', namespaces: ['team-a'] });
+    expect(await new UserService(b.store).signIn('dev', 'a-long-password')).toMatchObject({ name: 'dev' });
     expect(await rawQuery(target, 'SELECT id, state, details FROM provisioned_assets')).toEqual([{ id: 'stowage.io/host-path:pvc-1', state: 'created', details: { path: '/srv/v/pvc-1' } }]);
     const [huge] = await rawQuery<{ capacity_bytes: string }>(target, "SELECT capacity_bytes::text FROM objects WHERE name = 'huge'");
     expect(huge.capacity_bytes).toBe('100000000000000000000');

@@ -9,6 +9,7 @@ import { bindPrefetcher, prefetchBindings, prefetchedVolume } from '../../server
 import { transact, type ControllerTx } from '../../server/controllers/runtime/controller-tx';
 import type { KubeObject } from '../../server/resources/types';
 import { openTestStore, type TestStore } from '../db';
+import { SQL } from '../../server/store/sql-handle';
 
 let ts: TestStore;
 beforeAll(async () => {
@@ -41,7 +42,7 @@ async function claim(ns: string, name: string, size: string, cls: string, extra:
 /** Counts the statements a transaction sends from now on. */
 function countStatements(tx: ControllerTx): { n: number } {
   const count = { n: 0 };
-  const inner = tx.tx;
+  const inner = tx[SQL];
   const original = inner.$queryRawUnsafe.bind(inner);
   inner.$queryRawUnsafe = ((q: string, ...v: unknown[]) => {
     count.n++;

@@ -4,9 +4,9 @@ import { createAppContext, type AppContext } from '../../server/app/context';
 import type { KubeObject } from '../../server/resources/types';
 import { createTestDatabase } from '../db';
 
-export async function openApp(url?: string, pool = 10): Promise<{ url: string; app: AppContext }> {
+export async function openApp(url?: string): Promise<{ url: string; app: AppContext }> {
   const u = url ?? (await createTestDatabase());
-  const app = await createAppContext(u, pool);
+  const app = await createAppContext(u);
   return { url: u, app };
 }
 

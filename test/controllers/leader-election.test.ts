@@ -15,7 +15,7 @@ beforeAll(async () => {
   ctx = await openApp();
   await ensureNamespaces(ctx.app, 'default', NS);
   for (let i = 0; i < 2; i++) {
-    const app = await createAppContext(ctx.url, 4);
+    const app = await createAppContext(ctx.url);
     const running = await startControllers({ app, connectionString: ctx.url, retryPeriodMs: 200, leaseDurationMs: 3000 });
     procs.push({ app, running });
   }

@@ -19,7 +19,7 @@ beforeAll(async () => {
   ctx = await openApp();
   await ensureNamespaces(ctx.app, 'default', NS);
   for (let i = 0; i < 3; i++) {
-    const app = await createAppContext(ctx.url, 8);
+    const app = await createAppContext(ctx.url);
     const running = await startControllers({ app, connectionString: ctx.url, leaderElection: false, pendingGraceMs: 200 });
     binders.push({ app, running });
   }

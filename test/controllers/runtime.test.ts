@@ -3,7 +3,7 @@
 // key never twice at once, own writes not echoed, graceful stop, metrics, event dedup.
 import { register } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { logger } from '../../server/app/logger';
+import { logger } from '../../server/services/logger';
 import { Controller, type ControllerSpec, type ReconcileContext } from '../../server/controllers/runtime/controller';
 import { TerminalError } from '../../server/controllers/runtime/errors';
 import { EventRecorder } from '../../server/services/event-recorder';

@@ -91,7 +91,7 @@ describe('nearVolumes (the claim doctor)', () => {
     for (const n of names) await ts.store.create(mk(n, '1Gi', ['ReadWriteOnce'], 'Filesystem'));
     await ts.store.create(mk(extra.name, extra.size, extra.modes, extra.mode));
     for (const n of [...names, extra.name]) await setPhase(n, 'Available');
-    const near = await nearVolumes(ts.store.sql, {
+    const near = await nearVolumes(ts.store, {
       storageClass: cls,
       volumeMode: 'Filesystem',
       accessModes: accessModesToBits(['ReadWriteOnce']),

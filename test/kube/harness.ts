@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { renderKubeconfig } from '../../server/app/kubeconfig';
-import { logger } from '../../server/app/logger';
+import { logger } from '../../server/services/logger';
 import { pvProtectionSpec } from '../../server/controllers/deleter/pv-protection';
 import { pvcProtectionSpec } from '../../server/controllers/pvc-protection/pvc-protection';
 import { Manager } from '../../server/controllers/runtime/manager';
@@ -46,7 +46,7 @@ export const DEV_NAMESPACE = 'team-a';
 
 export async function startKubeHarness(opts: HarnessOptions = {}): Promise<KubeHarness> {
   const ts = await openTestStore();
-  const app = { db: ts.db, store: ts.store, objects: new ObjectService(ts.store), users: new UserService(ts.db) };
+  const app = { store: ts.store, objects: new ObjectService(ts.store), users: new UserService(ts.store) };
   for (const ns of ['default', DEV_NAMESPACE, 'other']) {
     await ts.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   }

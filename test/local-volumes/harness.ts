@@ -8,7 +8,7 @@ import { agentHttpClient } from '../../server/agent/agent-client';
 import { AgentLoop } from '../../server/agent/agent-loop';
 import { realAgentOs } from '../../server/agent/os';
 import { createAppContext, type AppContext } from '../../server/app/context';
-import { logger } from '../../server/app/logger';
+import { logger } from '../../server/services/logger';
 import { startControllers, type RunningControllers } from '../../server/controllers/start';
 import { startApiServer, type RunningApiServer } from '../../server/kube/api-server';
 import type { KubeObject } from '../../server/resources/types';
@@ -39,7 +39,7 @@ export function classMap(disks: string, extra = ''): string {
 
 export async function openLocalHarness(o: { agent?: NodeAgentOptions; url?: string } = {}): Promise<LocalHarness> {
   const url = o.url ?? (await createTestDatabase());
-  const app = await createAppContext(url, 10, { leaseMs: 3_000, retryBaseMs: 300, retryMaxMs: 2_000, ...o.agent });
+  const app = await createAppContext(url, { leaseMs: 3_000, retryBaseMs: 300, retryMaxMs: 2_000, ...o.agent });
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'stowage-local-'));
   const disks = path.join(dir, 'disks');
   await fs.mkdir(disks);

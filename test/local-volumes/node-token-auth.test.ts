@@ -4,6 +4,7 @@ import https from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebServer, type WebServer } from '../../server/http/web-server';
 import { openLocalHarness, type LocalHarness } from './harness';
+import { sqlOf } from '../../server/store/sql-handle';
 
 let h: LocalHarness;
 let web: WebServer;
@@ -82,7 +83,7 @@ describe('node tokens', () => {
     expect((await call('POST', agent('nodes/node-a/heartbeat'), tokenA, {})).status).toBe(200);
     expect((await call('PUT', agent('nodes/node-a/discoveries'), tokenA, { entries: [] })).status).toBe(200);
     // What the agent wrote (its Node) is in the history as the agent's.
-    const actors = await h.app.store.sql.$queryRawUnsafe<{ action: string; actor: string }[]>(
+    const actors = await sqlOf(h.app.store).$queryRawUnsafe<{ action: string; actor: string }[]>(
       "SELECT action, actor FROM history WHERE kind = 'Node' AND name = 'node-a' ORDER BY history.rv",
     );
     // (Issuing the token made the Node, outside any request: system.)

@@ -38,7 +38,8 @@ function start(args: string[]): ChildProcess {
 }
 
 const startManager = () => start(['controllers']);
-const startAgent = () => start(['agent', '--server', h.api.url, '--token-file', tokenFile, '--ca-file', caFile, '--max-parallel', '20']);
+const startAgent = () =>
+  start(['agent', '--server', h.api.url, '--token-file', tokenFile, '--ca-file', caFile, '--max-parallel', '20', '--pods-dir', path.join(h.dir, 'pods'), '--state-dir', path.join(h.dir, 'agent-state')]);
 
 function kill9(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {

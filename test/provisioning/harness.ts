@@ -4,13 +4,13 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { logger } from '../../server/app/logger';
+import { logger } from '../../server/services/logger';
 import { binderSpec } from '../../server/controllers/binder/binder';
 import { provisioningDeps, provisioningSpecs, type ProvisioningOptions } from '../../server/controllers/provisioning-start';
 import type { ProvisioningDeps } from '../../server/controllers/provisioner/deps';
 import type { ReconcileContext } from '../../server/controllers/runtime/controller';
 import { Manager } from '../../server/controllers/runtime/manager';
-import { AssetStore } from '../../server/provisioners/assets';
+import { AssetStore } from '../../server/store/provisioned-assets';
 import { createRealOs, type HostOs } from '../../server/provisioners/os';
 import { FaultyOs } from '../../server/provisioners/os-fake';
 import { inTreeProvisionerNames } from '../../server/provisioners/registry';
@@ -77,7 +77,7 @@ export async function openHarness(inner: HostOs = createRealOs(NODE)): Promise<H
   for (const name of [NS, 'default']) await ts.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'stowage-prov-'));
   const faulty = new FaultyOs(inner);
-  const assets = new AssetStore(ts.store.sql);
+  const assets = new AssetStore(ts.store);
   let manager: Manager | undefined;
   const log = logger.child({ test: 'provisioning' });
   const h: Harness = {

@@ -9,9 +9,11 @@ import type { SignInLimits } from '../../server/domain/sign-in-limits';
 import { startWebServer, type WebServer } from '../../server/http/web-server';
 import { UserService } from '../../server/services/users';
 import { openTestApp } from '../app';
+import { rawQuery } from '../db';
 
 interface Running {
   app: AppContext;
+  url: string;
   web: WebServer;
   close(): Promise<void>;
 }
@@ -27,10 +29,11 @@ async function start(limits: Partial<SignInLimits>): Promise<Running> {
     queue: 32,
     ...limits,
   };
-  const app: AppContext = { ...base, users: new UserService(base.db, full) };
+  const app: AppContext = { ...base, users: new UserService(base.store, full) };
   const web = await startWebServer({ app, host: '127.0.0.1', port: 0, dir: '.', pages: false });
   return {
     app,
+    url: base.url,
     web,
     close: async () => {
       await web.close();
@@ -84,7 +87,7 @@ describe('the HTTP rules of the dashboard', () => {
 
   test('a password hashed by the earlier bcryptjs still signs in', async () => {
     await r.app.users.create({ name: 'old-timer', role: 'viewer', password: 'placeholder' });
-    await r.app.db.user.update({ where: { name: 'old-timer' }, data: { passwordHash: bcryptjs.hashSync('old-password', 10) } });
+    await rawQuery(r.url, 'UPDATE users SET password_hash = $2 WHERE name = $1', ['old-timer', bcryptjs.hashSync('old-password', 10)]);
     expect((await signIn(r, 'old-timer', 'old-password')).status).toBe(200);
     expect((await signIn(r, 'old-timer', 'placeholder')).status).toBe(401);
   });

@@ -8,6 +8,7 @@ import type { KubeObject } from '../../server/resources/types';
 import { CapacityService } from '../../server/services/capacity';
 import { appRouter } from '../../server/trpc/root';
 import { openTestApp } from '../app';
+import { poolOf } from '../../server/store/sql-handle';
 
 let app: Awaited<ReturnType<typeof openTestApp>>;
 let capacity: CapacityService;
@@ -36,7 +37,7 @@ const quota = (ns: string, name: string, hard: Record<string, string>): KubeObje
 /** A claim whose every history row is dated `daysAgo` days (and an hour) before NOW. */
 async function claimCreated(ns: string, name: string, size: string, cls: string, daysAgo: number) {
   await app.objects.create(admin, claim(ns, name, size, cls));
-  const r = await app.store.pool.query(`UPDATE history SET created_at = $1 WHERE kind = 'PersistentVolumeClaim' AND namespace = $2 AND name = $3`, [
+  const r = await poolOf(app.store).query(`UPDATE history SET created_at = $1 WHERE kind = 'PersistentVolumeClaim' AND namespace = $2 AND name = $3`, [
     new Date(NOW - daysAgo * D + H),
     ns,
     name,

@@ -78,7 +78,7 @@ beforeAll(async () => {
   await app.objects.create(admin, claim('team-b', 'logs', '3Gi'));
   await setPhase('PersistentVolumeClaim', 'team-b', 'logs', 'Pending');
 
-  await new CleanupJobStore(app.store.sql).record({
+  await new CleanupJobStore(app.store).record({
     nodeName: 'node-1',
     pvName: 'local-old',
     pvUid: '00000000-0000-0000-0000-000000000001',

@@ -6,11 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { logger } from '../../server/app/logger';
+import { logger } from '../../server/services/logger';
 import { syncVolumeUsage } from '../../server/controllers/volume-usage/volume-usage';
 import type { ReconcileContext } from '../../server/controllers/runtime/controller';
 import type { Principal } from '../../server/domain/authorization';
-import { AssetStore } from '../../server/provisioners/assets';
+import { AssetStore } from '../../server/store/provisioned-assets';
 import { createHostPathPlugin } from '../../server/provisioners/host-path';
 import { createRealOs } from '../../server/provisioners/os';
 import { provisionOptionsFor } from '../../server/provisioners/plugin';
@@ -66,7 +66,7 @@ afterAll(async () => {
 
 describe('used bytes of a host-path volume', () => {
   test('measured in a real directory, written once, not again while young or unchanged, shown on the claim', async () => {
-    const assets = new AssetStore(app.store.sql);
+    const assets = new AssetStore(app.store);
     const plugin = createHostPathPlugin({ os: createRealOs('node-1'), assets, nodeName: 'node-1' });
     const c = await claim({ cls: 'fast' });
     const opts = provisionOptionsFor(c, testClass(hostPathProvisioner, { basePath: path.join(dir, 'fast') }));

@@ -6,6 +6,7 @@ import type { Principal } from '../../server/domain/authorization';
 import type { KubeObject } from '../../server/resources/types';
 import { ClassReplaceService, replacementOf, replaceSteps } from '../../server/services/class-replace';
 import { openTestApp } from '../app';
+import { sqlOf } from '../../server/store/sql-handle';
 
 let app: Awaited<ReturnType<typeof openTestApp>>;
 let svc: ClassReplaceService;
@@ -33,7 +34,7 @@ function sc(name: string, extra: Partial<KubeObject> & { annotations?: Record<st
 
 const get = (name: string) => app.store.tryGet('StorageClass', undefined, name);
 const historyOf = (name: string) =>
-  app.store.sql.$queryRawUnsafe<{ action: string; actor: string; uid: string }[]>(
+  sqlOf(app.store).$queryRawUnsafe<{ action: string; actor: string; uid: string }[]>(
     `SELECT action, actor, uid FROM history WHERE kind = 'StorageClass' AND name = $1 ORDER BY rv`,
     name,
   );
@@ -90,7 +91,7 @@ describe('replace in place', () => {
       ['create', 'user:admin'],
     ]);
     // One transaction: the delete and the create are consecutive versions.
-    const rvs = await app.store.sql.$queryRawUnsafe<{ rv: string }[]>(`SELECT rv::text AS rv FROM history WHERE kind = 'StorageClass' AND name = $1 ORDER BY rv`, name);
+    const rvs = await sqlOf(app.store).$queryRawUnsafe<{ rv: string }[]>(`SELECT rv::text AS rv FROM history WHERE kind = 'StorageClass' AND name = $1 ORDER BY rv`, name);
     expect(BigInt(rvs[2].rv) - BigInt(rvs[1].rv)).toBe(1n);
   });
 

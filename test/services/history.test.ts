@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { AppContext } from '../../server/app/context';
 import type { Principal } from '../../server/domain/authorization';
-import { logger } from '../../server/app/logger';
+import { logger } from '../../server/services/logger';
 import { controllerActor } from '../../server/domain/actor';
 import { EventRecorder } from '../../server/services/event-recorder';
 import { HistoryService } from '../../server/services/history';

@@ -4,7 +4,7 @@
 // concurrent creates that never overrun a quota.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { AppContext } from '../../server/app/context';
-import { logger } from '../../server/app/logger';
+import { logger } from '../../server/services/logger';
 import { resourceQuotaSpec } from '../../server/controllers/resource-quota/resource-quota';
 import { Manager } from '../../server/controllers/runtime/manager';
 import type { Principal } from '../../server/domain/authorization';

@@ -7,6 +7,7 @@ import type { KubeObject } from '../../server/resources/types';
 import { LocalVolumeService } from '../../server/services/local-volumes';
 import { ReclaimService } from '../../server/services/reclaim';
 import { openTestApp } from '../app';
+import { sqlOf } from '../../server/store/sql-handle';
 
 let app: Awaited<ReturnType<typeof openTestApp>>;
 let reclaim: ReclaimService;
@@ -301,7 +302,7 @@ describe('each applied action records an Event on its object', () => {
     expect(events[0].message).toMatch(says);
     // One transaction: the history rows of the change and of its Event share the
     // transaction's timestamp and actor.
-    const rows = await app.store.sql.$queryRawUnsafe<{ kind: string; actor: string; at: string }[]>(
+    const rows = await sqlOf(app.store).$queryRawUnsafe<{ kind: string; actor: string; at: string }[]>(
       `SELECT kind, actor, created_at::text AS at FROM history WHERE (kind = 'PersistentVolume' AND uid = $1 AND action <> 'create' AND action <> 'status') OR (kind = 'Event' AND involved_uid = $1) ORDER BY rv`,
       pv.metadata.uid,
     );
@@ -362,7 +363,7 @@ describe('claims unused for N days: pods deleted since count, through the histor
   async function oldClaim(days: number): Promise<KubeObject> {
     const c = await claim();
     const when = new Date(Date.now() - days * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    await app.store.sql.$executeRawUnsafe(
+    await sqlOf(app.store).$executeRawUnsafe(
       `UPDATE objects SET object = jsonb_set(object::jsonb, '{metadata,creationTimestamp}', to_jsonb($1::text))::json
         WHERE kind = 'PersistentVolumeClaim' AND namespace = 'default' AND name = $2`,
       when,

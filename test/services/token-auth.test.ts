@@ -12,8 +12,8 @@ let other: UserService;
 
 beforeAll(async () => {
   t = await openTestStore();
-  users = new UserService(t.db);
-  other = new UserService(t.db);
+  users = new UserService(t.store);
+  other = new UserService(t.store);
   await users.create({ name: 'dev', role: 'developer', namespaces: ['team-a'] });
 });
 afterAll(() => t.close());

@@ -8,8 +8,8 @@
 import { createInterface } from 'node:readline';
 import { StoreTx, ObjectStore } from '../../server/store/object-store';
 import { inTransaction } from '../../server/store/pg';
-import { createPrisma } from '../../server/store/prisma';
 import type { KubeObject } from '../../server/resources/types';
+import { poolOf } from '../../server/store/sql-handle';
 
 export interface Step {
   /** Objects touched by this transaction, in order. */
@@ -31,11 +31,10 @@ const pv = (name: string, label: string): KubeObject => ({
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function writer(steps: Step[]): Promise<void> {
-  const db = createPrisma(url, 1);
-  const store = new ObjectStore(db, url, 2);
+  const store = new ObjectStore(url, 2);
   for (const step of steps) {
     try {
-      const rvs = await inTransaction(store.pool, async (sql) => {
+      const rvs = await inTransaction(poolOf(store), async (sql) => {
         const tx = new StoreTx(sql, false);
         for (const w of step.writes) {
           if (w.op === 'create') await tx.create(pv(w.name, w.label));
@@ -56,12 +55,10 @@ async function writer(steps: Step[]): Promise<void> {
     }
   }
   await store.stop();
-  await db.$disconnect();
 }
 
 async function watcher(from: string): Promise<void> {
-  const db = createPrisma(url, 1);
-  const store = new ObjectStore(db, url, 2);
+  const store = new ObjectStore(url, 2);
   await store.start();
   const ac = new AbortController();
   const seen: [string, string, string, string][] = [];
@@ -85,7 +82,6 @@ async function watcher(from: string): Promise<void> {
   }
   process.stdout.write(`events ${JSON.stringify(seen)}\n`);
   await store.stop();
-  await db.$disconnect();
 }
 
 if (role === 'writer') await writer(JSON.parse(arg) as Step[]);

@@ -41,16 +41,16 @@ describe('protection queries', () => {
     await t.store.create(pvc('c-wrong', [pvProtectionFinalizer]));
     await t.store.create(pv('pv-wrong', [pvcProtectionFinalizer]));
 
-    const volumes = (await volumesToProtect(t.store.sql)).map((r) => r.name).sort();
+    const volumes = (await volumesToProtect(t.store)).map((r) => r.name).sort();
     expect(volumes).toEqual(['pv-bare', 'pv-going', 'pv-other', 'pv-wrong']);
-    const claims = (await claimsToProtect(t.store.sql)).map((r) => `${r.namespace}/${r.name}`);
+    const claims = (await claimsToProtect(t.store)).map((r) => `${r.namespace}/${r.name}`);
     expect(claims).toEqual(['prot/c-wrong']);
 
     // Fixed by a write, gone from the answer (the index follows the row).
     const bare = (await t.store.get('PersistentVolume', undefined, 'pv-bare'))!;
     bare.metadata.finalizers = [pvProtectionFinalizer];
     await t.store.update(bare);
-    expect((await volumesToProtect(t.store.sql)).map((r) => r.name)).not.toContain('pv-bare');
+    expect((await volumesToProtect(t.store)).map((r) => r.name)).not.toContain('pv-bare');
   });
 
   test.each([

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { KubeObject } from '../../server/resources/types';
 import { openTestStore, type TestStore } from '../db';
+import { sqlOf } from '../../server/store/sql-handle';
 
 let t: TestStore;
 beforeAll(async () => {
@@ -32,7 +33,7 @@ describe('delete and create of the same name in one transaction', () => {
     expect(now.metadata.uid).toBe(made.metadata.uid);
     expect(now.metadata.uid).not.toBe(old.metadata.uid);
     expect(BigInt(now.metadata.resourceVersion!)).toBeGreaterThan(BigInt(old.metadata.resourceVersion!));
-    const rows = await t.store.sql.$queryRawUnsafe<{ action: string; uid: string }[]>(
+    const rows = await sqlOf(t.store).$queryRawUnsafe<{ action: string; uid: string }[]>(
       `SELECT action, uid FROM history WHERE kind = 'StorageClass' AND name = 'fast' ORDER BY rv`,
     );
     expect(rows).toEqual([

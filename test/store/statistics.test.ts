@@ -14,6 +14,7 @@ import {
 } from '../../server/store/statistics';
 import { waitFor } from '../controllers/fixtures';
 import { openTestStore, rawQuery, type TestStore } from '../db';
+import { sqlOf } from '../../server/store/sql-handle';
 
 describe('statisticsStale', () => {
   test.each([
@@ -127,7 +128,7 @@ describe('statistics refresh', () => {
       const [r] = await rawQuery<{ n: string }>(ts.url, `SELECT pg_stat_get_tuples_updated('objects'::regclass) AS n`);
       return Number(r.n) >= names.length;
     }, 40_000);
-    await refreshStaleStatistics(ts.store.sql);
+    await refreshStaleStatistics(sqlOf(ts.store));
     expect(await analyzed()).toBe(before);
 
     // Grown past twice the rows analyzed: the next look analyzes it.
@@ -137,7 +138,7 @@ describe('statistics refresh', () => {
       }
     });
     await waitFor('the growth counted', async () => (await live()) > 2 * rows, 40_000);
-    await refreshStaleStatistics(ts.store.sql);
+    await refreshStaleStatistics(sqlOf(ts.store));
     expect(await analyzed()).toBeGreaterThan(before);
   });
 });

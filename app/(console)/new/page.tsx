@@ -1,5 +1,5 @@
 'use client';
-import { CreatePage } from '@/components/create-page';
+import { CreatePage } from '@/components/forms/create-page';
 
 export default function Page() {
   return <CreatePage />;

@@ -95,7 +95,7 @@ const alone: PrefetchSiblings = { held: new Set(), choose: async (pick) => void 
  */
 export async function prefetchBindings(tx: ControllerTx, hints: unknown[], siblings: PrefetchSiblings = alone): Promise<void> {
   const volumes = [...new Set(hints.filter(isVolumeHint).map((h) => h.volume))].filter((v) => !tx.hasPending('PersistentVolume', undefined, v));
-  for (const v of await lockVolumes(tx.tx, volumes)) tx.remember(v.object);
+  for (const v of await lockVolumes(tx, volumes)) tx.remember(v.object);
   const binds = hints.filter(isBindHint).map((h) => h.bind);
   if (binds.length === 0) return;
   const p: Prepared = { reserved: new Map(), choice: new Map() };
@@ -110,7 +110,7 @@ export async function prefetchBindings(tx: ControllerTx, hints: unknown[], sibli
     seen.add(k);
     refs.push(ref);
   }
-  const rows = await lockClaimsWithReservations(tx.tx, refs);
+  const rows = await lockClaimsWithReservations(tx, refs);
   const locked = new Map<string, KubeObject>();
   for (const r of rows) {
     const k = keyOf(r.claim.metadata.namespace ?? '', r.claim.metadata.name!);
@@ -145,7 +145,7 @@ export async function prefetchBindings(tx: ControllerTx, hints: unknown[], sibli
   const limits = candidateLimits(wanted.map((w) => w.shape));
   await siblings.choose(async () => {
     const lists = await candidateVolumes(
-      tx.tx,
+      tx,
       wanted.map((w, i) => ({ ...w.ask, limit: limits[i] })),
       [...siblings.held],
     );
@@ -153,7 +153,7 @@ export async function prefetchBindings(tx: ControllerTx, hints: unknown[], sibli
     // Volumes another process took or holds since the candidates were read are not
     // locked; their claims look for a volume themselves.
     const locked = new Set<string>();
-    for (const v of await lockAvailableVolumes(tx.tx, picks.filter((n): n is string => n !== undefined))) {
+    for (const v of await lockAvailableVolumes(tx, picks.filter((n): n is string => n !== undefined))) {
       tx.remember(v);
       locked.add(v.metadata.name!);
     }

@@ -57,7 +57,7 @@ export async function lockClaimForBinding(tx: ControllerTx, namespace: string, n
     // Locked with the rest of its batch (bind-prefetch.ts): no round trip.
     const reserved = prefetchedReservations(tx, namespace, name);
     if (reserved) return { claim: await tx.get('PersistentVolumeClaim', namespace, name), reserved };
-    const row = await lockClaimWithReservations(tx.tx, namespace, name);
+    const row = await lockClaimWithReservations(tx, namespace, name);
     if (row) {
       tx.remember(row.claim);
       return { claim: structuredClone(row.claim), reserved: row.reserved };
@@ -81,7 +81,7 @@ export interface StoreMatch {
 export async function findMatchInStore(tx: ControllerTx, claim: KubeObject, opts: MatchOptions, reservedNames?: string[]): Promise<StoreMatch> {
   const ns = claim.metadata.namespace ?? '';
   // Volumes reserved for the claim, as this transaction sees them (locked; never waited for).
-  const names = reservedNames ?? (await volumesClaimedBy(tx.tx, ns, claim.metadata.name!)).map((v) => v.metadata.name!);
+  const names = reservedNames ?? (await volumesClaimedBy(tx, ns, claim.metadata.name!)).map((v) => v.metadata.name!);
   const reserved: KubeObject[] = [];
   for (const name of names) {
     const v = await tx.get('PersistentVolume', undefined, name);
@@ -117,22 +117,22 @@ export async function findMatchInStore(tx: ControllerTx, claim: KubeObject, opts
     }
     if (exact) {
       // One round trip: the first matching row no one else holds, locked.
-      const [first] = await availableVolumes(tx.tx, { ...q, limit: 1, skipLocked: true });
+      const [first] = await availableVolumes(tx, { ...q, limit: 1, skipLocked: true });
       if (first) {
         tx.remember(first.volume);
         const found = pickInGroup(claim, [first.volume], opts);
         if (found) return { match: found, busy };
       } else {
-        busy ||= (await availableVolumes(tx.tx, { ...q, limit: 1 })).length > 0;
+        busy ||= (await availableVolumes(tx, { ...q, limit: 1 })).length > 0;
         continue;
       }
     }
     // Node affinity is checked in code: read pages without locks, lock the first that fits.
     for (let page = 0; page < MAX_PAGES; page++) {
-      const rows = await availableVolumes(tx.tx, { ...q, offset: page * PAGE, limit: PAGE });
+      const rows = await availableVolumes(tx, { ...q, offset: page * PAGE, limit: PAGE });
       for (const r of rows) {
         if (evaluateVolume(claim, r.volume, opts).failures.length > 0) continue;
-        const locked = await lockAvailableVolume(tx.tx, r.volume.metadata.name!);
+        const locked = await lockAvailableVolume(tx, r.volume.metadata.name!);
         if (!locked) {
           busy = true;
           continue;

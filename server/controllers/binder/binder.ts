@@ -40,8 +40,8 @@ export const binderName = 'persistentvolume-binder';
 async function syncClass(d: BinderDeps, ctx: ReconcileContext, name: string): Promise<void> {
   d.classes.invalidate();
   const sc = await d.classes.get(name);
-  const waiting = await pendingClaimsOfClass(d.store.sql, name, 10_000);
-  if (sc && isDefaultClass(sc)) waiting.push(...(await pendingClaimsOfClass(d.store.sql, null, 10_000)));
+  const waiting = await pendingClaimsOfClass(d.store, name, 10_000);
+  if (sc && isDefaultClass(sc)) waiting.push(...(await pendingClaimsOfClass(d.store, null, 10_000)));
   for (const c of waiting) ctx.enqueue(claimKey(c.namespace, c.name));
 }
 
@@ -59,7 +59,7 @@ export function binderSpec(opts: BinderOptions): ControllerSpec {
     now: () => new Date(),
   };
   const keys = async (kind: string, phases?: string[]) => {
-    const rows = phases ? await objectKeysInPhases(store.sql, kind, phases) : await objectKeys(store.sql, kind);
+    const rows = phases ? await objectKeysInPhases(store, kind, phases) : await objectKeys(store, kind);
     return rows.map((r) => (kind === 'PersistentVolume' ? volumeKey(r.name) : claimKey(r.namespace, r.name)));
   };
   return {
@@ -73,7 +73,7 @@ export function binderSpec(opts: BinderOptions): ControllerSpec {
       },
     },
     listKeys: async () => [
-      ...(await volumesToSync(store.sql)).map((r) => volumeKey(r.name)),
+      ...(await volumesToSync(store)).map((r) => volumeKey(r.name)),
       ...(await keys('PersistentVolumeClaim')),
     ],
     resync: {

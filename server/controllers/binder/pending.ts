@@ -64,7 +64,7 @@ function pendingClaim(claim: KubeObject, provisioner: string | undefined, kept: 
 
 /** The volumes that come nearest to the claim, for its explanation. */
 function nearTo(d: BinderDeps, claim: KubeObject): Promise<KubeObject[]> {
-  return nearVolumes(d.store.sql, {
+  return nearVolumes(d.store, {
     storageClass: claimClass(claim),
     volumeMode: claim.spec?.volumeMode ?? 'Filesystem',
     accessModes: accessModesToBits(claim.spec?.accessModes ?? []),

@@ -35,11 +35,11 @@ async function setPhase(d: BinderDeps, ctx: ReconcileContext, volume: KubeObject
  * a few of those it could serve that are not queued already.
  */
 async function wakeWaitingClaims(d: BinderDeps, ctx: ReconcileContext, volume: KubeObject): Promise<void> {
-  for (const c of await claimsNaming(d.store.sql, volume.metadata.name!)) ctx.enqueue(claimKey(c.namespace, c.name));
+  for (const c of await claimsNaming(d.store, volume.metadata.name!)) ctx.enqueue(claimKey(c.namespace, c.name));
   const bytes = bytesOf(volume.spec?.capacity?.storage);
   if (!bytes || volume.metadata.deletionTimestamp) return;
   const waiting = await claimsWaitingFor(
-    d.store.sql,
+    d.store,
     {
       storageClass: volumeClass(volume),
       volumeMode: volume.spec?.volumeMode ?? 'Filesystem',

@@ -5,7 +5,7 @@
 // the PV to Failed with the message, records VolumeFailedDelete and is retried with
 // backoff. Volumes of external provisioners are theirs; Retain keeps the volume and its data.
 import type { Logger } from 'pino';
-import { AssetStore } from '../../provisioners/assets';
+import { AssetStore } from '../../store/provisioned-assets';
 import type { PluginRegistry } from '../../provisioners/registry';
 import type { EventRecorder } from '../../services/event-recorder';
 import type { ProvisionerPlugin } from '../../provisioners/plugin';
@@ -75,7 +75,7 @@ async function deleteObject(d: DeleterDeps, ctx: ReconcileContext, pv: KubeObjec
       after.metadata.finalizers = without(after.metadata.finalizers, pvControllerFinalizer);
       await tx.update(after);
     }
-    await d.assets.remove({ id: AssetStore.idOf(plugin.name, name) }, tx.tx);
+    await d.assets.remove({ id: AssetStore.idOf(plugin.name, name) }, tx);
   });
 }
 
@@ -118,7 +118,7 @@ export interface DeleterSpecOptions {
 }
 
 export function deleterSpec(d: DeleterDeps, opts: DeleterSpecOptions = {}): ControllerSpec {
-  const keys = async () => (await objectKeysInPhases(d.store.sql, PV, ['Released', 'Failed'])).map((r) => `pv/${r.name}`);
+  const keys = async () => (await objectKeysInPhases(d.store, PV, ['Released', 'Failed'])).map((r) => `pv/${r.name}`);
   return {
     name: deleterName,
     concurrency: opts.concurrency ?? 4,

@@ -44,7 +44,7 @@ export async function protectVolume(d: ProtectionDeps, ctx: ReconcileContext, na
   });
 }
 
-const keys = async (d: ProtectionDeps) => (await volumesToProtect(d.store.sql)).map((r) => `pv/${r.name}`);
+const keys = async (d: ProtectionDeps) => (await volumesToProtect(d.store)).map((r) => `pv/${r.name}`);
 
 export function pvProtectionSpec(d: ProtectionDeps, opts: { concurrency?: number; resyncMs?: number } = {}): ControllerSpec {
   return {

@@ -93,7 +93,7 @@ export async function expandClaim(d: ProvisioningDeps, ctx: ReconcileContext, na
 }
 
 export function expanderSpec(d: ProvisioningDeps, opts: { resyncMs?: number; baseDelayMs?: number; maxDelayMs?: number } = {}): ControllerSpec {
-  const keys = async () => (await objectKeysInPhases(d.store.sql, PVC, ['Bound'])).map((r) => `pvc/${r.namespace}/${r.name}`);
+  const keys = async () => (await objectKeysInPhases(d.store, PVC, ['Bound'])).map((r) => `pvc/${r.namespace}/${r.name}`);
   return {
     name: expanderName,
     concurrency: 2,

@@ -22,7 +22,7 @@ export interface NodeLifecycleOptions {
 export function nodeLifecycleSpec(d: { store: ObjectStore; log: Logger }, opts: NodeLifecycleOptions = {}): ControllerSpec {
   const graceMs = opts.graceMs ?? defaultNodeGraceMs;
   const events = new EventRecorder(d.store, nodeLifecycleComponent, d.log);
-  const keys = async () => (await objectKeys(d.store.sql, 'Node')).map((r) => `node/${r.name}`);
+  const keys = async () => (await objectKeys(d.store, 'Node')).map((r) => `node/${r.name}`);
   return {
     name: nodeLifecycleName,
     concurrency: 2,

@@ -67,7 +67,7 @@ async function gather(d: Deps, pod: KubeObject): Promise<PlacementInput> {
   const [nodes, classList] = await Promise.all([d.store.list('Node'), d.store.list('StorageClass')]);
   const classes = new Map(classList.items.map((c) => [c.metadata.name!, c]));
   const delayedClasses = [...claims.values()].filter((c) => !c.spec?.volumeName).map((c) => claimClass(c));
-  const candidates = await availableVolumesOfClasses(d.store.sql, [...new Set(delayedClasses)]);
+  const candidates = await availableVolumesOfClasses(d.store, [...new Set(delayedClasses)]);
   const rwop = [...claims.values()].filter((c) => Array.isArray(c.spec?.accessModes) && c.spec.accessModes.includes('ReadWriteOncePod'));
   const claimsInUseElsewhere = new Set<string>();
   if (rwop.length > 0) {
@@ -187,7 +187,7 @@ export function placementSpec(o: PlacementOptions): ControllerSpec {
     events: new EventRecorder(o.store, schedulerComponent, o.log),
     provisionerNode: (p) => (local?.names.has(p) ? local.node : undefined),
   };
-  const keys = async () => (await podsToPlace(o.store.sql)).map((r) => podKey(r.namespace, r.name));
+  const keys = async () => (await podsToPlace(o.store)).map((r) => podKey(r.namespace, r.name));
   return {
     name: 'placement',
     concurrency: 4,

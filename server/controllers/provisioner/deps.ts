@@ -1,6 +1,6 @@
 // What the provisioner shares with the controllers of its plugins' volumes (expander, volume-usage).
 import type { Logger } from 'pino';
-import type { AssetStore } from '../../provisioners/assets';
+import type { AssetStore } from '../../store/provisioned-assets';
 import type { PluginRegistry } from '../../provisioners/registry';
 import type { ObjectStore } from '../../store/object-store';
 import type { EventRecorder } from '../../services/event-recorder';

@@ -1,8 +1,8 @@
 // The provisioning decision and every plugin state, with a scripted plugin on a real store.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openTestStore, type TestStore } from '../../../test/db';
-import { logger } from '../../app/logger';
-import { AssetStore } from '../../provisioners/assets';
+import { logger } from '../../services/logger';
+import { AssetStore } from '../../store/provisioned-assets';
 import { ANY_CAPABILITIES, type ProvisionerPlugin, type ProvisionOptions, type ProvisionResult } from '../../provisioners/plugin';
 import type { KubeObject } from '../../resources/types';
 import type { ReconcileContext } from '../runtime/controller';
@@ -45,7 +45,7 @@ beforeAll(async () => {
   d = {
     store: ts.store,
     plugins: new Map([[scripted.name, scripted]]),
-    assets: new AssetStore(ts.store.sql),
+    assets: new AssetStore(ts.store),
     events: new EventRecorder(ts.store, 'test', logger),
     log: logger,
     node: 'n1',

@@ -6,7 +6,7 @@ import type { ChangeEvent } from '../../store/change-feed';
 import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
 import type { ProvisioningDeps } from './deps';
 import { provisionClaim } from './provision-claim';
-import { claimsOfClass, claimsToProvision } from './queries';
+import { claimsOfClass, claimsToProvision } from '../../store/provisioning-queries';
 import { sweepAssets } from './sweep';
 
 export const provisionerName = 'persistentvolume-provisioner';
@@ -43,11 +43,11 @@ export function provisionerSpec(d: ProvisioningDeps, opts: ProvisionerSpecOption
         await sweepAssets(d, 0);
         recovered = true;
       }
-      return (await claimsToProvision(d.store.sql, names)).map(claimKey);
+      return (await claimsToProvision(d.store, names)).map(claimKey);
     },
     resync: {
       everyMs: opts.resyncMs ?? 60_000,
-      listKeys: async () => [...(await claimsToProvision(d.store.sql, names)).map(claimKey), sweepKey],
+      listKeys: async () => [...(await claimsToProvision(d.store, names)).map(claimKey), sweepKey],
     },
     reconcile: async (key: string, ctx: ReconcileContext): Promise<ReconcileResult | void> => {
       if (key === sweepKey) {
@@ -55,7 +55,7 @@ export function provisionerSpec(d: ProvisioningDeps, opts: ProvisionerSpecOption
         return;
       }
       if (key.startsWith('sc/')) {
-        for (const c of await claimsOfClass(d.store.sql, key.slice(3))) ctx.enqueue(claimKey(c));
+        for (const c of await claimsOfClass(d.store, key.slice(3))) ctx.enqueue(claimKey(c));
         return;
       }
       const [kind, namespace, name] = key.split('/');

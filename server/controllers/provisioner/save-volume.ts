@@ -37,7 +37,7 @@ async function saveOnce(d: ProvisioningDeps, ctx: ReconcileContext, claim: KubeO
     const existing = await tx.get(PV, undefined, pvName);
     if (existing) return existing.spec?.claimRef?.uid === claim.metadata.uid ? 'exists' : 'conflict';
     const created = await tx.create(pv);
-    if (!(await d.assets.adopt(plugin, pvName, created.metadata.uid!, tx.tx))) {
+    if (!(await d.assets.adopt(plugin, pvName, created.metadata.uid!, tx))) {
       throw new Error(`the intent record of ${pvName} is gone or being deleted`);
     }
     return 'created';

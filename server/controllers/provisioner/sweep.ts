@@ -9,7 +9,7 @@
 //   + pvUid     keep                   the PV was deleted with policy Retain: release the
 //                                      record, keep the data
 //   deleting    the deleter's          finish removing the asset
-import type { AssetRecord } from '../../provisioners/assets';
+import type { AssetRecord } from '../../store/provisioned-assets';
 import type { ProvisioningDeps } from './deps';
 
 const PV = 'PersistentVolume';

@@ -47,7 +47,7 @@ export async function protectClaim(d: PvcProtectionDeps, ctx: ReconcileContext, 
 }
 
 export function pvcProtectionSpec(d: PvcProtectionDeps, opts: { concurrency?: number; resyncMs?: number } = {}): ControllerSpec {
-  const keys = async () => (await claimsToProtect(d.store.sql)).map((r) => `pvc/${r.namespace}/${r.name}`);
+  const keys = async () => (await claimsToProtect(d.store)).map((r) => `pvc/${r.namespace}/${r.name}`);
   return {
     name: pvcProtectionName,
     concurrency: opts.concurrency ?? 4,

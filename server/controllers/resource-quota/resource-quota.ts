@@ -6,6 +6,7 @@
 // quotas created or edited afterwards.
 import { syncQuotas } from '../../services/quota-admission';
 import type { ObjectStore } from '../../store/object-store';
+import { namespacesWithQuotas } from '../../store/quota-usage';
 import type { ControllerSpec } from '../runtime/controller';
 
 export const resourceQuotaControllerName = 'resource-quota-controller';
@@ -14,13 +15,8 @@ export interface ResourceQuotaDeps {
   store: ObjectStore;
 }
 
-async function namespacesWithQuotas(store: ObjectStore): Promise<string[]> {
-  const rows = await store.sql.$queryRawUnsafe<{ namespace: string }[]>("SELECT DISTINCT namespace FROM objects WHERE kind = 'ResourceQuota'");
-  return rows.map((r) => `ns/${r.namespace}`);
-}
-
 export function resourceQuotaSpec(d: ResourceQuotaDeps, opts: { resyncMs?: number } = {}): ControllerSpec {
-  const keys = () => namespacesWithQuotas(d.store);
+  const keys = async () => (await namespacesWithQuotas(d.store)).map((ns) => `ns/${ns}`);
   return {
     name: resourceQuotaControllerName,
     concurrency: 2,

@@ -46,23 +46,9 @@ export class ControllerTx extends StoreTx {
     if (known) return structuredClone(known);
     const s = strategyForKind(kind);
     const ns = s?.namespaced ? (namespace ?? '') : '';
-    const rows = await this.tx.$queryRawUnsafe<{ object: KubeObject }[]>(
-      'SELECT object FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3 FOR UPDATE SKIP LOCKED',
-      s?.kind ?? kind,
-      ns,
-      name,
-    );
-    const row = rows[0]?.object;
-    if (!row) {
-      const exists = await this.tx.$queryRawUnsafe<{ n: number }[]>(
-        'SELECT 1 AS n FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3',
-        s?.kind ?? kind,
-        ns,
-        name,
-      );
-      if (exists.length > 0) throw new RowBusyError(`${kind} ${ns ? `${ns}/` : ''}${name}`);
-      return undefined;
-    }
+    const row = await this.lockWithoutWaiting(s?.kind ?? kind, ns, name);
+    if (row === 'busy') throw new RowBusyError(`${kind} ${ns ? `${ns}/` : ''}${name}`);
+    if (!row) return undefined;
     this.locked.set(key, row);
     return structuredClone(row);
   }

@@ -12,8 +12,8 @@
 //   controllers make is guarded by row locks and resourceVersion, so a brief overlap of an
 //   old and a new leader cannot corrupt anything.
 import { createHash } from 'node:crypto';
-import pg from 'pg';
 import type { Logger } from 'pino';
+import { LeaderLockSession } from '../../store/leader-locks';
 import { controllerMetrics, type ControllerMetrics } from './metrics';
 import { expectedContention } from './errors';
 
@@ -38,7 +38,7 @@ export function advisoryKeys(lockName: string): [number, number] {
 }
 
 export class LeaderElector {
-  private client: pg.Client | undefined;
+  private client: LeaderLockSession | undefined;
   private leading = false;
   private stopped = false;
   private loop: Promise<void> | undefined;
@@ -73,7 +73,7 @@ export class LeaderElector {
     const c = this.client;
     this.client = undefined;
     if (c) {
-      await c.query('SELECT pg_advisory_unlock($1::int, $2::int)', this.keys).catch(() => {});
+      await c.unlock(this.keys).catch(() => {});
       await c.end().catch(() => {});
     }
   }
@@ -91,9 +91,8 @@ export class LeaderElector {
     });
   }
 
-  private async connect(): Promise<pg.Client> {
-    const c = new pg.Client({ connectionString: this.opts.connectionString, keepAlive: true });
-    c.on('error', (err) => {
+  private connect(): Promise<LeaderLockSession> {
+    return LeaderLockSession.open(this.opts.connectionString, this.leaseDurationMs, (err, c) => {
       const expected = expectedContention(err);
       if (expected || this.stopped) this.opts.log.debug(`leader election connection ended: ${expected ?? err.message}`);
       else this.opts.log.warn({ err }, 'leader election connection failed');
@@ -103,20 +102,6 @@ export class LeaderElector {
         this.wake?.();
       }
     });
-    await c.connect();
-    const lease = Math.max(1000, Math.round(this.leaseDurationMs));
-    const keepalive = Math.max(1, Math.round(lease / 3000));
-    await c.query(`SET application_name = 'stowage-leader-election'`);
-    // Best effort: older servers lack idle_session_timeout; some hosts refuse keepalive settings.
-    for (const sql of [
-      `SET idle_session_timeout = ${lease}`,
-      `SET tcp_keepalives_idle = ${keepalive}`,
-      `SET tcp_keepalives_interval = ${keepalive}`,
-      'SET tcp_keepalives_count = 3',
-    ]) {
-      await c.query(sql).catch(() => {});
-    }
-    return c;
   }
 
   private async withTimeout<T>(p: Promise<T>): Promise<T> {
@@ -145,12 +130,10 @@ export class LeaderElector {
           this.client ??= await this.withTimeout(this.connect());
           const c = this.client;
           if (!this.leading) {
-            const res = await this.withTimeout(
-              c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::int, $2::int) AS ok', this.keys),
-            );
-            if (res.rows[0]?.ok && !this.stopped) await this.stepUp();
+            const ok = await this.withTimeout(c.tryLock(this.keys));
+            if (ok && !this.stopped) await this.stepUp();
           } else {
-            await this.withTimeout(c.query('SELECT 1'));
+            await this.withTimeout(c.ping());
           }
         }
       } catch (err) {

@@ -3,7 +3,7 @@ import type { ProvisionerPlugin } from '../../provisioners/plugin';
 import type { KubeObject } from '../../resources/types';
 import type { ChangeEvent } from '../../store/change-feed';
 import type { ObjectStore } from '../../store/object-store';
-import type { AssetStore } from '../../provisioners/assets';
+import type { AssetStore } from '../../store/provisioned-assets';
 import { volumeUsageSpec } from './volume-usage';
 
 const measuring = { name: 'stowage.io/host-path', usage: async () => ({ bytes: 1n, partial: false }) } as unknown as ProvisionerPlugin;

@@ -2,7 +2,6 @@
 // ValidateConfigMapUpdate: keys, total size, immutability) and the table. One ConfigMap has
 // a meaning to Stowage: kube-system/local-volume-config, whose data.storageClassMap is the
 // node agents' configuration; a malformed map is refused here, at write time, with its field.
-import { z } from 'zod';
 import type { FieldError } from '../../domain/errors';
 import { ageOf } from '../../domain/duration';
 import { parseStorageClassMap } from '../../domain/local-volume-config';
@@ -10,23 +9,14 @@ import { ageColumn, column, nameColumn, noColumns } from '../columns';
 import { child, forbidden, invalid, required } from '../field-errors';
 import {
   keepSystemMetadata,
-  kubeObjectSchema,
   shapeErrors,
-  stringMap,
   stripNulls,
   validateObjectMeta,
   validateObjectMetaUpdate,
   validateTypeMeta,
 } from '../metadata';
-import type { KubeObject, Strategy } from '../types';
-
-export const configMapSchema = kubeObjectSchema({
-  data: stringMap.nullish(),
-  binaryData: stringMap.nullish(),
-  immutable: z.boolean().nullish(),
-});
-
-export type ConfigMap = z.infer<typeof configMapSchema>;
+import type { Strategy } from '../types';
+import { configMapSchema, type ConfigMap } from './schema';
 
 /** Where the node agents' storageClassMap lives (seed 003). */
 export const localVolumeConfigNamespace = 'kube-system';
@@ -50,7 +40,7 @@ function keyErrors(field: string, key: string): string[] {
   return out;
 }
 
-function validateConfigMap(cm: KubeObject): FieldError[] {
+function validateConfigMap(cm: ConfigMap): FieldError[] {
   const errs = [...validateTypeMeta(cm, 'v1', 'ConfigMap'), ...validateObjectMeta(cm.metadata, { namespaced: true, name: 'dns-subdomain' })];
   let total = 0;
   const data: Record<string, string> = cm.data ?? {};
@@ -71,7 +61,7 @@ function validateConfigMap(cm: KubeObject): FieldError[] {
 }
 
 /** The storageClassMap of kube-system/local-volume-config must parse: each problem named by its field. */
-export function validateLocalVolumeConfig(cm: KubeObject): FieldError[] {
+export function validateLocalVolumeConfig(cm: ConfigMap): FieldError[] {
   const text = cm.data?.[storageClassMapKey];
   const field = child('data', storageClassMapKey);
   if (text === undefined) return [required(field, 'the node agents read their storage classes from it')];
@@ -81,7 +71,7 @@ export function validateLocalVolumeConfig(cm: KubeObject): FieldError[] {
   return parsed.errors.map((e) => invalid(e.field.startsWith(storageClassMapKey) ? `data.${e.field}` : child(field, e.field), '<storageClassMap>', e.message));
 }
 
-export const configMapStrategy: Strategy = {
+export const configMapStrategy: Strategy<ConfigMap> = {
   kind: 'ConfigMap',
   group: '',
   version: 'v1',

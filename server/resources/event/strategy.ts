@@ -1,7 +1,6 @@
 // The Event strategy (core/v1): shape, the legacy core/v1 validation
 // (pkg/apis/core/validation/events.go), field selectors
 // (pkg/registry/core/event/strategy.go) and the table kubectl prints.
-import { z } from 'zod';
 import type { FieldError } from '../../domain/errors';
 import { ageOf } from '../../domain/duration';
 import { isQualifiedName } from '../../domain/names';
@@ -9,40 +8,20 @@ import { column, noColumns } from '../columns';
 import { invalid, notSupported, required } from '../field-errors';
 import {
   keepSystemMetadata,
-  kubeObjectSchema,
   shapeErrors,
   stripNulls,
   validateObjectMeta,
   validateObjectMetaUpdate,
   validateTypeMeta,
 } from '../metadata';
-import { objectReferenceSchema } from '../persistent-volume/schema';
-import type { KubeObject, Strategy } from '../types';
-
-export const eventSchema = kubeObjectSchema({
-  involvedObject: objectReferenceSchema.nullish(),
-  reason: z.string().nullish(),
-  message: z.string().nullish(),
-  source: z.strictObject({ component: z.string().nullish(), host: z.string().nullish() }).nullish(),
-  firstTimestamp: z.string().nullish(),
-  lastTimestamp: z.string().nullish(),
-  count: z.number().int().nullish(),
-  type: z.string().nullish(),
-  eventTime: z.string().nullish(),
-  series: z.strictObject({ count: z.number().int().nullish(), lastObservedTime: z.string().nullish() }).nullish(),
-  action: z.string().nullish(),
-  related: objectReferenceSchema.nullish(),
-  reportingComponent: z.string().nullish(),
-  reportingInstance: z.string().nullish(),
-});
-
-export type Event = z.infer<typeof eventSchema>;
+import type { Strategy } from '../types';
+import { eventSchema, type Event } from './schema';
 
 export const eventTypes = ['Normal', 'Warning'] as const;
 
 const limits = { reportingInstance: 128, action: 128, reason: 128, message: 1024 } as const;
 
-function validateEvent(ev: KubeObject): FieldError[] {
+function validateEvent(ev: Event): FieldError[] {
   const errs = [
     ...validateTypeMeta(ev, 'v1', 'Event'),
     ...validateObjectMeta(ev.metadata, { namespaced: true, name: 'dns-subdomain' }),
@@ -76,13 +55,13 @@ function validateEvent(ev: KubeObject): FieldError[] {
 }
 
 /** `component, host` (falling back to the reporting fields), host left out when empty. */
-function eventSource(ev: KubeObject): string {
+function eventSource(ev: Event): string {
   const component = ev.source?.component || ev.reportingComponent || '';
   const host = ev.source?.host || ev.reportingInstance || '';
   return host ? `${component}, ${host}` : component;
 }
 
-export const eventStrategy: Strategy = {
+export const eventStrategy: Strategy<Event> = {
   kind: 'Event',
   group: '',
   version: 'v1',

@@ -1,16 +1,13 @@
 // The Namespace strategy (core/v1): shape, defaults, validation (ValidateNamespace),
 // what create and update reset (pkg/registry/core/namespace/strategy.go) and the table.
-import { z } from 'zod';
 import type { FieldError } from '../../domain/errors';
 import { ageOf } from '../../domain/duration';
 import { isQualifiedName } from '../../domain/names';
 import { ageColumn, column, nameColumn, noColumns } from '../columns';
 import { child, invalid, notSupported } from '../field-errors';
 import {
-  conditionSchema,
   keepAllButStatus,
   keepSystemMetadata,
-  kubeObjectSchema,
   shapeErrors,
   stripNulls,
   validateKubeFinalizerNames,
@@ -18,27 +15,16 @@ import {
   validateObjectMetaUpdate,
   validateTypeMeta,
 } from '../metadata';
-import type { KubeObject, Strategy } from '../types';
+import type { Strategy } from '../types';
 import { labelMetadataName } from '../../domain/well-known/labels';
-
-export const namespaceSchema = kubeObjectSchema({
-  spec: z.strictObject({ finalizers: z.array(z.string()).nullish() }).nullish(),
-  status: z
-    .strictObject({
-      phase: z.string().nullish(),
-      conditions: z.array(conditionSchema({})).nullish(),
-    })
-    .nullish(),
-});
-
-export type Namespace = z.infer<typeof namespaceSchema>;
+import { namespaceSchema, type Namespace } from './schema';
 
 export const namespacePhases = ['Active', 'Terminating'] as const;
 
 /** The finalizer the namespace lifecycle owns; added on create as upstream does. */
 export const kubernetesFinalizer = 'kubernetes';
 
-function validateNamespace(ns: KubeObject): FieldError[] {
+function validateNamespace(ns: Namespace): FieldError[] {
   const errs = [
     ...validateTypeMeta(ns, 'v1', 'Namespace'),
     ...validateObjectMeta(ns.metadata, { namespaced: false, name: 'dns-label' }),
@@ -55,7 +41,7 @@ function validateNamespace(ns: KubeObject): FieldError[] {
   return errs;
 }
 
-export const namespaceStrategy: Strategy = {
+export const namespaceStrategy: Strategy<Namespace> = {
   kind: 'Namespace',
   group: '',
   version: 'v1',

@@ -1,70 +1,23 @@
 // The Node strategy (core/v1): shape (strict at the top, loose where Stowage does not
 // look), defaults, validation (ValidateNode / ValidateNodeUpdate), and the table.
-import { z } from 'zod';
 import type { FieldError } from '../../domain/errors';
 import { ageOf } from '../../domain/duration';
 import { isQualifiedName, isValidLabelValue } from '../../domain/names';
 import { ageColumn, column, nameColumn, noColumns } from '../columns';
 import { child, duplicate, forbidden, invalid, notSupported, required } from '../field-errors';
 import {
-  conditionSchema,
   keepAllButStatus,
   keepSystemMetadata,
-  kubeObjectSchema,
   shapeErrors,
   stripNulls,
   validateObjectMeta,
   validateObjectMetaUpdate,
   validateTypeMeta,
 } from '../metadata';
-import { canonicalizeResourceList, resourceListSchema, validateResourceList } from '../resource-list';
-import type { KubeObject, Strategy } from '../types';
+import { canonicalizeResourceList, validateResourceList } from '../resource-list';
+import type { Strategy } from '../types';
 import { labelNodeRolePrefix, labelRole } from '../../domain/well-known/labels';
-
-const loose = z.looseObject({});
-
-export const nodeSchema = kubeObjectSchema({
-  spec: z
-    .strictObject({
-      podCIDR: z.string().nullish(),
-      podCIDRs: z.array(z.string()).nullish(),
-      providerID: z.string().nullish(),
-      unschedulable: z.boolean().nullish(),
-      taints: z
-        .array(
-          z.strictObject({
-            key: z.string().nullish(),
-            value: z.string().nullish(),
-            effect: z.string().nullish(),
-            timeAdded: z.string().nullish(),
-          }),
-        )
-        .nullish(),
-      configSource: loose.nullish(),
-      externalID: z.string().nullish(),
-    })
-    .nullish(),
-  status: z
-    .strictObject({
-      capacity: resourceListSchema.nullish(),
-      allocatable: resourceListSchema.nullish(),
-      phase: z.string().nullish(),
-      conditions: z.array(conditionSchema({ lastHeartbeatTime: z.string().nullish() })).nullish(),
-      addresses: z.array(z.strictObject({ type: z.string().nullish(), address: z.string().nullish() })).nullish(),
-      daemonEndpoints: loose.nullish(),
-      nodeInfo: loose.nullish(),
-      images: z.array(loose).nullish(),
-      volumesInUse: z.array(z.string()).nullish(),
-      volumesAttached: z.array(loose).nullish(),
-      config: loose.nullish(),
-      runtimeHandlers: z.array(loose).nullish(),
-      features: loose.nullish(),
-      declaredFeatures: z.array(z.string()).nullish(),
-    })
-    .nullish(),
-});
-
-export type Node = z.infer<typeof nodeSchema>;
+import { nodeSchema, type Node } from './schema';
 
 export const taintEffects = ['NoExecute', 'NoSchedule', 'PreferNoSchedule'] as const;
 
@@ -85,7 +38,9 @@ export function isCIDR(value: string): boolean {
   return groups.length === 2 ? parts.length < 8 : parts.length === 8;
 }
 
-function validateTaints(taints: any[]): FieldError[] {
+type Taint = NonNullable<NonNullable<Node['spec']>['taints']>[number];
+
+function validateTaints(taints: Taint[]): FieldError[] {
   const errs: FieldError[] = [];
   const seen = new Set<string>();
   taints.forEach((t, i) => {
@@ -105,7 +60,7 @@ function validateTaints(taints: any[]): FieldError[] {
   return errs;
 }
 
-function validateNode(node: KubeObject): FieldError[] {
+function validateNode(node: Node): FieldError[] {
   const errs = [
     ...validateTypeMeta(node, 'v1', 'Node'),
     ...validateObjectMeta(node.metadata, { namespaced: false, name: 'dns-subdomain' }),
@@ -134,7 +89,7 @@ function validateNode(node: KubeObject): FieldError[] {
 
 const podCIDRMessage = 'node updates may not change podCIDR except from "" to valid';
 
-function validateNodeUpdate(next: KubeObject, prev: KubeObject): FieldError[] {
+function validateNodeUpdate(next: Node, prev: Node): FieldError[] {
   const errs = validateObjectMetaUpdate(next.metadata, prev.metadata);
   const oldCIDRs: string[] = prev.spec?.podCIDRs ?? [];
   const newCIDRs: string[] = next.spec?.podCIDRs ?? [];
@@ -150,8 +105,8 @@ function validateNodeUpdate(next: KubeObject, prev: KubeObject): FieldError[] {
 }
 
 /** `Ready`, `NotReady` or `Unknown`, then `SchedulingDisabled` when cordoned (kubectl's STATUS). */
-function nodeStatus(node: KubeObject): string {
-  const ready = (node.status?.conditions ?? []).find((c: any) => c.type === 'Ready');
+function nodeStatus(node: Node): string {
+  const ready = (node.status?.conditions ?? []).find((c) => c.type === 'Ready');
   const status = [ready ? (ready.status === 'True' ? 'Ready' : 'NotReady') : 'Unknown'];
   if (node.spec?.unschedulable) status.push('SchedulingDisabled');
   return status.join(',');
@@ -159,7 +114,7 @@ function nodeStatus(node: KubeObject): string {
 
 
 /** Roles from `node-role.kubernetes.io/<role>` keys and `kubernetes.io/role` values, sorted. */
-function nodeRoles(node: KubeObject): string {
+function nodeRoles(node: Node): string {
   const roles = new Set<string>();
   for (const [k, v] of Object.entries<string>(node.metadata?.labels ?? {})) {
     if (k.startsWith(labelNodeRolePrefix) && k.length > labelNodeRolePrefix.length) roles.add(k.slice(labelNodeRolePrefix.length));
@@ -168,11 +123,11 @@ function nodeRoles(node: KubeObject): string {
   return [...roles].sort().join(',') || '<none>';
 }
 
-function address(node: KubeObject, type: string): string {
-  return (node.status?.addresses ?? []).find((a: any) => a.type === type)?.address ?? '<none>';
+function address(node: Node, type: string): string {
+  return (node.status?.addresses ?? []).find((a) => a.type === type)?.address ?? '<none>';
 }
 
-export const nodeStrategy: Strategy = {
+export const nodeStrategy: Strategy<Node> = {
   kind: 'Node',
   group: '',
   version: 'v1',

@@ -3,7 +3,8 @@
 // true. Shrinking and changing an unbound claim's spec are refused by validation itself.
 // Pure.
 import { compareQuantities, quantityFromJSON } from '../../domain/quantity';
-import type { KubeObject } from '../types';
+import type { StorageClass } from '../storage-class/schema';
+import type { PersistentVolumeClaim } from './schema';
 import { persistentVolumeClaimClass } from './strategy';
 
 export const notBoundMessage = 'Only bound persistent volume claims can be expanded';
@@ -11,19 +12,19 @@ export const notExpandableMessage =
   'only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize';
 
 /** Whether `next` asks for more storage than `prev`. */
-export function isExpansion(next: KubeObject, prev: KubeObject): boolean {
+export function isExpansion(next: PersistentVolumeClaim, prev: PersistentVolumeClaim): boolean {
   const n = quantityFromJSON(next.spec?.resources?.requests?.storage);
   const p = quantityFromJSON(prev.spec?.resources?.requests?.storage);
   return n !== undefined && p !== undefined && compareQuantities(n, p) > 0;
 }
 
 /** The class whose allowVolumeExpansion decides (the claim's class; none = not expandable). */
-export function resizeClassName(prev: KubeObject): string | undefined {
+export function resizeClassName(prev: PersistentVolumeClaim): string | undefined {
   return persistentVolumeClaimClass(prev) || undefined;
 }
 
 /** Why the update may not grow the claim, or undefined when it may (or does not grow it). */
-export function resizeRefusal(next: KubeObject, prev: KubeObject, storageClass: KubeObject | undefined): string | undefined {
+export function resizeRefusal(next: PersistentVolumeClaim, prev: PersistentVolumeClaim, storageClass: StorageClass | undefined): string | undefined {
   if (!isExpansion(next, prev)) return undefined;
   if (prev.status?.phase !== 'Bound') return notBoundMessage;
   if (!storageClass || storageClass.allowVolumeExpansion !== true) return notExpandableMessage;
@@ -31,6 +32,6 @@ export function resizeRefusal(next: KubeObject, prev: KubeObject, storageClass: 
 }
 
 /** Whether the claim's class lets it grow (for the dashboard's Expand button). */
-export function mayExpand(claim: KubeObject, storageClass: KubeObject | undefined): boolean {
+export function mayExpand(claim: PersistentVolumeClaim, storageClass: StorageClass | undefined): boolean {
   return claim.status?.phase === 'Bound' && !claim.metadata?.deletionTimestamp && storageClass?.allowVolumeExpansion === true;
 }

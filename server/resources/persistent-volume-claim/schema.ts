@@ -1,5 +1,6 @@
 // PersistentVolumeClaim (core/v1) in its Kubernetes JSON shape; unknown fields rejected.
 import { z } from 'zod';
+import type { KindObject } from '../types';
 import { conditionSchema, kubeObjectSchema, stringMap } from '../metadata';
 import { resourceListSchema } from '../resource-list';
 
@@ -66,6 +67,6 @@ export const persistentVolumeClaimSchema = kubeObjectSchema({
   status: persistentVolumeClaimStatusSchema.nullish(),
 });
 
-export type PersistentVolumeClaim = z.infer<typeof persistentVolumeClaimSchema>;
+export type PersistentVolumeClaim = KindObject<typeof persistentVolumeClaimSchema>;
 
 export const claimPhases = ['Bound', 'Lost', 'Pending'] as const;

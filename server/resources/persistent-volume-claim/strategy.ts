@@ -5,21 +5,21 @@ import { ageOf } from '../../domain/duration';
 import { ageColumn, column, nameColumn, noColumns } from '../columns';
 import { keepAllButStatus, keepSystemMetadata, shapeErrors, stripNulls } from '../metadata';
 import { bytesOf, canonicalizeResourceList, showQuantity } from '../resource-list';
-import type { KubeObject, Strategy } from '../types';
+import type { Strategy } from '../types';
 import { persistentVolumeClaimWarnings } from '../volume-warnings';
-import { persistentVolumeClaimSchema } from './schema';
+import { persistentVolumeClaimSchema, type PersistentVolumeClaim } from './schema';
 import { validatePersistentVolumeClaim, validatePersistentVolumeClaimUpdate } from './validation';
 import { annBetaStorageClass, annBetaStorageProvisioner, annStorageProvisioner } from '../../domain/well-known/annotations';
 
 export { persistentVolumeClaimSchema } from './schema';
 
 /** The claim's class: the beta annotation wins; undefined when neither is set ("" is a class: none). */
-export function persistentVolumeClaimClass(pvc: KubeObject): string | undefined {
+export function persistentVolumeClaimClass(pvc: PersistentVolumeClaim): string | undefined {
   return pvc.metadata?.annotations?.[annBetaStorageClass] ?? pvc.spec?.storageClassName;
 }
 
 /** dataSource and dataSourceRef mirror each other on create (upstream NormalizeDataSources). */
-function normalizeDataSources(spec: Record<string, any>): void {
+function normalizeDataSources(spec: NonNullable<PersistentVolumeClaim['spec']>): void {
   if (spec.dataSource && !spec.dataSourceRef) {
     spec.dataSourceRef = structuredClone(spec.dataSource);
   } else if (spec.dataSourceRef && !spec.dataSource && !spec.dataSourceRef.namespace) {
@@ -28,14 +28,14 @@ function normalizeDataSources(spec: Record<string, any>): void {
   }
 }
 
-function canonicalizeQuantities(pvc: KubeObject): void {
+function canonicalizeQuantities(pvc: PersistentVolumeClaim): void {
   canonicalizeResourceList(pvc.spec?.resources?.requests);
   canonicalizeResourceList(pvc.spec?.resources?.limits);
   canonicalizeResourceList(pvc.status?.capacity);
   canonicalizeResourceList(pvc.status?.allocatedResources);
 }
 
-export const persistentVolumeClaimStrategy: Strategy = {
+export const persistentVolumeClaimStrategy: Strategy<PersistentVolumeClaim> = {
   kind: 'PersistentVolumeClaim',
   group: '',
   version: 'v1',

@@ -2,7 +2,7 @@
 import type { FieldError } from '../../domain/errors';
 import { validateLabelSelector } from '../../domain/label-selector';
 import { isDNS1123Subdomain, nameIsDNSLabel, nameIsDNSSubdomain } from '../../domain/names';
-import type { KubeObject } from '../types';
+import type { PersistentVolumeClaim } from './schema';
 import { child, deepEqual, forbidden, immutable, invalid, notSupported, required } from '../field-errors';
 import { validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta } from '../metadata';
 import { compareQuantityValues, validatePositiveQuantity, validateResourceList } from '../resource-list';
@@ -10,21 +10,23 @@ import { validateAccessModes, validateVolumeMode } from '../volume-fields';
 import { claimPhases } from './schema';
 import { annBetaStorageClass } from '../../domain/well-known/annotations';
 
-type Obj = Record<string, any>;
+type Spec = NonNullable<PersistentVolumeClaim['spec']>;
+/** spec.dataSource, or spec.dataSourceRef (which may also name a namespace). */
+type DataSource = NonNullable<Spec['dataSourceRef']>;
 
-export function validatePersistentVolumeClaim(pvc: KubeObject): FieldError[] {
+export function validatePersistentVolumeClaim(pvc: PersistentVolumeClaim): FieldError[] {
   const errs = [
     ...validateTypeMeta(pvc, 'v1', 'PersistentVolumeClaim'),
     ...validateObjectMeta(pvc.metadata, { namespaced: true, name: 'dns-subdomain' }),
   ];
-  const spec: Obj = pvc.spec ?? {};
+  const spec: Spec = pvc.spec ?? {};
 
-  const modes: string[] = spec.accessModes ?? [];
+  const modes = spec.accessModes ?? [];
   if (modes.length === 0) errs.push(required('spec.accessModes', 'at least 1 access mode is required'));
   if (spec.selector) errs.push(...validateLabelSelector(spec.selector, 'spec.selector'));
   errs.push(...validateAccessModes(modes, 'spec.accessModes'));
 
-  const requests: Obj = spec.resources?.requests ?? {};
+  const requests = spec.resources?.requests ?? {};
   if (requests.storage === undefined) errs.push(required('spec.resources.requests.storage'));
   else errs.push(...validatePositiveQuantity(requests.storage, 'spec.resources.requests.storage'));
   const { storage: _storage, ...otherRequests } = requests;
@@ -44,7 +46,8 @@ export function validatePersistentVolumeClaim(pvc: KubeObject): FieldError[] {
       errs.push(invalid('spec.dataSource', 'spec.dataSource', 'may not be specified when dataSourceRef.namespace is specified'));
     }
   } else if (spec.dataSource && spec.dataSourceRef) {
-    const same = ['apiGroup', 'kind', 'name'].every((k) => (spec.dataSource[k] ?? '') === (spec.dataSourceRef[k] ?? ''));
+    const [ds, ref] = [spec.dataSource, spec.dataSourceRef];
+    const same = (['apiGroup', 'kind', 'name'] as const).every((k) => (ds[k] ?? '') === (ref[k] ?? ''));
     if (!same) errs.push(invalid('spec.dataSource', 'spec.dataSource', 'must match dataSourceRef'));
   }
   if (spec.volumeAttributesClassName) {
@@ -53,7 +56,7 @@ export function validatePersistentVolumeClaim(pvc: KubeObject): FieldError[] {
     }
   }
 
-  const status: Obj = pvc.status ?? {};
+  const status = pvc.status ?? {};
   if (status.phase && !(claimPhases as readonly string[]).includes(status.phase)) {
     errs.push(notSupported('status.phase', status.phase, claimPhases));
   }
@@ -62,11 +65,11 @@ export function validatePersistentVolumeClaim(pvc: KubeObject): FieldError[] {
   return errs;
 }
 
-function validateDataSource(ref: Obj, at: string): FieldError[] {
+function validateDataSource(ref: DataSource, at: string): FieldError[] {
   const errs: FieldError[] = [];
   if (!ref.name) errs.push(required(child(at, 'name')));
   if (!ref.kind) errs.push(required(child(at, 'kind')));
-  const apiGroup: string = ref.apiGroup ?? '';
+  const apiGroup = ref.apiGroup ?? '';
   if (!apiGroup && ref.kind !== 'PersistentVolumeClaim') {
     errs.push(invalid(at, ref.kind ?? '', "must be 'PersistentVolumeClaim' when referencing the default apiGroup"));
   }
@@ -80,10 +83,10 @@ function validateDataSource(ref: Obj, at: string): FieldError[] {
 const specImmutable = 'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims';
 
 /** Rules for an update (ValidatePersistentVolumeClaimUpdate). */
-export function validatePersistentVolumeClaimUpdate(next: KubeObject, prev: KubeObject): FieldError[] {
+export function validatePersistentVolumeClaimUpdate(next: PersistentVolumeClaim, prev: PersistentVolumeClaim): FieldError[] {
   const errs = validateObjectMetaUpdate(next.metadata, prev.metadata);
-  const n: Obj = structuredClone(next.spec ?? {});
-  const p: Obj = structuredClone(prev.spec ?? {});
+  const n: Spec = structuredClone(next.spec ?? {});
+  const p: Spec = structuredClone(prev.spec ?? {});
 
   // The binder sets volumeName once.
   if (!p.volumeName) p.volumeName = n.volumeName;
@@ -120,7 +123,8 @@ export function validatePersistentVolumeClaimUpdate(next: KubeObject, prev: Kube
   const { volumeMode: oldMode, ...pRest } = p;
   // Upstream reports one error on spec, whichever fields changed (its message then adds a
   // Go diff of the two specs, which is not reproduced).
-  const changed = [...new Set([...Object.keys(nRest), ...Object.keys(pRest)])].some((key) => !deepEqual(nRest[key], pRest[key]));
+  const field = (o: object, key: string) => (o as Record<string, unknown>)[key];
+  const changed = [...new Set([...Object.keys(nRest), ...Object.keys(pRest)])].some((key) => !deepEqual(field(nRest, key), field(pRest, key)));
   if (changed) errs.push(forbidden('spec', specImmutable));
 
   const newSize = next.spec?.resources?.requests?.storage;

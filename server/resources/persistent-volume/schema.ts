@@ -1,6 +1,7 @@
 // PersistentVolume (core/v1) in its Kubernetes JSON shape. Unknown fields are rejected,
 // except inside opaque maps and inside the volume sources kept loose (see below).
 import { z } from 'zod';
+import type { KindObject } from '../types';
 import { kubeObjectSchema, stringMap } from '../metadata';
 import { volumeNodeAffinitySchema } from '../node-selector';
 import { resourceListSchema } from '../resource-list';
@@ -134,7 +135,10 @@ export const persistentVolumeSchema = kubeObjectSchema({
   status: persistentVolumeStatusSchema.nullish(),
 });
 
-export type PersistentVolume = z.infer<typeof persistentVolumeSchema>;
+export type PersistentVolume = KindObject<typeof persistentVolumeSchema>;
+
+// The node-selector shapes a volume's nodeAffinity uses, for code that may name only the kinds' types.
+export type { NodeSelectorRequirement, NodeSelectorTerm, VolumeNodeAffinity } from '../node-selector';
 
 export const volumePhases = ['Available', 'Bound', 'Failed', 'Pending', 'Released'] as const;
 export const reclaimPolicies = ['Delete', 'Recycle', 'Retain'] as const;

@@ -7,20 +7,20 @@ import { ageColumn, column, nameColumn, noColumns } from '../columns';
 import { keepAllButStatus, keepSystemMetadata, shapeErrors, stripNulls, timestampNow } from '../metadata';
 import { pinnedHostname } from '../node-selector';
 import { bytesOf, canonicalizeResourceList, showQuantity } from '../resource-list';
-import type { KubeObject, Strategy } from '../types';
+import type { Strategy } from '../types';
 import { persistentVolumeWarnings } from '../volume-warnings';
-import { persistentVolumeSchema } from './schema';
+import { persistentVolumeSchema, type PersistentVolume } from './schema';
 import { validatePersistentVolume, validatePersistentVolumeUpdate } from './validation';
 import { annAlphaStorageClass, annBetaStorageClass } from '../../domain/well-known/annotations';
 
 export { persistentVolumeSchema } from './schema';
 
 /** The PV's class: the beta annotation wins over spec.storageClassName; "" when none. */
-export function persistentVolumeClass(pv: KubeObject): string {
+export function persistentVolumeClass(pv: PersistentVolume): string {
   return pv.metadata?.annotations?.[annBetaStorageClass] ?? pv.spec?.storageClassName ?? '';
 }
 
-export const persistentVolumeStrategy: Strategy = {
+export const persistentVolumeStrategy: Strategy<PersistentVolume> = {
   kind: 'PersistentVolume',
   group: '',
   version: 'v1',

@@ -2,36 +2,45 @@
 // and pkg/volume/validation (mount options).
 import type { FieldError } from '../../domain/errors';
 import { isDNS1123Label, isDNS1123Subdomain, nameIsDNSSubdomain } from '../../domain/names';
-import type { KubeObject } from '../types';
+import type { PersistentVolume } from './schema';
 import { child, deepEqual, forbidden, immutable, invalid, notSupported, required, tooLong } from '../field-errors';
 import { validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta } from '../metadata';
 import { sameNodeAffinityAllowingGALabels, validateVolumeNodeAffinity } from '../node-selector';
 import { validatePositiveQuantity } from '../resource-list';
 import { validateAccessModes, validateVolumeMode } from '../volume-fields';
-import { hostPathTypes, looseSourceRequiredFields, looseVolumeSources, mountOptionAnnotationSources, mountOptionSources, reclaimPolicies, volumePhases, volumeSources, type VolumeSourceName } from './schema';
+import {
+  hostPathTypes,
+  looseSourceRequiredFields,
+  mountOptionAnnotationSources,
+  mountOptionSources,
+  reclaimPolicies,
+  volumePhases,
+  volumeSources,
+  type VolumeSourceName,
+} from './schema';
 import { annMountOptions } from '../../domain/well-known/annotations';
 
-type Obj = Record<string, any>;
+type Spec = NonNullable<PersistentVolume['spec']>;
 
 /** The volume sources set on a spec, in upstream's order. */
-export function sourcesOf(spec: Obj | undefined): VolumeSourceName[] {
+export function sourcesOf(spec: Spec | undefined): VolumeSourceName[] {
   return volumeSources.filter((s) => spec?.[s] !== undefined && spec?.[s] !== null);
 }
 
-export function validatePersistentVolume(pv: KubeObject): FieldError[] {
+export function validatePersistentVolume(pv: PersistentVolume): FieldError[] {
   const errs = [
     ...validateTypeMeta(pv, 'v1', 'PersistentVolume'),
     ...validateObjectMeta(pv.metadata, { namespaced: false, name: 'dns-subdomain' }),
   ];
-  const spec: Obj = pv.spec ?? {};
+  const spec: Spec = pv.spec ?? {};
 
-  const modes: string[] = spec.accessModes ?? [];
+  const modes = spec.accessModes ?? [];
   if (modes.length === 0) errs.push(required('spec.accessModes'));
   errs.push(...validateAccessModes(modes, 'spec.accessModes'));
 
   errs.push(...validateCapacity(spec.capacity));
 
-  const policy: string = spec.persistentVolumeReclaimPolicy ?? '';
+  const policy = spec.persistentVolumeReclaimPolicy ?? '';
   if (policy && !(reclaimPolicies as readonly string[]).includes(policy)) {
     errs.push(notSupported('spec.persistentVolumeReclaimPolicy', policy, reclaimPolicies));
   }
@@ -41,7 +50,7 @@ export function validatePersistentVolume(pv: KubeObject): FieldError[] {
   sources.forEach((source, i) => {
     const at = child('spec', source);
     if (i > 0) errs.push(forbidden(at, 'may not specify more than 1 volume type'));
-    else errs.push(...validateSource(source, spec[source], at));
+    else errs.push(...validateSource(spec, source, at));
   });
   if (sources.length === 0) errs.push(required('spec', 'must specify a volume type'));
   if (sources[0] === 'local' && !spec.nodeAffinity) {
@@ -58,7 +67,7 @@ export function validatePersistentVolume(pv: KubeObject): FieldError[] {
   }
   errs.push(...validateVolumeMode(spec.volumeMode, 'spec.volumeMode'));
   if (spec.volumeAttributesClassName !== undefined) {
-    const vac: string = spec.volumeAttributesClassName;
+    const vac = spec.volumeAttributesClassName;
     if (vac === '') errs.push(required('spec.volumeAttributesClassName', 'an empty string is disallowed'));
     else for (const msg of nameIsDNSSubdomain(vac, false)) errs.push(invalid('spec.volumeAttributesClassName', vac, msg));
     if (!spec.csi) errs.push(required('spec.csi', 'has to be specified when using volumeAttributesClassName'));
@@ -78,7 +87,7 @@ export function validatePersistentVolume(pv: KubeObject): FieldError[] {
   return errs;
 }
 
-function validateCapacity(capacity: Obj | undefined): FieldError[] {
+function validateCapacity(capacity: Spec['capacity']): FieldError[] {
   const errs: FieldError[] = [];
   const keys = Object.keys(capacity ?? {});
   if (keys.length === 0) errs.push(required('spec.capacity'));
@@ -87,20 +96,23 @@ function validateCapacity(capacity: Obj | undefined): FieldError[] {
   return errs;
 }
 
-function validateSource(source: VolumeSourceName, value: Obj, at: string): FieldError[] {
+/** The source set on the spec (sourcesOf found it there, so never the `?? {}`). */
+function validateSource(spec: Spec, source: VolumeSourceName, at: string): FieldError[] {
   switch (source) {
     case 'hostPath':
-      return validateHostPath(value, at);
+      return validateHostPath(spec.hostPath ?? {}, at);
     case 'local':
-      return validateLocal(value, at);
+      return validateLocal(spec.local ?? {}, at);
     case 'nfs':
-      return validateNFS(value, at);
+      return validateNFS(spec.nfs ?? {}, at);
     case 'csi':
-      return validateCSI(value, at);
-    default:
-      return looseSourceRequiredFields[source as (typeof looseVolumeSources)[number]]
+      return validateCSI(spec.csi ?? {}, at);
+    default: {
+      const value = spec[source] ?? {};
+      return looseSourceRequiredFields[source]
         .filter((f) => isBlank(value[f]))
         .map((f) => required(child(at, f)));
+    }
   }
 }
 
@@ -108,8 +120,8 @@ function isBlank(v: unknown): boolean {
   return v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
 }
 
-function validateHostPath(hp: Obj, at: string): FieldError[] {
-  const path: string = hp.path ?? '';
+function validateHostPath(hp: NonNullable<Spec['hostPath']>, at: string): FieldError[] {
+  const path = hp.path ?? '';
   if (!path) return [required(child(at, 'path'))];
   const errs = noBacksteps(path, child(at, 'path'));
   if (hp.type !== undefined && !(hostPathTypes as readonly string[]).includes(hp.type)) {
@@ -118,8 +130,8 @@ function validateHostPath(hp: Obj, at: string): FieldError[] {
   return errs;
 }
 
-function validateLocal(local: Obj, at: string): FieldError[] {
-  const path: string = local.path ?? '';
+function validateLocal(local: NonNullable<Spec['local']>, at: string): FieldError[] {
+  const path = local.path ?? '';
   if (!path) return [required(child(at, 'path'))];
   const errs: FieldError[] = [];
   if (!path.startsWith('/')) errs.push(invalid(child(at, 'path'), path, 'must be an absolute path'));
@@ -127,10 +139,10 @@ function validateLocal(local: Obj, at: string): FieldError[] {
   return errs;
 }
 
-function validateNFS(nfs: Obj, at: string): FieldError[] {
+function validateNFS(nfs: NonNullable<Spec['nfs']>, at: string): FieldError[] {
   const errs: FieldError[] = [];
   if (!nfs.server) errs.push(required(child(at, 'server')));
-  const path: string = nfs.path ?? '';
+  const path = nfs.path ?? '';
   if (!path) errs.push(required(child(at, 'path')));
   else if (!path.startsWith('/')) errs.push(invalid(child(at, 'path'), path, 'must be an absolute path'));
   return errs;
@@ -144,18 +156,19 @@ const csiSecretRefs = [
   'nodeExpandSecretRef',
 ] as const;
 
-function validateCSI(csi: Obj, at: string): FieldError[] {
+function validateCSI(csi: NonNullable<Spec['csi']>, at: string): FieldError[] {
   const errs: FieldError[] = [];
-  const driver: string = csi.driver ?? '';
+  const driver = csi.driver ?? '';
   const driverPath = child(at, 'driver');
   if (!driver) errs.push(required(driverPath));
   if (driver.length > 63) errs.push(tooLong(driverPath, 63));
   if (driver) for (const msg of isDNS1123Subdomain(driver.toLowerCase())) errs.push(invalid(driverPath, driver, msg));
   if (!csi.volumeHandle) errs.push(required(child(at, 'volumeHandle')));
   for (const ref of csiSecretRefs) {
-    if (!csi[ref]) continue;
-    const name: string = csi[ref].name ?? '';
-    const namespace: string = csi[ref].namespace ?? '';
+    const secret = csi[ref];
+    if (!secret) continue;
+    const name = secret.name ?? '';
+    const namespace = secret.namespace ?? '';
     if (!name) errs.push(required(child(at, ref, 'name')));
     else for (const msg of isDNS1123Subdomain(name)) errs.push(invalid(child(at, ref, 'name'), name, msg));
     if (!namespace) errs.push(required(child(at, ref, 'namespace')));
@@ -185,18 +198,18 @@ export function cleanPath(p: string): string {
 }
 
 /** Rules for an update of the main resource (ValidatePersistentVolumeUpdate). */
-export function validatePersistentVolumeUpdate(next: KubeObject, prev: KubeObject): FieldError[] {
+export function validatePersistentVolumeUpdate(next: PersistentVolume, prev: PersistentVolume): FieldError[] {
   const errs = validateObjectMetaUpdate(next.metadata, prev.metadata);
-  const ns: Obj = next.spec ?? {};
-  const ps: Obj = prev.spec ?? {};
+  const ns: Spec = next.spec ?? {};
+  const ps: Spec = prev.spec ?? {};
   // Upstream reports one error on spec.persistentvolumesource, however many sources differ.
   let sourceChanged = false;
   for (const source of volumeSources) {
-    let n = ns[source];
+    let n: unknown = ns[source];
     // A CSI volume may gain a controllerExpandSecretRef it did not have.
-    if (source === 'csi' && ps.csi && !ps.csi.controllerExpandSecretRef && n?.controllerExpandSecretRef) {
-      n = { ...n };
-      delete n.controllerExpandSecretRef;
+    if (source === 'csi' && ps.csi && !ps.csi.controllerExpandSecretRef && ns.csi?.controllerExpandSecretRef) {
+      const { controllerExpandSecretRef: _added, ...rest } = ns.csi;
+      n = rest;
     }
     if (!deepEqual(n, ps[source])) sourceChanged = true;
   }

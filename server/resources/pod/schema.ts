@@ -3,6 +3,7 @@
 // phase/conditions. Stowage runs no containers, so everything else a real manifest carries
 // (images, ports, env, probes, securityContext ...) is accepted and kept as sent.
 import { z } from 'zod';
+import type { KindObject } from '../types';
 import { conditionSchema, kubeObjectSchema, stringMap } from '../metadata';
 import { nodeSelectorSchema, nodeSelectorTermSchema } from '../node-selector';
 
@@ -80,6 +81,6 @@ export const podSchema = kubeObjectSchema({
   status: podStatusSchema.nullish(),
 });
 
-export type Pod = z.infer<typeof podSchema>;
+export type Pod = KindObject<typeof podSchema>;
 
 export const podPhases = ['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'] as const;

@@ -4,32 +4,33 @@
 import { ageOf } from '../../domain/duration';
 import { ageColumn, column, nameColumn, noColumns } from '../columns';
 import { keepAllButStatus, keepSystemMetadata, shapeErrors, stripNulls } from '../metadata';
-import type { KubeObject, Strategy } from '../types';
-import { podSchema } from './schema';
+import type { Strategy } from '../types';
+import { podSchema, type Pod } from './schema';
 import { validatePod, validatePodUpdate } from './validation';
 import { schedulerComponent } from '../../domain/well-known/components';
 
 export { podSchema } from './schema';
 
 /** What `kubectl get pods` prints as STATUS (the printer's reason, phase or Terminating). */
-export function podStatusText(pod: KubeObject): string {
+export function podStatusText(pod: Pod): string {
   if (pod.metadata?.deletionTimestamp) return 'Terminating';
   return pod.status?.reason || pod.status?.phase || 'Pending';
 }
 
-function readyText(pod: KubeObject): string {
+function readyText(pod: Pod): string {
   const total = Array.isArray(pod.spec?.containers) ? pod.spec.containers.length : 0;
-  const statuses: any[] = Array.isArray(pod.status?.containerStatuses) ? pod.status.containerStatuses : [];
+  const statuses = pod.status?.containerStatuses ?? [];
   const ready = statuses.filter((s) => s?.ready === true).length;
   return `${ready}/${total}`;
 }
 
-function restarts(pod: KubeObject): number {
-  const statuses: any[] = Array.isArray(pod.status?.containerStatuses) ? pod.status.containerStatuses : [];
-  return statuses.reduce((n, s) => n + (Number.isInteger(s?.restartCount) ? s.restartCount : 0), 0);
+function restarts(pod: Pod): number {
+  // Container statuses are kept as sent (the schema does not describe them).
+  const statuses = pod.status?.containerStatuses ?? [];
+  return statuses.reduce((n, s) => n + (typeof s?.restartCount === 'number' && Number.isInteger(s.restartCount) ? s.restartCount : 0), 0);
 }
 
-export const podStrategy: Strategy = {
+export const podStrategy: Strategy<Pod> = {
   kind: 'Pod',
   group: '',
   version: 'v1',
@@ -78,8 +79,8 @@ export const podStrategy: Strategy = {
   // unpublish them first; pods no agent started go at once.
   gracefulDeletionSeconds(pod) {
     if (!pod.spec?.nodeName || pod.status?.phase !== 'Running') return 0;
-    const g = pod.spec?.terminationGracePeriodSeconds;
-    return Number.isInteger(g) && g >= 0 ? g : 30;
+    const g = pod.spec?.terminationGracePeriodSeconds; // kept as sent: not in the schema
+    return typeof g === 'number' && Number.isInteger(g) && g >= 0 ? g : 30;
   },
 
   validate: validatePod,

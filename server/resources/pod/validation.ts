@@ -7,18 +7,19 @@ import { isDNS1123Label, isQualifiedName, isValidLabelValue, nameIsDNSSubdomain 
 import { child, deepEqual, duplicate, forbidden, invalid, notSupported, required } from '../field-errors';
 import { validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta } from '../metadata';
 import { validateNodeSelector } from '../node-selector';
-import type { KubeObject } from '../types';
-import { podPhases } from './schema';
+import { podPhases, type Pod } from './schema';
 
-type Obj = Record<string, any>;
+type Spec = NonNullable<Pod['spec']>;
+type Container = NonNullable<Spec['containers']>[number];
+type PodVolume = NonNullable<Spec['volumes']>[number];
 
 const notFound = (field: string, value: string): FieldError => ({ field, reason: 'FieldValueNotFound', message: `Not found: ${JSON.stringify(value)}` });
 
-function validateContainers(list: Obj[], at: string, volumes: Map<string, Obj>, names: Set<string>): FieldError[] {
+function validateContainers(list: Container[], at: string, volumes: Map<string, PodVolume>, names: Set<string>): FieldError[] {
   const errs: FieldError[] = [];
   list.forEach((c, i) => {
     const base = child(at, i);
-    const name: string = c.name ?? '';
+    const name = c.name ?? '';
     if (!name) errs.push(required(child(base, 'name')));
     else {
       for (const msg of isDNS1123Label(name)) errs.push(invalid(child(base, 'name'), name, msg));
@@ -26,7 +27,7 @@ function validateContainers(list: Obj[], at: string, volumes: Map<string, Obj>, 
       names.add(name);
     }
     const mountPaths = new Set<string>();
-    ((c.volumeMounts ?? []) as Obj[]).forEach((m, j) => {
+    (c.volumeMounts ?? []).forEach((m, j) => {
       const mat = child(base, 'volumeMounts', j);
       if (!m.name) errs.push(required(child(mat, 'name')));
       else if (!volumes.has(m.name)) errs.push(notFound(child(mat, 'name'), m.name));
@@ -38,7 +39,7 @@ function validateContainers(list: Obj[], at: string, volumes: Map<string, Obj>, 
       else mountPaths.add(m.mountPath);
     });
     const devicePaths = new Set<string>();
-    ((c.volumeDevices ?? []) as Obj[]).forEach((d, j) => {
+    (c.volumeDevices ?? []).forEach((d, j) => {
       const dat = child(base, 'volumeDevices', j);
       if (!d.name) errs.push(required(child(dat, 'name')));
       else if (!volumes.has(d.name)) errs.push(notFound(child(dat, 'name'), d.name));
@@ -54,18 +55,18 @@ function validateContainers(list: Obj[], at: string, volumes: Map<string, Obj>, 
 }
 
 /** A volume both mounted and used as a device in one container. */
-function isBlockOnly(container: Obj, volume: string): boolean {
-  return ((container.volumeDevices ?? []) as Obj[]).some((d) => d.name === volume);
+function isBlockOnly(container: Container, volume: string): boolean {
+  return (container.volumeDevices ?? []).some((d) => d.name === volume);
 }
 
-export function validatePod(pod: KubeObject): FieldError[] {
+export function validatePod(pod: Pod): FieldError[] {
   const errs = [...validateTypeMeta(pod, 'v1', 'Pod'), ...validateObjectMeta(pod.metadata, { namespaced: true, name: 'dns-subdomain' })];
-  const spec: Obj = pod.spec ?? {};
+  const spec: Spec = pod.spec ?? {};
 
-  const volumes = new Map<string, Obj>();
-  ((spec.volumes ?? []) as Obj[]).forEach((v, i) => {
+  const volumes = new Map<string, PodVolume>();
+  (spec.volumes ?? []).forEach((v, i) => {
     const at = child('spec.volumes', i);
-    const name: string = v.name ?? '';
+    const name = v.name ?? '';
     if (!name) errs.push(required(child(at, 'name')));
     else {
       for (const msg of isDNS1123Label(name)) errs.push(invalid(child(at, 'name'), name, msg));
@@ -73,14 +74,14 @@ export function validatePod(pod: KubeObject): FieldError[] {
       volumes.set(name, v);
     }
     if (v.persistentVolumeClaim) {
-      const claimName: string = v.persistentVolumeClaim.claimName ?? '';
+      const claimName = v.persistentVolumeClaim.claimName ?? '';
       const cat = child(at, 'persistentVolumeClaim', 'claimName');
       if (!claimName) errs.push(required(cat));
       else for (const msg of nameIsDNSSubdomain(claimName, false)) errs.push(invalid(cat, claimName, msg));
     }
   });
 
-  const containers: Obj[] = spec.containers ?? [];
+  const containers = spec.containers ?? [];
   if (containers.length === 0) errs.push(required('spec.containers'));
   const names = new Set<string>();
   errs.push(...validateContainers(containers, 'spec.containers', volumes, names));
@@ -89,7 +90,7 @@ export function validatePod(pod: KubeObject): FieldError[] {
   if (spec.nodeName) {
     for (const msg of nameIsDNSSubdomain(spec.nodeName, false)) errs.push(invalid('spec.nodeName', spec.nodeName, msg));
   }
-  for (const [k, v] of Object.entries((spec.nodeSelector ?? {}) as Record<string, string>)) {
+  for (const [k, v] of Object.entries(spec.nodeSelector ?? {})) {
     for (const msg of isQualifiedName(k)) errs.push(invalid(child('spec.nodeSelector', k), k, msg));
     for (const msg of isValidLabelValue(v)) errs.push(invalid(child('spec.nodeSelector', k), v, msg));
   }
@@ -112,11 +113,11 @@ export const podUpdateMessage =
   '`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
 
 /** What may change in a pod's spec: container images, activeDeadlineSeconds, added tolerations, and nodeName once (placement). */
-export function validatePodUpdate(next: KubeObject, prev: KubeObject): FieldError[] {
+export function validatePodUpdate(next: Pod, prev: Pod): FieldError[] {
   const errs = validateObjectMetaUpdate(next.metadata, prev.metadata);
-  const n: Obj = structuredClone(next.spec ?? {});
-  const p: Obj = structuredClone(prev.spec ?? {});
-  const sameImages = (a: Obj[] | undefined, b: Obj[] | undefined) => {
+  const n: Spec = structuredClone(next.spec ?? {});
+  const p: Spec = structuredClone(prev.spec ?? {});
+  const sameImages = (a: Container[] | undefined, b: Container[] | undefined) => {
     (a ?? []).forEach((c, i) => {
       if (b?.[i] && 'image' in c) b[i].image = c.image;
     });
@@ -125,9 +126,12 @@ export function validatePodUpdate(next: KubeObject, prev: KubeObject): FieldErro
   sameImages(n.initContainers, p.initContainers);
   p.activeDeadlineSeconds = n.activeDeadlineSeconds;
   if (p.activeDeadlineSeconds === undefined) delete p.activeDeadlineSeconds;
-  const oldTolerations: unknown[] = p.tolerations ?? [];
-  const newTolerations: unknown[] = n.tolerations ?? [];
-  if (oldTolerations.every((t) => newTolerations.some((u) => deepEqual(t, u)))) {
+  // Tolerations are kept as sent (not in the schema): a value that is not a list is not
+  // taken over, so changing it is refused below (it used to throw on the list methods).
+  const oldTolerations = p.tolerations ?? [];
+  const newTolerations = n.tolerations ?? [];
+  const lists = Array.isArray(oldTolerations) && Array.isArray(newTolerations);
+  if (lists && oldTolerations.every((t) => newTolerations.some((u) => deepEqual(t, u)))) {
     if (n.tolerations === undefined) delete p.tolerations;
     else p.tolerations = n.tolerations;
   }

@@ -1,5 +1,6 @@
 // The core/v1 ResourceQuota shape (importable by the browser).
 import { z } from 'zod';
+import type { KindObject } from '../types';
 import { kubeObjectSchema } from '../metadata';
 import { resourceListSchema } from '../resource-list';
 
@@ -25,4 +26,4 @@ export const resourceQuotaSchema = kubeObjectSchema({
     .nullish(),
 });
 
-export type ResourceQuota = z.infer<typeof resourceQuotaSchema>;
+export type ResourceQuota = KindObject<typeof resourceQuotaSchema>;

@@ -5,18 +5,18 @@ import { ageOf } from '../../domain/duration';
 import { ageColumn, column, nameColumn, noColumns } from '../columns';
 import { keepAllButStatus, keepSystemMetadata, shapeErrors, stripNulls } from '../metadata';
 import { canonicalizeResourceList, showQuantity } from '../resource-list';
-import type { KubeObject, Strategy } from '../types';
-import { resourceQuotaSchema } from './schema';
+import type { Strategy } from '../types';
+import { resourceQuotaSchema, type ResourceQuota } from './schema';
 import { validateResourceQuota, validateResourceQuotaUpdate } from './validation';
 
-function canonicalize(q: KubeObject): void {
+function canonicalize(q: ResourceQuota): void {
   canonicalizeResourceList(q.spec?.hard);
   canonicalizeResourceList(q.status?.hard);
   canonicalizeResourceList(q.status?.used);
 }
 
 /** One table cell as upstream: `name: used/hard` for each resource, sorted, requests and limits apart. */
-export function quotaCells(q: KubeObject): { request: string; limit: string } {
+export function quotaCells(q: ResourceQuota): { request: string; limit: string } {
   const request: string[] = [];
   const limit: string[] = [];
   for (const name of Object.keys(q.spec?.hard ?? {}).sort()) {
@@ -28,7 +28,7 @@ export function quotaCells(q: KubeObject): { request: string; limit: string } {
   return { request: request.join(', '), limit: limit.join(', ') };
 }
 
-export const resourceQuotaStrategy: Strategy = {
+export const resourceQuotaStrategy: Strategy<ResourceQuota> = {
   kind: 'ResourceQuota',
   group: '',
   version: 'v1',

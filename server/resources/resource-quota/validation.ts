@@ -7,7 +7,7 @@ import { formatQuantity } from '../../domain/quantity';
 import { invalid } from '../field-errors';
 import { validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta } from '../metadata';
 import { parseOrError } from '../resource-list';
-import type { KubeObject } from '../types';
+import type { ResourceQuota } from './schema';
 
 const STANDARD_QUOTA_RESOURCES = new Set([
   'cpu',
@@ -111,7 +111,7 @@ function validateList(list: Record<string, unknown> | undefined, base: string): 
   return errs;
 }
 
-function validateScopes(spec: KubeObject['spec']): FieldError[] {
+function validateScopes(spec: ResourceQuota['spec']): FieldError[] {
   const scopes: string[] = spec?.scopes ?? [];
   if (scopes.length === 0) return [];
   const errs: FieldError[] = [];
@@ -133,7 +133,7 @@ function validateScopes(spec: KubeObject['spec']): FieldError[] {
   return errs;
 }
 
-function validateScopeSelector(spec: KubeObject['spec']): FieldError[] {
+function validateScopeSelector(spec: ResourceQuota['spec']): FieldError[] {
   const exprs: { scopeName?: string; operator?: string; values?: string[] }[] = spec?.scopeSelector?.matchExpressions ?? [];
   const errs: FieldError[] = [];
   exprs.forEach((e, i) => {
@@ -156,7 +156,7 @@ function validateScopeSelector(spec: KubeObject['spec']): FieldError[] {
   return errs;
 }
 
-export function validateResourceQuota(q: KubeObject): FieldError[] {
+export function validateResourceQuota(q: ResourceQuota): FieldError[] {
   return [
     ...validateTypeMeta(q, 'v1', 'ResourceQuota'),
     ...validateObjectMeta(q.metadata, { namespaced: true, name: 'dns-subdomain' }),
@@ -168,7 +168,7 @@ export function validateResourceQuota(q: KubeObject): FieldError[] {
   ];
 }
 
-export function validateResourceQuotaUpdate(next: KubeObject, prev: KubeObject): FieldError[] {
+export function validateResourceQuotaUpdate(next: ResourceQuota, prev: ResourceQuota): FieldError[] {
   const errs = validateObjectMetaUpdate(next.metadata, prev.metadata);
   const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
   if (!same(next.spec?.scopes, prev.spec?.scopes)) errs.push(invalid('spec.scopes', next.spec?.scopes ?? [], 'field is immutable'));
@@ -177,6 +177,6 @@ export function validateResourceQuotaUpdate(next: KubeObject, prev: KubeObject):
 }
 
 /** Whether a quota has scopes or a scope selector (such a quota matches no claim here). */
-export function isScoped(q: KubeObject): boolean {
+export function isScoped(q: ResourceQuota): boolean {
   return (q.spec?.scopes ?? []).length > 0 || (q.spec?.scopeSelector?.matchExpressions ?? []).length > 0;
 }

@@ -4,22 +4,13 @@
 // for StorageClass parameters that name one (csi.storage.k8s.io/*-secret-name).
 // `stringData` is write-only, as upstream: merged into `data` (base64) when written.
 // Validation errors never echo a value.
-import { z } from 'zod';
 import type { FieldError } from '../../domain/errors';
 import { ageOf } from '../../domain/duration';
 import { ageColumn, column, nameColumn, noColumns } from '../columns';
 import { child, deepEqual, forbidden, immutable, invalid, required, tooLong } from '../field-errors';
-import { keepSystemMetadata, kubeObjectSchema, shapeErrors, stringMap, stripNulls, validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta } from '../metadata';
-import type { KubeObject, Strategy } from '../types';
-
-export const secretSchema = kubeObjectSchema({
-  type: z.string().nullish(),
-  data: stringMap.nullish(),
-  stringData: stringMap.nullish(),
-  immutable: z.boolean().nullish(),
-});
-
-export type Secret = z.infer<typeof secretSchema>;
+import { keepSystemMetadata, shapeErrors, stripNulls, validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta } from '../metadata';
+import type { Strategy } from '../types';
+import { secretSchema, type Secret } from './schema';
 
 export const SECRET_TYPE_OPAQUE = 'Opaque';
 /** Upstream's MaxSecretSize: the decoded data of one Secret. */
@@ -28,14 +19,14 @@ const configKey = /^[-._a-zA-Z0-9]+$/;
 const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** Folds write-only stringData into data (base64), as the upstream conversion does. */
-function foldStringData(s: KubeObject): void {
+function foldStringData(s: Secret): void {
   if (!s.stringData) return;
   s.data = { ...(s.data ?? {}) };
   for (const [k, v] of Object.entries<string>(s.stringData)) s.data[k] = Buffer.from(v, 'utf8').toString('base64');
   delete s.stringData;
 }
 
-function validateSecret(s: KubeObject): FieldError[] {
+function validateSecret(s: Secret): FieldError[] {
   const errs = [...validateTypeMeta(s, 'v1', 'Secret'), ...validateObjectMeta(s.metadata, { namespaced: true, name: 'dns-subdomain' })];
   let total = 0;
   for (const [k, v] of Object.entries<string>(s.data ?? {})) {
@@ -50,7 +41,7 @@ function validateSecret(s: KubeObject): FieldError[] {
   return errs;
 }
 
-function validateSecretUpdate(next: KubeObject, prev: KubeObject): FieldError[] {
+function validateSecretUpdate(next: Secret, prev: Secret): FieldError[] {
   const errs = validateObjectMetaUpdate(next.metadata, prev.metadata);
   errs.push(...immutable('type', next.type, prev.type));
   if (prev.immutable) {
@@ -60,7 +51,7 @@ function validateSecretUpdate(next: KubeObject, prev: KubeObject): FieldError[] 
   return errs;
 }
 
-export const secretStrategy: Strategy = {
+export const secretStrategy: Strategy<Secret> = {
   kind: 'Secret',
   group: '',
   version: 'v1',
@@ -106,6 +97,6 @@ export const secretStrategy: Strategy = {
 };
 
 /** A Secret's data, decoded: what a provisioner receives for a parameter that names it. */
-export function secretData(s: KubeObject): Record<string, string> {
+export function secretData(s: Secret): Record<string, string> {
   return Object.fromEntries(Object.entries<string>(s.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
 }

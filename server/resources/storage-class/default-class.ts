@@ -1,13 +1,14 @@
 // Which StorageClass is the default (upstream pkg/volume/util GetDefaultClass), and the
 // DefaultStorageClass admission of claims (plugin/pkg/admission/storage/storageclass/setdefault).
 // Pure.
-import type { KubeObject } from '../types';
+import type { PersistentVolumeClaim } from '../persistent-volume-claim/schema';
+import type { StorageClass } from './schema';
 import { isDefaultClass } from './strategy';
 import { annBetaStorageClass } from '../../domain/well-known/annotations';
 
 /** Of several defaults the newest wins; equal creation times go by name, ascending. */
-export function newestDefault(classes: KubeObject[]): KubeObject | undefined {
-  let best: KubeObject | undefined;
+export function newestDefault(classes: StorageClass[]): StorageClass | undefined {
+  let best: StorageClass | undefined;
   for (const sc of classes.filter(isDefaultClass)) {
     if (!best) {
       best = sc;
@@ -24,7 +25,7 @@ export function newestDefault(classes: KubeObject[]): KubeObject | undefined {
  * A claim created without a class (neither spec.storageClassName, even "", nor the beta
  * annotation) gets the default class's name, in place. Returns whether it did.
  */
-export function admitDefaultClass(claim: KubeObject, classes: KubeObject[]): boolean {
+export function admitDefaultClass(claim: PersistentVolumeClaim, classes: StorageClass[]): boolean {
   if (claim.metadata?.annotations?.[annBetaStorageClass] !== undefined) return false;
   if (claim.spec?.storageClassName !== undefined && claim.spec?.storageClassName !== null) return false;
   const def = newestDefault(classes);

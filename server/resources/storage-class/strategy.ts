@@ -1,34 +1,23 @@
 // The StorageClass strategy (storage.k8s.io/v1): shape, defaults
 // (pkg/apis/storage/v1/defaults.go), validation (pkg/apis/storage/validation) and table.
-import { z } from 'zod';
 import type { FieldError } from '../../domain/errors';
 import { ageOf } from '../../domain/duration';
 import { isQualifiedName } from '../../domain/names';
 import { ageColumn, column, nameColumn, noColumns } from '../columns';
 import { child, deepEqual, duplicate, forbidden, immutable, invalid, notSupported, required, tooLong, tooMany } from '../field-errors';
-import { keepSystemMetadata, kubeObjectSchema, shapeErrors, stringMap, stripNulls, validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta } from '../metadata';
-import { sameTopologyTerm, topologySelectorTermSchema, validateTopologySelectorTerm } from '../node-selector';
-import type { KubeObject, Strategy } from '../types';
+import { keepSystemMetadata, shapeErrors, stripNulls, validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta } from '../metadata';
+import { sameTopologyTerm, validateTopologySelectorTerm } from '../node-selector';
+import type { Strategy } from '../types';
+import { storageClassSchema, type StorageClass } from './schema';
 import { inTreeParameterProblems } from './in-tree-parameters';
 import { annBetaIsDefaultClass, annIsDefaultClass } from '../../domain/well-known/annotations';
 
-export const storageClassSchema = kubeObjectSchema({
-  provisioner: z.string().nullish(),
-  parameters: stringMap.nullish(),
-  reclaimPolicy: z.string().nullish(),
-  mountOptions: z.array(z.string()).nullish(),
-  allowVolumeExpansion: z.boolean().nullish(),
-  volumeBindingMode: z.string().nullish(),
-  allowedTopologies: z.array(topologySelectorTermSchema).nullish(),
-});
-
-export type StorageClass = z.infer<typeof storageClassSchema>;
 
 export const storageClassReclaimPolicies = ['Delete', 'Retain'] as const;
 export const volumeBindingModes = ['Immediate', 'WaitForFirstConsumer'] as const;
 
 /** Whether the class is marked as the default one (either annotation set to "true"). */
-export function isDefaultClass(sc: KubeObject): boolean {
+export function isDefaultClass(sc: StorageClass): boolean {
   const a = sc.metadata?.annotations ?? {};
   return a[annIsDefaultClass] === 'true' || a[annBetaIsDefaultClass] === 'true';
 }
@@ -36,7 +25,7 @@ export function isDefaultClass(sc: KubeObject): boolean {
 const maxParameters = 512;
 const maxParametersSize = 256 * 1024;
 
-function validateStorageClass(sc: KubeObject): FieldError[] {
+function validateStorageClass(sc: StorageClass): FieldError[] {
   const errs = [
     ...validateTypeMeta(sc, 'storage.k8s.io/v1', 'StorageClass'),
     ...validateObjectMeta(sc.metadata, { namespaced: false, name: 'dns-subdomain' }),
@@ -71,17 +60,17 @@ function validateStorageClass(sc: KubeObject): FieldError[] {
     errs.push(notSupported('volumeBindingMode', sc.volumeBindingMode, volumeBindingModes));
   }
 
-  const terms: KubeObject['allowedTopologies'] = sc.allowedTopologies ?? [];
-  terms.forEach((term: any, i: number) => {
+  const terms = sc.allowedTopologies ?? [];
+  terms.forEach((term, i) => {
     errs.push(...validateTopologySelectorTerm(term, child('allowedTopologies', i)));
-    if (terms.slice(0, i).some((earlier: any) => sameTopologyTerm(earlier, term))) {
+    if (terms.slice(0, i).some((earlier) => sameTopologyTerm(earlier, term))) {
       errs.push(duplicate(child('allowedTopologies', i, 'matchLabelExpressions'), ''));
     }
   });
   return errs;
 }
 
-function validateStorageClassUpdate(next: KubeObject, prev: KubeObject): FieldError[] {
+function validateStorageClassUpdate(next: StorageClass, prev: StorageClass): FieldError[] {
   const errs = validateObjectMetaUpdate(next.metadata, prev.metadata);
   if (!deepEqual(next.parameters, prev.parameters)) {
     errs.push(forbidden('parameters', 'updates to parameters are forbidden.'));
@@ -96,7 +85,7 @@ function validateStorageClassUpdate(next: KubeObject, prev: KubeObject): FieldEr
   return errs;
 }
 
-export const storageClassStrategy: Strategy = {
+export const storageClassStrategy: Strategy<StorageClass> = {
   kind: 'StorageClass',
   group: 'storage.k8s.io',
   version: 'v1',

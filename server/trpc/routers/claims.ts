@@ -3,21 +3,19 @@
 import { z } from 'zod';
 import { FIX_KINDS } from '../../domain/claim-fixes';
 import { StowageError } from '../../domain/errors';
-import { ClaimDoctorService } from '../../services/claim-doctor';
 import type { KubeObject } from '../../resources/types';
 import { authedProcedure, router } from '../init';
 
-const doctor = (ctx: { app: { objects: ConstructorParameters<typeof ClaimDoctorService>[0] } }) => new ClaimDoctorService(ctx.app.objects);
 const claimRef = z.object({ namespace: z.string().min(1).max(63), name: z.string().min(1).max(253) });
 const fixRef = claimRef.extend({ kind: z.enum(FIX_KINDS), target: z.string().min(1).max(253).optional() });
 
 export const claimsRouter = router({
   /** The claim page: capacity requested / provisioned / used, and the doctor's fixes. */
-  doctor: authedProcedure.input(claimRef).query(({ ctx, input }) => doctor(ctx).overview(ctx.principal, input.namespace, input.name)),
-  fixPreview: authedProcedure.input(fixRef).query(({ ctx, input }) => doctor(ctx).preview(ctx.principal, input)),
+  doctor: authedProcedure.input(claimRef).query(({ ctx, input }) => ctx.app.claimDoctor.overview(ctx.principal, input.namespace, input.name)),
+  fixPreview: authedProcedure.input(fixRef).query(({ ctx, input }) => ctx.app.claimDoctor.preview(ctx.principal, input)),
   fixApply: authedProcedure
     .input(fixRef.extend({ resourceVersion: z.string().min(1).max(40) }))
-    .mutation(({ ctx, input }) => doctor(ctx).apply(ctx.principal, input)),
+    .mutation(({ ctx, input }) => ctx.app.claimDoctor.apply(ctx.principal, input)),
 
   classes: authedProcedure.query(({ ctx }) => ctx.app.claims.classes(ctx.principal)),
 

@@ -2,7 +2,6 @@
 import { z } from 'zod';
 import { PAGE_FIELD_FILTERS, PAGE_SORT_KEYS, MAX_PAGE_LIMIT } from '../../store/object-page';
 import { authedProcedure, router } from '../init';
-import { reclaimService } from './reclaim';
 
 const kind = z.string().min(1).max(100);
 const name = z.string().min(1).max(253);
@@ -38,7 +37,7 @@ export const listsRouter = router({
   reclaim: authedProcedure
     .input(z.object({ names: z.array(name).min(1).max(500) }))
     // The reclaim center's rule and write path (server/services/reclaim.ts).
-    .mutation(({ ctx, input }) => reclaimService(ctx).makeAvailable(ctx.principal, input.names)),
+    .mutation(({ ctx, input }) => ctx.app.reclaim.makeAvailable(ctx.principal, input.names)),
 
   setDefaultClass: authedProcedure
     .input(z.object({ name, on: z.boolean() }))

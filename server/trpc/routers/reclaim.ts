@@ -1,14 +1,9 @@
 // The reclaim center: its lists, previews of actions, the actions, and the cleanup retry.
 // Thin: each procedure calls one ReclaimService method.
 import { z } from 'zod';
-import type { AppContext } from '../../app/context';
 import { VOLUME_ACTIONS } from '../../domain/reclaim';
-import { LocalVolumeService } from '../../services/local-volumes';
-import { MAX_RECLAIM_BATCH, ReclaimService } from '../../services/reclaim';
+import { MAX_RECLAIM_BATCH } from '../../services/reclaim';
 import { authedProcedure, router } from '../init';
-
-export const reclaimService = (ctx: { app: Pick<AppContext, 'objects' | 'lists' | 'store' | 'nodeAgent'> }) =>
-  new ReclaimService(ctx.app.objects, ctx.app.lists, new LocalVolumeService(ctx.app.store, ctx.app.nodeAgent));
 
 const target = z.object({
   kind: z.enum(['PersistentVolume', 'PersistentVolumeClaim']),
@@ -22,14 +17,14 @@ const target = z.object({
 export const reclaimRouter = router({
   overview: authedProcedure
     .input(z.object({ unusedDays: z.number().int().min(0).max(3650) }))
-    .query(({ ctx, input }) => reclaimService(ctx).overview(ctx.principal, input)),
+    .query(({ ctx, input }) => ctx.app.reclaim.overview(ctx.principal, input)),
   preview: authedProcedure
     .input(z.object({ targets: z.array(target).min(1).max(MAX_RECLAIM_BATCH) }))
-    .mutation(({ ctx, input }) => reclaimService(ctx).preview(ctx.principal, input.targets)),
+    .mutation(({ ctx, input }) => ctx.app.reclaim.preview(ctx.principal, input.targets)),
   act: authedProcedure
     .input(z.object({ items: z.array(target.extend({ resourceVersion: z.string().min(1).max(40) })).min(1).max(MAX_RECLAIM_BATCH) }))
-    .mutation(({ ctx, input }) => reclaimService(ctx).apply(ctx.principal, input.items)),
+    .mutation(({ ctx, input }) => ctx.app.reclaim.apply(ctx.principal, input.items)),
   retryCleanup: authedProcedure
     .input(z.object({ jobId: z.string().uuid() }))
-    .mutation(({ ctx, input }) => reclaimService(ctx).retryCleanup(ctx.principal, input.jobId)),
+    .mutation(({ ctx, input }) => ctx.app.reclaim.retryCleanup(ctx.principal, input.jobId)),
 });

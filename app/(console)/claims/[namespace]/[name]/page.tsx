@@ -1,6 +1,6 @@
 'use client';
 import { useParams } from 'next/navigation';
-import { ObjectDetailPage } from '@/components/object-detail';
+import { ObjectDetailPage } from '@/components/objects/object-detail';
 
 export default function Page() {
   const p = useParams<{ namespace?: string; name: string }>();

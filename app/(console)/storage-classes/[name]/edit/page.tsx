@@ -3,8 +3,8 @@ import { Alert, Center, Loader } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useParams } from 'next/navigation';
 import { ClassForm } from '@/components/classes/class-form';
-import { errorInfo } from '@/components/format';
-import { useTRPC } from '@/components/trpc';
+import { errorInfo } from '@/components/format/format';
+import { useTRPC } from '@/components/data/trpc';
 
 export default function Page() {
   const p = useParams<{ name: string }>();

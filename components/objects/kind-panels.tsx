@@ -1,0 +1,77 @@
+'use client';
+// What a detail page shows beyond the summary, by kind: a claim's binding ("why is it
+// Pending?", its fixes), provisioning and capacity at the top; a volume's storage and why it is Released or
+// Failed; a StorageClass's parameters.
+import type { KubeObject } from '@/server/resources/types';
+import { Button } from '@mantine/core';
+import Link from 'next/link';
+import { ClaimBinding } from '../claims/claim-binding';
+import { VolumeDiskPanel } from '../disks/volume-disk-panel';
+import { ClaimProvisioning } from '../claims/claim-provisioning';
+import { ClassFormLink } from '../classes/class-form-link';
+import { DefaultClassSwitch } from '../classes/default-class-switch';
+import { StorageClassParameters } from '../classes/storage-class-parameters';
+import { ClaimCapacity } from '../claims/claim-capacity';
+import { ClaimDoctor } from '../claims/claim-doctor';
+import { ClaimExpansion } from '../claims/claim-expansion';
+import { ClaimPods } from '../pods/claim-pods';
+import { PodScheduling, PodVolumes } from '../pods/pod-volumes';
+import { VolumeAssetPanel, VolumePhaseAlert } from '../volumes/volume-asset-panel';
+import { annDynamicallyProvisioned } from '@/server/domain/well-known/annotations';
+import { localVolumeProvisioner } from '@/server/domain/well-known/provisioners';
+
+/** Above the summary: what the user came to the page to learn. */
+export function TopPanels({ obj }: { obj: KubeObject }) {
+  switch (obj.kind) {
+    case 'PersistentVolumeClaim':
+      return (
+        <>
+          <ClaimBinding claim={obj} />
+          <ClaimDoctor claim={obj} />
+          <ClaimProvisioning claim={obj} />
+          <ClaimCapacity claim={obj} />
+          <ClaimExpansion claim={obj} />
+        </>
+      );
+    case 'PersistentVolume':
+      return <VolumePhaseAlert pv={obj} />;
+    case 'StorageClass':
+      return (
+        <>
+          <ClassFormLink sc={obj} />
+          <DefaultClassSwitch sc={obj} />
+        </>
+      );
+    case 'Pod':
+      return <PodScheduling pod={obj} />;
+    case 'Node':
+      return (
+        <Button component={Link} href={`/nodes/${encodeURIComponent(obj.metadata.name ?? '')}/disks`} variant="light" size="xs" w="fit-content" data-testid="node-disks-link">
+          Disks
+        </Button>
+      );
+    default:
+      return null;
+  }
+}
+
+/** Below the summary. */
+export function DetailPanels({ obj }: { obj: KubeObject }) {
+  switch (obj.kind) {
+    case 'PersistentVolume':
+      return (
+        <>
+          <VolumeAssetPanel pv={obj} />
+          {obj.metadata.annotations?.[annDynamicallyProvisioned] === localVolumeProvisioner && <VolumeDiskPanel pv={obj} />}
+        </>
+      );
+    case 'StorageClass':
+      return <StorageClassParameters sc={obj} />;
+    case 'PersistentVolumeClaim':
+      return <ClaimPods claim={obj} />;
+    case 'Pod':
+      return <PodVolumes pod={obj} />;
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,240 @@
+'use client';
+// The important fields of each kind, for its detail page.
+import { Anchor, Badge, Code, Group, Text } from '@mantine/core';
+import Link from 'next/link';
+import type { ReactNode } from 'react';
+import { abbreviateAccessModes } from '@/server/domain/access-modes';
+import type { KubeObject } from '@/server/resources/types';
+import { ageOf } from '../format/format';
+import { exactSize, formatSize, isSizeResource } from '../format/size';
+import { SizeText } from '../format/size-text';
+import { isDefaultClass } from './kinds';
+import { ObjectLink } from './object-link';
+import type { Permissions } from '../session/session';
+import { StatusBadge } from './status-badge';
+
+export interface SummaryItem {
+  label: string;
+  value: ReactNode;
+}
+
+function modes(list: unknown): ReactNode {
+  if (!Array.isArray(list) || list.length === 0) return null;
+  return (
+    <Text span inherit title={list.join(', ')}>
+      {abbreviateAccessModes(list as string[])} <Text span c="dimmed" inherit>({list.join(', ')})</Text>
+    </Text>
+  );
+}
+
+function pairs(map: Record<string, unknown> | undefined): ReactNode {
+  const entries = Object.entries(map ?? {});
+  if (entries.length === 0) return null;
+  return (
+    <Group gap={4}>
+      {entries.map(([k, v]) => (
+        <Badge key={k} variant="light" color="gray" size="sm" tt="none" fw={500}>
+          {k}={String(v)}
+        </Badge>
+      ))}
+    </Group>
+  );
+}
+
+/** Resource amounts (a node's capacity): sizes read as sizes, the exact quantity as the tooltip. */
+function resources(map: Record<string, unknown> | undefined): ReactNode {
+  const entries = Object.entries(map ?? {});
+  if (entries.length === 0) return null;
+  return (
+    <Group gap={4}>
+      {entries.map(([k, v]) => {
+        const size = isSizeResource(k) && typeof v === 'string';
+        return (
+          <Badge key={k} variant="light" color="gray" size="sm" tt="none" fw={500} title={size ? exactSize(v) : undefined}>
+            {k}={size ? formatSize(v) : String(v)}
+          </Badge>
+        );
+      })}
+    </Group>
+  );
+}
+
+function classLink(name: string | undefined, perms: Permissions): ReactNode {
+  if (!name) return <Text span c="dimmed" inherit>none</Text>;
+  return <ObjectLink kind="StorageClass" name={name} allowed={perms.can('get', 'StorageClass')} />;
+}
+
+export function summaryOf(obj: KubeObject, perms: Permissions, now: number): SummaryItem[] {
+  const spec = obj.spec ?? {};
+  const status = obj.status ?? {};
+  const items: (SummaryItem | false)[] = [];
+  switch (obj.kind) {
+    case 'PersistentVolume': {
+      const claim = spec.claimRef;
+      items.push(
+        { label: 'Status', value: <StatusBadge value={obj.metadata.deletionTimestamp ? 'Terminating' : (status.phase ?? '')} /> },
+        Boolean(status.reason || status.message) && { label: 'Reason', value: [status.reason, status.message].filter(Boolean).join(': ') },
+        { label: 'Capacity', value: <SizeText value={spec.capacity?.storage} /> },
+        { label: 'Access modes', value: modes(spec.accessModes) },
+        { label: 'Reclaim policy', value: spec.persistentVolumeReclaimPolicy ?? '' },
+        { label: 'Storage class', value: classLink(spec.storageClassName, perms) },
+        { label: 'Volume mode', value: spec.volumeMode ?? 'Filesystem' },
+        {
+          label: 'Claim',
+          value: claim?.name ? (
+            <ObjectLink kind="PersistentVolumeClaim" namespace={claim.namespace} name={claim.name} allowed={perms.can('get', 'PersistentVolumeClaim', claim.namespace)}>
+              {`${claim.namespace}/${claim.name}`}
+            </ObjectLink>
+          ) : (
+            <Text span c="dimmed" inherit>
+              none
+            </Text>
+          ),
+        },
+        Boolean(spec.mountOptions?.length) && { label: 'Mount options', value: spec.mountOptions.join(', ') },
+      );
+      break;
+    }
+    case 'PersistentVolumeClaim':
+      items.push(
+        { label: 'Status', value: <StatusBadge value={obj.metadata.deletionTimestamp ? 'Terminating' : (status.phase ?? '')} /> },
+        {
+          label: 'Volume',
+          value: spec.volumeName ? (
+            <ObjectLink kind="PersistentVolume" name={spec.volumeName} allowed={perms.can('get', 'PersistentVolume')} />
+          ) : (
+            <Text span c="dimmed" inherit>
+              not bound yet
+            </Text>
+          ),
+        },
+        { label: 'Requested', value: <SizeText value={spec.resources?.requests?.storage} /> },
+        { label: 'Capacity', value: <SizeText value={status.capacity?.storage} /> },
+        { label: 'Access modes', value: modes(spec.accessModes) },
+        { label: 'Storage class', value: classLink(spec.storageClassName, perms) },
+        { label: 'Volume mode', value: spec.volumeMode ?? 'Filesystem' },
+        Boolean(spec.selector) && { label: 'Selector', value: <Code>{JSON.stringify(spec.selector)}</Code> },
+      );
+      break;
+    case 'Pod':
+      items.push(
+        { label: 'Status', value: <StatusBadge value={obj.metadata.deletionTimestamp ? 'Terminating' : (status.reason || status.phase || 'Pending')} /> },
+        {
+          label: 'Node',
+          value: spec.nodeName ? (
+            <ObjectLink kind="Node" name={spec.nodeName} allowed={perms.can('get', 'Node')} />
+          ) : (
+            <Text span c="dimmed" inherit>
+              not placed yet
+            </Text>
+          ),
+        },
+        { label: 'Containers', value: (spec.containers ?? []).map((c: any) => `${c?.name} (${c?.image ?? 'no image'})`).join(', ') },
+        { label: 'Node selector', value: pairs(spec.nodeSelector) },
+      );
+      break;
+    case 'StorageClass':
+      items.push(
+        { label: 'Default class', value: isDefaultClass(obj) ? <Badge size="sm" color="indigo" variant="light">default</Badge> : 'no' },
+        { label: 'Provisioner', value: <Code>{obj.provisioner ?? ''}</Code> },
+        { label: 'Reclaim policy', value: obj.reclaimPolicy ?? 'Delete' },
+        { label: 'Binding mode', value: obj.volumeBindingMode ?? 'Immediate' },
+        { label: 'Volume expansion', value: obj.allowVolumeExpansion ? 'allowed' : 'not allowed' },
+        Boolean(obj.mountOptions?.length) && { label: 'Mount options', value: obj.mountOptions.join(', ') },
+        Boolean(obj.allowedTopologies?.length) && {
+          label: 'Allowed topologies',
+          value: (obj.allowedTopologies as any[])
+            .map((t) => (t.matchLabelExpressions ?? []).map((e: any) => `${e.key} in [${(e.values ?? []).join(', ')}]`).join(' and '))
+            .join(' or '),
+        },
+      );
+      break;
+    case 'Node': {
+      const ready = (status.conditions ?? []).find((c: any) => c.type === 'Ready');
+      items.push(
+        { label: 'Status', value: <StatusBadge value={ready ? (ready.status === 'True' ? 'Ready' : ready.status === 'False' ? 'NotReady' : 'Unknown') : 'Unknown'} /> },
+        Boolean(ready?.message) && { label: 'Condition', value: ready.message },
+        { label: 'Addresses', value: (status.addresses ?? []).map((a: any) => `${a.type}: ${a.address}`).join(', ') },
+        Boolean(status.capacity) && { label: 'Capacity', value: resources(status.capacity) },
+        Boolean(status.nodeInfo?.kubeletVersion) && { label: 'Version', value: status.nodeInfo.kubeletVersion },
+        Boolean(status.nodeInfo?.osImage) && { label: 'OS', value: `${status.nodeInfo.osImage} ${status.nodeInfo.kernelVersion ?? ''}` },
+        Boolean(spec.unschedulable) && { label: 'Scheduling', value: 'disabled' },
+      );
+      break;
+    }
+    case 'Namespace': {
+      const ns = encodeURIComponent(obj.metadata.name ?? '');
+      items.push(
+        { label: 'Status', value: <StatusBadge value={obj.metadata.deletionTimestamp ? 'Terminating' : (status.phase ?? 'Active')} /> },
+        {
+          label: 'In this namespace',
+          value: (
+            <Group gap="md">
+              {perms.can('list', 'PersistentVolumeClaim', obj.metadata.name) && (
+                <Anchor component={Link} href={`/claims?namespace=${ns}`} inherit>
+                  Claims
+                </Anchor>
+              )}
+              {perms.can('list', 'Event', obj.metadata.name) && (
+                <Anchor component={Link} href={`/events?namespace=${ns}`} inherit>
+                  Events
+                </Anchor>
+              )}
+            </Group>
+          ),
+        },
+      );
+      break;
+    }
+    case 'Event': {
+      const io = obj.involvedObject ?? {};
+      items.push(
+        { label: 'Type', value: <StatusBadge value={obj.type ?? ''} /> },
+        { label: 'Reason', value: obj.reason ?? '' },
+        { label: 'Message', value: obj.message ?? '' },
+        {
+          label: 'Object',
+          value: io.name ? (
+            <ObjectLink kind={io.kind} namespace={io.namespace} name={io.name} allowed={perms.can('get', io.kind, io.namespace)}>
+              {`${io.kind}/${io.namespace ? `${io.namespace}/` : ''}${io.name}`}
+            </ObjectLink>
+          ) : (
+            ''
+          ),
+        },
+        { label: 'Count', value: String(obj.series?.count ?? obj.count ?? 1) },
+        { label: 'First seen', value: ageOf(obj.firstTimestamp ?? obj.eventTime, now) + ' ago' },
+        { label: 'Last seen', value: ageOf(obj.lastTimestamp ?? obj.series?.lastObservedTime ?? obj.eventTime, now) + ' ago' },
+        { label: 'Source', value: [obj.source?.component ?? obj.reportingComponent, obj.source?.host].filter(Boolean).join(', ') },
+      );
+      break;
+    }
+  }
+  return items.filter((i): i is SummaryItem => Boolean(i));
+}
+
+export function metadataOf(obj: KubeObject, now: number): SummaryItem[] {
+  const m = obj.metadata ?? {};
+  const items: (SummaryItem | false)[] = [
+    Boolean(m.namespace) && {
+      label: 'Namespace',
+      value: <ObjectLink kind="Namespace" name={m.namespace!} />,
+    },
+    {
+      label: 'Created',
+      value: m.creationTimestamp ? (
+        <Text span inherit title={m.creationTimestamp}>
+          {ageOf(m.creationTimestamp, now)} ago <Text span c="dimmed" inherit fz="xs">({new Date(m.creationTimestamp).toLocaleString()})</Text>
+        </Text>
+      ) : (
+        ''
+      ),
+    },
+    { label: 'Labels', value: pairs(m.labels) ?? <Text span c="dimmed" inherit>none</Text> },
+    Boolean(Object.keys(m.annotations ?? {}).length) && { label: 'Annotations', value: pairs(m.annotations) },
+    Boolean(m.finalizers?.length) && { label: 'Finalizers', value: m.finalizers!.join(', ') },
+    { label: 'UID', value: <Code>{m.uid ?? ''}</Code> },
+    { label: 'Resource version', value: <Code data-testid="resource-version">{m.resourceVersion ?? ''}</Code> },
+  ];
+  return items.filter((i): i is SummaryItem => Boolean(i));
+}

@@ -1,0 +1,88 @@
+// The dashboard's table for everything but the object lists: the same grid rows, sticky
+// header and stripes as the lists' table (grid.tsx), with columns given as cells. Rows
+// stay in the flow, so a cell may wrap or hold a progress bar.
+import { Paper, Text } from '@mantine/core';
+import type { CSSProperties, HTMLAttributes, ReactNode } from 'react';
+import { flowRowStyle, gridStyle, HEADER_GROUP_STYLE, ROW_HEIGHT } from './grid';
+
+/** Attributes put on a row or a cell: test ids, data-* values, a tooltip, a colour. */
+export type DataAttributes = HTMLAttributes<HTMLDivElement> & { [data: `data-${string}`]: string | number | boolean | undefined };
+
+export interface DataColumn<T> {
+  key: string;
+  header: ReactNode;
+  cell: (row: T, index: number) => ReactNode;
+  /** The column's grid track; by default it shares the width with the others. */
+  width?: string;
+  /** Attributes of the column's cell in a row (title, data-testid, style). */
+  cellProps?: (row: T) => DataAttributes;
+  /** Keep the cell on one line. */
+  nowrap?: boolean;
+}
+
+const CELL: CSSProperties = { minWidth: 0, overflowWrap: 'anywhere', fontSize: 'var(--mantine-font-size-sm)' };
+const VISUALLY_HIDDEN: CSSProperties = { position: 'absolute', width: 1, height: 1, overflow: 'hidden', clip: 'rect(0 0 0 0)', whiteSpace: 'nowrap' };
+const NOWRAP: CSSProperties = { ...CELL, whiteSpace: 'nowrap', overflow: 'hidden', textOverflow: 'ellipsis' };
+
+export function DataTable<T>({
+  label,
+  columns,
+  rows,
+  rowKey,
+  rowProps,
+  minWidth,
+  striped = true,
+  withBorder = true,
+  hideHeader = false,
+  ...rest
+}: {
+  /** The table's accessible name. */
+  label: string;
+  columns: DataColumn<T>[];
+  rows: T[];
+  rowKey: (row: T, index: number) => string;
+  rowProps?: (row: T) => DataAttributes;
+  /** Below this width the table scrolls sideways rather than squeezing its columns. */
+  minWidth?: number;
+  striped?: boolean;
+  withBorder?: boolean;
+  /** The header only for screen readers (a table whose cells say what they are). */
+  hideHeader?: boolean;
+} & DataAttributes) {
+  const template = columns.map((c) => c.width ?? 'minmax(80px, 1fr)').join(' ');
+  const wide: CSSProperties | undefined = minWidth ? { minWidth } : undefined;
+  return (
+    <Paper withBorder={withBorder}>
+      <div role="table" aria-label={label} aria-rowcount={rows.length + 1} style={{ overflowX: 'auto' }} {...rest}>
+        <div role="rowgroup" style={hideHeader ? VISUALLY_HIDDEN : { ...HEADER_GROUP_STYLE, ...wide }}>
+          <div role="row" aria-rowindex={1} style={{ ...gridStyle(template), minHeight: ROW_HEIGHT }}>
+            {columns.map((c) => (
+              <div key={c.key} role="columnheader" style={{ minWidth: 0 }}>
+                <Text fz="sm" fw={700}>
+                  {c.header}
+                </Text>
+              </div>
+            ))}
+          </div>
+        </div>
+        <div role="rowgroup" style={wide}>
+          {rows.map((r, i) => {
+            const { style, ...attrs } = rowProps?.(r) ?? {};
+            return (
+              <div key={rowKey(r, i)} role="row" aria-rowindex={i + 2} style={{ ...flowRowStyle(template, i, striped), ...style }} {...attrs}>
+                {columns.map((c) => {
+                  const { style: cellStyle, ...cellAttrs } = c.cellProps?.(r) ?? {};
+                  return (
+                    <div key={c.key} role="cell" style={{ ...(c.nowrap ? NOWRAP : CELL), ...cellStyle }} {...cellAttrs}>
+                      {c.cell(r, i)}
+                    </div>
+                  );
+                })}
+              </div>
+            );
+          })}
+        </div>
+      </div>
+    </Paper>
+  );
+}

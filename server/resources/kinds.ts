@@ -1,0 +1,32 @@
+// Every kind's TypeScript type by its name, for code that handles kinds by name (the REST
+// API, the store's callers): `ObjectOf<'PersistentVolume'>`. Each type is inferred from the
+// kind's zod schema in resources/<kind>/schema.ts, so the schema stays the one description.
+// Types only: importing this file loads no schema.
+import type { ConfigMap } from './config-map/schema';
+import type { Event } from './event/schema';
+import type { Namespace } from './namespace/schema';
+import type { Node } from './node/schema';
+import type { PersistentVolume } from './persistent-volume/schema';
+import type { PersistentVolumeClaim } from './persistent-volume-claim/schema';
+import type { Pod } from './pod/schema';
+import type { ResourceQuota } from './resource-quota/schema';
+import type { Secret } from './secret/schema';
+import type { StorageClass } from './storage-class/schema';
+
+export interface KindMap {
+  PersistentVolume: PersistentVolume;
+  PersistentVolumeClaim: PersistentVolumeClaim;
+  StorageClass: StorageClass;
+  Node: Node;
+  Namespace: Namespace;
+  Event: Event;
+  Secret: Secret;
+  ConfigMap: ConfigMap;
+  Pod: Pod;
+  ResourceQuota: ResourceQuota;
+}
+
+export type KindName = keyof KindMap;
+
+/** The stored object of a kind, by the kind's name. */
+export type ObjectOf<K extends KindName> = KindMap[K];

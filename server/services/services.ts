@@ -1,0 +1,68 @@
+// Every service of a running Stowage, composed once over one store. The transports (tRPC,
+// the Kubernetes API, the web server) and the controllers take their services from here;
+// none builds one per request. The composition root (server/app/context.ts) opens the
+// store and supplies what only it may know: the real OS for admission, and the config.
+import type { SignInLimits } from '../domain/sign-in-limits';
+import type { Admission } from '../resources/types';
+import type { ObjectStore } from '../store/object-store';
+import { CapacityService } from './capacity';
+import { ClaimCheckService } from './claim-check';
+import { ClaimDoctorService } from './claim-doctor';
+import { ClassReplaceService } from './class-replace';
+import { HistoryService } from './history';
+import { ListService } from './lists';
+import { LocalVolumeService } from './local-volumes';
+import { NodeAgentService, type NodeAgentOptions } from './node-agent';
+import { ObjectService } from './objects';
+import { ReclaimService } from './reclaim';
+import { UserService } from './users';
+
+export interface Services {
+  store: ObjectStore;
+  objects: ObjectService;
+  lists: ListService;
+  claims: ClaimCheckService;
+  users: UserService;
+  /** Object timelines and the audit log. */
+  history: HistoryService;
+  /** The node agents' side: tokens, discovery reports, cleanup jobs. */
+  nodeAgent: NodeAgentService;
+  /** StorageClass "Replace in place", with the same admission as `objects`. */
+  classes: ClassReplaceService;
+  capacity: CapacityService;
+  /** The claim page's doctor: capacity, fixes with preview and apply. */
+  claimDoctor: ClaimDoctorService;
+  localVolumes: LocalVolumeService;
+  /** The reclaim center. */
+  reclaim: ReclaimService;
+}
+
+export interface ServicesConfig {
+  /** Extra checks of every object write (the in-tree provisioners' StorageClass checks). */
+  admission?: Admission;
+  signInLimits?: SignInLimits;
+  agentOptions?: NodeAgentOptions;
+  /** The node this process's in-tree provisioners make volumes on (for the claim check). */
+  nodeName?: string;
+}
+
+export function buildServices(store: ObjectStore, config: ServicesConfig = {}): Services {
+  const objects = new ObjectService(store, config.admission);
+  const lists = new ListService(store);
+  const nodeAgent = new NodeAgentService(store, config.agentOptions);
+  const localVolumes = new LocalVolumeService(store, nodeAgent);
+  return {
+    store,
+    objects,
+    lists,
+    claims: new ClaimCheckService(store, config.nodeName),
+    users: new UserService(store, config.signInLimits),
+    history: new HistoryService(store, objects),
+    nodeAgent,
+    classes: new ClassReplaceService(store, config.admission),
+    capacity: new CapacityService(store),
+    claimDoctor: new ClaimDoctorService(objects),
+    localVolumes,
+    reclaim: new ReclaimService(objects, lists, localVolumes),
+  };
+}

@@ -1,0 +1,22 @@
+// How the store's named queries reach Postgres: the ObjectStore (its pool) and each of its
+// transactions (that transaction's connection) carry their SQL client under a key only the
+// store's own modules use. Everything outside the store passes the store, or a transaction
+// it was handed, to a named query; it never holds a connection or writes SQL itself.
+import type pg from 'pg';
+import type { SqlClient } from './pg';
+
+export const SQL: unique symbol = Symbol('store sql');
+export const POOL: unique symbol = Symbol('store pool');
+
+/** The store or one of its transactions: what a named query runs on. */
+export interface Queryable {
+  readonly [SQL]: SqlClient;
+}
+
+/** The store itself (not a transaction): for queries that open their own snapshot. */
+export interface Pooled extends Queryable {
+  readonly [POOL]: pg.Pool;
+}
+
+export const sqlOf = (q: Queryable): SqlClient => q[SQL];
+export const poolOf = (q: Pooled): pg.Pool => q[POOL];

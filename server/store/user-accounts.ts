@@ -1,0 +1,125 @@
+// Users, the namespaces each may use, and their API and session tokens (tables users,
+// namespace_bindings, api_tokens). Passwords and token secrets arrive already hashed.
+import { randomUUID } from 'node:crypto';
+import { inTransaction } from './pg';
+import { poolOf, sqlOf, type Pooled } from './sql-handle';
+
+export interface UserAccount {
+  id: string;
+  name: string;
+  role: string;
+  passwordHash: string | null;
+  /** The namespaces bound to the user, in name order. */
+  namespaces: string[];
+}
+
+export interface AccountToken {
+  kind: string;
+  name: string;
+  expiresAt: Date | null;
+  user: UserAccount;
+}
+
+interface UserRow {
+  id: string;
+  name: string;
+  role: string;
+  password_hash: string | null;
+  namespaces: string[] | null;
+}
+
+const USER_COLUMNS = `u.id::text AS id, u.name, u.role, u.password_hash,
+  ARRAY(SELECT b.namespace FROM namespace_bindings b WHERE b.user_id = u.id ORDER BY b.namespace COLLATE "C") AS namespaces`;
+
+const toAccount = (r: UserRow): UserAccount => ({
+  id: r.id,
+  name: r.name,
+  role: r.role,
+  passwordHash: r.password_hash,
+  namespaces: r.namespaces ?? [],
+});
+
+export class UserAccounts {
+  constructor(private readonly store: Pooled) {}
+
+  private get sql() {
+    return sqlOf(this.store);
+  }
+
+  async count(): Promise<number> {
+    const rows = await this.sql.$queryRawUnsafe<{ n: number }[]>('SELECT count(*)::int AS n FROM users');
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /** Creates a user with its namespaces in one transaction; undefined when the name is taken. */
+  async create(u: { name: string; role: string; passwordHash: string; namespaces: string[] }): Promise<UserAccount | undefined> {
+    return inTransaction(poolOf(this.store), async (tx) => {
+      const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
+        `INSERT INTO users (id, name, role, password_hash) VALUES ($1::uuid, $2, $3, $4)
+         ON CONFLICT (name) DO NOTHING RETURNING id::text AS id`,
+        randomUUID(),
+        u.name,
+        u.role,
+        u.passwordHash,
+      );
+      const id = rows[0]?.id;
+      if (!id) return undefined;
+      const namespaces = [...new Set(u.namespaces)];
+      if (namespaces.length > 0) {
+        await tx.$executeRawUnsafe('INSERT INTO namespace_bindings (user_id, namespace) SELECT $1::uuid, unnest($2::text[])', id, namespaces);
+      }
+      return { id, name: u.name, role: u.role, passwordHash: u.passwordHash, namespaces: namespaces.sort() };
+    });
+  }
+
+  async byName(name: string): Promise<UserAccount | undefined> {
+    const rows = await this.sql.$queryRawUnsafe<UserRow[]>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.name = $1`, name);
+    return rows[0] && toAccount(rows[0]);
+  }
+
+  /** Every user, in name order. */
+  async list(): Promise<UserAccount[]> {
+    const rows = await this.sql.$queryRawUnsafe<UserRow[]>(`SELECT ${USER_COLUMNS} FROM users u ORDER BY u.name`);
+    return rows.map(toAccount);
+  }
+
+  /** Replaces a user's namespaces (one transaction). */
+  async setNamespaces(userId: string, namespaces: string[]): Promise<void> {
+    await inTransaction(poolOf(this.store), async (tx) => {
+      await tx.$executeRawUnsafe('DELETE FROM namespace_bindings WHERE user_id = $1::uuid', userId);
+      await tx.$executeRawUnsafe(
+        'INSERT INTO namespace_bindings (user_id, namespace) SELECT $1::uuid, unnest($2::text[]) ON CONFLICT DO NOTHING',
+        userId,
+        [...new Set(namespaces)],
+      );
+    });
+  }
+
+  async createToken(t: { userId: string; kind: string; name: string; tokenHash: string; expiresAt: Date | null }): Promise<void> {
+    await this.sql.$executeRawUnsafe(
+      'INSERT INTO api_tokens (id, user_id, kind, name, token_hash, expires_at) VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6)',
+      randomUUID(),
+      t.userId,
+      t.kind,
+      t.name,
+      t.tokenHash,
+      t.expiresAt,
+    );
+  }
+
+  async deleteToken(tokenHash: string): Promise<void> {
+    await this.sql.$executeRawUnsafe('DELETE FROM api_tokens WHERE token_hash = $1', tokenHash);
+  }
+
+  /** The token with this hash and its user, or undefined. */
+  async token(tokenHash: string): Promise<AccountToken | undefined> {
+    const rows = await this.sql.$queryRawUnsafe<(UserRow & { kind: string; token_name: string; expires_at: Date | null })[]>(
+      `SELECT t.kind, t.name AS token_name, t.expires_at, ${USER_COLUMNS}
+         FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = $1`,
+      tokenHash,
+    );
+    const r = rows[0];
+    return r && { kind: r.kind, name: r.token_name, expiresAt: r.expires_at, user: toAccount(r) };
+  }
+
+}
