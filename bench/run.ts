@@ -14,6 +14,7 @@ const benches: Record<string, { file: string; what: string }> = {
   dashboard: { file: 'dashboard.ts', what: 'dashboard in Chromium: Volumes list with 10,000 PVs and 10,000 claims (first rows, sort, filter, live, idle)' },
   'local-cleanup': { file: 'local-cleanup.ts', what: 'local-volume cleanup: 100,000 files vs rm -rf, dd-zero vs raw dd on a loop device' },
   'local-discovery': { file: 'local-discovery.ts', what: 'local-volume discovery: 1,000 entries under one directory' },
+  startup: { file: 'startup.ts', what: 'start-up: time until a serving process answers /healthz and its first page, and its RSS, TypeScript through tsx vs compiled' },
   'local-manager': { file: 'local-manager.ts', what: 'local-volume manager: 1,000 disks on 10 simulated agents -> Available PVs, and a release/wipe/re-create wave' },
 };
 

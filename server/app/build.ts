@@ -28,8 +28,8 @@ export function dashboardBuildNeeded(root: string): boolean {
   return readFileSync(stamp, 'utf8').trim() !== hashTree(root);
 }
 
-export async function buildDashboard(root: string, log: (m: string) => void): Promise<void> {
-  log('Building the dashboard (first start, or its sources changed); this takes a minute...');
+export async function buildDashboard(root: string, log: (m: string) => void, why?: string): Promise<void> {
+  log(`Building the dashboard${why ? ` (${why})` : ''}; this takes a minute...`);
   const nextBin = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
   await new Promise<void>((resolve, reject) => {
     const child = spawn(process.execPath, [nextBin, 'build'], {

@@ -9,6 +9,7 @@ import { loadConfig, type Config } from '../app/config';
 import { createAppContext, type AppContext } from '../app/context';
 import { logger } from '../services/logger';
 import { bootstrapFiles, generateBootstrap, storageClassMapFromFile, tokenDirOnHost, tokenFileName } from '../agent/bootstrap';
+import { compiledBuild } from '../domain/build';
 import { isStowageError } from '../domain/errors';
 import { startWebServer } from '../http/web-server';
 import { restoreBackup, writeBackup } from '../store/backup';
@@ -60,7 +61,7 @@ async function withApp<T>(fn: (app: AppContext, cfg: Config) => Promise<T>): Pro
 async function run(opts: { api: boolean; controllers: boolean; agent: boolean; web: boolean }): Promise<void> {
   const cfg = loadConfig();
   mkdirSync(cfg.dataDir, { recursive: true });
-  if (opts.web && dashboardBuildNeeded(projectRoot)) await buildDashboard(projectRoot, say);
+  if (opts.web && dashboardBuildNeeded(projectRoot)) await buildDashboard(projectRoot, say, 'first start, or its sources changed');
   say(cfg.databaseUrl ? 'Using the Postgres at DATABASE_URL.' : `Starting embedded Postgres in ${path.join(cfg.dataDir, 'postgres')} ...`);
   // Controllers alone join the database of a running `stowage start` in the same data dir.
   const db = opts.web ? await openDatabase({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl, log: say }) : await connect(cfg);
@@ -120,6 +121,19 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
 }
 
 const program = new Command('stowage').description('Stowage: a storage control plane with a web dashboard');
+
+program
+  .command('version')
+  .description('print the version, and whether this is the compiled build or the TypeScript sources')
+  .action(() => {
+    const { version } = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string };
+    say(`stowage ${version} (${compiledBuild ? 'compiled JavaScript' : 'TypeScript sources through tsx'}; Node.js ${process.version})`);
+  });
+
+program
+  .command('build')
+  .description('build the dashboard (next build); `npm run build` compiles the server first')
+  .action(() => buildDashboard(projectRoot, say));
 
 program
   .command('start')

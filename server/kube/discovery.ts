@@ -1,5 +1,6 @@
 // Discovery documents: /version, /api, /apis, /apis/{group}, /api/v1 and
 // /apis/{group}/{version}, in the legacy (unaggregated) JSON form every client reads.
+import { compiledBuild } from '../domain/build';
 import { strategies } from '../resources/registry';
 import { REVIEW_RESOURCES, SERVED_GROUPS } from './router';
 
@@ -15,7 +16,7 @@ export function versionInfo() {
     gitTreeState: 'clean',
     buildDate: '2026-01-01T00:00:00Z',
     goVersion: `node${process.versions.node}`,
-    compiler: 'tsx',
+    compiler: compiledBuild ? 'esbuild' : 'tsx',
     platform: `${process.platform}/${process.arch}`,
   };
 }

@@ -4,13 +4,22 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
 
 const require = createRequire(import.meta.url);
 
-export const projectRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
+/** The directory of Stowage's package.json: above server/store/ in the sources, above dist/ when compiled. */
+function findProjectRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`Stowage's package.json not found above ${from}`);
+  }
+}
+
+export const projectRoot = findProjectRoot(path.dirname(fileURLToPath(import.meta.url)));
 const migrationsDir = path.join(projectRoot, 'prisma', 'migrations');
 
 /** The schema engine looks for its wasm beside @prisma/internals; the prisma package ships it. */
@@ -27,7 +36,10 @@ type Engine = import('@prisma/migrate').SchemaEngineWasm;
 
 export async function withSchemaEngine<T>(connectionString: string, fn: (engine: Engine) => Promise<T>): Promise<T> {
   ensureSchemaEngineWasm();
-  const { SchemaEngineWasm } = await import('@prisma/migrate');
+  // A CommonJS package whose exports Node's own ESM loader shows only as `default` (tsx
+  // and bundlers show them by name too).
+  const loaded = (await import('@prisma/migrate')) as typeof import('@prisma/migrate') & { default?: typeof import('@prisma/migrate') };
+  const { SchemaEngineWasm } = loaded.default ?? loaded;
   // Our own pool, so its connections close when we are done (an idle pool would keep
   // the process alive and block CREATE DATABASE ... TEMPLATE on this database).
   const pool = new pg.Pool({ connectionString, max: 2 });
