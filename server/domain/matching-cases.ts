@@ -12,7 +12,7 @@ export const RWX = 'ReadWriteMany';
 export const RWOP = 'ReadWriteOncePod';
 
 /** An object as pv() and pvc() build it: spec and status are always there. */
-export type Built<T extends PersistentVolume | PersistentVolumeClaim> = T & { spec: NonNullable<T['spec']>; status: NonNullable<T['status']> };
+export type Built<T extends { spec?: unknown; status?: unknown }> = T & { spec: NonNullable<T['spec']>; status: NonNullable<T['status']> };
 export type Mod<T extends PersistentVolume | PersistentVolumeClaim = PersistentVolume> = (o: Built<T>) => void;
 
 export function pv(name: string, size: string, modes: string[] = [RWO], mod?: Mod): PersistentVolume {
