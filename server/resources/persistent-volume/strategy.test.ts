@@ -58,7 +58,8 @@ describe('PersistentVolume create and update preparation', () => {
     strategy.prepareForStatusUpdate(next, prev);
     expect(next.spec?.capacity?.storage).toBe('10Gi');
     expect(next.status?.phase).toBe('Available');
-    expect(next.status?.lastPhaseTransitionTime).not.toBe('2024-01-01T00:00:00Z');
+    // Not `?.`: a missing status must fail here, not pass.
+    expect(next.status!.lastPhaseTransitionTime).not.toBe('2024-01-01T00:00:00Z');
   });
 
   test('a status update without a phase change keeps the transition time', () => {

@@ -38,6 +38,7 @@ describe('admitDefaultClass', () => {
     { name: 'two defaults of the same age, by name ascending', classes: [defaultV1, sameTimeA], claim: claim(), want: 'a-first' },
   ])('$name', ({ classes, claim: c, want }) => {
     admitDefaultClass(c, classes);
-    expect(c.spec?.storageClassName).toBe(want);
+    // claim() always sets spec (not `?.`: a lost spec must fail the undefined rows too).
+    expect(c.spec!.storageClassName).toBe(want);
   });
 });
