@@ -51,6 +51,7 @@ function candidatesOf(v: unknown): PendingCandidate[] {
 
 function parseAnnotation(raw: string | undefined): { summary: string; candidates: PendingCandidate[]; evaluatedAt?: string } | undefined {
   if (!raw) return undefined;
+  // Parse boundary: the binder's JSON annotation, each field checked by text() and candidatesOf() below.
   let v: any;
   try {
     v = JSON.parse(raw);

@@ -193,8 +193,10 @@ function show(sc: StorageClass, field: string): string {
       return sc.volumeBindingMode ?? 'Immediate';
     case 'allowVolumeExpansion':
       return String(sc.allowVolumeExpansion === true);
-    default:
-      return String(sc[field] ?? '');
+    default: {
+      const fields: Record<string, unknown> = sc;
+      return String(fields[field] ?? '');
+    }
   }
 }
 

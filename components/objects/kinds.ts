@@ -130,8 +130,12 @@ export function isDefaultClass(obj: { metadata?: { annotations?: Record<string, 
   return a[annIsDefaultClass] === 'true' || a[annBetaIsDefaultClass] === 'true';
 }
 
-/** Narrows an object to its kind's type where its `kind` decides what is shown. */
-export function isKind<K extends KindName>(obj: KubeObject, kind: K): obj is ObjectOf<K> {
+/**
+ * Narrows an object to its kind's type where its `kind` decides what is shown. The literal
+ * `kind` in the type makes it narrow also for kinds whose other fields are all optional
+ * (StorageClass, Event), to which any KubeObject is otherwise assignable.
+ */
+export function isKind<K extends KindName>(obj: KubeObject, kind: K): obj is ObjectOf<K> & { kind: K } {
   return obj.kind === kind;
 }
 

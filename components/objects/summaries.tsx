@@ -170,7 +170,7 @@ export function summaryOf(obj: KubeObject, perms: Permissions, now: number): Sum
         Boolean(ready?.message) && { label: 'Condition', value: ready!.message },
         { label: 'Addresses', value: (status.addresses ?? []).map((a) => `${a.type}: ${a.address}`).join(', ') },
         Boolean(status.capacity) && { label: 'Capacity', value: resources(status.capacity) },
-        Boolean(status.nodeInfo?.kubeletVersion) && { label: 'Version', value: status.nodeInfo!.kubeletVersion },
+        Boolean(status.nodeInfo?.kubeletVersion) && { label: 'Version', value: String(status.nodeInfo!.kubeletVersion) },
         Boolean(status.nodeInfo?.osImage) && { label: 'OS', value: `${status.nodeInfo!.osImage} ${status.nodeInfo!.kernelVersion ?? ''}` },
         Boolean(spec.unschedulable) && { label: 'Scheduling', value: 'disabled' },
       );
@@ -212,7 +212,7 @@ export function summaryOf(obj: KubeObject, perms: Permissions, now: number): Sum
         {
           label: 'Object',
           value: io.name ? (
-            <ObjectLink kind={io.kind} namespace={io.namespace} name={io.name} allowed={perms.can('get', io.kind, io.namespace)}>
+            <ObjectLink kind={io.kind ?? ''} namespace={io.namespace} name={io.name} allowed={perms.can('get', io.kind ?? '', io.namespace)}>
               {`${io.kind}/${io.namespace ? `${io.namespace}/` : ''}${io.name}`}
             </ObjectLink>
           ) : (
