@@ -135,7 +135,7 @@ export function isDefaultClass(obj: { metadata?: { annotations?: Record<string, 
  * `kind` in the type makes it narrow also for kinds whose other fields are all optional
  * (StorageClass, Event), to which any KubeObject is otherwise assignable.
  */
-export function isKind<K extends KindName>(obj: KubeObject, kind: K): obj is ObjectOf<K> & { kind: K } {
+export function isKind<K extends KindName>(obj: { kind: string }, kind: K): obj is ObjectOf<K> & { kind: K } {
   return obj.kind === kind;
 }
 
