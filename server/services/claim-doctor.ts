@@ -11,10 +11,13 @@ import { quantityToBytes } from '../domain/quantity';
 import { capacityView, type CapacityView } from '../domain/volume-usage';
 import { podsUsingClaim } from '../domain/pod-claims';
 import { capabilitiesOf, inTreeProvisionerNames } from '../provisioners/registry';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import type { KubeObject } from '../resources/types';
 import { podsNamingClaim } from '../store/reclaim-queries';
 import { availableVolumes } from '../store/volume-queries';
 import type { ObjectService } from './objects';
+import { ofKind } from './of-kind';
 import { pvcProtectionFinalizer } from '../domain/well-known/finalizers';
 
 const PVC = 'PersistentVolumeClaim';
@@ -43,7 +46,7 @@ export interface FixResult {
 }
 
 /** The claim as it would be created again with another class. */
-export function recreatedClaim(claim: KubeObject, className: string): KubeObject {
+export function recreatedClaim(claim: PersistentVolumeClaim, className: string): PersistentVolumeClaim {
   const annotations = Object.fromEntries(Object.entries(claim.metadata.annotations ?? {}).filter(([k]) => !CONTROLLER_ANNOTATION_PREFIXES.some((p) => k.startsWith(p))));
   const { volumeName: _v, storageClassName: _c, ...spec } = claim.spec ?? {};
   return {
@@ -66,17 +69,17 @@ export class ClaimDoctorService {
     return this.objects.store;
   }
 
-  private async facts(p: Principal, claim: KubeObject): Promise<FixFacts> {
+  private async facts(p: Principal, claim: PersistentVolumeClaim): Promise<FixFacts> {
     const ns = claim.metadata.namespace ?? '';
     const name = claim.metadata.name ?? '';
     const classes: ClassFacts[] = isAllowed(p, 'list', 'StorageClass')
-      ? (await this.store.list('StorageClass')).items.map((sc) => ({
+      ? ofKind((await this.store.list('StorageClass')).items, 'StorageClass').map((sc) => ({
           sc,
           capabilities: capabilitiesOf(sc.provisioner ?? ''),
           inTree: inTreeProvisionerNames.has(sc.provisioner ?? ''),
         }))
       : [];
-    const volumes: KubeObject[] = [];
+    const volumes: PersistentVolume[] = [];
     if (p.role === 'admin') {
       for (const set of accessModeGroups(claim.spec?.accessModes ?? [])) {
         const rows = await availableVolumes(this.store, {
@@ -152,7 +155,7 @@ export class ClaimDoctorService {
    * no pod uses the claim (checked just before), and if the create still fails the original
    * claim is put back, so the namespace is never left without it.
    */
-  private async recreate(p: Principal, claim: KubeObject, className: string): Promise<KubeObject> {
+  private async recreate(p: Principal, claim: PersistentVolumeClaim, className: string): Promise<KubeObject> {
     const ns = claim.metadata.namespace ?? '';
     const name = claim.metadata.name ?? '';
     const next = recreatedClaim(claim, className);
