@@ -12,7 +12,10 @@ test.each([
   expect(splitFieldPath(path)).toEqual(want);
 });
 
-const pv = (): KubeObject => ({
+/** A volume with fields its kind does not have, as a client may send. */
+type LoosePv = KubeObject & { bogus?: boolean; spec: { capacity?: unknown; accessModes?: unknown; speed?: string; hostPath: { path: string; extra?: number } } };
+
+const pv = (): LoosePv => ({
   apiVersion: 'v1',
   kind: 'PersistentVolume',
   metadata: { name: 'p' },

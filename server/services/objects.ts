@@ -159,6 +159,8 @@ export class ObjectService {
     return this.store.currentResourceVersion();
   }
 
+  /** Answers the object as stored, of the written object's kind. */
+  async create<K extends string>(p: Principal, obj: KubeObject & { kind: K }, opts?: WriteOptions): Promise<ObjectOfName<K>>;
   async create(p: Principal, obj: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
     const s = strategyOrThrow(obj?.kind);
     this.check(p, 'create', s, obj.metadata?.namespace, obj.metadata?.name);

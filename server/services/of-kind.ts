@@ -4,8 +4,12 @@ import type { KindName, ObjectOf } from '../resources/kinds';
 import type { Node } from '../resources/node/schema';
 import type { KubeObject } from '../resources/types';
 
-/** Whether `o` is of `kind` (the store fills every object's kind), as a type guard. */
-export function isKind<K extends KindName>(o: KubeObject, kind: K): o is ObjectOf<K> {
+/**
+ * Whether `o` is of `kind` (the store fills every object's kind), as a type guard. The
+ * intersection narrows also to a kind without spec or status (StorageClass, Event ...),
+ * to which a KubeObject is assignable as it is.
+ */
+export function isKind<K extends KindName>(o: KubeObject, kind: K): o is KubeObject & ObjectOf<K> {
   return o.kind === kind;
 }
 

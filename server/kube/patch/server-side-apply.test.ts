@@ -1,4 +1,6 @@
 import { describe, expect, test } from 'vitest';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
+import type { Pod } from '../../resources/pod/schema';
 import type { KubeObject } from '../../resources/types';
 import { conflictMessage, fieldsOf, printPath, recordUpdate, serverSideApply, toSet, updateManager } from './server-side-apply';
 import { patchMetaFor } from './patch-meta';
@@ -110,13 +112,14 @@ describe('serverSideApply', () => {
     const pod = (name: string, image: string): KubeObject =>
       ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name, image }] } }) as KubeObject;
     const out = apply(apply(undefined, pod('a', 'x'), 'first'), pod('b', 'y'), 'second');
-    expect(out.spec.containers).toEqual([
+    // serverSideApply answers an object of the applied kind, here a pod.
+    expect((out as Pod).spec!.containers).toEqual([
       { name: 'a', image: 'x' },
       { name: 'b', image: 'y' },
     ]);
     // The first manager drops its container: the item goes with its fields.
     const without = apply(out, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: {} } as KubeObject, 'first');
-    expect(without.spec.containers).toEqual([{ name: 'b', image: 'y' }]);
+    expect((without as Pod).spec!.containers).toEqual([{ name: 'b', image: 'y' }]);
   });
 
   test('set lists merge by value', () => {
@@ -129,7 +132,7 @@ describe('serverSideApply', () => {
     const modes = (m: string[]) => pv({}, { accessModes: m });
     const live = apply(undefined, modes(['ReadWriteOnce']), 'first');
     expect(() => apply(live, modes(['ReadWriteMany']), 'second')).toThrow(/conflict with "first" using v1: .spec.accessModes/);
-    expect(apply(live, modes(['ReadWriteMany']), 'first').spec.accessModes).toEqual(['ReadWriteMany']);
+    expect((apply(live, modes(['ReadWriteMany']), 'first') as PersistentVolume).spec!.accessModes).toEqual(['ReadWriteMany']);
   });
 });
 
