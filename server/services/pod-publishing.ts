@@ -61,7 +61,7 @@ export function resolveVolume(
 /** The pod's status for what the agent reported: Running when every claim volume is ready. Pure. */
 export function podStatusFor(pod: Pod, ready: boolean, now: string): Record<string, unknown> {
   const prev = pod.status ?? {};
-  const prevConds: any[] = Array.isArray(prev.conditions) ? prev.conditions : [];
+  const prevConds = Array.isArray(prev.conditions) ? prev.conditions : [];
   const cond = (type: string, status: 'True' | 'False', reason?: string) => {
     const old = prevConds.find((c) => c?.type === type);
     const same = old?.status === status;
@@ -73,7 +73,8 @@ export function podStatusFor(pod: Pod, ready: boolean, now: string): Record<stri
       ...(reason ? { reason } : {}),
     };
   };
-  const containers: any[] = Array.isArray(pod.spec?.containers) ? pod.spec.containers : [];
+  const containers = Array.isArray(pod.spec?.containers) ? pod.spec.containers : [];
+  // any: the schema keeps containerStatuses loose (Stowage runs no containers); read as upstream writes them.
   const prevStatuses: any[] = Array.isArray(prev.containerStatuses) ? prev.containerStatuses : [];
   const containerStatuses = containers.map((c) => {
     const old = prevStatuses.find((s) => s?.name === c?.name);
