@@ -108,7 +108,7 @@ for (const listed of pvs) {
   for (let attempt = 0; ; attempt++) {
     try {
       const pv = await app.store.get('PersistentVolume', undefined, listed.metadata.name!);
-      pv.spec.claimRef = { kind: 'PersistentVolumeClaim', namespace: 'default', name: `gone-${pv.metadata.name}`, uid: `uid-${pv.metadata.name}` };
+      pv.spec!.claimRef = { kind: 'PersistentVolumeClaim', namespace: 'default', name: `gone-${pv.metadata.name}`, uid: `uid-${pv.metadata.name}` };
       const saved = await app.store.update(pv);
       saved.status = { ...saved.status, phase: 'Released' };
       await app.store.update(saved, { subresource: 'status' });

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControllers, type RunningControllers } from '../../server/controllers/start';
 import { admitProtection } from '../../server/resources/protection';
+import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
 import type { KubeObject } from '../../server/resources/types';
 import { rawQuery } from '../db';
 import { claim, ensureNamespaces, eventsAbout, openApp, storageClass, volume, waitFor } from './fixtures';
@@ -43,7 +44,7 @@ async function volumeIn(name: string, phase: string): Promise<KubeObject> {
     return v.status?.phase === phase ? v : undefined;
   });
 }
-async function explained(name: string, match: RegExp): Promise<{ claim: KubeObject; explanation: any }> {
+async function explained(name: string, match: RegExp): Promise<{ claim: PersistentVolumeClaim; explanation: any }> {
   return waitFor(`explanation of ${name} matching ${match}`, async () => {
     const c = await getClaim(name);
     const text = c.metadata.annotations?.['stowage.io/binding-explanation'];
@@ -68,8 +69,8 @@ describe('binding', () => {
     expect(c.spec.volumeName).toBe('b1-2g');
     expect(c.metadata.annotations).toMatchObject({ 'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes' });
     expect(c.status).toMatchObject({ phase: 'Bound', capacity: { storage: '2Gi' }, accessModes: ['ReadWriteOnce'] });
-    expect(v.status.phase).toBe('Bound');
-    expect(v.spec.claimRef).toMatchObject({ kind: 'PersistentVolumeClaim', namespace: NS, name: 'b1', uid: c.metadata.uid });
+    expect(v.status!.phase).toBe('Bound');
+    expect(v.spec!.claimRef).toMatchObject({ kind: 'PersistentVolumeClaim', namespace: NS, name: 'b1', uid: c.metadata.uid });
     expect(v.metadata.annotations?.['pv.kubernetes.io/bound-by-controller']).toBe('yes');
     // Rows written by one transaction carry the same xmin.
     const rows = await rawQuery<{ name: string; xmin: string }>(
@@ -78,7 +79,7 @@ describe('binding', () => {
     );
     expect(rows).toHaveLength(2);
     expect(rows[0].xmin).toBe(rows[1].xmin);
-    expect((await getVolume('b1-1g')).status.phase).toBe('Available');
+    expect((await getVolume('b1-1g')).status!.phase).toBe('Available');
   });
 
   it('honours a label selector', async () => {
@@ -98,7 +99,7 @@ describe('pre-binding', () => {
     const v = await getVolume('pre-reserved');
     expect(c.spec.volumeName).toBe('pre-reserved');
     expect(c.status.capacity.storage).toBe('10Gi');
-    expect(v.spec.claimRef.uid).toBe(c.metadata.uid);
+    expect(v.spec!.claimRef!.uid).toBe(c.metadata.uid);
     // The user made the volume's binding: the controller does not mark it as its own.
     expect(v.metadata.annotations?.['pv.kubernetes.io/bound-by-controller']).toBeUndefined();
     expect(c.metadata.annotations?.['pv.kubernetes.io/bound-by-controller']).toBe('yes');
@@ -119,7 +120,7 @@ describe('pre-binding', () => {
     expect(c.spec.volumeName).toBe('pre3-v');
     expect(c.metadata.annotations?.['pv.kubernetes.io/bound-by-controller']).toBeUndefined();
     expect(v.metadata.annotations?.['pv.kubernetes.io/bound-by-controller']).toBe('yes');
-    expect(v.spec.claimRef.name).toBe('pre3');
+    expect(v.spec!.claimRef!.name).toBe('pre3');
   });
 
   it('a claim naming a missing volume waits, and binds once the volume appears', async () => {
@@ -136,7 +137,7 @@ describe('pre-binding', () => {
     const { claim: c } = await explained('pre5', /cannot serve it: requested PV is too small/);
     const e = await eventWith(c, 'VolumeMismatch');
     expect(e).toMatchObject({ type: 'Warning', message: 'Cannot bind to requested volume "pre5-tiny": requested PV is too small' });
-    expect((await getVolume('pre5-tiny')).status.phase).toBe('Available');
+    expect((await getVolume('pre5-tiny')).status!.phase).toBe('Available');
   });
 });
 
@@ -152,7 +153,7 @@ describe('release and loss', () => {
     await create(claim(NS, 'rel', '1Gi', { storageClassName: 'rel' }));
     const { explanation } = await explained('rel', /StorageClass "rel" does not exist/);
     expect(explanation.candidates).toContainEqual({ name: 'rel-v', reasons: [expect.stringMatching(/earlier claim named team-a\/rel/)] });
-    expect((await getVolume('rel-v')).status.phase).toBe('Released');
+    expect((await getVolume('rel-v')).status!.phase).toBe('Released');
   });
 
   it('a bound claim whose volume disappears is Lost, with a ClaimLost warning', async () => {
@@ -191,14 +192,14 @@ describe('provisioning hand-over and the Pending explanation', () => {
     const e = await eventWith(c, 'ExternalProvisioning');
     expect(e.type).toBe('Normal');
     expect(e.message).toContain("external provisioner 'example.com/nfs'");
-    expect(c.status.conditions).toContainEqual(expect.objectContaining({ type: 'Bindable', status: 'False', reason: 'WaitingForProvisioner' }));
+    expect(c.status!.conditions).toContainEqual(expect.objectContaining({ type: 'Bindable', status: 'False', reason: 'WaitingForProvisioner' }));
   });
 
   it('a missing class is explained and reported; creating it hands the claim over', async () => {
     await create(claim(NS, 'nocls', '1Gi', { storageClassName: 'later' }));
     const { claim: c } = await explained('nocls', /StorageClass "later" does not exist/);
     expect((await eventWith(c, 'ProvisioningFailed')).message).toBe('storageclass.storage.k8s.io "later" not found');
-    expect(c.status.conditions).toContainEqual(expect.objectContaining({ type: 'Bindable', reason: 'StorageClassNotFound' }));
+    expect(c.status!.conditions).toContainEqual(expect.objectContaining({ type: 'Bindable', reason: 'StorageClassNotFound' }));
     await create(storageClass('later', 'example.com/later'));
     await explained('nocls', /waiting for provisioner "example.com\/later"/);
   });
@@ -213,7 +214,7 @@ describe('provisioning hand-over and the Pending explanation', () => {
     expect(byName['near-small']).toEqual(['capacity 1Gi is less than the requested 5Gi']);
     expect(byName['near-rox']).toEqual(['access modes ROX do not include the requested RWO']);
     expect(byName['near-block']).toEqual(['volume mode Block differs from the requested Filesystem']);
-    expect(c.status.phase).toBe('Pending');
+    expect(c.status!.phase).toBe('Pending');
 
     await create(claim(NS, 'noclass', '500Gi', { storageClassName: '' }));
     const pending = await explained('noclass', /asks for no storage class/);

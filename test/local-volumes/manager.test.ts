@@ -116,7 +116,7 @@ describe('local-volume manager', () => {
     // The node registered itself and is Ready.
     const node = await h.app.store.get('Node', undefined, NODE);
     expect(node.metadata.labels?.['kubernetes.io/hostname']).toBe(NODE);
-    expect(node.status.conditions.find((c: { type: string }) => c.type === 'Ready').status).toBe('True');
+    expect(node.status!.conditions!.find((c) => c.type === 'Ready')!.status).toBe('True');
   });
 
   it('Released -> cleanup job first -> wiped -> PV deleted -> re-created Available and clean', async () => {
@@ -201,8 +201,8 @@ describe('local-volume manager', () => {
       const pv = await getPv(bound.metadata.name!);
       return pv?.metadata.annotations?.['local.stowage.io/disk-missing'] === 'true' ? pv : undefined;
     }, 20_000);
-    expect(marked.status.phase).toBe('Bound');
-    expect((await h.app.store.get('PersistentVolumeClaim', 'apps', 'claim-bound')).status.phase).toBe('Bound');
+    expect(marked.status!.phase).toBe('Bound');
+    expect((await h.app.store.get('PersistentVolumeClaim', 'apps', 'claim-bound')).status!.phase).toBe('Bound');
   });
 
   it('the storageClassMap is refused at write time when malformed, with the field named', async () => {

@@ -125,9 +125,9 @@ describe('publishing a local volume', () => {
     expect(event.type).toBe('Warning');
     expect(event.message).toBe(`MountVolume.NewMounter initialization failed for volume "pv-gone" : path "${missing}" does not exist`);
     const p = await getPod('broken');
-    expect(p?.spec.nodeName).toBe(NODE);
-    expect(p?.status.phase).toBe('Pending');
-    expect((p?.status.conditions as any[]).find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'ContainersNotReady' });
+    expect(p?.spec!.nodeName).toBe(NODE);
+    expect(p?.status!.phase).toBe('Pending');
+    expect(p?.status!.conditions!.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'ContainersNotReady' });
     // Not Running: deleted at once, nothing to wait for.
     expect((await h.app.store.delete('Pod', 'apps', 'broken')).deleted).toBe(true);
   });

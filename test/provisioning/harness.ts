@@ -15,6 +15,8 @@ import { createRealOs, type HostOs } from '../../server/provisioners/os';
 import { FaultyOs } from '../../server/provisioners/os-fake';
 import { inTreeProvisionerNames } from '../../server/provisioners/registry';
 import { releaseEverythingUnder } from '../../server/provisioners/testing';
+import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
 import type { KubeObject } from '../../server/resources/types';
 import { openTestStore, type TestStore } from '../db';
 
@@ -68,7 +70,7 @@ export interface Harness {
   claim(name: string): Promise<KubeObject | undefined>;
   volume(name: string): Promise<KubeObject | undefined>;
   events(name: string, reason?: string): Promise<KubeObject[]>;
-  waitBound(name: string, timeoutMs?: number): Promise<{ claim: KubeObject; volume: KubeObject }>;
+  waitBound(name: string, timeoutMs?: number): Promise<{ claim: PersistentVolumeClaim; volume: PersistentVolume }>;
 }
 
 export async function openHarness(inner: HostOs = createRealOs(NODE)): Promise<Harness> {

@@ -11,13 +11,14 @@
 import { accessModeGroups, claimClass, requestedStorage, type MatchOptions } from '../../domain/matching';
 import { assignInOrder, candidateLimits } from '../../domain/batch-assign';
 import { quantityToBytes } from '../../domain/quantity';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import type { KubeObject } from '../../resources/types';
 import { candidateVolumes, lockAvailableVolumes, lockClaimsWithReservations, lockVolumes, type CandidateAsk } from '../../store/volume-queries';
 import type { ControllerTx } from '../runtime/controller-tx';
 
 /** What a claim's reconcile tells the batch before it runs: the claim as read, and how it matches. */
 export interface BindHint {
-  bind: { claim: KubeObject; opts: MatchOptions };
+  bind: { claim: PersistentVolumeClaim; opts: MatchOptions };
 }
 
 export function isBindHint(h: unknown): h is BindHint {

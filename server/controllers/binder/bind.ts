@@ -19,6 +19,8 @@ import {
   type MatchOptions,
 } from '../../domain/matching';
 import { quantityToBytes } from '../../domain/quantity';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import type { KubeObject } from '../../resources/types';
 import { availableVolumes, lockAvailableVolume, lockClaimWithReservations, volumesClaimedBy, type LabelRequirement } from '../../store/volume-queries';
 import type { ControllerTx } from '../runtime/controller-tx';
@@ -30,7 +32,7 @@ const PAGE = 16;
 const MAX_PAGES = 16;
 
 /** The claim's selector as requirements; undefined when it has none, null when invalid. */
-function selectorOf(claim: KubeObject): LabelRequirement[] | undefined | null {
+function selectorOf(claim: PersistentVolumeClaim): LabelRequirement[] | undefined | null {
   const ls = claim.spec?.selector;
   if (ls === undefined || ls === null) return undefined;
   try {
@@ -41,7 +43,7 @@ function selectorOf(claim: KubeObject): LabelRequirement[] | undefined | null {
 }
 
 export interface LockedClaim {
-  claim?: KubeObject;
+  claim?: PersistentVolumeClaim;
   /** Names of the volumes whose claimRef names the claim, when read with it. */
   reserved?: string[];
 }
@@ -78,7 +80,7 @@ export interface StoreMatch {
  * chosen volume's row is locked by this transaction; rows other binders hold are skipped
  * (they are being bound), never waited for, and reported as `busy`.
  */
-export async function findMatchInStore(tx: ControllerTx, claim: KubeObject, opts: MatchOptions, reservedNames?: string[]): Promise<StoreMatch> {
+export async function findMatchInStore(tx: ControllerTx, claim: PersistentVolumeClaim, opts: MatchOptions, reservedNames?: string[]): Promise<StoreMatch> {
   const ns = claim.metadata.namespace ?? '';
   // Volumes reserved for the claim, as this transaction sees them (locked; never waited for).
   const names = reservedNames ?? (await volumesClaimedBy(tx, ns, claim.metadata.name!)).map((v) => v.metadata.name!);
@@ -91,7 +93,7 @@ export async function findMatchInStore(tx: ControllerTx, claim: KubeObject, opts
   // and so do those its prefetch chose for other claims.
   const written = tx.volumesWritten();
   const exclude = [...written, ...prefetchedForOthers(tx, ns, claim.metadata.name!)];
-  const bits = (pv: KubeObject) => accessModesToBits(pv.spec?.accessModes ?? []);
+  const bits = (pv: PersistentVolume) => accessModesToBits(pv.spec?.accessModes ?? []);
   const labels = selectorOf(claim);
   const base = {
     storageClass: claimClass(claim),
@@ -146,7 +148,7 @@ export async function findMatchInStore(tx: ControllerTx, claim: KubeObject, opts
   return { busy };
 }
 
-function claimRefTo(claim: KubeObject) {
+function claimRefTo(claim: PersistentVolumeClaim) {
   return {
     kind: 'PersistentVolumeClaim',
     namespace: claim.metadata.namespace,
@@ -158,8 +160,8 @@ function claimRefTo(claim: KubeObject) {
 }
 
 export interface Binding {
-  volume: KubeObject;
-  claim: KubeObject;
+  volume: PersistentVolume;
+  claim: PersistentVolumeClaim;
 }
 
 /**
@@ -167,7 +169,7 @@ export interface Binding {
  * Bound, bindClaimToVolume, claim status Bound with capacity and access modes). Only what
  * differs is written. Both objects must have been read in this transaction.
  */
-export async function writeBinding(tx: ControllerTx, volume: KubeObject, claim: KubeObject): Promise<Binding> {
+export async function writeBinding(tx: ControllerTx, volume: PersistentVolume, claim: PersistentVolumeClaim): Promise<Binding> {
   const v = structuredClone(volume);
   const ref = v.spec?.claimRef;
   const alreadyBound = isVolumeBoundToClaim(volume, claim);

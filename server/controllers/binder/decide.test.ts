@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { MatchOptions } from '../../domain/matching';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
+import type { StorageClass } from '../../resources/storage-class/schema';
 import type { KubeObject } from '../../resources/types';
 import { annBindCompleted, annBindingExplanation } from '../../domain/well-known/annotations';
 import { dataSourceRefusal, decide, type ClaimAction, type ClaimFacts, type LockedFacts } from './decide';
@@ -57,10 +60,10 @@ const wffcNoNode: MatchOptions = { delayBinding: true };
 
 interface Row {
   name: string;
-  claim: KubeObject;
-  volume?: KubeObject;
+  claim: PersistentVolumeClaim;
+  volume?: PersistentVolume;
   defaultClass?: string;
-  sc?: KubeObject;
+  sc?: StorageClass;
   opts?: MatchOptions;
   locked?: LockedFacts;
   want: string;

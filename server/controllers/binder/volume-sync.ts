@@ -6,6 +6,7 @@
 import { accessModesToBits } from '../../domain/access-modes';
 import { volumeClass } from '../../domain/matching';
 import { bytesOf } from '../../resources/resource-list';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import type { KubeObject } from '../../resources/types';
 import { claimsNaming, claimsWaitingFor } from '../../store/volume-queries';
 import type { ReconcileContext } from '../runtime/controller';
@@ -21,7 +22,7 @@ import { claimKey } from './keys';
 const PV = 'PersistentVolume';
 
 /** Saves a new phase (and clears the message) unless it is already set; returns the volume. */
-async function setPhase(d: BinderDeps, ctx: ReconcileContext, volume: KubeObject, phase: string, message?: string, evenIfSamePhase = false): Promise<KubeObject> {
+async function setPhase(d: BinderDeps, ctx: ReconcileContext, volume: PersistentVolume, phase: string, message?: string, evenIfSamePhase = false): Promise<KubeObject> {
   if (volume.status?.phase === phase && !evenIfSamePhase) return volume;
   const next = structuredClone(volume);
   next.status = { ...next.status, phase };
@@ -34,7 +35,7 @@ async function setPhase(d: BinderDeps, ctx: ReconcileContext, volume: KubeObject
  * Claims waiting for this volume get another look: those naming it (spec.volumeName), and
  * a few of those it could serve that are not queued already.
  */
-async function wakeWaitingClaims(d: BinderDeps, ctx: ReconcileContext, volume: KubeObject): Promise<void> {
+async function wakeWaitingClaims(d: BinderDeps, ctx: ReconcileContext, volume: PersistentVolume): Promise<void> {
   for (const c of await claimsNaming(d.store, volume.metadata.name!)) ctx.enqueue(claimKey(c.namespace, c.name));
   const bytes = bytesOf(volume.spec?.capacity?.storage);
   if (!bytes || volume.metadata.deletionTimestamp) return;
@@ -58,7 +59,7 @@ async function wakeWaitingClaims(d: BinderDeps, ctx: ReconcileContext, volume: K
 }
 
 /** Upstream unbindVolume: undo a binding the controller made, or forget the uid of the user's. */
-async function unbind(d: BinderDeps, ctx: ReconcileContext, volume: KubeObject): Promise<void> {
+async function unbind(d: BinderDeps, ctx: ReconcileContext, volume: PersistentVolume): Promise<void> {
   const next = structuredClone(volume);
   if (next.metadata.annotations?.[annBoundByController] !== undefined) {
     delete next.spec.claimRef;
@@ -73,7 +74,7 @@ async function unbind(d: BinderDeps, ctx: ReconcileContext, volume: KubeObject):
 }
 
 /** Released unless it is already, then Failed with why when its reclaim policy says so. */
-async function release(d: BinderDeps, ctx: ReconcileContext, volume: KubeObject, a: Extract<VolumeAction, { action: 'release' }>): Promise<void> {
+async function release(d: BinderDeps, ctx: ReconcileContext, volume: PersistentVolume, a: Extract<VolumeAction, { action: 'release' }>): Promise<void> {
   const released = a.setReleased ? await setPhase(d, ctx, volume, 'Released') : volume;
   if (!a.fail) return;
   const failed = await setPhase(d, ctx, released, 'Failed', a.fail.message, a.fail.force);

@@ -67,7 +67,8 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
     released: pv ? isVolumeReleased(pv, claim) : false,
     openJob: openJob ? { state: openJob.state, pvUid: openJob.pvUid } : undefined,
     pvJob: pvJob ? { state: pvJob.state, pvUid: pvJob.pvUid } : undefined,
-    nodeReady: isNodeReady(node),
+    // The schema lets a condition's type and status be any string; isNodeReady only compares them.
+    nodeReady: isNodeReady(node as Parameters<typeof isNodeReady>[0]),
   });
   ctx.log.debug({ pv: pvName, decision }, 'local volume decision');
 

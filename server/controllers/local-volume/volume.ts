@@ -4,6 +4,7 @@
 // volume mode and class the agent reported, the class's reclaim policy (default Delete),
 // and pv.kubernetes.io/provisioned-by naming the local provisioner. Pure.
 import { bytesToQuantity, formatQuantity } from '../../domain/quantity';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import type { KubeObject } from '../../resources/types';
 import { annDynamicallyProvisioned, annLocalEntry, annLocalNode } from '../../domain/well-known/annotations';
 import { localVolumeProvisioner } from '../../domain/well-known/provisioners';
@@ -46,6 +47,6 @@ export function buildLocalVolume(disk: LocalDisk, reclaimPolicy: string | undefi
   };
 }
 
-export function isLocalVolume(pv: KubeObject | undefined): boolean {
+export function isLocalVolume(pv: PersistentVolume | undefined): boolean {
   return pv?.metadata?.annotations?.[annDynamicallyProvisioned] === localVolumeProvisioner;
 }

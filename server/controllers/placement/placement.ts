@@ -19,6 +19,8 @@ import { annSelectedNode } from '../../domain/well-known/annotations';
 import { claimClass } from '../../domain/matching';
 import { podClaimNames, podsUsingClaim } from '../../domain/pod-claims';
 import { timestampNow } from '../../resources/metadata';
+import type { Node } from '../../resources/node/schema';
+import type { Pod } from '../../resources/pod/schema';
 import type { KubeObject } from '../../resources/types';
 import { availableVolumesOfClasses, podsToPlace } from '../../store/consumer-queries';
 import type { ObjectStore } from '../../store/object-store';
@@ -50,7 +52,7 @@ interface Deps {
 const podKey = (ns: string, name: string) => `pod/${ns}/${name}`;
 
 /** Everything placePod needs, read from the store. */
-async function gather(d: Deps, pod: KubeObject): Promise<PlacementInput> {
+async function gather(d: Deps, pod: Pod): Promise<PlacementInput> {
   const ns = pod.metadata.namespace ?? '';
   const claims = new Map<string, KubeObject>();
   const boundVolumes = new Map<string, KubeObject>();
@@ -81,12 +83,12 @@ async function gather(d: Deps, pod: KubeObject): Promise<PlacementInput> {
   return { pod, nodes: nodes.items, claims, boundVolumes, classes, candidates, provisionerNode: d.provisionerNode, claimsInUseElsewhere };
 }
 
-function scheduledCondition(pod: KubeObject): any {
+function scheduledCondition(pod: Pod): any {
   const conds: any[] = Array.isArray(pod.status?.conditions) ? pod.status.conditions : [];
   return conds.find((c) => c?.type === 'PodScheduled');
 }
 
-function withCondition(pod: KubeObject, cond: Record<string, string>): KubeObject {
+function withCondition(pod: Pod, cond: Record<string, string>): KubeObject {
   const next = structuredClone(pod);
   next.status ??= {};
   const conds: any[] = (Array.isArray(next.status.conditions) ? next.status.conditions : []).filter((c: any) => c?.type !== 'PodScheduled');
@@ -94,7 +96,7 @@ function withCondition(pod: KubeObject, cond: Record<string, string>): KubeObjec
   return next;
 }
 
-async function markUnschedulable(d: Deps, ctx: ReconcileContext, pod: KubeObject, message: string): Promise<void> {
+async function markUnschedulable(d: Deps, ctx: ReconcileContext, pod: Pod, message: string): Promise<void> {
   const cur = scheduledCondition(pod);
   if (cur?.status === 'False' && cur?.reason === 'Unschedulable' && cur?.message === message) return;
   const next = withCondition(pod, { status: 'False', reason: 'Unschedulable', message });
@@ -107,7 +109,7 @@ async function markUnschedulable(d: Deps, ctx: ReconcileContext, pod: KubeObject
   else ctx.enqueue(podKey(pod.metadata.namespace ?? '', pod.metadata.name!));
 }
 
-async function selectNode(d: Deps, ctx: ReconcileContext, pod: KubeObject, node: string, claims: string[]): Promise<boolean> {
+async function selectNode(d: Deps, ctx: ReconcileContext, pod: Pod, node: string, claims: string[]): Promise<boolean> {
   return write(d, ctx, async (tx) => {
     for (const name of claims) {
       const c = await tx.get(PVC, pod.metadata.namespace, name);
@@ -120,7 +122,7 @@ async function selectNode(d: Deps, ctx: ReconcileContext, pod: KubeObject, node:
   });
 }
 
-async function bindPod(d: Deps, ctx: ReconcileContext, pod: KubeObject, node: string): Promise<boolean> {
+async function bindPod(d: Deps, ctx: ReconcileContext, pod: Pod, node: string): Promise<boolean> {
   const saved = await write(d, ctx, async (tx) => {
     const p = await tx.get(POD, pod.metadata.namespace, pod.metadata.name!);
     if (!p || p.metadata.resourceVersion !== pod.metadata.resourceVersion || p.spec?.nodeName || p.metadata.deletionTimestamp) return undefined;
@@ -154,7 +156,7 @@ export async function placeOne(d: Deps, ctx: ReconcileContext, namespace: string
   if (!(await bindPod(d, ctx, pod, decision.node))) ctx.enqueue(podKey(namespace, name));
 }
 
-function nodeReady(node: KubeObject | undefined): boolean {
+function nodeReady(node: Node | undefined): boolean {
   const conds: any[] = Array.isArray(node?.status?.conditions) ? node!.status.conditions : [];
   return conds.some((c) => c?.type === 'Ready' && c?.status === 'True');
 }
