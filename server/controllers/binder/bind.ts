@@ -174,7 +174,7 @@ export async function writeBinding(tx: ControllerTx, volume: PersistentVolume, c
   const ref = v.spec?.claimRef;
   const alreadyBound = isVolumeBoundToClaim(volume, claim);
   if (!ref || ref.name !== claim.metadata.name || (ref.namespace ?? '') !== (claim.metadata.namespace ?? '') || ref.uid !== claim.metadata.uid) {
-    v.spec.claimRef = claimRefTo(claim);
+    v.spec!.claimRef = claimRefTo(claim); // a stored volume has a spec: validation requires its capacity
   }
   v.metadata.annotations ??= {};
   if (!alreadyBound && v.metadata.annotations[annBoundByController] === undefined) v.metadata.annotations[annBoundByController] = 'yes';
@@ -185,8 +185,9 @@ export async function writeBinding(tx: ControllerTx, volume: PersistentVolume, c
   const c = structuredClone(claim);
   const becomesBound = claim.status?.phase !== 'Bound';
   c.metadata.annotations ??= {};
-  if (c.spec.volumeName !== volume.metadata.name) {
-    c.spec.volumeName = volume.metadata.name;
+  // A stored claim has a spec: validation requires its access modes and request.
+  if (c.spec!.volumeName !== volume.metadata.name) {
+    c.spec!.volumeName = volume.metadata.name;
     if (c.metadata.annotations[annBoundByController] === undefined) c.metadata.annotations[annBoundByController] = 'yes';
   }
   if (c.metadata.annotations[annBindCompleted] === undefined) c.metadata.annotations[annBindCompleted] = 'yes';

@@ -60,13 +60,15 @@ async function wakeWaitingClaims(d: BinderDeps, ctx: ReconcileContext, volume: P
 
 /** Upstream unbindVolume: undo a binding the controller made, or forget the uid of the user's. */
 async function unbind(d: BinderDeps, ctx: ReconcileContext, volume: PersistentVolume): Promise<void> {
+  // A stored volume has a spec (validation requires its capacity and source), and unbind
+  // runs only for a volume whose claimRef points at a claim.
   const next = structuredClone(volume);
   if (next.metadata.annotations?.[annBoundByController] !== undefined) {
-    delete next.spec.claimRef;
+    delete next.spec!.claimRef;
     delete next.metadata.annotations[annBoundByController];
     if (Object.keys(next.metadata.annotations).length === 0) delete next.metadata.annotations;
   } else {
-    delete next.spec.claimRef.uid;
+    delete next.spec!.claimRef!.uid;
   }
   next.status = { ...next.status, phase: 'Available' };
   delete next.status.message;
