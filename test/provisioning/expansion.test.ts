@@ -52,7 +52,7 @@ describe('admission of a resize', () => {
     const shrink = await resize('fixed-size', '512Ki').catch((e) => e);
     expect(shrink.code).toBe('Invalid');
     expect(JSON.stringify(shrink.details)).toContain('field can not be less than status.capacity');
-    expect((await h.claim('fixed-size'))?.spec!.resources.requests.storage).toBe('1Mi');
+    expect((await h.claim('fixed-size'))?.spec!.resources!.requests!.storage).toBe('1Mi');
   });
 
   it('refuses growing an unbound claim (its spec is immutable)', async () => {
@@ -73,7 +73,7 @@ describe('stowage.io/host-path expansion', () => {
     const c = await reaches('notes', '3Mi');
     expect(c.status.allocatedResources).toEqual({ storage: '3Mi' });
     expect(c.status.conditions ?? []).toEqual([]);
-    expect((await h.volume(volume.metadata.name!))?.spec!.capacity.storage).toBe('3Mi');
+    expect((await h.volume(volume.metadata.name!))?.spec!.capacity!.storage).toBe('3Mi');
     const note = await waitFor('the accounting-only event', async () => {
       const evs = await h.events('notes', 'ExpansionAccountingOnly');
       return evs.length > 0 ? evs : undefined;
@@ -101,7 +101,7 @@ describe.skipIf(!loop.ok)('stowage.io/loop expansion', () => {
     expect(c.status.allocatedResourceStatuses).toBeUndefined();
     expect(c.status.conditions ?? []).toEqual([]);
     const pv = (await h.volume(volume.metadata.name!))!;
-    expect(pv.spec.capacity.storage).toBe('32Mi');
+    expect(pv.spec!.capacity!.storage).toBe('32Mi');
 
     const after = await fs.statfs(mount);
     const total = (s: typeof before) => s.blocks * s.bsize;

@@ -67,8 +67,8 @@ export interface Harness {
   close(): Promise<void>;
   createClass(name: string, provisioner: string, parameters: Record<string, string>, extra?: Record<string, unknown>): Promise<KubeObject>;
   createClaim(name: string, className: string, over?: { size?: string; spec?: Record<string, unknown> }): Promise<KubeObject>;
-  claim(name: string): Promise<KubeObject | undefined>;
-  volume(name: string): Promise<KubeObject | undefined>;
+  claim(name: string): Promise<PersistentVolumeClaim | undefined>;
+  volume(name: string): Promise<PersistentVolume | undefined>;
   events(name: string, reason?: string): Promise<KubeObject[]>;
   waitBound(name: string, timeoutMs?: number): Promise<{ claim: PersistentVolumeClaim; volume: PersistentVolume }>;
 }
@@ -136,7 +136,7 @@ export async function openHarness(inner: HostOs = createRealOs(NODE)): Promise<H
         async () => {
           const claim = await h.claim(name);
           if (claim?.status?.phase !== 'Bound') return undefined;
-          const volume = await h.volume(claim.spec.volumeName);
+          const volume = await h.volume(claim.spec!.volumeName!);
           return volume?.status?.phase === 'Bound' ? { claim, volume } : undefined;
         },
         timeoutMs,

@@ -78,7 +78,7 @@ describe('stowage.io/host-path through the controllers', () => {
       const v = await h.volume(name);
       return v?.metadata.deletionTimestamp ? v : undefined;
     });
-    expect(later.status.phase).toBe('Bound');
+    expect(later.status!.phase).toBe('Bound');
     expect(later.metadata.finalizers).toContain('kubernetes.io/pv-protection');
     await h.ts.store.delete('PersistentVolumeClaim', NS, 'held');
     await waitFor('the PV to be gone', async () => (await h.volume(name)) === undefined);

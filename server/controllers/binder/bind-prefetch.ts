@@ -12,7 +12,6 @@ import { accessModeGroups, claimClass, requestedStorage, type MatchOptions } fro
 import { assignInOrder, candidateLimits } from '../../domain/batch-assign';
 import { quantityToBytes } from '../../domain/quantity';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
-import type { KubeObject } from '../../resources/types';
 import { candidateVolumes, lockAvailableVolumes, lockClaimsWithReservations, lockVolumes, type CandidateAsk } from '../../store/volume-queries';
 import type { ControllerTx } from '../runtime/controller-tx';
 
@@ -112,12 +111,12 @@ export async function prefetchBindings(tx: ControllerTx, hints: unknown[], sibli
     refs.push(ref);
   }
   const rows = await lockClaimsWithReservations(tx, refs);
-  const locked = new Map<string, KubeObject>();
+  const locked = new Map<string, PersistentVolumeClaim>();
   for (const r of rows) {
     const k = keyOf(r.claim.metadata.namespace ?? '', r.claim.metadata.name!);
     tx.remember(r.claim);
     p.reserved.set(k, r.reserved);
-    locked.set(k, r.claim);
+    locked.set(k, r.claim as PersistentVolumeClaim); // rows of kind PVC
   }
 
   // Claims that need only a free volume: unchanged since read, nothing reserved or asked

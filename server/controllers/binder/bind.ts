@@ -21,7 +21,6 @@ import {
 import { quantityToBytes } from '../../domain/quantity';
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
-import type { KubeObject } from '../../resources/types';
 import { availableVolumes, lockAvailableVolume, lockClaimWithReservations, volumesClaimedBy, type LabelRequirement } from '../../store/volume-queries';
 import type { ControllerTx } from '../runtime/controller-tx';
 import { prefetchedForOthers, prefetchedReservations, prefetchedVolume } from './bind-prefetch';
@@ -62,7 +61,7 @@ export async function lockClaimForBinding(tx: ControllerTx, namespace: string, n
     const row = await lockClaimWithReservations(tx, namespace, name);
     if (row) {
       tx.remember(row.claim);
-      return { claim: structuredClone(row.claim), reserved: row.reserved };
+      return { claim: structuredClone(row.claim) as PersistentVolumeClaim, reserved: row.reserved }; // a row of kind PVC
     }
   }
   return { claim: await tx.get('PersistentVolumeClaim', namespace, name) };
@@ -84,7 +83,7 @@ export async function findMatchInStore(tx: ControllerTx, claim: PersistentVolume
   const ns = claim.metadata.namespace ?? '';
   // Volumes reserved for the claim, as this transaction sees them (locked; never waited for).
   const names = reservedNames ?? (await volumesClaimedBy(tx, ns, claim.metadata.name!)).map((v) => v.metadata.name!);
-  const reserved: KubeObject[] = [];
+  const reserved: PersistentVolume[] = [];
   for (const name of names) {
     const v = await tx.get('PersistentVolume', undefined, name);
     if (v) reserved.push(v);
@@ -122,7 +121,7 @@ export async function findMatchInStore(tx: ControllerTx, claim: PersistentVolume
       const [first] = await availableVolumes(tx, { ...q, limit: 1, skipLocked: true });
       if (first) {
         tx.remember(first.volume);
-        const found = pickInGroup(claim, [first.volume], opts);
+        const found = pickInGroup(claim, [first.volume as PersistentVolume], opts); // a row of kind PV
         if (found) return { match: found, busy };
       } else {
         busy ||= (await availableVolumes(tx, { ...q, limit: 1 })).length > 0;
@@ -133,8 +132,9 @@ export async function findMatchInStore(tx: ControllerTx, claim: PersistentVolume
     for (let page = 0; page < MAX_PAGES; page++) {
       const rows = await availableVolumes(tx, { ...q, offset: page * PAGE, limit: PAGE });
       for (const r of rows) {
-        if (evaluateVolume(claim, r.volume, opts).failures.length > 0) continue;
-        const locked = await lockAvailableVolume(tx, r.volume.metadata.name!);
+        // availableVolumes and lockAvailableVolume read rows of kind PV.
+        if (evaluateVolume(claim, r.volume as PersistentVolume, opts).failures.length > 0) continue;
+        const locked = (await lockAvailableVolume(tx, r.volume.metadata.name!)) as PersistentVolume | undefined;
         if (!locked) {
           busy = true;
           continue;

@@ -8,7 +8,6 @@ import { claimClass, type MatchOptions } from '../../domain/matching';
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import type { StorageClass } from '../../resources/storage-class/schema';
-import type { KubeObject } from '../../resources/types';
 import type { ReconcileContext, ReconcileResult } from '../runtime/controller';
 import type { ControllerTx } from '../runtime/controller-tx';
 import { event } from '../runtime/event';
@@ -66,7 +65,7 @@ async function finishBinding(d: BinderDeps, ctx: ReconcileContext, claim: Persis
 }
 
 /** Fills the newest default StorageClass into a claim created without a class. */
-async function setDefaultClass(d: BinderDeps, ctx: ReconcileContext, claim: PersistentVolumeClaim, className: string): Promise<KubeObject | undefined> {
+async function setDefaultClass(d: BinderDeps, ctx: ReconcileContext, claim: PersistentVolumeClaim, className: string): Promise<PersistentVolumeClaim | undefined> {
   return write(d, ctx, async (tx) => {
     const current = await tx.get(PVC, claim.metadata.namespace, claim.metadata.name!);
     if (!current || current.metadata.resourceVersion !== claim.metadata.resourceVersion) return undefined;
@@ -82,7 +81,7 @@ async function matchOptions(d: BinderDeps, claim: PersistentVolumeClaim, sc: Sto
 }
 
 /** The facts of an unbound claim before its bind transaction (the default class filled in first, when it gets one). */
-async function unboundFacts(d: BinderDeps, ctx: ReconcileContext, read: KubeObject): Promise<ClaimFacts> {
+async function unboundFacts(d: BinderDeps, ctx: ReconcileContext, read: PersistentVolumeClaim): Promise<ClaimFacts> {
   const defaultClass = mayTakeDefaultClass(read) ? (await d.classes.defaultClass())?.metadata.name : undefined;
   const first = decide({ claim: read, defaultClass, inTreeProvisioners: d.inTreeProvisioners });
   // Written or not, the bind transaction comes next: it finds a claim changed meanwhile, and looks again.
@@ -103,7 +102,7 @@ async function lockedFacts(tx: ControllerTx, claim: PersistentVolumeClaim, opts:
   return { claim: c, match, busy };
 }
 
-async function syncUnboundClaim(d: BinderDeps, ctx: ReconcileContext, read: KubeObject): Promise<ReconcileResult | void> {
+async function syncUnboundClaim(d: BinderDeps, ctx: ReconcileContext, read: PersistentVolumeClaim): Promise<ReconcileResult | void> {
   const facts = await unboundFacts(d, ctx, read);
   const { claim } = facts;
   const opts = facts.opts!;

@@ -12,7 +12,6 @@ import { checkRequestedVolume, claimClass, claimHasClass, isVolumeBoundToClaim, 
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import type { StorageClass } from '../../resources/storage-class/schema';
-import type { KubeObject } from '../../resources/types';
 import type { EventType } from '../../services/event-recorder';
 import { annBindCompleted, annBindingExplanation } from '../../domain/well-known/annotations';
 import { conditionBindable } from '../../domain/well-known/conditions';
@@ -44,7 +43,7 @@ export interface LockedFacts {
   /** No match, and candidates were skipped because other binders hold them. */
   busy?: boolean;
   /** A claim naming its volume: that volume under its lock (undefined: it does not exist). */
-  requested?: KubeObject;
+  requested?: PersistentVolume;
 }
 
 export interface BinderEvent {

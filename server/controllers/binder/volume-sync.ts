@@ -7,7 +7,6 @@ import { accessModesToBits } from '../../domain/access-modes';
 import { volumeClass } from '../../domain/matching';
 import { bytesOf } from '../../resources/resource-list';
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
-import type { KubeObject } from '../../resources/types';
 import { claimsNaming, claimsWaitingFor } from '../../store/volume-queries';
 import type { ReconcileContext } from '../runtime/controller';
 import { annBoundByController } from '../../domain/well-known/annotations';
@@ -22,7 +21,7 @@ import { claimKey } from './keys';
 const PV = 'PersistentVolume';
 
 /** Saves a new phase (and clears the message) unless it is already set; returns the volume. */
-async function setPhase(d: BinderDeps, ctx: ReconcileContext, volume: PersistentVolume, phase: string, message?: string, evenIfSamePhase = false): Promise<KubeObject> {
+async function setPhase(d: BinderDeps, ctx: ReconcileContext, volume: PersistentVolume, phase: string, message?: string, evenIfSamePhase = false): Promise<PersistentVolume> {
   if (volume.status?.phase === phase && !evenIfSamePhase) return volume;
   const next = structuredClone(volume);
   next.status = { ...next.status, phase };

@@ -5,7 +5,6 @@
 // and pv.kubernetes.io/provisioned-by naming the local provisioner. Pure.
 import { bytesToQuantity, formatQuantity } from '../../domain/quantity';
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
-import type { KubeObject } from '../../resources/types';
 import { annDynamicallyProvisioned, annLocalEntry, annLocalNode } from '../../domain/well-known/annotations';
 import { localVolumeProvisioner } from '../../domain/well-known/provisioners';
 import { localCleanupFinalizer } from '../../domain/well-known/finalizers';
@@ -21,7 +20,7 @@ export interface LocalDisk {
   capacityBytes: string;
 }
 
-export function buildLocalVolume(disk: LocalDisk, reclaimPolicy: string | undefined): KubeObject {
+export function buildLocalVolume(disk: LocalDisk, reclaimPolicy: string | undefined): PersistentVolume {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolume',

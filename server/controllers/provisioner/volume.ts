@@ -7,9 +7,9 @@
 import { bytesToQuantity, compareQuantities, formatQuantity, quantityFromJSON } from '../../domain/quantity';
 import { claimClass } from '../../domain/matching';
 import type { ProvisionedVolume } from '../../provisioners/plugin';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import type { StorageClass } from '../../resources/storage-class/schema';
-import type { KubeObject } from '../../resources/types';
 import { annAsset, annBoundByController, annDynamicallyProvisioned } from '../../domain/well-known/annotations';
 import { pvControllerFinalizer, pvProtectionFinalizer } from '../../domain/well-known/finalizers';
 
@@ -21,7 +21,7 @@ function capacityOf(claim: PersistentVolumeClaim, bytes: bigint): string {
   return formatQuantity(bytesToQuantity(bytes));
 }
 
-export function buildVolume(pvName: string, claim: PersistentVolumeClaim, storageClass: StorageClass, provisioner: string, v: ProvisionedVolume): KubeObject {
+export function buildVolume(pvName: string, claim: PersistentVolumeClaim, storageClass: StorageClass, provisioner: string, v: ProvisionedVolume): PersistentVolume {
   const policy: string = storageClass.reclaimPolicy || 'Delete';
   const labels = { ...(v.labels ?? {}), ...(claim.spec?.selector?.matchLabels ?? {}) };
   const mountOptions: string[] = storageClass.mountOptions ?? [];

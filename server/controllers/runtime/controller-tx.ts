@@ -80,6 +80,11 @@ export class ControllerTx extends StoreTx {
   }
 
 
+  /** StoreTx.update, typed: what it stores and returns is the given object's kind. */
+  override update<T extends KubeObject>(input: T, opts?: UpdateOptions): Promise<T> {
+    return super.update(input, opts) as Promise<T>;
+  }
+
   /** Records an object whose row this transaction holds locked (read FOR UPDATE). */
   remember(obj: KubeObject): void {
     this.locked.set(keyOf(obj.kind, obj.metadata.namespace, obj.metadata.name ?? ''), obj);
@@ -89,7 +94,7 @@ export class ControllerTx extends StoreTx {
    * Writes spec/metadata and status of one object: one update of the main resource, then
    * one of the status subresource, each only when something changed. Returns the result.
    */
-  async updateAll(obj: KubeObject): Promise<KubeObject> {
+  async updateAll<T extends KubeObject>(obj: T): Promise<T> {
     const main = await this.update(obj);
     const status = structuredClone(obj);
     status.metadata = { ...status.metadata, resourceVersion: obj.metadata.resourceVersion };
