@@ -10,13 +10,15 @@ import { symlinkProblems } from './node-local';
 import type { HostOs } from './os';
 import { hostPathProvisioner, loopProvisioner } from '../domain/well-known/provisioners';
 
-const isStorageClass = (o: KubeObject): o is StorageClass => o.kind === 'StorageClass';
+/** The object as a StorageClass when it is one (admission sees objects of every kind). */
+const asStorageClass = (o: KubeObject): StorageClass | undefined => (o.kind === 'StorageClass' ? (o as StorageClass) : undefined);
 
 const isInTree = (p: string) => p === hostPathProvisioner || p === loopProvisioner;
 
 export function storageClassAdmission(os: HostOs): Admission {
-  return async (obj) => {
-    if (!isStorageClass(obj) || typeof obj.provisioner !== 'string') return [];
+  return async (o) => {
+    const obj = asStorageClass(o);
+    if (!obj || typeof obj.provisioner !== 'string') return [];
     const parameters: Record<string, string> = obj.parameters ?? {};
     const basePath = parameters.basePath;
     if (typeof basePath !== 'string') return [];

@@ -10,6 +10,10 @@ import { protectClaim } from '../../server/controllers/pvc-protection/pvc-protec
 import { startControllers, type RunningControllers } from '../../server/controllers/start';
 import type { UserPrincipal } from '../../server/domain/authorization';
 import { releaseEverythingUnder } from '../../server/provisioners/testing';
+import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
+import type { Pod } from '../../server/resources/pod/schema';
+import type { StorageClass } from '../../server/resources/storage-class/schema';
 import type { KubeObject } from '../../server/resources/types';
 import { testContext } from '../provisioning/harness';
 import { ensureNamespaces, eventsAbout, openApp, waitFor } from './fixtures';
@@ -59,7 +63,7 @@ const pinned = (node: string) => ({
   required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [node] }] }] },
 });
 
-function localVolume(name: string, className: string, node: string, size = '1Gi'): KubeObject {
+function localVolume(name: string, className: string, node: string, size = '1Gi'): PersistentVolume {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolume',
@@ -75,7 +79,7 @@ function localVolume(name: string, className: string, node: string, size = '1Gi'
   };
 }
 
-function claim(name: string, className: string, extra: Record<string, unknown> = {}): KubeObject {
+function claim(name: string, className: string, extra: Record<string, unknown> = {}): PersistentVolumeClaim {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
@@ -84,7 +88,7 @@ function claim(name: string, className: string, extra: Record<string, unknown> =
   };
 }
 
-function pod(name: string, claims: string[], spec: Record<string, unknown> = {}): KubeObject {
+function pod(name: string, claims: string[], spec: Record<string, unknown> = {}): Pod {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -104,7 +108,7 @@ function pod(name: string, claims: string[], spec: Record<string, unknown> = {})
   };
 }
 
-const wffcClass = (name: string, provisioner: string, parameters?: Record<string, string>): KubeObject => ({
+const wffcClass = (name: string, provisioner: string, parameters?: Record<string, string>): StorageClass => ({
   apiVersion: 'storage.k8s.io/v1',
   kind: 'StorageClass',
   metadata: { name },

@@ -166,7 +166,7 @@ describe('events repeated on every periodic sync (client-go recorder aggregation
     const mine = (await eventsAbout(ctx.app, c)).filter((e) => e.reason === reason);
     expect(mine).toHaveLength(1);
     expect(mine[0].type).toBe(type);
-    expect(Date.parse(mine[0].lastTimestamp)).toBeGreaterThanOrEqual(Date.parse(mine[0].firstTimestamp));
+    expect(Date.parse(mine[0].lastTimestamp!)).toBeGreaterThanOrEqual(Date.parse(mine[0].firstTimestamp!));
   });
 });
 
@@ -225,7 +225,7 @@ describe('data sources (upstream provisionClaimOperation)', () => {
     // Never provisioned from (the claim is refused first): the base path is only required.
     await store().create({ ...storageClass('populate', 'stowage.io/host-path'), parameters: { basePath: path.join(os.tmpdir(), 'stowage-unused') } });
     const c0 = claim(NS, 'clone', '1Gi', { storageClassName: 'populate' });
-    c0.spec.dataSource = { kind: 'PersistentVolumeClaim', name: 'source' };
+    c0.spec!.dataSource = { kind: 'PersistentVolumeClaim', name: 'source' };
     const c = await store().create(c0);
     const e = await eventWith(c, 'ProvisioningFailed');
     expect(e).toMatchObject({

@@ -6,6 +6,7 @@ import { findMatchInStore } from '../../server/controllers/binder/bind';
 import { transact } from '../../server/controllers/runtime/controller-tx';
 import { accessModesToBits } from '../../server/domain/access-modes';
 import { matchCases } from '../../server/domain/matching-cases';
+import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
 import type { KubeObject } from '../../server/resources/types';
 import { nearVolumes } from '../../server/store/volume-queries';
 import { openTestStore, type TestStore } from '../db';
@@ -81,7 +82,7 @@ describe('nearVolumes (the claim doctor)', () => {
     { name: 'a larger volume of another volume mode', extra: { name: 'near-block-600', size: '600Gi', modes: ['ReadWriteOnce'], mode: 'Block' } },
   ])('finds the closest in size across shapes, beyond the bounded scans: $name', async ({ extra }) => {
     const cls = `near-${extra.name}`;
-    const mk = (name: string, size: string, modes: string[], volumeMode: string): KubeObject => ({
+    const mk = (name: string, size: string, modes: string[], volumeMode: string): PersistentVolume => ({
       apiVersion: 'v1',
       kind: 'PersistentVolume',
       metadata: { name },

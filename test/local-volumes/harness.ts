@@ -11,6 +11,7 @@ import { createAppContext, type AppContext } from '../../server/app/context';
 import { logger } from '../../server/services/logger';
 import { startControllers, type RunningControllers } from '../../server/controllers/start';
 import { startApiServer, type RunningApiServer } from '../../server/kube/api-server';
+import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
 import type { KubeObject } from '../../server/resources/types';
 import type { NodeAgentOptions } from '../../server/services/node-agent';
 import { createTestDatabase } from '../db';
@@ -118,7 +119,7 @@ export async function localPvs(app: AppContext): Promise<KubeObject[]> {
   return (await app.store.list('PersistentVolume', { labelSelector: 'local.stowage.io/node' })).items;
 }
 
-export function claimFor(name: string, volumeName: string, namespace = 'apps'): KubeObject {
+export function claimFor(name: string, volumeName: string, namespace = 'apps'): PersistentVolumeClaim {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',

@@ -8,6 +8,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { localPvName } from '../../server/domain/local-pv-name';
+import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
+import type { Pod } from '../../server/resources/pod/schema';
 import type { KubeObject } from '../../server/resources/types';
 import { waitFor } from '../controllers/fixtures';
 import { CLASS, openLocalHarness, type LocalHarness } from './harness';
@@ -31,7 +33,7 @@ afterAll(async () => {
 
 const getPod = (name: string) => h.app.store.tryGet('Pod', 'apps', name);
 
-function claim(name: string, o: { volumeName?: string } = {}): KubeObject {
+function claim(name: string, o: { volumeName?: string } = {}): PersistentVolumeClaim {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
@@ -40,7 +42,7 @@ function claim(name: string, o: { volumeName?: string } = {}): KubeObject {
   };
 }
 
-function pod(name: string, claimName: string): KubeObject {
+function pod(name: string, claimName: string): Pod {
   return {
     apiVersion: 'v1',
     kind: 'Pod',

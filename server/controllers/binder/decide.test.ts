@@ -17,7 +17,7 @@ interface ClaimShape {
   rv?: string;
 }
 
-function claim(o: ClaimShape = {}): KubeObject {
+function claim(o: ClaimShape = {}): PersistentVolumeClaim {
   const annotations: Record<string, string> = o.bound ? { [annBindCompleted]: 'yes' } : {};
   return {
     apiVersion: 'v1',
@@ -43,7 +43,7 @@ interface VolumeShape {
   cls?: string;
 }
 
-function volume(o: VolumeShape = {}): KubeObject {
+function volume(o: VolumeShape = {}): PersistentVolume {
   const ref = o.claimUid === undefined ? undefined : { namespace: 'ns', name: o.claimName ?? 'c', ...(o.claimUid ? { uid: o.claimUid } : {}) };
   return {
     apiVersion: 'v1',
@@ -54,7 +54,7 @@ function volume(o: VolumeShape = {}): KubeObject {
   };
 }
 
-const storageClass = (provisioner: string): KubeObject => ({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'gold' }, provisioner });
+const storageClass = (provisioner: string): StorageClass => ({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'gold' }, provisioner });
 const inTree = new Set(['stowage.io/host-path']);
 const wffcNoNode: MatchOptions = { delayBinding: true };
 

@@ -1,15 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { ProvisionedVolume } from '../../provisioners/plugin';
-import type { KubeObject } from '../../resources/types';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
+import type { StorageClass } from '../../resources/storage-class/schema';
 import { buildVolume } from './volume';
 
-const claim = (over: Record<string, unknown> = {}): KubeObject => ({
+const claim = (over: Record<string, unknown> = {}): PersistentVolumeClaim => ({
   apiVersion: 'v1',
   kind: 'PersistentVolumeClaim',
   metadata: { name: 'data', namespace: 'ns', uid: 'u-1', resourceVersion: '7' },
   spec: { accessModes: ['ReadWriteOncePod'], resources: { requests: { storage: '1G' } }, storageClassName: 'fast', ...over },
 });
-const sc = (over: Record<string, unknown> = {}): KubeObject => ({
+const sc = (over: Record<string, unknown> = {}): StorageClass => ({
   apiVersion: 'storage.k8s.io/v1',
   kind: 'StorageClass',
   metadata: { name: 'fast' },
