@@ -8,7 +8,6 @@ import { findMatchInStore, lockClaimForBinding, writeBinding } from '../../serve
 import { bindPrefetcher, prefetchBindings, prefetchedVolume } from '../../server/controllers/binder/bind-prefetch';
 import { transact, type ControllerTx } from '../../server/controllers/runtime/controller-tx';
 import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
-import type { KubeObject } from '../../server/resources/types';
 import { openTestStore, type TestStore } from '../db';
 import { SQL } from '../../server/store/sql-handle';
 
@@ -31,13 +30,14 @@ async function volume(name: string, size: string, cls: string): Promise<void> {
   await ts.store.update({ ...v, status: { phase: 'Available' } }, { subresource: 'status' });
 }
 
-async function claim(ns: string, name: string, size: string, cls: string, extra: Record<string, unknown> = {}): Promise<KubeObject> {
+async function claim(ns: string, name: string, size: string, cls: string, extra: Record<string, unknown> = {}): Promise<PersistentVolumeClaim> {
+  // create returns the claim it stored.
   return ts.store.create({
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
     metadata: { name, namespace: ns },
     spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: size } }, storageClassName: cls, ...extra },
-  });
+  }) as Promise<PersistentVolumeClaim>;
 }
 
 /** Counts the statements a transaction sends from now on. */

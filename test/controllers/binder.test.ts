@@ -8,6 +8,8 @@ import type { PersistentVolumeClaim } from '../../server/resources/persistent-vo
 import type { KubeObject } from '../../server/resources/types';
 import { rawQuery } from '../db';
 import { claim, ensureNamespaces, eventsAbout, openApp, storageClass, volume, waitFor } from './fixtures';
+import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
+import type { Event } from '../../server/resources/event/schema';
 
 let ctx: Awaited<ReturnType<typeof openApp>>;
 let running: RunningControllers;
@@ -32,13 +34,13 @@ const create = (o: KubeObject) => {
   return ctx.app.store.create(o);
 };
 
-async function claimIn(name: string, phase: string): Promise<KubeObject> {
+async function claimIn(name: string, phase: string): Promise<PersistentVolumeClaim> {
   return waitFor(`claim ${name} ${phase}`, async () => {
     const c = await getClaim(name);
     return c.status?.phase === phase ? c : undefined;
   });
 }
-async function volumeIn(name: string, phase: string): Promise<KubeObject> {
+async function volumeIn(name: string, phase: string): Promise<PersistentVolume> {
   return waitFor(`volume ${name} ${phase}`, async () => {
     const v = await getVolume(name);
     return v.status?.phase === phase ? v : undefined;
@@ -52,7 +54,7 @@ async function explained(name: string, match: RegExp): Promise<{ claim: Persiste
     return e && match.test(e.summary) ? { claim: c, explanation: e } : undefined;
   });
 }
-async function eventWith(obj: KubeObject, reason: string): Promise<KubeObject> {
+async function eventWith(obj: KubeObject, reason: string): Promise<Event> {
   return waitFor(`event ${reason} about ${obj.metadata.name}`, async () => (await eventsAbout(ctx.app, obj)).find((e) => e.reason === reason));
 }
 
@@ -66,7 +68,7 @@ describe('binding', () => {
     await create(claim(NS, 'b1', '1500Mi', { storageClassName: '' }));
     const c = await claimIn('b1', 'Bound');
     const v = await getVolume('b1-2g');
-    expect(c.spec.volumeName).toBe('b1-2g');
+    expect(c.spec!.volumeName).toBe('b1-2g');
     expect(c.metadata.annotations).toMatchObject({ 'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes' });
     expect(c.status).toMatchObject({ phase: 'Bound', capacity: { storage: '2Gi' }, accessModes: ['ReadWriteOnce'] });
     expect(v.status!.phase).toBe('Bound');
@@ -86,7 +88,7 @@ describe('binding', () => {
     await create(volume('sel-plain', '1Gi', { storageClassName: 'sel' }));
     await create(volume('sel-ssd', '8Gi', { storageClassName: 'sel', labels: { disk: 'ssd' } }));
     await create(claim(NS, 'sel', '1Gi', { storageClassName: 'sel', selector: { matchExpressions: [{ key: 'disk', operator: 'In', values: ['ssd'] }] } }));
-    expect((await claimIn('sel', 'Bound')).spec.volumeName).toBe('sel-ssd');
+    expect((await claimIn('sel', 'Bound')).spec!.volumeName).toBe('sel-ssd');
   });
 });
 
@@ -97,8 +99,8 @@ describe('pre-binding', () => {
     await create(claim(NS, 'pre1', '1Gi', { storageClassName: 'pre1' }));
     const c = await claimIn('pre1', 'Bound');
     const v = await getVolume('pre-reserved');
-    expect(c.spec.volumeName).toBe('pre-reserved');
-    expect(c.status.capacity.storage).toBe('10Gi');
+    expect(c.spec!.volumeName).toBe('pre-reserved');
+    expect(c.status!.capacity!.storage).toBe('10Gi');
     expect(v.spec!.claimRef!.uid).toBe(c.metadata.uid);
     // The user made the volume's binding: the controller does not mark it as its own.
     expect(v.metadata.annotations?.['pv.kubernetes.io/bound-by-controller']).toBeUndefined();
@@ -108,7 +110,7 @@ describe('pre-binding', () => {
   it('a volume reserved by claimRef name and uid gets its claim', async () => {
     const c0 = await create(claim(NS, 'pre2', '1Gi', { storageClassName: 'none-such-x' }));
     await create(volume('pre2-v', '3Gi', { storageClassName: 'none-such-x', claimRef: { namespace: NS, name: 'pre2', uid: c0.metadata.uid } }));
-    expect((await claimIn('pre2', 'Bound')).spec.volumeName).toBe('pre2-v');
+    expect((await claimIn('pre2', 'Bound')).spec!.volumeName).toBe('pre2-v');
   });
 
   it("a claim's volumeName binds that volume; the controller marks the volume side", async () => {
@@ -117,7 +119,7 @@ describe('pre-binding', () => {
     await create(claim(NS, 'pre3', '1Gi', { storageClassName: '', volumeName: 'pre3-v' }));
     const c = await claimIn('pre3', 'Bound');
     const v = await getVolume('pre3-v');
-    expect(c.spec.volumeName).toBe('pre3-v');
+    expect(c.spec!.volumeName).toBe('pre3-v');
     expect(c.metadata.annotations?.['pv.kubernetes.io/bound-by-controller']).toBeUndefined();
     expect(v.metadata.annotations?.['pv.kubernetes.io/bound-by-controller']).toBe('yes');
     expect(v.spec!.claimRef!.name).toBe('pre3');
@@ -148,7 +150,7 @@ describe('release and loss', () => {
     const first = await claimIn('rel', 'Bound');
     await ctx.app.store.delete('PersistentVolumeClaim', NS, 'rel');
     const v = await volumeIn('rel-v', 'Released');
-    expect(v.spec.claimRef.uid).toBe(first.metadata.uid);
+    expect(v.spec!.claimRef!.uid).toBe(first.metadata.uid);
     // A new claim of the same name does not get the Released volume.
     await create(claim(NS, 'rel', '1Gi', { storageClassName: 'rel' }));
     const { explanation } = await explained('rel', /StorageClass "rel" does not exist/);
@@ -165,7 +167,7 @@ describe('release and loss', () => {
     const held = await ctx.app.store.tryGet('PersistentVolume', undefined, 'lost-v');
     if (held) await ctx.app.store.update({ ...held, metadata: { ...held.metadata, finalizers: [] } });
     const c = await claimIn('lost', 'Lost');
-    expect(c.status.capacity).toBeUndefined();
+    expect(c.status!.capacity).toBeUndefined();
     const e = await eventWith(c, 'ClaimLost');
     expect(e).toMatchObject({
       type: 'Warning',
@@ -222,9 +224,9 @@ describe('provisioning hand-over and the Pending explanation', () => {
 
     await create(volume('near-fits', '6Gi', { storageClassName: 'near' }));
     const bound = await claimIn('near', 'Bound');
-    expect(bound.spec.volumeName).toBe('near-fits');
+    expect(bound.spec!.volumeName).toBe('near-fits');
     expect(bound.metadata.annotations?.['stowage.io/binding-explanation']).toBeUndefined();
-    expect((bound.status.conditions ?? []).find((x: any) => x.type === 'Bindable')).toBeUndefined();
+    expect((bound.status!.conditions ?? []).find((x: any) => x.type === 'Bindable')).toBeUndefined();
   });
 
   it('the explanation is written only when it changes; its event is counted on every look', async () => {

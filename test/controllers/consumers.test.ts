@@ -117,7 +117,7 @@ const wffcClass = (name: string, provisioner: string, parameters?: Record<string
   ...(parameters ? { parameters } : {}),
 });
 
-async function placed(name: string): Promise<KubeObject> {
+async function placed(name: string): Promise<Pod> {
   return waitFor(
     `pod ${name} placed`,
     async () => {
@@ -161,7 +161,7 @@ describe('in-use protection', () => {
     // A pod in phase Succeeded does not hold its claim (upstream semantics).
     await ctx.app.objects.delete(admin, 'PersistentVolumeClaim', NS, 'by-finished');
     const cur = (await get('Pod', 'finisher'))!;
-    await ctx.app.store.update({ ...cur, status: { ...cur.status, phase: 'Succeeded' } }, { subresource: 'status' });
+    await ctx.app.store.update({ ...cur, status: { ...(cur as Pod).status, phase: 'Succeeded' } }, { subresource: 'status' });
     await waitFor('the claim of a finished pod to go', async () => !(await get('PersistentVolumeClaim', 'by-finished')));
     expect(finished.metadata.name).toBe('finisher');
   });
@@ -182,8 +182,8 @@ describe('placement and WaitForFirstConsumer', () => {
 
     await create(pod('local-app', ['local-data']));
     const p = await placed('local-app');
-    expect(p.spec.nodeName).toBe('node-c');
-    expect(p.status.conditions).toContainEqual(expect.objectContaining({ type: 'PodScheduled', status: 'True' }));
+    expect(p.spec!.nodeName).toBe('node-c');
+    expect(p.status!.conditions).toContainEqual(expect.objectContaining({ type: 'PodScheduled', status: 'True' }));
     const c = (await get('PersistentVolumeClaim', 'local-data'))!;
     expect(c.status.phase).toBe('Bound');
     expect(c.spec.volumeName).toBe('local-on-c');
@@ -209,7 +209,7 @@ describe('placement and WaitForFirstConsumer', () => {
       }),
     );
     const p = await placed('maker');
-    expect(p.spec.nodeName).toBe(PROVISIONING_NODE);
+    expect(p.spec!.nodeName).toBe(PROVISIONING_NODE);
     const c = (await get('PersistentVolumeClaim', 'made-here'))!;
     expect(c.status.phase).toBe('Bound');
     const v = (await get('PersistentVolume', c.spec.volumeName))!;

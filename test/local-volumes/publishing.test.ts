@@ -54,7 +54,7 @@ function pod(name: string, claimName: string): Pod {
   };
 }
 
-async function running(name: string): Promise<KubeObject> {
+async function running(name: string): Promise<Pod> {
   return waitFor(`pod ${name} Running`, async () => {
     const p = await getPod(name);
     return p?.status?.phase === 'Running' ? p : undefined;
@@ -79,10 +79,10 @@ describe('publishing a local volume', () => {
     await h.app.store.create(claim('data'));
     await h.app.store.create(pod('writer', 'data'));
     const p = await running('writer');
-    expect(p.spec.nodeName).toBe(NODE);
-    const conds = Object.fromEntries((p.status.conditions as any[]).map((c) => [c.type, c.status]));
+    expect(p.spec!.nodeName).toBe(NODE);
+    const conds = Object.fromEntries(p.status!.conditions!.map((c) => [c.type, c.status]));
     expect(conds).toMatchObject({ Ready: 'True', ContainersReady: 'True', PodScheduled: 'True', Initialized: 'True' });
-    expect(p.status.containerStatuses[0]).toMatchObject({ name: 'app', ready: true, state: { running: {} } });
+    expect(p.status!.containerStatuses![0]).toMatchObject({ name: 'app', ready: true, state: { running: {} } });
     await fs.writeFile(path.join(volumeDir(p), 'hello.txt'), 'written by writer');
     expect(await fs.readFile(path.join(h.disks, 'vol1', 'hello.txt'), 'utf8')).toBe('written by writer');
   });
@@ -90,7 +90,7 @@ describe('publishing a local volume', () => {
   test('a second pod on the node shares the ReadWriteOnce volume at the same time', async () => {
     await h.app.store.create(pod('reader-1', 'data'));
     const p = await running('reader-1');
-    expect(p.spec.nodeName).toBe(NODE);
+    expect(p.spec!.nodeName).toBe(NODE);
     expect(await fs.readFile(path.join(volumeDir(p), 'hello.txt'), 'utf8')).toBe('written by writer');
   });
 

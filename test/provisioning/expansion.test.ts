@@ -7,10 +7,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserPrincipal } from '../../server/domain/authorization';
 import { createRealOs } from '../../server/provisioners/os';
-import type { KubeObject } from '../../server/resources/types';
 import { ObjectService } from '../../server/services/objects';
 import { NS, openHarness, waitFor, type Harness } from './harness';
 import { hostPathProvisioner, loopProvisioner } from '../../server/domain/well-known/provisioners';
+import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
 
 const admin: UserPrincipal = { type: 'user', id: 'test-admin', name: 'admin', role: 'admin', namespaces: [] };
 let h: Harness;
@@ -22,12 +22,13 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-async function resize(name: string, size: string): Promise<KubeObject> {
+async function resize(name: string, size: string): Promise<PersistentVolumeClaim> {
   const c = (await h.claim(name))!;
-  return objects.update(admin, { ...c, spec: { ...c.spec, resources: { requests: { storage: size } } } });
+  // update returns the claim it stored.
+  return objects.update(admin, { ...c, spec: { ...c.spec, resources: { requests: { storage: size } } } }) as Promise<PersistentVolumeClaim>;
 }
 
-async function reaches(name: string, size: string): Promise<KubeObject> {
+async function reaches(name: string, size: string): Promise<PersistentVolumeClaim> {
   try {
     return await waitFor(`claim ${name} at ${size}`, async () => {
       const c = await h.claim(name);
@@ -71,8 +72,8 @@ describe('stowage.io/host-path expansion', () => {
     const { volume } = await h.waitBound('notes');
     await resize('notes', '3Mi');
     const c = await reaches('notes', '3Mi');
-    expect(c.status.allocatedResources).toEqual({ storage: '3Mi' });
-    expect(c.status.conditions ?? []).toEqual([]);
+    expect(c.status!.allocatedResources).toEqual({ storage: '3Mi' });
+    expect(c.status!.conditions ?? []).toEqual([]);
     expect((await h.volume(volume.metadata.name!))?.spec!.capacity!.storage).toBe('3Mi');
     const note = await waitFor('the accounting-only event', async () => {
       const evs = await h.events('notes', 'ExpansionAccountingOnly');
@@ -97,9 +98,9 @@ describe.skipIf(!loop.ok)('stowage.io/loop expansion', () => {
 
     await resize('growing', '32Mi');
     const c = await reaches('growing', '32Mi');
-    expect(c.status.allocatedResources).toEqual({ storage: '32Mi' });
-    expect(c.status.allocatedResourceStatuses).toBeUndefined();
-    expect(c.status.conditions ?? []).toEqual([]);
+    expect(c.status!.allocatedResources).toEqual({ storage: '32Mi' });
+    expect(c.status!.allocatedResourceStatuses).toBeUndefined();
+    expect(c.status!.conditions ?? []).toEqual([]);
     const pv = (await h.volume(volume.metadata.name!))!;
     expect(pv.spec!.capacity!.storage).toBe('32Mi');
 
@@ -125,6 +126,6 @@ describe.skipIf(!loop.ok)('stowage.io/loop expansion', () => {
     });
     expect(failed.message).toMatch(/^resize volume "pvc-[^"]+" by resizer "stowage.io\/loop" failed: /);
     const c = await reaches('flaky', '16Mi');
-    expect(c.status.conditions ?? []).toEqual([]);
+    expect(c.status!.conditions ?? []).toEqual([]);
   });
 });

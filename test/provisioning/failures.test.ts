@@ -33,7 +33,7 @@ describe('provisioning failures', () => {
     await h.createClaim('c1', 'dirs', { spec: { volumeMode: 'Block' } });
     const failed = await waitFor('a repeated ProvisioningFailed event', async () => {
       const [e] = await h!.events('c1', 'ProvisioningFailed');
-      return e && e.count >= 2 ? e : undefined;
+      return e && e.count! >= 2 ? e : undefined;
     });
     expect(failed.message).toMatch(/^Failed to provision volume with StorageClass "dirs": stowage\.io\/host-path makes directories; it cannot provision a volume with volumeMode Block/);
     expect(failed.type).toBe('Warning');

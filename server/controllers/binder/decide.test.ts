@@ -3,7 +3,6 @@ import type { MatchOptions } from '../../domain/matching';
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import type { StorageClass } from '../../resources/storage-class/schema';
-import type { KubeObject } from '../../resources/types';
 import { annBindCompleted, annBindingExplanation } from '../../domain/well-known/annotations';
 import { dataSourceRefusal, decide, type ClaimAction, type ClaimFacts, type LockedFacts } from './decide';
 
@@ -93,7 +92,7 @@ function facts(r: Row): ClaimFacts {
 }
 
 const unbound = (o: ClaimShape = {}) => claim(o);
-const lockedAs = (c: KubeObject, more: Omit<LockedFacts, 'claim'> = {}): LockedFacts => ({ claim: c, ...more });
+const lockedAs = (c: PersistentVolumeClaim, more: Omit<LockedFacts, 'claim'> = {}): LockedFacts => ({ claim: c, ...more });
 const bound = (o: ClaimShape = {}) => claim({ bound: true, volumeName: 'pv-1', ...o });
 const complete = () => {
   const v = volume({ claimUid: 'u1' });
@@ -129,7 +128,7 @@ describe('decide: an unbound claim before its bind transaction', () => {
 
 const c = unbound();
 const named = unbound({ volumeName: 'pv-1' });
-const match = (v: KubeObject, prebound = false) => ({ volume: v, prebound });
+const match = (v: PersistentVolume, prebound = false) => ({ volume: v, prebound });
 
 describe('decide: what the bind transaction found (upstream syncUnboundClaim)', () => {
   it.each<Row>([
