@@ -57,7 +57,7 @@ afterAll(async () => {
 
 /** Creates through the service as an admin would (admission adds the protection finalizers). */
 const create = (o: KubeObject) => ctx.app.objects.create(admin, o);
-const get = (kind: string, name: string, ns?: string) => ctx.app.store.tryGet(kind, kind === 'PersistentVolume' || kind === 'Node' ? undefined : (ns ?? NS), name);
+const get = <K extends string>(kind: K, name: string, ns?: string) => ctx.app.store.tryGet(kind, kind === 'PersistentVolume' || kind === 'Node' ? undefined : (ns ?? NS), name);
 
 const pinned = (node: string) => ({
   required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [node] }] }] },
@@ -185,8 +185,8 @@ describe('placement and WaitForFirstConsumer', () => {
     expect(p.spec!.nodeName).toBe('node-c');
     expect(p.status!.conditions).toContainEqual(expect.objectContaining({ type: 'PodScheduled', status: 'True' }));
     const c = (await get('PersistentVolumeClaim', 'local-data'))!;
-    expect(c.status.phase).toBe('Bound');
-    expect(c.spec.volumeName).toBe('local-on-c');
+    expect(c.status!.phase).toBe('Bound');
+    expect(c.spec!.volumeName).toBe('local-on-c');
     expect(c.metadata.annotations?.['volume.kubernetes.io/selected-node']).toBe('node-c');
     const scheduled = await waitFor('the Scheduled event', async () => (await eventsAbout(ctx.app, p)).find((e) => e.reason === 'Scheduled'));
     expect(scheduled.message).toBe('Successfully assigned team-a/local-app to node-c');
@@ -211,10 +211,10 @@ describe('placement and WaitForFirstConsumer', () => {
     const p = await placed('maker');
     expect(p.spec!.nodeName).toBe(PROVISIONING_NODE);
     const c = (await get('PersistentVolumeClaim', 'made-here'))!;
-    expect(c.status.phase).toBe('Bound');
-    const v = (await get('PersistentVolume', c.spec.volumeName))!;
-    expect(v.spec.nodeAffinity).toEqual(pinned(PROVISIONING_NODE));
-    const st = await fs.stat(v.spec.hostPath?.path ?? v.spec.local?.path);
+    expect(c.status!.phase).toBe('Bound');
+    const v = (await get('PersistentVolume', c.spec!.volumeName!))!;
+    expect(v.spec!.nodeAffinity).toEqual(pinned(PROVISIONING_NODE));
+    const st = await fs.stat((v.spec!.hostPath?.path ?? v.spec!.local?.path)!);
     expect(st.isDirectory()).toBe(true);
   });
 
@@ -243,9 +243,9 @@ describe('placement and WaitForFirstConsumer', () => {
       const cur = await get('Pod', 'stuck');
       return cur?.status?.conditions?.find((x: any) => x.type === 'PodScheduled' && x.status === 'False') ? cur : undefined;
     }, 30_000);
-    expect(p.spec.nodeName).toBeUndefined();
-    expect(p.status.phase).toBe('Pending');
-    expect(p.status.conditions).toContainEqual(expect.objectContaining({ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message }));
+    expect(p.spec!.nodeName).toBeUndefined();
+    expect(p.status!.phase).toBe('Pending');
+    expect(p.status!.conditions).toContainEqual(expect.objectContaining({ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message }));
     const failed = await waitFor('the FailedScheduling event', async () =>
       (await eventsAbout(ctx.app, p)).find((e) => e.reason === 'FailedScheduling'),
     );

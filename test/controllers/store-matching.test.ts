@@ -7,7 +7,6 @@ import { transact } from '../../server/controllers/runtime/controller-tx';
 import { accessModesToBits } from '../../server/domain/access-modes';
 import { matchCases } from '../../server/domain/matching-cases';
 import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
-import type { KubeObject } from '../../server/resources/types';
 import { nearVolumes } from '../../server/store/volume-queries';
 import { openTestStore, type TestStore } from '../db';
 
@@ -41,14 +40,14 @@ describe('the store path agrees with the matching table', () => {
       const claim = await ts.store.create(claimIn);
       const created: string[] = [];
       for (const original of c.volumes) {
-        const v: KubeObject = structuredClone(original);
+        const v = structuredClone(original) as PersistentVolume; // the case's volumes are PVs
         const phase: string = v.status?.phase ?? 'Available';
         const deleting = Boolean(v.metadata.deletionTimestamp);
         v.metadata = { ...v.metadata, name: prefix + v.metadata.name };
         delete v.metadata.uid;
         delete v.metadata.deletionTimestamp;
         if (deleting) v.metadata.finalizers = [HOLD];
-        const ref = v.spec.claimRef;
+        const ref = v.spec!.claimRef;
         if (ref?.namespace === 'myns') ref.namespace = ns;
         if (ref?.uid === 'uid-claim01') ref.uid = claim.metadata.uid;
         delete v.status;

@@ -13,6 +13,7 @@ import type { Pod } from '../../server/resources/pod/schema';
 import type { KubeObject } from '../../server/resources/types';
 import { waitFor } from '../controllers/fixtures';
 import { CLASS, openLocalHarness, type LocalHarness } from './harness';
+import type { Event } from '../../server/resources/event/schema';
 
 const NODE = 'pub-node';
 let h: LocalHarness;
@@ -122,7 +123,7 @@ describe('publishing a local volume', () => {
     await h.app.store.create(pod('broken', 'lost'));
     const event = await waitFor('a FailedMount event', async () => {
       const events = await h.app.store.list('Event', { namespace: 'apps' });
-      return events.items.find((e) => e.involvedObject?.name === 'broken' && e.reason === 'FailedMount');
+      return (events.items as Event[]).find((e) => e.involvedObject?.name === 'broken' && e.reason === 'FailedMount');
     }, 30_000);
     expect(event.type).toBe('Warning');
     expect(event.message).toBe(`MountVolume.NewMounter initialization failed for volume "pv-gone" : path "${missing}" does not exist`);
