@@ -88,6 +88,7 @@ function watchBound(app: AppContext, from: bigint, signal: AbortSignal): Map<str
   const bound = new Map<string, number>();
   void (async () => {
     for await (const e of app.store.watch({ kinds: ['PersistentVolumeClaim'], resourceVersion: from.toString(), signal })) {
+      // The watch is of claims only.
       if ((e.object as PersistentVolumeClaim).status?.phase === 'Bound' && !bound.has(e.name)) bound.set(e.name, performance.now());
     }
   })().catch(() => {});

@@ -22,7 +22,8 @@ export class ClassCache {
   private all(): Promise<Map<string, StorageClass>> {
     if (!this.classes || Date.now() - this.loadedAt > this.ttlMs) {
       this.loadedAt = Date.now();
-      this.classes = this.store.list('StorageClass').then((r) => new Map(r.items.map((sc) => [sc.metadata.name!, sc as StorageClass]))) // a list of kind StorageClass;
+      // A list of kind StorageClass.
+      this.classes = this.store.list('StorageClass').then((r) => new Map(r.items.map((sc) => [sc.metadata.name!, sc as StorageClass])));
       this.classes.catch(() => this.invalidate());
     }
     return this.classes;
