@@ -13,7 +13,7 @@ import { usePermissions } from '../session/session';
 import { StatusBadge } from '../objects/status-badge';
 import { useTRPC } from '../data/trpc';
 import { useNow } from '../format/use-now';
-import { isKind } from '../objects/kinds';
+import { isKind } from '@/server/resources/of-kind';
 
 export function ClaimProvisioning({ claim }: { claim: PersistentVolumeClaim }) {
   const provisioner = provisionerOf(claim);

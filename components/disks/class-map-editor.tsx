@@ -10,7 +10,7 @@ import { SaveError } from '../forms/field-errors';
 import { errorInfo } from '../format/format';
 import { usePermissions } from '../session/session';
 import { useTRPC } from '../data/trpc';
-import { isKind } from '../objects/kinds';
+import { isKind } from '@/server/resources/of-kind';
 
 const ref = { kind: 'ConfigMap', namespace: 'kube-system', name: 'local-volume-config' };
 

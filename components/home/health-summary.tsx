@@ -11,7 +11,7 @@ import { errorInfo } from '../format/format';
 import { ResourceAmount, SizeText } from '../format/size-text';
 import { useTRPC } from '../data/trpc';
 import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
-import { isKind } from '../objects/kinds';
+import { isKind } from '@/server/resources/of-kind';
 import type { ClassCapacity } from '@/server/services/lists';
 import { DataTable, type DataColumn } from '../table/data-table';
 import { conditionBindable } from '@/server/domain/well-known/conditions';

@@ -19,7 +19,7 @@ import { PodScheduling, PodVolumes } from '../pods/pod-volumes';
 import { VolumeAssetPanel, VolumePhaseAlert } from '../volumes/volume-asset-panel';
 import { annDynamicallyProvisioned } from '@/server/domain/well-known/annotations';
 import { localVolumeProvisioner } from '@/server/domain/well-known/provisioners';
-import { isKind } from './kinds';
+import { isKind } from '@/server/resources/of-kind';
 
 /** Above the summary: what the user came to the page to learn. */
 export function TopPanels({ obj }: { obj: KubeObject }) {

@@ -3,6 +3,7 @@
 import { annBetaIsDefaultClass, annIsDefaultClass } from '@/server/domain/well-known/annotations';
 import type { KindName, ObjectOf } from '@/server/resources/kinds';
 import type { KubeObject } from '@/server/resources/types';
+import { isKind } from '@/server/resources/of-kind';
 
 export interface KindUi {
   kind: string;
@@ -128,15 +129,6 @@ export function detailHref(kind: string, namespace: string | undefined, name: st
 export function isDefaultClass(obj: { metadata?: { annotations?: Record<string, string> } }): boolean {
   const a = obj.metadata?.annotations ?? {};
   return a[annIsDefaultClass] === 'true' || a[annBetaIsDefaultClass] === 'true';
-}
-
-/**
- * Narrows an object to its kind's type where its `kind` decides what is shown. The literal
- * `kind` in the type makes it narrow also for kinds whose other fields are all optional
- * (StorageClass, Event), to which any KubeObject is otherwise assignable.
- */
-export function isKind<K extends KindName>(obj: { kind: string }, kind: K): obj is ObjectOf<K> & { kind: K } {
-  return obj.kind === kind;
 }
 
 /** `status.phase`, for the kinds whose schema has one (the other kinds have none). */

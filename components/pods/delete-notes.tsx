@@ -5,7 +5,7 @@ import { Alert, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { KubeObject } from '@/server/resources/types';
 import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
-import { isKind } from '../objects/kinds';
+import { isKind } from '@/server/resources/of-kind';
 import { usePermissions } from '../session/session';
 import { useTRPC } from '../data/trpc';
 import { inUseSentence, reclaimSentence } from './delete-consequences';

@@ -5,7 +5,7 @@ import { Alert, Group, Paper, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { podClaims } from '@/server/domain/pod-claims';
 import type { Pod } from '@/server/resources/pod/schema';
-import { isKind } from '../objects/kinds';
+import { isKind } from '@/server/resources/of-kind';
 import { ObjectLink } from '../objects/object-link';
 import { usePermissions } from '../session/session';
 import { StatusBadge } from '../objects/status-badge';

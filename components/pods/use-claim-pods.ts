@@ -5,7 +5,7 @@ import { useQuery } from '@tanstack/react-query';
 import { isPodTerminated, podClaimNames } from '@/server/domain/pod-claims';
 import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
 import type { Pod } from '@/server/resources/pod/schema';
-import { isKind } from '../objects/kinds';
+import { isKind } from '@/server/resources/of-kind';
 import { usePermissions } from '../session/session';
 import { useTRPC } from '../data/trpc';
 

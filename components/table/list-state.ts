@@ -7,7 +7,8 @@ import { parseQuantity, quantityToBytes } from '@/server/domain/quantity';
 import type { KubeObject } from '@/server/resources/types';
 import type { PersistentVolume } from '@/server/resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
-import { isKind, phaseOf, type KindUi } from '../objects/kinds';
+import { phaseOf, type KindUi } from '../objects/kinds';
+import { isKind } from '@/server/resources/of-kind';
 
 export type SortKey = 'name' | 'namespace' | 'age' | 'phase' | 'storageClass' | 'capacity' | 'claim' | 'volume' | 'node' | 'accessModes' | 'volumeMode';
 

@@ -2,7 +2,7 @@
 // what sorting and filtering need. Pure.
 import { parseQuantity, quantityToBytes } from '@/server/domain/quantity';
 import type { KubeObject, Strategy, TableColumn } from '@/server/resources/types';
-import { isKind } from '../objects/kinds';
+import { isKind } from '@/server/resources/of-kind';
 
 export interface ListColumn {
   /** Upper-case, as kubectl prints it: "ACCESS MODES". */

@@ -17,7 +17,7 @@ import {
 } from '../store/capacity-queries';
 import { countByPhaseAndClass } from '../store/object-page';
 import type { ObjectStore } from '../store/object-store';
-import { ofKind } from './of-kind';
+import { ofKind } from '../resources/of-kind';
 
 export interface VolumeSums {
   volumes: number;

@@ -20,7 +20,7 @@ import type { KubeObject } from '../resources/types';
 import type { ObjectStore } from '../store/object-store';
 import { availableVolumes, nearVolumes, volumesClaimedBy } from '../store/volume-queries';
 import { forbidden, strategyOrThrow } from './objects';
-import { isKind, ofKind } from './of-kind';
+import { isKind, ofKind } from '../resources/of-kind';
 import { quotaRoom, type QuotaRoom } from './quota-room';
 import { annClassDescription, annDescription } from '../domain/well-known/annotations';
 

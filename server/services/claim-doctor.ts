@@ -16,7 +16,7 @@ import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim
 import { podsNamingClaim } from '../store/reclaim-queries';
 import { availableVolumes } from '../store/volume-queries';
 import type { ObjectService } from './objects';
-import { ofKind } from './of-kind';
+import { ofKind } from '../resources/of-kind';
 import { pvcProtectionFinalizer } from '../domain/well-known/finalizers';
 
 const PVC = 'PersistentVolumeClaim';

@@ -15,7 +15,7 @@ import type { KubeObject } from '../resources/types';
 import { auditRows, objectHistory, type AuditFilter, type HistoryRow, type HistoryRowWithObject } from '../store/history';
 import type { ObjectStore } from '../store/object-store';
 import { forbidden, strategyOrThrow, type ObjectService } from './objects';
-import { ofKind } from './of-kind';
+import { ofKind } from '../resources/of-kind';
 
 /** Rows of one object a timeline shows at most (the newest). */
 export const TIMELINE_LIMIT = 500;

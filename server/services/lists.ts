@@ -14,7 +14,7 @@ import { countByPhaseAndClass, queryPage, type PageFieldFilter, type PageQuery, 
 import type { ObjectStore } from '../store/object-store';
 import { lockStorageClasses } from '../store/storage-class-locks';
 import { forbidden, readerOf, strategyOrThrow } from './objects';
-import { isKind } from './of-kind';
+import { isKind } from '../resources/of-kind';
 
 export interface PageInput {
   kind: string;

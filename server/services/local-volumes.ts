@@ -12,7 +12,8 @@ import type { CleanupJob } from '../store/cleanup-jobs';
 import type { DiskRow } from '../store/local-disks';
 import type { ObjectStore } from '../store/object-store';
 import type { NodeAgentService } from './node-agent';
-import { asConditionedNode, ofKind } from './of-kind';
+import { ofKind } from '../resources/of-kind';
+import { asConditionedNode } from './conditioned-node';
 import { labelLocalNode } from '../domain/well-known/labels';
 import { annDiskMissing, annNodeNotReporting } from '../domain/well-known/annotations';
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openTestStore, type TestStore } from '../../test/db';
 import type { Principal } from '../domain/authorization';
 import { ObjectService } from './objects';
-import { ofKind } from './of-kind';
+import { ofKind } from '../resources/of-kind';
 
 let t: TestStore;
 let svc: ObjectService;

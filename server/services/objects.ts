@@ -14,7 +14,7 @@ import type { Event } from '../resources/event/schema';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import type { ObjectOfName } from '../resources/kinds';
 import type { Admission, KubeObject, Strategy } from '../resources/types';
-import { isKind, ofKind } from './of-kind';
+import { isKind, ofKind } from '../resources/of-kind';
 import type {
   ChangeEvent,
   DeleteOptions,

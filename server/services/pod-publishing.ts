@@ -15,7 +15,7 @@ import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim
 import type { Pod } from '../resources/pod/schema';
 import type { ObjectStore } from '../store/object-store';
 import { EventRecorder } from './event-recorder';
-import { ofKind } from './of-kind';
+import { ofKind } from '../resources/of-kind';
 import { kubeletComponent } from '../domain/well-known/components';
 import { reasons } from '../domain/well-known/event-reasons';
 

@@ -18,7 +18,7 @@ import { isScoped } from '../resources/resource-quota/validation';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import type { ObjectStore } from '../store/object-store';
 import { forbidden, strategyOrThrow } from './objects';
-import { ofKind } from './of-kind';
+import { ofKind } from '../resources/of-kind';
 
 export interface QuotaLimitRoom {
   quota: string;

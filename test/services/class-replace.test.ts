@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, test } from 'vitest';
 import type { Principal } from '../../server/domain/authorization';
 import type { KubeObject } from '../../server/resources/types';
 import { ClassReplaceService, replacementOf, replaceSteps } from '../../server/services/class-replace';
-import { isKind } from '../../server/services/of-kind';
+import { isKind } from '../../server/resources/of-kind';
 import { openTestApp } from '../app';
 import { sqlOf } from '../../server/store/sql-handle';
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Principal } from '../../server/domain/authorization';
 import type { KubeObject } from '../../server/resources/types';
 import { isDefaultClass } from '../../server/services/lists';
-import { ofKind } from '../../server/services/of-kind';
+import { ofKind } from '../../server/resources/of-kind';
 import { openTestApp } from '../app';
 
 let app: Awaited<ReturnType<typeof openTestApp>>;

@@ -7,7 +7,7 @@ import type { Event } from '../../server/resources/event/schema';
 import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
 import type { Pod } from '../../server/resources/pod/schema';
 import type { KubeObject } from '../../server/resources/types';
-import { ofKind } from '../../server/services/of-kind';
+import { ofKind } from '../../server/resources/of-kind';
 import { LocalVolumeService } from '../../server/services/local-volumes';
 import { ReclaimService } from '../../server/services/reclaim';
 import { openTestApp } from '../app';

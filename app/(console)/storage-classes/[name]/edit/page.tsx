@@ -5,7 +5,7 @@ import { useParams } from 'next/navigation';
 import { ClassForm } from '@/components/classes/class-form';
 import { errorInfo } from '@/components/format/format';
 import { useTRPC } from '@/components/data/trpc';
-import { isKind } from '@/components/objects/kinds';
+import { isKind } from '@/server/resources/of-kind';
 
 export default function Page() {
   const p = useParams<{ name: string }>();
