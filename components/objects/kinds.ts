@@ -1,7 +1,6 @@
 // What the dashboard shows for each kind: its pages, words, and status values.
 // Pure; the columns and cells come from each kind's strategy (server/resources).
 import { annBetaIsDefaultClass, annIsDefaultClass } from '@/server/domain/well-known/annotations';
-import type { KindName, ObjectOf } from '@/server/resources/kinds';
 import type { KubeObject } from '@/server/resources/types';
 import { isKind } from '@/server/resources/of-kind';
 
