@@ -26,6 +26,7 @@ import { postgresCpuMs } from './pg-cpu';
 import { settleDatabase, STATEMENT_STATS_SETTINGS, StatementStats } from './pg-diagnostics';
 import { migrate } from '../server/store/migrate';
 import { rawTransactionRate } from './raw-tps';
+import type { PersistentVolumeClaim } from '../server/resources/persistent-volume-claim/schema';
 
 const arg = (name: string, fallback: number) => {
   const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -87,7 +88,8 @@ function watchBound(app: AppContext, from: bigint, signal: AbortSignal): Map<str
   const bound = new Map<string, number>();
   void (async () => {
     for await (const e of app.store.watch({ kinds: ['PersistentVolumeClaim'], resourceVersion: from.toString(), signal })) {
-      if (e.object.status?.phase === 'Bound' && !bound.has(e.name)) bound.set(e.name, performance.now());
+      // The watch is of claims only.
+      if ((e.object as PersistentVolumeClaim).status?.phase === 'Bound' && !bound.has(e.name)) bound.set(e.name, performance.now());
     }
   })().catch(() => {});
   return bound;

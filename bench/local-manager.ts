@@ -20,6 +20,7 @@ import { startApiServer } from '../server/kube/api-server';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
 import { migrate } from '../server/store/migrate';
 import { sqlOf } from '../server/store/sql-handle';
+import type { PersistentVolume } from '../server/resources/persistent-volume/schema';
 
 logger.level = process.env.STOWAGE_LOG_LEVEL ?? 'warn';
 const { values: args } = parseArgs({ options: { nodes: { type: 'string', default: '10' }, disks: { type: 'string', default: '100' } } });
@@ -108,8 +109,8 @@ for (const listed of pvs) {
   for (let attempt = 0; ; attempt++) {
     try {
       const pv = await app.store.get('PersistentVolume', undefined, listed.metadata.name!);
-      pv.spec.claimRef = { kind: 'PersistentVolumeClaim', namespace: 'default', name: `gone-${pv.metadata.name}`, uid: `uid-${pv.metadata.name}` };
-      const saved = await app.store.update(pv);
+      pv.spec!.claimRef = { kind: 'PersistentVolumeClaim', namespace: 'default', name: `gone-${pv.metadata.name}`, uid: `uid-${pv.metadata.name}` };
+      const saved = (await app.store.update(pv)) as PersistentVolume; // update returns the volume it stored
       saved.status = { ...saved.status, phase: 'Released' };
       await app.store.update(saved, { subresource: 'status' });
       break;

@@ -5,7 +5,7 @@
 // changes when the binder decides again, and the shell's live stream refetches it.
 import { Alert, Badge, Group, List, Stack, Text } from '@mantine/core';
 import { abbreviateAccessModes } from '@/server/domain/access-modes';
-import type { KubeObject } from '@/server/resources/types';
+import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
 import { ageOf } from '../format/format';
 import { SizeText } from '../format/size-text';
 import { ObjectLink } from '../objects/object-link';
@@ -13,7 +13,7 @@ import { pendingReasonOf, type PendingCandidate } from './pending-reason';
 import { usePermissions } from '../session/session';
 import { useNow } from '../format/use-now';
 
-export function ClaimBinding({ claim }: { claim: KubeObject }) {
+export function ClaimBinding({ claim }: { claim: PersistentVolumeClaim }) {
   if (claim.metadata.deletionTimestamp) return null;
   const phase = claim.status?.phase ?? 'Pending';
   if (phase === 'Bound') return <BoundVolume claim={claim} />;
@@ -32,9 +32,9 @@ function VolumeLink({ name }: { name: string }) {
   );
 }
 
-function BoundVolume({ claim }: { claim: KubeObject }) {
+function BoundVolume({ claim }: { claim: PersistentVolumeClaim }) {
   const name: string = claim.spec?.volumeName ?? '';
-  const capacity: string | undefined = claim.status?.capacity?.storage;
+  const capacity = claim.status?.capacity?.storage;
   const modes = abbreviateAccessModes(claim.status?.accessModes ?? []);
   return (
     <Alert color="blue" variant="light" title="Bound" data-testid="bound-volume" data-volume={name}>
@@ -53,7 +53,7 @@ function BoundVolume({ claim }: { claim: KubeObject }) {
   );
 }
 
-function LostVolume({ claim }: { claim: KubeObject }) {
+function LostVolume({ claim }: { claim: PersistentVolumeClaim }) {
   const name: string = claim.spec?.volumeName ?? '';
   return (
     <Alert color="red" variant="light" title="Lost" data-testid="lost-volume">
@@ -84,7 +84,7 @@ function Candidate({ c }: { c: PendingCandidate }) {
   );
 }
 
-function PendingExplanation({ claim }: { claim: KubeObject }) {
+function PendingExplanation({ claim }: { claim: PersistentVolumeClaim }) {
   const now = useNow(1000);
   const why = pendingReasonOf(claim);
   return (

@@ -11,7 +11,7 @@ import Link from 'next/link';
 import { useState } from 'react';
 import { stringify } from 'yaml';
 import type { Fix } from '@/server/domain/claim-fixes';
-import type { KubeObject } from '@/server/resources/types';
+import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
 import { errorInfo } from '../format/format';
 import { useTRPC } from '../data/trpc';
 import { volumeFormHref } from '../volumes/volume-draft';
@@ -29,7 +29,7 @@ function labelOf(f: Fix): string {
   }
 }
 
-export function ClaimDoctor({ claim }: { claim: KubeObject }) {
+export function ClaimDoctor({ claim }: { claim: PersistentVolumeClaim }) {
   const trpc = useTRPC();
   const ns = claim.metadata.namespace ?? '';
   const name = claim.metadata.name ?? '';
@@ -76,7 +76,7 @@ export function ClaimDoctor({ claim }: { claim: KubeObject }) {
   );
 }
 
-function FixDialog({ claim, fix, onClose }: { claim: KubeObject; fix: Fix; onClose: () => void }) {
+function FixDialog({ claim, fix, onClose }: { claim: PersistentVolumeClaim; fix: Fix; onClose: () => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const ns = claim.metadata.namespace ?? '';

@@ -6,14 +6,14 @@ import { Alert, Button, Group, Modal, Stack, Text, TextInput } from '@mantine/co
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { mayExpand } from '@/server/resources/persistent-volume-claim/resize';
-import type { KubeObject } from '@/server/resources/types';
+import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
 import { errorInfo } from '../format/format';
 import { formatSize } from '../format/size';
 import { usePermissions } from '../session/session';
 import { useTRPC } from '../data/trpc';
 import { expansionStage, newSizeProblem } from './expansion-stage';
 
-export function ClaimExpansion({ claim }: { claim: KubeObject }) {
+export function ClaimExpansion({ claim }: { claim: PersistentVolumeClaim }) {
   const trpc = useTRPC();
   const perms = usePermissions();
   const ns = claim.metadata.namespace ?? '';
@@ -45,10 +45,11 @@ export function ClaimExpansion({ claim }: { claim: KubeObject }) {
   );
 }
 
-function ExpandButton({ claim }: { claim: KubeObject }) {
+function ExpandButton({ claim }: { claim: PersistentVolumeClaim }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const current: string | undefined = claim.spec?.resources?.requests?.storage;
+  // A stored quantity is a string: writes rewrite each one in canonical form (canonicalizeResourceList).
+  const current = claim.spec?.resources?.requests?.storage as string | undefined;
   const [opened, setOpened] = useState(false);
   const [size, setSize] = useState(current ?? '');
   const problem = newSizeProblem(size, current);
@@ -64,7 +65,9 @@ function ExpandButton({ claim }: { claim: KubeObject }) {
   const submit = () => {
     if (problem) return;
     const next = structuredClone(claim);
-    next.spec.resources = { ...(next.spec.resources ?? {}), requests: { ...(next.spec.resources?.requests ?? {}), storage: size.trim() } };
+    // A stored claim has a spec: validation requires spec.resources.requests.storage.
+    const spec = next.spec!;
+    spec.resources = { ...(spec.resources ?? {}), requests: { ...(spec.resources?.requests ?? {}), storage: size.trim() } };
     update.mutate({ kind: claim.kind, namespace: claim.metadata.namespace, name: claim.metadata.name ?? '', manifest: JSON.stringify(next) });
   };
   return (

@@ -5,7 +5,7 @@
 // (named pvc-<claim uid>, seed 000). Live through the shell's stream.
 import { Group, Paper, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import type { KubeObject } from '@/server/resources/types';
+import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
 import { ageOf } from '../format/format';
 import { ObjectLink } from '../objects/object-link';
 import { eventTime, latestProvisioningEvent, provisionerOf } from './provisioning-state';
@@ -13,14 +13,15 @@ import { usePermissions } from '../session/session';
 import { StatusBadge } from '../objects/status-badge';
 import { useTRPC } from '../data/trpc';
 import { useNow } from '../format/use-now';
+import { isKind } from '@/server/resources/of-kind';
 
-export function ClaimProvisioning({ claim }: { claim: KubeObject }) {
+export function ClaimProvisioning({ claim }: { claim: PersistentVolumeClaim }) {
   const provisioner = provisionerOf(claim);
   if (!provisioner) return null;
   return <Provisioning claim={claim} provisioner={provisioner} />;
 }
 
-function Provisioning({ claim, provisioner }: { claim: KubeObject; provisioner: string }) {
+function Provisioning({ claim, provisioner }: { claim: PersistentVolumeClaim; provisioner: string }) {
   const trpc = useTRPC();
   const perms = usePermissions();
   const now = useNow(5000);
@@ -35,7 +36,7 @@ function Provisioning({ claim, provisioner }: { claim: KubeObject; provisioner: 
     enabled: Boolean(expected) && mayGetVolumes && !bound,
   });
   const volumeName = bound && claim.spec?.volumeName === expected ? expected : volume.data ? expected : undefined;
-  const latest = latestProvisioningEvent(events.data, Boolean(volumeName));
+  const latest = latestProvisioningEvent(events.data?.filter((e) => isKind(e, 'Event')), Boolean(volumeName));
 
   return (
     <Paper withBorder p="md" data-testid="claim-provisioning" data-provisioner={provisioner}>

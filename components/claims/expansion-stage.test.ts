@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import type { KubeObject } from '@/server/resources/types';
+import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
 import { expansionStage, newSizeProblem } from './expansion-stage';
 
-const claim = (requested: string, capacity: string, conditions: object[] = [], phase = 'Bound'): KubeObject => ({
+const claim = (requested: string, capacity: string, conditions: object[] = [], phase = 'Bound'): PersistentVolumeClaim => ({
   apiVersion: 'v1',
   kind: 'PersistentVolumeClaim',
   metadata: { name: 'c', namespace: 'ns' },

@@ -1,7 +1,7 @@
 // Where a claim's expansion stands, for its page: the external-resizer's conditions and
 // allocatedResources read back into one line. Pure.
 import { compareQuantities, parseQuantity, quantityFromJSON } from '@/server/domain/quantity';
-import type { KubeObject } from '@/server/resources/types';
+import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
 import { formatSize } from '../format/size';
 
 export interface ExpansionStage {
@@ -10,13 +10,13 @@ export interface ExpansionStage {
   color: 'blue' | 'red' | 'yellow';
 }
 
-function condition(claim: KubeObject, type: string): any {
-  const conds: any[] = Array.isArray(claim.status?.conditions) ? claim.status.conditions : [];
+function condition(claim: PersistentVolumeClaim, type: string) {
+  const conds = Array.isArray(claim.status?.conditions) ? claim.status.conditions : [];
   return conds.find((c) => c?.type === type && c?.status === 'True');
 }
 
 /** The stage of an expansion in progress, or undefined when the claim has the size it asks for. */
-export function expansionStage(claim: KubeObject): ExpansionStage | undefined {
+export function expansionStage(claim: PersistentVolumeClaim): ExpansionStage | undefined {
   const requested = claim.spec?.resources?.requests?.storage;
   const capacity = claim.status?.capacity?.storage;
   const want = quantityFromJSON(requested);

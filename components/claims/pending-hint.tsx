@@ -2,11 +2,11 @@
 // The claims list: a Pending claim's status badge carries the binder's summary of why, as
 // a tooltip (and as the accessible description).
 import { Group, Text, Tooltip } from '@mantine/core';
-import type { KubeObject } from '@/server/resources/types';
+import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
 import { pendingHintOf } from './pending-reason';
 import { StatusBadge } from '../objects/status-badge';
 
-export function PendingStatus({ claim, text }: { claim: KubeObject; text: string }) {
+export function PendingStatus({ claim, text }: { claim: PersistentVolumeClaim; text: string }) {
   const hint = text === 'Pending' ? pendingHintOf(claim) : undefined;
   if (!hint) return <StatusBadge value={text} />;
   return (

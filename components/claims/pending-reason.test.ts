@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '@/server/resources/types';
+import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
 import { asSentence, NOT_LOOKED_AT, pendingHintOf, pendingReasonOf } from './pending-reason';
 
-function claim(annotation?: string, condition?: Record<string, string>, phase = 'Pending'): KubeObject {
+function claim(annotation?: string, condition?: Record<string, string>, phase = 'Pending'): PersistentVolumeClaim {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
@@ -19,7 +19,7 @@ const good = JSON.stringify({
 });
 
 describe('pendingReasonOf', () => {
-  const cases: { name: string; obj: KubeObject; source: string; summary: string; candidates: number }[] = [
+  const cases: { name: string; obj: PersistentVolumeClaim; source: string; summary: string; candidates: number }[] = [
     { name: 'the annotation wins', obj: claim(good, { reason: 'NoMatchingVolume', message: 'from condition' }), source: 'explanation', summary: 'No available volume matches this claim.', candidates: 1 },
     { name: 'garbled JSON falls back to the condition', obj: claim('{nope', { message: 'from condition' }), source: 'condition', summary: 'from condition', candidates: 0 },
     { name: 'JSON without a summary falls back to the condition', obj: claim('{"candidates":[]}', { message: 'from condition' }), source: 'condition', summary: 'from condition', candidates: 0 },

@@ -1,7 +1,7 @@
 // Why a claim is Pending, read from what the binder keeps on it: the annotation
 // stowage.io/binding-explanation (compact JSON), else the "Bindable" condition's message.
 // Pure and forgiving: a garbled annotation is treated as absent, bad candidates dropped.
-import type { KubeObject } from '@/server/resources/types';
+import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
 import { annBindingExplanation } from '@/server/domain/well-known/annotations';
 import { conditionBindable } from '@/server/domain/well-known/conditions';
 
@@ -51,6 +51,7 @@ function candidatesOf(v: unknown): PendingCandidate[] {
 
 function parseAnnotation(raw: string | undefined): { summary: string; candidates: PendingCandidate[]; evaluatedAt?: string } | undefined {
   if (!raw) return undefined;
+  // Parse boundary: the binder's JSON annotation, each field checked by text() and candidatesOf() below.
   let v: any;
   try {
     v = JSON.parse(raw);
@@ -63,14 +64,14 @@ function parseAnnotation(raw: string | undefined): { summary: string; candidates
   return { summary, candidates: candidatesOf(v.candidates), evaluatedAt: at && !Number.isNaN(Date.parse(at)) ? at : undefined };
 }
 
-export function bindableCondition(claim: KubeObject): { reason?: string; message?: string; lastTransitionTime?: string } | undefined {
+export function bindableCondition(claim: PersistentVolumeClaim): { reason?: string; message?: string; lastTransitionTime?: string } | undefined {
   const list = claim.status?.conditions;
   if (!Array.isArray(list)) return undefined;
-  const c = list.find((x: any) => x?.type === conditionBindable && x?.status === 'False');
+  const c = list.find((x) => x?.type === conditionBindable && x?.status === 'False');
   return c ? { reason: text(c.reason), message: text(c.message), lastTransitionTime: text(c.lastTransitionTime) } : undefined;
 }
 
-export function pendingReasonOf(claim: KubeObject): PendingReason {
+export function pendingReasonOf(claim: PersistentVolumeClaim): PendingReason {
   const condition = bindableCondition(claim);
   const parsed = parseAnnotation(claim.metadata?.annotations?.[annBindingExplanation]);
   if (parsed) return { source: 'explanation', ...parsed, reason: condition?.reason };
@@ -81,7 +82,7 @@ export function pendingReasonOf(claim: KubeObject): PendingReason {
 }
 
 /** The one-line hint for a Pending claim in the claims list, or undefined when there is none. */
-export function pendingHintOf(claim: KubeObject): string | undefined {
+export function pendingHintOf(claim: PersistentVolumeClaim): string | undefined {
   if (claim.status?.phase && claim.status.phase !== 'Pending') return undefined;
   const r = pendingReasonOf(claim);
   return r.source === 'none' ? undefined : r.summary;

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '@/server/resources/types';
+import type { Event } from '@/server/resources/event/schema';
 import { latestProvisioningEvent, provisionerOf } from './provisioning-state';
 
-const ev = (reason: string, at: string): KubeObject => ({
+const ev = (reason: string, at: string): Event => ({
   apiVersion: 'v1',
   kind: 'Event',
   metadata: { name: `${reason}-${at}`, namespace: 'default' },

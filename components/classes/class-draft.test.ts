@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '@/server/resources/types';
+import type { StorageClass } from '@/server/resources/storage-class/schema';
 import { classChanges, classFromDraft, draftErrors, draftFromClass, emptyDraft, errorFor, immutableChanges, withParameter, type ClassDraft } from './class-draft';
 
 const draft = (over: Partial<ClassDraft> = {}): ClassDraft => ({ ...emptyDraft(), name: 'fast', parameters: [{ key: 'basePath', value: '/srv/stowage/fast' }], ...over });
 
-const stored: KubeObject = {
+const stored: StorageClass = {
   apiVersion: 'storage.k8s.io/v1',
   kind: 'StorageClass',
   metadata: { name: 'fast', resourceVersion: '42', uid: 'u', labels: { tier: 'gold' }, annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },

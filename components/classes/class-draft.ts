@@ -5,7 +5,7 @@
 import type { FieldError } from '@/server/domain/errors';
 import { LOOP_FS_TYPES } from '@/server/resources/storage-class/in-tree-parameters';
 import { storageClassStrategy } from '@/server/resources/storage-class/strategy';
-import type { KubeObject } from '@/server/resources/types';
+import type { StorageClass } from '@/server/resources/storage-class/schema';
 import { annClassDescription, annIsDefaultClass } from '@/server/domain/well-known/annotations';
 import { hostPathProvisioner, loopProvisioner, noProvisioner } from '@/server/domain/well-known/provisioners';
 
@@ -72,7 +72,7 @@ export function emptyDraft(): ClassDraft {
   return { name: '', provisioner: hostPathProvisioner, parameters: [], reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate', allowVolumeExpansion: false, mountOptions: '', description: '' };
 }
 
-export function draftFromClass(sc: KubeObject): ClassDraft {
+export function draftFromClass(sc: StorageClass): ClassDraft {
   return {
     name: sc.metadata.name ?? '',
     provisioner: sc.provisioner ?? '',
@@ -101,7 +101,7 @@ export function withParameter(d: ClassDraft, key: string, value: string): ClassD
  * metadata (labels, annotations, resourceVersion) and allowedTopologies are kept. The
  * default mark is never set here: the default switch moves it in one step of its own.
  */
-export function classFromDraft(d: ClassDraft, base?: KubeObject): KubeObject {
+export function classFromDraft(d: ClassDraft, base?: StorageClass): StorageClass {
   const annotations: Record<string, string> = { ...(base?.metadata.annotations ?? {}) };
   if (d.description.trim()) annotations[annClassDescription] = d.description.trim();
   else delete annotations[annClassDescription];
@@ -111,10 +111,10 @@ export function classFromDraft(d: ClassDraft, base?: KubeObject): KubeObject {
     .split('\n')
     .map((s) => s.trim())
     .filter(Boolean);
-  const metadata: KubeObject['metadata'] = { ...(base ? structuredClone(base.metadata) : {}), name: d.name.trim() };
+  const metadata: StorageClass['metadata'] = { ...(base ? structuredClone(base.metadata) : {}), name: d.name.trim() };
   if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
   else delete metadata.annotations;
-  const sc: KubeObject = {
+  const sc: StorageClass = {
     apiVersion: 'storage.k8s.io/v1',
     kind: 'StorageClass',
     metadata,
@@ -134,7 +134,7 @@ export function classFromDraft(d: ClassDraft, base?: KubeObject): KubeObject {
  * (shape, validation, and on an edit the fields that may not change). The node's
  * filesystem checks of in-tree classes run on the server only.
  */
-export function draftErrors(d: ClassDraft, base?: KubeObject): FieldError[] {
+export function draftErrors(d: ClassDraft, base?: StorageClass): FieldError[] {
   const sc = classFromDraft(d, base);
   const s = storageClassStrategy;
   const shape = s.validateShape(sc);
@@ -174,7 +174,7 @@ export interface FieldChange {
   after: string;
 }
 
-function show(sc: KubeObject, field: string): string {
+function show(sc: StorageClass, field: string): string {
   switch (field) {
     case 'name':
       return sc.metadata.name ?? '';
@@ -193,20 +193,22 @@ function show(sc: KubeObject, field: string): string {
       return sc.volumeBindingMode ?? 'Immediate';
     case 'allowVolumeExpansion':
       return String(sc.allowVolumeExpansion === true);
-    default:
-      return String(sc[field] ?? '');
+    default: {
+      const fields: Record<string, unknown> = sc;
+      return String(fields[field] ?? '');
+    }
   }
 }
 
 const COMPARED = ['name', 'provisioner', 'parameters', 'reclaimPolicy', 'volumeBindingMode', 'allowVolumeExpansion', 'mountOptions', 'description'];
 
 /** Every field that differs between two classes, as text (the clone preview). */
-export function classChanges(before: KubeObject, after: KubeObject): FieldChange[] {
+export function classChanges(before: StorageClass, after: StorageClass): FieldChange[] {
   return COMPARED.map((field) => ({ field, before: show(before, field), after: show(after, field) })).filter((c) => c.before !== c.after);
 }
 
 /** The fields of an edit that upstream forbids changing in place. */
-export function immutableChanges(before: KubeObject, draft: ClassDraft): FieldChange[] {
+export function immutableChanges(before: StorageClass, draft: ClassDraft): FieldChange[] {
   const after = classFromDraft(draft, before);
   return classChanges(before, after).filter((c) => (IMMUTABLE_FIELDS as readonly string[]).includes(c.field));
 }

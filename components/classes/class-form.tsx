@@ -6,7 +6,7 @@
 // name, or replaces the class in place under its own name (one server transaction), after
 // a preview of every difference and of each step.
 import { Stack, Tabs, Text, Title } from '@mantine/core';
-import type { KubeObject } from '@/server/resources/types';
+import type { StorageClass } from '@/server/resources/storage-class/schema';
 import { YamlEditor } from '../forms/yaml-editor';
 import { FormErrors, SaveError } from '../forms/field-errors';
 import { classFromDraft } from './class-draft';
@@ -15,7 +15,7 @@ import { ClonePreview } from './clone-preview';
 import { SeveralDefaultsAlert } from './default-class-switch';
 import { useClassForm, useClassYaml } from './use-class-form';
 
-export function ClassForm({ base }: { base?: KubeObject }) {
+export function ClassForm({ base }: { base?: StorageClass }) {
   const f = useClassForm(base);
   const y = useClassYaml(f);
   const title = !base ? 'Create storage class' : f.cloning ? `${f.inPlace ? 'Replace in place' : 'Clone and replace'} ${base.metadata.name}` : `Edit storage class ${base.metadata.name}`;

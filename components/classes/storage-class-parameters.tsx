@@ -2,7 +2,7 @@
 // A StorageClass's parameters as a key/value table; values of keys that name secrets are
 // masked and cannot be revealed here.
 import { Code, Paper, Text, Tooltip } from '@mantine/core';
-import type { KubeObject } from '@/server/resources/types';
+import type { StorageClass } from '@/server/resources/storage-class/schema';
 import { DataTable, type DataColumn } from '../table/data-table';
 import { parameterRows, type ParameterRow } from './class-parameters';
 
@@ -25,7 +25,7 @@ const PARAMETER_COLUMNS: DataColumn<ParameterRow>[] = [
   },
 ];
 
-export function StorageClassParameters({ sc }: { sc: KubeObject }) {
+export function StorageClassParameters({ sc }: { sc: StorageClass }) {
   const rows = parameterRows(sc.parameters);
   return (
     <Paper withBorder p="md" data-testid="class-parameters">

@@ -7,18 +7,18 @@ import { useRouter } from 'next/navigation';
 import { useMemo, useState, type Dispatch, type SetStateAction } from 'react';
 import { parse, stringify } from 'yaml';
 import type { FieldError } from '@/server/domain/errors';
-import type { KubeObject } from '@/server/resources/types';
+import type { StorageClass } from '@/server/resources/storage-class/schema';
 import { errorInfo } from '../format/format';
 import { isDefaultClass } from '../objects/kinds';
 import { useTRPC } from '../data/trpc';
 import { classFromDraft, draftErrors, draftFromClass, emptyDraft, immutableChanges, type ClassDraft } from './class-draft';
 
-export function useClassForm(base?: KubeObject) {
+export function useClassForm(base?: StorageClass) {
   const trpc = useTRPC();
   const [draft, setDraft] = useState<ClassDraft>(() => (base ? draftFromClass(base) : emptyDraft()));
   const [cloning, setCloning] = useState(false);
   const [inPlace, setInPlace] = useState(false);
-  const [yamlBase, setYamlBase] = useState<KubeObject | undefined>(undefined);
+  const [yamlBase, setYamlBase] = useState<StorageClass | undefined>(undefined);
   const [makeDefault, setMakeDefault] = useState(base ? isDefaultClass(base) : false);
   const [showErrors, setShowErrors] = useState(false);
   const [previewing, setPreviewing] = useState(false);
@@ -82,8 +82,8 @@ export type ClassFormState = ReturnType<typeof useClassForm>;
 
 /** Create or update the class, then move the default mark if it should move. */
 function useClassSave(p: {
-  base?: KubeObject;
-  obj: KubeObject;
+  base?: StorageClass;
+  obj: StorageClass;
   editing: boolean;
   makeDefault: boolean;
   errors: FieldError[];
@@ -144,7 +144,9 @@ export function useClassYaml(f: Pick<ClassFormState, 'obj' | 'editing' | 'draft'
   const onYaml = (text: string) => {
     setYamlText(text);
     try {
-      const parsed = parse(text) as KubeObject;
+      // Parse boundary: YAML typed by the user, checked below for its kind and metadata only;
+      // the draft reads it field by field and the server validates what is saved.
+      const parsed = parse(text) as StorageClass;
       if (!parsed || typeof parsed !== 'object' || parsed.kind !== 'StorageClass' || !parsed.metadata || typeof parsed.metadata !== 'object') {
         setYamlError('The YAML must be one StorageClass (kind: StorageClass, with metadata)');
         return;

@@ -10,6 +10,7 @@ import { SaveError } from '../forms/field-errors';
 import { errorInfo } from '../format/format';
 import { usePermissions } from '../session/session';
 import { useTRPC } from '../data/trpc';
+import { isKind } from '@/server/resources/of-kind';
 
 const ref = { kind: 'ConfigMap', namespace: 'kube-system', name: 'local-volume-config' };
 
@@ -21,7 +22,7 @@ export function ClassMapEditor() {
   const q = useQuery({ ...trpc.objects.get.queryOptions(ref), enabled: admin });
   const [text, setText] = useState<string | undefined>(undefined);
   useEffect(() => {
-    if (q.data && text === undefined) setText(q.data.data?.storageClassMap ?? '');
+    if (q.data && text === undefined) setText((isKind(q.data, 'ConfigMap') ? q.data.data?.storageClassMap : undefined) ?? '');
   }, [q.data, text]);
   const save = useMutation(
     trpc.objects.update.mutationOptions({

@@ -10,12 +10,13 @@ import { PendingStatus } from '../claims/pending-hint';
 import { errorInfo } from '../format/format';
 import { ResourceAmount, SizeText } from '../format/size-text';
 import { useTRPC } from '../data/trpc';
-import type { KubeObject } from '@/server/resources/types';
+import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
+import { isKind } from '@/server/resources/of-kind';
 import type { ClassCapacity } from '@/server/services/lists';
 import { DataTable, type DataColumn } from '../table/data-table';
 import { conditionBindable } from '@/server/domain/well-known/conditions';
 
-const PENDING_COLUMNS: DataColumn<KubeObject>[] = [
+const PENDING_COLUMNS: DataColumn<PersistentVolumeClaim>[] = [
   {
     key: 'claim',
     header: 'Claim',
@@ -32,7 +33,7 @@ const PENDING_COLUMNS: DataColumn<KubeObject>[] = [
     cell: (c) => (
       <Group gap="xs" wrap="nowrap">
         <PendingStatus claim={c} text="Pending" />
-        <Text size="sm">{(c.status?.conditions ?? []).find((x: { type?: string }) => x.type === conditionBindable)?.message ?? 'Not looked at yet'}</Text>
+        <Text size="sm">{(c.status?.conditions ?? []).find((x) => x.type === conditionBindable)?.message ?? 'Not looked at yet'}</Text>
       </Group>
     ),
   },
@@ -167,7 +168,7 @@ export function HealthSummary() {
                 No claim is waiting.
               </Text>
             ) : (
-              <DataTable label="Oldest Pending claims" columns={PENDING_COLUMNS} rows={pending.data!.items} rowKey={(c) => `${c.metadata.namespace}/${c.metadata.name}`} striped={false} />
+              <DataTable label="Oldest Pending claims" columns={PENDING_COLUMNS} rows={pending.data!.items.filter((c) => isKind(c, 'PersistentVolumeClaim'))} rowKey={(c) => `${c.metadata.namespace}/${c.metadata.name}`} striped={false} />
             )}
           </section>
 

@@ -19,11 +19,13 @@ import { PodScheduling, PodVolumes } from '../pods/pod-volumes';
 import { VolumeAssetPanel, VolumePhaseAlert } from '../volumes/volume-asset-panel';
 import { annDynamicallyProvisioned } from '@/server/domain/well-known/annotations';
 import { localVolumeProvisioner } from '@/server/domain/well-known/provisioners';
+import { isKind } from '@/server/resources/of-kind';
 
 /** Above the summary: what the user came to the page to learn. */
 export function TopPanels({ obj }: { obj: KubeObject }) {
   switch (obj.kind) {
     case 'PersistentVolumeClaim':
+      if (!isKind(obj, 'PersistentVolumeClaim')) return null;
       return (
         <>
           <ClaimBinding claim={obj} />
@@ -34,6 +36,7 @@ export function TopPanels({ obj }: { obj: KubeObject }) {
         </>
       );
     case 'PersistentVolume':
+      if (!isKind(obj, 'PersistentVolume')) return null;
       return <VolumePhaseAlert pv={obj} />;
     case 'StorageClass':
       return (
@@ -43,6 +46,7 @@ export function TopPanels({ obj }: { obj: KubeObject }) {
         </>
       );
     case 'Pod':
+      if (!isKind(obj, 'Pod')) return null;
       return <PodScheduling pod={obj} />;
     case 'Node':
       return (
@@ -59,6 +63,7 @@ export function TopPanels({ obj }: { obj: KubeObject }) {
 export function DetailPanels({ obj }: { obj: KubeObject }) {
   switch (obj.kind) {
     case 'PersistentVolume':
+      if (!isKind(obj, 'PersistentVolume')) return null;
       return (
         <>
           <VolumeAssetPanel pv={obj} />
@@ -66,10 +71,13 @@ export function DetailPanels({ obj }: { obj: KubeObject }) {
         </>
       );
     case 'StorageClass':
+      if (!isKind(obj, 'StorageClass')) return null;
       return <StorageClassParameters sc={obj} />;
     case 'PersistentVolumeClaim':
+      if (!isKind(obj, 'PersistentVolumeClaim')) return null;
       return <ClaimPods claim={obj} />;
     case 'Pod':
+      if (!isKind(obj, 'Pod')) return null;
       return <PodVolumes pod={obj} />;
     default:
       return null;

@@ -1,6 +1,8 @@
 // What the dashboard shows for each kind: its pages, words, and status values.
 // Pure; the columns and cells come from each kind's strategy (server/resources).
 import { annBetaIsDefaultClass, annIsDefaultClass } from '@/server/domain/well-known/annotations';
+import type { KubeObject } from '@/server/resources/types';
+import { isKind } from '@/server/resources/of-kind';
 
 export interface KindUi {
   kind: string;
@@ -126,4 +128,10 @@ export function detailHref(kind: string, namespace: string | undefined, name: st
 export function isDefaultClass(obj: { metadata?: { annotations?: Record<string, string> } }): boolean {
   const a = obj.metadata?.annotations ?? {};
   return a[annIsDefaultClass] === 'true' || a[annBetaIsDefaultClass] === 'true';
+}
+
+/** `status.phase`, for the kinds whose schema has one (the other kinds have none). */
+export function phaseOf(obj: KubeObject): string | undefined {
+  if (isKind(obj, 'PersistentVolume') || isKind(obj, 'PersistentVolumeClaim') || isKind(obj, 'Pod') || isKind(obj, 'Namespace') || isKind(obj, 'Node')) return obj.status?.phase;
+  return undefined;
 }

@@ -22,12 +22,14 @@ import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
 import type { KubeObject } from '@/server/resources/types';
+import type { Event } from '@/server/resources/event/schema';
 import { DeleteButton } from './delete-button';
 import { EditButton } from './edit-modal';
 import { HistoryTimeline } from '../history/history-timeline';
 import { ageOf, errorInfo } from '../format/format';
 import { maskClassSecrets } from '../classes/class-parameters';
-import { isDefaultClass, kindUi, type KindUi } from './kinds';
+import { isDefaultClass, kindUi, phaseOf, type KindUi } from './kinds';
+import { isKind } from '@/server/resources/of-kind';
 import { DetailPanels, TopPanels } from './kind-panels';
 import { RelatedObjects } from './related-objects';
 import { usePermissions } from '../session/session';
@@ -94,8 +96,8 @@ export function ObjectDetailPage({ kind, namespace, name }: { kind: string; name
 
 function statusOf(obj: KubeObject): string {
   if (obj.metadata.deletionTimestamp) return 'Terminating';
-  if (obj.kind === 'Event') return obj.type ?? '';
-  return obj.status?.phase ?? '';
+  if (isKind(obj, 'Event')) return obj.type ?? '';
+  return phaseOf(obj) ?? '';
 }
 
 function Fields({ items, testId }: { items: SummaryItem[]; testId: string }) {
@@ -238,7 +240,7 @@ function EventsOf({ obj }: { obj: KubeObject }) {
   );
   if (events.isPending) return <Loader size="sm" />;
   if (events.isError) return <Alert color="red">{errorInfo(events.error).message}</Alert>;
-  const list = [...events.data].reverse();
+  const list = events.data.filter((e) => isKind(e, 'Event')).reverse();
   if (list.length === 0) {
     return (
       <Text size="sm" c="dimmed" data-testid="no-events">
@@ -259,7 +261,7 @@ function EventsOf({ obj }: { obj: KubeObject }) {
   );
 }
 
-function eventColumns(now: number): DataColumn<KubeObject>[] {
+function eventColumns(now: number): DataColumn<Event>[] {
   return [
     { key: 'type', header: 'TYPE', cell: (e) => <StatusBadge value={e.type ?? ''} /> },
     { key: 'reason', header: 'REASON', nowrap: true, cell: (e) => e.reason },

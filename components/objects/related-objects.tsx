@@ -7,6 +7,8 @@ import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { pinnedHostname } from '@/server/resources/node-selector';
 import type { KubeObject } from '@/server/resources/types';
+import { phaseOf } from './kinds';
+import { isKind } from '@/server/resources/of-kind';
 import { ObjectLink } from './object-link';
 import { usePermissions } from '../session/session';
 import { StatusBadge } from './status-badge';
@@ -37,7 +39,7 @@ function Section({ title, testId, items, empty }: { title: string; testId: strin
 }
 
 function Item({ obj }: { obj: KubeObject }) {
-  const phase = obj.metadata.deletionTimestamp ? 'Terminating' : (obj.status?.phase ?? '');
+  const phase = obj.metadata.deletionTimestamp ? 'Terminating' : (phaseOf(obj) ?? '');
   return (
     <Group gap={6} wrap="nowrap">
       <ObjectLink kind={obj.kind} namespace={obj.metadata.namespace} name={obj.metadata.name ?? ''}>
@@ -68,15 +70,15 @@ export function RelatedObjects({ obj }: { obj: KubeObject }) {
   const sections: ReactNode[] = [];
   if (kind === 'StorageClass') {
     if (wantVolumes) {
-      const vs = (volumes.data?.items ?? []).filter((v) => (v.spec?.storageClassName ?? '') === name);
+      const vs = (volumes.data?.items ?? []).filter((v) => isKind(v, 'PersistentVolume') && (v.spec?.storageClassName ?? '') === name);
       sections.push(<Section key="v" title="Volumes of this class" testId="related-volumes" items={vs.map((v) => <Item key={v.metadata.name} obj={v} />)} empty="None" />);
     }
     if (wantClaims) {
-      const cs = (claims.data?.items ?? []).filter((c) => (c.spec?.storageClassName ?? '') === name);
+      const cs = (claims.data?.items ?? []).filter((c) => isKind(c, 'PersistentVolumeClaim') && (c.spec?.storageClassName ?? '') === name);
       sections.push(<Section key="c" title="Claims using this class" testId="related-claims" items={cs.map((c) => <Item key={`${c.metadata.namespace}/${c.metadata.name}`} obj={c} />)} empty="None" />);
     }
   } else if (kind === 'Node' && wantVolumes) {
-    const vs = (volumes.data?.items ?? []).filter((v) => pinnedHostname(v.spec?.nodeAffinity) === name);
+    const vs = (volumes.data?.items ?? []).filter((v) => isKind(v, 'PersistentVolume') && pinnedHostname(v.spec?.nodeAffinity) === name);
     sections.push(<Section key="v" title="Volumes on this node" testId="related-volumes" items={vs.map((v) => <Item key={v.metadata.name} obj={v} />)} empty="None" />);
   } else if (kind === 'Namespace' && wantClaims) {
     const cs = claims.data?.items ?? [];

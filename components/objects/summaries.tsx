@@ -9,6 +9,7 @@ import { ageOf } from '../format/format';
 import { exactSize, formatSize, isSizeResource } from '../format/size';
 import { SizeText } from '../format/size-text';
 import { isDefaultClass } from './kinds';
+import { isKind } from '@/server/resources/of-kind';
 import { ObjectLink } from './object-link';
 import type { Permissions } from '../session/session';
 import { StatusBadge } from './status-badge';
@@ -65,11 +66,12 @@ function classLink(name: string | undefined, perms: Permissions): ReactNode {
 }
 
 export function summaryOf(obj: KubeObject, perms: Permissions, now: number): SummaryItem[] {
-  const spec = obj.spec ?? {};
-  const status = obj.status ?? {};
   const items: (SummaryItem | false)[] = [];
   switch (obj.kind) {
     case 'PersistentVolume': {
+      if (!isKind(obj, 'PersistentVolume')) break;
+      const spec = obj.spec ?? {};
+      const status = obj.status ?? {};
       const claim = spec.claimRef;
       items.push(
         { label: 'Status', value: <StatusBadge value={obj.metadata.deletionTimestamp ? 'Terminating' : (status.phase ?? '')} /> },
@@ -91,11 +93,14 @@ export function summaryOf(obj: KubeObject, perms: Permissions, now: number): Sum
             </Text>
           ),
         },
-        Boolean(spec.mountOptions?.length) && { label: 'Mount options', value: spec.mountOptions.join(', ') },
+        Boolean(spec.mountOptions?.length) && { label: 'Mount options', value: spec.mountOptions!.join(', ') },
       );
       break;
     }
-    case 'PersistentVolumeClaim':
+    case 'PersistentVolumeClaim': {
+      if (!isKind(obj, 'PersistentVolumeClaim')) break;
+      const spec = obj.spec ?? {};
+      const status = obj.status ?? {};
       items.push(
         { label: 'Status', value: <StatusBadge value={obj.metadata.deletionTimestamp ? 'Terminating' : (status.phase ?? '')} /> },
         {
@@ -116,7 +121,11 @@ export function summaryOf(obj: KubeObject, perms: Permissions, now: number): Sum
         Boolean(spec.selector) && { label: 'Selector', value: <Code>{JSON.stringify(spec.selector)}</Code> },
       );
       break;
-    case 'Pod':
+    }
+    case 'Pod': {
+      if (!isKind(obj, 'Pod')) break;
+      const spec = obj.spec ?? {};
+      const status = obj.status ?? {};
       items.push(
         { label: 'Status', value: <StatusBadge value={obj.metadata.deletionTimestamp ? 'Terminating' : (status.reason || status.phase || 'Pending')} /> },
         {
@@ -129,40 +138,48 @@ export function summaryOf(obj: KubeObject, perms: Permissions, now: number): Sum
             </Text>
           ),
         },
-        { label: 'Containers', value: (spec.containers ?? []).map((c: any) => `${c?.name} (${c?.image ?? 'no image'})`).join(', ') },
+        { label: 'Containers', value: (spec.containers ?? []).map((c) => `${c?.name} (${c?.image ?? 'no image'})`).join(', ') },
         { label: 'Node selector', value: pairs(spec.nodeSelector) },
       );
       break;
-    case 'StorageClass':
+    }
+    case 'StorageClass': {
+      if (!isKind(obj, 'StorageClass')) break;
       items.push(
         { label: 'Default class', value: isDefaultClass(obj) ? <Badge size="sm" color="indigo" variant="light">default</Badge> : 'no' },
         { label: 'Provisioner', value: <Code>{obj.provisioner ?? ''}</Code> },
         { label: 'Reclaim policy', value: obj.reclaimPolicy ?? 'Delete' },
         { label: 'Binding mode', value: obj.volumeBindingMode ?? 'Immediate' },
         { label: 'Volume expansion', value: obj.allowVolumeExpansion ? 'allowed' : 'not allowed' },
-        Boolean(obj.mountOptions?.length) && { label: 'Mount options', value: obj.mountOptions.join(', ') },
+        Boolean(obj.mountOptions?.length) && { label: 'Mount options', value: obj.mountOptions!.join(', ') },
         Boolean(obj.allowedTopologies?.length) && {
           label: 'Allowed topologies',
-          value: (obj.allowedTopologies as any[])
-            .map((t) => (t.matchLabelExpressions ?? []).map((e: any) => `${e.key} in [${(e.values ?? []).join(', ')}]`).join(' and '))
+          value: obj.allowedTopologies!
+            .map((t) => (t.matchLabelExpressions ?? []).map((e) => `${e.key} in [${(e.values ?? []).join(', ')}]`).join(' and '))
             .join(' or '),
         },
       );
       break;
+    }
     case 'Node': {
-      const ready = (status.conditions ?? []).find((c: any) => c.type === 'Ready');
+      if (!isKind(obj, 'Node')) break;
+      const spec = obj.spec ?? {};
+      const status = obj.status ?? {};
+      const ready = (status.conditions ?? []).find((c) => c.type === 'Ready');
       items.push(
         { label: 'Status', value: <StatusBadge value={ready ? (ready.status === 'True' ? 'Ready' : ready.status === 'False' ? 'NotReady' : 'Unknown') : 'Unknown'} /> },
-        Boolean(ready?.message) && { label: 'Condition', value: ready.message },
-        { label: 'Addresses', value: (status.addresses ?? []).map((a: any) => `${a.type}: ${a.address}`).join(', ') },
+        Boolean(ready?.message) && { label: 'Condition', value: ready!.message },
+        { label: 'Addresses', value: (status.addresses ?? []).map((a) => `${a.type}: ${a.address}`).join(', ') },
         Boolean(status.capacity) && { label: 'Capacity', value: resources(status.capacity) },
-        Boolean(status.nodeInfo?.kubeletVersion) && { label: 'Version', value: status.nodeInfo.kubeletVersion },
-        Boolean(status.nodeInfo?.osImage) && { label: 'OS', value: `${status.nodeInfo.osImage} ${status.nodeInfo.kernelVersion ?? ''}` },
+        Boolean(status.nodeInfo?.kubeletVersion) && { label: 'Version', value: String(status.nodeInfo!.kubeletVersion) },
+        Boolean(status.nodeInfo?.osImage) && { label: 'OS', value: `${status.nodeInfo!.osImage} ${status.nodeInfo!.kernelVersion ?? ''}` },
         Boolean(spec.unschedulable) && { label: 'Scheduling', value: 'disabled' },
       );
       break;
     }
     case 'Namespace': {
+      if (!isKind(obj, 'Namespace')) break;
+      const status = obj.status ?? {};
       const ns = encodeURIComponent(obj.metadata.name ?? '');
       items.push(
         { label: 'Status', value: <StatusBadge value={obj.metadata.deletionTimestamp ? 'Terminating' : (status.phase ?? 'Active')} /> },
@@ -187,6 +204,7 @@ export function summaryOf(obj: KubeObject, perms: Permissions, now: number): Sum
       break;
     }
     case 'Event': {
+      if (!isKind(obj, 'Event')) break;
       const io = obj.involvedObject ?? {};
       items.push(
         { label: 'Type', value: <StatusBadge value={obj.type ?? ''} /> },
@@ -195,7 +213,7 @@ export function summaryOf(obj: KubeObject, perms: Permissions, now: number): Sum
         {
           label: 'Object',
           value: io.name ? (
-            <ObjectLink kind={io.kind} namespace={io.namespace} name={io.name} allowed={perms.can('get', io.kind, io.namespace)}>
+            <ObjectLink kind={io.kind ?? ''} namespace={io.namespace} name={io.name} allowed={perms.can('get', io.kind ?? '', io.namespace)}>
               {`${io.kind}/${io.namespace ? `${io.namespace}/` : ''}${io.name}`}
             </ObjectLink>
           ) : (

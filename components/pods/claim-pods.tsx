@@ -2,13 +2,13 @@
 // A claim's consumers on its page: the pods that use it ("Used By", as kubectl describe
 // pvc shows), with their status and node.
 import { Group, Paper, Stack, Text } from '@mantine/core';
-import type { KubeObject } from '@/server/resources/types';
+import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
 import { podStatusText } from '@/server/resources/pod/strategy';
 import { ObjectLink } from '../objects/object-link';
 import { StatusBadge } from '../objects/status-badge';
 import { useClaimPods } from './use-claim-pods';
 
-export function ClaimPods({ claim }: { claim: KubeObject }) {
+export function ClaimPods({ claim }: { claim: PersistentVolumeClaim }) {
   const { pods, allowed } = useClaimPods(claim);
   if (!allowed) return null;
   return (

@@ -4,12 +4,14 @@
 import { Alert, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { KubeObject } from '@/server/resources/types';
+import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
+import { isKind } from '@/server/resources/of-kind';
 import { usePermissions } from '../session/session';
 import { useTRPC } from '../data/trpc';
 import { inUseSentence, reclaimSentence } from './delete-consequences';
 import { useClaimPods } from './use-claim-pods';
 
-function ClaimDeleteNotes({ claim }: { claim: KubeObject }) {
+function ClaimDeleteNotes({ claim }: { claim: PersistentVolumeClaim }) {
   const trpc = useTRPC();
   const perms = usePermissions();
   const { inUse } = useClaimPods(claim);
@@ -24,8 +26,8 @@ function ClaimDeleteNotes({ claim }: { claim: KubeObject }) {
     ...trpc.objects.get.queryOptions({ kind: 'StorageClass', name: className ?? '-' }),
     enabled: Boolean(volumeName) && !canVolume && Boolean(className),
   });
-  const fromVolume: string | undefined = volume.data?.spec?.persistentVolumeReclaimPolicy;
-  const fromClass: string | undefined = sc.data ? (sc.data.reclaimPolicy ?? 'Delete') : undefined;
+  const fromVolume: string | undefined = volume.data && isKind(volume.data, 'PersistentVolume') ? volume.data.spec?.persistentVolumeReclaimPolicy : undefined;
+  const fromClass: string | undefined = sc.data && isKind(sc.data, 'StorageClass') ? (sc.data.reclaimPolicy ?? 'Delete') : undefined;
   const used = inUseSentence(inUse);
   return (
     <>
@@ -47,6 +49,6 @@ function ClaimDeleteNotes({ claim }: { claim: KubeObject }) {
 }
 
 export function DeleteNotes({ obj }: { obj: KubeObject }) {
-  if (obj.kind === 'PersistentVolumeClaim') return <ClaimDeleteNotes claim={obj} />;
+  if (isKind(obj, 'PersistentVolumeClaim')) return <ClaimDeleteNotes claim={obj} />;
   return null;
 }

@@ -4,14 +4,15 @@
 import { Alert, Group, Paper, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { podClaims } from '@/server/domain/pod-claims';
-import type { KubeObject } from '@/server/resources/types';
+import type { Pod } from '@/server/resources/pod/schema';
+import { isKind } from '@/server/resources/of-kind';
 import { ObjectLink } from '../objects/object-link';
 import { usePermissions } from '../session/session';
 import { StatusBadge } from '../objects/status-badge';
 import { useTRPC } from '../data/trpc';
 
-export function PodScheduling({ pod }: { pod: KubeObject }) {
-  const conds: any[] = Array.isArray(pod.status?.conditions) ? pod.status.conditions : [];
+export function PodScheduling({ pod }: { pod: Pod }) {
+  const conds = Array.isArray(pod.status?.conditions) ? pod.status.conditions : [];
   const sched = conds.find((c) => c?.type === 'PodScheduled');
   if (pod.spec?.nodeName) return null;
   if (sched?.status === 'False') {
@@ -29,7 +30,7 @@ export function PodScheduling({ pod }: { pod: KubeObject }) {
   );
 }
 
-function mountsOf(pod: KubeObject, volume: string): string[] {
+function mountsOf(pod: Pod, volume: string): string[] {
   const out: string[] = [];
   for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
     for (const m of c?.volumeMounts ?? []) if (m?.name === volume) out.push(`${c.name}:${m.mountPath}${m.readOnly ? ' (ro)' : ''}`);
@@ -38,7 +39,7 @@ function mountsOf(pod: KubeObject, volume: string): string[] {
   return out;
 }
 
-export function PodVolumes({ pod }: { pod: KubeObject }) {
+export function PodVolumes({ pod }: { pod: Pod }) {
   const trpc = useTRPC();
   const perms = usePermissions();
   const ns = pod.metadata.namespace ?? '';
@@ -47,7 +48,7 @@ export function PodVolumes({ pod }: { pod: KubeObject }) {
     ...trpc.objects.list.queryOptions({ kind: 'PersistentVolumeClaim', namespace: ns }),
     enabled: claims.length > 0 && perms.can('list', 'PersistentVolumeClaim', ns),
   });
-  const byName = new Map((list.data?.items ?? []).map((c) => [c.metadata.name, c]));
+  const byName = new Map((list.data?.items ?? []).filter((c) => isKind(c, 'PersistentVolumeClaim')).map((c) => [c.metadata.name, c]));
   return (
     <Paper withBorder p="md" data-testid="pod-volumes">
       <Text fw={600} size="sm" mb="xs">

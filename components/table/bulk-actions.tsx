@@ -6,7 +6,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { KubeObject } from '@/server/resources/types';
 import { errorInfo, plural } from '../format/format';
-import type { KindUi } from '../objects/kinds';
+import { phaseOf, type KindUi } from '../objects/kinds';
 import { useMe, usePermissions } from '../session/session';
 import { useTRPC } from '../data/trpc';
 
@@ -39,7 +39,7 @@ export function BulkActions({ ui, selected, onDone }: { ui: KindUi; selected: Ku
   const anyNs = selected.map((o) => o.metadata.namespace);
   const mayDelete = anyNs.every((ns) => perms.can('delete', ui.kind, ns));
   const mayLabel = anyNs.every((ns) => perms.can('patch', ui.kind, ns));
-  const released = selected.filter((o) => o.status?.phase === 'Released');
+  const released = selected.filter((o) => phaseOf(o) === 'Released');
   const mayReclaim = ui.kind === 'PersistentVolume' && me.role === 'admin';
   const n = plural(selected.length, ui.singular, ui.noun);
 

@@ -5,7 +5,10 @@
 import { matchesSelector, parseLabelSelector, type Selector } from '@/server/domain/label-selector';
 import { parseQuantity, quantityToBytes } from '@/server/domain/quantity';
 import type { KubeObject } from '@/server/resources/types';
-import type { KindUi } from '../objects/kinds';
+import type { PersistentVolume } from '@/server/resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
+import { phaseOf, type KindUi } from '../objects/kinds';
+import { isKind } from '@/server/resources/of-kind';
 
 export type SortKey = 'name' | 'namespace' | 'age' | 'phase' | 'storageClass' | 'capacity' | 'claim' | 'volume' | 'node' | 'accessModes' | 'volumeMode';
 
@@ -105,7 +108,7 @@ export function pageRequest(s: ListState, ui: KindUi): PageRequest {
 export function matchesRequest(o: KubeObject, req: PageRequest, selector?: Selector): boolean {
   if (o.kind !== req.kind) return false;
   if (req.namespace && o.metadata.namespace !== req.namespace) return false;
-  const phase = o.status?.phase as string | undefined;
+  const phase = phaseOf(o);
   if (req.fields?.phase && !req.fields.phase.includes(phase ?? '')) return false;
   if (req.labelSelector && !matchesSelector(selector ?? parseLabelSelector(req.labelSelector), o.metadata.labels)) return false;
   if (req.text) {
@@ -115,8 +118,13 @@ export function matchesRequest(o: KubeObject, req: PageRequest, selector?: Selec
   return true;
 }
 
+/** Volumes and claims: the kinds whose spec names a class, a size, access modes and a volume mode. */
+function isVolumeOrClaim(o: KubeObject): o is PersistentVolume | PersistentVolumeClaim {
+  return isKind(o, 'PersistentVolume') || isKind(o, 'PersistentVolumeClaim');
+}
+
 function classOf(o: KubeObject): string | undefined {
-  return o.kind === 'StorageClass' ? undefined : (o.spec?.storageClassName as string | undefined);
+  return isVolumeOrClaim(o) ? o.spec?.storageClassName : undefined;
 }
 
 const MODE_BITS: Record<string, number> = { ReadWriteOnce: 1, ReadOnlyMany: 2, ReadWriteMany: 4, ReadWriteOncePod: 8 };
@@ -136,23 +144,23 @@ export function sortValue(o: KubeObject, key: SortKey): string | number | bigint
     case 'age':
       return Date.parse(o.metadata.creationTimestamp ?? '') || 0;
     case 'phase':
-      return (o.status?.phase as string | undefined) ?? null;
+      return phaseOf(o) ?? null;
     case 'storageClass':
       return classOf(o) ?? null;
     case 'capacity':
-      return o.kind === 'PersistentVolume' ? bytesOf(o.spec?.capacity?.storage) : o.kind === 'PersistentVolumeClaim' ? bytesOf(o.spec?.resources?.requests?.storage) : null;
+      return isKind(o, 'PersistentVolume') ? bytesOf(o.spec?.capacity?.storage) : isKind(o, 'PersistentVolumeClaim') ? bytesOf(o.spec?.resources?.requests?.storage) : null;
     case 'claim': {
-      const r = o.spec?.claimRef;
+      const r = isKind(o, 'PersistentVolume') ? o.spec?.claimRef : undefined;
       return r ? `${r.namespace ?? ''}\u0000${r.name ?? ''}` : null;
     }
     case 'volume':
-      return (o.spec?.volumeName as string | undefined) || null;
+      return (isKind(o, 'PersistentVolumeClaim') ? o.spec?.volumeName : undefined) || null;
     case 'node':
       return null;
     case 'accessModes':
-      return ((o.spec?.accessModes as string[] | undefined) ?? []).reduce((n, m) => n | (MODE_BITS[m] ?? 0), 0) || null;
+      return ((isVolumeOrClaim(o) ? o.spec?.accessModes : undefined) ?? []).reduce((n, m) => n | (MODE_BITS[m] ?? 0), 0) || null;
     case 'volumeMode':
-      return (o.spec?.volumeMode as string | undefined) ?? null;
+      return (isVolumeOrClaim(o) ? o.spec?.volumeMode : undefined) ?? null;
   }
 }
 

@@ -9,6 +9,7 @@ import type { KubeObject } from '@/server/resources/types';
 import { PendingStatus } from '../claims/pending-hint';
 import { formatQuotaCell, formatSize } from '../format/size';
 import { detailHref, isDefaultClass, kindUi, type KindUi } from '../objects/kinds';
+import { isKind } from '@/server/resources/of-kind';
 import { ObjectLink } from '../objects/object-link';
 import { StatusBadge } from '../objects/status-badge';
 import { usePermissions } from '../session/session';
@@ -49,7 +50,7 @@ export function Cell({ ui, header, text, obj, isLink }: { ui: KindUi; header: st
   }
   if (!text) return null;
   if (header === ui.statusColumn) {
-    return ui.kind === 'PersistentVolumeClaim' ? <PendingStatus claim={obj} text={text} /> : <StatusBadge value={text} />;
+    return ui.kind === 'PersistentVolumeClaim' && isKind(obj, 'PersistentVolumeClaim') ? <PendingStatus claim={obj} text={text} /> : <StatusBadge value={text} />;
   }
   // Sizes read as sizes; the cell's tooltip keeps the exact quantity.
   switch (header) {
@@ -70,7 +71,7 @@ export function Cell({ ui, header, text, obj, isLink }: { ui: KindUi; header: st
     case 'STORAGECLASS':
       return <ObjectLink kind="StorageClass" name={text} allowed={perms.can('get', 'StorageClass')} />;
     case 'OBJECT': {
-      const io = obj.involvedObject ?? {};
+      const io = (isKind(obj, 'Event') ? obj.involvedObject : undefined) ?? {};
       const target = kindUi(io.kind ?? '');
       if (!target) return <Text span fz="sm">{text}</Text>;
       return (

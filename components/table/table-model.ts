@@ -2,6 +2,7 @@
 // what sorting and filtering need. Pure.
 import { parseQuantity, quantityToBytes } from '@/server/domain/quantity';
 import type { KubeObject, Strategy, TableColumn } from '@/server/resources/types';
+import { isKind } from '@/server/resources/of-kind';
 
 export interface ListColumn {
   /** Upper-case, as kubectl prints it: "ACCESS MODES". */
@@ -117,7 +118,7 @@ export function sortValue(header: string, cell: string, obj: KubeObject, now: nu
     case 'AGE':
       return now - timeOf(obj.metadata?.creationTimestamp);
     case 'LAST SEEN':
-      return now - timeOf(obj.lastTimestamp ?? obj.eventTime ?? obj.series?.lastObservedTime ?? obj.metadata?.creationTimestamp);
+      return now - timeOf(obj.lastTimestamp ?? obj.eventTime ?? (isKind(obj, 'Event') ? obj.series?.lastObservedTime : undefined) ?? obj.metadata?.creationTimestamp);
     case 'FIRST SEEN':
       return now - timeOf(obj.firstTimestamp ?? obj.eventTime ?? obj.metadata?.creationTimestamp);
     case 'CAPACITY':

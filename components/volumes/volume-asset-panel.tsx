@@ -4,7 +4,7 @@
 // Failed volume, why, where nobody can miss it. Its lifecycle events are in the Events tab.
 import { Alert, Badge, Code, DataList, Group, Paper, Text } from '@mantine/core';
 import type { ReactNode } from 'react';
-import type { KubeObject } from '@/server/resources/types';
+import type { PersistentVolume } from '@/server/resources/persistent-volume/schema';
 import { ObjectLink } from '../objects/object-link';
 import { usePermissions } from '../session/session';
 import { nodePinningOf, volumeAssetOf } from './volume-asset';
@@ -16,7 +16,7 @@ const RECLAIM_WORDS: Record<string, string> = {
   Recycle: 'When its claim is deleted its data is scrubbed and it becomes Available again (deprecated).',
 };
 
-export function VolumePhaseAlert({ pv }: { pv: KubeObject }) {
+export function VolumePhaseAlert({ pv }: { pv: PersistentVolume }) {
   const phase = pv.status?.phase;
   if (pv.metadata.deletionTimestamp || (phase !== 'Released' && phase !== 'Failed')) return null;
   const claim = pv.spec?.claimRef;
@@ -61,7 +61,7 @@ function Row({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
-export function VolumeAssetPanel({ pv }: { pv: KubeObject }) {
+export function VolumeAssetPanel({ pv }: { pv: PersistentVolume }) {
   const perms = usePermissions();
   const asset = volumeAssetOf(pv);
   const pinning = nodePinningOf(pv);

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '@/server/resources/types';
+import type { PersistentVolume } from '@/server/resources/persistent-volume/schema';
 import { nodePinningOf, volumeAssetOf } from './volume-asset';
 
-const pv = (spec: Record<string, unknown>): KubeObject => ({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv' }, spec });
+const pv = (spec: PersistentVolume['spec']): PersistentVolume => ({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv' }, spec });
 
 describe('volumeAssetOf', () => {
-  const cases: { name: string; spec: Record<string, unknown>; type: string; fields: [string, string][] }[] = [
+  const cases: { name: string; spec: PersistentVolume['spec']; type: string; fields: [string, string][] }[] = [
     { name: 'hostPath: its path and type', spec: { hostPath: { path: '/srv/a', type: 'Directory' } }, type: 'hostPath', fields: [['Path', '/srv/a'], ['Path type', 'Directory']] },
     { name: 'local: its path', spec: { local: { path: '/mnt/disks/d1' } }, type: 'local', fields: [['Path', '/mnt/disks/d1']] },
     { name: 'nfs: server:path', spec: { nfs: { server: 'nas', path: '/exports/x' } }, type: 'nfs', fields: [['Export', 'nas:/exports/x']] },

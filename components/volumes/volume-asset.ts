@@ -1,6 +1,6 @@
 // What a PersistentVolume's storage really is: its source type, where it lives (path,
 // server:path, driver and handle, ...) and the nodes it is pinned to. Pure.
-import type { KubeObject } from '@/server/resources/types';
+import type { PersistentVolume } from '@/server/resources/persistent-volume/schema';
 import { labelHostname } from '@/server/domain/well-known/labels';
 
 const SOURCES = ['hostPath', 'local', 'nfs', 'csi', 'iscsi', 'fc', 'rbd', 'cephfs', 'gcePersistentDisk', 'awsElasticBlockStore', 'azureDisk', 'azureFile', 'flexVolume'];
@@ -20,10 +20,11 @@ function str(v: unknown): string {
   return v === undefined || v === null ? '' : String(v);
 }
 
-export function volumeAssetOf(pv: KubeObject): VolumeAsset {
-  const spec = pv.spec ?? {};
+export function volumeAssetOf(pv: PersistentVolume): VolumeAsset {
+  // The sources are looked up by name; each is read as a map of fields.
+  const spec: Record<string, unknown> = pv.spec ?? {};
   const type = SOURCES.find((k) => spec[k]) ?? '';
-  const s = type ? (spec[type] ?? {}) : {};
+  const s = (type ? (spec[type] ?? {}) : {}) as Record<string, unknown>;
   const f: AssetField[] = [];
   const add = (label: string, value: unknown) => str(value) && f.push({ label, value: str(value) });
   switch (type) {
@@ -61,8 +62,8 @@ export interface NodePinning {
   other: string[];
 }
 
-export function nodePinningOf(pv: KubeObject): NodePinning | undefined {
-  const terms: any[] = pv.spec?.nodeAffinity?.required?.nodeSelectorTerms ?? [];
+export function nodePinningOf(pv: PersistentVolume): NodePinning | undefined {
+  const terms = pv.spec?.nodeAffinity?.required?.nodeSelectorTerms ?? [];
   if (!Array.isArray(terms) || terms.length === 0) return undefined;
   const nodes: string[] = [];
   const other: string[] = [];

@@ -63,7 +63,7 @@ describe('draftFromParams: the form prefilled from the claim page', () => {
     const d = from(href.split('?')[1]);
     const pv = volumeFromDraft({ ...d, name: 'pv-a', path: '/srv/a' });
     expect(pv.metadata.labels).toEqual({ tier: 'gold' });
-    expect(pv.spec.claimRef).toEqual({ kind: 'PersistentVolumeClaim', namespace: 'team-a', name: 'data' });
+    expect(pv.spec?.claimRef).toEqual({ kind: 'PersistentVolumeClaim', namespace: 'team-a', name: 'data' });
     expect(volumeDraftErrors({ ...d, name: 'pv-a', path: '/srv/a' })).toEqual([]);
   });
 

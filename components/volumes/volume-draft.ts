@@ -3,7 +3,7 @@
 // by the kind's own strategy, so the form refuses what the API refuses. Pure.
 import type { FieldError } from '@/server/domain/errors';
 import { persistentVolumeStrategy } from '@/server/resources/persistent-volume/strategy';
-import type { KubeObject } from '@/server/resources/types';
+import type { PersistentVolume } from '@/server/resources/persistent-volume/schema';
 import { labelHostname } from '@/server/domain/well-known/labels';
 
 export const SOURCES = ['hostPath', 'local', 'nfs', 'csi'] as const;
@@ -131,7 +131,7 @@ function sourceOf(d: VolumeDraft): Record<string, unknown> {
   }
 }
 
-export function volumeFromDraft(d: VolumeDraft): KubeObject {
+export function volumeFromDraft(d: VolumeDraft): PersistentVolume {
   const mountOptions = d.mountOptions
     .split('\n')
     .map((s) => s.trim())

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import {
   explain,
   nearestCandidates,
@@ -9,11 +10,12 @@ import {
   summaryOf,
   type Situation,
 } from './binding-explanation';
+import type { Built } from './matching-cases';
 
 const now = new Date('2026-11-21T10:00:00.123Z');
 
-function pv(name: string, size: string, mod?: (o: KubeObject) => void): KubeObject {
-  const o: KubeObject = {
+function pv(name: string, size: string, mod?: (o: Built<PersistentVolume>) => void): PersistentVolume {
+  const o: Built<PersistentVolume> = {
     apiVersion: 'v1',
     kind: 'PersistentVolume',
     metadata: { name, uid: `uid-${name}` },
@@ -24,7 +26,7 @@ function pv(name: string, size: string, mod?: (o: KubeObject) => void): KubeObje
   return o;
 }
 
-const claim: KubeObject = {
+const claim: PersistentVolumeClaim = {
   apiVersion: 'v1',
   kind: 'PersistentVolumeClaim',
   metadata: { name: 'data', namespace: 'team-a', uid: 'uid-data' },
@@ -108,7 +110,7 @@ describe('nearest candidates name the exact failed constraint', () => {
     expect(c.map((x) => x.name)).toEqual(['near-small', 'far-small', 'x-a', 'x-b', 'x-c']);
   });
   const big = { ...claim, spec: { ...claim.spec, resources: { requests: { storage: '500Gi' } } } };
-  const rwx = (o: KubeObject) => (o.spec.accessModes = ['ReadWriteMany']);
+  const rwx = (o: Built<PersistentVolume>) => (o.spec.accessModes = ['ReadWriteMany']);
   it.each([
     {
       name: 'a 100Gi RWX volume is listed for a 500Gi RWO claim among five 1Gi RWO ones',

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import { claimFixes, fixFor, volumePrefill, type ClassFacts, type FixFacts } from './claim-fixes';
 
 const caps = { accessModes: ['ReadWriteOnce', 'ReadWriteOncePod'], volumeModes: ['Filesystem'] };
 
-function claim(o: { cls?: string | null; phase?: string; volumeName?: string; terminating?: boolean; modes?: string[]; selector?: unknown } = {}): KubeObject {
+function claim(o: { cls?: string | null; phase?: string; volumeName?: string; terminating?: boolean; modes?: string[]; selector?: NonNullable<PersistentVolumeClaim['spec']>['selector'] } = {}): PersistentVolumeClaim {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
@@ -24,7 +25,7 @@ function sc(name: string, provisioner: string, inTree = true): ClassFacts {
   return { sc: { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name }, provisioner }, capabilities: inTree ? caps : undefined, inTree };
 }
 
-function pv(name: string, o: { size?: string; cls?: string; phase?: string; claimRef?: boolean } = {}): KubeObject {
+function pv(name: string, o: { size?: string; cls?: string; phase?: string; claimRef?: boolean } = {}): PersistentVolume {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolume',
@@ -120,7 +121,7 @@ describe('fixFor', () => {
 });
 
 describe('volumePrefill', () => {
-  const cases: { name: string; claim: KubeObject; want: Record<string, unknown> }[] = [
+  const cases: { name: string; claim: PersistentVolumeClaim; want: Record<string, unknown> }[] = [
     { name: 'plain claim', claim: claim(), want: { capacity: '1Gi', accessModes: ['ReadWriteOnce'], volumeMode: 'Filesystem', storageClassName: 'manual', labels: {} } },
     {
       name: 'selector labels and In expressions',

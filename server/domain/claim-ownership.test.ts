@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import { controllerOwnedChanges, keepControllerOwned } from './claim-ownership';
 
-function claim(o: { volumeName?: string; annotations?: Record<string, string> } = {}): KubeObject {
+function claim(o: { volumeName?: string; annotations?: Record<string, string> } = {}): PersistentVolumeClaim {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
@@ -35,7 +35,7 @@ test('a replace that leaves out what the controllers wrote keeps it, and is then
   const prev = claim({ volumeName: 'pv-1', annotations: { 'pv.kubernetes.io/bind-completed': 'yes', 'stowage.io/binding-explanation': '{}' } });
   const next = claim({ annotations: { team: 'a' } });
   keepControllerOwned(next, prev);
-  expect(next.spec.volumeName).toBe('pv-1');
+  expect(next.spec?.volumeName).toBe('pv-1');
   expect(next.metadata.annotations).toEqual({ team: 'a', 'pv.kubernetes.io/bind-completed': 'yes', 'stowage.io/binding-explanation': '{}' });
   expect(controllerOwnedChanges(next, prev)).toEqual([]);
 });

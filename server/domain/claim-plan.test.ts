@@ -1,21 +1,23 @@
 import { describe, expect, test } from 'vitest';
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
+import type { StorageClass } from '../resources/storage-class/schema';
 import { capabilityProblems, planClaim, withoutVolumeNames, type PlanInput } from './claim-plan';
 
-const claim = (modes = ['ReadWriteOnce'], size = '1Gi', volumeMode = 'Filesystem'): KubeObject => ({
+const claim = (modes = ['ReadWriteOnce'], size = '1Gi', volumeMode = 'Filesystem'): PersistentVolumeClaim => ({
   apiVersion: 'v1',
   kind: 'PersistentVolumeClaim',
   metadata: { name: 'c', namespace: 'team-a' },
   spec: { accessModes: modes, volumeMode, resources: { requests: { storage: size } }, storageClassName: 'fast' },
 });
-const pv = (name: string, size: string, cls = 'fast'): KubeObject => ({
+const pv = (name: string, size: string, cls = 'fast'): PersistentVolume => ({
   apiVersion: 'v1',
   kind: 'PersistentVolume',
   metadata: { name },
   spec: { capacity: { storage: size }, accessModes: ['ReadWriteOnce'], storageClassName: cls, volumeMode: 'Filesystem' },
   status: { phase: 'Available' },
 });
-const sc = (provisioner: string, extra: Record<string, unknown> = {}): KubeObject => ({
+const sc = (provisioner: string, extra: Record<string, unknown> = {}): StorageClass => ({
   apiVersion: 'storage.k8s.io/v1',
   kind: 'StorageClass',
   metadata: { name: 'fast' },

@@ -1,7 +1,9 @@
 // The table of matching cases (seed 004's eight steps, with the situations of upstream's
 // index_test.go and binder_test.go), named after the rule each shows. Used by the pure
 // table test (matching.test.ts) and by the store-path test (test/controllers).
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
+import type { ObjectMeta } from '../resources/types';
 import type { MatchOptions } from './matching';
 
 export const RWO = 'ReadWriteOnce';
@@ -9,10 +11,12 @@ export const ROX = 'ReadOnlyMany';
 export const RWX = 'ReadWriteMany';
 export const RWOP = 'ReadWriteOncePod';
 
-export type Mod = (o: KubeObject) => void;
+/** An object as pv() and pvc() build it: spec and status are always there. */
+export type Built<T extends { spec?: unknown; status?: unknown }> = T & { spec: NonNullable<T['spec']>; status: NonNullable<T['status']> };
+export type Mod<T extends PersistentVolume | PersistentVolumeClaim = PersistentVolume> = (o: Built<T>) => void;
 
-export function pv(name: string, size: string, modes: string[] = [RWO], mod?: Mod): KubeObject {
-  const o: KubeObject = {
+export function pv(name: string, size: string, modes: string[] = [RWO], mod?: Mod): PersistentVolume {
+  const o: Built<PersistentVolume> = {
     apiVersion: 'v1',
     kind: 'PersistentVolume',
     metadata: { name, uid: `uid-${name}` },
@@ -23,8 +27,8 @@ export function pv(name: string, size: string, modes: string[] = [RWO], mod?: Mo
   return o;
 }
 
-export function pvc(size: string, modes: string[] = [RWO], mod?: Mod): KubeObject {
-  const o: KubeObject = {
+export function pvc(size: string, modes: string[] = [RWO], mod?: Mod<PersistentVolumeClaim>): PersistentVolumeClaim {
+  const o: Built<PersistentVolumeClaim> = {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
     metadata: { name: 'claim01', namespace: 'myns', uid: 'uid-claim01' },
@@ -42,13 +46,14 @@ export const boundTo = (name: string, uid = `uid-${name}`, namespace = 'myns'): 
 export const preboundTo = (name: string, namespace = 'myns'): Mod => (o) => {
   o.spec.claimRef = { namespace, name };
 };
-export const labels = (l: Record<string, string>): Mod => (o) => {
+export const labels = (l: Record<string, string>) => (o: { metadata: ObjectMeta }) => {
   o.metadata.labels = l;
 };
-export const cls = (c: string): Mod => (o) => {
+export const cls = (c: string) => (o: { spec: { storageClassName?: string } }) => {
   o.spec.storageClassName = c;
 };
-export const both = (...mods: Mod[]): Mod => (o) => mods.forEach((m) => m(o));
+/** The mods in order; their kind comes from where the result is used (pv() or pvc()). */
+export const both = <T extends PersistentVolume | PersistentVolumeClaim>(...mods: NoInfer<Mod<T>>[]): Mod<T> => (o) => mods.forEach((m) => m(o));
 
 // Upstream createTestVolumes (index_test.go), deliberately out of order.
 const upstreamVolumes = [
@@ -77,8 +82,8 @@ const prebound = (name: string, size: string, modes: string[] = [RWO], mod?: Mod
 
 export interface MatchCase {
   name: string;
-  claim: KubeObject;
-  volumes: KubeObject[];
+  claim: PersistentVolumeClaim;
+  volumes: PersistentVolume[];
   opts?: MatchOptions;
   expected: string | undefined;
   prebound?: boolean;

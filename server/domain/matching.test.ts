@@ -2,7 +2,8 @@
 // upstream's index_test.go and binder_test.go. Case names say the rule they show; the
 // table itself is in matching-cases.ts (the store path is checked against it too).
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import { accessModeGroups, checkRequestedVolume, evaluateVolume, findBestMatch } from './matching';
 import { boundTo, both, cls, matchCases as cases, pv, pvc, ROX, RWO, RWOP, RWX } from './matching-cases';
 
@@ -47,7 +48,7 @@ describe('evaluateVolume reports every failed rule', () => {
 });
 
 describe('checkRequestedVolume (a claim naming its volume: upstream checkVolumeSatisfyClaim)', () => {
-  const cases: [string, KubeObject, KubeObject, string[]][] = [
+  const cases: [string, PersistentVolumeClaim, PersistentVolume, string[]][] = [
     ['a fitting volume has no problems', pvc('1Gi'), pv('v', '1Gi'), []],
     ['a volume too small', pvc('2Gi'), pv('v', '1Gi'), ['requested PV is too small']],
     ['a volume of another class', pvc('1Gi', [RWO], cls('gold')), pv('v', '1Gi'), ['storageClassName does not match']],

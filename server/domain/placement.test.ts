@@ -1,10 +1,17 @@
 import { describe, expect, test } from 'vitest';
 import { placePod, type Placement, type PlacementInput } from './placement';
-import type { KubeObject } from '../resources/types';
+import type { Node } from '../resources/node/schema';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
+import type { Pod } from '../resources/pod/schema';
+import type { StorageClass } from '../resources/storage-class/schema';
+
+/** A node as node() builds it: status is always there. */
+type BuiltNode = Node & { status: NonNullable<Node['status']> };
 
 // Three nodes: n1 (zone a), n2 (zone b), n3 (zone c); Ready unless a row says otherwise.
-function node(name: string, zone: string, mod?: (n: KubeObject) => void): KubeObject {
-  const n: KubeObject = {
+function node(name: string, zone: string, mod?: (n: BuiltNode) => void): Node {
+  const n: BuiltNode = {
     apiVersion: 'v1',
     kind: 'Node',
     metadata: { name, labels: { 'kubernetes.io/hostname': name, 'topology.kubernetes.io/zone': zone } },
@@ -13,14 +20,14 @@ function node(name: string, zone: string, mod?: (n: KubeObject) => void): KubeOb
   mod?.(n);
   return n;
 }
-const notReady = (n: KubeObject) => (n.status.conditions = [{ type: 'Ready', status: 'False' }]);
-const cordoned = (n: KubeObject) => (n.spec = { unschedulable: true });
-const tainted = (n: KubeObject) => (n.spec = { taints: [{ key: 'dedicated', value: 'db', effect: 'NoSchedule' }] });
+const notReady = (n: BuiltNode) => (n.status.conditions = [{ type: 'Ready', status: 'False' }]);
+const cordoned = (n: BuiltNode) => (n.spec = { unschedulable: true });
+const tainted = (n: BuiltNode) => (n.spec = { taints: [{ key: 'dedicated', value: 'db', effect: 'NoSchedule' }] });
 
 const pinned = (host: string) => ({ required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [host] }] }] } });
 const zones = (...z: string[]) => ({ required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: z }] }] } });
 
-function volume(name: string, size: string, o: { affinity?: object; cls?: string; boundTo?: string } = {}): KubeObject {
+function volume(name: string, size: string, o: { affinity?: object; cls?: string; boundTo?: string } = {}): PersistentVolume {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolume',
@@ -38,7 +45,7 @@ function volume(name: string, size: string, o: { affinity?: object; cls?: string
   };
 }
 
-function claim(name: string, o: { cls?: string; volume?: string; size?: string; deleting?: boolean; modes?: string[] } = {}): KubeObject {
+function claim(name: string, o: { cls?: string; volume?: string; size?: string; deleting?: boolean; modes?: string[] } = {}): PersistentVolumeClaim {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
@@ -54,7 +61,7 @@ function claim(name: string, o: { cls?: string; volume?: string; size?: string; 
   };
 }
 
-const classes = new Map<string, KubeObject>(
+const classes = new Map<string, StorageClass>(
   [
     { metadata: { name: 'local' }, provisioner: 'kubernetes.io/no-provisioner', volumeBindingMode: 'WaitForFirstConsumer' },
     { metadata: { name: 'hostpath' }, provisioner: 'stowage.io/host-path', volumeBindingMode: 'WaitForFirstConsumer' },
@@ -65,15 +72,15 @@ const classes = new Map<string, KubeObject>(
       allowedTopologies: [{ matchLabelExpressions: [{ key: 'topology.kubernetes.io/zone', values: ['a'] }] }],
     },
     { metadata: { name: 'immediate' }, provisioner: 'example.com/nfs', volumeBindingMode: 'Immediate' },
-  ].map((c) => [c.metadata.name, { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', ...c } as KubeObject]),
+  ].map((c): [string, StorageClass] => [c.metadata.name, { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', ...c }]),
 );
 
 interface Row {
   what: string;
-  nodes?: KubeObject[];
+  nodes?: Node[];
   claims?: string[];
-  objects?: KubeObject[];
-  candidates?: KubeObject[];
+  objects?: (PersistentVolumeClaim | PersistentVolume)[];
+  candidates?: PersistentVolume[];
   nodeSelector?: Record<string, string>;
   affinityHosts?: string[];
   tolerations?: object[];
@@ -272,7 +279,7 @@ const rows: Row[] = [
 
 function inputOf(r: Row): PlacementInput {
   const objects = r.objects ?? [];
-  const pod: KubeObject = {
+  const pod: Pod = {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: 'p', namespace: 'ns' },
@@ -297,8 +304,8 @@ function inputOf(r: Row): PlacementInput {
   return {
     pod,
     nodes: r.nodes ?? three(),
-    claims: new Map(objects.filter((o) => o.kind === 'PersistentVolumeClaim').map((o) => [o.metadata.name!, o])),
-    boundVolumes: new Map(objects.filter((o) => o.kind === 'PersistentVolume').map((o) => [o.metadata.name!, o])),
+    claims: new Map(objects.filter((o): o is PersistentVolumeClaim => o.kind === 'PersistentVolumeClaim').map((o) => [o.metadata.name!, o])),
+    boundVolumes: new Map(objects.filter((o): o is PersistentVolume => o.kind === 'PersistentVolume').map((o) => [o.metadata.name!, o])),
     classes,
     candidates: r.candidates ?? [],
     provisionerNode: (p) => (p === 'stowage.io/host-path' ? 'n2' : undefined),

@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest';
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import { admitClaim, claimUsage, isClaimResource, quotaUsed, roomLeft, storageRoomText } from './quota';
 import { formatQuantity, quantityFromJSON } from './quantity';
 
-const claim = (storage: string | undefined, cls?: string, extra: { allocated?: string; beta?: string } = {}): KubeObject => ({
+const claim = (storage: string | undefined, cls?: string, extra: { allocated?: string; beta?: string } = {}): PersistentVolumeClaim => ({
   apiVersion: 'v1',
   kind: 'PersistentVolumeClaim',
   metadata: { name: 'c', namespace: 'ns', ...(extra.beta ? { annotations: { 'volume.beta.kubernetes.io/storage-class': extra.beta } } : {}) },
@@ -14,7 +14,7 @@ const claim = (storage: string | undefined, cls?: string, extra: { allocated?: s
 const gold = (r: string) => `gold.storageclass.storage.k8s.io/${r}`;
 
 describe('claimUsage (upstream pvcEvaluator.Usage)', () => {
-  test.each<[string, KubeObject, Record<string, string>]>([
+  test.each<[string, PersistentVolumeClaim, Record<string, string>]>([
     ['a claim without class counts itself and its request', claim('10Gi'), { 'count/persistentvolumeclaims': '1', persistentvolumeclaims: '1', 'requests.storage': '10Gi' }],
     [
       'a claim of class gold also counts against the class',
@@ -57,8 +57,8 @@ interface Row {
   name: string;
   hard: Record<string, string>;
   used: Record<string, string>;
-  prev?: KubeObject;
-  next: KubeObject;
+  prev?: PersistentVolumeClaim;
+  next: PersistentVolumeClaim;
   scoped?: boolean;
   message?: string;
   newUsed?: Record<string, string>;

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../resources/types';
+import type { Node } from '../resources/node/schema';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
+import type { Pod } from '../resources/pod/schema';
 import {
   claimLastUsed,
   claimUsage,
@@ -14,7 +17,7 @@ import {
   type VolumeFacts,
 } from './reclaim';
 
-function pv(phase: string, extra: { uid?: string; terminating?: boolean; policy?: string; provisionedBy?: string; noRef?: boolean } = {}): KubeObject {
+function pv(phase: string, extra: { uid?: string; terminating?: boolean; policy?: string; provisionedBy?: string; noRef?: boolean } = {}): PersistentVolume {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolume',
@@ -35,7 +38,7 @@ function pv(phase: string, extra: { uid?: string; terminating?: boolean; policy?
   };
 }
 
-function claim(name: string, extra: { uid?: string; volumeName?: string; phase?: string; storage?: string; cls?: string; terminating?: boolean } = {}): KubeObject {
+function claim(name: string, extra: { uid?: string; volumeName?: string; phase?: string; storage?: string; cls?: string; terminating?: boolean } = {}): PersistentVolumeClaim {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
@@ -105,7 +108,7 @@ describe('claimVerdict', () => {
 
 const now = new Date('2026-03-01T00:00:00Z');
 const pvc = { ...claim('data'), metadata: { ...claim('data').metadata, creationTimestamp: '2026-01-01T00:00:00Z' } };
-const pod = (phase: string, finished?: string): KubeObject => ({
+const pod = (phase: string, finished?: string): Pod => ({
   apiVersion: 'v1',
   kind: 'Pod',
   metadata: { name: 'p', namespace: 'default', creationTimestamp: '2026-01-10T00:00:00Z' },
@@ -165,13 +168,13 @@ describe('reclaimEvent', () => {
     { action: 'recycle', actor: 'user:alice', before: released, after: recycled, reason: 'RecycleRequested', message: 'user alice asked from the reclaim center to wipe and recycle the volume: reclaim policy Retain → Delete' },
     { action: 'delete', actor: 'user:alice', before: released, after: released, reason: 'DeletedFromReclaimCenter', message: 'user alice deleted the volume from the reclaim center (reclaim policy Retain)' },
     { action: 'delete', actor: 'token:dev/t', before: pvcBound, after: terminating, reason: 'DeletedFromReclaimCenter', message: 'token dev/t deleted the claim from the reclaim center (its volume pv-9 becomes Released; terminating until its finalizers are removed)' },
-  ] as { action: VolumeAction; actor: string; before: KubeObject; after: KubeObject; reason: string; message: string }[])('$action by $actor: $reason', ({ action, actor, before, after, reason, message }) => {
+  ] as { action: VolumeAction; actor: string; before: PersistentVolume | PersistentVolumeClaim; after: PersistentVolume | PersistentVolumeClaim; reason: string; message: string }[])('$action by $actor: $reason', ({ action, actor, before, after, reason, message }) => {
     expect(reclaimEvent(actor, { action, before, after })).toEqual({ reason, message });
   });
 });
 
 describe('nodeGoneReason and volumeNode', () => {
-  const ready = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } } as KubeObject;
+  const ready: Node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } };
   it.each([
     { name: 'missing node', node: undefined, ready: false, want: 'node n1 does not exist' },
     { name: 'NotReady node', node: ready, ready: false, want: 'node n1 is NotReady' },
@@ -186,6 +189,6 @@ describe('nodeGoneReason and volumeNode', () => {
     { name: 'a local PV with two hostnames', pv: { metadata: {}, spec: { local: { path: '/x' }, nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['a', 'b'] }] }] } } } }, want: undefined },
     { name: 'a host-path PV', pv: { metadata: {}, spec: { hostPath: { path: '/x' } } }, want: undefined },
   ])('$name', ({ pv: v, want }) => {
-    expect(volumeNode({ apiVersion: 'v1', kind: 'PersistentVolume', ...v } as KubeObject)).toBe(want);
+    expect(volumeNode({ apiVersion: 'v1', kind: 'PersistentVolume', ...v })).toBe(want);
   });
 });

@@ -1,15 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import { isVolumeReleased } from './volume-release';
 
-const pv = (uid?: string): KubeObject => ({
+const pv = (uid?: string): PersistentVolume => ({
   apiVersion: 'v1',
   kind: 'PersistentVolume',
   metadata: { name: 'pvc-1' },
   spec: { claimRef: { namespace: 'ns', name: 'c', ...(uid ? { uid } : {}) } },
   status: { phase: 'Released' },
 });
-const claim = (uid: string, volumeName?: string): KubeObject => ({
+const claim = (uid: string, volumeName?: string): PersistentVolumeClaim => ({
   apiVersion: 'v1',
   kind: 'PersistentVolumeClaim',
   metadata: { name: 'c', namespace: 'ns', uid },

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import { capacityView, usageOf, usageUpdate, withUsage } from './volume-usage';
 import { annUsedBytes as U, annUsedBytesPartial as P, annUsedBytesTime as T } from './well-known/annotations';
 
-const pv = (annotations: Record<string, string> = {}, size = '1Gi'): KubeObject => ({
+const pv = (annotations: Record<string, string> = {}, size = '1Gi'): PersistentVolume => ({
   apiVersion: 'v1',
   kind: 'PersistentVolume',
   metadata: { name: 'v', annotations },
@@ -48,14 +49,14 @@ describe('usageUpdate', () => {
 });
 
 describe('capacityView', () => {
-  const claim = (phase: string, cap?: string): KubeObject => ({
+  const claim = (phase: string, cap?: string): PersistentVolumeClaim => ({
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
     metadata: { name: 'c', namespace: 'n' },
     spec: { resources: { requests: { storage: '1Gi' } } },
     status: { phase, ...(cap ? { capacity: { storage: cap } } : {}) },
   });
-  const cases: { name: string; c: KubeObject; v?: KubeObject; want: Record<string, unknown> }[] = [
+  const cases: { name: string; c: PersistentVolumeClaim; v?: PersistentVolume; want: Record<string, unknown> }[] = [
     { name: 'pending: requested only', c: claim('Pending'), want: { requested: '1Gi', partial: false, unknownBecause: 'the claim is not bound to a volume yet' } },
     { name: 'bound without usage', c: claim('Bound', '2Gi'), v: pv(), want: { requested: '1Gi', provisioned: '2Gi', unknownBecause: expect.stringMatching(/nothing reports/) } },
     { name: 'bound with usage', c: claim('Bound', '2Gi'), v: pv({ [U]: String(512 * 1024 * 1024), [T]: '2026-01-01T00:00:00Z' }), want: { used: '512Mi', percent: 25, usedAt: '2026-01-01T00:00:00Z' } },

@@ -12,7 +12,13 @@ test.each([
   expect(splitFieldPath(path)).toEqual(want);
 });
 
-const pv = (): KubeObject => ({
+/** A PersistentVolume as a client may send it, with fields the kind does not have. */
+interface SentPV extends KubeObject {
+  spec: { capacity: { storage: string }; accessModes: string[]; hostPath: { path: string; extra?: number }; speed?: string };
+  bogus?: boolean;
+}
+
+const pv = (): SentPV => ({
   apiVersion: 'v1',
   kind: 'PersistentVolume',
   metadata: { name: 'p' },

@@ -4,16 +4,21 @@
 // this machine is the node; on a machine where the path does not exist, nothing is refused
 // here and the plugin checks again on its node before it makes anything.
 import { inTreeParameterProblems } from '../resources/storage-class/in-tree-parameters';
-import type { Admission } from '../resources/types';
+import type { StorageClass } from '../resources/storage-class/schema';
+import type { Admission, KubeObject } from '../resources/types';
 import { symlinkProblems } from './node-local';
 import type { HostOs } from './os';
 import { hostPathProvisioner, loopProvisioner } from '../domain/well-known/provisioners';
 
+/** The object as a StorageClass when it is one (admission sees objects of every kind). */
+const asStorageClass = (o: KubeObject): StorageClass | undefined => (o.kind === 'StorageClass' ? (o as StorageClass) : undefined);
+
 const isInTree = (p: string) => p === hostPathProvisioner || p === loopProvisioner;
 
 export function storageClassAdmission(os: HostOs): Admission {
-  return async (obj) => {
-    if (obj.kind !== 'StorageClass' || typeof obj.provisioner !== 'string') return [];
+  return async (o) => {
+    const obj = asStorageClass(o);
+    if (!obj || typeof obj.provisioner !== 'string') return [];
     const parameters: Record<string, string> = obj.parameters ?? {};
     const basePath = parameters.basePath;
     if (typeof basePath !== 'string') return [];

@@ -7,7 +7,8 @@
 // (octal permissions of the directory, default 0700: the narrowest that works for the
 // owner; a wider mode may be asked for, but never one that lets every user write).
 import path from 'node:path';
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
+import type { StorageClass } from '../resources/storage-class/schema';
 import type { AssetRecord } from '../store/provisioned-assets';
 import { modeProblems } from '../resources/storage-class/in-tree-parameters';
 import { basePathProblems, checkFreeSpace, symlinkProblems, isInside, assetName, nodeLocalDeleters, nodeOf, provisionWithIntent, type NodeLocalDeps } from './node-local';
@@ -36,7 +37,7 @@ function modeOf(parameters: Record<string, string>): number {
 export function createHostPathPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
   const name = hostPathProvisioner;
 
-  function validateParameters(parameters: Record<string, string>, claim: KubeObject, storageClass?: KubeObject): string[] {
+  function validateParameters(parameters: Record<string, string>, claim: PersistentVolumeClaim, storageClass?: StorageClass): string[] {
     const problems = unknownParameters(name, parameters, knownParameters);
     problems.push(...basePathProblems(name, parameters.basePath));
     problems.push(...modeProblems(parameters.mode));

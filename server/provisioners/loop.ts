@@ -13,7 +13,8 @@
 // so an aligned request ("1Gi", "100Mi") gets exactly that size, and the PV's capacity is
 // always the real size, never less than asked for.
 import path from 'node:path';
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import type { AssetRecord } from '../store/provisioned-assets';
 import {
   assetName,
@@ -57,7 +58,7 @@ export function createLoopPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
   const name = loopProvisioner;
   const os = deps.os;
 
-  function validateParameters(parameters: Record<string, string>, claim: KubeObject): string[] {
+  function validateParameters(parameters: Record<string, string>, claim: PersistentVolumeClaim): string[] {
     const problems = unknownParameters(name, parameters, knownParameters);
     problems.push(...basePathProblems(name, parameters.basePath));
     const block = (claim.spec?.volumeMode ?? 'Filesystem') === 'Block';
@@ -192,7 +193,7 @@ export function createLoopPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
   };
 
   /** The intent record of this plugin's asset for a PV, when it lives on this node. */
-  async function ownRecord(pv: KubeObject): Promise<AssetRecord | undefined> {
+  async function ownRecord(pv: PersistentVolume): Promise<AssetRecord | undefined> {
     const records = await deps.assets.byPv(pv.metadata.name ?? '');
     return records.find((r) => r.plugin === name && r.node === nodeOf(deps) && r.state === 'created');
   }

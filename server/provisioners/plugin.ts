@@ -17,7 +17,9 @@
 import type { LabelSelector } from '../domain/label-selector';
 import { quantityFromJSON, quantityToBytes } from '../domain/quantity';
 import { pluginParameters } from '../domain/secret-references';
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
+import type { StorageClass } from '../resources/storage-class/schema';
 import type { DiskUsage, UsageBudget } from './os';
 import type { VolumeNodeAffinity } from '../resources/node-selector';
 import type { AssetRecord } from '../store/provisioned-assets';
@@ -29,8 +31,8 @@ export type VolumeMode = 'Filesystem' | 'Block';
 export interface ProvisionOptions {
   /** The PV's name (deterministic: `pvc-<claim uid>`), which names the asset as well. */
   pvName: string;
-  claim: KubeObject;
-  storageClass: KubeObject;
+  claim: PersistentVolumeClaim;
+  storageClass: StorageClass;
   /** The class's parameters (opaque to developers; never copied into the PV). */
   parameters: Record<string, string>;
   /** The claim's request, in bytes. */
@@ -45,10 +47,10 @@ export interface ProvisionOptions {
 }
 
 /** The deterministic PV name of a claim: a second provisioning of it fails instead of duplicating. */
-export const volumeNameFor = (claim: KubeObject) => `pvc-${claim.metadata.uid ?? ''}`;
+export const volumeNameFor = (claim: PersistentVolumeClaim) => `pvc-${claim.metadata.uid ?? ''}`;
 
 /** The options a plugin gets for a claim of a class (upstream ProvisionOptions). */
-export function provisionOptionsFor(claim: KubeObject, storageClass: KubeObject): ProvisionOptions {
+export function provisionOptionsFor(claim: PersistentVolumeClaim, storageClass: StorageClass): ProvisionOptions {
   const request = quantityFromJSON(claim.spec?.resources?.requests?.storage);
   return {
     pvName: volumeNameFor(claim),
@@ -104,24 +106,24 @@ export interface ProvisionerPlugin {
   readonly name: string;
   readonly capabilities: PluginCapabilities;
   /** Problems with the parameters or the claim; empty when the claim can be served. */
-  validateParameters(parameters: Record<string, string>, claim: KubeObject, storageClass?: KubeObject): string[];
+  validateParameters(parameters: Record<string, string>, claim: PersistentVolumeClaim, storageClass?: StorageClass): string[];
   provision(options: ProvisionOptions): Promise<ProvisionResult>;
   /** Removes the asset behind a PV this plugin provisioned. Throws on failure. */
-  delete(pv: KubeObject): Promise<DeleteResult>;
+  delete(pv: PersistentVolume): Promise<DeleteResult>;
   /** Removes an asset known only by its intent record. Throws on failure. */
   deleteAsset(record: AssetRecord): Promise<DeleteResult>;
   /**
    * Grows the asset behind a PV to at least `bytes` (the controller half of expansion).
    * Undefined when the asset is not this plugin's on this node. Throws on failure.
    */
-  expand?(pv: KubeObject, bytes: bigint): Promise<ExpandResult | undefined>;
+  expand?(pv: PersistentVolume, bytes: bigint): Promise<ExpandResult | undefined>;
   /** Grows the filesystem on the grown asset (the node half), when expand said so. */
-  expandFilesystem?(pv: KubeObject): Promise<void>;
+  expandFilesystem?(pv: PersistentVolume): Promise<void>;
   /**
    * Bytes used on the asset behind a PV, measured within the budget. Undefined when the
    * asset is not this plugin's on this node, or is gone.
    */
-  usage?(pv: KubeObject, budget: UsageBudget): Promise<DiskUsage | undefined>;
+  usage?(pv: PersistentVolume, budget: UsageBudget): Promise<DiskUsage | undefined>;
 }
 
 export interface ExpandResult {
@@ -192,7 +194,7 @@ export function nodeSelectorLabels(
 const nodeLocalModes = new Set(['ReadWriteOnce', 'ReadWriteOncePod']);
 
 /** Claim checks every node-local plugin shares (modes, data sources, selector, node). */
-export function nodeLocalClaimProblems(plugin: string, claim: KubeObject, node: string): string[] {
+export function nodeLocalClaimProblems(plugin: string, claim: PersistentVolumeClaim, node: string): string[] {
   const problems: string[] = [];
   const modes: string[] = claim.spec?.accessModes ?? [];
   for (const m of modes) {

@@ -5,12 +5,13 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { promisify } from 'node:util';
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
+import type { StorageClass } from '../resources/storage-class/schema';
 import { parseMountInfo } from '../domain/filesystem';
 
 const run = promisify(execFile);
 
-export function testClaim(over: { name?: string; size?: string; spec?: Record<string, unknown>; annotations?: Record<string, string> } = {}): KubeObject {
+export function testClaim(over: { name?: string; size?: string; spec?: Record<string, unknown>; annotations?: Record<string, string> } = {}): PersistentVolumeClaim {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
@@ -25,7 +26,7 @@ export function testClaim(over: { name?: string; size?: string; spec?: Record<st
   };
 }
 
-export function testClass(provisioner: string, parameters: Record<string, string>, extra: Record<string, unknown> = {}): KubeObject {
+export function testClass(provisioner: string, parameters: Record<string, string>, extra: Record<string, unknown> = {}): StorageClass {
   return {
     apiVersion: 'storage.k8s.io/v1',
     kind: 'StorageClass',

@@ -13,8 +13,9 @@ describe('kind types inferred from the schemas', () => {
     expectTypeOf<NonNullable<ObjectOf<'PersistentVolumeClaim'>['spec']>['accessModes']>().toEqualTypeOf<string[] | undefined>();
   });
 
-  it('accept an object read from the store, and are accepted where any object is', () => {
-    expectTypeOf<KubeObject>().toExtend<ObjectOf<'Node'>>();
+  it('are accepted where any object is, but an object of unknown kind is not taken for a kind unchecked', () => {
+    expectTypeOf<KubeObject>().not.toExtend<ObjectOf<'Node'>>();
+    expectTypeOf<KubeObject>().not.toExtend<ObjectOf<'PersistentVolume'>>();
     expectTypeOf<ObjectOf<'Pod'>>().toExtend<KubeObject>();
     const pv: PersistentVolume = { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'a' }, spec: { capacity: { storage: '1Gi' } } };
     expect(persistentVolumeStrategy.validateShape(pv)).toEqual([]);

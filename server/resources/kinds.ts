@@ -12,6 +12,7 @@ import type { Pod } from './pod/schema';
 import type { ResourceQuota } from './resource-quota/schema';
 import type { Secret } from './secret/schema';
 import type { StorageClass } from './storage-class/schema';
+import type { KubeObject } from './types';
 
 export interface KindMap {
   PersistentVolume: PersistentVolume;
@@ -30,3 +31,6 @@ export type KindName = keyof KindMap;
 
 /** The stored object of a kind, by the kind's name. */
 export type ObjectOf<K extends KindName> = KindMap[K];
+
+/** The object type of a kind given by name: the typed kind for a known name, else any object. */
+export type ObjectOfName<K extends string> = K extends KindName ? KindMap[K] : KubeObject;

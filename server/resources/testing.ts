@@ -3,8 +3,9 @@ import type { FieldError } from '../domain/errors';
 import type { KubeObject, Strategy } from './types';
 
 /** Shape, defaults, prepare, validate: the errors a create would report. */
-export function createErrors(strategy: Strategy, input: unknown): FieldError[] {
-  const obj = structuredClone(input) as KubeObject;
+export function createErrors<T extends KubeObject>(strategy: Strategy<T>, input: unknown): FieldError[] {
+  // The strategy's own shape check runs first; defaults and validation only see what passed it.
+  const obj = structuredClone(input) as T;
   const shape = strategy.validateShape(obj);
   if (shape.length > 0) return shape;
   strategy.applyDefaults(obj);
@@ -13,10 +14,11 @@ export function createErrors(strategy: Strategy, input: unknown): FieldError[] {
 }
 
 /** The object a create would store; throws when it is invalid. */
-export function created(strategy: Strategy, input: unknown, meta: Partial<KubeObject['metadata']> = {}): KubeObject {
+export function created<T extends KubeObject>(strategy: Strategy<T>, input: unknown, meta: Partial<KubeObject['metadata']> = {}): T {
   const errs = createErrors(strategy, input);
   if (errs.length > 0) throw new Error(`invalid ${strategy.kind}: ${lines(errs).join('; ')}`);
-  const obj = structuredClone(input) as KubeObject;
+  // Passed the kind's shape check just above.
+  const obj = structuredClone(input) as T;
   strategy.applyDefaults(obj);
   strategy.prepareForCreate(obj);
   obj.metadata = { uid: 'uid-1', resourceVersion: '1', generation: 1, creationTimestamp: '2024-01-01T00:00:00Z', ...obj.metadata, ...meta };
@@ -24,8 +26,9 @@ export function created(strategy: Strategy, input: unknown, meta: Partial<KubeOb
 }
 
 /** The errors an update of the main resource would report. */
-export function updateErrors(strategy: Strategy, prev: KubeObject, input: unknown): FieldError[] {
-  const next = structuredClone(input) as KubeObject;
+export function updateErrors<T extends KubeObject>(strategy: Strategy<T>, prev: T, input: unknown): FieldError[] {
+  // Checked by the strategy's shape check before anything else reads it.
+  const next = structuredClone(input) as T;
   const shape = strategy.validateShape(next);
   if (shape.length > 0) return shape;
   strategy.applyDefaults(next);
@@ -34,8 +37,9 @@ export function updateErrors(strategy: Strategy, prev: KubeObject, input: unknow
 }
 
 /** The errors an update of the status subresource would report. */
-export function statusUpdateErrors(strategy: Strategy, prev: KubeObject, input: unknown): FieldError[] {
-  const next = structuredClone(input) as KubeObject;
+export function statusUpdateErrors<T extends KubeObject>(strategy: Strategy<T>, prev: T, input: unknown): FieldError[] {
+  // Checked by the strategy's shape check before anything else reads it.
+  const next = structuredClone(input) as T;
   const shape = strategy.validateShape(next);
   if (shape.length > 0) return shape;
   strategy.applyDefaults(next);

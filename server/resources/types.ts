@@ -44,18 +44,18 @@ export type KindObject<S extends z.ZodType> = Omit<Stored<z.output<S>>, 'apiVers
 };
 
 /**
- * Any object of any kind, in the Kubernetes v1 JSON shape. `spec`, `status` and the other
- * fields stay `any` for now: the store, services, controllers and components read them
- * unchecked, and the typed kinds (KindObject) are accepted where a KubeObject is and the
- * other way round. Making them `unknown` is the next step, kind by kind.
+ * Any object of any kind, in the Kubernetes v1 JSON shape. Its fields beyond the header are
+ * `unknown`: code that reads `spec` or `status` works on the kind's own type (ObjectOf<K>
+ * in kinds.ts, from the store's typed reads or a kind check), so every field read is checked
+ * against the kind's zod schema. A typed kind is accepted wherever a KubeObject is.
  */
 export interface KubeObject {
   apiVersion: string;
   kind: string;
   metadata: ObjectMeta;
-  spec?: any;
-  status?: any;
-  [field: string]: any;
+  spec?: unknown;
+  status?: unknown;
+  [field: string]: unknown;
 }
 
 /** The columns of the `objects` table a kind fills from its JSON (null when absent). */

@@ -17,6 +17,7 @@ import {
 } from '../store/capacity-queries';
 import { countByPhaseAndClass } from '../store/object-page';
 import type { ObjectStore } from '../store/object-store';
+import { ofKind } from '../resources/of-kind';
 
 export interface VolumeSums {
   volumes: number;
@@ -295,7 +296,7 @@ export class CapacityService {
   private async visibleQuotas(p: Principal) {
     const visible = visibleNamespaces(p, 'list', 'ResourceQuota');
     const lists = visible === 'all' ? [await this.store.list('ResourceQuota', { limit: MAX_QUOTAS })] : await Promise.all(visible.map((namespace) => this.store.list('ResourceQuota', { namespace, limit: MAX_QUOTAS })));
-    return lists.flatMap((l) => l.items);
+    return ofKind(lists.flatMap((l) => l.items), 'ResourceQuota');
   }
 
   /** Local-volume wipes queued or running, per node (for those who may read nodes). */

@@ -13,10 +13,14 @@ import { accessModeGroups, bySize, claimClass, claimHasClass, pickInGroup, reque
 import { quantityToBytes } from '../domain/quantity';
 import { capabilitiesOf, inTreeProvisionerNames } from '../provisioners/registry';
 import { isDefaultClass } from '../resources/storage-class/strategy';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
+import type { StorageClass } from '../resources/storage-class/schema';
 import type { KubeObject } from '../resources/types';
 import type { ObjectStore } from '../store/object-store';
 import { availableVolumes, nearVolumes, volumesClaimedBy } from '../store/volume-queries';
 import { forbidden, strategyOrThrow } from './objects';
+import { isKind, ofKind } from '../resources/of-kind';
 import { quotaRoom, type QuotaRoom } from './quota-room';
 import { annClassDescription, annDescription } from '../domain/well-known/annotations';
 
@@ -38,8 +42,8 @@ export interface ClassChoice {
 const DESCRIPTION_ANNOTATIONS = [annClassDescription, 'description', annDescription, 'openshift.io/description'];
 
 /** Upstream GetDefaultClass: of several defaults the newest wins; equal times go by name. */
-function newestDefault(classes: KubeObject[]): KubeObject | undefined {
-  let best: KubeObject | undefined;
+function newestDefault(classes: StorageClass[]): StorageClass | undefined {
+  let best: StorageClass | undefined;
   for (const sc of classes.filter(isDefaultClass)) {
     const a = String(sc.metadata.creationTimestamp ?? '');
     const b = String(best?.metadata.creationTimestamp ?? '');
@@ -59,7 +63,7 @@ export class ClaimCheckService {
   async classes(p: Principal): Promise<ClassChoice[]> {
     const s = strategyOrThrow('StorageClass');
     if (!isAllowed(p, 'list', s.kind)) throw forbidden(p, 'list', s);
-    const all = (await this.store.list('StorageClass')).items;
+    const all = ofKind((await this.store.list('StorageClass')).items, 'StorageClass');
     const def = newestDefault(all);
     return all.map((sc) => {
       const a = sc.metadata.annotations ?? {};
@@ -81,7 +85,7 @@ export class ClaimCheckService {
 
   /** The room the namespace's quotas leave for this claim, and whether it would be refused. */
   async quota(p: Principal, input: KubeObject): Promise<QuotaRoom> {
-    if (input?.kind !== 'PersistentVolumeClaim') throw new StowageError('BadRequest', 'the quota check is for PersistentVolumeClaims');
+    if (!input || !isKind(input, 'PersistentVolumeClaim')) throw new StowageError('BadRequest', 'the quota check is for PersistentVolumeClaims');
     return quotaRoom(this.store, p, input);
   }
 
@@ -91,14 +95,15 @@ export class ClaimCheckService {
     const ns = input.metadata?.namespace ?? '';
     if (!isAllowed(p, 'create', s.kind, ns)) throw forbidden(p, 'create', s, ns, input.metadata?.name);
     // Everything a real create checks, without writing.
-    let claim: KubeObject;
+    let claim: PersistentVolumeClaim;
     try {
-      claim = await this.store.create(input, { dryRun: true });
+      // create answers the stored object of the input's kind, a claim (checked above).
+      claim = (await this.store.create(input, { dryRun: true })) as PersistentVolumeClaim;
     } catch (e) {
       if (!isStowageError(e) || (e.code !== 'Invalid' && e.code !== 'AlreadyExists' && e.code !== 'NotFound' && e.code !== 'BadRequest')) throw e;
       return { outcome: 'invalid', summary: e.message, causes: e.details.causes ?? [] };
     }
-    const classes = (await this.store.list('StorageClass')).items;
+    const classes = ofKind((await this.store.list('StorageClass')).items, 'StorageClass');
     const named = claimHasClass(claim);
     const className = named ? claimClass(claim) : (newestDefault(classes)?.metadata.name ?? '');
     if (!named && className) claim = { ...claim, spec: { ...claim.spec, storageClassName: className } };
@@ -133,7 +138,7 @@ export class ClaimCheckService {
   }
 
   /** The binder's choice (findMatchInStore) without locks: pre-bound first, then the smallest fit per group. */
-  private async findMatch(claim: KubeObject, opts: MatchOptions): Promise<{ volume: KubeObject; prebound: boolean } | undefined> {
+  private async findMatch(claim: PersistentVolumeClaim, opts: MatchOptions): Promise<{ volume: PersistentVolume; prebound: boolean } | undefined> {
     const ns = claim.metadata.namespace ?? '';
     const reserved = claim.metadata.name ? await volumesClaimedBy(this.store, ns, claim.metadata.name) : [];
     let labels;
@@ -142,7 +147,7 @@ export class ClaimCheckService {
     } catch {
       return undefined;
     }
-    const bits = (pv: KubeObject) => accessModesToBits(pv.spec?.accessModes ?? []);
+    const bits = (pv: PersistentVolume) => accessModesToBits(pv.spec?.accessModes ?? []);
     for (const set of accessModeGroups(claim.spec?.accessModes ?? [])) {
       const pre = pickInGroup(claim, reserved.filter((v) => bits(v) === set).sort(bySize), opts);
       if (pre) return pre;

@@ -11,10 +11,12 @@ import { quantityToBytes } from '../domain/quantity';
 import { capacityView, type CapacityView } from '../domain/volume-usage';
 import { podsUsingClaim } from '../domain/pod-claims';
 import { capabilitiesOf, inTreeProvisionerNames } from '../provisioners/registry';
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import { podsNamingClaim } from '../store/reclaim-queries';
 import { availableVolumes } from '../store/volume-queries';
 import type { ObjectService } from './objects';
+import { ofKind } from '../resources/of-kind';
 import { pvcProtectionFinalizer } from '../domain/well-known/finalizers';
 
 const PVC = 'PersistentVolumeClaim';
@@ -39,11 +41,11 @@ export interface FixRequest {
 
 export interface FixResult {
   fix: Fix;
-  claim: KubeObject;
+  claim: PersistentVolumeClaim;
 }
 
 /** The claim as it would be created again with another class. */
-export function recreatedClaim(claim: KubeObject, className: string): KubeObject {
+export function recreatedClaim(claim: PersistentVolumeClaim, className: string): PersistentVolumeClaim {
   const annotations = Object.fromEntries(Object.entries(claim.metadata.annotations ?? {}).filter(([k]) => !CONTROLLER_ANNOTATION_PREFIXES.some((p) => k.startsWith(p))));
   const { volumeName: _v, storageClassName: _c, ...spec } = claim.spec ?? {};
   return {
@@ -66,17 +68,17 @@ export class ClaimDoctorService {
     return this.objects.store;
   }
 
-  private async facts(p: Principal, claim: KubeObject): Promise<FixFacts> {
+  private async facts(p: Principal, claim: PersistentVolumeClaim): Promise<FixFacts> {
     const ns = claim.metadata.namespace ?? '';
     const name = claim.metadata.name ?? '';
     const classes: ClassFacts[] = isAllowed(p, 'list', 'StorageClass')
-      ? (await this.store.list('StorageClass')).items.map((sc) => ({
+      ? ofKind((await this.store.list('StorageClass')).items, 'StorageClass').map((sc) => ({
           sc,
           capabilities: capabilitiesOf(sc.provisioner ?? ''),
           inTree: inTreeProvisionerNames.has(sc.provisioner ?? ''),
         }))
       : [];
-    const volumes: KubeObject[] = [];
+    const volumes: PersistentVolume[] = [];
     if (p.role === 'admin') {
       for (const set of accessModeGroups(claim.spec?.accessModes ?? [])) {
         const rows = await availableVolumes(this.store, {
@@ -119,7 +121,7 @@ export class ClaimDoctorService {
   }
 
   /** What one fix would do now, or why not. */
-  async preview(p: Principal, r: Omit<FixRequest, 'resourceVersion'>): Promise<Fix & { resourceVersion: string; claim?: KubeObject }> {
+  async preview(p: Principal, r: Omit<FixRequest, 'resourceVersion'>): Promise<Fix & { resourceVersion: string; claim?: PersistentVolumeClaim }> {
     const claim = await this.objects.get(p, PVC, r.namespace, r.name);
     const fix = fixFor(await this.facts(p, claim), r.kind, r.target);
     const after = fix.allowed && r.kind === 'recreate-with-class' && r.target ? recreatedClaim(claim, r.target) : undefined;
@@ -152,7 +154,7 @@ export class ClaimDoctorService {
    * no pod uses the claim (checked just before), and if the create still fails the original
    * claim is put back, so the namespace is never left without it.
    */
-  private async recreate(p: Principal, claim: KubeObject, className: string): Promise<KubeObject> {
+  private async recreate(p: Principal, claim: PersistentVolumeClaim, className: string): Promise<PersistentVolumeClaim> {
     const ns = claim.metadata.namespace ?? '';
     const name = claim.metadata.name ?? '';
     const next = recreatedClaim(claim, className);
@@ -167,7 +169,8 @@ export class ClaimDoctorService {
     const res = await this.objects.delete(p, PVC, ns, name, { preconditions: { uid: claim.metadata.uid, resourceVersion: current.metadata.resourceVersion } });
     if (!res.deleted) throw new StowageError('Conflict', `claim ${ns}/${name} is being deleted but has finalizers ${(current.metadata.finalizers ?? []).join(', ')}; create it again once it is gone`);
     try {
-      return await this.objects.create(p, next);
+      // create answers the object it stored, of next's kind.
+      return (await this.objects.create(p, next)) as PersistentVolumeClaim;
     } catch (err) {
       const original = recreatedClaim(claim, claimClass(claim));
       await this.objects.create(p, original).catch(() => undefined);

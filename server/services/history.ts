@@ -10,10 +10,12 @@ import { diffObjects, type Change } from '../domain/history-diff';
 import { describeChange } from '../domain/history-summary';
 import { unstorable } from '../domain/untrusted';
 import { strategies } from '../resources/registry';
+import type { Event } from '../resources/event/schema';
 import type { KubeObject } from '../resources/types';
 import { auditRows, objectHistory, type AuditFilter, type HistoryRow, type HistoryRowWithObject } from '../store/history';
 import type { ObjectStore } from '../store/object-store';
 import { forbidden, strategyOrThrow, type ObjectService } from './objects';
+import { ofKind } from '../resources/of-kind';
 
 /** Rows of one object a timeline shows at most (the newest). */
 export const TIMELINE_LIMIT = 500;
@@ -132,7 +134,8 @@ export class HistoryService {
     if (mayEvents) {
       for (const r of events) {
         if (r.type === 'DELETED' || !isAllowed(p, 'get', 'Event', r.namespace)) continue;
-        const e = this.objects.shape(p, r.object as KubeObject);
+        // The rows of `events` are the history of Event objects.
+        const e = this.objects.shape(p, r.object as Event);
         const g = groups.get(String(e.involvedObject?.uid ?? ''));
         if (!g) continue;
         seenEvents.add(`${r.uid}/${e.count ?? 1}`);
@@ -152,9 +155,9 @@ export class HistoryService {
     return { kind: s.kind, namespace: ns, name: nm, groups: [...groups.values()].reverse(), truncated };
   }
 
-  private async liveEvents(p: Principal, kind: string, ns: string, name: string): Promise<KubeObject[]> {
+  private async liveEvents(p: Principal, kind: string, ns: string, name: string): Promise<Event[]> {
     const res = await this.store.list('Event', { namespace: ns || 'default', fieldSelector: `involvedObject.kind=${kind},involvedObject.name=${name}` }).catch(() => ({ items: [] as KubeObject[] }));
-    return res.items.map((e) => this.objects.shape(p, e));
+    return ofKind(res.items, 'Event').map((e) => this.objects.shape(p, e));
   }
 
   /** One page of the audit log the principal may read, newest first. */
@@ -220,7 +223,7 @@ function base(r: Pick<HistoryRowWithObject, 'rv' | 'time' | 'actor' | 'action' |
   return { rv: r.rv, time: r.time, actor: r.actor, action: r.action, type: r.type };
 }
 
-function eventEntry(b: ReturnType<typeof base>, e: KubeObject): TimelineEntry {
+function eventEntry(b: ReturnType<typeof base>, e: Event): TimelineEntry {
   const reason = String(e.reason ?? '');
   const message = String(e.message ?? '');
   const count = Number(e.count ?? 1) || 1;

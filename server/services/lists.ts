@@ -14,6 +14,7 @@ import { countByPhaseAndClass, queryPage, type PageFieldFilter, type PageQuery, 
 import type { ObjectStore } from '../store/object-store';
 import { lockStorageClasses } from '../store/storage-class-locks';
 import { forbidden, readerOf, strategyOrThrow } from './objects';
+import { isKind } from '../resources/of-kind';
 
 export interface PageInput {
   kind: string;
@@ -131,7 +132,7 @@ export class ListService {
       try {
         await this.store.transact(async (tx) => {
           const o = await tx.mustGet(s.kind, r.namespace, r.name);
-          if (s.kind === 'PersistentVolume' && o.status?.phase === 'Bound') {
+          if (isKind(o, 'PersistentVolume') && o.status?.phase === 'Bound') {
             throw new StowageError('Conflict', 'the volume is Bound to a claim (in use); delete the claim first');
           }
           await tx.delete(s.kind, r.namespace, r.name, { preconditions: { uid: o.metadata.uid } });

@@ -6,10 +6,14 @@ import { isAllowed, type Principal } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
 import { isNodeReady, readyCondition } from '../domain/node-lifecycle';
 import type { KubeObject } from '../resources/types';
+import type { Node } from '../resources/node/schema';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import type { CleanupJob } from '../store/cleanup-jobs';
 import type { DiskRow } from '../store/local-disks';
 import type { ObjectStore } from '../store/object-store';
 import type { NodeAgentService } from './node-agent';
+import { ofKind } from '../resources/of-kind';
+import { asConditionedNode } from './conditioned-node';
 import { labelLocalNode } from '../domain/well-known/labels';
 import { annDiskMissing, annNodeNotReporting } from '../domain/well-known/annotations';
 
@@ -74,7 +78,7 @@ function jobView(j: CleanupJob): JobView {
   };
 }
 
-function stageOf(d: DiskRow, pv: KubeObject | undefined, job: CleanupJob | undefined): string {
+function stageOf(d: DiskRow, pv: PersistentVolume | undefined, job: CleanupJob | undefined): string {
   if (job?.state === 'running' || job?.state === 'queued') return 'wiping';
   if (job?.state === 'failed') return 'failed';
   if (job?.state === 'quarantined') return 'quarantined';
@@ -109,7 +113,7 @@ export class LocalVolumeService {
       this.store.tryGet('Node', undefined, nodeName),
       this.store.list('PersistentVolume', { labelSelector: `${labelLocalNode}=${nodeName}` }).catch(() => ({ items: [] as KubeObject[] })),
     ]);
-    const pvByName = new Map(pvs.items.map((v) => [v.metadata.name!, v]));
+    const pvByName = new Map(ofKind(pvs.items, 'PersistentVolume').map((v) => [v.metadata.name!, v]));
     const jobByPath = new Map(jobs.map((j) => [j.hostPath, j]));
     const views = disks.map((d): DiskView => {
       const pv = pvByName.get(d.pvName);
@@ -142,7 +146,7 @@ export class LocalVolumeService {
     return { node: node ? this.summaryOf(node, disks, jobs, pvByName) : null, disks: views };
   }
 
-  private summaryOf(node: KubeObject, disks: DiskRow[], jobs: CleanupJob[], pvs: Map<string, KubeObject>): NodeSummary {
+  private summaryOf(node: Node, disks: DiskRow[], jobs: CleanupJob[], pvs: Map<string, PersistentVolume>): NodeSummary {
     const classes = new Map<string, NodeSummary['classes'][number]>();
     for (const d of disks) {
       if (!d.present) continue;
@@ -156,8 +160,8 @@ export class LocalVolumeService {
     }
     return {
       name: node.metadata.name!,
-      ready: isNodeReady(node),
-      lastHeartbeat: readyCondition(node)?.lastHeartbeatTime ?? null,
+      ready: isNodeReady(asConditionedNode(node)),
+      lastHeartbeat: readyCondition(asConditionedNode(node))?.lastHeartbeatTime ?? null,
       classes: [...classes.values()],
       wiping: jobs.filter((j) => j.state === 'running' || j.state === 'queued').length,
       failed: jobs.filter((j) => j.state === 'failed').length,
@@ -168,7 +172,7 @@ export class LocalVolumeService {
   /** One row per node: disks per class, wiping, failed, quarantined, reporting or not. */
   async rollup(p: Principal): Promise<NodeSummary[]> {
     this.canRead(p);
-    const nodes = (await this.store.list('Node')).items;
+    const nodes = ofKind((await this.store.list('Node')).items, 'Node');
     const out: NodeSummary[] = [];
     for (const n of nodes.slice(0, 500)) {
       const name = n.metadata.name!;
@@ -177,7 +181,7 @@ export class LocalVolumeService {
         this.agents.jobs.listForNode(name, { openOnly: true }),
         this.store.list('PersistentVolume', { labelSelector: `${labelLocalNode}=${name}` }).catch(() => ({ items: [] as KubeObject[] })),
       ]);
-      out.push(this.summaryOf(n, disks, jobs, new Map(pvs.items.map((v) => [v.metadata.name!, v]))));
+      out.push(this.summaryOf(n, disks, jobs, new Map(ofKind(pvs.items, 'PersistentVolume').map((v) => [v.metadata.name!, v]))));
     }
     return out;
   }

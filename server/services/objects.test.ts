@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openTestStore, type TestStore } from '../../test/db';
 import type { Principal } from '../domain/authorization';
 import { ObjectService } from './objects';
+import { ofKind } from '../resources/of-kind';
 
 let t: TestStore;
 let svc: ObjectService;
@@ -88,13 +89,13 @@ describe('StorageClass parameters that hold secrets', () => {
       parameters: { fsType: 'ext4', 'csi.storage.k8s.io/provisioner-secret-name': 'db-creds', apiKey: 'k-123' },
     });
     const ref = 'csi.storage.k8s.io/provisioner-secret-name';
-    expect((await svc.get(admin, 'StorageClass', undefined, 'secretive')).parameters.apiKey).toBe('k-123');
+    expect((await svc.get(admin, 'StorageClass', undefined, 'secretive')).parameters!.apiKey).toBe('k-123');
     const got = await svc.get(dev, 'StorageClass', undefined, 'secretive');
-    expect(got.parameters.apiKey).toBe('(redacted)');
-    expect(got.parameters[ref]).toBe('db-creds');
-    const listed = (await svc.list(viewer, 'StorageClass')).items.find((o) => o.metadata.name === 'secretive');
-    expect(listed?.parameters.apiKey).toBe('(redacted)');
-    expect(listed?.parameters.fsType).toBe('ext4');
+    expect(got.parameters!.apiKey).toBe('(redacted)');
+    expect(got.parameters![ref]).toBe('db-creds');
+    const listed = ofKind((await svc.list(viewer, 'StorageClass')).items, 'StorageClass').find((o) => o.metadata.name === 'secretive');
+    expect(listed?.parameters!.apiKey).toBe('(redacted)');
+    expect(listed?.parameters!.fsType).toBe('ext4');
     const ac = new AbortController();
     const it = svc.watch(dev, { kinds: ['StorageClass'], resourceVersion: from, signal: ac.signal });
     const timer = setTimeout(() => ac.abort(), 10_000);

@@ -10,7 +10,11 @@ import { admitProtection } from '../resources/protection';
 import { strategies, strategyForKind } from '../resources/registry';
 import { admitDefaultClass } from '../resources/storage-class/default-class';
 import { admitClaimQuota, syncQuotas } from './quota-admission';
+import type { Event } from '../resources/event/schema';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
+import type { ObjectOfName } from '../resources/kinds';
 import type { Admission, KubeObject, Strategy } from '../resources/types';
+import { isKind, ofKind } from '../resources/of-kind';
 import type {
   ChangeEvent,
   DeleteOptions,
@@ -80,9 +84,11 @@ export class ObjectService {
     if (p.role === 'admin') return;
     const prev = prevOrCreate === 'create' ? undefined : prevOrCreate;
     if (prev) restoreRedacted(readerOf(p), obj, prev);
-    if (s.kind !== 'PersistentVolumeClaim') return;
-    if (prev) keepControllerOwned(obj, prev);
-    const problems = controllerOwnedChanges(obj, prev);
+    if (!isKind(obj, 'PersistentVolumeClaim')) return;
+    // The stored object is of the written object's kind.
+    const prevClaim = prev as PersistentVolumeClaim | undefined;
+    if (prevClaim) keepControllerOwned(obj, prevClaim);
+    const problems = controllerOwnedChanges(obj, prevClaim);
     if (problems.length > 0) {
       const what = `${s.plural} "${obj.metadata?.name ?? ''}" is forbidden: User "${p.name}" may not change what the controllers own: ${problems.join('; ')}`;
       throw new StowageError('Forbidden', what, { kind: s.plural, name: obj.metadata?.name, group: s.group });
@@ -107,10 +113,11 @@ export class ObjectService {
     throw new StowageError('Forbidden', `User "${p.name}" cannot ${verb} any resource`);
   }
 
-  async get(p: Principal, kind: string, namespace: string | undefined, name: string): Promise<KubeObject> {
+  async get<K extends string>(p: Principal, kind: K, namespace: string | undefined, name: string): Promise<ObjectOfName<K>> {
     const s = strategyOrThrow(kind);
     this.check(p, 'get', s, namespace, name);
-    return this.shape(p, await this.store.get(s.kind, namespace, name));
+    // s.kind is `kind` (strategies are found by their exact kind).
+    return this.shape(p, await this.store.get(kind, namespace, name));
   }
 
   async list(p: Principal, kind: string, opts: ListOptions = {}): Promise<ListResult> {
@@ -152,6 +159,8 @@ export class ObjectService {
     return this.store.currentResourceVersion();
   }
 
+  /** Answers the object as stored, of the written object's kind. */
+  async create<K extends string>(p: Principal, obj: KubeObject & { kind: K }, opts?: WriteOptions): Promise<ObjectOfName<K>>;
   async create(p: Principal, obj: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
     const s = strategyOrThrow(obj?.kind);
     this.check(p, 'create', s, obj.metadata?.namespace, obj.metadata?.name);
@@ -160,7 +169,7 @@ export class ObjectService {
     await this.guardWrite(p, s, obj, 'create');
     admitProtection(obj);
     // Upstream's DefaultStorageClass admission: the create returns the class it got.
-    if (s.kind === 'PersistentVolumeClaim' && obj.spec && typeof obj.spec === 'object') {
+    if (isKind(obj, 'PersistentVolumeClaim') && obj.spec && typeof obj.spec === 'object') {
       admitDefaultClass(obj, await this.store.current('StorageClass'));
     }
     try {
@@ -168,7 +177,8 @@ export class ObjectService {
       if (s.kind === 'PersistentVolumeClaim') {
         // Quota admission in the create's own transaction (dry run included).
         const created = await this.store.transact(async (tx) => {
-          const o = await tx.create(obj);
+          // create answers the stored object of the kind written, a claim.
+          const o = (await tx.create(obj)) as PersistentVolumeClaim;
           await admitClaimQuota(tx, undefined, o);
           return o;
         }, { ...opts, actor });
@@ -198,6 +208,8 @@ export class ObjectService {
     return new StowageError('AlreadyExists', `object is being deleted: ${e.message}`, e.details);
   }
 
+  /** Answers the object as stored, of the written object's kind. */
+  async update<T extends KubeObject>(p: Principal, obj: T, opts?: UpdateOptions & { verb?: Verb }): Promise<T>;
   async update(p: Principal, obj: KubeObject, opts: UpdateOptions & { verb?: Verb } = {}): Promise<KubeObject> {
     const s = strategyOrThrow(obj?.kind);
     this.check(p, opts.verb ?? 'update', s, obj.metadata?.namespace, obj.metadata?.name, opts.subresource);
@@ -210,13 +222,14 @@ export class ObjectService {
       }
     }
     const actor = actorOfPrincipal(p);
-    if (s.kind === 'PersistentVolumeClaim' && opts.subresource !== 'status') {
+    if (isKind(obj, 'PersistentVolumeClaim') && opts.subresource !== 'status') {
       await this.admitResize(s, obj);
       // Quota admission in the update's own transaction: a resize is charged its growth.
       const updated = await this.store.transact(async (tx) => {
         const { name, namespace } = obj.metadata ?? {};
-        const prev = typeof name === 'string' && name && typeof namespace === 'string' ? await tx.get(s.kind, namespace, name) : undefined;
-        const next = await tx.update(obj, opts);
+        const prev = typeof name === 'string' && name && typeof namespace === 'string' ? await tx.get('PersistentVolumeClaim', namespace, name) : undefined;
+        // update answers the stored object of the kind written, a claim.
+        const next = (await tx.update(obj, opts)) as PersistentVolumeClaim;
         if (prev) await admitClaimQuota(tx, prev, next);
         return next;
       }, { ...opts, actor });
@@ -228,10 +241,10 @@ export class ObjectService {
   }
 
   /** Upstream's PersistentVolumeClaimResize admission: growing needs a Bound claim of an expandable class. */
-  private async admitResize(s: Strategy, obj: KubeObject): Promise<void> {
+  private async admitResize(s: Strategy, obj: PersistentVolumeClaim): Promise<void> {
     const name = obj.metadata?.name;
     if (typeof name !== 'string' || !name) return;
-    const prev = await this.store.tryGet(s.kind, obj.metadata?.namespace, name);
+    const prev = await this.store.tryGet('PersistentVolumeClaim', obj.metadata?.namespace, name);
     if (!prev || !isExpansion(obj, prev)) return;
     // An unbound claim's spec change is refused by validation (Invalid), as upstream.
     if (prev.status?.phase !== 'Bound') return;
@@ -319,7 +332,7 @@ export class ObjectService {
   }
 
   /** Events (core/v1 Event) about one object, newest last. */
-  async eventsFor(p: Principal, obj: KubeObject): Promise<KubeObject[]> {
+  async eventsFor(p: Principal, obj: KubeObject): Promise<Event[]> {
     const ns = obj.metadata.namespace || 'default';
     if (!isAllowed(p, 'list', 'Event', ns)) return [];
     const res = await this.store.list('Event', {
@@ -327,7 +340,7 @@ export class ObjectService {
       fieldSelector: `involvedObject.kind=${obj.kind},involvedObject.name=${obj.metadata.name}`,
     });
     const reader = readerOf(p);
-    return res.items
+    return ofKind(res.items, 'Event')
       .map((e) => (p.role === 'admin' ? e : redactForReader(reader, e)))
       .filter((e) => !e.involvedObject?.uid || e.involvedObject.uid === obj.metadata.uid)
       .sort((a, b) => String(a.lastTimestamp ?? a.eventTime ?? '').localeCompare(String(b.lastTimestamp ?? b.eventTime ?? '')));

@@ -10,9 +10,12 @@ import { volumeNode } from '../domain/reclaim';
 import { usageUpdate, withUsage } from '../domain/volume-usage';
 import { timestampNow } from '../resources/metadata';
 import { isPodTerminated, podClaims } from '../domain/pod-claims';
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
+import type { Pod } from '../resources/pod/schema';
 import type { ObjectStore } from '../store/object-store';
 import { EventRecorder } from './event-recorder';
+import { ofKind } from '../resources/of-kind';
 import { kubeletComponent } from '../domain/well-known/components';
 import { reasons } from '../domain/well-known/event-reasons';
 
@@ -37,8 +40,8 @@ function text(v: unknown, field: string, max: number): string {
 /** What the agent must publish for one volume of a pod, or why it must wait. Pure. */
 export function resolveVolume(
   v: { volume: string; claimName: string; readOnly: boolean },
-  claim: KubeObject | undefined,
-  pv: KubeObject | undefined,
+  claim: PersistentVolumeClaim | undefined,
+  pv: PersistentVolume | undefined,
 ): PodVolume {
   const base = { name: v.volume, claimName: v.claimName, readOnly: v.readOnly };
   if (!claim) return { ...base, volumeMode: 'Filesystem', waiting: `persistentvolumeclaim "${v.claimName}" not found` };
@@ -56,9 +59,9 @@ export function resolveVolume(
 }
 
 /** The pod's status for what the agent reported: Running when every claim volume is ready. Pure. */
-export function podStatusFor(pod: KubeObject, ready: boolean, now: string): Record<string, unknown> {
+export function podStatusFor(pod: Pod, ready: boolean, now: string): Record<string, unknown> {
   const prev = pod.status ?? {};
-  const prevConds: any[] = Array.isArray(prev.conditions) ? prev.conditions : [];
+  const prevConds = Array.isArray(prev.conditions) ? prev.conditions : [];
   const cond = (type: string, status: 'True' | 'False', reason?: string) => {
     const old = prevConds.find((c) => c?.type === type);
     const same = old?.status === status;
@@ -70,7 +73,8 @@ export function podStatusFor(pod: KubeObject, ready: boolean, now: string): Reco
       ...(reason ? { reason } : {}),
     };
   };
-  const containers: any[] = Array.isArray(pod.spec?.containers) ? pod.spec.containers : [];
+  const containers = Array.isArray(pod.spec?.containers) ? pod.spec.containers : [];
+  // any: the schema keeps containerStatuses loose (Stowage runs no containers); read as upstream writes them.
   const prevStatuses: any[] = Array.isArray(prev.containerStatuses) ? prev.containerStatuses : [];
   const containerStatuses = containers.map((c) => {
     const old = prevStatuses.find((s) => s?.name === c?.name);
@@ -135,10 +139,10 @@ export class PodPublishing {
   /** The pods placed on `node`, each claim volume resolved to a host path (or why not yet). */
   async podsOn(node: string): Promise<AgentPod[]> {
     const pods = await this.store.list('Pod', { fieldSelector: `spec.nodeName=${node}`, limit: MAX_NODE_PODS });
-    const claims = new Map<string, KubeObject | undefined>();
-    const volumes = new Map<string, KubeObject | undefined>();
+    const claims = new Map<string, PersistentVolumeClaim | undefined>();
+    const volumes = new Map<string, PersistentVolume | undefined>();
     const out: AgentPod[] = [];
-    for (const pod of pods.items) {
+    for (const pod of ofKind(pods.items, 'Pod')) {
       const ns = pod.metadata.namespace ?? '';
       // A pod that has finished no longer uses its volumes: nothing is published for it.
       const wanted = isPodTerminated(pod) ? [] : podClaims(pod);
@@ -168,7 +172,8 @@ export class PodPublishing {
       const ready = wanted.every((name) => r.volumes.some((v) => v.name === name && v.ready));
       const next = structuredClone(pod);
       next.status = podStatusFor(pod, ready, timestampNow());
-      const saved = await tx.update(next, { subresource: 'status' });
+      // update answers the stored object of the kind written, a pod.
+      const saved = (await tx.update(next, { subresource: 'status' })) as Pod;
       return { pod: saved, changed: saved.metadata.resourceVersion !== pod.metadata.resourceVersion };
     });
     for (const v of r.volumes) {
@@ -183,7 +188,7 @@ export class PodPublishing {
    * (domain/volume-usage.ts: at most once a minute per volume, only when changed). A volume
    * on another node, or one not bound through this pod's claim, is ignored.
    */
-  private async recordUsage(node: string, pod: KubeObject, r: PodReport): Promise<void> {
+  private async recordUsage(node: string, pod: Pod, r: PodReport): Promise<void> {
     const ns = pod.metadata.namespace ?? '';
     for (const v of r.volumes) {
       if (!v.ready || v.usedBytes === undefined) continue;

@@ -6,10 +6,11 @@
 import { StowageError } from '../domain/errors';
 import { admitClaim, quotaUsed, type QuotaLimits } from '../domain/quota';
 import { isScoped } from '../resources/resource-quota/validation';
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
+import type { ResourceQuota } from '../resources/resource-quota/schema';
 import type { ObjectStore, StoreTx } from '../store/object-store';
 
-function limitsOf(q: KubeObject): QuotaLimits {
+function limitsOf(q: ResourceQuota): QuotaLimits {
   return { name: q.metadata.name ?? '', hard: q.spec?.hard ?? {}, scoped: isScoped(q) };
 }
 
@@ -21,12 +22,12 @@ function sameList(a: Record<string, unknown> | undefined, b: Record<string, unkn
 }
 
 /** The status a quota should carry for these claims (upstream: hard copied from spec, used counted). */
-export function quotaStatus(q: KubeObject, claims: KubeObject[]): { hard: Record<string, unknown>; used: Record<string, string> } {
+export function quotaStatus(q: ResourceQuota, claims: PersistentVolumeClaim[]): { hard: Record<string, unknown>; used: Record<string, string> } {
   return { hard: { ...(q.spec?.hard ?? {}) }, used: quotaUsed(limitsOf(q), claims) };
 }
 
 /** Writes a quota's status when it differs from what it should be; answers whether it wrote. */
-export async function refreshQuotaStatus(tx: StoreTx, q: KubeObject, claims: KubeObject[]): Promise<boolean> {
+export async function refreshQuotaStatus(tx: StoreTx, q: ResourceQuota, claims: PersistentVolumeClaim[]): Promise<boolean> {
   const status = quotaStatus(q, claims);
   if (sameList(q.status?.hard, status.hard) && sameList(q.status?.used, status.used)) return false;
   await tx.update({ ...q, status }, { subresource: 'status' });
@@ -38,7 +39,7 @@ export async function refreshQuotaStatus(tx: StoreTx, q: KubeObject, claims: Kub
  * in the caller's transaction, and keeps their status.used. Throws 403 on the first quota
  * (in name order) the write would exceed.
  */
-export async function admitClaimQuota(tx: StoreTx, prev: KubeObject | undefined, next: KubeObject): Promise<void> {
+export async function admitClaimQuota(tx: StoreTx, prev: PersistentVolumeClaim | undefined, next: PersistentVolumeClaim): Promise<void> {
   const namespace = next.metadata?.namespace;
   const name = next.metadata?.name ?? '';
   if (!namespace) return;

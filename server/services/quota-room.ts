@@ -15,9 +15,10 @@ import {
   storageRoomText,
 } from '../domain/quota';
 import { isScoped } from '../resources/resource-quota/validation';
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import type { ObjectStore } from '../store/object-store';
 import { forbidden, strategyOrThrow } from './objects';
+import { ofKind } from '../resources/of-kind';
 
 export interface QuotaLimitRoom {
   quota: string;
@@ -38,15 +39,15 @@ export interface QuotaRoom {
   refusal?: string;
 }
 
-export async function quotaRoom(store: ObjectStore, p: Principal, claim: KubeObject): Promise<QuotaRoom> {
+export async function quotaRoom(store: ObjectStore, p: Principal, claim: PersistentVolumeClaim): Promise<QuotaRoom> {
   const namespace = typeof claim?.metadata?.namespace === 'string' ? claim.metadata.namespace : '';
   if (!namespace) return { namespace, limits: [] };
   const s = strategyOrThrow('ResourceQuota');
   if (!isAllowed(p, 'list', s.kind, namespace)) throw forbidden(p, 'list', s, namespace);
-  const quotas = (await store.list('ResourceQuota', { namespace })).items.filter((q) => !isScoped(q));
+  const quotas = ofKind((await store.list('ResourceQuota', { namespace })).items, 'ResourceQuota').filter((q) => !isScoped(q));
   if (quotas.length === 0) return { namespace, limits: [] };
   const name = typeof claim.metadata?.name === 'string' ? claim.metadata.name : '';
-  const claims = (await store.list('PersistentVolumeClaim', { namespace })).items.filter((c) => !name || c.metadata.name !== name);
+  const claims = ofKind((await store.list('PersistentVolumeClaim', { namespace })).items, 'PersistentVolumeClaim').filter((c) => !name || c.metadata.name !== name);
   const cls = claimClass(claim);
   const where = (className?: string) => `in ${namespace}${className ? ` for class ${className}` : ''}`;
   const limits: QuotaLimitRoom[] = [];

@@ -24,7 +24,12 @@ import {
   type VolumeAction,
 } from '../domain/reclaim';
 import { podClaimNames, podsUsingClaim } from '../domain/pod-claims';
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
+import type { Node } from '../resources/node/schema';
+import type { Pod } from '../resources/pod/schema';
+import { ofKind } from '../resources/of-kind';
+import { asConditionedNode } from './conditioned-node';
 import { claimsCreatedBefore, podsNamingClaim, podsWithClaims, podUseFromHistory, volumesPinnedOutside } from '../store/reclaim-queries';
 import { EventRecorder } from './event-recorder';
 import type { LocalVolumeService, JobView } from './local-volumes';
@@ -142,7 +147,7 @@ export class ReclaimService {
   }
 
   /** Facts of a volume's decision: the claim its claimRef names and the pods using it. */
-  private async volumeFacts(pv: KubeObject, claimName?: string, podsByClaim?: Map<string, KubeObject[]>) {
+  private async volumeFacts(pv: PersistentVolume, claimName?: string, podsByClaim?: Map<string, Pod[]>) {
     const ref = pv.spec?.claimRef;
     const claim = ref?.name ? await this.store.tryGet(PVC, ref.namespace ?? 'default', ref.name) : undefined;
     const ns = claim?.metadata.namespace ?? '';
@@ -155,12 +160,12 @@ export class ReclaimService {
   }
 
   /** `known`: the pods naming the claim when the caller read them already (the overview reads them all at once). */
-  private async claimFacts(claim: KubeObject, known?: KubeObject[]) {
+  private async claimFacts(claim: PersistentVolumeClaim, known?: Pod[]) {
     const pods = known ?? (await podsNamingClaim(this.store, claim.metadata.namespace!, claim.metadata.name!));
     return { claim, pods: podsUsingClaim(pods, claim.metadata.namespace!, claim.metadata.name!), podObjects: pods };
   }
 
-  private async volumeRow(pv: KubeObject, categories: ReclaimCategory[], nodeProblem: string | null, podsByClaim: Map<string, KubeObject[]>): Promise<ReclaimVolume> {
+  private async volumeRow(pv: PersistentVolume, categories: ReclaimCategory[], nodeProblem: string | null, podsByClaim: Map<string, Pod[]>): Promise<ReclaimVolume> {
     const facts = await this.volumeFacts(pv, undefined, podsByClaim);
     const ref = pv.spec?.claimRef;
     const actions = Object.fromEntries(
@@ -196,16 +201,17 @@ export class ReclaimService {
       this.lists.page(p, { kind: PV, fields: { phase: ['Released', 'Failed'] }, sort: { key: 'name', dir: 'asc' }, limit: 500 }),
       this.store.list('Node'),
     ]);
-    const nodeByName = new Map(nodes.items.map((n) => [n.metadata.name!, n]));
-    const readyNodes = nodes.items.filter((n) => isNodeReady(n)).map((n) => n.metadata.name!);
-    const rows = new Map<string, { pv: KubeObject; categories: ReclaimCategory[]; nodeProblem: string | null }>();
-    for (const pv of releasedPage.items) {
+    const nodeItems = ofKind(nodes.items, 'Node');
+    const nodeByName = new Map<string, Node>(nodeItems.map((n) => [n.metadata.name!, n]));
+    const readyNodes = nodeItems.filter((n) => isNodeReady(asConditionedNode(n))).map((n) => n.metadata.name!);
+    const rows = new Map<string, { pv: PersistentVolume; categories: ReclaimCategory[]; nodeProblem: string | null }>();
+    for (const pv of ofKind(releasedPage.items, PV)) {
       rows.set(pv.metadata.name!, { pv, categories: [pv.status?.phase === 'Failed' ? 'failed' : 'released'], nodeProblem: null });
     }
     for (const pv of await volumesPinnedOutside(this.store, readyNodes)) {
       const node = volumeNode(pv);
       if (!node) continue;
-      const problem = nodeGoneReason(node, nodeByName.get(node), isNodeReady(nodeByName.get(node)));
+      const problem = nodeGoneReason(node, nodeByName.get(node), isNodeReady(asConditionedNode(nodeByName.get(node))));
       if (!problem) continue;
       const row = rows.get(pv.metadata.name!) ?? { pv, categories: [], nodeProblem: null };
       row.categories.push('node-gone');
@@ -213,7 +219,7 @@ export class ReclaimService {
       rows.set(pv.metadata.name!, row);
     }
     // One read of the pods that name claims, grouped by namespace/claim, instead of a query per row.
-    const podsByClaim = new Map<string, KubeObject[]>();
+    const podsByClaim = new Map<string, Pod[]>();
     for (const pod of await podsWithClaims(this.store)) {
       for (const name of podClaimNames(pod)) {
         const key = `${pod.metadata.namespace}/${name}`;
@@ -293,7 +299,7 @@ export class ReclaimService {
     return out;
   }
 
-  private async judge(p: Principal, t: ReclaimTarget): Promise<{ obj: KubeObject; verdict: ReclaimVerdict } | { missing: string }> {
+  private async judge(p: Principal, t: ReclaimTarget): Promise<{ obj: PersistentVolume | PersistentVolumeClaim; verdict: ReclaimVerdict } | { missing: string }> {
     const ns = t.kind === PVC ? t.namespace : undefined;
     if (t.kind === PVC && !ns) return { missing: 'a claim needs its namespace' };
     const obj = await this.objects.get(p, t.kind, ns, t.name).catch((e) => {
@@ -301,12 +307,15 @@ export class ReclaimService {
       throw e;
     });
     if (!obj) return { missing: `${t.kind === PV ? 'volume' : 'claim'} ${label(t)} no longer exists` };
+    // objects.get answers an object of the kind asked for.
     if (t.kind === PV) {
       if (!(['make-available', 'pre-bind', 'recycle', 'delete'] as string[]).includes(t.action)) return { missing: `unknown volume action "${t.action}"` };
-      return { obj, verdict: volumeVerdict(t.action as VolumeAction, await this.volumeFacts(obj, t.claim)) };
+      const pv = obj as PersistentVolume;
+      return { obj: pv, verdict: volumeVerdict(t.action as VolumeAction, await this.volumeFacts(pv, t.claim)) };
     }
     if (t.action !== 'delete') return { missing: `unknown claim action "${t.action}"` };
-    return { obj, verdict: claimVerdict('delete', await this.claimFacts(obj)) };
+    const claim = obj as PersistentVolumeClaim;
+    return { obj: claim, verdict: claimVerdict('delete', await this.claimFacts(claim)) };
   }
 
   /**
@@ -360,20 +369,24 @@ export class ReclaimService {
         const events = new EventRecorder(this.store, reclaimCenterComponent, logger, (fn) => fn(tx));
         if (item.action === 'delete') {
           const { object } = await tx.delete(item.kind, ns, item.name, { preconditions: { uid: current.metadata.uid, resourceVersion: item.resourceVersion } });
-          const e = reclaimEvent(actor, { action: 'delete', before: current, after: object });
+          // The object deleted is the one read above, of the same kind.
+          const e = reclaimEvent(actor, { action: 'delete', before: current, after: object as typeof current });
           await events.record(current, 'Normal', e.reason, e.message);
           return;
         }
-        const next = structuredClone(current);
+        // Only a volume has actions other than delete (judge refused any other), and a
+        // stored volume has the spec its validation requires.
+        const next = structuredClone(current) as PersistentVolume;
         if (item.action === 'make-available') {
-          delete next.spec.claimRef;
+          delete next.spec!.claimRef;
         } else if (item.action === 'pre-bind') {
           const ref = parseClaimName(item.claim)!;
-          next.spec.claimRef = { kind: PVC, apiVersion: 'v1', namespace: ref.namespace, name: ref.name };
+          next.spec!.claimRef = { kind: PVC, apiVersion: 'v1', namespace: ref.namespace, name: ref.name };
         } else if (item.action === 'recycle') {
-          next.spec.persistentVolumeReclaimPolicy = 'Delete';
+          next.spec!.persistentVolumeReclaimPolicy = 'Delete';
         }
-        const after = await tx.update(next);
+        // update answers the object it stored, a volume.
+        const after = (await tx.update(next)) as PersistentVolume;
         const e = reclaimEvent(actor, { action: item.action as VolumeAction, before: current, after });
         await events.record(current, 'Normal', e.reason, e.message);
       },

@@ -1,6 +1,6 @@
 // Queries of the controllers that look after claims' consumers (pvc-protection,
 // placement) over the `objects` table's columns and JSON.
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import { sqlOf, type Queryable } from './sql-handle';
 
 export interface ObjectKey {
@@ -18,9 +18,9 @@ export function podsToPlace(db: Queryable, limit = 10_000): Promise<ObjectKey[]>
 }
 
 /** Available volumes of the given classes (what unbound WaitForFirstConsumer claims may bind to). */
-export async function availableVolumesOfClasses(db: Queryable, classes: string[], limit = 5_000): Promise<KubeObject[]> {
+export async function availableVolumesOfClasses(db: Queryable, classes: string[], limit = 5_000): Promise<PersistentVolume[]> {
   if (classes.length === 0) return [];
-  const rows = await sqlOf(db).$queryRawUnsafe<{ object: KubeObject }[]>(
+  const rows = await sqlOf(db).$queryRawUnsafe<{ object: PersistentVolume }[]>(
     `SELECT object FROM objects WHERE kind = 'PersistentVolume' AND phase = 'Available' AND deletion_timestamp IS NULL
        AND COALESCE(storage_class, '') = ANY($1::text[]) ORDER BY capacity_bytes, name LIMIT $2`,
     classes,

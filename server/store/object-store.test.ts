@@ -2,6 +2,7 @@
 // watch, compaction, and two store instances seeing each other.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openTestStore, rawQuery, type TestStore } from '../../test/db';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import type { KubeObject } from '../resources/types';
 import type { ChangeEvent } from './change-feed';
 import { ObjectStore } from './object-store';
@@ -16,7 +17,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-function pv(name: string, extra: Partial<KubeObject['metadata']> = {}, size = '1Gi'): KubeObject {
+function pv(name: string, extra: Partial<KubeObject['metadata']> = {}, size = '1Gi'): PersistentVolume {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolume',
@@ -47,13 +48,14 @@ async function collect(it: AsyncGenerator<ChangeEvent>, count: number, ac: Abort
 
 describe('create, get, update', () => {
   test('create assigns uid, creationTimestamp, generation and a resourceVersion; defaults apply', async () => {
-    const o = await t.store.create(pv('pv-create'));
+    // create and update answer the object stored, of the kind written: volumes in these tests.
+    const o = (await t.store.create(pv('pv-create'))) as PersistentVolume;
     expect(o.metadata.uid).toMatch(/^[0-9a-f-]{36}$/);
     expect(o.metadata.creationTimestamp).toMatch(/Z$/);
     expect(o.metadata.generation).toBe(1);
     expect(Number(o.metadata.resourceVersion)).toBeGreaterThan(0);
-    expect(o.spec.persistentVolumeReclaimPolicy).toBe('Retain');
-    expect(o.status.phase).toBe('Pending');
+    expect(o.spec!.persistentVolumeReclaimPolicy).toBe('Retain');
+    expect(o.status!.phase).toBe('Pending');
     const got = await t.store.get('PersistentVolume', undefined, 'pv-create');
     expect(got).toEqual(o);
   });
@@ -83,8 +85,8 @@ describe('create, get, update', () => {
   test('an invalid object is rejected with field paths and writes nothing', async () => {
     const before = await t.store.currentResourceVersion();
     const bad = pv('pv-bad');
-    delete bad.spec.capacity;
-    bad.spec.accessModes = ['Sometimes'];
+    delete bad.spec!.capacity;
+    bad.spec!.accessModes = ['Sometimes'];
     const err = await t.store.create(bad).catch((e) => e);
     expect(err.code).toBe('Invalid');
     const fields = err.details.causes.map((c: { field: string }) => c.field);
@@ -120,7 +122,7 @@ describe('create, get, update', () => {
 
   test('spec changes bump generation; label changes do not', async () => {
     const o = await t.store.create(pv('pv-gen'));
-    const labelled = await t.store.update({ ...o, metadata: { ...o.metadata, labels: { x: 'y' } } });
+    const labelled = (await t.store.update({ ...o, metadata: { ...o.metadata, labels: { x: 'y' } } })) as PersistentVolume;
     expect(labelled.metadata.generation).toBe(1);
     const changed = await t.store.update({ ...labelled, spec: { ...labelled.spec, persistentVolumeReclaimPolicy: 'Delete' } });
     expect(changed.metadata.generation).toBe(2);
@@ -128,14 +130,14 @@ describe('create, get, update', () => {
 
   test('the main resource update keeps status; the status update keeps spec', async () => {
     const o = await t.store.create(pv('pv-status'));
-    const triedStatus = await t.store.update({ ...o, status: { phase: 'Bound' } });
-    expect(triedStatus.status.phase).toBe('Pending');
-    const s = await t.store.update(
+    const triedStatus = (await t.store.update({ ...o, status: { phase: 'Bound' } })) as PersistentVolume;
+    expect(triedStatus.status!.phase).toBe('Pending');
+    const s = (await t.store.update(
       { ...triedStatus, spec: { ...triedStatus.spec, persistentVolumeReclaimPolicy: 'Delete' }, status: { phase: 'Available' } },
       { subresource: 'status' },
-    );
-    expect(s.status.phase).toBe('Available');
-    expect(s.spec.persistentVolumeReclaimPolicy).toBe('Retain');
+    )) as PersistentVolume;
+    expect(s.status!.phase).toBe('Available');
+    expect(s.spec!.persistentVolumeReclaimPolicy).toBe('Retain');
   });
 
   test('dry run validates and returns the object but writes nothing', async () => {

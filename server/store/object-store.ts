@@ -15,6 +15,7 @@ import { unstorable, inspectUntrusted } from '../domain/untrusted';
 import { strategyForKind } from '../resources/registry';
 import { timestampNow } from '../resources/metadata';
 import type { KubeObject, Strategy } from '../resources/types';
+import type { ObjectOfName } from '../resources/kinds';
 import { CHANGE_CHANNEL, ChangeFeed, compactedRv, expired, GAP, headOf, settle, type ChangeEvent } from './change-feed';
 import { CommitNotifier } from './commit-notifier';
 import { flushWrites } from './flush';
@@ -146,10 +147,10 @@ export class StoreTx implements Queryable {
     return false;
   }
 
-  async get(kind: string, namespace: string | undefined, name: string): Promise<KubeObject | undefined> {
+  async get<K extends string>(kind: K, namespace: string | undefined, name: string): Promise<ObjectOfName<K> | undefined> {
     const s = strategyOf(kind);
     if (unstorable(namespace) || unstorable(name)) return undefined;
-    const rows = await this[SQL].$queryRawUnsafe<{ id: string; object: KubeObject }[]>(
+    const rows = await this[SQL].$queryRawUnsafe<{ id: string; object: ObjectOfName<K> }[]>(
       'SELECT id, object FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3 FOR UPDATE',
       s.kind,
       nsOf(s, namespace),
@@ -162,10 +163,10 @@ export class StoreTx implements Queryable {
    * Every object of a kind in one namespace, in name order. With `lock`, their rows stay
    * locked until the transaction ends (taken in name order, so writers never deadlock on them).
    */
-  async listIn(kind: string, namespace: string, opts: { lock?: boolean } = {}): Promise<KubeObject[]> {
+  async listIn<K extends string>(kind: K, namespace: string, opts: { lock?: boolean } = {}): Promise<ObjectOfName<K>[]> {
     const s = strategyOf(kind);
     if (unstorable(namespace)) return [];
-    const rows = await this[SQL].$queryRawUnsafe<{ object: KubeObject }[]>(
+    const rows = await this[SQL].$queryRawUnsafe<{ object: ObjectOfName<K> }[]>(
       `SELECT object FROM objects WHERE kind = $1 AND namespace = $2 ORDER BY name${opts.lock ? ' FOR UPDATE' : ''}`,
       s.kind,
       nsOf(s, namespace),
@@ -173,7 +174,7 @@ export class StoreTx implements Queryable {
     return rows.map((r) => r.object);
   }
 
-  async mustGet(kind: string, namespace: string | undefined, name: string): Promise<KubeObject> {
+  async mustGet<K extends string>(kind: K, namespace: string | undefined, name: string): Promise<ObjectOfName<K>> {
     const o = await this.get(kind, namespace, name);
     if (!o) throw notFound(kind, name, strategyOf(kind).plural, strategyOf(kind).group);
     return o;
@@ -432,26 +433,26 @@ export class ObjectStore implements Pooled {
    * for decisions that need the current objects but no resourceVersion (a list, which
    * answers as of a settled version, first settles the change log).
    */
-  async current(kind: string): Promise<KubeObject[]> {
+  async current<K extends string>(kind: K): Promise<ObjectOfName<K>[]> {
     const s = strategyOf(kind);
-    const rows = await this.sql.$queryRawUnsafe<{ object: KubeObject }[]>(
+    const rows = await this.sql.$queryRawUnsafe<{ object: ObjectOfName<K> }[]>(
       'SELECT object FROM objects WHERE kind = $1 ORDER BY namespace COLLATE "C", name COLLATE "C"',
       s.kind,
     );
     return rows.map((r) => r.object);
   }
 
-  async get(kind: string, namespace: string | undefined, name: string): Promise<KubeObject> {
+  async get<K extends string>(kind: K, namespace: string | undefined, name: string): Promise<ObjectOfName<K>> {
     const o = await this.tryGet(kind, namespace, name);
     if (!o) throw notFound(kind, name, strategyOf(kind).plural, strategyOf(kind).group);
     return o;
   }
 
-  async tryGet(kind: string, namespace: string | undefined, name: string): Promise<KubeObject | undefined> {
+  async tryGet<K extends string>(kind: K, namespace: string | undefined, name: string): Promise<ObjectOfName<K> | undefined> {
     const s = strategyOf(kind);
     // No stored name holds NUL (every write refuses it), and Postgres cannot compare it.
     if (unstorable(namespace) || unstorable(name)) return undefined;
-    const rows = await this.sql.$queryRawUnsafe<{ object: KubeObject }[]>(
+    const rows = await this.sql.$queryRawUnsafe<{ object: ObjectOfName<K> }[]>(
       'SELECT object FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3',
       s.kind,
       nsOf(s, namespace),

@@ -1,10 +1,12 @@
 // The reclaim center's queries over the `objects` table's columns.
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
+import type { Pod } from '../resources/pod/schema';
 import { sqlOf, type Queryable } from './sql-handle';
 
 /** Volumes pinned to one node (the node_name column) that is not among `nodes`. */
-export async function volumesPinnedOutside(db: Queryable, nodes: string[], limit = 500): Promise<KubeObject[]> {
-  const rows = await sqlOf(db).$queryRawUnsafe<{ object: KubeObject }[]>(
+export async function volumesPinnedOutside(db: Queryable, nodes: string[], limit = 500): Promise<PersistentVolume[]> {
+  const rows = await sqlOf(db).$queryRawUnsafe<{ object: PersistentVolume }[]>(
     `SELECT object FROM objects WHERE kind = 'PersistentVolume' AND node_name IS NOT NULL
        AND NOT (node_name = ANY($1::text[])) ORDER BY name LIMIT $2`,
     nodes,
@@ -14,8 +16,8 @@ export async function volumesPinnedOutside(db: Queryable, nodes: string[], limit
 }
 
 /** Claims created before `before`, oldest first (candidates for "unused for N days"). */
-export async function claimsCreatedBefore(db: Queryable, before: Date, limit = 2_000): Promise<KubeObject[]> {
-  const rows = await sqlOf(db).$queryRawUnsafe<{ object: KubeObject }[]>(
+export async function claimsCreatedBefore(db: Queryable, before: Date, limit = 2_000): Promise<PersistentVolumeClaim[]> {
+  const rows = await sqlOf(db).$queryRawUnsafe<{ object: PersistentVolumeClaim }[]>(
     `SELECT object FROM objects WHERE kind = 'PersistentVolumeClaim'
        AND (object->'metadata'->>'creationTimestamp')::timestamptz < $1::timestamptz
        ORDER BY (object->'metadata'->>'creationTimestamp')::timestamptz, namespace, name LIMIT $2`,
@@ -26,8 +28,8 @@ export async function claimsCreatedBefore(db: Queryable, before: Date, limit = 2
 }
 
 /** Pods in `namespace` whose volumes name claim `claim`. */
-export async function podsNamingClaim(db: Queryable, namespace: string, claim: string): Promise<KubeObject[]> {
-  const rows = await sqlOf(db).$queryRawUnsafe<{ object: KubeObject }[]>(
+export async function podsNamingClaim(db: Queryable, namespace: string, claim: string): Promise<Pod[]> {
+  const rows = await sqlOf(db).$queryRawUnsafe<{ object: Pod }[]>(
     `SELECT object FROM objects WHERE kind = 'Pod' AND namespace = $1
        AND (object->'spec'->'volumes')::jsonb @> $2::jsonb`,
     namespace,
@@ -37,8 +39,8 @@ export async function podsNamingClaim(db: Queryable, namespace: string, claim: s
 }
 
 /** Pods whose volumes name any claim. */
-export async function podsWithClaims(db: Queryable, limit = 50_000): Promise<KubeObject[]> {
-  const rows = await sqlOf(db).$queryRawUnsafe<{ object: KubeObject }[]>(
+export async function podsWithClaims(db: Queryable, limit = 50_000): Promise<Pod[]> {
+  const rows = await sqlOf(db).$queryRawUnsafe<{ object: Pod }[]>(
     `SELECT object FROM objects WHERE kind = 'Pod'
        AND jsonb_path_exists((object->'spec'->'volumes')::jsonb, '$[*].persistentVolumeClaim.claimName')
        ORDER BY namespace, name LIMIT $1`,

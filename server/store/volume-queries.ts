@@ -4,7 +4,8 @@
 // small LIMIT, so its cost does not grow with the number of volumes.
 //
 // `db` is the store or one of its transactions (a StoreTx, whose locks the query then takes).
-import type { KubeObject } from '../resources/types';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import { sqlOf, type Queryable } from './sql-handle';
 
 
@@ -56,7 +57,7 @@ function labelCondition(r: LabelRequirement, params: unknown[]): string {
 }
 
 interface ObjectRow {
-  object: KubeObject;
+  object: PersistentVolume;
   bytes: string;
 }
 
@@ -64,7 +65,7 @@ interface ObjectRow {
  * Available, unclaimed, not-deleting volumes of one class, volume mode and access-mode set
  * with at least `minBytes`, smallest first.
  */
-export async function availableVolumes(db: Queryable, q: CandidateQuery): Promise<{ volume: KubeObject; bytes: string }[]> {
+export async function availableVolumes(db: Queryable, q: CandidateQuery): Promise<{ volume: PersistentVolume; bytes: string }[]> {
   const params: unknown[] = [q.storageClass, q.volumeMode, q.accessModes, q.minBytes];
   let where = `kind = 'PersistentVolume' AND phase = 'Available' AND storage_class = $1 AND volume_mode = $2
     AND access_modes = $3 AND capacity_bytes >= $4::numeric
@@ -90,8 +91,8 @@ export async function availableVolumes(db: Queryable, q: CandidateQuery): Promis
  * Locks one volume by name if it is still Available, unclaimed and not deleting, and no
  * other transaction holds it; undefined otherwise (never waits).
  */
-export async function lockAvailableVolume(db: Queryable, name: string): Promise<KubeObject | undefined> {
-  const rows = await sqlOf(db).$queryRawUnsafe<{ object: KubeObject }[]>(
+export async function lockAvailableVolume(db: Queryable, name: string): Promise<PersistentVolume | undefined> {
+  const rows = await sqlOf(db).$queryRawUnsafe<{ object: PersistentVolume }[]>(
     `SELECT object FROM objects WHERE kind = 'PersistentVolume' AND namespace = '' AND name = $1 AND phase = 'Available'
       AND claim_name IS NULL AND deletion_timestamp IS NULL FOR UPDATE SKIP LOCKED`,
     name,
@@ -108,7 +109,7 @@ export async function lockClaimWithReservations(
   db: Queryable,
   namespace: string,
   name: string,
-): Promise<{ claim: KubeObject; reserved: string[] } | undefined> {
+): Promise<{ claim: PersistentVolumeClaim; reserved: string[] } | undefined> {
   return (await lockClaimsWithReservations(db, [{ namespace, name }]))[0];
 }
 
@@ -120,9 +121,9 @@ export async function lockClaimWithReservations(
 export async function lockClaimsWithReservations(
   db: Queryable,
   refs: { namespace: string; name: string }[],
-): Promise<{ claim: KubeObject; reserved: string[] }[]> {
+): Promise<{ claim: PersistentVolumeClaim; reserved: string[] }[]> {
   if (refs.length === 0) return [];
-  const rows = await sqlOf(db).$queryRawUnsafe<{ object: KubeObject; reserved: string[] }[]>(
+  const rows = await sqlOf(db).$queryRawUnsafe<{ object: PersistentVolumeClaim; reserved: string[] }[]>(
     `SELECT o.object, ARRAY(SELECT v.name FROM objects v WHERE v.kind = 'PersistentVolume' AND v.claim_namespace = o.namespace
                               AND v.claim_name = o.name ORDER BY v.name COLLATE "C") AS reserved
        FROM objects o JOIN unnest($1::text[], $2::text[]) AS r(namespace, name) ON o.namespace = r.namespace AND o.name = r.name
@@ -182,7 +183,7 @@ export async function candidateVolumes(db: Queryable, asks: CandidateAsk[], excl
  * one, instead of looking the names up); a row locked that is no longer Available stays
  * locked until the transaction ends, which only keeps other binders off a taken volume.
  */
-export async function lockAvailableVolumes(db: Queryable, names: string[]): Promise<KubeObject[]> {
+export async function lockAvailableVolumes(db: Queryable, names: string[]): Promise<PersistentVolume[]> {
   return (await lockVolumes(db, names)).filter((r) => r.available).map((r) => r.object);
 }
 
@@ -191,9 +192,9 @@ export async function lockAvailableVolumes(db: Queryable, names: string[]): Prom
  * (never waits); each comes with whether it is free to bind (Available, unclaimed, not
  * provisioning, not deleting).
  */
-export async function lockVolumes(db: Queryable, names: string[]): Promise<{ object: KubeObject; available: boolean }[]> {
+export async function lockVolumes(db: Queryable, names: string[]): Promise<{ object: PersistentVolume; available: boolean }[]> {
   if (names.length === 0) return [];
-  return sqlOf(db).$queryRawUnsafe<{ object: KubeObject; available: boolean }[]>(
+  return sqlOf(db).$queryRawUnsafe<{ object: PersistentVolume; available: boolean }[]>(
     `SELECT object, (phase = 'Available' AND claim_name IS NULL AND provisioning IS NOT TRUE AND deletion_timestamp IS NULL) AS available
        FROM objects WHERE kind = 'PersistentVolume' AND namespace = '' AND name = ANY($1::text[])
       ORDER BY name COLLATE "C" FOR UPDATE SKIP LOCKED`,
@@ -202,8 +203,8 @@ export async function lockVolumes(db: Queryable, names: string[]): Promise<{ obj
 }
 
 /** Volumes whose claimRef names this claim (any phase), locked when asked. */
-export async function volumesClaimedBy(db: Queryable, namespace: string, name: string, lock = false): Promise<KubeObject[]> {
-  const rows = await sqlOf(db).$queryRawUnsafe<{ object: KubeObject }[]>(
+export async function volumesClaimedBy(db: Queryable, namespace: string, name: string, lock = false): Promise<PersistentVolume[]> {
+  const rows = await sqlOf(db).$queryRawUnsafe<{ object: PersistentVolume }[]>(
     `SELECT object FROM objects WHERE kind = 'PersistentVolume' AND claim_namespace = $1 AND claim_name = $2
       ORDER BY name COLLATE "C"${lock ? ' FOR UPDATE' : ''}`,
     namespace,
@@ -274,8 +275,8 @@ export interface NearQuery {
  * Available volume of its class closest in size across every shape (two index probes per
  * volume mode and access-mode set, on objects_match_idx).
  */
-export async function nearVolumes(db: Queryable, q: NearQuery & { scan?: number }): Promise<KubeObject[]> {
-  const rows = await sqlOf(db).$queryRawUnsafe<{ object: KubeObject; name: string }[]>(
+export async function nearVolumes(db: Queryable, q: NearQuery & { scan?: number }): Promise<PersistentVolume[]> {
+  const rows = await sqlOf(db).$queryRawUnsafe<{ object: PersistentVolume; name: string }[]>(
     `(SELECT object, name FROM objects WHERE kind = 'PersistentVolume' AND phase = 'Available' AND storage_class = $1
         AND volume_mode = $2 AND access_modes = $3 AND capacity_bytes < $4::numeric
       ORDER BY capacity_bytes DESC LIMIT $5)

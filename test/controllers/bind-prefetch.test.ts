@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { findMatchInStore, lockClaimForBinding, writeBinding } from '../../server/controllers/binder/bind';
 import { bindPrefetcher, prefetchBindings, prefetchedVolume } from '../../server/controllers/binder/bind-prefetch';
 import { transact, type ControllerTx } from '../../server/controllers/runtime/controller-tx';
-import type { KubeObject } from '../../server/resources/types';
+import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
 import { openTestStore, type TestStore } from '../db';
 import { SQL } from '../../server/store/sql-handle';
 
@@ -30,13 +30,14 @@ async function volume(name: string, size: string, cls: string): Promise<void> {
   await ts.store.update({ ...v, status: { phase: 'Available' } }, { subresource: 'status' });
 }
 
-async function claim(ns: string, name: string, size: string, cls: string, extra: Record<string, unknown> = {}): Promise<KubeObject> {
+async function claim(ns: string, name: string, size: string, cls: string, extra: Record<string, unknown> = {}): Promise<PersistentVolumeClaim> {
+  // create returns the claim it stored.
   return ts.store.create({
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
     metadata: { name, namespace: ns },
     spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: size } }, storageClassName: cls, ...extra },
-  });
+  }) as Promise<PersistentVolumeClaim>;
 }
 
 /** Counts the statements a transaction sends from now on. */
@@ -52,7 +53,7 @@ function countStatements(tx: ControllerTx): { n: number } {
 }
 
 /** Binds each claim in order as a reconcile does; returns claim name -> volume name. */
-async function bindAll(tx: ControllerTx, claims: KubeObject[]): Promise<Record<string, string | null>> {
+async function bindAll(tx: ControllerTx, claims: PersistentVolumeClaim[]): Promise<Record<string, string | null>> {
   const out: Record<string, string | null> = {};
   for (const c of claims) {
     const { claim: locked, reserved } = await lockClaimForBinding(tx, c.metadata.namespace!, c.metadata.name!);
@@ -77,14 +78,14 @@ describe('prefetch', () => {
     expect(got.bound).toEqual({ c0: 'pa-2', c1: 'pa-1', c2: 'pa-3', c3: 'pa-8' });
     expect(got.statements).toBe(0);
     const c3 = await ts.store.get('PersistentVolumeClaim', 'pf-a', 'c3');
-    expect(c3.spec.volumeName).toBe('pa-8');
-    expect((await ts.store.get('PersistentVolume', undefined, 'pa-8')).spec.claimRef.name).toBe('c3');
+    expect(c3.spec!.volumeName).toBe('pa-8');
+    expect((await ts.store.get('PersistentVolume', undefined, 'pa-8')).spec!.claimRef!.name).toBe('c3');
   });
 
   test('side-by-side batches choose different volumes', async () => {
     await ts.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'pf-b' } });
     for (let i = 0; i < 6; i++) await volume(`pb-${i}`, '1Gi', 'pf-b');
-    const claims: KubeObject[] = [];
+    const claims: PersistentVolumeClaim[] = [];
     for (let i = 0; i < 6; i++) claims.push(await claim('pf-b', `c${i}`, '1Gi', 'pf-b'));
     const prefetch = bindPrefetcher();
     // Batch A stays open while batch B chooses.
@@ -165,6 +166,6 @@ describe('prefetch', () => {
     expect(got.afterPrefetch).toBe(1);
     expect(got.beforeBusy).toBe(1);
     expect(got.busy).toBe('RowBusyError');
-    for (const n of ['pd-0', 'pd-1', 'pd-2']) expect((await ts.store.get('PersistentVolume', undefined, n)).status.phase).toBe('Available');
+    for (const n of ['pd-0', 'pd-1', 'pd-2']) expect((await ts.store.get('PersistentVolume', undefined, n)).status!.phase).toBe('Available');
   });
 });

@@ -4,9 +4,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControllers, type RunningControllers } from '../../server/controllers/start';
 import { admitProtection } from '../../server/resources/protection';
+import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
 import type { KubeObject } from '../../server/resources/types';
 import { rawQuery } from '../db';
 import { claim, ensureNamespaces, eventsAbout, openApp, storageClass, volume, waitFor } from './fixtures';
+import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
+import type { Event } from '../../server/resources/event/schema';
 
 let ctx: Awaited<ReturnType<typeof openApp>>;
 let running: RunningControllers;
@@ -31,19 +34,19 @@ const create = (o: KubeObject) => {
   return ctx.app.store.create(o);
 };
 
-async function claimIn(name: string, phase: string): Promise<KubeObject> {
+async function claimIn(name: string, phase: string): Promise<PersistentVolumeClaim> {
   return waitFor(`claim ${name} ${phase}`, async () => {
     const c = await getClaim(name);
     return c.status?.phase === phase ? c : undefined;
   });
 }
-async function volumeIn(name: string, phase: string): Promise<KubeObject> {
+async function volumeIn(name: string, phase: string): Promise<PersistentVolume> {
   return waitFor(`volume ${name} ${phase}`, async () => {
     const v = await getVolume(name);
     return v.status?.phase === phase ? v : undefined;
   });
 }
-async function explained(name: string, match: RegExp): Promise<{ claim: KubeObject; explanation: any }> {
+async function explained(name: string, match: RegExp): Promise<{ claim: PersistentVolumeClaim; explanation: any }> {
   return waitFor(`explanation of ${name} matching ${match}`, async () => {
     const c = await getClaim(name);
     const text = c.metadata.annotations?.['stowage.io/binding-explanation'];
@@ -51,7 +54,7 @@ async function explained(name: string, match: RegExp): Promise<{ claim: KubeObje
     return e && match.test(e.summary) ? { claim: c, explanation: e } : undefined;
   });
 }
-async function eventWith(obj: KubeObject, reason: string): Promise<KubeObject> {
+async function eventWith(obj: KubeObject, reason: string): Promise<Event> {
   return waitFor(`event ${reason} about ${obj.metadata.name}`, async () => (await eventsAbout(ctx.app, obj)).find((e) => e.reason === reason));
 }
 
@@ -65,11 +68,11 @@ describe('binding', () => {
     await create(claim(NS, 'b1', '1500Mi', { storageClassName: '' }));
     const c = await claimIn('b1', 'Bound');
     const v = await getVolume('b1-2g');
-    expect(c.spec.volumeName).toBe('b1-2g');
+    expect(c.spec!.volumeName).toBe('b1-2g');
     expect(c.metadata.annotations).toMatchObject({ 'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes' });
     expect(c.status).toMatchObject({ phase: 'Bound', capacity: { storage: '2Gi' }, accessModes: ['ReadWriteOnce'] });
-    expect(v.status.phase).toBe('Bound');
-    expect(v.spec.claimRef).toMatchObject({ kind: 'PersistentVolumeClaim', namespace: NS, name: 'b1', uid: c.metadata.uid });
+    expect(v.status!.phase).toBe('Bound');
+    expect(v.spec!.claimRef).toMatchObject({ kind: 'PersistentVolumeClaim', namespace: NS, name: 'b1', uid: c.metadata.uid });
     expect(v.metadata.annotations?.['pv.kubernetes.io/bound-by-controller']).toBe('yes');
     // Rows written by one transaction carry the same xmin.
     const rows = await rawQuery<{ name: string; xmin: string }>(
@@ -78,14 +81,14 @@ describe('binding', () => {
     );
     expect(rows).toHaveLength(2);
     expect(rows[0].xmin).toBe(rows[1].xmin);
-    expect((await getVolume('b1-1g')).status.phase).toBe('Available');
+    expect((await getVolume('b1-1g')).status!.phase).toBe('Available');
   });
 
   it('honours a label selector', async () => {
     await create(volume('sel-plain', '1Gi', { storageClassName: 'sel' }));
     await create(volume('sel-ssd', '8Gi', { storageClassName: 'sel', labels: { disk: 'ssd' } }));
     await create(claim(NS, 'sel', '1Gi', { storageClassName: 'sel', selector: { matchExpressions: [{ key: 'disk', operator: 'In', values: ['ssd'] }] } }));
-    expect((await claimIn('sel', 'Bound')).spec.volumeName).toBe('sel-ssd');
+    expect((await claimIn('sel', 'Bound')).spec!.volumeName).toBe('sel-ssd');
   });
 });
 
@@ -96,9 +99,9 @@ describe('pre-binding', () => {
     await create(claim(NS, 'pre1', '1Gi', { storageClassName: 'pre1' }));
     const c = await claimIn('pre1', 'Bound');
     const v = await getVolume('pre-reserved');
-    expect(c.spec.volumeName).toBe('pre-reserved');
-    expect(c.status.capacity.storage).toBe('10Gi');
-    expect(v.spec.claimRef.uid).toBe(c.metadata.uid);
+    expect(c.spec!.volumeName).toBe('pre-reserved');
+    expect(c.status!.capacity!.storage).toBe('10Gi');
+    expect(v.spec!.claimRef!.uid).toBe(c.metadata.uid);
     // The user made the volume's binding: the controller does not mark it as its own.
     expect(v.metadata.annotations?.['pv.kubernetes.io/bound-by-controller']).toBeUndefined();
     expect(c.metadata.annotations?.['pv.kubernetes.io/bound-by-controller']).toBe('yes');
@@ -107,7 +110,7 @@ describe('pre-binding', () => {
   it('a volume reserved by claimRef name and uid gets its claim', async () => {
     const c0 = await create(claim(NS, 'pre2', '1Gi', { storageClassName: 'none-such-x' }));
     await create(volume('pre2-v', '3Gi', { storageClassName: 'none-such-x', claimRef: { namespace: NS, name: 'pre2', uid: c0.metadata.uid } }));
-    expect((await claimIn('pre2', 'Bound')).spec.volumeName).toBe('pre2-v');
+    expect((await claimIn('pre2', 'Bound')).spec!.volumeName).toBe('pre2-v');
   });
 
   it("a claim's volumeName binds that volume; the controller marks the volume side", async () => {
@@ -116,10 +119,10 @@ describe('pre-binding', () => {
     await create(claim(NS, 'pre3', '1Gi', { storageClassName: '', volumeName: 'pre3-v' }));
     const c = await claimIn('pre3', 'Bound');
     const v = await getVolume('pre3-v');
-    expect(c.spec.volumeName).toBe('pre3-v');
+    expect(c.spec!.volumeName).toBe('pre3-v');
     expect(c.metadata.annotations?.['pv.kubernetes.io/bound-by-controller']).toBeUndefined();
     expect(v.metadata.annotations?.['pv.kubernetes.io/bound-by-controller']).toBe('yes');
-    expect(v.spec.claimRef.name).toBe('pre3');
+    expect(v.spec!.claimRef!.name).toBe('pre3');
   });
 
   it('a claim naming a missing volume waits, and binds once the volume appears', async () => {
@@ -136,7 +139,7 @@ describe('pre-binding', () => {
     const { claim: c } = await explained('pre5', /cannot serve it: requested PV is too small/);
     const e = await eventWith(c, 'VolumeMismatch');
     expect(e).toMatchObject({ type: 'Warning', message: 'Cannot bind to requested volume "pre5-tiny": requested PV is too small' });
-    expect((await getVolume('pre5-tiny')).status.phase).toBe('Available');
+    expect((await getVolume('pre5-tiny')).status!.phase).toBe('Available');
   });
 });
 
@@ -147,12 +150,12 @@ describe('release and loss', () => {
     const first = await claimIn('rel', 'Bound');
     await ctx.app.store.delete('PersistentVolumeClaim', NS, 'rel');
     const v = await volumeIn('rel-v', 'Released');
-    expect(v.spec.claimRef.uid).toBe(first.metadata.uid);
+    expect(v.spec!.claimRef!.uid).toBe(first.metadata.uid);
     // A new claim of the same name does not get the Released volume.
     await create(claim(NS, 'rel', '1Gi', { storageClassName: 'rel' }));
     const { explanation } = await explained('rel', /StorageClass "rel" does not exist/);
     expect(explanation.candidates).toContainEqual({ name: 'rel-v', reasons: [expect.stringMatching(/earlier claim named team-a\/rel/)] });
-    expect((await getVolume('rel-v')).status.phase).toBe('Released');
+    expect((await getVolume('rel-v')).status!.phase).toBe('Released');
   });
 
   it('a bound claim whose volume disappears is Lost, with a ClaimLost warning', async () => {
@@ -164,7 +167,7 @@ describe('release and loss', () => {
     const held = await ctx.app.store.tryGet('PersistentVolume', undefined, 'lost-v');
     if (held) await ctx.app.store.update({ ...held, metadata: { ...held.metadata, finalizers: [] } });
     const c = await claimIn('lost', 'Lost');
-    expect(c.status.capacity).toBeUndefined();
+    expect(c.status!.capacity).toBeUndefined();
     const e = await eventWith(c, 'ClaimLost');
     expect(e).toMatchObject({
       type: 'Warning',
@@ -191,14 +194,14 @@ describe('provisioning hand-over and the Pending explanation', () => {
     const e = await eventWith(c, 'ExternalProvisioning');
     expect(e.type).toBe('Normal');
     expect(e.message).toContain("external provisioner 'example.com/nfs'");
-    expect(c.status.conditions).toContainEqual(expect.objectContaining({ type: 'Bindable', status: 'False', reason: 'WaitingForProvisioner' }));
+    expect(c.status!.conditions).toContainEqual(expect.objectContaining({ type: 'Bindable', status: 'False', reason: 'WaitingForProvisioner' }));
   });
 
   it('a missing class is explained and reported; creating it hands the claim over', async () => {
     await create(claim(NS, 'nocls', '1Gi', { storageClassName: 'later' }));
     const { claim: c } = await explained('nocls', /StorageClass "later" does not exist/);
     expect((await eventWith(c, 'ProvisioningFailed')).message).toBe('storageclass.storage.k8s.io "later" not found');
-    expect(c.status.conditions).toContainEqual(expect.objectContaining({ type: 'Bindable', reason: 'StorageClassNotFound' }));
+    expect(c.status!.conditions).toContainEqual(expect.objectContaining({ type: 'Bindable', reason: 'StorageClassNotFound' }));
     await create(storageClass('later', 'example.com/later'));
     await explained('nocls', /waiting for provisioner "example.com\/later"/);
   });
@@ -213,7 +216,7 @@ describe('provisioning hand-over and the Pending explanation', () => {
     expect(byName['near-small']).toEqual(['capacity 1Gi is less than the requested 5Gi']);
     expect(byName['near-rox']).toEqual(['access modes ROX do not include the requested RWO']);
     expect(byName['near-block']).toEqual(['volume mode Block differs from the requested Filesystem']);
-    expect(c.status.phase).toBe('Pending');
+    expect(c.status!.phase).toBe('Pending');
 
     await create(claim(NS, 'noclass', '500Gi', { storageClassName: '' }));
     const pending = await explained('noclass', /asks for no storage class/);
@@ -221,9 +224,9 @@ describe('provisioning hand-over and the Pending explanation', () => {
 
     await create(volume('near-fits', '6Gi', { storageClassName: 'near' }));
     const bound = await claimIn('near', 'Bound');
-    expect(bound.spec.volumeName).toBe('near-fits');
+    expect(bound.spec!.volumeName).toBe('near-fits');
     expect(bound.metadata.annotations?.['stowage.io/binding-explanation']).toBeUndefined();
-    expect((bound.status.conditions ?? []).find((x: any) => x.type === 'Bindable')).toBeUndefined();
+    expect((bound.status!.conditions ?? []).find((x: any) => x.type === 'Bindable')).toBeUndefined();
   });
 
   it('the explanation is written only when it changes; its event is counted on every look', async () => {

@@ -10,6 +10,10 @@ import { protectClaim } from '../../server/controllers/pvc-protection/pvc-protec
 import { startControllers, type RunningControllers } from '../../server/controllers/start';
 import type { UserPrincipal } from '../../server/domain/authorization';
 import { releaseEverythingUnder } from '../../server/provisioners/testing';
+import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
+import type { Pod } from '../../server/resources/pod/schema';
+import type { StorageClass } from '../../server/resources/storage-class/schema';
 import type { KubeObject } from '../../server/resources/types';
 import { testContext } from '../provisioning/harness';
 import { ensureNamespaces, eventsAbout, openApp, waitFor } from './fixtures';
@@ -53,13 +57,13 @@ afterAll(async () => {
 
 /** Creates through the service as an admin would (admission adds the protection finalizers). */
 const create = (o: KubeObject) => ctx.app.objects.create(admin, o);
-const get = (kind: string, name: string, ns?: string) => ctx.app.store.tryGet(kind, kind === 'PersistentVolume' || kind === 'Node' ? undefined : (ns ?? NS), name);
+const get = <K extends string>(kind: K, name: string, ns?: string) => ctx.app.store.tryGet(kind, kind === 'PersistentVolume' || kind === 'Node' ? undefined : (ns ?? NS), name);
 
 const pinned = (node: string) => ({
   required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [node] }] }] },
 });
 
-function localVolume(name: string, className: string, node: string, size = '1Gi'): KubeObject {
+function localVolume(name: string, className: string, node: string, size = '1Gi'): PersistentVolume {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolume',
@@ -75,7 +79,7 @@ function localVolume(name: string, className: string, node: string, size = '1Gi'
   };
 }
 
-function claim(name: string, className: string, extra: Record<string, unknown> = {}): KubeObject {
+function claim(name: string, className: string, extra: Record<string, unknown> = {}): PersistentVolumeClaim {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
@@ -84,7 +88,7 @@ function claim(name: string, className: string, extra: Record<string, unknown> =
   };
 }
 
-function pod(name: string, claims: string[], spec: Record<string, unknown> = {}): KubeObject {
+function pod(name: string, claims: string[], spec: Record<string, unknown> = {}): Pod {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -104,7 +108,7 @@ function pod(name: string, claims: string[], spec: Record<string, unknown> = {})
   };
 }
 
-const wffcClass = (name: string, provisioner: string, parameters?: Record<string, string>): KubeObject => ({
+const wffcClass = (name: string, provisioner: string, parameters?: Record<string, string>): StorageClass => ({
   apiVersion: 'storage.k8s.io/v1',
   kind: 'StorageClass',
   metadata: { name },
@@ -113,7 +117,7 @@ const wffcClass = (name: string, provisioner: string, parameters?: Record<string
   ...(parameters ? { parameters } : {}),
 });
 
-async function placed(name: string): Promise<KubeObject> {
+async function placed(name: string): Promise<Pod> {
   return waitFor(
     `pod ${name} placed`,
     async () => {
@@ -157,7 +161,7 @@ describe('in-use protection', () => {
     // A pod in phase Succeeded does not hold its claim (upstream semantics).
     await ctx.app.objects.delete(admin, 'PersistentVolumeClaim', NS, 'by-finished');
     const cur = (await get('Pod', 'finisher'))!;
-    await ctx.app.store.update({ ...cur, status: { ...cur.status, phase: 'Succeeded' } }, { subresource: 'status' });
+    await ctx.app.store.update({ ...cur, status: { ...(cur as Pod).status, phase: 'Succeeded' } }, { subresource: 'status' });
     await waitFor('the claim of a finished pod to go', async () => !(await get('PersistentVolumeClaim', 'by-finished')));
     expect(finished.metadata.name).toBe('finisher');
   });
@@ -178,11 +182,11 @@ describe('placement and WaitForFirstConsumer', () => {
 
     await create(pod('local-app', ['local-data']));
     const p = await placed('local-app');
-    expect(p.spec.nodeName).toBe('node-c');
-    expect(p.status.conditions).toContainEqual(expect.objectContaining({ type: 'PodScheduled', status: 'True' }));
+    expect(p.spec!.nodeName).toBe('node-c');
+    expect(p.status!.conditions).toContainEqual(expect.objectContaining({ type: 'PodScheduled', status: 'True' }));
     const c = (await get('PersistentVolumeClaim', 'local-data'))!;
-    expect(c.status.phase).toBe('Bound');
-    expect(c.spec.volumeName).toBe('local-on-c');
+    expect(c.status!.phase).toBe('Bound');
+    expect(c.spec!.volumeName).toBe('local-on-c');
     expect(c.metadata.annotations?.['volume.kubernetes.io/selected-node']).toBe('node-c');
     const scheduled = await waitFor('the Scheduled event', async () => (await eventsAbout(ctx.app, p)).find((e) => e.reason === 'Scheduled'));
     expect(scheduled.message).toBe('Successfully assigned team-a/local-app to node-c');
@@ -205,12 +209,12 @@ describe('placement and WaitForFirstConsumer', () => {
       }),
     );
     const p = await placed('maker');
-    expect(p.spec.nodeName).toBe(PROVISIONING_NODE);
+    expect(p.spec!.nodeName).toBe(PROVISIONING_NODE);
     const c = (await get('PersistentVolumeClaim', 'made-here'))!;
-    expect(c.status.phase).toBe('Bound');
-    const v = (await get('PersistentVolume', c.spec.volumeName))!;
-    expect(v.spec.nodeAffinity).toEqual(pinned(PROVISIONING_NODE));
-    const st = await fs.stat(v.spec.hostPath?.path ?? v.spec.local?.path);
+    expect(c.status!.phase).toBe('Bound');
+    const v = (await get('PersistentVolume', c.spec!.volumeName!))!;
+    expect(v.spec!.nodeAffinity).toEqual(pinned(PROVISIONING_NODE));
+    const st = await fs.stat((v.spec!.hostPath?.path ?? v.spec!.local?.path)!);
     expect(st.isDirectory()).toBe(true);
   });
 
@@ -239,9 +243,9 @@ describe('placement and WaitForFirstConsumer', () => {
       const cur = await get('Pod', 'stuck');
       return cur?.status?.conditions?.find((x: any) => x.type === 'PodScheduled' && x.status === 'False') ? cur : undefined;
     }, 30_000);
-    expect(p.spec.nodeName).toBeUndefined();
-    expect(p.status.phase).toBe('Pending');
-    expect(p.status.conditions).toContainEqual(expect.objectContaining({ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message }));
+    expect(p.spec!.nodeName).toBeUndefined();
+    expect(p.status!.phase).toBe('Pending');
+    expect(p.status!.conditions).toContainEqual(expect.objectContaining({ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message }));
     const failed = await waitFor('the FailedScheduling event', async () =>
       (await eventsAbout(ctx.app, p)).find((e) => e.reason === 'FailedScheduling'),
     );

@@ -29,7 +29,7 @@ it('without a default class, a claim without a class says that no default class 
   const e = await waitFor('explanation', () => explanationOf('orphan'));
   expect(e.summary).toContain('the claim names none and there is no default StorageClass');
   const c = await ctx.app.store.get('PersistentVolumeClaim', NS, 'orphan');
-  expect(c.status.conditions).toContainEqual(expect.objectContaining({ type: 'Bindable', reason: 'NoStorageClass' }));
+  expect(c.status!.conditions).toContainEqual(expect.objectContaining({ type: 'Bindable', reason: 'NoStorageClass' }));
 });
 
 it('the newest of several default classes is filled in, and the claim binds a volume of that class', async () => {
@@ -45,8 +45,8 @@ it('the newest of several default classes is filled in, and the claim binds a vo
     const c = await ctx.app.store.get('PersistentVolumeClaim', NS, 'wants-default');
     return c.status?.phase === 'Bound' ? c : undefined;
   });
-  expect(c.spec.storageClassName).toBe('new-default');
-  expect(c.spec.volumeName).toBe('new-v');
+  expect(c.spec!.storageClassName).toBe('new-default');
+  expect(c.spec!.volumeName).toBe('new-v');
 });
 
 it('a claim that asks for "" keeps it: no default is filled in', async () => {
@@ -56,8 +56,8 @@ it('a claim that asks for "" keeps it: no default is filled in', async () => {
     const c = await ctx.app.store.get('PersistentVolumeClaim', NS, 'explicit-none');
     return c.status?.phase === 'Bound' ? c : undefined;
   });
-  expect(c.spec.storageClassName).toBe('');
-  expect(c.spec.volumeName).toBe('none-v');
+  expect(c.spec!.storageClassName).toBe('');
+  expect(c.spec!.volumeName).toBe('none-v');
 });
 
 it('a claim that waited without a class got the default made meanwhile, and its volume', async () => {
@@ -67,8 +67,8 @@ it('a claim that waited without a class got the default made meanwhile, and its 
     const c = await ctx.app.store.get('PersistentVolumeClaim', NS, 'orphan');
     return c.status?.phase === 'Bound' ? c : undefined;
   });
-  expect(c.spec.storageClassName).toBe('old-default');
-  expect(c.spec.volumeName).toBe('old-v');
+  expect(c.spec!.storageClassName).toBe('old-default');
+  expect(c.spec!.volumeName).toBe('old-v');
   expect(c.metadata.annotations?.['volume.kubernetes.io/storage-provisioner']).toBe('example.com/old');
   expect(c.metadata.annotations?.['stowage.io/binding-explanation']).toBeUndefined();
 });

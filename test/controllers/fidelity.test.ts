@@ -73,7 +73,7 @@ describe('reclaim policy Delete (upstream 4-10, 8-3)', () => {
     await claimIn(c.metadata.name!, 'Bound');
     await store().delete('PersistentVolumeClaim', NS, c.metadata.name!);
     const failed = await volumeIn(pvName, 'Failed');
-    expect(failed.status.message).toBe(message(pvName));
+    expect(failed.status!.message).toBe(message(pvName));
     const e = await eventWith(failed, 'VolumeFailedDelete');
     expect(e).toMatchObject({ type: 'Warning', message: message(pvName), source: { component: 'persistentvolume-controller' } });
     // Retried on every sync without flipping back to Released, and without a new event.
@@ -83,7 +83,7 @@ describe('reclaim policy Delete (upstream 4-10, 8-3)', () => {
       return (await eventWith(pending, 'FailedBinding', 2)) && true;
     });
     const after = await getVolume(pvName);
-    expect(after.status.phase).toBe('Failed');
+    expect(after.status!.phase).toBe('Failed');
     expect(after.metadata.resourceVersion).toBe(rv);
     expect((await eventsAbout(ctx.app, after)).filter((x) => x.reason === 'VolumeFailedDelete').map((x) => x.count)).toEqual([1]);
   });
@@ -96,7 +96,7 @@ describe('reclaim policy Delete (upstream 4-10, 8-3)', () => {
     await claimIn('del-ext', 'Bound');
     await store().delete('PersistentVolumeClaim', NS, c.metadata.name!);
     const released = await volumeIn('del-ext', 'Released');
-    expect(released.status.message).toBeUndefined();
+    expect(released.status!.message).toBeUndefined();
     expect((await eventsAbout(ctx.app, released)).map((e) => e.reason)).not.toContain('VolumeFailedDelete');
   });
 });
@@ -107,15 +107,15 @@ describe('bindings that come apart (upstream syncBoundClaim 3-x)', () => {
     await store().create(claim(NS, 'apart', '1Gi', { storageClassName: 'apart' }));
     const bound = await claimIn('apart', 'Bound');
     const v = await getVolume('apart-v');
-    delete v.spec.claimRef;
+    delete v.spec!.claimRef;
     await store().update(v);
     const again = await until('volume apart-v bound to its claim again', async () => {
       const x = await getVolume('apart-v');
-      return x.spec.claimRef?.uid === bound.metadata.uid && x.status.phase === 'Bound' ? x : undefined;
+      return x.spec!.claimRef?.uid === bound.metadata.uid && x.status!.phase === 'Bound' ? x : undefined;
     });
-    expect(again.spec.claimRef).toMatchObject({ namespace: NS, name: 'apart' });
+    expect(again.spec!.claimRef).toMatchObject({ namespace: NS, name: 'apart' });
     const c = await getClaim('apart');
-    expect(c.status.phase).toBe('Bound');
+    expect(c.status!.phase).toBe('Bound');
     expect((await eventsAbout(ctx.app, c)).map((e) => e.reason)).not.toContain('ClaimLost');
   });
 
@@ -133,8 +133,8 @@ describe('bindings that come apart (upstream syncBoundClaim 3-x)', () => {
       volume('lost-v', '1Gi', { storageClassName: 'lost', claimRef: { namespace: NS, name: 'lost', uid: bound.metadata.uid } }),
     );
     const back = await claimIn('lost', 'Bound');
-    expect(back.spec.volumeName).toBe('lost-v');
-    expect(back.status.capacity).toEqual({ storage: '1Gi' });
+    expect(back.spec!.volumeName).toBe('lost-v');
+    expect(back.status!.capacity).toEqual({ storage: '1Gi' });
     expect((await volumeIn('lost-v', 'Bound')).metadata.uid).not.toBe(before.metadata.uid);
   });
 });
@@ -150,8 +150,8 @@ describe('terminating objects', () => {
     expect((await getClaim('term')).metadata.deletionTimestamp).toBeTruthy();
     await store().create(volume('term-live', '1Gi', { storageClassName: 'term' }));
     const c = await claimIn('term', 'Bound');
-    expect(c.spec.volumeName).toBe('term-live');
-    expect((await getVolume('term-dying')).spec.claimRef).toBeUndefined();
+    expect(c.spec!.volumeName).toBe('term-live');
+    expect((await getVolume('term-dying')).spec!.claimRef).toBeUndefined();
   });
 });
 
@@ -166,7 +166,7 @@ describe('events repeated on every periodic sync (client-go recorder aggregation
     const mine = (await eventsAbout(ctx.app, c)).filter((e) => e.reason === reason);
     expect(mine).toHaveLength(1);
     expect(mine[0].type).toBe(type);
-    expect(Date.parse(mine[0].lastTimestamp)).toBeGreaterThanOrEqual(Date.parse(mine[0].firstTimestamp));
+    expect(Date.parse(mine[0].lastTimestamp!)).toBeGreaterThanOrEqual(Date.parse(mine[0].firstTimestamp!));
   });
 });
 
@@ -192,11 +192,11 @@ describe('WaitForFirstConsumer hand-over', () => {
       'volume.beta.kubernetes.io/storage-provisioner': 'example.com/wffc',
       'volume.kubernetes.io/selected-node': 'wffc-node',
     });
-    expect(handed.status.phase).toBe('Pending');
+    expect(handed.status!.phase).toBe('Pending');
     await eventWith(c, 'ExternalProvisioning');
     const after = await getVolume('wffc-unrelated');
     expect(after.metadata.resourceVersion).toBe(unrelated.metadata.resourceVersion);
-    expect(after.spec.claimRef).toBeUndefined();
+    expect(after.spec!.claimRef).toBeUndefined();
   });
 });
 
@@ -225,7 +225,7 @@ describe('data sources (upstream provisionClaimOperation)', () => {
     // Never provisioned from (the claim is refused first): the base path is only required.
     await store().create({ ...storageClass('populate', 'stowage.io/host-path'), parameters: { basePath: path.join(os.tmpdir(), 'stowage-unused') } });
     const c0 = claim(NS, 'clone', '1Gi', { storageClassName: 'populate' });
-    c0.spec.dataSource = { kind: 'PersistentVolumeClaim', name: 'source' };
+    c0.spec!.dataSource = { kind: 'PersistentVolumeClaim', name: 'source' };
     const c = await store().create(c0);
     const e = await eventWith(c, 'ProvisioningFailed');
     expect(e).toMatchObject({
@@ -233,7 +233,7 @@ describe('data sources (upstream provisionClaimOperation)', () => {
       message: 'plugin "stowage.io/host-path" is not a CSI plugin. Only CSI plugin can provision a claim with a datasource',
     });
     const after = await getClaim('clone');
-    expect(after.status.phase).toBe('Pending');
+    expect(after.status!.phase).toBe('Pending');
     expect(after.metadata.annotations?.['volume.kubernetes.io/storage-provisioner']).toBeUndefined();
   });
 });

@@ -1,6 +1,10 @@
 // Shared pieces of the controller integration tests: a store of its own, object makers
 // and polling.
 import { createAppContext, type AppContext } from '../../server/app/context';
+import type { Event } from '../../server/resources/event/schema';
+import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
+import type { StorageClass } from '../../server/resources/storage-class/schema';
 import type { KubeObject } from '../../server/resources/types';
 import { createTestDatabase } from '../db';
 
@@ -27,7 +31,7 @@ export interface VolumeOpts {
   volumeMode?: string;
 }
 
-export function volume(name: string, size: string, o: VolumeOpts = {}): KubeObject {
+export function volume(name: string, size: string, o: VolumeOpts = {}): PersistentVolume {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolume',
@@ -51,7 +55,7 @@ export interface ClaimOpts {
   selector?: unknown;
 }
 
-export function claim(namespace: string, name: string, size: string, o: ClaimOpts = {}): KubeObject {
+export function claim(namespace: string, name: string, size: string, o: ClaimOpts = {}): PersistentVolumeClaim {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
@@ -66,7 +70,7 @@ export function claim(namespace: string, name: string, size: string, o: ClaimOpt
   };
 }
 
-export function storageClass(name: string, provisioner: string, o: { isDefault?: boolean; bindingMode?: string } = {}): KubeObject {
+export function storageClass(name: string, provisioner: string, o: { isDefault?: boolean; bindingMode?: string } = {}): StorageClass {
   return {
     apiVersion: 'storage.k8s.io/v1',
     kind: 'StorageClass',
@@ -93,8 +97,9 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function eventsAbout(app: AppContext, obj: KubeObject): Promise<KubeObject[]> {
+export async function eventsAbout(app: AppContext, obj: KubeObject): Promise<Event[]> {
   const ns = obj.metadata.namespace || 'default';
   const all = await app.store.list('Event', { namespace: ns });
-  return all.items.filter((e) => e.involvedObject?.name === obj.metadata.name && e.involvedObject?.kind === obj.kind);
+  // A list of kind Event.
+  return (all.items as Event[]).filter((e) => e.involvedObject?.name === obj.metadata.name && e.involvedObject?.kind === obj.kind);
 }

@@ -8,6 +8,8 @@ import { startControllers, type RunningControllers } from '../../server/controll
 import type { KubeObject } from '../../server/resources/types';
 import { rawQuery } from '../db';
 import { claim, ensureNamespaces, openApp, volume, waitFor } from './fixtures';
+import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
 
 // STOWAGE_RACE_N raises the size (the write-path issue measured it at 10,000 + 10,000).
 const N = Number(process.env.STOWAGE_RACE_N ?? 2000);
@@ -57,17 +59,18 @@ it(`binds ${N} claims to ${N} volumes with three binders racing: each claim once
     Math.max(240_000, N * 60),
   );
 
-  const claimRows = (await ctx.app.store.list('PersistentVolumeClaim', { namespace: NS })).items;
-  const volumeRows = (await ctx.app.store.list('PersistentVolume')).items;
+  // Lists of the kinds they name.
+  const claimRows = (await ctx.app.store.list('PersistentVolumeClaim', { namespace: NS })).items as PersistentVolumeClaim[];
+  const volumeRows = (await ctx.app.store.list('PersistentVolume')).items as PersistentVolume[];
   expect(claimRows).toHaveLength(N);
   const byName = new Map(volumeRows.map((v) => [v.metadata.name!, v]));
   const used = new Set<string>();
   for (const c of claimRows) {
-    expect(c.status.phase).toBe('Bound');
-    const v = byName.get(c.spec.volumeName)!;
-    expect(v.status.phase).toBe('Bound');
-    expect(v.spec.claimRef).toMatchObject({ namespace: NS, name: c.metadata.name, uid: c.metadata.uid });
-    used.add(c.spec.volumeName);
+    expect(c.status!.phase).toBe('Bound');
+    const v = byName.get(c.spec!.volumeName!)!;
+    expect(v.status!.phase).toBe('Bound');
+    expect(v.spec!.claimRef).toMatchObject({ namespace: NS, name: c.metadata.name, uid: c.metadata.uid });
+    used.add(c.spec!.volumeName!);
   }
   expect(used.size).toBe(N);
 

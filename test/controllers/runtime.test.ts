@@ -9,6 +9,7 @@ import { TerminalError } from '../../server/controllers/runtime/errors';
 import { EventRecorder } from '../../server/services/event-recorder';
 import { openTestStore, type TestStore } from '../db';
 import { sleep, waitFor } from './fixtures';
+import type { Event } from '../../server/resources/event/schema';
 
 let ts: TestStore;
 const running: Controller[] = [];
@@ -248,11 +249,11 @@ describe('events', () => {
     await recorder.record(pv, 'Warning', 'SomethingOdd', 'it happened');
     await recorder.record(pv, 'Warning', 'SomethingOdd', 'it happened');
     await recorder.record(pv, 'Normal', 'Other', 'something else');
-    const events = (await ts.store.list('Event', { namespace: 'default' })).items.filter((e) => e.involvedObject?.name === 'ev-pv');
+    const events = ((await ts.store.list('Event', { namespace: 'default' })).items as Event[]).filter((e) => e.involvedObject?.name === 'ev-pv');
     expect(events).toHaveLength(2);
     const odd = events.find((e) => e.reason === 'SomethingOdd')!;
     expect(odd).toMatchObject({ count: 2, type: 'Warning', source: { component: 'test-component' }, involvedObject: { kind: 'PersistentVolume', uid: pv.metadata.uid } });
     expect(odd.metadata.namespace).toBe('default');
-    expect(odd.firstTimestamp <= odd.lastTimestamp).toBe(true);
+    expect(odd.firstTimestamp! <= odd.lastTimestamp!).toBe(true);
   });
 });

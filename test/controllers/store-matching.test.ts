@@ -6,7 +6,7 @@ import { findMatchInStore } from '../../server/controllers/binder/bind';
 import { transact } from '../../server/controllers/runtime/controller-tx';
 import { accessModesToBits } from '../../server/domain/access-modes';
 import { matchCases } from '../../server/domain/matching-cases';
-import type { KubeObject } from '../../server/resources/types';
+import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
 import { nearVolumes } from '../../server/store/volume-queries';
 import { openTestStore, type TestStore } from '../db';
 
@@ -40,14 +40,14 @@ describe('the store path agrees with the matching table', () => {
       const claim = await ts.store.create(claimIn);
       const created: string[] = [];
       for (const original of c.volumes) {
-        const v: KubeObject = structuredClone(original);
+        const v = structuredClone(original) as PersistentVolume; // the case's volumes are PVs
         const phase: string = v.status?.phase ?? 'Available';
         const deleting = Boolean(v.metadata.deletionTimestamp);
         v.metadata = { ...v.metadata, name: prefix + v.metadata.name };
         delete v.metadata.uid;
         delete v.metadata.deletionTimestamp;
         if (deleting) v.metadata.finalizers = [HOLD];
-        const ref = v.spec.claimRef;
+        const ref = v.spec!.claimRef;
         if (ref?.namespace === 'myns') ref.namespace = ns;
         if (ref?.uid === 'uid-claim01') ref.uid = claim.metadata.uid;
         delete v.status;
@@ -81,7 +81,7 @@ describe('nearVolumes (the claim doctor)', () => {
     { name: 'a larger volume of another volume mode', extra: { name: 'near-block-600', size: '600Gi', modes: ['ReadWriteOnce'], mode: 'Block' } },
   ])('finds the closest in size across shapes, beyond the bounded scans: $name', async ({ extra }) => {
     const cls = `near-${extra.name}`;
-    const mk = (name: string, size: string, modes: string[], volumeMode: string): KubeObject => ({
+    const mk = (name: string, size: string, modes: string[], volumeMode: string): PersistentVolume => ({
       apiVersion: 'v1',
       kind: 'PersistentVolume',
       metadata: { name },

@@ -52,7 +52,7 @@ describe.skipIf(!bin)('ConfigMaps with kubectl', () => {
     expect(r.stderr).toContain('is invalid');
     expect(r.stderr).toContain(field);
     const stored = await h.ts.store.get('ConfigMap', 'kube-system', 'local-volume-config');
-    expect(stored.data.storageClassMap).toContain('/mnt/fast-disks');
+    expect(stored.data!.storageClassMap).toContain('/mnt/fast-disks');
   });
 
   test('a developer may not read ConfigMaps', async () => {

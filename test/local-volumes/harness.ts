@@ -11,9 +11,10 @@ import { createAppContext, type AppContext } from '../../server/app/context';
 import { logger } from '../../server/services/logger';
 import { startControllers, type RunningControllers } from '../../server/controllers/start';
 import { startApiServer, type RunningApiServer } from '../../server/kube/api-server';
-import type { KubeObject } from '../../server/resources/types';
+import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
 import type { NodeAgentOptions } from '../../server/services/node-agent';
 import { createTestDatabase } from '../db';
+import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
 
 export const CLASS = 'local-test';
 
@@ -114,11 +115,11 @@ export async function openLocalHarness(o: { agent?: NodeAgentOptions; url?: stri
   return h;
 }
 
-export async function localPvs(app: AppContext): Promise<KubeObject[]> {
-  return (await app.store.list('PersistentVolume', { labelSelector: 'local.stowage.io/node' })).items;
+export async function localPvs(app: AppContext): Promise<PersistentVolume[]> {
+  return (await app.store.list('PersistentVolume', { labelSelector: 'local.stowage.io/node' })).items as PersistentVolume[]; // a list of kind PV
 }
 
-export function claimFor(name: string, volumeName: string, namespace = 'apps'): KubeObject {
+export function claimFor(name: string, volumeName: string, namespace = 'apps'): PersistentVolumeClaim {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',

@@ -8,9 +8,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localPvName } from '../../server/domain/local-pv-name';
-import type { KubeObject } from '../../server/resources/types';
 import { waitFor } from '../controllers/fixtures';
 import { CLASS, claimFor, localPvs, openLocalHarness, type LocalHarness } from './harness';
+import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
 
 const run = promisify(execFile);
 let mountOk = true;
@@ -48,14 +48,14 @@ async function fill(dir: string, files: number): Promise<void> {
 const pvOf = (entry: string) => localPvName(NODE, CLASS, entry);
 const getPv = (name: string) => h.app.store.tryGet('PersistentVolume', undefined, name);
 
-async function availablePv(entry: string, notUid?: string): Promise<KubeObject> {
+async function availablePv(entry: string, notUid?: string): Promise<PersistentVolume> {
   return waitFor(`PV of ${entry} Available`, async () => {
     const pv = await getPv(pvOf(entry));
     return pv && pv.status?.phase === 'Available' && pv.metadata.uid !== notUid && !pv.metadata.deletionTimestamp ? pv : undefined;
   }, 30_000);
 }
 
-async function bindAndRelease(entry: string, claimName: string): Promise<KubeObject> {
+async function bindAndRelease(entry: string, claimName: string): Promise<PersistentVolume> {
   const pv = await availablePv(entry);
   await h.app.store.create(claimFor(claimName, pv.metadata.name!));
   await waitFor(`${claimName} Bound`, async () => (await getPv(pv.metadata.name!))?.status?.phase === 'Bound', 20_000);
@@ -100,12 +100,12 @@ describe('local-volume manager', () => {
     const a = await availablePv('vol-a');
     const b = await availablePv('vol-b');
     for (const [pv, entry] of [[a, 'vol-a'], [b, 'vol-b']] as const) {
-      expect(pv.spec.local.path).toBe(path.join(h.disks, entry));
-      expect(pv.spec.volumeMode).toBe('Filesystem');
-      expect(pv.spec.storageClassName).toBe(CLASS);
-      expect(pv.spec.persistentVolumeReclaimPolicy).toBe('Delete');
+      expect(pv.spec!.local!.path).toBe(path.join(h.disks, entry));
+      expect(pv.spec!.volumeMode).toBe('Filesystem');
+      expect(pv.spec!.storageClassName).toBe(CLASS);
+      expect(pv.spec!.persistentVolumeReclaimPolicy).toBe('Delete');
       expect(pv.metadata.annotations?.['pv.kubernetes.io/provisioned-by']).toBe('local-volume-provisioner');
-      expect(pv.spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions).toEqual([{ key: 'kubernetes.io/hostname', operator: 'In', values: [NODE] }]);
+      expect(pv.spec!.nodeAffinity!.required!.nodeSelectorTerms![0].matchExpressions).toEqual([{ key: 'kubernetes.io/hostname', operator: 'In', values: [NODE] }]);
       expect(BigInt((await h.app.nodeAgent.disks.byPvName(pv.metadata.name!))!.capacityBytes)).toBeGreaterThan(0n);
     }
     // The file is reported with its reason and gets no PV.
@@ -116,7 +116,7 @@ describe('local-volume manager', () => {
     // The node registered itself and is Ready.
     const node = await h.app.store.get('Node', undefined, NODE);
     expect(node.metadata.labels?.['kubernetes.io/hostname']).toBe(NODE);
-    expect(node.status.conditions.find((c: { type: string }) => c.type === 'Ready').status).toBe('True');
+    expect(node.status!.conditions!.find((c) => c.type === 'Ready')!.status).toBe('True');
   });
 
   it('Released -> cleanup job first -> wiped -> PV deleted -> re-created Available and clean', async () => {
@@ -201,8 +201,8 @@ describe('local-volume manager', () => {
       const pv = await getPv(bound.metadata.name!);
       return pv?.metadata.annotations?.['local.stowage.io/disk-missing'] === 'true' ? pv : undefined;
     }, 20_000);
-    expect(marked.status.phase).toBe('Bound');
-    expect((await h.app.store.get('PersistentVolumeClaim', 'apps', 'claim-bound')).status.phase).toBe('Bound');
+    expect(marked.status!.phase).toBe('Bound');
+    expect((await h.app.store.get('PersistentVolumeClaim', 'apps', 'claim-bound')).status!.phase).toBe('Bound');
   });
 
   it('the storageClassMap is refused at write time when malformed, with the field named', async () => {

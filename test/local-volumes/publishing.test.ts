@@ -8,9 +8,12 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { localPvName } from '../../server/domain/local-pv-name';
+import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
+import type { Pod } from '../../server/resources/pod/schema';
 import type { KubeObject } from '../../server/resources/types';
 import { waitFor } from '../controllers/fixtures';
 import { CLASS, openLocalHarness, type LocalHarness } from './harness';
+import type { Event } from '../../server/resources/event/schema';
 
 const NODE = 'pub-node';
 let h: LocalHarness;
@@ -31,7 +34,7 @@ afterAll(async () => {
 
 const getPod = (name: string) => h.app.store.tryGet('Pod', 'apps', name);
 
-function claim(name: string, o: { volumeName?: string } = {}): KubeObject {
+function claim(name: string, o: { volumeName?: string } = {}): PersistentVolumeClaim {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
@@ -40,7 +43,7 @@ function claim(name: string, o: { volumeName?: string } = {}): KubeObject {
   };
 }
 
-function pod(name: string, claimName: string): KubeObject {
+function pod(name: string, claimName: string): Pod {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -52,7 +55,7 @@ function pod(name: string, claimName: string): KubeObject {
   };
 }
 
-async function running(name: string): Promise<KubeObject> {
+async function running(name: string): Promise<Pod> {
   return waitFor(`pod ${name} Running`, async () => {
     const p = await getPod(name);
     return p?.status?.phase === 'Running' ? p : undefined;
@@ -77,10 +80,10 @@ describe('publishing a local volume', () => {
     await h.app.store.create(claim('data'));
     await h.app.store.create(pod('writer', 'data'));
     const p = await running('writer');
-    expect(p.spec.nodeName).toBe(NODE);
-    const conds = Object.fromEntries((p.status.conditions as any[]).map((c) => [c.type, c.status]));
+    expect(p.spec!.nodeName).toBe(NODE);
+    const conds = Object.fromEntries(p.status!.conditions!.map((c) => [c.type, c.status]));
     expect(conds).toMatchObject({ Ready: 'True', ContainersReady: 'True', PodScheduled: 'True', Initialized: 'True' });
-    expect(p.status.containerStatuses[0]).toMatchObject({ name: 'app', ready: true, state: { running: {} } });
+    expect(p.status!.containerStatuses![0]).toMatchObject({ name: 'app', ready: true, state: { running: {} } });
     await fs.writeFile(path.join(volumeDir(p), 'hello.txt'), 'written by writer');
     expect(await fs.readFile(path.join(h.disks, 'vol1', 'hello.txt'), 'utf8')).toBe('written by writer');
   });
@@ -88,7 +91,7 @@ describe('publishing a local volume', () => {
   test('a second pod on the node shares the ReadWriteOnce volume at the same time', async () => {
     await h.app.store.create(pod('reader-1', 'data'));
     const p = await running('reader-1');
-    expect(p.spec.nodeName).toBe(NODE);
+    expect(p.spec!.nodeName).toBe(NODE);
     expect(await fs.readFile(path.join(volumeDir(p), 'hello.txt'), 'utf8')).toBe('written by writer');
   });
 
@@ -120,14 +123,14 @@ describe('publishing a local volume', () => {
     await h.app.store.create(pod('broken', 'lost'));
     const event = await waitFor('a FailedMount event', async () => {
       const events = await h.app.store.list('Event', { namespace: 'apps' });
-      return events.items.find((e) => e.involvedObject?.name === 'broken' && e.reason === 'FailedMount');
+      return (events.items as Event[]).find((e) => e.involvedObject?.name === 'broken' && e.reason === 'FailedMount');
     }, 30_000);
     expect(event.type).toBe('Warning');
     expect(event.message).toBe(`MountVolume.NewMounter initialization failed for volume "pv-gone" : path "${missing}" does not exist`);
     const p = await getPod('broken');
-    expect(p?.spec.nodeName).toBe(NODE);
-    expect(p?.status.phase).toBe('Pending');
-    expect((p?.status.conditions as any[]).find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'ContainersNotReady' });
+    expect(p?.spec!.nodeName).toBe(NODE);
+    expect(p?.status!.phase).toBe('Pending');
+    expect(p?.status!.conditions!.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'ContainersNotReady' });
     // Not Running: deleted at once, nothing to wait for.
     expect((await h.app.store.delete('Pod', 'apps', 'broken')).deleted).toBe(true);
   });

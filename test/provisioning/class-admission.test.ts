@@ -9,6 +9,7 @@ import { storageClassAdmission } from '../../server/provisioners/admission';
 import { createRealOs } from '../../server/provisioners/os';
 import { ObjectService } from '../../server/services/objects';
 import { openTestStore, type TestStore } from '../db';
+import type { StorageClass } from '../../server/resources/storage-class/schema';
 
 let ts: TestStore;
 let objects: ObjectService;
@@ -54,7 +55,7 @@ describe('StorageClass admission on this machine', () => {
     { what: 'a directory that does not exist yet', sub: 'real/not/yet' },
   ])('accepts $what', async ({ what, sub }) => {
     const created = await objects.create(admin, sc(what.replace(/ /g, '-'), path.join(dir, sub)));
-    expect(created.parameters.basePath).toBe(path.join(dir, sub));
+    expect((created as StorageClass).parameters!.basePath).toBe(path.join(dir, sub));
   });
 
   it('leaves other provisioners alone', async () => {

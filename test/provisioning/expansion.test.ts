@@ -7,10 +7,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserPrincipal } from '../../server/domain/authorization';
 import { createRealOs } from '../../server/provisioners/os';
-import type { KubeObject } from '../../server/resources/types';
 import { ObjectService } from '../../server/services/objects';
 import { NS, openHarness, waitFor, type Harness } from './harness';
 import { hostPathProvisioner, loopProvisioner } from '../../server/domain/well-known/provisioners';
+import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
 
 const admin: UserPrincipal = { type: 'user', id: 'test-admin', name: 'admin', role: 'admin', namespaces: [] };
 let h: Harness;
@@ -22,12 +22,13 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-async function resize(name: string, size: string): Promise<KubeObject> {
+async function resize(name: string, size: string): Promise<PersistentVolumeClaim> {
   const c = (await h.claim(name))!;
-  return objects.update(admin, { ...c, spec: { ...c.spec, resources: { requests: { storage: size } } } });
+  // update returns the claim it stored.
+  return objects.update(admin, { ...c, spec: { ...c.spec, resources: { requests: { storage: size } } } }) as Promise<PersistentVolumeClaim>;
 }
 
-async function reaches(name: string, size: string): Promise<KubeObject> {
+async function reaches(name: string, size: string): Promise<PersistentVolumeClaim> {
   try {
     return await waitFor(`claim ${name} at ${size}`, async () => {
       const c = await h.claim(name);
@@ -52,7 +53,7 @@ describe('admission of a resize', () => {
     const shrink = await resize('fixed-size', '512Ki').catch((e) => e);
     expect(shrink.code).toBe('Invalid');
     expect(JSON.stringify(shrink.details)).toContain('field can not be less than status.capacity');
-    expect((await h.claim('fixed-size'))?.spec.resources.requests.storage).toBe('1Mi');
+    expect((await h.claim('fixed-size'))?.spec!.resources!.requests!.storage).toBe('1Mi');
   });
 
   it('refuses growing an unbound claim (its spec is immutable)', async () => {
@@ -71,9 +72,9 @@ describe('stowage.io/host-path expansion', () => {
     const { volume } = await h.waitBound('notes');
     await resize('notes', '3Mi');
     const c = await reaches('notes', '3Mi');
-    expect(c.status.allocatedResources).toEqual({ storage: '3Mi' });
-    expect(c.status.conditions ?? []).toEqual([]);
-    expect((await h.volume(volume.metadata.name!))?.spec.capacity.storage).toBe('3Mi');
+    expect(c.status!.allocatedResources).toEqual({ storage: '3Mi' });
+    expect(c.status!.conditions ?? []).toEqual([]);
+    expect((await h.volume(volume.metadata.name!))?.spec!.capacity!.storage).toBe('3Mi');
     const note = await waitFor('the accounting-only event', async () => {
       const evs = await h.events('notes', 'ExpansionAccountingOnly');
       return evs.length > 0 ? evs : undefined;
@@ -91,17 +92,17 @@ describe.skipIf(!loop.ok)('stowage.io/loop expansion', () => {
     await h.createClass('loop-elastic', loopProvisioner, { basePath: h.base, fsType: 'ext4' }, { allowVolumeExpansion: true });
     await h.createClaim('growing', 'loop-elastic', { size: '8Mi' });
     const { volume } = await h.waitBound('growing');
-    const mount = volume.spec.local.path as string;
+    const mount = volume.spec!.local!.path as string;
     const before = await fs.statfs(mount);
     await fs.writeFile(path.join(mount, 'kept.txt'), 'still here');
 
     await resize('growing', '32Mi');
     const c = await reaches('growing', '32Mi');
-    expect(c.status.allocatedResources).toEqual({ storage: '32Mi' });
-    expect(c.status.allocatedResourceStatuses).toBeUndefined();
-    expect(c.status.conditions ?? []).toEqual([]);
+    expect(c.status!.allocatedResources).toEqual({ storage: '32Mi' });
+    expect(c.status!.allocatedResourceStatuses).toBeUndefined();
+    expect(c.status!.conditions ?? []).toEqual([]);
     const pv = (await h.volume(volume.metadata.name!))!;
-    expect(pv.spec.capacity.storage).toBe('32Mi');
+    expect(pv.spec!.capacity!.storage).toBe('32Mi');
 
     const after = await fs.statfs(mount);
     const total = (s: typeof before) => s.blocks * s.bsize;
@@ -125,6 +126,6 @@ describe.skipIf(!loop.ok)('stowage.io/loop expansion', () => {
     });
     expect(failed.message).toMatch(/^resize volume "pvc-[^"]+" by resizer "stowage.io\/loop" failed: /);
     const c = await reaches('flaky', '16Mi');
-    expect(c.status.conditions ?? []).toEqual([]);
+    expect(c.status!.conditions ?? []).toEqual([]);
   });
 });

@@ -66,7 +66,7 @@ it('a claim of the example class becomes Bound; deleting it removes the director
     },
     30_000,
   ).catch((e) => Promise.reject(new Error(`${e.message}\nprovisioner output:\n${output}`)));
-  expect(bound.spec.volumeName).toBe(pvName);
+  expect(bound.spec!.volumeName).toBe(pvName);
   const pv = await store.get('PersistentVolume', undefined, pvName);
   const dir = path.join(root, pvName);
   expect(pv.metadata.annotations).toMatchObject({ 'pv.kubernetes.io/provisioned-by': NAME });

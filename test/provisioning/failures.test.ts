@@ -33,7 +33,7 @@ describe('provisioning failures', () => {
     await h.createClaim('c1', 'dirs', { spec: { volumeMode: 'Block' } });
     const failed = await waitFor('a repeated ProvisioningFailed event', async () => {
       const [e] = await h!.events('c1', 'ProvisioningFailed');
-      return e && e.count >= 2 ? e : undefined;
+      return e && e.count! >= 2 ? e : undefined;
     });
     expect(failed.message).toMatch(/^Failed to provision volume with StorageClass "dirs": stowage\.io\/host-path makes directories; it cannot provision a volume with volumeMode Block/);
     expect(failed.type).toBe('Warning');
@@ -67,7 +67,7 @@ describe('provisioning failures', () => {
     const [failed] = await h.events('c2', 'ProvisioningFailed');
     expect(failed.message).toMatch(/^Failed to provision volume with StorageClass "hp": injected failure: mkdir/);
     expect(failed.count).toBe(2);
-    expect(await dirsUnder(h.base)).toEqual([volume.spec.hostPath.path.split('/').pop()]);
+    expect(await dirsUnder(h.base)).toEqual([volume.spec!.hostPath!.path!.split('/').pop()]);
     expect(await h.assets.count()).toBe(1);
   });
 
@@ -140,7 +140,7 @@ describe('deletion failures', () => {
     h.os.failNext('rm', 2, (args) => String(args[0]).includes('pvc-'));
     await h.ts.store.delete('PersistentVolumeClaim', NS, 'c5');
     await waitFor('the PV to be gone', async () => (await h!.volume(name)) === undefined);
-    expect(await exists(volume.spec.hostPath.path)).toBe(false);
+    expect(await exists(volume.spec!.hostPath!.path!)).toBe(false);
     expect(await h.assets.count()).toBe(0);
     const [ev] = await h.events(name, 'VolumeFailedDelete');
     expect(ev).toMatchObject({ type: 'Warning', involvedObject: { kind: 'PersistentVolume', name } });

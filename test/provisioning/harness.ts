@@ -15,8 +15,11 @@ import { createRealOs, type HostOs } from '../../server/provisioners/os';
 import { FaultyOs } from '../../server/provisioners/os-fake';
 import { inTreeProvisionerNames } from '../../server/provisioners/registry';
 import { releaseEverythingUnder } from '../../server/provisioners/testing';
-import type { KubeObject } from '../../server/resources/types';
+import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
 import { openTestStore, type TestStore } from '../db';
+import type { StorageClass } from '../../server/resources/storage-class/schema';
+import type { Event } from '../../server/resources/event/schema';
 
 export const NODE = 'node-test';
 export const NS = 'team-a';
@@ -63,12 +66,12 @@ export interface Harness {
   start(over?: Partial<ProvisioningOptions>): Promise<void>;
   stop(): Promise<void>;
   close(): Promise<void>;
-  createClass(name: string, provisioner: string, parameters: Record<string, string>, extra?: Record<string, unknown>): Promise<KubeObject>;
-  createClaim(name: string, className: string, over?: { size?: string; spec?: Record<string, unknown> }): Promise<KubeObject>;
-  claim(name: string): Promise<KubeObject | undefined>;
-  volume(name: string): Promise<KubeObject | undefined>;
-  events(name: string, reason?: string): Promise<KubeObject[]>;
-  waitBound(name: string, timeoutMs?: number): Promise<{ claim: KubeObject; volume: KubeObject }>;
+  createClass(name: string, provisioner: string, parameters: Record<string, string>, extra?: Record<string, unknown>): Promise<StorageClass>;
+  createClaim(name: string, className: string, over?: { size?: string; spec?: Record<string, unknown> }): Promise<PersistentVolumeClaim>;
+  claim(name: string): Promise<PersistentVolumeClaim | undefined>;
+  volume(name: string): Promise<PersistentVolume | undefined>;
+  events(name: string, reason?: string): Promise<Event[]>;
+  waitBound(name: string, timeoutMs?: number): Promise<{ claim: PersistentVolumeClaim; volume: PersistentVolume }>;
 }
 
 export async function openHarness(inner: HostOs = createRealOs(NODE)): Promise<Harness> {
@@ -112,21 +115,22 @@ export async function openHarness(inner: HostOs = createRealOs(NODE)): Promise<H
       const problems = await releaseEverythingUnder(dir);
       if (problems.length > 0) console.warn('cleanup problems', problems);
     },
+    // create returns the object it stored, of the kind it was given.
     createClass: (name, provisioner, parameters, extra = {}) =>
-      ts.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name }, provisioner, parameters, ...extra }),
+      ts.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name }, provisioner, parameters, ...extra }) as Promise<StorageClass>,
     createClaim: (name, className, over = {}) =>
       ts.store.create({
         apiVersion: 'v1',
         kind: 'PersistentVolumeClaim',
         metadata: { name, namespace: NS },
         spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: over.size ?? '10Mi' } }, storageClassName: className, ...over.spec },
-      }),
+      }) as Promise<PersistentVolumeClaim>,
     claim: (name) => ts.store.tryGet('PersistentVolumeClaim', NS, name),
     volume: (name) => ts.store.tryGet('PersistentVolume', undefined, name),
     async events(name, reason) {
       const all = await ts.store.list('Event', { namespace: NS, fieldSelector: `involvedObject.name=${name}` });
       const def = await ts.store.list('Event', { namespace: 'default', fieldSelector: `involvedObject.name=${name}` });
-      return [...all.items, ...def.items].filter((e) => !reason || e.reason === reason);
+      return ([...all.items, ...def.items] as Event[]).filter((e) => !reason || e.reason === reason); // lists of kind Event
     },
     async waitBound(name, timeoutMs) {
       return waitFor(
@@ -134,7 +138,7 @@ export async function openHarness(inner: HostOs = createRealOs(NODE)): Promise<H
         async () => {
           const claim = await h.claim(name);
           if (claim?.status?.phase !== 'Bound') return undefined;
-          const volume = await h.volume(claim.spec.volumeName);
+          const volume = await h.volume(claim.spec!.volumeName!);
           return volume?.status?.phase === 'Bound' ? { claim, volume } : undefined;
         },
         timeoutMs,

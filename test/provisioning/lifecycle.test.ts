@@ -25,7 +25,7 @@ describe('stowage.io/host-path through the controllers', () => {
     const { claim, volume } = await h.waitBound('data');
     const uid = created.metadata.uid!;
     expect(volume.metadata.name).toBe(`pvc-${uid}`);
-    expect(claim.spec.volumeName).toBe(`pvc-${uid}`);
+    expect(claim.spec!.volumeName).toBe(`pvc-${uid}`);
     expect(volume.metadata.annotations).toMatchObject({ 'pv.kubernetes.io/provisioned-by': hostPathProvisioner, 'pv.kubernetes.io/bound-by-controller': 'yes' });
     expect(volume.metadata.labels).toEqual({ 'kubernetes.io/hostname': NODE });
     expect(volume.metadata.finalizers).toEqual(['kubernetes.io/pv-protection', 'kubernetes.io/pv-controller']);
@@ -38,7 +38,7 @@ describe('stowage.io/host-path through the controllers', () => {
       volumeMode: 'Filesystem',
       hostPath: { path: path.join(h.base, `pvc-${uid}_${NS}_data`), type: 'Directory' },
     });
-    const dir = volume.spec.hostPath.path;
+    const dir = volume.spec!.hostPath!.path!;
     expect(await exists(dir)).toBe(true);
     expect(JSON.parse(volume.metadata.annotations!['stowage.io/asset'])).toMatchObject({ path: dir, node: NODE });
     expect(await h.events('data', 'ProvisioningSucceeded')).toHaveLength(1);
@@ -56,14 +56,14 @@ describe('stowage.io/host-path through the controllers', () => {
     await h.createClaim('kept', 'keep');
     const { volume } = await h.waitBound('kept');
     expect(volume.metadata.finalizers).toEqual(['kubernetes.io/pv-protection']);
-    expect(volume.spec.persistentVolumeReclaimPolicy).toBe('Retain');
+    expect(volume.spec!.persistentVolumeReclaimPolicy).toBe('Retain');
     await h.ts.store.delete('PersistentVolumeClaim', NS, 'kept');
     await waitFor('the PV to be Released', async () => (await h.volume(volume.metadata.name!))?.status?.phase === 'Released');
-    expect(await exists(volume.spec.hostPath.path)).toBe(true);
+    expect(await exists(volume.spec!.hostPath!.path!)).toBe(true);
     await h.ts.store.delete('PersistentVolume', undefined, volume.metadata.name!);
     await waitFor('the PV to be gone', async () => (await h.volume(volume.metadata.name!)) === undefined);
     await waitFor('the record to be released', async () => (await h.assets.get(hostPathProvisioner, volume.metadata.name!)) === undefined);
-    expect(await exists(volume.spec.hostPath.path)).toBe(true);
+    expect(await exists(volume.spec!.hostPath!.path!)).toBe(true);
   });
 
   it('pv-protection keeps a bound PV until its claim lets go of it', async () => {
@@ -78,11 +78,11 @@ describe('stowage.io/host-path through the controllers', () => {
       const v = await h.volume(name);
       return v?.metadata.deletionTimestamp ? v : undefined;
     });
-    expect(later.status.phase).toBe('Bound');
+    expect(later.status!.phase).toBe('Bound');
     expect(later.metadata.finalizers).toContain('kubernetes.io/pv-protection');
     await h.ts.store.delete('PersistentVolumeClaim', NS, 'held');
     await waitFor('the PV to be gone', async () => (await h.volume(name)) === undefined);
-    expect(await exists(volume.spec.hostPath.path)).toBe(false);
+    expect(await exists(volume.spec!.hostPath!.path!)).toBe(false);
     expect(await h.assets.count()).toBe(0);
   });
 
@@ -121,8 +121,8 @@ describe.skipIf(!loop.ok)('stowage.io/loop through the controllers', () => {
     await h.createClass('loop-block', loopProvisioner, { basePath: h.base });
     await h.createClaim('raw', 'loop-block', { size: '4Mi', spec: { volumeMode: 'Block' } });
     const { volume } = await h.waitBound('raw');
-    expect(volume.spec.volumeMode).toBe('Block');
-    expect(volume.spec.local.path).toMatch(/^\/dev\/loop\d+$/);
+    expect(volume.spec!.volumeMode).toBe('Block');
+    expect(volume.spec!.local!.path).toMatch(/^\/dev\/loop\d+$/);
     await h.ts.store.delete('PersistentVolumeClaim', NS, 'raw');
     await waitFor('the PV to be gone', async () => (await h.volume(volume.metadata.name!)) === undefined);
     expect(await loopsUnder(h.dir)).toEqual([]);

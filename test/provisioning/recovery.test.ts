@@ -42,7 +42,7 @@ describe('restart after a crash between asset and PV', () => {
     const [dir] = await dirsUnder(h.base);
     await h.start();
     const { volume } = await h.waitBound('c1');
-    expect(volume.spec.hostPath.path.endsWith(dir)).toBe(true);
+    expect(volume.spec!.hostPath!.path!.endsWith(dir)).toBe(true);
     expect(await dirsUnder(h.base)).toEqual([dir]);
     const [record] = await h.assets.list();
     expect(record).toMatchObject({ state: 'created', details: { pvUid: volume.metadata.uid } });

@@ -9,6 +9,7 @@ import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { AppContext } from '../../server/app/context';
 import type { Principal } from '../../server/domain/authorization';
+import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
 import { appRouter } from '../../server/trpc/root';
 import { apiClient, type ApiResponse } from '../kube/api-client';
 import { startKubeHarness, type KubeHarness } from '../kube/harness';
@@ -173,9 +174,10 @@ describe('the role matrix through tRPC', () => {
 describe('tenant rules on claims', () => {
   const claims = collectionPath('PersistentVolumeClaim', OWN_NS);
   const claim = (n: string, extra: { annotations?: Record<string, string>; volumeName?: string } = {}) => {
-    const c = fixture('PersistentVolumeClaim', n, OWN_NS);
+    // fixture of PersistentVolumeClaim is a claim with a spec.
+    const c = fixture('PersistentVolumeClaim', n, OWN_NS) as PersistentVolumeClaim;
     if (extra.annotations) c.metadata.annotations = extra.annotations;
-    if (extra.volumeName) c.spec.volumeName = extra.volumeName;
+    if (extra.volumeName) c.spec!.volumeName = extra.volumeName;
     return c;
   };
 

@@ -40,7 +40,7 @@ function claim(ns: string, name: string, size: string, cls = 'fast'): KubeObject
   };
 }
 
-async function setPhase(kind: string, ns: string | undefined, name: string, phase: string) {
+async function setPhase(kind: 'PersistentVolume' | 'PersistentVolumeClaim', ns: string | undefined, name: string, phase: string) {
   const o = await app.objects.get(admin, kind, ns, name);
   await app.objects.update(admin, { ...o, status: { ...o.status, phase } }, { subresource: 'status' });
 }

@@ -15,6 +15,7 @@ import { createHostPathPlugin } from '../../server/provisioners/host-path';
 import { createRealOs } from '../../server/provisioners/os';
 import { provisionOptionsFor } from '../../server/provisioners/plugin';
 import { testClass } from '../../server/provisioners/testing';
+import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
 import type { KubeObject } from '../../server/resources/types';
 import { ClaimDoctorService } from '../../server/services/claim-doctor';
 import { PodPublishing } from '../../server/services/pod-publishing';
@@ -32,7 +33,7 @@ const ctx: ReconcileContext = { controller: 'test', signal: new AbortController(
 let n = 0;
 const unique = (p: string) => `${p}-${++n}-${randomUUID().slice(0, 6)}`;
 
-async function claim(o: { cls?: string; size?: string; selector?: object; finalizers?: string[] } = {}): Promise<KubeObject> {
+async function claim(o: { cls?: string; size?: string; selector?: object; finalizers?: string[] } = {}): Promise<PersistentVolumeClaim> {
   return app.objects.create(admin, {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
@@ -176,7 +177,7 @@ describe('fixes', () => {
     expect(asDev.fixes.find((f) => f.kind === 'recreate-with-class')).toMatchObject({ target: 'fast', allowed: true });
     expect(asDev.fixes.some((f) => f.kind === 'pre-bind')).toBe(false);
     await expect(doctor.apply(dev, { namespace: 'team-a', name: c.metadata.name!, kind: 'pre-bind', target: pvName, resourceVersion: c.metadata.resourceVersion! })).rejects.toMatchObject({ code: 'Forbidden' });
-    expect((await app.store.get('PersistentVolumeClaim', 'team-a', c.metadata.name!)).spec.volumeName).toBeUndefined();
+    expect((await app.store.get('PersistentVolumeClaim', 'team-a', c.metadata.name!)).spec!.volumeName).toBeUndefined();
   });
 
   test('an admin pre-binds to an Available volume the selector rejects; a stale preview is refused first', async () => {
@@ -191,9 +192,9 @@ describe('fixes', () => {
     // Someone changes the claim after the preview: the fix is refused and changes nothing.
     const changed = await app.store.update({ ...(await app.store.get('PersistentVolumeClaim', 'team-a', c.metadata.name!)), metadata: { ...c.metadata, labels: { app: 'web', touched: 'yes' } } });
     await expect(doctor.apply(admin, { namespace: 'team-a', name: c.metadata.name!, kind: 'pre-bind', target: pvName, resourceVersion: preview.resourceVersion })).rejects.toMatchObject({ code: 'Conflict' });
-    expect((await app.store.get('PersistentVolumeClaim', 'team-a', c.metadata.name!)).spec.volumeName).toBeUndefined();
+    expect((await app.store.get('PersistentVolumeClaim', 'team-a', c.metadata.name!)).spec!.volumeName).toBeUndefined();
     const done = await doctor.apply(admin, { namespace: 'team-a', name: c.metadata.name!, kind: 'pre-bind', target: pvName, resourceVersion: changed.metadata.resourceVersion! });
-    expect(done.claim.spec.volumeName).toBe(pvName);
+    expect(done.claim.spec!.volumeName).toBe(pvName);
   });
 
   test('an admin cannot pre-bind to a volume that does not fit', async () => {
@@ -225,7 +226,7 @@ describe('fixes', () => {
     const done = await doctor.apply(dev, { namespace: 'team-a', name: c.metadata.name!, kind: 'recreate-with-class', target: 'fast', resourceVersion: preview.resourceVersion });
     expect(done.claim.metadata.uid).not.toBe(c.metadata.uid);
     const now = await app.store.get('PersistentVolumeClaim', 'team-a', c.metadata.name!);
-    expect(now.spec.storageClassName).toBe('fast');
+    expect(now.spec!.storageClassName).toBe('fast');
     expect(now.metadata.labels).toEqual({ app: 'web' });
   });
 
@@ -240,7 +241,7 @@ describe('fixes', () => {
     const asViewer = await doctor.overview(viewer, 'team-a', c.metadata.name!);
     expect(asViewer.fixes.find((f) => f.kind === 'switch-class' && f.target === 'fast')).toMatchObject({ allowed: false });
     const done = await doctor.apply(dev, { namespace: 'team-a', name: c.metadata.name!, kind: 'switch-class', target: 'fast', resourceVersion: c.metadata.resourceVersion! });
-    expect(done.claim.spec.storageClassName).toBe('fast');
+    expect(done.claim.spec!.storageClassName).toBe('fast');
     expect(done.claim.metadata.uid).toBe(c.metadata.uid);
   });
 });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Principal } from '../../server/domain/authorization';
 import type { KubeObject } from '../../server/resources/types';
 import { isDefaultClass } from '../../server/services/lists';
+import { ofKind } from '../../server/resources/of-kind';
 import { openTestApp } from '../app';
 
 let app: Awaited<ReturnType<typeof openTestApp>>;
@@ -66,7 +67,7 @@ describe('page', () => {
 
   test('sorts by capacity in bytes, not as text', async () => {
     const res = await app.lists.page(admin, { kind: 'PersistentVolume', sort: { key: 'capacity', dir: 'desc' }, limit: 25 });
-    const sizes = res.items.map((o) => o.spec.capacity.storage);
+    const sizes = ofKind(res.items, 'PersistentVolume').map((o) => o.spec!.capacity!.storage);
     expect(sizes.slice(0, 5)).toEqual(['10Gi', '10Gi', '10Gi', '10Gi', '10Gi']);
     expect(sizes.at(-1)).toBe('500Mi');
   });

@@ -41,7 +41,7 @@ function trpc(p: Principal) {
   return appRouter.createCaller({ app, principal: p, setSessionCookie: () => {} });
 }
 
-async function used(ns: string, name: string): Promise<Record<string, string> | undefined> {
+async function used(ns: string, name: string): Promise<Record<string, string | number> | undefined> {
   return (await h.ts.store.tryGet('ResourceQuota', ns, name))?.status?.used;
 }
 

@@ -3,7 +3,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Principal } from '../../server/domain/authorization';
+import type { Event } from '../../server/resources/event/schema';
+import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
+import type { Pod } from '../../server/resources/pod/schema';
 import type { KubeObject } from '../../server/resources/types';
+import { ofKind } from '../../server/resources/of-kind';
 import { LocalVolumeService } from '../../server/services/local-volumes';
 import { ReclaimService } from '../../server/services/reclaim';
 import { openTestApp } from '../app';
@@ -39,10 +43,11 @@ function pvManifest(name: string, extra: { claimRef?: object; annotations?: Reco
   };
 }
 
-async function volume(phase: string, extra: Parameters<typeof pvManifest>[1] = {}): Promise<KubeObject> {
+// The store's create and update answer the object written, here a volume.
+async function volume(phase: string, extra: Parameters<typeof pvManifest>[1] = {}): Promise<PersistentVolume> {
   const name = unique('pv');
-  const created = await app.store.create(pvManifest(name, { claimRef: { kind: 'PersistentVolumeClaim', namespace: 'default', name: unique('gone'), uid: randomUUID() }, ...extra }));
-  return app.store.update({ ...created, status: { ...created.status, phase } }, { subresource: 'status' });
+  const created = (await app.store.create(pvManifest(name, { claimRef: { kind: 'PersistentVolumeClaim', namespace: 'default', name: unique('gone'), uid: randomUUID() }, ...extra }))) as PersistentVolume;
+  return (await app.store.update({ ...created, status: { ...created.status, phase } }, { subresource: 'status' })) as PersistentVolume;
 }
 
 async function claim(name = unique('c'), storage = '1Gi'): Promise<KubeObject> {
@@ -54,18 +59,19 @@ async function claim(name = unique('c'), storage = '1Gi'): Promise<KubeObject> {
   });
 }
 
-async function pod(claimName: string, phase = 'Running'): Promise<KubeObject> {
-  const created = await app.store.create({
+async function pod(claimName: string, phase = 'Running'): Promise<Pod> {
+  const created = (await app.store.create({
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: unique('pod'), namespace: 'default' },
     spec: { containers: [{ name: 'app', image: 'busybox' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName } }] },
-  });
-  return app.store.update({ ...created, status: { ...created.status, phase } }, { subresource: 'status' });
+  })) as Pod;
+  return (await app.store.update({ ...created, status: { ...created.status, phase } }, { subresource: 'status' })) as Pod;
 }
 
 const pvRef = (o: KubeObject) => ({ kind: 'PersistentVolume' as const, name: o.metadata.name! });
-const get = (o: KubeObject) => app.store.tryGet(o.kind, o.metadata.namespace, o.metadata.name!);
+/** The object as stored now, of o's kind. */
+const get = <T extends KubeObject>(o: T) => app.store.tryGet(o.kind, o.metadata.namespace, o.metadata.name!) as Promise<T | undefined>;
 
 async function previewAndApply(target: Parameters<ReclaimService['preview']>[1][number]) {
   const [row] = await reclaim.preview(admin, [target]);
@@ -83,13 +89,13 @@ afterAll(async () => app?.close());
 describe('make Available', () => {
   test('a Released volume: the preview says what changes, the action clears the claimRef', async () => {
     const pv = await volume('Released');
-    const ref = pv.spec.claimRef;
+    const ref = pv.spec!.claimRef!;
     const { row, applied } = await previewAndApply({ ...pvRef(pv), action: 'make-available' });
     expect(row.allowed).toBe(true);
     expect(row.changes).toContain(`claimRef default/${ref.name} will be cleared`);
     expect(row.changes).toContain('phase Released → Available (set by the binder)');
     expect(applied).toEqual({ done: [pv.metadata.name], skipped: [] });
-    expect((await get(pv))!.spec.claimRef).toBeUndefined();
+    expect((await get(pv))!.spec!.claimRef).toBeUndefined();
   });
 
   test('a stale preview fails with a conflict and changes nothing', async () => {
@@ -100,7 +106,7 @@ describe('make Available', () => {
     const applied = await reclaim.apply(admin, [{ ...pvRef(pv), action: 'make-available', resourceVersion: row.resourceVersion }]);
     expect(applied.done).toEqual([]);
     expect(applied.skipped[0].reason).toMatch(/changed since the preview .*preview again/);
-    expect((await get(pv))!.spec.claimRef).toEqual(pv.spec.claimRef);
+    expect((await get(pv))!.spec!.claimRef).toEqual(pv.spec!.claimRef);
   });
 
   test('a volume whose claim a running pod uses is refused as in use, in the preview and the action', async () => {
@@ -110,7 +116,7 @@ describe('make Available', () => {
     const { row, applied } = await previewAndApply({ ...pvRef(pv), action: 'make-available' });
     expect(row).toMatchObject({ allowed: false, reason: `in use: claim default/${c.metadata.name} is used by pod ${p.metadata.name}` });
     expect(applied.skipped).toEqual([{ name: pv.metadata.name, reason: row.reason }]);
-    expect((await get(pv))!.spec.claimRef.uid).toBe(c.metadata.uid);
+    expect((await get(pv))!.spec!.claimRef!.uid).toBe(c.metadata.uid);
   });
 
   test('a volume that became Bound after the preview is refused by the recheck', async () => {
@@ -120,7 +126,7 @@ describe('make Available', () => {
     await app.store.update({ ...current, status: { ...current.status, phase: 'Bound' } }, { subresource: 'status' });
     const applied = await reclaim.apply(admin, [{ ...pvRef(pv), action: 'make-available', resourceVersion: row.resourceVersion }]);
     expect(applied.done).toEqual([]);
-    expect((await get(pv))!.spec.claimRef).toBeDefined();
+    expect((await get(pv))!.spec!.claimRef).toBeDefined();
   });
 });
 
@@ -135,8 +141,8 @@ describe("the Volumes list's bulk Make Available", () => {
       { name: bound.metadata.name, reason: expect.stringMatching(/bound to claim/) },
       { name: 'no-such-volume', reason: 'volume no-such-volume no longer exists' },
     ]);
-    expect((await get(released))!.spec.claimRef).toBeUndefined();
-    expect((await get(bound))!.spec.claimRef).toBeDefined();
+    expect((await get(released))!.spec!.claimRef).toBeUndefined();
+    expect((await get(bound))!.spec!.claimRef).toBeDefined();
   });
 });
 
@@ -145,9 +151,9 @@ describe('pre-bind, recycle, delete', () => {
     const pv = await volume('Released');
     const c = await claim();
     const { row, applied } = await previewAndApply({ ...pvRef(pv), action: 'pre-bind', claim: `default/${c.metadata.name}` });
-    expect(row.changes[0]).toBe(`claimRef default/${pv.spec.claimRef.name} → default/${c.metadata.name}`);
+    expect(row.changes[0]).toBe(`claimRef default/${pv.spec!.claimRef!.name} → default/${c.metadata.name}`);
     expect(applied.done).toHaveLength(1);
-    expect((await get(pv))!.spec.claimRef).toEqual({ kind: 'PersistentVolumeClaim', apiVersion: 'v1', namespace: 'default', name: c.metadata.name });
+    expect((await get(pv))!.spec!.claimRef).toEqual({ kind: 'PersistentVolumeClaim', apiVersion: 'v1', namespace: 'default', name: c.metadata.name });
   });
 
   test('pre-bind to a claim asking for more than the volume has is refused', async () => {
@@ -170,12 +176,12 @@ describe('pre-bind, recycle, delete', () => {
     const r1 = await previewAndApply({ ...pvRef(provisioned), action: 'recycle' });
     expect(r1.row.changes).toContain('reclaim policy Retain → Delete');
     expect(r1.applied.done).toHaveLength(1);
-    expect((await get(provisioned))!.spec.persistentVolumeReclaimPolicy).toBe('Delete');
+    expect((await get(provisioned))!.spec!.persistentVolumeReclaimPolicy).toBe('Delete');
 
     const plain = await volume('Released');
     const r2 = await previewAndApply({ ...pvRef(plain), action: 'recycle' });
     expect(r2.row.reason).toContain('no provisioner made this volume');
-    expect((await get(plain))!.spec.persistentVolumeReclaimPolicy).toBe('Retain');
+    expect((await get(plain))!.spec!.persistentVolumeReclaimPolicy).toBe('Retain');
   });
 
   test('delete removes a Failed volume and refuses a Bound one', async () => {
@@ -267,17 +273,17 @@ describe('overview', () => {
     const result = await applied;
     expect(result.done).toEqual([]);
     expect(result.skipped[0].reason).toMatch(/forbidden/);
-    expect((await get(pv))!.spec.claimRef).toBeDefined();
+    expect((await get(pv))!.spec!.claimRef).toBeDefined();
   });
 });
 
 /** The Events recorded about an object, as the dashboard lists them. */
-async function eventsOf(o: KubeObject): Promise<KubeObject[]> {
+async function eventsOf(o: KubeObject): Promise<Event[]> {
   const res = await app.store.list('Event', {
     namespace: o.metadata.namespace || 'default',
     fieldSelector: `involvedObject.kind=${o.kind},involvedObject.name=${o.metadata.name}`,
   });
-  return res.items.filter((e) => e.involvedObject?.uid === o.metadata.uid);
+  return ofKind(res.items, 'Event').filter((e) => e.involvedObject?.uid === o.metadata.uid);
 }
 
 describe('each applied action records an Event on its object', () => {
@@ -321,7 +327,7 @@ describe('each applied action records an Event on its object', () => {
     await reclaim.apply(viaToken, [{ ...pvRef(pv), action: 'pre-bind', claim: `default/${c.metadata.name}`, resourceVersion: row.resourceVersion }]);
     const [e] = await eventsOf(pv);
     expect(e).toMatchObject({ reason: 'PreBound', type: 'Normal' });
-    expect(e.message).toBe(`token admin/ci pre-bound the volume to claim default/${c.metadata.name} from the reclaim center (claimRef was default/${pv.spec.claimRef.name})`);
+    expect(e.message).toBe(`token admin/ci pre-bound the volume to claim default/${c.metadata.name} from the reclaim center (claimRef was default/${pv.spec!.claimRef!.name})`);
   });
 
   test('a bulk action records one Event per object; a claim’s Event is in its namespace', async () => {

@@ -11,13 +11,13 @@
 import { accessModeGroups, claimClass, requestedStorage, type MatchOptions } from '../../domain/matching';
 import { assignInOrder, candidateLimits } from '../../domain/batch-assign';
 import { quantityToBytes } from '../../domain/quantity';
-import type { KubeObject } from '../../resources/types';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import { candidateVolumes, lockAvailableVolumes, lockClaimsWithReservations, lockVolumes, type CandidateAsk } from '../../store/volume-queries';
 import type { ControllerTx } from '../runtime/controller-tx';
 
 /** What a claim's reconcile tells the batch before it runs: the claim as read, and how it matches. */
 export interface BindHint {
-  bind: { claim: KubeObject; opts: MatchOptions };
+  bind: { claim: PersistentVolumeClaim; opts: MatchOptions };
 }
 
 export function isBindHint(h: unknown): h is BindHint {
@@ -111,12 +111,12 @@ export async function prefetchBindings(tx: ControllerTx, hints: unknown[], sibli
     refs.push(ref);
   }
   const rows = await lockClaimsWithReservations(tx, refs);
-  const locked = new Map<string, KubeObject>();
+  const locked = new Map<string, PersistentVolumeClaim>();
   for (const r of rows) {
     const k = keyOf(r.claim.metadata.namespace ?? '', r.claim.metadata.name!);
     tx.remember(r.claim);
     p.reserved.set(k, r.reserved);
-    locked.set(k, r.claim);
+    locked.set(k, r.claim as PersistentVolumeClaim); // rows of kind PVC
   }
 
   // Claims that need only a free volume: unchanged since read, nothing reserved or asked

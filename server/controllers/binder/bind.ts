@@ -19,7 +19,8 @@ import {
   type MatchOptions,
 } from '../../domain/matching';
 import { quantityToBytes } from '../../domain/quantity';
-import type { KubeObject } from '../../resources/types';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import { availableVolumes, lockAvailableVolume, lockClaimWithReservations, volumesClaimedBy, type LabelRequirement } from '../../store/volume-queries';
 import type { ControllerTx } from '../runtime/controller-tx';
 import { prefetchedForOthers, prefetchedReservations, prefetchedVolume } from './bind-prefetch';
@@ -30,7 +31,7 @@ const PAGE = 16;
 const MAX_PAGES = 16;
 
 /** The claim's selector as requirements; undefined when it has none, null when invalid. */
-function selectorOf(claim: KubeObject): LabelRequirement[] | undefined | null {
+function selectorOf(claim: PersistentVolumeClaim): LabelRequirement[] | undefined | null {
   const ls = claim.spec?.selector;
   if (ls === undefined || ls === null) return undefined;
   try {
@@ -41,7 +42,7 @@ function selectorOf(claim: KubeObject): LabelRequirement[] | undefined | null {
 }
 
 export interface LockedClaim {
-  claim?: KubeObject;
+  claim?: PersistentVolumeClaim;
   /** Names of the volumes whose claimRef names the claim, when read with it. */
   reserved?: string[];
 }
@@ -60,7 +61,7 @@ export async function lockClaimForBinding(tx: ControllerTx, namespace: string, n
     const row = await lockClaimWithReservations(tx, namespace, name);
     if (row) {
       tx.remember(row.claim);
-      return { claim: structuredClone(row.claim), reserved: row.reserved };
+      return { claim: structuredClone(row.claim) as PersistentVolumeClaim, reserved: row.reserved }; // a row of kind PVC
     }
   }
   return { claim: await tx.get('PersistentVolumeClaim', namespace, name) };
@@ -78,11 +79,11 @@ export interface StoreMatch {
  * chosen volume's row is locked by this transaction; rows other binders hold are skipped
  * (they are being bound), never waited for, and reported as `busy`.
  */
-export async function findMatchInStore(tx: ControllerTx, claim: KubeObject, opts: MatchOptions, reservedNames?: string[]): Promise<StoreMatch> {
+export async function findMatchInStore(tx: ControllerTx, claim: PersistentVolumeClaim, opts: MatchOptions, reservedNames?: string[]): Promise<StoreMatch> {
   const ns = claim.metadata.namespace ?? '';
   // Volumes reserved for the claim, as this transaction sees them (locked; never waited for).
   const names = reservedNames ?? (await volumesClaimedBy(tx, ns, claim.metadata.name!)).map((v) => v.metadata.name!);
-  const reserved: KubeObject[] = [];
+  const reserved: PersistentVolume[] = [];
   for (const name of names) {
     const v = await tx.get('PersistentVolume', undefined, name);
     if (v) reserved.push(v);
@@ -91,7 +92,7 @@ export async function findMatchInStore(tx: ControllerTx, claim: KubeObject, opts
   // and so do those its prefetch chose for other claims.
   const written = tx.volumesWritten();
   const exclude = [...written, ...prefetchedForOthers(tx, ns, claim.metadata.name!)];
-  const bits = (pv: KubeObject) => accessModesToBits(pv.spec?.accessModes ?? []);
+  const bits = (pv: PersistentVolume) => accessModesToBits(pv.spec?.accessModes ?? []);
   const labels = selectorOf(claim);
   const base = {
     storageClass: claimClass(claim),
@@ -120,7 +121,7 @@ export async function findMatchInStore(tx: ControllerTx, claim: KubeObject, opts
       const [first] = await availableVolumes(tx, { ...q, limit: 1, skipLocked: true });
       if (first) {
         tx.remember(first.volume);
-        const found = pickInGroup(claim, [first.volume], opts);
+        const found = pickInGroup(claim, [first.volume as PersistentVolume], opts); // a row of kind PV
         if (found) return { match: found, busy };
       } else {
         busy ||= (await availableVolumes(tx, { ...q, limit: 1 })).length > 0;
@@ -131,8 +132,9 @@ export async function findMatchInStore(tx: ControllerTx, claim: KubeObject, opts
     for (let page = 0; page < MAX_PAGES; page++) {
       const rows = await availableVolumes(tx, { ...q, offset: page * PAGE, limit: PAGE });
       for (const r of rows) {
-        if (evaluateVolume(claim, r.volume, opts).failures.length > 0) continue;
-        const locked = await lockAvailableVolume(tx, r.volume.metadata.name!);
+        // availableVolumes and lockAvailableVolume read rows of kind PV.
+        if (evaluateVolume(claim, r.volume as PersistentVolume, opts).failures.length > 0) continue;
+        const locked = (await lockAvailableVolume(tx, r.volume.metadata.name!)) as PersistentVolume | undefined;
         if (!locked) {
           busy = true;
           continue;
@@ -146,7 +148,7 @@ export async function findMatchInStore(tx: ControllerTx, claim: KubeObject, opts
   return { busy };
 }
 
-function claimRefTo(claim: KubeObject) {
+function claimRefTo(claim: PersistentVolumeClaim) {
   return {
     kind: 'PersistentVolumeClaim',
     namespace: claim.metadata.namespace,
@@ -158,8 +160,8 @@ function claimRefTo(claim: KubeObject) {
 }
 
 export interface Binding {
-  volume: KubeObject;
-  claim: KubeObject;
+  volume: PersistentVolume;
+  claim: PersistentVolumeClaim;
 }
 
 /**
@@ -167,12 +169,12 @@ export interface Binding {
  * Bound, bindClaimToVolume, claim status Bound with capacity and access modes). Only what
  * differs is written. Both objects must have been read in this transaction.
  */
-export async function writeBinding(tx: ControllerTx, volume: KubeObject, claim: KubeObject): Promise<Binding> {
+export async function writeBinding(tx: ControllerTx, volume: PersistentVolume, claim: PersistentVolumeClaim): Promise<Binding> {
   const v = structuredClone(volume);
   const ref = v.spec?.claimRef;
   const alreadyBound = isVolumeBoundToClaim(volume, claim);
   if (!ref || ref.name !== claim.metadata.name || (ref.namespace ?? '') !== (claim.metadata.namespace ?? '') || ref.uid !== claim.metadata.uid) {
-    v.spec.claimRef = claimRefTo(claim);
+    v.spec!.claimRef = claimRefTo(claim); // a stored volume has a spec: validation requires its capacity
   }
   v.metadata.annotations ??= {};
   if (!alreadyBound && v.metadata.annotations[annBoundByController] === undefined) v.metadata.annotations[annBoundByController] = 'yes';
@@ -183,8 +185,9 @@ export async function writeBinding(tx: ControllerTx, volume: KubeObject, claim: 
   const c = structuredClone(claim);
   const becomesBound = claim.status?.phase !== 'Bound';
   c.metadata.annotations ??= {};
-  if (c.spec.volumeName !== volume.metadata.name) {
-    c.spec.volumeName = volume.metadata.name;
+  // A stored claim has a spec: validation requires its access modes and request.
+  if (c.spec!.volumeName !== volume.metadata.name) {
+    c.spec!.volumeName = volume.metadata.name;
     if (c.metadata.annotations[annBoundByController] === undefined) c.metadata.annotations[annBoundByController] = 'yes';
   }
   if (c.metadata.annotations[annBindCompleted] === undefined) c.metadata.annotations[annBindCompleted] = 'yes';

@@ -5,7 +5,9 @@
 // never acted on a stale copy; the bind transaction gathers its facts under its locks and
 // writes the binding it decides in the same commit.
 import { claimClass, type MatchOptions } from '../../domain/matching';
-import type { KubeObject } from '../../resources/types';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
+import type { StorageClass } from '../../resources/storage-class/schema';
 import type { ReconcileContext, ReconcileResult } from '../runtime/controller';
 import type { ControllerTx } from '../runtime/controller-tx';
 import { event } from '../runtime/event';
@@ -31,7 +33,7 @@ export async function syncClaim(d: BinderDeps, ctx: ReconcileContext, namespace:
   return syncUnboundClaim(d, ctx, claim);
 }
 
-async function syncBoundClaim(d: BinderDeps, ctx: ReconcileContext, claim: KubeObject): Promise<void> {
+async function syncBoundClaim(d: BinderDeps, ctx: ReconcileContext, claim: PersistentVolumeClaim): Promise<void> {
   const volumeName: string | undefined = claim.spec?.volumeName || undefined;
   const volume = volumeName ? await d.store.tryGet(PV, undefined, volumeName) : undefined;
   const action = decide({ claim, volume, inTreeProvisioners: d.inTreeProvisioners });
@@ -39,7 +41,7 @@ async function syncBoundClaim(d: BinderDeps, ctx: ReconcileContext, claim: KubeO
   if (action.action === 'bind') return finishBinding(d, ctx, claim, action.volume);
 }
 
-async function markLost(d: BinderDeps, ctx: ReconcileContext, claim: KubeObject, reason: string, message: string): Promise<void> {
+async function markLost(d: BinderDeps, ctx: ReconcileContext, claim: PersistentVolumeClaim, reason: string, message: string): Promise<void> {
   const next = structuredClone(claim);
   next.status = { ...next.status, phase: 'Lost' };
   delete next.status.accessModes;
@@ -49,7 +51,7 @@ async function markLost(d: BinderDeps, ctx: ReconcileContext, claim: KubeObject,
 }
 
 /** Writes what a bound claim's binding is missing, on both sides as read (else looks again). */
-async function finishBinding(d: BinderDeps, ctx: ReconcileContext, claim: KubeObject, volume: KubeObject): Promise<void> {
+async function finishBinding(d: BinderDeps, ctx: ReconcileContext, claim: PersistentVolumeClaim, volume: PersistentVolume): Promise<void> {
   const done = await write(d, ctx, async (tx) => {
     const c = await tx.get(PVC, claim.metadata.namespace, claim.metadata.name!);
     const v = await tx.get(PV, undefined, volume.metadata.name!);
@@ -63,7 +65,7 @@ async function finishBinding(d: BinderDeps, ctx: ReconcileContext, claim: KubeOb
 }
 
 /** Fills the newest default StorageClass into a claim created without a class. */
-async function setDefaultClass(d: BinderDeps, ctx: ReconcileContext, claim: KubeObject, className: string): Promise<KubeObject | undefined> {
+async function setDefaultClass(d: BinderDeps, ctx: ReconcileContext, claim: PersistentVolumeClaim, className: string): Promise<PersistentVolumeClaim | undefined> {
   return write(d, ctx, async (tx) => {
     const current = await tx.get(PVC, claim.metadata.namespace, claim.metadata.name!);
     if (!current || current.metadata.resourceVersion !== claim.metadata.resourceVersion) return undefined;
@@ -71,7 +73,7 @@ async function setDefaultClass(d: BinderDeps, ctx: ReconcileContext, claim: Kube
   });
 }
 
-async function matchOptions(d: BinderDeps, claim: KubeObject, sc: KubeObject | undefined): Promise<MatchOptions> {
+async function matchOptions(d: BinderDeps, claim: PersistentVolumeClaim, sc: StorageClass | undefined): Promise<MatchOptions> {
   if (sc?.volumeBindingMode !== 'WaitForFirstConsumer') return {};
   const nodeName = claim.metadata.annotations?.[annSelectedNode];
   const node = nodeName ? await d.store.tryGet('Node', undefined, nodeName) : undefined;
@@ -79,7 +81,7 @@ async function matchOptions(d: BinderDeps, claim: KubeObject, sc: KubeObject | u
 }
 
 /** The facts of an unbound claim before its bind transaction (the default class filled in first, when it gets one). */
-async function unboundFacts(d: BinderDeps, ctx: ReconcileContext, read: KubeObject): Promise<ClaimFacts> {
+async function unboundFacts(d: BinderDeps, ctx: ReconcileContext, read: PersistentVolumeClaim): Promise<ClaimFacts> {
   const defaultClass = mayTakeDefaultClass(read) ? (await d.classes.defaultClass())?.metadata.name : undefined;
   const first = decide({ claim: read, defaultClass, inTreeProvisioners: d.inTreeProvisioners });
   // Written or not, the bind transaction comes next: it finds a claim changed meanwhile, and looks again.
@@ -91,7 +93,7 @@ async function unboundFacts(d: BinderDeps, ctx: ReconcileContext, read: KubeObje
 }
 
 /** The claim locked, and the volume it names or the seed's match for it, read in the bind transaction. */
-async function lockedFacts(tx: ControllerTx, claim: KubeObject, opts: MatchOptions): Promise<LockedFacts> {
+async function lockedFacts(tx: ControllerTx, claim: PersistentVolumeClaim, opts: MatchOptions): Promise<LockedFacts> {
   const { claim: c, reserved } = await lockClaimForBinding(tx, claim.metadata.namespace ?? '', claim.metadata.name!);
   if (!c || c.metadata.resourceVersion !== claim.metadata.resourceVersion) return { claim: c };
   const volumeName: string | undefined = c.spec?.volumeName || undefined;
@@ -100,7 +102,7 @@ async function lockedFacts(tx: ControllerTx, claim: KubeObject, opts: MatchOptio
   return { claim: c, match, busy };
 }
 
-async function syncUnboundClaim(d: BinderDeps, ctx: ReconcileContext, read: KubeObject): Promise<ReconcileResult | void> {
+async function syncUnboundClaim(d: BinderDeps, ctx: ReconcileContext, read: PersistentVolumeClaim): Promise<ReconcileResult | void> {
   const facts = await unboundFacts(d, ctx, read);
   const { claim } = facts;
   const opts = facts.opts!;

@@ -1,13 +1,13 @@
 // StorageClass lookups for the binder, cached briefly and dropped on any class change.
 import { newestDefault } from '../../resources/storage-class/default-class';
 import { isDefaultClass } from '../../resources/storage-class/strategy';
-import type { KubeObject } from '../../resources/types';
+import type { StorageClass } from '../../resources/storage-class/schema';
 import type { ObjectStore } from '../../store/object-store';
 
 export { isDefaultClass, newestDefault };
 
 export class ClassCache {
-  private classes: Promise<Map<string, KubeObject>> | undefined;
+  private classes: Promise<Map<string, StorageClass>> | undefined;
   private loadedAt = 0;
 
   constructor(
@@ -19,20 +19,21 @@ export class ClassCache {
     this.classes = undefined;
   }
 
-  private all(): Promise<Map<string, KubeObject>> {
+  private all(): Promise<Map<string, StorageClass>> {
     if (!this.classes || Date.now() - this.loadedAt > this.ttlMs) {
       this.loadedAt = Date.now();
-      this.classes = this.store.list('StorageClass').then((r) => new Map(r.items.map((sc) => [sc.metadata.name!, sc])));
+      // A list of kind StorageClass.
+      this.classes = this.store.list('StorageClass').then((r) => new Map(r.items.map((sc) => [sc.metadata.name!, sc as StorageClass])));
       this.classes.catch(() => this.invalidate());
     }
     return this.classes;
   }
 
-  async get(name: string): Promise<KubeObject | undefined> {
+  async get(name: string): Promise<StorageClass | undefined> {
     return (await this.all()).get(name);
   }
 
-  async defaultClass(): Promise<KubeObject | undefined> {
+  async defaultClass(): Promise<StorageClass | undefined> {
     return newestDefault([...(await this.all()).values()]);
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../resources/types';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import { annDynamicallyProvisioned } from '../../domain/well-known/annotations';
 import { decideVolume, type VolumeAction } from './decide-volume';
 
@@ -12,7 +13,7 @@ interface VolumeShape {
   mode?: string;
 }
 
-function volume(o: VolumeShape = {}): KubeObject {
+function volume(o: VolumeShape = {}): PersistentVolume {
   const ref = o.ref ?? 'uid';
   return {
     apiVersion: 'v1',
@@ -27,7 +28,7 @@ function volume(o: VolumeShape = {}): KubeObject {
   };
 }
 
-const claim = (o: { uid?: string; volumeName?: string; phase?: string; mode?: string } = {}): KubeObject => ({
+const claim = (o: { uid?: string; volumeName?: string; phase?: string; mode?: string } = {}): PersistentVolumeClaim => ({
   apiVersion: 'v1',
   kind: 'PersistentVolumeClaim',
   metadata: { name: 'c', namespace: 'ns', uid: o.uid ?? 'u1' },

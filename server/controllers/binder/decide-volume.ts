@@ -1,15 +1,16 @@
 // What the binder does with a volume (upstream syncVolume and reclaimVolume,
 // pkg/controller/volume/persistentvolume/pv_controller.go). Pure: volume-sync.ts reads the
 // volume and the claim its claimRef names, this picks the step, volume-sync does it.
-import type { KubeObject } from '../../resources/types';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import { chooseDeleter } from '../deleter/decide';
 import { annDynamicallyProvisioned } from '../../domain/well-known/annotations';
 import { reasons } from '../../domain/well-known/event-reasons';
 
 export interface VolumeFacts {
-  volume: KubeObject;
+  volume: PersistentVolume;
   /** The claim the claimRef names (read only when the claimRef has a uid), if it exists. */
-  claim?: KubeObject;
+  claim?: PersistentVolumeClaim;
   /** Provisioner names of the in-tree plugins (the deleter controller deletes their volumes). */
   inTreeProvisioners: ReadonlySet<string>;
 }

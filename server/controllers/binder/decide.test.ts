@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { MatchOptions } from '../../domain/matching';
-import type { KubeObject } from '../../resources/types';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
+import type { StorageClass } from '../../resources/storage-class/schema';
 import { annBindCompleted, annBindingExplanation } from '../../domain/well-known/annotations';
 import { dataSourceRefusal, decide, type ClaimAction, type ClaimFacts, type LockedFacts } from './decide';
 
@@ -14,7 +16,7 @@ interface ClaimShape {
   rv?: string;
 }
 
-function claim(o: ClaimShape = {}): KubeObject {
+function claim(o: ClaimShape = {}): PersistentVolumeClaim {
   const annotations: Record<string, string> = o.bound ? { [annBindCompleted]: 'yes' } : {};
   return {
     apiVersion: 'v1',
@@ -40,7 +42,7 @@ interface VolumeShape {
   cls?: string;
 }
 
-function volume(o: VolumeShape = {}): KubeObject {
+function volume(o: VolumeShape = {}): PersistentVolume {
   const ref = o.claimUid === undefined ? undefined : { namespace: 'ns', name: o.claimName ?? 'c', ...(o.claimUid ? { uid: o.claimUid } : {}) };
   return {
     apiVersion: 'v1',
@@ -51,16 +53,16 @@ function volume(o: VolumeShape = {}): KubeObject {
   };
 }
 
-const storageClass = (provisioner: string): KubeObject => ({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'gold' }, provisioner });
+const storageClass = (provisioner: string): StorageClass => ({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'gold' }, provisioner });
 const inTree = new Set(['stowage.io/host-path']);
 const wffcNoNode: MatchOptions = { delayBinding: true };
 
 interface Row {
   name: string;
-  claim: KubeObject;
-  volume?: KubeObject;
+  claim: PersistentVolumeClaim;
+  volume?: PersistentVolume;
   defaultClass?: string;
-  sc?: KubeObject;
+  sc?: StorageClass;
   opts?: MatchOptions;
   locked?: LockedFacts;
   want: string;
@@ -90,7 +92,7 @@ function facts(r: Row): ClaimFacts {
 }
 
 const unbound = (o: ClaimShape = {}) => claim(o);
-const lockedAs = (c: KubeObject, more: Omit<LockedFacts, 'claim'> = {}): LockedFacts => ({ claim: c, ...more });
+const lockedAs = (c: PersistentVolumeClaim, more: Omit<LockedFacts, 'claim'> = {}): LockedFacts => ({ claim: c, ...more });
 const bound = (o: ClaimShape = {}) => claim({ bound: true, volumeName: 'pv-1', ...o });
 const complete = () => {
   const v = volume({ claimUid: 'u1' });
@@ -126,7 +128,7 @@ describe('decide: an unbound claim before its bind transaction', () => {
 
 const c = unbound();
 const named = unbound({ volumeName: 'pv-1' });
-const match = (v: KubeObject, prebound = false) => ({ volume: v, prebound });
+const match = (v: PersistentVolume, prebound = false) => ({ volume: v, prebound });
 
 describe('decide: what the bind transaction found (upstream syncUnboundClaim)', () => {
   it.each<Row>([

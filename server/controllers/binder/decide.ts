@@ -9,7 +9,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Situation } from '../../domain/binding-explanation';
 import { checkRequestedVolume, claimClass, claimHasClass, isVolumeBoundToClaim, type Match, type MatchOptions } from '../../domain/matching';
-import type { KubeObject } from '../../resources/types';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
+import type { StorageClass } from '../../resources/storage-class/schema';
 import type { EventType } from '../../services/event-recorder';
 import { annBindCompleted, annBindingExplanation } from '../../domain/well-known/annotations';
 import { conditionBindable } from '../../domain/well-known/conditions';
@@ -18,13 +20,13 @@ import { inTreeProvisionerPrefix, noProvisioner } from '../../domain/well-known/
 
 export interface ClaimFacts {
   /** The claim as read (with the default class this reconcile filled in). */
-  claim: KubeObject;
+  claim: PersistentVolumeClaim;
   /** A bound claim: the volume it names, as read (undefined: it names none, or it is gone). */
-  volume?: KubeObject;
+  volume?: PersistentVolume;
   /** The newest default StorageClass; read only for a claim without class or volume name. */
   defaultClass?: string;
   /** The claim's StorageClass, when it names one that exists. */
-  storageClass?: KubeObject;
+  storageClass?: StorageClass;
   /** How the claim matches: WaitForFirstConsumer, and the node its consumer was given. */
   opts?: MatchOptions;
   /** Provisioner names of the in-tree plugins. */
@@ -35,13 +37,13 @@ export interface ClaimFacts {
 
 export interface LockedFacts {
   /** The claim under its row lock (undefined: gone). */
-  claim?: KubeObject;
+  claim?: PersistentVolumeClaim;
   /** A claim naming no volume: the seed's match in the store, if any. */
   match?: Match;
   /** No match, and candidates were skipped because other binders hold them. */
   busy?: boolean;
   /** A claim naming its volume: that volume under its lock (undefined: it does not exist). */
-  requested?: KubeObject;
+  requested?: PersistentVolume;
 }
 
 export interface BinderEvent {
@@ -66,14 +68,14 @@ export type ClaimAction =
   | { action: 'none'; why: string }
   | { action: 'setDefaultClass'; className: string }
   | { action: 'lookForVolume' }
-  | { action: 'bind'; volume: KubeObject }
+  | { action: 'bind'; volume: PersistentVolume }
   | { action: 'retry'; why: string }
   | { action: 'retrySoon'; why: string }
   | { action: 'provision'; provisioner: string; situation: Situation; events: BinderEvent[] }
   | { action: 'pending'; situation: Situation; events: BinderEvent[]; showNear: boolean }
   | { action: 'markLost'; reason: string; message: string };
 
-export function isBindCompleted(claim: KubeObject): boolean {
+export function isBindCompleted(claim: PersistentVolumeClaim): boolean {
   return claim.metadata.annotations?.[annBindCompleted] !== undefined;
 }
 
@@ -84,7 +86,7 @@ export function decide(f: ClaimFacts): ClaimAction {
 }
 
 /** Whether both sides already say everything a binding says (then nothing is written). */
-export function bindingComplete(volume: KubeObject, claim: KubeObject): boolean {
+export function bindingComplete(volume: PersistentVolume, claim: PersistentVolumeClaim): boolean {
   const ref = volume.spec?.claimRef;
   return (
     volume.status?.phase === 'Bound' &&
@@ -99,13 +101,13 @@ export function bindingComplete(volume: KubeObject, claim: KubeObject): boolean 
   );
 }
 
-function lost(claim: KubeObject, reason: string, message: string): ClaimAction {
+function lost(claim: PersistentVolumeClaim, reason: string, message: string): ClaimAction {
   if (claim.status?.phase === 'Lost') return { action: 'none', why: 'already Lost' };
   return { action: 'markLost', reason, message };
 }
 
 /** Upstream syncBoundClaim: the claim's volume is gone, misbound, complete, or to finish. */
-function decideBound(claim: KubeObject, volume: KubeObject | undefined): ClaimAction {
+function decideBound(claim: PersistentVolumeClaim, volume: PersistentVolume | undefined): ClaimAction {
   if (!claim.spec?.volumeName) {
     return lost(claim, reasons.claimLost, 'Bound claim has lost reference to PersistentVolume. Data on the volume is lost!');
   }
@@ -120,7 +122,7 @@ function decideBound(claim: KubeObject, volume: KubeObject | undefined): ClaimAc
 }
 
 /** A claim that gets the default class, when there is one: no class, no volume named, not being deleted. */
-export function mayTakeDefaultClass(claim: KubeObject): boolean {
+export function mayTakeDefaultClass(claim: PersistentVolumeClaim): boolean {
   return !claim.metadata.deletionTimestamp && !claimHasClass(claim) && !claim.spec?.volumeName;
 }
 

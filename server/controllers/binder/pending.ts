@@ -9,7 +9,8 @@ import { explain, parseExplanation, sameExplanation, serializeExplanation, type 
 import { accessModesToBits } from '../../domain/access-modes';
 import { claimClass, requestedStorage, type MatchOptions } from '../../domain/matching';
 import { quantityToBytes } from '../../domain/quantity';
-import type { KubeObject } from '../../resources/types';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import { nearVolumes } from '../../store/volume-queries';
 import type { ReconcileContext, ReconcileResult } from '../runtime/controller';
 import { event } from '../runtime/event';
@@ -37,7 +38,7 @@ function graceLeft(d: BinderDeps, key: string): number | undefined {
 }
 
 /** The claim as it should be: Pending, with the explanation, the condition and the provisioner annotations. */
-function pendingClaim(claim: KubeObject, provisioner: string | undefined, kept: Explanation, reason: string): KubeObject {
+function pendingClaim(claim: PersistentVolumeClaim, provisioner: string | undefined, kept: Explanation, reason: string): PersistentVolumeClaim {
   const next = structuredClone(claim);
   const annotations: Record<string, string> = (next.metadata.annotations ??= {});
   if (provisioner !== undefined) {
@@ -63,18 +64,19 @@ function pendingClaim(claim: KubeObject, provisioner: string | undefined, kept: 
 }
 
 /** The volumes that come nearest to the claim, for its explanation. */
-function nearTo(d: BinderDeps, claim: KubeObject): Promise<KubeObject[]> {
+function nearTo(d: BinderDeps, claim: PersistentVolumeClaim): Promise<PersistentVolume[]> {
+  // nearVolumes reads rows of kind PV.
   return nearVolumes(d.store, {
     storageClass: claimClass(claim),
     volumeMode: claim.spec?.volumeMode ?? 'Filesystem',
     accessModes: accessModesToBits(claim.spec?.accessModes ?? []),
     minBytes: quantityToBytes(requestedStorage(claim)).toString(),
     limit: 4,
-  });
+  }) as Promise<PersistentVolume[]>;
 }
 
 /** Keeps the claim Pending with its explanation (and provisioner annotations). */
-export async function keepPending(d: BinderDeps, ctx: ReconcileContext, claim: KubeObject, opts: MatchOptions, a: PendingAction): Promise<ReconcileResult | void> {
+export async function keepPending(d: BinderDeps, ctx: ReconcileContext, claim: PersistentVolumeClaim, opts: MatchOptions, a: PendingAction): Promise<ReconcileResult | void> {
   const key = claimKey(claim.metadata.namespace ?? '', claim.metadata.name!);
   const provisioner = a.action === 'provision' ? a.provisioner : undefined;
   const handOver = provisioner !== undefined && claim.metadata.annotations?.[annStorageProvisioner] !== provisioner;

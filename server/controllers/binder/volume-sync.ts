@@ -6,7 +6,7 @@
 import { accessModesToBits } from '../../domain/access-modes';
 import { volumeClass } from '../../domain/matching';
 import { bytesOf } from '../../resources/resource-list';
-import type { KubeObject } from '../../resources/types';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import { claimsNaming, claimsWaitingFor } from '../../store/volume-queries';
 import type { ReconcileContext } from '../runtime/controller';
 import { annBoundByController } from '../../domain/well-known/annotations';
@@ -21,7 +21,7 @@ import { claimKey } from './keys';
 const PV = 'PersistentVolume';
 
 /** Saves a new phase (and clears the message) unless it is already set; returns the volume. */
-async function setPhase(d: BinderDeps, ctx: ReconcileContext, volume: KubeObject, phase: string, message?: string, evenIfSamePhase = false): Promise<KubeObject> {
+async function setPhase(d: BinderDeps, ctx: ReconcileContext, volume: PersistentVolume, phase: string, message?: string, evenIfSamePhase = false): Promise<PersistentVolume> {
   if (volume.status?.phase === phase && !evenIfSamePhase) return volume;
   const next = structuredClone(volume);
   next.status = { ...next.status, phase };
@@ -34,7 +34,7 @@ async function setPhase(d: BinderDeps, ctx: ReconcileContext, volume: KubeObject
  * Claims waiting for this volume get another look: those naming it (spec.volumeName), and
  * a few of those it could serve that are not queued already.
  */
-async function wakeWaitingClaims(d: BinderDeps, ctx: ReconcileContext, volume: KubeObject): Promise<void> {
+async function wakeWaitingClaims(d: BinderDeps, ctx: ReconcileContext, volume: PersistentVolume): Promise<void> {
   for (const c of await claimsNaming(d.store, volume.metadata.name!)) ctx.enqueue(claimKey(c.namespace, c.name));
   const bytes = bytesOf(volume.spec?.capacity?.storage);
   if (!bytes || volume.metadata.deletionTimestamp) return;
@@ -58,14 +58,16 @@ async function wakeWaitingClaims(d: BinderDeps, ctx: ReconcileContext, volume: K
 }
 
 /** Upstream unbindVolume: undo a binding the controller made, or forget the uid of the user's. */
-async function unbind(d: BinderDeps, ctx: ReconcileContext, volume: KubeObject): Promise<void> {
+async function unbind(d: BinderDeps, ctx: ReconcileContext, volume: PersistentVolume): Promise<void> {
+  // A stored volume has a spec (validation requires its capacity and source), and unbind
+  // runs only for a volume whose claimRef points at a claim.
   const next = structuredClone(volume);
   if (next.metadata.annotations?.[annBoundByController] !== undefined) {
-    delete next.spec.claimRef;
+    delete next.spec!.claimRef;
     delete next.metadata.annotations[annBoundByController];
     if (Object.keys(next.metadata.annotations).length === 0) delete next.metadata.annotations;
   } else {
-    delete next.spec.claimRef.uid;
+    delete next.spec!.claimRef!.uid;
   }
   next.status = { ...next.status, phase: 'Available' };
   delete next.status.message;
@@ -73,7 +75,7 @@ async function unbind(d: BinderDeps, ctx: ReconcileContext, volume: KubeObject):
 }
 
 /** Released unless it is already, then Failed with why when its reclaim policy says so. */
-async function release(d: BinderDeps, ctx: ReconcileContext, volume: KubeObject, a: Extract<VolumeAction, { action: 'release' }>): Promise<void> {
+async function release(d: BinderDeps, ctx: ReconcileContext, volume: PersistentVolume, a: Extract<VolumeAction, { action: 'release' }>): Promise<void> {
   const released = a.setReleased ? await setPhase(d, ctx, volume, 'Released') : volume;
   if (!a.fail) return;
   const failed = await setPhase(d, ctx, released, 'Failed', a.fail.message, a.fail.force);

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../resources/types';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import { chooseDeleter, deleterAction } from './decide';
 import { annDynamicallyProvisioned } from '../../domain/well-known/annotations';
 import { pvControllerFinalizer } from '../../domain/well-known/finalizers';
 
-function pv(o: { phase?: string; policy?: string; uid?: string; finalizers?: string[]; deleting?: boolean; provisioned?: boolean } = {}): KubeObject {
+function pv(o: { phase?: string; policy?: string; uid?: string; finalizers?: string[]; deleting?: boolean; provisioned?: boolean } = {}): PersistentVolume {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolume',
@@ -18,14 +19,14 @@ function pv(o: { phase?: string; policy?: string; uid?: string; finalizers?: str
     status: { phase: o.phase ?? 'Released' },
   };
 }
-const claim = (uid: string, volumeName?: string): KubeObject => ({
+const claim = (uid: string, volumeName?: string): PersistentVolumeClaim => ({
   apiVersion: 'v1',
   kind: 'PersistentVolumeClaim',
   metadata: { name: 'c', namespace: 'ns', uid },
   spec: { volumeName },
 });
 
-function local(): KubeObject {
+function local(): PersistentVolume {
   const v = pv();
   v.metadata.annotations = { [annDynamicallyProvisioned]: 'local-volume-provisioner' };
   return v;
@@ -53,7 +54,7 @@ describe('deleterAction', () => {
 
 describe('chooseDeleter (upstream findDeletablePlugin; cases 4-10 and 8-3 of pv_controller_test/delete_test)', () => {
   const inTree = new Set(['stowage.io/host-path']);
-  const withAnn = (ann?: string): KubeObject => {
+  const withAnn = (ann?: string): PersistentVolume => {
     const v = pv();
     v.metadata.name = 'volume8-3';
     v.metadata.annotations = ann === undefined ? {} : { [annDynamicallyProvisioned]: ann };

@@ -1,7 +1,8 @@
 // What the deleter does with a volume (seed 000 "Controller workflow for deleting volumes",
 // upstream isVolumeReleased and sig-storage-lib-external-provisioner shouldDelete). Pure.
 import { isVolumeReleased } from '../../domain/volume-release';
-import type { KubeObject } from '../../resources/types';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import { annDynamicallyProvisioned } from '../../domain/well-known/annotations';
 import { pvControllerFinalizer } from '../../domain/well-known/finalizers';
 import { inTreeProvisionerPrefix, localVolumeProvisioner } from '../../domain/well-known/provisioners';
@@ -13,7 +14,7 @@ export type DeleterAction = { action: 'none'; why: string } | { action: 'delete'
  * provisioners are theirs to delete (seed 000: "If the deleter is not known to Kubernetes,
  * it does not do anything").
  */
-export function deleterAction(pv: KubeObject, claim: KubeObject | undefined, inTree: boolean): DeleterAction {
+export function deleterAction(pv: PersistentVolume, claim: PersistentVolumeClaim | undefined, inTree: boolean): DeleterAction {
   if (!pv.metadata.annotations?.[annDynamicallyProvisioned]) return { action: 'none', why: 'not dynamically provisioned' };
   // Local volumes are the local-volume manager's: wiped by their node's agent first.
   if (pv.metadata.annotations[annDynamicallyProvisioned] === localVolumeProvisioner) return { action: 'none', why: 'a local volume: the local-volume manager reclaims it' };
@@ -44,7 +45,7 @@ export type VolumeDeleterChoice =
  * which deletes it itself; otherwise nobody can, and the volume goes Failed with the
  * message upstream writes.
  */
-export function chooseDeleter(pv: KubeObject, inTree: ReadonlySet<string>): VolumeDeleterChoice {
+export function chooseDeleter(pv: PersistentVolume, inTree: ReadonlySet<string>): VolumeDeleterChoice {
   const name = pv.metadata.annotations?.[annDynamicallyProvisioned];
   if (name) {
     if (inTree.has(name)) return { deleter: 'inTree', plugin: name };

@@ -9,6 +9,7 @@ import { AssetStore } from '../../store/provisioned-assets';
 import type { PluginRegistry } from '../../provisioners/registry';
 import type { EventRecorder } from '../../services/event-recorder';
 import type { ProvisionerPlugin } from '../../provisioners/plugin';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import type { KubeObject } from '../../resources/types';
 import type { ChangeEvent } from '../../store/change-feed';
 import type { ObjectStore } from '../../store/object-store';
@@ -42,7 +43,7 @@ export interface DeleterDeps {
 
 const without = (list: string[] | undefined, item: string) => (list ?? []).filter((f) => f !== item);
 
-async function dropFinalizer(d: DeleterDeps, ctx: ReconcileContext, pv: KubeObject): Promise<void> {
+async function dropFinalizer(d: DeleterDeps, ctx: ReconcileContext, pv: PersistentVolume): Promise<void> {
   await write(d, ctx, async (tx) => {
     const cur = await tx.get(PV, undefined, pv.metadata.name!);
     if (!cur || cur.metadata.uid !== pv.metadata.uid || !cur.metadata.finalizers?.includes(pvControllerFinalizer)) return;
@@ -52,7 +53,7 @@ async function dropFinalizer(d: DeleterDeps, ctx: ReconcileContext, pv: KubeObje
 }
 
 /** Upstream updateVolumePhaseWithEvent(VolumeFailed): the user sees why, while we retry. */
-async function markFailed(d: DeleterDeps, ctx: ReconcileContext, pv: KubeObject, message: string): Promise<KubeObject> {
+async function markFailed(d: DeleterDeps, ctx: ReconcileContext, pv: PersistentVolume, message: string): Promise<KubeObject> {
   if (pv.status?.phase === 'Failed' && pv.status?.message === message) return pv;
   const saved = await write(d, ctx, async (tx) => {
     const cur = await tx.get(PV, undefined, pv.metadata.name!);
@@ -64,7 +65,7 @@ async function markFailed(d: DeleterDeps, ctx: ReconcileContext, pv: KubeObject,
 }
 
 /** The asset is gone: delete the PV object, let go of it, and forget the record, in one commit. */
-async function deleteObject(d: DeleterDeps, ctx: ReconcileContext, pv: KubeObject, plugin: ProvisionerPlugin): Promise<void> {
+async function deleteObject(d: DeleterDeps, ctx: ReconcileContext, pv: PersistentVolume, plugin: ProvisionerPlugin): Promise<void> {
   const name = pv.metadata.name!;
   await write(d, ctx, async (tx) => {
     const cur = await tx.get(PV, undefined, name);

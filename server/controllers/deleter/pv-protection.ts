@@ -1,7 +1,7 @@
 // PV protection (upstream pkg/controller/volume/pvprotection): every volume carries the
 // finalizer kubernetes.io/pv-protection, so deleting a volume that is Bound only marks it;
 // the finalizer is removed, and the volume goes, once it is no longer bound to a claim.
-import type { KubeObject } from '../../resources/types';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import type { ChangeEvent } from '../../store/change-feed';
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
@@ -18,17 +18,17 @@ export interface ProtectionDeps {
 export const pvProtectionName = 'pv-protection-controller';
 
 /** Upstream isBeingUsed: a Bound volume is in use by its claim. */
-export const isInUse = (pv: KubeObject) => pv.status?.phase === 'Bound';
+export const isInUse = (pv: PersistentVolume) => pv.status?.phase === 'Bound';
 
-const has = (pv: KubeObject) => (pv.metadata.finalizers ?? []).includes(pvProtectionFinalizer);
-const needsAdd = (pv: KubeObject) => !pv.metadata.deletionTimestamp && !has(pv);
-const needsRemove = (pv: KubeObject) => !!pv.metadata.deletionTimestamp && has(pv) && !isInUse(pv);
+const has = (pv: PersistentVolume) => (pv.metadata.finalizers ?? []).includes(pvProtectionFinalizer);
+const needsAdd = (pv: PersistentVolume) => !pv.metadata.deletionTimestamp && !has(pv);
+const needsRemove = (pv: PersistentVolume) => !!pv.metadata.deletionTimestamp && has(pv) && !isInUse(pv);
 
 /**
  * Whether the volume, as a change left it, needs the finalizer added or removed. It depends
  * on the volume alone, so the watch enqueues only such changes (the resync looks at all).
  */
-export const volumeNeedsProtectionChange = (pv: KubeObject) => needsAdd(pv) || needsRemove(pv);
+export const volumeNeedsProtectionChange = (pv: PersistentVolume) => needsAdd(pv) || needsRemove(pv);
 
 export async function protectVolume(d: ProtectionDeps, ctx: ReconcileContext, name: string): Promise<void> {
   const read = await d.store.tryGet(PV, undefined, name);
@@ -52,7 +52,7 @@ export function pvProtectionSpec(d: ProtectionDeps, opts: { concurrency?: number
     concurrency: opts.concurrency ?? 2,
     watch: {
       kinds: [PV],
-      keysFor: (e: ChangeEvent) => (e.type !== 'DELETED' && volumeNeedsProtectionChange(e.object) ? [`pv/${e.name}`] : []),
+      keysFor: (e: ChangeEvent) => (e.type !== 'DELETED' && volumeNeedsProtectionChange(e.object as PersistentVolume) /* the watch is of volumes only */ ? [`pv/${e.name}`] : []),
     },
     listKeys: () => keys(d),
     resync: { everyMs: opts.resyncMs ?? 60_000, listKeys: () => keys(d) },

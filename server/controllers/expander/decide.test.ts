@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import type { KubeObject } from '../../resources/types';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import { capacityQuantity, expansionWanted, fsResizePendingMessage, statusFor } from './decide';
 
-const claim = (requested: string, capacity: string | undefined, phase = 'Bound', extra: Record<string, any> = {}): KubeObject => ({
+const claim = (requested: string, capacity: string | undefined, phase = 'Bound', extra: Record<string, any> = {}): PersistentVolumeClaim => ({
   apiVersion: 'v1',
   kind: 'PersistentVolumeClaim',
   metadata: { name: 'c', namespace: 'ns' },
@@ -68,6 +68,6 @@ describe('statusFor', () => {
   });
 });
 
-function statusAs(c: KubeObject, status: Record<string, any>): KubeObject {
+function statusAs(c: PersistentVolumeClaim, status: Record<string, any>): PersistentVolumeClaim {
   return { ...c, status };
 }

@@ -1,7 +1,7 @@
 // Volume expansion (the external-resizer protocol, done in-tree), as pure decisions: how
 // many bytes a claim asks to grow to, and the claim status of each stage.
 import { bytesToQuantity, formatQuantity, quantityFromJSON, quantityToBytes } from '../../domain/quantity';
-import type { KubeObject } from '../../resources/types';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 
 export const conditionResizing = 'Resizing';
 export const conditionFsResizePending = 'FileSystemResizePending';
@@ -16,7 +16,7 @@ const bytesOf = (v: unknown): bigint | undefined => {
 };
 
 /** The size a Bound claim asks to grow to (bytes), or undefined when it has what it asks. */
-export function expansionWanted(claim: KubeObject): bigint | undefined {
+export function expansionWanted(claim: PersistentVolumeClaim): bigint | undefined {
   if (claim.status?.phase !== 'Bound' || claim.metadata?.deletionTimestamp || !claim.spec?.volumeName) return undefined;
   const want = bytesOf(claim.spec?.resources?.requests?.storage);
   const have = bytesOf(claim.status?.capacity?.storage) ?? 0n;
@@ -24,7 +24,7 @@ export function expansionWanted(claim: KubeObject): bigint | undefined {
 }
 
 /** The quantity to show for `bytes`: the claim's own spelling when it is exactly that. */
-export function capacityQuantity(claim: KubeObject, bytes: bigint): string {
+export function capacityQuantity(claim: PersistentVolumeClaim, bytes: bigint): string {
   const asked = claim.spec?.resources?.requests?.storage;
   return bytesOf(asked) === bytes && typeof asked === 'string' ? asked : formatQuantity(bytesToQuantity(bytes));
 }
@@ -36,7 +36,7 @@ export type Stage =
   | { kind: 'done'; capacity: string };
 
 /** The claim's status for a stage (a new object; conditions of other stages removed). */
-export function statusFor(claim: KubeObject, stage: Stage, now: string): Record<string, any> {
+export function statusFor(claim: PersistentVolumeClaim, stage: Stage, now: string): Record<string, any> {
   const status: Record<string, any> = structuredClone(claim.status ?? {});
   const keep = (Array.isArray(status.conditions) ? status.conditions : []).filter((c: any) => !stageConditions.includes(c?.type));
   const cond = (type: string, message?: string) => ({ type, status: 'True', lastProbeTime: now, lastTransitionTime: now, ...(message ? { message } : {}) });

@@ -11,7 +11,7 @@
 // retried with backoff. Volumes of out-of-tree provisioners are left to their resizer,
 // which does the same over the API.
 import { timestampNow } from '../../resources/metadata';
-import type { KubeObject } from '../../resources/types';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import { objectKeysInPhases } from '../../store/volume-queries';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
 import { event } from '../runtime/event';
@@ -27,7 +27,7 @@ const PV = 'PersistentVolume';
 export const expanderName = 'volume-expander';
 
 /** Writes the claim's status for a stage (fresh read in the transaction; same uid only). */
-async function setStage(d: ProvisioningDeps, ctx: ReconcileContext, claim: KubeObject, stage: Stage): Promise<KubeObject | undefined> {
+async function setStage(d: ProvisioningDeps, ctx: ReconcileContext, claim: PersistentVolumeClaim, stage: Stage): Promise<PersistentVolumeClaim | undefined> {
   return write(d, ctx, async (tx) => {
     const c = await tx.get(PVC, claim.metadata.namespace, claim.metadata.name!);
     if (!c || c.metadata.uid !== claim.metadata.uid) return undefined;
@@ -50,7 +50,8 @@ export async function expandClaim(d: ProvisioningDeps, ctx: ReconcileContext, na
   if (!claim) return;
   const bytes = expansionWanted(claim);
   if (bytes === undefined) return;
-  const pv = await d.store.tryGet(PV, undefined, claim.spec.volumeName);
+  // expansionWanted answers only for a Bound claim with a volumeName.
+  const pv = await d.store.tryGet(PV, undefined, claim.spec!.volumeName!);
   const plugin = pv ? d.plugins.get(pv.metadata.annotations?.[annDynamicallyProvisioned] ?? '') : undefined;
   if (!pv || !plugin?.expand) return; // not ours: an out-of-tree resizer's job
   const pvName = pv.metadata.name!;
@@ -99,7 +100,7 @@ export function expanderSpec(d: ProvisioningDeps, opts: { resyncMs?: number; bas
     concurrency: 2,
     baseDelayMs: opts.baseDelayMs,
     maxDelayMs: opts.maxDelayMs,
-    watch: { kinds: [PVC], keysFor: (e) => (e.type === 'DELETED' || !expansionWanted(e.object) ? [] : [`pvc/${e.namespace}/${e.name}`]) },
+    watch: { kinds: [PVC], keysFor: (e) => (e.type === 'DELETED' || !expansionWanted(e.object as PersistentVolumeClaim) /* the watch is of claims only */ ? [] : [`pvc/${e.namespace}/${e.name}`]) },
     listKeys: keys,
     resync: { everyMs: opts.resyncMs ?? 60_000, listKeys: keys },
     reconcile: async (key, ctx) => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../resources/types';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import { decide, type DecideInput } from './decide';
 import { localCleanupFinalizer } from '../../domain/well-known/finalizers';
 import { annDiskMissing, annNodeNotReporting } from '../../domain/well-known/annotations';
 
-function pv(o: { phase?: string; policy?: string; claimUid?: string; deleting?: boolean; held?: boolean; ann?: Record<string, string> } = {}): KubeObject {
+function pv(o: { phase?: string; policy?: string; claimUid?: string; deleting?: boolean; held?: boolean; ann?: Record<string, string> } = {}): PersistentVolume {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolume',

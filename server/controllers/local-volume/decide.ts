@@ -9,7 +9,7 @@
 //   - a used PV (it had a claim) never goes away without a cleanup job recorded first:
 //     Released + Delete records the job, and the PV is deleted only once that job succeeded;
 //     a used PV deleted by hand is held by the manager's finalizer until the job is recorded.
-import type { KubeObject } from '../../resources/types';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import type { JobState } from '../../store/cleanup-jobs';
 import { reasons } from '../../domain/well-known/event-reasons';
 import { localCleanupFinalizer } from '../../domain/well-known/finalizers';
@@ -30,7 +30,7 @@ export interface DecideInput {
   /** What the node's agent last reported for the disk (undefined: never reported). */
   disk?: DiskFacts;
   /** The PV of that disk, if it exists. */
-  pv?: KubeObject;
+  pv?: PersistentVolume;
   /** Whether the PV's claim has let go of it (domain/volume-release). */
   released: boolean;
   /** The disk's unfinished job, if any. */
@@ -51,8 +51,8 @@ export type Decision =
   | { action: 'removeFinalizer'; why: string }
   | { action: 'annotate'; set: Record<string, string | undefined>; event?: { type: 'Normal' | 'Warning'; reason: string; message: string } };
 
-const wasUsed = (pv: KubeObject) => !!pv.spec?.claimRef?.uid;
-const annotations = (pv: KubeObject) => pv.metadata.annotations ?? {};
+const wasUsed = (pv: PersistentVolume) => !!pv.spec?.claimRef?.uid;
+const annotations = (pv: PersistentVolume) => pv.metadata.annotations ?? {};
 
 export function decide(i: DecideInput): Decision {
   const { pv, disk } = i;

@@ -24,6 +24,7 @@ import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
 import { write } from '../runtime/write';
 import { EventRecorder } from '../../services/event-recorder';
 import { decide } from './decide';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import { buildLocalVolume, isLocalVolume } from './volume';
 import { localCleanupFinalizer } from '../../domain/well-known/finalizers';
 import { annLocalNode } from '../../domain/well-known/annotations';
@@ -67,7 +68,8 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
     released: pv ? isVolumeReleased(pv, claim) : false,
     openJob: openJob ? { state: openJob.state, pvUid: openJob.pvUid } : undefined,
     pvJob: pvJob ? { state: pvJob.state, pvUid: pvJob.pvUid } : undefined,
-    nodeReady: isNodeReady(node),
+    // The schema lets a condition's type and status be any string; isNodeReady only compares them.
+    nodeReady: isNodeReady(node as Parameters<typeof isNodeReady>[0]),
   });
   ctx.log.debug({ pv: pvName, decision }, 'local volume decision');
 
@@ -207,7 +209,7 @@ export function localVolumeManagerSpec(d: LocalVolumeManagerDeps, opts: LocalVol
       kinds: [PV, 'Node'],
       keysFor: (e: ChangeEvent) => {
         if (e.kind === 'Node') return [`node/${e.name}`];
-        return isLocalVolume(e.object) ? [`pv/${e.name}`] : [];
+        return isLocalVolume(e.object as PersistentVolume) ? [`pv/${e.name}`] : []; // the watch's other kind
       },
     },
     listKeys: allKeys,

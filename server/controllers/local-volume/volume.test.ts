@@ -21,12 +21,12 @@ describe('buildLocalVolume', () => {
     { name: 'no class object: Delete', d: disk(), policy: undefined, mode: 'Filesystem', storage: '10Gi', reclaim: 'Delete' },
   ])('$name', ({ d, policy, mode, storage, reclaim }) => {
     const pv = buildLocalVolume(d, policy);
-    expect(pv.spec.volumeMode).toBe(mode);
-    expect(pv.spec.capacity.storage).toBe(storage);
-    expect(pv.spec.persistentVolumeReclaimPolicy).toBe(reclaim);
-    expect(pv.spec.local.path).toBe(d.hostPath);
-    expect(pv.spec.storageClassName).toBe('local-disks');
-    expect(pv.spec.nodeAffinity.required.nodeSelectorTerms).toEqual([
+    expect(pv.spec!.volumeMode).toBe(mode);
+    expect(pv.spec!.capacity!.storage).toBe(storage);
+    expect(pv.spec!.persistentVolumeReclaimPolicy).toBe(reclaim);
+    expect(pv.spec!.local!.path).toBe(d.hostPath);
+    expect(pv.spec!.storageClassName).toBe('local-disks');
+    expect(pv.spec!.nodeAffinity!.required!.nodeSelectorTerms).toEqual([
       { matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['node-a'] }] },
     ]);
     expect(pv.metadata.annotations?.['pv.kubernetes.io/provisioned-by']).toBe('local-volume-provisioner');

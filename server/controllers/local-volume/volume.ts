@@ -4,7 +4,7 @@
 // volume mode and class the agent reported, the class's reclaim policy (default Delete),
 // and pv.kubernetes.io/provisioned-by naming the local provisioner. Pure.
 import { bytesToQuantity, formatQuantity } from '../../domain/quantity';
-import type { KubeObject } from '../../resources/types';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import { annDynamicallyProvisioned, annLocalEntry, annLocalNode } from '../../domain/well-known/annotations';
 import { localVolumeProvisioner } from '../../domain/well-known/provisioners';
 import { localCleanupFinalizer } from '../../domain/well-known/finalizers';
@@ -20,7 +20,7 @@ export interface LocalDisk {
   capacityBytes: string;
 }
 
-export function buildLocalVolume(disk: LocalDisk, reclaimPolicy: string | undefined): KubeObject {
+export function buildLocalVolume(disk: LocalDisk, reclaimPolicy: string | undefined): PersistentVolume {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolume',
@@ -46,6 +46,6 @@ export function buildLocalVolume(disk: LocalDisk, reclaimPolicy: string | undefi
   };
 }
 
-export function isLocalVolume(pv: KubeObject | undefined): boolean {
+export function isLocalVolume(pv: PersistentVolume | undefined): boolean {
   return pv?.metadata?.annotations?.[annDynamicallyProvisioned] === localVolumeProvisioner;
 }

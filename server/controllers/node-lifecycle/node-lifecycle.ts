@@ -33,7 +33,8 @@ export function nodeLifecycleSpec(d: { store: ObjectStore; log: Logger }, opts: 
       if (!key.startsWith('node/')) return;
       const node = await d.store.tryGet('Node', undefined, key.slice(5));
       if (!node) return;
-      const decision = staleDecision(node, new Date(), graceMs);
+      // The schema lets a condition's type and status be any string; staleDecision only compares them.
+      const decision = staleDecision(node as Parameters<typeof staleDecision>[0], new Date(), graceMs);
       if (decision.action === 'none') return decision.recheckInMs ? { requeueAfter: decision.recheckInMs } : undefined;
       node.status = { ...(node.status ?? {}), conditions: decision.conditions };
       const saved = await d.store.update(node, { subresource: 'status' });

@@ -19,7 +19,11 @@ import { annSelectedNode } from '../../domain/well-known/annotations';
 import { claimClass } from '../../domain/matching';
 import { podClaimNames, podsUsingClaim } from '../../domain/pod-claims';
 import { timestampNow } from '../../resources/metadata';
-import type { KubeObject } from '../../resources/types';
+import type { Node } from '../../resources/node/schema';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
+import type { StorageClass } from '../../resources/storage-class/schema';
+import type { Pod } from '../../resources/pod/schema';
 import { availableVolumesOfClasses, podsToPlace } from '../../store/consumer-queries';
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
@@ -50,10 +54,10 @@ interface Deps {
 const podKey = (ns: string, name: string) => `pod/${ns}/${name}`;
 
 /** Everything placePod needs, read from the store. */
-async function gather(d: Deps, pod: KubeObject): Promise<PlacementInput> {
+async function gather(d: Deps, pod: Pod): Promise<PlacementInput> {
   const ns = pod.metadata.namespace ?? '';
-  const claims = new Map<string, KubeObject>();
-  const boundVolumes = new Map<string, KubeObject>();
+  const claims = new Map<string, PersistentVolumeClaim>();
+  const boundVolumes = new Map<string, PersistentVolume>();
   for (const name of podClaimNames(pod)) {
     const c = await d.store.tryGet(PVC, ns, name);
     if (!c) continue;
@@ -65,28 +69,29 @@ async function gather(d: Deps, pod: KubeObject): Promise<PlacementInput> {
     }
   }
   const [nodes, classList] = await Promise.all([d.store.list('Node'), d.store.list('StorageClass')]);
-  const classes = new Map(classList.items.map((c) => [c.metadata.name!, c]));
+  // The lists and the query below hold objects of the kinds they name.
+  const classes = new Map(classList.items.map((c) => [c.metadata.name!, c as StorageClass]));
   const delayedClasses = [...claims.values()].filter((c) => !c.spec?.volumeName).map((c) => claimClass(c));
-  const candidates = await availableVolumesOfClasses(d.store, [...new Set(delayedClasses)]);
+  const candidates = (await availableVolumesOfClasses(d.store, [...new Set(delayedClasses)])) as PersistentVolume[];
   const rwop = [...claims.values()].filter((c) => Array.isArray(c.spec?.accessModes) && c.spec.accessModes.includes('ReadWriteOncePod'));
   const claimsInUseElsewhere = new Set<string>();
   if (rwop.length > 0) {
     const pods = await d.store.list(POD, { namespace: ns });
     for (const c of rwop) {
       const name = c.metadata.name!;
-      const others = pods.items.filter((p) => p.metadata.uid !== pod.metadata.uid && p.spec?.nodeName);
+      const others = (pods.items as Pod[]).filter((p) => p.metadata.uid !== pod.metadata.uid && p.spec?.nodeName);
       if (podsUsingClaim(others, ns, name).length > 0) claimsInUseElsewhere.add(name);
     }
   }
-  return { pod, nodes: nodes.items, claims, boundVolumes, classes, candidates, provisionerNode: d.provisionerNode, claimsInUseElsewhere };
+  return { pod, nodes: nodes.items as Node[], claims, boundVolumes, classes, candidates, provisionerNode: d.provisionerNode, claimsInUseElsewhere };
 }
 
-function scheduledCondition(pod: KubeObject): any {
+function scheduledCondition(pod: Pod): any {
   const conds: any[] = Array.isArray(pod.status?.conditions) ? pod.status.conditions : [];
   return conds.find((c) => c?.type === 'PodScheduled');
 }
 
-function withCondition(pod: KubeObject, cond: Record<string, string>): KubeObject {
+function withCondition(pod: Pod, cond: Record<string, string>): Pod {
   const next = structuredClone(pod);
   next.status ??= {};
   const conds: any[] = (Array.isArray(next.status.conditions) ? next.status.conditions : []).filter((c: any) => c?.type !== 'PodScheduled');
@@ -94,7 +99,7 @@ function withCondition(pod: KubeObject, cond: Record<string, string>): KubeObjec
   return next;
 }
 
-async function markUnschedulable(d: Deps, ctx: ReconcileContext, pod: KubeObject, message: string): Promise<void> {
+async function markUnschedulable(d: Deps, ctx: ReconcileContext, pod: Pod, message: string): Promise<void> {
   const cur = scheduledCondition(pod);
   if (cur?.status === 'False' && cur?.reason === 'Unschedulable' && cur?.message === message) return;
   const next = withCondition(pod, { status: 'False', reason: 'Unschedulable', message });
@@ -107,7 +112,7 @@ async function markUnschedulable(d: Deps, ctx: ReconcileContext, pod: KubeObject
   else ctx.enqueue(podKey(pod.metadata.namespace ?? '', pod.metadata.name!));
 }
 
-async function selectNode(d: Deps, ctx: ReconcileContext, pod: KubeObject, node: string, claims: string[]): Promise<boolean> {
+async function selectNode(d: Deps, ctx: ReconcileContext, pod: Pod, node: string, claims: string[]): Promise<boolean> {
   return write(d, ctx, async (tx) => {
     for (const name of claims) {
       const c = await tx.get(PVC, pod.metadata.namespace, name);
@@ -120,7 +125,7 @@ async function selectNode(d: Deps, ctx: ReconcileContext, pod: KubeObject, node:
   });
 }
 
-async function bindPod(d: Deps, ctx: ReconcileContext, pod: KubeObject, node: string): Promise<boolean> {
+async function bindPod(d: Deps, ctx: ReconcileContext, pod: Pod, node: string): Promise<boolean> {
   const saved = await write(d, ctx, async (tx) => {
     const p = await tx.get(POD, pod.metadata.namespace, pod.metadata.name!);
     if (!p || p.metadata.resourceVersion !== pod.metadata.resourceVersion || p.spec?.nodeName || p.metadata.deletionTimestamp) return undefined;
@@ -154,7 +159,7 @@ export async function placeOne(d: Deps, ctx: ReconcileContext, namespace: string
   if (!(await bindPod(d, ctx, pod, decision.node))) ctx.enqueue(podKey(namespace, name));
 }
 
-function nodeReady(node: KubeObject | undefined): boolean {
+function nodeReady(node: Node | undefined): boolean {
   const conds: any[] = Array.isArray(node?.status?.conditions) ? node!.status.conditions : [];
   return conds.some((c) => c?.type === 'Ready' && c?.status === 'True');
 }
@@ -165,11 +170,11 @@ function nodeReady(node: KubeObject | undefined): boolean {
  * deleted, so its claims are free again.
  */
 export async function collectOrphanedPods(store: ObjectStore, now = Date.now()): Promise<string[]> {
-  const pods = (await store.list(POD)).items.filter((p) => p.metadata.deletionTimestamp && p.spec?.nodeName);
+  const pods = ((await store.list(POD)).items as Pod[]).filter((p) => p.metadata.deletionTimestamp && p.spec?.nodeName);
   const gone: string[] = [];
   for (const pod of pods) {
     if (Date.parse(pod.metadata.deletionTimestamp!) > now) continue;
-    if (nodeReady(await store.tryGet('Node', undefined, pod.spec.nodeName))) continue;
+    if (nodeReady(await store.tryGet('Node', undefined, pod.spec!.nodeName!))) continue; // filtered to pods on a node above
     try {
       await store.delete(POD, pod.metadata.namespace, pod.metadata.name!, { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } });
       gone.push(`${pod.metadata.namespace}/${pod.metadata.name}`);
@@ -196,8 +201,9 @@ export function placementSpec(o: PlacementOptions): ControllerSpec {
       keysFor: (e) => {
         // A pod that is gone (or has finished) may free a ReadWriteOncePod claim another pod waits for.
         if (e.kind === POD) {
-          if (e.type === 'DELETED' || e.object?.status?.phase === 'Succeeded' || e.object?.status?.phase === 'Failed') return ['all'];
-          return e.object?.spec?.nodeName ? [] : [podKey(e.namespace, e.name)];
+          const pod = e.object as Pod | undefined; // a change of kind Pod
+          if (e.type === 'DELETED' || pod?.status?.phase === 'Succeeded' || pod?.status?.phase === 'Failed') return ['all'];
+          return pod?.spec?.nodeName ? [] : [podKey(e.namespace, e.name)];
         }
         return ['all'];
       },

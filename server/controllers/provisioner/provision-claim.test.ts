@@ -153,7 +153,7 @@ describe('the plugin states', () => {
     await d.assets.begin({ plugin: scripted.name, pvName: `pvc-${c.metadata.uid}`, node: 'n1', details: {} });
     await run(c);
     const pv = await ts.store.get('PersistentVolume', undefined, `pvc-${c.metadata.uid}`);
-    expect(pv.spec.claimRef.uid).toBe(c.metadata.uid);
+    expect(pv.spec!.claimRef!.uid).toBe(c.metadata.uid);
     expect((await d.assets.get(scripted.name, pv.metadata.name!))?.details.pvUid).toBe(pv.metadata.uid);
     expect(await events(c)).toEqual([`ProvisioningSucceeded: Successfully provisioned volume pvc-${c.metadata.uid} using test.io/scripted`]);
   });

@@ -10,7 +10,7 @@ import { provisionerSecretRef } from '../../domain/secret-references';
 import { secretData } from '../../resources/secret/strategy';
 import { failed, provisionOptionsFor, volumeNameFor, ProvisioningError, type ProvisionResult } from '../../provisioners/plugin';
 import type { ProvisionerPlugin } from '../../provisioners/plugin';
-import type { KubeObject } from '../../resources/types';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import type { ReconcileContext, ReconcileResult } from '../runtime/controller';
 import { event } from '../runtime/event';
 import { write } from '../runtime/write';
@@ -24,14 +24,14 @@ const PVC = 'PersistentVolumeClaim';
 const PV = 'PersistentVolume';
 
 /** The in-tree plugin a claim was handed to, if any. */
-export function pluginFor(d: ProvisioningDeps, claim: KubeObject): ProvisionerPlugin | undefined {
+export function pluginFor(d: ProvisioningDeps, claim: PersistentVolumeClaim): ProvisionerPlugin | undefined {
   const a = claim.metadata.annotations ?? {};
   const name = a[annStorageProvisioner] ?? a[annBetaStorageProvisioner];
   return name === undefined ? undefined : d.plugins.get(name);
 }
 
 /** Reports a failure on the claim and throws, so the runtime retries with backoff. */
-async function fail(d: ProvisioningDeps, claim: KubeObject, className: string, error: unknown, secrets: string[] = []): Promise<never> {
+async function fail(d: ProvisioningDeps, claim: PersistentVolumeClaim, className: string, error: unknown, secrets: string[] = []): Promise<never> {
   // The message goes to the claim's owner: no value of a secret parameter or Secret in it.
   const message = `Failed to provision volume with StorageClass "${className}": ${maskValues(errorText(error), secrets)}`;
   await event(d, claim, 'Warning', reasons.provisioningFailed, message);
@@ -39,7 +39,7 @@ async function fail(d: ProvisioningDeps, claim: KubeObject, className: string, e
 }
 
 /** Upstream rescheduleProvisioning: drop the selected node so the scheduler picks another. */
-async function reschedule(d: ProvisioningDeps, ctx: ReconcileContext, claim: KubeObject, className: string, error: Error): Promise<void> {
+async function reschedule(d: ProvisioningDeps, ctx: ReconcileContext, claim: PersistentVolumeClaim, className: string, error: Error): Promise<void> {
   if (!claim.metadata.annotations?.[annSelectedNode]) return fail(d, claim, className, error);
   await write(d, ctx, async (tx) => {
     const c = await tx.get(PVC, claim.metadata.namespace, claim.metadata.name!);

@@ -4,7 +4,9 @@
 // save is retried a few times; when it finally fails, or the claim went away meanwhile, the
 // asset is deleted, so nothing is left without a PV.
 import type { ProvisionedVolume, ProvisionerPlugin } from '../../provisioners/plugin';
-import type { KubeObject } from '../../resources/types';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
+import type { StorageClass } from '../../resources/storage-class/schema';
 import type { ReconcileContext } from '../runtime/controller';
 import { isRowBusy } from '../runtime/controller-tx';
 import { event } from '../runtime/event';
@@ -28,7 +30,7 @@ export class ProvisioningRetry extends Error {
   }
 }
 
-async function saveOnce(d: ProvisioningDeps, ctx: ReconcileContext, claim: KubeObject, pv: KubeObject, plugin: string): Promise<Outcome> {
+async function saveOnce(d: ProvisioningDeps, ctx: ReconcileContext, claim: PersistentVolumeClaim, pv: PersistentVolume, plugin: string): Promise<Outcome> {
   const pvName = pv.metadata.name!;
   return write(d, ctx, async (tx) => {
     const c = await tx.get(PVC, claim.metadata.namespace, claim.metadata.name!);
@@ -60,8 +62,8 @@ async function deleteUnsaved(d: ProvisioningDeps, plugin: ProvisionerPlugin, pvN
 export async function saveVolume(
   d: ProvisioningDeps,
   ctx: ReconcileContext,
-  claim: KubeObject,
-  storageClass: KubeObject,
+  claim: PersistentVolumeClaim,
+  storageClass: StorageClass,
   plugin: ProvisionerPlugin,
   pvName: string,
   volume: ProvisionedVolume,

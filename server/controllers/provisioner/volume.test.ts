@@ -1,15 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { ProvisionedVolume } from '../../provisioners/plugin';
-import type { KubeObject } from '../../resources/types';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
+import type { StorageClass } from '../../resources/storage-class/schema';
 import { buildVolume } from './volume';
 
-const claim = (over: Record<string, unknown> = {}): KubeObject => ({
+const claim = (over: Record<string, unknown> = {}): PersistentVolumeClaim => ({
   apiVersion: 'v1',
   kind: 'PersistentVolumeClaim',
   metadata: { name: 'data', namespace: 'ns', uid: 'u-1', resourceVersion: '7' },
   spec: { accessModes: ['ReadWriteOncePod'], resources: { requests: { storage: '1G' } }, storageClassName: 'fast', ...over },
 });
-const sc = (over: Record<string, unknown> = {}): KubeObject => ({
+const sc = (over: Record<string, unknown> = {}): StorageClass => ({
   apiVersion: 'storage.k8s.io/v1',
   kind: 'StorageClass',
   metadata: { name: 'fast' },
@@ -29,7 +30,7 @@ describe('buildVolume (seed 000: the created PV MUST ...)', () => {
   it('points back at the claim, names its provisioner and class, and keeps no parameters', () => {
     const pv = buildVolume('pvc-u-1', claim(), sc(), 'stowage.io/loop', made(1_000_000_000n));
     expect(pv.metadata.name).toBe('pvc-u-1');
-    expect(pv.spec.claimRef).toEqual({ kind: 'PersistentVolumeClaim', apiVersion: 'v1', namespace: 'ns', name: 'data', uid: 'u-1', resourceVersion: '7' });
+    expect(pv.spec!.claimRef).toEqual({ kind: 'PersistentVolumeClaim', apiVersion: 'v1', namespace: 'ns', name: 'data', uid: 'u-1', resourceVersion: '7' });
     expect(pv.metadata.annotations).toEqual({
       'pv.kubernetes.io/provisioned-by': 'stowage.io/loop',
       'pv.kubernetes.io/bound-by-controller': 'yes',
@@ -44,7 +45,7 @@ describe('buildVolume (seed 000: the created PV MUST ...)', () => {
     { name: 'more than asked is written as the exact byte count', bytes: 1_000_000_512n, storage: '976563Ki' },
     { name: 'a binary size is written as such', bytes: 1n << 30n, storage: '1Gi' },
   ])('capacity: $name', ({ bytes, storage }) => {
-    expect(buildVolume('pvc-u-1', claim(), sc(), 'p', made(bytes)).spec.capacity).toEqual({ storage });
+    expect(buildVolume('pvc-u-1', claim(), sc(), 'p', made(bytes)).spec!.capacity).toEqual({ storage });
   });
 
   it.each([
@@ -52,7 +53,7 @@ describe('buildVolume (seed 000: the created PV MUST ...)', () => {
     { name: 'Retain is kept, without the pv-controller finalizer', policy: 'Retain', want: 'Retain', finalizers: ['kubernetes.io/pv-protection'] },
   ])('reclaim policy: $name', ({ policy, want, finalizers }) => {
     const pv = buildVolume('pvc-u-1', claim(), sc({ reclaimPolicy: policy }), 'p', made(1_000_000_000n));
-    expect(pv.spec.persistentVolumeReclaimPolicy).toBe(want);
+    expect(pv.spec!.persistentVolumeReclaimPolicy).toBe(want);
     expect(pv.metadata.finalizers).toEqual(finalizers);
   });
 
@@ -66,7 +67,7 @@ describe('buildVolume (seed 000: the created PV MUST ...)', () => {
       made(1_000_000_000n, { labels: { tier: 'local' }, nodeAffinity: affinity }),
     );
     expect(pv.metadata.labels).toEqual({ tier: 'local', 'kubernetes.io/hostname': 'n1' });
-    expect(pv.spec.mountOptions).toEqual(['noatime']);
-    expect(pv.spec.nodeAffinity).toEqual(affinity);
+    expect(pv.spec!.mountOptions).toEqual(['noatime']);
+    expect(pv.spec!.nodeAffinity).toEqual(affinity);
   });
 });

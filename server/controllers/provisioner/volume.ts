@@ -7,19 +7,21 @@
 import { bytesToQuantity, compareQuantities, formatQuantity, quantityFromJSON } from '../../domain/quantity';
 import { claimClass } from '../../domain/matching';
 import type { ProvisionedVolume } from '../../provisioners/plugin';
-import type { KubeObject } from '../../resources/types';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
+import type { StorageClass } from '../../resources/storage-class/schema';
 import { annAsset, annBoundByController, annDynamicallyProvisioned } from '../../domain/well-known/annotations';
 import { pvControllerFinalizer, pvProtectionFinalizer } from '../../domain/well-known/finalizers';
 
 /** The capacity to write: the claim's own request when that is the size, else the bytes. */
-function capacityOf(claim: KubeObject, bytes: bigint): string {
+function capacityOf(claim: PersistentVolumeClaim, bytes: bigint): string {
   const asked = claim.spec?.resources?.requests?.storage;
   const q = quantityFromJSON(asked);
   if (q && compareQuantities(q, bytesToQuantity(bytes)) === 0) return String(asked);
   return formatQuantity(bytesToQuantity(bytes));
 }
 
-export function buildVolume(pvName: string, claim: KubeObject, storageClass: KubeObject, provisioner: string, v: ProvisionedVolume): KubeObject {
+export function buildVolume(pvName: string, claim: PersistentVolumeClaim, storageClass: StorageClass, provisioner: string, v: ProvisionedVolume): PersistentVolume {
   const policy: string = storageClass.reclaimPolicy || 'Delete';
   const labels = { ...(v.labels ?? {}), ...(claim.spec?.selector?.matchLabels ?? {}) };
   const mountOptions: string[] = storageClass.mountOptions ?? [];

@@ -4,7 +4,8 @@
 // being deleted once no live pod uses it. The pods are read fresh from the store for every
 // decision (upstream double-checks with a live list before removing, for the same reason).
 import { podClaimNames, podsUsingClaim } from '../../domain/pod-claims';
-import type { KubeObject } from '../../resources/types';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
+import type { Pod } from '../../resources/pod/schema';
 import { claimsToProtect } from '../../store/protection-queries';
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
@@ -20,8 +21,8 @@ export interface PvcProtectionDeps {
 }
 
 /** Every pod of the namespace (the claims' consumers are found by their volumes). */
-export async function podsInNamespace(store: ObjectStore, namespace: string): Promise<KubeObject[]> {
-  return (await store.list('Pod', { namespace })).items;
+export async function podsInNamespace(store: ObjectStore, namespace: string): Promise<Pod[]> {
+  return (await store.list('Pod', { namespace })).items as Pod[]; // a list of kind Pod
 }
 
 export async function protectClaim(d: PvcProtectionDeps, ctx: ReconcileContext, namespace: string, name: string): Promise<void> {
@@ -54,8 +55,8 @@ export function pvcProtectionSpec(d: PvcProtectionDeps, opts: { concurrency?: nu
     watch: {
       kinds: [PVC, 'Pod'],
       keysFor: (e) => {
-        if (e.kind === PVC) return e.type !== 'DELETED' && claimChangeNeedsLook(e.object) ? [`pvc/${e.namespace}/${e.name}`] : [];
-        return podClaimNames(e.object).map((c) => `pvc/${e.namespace}/${c}`);
+        if (e.kind === PVC) return e.type !== 'DELETED' && claimChangeNeedsLook(e.object as PersistentVolumeClaim) /* a change of kind PVC */ ? [`pvc/${e.namespace}/${e.name}`] : [];
+        return podClaimNames(e.object as Pod).map((c) => `pvc/${e.namespace}/${c}`); // the watch's other kind
       },
     },
     listKeys: keys,

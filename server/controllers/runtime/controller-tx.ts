@@ -10,6 +10,7 @@
 //
 // Everything else (validation, resourceVersion guards, one commit with the change log) is
 // StoreTx's. Read-your-writes could move into StoreTx itself, making this file smaller.
+import type { ObjectOfName } from '../../resources/kinds';
 import { strategyForKind } from '../../resources/registry';
 import type { KubeObject } from '../../resources/types';
 import { StoreTx, type ObjectStore, type UpdateOptions } from '../../store/object-store';
@@ -38,19 +39,21 @@ export class ControllerTx extends StoreTx {
    * The object as this transaction sees it, its row locked. Never waits: a row another
    * transaction holds throws RowBusyError (so concurrent controllers cannot deadlock).
    */
-  override async get(kind: string, namespace: string | undefined, name: string): Promise<KubeObject | undefined> {
+  override async get<K extends string>(kind: K, namespace: string | undefined, name: string): Promise<ObjectOfName<K> | undefined> {
     const key = keyOf(kind, namespace, name);
+    // Every object kept under `key` is of `kind`: the store wrote or read it as that kind.
+    const ofKind = (o: KubeObject) => structuredClone(o) as ObjectOfName<K>;
     const pending = this.pending(key);
-    if (pending) return pending.type === 'DELETED' ? undefined : structuredClone(pending.object);
+    if (pending) return pending.type === 'DELETED' ? undefined : ofKind(pending.object);
     const known = this.locked.get(key);
-    if (known) return structuredClone(known);
+    if (known) return ofKind(known);
     const s = strategyForKind(kind);
     const ns = s?.namespaced ? (namespace ?? '') : '';
     const row = await this.lockWithoutWaiting(s?.kind ?? kind, ns, name);
     if (row === 'busy') throw new RowBusyError(`${kind} ${ns ? `${ns}/` : ''}${name}`);
     if (!row) return undefined;
     this.locked.set(key, row);
-    return structuredClone(row);
+    return ofKind(row);
   }
 
   /** Whether this transaction has queued a write of the object. */
@@ -77,6 +80,11 @@ export class ControllerTx extends StoreTx {
   }
 
 
+  /** StoreTx.update, typed: what it stores and returns is the given object's kind. */
+  override update<T extends KubeObject>(input: T, opts?: UpdateOptions): Promise<T> {
+    return super.update(input, opts) as Promise<T>;
+  }
+
   /** Records an object whose row this transaction holds locked (read FOR UPDATE). */
   remember(obj: KubeObject): void {
     this.locked.set(keyOf(obj.kind, obj.metadata.namespace, obj.metadata.name ?? ''), obj);
@@ -86,7 +94,7 @@ export class ControllerTx extends StoreTx {
    * Writes spec/metadata and status of one object: one update of the main resource, then
    * one of the status subresource, each only when something changed. Returns the result.
    */
-  async updateAll(obj: KubeObject): Promise<KubeObject> {
+  async updateAll<T extends KubeObject>(obj: T): Promise<T> {
     const main = await this.update(obj);
     const status = structuredClone(obj);
     status.metadata = { ...status.metadata, resourceVersion: obj.metadata.resourceVersion };

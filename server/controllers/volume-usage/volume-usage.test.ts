@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ProvisionerPlugin } from '../../provisioners/plugin';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import type { KubeObject } from '../../resources/types';
 import type { ChangeEvent } from '../../store/change-feed';
 import type { ObjectStore } from '../../store/object-store';
@@ -18,7 +19,7 @@ const spec = volumeUsageSpec({
   ]),
 });
 
-const pv = (by?: string): KubeObject => ({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'v', ...(by ? { annotations: { 'pv.kubernetes.io/provisioned-by': by } } : {}) } });
+const pv = (by?: string): PersistentVolume => ({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'v', ...(by ? { annotations: { 'pv.kubernetes.io/provisioned-by': by } } : {}) } });
 const ev = (type: ChangeEvent['type'], obj: KubeObject): ChangeEvent => ({ type, rv: 1n, kind: 'PersistentVolume', namespace: '', name: 'v', object: obj });
 
 describe('volume-usage watch: only new volumes of a measuring plugin (its own writes never feed back)', () => {

@@ -110,13 +110,13 @@ describe('serverSideApply', () => {
     const pod = (name: string, image: string): KubeObject =>
       ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name, image }] } }) as KubeObject;
     const out = apply(apply(undefined, pod('a', 'x'), 'first'), pod('b', 'y'), 'second');
-    expect(out.spec.containers).toEqual([
+    expect(out.spec).toHaveProperty('containers', [
       { name: 'a', image: 'x' },
       { name: 'b', image: 'y' },
     ]);
     // The first manager drops its container: the item goes with its fields.
     const without = apply(out, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: {} } as KubeObject, 'first');
-    expect(without.spec.containers).toEqual([{ name: 'b', image: 'y' }]);
+    expect(without.spec).toHaveProperty('containers', [{ name: 'b', image: 'y' }]);
   });
 
   test('set lists merge by value', () => {
@@ -129,7 +129,7 @@ describe('serverSideApply', () => {
     const modes = (m: string[]) => pv({}, { accessModes: m });
     const live = apply(undefined, modes(['ReadWriteOnce']), 'first');
     expect(() => apply(live, modes(['ReadWriteMany']), 'second')).toThrow(/conflict with "first" using v1: .spec.accessModes/);
-    expect(apply(live, modes(['ReadWriteMany']), 'first').spec.accessModes).toEqual(['ReadWriteMany']);
+    expect(apply(live, modes(['ReadWriteMany']), 'first').spec).toHaveProperty('accessModes', ['ReadWriteMany']);
   });
 });
 

@@ -1,9 +1,10 @@
 import { describe, expect, test } from 'vitest';
 import { createErrors, created, lines, patched, updateErrors } from '../testing';
 import type { KubeObject } from '../types';
+import type { Namespace } from './schema';
 import { namespaceStrategy as strategy } from './strategy';
 
-const teamA: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } };
+const teamA: Namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } };
 const LABEL = /a lowercase RFC 1123 label must consist of/;
 
 describe('Namespace validation on create', () => {
@@ -60,7 +61,7 @@ describe('Namespace defaults and preparation', () => {
   test('create adds the kubernetes finalizer and starts Active', () => {
     const ns = patched(teamA, { spec: { finalizers: ['example.com/x'] }, status: { phase: 'Terminating' } });
     strategy.prepareForCreate(ns);
-    expect(ns.spec.finalizers).toEqual(['example.com/x', 'kubernetes']);
+    expect(ns.spec?.finalizers).toEqual(['example.com/x', 'kubernetes']);
     expect(ns.status).toEqual({ phase: 'Active' });
   });
 

@@ -1,9 +1,10 @@
 import { describe, expect, test } from 'vitest';
 import { createErrors, created, lines, patched, updateErrors } from '../testing';
 import type { KubeObject } from '../types';
+import type { Node } from './schema';
 import { isCIDR, nodeStrategy as strategy } from './strategy';
 
-const node1: KubeObject = {
+const node1: Node = {
   apiVersion: 'v1',
   kind: 'Node',
   metadata: { name: 'node-1', labels: { 'kubernetes.io/hostname': 'node-1', 'node-role.kubernetes.io/storage': '' } },
@@ -71,21 +72,21 @@ describe('Node defaults, preparation and updates', () => {
   test('allocatable defaults to capacity, canonicalised', () => {
     const node = patched(node1, { status: { capacity: { storage: '102400Mi' } } });
     strategy.applyDefaults(node);
-    expect(node.status.allocatable).toEqual({ storage: '100Gi', cpu: '4' });
+    expect(node.status?.allocatable).toEqual({ storage: '100Gi', cpu: '4' });
   });
 
   test('create keeps the status a node registers with', () => {
     const node = structuredClone(node1);
     strategy.prepareForCreate(node);
-    expect(node.status.conditions[0].type).toBe('Ready');
+    expect(node.status?.conditions?.[0].type).toBe('Ready');
   });
 
   test('an update keeps the stored status', () => {
     const prev = created(strategy, node1);
     const next = patched(prev, { status: { conditions: [] }, spec: { unschedulable: true } });
     strategy.prepareForUpdate(next, prev);
-    expect(next.status.conditions).toHaveLength(1);
-    expect(next.spec.unschedulable).toBe(true);
+    expect(next.status?.conditions).toHaveLength(1);
+    expect(next.spec?.unschedulable).toBe(true);
   });
 
   const stored = created(strategy, node1);

@@ -1,7 +1,7 @@
 // A valid PersistentVolumeClaim the tests start from.
-import type { KubeObject } from '../types';
+import type { PersistentVolumeClaim } from './schema';
 
-export const claim: KubeObject = {
+export const claim: PersistentVolumeClaim = {
   apiVersion: 'v1',
   kind: 'PersistentVolumeClaim',
   metadata: { name: 'data', namespace: 'team-a' },

@@ -1,15 +1,16 @@
 import { describe, expect, test } from 'vitest';
-import type { KubeObject } from '../types';
+import type { StorageClass } from '../storage-class/schema';
+import type { PersistentVolumeClaim } from './schema';
 import { mayExpand, notBoundMessage, notExpandableMessage, resizeRefusal } from './resize';
 
-const claim = (size: string, phase: string): KubeObject => ({
+const claim = (size: string, phase: string): PersistentVolumeClaim => ({
   apiVersion: 'v1',
   kind: 'PersistentVolumeClaim',
   metadata: { name: 'c', namespace: 'ns' },
   spec: { storageClassName: 'fast', resources: { requests: { storage: size } } },
   status: { phase },
 });
-const sc = (allow?: boolean): KubeObject => ({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: 'x', ...(allow === undefined ? {} : { allowVolumeExpansion: allow }) });
+const sc = (allow?: boolean): StorageClass => ({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: 'x', ...(allow === undefined ? {} : { allowVolumeExpansion: allow }) });
 
 const rows: { from: string; to: string; phase: string; allow?: boolean; noClass?: boolean; want?: string }[] = [
   { from: '1Gi', to: '2Gi', phase: 'Bound', allow: true, want: undefined },

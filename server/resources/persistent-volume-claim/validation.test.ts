@@ -54,7 +54,8 @@ describe('PersistentVolumeClaim validation on update', () => {
   const bound = created(strategy, patched(claim, { spec: { volumeName: 'pv-1' } }));
   bound.status = { phase: 'Bound', capacity: { storage: '5Gi' }, accessModes: ['ReadWriteOnce'] };
   const expanding = structuredClone(bound);
-  expanding.spec.resources.requests.storage = '20Gi';
+  // The claim fixture sets spec.resources.requests.
+  expanding.spec!.resources!.requests!.storage = '20Gi';
   const classless = created(strategy, patched(claim, { spec: { storageClassName: undefined } }));
   const annotated = created(strategy, patched(claim, { metadata: { annotations: { 'volume.beta.kubernetes.io/storage-class': 'gold' } }, spec: { storageClassName: undefined } }));
   const immutable = 'Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims';

@@ -1,5 +1,5 @@
 // Valid PersistentVolumes the tests start from.
-import type { KubeObject } from '../types';
+import type { PersistentVolume } from './schema';
 
 export const hostnameAffinity = (...hosts: string[]) => ({
   required: {
@@ -7,7 +7,7 @@ export const hostnameAffinity = (...hosts: string[]) => ({
   },
 });
 
-export const localPV: KubeObject = {
+export const localPV: PersistentVolume = {
   apiVersion: 'v1',
   kind: 'PersistentVolume',
   metadata: { name: 'local-pv-1' },
@@ -20,7 +20,7 @@ export const localPV: KubeObject = {
   },
 };
 
-export const nfsPV: KubeObject = {
+export const nfsPV: PersistentVolume = {
   apiVersion: 'v1',
   kind: 'PersistentVolume',
   metadata: { name: 'nfs-pv' },
@@ -33,14 +33,14 @@ export const nfsPV: KubeObject = {
   },
 };
 
-export const hostPathPV: KubeObject = {
+export const hostPathPV: PersistentVolume = {
   apiVersion: 'v1',
   kind: 'PersistentVolume',
   metadata: { name: 'host-path' },
   spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/data', type: 'DirectoryOrCreate' } },
 };
 
-export const csiPV: KubeObject = {
+export const csiPV: PersistentVolume = {
   apiVersion: 'v1',
   kind: 'PersistentVolume',
   metadata: { name: 'pvc-0a1b2c' },

@@ -1,9 +1,11 @@
 import { describe, expect, test } from 'vitest';
 import { createErrors, created, lines, updateErrors } from '../testing';
 import type { KubeObject } from '../types';
+import type { ResourceQuota } from './schema';
 import { resourceQuotaStrategy as strategy } from './strategy';
 
-const quota = (spec: Record<string, unknown>, name = 'storage'): KubeObject => ({
+// The spec as the kind has it, plus any field an invalid case adds (checked by the shape check).
+const quota = (spec: NonNullable<ResourceQuota['spec']> & Record<string, unknown>, name = 'storage'): ResourceQuota => ({
   apiVersion: 'v1',
   kind: 'ResourceQuota',
   metadata: { name, namespace: 'team-a' },
@@ -49,7 +51,7 @@ describe('ResourceQuota on create and update', () => {
   test('status sent on create is dropped (the controllers write it) and quantities are canonical', () => {
     const q = created(strategy, { ...quota({ hard: { 'requests.storage': '1024Mi' } }), status: { used: { 'requests.storage': '0' } } });
     expect(q.status).toBeUndefined();
-    expect(q.spec.hard).toEqual({ 'requests.storage': '1Gi' });
+    expect(q.spec?.hard).toEqual({ 'requests.storage': '1Gi' });
   });
   test('scopes are immutable', () => {
     const prev = created(strategy, quota({ hard: { pods: '1' }, scopes: ['BestEffort'] }));

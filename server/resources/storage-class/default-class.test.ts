@@ -1,10 +1,11 @@
 // Cases from upstream plugin/pkg/admission/storage/storageclass/setdefault/admission_test.go
 // (TestAdmission) and pkg/volume/util TestGetDefaultClass.
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../types';
+import type { PersistentVolumeClaim } from '../persistent-volume-claim/schema';
+import type { StorageClass } from './schema';
 import { admitDefaultClass } from './default-class';
 
-const sc = (name: string, annotations: Record<string, string>, creationTimestamp = '2026-01-01T00:00:00Z'): KubeObject => ({
+const sc = (name: string, annotations: Record<string, string>, creationTimestamp = '2026-01-01T00:00:00Z'): StorageClass => ({
   apiVersion: 'storage.k8s.io/v1',
   kind: 'StorageClass',
   metadata: { name, annotations, creationTimestamp },
@@ -17,7 +18,7 @@ const invalidDefault = sc('nondefault2', { 'storageclass.kubernetes.io/is-defaul
 const newer = sc('newer', { 'storageclass.kubernetes.io/is-default-class': 'true' }, '2026-01-02T00:00:00Z');
 const sameTimeA = sc('a-first', { 'storageclass.kubernetes.io/is-default-class': 'true' });
 
-const claim = (o: { cls?: string | null; beta?: string } = {}): KubeObject => ({
+const claim = (o: { cls?: string; beta?: string } = {}): PersistentVolumeClaim => ({
   apiVersion: 'v1',
   kind: 'PersistentVolumeClaim',
   metadata: { name: 'c', namespace: 'ns', ...(o.beta !== undefined ? { annotations: { 'volume.beta.kubernetes.io/storage-class': o.beta } } : {}) },
@@ -37,6 +38,7 @@ describe('admitDefaultClass', () => {
     { name: 'two defaults of the same age, by name ascending', classes: [defaultV1, sameTimeA], claim: claim(), want: 'a-first' },
   ])('$name', ({ classes, claim: c, want }) => {
     admitDefaultClass(c, classes);
-    expect(c.spec.storageClassName).toBe(want);
+    // claim() always sets spec (not `?.`: a lost spec must fail the undefined rows too).
+    expect(c.spec!.storageClassName).toBe(want);
   });
 });

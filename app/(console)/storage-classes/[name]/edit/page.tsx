@@ -5,6 +5,7 @@ import { useParams } from 'next/navigation';
 import { ClassForm } from '@/components/classes/class-form';
 import { errorInfo } from '@/components/format/format';
 import { useTRPC } from '@/components/data/trpc';
+import { isKind } from '@/server/resources/of-kind';
 
 export default function Page() {
   const p = useParams<{ name: string }>();
@@ -13,7 +14,7 @@ export default function Page() {
   // Read once: the form edits this version, and a save of a stale one is a conflict.
   const q = useQuery({ ...trpc.objects.get.queryOptions({ kind: 'StorageClass', name }), staleTime: Infinity, refetchOnWindowFocus: false });
   if (q.error) return <Alert color="red">{errorInfo(q.error).message}</Alert>;
-  if (!q.data) {
+  if (!q.data || !isKind(q.data, 'StorageClass')) {
     return (
       <Center py="xl">
         <Loader role="status" aria-label="Loading" />
