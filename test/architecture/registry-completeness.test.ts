@@ -5,7 +5,26 @@ import { KINDS } from '../../components/objects/kinds';
 import { KIND_ACCESS } from '../../server/domain/authorization';
 import { kindDefinitions } from '../../server/kube/openapi-v3';
 import { PROTOBUF_KINDS } from '../../server/kube/protobuf-schema';
+import type { KindName } from '../../server/resources/kinds';
 import { strategies } from '../../server/resources/registry';
+
+/**
+ * Every kind of KindMap (server/resources/kinds.ts), as a value: `satisfies` fails the type
+ * check when KindMap has a kind this list lacks or the other way round, and the test below
+ * fails when the registry serves a kind KindMap lacks.
+ */
+const TYPED_KINDS = {
+  PersistentVolume: true,
+  PersistentVolumeClaim: true,
+  StorageClass: true,
+  Node: true,
+  Namespace: true,
+  Event: true,
+  Secret: true,
+  ConfigMap: true,
+  Pod: true,
+  ResourceQuota: true,
+} satisfies Record<KindName, true>;
 
 /** Kinds the dashboard deliberately has no page for, and why. */
 const NO_DASHBOARD_PAGE: Record<string, string> = {
@@ -40,6 +59,10 @@ describe.each(strategies.map((s) => ({ kind: s.kind, s })))('$kind', ({ kind, s 
   test('has table columns with exactly one name column', () => {
     expect(s.table.columns.filter((c) => c.format === 'name')).toHaveLength(1);
   });
+});
+
+test('every served kind has its type in KindMap, and KindMap names no kind that is not served', () => {
+  expect(strategies.map((s) => s.kind).sort()).toEqual(Object.keys(TYPED_KINDS).sort());
 });
 
 test('no role row, dashboard entry or reason names a kind that is not served', () => {

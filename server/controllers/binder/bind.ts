@@ -194,7 +194,7 @@ export async function writeBinding(tx: ControllerTx, volume: PersistentVolume, c
   delete c.metadata.annotations[annBindingExplanation];
   const status = { ...c.status, phase: 'Bound', accessModes: structuredClone(volume.spec?.accessModes) };
   if (becomesBound || !c.status?.capacity) status.capacity = structuredClone(volume.spec?.capacity);
-  const conditions = (status.conditions ?? []).filter((x: any) => x?.type !== conditionBindable);
+  const conditions = (status.conditions ?? []).filter((x) => x?.type !== conditionBindable);
   if (conditions.length > 0) status.conditions = conditions;
   else delete status.conditions;
   c.status = status;

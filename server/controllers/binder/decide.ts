@@ -97,7 +97,7 @@ export function bindingComplete(volume: PersistentVolume, claim: PersistentVolum
     claim.status?.capacity !== undefined &&
     isDeepStrictEqual(claim.status?.accessModes, volume.spec?.accessModes) &&
     claim.metadata.annotations?.[annBindingExplanation] === undefined &&
-    !(claim.status?.conditions ?? []).some((c: any) => c?.type === conditionBindable)
+    !(claim.status?.conditions ?? []).some((c) => c?.type === conditionBindable)
   );
 }
 

@@ -49,8 +49,8 @@ function pendingClaim(claim: PersistentVolumeClaim, provisioner: string | undefi
   const status = { ...(next.status ?? {}), phase: 'Pending' };
   delete status.accessModes;
   delete status.capacity;
-  const others = (status.conditions ?? []).filter((c: any) => c?.type !== conditionBindable);
-  const old = (claim.status?.conditions ?? []).find((c: any) => c?.type === conditionBindable);
+  const others = (status.conditions ?? []).filter((c) => c?.type !== conditionBindable);
+  const old = (claim.status?.conditions ?? []).find((c) => c?.type === conditionBindable);
   const condition = {
     type: conditionBindable,
     status: 'False',

@@ -38,7 +38,7 @@ export type Stage =
 /** The claim's status for a stage (a new object; conditions of other stages removed). */
 export function statusFor(claim: PersistentVolumeClaim, stage: Stage, now: string): Record<string, any> {
   const status: Record<string, any> = structuredClone(claim.status ?? {});
-  const keep = (Array.isArray(status.conditions) ? status.conditions : []).filter((c: any) => !stageConditions.includes(c?.type));
+  const keep = (Array.isArray(status.conditions) ? status.conditions : []).filter((c) => !stageConditions.includes(c?.type));
   const cond = (type: string, message?: string) => ({ type, status: 'True', lastProbeTime: now, lastTransitionTime: now, ...(message ? { message } : {}) });
   const requested = claim.spec?.resources?.requests?.storage;
   switch (stage.kind) {

@@ -86,15 +86,15 @@ async function gather(d: Deps, pod: Pod): Promise<PlacementInput> {
   return { pod, nodes: nodes.items as Node[], claims, boundVolumes, classes, candidates, provisionerNode: d.provisionerNode, claimsInUseElsewhere };
 }
 
-function scheduledCondition(pod: Pod): any {
-  const conds: any[] = Array.isArray(pod.status?.conditions) ? pod.status.conditions : [];
+function scheduledCondition(pod: Pod) {
+  const conds = Array.isArray(pod.status?.conditions) ? pod.status.conditions : [];
   return conds.find((c) => c?.type === 'PodScheduled');
 }
 
 function withCondition(pod: Pod, cond: Record<string, string>): Pod {
   const next = structuredClone(pod);
   next.status ??= {};
-  const conds: any[] = (Array.isArray(next.status.conditions) ? next.status.conditions : []).filter((c: any) => c?.type !== 'PodScheduled');
+  const conds = (Array.isArray(next.status.conditions) ? next.status.conditions : []).filter((c) => c?.type !== 'PodScheduled');
   next.status.conditions = [...conds, { type: 'PodScheduled', lastTransitionTime: timestampNow(), ...cond }];
   return next;
 }
@@ -160,7 +160,7 @@ export async function placeOne(d: Deps, ctx: ReconcileContext, namespace: string
 }
 
 function nodeReady(node: Node | undefined): boolean {
-  const conds: any[] = Array.isArray(node?.status?.conditions) ? node!.status.conditions : [];
+  const conds = Array.isArray(node?.status?.conditions) ? node.status.conditions : [];
   return conds.some((c) => c?.type === 'Ready' && c?.status === 'True');
 }
 
