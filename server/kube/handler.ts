@@ -81,6 +81,8 @@ async function dispatch(app: KubeApp, opts: Required<KubeHandlerOptions>, req: I
     const ask = parseHealthRequest(url.pathname, url.searchParams);
     if (!ask) throw notFound();
     const answer = await app.health.answer(ask);
+    // An unknown check is answered as any unknown path here: a Status.
+    if (answer.status === 404) throw notFound();
     res.writeHead(answer.status, HEALTH_HEADERS);
     res.end(answer.body);
     return;
