@@ -18,13 +18,19 @@ export interface AppContext extends Services {
  * `nodeName`: the node this process's in-tree provisioners make volumes on (for the claim
  * check). The store's pool keeps its default size (the one pool: store/pg.ts).
  */
-export async function createAppContext(connectionString: string, agentOptions: NodeAgentOptions = {}, nodeName?: string): Promise<AppContext> {
+export async function createAppContext(
+  connectionString: string,
+  agentOptions: NodeAgentOptions = {},
+  nodeName?: string,
+  /** Serving: /readyz fails until the caller's `health.markStarted()`. */
+  starting = false,
+): Promise<AppContext> {
   const store = new ObjectStore(connectionString);
   await store.start();
   // StorageClasses of the in-tree provisioners are checked against this machine's disks.
   const admission = storageClassAdmission(createRealOs());
   return {
-    ...buildServices(store, { admission, signInLimits: loadSignInLimits(), agentOptions, nodeName }),
+    ...buildServices(store, { admission, signInLimits: loadSignInLimits(), agentOptions, nodeName, starting }),
     close: () => store.stop(),
   };
 }

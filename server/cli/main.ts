@@ -72,6 +72,8 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
     if (stopping) return;
     stopping = true;
     say(`\n${signal}: stopping Stowage ...`);
+    // /readyz fails from here on, while the listeners still answer.
+    app?.health.markStopping();
     const force = setTimeout(() => process.exit(1), 15_000);
     force.unref();
     try {
@@ -90,11 +92,12 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
   try {
-    app = await createAppContext(db.connectionString, {}, cfg.nodeName);
+    app = await createAppContext(db.connectionString, {}, cfg.nodeName, true);
     const apiUrl = apiServerUrl(cfg.apiHost, cfg.apiPort);
     if (opts.web) await bootstrapLocalVolumes(app, cfg);
     services = await startServices(app, cfg, { ...opts, connectionString: db.connectionString });
     if (!opts.web) {
+      app.health.markStarted();
       say(`Controllers running${cfg.databaseUrl ? '' : ` (database ${db.connectionString.replace(/:[^:@/]*@/, ':***@')})`}; press Ctrl-C to stop.`);
       return;
     }
@@ -102,6 +105,7 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
     const web = await startWebServer({ app, host: cfg.host, port: cfg.port, dir: projectRoot, trpcMaxBatch: cfg.trpcMaxBatch, allowedOrigins: cfg.allowedOrigins });
     services.add(web.close);
     writeRuntimeFile(runtimeFile(cfg), { pid: process.pid, databaseUrl: db.connectionString, url: web.url, apiUrl: services.apiUrl });
+    app.health.markStarted();
     say('');
     say(`Stowage is running at ${web.url}`);
     if (services.apiUrl) say(`Kubernetes-compatible API: ${services.apiUrl}`);

@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { register } from 'prom-client';
+import { HEALTH_HEADERS, parseHealthRequest, type HealthRequest } from '../domain/health';
 import type { Services } from '../services/services';
 import { logger } from '../services/logger';
 import { appRouter } from '../trpc/root';
@@ -28,6 +29,13 @@ export interface WebServerOptions {
 /** Whether the client reached us over https (directly, or through a proxy that says so). */
 function isSecure(req: http.IncomingMessage): boolean {
   return Boolean((req.socket as { encrypted?: boolean }).encrypted) || String(req.headers['x-forwarded-proto'] ?? '').split(',')[0]?.trim() === 'https';
+}
+
+/** /livez, /readyz, /healthz (and /readyz/<check>) with their query; undefined for any other path. */
+function healthRequest(target: string): HealthRequest | undefined {
+  if (!/^\/(livez|readyz|healthz)(\/|\?|$)/.test(target)) return undefined;
+  const u = new URL(target, 'http://localhost');
+  return parseHealthRequest(u.pathname, u.searchParams);
 }
 
 export interface WebServer {
@@ -88,9 +96,11 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
         return res.end(JSON.stringify({ error: { message: `Forbidden: ${crossOrigin}`, code: 'FORBIDDEN' } }));
       }
       if (url.startsWith('/api/trpc/')) return trpc(req, res);
-      if (url === '/healthz' || url === '/readyz' || url === '/livez') {
-        res.writeHead(200, { 'content-type': 'text/plain' });
-        return res.end('ok');
+      const health = healthRequest(url);
+      if (health) {
+        const answer = await app.health.answer(health);
+        res.writeHead(answer.status, HEALTH_HEADERS);
+        return res.end(answer.body);
       }
       if (url === '/metrics') {
         res.writeHead(200, { 'content-type': register.contentType });

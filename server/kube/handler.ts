@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Services } from '../services/services';
 import { logger } from '../services/logger';
 import { StowageError } from '../domain/errors';
+import { HEALTH_HEADERS, parseHealthRequest } from '../domain/health';
 import { isAgentPath, serveAgentApi } from './agent-api';
 import { apiGroupDoc, apiGroupList, apiResourceList, apiVersions, versionInfo } from './discovery';
 import { bearerToken, DEFAULT_MAX_BODY_BYTES, sendObject, sendStatus } from './http';
@@ -19,7 +20,7 @@ import { route, type Route } from './router';
 import { notAcceptable, statusFromError } from './status';
 import type { WatchTiming } from './watch';
 
-export type KubeApp = Pick<Services, 'objects' | 'users'> & Partial<Pick<Services, 'nodeAgent'>>;
+export type KubeApp = Pick<Services, 'objects' | 'users' | 'health'> & Partial<Pick<Services, 'nodeAgent'>>;
 
 export interface KubeHandlerOptions {
   maxBodyBytes?: number;
@@ -76,8 +77,14 @@ function serverAddress(req: IncomingMessage): string {
 async function dispatch(app: KubeApp, opts: Required<KubeHandlerOptions>, req: IncomingMessage, res: ServerResponse, r: Route, url: URL): Promise<void> {
   const method = req.method ?? 'GET';
   if (r.type === 'health') {
-    res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
-    res.end('ok');
+    // Open to everyone, as upstream's (system:public-info-viewer): a load balancer has no token.
+    const ask = parseHealthRequest(url.pathname, url.searchParams);
+    if (!ask) throw notFound();
+    const answer = await app.health.answer(ask);
+    // An unknown check is answered as any unknown path here: a Status.
+    if (answer.status === 404) throw notFound();
+    res.writeHead(answer.status, HEALTH_HEADERS);
+    res.end(answer.body);
     return;
   }
   if (r.type === 'version') return sendObject(res, 200, versionInfo());

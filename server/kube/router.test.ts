@@ -4,6 +4,8 @@ import { route } from './router';
 const cases: [string, Record<string, unknown>][] = [
   ['/version', { type: 'version' }],
   ['/healthz', { type: 'health' }],
+  ['/readyz/database', { type: 'health' }],
+  ['/readyz/a/b', { type: 'notFound' }],
   ['/api', { type: 'api' }],
   ['/apis', { type: 'apis' }],
   ['/api/v1', { type: 'groupVersion', group: '', version: 'v1' }],

@@ -65,7 +65,7 @@ export function route(pathname: string): Route {
     segs.push(d);
   }
   const p = segs.join('/');
-  if (p === 'healthz' || p === 'livez' || p === 'readyz') return { type: 'health' };
+  if ((segs[0] === 'healthz' || segs[0] === 'livez' || segs[0] === 'readyz') && segs.length <= 2) return { type: 'health' };
   if (p === 'version') return { type: 'version' };
   if (p === 'openapi/v2' || p === 'swagger.json') return { type: 'openapi', version: 'v2' };
   if (p === 'openapi/v3' || p.startsWith('openapi/v3/')) return { type: 'openapi', version: 'v3' };

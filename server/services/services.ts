@@ -9,6 +9,7 @@ import { CapacityService } from './capacity';
 import { ClaimCheckService } from './claim-check';
 import { ClaimDoctorService } from './claim-doctor';
 import { ClassReplaceService } from './class-replace';
+import { HealthService } from './health';
 import { HistoryService } from './history';
 import { ListService } from './lists';
 import { LocalVolumeService } from './local-volumes';
@@ -35,6 +36,8 @@ export interface Services {
   localVolumes: LocalVolumeService;
   /** The reclaim center. */
   reclaim: ReclaimService;
+  /** /livez, /readyz and /healthz of both listeners. */
+  health: HealthService;
 }
 
 export interface ServicesConfig {
@@ -44,6 +47,8 @@ export interface ServicesConfig {
   agentOptions?: NodeAgentOptions;
   /** The node this process's in-tree provisioners make volumes on (for the claim check). */
   nodeName?: string;
+  /** The process is starting: /readyz fails until `health.markStarted()`. */
+  starting?: boolean;
 }
 
 export function buildServices(store: ObjectStore, config: ServicesConfig = {}): Services {
@@ -64,5 +69,6 @@ export function buildServices(store: ObjectStore, config: ServicesConfig = {}): 
     claimDoctor: new ClaimDoctorService(objects),
     localVolumes,
     reclaim: new ReclaimService(objects, lists, localVolumes),
+    health: new HealthService(store, { starting: config.starting }),
   };
 }

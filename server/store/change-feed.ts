@@ -205,6 +205,11 @@ export class ChangeFeed {
     return () => this.wakers.delete(wake);
   }
 
+  /** Started, not stopped, and listening for commits (false while reconnecting). */
+  get isLive(): boolean {
+    return this.started !== undefined && !this.stopped && this.listener !== undefined;
+  }
+
   get isStopped(): boolean {
     return this.stopped;
   }

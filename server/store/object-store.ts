@@ -422,6 +422,24 @@ export class ObjectStore implements Pooled {
     return this.feed.start();
   }
 
+  /**
+   * `SELECT 1` on the pool, failing after `timeoutMs` (a connection that cannot be made, or
+   * a database that does not answer): the readiness check's view of Postgres.
+   */
+  async ping(timeoutMs = 2000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the database did not answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    const query = this.sql.$queryRawUnsafe('SELECT 1');
+    query.catch(() => {}); // a late failure after the timeout is not unhandled
+    try {
+      await Promise.race([query, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async stop(): Promise<void> {
     await this.feed.stop();
     await this.notifier.close();

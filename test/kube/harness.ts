@@ -12,6 +12,7 @@ import { pvcProtectionSpec } from '../../server/controllers/pvc-protection/pvc-p
 import { Manager } from '../../server/controllers/runtime/manager';
 import { startApiServer, type RunningApiServer } from '../../server/kube/api-server';
 import type { KubeApp } from '../../server/kube/handler';
+import { HealthService } from '../../server/services/health';
 import { ObjectService } from '../../server/services/objects';
 import { UserService } from '../../server/services/users';
 import { openTestStore, type TestStore } from '../db';
@@ -46,7 +47,7 @@ export const DEV_NAMESPACE = 'team-a';
 
 export async function startKubeHarness(opts: HarnessOptions = {}): Promise<KubeHarness> {
   const ts = await openTestStore();
-  const app = { store: ts.store, objects: new ObjectService(ts.store), users: new UserService(ts.store) };
+  const app = { store: ts.store, objects: new ObjectService(ts.store), users: new UserService(ts.store), health: new HealthService(ts.store) };
   for (const ns of ['default', DEV_NAMESPACE, 'other']) {
     await ts.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   }
