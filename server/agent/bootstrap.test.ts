@@ -40,6 +40,8 @@ describe('generateBootstrap', () => {
     ]);
     expect(c.env).toContainEqual({ name: 'MY_NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } });
     expect(c.args).toEqual(['agent', '--server', 'https://stowage.example:8443', '--token-file', '/etc/stowage/node-token']);
+    // Root and privileged whatever the image's default user (the image runs the server as uid 1000).
+    expect(c.securityContext).toEqual({ privileged: true, runAsUser: 0 });
     // Every mount has its volume, every name is a DNS label, the selector selects the template.
     for (const m of c.volumeMounts) expect(volumes[m.name]).toBeDefined();
     for (const v of pod.volumes) expect(isDNS1123Label(v.name)).toEqual([]);

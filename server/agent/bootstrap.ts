@@ -158,8 +158,9 @@ export function generateBootstrap(input: BootstrapInput): BootstrapResult {
                 // The agent takes its node name from MY_NODE_NAME (seed 003).
                 args: ['agent', '--server', input.serverUrl, '--token-file', tokenFile],
                 env: [{ name: 'MY_NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
-                // Cleanup wipes block devices and removes files owned by any user.
-                securityContext: { privileged: true },
+                // Cleanup wipes block devices and removes files owned by any user: root, privileged
+                // (the image's default user is unprivileged, for the server and controllers).
+                securityContext: { privileged: true, runAsUser: 0 },
                 volumeMounts: mounts,
                 resources: { requests: { cpu: '50m', memory: '64Mi' } },
               },

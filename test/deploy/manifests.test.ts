@@ -1,0 +1,183 @@
+// The deployment files (deploy/): the Kubernetes manifests run existing `stowage`
+// subcommands with options they have, probe /livez and /readyz over HTTPS and use one
+// image; `kubectl apply --dry-run=client` accepts them (against a discovery-only server:
+// kubectl needs API discovery even in client dry run); the systemd units start existing
+// subcommands. Skips the kubectl part with the reason when kubectl is not installed.
+import { execFile, spawnSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+
+const root = path.resolve(import.meta.dirname, '..', '..');
+const manifestFile = path.join(root, 'deploy', 'kubernetes', 'stowage.yaml');
+const unitsDir = path.join(root, 'deploy', 'systemd');
+const run = promisify(execFile);
+const haveKubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
+if (!haveKubectl) console.log('[skip] deploy manifests with kubectl: kubectl is not on PATH');
+
+/** The top-level subcommands of `stowage` and the long options of each, read from the commander program. */
+function cliCommands(): Map<string, Set<string>> {
+  const src = readFileSync(path.join(root, 'server', 'cli', 'main.ts'), 'utf8');
+  const commands = new Map<string, Set<string>>();
+  // Each top-level command is a statement `program.command('name ...')` (possibly on the next line).
+  const starts = [...src.matchAll(/(?:^|\n)(?:const \w+ = )?program\s*\.command\('([a-z-]+)/g)];
+  starts.forEach((m, i) => {
+    const body = src.slice(m.index, starts[i + 1]?.index ?? src.length);
+    const options = new Set([...body.matchAll(/[oO]ption\('(?:-\w, )?(--[a-z-]+)/g)].map((o) => o[1]));
+    commands.set(m[1], options);
+  });
+  return commands;
+}
+
+type Obj = { kind: string; metadata: { name: string; namespace?: string }; spec?: any };
+const objects: Obj[] = parseAllDocuments(readFileSync(manifestFile, 'utf8')).map((d) => {
+  expect(d.errors).toEqual([]);
+  return d.toJS() as Obj;
+});
+const workloads = objects.filter((o) => o.kind === 'Deployment');
+const containers = workloads.flatMap((w) => [...(w.spec.template.spec.initContainers ?? []), ...w.spec.template.spec.containers].map((c: any) => ({ workload: w.metadata.name, ...c })));
+
+/** Checks that args (after the entrypoint `node bin/stowage.mjs`) name a subcommand and use only its options. */
+function expectStowageArgs(args: string[], where: string): void {
+  const commands = cliCommands();
+  expect([...commands.keys()], 'the commander program was read').toEqual(expect.arrayContaining(['server', 'controllers', 'agent', 'bootstrap']));
+  expect(commands.has(args[0]), `${where}: ${args[0]} is a stowage subcommand`).toBe(true);
+  for (const a of args.slice(1).filter((x) => x.startsWith('--'))) expect(commands.get(args[0])!.has(a), `${where}: ${args[0]} has ${a}`).toBe(true);
+}
+
+describe('deploy/kubernetes/stowage.yaml', () => {
+  it('holds a namespace, the server (3 replicas), its Service and the controllers (2 replicas), all in one namespace', () => {
+    expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(
+      expect.arrayContaining(['Namespace/stowage-system', 'Deployment/stowage-server', 'Service/stowage', 'Deployment/stowage-controllers']),
+    );
+    expect(new Set(objects.filter((o) => o.kind !== 'Namespace').map((o) => o.metadata.namespace))).toEqual(new Set(['stowage-system']));
+    const byName = Object.fromEntries(workloads.map((w) => [w.metadata.name, w]));
+    expect(byName['stowage-server'].spec.replicas).toBe(3);
+    expect(byName['stowage-controllers'].spec.replicas).toBe(2);
+    for (const w of workloads) expect(w.spec.template.metadata.labels).toMatchObject(w.spec.selector.matchLabels);
+  });
+
+  it('every stowage container runs an existing subcommand with options it has; one image for all', () => {
+    const stowage = containers.filter((c) => !c.command);
+    expect(stowage.map((c) => c.args[0]).sort()).toEqual(['controllers', 'server']);
+    for (const c of stowage) expectStowageArgs(c.args, `${c.workload}/${c.name}`);
+    expect(new Set(containers.map((c) => c.image)).size).toBe(1);
+    expect(containers[0].image).toMatch(/^[^\s:]+(:[\w.-]+)?$/);
+  });
+
+  it('the server probes /readyz and /livez on the HTTPS API port, which the Service exposes with the dashboard port', () => {
+    const server = containers.find((c) => c.workload === 'stowage-server' && c.name === 'server')!;
+    const api = server.ports.find((p: any) => p.containerPort === 6443);
+    expect(server.readinessProbe.httpGet).toEqual({ path: '/readyz', port: api.name, scheme: 'HTTPS' });
+    expect(server.livenessProbe.httpGet).toEqual({ path: '/livez', port: api.name, scheme: 'HTTPS' });
+    const env = Object.fromEntries(server.env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
+    expect(env.STOWAGE_API_PORT).toBe('6443');
+    expect(env.HOST).toBe('0.0.0.0');
+    const service = objects.find((o) => o.kind === 'Service')!;
+    expect(service.spec.ports.map((p: any) => [p.port, p.targetPort])).toEqual([
+      [6443, 'api'],
+      [Number(env.PORT), 'http'],
+    ]);
+    for (const c of containers.filter((x) => !x.command)) {
+      expect(c.env.find((e: any) => e.name === 'DATABASE_URL').valueFrom.secretKeyRef).toEqual({ name: 'stowage-database', key: 'DATABASE_URL' });
+      expect(c.resources.requests).toBeDefined();
+    }
+  });
+
+  it("the replicas' shared CA comes from a Secret, copied into the data dir where the server looks for it", () => {
+    const server = workloads.find((w) => w.metadata.name === 'stowage-server')!.spec.template.spec;
+    const pki = server.volumes.find((v: any) => v.secret);
+    expect(pki.secret.secretName).toBe('stowage-pki');
+    const dataDir = server.containers[0].env.find((e: any) => e.name === 'STOWAGE_DATA_DIR').value;
+    expect(server.initContainers[0].command.join(' ')).toContain(`${dataDir}/pki/`);
+    expect(server.initContainers[0].command.join(' ')).toMatch(/ca\.crt .*ca\.key/);
+  });
+});
+
+describe('deploy/systemd', () => {
+  const units = readdirSync(unitsDir).filter((f) => f.endsWith('.service'));
+  it('has the server, the controllers and the agent template', () => {
+    expect(units.sort()).toEqual(['stowage-agent@.service', 'stowage-controllers.service', 'stowage-server.service']);
+  });
+  it.each(units)('%s starts an existing subcommand with options it has, restarts always, reads /etc/stowage/stowage.env', (unit) => {
+    const text = readFileSync(path.join(unitsDir, unit), 'utf8');
+    const exec = text.match(/^ExecStart=(.*)$/m)![1].split(/\s+/);
+    expect(exec.slice(0, 2)).toEqual(['/usr/bin/node', '/opt/stowage/bin/stowage.mjs']);
+    expectStowageArgs(exec.slice(2), unit);
+    expect(text).toMatch(/^Restart=always$/m);
+    expect(text).toMatch(/^EnvironmentFile=\/etc\/stowage\/stowage\.env$/m);
+    expect(text).toMatch(/^After=network-online\.target/m);
+    if (unit.startsWith('stowage-agent')) {
+      expect(text).toMatch(/^KillMode=control-group$/m);
+      expect(text).not.toMatch(/^(NoNewPrivileges|ProtectSystem|PrivateDevices)=/m);
+      expect(exec).toContain('%i');
+    } else {
+      for (const k of ['NoNewPrivileges=yes', 'ProtectSystem=strict', 'PrivateTmp=yes']) expect(text).toMatch(new RegExp(`^${k}$`, 'm'));
+    }
+  });
+});
+
+let server: http.Server | undefined;
+let dir: string;
+let kubeconfig: string;
+
+describe.runIf(haveKubectl)('deploy/kubernetes/stowage.yaml and kubectl', () => {
+  beforeAll(async () => {
+    const groups: Record<string, { name: string; kind: string; namespaced: boolean }[]> = {
+      '/api/v1': [
+        { name: 'namespaces', kind: 'Namespace', namespaced: false },
+        { name: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true },
+        { name: 'services', kind: 'Service', namespaced: true },
+      ],
+      '/apis/apps/v1': [{ name: 'deployments', kind: 'Deployment', namespaced: true }],
+    };
+    server = http.createServer((req, res) => {
+      const url = (req.url ?? '').split('?')[0];
+      const json = (code: number, body: unknown) => {
+        res.writeHead(code, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      };
+      if (url === '/api') return json(200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [] });
+      if (url === '/apis') {
+        return json(200, { kind: 'APIGroupList', apiVersion: 'v1', groups: [{ name: 'apps', versions: [{ groupVersion: 'apps/v1', version: 'v1' }], preferredVersion: { groupVersion: 'apps/v1', version: 'v1' } }] });
+      }
+      const list = groups[url];
+      if (list) {
+        return json(200, {
+          kind: 'APIResourceList',
+          apiVersion: 'v1',
+          groupVersion: url === '/api/v1' ? 'v1' : url.slice('/apis/'.length),
+          resources: list.map((r) => ({ name: r.name, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: ['create', 'get', 'list', 'patch', 'update', 'delete', 'watch'] })),
+        });
+      }
+      return json(404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: `${url} not found` });
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'stowage-deploy-'));
+    kubeconfig = path.join(dir, 'kubeconfig');
+    await fs.writeFile(
+      kubeconfig,
+      `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: http://127.0.0.1:${port}\ncontexts:\n- name: c\n  context:\n    cluster: c\n    user: u\nusers:\n- name: u\n  user: {}\ncurrent-context: c\n`,
+    );
+  });
+  afterAll(async () => {
+    server?.close();
+    if (dir) await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('kubectl apply --dry-run=client accepts every object', async () => {
+    // --validate=false: the discovery-only server publishes no OpenAPI schema to validate against.
+    const { stdout, stderr } = await run('kubectl', ['--kubeconfig', kubeconfig, 'apply', '--dry-run=client', '--validate=false', '-f', manifestFile]);
+    expect(stderr.trim()).toBe('');
+    expect(stdout.trim().split('\n').sort()).toEqual(
+      ['deployment.apps/stowage-controllers', 'deployment.apps/stowage-server', 'namespace/stowage-system', 'service/stowage', 'serviceaccount/stowage'].map((n) => `${n} created (dry run)`),
+    );
+  });
+});
