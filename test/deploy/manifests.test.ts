@@ -5,14 +5,11 @@
 // subcommands. Skips the kubectl part with the reason when kubectl is not installed.
 import { execFile, spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
-import fs from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { startDiscoveryStub, type DiscoveryStub } from '../kube/discovery-stub';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const manifestFile = path.join(root, 'deploy', 'kubernetes', 'stowage.yaml');
@@ -123,58 +120,29 @@ describe('deploy/systemd', () => {
   });
 });
 
-let server: http.Server | undefined;
-let dir: string;
-let kubeconfig: string;
+let stub: DiscoveryStub | undefined;
 
 describe.runIf(haveKubectl)('deploy/kubernetes/stowage.yaml and kubectl', () => {
   beforeAll(async () => {
-    const groups: Record<string, { name: string; kind: string; namespaced: boolean }[]> = {
-      '/api/v1': [
-        { name: 'namespaces', kind: 'Namespace', namespaced: false },
-        { name: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true },
-        { name: 'services', kind: 'Service', namespaced: true },
-      ],
-      '/apis/apps/v1': [{ name: 'deployments', kind: 'Deployment', namespaced: true }],
-    };
-    server = http.createServer((req, res) => {
-      const url = (req.url ?? '').split('?')[0];
-      const json = (code: number, body: unknown) => {
-        res.writeHead(code, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(body));
-      };
-      if (url === '/api') return json(200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [] });
-      if (url === '/apis') {
-        return json(200, { kind: 'APIGroupList', apiVersion: 'v1', groups: [{ name: 'apps', versions: [{ groupVersion: 'apps/v1', version: 'v1' }], preferredVersion: { groupVersion: 'apps/v1', version: 'v1' } }] });
-      }
-      const list = groups[url];
-      if (list) {
-        return json(200, {
-          kind: 'APIResourceList',
-          apiVersion: 'v1',
-          groupVersion: url === '/api/v1' ? 'v1' : url.slice('/apis/'.length),
-          resources: list.map((r) => ({ name: r.name, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: ['create', 'get', 'list', 'patch', 'update', 'delete', 'watch'] })),
-        });
-      }
-      return json(404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: `${url} not found` });
-    });
-    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-    const port = (server.address() as AddressInfo).port;
-    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'stowage-deploy-'));
-    kubeconfig = path.join(dir, 'kubeconfig');
-    await fs.writeFile(
-      kubeconfig,
-      `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: http://127.0.0.1:${port}\ncontexts:\n- name: c\n  context:\n    cluster: c\n    user: u\nusers:\n- name: u\n  user: {}\ncurrent-context: c\n`,
+    stub = await startDiscoveryStub(
+      {
+        '/api/v1': [
+          { name: 'namespaces', kind: 'Namespace', namespaced: false },
+          { name: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true },
+          { name: 'services', kind: 'Service', namespaced: true },
+        ],
+        '/apis/apps/v1': [{ name: 'deployments', kind: 'Deployment', namespaced: true }],
+      },
+      'stowage-deploy-',
     );
   });
   afterAll(async () => {
-    server?.close();
-    if (dir) await fs.rm(dir, { recursive: true, force: true });
+    await stub?.close();
   });
 
   it('kubectl apply --dry-run=client accepts every object', async () => {
     // --validate=false: the discovery-only server publishes no OpenAPI schema to validate against.
-    const { stdout, stderr } = await run('kubectl', ['--kubeconfig', kubeconfig, 'apply', '--dry-run=client', '--validate=false', '-f', manifestFile]);
+    const { stdout, stderr } = await run('kubectl', ['--kubeconfig', stub!.kubeconfig, 'apply', '--dry-run=client', '--validate=false', '-f', manifestFile]);
     expect(stderr.trim()).toBe('');
     expect(stdout.trim().split('\n').sort()).toEqual(
       ['deployment.apps/stowage-controllers', 'deployment.apps/stowage-server', 'namespace/stowage-system', 'service/stowage', 'serviceaccount/stowage'].map((n) => `${n} created (dry run)`),

@@ -4,19 +4,17 @@
 // exists yet). Skips with the reason when kubectl is not installed.
 import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDiscoveryStub, type DiscoveryGroups, type DiscoveryStub } from '../kube/discovery-stub';
 
 const run = promisify(execFile);
 const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
 const haveKubectl = kubectl.status === 0;
 if (!haveKubectl) console.log('[skip] bootstrap manifests with kubectl: kubectl is not on PATH');
 
-const groups: Record<string, { name: string; kind: string; namespaced: boolean }[]> = {
+const groups: DiscoveryGroups = {
   '/api/v1': [
     { name: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true },
     { name: 'configmaps', kind: 'ConfigMap', namespaced: true },
@@ -31,50 +29,16 @@ const groups: Record<string, { name: string; kind: string; namespaced: boolean }
   ],
 };
 
-let server: http.Server;
+let stub: DiscoveryStub;
 let dir: string;
 let kubeconfig: string;
-const requests: string[] = [];
 
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    const url = (req.url ?? '').split('?')[0];
-    requests.push(`${req.method} ${url}`);
-    const json = (code: number, body: unknown) => {
-      res.writeHead(code, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(body));
-    };
-    if (url === '/api') return json(200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [] });
-    if (url === '/apis') {
-      return json(200, {
-        kind: 'APIGroupList',
-        apiVersion: 'v1',
-        groups: ['apps', 'rbac.authorization.k8s.io'].map((g) => ({ name: g, versions: [{ groupVersion: `${g}/v1`, version: 'v1' }], preferredVersion: { groupVersion: `${g}/v1`, version: 'v1' } })),
-      });
-    }
-    const list = groups[url];
-    if (list) {
-      return json(200, {
-        kind: 'APIResourceList',
-        apiVersion: 'v1',
-        groupVersion: url === '/api/v1' ? 'v1' : url.slice('/apis/'.length),
-        resources: list.map((r) => ({ name: r.name, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: ['create', 'get', 'list', 'patch', 'update', 'delete', 'watch'] })),
-      });
-    }
-    return json(404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: `${url} not found` });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as AddressInfo).port;
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'stowage-bootstrap-'));
-  kubeconfig = path.join(dir, 'kubeconfig');
-  await fs.writeFile(
-    kubeconfig,
-    `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: http://127.0.0.1:${port}\ncontexts:\n- name: c\n  context:\n    cluster: c\n    user: u\nusers:\n- name: u\n  user: {}\ncurrent-context: c\n`,
-  );
+  stub = await startDiscoveryStub(groups, 'stowage-bootstrap-');
+  ({ dir, kubeconfig } = stub);
 });
 afterAll(async () => {
-  server?.close();
-  if (dir) await fs.rm(dir, { recursive: true, force: true });
+  await stub?.close();
 });
 
 describe.runIf(haveKubectl)('stowage bootstrap output and kubectl', () => {
@@ -104,7 +68,7 @@ describe.runIf(haveKubectl)('stowage bootstrap output and kubectl', () => {
       ].sort(),
     );
     // Client dry run: kubectl only read (discovery and the objects), it wrote nothing.
-    expect(requests.filter((r) => !r.startsWith('GET '))).toEqual([]);
+    expect(stub.requests.filter((r) => !r.startsWith('GET '))).toEqual([]);
   });
 
   it('a malformed storageClassMap is refused with the field named', async () => {
