@@ -2,27 +2,25 @@
 // node lifecycle controller's tryUpdateNodeHealth): an agent posts Ready=True with a
 // lastHeartbeatTime; when none arrives for the grace period, Ready becomes Unknown
 // ("NodeStatusUnknown"), as upstream marks a node whose kubelet stopped posting. Pure.
+import type { Node } from '../resources/node/schema';
 import { labelNodeRestrictionPrefix } from './well-known/labels';
 
-export interface NodeCondition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  lastHeartbeatTime?: string;
-  lastTransitionTime?: string;
-  reason?: string;
-  message?: string;
-}
+/** A node condition as the Node schema has it (type and status optional: one without them matches no check here). */
+export type NodeCondition = NonNullable<NonNullable<Node['status']>['conditions']>[number];
+
+/** What these rules read of a node. */
+type NodeStatusView = { status?: { conditions?: NodeCondition[] } };
 
 /** Upstream's node-monitor-grace-period default. */
 export const defaultNodeGraceMs = 40_000;
 
 const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-export function readyCondition(node: { status?: { conditions?: NodeCondition[] | null } | null }): NodeCondition | undefined {
+export function readyCondition(node: NodeStatusView): NodeCondition | undefined {
   return (node.status?.conditions ?? []).find((c) => c.type === 'Ready');
 }
 
-export function isNodeReady(node: { status?: { conditions?: NodeCondition[] | null } | null } | undefined): boolean {
+export function isNodeReady(node: NodeStatusView | undefined): boolean {
   return !!node && readyCondition(node)?.status === 'True';
 }
 
@@ -48,7 +46,7 @@ export type StaleDecision = { action: 'none'; recheckInMs?: number } | { action:
  * creation) is older than `graceMs`. Returns the conditions to write, or when to look again.
  */
 export function staleDecision(
-  node: { metadata?: { creationTimestamp?: string }; status?: { conditions?: NodeCondition[] | null } | null },
+  node: NodeStatusView & { metadata?: { creationTimestamp?: string } },
   now: Date,
   graceMs: number,
 ): StaleDecision {

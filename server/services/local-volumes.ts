@@ -13,7 +13,6 @@ import type { DiskRow } from '../store/local-disks';
 import type { ObjectStore } from '../store/object-store';
 import type { NodeAgentService } from './node-agent';
 import { ofKind } from '../resources/of-kind';
-import { asConditionedNode } from './conditioned-node';
 import { labelLocalNode } from '../domain/well-known/labels';
 import { annDiskMissing, annNodeNotReporting } from '../domain/well-known/annotations';
 
@@ -160,8 +159,8 @@ export class LocalVolumeService {
     }
     return {
       name: node.metadata.name!,
-      ready: isNodeReady(asConditionedNode(node)),
-      lastHeartbeat: readyCondition(asConditionedNode(node))?.lastHeartbeatTime ?? null,
+      ready: isNodeReady(node),
+      lastHeartbeat: readyCondition(node)?.lastHeartbeatTime ?? null,
       classes: [...classes.values()],
       wiping: jobs.filter((j) => j.state === 'running' || j.state === 'queued').length,
       failed: jobs.filter((j) => j.state === 'failed').length,

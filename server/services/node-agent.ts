@@ -12,7 +12,7 @@ import { StowageError } from '../domain/errors';
 import { localPvName } from '../domain/local-pv-name';
 import { parseStorageClassMap } from '../domain/local-volume-config';
 import { isDNS1123Subdomain } from '../domain/names';
-import { forbiddenNodeLabel, heartbeatConditions, type NodeCondition } from '../domain/node-lifecycle';
+import { forbiddenNodeLabel, heartbeatConditions } from '../domain/node-lifecycle';
 import { localVolumeConfigName, localVolumeConfigNamespace, storageClassMapKey } from '../resources/config-map/strategy';
 import type { KubeObject } from '../resources/types';
 import { CleanupJobStore } from '../store/cleanup-jobs';
@@ -181,8 +181,7 @@ export class NodeAgentService {
     const info = isPlainObject(input.nodeInfo) ? input.nodeInfo : {};
     for (let attempt = 0; ; attempt++) {
       const cur = await this.store.get('Node', undefined, node);
-      // The schema leaves a condition's type and status optional; the domain's NodeCondition only reads them.
-      cur.status = { ...(cur.status ?? {}), conditions: heartbeatConditions(cur.status?.conditions as NodeCondition[] | undefined, new Date()) };
+      cur.status = { ...(cur.status ?? {}), conditions: heartbeatConditions(cur.status?.conditions, new Date()) };
       const nodeInfo: Record<string, unknown> = { ...(cur.status.nodeInfo ?? {}) };
       for (const k of ['operatingSystem', 'architecture', 'kernelVersion', 'osImage'] as const) {
         const v = str(info[k], `nodeInfo.${k}`, 256, true);

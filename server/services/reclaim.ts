@@ -29,7 +29,6 @@ import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim
 import type { Node } from '../resources/node/schema';
 import type { Pod } from '../resources/pod/schema';
 import { ofKind } from '../resources/of-kind';
-import { asConditionedNode } from './conditioned-node';
 import { claimsCreatedBefore, podsNamingClaim, podsWithClaims, podUseFromHistory, volumesPinnedOutside } from '../store/reclaim-queries';
 import { EventRecorder } from './event-recorder';
 import type { LocalVolumeService, JobView } from './local-volumes';
@@ -203,7 +202,7 @@ export class ReclaimService {
     ]);
     const nodeItems = ofKind(nodes.items, 'Node');
     const nodeByName = new Map<string, Node>(nodeItems.map((n) => [n.metadata.name!, n]));
-    const readyNodes = nodeItems.filter((n) => isNodeReady(asConditionedNode(n))).map((n) => n.metadata.name!);
+    const readyNodes = nodeItems.filter((n) => isNodeReady(n)).map((n) => n.metadata.name!);
     const rows = new Map<string, { pv: PersistentVolume; categories: ReclaimCategory[]; nodeProblem: string | null }>();
     for (const pv of ofKind(releasedPage.items, PV)) {
       rows.set(pv.metadata.name!, { pv, categories: [pv.status?.phase === 'Failed' ? 'failed' : 'released'], nodeProblem: null });
@@ -211,7 +210,7 @@ export class ReclaimService {
     for (const pv of await volumesPinnedOutside(this.store, readyNodes)) {
       const node = volumeNode(pv);
       if (!node) continue;
-      const problem = nodeGoneReason(node, nodeByName.get(node), isNodeReady(asConditionedNode(nodeByName.get(node))));
+      const problem = nodeGoneReason(node, nodeByName.get(node), isNodeReady(nodeByName.get(node)));
       if (!problem) continue;
       const row = rows.get(pv.metadata.name!) ?? { pv, categories: [], nodeProblem: null };
       row.categories.push('node-gone');

@@ -69,7 +69,7 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
     openJob: openJob ? { state: openJob.state, pvUid: openJob.pvUid } : undefined,
     pvJob: pvJob ? { state: pvJob.state, pvUid: pvJob.pvUid } : undefined,
     // The schema lets a condition's type and status be any string; isNodeReady only compares them.
-    nodeReady: isNodeReady(node as Parameters<typeof isNodeReady>[0]),
+    nodeReady: isNodeReady(node),
   });
   ctx.log.debug({ pv: pvName, decision }, 'local volume decision');
 

@@ -34,7 +34,7 @@ export function nodeLifecycleSpec(d: { store: ObjectStore; log: Logger }, opts: 
       const node = await d.store.tryGet('Node', undefined, key.slice(5));
       if (!node) return;
       // The schema lets a condition's type and status be any string; staleDecision only compares them.
-      const decision = staleDecision(node as Parameters<typeof staleDecision>[0], new Date(), graceMs);
+      const decision = staleDecision(node, new Date(), graceMs);
       if (decision.action === 'none') return decision.recheckInMs ? { requeueAfter: decision.recheckInMs } : undefined;
       node.status = { ...(node.status ?? {}), conditions: decision.conditions };
       const saved = await d.store.update(node, { subresource: 'status' });
