@@ -4,8 +4,9 @@ import type { NodeAgentOptions } from '../server/services/node-agent';
 import { buildServices } from '../server/services/services';
 import { openTestStore } from './db';
 
-export async function openTestApp(agentOptions: NodeAgentOptions = {}): Promise<AppContext & { url: string }> {
-  const t = await openTestStore();
+/** A test app on a database of its own, or on `url` (a second replica of the same database). */
+export async function openTestApp(agentOptions: NodeAgentOptions = {}, url?: string): Promise<AppContext & { url: string }> {
+  const t = await openTestStore(url);
   return {
     url: t.url,
     ...buildServices(t.store, { agentOptions, nodeName: 'node-1' }),

@@ -1,6 +1,7 @@
 // First-start work: the first admin (password printed once, stored hashed), the
 // "default" namespace, and the admin kubeconfig.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from './context';
 import { caPemPath } from '../kube/pki';
@@ -18,15 +19,24 @@ export async function writeKubeconfig(app: AppContext, dataDir: string, user: st
   // A developer's context starts in a namespace they can read, not `default`.
   const principal = await app.users.byName(user);
   const namespace = principal?.role === 'developer' ? principal.namespaces[0] : undefined;
-  writeFileSync(file, renderKubeconfig({ server, user, token, caPem, namespace }), { mode: 0o600 });
+  // A new owner-only file renamed into place: never a half-written kubeconfig (replicas
+  // sharing a data dir may write it at once), never an existing file's mode kept.
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(tmp, renderKubeconfig({ server, user, token, caPem, namespace }), { mode: 0o600, flag: 'wx' });
+  renameSync(tmp, file);
   return file;
 }
 
 export async function bootstrap(app: AppContext, dataDir: string, apiUrl: string): Promise<BootstrapResult> {
   const result: Partial<BootstrapResult> = {};
   if ((await app.users.count()) === 0) {
-    const { password } = await app.users.create({ name: 'admin', role: 'admin' });
-    result.adminCreated = { name: 'admin', password };
+    // Replicas starting together on one database race here: one creates the admin, the
+    // others find it already there and go on.
+    const created = await app.users.create({ name: 'admin', role: 'admin' }).catch((e: unknown) => {
+      if ((e as { code?: string }).code === 'AlreadyExists') return undefined;
+      throw e;
+    });
+    if (created) result.adminCreated = { name: 'admin', password: created.password };
   }
   if (!(await app.store.tryGet('Namespace', undefined, 'default'))) {
     await app.store

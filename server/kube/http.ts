@@ -171,6 +171,10 @@ export function sendStatus(res: ServerResponse, status: KubeStatus): void {
     res.destroy();
     return;
   }
+  // As upstream's ErrorNegotiated: a Status with retryAfterSeconds sets Retry-After too,
+  // which client-go honours by retrying the request (any verb).
+  const retryAfter = status.details?.retryAfterSeconds;
+  if (retryAfter !== undefined && retryAfter > 0) res.setHeader('Retry-After', String(retryAfter));
   // Errors come in the form the request asked for, as upstream encodes them.
   let out: Output | undefined;
   try {

@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
@@ -36,3 +37,36 @@ test('reuses what is there, and re-issues the serving certificate (same CA) for 
   expect(more.certPem).not.toBe(first.certPem);
   expect(new X509Certificate(more.certPem).checkHost('other.example.com')).toBe('other.example.com');
 });
+
+test('a re-issued serving certificate keeps the names it covered (another replica of the data dir serves them)', () => {
+  const d = mkdtempSync(path.join(os.tmpdir(), 'stowage-pki-'));
+  try {
+    ensureServingPki(d, servingNames(['replica-a.example.com']));
+    const both = ensureServingPki(d, servingNames(['replica-b.example.com']));
+    const cert = new X509Certificate(both.certPem);
+    expect(cert.checkHost('replica-a.example.com')).toBe('replica-a.example.com');
+    expect(cert.checkHost('replica-b.example.com')).toBe('replica-b.example.com');
+    // And replica a, starting again, finds its name covered: nothing re-issued.
+    expect(ensureServingPki(d, servingNames(['replica-a.example.com'])).certPem).toBe(both.certPem);
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
+});
+
+test('processes starting at once on one data dir end up with one CA', async () => {
+  const d = mkdtempSync(path.join(os.tmpdir(), 'stowage-pki-'));
+  try {
+    const script = `import { ensureServingPki } from ${JSON.stringify(path.resolve('server/kube/pki.ts'))};
+      process.stdout.write(ensureServingPki(${JSON.stringify(d)}, ['127.0.0.1']).caPem);`;
+    const run = () =>
+      new Promise<string>((resolve, reject) => {
+        execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], (err, out) => (err ? reject(err) : resolve(out)));
+      });
+    const cas = await Promise.all([run(), run(), run(), run()]);
+    expect(new Set(cas).size).toBe(1);
+    expect(cas[0]).toBe(readFileSync(caPemPath(d), 'utf8'));
+    expect(existsSync(path.join(d, 'pki', '.lock'))).toBe(false);
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
+}, 60_000);

@@ -3,7 +3,7 @@
 // nears expiry or no longer covers the names asked for. Keys come from Node's crypto
 // (fast); node-forge builds the X.509 certificates.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -127,6 +127,36 @@ function coveredNames(certPem: string): { names: Set<string>; notAfter: Date; is
 export function ensureServingPki(dataDir: string, names: string[]): ServingPki {
   const f = files(dataDir);
   mkdirSync(f.dir, { recursive: true, mode: 0o700 });
+  // Replicas sharing a data dir start together: one makes the CA, the others use it.
+  return withPkiLock(f.dir, () => ensureLocked(f, names));
+}
+
+const LOCK_STALE_MS = 60_000;
+
+/** Runs `fn` holding <pki>/.lock (a directory: mkdir is atomic); a lock left by a dead process goes stale. */
+function withPkiLock<T>(dir: string, fn: () => T): T {
+  const lock = path.join(dir, '.lock');
+  const deadline = Date.now() + 2 * LOCK_STALE_MS;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > LOCK_STALE_MS) rmSync(lock, { recursive: true, force: true });
+      else if (Date.now() > deadline) throw new Error(`${lock} is held by another process; remove it if no Stowage is starting`);
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+function ensureLocked(f: ReturnType<typeof files>, names: string[]): ServingPki {
   let caPem: string;
   let caKeyPem: string;
   if (existsSync(f.caCert) && existsSync(f.caKey)) {
@@ -138,6 +168,7 @@ export function ensureServingPki(dataDir: string, names: string[]): ServingPki {
     writeAtomic(f.caCert, caPem, 0o644);
   }
   const caSubject = forge.pki.certificateFromPem(caPem).subject.hash;
+  let kept: string[] = [];
   if (existsSync(f.cert) && existsSync(f.key)) {
     const certPem = readFileSync(f.cert, 'utf8');
     const have = coveredNames(certPem);
@@ -145,8 +176,10 @@ export function ensureServingPki(dataDir: string, names: string[]): ServingPki {
     if (fresh && have.issuer === caSubject && names.every((n) => have.names.has(n.toLowerCase()))) {
       return { caPem, certPem, keyPem: readFileSync(f.key, 'utf8'), names: [...have.names] };
     }
+    // Keep the names it covers (other replicas of this data dir may serve them) and add ours.
+    if (have.issuer === caSubject) kept = [...have.names];
   }
-  const wanted = [...new Set([...names.map((n) => n.toLowerCase())])];
+  const wanted = [...new Set([...kept, ...names.map((n) => n.toLowerCase())])];
   const serving = makeServing(caPem, caKeyPem, wanted);
   writeAtomic(f.key, serving.keyPem, 0o600);
   writeAtomic(f.cert, serving.certPem, 0o644);

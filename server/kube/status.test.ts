@@ -51,6 +51,16 @@ describe('statusFromError', () => {
     });
   });
 
+  test('a database that is restarting or failing over is a retryable 503, not an internal error', () => {
+    const down = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+    const { status, unexpected } = statusFromError(down);
+    expect(unexpected).toBe(false);
+    expect(status).toMatchObject({ code: 503, reason: 'ServiceUnavailable', details: { retryAfterSeconds: 1 } });
+    expect(status.message).toBe('the server is currently unable to handle the request: the database is shutting down; retry');
+    // A real fault stays a 500 whose details are only in the log.
+    expect(statusFromError(Object.assign(new Error('duplicate key'), { code: '23505' }))).toMatchObject({ unexpected: true, status: { code: 500 } });
+  });
+
   test('a group other than core is named', () => {
     const { status } = statusFromError(new StowageError('NotFound', 'x', { group: 'storage.k8s.io', kind: 'storageclasses', name: 'a' }));
     expect(status.details).toEqual({ group: 'storage.k8s.io', kind: 'storageclasses', name: 'a' });

@@ -2,6 +2,7 @@
 // message and becomes the upstream reason and code; anything else is a plain 500 whose
 // details stay in the log, never in the response.
 import { httpStatusOf, isStowageError, type ErrorCode } from '../domain/errors';
+import { databaseUnavailableReason } from '../domain/database-unavailable';
 import { maskCredentials } from '../domain/redaction';
 
 export interface StatusCause {
@@ -101,6 +102,11 @@ export function statusFromError(e: unknown): { status: KubeStatus; unexpected: b
   }
   if (e instanceof HttpStatusError) {
     return { status: failure(e.code, e.reason, e.message, e.details), unexpected: false };
+  }
+  // Postgres restarting or failing over: retryable (clients honour Retry-After and try again).
+  const unavailable = databaseUnavailableReason(e);
+  if (unavailable) {
+    return { status: failure(503, 'ServiceUnavailable', `the server is currently unable to handle the request: ${unavailable}; retry`, { retryAfterSeconds: 1 }), unexpected: false };
   }
   return {
     status: failure(500, 'InternalError', 'Internal error occurred: an unexpected error happened; see the server log'),

@@ -76,13 +76,28 @@ function migrationsList() {
   };
 }
 
-/** Applies every pending migration; returns the names of those applied now. */
+/** The advisory lock every Stowage process takes around migrating (int4 pair: "stow", 1). */
+const MIGRATION_LOCK: [number, number] = [0x73746f77, 1];
+
+/**
+ * Applies every pending migration; returns the names of those applied now. Several
+ * replicas starting at once on one database take turns: the first applies, the others
+ * then find nothing to do.
+ */
 export async function migrate(connectionString: string): Promise<string[]> {
-  return withSchemaEngine(connectionString, async (engine) => {
-    const out = await engine.applyMigrations({
-      migrationsList: migrationsList(),
-      filters: { externalTables: [], externalEnums: [] },
+  const lock = new pg.Client({ connectionString });
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1::int, $2::int)', MIGRATION_LOCK);
+    return await withSchemaEngine(connectionString, async (engine) => {
+      const out = await engine.applyMigrations({
+        migrationsList: migrationsList(),
+        filters: { externalTables: [], externalEnums: [] },
+      });
+      return out.appliedMigrationNames;
     });
-    return out.appliedMigrationNames;
-  });
+  } finally {
+    // Ending the session releases the lock, also when the migration failed.
+    await lock.end().catch(() => {});
+  }
 }

@@ -23,8 +23,22 @@ const types = {
   },
 } as pg.CustomTypesConfig;
 
+/**
+ * Bounds on every wait, so a request never hangs on a database that restarts, fails over
+ * or vanishes from the network: it fails within about half a minute with an error that
+ * domain/database-unavailable.ts classifies, and the transports answer 503 + Retry-After.
+ */
+export const POOL_TIMEOUTS = {
+  /** Establishing a connection, or waiting for a free one in the pool. */
+  connectionTimeoutMillis: 10_000,
+  /** Server side: one statement (including lock waits) runs at most this long. */
+  statement_timeout: 25_000,
+  /** Client side: no answer at all (a dead network) by then fails the query. */
+  query_timeout: 28_000,
+} as const;
+
 export function createPool(connectionString: string, max = 10): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max, types, idleTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({ connectionString, max, types, idleTimeoutMillis: 30_000, keepAlive: true, ...POOL_TIMEOUTS });
   pool.on('error', () => {}); // an idle client died; the pool replaces it
   return pool;
 }

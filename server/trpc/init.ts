@@ -4,6 +4,7 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import type { Services } from '../services/services';
 import type { Principal } from '../domain/authorization';
+import { databaseUnavailableReason } from '../domain/database-unavailable';
 import { isStowageError, type ErrorCode, type FieldError } from '../domain/errors';
 import { logger } from '../services/logger';
 import { maskCredentials } from '../domain/redaction';
@@ -61,6 +62,8 @@ const mapErrors = t.middleware(async ({ next, path }) => {
     if (isStowageError(cause)) {
       throw new TRPCError({ code: codeMap[cause.code], message: maskCredentials(cause.message), cause });
     }
+    const unavailable = err.code === 'INTERNAL_SERVER_ERROR' ? databaseUnavailableReason(cause) : undefined;
+    if (unavailable) throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: `Stowage cannot reach its database right now (${unavailable}); try again in a moment` });
     if (err.code === 'INTERNAL_SERVER_ERROR') {
       logger.error({ err: cause ?? err, path }, 'internal error in tRPC procedure');
       throw new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'Internal error; the server log has the details' });

@@ -1,3 +1,4 @@
+import { databaseUnavailableReason } from '../../domain/database-unavailable';
 import { isStowageError } from '../../domain/errors';
 
 // The reconcile contract's error kinds (controller-runtime pkg/reconcile):
@@ -36,15 +37,9 @@ export function expectedContention(e: unknown): string | undefined {
       return 'serialization conflict';
     case '40P01':
       return 'deadlock between transactions (one retries)';
-    case '57P01':
-    case '57P02':
-    case '57P03':
-      return 'database shutting down';
   }
-  if (/^Connection terminated( unexpectedly)?$|^Client was closed and is not queryable$|^Client has encountered a connection error and is not queryable$/.test(err.message)) {
-    return 'database connection closed';
-  }
-  return undefined;
+  const unavailable = databaseUnavailableReason(e);
+  return unavailable ? `database unavailable: ${unavailable}` : undefined;
 }
 
 /**
