@@ -35,8 +35,12 @@ const ignoreExists = (e: unknown) => {
   if ((e as { code?: string }).code !== 'AlreadyExists') throw e;
 };
 
-export async function bootstrapLocalVolumes(app: AppContext, cfg: Pick<Config, 'dataDir' | 'nodeName' | 'nodeLabels'>): Promise<void> {
-  await app.nodeAgent.ensureNode(cfg.nodeName, nodeLabels(cfg.nodeName, cfg.nodeLabels));
+/**
+ * `registerNode`: this process runs this machine's agent (`stowage start`); a `stowage
+ * server` replica registers no Node, since no agent reports for its machine.
+ */
+export async function bootstrapLocalVolumes(app: AppContext, cfg: Pick<Config, 'dataDir' | 'nodeName' | 'nodeLabels'>, registerNode = true): Promise<void> {
+  if (registerNode) await app.nodeAgent.ensureNode(cfg.nodeName, nodeLabels(cfg.nodeName, cfg.nodeLabels));
   if (!(await app.store.tryGet('Namespace', undefined, localVolumeConfigNamespace))) {
     await app.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: localVolumeConfigNamespace } }).catch(ignoreExists);
   }

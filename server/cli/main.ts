@@ -94,7 +94,7 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
   try {
     app = await createAppContext(db.connectionString, {}, cfg.nodeName, true);
     const apiUrl = apiServerUrl(cfg.apiHost, cfg.apiPort);
-    if (opts.web) await bootstrapLocalVolumes(app, cfg);
+    if (opts.web) await bootstrapLocalVolumes(app, cfg, opts.agent);
     services = await startServices(app, cfg, { ...opts, connectionString: db.connectionString });
     if (!opts.web) {
       app.health.markStarted();
@@ -204,10 +204,12 @@ program
   .command('kubeconfig <user>')
   .description("write a kubeconfig with a new token for USER (default: <data dir>/<user>.kubeconfig)")
   .option('-o, --out <file>', 'where to write it')
-  .action((userName: string, o: { out?: string }) =>
+  .option('--server <url>', 'the API address in it (e.g. a load balancer in front of several replicas; default: this data dir\'s server)')
+  .action((userName: string, o: { out?: string; server?: string }) =>
     withApp(async (app, cfg) => {
       const file = path.resolve(o.out ?? path.join(cfg.dataDir, `${userName}.kubeconfig`));
-      await writeKubeconfig(app, cfg.dataDir, userName, runningApiUrl(cfg) ?? apiServerUrl(cfg.apiHost, cfg.apiPort), file);
+      if (o.server !== undefined && !/^https:\/\/[^/\s]+$/.test(o.server)) throw new Error(`--server must be https://HOST:PORT, got "${o.server}"`);
+      await writeKubeconfig(app, cfg.dataDir, userName, o.server ?? runningApiUrl(cfg) ?? apiServerUrl(cfg.apiHost, cfg.apiPort), file);
       say(file);
     }),
   );

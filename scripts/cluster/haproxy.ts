@@ -1,0 +1,92 @@
+// HAProxy in front of the replicas and of Postgres, and its runtime API (the stats socket)
+// for moving the Postgres address to a promoted standby.
+import net from 'node:net';
+
+export interface HaproxyLayout {
+  /** Addresses the front ends listen on (127.0.0.1 and the hosts' ends of the nodes' links). */
+  bindAddresses: string[];
+  dashboardPort: number;
+  apiPort: number;
+  pgPort: number;
+  servers: { name: string; dashboardPort: number; apiPort: number }[];
+  postgres: { name: string; port: number; active: boolean }[];
+  statsSocket: string;
+}
+
+/** The configuration: TCP pass-through for the API (TLS ends at the replicas), HTTP for the dashboard. */
+export function haproxyConfig(l: HaproxyLayout): string {
+  const binds = (port: number) => l.bindAddresses.map((a) => `  bind ${a}:${port}`).join('\n');
+  return `global
+  maxconn 4096
+  stats socket ${l.statsSocket} mode 600 level admin
+
+defaults
+  timeout connect 2s
+  timeout client 1h
+  timeout server 1h
+  timeout tunnel 1h
+  timeout check 2s
+  retries 3
+  option redispatch
+  default-server inter 1s fall 2 rise 2 on-marked-down shutdown-sessions
+
+# The Kubernetes-compatible API: TLS passes through, so clients verify the replicas' shared
+# serving certificate. A replica is in rotation while its /readyz answers 200.
+frontend api
+  mode tcp
+${binds(l.apiPort)}
+  default_backend api
+
+backend api
+  mode tcp
+  balance roundrobin
+  option httpchk GET /readyz
+  http-check expect status 200
+${l.servers.map((s) => `  server ${s.name} 127.0.0.1:${s.apiPort} check check-ssl verify none`).join('\n')}
+
+# The dashboard (sessions live in Postgres, so any replica serves any signed-in user).
+frontend dashboard
+  mode http
+  bind 127.0.0.1:${l.dashboardPort}
+  default_backend dashboard
+
+backend dashboard
+  mode http
+  balance roundrobin
+  option httpchk GET /readyz
+  http-check expect status 200
+  retry-on conn-failure empty-response response-timeout
+${l.servers.map((s) => `  server ${s.name} 127.0.0.1:${s.dashboardPort} check`).join('\n')}
+
+# Postgres: one address for whichever server is the primary. Failing over moves it
+# (runtime API: the old primary to maintenance, the promoted standby to ready).
+frontend postgres
+  mode tcp
+  bind 127.0.0.1:${l.pgPort}
+  default_backend postgres
+
+backend postgres
+  mode tcp
+  option pgsql-check user postgres
+${l.postgres.map((p) => `  server ${p.name} 127.0.0.1:${p.port} check${p.active ? '' : ' disabled'}`).join('\n')}
+`;
+}
+
+/** Sends one command to HAProxy's runtime API; resolves with its answer. */
+export function haproxyCommand(socket: string, command: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const c = net.createConnection(socket);
+    let out = '';
+    c.on('connect', () => c.end(`${command}\n`));
+    c.on('data', (d) => (out += d));
+    c.on('end', () => resolve(out.trim()));
+    c.on('error', reject);
+  });
+}
+
+/** Points the Postgres address at `to` and cuts every session to `from`. */
+export async function movePostgres(socket: string, from: string, to: string): Promise<void> {
+  await haproxyCommand(socket, `set server postgres/${to} state ready`);
+  await haproxyCommand(socket, `set server postgres/${from} state maint`);
+  await haproxyCommand(socket, `shutdown sessions server postgres/${from}`);
+}

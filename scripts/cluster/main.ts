@@ -1,0 +1,182 @@
+// `npm run cluster -- up | down | status`: a real high-availability topology on this
+// machine (see topology.ts). `up` starts a supervisor in the background and returns once
+// everything is ready; `down` stops it and removes what it made.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readyz } from './kube';
+import { waitUntil } from './processes';
+import { teardown, Topology, type TopologyOptions } from './topology';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const say = (m: string) => process.stdout.write(`${m}\n`);
+
+function options(argv: string[]): TopologyOptions {
+  const flag = (name: string, fallback: number) => {
+    const i = argv.indexOf(`--${name}`);
+    if (i < 0) return fallback;
+    const n = Number(argv[i + 1]);
+    if (!Number.isInteger(n) || n < 1 || n > 9) throw new Error(`--${name} must be a whole number from 1 to 9`);
+    return n;
+  };
+  return {
+    dir: path.resolve(process.env.STOWAGE_CLUSTER_DIR ?? '.stowage-cluster'),
+    tag: 'c',
+    portBase: Number(process.env.STOWAGE_CLUSTER_PORT_BASE ?? 24000),
+    servers: flag('servers', 3),
+    controllers: flag('controllers', 2),
+    agents: flag('agents', 3),
+    disksPerNode: flag('disks', 2),
+    root,
+    log: say,
+  };
+}
+
+interface State {
+  supervisor: number;
+  dashboard: string;
+  api: string;
+  database: string;
+  kubeconfig: string;
+  processes: { name: string; pid?: number; starts: number }[];
+  nodes: { name: string; namespace: string; address: string }[];
+  postgres: { active: string };
+}
+
+function readState(o: TopologyOptions): State | undefined {
+  try {
+    return JSON.parse(readFileSync(path.join(o.dir, 'state.json'), 'utf8')) as State;
+  } catch {
+    return undefined;
+  }
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function up(o: TopologyOptions): Promise<void> {
+  const running = readState(o);
+  if (running && alive(running.supervisor)) {
+    say(`The cluster in ${o.dir} is already up (supervisor pid ${running.supervisor}).`);
+    return;
+  }
+  const missing = await Topology.missing();
+  if (missing) throw new Error(`this machine cannot run the cluster: ${missing}`);
+  await teardown(o); // leftovers of a cluster whose supervisor was killed
+  rmSync(o.dir, { recursive: true, force: true });
+  mkdirSync(o.dir, { recursive: true });
+  const logFile = path.join(o.dir, 'supervisor.log');
+  const out = openSync(logFile, 'a');
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), 'supervise', ...process.argv.slice(3)], {
+    cwd: process.cwd(),
+    detached: true,
+    stdio: ['ignore', out, out],
+    env: process.env,
+  });
+  child.unref();
+  say(`Starting (progress in ${path.relative(process.cwd(), logFile)}) ...`);
+  let shown = 0;
+  const state = await waitUntil(
+    'the cluster to come up',
+    async () => {
+      const lines = readFileSync(logFile, 'utf8').split('\n').filter(Boolean);
+      for (; shown < lines.length; shown++) say(`  ${lines[shown]}`);
+      if (!alive(child.pid!)) throw new Error(`the supervisor exited; see ${logFile}`);
+      return readState(o);
+    },
+    900_000,
+    500,
+  );
+  status(state);
+}
+
+function status(s: State): void {
+  say('');
+  say(`Dashboard (HAProxy):   ${s.dashboard}`);
+  say(`API (HAProxy):         ${s.api}`);
+  say(`Postgres (HAProxy):    ${s.database}   (active: ${s.postgres.active})`);
+  say(`Admin kubeconfig:      ${s.kubeconfig}`);
+  say(`Supervisor:            pid ${s.supervisor} (restarts any process below that dies)`);
+  for (const p of s.processes) say(`  ${p.name.padEnd(14)} pid ${p.pid ?? '-'}`);
+  for (const n of s.nodes) say(`  node ${n.name.padEnd(9)} namespace ${n.namespace}, address ${n.address}`);
+  say('');
+  say(`Try: KUBECONFIG=${path.relative(process.cwd(), s.kubeconfig)} kubectl get nodes,pv`);
+}
+
+async function supervise(o: TopologyOptions): Promise<void> {
+  const t = new Topology(o);
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    say('Stopping the cluster ...');
+    rmSync(path.join(o.dir, 'state.json'), { force: true });
+    await t.down();
+    say('Stopped.');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
+  try {
+    await t.up();
+    // Keep the pids in state.json current as the supervisor restarts processes.
+    setInterval(() => t.writeState(), 2000);
+    say('Ready.');
+  } catch (e) {
+    say(`The cluster could not start: ${(e as Error).message}`);
+    await t.down().catch(() => {});
+    process.exit(1);
+  }
+}
+
+async function down(o: TopologyOptions): Promise<void> {
+  const s = readState(o);
+  if (s && alive(s.supervisor)) {
+    process.kill(s.supervisor, 'SIGTERM');
+    await waitUntil('the supervisor to stop', async () => !alive(s.supervisor), 120_000, 500);
+  }
+  await teardown(o);
+  rmSync(o.dir, { recursive: true, force: true });
+  say('The cluster is down; its namespaces, loop devices and data are removed.');
+}
+
+async function main(): Promise<void> {
+  const [cmd] = process.argv.slice(2);
+  const o = options(process.argv);
+  switch (cmd) {
+    case 'up':
+      return up(o);
+    case 'supervise':
+      return supervise(o);
+    case 'down':
+      return down(o);
+    case 'status': {
+      const s = readState(o);
+      if (!s || !alive(s.supervisor)) {
+        say(`No cluster is running in ${o.dir}.`);
+        process.exitCode = 1;
+        return;
+      }
+      status(s);
+      for (let i = 0; i < s.processes.filter((p) => p.name.startsWith('server')).length; i++) {
+        say(`server${i + 1} /readyz: ${(await readyz(`https://127.0.0.1:${o.portBase + 20 + i}`)) ? 'ok' : 'failing'}`);
+      }
+      return;
+    }
+    default:
+      say('usage: npm run cluster -- up [--servers N] [--controllers N] [--agents N] | status | down');
+      process.exitCode = existsSync(o.dir) ? 0 : 2;
+  }
+}
+
+main().catch((e) => {
+  process.stderr.write(`error: ${(e as Error).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,399 @@
+// A real Stowage topology on one machine, for demos (`npm run cluster`) and the chaos run:
+//
+//   Postgres primary ──stream (synchronous)──▶ standby        (distribution PostgreSQL)
+//        ▲ one address: HAProxy's postgres front end
+//   N × `stowage server`  ◀── HAProxy (API: TLS pass-through; dashboard: HTTP)
+//   M × `stowage controllers` (one leads)
+//   K × `stowage agent`, each in a network namespace of its own (a "node"), with its own
+//       discovery directory (a bind mount private to it) of loop-device disks.
+//
+// Every process but Postgres is supervised: restarted a second after it dies, as systemd's
+// Restart=always would. Everything it makes lives under `dir` (and the Postgres data under
+// a directory the postgres user owns), and `down()` removes the namespaces and devices.
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, chmodSync, chownSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { haproxyConfig, movePostgres } from './haproxy';
+import { kubeRequest, readyz, type KubeTarget } from './kube';
+import { createLink, deleteLink, nodeLink, setLink, canUseNetns, type NodeLink } from './netns';
+import { ensureDb, initPrimary, initStandby, isPrimary, postgresBinaries, promote, startPg, stopPg, waitSyncStandby, type PgServer } from './postgres';
+import { run, Supervised, waitUntil } from './processes';
+
+export interface TopologyOptions {
+  /** Everything but the Postgres data lives here. */
+  dir: string;
+  /** A short tag naming the namespaces and interfaces (letters, 1-3). */
+  tag: string;
+  portBase: number;
+  servers: number;
+  controllers: number;
+  agents: number;
+  disksPerNode: number;
+  /** Where the project is (bin/stowage.mjs). */
+  root: string;
+  log: (line: string) => void;
+}
+
+export interface NodeInfo {
+  name: string;
+  link: NodeLink;
+  dir: string;
+  /** Host-side discovery entries: name → loop device. */
+  disks: Map<string, string>;
+}
+
+export const DISK_CLASS = 'cluster-disks';
+const DISK_MIB = 16;
+
+export class Topology {
+  readonly servers: Supervised[] = [];
+  readonly controllers: Supervised[] = [];
+  readonly agents: Supervised[] = [];
+  readonly nodes: NodeInfo[] = [];
+  haproxy: Supervised | undefined;
+  readonly pg: { primary: PgServer; standby: PgServer; active: 'pg1' | 'pg2' };
+  private readonly pgRoot: string;
+  readonly dataDir: string;
+  kube: KubeTarget | undefined;
+
+  constructor(readonly o: TopologyOptions) {
+    this.pgRoot = path.join(os.tmpdir(), `stowage-pg-${o.tag}-${o.portBase}`);
+    this.pg = {
+      primary: { name: 'pg1', dataDir: path.join(this.pgRoot, 'pg1'), port: o.portBase + 30 },
+      standby: { name: 'pg2', dataDir: path.join(this.pgRoot, 'pg2'), port: o.portBase + 31 },
+      active: 'pg1',
+    };
+    this.dataDir = path.join(o.dir, 'data');
+  }
+
+  get ports() {
+    const b = this.o.portBase;
+    return { dashboard: b, api: b + 1, pg: b + 2 };
+  }
+
+  get apiUrl(): string {
+    return `https://127.0.0.1:${this.ports.api}`;
+  }
+
+  get dashboardUrl(): string {
+    return `http://127.0.0.1:${this.ports.dashboard}`;
+  }
+
+  get databaseUrl(): string {
+    return `postgresql://postgres@127.0.0.1:${this.ports.pg}/stowage`;
+  }
+
+  /** What this machine lacks for the topology, or undefined when it has everything. */
+  static async missing(): Promise<string | undefined> {
+    const pg = postgresBinaries();
+    if (!pg.available) return pg.why;
+    try {
+      execFileSync('sh', ['-c', 'command -v haproxy && command -v losetup'], { stdio: 'ignore' });
+    } catch {
+      return 'haproxy or losetup not found (apt-get install haproxy)';
+    }
+    const ns = await canUseNetns();
+    return ns.ok ? undefined : ns.why;
+  }
+
+  private stowageEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+    return {
+      DATABASE_URL: this.databaseUrl,
+      STOWAGE_DATA_DIR: this.dataDir,
+      STOWAGE_API_EXTRA_NAMES: this.nodes.map((n) => n.link.hostAddress).join(','),
+      STOWAGE_NODE_NAME: `${this.o.tag}-control`,
+      NEXT_TELEMETRY_DISABLED: '1',
+      ...extra,
+    };
+  }
+
+  private stowage(args: string[], env: Record<string, string | undefined> = {}): Promise<string> {
+    return run(process.execPath, [path.join(this.o.root, 'bin', 'stowage.mjs'), ...args], { cwd: this.o.root, env: this.stowageEnv(env), timeoutMs: 600_000 });
+  }
+
+  private supervise(name: string, command: string, args: string[], env: Record<string, string | undefined>): Supervised {
+    mkdirSync(path.join(this.o.dir, 'logs'), { recursive: true });
+    const p = new Supervised({ name, command, args, env, cwd: this.o.root, logFile: path.join(this.o.dir, 'logs', `${name}.log`) });
+    p.start();
+    return p;
+  }
+
+  async up(): Promise<void> {
+    const { o } = this;
+    mkdirSync(o.dir, { recursive: true });
+    o.log('Postgres: primary and synchronous standby ...');
+    mkdirSync(this.pgRoot, { recursive: true, mode: 0o700 });
+    if (process.getuid?.() === 0) {
+      const id = (f: string) => Number(execFileSync('id', [f, 'postgres'], { encoding: 'utf8' }).trim());
+      chownSync(this.pgRoot, id('-u'), id('-g'));
+    }
+    await initPrimary(this.pg.primary, this.pg.standby.name);
+    await startPg(this.pg.primary);
+    await initStandby(this.pg.standby, this.pg.primary);
+    await startPg(this.pg.standby);
+    await waitSyncStandby(this.pg.primary.port, this.pg.standby.name);
+    await ensureDb(this.pg.primary.port, 'stowage');
+
+    o.log(`Nodes: ${o.agents} network namespaces ...`);
+    const subnet = 200 + (Math.floor(o.portBase / 100) % 50);
+    for (let i = 1; i <= o.agents; i++) {
+      const link = nodeLink(o.tag, subnet, i);
+      await createLink(link);
+      const dir = path.join(o.dir, 'nodes', `n${i}`);
+      for (const d of ['disks', 'pods', 'agent']) mkdirSync(path.join(dir, d), { recursive: true });
+      this.nodes.push({ name: `${o.tag}-n${i}`, link, dir, disks: new Map() });
+    }
+
+    o.log('HAProxy ...');
+    const cfg = path.join(o.dir, 'haproxy.cfg');
+    writeFileSync(
+      cfg,
+      haproxyConfig({
+        bindAddresses: ['127.0.0.1', ...this.nodes.map((n) => n.link.hostAddress)],
+        dashboardPort: this.ports.dashboard,
+        apiPort: this.ports.api,
+        pgPort: this.ports.pg,
+        statsSocket: this.statsSocket,
+        servers: Array.from({ length: o.servers }, (_, i) => ({ name: `server${i + 1}`, dashboardPort: o.portBase + 10 + i, apiPort: o.portBase + 20 + i })),
+        postgres: [
+          { name: 'pg1', port: this.pg.primary.port, active: true },
+          { name: 'pg2', port: this.pg.standby.port, active: false },
+        ],
+      }),
+    );
+    this.haproxy = this.supervise('haproxy', 'haproxy', ['-db', '-f', cfg], {});
+    await waitUntil('HAProxy', async () => existsSync(this.statsSocket), 20_000);
+
+    o.log('Compiling Stowage and building the dashboard when needed ...');
+    await this.stowage(['version']);
+    const { dashboardBuildNeeded } = await import('../../server/app/build');
+    if (dashboardBuildNeeded(o.root)) await this.stowage(['build']);
+
+    o.log(`${o.servers} servers, ${o.controllers} controllers ...`);
+    for (let i = 0; i < o.servers; i++) {
+      this.servers.push(this.supervise(`server${i + 1}`, process.execPath, ['bin/stowage.mjs', 'server'], this.stowageEnv({ PORT: String(o.portBase + 10 + i), STOWAGE_API_PORT: String(o.portBase + 20 + i) })));
+      // The first one migrates and makes the CA alone; the others then start together.
+      if (i === 0) await waitUntil('server1 to be ready', () => readyz(`https://127.0.0.1:${o.portBase + 20}`), 180_000, 500);
+    }
+    for (let i = 0; i < o.controllers; i++) {
+      this.controllers.push(this.supervise(`controllers${i + 1}`, process.execPath, ['bin/stowage.mjs', 'controllers'], this.stowageEnv()));
+    }
+    for (let i = 0; i < o.servers; i++) await waitUntil(`server${i + 1} to be ready`, () => readyz(`https://127.0.0.1:${o.portBase + 20 + i}`), 120_000, 500);
+    await this.stowage(['kubeconfig', 'admin', '-o', this.kubeconfigPath, '--server', this.apiUrl]);
+    const kc = parse(readFileSync(this.kubeconfigPath, 'utf8'));
+    this.kube = {
+      server: this.apiUrl,
+      caPem: Buffer.from(kc.clusters[0].cluster['certificate-authority-data'], 'base64').toString('utf8'),
+      token: kc.users[0].user.token,
+    };
+    await waitUntil('the API through HAProxy', async () => (await kubeRequest(this.kube!, 'GET', '/version')).status === 200, 30_000);
+
+    o.log(`Disks (${o.disksPerNode} loop devices per node) and the local-volume configuration ...`);
+    const discovery = path.join(o.dir, 'discovery');
+    mkdirSync(discovery, { recursive: true });
+    this.writeWipeScript();
+    for (const n of this.nodes) {
+      for (let d = 1; d <= o.disksPerNode; d++) {
+        const img = path.join(n.dir, `disk${d}.img`);
+        writeFileSync(img, '');
+        execFileSync('truncate', ['-s', `${DISK_MIB}M`, img]);
+        const dev = execFileSync('losetup', ['-f', '--show', img], { encoding: 'utf8' }).trim();
+        writeFileSync(path.join(n.dir, `disk${d}.dev`), dev);
+        symlinkSync(dev, path.join(n.dir, 'disks', `disk${d}`));
+        n.disks.set(`disk${d}`, dev);
+      }
+    }
+    await this.applyDiskClass(discovery);
+
+    o.log('Agents ...');
+    for (const [i, n] of this.nodes.entries()) {
+      execFileSync(process.execPath, [path.join(o.root, 'bin', 'stowage.mjs'), 'node', 'add', n.name, '-o', path.join(n.dir, 'token')], { cwd: o.root, env: { ...process.env, ...this.stowageEnv() }, stdio: 'ignore' });
+      // Inside its namespace (ip netns exec gives it a mount namespace of its own too), the
+      // node's own disks appear at the one discovery path the configuration names.
+      const agentArgs = [
+        'netns', 'exec', n.link.ns, 'sh', '-c', 'mount --bind "$1" "$2" && shift 2 && exec "$@"', 'sh',
+        path.join(n.dir, 'disks'), discovery,
+        process.execPath, path.join(o.root, 'bin', 'stowage.mjs'), 'agent',
+        '--server', `https://${n.link.hostAddress}:${this.ports.api}`,
+        '--token-file', path.join(n.dir, 'token'),
+        '--ca-file', path.join(this.dataDir, 'pki', 'ca.crt'),
+        '--pods-dir', path.join(n.dir, 'pods'),
+        '--state-dir', path.join(n.dir, 'agent'),
+      ];
+      this.agents.push(this.supervise(`agent${i + 1}`, 'ip', agentArgs, { STOWAGE_NODE_NAME: n.name }));
+    }
+    await waitUntil('every node Ready', async () => {
+      const r = await kubeRequest(this.kube!, 'GET', '/api/v1/nodes');
+      const ready = (r.body?.items ?? []).filter((x: any) => this.nodes.some((n) => n.name === x.metadata.name) && x.status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True'));
+      return ready.length === this.nodes.length;
+    }, 120_000, 1000);
+    await waitUntil('every disk offered', async () => (await this.localVolumes()).length >= this.nodes.length * o.disksPerNode, 120_000, 1000);
+    this.writeState();
+  }
+
+  get statsSocket(): string {
+    return path.join(this.o.dir, 'haproxy.sock');
+  }
+
+  get kubeconfigPath(): string {
+    return path.join(this.o.dir, 'admin.kubeconfig');
+  }
+
+  get wipeLog(): string {
+    return path.join(this.o.dir, 'wipes', 'wipes.log');
+  }
+
+  get wipeViolations(): string {
+    return path.join(this.o.dir, 'wipes', 'overlaps.log');
+  }
+
+  /** The block cleaner: notes overlapping wipes of one device, zeroes it, takes a couple of seconds. */
+  private writeWipeScript(): void {
+    const dir = path.join(this.o.dir, 'wipes');
+    mkdirSync(dir, { recursive: true });
+    const script = path.join(this.o.dir, 'wipe.sh');
+    writeFileSync(
+      script,
+      `#!/bin/sh
+# Block cleaner of the cluster's disks: zeroes the device in LOCAL_PV_BLKDEVICE, slowly
+# enough (about 2 s) that faults land in the middle, and records any second wipe of the
+# same device that starts while one still runs (the chaos run checks that file is empty).
+set -u
+dev=$(readlink -f "$LOCAL_PV_BLKDEVICE")
+key=$(basename "$dev")
+lock="${dir}/$key.lock"
+if ! mkdir "$lock" 2>/dev/null; then
+  other=$(cat "$lock/pid" 2>/dev/null || true)
+  if [ -n "$other" ] && kill -0 "$other" 2>/dev/null; then
+    echo "$(date +%s.%N) $key wiped by $$ while $other still wipes it" >> "${dir}/overlaps.log"
+  fi
+  rm -rf "$lock"; mkdir -p "$lock"
+fi
+echo $$ > "$lock/pid"
+echo "$(date +%s.%N) start $key $$" >> "${dir}/wipes.log"
+sleep 1
+size=$(blockdev --getsize64 "$dev")
+dd if=/dev/zero of="$dev" bs=1M count=$((size / 1048576)) conv=fsync status=none
+sleep 1
+echo "$(date +%s.%N) end $key $$" >> "${dir}/wipes.log"
+rm -rf "$lock"
+`,
+    );
+    chmodSync(script, 0o755);
+  }
+
+  private async applyDiskClass(discovery: string): Promise<void> {
+    const k = this.kube!;
+    const map = `${DISK_CLASS}:
+  hostDir: ${JSON.stringify(discovery)}
+  volumeMode: Block
+  blockCleanerCommand: [${JSON.stringify(path.join(this.o.dir, 'wipe.sh'))}]
+`;
+    const cm = await kubeRequest(k, 'GET', '/api/v1/namespaces/kube-system/configmaps/local-volume-config');
+    if (cm.status !== 200) throw new Error(`local-volume-config: ${cm.status} ${JSON.stringify(cm.body)}`);
+    const put = await kubeRequest(k, 'PUT', '/api/v1/namespaces/kube-system/configmaps/local-volume-config', { ...cm.body, data: { storageClassMap: map } });
+    if (put.status !== 200) throw new Error(`local-volume-config: ${put.status} ${JSON.stringify(put.body)}`);
+    const sc = {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name: DISK_CLASS },
+      provisioner: 'kubernetes.io/no-provisioner',
+      reclaimPolicy: 'Delete',
+      volumeBindingMode: 'WaitForFirstConsumer',
+    };
+    const r = await kubeRequest(k, 'POST', '/apis/storage.k8s.io/v1/storageclasses', sc);
+    if (r.status !== 201 && r.status !== 409) throw new Error(`StorageClass ${DISK_CLASS}: ${r.status} ${JSON.stringify(r.body)}`);
+  }
+
+  /** The cluster's local PVs (the agents' disks). */
+  async localVolumes(): Promise<any[]> {
+    const r = await kubeRequest(this.kube!, 'GET', '/api/v1/persistentvolumes');
+    return (r.body?.items ?? []).filter((pv: any) => pv.spec?.storageClassName === DISK_CLASS);
+  }
+
+  /** The loop device behind a local PV (its node and entry name), for reading what is on it. */
+  deviceOf(nodeName: string, entryPath: string): string | undefined {
+    return this.nodes.find((n) => n.name === nodeName)?.disks.get(path.basename(entryPath));
+  }
+
+  // ---- faults ----
+
+  async restartPostgres(mode: 'fast' | 'immediate' = 'immediate'): Promise<void> {
+    const active = this.activePg;
+    await stopPg(active, mode);
+    await startPg(active);
+  }
+
+  get activePg(): PgServer {
+    return this.pg.active === 'pg1' ? this.pg.primary : this.pg.standby;
+  }
+
+  /** Kills the primary and promotes the standby behind the same address; returns when writes can land. */
+  async failover(): Promise<void> {
+    if (this.pg.active !== 'pg1') throw new Error('already failed over');
+    await stopPg(this.pg.primary, 'immediate');
+    await promote(this.pg.standby);
+    await movePostgres(this.statsSocket, 'pg1', 'pg2');
+    this.pg.active = 'pg2';
+  }
+
+  async primaryIsUp(): Promise<boolean> {
+    return isPrimary(this.activePg.port).catch(() => false);
+  }
+
+  setNodeLink(i: number, up: boolean): Promise<void> {
+    return setLink(this.nodes[i].link, up);
+  }
+
+  writeState(): void {
+    writeFileSync(
+      path.join(this.o.dir, 'state.json'),
+      JSON.stringify(
+        {
+          dashboard: this.dashboardUrl,
+          api: this.apiUrl,
+          database: this.databaseUrl,
+          kubeconfig: this.kubeconfigPath,
+          supervisor: process.pid,
+          postgres: { primary: this.pg.primary, standby: this.pg.standby, active: this.pg.active },
+          processes: [this.haproxy, ...this.servers, ...this.controllers, ...this.agents].filter(Boolean).map((p) => ({ name: p!.name, pid: p!.pid, starts: p!.starts })),
+          nodes: this.nodes.map((n) => ({ name: n.name, namespace: n.link.ns, address: n.link.nodeAddress, disks: Object.fromEntries(n.disks) })),
+        },
+        null,
+        2,
+      ),
+    );
+  }
+
+  /** Stops everything and removes what `up` made outside `dir` (namespaces, loop devices, Postgres data). */
+  async down(): Promise<void> {
+    for (const l of this.nodes.map((n) => n.link)) await setLink(l, true).catch(() => {});
+    await Promise.all([...this.agents, ...this.controllers, ...this.servers].map((p) => p.stop()));
+    await this.haproxy?.stop();
+    await stopPg(this.pg.standby, 'fast').catch(() => {});
+    await stopPg(this.pg.primary, 'fast').catch(() => {});
+    await teardown(this.o);
+  }
+}
+
+/** Removes the namespaces, loop devices and Postgres data a topology in `o.dir` left (idempotent). */
+export async function teardown(o: Pick<TopologyOptions, 'dir' | 'tag' | 'portBase' | 'agents'>): Promise<void> {
+  const subnet = 200 + (Math.floor(o.portBase / 100) % 50);
+  for (let i = 1; i <= Math.max(o.agents, 9); i++) await deleteLink(nodeLink(o.tag, subnet, i));
+  const nodesDir = path.join(o.dir, 'nodes');
+  if (existsSync(nodesDir)) {
+    const list = execFileSync('losetup', ['-a'], { encoding: 'utf8' });
+    for (const line of list.split('\n')) {
+      const m = /^(\/dev\/loop\d+):.*\((.*)\)/.exec(line);
+      if (m && m[2].startsWith(nodesDir)) await run('losetup', ['-d', m[1]], { allowFail: true });
+    }
+  }
+  const pgRoot = path.join(os.tmpdir(), `stowage-pg-${o.tag}-${o.portBase}`);
+  for (const d of ['pg2', 'pg1']) {
+    const dataDir = path.join(pgRoot, d);
+    if (existsSync(path.join(dataDir, 'postmaster.pid'))) await stopPg({ name: d, dataDir, port: 0 }, 'immediate').catch(() => {});
+  }
+  rmSync(pgRoot, { recursive: true, force: true });
+}
