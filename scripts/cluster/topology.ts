@@ -320,9 +320,10 @@ rm -rf "$lock"
 
   // ---- faults ----
 
-  async restartPostgres(mode: 'fast' | 'immediate' = 'immediate'): Promise<void> {
+  async restartPostgres(mode: 'fast' | 'immediate' = 'immediate', down: () => void = () => {}): Promise<void> {
     const active = this.activePg;
     await stopPg(active, mode);
+    down();
     await startPg(active);
   }
 
@@ -331,9 +332,10 @@ rm -rf "$lock"
   }
 
   /** Kills the primary and promotes the standby behind the same address; returns when writes can land. */
-  async failover(): Promise<void> {
+  async failover(primaryDown: () => void = () => {}): Promise<void> {
     if (this.pg.active !== 'pg1') throw new Error('already failed over');
     await stopPg(this.pg.primary, 'immediate');
+    primaryDown();
     await promote(this.pg.standby);
     await movePostgres(this.statsSocket, 'pg1', 'pg2');
     this.pg.active = 'pg2';

@@ -74,6 +74,7 @@ function write(out: Writable, line: string): Promise<void> {
 /** Writes a consistent snapshot of the database at `connectionString` to `out`. */
 export async function writeBackup(connectionString: string, out: Writable): Promise<BackupSummary> {
   const c = new pg.Client({ connectionString });
+  c.on('error', () => {}); // a lost connection fails the query in flight, which says why
   await c.connect();
   try {
     await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
@@ -130,6 +131,7 @@ export async function restoreBackup(connectionString: string, input: Readable): 
   if (!/^[0-9]+$/.test(String(header.resourceVersion)) || !Array.isArray(header.tables)) throw badFile('the header is incomplete');
 
   const c = new pg.Client({ connectionString });
+  c.on('error', () => {}); // a lost connection fails the query in flight, which says why
   await c.connect();
   try {
     await c.query('BEGIN');

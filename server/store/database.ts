@@ -97,6 +97,7 @@ export async function startEmbeddedPostgres(
 
 export async function ensureDatabase(baseUrl: string, name: string, template?: string): Promise<string> {
   const admin = new pg.Client({ connectionString: `${baseUrl}/postgres` });
+  admin.on('error', () => {});
   await admin.connect();
   try {
     const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);

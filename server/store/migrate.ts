@@ -86,6 +86,7 @@ const MIGRATION_LOCK: [number, number] = [0x73746f77, 1];
  */
 export async function migrate(connectionString: string): Promise<string[]> {
   const lock = new pg.Client({ connectionString });
+  lock.on('error', () => {}); // the database went away: the migration's own queries fail and say why
   await lock.connect();
   try {
     await lock.query('SELECT pg_advisory_lock($1::int, $2::int)', MIGRATION_LOCK);

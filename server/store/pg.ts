@@ -85,15 +85,24 @@ export type Isolation = 'READ COMMITTED' | 'REPEATABLE READ' | 'SERIALIZABLE';
 
 export async function inTransaction<T>(pool: pg.Pool, fn: (sql: SqlClient) => Promise<T>, isolation?: Isolation): Promise<T> {
   const client = await pool.connect();
+  // A checked-out client has no error listener of the pool's: a connection lost mid-
+  // transaction (Postgres restarting, failing over) would otherwise be an uncaught 'error'
+  // event that ends the process. The query in flight rejects; the client is discarded.
+  let broken: Error | undefined;
+  const onError = (e: Error) => {
+    broken = e;
+  };
+  client.on('error', onError);
   try {
     await client.query(isolation ? `BEGIN ISOLATION LEVEL ${isolation}` : 'BEGIN');
     const result = await fn(new PgSql(client));
     await client.query('COMMIT');
     return result;
   } catch (e) {
-    await client.query('ROLLBACK').catch(() => {});
+    if (!broken) await client.query('ROLLBACK').catch(() => {});
     throw e;
   } finally {
-    client.release();
+    client.removeListener('error', onError);
+    client.release(broken);
   }
 }

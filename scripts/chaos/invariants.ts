@@ -1,0 +1,150 @@
+// The chaos run's invariants, as pure functions over what the run recorded. Each returns
+// the violations it found (empty: the invariant held) and how many things it checked.
+
+export interface Verdict {
+  checked: number;
+  violations: string[];
+}
+
+/** Every write the API acknowledged (2xx) is there afterwards, unless the run deleted it itself. */
+export function acknowledgedWritesPresent(acked: Iterable<string>, present: ReadonlySet<string>, deletedByUs: ReadonlySet<string> = new Set()): Verdict {
+  const violations: string[] = [];
+  let checked = 0;
+  for (const key of acked) {
+    if (deletedByUs.has(key)) continue;
+    checked++;
+    if (!present.has(key)) violations.push(`acknowledged write of ${key} is missing`);
+  }
+  return { checked, violations };
+}
+
+/** One observation of a claim or a volume (from a watch event or a list), in the order seen. */
+export type BindingObservation =
+  | { kind: 'PersistentVolume'; name: string; phase?: string; claimUid?: string }
+  | { kind: 'PersistentVolumeClaim'; uid: string; name: string; volumeName?: string };
+
+/**
+ * No volume bound to two claims, no claim to two volumes, over the whole history:
+ * - a claim (by uid) names one volume for its whole life (volumeName never changes once set);
+ * - at most one volume (by name) is Bound to a claim uid, ever (a volume is re-offered under
+ *   a new claim only after its old claim is gone, and then to a new uid).
+ */
+export function exclusiveBindings(history: readonly BindingObservation[]): Verdict {
+  const violations: string[] = [];
+  const claimVolume = new Map<string, string>();
+  const volumesOfClaim = new Map<string, Set<string>>();
+  let checked = 0;
+  for (const o of history) {
+    if (o.kind === 'PersistentVolumeClaim') {
+      if (!o.volumeName) continue;
+      checked++;
+      const was = claimVolume.get(o.uid);
+      if (was === undefined) claimVolume.set(o.uid, o.volumeName);
+      else if (was !== o.volumeName) violations.push(`claim ${o.name} (${o.uid}) named volume ${was}, then ${o.volumeName}`);
+    } else {
+      if (o.phase !== 'Bound' || !o.claimUid) continue;
+      checked++;
+      const set = volumesOfClaim.get(o.claimUid) ?? new Set<string>();
+      set.add(o.name);
+      volumesOfClaim.set(o.claimUid, set);
+      if (set.size === 2) violations.push(`claim ${o.claimUid} is bound by volumes ${[...set].join(' and ')}`);
+    }
+  }
+  return { checked, violations };
+}
+
+/** One watch connection's worth of events: from `startRv` (exclusive), in order of arrival. */
+export interface WatchSegment {
+  watcher: string;
+  kind: string;
+  startRv: bigint;
+  events: { type: string; rv: bigint; key: string }[];
+  /** Ended with 410 Gone (the watcher then relisted). */
+  expired: boolean;
+}
+
+/** A committed change of the watched kind (the change log, read afterwards). */
+export interface CommittedChange {
+  rv: bigint;
+  kind: string;
+  key: string;
+}
+
+/**
+ * Every watch saw a gap-free increasing sequence, or a 410: within each segment the
+ * resourceVersions strictly increase, the first is past the segment's start, a resumed
+ * segment starts where the previous ended, and every committed change of the kind between
+ * the segment's start and its last event was delivered.
+ */
+export function gapFreeWatches(segments: readonly WatchSegment[], committed: readonly CommittedChange[]): Verdict {
+  const violations: string[] = [];
+  let checked = 0;
+  const byKind = new Map<string, CommittedChange[]>();
+  for (const c of committed) byKind.set(c.kind, [...(byKind.get(c.kind) ?? []), c]);
+  // Segments a watcher resumed (no 410 between) form one chain that must cover its whole
+  // range; after a 410 the watcher relisted, and a new chain starts at the list's version.
+  const chains: WatchSegment[][] = [];
+  const open = new Map<string, WatchSegment[]>();
+  for (const s of segments) {
+    let chain = open.get(s.watcher);
+    if (!chain) {
+      chain = [];
+      chains.push(chain);
+      open.set(s.watcher, chain);
+    }
+    chain.push(s);
+    if (s.expired) open.delete(s.watcher);
+  }
+  for (const chain of chains) {
+    const { watcher, kind, startRv } = chain[0];
+    let prev = startRv;
+    const seen = new Set<bigint>();
+    for (const s of chain) {
+      for (const e of s.events) {
+        if (e.rv <= prev) violations.push(`${watcher}: resourceVersion ${e.rv} after ${prev} (not increasing)`);
+        if (e.rv > prev) prev = e.rv;
+        seen.add(e.rv);
+      }
+    }
+    for (const c of byKind.get(kind) ?? []) {
+      if (c.rv <= startRv || c.rv > prev) continue;
+      checked++;
+      if (!seen.has(c.rv)) violations.push(`${watcher}: missed ${c.kind} ${c.key} at resourceVersion ${c.rv} (watching from ${startRv})`);
+    }
+  }
+  return { checked, violations };
+}
+
+/** What a disk held when its volume was offered (Available): the claim uid written on it, if any. */
+export interface OfferObservation {
+  device: string;
+  pv: string;
+  /** The claim uid found on the device when the volume was seen Available. */
+  foundClaimUid?: string;
+}
+
+/**
+ * No disk offered before its wipe finished: when a volume is seen Available, its device
+ * holds no data of a claim that was already deleted (whose data the wipe must remove).
+ */
+export function noOfferBeforeWipe(offers: readonly OfferObservation[], deletedClaimUids: ReadonlySet<string>): Verdict {
+  const violations: string[] = [];
+  for (const o of offers) {
+    if (o.foundClaimUid && deletedClaimUids.has(o.foundClaimUid)) {
+      violations.push(`${o.pv} on ${o.device} offered while it still held data of deleted claim ${o.foundClaimUid}`);
+    }
+  }
+  return { checked: offers.length, violations };
+}
+
+/** No disk wiped twice at once: the cleaner's own record of overlaps is empty. */
+export function noOverlappingWipes(wipeLog: string, overlapLog: string): Verdict {
+  const starts = wipeLog.split('\n').filter((l) => / start /.test(l)).length;
+  return { checked: starts, violations: overlapLog.split('\n').filter((l) => l.trim() !== '') };
+}
+
+/** Everything converged within `limitMs` of the last fault. */
+export function convergedInTime(convergedAfterMs: number | undefined, limitMs: number, what: string): Verdict {
+  if (convergedAfterMs === undefined) return { checked: 1, violations: [`did not converge: ${what}`] };
+  return { checked: 1, violations: convergedAfterMs <= limitMs ? [] : [`converged only ${Math.round(convergedAfterMs / 1000)} s after the last fault (limit ${limitMs / 1000} s)`] };
+}

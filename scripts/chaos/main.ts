@@ -1,0 +1,498 @@
+// `npm run chaos [-- --short | --duration SECONDS] [--seed N]`: a steady workload against a
+// real topology (see ../cluster/topology.ts) while servers, controllers and agents are
+// SIGKILLed and SIGSTOPped, an agent's network is cut, Postgres restarts and fails over to
+// its synchronous standby. Then it checks the invariants (invariants.ts) and prints counts
+// per fault and per invariant, and the failover figures. Exit status 1 on any violation.
+import { closeSync, existsSync, openSync, readFileSync, readSync, rmSync, writeSync, fsyncSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { kubeRequest, type KubeTarget } from '../cluster/kube';
+import { urlOf } from '../cluster/postgres';
+import { DISK_CLASS, Topology } from '../cluster/topology';
+import { ResumingWatch, untilDone, withOneRetry, type WatchEvent } from './client';
+import {
+  acknowledgedWritesPresent,
+  convergedInTime,
+  exclusiveBindings,
+  gapFreeWatches,
+  noOfferBeforeWipe,
+  noOverlappingWipes,
+  type BindingObservation,
+  type CommittedChange,
+  type OfferObservation,
+  type Verdict,
+} from './invariants';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const say = (m: string) => process.stdout.write(`${m}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const NS = 'chaos';
+const CONVERGE_LIMIT_MS = 60_000;
+
+function args() {
+  const a = process.argv.slice(2);
+  const num = (name: string, fallback: number) => {
+    const i = a.indexOf(`--${name}`);
+    if (i < 0) return fallback;
+    const n = Number(a[i + 1]);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive whole number`);
+    return n;
+  };
+  const short = a.includes('--short');
+  return {
+    durationMs: num('duration', short ? 75 : 300) * 1000,
+    seed: num('seed', Date.now() % 100_000),
+    clients: num('clients', 50),
+    short,
+    keep: a.includes('--keep'),
+  };
+}
+
+/** A small seeded generator, so a run can be repeated (--seed). */
+function rng(seed: number) {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return (s >>> 0) / 0x1_0000_0000;
+  };
+}
+
+type FaultKind = 'kill-server' | 'stop-server' | 'kill-controllers' | 'stop-controllers' | 'kill-agent' | 'cut-agent-network' | 'restart-postgres' | 'failover';
+
+interface Fault {
+  kind: FaultKind;
+  target: string;
+  at: number;
+  until: number;
+}
+
+class Stats {
+  requests = 0;
+  retried = 0;
+  failedAfterRetry = 0;
+  failedByFault = new Map<string, number>();
+  ok = 0;
+}
+
+async function main(): Promise<void> {
+  const opt = args();
+  const rand = rng(opt.seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
+  const missing = await Topology.missing();
+  if (missing) {
+    say(`chaos: this machine cannot run the topology: ${missing}`);
+    process.exit(2);
+  }
+  const dir = path.join(os.tmpdir(), `stowage-chaos-${process.pid}`);
+  const t = new Topology({ dir, tag: 'x', portBase: 25000, servers: 3, controllers: 2, agents: 3, disksPerNode: 2, root, log: (m) => say(`[topology] ${m}`) });
+  let cleaned = false;
+  const cleanup = async () => {
+    if (cleaned) return;
+    cleaned = true;
+    say('Stopping the topology ...');
+    await t.down().catch((e) => say(`teardown: ${(e as Error).message}`));
+    if (!opt.keep) rmSync(dir, { recursive: true, force: true });
+  };
+  process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
+  const started = Date.now();
+  say(`chaos: seed ${opt.seed}, ${opt.durationMs / 1000} s of faults, ${opt.clients} clients; logs in ${dir}/logs`);
+  try {
+    await t.up();
+    say(`[topology] up in ${Math.round((Date.now() - started) / 1000)} s`);
+    const k = t.kube!;
+    await untilDone(k, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }, Date.now() + 30_000, (s) => s === 201 || s === 409);
+    const report = await runChaos(t, k, opt, rand, pick);
+    printReport(report);
+    process.exitCode = report.verdicts.some(([, v]) => v.violations.length > 0) ? 1 : 0;
+  } catch (e) {
+    say(`chaos: FAILED to run: ${(e as Error).stack ?? e}`);
+    process.exitCode = 1;
+  } finally {
+    await cleanup();
+  }
+}
+
+interface Report {
+  verdicts: [string, Verdict][];
+  faults: Map<FaultKind, number>;
+  stats: Stats;
+  figures: [string, string][];
+  workload: [string, number][];
+}
+
+async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>, rand: () => number, pick: <T>(xs: readonly T[]) => T): Promise<Report> {
+  const stats = new Stats();
+  const faults: Fault[] = [];
+  const acked = new Set<string>();
+  const deletedByUs = new Set<string>();
+  const bindings: BindingObservation[] = [];
+  const offers: OfferObservation[] = [];
+  const deletedClaims = new Set<string>();
+  const workload = new Map<string, number>();
+  const count = (what: string) => workload.set(what, (workload.get(what) ?? 0) + 1);
+  const figures: [string, string][] = [];
+  let running = true;
+
+  // ---- watches: volumes (and what a re-offered disk holds), claims, the ledger ----
+  const pvPhase = new Map<string, string>();
+  const onVolume = (e: WatchEvent) => {
+    const pv = e.object;
+    if (e.type === 'DELETED') {
+      pvPhase.delete(pv.metadata.name);
+      return;
+    }
+    bindings.push({ kind: 'PersistentVolume', name: pv.metadata.name, phase: pv.status?.phase, claimUid: pv.spec?.claimRef?.uid });
+    const phase = pv.status?.phase;
+    const was = pvPhase.get(pv.metadata.name);
+    pvPhase.set(pv.metadata.name, phase);
+    if (pv.spec?.storageClassName === DISK_CLASS && phase === 'Available' && was !== 'Available') {
+      const device = t.deviceOf(pv.metadata.annotations?.['local.stowage.io/node'], pv.spec?.local?.path ?? '');
+      if (device) offers.push({ device, pv: pv.metadata.name, foundClaimUid: readSignature(device) });
+    }
+  };
+  const onClaim = (e: WatchEvent) => {
+    const c = e.object;
+    if (e.type !== 'DELETED') bindings.push({ kind: 'PersistentVolumeClaim', uid: c.metadata.uid, name: c.metadata.name, volumeName: c.spec?.volumeName || undefined });
+  };
+  const watches = [
+    new ResumingWatch(k, 'volumes', 'PersistentVolume', '/api/v1/persistentvolumes', onVolume),
+    new ResumingWatch(k, 'claims', 'PersistentVolumeClaim', '/api/v1/persistentvolumeclaims', onClaim),
+    new ResumingWatch(k, 'configmaps', 'ConfigMap', `/api/v1/namespaces/${NS}/configmaps`, () => {}),
+  ];
+  const watchRuns = watches.map((w) => w.run());
+
+  // A failure is put down to the latest fault that began before the request and had not
+  // ended more than 5 s before it.
+  const activeFaultKinds = (at: number) => {
+    const f = faults.filter((x) => x.at <= at + 1000 && at <= (x.until || Date.now()) + 5000).at(-1);
+    return f ? [f.kind] : [];
+  };
+
+  // ---- 50 clients: reads and acknowledged creates through the load balancer ----
+  const clients = Array.from({ length: opt.clients }, async (_, c) => {
+    for (let seq = 0; running; seq++) {
+      await sleep(300 + rand() * 400);
+      const write = seq % 2 === 0;
+      const name = `c${c}-${seq}`;
+      const at = Date.now();
+      const out = write
+        ? await withOneRetry(k, 'POST', `/api/v1/namespaces/${NS}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { seq: String(seq) } })
+        : await withOneRetry(k, 'GET', `/api/v1/namespaces/${NS}/configmaps?limit=20`);
+      stats.requests++;
+      if (out.retried) stats.retried++;
+      if (write && out.response?.status === 201) acked.add(`${NS}/${name}`);
+      // A retried create that finds its own first attempt landed is a success too.
+      const ok = out.ok || (write && out.retried && out.response?.status === 409);
+      if (ok) stats.ok++;
+      else {
+        stats.failedAfterRetry++;
+        const kinds = activeFaultKinds(at);
+        for (const kind of kinds.length ? kinds : ['none']) stats.failedByFault.set(kind, (stats.failedByFault.get(kind) ?? 0) + 1);
+      }
+    }
+  });
+
+  // ---- claims and pods on the nodes' disks: bind, publish, write, delete, wipe ----
+  const diskWorkers = Array.from({ length: t.nodes.length * t.o.disksPerNode - 1 }, async (_, w) => {
+    for (let n = 0; running; n++) {
+      const claim = `disk-${w}-${n}`;
+      const pod = `pod-${w}-${n}`;
+      const deadline = () => Date.now() + 120_000;
+      const pvc = await untilDone(k, 'POST', `/api/v1/namespaces/${NS}/persistentvolumeclaims`, {
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: { name: claim },
+        spec: { accessModes: ['ReadWriteOnce'], volumeMode: 'Block', storageClassName: DISK_CLASS, resources: { requests: { storage: '16Mi' } } },
+      }, deadline(), (s) => s === 201 || s === 409);
+      if (!pvc) continue;
+      const got = await untilDone(k, 'GET', `/api/v1/namespaces/${NS}/persistentvolumeclaims/${claim}`, undefined, deadline(), (s) => s === 200);
+      const uid = got?.body?.metadata?.uid as string | undefined;
+      await untilDone(k, 'POST', `/api/v1/namespaces/${NS}/pods`, {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: pod },
+        spec: { containers: [{ name: 'app', image: 'busybox', volumeDevices: [{ name: 'data', devicePath: '/dev/xvda' }] }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: claim } }] },
+      }, deadline(), (s) => s === 201 || s === 409);
+      const runningPod = await waitFor(k, `/api/v1/namespaces/${NS}/pods/${pod}`, (p) => p?.status?.phase === 'Running', 120_000);
+      if (runningPod) {
+        count('pods running');
+        const bound = await untilDone(k, 'GET', `/api/v1/namespaces/${NS}/persistentvolumeclaims/${claim}`, undefined, deadline(), (s) => s === 200);
+        const pv = bound?.body?.spec?.volumeName ? await untilDone(k, 'GET', `/api/v1/persistentvolumes/${bound.body.spec.volumeName}`, undefined, deadline(), (s) => s === 200) : undefined;
+        const device = pv ? t.deviceOf(pv.body.metadata.annotations?.['local.stowage.io/node'], pv.body.spec?.local?.path ?? '') : undefined;
+        if (device && uid) {
+          writeSignature(device, uid);
+          count('disks written');
+        }
+      } else count('pods not running within 120 s (retried by the next cycle)');
+      await untilDone(k, 'DELETE', `/api/v1/namespaces/${NS}/pods/${pod}`, undefined, deadline(), (s) => s === 200 || s === 404);
+      await waitFor(k, `/api/v1/namespaces/${NS}/pods/${pod}`, (_p, status) => status === 404, 120_000);
+      const del = await untilDone(k, 'DELETE', `/api/v1/namespaces/${NS}/persistentvolumeclaims/${claim}`, undefined, deadline(), (s) => s === 200 || s === 404);
+      if (del && uid) deletedClaims.add(uid);
+      await waitFor(k, `/api/v1/namespaces/${NS}/persistentvolumeclaims/${claim}`, (_p, status) => status === 404, 120_000);
+      count('disk cycles');
+    }
+  });
+
+  // ---- static binds: a volume and a claim that selects it ----
+  const bindWorkers = Array.from({ length: 2 }, async (_, w) => {
+    for (let n = 0; running; n++) {
+      const name = `static-${w}-${n}`;
+      const dl = Date.now() + 120_000;
+      await untilDone(k, 'POST', '/api/v1/persistentvolumes', {
+        apiVersion: 'v1',
+        kind: 'PersistentVolume',
+        metadata: { name, labels: { 'chaos-pair': name } },
+        spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteMany'], persistentVolumeReclaimPolicy: 'Retain', storageClassName: '', nfs: { server: '192.0.2.1', path: `/${name}` } },
+      }, dl, (s) => s === 201 || s === 409);
+      await untilDone(k, 'POST', `/api/v1/namespaces/${NS}/persistentvolumeclaims`, {
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: { name },
+        spec: { accessModes: ['ReadWriteMany'], storageClassName: '', selector: { matchLabels: { 'chaos-pair': name } }, resources: { requests: { storage: '1Gi' } } },
+      }, dl, (s) => s === 201 || s === 409);
+      if (await waitFor(k, `/api/v1/namespaces/${NS}/persistentvolumeclaims/${name}`, (c) => c?.status?.phase === 'Bound', 120_000)) count('static binds');
+      await untilDone(k, 'DELETE', `/api/v1/namespaces/${NS}/persistentvolumeclaims/${name}`, undefined, dl, (s) => s === 200 || s === 404);
+      await waitFor(k, `/api/v1/namespaces/${NS}/persistentvolumeclaims/${name}`, (_c, status) => status === 404, 120_000);
+      await untilDone(k, 'DELETE', `/api/v1/persistentvolumes/${name}`, undefined, dl, (s) => s === 200 || s === 404);
+    }
+  });
+
+  // ---- faults ----
+  const faultCounts = new Map<FaultKind, number>();
+  const restartAt = Date.now() + opt.durationMs * 0.35;
+  const failoverAt = Date.now() + opt.durationMs * 0.65;
+  let restarted = false;
+  let failedOver = false;
+  const stopAt = Date.now() + opt.durationMs;
+  let lastFaultEnd = Date.now();
+  const inject = async (kind: FaultKind): Promise<void> => {
+    const f: Fault = { kind, target: '', at: Date.now(), until: 0 };
+    faults.push(f);
+    faultCounts.set(kind, (faultCounts.get(kind) ?? 0) + 1);
+    switch (kind) {
+      case 'kill-server': {
+        const s = pick(t.servers);
+        f.target = s.name;
+        s.signal('SIGKILL');
+        break;
+      }
+      case 'stop-server': {
+        const s = pick(t.servers);
+        f.target = s.name;
+        s.signal('SIGSTOP');
+        await sleep(3000 + rand() * 4000);
+        s.signal('SIGCONT');
+        break;
+      }
+      case 'kill-controllers': {
+        const c = pick(t.controllers);
+        f.target = c.name;
+        c.signal('SIGKILL');
+        break;
+      }
+      case 'stop-controllers': {
+        const c = pick(t.controllers);
+        f.target = c.name;
+        c.signal('SIGSTOP');
+        await sleep(3000 + rand() * 4000);
+        c.signal('SIGCONT');
+        break;
+      }
+      case 'kill-agent': {
+        const a = pick(t.agents);
+        f.target = a.name;
+        a.signal('SIGKILL');
+        break;
+      }
+      case 'cut-agent-network': {
+        const i = Math.floor(rand() * t.nodes.length);
+        f.target = t.nodes[i].name;
+        await t.setNodeLink(i, false);
+        await sleep(5000 + rand() * 10_000);
+        await t.setNodeLink(i, true);
+        break;
+      }
+      case 'restart-postgres': {
+        f.target = t.activePg.name;
+        let t0 = 0;
+        let probe: Promise<number> | undefined;
+        await t.restartPostgres('immediate', () => {
+          t0 = Date.now();
+          probe = firstWrite(k, 'restart');
+        });
+        figures.push(['Postgres restart (immediate stop, start): stopped → first acknowledged write', `${(((await probe!) - t0) / 1000).toFixed(2)} s`]);
+        break;
+      }
+      case 'failover': {
+        f.target = 'pg1 → pg2';
+        let t0 = 0;
+        let probe: Promise<number> | undefined;
+        await t.failover(() => {
+          t0 = Date.now();
+          probe = firstWrite(k, 'failover');
+        });
+        figures.push(['Failover: primary killed → first acknowledged write through the load balancer', `${(((await probe!) - t0) / 1000).toFixed(2)} s`]);
+        break;
+      }
+    }
+    f.until = Date.now();
+    lastFaultEnd = Date.now();
+  };
+  const kinds: FaultKind[] = ['kill-server', 'kill-server', 'stop-server', 'kill-controllers', 'stop-controllers', 'kill-agent', 'kill-agent', 'cut-agent-network'];
+  // Every kind once, in a random order, before random picks: a short run sees them all.
+  const firstRound = [...new Set(kinds)].sort(() => rand() - 0.5);
+  while (Date.now() < stopAt) {
+    await sleep((opt.short ? 3000 : 6000) + rand() * 3000);
+    if (Date.now() >= stopAt) break;
+    let kind: FaultKind = firstRound.shift() ?? pick(kinds);
+    if (!restarted && Date.now() >= restartAt) {
+      kind = 'restart-postgres';
+      restarted = true;
+    } else if (!failedOver && Date.now() >= failoverAt) {
+      kind = 'failover';
+      failedOver = true;
+    }
+    say(`  fault ${faults.length + 1}: ${kind} (${Math.round((Date.now() - (stopAt - opt.durationMs)) / 1000)} s)`);
+    await inject(kind).catch((e) => say(`    fault failed: ${(e as Error).message}`));
+  }
+  say('Faults over; waiting for everything to converge ...');
+
+  // ---- convergence: every process up, nodes Ready, claims Bound, pods Running, disks offered ----
+  running = false;
+  const convergedAt = await convergence(t, k, CONVERGE_LIMIT_MS + 60_000);
+  const convergedAfter = convergedAt === undefined ? undefined : convergedAt - lastFaultEnd;
+  await Promise.all([...clients, ...diskWorkers, ...bindWorkers]);
+  for (const w of watches) w.stop();
+  await Promise.all(watchRuns);
+
+  // ---- checks ----
+  const present = new Set<string>();
+  let cont = '';
+  do {
+    const r = await untilDone(k, 'GET', `/api/v1/namespaces/${NS}/configmaps?limit=500${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`, undefined, Date.now() + 60_000, (s) => s === 200);
+    for (const cm of r?.body?.items ?? []) present.add(`${NS}/${cm.metadata.name}`);
+    cont = r?.body?.metadata?.continue ?? '';
+  } while (cont);
+  const committed = await changeLog(t, watches.map((w) => w.kind));
+  const wipes = existsSync(t.wipeLog) ? readFileSync(t.wipeLog, 'utf8') : '';
+  const overlaps = existsSync(t.wipeViolations) ? readFileSync(t.wipeViolations, 'utf8') : '';
+  const verdicts: [string, Verdict][] = [
+    ['every acknowledged write is present', acknowledgedWritesPresent(acked, present, deletedByUs)],
+    ['no volume bound to two claims, no claim to two volumes', exclusiveBindings(bindings)],
+    ['every watch gap-free and increasing (or 410 and relist)', gapFreeWatches(watches.flatMap((w) => w.segments), committed)],
+    ['no disk offered before its wipe finished', noOfferBeforeWipe(offers, deletedClaims)],
+    ['no disk wiped twice at once', noOverlappingWipes(wipes, overlaps)],
+    [`converged within ${CONVERGE_LIMIT_MS / 1000} s of the last fault`, convergedInTime(convergedAfter, CONVERGE_LIMIT_MS, 'see the logs')],
+  ];
+  figures.push(['Converged after the last fault', convergedAfter === undefined ? 'no' : `${(convergedAfter / 1000).toFixed(1)} s`]);
+  figures.push(['Watches: resumed / 410 and relisted', `${watches.reduce((n, w) => n + w.resumes, 0)} / ${watches.reduce((n, w) => n + w.expiredCount, 0)}`]);
+  figures.push(['Restarts by the supervisor', [...t.servers, ...t.controllers, ...t.agents].map((p) => `${p.name} ${p.starts - 1}`).join(', ')]);
+  return { verdicts, faults: faultCounts, stats, figures, workload: [...workload.entries()] };
+}
+
+/** Polls a path until `ok` says so (or the time is up); the object, or undefined. */
+async function waitFor(k: KubeTarget, p: string, ok: (obj: any, status: number) => boolean, timeoutMs: number): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const r = await kubeRequest(k, 'GET', p, undefined, 10_000).catch(() => undefined);
+    if (r && ok(r.body, r.status)) return r.body ?? true;
+    await sleep(500);
+  }
+  return undefined;
+}
+
+/** Writes a ConfigMap every 200 ms until one is acknowledged; when that happened. */
+async function firstWrite(k: KubeTarget, what: string): Promise<number> {
+  for (let i = 0; ; i++) {
+    const r = await kubeRequest(k, 'POST', `/api/v1/namespaces/${NS}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `probe-${what}-${Date.now()}-${i}` } }, 3000).catch(() => undefined);
+    if (r?.status === 201) return Date.now();
+    await sleep(200);
+  }
+}
+
+async function convergence(t: Topology, k: KubeTarget, timeoutMs: number): Promise<number | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  const disks = t.nodes.length * t.o.disksPerNode;
+  while (Date.now() < deadline) {
+    const ok = await (async () => {
+      if ([...t.servers, ...t.controllers, ...t.agents].some((p) => !p.pid)) return false;
+      const nodes = await kubeRequest(k, 'GET', '/api/v1/nodes', undefined, 5000);
+      const ready = (nodes.body?.items ?? []).filter((n: any) => t.nodes.some((x) => x.name === n.metadata.name) && n.status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True'));
+      if (ready.length !== t.nodes.length) return false;
+      const pvcs = await kubeRequest(k, 'GET', `/api/v1/namespaces/${NS}/persistentvolumeclaims`, undefined, 5000);
+      if ((pvcs.body?.items ?? []).some((c: any) => c.status?.phase !== 'Bound' && !c.metadata.deletionTimestamp)) return false;
+      const pods = await kubeRequest(k, 'GET', `/api/v1/namespaces/${NS}/pods`, undefined, 5000);
+      if ((pods.body?.items ?? []).some((p: any) => p.status?.phase !== 'Running' && !p.metadata.deletionTimestamp)) return false;
+      const pvs = (await t.localVolumes()).filter((pv) => !pv.metadata.deletionTimestamp);
+      return pvs.length === disks && pvs.every((pv) => pv.status?.phase === 'Available' || pv.status?.phase === 'Bound');
+    })().catch(() => false);
+    if (ok) return Date.now();
+    await sleep(500);
+  }
+  return undefined;
+}
+
+async function changeLog(t: Topology, kinds: string[]): Promise<CommittedChange[]> {
+  const c = new pg.Client({ connectionString: urlOf(t.activePg.port, 'stowage') });
+  await c.connect();
+  try {
+    const r = await c.query<{ rv: string; kind: string; namespace: string; name: string }>(
+      `SELECT rv::text, kind, namespace, name FROM change_log WHERE kind = ANY($1) AND type <> 'GAP' AND (kind <> 'ConfigMap' OR namespace = $2) ORDER BY rv`,
+      [kinds, NS],
+    );
+    return r.rows.map((row) => ({ rv: BigInt(row.rv), kind: row.kind, key: `${row.namespace}/${row.name}` }));
+  } finally {
+    await c.end();
+  }
+}
+
+const SIGNATURE = 'STOWAGE-CHAOS claim=';
+
+/** Marks a disk with the claim that used it (the "application data" a wipe must remove). */
+function writeSignature(device: string, uid: string): void {
+  const fd = openSync(device, 'r+');
+  try {
+    writeSync(fd, Buffer.from(`${SIGNATURE}${uid}\n`), 0, undefined, 0);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readSignature(device: string): string | undefined {
+  const fd = openSync(device, 'r');
+  try {
+    const buf = Buffer.alloc(128);
+    readSync(fd, buf, 0, buf.length, 0);
+    const text = buf.toString('utf8');
+    return text.startsWith(SIGNATURE) ? text.slice(SIGNATURE.length).split('\n')[0] : undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function printReport(r: Report): void {
+  say('');
+  say('Faults injected');
+  for (const [kind, n] of r.faults) say(`  ${kind.padEnd(20)} ${n}`);
+  say('');
+  say('Workload');
+  say(`  client requests         ${r.stats.requests} (retried once: ${r.stats.retried}, failed after one retry: ${r.stats.failedAfterRetry})`);
+  for (const [kind, n] of r.stats.failedByFault) say(`    failed after one retry during ${kind}: ${n}`);
+  for (const [what, n] of r.workload) say(`  ${what.padEnd(24)}${n}`);
+  say('');
+  say('Invariants');
+  for (const [name, v] of r.verdicts) {
+    say(`  ${v.violations.length ? 'FAIL' : 'ok  '} ${name}: ${v.checked} checked, ${v.violations.length} violations`);
+    for (const line of v.violations.slice(0, 10)) say(`         ${line}`);
+  }
+  say('');
+  say('Figures');
+  for (const [name, value] of r.figures) say(`  ${name}: ${value}`);
+}
+
+main();

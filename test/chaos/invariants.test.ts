@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import {
+  acknowledgedWritesPresent,
+  convergedInTime,
+  exclusiveBindings,
+  gapFreeWatches,
+  noOfferBeforeWipe,
+  noOverlappingWipes,
+  type BindingObservation,
+  type WatchSegment,
+} from '../../scripts/chaos/invariants';
+
+describe('acknowledgedWritesPresent', () => {
+  it.each([
+    { name: 'all there', acked: ['a', 'b'], present: ['a', 'b', 'c'], deleted: [], violations: 0, checked: 2 },
+    { name: 'one lost', acked: ['a', 'b'], present: ['a'], deleted: [], violations: 1, checked: 2 },
+    { name: 'deleted by the run itself', acked: ['a', 'b'], present: ['a'], deleted: ['b'], violations: 0, checked: 1 },
+    { name: 'nothing acknowledged', acked: [], present: [], deleted: [], violations: 0, checked: 0 },
+  ])('$name', ({ acked, present, deleted, violations, checked }) => {
+    const v = acknowledgedWritesPresent(acked, new Set(present), new Set(deleted));
+    expect(v.violations).toHaveLength(violations);
+    expect(v.checked).toBe(checked);
+  });
+});
+
+describe('exclusiveBindings', () => {
+  const pvc = (uid: string, volumeName?: string): BindingObservation => ({ kind: 'PersistentVolumeClaim', uid, name: `c-${uid}`, volumeName });
+  const pv = (name: string, phase: string, claimUid?: string): BindingObservation => ({ kind: 'PersistentVolume', name, phase, claimUid });
+  it.each([
+    { name: 'a normal life: bind, release, re-offer to a new claim', h: [pvc('u1', 'v1'), pv('v1', 'Bound', 'u1'), pv('v1', 'Released', 'u1'), pv('v1', 'Available'), pv('v1', 'Bound', 'u2'), pvc('u2', 'v1')], bad: 0 },
+    { name: 'a claim names a second volume', h: [pvc('u1', 'v1'), pvc('u1', 'v2')], bad: 1 },
+    { name: 'two volumes bound to one claim', h: [pv('v1', 'Bound', 'u1'), pv('v2', 'Bound', 'u1')], bad: 1 },
+    { name: 'the same observation repeated is fine', h: [pv('v1', 'Bound', 'u1'), pv('v1', 'Bound', 'u1'), pvc('u1', 'v1'), pvc('u1', 'v1')], bad: 0 },
+    { name: 'pre-bound (not yet Bound) volumes do not count', h: [pv('v1', 'Available', 'u1'), pv('v2', 'Bound', 'u1')], bad: 0 },
+    { name: 'claims without a volume are skipped', h: [pvc('u1'), pvc('u1', 'v1')], bad: 0 },
+  ])('$name', ({ h, bad }) => {
+    expect(exclusiveBindings(h).violations).toHaveLength(bad);
+  });
+});
+
+describe('gapFreeWatches', () => {
+  const seg = (startRv: number, rvs: number[], expired = false): WatchSegment => ({
+    watcher: 'w',
+    kind: 'PersistentVolume',
+    startRv: BigInt(startRv),
+    events: rvs.map((rv) => ({ type: 'MODIFIED', rv: BigInt(rv), key: `pv-${rv}` })),
+    expired,
+  });
+  const committed = [10, 11, 14, 20].map((rv) => ({ rv: BigInt(rv), kind: 'PersistentVolume', key: `pv-${rv}` }));
+  const otherKind = [{ rv: 12n, kind: 'ConfigMap', key: 'cm' }];
+  it.each([
+    { name: 'everything delivered in order', s: [seg(9, [10, 11, 14, 20])], bad: 0, checked: 4 },
+    { name: 'resumed after a disconnect at the last resourceVersion', s: [seg(9, [10, 11]), seg(11, [14, 20])], bad: 0, checked: 4 },
+    { name: 'a change missed between events', s: [seg(9, [10, 14, 20])], bad: 1, checked: 4 },
+    { name: 'a change missed across a resume', s: [seg(9, [10]), seg(11, [14])], bad: 1, checked: 3 },
+    { name: 'out of order', s: [seg(9, [10, 14, 11, 20])], bad: 1, checked: 4 },
+    { name: 'an event at or before the start', s: [seg(11, [11, 14])], bad: 1, checked: 1 },
+    { name: '410 then a relist: the new segment starts later', s: [seg(9, [10], true), seg(14, [20])], bad: 0, checked: 2 },
+    { name: 'changes after the last event are not counted', s: [seg(9, [10])], bad: 0, checked: 1 },
+  ])('$name', ({ s, bad, checked }) => {
+    const v = gapFreeWatches(s, [...committed, ...otherKind]);
+    expect(v.violations).toHaveLength(bad);
+    expect(v.checked).toBe(checked);
+  });
+});
+
+describe('noOfferBeforeWipe', () => {
+  it.each([
+    { name: 'an empty device offered', found: undefined, deleted: ['u1'], bad: 0 },
+    { name: 'data of a deleted claim still there', found: 'u1', deleted: ['u1'], bad: 1 },
+    { name: 'data of the new claim (written after the offer)', found: 'u2', deleted: ['u1'], bad: 0 },
+  ])('$name', ({ found, deleted, bad }) => {
+    expect(noOfferBeforeWipe([{ device: '/dev/loop9', pv: 'local-pv-1', foundClaimUid: found }], new Set(deleted)).violations).toHaveLength(bad);
+  });
+});
+
+describe('noOverlappingWipes', () => {
+  it('counts wipes and reports every overlap line', () => {
+    const log = '1.0 start loop1 10\n3.0 end loop1 10\n4.0 start loop2 11\n';
+    expect(noOverlappingWipes(log, '')).toEqual({ checked: 2, violations: [] });
+    expect(noOverlappingWipes(log, '5.0 loop1 wiped by 12 while 10 still wipes it\n').violations).toHaveLength(1);
+  });
+});
+
+describe('convergedInTime', () => {
+  it.each([
+    { ms: 12_000, bad: 0 },
+    { ms: 60_000, bad: 0 },
+    { ms: 61_000, bad: 1 },
+    { ms: undefined, bad: 1 },
+  ])('$ms ms', ({ ms, bad }) => {
+    expect(convergedInTime(ms, 60_000, 'pods').violations).toHaveLength(bad);
+  });
+});
