@@ -47,6 +47,7 @@ function args() {
     clients: num('clients', 50),
     short,
     keep: a.includes('--keep'),
+    ifPossible: a.includes('--if-possible'),
   };
 }
 
@@ -84,8 +85,10 @@ async function main(): Promise<void> {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
   const missing = await Topology.missing();
   if (missing) {
-    say(`chaos: this machine cannot run the topology: ${missing}`);
-    process.exit(2);
+    // `npm test` runs the short form with --if-possible: a machine without root, Postgres
+    // binaries or HAProxy skips it, saying why.
+    say(`chaos: ${opt.ifPossible ? 'skipped' : 'cannot run'}: this machine cannot run the topology: ${missing}`);
+    process.exit(opt.ifPossible ? 0 : 2);
   }
   const dir = path.join(os.tmpdir(), `stowage-chaos-${process.pid}`);
   const t = new Topology({ dir, tag: 'x', portBase: 25000, servers: 3, controllers: 2, agents: 3, disksPerNode: 2, root, log: (m) => say(`[topology] ${m}`) });
@@ -165,10 +168,10 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
   ];
   const watchRuns = watches.map((w) => w.run());
 
-  // A failure is put down to the latest fault that began before the request and had not
-  // ended more than 5 s before it.
-  const activeFaultKinds = (at: number) => {
-    const f = faults.filter((x) => x.at <= at + 1000 && at <= (x.until || Date.now()) + 5000).at(-1);
+  // A failure is put down to the latest fault that began before the request gave up and
+  // had not ended more than 5 s before that.
+  const activeFaultKinds = (failedAt: number) => {
+    const f = faults.filter((x) => x.at <= failedAt && failedAt <= (x.until || Date.now()) + 5000).at(-1);
     return f ? [f.kind] : [];
   };
 
@@ -178,7 +181,6 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
       await sleep(300 + rand() * 400);
       const write = seq % 2 === 0;
       const name = `c${c}-${seq}`;
-      const at = Date.now();
       const out = write
         ? await withOneRetry(k, 'POST', `/api/v1/namespaces/${NS}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { seq: String(seq) } })
         : await withOneRetry(k, 'GET', `/api/v1/namespaces/${NS}/configmaps?limit=20`);
@@ -190,7 +192,7 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
       if (ok) stats.ok++;
       else {
         stats.failedAfterRetry++;
-        const kinds = activeFaultKinds(at);
+        const kinds = activeFaultKinds(Date.now());
         for (const kind of kinds.length ? kinds : ['none']) stats.failedByFault.set(kind, (stats.failedByFault.get(kind) ?? 0) + 1);
       }
     }

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Logger } from 'pino';
-import type { AgentApi } from './agent-client';
+import { AgentHttpError, type AgentApi } from './agent-client';
 import { CleanupLedger } from './cleanup-ledger';
 import { CleanupRunner } from './cleanup-runner';
 import type { AgentConfig, CleanupProgress, CleanupRequest, CleanupResult } from '../contracts/agent';
@@ -30,6 +30,8 @@ export interface AgentLoopOptions {
   discoveryMs?: number;
   heartbeatMs?: number;
   claimMs?: number;
+  /** First wait before reporting a cleanup's end again after a failed report (grows to 10x; default 1 s). */
+  reportRetryMs?: number;
   /** Cleanups at once on this node (default 4). */
   maxParallel?: number;
   progressIntervalMs?: number;
@@ -248,14 +250,28 @@ export class AgentLoop {
     }
     this.o.log[result.ok ? 'info' : 'warn']({ job: req.jobId, ok: result.ok, error: result.error, ms: result.durationMs }, 'cleanup finished');
     if (this.abort.signal.aborted) return; // stopping: the lease runs out and the job is taken again
-    for (let attempt = 0; attempt < 5; attempt++) {
+    // The wipe is done: keep reporting it (the job stays in `running`, so its lease is
+    // renewed meanwhile) until the server has it, through any outage of the network or
+    // the server, unless the server refuses it for good (the job is no longer ours).
+    for (let attempt = 0; !this.abort.signal.aborted; attempt++) {
       try {
         await this.o.api.result(this.nodeName, req.jobId, { instance: this.instance, result, ...(last ? { progress: last } : {}) });
         return;
       } catch (err) {
-        this.o.log.warn({ err: (err as Error).message, job: req.jobId }, 'result report failed; retrying');
-        await sleep(1000 * (attempt + 1), this.abort.signal);
+        if (isFinalRefusal(err)) {
+          this.o.log.warn({ err: (err as Error).message, job: req.jobId }, 'result refused by the server; the job is no longer this agent\'s');
+          return;
+        }
+        this.o.log.warn({ err: (err as Error).message, job: req.jobId, attempt }, 'result report failed; retrying');
+        const base = this.o.reportRetryMs ?? 1000;
+        await sleep(Math.min(10 * base, base * (attempt + 1)), this.abort.signal);
       }
     }
   }
+}
+
+/** A 4xx other than 408/429: the server will not take this report however often it is sent. */
+function isFinalRefusal(err: unknown): boolean {
+  const status = err instanceof AgentHttpError ? err.status : undefined;
+  return status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429;
 }

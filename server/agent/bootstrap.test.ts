@@ -39,7 +39,7 @@ describe('generateBootstrap', () => {
       ['/mnt/hdds', '/mnt/local-storage/mnt~hdds'],
     ]);
     expect(c.env).toContainEqual({ name: 'MY_NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } });
-    expect(c.args).toEqual(['agent', '--server', 'https://stowage.example:8443', '--token-file', '/etc/stowage/node-token']);
+    expect(c.args).toEqual(['agent', '--server', 'https://stowage.example:8443', '--token-file', '/etc/stowage/node-token', '--ca-file', '/etc/stowage/ca.crt']);
     // Root and privileged whatever the image's default user (the image runs the server as uid 1000).
     expect(c.securityContext).toEqual({ privileged: true, runAsUser: 0 });
     // Every mount has its volume, every name is a DNS label, the selector selects the template.

@@ -21,6 +21,8 @@ export const defaultConfigMapName = 'local-volume-config';
 /** Where the DaemonSet's agent reads its node token (a hostPath file the admin puts on each node). */
 export const tokenDirOnHost = '/etc/stowage';
 export const tokenFileName = 'node-token';
+/** The server's CA certificate beside the token (`<data dir>/pki/ca.crt` of the server): the agent verifies the API with it. */
+export const caFileName = 'ca.crt';
 
 export interface BootstrapInput {
   /** storageClassMap text (YAML) as in the ConfigMap's data.storageClassMap. */
@@ -156,7 +158,7 @@ export function generateBootstrap(input: BootstrapInput): BootstrapResult {
                 name: 'agent',
                 image,
                 // The agent takes its node name from MY_NODE_NAME (seed 003).
-                args: ['agent', '--server', input.serverUrl, '--token-file', tokenFile],
+                args: ['agent', '--server', input.serverUrl, '--token-file', tokenFile, '--ca-file', `${tokenDirOnHost}/${caFileName}`],
                 env: [{ name: 'MY_NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
                 // Cleanup wipes block devices and removes files owned by any user: root, privileged
                 // (the image's default user is unprivileged, for the server and controllers).

@@ -8,7 +8,7 @@ import { buildDashboard, dashboardBuildNeeded } from '../app/build';
 import { loadConfig, type Config } from '../app/config';
 import { createAppContext, type AppContext } from '../app/context';
 import { logger } from '../services/logger';
-import { bootstrapFiles, generateBootstrap, storageClassMapFromFile, tokenDirOnHost, tokenFileName } from '../agent/bootstrap';
+import { bootstrapFiles, caFileName, generateBootstrap, storageClassMapFromFile, tokenDirOnHost, tokenFileName } from '../agent/bootstrap';
 import { compiledBuild } from '../domain/build';
 import { isStowageError } from '../domain/errors';
 import { startWebServer } from '../http/web-server';
@@ -326,7 +326,9 @@ program
       writeFileSync(target, content);
       say(target);
     }
-    if (r.output.agents.length > 0) say(`Put each node's token (stowage node add NAME) in ${tokenDirOnHost}/${tokenFileName} on that node.`);
+    if (r.output.agents.length > 0) {
+      say(`Put each node's token (stowage node add NAME) in ${tokenDirOnHost}/${tokenFileName} on that node, and the server's CA certificate (<data dir>/pki/ca.crt) in ${tokenDirOnHost}/${caFileName}.`);
+    }
   });
 
 const longRunning = new Set(['start', 'server', 'controllers', 'agent']);

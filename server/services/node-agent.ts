@@ -257,7 +257,7 @@ export class NodeAgentService {
     const max = typeof b.max === 'number' && Number.isInteger(b.max) ? Math.max(0, Math.min(64, b.max)) : 4;
     await this.jobs.renew(node, instance, running as string[], this.leaseMs);
     if (max === 0) return { jobs: [] };
-    const jobs = await this.jobs.claim(node, instance, this.leaseMs, max);
+    const jobs = await this.jobs.claim(node, instance, this.leaseMs, max, running as string[]);
     return {
       jobs: jobs.map((j) => ({
         jobId: j.id,

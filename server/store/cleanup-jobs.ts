@@ -206,10 +206,12 @@ export class CleanupJobStore {
 
   /**
    * Hands an agent instance the jobs it may run now: queued ones, failed ones whose backoff
-   * has passed, and running ones whose holder's lease expired (it died). Each becomes
+   * has passed, and running ones whose lease expired: their holder died, or is this very
+   * instance, which no longer runs them (`running`: what it does run; it dropped the job,
+   * e.g. after failing to report its end through a long network outage). Each becomes
    * running under `instance` with a fresh lease; the attempt counter counts every start.
    */
-  async claim(nodeName: string, instance: string, leaseMs: number, limit: number): Promise<CleanupJob[]> {
+  async claim(nodeName: string, instance: string, leaseMs: number, limit: number, running: readonly string[] = []): Promise<CleanupJob[]> {
     const rows = await this.sql.$queryRawUnsafe<Row[]>(
       `UPDATE cleanup_jobs j SET state = 'running', attempt = j.attempt + 1, agent_instance = $2,
               lease_until = now() + ($3::int * interval '1 millisecond'), started_at = now(), updated_at = now(),
@@ -218,7 +220,7 @@ export class CleanupJobStore {
           SELECT id FROM cleanup_jobs
            WHERE node_name = $1
              AND ((state IN ('queued', 'failed') AND next_attempt_at <= now())
-               OR (state = 'running' AND lease_until < now() AND agent_instance IS DISTINCT FROM $2))
+               OR (state = 'running' AND lease_until < now() AND (agent_instance IS DISTINCT FROM $2 OR NOT (id = ANY($5::uuid[])))))
            ORDER BY next_attempt_at
            LIMIT $4
            FOR UPDATE SKIP LOCKED)
@@ -227,6 +229,7 @@ export class CleanupJobStore {
       instance,
       leaseMs,
       limit,
+      running,
     );
     return rows.map(toJob);
   }
