@@ -479,12 +479,12 @@ function readSignature(device: string): string | undefined {
 
 function printReport(r: Report): void {
   say('');
-  say('Faults injected');
-  for (const [kind, n] of r.faults) say(`  ${kind.padEnd(20)} ${n}`);
+  say('Faults injected (and client requests that failed after one retry, put down to each)');
+  for (const [kind, n] of r.faults) say(`  ${kind.padEnd(20)} ${String(n).padStart(3)} injected, ${r.stats.failedByFault.get(kind) ?? 0} requests failed after one retry`);
+  if (r.stats.failedByFault.get('none')) say(`  (no fault)           ${r.stats.failedByFault.get('none')} requests failed after one retry`);
   say('');
   say('Workload');
   say(`  client requests         ${r.stats.requests} (retried once: ${r.stats.retried}, failed after one retry: ${r.stats.failedAfterRetry})`);
-  for (const [kind, n] of r.stats.failedByFault) say(`    failed after one retry during ${kind}: ${n}`);
   for (const [what, n] of r.workload) say(`  ${what.padEnd(24)}${n}`);
   say('');
   say('Invariants');

@@ -36,6 +36,7 @@ function options(argv: string[]): TopologyOptions {
 interface State {
   supervisor: number;
   dashboard: string;
+  adminPassword?: string;
   api: string;
   database: string;
   kubeconfig: string;
@@ -99,7 +100,7 @@ async function up(o: TopologyOptions): Promise<void> {
 
 function status(s: State): void {
   say('');
-  say(`Dashboard (HAProxy):   ${s.dashboard}`);
+  say(`Dashboard (HAProxy):   ${s.dashboard}   (sign in as admin, password ${s.adminPassword ?? 'in logs/server1.log'})`);
   say(`API (HAProxy):         ${s.api}`);
   say(`Postgres (HAProxy):    ${s.database}   (active: ${s.postgres.active})`);
   say(`Admin kubeconfig:      ${s.kubeconfig}`);

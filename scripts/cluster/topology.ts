@@ -349,12 +349,22 @@ rm -rf "$lock"
     return setLink(this.nodes[i].link, up);
   }
 
+  /** The first admin's password, as the first server printed it once (a demo cluster only). */
+  private adminPassword(): string | undefined {
+    try {
+      return /Password:\s+(\S+)/.exec(readFileSync(path.join(this.o.dir, 'logs', 'server1.log'), 'utf8'))?.[1];
+    } catch {
+      return undefined;
+    }
+  }
+
   writeState(): void {
     writeFileSync(
       path.join(this.o.dir, 'state.json'),
       JSON.stringify(
         {
           dashboard: this.dashboardUrl,
+          adminPassword: this.adminPassword(),
           api: this.apiUrl,
           database: this.databaseUrl,
           kubeconfig: this.kubeconfigPath,
@@ -366,6 +376,7 @@ rm -rf "$lock"
         null,
         2,
       ),
+      { mode: 0o600 },
     );
   }
 
