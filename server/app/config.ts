@@ -23,6 +23,11 @@ export interface Config {
   trpcMaxBatch: number;
   /** Origins besides the dashboard's own that may send state-changing requests. */
   allowedOrigins: string[];
+  /**
+   * On SIGTERM, how long a server keeps serving with /readyz failing before it stops, so a
+   * load balancer takes it out of rotation first (kube-apiserver's --shutdown-delay-duration).
+   */
+  shutdownDelayMs: number;
 }
 
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
@@ -50,6 +55,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     nodeName: env.STOWAGE_NODE_NAME || os.hostname(),
     nodeLabels: labels.labels,
     trpcMaxBatch: Math.max(1, int('STOWAGE_TRPC_MAX_BATCH', 20, env)),
+    shutdownDelayMs: Math.min(300, int('STOWAGE_SHUTDOWN_DELAY_SECONDS', 0, env)) * 1000,
     allowedOrigins: (env.STOWAGE_ALLOWED_ORIGINS ?? '').split(',').map((s) => s.trim().replace(/\/+$/, '')).filter(Boolean),
   };
 }

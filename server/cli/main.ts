@@ -74,9 +74,13 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
     say(`\n${signal}: stopping Stowage ...`);
     // /readyz fails from here on, while the listeners still answer.
     app?.health.markStopping();
-    const force = setTimeout(() => process.exit(1), 15_000);
+    const force = setTimeout(() => process.exit(1), cfg.shutdownDelayMs + 15_000);
     force.unref();
     try {
+      if (cfg.shutdownDelayMs > 0 && opts.web) {
+        say(`Serving ${cfg.shutdownDelayMs / 1000} s more with /readyz failing, so load balancers take this replica out ...`);
+        await new Promise((r) => setTimeout(r, cfg.shutdownDelayMs));
+      }
       await services?.stop();
       await app?.close();
       await db.stop();

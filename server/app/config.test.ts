@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from './config';
+
+describe('loadConfig: STOWAGE_SHUTDOWN_DELAY_SECONDS', () => {
+  it.each([
+    { value: undefined, ms: 0 },
+    { value: '', ms: 0 },
+    { value: '5', ms: 5000 },
+    { value: '300', ms: 300_000 },
+    { value: '3600', ms: 300_000 }, // capped: a stop must not wait an hour
+  ])('$value → $ms ms', ({ value, ms }) => {
+    expect(loadConfig({ STOWAGE_SHUTDOWN_DELAY_SECONDS: value }).shutdownDelayMs).toBe(ms);
+  });
+
+  it.each(['-1', '1.5', 'five'])('%s is refused, naming the variable', (value) => {
+    expect(() => loadConfig({ STOWAGE_SHUTDOWN_DELAY_SECONDS: value })).toThrow(/STOWAGE_SHUTDOWN_DELAY_SECONDS must be a whole number/);
+  });
+});
