@@ -9,10 +9,10 @@ describe('loadConfig: STOWAGE_SHUTDOWN_DELAY_SECONDS', () => {
     { value: '300', ms: 300_000 },
     { value: '3600', ms: 300_000 }, // capped: a stop must not wait an hour
   ])('$value → $ms ms', ({ value, ms }) => {
-    expect(loadConfig({ STOWAGE_SHUTDOWN_DELAY_SECONDS: value }).shutdownDelayMs).toBe(ms);
+    expect(loadConfig({ NODE_ENV: 'test', STOWAGE_SHUTDOWN_DELAY_SECONDS: value }).shutdownDelayMs).toBe(ms);
   });
 
   it.each(['-1', '1.5', 'five'])('%s is refused, naming the variable', (value) => {
-    expect(() => loadConfig({ STOWAGE_SHUTDOWN_DELAY_SECONDS: value })).toThrow(/STOWAGE_SHUTDOWN_DELAY_SECONDS must be a whole number/);
+    expect(() => loadConfig({ NODE_ENV: 'test', STOWAGE_SHUTDOWN_DELAY_SECONDS: value })).toThrow(/STOWAGE_SHUTDOWN_DELAY_SECONDS must be a whole number/);
   });
 });
