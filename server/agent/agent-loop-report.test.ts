@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { AgentHttpError, type AgentApi } from './agent-client';
 import { AgentLoop } from './agent-loop';
 import { realAgentOs } from './os';
-import type { LocalClassConfig } from '../domain/local-volume-config';
+import { localClass } from './local-class-fixture';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -30,18 +30,7 @@ function setup(failures: number, refusal?: number) {
   dirs.push(dir);
   mkdirSync(path.join(dir, 'vol1'));
   for (let i = 0; i < 5; i++) writeFileSync(path.join(dir, 'vol1', `f${i}`), 'data');
-  const cls: LocalClassConfig = {
-    className: 'local',
-    hostDir: dir,
-    mountDir: dir,
-    blockCleanerCommand: ['fs-reset'],
-    volumeMode: 'Filesystem',
-    fsType: 'ext4',
-    namePattern: '*',
-    requireMountPoints: false,
-    minSizeBytes: '0',
-    parallelCleanups: 2,
-  };
+  const cls = localClass({ hostDir: dir, mountDir: dir });
   let handed = false;
   const reports: number[] = [];
   const running: string[][] = [];

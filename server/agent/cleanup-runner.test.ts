@@ -3,25 +3,12 @@ import { CleanupRunner, hdparmUnsupported } from './cleanup-runner';
 import type { CleanupMethod } from '../domain/cleanup-method';
 import type { CleanupProgress, CleanupRequest } from '../contracts/agent';
 import type { LocalClassConfig } from '../domain/local-volume-config';
+import { localClass } from './local-class-fixture';
 import { FakeAgentOs } from './os-fake';
 
 const MiB = 1n << 20n;
 
-function cls(o: Partial<LocalClassConfig> = {}): LocalClassConfig {
-  return {
-    className: 'local',
-    hostDir: '/mnt/disks',
-    mountDir: '/agent/disks',
-    blockCleanerCommand: ['fs-reset'],
-    volumeMode: 'Filesystem',
-    fsType: 'ext4',
-    namePattern: '*',
-    requireMountPoints: false,
-    minSizeBytes: '0',
-    parallelCleanups: 2,
-    ...o,
-  };
-}
+const cls = (o: Partial<LocalClassConfig> = {}): LocalClassConfig => localClass({ mountDir: '/agent/disks', ...o });
 
 let seq = 0;
 function req(entry: string, o: Partial<CleanupRequest> = {}): CleanupRequest {

@@ -1,25 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { LocalClassConfig } from '../domain/local-volume-config';
+import { localClass } from './local-class-fixture';
 import { discoverAll } from './discovery';
 import { FakeAgentOs } from './os-fake';
 
 const GiB = 1n << 30n;
 
-function cls(o: Partial<LocalClassConfig> = {}): LocalClassConfig {
-  return {
-    className: 'local',
-    hostDir: '/mnt/disks',
-    mountDir: '/mnt/disks',
-    blockCleanerCommand: ['fs-reset'],
-    volumeMode: 'Filesystem',
-    fsType: 'ext4',
-    namePattern: '*',
-    requireMountPoints: false,
-    minSizeBytes: '0',
-    parallelCleanups: 2,
-    ...o,
-  };
-}
+const cls = localClass;
 
 /** A discovery directory with one entry of every kind. */
 function world() {
