@@ -40,6 +40,13 @@ export interface AgentLoopOptions {
   publishMs?: number;
   publishOs?: PublishOs;
   /**
+   * On stop, unmount and remove every published volume (the agent inside `stowage start`,
+   * whose pods dir is in the data dir: nothing of a volume's data may stay reachable there,
+   * e.g. by `rm -rf` of the data dir, while Stowage is stopped). The next start publishes
+   * the pods' volumes again. A node's own agent leaves them (a kubelet restart does too).
+   */
+  unpublishOnStop?: boolean;
+  /**
    * The agent's own state dir: it records its running cleanup commands there, and at start
    * ends those a killed predecessor left running. Without it nothing is recorded.
    */
@@ -115,6 +122,10 @@ export class AgentLoop {
     this.abort.abort();
     for (const r of this.running.values()) r.abort.abort();
     await Promise.allSettled([...this.loops, ...[...this.running.values()].map((r) => r.done)]);
+    if (this.publisher && this.o.unpublishOnStop) {
+      const left = await this.publisher.unpublishAll();
+      for (const e of left) this.o.log.warn({ error: e }, 'could not unpublish on stop');
+    }
   }
 
   /** Job ids running in this process. */

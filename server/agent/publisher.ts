@@ -122,6 +122,19 @@ export class Publisher {
     }
   }
 
+  /** Unmounts and removes everything published here; returns what could not be. */
+  async unpublishAll(): Promise<string[]> {
+    const errors: string[] = [];
+    for (const uid of await this.os.readdir(this.podsDir)) {
+      try {
+        await this.unpublishPod(uid);
+      } catch (err) {
+        errors.push(`pod directory ${uid}: ${(err as Error).message}`);
+      }
+    }
+    return errors;
+  }
+
   /** Unmounts (when mounted) and removes one published entry. */
   private async unpublishEntry(target: string): Promise<void> {
     const kind = await this.os.lkind(target);

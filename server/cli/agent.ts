@@ -61,7 +61,7 @@ export async function startLocalAgent(app: AppContext, cfg: Config, apiUrl: stri
   const api = agentHttpClient({ server: apiUrl, token, caPem });
   const podsDir = path.join(cfg.dataDir, 'pods');
   mkdirSync(podsDir, { recursive: true, mode: 0o750 });
-  const loop = new AgentLoop({ api, os: realAgentOs, nodeName: cfg.nodeName, labels: cfg.nodeLabels, podsDir, stateDir: dir, log: logger.child({ component: 'agent' }) });
+  const loop = new AgentLoop({ api, os: realAgentOs, nodeName: cfg.nodeName, labels: cfg.nodeLabels, podsDir, stateDir: dir, unpublishOnStop: true, log: logger.child({ component: 'agent' }) });
   await loop.start();
   return loop;
 }
