@@ -51,3 +51,17 @@ export function podsUsingClaim(pods: Pod[], namespace: string, name: string): st
     .map((p) => p.metadata?.name ?? '')
     .sort();
 }
+
+/**
+ * The pods among `pods` that keep a claim from being deleted (pvc-protection): those that
+ * use it and are placed on a node. Upstream's podUsesPVC counts only scheduled pods: the
+ * kubelet sees a pod once it is scheduled, and will not start one whose claim is being
+ * deleted, so an unscheduled pod never gets to use it.
+ */
+export function podsProtectingClaim(pods: Pod[], namespace: string, name: string): string[] {
+  return podsUsingClaim(
+    pods.filter((p) => typeof p.spec?.nodeName === 'string' && p.spec.nodeName !== ''),
+    namespace,
+    name,
+  );
+}

@@ -140,9 +140,10 @@ describe('in-use protection', () => {
     await create(claim('used', ''));
     await create(claim('unused', ''));
     await create(claim('by-finished', ''));
-    await create(pod('user-1', ['used']));
-    await create(pod('user-2', ['used']));
-    const finished = await create(pod('finisher', ['by-finished']));
+    // On a node already (in-use protection counts scheduled pods only).
+    await create(pod('user-1', ['used'], { nodeName: 'node-a' }));
+    await create(pod('user-2', ['used'], { nodeName: 'node-a' }));
+    const finished = await create(pod('finisher', ['by-finished'], { nodeName: 'node-a' }));
 
     await ctx.app.objects.delete(admin, 'PersistentVolumeClaim', NS, 'used');
     await ctx.app.objects.delete(admin, 'PersistentVolumeClaim', NS, 'unused');
@@ -164,6 +165,17 @@ describe('in-use protection', () => {
     await ctx.app.store.update({ ...cur, status: { ...(cur as Pod).status, phase: 'Succeeded' } }, { subresource: 'status' });
     await waitFor('the claim of a finished pod to go', async () => !(await get('PersistentVolumeClaim', 'by-finished')));
     expect(finished.metadata.name).toBe('finisher');
+  });
+});
+
+describe('in-use protection counts only scheduled pods (upstream podUsesPVC)', () => {
+  it('a pod that names the claim but is on no node does not hold its deletion', async () => {
+    await create(claim('named-by-pending', ''));
+    // Placed nowhere: no node has this host name.
+    await create(pod('never-placed', ['named-by-pending'], { nodeSelector: { 'kubernetes.io/hostname': 'no-such-node' } }));
+    await ctx.app.objects.delete(admin, 'PersistentVolumeClaim', NS, 'named-by-pending');
+    await waitFor('the claim to go although an unscheduled pod names it', async () => !(await get('PersistentVolumeClaim', 'named-by-pending')));
+    expect((await get('Pod', 'never-placed'))?.spec?.nodeName).toBeUndefined();
   });
 });
 
@@ -251,5 +263,14 @@ describe('placement and WaitForFirstConsumer', () => {
     );
     expect(failed).toMatchObject({ type: 'Warning', reason: 'FailedScheduling', message });
     expect((await get('PersistentVolumeClaim', 'stuck-data'))?.metadata.annotations?.['volume.kubernetes.io/selected-node']).toBeUndefined();
+
+    // At the claim's next sync the binder names the pod it waits for (upstream's
+    // WaitForPodScheduled), not a first consumer that exists already.
+    const sd = (await get('PersistentVolumeClaim', 'stuck-data'))!;
+    await ctx.app.store.update({ ...sd, metadata: { ...sd.metadata, labels: { ...sd.metadata.labels, touched: 'yes' } } });
+    const waiting = await waitFor('the WaitForPodScheduled event', async () =>
+      (await eventsAbout(ctx.app, sd)).find((e) => e.reason === 'WaitForPodScheduled'),
+    );
+    expect(waiting).toMatchObject({ type: 'Normal', message: 'waiting for pod stuck to be scheduled' });
   });
 });

@@ -91,13 +91,21 @@ describe.skipIf(!bin)('kubectl and pods', () => {
   });
 
   test('deleting an in-use claim waits for its pod; deleting the pod lets it go', async () => {
+    // In use means by a pod placed on a node (upstream counts only scheduled pods): web-1 is.
+    const placed = readFileSync(manifest('pod.yaml'), 'utf8').replace('name: web-0', 'name: web-1').replace(/^spec:\n/m, 'spec:\n  nodeName: node-1\n');
+    const placedFile = path.join(h.dir, 'web-1.yaml');
+    writeFileSync(placedFile, placed);
+    expect(await ok(['apply', '-f', placedFile], { user: 'dev' })).toBe('pod/web-1 created\n');
     const r = await kubectl(['delete', 'pvc', 'web-data', '--wait=false'], { user: 'dev' });
     expect(r.stdout).toBe('persistentvolumeclaim "web-data" deleted\n');
     const held = JSON.parse(await ok(['get', 'pvc', 'web-data', '-o', 'json'], { user: 'dev' }));
     expect(held.metadata.deletionTimestamp).toBeTruthy();
     expect(held.metadata.finalizers).toEqual(['kubernetes.io/pvc-protection']);
     expect((await ok(['get', 'pvc', 'web-data'], { user: 'dev' })).split('\n')[1]).toMatch(/^web-data\s+Terminating\s/);
-    expect(await ok(['delete', 'pod', 'web-0'], { user: 'dev' })).toBe('pod "web-0" deleted\n');
+    // web-0, never placed, does not hold it; web-1 does until it goes.
+    const force = await kubectl(['delete', 'pod', 'web-1', '--grace-period=0', '--force'], { user: 'dev' });
+    expect(force.code).toBe(0);
+    expect(force.stdout).toContain('pod "web-1" force deleted');
     await ok(['wait', '--for=delete', 'pvc/web-data', '--timeout=20s'], { user: 'dev' });
     const gone = await kubectl(['get', 'pvc', 'web-data'], { user: 'dev' });
     expect(gone.stderr).toBe('Error from server (NotFound): persistentvolumeclaims "web-data" not found\n');

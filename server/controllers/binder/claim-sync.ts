@@ -7,6 +7,8 @@
 import { claimClass, type MatchOptions } from '../../domain/matching';
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
+import type { Pod } from '../../resources/pod/schema';
+import { podUsesClaim } from '../../domain/pod-claims';
 import type { StorageClass } from '../../resources/storage-class/schema';
 import type { ReconcileContext, ReconcileResult } from '../runtime/controller';
 import type { ControllerTx } from '../runtime/controller-tx';
@@ -80,6 +82,13 @@ async function matchOptions(d: BinderDeps, claim: PersistentVolumeClaim, sc: Sto
   return { delayBinding: true, node: node ? { name: nodeName!, labels: node.metadata.labels ?? {} } : undefined };
 }
 
+/** The claim's pods not yet placed on a node (and not terminated), by name, in pod order. */
+async function unscheduledPodsOf(d: BinderDeps, claim: PersistentVolumeClaim): Promise<string[]> {
+  const namespace = claim.metadata.namespace ?? '';
+  const pods = (await d.store.list('Pod', { namespace })).items as Pod[]; // a list of kind Pod
+  return pods.filter((p) => !p.spec?.nodeName && podUsesClaim(p, namespace, claim.metadata.name!)).map((p) => p.metadata?.name ?? '');
+}
+
 /** The facts of an unbound claim before its bind transaction (the default class filled in first, when it gets one). */
 async function unboundFacts(d: BinderDeps, ctx: ReconcileContext, read: PersistentVolumeClaim): Promise<ClaimFacts> {
   const defaultClass = mayTakeDefaultClass(read) ? (await d.classes.defaultClass())?.metadata.name : undefined;
@@ -89,7 +98,8 @@ async function unboundFacts(d: BinderDeps, ctx: ReconcileContext, read: Persiste
   const cls = claimClass(claim);
   const storageClass = cls ? await d.classes.get(cls) : undefined;
   const opts = await matchOptions(d, claim, storageClass);
-  return { claim, defaultClass, storageClass, opts, inTreeProvisioners: d.inTreeProvisioners };
+  const unscheduledPods = opts.delayBinding && !opts.node ? await unscheduledPodsOf(d, claim) : undefined;
+  return { claim, defaultClass, storageClass, opts, unscheduledPods, inTreeProvisioners: d.inTreeProvisioners };
 }
 
 /** The claim locked, and the volume it names or the seed's match for it, read in the bind transaction. */

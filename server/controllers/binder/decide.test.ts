@@ -4,7 +4,7 @@ import type { PersistentVolume } from '../../resources/persistent-volume/schema'
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import type { StorageClass } from '../../resources/storage-class/schema';
 import { annBindCompleted, annBindingExplanation } from '../../domain/well-known/annotations';
-import { dataSourceRefusal, decide, type ClaimAction, type ClaimFacts, type LockedFacts } from './decide';
+import { dataSourceRefusal, decide, delayBindingEvent, type ClaimAction, type ClaimFacts, type LockedFacts } from './decide';
 
 interface ClaimShape {
   cls?: string | null;
@@ -65,6 +65,7 @@ interface Row {
   sc?: StorageClass;
   opts?: MatchOptions;
   locked?: LockedFacts;
+  unscheduledPods?: string[];
   want: string;
 }
 
@@ -88,7 +89,7 @@ function summary(a: ClaimAction): string {
 }
 
 function facts(r: Row): ClaimFacts {
-  return { claim: r.claim, volume: r.volume, defaultClass: r.defaultClass, storageClass: r.sc, opts: r.opts ?? {}, inTreeProvisioners: inTree, locked: r.locked };
+  return { claim: r.claim, volume: r.volume, defaultClass: r.defaultClass, storageClass: r.sc, opts: r.opts ?? {}, unscheduledPods: r.unscheduledPods, inTreeProvisioners: inTree, locked: r.locked };
 }
 
 const unbound = (o: ClaimShape = {}) => claim(o);
@@ -139,6 +140,7 @@ describe('decide: what the bind transaction found (upstream syncUnboundClaim)', 
     { name: 'no match, candidates busy', claim: c, locked: lockedAs(c, { busy: true }), want: 'retrySoon' },
     { name: 'no match, being deleted', claim: unbound({ deleting: true }), locked: lockedAs(unbound({ deleting: true })), sc: storageClass('ext.io/nfs'), want: 'none' },
     { name: 'no match, WaitForFirstConsumer without a node', claim: c, sc: storageClass('ext.io/nfs'), opts: wffcNoNode, locked: lockedAs(c), want: 'pending waitForFirstConsumer [WaitForFirstConsumer]' },
+    { name: 'no match, WaitForFirstConsumer, a pod not yet scheduled', claim: c, sc: storageClass('ext.io/nfs'), opts: wffcNoNode, unscheduledPods: ['web-0'], locked: lockedAs(c), want: 'pending waitForFirstConsumer [WaitForPodScheduled]' },
     { name: 'no match, class not found', claim: c, locked: lockedAs(c), want: 'pending classNotFound [ProvisioningFailed]' },
     { name: 'no match, in-tree provisioner', claim: c, sc: storageClass('stowage.io/host-path'), locked: lockedAs(c), want: 'provision stowage.io/host-path' },
     { name: 'no match, external provisioner', claim: c, sc: storageClass('ext.io/nfs'), locked: lockedAs(c), want: 'provision ext.io/nfs [ExternalProvisioning]' },
@@ -186,5 +188,15 @@ describe('decide: what goes with the action', () => {
     const { claim: b, volume: v } = complete();
     b.metadata.annotations![annBindingExplanation] = '{}';
     expect(summary(decide(facts({ name: '', claim: b, volume: v, want: '' })))).toBe('bind pv-1');
+  });
+});
+
+describe('delayBindingEvent (upstream emitEventForUnboundDelayBindingClaim)', () => {
+  it.each([
+    { pods: [], reason: 'WaitForFirstConsumer', message: 'waiting for first consumer to be created before binding' },
+    { pods: ['web-0'], reason: 'WaitForPodScheduled', message: 'waiting for pod web-0 to be scheduled' },
+    { pods: ['web-0', 'web-1'], reason: 'WaitForPodScheduled', message: 'waiting for pods web-0,web-1 to be scheduled' },
+  ])('$pods', ({ pods, reason, message }) => {
+    expect(delayBindingEvent(pods)).toEqual({ reason, message });
   });
 });

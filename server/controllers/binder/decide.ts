@@ -29,6 +29,11 @@ export interface ClaimFacts {
   storageClass?: StorageClass;
   /** How the claim matches: WaitForFirstConsumer, and the node its consumer was given. */
   opts?: MatchOptions;
+  /**
+   * A WaitForFirstConsumer claim without a node: its pods that are not yet placed (and not
+   * terminated), by name (upstream findNonScheduledPodsByPVC).
+   */
+  unscheduledPods?: string[];
   /** Provisioner names of the in-tree plugins. */
   inTreeProvisioners: ReadonlySet<string>;
   /** What the bind transaction found under its locks; unset until it ran. */
@@ -184,13 +189,23 @@ export function dataSourceRefusal(plugin: string): string {
 
 const pending = (situation: Situation, event?: BinderEvent): ClaimAction => ({ action: 'pending', situation, events: event ? [event] : [], showNear: true });
 
+/**
+ * Upstream emitEventForUnboundDelayBindingClaim: waiting for a first consumer, or, when pods
+ * naming the claim exist but none is placed yet, for those pods to be scheduled (all named:
+ * any of them may be the one placed first).
+ */
+export function delayBindingEvent(unscheduledPods: readonly string[]): { reason: string; message: string } {
+  if (unscheduledPods.length === 0) return { reason: reasons.waitForFirstConsumer, message: 'waiting for first consumer to be created before binding' };
+  const message = unscheduledPods.length > 1 ? `waiting for pods ${unscheduledPods.join(',')} to be scheduled` : `waiting for pod ${unscheduledPods[0]} to be scheduled`;
+  return { reason: reasons.waitForPodScheduled, message };
+}
+
 /** Upstream syncUnboundClaim's "no volume found" branch: provisioning, or why not. */
 function pendingAction(f: ClaimFacts): ClaimAction {
   const { claim, storageClass: sc } = f;
   const cls = claimClass(claim);
   if (f.opts?.delayBinding && !f.opts.node) {
-    const message = 'waiting for first consumer to be created before binding';
-    return pending({ kind: 'waitForFirstConsumer', className: cls }, { type: 'Normal', reason: reasons.waitForFirstConsumer, message });
+    return pending({ kind: 'waitForFirstConsumer', className: cls }, { type: 'Normal', ...delayBindingEvent(f.unscheduledPods ?? []) });
   }
   if (cls === '') {
     const noDefault = !claimHasClass(claim) && f.defaultClass === undefined;

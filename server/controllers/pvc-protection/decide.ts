@@ -1,7 +1,8 @@
 // PVC protection (upstream pkg/controller/volume/pvcprotection and the
 // StorageObjectInUseProtection admission plugin), as a pure decision: every claim carries
 // kubernetes.io/pvc-protection from creation; a claim being deleted keeps it while any pod
-// that is not Succeeded or Failed names the claim, and loses it once none does.
+// placed on a node (upstream counts only scheduled pods) and not Succeeded or Failed names
+// the claim, and loses it once none does.
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import { pvcProtectionFinalizer } from '../../domain/well-known/finalizers';
 

@@ -3,7 +3,7 @@
 // claims created without it (admission adds it on create), and removes it from a claim
 // being deleted once no live pod uses it. The pods are read fresh from the store for every
 // decision (upstream double-checks with a live list before removing, for the same reason).
-import { podClaimNames, podsUsingClaim } from '../../domain/pod-claims';
+import { podClaimNames, podsProtectingClaim } from '../../domain/pod-claims';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import type { Pod } from '../../resources/pod/schema';
 import { claimsToProtect } from '../../store/protection-queries';
@@ -28,7 +28,7 @@ export async function podsInNamespace(store: ObjectStore, namespace: string): Pr
 export async function protectClaim(d: PvcProtectionDeps, ctx: ReconcileContext, namespace: string, name: string): Promise<void> {
   const read = await d.store.tryGet(PVC, namespace, name);
   if (!read) return;
-  const usedBy = read.metadata.deletionTimestamp ? podsUsingClaim(await podsInNamespace(d.store, namespace), namespace, name) : [];
+  const usedBy = read.metadata.deletionTimestamp ? podsProtectingClaim(await podsInNamespace(d.store, namespace), namespace, name) : [];
   const action = decideClaimProtection(read, usedBy);
   if (action.kind === 'none') return;
   if (action.kind === 'wait') {

@@ -15,6 +15,8 @@ export const reasons = {
   externalProvisioning: 'ExternalProvisioning',
   /** The claim waits for its first consumer before binding (WaitForFirstConsumer). */
   waitForFirstConsumer: 'WaitForFirstConsumer',
+  /** A WaitForFirstConsumer claim's pods exist but none is placed on a node yet. */
+  waitForPodScheduled: 'WaitForPodScheduled',
   /** A volume with reclaim policy Recycle could not be recycled. */
   volumeFailedRecycle: 'VolumeFailedRecycle',
   /** A volume's unknown reclaim policy. */
