@@ -1,10 +1,11 @@
 // First-start work: the first admin (password printed once, stored hashed), the
 // "default" namespace, and the admin kubeconfig.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from './context';
 import { caPemPath } from '../kube/pki';
 import { renderKubeconfig } from './kubeconfig';
+import { writePrivateFile } from './private-file';
 
 export interface BootstrapResult {
   adminCreated?: { name: string; password: string };
@@ -18,7 +19,7 @@ export async function writeKubeconfig(app: AppContext, dataDir: string, user: st
   // A developer's context starts in a namespace they can read, not `default`.
   const principal = await app.users.byName(user);
   const namespace = principal?.role === 'developer' ? principal.namespaces[0] : undefined;
-  writeFileSync(file, renderKubeconfig({ server, user, token, caPem, namespace }), { mode: 0o600 });
+  await writePrivateFile(file, renderKubeconfig({ server, user, token, caPem, namespace }));
   return file;
 }
 

@@ -1,5 +1,5 @@
 // `stowage start | server | migrate | user add | user list | token create | kubeconfig | bootstrap | backup | restore`
-import { createReadStream, createWriteStream, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { bootstrap, writeKubeconfig } from '../app/bootstrap';
@@ -7,6 +7,7 @@ import { apiServerUrl } from '../kube/api-server';
 import { buildDashboard, dashboardBuildNeeded } from '../app/build';
 import { loadConfig, type Config } from '../app/config';
 import { createAppContext, type AppContext } from '../app/context';
+import { writePrivateFile, writePrivateStream } from '../app/private-file';
 import { logger } from '../services/logger';
 import { bootstrapFiles, generateBootstrap, storageClassMapFromFile, tokenDirOnHost, tokenFileName } from '../agent/bootstrap';
 import { compiledBuild } from '../domain/build';
@@ -221,7 +222,7 @@ node
     withApp(async (app) => {
       const token = await app.nodeAgent.createToken(name, 'stowage node add');
       if (o.out) {
-        writeFileSync(o.out, `${token}\n`, { mode: 0o600 });
+        await writePrivateFile(o.out, `${token}\n`);
         say(`Node ${name} registered; its token is in ${o.out}`);
       } else say(token);
     }),
@@ -267,16 +268,9 @@ program
   .action(async (file: string) => {
     const cfg = loadConfig();
     const db = await connect(cfg);
-    const tmp = `${path.resolve(file)}.partial`;
     try {
-      const out = createWriteStream(tmp, { mode: 0o600 });
-      const summary = await writeBackup(db.connectionString, out);
-      await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
-      renameSync(tmp, path.resolve(file));
+      const summary = await writePrivateStream(file, (out) => writeBackup(db.connectionString, out));
       say(`Backed up ${summary.rows} rows of ${summary.tables} tables at resourceVersion ${summary.resourceVersion} to ${path.resolve(file)}`);
-    } catch (e) {
-      rmSync(tmp, { force: true });
-      throw e;
     } finally {
       await db.stop();
     }
