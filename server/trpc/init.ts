@@ -7,6 +7,7 @@ import type { Principal } from '../domain/authorization';
 import { isStowageError, type ErrorCode, type FieldError } from '../domain/errors';
 import { logger } from '../services/logger';
 import { maskCredentials } from '../domain/redaction';
+import { checkUntrusted } from '../services/manifest';
 
 export interface TrpcContext {
   app: Services;
@@ -69,8 +70,17 @@ const mapErrors = t.middleware(async ({ next, path }) => {
   return result;
 });
 
+/**
+ * Every input passes the check every REST body and query passes (no NUL, no lone
+ * surrogate, bounded nesting, no `__proto__` key): a 400 before any procedure reads it.
+ */
+const checkInput = t.middleware(async ({ getRawInput, next }) => {
+  checkUntrusted(await getRawInput(), 'the input');
+  return next();
+});
+
 export const router = t.router;
-export const publicProcedure = t.procedure.use(mapErrors).use(({ ctx, next }) => {
+export const publicProcedure = t.procedure.use(mapErrors).use(checkInput).use(({ ctx, next }) => {
   if (ctx.nodeToken) throw new TRPCError({ code: 'FORBIDDEN', message: 'a node token may only use the agent API of its own node' });
   return next();
 });
