@@ -8,7 +8,7 @@ import { HEALTH_HEADERS, parseHealthRequest, type HealthRequest } from '../domai
 import type { Services } from '../services/services';
 import { logger } from '../services/logger';
 import { appRouter } from '../trpc/root';
-import { answerClientError, HEADERS_TIMEOUT_MS, MAX_HEADER_BYTES, REQUEST_TIMEOUT_MS } from './client-error';
+import { answerClientError, badRequestResponse, HEADERS_TIMEOUT_MS, MAX_HEADER_BYTES, REQUEST_TIMEOUT_MS, requestProblem } from './client-error';
 import { bearerToken, readCookie, SESSION_COOKIE, sessionCookie } from './cookies';
 import { crossOriginProblem } from './origin';
 
@@ -86,9 +86,15 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     nextApp = n;
   }
 
-  const options = { maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS };
+  const options = { maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS, requireHostHeader: false };
   const server = http.createServer(options, async (req, res) => {
     const url = req.url ?? '/';
+    const problem = requestProblem(req, true);
+    if (problem) {
+      const answer = badRequestResponse(problem);
+      res.writeHead(400, answer.headers);
+      return res.end(answer.body);
+    }
     try {
       const crossOrigin = crossOriginProblem(req.method ?? 'GET', req.headers, { secure: isSecure(req), allowedOrigins: opts.allowedOrigins });
       if (crossOrigin) {

@@ -53,15 +53,32 @@ const t = initTRPC.context<TrpcContext>().create({
   },
 });
 
+/** A StowageError as the tRPC error of its code (its message masked); anything else unchanged. */
+export function typedError(e: unknown): unknown {
+  const cause = e instanceof TRPCError && isStowageError(e.cause) ? e.cause : e;
+  if (!isStowageError(cause)) return e;
+  return new TRPCError({ code: codeMap[cause.code], message: maskCredentials(cause.message), cause });
+}
+
+/**
+ * A subscription's events, its errors typed: an error thrown while a stream runs is past
+ * the middlewares (they see only its start), so a stream maps its own.
+ */
+export async function* typedErrors<T>(events: AsyncIterable<T>): AsyncGenerator<T> {
+  try {
+    yield* events;
+  } catch (e) {
+    throw typedError(e);
+  }
+}
+
 /** StowageErrors become tRPC errors with the matching code; anything else is a plain 500. */
 const mapErrors = t.middleware(async ({ next, path }) => {
   const result = await next();
   if (!result.ok) {
     const err = result.error;
     const cause = err.cause;
-    if (isStowageError(cause)) {
-      throw new TRPCError({ code: codeMap[cause.code], message: maskCredentials(cause.message), cause });
-    }
+    if (isStowageError(cause)) throw typedError(cause);
     if (err.code === 'INTERNAL_SERVER_ERROR') {
       logger.error({ err: cause ?? err, path }, 'internal error in tRPC procedure');
       throw new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'Internal error; the server log has the details' });
