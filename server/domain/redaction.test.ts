@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { hideForeignClaims, isSecretKey, isSecretReference, MASK, maskCredentials, maskValues, REDACTED, redactForReader, restoreRedacted, type Reader } from './redaction';
+import { hideForeignClaims, isSecretKey, redactExplanation, isSecretReference, MASK, maskCredentials, maskValues, REDACTED, redactForReader, restoreRedacted, type Reader } from './redaction';
 import { annBindingExplanation, annLastAppliedConfiguration } from './well-known/annotations';
 
 const admin: Reader = { secrets: true, volumes: true, namespaces: 'all' };
@@ -95,6 +95,14 @@ describe('hideForeignClaims', () => {
     ['belongs to an earlier claim named team-b/x (uid 123), not to this one', 'belongs to an earlier another claim, not to this one'],
     ['which is bound to another claim (team-b/claim-later).', 'which is bound to another claim (another claim).'],
   ])('%s', (text, want) => expect(hideForeignClaims(text, ['team-a'])).toBe(want));
+});
+
+test("the binder's explanation hides other volumes' labels from a reader who may not see volumes", () => {
+  const text = JSON.stringify({ summary: 's', candidates: [{ name: 'gold', reasons: ["labels {tier=gold} do not match the claim's selector app=db", 'is bound to claim team-b/x'] }] });
+  expect(JSON.parse(redactExplanation(text, dev)).candidates).toEqual([
+    { name: '(volume 1)', reasons: ["its labels do not match the claim's selector app=db", 'is bound to another claim'] },
+  ]);
+  expect(JSON.parse(redactExplanation(text, viewer)).candidates[0].reasons[0]).toContain('tier=gold');
 });
 
 function storageClass() {

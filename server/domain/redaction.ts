@@ -216,6 +216,18 @@ export function hideForeignClaims(text: string, namespaces: Reader['namespaces']
   });
 }
 
+/** A volume's labels in a matching reason (`labels {a=b} do not match the claim's selector ...`). */
+const VOLUME_LABELS = /\blabels \{[^}]*\}/g;
+
+/**
+ * Why a volume does not fit a claim, as a reader may see it: claims of namespaces it may
+ * not see become "another claim"; a reader who may not see volumes does not see their labels.
+ */
+export function redactReason(text: string, r: Reader): string {
+  const shown = hideForeignClaims(text, r.namespaces);
+  return r.volumes ? shown : shown.replace(VOLUME_LABELS, 'its labels');
+}
+
 /** The binder's explanation as a reader may see it: counts and reasons, no foreign names. */
 export function redactExplanation(text: string, r: Reader): string {
   let parsed: unknown;
@@ -231,7 +243,7 @@ export function redactExplanation(text: string, r: Reader): string {
   if (Array.isArray(v.candidates)) {
     out.candidates = v.candidates.map((c: { name?: unknown; reasons?: unknown } | null, i: number) => ({
       name: r.volumes ? String(c?.name ?? '') : `(volume ${i + 1})`,
-      reasons: Array.isArray(c?.reasons) ? c.reasons.map((x: unknown) => hideForeignClaims(String(x), r.namespaces)) : [],
+      reasons: Array.isArray(c?.reasons) ? c.reasons.map((x: unknown) => redactReason(String(x), r)) : [],
     }));
   }
   return JSON.stringify(out);
