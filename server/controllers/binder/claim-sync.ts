@@ -19,6 +19,7 @@ import { decide, isBindCompleted, mayTakeDefaultClass, type ClaimAction, type Cl
 import type { BinderDeps } from './deps';
 import { claimKey } from './keys';
 import { keepPending } from './pending';
+import { identityLabels } from '../../domain/node-lifecycle';
 
 const PVC = 'PersistentVolumeClaim';
 const PV = 'PersistentVolume';
@@ -77,7 +78,7 @@ async function matchOptions(d: BinderDeps, claim: PersistentVolumeClaim, sc: Sto
   if (sc?.volumeBindingMode !== 'WaitForFirstConsumer') return {};
   const nodeName = claim.metadata.annotations?.[annSelectedNode];
   const node = nodeName ? await d.store.tryGet('Node', undefined, nodeName) : undefined;
-  return { delayBinding: true, node: node ? { name: nodeName!, labels: node.metadata.labels ?? {} } : undefined };
+  return { delayBinding: true, node: node ? { name: nodeName!, labels: identityLabels(nodeName!, node.metadata.labels) } : undefined };
 }
 
 /** The facts of an unbound claim before its bind transaction (the default class filled in first, when it gets one). */
