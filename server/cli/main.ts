@@ -7,6 +7,7 @@ import { apiServerUrl } from '../kube/api-server';
 import { buildDashboard, dashboardBuildNeeded } from '../app/build';
 import { loadConfig, type Config } from '../app/config';
 import { createAppContext, type AppContext } from '../app/context';
+import { pkiConflict, pkiDir, readPkiFiles, writePkiFiles } from '../app/pki-files';
 import { writePrivateFile, writePrivateStream } from '../app/private-file';
 import { logger } from '../services/logger';
 import { bootstrapFiles, generateBootstrap, storageClassMapFromFile, tokenDirOnHost, tokenFileName } from '../agent/bootstrap';
@@ -269,8 +270,11 @@ program
     const cfg = loadConfig();
     const db = await connect(cfg);
     try {
-      const summary = await writePrivateStream(file, (out) => writeBackup(db.connectionString, out));
+      const pki = readPkiFiles(cfg.dataDir);
+      const summary = await writePrivateStream(file, (out) => writeBackup(db.connectionString, out, pki));
       say(`Backed up ${summary.rows} rows of ${summary.tables} tables at resourceVersion ${summary.resourceVersion} to ${path.resolve(file)}`);
+      if (Object.keys(pki).length > 0) say(`with the API's PKI from ${pkiDir(cfg.dataDir)} (${Object.keys(pki).join(', ')}): keep the file private`);
+      else say(`without the API's PKI: ${pkiDir(cfg.dataDir)} has no CA; copy the servers' pki/ca.crt and pki/ca.key yourself`);
     } finally {
       await db.stop();
     }
@@ -288,8 +292,15 @@ program
     mkdirSync(cfg.dataDir, { recursive: true });
     const db = await openDatabase({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl });
     try {
-      const summary = await restoreBackup(db.connectionString, createReadStream(path.resolve(file)));
+      const checkPki = (pki: Record<string, string>) => {
+        const conflict = pkiConflict(cfg.dataDir, pki);
+        if (conflict) throw new Error(conflict);
+      };
+      const summary = await restoreBackup(db.connectionString, createReadStream(path.resolve(file)), { checkPki });
       say(`Restored ${summary.rows} rows of ${summary.tables} tables; resourceVersion ${summary.resourceVersion} (watches from before it get 410 and relist)`);
+      const written = await writePkiFiles(cfg.dataDir, summary.pki);
+      if (written.length > 0) say(`Restored the API's PKI into ${pkiDir(cfg.dataDir)} (${written.join(', ')}): kubeconfigs and agents that trusted it keep working`);
+      else say(`The backup holds no PKI: copy the old servers' pki/ca.crt and pki/ca.key into ${pkiDir(cfg.dataDir)} before the first start, or old kubeconfigs will not trust the new CA`);
     } finally {
       await db.stop();
     }
