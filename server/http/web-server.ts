@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { register } from 'prom-client';
+import { mayReadMetrics } from '../domain/authorization';
 import { HEALTH_HEADERS, parseHealthRequest, type HealthRequest } from '../domain/health';
 import type { Services } from '../services/services';
 import { logger } from '../services/logger';
@@ -108,10 +109,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
         res.writeHead(answer.status, HEALTH_HEADERS);
         return res.end(answer.body);
       }
-      if (url === '/metrics') {
-        res.writeHead(200, { 'content-type': register.contentType });
-        return res.end(await register.metrics());
-      }
+      if (url.split('?')[0] === '/metrics') return await serveMetrics(app, req, res);
       if (nextHandle) return await nextHandle(req, res);
       res.writeHead(404, { 'content-type': 'text/plain' });
       res.end('not found');
@@ -138,6 +136,35 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
       await nextApp?.close?.().catch(() => {});
     },
   };
+}
+
+/**
+ * `/metrics` for an admin or viewer only (a bearer token, as a scraper sends, or a
+ * dashboard session): 401 without one, 403 for anyone else, each a Status as
+ * kube-apiserver answers for its own /metrics.
+ */
+async function serveMetrics(app: Services, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const token = bearerToken(req) ?? readCookie(req, SESSION_COOKIE);
+  const principal = await app.users.authenticate(token);
+  if (mayReadMetrics(principal)) {
+    res.writeHead(200, { 'content-type': register.contentType });
+    return void res.end(await register.metrics());
+  }
+  const node = principal ? undefined : await app.nodeAgent.authenticate(token);
+  const who = principal?.name ?? (node ? `system:node:${node.nodeName}` : undefined);
+  const status = who === undefined ? 401 : 403;
+  const body = {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: who === undefined ? 'Unauthorized' : `forbidden: User "${who}" cannot get path "/metrics"`,
+    reason: who === undefined ? 'Unauthorized' : 'Forbidden',
+    details: {},
+    code: status,
+  };
+  res.writeHead(status, { 'content-type': 'application/json', ...(status === 401 ? { 'www-authenticate': 'Bearer realm="stowage"' } : {}) });
+  res.end(JSON.stringify(body));
 }
 
 function retryAfterOf(cause: unknown): number | undefined {

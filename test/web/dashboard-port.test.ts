@@ -1,7 +1,7 @@
 // The dashboard's HTTP server (loopback, no pages) on requests at its edges: a request
-// target that is not a path, HTTP/1.1 without Host, and the live stream's errors, which
+// target that is not a path, HTTP/1.1 without Host, the live stream's errors, which
 // reach the client with their own tRPC codes (not INTERNAL_SERVER_ERROR) and are not
-// logged as server errors.
+// logged as server errors, and /metrics, which only admins and viewers may read.
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
@@ -21,6 +21,9 @@ beforeAll(async () => {
   await app.users.create({ name: 'dev', role: 'developer', namespaces: ['team-a'] });
   tokens.admin = await app.users.createToken('admin');
   tokens.dev = await app.users.createToken('dev');
+  await app.users.create({ name: 'watcher', role: 'viewer' });
+  tokens.viewer = await app.users.createToken('watcher');
+  tokens.node = await app.nodeAgent.createToken('node-1');
   web = await startWebServer({ app, host: '127.0.0.1', port: 0, dir: '.', pages: false });
 });
 afterAll(async () => {
@@ -110,5 +113,37 @@ describe('the live stream (objects.watch) answers errors typed', () => {
     expect(e.data).toMatchObject({ data: { code, httpStatus: status } });
     expect(e.data.message).not.toMatch(/^Internal error/);
     expect(errors).not.toHaveBeenCalled();
+  });
+});
+
+describe('/metrics on the dashboard port', () => {
+  const get = async (path: string, headers: Record<string, string> = {}) => {
+    const r = await fetch(`${web.url}${path}`, { headers });
+    return { status: r.status, text: await r.text(), headers: r.headers };
+  };
+
+  const cases: { who: string; token?: () => string; status: number; reason: string }[] = [
+    { who: 'nobody (no token)', status: 401, reason: 'Unauthorized' },
+    { who: 'an unknown token', token: () => 'swu_nope', status: 401, reason: 'Unauthorized' },
+    { who: 'a developer', token: () => tokens.dev!, status: 403, reason: 'Forbidden' },
+    { who: 'a node token', token: () => tokens.node!, status: 403, reason: 'Forbidden' },
+  ];
+  test.each(cases)('$who: $status, no metrics', async ({ token, status, reason }) => {
+    for (const path of ['/metrics', '/metrics?x=1']) {
+      const r = await get(path, token ? { Authorization: `Bearer ${token()}` } : {});
+      expect(r.status, path).toBe(status);
+      expect(JSON.parse(r.text)).toMatchObject({ kind: 'Status', reason, code: status });
+      expect(r.text).not.toMatch(/# HELP|# TYPE/);
+    }
+  });
+
+  test.each(['admin', 'viewer'])('%s (bearer token): the metrics', async (who) => {
+    const r = await get('/metrics', { Authorization: `Bearer ${tokens[who]}` });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  });
+
+  test('health probes stay open (as kube components serve them)', async () => {
+    expect((await get('/healthz')).status).toBe(200);
   });
 });
