@@ -1,7 +1,8 @@
 // Property-based fuzzing of the dashboard's tRPC endpoint over HTTP, as every role:
-// hostile inputs to every query and mutation (manifests in YAML and JSON, refs, selectors),
-// batches, wrong methods and content types (not the live subscription, which stays open by
-// design). Properties: no 5xx; every error a typed tRPC
+// hostile inputs to every query and mutation (manifests in YAML and JSON, refs, selectors,
+// and a hostile string in every string field of every procedure, read from its own input
+// schema: procedure-inputs.ts), batches, wrong methods and content types (not the live
+// subscription, which stays open by design). Properties: no 5xx; every error a typed tRPC
 // error (a known code, its HTTP status, a message); after each batch the health probe
 // answers, every stored object re-validates, and the prototypes are untouched.
 import http from 'node:http';
