@@ -1,11 +1,11 @@
 // First-start work: the first admin (password printed once, stored hashed), the
 // "default" namespace, and the admin kubeconfig.
-import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from './context';
 import { caPemPath } from '../kube/pki';
 import { renderKubeconfig } from './kubeconfig';
+import { writePrivateFile } from './private-file';
 
 export interface BootstrapResult {
   adminCreated?: { name: string; password: string };
@@ -19,11 +19,7 @@ export async function writeKubeconfig(app: AppContext, dataDir: string, user: st
   // A developer's context starts in a namespace they can read, not `default`.
   const principal = await app.users.byName(user);
   const namespace = principal?.role === 'developer' ? principal.namespaces[0] : undefined;
-  // A new owner-only file renamed into place: never a half-written kubeconfig (replicas
-  // sharing a data dir may write it at once), never an existing file's mode kept.
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  writeFileSync(tmp, renderKubeconfig({ server, user, token, caPem, namespace }), { mode: 0o600, flag: 'wx' });
-  renameSync(tmp, file);
+  await writePrivateFile(file, renderKubeconfig({ server, user, token, caPem, namespace }));
   return file;
 }
 

@@ -1,5 +1,5 @@
 // `stowage start | server | migrate | user add | user list | token create | kubeconfig | bootstrap | backup | restore`
-import { createReadStream, createWriteStream, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { bootstrap, writeKubeconfig } from '../app/bootstrap';
@@ -7,6 +7,8 @@ import { apiServerUrl } from '../kube/api-server';
 import { buildDashboard, dashboardBuildNeeded } from '../app/build';
 import { loadConfig, type Config } from '../app/config';
 import { createAppContext, type AppContext } from '../app/context';
+import { pkiConflict, pkiDir, readPkiFiles, writePkiFiles } from '../app/pki-files';
+import { writePrivateFile, writePrivateStream } from '../app/private-file';
 import { logger } from '../services/logger';
 import { bootstrapFiles, caFileName, generateBootstrap, storageClassMapFromFile, tokenDirOnHost, tokenFileName } from '../agent/bootstrap';
 import { compiledBuild } from '../domain/build';
@@ -227,7 +229,7 @@ node
     withApp(async (app) => {
       const token = await app.nodeAgent.createToken(name, 'stowage node add');
       if (o.out) {
-        writeFileSync(o.out, `${token}\n`, { mode: 0o600 });
+        await writePrivateFile(o.out, `${token}\n`);
         say(`Node ${name} registered; its token is in ${o.out}`);
       } else say(token);
     }),
@@ -273,16 +275,12 @@ program
   .action(async (file: string) => {
     const cfg = loadConfig();
     const db = await connect(cfg);
-    const tmp = `${path.resolve(file)}.partial`;
     try {
-      const out = createWriteStream(tmp, { mode: 0o600 });
-      const summary = await writeBackup(db.connectionString, out);
-      await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
-      renameSync(tmp, path.resolve(file));
+      const pki = readPkiFiles(cfg.dataDir);
+      const summary = await writePrivateStream(file, (out) => writeBackup(db.connectionString, out, pki));
       say(`Backed up ${summary.rows} rows of ${summary.tables} tables at resourceVersion ${summary.resourceVersion} to ${path.resolve(file)}`);
-    } catch (e) {
-      rmSync(tmp, { force: true });
-      throw e;
+      if (Object.keys(pki).length > 0) say(`with the API's PKI from ${pkiDir(cfg.dataDir)} (${Object.keys(pki).join(', ')}): keep the file private`);
+      else say(`without the API's PKI: ${pkiDir(cfg.dataDir)} has no CA; copy the servers' pki/ca.crt and pki/ca.key yourself`);
     } finally {
       await db.stop();
     }
@@ -300,8 +298,15 @@ program
     mkdirSync(cfg.dataDir, { recursive: true });
     const db = await openDatabase({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl });
     try {
-      const summary = await restoreBackup(db.connectionString, createReadStream(path.resolve(file)));
+      const checkPki = (pki: Record<string, string>) => {
+        const conflict = pkiConflict(cfg.dataDir, pki);
+        if (conflict) throw new Error(conflict);
+      };
+      const summary = await restoreBackup(db.connectionString, createReadStream(path.resolve(file)), { checkPki });
       say(`Restored ${summary.rows} rows of ${summary.tables} tables; resourceVersion ${summary.resourceVersion} (watches from before it get 410 and relist)`);
+      const written = await writePkiFiles(cfg.dataDir, summary.pki);
+      if (written.length > 0) say(`Restored the API's PKI into ${pkiDir(cfg.dataDir)} (${written.join(', ')}): kubeconfigs and agents that trusted it keep working`);
+      else say(`The backup holds no PKI: copy the old servers' pki/ca.crt and pki/ca.key into ${pkiDir(cfg.dataDir)} before the first start, or old kubeconfigs will not trust the new CA`);
     } finally {
       await db.stop();
     }

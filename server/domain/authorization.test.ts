@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { isAllowed, VERBS, visibleNamespaces, type Principal, type Verb } from './authorization';
+import { isAllowed, mayReadMetrics, VERBS, visibleNamespaces, type Principal, type Verb } from './authorization';
 
 const admin: Principal = { type: 'user', id: '1', name: 'root', role: 'admin', namespaces: [] };
 const viewer: Principal = { type: 'user', id: '2', name: 'val', role: 'viewer', namespaces: [] };
@@ -67,4 +67,13 @@ describe('visibleNamespaces', () => {
   ])('$who → $want', ({ p, kind, want }) => {
     expect(visibleNamespaces(p, 'list', kind)).toEqual(want);
   });
+});
+
+describe('mayReadMetrics', () => {
+  test.each([
+    { who: 'nobody signed in', p: undefined, want: false },
+    { who: 'admin', p: admin, want: true },
+    { who: 'viewer', p: viewer, want: true },
+    { who: 'developer', p: dev, want: false },
+  ])('$who → $want', ({ p, want }) => expect(mayReadMetrics(p)).toBe(want));
 });

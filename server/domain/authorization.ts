@@ -94,6 +94,16 @@ export function isAllowed(p: Principal, verb: Verb, kind: string, namespace?: st
 }
 
 /**
+ * May `p` read the process metrics (`/metrics`)? They describe the whole installation
+ * (every controller's queue, errors, request counts), so only principals who may read
+ * everything: admins and viewers (upstream grants `get` on the nonResource URL /metrics
+ * to cluster-wide readers such as system:monitoring). Nobody unauthenticated.
+ */
+export function mayReadMetrics(p: Principal | undefined): boolean {
+  return p !== undefined && (p.role === 'admin' || p.role === 'viewer');
+}
+
+/**
  * For a list or watch across all namespaces: the namespaces whose objects `p` may
  * see, or 'all'. A developer sees only their own; nothing is an error.
  */

@@ -2,7 +2,8 @@ import { describe, expect, test } from 'vitest';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import type { StorageClass } from '../resources/storage-class/schema';
-import { capabilityProblems, planClaim, withoutVolumeNames, type PlanInput } from './claim-plan';
+import { capabilityProblems, planClaim, redactPlan, type PlanInput } from './claim-plan';
+import type { Reader } from './redaction';
 
 const claim = (modes = ['ReadWriteOnce'], size = '1Gi', volumeMode = 'Filesystem'): PersistentVolumeClaim => ({
   apiVersion: 'v1',
@@ -44,11 +45,38 @@ describe('planClaim', () => {
     expect(plan.summary).toMatch(summary);
   });
 
-  test('the nearest volumes come with reasons; developers see no names', () => {
+  test('the nearest volumes come with reasons', () => {
     const plan = planClaim({ ...base, claim: claim(['ReadWriteOnce'], '10Gi'), near: [pv('small', '5Gi')] });
     expect(plan).toMatchObject({ outcome: 'pending', nearCount: 1, nearest: [{ name: 'small', reasons: [expect.stringMatching(/5Gi/)] }] });
-    expect(withoutVolumeNames(plan)).toMatchObject({ nearest: [{ name: '' }] });
-    expect(withoutVolumeNames(planClaim({ ...base, match: { volume: pv('v1', '2Gi'), prebound: false } }))).not.toHaveProperty('volume', 'v1');
+  });
+});
+
+describe('redactPlan', () => {
+  const admin: Reader = { secrets: true, volumes: true, namespaces: 'all' };
+  const viewer: Reader = { secrets: false, volumes: true, namespaces: 'all' };
+  const dev: Reader = { secrets: false, volumes: false, namespaces: ['team-a'] };
+  const labelled = (name: string, labels: Record<string, string>, claimRef?: { namespace: string; name: string }): PersistentVolume => {
+    const v = pv(name, '20Gi');
+    return { ...v, metadata: { name, labels }, spec: { ...v.spec, ...(claimRef ? { claimRef } : {}) }, status: { phase: claimRef ? 'Bound' : 'Available' } };
+  };
+  const selective: PersistentVolumeClaim = { ...claim(['ReadWriteOnce'], '10Gi'), spec: { ...claim().spec, resources: { requests: { storage: '10Gi' } }, selector: { matchLabels: { app: 'db' } } } };
+  const pending = planClaim({
+    ...base,
+    claim: selective,
+    near: [labelled('gold-disk', { tier: 'gold', owner: 'team-b-secret-project' }), labelled('taken', { app: 'db' }, { namespace: 'team-b', name: 'their-data' })],
+  });
+  const binds = planClaim({ ...base, match: { volume: pv('v1', '2Gi'), prebound: false } });
+
+  test.each([
+    { who: 'admin', r: admin, hidden: [], shown: ['gold-disk', 'tier=gold', 'team-b/their-data', 'v1'] },
+    { who: 'viewer', r: viewer, hidden: [], shown: ['gold-disk', 'tier=gold', 'team-b/their-data', 'v1'] },
+    { who: 'developer', r: dev, hidden: ['gold-disk', 'taken', 'tier=gold', 'team-b-secret-project', 'team-b', 'their-data', 'v1'], shown: ["its labels do not match the claim's selector app=db", 'another claim'] },
+  ])('$who sees $shown, not $hidden', ({ r, hidden, shown }) => {
+    const text = JSON.stringify([redactPlan(pending, r), redactPlan(binds, r)]);
+    for (const h of hidden) expect(text).not.toContain(h);
+    for (const s of shown) expect(text).toContain(s);
+    // Counts and reasons stay.
+    expect(redactPlan(pending, r)).toMatchObject({ outcome: 'pending', nearCount: 2 });
   });
 });
 

@@ -6,6 +6,7 @@
 import { nearestCandidates, summaryOf, type CandidateExplanation, type Situation } from './binding-explanation';
 import type { MatchOptions } from './matching';
 import { bytesToQuantity, formatQuantity, parseQuantity, quantityToBytes } from './quantity';
+import { hideForeignClaims, redactReason, type Reader } from './redaction';
 import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import type { StorageClass } from '../resources/storage-class/schema';
@@ -97,9 +98,22 @@ export function planClaim(input: PlanInput): ClaimPlan {
   return { outcome: 'provisions', summary, provisioner, className, node, external: !input.inTree, onFirstUse };
 }
 
-/** The plan as a developer may see it: no volume names (counts and reasons only). */
-export function withoutVolumeNames(plan: ClaimPlan): ClaimPlan {
-  if (plan.outcome === 'binds') return { ...plan, volume: undefined };
-  if (plan.outcome === 'pending') return { ...plan, nearest: plan.nearest.map((c) => ({ name: '', reasons: c.reasons })) };
-  return plan;
+/**
+ * The plan as a reader may see it, redacted as the binder's explanations are: without the
+ * right to see volumes, no volume names and no volume labels; claims of namespaces the
+ * reader may not see are "another claim".
+ */
+export function redactPlan(plan: ClaimPlan, r: Reader): ClaimPlan {
+  if (r.secrets) return plan;
+  const summary = hideForeignClaims(plan.summary, r.namespaces);
+  if (plan.outcome === 'binds') return { ...plan, summary, volume: r.volumes ? plan.volume : undefined };
+  if (plan.outcome === 'pending') {
+    return {
+      ...plan,
+      summary,
+      problems: plan.problems.map((x) => redactReason(x, r)),
+      nearest: plan.nearest.map((c) => ({ name: r.volumes ? c.name : '', reasons: c.reasons.map((x) => redactReason(x, r)) })),
+    };
+  }
+  return { ...plan, summary };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { heartbeatConditions, isNodeReady, parseLabelList, staleDecision, type NodeCondition } from './node-lifecycle';
+import { forbiddenNodeLabel, heartbeatConditions, identityLabels, isNodeReady, parseLabelList, staleDecision, type NodeCondition } from './node-lifecycle';
 
 const now = new Date('2026-01-01T00:01:00Z');
 const ready = (hb: string, status: NodeCondition['status'] = 'True'): NodeCondition => ({ type: 'Ready', status, lastHeartbeatTime: hb, lastTransitionTime: '2026-01-01T00:00:00Z' });
@@ -46,5 +46,39 @@ describe('parseLabelList', () => {
     const r = parseLabelList(text);
     expect(Object.entries(r.labels)).toEqual(Object.entries(labels));
     expect(r.errors).toHaveLength(errors);
+  });
+});
+
+describe('forbiddenNodeLabel (what node-a may set on itself)', () => {
+  const placed = { 'topology.kubernetes.io/zone': 'a', 'failure-domain.beta.kubernetes.io/region': 'eu' };
+  it.each([
+    { key: 'kubernetes.io/hostname', value: 'node-a', current: {}, refused: false },
+    { key: 'kubernetes.io/hostname', value: 'node-b', current: {}, refused: true },
+    { key: 'kubernetes.io/os', value: 'linux', current: {}, refused: false },
+    { key: 'kubernetes.io/arch', value: 'amd64', current: {}, refused: false },
+    { key: 'node.kubernetes.io/instance-type', value: 'm5', current: {}, refused: false },
+    { key: 'example.node.kubernetes.io/x', value: 'y', current: {}, refused: false },
+    { key: 'kubelet.kubernetes.io/x', value: 'y', current: {}, refused: false },
+    { key: 'disk', value: 'ssd', current: {}, refused: false },
+    { key: 'example.com/rack', value: 'r1', current: {}, refused: false },
+    { key: 'node-restriction.kubernetes.io/trusted', value: 'yes', current: {}, refused: true },
+    { key: 'a.node-restriction.kubernetes.io/trusted', value: 'yes', current: {}, refused: true },
+    { key: 'node-role.kubernetes.io/control-plane', value: '', current: {}, refused: true },
+    { key: 'kubernetes.io/role', value: 'master', current: {}, refused: true },
+    { key: 'example.k8s.io/x', value: 'y', current: {}, refused: true },
+    { key: 'topology.kubernetes.io/zone', value: 'a', current: {}, refused: false },
+    { key: 'topology.kubernetes.io/zone', value: 'a', current: placed, refused: false },
+    { key: 'topology.kubernetes.io/zone', value: 'b', current: placed, refused: true },
+    { key: 'failure-domain.beta.kubernetes.io/region', value: 'us', current: placed, refused: true },
+    { key: 'topology.kubernetes.io/region', value: 'us', current: placed, refused: false },
+  ])('$key=$value on a node with $current: refused $refused', ({ key, value, current, refused }) => {
+    const why = forbiddenNodeLabel('node-a', key, value, current);
+    if (refused) expect(why).toEqual(expect.any(String));
+    else expect(why).toBeUndefined();
+  });
+
+  it('identity labels: the host name is the node name, whatever the node said', () => {
+    expect(identityLabels('node-a', { 'kubernetes.io/hostname': 'node-b', disk: 'ssd' })).toEqual({ 'kubernetes.io/hostname': 'node-a', disk: 'ssd' });
+    expect(identityLabels('node-a', undefined)).toEqual({ 'kubernetes.io/hostname': 'node-a' });
   });
 });

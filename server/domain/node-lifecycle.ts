@@ -3,7 +3,7 @@
 // lastHeartbeatTime; when none arrives for the grace period, Ready becomes Unknown
 // ("NodeStatusUnknown"), as upstream marks a node whose kubelet stopped posting. Pure.
 import type { Node } from '../resources/node/schema';
-import { labelNodeRestrictionPrefix } from './well-known/labels';
+import { labelArch, labelHostname, labelInstanceType, labelNodeRestrictionPrefix, labelOs, labelRegion, labelZone } from './well-known/labels';
 
 /** A node condition as the Node schema has it (type and status optional: one without them matches no check here). */
 export type NodeCondition = NonNullable<NonNullable<Node['status']>['conditions']>[number];
@@ -73,10 +73,58 @@ export function staleDecision(
   };
 }
 
-/** Labels an agent may not set on its own node (upstream NodeRestriction). */
-export function forbiddenNodeLabel(key: string): string | undefined {
-  if (key.startsWith(labelNodeRestrictionPrefix)) return `${labelNodeRestrictionPrefix} labels are set by admins only`;
+/** The namespace (DNS prefix) of a label key: `a.b/c` → `a.b`, `c` → ''. */
+function labelNamespace(key: string): string {
+  const slash = key.indexOf('/');
+  return slash < 0 ? '' : key.slice(0, slash);
+}
+
+const inNamespace = (ns: string, domain: string) => ns === domain || ns.endsWith(`.${domain}`);
+
+/** Topology labels: which zone and region a node is in, which placement trusts. */
+const TOPOLOGY_LABELS: ReadonlySet<string> = new Set([labelZone, labelRegion, 'failure-domain.beta.kubernetes.io/zone', 'failure-domain.beta.kubernetes.io/region']);
+
+/** Labels upstream's kubelet sets on its own Node (k8s.io/kubelet well_known_labels.go kubeletLabels). */
+const KUBELET_LABELS: ReadonlySet<string> = new Set([
+  labelHostname,
+  ...TOPOLOGY_LABELS,
+  labelInstanceType,
+  'beta.kubernetes.io/instance-type',
+  labelOs,
+  'beta.kubernetes.io/os',
+  labelArch,
+  'beta.kubernetes.io/arch',
+]);
+const KUBELET_LABEL_NAMESPACES = ['kubelet.kubernetes.io', 'node.kubernetes.io'];
+
+/**
+ * Why an agent may not set this label on its own node, or undefined. Upstream's
+ * NodeRestriction (node-restriction.kubernetes.io/ never; other kubernetes.io and k8s.io
+ * labels only when they are kubelet labels, so no node-role.kubernetes.io/ or
+ * kubernetes.io/role), and stricter, as a node token "acts only for that node":
+ * `kubernetes.io/hostname` only with the node's own name, and a topology label only when
+ * the node has none yet or the same value (who placed the node where is an admin's call).
+ */
+export function forbiddenNodeLabel(node: string, key: string, value: string, current: Readonly<Record<string, string>> = {}): string | undefined {
+  const ns = labelNamespace(key);
+  if (inNamespace(ns, 'node-restriction.kubernetes.io')) return `${labelNodeRestrictionPrefix} labels are set by admins only`;
+  if (key === labelHostname && value !== node) return `${labelHostname} of node "${node}" must be "${node}", not "${value}"`;
+  if (TOPOLOGY_LABELS.has(key) && Object.hasOwn(current, key) && current[key] !== value) {
+    return `node "${node}" has ${key}=${current[key]}; only an admin may change it (the agent sent "${value}")`;
+  }
+  const kubeletLabel = KUBELET_LABELS.has(key) || KUBELET_LABEL_NAMESPACES.some((d) => inNamespace(ns, d));
+  if ((inNamespace(ns, 'kubernetes.io') || inNamespace(ns, 'k8s.io')) && !kubeletLabel) {
+    return `${key} is not a label a node may set on itself (roles and other kubernetes.io and k8s.io labels are set by admins)`;
+  }
   return undefined;
+}
+
+/**
+ * A node's labels as placement and binding read them: `kubernetes.io/hostname` is the
+ * node's name whatever the node said about itself, so no node can pass for another.
+ */
+export function identityLabels(name: string, labels: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  return { ...labels, [labelHostname]: name };
 }
 
 /** `k=v,k2=v2` (STOWAGE_NODE_LABELS) as a map; malformed items are reported. */

@@ -126,6 +126,22 @@ const rows: Row[] = [
     want: { node: 'n3' },
   },
   {
+    what: "a node claiming another's host name is not that node: the volume pinned to n3 stays with n3",
+    nodes: [node('n1', 'a', (n) => (n.metadata!.labels!['kubernetes.io/hostname'] = 'n3')), node('n3', 'c', notReady)],
+    claims: ['data'],
+    objects: [claim('data', { volume: 'pv-n3' }), volume('pv-n3', '1Gi', { affinity: pinned('n3'), boundTo: 'data' })],
+    want: "0/2 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }, 1 node(s) had volume node affinity conflict.",
+  },
+  {
+    what: "a node claiming another's host name is not chosen for the other's free volume",
+    nodes: [node('n1', 'a', (n) => (n.metadata!.labels!['kubernetes.io/hostname'] = 'n2')), node('n2', 'b', notReady)],
+    claims: ['data'],
+    objects: [claim('data')],
+    candidates: [volume('pv-n2', '5Gi', { affinity: pinned('n2') })],
+    preferred: 'n1',
+    want: "0/2 nodes are available: 1 node(s) didn't find available persistent volumes to bind, 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }.",
+  },
+  {
     what: 'bound volume without node affinity fits every node',
     claims: ['data'],
     objects: [claim('data', { volume: 'nfs' }), volume('nfs', '1Gi', { boundTo: 'data' })],

@@ -16,6 +16,7 @@ import type { Pod } from '../resources/pod/schema';
 import type { StorageClass } from '../resources/storage-class/schema';
 import { taintNotReady, taintUnschedulable } from './well-known/taints';
 import { noProvisioner } from './well-known/provisioners';
+import { identityLabels } from './node-lifecycle';
 
 /** Upstream's per-node reasons (the plugins' Err* strings). */
 export const reasons = {
@@ -63,8 +64,10 @@ export type Placement =
   /** The pod cannot be placed now; `message` is upstream's FailedScheduling text. */
   | { kind: 'unschedulable'; message: string; perNode: Record<string, string> };
 
+/** A node as placement sees it: its identity is its name, never a label it set on itself. */
 function nodeView(node: Node): NodeView {
-  return { name: node.metadata?.name ?? '', labels: node.metadata?.labels ?? {} };
+  const name = node.metadata?.name ?? '';
+  return { name, labels: identityLabels(name, node.metadata?.labels) };
 }
 
 function isReady(node: Node): boolean {

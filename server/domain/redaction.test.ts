@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { hideForeignClaims, isSecretKey, isSecretReference, MASK, maskCredentials, maskValues, REDACTED, redactForReader, restoreRedacted, type Reader } from './redaction';
+import { hideForeignClaims, isSecretKey, redactExplanation, isSecretReference, MASK, maskCredentials, maskValues, REDACTED, redactForReader, restoreRedacted, type Reader } from './redaction';
 import { annBindingExplanation, annLastAppliedConfiguration } from './well-known/annotations';
 
 const admin: Reader = { secrets: true, volumes: true, namespaces: 'all' };
@@ -61,6 +61,26 @@ describe('maskCredentials', () => {
     ['token=a token=b', `token=${MASK} token=${MASK}`],
     ['StorageClass "db-secret": login refused', 'StorageClass "db-secret": login refused'],
     ['{"apiKey": "abc"}', `{"apiKey": "${MASK}"}`],
+    ['Authorization: Bearer abc.def-123', `Authorization: Bearer ${MASK}`],
+    ['curl -H "Authorization: Bearer s3cr3t" https://h', `curl -H "Authorization: Bearer ${MASK}" https://h`],
+    ['authorization=Basic dXNlcjpwYXNz', `authorization=Basic ${MASK}`],
+    ['"Authorization": "Bearer abc"', `"Authorization": "${MASK}"`],
+    ['stowage start --password hunter2 --port 1', `stowage start --password ${MASK} --port 1`],
+    ['run -token abc', `run -token ${MASK}`],
+    ['--password=hunter2', `--password=${MASK}`],
+    ['{"auths":{"r.io":{"auth":"dXNlcjpwYXNz"}}}', `{"auths":{"r.io":{"auth":"${MASK}"}}}`],
+    ['auth: Basic dXNlcjpwYXNz', `auth: Basic ${MASK}`],
+    ['authMode: kerberos', 'authMode: kerberos'],
+    ['postgres://u:p@ss@db:5432/x', `postgres://u:${MASK}@db:5432/x`],
+    ['mysql://root:a@b@c@10.0.0.1/db failed', `mysql://root:${MASK}@10.0.0.1/db failed`],
+    ['password: "two words" left', `password: "${MASK}" left`],
+    ['token="unclosed', `token=${MASK}`],
+    // Key names in validation messages are names, never credentials.
+    ['spec.local: unknown key; supported keys: hostDir, mountDir', 'spec.local: unknown key; supported keys: hostDir, mountDir'],
+    ['map: {"a":1} does not contain declared merge key: name', 'map: {"a":1} does not contain declared merge key: name'],
+    ['key: Invalid value: "a b": must be ...', 'key: Invalid value: "a b": must be ...'],
+    ['key=abc', `key=${MASK}`],
+    ['{"key":"abc"}', `{"key":"${MASK}"}`],
   ])('%s', (text, want) => expect(maskCredentials(text)).toBe(want));
 });
 
@@ -75,6 +95,14 @@ describe('hideForeignClaims', () => {
     ['belongs to an earlier claim named team-b/x (uid 123), not to this one', 'belongs to an earlier another claim, not to this one'],
     ['which is bound to another claim (team-b/claim-later).', 'which is bound to another claim (another claim).'],
   ])('%s', (text, want) => expect(hideForeignClaims(text, ['team-a'])).toBe(want));
+});
+
+test("the binder's explanation hides other volumes' labels from a reader who may not see volumes", () => {
+  const text = JSON.stringify({ summary: 's', candidates: [{ name: 'gold', reasons: ["labels {tier=gold} do not match the claim's selector app=db", 'is bound to claim team-b/x'] }] });
+  expect(JSON.parse(redactExplanation(text, dev)).candidates).toEqual([
+    { name: '(volume 1)', reasons: ["its labels do not match the claim's selector app=db", 'is bound to another claim'] },
+  ]);
+  expect(JSON.parse(redactExplanation(text, viewer)).candidates[0].reasons[0]).toContain('tier=gold');
 });
 
 function storageClass() {

@@ -55,43 +55,88 @@ export function isSecretReference(key: string): boolean {
   return w.length >= 2 && w[w.length - 2] === 'secret' && REFERENCE_TAILS.has(w[w.length - 1]!);
 }
 
-/** A key whose value is (or may be) a secret: password, apiKey, x-api_keys, userKey, token ... */
+/**
+ * A key whose value is (or may be) a secret: password, apiKey, x-api_keys, userKey, token,
+ * and a key ending in `auth` (a docker config's `auth`, `basicAuth`; not `authMode`) ...
+ */
 export function isSecretKey(key: string): boolean {
   if (isSecretReference(key)) return false;
-  return wordsOf(key).some((w) => SECRET_WORDS.has(w));
+  const words = wordsOf(key);
+  return words.some((w) => SECRET_WORDS.has(w)) || words[words.length - 1] === 'auth';
 }
 
 /** Kept for the dashboard: a StorageClass parameter whose value is hidden from non-admins. */
 export const isSecretParameter = isSecretKey;
 
-const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/)([^\s:@/?#'"]*):([^\s@/?#'"]+)@/gi;
+// The password of a URL runs to the last `@` before the host: `u:p@ss@db` hides `p@ss`.
+const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/)([^\s:@/?#'"]*):([^\s/?#'"]+)@/gi;
 const KEY_SEP = /(["']?)([A-Za-z_][A-Za-z0-9_.\-/]*)\1(\s*[=:]\s*)/g;
-const VALUE = /(["']?)([^\s"',;&}]+)\1/y;
+/** A value: quoted (to its closing quote) or one bare word. */
+const VALUE = /"([^"]*)"|'([^']*)'|["']?([^\s"',;&}]+)/y;
+/** A command-line flag and its value after a space: `--password hunter2`, `-token x`. */
+const FLAG = /(^|\s)(--?)([A-Za-z][A-Za-z0-9_.-]*)(\s+)(["']?)([^\s"']+)\5/g;
+/** HTTP authentication schemes: the credential is the word after the scheme. */
+const AUTH_SCHEME = /^(bearer|basic|token|digest|negotiate|apikey)$/i;
+const SCHEME_CREDENTIAL = /(\s+)([^\s"',;&}]+)/y;
+/**
+ * Key words that prose uses for names, not secrets: `supported keys: hostDir, mountDir`,
+ * `merge key: name`. Unquoted and before a colon they introduce names; `key=v` and
+ * `"key": "v"` still mask.
+ */
+const NAME_WORDS = new Set(['key', 'keys']);
+
+/** Cheap first look: a text with none of these cannot hold a credential maskCredentials finds. */
+const MAYBE_SECRET = /@|pass|secret|token|key|cred|pwd|pin|auth|cookie/i;
+
+/** `--password hunter2` as `--password ***`. */
+function maskFlags(text: string): string {
+  if (!text.includes('-')) return text;
+  return text.replace(FLAG, (m, lead: string, dashes: string, key: string, gap: string, q: string, value: string) => {
+    if (!isSecretKey(key) || value.startsWith('-') || value === MASK || value === REDACTED) return m;
+    return `${lead}${dashes}${key}${gap}${q}${MASK}${q}`;
+  });
+}
 
 /**
- * A text with credentials masked: the password of a URL (`postgres://u:***@h`) and the
- * value of any secret-named `key=value`, `key: value` or `"key":"value"` in it.
+ * A text with credentials masked: the password of a URL (`postgres://u:***@h`), the value
+ * of any secret-named `key=value`, `key: value`, `"key":"value"` or `--key value` in it,
+ * and the credential after an authentication scheme (`Authorization: Bearer ***`).
  */
-/** Cheap first look: a text with none of these cannot hold a credential maskCredentials finds. */
-const MAYBE_SECRET = /@|pass|secret|token|key|cred|pwd|pin|authorization|cookie/i;
-
 export function maskCredentials(text: string): string {
-  if (text.length < 3 || !/[@=:]/.test(text) || !MAYBE_SECRET.test(text)) return text;
-  const out = text.includes('@') ? text.replace(URL_USERINFO, (_m, scheme, user) => `${scheme}${user}:${MASK}@`) : text;
+  if (text.length < 3 || !/[@=:\s]/.test(text) || !MAYBE_SECRET.test(text)) return text;
+  const url = text.includes('@') ? text.replace(URL_USERINFO, (_m, scheme, user) => `${scheme}${user}:${MASK}@`) : text;
+  const out = maskFlags(url);
   // Each `key=` / `key:` is looked at in turn (a value is never taken for a key's end), and
   // the value after a secret-named key is masked.
   let result = '';
   let done = 0;
   KEY_SEP.lastIndex = 0;
   for (let m = KEY_SEP.exec(out); m; m = KEY_SEP.exec(out)) {
-    if (!isSecretKey(m[2]!)) continue;
+    const key = m[2]!;
+    if (!isSecretKey(key)) continue;
+    const colon = m[3]!.includes(':');
+    if (!m[1] && colon && NAME_WORDS.has(key.toLowerCase())) continue;
     VALUE.lastIndex = m.index + m[0].length;
     const v = VALUE.exec(out);
-    if (!v || v[2] === MASK || v[2] === REDACTED) continue;
+    if (!v) continue;
+    const quote = v[1] !== undefined ? '"' : v[2] !== undefined ? "'" : '';
+    const value = v[1] ?? v[2] ?? v[3]!;
+    if (value === MASK || value === REDACTED || value === '') continue;
     // `"name": value` is prose quoting a name ("class "x-secret": failed"); JSON quotes both.
-    if (m[1] && m[3]!.includes(':') && !v[1]) continue;
-    result += `${out.slice(done, VALUE.lastIndex - v[0].length)}${v[1]}${MASK}${v[1]}`;
-    done = VALUE.lastIndex;
+    if (m[1] && colon && !quote) continue;
+    let start = VALUE.lastIndex - v[0].length;
+    let end = VALUE.lastIndex;
+    if (!quote && AUTH_SCHEME.test(value)) {
+      // `Authorization: Bearer TOKEN`: the scheme stays, the credential after it goes.
+      SCHEME_CREDENTIAL.lastIndex = end;
+      const c = SCHEME_CREDENTIAL.exec(out);
+      if (c) {
+        start = end + c[1]!.length;
+        end = SCHEME_CREDENTIAL.lastIndex;
+      }
+    }
+    result += `${out.slice(done, start)}${quote}${MASK}${quote}`;
+    done = end;
     KEY_SEP.lastIndex = done;
   }
   return done === 0 ? out : result + out.slice(done);
@@ -171,6 +216,18 @@ export function hideForeignClaims(text: string, namespaces: Reader['namespaces']
   });
 }
 
+/** A volume's labels in a matching reason (`labels {a=b} do not match the claim's selector ...`). */
+const VOLUME_LABELS = /\blabels \{[^}]*\}/g;
+
+/**
+ * Why a volume does not fit a claim, as a reader may see it: claims of namespaces it may
+ * not see become "another claim"; a reader who may not see volumes does not see their labels.
+ */
+export function redactReason(text: string, r: Reader): string {
+  const shown = hideForeignClaims(text, r.namespaces);
+  return r.volumes ? shown : shown.replace(VOLUME_LABELS, 'its labels');
+}
+
 /** The binder's explanation as a reader may see it: counts and reasons, no foreign names. */
 export function redactExplanation(text: string, r: Reader): string {
   let parsed: unknown;
@@ -186,7 +243,7 @@ export function redactExplanation(text: string, r: Reader): string {
   if (Array.isArray(v.candidates)) {
     out.candidates = v.candidates.map((c: { name?: unknown; reasons?: unknown } | null, i: number) => ({
       name: r.volumes ? String(c?.name ?? '') : `(volume ${i + 1})`,
-      reasons: Array.isArray(c?.reasons) ? c.reasons.map((x: unknown) => hideForeignClaims(String(x), r.namespaces)) : [],
+      reasons: Array.isArray(c?.reasons) ? c.reasons.map((x: unknown) => redactReason(String(x), r)) : [],
     }));
   }
   return JSON.stringify(out);

@@ -56,3 +56,22 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
   }
   socket.end(clientErrorResponse(err));
 }
+
+/**
+ * What is wrong with a request Node's parser accepted but no handler can serve, or
+ * undefined: HTTP/1.1 without a Host header (the servers turn off Node's own check, whose
+ * answer is a bare status line), and, with `pathOnly`, a target that is not a path (`*`).
+ */
+export function requestProblem(req: { httpVersionMajor: number; httpVersionMinor: number; headers: { host?: string }; url?: string }, pathOnly: boolean): string | undefined {
+  const http11 = req.httpVersionMajor > 1 || (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1);
+  if (http11 && req.headers.host === undefined) return 'missing required Host header (HTTP/1.1 requests must carry one)';
+  const target = req.url ?? '';
+  if (pathOnly && (!target.startsWith('/') || target.startsWith('//'))) return 'the request target must be a path starting with a single "/"';
+  return undefined;
+}
+
+/** A 400 metav1.Status with this message, closing the connection (as Go's server does). */
+export function badRequestResponse(message: string): { headers: Record<string, string>; body: string } {
+  const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'BadRequest', code: 400 });
+  return { headers: { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' }, body };
+}

@@ -4,11 +4,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { register } from 'prom-client';
+import { mayReadMetrics } from '../domain/authorization';
 import { HEALTH_HEADERS, parseHealthRequest, type HealthRequest } from '../domain/health';
 import type { Services } from '../services/services';
 import { logger } from '../services/logger';
 import { appRouter } from '../trpc/root';
-import { answerClientError, HEADERS_TIMEOUT_MS, MAX_HEADER_BYTES, REQUEST_TIMEOUT_MS } from './client-error';
+import { answerClientError, badRequestResponse, HEADERS_TIMEOUT_MS, MAX_HEADER_BYTES, REQUEST_TIMEOUT_MS, requestProblem } from './client-error';
 import { bearerToken, readCookie, SESSION_COOKIE, sessionCookie } from './cookies';
 import { crossOriginProblem } from './origin';
 
@@ -86,9 +87,15 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     nextApp = n;
   }
 
-  const options = { maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS };
+  const options = { maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS, requireHostHeader: false };
   const server = http.createServer(options, async (req, res) => {
     const url = req.url ?? '/';
+    const problem = requestProblem(req, true);
+    if (problem) {
+      const answer = badRequestResponse(problem);
+      res.writeHead(400, answer.headers);
+      return res.end(answer.body);
+    }
     try {
       const crossOrigin = crossOriginProblem(req.method ?? 'GET', req.headers, { secure: isSecure(req), allowedOrigins: opts.allowedOrigins });
       if (crossOrigin) {
@@ -102,10 +109,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
         res.writeHead(answer.status, HEALTH_HEADERS);
         return res.end(answer.body);
       }
-      if (url === '/metrics') {
-        res.writeHead(200, { 'content-type': register.contentType });
-        return res.end(await register.metrics());
-      }
+      if (url.split('?')[0] === '/metrics') return await serveMetrics(app, req, res);
       if (nextHandle) return await nextHandle(req, res);
       res.writeHead(404, { 'content-type': 'text/plain' });
       res.end('not found');
@@ -132,6 +136,35 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
       await nextApp?.close?.().catch(() => {});
     },
   };
+}
+
+/**
+ * `/metrics` for an admin or viewer only (a bearer token, as a scraper sends, or a
+ * dashboard session): 401 without one, 403 for anyone else, each a Status as
+ * kube-apiserver answers for its own /metrics.
+ */
+async function serveMetrics(app: Services, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const token = bearerToken(req) ?? readCookie(req, SESSION_COOKIE);
+  const principal = await app.users.authenticate(token);
+  if (mayReadMetrics(principal)) {
+    res.writeHead(200, { 'content-type': register.contentType });
+    return void res.end(await register.metrics());
+  }
+  const node = principal ? undefined : await app.nodeAgent.authenticate(token);
+  const who = principal?.name ?? (node ? `system:node:${node.nodeName}` : undefined);
+  const status = who === undefined ? 401 : 403;
+  const body = {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: who === undefined ? 'Unauthorized' : `forbidden: User "${who}" cannot get path "/metrics"`,
+    reason: who === undefined ? 'Unauthorized' : 'Forbidden',
+    details: {},
+    code: status,
+  };
+  res.writeHead(status, { 'content-type': 'application/json', ...(status === 401 ? { 'www-authenticate': 'Bearer realm="stowage"' } : {}) });
+  res.end(JSON.stringify(body));
 }
 
 function retryAfterOf(cause: unknown): number | undefined {

@@ -39,6 +39,8 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
       maxHeaderSize: MAX_HEADER_BYTES,
       requestTimeout: REQUEST_TIMEOUT_MS,
       headersTimeout: HEADERS_TIMEOUT_MS,
+      // The handler answers a request without Host with a Status (Node's answer is bare).
+      requireHostHeader: false,
     },
     createKubeHandler(o.app, o),
   );

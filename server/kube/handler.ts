@@ -9,6 +9,7 @@ import { StowageError } from '../domain/errors';
 import { HEALTH_HEADERS, parseHealthRequest } from '../domain/health';
 import { isAgentPath, serveAgentApi } from './agent-api';
 import { apiGroupDoc, apiGroupList, apiResourceList, apiVersions, versionInfo } from './discovery';
+import { requestProblem } from '../http/client-error';
 import { bearerToken, DEFAULT_MAX_BODY_BYTES, sendObject, sendStatus } from './http';
 import { openApiV2 } from './openapi';
 import { openApiV3 } from './openapi-v3';
@@ -155,6 +156,8 @@ export function createKubeHandler(app: KubeApp, options: KubeHandlerOptions = {}
     res.setHeader('Audit-Id', id);
     let url: URL;
     try {
+      const problem = requestProblem(req, false);
+      if (problem) throw new StowageError('BadRequest', problem);
       url = requestUrl(req.url);
     } catch (e) {
       sendStatus(res, statusFromError(e).status);

@@ -94,6 +94,8 @@ async function waitForResourceVersion(r: ResourceRequest, rv: string | undefined
 }
 
 async function list(r: ResourceRequest, q: ListQuery): Promise<void> {
+  // Authorize first: a caller who may not list gets 403 at once, not a wait and a 504.
+  r.objects.authorizeList(r.principal, r.strategy.kind, r.namespace);
   if (!q.continue) await waitForResourceVersion(r, q.resourceVersion);
   const result = await r.objects.list(r.principal, r.strategy.kind, {
     namespace: r.namespace,
@@ -110,6 +112,7 @@ async function list(r: ResourceRequest, q: ListQuery): Promise<void> {
 async function get(r: ResourceRequest): Promise<void> {
   const rv = r.url.searchParams.get('resourceVersion') || undefined;
   if (rv !== undefined && !/^\d+$/.test(rv)) throw bad(`invalid resource version "${rv}"`);
+  r.objects.authorize(r.principal, 'get', r.strategy.kind, r.namespace, r.name);
   await waitForResourceVersion(r, rv);
   const o = await r.objects.get(r.principal, r.strategy.kind, r.namespace, r.name!);
   sendKube(r.res, 200, shapeObject(r.strategy, o, r.out), r.out);

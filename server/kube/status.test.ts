@@ -33,6 +33,17 @@ describe('statusFromError', () => {
     });
   });
 
+  test('key names in a validation message are never masked; a credential in it is', () => {
+    const e = invalid('ConfigMap', 'local-volumes', [
+      { field: 'data.storageClassMap.fast.mountdir', reason: 'FieldValueInvalid', message: 'unknown key; supported keys: hostDir, mountDir' },
+      { field: 'data.x', reason: 'FieldValueInvalid', message: 'Invalid value: "Authorization: Bearer planted"' },
+    ]);
+    const { status } = statusFromError(e);
+    expect(status.message).toContain('supported keys: hostDir, mountDir');
+    expect(status.details?.causes?.[0]?.message).toBe('unknown key; supported keys: hostDir, mountDir');
+    expect(JSON.stringify(status)).not.toContain('planted');
+  });
+
   test('Invalid carries every field cause', () => {
     const e = invalid('PersistentVolume', 'pv1', [
       { field: 'spec.capacity', reason: 'FieldValueRequired', message: 'Required value' },

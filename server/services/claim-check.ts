@@ -3,10 +3,11 @@
 // search: pre-bound volumes, then per access-mode group the smallest Available volume
 // that passes every rule (the candidate query of store/volume-queries and
 // domain/matching), then what the class would do. Developers get counts and reasons,
-// never the names of volumes they may not see.
+// redacted as the binder's explanations are: no names or labels of volumes they may not
+// see, no claims of namespaces they may not see.
 import { accessModesToBits } from '../domain/access-modes';
 import { isAllowed, type Principal } from '../domain/authorization';
-import { planClaim, withoutVolumeNames, type ClaimPlan } from '../domain/claim-plan';
+import { planClaim, redactPlan, type ClaimPlan } from '../domain/claim-plan';
 import { isStowageError, StowageError, type FieldError } from '../domain/errors';
 import { labelSelectorToSelector } from '../domain/label-selector';
 import { accessModeGroups, bySize, claimClass, claimHasClass, pickInGroup, requestedStorage, type MatchOptions } from '../domain/matching';
@@ -19,7 +20,7 @@ import type { StorageClass } from '../resources/storage-class/schema';
 import type { KubeObject } from '../resources/types';
 import type { ObjectStore } from '../store/object-store';
 import { availableVolumes, nearVolumes, volumesClaimedBy } from '../store/volume-queries';
-import { forbidden, strategyOrThrow } from './objects';
+import { forbidden, readerOf, strategyOrThrow } from './objects';
 import { isKind, ofKind } from '../resources/of-kind';
 import { quotaRoom, type QuotaRoom } from './quota-room';
 import { annClassDescription, annDescription } from '../domain/well-known/annotations';
@@ -134,7 +135,7 @@ export class ClaimCheckService {
       node: this.nodeName,
       opts,
     });
-    return isAllowed(p, 'get', 'PersistentVolume') ? plan : withoutVolumeNames(plan);
+    return redactPlan(plan, readerOf(p));
   }
 
   /** The binder's choice (findMatchInStore) without locks: pre-bound first, then the smallest fit per group. */

@@ -125,10 +125,15 @@ export class NodeAgentService {
 
   // --- the Node object ---------------------------------------------------------------
 
-  /** Creates the Node when missing; merges `labels` into it. */
-  async ensureNode(nodeName: string, labels: Record<string, string>): Promise<KubeObject> {
+  /**
+   * Creates the Node when missing; merges `labels` into it. `refuse` sees the labels the
+   * Node has at the moment of the write and may refuse (403) the labels sent.
+   */
+  async ensureNode(nodeName: string, labels: Record<string, string>, refuse?: (have: Record<string, string>) => string | undefined): Promise<KubeObject> {
     for (let attempt = 0; ; attempt++) {
       const cur = await this.store.tryGet('Node', undefined, nodeName);
+      const no = refuse?.(cur?.metadata.labels ?? {});
+      if (no) throw new StowageError('Forbidden', no);
       try {
         if (!cur) {
           return await this.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: nodeName, labels: { ...labels } } });
@@ -171,13 +176,16 @@ export class NodeAgentService {
       if (entries.length > MAX_LABELS) throw bad(`at most ${MAX_LABELS} labels`);
       for (const [k, v] of entries) {
         if (typeof v !== 'string') throw bad(`label ${k} must be a string`);
-        const no = forbiddenNodeLabel(k);
-        if (no) throw new StowageError('Forbidden', no);
         labels[k] = v;
       }
     }
     labels[labelHostname] ??= node;
-    await this.ensureNode(node, labels);
+    // A node token acts for its own node only: no other node's name, role or place.
+    const refuse = (have: Record<string, string>) =>
+      Object.entries(labels)
+        .map(([k, v]) => forbiddenNodeLabel(node, k, v, have))
+        .find((x) => x !== undefined);
+    await this.ensureNode(node, labels, refuse);
     const info = isPlainObject(input.nodeInfo) ? input.nodeInfo : {};
     for (let attempt = 0; ; attempt++) {
       const cur = await this.store.get('Node', undefined, node);

@@ -127,16 +127,20 @@ export class ObjectService {
     return { ...res, items: res.items.map((o) => redactForReader(reader, o)) };
   }
 
+  /**
+   * Refuses (403) a list the principal may not make, before anything is read (a list
+   * across namespaces is never refused: it shows the namespaces the principal sees).
+   */
+  authorizeList(p: Principal, kind: string, namespace?: string): void {
+    const s = strategyOrThrow(kind);
+    if (s.namespaced && namespace) this.check(p, 'list', s, namespace);
+    else if (!s.namespaced && s.kind !== 'Namespace') this.check(p, 'list', s);
+  }
+
   private async listUnredacted(p: Principal, kind: string, opts: ListOptions): Promise<ListResult> {
     const s = strategyOrThrow(kind);
-    if (s.namespaced && opts.namespace) {
-      this.check(p, 'list', s, opts.namespace);
-      return this.store.list(s.kind, opts);
-    }
-    if (!s.namespaced && s.kind !== 'Namespace') {
-      this.check(p, 'list', s);
-      return this.store.list(s.kind, opts);
-    }
+    this.authorizeList(p, kind, opts.namespace);
+    if ((s.namespaced && opts.namespace) || (!s.namespaced && s.kind !== 'Namespace')) return this.store.list(s.kind, opts);
     const visible = visibleNamespaces(p, 'list', s.kind);
     if (visible === 'all') return this.store.list(s.kind, opts);
     // A developer across namespaces: only their own, never an error.

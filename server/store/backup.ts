@@ -11,9 +11,15 @@
 // answers 410 Expired and clients relist, as after an etcd restore. Provisioned-asset
 // records come back with the objects; the provisioner's sweep reconciles those that were
 // mid-creation or mid-deletion.
+//
+// The API's PKI (its CA and serving certificate with their keys, which kubeconfigs and
+// agents trust) is not in the database: the CLI hands it in, and it is written as one
+// `{"pki": {file: pem}}` line right after the header, so a restore can check it before it
+// touches the database. The file is readable by its owner only.
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import pg from 'pg';
+import { ROLES } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
 
 export const BACKUP_FORMAT = 'stowage-backup/1';
@@ -27,13 +33,20 @@ export interface BackupHeader {
   migrations: string[];
   resourceVersion: string;
   tables: string[];
+  /** The PKI files the backup holds (none when the CLI had none to give). */
+  pki?: string[];
 }
 
 export interface BackupSummary {
   resourceVersion: string;
   tables: number;
   rows: number;
+  /** The PKI files, by name (ca.crt, ca.key, apiserver.crt, apiserver.key). */
+  pki: Record<string, string>;
 }
+
+/** The files of `<data dir>/pki` a backup may carry. */
+export const PKI_FILES = ['ca.crt', 'ca.key', 'apiserver.crt', 'apiserver.key'] as const;
 
 const ident = (t: string) => `"${t.replace(/"/g, '""')}"`;
 
@@ -72,7 +85,8 @@ function write(out: Writable, line: string): Promise<void> {
 }
 
 /** Writes a consistent snapshot of the database at `connectionString` to `out`. */
-export async function writeBackup(connectionString: string, out: Writable): Promise<BackupSummary> {
+export async function writeBackup(connectionString: string, out: Writable, pki: Record<string, string> = {}): Promise<BackupSummary> {
+  for (const name of Object.keys(pki)) if (!(PKI_FILES as readonly string[]).includes(name)) throw new StowageError('BadRequest', `not a PKI file: ${name}`);
   const c = new pg.Client({ connectionString });
   c.on('error', () => {}); // a lost connection fails the query in flight, which says why
   await c.connect();
@@ -86,8 +100,9 @@ export async function writeBackup(connectionString: string, out: Writable): Prom
                          (SELECT compacted_rv FROM store_meta WHERE id = 1), 0)::text AS rv`,
       )
     ).rows[0].rv;
-    const header: BackupHeader = { format: BACKUP_FORMAT, createdAt: new Date().toISOString(), migrations, resourceVersion: head, tables };
+    const header: BackupHeader = { format: BACKUP_FORMAT, createdAt: new Date().toISOString(), migrations, resourceVersion: head, tables, pki: Object.keys(pki) };
     await write(out, JSON.stringify(header));
+    if (Object.keys(pki).length > 0) await write(out, JSON.stringify({ pki }));
     let rows = 0;
     for (const t of tables) {
       // Pages by ctid: stable within the snapshot.
@@ -100,7 +115,7 @@ export async function writeBackup(connectionString: string, out: Writable): Prom
     }
     await write(out, JSON.stringify({ end: true, rows }));
     await c.query('COMMIT');
-    return { resourceVersion: head, tables: tables.length, rows };
+    return { resourceVersion: head, tables: tables.length, rows, pki };
   } catch (e) {
     await c.query('ROLLBACK').catch(() => {});
     throw e;
@@ -113,11 +128,44 @@ function badFile(message: string): StowageError {
   return new StowageError('BadRequest', `not a usable Stowage backup: ${message}`);
 }
 
+/** The PKI line's files, checked: known names, PEM text. */
+function pkiOf(line: string): Record<string, string> | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  const pki = (v as { pki?: unknown } | null)?.pki;
+  if (pki === undefined) return undefined;
+  if (pki === null || typeof pki !== 'object' || Array.isArray(pki)) throw badFile('its PKI line is not a map of files');
+  for (const [name, pem] of Object.entries(pki)) {
+    if (!(PKI_FILES as readonly string[]).includes(name)) throw badFile(`its PKI holds an unknown file "${name}"`);
+    if (typeof pem !== 'string' || !pem.startsWith('-----BEGIN ')) throw badFile(`its PKI file "${name}" is not PEM`);
+  }
+  return pki as Record<string, string>;
+}
+
+/** A restored user's role must be one this Stowage knows: an unknown one would be a role no check expects. */
+function checkRestoredRow(table: string, text: string): void {
+  if (table !== 'users') return;
+  const row = JSON.parse(text) as { name?: unknown; role?: unknown };
+  if (!(ROLES as readonly unknown[]).includes(row.role)) {
+    throw badFile(`user "${String(row.name)}" has the unknown role "${String(row.role)}" (roles: ${ROLES.join(', ')})`);
+  }
+}
+
+export interface RestoreOptions {
+  /** Sees the backup's PKI files before the database is touched; may throw to refuse. */
+  checkPki?: (pki: Record<string, string>) => void;
+}
+
 /**
  * Restores a backup into the (migrated) database at `connectionString`, which must hold
- * no objects and no users. All or nothing: one transaction.
+ * no objects and no users. All or nothing: one transaction. The PKI files come back in
+ * the summary, for the caller to write.
  */
-export async function restoreBackup(connectionString: string, input: Readable): Promise<BackupSummary> {
+export async function restoreBackup(connectionString: string, input: Readable, opts: RestoreOptions = {}): Promise<BackupSummary> {
   const lines = createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator]();
   const first = await lines.next();
   if (first.done) throw badFile('the file is empty');
@@ -129,6 +177,11 @@ export async function restoreBackup(connectionString: string, input: Readable): 
   }
   if (header.format !== BACKUP_FORMAT) throw badFile(`format "${String(header.format)}", expected "${BACKUP_FORMAT}"`);
   if (!/^[0-9]+$/.test(String(header.resourceVersion)) || !Array.isArray(header.tables)) throw badFile('the header is incomplete');
+  // The PKI line, when there is one, comes right after the header.
+  let pending = await lines.next();
+  const pki = (!pending.done && pkiOf(pending.value)) || {};
+  if (Object.keys(pki).length > 0) pending = await lines.next();
+  opts.checkPki?.(pki);
 
   const c = new pg.Client({ connectionString });
   c.on('error', () => {}); // a lost connection fails the query in flight, which says why
@@ -149,8 +202,9 @@ export async function restoreBackup(connectionString: string, input: Readable): 
     let rows = 0;
     let ended = false;
     for (;;) {
-      const next = await lines.next();
+      const next = pending;
       if (next.done) break;
+      pending = await lines.next();
       if (next.value === '') continue;
       // A row stays the text Postgres wrote: numbers past 2^53 (numeric, bigint) keep every digit.
       const row = ROW_LINE.exec(next.value);
@@ -163,6 +217,7 @@ export async function restoreBackup(connectionString: string, input: Readable): 
       }
       const table = JSON.parse(row[1]) as string;
       if (!header.tables.includes(table)) throw badFile(`a row of an unknown table "${table}"`);
+      checkRestoredRow(table, row[2]);
       await c.query(`INSERT INTO ${ident(table)} SELECT * FROM json_populate_record(NULL::${ident(table)}, $1::json)`, [row[2]]);
       rows++;
     }
@@ -173,7 +228,7 @@ export async function restoreBackup(connectionString: string, input: Readable): 
     await c.query('DELETE FROM change_log');
     if (head !== '0') await c.query("SELECT setval('resource_version_seq', $1::bigint)", [head]);
     await c.query('COMMIT');
-    return { resourceVersion: head, tables: header.tables.length, rows };
+    return { resourceVersion: head, tables: header.tables.length, rows, pki };
   } catch (e) {
     await c.query('ROLLBACK').catch(() => {});
     if (e instanceof SyntaxError) throw badFile(`a line is not JSON (${e.message})`);

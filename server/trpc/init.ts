@@ -8,6 +8,7 @@ import { databaseUnavailableReason } from '../domain/database-unavailable';
 import { isStowageError, type ErrorCode, type FieldError } from '../domain/errors';
 import { logger } from '../services/logger';
 import { maskCredentials } from '../domain/redaction';
+import { checkUntrusted } from '../services/manifest';
 
 export interface TrpcContext {
   app: Services;
@@ -53,15 +54,32 @@ const t = initTRPC.context<TrpcContext>().create({
   },
 });
 
+/** A StowageError as the tRPC error of its code (its message masked); anything else unchanged. */
+export function typedError(e: unknown): unknown {
+  const cause = e instanceof TRPCError && isStowageError(e.cause) ? e.cause : e;
+  if (!isStowageError(cause)) return e;
+  return new TRPCError({ code: codeMap[cause.code], message: maskCredentials(cause.message), cause });
+}
+
+/**
+ * A subscription's events, its errors typed: an error thrown while a stream runs is past
+ * the middlewares (they see only its start), so a stream maps its own.
+ */
+export async function* typedErrors<T>(events: AsyncIterable<T>): AsyncGenerator<T> {
+  try {
+    yield* events;
+  } catch (e) {
+    throw typedError(e);
+  }
+}
+
 /** StowageErrors become tRPC errors with the matching code; anything else is a plain 500. */
 const mapErrors = t.middleware(async ({ next, path }) => {
   const result = await next();
   if (!result.ok) {
     const err = result.error;
     const cause = err.cause;
-    if (isStowageError(cause)) {
-      throw new TRPCError({ code: codeMap[cause.code], message: maskCredentials(cause.message), cause });
-    }
+    if (isStowageError(cause)) throw typedError(cause);
     const unavailable = err.code === 'INTERNAL_SERVER_ERROR' ? databaseUnavailableReason(cause) : undefined;
     if (unavailable) throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: `Stowage cannot reach its database right now (${unavailable}); try again in a moment` });
     if (err.code === 'INTERNAL_SERVER_ERROR') {
@@ -72,8 +90,17 @@ const mapErrors = t.middleware(async ({ next, path }) => {
   return result;
 });
 
+/**
+ * Every input passes the check every REST body and query passes (no NUL, no lone
+ * surrogate, bounded nesting, no `__proto__` key): a 400 before any procedure reads it.
+ */
+const checkInput = t.middleware(async ({ getRawInput, next }) => {
+  checkUntrusted(await getRawInput(), 'the input');
+  return next();
+});
+
 export const router = t.router;
-export const publicProcedure = t.procedure.use(mapErrors).use(({ ctx, next }) => {
+export const publicProcedure = t.procedure.use(mapErrors).use(checkInput).use(({ ctx, next }) => {
   if (ctx.nodeToken) throw new TRPCError({ code: 'FORBIDDEN', message: 'a node token may only use the agent API of its own node' });
   return next();
 });

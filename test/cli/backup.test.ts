@@ -4,11 +4,12 @@
 // before the snapshot gets 410), a non-empty target is refused, and a backup taken while
 // writes go on is one consistent snapshot.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ensureServingPki } from '../../server/kube/pki';
 import { UserService } from '../../server/services/users';
 import { restoreBackup, writeBackup } from '../../server/store/backup';
 import { strategies } from '../../server/resources/registry';
@@ -19,8 +20,8 @@ let a: TestStore;
 let b: TestStore | undefined;
 let token: string;
 
-function stowage(args: string[], databaseUrl: string): Promise<{ code: number; out: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, STOWAGE_DATA_DIR: path.join(dir, 'data') };
+function stowage(args: string[], databaseUrl: string, dataDir = path.join(dir, 'data')): Promise<{ code: number; out: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, STOWAGE_DATA_DIR: dataDir };
   return new Promise((resolve) => {
     execFile(process.execPath, ['bin/stowage.mjs', ...args], { env, timeout: 60_000 }, (err, stdout, stderr) => {
       resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr });
@@ -131,5 +132,56 @@ describe('backup and restore', () => {
     truncated.end(lines.slice(0, -1).join('\n'));
     await expect(restoreBackup(target, truncated)).rejects.toThrow(/truncated/);
     expect(await rawQuery(target, 'SELECT count(*)::int AS n FROM objects')).toEqual([{ n: 0 }]);
+  });
+});
+
+describe('the PKI and the roles in a backup', () => {
+  const modeOf = (f: string) => statSync(f).mode & 0o777;
+  const pkiOf = (dataDir: string) => Object.fromEntries(['ca.crt', 'ca.key', 'apiserver.crt', 'apiserver.key'].map((n) => [n, readFileSync(path.join(dataDir, 'pki', n), 'utf8')]));
+  const objectCount = async (url: string) => (await rawQuery<{ n: number }>(url, 'SELECT count(*)::int AS n FROM objects'))[0]!.n;
+
+  test('the CA and serving keys are backed up and restored owner-only, so old kubeconfigs keep trusting the server', async () => {
+    const source = path.join(dir, 'pki-source');
+    ensureServingPki(source, ['localhost']);
+    const file = path.join(dir, 'with-pki.backup');
+    const backup = await stowage(['backup', file], a.url, source);
+    expect(backup.code, backup.out).toBe(0);
+    expect(backup.out).toMatch(/with the API's PKI/);
+    expect(modeOf(file)).toBe(0o600);
+
+    const target = await createTestDatabase();
+    const restored = path.join(dir, 'pki-restored');
+    const restore = await stowage(['restore', file], target, restored);
+    expect(restore.code, restore.out).toBe(0);
+    expect(restore.out).toMatch(/Restored the API's PKI/);
+    expect(pkiOf(restored)).toEqual(pkiOf(source));
+    expect(modeOf(path.join(restored, 'pki'))).toBe(0o700);
+    for (const n of ['ca.crt', 'ca.key', 'apiserver.crt', 'apiserver.key']) expect(modeOf(path.join(restored, 'pki', n)), n).toBe(0o600);
+    // The restored server keeps the CA (and its serving certificate) rather than making new ones.
+    expect(ensureServingPki(restored, ['localhost']).caPem).toBe(pkiOf(source)['ca.crt']);
+
+    // A data dir that already has another CA is refused before the database is touched.
+    const other = path.join(dir, 'pki-other');
+    ensureServingPki(other, ['localhost']);
+    const empty = await createTestDatabase();
+    const refused = await stowage(['restore', file], empty, other);
+    expect(refused.code).not.toBe(0);
+    expect(refused.out).toMatch(/differs from the backup's/);
+    expect(await objectCount(empty)).toBe(0);
+  });
+
+  test('a backup naming a role this Stowage does not know is refused, and nothing is restored', async () => {
+    const file = path.join(dir, 'roles.backup');
+    expect((await stowage(['backup', file], a.url)).code).toBe(0);
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain('"role":"developer"');
+    const forged = path.join(dir, 'forged.backup');
+    writeFileSync(forged, text.replace('"role":"developer"', '"role":"root"'));
+    const target = await createTestDatabase();
+    const r = await stowage(['restore', forged], target);
+    expect(r.code).not.toBe(0);
+    expect(r.out).toMatch(/user "dev" has the unknown role "root"/);
+    expect(await objectCount(target)).toBe(0);
+    expect(await rawQuery(target, 'SELECT name FROM users')).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
 // Property-based fuzzing of the dashboard's tRPC endpoint over HTTP, as every role:
-// hostile inputs to every query and mutation (manifests in YAML and JSON, refs, selectors),
-// batches, wrong methods and content types (not the live subscription, which stays open by
-// design). Properties: no 5xx; every error a typed tRPC
+// hostile inputs to every query and mutation (manifests in YAML and JSON, refs, selectors,
+// and a hostile string in every string field of every procedure, read from its own input
+// schema: procedure-inputs.ts), batches, wrong methods and content types (not the live
+// subscription, which stays open by design). Properties: no 5xx; every error a typed tRPC
 // error (a known code, its HTTP status, a message); after each batch the health probe
 // answers, every stored object re-validates, and the prototypes are untouched.
 import http from 'node:http';
@@ -13,6 +14,7 @@ import { startWebServer, type WebServer } from '../../server/http/web-server';
 import { appRouter } from '../../server/trpc/root';
 import { openTestApp } from '../app';
 import { anyJson, enc, kubeObject, nastyString, ROLES, type FuzzRole } from './arbitraries';
+import { hostileInput, procedures, stringPaths, withValue } from './procedure-inputs';
 import { expectEverythingStoredValid, expectPrototypesUntouched, fuzzRuns } from './properties';
 
 let app: AppContext;
@@ -70,7 +72,18 @@ for (const [path, proc] of Object.entries((appRouter as unknown as { _def: { pro
   if ((type === 'query' || type === 'mutation') && !path.startsWith('objects.') && !path.startsWith('auth.')) OTHER_PROCEDURES.push([path, type]);
 }
 
+/**
+ * Every query and mutation with an input read from its own schema: each string field kept
+ * plausible or made hostile, so a hostile string reaches every field while the rest of the
+ * input passes validation (signing out would only end the fuzz session).
+ */
+const PLAIN_PROCEDURES = procedures().filter((p) => p.type !== 'subscription' && p.path !== 'auth.signOut');
+const schemaCall: fc.Arbitrary<Call> = fc
+  .constantFrom(...PLAIN_PROCEDURES)
+  .chain((p) => hostileInput(p.sample, nastyString).map((input) => ({ path: p.path, type: p.type as Call['type'], input })));
+
 const call: fc.Arbitrary<Call> = fc.oneof(
+  { weight: 4, arbitrary: schemaCall },
   fc.record({ kind: KINDS, namespace: NS, labelSelector: nastyString, fieldSelector: fc.oneof(fc.constant('metadata.name=x'), nastyString) }, { requiredKeys: ['kind'] }).map((input) => ({ path: 'objects.list', type: 'query' as const, input })),
   ref.map((input) => ({ path: 'objects.get', type: 'query' as const, input })),
   ref.map((input) => ({ path: 'objects.events', type: 'query' as const, input })),
@@ -170,6 +183,34 @@ function expectTypedErrors(text: string, what: string): void {
     expect(err.data?.httpStatus, what).toBeLessThan(500);
   }
 }
+
+/** Strings no input may carry into the store or a query: each must be refused with a 4xx. */
+const BAD_STRINGS = ['\u0000', 'a\u0000b', '\uD800', 'x\uDC00y', '\\', '%', "'", 'a'.repeat(5000)];
+
+describe('every string field of every procedure', () => {
+  const cases = PLAIN_PROCEDURES.flatMap((p) =>
+    stringPaths(p.sample).map((at) => ({ procedure: p.path, type: p.type as Call['type'], field: at.join('.'), sample: p.sample, at })),
+  );
+
+  test('the string fields are read from the schemas, nested ones included', () => {
+    expect(new Set(cases.map((c) => c.procedure)).size).toBeGreaterThan(25);
+    expect(cases.map((c) => `${c.procedure} ${c.field}`)).toEqual(
+      expect.arrayContaining(['lists.page text', 'lists.page namespace', 'lists.page fields.phase.0', 'lists.page fields.storageClass.0', 'localVolumes.nodeDisks node', 'localVolumes.volumeHistory pv']),
+    );
+  });
+
+  test.each(cases)('$procedure $field: NUL, lone surrogates and odd strings are 4xx, typed', async ({ type, procedure, sample, at }) => {
+    for (const role of ['admin', 'developer'] as const) {
+      for (const bad of BAD_STRINGS) {
+        const input = withValue(sample, at, bad);
+        const r = await send({ role, calls: [{ path: procedure, type, input }], batch: false, contentType: 'application/json', wrongMethod: false });
+        const what = `${role} ${procedure} ${JSON.stringify(bad.slice(0, 10))}`;
+        expect(r.status, `${what}: ${r.text.slice(0, 300)}`).toBeLessThan(500);
+        if (r.status >= 400) expectTypedErrors(r.text, what);
+      }
+    }
+  });
+});
 
 const RUNS = fuzzRuns(600);
 const BATCH = 200;

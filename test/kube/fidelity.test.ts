@@ -272,6 +272,17 @@ describe('API machinery', () => {
   });
 
   it.each([
+    { name: 'a list of volumes', path: PVS },
+    { name: 'a list in another namespace', path: '/api/v1/namespaces/other/persistentvolumeclaims' },
+    { name: 'a get in another namespace', path: '/api/v1/namespaces/other/persistentvolumeclaims/any' },
+  ])('authorization before the resourceVersion wait: $name by a developer -> 403, not 504', async ({ path }) => {
+    const current = BigInt((await api({ path: PVS })).json.metadata.resourceVersion);
+    const r = await api({ path: `${path}?resourceVersion=${current + 100_000n}`, token: 'dev' });
+    expect(r.status).toBe(403);
+    expect(r.json).toMatchObject({ kind: 'Status', reason: 'Forbidden' });
+  });
+
+  it.each([
     {
       name: 'a list with sendInitialEvents',
       path: `${PVS}?sendInitialEvents=true`,

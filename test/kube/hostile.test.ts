@@ -153,6 +153,12 @@ describe('requests Node parses before any handler', () => {
     expect((await api({ path: '/healthz' })).status).toBe(200);
   });
 
+  test('HTTP/1.1 without Host → 400 Status saying so (not a bare status line)', async () => {
+    const r = await rawRequest(h.url, h.caPem, `GET ${PVS} HTTP/1.1\r\nAuthorization: Bearer ${h.adminToken}\r\nConnection: close\r\n\r\n`);
+    expect(r.status).toBe(400);
+    expect(JSON.parse(r.body)).toMatchObject({ kind: 'Status', reason: 'BadRequest', code: 400, message: expect.stringMatching(/missing required Host header/) });
+  });
+
   test('a percent-encoded non-ASCII name is simply not found', async () => {
     const r = await api({ path: `${PVS}/${encodeURIComponent('été')}` });
     expect(r.status).toBe(404);

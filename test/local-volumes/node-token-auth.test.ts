@@ -144,6 +144,28 @@ describe('node tokens', () => {
     expect(r.status).toBe(403);
   });
 
+  it.each([
+    { name: "another node's host name", labels: { 'kubernetes.io/hostname': 'node-b' } },
+    { name: 'a node role', labels: { 'node-role.kubernetes.io/control-plane': '' } },
+    { name: 'an old-style role', labels: { 'kubernetes.io/role': 'master' } },
+    { name: 'a zone other than the one an admin set', labels: { 'topology.kubernetes.io/zone': 'zone-2' } },
+  ])('cannot set $name on its node (403, nothing written)', async ({ labels }) => {
+    const node = await h.app.store.get('Node', undefined, 'node-a');
+    await h.app.store.update({ ...node, metadata: { ...node.metadata, labels: { ...node.metadata.labels, 'topology.kubernetes.io/zone': 'zone-1' } } });
+    const before = (await h.app.store.get('Node', undefined, 'node-a')).metadata.labels;
+    const r = await call('POST', agent('nodes/node-a/heartbeat'), tokenA, { labels });
+    expect(r.status).toBe(403);
+    expect(r.body).toMatchObject({ kind: 'Status', reason: 'Forbidden' });
+    expect((await h.app.store.get('Node', undefined, 'node-a')).metadata.labels).toEqual(before);
+  });
+
+  it('sets its own host name, os, arch, its zone unchanged and labels of its own', async () => {
+    const labels = { 'kubernetes.io/hostname': 'node-a', 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', 'topology.kubernetes.io/zone': 'zone-1', 'example.com/rack': 'r7' };
+    const r = await call('POST', agent('nodes/node-a/heartbeat'), tokenA, { labels });
+    expect(r.status).toBe(200);
+    expect((await h.app.store.get('Node', undefined, 'node-a')).metadata.labels).toMatchObject(labels);
+  });
+
   it('a user token (even an admin) is refused by the agent API; no token is 401', async () => {
     expect((await call('GET', agent('nodes/node-a/config'), admin)).status).toBe(403);
     expect((await call('GET', agent('nodes/node-a/config'), undefined)).status).toBe(401);

@@ -66,6 +66,30 @@ describe('check', () => {
     expect(plan.outcome === 'invalid' && plan.causes.map((c) => c.field)).toContain('spec.resources.requests.storage');
     expect(await app.store.currentResourceVersion()).toBe(before);
   });
+  test("a developer sees neither another namespace's claim nor other volumes' labels; an admin sees both", async () => {
+    const disk = async (name: string, labels: Record<string, string>, claimRef?: { namespace: string; name: string }) => {
+      const v = await app.store.create({
+        apiVersion: 'v1',
+        kind: 'PersistentVolume',
+        metadata: { name, labels },
+        spec: { capacity: { storage: '20Gi' }, accessModes: ['ReadWriteOnce'], storageClassName: 'manual', hostPath: { path: `/tmp/${name}` }, ...(claimRef ? { claimRef } : {}) },
+      });
+      await app.store.update({ ...v, status: { phase: claimRef ? 'Bound' : 'Available' } }, { subresource: 'status' });
+    };
+    await disk('gold-20g', { tier: 'gold', project: 'team-b-secret-project' });
+    await disk('taken-20g', { app: 'db' }, { namespace: 'team-b', name: 'their-data' });
+    const base = claim('10Gi', 'manual');
+    const selective: KubeObject = { ...base, spec: { ...(base.spec as Record<string, unknown>), selector: { matchLabels: { app: 'db' } } } };
+    const seenByAdmin = JSON.stringify(await app.claims.check(admin, selective));
+    for (const s of ['tier=gold', 'team-b/their-data']) expect(seenByAdmin).toContain(s);
+    const plan = await app.claims.check(dev, selective);
+    expect(plan.outcome).toBe('pending');
+    const seen = JSON.stringify(plan);
+    for (const hidden of ['gold-20g', 'taken-20g', 'tier=gold', 'team-b-secret-project', 'team-b', 'their-data']) expect(seen).not.toContain(hidden);
+    expect(seen).toContain('another claim');
+    expect(seen).toContain("its labels do not match the claim's selector app=db");
+  });
+
   test('another namespace is Forbidden', async () => {
     await expect(app.claims.check(dev, { ...claim('1Gi'), metadata: { name: 'x', namespace: 'other' } })).rejects.toMatchObject({ code: 'Forbidden' });
   });

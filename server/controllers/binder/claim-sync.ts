@@ -21,6 +21,7 @@ import { decide, isBindCompleted, mayTakeDefaultClass, type ClaimAction, type Cl
 import type { BinderDeps } from './deps';
 import { claimKey } from './keys';
 import { keepPending } from './pending';
+import { identityLabels } from '../../domain/node-lifecycle';
 
 const PVC = 'PersistentVolumeClaim';
 const PV = 'PersistentVolume';
@@ -79,7 +80,7 @@ async function matchOptions(d: BinderDeps, claim: PersistentVolumeClaim, sc: Sto
   if (sc?.volumeBindingMode !== 'WaitForFirstConsumer') return {};
   const nodeName = claim.metadata.annotations?.[annSelectedNode];
   const node = nodeName ? await d.store.tryGet('Node', undefined, nodeName) : undefined;
-  return { delayBinding: true, node: node ? { name: nodeName!, labels: node.metadata.labels ?? {} } : undefined };
+  return { delayBinding: true, node: node ? { name: nodeName!, labels: identityLabels(nodeName!, node.metadata.labels) } : undefined };
 }
 
 /** The claim's pods not yet placed on a node (and not terminated), by name, in pod order. */

@@ -6,7 +6,7 @@ import { StowageError } from '../../domain/errors';
 import { strategies } from '../../resources/registry';
 import { parseManifest } from '../../services/manifest';
 import { strategyOrThrow } from '../../services/objects';
-import { authedProcedure, publicProcedure, router } from '../init';
+import { authedProcedure, publicProcedure, router, typedErrors } from '../init';
 
 const ref = z.object({
   kind: z.string().min(1).max(100),
@@ -85,12 +85,17 @@ export const objectsRouter = router({
   watch: authedProcedure
     .input(z.object({ kinds: z.array(z.string()).max(20).optional(), namespace: z.string().optional(), lastEventId: z.string().nullish() }).optional())
     .subscription(async function* ({ ctx, input, signal }) {
-      const it = ctx.app.objects.watch(ctx.principal, {
-        kinds: input?.kinds,
-        namespace: input?.namespace || undefined,
-        resourceVersion: input?.lastEventId ?? undefined,
-        signal,
-      });
+      // Errors (403, 404, 410, 400) reach the client with their own codes, as a query's do.
+      const it = typedErrors(
+        (async function* () {
+          yield* ctx.app.objects.watch(ctx.principal, {
+            kinds: input?.kinds,
+            namespace: input?.namespace || undefined,
+            resourceVersion: input?.lastEventId ?? undefined,
+            signal,
+          });
+        })(),
+      );
       for await (const e of it) {
         yield tracked(e.rv.toString(), {
           type: e.type,
