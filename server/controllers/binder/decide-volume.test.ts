@@ -42,7 +42,7 @@ function summary(a: VolumeAction): string {
     case 'available':
       return `available, ${a.then}`;
     case 'release':
-      return `release${a.setReleased ? '' : ' (phase kept)'}${a.fail ? `, Failed ${a.fail.reason}` : ''}`;
+      return `release${a.setReleased ? '' : ' (phase kept)'}${a.fail ? `, Failed ${a.fail.reason}` : ''}${a.notice ? `, event ${a.notice.reason}` : ''}`;
     case 'bound':
       return `bound${a.enqueueClaim ? ', enqueueClaim' : ''}`;
     default:
@@ -67,6 +67,8 @@ describe('decideVolume (upstream syncVolume, reclaimVolume)', () => {
     { name: 'Failed for another reason, nobody can delete it', volume: volume({ policy: 'Delete', phase: 'Failed', message: 'disk on fire' }), claim: undefined, want: 'release (phase kept), Failed VolumeFailedDelete' },
     { name: 'its claim is gone, Recycle', volume: volume({ policy: 'Recycle' }), claim: undefined, want: 'release, Failed VolumeFailedRecycle' },
     { name: 'its claim is gone, Recycle, Failed already', volume: volume({ policy: 'Recycle', phase: 'Failed' }), claim: undefined, want: 'release (phase kept)' },
+    { name: 'its claim is gone, Recycle, pods still name it', volume: volume({ policy: 'Recycle' }), claim: undefined, pods: ['ns/web-0'], want: 'release, event VolumeFailedRecycle' },
+    { name: 'its claim was re-created, Recycle, pods name the new one', volume: volume({ policy: 'Recycle' }), claim: claim({ uid: 'u2' }), pods: ['ns/web-0'], want: 'release, Failed VolumeFailedRecycle' },
     { name: 'its claim is gone, an unknown policy', volume: volume({ policy: 'Shred' }), claim: undefined, want: 'release, Failed VolumeUnknownReclaimPolicy' },
     { name: 'bound on its side only', volume: volume(), claim: claim({ phase: 'Pending' }), want: 'enqueueClaim' },
     { name: 'bound on its side only, other volumeMode', volume: volume({ mode: 'Block' }), claim: claim({ phase: 'Pending' }), want: 'mismatch' },
@@ -74,8 +76,17 @@ describe('decideVolume (upstream syncVolume, reclaimVolume)', () => {
     { name: 'bound both ways, claim not Bound yet', volume: volume({ phase: 'Available' }), claim: claim({ volumeName: 'pv-1', phase: 'Pending' }), want: 'bound, enqueueClaim' },
     { name: 'its claim is bound to another volume', volume: volume(), claim: claim({ volumeName: 'pv-2' }), want: 'unbind' },
     { name: 'its claim took another volume, provisioned for it with Delete', volume: volume({ policy: 'Delete', provisionedBy: 'stowage.io/host-path' }), claim: claim({ volumeName: 'pv-2' }), want: 'release' },
-  ])('$name -> $want', ({ volume: v, claim: c, want }) => {
-    expect(summary(decideVolume({ volume: v, claim: c, inTreeProvisioners: inTree }))).toBe(want);
+  ])('$name -> $want', ({ volume: v, claim: c, want, ...rest }) => {
+    const pods = (rest as { pods?: string[] }).pods;
+    expect(summary(decideVolume({ volume: v, claim: c, inTreeProvisioners: inTree, podsUsingClaimRef: pods }))).toBe(want);
+  });
+
+  it('a Recycle volume still used by pods: a Normal event naming them, no Failed phase (upstream recycleVolumeOperation)', () => {
+    expect(decideVolume({ volume: volume({ policy: 'Recycle' }), inTreeProvisioners: inTree, podsUsingClaimRef: ['apps/a', 'apps/b'] })).toEqual({
+      action: 'release',
+      setReleased: true,
+      notice: { reason: 'VolumeFailedRecycle', message: 'Volume is used by pods: apps/a,apps/b' },
+    });
   });
 
   it('the texts: Failed with the deleter message, the volumeMode mismatch on both sides', () => {

@@ -13,6 +13,11 @@ export interface VolumeFacts {
   claim?: PersistentVolumeClaim;
   /** Provisioner names of the in-tree plugins (the deleter controller deletes their volumes). */
   inTreeProvisioners: ReadonlySet<string>;
+  /**
+   * A Recycle volume whose claim is gone (no claim of that name at all): the pods, not
+   * terminated, that still name that claim ("namespace/name", sorted; upstream isVolumeUsed).
+   */
+  podsUsingClaimRef?: string[];
 }
 
 /** The volume goes Failed with why, and an Event says it. */
@@ -36,7 +41,7 @@ export interface Failure {
  */
 export type VolumeAction =
   | { action: 'available'; then: 'wakeClaims' | 'enqueueClaim' }
-  | { action: 'release'; setReleased: boolean; fail?: Failure }
+  | { action: 'release'; setReleased: boolean; fail?: Failure; notice?: { reason: string; message: string } }
   | { action: 'mismatch'; volumeEvent: string; claimEvent: string }
   | { action: 'enqueueClaim' }
   | { action: 'bound'; enqueueClaim: boolean }
@@ -74,6 +79,11 @@ function release(f: VolumeFacts): VolumeAction {
   const phase: string | undefined = f.volume.status?.phase;
   const kept = phase === 'Released' || phase === 'Failed';
   const after = { phase: kept ? phase : 'Released', message: kept ? f.volume.status?.message : undefined };
+  // Upstream recycleVolumeOperation: a volume still used by pods is not recycled; a Normal
+  // event says so, the phase stays, and the next sync looks again.
+  if (f.volume.spec?.persistentVolumeReclaimPolicy === 'Recycle' && !f.claim && (f.podsUsingClaimRef?.length ?? 0) > 0) {
+    return { action: 'release', setReleased: !kept, notice: { reason: reasons.volumeFailedRecycle, message: `Volume is used by pods: ${f.podsUsingClaimRef!.join(',')}` } };
+  }
   return { action: 'release', setReleased: !kept, fail: reclaimFailure(f, after) };
 }
 

@@ -7,6 +7,8 @@ import { accessModesToBits } from '../../domain/access-modes';
 import { volumeClass } from '../../domain/matching';
 import { bytesOf } from '../../resources/resource-list';
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
+import type { Pod } from '../../resources/pod/schema';
+import { podsUsingClaim } from '../../domain/pod-claims';
 import { claimsNaming, claimsWaitingFor } from '../../store/volume-queries';
 import type { ReconcileContext } from '../runtime/controller';
 import { annBoundByController } from '../../domain/well-known/annotations';
@@ -77,9 +79,16 @@ async function unbind(d: BinderDeps, ctx: ReconcileContext, volume: PersistentVo
 /** Released unless it is already, then Failed with why when its reclaim policy says so. */
 async function release(d: BinderDeps, ctx: ReconcileContext, volume: PersistentVolume, a: Extract<VolumeAction, { action: 'release' }>): Promise<void> {
   const released = a.setReleased ? await setPhase(d, ctx, volume, 'Released') : volume;
+  if (a.notice) await event(d, released, 'Normal', a.notice.reason, a.notice.message);
   if (!a.fail) return;
   const failed = await setPhase(d, ctx, released, 'Failed', a.fail.message, a.fail.force);
   await event(d, failed, 'Warning', a.fail.reason, a.fail.event);
+}
+
+/** The pods (not terminated) that name claim namespace/name, as "namespace/name", sorted. */
+async function podsNamingClaim(d: BinderDeps, namespace: string, name: string): Promise<string[]> {
+  const pods = (await d.store.list('Pod', { namespace })).items as Pod[]; // a list of kind Pod
+  return podsUsingClaim(pods, namespace, name).map((p) => `${namespace}/${p}`);
 }
 
 export async function syncVolume(d: BinderDeps, ctx: ReconcileContext, name: string): Promise<void> {
@@ -87,7 +96,9 @@ export async function syncVolume(d: BinderDeps, ctx: ReconcileContext, name: str
   if (!volume) return;
   const ref = volume.spec?.claimRef;
   const claim = ref?.uid ? await d.store.tryGet('PersistentVolumeClaim', ref.namespace ?? '', ref.name ?? '') : undefined;
-  const a = decideVolume({ volume, claim, inTreeProvisioners: d.inTreeProvisioners });
+  const recycleOfGoneClaim = ref?.uid && !claim && volume.spec?.persistentVolumeReclaimPolicy === 'Recycle';
+  const podsUsingClaimRef = recycleOfGoneClaim ? await podsNamingClaim(d, ref.namespace ?? '', ref.name ?? '') : undefined;
+  const a = decideVolume({ volume, claim, inTreeProvisioners: d.inTreeProvisioners, podsUsingClaimRef });
   const refKey = claimKey(ref?.namespace ?? '', ref?.name ?? '');
   switch (a.action) {
     case 'available': {
