@@ -16,6 +16,8 @@ import { Publisher } from './publisher';
 import { realPublishOs, type PublishOs } from './publish-os';
 import { discoverAll } from './discovery';
 import type { AgentOs } from './os';
+import { PoolKeeper } from './pools';
+import { realPoolOs, type PoolOs } from './pool-os';
 import { labelArch, labelHostname, labelOs } from '../domain/well-known/labels';
 
 export interface AgentLoopOptions {
@@ -37,6 +39,9 @@ export interface AgentLoopOptions {
   podsDir?: string;
   publishMs?: number;
   publishOs?: PublishOs;
+  /** How often btrfs pools are settled and reported (ms, default 1 s). */
+  poolMs?: number;
+  poolOs?: PoolOs;
   /**
    * The agent's own state dir: it records its running cleanup commands there, and at start
    * ends those a killed predecessor left running. Without it nothing is recorded.
@@ -84,6 +89,7 @@ export class AgentLoop {
   private wakeDiscovery: (() => void) | undefined;
   private readonly publisher: Publisher | undefined;
   private readonly sent = new Map<string, { text: string; at: number }>();
+  private pools!: PoolKeeper;
   nodeName = '';
 
   constructor(private readonly o: AgentLoopOptions) {
@@ -94,6 +100,7 @@ export class AgentLoop {
 
   async start(): Promise<void> {
     this.nodeName = this.o.nodeName ?? (await this.o.api.whoami()).nodeName;
+    this.pools = new PoolKeeper(this.o.poolOs ?? realPoolOs, this.o.api, this.nodeName, this.o.log.child({ part: 'pools' }));
     // Before any job is taken: a wipe left running by a killed agent must be over first.
     const reaped = await this.ledger?.reapLeftovers({ log: (msg, e) => this.o.log.warn({ pid: e.pid, command: e.command }, msg) });
     if (reaped?.length) this.o.log.warn({ count: reaped.length }, 'ended cleanup commands a previous agent left running; their jobs are taken again');
@@ -104,6 +111,7 @@ export class AgentLoop {
       this.discoveryLoop(signal),
       this.every(this.o.claimMs ?? 1_000, 'cleanup claim', () => this.claim()),
       ...(this.publisher ? [this.every(this.o.publishMs ?? 1_000, 'publish', () => this.publish())] : []),
+      this.every(this.o.poolMs ?? 1_000, 'pools', () => this.pools.pass()),
     ];
     this.o.log.info({ node: this.nodeName, instance: this.instance }, 'node agent started');
   }

@@ -105,6 +105,12 @@ export interface ProvisionerPlugin {
   /** The provisioner name a StorageClass uses, e.g. `stowage.io/host-path`. */
   readonly name: string;
   readonly capabilities: PluginCapabilities;
+  /**
+   * The plugin acts on any node through that node's agent (its intent records are the
+   * agent's instructions), so whichever controller leads settles its records; other
+   * plugins act on the machine they run on and settle only that node's records.
+   */
+  readonly agentBacked?: boolean;
   /** Problems with the parameters or the claim; empty when the claim can be served. */
   validateParameters(parameters: Record<string, string>, claim: PersistentVolumeClaim, storageClass?: StorageClass): string[];
   provision(options: ProvisionOptions): Promise<ProvisionResult>;

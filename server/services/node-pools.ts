@@ -1,0 +1,120 @@
+// What a node agent may do with btrfs pools (stowage.io/btrfs), for its own node only:
+// read its pools (the btrfs classes' `pool` paths) and the volumes whose intent records
+// ask it to act, report what it did to each, and report its pools. The provisioner plugin
+// writes the intent record before anything is asked of the agent; the agent only ever
+// settles records of its node, and only paths `<pool>/pvc-<uid>` of those pools.
+import type { PoolAssignment, PoolReport, PoolVolumeDone, PoolVolumeWork, PoolWork } from '../contracts/agent';
+import { nodeMayActFor, type NodePrincipal } from '../domain/authorization';
+import { isPoolVolumeName, poolVolumePath, type PoolAssetDetails } from '../domain/btrfs-pool';
+import { StowageError } from '../domain/errors';
+import { btrfsProvisioner } from '../domain/well-known/provisioners';
+import { poolPathProblems } from '../resources/storage-class/in-tree-parameters';
+import type { StorageClass } from '../resources/storage-class/schema';
+import type { ObjectStore } from '../store/object-store';
+import { AssetStore, type AssetRecord } from '../store/provisioned-assets';
+
+const MAX_POOLS = 256;
+const DECIMAL_RE = /^\d{1,30}$/;
+const bad = (m: string) => new StowageError('BadRequest', m);
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** The pools of every btrfs class (valid `pool` parameters only). */
+export async function poolAssignments(store: ObjectStore): Promise<PoolAssignment[]> {
+  const classes = (await store.list('StorageClass')).items as StorageClass[]; // a list of kind StorageClass
+  return classes
+    .filter((c) => c.provisioner === btrfsProvisioner && typeof c.parameters?.pool === 'string' && poolPathProblems(btrfsProvisioner, c.parameters.pool).length === 0)
+    .map((c) => ({ className: c.metadata.name!, path: c.parameters!.pool }));
+}
+
+/** What the agent must do for a record, if anything. */
+export function workOf(r: AssetRecord): PoolVolumeWork | undefined {
+  const d = r.details as PoolAssetDetails;
+  if (typeof d.pool !== 'string' || typeof d.limitBytes !== 'string') return undefined;
+  const base = { pvName: r.pvName, pool: d.pool, path: poolVolumePath(d.pool, r.pvName), limitBytes: d.limitBytes, ...(d.subvolumeId ? { subvolumeId: d.subvolumeId } : {}) };
+  if (r.state === 'deleting') return d.removed ? undefined : { ...base, want: 'absent' };
+  if (r.state === 'creating' || d.appliedBytes !== d.limitBytes) return { ...base, want: 'present' };
+  return undefined;
+}
+
+export class NodePoolService {
+  readonly assets: AssetStore;
+
+  constructor(private readonly store: ObjectStore) {
+    this.assets = new AssetStore(store);
+  }
+
+  private check(p: NodePrincipal, node: string): void {
+    if (!nodeMayActFor(p, node)) throw new StowageError('Forbidden', `node "${p.nodeName}" may not act for node "${node}"`, { kind: 'nodes', name: node });
+  }
+
+  /** The node's pools, and the volumes of its records that want the agent to act. */
+  async work(p: NodePrincipal, node: string): Promise<PoolWork> {
+    this.check(p, node);
+    const [pools, records] = await Promise.all([poolAssignments(this.store), this.assets.list({ plugin: btrfsProvisioner, node })]);
+    const volumes = records.map(workOf).filter((w): w is PoolVolumeWork => w !== undefined);
+    return { pools, volumes };
+  }
+
+  /** The agent settled (or failed to settle) one volume of its node. */
+  async volumeDone(p: NodePrincipal, node: string, pvName: string, body: unknown): Promise<{ recorded: boolean }> {
+    this.check(p, node);
+    if (!isPoolVolumeName(pvName)) throw bad(`"${pvName}" is not a volume name`);
+    const record = await this.assets.get(btrfsProvisioner, pvName);
+    if (!record || record.node !== node) {
+      throw new StowageError('NotFound', `no ${btrfsProvisioner} volume "${pvName}" on node "${node}"`, { kind: 'persistentvolumes', name: pvName });
+    }
+    const done = (isPlainObject(body) ? body : {}) as Partial<PoolVolumeDone>;
+    if (done.state === 'failed') {
+      await this.assets.noteError(record, `node "${node}": ${typeof done.error === 'string' ? done.error.slice(0, 1000) : 'failed'}`);
+      return { recorded: true };
+    }
+    if (done.state === 'absent') {
+      if (record.state !== 'deleting') throw new StowageError('Conflict', `volume "${pvName}" is not being deleted`);
+      return { recorded: await this.assets.markRemoved(record) };
+    }
+    if (done.state !== 'present' || typeof done.limitBytes !== 'string' || !DECIMAL_RE.test(done.limitBytes)) throw bad('state must be present, absent or failed; present needs limitBytes');
+    if (record.state === 'deleting') return { recorded: false };
+    const subvolumeId = typeof done.subvolumeId === 'string' && /^\d{1,20}$/.test(done.subvolumeId) ? done.subvolumeId : undefined;
+    await this.assets.markCreated(record, { appliedBytes: done.limitBytes, ...(subvolumeId ? { subvolumeId } : {}) });
+    return { recorded: true };
+  }
+
+  /** The agent's view of its pools; each must be a pool of a btrfs class. */
+  async report(p: NodePrincipal, node: string, body: unknown): Promise<{ accepted: number }> {
+    this.check(p, node);
+    const raw = isPlainObject(body) ? body.pools : undefined;
+    if (!Array.isArray(raw) || raw.length > MAX_POOLS) throw bad(`pools must be a list of at most ${MAX_POOLS}`);
+    const known = await poolAssignments(this.store);
+    const reports = raw.map((r) => parseReport(r, known));
+    await this.onReport?.(node, reports);
+    return { accepted: reports.length };
+  }
+
+  /** Where accepted reports go (the capacity objects). */
+  onReport?: (node: string, reports: PoolReport[]) => Promise<void>;
+}
+
+function parseReport(raw: unknown, known: PoolAssignment[]): PoolReport {
+  if (!isPlainObject(raw)) throw bad('each pool must be an object');
+  const { className, path } = raw;
+  if (typeof className !== 'string' || typeof path !== 'string' || !known.some((k) => k.className === className && k.path === path)) {
+    throw bad(`pool ${JSON.stringify(path)} of class ${JSON.stringify(className)} is not the pool of a ${btrfsProvisioner} StorageClass`);
+  }
+  const num = (v: unknown, f: string) => {
+    if (v === undefined) return undefined;
+    if (typeof v !== 'string' || !DECIMAL_RE.test(v)) throw bad(`${f} must be a decimal string`);
+    return v;
+  };
+  if (raw.usable !== true) {
+    return { className, path, usable: false, reason: typeof raw.reason === 'string' ? raw.reason.slice(0, 500) : 'not usable' };
+  }
+  const used: Record<string, string> = {};
+  if (raw.usedBytes !== undefined) {
+    if (!isPlainObject(raw.usedBytes) || Object.keys(raw.usedBytes).length > 100_000) throw bad('usedBytes must be a map');
+    for (const [k, v] of Object.entries(raw.usedBytes)) if (isPoolVolumeName(k)) used[k] = num(v, `usedBytes.${k}`)!;
+  }
+  return { className, path, usable: true, totalBytes: num(raw.totalBytes, 'totalBytes') ?? '0', freeBytes: num(raw.freeBytes, 'freeBytes') ?? '0', usedBytes: used };
+}
