@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { isPoolVolumePath, parseQgroupShow, poolProblem, poolRoom } from './btrfs-pool';
+import { isPoolVolumePath, parseQgroupShow, poolCapacityName, poolProblem, poolRoom, promisedBytes, reportedRoom, type PoolAssetDetails } from './btrfs-pool';
 
 const UID = '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
 
@@ -55,4 +55,30 @@ describe('poolProblem', () => {
     ['btrfs with quotas', { exists: true, isDirectory: true, fsType: 'btrfs', quotas: true }, undefined],
   ];
   test.each(rows)('%s', (_name, seen, want) => expect(poolProblem(seen)).toBe(want));
+});
+
+describe('poolCapacityName', () => {
+  test('deterministic, a DNS label, and different per node and per class', () => {
+    const a = poolCapacityName('node-a', 'pooled');
+    expect(a).toBe(poolCapacityName('node-a', 'pooled'));
+    expect(a).toMatch(/^pool-[0-9a-f]{8}$/);
+    expect(poolCapacityName('node-b', 'pooled')).not.toBe(a);
+    expect(poolCapacityName('node-a', 'other')).not.toBe(a);
+    expect(poolCapacityName('node-a', 'bc')).not.toBe(poolCapacityName('node-ab', 'c'));
+  });
+});
+
+describe('promisedBytes', () => {
+  const rows: [string, PoolAssetDetails, bigint][] = [
+    ['being created: the limit asked for', { limitBytes: '100' }, 100n],
+    ['growing: the larger, new limit', { limitBytes: '200', appliedBytes: '100' }, 200n],
+    ['made: its limit', { limitBytes: '100', appliedBytes: '100' }, 100n],
+    ['removed: nothing', { limitBytes: '100', appliedBytes: '100', removed: true }, 0n],
+  ];
+  test.each(rows)('%s', (_n, d, want) => expect(promisedBytes(d)).toBe(want));
+});
+
+describe('reportedRoom', () => {
+  test('an unusable pool has no room', () => expect(reportedRoom({ usable: false, totalBytes: '100', freeBytes: '100' }, 0n)).toBe(0n));
+  test('a usable one: total less promised, at most free', () => expect(reportedRoom({ usable: true, totalBytes: '100', freeBytes: '70' }, 40n)).toBe(60n));
 });

@@ -4,6 +4,7 @@
 // parameter; each volume is one subvolume `<pool>/pvc-<uid>` whose qgroup limit is its size.
 // Pure: no I/O.
 import path from 'node:path';
+import { fnv1a32 } from './local-pv-name';
 
 /** A PV name the provisioner gives: `pvc-` and a claim uid. */
 const PV_NAME_RE = /^pvc-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -93,4 +94,24 @@ export interface PoolAssetDetails {
   subvolumeId?: string;
   /** Being deleted, and the agent reported the subvolume gone. */
   removed?: boolean;
+}
+
+/** The deterministic name of the CSIStorageCapacity of a class's pool on a node. */
+export function poolCapacityName(node: string, className: string): string {
+  const utf8 = new TextEncoder();
+  return `pool-${fnv1a32(utf8.encode(className), fnv1a32(utf8.encode(`${node}\u0000`))).toString(16).padStart(8, '0')}`;
+}
+
+/** Room for new volumes in a reported pool: 0 when the pool cannot serve. */
+export function reportedRoom(r: { usable: boolean; totalBytes?: string; freeBytes?: string }, allocatedBytes: bigint): bigint {
+  if (!r.usable) return 0n;
+  return poolRoom({ totalBytes: BigInt(r.totalBytes ?? '0'), freeBytes: BigInt(r.freeBytes ?? '0'), allocatedBytes });
+}
+
+/** The limit a volume's record promises (what counts as allocated), 0 when it promises nothing (removed). */
+export function promisedBytes(d: PoolAssetDetails): bigint {
+  if (d.removed) return 0n;
+  const want = BigInt(d.limitBytes ?? '0');
+  const applied = BigInt(d.appliedBytes ?? '0');
+  return want > applied ? want : applied;
 }

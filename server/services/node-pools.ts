@@ -5,7 +5,11 @@
 // settles records of its node, and only paths `<pool>/pvc-<uid>` of those pools.
 import type { PoolAssignment, PoolReport, PoolVolumeDone, PoolVolumeWork, PoolWork } from '../contracts/agent';
 import { nodeMayActFor, type NodePrincipal } from '../domain/authorization';
-import { isPoolVolumeName, poolVolumePath, type PoolAssetDetails } from '../domain/btrfs-pool';
+import { isPoolVolumeName, poolCapacityName, poolVolumePath, promisedBytes, reportedRoom, type PoolAssetDetails } from '../domain/btrfs-pool';
+import { bytesToQuantity, formatQuantity } from '../domain/quantity';
+import { annPoolAllocated, annPoolFree, annPoolPath, annPoolProblem, annPoolTotal } from '../domain/well-known/annotations';
+import { labelHostname, labelPoolNode } from '../domain/well-known/labels';
+import type { CSIStorageCapacity } from '../resources/csi-storage-capacity/schema';
 import { StowageError } from '../domain/errors';
 import { btrfsProvisioner } from '../domain/well-known/provisioners';
 import { poolPathProblems } from '../resources/storage-class/in-tree-parameters';
@@ -89,12 +93,63 @@ export class NodePoolService {
     if (!Array.isArray(raw) || raw.length > MAX_POOLS) throw bad(`pools must be a list of at most ${MAX_POOLS}`);
     const known = await poolAssignments(this.store);
     const reports = raw.map((r) => parseReport(r, known));
-    await this.onReport?.(node, reports);
+    await this.publish(node, reports);
     return { accepted: reports.length };
   }
 
-  /** Where accepted reports go (the capacity objects). */
-  onReport?: (node: string, reports: PoolReport[]) => Promise<void>;
+  /**
+   * One CSIStorageCapacity per reported pool (per node and class), in kube-system: the room
+   * for new volumes, counting every volume's limit (those being created too) as taken.
+   * Written only when something changed; those of classes no longer reported are deleted.
+   */
+  async publish(node: string, reports: PoolReport[]): Promise<void> {
+    const records = await this.assets.list({ plugin: btrfsProvisioner, node });
+    const existing = ((await this.store.list('CSIStorageCapacity', { namespace: CAPACITY_NAMESPACE, labelSelector: `${labelPoolNode}=${node}` })).items as CSIStorageCapacity[]); // a list of that kind
+    if (reports.length > 0 && !(await this.store.tryGet('Namespace', undefined, CAPACITY_NAMESPACE))) {
+      await this.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: CAPACITY_NAMESPACE } }).catch(() => {});
+    }
+    const wanted = new Set<string>();
+    for (const r of reports) {
+      const allocated = records.filter((x) => (x.details as PoolAssetDetails).pool === r.path).reduce((sum, x) => sum + promisedBytes(x.details as PoolAssetDetails), 0n);
+      const object = capacityObject(node, r, allocated);
+      const name = object.metadata.name!;
+      wanted.add(name);
+      const cur = existing.find((c) => c.metadata.name === name);
+      if (!cur) {
+        await this.store.create(object);
+      } else if (cur.capacity !== object.capacity || JSON.stringify(cur.metadata.annotations ?? {}) !== JSON.stringify(object.metadata.annotations)) {
+        await this.store.update({ ...cur, capacity: object.capacity, maximumVolumeSize: object.maximumVolumeSize, metadata: { ...cur.metadata, annotations: object.metadata.annotations } });
+      }
+    }
+    for (const c of existing) {
+      if (!wanted.has(c.metadata.name!)) await this.store.delete('CSIStorageCapacity', CAPACITY_NAMESPACE, c.metadata.name!).catch(() => {});
+    }
+  }
+}
+
+/** Where pools' capacity objects live (upstream: the CSI driver's namespace). */
+export const CAPACITY_NAMESPACE = 'kube-system';
+
+const quantity = (b: bigint) => formatQuantity(bytesToQuantity(b));
+
+function capacityObject(node: string, r: PoolReport, allocated: bigint): CSIStorageCapacity {
+  const room = reportedRoom(r, allocated);
+  const annotations: Record<string, string> = { [annPoolPath]: r.path, [annPoolAllocated]: String(allocated) };
+  if (r.usable) {
+    annotations[annPoolTotal] = r.totalBytes ?? '0';
+    annotations[annPoolFree] = r.freeBytes ?? '0';
+  } else {
+    annotations[annPoolProblem] = r.reason ?? 'not usable';
+  }
+  return {
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'CSIStorageCapacity',
+    metadata: { name: poolCapacityName(node, r.className), namespace: CAPACITY_NAMESPACE, labels: { [labelPoolNode]: node }, annotations },
+    storageClassName: r.className,
+    nodeTopology: { matchLabels: { [labelHostname]: node } },
+    capacity: quantity(room),
+    maximumVolumeSize: quantity(room),
+  };
 }
 
 function parseReport(raw: unknown, known: PoolAssignment[]): PoolReport {

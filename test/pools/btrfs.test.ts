@@ -13,6 +13,11 @@ import { releaseEverythingUnder } from '../../server/provisioners/testing';
 import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
 import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
 import { waitFor } from '../controllers/fixtures';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { poolCapacityName } from '../../server/domain/btrfs-pool';
+import { annPoolAllocated, annPoolProblem, annPoolTotal } from '../../server/domain/well-known/annotations';
+import type { CSIStorageCapacity } from '../../server/resources/csi-storage-capacity/schema';
 import { openLocalHarness, type LocalHarness } from '../local-volumes/harness';
 import { makePool, qgroups, subvolumes, support, writeUntil } from './fixture';
 
@@ -54,6 +59,19 @@ afterAll(async () => {
   }
 });
 
+const run = promisify(execFile);
+const capacityOf = (cls: string, node = NODE) => h.app.store.tryGet('CSIStorageCapacity', 'kube-system', poolCapacityName(node, cls)) as Promise<CSIStorageCapacity | undefined>;
+const btrfsClass = (name: string, poolPath: string) =>
+  h.app.store.create({
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'StorageClass',
+    metadata: { name },
+    provisioner: btrfsProvisioner,
+    parameters: { pool: poolPath },
+    reclaimPolicy: 'Delete',
+    volumeBindingMode: 'WaitForFirstConsumer',
+  });
+
 const claim = (name: string) => h.app.store.tryGet('PersistentVolumeClaim', 'apps', name) as Promise<PersistentVolumeClaim | undefined>;
 const volume = (name: string) => h.app.store.tryGet('PersistentVolume', undefined, name) as Promise<PersistentVolume | undefined>;
 
@@ -74,6 +92,9 @@ describe.skipIf(!support.ok)('stowage.io/btrfs on a real pool', () => {
     expect(await subvolumes(pool)).toEqual([pv.metadata.name]);
     const limit = (await qgroups(pool)).find((q) => q.path === pv.metadata.name);
     expect(limit?.maxReferencedBytes).toBe(BigInt(40 * MiB));
+    const total = BigInt((await capacityOf('pooled'))!.metadata.annotations![annPoolTotal]);
+    await waitFor('the pool counts the volume as allocated', async () => (await capacityOf('pooled'))?.metadata.annotations?.[annPoolAllocated] === String(40 * MiB));
+    expect(total).toBeGreaterThan(400n * BigInt(MiB));
 
     // Up to the limit, then "Disk quota exceeded".
     const first = await writeUntil(path.join(subvol, 'a'), 30 * MiB);
@@ -97,5 +118,25 @@ describe.skipIf(!support.ok)('stowage.io/btrfs on a real pool', () => {
     expect(await fs.stat(subvol).catch(() => undefined)).toBeUndefined();
     expect((await qgroups(pool)).filter((q) => q.path === pv.metadata.name || q.path === '<stale>')).toEqual([]);
     expect(await new AssetStore(h.app.store).list({ plugin: btrfsProvisioner })).toEqual([]);
+    await waitFor('the pool has its room back', async () => (await capacityOf('pooled'))?.metadata.annotations?.[annPoolAllocated] === '0');
   }, 90_000);
+
+  it('reports every pool of the node: its room, or why the path cannot serve', async () => {
+    const plain = path.join(poolDir, 'plain');
+    await fs.mkdir(plain);
+    const noQuotas = await makePool(poolDir, 'pool-no-quotas', 256);
+    await run('btrfs', ['quota', 'disable', noQuotas]);
+    await btrfsClass('on-plain-dir', plain);
+    await btrfsClass('on-missing-path', path.join(poolDir, 'missing'));
+    await btrfsClass('without-quotas', noQuotas);
+    const problem = async (cls: string) => waitFor(`the pool of ${cls} reported`, async () => (await capacityOf(cls))?.metadata.annotations?.[annPoolProblem]);
+    expect(await problem('on-plain-dir')).toMatch(/^the path is on a \S+ filesystem, not btrfs$/);
+    expect(await problem('on-missing-path')).toBe('the path does not exist on this node');
+    expect(await problem('without-quotas')).toMatch(/^quotas are not enabled on this btrfs filesystem/);
+    for (const cls of ['on-plain-dir', 'on-missing-path', 'without-quotas']) expect((await capacityOf(cls))!.capacity).toBe('0');
+    const usable = (await capacityOf('pooled'))!;
+    expect(usable.metadata.annotations?.[annPoolProblem]).toBeUndefined();
+    expect(usable.storageClassName).toBe('pooled');
+    expect(usable.nodeTopology).toEqual({ matchLabels: { 'kubernetes.io/hostname': NODE } });
+  }, 60_000);
 });
