@@ -42,6 +42,8 @@ export interface AgentLoopOptions {
   /** How often btrfs pools are settled and reported (ms, default 1 s). */
   poolMs?: number;
   poolOs?: PoolOs;
+  /** Where the agent sees the host's `/` for pool paths (default: it runs on the host). */
+  poolRoot?: string;
   /**
    * The agent's own state dir: it records its running cleanup commands there, and at start
    * ends those a killed predecessor left running. Without it nothing is recorded.
@@ -100,7 +102,7 @@ export class AgentLoop {
 
   async start(): Promise<void> {
     this.nodeName = this.o.nodeName ?? (await this.o.api.whoami()).nodeName;
-    this.pools = new PoolKeeper(this.o.poolOs ?? realPoolOs, this.o.api, this.nodeName, this.o.log.child({ part: 'pools' }));
+    this.pools = new PoolKeeper(this.o.poolOs ?? realPoolOs, this.o.api, this.nodeName, this.o.log.child({ part: 'pools' }), this.o.poolRoot);
     // Before any job is taken: a wipe left running by a killed agent must be over first.
     const reaped = await this.ledger?.reapLeftovers({ log: (msg, e) => this.o.log.warn({ pid: e.pid, command: e.command }, msg) });
     if (reaped?.length) this.o.log.warn({ count: reaped.length }, 'ended cleanup commands a previous agent left running; their jobs are taken again');

@@ -3,6 +3,7 @@
 // limit, or nothing), reports each result, and reports every pool: its figures, or why the
 // path cannot serve (missing, not btrfs, no quotas), never skipping one. Guards first: a
 // path that is not `<pool>/pvc-<uid>` of one of this node's pools is refused untouched.
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { PoolReport, PoolVolumeDone, PoolVolumeWork, PoolWork } from '../contracts/agent';
 import { isPoolVolumePath, poolProblem, poolVolumePath } from '../domain/btrfs-pool';
@@ -17,12 +18,21 @@ export interface PoolApi {
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 export class PoolKeeper {
+  /**
+   * `root`: where this agent sees the host's `/` (an agent in a container with the host
+   * mounted at /host, say); pool paths are the host's, as the class and the PV name them.
+   */
   constructor(
     private readonly os: PoolOs,
     private readonly api: PoolApi,
     private readonly node: string,
     private readonly log: Logger,
+    private readonly root = '',
   ) {}
+
+  private at(p: string): string {
+    return this.root ? path.posix.join(this.root, p) : p;
+  }
 
   /** One pass: settle the volumes, then report the pools. */
   async pass(): Promise<void> {
@@ -47,22 +57,24 @@ export class PoolKeeper {
     }
     const problem = await this.problemOf(v.pool);
     if (problem) throw new Error(`pool ${v.pool}: ${problem}`);
-    const id = await this.os.subvolumeId(v.path);
+    const at = this.at(v.path);
+    const id = await this.os.subvolumeId(at);
     if (v.want === 'absent') {
       const known = id ?? v.subvolumeId;
-      if (known !== undefined) await this.os.deleteSubvolume(v.pool, v.path, known);
+      if (known !== undefined) await this.os.deleteSubvolume(this.at(v.pool), at, known);
       this.log.info({ pv: v.pvName, path: v.path }, 'subvolume removed');
       return { state: 'absent' };
     }
     const limit = BigInt(v.limitBytes);
-    if (id === undefined) await this.os.createSubvolume(v.path);
-    await this.os.limit(v.path, limit);
-    const made = id ?? (await this.os.subvolumeId(v.path));
+    if (id === undefined) await this.os.createSubvolume(at);
+    await this.os.limit(at, limit);
+    const made = id ?? (await this.os.subvolumeId(at));
     this.log.info({ pv: v.pvName, path: v.path, limit: v.limitBytes }, id === undefined ? 'subvolume created' : 'subvolume limit set');
     return { state: 'present', limitBytes: v.limitBytes, ...(made ? { subvolumeId: made } : {}) };
   }
 
-  private async problemOf(pool: string): Promise<string | undefined> {
+  private async problemOf(logical: string): Promise<string | undefined> {
+    const pool = this.at(logical);
     const seen = await this.os.look(pool);
     if (!seen.exists || !seen.isDirectory || seen.fsType !== 'btrfs') return poolProblem(seen);
     try {
@@ -75,18 +87,19 @@ export class PoolKeeper {
 
   /** One pool's report: figures and used bytes per volume, or the reason it cannot serve. */
   async look(className: string, path: string): Promise<PoolReport> {
+    const at = this.at(path);
     try {
-      const seen = await this.os.look(path);
+      const seen = await this.os.look(at);
       let rows;
       if (seen.exists && seen.isDirectory && seen.fsType === 'btrfs') {
         try {
-          rows = await this.os.qgroups(path);
+          rows = await this.os.qgroups(at);
         } catch (err) {
           return { className, path, usable: false, reason: poolProblem({ ...seen, quotas: false, quotaError: errorText(err) }) };
         }
       }
       if (!rows) return { className, path, usable: false, reason: poolProblem(seen) };
-      const st = await this.os.statfs(path);
+      const st = await this.os.statfs(at);
       const usedBytes: Record<string, string> = {};
       for (const r of rows) {
         const name = r.path?.split('/').pop();

@@ -11,7 +11,7 @@ import { NodeAgentService } from '../services/node-agent';
 import { binderSpec } from './binder/binder';
 import { localVolumeManagerSpec, type LocalVolumeManagerOptions } from './local-volume/manager';
 import { nodeLifecycleSpec, type NodeLifecycleOptions } from './node-lifecycle/node-lifecycle';
-import { provisioningDeps, provisioningSpecs } from './provisioning-start';
+import { provisioningDeps, provisioningSpecs, publishedCapacities } from './provisioning-start';
 import { placementSpec } from './placement/placement';
 import { pvcProtectionSpec } from './pvc-protection/pvc-protection';
 import { resourceQuotaSpec } from './resource-quota/resource-quota';
@@ -53,7 +53,7 @@ export interface RunningControllers {
 
 /** The in-tree plugins that act through node agents (no OS access of this process). */
 function agentBackedPlugins(app: Services) {
-  const all = createPlugins({ os: createRealOs(''), assets: new AssetStore(app.store), nodeName: '' });
+  const all = createPlugins({ os: createRealOs(''), assets: new AssetStore(app.store), nodeName: '', btrfs: { capacities: publishedCapacities(app.store) } });
   return new Map([...all].filter(([name, p]) => name === btrfsProvisioner && p.agentBacked));
 }
 

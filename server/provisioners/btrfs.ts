@@ -12,6 +12,9 @@ import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim
 import type { AssetRecord, AssetStore } from '../store/provisioned-assets';
 import type { Logger } from 'pino';
 import { poolVolumePath, type PoolAssetDetails } from '../domain/btrfs-pool';
+import { roomiestNode, roomOnNode, withCurrentPromises } from '../domain/pool-capacity';
+import type { CSIStorageCapacity } from '../resources/csi-storage-capacity/schema';
+import { labelHostname } from '../domain/well-known/labels';
 import { poolPathProblems } from '../resources/storage-class/in-tree-parameters';
 import { btrfsProvisioner } from '../domain/well-known/provisioners';
 import {
@@ -37,11 +40,8 @@ export interface BtrfsDeps {
   agentWaitMs?: number;
   /** How often the record is read while waiting (ms, default 50). */
   pollMs?: number;
-  /**
-   * The node with the most room for `bytes` in the class's pool (Immediate classes,
-   * where no node was selected); undefined when none has room.
-   */
-  roomiestNode?: (className: string, bytes: bigint) => Promise<string | undefined>;
+  /** The published CSIStorageCapacity objects (the pools' room per node and class). */
+  capacities?: () => Promise<CSIStorageCapacity[]>;
 }
 
 const detailsOf = (r: AssetRecord) => r.details as PoolAssetDetails;
@@ -90,16 +90,40 @@ export function createBtrfsPlugin(deps: BtrfsDeps): ProvisionerPlugin {
       const problems = validateParameters(o.parameters, o.claim);
       if (problems.length > 0) return failed(new ProvisioningError(problems.join('; ')));
       const className = o.storageClass.metadata.name ?? '';
-      const node = o.selectedNode ?? (await deps.roomiestNode?.(className, o.requestBytes));
-      if (!node) {
-        return failed(new ProvisioningError(`no node has room for ${String(o.requestBytes)} bytes in pool ${o.parameters.pool} of StorageClass "${className}"`));
+      let already = await deps.assets.get(name, o.pvName);
+      if (already?.state === 'deleting' && detailsOf(already).removed) {
+        // A subvolume given up earlier (a failed save, another node) is gone: start afresh.
+        await deps.assets.remove(already);
+        already = undefined;
       }
+      if (already && already.state !== 'deleting' && o.selectedNode && already.node !== o.selectedNode && !already.details.pvUid) {
+        // Begun on a node the claim is no longer placed on: undo there first.
+        await deps.assets.markDeleting(already);
+        return failed(new Error(`the subvolume of ${o.pvName} was begun on node "${already.node}"; removing it before making it on "${o.selectedNode}"`), 'noChange');
+      }
+      let node = already?.node ?? o.selectedNode;
+      if (!already) {
+        // Nothing promised yet: the pool must have room now (placement may have raced another pod).
+        const promises = (await deps.assets.list({ plugin: name })).map((r) => ({ node: r.node, details: detailsOf(r) }));
+        const capacities = withCurrentPromises((await deps.capacities?.()) ?? [], promises);
+        if (!node) {
+          // Immediate: the node with the most room.
+          node = roomiestNode(capacities, className, o.requestBytes);
+          if (!node) return failed(new ProvisioningError(`no node has room for ${String(o.requestBytes)} bytes in the pool of StorageClass "${className}" (${o.parameters.pool})`));
+        } else {
+          const room = roomOnNode(capacities, className, { [labelHostname]: node });
+          if (room !== undefined && room < o.requestBytes) {
+            return failed(new ProvisioningError(`the pool ${o.parameters.pool} on node "${node}" has room for ${String(room)} bytes, the claim asks for ${String(o.requestBytes)}`), 'reschedule');
+          }
+        }
+      }
+      if (!node) return failed(new Error('no node chosen'));
       const nodeProblems = nodeLocalClaimProblems(name, o.claim, node);
       if (nodeProblems.length > 0) return failed(new ProvisioningError(nodeProblems.join('; ')));
       const pool = o.parameters.pool;
       const path = poolVolumePath(pool, o.pvName);
       const planned: PoolAssetDetails = { className, pool, path, limitBytes: String(o.requestBytes) };
-      const { record, existed } = await deps.assets.begin({
+      const { record, existed } = already ? { record: already, existed: true } : await deps.assets.begin({
         plugin: name,
         pvName: o.pvName,
         claimUid: o.claim.metadata.uid,

@@ -13,3 +13,5 @@ export const localVolumeProvisioner = 'local-volume-provisioner';
 export const inTreeProvisionerPrefix = 'kubernetes.io/';
 /** Stowage's in-tree plugin: a btrfs subvolume per claim in the class's pool, its size a qgroup limit, made by the node's agent. */
 export const btrfsProvisioner = 'stowage.io/btrfs';
+/** Provisioners that publish CSIStorageCapacity (upstream: CSIDriver storageCapacity: true); placement counts on it for their claims. */
+export const capacityTrackedProvisioners: ReadonlySet<string> = new Set([btrfsProvisioner]);
