@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { isPoolVolumePath, parseQgroupShow, poolCapacityName, poolProblem, poolRoom, promisedBytes, reportedRoom, type PoolAssetDetails } from './btrfs-pool';
+import { isPoolVolumePath, parseQgroupShow, poolCapacityName, poolFstabLine, poolProblem, poolRoom, poolStorageClassYaml, promisedBytes, reportedRoom, type PoolAssetDetails } from './btrfs-pool';
 
 const UID = '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
 
@@ -81,4 +81,20 @@ describe('promisedBytes', () => {
 describe('reportedRoom', () => {
   test('an unusable pool has no room', () => expect(reportedRoom({ usable: false, totalBytes: '100', freeBytes: '100' }, 0n)).toBe(0n));
   test('a usable one: total less promised, at most free', () => expect(reportedRoom({ usable: true, totalBytes: '100', freeBytes: '70' }, 40n)).toBe(60n));
+});
+
+describe('poolStorageClassYaml and poolFstabLine', () => {
+  test('the class names the provisioner and the pool, waits for the first consumer, may expand', () => {
+    const y = poolStorageClassYaml('pooled', '/srv/pool');
+    expect(y).toContain('provisioner: stowage.io/btrfs\n');
+    expect(y).toContain('  pool: "/srv/pool"\n');
+    expect(y).toContain('volumeBindingMode: WaitForFirstConsumer\n');
+    expect(y).toContain('allowVolumeExpansion: true\n');
+  });
+  const rows: [string, string, boolean, string][] = [
+    ['a file through a loop device', '/var/lib/pool.img', true, '/var/lib/pool.img /srv/pool btrfs loop,defaults,nofail 0 0'],
+    ['a device', '/dev/sdb', false, '/dev/sdb /srv/pool btrfs defaults,nofail 0 0'],
+  ];
+  test.each(rows)('%s', (_n, source, isFile, want) => expect(poolFstabLine(source, '/srv/pool', isFile)).toBe(want));
+  test('spaces escaped as fstab wants', () => expect(poolFstabLine('/a b.img', '/m n', true)).toBe('/a\\040b.img /m\\040n btrfs loop,defaults,nofail 0 0'));
 });

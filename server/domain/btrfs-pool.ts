@@ -115,3 +115,26 @@ export function promisedBytes(d: PoolAssetDetails): bigint {
   const applied = BigInt(d.appliedBytes ?? '0');
   return want > applied ? want : applied;
 }
+
+/** The StorageClass `stowage pool create` prints for a pool (WaitForFirstConsumer, expandable). */
+export function poolStorageClassYaml(className: string, pool: string): string {
+  return [
+    'apiVersion: storage.k8s.io/v1',
+    'kind: StorageClass',
+    'metadata:',
+    `  name: ${className}`,
+    'provisioner: stowage.io/btrfs',
+    'parameters:',
+    `  pool: ${JSON.stringify(pool)}`,
+    'reclaimPolicy: Delete',
+    'volumeBindingMode: WaitForFirstConsumer',
+    'allowVolumeExpansion: true',
+    '',
+  ].join('\n');
+}
+
+/** The /etc/fstab line that mounts the pool again at boot (a file through a loop device, or a device). */
+export function poolFstabLine(source: string, mount: string, isFile: boolean): string {
+  const esc = (s: string) => s.replace(/ /g, '\\040');
+  return `${esc(source)} ${esc(mount)} btrfs ${isFile ? 'loop,' : ''}defaults,nofail 0 0`;
+}

@@ -34,7 +34,7 @@ export interface PluginDeps {
   /** The node this process provisions on (default: the OS hostname). */
   nodeName?: string;
   log?: Logger;
-  /** Tuning of the agent-backed btrfs plugin. */
+  /** Tuning and capacity source of the agent-backed btrfs plugin. */
   btrfs?: Omit<BtrfsDeps, 'assets' | 'log'>;
 }
 
