@@ -251,7 +251,8 @@ program
   .option('--max-parallel <n>', 'cleanups at once on this node, all classes together', '4')
   .option('--pods-dir <dir>', "where the volumes of this node's pods are published", '/var/lib/stowage/pods')
   .option('--state-dir <dir>', "the agent's state: its running cleanup commands, ended at the next start after a crash", '/var/lib/stowage/agent')
-  .action(async (o: { server: string; tokenFile: string; node?: string; caFile?: string; insecureSkipTlsVerify?: boolean; maxParallel: string; podsDir: string; stateDir: string }) => {
+  .option('--pool-root <dir>', "where this agent sees the host's / for btrfs pool paths (an agent in a container with the host mounted there)")
+  .action(async (o: { server: string; tokenFile: string; node?: string; caFile?: string; insecureSkipTlsVerify?: boolean; maxParallel: string; podsDir: string; stateDir: string; poolRoot?: string }) => {
     const maxParallel = Number(o.maxParallel);
     if (!Number.isInteger(maxParallel) || maxParallel < 1 || maxParallel > 64) throw new Error('--max-parallel must be a whole number from 1 to 64');
     const labels = parseLabelList(process.env.STOWAGE_NODE_LABELS);
