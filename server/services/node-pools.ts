@@ -7,6 +7,7 @@ import type { PoolAssignment, PoolReport, PoolVolumeDone, PoolVolumeWork, PoolWo
 import { nodeMayActFor, type NodePrincipal } from '../domain/authorization';
 import { isPoolVolumeName, poolCapacityName, poolVolumePath, promisedBytes, reportedRoom, type PoolAssetDetails } from '../domain/btrfs-pool';
 import { bytesToQuantity, formatQuantity } from '../domain/quantity';
+import { usageUpdate, withUsage } from '../domain/volume-usage';
 import { annPoolAllocated, annPoolFree, annPoolPath, annPoolProblem, annPoolTotal } from '../domain/well-known/annotations';
 import { labelHostname, labelPoolNode } from '../domain/well-known/labels';
 import type { CSIStorageCapacity } from '../resources/csi-storage-capacity/schema';
@@ -124,8 +125,33 @@ export class NodePoolService {
     for (const c of existing) {
       if (!wanted.has(c.metadata.name!)) await this.store.delete('CSIStorageCapacity', CAPACITY_NAMESPACE, c.metadata.name!).catch(() => {});
     }
+    await this.recordUsage(records, reports);
+  }
+
+  /**
+   * Used bytes of this node's volumes, from their qgroups, onto their PVs (the annotations
+   * the claim and volume pages, the lists and the Capacity page read); at most one write per
+   * volume every USAGE_INTERVAL_MS, none when unchanged.
+   */
+  private async recordUsage(records: AssetRecord[], reports: PoolReport[]): Promise<void> {
+    const ours = new Map(records.filter((r) => r.state === 'created' && r.details.pvUid).map((r) => [r.pvName, r]));
+    for (const report of reports) {
+      for (const [pvName, used] of Object.entries(report.usedBytes ?? {})) {
+        const record = ours.get(pvName);
+        if (!record || (record.details as PoolAssetDetails).pool !== report.path) continue;
+        const pv = await this.store.tryGet('PersistentVolume', undefined, pvName);
+        if (!pv || pv.metadata.uid !== record.details.pvUid || pv.metadata.deletionTimestamp) continue;
+        const update = usageUpdate(pv, { bytes: BigInt(used), partial: false }, Date.now(), USAGE_INTERVAL_MS);
+        if (!update) continue;
+        pv.metadata.annotations = withUsage(pv.metadata.annotations, update);
+        await this.store.update(pv).catch(() => {}); // a newer write wins; the next report tries again
+      }
+    }
   }
 }
+
+/** The least time between two usage writes of one volume. */
+export const USAGE_INTERVAL_MS = 5_000;
 
 /** Where pools' capacity objects live (upstream: the CSI driver's namespace). */
 export const CAPACITY_NAMESPACE = 'kube-system';

@@ -16,7 +16,7 @@ import { waitFor } from '../controllers/fixtures';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { poolCapacityName } from '../../server/domain/btrfs-pool';
-import { annPoolAllocated, annPoolProblem, annPoolTotal } from '../../server/domain/well-known/annotations';
+import { annPoolAllocated, annPoolProblem, annPoolTotal, annUsedBytes } from '../../server/domain/well-known/annotations';
 import type { CSIStorageCapacity } from '../../server/resources/csi-storage-capacity/schema';
 import { openLocalHarness, type LocalHarness } from '../local-volumes/harness';
 import { makePool, qgroups, subvolumes, support, writeUntil } from './fixture';
@@ -99,6 +99,13 @@ describe.skipIf(!support.ok)('stowage.io/btrfs on a real pool', () => {
     // Up to the limit, then "Disk quota exceeded".
     const first = await writeUntil(path.join(subvol, 'a'), 30 * MiB);
     expect(first).toEqual({ written: 30 * MiB });
+    // Usage from the qgroup (counted at the filesystem's next commit) onto the PV.
+    await run('btrfs', ['filesystem', 'sync', pool]);
+    const used = await waitFor('used bytes on the PV', async () => {
+      const n = (await volume(pv.metadata.name!))?.metadata.annotations?.[annUsedBytes];
+      return n !== undefined && BigInt(n) >= BigInt(30 * MiB) ? BigInt(n) : undefined;
+    }, 20_000);
+    expect(used).toBeLessThan(BigInt(31 * MiB));
     const past = await writeUntil(path.join(subvol, 'b'), 30 * MiB);
     expect(past.code).toBe('EDQUOT');
     expect(past.written).toBeLessThan(11 * MiB);
