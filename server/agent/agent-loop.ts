@@ -39,7 +39,7 @@ export interface AgentLoopOptions {
   podsDir?: string;
   publishMs?: number;
   publishOs?: PublishOs;
-  /** How often btrfs pools are settled and reported (ms, default 1 s). */
+  /** How often the server is asked for btrfs pool work (ms, default 250; the pools themselves are looked at every 2 s, and after work). */
   poolMs?: number;
   poolOs?: PoolOs;
   /** Where the agent sees the host's `/` for pool paths (default: it runs on the host). */
@@ -113,7 +113,7 @@ export class AgentLoop {
       this.discoveryLoop(signal),
       this.every(this.o.claimMs ?? 1_000, 'cleanup claim', () => this.claim()),
       ...(this.publisher ? [this.every(this.o.publishMs ?? 1_000, 'publish', () => this.publish())] : []),
-      this.every(this.o.poolMs ?? 1_000, 'pools', () => this.pools.pass()),
+      this.every(this.o.poolMs ?? 250, 'pools', () => this.pools.pass()),
     ];
     this.o.log.info({ node: this.nodeName, instance: this.instance }, 'node agent started');
   }

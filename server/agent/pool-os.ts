@@ -35,6 +35,8 @@ export interface PoolOs {
   qgroups(pool: string): Promise<QgroupRow[]>;
   /** The subvolume id when p is the root of a subvolume; undefined when nothing is there; rejects for anything else there. */
   subvolumeId(p: string): Promise<string | undefined>;
+  /** Whether p is the root of a subvolume (no command run); false when nothing is there; rejects for anything else there. */
+  isSubvolume(p: string): Promise<boolean>;
   createSubvolume(p: string): Promise<void>;
   /** Sets the referenced limit of the subvolume's qgroup. */
   limit(p: string, bytes: bigint): Promise<void>;
@@ -80,15 +82,20 @@ export const realPoolOs: PoolOs = {
     return parseQgroupShow(await btrfs(['qgroup', 'show', '-re', '--raw', pool]));
   },
 
-  async subvolumeId(p) {
+  async isSubvolume(p) {
     let st;
     try {
       st = await fs.stat(p, { bigint: true });
     } catch (e) {
-      if (missing(e)) return undefined;
+      if (missing(e)) return false;
       throw e;
     }
     if (!st.isDirectory() || st.ino !== SUBVOLUME_ROOT_INO) throw new Error(`${p} exists and is not a btrfs subvolume; refusing to touch it`);
+    return true;
+  },
+
+  async subvolumeId(p) {
+    if (!(await realPoolOs.isSubvolume(p))) return undefined;
     return (await btrfs(['inspect-internal', 'rootid', p])).trim();
   },
 

@@ -27,7 +27,11 @@ class FakePoolOs implements PoolOs {
     return [...this.subvolumes.entries()].map(([p, s]) => ({ id: s.id, referencedBytes: 10n, exclusiveBytes: 10n, path: p.split('/').pop() }));
   }
   async subvolumeId(p: string) {
+    this.calls.push(`rootid ${p}`);
     return this.subvolumes.get(p)?.id;
+  }
+  async isSubvolume(p: string) {
+    return this.subvolumes.has(p);
   }
   async createSubvolume(p: string) {
     this.calls.push(`create ${p}`);
@@ -81,7 +85,7 @@ describe('refused without touching anything', () => {
 describe('idempotent steps', () => {
   test('present: made and limited once; again only the limit (a grown one)', async () => {
     const { os, keeper, work } = setup();
-    expect(await keeper.settle(work, volume())).toEqual({ state: 'present', limitBytes: '1048576', subvolumeId: '256' });
+    expect(await keeper.settle(work, volume())).toEqual({ state: 'present', limitBytes: '1048576' });
     expect(await keeper.settle(work, volume({ limitBytes: '2097152' }))).toEqual({ state: 'present', limitBytes: '2097152', subvolumeId: '256' });
     expect(os.calls).toEqual([`create /pools/a/${PV}`, `limit /pools/a/${PV} 1048576`, `limit /pools/a/${PV} 2097152`]);
   });
@@ -98,6 +102,28 @@ describe('idempotent steps', () => {
     const { os, keeper, work } = setup();
     expect(await keeper.settle(work, volume({ want: 'absent', subvolumeId: '300' }))).toEqual({ state: 'absent' });
     expect(os.calls).toEqual([`delete /pools/a/${PV} 300`]);
+  });
+});
+
+describe('a pass', () => {
+  test('settles every volume, reports each with the id of its new subvolume, and reports the pools', async () => {
+    const os = new FakePoolOs();
+    os.paths.set('/pools/a', { exists: true, isDirectory: true, fsType: 'btrfs' });
+    const other = `pvc-${'2'.repeat(8)}-2222-2222-2222-222222222222`;
+    const sent: [string, unknown][] = [];
+    const reports: unknown[] = [];
+    const api: PoolApi = {
+      poolWork: async () => ({ pools: [{ className: 'pooled', path: '/pools/a' }], volumes: [volume(), volume({ pvName: other, path: `/pools/a/${other}` })] }),
+      poolVolumeDone: async (_node, pv, done) => sent.push([pv, done]),
+      poolReport: async (_node, pools) => reports.push(pools),
+    };
+    await new PoolKeeper(os, api, 'node-a', log).pass();
+    expect(sent.sort((a, b) => a[0].localeCompare(b[0]))).toEqual([
+      [PV, { state: 'present', limitBytes: '1048576', subvolumeId: '256' }],
+      [other, { state: 'present', limitBytes: '1048576', subvolumeId: '257' }],
+    ].sort((a, b) => (a[0] as string).localeCompare(b[0] as string)));
+    expect(os.calls.filter((c) => c.startsWith('rootid'))).toEqual([]);
+    expect(reports).toHaveLength(1);
   });
 });
 

@@ -40,6 +40,11 @@ export interface BtrfsDeps {
   agentWaitMs?: number;
   /** How often the record is read while waiting (ms, default 50). */
   pollMs?: number;
+  /**
+   * A create does not hold a provisioner worker while the agent works: the claim is asked
+   * again after this long (ms, default 100), so many creates are in the agent's hands at once.
+   */
+  createRetryMs?: number;
   /** The published CSIStorageCapacity objects (the pools' room per node and class). */
   capacities?: () => Promise<CSIStorageCapacity[]>;
 }
@@ -135,8 +140,8 @@ export function createBtrfsPlugin(deps: BtrfsDeps): ProvisionerPlugin {
         if (record.state === 'deleting') return failed(new Error(`the subvolume of ${o.pvName} is being removed; will try again`), 'noChange');
         if (record.claimUid !== (o.claim.metadata.uid ?? null)) return failed(new Error(`a volume named ${o.pvName} already exists for another claim`));
       }
-      const made = record.state === 'created' ? record : await waitForAgent(o.pvName, (r) => !r || r.state !== 'creating');
-      if (made === false) return failed(notYet(`create subvolume ${path}`, await deps.assets.get(name, o.pvName)), 'inBackground');
+      if (record.state === 'creating') return { ...failed(notYet(`create subvolume ${path}`, record), 'inBackground'), retryAfterMs: deps.createRetryMs ?? 100 };
+      const made = record;
       if (!made || made.state !== 'created') return failed(new Error(`the subvolume of ${o.pvName} was given up meanwhile; will try again`), 'noChange');
       const d = detailsOf(made);
       const where = made.node;

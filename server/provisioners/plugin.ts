@@ -83,7 +83,8 @@ export type ProvisioningState = 'finished' | 'inBackground' | 'noChange' | 'resc
 
 export type ProvisionResult =
   | { state: 'finished'; volume: ProvisionedVolume; error?: undefined }
-  | { state: ProvisioningState; volume?: undefined; error: Error };
+  /** `retryAfterMs`: for `inBackground`, when to ask again (default: the controller's background poll). */
+  | { state: ProvisioningState; volume?: undefined; error: Error; retryAfterMs?: number };
 
 export type DeleteResult = 'deleted' | 'ignored';
 
