@@ -28,7 +28,7 @@ import { migrate } from '../server/store/migrate';
 
 const run = promisify(execFile);
 logger.level = process.env.STOWAGE_LOG_LEVEL ?? 'warn';
-const { values: args } = parseArgs({ options: { claims: { type: 'string', default: '100' }, 'pool-ms': { type: 'string', default: '1000' } } });
+const { values: args } = parseArgs({ options: { claims: { type: 'string', default: '100' }, 'pool-ms': { type: 'string', default: '250' } } });
 const N = Number(args.claims);
 const POOL_MS = Number(args['pool-ms']);
 const NODE = 'bench-node';
