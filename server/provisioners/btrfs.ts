@@ -42,9 +42,11 @@ export interface BtrfsDeps {
   pollMs?: number;
   /**
    * A create does not hold a provisioner worker while the agent works: the claim is asked
-   * again after this long (ms, default 100), so many creates are in the agent's hands at once.
+   * again after half the record's age, at least `createRetryMs` (default 100) and at most
+   * `createRetryMaxMs` (default 1000), so many creates are in the agent's hands at once.
    */
   createRetryMs?: number;
+  createRetryMaxMs?: number;
   /** The published CSIStorageCapacity objects (the pools' room per node and class). */
   capacities?: () => Promise<CSIStorageCapacity[]>;
 }
@@ -140,7 +142,13 @@ export function createBtrfsPlugin(deps: BtrfsDeps): ProvisionerPlugin {
         if (record.state === 'deleting') return failed(new Error(`the subvolume of ${o.pvName} is being removed; will try again`), 'noChange');
         if (record.claimUid !== (o.claim.metadata.uid ?? null)) return failed(new Error(`a volume named ${o.pvName} already exists for another claim`));
       }
-      if (record.state === 'creating') return { ...failed(notYet(`create subvolume ${path}`, record), 'inBackground'), retryAfterMs: deps.createRetryMs ?? 100 };
+      if (record.state === 'creating') {
+        // Asked again soon while the record is young, less often as it ages: many claims in
+        // the agent's hands at once must not keep every provisioner worker busy asking.
+        const age = Date.now() - record.createdAt.getTime();
+        const retryAfterMs = Math.min(deps.createRetryMaxMs ?? 1000, Math.max(deps.createRetryMs ?? 100, Math.round(age / 2)));
+        return { ...failed(notYet(`create subvolume ${path}`, record), 'inBackground'), retryAfterMs };
+      }
       const made = record;
       if (!made || made.state !== 'created') return failed(new Error(`the subvolume of ${o.pvName} was given up meanwhile; will try again`), 'noChange');
       const d = detailsOf(made);

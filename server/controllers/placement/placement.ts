@@ -218,7 +218,9 @@ export function placementSpec(o: PlacementOptions): ControllerSpec {
     name: 'placement',
     concurrency: 4,
     watch: {
-      kinds: [POD, PVC, 'PersistentVolume', 'Node', 'StorageClass', 'CSIStorageCapacity'],
+      // Not CSIStorageCapacity: it changes after every agent pass with work; room freed by a
+      // deleted volume comes with that PV's deletion, and the resync covers the rest.
+      kinds: [POD, PVC, 'PersistentVolume', 'Node', 'StorageClass'],
       keysFor: (e) => {
         // A pod that is gone (or has finished) may free a ReadWriteOncePod claim another pod waits for.
         if (e.kind === POD) {
