@@ -7,6 +7,7 @@ import { Button } from '@mantine/core';
 import Link from 'next/link';
 import { ClaimBinding } from '../claims/claim-binding';
 import { VolumeDiskPanel } from '../disks/volume-disk-panel';
+import { NodePools } from '../disks/node-pools';
 import { ClaimProvisioning } from '../claims/claim-provisioning';
 import { ClassFormLink } from '../classes/class-form-link';
 import { DefaultClassSwitch } from '../classes/default-class-switch';
@@ -50,9 +51,12 @@ export function TopPanels({ obj }: { obj: KubeObject }) {
       return <PodScheduling pod={obj} />;
     case 'Node':
       return (
-        <Button component={Link} href={`/nodes/${encodeURIComponent(obj.metadata.name ?? '')}/disks`} variant="light" size="xs" w="fit-content" data-testid="node-disks-link">
-          Disks
-        </Button>
+        <>
+          <Button component={Link} href={`/nodes/${encodeURIComponent(obj.metadata.name ?? '')}/disks`} variant="light" size="xs" w="fit-content" data-testid="node-disks-link">
+            Disks
+          </Button>
+          <NodePools node={obj.metadata.name ?? ''} />
+        </>
       );
     default:
       return null;

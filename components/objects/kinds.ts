@@ -107,6 +107,17 @@ export const KINDS: KindUi[] = [
     statusColumn: '',
     emptyHint: 'Administrators limit the storage a namespace may claim with a ResourceQuota (kubectl create quota, or Create from YAML).',
   },
+  {
+    kind: 'CSIStorageCapacity',
+    title: 'Pools',
+    noun: 'pools',
+    singular: 'pool',
+    route: '/pools',
+    namespaced: true,
+    statuses: [],
+    statusColumn: '',
+    emptyHint: 'Each node agent publishes the room of its btrfs pools here, one per node and StorageClass (stowage pool create --btrfs makes a pool).',
+  },
 ];
 
 const byKind = new Map(KINDS.map((k) => [k.kind, k]));

@@ -15,6 +15,7 @@ describe('pagesFor', () => {
       '/namespaces',
       '/events',
       '/quotas',
+      '/pools',
       '/capacity',
       '/audit',
       '/reclaim',

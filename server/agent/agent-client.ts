@@ -4,9 +4,10 @@
 import http from 'node:http';
 import https from 'node:https';
 import { AGENT_API_PREFIX, type AgentConfig, type AgentPod, type ClaimInput, type CleanupProgress, type CleanupRequest, type CleanupResult, type DiscoveredEntry, type HeartbeatInput, type PodReport } from '../contracts/agent';
+import type { PoolApi } from './pools';
 
 /** What the agent loop needs from the server (an HTTP client, or the service itself in tests). */
-export interface AgentApi {
+export interface AgentApi extends PoolApi {
   whoami(): Promise<{ nodeName: string }>;
   config(node: string): Promise<AgentConfig>;
   heartbeat(node: string, body: HeartbeatInput): Promise<unknown>;
@@ -96,5 +97,8 @@ export function agentHttpClient(o: AgentClientOptions): AgentApi {
     pods: (node) => call('GET', `${n(node)}/pods`),
     podStatus: (node, report) => call('POST', `${n(node)}/pods/status`, report),
     podDone: (node, pod) => call('POST', `${n(node)}/pods/done`, pod),
+    poolWork: (node) => call('GET', `${n(node)}/pools`),
+    poolVolumeDone: (node, pvName, done) => call('POST', `${n(node)}/pools/volumes/${encodeURIComponent(pvName)}`, done),
+    poolReport: (node, pools) => call('PUT', `${n(node)}/pools`, { pools }),
   };
 }

@@ -16,6 +16,8 @@ import { Publisher } from './publisher';
 import { realPublishOs, type PublishOs } from './publish-os';
 import { discoverAll } from './discovery';
 import type { AgentOs } from './os';
+import { PoolKeeper } from './pools';
+import { realPoolOs, type PoolOs } from './pool-os';
 import { labelArch, labelHostname, labelOs } from '../domain/well-known/labels';
 
 export interface AgentLoopOptions {
@@ -39,6 +41,11 @@ export interface AgentLoopOptions {
   podsDir?: string;
   publishMs?: number;
   publishOs?: PublishOs;
+  /** How often the server is asked for btrfs pool work (ms, default 250; the pools themselves are looked at every 2 s, and after work). */
+  poolMs?: number;
+  poolOs?: PoolOs;
+  /** Where the agent sees the host's `/` for pool paths (default: it runs on the host). */
+  poolRoot?: string;
   /**
    * On stop, unmount and remove every published volume (the agent inside `stowage start`,
    * whose pods dir is in the data dir: nothing of a volume's data may stay reachable there,
@@ -93,6 +100,7 @@ export class AgentLoop {
   private wakeDiscovery: (() => void) | undefined;
   private readonly publisher: Publisher | undefined;
   private readonly sent = new Map<string, { text: string; at: number }>();
+  private pools!: PoolKeeper;
   nodeName = '';
 
   constructor(private readonly o: AgentLoopOptions) {
@@ -103,6 +111,7 @@ export class AgentLoop {
 
   async start(): Promise<void> {
     this.nodeName = this.o.nodeName ?? (await this.o.api.whoami()).nodeName;
+    this.pools = new PoolKeeper(this.o.poolOs ?? realPoolOs, this.o.api, this.nodeName, this.o.log.child({ part: 'pools' }), this.o.poolRoot);
     // Before any job is taken: a wipe left running by a killed agent must be over first.
     const reaped = await this.ledger?.reapLeftovers({ log: (msg, e) => this.o.log.warn({ pid: e.pid, command: e.command }, msg) });
     if (reaped?.length) this.o.log.warn({ count: reaped.length }, 'ended cleanup commands a previous agent left running; their jobs are taken again');
@@ -113,6 +122,7 @@ export class AgentLoop {
       this.discoveryLoop(signal),
       this.every(this.o.claimMs ?? 1_000, 'cleanup claim', () => this.claim()),
       ...(this.publisher ? [this.every(this.o.publishMs ?? 1_000, 'publish', () => this.publish())] : []),
+      this.every(this.o.poolMs ?? 250, 'pools', () => this.pools.pass()),
     ];
     this.o.log.info({ node: this.nodeName, instance: this.instance }, 'node agent started');
   }

@@ -21,6 +21,8 @@ export interface StandaloneAgentOptions {
   podsDir?: string;
   /** The agent's state (its running cleanup commands; default /var/lib/stowage/agent). */
   stateDir?: string;
+  /** Where this agent sees the host's `/` for btrfs pool paths (an agent in a container). */
+  poolRoot?: string;
 }
 
 export function readTokenFile(file: string): string {
@@ -42,7 +44,7 @@ export async function startStandaloneAgent(o: StandaloneAgentOptions): Promise<A
   mkdirSync(podsDir, { recursive: true, mode: 0o750 });
   const stateDir = o.stateDir ?? '/var/lib/stowage/agent';
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-  const loop = new AgentLoop({ api, os: realAgentOs, nodeName: who.nodeName, labels: o.labels, maxParallel: o.maxParallel, podsDir, stateDir, log: logger.child({ component: 'agent' }) });
+  const loop = new AgentLoop({ api, os: realAgentOs, nodeName: who.nodeName, labels: o.labels, maxParallel: o.maxParallel, podsDir, stateDir, poolRoot: o.poolRoot, log: logger.child({ component: 'agent' }) });
   await loop.start();
   return loop;
 }

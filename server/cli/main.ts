@@ -1,4 +1,4 @@
-// `stowage start | server | migrate | user add | user list | token create | kubeconfig | bootstrap | backup | restore`
+// `stowage start | server | migrate | user add | user list | token create | kubeconfig | bootstrap | backup | restore | pool create`
 import { createReadStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
@@ -22,6 +22,11 @@ import { parseLabelList } from '../domain/node-lifecycle';
 import { startStandaloneAgent } from './agent';
 import { processAlive, readRuntimeFile, removeRuntimeFileIfOwned, runtimeFilePath, writeRuntimeFile } from './runtime-file';
 import { startServices, type RunningServices } from './services';
+import { createPool } from '../agent/pool-setup';
+import { poolFstabLine, poolStorageClassYaml } from '../domain/btrfs-pool';
+import { isNegative, isZero, parseQuantity, quantityToBytes } from '../domain/quantity';
+import { btrfsProvisioner } from '../domain/well-known/provisioners';
+import { poolPathProblems } from '../resources/storage-class/in-tree-parameters';
 
 process.env.NEXT_TELEMETRY_DISABLED = '1';
 
@@ -254,7 +259,8 @@ program
   .option('--max-parallel <n>', 'cleanups at once on this node, all classes together', '4')
   .option('--pods-dir <dir>', "where the volumes of this node's pods are published", '/var/lib/stowage/pods')
   .option('--state-dir <dir>', "the agent's state: its running cleanup commands, ended at the next start after a crash", '/var/lib/stowage/agent')
-  .action(async (o: { server: string; tokenFile: string; node?: string; caFile?: string; insecureSkipTlsVerify?: boolean; maxParallel: string; podsDir: string; stateDir: string }) => {
+  .option('--pool-root <dir>', "where this agent sees the host's / for btrfs pool paths (an agent in a container with the host mounted there)")
+  .action(async (o: { server: string; tokenFile: string; node?: string; caFile?: string; insecureSkipTlsVerify?: boolean; maxParallel: string; podsDir: string; stateDir: string; poolRoot?: string }) => {
     const maxParallel = Number(o.maxParallel);
     if (!Number.isInteger(maxParallel) || maxParallel < 1 || maxParallel > 64) throw new Error('--max-parallel must be a whole number from 1 to 64');
     const labels = parseLabelList(process.env.STOWAGE_NODE_LABELS);
@@ -338,6 +344,31 @@ program
     if (r.output.agents.length > 0) {
       say(`Put each node's token (stowage node add NAME) in ${tokenDirOnHost}/${tokenFileName} on that node, and the server's CA certificate (<data dir>/pki/ca.crt) in ${tokenDirOnHost}/${caFileName}.`);
     }
+  });
+
+const pool = program.command('pool').description('btrfs pools for stowage.io/btrfs volumes on this machine');
+pool
+  .command('create')
+  .description('make a btrfs pool from a device or a file (attached as a loop device): filesystem, mount, quotas; prints the StorageClass to apply')
+  .requiredOption('--btrfs <device-or-file>', 'a block device, or a file (made with --size when it does not exist)')
+  .requiredOption('--mount <path>', 'where to mount the pool (the StorageClass parameter "pool")')
+  .option('--size <quantity>', 'size of a file source, e.g. 20Gi (grows a smaller file)')
+  .option('--class <name>', 'name of the StorageClass printed', 'pooled')
+  .action(async (o: { btrfs: string; mount: string; size?: string; class: string }) => {
+    const mount = path.resolve(o.mount);
+    const problems = poolPathProblems(btrfsProvisioner, mount);
+    if (problems.length > 0) throw new Error(`--mount: ${problems.join('; ')}`);
+    let sizeBytes: bigint | undefined;
+    if (o.size !== undefined) {
+      const q = parseQuantity(o.size);
+      if (!q || isNegative(q) || isZero(q)) throw new Error(`--size must be a positive quantity such as 20Gi, got "${o.size}"`);
+      sizeBytes = quantityToBytes(q);
+    }
+    const made = await createPool({ source: path.resolve(o.btrfs), mount, sizeBytes });
+    for (const step of made.steps) process.stderr.write(`${step}\n`);
+    process.stderr.write(`Pool ready at ${mount}. To mount it again at boot, add to /etc/fstab:\n  ${poolFstabLine(made.file ?? made.device, mount, made.file !== undefined)}\n`);
+    process.stderr.write('Apply this StorageClass (kubectl apply -f -):\n');
+    process.stdout.write(poolStorageClassYaml(o.class, mount));
   });
 
 const longRunning = new Set(['start', 'server', 'controllers', 'agent']);

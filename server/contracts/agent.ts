@@ -141,3 +141,56 @@ export interface PodReport {
   uid: string;
   volumes: VolumeReport[];
 }
+
+// --- Pools: btrfs subvolumes with qgroup limits (stowage.io/btrfs) ---------------------------
+
+/** A pool the agent's node may have: a btrfs class's `pool` parameter. */
+export interface PoolAssignment {
+  className: string;
+  path: string;
+}
+
+/**
+ * A volume of a pool the agent must bring to its desired state: `present` (the subvolume
+ * exists with its qgroup limit at `limitBytes`) or `absent` (subvolume and qgroup gone).
+ * Made from the intent record, which the server wrote before asking.
+ */
+export interface PoolVolumeWork {
+  pvName: string;
+  pool: string;
+  /** `<pool>/<pvName>`: the only path the agent touches for it. */
+  path: string;
+  want: 'present' | 'absent';
+  /** The qgroup limit (decimal string), for `present`. */
+  limitBytes: string;
+  /** The subvolume's id once it was made (so a delete cut short can still find its qgroup). */
+  subvolumeId?: string;
+}
+
+/** What the server hands an agent: its pools and the volumes to settle. */
+export interface PoolWork {
+  pools: PoolAssignment[];
+  volumes: PoolVolumeWork[];
+}
+
+/** The agent settled a volume: it is `present` with this limit, or `absent`. */
+export interface PoolVolumeDone {
+  state: 'present' | 'absent' | 'failed';
+  limitBytes?: string;
+  subvolumeId?: string;
+  /** Why the agent could not settle it (state failed); it tries again. */
+  error?: string;
+}
+
+/** What an agent sees of one pool: its figures, or why it cannot serve. */
+export interface PoolReport {
+  className: string;
+  path: string;
+  usable: boolean;
+  /** Why not (set when usable is false): missing, not btrfs, no quotas. */
+  reason?: string;
+  totalBytes?: string;
+  freeBytes?: string;
+  /** Referenced bytes per volume (pvName -> decimal string), from the qgroups. */
+  usedBytes?: Record<string, string>;
+}

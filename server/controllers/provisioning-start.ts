@@ -8,6 +8,7 @@
 // disks the classes' basePath parameters name.
 import type { Logger } from 'pino';
 import type { Services } from '../services/services';
+import type { CSIStorageCapacity } from '../resources/csi-storage-capacity/schema';
 import { logger } from '../services/logger';
 import { AssetStore } from '../store/provisioned-assets';
 import { createRealOs, type HostOs } from '../provisioners/os';
@@ -64,6 +65,11 @@ export interface RunningProvisioning {
   stop(): Promise<void>;
 }
 
+/** Reads the published pools' room (for the btrfs plugin). */
+export function publishedCapacities(store: Services['store']): () => Promise<CSIStorageCapacity[]> {
+  return async () => (await store.list('CSIStorageCapacity')).items as CSIStorageCapacity[]; // a list of that kind
+}
+
 export function provisioningDeps(o: ProvisioningOptions): ProvisioningDeps {
   const log = o.log ?? logger.child({ component: 'provisioning' });
   const os = o.os ?? createRealOs(o.nodeName);
@@ -72,7 +78,7 @@ export function provisioningDeps(o: ProvisioningOptions): ProvisioningDeps {
   return {
     store: o.app.store,
     assets,
-    plugins: o.plugins ?? createPlugins({ os, assets, nodeName: node, log }),
+    plugins: o.plugins ?? createPlugins({ os, assets, nodeName: node, log, btrfs: { capacities: publishedCapacities(o.app.store) } }),
     events: new EventRecorder(o.app.store, persistentVolumeControllerComponent, log),
     log,
     node,

@@ -3,13 +3,15 @@
 // runs them; the others stand by and take over within seconds.
 import type { Services } from '../services/services';
 import { logger } from '../services/logger';
-import { inTreeProvisionerNames } from '../provisioners/registry';
+import { createPlugins, inTreeProvisionerNames, thisNodeProvisionerNames } from '../provisioners/registry';
+import { btrfsProvisioner } from '../domain/well-known/provisioners';
+import { createRealOs } from '../provisioners/os';
+import { AssetStore } from '../store/provisioned-assets';
 import { NodeAgentService } from '../services/node-agent';
 import { binderSpec } from './binder/binder';
 import { localVolumeManagerSpec, type LocalVolumeManagerOptions } from './local-volume/manager';
 import { nodeLifecycleSpec, type NodeLifecycleOptions } from './node-lifecycle/node-lifecycle';
-import { provisioningDeps, provisioningSpecs } from './provisioning-start';
-import { pvProtectionSpec } from './deleter/pv-protection';
+import { provisioningDeps, provisioningSpecs, publishedCapacities } from './provisioning-start';
 import { placementSpec } from './placement/placement';
 import { pvcProtectionSpec } from './pvc-protection/pvc-protection';
 import { resourceQuotaSpec } from './resource-quota/resource-quota';
@@ -49,6 +51,12 @@ export interface RunningControllers {
   stop(): Promise<void>;
 }
 
+/** The in-tree plugins that act through node agents (no OS access of this process). */
+function agentBackedPlugins(app: Services) {
+  const all = createPlugins({ os: createRealOs(''), assets: new AssetStore(app.store), nodeName: '', btrfs: { capacities: publishedCapacities(app.store) } });
+  return new Map([...all].filter(([name, p]) => name === btrfsProvisioner && p.agentBacked));
+}
+
 export async function startControllers(opts: StartControllersOptions): Promise<RunningControllers> {
   const { app } = opts;
   const log = logger.child({ component: 'controllers' });
@@ -70,7 +78,7 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
         store: app.store,
         log,
         nodeLocalProvisioners: opts.provisioning
-          ? { names: opts.inTreeProvisioners ?? inTreeProvisionerNames, node: opts.provisioning.nodeName }
+          ? { names: thisNodeProvisionerNames, node: opts.provisioning.nodeName }
           : undefined,
       }),
       ...(opts.localVolumes === false ? [] : [localVolumeManagerSpec({ store: app.store, agents: app.nodeAgent ?? new NodeAgentService(app.store), log }, opts.localVolumes)]),
@@ -78,7 +86,8 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
       // Fresh provisioning specs each time this process starts leading: recovery runs then.
       ...(opts.provisioning
         ? provisioningSpecs(provisioningDeps({ app, nodeName: opts.provisioning.nodeName }))
-        : [pvProtectionSpec({ store: app.store })]),
+        : // No node of its own: only the agent-backed plugin (btrfs pools), which acts on any node through its agent.
+          provisioningSpecs(provisioningDeps({ app, nodeName: '', plugins: agentBackedPlugins(app) }))),
     ],
     leaderElection:
       opts.leaderElection === false

@@ -43,6 +43,7 @@ export const KIND_ACCESS: Readonly<Record<string, DeveloperAccess>> = {
   StorageClass: 'cluster-read',
   PersistentVolume: 'none',
   Node: 'none',
+  CSIStorageCapacity: 'none',
   Secret: 'admin-only',
   ConfigMap: 'admin-only',
 };

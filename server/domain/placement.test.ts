@@ -5,6 +5,7 @@ import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim
 import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import type { Pod } from '../resources/pod/schema';
 import type { StorageClass } from '../resources/storage-class/schema';
+import type { CSIStorageCapacity } from '../resources/csi-storage-capacity/schema';
 
 /** A node as node() builds it: status is always there. */
 type BuiltNode = Node & { status: NonNullable<Node['status']> };
@@ -72,6 +73,7 @@ const classes = new Map<string, StorageClass>(
       allowedTopologies: [{ matchLabelExpressions: [{ key: 'topology.kubernetes.io/zone', values: ['a'] }] }],
     },
     { metadata: { name: 'immediate' }, provisioner: 'example.com/nfs', volumeBindingMode: 'Immediate' },
+    { metadata: { name: 'pooled' }, provisioner: 'stowage.io/btrfs', volumeBindingMode: 'WaitForFirstConsumer' },
   ].map((c): [string, StorageClass] => [c.metadata.name, { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', ...c }]),
 );
 
@@ -87,6 +89,8 @@ interface Row {
   preferred?: string;
   /** Claims another placed pod uses. */
   inUseElsewhere?: string[];
+  /** Room of class "pooled" per node (published CSIStorageCapacity). */
+  pools?: Record<string, string>;
   want: { node: string; select?: string[] } | string;
 }
 
@@ -291,7 +295,61 @@ const rows: Row[] = [
     inUseElsewhere: ['free', 'solo'],
     want: '0/3 nodes are available: node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode.',
   },
+  {
+    what: 'WFFC pooled claim: only the node whose pool has room',
+    claims: ['data'],
+    objects: [claim('data', { cls: 'pooled', size: '2Gi' })],
+    pools: { n1: '1Gi', n2: '3Gi', n3: '1Gi' },
+    want: { node: 'n2', select: ['data'] },
+  },
+  {
+    what: 'WFFC pooled claim: a node that publishes no pool has no room',
+    claims: ['data'],
+    objects: [claim('data', { cls: 'pooled', size: '1Gi' })],
+    pools: { n3: '1Gi' },
+    want: { node: 'n3', select: ['data'] },
+  },
+  {
+    what: 'WFFC pooled claim: room exactly the request fits',
+    claims: ['data'],
+    objects: [claim('data', { cls: 'pooled', size: '2Gi' })],
+    pools: { n1: '2Gi' },
+    want: { node: 'n1', select: ['data'] },
+  },
+  {
+    what: 'WFFC pooled claim: no pool has room, in upstream words',
+    claims: ['data'],
+    objects: [claim('data', { cls: 'pooled', size: '5Gi' })],
+    pools: { n1: '1Gi', n2: '4Gi' },
+    want: '0/3 nodes are available: 3 node(s) did not have enough free storage.',
+  },
+  {
+    what: 'two WFFC pooled claims must fit together (2Gi + 2Gi: n1 has 3Gi, n2 has 4Gi)',
+    claims: ['a', 'b'],
+    objects: [claim('a', { cls: 'pooled', size: '2Gi' }), claim('b', { cls: 'pooled', size: '2Gi' })],
+    pools: { n1: '3Gi', n2: '4Gi' },
+    want: { node: 'n2', select: ['a', 'b'] },
+  },
+  {
+    what: 'WFFC pooled claim with several fitting nodes: the existing order (preferred, then name)',
+    claims: ['data'],
+    objects: [claim('data', { cls: 'pooled', size: '1Gi' })],
+    pools: { n1: '2Gi', n2: '9Gi', n3: '2Gi' },
+    preferred: 'n3',
+    want: { node: 'n3', select: ['data'] },
+  },
 ];
+
+function capacityRows(pools: Record<string, string>): CSIStorageCapacity[] {
+  return Object.entries(pools).map(([n, capacity]) => ({
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'CSIStorageCapacity',
+    metadata: { name: `pool-${n}`, namespace: 'kube-system' },
+    storageClassName: 'pooled',
+    nodeTopology: { matchLabels: { 'kubernetes.io/hostname': n } },
+    capacity,
+  }));
+}
 
 function inputOf(r: Row): PlacementInput {
   const objects = r.objects ?? [];
@@ -326,6 +384,8 @@ function inputOf(r: Row): PlacementInput {
     candidates: r.candidates ?? [],
     provisionerNode: (p) => (p === 'stowage.io/host-path' ? 'n2' : undefined),
     claimsInUseElsewhere: new Set(r.inUseElsewhere ?? []),
+    capacityTracked: (p) => p === 'stowage.io/btrfs',
+    capacities: capacityRows(r.pools ?? {}),
   };
 }
 

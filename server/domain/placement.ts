@@ -17,6 +17,8 @@ import type { StorageClass } from '../resources/storage-class/schema';
 import { taintNotReady, taintUnschedulable } from './well-known/taints';
 import { noProvisioner } from './well-known/provisioners';
 import { identityLabels } from './node-lifecycle';
+import type { CSIStorageCapacity } from '../resources/csi-storage-capacity/schema';
+import { notEnoughSpace, roomOnNode } from './pool-capacity';
 
 /** Upstream's per-node reasons (the plugins' Err* strings). */
 export const reasons = {
@@ -28,6 +30,7 @@ export const reasons = {
   bindConflict: "node(s) didn't find available persistent volumes to bind",
   /** VolumeRestrictions' PreFilter: the claim is ReadWriteOncePod and another pod already uses it. */
   readWriteOncePodConflict: 'node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode',
+  notEnoughSpace,
 } as const;
 
 export interface PlacementInput {
@@ -52,6 +55,13 @@ export interface PlacementInput {
    * ReadWriteOncePod claim among them keeps this pod from being placed anywhere.
    */
   claimsInUseElsewhere?: ReadonlySet<string>;
+  /**
+   * Provisioners that publish their capacity (upstream: a CSIDriver with storageCapacity:
+   * true): their claims are provisioned only where a CSIStorageCapacity has room for them.
+   */
+  capacityTracked?: (provisioner: string) => boolean;
+  /** The published CSIStorageCapacity objects (of the classes of such provisioners). */
+  capacities?: readonly CSIStorageCapacity[];
 }
 
 export type Placement =
@@ -110,16 +120,27 @@ function allowedOnNode(sc: StorageClass, node: NodeView): boolean {
   );
 }
 
-/** Upstream checkVolumeProvisions: the class can make a volume for the claim on this node. */
-function canProvision(input: PlacementInput, claim: PersistentVolumeClaim, node: NodeView): boolean {
+/**
+ * Upstream checkVolumeProvisions: why the class cannot make a volume for the claim on this
+ * node (undefined when it can). `asked` holds the bytes this pod's earlier claims already
+ * need of a capacity-tracked class on this node, so the pod's claims fit together.
+ */
+function provisionProblem(input: PlacementInput, claim: PersistentVolumeClaim, node: NodeView, asked: Map<string, bigint>): string | undefined {
   const cls = claimClass(claim);
   const sc = cls ? input.classes.get(cls) : undefined;
-  if (!sc) return false;
+  if (!sc) return reasons.bindConflict;
   const provisioner = sc.provisioner ?? '';
-  if (!provisioner || provisioner === noProvisioner) return false;
-  if (!allowedOnNode(sc, node)) return false;
+  if (!provisioner || provisioner === noProvisioner) return reasons.bindConflict;
+  if (!allowedOnNode(sc, node)) return reasons.bindConflict;
   const only = input.provisionerNode?.(provisioner);
-  return only === undefined || only === node.name;
+  if (only !== undefined && only !== node.name) return reasons.bindConflict;
+  if (!input.capacityTracked?.(provisioner)) return undefined;
+  const request = quantityFromJSON(claim.spec?.resources?.requests?.storage);
+  const need = (asked.get(cls) ?? 0n) + (request ? quantityToBytes(request) : 0n);
+  const room = roomOnNode(input.capacities ?? [], cls, node.labels);
+  if (room === undefined || room < need) return reasons.notEnoughSpace;
+  asked.set(cls, need);
+  return undefined;
 }
 
 /** The volumes the pod's bound claims are bound to, and its unbound WaitForFirstConsumer claims. */
@@ -186,13 +207,15 @@ function checkNode(input: PlacementInput, sets: ClaimSets, node: Node, select: s
   }
   // Unbound delayed claims: bind to a reachable volume (one volume per claim), else provision.
   let pool = input.candidates;
+  const asked = new Map<string, bigint>();
   for (const claim of sets.delayed) {
     const match = findBestMatch(claim, pool, { node: view });
     if (match) {
       pool = pool.filter((v) => v !== match.volume);
       fit.push(utilization(claim, match.volume));
-    } else if (!canProvision(input, claim, view)) {
-      return reasons.bindConflict;
+    } else {
+      const problem = provisionProblem(input, claim, view, asked);
+      if (problem) return problem;
     }
     select.push(claim.metadata.name!);
   }

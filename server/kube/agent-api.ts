@@ -13,6 +13,9 @@
 //   GET  /apis/agent.stowage.io/v1/nodes/{node}/pods                   -> {pods: AgentPod[]}
 //   POST /apis/agent.stowage.io/v1/nodes/{node}/pods/status            PodReport -> {phase}
 //   POST /apis/agent.stowage.io/v1/nodes/{node}/pods/done              {namespace, name, uid} -> {deleted}
+//   GET  /apis/agent.stowage.io/v1/nodes/{node}/pools                  -> PoolWork
+//   PUT  /apis/agent.stowage.io/v1/nodes/{node}/pools                  {pools: PoolReport[]}
+//   POST /apis/agent.stowage.io/v1/nodes/{node}/pools/volumes/{pv}     PoolVolumeDone
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { agentActor } from '../domain/actor';
 import type { NodePrincipal } from '../domain/authorization';
@@ -87,6 +90,15 @@ async function serve(svc: NodeAgentService, p: NodePrincipal, req: IncomingMessa
   if (rest === 'pods/done') {
     expect('POST');
     return sendObject(res, 200, await svc.podDone(p, node, await body(req)));
+  }
+  if (rest === 'pools') {
+    if (method === 'GET') return sendObject(res, 200, await svc.pools.work(p, node));
+    expect('PUT');
+    return sendObject(res, 200, await svc.pools.report(p, node, await body(req)));
+  }
+  if (segs.length === 5 && segs[2] === 'pools' && segs[3] === 'volumes') {
+    expect('POST');
+    return sendObject(res, 200, await svc.pools.volumeDone(p, node, segs[4], await body(req)));
   }
   if (segs.length === 5 && segs[2] === 'cleanups') {
     expect('POST');

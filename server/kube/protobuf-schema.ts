@@ -439,6 +439,15 @@ const resourceQuota: Schema = [
   msg(3, 'status', [quantities(1, 'hard'), quantities(2, 'used')]),
 ];
 
+// storage/v1 CSIStorageCapacity (the room of a pool per node and class).
+const csiStorageCapacity: Schema = [
+  msg(1, 'metadata', objectMeta),
+  msg(2, 'nodeTopology', labelSelector),
+  str(3, 'storageClassName'),
+  { no: 4, name: 'capacity', type: 'quantity' },
+  { no: 5, name: 'maximumVolumeSize', type: 'quantity' },
+];
+
 /** meta/v1 DeleteOptions, which client-go sends as the body of a delete (in the group-version of the resource). */
 const deleteOptions: Schema = [
   int64(1, 'gracePeriodSeconds', true),
@@ -465,6 +474,7 @@ export const PROTOBUF_KINDS: ReadonlyMap<string, Schema> = new Map(
     'v1/Pod': pod,
     'v1/ResourceQuota': resourceQuota,
     'storage.k8s.io/v1/StorageClass': storageClass,
+    'storage.k8s.io/v1/CSIStorageCapacity': csiStorageCapacity,
     'v1/Status': status,
     'v1/DeleteOptions': deleteOptions,
     'storage.k8s.io/v1/DeleteOptions': deleteOptions,

@@ -95,8 +95,8 @@ export function route(pathname: string): Route {
   const watchPath = rest[0] === 'watch';
   if (watchPath) rest = rest.slice(1);
   let namespace: string | undefined;
-  // /namespaces/{ns}/{resource}...; but /namespaces/{name}[/status] is the Namespace itself.
-  if (group === '' && rest[0] === 'namespaces' && rest.length >= 3 && rest[2] !== 'status' && rest[2] !== 'finalize') {
+  // /namespaces/{ns}/{resource}...; but in the core group /namespaces/{name}[/status] is the Namespace itself.
+  if (rest[0] === 'namespaces' && rest.length >= 3 && (group !== '' || (rest[2] !== 'status' && rest[2] !== 'finalize'))) {
     namespace = rest[1];
     rest = rest.slice(2);
   }

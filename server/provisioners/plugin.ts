@@ -83,7 +83,8 @@ export type ProvisioningState = 'finished' | 'inBackground' | 'noChange' | 'resc
 
 export type ProvisionResult =
   | { state: 'finished'; volume: ProvisionedVolume; error?: undefined }
-  | { state: ProvisioningState; volume?: undefined; error: Error };
+  /** `retryAfterMs`: for `inBackground`, when to ask again (default: the controller's background poll). */
+  | { state: ProvisioningState; volume?: undefined; error: Error; retryAfterMs?: number };
 
 export type DeleteResult = 'deleted' | 'ignored';
 
@@ -105,6 +106,12 @@ export interface ProvisionerPlugin {
   /** The provisioner name a StorageClass uses, e.g. `stowage.io/host-path`. */
   readonly name: string;
   readonly capabilities: PluginCapabilities;
+  /**
+   * The plugin acts on any node through that node's agent (its intent records are the
+   * agent's instructions), so whichever controller leads settles its records; other
+   * plugins act on the machine they run on and settle only that node's records.
+   */
+  readonly agentBacked?: boolean;
   /** Problems with the parameters or the claim; empty when the claim can be served. */
   validateParameters(parameters: Record<string, string>, claim: PersistentVolumeClaim, storageClass?: StorageClass): string[];
   provision(options: ProvisionOptions): Promise<ProvisionResult>;

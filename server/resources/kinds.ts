@@ -3,6 +3,7 @@
 // kind's zod schema in resources/<kind>/schema.ts, so the schema stays the one description.
 // Types only: importing this file loads no schema.
 import type { ConfigMap } from './config-map/schema';
+import type { CSIStorageCapacity } from './csi-storage-capacity/schema';
 import type { Event } from './event/schema';
 import type { Namespace } from './namespace/schema';
 import type { Node } from './node/schema';
@@ -25,6 +26,7 @@ export interface KindMap {
   ConfigMap: ConfigMap;
   Pod: Pod;
   ResourceQuota: ResourceQuota;
+  CSIStorageCapacity: CSIStorageCapacity;
 }
 
 export type KindName = keyof KindMap;

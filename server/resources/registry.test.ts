@@ -2,8 +2,8 @@ import { describe, expect, test } from 'vitest';
 import { strategies, strategyForKind, strategyForResource } from './registry';
 
 describe('registry', () => {
-  test('serves the ten kinds once each', () => {
-    expect(strategies.map((s) => s.kind)).toEqual(['Namespace', 'Node', 'PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Pod', 'Event', 'ConfigMap', 'Secret', 'ResourceQuota']);
+  test('serves the eleven kinds once each', () => {
+    expect(strategies.map((s) => s.kind)).toEqual(['Namespace', 'Node', 'PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Pod', 'Event', 'ConfigMap', 'Secret', 'ResourceQuota', 'CSIStorageCapacity']);
   });
 
   test.each([
@@ -29,6 +29,7 @@ describe('registry', () => {
     { group: '', resource: 'resourcequotas', kind: 'ResourceQuota' },
     { group: 'storage.k8s.io', resource: 'sc', kind: 'StorageClass' },
     { group: 'storage.k8s.io', resource: 'storageclasses', kind: 'StorageClass' },
+    { group: 'storage.k8s.io', resource: 'csistoragecapacities', kind: 'CSIStorageCapacity' },
     { group: '', resource: 'storageclasses', kind: undefined },
     { group: 'storage.k8s.io', resource: 'pv', kind: undefined },
     { group: '', resource: 'po', kind: 'Pod' },

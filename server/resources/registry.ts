@@ -1,5 +1,6 @@
 // Every kind Stowage serves, and lookup by kind or by REST resource name.
 import { configMapStrategy } from './config-map/strategy';
+import { csiStorageCapacityStrategy } from './csi-storage-capacity/strategy';
 import { eventStrategy } from './event/strategy';
 import { namespaceStrategy } from './namespace/strategy';
 import { nodeStrategy } from './node/strategy';
@@ -22,6 +23,7 @@ export const strategies: Strategy[] = [
   configMapStrategy,
   secretStrategy,
   resourceQuotaStrategy,
+  csiStorageCapacityStrategy,
 ];
 
 export function strategyForKind(kind: string): Strategy | undefined {

@@ -20,6 +20,7 @@ import { LocalDiskStore } from '../store/local-disks';
 import { NodeTokenStore } from '../store/node-tokens';
 import type { ObjectStore } from '../store/object-store';
 import { PodPublishing } from './pod-publishing';
+import { NodePoolService } from './node-pools';
 import { hashToken } from './users';
 import { labelHostname } from '../domain/well-known/labels';
 
@@ -79,6 +80,7 @@ export class NodeAgentService {
   readonly disks: LocalDiskStore;
   readonly jobs: CleanupJobStore;
   readonly publishing: PodPublishing;
+  readonly pools: NodePoolService;
   private readonly tokens: NodeTokenStore;
   private readonly leaseMs: number;
   private readonly retryBaseMs: number;
@@ -91,6 +93,7 @@ export class NodeAgentService {
     this.disks = new LocalDiskStore(store);
     this.jobs = new CleanupJobStore(store);
     this.tokens = new NodeTokenStore(store);
+    this.pools = new NodePoolService(store);
     this.publishing = new PodPublishing(store, logger.child({ component: 'kubelet' }));
     this.leaseMs = opts.leaseMs ?? 20_000;
     this.retryBaseMs = opts.retryBaseMs ?? 5_000;

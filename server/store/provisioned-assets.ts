@@ -164,6 +164,15 @@ export class AssetStore {
     return this.transition(record, ['creating', 'created', 'deleting'], 'deleting', {});
   }
 
+  /** The asset of a record being deleted is gone (its remover, e.g. a node agent, says so); the record stays for its owner to forget. */
+  async markRemoved(record: Pick<AssetRecord, 'id'>): Promise<boolean> {
+    const n = await this.sql.$executeRawUnsafe(
+      `UPDATE provisioned_assets SET details = details || '{"removed":true}'::jsonb, error = NULL, updated_at = now() WHERE id = $1 AND state = 'deleting'`,
+      record.id,
+    );
+    return n === 1;
+  }
+
   /**
    * The PV that describes the asset was saved: the asset belongs to it. Pass the store
    * transaction that saves the PV to make this part of it. Returns false when the record is gone or

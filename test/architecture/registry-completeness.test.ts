@@ -24,6 +24,7 @@ const TYPED_KINDS = {
   ConfigMap: true,
   Pod: true,
   ResourceQuota: true,
+  CSIStorageCapacity: true,
 } satisfies Record<KindName, true>;
 
 /** Kinds the dashboard deliberately has no page for, and why. */

@@ -28,7 +28,7 @@ export interface LocalHarness {
   controllers?: RunningControllers;
   startControllers(): Promise<RunningControllers>;
   /** A node token, and an agent loop for that node (started). */
-  startAgent(node: string, o?: { maxParallel?: number; podsDir?: string }): Promise<AgentLoop>;
+  startAgent(node: string, o?: { maxParallel?: number; podsDir?: string; poolRoot?: string }): Promise<AgentLoop>;
   tokenFor(node: string): Promise<string>;
   setStorageClassMap(text: string): Promise<void>;
   close(): Promise<void>;
@@ -94,6 +94,8 @@ export async function openLocalHarness(o: { agent?: NodeAgentOptions; url?: stri
         maxParallel: ao.maxParallel ?? 4,
         progressIntervalMs: 200,
         ...(ao.podsDir ? { podsDir: ao.podsDir, publishMs: 200 } : {}),
+        ...(ao.poolRoot ? { poolRoot: ao.poolRoot } : {}),
+        poolMs: 200,
       });
       await loop.start();
       agents.push(loop);

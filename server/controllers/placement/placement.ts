@@ -32,6 +32,11 @@ import { write } from '../runtime/write';
 import { EventRecorder } from '../../services/event-recorder';
 import { schedulerComponent } from '../../domain/well-known/components';
 import { reasons } from '../../domain/well-known/event-reasons';
+import { btrfsProvisioner, capacityTrackedProvisioners } from '../../domain/well-known/provisioners';
+import { withCurrentPromises } from '../../domain/pool-capacity';
+import type { PoolAssetDetails } from '../../domain/btrfs-pool';
+import { AssetStore } from '../../store/provisioned-assets';
+import type { CSIStorageCapacity } from '../../resources/csi-storage-capacity/schema';
 
 export const placementName = 'default-scheduler';
 const POD = 'Pod';
@@ -73,6 +78,11 @@ async function gather(d: Deps, pod: Pod): Promise<PlacementInput> {
   const classes = new Map(classList.items.map((c) => [c.metadata.name!, c as StorageClass]));
   const delayedClasses = [...claims.values()].filter((c) => !c.spec?.volumeName).map((c) => claimClass(c));
   const candidates = (await availableVolumesOfClasses(d.store, [...new Set(delayedClasses)])) as PersistentVolume[];
+  // Published capacity, when a waiting claim's class counts on it.
+  const tracked = delayedClasses.some((c) => capacityTrackedProvisioners.has(classes.get(c)?.provisioner ?? ''));
+  const published = tracked ? ((await d.store.list('CSIStorageCapacity')).items as CSIStorageCapacity[]) : []; // a list of that kind
+  // Volumes begun since an agent's last report count at once.
+  const capacities = tracked ? withCurrentPromises(published, (await new AssetStore(d.store).list({ plugin: btrfsProvisioner })).map((r) => ({ node: r.node, details: r.details as PoolAssetDetails }))) : [];
   const rwop = [...claims.values()].filter((c) => Array.isArray(c.spec?.accessModes) && c.spec.accessModes.includes('ReadWriteOncePod'));
   const claimsInUseElsewhere = new Set<string>();
   if (rwop.length > 0) {
@@ -83,7 +93,18 @@ async function gather(d: Deps, pod: Pod): Promise<PlacementInput> {
       if (podsUsingClaim(others, ns, name).length > 0) claimsInUseElsewhere.add(name);
     }
   }
-  return { pod, nodes: nodes.items as Node[], claims, boundVolumes, classes, candidates, provisionerNode: d.provisionerNode, claimsInUseElsewhere };
+  return {
+    pod,
+    nodes: nodes.items as Node[],
+    claims,
+    boundVolumes,
+    classes,
+    candidates,
+    provisionerNode: d.provisionerNode,
+    claimsInUseElsewhere,
+    capacityTracked: (p) => capacityTrackedProvisioners.has(p),
+    capacities,
+  };
 }
 
 function scheduledCondition(pod: Pod) {
@@ -197,6 +218,8 @@ export function placementSpec(o: PlacementOptions): ControllerSpec {
     name: 'placement',
     concurrency: 4,
     watch: {
+      // Not CSIStorageCapacity: it changes after every agent pass with work; room freed by a
+      // deleted volume comes with that PV's deletion, and the resync covers the rest.
       kinds: [POD, PVC, 'PersistentVolume', 'Node', 'StorageClass'],
       keysFor: (e) => {
         // A pod that is gone (or has finished) may free a ReadWriteOncePod claim another pod waits for.

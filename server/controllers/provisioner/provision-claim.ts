@@ -97,7 +97,7 @@ export async function provisionClaim(d: ProvisioningDeps, ctx: ReconcileContext,
   switch (result.state) {
     case 'inBackground':
       d.log.debug({ claim: `${namespace}/${name}`, plugin: plugin.name }, 'provisioning continues in the background');
-      return { requeueAfter: d.backgroundPollMs };
+      return { requeueAfter: result.retryAfterMs ?? d.backgroundPollMs };
     case 'reschedule':
       return reschedule(d, ctx, claim, className, error);
     default:

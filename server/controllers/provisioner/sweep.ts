@@ -37,7 +37,8 @@ export interface SettleOptions {
 
 export async function settleAsset(d: SettleDeps, r: AssetRecord, opts: SettleOptions = {}): Promise<Settled> {
   const plugin = d.plugins.get(r.plugin);
-  if (!plugin || r.node !== d.node) return 'skipped';
+  // Records of another node are that node's controllers', except an agent-backed plugin's.
+  if (!plugin || (r.node !== d.node && !plugin.agentBacked)) return 'skipped';
   if (opts.onlyAfterPv && r.state !== 'deleting' && !r.details.pvUid) return 'skipped';
   const pv = await d.store.tryGet(PV, undefined, r.pvName);
   if (r.state === 'deleting') {
@@ -70,11 +71,11 @@ export interface SweepReport {
   failed: number;
 }
 
-/** Settles this node's records untouched for `graceMs` (0 on start: nothing is in flight). */
+/** Settles the records this process may settle (see settleAsset) untouched for `graceMs` (0 on start: nothing is in flight). */
 export async function sweepAssets(d: SettleDeps, graceMs: number): Promise<SweepReport> {
   const report: SweepReport = { adopted: 0, removed: 0, released: 0, failed: 0 };
   const cutoff = Date.now() - graceMs;
-  for (const r of await d.assets.list({ node: d.node })) {
+  for (const r of await d.assets.list()) {
     if (graceMs > 0 && r.updatedAt.getTime() > cutoff) continue;
     try {
       const s = await settleAsset(d, r);

@@ -58,3 +58,11 @@ export const annLocalEntry = 'local.stowage.io/entry';
 export const annDiskMissing = 'local.stowage.io/disk-missing';
 /** On a local volume: "true" while its node's agent has stopped reporting. */
 export const annNodeNotReporting = 'local.stowage.io/node-not-reporting';
+/** On a pool's CSIStorageCapacity: the pool's path on its node. */
+export const annPoolPath = 'pool.stowage.io/path';
+/** On a pool's CSIStorageCapacity: its filesystem's size, free bytes, and the sum of its volumes' limits (decimal bytes). */
+export const annPoolTotal = 'pool.stowage.io/total-bytes';
+export const annPoolFree = 'pool.stowage.io/free-bytes';
+export const annPoolAllocated = 'pool.stowage.io/allocated-bytes';
+/** On a pool's CSIStorageCapacity: why the path cannot serve as a pool on that node (then capacity is 0). */
+export const annPoolProblem = 'pool.stowage.io/problem';

@@ -38,3 +38,5 @@ export const labelAppComponent = 'app.kubernetes.io/component';
 
 /** On a local volume: the node whose disk it is (so a node's volumes can be listed by selector). */
 export const labelLocalNode = 'local.stowage.io/node';
+/** On a pool's CSIStorageCapacity: the node the pool is on. */
+export const labelPoolNode = 'pool.stowage.io/node';

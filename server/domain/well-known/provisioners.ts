@@ -11,3 +11,7 @@ export const noProvisioner = 'kubernetes.io/no-provisioner';
 export const localVolumeProvisioner = 'local-volume-provisioner';
 /** Upstream: names under this prefix belong to in-tree plugins, never to an external provisioner. */
 export const inTreeProvisionerPrefix = 'kubernetes.io/';
+/** Stowage's in-tree plugin: a btrfs subvolume per claim in the class's pool, its size a qgroup limit, made by the node's agent. */
+export const btrfsProvisioner = 'stowage.io/btrfs';
+/** Provisioners that publish CSIStorageCapacity (upstream: CSIDriver storageCapacity: true); placement counts on it for their claims. */
+export const capacityTrackedProvisioners: ReadonlySet<string> = new Set([btrfsProvisioner]);

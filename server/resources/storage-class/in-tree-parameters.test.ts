@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { inTreeParameterProblems } from './in-tree-parameters';
-import { hostPathProvisioner, loopProvisioner } from '../../domain/well-known/provisioners';
+import { btrfsProvisioner, hostPathProvisioner, loopProvisioner } from '../../domain/well-known/provisioners';
 
 describe('in-tree provisioner parameters', () => {
   it.each([
@@ -21,6 +21,11 @@ describe('in-tree provisioner parameters', () => {
     { provisioner: loopProvisioner, parameters: { basePath: '/srv/v', fsType: 'xfs' }, problems: [] },
     { provisioner: loopProvisioner, parameters: { basePath: '/srv/v', fsType: 'ntfs' }, problems: ['fsType: parameter "fsType" must be one of'] },
     { provisioner: loopProvisioner, parameters: { basePath: '/boot/x' }, problems: ['basePath: parameter "basePath" may not be in the system directory /boot'] },
+    { provisioner: btrfsProvisioner, parameters: { pool: '/srv/pool' }, problems: [] },
+    { provisioner: btrfsProvisioner, parameters: {}, problems: ['pool: parameter "pool" is required'] },
+    { provisioner: btrfsProvisioner, parameters: { pool: 'pool' }, problems: ['pool: parameter "pool" must be an absolute path'] },
+    { provisioner: btrfsProvisioner, parameters: { pool: '/etc/pool' }, problems: ['pool: parameter "pool" may not be in the system directory /etc'] },
+    { provisioner: btrfsProvisioner, parameters: { pool: '/srv/pool', basePath: '/srv/v' }, problems: ['basePath: unknown parameter "basePath"'] },
     { provisioner: 'example.com/nfs', parameters: { anything: '/etc' }, problems: [] },
   ])('$provisioner with $parameters', ({ provisioner, parameters, problems }) => {
     const got = inTreeParameterProblems(provisioner, parameters as Record<string, string>).map((p) => `${p.parameter}: ${p.message}`);

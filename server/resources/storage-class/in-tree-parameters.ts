@@ -4,7 +4,7 @@
 // when they provision. Pure: what needs the node's filesystem (symlinks) is checked by the
 // plugin on the node.
 import path from 'node:path';
-import { hostPathProvisioner, loopProvisioner } from '../../domain/well-known/provisioners';
+import { btrfsProvisioner, hostPathProvisioner, loopProvisioner } from '../../domain/well-known/provisioners';
 
 export interface ParameterProblem {
   /** The parameter at fault; undefined for the set as a whole. */
@@ -15,6 +15,7 @@ export interface ParameterProblem {
 const KNOWN: Record<string, readonly string[]> = {
   [hostPathProvisioner]: ['basePath', 'mode'],
   [loopProvisioner]: ['basePath', 'fsType'],
+  [btrfsProvisioner]: ['pool'],
 };
 
 export const LOOP_FS_TYPES = ['ext4', 'ext3', 'ext2', 'xfs'] as const;
@@ -39,6 +40,11 @@ export function basePathProblems(plugin: string, basePath: string | undefined): 
   return [];
 }
 
+/** The `pool` of a btrfs class: an absolute, normalized path, not a system directory (the agent makes subvolumes in it). */
+export function poolPathProblems(plugin: string, pool: string | undefined): string[] {
+  return basePathProblems(plugin, pool).map((m) => m.replace('parameter "basePath"', 'parameter "pool"'));
+}
+
 /** Octal permissions, and none that let every user write. */
 export function modeProblems(mode: string | undefined): string[] {
   if (mode === undefined) return [];
@@ -54,6 +60,10 @@ export function inTreeParameterProblems(provisioner: string, parameters: Record<
   const out: ParameterProblem[] = [];
   for (const k of Object.keys(parameters)) {
     if (!known.includes(k)) out.push({ parameter: k, message: `unknown parameter "${k}" for ${provisioner} (supported: ${known.join(', ')})` });
+  }
+  if (provisioner === btrfsProvisioner) {
+    for (const message of poolPathProblems(provisioner, parameters.pool)) out.push({ parameter: 'pool', message });
+    return out;
   }
   for (const message of basePathProblems(provisioner, parameters.basePath)) out.push({ parameter: 'basePath', message });
   if (provisioner === hostPathProvisioner) {

@@ -1,0 +1,121 @@
+// What the agent needs from the machine for btrfs pools, behind one small interface:
+// looking at a pool path, its qgroups, and making, limiting and removing subvolumes with
+// btrfs-progs (execFile, never a shell). Every call that removes is idempotent: removing
+// what is gone succeeds, so an interrupted delete can always be run again.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { parseQgroupShow, type QgroupRow } from '../domain/btrfs-pool';
+
+const run = promisify(execFile);
+
+/** statfs f_type values of the filesystems a pool path is likely to be on. */
+const FS_MAGIC: Record<string, string> = {
+  '2435016766': 'btrfs', // 0x9123683E
+  '61267': 'ext4', // 0xEF53 (ext2/3/4)
+  '1481003842': 'xfs', // 0x58465342
+  '16914836': 'tmpfs', // 0x01021994
+  '2035054128': 'overlay', // 0x794C7630
+};
+
+/** The root directory of a btrfs subvolume always has inode 256. */
+const SUBVOLUME_ROOT_INO = 256n;
+
+export interface PathSeen {
+  exists: boolean;
+  isDirectory?: boolean;
+  fsType?: string;
+}
+
+export interface PoolOs {
+  /** What is at p: whether it exists, is a directory, and the type of its filesystem. */
+  look(p: string): Promise<PathSeen>;
+  statfs(p: string): Promise<{ totalBytes: bigint; availableBytes: bigint }>;
+  /** `btrfs qgroup show -re --raw`: rejects (with the tool's words) when quotas are off. */
+  qgroups(pool: string): Promise<QgroupRow[]>;
+  /** The subvolume id when p is the root of a subvolume; undefined when nothing is there; rejects for anything else there. */
+  subvolumeId(p: string): Promise<string | undefined>;
+  /** Whether p is the root of a subvolume (no command run); false when nothing is there; rejects for anything else there. */
+  isSubvolume(p: string): Promise<boolean>;
+  createSubvolume(p: string): Promise<void>;
+  /** Sets the referenced limit of the subvolume's qgroup. */
+  limit(p: string, bytes: bigint): Promise<void>;
+  /** Deletes the subvolume (and commits), waits until the cleaner is done with it, then destroys its qgroup. */
+  deleteSubvolume(pool: string, p: string, id: string): Promise<void>;
+}
+
+function errText(e: unknown): string {
+  const err = e as { stderr?: string; message?: string };
+  return (err.stderr || err.message || String(e)).trim().split('\n').slice(-3).join(' ');
+}
+
+async function btrfs(args: string[]): Promise<string> {
+  try {
+    return (await run('btrfs', args, { maxBuffer: 16 * 1024 * 1024 })).stdout;
+  } catch (e) {
+    throw new Error(`btrfs ${args.join(' ')}: ${errText(e)}`);
+  }
+}
+
+const missing = (e: unknown) => ['ENOENT', 'ENOTDIR'].includes((e as NodeJS.ErrnoException)?.code ?? '');
+
+export const realPoolOs: PoolOs = {
+  async look(p) {
+    let st;
+    try {
+      st = await fs.stat(p);
+    } catch (e) {
+      if (missing(e)) return { exists: false };
+      throw e;
+    }
+    if (!st.isDirectory()) return { exists: true, isDirectory: false };
+    const s = await fs.statfs(p);
+    return { exists: true, isDirectory: true, fsType: FS_MAGIC[String(s.type)] ?? `type 0x${s.type.toString(16)}` };
+  },
+
+  async statfs(p) {
+    const s = await fs.statfs(p, { bigint: true });
+    return { totalBytes: s.blocks * s.bsize, availableBytes: s.bavail * s.bsize };
+  },
+
+  async qgroups(pool) {
+    return parseQgroupShow(await btrfs(['qgroup', 'show', '-re', '--raw', pool]));
+  },
+
+  async isSubvolume(p) {
+    let st;
+    try {
+      st = await fs.stat(p, { bigint: true });
+    } catch (e) {
+      if (missing(e)) return false;
+      throw e;
+    }
+    if (!st.isDirectory() || st.ino !== SUBVOLUME_ROOT_INO) throw new Error(`${p} exists and is not a btrfs subvolume; refusing to touch it`);
+    return true;
+  },
+
+  async subvolumeId(p) {
+    if (!(await realPoolOs.isSubvolume(p))) return undefined;
+    return (await btrfs(['inspect-internal', 'rootid', p])).trim();
+  },
+
+  async createSubvolume(p) {
+    await btrfs(['subvolume', 'create', p]);
+  },
+
+  async limit(p, bytes) {
+    await btrfs(['qgroup', 'limit', String(bytes), p]);
+  },
+
+  async deleteSubvolume(pool, p, id) {
+    if (!/^\d+$/.test(id)) throw new Error(`not a subvolume id: ${id}`);
+    if ((await realPoolOs.subvolumeId(p)) !== undefined) await btrfs(['subvolume', 'delete', '--commit-after', p]);
+    await btrfs(['subvolume', 'sync', pool, id]);
+    // Newer kernels drop the qgroup with the subvolume; older ones leave it for us.
+    try {
+      await btrfs(['qgroup', 'destroy', `0/${id}`, pool]);
+    } catch (e) {
+      if (!/No such file or directory|not found/i.test(String(e))) throw e;
+    }
+  },
+};

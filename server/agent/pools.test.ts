@@ -1,0 +1,153 @@
+// The pool keeper's guards and steps over a strict fake of its OS interface: what it
+// refuses without touching anything, and that every step is idempotent.
+import { describe, expect, test } from 'vitest';
+import pino from 'pino';
+import type { PoolVolumeWork, PoolWork } from '../contracts/agent';
+import { PoolKeeper, type PoolApi } from './pools';
+import type { PathSeen, PoolOs } from './pool-os';
+
+const UID = '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
+const PV = `pvc-${UID}`;
+
+/** Pools and subvolumes in memory; every call that changes something is logged. */
+class FakePoolOs implements PoolOs {
+  calls: string[] = [];
+  subvolumes = new Map<string, { id: string; limit?: bigint }>();
+  paths = new Map<string, PathSeen>();
+  quotasOff = new Set<string>();
+  private next = 256;
+  async look(p: string) {
+    return this.paths.get(p) ?? (this.subvolumes.has(p) ? { exists: true, isDirectory: true, fsType: 'btrfs' } : { exists: false });
+  }
+  async statfs() {
+    return { totalBytes: 1000n, availableBytes: 900n };
+  }
+  async qgroups(pool: string) {
+    if (this.quotasOff.has(pool)) throw new Error('ERROR: cannot find the qgroup: quotas not enabled');
+    return [...this.subvolumes.entries()].map(([p, s]) => ({ id: s.id, referencedBytes: 10n, exclusiveBytes: 10n, path: p.split('/').pop() }));
+  }
+  async subvolumeId(p: string) {
+    this.calls.push(`rootid ${p}`);
+    return this.subvolumes.get(p)?.id;
+  }
+  async isSubvolume(p: string) {
+    return this.subvolumes.has(p);
+  }
+  async createSubvolume(p: string) {
+    this.calls.push(`create ${p}`);
+    this.subvolumes.set(p, { id: String(this.next++) });
+  }
+  async limit(p: string, bytes: bigint) {
+    this.calls.push(`limit ${p} ${bytes}`);
+    this.subvolumes.get(p)!.limit = bytes;
+  }
+  async deleteSubvolume(pool: string, p: string, id: string) {
+    this.calls.push(`delete ${p} ${id}`);
+    this.subvolumes.delete(p);
+  }
+}
+
+const noApi: PoolApi = { poolWork: async () => ({ pools: [], volumes: [] }), poolVolumeDone: async () => ({}), poolReport: async () => ({}) };
+const log = pino({ level: 'silent' });
+
+function setup() {
+  const os = new FakePoolOs();
+  os.paths.set('/pools/a', { exists: true, isDirectory: true, fsType: 'btrfs' });
+  const keeper = new PoolKeeper(os, noApi, 'node-a', log);
+  const work: PoolWork = { pools: [{ className: 'pooled', path: '/pools/a' }], volumes: [] };
+  return { os, keeper, work };
+}
+
+const volume = (over: Partial<PoolVolumeWork> = {}): PoolVolumeWork => ({ pvName: PV, pool: '/pools/a', path: `/pools/a/${PV}`, want: 'present', limitBytes: '1048576', ...over });
+
+describe('refused without touching anything', () => {
+  const rows: [string, Partial<PoolVolumeWork>, RegExp][] = [
+    ['a pool that is not one of this node\'s', { pool: '/pools/b', path: `/pools/b/${PV}` }, /not a volume of a pool of node "node-a"/],
+    ['a path outside its pool', { path: `/etc/${PV}` }, /not a volume of a pool/],
+    ['a path below a volume', { path: `/pools/a/${PV}/x` }, /not a volume of a pool/],
+    ['a path not named after its volume', { path: `/pools/a/pvc-${'1'.repeat(8)}-1111-1111-1111-111111111111` }, /not a volume of a pool/],
+    ['a name that is not a volume name', { pvName: 'data', path: '/pools/a/data' }, /not a volume of a pool/],
+  ];
+  test.each(rows)('%s', async (_n, over, want) => {
+    const { os, keeper, work } = setup();
+    await expect(keeper.settle(work, volume(over))).rejects.toThrow(want);
+    expect(os.calls).toEqual([]);
+  });
+
+  test('a pool without quotas', async () => {
+    const { os, keeper, work } = setup();
+    os.quotasOff.add('/pools/a');
+    await expect(keeper.settle(work, volume())).rejects.toThrow(/quotas are not enabled/);
+    expect(os.calls).toEqual([]);
+  });
+});
+
+describe('idempotent steps', () => {
+  test('present: made and limited once; again only the limit (a grown one)', async () => {
+    const { os, keeper, work } = setup();
+    expect(await keeper.settle(work, volume())).toEqual({ state: 'present', limitBytes: '1048576' });
+    expect(await keeper.settle(work, volume({ limitBytes: '2097152' }))).toEqual({ state: 'present', limitBytes: '2097152', subvolumeId: '256' });
+    expect(os.calls).toEqual([`create /pools/a/${PV}`, `limit /pools/a/${PV} 1048576`, `limit /pools/a/${PV} 2097152`]);
+  });
+
+  test('absent: removed once; again nothing to do', async () => {
+    const { os, keeper, work } = setup();
+    await keeper.settle(work, volume());
+    expect(await keeper.settle(work, volume({ want: 'absent', subvolumeId: '256' }))).toEqual({ state: 'absent' });
+    expect(await keeper.settle(work, volume({ want: 'absent' }))).toEqual({ state: 'absent' });
+    expect(os.calls.filter((c) => c.startsWith('delete'))).toEqual([`delete /pools/a/${PV} 256`]);
+  });
+
+  test('absent after a cut-short delete (subvolume gone, qgroup maybe not): finished by its recorded id', async () => {
+    const { os, keeper, work } = setup();
+    expect(await keeper.settle(work, volume({ want: 'absent', subvolumeId: '300' }))).toEqual({ state: 'absent' });
+    expect(os.calls).toEqual([`delete /pools/a/${PV} 300`]);
+  });
+});
+
+describe('a pass', () => {
+  test('settles every volume, reports each with the id of its new subvolume, and reports the pools', async () => {
+    const os = new FakePoolOs();
+    os.paths.set('/pools/a', { exists: true, isDirectory: true, fsType: 'btrfs' });
+    const other = `pvc-${'2'.repeat(8)}-2222-2222-2222-222222222222`;
+    const sent: [string, unknown][] = [];
+    const reports: unknown[] = [];
+    const api: PoolApi = {
+      poolWork: async () => ({ pools: [{ className: 'pooled', path: '/pools/a' }], volumes: [volume(), volume({ pvName: other, path: `/pools/a/${other}` })] }),
+      poolVolumeDone: async (_node, pv, done) => sent.push([pv, done]),
+      poolReport: async (_node, pools) => reports.push(pools),
+    };
+    await new PoolKeeper(os, api, 'node-a', log).pass();
+    expect(sent.sort((a, b) => a[0].localeCompare(b[0]))).toEqual([
+      [PV, { state: 'present', limitBytes: '1048576', subvolumeId: '256' }],
+      [other, { state: 'present', limitBytes: '1048576', subvolumeId: '257' }],
+    ].sort((a, b) => (a[0] as string).localeCompare(b[0] as string)));
+    expect(os.calls.filter((c) => c.startsWith('rootid'))).toEqual([]);
+    expect(reports).toHaveLength(1);
+  });
+});
+
+describe('pool reports', () => {
+  const rows: [string, PathSeen | undefined, boolean, string | undefined][] = [
+    ['usable', { exists: true, isDirectory: true, fsType: 'btrfs' }, false, undefined],
+    ['missing', undefined, false, 'the path does not exist on this node'],
+    ['on ext4', { exists: true, isDirectory: true, fsType: 'ext4' }, false, 'the path is on a ext4 filesystem, not btrfs'],
+    ['without quotas', { exists: true, isDirectory: true, fsType: 'btrfs' }, true, 'quotas are not enabled on this btrfs filesystem (btrfs quota enable): ERROR: cannot find the qgroup: quotas not enabled'],
+  ];
+  test.each(rows)('%s', async (_n, seen, quotasOff, reason) => {
+    const os = new FakePoolOs();
+    if (seen) os.paths.set('/p', seen);
+    if (quotasOff) os.quotasOff.add('/p');
+    const r = await new PoolKeeper(os, noApi, 'node-a', log).look('c', '/p');
+    expect(r.usable).toBe(reason === undefined);
+    expect(r.reason).toBe(reason);
+    if (!reason) expect(r).toMatchObject({ totalBytes: '1000', freeBytes: '900' });
+  });
+
+  test('seen under the agent\'s root, reported by the host path', async () => {
+    const os = new FakePoolOs();
+    os.paths.set('/host/p', { exists: true, isDirectory: true, fsType: 'btrfs' });
+    const r = await new PoolKeeper(os, noApi, 'node-a', log, '/host').look('c', '/p');
+    expect(r).toMatchObject({ path: '/p', usable: true });
+  });
+});

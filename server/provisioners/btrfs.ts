@@ -1,0 +1,194 @@
+// stowage.io/btrfs: one btrfs subvolume per claim, `<pool>/pvc-<uid>`, in the pool the
+// class names (parameter `pool`), on the node the claim is placed on; its size is a qgroup
+// limit, so a write past it fails with "Disk quota exceeded". The subvolume is made,
+// limited and removed by that node's agent, never by this process: the plugin writes the
+// intent record (the agent's only instruction), then waits, with a deadline, for the
+// agent's report on it. A wait that runs out leaves the record; the next attempt (or the
+// sweep) continues from it, so a crash of either side finishes or undoes the work.
+//
+// The PV is a `local` volume at the subvolume, with node affinity to that node.
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
+import type { AssetRecord, AssetStore } from '../store/provisioned-assets';
+import type { Logger } from 'pino';
+import { poolVolumePath, type PoolAssetDetails } from '../domain/btrfs-pool';
+import { roomiestNode, roomOnNode, withCurrentPromises } from '../domain/pool-capacity';
+import type { CSIStorageCapacity } from '../resources/csi-storage-capacity/schema';
+import { labelHostname } from '../domain/well-known/labels';
+import { poolPathProblems } from '../resources/storage-class/in-tree-parameters';
+import { btrfsProvisioner } from '../domain/well-known/provisioners';
+import {
+  failed,
+  nodeLocalClaimProblems,
+  nodeSelectorLabels,
+  pinToNode,
+  ProvisioningError,
+  unknownParameters,
+  type PluginCapabilities,
+  type ProvisionerPlugin,
+} from './plugin';
+
+const knownParameters = ['pool'] as const;
+
+/** A subvolume on one node: one node at a time, files only. */
+export const btrfsCapabilities: PluginCapabilities = { accessModes: ['ReadWriteOnce', 'ReadWriteOncePod'], volumeModes: ['Filesystem'], minBytes: String(1n << 20n) };
+
+export interface BtrfsDeps {
+  assets: AssetStore;
+  log?: Logger;
+  /** How long one call waits for the node's agent before giving the work back (ms, default 10 s). */
+  agentWaitMs?: number;
+  /** How often the record is read while waiting (ms, default 50). */
+  pollMs?: number;
+  /**
+   * A create does not hold a provisioner worker while the agent works: the claim is asked
+   * again after half the record's age, at least `createRetryMs` (default 100) and at most
+   * `createRetryMaxMs` (default 1000), so many creates are in the agent's hands at once.
+   */
+  createRetryMs?: number;
+  createRetryMaxMs?: number;
+  /** The published CSIStorageCapacity objects (the pools' room per node and class). */
+  capacities?: () => Promise<CSIStorageCapacity[]>;
+}
+
+const detailsOf = (r: AssetRecord) => r.details as PoolAssetDetails;
+
+export function createBtrfsPlugin(deps: BtrfsDeps): ProvisionerPlugin {
+  const name = btrfsProvisioner;
+  const waitMs = deps.agentWaitMs ?? 10_000;
+  const pollMs = deps.pollMs ?? 50;
+
+  /** Reads the record until `done` holds for it (or it is gone), or the deadline passes. */
+  async function waitForAgent(pvName: string, done: (r: AssetRecord | undefined) => boolean): Promise<AssetRecord | undefined | false> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const r = await deps.assets.get(name, pvName);
+      if (done(r)) return r;
+      if (Date.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+  }
+
+  const notYet = (what: string, r: AssetRecord | undefined) =>
+    new Error(`waiting for the agent of node "${r?.node ?? '?'}" to ${what}${r?.error ? ` (last error: ${r.error})` : ''}`);
+
+  function validateParameters(parameters: Record<string, string>, claim: PersistentVolumeClaim): string[] {
+    const problems = unknownParameters(name, parameters, knownParameters);
+    problems.push(...poolPathProblems(name, parameters.pool));
+    if ((claim.spec?.volumeMode ?? 'Filesystem') === 'Block') problems.push(`${name} makes subvolumes; it cannot provision a volume with volumeMode Block`);
+    return problems;
+  }
+
+  /** Removes the subvolume through the agent: marks the record deleting, waits for "removed". */
+  async function removeThroughAgent(record: AssetRecord): Promise<void> {
+    const deleting = await deps.assets.markDeleting(record);
+    if (detailsOf(deleting).removed) return;
+    const r = await waitForAgent(record.pvName, (x) => !x || detailsOf(x).removed === true);
+    if (r === false) throw notYet(`remove subvolume ${String(detailsOf(record).path)}`, deleting);
+  }
+
+  return {
+    name,
+    capabilities: btrfsCapabilities,
+    agentBacked: true,
+    validateParameters,
+
+    async provision(o) {
+      const problems = validateParameters(o.parameters, o.claim);
+      if (problems.length > 0) return failed(new ProvisioningError(problems.join('; ')));
+      const className = o.storageClass.metadata.name ?? '';
+      let already = await deps.assets.get(name, o.pvName);
+      if (already?.state === 'deleting' && detailsOf(already).removed) {
+        // A subvolume given up earlier (a failed save, another node) is gone: start afresh.
+        await deps.assets.remove(already);
+        already = undefined;
+      }
+      if (already && already.state !== 'deleting' && o.selectedNode && already.node !== o.selectedNode && !already.details.pvUid) {
+        // Begun on a node the claim is no longer placed on: undo there first.
+        await deps.assets.markDeleting(already);
+        return failed(new Error(`the subvolume of ${o.pvName} was begun on node "${already.node}"; removing it before making it on "${o.selectedNode}"`), 'noChange');
+      }
+      let node = already?.node ?? o.selectedNode;
+      if (!already) {
+        // Nothing promised yet: the pool must have room now (placement may have raced another pod).
+        const promises = (await deps.assets.list({ plugin: name })).map((r) => ({ node: r.node, details: detailsOf(r) }));
+        const capacities = withCurrentPromises((await deps.capacities?.()) ?? [], promises);
+        if (!node) {
+          // Immediate: the node with the most room.
+          node = roomiestNode(capacities, className, o.requestBytes);
+          if (!node) return failed(new ProvisioningError(`no node has room for ${String(o.requestBytes)} bytes in the pool of StorageClass "${className}" (${o.parameters.pool})`));
+        } else {
+          const room = roomOnNode(capacities, className, { [labelHostname]: node });
+          if (room !== undefined && room < o.requestBytes) {
+            return failed(new ProvisioningError(`the pool ${o.parameters.pool} on node "${node}" has room for ${String(room)} bytes, the claim asks for ${String(o.requestBytes)}`), 'reschedule');
+          }
+        }
+      }
+      if (!node) return failed(new Error('no node chosen'));
+      const nodeProblems = nodeLocalClaimProblems(name, o.claim, node);
+      if (nodeProblems.length > 0) return failed(new ProvisioningError(nodeProblems.join('; ')));
+      const pool = o.parameters.pool;
+      const path = poolVolumePath(pool, o.pvName);
+      const planned: PoolAssetDetails = { className, pool, path, limitBytes: String(o.requestBytes) };
+      const { record, existed } = already ? { record: already, existed: true } : await deps.assets.begin({
+        plugin: name,
+        pvName: o.pvName,
+        claimUid: o.claim.metadata.uid,
+        claim: `${o.claim.metadata.namespace ?? ''}/${o.claim.metadata.name ?? ''}`,
+        node,
+        details: { ...planned },
+      });
+      if (existed) {
+        if (record.state === 'deleting') return failed(new Error(`the subvolume of ${o.pvName} is being removed; will try again`), 'noChange');
+        if (record.claimUid !== (o.claim.metadata.uid ?? null)) return failed(new Error(`a volume named ${o.pvName} already exists for another claim`));
+      }
+      if (record.state === 'creating') {
+        // Asked again soon while the record is young, less often as it ages: many claims in
+        // the agent's hands at once must not keep every provisioner worker busy asking.
+        const age = Date.now() - record.createdAt.getTime();
+        const retryAfterMs = Math.min(deps.createRetryMaxMs ?? 1000, Math.max(deps.createRetryMs ?? 100, Math.round(age / 2)));
+        return { ...failed(notYet(`create subvolume ${path}`, record), 'inBackground'), retryAfterMs };
+      }
+      const made = record;
+      if (!made || made.state !== 'created') return failed(new Error(`the subvolume of ${o.pvName} was given up meanwhile; will try again`), 'noChange');
+      const d = detailsOf(made);
+      const where = made.node;
+      return {
+        state: 'finished',
+        volume: {
+          capacityBytes: BigInt(d.appliedBytes ?? d.limitBytes ?? '0'),
+          volumeMode: 'Filesystem',
+          source: { local: { path: d.path ?? path } },
+          nodeAffinity: pinToNode(where),
+          labels: nodeSelectorLabels(name, o.selector, where).labels,
+          asset: { pool: d.pool, path: d.path, node: where },
+        },
+      };
+    },
+
+    async expand(pv: PersistentVolume, bytes: bigint) {
+      const record = await deps.assets.get(name, pv.metadata.name ?? '');
+      if (!record || record.state !== 'created') return undefined;
+      const want = String(bytes);
+      if (detailsOf(record).limitBytes !== want && BigInt(detailsOf(record).limitBytes ?? '0') < bytes) await deps.assets.setDetails(record, { limitBytes: want });
+      const r = await waitForAgent(record.pvName, (x) => !x || BigInt(detailsOf(x).appliedBytes ?? '0') >= bytes);
+      if (r === false) throw notYet(`raise the qgroup limit of ${String(detailsOf(record).path)} to ${want} bytes`, record);
+      if (!r) throw new Error(`the subvolume of ${record.pvName} is gone`);
+      return { capacityBytes: BigInt(detailsOf(r).appliedBytes!), fileSystemResizeRequired: false };
+    },
+
+    async delete(pv) {
+      const record = await deps.assets.get(name, pv.metadata.name ?? '');
+      // No record: Stowage did not make this subvolume, or released it: not ours to touch.
+      if (!record) return 'ignored';
+      await removeThroughAgent(record);
+      return 'deleted';
+    },
+
+    async deleteAsset(record) {
+      await removeThroughAgent(record);
+      await deps.assets.remove(record);
+      return 'deleted';
+    },
+  };
+}

@@ -1,0 +1,201 @@
+// What a node agent may do with btrfs pools (stowage.io/btrfs), for its own node only:
+// read its pools (the btrfs classes' `pool` paths) and the volumes whose intent records
+// ask it to act, report what it did to each, and report its pools. The provisioner plugin
+// writes the intent record before anything is asked of the agent; the agent only ever
+// settles records of its node, and only paths `<pool>/pvc-<uid>` of those pools.
+import type { PoolAssignment, PoolReport, PoolVolumeDone, PoolVolumeWork, PoolWork } from '../contracts/agent';
+import { nodeMayActFor, type NodePrincipal } from '../domain/authorization';
+import { isPoolVolumeName, poolCapacityName, poolVolumePath, promisedBytes, reportedRoom, type PoolAssetDetails } from '../domain/btrfs-pool';
+import { bytesToQuantity, formatQuantity } from '../domain/quantity';
+import { usageUpdate, withUsage } from '../domain/volume-usage';
+import { annPoolAllocated, annPoolFree, annPoolPath, annPoolProblem, annPoolTotal } from '../domain/well-known/annotations';
+import { labelHostname, labelPoolNode } from '../domain/well-known/labels';
+import type { CSIStorageCapacity } from '../resources/csi-storage-capacity/schema';
+import { StowageError } from '../domain/errors';
+import { btrfsProvisioner } from '../domain/well-known/provisioners';
+import { poolPathProblems } from '../resources/storage-class/in-tree-parameters';
+import type { StorageClass } from '../resources/storage-class/schema';
+import type { ObjectStore } from '../store/object-store';
+import { AssetStore, type AssetRecord } from '../store/provisioned-assets';
+
+const MAX_POOLS = 256;
+const DECIMAL_RE = /^\d{1,30}$/;
+const bad = (m: string) => new StowageError('BadRequest', m);
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** The pools of every btrfs class (valid `pool` parameters only). */
+export async function poolAssignments(store: ObjectStore): Promise<PoolAssignment[]> {
+  const classes = (await store.list('StorageClass')).items as StorageClass[]; // a list of kind StorageClass
+  return classes
+    .filter((c) => c.provisioner === btrfsProvisioner && typeof c.parameters?.pool === 'string' && poolPathProblems(btrfsProvisioner, c.parameters.pool).length === 0)
+    .map((c) => ({ className: c.metadata.name!, path: c.parameters!.pool }));
+}
+
+/** What the agent must do for a record, if anything. */
+export function workOf(r: AssetRecord): PoolVolumeWork | undefined {
+  const d = r.details as PoolAssetDetails;
+  if (typeof d.pool !== 'string' || typeof d.limitBytes !== 'string') return undefined;
+  const base = { pvName: r.pvName, pool: d.pool, path: poolVolumePath(d.pool, r.pvName), limitBytes: d.limitBytes, ...(d.subvolumeId ? { subvolumeId: d.subvolumeId } : {}) };
+  if (r.state === 'deleting') return d.removed ? undefined : { ...base, want: 'absent' };
+  if (r.state === 'creating' || d.appliedBytes !== d.limitBytes) return { ...base, want: 'present' };
+  return undefined;
+}
+
+export class NodePoolService {
+  readonly assets: AssetStore;
+
+  constructor(private readonly store: ObjectStore) {
+    this.assets = new AssetStore(store);
+  }
+
+  private check(p: NodePrincipal, node: string): void {
+    if (!nodeMayActFor(p, node)) throw new StowageError('Forbidden', `node "${p.nodeName}" may not act for node "${node}"`, { kind: 'nodes', name: node });
+  }
+
+  /** The node's pools, and the volumes of its records that want the agent to act. */
+  async work(p: NodePrincipal, node: string): Promise<PoolWork> {
+    this.check(p, node);
+    const [pools, records] = await Promise.all([poolAssignments(this.store), this.assets.list({ plugin: btrfsProvisioner, node })]);
+    const volumes = records.map(workOf).filter((w): w is PoolVolumeWork => w !== undefined);
+    return { pools, volumes };
+  }
+
+  /** The agent settled (or failed to settle) one volume of its node. */
+  async volumeDone(p: NodePrincipal, node: string, pvName: string, body: unknown): Promise<{ recorded: boolean }> {
+    this.check(p, node);
+    if (!isPoolVolumeName(pvName)) throw bad(`"${pvName}" is not a volume name`);
+    const record = await this.assets.get(btrfsProvisioner, pvName);
+    if (!record || record.node !== node) {
+      throw new StowageError('NotFound', `no ${btrfsProvisioner} volume "${pvName}" on node "${node}"`, { kind: 'persistentvolumes', name: pvName });
+    }
+    const done = (isPlainObject(body) ? body : {}) as Partial<PoolVolumeDone>;
+    if (done.state === 'failed') {
+      await this.assets.noteError(record, `node "${node}": ${typeof done.error === 'string' ? done.error.slice(0, 1000) : 'failed'}`);
+      return { recorded: true };
+    }
+    if (done.state === 'absent') {
+      if (record.state !== 'deleting') throw new StowageError('Conflict', `volume "${pvName}" is not being deleted`);
+      return { recorded: await this.assets.markRemoved(record) };
+    }
+    if (done.state !== 'present' || typeof done.limitBytes !== 'string' || !DECIMAL_RE.test(done.limitBytes)) throw bad('state must be present, absent or failed; present needs limitBytes');
+    if (record.state === 'deleting') return { recorded: false };
+    const subvolumeId = typeof done.subvolumeId === 'string' && /^\d{1,20}$/.test(done.subvolumeId) ? done.subvolumeId : undefined;
+    await this.assets.markCreated(record, { appliedBytes: done.limitBytes, ...(subvolumeId ? { subvolumeId } : {}) });
+    return { recorded: true };
+  }
+
+  /** The agent's view of its pools; each must be a pool of a btrfs class. */
+  async report(p: NodePrincipal, node: string, body: unknown): Promise<{ accepted: number }> {
+    this.check(p, node);
+    const raw = isPlainObject(body) ? body.pools : undefined;
+    if (!Array.isArray(raw) || raw.length > MAX_POOLS) throw bad(`pools must be a list of at most ${MAX_POOLS}`);
+    const known = await poolAssignments(this.store);
+    const reports = raw.map((r) => parseReport(r, known));
+    await this.publish(node, reports);
+    return { accepted: reports.length };
+  }
+
+  /**
+   * One CSIStorageCapacity per reported pool (per node and class), in kube-system: the room
+   * for new volumes, counting every volume's limit (those being created too) as taken.
+   * Written only when something changed; those of classes no longer reported are deleted.
+   */
+  async publish(node: string, reports: PoolReport[]): Promise<void> {
+    const records = await this.assets.list({ plugin: btrfsProvisioner, node });
+    const existing = ((await this.store.list('CSIStorageCapacity', { namespace: CAPACITY_NAMESPACE, labelSelector: `${labelPoolNode}=${node}` })).items as CSIStorageCapacity[]); // a list of that kind
+    if (reports.length > 0 && !(await this.store.tryGet('Namespace', undefined, CAPACITY_NAMESPACE))) {
+      await this.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: CAPACITY_NAMESPACE } }).catch(() => {});
+    }
+    const wanted = new Set<string>();
+    for (const r of reports) {
+      const allocated = records.filter((x) => (x.details as PoolAssetDetails).pool === r.path).reduce((sum, x) => sum + promisedBytes(x.details as PoolAssetDetails), 0n);
+      const object = capacityObject(node, r, allocated);
+      const name = object.metadata.name!;
+      wanted.add(name);
+      const cur = existing.find((c) => c.metadata.name === name);
+      if (!cur) {
+        await this.store.create(object);
+      } else if (cur.capacity !== object.capacity || JSON.stringify(cur.metadata.annotations ?? {}) !== JSON.stringify(object.metadata.annotations)) {
+        await this.store.update({ ...cur, capacity: object.capacity, maximumVolumeSize: object.maximumVolumeSize, metadata: { ...cur.metadata, annotations: object.metadata.annotations } });
+      }
+    }
+    for (const c of existing) {
+      if (!wanted.has(c.metadata.name!)) await this.store.delete('CSIStorageCapacity', CAPACITY_NAMESPACE, c.metadata.name!).catch(() => {});
+    }
+    await this.recordUsage(records, reports);
+  }
+
+  /**
+   * Used bytes of this node's volumes, from their qgroups, onto their PVs (the annotations
+   * the claim and volume pages, the lists and the Capacity page read); at most one write per
+   * volume every USAGE_INTERVAL_MS, none when unchanged.
+   */
+  private async recordUsage(records: AssetRecord[], reports: PoolReport[]): Promise<void> {
+    const ours = new Map(records.filter((r) => r.state === 'created' && r.details.pvUid).map((r) => [r.pvName, r]));
+    for (const report of reports) {
+      for (const [pvName, used] of Object.entries(report.usedBytes ?? {})) {
+        const record = ours.get(pvName);
+        if (!record || (record.details as PoolAssetDetails).pool !== report.path) continue;
+        const pv = await this.store.tryGet('PersistentVolume', undefined, pvName);
+        if (!pv || pv.metadata.uid !== record.details.pvUid || pv.metadata.deletionTimestamp) continue;
+        const update = usageUpdate(pv, { bytes: BigInt(used), partial: false }, Date.now(), USAGE_INTERVAL_MS);
+        if (!update) continue;
+        pv.metadata.annotations = withUsage(pv.metadata.annotations, update);
+        await this.store.update(pv).catch(() => {}); // a newer write wins; the next report tries again
+      }
+    }
+  }
+}
+
+/** The least time between two usage writes of one volume. */
+export const USAGE_INTERVAL_MS = 5_000;
+
+/** Where pools' capacity objects live (upstream: the CSI driver's namespace). */
+export const CAPACITY_NAMESPACE = 'kube-system';
+
+const quantity = (b: bigint) => formatQuantity(bytesToQuantity(b));
+
+function capacityObject(node: string, r: PoolReport, allocated: bigint): CSIStorageCapacity {
+  const room = reportedRoom(r, allocated);
+  const annotations: Record<string, string> = { [annPoolPath]: r.path, [annPoolAllocated]: String(allocated) };
+  if (r.usable) {
+    annotations[annPoolTotal] = r.totalBytes ?? '0';
+    annotations[annPoolFree] = r.freeBytes ?? '0';
+  } else {
+    annotations[annPoolProblem] = r.reason ?? 'not usable';
+  }
+  return {
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'CSIStorageCapacity',
+    metadata: { name: poolCapacityName(node, r.className), namespace: CAPACITY_NAMESPACE, labels: { [labelPoolNode]: node }, annotations },
+    storageClassName: r.className,
+    nodeTopology: { matchLabels: { [labelHostname]: node } },
+    capacity: quantity(room),
+    maximumVolumeSize: quantity(room),
+  };
+}
+
+function parseReport(raw: unknown, known: PoolAssignment[]): PoolReport {
+  if (!isPlainObject(raw)) throw bad('each pool must be an object');
+  const { className, path } = raw;
+  if (typeof className !== 'string' || typeof path !== 'string' || !known.some((k) => k.className === className && k.path === path)) {
+    throw bad(`pool ${JSON.stringify(path)} of class ${JSON.stringify(className)} is not the pool of a ${btrfsProvisioner} StorageClass`);
+  }
+  const num = (v: unknown, f: string) => {
+    if (v === undefined) return undefined;
+    if (typeof v !== 'string' || !DECIMAL_RE.test(v)) throw bad(`${f} must be a decimal string`);
+    return v;
+  };
+  if (raw.usable !== true) {
+    return { className, path, usable: false, reason: typeof raw.reason === 'string' ? raw.reason.slice(0, 500) : 'not usable' };
+  }
+  const used: Record<string, string> = {};
+  if (raw.usedBytes !== undefined) {
+    if (!isPlainObject(raw.usedBytes) || Object.keys(raw.usedBytes).length > 100_000) throw bad('usedBytes must be a map');
+    for (const [k, v] of Object.entries(raw.usedBytes)) if (isPoolVolumeName(k)) used[k] = num(v, `usedBytes.${k}`)!;
+  }
+  return { className, path, usable: true, totalBytes: num(raw.totalBytes, 'totalBytes') ?? '0', freeBytes: num(raw.freeBytes, 'freeBytes') ?? '0', usedBytes: used };
+}

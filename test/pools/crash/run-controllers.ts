@@ -1,0 +1,27 @@
+// The binder and the provisioning controllers (provisioner with crash recovery, deleter,
+// expander) in a process of their own, for the pool restart test: arg the database URL.
+// Prints {"ready":true} once running; runs until killed.
+import pino from 'pino';
+import { createAppContext } from '../../../server/app/context';
+import { binderSpec } from '../../../server/controllers/binder/binder';
+import { provisioningDeps, provisioningSpecs } from '../../../server/controllers/provisioning-start';
+import { Manager } from '../../../server/controllers/runtime/manager';
+import { inTreeProvisionerNames } from '../../../server/provisioners/registry';
+
+const [url] = process.argv.slice(2);
+const app = await createAppContext(url!);
+const log = pino({ level: 'warn' });
+const d = provisioningDeps({ app, nodeName: 'controllers', log, sweepGraceMs: 2_000, saveIntervalMs: 100 });
+const manager = new Manager({
+  store: app.store,
+  log,
+  leaderElection: false,
+  specs: () => [
+    binderSpec({ store: app.store, log, pendingGraceMs: 0, resyncMs: 1_000, inTreeProvisioners: inTreeProvisionerNames }),
+    ...provisioningSpecs(d, { retryBaseMs: 100, retryMaxMs: 1_000, resyncMs: 1_000 }),
+  ],
+  shutdownTimeoutMs: 5_000,
+});
+await manager.start();
+process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
+setInterval(() => {}, 1 << 30);

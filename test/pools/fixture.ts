@@ -1,0 +1,62 @@
+// btrfs pools on file-backed loop devices for the pool tests: made with the same code as
+// `stowage pool create`, released (unmounted, detached, removed) by `releaseEverythingUnder`
+// whatever state a failed test left behind.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { createPool, poolSupport } from '../../server/agent/pool-setup';
+import { parseQgroupShow, type QgroupRow } from '../../server/domain/btrfs-pool';
+
+const run = promisify(execFile);
+
+export const support = await poolSupport();
+
+/** A pool of `sizeMi` MiB mounted at <dir>/<name> (backing file <dir>/<name>.img). */
+export async function makePool(dir: string, name: string, sizeMi = 512): Promise<string> {
+  const mount = path.join(dir, name);
+  await createPool({ source: path.join(dir, `${name}.img`), mount, sizeBytes: BigInt(sizeMi) << 20n });
+  return mount;
+}
+
+/** The pool's subvolumes (btrfs subvolume list -o: the names, relative to the pool). */
+export async function subvolumes(pool: string): Promise<string[]> {
+  const { stdout } = await run('btrfs', ['subvolume', 'list', '-o', pool]);
+  return stdout
+    .split('\n')
+    .map((l) => /path (.*)$/.exec(l.trim())?.[1])
+    .filter((p): p is string => !!p)
+    .map((p) => p.split('/').pop()!);
+}
+
+export async function qgroups(pool: string): Promise<QgroupRow[]> {
+  const { stdout } = await run('btrfs', ['qgroup', 'show', '-re', '--raw', pool]);
+  return parseQgroupShow(stdout);
+}
+
+/**
+ * Writes 1 MiB blocks into a new file until `bytes` are written or a write fails; returns
+ * what was written and the error code of the failing write (EDQUOT: "Disk quota exceeded").
+ */
+export async function writeUntil(file: string, bytes: number): Promise<{ written: number; code?: string; message?: string }> {
+  const h = await fs.open(file, 'w');
+  const block = Buffer.alloc(1 << 20, 7);
+  let written = 0;
+  try {
+    while (written < bytes) {
+      const n = Math.min(block.length, bytes - written);
+      await h.write(block, 0, n);
+      written += n;
+    }
+    await h.sync();
+    return { written };
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    // Node names no code for EDQUOT ("Unknown system error -122"): name it from the number.
+    const code = err.errno === -os.constants.errno.EDQUOT ? 'EDQUOT' : err.code;
+    return { written, code, message: err.message };
+  } finally {
+    await h.close().catch(() => {});
+  }
+}
