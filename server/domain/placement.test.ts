@@ -91,7 +91,7 @@ interface Row {
   inUseElsewhere?: string[];
   /** Room of class "pooled" per node (published CSIStorageCapacity). */
   pools?: Record<string, string>;
-  want: { node: string; select?: string[] } | string;
+  want: { node: string; select?: string[]; prebind?: { claim: string; volume: string }[] } | string;
 }
 
 const three = () => [node('n1', 'a'), node('n2', 'b'), node('n3', 'c')];
@@ -163,14 +163,14 @@ const rows: Row[] = [
     claims: ['data'],
     objects: [claim('data')],
     candidates: [volume('pv-n2', '5Gi', { affinity: pinned('n2') })],
-    want: { node: 'n2', select: ['data'] },
+    want: { node: 'n2', select: ['data'], prebind: [{ claim: 'data', volume: 'pv-n2' }] },
   },
   {
     what: 'WFFC claim: a volume too small does not count',
     claims: ['data'],
     objects: [claim('data', { size: '10Gi' })],
     candidates: [volume('small-n1', '5Gi', { affinity: pinned('n1') }), volume('big-n3', '20Gi', { affinity: pinned('n3') })],
-    want: { node: 'n3', select: ['data'] },
+    want: { node: 'n3', select: ['data'], prebind: [{ claim: 'data', volume: 'big-n3' }] },
   },
   {
     what: 'WFFC claim: no volume and no provisioner anywhere',
@@ -202,7 +202,7 @@ const rows: Row[] = [
     claims: ['a', 'b'],
     objects: [claim('a'), claim('b')],
     candidates: [volume('pv1-n2', '5Gi', { affinity: pinned('n2') }), volume('pv2-n2', '5Gi', { affinity: pinned('n2') })],
-    want: { node: 'n2', select: ['a', 'b'] },
+    want: { node: 'n2', select: ['a', 'b'], prebind: [{ claim: 'a', volume: 'pv1-n2' }, { claim: 'b', volume: 'pv2-n2' }] },
   },
   {
     what: 'bound zonal volume (a, b) and a WFFC claim whose only volume is on n3',
@@ -239,14 +239,14 @@ const rows: Row[] = [
     claims: ['data'],
     objects: [claim('data', { size: '2Gi' })],
     candidates: [volume('pv-n1', '10Gi', { affinity: pinned('n1') }), volume('pv-n3', '2Gi', { affinity: pinned('n3') })],
-    want: { node: 'n3', select: ['data'] },
+    want: { node: 'n3', select: ['data'], prebind: [{ claim: 'data', volume: 'pv-n3' }] },
   },
   {
     what: 'WFFC claim: a tight volume wins over provisioning on n2 (host-path)',
     claims: ['data'],
     objects: [claim('data', { cls: 'hostpath', size: '1Gi' })],
     candidates: [volume('pv-n3', '1Gi', { affinity: pinned('n3'), cls: 'hostpath' })],
-    want: { node: 'n3', select: ['data'] },
+    want: { node: 'n3', select: ['data'], prebind: [{ claim: 'data', volume: 'pv-n3' }] },
   },
   {
     what: 'WFFC claim: the preferred node beats a tighter fit elsewhere',
@@ -254,7 +254,7 @@ const rows: Row[] = [
     objects: [claim('data', { size: '2Gi' })],
     candidates: [volume('pv-n1', '10Gi', { affinity: pinned('n1') }), volume('pv-n3', '2Gi', { affinity: pinned('n3') })],
     preferred: 'n1',
-    want: { node: 'n1', select: ['data'] },
+    want: { node: 'n1', select: ['data'], prebind: [{ claim: 'data', volume: 'pv-n1' }] },
   },
   {
     what: 'two WFFC claims: the mean fit decides (n1: 1/2 and 1/2; n3: 1/1 and 1/8)',
@@ -266,7 +266,7 @@ const rows: Row[] = [
       volume('n3-a', '1Gi', { affinity: pinned('n3') }),
       volume('n3-b', '8Gi', { affinity: pinned('n3') }),
     ],
-    want: { node: 'n3', select: ['a', 'b'] },
+    want: { node: 'n3', select: ['a', 'b'], prebind: [{ claim: 'a', volume: 'n3-a' }, { claim: 'b', volume: 'n3-b' }] },
   },
   {
     what: 'a ReadWriteOncePod claim another pod uses',
@@ -395,7 +395,7 @@ describe('placePod', () => {
     const want: Placement =
       typeof r.want === 'string'
         ? { kind: 'unschedulable', message: r.want, perNode: expect.any(Object) as any }
-        : { kind: 'placed', node: r.want.node, select: r.want.select ?? [] };
+        : { kind: 'placed', node: r.want.node, select: r.want.select ?? [], prebind: r.want.prebind ?? [] };
     expect(got).toEqual(want);
   });
 

@@ -70,6 +70,12 @@ export type Placement =
       node: string;
       /** Unbound WaitForFirstConsumer claims to annotate with the selected node. */
       select: string[];
+      /**
+       * Of those, the claims that bind to an existing volume on that node, and the volume:
+       * pre-bound (its claimRef set) before the node is selected, as upstream's scheduler
+       * does (VolumeBinding PreBind), so the binder only completes the binding.
+       */
+      prebind: { claim: string; volume: string }[];
     }
   /** The pod cannot be placed now; `message` is upstream's FailedScheduling text. */
   | { kind: 'unschedulable'; message: string; perNode: Record<string, string> };
@@ -189,7 +195,7 @@ function utilization(claim: PersistentVolumeClaim, volume: PersistentVolume): nu
  * The first filter this node fails, or undefined when the pod fits; `select` gets the
  * claims to annotate, `fit` the utilization of each existing volume they would bind to.
  */
-function checkNode(input: PlacementInput, sets: ClaimSets, node: Node, select: string[], fit: number[] = []): string | undefined {
+function checkNode(input: PlacementInput, sets: ClaimSets, node: Node, select: string[], fit: number[] = [], prebind: { claim: string; volume: string }[] = []): string | undefined {
   const view = nodeView(node);
   if (node.spec?.unschedulable === true && !tolerates(input.pod, { key: taintUnschedulable, effect: 'NoSchedule' })) {
     return reasons.unschedulable;
@@ -213,6 +219,7 @@ function checkNode(input: PlacementInput, sets: ClaimSets, node: Node, select: s
     if (match) {
       pool = pool.filter((v) => v !== match.volume);
       fit.push(utilization(claim, match.volume));
+      prebind.push({ claim: claim.metadata.name!, volume: match.volume.metadata.name! });
     } else {
       const problem = provisionProblem(input, claim, view, asked);
       if (problem) return problem;
@@ -244,17 +251,18 @@ export function placePod(input: PlacementInput, preferred?: string): Placement {
     return { kind: 'unschedulable', message: `0/${total} nodes are available: ${sets}.`, perNode: {} };
   }
   const perNode: Record<string, string> = {};
-  const fits: { node: string; select: string[]; score: number }[] = [];
+  const fits: { node: string; select: string[]; prebind: { claim: string; volume: string }[]; score: number }[] = [];
   const ordered = [...input.nodes].sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
   for (const node of ordered) {
     const select: string[] = [];
     const fit: number[] = [];
-    const failure = checkNode(input, sets, node, select, fit);
+    const prebind: { claim: string; volume: string }[] = [];
+    const failure = checkNode(input, sets, node, select, fit, prebind);
     if (failure) perNode[node.metadata?.name ?? ''] = failure;
-    else fits.push({ node: node.metadata?.name ?? '', select, score: fit.length ? fit.reduce((a, b) => a + b, 0) / fit.length : 0 });
+    else fits.push({ node: node.metadata?.name ?? '', select, prebind, score: fit.length ? fit.reduce((a, b) => a + b, 0) / fit.length : 0 });
   }
   const best = fits.reduce<(typeof fits)[number] | undefined>((b, f) => (!b || f.score > b.score ? f : b), undefined);
   const chosen = fits.find((f) => f.node === preferred) ?? best;
-  if (chosen) return { kind: 'placed', node: chosen.node, select: chosen.select };
+  if (chosen) return { kind: 'placed', node: chosen.node, select: chosen.select, prebind: chosen.prebind };
   return { kind: 'unschedulable', message: fitErrorMessage(total, perNode), perNode };
 }

@@ -230,6 +230,38 @@ describe('placement and WaitForFirstConsumer', () => {
     expect(st.isDirectory()).toBe(true);
   });
 
+  it('once its node is selected, a WFFC claim of a class with a provisioner is provisioned there; an Available volume is not taken (upstream)', async () => {
+    const basePath = path.join(dir, 'host-path-selected');
+    await create(wffcClass('hostpath-selected', 'stowage.io/host-path', { basePath }));
+    // A volume of the class that would fit, on the selected node, reserved for nobody.
+    await create(localVolume('spare-on-b', 'hostpath-selected', PROVISIONING_NODE, '5Gi'));
+    await create(claim('selected-by-hand', 'hostpath-selected', {}));
+    const c0 = (await get('PersistentVolumeClaim', 'selected-by-hand'))!;
+    await ctx.app.store.update({ ...c0, metadata: { ...c0.metadata, annotations: { ...c0.metadata.annotations, 'volume.kubernetes.io/selected-node': PROVISIONING_NODE } } });
+    const bound = await waitFor('the claim to be bound', async () => {
+      const c = await get('PersistentVolumeClaim', 'selected-by-hand');
+      return c?.status?.phase === 'Bound' ? c : undefined;
+    });
+    expect(bound.spec!.volumeName).toBe(`pvc-${bound.metadata.uid}`);
+    const spare = (await get('PersistentVolume', 'spare-on-b'))!;
+    expect(spare.spec!.claimRef).toBeUndefined();
+    expect(spare.status!.phase).toBe('Available');
+  });
+
+  it('placement pre-binds the existing volume it chose (claimRef, bound-by-controller) before it selects the node', async () => {
+    await create(wffcClass('local-prebind', 'kubernetes.io/no-provisioner'));
+    await create(localVolume('prebind-on-a', 'local-prebind', 'node-a'));
+    await create(claim('prebind-data', 'local-prebind'));
+    await create(pod('prebind-app', ['prebind-data']));
+    const p = await placed('prebind-app');
+    expect(p.spec!.nodeName).toBe('node-a');
+    const v = (await get('PersistentVolume', 'prebind-on-a'))!;
+    const c = (await get('PersistentVolumeClaim', 'prebind-data'))!;
+    expect(v.spec!.claimRef).toMatchObject({ kind: 'PersistentVolumeClaim', namespace: NS, name: 'prebind-data', uid: c.metadata.uid });
+    expect(v.metadata.annotations?.['pv.kubernetes.io/bound-by-controller']).toBe('yes');
+    expect(c.spec!.volumeName).toBe('prebind-on-a');
+  });
+
   it('a pod whose volumes no node can serve stays Pending with the reasons per node', async () => {
     await create(wffcClass('local-only-c', 'kubernetes.io/no-provisioner'));
     await create({

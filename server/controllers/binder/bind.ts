@@ -5,6 +5,7 @@
 // by the resourceVersion read under the lock. So no volume is ever bound to two claims,
 // nor a claim to two volumes, whatever runs concurrently. Only the chosen volume's row
 // is locked, so concurrent binders never block each other.
+import { claimRefTo } from '../../domain/claim-ref';
 import { accessModesToBits } from '../../domain/access-modes';
 import { labelSelectorToSelector } from '../../domain/label-selector';
 import {
@@ -106,7 +107,11 @@ export async function findMatchInStore(tx: ControllerTx, claim: PersistentVolume
   for (const set of accessModeGroups(claim.spec?.accessModes ?? [])) {
     const pre = pickInGroup(claim, reserved.filter((v) => bits(v) === set).sort(bySize), opts);
     if (pre) return { match: pre, busy };
-    if ((opts.delayBinding && !opts.node) || labels === null) continue; // no free volume can match
+    // WaitForFirstConsumer: only a volume pre-bound to the claim (placement chose it for the
+    // pod's node, as upstream's scheduler does) binds; with the node selected and none
+    // pre-bound, the claim is provisioned there (upstream findMatchingVolume skips free
+    // volumes when the PV controller matches a delayed claim).
+    if (opts.delayBinding || labels === null) continue; // no free volume can match
     const q = { ...base, accessModes: set, exclude };
     // The volume the batch's prefetch chose and locked for this claim, unless a previous
     // reconcile of the batch has written it since.
@@ -148,16 +153,6 @@ export async function findMatchInStore(tx: ControllerTx, claim: PersistentVolume
   return { busy };
 }
 
-function claimRefTo(claim: PersistentVolumeClaim) {
-  return {
-    kind: 'PersistentVolumeClaim',
-    namespace: claim.metadata.namespace,
-    name: claim.metadata.name,
-    uid: claim.metadata.uid,
-    apiVersion: 'v1',
-    resourceVersion: claim.metadata.resourceVersion,
-  };
-}
 
 export interface Binding {
   volume: PersistentVolume;

@@ -15,7 +15,8 @@
 //     naming the reasons per node, written only when the message changes.
 import type { Logger } from 'pino';
 import { placePod, type PlacementInput } from '../../domain/placement';
-import { annSelectedNode } from '../../domain/well-known/annotations';
+import { annBoundByController, annSelectedNode } from '../../domain/well-known/annotations';
+import { claimRefTo } from '../../domain/claim-ref';
 import { claimClass } from '../../domain/matching';
 import { podClaimNames, podsUsingClaim } from '../../domain/pod-claims';
 import { timestampNow } from '../../resources/metadata';
@@ -41,6 +42,7 @@ import type { CSIStorageCapacity } from '../../resources/csi-storage-capacity/sc
 export const placementName = 'default-scheduler';
 const POD = 'Pod';
 const PVC = 'PersistentVolumeClaim';
+const PV = 'PersistentVolume';
 
 export interface PlacementOptions {
   store: ObjectStore;
@@ -133,11 +135,32 @@ async function markUnschedulable(d: Deps, ctx: ReconcileContext, pod: Pod, messa
   else ctx.enqueue(podKey(pod.metadata.namespace ?? '', pod.metadata.name!));
 }
 
-async function selectNode(d: Deps, ctx: ReconcileContext, pod: Pod, node: string, claims: string[]): Promise<boolean> {
+/**
+ * Upstream PreBind in one transaction: each chosen existing volume gets its claimRef (and
+ * bound-by-controller), then every delayed claim the selected node. The binder then only
+ * completes the pre-bound bindings and provisions the rest on that node. A chosen volume
+ * taken meanwhile aborts it all (the pod is placed again).
+ */
+async function selectNode(d: Deps, ctx: ReconcileContext, pod: Pod, node: string, claims: string[], prebind: { claim: string; volume: string }[]): Promise<boolean> {
   return write(d, ctx, async (tx) => {
+    const read = new Map<string, PersistentVolumeClaim>();
     for (const name of claims) {
       const c = await tx.get(PVC, pod.metadata.namespace, name);
       if (!c || c.spec?.volumeName || c.metadata.deletionTimestamp) return false;
+      read.set(name, c);
+    }
+    for (const { claim, volume } of prebind) {
+      const c = read.get(claim);
+      const v = await tx.get(PV, undefined, volume);
+      if (!c || !v || v.metadata.deletionTimestamp) return false;
+      const ref = v.spec?.claimRef;
+      if (ref && !(ref.namespace === c.metadata.namespace && ref.name === c.metadata.name && (!ref.uid || ref.uid === c.metadata.uid))) return false;
+      if (ref?.uid === c.metadata.uid) continue;
+      v.spec = { ...v.spec!, claimRef: claimRefTo(c) }; // a stored volume has a spec
+      v.metadata.annotations = { ...(v.metadata.annotations ?? {}), [annBoundByController]: 'yes' };
+      await tx.update(v);
+    }
+    for (const c of read.values()) {
       if (c.metadata.annotations?.[annSelectedNode] === node) continue;
       c.metadata.annotations = { ...(c.metadata.annotations ?? {}), [annSelectedNode]: node };
       await tx.update(c);
@@ -174,7 +197,7 @@ export async function placeOne(d: Deps, ctx: ReconcileContext, namespace: string
   const decision = placePod(input, selected[0]);
   if (decision.kind === 'unschedulable') return markUnschedulable(d, ctx, pod, decision.message);
   if (decision.select.length > 0) {
-    if (!(await selectNode(d, ctx, pod, decision.node, decision.select))) ctx.enqueue(podKey(namespace, name), 1000);
+    if (!(await selectNode(d, ctx, pod, decision.node, decision.select, decision.prebind))) ctx.enqueue(podKey(namespace, name), 1000);
     return;
   }
   if (!(await bindPod(d, ctx, pod, decision.node))) ctx.enqueue(podKey(namespace, name));
