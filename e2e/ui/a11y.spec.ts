@@ -32,6 +32,8 @@ const ROUTES = (o: { pv: string; claim: string; pod: string; cls: string; node: 
   '/new/volume',
   '/reclaim',
   '/capacity',
+  '/users',
+  '/tokens',
 ];
 
 async function serious(page: Page): Promise<string[]> {
