@@ -38,6 +38,7 @@ test('an admin manages a user; the user manages their own tokens and gets a kube
   await page.getByRole('dialog').getByRole('combobox', { name: 'Namespaces' }).press('Enter');
   await page.getByTestId('save-user').click();
   await expect(row).toContainText(`${DEV_USER.otherNamespace}, ${DEV_USER.namespace}`);
+  await expect(page.getByRole('dialog')).toHaveCount(0);
   await screenshot(page, 'users');
 
   // The developer signs in; /users is not theirs.
