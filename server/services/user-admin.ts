@@ -60,10 +60,8 @@ export class UserAdminService {
   /** Every user with how many API tokens each has (admins only). */
   async list(actor: UserPrincipal): Promise<(Omit<UserPrincipal, 'id' | 'type' | 'token'> & { tokens: number })[]> {
     requireAdmin(actor, 'list users');
-    const users = await this.users.list();
-    return Promise.all(
-      users.map(async (u) => ({ name: u.name, role: u.role, namespaces: u.namespaces, tokens: (await this.accounts.tokensOf(u.id, 'api')).length })),
-    );
+    const [users, counts] = await Promise.all([this.users.list(), this.accounts.tokenCounts('api')]);
+    return users.map((u) => ({ name: u.name, role: u.role, namespaces: u.namespaces, tokens: counts.get(u.id) ?? 0 }));
   }
 
   /** Adds a user; the password (given, or generated) is returned once. */

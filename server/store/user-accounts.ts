@@ -158,6 +158,15 @@ export class UserAccounts {
     return rows.map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at, expiresAt: r.expires_at, lastUsedAt: r.last_used_at }));
   }
 
+  /** How many tokens of one kind each user has, by user id (users without any are absent). */
+  async tokenCounts(kind: string): Promise<Map<string, number>> {
+    const rows = await this.sql.$queryRawUnsafe<{ user_id: string; n: number }[]>(
+      'SELECT user_id::text AS user_id, count(*)::int AS n FROM api_tokens WHERE kind = $1 GROUP BY user_id',
+      kind,
+    );
+    return new Map(rows.map((r) => [r.user_id, Number(r.n)]));
+  }
+
   /** Deletes one token of this user by id; the hash it had (for caches), or undefined when it is not theirs. */
   async deleteTokenOf(userId: string, tokenId: string): Promise<string | undefined> {
     const rows = await this.sql.$queryRawUnsafe<{ token_hash: string }[]>(

@@ -111,7 +111,9 @@ describe('tokens', () => {
 
   test("an admin lists and revokes anyone's tokens, without seeing their secrets", async () => {
     const theirs = await caller(other).users.createToken({ name: 'laptop' });
+    const before = (await caller(admin).users.list()).find((u) => u.name === 'dev-b')!.tokens;
     const listed = await caller(admin).users.tokens({ user: 'dev-b' });
+    expect(listed).toHaveLength(before);
     expect(listed.map((t) => t.name)).toContain('laptop');
     expect(JSON.stringify(listed)).not.toContain(theirs.secret);
     await caller(admin).users.revokeToken({ id: theirs.token.id, user: 'dev-b' });
