@@ -61,9 +61,11 @@ export function AddUserForm({ onAdded }: { onAdded: (name: string, password: str
 }
 
 export function EditUserModal({ user, onClose }: { user: { name: string; role: Role; namespaces: string[] } | null; onClose: () => void }) {
+  // Mounted only while open, so its title never shows without a user.
+  if (!user) return null;
   return (
-    <Modal opened={user !== null} onClose={onClose} title={<Text fw={600}>Change {user?.name}</Text>}>
-      {user && <EditUserFields key={user.name} user={user} onClose={onClose} />}
+    <Modal opened onClose={onClose} title={<Text fw={600}>Change {user.name}</Text>}>
+      <EditUserFields key={user.name} user={user} onClose={onClose} />
     </Modal>
   );
 }

@@ -9,6 +9,7 @@ import { authedProcedure, router } from '../init';
 const userName = z.string().min(1).max(63);
 const namespaces = z.array(z.string().min(1).max(63)).max(200);
 const password = z.string().min(8).max(1000);
+const role = z.string().min(1).max(20);
 
 /** What a token list shows: dates as ISO text; never the secret or its hash. */
 function tokenOut(t: TokenInfo) {
@@ -18,14 +19,14 @@ function tokenOut(t: TokenInfo) {
 export const usersRouter = router({
   list: authedProcedure.query(({ ctx }) => ctx.app.userAdmin.list(ctx.principal)),
   add: authedProcedure
-    .input(z.object({ name: userName, role: z.string(), namespaces: namespaces.optional(), password: password.optional() }))
+    .input(z.object({ name: userName, role, namespaces: namespaces.optional(), password: password.optional() }))
     .mutation(({ ctx, input }) => ctx.app.userAdmin.add(ctx.principal, input)),
   remove: authedProcedure.input(z.object({ name: userName })).mutation(async ({ ctx, input }) => {
     await ctx.app.userAdmin.remove(ctx.principal, input.name);
     return { removed: input.name };
   }),
   update: authedProcedure
-    .input(z.object({ name: userName, role: z.string().optional(), namespaces: namespaces.optional() }))
+    .input(z.object({ name: userName, role: role.optional(), namespaces: namespaces.optional() }))
     .mutation(({ ctx, input }) => ctx.app.userAdmin.update(ctx.principal, input.name, { role: input.role, namespaces: input.namespaces })),
   resetPassword: authedProcedure
     .input(z.object({ name: userName, password: password.optional() }))
