@@ -11,6 +11,7 @@ test("a developer opening an admin's form is told at once it is for administrato
     ['/new/storage-class', 'Create storage class'],
     ['/new/volume', 'Create volume'],
     [`/storage-classes/${cls}/edit`, `Edit storage class ${cls}`],
+    ['/new/quota', 'Create quota'],
   ]) {
     await page.goto(route);
     await expect(page.getByRole('heading', { level: 1 })).toHaveText(title);
