@@ -13,7 +13,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { createAppContext } from '../server/app/context';
-import { renderKubeconfig } from '../server/app/kubeconfig';
+import { renderKubeconfig } from '../server/services/kubeconfig';
 import { startApiServer } from '../server/kube/api-server';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
 import { migrate } from '../server/store/migrate';

@@ -21,6 +21,7 @@ import { VolumeAssetPanel, VolumePhaseAlert } from '../volumes/volume-asset-pane
 import { annDynamicallyProvisioned } from '@/server/domain/well-known/annotations';
 import { localVolumeProvisioner } from '@/server/domain/well-known/provisioners';
 import { isKind } from '@/server/resources/of-kind';
+import { QuotaEditLink } from '../quotas/quota-edit-link';
 
 /** Above the summary: what the user came to the page to learn. */
 export function TopPanels({ obj }: { obj: KubeObject }) {
@@ -58,6 +59,8 @@ export function TopPanels({ obj }: { obj: KubeObject }) {
           <NodePools node={obj.metadata.name ?? ''} />
         </>
       );
+    case 'ResourceQuota':
+      return <QuotaEditLink quota={obj} />;
     default:
       return null;
   }

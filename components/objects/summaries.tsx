@@ -13,6 +13,8 @@ import { isKind } from '@/server/resources/of-kind';
 import { ObjectLink } from './object-link';
 import type { Permissions } from '../session/session';
 import { StatusBadge } from './status-badge';
+import { QuotaBars } from '../quotas/quota-bars';
+import { quotaLimits } from '../quotas/quota-usage';
 
 export interface SummaryItem {
   label: string;
@@ -224,6 +226,21 @@ export function summaryOf(obj: KubeObject, perms: Permissions, now: number): Sum
         { label: 'First seen', value: ageOf(obj.firstTimestamp ?? obj.eventTime, now) + ' ago' },
         { label: 'Last seen', value: ageOf(obj.lastTimestamp ?? obj.series?.lastObservedTime ?? obj.eventTime, now) + ' ago' },
         { label: 'Source', value: [obj.source?.component ?? obj.reportingComponent, obj.source?.host].filter(Boolean).join(', ') },
+      );
+      break;
+    }
+    case 'ResourceQuota': {
+      if (!isKind(obj, 'ResourceQuota')) break;
+      const spec = obj.spec ?? {};
+      const selector = spec.scopeSelector?.matchExpressions ?? [];
+      items.push(
+        { label: 'Used of limit', value: <QuotaBars limits={quotaLimits(obj)} /> },
+        Boolean(spec.scopes?.length) && { label: 'Scopes', value: spec.scopes!.join(', ') },
+        selector.length > 0 && {
+          label: 'Scope selector',
+          value: selector.map((e) => `${e.scopeName} ${e.operator}${e.values?.length ? ` [${e.values.join(', ')}]` : ''}`).join(' and '),
+        },
+        !obj.status?.used && { label: 'Counted', value: <Text span c="dimmed" inherit>not yet: the quota controller has not counted usage</Text> },
       );
       break;
     }

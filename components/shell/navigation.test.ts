@@ -19,17 +19,19 @@ describe('pagesFor', () => {
       '/capacity',
       '/audit',
       '/reclaim',
+      '/tokens',
+      '/users',
     ]);
   });
 
-  test('others see the lists they may read, and no Reclaim', () => {
-    expect(routes(false, ['PersistentVolumeClaim', 'Event'])).toEqual(['/', '/claims', '/events', '/capacity', '/audit']);
+  test('others see the lists they may read and their tokens, and no Reclaim or Users', () => {
+    expect(routes(false, ['PersistentVolumeClaim', 'Event'])).toEqual(['/', '/claims', '/events', '/capacity', '/audit', '/tokens']);
   });
 });
 
 test('the menu leaves out home; the palette searches the kinds', () => {
   const pages = pagesFor({ admin: false, canList: (k) => k.kind === 'Pod' });
-  expect(menuPages(pages).map(navTestId)).toEqual(['nav-pods', 'nav-capacity', 'nav-audit']);
+  expect(menuPages(pages).map(navTestId)).toEqual(['nav-pods', 'nav-capacity', 'nav-audit', 'nav-tokens']);
   expect(kindsOf(pages).map((k) => k.kind)).toEqual(['Pod']);
   expect(pages[0]).toBe(HOME_PAGE);
 });

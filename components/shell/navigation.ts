@@ -22,6 +22,8 @@ const TOOL_PAGES: NavPage[] = [
   { route: '/capacity', title: 'Capacity', description: 'Provisioned, bound and free, and days until full' },
   { route: '/audit', title: 'Audit', description: 'Who did what, when' },
   { route: '/reclaim', title: 'Reclaim', description: 'Released, failed and unused storage', adminOnly: true },
+  { route: '/tokens', title: 'API tokens', description: 'Your API tokens and a kubeconfig for kubectl', keywords: ['kubeconfig', 'kubectl', 'token'] },
+  { route: '/users', title: 'Users', description: 'Who may sign in: roles, namespaces, passwords, tokens', keywords: ['accounts', 'password', 'roles'], adminOnly: true },
 ];
 
 /** Every page, in menu order. */

@@ -8,6 +8,8 @@ import type { ReactNode } from 'react';
 import type { KubeObject } from '@/server/resources/types';
 import { PendingStatus } from '../claims/pending-hint';
 import { formatQuotaCell, formatSize } from '../format/size';
+import { QuotaCell } from '../quotas/quota-bars';
+import { isLimitsResource, quotaLimits } from '../quotas/quota-usage';
 import { detailHref, isDefaultClass, kindUi, type KindUi } from '../objects/kinds';
 import { isKind } from '@/server/resources/of-kind';
 import { ObjectLink } from '../objects/object-link';
@@ -59,6 +61,10 @@ export function Cell({ ui, header, text, obj, isLink }: { ui: KindUi; header: st
       return <>{formatSize(text)}</>;
     case 'REQUEST':
     case 'LIMIT':
+      if (isKind(obj, 'ResourceQuota')) {
+        const limits = quotaLimits(obj).filter((l) => isLimitsResource(l.resource) === (header === 'LIMIT'));
+        return <QuotaCell limits={limits} />;
+      }
       return <>{ui.kind === 'ResourceQuota' ? formatQuotaCell(text) : text}</>;
     case 'NAMESPACE':
       return <ObjectLink kind="Namespace" name={text} allowed={perms.can('get', 'Namespace', text)} />;

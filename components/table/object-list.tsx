@@ -6,6 +6,7 @@
 import { Alert, Button, Group, Loader, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
 import { useSearchParams } from 'next/navigation';
 import { useEffect, useMemo, useState } from 'react';
 import { strategyForKind } from '@/server/resources/registry';
@@ -46,6 +47,7 @@ function defaultSort(ui: KindUi): SortState {
 /** Events and nodes: one list request, filtered and sorted here. */
 function LocalList({ ui }: { ui: KindUi }) {
   const trpc = useTRPC();
+  const perms = usePermissions();
   const params = useSearchParams();
   const strategy = strategyForKind(ui.kind)!;
   const columns = useMemo(() => visibleColumns(strategy), [strategy]);
@@ -99,6 +101,11 @@ function LocalList({ ui }: { ui: KindUi }) {
           </Text>
         )}
         {list.isFetching && <Loader size="xs" role="status" aria-label="Refreshing" />}
+        {ui.kind === 'ResourceQuota' && perms.can('create', ui.kind) && (
+          <Button component={Link} href={`/new/quota${namespace ? `?namespace=${encodeURIComponent(namespace)}` : ''}`} prefetch={false} size="sm" ml="auto">
+            Create quota
+          </Button>
+        )}
       </Group>
       <Group gap="xs" align="flex-start" wrap="wrap" role="search" aria-label={`Filter ${ui.noun}`}>
         <TextInput size="sm" w={220} placeholder="Filter by text" aria-label="Filter by text" value={text} onChange={(e) => setText(e.currentTarget.value)} />

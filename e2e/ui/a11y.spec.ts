@@ -26,12 +26,16 @@ const ROUTES = (o: { pv: string; claim: string; pod: string; cls: string; node: 
   `/nodes/${o.node}/disks`,
   '/quotas',
   `/quotas/default/${o.quota}`,
+  `/quotas/default/${o.quota}/edit`,
+  '/new/quota',
   '/new',
   '/audit',
   '/new/storage-class',
   '/new/volume',
   '/reclaim',
   '/capacity',
+  '/users',
+  '/tokens',
 ];
 
 async function serious(page: Page): Promise<string[]> {

@@ -4,7 +4,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from './context';
 import { caPemPath } from '../kube/pki';
-import { renderKubeconfig } from './kubeconfig';
+import { renderKubeconfig } from '../services/kubeconfig';
+import type { KubeApiEndpoint } from '../services/user-admin';
 import { writePrivateFile } from './private-file';
 
 export interface BootstrapResult {
@@ -12,10 +13,15 @@ export interface BootstrapResult {
   kubeconfigPath: string;
 }
 
+/** The API's address and, when this data dir holds one, the CA that signed its certificate. */
+export function kubeApiEndpoint(dataDir: string, server: string): KubeApiEndpoint {
+  const caFile = caPemPath(dataDir);
+  return { server, caPem: existsSync(caFile) ? readFileSync(caFile, 'utf8') : undefined };
+}
+
 export async function writeKubeconfig(app: AppContext, dataDir: string, user: string, server: string, file: string): Promise<string> {
   const token = await app.users.createToken(user, { name: `kubeconfig ${path.basename(file)}` });
-  const caFile = caPemPath(dataDir);
-  const caPem = existsSync(caFile) ? readFileSync(caFile, 'utf8') : undefined;
+  const { caPem } = kubeApiEndpoint(dataDir, server);
   // A developer's context starts in a namespace they can read, not `default`.
   const principal = await app.users.byName(user);
   const namespace = principal?.role === 'developer' ? principal.namespaces[0] : undefined;

@@ -2,7 +2,7 @@
 import { createReadStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import { bootstrap, writeKubeconfig } from '../app/bootstrap';
+import { bootstrap, kubeApiEndpoint, writeKubeconfig } from '../app/bootstrap';
 import { apiServerUrl } from '../kube/api-server';
 import { buildDashboard, dashboardBuildNeeded } from '../app/build';
 import { loadConfig, type Config } from '../app/config';
@@ -113,7 +113,8 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
       return;
     }
     const boot = await bootstrap(app, cfg.dataDir, apiUrl);
-    const web = await startWebServer({ app, host: cfg.host, port: cfg.port, dir: projectRoot, trpcMaxBatch: cfg.trpcMaxBatch, allowedOrigins: cfg.allowedOrigins });
+    const kubeApi = services.apiUrl ? kubeApiEndpoint(cfg.dataDir, services.apiUrl) : undefined;
+    const web = await startWebServer({ app, host: cfg.host, port: cfg.port, dir: projectRoot, trpcMaxBatch: cfg.trpcMaxBatch, allowedOrigins: cfg.allowedOrigins, kubeApi });
     services.add(web.close);
     writeRuntimeFile(runtimeFile(cfg), { pid: process.pid, databaseUrl: db.connectionString, url: web.url, apiUrl: services.apiUrl });
     app.health.markStarted();

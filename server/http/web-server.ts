@@ -7,6 +7,7 @@ import { register } from 'prom-client';
 import { mayReadMetrics } from '../domain/authorization';
 import { HEALTH_HEADERS, parseHealthRequest, type HealthRequest } from '../domain/health';
 import type { Services } from '../services/services';
+import type { KubeApiEndpoint } from '../services/user-admin';
 import { logger } from '../services/logger';
 import { appRouter } from '../trpc/root';
 import { answerClientError, badRequestResponse, HEADERS_TIMEOUT_MS, MAX_HEADER_BYTES, REQUEST_TIMEOUT_MS, requestProblem } from './client-error';
@@ -25,6 +26,8 @@ export interface WebServerOptions {
   trpcMaxBatch?: number;
   /** Origins besides the server's own that may send state-changing requests. */
   allowedOrigins?: string[];
+  /** The Kubernetes-compatible API, for the kubeconfigs the dashboard hands out. */
+  kubeApi?: KubeApiEndpoint;
 }
 
 /** Whether the client reached us over https (directly, or through a proxy that says so). */
@@ -64,6 +67,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
         nodeToken,
         sessionToken: cookieToken,
         clientAddress: req.socket.remoteAddress,
+        kubeApi: opts.kubeApi,
         setSessionCookie: (t: string | null) => res.appendHeader('Set-Cookie', sessionCookie(t, secure)),
       };
     },

@@ -16,6 +16,7 @@ import { LocalVolumeService } from './local-volumes';
 import { NodeAgentService, type NodeAgentOptions } from './node-agent';
 import { ObjectService } from './objects';
 import { ReclaimService } from './reclaim';
+import { UserAdminService } from './user-admin';
 import { UserService } from './users';
 
 export interface Services {
@@ -24,6 +25,8 @@ export interface Services {
   lists: ListService;
   claims: ClaimCheckService;
   users: UserService;
+  /** The dashboard's users and tokens page: who may manage whom, secrets shown once. */
+  userAdmin: UserAdminService;
   /** Object timelines and the audit log. */
   history: HistoryService;
   /** The node agents' side: tokens, discovery reports, cleanup jobs. */
@@ -56,12 +59,14 @@ export function buildServices(store: ObjectStore, config: ServicesConfig = {}): 
   const lists = new ListService(store);
   const nodeAgent = new NodeAgentService(store, config.agentOptions);
   const localVolumes = new LocalVolumeService(store, nodeAgent);
+  const users = new UserService(store, config.signInLimits);
   return {
     store,
     objects,
     lists,
     claims: new ClaimCheckService(store, config.nodeName),
-    users: new UserService(store, config.signInLimits),
+    users,
+    userAdmin: new UserAdminService(store, users),
     history: new HistoryService(store, objects),
     nodeAgent,
     classes: new ClassReplaceService(store, config.admission),

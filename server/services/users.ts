@@ -125,17 +125,27 @@ export class UserService {
 
   /** Issues a new secret token for a user; only its hash is stored. */
   async createToken(userName: string, opts: { kind?: 'api' | 'session'; name?: string; ttlMs?: number } = {}): Promise<string> {
+    return (await this.issueToken(userName, opts)).secret;
+  }
+
+  /** As `createToken`, with the new token's id. */
+  async issueToken(userName: string, opts: { kind?: 'api' | 'session'; name?: string; ttlMs?: number } = {}): Promise<{ id: string; secret: string }> {
     const u = await this.byName(userName);
     if (!u) throw new StowageError('NotFound', `user "${userName}" not found`);
     const secret = `${opts.kind === 'session' ? 'sws' : 'swt'}_${randomBytes(24).toString('base64url')}`;
-    await this.accounts.createToken({
+    const id = await this.accounts.createToken({
       userId: u.id,
       kind: opts.kind ?? 'api',
       name: opts.name ?? '',
       tokenHash: hashToken(secret),
       expiresAt: opts.ttlMs ? new Date(Date.now() + opts.ttlMs) : null,
     });
-    return secret;
+    return { id, secret };
+  }
+
+  /** Forgets every recently authenticated token, so a revoke or a role change applies at once here. */
+  forgetAuthenticated(): void {
+    this.recent.clear();
   }
 
   async revokeToken(secret: string): Promise<void> {

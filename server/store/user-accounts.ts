@@ -13,6 +13,15 @@ export interface UserAccount {
   namespaces: string[];
 }
 
+/** An API token as its owner and admins see it: never its secret or hash. */
+export interface TokenInfo {
+  id: string;
+  name: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+}
+
 export interface AccountToken {
   kind: string;
   name: string;
@@ -95,16 +104,19 @@ export class UserAccounts {
     });
   }
 
-  async createToken(t: { userId: string; kind: string; name: string; tokenHash: string; expiresAt: Date | null }): Promise<void> {
+  /** Stores a token (its hash only); returns its id. */
+  async createToken(t: { userId: string; kind: string; name: string; tokenHash: string; expiresAt: Date | null }): Promise<string> {
+    const id = randomUUID();
     await this.sql.$executeRawUnsafe(
       'INSERT INTO api_tokens (id, user_id, kind, name, token_hash, expires_at) VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6)',
-      randomUUID(),
+      id,
       t.userId,
       t.kind,
       t.name,
       t.tokenHash,
       t.expiresAt,
     );
+    return id;
   }
 
   async deleteToken(tokenHash: string): Promise<void> {
@@ -122,4 +134,51 @@ export class UserAccounts {
     return r && { kind: r.kind, name: r.token_name, expiresAt: r.expires_at, user: toAccount(r) };
   }
 
+  /** Removes a user; its namespace bindings and tokens go with it (cascade). False when there was none. */
+  async remove(userId: string): Promise<boolean> {
+    return (await this.sql.$executeRawUnsafe('DELETE FROM users WHERE id = $1::uuid', userId)) > 0;
+  }
+
+  async setRole(userId: string, role: string): Promise<void> {
+    await this.sql.$executeRawUnsafe('UPDATE users SET role = $2 WHERE id = $1::uuid', userId, role);
+  }
+
+  async setPasswordHash(userId: string, passwordHash: string): Promise<void> {
+    await this.sql.$executeRawUnsafe('UPDATE users SET password_hash = $2 WHERE id = $1::uuid', userId, passwordHash);
+  }
+
+  /** The user's tokens of one kind, newest first. */
+  async tokensOf(userId: string, kind: string): Promise<TokenInfo[]> {
+    const rows = await this.sql.$queryRawUnsafe<{ id: string; name: string; created_at: Date; expires_at: Date | null; last_used_at: Date | null }[]>(
+      `SELECT id::text AS id, name, created_at, expires_at, last_used_at FROM api_tokens
+        WHERE user_id = $1::uuid AND kind = $2 ORDER BY created_at DESC, id`,
+      userId,
+      kind,
+    );
+    return rows.map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at, expiresAt: r.expires_at, lastUsedAt: r.last_used_at }));
+  }
+
+  /** How many tokens of one kind each user has, by user id (users without any are absent). */
+  async tokenCounts(kind: string): Promise<Map<string, number>> {
+    const rows = await this.sql.$queryRawUnsafe<{ user_id: string; n: number }[]>(
+      'SELECT user_id::text AS user_id, count(*)::int AS n FROM api_tokens WHERE kind = $1 GROUP BY user_id',
+      kind,
+    );
+    return new Map(rows.map((r) => [r.user_id, Number(r.n)]));
+  }
+
+  /** Deletes one token of this user by id; the hash it had (for caches), or undefined when it is not theirs. */
+  async deleteTokenOf(userId: string, tokenId: string): Promise<string | undefined> {
+    const rows = await this.sql.$queryRawUnsafe<{ token_hash: string }[]>(
+      'DELETE FROM api_tokens WHERE user_id = $1::uuid AND id = $2::uuid RETURNING token_hash',
+      userId,
+      tokenId,
+    );
+    return rows[0]?.token_hash;
+  }
+
+  /** Deletes the user's tokens of one kind; how many. */
+  async deleteTokensOf(userId: string, kind: string): Promise<number> {
+    return this.sql.$executeRawUnsafe('DELETE FROM api_tokens WHERE user_id = $1::uuid AND kind = $2', userId, kind);
+  }
 }

@@ -3,6 +3,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import type { Services } from '../services/services';
+import type { KubeApiEndpoint } from '../services/user-admin';
 import type { Principal } from '../domain/authorization';
 import { databaseUnavailableReason } from '../domain/database-unavailable';
 import { isStowageError, type ErrorCode, type FieldError } from '../domain/errors';
@@ -18,6 +19,8 @@ export interface TrpcContext {
   sessionToken?: string;
   /** The client's address, for the sign-in limits. */
   clientAddress?: string;
+  /** The Kubernetes-compatible API, for kubeconfigs (absent when this server does not serve it). */
+  kubeApi?: KubeApiEndpoint;
   setSessionCookie(token: string | null): void;
 }
 

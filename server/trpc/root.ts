@@ -8,6 +8,7 @@ import { localVolumesRouter } from './routers/local-volumes';
 import { objectsRouter } from './routers/objects';
 import { reclaimRouter } from './routers/reclaim';
 import { storageClassesRouter } from './routers/storage-classes';
+import { usersRouter } from './routers/users';
 
 export const appRouter = router({
   auth: authRouter,
@@ -19,6 +20,7 @@ export const appRouter = router({
   reclaim: reclaimRouter,
   capacity: capacityRouter,
   storageClasses: storageClassesRouter,
+  users: usersRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -5,7 +5,7 @@ import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_pro
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { renderKubeconfig } from '../../server/app/kubeconfig';
+import { renderKubeconfig } from '../../server/services/kubeconfig';
 import { logger } from '../../server/services/logger';
 import { pvProtectionSpec } from '../../server/controllers/deleter/pv-protection';
 import { pvcProtectionSpec } from '../../server/controllers/pvc-protection/pvc-protection';

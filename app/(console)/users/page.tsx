@@ -1,0 +1,6 @@
+'use client';
+import { UsersPage } from '@/components/users/users-page';
+
+export default function Page() {
+  return <UsersPage />;
+}
