@@ -11,6 +11,9 @@ import { resourceQuotaStrategy } from './resource-quota/strategy';
 import { secretStrategy } from './secret/strategy';
 import { storageClassStrategy } from './storage-class/strategy';
 import type { Strategy } from './types';
+import { volumeSnapshotClassStrategy } from './volume-snapshot-class/strategy';
+import { volumeSnapshotContentStrategy } from './volume-snapshot-content/strategy';
+import { volumeSnapshotStrategy } from './volume-snapshot/strategy';
 
 export const strategies: Strategy[] = [
   namespaceStrategy,
@@ -24,6 +27,9 @@ export const strategies: Strategy[] = [
   secretStrategy,
   resourceQuotaStrategy,
   csiStorageCapacityStrategy,
+  volumeSnapshotClassStrategy,
+  volumeSnapshotStrategy,
+  volumeSnapshotContentStrategy,
 ];
 
 export function strategyForKind(kind: string): Strategy | undefined {
