@@ -2,17 +2,16 @@
 // of upstream's CRD (driver and deletionPolicy required, deletionPolicy Delete|Retain) and
 // its additionalPrinterColumns (Driver, DeletionPolicy, Age).
 import { ageOf } from '../../domain/duration';
+import { annIsDefaultSnapshotClass } from '../../domain/well-known/annotations';
 import { ageColumn, column, nameColumn, noColumns } from '../columns';
 import { keepSystemMetadata, shapeErrors, stripNulls, validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta } from '../metadata';
 import { deletionPolicyErrors, requiredField, SNAPSHOT_API_VERSION } from '../snapshot-fields';
 import type { Strategy } from '../types';
 import { volumeSnapshotClassSchema, type VolumeSnapshotClass } from './schema';
 
-/** The annotation that marks a class as its driver's default (upstream utils.IsDefaultSnapshotClassAnnotation). */
-export const IS_DEFAULT_SNAPSHOT_CLASS_ANNOTATION = 'snapshot.storage.kubernetes.io/is-default-class';
-
+/** Whether the class is its driver's default (upstream IsVolumeSnapshotClassDefaultAnnotation: exactly "true"). */
 export function isDefaultSnapshotClass(c: VolumeSnapshotClass): boolean {
-  return c.metadata?.annotations?.[IS_DEFAULT_SNAPSHOT_CLASS_ANNOTATION] === 'true';
+  return c.metadata?.annotations?.[annIsDefaultSnapshotClass] === 'true';
 }
 
 export const volumeSnapshotClassStrategy: Strategy<VolumeSnapshotClass> = {
