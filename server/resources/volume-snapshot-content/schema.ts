@@ -33,7 +33,8 @@ export const volumeSnapshotContentSchema = kubeObjectSchema({
     .nullish(),
   status: z
     .strictObject({
-      creationTime: z.number().int().nullish(),
+      // Unix nanoseconds (int64): beyond a double's exact integers, so not checked as a safe integer.
+      creationTime: z.number().nullish(),
       error: volumeSnapshotErrorSchema.nullish(),
       readyToUse: z.boolean().nullish(),
       restoreSize: z.number().int().nullish(),

@@ -24,6 +24,8 @@ function validateContent(c: VolumeSnapshotContent): FieldError[] {
   else if (ref.name === undefined || ref.namespace === undefined) {
     errs.push(celError('spec.volumeSnapshotRef', ref, 'both spec.volumeSnapshotRef.name and spec.volumeSnapshotRef.namespace must be set'));
   }
+  const created = c.status?.creationTime;
+  if (created !== undefined && !Number.isInteger(created)) errs.push(invalid('status.creationTime', created, 'status.creationTime in body must be of type integer: "number"'));
   const size = c.status?.restoreSize;
   if (size !== undefined && size < 0) errs.push(invalid('status.restoreSize', size, 'status.restoreSize in body should be greater than or equal to 0'));
   return errs;

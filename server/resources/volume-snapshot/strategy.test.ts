@@ -128,6 +128,13 @@ describe('VolumeSnapshotContent', () => {
     expect(lines(updateErrors(volumeSnapshotContentStrategy, stored, next))).toEqual(want);
   });
 
+  test('creationTime is Unix nanoseconds: an int64 beyond a double\'s exact integers is accepted, a fraction is not', () => {
+    expect(lines(statusUpdateErrors(volumeSnapshotContentStrategy, stored, patched(stored, { status: { creationTime: 1_764_072_000_000_000_000 } })))).toEqual([]);
+    expect(lines(statusUpdateErrors(volumeSnapshotContentStrategy, stored, patched(stored, { status: { creationTime: 1.5 } })))).toEqual([
+      'status.creationTime: Invalid value: 1.5: status.creationTime in body must be of type integer: "number"',
+    ]);
+  });
+
   test('restoreSize is at least 0', () => {
     expect(lines(statusUpdateErrors(volumeSnapshotContentStrategy, stored, patched(stored, { status: { restoreSize: -1 } })))).toEqual([
       'status.restoreSize: Invalid value: -1: status.restoreSize in body should be greater than or equal to 0',
