@@ -53,6 +53,17 @@ describe.skipIf(!bin)('snapshot.storage.k8s.io with kubectl', () => {
     await h?.close();
   });
 
+  test('api-resources lists the three kinds with their short names and group', async () => {
+    const r = await kubectl(['api-resources', '--api-group', 'snapshot.storage.k8s.io']);
+    expect(r.stderr).toBe('');
+    const rows = r.stdout.trim().split('\n').map((l) => l.split(/\s+/));
+    expect(rows.slice(1).sort()).toEqual([
+      ['volumesnapshotclasses', 'vsclass,vsclasses', 'snapshot.storage.k8s.io/v1', 'false', 'VolumeSnapshotClass'],
+      ['volumesnapshotcontents', 'vsc,vscs', 'snapshot.storage.k8s.io/v1', 'false', 'VolumeSnapshotContent'],
+      ['volumesnapshots', 'vs', 'snapshot.storage.k8s.io/v1', 'true', 'VolumeSnapshot'],
+    ]);
+  });
+
   test('an admin applies a class and a pre-provisioned content; get prints the CRDs\' columns', async () => {
     const c = await kubectl(['apply', '-f', '-'], { input: snapshotClass() });
     expect(c.stderr).toBe('');
