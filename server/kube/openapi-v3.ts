@@ -15,7 +15,7 @@
 //   parameters, which kubectl looks for before it leaves validation to the server.
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { strategies } from '../resources/registry';
+import { servedAsCustomResource, strategies } from '../resources/registry';
 import type { Strategy } from '../resources/types';
 import { KUBE_VERSION } from './discovery';
 
@@ -116,13 +116,10 @@ const DOCS: Record<string, Record<string, string>> = {
   },
 };
 
-/** Groups whose kinds upstream serves from CustomResourceDefinitions. */
-const CRD_GROUPS: ReadonlySet<string> = new Set(['snapshot.storage.k8s.io']);
-
 /** Upstream's definition name of a kind, e.g. io.k8s.api.storage.v1.StorageClass. */
 export function definitionName(s: Strategy, kind = s.kind): string {
   // A CRD's kinds are named by their reversed group (io.k8s.storage.snapshot.v1.VolumeSnapshot).
-  if (CRD_GROUPS.has(s.group)) return `${s.group.split('.').reverse().join('.')}.${s.version}.${kind}`;
+  if (servedAsCustomResource(s)) return `${s.group.split('.').reverse().join('.')}.${s.version}.${kind}`;
   const group = s.group ? s.group.split('.')[0] : 'core';
   return `io.k8s.api.${group}.${s.version}.${kind}`;
 }

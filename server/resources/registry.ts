@@ -32,6 +32,16 @@ export const strategies: Strategy[] = [
   volumeSnapshotContentStrategy,
 ];
 
+/**
+ * API groups whose kinds upstream serves from CustomResourceDefinitions (the snapshot kinds
+ * of external-snapshotter): JSON only, no strategic merge patch, OpenAPI names by reversed group.
+ */
+export const CUSTOM_RESOURCE_GROUPS: ReadonlySet<string> = new Set(['snapshot.storage.k8s.io']);
+
+export function servedAsCustomResource(s: Strategy): boolean {
+  return CUSTOM_RESOURCE_GROUPS.has(s.group);
+}
+
 export function strategyForKind(kind: string): Strategy | undefined {
   return strategies.find((s) => s.kind === kind);
 }

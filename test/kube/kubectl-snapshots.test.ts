@@ -127,6 +127,17 @@ describe.skipIf(!bin)('snapshot.storage.k8s.io with kubectl', () => {
       expect(r.code, args.join(' ')).not.toBe(0);
       expect(r.stderr).toContain('forbidden');
     }
+    // A custom resource takes JSON and merge patches, not strategic merge (as upstream's CRs).
+    const strategic = await kubectl(['patch', 'vs', 'snap-2', '-p', '{"metadata":{"labels":{"a":"b"}}}'], { user: 'dev' });
+    expect(strategic.code).not.toBe(0);
+    expect(strategic.stderr).toContain('the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml');
+    const merged = await kubectl(['patch', 'vs', 'snap-2', '--type', 'merge', '-p', '{"metadata":{"labels":{"a":"b"}}}'], { user: 'dev' });
+    expect(merged.stderr).toBe('');
+    expect(merged.stdout).toBe('volumesnapshot.snapshot.storage.k8s.io/snap-2 patched\n');
+    const described = await kubectl(['describe', 'vs', 'snap-2'], { user: 'dev' });
+    expect(described.stderr).toBe('');
+    expect(described.stdout).toMatch(/^Name:\s+snap-2$/m);
+    expect(described.stdout).toMatch(/Persistent Volume Claim Name:\s+data/);
     const del = await kubectl(['delete', 'vs', 'snap-2'], { user: 'dev' });
     expect(del.stderr).toBe('');
     expect(del.stdout).toBe('volumesnapshot.snapshot.storage.k8s.io "snap-2" deleted\n');
