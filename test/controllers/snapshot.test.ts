@@ -75,7 +75,7 @@ describe('pre-provisioned snapshots', () => {
       const s = await getSnap('snap-1');
       return s?.status?.readyToUse ? s : undefined;
     });
-    expect(s.status).toEqual({ boundVolumeSnapshotContentName: 'content-1', readyToUse: true, restoreSize: '1073741824', creationTime: '2025-11-25T12:00:00Z' });
+    expect(s.status).toEqual({ boundVolumeSnapshotContentName: 'content-1', readyToUse: true, restoreSize: '1Gi', creationTime: '2025-11-25T12:00:00Z' });
     const events = await waitFor('events', async () => {
       const e = await eventsOf('snap-1');
       return e.length >= 2 ? e : undefined;
@@ -93,7 +93,8 @@ describe('pre-provisioned snapshots', () => {
     await ctx.app.store.create(snapshotOf('snap-2', 'content-2'));
     const s = await waitFor('error', async () => (await getSnap('snap-2'))?.status?.error ? getSnap('snap-2') : undefined);
     expect(s!.status).toMatchObject({ readyToUse: false, error: { message: 'VolumeSnapshotContent [content-2] is bound to a different snapshot' } });
-    expect(await eventsOf('snap-2')).toContain('Warning SnapshotContentMisbound: VolumeSnapshotContent [content-2] is bound to a different snapshot');
+    // The event is recorded after the status is written.
+    await waitFor('event', async () => (await eventsOf('snap-2')).includes('Warning SnapshotContentMisbound: VolumeSnapshotContent [content-2] is bound to a different snapshot') || undefined);
     // Not bound: the content keeps no uid.
     expect((await getContent('content-2'))!.spec?.volumeSnapshotRef?.uid).toBeUndefined();
   });
@@ -101,7 +102,7 @@ describe('pre-provisioned snapshots', () => {
   it('a snapshot naming no existing content gets SnapshotContentMissing', async () => {
     await ctx.app.store.create(snapshotOf('snap-3', 'content-none'));
     await waitFor('error', async () => ((await getSnap('snap-3'))?.status?.error?.message === 'VolumeSnapshotContent is missing' ? true : undefined));
-    expect(await eventsOf('snap-3')).toContain('Warning SnapshotContentMissing: VolumeSnapshotContent is missing');
+    await waitFor('event', async () => (await eventsOf('snap-3')).includes('Warning SnapshotContentMissing: VolumeSnapshotContent is missing') || undefined);
   });
 
   it('deleting a snapshot bound to a Delete content deletes the content, then the snapshot goes', async () => {

@@ -180,8 +180,14 @@ describe('decideSnapshot: binding, status and errors (snapshot_update_test.go Te
     {
       name: '4-1 - (dynamic) content bound to snapshot, snapshot status missing and rebuilt',
       vs: snap('snap4-1', 'snapuid4-1', { claim: 'claim4-1' }),
-      contents: [content('snapcontent-snapuid4-1', { snapshot: 'snap4-1', uid: 'snapuid4-1', volumeHandle: 'pv-4-1', status: { readyToUse: false, restoreSize: 1 } })],
-      want: { action: 'updateStatus', status: { boundVolumeSnapshotContentName: 'snapcontent-snapuid4-1', readyToUse: false, restoreSize: '1' }, events: [] },
+      contents: [content('snapcontent-snapuid4-1', { snapshot: 'snap4-1', uid: 'snapuid4-1', volumeHandle: 'pv-4-1', status: { readyToUse: false, restoreSize: 1073741824 } })],
+      want: { action: 'updateStatus', status: { boundVolumeSnapshotContentName: 'snapcontent-snapuid4-1', readyToUse: false, restoreSize: '1Gi' }, events: [] },
+    },
+    {
+      name: '(dynamic) a restoreSize of 0 is replaced by the content\'s size once known; 1000 bytes are 1k (BinarySI below 1024 prints as DecimalSI)',
+      vs: snap('snap-z', 'uid-z', { claim: 'c', status: { boundVolumeSnapshotContentName: 'snapcontent-uid-z', readyToUse: false, restoreSize: '0' } }),
+      contents: [content('snapcontent-uid-z', { snapshot: 'snap-z', uid: 'uid-z', volumeHandle: 'pv', status: { readyToUse: false, restoreSize: 1000 } })],
+      want: { action: 'updateStatus', status: { boundVolumeSnapshotContentName: 'snapcontent-uid-z', readyToUse: false, restoreSize: '1k' }, events: [] },
     },
     {
       name: '6-1 - update snapshot error status from the content',

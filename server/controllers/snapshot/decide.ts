@@ -9,6 +9,7 @@ import type { VolumeSnapshotClass } from '../../resources/volume-snapshot-class/
 import type { VolumeSnapshotContent } from '../../resources/volume-snapshot-content/schema';
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
 import { isDefaultSnapshotClass } from '../../resources/volume-snapshot-class/strategy';
+import { bytesToQuantity, formatQuantity, isZero, quantityFromJSON } from '../../domain/quantity';
 import { annVolumeSnapshotBeingDeleted } from '../../domain/well-known/annotations';
 import {
   pvcAsSnapshotSourceFinalizer,
@@ -189,7 +190,7 @@ export function statusFromContent(vs: VolumeSnapshot, c: VolumeSnapshotContent):
   if (vs.status === undefined) {
     status = { boundVolumeSnapshotContentName: c.metadata.name, readyToUse: ready };
     if (createdAt) status.creationTime = createdAt;
-    if (size !== undefined) status.restoreSize = String(size);
+    if (size !== undefined) status.restoreSize = sizeQuantity(size);
     if (contentError) status.error = contentError;
     updated = true;
   } else {
@@ -208,7 +209,7 @@ export function statusFromContent(vs: VolumeSnapshot, c: VolumeSnapshotContent):
       if (ready) delete status.error;
     }
     if (size !== undefined && (status.restoreSize === undefined || (isZeroQuantity(status.restoreSize) && size > 0))) {
-      status.restoreSize = String(size);
+      status.restoreSize = sizeQuantity(size);
       updated = true;
     }
     if ((status.error === undefined && contentError) || (status.error !== undefined && contentError && status.error.time !== contentError.time) || (status.error !== undefined && !contentError)) {
@@ -227,7 +228,13 @@ export function statusFromContent(vs: VolumeSnapshot, c: VolumeSnapshotContent):
 }
 
 function isZeroQuantity(q: string | number): boolean {
-  return Number.parseFloat(String(q)) === 0;
+  const parsed = quantityFromJSON(q);
+  return parsed !== undefined && isZero(parsed);
+}
+
+/** A content's restoreSize (bytes) as the snapshot's quantity (upstream resource.NewQuantity(size, BinarySI): 1073741824 -> "1Gi"). */
+function sizeQuantity(bytes: number): string {
+  return formatQuantity(bytesToQuantity(BigInt(bytes), 'BinarySI'));
 }
 
 /** A content's creationTime (Unix nanoseconds) as the snapshot's RFC 3339 time. */
