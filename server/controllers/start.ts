@@ -15,6 +15,7 @@ import { provisioningDeps, provisioningSpecs, publishedCapacities } from './prov
 import { placementSpec } from './placement/placement';
 import { pvcProtectionSpec } from './pvc-protection/pvc-protection';
 import { resourceQuotaSpec } from './resource-quota/resource-quota';
+import { snapshotControllerSpec } from './snapshot/snapshot';
 import { Manager } from './runtime/manager';
 
 export interface StartControllersOptions {
@@ -74,6 +75,7 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
       }),
       pvcProtectionSpec({ store: app.store }),
       resourceQuotaSpec({ store: app.store }),
+      snapshotControllerSpec({ store: app.store, log }),
       placementSpec({
         store: app.store,
         log,

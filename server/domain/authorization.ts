@@ -46,6 +46,11 @@ export const KIND_ACCESS: Readonly<Record<string, DeveloperAccess>> = {
   CSIStorageCapacity: 'none',
   Secret: 'admin-only',
   ConfigMap: 'admin-only',
+  // Developers snapshot and restore the claims of their namespaces; contents and classes
+  // are the admin's (viewers read them, as every kind but the admin-only ones).
+  VolumeSnapshot: 'own-namespace',
+  VolumeSnapshotContent: 'none',
+  VolumeSnapshotClass: 'none',
 };
 
 /** Kinds only admins (and the controllers, internally) may read or write. */

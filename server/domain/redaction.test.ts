@@ -141,6 +141,22 @@ describe('redactForReader', () => {
     expect(JSON.stringify(sc)).toMatch(/planted-2/);
   });
 
+  test('a viewer sees no secret parameter of a VolumeSnapshotClass, as for a StorageClass', () => {
+    const applied = {
+      apiVersion: 'snapshot.storage.k8s.io/v1',
+      kind: 'VolumeSnapshotClass',
+      metadata: { name: 'snaps' },
+      driver: 'x.io/p',
+      deletionPolicy: 'Delete',
+      parameters: { password: 'planted-4', 'csi.storage.k8s.io/snapshotter-secret-name': 'creds' },
+    };
+    const vsc = { ...applied, metadata: { name: 'snaps', annotations: { [annLastAppliedConfiguration]: JSON.stringify(applied) } } };
+    const out = redactForReader(viewer, vsc);
+    expect(JSON.stringify(out)).not.toMatch(/planted/);
+    expect(out.parameters).toEqual({ password: REDACTED, 'csi.storage.k8s.io/snapshotter-secret-name': 'creds' });
+    expect(redactForReader(admin, vsc)).toBe(vsc);
+  });
+
   test('an admin sees everything, the same object', () => {
     const sc = storageClass();
     expect(redactForReader(admin, sc)).toBe(sc);

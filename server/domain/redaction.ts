@@ -65,6 +65,9 @@ export function isSecretKey(key: string): boolean {
   return words.some((w) => SECRET_WORDS.has(w)) || words[words.length - 1] === 'auth';
 }
 
+/** Kinds whose top-level `parameters` are a driver's, secrets possibly among them: classes of volumes and of snapshots. */
+const KINDS_WITH_PARAMETERS: ReadonlySet<unknown> = new Set(['StorageClass', 'VolumeSnapshotClass']);
+
 /** Kept for the dashboard: a StorageClass parameter whose value is hidden from non-admins. */
 export const isSecretParameter = isSecretKey;
 
@@ -308,7 +311,7 @@ export function redactForReader<T extends Record<string, any>>(r: Reader, obj: T
       own().metadata = m;
     }
   }
-  if (obj.kind === 'StorageClass' && obj.parameters && typeof obj.parameters === 'object') {
+  if (KINDS_WITH_PARAMETERS.has(obj.kind) && obj.parameters && typeof obj.parameters === 'object') {
     const p = redactMap(obj.parameters);
     if (p !== obj.parameters) own().parameters = p;
   }

@@ -15,7 +15,7 @@
 //   parameters, which kubectl looks for before it leaves validation to the server.
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { strategies } from '../resources/registry';
+import { servedAsCustomResource, strategies } from '../resources/registry';
 import type { Strategy } from '../resources/types';
 import { KUBE_VERSION } from './discovery';
 
@@ -87,10 +87,39 @@ const DOCS: Record<string, Record<string, string>> = {
     'status.hard': 'The limits in force (copied from spec.hard).',
     'status.used': 'What the namespace uses now of each limited resource.',
   },
+  VolumeSnapshotClass: {
+    '': 'A class of snapshots: the driver that takes them, its parameters, and what happens to a content when its snapshot is deleted.',
+    driver: 'The driver that takes the snapshots of this class.',
+    deletionPolicy: 'Delete or Retain: whether a content made through this class is deleted with its VolumeSnapshot.',
+    parameters: "The driver's parameters.",
+  },
+  VolumeSnapshot: {
+    '': "A user's request for a point-in-time snapshot of a claim, or for the use of an existing snapshot (a VolumeSnapshotContent).",
+    'spec.source': 'Where the snapshot comes from: exactly one of persistentVolumeClaimName and volumeSnapshotContentName. Cannot be changed.',
+    'spec.source.persistentVolumeClaimName': 'The claim (in the same namespace) to take a new snapshot of.',
+    'spec.source.volumeSnapshotContentName': 'An existing VolumeSnapshotContent to bind to (a pre-provisioned snapshot).',
+    'spec.volumeSnapshotClassName': "The VolumeSnapshotClass; when left out, the default class of the source's driver.",
+    'status.boundVolumeSnapshotContentName': 'The VolumeSnapshotContent this snapshot is bound to (check that it points back).',
+    'status.readyToUse': 'Whether the snapshot can be used to restore a volume.',
+    'status.restoreSize': 'The smallest size of a volume restored from this snapshot.',
+    'status.creationTime': 'When the point-in-time snapshot was taken.',
+    'status.error': 'The last error taking or binding the snapshot, if any.',
+  },
+  VolumeSnapshotContent: {
+    '': 'A snapshot on the storage system, made for a VolumeSnapshot or registered by an administrator (pre-provisioned).',
+    'spec.volumeSnapshotRef': 'The VolumeSnapshot this content is bound to (name and namespace required).',
+    'spec.source': 'Exactly one of volumeHandle (a snapshot to take of that volume) and snapshotHandle (an existing snapshot). Cannot be changed.',
+    'spec.deletionPolicy': 'Delete or Retain: whether this content and its snapshot are deleted when its VolumeSnapshot is.',
+    'spec.driver': 'The driver that took or takes the snapshot.',
+    'spec.sourceVolumeMode': 'The volume mode (Filesystem or Block) of the snapshotted volume. Cannot be changed.',
+    'spec.volumeSnapshotClassName': 'The VolumeSnapshotClass this content was made through.',
+  },
 };
 
 /** Upstream's definition name of a kind, e.g. io.k8s.api.storage.v1.StorageClass. */
 export function definitionName(s: Strategy, kind = s.kind): string {
+  // A CRD's kinds are named by their reversed group (io.k8s.storage.snapshot.v1.VolumeSnapshot).
+  if (servedAsCustomResource(s)) return `${s.group.split('.').reverse().join('.')}.${s.version}.${kind}`;
   const group = s.group ? s.group.split('.')[0] : 'core';
   return `io.k8s.api.${group}.${s.version}.${kind}`;
 }

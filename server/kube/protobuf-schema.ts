@@ -461,6 +461,19 @@ const deleteOptions: Schema = [
 /** A List: `items` is always in its JSON, [] when empty. */
 const list = (item: Schema): Schema => [msg(1, 'metadata', listMeta), { ...msgs(2, 'items', item), keep: true }];
 
+/**
+ * Kinds served as JSON (and YAML) only, by `apiVersion/kind`, with the reason. Upstream
+ * serves them from CustomResourceDefinitions, which have no protobuf encoding: clients
+ * (kubectl's dynamic client) always send and accept JSON for them, and a protobuf-only
+ * request is answered 406 as for any object protobuf cannot carry.
+ */
+export const JSON_ONLY_KINDS: ReadonlyMap<string, string> = new Map(
+  ['VolumeSnapshotClass', 'VolumeSnapshot', 'VolumeSnapshotContent'].map((k) => [
+    `snapshot.storage.k8s.io/v1/${k}`,
+    'a CRD upstream (external-snapshotter): no protobuf form',
+  ]),
+);
+
 /** Every kind (and list) Stowage reads and writes as protobuf, by `apiVersion/kind`. */
 export const PROTOBUF_KINDS: ReadonlyMap<string, Schema> = new Map(
   Object.entries({

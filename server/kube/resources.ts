@@ -17,6 +17,7 @@ import { invalidListOptions, parseDeleteOptions, parseListQuery, parseWriteQuery
 import { deletedStatus, tooLargeResourceVersion } from './status';
 import { shapeList, shapeObject } from './table';
 import { serveWatch, type WatchTiming } from './watch';
+import { servedAsCustomResource } from '../resources/registry';
 
 export interface ResourceRequest {
   req: IncomingMessage;
@@ -195,7 +196,7 @@ async function apply(r: ResourceRequest, body: unknown, w: ReturnType<typeof par
 
 async function patch(r: ResourceRequest): Promise<void> {
   r.objects.authorize(r.principal, 'patch', r.strategy.kind, r.namespace, r.name);
-  const type = patchTypeOf(r.req.headers['content-type']);
+  const type = patchTypeOf(r.req.headers['content-type'], servedAsCustomResource(r.strategy));
   const w = parseWriteQuery(r.url.searchParams);
   const body = decodeBody(r.req, await readBody(r.req, r.maxBodyBytes), { patch: true });
   if (body === undefined) throw bad('the request has no body; a patch was expected');

@@ -14,6 +14,9 @@ import type { ResourceQuota } from './resource-quota/schema';
 import type { Secret } from './secret/schema';
 import type { StorageClass } from './storage-class/schema';
 import type { KubeObject } from './types';
+import type { VolumeSnapshotClass } from './volume-snapshot-class/schema';
+import type { VolumeSnapshotContent } from './volume-snapshot-content/schema';
+import type { VolumeSnapshot } from './volume-snapshot/schema';
 
 export interface KindMap {
   PersistentVolume: PersistentVolume;
@@ -27,6 +30,9 @@ export interface KindMap {
   Pod: Pod;
   ResourceQuota: ResourceQuota;
   CSIStorageCapacity: CSIStorageCapacity;
+  VolumeSnapshotClass: VolumeSnapshotClass;
+  VolumeSnapshot: VolumeSnapshot;
+  VolumeSnapshotContent: VolumeSnapshotContent;
 }
 
 export type KindName = keyof KindMap;

@@ -11,6 +11,9 @@ import { resourceQuotaStrategy } from './resource-quota/strategy';
 import { secretStrategy } from './secret/strategy';
 import { storageClassStrategy } from './storage-class/strategy';
 import type { Strategy } from './types';
+import { volumeSnapshotClassStrategy } from './volume-snapshot-class/strategy';
+import { volumeSnapshotContentStrategy } from './volume-snapshot-content/strategy';
+import { volumeSnapshotStrategy } from './volume-snapshot/strategy';
 
 export const strategies: Strategy[] = [
   namespaceStrategy,
@@ -24,7 +27,20 @@ export const strategies: Strategy[] = [
   secretStrategy,
   resourceQuotaStrategy,
   csiStorageCapacityStrategy,
+  volumeSnapshotClassStrategy,
+  volumeSnapshotStrategy,
+  volumeSnapshotContentStrategy,
 ];
+
+/**
+ * API groups whose kinds upstream serves from CustomResourceDefinitions (the snapshot kinds
+ * of external-snapshotter): JSON only, no strategic merge patch, OpenAPI names by reversed group.
+ */
+export const CUSTOM_RESOURCE_GROUPS: ReadonlySet<string> = new Set(['snapshot.storage.k8s.io']);
+
+export function servedAsCustomResource(s: Strategy): boolean {
+  return CUSTOM_RESOURCE_GROUPS.has(s.group);
+}
 
 export function strategyForKind(kind: string): Strategy | undefined {
   return strategies.find((s) => s.kind === kind);

@@ -24,7 +24,7 @@ describe('the documents', () => {
   test('/openapi/v3 lists a document per group-version, each served by its hash with the kinds and their lists', async () => {
     const list = await getJson('/openapi/v3');
     expect(list.status).toBe(200);
-    expect(Object.keys(list.body.paths).sort()).toEqual(['api/v1', 'apis/storage.k8s.io/v1']);
+    expect(Object.keys(list.body.paths).sort()).toEqual(['api/v1', 'apis/snapshot.storage.k8s.io/v1', 'apis/storage.k8s.io/v1']);
     const url: string = list.body.paths['apis/storage.k8s.io/v1'].serverRelativeURL;
     expect(url).toMatch(/^\/openapi\/v3\/apis\/storage\.k8s\.io\/v1\?hash=[0-9A-F]{64}$/);
     const doc = await getJson(url);
@@ -37,6 +37,13 @@ describe('the documents', () => {
     const core = await getJson(list.body.paths['api/v1'].serverRelativeURL);
     const pv = core.body.components.schemas['io.k8s.api.core.v1.PersistentVolume'];
     expect(Object.keys(pv.properties.spec.properties)).toEqual(expect.arrayContaining(['capacity', 'accessModes', 'local', 'hostPath', 'nodeAffinity', 'claimRef']));
+    // The snapshot kinds are CRDs upstream: named by their reversed group, as a CRD's OpenAPI names them.
+    const snap = await getJson(list.body.paths['apis/snapshot.storage.k8s.io/v1'].serverRelativeURL);
+    expect(Object.keys(snap.body.components.schemas).filter((n) => !n.endsWith('List')).sort()).toEqual([
+      'io.k8s.storage.snapshot.v1.VolumeSnapshot',
+      'io.k8s.storage.snapshot.v1.VolumeSnapshotClass',
+      'io.k8s.storage.snapshot.v1.VolumeSnapshotContent',
+    ]);
   });
 
   test('PATCH names fieldValidation and dryRun, and leaves strategic merge to kubectl built-in types', async () => {

@@ -66,3 +66,7 @@ export const annPoolFree = 'pool.stowage.io/free-bytes';
 export const annPoolAllocated = 'pool.stowage.io/allocated-bytes';
 /** On a pool's CSIStorageCapacity: why the path cannot serve as a pool on that node (then capacity is 0). */
 export const annPoolProblem = 'pool.stowage.io/problem';
+/** On a VolumeSnapshotClass: "true" marks it its driver's default (upstream IsDefaultSnapshotClassAnnotation). */
+export const annIsDefaultSnapshotClass = 'snapshot.storage.kubernetes.io/is-default-class';
+/** On a VolumeSnapshotContent: its VolumeSnapshot is being deleted (upstream AnnVolumeSnapshotBeingDeleted). */
+export const annVolumeSnapshotBeingDeleted = 'snapshot.storage.kubernetes.io/volumesnapshot-being-deleted';

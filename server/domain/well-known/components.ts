@@ -13,3 +13,5 @@ export const nodeLifecycleComponent = 'node-lifecycle-controller';
 export const localVolumeManagerComponent = 'local-volume-manager';
 /** Stowage's reclaim center: one-click actions an admin applied. */
 export const reclaimCenterComponent = 'stowage-reclaim-center';
+/** Upstream's snapshot controller (external-snapshotter's common controller): VolumeSnapshots and their contents. */
+export const snapshotControllerComponent = 'snapshot-controller';

@@ -8,3 +8,11 @@ export const pvProtectionFinalizer = 'kubernetes.io/pv-protection';
 export const pvControllerFinalizer = 'kubernetes.io/pv-controller';
 /** On a local volume: held until the manager has recorded what its disk needs (a cleanup job or nothing). */
 export const localCleanupFinalizer = 'local.stowage.io/cleanup';
+/** On a VolumeSnapshot: held while a claim is being restored from it (upstream VolumeSnapshotAsSourceFinalizer). */
+export const volumeSnapshotAsSourceFinalizer = 'snapshot.storage.kubernetes.io/volumesnapshot-as-source-protection';
+/** On a VolumeSnapshot bound to a content with deletionPolicy Delete: held until that content is gone (upstream VolumeSnapshotBoundFinalizer). */
+export const volumeSnapshotBoundFinalizer = 'snapshot.storage.kubernetes.io/volumesnapshot-bound-protection';
+/** On a bound VolumeSnapshotContent: held until its snapshot is deleted as its deletionPolicy says (upstream VolumeSnapshotContentFinalizer). */
+export const volumeSnapshotContentFinalizer = 'snapshot.storage.kubernetes.io/volumesnapshotcontent-bound-protection';
+/** On a claim: held while a VolumeSnapshot of it is being taken (upstream PVCFinalizer). */
+export const pvcAsSnapshotSourceFinalizer = 'snapshot.storage.kubernetes.io/pvc-as-source-protection';

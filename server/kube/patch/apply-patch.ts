@@ -19,13 +19,17 @@ export type PatchType = (typeof PATCH_TYPES)[number];
 /** Upstream's limit on the operations of one JSON patch. */
 const MAX_JSON_PATCH_OPERATIONS = 10_000;
 
-/** The patch type of a Content-Type header, or a 415 UnsupportedMediaType. */
-export function patchTypeOf(contentType: string | undefined): PatchType {
+/**
+ * The patch type of a Content-Type header, or a 415 UnsupportedMediaType. A kind served as
+ * a custom resource takes no strategic merge patch (as upstream's apiserver for CRs).
+ */
+export function patchTypeOf(contentType: string | undefined, customResource = false): PatchType {
   const base = (contentType ?? '').split(';')[0].trim().toLowerCase();
-  if ((PATCH_TYPES as readonly string[]).includes(base)) return base as PatchType;
+  const accepted = customResource ? PATCH_TYPES.filter((t) => t !== 'application/strategic-merge-patch+json') : PATCH_TYPES;
+  if ((accepted as readonly string[]).includes(base)) return base as PatchType;
   throw new StowageError(
     'UnsupportedMediaType',
-    `the body of the request was in an unknown format - accepted media types include: ${PATCH_TYPES.join(', ')}`,
+    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
   );
 }
 
