@@ -53,7 +53,11 @@ export function QuotaForm({ base, namespace }: { base?: ResourceQuota; namespace
         <Stack gap="xs">
           <Group grow align="flex-start">
             <Select label="Namespace" withAsterisk searchable disabled={Boolean(base)} data={(namespaces.data?.items ?? []).map((n) => n.metadata.name ?? '')} value={d.namespace || null} onChange={(v) => setD((p) => ({ ...p, namespace: v ?? '' }))} error={errorFor('namespace')} />
-            <TextInput label="Name" withAsterisk disabled={Boolean(base)} value={d.name} onChange={(e) => setD((p) => ({ ...p, name: e.currentTarget.value }))} error={errorFor('name')} />
+            <TextInput label="Name" withAsterisk disabled={Boolean(base)} value={d.name} onChange={(e) => {
+                // Read now: the updater may run after React has released the event (currentTarget null).
+                const name = e.currentTarget.value;
+                setD((p) => ({ ...p, name }));
+              }} error={errorFor('name')} />
           </Group>
           <Text size="sm" fw={500}>
             Hard limits
