@@ -44,7 +44,9 @@ test('a quota page shows used and hard limits as bars, for the developer and the
 });
 
 test('an admin creates a quota with the form and edits its limits', async ({ page }) => {
-  const ns = DEV_USER.otherNamespace;
+  // A namespace of its own: claims other tests leave elsewhere must not count here.
+  const ns = uniqueName('quota-form');
+  await createObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   const name = uniqueName('form-quota');
   await signInAsAdmin(page, `/quotas?namespace=${ns}`);
   await page.getByRole('link', { name: 'Create quota' }).click();
