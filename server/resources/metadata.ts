@@ -263,6 +263,12 @@ export function keepSystemMetadata(next: KubeObject, prev: KubeObject): void {
   }
 }
 
+/** For an update of the object (not its status subresource): `status` stays as stored. */
+export function keepStatus(next: KubeObject, prev: KubeObject): void {
+  if (prev.status === undefined) delete next.status;
+  else next.status = structuredClone(prev.status);
+}
+
 /**
  * For a status update: everything but `status` comes from the stored object. The
  * sent resourceVersion is kept, so that a stale one still fails as a conflict.

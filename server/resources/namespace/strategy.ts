@@ -5,16 +5,7 @@ import { ageOf } from '../../domain/duration';
 import { isQualifiedName } from '../../domain/names';
 import { ageColumn, column, nameColumn, noColumns } from '../columns';
 import { child, invalid, notSupported } from '../field-errors';
-import {
-  keepAllButStatus,
-  keepSystemMetadata,
-  shapeErrors,
-  stripNulls,
-  validateKubeFinalizerNames,
-  validateObjectMeta,
-  validateObjectMetaUpdate,
-  validateTypeMeta,
-} from '../metadata';
+import { keepAllButStatus, keepSystemMetadata, shapeErrors, stripNulls, validateKubeFinalizerNames, validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta, keepStatus } from '../metadata';
 import type { Strategy } from '../types';
 import { labelMetadataName } from '../../domain/well-known/labels';
 import { namespaceSchema, type Namespace } from './schema';
@@ -83,8 +74,7 @@ export const namespaceStrategy: Strategy<Namespace> = {
     // spec.finalizers change only through the finalize subresource upstream.
     if (prev.spec === undefined) delete next.spec;
     else next.spec = structuredClone(prev.spec);
-    if (prev.status === undefined) delete next.status;
-    else next.status = structuredClone(prev.status);
+    keepStatus(next, prev);
   },
 
   prepareForStatusUpdate: keepAllButStatus,

@@ -5,15 +5,7 @@ import { ageOf } from '../../domain/duration';
 import { isQualifiedName, isValidLabelValue } from '../../domain/names';
 import { ageColumn, column, nameColumn, noColumns } from '../columns';
 import { child, duplicate, forbidden, invalid, notSupported, required } from '../field-errors';
-import {
-  keepAllButStatus,
-  keepSystemMetadata,
-  shapeErrors,
-  stripNulls,
-  validateObjectMeta,
-  validateObjectMetaUpdate,
-  validateTypeMeta,
-} from '../metadata';
+import { keepAllButStatus, keepSystemMetadata, shapeErrors, stripNulls, validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta, keepStatus } from '../metadata';
 import { canonicalizeResourceList, validateResourceList } from '../resource-list';
 import type { Strategy } from '../types';
 import { labelNodeRolePrefix, labelRole } from '../../domain/well-known/labels';
@@ -158,8 +150,7 @@ export const nodeStrategy: Strategy<Node> = {
 
   prepareForUpdate(next, prev) {
     keepSystemMetadata(next, prev);
-    if (prev.status === undefined) delete next.status;
-    else next.status = structuredClone(prev.status);
+    keepStatus(next, prev);
   },
 
   prepareForStatusUpdate: keepAllButStatus,

@@ -3,7 +3,7 @@
 import { abbreviateAccessModes, accessModesToBits } from '../../domain/access-modes';
 import { ageOf } from '../../domain/duration';
 import { ageColumn, column, nameColumn, noColumns } from '../columns';
-import { keepAllButStatus, keepSystemMetadata, shapeErrors, stripNulls } from '../metadata';
+import { keepAllButStatus, keepSystemMetadata, shapeErrors, stripNulls, keepStatus } from '../metadata';
 import { bytesOf, canonicalizeResourceList, showQuantity } from '../resource-list';
 import type { Strategy } from '../types';
 import { persistentVolumeClaimWarnings } from '../volume-warnings';
@@ -70,8 +70,7 @@ export const persistentVolumeClaimStrategy: Strategy<PersistentVolumeClaim> = {
 
   prepareForUpdate(next, prev) {
     keepSystemMetadata(next, prev);
-    if (prev.status === undefined) delete next.status;
-    else next.status = structuredClone(prev.status);
+    keepStatus(next, prev);
   },
 
   prepareForStatusUpdate(next, prev) {

@@ -4,7 +4,7 @@
 import { abbreviateAccessModes, accessModesToBits } from '../../domain/access-modes';
 import { ageOf } from '../../domain/duration';
 import { ageColumn, column, nameColumn, noColumns } from '../columns';
-import { keepAllButStatus, keepSystemMetadata, shapeErrors, stripNulls, timestampNow } from '../metadata';
+import { keepAllButStatus, keepSystemMetadata, shapeErrors, stripNulls, timestampNow, keepStatus } from '../metadata';
 import { pinnedHostname } from '../node-selector';
 import { bytesOf, canonicalizeResourceList, showQuantity } from '../resource-list';
 import type { Strategy } from '../types';
@@ -56,8 +56,7 @@ export const persistentVolumeStrategy: Strategy<PersistentVolume> = {
 
   prepareForUpdate(next, prev) {
     keepSystemMetadata(next, prev);
-    if (prev.status === undefined) delete next.status;
-    else next.status = structuredClone(prev.status);
+    keepStatus(next, prev);
   },
 
   prepareForStatusUpdate(next, prev) {

@@ -3,7 +3,7 @@
 // (NAME READY STATUS RESTARTS AGE, and IP NODE with -o wide).
 import { ageOf } from '../../domain/duration';
 import { ageColumn, column, nameColumn, noColumns } from '../columns';
-import { keepAllButStatus, keepSystemMetadata, shapeErrors, stripNulls } from '../metadata';
+import { keepAllButStatus, keepSystemMetadata, shapeErrors, stripNulls, keepStatus } from '../metadata';
 import type { Strategy } from '../types';
 import { podSchema, type Pod } from './schema';
 import { validatePod, validatePodUpdate } from './validation';
@@ -66,8 +66,7 @@ export const podStrategy: Strategy<Pod> = {
 
   prepareForUpdate(next, prev) {
     keepSystemMetadata(next, prev);
-    if (prev.status === undefined) delete next.status;
-    else next.status = structuredClone(prev.status);
+    keepStatus(next, prev);
   },
 
   prepareForStatusUpdate(next, prev) {

@@ -3,7 +3,7 @@
 // kubectl prints (NAME, AGE, REQUEST, LIMIT as upstream printResourceQuota).
 import { ageOf } from '../../domain/duration';
 import { ageColumn, column, nameColumn, noColumns } from '../columns';
-import { keepAllButStatus, keepSystemMetadata, shapeErrors, stripNulls } from '../metadata';
+import { keepAllButStatus, keepSystemMetadata, shapeErrors, stripNulls, keepStatus } from '../metadata';
 import { canonicalizeResourceList, showQuantity } from '../resource-list';
 import type { Strategy } from '../types';
 import { resourceQuotaSchema, type ResourceQuota } from './schema';
@@ -55,8 +55,7 @@ export const resourceQuotaStrategy: Strategy<ResourceQuota> = {
 
   prepareForUpdate(next, prev) {
     keepSystemMetadata(next, prev);
-    if (prev.status === undefined) delete next.status;
-    else next.status = structuredClone(prev.status);
+    keepStatus(next, prev);
   },
 
   prepareForStatusUpdate(next, prev) {

@@ -7,7 +7,7 @@ import type { FieldError } from '../../domain/errors';
 import { ageOf } from '../../domain/duration';
 import { ageColumn, column, nameColumn, noColumns } from '../columns';
 import { invalid, required } from '../field-errors';
-import { keepAllButStatus, keepSystemMetadata, shapeErrors, stripNulls, validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta } from '../metadata';
+import { keepAllButStatus, keepSystemMetadata, shapeErrors, stripNulls, validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta, keepStatus } from '../metadata';
 import { celError, celExactlyOne, celImmutable, celRequiredOnceSet, deletionPolicyErrors, requiredField, SNAPSHOT_API_VERSION } from '../snapshot-fields';
 import type { Strategy } from '../types';
 import { volumeSnapshotContentSchema, type VolumeSnapshotContent } from './schema';
@@ -72,8 +72,7 @@ export const volumeSnapshotContentStrategy: Strategy<VolumeSnapshotContent> = {
   },
   prepareForUpdate(next, prev) {
     keepSystemMetadata(next, prev);
-    if (prev.status === undefined) delete next.status;
-    else next.status = structuredClone(prev.status);
+    keepStatus(next, prev);
   },
   prepareForStatusUpdate(next, prev) {
     keepAllButStatus(next, prev);

@@ -7,7 +7,7 @@ import { ageOf } from '../../domain/duration';
 import { quantityFromJSON } from '../../domain/quantity';
 import { ageColumn, column, nameColumn, noColumns } from '../columns';
 import { invalid, required } from '../field-errors';
-import { keepAllButStatus, keepSystemMetadata, shapeErrors, stripNulls, validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta } from '../metadata';
+import { keepAllButStatus, keepSystemMetadata, shapeErrors, stripNulls, validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta, keepStatus } from '../metadata';
 import { celError, celExactlyOne, celImmutable, celRequiredOnceSet, SNAPSHOT_API_VERSION } from '../snapshot-fields';
 import type { Strategy, TableColumn } from '../types';
 import { volumeSnapshotSchema, type VolumeSnapshot } from './schema';
@@ -86,8 +86,7 @@ export const volumeSnapshotStrategy: Strategy<VolumeSnapshot> = {
   },
   prepareForUpdate(next, prev) {
     keepSystemMetadata(next, prev);
-    if (prev.status === undefined) delete next.status;
-    else next.status = structuredClone(prev.status);
+    keepStatus(next, prev);
   },
   prepareForStatusUpdate(next, prev) {
     keepAllButStatus(next, prev);
