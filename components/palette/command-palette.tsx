@@ -56,18 +56,20 @@ export function CommandPalette({
   // Where the focus was when the palette opened: it goes back there once the palette has
   // closed and let go of it, unless something else (another dialog) has taken it.
   // (Mantine's returnFocus tries once, 10 ms after closing; in about one run in ten of the
-  // palette's browser test the focus was then left on the page body.)
+  // palette's browser test the focus was then left on the page body.) The wait is bounded
+  // by time, not by frames: on a loaded machine the closing transition's timer can fire
+  // after many frames have passed, and focus must still come back.
   const returnTo = useRef<Element | null>(null);
   useEffect(() => {
     const el = returnTo.current;
     if (opened || !(el instanceof HTMLElement)) return;
-    let frames = 0;
+    const deadline = performance.now() + 3000;
     let id = 0;
     const tick = () => {
       const active = document.activeElement;
       if (!active || active === document.body) {
         if (el.isConnected) el.focus();
-      } else if (active.closest('[role="dialog"]') && ++frames < 60) {
+      } else if (active.closest('[role="dialog"]') && performance.now() < deadline) {
         id = requestAnimationFrame(tick);
         return;
       }
