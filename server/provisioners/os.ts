@@ -70,6 +70,15 @@ export interface HostOs {
   mount(source: string, target: string, fsType?: string, options?: string[]): Promise<void>;
   /** umount; succeeds when nothing is mounted there. */
   umount(target: string): Promise<void>;
+  /**
+   * cp -a --reflink=auto: copies a file or a directory tree (ownership, modes, times, links)
+   * to `target`, which must not exist; shares blocks where the filesystem can (btrfs, xfs).
+   */
+  copy(source: string, target: string): Promise<void>;
+  /** rename(2): moves `source` to `target` in one step (same filesystem). */
+  rename(source: string, target: string): Promise<void>;
+  /** Writes what is cached for a file, a device or (`fileSystem`) the whole filesystem holding the path to disk (sync [-f]). */
+  sync(path: string, fileSystem?: boolean): Promise<void>;
 }
 
 function errText(e: unknown): string {
@@ -302,6 +311,19 @@ export function createRealOs(nodeName?: string): HostOs {
     async umount(target) {
       if ((await self.mountedAt(target)) === undefined) return;
       await cmd('umount', [target]);
+    },
+
+    async copy(source, target) {
+      if (await self.exists(target)) throw new Error(`refusing to copy onto ${target}: it exists`);
+      await cmd('cp', ['-a', '--reflink=auto', '--', source, target]);
+    },
+
+    async rename(source, target) {
+      await fs.rename(source, target);
+    },
+
+    async sync(path, fileSystem = false) {
+      await cmd('sync', fileSystem ? ['-f', '--', path] : ['--', path]);
     },
   };
   return self;
