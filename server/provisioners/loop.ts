@@ -93,10 +93,20 @@ export function createLoopPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
     await os.rm(file);
   }
 
-  async function make(record: AssetRecord, bytes: bigint, block: boolean, fsType: string, node: string, labels: Record<string, string>): Promise<ProvisionedVolume> {
+  /** A mounted filesystem's cache, then the device's, reach the image (before it is copied). */
+  async function flush(v: AssetRecord): Promise<void> {
+    const { file, mountpoint } = v.details as { file: string; mountpoint?: string };
+    if (mountpoint !== undefined && (await os.mountedAt(mountpoint)) !== undefined) await os.sync(mountpoint, true);
+    for (const device of await os.losetupFind(file)) await os.sync(device);
+  }
+
+  async function make(record: AssetRecord, bytes: bigint, block: boolean, fsType: string, node: string, labels: Record<string, string>, source?: AssetRecord): Promise<ProvisionedVolume> {
     const { file, mountpoint, basePath, from } = record.details as { file: string; mountpoint?: string; basePath: string; from?: string };
-    // A restore or a clone: the image copied whole first; a larger request grows it (and its filesystem below).
-    if (from) await copyOnce(os, from, file);
+    // A restore or a clone: the image copied whole first (a clone's source flushed); a larger request grows it (and its filesystem below).
+    if (from && !(await os.exists(file))) {
+      if (source && !isSnapshotRecord(source)) await flush(source);
+      await copyOnce(os, from, file);
+    }
     const grown = from !== undefined && ((await os.sizeOf(file)) ?? 0n) < bytes;
     if ((await os.sizeOf(file)) !== bytes) await os.truncate(file, bytes);
     const attached = await os.losetupFind(file);
@@ -160,19 +170,20 @@ export function createLoopPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
       } catch (err) {
         return failed(err);
       }
-      let from: string | undefined;
+      let source: AssetRecord | undefined;
       try {
-        if (o.source) from = dataOf(await sourceRecord(deps, name, o.source));
+        if (o.source) source = await sourceRecord(deps, name, o.source);
       } catch (err) {
         return failed(err);
       }
+      const from = source ? dataOf(source) : undefined;
       const { labels } = nodeSelectorLabels(name, o.selector, node);
       return provisionWithIntent({
         plugin: name,
         deps,
         options: o,
         planned: { ...(mountpoint ? { file, mountpoint, basePath } : { file, basePath }), ...(from ? { from } : {}) },
-        make: (record) => make(record, bytes, block, fsType, node, labels),
+        make: (record) => make(record, bytes, block, fsType, node, labels, source),
         undo: remove,
       });
     },
@@ -210,12 +221,7 @@ export function createLoopPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
       deps,
       dataOf: (v) => ({ path: dataOf(v), basePath: String(v.details.basePath) }),
       target: (v, content) => path.posix.join(String(v.details.basePath), 'snapshots', `${content}.img`),
-      // A mounted filesystem's cache, then the device's, reach the image before it is copied.
-      async flush(v) {
-        const { file, mountpoint } = v.details as { file: string; mountpoint?: string };
-        if (mountpoint !== undefined && (await os.mountedAt(mountpoint)) !== undefined) await os.sync(mountpoint, true);
-        for (const device of await os.losetupFind(file)) await os.sync(device);
-      },
+      flush,
     }),
 
     ...nodeLocalDeleters(deps, name, remove),
