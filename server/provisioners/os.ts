@@ -109,6 +109,17 @@ function isMissing(e: unknown): boolean {
   return (e as NodeJS.ErrnoException)?.code === 'ENOENT';
 }
 
+let parentDeath: Promise<string[] | undefined> | undefined;
+
+/** `setpriv --pdeathsig KILL --` (util-linux) when it is there: the command it runs is killed when this process dies. */
+function withParentDeath(): Promise<string[] | undefined> {
+  parentDeath ??= run('setpriv', ['--pdeathsig', 'KILL', '--', 'true']).then(
+    () => ['setpriv', '--pdeathsig', 'KILL', '--'],
+    () => undefined,
+  );
+  return parentDeath;
+}
+
 export function createRealOs(nodeName?: string): HostOs {
   const self: HostOs = {
     hostname: () => nodeName ?? nodeOs.hostname(),
@@ -315,7 +326,9 @@ export function createRealOs(nodeName?: string): HostOs {
 
     async copy(source, target) {
       if (await self.exists(target)) throw new Error(`refusing to copy onto ${target}: it exists`);
-      await cmd('cp', ['-a', '--reflink=auto', '--', source, target]);
+      // cp dies with this process (a kill -9 of it must not leave a copy going on behind the next attempt's back).
+      const [file, ...pre] = (await withParentDeath()) ?? ['cp'];
+      await cmd(file, [...pre, ...(pre.length ? ['cp'] : []), '-a', '--reflink=auto', '--', source, target]);
     },
 
     async rename(source, target) {
