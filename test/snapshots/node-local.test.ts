@@ -136,8 +136,9 @@ describe.skipIf(!loop.ok)('stowage.io/loop: snapshot, restore, clone (image copi
 describe('refused before anything is made', () => {
   it('a snapshot of a claim that is not Bound: upstream\'s error, no content', async () => {
     await h.createClass('hp-unbound', hostPathProvisioner, { basePath: h.base }, { volumeBindingMode: 'WaitForFirstConsumer' });
+    await h.ts.store.create({ apiVersion: api, kind: 'VolumeSnapshotClass', metadata: { name: 'hp-unbound-snap' }, driver: hostPathProvisioner, deletionPolicy: 'Delete' });
     await h.createClaim('waiting', 'hp-unbound');
-    await h.ts.store.create({ apiVersion: api, kind: 'VolumeSnapshot', metadata: { name: 'of-waiting', namespace: NS }, spec: { source: { persistentVolumeClaimName: 'waiting' }, volumeSnapshotClassName: 'hp-snap' } });
+    await h.ts.store.create({ apiVersion: api, kind: 'VolumeSnapshot', metadata: { name: 'of-waiting', namespace: NS }, spec: { source: { persistentVolumeClaimName: 'waiting' }, volumeSnapshotClassName: 'hp-unbound-snap' } });
     const vs = await waitFor('the error on the snapshot', async () => {
       const s = await snapshot('of-waiting');
       return s?.status?.error ? s : undefined;

@@ -114,8 +114,11 @@ export function inTreeSnapshots(driver: string): boolean | undefined {
   return inTreeProvisionerNames.has(driver) ? capabilitiesOf(driver).snapshots === true : undefined;
 }
 
-/** upstream createSnapshotContent: the claim's finalizer, then the content; or the error, with nothing made. */
-async function createContent(d: Deps, ctx: ReconcileContext, read: VolumeSnapshot, classes: VolumeSnapshotClass[], now: string): Promise<void> {
+/**
+ * upstream createSnapshotContent: the claim's finalizer, then the content; or the error,
+ * with nothing made (false: look again a little later, as upstream's resync does).
+ */
+async function createContent(d: Deps, ctx: ReconcileContext, read: VolumeSnapshot, classes: VolumeSnapshotClass[], now: string): Promise<boolean> {
   const claimName = read.spec?.source?.persistentVolumeClaimName;
   const claim = claimName !== undefined ? await d.store.tryGet(PVC, read.metadata.namespace, claimName) : undefined;
   const volume = claim?.spec?.volumeName ? await d.store.tryGet('PersistentVolume', undefined, claim.spec.volumeName) : undefined;
@@ -123,7 +126,7 @@ async function createContent(d: Deps, ctx: ReconcileContext, read: VolumeSnapsho
   if (!choice.ok) {
     const step = errorAction(read, true, choice.reason, choice.message, now);
     if (step.action === 'error' && (await changeSnapshot(d, ctx, read, (vs) => (vs.status = step.status), true))) await emit(d, read, [step.event]);
-    throw new Error(choice.message);
+    return false;
   }
   if (claim && ensureClaimSourceFinalizer(claim).action === 'add') {
     await write(d, ctx, async (t) => {
@@ -140,9 +143,10 @@ async function createContent(d: Deps, ctx: ReconcileContext, read: VolumeSnapsho
       await event(d, read, 'Warning', 'CreateSnapshotContentFailed', `Error creating volume snapshot content object for snapshot ${namespaceName(read)}: ${errorText(err)}.`);
       throw err;
     }
-    return;
+    return true;
   }
   await event(d, read, 'Normal', 'CreatingSnapshot', `Waiting for a snapshot ${namespaceName(read)} to be created by the CSI driver.`);
+  return true;
 }
 
 const namespaceName = (vs: VolumeSnapshot) => `${vs.metadata.namespace ?? ''}/${vs.metadata.name ?? ''}`;
@@ -185,8 +189,8 @@ export async function syncSnapshot(d: Deps, ctx: ReconcileContext, namespace: st
     case 'none':
       return;
     case 'createContent':
-      await createContent(d, ctx, read, classes, now);
-      next();
+      if (await createContent(d, ctx, read, classes, now)) next();
+      else again();
       return;
     case 'error':
       if (await changeSnapshot(d, ctx, read, (vs) => (vs.status = step.status), true)) await emit(d, read, [step.event]);
