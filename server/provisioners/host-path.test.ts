@@ -141,7 +141,8 @@ describe('stowage.io/host-path refuses what it cannot honour, before making anyt
     { name: 'a bad mode', params: { basePath: '/data', mode: 'rwx' }, problem: /"mode" must be octal/ },
     { name: 'volumeMode Block', params: { basePath: '/data' }, spec: { volumeMode: 'Block' }, problem: /cannot provision a volume with volumeMode Block/ },
     { name: 'ReadWriteMany', params: { basePath: '/data' }, spec: { accessModes: ['ReadWriteMany'] }, problem: /access mode ReadWriteMany/ },
-    { name: 'a data source', params: { basePath: '/data' }, spec: { dataSource: { kind: 'PersistentVolumeClaim', name: 'x' } }, problem: /data source/ },
+    { name: "a populator's data source", params: { basePath: '/data' }, spec: { dataSource: { apiGroup: 'example.io', kind: 'Populator', name: 'x' } }, problem: /cannot populate a volume from a Populator/ },
+    { name: 'a data source in another namespace', params: { basePath: '/data' }, spec: { dataSourceRef: { kind: 'PersistentVolumeClaim', name: 'x', namespace: 'other' } }, problem: /from another namespace/ },
     { name: 'a selector on an unknown label', params: { basePath: '/data' }, spec: { selector: { matchLabels: { zone: 'a' } } }, problem: /label "zone"/ },
     { name: 'a selector for another node', params: { basePath: '/data' }, spec: { selector: { matchLabels: { 'kubernetes.io/hostname': 'node-b' } } }, problem: /provisions on node "node-a" only/ },
     { name: 'a NotIn selector', params: { basePath: '/data' }, spec: { selector: { matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'NotIn', values: ['x'] }] } }, problem: /cannot be satisfied/ },
@@ -172,5 +173,46 @@ describe('stowage.io/host-path refuses what it cannot honour, before making anyt
     const result = await plugin(fake).provision(provisionOptionsFor(claim, testClass(hostPathProvisioner, { basePath: '/data' })));
     expect(result.state).toBe('reschedule');
     expect(await assets.count()).toBe(0);
+  });
+});
+
+describe('stowage.io/host-path snapshots: a copy with its progress', () => {
+  /** A copy that stops after its first file until released: progress is seen mid-copy. */
+  class PausingCopyOs extends FakeOs {
+    release: () => void = () => {};
+    async copy(source: string, target: string): Promise<void> {
+      await this.mkdir(target);
+      this.files.set(`${target}/first`, 10n);
+      await new Promise<void>((resolve) => (this.release = resolve));
+      await this.rm(target);
+      await super.copy(source, target);
+    }
+  }
+
+  it('reports the partial copy against the source, then the whole; the record is created with the copy', async () => {
+    const fake = new PausingCopyOs({ hostname: NODE });
+    const p = createHostPathPlugin({ os: fake, assets, nodeName: NODE, progressEveryMs: 5 });
+    const claim = testClaim({ name: 'data', size: '1Gi' });
+    const made = await p.provision(provisionOptionsFor(claim, testClass(hostPathProvisioner, { basePath: '/data' })));
+    if (!made.volume) throw made.error;
+    const volumeDir = made.volume.asset.path as string;
+    fake.files.set(`${volumeDir}/a`, 600n);
+    fake.files.set(`${volumeDir}/b`, 400n);
+    const seen: string[] = [];
+    const result = await p.snapshots!.create({
+      contentName: 'snapcontent-1',
+      pvName: `pvc-${claim.metadata.uid}`,
+      sizeBytes: 1n << 30n,
+      onProgress: (x) => {
+        seen.push(`${x.copiedBytes}/${x.totalBytes}`);
+        if (seen.length === 1) fake.release();
+      },
+    });
+    expect(seen[0]).toBe('10/1000');
+    expect(seen.at(-1)).toBe('1000/1000');
+    expect(result).toMatchObject({ state: 'ready', snapshot: { handle: '/data/.snapshots/snapcontent-1', sizeBytes: 1n << 30n } });
+    expect(fake.files.get('/data/.snapshots/snapcontent-1/a')).toBe(600n);
+    expect([...fake.dirs].some((d) => d.endsWith('.partial'))).toBe(false);
+    expect((await assets.get(hostPathProvisioner, 'snapcontent-1'))?.state).toBe('created');
   });
 });
