@@ -61,7 +61,7 @@ export function useClaimForm() {
   const sizeErr = sizeProblem(draft, cls?.minBytes);
   const modesErr = draft.accessModes.length === 0 ? 'Pick at least one' : undefined;
   const setSize = useCallback((s: Pick<ClaimDraft, 'size' | 'unit'>) => setDraft((d) => ({ ...d, ...s })), []);
-  const source = useClaimSource(draft, bytesOf(draft), setSize);
+  const source = useClaimSource(draft, bytesOf(draft), setSize, pickClass);
   const sourceErr = source.problem ?? (draft.dataSource && !draft.dataSource.name ? 'Pick where to start from' : undefined);
   const complete = Boolean(draft.name && draft.namespace && !nameProblem && !sizeErr && !modesErr && !sourceErr);
   const { claim, check, quota, create, submit } = useClaimSubmit(draft, complete, !sizeErr);

@@ -18,7 +18,11 @@ interface DraftPart {
   dataSource?: ClaimSource;
 }
 
-export function useClaimSource(draft: DraftPart, requestedBytes: bigint | undefined, setSize: (s: { size: number; unit: 'Mi' | 'Gi' }) => void) {
+/**
+ * `setSize` and `pickClass` are called once per source picked: the size of the source, and
+ * the class of the claim it comes from (a clone must keep it; a restore usually wants it).
+ */
+export function useClaimSource(draft: DraftPart, requestedBytes: bigint | undefined, setSize: (s: { size: number; unit: 'Mi' | 'Gi' }) => void, pickClass: (name: string) => void) {
   const trpc = useTRPC();
   const ns = draft.namespace;
   const snaps = useQuery({ ...trpc.objects.list.queryOptions({ kind: 'VolumeSnapshot', namespace: ns }), enabled: Boolean(ns) });
@@ -28,6 +32,8 @@ export function useClaimSource(draft: DraftPart, requestedBytes: bigint | undefi
   const src = draft.dataSource;
   const snapshot = src?.kind === 'VolumeSnapshot' ? snapshots.find((s) => s.metadata.name === src.name) : undefined;
   const cloned = src?.kind === 'PersistentVolumeClaim' ? allClaims.find((c) => c.metadata.name === src.name) : undefined;
+  const fromClaimName = snapshot ? snapshot.spec?.source?.persistentVolumeClaimName : cloned?.metadata.name;
+  const fromClass = allClaims.find((c) => c.metadata.name === fromClaimName)?.spec?.storageClassName;
   const sourceBytes = snapshot ? bytesOfSize(snapshot.status?.restoreSize === undefined ? undefined : String(snapshot.status.restoreSize)) : cloned ? claimBytes(cloned) : undefined;
 
   // The size follows the source once per source picked (the user may then make it larger).
@@ -38,6 +44,13 @@ export function useClaimSource(draft: DraftPart, requestedBytes: bigint | undefi
     applied.current = key;
     setSize(sizeForBytes(sourceBytes));
   }, [key, sourceBytes, setSize]);
+  const classApplied = useRef<string | undefined>(undefined);
+  const classKey = src && fromClass !== undefined ? `${src.kind}/${src.name}` : undefined;
+  useEffect(() => {
+    if (!classKey || classApplied.current === classKey || fromClass === undefined) return;
+    classApplied.current = classKey;
+    if (fromClass) pickClass(fromClass);
+  }, [classKey, fromClass, pickClass]);
 
   const missing = src && (src.kind === 'VolumeSnapshot' ? snaps.data && !snapshot : claims.data && !cloned) ? `There is no ${src.kind === 'VolumeSnapshot' ? 'snapshot' : 'claim'} ${src.name} in ${ns}` : undefined;
   const notReady = snapshot && snapshotState(snapshot) !== 'Ready' ? `Snapshot ${src!.name} is not ready to use yet: the claim stays Pending until it is` : undefined;
