@@ -38,6 +38,8 @@ export interface PoolOs {
   /** Whether p is the root of a subvolume (no command run); false when nothing is there; rejects for anything else there. */
   isSubvolume(p: string): Promise<boolean>;
   createSubvolume(p: string): Promise<void>;
+  /** `btrfs subvolume snapshot [-r] from p`: p becomes a (read-only) snapshot of the subvolume `from`. */
+  snapshotSubvolume(from: string, p: string, readOnly: boolean): Promise<void>;
   /** Sets the referenced limit of the subvolume's qgroup. */
   limit(p: string, bytes: bigint): Promise<void>;
   /** Deletes the subvolume (and commits), waits until the cleaner is done with it, then destroys its qgroup. */
@@ -101,6 +103,10 @@ export const realPoolOs: PoolOs = {
 
   async createSubvolume(p) {
     await btrfs(['subvolume', 'create', p]);
+  },
+
+  async snapshotSubvolume(from, p, readOnly) {
+    await btrfs(['subvolume', 'snapshot', ...(readOnly ? ['-r'] : []), from, p]);
   },
 
   async limit(p, bytes) {

@@ -37,6 +37,11 @@ class FakePoolOs implements PoolOs {
     this.calls.push(`create ${p}`);
     this.subvolumes.set(p, { id: String(this.next++) });
   }
+  async snapshotSubvolume(from: string, p: string, readOnly: boolean) {
+    if (!this.subvolumes.has(from)) throw new Error(`ERROR: cannot snapshot '${from}': No such file or directory`);
+    this.calls.push(`snapshot${readOnly ? ' -r' : ''} ${from} ${p}`);
+    this.subvolumes.set(p, { id: String(this.next++) });
+  }
   async limit(p: string, bytes: bigint) {
     this.calls.push(`limit ${p} ${bytes}`);
     this.subvolumes.get(p)!.limit = bytes;
@@ -102,6 +107,36 @@ describe('idempotent steps', () => {
     const { os, keeper, work } = setup();
     expect(await keeper.settle(work, volume({ want: 'absent', subvolumeId: '300' }))).toEqual({ state: 'absent' });
     expect(os.calls).toEqual([`delete /pools/a/${PV} 300`]);
+  });
+});
+
+describe('snapshots, restores and clones (from another subvolume of the pool)', () => {
+  const SNAP = `snapcontent-${UID}`;
+  const other = `pvc-${'2'.repeat(8)}-2222-2222-2222-222222222222`;
+
+  test('a read-only snapshot is made once and never limited', async () => {
+    const { os, keeper, work } = setup();
+    await keeper.settle(work, volume());
+    const snap = volume({ pvName: SNAP, path: `/pools/a/${SNAP}`, from: `/pools/a/${PV}`, readOnly: true, limitBytes: '0' });
+    expect(await keeper.settle(work, snap)).toEqual({ state: 'present', limitBytes: '0' });
+    expect(await keeper.settle(work, snap)).toMatchObject({ state: 'present', limitBytes: '0' });
+    expect(os.calls.slice(2)).toEqual([`snapshot -r /pools/a/${PV} /pools/a/${SNAP}`]);
+  });
+
+  test('a restore is a writable snapshot of the snapshot with its own limit', async () => {
+    const { os, keeper, work } = setup();
+    await keeper.settle(work, volume());
+    await keeper.settle(work, volume({ pvName: SNAP, path: `/pools/a/${SNAP}`, from: `/pools/a/${PV}`, readOnly: true, limitBytes: '0' }));
+    const restore = volume({ pvName: other, path: `/pools/a/${other}`, from: `/pools/a/${SNAP}`, limitBytes: '2097152' });
+    expect(await keeper.settle(work, restore)).toEqual({ state: 'present', limitBytes: '2097152' });
+    expect(os.calls.slice(3)).toEqual([`snapshot /pools/a/${SNAP} /pools/a/${other}`, `limit /pools/a/${other} 2097152`]);
+  });
+
+  test('a source outside the pool is refused untouched', async () => {
+    const { os, keeper, work } = setup();
+    const bad = volume({ pvName: other, path: `/pools/a/${other}`, from: `/etc/${PV}` });
+    await expect(keeper.settle(work, bad)).rejects.toThrow(/refusing to snapshot \/etc\//);
+    expect(os.calls).toEqual([]);
   });
 });
 

@@ -109,8 +109,13 @@ export class PoolKeeper {
       this.log.info({ pv: v.pvName, path: v.path }, 'subvolume removed');
       return { state: 'absent' };
     }
-    if (!exists) await this.os.createSubvolume(at);
-    await this.os.limit(at, BigInt(v.limitBytes));
+    if (!exists) {
+      if (v.from === undefined) await this.os.createSubvolume(at);
+      else if (!isPoolVolumePath(v.pool, v.from)) throw new Error(`refusing to snapshot ${v.from}: not a volume of pool ${v.pool}`);
+      else await this.os.snapshotSubvolume(this.at(v.from), at, v.readOnly === true);
+    }
+    // A read-only snapshot has no limit of its own: it never grows.
+    if (!v.readOnly) await this.os.limit(at, BigInt(v.limitBytes));
     this.log.debug({ pv: v.pvName, path: v.path, limit: v.limitBytes }, exists ? 'subvolume limit set' : 'subvolume created');
     const id = exists ? idByName(pool.rows, v.pvName) : undefined;
     return { state: 'present', limitBytes: v.limitBytes, ...(id ? { subvolumeId: id } : {}) };

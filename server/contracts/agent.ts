@@ -165,6 +165,13 @@ export interface PoolVolumeWork {
   limitBytes: string;
   /** The subvolume's id once it was made (so a delete cut short can still find its qgroup). */
   subvolumeId?: string;
+  /**
+   * Made as a snapshot of this subvolume of the same pool (`<pool>/pvc-…` or
+   * `<pool>/snapcontent-…`) instead of empty: a VolumeSnapshot, a restore or a clone.
+   */
+  from?: string;
+  /** A read-only snapshot (a VolumeSnapshot's content): no qgroup limit is set on it. */
+  readOnly?: boolean;
 }
 
 /** What the server hands an agent: its pools and the volumes to settle. */

@@ -23,6 +23,7 @@ import type { ControllerSpec } from './runtime/controller';
 import { EventRecorder } from '../services/event-recorder';
 import { Manager } from './runtime/manager';
 import { volumeUsageSpec } from './volume-usage/volume-usage';
+import { snapshotterSpec } from './snapshot/snapshotter';
 
 export interface ProvisioningOptions {
   app: Pick<Services, 'store'>;
@@ -101,6 +102,7 @@ export function provisioningSpecs(
     pvProtectionSpec(d, { resyncMs: o.resyncMs }),
     expanderSpec(d, { resyncMs: o.resyncMs, baseDelayMs: o.retryBaseMs, maxDelayMs: o.retryMaxMs }),
     volumeUsageSpec(d),
+    snapshotterSpec(d, { resyncMs: o.resyncMs, baseDelayMs: o.retryBaseMs, maxDelayMs: o.retryMaxMs }),
   ];
 }
 

@@ -6,8 +6,11 @@
 import path from 'node:path';
 import { fnv1a32 } from './local-pv-name';
 
-/** A PV name the provisioner gives: `pvc-` and a claim uid. */
-const PV_NAME_RE = /^pvc-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/**
+ * A name the provisioner gives a subvolume: a PV's (`pvc-` and a claim uid) or a snapshot
+ * content's (`snapcontent-` and a VolumeSnapshot uid).
+ */
+const PV_NAME_RE = /^(pvc|snapcontent)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export const isPoolVolumeName = (name: string) => PV_NAME_RE.test(name);
 
@@ -94,6 +97,10 @@ export interface PoolAssetDetails {
   subvolumeId?: string;
   /** Being deleted, and the agent reported the subvolume gone. */
   removed?: boolean;
+  /** Made as a snapshot of this subvolume of the pool (a snapshot, a restore, a clone). */
+  from?: string;
+  /** A VolumeSnapshot's read-only snapshot (record kind `snapshot`): no limit. */
+  readOnly?: boolean;
 }
 
 /** The deterministic name of the CSIStorageCapacity of a class's pool on a node. */

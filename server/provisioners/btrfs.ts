@@ -26,12 +26,20 @@ import {
   unknownParameters,
   type PluginCapabilities,
   type ProvisionerPlugin,
+  type SnapshotOps,
+  type VolumeContentSource,
 } from './plugin';
+import { SNAPSHOT_RECORD } from './node-local';
 
 const knownParameters = ['pool'] as const;
 
-/** A subvolume on one node: one node at a time, files only. */
-export const btrfsCapabilities: PluginCapabilities = { accessModes: ['ReadWriteOnce', 'ReadWriteOncePod'], volumeModes: ['Filesystem'], minBytes: String(1n << 20n) };
+/** A subvolume on one node: one node at a time, files only; snapshots, restores and clones are btrfs snapshots. */
+export const btrfsCapabilities: PluginCapabilities = {
+  accessModes: ['ReadWriteOnce', 'ReadWriteOncePod'],
+  volumeModes: ['Filesystem'],
+  minBytes: String(1n << 20n),
+  snapshots: true,
+};
 
 export interface BtrfsDeps {
   assets: AssetStore;
@@ -79,6 +87,55 @@ export function createBtrfsPlugin(deps: BtrfsDeps): ProvisionerPlugin {
     return problems;
   }
 
+  /** How soon a create in the agent's hands is asked about again: soon while young, less often as it ages. */
+  const retryAfter = (r: AssetRecord) =>
+    Math.min(deps.createRetryMaxMs ?? 1000, Math.max(deps.createRetryMs ?? 100, Math.round((Date.now() - r.createdAt.getTime()) / 2)));
+
+  /** The subvolume a restore or a clone is a snapshot of: the snapshot's or the volume's, in the class's pool. */
+  async function sourceSubvolume(source: VolumeContentSource, pool: string): Promise<AssetRecord> {
+    const name = source.kind === 'snapshot' ? source.contentName : source.pvName;
+    const what = source.kind === 'snapshot' ? `snapshot content ${name}` : `volume ${name}`;
+    const r = await deps.assets.get(btrfsProvisioner, name);
+    if (!r || r.state !== 'created') throw new ProvisioningError(`${what} has no subvolume of ${btrfsProvisioner}`);
+    if (source.kind === 'snapshot' && detailsOf(r).path !== source.handle) throw new ProvisioningError(`snapshot handle ${source.handle} is not available`);
+    if (detailsOf(r).pool !== pool) throw new ProvisioningError(`${what} is in pool ${String(detailsOf(r).pool)}; the StorageClass's pool is ${pool} (a btrfs snapshot stays in its pool)`);
+    return r;
+  }
+
+  const snapshots: SnapshotOps = {
+    async create(req) {
+      const volume = await deps.assets.get(name, req.pvName);
+      if (!volume || volume.state !== 'created') throw new Error(`volume ${req.pvName} has no subvolume on record`);
+      const v = detailsOf(volume);
+      const path = poolVolumePath(v.pool!, req.contentName);
+      const planned: PoolAssetDetails & Record<string, unknown> = {
+        kind: SNAPSHOT_RECORD,
+        source: req.pvName,
+        className: v.className,
+        pool: v.pool,
+        path,
+        from: v.path,
+        readOnly: true,
+        limitBytes: '0',
+        sizeBytes: String(req.sizeBytes),
+      };
+      const { record } = await deps.assets.begin({ plugin: name, pvName: req.contentName, node: volume.node, details: planned });
+      if (record.state === 'deleting') throw new Error(`the snapshot ${req.contentName} is being removed`);
+      if (record.state === 'creating') return { state: 'inBackground', retryAfterMs: retryAfter(record), progress: `waiting for the agent of node "${record.node}"${record.error ? ` (last error: ${record.error})` : ''}` };
+      return { state: 'ready', snapshot: { handle: path, sizeBytes: BigInt(String(record.details.sizeBytes ?? '0')), createdAt: record.updatedAt } };
+    },
+    async delete(contentName) {
+      const record = await deps.assets.get(name, contentName);
+      if (!record) return 'deleted';
+      return snapshots.deleteRecord(record);
+    },
+    async deleteRecord(record) {
+      await removeThroughAgent(record);
+      await deps.assets.remove(record);
+      return 'deleted';
+    },
+  };
+
   /** Removes the subvolume through the agent: marks the record deleting, waits for "removed". */
   async function removeThroughAgent(record: AssetRecord): Promise<void> {
     const deleting = await deps.assets.markDeleting(record);
@@ -109,6 +166,18 @@ export function createBtrfsPlugin(deps: BtrfsDeps): ProvisionerPlugin {
         return failed(new Error(`the subvolume of ${o.pvName} was begun on node "${already.node}"; removing it before making it on "${o.selectedNode}"`), 'noChange');
       }
       let node = already?.node ?? o.selectedNode;
+      let from: string | undefined;
+      if (o.source && !already) {
+        // A restore or a clone is a snapshot of a subvolume: on its node, in its pool.
+        try {
+          const src = await sourceSubvolume(o.source, o.parameters.pool);
+          if (o.selectedNode && o.selectedNode !== src.node) throw new ProvisioningError(`the source of the claim's data is on node "${src.node}", the claim was placed on node "${o.selectedNode}"`);
+          node = src.node;
+          from = detailsOf(src).path;
+        } catch (err) {
+          return failed(err);
+        }
+      }
       if (!already) {
         // Nothing promised yet: the pool must have room now (placement may have raced another pod).
         const promises = (await deps.assets.list({ plugin: name })).map((r) => ({ node: r.node, details: detailsOf(r) }));
@@ -129,7 +198,7 @@ export function createBtrfsPlugin(deps: BtrfsDeps): ProvisionerPlugin {
       if (nodeProblems.length > 0) return failed(new ProvisioningError(nodeProblems.join('; ')));
       const pool = o.parameters.pool;
       const path = poolVolumePath(pool, o.pvName);
-      const planned: PoolAssetDetails = { className, pool, path, limitBytes: String(o.requestBytes) };
+      const planned: PoolAssetDetails = { className, pool, path, limitBytes: String(o.requestBytes), ...(from ? { from } : {}) };
       const { record, existed } = already ? { record: already, existed: true } : await deps.assets.begin({
         plugin: name,
         pvName: o.pvName,
@@ -145,9 +214,7 @@ export function createBtrfsPlugin(deps: BtrfsDeps): ProvisionerPlugin {
       if (record.state === 'creating') {
         // Asked again soon while the record is young, less often as it ages: many claims in
         // the agent's hands at once must not keep every provisioner worker busy asking.
-        const age = Date.now() - record.createdAt.getTime();
-        const retryAfterMs = Math.min(deps.createRetryMaxMs ?? 1000, Math.max(deps.createRetryMs ?? 100, Math.round(age / 2)));
-        return { ...failed(notYet(`create subvolume ${path}`, record), 'inBackground'), retryAfterMs };
+        return { ...failed(notYet(`create subvolume ${path}`, record), 'inBackground'), retryAfterMs: retryAfter(record) };
       }
       const made = record;
       if (!made || made.state !== 'created') return failed(new Error(`the subvolume of ${o.pvName} was given up meanwhile; will try again`), 'noChange');
@@ -190,5 +257,7 @@ export function createBtrfsPlugin(deps: BtrfsDeps): ProvisionerPlugin {
       await deps.assets.remove(record);
       return 'deleted';
     },
+
+    snapshots,
   };
 }

@@ -11,7 +11,20 @@ import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim
 import type { StorageClass } from '../resources/storage-class/schema';
 import type { AssetRecord } from '../store/provisioned-assets';
 import { modeProblems } from '../resources/storage-class/in-tree-parameters';
-import { basePathProblems, checkFreeSpace, symlinkProblems, isInside, assetName, nodeLocalDeleters, nodeOf, provisionWithIntent, type NodeLocalDeps } from './node-local';
+import {
+  basePathProblems,
+  checkFreeSpace,
+  copyOnce,
+  copySnapshots,
+  symlinkProblems,
+  isInside,
+  assetName,
+  nodeLocalDeleters,
+  nodeOf,
+  provisionWithIntent,
+  sourceRecord,
+  type NodeLocalDeps,
+} from './node-local';
 import {
   failed,
   nodeLocalClaimProblems,
@@ -27,8 +40,8 @@ import { hostPathProvisioner, loopProvisioner } from '../domain/well-known/provi
 const knownParameters = ['basePath', 'mode'] as const;
 export const DEFAULT_MODE = 0o700;
 
-/** A directory on one node: one node at a time, files only. */
-export const hostPathCapabilities: PluginCapabilities = { accessModes: ['ReadWriteOnce', 'ReadWriteOncePod'], volumeModes: ['Filesystem'] };
+/** A directory on one node: one node at a time, files only; snapshots, restores and clones are copies. */
+export const hostPathCapabilities: PluginCapabilities = { accessModes: ['ReadWriteOnce', 'ReadWriteOncePod'], volumeModes: ['Filesystem'], snapshots: true };
 
 function modeOf(parameters: Record<string, string>): number {
   return parameters.mode === undefined ? DEFAULT_MODE : parseInt(parameters.mode, 8);
@@ -54,6 +67,7 @@ export function createHostPathPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
   async function remove(record: AssetRecord): Promise<void> {
     const { path: dir, basePath } = record.details;
     if (!isInside(dir, basePath)) throw new Error(`refusing to remove ${String(dir)}: not inside the base path ${String(basePath)}`);
+    await deps.os.rm(`${dir}.partial`);
     await deps.os.rm(dir);
   }
 
@@ -79,13 +93,21 @@ export function createHostPathPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
       } catch (err) {
         return failed(err);
       }
+      let from: string | undefined;
+      try {
+        if (o.source) from = String((await sourceRecord(deps, name, o.source)).details.path);
+      } catch (err) {
+        return failed(err);
+      }
       const { labels } = nodeSelectorLabels(name, o.selector, node);
       return provisionWithIntent({
         plugin: name,
         deps,
         options: o,
-        planned: { path: dir, basePath },
+        planned: { path: dir, basePath, ...(from ? { from } : {}) },
         make: async () => {
+          // A restore or a clone: the copy, whole or not at all, before the mode is set.
+          if (from) await copyOnce(deps.os, from, dir);
           await deps.os.mkdir(dir, modeOf(o.parameters));
           return {
             capacityBytes: o.requestBytes,
@@ -118,6 +140,13 @@ export function createHostPathPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
       if (typeof dir !== 'string' || typeof basePath !== 'string' || !isInside(dir, basePath)) return undefined;
       return deps.os.diskUsage(dir, budget);
     },
+
+    snapshots: copySnapshots({
+      plugin: name,
+      deps,
+      dataOf: (v) => ({ path: String(v.details.path), basePath: String(v.details.basePath) }),
+      target: (v, content) => path.posix.join(String(v.details.basePath), '.snapshots', content),
+    }),
 
     ...nodeLocalDeleters(deps, name, remove),
   };

@@ -22,6 +22,10 @@ import {
   symlinkProblems,
   checkFreeSpace,
   nodeLocalDeleters,
+  copyOnce,
+  copySnapshots,
+  sourceRecord,
+  isSnapshotRecord,
   isInside,
   nodeOf,
   provisionWithIntent,
@@ -49,6 +53,7 @@ export const loopCapabilities: PluginCapabilities = {
   accessModes: ['ReadWriteOnce', 'ReadWriteOncePod'],
   volumeModes: ['Filesystem', 'Block'],
   minBytes: String(1n << 20n),
+  snapshots: true,
 };
 const SECTOR = 512n;
 
@@ -84,11 +89,25 @@ export function createLoopPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
     // Only devices backed by this very file: a recorded /dev/loopN may belong to someone
     // else by now (after a reboot, say).
     for (const device of await os.losetupFind(file)) await os.losetupDetach(device);
+    await os.rm(`${file}.partial`);
     await os.rm(file);
   }
 
-  async function make(record: AssetRecord, bytes: bigint, block: boolean, fsType: string, node: string, labels: Record<string, string>): Promise<ProvisionedVolume> {
-    const { file, mountpoint, basePath } = record.details as { file: string; mountpoint?: string; basePath: string };
+  /** A mounted filesystem's cache, then the device's, reach the image (before it is copied). */
+  async function flush(v: AssetRecord): Promise<void> {
+    const { file, mountpoint } = v.details as { file: string; mountpoint?: string };
+    if (mountpoint !== undefined && (await os.mountedAt(mountpoint)) !== undefined) await os.sync(mountpoint, true);
+    for (const device of await os.losetupFind(file)) await os.sync(device);
+  }
+
+  async function make(record: AssetRecord, bytes: bigint, block: boolean, fsType: string, node: string, labels: Record<string, string>, source?: AssetRecord): Promise<ProvisionedVolume> {
+    const { file, mountpoint, basePath, from } = record.details as { file: string; mountpoint?: string; basePath: string; from?: string };
+    // A restore or a clone: the image copied whole first (a clone's source flushed); a larger request grows it (and its filesystem below).
+    if (from && !(await os.exists(file))) {
+      if (source && !isSnapshotRecord(source)) await flush(source);
+      await copyOnce(os, from, file);
+    }
+    const grown = from !== undefined && ((await os.sizeOf(file)) ?? 0n) < bytes;
     if ((await os.sizeOf(file)) !== bytes) await os.truncate(file, bytes);
     const attached = await os.losetupFind(file);
     for (const extra of attached.slice(1)) await os.losetupDetach(extra);
@@ -107,6 +126,7 @@ export function createLoopPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
     const mounted = await os.mountedAt(mountpoint!);
     if (mounted === undefined) await os.mount(device, mountpoint!, fsType);
     else if (mounted !== device) throw new Error(`${mountpoint} is already a mount of ${mounted}`);
+    if (grown) await os.growFs(device, fsType, mountpoint!);
     // The new filesystem's root: its owner only, the narrowest mode that works.
     await os.mkdir(mountpoint!, 0o700);
     return {
@@ -150,13 +170,20 @@ export function createLoopPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
       } catch (err) {
         return failed(err);
       }
+      let source: AssetRecord | undefined;
+      try {
+        if (o.source) source = await sourceRecord(deps, name, o.source);
+      } catch (err) {
+        return failed(err);
+      }
+      const from = source ? dataOf(source) : undefined;
       const { labels } = nodeSelectorLabels(name, o.selector, node);
       return provisionWithIntent({
         plugin: name,
         deps,
         options: o,
-        planned: mountpoint ? { file, mountpoint, basePath } : { file, basePath },
-        make: (record) => make(record, bytes, block, fsType, node, labels),
+        planned: { ...(mountpoint ? { file, mountpoint, basePath } : { file, basePath }), ...(from ? { from } : {}) },
+        make: (record) => make(record, bytes, block, fsType, node, labels, source),
         undo: remove,
       });
     },
@@ -189,8 +216,21 @@ export function createLoopPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
       await os.growFs(device, fsType ?? 'ext4', mountpoint);
     },
 
+    snapshots: copySnapshots({
+      plugin: name,
+      deps,
+      dataOf: (v) => ({ path: dataOf(v), basePath: String(v.details.basePath) }),
+      target: (v, content) => path.posix.join(String(v.details.basePath), 'snapshots', `${content}.img`),
+      flush,
+    }),
+
     ...nodeLocalDeleters(deps, name, remove),
   };
+
+  /** The image a volume's or a snapshot's record names. */
+  function dataOf(r: AssetRecord): string {
+    return String(isSnapshotRecord(r) ? r.details.path : r.details.file);
+  }
 
   /** The intent record of this plugin's asset for a PV, when it lives on this node. */
   async function ownRecord(pv: PersistentVolume): Promise<AssetRecord | undefined> {

@@ -6,7 +6,17 @@ import type { Logger } from 'pino';
 import { formatQuantity, bytesToQuantity } from '../domain/quantity';
 import type { AssetRecord, AssetStore } from '../store/provisioned-assets';
 import type { HostOs } from './os';
-import { failed, ProvisioningError, type ProvisionerPlugin, type ProvisionOptions, type ProvisionResult, type ProvisionedVolume } from './plugin';
+import {
+  failed,
+  ProvisioningError,
+  type ProvisionerPlugin,
+  type ProvisionOptions,
+  type ProvisionResult,
+  type ProvisionedVolume,
+  type SnapshotOps,
+  type SnapshotResult,
+  type VolumeContentSource,
+} from './plugin';
 
 export interface NodeLocalDeps {
   os: HostOs;
@@ -152,5 +162,94 @@ export function nodeLocalDeleters(
       return deleteWithIntent(deps, record, remove, true);
     },
     deleteAsset: (record) => deleteWithIntent(deps, record, remove),
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Snapshots, restores and clones of node-local assets: copies.
+
+/** Intent records of snapshots carry `kind: 'snapshot'`; `pvName` is the content's name. */
+export const SNAPSHOT_RECORD = 'snapshot';
+export const isSnapshotRecord = (r: AssetRecord) => r.details.kind === SNAPSHOT_RECORD;
+
+/**
+ * Copies `from` to `to` once: into `<to>.partial`, then renamed, so `to` exists only
+ * complete. A copy cut short (a crash) leaves only the partial one, which the next attempt
+ * removes first (and the undo removes with `to`).
+ */
+export async function copyOnce(os: HostOs, from: string, to: string): Promise<void> {
+  if (await os.exists(to)) return;
+  const partial = `${to}.partial`;
+  await os.rm(partial);
+  await os.copy(from, partial);
+  await os.rename(partial, to);
+}
+
+/** The asset a restore or a clone copies: the record of the snapshot or of the volume, on this node. */
+export async function sourceRecord(deps: NodeLocalDeps, plugin: string, source: VolumeContentSource): Promise<AssetRecord> {
+  const name = source.kind === 'snapshot' ? source.contentName : source.pvName;
+  const what = source.kind === 'snapshot' ? `snapshot content ${name}` : `volume ${name}`;
+  const r = await deps.assets.get(plugin, name);
+  if (!r || r.state !== 'created') throw new ProvisioningError(`${what} has no ${plugin} data to copy`);
+  if (source.kind === 'snapshot' && r.details.path !== source.handle) throw new ProvisioningError(`snapshot handle ${source.handle} is not available`);
+  if (r.node !== nodeOf(deps)) throw new ProvisioningError(`${what} is on node "${r.node}"; ${plugin} on node "${nodeOf(deps)}" copies only its own node's data`);
+  return r;
+}
+
+export interface SnapshotCopySteps {
+  plugin: string;
+  deps: NodeLocalDeps;
+  /** The data of a volume's record to copy, and its base path. */
+  dataOf(volume: AssetRecord): { path: string; basePath: string };
+  /** Where a snapshot of the volume goes (inside its base path). */
+  target(volume: AssetRecord, contentName: string): string;
+  /** Before the copy: write what is cached (a mounted filesystem). */
+  flush?(volume: AssetRecord): Promise<void>;
+}
+
+/**
+ * A node-local plugin's snapshots: a copy of the volume's data (reflinked where the
+ * filesystem can), with its intent record (kind snapshot, named after the content)
+ * written before the copy starts.
+ */
+export function copySnapshots(s: SnapshotCopySteps): SnapshotOps {
+  const { deps, plugin } = s;
+  async function remove(record: AssetRecord): Promise<void> {
+    const { path: p, basePath } = record.details;
+    if (!isInside(p, basePath)) throw new Error(`refusing to remove ${String(p)}: not inside the base path ${String(basePath)}`);
+    await deps.os.rm(`${p}.partial`);
+    await deps.os.rm(p);
+  }
+  const ready = (r: AssetRecord): SnapshotResult => ({
+    state: 'ready',
+    snapshot: { handle: String(r.details.path), sizeBytes: BigInt(String(r.details.sizeBytes ?? '0')), createdAt: new Date(String(r.details.takenAt ?? r.updatedAt.toISOString())) },
+  });
+  return {
+    async create(req) {
+      const volume = await deps.assets.get(plugin, req.pvName);
+      if (!volume || volume.state !== 'created') throw new Error(`volume ${req.pvName} has no ${plugin} data on record`);
+      if (volume.node !== nodeOf(deps)) return { state: 'ignored' };
+      const { path: from, basePath } = s.dataOf(volume);
+      const to = s.target(volume, req.contentName);
+      if (!isInside(from, basePath) || !isInside(to, basePath)) throw new Error(`refusing to copy ${from} to ${to}: not inside the base path ${basePath}`);
+      const { record } = await deps.assets.begin({
+        plugin,
+        pvName: req.contentName,
+        node: nodeOf(deps),
+        details: { kind: SNAPSHOT_RECORD, source: req.pvName, path: to, basePath, sizeBytes: String(req.sizeBytes) },
+      });
+      if (record.state === 'deleting') throw new Error(`the snapshot ${req.contentName} is being removed`);
+      if (record.state === 'created') return ready(record);
+      await s.flush?.(volume);
+      await deps.os.mkdir(path.posix.dirname(to), 0o700);
+      await copyOnce(deps.os, from, to);
+      return ready(await deps.assets.markCreated(record, { takenAt: new Date().toISOString() }));
+    },
+    async delete(contentName) {
+      const record = await deps.assets.get(plugin, contentName);
+      if (!record) return 'deleted';
+      return deleteWithIntent(deps, record, remove);
+    },
+    deleteRecord: (record) => deleteWithIntent(deps, record, remove),
   };
 }

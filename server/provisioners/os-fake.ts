@@ -172,6 +172,39 @@ export class FakeOs implements HostOs {
   async umount(target: string): Promise<void> {
     this.mounts.delete(target);
   }
+
+  async copy(source: string, target: string): Promise<void> {
+    if (await this.exists(target)) throw osError('EEXIST', `${target} exists`);
+    if (!this.dirs.has(parentOf(target))) throw osError('ENOENT', `${parentOf(target)} does not exist`);
+    if (!(await this.exists(source))) throw osError('ENOENT', `${source} does not exist`);
+    this.moveOrCopy(source, target, false);
+  }
+
+  async rename(source: string, target: string): Promise<void> {
+    if (!(await this.exists(source))) throw osError('ENOENT', `${source} does not exist`);
+    this.moveOrCopy(source, target, true);
+  }
+
+  async sync(): Promise<void> {}
+
+  private moveOrCopy(source: string, target: string, move: boolean): void {
+    const to = (p: string) => target + p.slice(source.length);
+    for (const d of [...this.dirs]) {
+      if (!under(d, source)) continue;
+      this.dirs.add(to(d));
+      if (move) this.dirs.delete(d);
+    }
+    for (const [f, size] of [...this.files]) {
+      if (!under(f, source)) continue;
+      this.files.set(to(f), size);
+      const fsType = this.filesystems.get(f);
+      if (fsType !== undefined) this.filesystems.set(to(f), fsType);
+      if (move) {
+        this.files.delete(f);
+        this.filesystems.delete(f);
+      }
+    }
+  }
 }
 
 export type OsOperation = Exclude<keyof HostOs, 'hostname'>;
@@ -185,7 +218,7 @@ export interface FaultPolicy {
   random?: () => number;
 }
 
-const mutating: OsOperation[] = ['mkdir', 'rm', 'rmdir', 'truncate', 'losetupAttach', 'losetupDetach', 'losetupResize', 'growFs', 'mkfs', 'mount', 'umount'];
+const mutating: OsOperation[] = ['mkdir', 'rm', 'rmdir', 'truncate', 'losetupAttach', 'losetupDetach', 'losetupResize', 'growFs', 'mkfs', 'mount', 'umount', 'copy', 'rename'];
 
 /**
  * Wraps a HostOs so that calls fail: at random (`policy.rate`), or on purpose
@@ -244,4 +277,7 @@ export class FaultyOs implements HostOs {
   mountedAt = (t: string) => this.call('mountedAt', [t], () => this.inner.mountedAt(t));
   mount = (s: string, t: string, f?: string, o?: string[]) => this.call('mount', [s, t], () => this.inner.mount(s, t, f, o));
   umount = (t: string) => this.call('umount', [t], () => this.inner.umount(t));
+  copy = (s: string, t: string) => this.call('copy', [s, t], () => this.inner.copy(s, t));
+  rename = (s: string, t: string) => this.call('rename', [s, t], () => this.inner.rename(s, t));
+  sync = (p: string, f?: boolean) => this.call('sync', [p], () => this.inner.sync(p, f));
 }

@@ -70,6 +70,15 @@ export interface HostOs {
   mount(source: string, target: string, fsType?: string, options?: string[]): Promise<void>;
   /** umount; succeeds when nothing is mounted there. */
   umount(target: string): Promise<void>;
+  /**
+   * cp -a --reflink=auto: copies a file or a directory tree (ownership, modes, times, links)
+   * to `target`, which must not exist; shares blocks where the filesystem can (btrfs, xfs).
+   */
+  copy(source: string, target: string): Promise<void>;
+  /** rename(2): moves `source` to `target` in one step (same filesystem). */
+  rename(source: string, target: string): Promise<void>;
+  /** Writes what is cached for a file, a device or (`fileSystem`) the whole filesystem holding the path to disk (sync [-f]). */
+  sync(path: string, fileSystem?: boolean): Promise<void>;
 }
 
 function errText(e: unknown): string {
@@ -98,6 +107,17 @@ async function fsck(device: string): Promise<void> {
 
 function isMissing(e: unknown): boolean {
   return (e as NodeJS.ErrnoException)?.code === 'ENOENT';
+}
+
+let parentDeath: Promise<string[] | undefined> | undefined;
+
+/** `setpriv --pdeathsig KILL --` (util-linux) when it is there: the command it runs is killed when this process dies. */
+function withParentDeath(): Promise<string[] | undefined> {
+  parentDeath ??= run('setpriv', ['--pdeathsig', 'KILL', '--', 'true']).then(
+    () => ['setpriv', '--pdeathsig', 'KILL', '--'],
+    () => undefined,
+  );
+  return parentDeath;
 }
 
 export function createRealOs(nodeName?: string): HostOs {
@@ -302,6 +322,21 @@ export function createRealOs(nodeName?: string): HostOs {
     async umount(target) {
       if ((await self.mountedAt(target)) === undefined) return;
       await cmd('umount', [target]);
+    },
+
+    async copy(source, target) {
+      if (await self.exists(target)) throw new Error(`refusing to copy onto ${target}: it exists`);
+      // cp dies with this process (a kill -9 of it must not leave a copy going on behind the next attempt's back).
+      const [file, ...pre] = (await withParentDeath()) ?? ['cp'];
+      await cmd(file, [...pre, ...(pre.length ? ['cp'] : []), '-a', '--reflink=auto', '--', source, target]);
+    },
+
+    async rename(source, target) {
+      await fs.rename(source, target);
+    },
+
+    async sync(path, fileSystem = false) {
+      await cmd('sync', fileSystem ? ['-f', '--', path] : ['--', path]);
     },
   };
   return self;

@@ -13,10 +13,14 @@
 // - `delete` removes the asset of a PV; 'ignored' means "not mine" (another plugin, another
 //   node, or no record that this plugin made it), which the deleter leaves alone. The
 //   intent record stays (state deleting) until the deleter forgets it with the PV object;
-// - `deleteAsset` removes an asset from its intent record alone (no PV: crash recovery).
+// - `deleteAsset` removes an asset from its intent record alone (no PV: crash recovery);
+// - `snapshots` (plugins that say `capabilities.snapshots`): take a snapshot of a PV's asset
+//   under a VolumeSnapshotContent's name and delete it (the CSI snapshotter's part);
+//   `provision` with `options.source` populates the new asset from a snapshot or a volume.
 import type { LabelSelector } from '../domain/label-selector';
 import { quantityFromJSON, quantityToBytes } from '../domain/quantity';
 import { pluginParameters } from '../domain/secret-references';
+import { dataSourceKind, dataSourceOf } from '../domain/data-source';
 import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import type { StorageClass } from '../resources/storage-class/schema';
@@ -44,6 +48,48 @@ export interface ProvisionOptions {
   selectedNode?: string;
   /** The decoded data of the Secret the class names (csi.storage.k8s.io/provisioner-secret-name). */
   secrets?: Record<string, string>;
+  /** What to populate the volume from (a restore or a clone), checked by the provisioner. */
+  source?: VolumeContentSource;
+}
+
+/**
+ * upstream's CSI VolumeContentSource: a snapshot (the content bound to the claim's
+ * VolumeSnapshot, and its handle) or a volume (the PV of the claim being cloned).
+ */
+export type VolumeContentSource = { kind: 'snapshot'; contentName: string; handle: string } | { kind: 'volume'; pvName: string };
+
+/** A snapshot to take: of the asset behind `pvName`, named after its content. */
+export interface SnapshotRequest {
+  contentName: string;
+  pvName: string;
+  /** The volume's size (its PV's capacity), the snapshot's restoreSize. */
+  sizeBytes: bigint;
+}
+
+/** A snapshot that exists: its handle (the plugin's own name for it), size and time. */
+export interface TakenSnapshot {
+  handle: string;
+  sizeBytes: bigint;
+  createdAt: Date;
+}
+
+/**
+ *   ready         the snapshot exists
+ *   inBackground  being taken (ask again after retryAfterMs)
+ *   ignored       not this process's: the volume lives on a node another process serves
+ */
+export type SnapshotResult =
+  | { state: 'ready'; snapshot: TakenSnapshot }
+  | { state: 'inBackground'; retryAfterMs?: number; progress?: string }
+  | { state: 'ignored' };
+
+export interface SnapshotOps {
+  /** Takes the snapshot (intent record first), or continues one begun. Throws on failure. */
+  create(request: SnapshotRequest): Promise<SnapshotResult>;
+  /** Deletes the snapshot of a content; 'deleted' also when there is none; 'ignored': another node's. Throws on failure. */
+  delete(contentName: string): Promise<DeleteResult>;
+  /** Deletes a snapshot known only by its intent record (crash recovery). */
+  deleteRecord(record: AssetRecord): Promise<DeleteResult>;
 }
 
 /** The deterministic PV name of a claim: a second provisioning of it fails instead of duplicating. */
@@ -94,6 +140,8 @@ export interface PluginCapabilities {
   readonly volumeModes: readonly VolumeMode[];
   /** The smallest volume it makes, in bytes (a decimal string), if it has a minimum. */
   readonly minBytes?: string;
+  /** It takes snapshots, and populates volumes from snapshots and from volumes (restore, clone). */
+  readonly snapshots?: boolean;
 }
 
 /** External provisioners declare nothing to us: every mode is offered. */
@@ -131,6 +179,8 @@ export interface ProvisionerPlugin {
    * asset is not this plugin's on this node, or is gone.
    */
   usage?(pv: PersistentVolume, budget: UsageBudget): Promise<DiskUsage | undefined>;
+  /** Snapshots of its assets (when `capabilities.snapshots`). */
+  snapshots?: SnapshotOps;
 }
 
 export interface ExpandResult {
@@ -207,9 +257,7 @@ export function nodeLocalClaimProblems(plugin: string, claim: PersistentVolumeCl
   for (const m of modes) {
     if (!nodeLocalModes.has(m)) problems.push(`access mode ${m} cannot be offered by ${plugin}: its volumes live on one node`);
   }
-  if (claim.spec?.dataSource || claim.spec?.dataSourceRef) {
-    problems.push(`${plugin} cannot populate a volume from a data source`);
-  }
+  problems.push(...dataSourceProblems(plugin, claim));
   problems.push(...nodeSelectorLabels(plugin, claim.spec?.selector, node).problems);
   return problems;
 }
@@ -219,4 +267,13 @@ export function unknownParameters(plugin: string, parameters: Record<string, str
   return Object.keys(parameters)
     .filter((k) => !known.includes(k))
     .map((k) => `unknown parameter "${k}" for ${plugin} (supported: ${known.join(', ')})`);
+}
+
+/** The data sources an in-tree plugin populates from: a VolumeSnapshot or a claim of the same namespace. */
+export function dataSourceProblems(plugin: string, claim: PersistentVolumeClaim): string[] {
+  const kind = dataSourceKind(claim);
+  if (kind === undefined) return [];
+  const ns = claim.spec?.dataSourceRef?.namespace;
+  if (ns && ns !== claim.metadata.namespace) return [`${plugin} cannot populate a volume from another namespace (dataSourceRef.namespace ${ns})`];
+  return kind === 'other' ? [`${plugin} cannot populate a volume from a ${dataSourceOf(claim)?.kind ?? 'data source'}`] : [];
 }

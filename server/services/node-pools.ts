@@ -38,7 +38,15 @@ export async function poolAssignments(store: ObjectStore): Promise<PoolAssignmen
 export function workOf(r: AssetRecord): PoolVolumeWork | undefined {
   const d = r.details as PoolAssetDetails;
   if (typeof d.pool !== 'string' || typeof d.limitBytes !== 'string') return undefined;
-  const base = { pvName: r.pvName, pool: d.pool, path: poolVolumePath(d.pool, r.pvName), limitBytes: d.limitBytes, ...(d.subvolumeId ? { subvolumeId: d.subvolumeId } : {}) };
+  const base = {
+    pvName: r.pvName,
+    pool: d.pool,
+    path: poolVolumePath(d.pool, r.pvName),
+    limitBytes: d.limitBytes,
+    ...(d.subvolumeId ? { subvolumeId: d.subvolumeId } : {}),
+    ...(typeof d.from === 'string' ? { from: d.from } : {}),
+    ...(d.readOnly === true ? { readOnly: true } : {}),
+  };
   if (r.state === 'deleting') return d.removed ? undefined : { ...base, want: 'absent' };
   if (r.state === 'creating' || d.appliedBytes !== d.limitBytes) return { ...base, want: 'present' };
   return undefined;

@@ -221,11 +221,11 @@ describe('the claim doctor', () => {
 });
 
 describe('data sources (upstream provisionClaimOperation)', () => {
-  it('a claim with a dataSource on an in-tree plugin is refused with upstream text and not handed over', async () => {
+  it('a claim with a populator dataSource on an in-tree plugin is refused with upstream text and not handed over', async () => {
     // Never provisioned from (the claim is refused first): the base path is only required.
     await store().create({ ...storageClass('populate', 'stowage.io/host-path'), parameters: { basePath: path.join(os.tmpdir(), 'stowage-unused') } });
     const c0 = claim(NS, 'clone', '1Gi', { storageClassName: 'populate' });
-    c0.spec!.dataSource = { kind: 'PersistentVolumeClaim', name: 'source' };
+    c0.spec!.dataSource = { apiGroup: 'populators.example.io', kind: 'Populator', name: 'source' };
     const c = await store().create(c0);
     const e = await eventWith(c, 'ProvisioningFailed');
     expect(e).toMatchObject({

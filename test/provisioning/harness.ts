@@ -1,5 +1,6 @@
 // Provisioning end to end on a real Postgres and real directories: the binder (told which
-// provisioners are in-tree) and the provisioning controllers, on one test database, with an
+// provisioners are in-tree), the provisioning controllers (the snapshotter among them) and
+// the snapshot controller, on one test database, with an
 // OS wrapper the test can make fail. Plus waiting for conditions with a deadline.
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -10,6 +11,7 @@ import { provisioningDeps, provisioningSpecs, type ProvisioningOptions } from '.
 import type { ProvisioningDeps } from '../../server/controllers/provisioner/deps';
 import type { ReconcileContext } from '../../server/controllers/runtime/controller';
 import { Manager } from '../../server/controllers/runtime/manager';
+import { snapshotControllerSpec } from '../../server/controllers/snapshot/snapshot';
 import { AssetStore } from '../../server/store/provisioned-assets';
 import { createRealOs, type HostOs } from '../../server/provisioners/os';
 import { FaultyOs } from '../../server/provisioners/os-fake';
@@ -100,6 +102,7 @@ export async function openHarness(inner: HostOs = createRealOs(NODE)): Promise<H
         specs: () => [
           binderSpec({ store: ts.store, log, pendingGraceMs: 0, resyncMs: 1000, inTreeProvisioners: inTreeProvisionerNames }),
           ...provisioningSpecs(d, tuning),
+          snapshotControllerSpec({ store: ts.store, log }, { resyncMs: 1000 }),
         ],
         shutdownTimeoutMs: 10_000,
       });

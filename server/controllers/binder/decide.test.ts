@@ -12,7 +12,7 @@ interface ClaimShape {
   bound?: boolean;
   phase?: string;
   deleting?: boolean;
-  dataSource?: boolean;
+  dataSource?: 'snapshot' | 'populator';
   rv?: string;
 }
 
@@ -25,7 +25,8 @@ function claim(o: ClaimShape = {}): PersistentVolumeClaim {
     spec: {
       ...(o.cls === null ? {} : { storageClassName: o.cls ?? 'gold' }),
       ...(o.volumeName ? { volumeName: o.volumeName } : {}),
-      ...(o.dataSource ? { dataSource: { kind: 'VolumeSnapshot', name: 's' } } : {}),
+      ...(o.dataSource === 'snapshot' ? { dataSource: { apiGroup: 'snapshot.storage.k8s.io', kind: 'VolumeSnapshot', name: 's' } } : {}),
+      ...(o.dataSource === 'populator' ? { dataSource: { apiGroup: 'populators.example.io', kind: 'Populator', name: 'p' } } : {}),
       accessModes: ['ReadWriteOnce'],
       resources: { requests: { storage: '1Gi' } },
     },
@@ -146,8 +147,9 @@ describe('decide: what the bind transaction found (upstream syncUnboundClaim)', 
     { name: 'no match, external provisioner', claim: c, sc: storageClass('ext.io/nfs'), locked: lockedAs(c), want: 'provision ext.io/nfs [ExternalProvisioning]' },
     { name: 'no match, no-provisioner class', claim: c, sc: storageClass('kubernetes.io/no-provisioner'), locked: lockedAs(c), want: 'pending cannotProvision [ProvisioningFailed]' },
     { name: 'no match, a kubernetes.io/ plugin we lack', claim: c, sc: storageClass('kubernetes.io/gce-pd'), locked: lockedAs(c), want: 'pending cannotProvision [ProvisioningFailed]' },
-    { name: 'no match, in-tree provisioner and a data source', claim: unbound({ dataSource: true }), sc: storageClass('stowage.io/host-path'), locked: lockedAs(unbound({ dataSource: true })), want: 'pending cannotProvision [ProvisioningFailed]' },
-    { name: 'no match, external provisioner and a data source', claim: unbound({ dataSource: true }), sc: storageClass('ext.io/nfs'), locked: lockedAs(unbound({ dataSource: true })), want: 'provision ext.io/nfs [ExternalProvisioning]' },
+    { name: 'no match, in-tree provisioner and a populator data source', claim: unbound({ dataSource: 'populator' }), sc: storageClass('stowage.io/host-path'), locked: lockedAs(unbound({ dataSource: 'populator' })), want: 'pending cannotProvision [ProvisioningFailed]' },
+    { name: 'no match, in-tree provisioner and a VolumeSnapshot data source (a restore)', claim: unbound({ dataSource: 'snapshot' }), sc: storageClass('stowage.io/host-path'), locked: lockedAs(unbound({ dataSource: 'snapshot' })), want: 'provision stowage.io/host-path' },
+    { name: 'no match, external provisioner and a data source', claim: unbound({ dataSource: 'snapshot' }), sc: storageClass('ext.io/nfs'), locked: lockedAs(unbound({ dataSource: 'snapshot' })), want: 'provision ext.io/nfs [ExternalProvisioning]' },
     { name: 'no match, no class and no default class', claim: unbound({ cls: null }), locked: lockedAs(unbound({ cls: null })), want: 'pending noDefaultClass [FailedBinding]' },
     { name: 'no match, class ""', claim: unbound({ cls: '' }), locked: lockedAs(unbound({ cls: '' })), want: 'pending noMatch [FailedBinding]' },
     { name: 'names a volume that does not exist', claim: named, locked: lockedAs(named), want: 'pending volumeNotFound' },
@@ -171,7 +173,7 @@ describe('decide: what goes with the action', () => {
     expect(searched).toMatchObject({ action: 'pending', situation: { kind: 'classNotFound', className: 'gold' }, showNear: true });
   });
   it('upstream texts: the data-source refusal, the mismatch, the lost volume', () => {
-    const ds = unbound({ dataSource: true });
+    const ds = unbound({ dataSource: 'populator' });
     expect(decide(facts({ name: '', claim: ds, sc: storageClass('stowage.io/host-path'), locked: lockedAs(ds), want: '' }))).toMatchObject({
       events: [{ type: 'Warning', message: dataSourceRefusal('stowage.io/host-path') }],
     });

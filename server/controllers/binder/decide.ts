@@ -17,6 +17,7 @@ import { annBindCompleted, annBindingExplanation } from '../../domain/well-known
 import { conditionBindable } from '../../domain/well-known/conditions';
 import { reasons } from '../../domain/well-known/event-reasons';
 import { inTreeProvisionerPrefix, noProvisioner } from '../../domain/well-known/provisioners';
+import { dataSourceKind } from '../../domain/data-source';
 
 export interface ClaimFacts {
   /** The claim as read (with the default class this reconcile filled in). */
@@ -221,8 +222,9 @@ function pendingAction(f: ClaimFacts): ClaimAction {
     pending({ kind: 'cannotProvision', className: cls, provisioner }, { type: 'Warning', reason: reasons.provisioningFailed, message });
   const situation: Situation = { kind: 'waitingForProvisioner', className: cls, provisioner };
   if (f.inTreeProvisioners.has(provisioner)) {
-    // Upstream provisionClaimOperation: only CSI drivers (external here) populate volumes.
-    if (claim.spec?.dataSource || claim.spec?.dataSourceRef) return refused(dataSourceRefusal(provisioner));
+    // Upstream provisionClaimOperation: only CSI drivers populate volumes. The in-tree
+    // plugins act as CSI drivers do for snapshots and clones; any other kind is refused.
+    if (dataSourceKind(claim) === 'other') return refused(dataSourceRefusal(provisioner));
     return { action: 'provision', provisioner, situation, events: [] };
   }
   if (provisioner === noProvisioner || provisioner.startsWith(inTreeProvisionerPrefix)) return refused(`no volume plugin matched name: ${provisioner}`);

@@ -18,6 +18,9 @@ import { errorText } from '../runtime/errors';
 import type { ProvisioningDeps } from './deps';
 import { reasons } from '../../domain/well-known/event-reasons';
 import { ProvisioningRetry, saveVolume } from './save-volume';
+import { decideDataSource, type DataSourceFacts } from './data-source';
+import { dataSourceKind, dataSourceOf } from '../../domain/data-source';
+import type { StorageClass } from '../../resources/storage-class/schema';
 import { annBetaStorageProvisioner, annSelectedNode, annStorageProvisioner } from '../../domain/well-known/annotations';
 
 const PVC = 'PersistentVolumeClaim';
@@ -48,6 +51,22 @@ async function reschedule(d: ProvisioningDeps, ctx: ReconcileContext, claim: Per
     await tx.update(c);
   });
   await event(d, claim, 'Warning', reasons.provisioningFailed, `Failed to provision volume with StorageClass "${className}": ${error.message}; asking for another node`);
+}
+
+/** The objects a claim's data source names, as they are now. */
+async function dataSourceFacts(d: ProvisioningDeps, claim: PersistentVolumeClaim, storageClass: StorageClass): Promise<DataSourceFacts> {
+  const ns = claim.metadata.namespace;
+  const name = dataSourceOf(claim)?.name ?? '';
+  if (dataSourceKind(claim) === 'snapshot') {
+    const snapshot = name ? await d.store.tryGet('VolumeSnapshot', ns, name) : undefined;
+    const contentName = snapshot?.status?.boundVolumeSnapshotContentName;
+    const content = contentName ? await d.store.tryGet('VolumeSnapshotContent', undefined, contentName) : undefined;
+    return { claim, storageClass, snapshot, content };
+  }
+  const sourceClaim = name ? await d.store.tryGet(PVC, ns, name) : undefined;
+  const pvName = sourceClaim?.spec?.volumeName;
+  const sourceVolume = pvName ? await d.store.tryGet(PV, undefined, pvName) : undefined;
+  return { claim, storageClass, sourceClaim, sourceVolume };
 }
 
 export async function provisionClaim(d: ProvisioningDeps, ctx: ReconcileContext, namespace: string, name: string): Promise<ReconcileResult | void> {
@@ -83,6 +102,12 @@ export async function provisionClaim(d: ProvisioningDeps, ctx: ReconcileContext,
   }
   const problems = plugin.validateParameters(options.parameters, claim, storageClass);
   if (problems.length > 0) return fail(d, claim, className, new ProvisioningError(problems.join('; ')), hidden);
+  if (dataSourceKind(claim) !== undefined) {
+    if (!plugin.capabilities.snapshots) return fail(d, claim, className, new ProvisioningError(`${plugin.name} cannot populate a volume from a data source`), hidden);
+    const source = decideDataSource(await dataSourceFacts(d, claim, storageClass));
+    if (!source.ok) return fail(d, claim, className, new ProvisioningError(source.message), hidden);
+    options.source = source.source;
+  }
 
   let result: ProvisionResult;
   try {

@@ -9,7 +9,13 @@
 //   + pvUid     keep                   the PV was deleted with policy Retain: release the
 //                                      record, keep the data
 //   deleting    the deleter's          finish removing the asset
+//
+// A snapshot's record (kind snapshot, named after its VolumeSnapshotContent, written after
+// the content and before the copy or the btrfs snapshot): kept while its content exists
+// (the snapshotter finishes or deletes it); without its content, or being deleted, the
+// snapshot is removed.
 import type { AssetRecord } from '../../store/provisioned-assets';
+import { isSnapshotRecord } from '../../provisioners/node-local';
 import type { ProvisioningDeps } from './deps';
 
 const PV = 'PersistentVolume';
@@ -39,6 +45,7 @@ export async function settleAsset(d: SettleDeps, r: AssetRecord, opts: SettleOpt
   const plugin = d.plugins.get(r.plugin);
   // Records of another node are that node's controllers', except an agent-backed plugin's.
   if (!plugin || (r.node !== d.node && !plugin.agentBacked)) return 'skipped';
+  if (isSnapshotRecord(r)) return settleSnapshot(d, r);
   if (opts.onlyAfterPv && r.state !== 'deleting' && !r.details.pvUid) return 'skipped';
   const pv = await d.store.tryGet(PV, undefined, r.pvName);
   if (r.state === 'deleting') {
@@ -62,6 +69,13 @@ export async function settleAsset(d: SettleDeps, r: AssetRecord, opts: SettleOpt
   if (await claimStillWants(d, r)) return 'kept';
   await plugin.deleteAsset(r);
   return 'removed';
+}
+
+async function settleSnapshot(d: SettleDeps, r: AssetRecord): Promise<Settled> {
+  const ops = d.plugins.get(r.plugin)?.snapshots;
+  if (!ops) return 'skipped';
+  if (r.state !== 'deleting' && (await d.store.tryGet('VolumeSnapshotContent', undefined, r.pvName))) return 'kept';
+  return (await ops.deleteRecord(r)) === 'deleted' ? 'removed' : 'skipped';
 }
 
 export interface SweepReport {

@@ -3,13 +3,16 @@
 // snapshotclass_test.go), named by their upstream numbers, against the pure decisions.
 import { describe, expect, test } from 'vitest';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import type { VolumeSnapshotClass } from '../../resources/volume-snapshot-class/schema';
 import type { VolumeSnapshotContent } from '../../resources/volume-snapshot-content/schema';
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
 import {
   chooseDefaultSnapshotClass,
   claimsRestoringFrom,
+  contentToCreate,
   decideContent,
+  decideSnapshotter,
   decideSnapshot,
   decideSnapshotClass,
   ensureClaimSourceFinalizer,
@@ -460,5 +463,85 @@ describe('the claim being snapshotted and restored (snapshot_finalizer_test.go 1
       { ...claim([], { phase: 'Pending', dataSource: 'snap1' }), metadata: { name: 'elsewhere', namespace: 'team-b' } },
     ];
     expect(claimsRestoringFrom(vs, claims)).toEqual(['restoring']);
+  });
+});
+
+describe('taking a snapshot of a claim (snapshot_create_test.go, createSnapshotContent)', () => {
+  const DRIVER = 'stowage.io/btrfs';
+  const classes: VolumeSnapshotClass[] = [
+    { apiVersion: 'snapshot.storage.k8s.io/v1', kind: 'VolumeSnapshotClass', metadata: { name: 'valid' }, driver: DRIVER, deletionPolicy: 'Delete' },
+    { apiVersion: 'snapshot.storage.k8s.io/v1', kind: 'VolumeSnapshotClass', metadata: { name: 'other-driver' }, driver: 'stowage.io/loop', deletionPolicy: 'Retain' },
+  ];
+  const claim = (o: { phase?: string; volume?: string; deleting?: boolean } = {}): PersistentVolumeClaim => ({
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: 'claim1', namespace: 'default', uid: 'pvc-uid1', ...(o.deleting ? { deletionTimestamp: NOW } : {}) },
+    spec: { volumeName: o.volume ?? 'volume1' },
+    status: { phase: (o.phase ?? 'Bound') as 'Bound' },
+  });
+  const volume = (o: { driver?: string | null; mode?: 'Block' } = {}): PersistentVolume => ({
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name: 'volume1', ...(o.driver === null ? {} : { annotations: { 'pv.kubernetes.io/provisioned-by': o.driver ?? DRIVER } }) },
+    spec: { capacity: { storage: '1Gi' }, local: { path: '/pool/volume1' }, ...(o.mode ? { volumeMode: o.mode } : {}) },
+  });
+  const vs = (cls?: string) => ({ ...snap('snap1', 'snapuid1', { claim: 'claim1', cls }), metadata: { name: 'snap1', namespace: 'default', uid: 'snapuid1', resourceVersion: '7' } });
+  const inTree = (d: string) => (d.startsWith('stowage.io/') ? d !== 'stowage.io/static' : undefined);
+  const fail = (m: string) => ({ ok: false, reason: 'SnapshotContentCreationFailed', message: `Failed to create snapshot content with error ${m}` });
+
+  test.each<{ name: string; snapshot: VolumeSnapshot; claim?: PersistentVolumeClaim; volume?: PersistentVolume; want: unknown }>([
+    { name: '7-1 - fail to create snapshot with non-existing snapshot class', snapshot: vs('non-existing'), claim: claim(), volume: volume(), want: fail('failed to get input parameters to create snapshot snap1: "volumesnapshotclass.snapshot.storage.k8s.io \\"non-existing\\" not found"') },
+    { name: '7-2 - fail to create snapshot without a snapshot class', snapshot: vs(), claim: claim(), volume: volume(), want: fail('failed to get input parameters to create snapshot snap1: "failed to take snapshot snap1 without a snapshot class"') },
+    { name: '7-3 - fail to create snapshot without the PVC', snapshot: vs('valid'), want: fail('failed to get input parameters to create snapshot snap1: "failed to retrieve PVC claim1 from the lister: \\"persistentvolumeclaim \\\\\\"claim1\\\\\\" not found\\""') },
+    { name: '7-4 - fail to create snapshot with a PVC that is not Bound', snapshot: vs('valid'), claim: claim({ phase: 'Pending' }), want: fail('failed to get input parameters to create snapshot snap1: "the PVC claim1 is not yet bound to a PV, will not attempt to take a snapshot"') },
+    { name: '7-5 - fail to create snapshot without the PV', snapshot: vs('valid'), claim: claim(), want: fail('failed to get input parameters to create snapshot snap1: "failed to retrieve PV volume1 from the API server: \\"persistentvolume \\\\\\"volume1\\\\\\" not found\\""') },
+    { name: '7-6 - fail to create snapshot of a non-CSI volume (a local static volume)', snapshot: vs('valid'), claim: claim(), volume: volume({ driver: null }), want: fail('cannot find CSI PersistentVolumeSource for volume volume1') },
+    { name: 'a volume of an in-tree plugin that cannot snapshot is refused the same way', snapshot: vs('valid'), claim: claim(), volume: volume({ driver: 'stowage.io/static' }), want: fail('cannot find CSI PersistentVolumeSource for volume volume1') },
+    { name: "a class whose driver is not the volume's", snapshot: vs('other-driver'), claim: claim(), volume: volume(), want: fail('the VolumeSnapshotClass other-driver is for driver stowage.io/loop, but volume volume1 of PVC claim1 is of driver stowage.io/btrfs') },
+    { name: 'a claim being deleted gets no new snapshot', snapshot: vs('valid'), claim: claim({ deleting: true }), volume: volume(), want: fail('snapshot controller failed to update claim1 on API server: cannot add finalizer on claim because it is being deleted') },
+  ])('$name', ({ snapshot, claim: c, volume: v, want }) => {
+    expect(contentToCreate({ snapshot, classes, claim: c, volume: v, canSnapshot: inTree })).toEqual(want);
+  });
+
+  test('7-7 - successful create: snapcontent-<uid>, bound to the snapshot, the class\'s driver and policy, the volume as its handle and mode', () => {
+    expect(contentToCreate({ snapshot: vs('valid'), classes, claim: claim(), volume: volume({ mode: 'Block' }), canSnapshot: inTree })).toEqual({
+      ok: true,
+      content: {
+        apiVersion: 'snapshot.storage.k8s.io/v1',
+        kind: 'VolumeSnapshotContent',
+        metadata: { name: 'snapcontent-snapuid1' },
+        spec: {
+          volumeSnapshotRef: { kind: 'VolumeSnapshot', apiVersion: 'snapshot.storage.k8s.io/v1', name: 'snap1', namespace: 'default', uid: 'snapuid1', resourceVersion: '7' },
+          source: { volumeHandle: 'volume1' },
+          volumeSnapshotClassName: 'valid',
+          deletionPolicy: 'Delete',
+          driver: DRIVER,
+          sourceVolumeMode: 'Block',
+        },
+      },
+    });
+  });
+
+  test('a snapshot without a PVC source: SnapshotPVCSourceMissing', () => {
+    expect(contentToCreate({ snapshot: snap('s', 'u', { content: 'c' }), classes, canSnapshot: inTree })).toMatchObject({ ok: false, reason: 'SnapshotPVCSourceMissing' });
+  });
+});
+
+describe('the snapshotter (sidecar snapshot_controller_test.go, shouldDelete)', () => {
+  const bound = snap('snap1', 'uid1', { claim: 'c', bound: 'content1', ready: true });
+  const dyn = (o: Partial<ContentOpts> = {}) => content('content1', { snapshot: 'snap1', uid: 'uid1', volumeHandle: 'pvc-1', ...o });
+  test.each<{ name: string; c: VolumeSnapshotContent; vs?: VolumeSnapshot; want: string }>([
+    { name: 'a new dynamic content: take the snapshot of its volume', c: dyn(), vs: bound, want: 'take' },
+    { name: 'a content whose snapshot failed: take it again', c: dyn({ status: { readyToUse: false, error: { message: 'x' } } }), vs: bound, want: 'take' },
+    { name: 'a taken, ready content: nothing', c: dyn({ status: { readyToUse: true, snapshotHandle: '/p/s' } }), vs: bound, want: 'none' },
+    { name: 'a pre-provisioned content: nothing to take', c: content('content1', { snapshot: 'snap1', uid: 'uid1', snapshotHandle: 'h' }), vs: bound, want: 'none' },
+    { name: 'deleted, policy Delete, its snapshot being deleted (annotated): delete the snapshot', c: dyn({ deleting: true, annotations: { [BEING_DELETED]: 'yes' } }), vs: bound, want: 'delete' },
+    { name: 'deleted, policy Retain, its snapshot being deleted: keep the snapshot', c: dyn({ deleting: true, policy: 'Retain', annotations: { [BEING_DELETED]: 'yes' } }), vs: bound, want: 'release' },
+    { name: 'deleted while its snapshot still exists and is not being deleted: wait', c: dyn({ deleting: true }), vs: bound, want: 'none' },
+    { name: 'deleted after its snapshot is gone: delete the snapshot', c: dyn({ deleting: true }), want: 'delete' },
+    { name: 'an unbound pre-provisioned content deleted: delete', c: content('content1', { snapshot: 'snap1', snapshotHandle: 'h', deleting: true }), vs: bound, want: 'delete' },
+    { name: 'deleted without the content finalizer: nothing', c: dyn({ deleting: true, finalizers: [] }), want: 'none' },
+  ])('$name -> $want', ({ c, vs, want }) => {
+    expect(decideSnapshotter(c, vs).action).toBe(want);
   });
 });

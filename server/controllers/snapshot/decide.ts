@@ -5,12 +5,13 @@
 // again. Events and error messages are upstream's, word for word.
 import type { EventType } from '../../services/event-recorder';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import type { VolumeSnapshotClass } from '../../resources/volume-snapshot-class/schema';
 import type { VolumeSnapshotContent } from '../../resources/volume-snapshot-content/schema';
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
 import { isDefaultSnapshotClass } from '../../resources/volume-snapshot-class/strategy';
 import { bytesToQuantity, formatQuantity, isZero, quantityFromJSON } from '../../domain/quantity';
-import { annVolumeSnapshotBeingDeleted } from '../../domain/well-known/annotations';
+import { annDynamicallyProvisioned, annVolumeSnapshotBeingDeleted } from '../../domain/well-known/annotations';
 import {
   pvcAsSnapshotSourceFinalizer,
   volumeSnapshotAsSourceFinalizer,
@@ -415,4 +416,100 @@ export function claimsRestoringFrom(vs: VolumeSnapshot, claims: readonly Persist
       );
     })
     .map((c) => c.metadata.name ?? '');
+}
+
+// ---------------------------------------------------------------------------------------
+// Taking a snapshot of a claim (createSnapshotContent, getCreateSnapshotInput)
+
+export interface CreateContentFacts {
+  snapshot: VolumeSnapshot;
+  classes: readonly VolumeSnapshotClass[];
+  claim?: PersistentVolumeClaim;
+  volume?: PersistentVolume;
+  /** Whether the volume's driver can take snapshots: false for an in-tree plugin that cannot, undefined for an external driver. */
+  canSnapshot(driver: string): boolean | undefined;
+}
+
+export type ContentChoice = { ok: true; content: VolumeSnapshotContent } | { ok: false; reason: string; message: string };
+
+/** Go's %q of a string (what upstream's messages quote errors with). */
+const q = (s: string) => JSON.stringify(s);
+
+/**
+ * The content upstream's createSnapshotContent would create for a snapshot of a claim, or
+ * its error (the snapshot's SnapshotContentCreationFailed, "Failed to create snapshot
+ * content with error ..."). A volume no driver can snapshot (a local static volume, a
+ * plugin without snapshots) is refused here, before anything is made.
+ */
+export function contentToCreate(f: CreateContentFacts): ContentChoice {
+  const vs = f.snapshot;
+  const name = vs.metadata.name ?? '';
+  const fail = (message: string): ContentChoice => ({ ok: false, reason: 'SnapshotContentCreationFailed', message: `Failed to create snapshot content with error ${message}` });
+  const input = (err: string) => fail(`failed to get input parameters to create snapshot ${name}: ${q(err)}`);
+  const claimName = vs.spec?.source?.persistentVolumeClaimName;
+  if (claimName === undefined) return { ok: false, reason: 'SnapshotPVCSourceMissing', message: `PVC source for snapshot ${snapshotKey(vs)} is missing` };
+  const className = vs.spec?.volumeSnapshotClassName;
+  if (className === undefined) return input(`failed to take snapshot ${name} without a snapshot class`);
+  const cls = f.classes.find((c) => c.metadata.name === className);
+  if (!cls) return input(`volumesnapshotclass.snapshot.storage.k8s.io ${q(className)} not found`);
+  const claim = f.claim;
+  if (!claim) return input(`failed to retrieve PVC ${claimName} from the lister: ${q(`persistentvolumeclaim ${q(claimName)} not found`)}`);
+  if (claim.metadata.deletionTimestamp && !has(claim.metadata.finalizers, pvcAsSnapshotSourceFinalizer)) {
+    return fail(`snapshot controller failed to update ${claimName} on API server: cannot add finalizer on claim because it is being deleted`);
+  }
+  const pvName = claim.spec?.volumeName;
+  if (claim.status?.phase !== 'Bound' || !pvName) return input(`the PVC ${claimName} is not yet bound to a PV, will not attempt to take a snapshot`);
+  const pv = f.volume;
+  if (!pv || pv.metadata.name !== pvName) return input(`failed to retrieve PV ${pvName} from the API server: ${q(`persistentvolume ${q(pvName)} not found`)}`);
+  const driver = pv.spec?.csi?.driver ?? pv.metadata.annotations?.[annDynamicallyProvisioned];
+  if (!driver || f.canSnapshot(driver) === false) return fail(`cannot find CSI PersistentVolumeSource for volume ${pvName}`);
+  if (cls.driver !== driver) return fail(`the VolumeSnapshotClass ${className} is for driver ${cls.driver}, but volume ${pvName} of PVC ${claimName} is of driver ${driver}`);
+  return {
+    ok: true,
+    content: {
+      apiVersion: 'snapshot.storage.k8s.io/v1',
+      kind: 'VolumeSnapshotContent',
+      metadata: { name: dynamicContentName(vs) },
+      spec: {
+        volumeSnapshotRef: { kind: 'VolumeSnapshot', apiVersion: 'snapshot.storage.k8s.io/v1', name, namespace: vs.metadata.namespace, uid: vs.metadata.uid, resourceVersion: vs.metadata.resourceVersion },
+        source: { volumeHandle: pv.spec?.csi?.volumeHandle ?? pvName },
+        volumeSnapshotClassName: className,
+        deletionPolicy: cls.deletionPolicy,
+        driver: cls.driver,
+        sourceVolumeMode: pv.spec?.volumeMode ?? 'Filesystem',
+      },
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// The snapshotter (the CSI sidecar's part: take, delete, release the physical snapshot)
+
+/**
+ *   none     nothing for the snapshotter
+ *   take     take the snapshot of the volume (the content's volumeHandle), then write the content's status
+ *   delete   deletionPolicy Delete: delete the snapshot, then drop the content finalizer
+ *   release  deletionPolicy Retain: keep the snapshot (forget its record), drop the content finalizer
+ */
+export type SnapshotterAction = { action: 'none'; why: string } | { action: 'take'; volumeHandle: string } | { action: 'delete' } | { action: 'release' };
+
+/** upstream sidecar shouldDelete: an unbound pre-provisioned content, or one whose snapshot is being deleted (or gone). */
+function shouldDelete(c: VolumeSnapshotContent, named: VolumeSnapshot | undefined): boolean {
+  const uid = c.spec?.volumeSnapshotRef?.uid;
+  if (c.spec?.source?.snapshotHandle !== undefined && !uid) return true;
+  if (c.metadata.annotations?.[annVolumeSnapshotBeingDeleted] !== undefined) return true;
+  return !named || named.metadata.uid !== uid;
+}
+
+/** One step of the snapshotter for a content of its driver (upstream sidecar syncContent). */
+export function decideSnapshotter(c: VolumeSnapshotContent, named: VolumeSnapshot | undefined): SnapshotterAction {
+  if (c.metadata.deletionTimestamp) {
+    if (!has(c.metadata.finalizers, volumeSnapshotContentFinalizer)) return { action: 'none', why: 'deleted, without the content finalizer' };
+    if (!shouldDelete(c, named)) return { action: 'none', why: 'deleted while its snapshot is not: waits for the snapshot' };
+    return c.spec?.deletionPolicy === 'Delete' ? { action: 'delete' } : { action: 'release' };
+  }
+  const volumeHandle = c.spec?.source?.volumeHandle;
+  if (volumeHandle === undefined) return { action: 'none', why: 'pre-provisioned: the snapshot exists already' };
+  if (c.status?.readyToUse === true && c.status.snapshotHandle) return { action: 'none', why: 'taken and ready' };
+  return { action: 'take', volumeHandle };
 }

@@ -1,10 +1,12 @@
 // The snapshot controller on the shared runtime (upstream external-snapshotter's common
-// controller), for what exists so far: VolumeSnapshots bound to pre-provisioned
-// VolumeSnapshotContents, both ways, their status, the default class, deletion by
-// deletionPolicy and the snapshot finalizers. Keys vs/<namespace>/<name> and vsc/<name>.
-// No snapshot is taken yet: a snapshot of a claim waits for its content (createContent is
-// left undone), and a deleted content's finalizer goes once its snapshot is gone or being
-// deleted (there is no physical snapshot to delete).
+// controller): VolumeSnapshots bound to their VolumeSnapshotContents, both ways, their
+// status, the default class, deletion by deletionPolicy and the snapshot finalizers. Keys
+// vs/<namespace>/<name> and vsc/<name>. A snapshot of a claim gets its content created
+// here (snapcontent-<uid>, with the claim's pvc-as-source-protection finalizer first);
+// the snapshotter of the content's driver (snapshotter.ts, the CSI sidecar's part) takes,
+// deletes or keeps the physical snapshot and drops the content finalizer. Contents of a
+// driver without an in-tree snapshotter lose that finalizer here, once their snapshot is
+// gone or being deleted.
 import type { Logger } from 'pino';
 import { EventRecorder } from '../../services/event-recorder';
 import type { ObjectStore } from '../../store/object-store';
@@ -19,8 +21,12 @@ import { pvcAsSnapshotSourceFinalizer, volumeSnapshotContentFinalizer } from '..
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
 import { event } from '../runtime/event';
 import { write } from '../runtime/write';
+import { errorText } from '../runtime/errors';
+import { capabilitiesOf, inTreeProvisionerNames } from '../../provisioners/registry';
 import {
   claimsRestoringFrom,
+  contentToCreate,
+  ensureClaimSourceFinalizer,
   decideContent,
   decideSnapshot,
   decideSnapshotClass,
@@ -103,6 +109,44 @@ async function releaseSourceClaim(d: Deps, ctx: ReconcileContext, vs: VolumeSnap
   });
 }
 
+/** Whether a driver's snapshots are taken in-tree (and whether it can take them at all); undefined: an external driver. */
+export function inTreeSnapshots(driver: string): boolean | undefined {
+  return inTreeProvisionerNames.has(driver) ? capabilitiesOf(driver).snapshots === true : undefined;
+}
+
+/** upstream createSnapshotContent: the claim's finalizer, then the content; or the error, with nothing made. */
+async function createContent(d: Deps, ctx: ReconcileContext, read: VolumeSnapshot, classes: VolumeSnapshotClass[], now: string): Promise<void> {
+  const claimName = read.spec?.source?.persistentVolumeClaimName;
+  const claim = claimName !== undefined ? await d.store.tryGet(PVC, read.metadata.namespace, claimName) : undefined;
+  const volume = claim?.spec?.volumeName ? await d.store.tryGet('PersistentVolume', undefined, claim.spec.volumeName) : undefined;
+  const choice = contentToCreate({ snapshot: read, classes, claim, volume, canSnapshot: inTreeSnapshots });
+  if (!choice.ok) {
+    const step = errorAction(read, true, choice.reason, choice.message, now);
+    if (step.action === 'error' && (await changeSnapshot(d, ctx, read, (vs) => (vs.status = step.status), true))) await emit(d, read, [step.event]);
+    throw new Error(choice.message);
+  }
+  if (claim && ensureClaimSourceFinalizer(claim).action === 'add') {
+    await write(d, ctx, async (t) => {
+      const c = await t.get(PVC, claim.metadata.namespace, claim.metadata.name ?? '');
+      if (!c || c.metadata.uid !== claim.metadata.uid || c.metadata.deletionTimestamp || (c.metadata.finalizers ?? []).includes(pvcAsSnapshotSourceFinalizer)) return;
+      c.metadata.finalizers = [...(c.metadata.finalizers ?? []), pvcAsSnapshotSourceFinalizer];
+      await t.update(c);
+    });
+  }
+  try {
+    await d.store.create(choice.content);
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'AlreadyExists') {
+      await event(d, read, 'Warning', 'CreateSnapshotContentFailed', `Error creating volume snapshot content object for snapshot ${namespaceName(read)}: ${errorText(err)}.`);
+      throw err;
+    }
+    return;
+  }
+  await event(d, read, 'Normal', 'CreatingSnapshot', `Waiting for a snapshot ${namespaceName(read)} to be created by the CSI driver.`);
+}
+
+const namespaceName = (vs: VolumeSnapshot) => `${vs.metadata.namespace ?? ''}/${vs.metadata.name ?? ''}`;
+
 export async function syncSnapshot(d: Deps, ctx: ReconcileContext, namespace: string, name: string): Promise<void> {
   const read = await d.store.tryGet(VS, namespace, name);
   if (!read) return;
@@ -139,7 +183,10 @@ export async function syncSnapshot(d: Deps, ctx: ReconcileContext, namespace: st
 
   switch (step.action) {
     case 'none':
+      return;
     case 'createContent':
+      await createContent(d, ctx, read, classes, now);
+      next();
       return;
     case 'error':
       if (await changeSnapshot(d, ctx, read, (vs) => (vs.status = step.status), true)) await emit(d, read, [step.event]);
@@ -204,7 +251,9 @@ export async function syncContent(d: Deps, ctx: ReconcileContext, name: string):
     // The sidecar's part, with nothing physical to delete: the finalizer goes once the
     // content's snapshot is gone or being deleted (or it was never bound).
     const vs = named && named.metadata.uid === ref?.uid ? named : undefined;
-    if ((c.metadata.finalizers ?? []).includes(volumeSnapshotContentFinalizer) && (!vs || vs.metadata.deletionTimestamp)) {
+    // A driver with an in-tree snapshotter: the snapshotter deletes or keeps the snapshot and drops the finalizer.
+    const snapshotter = inTreeSnapshots(c.spec?.driver ?? '') !== undefined;
+    if (!snapshotter && (c.metadata.finalizers ?? []).includes(volumeSnapshotContentFinalizer) && (!vs || vs.metadata.deletionTimestamp)) {
       await changeContent(d, ctx, name, (x) => {
         x.metadata.finalizers = (x.metadata.finalizers ?? []).filter((f) => f !== volumeSnapshotContentFinalizer);
         return true;

@@ -70,3 +70,5 @@ export const annPoolProblem = 'pool.stowage.io/problem';
 export const annIsDefaultSnapshotClass = 'snapshot.storage.kubernetes.io/is-default-class';
 /** On a VolumeSnapshotContent: its VolumeSnapshot is being deleted (upstream AnnVolumeSnapshotBeingDeleted). */
 export const annVolumeSnapshotBeingDeleted = 'snapshot.storage.kubernetes.io/volumesnapshot-being-deleted';
+/** On a VolumeSnapshotContent: a restore may change the volume mode of its source (upstream annAllowVolumeModeChange). */
+export const annAllowVolumeModeChange = 'snapshot.storage.kubernetes.io/allow-volume-mode-change';

@@ -1,11 +1,13 @@
-// The binder and the provisioning controllers (provisioner with crash recovery, deleter,
-// expander) in a process of their own, for the pool restart test: arg the database URL.
+// The binder, the provisioning controllers (provisioner with crash recovery, deleter,
+// expander, snapshotter) and the snapshot controller in a process of their own, for the
+// pool and snapshot restart tests: arg the database URL.
 // Prints {"ready":true} once running; runs until killed.
 import pino from 'pino';
 import { createAppContext } from '../../../server/app/context';
 import { binderSpec } from '../../../server/controllers/binder/binder';
 import { provisioningDeps, provisioningSpecs } from '../../../server/controllers/provisioning-start';
 import { Manager } from '../../../server/controllers/runtime/manager';
+import { snapshotControllerSpec } from '../../../server/controllers/snapshot/snapshot';
 import { inTreeProvisionerNames } from '../../../server/provisioners/registry';
 
 const [url] = process.argv.slice(2);
@@ -19,6 +21,7 @@ const manager = new Manager({
   specs: () => [
     binderSpec({ store: app.store, log, pendingGraceMs: 0, resyncMs: 1_000, inTreeProvisioners: inTreeProvisionerNames }),
     ...provisioningSpecs(d, { retryBaseMs: 100, retryMaxMs: 1_000, resyncMs: 1_000 }),
+    snapshotControllerSpec({ store: app.store, log }, { resyncMs: 1_000 }),
   ],
   shutdownTimeoutMs: 5_000,
 });

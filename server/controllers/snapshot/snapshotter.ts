@@ -1,0 +1,121 @@
+// The snapshotter (upstream external-snapshotter's CSI sidecar, for the in-tree plugins):
+// for each VolumeSnapshotContent of a driver this process has a plugin for, it takes the
+// snapshot of the content's volume (the plugin writes its intent record first, named after
+// the content), writes the content's status (snapshotHandle, creationTime, restoreSize,
+// readyToUse; an error as upstream's SnapshotCreationFailed), and when the content is
+// deleted it deletes the snapshot (deletionPolicy Delete) or keeps it (Retain) before
+// dropping the content finalizer. Runs beside the provisioner, with its plugins, so a
+// node-local plugin acts only on its own node's volumes. Keys vsc/<name>.
+import type { PersistentVolume } from '../../resources/persistent-volume/schema';
+import type { VolumeSnapshotContent } from '../../resources/volume-snapshot-content/schema';
+import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
+import { quantityFromJSON, quantityToBytes } from '../../domain/quantity';
+import { volumeSnapshotContentFinalizer } from '../../domain/well-known/finalizers';
+import type { SnapshotOps } from '../../provisioners/plugin';
+import type { ProvisioningDeps } from '../provisioner/deps';
+import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
+import { errorText } from '../runtime/errors';
+import { event } from '../runtime/event';
+import { write } from '../runtime/write';
+import { decideSnapshotter } from './decide';
+
+const VSC = 'VolumeSnapshotContent';
+export const snapshotterName = 'csi-snapshotter';
+const key = (name: string) => `vsc/${name}`;
+
+export type SnapshotterDeps = Pick<ProvisioningDeps, 'store' | 'plugins' | 'assets' | 'events' | 'log' | 'backgroundPollMs'>;
+
+/** Changes the content as read now (by uid); `change` returns false for "nothing to write". */
+async function changeContent(d: SnapshotterDeps, ctx: ReconcileContext, read: VolumeSnapshotContent, change: (c: VolumeSnapshotContent) => boolean, status = false): Promise<void> {
+  await write(d, ctx, async (t) => {
+    const c = await t.get(VSC, undefined, read.metadata.name ?? '');
+    if (!c || c.metadata.uid !== read.metadata.uid || !change(c)) return;
+    await t.update(c, status ? { subresource: 'status' } : {});
+  });
+}
+
+const dropFinalizer = (c: VolumeSnapshotContent) => {
+  if (!(c.metadata.finalizers ?? []).includes(volumeSnapshotContentFinalizer)) return false;
+  c.metadata.finalizers = c.metadata.finalizers!.filter((f) => f !== volumeSnapshotContentFinalizer);
+  return true;
+};
+
+/** Takes the snapshot of the content's volume and records the outcome on the content. */
+async function take(d: SnapshotterDeps, ctx: ReconcileContext, ops: SnapshotOps, c: VolumeSnapshotContent, volumeHandle: string): Promise<ReconcileResult | void> {
+  const name = c.metadata.name ?? '';
+  try {
+    const pv: PersistentVolume | undefined = await d.store.tryGet('PersistentVolume', undefined, volumeHandle);
+    if (!pv) throw new Error(`failed to get the volume ${volumeHandle}: persistentvolume "${volumeHandle}" not found`);
+    const size = quantityFromJSON(pv.spec?.capacity?.storage);
+    const result = await ops.create({ contentName: name, pvName: volumeHandle, sizeBytes: size ? quantityToBytes(size) : 0n });
+    if (result.state === 'ignored') return;
+    if (result.state === 'inBackground') return { requeueAfter: result.retryAfterMs ?? d.backgroundPollMs };
+    const s = result.snapshot;
+    await changeContent(d, ctx, c, (x) => {
+      x.status = {
+        ...x.status,
+        snapshotHandle: s.handle,
+        creationTime: x.status?.creationTime ?? s.createdAt.getTime() * 1e6,
+        restoreSize: Number(s.sizeBytes),
+        readyToUse: true,
+      };
+      delete x.status.error;
+      return true;
+    }, true);
+  } catch (err) {
+    const message = `Failed to create snapshot: ${errorText(err)}`;
+    await changeContent(d, ctx, c, (x) => {
+      if (x.status?.error?.message === message) return false;
+      x.status = { ...x.status, readyToUse: false, error: { time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), message } };
+      return true;
+    }, true);
+    await event(d, c, 'Warning', 'SnapshotCreationFailed', message);
+    throw err;
+  }
+}
+
+export async function syncSnapshotter(d: SnapshotterDeps, ctx: ReconcileContext, name: string): Promise<ReconcileResult | void> {
+  const c = await d.store.tryGet(VSC, undefined, name);
+  if (!c) return;
+  const ops = d.plugins.get(c.spec?.driver ?? '')?.snapshots;
+  if (!ops) return;
+  const ref = c.spec?.volumeSnapshotRef;
+  const named: VolumeSnapshot | undefined = ref?.name && ref.namespace ? await d.store.tryGet('VolumeSnapshot', ref.namespace, ref.name) : undefined;
+  const step = decideSnapshotter(c, named);
+  ctx.log.debug({ content: name, step: step.action }, 'snapshotter step');
+  switch (step.action) {
+    case 'none':
+      return;
+    case 'take':
+      return take(d, ctx, ops, c, step.volumeHandle);
+    case 'delete':
+      // A snapshot on another node is that node's snapshotter's to delete.
+      if ((await ops.delete(name)) === 'ignored') return;
+      await changeContent(d, ctx, c, dropFinalizer);
+      return;
+    case 'release': {
+      const record = (await d.assets.byPv(name)).find((r) => r.plugin === c.spec?.driver);
+      if (record) await d.assets.release(record);
+      await changeContent(d, ctx, c, dropFinalizer);
+      return;
+    }
+  }
+}
+
+export function snapshotterSpec(d: SnapshotterDeps, opts: { concurrency?: number; resyncMs?: number; baseDelayMs?: number; maxDelayMs?: number } = {}): ControllerSpec {
+  const drivers = new Set([...d.plugins.values()].filter((p) => p.snapshots).map((p) => p.name));
+  const keys = async () => ((await d.store.list(VSC)).items as VolumeSnapshotContent[]).filter((c) => drivers.has(c.spec?.driver ?? '')).map((c) => key(c.metadata.name ?? '')); // a list of kind VolumeSnapshotContent
+  return {
+    name: snapshotterName,
+    concurrency: opts.concurrency ?? 4,
+    baseDelayMs: opts.baseDelayMs ?? 1000,
+    maxDelayMs: opts.maxDelayMs ?? 300_000,
+    watch: {
+      kinds: [VSC],
+      keysFor: (e) => (e.type !== 'DELETED' && drivers.has((e.object as VolumeSnapshotContent).spec?.driver ?? '') ? [key(e.name)] : []), // a change of kind VolumeSnapshotContent
+    },
+    listKeys: keys,
+    resync: { everyMs: opts.resyncMs ?? 60_000, listKeys: keys },
+    reconcile: async (k, ctx) => (k.startsWith('vsc/') ? syncSnapshotter(d, ctx, k.slice(4)) : undefined),
+  };
+}

@@ -1,0 +1,199 @@
+// kill -9 in the middle of snapshots and restores: the controllers (host-path copies; btrfs)
+// and the node agent (btrfs) run as processes of their own and are killed while an intent
+// record says a snapshot or a restore is being made; after restarts every snapshot is
+// ready, every restored claim Bound with the snapshot's data, and nothing is left over: no
+// partial copy, no snapshot or subvolume without its object, no intent record, after
+// deletion nothing but the source volume.
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { btrfsProvisioner, hostPathProvisioner } from '../../server/domain/well-known/provisioners';
+import { releaseEverythingUnder } from '../../server/provisioners/testing';
+import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
+import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
+import type { VolumeSnapshot } from '../../server/resources/volume-snapshot/schema';
+import { AssetStore, type AssetRecord } from '../../server/store/provisioned-assets';
+import { waitFor } from '../controllers/fixtures';
+import { firstLine, kill9, startScript } from '../local/crash/children';
+import { openLocalHarness, type LocalHarness } from '../local-volumes/harness';
+import { makePool, qgroups, subvolumes, support } from '../pools/fixture';
+import { readTree, writeFirst } from './tree';
+
+if (!support.ok) console.log(`[skip] btrfs snapshot restart test: ${support.reason}`);
+
+const NODE = 'node-a';
+const NS = 'apps';
+type Which = 'agent' | 'controllers';
+let h: LocalHarness;
+let dir: string;
+let base: string;
+let pool: string;
+let assets: AssetStore;
+let caFile: string;
+let token: string;
+const children: Partial<Record<Which, ChildProcess>> = {};
+
+async function start(which: Which): Promise<void> {
+  const child = which === 'agent' ? startScript('../../pools/crash/run-agent.ts', [h.api.url, token, caFile, NODE]) : startScript('../../pools/crash/run-controllers.ts', [h.url]);
+  children[which] = child;
+  await firstLine(child, 60_000);
+}
+
+async function crash(which: Which[]): Promise<void> {
+  for (const w of which) {
+    await kill9(children[w]!);
+    children[w] = undefined;
+  }
+  await Promise.all(which.map(start));
+}
+
+const snapshotClass = (name: string, driver: string) =>
+  h.app.store.create({ apiVersion: 'snapshot.storage.k8s.io/v1', kind: 'VolumeSnapshotClass', metadata: { name }, driver, deletionPolicy: 'Delete' });
+
+beforeAll(async () => {
+  h = await openLocalHarness();
+  assets = new AssetStore(h.app.store);
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'stowage-snap-restart-'));
+  base = path.join(dir, 'dirs');
+  caFile = path.join(h.dir, 'ca.crt');
+  await fs.writeFile(caFile, h.api.caPem);
+  token = await h.tokenFor(NODE);
+  await h.app.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'dirs' }, provisioner: hostPathProvisioner, parameters: { basePath: base }, reclaimPolicy: 'Delete' });
+  await snapshotClass('dirs-snap', hostPathProvisioner);
+  if (support.ok) {
+    pool = await makePool(dir, 'pool');
+    await h.app.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'pooled' }, provisioner: btrfsProvisioner, parameters: { pool }, reclaimPolicy: 'Delete' });
+    await snapshotClass('pooled-snap', btrfsProvisioner);
+    await start('agent');
+  }
+  await start('controllers');
+}, 120_000);
+
+afterAll(async () => {
+  for (const c of Object.values(children)) if (c) await kill9(c);
+  try {
+    await h?.close();
+  } finally {
+    if (dir) {
+      const problems = await releaseEverythingUnder(dir);
+      if (problems.length > 0) console.warn('cleanup problems', problems);
+    }
+  }
+});
+
+const claimOf = (name: string) => h.app.store.tryGet('PersistentVolumeClaim', NS, name) as Promise<PersistentVolumeClaim | undefined>;
+const snapOf = (name: string) => h.app.store.tryGet('VolumeSnapshot', NS, name) as Promise<VolumeSnapshot | undefined>;
+const createClaim = (name: string, cls: string, size: string, snapshot?: string) =>
+  h.app.store.create({
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name, namespace: NS },
+    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: size } }, storageClassName: cls, ...(snapshot ? { dataSource: { apiGroup: 'snapshot.storage.k8s.io', kind: 'VolumeSnapshot', name: snapshot } } : {}) },
+  });
+const createSnapshot = (name: string, claim: string, cls: string) =>
+  h.app.store.create({ apiVersion: 'snapshot.storage.k8s.io/v1', kind: 'VolumeSnapshot', metadata: { name, namespace: NS }, spec: { source: { persistentVolumeClaimName: claim }, volumeSnapshotClassName: cls } });
+
+async function boundVolume(name: string, timeoutMs = 90_000): Promise<PersistentVolume> {
+  const c = await waitFor(`claim ${name} Bound`, async () => ((await claimOf(name))?.status?.phase === 'Bound' ? claimOf(name) : undefined), timeoutMs);
+  return (await h.app.store.get('PersistentVolume', undefined, c!.spec!.volumeName!)) as PersistentVolume;
+}
+
+const allReady = async (names: string[]) => (await Promise.all(names.map(snapOf))).every((s) => s?.status?.readyToUse === true);
+const allBound = async (names: string[]) => (await Promise.all(names.map(claimOf))).every((c) => c?.status?.phase === 'Bound');
+const records = (plugin: string) => assets.list({ plugin });
+
+/** Waits until `inFlight` finds work in the middle (an intent record being made), or `done` holds; how many were in flight (-1: done first). */
+async function midway(inFlight: () => Promise<AssetRecord[]>, done: () => Promise<boolean>): Promise<number> {
+  return waitFor('work in flight', async () => (await inFlight()).length || ((await done()) ? -1 : undefined), 60_000);
+}
+
+/** A tree big enough for a copy to take a while: 2,000 files of 32 KiB in 20 directories. */
+async function writeBigTree(root: string): Promise<void> {
+  const block = Buffer.alloc(32 << 10, 3);
+  for (let d = 0; d < 20; d++) {
+    await fs.mkdir(path.join(root, `d${d}`));
+    await Promise.all(Array.from({ length: 100 }, (_, f) => fs.writeFile(path.join(root, `d${d}`, `f${f}`), block)));
+  }
+  await writeFirst(root);
+}
+
+describe('host-path: kill -9 of the controllers while copying', () => {
+  it('a snapshot and a restore cut short are finished after restart; no partial copy, nothing left after deletion', async () => {
+    await createClaim('big', 'dirs', '1Gi');
+    const source = await boundVolume('big');
+    await writeBigTree(source.spec!.hostPath!.path!);
+    const before = await readTree(source.spec!.hostPath!.path!);
+    const creating = async () => (await records(hostPathProvisioner)).filter((r) => r.state === 'creating');
+
+    await createSnapshot('hs', 'big', 'dirs-snap');
+    const snapInFlight = await midway(creating, () => allReady(['hs']));
+    await crash(['controllers']);
+    await waitFor('snapshot ready after the restart', () => allReady(['hs']), 90_000);
+
+    await createClaim('big-restored', 'dirs', '1Gi', 'hs');
+    const restoreInFlight = await midway(creating, () => allBound(['big-restored']));
+    await crash(['controllers']);
+    const restored = await boundVolume('big-restored');
+    console.log(`host-path copies in flight at the kills: snapshot ${snapInFlight}, restore ${restoreInFlight} (-1: it had finished)`);
+    expect(await readTree(restored.spec!.hostPath!.path!)).toEqual(before);
+
+    const vs = (await snapOf('hs'))!;
+    const entries = (await fs.readdir(base)).sort();
+    expect(entries).toEqual(['.snapshots', path.basename(source.spec!.hostPath!.path!), path.basename(restored.spec!.hostPath!.path!)].sort());
+    expect(await fs.readdir(path.join(base, '.snapshots'))).toEqual([`snapcontent-${vs.metadata.uid}`]);
+    expect((await records(hostPathProvisioner)).map((r) => `${r.pvName} ${r.state}`).sort()).toEqual([`${source.metadata.name} created`, `${restored.metadata.name} created`, `snapcontent-${vs.metadata.uid} created`].sort());
+
+    await h.app.store.delete('VolumeSnapshot', NS, 'hs');
+    await h.app.store.delete('PersistentVolumeClaim', NS, 'big-restored');
+    await waitFor('snapshot and restored volume gone', async () => (await records(hostPathProvisioner)).length === 1, 60_000);
+    expect(await fs.readdir(path.join(base, '.snapshots'))).toEqual([]);
+    expect(await fs.readdir(base)).toEqual(expect.arrayContaining([path.basename(source.spec!.hostPath!.path!)]));
+    expect((await fs.readdir(base)).filter((e) => e !== '.snapshots')).toHaveLength(1);
+  }, 300_000);
+});
+
+describe.skipIf(!support.ok)('btrfs: kill -9 of the agent and the controllers mid-snapshot and mid-restore', () => {
+  it('9 snapshots and 9 restores through crashes: all ready, all Bound with the data; after deletion only the source subvolume', async () => {
+    await createClaim('pdata', 'pooled', '40Mi');
+    const source = await boundVolume('pdata');
+    await writeFirst(source.spec!.local!.path!);
+    const before = await readTree(source.spec!.local!.path!);
+    const kills: Which[][] = [['agent'], ['controllers'], ['agent', 'controllers']];
+    const creating = async (kind?: string) => (await records(btrfsProvisioner)).filter((r) => r.state === 'creating' && (kind === undefined || r.details.kind === kind));
+    const snaps = Array.from({ length: 9 }, (_, i) => `ps${i}`);
+    const inFlight: number[] = [];
+    for (const [i, k] of kills.entries()) {
+      const wave = snaps.slice(i * 3, i * 3 + 3);
+      for (const s of wave) await createSnapshot(s, 'pdata', 'pooled-snap');
+      inFlight.push(await midway(() => creating('snapshot'), () => allReady(wave)));
+      await crash(k);
+    }
+    await waitFor('every snapshot ready', () => allReady(snaps), 90_000);
+
+    const restores = snaps.map((s) => `${s}-restored`);
+    for (const [i, k] of kills.entries()) {
+      const wave = restores.slice(i * 3, i * 3 + 3);
+      for (const [j, r] of wave.entries()) await createClaim(r, 'pooled', '40Mi', snaps[i * 3 + j]);
+      inFlight.push(await midway(() => creating(), () => allBound(wave)));
+      await crash(k);
+    }
+    await waitFor('every restore Bound', () => allBound(restores), 90_000);
+    console.log(`btrfs work in flight at each kill: ${inFlight.join(', ')} (-1: the wave had finished)`);
+    const volumes = await Promise.all(restores.map((r) => boundVolume(r)));
+    for (const v of volumes) expect(await readTree(v.spec!.local!.path!)).toEqual(before);
+    const contents = await Promise.all(snaps.map(async (s) => `snapcontent-${(await snapOf(s))!.metadata.uid}`));
+    expect((await subvolumes(pool)).sort()).toEqual([source.metadata.name!, ...contents, ...volumes.map((v) => v.metadata.name!)].sort());
+
+    for (const [i, k] of kills.entries()) {
+      for (const s of snaps.slice(i * 3, i * 3 + 3)) await h.app.store.delete('VolumeSnapshot', NS, s);
+      for (const r of restores.slice(i * 3, i * 3 + 3)) await h.app.store.delete('PersistentVolumeClaim', NS, r);
+      await midway(async () => (await records(btrfsProvisioner)).filter((r) => r.state === 'deleting'), async () => (await records(btrfsProvisioner)).length === 1);
+      await crash(k);
+    }
+    await waitFor('only the source left', async () => (await records(btrfsProvisioner)).length === 1 && (await subvolumes(pool)).length === 1, 120_000);
+    expect(await subvolumes(pool)).toEqual([source.metadata.name]);
+    expect((await qgroups(pool)).map((q) => q.path).filter((p) => p !== undefined && p !== '<toplevel>')).toEqual([source.metadata.name]);
+  }, 480_000);
+});
