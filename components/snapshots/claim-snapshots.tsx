@@ -88,7 +88,16 @@ function SnapshotTable({ rows, mayDelete, mayRestore }: { rows: SnapshotRow[]; m
       key: 'state',
       header: 'READY',
       cellProps: (r) => ({ 'data-testid': 'snapshot-state', title: r.error }),
-      cell: (r) => <StatusBadge value={r.state === 'Failed' ? 'Failed' : r.state} />,
+      cell: (r) => (
+        <Stack gap={2}>
+          <StatusBadge value={r.state} />
+          {r.error && (
+            <Text size="xs" c="red" lineClamp={3} data-testid="snapshot-error">
+              {r.error}
+            </Text>
+          )}
+        </Stack>
+      ),
     },
     { key: 'size', header: 'SIZE', cellProps: () => ({ 'data-testid': 'snapshot-size' }), cell: (r) => (r.restoreSize ? <SizeText value={r.restoreSize} /> : <Text span c="dimmed" inherit>—</Text>) },
     { key: 'age', header: 'AGE', nowrap: true, cellProps: (r) => ({ title: r.takenAt }), cell: (r) => ageOf(r.takenAt, now) },

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { createObject, getObject, type Obj } from '../api';
+import { createObject, getObject, setDefaultSnapshotClass, type Obj } from '../api';
 import { DEV_USER } from '../env';
 import { expect, signInAsDeveloper, test, uniqueName } from '../helpers';
 
@@ -17,7 +17,10 @@ async function boundClaim(base: string, size = '64Mi'): Promise<{ cls: string; c
   const cls = uniqueName('snap-hp');
   const claim = uniqueName('snap-src');
   await createObject({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: cls }, provisioner: 'stowage.io/host-path', parameters: { basePath: base }, reclaimPolicy: 'Delete' });
-  await createObject({ apiVersion: 'snapshot.storage.k8s.io/v1', kind: 'VolumeSnapshotClass', metadata: { name: uniqueName('vsc') }, driver: 'stowage.io/host-path', deletionPolicy: 'Delete' });
+  // The snapshot class the claim's snapshots get: its driver's one default (as an admin sets it).
+  const vsc = uniqueName('vsc');
+  await createObject({ apiVersion: 'snapshot.storage.k8s.io/v1', kind: 'VolumeSnapshotClass', metadata: { name: vsc }, driver: 'stowage.io/host-path', deletionPolicy: 'Delete' });
+  expect(await setDefaultSnapshotClass(vsc, true)).toEqual({ defaults: [vsc] });
   await createObject({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: claim, namespace: NS }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: size } }, storageClassName: cls } });
   await expect.poll(async () => (await getObject<Claim>('PersistentVolumeClaim', claim, NS)).status?.phase, { timeout: 20_000 }).toBe('Bound');
   return { cls, claim };
