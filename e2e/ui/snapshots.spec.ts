@@ -53,7 +53,7 @@ test.describe('snapshots', () => {
   test('a developer takes a snapshot on the claim page, finds it on the Snapshots page, and schedules more', async ({ page }) => {
     const { claim } = await boundClaim(base);
     const snap = await takeSnapshot(page, claim);
-    expect((await getObject<Obj & { spec: unknown }>('VolumeSnapshot', snap, NS)).spec).toEqual({ source: { persistentVolumeClaimName: claim } });
+    expect((await getObject<Obj & { spec: { source: unknown } }>('VolumeSnapshot', snap, NS)).spec.source).toEqual({ persistentVolumeClaimName: claim });
 
     // A schedule for this claim: a field error first, then one that takes its first snapshot at once.
     await page.getByTestId('add-schedule').click();
@@ -80,6 +80,22 @@ test.describe('snapshots', () => {
     await expect(page.getByRole('link', { name: snap, exact: true })).toBeVisible();
     await page.getByRole('link', { name: snap, exact: true }).click();
     await expect(page.getByTestId('summary')).toContainText(claim);
+    // Its history says who took it, as for every kind.
+    await page.getByRole('tab', { name: 'History' }).click();
+    await expect(page.getByTestId('history').locator(`[data-testid="history-entry"][data-action="create"][data-actor*="${DEV_USER.name}"]`).first()).toBeVisible();
+  });
+
+  test('a developer clones a claim from the claim form: same class, at least its size', async ({ page }) => {
+    const { cls, claim } = await boundClaim(base);
+    await signInAsDeveloper(page, `/claims/new?namespace=${NS}&clone=${claim}`);
+    await expect(page.getByTestId('class-picker').getByRole('radio', { name: new RegExp(cls) })).toBeChecked();
+    await expect(page.getByRole('textbox', { name: 'Size' })).toHaveValue('64');
+    const clone = uniqueName('clone');
+    await page.getByRole('textbox', { name: 'Name' }).fill(clone);
+    await page.getByRole('button', { name: 'Create claim' }).click();
+    await expect(page).toHaveURL(new RegExp(`/claims/${NS}/${clone}$`));
+    await expect(page.getByTestId('summary')).toContainText('Bound', { timeout: 30_000 });
+    expect((await getObject<Claim>('PersistentVolumeClaim', clone, NS)).spec.dataSource).toEqual({ kind: 'PersistentVolumeClaim', name: claim });
   });
 
   test('a developer restores a snapshot to a new claim and sees it Bound with the right size', async ({ page }) => {
