@@ -17,6 +17,7 @@ const benches: Record<string, { file: string; what: string }> = {
   startup: { file: 'startup.ts', what: 'start-up: time until a serving process answers /healthz and its first page, and its RSS, TypeScript through tsx vs compiled' },
   'crash-restart': { file: 'crash-restart.ts', what: 'restart after kill -9 of stowage start: time until /readyz answers again, no human action' },
   'btrfs-pool': { file: 'btrfs-pool.ts', what: 'btrfs pools: 100 WaitForFirstConsumer claims with pods (created -> Bound, -> published), subvolume create+limit through Stowage vs a raw btrfs loop' },
+  snapshots: { file: 'snapshots.ts', what: 'snapshots: a btrfs volume of 10,000 files / 1 GiB snapshot -> ready and restore -> Bound; host-path snapshot copy vs cp -a of the same tree' },
   'local-manager': { file: 'local-manager.ts', what: 'local-volume manager: 1,000 disks on 10 simulated agents -> Available PVs, and a release/wipe/re-create wave' },
 };
 

@@ -46,11 +46,12 @@ export const KIND_ACCESS: Readonly<Record<string, DeveloperAccess>> = {
   CSIStorageCapacity: 'none',
   Secret: 'admin-only',
   ConfigMap: 'admin-only',
-  // Developers snapshot and restore the claims of their namespaces; contents and classes
-  // are the admin's (viewers read them, as every kind but the admin-only ones).
+  // Developers snapshot and restore the claims of their namespaces. Classes are written by
+  // admins and read by everyone, as StorageClasses (a developer picks one; secret parameters
+  // are redacted); contents are the admin's alone (they name other namespaces' snapshots).
   VolumeSnapshot: 'own-namespace',
   VolumeSnapshotContent: 'none',
-  VolumeSnapshotClass: 'none',
+  VolumeSnapshotClass: 'cluster-read',
   // Scheduled snapshots of their claims: as VolumeSnapshots.
   SnapshotSchedule: 'own-namespace',
 };

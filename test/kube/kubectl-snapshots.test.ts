@@ -1,6 +1,6 @@
 // The snapshot.storage.k8s.io/v1 kinds with kubectl: apply, get with the columns of
 // upstream's CRDs, explain from the served OpenAPI, the CRDs' validation messages, and
-// the role table (developers snapshot in their namespaces; contents and classes are admin's).
+// the role table (developers snapshot in their namespaces and read classes; contents are admin's).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DEV_NAMESPACE, findKubectl, kubectlFor, startKubeHarness, type Kubectl, type KubeHarness } from './harness';
 
@@ -121,12 +121,15 @@ describe.skipIf(!bin)('snapshot.storage.k8s.io with kubectl', () => {
     expect(handle.stderr).toContain('spec.source.snapshotHandle: Invalid value: "string": snapshotHandle is immutable');
   });
 
-  test('roles: a developer reads no contents or classes and may not snapshot outside their namespace', async () => {
-    for (const args of [['get', 'volumesnapshotcontents'], ['get', 'volumesnapshotclasses'], ['get', 'vs', '-n', 'default']]) {
+  test('roles: a developer reads classes (not writes them), reads no contents and may not snapshot outside their namespace', async () => {
+    for (const args of [['get', 'volumesnapshotcontents'], ['get', 'vs', '-n', 'default'], ['delete', 'volumesnapshotclasses', '--all']]) {
       const r = await kubectl(args, { user: 'dev' });
       expect(r.code, args.join(' ')).not.toBe(0);
       expect(r.stderr).toContain('forbidden');
     }
+    const classes = await kubectl(['get', 'volumesnapshotclasses'], { user: 'dev' });
+    expect(classes.stderr).toBe('');
+    expect(classes.code).toBe(0);
     // A custom resource takes JSON and merge patches, not strategic merge (as upstream's CRs).
     const strategic = await kubectl(['patch', 'vs', 'snap-2', '-p', '{"metadata":{"labels":{"a":"b"}}}'], { user: 'dev' });
     expect(strategic.code).not.toBe(0);

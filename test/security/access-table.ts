@@ -8,8 +8,31 @@ import type { KubeObject } from '../../server/resources/types';
 export type Role = 'admin' | 'developer' | 'viewer';
 export const ROLES: readonly Role[] = ['admin', 'developer', 'viewer'];
 
-export type Kind = 'PersistentVolume' | 'PersistentVolumeClaim' | 'StorageClass' | 'Node' | 'Namespace' | 'Event' | 'Secret' | 'ResourceQuota';
-export const KINDS: readonly Kind[] = ['PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Node', 'Namespace', 'Event', 'Secret', 'ResourceQuota'];
+export type Kind =
+  | 'PersistentVolume'
+  | 'PersistentVolumeClaim'
+  | 'StorageClass'
+  | 'Node'
+  | 'Namespace'
+  | 'Event'
+  | 'Secret'
+  | 'ResourceQuota'
+  | 'VolumeSnapshot'
+  | 'VolumeSnapshotClass'
+  | 'VolumeSnapshotContent';
+export const KINDS: readonly Kind[] = [
+  'PersistentVolume',
+  'PersistentVolumeClaim',
+  'StorageClass',
+  'Node',
+  'Namespace',
+  'Event',
+  'Secret',
+  'ResourceQuota',
+  'VolumeSnapshot',
+  'VolumeSnapshotClass',
+  'VolumeSnapshotContent',
+];
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
 export const VERBS: readonly Verb[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
@@ -33,8 +56,32 @@ const read: Row = { own: 'read', other: 'read', status: 'read' };
 const none: Row = { own: 'none', other: 'none', status: 'none' };
 
 export const TABLE: Record<Role, Record<Kind, Row>> = {
-  admin: { PersistentVolume: all, PersistentVolumeClaim: all, StorageClass: all, Node: all, Namespace: all, Event: all, Secret: all, ResourceQuota: all },
-  viewer: { PersistentVolume: read, PersistentVolumeClaim: read, StorageClass: read, Node: read, Namespace: read, Event: read, Secret: none, ResourceQuota: read },
+  admin: {
+    PersistentVolume: all,
+    PersistentVolumeClaim: all,
+    StorageClass: all,
+    Node: all,
+    Namespace: all,
+    Event: all,
+    Secret: all,
+    ResourceQuota: all,
+    VolumeSnapshot: all,
+    VolumeSnapshotClass: all,
+    VolumeSnapshotContent: all,
+  },
+  viewer: {
+    PersistentVolume: read,
+    PersistentVolumeClaim: read,
+    StorageClass: read,
+    Node: read,
+    Namespace: read,
+    Event: read,
+    Secret: none,
+    ResourceQuota: read,
+    VolumeSnapshot: read,
+    VolumeSnapshotClass: read,
+    VolumeSnapshotContent: read,
+  },
   developer: {
     PersistentVolume: none,
     // Their claims, but never the claims' status (controllers and admins write it).
@@ -47,6 +94,10 @@ export const TABLE: Record<Role, Record<Kind, Row>> = {
     Secret: none,
     // The quotas of their namespace (and their status), read-only: admins set them.
     ResourceQuota: { own: 'read', other: 'none', status: 'read' },
+    // Snapshots of their namespace, as claims; classes read as StorageClasses; contents the admin's.
+    VolumeSnapshot: { own: 'write', other: 'none', status: 'read' },
+    VolumeSnapshotClass: read,
+    VolumeSnapshotContent: none,
   },
 };
 
@@ -73,6 +124,9 @@ export const INFO: Record<Kind, KindInfo> = {
   Event: { plural: 'events', group: '', namespaced: true, hasStatus: false },
   Secret: { plural: 'secrets', group: '', namespaced: true, hasStatus: false },
   ResourceQuota: { plural: 'resourcequotas', group: '', namespaced: true, hasStatus: true },
+  VolumeSnapshot: { plural: 'volumesnapshots', group: 'snapshot.storage.k8s.io', namespaced: true, hasStatus: true },
+  VolumeSnapshotClass: { plural: 'volumesnapshotclasses', group: 'snapshot.storage.k8s.io', namespaced: false, hasStatus: false },
+  VolumeSnapshotContent: { plural: 'volumesnapshotcontents', group: 'snapshot.storage.k8s.io', namespaced: false, hasStatus: true },
 };
 
 /** The collection path of a kind (in a namespace for namespaced kinds). */
@@ -116,6 +170,17 @@ export function fixture(kind: Kind, name: string, ns: string): KubeObject {
     case 'ResourceQuota':
       // Limits nothing a claim uses, so the matrix's claims are never refused by it.
       return { apiVersion: 'v1', kind, metadata: meta, spec: { hard: { pods: '10' } } };
+    case 'VolumeSnapshot':
+      return { apiVersion: 'snapshot.storage.k8s.io/v1', kind, metadata: meta, spec: { source: { persistentVolumeClaimName: 'subject' } } };
+    case 'VolumeSnapshotClass':
+      return { apiVersion: 'snapshot.storage.k8s.io/v1', kind, metadata: meta, driver: 'example.com/matrix', deletionPolicy: 'Delete' };
+    case 'VolumeSnapshotContent':
+      return {
+        apiVersion: 'snapshot.storage.k8s.io/v1',
+        kind,
+        metadata: meta,
+        spec: { deletionPolicy: 'Retain', driver: 'example.com/matrix', source: { snapshotHandle: `handle-${name}` }, volumeSnapshotRef: { name: 'subject', namespace: OWN_NS } },
+      };
   }
 }
 

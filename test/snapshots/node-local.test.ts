@@ -76,6 +76,8 @@ async function roundTrip(prefix: string, cls: string): Promise<void> {
   await h.createClaim(`${prefix}-clone`, cls, { size: '16Mi', spec: fromClaim(`${prefix}-data`) });
   const clone = await h.waitBound(`${prefix}-clone`, 60_000);
   expect(await readTree(dataPath(clone.volume))).toEqual(after);
+  // The source's cloning protection goes once no clone of it is Pending.
+  await waitFor('cloning protection released', async () => !((await h.claim(`${prefix}-data`))?.metadata.finalizers ?? []).includes('provisioner.storage.kubernetes.io/cloning-protection'));
 
   await h.createClaim(`${prefix}-small`, cls, { size: '8Mi', spec: fromSnapshot(`${prefix}-snap`) });
   const small = await waitFor('a restore smaller than the snapshot refused', async () => (await h.events(`${prefix}-small`, 'ProvisioningFailed'))[0]);

@@ -7,6 +7,7 @@ import type { StorageClass } from '../../resources/storage-class/schema';
 import type { VolumeSnapshotContent } from '../../resources/volume-snapshot-content/schema';
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
 import { decideDataSource, type DataSourceFacts } from './data-source';
+import { pendingClones } from './clone-protection';
 
 const DRIVER = 'stowage.io/host-path';
 const sc: StorageClass = { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: DRIVER };
@@ -120,5 +121,17 @@ describe('clone of a claim (getPVCSource)', () => {
 
   test('no data source: nothing to populate from', () => {
     expect(decideDataSource({ claim: claim(), storageClass: sc })).toEqual({ ok: true });
+  });
+});
+
+describe('cloning protection (CloningProtectionController)', () => {
+  const cloneOf = (name: string, src: string, phase: 'Pending' | 'Bound', ns = 'apps'): PersistentVolumeClaim => ({
+    ...claim({ clone: src }),
+    metadata: { name, namespace: ns },
+    status: { phase },
+  });
+  test('only Pending claims of the namespace cloning this claim hold it', () => {
+    const claims = [cloneOf('a', 'data', 'Pending'), cloneOf('b', 'data', 'Bound'), cloneOf('c', 'other', 'Pending'), cloneOf('d', 'data', 'Pending', 'elsewhere'), claim({ snapshot: 'data' })];
+    expect(pendingClones(source(), claims)).toEqual(['a']);
   });
 });

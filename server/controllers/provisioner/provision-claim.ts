@@ -19,6 +19,7 @@ import type { ProvisioningDeps } from './deps';
 import { reasons } from '../../domain/well-known/event-reasons';
 import { ProvisioningRetry, saveVolume } from './save-volume';
 import { decideDataSource, type DataSourceFacts } from './data-source';
+import { protectCloneSource, releaseCloneSource } from './clone-protection';
 import { dataSourceKind, dataSourceOf } from '../../domain/data-source';
 import type { StorageClass } from '../../resources/storage-class/schema';
 import { annBetaStorageProvisioner, annSelectedNode, annStorageProvisioner } from '../../domain/well-known/annotations';
@@ -74,6 +75,9 @@ export async function provisionClaim(d: ProvisioningDeps, ctx: ReconcileContext,
   if (!claim) return;
   const plugin = pluginFor(d, claim);
   if (!plugin) return; // not handed to provisioning, or to an external provisioner
+  // A claim being cloned keeps its cloning protection while a clone of it is Pending; a clone provisioned releases its source.
+  await releaseCloneSource(d, ctx, claim);
+  if (claim.spec?.volumeName && dataSourceKind(claim) === 'clone') ctx.enqueue(`pvc/${namespace}/${dataSourceOf(claim)?.name ?? ''}`);
   if (claim.spec?.volumeName || claim.metadata.deletionTimestamp) return;
   const className = claimClass(claim);
   if (!className) return;
@@ -104,8 +108,10 @@ export async function provisionClaim(d: ProvisioningDeps, ctx: ReconcileContext,
   if (problems.length > 0) return fail(d, claim, className, new ProvisioningError(problems.join('; ')), hidden);
   if (dataSourceKind(claim) !== undefined) {
     if (!plugin.capabilities.snapshots) return fail(d, claim, className, new ProvisioningError(`${plugin.name} cannot populate a volume from a data source`), hidden);
-    const source = decideDataSource(await dataSourceFacts(d, claim, storageClass));
+    const facts = await dataSourceFacts(d, claim, storageClass);
+    const source = decideDataSource(facts);
     if (!source.ok) return fail(d, claim, className, new ProvisioningError(source.message), hidden);
+    if (facts.sourceClaim && source.source?.kind === 'volume') await protectCloneSource(d, ctx, facts.sourceClaim);
     options.source = source.source;
   }
 

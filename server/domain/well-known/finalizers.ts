@@ -16,3 +16,5 @@ export const volumeSnapshotBoundFinalizer = 'snapshot.storage.kubernetes.io/volu
 export const volumeSnapshotContentFinalizer = 'snapshot.storage.kubernetes.io/volumesnapshotcontent-bound-protection';
 /** On a claim: held while a VolumeSnapshot of it is being taken (upstream PVCFinalizer). */
 export const pvcAsSnapshotSourceFinalizer = 'snapshot.storage.kubernetes.io/pvc-as-source-protection';
+/** On a claim: held while claims cloned from it are being provisioned (upstream external-provisioner pvcCloneFinalizer). */
+export const pvcCloneFinalizer = 'provisioner.storage.kubernetes.io/cloning-protection';
