@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { createObject, getObject, setDefaultSnapshotClass, type Obj } from '../api';
 import { DEV_USER } from '../env';
-import { expect, signInAsDeveloper, test, uniqueName } from '../helpers';
+import { expect, signInAsAdmin, signInAsDeveloper, test, uniqueName } from '../helpers';
 
 const NS = DEV_USER.namespace;
 type Claim = Obj & { status?: { phase?: string; capacity?: { storage?: string } }; spec: { dataSource?: unknown; resources: { requests: { storage: string } } } };
@@ -26,14 +26,18 @@ async function boundClaim(base: string, size = '64Mi'): Promise<{ cls: string; c
   return { cls, claim };
 }
 
-async function takeSnapshot(page: Page, claim: string): Promise<string> {
-  await signInAsDeveloper(page, `/claims/${NS}/${claim}`);
+async function openSnapshotsTab(page: Page): Promise<void> {
   const tab = page.getByRole('tab', { name: 'Snapshots' });
   // A click before the page has hydrated does nothing: click until the tab is selected.
   await expect(async () => {
     await tab.click();
     await expect(tab).toHaveAttribute('aria-selected', 'true', { timeout: 1_000 });
   }).toPass();
+}
+
+async function takeSnapshot(page: Page, claim: string): Promise<string> {
+  await signInAsDeveloper(page, `/claims/${NS}/${claim}`);
+  await openSnapshotsTab(page);
   await expect(page.getByTestId('no-snapshots')).toBeVisible();
   await page.getByTestId('take-snapshot').click();
   const row = page.getByTestId('snapshot-row');
@@ -83,6 +87,15 @@ test.describe('snapshots', () => {
     // Its history says who took it, as for every kind.
     await page.getByRole('tab', { name: 'History' }).click();
     await expect(page.getByTestId('history').locator(`[data-testid="history-entry"][data-action="create"][data-actor*="${DEV_USER.name}"]`).first()).toBeVisible();
+
+    // Back on the claim: delete the hand-made snapshot, after a confirmation.
+    await page.goto(`/claims/${NS}/${claim}`);
+    await openSnapshotsTab(page);
+    const mine = page.locator(`[data-testid="snapshot-row"][data-name="${snap}"]`);
+    await mine.getByTestId('delete-snapshot').click();
+    await page.getByTestId('confirm-delete').click();
+    await expect(mine).toHaveCount(0, { timeout: 20_000 });
+    await expect(page.getByTestId('snapshot-row')).toHaveCount(1);
   });
 
   test('a developer clones a claim from the claim form: same class, at least its size', async ({ page }) => {
@@ -125,5 +138,30 @@ test.describe('snapshots', () => {
     const saved = await getObject<Claim>('PersistentVolumeClaim', restored, NS);
     expect(saved.spec.dataSource).toEqual({ apiGroup: 'snapshot.storage.k8s.io', kind: 'VolumeSnapshot', name: snap });
     expect(saved.status?.capacity?.storage).toBe('96Mi');
+  });
+
+  test('an admin makes a snapshot class its driver\'s one default, and reads the classes and contents lists', async ({ page }) => {
+    const driver = `example.com/${uniqueName('drv')}`;
+    const a = uniqueName('vsc-a');
+    const b = uniqueName('vsc-b');
+    for (const [name, isDefault] of [[a, true], [b, false]] as const) {
+      await createObject({
+        apiVersion: 'snapshot.storage.k8s.io/v1',
+        kind: 'VolumeSnapshotClass',
+        metadata: { name, ...(isDefault ? { annotations: { 'snapshot.storage.kubernetes.io/is-default-class': 'true' } } : {}) },
+        driver,
+        deletionPolicy: 'Retain',
+      });
+    }
+    const isDefault = async (n: string) => ((await getObject<Obj & { metadata: { annotations?: Record<string, string> } }>('VolumeSnapshotClass', n)).metadata.annotations ?? {})['snapshot.storage.kubernetes.io/is-default-class'] === 'true';
+    await signInAsAdmin(page, `/snapshot-classes?q=${b}`);
+    await page.getByRole('link', { name: b, exact: true }).click();
+    const sw = page.getByTestId('snapshot-class-default');
+    await expect(sw).not.toBeChecked();
+    await sw.click();
+    await expect(sw).toBeChecked();
+    await expect.poll(async () => [await isDefault(a), await isDefault(b)]).toEqual([false, true]);
+    await page.getByTestId('nav-snapshot-contents').click();
+    await expect(page.getByRole('heading', { name: 'Snapshot contents' })).toBeVisible();
   });
 });
