@@ -1,0 +1,118 @@
+// The README's kubectl path for snapshots on host-path volumes: an admin applies the
+// StorageClass and a default VolumeSnapshotClass; the developer snapshots a claim, waits for
+// readyToUse with `kubectl wait`, restores it and clones the claim, and reads the data back.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { binderSpec } from '../../server/controllers/binder/binder';
+import { provisioningDeps, provisioningSpecs } from '../../server/controllers/provisioning-start';
+import { Manager } from '../../server/controllers/runtime/manager';
+import { snapshotControllerSpec } from '../../server/controllers/snapshot/snapshot';
+import { inTreeProvisionerNames } from '../../server/provisioners/registry';
+import { logger } from '../../server/services/logger';
+import { DEV_NAMESPACE, findKubectl, kubectlFor, startKubeHarness, type Kubectl, type KubeHarness } from '../kube/harness';
+import { waitFor } from '../provisioning/harness';
+
+const bin = findKubectl();
+if (!bin) console.log('skipping snapshot kubectl path: no kubectl on PATH');
+
+describe.skipIf(!bin)('snapshots with kubectl (the README path)', () => {
+  let h: KubeHarness;
+  let kubectl: Kubectl;
+  let manager: Manager;
+  let base: string;
+  beforeAll(async () => {
+    h = await startKubeHarness();
+    kubectl = kubectlFor(h, bin!);
+    base = await fs.mkdtemp(path.join(os.tmpdir(), 'stowage-snap-kubectl-'));
+    const log = logger.child({ test: 'snapshots-kubectl' });
+    const d = provisioningDeps({ app: h.ts, nodeName: 'node-1', log });
+    manager = new Manager({
+      store: h.ts.store,
+      log,
+      leaderElection: false,
+      specs: () => [
+        binderSpec({ store: h.ts.store, log, pendingGraceMs: 0, resyncMs: 1000, inTreeProvisioners: inTreeProvisionerNames }),
+        ...provisioningSpecs(d, { retryBaseMs: 50, retryMaxMs: 1000, resyncMs: 1000 }),
+        snapshotControllerSpec({ store: h.ts.store, log }, { resyncMs: 1000 }),
+      ],
+    });
+    await manager.start();
+  });
+  afterAll(async () => {
+    await manager?.stop();
+    await h?.close();
+    if (base) await fs.rm(base, { recursive: true, force: true });
+  });
+
+  const ok = async (args: string[], o: { user?: 'admin' | 'dev'; input?: string } = {}) => {
+    const r = await kubectl(args, o);
+    expect(r.stderr, args.join(' ')).toBe('');
+    expect(r.code, args.join(' ')).toBe(0);
+    return r.stdout;
+  };
+  const dataDir = async (claim: string) => {
+    const pv = (await ok(['get', 'pvc', '-n', DEV_NAMESPACE, claim, '-o', 'jsonpath={.spec.volumeName}'])).trim();
+    return (await ok(['get', 'pv', pv, '-o', 'jsonpath={.spec.hostPath.path}'])).trim();
+  };
+  const phase = async (claim: string) => (await kubectl(['get', 'pvc', claim, '-o', 'jsonpath={.status.phase}'], { user: 'dev' })).stdout;
+
+  test('apply the classes, snapshot a claim, restore it, clone it, read the data back', async () => {
+    await ok(['apply', '-f', '-'], {
+      input: `apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: dirs}
+provisioner: stowage.io/host-path
+parameters: {basePath: ${base}}
+---
+apiVersion: snapshot.storage.k8s.io/v1
+kind: VolumeSnapshotClass
+metadata:
+  name: dirs-snap
+  annotations: {snapshot.storage.kubernetes.io/is-default-class: "true"}
+driver: stowage.io/host-path
+deletionPolicy: Delete
+`,
+    });
+    await ok(['apply', '-f', '-'], { user: 'dev', input: 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec: {accessModes: [ReadWriteOnce], storageClassName: dirs, resources: {requests: {storage: 1Gi}}}\n' });
+    await waitFor('data Bound', async () => (await phase('data')) === 'Bound');
+    const dir = await dataDir('data');
+    await fs.writeFile(path.join(dir, 'a.txt'), 'first\n');
+
+    await ok(['apply', '-f', '-'], { user: 'dev', input: 'apiVersion: snapshot.storage.k8s.io/v1\nkind: VolumeSnapshot\nmetadata: {name: data-1}\nspec: {source: {persistentVolumeClaimName: data}}\n' });
+    expect(await ok(['wait', 'vs/data-1', '--for=jsonpath={.status.readyToUse}=true', '--timeout=60s'], { user: 'dev' })).toBe('volumesnapshot.snapshot.storage.k8s.io/data-1 condition met\n');
+    const listed = await ok(['get', 'vs'], { user: 'dev' });
+    expect(listed).toMatch(/^data-1\s+true\s+data\s+1Gi\s+dirs-snap\s+snapcontent-\S+\s+\S+\s+\S+$/m);
+    await fs.writeFile(path.join(dir, 'a.txt'), 'second\n');
+
+    await ok(['apply', '-f', '-'], {
+      user: 'dev',
+      input: `apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: restored}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: dirs
+  resources: {requests: {storage: 1Gi}}
+  dataSource: {apiGroup: snapshot.storage.k8s.io, kind: VolumeSnapshot, name: data-1}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: copy}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: dirs
+  resources: {requests: {storage: 1Gi}}
+  dataSource: {kind: PersistentVolumeClaim, name: data}
+`,
+    });
+    await waitFor('restored and copy Bound', async () => (await phase('restored')) === 'Bound' && (await phase('copy')) === 'Bound', 30_000);
+    expect(await fs.readFile(path.join(await dataDir('restored'), 'a.txt'), 'utf8')).toBe('first\n');
+    expect(await fs.readFile(path.join(await dataDir('copy'), 'a.txt'), 'utf8')).toBe('second\n');
+
+    await ok(['delete', 'vs/data-1'], { user: 'dev' });
+    await waitFor('the snapshot content gone', async () => (await ok(['get', 'vsc', '-o', 'name'])).trim() === '');
+    expect(await fs.readdir(path.join(base, '.snapshots'))).toEqual([]);
+  }, 120_000);
+});
