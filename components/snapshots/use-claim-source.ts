@@ -25,8 +25,10 @@ interface DraftPart {
 export function useClaimSource(draft: DraftPart, requestedBytes: bigint | undefined, setSize: (s: { size: number; unit: 'Mi' | 'Gi' }) => void, pickClass: (name: string) => void) {
   const trpc = useTRPC();
   const ns = draft.namespace;
-  const snaps = useQuery({ ...trpc.objects.list.queryOptions({ kind: 'VolumeSnapshot', namespace: ns }), enabled: Boolean(ns) });
-  const claims = useQuery({ ...trpc.objects.list.queryOptions({ kind: 'PersistentVolumeClaim', namespace: ns }), enabled: Boolean(ns) });
+  // Read only once "start from" is asked for: a plain claim costs the form no extra lists.
+  const wanted = Boolean(ns && draft.dataSource);
+  const snaps = useQuery({ ...trpc.objects.list.queryOptions({ kind: 'VolumeSnapshot', namespace: ns }), enabled: wanted });
+  const claims = useQuery({ ...trpc.objects.list.queryOptions({ kind: 'PersistentVolumeClaim', namespace: ns }), enabled: wanted });
   const snapshots = (snaps.data?.items ?? []).filter((o): o is VolumeSnapshot => isKind(o, 'VolumeSnapshot'));
   const allClaims = (claims.data?.items ?? []).filter((o): o is PersistentVolumeClaim => isKind(o, 'PersistentVolumeClaim'));
   const src = draft.dataSource;
