@@ -52,6 +52,12 @@ describe.skipIf(!bin)('snapshot.stowage.io with kubectl', () => {
     expect(d.stdout).toMatch(/Every:\s+12h/);
   });
 
+  test('explain describes the fields', async () => {
+    const r = await kubectl(['explain', 'snapshotschedule.spec.every'], { user: 'dev' });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('at least 5m');
+  });
+
   test('field errors say what is wrong', async () => {
     const r = await kubectl(['apply', '-f', '-'], { user: 'dev', input: schedule('1m', 0).replace('nightly', 'bad') });
     expect(r.code).not.toBe(0);
