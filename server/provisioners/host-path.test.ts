@@ -175,3 +175,44 @@ describe('stowage.io/host-path refuses what it cannot honour, before making anyt
     expect(await assets.count()).toBe(0);
   });
 });
+
+describe('stowage.io/host-path snapshots: a copy with its progress', () => {
+  /** A copy that stops after its first file until released: progress is seen mid-copy. */
+  class PausingCopyOs extends FakeOs {
+    release: () => void = () => {};
+    async copy(source: string, target: string): Promise<void> {
+      await this.mkdir(target);
+      this.files.set(`${target}/first`, 10n);
+      await new Promise<void>((resolve) => (this.release = resolve));
+      await this.rm(target);
+      await super.copy(source, target);
+    }
+  }
+
+  it('reports the partial copy against the source, then the whole; the record is created with the copy', async () => {
+    const fake = new PausingCopyOs({ hostname: NODE });
+    const p = createHostPathPlugin({ os: fake, assets, nodeName: NODE, progressEveryMs: 5 });
+    const claim = testClaim({ name: 'data', size: '1Gi' });
+    const made = await p.provision(provisionOptionsFor(claim, testClass(hostPathProvisioner, { basePath: '/data' })));
+    if (!made.volume) throw made.error;
+    const volumeDir = made.volume.asset.path as string;
+    fake.files.set(`${volumeDir}/a`, 600n);
+    fake.files.set(`${volumeDir}/b`, 400n);
+    const seen: string[] = [];
+    const result = await p.snapshots!.create({
+      contentName: 'snapcontent-1',
+      pvName: `pvc-${claim.metadata.uid}`,
+      sizeBytes: 1n << 30n,
+      onProgress: (x) => {
+        seen.push(`${x.copiedBytes}/${x.totalBytes}`);
+        if (seen.length === 1) fake.release();
+      },
+    });
+    expect(seen[0]).toBe('10/1000');
+    expect(seen.at(-1)).toBe('1000/1000');
+    expect(result).toMatchObject({ state: 'ready', snapshot: { handle: '/data/.snapshots/snapcontent-1', sizeBytes: 1n << 30n } });
+    expect(fake.files.get('/data/.snapshots/snapcontent-1/a')).toBe(600n);
+    expect([...fake.dirs].some((d) => d.endsWith('.partial'))).toBe(false);
+    expect((await assets.get(hostPathProvisioner, 'snapcontent-1'))?.state).toBe('created');
+  });
+});

@@ -222,6 +222,7 @@ export function createLoopPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
       dataOf: (v) => ({ path: dataOf(v), basePath: String(v.details.basePath) }),
       target: (v, content) => path.posix.join(String(v.details.basePath), 'snapshots', `${content}.img`),
       flush,
+      measure: (p) => os.sizeOf(p),
     }),
 
     ...nodeLocalDeleters(deps, name, remove),

@@ -13,6 +13,7 @@ import {
   type ProvisionOptions,
   type ProvisionResult,
   type ProvisionedVolume,
+  type CopyProgress,
   type SnapshotOps,
   type SnapshotResult,
   type VolumeContentSource,
@@ -24,6 +25,8 @@ export interface NodeLocalDeps {
   /** The node this process provisions on (default: the OS hostname). */
   nodeName?: string;
   log?: Logger;
+  /** How often a copy's progress is measured (ms, default 1000). */
+  progressEveryMs?: number;
 }
 
 /** The node this plugin instance provisions on. */
@@ -205,6 +208,31 @@ export interface SnapshotCopySteps {
   target(volume: AssetRecord, contentName: string): string;
   /** Before the copy: write what is cached (a mounted filesystem). */
   flush?(volume: AssetRecord): Promise<void>;
+  /** The bytes of a copy's source or its partial copy so far (default: the directory's usage). */
+  measure?(path: string): Promise<bigint | undefined>;
+}
+
+const PROGRESS_BUDGET = { ms: 500, entries: 200_000 };
+
+/** Measures the partial copy every `everyMs` while `copy` runs and reports it; never two measurements at once. */
+async function withProgress(measure: (p: string) => Promise<bigint | undefined>, from: string, partial: string, everyMs: number, report: ((p: CopyProgress) => void) | undefined, copy: () => Promise<void>): Promise<void> {
+  if (!report) return copy();
+  const totalBytes = (await measure(from)) ?? 0n;
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    measure(partial)
+      .then((copied) => copied !== undefined && report({ copiedBytes: copied < totalBytes ? copied : totalBytes, totalBytes }))
+      .catch(() => {})
+      .finally(() => (busy = false));
+  }, everyMs);
+  try {
+    await copy();
+    report({ copiedBytes: totalBytes, totalBytes });
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 /**
@@ -242,7 +270,8 @@ export function copySnapshots(s: SnapshotCopySteps): SnapshotOps {
       if (record.state === 'created') return ready(record);
       await s.flush?.(volume);
       await deps.os.mkdir(path.posix.dirname(to), 0o700);
-      await copyOnce(deps.os, from, to);
+      const measure = s.measure ?? (async (p: string) => (await deps.os.diskUsage(p, PROGRESS_BUDGET))?.bytes);
+      await withProgress(measure, from, `${to}.partial`, deps.progressEveryMs ?? 1000, req.onProgress, () => copyOnce(deps.os, from, to));
       return ready(await deps.assets.markCreated(record, { takenAt: new Date().toISOString() }));
     },
     async delete(contentName) {

@@ -64,6 +64,14 @@ export interface SnapshotRequest {
   pvName: string;
   /** The volume's size (its PV's capacity), the snapshot's restoreSize. */
   sizeBytes: bigint;
+  /** Told now and then how far a copy has come (plugins that copy). */
+  onProgress?(progress: CopyProgress): void;
+}
+
+/** How far a copy has come: bytes in the copy so far, of the source's. */
+export interface CopyProgress {
+  copiedBytes: bigint;
+  totalBytes: bigint;
 }
 
 /** A snapshot that exists: its handle (the plugin's own name for it), size and time. */

@@ -47,7 +47,12 @@ async function roundTrip(prefix: string, cls: string): Promise<void> {
   const content = (await contentOf(vs))!;
   expect(vs.status).toMatchObject({ boundVolumeSnapshotContentName: content.metadata.name, readyToUse: true, restoreSize: '16Mi' });
   expect(vs.spec?.volumeSnapshotClassName).toBe(`${cls}-snap`);
-  expect(vs.metadata.finalizers).toEqual(expect.arrayContaining(['snapshot.storage.kubernetes.io/volumesnapshot-as-source-protection', 'snapshot.storage.kubernetes.io/volumesnapshot-bound-protection']));
+  // The bound protection follows the binding (a look after the status that bound it).
+  const finalizers = ['snapshot.storage.kubernetes.io/volumesnapshot-as-source-protection', 'snapshot.storage.kubernetes.io/volumesnapshot-bound-protection'];
+  await waitFor('the snapshot\'s finalizers', async () => {
+    const now = (await snapshot(vs.metadata.name!))?.metadata.finalizers ?? [];
+    return finalizers.every((f) => now.includes(f));
+  });
   expect(content.spec).toMatchObject({ driver: (await h.ts.store.get('StorageClass', undefined, cls)).provisioner, deletionPolicy: 'Delete', source: { volumeHandle: source.metadata.name }, sourceVolumeMode: source.spec?.volumeMode });
   expect(content.status).toMatchObject({ readyToUse: true, restoreSize: 16 << 20 });
   expect(content.metadata.finalizers).toEqual(['snapshot.storage.kubernetes.io/volumesnapshotcontent-bound-protection']);
@@ -57,6 +62,12 @@ async function roundTrip(prefix: string, cls: string): Promise<void> {
     const reasons = (await h.events(vs.metadata.name!)).map((e) => e.reason);
     return wanted.every((r) => reasons.includes(r));
   });
+  // A copy's progress on the snapshot, for its owner: the whole, in the end.
+  const progress = await waitFor('the copy\'s progress', async () => {
+    const p = (await snapshot(vs.metadata.name!))?.metadata.annotations?.['snapshot.stowage.io/copy-progress']?.split('/');
+    return p && p[0] === p[1] ? p : undefined;
+  });
+  expect(Number(progress[1])).toBeGreaterThan(1 << 20);
   // The claim's pvc-as-source-protection goes once the snapshot is ready.
   await waitFor('source claim released', async () => !((await h.claim(`${prefix}-data`))?.metadata.finalizers ?? []).includes('snapshot.storage.kubernetes.io/pvc-as-source-protection'));
 

@@ -11,7 +11,8 @@ import type { VolumeSnapshotContent } from '../../resources/volume-snapshot-cont
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
 import { quantityFromJSON, quantityToBytes } from '../../domain/quantity';
 import { volumeSnapshotContentFinalizer } from '../../domain/well-known/finalizers';
-import type { SnapshotOps } from '../../provisioners/plugin';
+import type { CopyProgress, SnapshotOps } from '../../provisioners/plugin';
+import { annSnapshotCopyProgress } from '../../domain/well-known/annotations';
 import type { ProvisioningDeps } from '../provisioner/deps';
 import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
 import { errorText } from '../runtime/errors';
@@ -47,7 +48,7 @@ async function take(d: SnapshotterDeps, ctx: ReconcileContext, ops: SnapshotOps,
     const pv: PersistentVolume | undefined = await d.store.tryGet('PersistentVolume', undefined, volumeHandle);
     if (!pv) throw new Error(`failed to get the volume ${volumeHandle}: persistentvolume "${volumeHandle}" not found`);
     const size = quantityFromJSON(pv.spec?.capacity?.storage);
-    const result = await ops.create({ contentName: name, pvName: volumeHandle, sizeBytes: size ? quantityToBytes(size) : 0n });
+    const result = await ops.create({ contentName: name, pvName: volumeHandle, sizeBytes: size ? quantityToBytes(size) : 0n, onProgress: progressOnSnapshot(d, c) });
     if (result.state === 'ignored') return;
     if (result.state === 'inBackground') return { requeueAfter: result.retryAfterMs ?? d.backgroundPollMs };
     const s = result.snapshot;
@@ -72,6 +73,41 @@ async function take(d: SnapshotterDeps, ctx: ReconcileContext, ops: SnapshotOps,
     await event(d, c, 'Warning', 'SnapshotCreationFailed', message);
     throw err;
   }
+}
+
+/**
+ * A copy's progress, as the annotation snapshot.stowage.io/copy-progress on the content's
+ * VolumeSnapshot (the object its owner reads): written in order, one write at a time, the
+ * latest figure winning; never an error of the snapshot.
+ */
+function progressOnSnapshot(d: SnapshotterDeps, c: VolumeSnapshotContent): (p: CopyProgress) => void {
+  const ref = c.spec?.volumeSnapshotRef;
+  let pending: string | undefined;
+  let running = false;
+  const flush = async (): Promise<void> => {
+    running = true;
+    for (let conflicts = 0; pending !== undefined && conflicts < 10; ) {
+      const value = pending;
+      pending = undefined;
+      try {
+        // Guarded by the version read: after a conflict (the controllers write the snapshot too) the figure is written again, unless a newer one came.
+        const vs = ref?.name && ref.namespace ? await d.store.tryGet('VolumeSnapshot', ref.namespace, ref.name) : undefined;
+        if (vs && vs.metadata.uid === ref?.uid && vs.metadata.annotations?.[annSnapshotCopyProgress] !== value) {
+          vs.metadata.annotations = { ...vs.metadata.annotations, [annSnapshotCopyProgress]: value };
+          await d.store.update(vs);
+        }
+      } catch (err) {
+        conflicts++;
+        pending ??= value;
+        d.log.debug({ err, content: c.metadata.name }, 'copy progress not written; trying again');
+      }
+    }
+    running = false;
+  };
+  return (p) => {
+    pending = `${p.copiedBytes}/${p.totalBytes}`;
+    if (!running) void flush();
+  };
 }
 
 export async function syncSnapshotter(d: SnapshotterDeps, ctx: ReconcileContext, name: string): Promise<ReconcileResult | void> {

@@ -72,3 +72,5 @@ export const annIsDefaultSnapshotClass = 'snapshot.storage.kubernetes.io/is-defa
 export const annVolumeSnapshotBeingDeleted = 'snapshot.storage.kubernetes.io/volumesnapshot-being-deleted';
 /** On a VolumeSnapshotContent: a restore may change the volume mode of its source (upstream annAllowVolumeModeChange). */
 export const annAllowVolumeModeChange = 'snapshot.storage.kubernetes.io/allow-volume-mode-change';
+/** On a VolumeSnapshot whose snapshot is a copy: how far the copy has come, "<copied bytes>/<total bytes>". */
+export const annSnapshotCopyProgress = 'snapshot.stowage.io/copy-progress';
