@@ -91,6 +91,11 @@ function SnapshotTable({ rows, mayDelete, mayRestore }: { rows: SnapshotRow[]; m
       cell: (r) => (
         <Stack gap={2}>
           <StatusBadge value={r.state} />
+          {r.progress !== undefined && (
+            <Text size="xs" c="dimmed" data-testid="snapshot-progress">
+              copying {Math.floor(r.progress * 100)}%
+            </Text>
+          )}
           {r.error && (
             <Text size="xs" c="red" lineClamp={3} data-testid="snapshot-error">
               {r.error}

@@ -30,6 +30,7 @@ export function snapshotSummary(obj: KubeObject, now: number): Item[] {
       { label: 'Ready', value: <StatusBadge value={r.state} /> },
       { label: 'Of claim', value: claim ? <ObjectLink kind="PersistentVolumeClaim" namespace={ns} name={claim} /> : dim(`content ${r.source}`) },
       { label: 'Restore size', value: r.restoreSize ? <SizeText value={r.restoreSize} /> : dim('not known yet') },
+      ...(r.progress !== undefined ? [{ label: 'Copied', value: `${Math.floor(r.progress * 100)}%` }] : []),
       { label: 'Taken', value: obj.status?.creationTime ? `${ageOf(obj.status.creationTime, now)} ago` : dim('not yet') },
       { label: 'Snapshot class', value: obj.spec?.volumeSnapshotClassName ?? dim('the default of its driver') },
       { label: 'Taken by', value: r.schedule ? <ObjectLink kind="SnapshotSchedule" namespace={ns} name={r.schedule}>{`schedule ${r.schedule}`}</ObjectLink> : 'hand' },

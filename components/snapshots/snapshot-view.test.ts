@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
 import type { SnapshotSchedule } from '@/server/resources/snapshot-schedule/schema';
 import type { VolumeSnapshot } from '@/server/resources/volume-snapshot/schema';
-import { claimBytes, dataSourceOf, scheduleName, schedulesOfClaim, sizeForBytes, snapshotsOfClaim, snapshotState, sourceSizeProblem } from './snapshot-view';
+import { claimBytes, copyProgress, dataSourceOf, scheduleName, schedulesOfClaim, sizeForBytes, snapshotsOfClaim, snapshotState, sourceSizeProblem } from './snapshot-view';
 
 const GI = 1n << 30n;
 const vs = (name: string, o: { claim?: string; ready?: boolean; error?: string; deleting?: boolean; created?: string; schedule?: string } = {}): VolumeSnapshot => ({
@@ -97,4 +97,27 @@ describe('scheduleName', () => {
     { name: 'taken: numbered', claim: 'data', every: '6h', taken: ['data-6h', 'data-6h-2'], want: 'data-6h-3' },
     { name: 'a long claim name: at most 63', claim: 'x'.repeat(100), every: '1d', taken: [], want: 'x'.repeat(56) },
   ])('$name -> $want', ({ claim, every, taken, want }) => expect(scheduleName(claim, every, taken)).toBe(want));
+});
+
+describe('copyProgress', () => {
+  it.each([
+    { text: '512/1024', want: 0.5 },
+    { text: '1024/1024', want: 1 },
+    { text: '0/0', want: 1 },
+    { text: '2048/1024', want: 1 },
+    { text: 'half', want: undefined },
+    { text: '5/0', want: undefined },
+    { text: undefined, want: undefined },
+  ])('$text -> $want', ({ text, want }) => expect(copyProgress(text)).toBe(want));
+
+  it('is shown only while the snapshot is not ready', () => {
+    const pending = vs('p');
+    pending.metadata.annotations = { 'snapshot.stowage.io/copy-progress': '1/4' };
+    const ready = vs('r', { ready: true });
+    ready.metadata.annotations = { 'snapshot.stowage.io/copy-progress': '4/4' };
+    expect(snapshotsOfClaim([pending, ready], 'data').map((r) => [r.name, r.progress])).toEqual([
+      ['p', 0.25],
+      ['r', undefined],
+    ]);
+  });
 });

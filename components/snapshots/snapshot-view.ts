@@ -1,6 +1,7 @@
 // What the dashboard says about snapshots and schedules, as plain values. Pure.
 import { labelSelectorToSelector, matchesSelector } from '@/server/domain/label-selector';
 import { labelSnapshotSchedule } from '@/server/domain/snapshot-schedule';
+import { annSnapshotCopyProgress } from '@/server/domain/well-known/annotations';
 import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
 import type { SnapshotSchedule } from '@/server/resources/snapshot-schedule/schema';
 import type { VolumeSnapshot } from '@/server/resources/volume-snapshot/schema';
@@ -21,6 +22,17 @@ export interface SnapshotRow {
   /** The schedule that took it, if one did. */
   schedule?: string;
   error?: string;
+  /** While a copy is being made: the share copied, 0..1. */
+  progress?: number;
+}
+
+/** A copy's progress from its annotation ("<copied>/<total>"), 0..1; undefined when absent or not a fraction. */
+export function copyProgress(text: string | undefined): number | undefined {
+  const m = text === undefined ? null : /^(\d+)\/(\d+)$/.exec(text);
+  if (!m) return undefined;
+  const [done, total] = [Number(m[1]), Number(m[2])];
+  if (total === 0) return done === 0 ? 1 : undefined;
+  return Math.min(1, done / total);
 }
 
 export function snapshotState(vs: VolumeSnapshot): SnapshotState {
@@ -42,7 +54,12 @@ export function snapshotRow(vs: VolumeSnapshot): SnapshotRow {
     source: src?.persistentVolumeClaimName ?? src?.volumeSnapshotContentName ?? '',
     ...(vs.metadata.labels?.[labelSnapshotSchedule] ? { schedule: vs.metadata.labels[labelSnapshotSchedule] } : {}),
     ...(vs.status?.error?.message ? { error: vs.status.error.message } : {}),
+    ...(progressOf(vs) !== undefined ? { progress: progressOf(vs) } : {}),
   };
+}
+
+function progressOf(vs: VolumeSnapshot): number | undefined {
+  return snapshotState(vs) === 'Pending' ? copyProgress(vs.metadata.annotations?.[annSnapshotCopyProgress]) : undefined;
 }
 
 /** A claim's snapshots, newest first. */
