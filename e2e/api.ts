@@ -74,6 +74,11 @@ export function setDefaultClass(name: string, on: boolean): Promise<{ defaults: 
   return call<{ defaults: string[] }>('lists.setDefaultClass', { name, on }, 'mutation');
 }
 
+/** Makes `name` its driver's one default VolumeSnapshotClass (on), as the class's page does. */
+export function setDefaultSnapshotClass(name: string, on: boolean): Promise<{ defaults: string[] }> {
+  return call<{ defaults: string[] }>('snapshots.setDefaultClass', { name, on }, 'mutation');
+}
+
 /** The names of the StorageClasses marked default. */
 export async function defaultClasses(): Promise<string[]> {
   const page = await call<{ items: Obj[] }>('lists.page', { kind: 'StorageClass', limit: 500 }, 'query');

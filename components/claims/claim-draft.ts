@@ -3,6 +3,7 @@ import { stringify } from 'yaml';
 import { bytesToQuantity, formatQuantity } from '@/server/domain/quantity';
 import type { KubeObject } from '@/server/resources/types';
 import { formatSize } from '../format/size';
+import { dataSourceOf, type ClaimSource } from '../snapshots/snapshot-view';
 
 export const SIZE_UNITS = ['Mi', 'Gi', 'Ti'] as const;
 export type SizeUnit = (typeof SIZE_UNITS)[number];
@@ -21,6 +22,8 @@ export interface ClaimDraft {
   volumeMode: 'Filesystem' | 'Block';
   size: number;
   unit: SizeUnit;
+  /** Restore from a snapshot or clone a claim (spec.dataSource). */
+  dataSource?: ClaimSource;
 }
 
 export function bytesOf(d: Pick<ClaimDraft, 'size' | 'unit'>): bigint | undefined {
@@ -57,6 +60,7 @@ export function claimOf(d: ClaimDraft): KubeObject {
       volumeMode: d.volumeMode,
       resources: { requests: { storage: quantityOf(d) } },
       storageClassName: d.storageClassName,
+      ...(d.dataSource?.name ? { dataSource: dataSourceOf(d.dataSource) } : {}),
     },
   };
 }

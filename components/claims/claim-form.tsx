@@ -14,6 +14,7 @@ import { yamlOf } from './claim-draft';
 import { AccessModes, ClassPicker, ModeAndSize, PlaceFields, SubmitRow } from './claim-form-sections';
 import { QuotaRoom } from './quota-room';
 import { useClaimForm } from './use-claim-form';
+import { ClaimSourceField } from '../snapshots/claim-source-field';
 
 export function ClaimForm() {
   const f = useClaimForm();
@@ -44,6 +45,7 @@ export function ClaimForm() {
             <Stack gap="md">
               <PlaceFields f={f} />
               <ClassPicker f={f} />
+              <ClaimSourceField source={draft.dataSource} state={f.source} onChange={(s) => f.set({ dataSource: s })} />
               <AccessModes f={f} />
               <ModeAndSize f={f} />
               <CheckResult complete={f.complete} check={f.check} />

@@ -4,12 +4,14 @@
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useRouter, useSearchParams } from 'next/navigation';
-import { useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { isDNS1123Subdomain } from '@/server/domain/names';
 import { detailHref } from '../objects/kinds';
 import { usePermissions } from '../session/session';
 import { useTRPC } from '../data/trpc';
-import { claimOf, fitModes, sizeProblem, type ClaimDraft } from './claim-draft';
+import { sourceFromParams } from '../snapshots/snapshot-view';
+import { useClaimSource } from '../snapshots/use-claim-source';
+import { bytesOf, claimOf, fitModes, sizeProblem, type ClaimDraft } from './claim-draft';
 import { useQuotaRoom } from './quota-room';
 
 export const NO_CLASS = '__none__';
@@ -31,6 +33,7 @@ export function useClaimForm() {
     volumeMode: 'Filesystem',
     size: 1,
     unit: 'Gi',
+    dataSource: sourceFromParams(params),
   });
   const [classPicked, setClassPicked] = useState(false);
   const set = (p: Partial<ClaimDraft>) => setDraft((d) => ({ ...d, ...p }));
@@ -57,10 +60,13 @@ export function useClaimForm() {
   const nameProblem = draft.name && isDNS1123Subdomain(draft.name).length > 0 ? 'Lower-case letters, digits, "-" and "."; start and end with a letter or digit' : undefined;
   const sizeErr = sizeProblem(draft, cls?.minBytes);
   const modesErr = draft.accessModes.length === 0 ? 'Pick at least one' : undefined;
-  const complete = Boolean(draft.name && draft.namespace && !nameProblem && !sizeErr && !modesErr);
+  const setSize = useCallback((s: Pick<ClaimDraft, 'size' | 'unit'>) => setDraft((d) => ({ ...d, ...s })), []);
+  const source = useClaimSource(draft, bytesOf(draft), setSize, pickClass);
+  const sourceErr = source.problem ?? (draft.dataSource && !draft.dataSource.name ? 'Pick where to start from' : undefined);
+  const complete = Boolean(draft.name && draft.namespace && !nameProblem && !sizeErr && !modesErr && !sourceErr);
   const { claim, check, quota, create, submit } = useClaimSubmit(draft, complete, !sizeErr);
 
-  return { namespaces, classes, draft, set, classPicked, cls, pickClass, nameProblem, sizeErr, modesErr, complete, claim, check, quota, create, submit };
+  return { namespaces, classes, draft, set, classPicked, cls, pickClass, nameProblem, sizeErr, modesErr, source, complete, claim, check, quota, create, submit };
 }
 
 export type ClaimFormState = ReturnType<typeof useClaimForm>;

@@ -22,6 +22,7 @@ import { annDynamicallyProvisioned } from '@/server/domain/well-known/annotation
 import { localVolumeProvisioner } from '@/server/domain/well-known/provisioners';
 import { isKind } from '@/server/resources/of-kind';
 import { QuotaEditLink } from '../quotas/quota-edit-link';
+import { SnapshotClassDefaultSwitch, SnapshotRestorePanel } from '../snapshots/snapshot-panels';
 
 /** Above the summary: what the user came to the page to learn. */
 export function TopPanels({ obj }: { obj: KubeObject }) {
@@ -61,6 +62,12 @@ export function TopPanels({ obj }: { obj: KubeObject }) {
       );
     case 'ResourceQuota':
       return <QuotaEditLink quota={obj} />;
+    case 'VolumeSnapshot':
+      if (!isKind(obj, 'VolumeSnapshot')) return null;
+      return <SnapshotRestorePanel vs={obj} />;
+    case 'VolumeSnapshotClass':
+      if (!isKind(obj, 'VolumeSnapshotClass')) return null;
+      return <SnapshotClassDefaultSwitch vsc={obj} />;
     default:
       return null;
   }

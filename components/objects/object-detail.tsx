@@ -40,6 +40,7 @@ import { useTRPC } from '../data/trpc';
 import { useNow } from '../format/use-now';
 import { YamlEditor } from '../forms/yaml-editor';
 import { DataTable, type DataColumn } from '../table/data-table';
+import { ClaimSnapshots } from '../snapshots/claim-snapshots';
 
 export function ObjectDetailPage({ kind, namespace, name }: { kind: string; namespace?: string; name: string }) {
   const ui = kindUi(kind)!;
@@ -130,6 +131,7 @@ function Detail({ ui, obj, crumbs }: { ui: KindUi; obj: KubeObject; crumbs: Reac
   const mayDelete = perms.can('delete', ui.kind, ui.kind === 'Namespace' ? m.name : m.namespace);
   const summary = summaryOf(obj, perms, now);
   const meta = metadataOf(obj, now);
+  const showSnapshots = ui.kind === 'PersistentVolumeClaim' && perms.can('list', 'VolumeSnapshot', m.namespace);
 
   return (
     <Stack gap="sm" data-testid="object-detail" data-kind={ui.kind} data-name={m.name}>
@@ -193,6 +195,7 @@ function Detail({ ui, obj, crumbs }: { ui: KindUi; obj: KubeObject; crumbs: Reac
         <Tabs.List>
           {ui.kind !== 'Event' && <Tabs.Tab value="events">Events</Tabs.Tab>}
           {ui.kind !== 'Event' && <Tabs.Tab value="history">History</Tabs.Tab>}
+          {showSnapshots && <Tabs.Tab value="snapshots" data-testid="snapshots-tab">Snapshots</Tabs.Tab>}
           <Tabs.Tab value="yaml">YAML</Tabs.Tab>
         </Tabs.List>
         {ui.kind !== 'Event' && (
@@ -203,6 +206,11 @@ function Detail({ ui, obj, crumbs }: { ui: KindUi; obj: KubeObject; crumbs: Reac
         {ui.kind !== 'Event' && (
           <Tabs.Panel value="history" pt="sm">
             <HistoryTimeline obj={obj} />
+          </Tabs.Panel>
+        )}
+        {showSnapshots && isKind(obj, 'PersistentVolumeClaim') && (
+          <Tabs.Panel value="snapshots" pt="sm">
+            <ClaimSnapshots claim={obj} />
           </Tabs.Panel>
         )}
         <Tabs.Panel value="yaml" pt="sm">

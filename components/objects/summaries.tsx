@@ -15,6 +15,7 @@ import type { Permissions } from '../session/session';
 import { StatusBadge } from './status-badge';
 import { QuotaBars } from '../quotas/quota-bars';
 import { quotaLimits } from '../quotas/quota-usage';
+import { snapshotSummary } from '../snapshots/snapshot-summary';
 
 export interface SummaryItem {
   label: string;
@@ -121,9 +122,14 @@ export function summaryOf(obj: KubeObject, perms: Permissions, now: number): Sum
         { label: 'Storage class', value: classLink(spec.storageClassName, perms) },
         { label: 'Volume mode', value: spec.volumeMode ?? 'Filesystem' },
         Boolean(spec.selector) && { label: 'Selector', value: <Code>{JSON.stringify(spec.selector)}</Code> },
+        Boolean(spec.dataSource?.name) && { label: 'Made from', value: <ObjectLink kind={spec.dataSource!.kind ?? ''} namespace={obj.metadata.namespace} name={spec.dataSource!.name!}>{`${spec.dataSource!.kind} ${spec.dataSource!.name}`}</ObjectLink> },
       );
       break;
     }
+    case 'VolumeSnapshot':
+    case 'SnapshotSchedule':
+      items.push(...snapshotSummary(obj, now));
+      break;
     case 'Pod': {
       if (!isKind(obj, 'Pod')) break;
       const spec = obj.spec ?? {};

@@ -16,6 +16,7 @@ import { placementSpec } from './placement/placement';
 import { pvcProtectionSpec } from './pvc-protection/pvc-protection';
 import { resourceQuotaSpec } from './resource-quota/resource-quota';
 import { snapshotControllerSpec } from './snapshot/snapshot';
+import { snapshotScheduleSpec } from './snapshot-schedule/snapshot-schedule';
 import { Manager } from './runtime/manager';
 
 export interface StartControllersOptions {
@@ -76,6 +77,7 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
       pvcProtectionSpec({ store: app.store }),
       resourceQuotaSpec({ store: app.store }),
       snapshotControllerSpec({ store: app.store, log }),
+      snapshotScheduleSpec({ store: app.store, log }),
       placementSpec({
         store: app.store,
         log,

@@ -52,6 +52,8 @@ export const KIND_ACCESS: Readonly<Record<string, DeveloperAccess>> = {
   VolumeSnapshot: 'own-namespace',
   VolumeSnapshotContent: 'none',
   VolumeSnapshotClass: 'cluster-read',
+  // Scheduled snapshots of their claims: as VolumeSnapshots.
+  SnapshotSchedule: 'own-namespace',
 };
 
 /** Kinds only admins (and the controllers, internally) may read or write. */

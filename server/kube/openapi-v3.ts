@@ -114,6 +114,20 @@ const DOCS: Record<string, Record<string, string>> = {
     'spec.sourceVolumeMode': 'The volume mode (Filesystem or Block) of the snapshotted volume. Cannot be changed.',
     'spec.volumeSnapshotClassName': 'The VolumeSnapshotClass this content was made through.',
   },
+  SnapshotSchedule: {
+    '': 'Snapshots of claims taken on a schedule (one per claim and time slot), the oldest deleted beyond a count. Stowage\'s own kind.',
+    'spec.every': 'How often: a duration such as 30m, 6h or 1d, at least 5m. Slots start at multiples of it since 1970-01-01 UTC.',
+    'spec.keep': 'How many of its snapshots to keep per claim (1 to 100); the oldest beyond are deleted.',
+    'spec.target': 'Exactly one of claimName and selector.',
+    'spec.target.claimName': 'The claim (in the same namespace) to snapshot.',
+    'spec.target.selector': 'A label selector: every claim of the namespace it matches is snapshotted.',
+    'spec.snapshotClassName': "The VolumeSnapshotClass of the snapshots; when left out, the default class of each claim's driver.",
+    'spec.suspend': 'When true, no new snapshots are taken (old ones are still pruned to keep).',
+    'status.lastScheduleTime': 'The start of the last slot in which the schedule took its snapshots.',
+    'status.nextScheduleTime': 'When the next slot starts.',
+    'status.claims': 'The claims the schedule snapshots now.',
+    'status.message': 'Why a claim was skipped in the last slot, if one was.',
+  },
 };
 
 /** Upstream's definition name of a kind, e.g. io.k8s.api.storage.v1.StorageClass. */

@@ -467,12 +467,13 @@ const list = (item: Schema): Schema => [msg(1, 'metadata', listMeta), { ...msgs(
  * (kubectl's dynamic client) always send and accept JSON for them, and a protobuf-only
  * request is answered 406 as for any object protobuf cannot carry.
  */
-export const JSON_ONLY_KINDS: ReadonlyMap<string, string> = new Map(
-  ['VolumeSnapshotClass', 'VolumeSnapshot', 'VolumeSnapshotContent'].map((k) => [
+export const JSON_ONLY_KINDS: ReadonlyMap<string, string> = new Map([
+  ...['VolumeSnapshotClass', 'VolumeSnapshot', 'VolumeSnapshotContent'].map((k): [string, string] => [
     `snapshot.storage.k8s.io/v1/${k}`,
     'a CRD upstream (external-snapshotter): no protobuf form',
   ]),
-);
+  ['snapshot.stowage.io/v1/SnapshotSchedule', "Stowage's own kind, a CRD in a real cluster: no protobuf form"],
+]);
 
 /** Every kind (and list) Stowage reads and writes as protobuf, by `apiVersion/kind`. */
 export const PROTOBUF_KINDS: ReadonlyMap<string, Schema> = new Map(

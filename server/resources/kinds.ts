@@ -12,6 +12,7 @@ import type { PersistentVolumeClaim } from './persistent-volume-claim/schema';
 import type { Pod } from './pod/schema';
 import type { ResourceQuota } from './resource-quota/schema';
 import type { Secret } from './secret/schema';
+import type { SnapshotSchedule } from './snapshot-schedule/schema';
 import type { StorageClass } from './storage-class/schema';
 import type { KubeObject } from './types';
 import type { VolumeSnapshotClass } from './volume-snapshot-class/schema';
@@ -33,6 +34,7 @@ export interface KindMap {
   VolumeSnapshotClass: VolumeSnapshotClass;
   VolumeSnapshot: VolumeSnapshot;
   VolumeSnapshotContent: VolumeSnapshotContent;
+  SnapshotSchedule: SnapshotSchedule;
 }
 
 export type KindName = keyof KindMap;

@@ -2,8 +2,8 @@ import { describe, expect, test } from 'vitest';
 import { strategies, strategyForKind, strategyForResource } from './registry';
 
 describe('registry', () => {
-  test('serves the fourteen kinds once each', () => {
-    expect(strategies.map((s) => s.kind)).toEqual(['Namespace', 'Node', 'PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Pod', 'Event', 'ConfigMap', 'Secret', 'ResourceQuota', 'CSIStorageCapacity', 'VolumeSnapshotClass', 'VolumeSnapshot', 'VolumeSnapshotContent']);
+  test('serves the fifteen kinds once each', () => {
+    expect(strategies.map((s) => s.kind)).toEqual(['Namespace', 'Node', 'PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Pod', 'Event', 'ConfigMap', 'Secret', 'ResourceQuota', 'CSIStorageCapacity', 'VolumeSnapshotClass', 'VolumeSnapshot', 'VolumeSnapshotContent', 'SnapshotSchedule']);
   });
 
   test.each([

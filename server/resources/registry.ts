@@ -9,6 +9,7 @@ import { podStrategy } from './pod/strategy';
 import { persistentVolumeStrategy } from './persistent-volume/strategy';
 import { resourceQuotaStrategy } from './resource-quota/strategy';
 import { secretStrategy } from './secret/strategy';
+import { snapshotScheduleStrategy } from './snapshot-schedule/strategy';
 import { storageClassStrategy } from './storage-class/strategy';
 import type { Strategy } from './types';
 import { volumeSnapshotClassStrategy } from './volume-snapshot-class/strategy';
@@ -30,13 +31,15 @@ export const strategies: Strategy[] = [
   volumeSnapshotClassStrategy,
   volumeSnapshotStrategy,
   volumeSnapshotContentStrategy,
+  snapshotScheduleStrategy,
 ];
 
 /**
- * API groups whose kinds upstream serves from CustomResourceDefinitions (the snapshot kinds
- * of external-snapshotter): JSON only, no strategic merge patch, OpenAPI names by reversed group.
+ * API groups whose kinds are CustomResourceDefinitions elsewhere (the snapshot kinds of
+ * upstream's external-snapshotter, and Stowage's own snapshot.stowage.io, which a real cluster
+ * would install as a CRD): JSON only, no strategic merge patch, OpenAPI names by reversed group.
  */
-export const CUSTOM_RESOURCE_GROUPS: ReadonlySet<string> = new Set(['snapshot.storage.k8s.io']);
+export const CUSTOM_RESOURCE_GROUPS: ReadonlySet<string> = new Set(['snapshot.storage.k8s.io', 'snapshot.stowage.io']);
 
 export function servedAsCustomResource(s: Strategy): boolean {
   return CUSTOM_RESOURCE_GROUPS.has(s.group);

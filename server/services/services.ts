@@ -16,6 +16,7 @@ import { LocalVolumeService } from './local-volumes';
 import { NodeAgentService, type NodeAgentOptions } from './node-agent';
 import { ObjectService } from './objects';
 import { ReclaimService } from './reclaim';
+import { SnapshotService } from './snapshots';
 import { UserAdminService } from './user-admin';
 import { UserService } from './users';
 
@@ -41,6 +42,8 @@ export interface Services {
   reclaim: ReclaimService;
   /** /livez, /readyz and /healthz of both listeners. */
   health: HealthService;
+  /** Take a snapshot now, save a claim's schedule, the default snapshot class. */
+  snapshots: SnapshotService;
 }
 
 export interface ServicesConfig {
@@ -75,5 +78,6 @@ export function buildServices(store: ObjectStore, config: ServicesConfig = {}): 
     localVolumes,
     reclaim: new ReclaimService(objects, lists, localVolumes),
     health: new HealthService(store, { starting: config.starting }),
+    snapshots: new SnapshotService(store, objects),
   };
 }

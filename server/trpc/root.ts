@@ -7,6 +7,7 @@ import { listsRouter } from './routers/lists';
 import { localVolumesRouter } from './routers/local-volumes';
 import { objectsRouter } from './routers/objects';
 import { reclaimRouter } from './routers/reclaim';
+import { snapshotsRouter } from './routers/snapshots';
 import { storageClassesRouter } from './routers/storage-classes';
 import { usersRouter } from './routers/users';
 
@@ -21,6 +22,7 @@ export const appRouter = router({
   capacity: capacityRouter,
   storageClasses: storageClassesRouter,
   users: usersRouter,
+  snapshots: snapshotsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -6,7 +6,7 @@ import { KIND_ACCESS } from '../../server/domain/authorization';
 import { kindDefinitions } from '../../server/kube/openapi-v3';
 import { JSON_ONLY_KINDS, PROTOBUF_KINDS } from '../../server/kube/protobuf-schema';
 import type { KindName } from '../../server/resources/kinds';
-import { strategies } from '../../server/resources/registry';
+import { servedAsCustomResource, strategies } from '../../server/resources/registry';
 
 /**
  * Every kind of KindMap (server/resources/kinds.ts), as a value: `satisfies` fails the type
@@ -28,15 +28,13 @@ const TYPED_KINDS = {
   VolumeSnapshotClass: true,
   VolumeSnapshot: true,
   VolumeSnapshotContent: true,
+  SnapshotSchedule: true,
 } satisfies Record<KindName, true>;
 
 /** Kinds the dashboard deliberately has no page for, and why. */
 const NO_DASHBOARD_PAGE: Record<string, string> = {
   Secret: 'admin-only; shown only as a reference from a StorageClass',
   ConfigMap: 'admin-only; read by the local-volume manager, edited as YAML',
-  VolumeSnapshot: 'API only so far: the snapshot pages come with the snapshot implementation (issue 24)',
-  VolumeSnapshotContent: 'admin object; API only so far, shown with the snapshot pages when they come',
-  VolumeSnapshotClass: 'admin object; API only so far, shown with the snapshot pages when they come',
 };
 
 
@@ -51,8 +49,8 @@ describe.each(strategies.map((s) => ({ kind: s.kind, s })))('$kind', ({ kind, s 
 
   test('has a protobuf table (kubectl sends protobuf for typed commands), or is JSON only as upstream', () => {
     if (JSON_ONLY_KINDS.has(`${s.apiVersion}/${kind}`)) {
-      // Only the snapshot group's kinds are CRDs upstream; a built-in kind may not opt out.
-      expect(s.group, `${kind}: JSON_ONLY_KINDS is for kinds upstream serves from CRDs`).toBe('snapshot.storage.k8s.io');
+      // Only the kinds served as custom resources may; a built-in kind may not opt out.
+      expect(servedAsCustomResource(s), `${kind}: JSON_ONLY_KINDS is for kinds served as CRDs`).toBe(true);
       expect(PROTOBUF_KINDS.has(`${s.apiVersion}/${kind}`), `${kind} is JSON_ONLY but has a protobuf table`).toBe(false);
       return;
     }

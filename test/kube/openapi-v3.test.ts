@@ -24,7 +24,7 @@ describe('the documents', () => {
   test('/openapi/v3 lists a document per group-version, each served by its hash with the kinds and their lists', async () => {
     const list = await getJson('/openapi/v3');
     expect(list.status).toBe(200);
-    expect(Object.keys(list.body.paths).sort()).toEqual(['api/v1', 'apis/snapshot.storage.k8s.io/v1', 'apis/storage.k8s.io/v1']);
+    expect(Object.keys(list.body.paths).sort()).toEqual(['api/v1', 'apis/snapshot.storage.k8s.io/v1', 'apis/snapshot.stowage.io/v1', 'apis/storage.k8s.io/v1']);
     const url: string = list.body.paths['apis/storage.k8s.io/v1'].serverRelativeURL;
     expect(url).toMatch(/^\/openapi\/v3\/apis\/storage\.k8s\.io\/v1\?hash=[0-9A-F]{64}$/);
     const doc = await getJson(url);
@@ -44,6 +44,9 @@ describe('the documents', () => {
       'io.k8s.storage.snapshot.v1.VolumeSnapshotClass',
       'io.k8s.storage.snapshot.v1.VolumeSnapshotContent',
     ]);
+    // Stowage's own kind, named as a CRD's would be in a real cluster.
+    const sched = await getJson(list.body.paths['apis/snapshot.stowage.io/v1'].serverRelativeURL);
+    expect(Object.keys(sched.body.components.schemas).sort()).toEqual(['io.stowage.snapshot.v1.SnapshotSchedule', 'io.stowage.snapshot.v1.SnapshotScheduleList']);
   });
 
   test('PATCH names fieldValidation and dryRun, and leaves strategic merge to kubectl built-in types', async () => {

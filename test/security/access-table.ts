@@ -19,7 +19,8 @@ export type Kind =
   | 'ResourceQuota'
   | 'VolumeSnapshot'
   | 'VolumeSnapshotClass'
-  | 'VolumeSnapshotContent';
+  | 'VolumeSnapshotContent'
+  | 'SnapshotSchedule';
 export const KINDS: readonly Kind[] = [
   'PersistentVolume',
   'PersistentVolumeClaim',
@@ -32,6 +33,7 @@ export const KINDS: readonly Kind[] = [
   'VolumeSnapshot',
   'VolumeSnapshotClass',
   'VolumeSnapshotContent',
+  'SnapshotSchedule',
 ];
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
@@ -68,6 +70,7 @@ export const TABLE: Record<Role, Record<Kind, Row>> = {
     VolumeSnapshot: all,
     VolumeSnapshotClass: all,
     VolumeSnapshotContent: all,
+    SnapshotSchedule: all,
   },
   viewer: {
     PersistentVolume: read,
@@ -81,6 +84,7 @@ export const TABLE: Record<Role, Record<Kind, Row>> = {
     VolumeSnapshot: read,
     VolumeSnapshotClass: read,
     VolumeSnapshotContent: read,
+    SnapshotSchedule: read,
   },
   developer: {
     PersistentVolume: none,
@@ -98,6 +102,8 @@ export const TABLE: Record<Role, Record<Kind, Row>> = {
     VolumeSnapshot: { own: 'write', other: 'none', status: 'read' },
     VolumeSnapshotClass: read,
     VolumeSnapshotContent: none,
+    // Schedules of their claims, as snapshots; the status is the schedule controller's.
+    SnapshotSchedule: { own: 'write', other: 'none', status: 'read' },
   },
 };
 
@@ -127,6 +133,7 @@ export const INFO: Record<Kind, KindInfo> = {
   VolumeSnapshot: { plural: 'volumesnapshots', group: 'snapshot.storage.k8s.io', namespaced: true, hasStatus: true },
   VolumeSnapshotClass: { plural: 'volumesnapshotclasses', group: 'snapshot.storage.k8s.io', namespaced: false, hasStatus: false },
   VolumeSnapshotContent: { plural: 'volumesnapshotcontents', group: 'snapshot.storage.k8s.io', namespaced: false, hasStatus: true },
+  SnapshotSchedule: { plural: 'snapshotschedules', group: 'snapshot.stowage.io', namespaced: true, hasStatus: true },
 };
 
 /** The collection path of a kind (in a namespace for namespaced kinds). */
@@ -181,6 +188,8 @@ export function fixture(kind: Kind, name: string, ns: string): KubeObject {
         metadata: meta,
         spec: { deletionPolicy: 'Retain', driver: 'example.com/matrix', source: { snapshotHandle: `handle-${name}` }, volumeSnapshotRef: { name: 'subject', namespace: OWN_NS } },
       };
+    case 'SnapshotSchedule':
+      return { apiVersion: 'snapshot.stowage.io/v1', kind, metadata: meta, spec: { every: '6h', keep: 3, target: { claimName: 'subject' } } };
   }
 }
 

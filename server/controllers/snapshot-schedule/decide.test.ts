@@ -1,0 +1,170 @@
+import { describe, expect, it } from 'vitest';
+import { labelSnapshotSchedule, labelSnapshotSlot, scheduledSnapshotName, slotStamp } from '../../domain/snapshot-schedule';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
+import type { SnapshotSchedule } from '../../resources/snapshot-schedule/schema';
+import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
+import { decideSchedule, SKIPPED_RETRY_MS } from './decide';
+
+const H = 3_600_000;
+const T0 = Date.UTC(2026, 10, 26, 0, 0, 0); // a slot start for 6h
+const stamp = (ms: number) => slotStamp(ms);
+
+function schedule(o: { every?: string; keep?: number; claimName?: string; selector?: Record<string, string>; suspend?: boolean; deleting?: boolean } = {}): SnapshotSchedule {
+  return {
+    apiVersion: 'snapshot.stowage.io/v1',
+    kind: 'SnapshotSchedule',
+    metadata: { name: 'nightly', namespace: 'ns', ...(o.deleting ? { deletionTimestamp: '2026-11-26T00:00:00Z' } : {}) },
+    spec: {
+      every: o.every ?? '6h',
+      keep: o.keep ?? 2,
+      target: o.selector ? { selector: { matchLabels: o.selector } } : { claimName: o.claimName ?? 'data' },
+      ...(o.suspend ? { suspend: true } : {}),
+    },
+  };
+}
+
+function claim(name: string, o: { phase?: string; labels?: Record<string, string>; deleting?: boolean } = {}): PersistentVolumeClaim {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name, namespace: 'ns', labels: o.labels, ...(o.deleting ? { deletionTimestamp: '2026-11-26T00:00:00Z' } : {}) },
+    spec: {},
+    status: { phase: o.phase ?? 'Bound' },
+  };
+}
+
+/** A snapshot the schedule made of `claimName` in the slot starting at `slot`. */
+function own(claimName: string, slot: number, o: { deleting?: boolean; schedule?: string; name?: string } = {}): VolumeSnapshot {
+  const sched = o.schedule ?? 'nightly';
+  return {
+    apiVersion: 'snapshot.storage.k8s.io/v1',
+    kind: 'VolumeSnapshot',
+    metadata: {
+      name: o.name ?? scheduledSnapshotName(sched, claimName, stamp(slot)),
+      namespace: 'ns',
+      labels: { [labelSnapshotSchedule]: sched, [labelSnapshotSlot]: stamp(slot) },
+      ...(o.deleting ? { deletionTimestamp: '2026-11-26T00:00:00Z' } : {}),
+    },
+    spec: { source: { persistentVolumeClaimName: claimName } },
+  };
+}
+
+const n = (claimName: string, slot: number) => scheduledSnapshotName('nightly', claimName, stamp(slot));
+
+describe('decideSchedule: which slot is due, which to prune', () => {
+  it.each([
+    { name: 'first look: the current slot is taken at once', s: schedule(), claims: [claim('data')], snaps: [], now: T0 + 2 * H, take: [n('data', T0)], prune: [] },
+    { name: 'the slot already has its snapshot (a restart, another replica): nothing twice', s: schedule(), claims: [claim('data')], snaps: [own('data', T0)], now: T0 + 5 * H, take: [], prune: [] },
+    { name: 'a new slot: its snapshot', s: schedule(), claims: [claim('data')], snaps: [own('data', T0)], now: T0 + 6 * H, take: [n('data', T0 + 6 * H)], prune: [] },
+    {
+      name: 'a new slot with keep already full: the oldest goes',
+      s: schedule({ keep: 2 }),
+      claims: [claim('data')],
+      snaps: [own('data', T0 - 6 * H), own('data', T0)],
+      now: T0 + 6 * H,
+      take: [n('data', T0 + 6 * H)],
+      prune: [n('data', T0 - 6 * H)],
+    },
+    {
+      name: 'keep lowered: every snapshot beyond the new count goes, oldest first',
+      s: schedule({ keep: 1 }),
+      claims: [claim('data')],
+      snaps: [own('data', T0 - 12 * H), own('data', T0 - 6 * H), own('data', T0)],
+      now: T0 + H,
+      take: [],
+      prune: [n('data', T0 - 12 * H), n('data', T0 - 6 * H)],
+    },
+    {
+      name: 'missed slots (downtime) are not caught up: only the current one',
+      s: schedule(),
+      claims: [claim('data')],
+      snaps: [own('data', T0 - 24 * H)],
+      now: T0 + 1,
+      take: [n('data', T0)],
+      prune: [],
+    },
+    { name: 'claim not Bound: skipped', s: schedule(), claims: [claim('data', { phase: 'Pending' })], snaps: [], now: T0, take: [], prune: [] },
+    { name: 'claim being deleted: skipped', s: schedule(), claims: [claim('data', { deleting: true })], snaps: [], now: T0, take: [], prune: [] },
+    { name: 'claim missing: nothing', s: schedule(), claims: [claim('other')], snaps: [], now: T0, take: [], prune: [] },
+    { name: 'suspended: no new snapshot, still pruned', s: schedule({ suspend: true, keep: 1 }), claims: [claim('data')], snaps: [own('data', T0 - 6 * H), own('data', T0 - 12 * H)], now: T0, take: [], prune: [n('data', T0 - 12 * H)] },
+    {
+      name: 'selector: each matching Bound claim, in name order',
+      s: schedule({ selector: { backup: 'yes' } }),
+      claims: [claim('b', { labels: { backup: 'yes' } }), claim('a', { labels: { backup: 'yes' } }), claim('c', { labels: { backup: 'no' } })],
+      snaps: [],
+      now: T0,
+      take: [n('a', T0), n('b', T0)],
+      prune: [],
+    },
+    {
+      name: 'keep counts per claim',
+      s: schedule({ selector: { backup: 'yes' }, keep: 1 }),
+      claims: [claim('a', { labels: { backup: 'yes' } }), claim('b', { labels: { backup: 'yes' } })],
+      snaps: [own('a', T0), own('b', T0 - 6 * H)],
+      now: T0,
+      take: [n('b', T0)],
+      prune: [n('b', T0 - 6 * H)],
+    },
+    {
+      name: "a claim that left the target keeps its newest `keep`",
+      s: schedule({ keep: 1 }),
+      claims: [claim('data')],
+      snaps: [own('data', T0), own('gone', T0 - 12 * H), own('gone', T0 - 6 * H)],
+      now: T0,
+      take: [],
+      prune: [n('gone', T0 - 12 * H)],
+    },
+    {
+      name: "someone else's snapshots are never pruned (other schedule, or a hand-made name with our label)",
+      s: schedule({ keep: 1 }),
+      claims: [claim('data')],
+      snaps: [own('data', T0), own('data', T0 - 6 * H, { schedule: 'other' }), own('data', T0 - 12 * H, { name: 'my-own-copy' })],
+      now: T0,
+      take: [],
+      prune: [],
+    },
+    {
+      name: 'snapshots already being deleted do not count against keep',
+      s: schedule({ keep: 1 }),
+      claims: [claim('data')],
+      snaps: [own('data', T0 - 6 * H, { deleting: true })],
+      now: T0,
+      take: [n('data', T0)],
+      prune: [],
+    },
+    { name: 'a 90m schedule aligns to 90-minute slots since the epoch', s: schedule({ every: '90m' }), claims: [claim('data')], snaps: [], now: T0 + 100 * 60_000, take: [n('data', T0 + 90 * 60_000)], prune: [] },
+  ])('$name', ({ s, claims, snaps, now, take, prune }) => {
+    const d = decideSchedule({ schedule: s, claims, snapshots: snaps, now });
+    expect(d.action).toBe('run');
+    if (d.action !== 'run') return;
+    expect(d.take.map((t) => t.name)).toEqual(take);
+    expect(d.prune).toEqual(prune);
+  });
+
+  it.each([
+    { name: 'being deleted', s: schedule({ deleting: true }) },
+    { name: 'invalid interval', s: schedule({ every: 'often' }) },
+  ])('does nothing when the schedule is $name', ({ s }) => {
+    expect(decideSchedule({ schedule: s, claims: [claim('data')], snapshots: [], now: T0 }).action).toBe('none');
+  });
+
+  it('status: last and next slot, the targeted claims, and why a claim was skipped', () => {
+    const d = decideSchedule({ schedule: schedule({ selector: { b: 'y' } }), claims: [claim('a', { labels: { b: 'y' } }), claim('p', { phase: 'Pending', labels: { b: 'y' } })], snapshots: [], now: T0 + H });
+    expect(d).toMatchObject({
+      action: 'run',
+      status: { lastScheduleTime: '2026-11-26T00:00:00Z', nextScheduleTime: '2026-11-26T06:00:00Z', claims: ['a', 'p'], message: 'skipped: claim p is not Bound yet' },
+      requeueAfterMs: SKIPPED_RETRY_MS,
+    });
+  });
+
+  it('requeues at the next slot start', () => {
+    const d = decideSchedule({ schedule: schedule(), claims: [claim('data')], snapshots: [], now: T0 + H });
+    expect(d).toMatchObject({ action: 'run', requeueAfterMs: 5 * H });
+    expect(d.action === 'run' && 'message' in d.status).toBe(false);
+  });
+
+  it('names the missing claim', () => {
+    const d = decideSchedule({ schedule: schedule(), claims: [], snapshots: [], now: T0 });
+    expect(d).toMatchObject({ status: { message: 'claim data does not exist', claims: [] } });
+  });
+});

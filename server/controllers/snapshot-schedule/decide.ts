@@ -1,0 +1,162 @@
+// What a SnapshotSchedule needs now, as a pure decision: which claims get a snapshot for the
+// current slot, which of the schedule's own snapshots are beyond `keep`, and the status.
+// The controller (snapshot-schedule.ts) reads the state, calls `decideSchedule`, and writes.
+//
+// - The slot is the epoch-aligned interval holding `now` (domain/snapshot-schedule.ts); a claim
+//   gets a snapshot for it when it has none of that slot's name. Missed slots are not caught
+//   up: after downtime the schedule takes the current slot's snapshot only (as a CronJob
+//   without startingDeadlineSeconds takes only the latest missed run).
+// - Only Bound claims that are not being deleted are snapshotted; others are named in
+//   status.message.
+// - Pruning counts per claim the schedule's own snapshots (its label, and exactly the name
+//   the schedule gives that claim and slot; a snapshot a user labelled by hand is never
+//   touched), including those about to be created, and deletes the oldest beyond `keep`.
+//   Snapshots already being deleted do not count. Claims that left the target keep their
+//   newest `keep` too.
+import { labelSelectorToSelector, matchesSelector } from '../../domain/label-selector';
+import {
+  labelSnapshotSchedule,
+  labelSnapshotSlot,
+  parseEvery,
+  scheduledSnapshotName,
+  slotStamp,
+  slotStart,
+  stampTime,
+} from '../../domain/snapshot-schedule';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
+import type { SnapshotSchedule } from '../../resources/snapshot-schedule/schema';
+import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
+
+export interface ScheduleFacts {
+  schedule: SnapshotSchedule;
+  /** The claims of the schedule's namespace. */
+  claims: PersistentVolumeClaim[];
+  /** The snapshots of the namespace carrying the schedule's label. */
+  snapshots: VolumeSnapshot[];
+  now: number;
+}
+
+export interface SnapshotToTake {
+  name: string;
+  claim: string;
+  stamp: string;
+}
+
+export interface ScheduleStatus {
+  lastScheduleTime?: string;
+  nextScheduleTime: string;
+  claims: string[];
+  message?: string;
+}
+
+export type ScheduleDecision =
+  | { action: 'none'; why: string }
+  | { action: 'run'; take: SnapshotToTake[]; prune: string[]; status: ScheduleStatus; requeueAfterMs: number };
+
+/** How soon a slot with a skipped claim is looked at again. */
+export const SKIPPED_RETRY_MS = 30_000;
+
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** The claims the schedule targets (by name or selector), sorted by name. */
+export function targetClaims(schedule: SnapshotSchedule, claims: PersistentVolumeClaim[]): PersistentVolumeClaim[] {
+  const t = schedule.spec?.target;
+  let picked: PersistentVolumeClaim[] = [];
+  if (t?.claimName !== undefined) picked = claims.filter((c) => c.metadata.name === t.claimName);
+  else if (t?.selector !== undefined) {
+    const sel = labelSelectorToSelector(t.selector);
+    picked = claims.filter((c) => matchesSelector(sel, c.metadata.labels));
+  }
+  return picked.sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+}
+
+interface Owned {
+  name: string;
+  claim: string;
+  slot: number;
+}
+
+/** The schedule's own snapshots (label and deterministic name agree), not being deleted. */
+export function ownSnapshots(schedule: string, snapshots: VolumeSnapshot[]): Owned[] {
+  const out: Owned[] = [];
+  for (const s of snapshots) {
+    const labels = s.metadata.labels ?? {};
+    const claim = s.spec?.source?.persistentVolumeClaimName;
+    const stamp = labels[labelSnapshotSlot];
+    const slot = stamp === undefined ? undefined : stampTime(stamp);
+    if (labels[labelSnapshotSchedule] !== schedule || claim === undefined || slot === undefined || s.metadata.deletionTimestamp) continue;
+    if (s.metadata.name !== scheduledSnapshotName(schedule, claim, stamp!)) continue;
+    out.push({ name: s.metadata.name, claim, slot });
+  }
+  return out;
+}
+
+/** Per claim, the names beyond the newest `keep` (oldest slots first). */
+export function pruneBeyond(owned: Owned[], keep: number): string[] {
+  const byClaim = new Map<string, Owned[]>();
+  for (const o of owned) byClaim.set(o.claim, [...(byClaim.get(o.claim) ?? []), o]);
+  const out: string[] = [];
+  for (const list of byClaim.values()) {
+    const newestFirst = [...list].sort((a, b) => b.slot - a.slot || b.name.localeCompare(a.name));
+    out.push(...newestFirst.slice(keep).reverse().map((o) => o.name));
+  }
+  return out;
+}
+
+function skipReason(c: PersistentVolumeClaim): string | undefined {
+  if (c.metadata.deletionTimestamp) return 'is being deleted';
+  if (c.status?.phase !== 'Bound') return 'is not Bound yet';
+  return undefined;
+}
+
+export function decideSchedule(f: ScheduleFacts): ScheduleDecision {
+  const s = f.schedule;
+  const name = s.metadata.name ?? '';
+  if (s.metadata.deletionTimestamp) return { action: 'none', why: 'the schedule is being deleted' };
+  const everyMs = parseEvery(s.spec?.every ?? '');
+  const keep = s.spec?.keep;
+  if (everyMs === undefined || keep === undefined) return { action: 'none', why: 'the schedule has no valid every or keep' };
+
+  const start = slotStart(f.now, everyMs);
+  const stamp = slotStamp(start);
+  const targets = targetClaims(s, f.claims);
+  const owned = ownSnapshots(name, f.snapshots);
+  const existing = new Set(owned.map((o) => o.name));
+
+  const take: SnapshotToTake[] = [];
+  const skipped: string[] = [];
+  if (!s.spec?.suspend) {
+    for (const c of targets) {
+      const claim = c.metadata.name ?? '';
+      const why = skipReason(c);
+      if (why) {
+        skipped.push(`claim ${claim} ${why}`);
+        continue;
+      }
+      const snapName = scheduledSnapshotName(name, claim, stamp);
+      if (!existing.has(snapName)) take.push({ name: snapName, claim, stamp });
+    }
+  }
+  const prune = pruneBeyond([...owned, ...take.map((t) => ({ name: t.name, claim: t.claim, slot: start }))], keep);
+  const took = take.length > 0 || owned.some((o) => o.slot === start);
+  const target = s.spec?.target?.claimName;
+  const message = s.spec?.suspend
+    ? 'suspended: no new snapshots are taken'
+    : skipped.length > 0
+      ? `skipped: ${skipped.join('; ')}`
+      : targets.length === 0
+        ? target !== undefined
+          ? `claim ${target} does not exist`
+          : 'no claim matches the selector'
+        : undefined;
+  const status: ScheduleStatus = {
+    ...(took ? { lastScheduleTime: iso(start) } : s.status?.lastScheduleTime ? { lastScheduleTime: s.status.lastScheduleTime } : {}),
+    nextScheduleTime: iso(start + everyMs),
+    claims: targets.map((c) => c.metadata.name ?? ''),
+    ...(message ? { message } : {}),
+  };
+  // A skipped claim may become Bound within the slot: look again soon rather than next slot.
+  const untilNext = start + everyMs - f.now;
+  const requeueAfterMs = skipped.length > 0 ? Math.min(untilNext, SKIPPED_RETRY_MS) : untilNext;
+  return { action: 'run', take: take.filter((t) => !prune.includes(t.name)), prune: prune.filter((n) => existing.has(n)), status, requeueAfterMs };
+}

@@ -1,0 +1,133 @@
+// The snapshot-schedule controller on the shared runtime: for each SnapshotSchedule (key
+// <namespace>/<name>) it reads the namespace's claims and the schedule's snapshots, asks
+// decide.ts what the current slot needs, creates the missing VolumeSnapshots under their
+// deterministic names, deletes its own snapshots beyond `keep`, and writes the status. It
+// then looks again when the next slot starts.
+//
+// Idempotent across restarts, replicas and leader changes: a slot's snapshot has one name, so
+// whoever leads computes the same name and a second create finds it (or fails with
+// AlreadyExists, which is the same outcome). Nothing is remembered in memory between looks.
+import type { Logger } from 'pino';
+import { isStowageError } from '../../domain/errors';
+import { labelSnapshotSchedule, labelSnapshotSlot } from '../../domain/snapshot-schedule';
+import { snapshotScheduleComponent } from '../../domain/well-known/components';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
+import type { SnapshotSchedule } from '../../resources/snapshot-schedule/schema';
+import { SNAPSHOT_API_VERSION } from '../../resources/snapshot-fields';
+import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
+import { EventRecorder } from '../../services/event-recorder';
+import type { ObjectStore } from '../../store/object-store';
+import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
+import { event } from '../runtime/event';
+import { write } from '../runtime/write';
+import { decideSchedule, type ScheduleStatus, type SnapshotToTake } from './decide';
+
+const SCHEDULE = 'SnapshotSchedule';
+const VS = 'VolumeSnapshot';
+export const snapshotScheduleControllerName = 'snapshot-schedule';
+
+export interface SnapshotScheduleDeps {
+  store: ObjectStore;
+  log: Logger;
+  events?: EventRecorder;
+  /** The clock (ms since the epoch); tests move it. */
+  now?: () => number;
+}
+
+type Deps = Required<SnapshotScheduleDeps>;
+
+const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
+
+function snapshotFor(s: SnapshotSchedule, t: SnapshotToTake): VolumeSnapshot {
+  const cls = s.spec?.snapshotClassName;
+  return {
+    apiVersion: SNAPSHOT_API_VERSION,
+    kind: VS,
+    metadata: { name: t.name, namespace: s.metadata.namespace, labels: { [labelSnapshotSchedule]: s.metadata.name ?? '', [labelSnapshotSlot]: t.stamp } },
+    spec: { source: { persistentVolumeClaimName: t.claim }, ...(cls ? { volumeSnapshotClassName: cls } : {}) },
+  };
+}
+
+/** Creates the slot's snapshot unless it exists; false when it already did (another replica, a restart). */
+async function take(d: Deps, ctx: ReconcileContext, s: SnapshotSchedule, t: SnapshotToTake): Promise<boolean> {
+  try {
+    return await write(d, ctx, async (tx) => {
+      if (await tx.get(VS, s.metadata.namespace, t.name)) return false;
+      await tx.create(snapshotFor(s, t));
+      return true;
+    });
+  } catch (e) {
+    if (isStowageError(e) && e.code === 'AlreadyExists') return false;
+    throw e;
+  }
+}
+
+/** Deletes one of the schedule's snapshots, if it is still the schedule's and not going already. */
+async function prune(d: Deps, ctx: ReconcileContext, s: SnapshotSchedule, name: string): Promise<boolean> {
+  return write(d, ctx, async (tx) => {
+    const vs = await tx.get(VS, s.metadata.namespace, name);
+    if (!vs || vs.metadata.deletionTimestamp || vs.metadata.labels?.[labelSnapshotSchedule] !== s.metadata.name) return false;
+    await tx.delete(VS, s.metadata.namespace, name);
+    return true;
+  });
+}
+
+function sameStatus(a: SnapshotSchedule['status'], b: ScheduleStatus): boolean {
+  return JSON.stringify(a ?? {}) === JSON.stringify(b);
+}
+
+async function writeStatus(d: Deps, ctx: ReconcileContext, read: SnapshotSchedule, status: ScheduleStatus): Promise<void> {
+  if (sameStatus(read.status, status)) return;
+  await write(d, ctx, async (tx) => {
+    const s = await tx.get(SCHEDULE, read.metadata.namespace, read.metadata.name ?? '');
+    if (!s || s.metadata.uid !== read.metadata.uid) return;
+    s.status = status;
+    await tx.update(s, { subresource: 'status' });
+  });
+}
+
+export async function syncSchedule(d: Deps, ctx: ReconcileContext, namespace: string, name: string): Promise<ReconcileResult | void> {
+  const schedule = await d.store.tryGet(SCHEDULE, namespace, name);
+  if (!schedule) return;
+  const claims = (await d.store.list('PersistentVolumeClaim', { namespace })).items as PersistentVolumeClaim[]; // a list of kind PVC
+  const snapshots = (await d.store.list(VS, { namespace, labelSelector: `${labelSnapshotSchedule}=${name}` })).items as VolumeSnapshot[]; // a list of kind VolumeSnapshot
+  const step = decideSchedule({ schedule, claims, snapshots, now: d.now() });
+  if (step.action === 'none') return;
+
+  for (const t of step.take) {
+    if (await take(d, ctx, schedule, t)) await event(d, schedule, 'Normal', 'SnapshotTaken', `Created VolumeSnapshot ${t.name} of claim ${t.claim}`);
+  }
+  for (const n of step.prune) {
+    if (await prune(d, ctx, schedule, n)) await event(d, schedule, 'Normal', 'SnapshotPruned', `Deleted VolumeSnapshot ${n}: more than ${schedule.spec?.keep} snapshots of its claim`);
+  }
+  await writeStatus(d, ctx, schedule, step.status);
+  return { requeueAfter: Math.max(step.requeueAfterMs, 1) };
+}
+
+export function snapshotScheduleSpec(deps: SnapshotScheduleDeps, opts: { resyncMs?: number; concurrency?: number } = {}): ControllerSpec {
+  const d: Deps = {
+    ...deps,
+    events: deps.events ?? new EventRecorder(deps.store, snapshotScheduleComponent, deps.log),
+    now: deps.now ?? Date.now,
+  };
+  const keys = async () => ((await d.store.list(SCHEDULE)).items as SnapshotSchedule[]).map((s) => keyOf(s.metadata.namespace ?? '', s.metadata.name ?? '')); // a list of kind SnapshotSchedule
+  return {
+    name: snapshotScheduleControllerName,
+    concurrency: opts.concurrency ?? 2,
+    watch: {
+      kinds: [SCHEDULE, VS],
+      keysFor: (e) => {
+        if (e.kind === SCHEDULE) return [keyOf(e.namespace ?? '', e.name)];
+        // A snapshot of a schedule deleted by hand (or by anyone): the schedule looks again.
+        const owner = e.object?.metadata.labels?.[labelSnapshotSchedule];
+        return owner ? [keyOf(e.namespace ?? '', owner)] : [];
+      },
+    },
+    listKeys: keys,
+    resync: { everyMs: opts.resyncMs ?? 60_000, listKeys: keys },
+    reconcile: (key, ctx) => {
+      const [namespace, name] = key.split('/');
+      return syncSchedule(d, ctx, namespace, name);
+    },
+  };
+}

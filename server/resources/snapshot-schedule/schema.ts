@@ -1,0 +1,37 @@
+// SnapshotSchedule (snapshot.stowage.io/v1, namespaced): Stowage's own kind for snapshots
+// taken on a schedule and pruned by count. Unknown fields rejected.
+import { z } from 'zod';
+import { kubeObjectSchema } from '../metadata';
+import { labelSelectorSchema } from '../persistent-volume-claim/schema';
+import type { KindObject } from '../types';
+
+export const SNAPSHOT_SCHEDULE_API_VERSION = 'snapshot.stowage.io/v1';
+
+export const snapshotScheduleSchema = kubeObjectSchema({
+  spec: z
+    .strictObject({
+      every: z.string().nullish(),
+      keep: z.number().int().nullish(),
+      target: z
+        .strictObject({
+          claimName: z.string().nullish(),
+          selector: labelSelectorSchema.nullish(),
+        })
+        .nullish(),
+      snapshotClassName: z.string().nullish(),
+      suspend: z.boolean().nullish(),
+    })
+    .nullish(),
+  status: z
+    .strictObject({
+      lastScheduleTime: z.string().nullish(),
+      nextScheduleTime: z.string().nullish(),
+      /** Claims the schedule snapshots now. */
+      claims: z.array(z.string()).nullish(),
+      /** Why nothing was taken in the last slot, if so. */
+      message: z.string().nullish(),
+    })
+    .nullish(),
+});
+
+export type SnapshotSchedule = KindObject<typeof snapshotScheduleSchema>;

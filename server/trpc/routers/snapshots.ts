@@ -1,0 +1,34 @@
+// Snapshots' own procedures beyond the generic objects ones (list, get, delete): take one of
+// a claim now, save a claim's schedule, make a snapshot class its driver's default. Thin:
+// bounded inputs, one service call each.
+import { z } from 'zod';
+import { MAX_KEEP, MIN_KEEP } from '../../domain/snapshot-schedule';
+import { authedProcedure, router } from '../init';
+
+const name = z.string().min(1).max(253);
+const namespace = z.string().min(1).max(63);
+
+export const snapshotsRouter = router({
+  take: authedProcedure
+    .input(z.object({ namespace, claim: name, snapshotClassName: name.optional() }))
+    .mutation(({ ctx, input }) => ctx.app.snapshots.take(ctx.principal, input.namespace, input.claim, input.snapshotClassName)),
+
+  saveSchedule: authedProcedure
+    .input(
+      z.object({
+        namespace,
+        name: z.string().min(1).max(63),
+        claimName: name,
+        every: z.string().min(1).max(32),
+        keep: z.number().int().min(MIN_KEEP).max(MAX_KEEP),
+        snapshotClassName: name.optional(),
+        suspend: z.boolean().optional(),
+        resourceVersion: z.string().min(1).max(40).optional(),
+      }),
+    )
+    .mutation(({ ctx, input }) => ctx.app.snapshots.saveSchedule(ctx.principal, input)),
+
+  setDefaultClass: authedProcedure
+    .input(z.object({ name, on: z.boolean() }))
+    .mutation(({ ctx, input }) => ctx.app.snapshots.setDefaultClass(ctx.principal, input.name, input.on)),
+});
