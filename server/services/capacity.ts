@@ -18,6 +18,7 @@ import {
 import { countByPhaseAndClass } from '../store/object-page';
 import type { ObjectStore } from '../store/object-store';
 import { ofKind } from '../resources/of-kind';
+import { noProvisioner } from '../domain/well-known/provisioners';
 
 export interface VolumeSums {
   volumes: number;
@@ -174,6 +175,12 @@ export class CapacityService {
     return { seeVolumes, classes: byName(classes), nodes: byName(nodes), namespaces: byName(spaces) };
   }
 
+  /** The classes whose provisioner makes their volumes (not `kubernetes.io/no-provisioner`). */
+  private async dynamicClasses(): Promise<Set<string>> {
+    const classes = ofKind((await this.store.list('StorageClass')).items, 'StorageClass');
+    return new Set(classes.filter((c) => c.provisioner && c.provisioner !== noProvisioner).map((c) => c.metadata.name ?? ''));
+  }
+
   /** Provisioned, bound and requested bytes per class over (at most) the last `days` days. */
   async trend(p: Principal, days = 30, now = Date.now()): Promise<CapacityTrend> {
     const { seeVolumes, namespaces } = this.scope(p);
@@ -198,6 +205,7 @@ export class CapacityService {
       deltas.map((d) => ({ key: key(d.kind, d.storageClass), bucket: d.bucket, total: BigInt(d.total), bound: BigInt(d.bound) })),
     );
     const classNames = new Set([...series.keys()].map((k) => k.split('\u0000')[1]));
+    const dynamic = await this.dynamicClasses();
     const classes: ClassTrend[] = [...classNames].sort().map((cls) => {
       const pv = series.get(key('PersistentVolume', cls));
       const pvc = series.get(key('PersistentVolumeClaim', cls));
@@ -209,7 +217,7 @@ export class CapacityService {
         requestedBytes: (pvc?.[i].total ?? 0n).toString(),
       }));
       const forecast: Forecast = seeVolumes
-        ? forecastFull((pv ?? []).map((x) => ({ t: x.t, provisioned: Number(x.total), bound: Number(x.bound) })))
+        ? forecastFull((pv ?? []).map((x) => ({ t: x.t, provisioned: Number(x.total), bound: Number(x.bound) })), { dynamic: dynamic.has(cls) })
         : { state: 'unknown', reason: 'volumes are not visible to you' };
       return { storageClass: cls, points, forecast };
     });

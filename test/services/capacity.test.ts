@@ -159,6 +159,21 @@ describe('trend', () => {
     expect(fast.points.at(-1)).toMatchObject({ provisionedBytes: '0', boundBytes: '0', requestedBytes: gi(5) });
     expect(fast.forecast.state).toBe('unknown');
   });
+
+  test('a class whose provisioner makes its volumes is provisioned on demand, never "full now"', async () => {
+    await app.objects.create(admin, { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'made' }, provisioner: 'example.com/nfs' });
+    await app.objects.create(admin, pv('made-1', '2Gi', 'made', { claimRef: { namespace: 'team-b', name: 'made' } }));
+    await setPhase('PersistentVolume', undefined, 'made-1', 'Bound');
+    const t = await capacity.trend(admin, 30, Date.now() + 3 * 3_600_000);
+    const made = t.classes.find((c) => c.storageClass === 'made')!;
+    expect(made.points.at(-1)).toMatchObject({ provisionedBytes: gi(2), boundBytes: gi(2) });
+    expect(made.forecast).toEqual({ state: 'on-demand' });
+    // A class of static volumes, all bound, is full.
+    await setPhase('PersistentVolume', undefined, 'local-1', 'Bound');
+    const local = (await capacity.trend(admin, 30, Date.now() + 3 * 3_600_000)).classes.find((c) => c.storageClass === 'local')!;
+    await setPhase('PersistentVolume', undefined, 'local-1', 'Available');
+    expect(local.forecast).toEqual({ state: 'full' });
+  });
 });
 
 describe('attention', () => {
