@@ -24,7 +24,7 @@ export function CheckResult({ complete, check }: { complete: boolean; check: { d
   if (!d) return <Loader size="sm" role="status" aria-label="Checking" />;
   const color = d.outcome === 'binds' ? 'teal' : d.outcome === 'provisions' ? 'indigo' : d.outcome === 'pending' ? 'orange' : 'red';
   const title =
-    d.outcome === 'binds' ? 'Binds now to an existing volume' : d.outcome === 'provisions' ? 'Will be provisioned' : d.outcome === 'pending' ? 'Would sit Pending' : 'Not valid';
+    d.outcome === 'binds' ? (d.onFirstUse ? 'Binds when a pod uses it' : 'Binds now to an existing volume') : d.outcome === 'provisions' ? 'Will be provisioned' : d.outcome === 'pending' ? 'Would sit Pending' : 'Not valid';
   return (
     <Alert color={color} title={title} data-testid="claim-check" data-outcome={d.outcome} aria-live="polite" aria-busy={check.isFetching}>
       <Stack gap={4}>
@@ -59,7 +59,7 @@ export function CheckResult({ complete, check }: { complete: boolean; check: { d
 }
 
 type CheckData =
-  | { outcome: 'binds'; summary: string; volume?: string }
+  | { outcome: 'binds'; summary: string; volume?: string; onFirstUse?: boolean }
   | { outcome: 'provisions'; summary: string }
   | { outcome: 'pending'; summary: string; nearest: { name: string; reasons: string[] }[]; nearCount: number }
   | { outcome: 'invalid'; summary: string; causes: { field: string; message: string }[] };

@@ -35,6 +35,18 @@ describe('planClaim', () => {
     { name: 'external class provisions if running', input: { storageClass: sc('example.com/nfs') }, outcome: 'provisions', summary: /external provisioner example\.com\/nfs/ },
     { name: 'WaitForFirstConsumer provisions on first use', input: { storageClass: sc('stowage.io/host-path', { volumeBindingMode: 'WaitForFirstConsumer' }), inTree: true, node: 'n1' }, outcome: 'provisions', summary: /when a pod first uses it/ },
     { name: 'no-provisioner class sits Pending', input: { storageClass: sc('kubernetes.io/no-provisioner') }, outcome: 'pending', summary: /cannot provision one/ },
+    {
+      name: 'static WaitForFirstConsumer class with fitting volumes binds on first use',
+      input: { storageClass: sc('kubernetes.io/no-provisioner', { volumeBindingMode: 'WaitForFirstConsumer' }), laterMatches: { volumes: 2, nodes: ['n1', 'n2'] } },
+      outcome: 'binds',
+      summary: /^Binds when a pod first uses it: 2 existing volumes fit on nodes n1, n2/,
+    },
+    {
+      name: 'static WaitForFirstConsumer class without fitting volumes sits Pending',
+      input: { storageClass: sc('kubernetes.io/no-provisioner', { volumeBindingMode: 'WaitForFirstConsumer' }), laterMatches: { volumes: 0, nodes: [] } },
+      outcome: 'pending',
+      summary: /cannot provision one/,
+    },
     { name: 'missing class sits Pending', input: {}, outcome: 'pending', summary: /"fast" does not exist/ },
     { name: 'no class and no default sits Pending', input: { className: '', classNamed: false }, outcome: 'pending', summary: /no default StorageClass/ },
     { name: 'unsupported access mode sits Pending', input: { claim: claim(['ReadWriteMany']), storageClass: sc('stowage.io/host-path'), inTree: true, capabilities: local }, outcome: 'pending', summary: /cannot make ReadWriteMany volumes/ },

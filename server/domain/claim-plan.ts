@@ -19,7 +19,7 @@ export interface Capabilities {
 }
 
 export type ClaimPlan =
-  | { outcome: 'binds'; summary: string; volume?: string; capacity?: string; prebound: boolean }
+  | { outcome: 'binds'; summary: string; volume?: string; capacity?: string; prebound: boolean; onFirstUse?: boolean; nodes?: string[] }
   | { outcome: 'provisions'; summary: string; provisioner: string; className: string; node?: string; external: boolean; onFirstUse: boolean }
   | { outcome: 'pending'; summary: string; problems: string[]; nearest: CandidateExplanation[]; nearCount: number };
 
@@ -32,6 +32,11 @@ export interface PlanInput {
   storageClass?: StorageClass;
   /** The binder's choice among existing volumes, if any. */
   match?: { volume: PersistentVolume; prebound: boolean };
+  /**
+   * WaitForFirstConsumer without a match: the Available volumes that fit the claim but for
+   * the node its pod will pick, and the nodes they are pinned to.
+   */
+  laterMatches?: { volumes: number; nodes: string[] };
   /** Volumes near the claim (nearVolumes), for "nearest is …, because …". */
   near: PersistentVolume[];
   capabilities?: Capabilities;
@@ -77,6 +82,18 @@ export function planClaim(input: PlanInput): ClaimPlan {
       volume: match.volume.metadata.name,
       capacity: cap,
       prebound: match.prebound,
+    };
+  }
+  const later = input.laterMatches;
+  if (later && later.volumes > 0) {
+    const n = later.volumes;
+    const on = later.nodes.length > 0 ? ` on node${later.nodes.length === 1 ? '' : 's'} ${later.nodes.join(', ')}` : '';
+    return {
+      outcome: 'binds',
+      summary: `Binds when a pod first uses it: ${n} existing volume${n === 1 ? ' fits' : 's fit'}${on} (StorageClass "${className}" binds on first use, to a volume on the pod's node).`,
+      prebound: false,
+      onFirstUse: true,
+      nodes: later.nodes,
     };
   }
   if (className === '') return pending(input, input.classNamed ? { kind: 'noMatch' } : { kind: 'noDefaultClass' });

@@ -10,10 +10,11 @@ import { isAllowed, type Principal } from '../domain/authorization';
 import { planClaim, redactPlan, type ClaimPlan } from '../domain/claim-plan';
 import { isStowageError, StowageError, type FieldError } from '../domain/errors';
 import { labelSelectorToSelector } from '../domain/label-selector';
-import { accessModeGroups, bySize, claimClass, claimHasClass, pickInGroup, requestedStorage, type MatchOptions } from '../domain/matching';
+import { accessModeGroups, bySize, claimClass, claimHasClass, evaluateVolume, pickInGroup, requestedStorage, type MatchOptions } from '../domain/matching';
 import { quantityToBytes } from '../domain/quantity';
 import { capabilitiesOf, inTreeProvisionerNames } from '../provisioners/registry';
 import { isDefaultClass } from '../resources/storage-class/strategy';
+import { pinnedHostname } from '../resources/node-selector';
 import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import type { StorageClass } from '../resources/storage-class/schema';
@@ -112,6 +113,9 @@ export class ClaimCheckService {
     const opts: MatchOptions = sc?.volumeBindingMode === 'WaitForFirstConsumer' ? { delayBinding: true } : {};
 
     const match = await this.findMatch(claim, opts);
+    // WaitForFirstConsumer: no volume binds before a pod picks a node, but volumes that fit
+    // on some node mean the claim binds once a pod uses it.
+    const waiting = !match && opts.delayBinding ? await this.laterMatches(claim) : undefined;
     const bytes = quantityToBytes(requestedStorage(claim)).toString();
     const near = match
       ? []
@@ -129,6 +133,7 @@ export class ClaimCheckService {
       classNamed: named,
       storageClass: sc,
       match,
+      laterMatches: waiting,
       near,
       capabilities: sc ? capabilitiesOf(provisioner) : undefined,
       inTree: inTreeProvisionerNames.has(provisioner),
@@ -136,6 +141,33 @@ export class ClaimCheckService {
       opts,
     });
     return redactPlan(plan, readerOf(p));
+  }
+
+  /**
+   * The Available volumes that would serve a WaitForFirstConsumer claim once its pod's node
+   * is known (every rule but the node's), and the nodes they sit on: at most 50 looked at.
+   */
+  private async laterMatches(claim: PersistentVolumeClaim): Promise<{ volumes: number; nodes: string[] }> {
+    let labels;
+    try {
+      labels = claim.spec?.selector ? labelSelectorToSelector(claim.spec.selector).requirements : undefined;
+    } catch {
+      return { volumes: 0, nodes: [] };
+    }
+    const fits: PersistentVolume[] = [];
+    for (const set of accessModeGroups(claim.spec?.accessModes ?? [])) {
+      const rows = await availableVolumes(this.store, {
+        storageClass: claimClass(claim),
+        volumeMode: claim.spec?.volumeMode ?? 'Filesystem',
+        accessModes: set,
+        minBytes: quantityToBytes(requestedStorage(claim)).toString(),
+        labels,
+        limit: 50,
+      });
+      fits.push(...rows.map((r) => r.volume).filter((v) => evaluateVolume(claim, v).failures.length === 0));
+    }
+    const nodes = [...new Set(fits.map((v) => pinnedHostname(v.spec?.nodeAffinity)).filter((n): n is string => Boolean(n)))].sort();
+    return { volumes: fits.length, nodes };
   }
 
   /** The binder's choice (findMatchInStore) without locks: pre-bound first, then the smallest fit per group. */

@@ -34,6 +34,20 @@ beforeAll(async () => {
     spec: { capacity: { storage: '5Gi' }, accessModes: ['ReadWriteOnce'], storageClassName: 'manual', hostPath: { path: '/tmp/d' } },
   });
   await app.store.update({ ...pv, status: { phase: 'Available' } }, { subresource: 'status' });
+  await app.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'disks' }, provisioner: 'kubernetes.io/no-provisioner', volumeBindingMode: 'WaitForFirstConsumer' });
+  const disk = await app.store.create({
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name: 'local-disk-1' },
+    spec: {
+      capacity: { storage: '10Gi' },
+      accessModes: ['ReadWriteOnce'],
+      storageClassName: 'disks',
+      local: { path: '/mnt/disks/a' },
+      nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['vm-2'] }] }] } },
+    },
+  });
+  await app.store.update({ ...disk, status: { phase: 'Available' } }, { subresource: 'status' });
 });
 afterAll(async () => app?.close());
 
@@ -51,6 +65,14 @@ describe('check', () => {
     expect(plan).toMatchObject({ outcome: 'pending', nearCount: 1, nearest: [{ name: '', reasons: [expect.stringMatching(/5Gi/)] }] });
     expect(plan.summary).toMatch(/cannot provision/);
     expect(JSON.stringify(plan)).not.toContain('disk-5g');
+  });
+  test('a static WaitForFirstConsumer class with a fitting volume binds once a pod uses it, and says on which node', async () => {
+    const plan = await app.claims.check(dev, claim('2Gi', 'disks'));
+    expect(plan).toMatchObject({ outcome: 'binds', onFirstUse: true, nodes: ['vm-2'] });
+    expect(plan.summary).toMatch(/^Binds when a pod first uses it: 1 existing volume fits on node vm-2/);
+    expect(JSON.stringify(plan)).not.toContain('local-disk-1');
+    const tooBig = await app.claims.check(dev, claim('20Gi', 'disks'));
+    expect(tooBig).toMatchObject({ outcome: 'pending' });
   });
   test('no class named: the default class provisions it on the node', async () => {
     expect(await app.claims.check(dev, claim('50Gi'))).toMatchObject({ outcome: 'provisions', provisioner: 'stowage.io/host-path', className: 'local', node: 'node-1' });
