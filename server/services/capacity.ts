@@ -13,8 +13,11 @@ import {
   currentBytesByClass,
   firstHistoryTime,
   historyDeltas,
+  nearlyFullVolumes,
   volumesByNode,
 } from '../store/capacity-queries';
+import { usedPercent } from '../domain/nearly-full';
+import { SettingsService } from './settings';
 import { countByPhaseAndClass } from '../store/object-page';
 import type { ObjectStore } from '../store/object-store';
 import { ofKind } from '../resources/of-kind';
@@ -98,6 +101,17 @@ export interface NamespaceQuotaForecast {
   limits: QuotaLimitForecast[];
 }
 
+/** A claim past the "nearly full" threshold (volume name for those who may list volumes). */
+export interface ClaimNearlyFull {
+  namespace: string;
+  name: string;
+  volume?: string;
+  usedBytes: string;
+  capacityBytes: string;
+  /** Whole percent, rounded down. */
+  percent: number;
+}
+
 export interface QuotaNearFull {
   namespace: string;
   name: string;
@@ -117,7 +131,10 @@ const HOUR_MS = 3600 * 1000;
 const DAY_MS = 24 * HOUR_MS;
 
 export class CapacityService {
-  constructor(readonly store: ObjectStore) {}
+  constructor(
+    readonly store: ObjectStore,
+    private readonly settings: SettingsService = new SettingsService(store),
+  ) {}
 
   private scope(p: Principal) {
     const claimNs = visibleNamespaces(p, 'list', 'PersistentVolumeClaim');
@@ -305,6 +322,30 @@ export class CapacityService {
     const visible = visibleNamespaces(p, 'list', 'ResourceQuota');
     const lists = visible === 'all' ? [await this.store.list('ResourceQuota', { limit: MAX_QUOTAS })] : await Promise.all(visible.map((namespace) => this.store.list('ResourceQuota', { namespace, limit: MAX_QUOTAS })));
     return ofKind(lists.flatMap((l) => l.items), 'ResourceQuota');
+  }
+
+  /**
+   * Claims whose volume's used bytes reach the "nearly full" threshold (the setting, else
+   * STOWAGE_NEARLY_FULL_PERCENT, else 90%), fullest first: every claim for those who may
+   * list claims everywhere, a developer's namespaces' only.
+   */
+  async claimsNearlyFull(p: Principal, limit = 50): Promise<{ thresholdPercent: number; claims: ClaimNearlyFull[] }> {
+    const visible = visibleNamespaces(p, 'list', 'PersistentVolumeClaim');
+    const thresholdPercent = await this.settings.nearlyFullPercent();
+    if (visible !== 'all' && visible.length === 0) return { thresholdPercent, claims: [] };
+    const rows = await nearlyFullVolumes(this.store, thresholdPercent, limit, visible === 'all' ? undefined : visible);
+    const seeVolumes = isAllowed(p, 'list', 'PersistentVolume');
+    return {
+      thresholdPercent,
+      claims: rows.map((r) => ({
+        namespace: r.claimNamespace,
+        name: r.claimName,
+        ...(seeVolumes ? { volume: r.volume } : {}),
+        usedBytes: r.usedBytes,
+        capacityBytes: r.capacityBytes,
+        percent: usedPercent(BigInt(r.usedBytes), BigInt(r.capacityBytes)),
+      })),
+    };
   }
 
   /** Local-volume wipes queued or running, per node (for those who may read nodes). */

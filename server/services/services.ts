@@ -16,6 +16,7 @@ import { LocalVolumeService } from './local-volumes';
 import { NodeAgentService, type NodeAgentOptions } from './node-agent';
 import { ObjectService } from './objects';
 import { ReclaimService } from './reclaim';
+import { SettingsService } from './settings';
 import { UserAdminService } from './user-admin';
 import { UserService } from './users';
 
@@ -41,6 +42,8 @@ export interface Services {
   reclaim: ReclaimService;
   /** /livez, /readyz and /healthz of both listeners. */
   health: HealthService;
+  /** Settings administrators change in the dashboard (the "claim nearly full" threshold). */
+  settings: SettingsService;
 }
 
 export interface ServicesConfig {
@@ -52,6 +55,8 @@ export interface ServicesConfig {
   nodeName?: string;
   /** The process is starting: /readyz fails until `health.markStarted()`. */
   starting?: boolean;
+  /** The "claim nearly full" threshold until an administrator sets one (STOWAGE_NEARLY_FULL_PERCENT). */
+  nearlyFullPercent?: number;
 }
 
 export function buildServices(store: ObjectStore, config: ServicesConfig = {}): Services {
@@ -60,6 +65,7 @@ export function buildServices(store: ObjectStore, config: ServicesConfig = {}): 
   const nodeAgent = new NodeAgentService(store, config.agentOptions);
   const localVolumes = new LocalVolumeService(store, nodeAgent);
   const users = new UserService(store, config.signInLimits);
+  const settings = new SettingsService(store, config.nearlyFullPercent);
   return {
     store,
     objects,
@@ -70,10 +76,11 @@ export function buildServices(store: ObjectStore, config: ServicesConfig = {}): 
     history: new HistoryService(store, objects),
     nodeAgent,
     classes: new ClassReplaceService(store, config.admission),
-    capacity: new CapacityService(store),
+    capacity: new CapacityService(store, settings),
     claimDoctor: new ClaimDoctorService(objects),
     localVolumes,
     reclaim: new ReclaimService(objects, lists, localVolumes),
     health: new HealthService(store, { starting: config.starting }),
+    settings,
   };
 }

@@ -1,7 +1,8 @@
 // The Capacity page's aggregations: sums over the `objects` table's indexed columns (per
 // node, per namespace) and the trend of provisioned, bound and requested bytes per class
 // from the `history` table, aggregated by time bucket in SQL. No query loads objects.
-import { annBetaStorageClass } from '../domain/well-known/annotations';
+import { annBetaStorageClass, annNearlyFull, annUsedBytes } from '../domain/well-known/annotations';
+import { usedBytesSql } from './object-page';
 import { poolOf, type Pooled } from './sql-handle';
 
 export interface NodeCapacityRow {
@@ -146,4 +147,43 @@ export async function historyDeltas(store: Pooled, opts: { kinds: string[]; from
     params,
   );
   return rows.map((r) => ({ kind: r.kind, storageClass: r.cls, bucket: Number(r.bucket), total: r.total, bound: r.bound }));
+}
+
+export interface NearlyFullRow {
+  volume: string;
+  claimNamespace: string;
+  claimName: string;
+  usedBytes: string;
+  capacityBytes: string;
+}
+
+/**
+ * Bound volumes whose used bytes reach `percent` of their capacity (domain/nearly-full's
+ * rule in SQL), fullest first, at most `limit`; `namespaces` limits their claims. One scan
+ * of the Bound volumes' rows (their usage is in the documents), no per-volume query.
+ */
+export async function nearlyFullVolumes(store: Pooled, percent: number, limit: number, namespaces?: string[]): Promise<NearlyFullRow[]> {
+  const params: unknown[] = [percent, limit];
+  let where = `kind = 'PersistentVolume' AND phase = 'Bound' AND claim_name IS NOT NULL AND capacity_bytes > 0`;
+  if (namespaces) {
+    params.push(namespaces);
+    where += ` AND claim_namespace = ANY($3::text[])`;
+  }
+  const { rows } = await poolOf(store).query<{ name: string; claim_namespace: string; claim_name: string; used: string; capacity: string }>(
+    `SELECT name, claim_namespace, claim_name, used::text AS used, capacity_bytes::text AS capacity
+       FROM (SELECT name, claim_namespace, claim_name, capacity_bytes, ${usedBytesSql('')} AS used FROM objects WHERE ${where}) v
+      WHERE used IS NOT NULL AND used * 100 >= $1::numeric * capacity_bytes
+      ORDER BY used / capacity_bytes DESC, claim_namespace, claim_name LIMIT $2`,
+    params,
+  );
+  return rows.map((r) => ({ volume: r.name, claimNamespace: r.claim_namespace, claimName: r.claim_name, usedBytes: r.used, capacityBytes: r.capacity }));
+}
+
+/** Names of the volumes that carry a usage measurement or a "nearly full" mark (the nearly-full controller's resync). */
+export async function measuredVolumeNames(store: Pooled): Promise<string[]> {
+  const { rows } = await poolOf(store).query<{ name: string }>(
+    `SELECT name FROM objects WHERE kind = 'PersistentVolume'
+        AND ((object -> 'metadata' -> 'annotations' ->> '${annUsedBytes}') IS NOT NULL OR (object -> 'metadata' -> 'annotations' ->> '${annNearlyFull}') IS NOT NULL)`,
+  );
+  return rows.map((r) => r.name);
 }

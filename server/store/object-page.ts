@@ -53,7 +53,7 @@ const COLUMN_OF: Record<PageFieldFilter, string> = {
  * A volume's used bytes (annotation stowage.io/used-bytes) as a number, NULL when absent or
  * not a decimal (hostile text never fails the sort). `{a}` stands for the row's alias.
  */
-const usedOf = (a: string) => {
+export const usedBytesSql = (a: string) => {
   const text = `(${a}object -> 'metadata' -> 'annotations' ->> '${annUsedBytes}')`;
   return `(CASE WHEN ${text} ~ '^[0-9]{1,30}$' THEN ${text}::numeric END)`;
 };
@@ -63,8 +63,8 @@ const usedOf = (a: string) => {
  * (kind, namespace, name) key, one lookup per claim and no per-row query from the client.
  */
 const USED_ORDER: Record<string, string> = {
-  PersistentVolume: usedOf('{a}'),
-  PersistentVolumeClaim: `(SELECT ${usedOf('v.')} FROM objects v WHERE v.kind = 'PersistentVolume' AND v.namespace = '' AND v.name = {a}volume_name AND {a}phase = 'Bound')`,
+  PersistentVolume: usedBytesSql('{a}'),
+  PersistentVolumeClaim: `(SELECT ${usedBytesSql('v.')} FROM objects v WHERE v.kind = 'PersistentVolume' AND v.namespace = '' AND v.name = {a}volume_name AND {a}phase = 'Bound')`,
 };
 
 /** The ORDER BY expressions of a sort key; text sorts byte-wise so clients can merge live rows in. */
@@ -246,7 +246,7 @@ export async function countByPhaseAndClass(store: Pooled, kinds: string[], names
 export async function volumeUsage(store: Pooled, names: string[]): Promise<{ name: string; claimNamespace: string | null; claimName: string | null; used: UsedBytes }[]> {
   if (names.length === 0) return [];
   const { rows } = await poolOf(store).query<{ name: string; claim_namespace: string | null; claim_name: string | null; used: string | null; partial: string | null }>(
-    `SELECT name, claim_namespace, claim_name, ${usedOf('')}::text AS used,
+    `SELECT name, claim_namespace, claim_name, ${usedBytesSql('')}::text AS used,
             object -> 'metadata' -> 'annotations' ->> '${annUsedBytesPartial}' AS partial
        FROM objects WHERE kind = 'PersistentVolume' AND namespace = '' AND name = ANY($1::text[])`,
     [names.slice(0, MAX_PAGE_LIMIT)],

@@ -7,6 +7,7 @@ import { listsRouter } from './routers/lists';
 import { localVolumesRouter } from './routers/local-volumes';
 import { objectsRouter } from './routers/objects';
 import { reclaimRouter } from './routers/reclaim';
+import { settingsRouter } from './routers/settings';
 import { storageClassesRouter } from './routers/storage-classes';
 import { usersRouter } from './routers/users';
 
@@ -21,6 +22,7 @@ export const appRouter = router({
   capacity: capacityRouter,
   storageClasses: storageClassesRouter,
   users: usersRouter,
+  settings: settingsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -15,3 +15,5 @@ export const localVolumeManagerComponent = 'local-volume-manager';
 export const reclaimCenterComponent = 'stowage-reclaim-center';
 /** Upstream's snapshot controller (external-snapshotter's common controller): VolumeSnapshots and their contents. */
 export const snapshotControllerComponent = 'snapshot-controller';
+/** Stowage's volume usage: a claim's volume nearly full. */
+export const volumeUsageComponent = 'stowage-volume-usage';
