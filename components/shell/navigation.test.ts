@@ -21,6 +21,7 @@ describe('pagesFor', () => {
       '/reclaim',
       '/tokens',
       '/users',
+      '/settings',
     ]);
   });
 
