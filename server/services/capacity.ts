@@ -14,6 +14,7 @@ import {
   firstHistoryTime,
   historyDeltas,
   nearlyFullVolumes,
+  usedBytesSums,
   volumesByNode,
 } from '../store/capacity-queries';
 import { usedPercent } from '../domain/nearly-full';
@@ -144,11 +145,12 @@ export class CapacityService {
   async overview(p: Principal): Promise<CapacityOverview> {
     const { seeVolumes, namespaces } = this.scope(p);
     const kinds = seeVolumes ? ['PersistentVolume', 'PersistentVolumeClaim'] : ['PersistentVolumeClaim'];
-    const [classRows, nodeRows, claimRows, boundRows] = await Promise.all([
+    const [classRows, nodeRows, claimRows, boundRows, usedRows] = await Promise.all([
       countByPhaseAndClass(this.store, kinds, namespaces),
       seeVolumes ? volumesByNode(this.store) : Promise.resolve([]),
       claimsByNamespace(this.store, namespaces),
       boundVolumesByNamespace(this.store, namespaces),
+      usedBytesSums(this.store),
     ]);
 
     const classes = new Map<string, ClassRow>();
@@ -186,6 +188,12 @@ export class CapacityService {
       const x = ns(r.namespace);
       x.boundVolumes += r.count;
       x.boundBytes = add(x.boundBytes, r.bytes);
+    }
+
+    // Used bytes where volumes report them (a developer: their namespaces' claims only).
+    for (const u of usedRows) {
+      const row = u.by === 'class' ? (seeVolumes ? classes.get(u.key) : undefined) : u.by === 'node' ? nodes.get(u.key) : spaces.get(u.key);
+      if (row) row.usedBytes = u.usedBytes;
     }
 
     const byName = <T>(m: Map<string, T>) => [...m.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, v]) => v);

@@ -131,6 +131,34 @@ describe('overview', () => {
     expect(o.namespaces.map((n) => n.namespace)).toEqual(['team-a']);
     expect(o.classes).toEqual([{ storageClass: 'fast', volumes: 0, provisionedBytes: '0', boundBytes: '0', freeBytes: '0', usedBytes: null, claims: 1, requestedBytes: gi(5) }]);
   });
+
+  test('used bytes the volumes report are summed per class, node and namespace; unmeasured stays unknown', async () => {
+    const used = async (name: string, bytes: string) => {
+      const o = await app.store.get('PersistentVolume', undefined, name);
+      await app.store.update({ ...o, metadata: { ...o.metadata, annotations: { ...o.metadata.annotations, 'stowage.io/used-bytes': bytes, 'stowage.io/used-bytes-time': '2026-11-25T00:00:00Z' } } });
+    };
+    await used('fast-bound', gi(2));
+    await used('local-1', '1000');
+    try {
+      const o = await capacity.overview(admin);
+      expect(o.classes.find((c) => c.storageClass === 'fast')?.usedBytes).toBe(gi(2));
+      expect(o.classes.find((c) => c.storageClass === 'local')?.usedBytes).toBe('1000');
+      expect(o.nodes.find((n) => n.nodeName === 'node-1')?.usedBytes).toBe('1000');
+      expect(o.namespaces.find((n) => n.namespace === 'team-a')?.usedBytes).toBe(gi(2));
+      expect(o.namespaces.find((n) => n.namespace === 'team-b')?.usedBytes).toBeNull();
+      const d = await capacity.overview(dev);
+      expect(d.namespaces).toEqual([expect.objectContaining({ namespace: 'team-a', usedBytes: gi(2) })]);
+      expect(d.classes[0].usedBytes).toBeNull();
+    } finally {
+      for (const name of ['fast-bound', 'local-1']) {
+        const o = await app.store.get('PersistentVolume', undefined, name);
+        const annotations = { ...o.metadata.annotations };
+        delete annotations['stowage.io/used-bytes'];
+        delete annotations['stowage.io/used-bytes-time'];
+        await app.store.update({ ...o, metadata: { ...o.metadata, annotations } });
+      }
+    }
+  });
 });
 
 describe('trend', () => {
