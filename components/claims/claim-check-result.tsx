@@ -4,6 +4,7 @@
 // reasons), or is not valid.
 import { Alert, Code, List, Loader, Stack, Text } from '@mantine/core';
 import { errorInfo } from '../format/format';
+import { formatSize } from '../format/size';
 
 export function CheckResult({ complete, check }: { complete: boolean; check: { data?: CheckData; isFetching: boolean; error: unknown } }) {
   if (!complete) {
@@ -32,6 +33,7 @@ export function CheckResult({ complete, check }: { complete: boolean; check: { d
           {d.summary}
           {d.outcome === 'binds' && d.volume ? ` (volume ${d.volume})` : ''}
         </Text>
+        {d.outcome === 'provisions' && d.pools && d.pools.length > 0 && <PoolRooms pools={d.pools} />}
         {d.outcome === 'pending' && d.nearest.length > 0 && (
           <>
             <Text size="sm" fw={500}>
@@ -60,6 +62,31 @@ export function CheckResult({ complete, check }: { complete: boolean; check: { d
 
 type CheckData =
   | { outcome: 'binds'; summary: string; volume?: string; onFirstUse?: boolean }
-  | { outcome: 'provisions'; summary: string }
+  | { outcome: 'provisions'; summary: string; pools?: PoolRoom[] }
   | { outcome: 'pending'; summary: string; nearest: { name: string; reasons: string[] }[]; nearCount: number }
   | { outcome: 'invalid'; summary: string; causes: { field: string; message: string }[] };
+
+interface PoolRoom {
+  node: string;
+  roomBytes: string;
+  fits?: boolean;
+  problem?: string;
+}
+
+/** A pool class: each node's room for new volumes, and whether this claim fits there. */
+function PoolRooms({ pools }: { pools: PoolRoom[] }) {
+  return (
+    <>
+      <Text size="sm" fw={500}>
+        Room per node
+      </Text>
+      <List size="sm" data-testid="pool-rooms">
+        {pools.map((p) => (
+          <List.Item key={p.node} data-fits={p.fits ? 'true' : 'false'}>
+            {p.node}: {p.problem ? `cannot serve (${p.problem})` : `${formatSize(p.roomBytes)} free for new volumes, ${p.fits ? 'fits' : 'too small for this claim'}`}
+          </List.Item>
+        ))}
+      </List>
+    </>
+  );
+}

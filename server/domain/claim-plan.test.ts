@@ -57,6 +57,28 @@ describe('planClaim', () => {
     expect(plan.summary).toMatch(summary);
   });
 
+  const btrfs = (mode?: string) => sc('stowage.io/btrfs', mode ? { volumeBindingMode: mode } : {});
+  const pools = [
+    { node: 'a', roomBytes: String(2 * 1024 ** 3) },
+    { node: 'b', roomBytes: String(5 * 1024 ** 3) },
+    { node: 'c', roomBytes: '0', problem: 'quotas are not enabled on /srv/pool' },
+  ];
+  test.each([
+    { name: 'pool class, Immediate: the node with the most room', mode: undefined, size: '1Gi', pools, outcome: 'provisions', node: 'b', summary: /on node b, the one with the most room \(5Gi free/ },
+    { name: 'pool class, Immediate: only one node fits', mode: undefined, size: '3Gi', pools, outcome: 'provisions', node: 'b', summary: /on node b/ },
+    { name: 'pool class, WaitForFirstConsumer: depends on the pod, lists nodes with room', mode: 'WaitForFirstConsumer', size: '1Gi', pools, outcome: 'provisions', node: undefined, summary: /on the pod's node .* it fits on nodes b \(5Gi free\), a \(2Gi free\)\.$/ },
+    { name: 'pool class: no node has room: Pending with each pool', mode: 'WaitForFirstConsumer', size: '10Gi', pools, outcome: 'pending', node: undefined, summary: /no node's pool has room for 10Gi \(b: 5Gi free for new volumes; a: 2Gi free for new volumes; c: quotas are not enabled/ },
+    { name: 'pool class: no pool reported yet: Pending', mode: undefined, size: '1Gi', pools: [], outcome: 'pending', node: undefined, summary: /no node reports a pool for it yet/ },
+  ])('$name', ({ mode, size, pools: p, outcome, node, summary }) => {
+    const plan = planClaim({ ...base, claim: claim(['ReadWriteOnce'], size), storageClass: btrfs(mode), inTree: true, node: 'this-host', capabilities: local, pools: p });
+    expect(plan.outcome).toBe(outcome);
+    expect(plan.summary).toMatch(summary);
+    if (plan.outcome === 'provisions') {
+      expect(plan.node).toBe(node);
+      expect(plan.pools?.map((x) => `${x.node}:${x.fits}`)).toEqual(['b:true', ...(size === '1Gi' ? ['a:true'] : ['a:false']), 'c:false']);
+    }
+  });
+
   test('the nearest volumes come with reasons', () => {
     const plan = planClaim({ ...base, claim: claim(['ReadWriteOnce'], '10Gi'), near: [pv('small', '5Gi')] });
     expect(plan).toMatchObject({ outcome: 'pending', nearCount: 1, nearest: [{ name: 'small', reasons: [expect.stringMatching(/5Gi/)] }] });

@@ -4,7 +4,7 @@
 // stowage.io/nearly-full, written by Stowage), so a usage report that finds the claim still
 // past the mark writes nothing; once usage falls below the mark the memory is cleared, and
 // the next crossing warns again. Pure.
-import { bytesToQuantity, formatQuantity } from './quantity';
+import { roundedQuantity } from './quantity';
 
 /** The reason of the Warning event on the claim. */
 export const reasonVolumeNearlyFull = 'VolumeNearlyFull';
@@ -46,9 +46,7 @@ export function nearlyFullAction(i: NearlyFullInput): NearlyFullAction {
   return 'none';
 }
 
-const Mi = 1024n * 1024n;
-/** A quantity a person reads: from a MiB up, rounded to whole MiB ("973Mi", "1Gi"). */
-const size = (b: bigint) => formatQuantity(bytesToQuantity(b >= Mi ? ((b + Mi / 2n) / Mi) * Mi : b));
+const size = roundedQuantity;
 
 /** Used as a whole percent of capacity, rounded down (for messages and lists). */
 export function usedPercent(usedBytes: bigint, capacityBytes: bigint): number {

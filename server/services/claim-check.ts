@@ -7,7 +7,11 @@
 // see, no claims of namespaces they may not see.
 import { accessModesToBits } from '../domain/access-modes';
 import { isAllowed, type Principal } from '../domain/authorization';
-import { planClaim, redactPlan, type ClaimPlan } from '../domain/claim-plan';
+import { planClaim, redactPlan, type ClaimPlan, type PoolRoom } from '../domain/claim-plan';
+import { largestVolume } from '../domain/pool-capacity';
+import { capacityTrackedProvisioners } from '../domain/well-known/provisioners';
+import { labelHostname, labelPoolNode } from '../domain/well-known/labels';
+import type { CSIStorageCapacity } from '../resources/csi-storage-capacity/schema';
 import { isStowageError, StowageError, type FieldError } from '../domain/errors';
 import { labelSelectorToSelector } from '../domain/label-selector';
 import { accessModeGroups, bySize, claimClass, claimHasClass, evaluateVolume, pickInGroup, requestedStorage, type MatchOptions } from '../domain/matching';
@@ -24,7 +28,7 @@ import { availableVolumes, nearVolumes, volumesClaimedBy } from '../store/volume
 import { forbidden, readerOf, strategyOrThrow } from './objects';
 import { isKind, ofKind } from '../resources/of-kind';
 import { quotaRoom, type QuotaRoom } from './quota-room';
-import { annClassDescription, annDescription } from '../domain/well-known/annotations';
+import { annClassDescription, annDescription, annPoolProblem } from '../domain/well-known/annotations';
 
 export type ClaimCheck = ClaimPlan | { outcome: 'invalid'; summary: string; causes: FieldError[] };
 
@@ -127,6 +131,7 @@ export class ClaimCheckService {
           limit: 4,
         });
     const provisioner: string = sc?.provisioner ?? '';
+    const pools = sc && capacityTrackedProvisioners.has(provisioner) ? await this.poolRooms(className) : undefined;
     const plan = planClaim({
       claim,
       className,
@@ -138,9 +143,23 @@ export class ClaimCheckService {
       capabilities: sc ? capabilitiesOf(provisioner) : undefined,
       inTree: inTreeProvisionerNames.has(provisioner),
       node: this.nodeName,
+      pools,
       opts,
     });
     return redactPlan(plan, readerOf(p));
+  }
+
+  /** Each node's pool of a pool class, from the published CSIStorageCapacity objects. */
+  private async poolRooms(className: string): Promise<PoolRoom[]> {
+    const all = (await this.store.list('CSIStorageCapacity')).items as CSIStorageCapacity[]; // a list of that kind
+    return all
+      .filter((c) => c.storageClassName === className)
+      .flatMap((c) => {
+        const node = c.metadata.labels?.[labelPoolNode] ?? c.nodeTopology?.matchLabels?.[labelHostname];
+        if (!node) return [];
+        const problem = c.metadata.annotations?.[annPoolProblem];
+        return [{ node, roomBytes: largestVolume(c).toString(), ...(problem ? { problem } : {}) }];
+      });
   }
 
   /**
