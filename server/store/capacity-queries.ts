@@ -1,8 +1,7 @@
 // The Capacity page's aggregations: sums over the `objects` table's indexed columns (per
 // node, per namespace) and the trend of provisioned, bound and requested bytes per class
 // from the `history` table, aggregated by time bucket in SQL. No query loads objects.
-import { annBetaStorageClass, annNearlyFull, annUsedBytes } from '../domain/well-known/annotations';
-import { usedBytesSql } from './object-page';
+import { annBetaStorageClass } from '../domain/well-known/annotations';
 import { poolOf, type Pooled } from './sql-handle';
 
 export interface NodeCapacityRow {
@@ -171,7 +170,7 @@ export async function nearlyFullVolumes(store: Pooled, percent: number, limit: n
   }
   const { rows } = await poolOf(store).query<{ name: string; claim_namespace: string; claim_name: string; used: string; capacity: string }>(
     `SELECT name, claim_namespace, claim_name, used::text AS used, capacity_bytes::text AS capacity
-       FROM (SELECT name, claim_namespace, claim_name, capacity_bytes, ${usedBytesSql('')} AS used FROM objects WHERE ${where}) v
+       FROM (SELECT name, claim_namespace, claim_name, capacity_bytes, used_bytes AS used FROM objects WHERE ${where}) v
       WHERE used IS NOT NULL AND used * 100 >= $1::numeric * capacity_bytes
       ORDER BY used / capacity_bytes DESC, claim_namespace, claim_name LIMIT $2`,
     params,
@@ -179,12 +178,13 @@ export async function nearlyFullVolumes(store: Pooled, percent: number, limit: n
   return rows.map((r) => ({ volume: r.name, claimNamespace: r.claim_namespace, claimName: r.claim_name, usedBytes: r.used, capacityBytes: r.capacity }));
 }
 
-/** Names of the volumes that carry a usage measurement or a "nearly full" mark (the nearly-full controller's resync). */
+/**
+ * Names of the volumes that carry a usage measurement (the nearly-full controller's resync;
+ * a "nearly full" mark is only ever set on a measured volume, and a volume that loses its
+ * measurement is looked at through its own change).
+ */
 export async function measuredVolumeNames(store: Pooled): Promise<string[]> {
-  const { rows } = await poolOf(store).query<{ name: string }>(
-    `SELECT name FROM objects WHERE kind = 'PersistentVolume'
-        AND ((object -> 'metadata' -> 'annotations' ->> '${annUsedBytes}') IS NOT NULL OR (object -> 'metadata' -> 'annotations' ->> '${annNearlyFull}') IS NOT NULL)`,
-  );
+  const { rows } = await poolOf(store).query<{ name: string }>(`SELECT name FROM objects WHERE kind = 'PersistentVolume' AND used_bytes IS NOT NULL`);
   return rows.map((r) => r.name);
 }
 
@@ -204,8 +204,8 @@ export async function usedBytesSums(store: Pooled): Promise<UsedRow[]> {
   const { rows } = await poolOf(store).query<{ storage_class: string | null; node_name: string | null; claim_namespace: string | null; g: number; used: string }>(
     `SELECT storage_class, node_name, claim_namespace, GROUPING(storage_class, node_name, claim_namespace) AS g, sum(used)::text AS used
        FROM (SELECT COALESCE(storage_class, '') AS storage_class, node_name, CASE WHEN phase = 'Bound' THEN claim_namespace END AS claim_namespace,
-                    ${usedBytesSql('')} AS used
-               FROM objects WHERE kind = 'PersistentVolume') v
+                    used_bytes AS used
+               FROM objects WHERE kind = 'PersistentVolume' AND used_bytes IS NOT NULL) v
       WHERE used IS NOT NULL
       GROUP BY GROUPING SETS ((storage_class), (node_name), (claim_namespace))`,
   );

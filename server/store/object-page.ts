@@ -3,7 +3,7 @@
 // objects of a kind. `buildPageQuery` is pure (it only writes SQL text and parameters);
 // `queryPage` runs it and the matching count in one snapshot.
 import { StowageError } from '../domain/errors';
-import { annUsedBytes, annUsedBytesPartial } from '../domain/well-known/annotations';
+import { annUsedBytesPartial } from '../domain/well-known/annotations';
 import type { Requirement } from '../domain/label-selector';
 import type { KubeObject } from '../resources/types';
 import { inTransaction } from './pg';
@@ -50,21 +50,19 @@ const COLUMN_OF: Record<PageFieldFilter, string> = {
 };
 
 /**
- * A volume's used bytes (annotation stowage.io/used-bytes) as a number, NULL when absent or
- * not a decimal (hostile text never fails the sort). `{a}` stands for the row's alias.
+ * Sorting by used bytes (the used_bytes column, kept in step with the annotation
+ * stowage.io/used-bytes): a volume's own; a claim's is its Bound volume's. The claims'
+ * window joins the measured volumes once (a hash join over two narrow column sets; a
+ * lookup per claim took four times as long at 10,000 claims) and carries the value out as
+ * `sort_used`, so the outer query orders by it too.
  */
-export const usedBytesSql = (a: string) => {
-  const text = `(${a}object -> 'metadata' -> 'annotations' ->> '${annUsedBytes}')`;
-  return `(CASE WHEN ${text} ~ '^[0-9]{1,30}$' THEN ${text}::numeric END)`;
-};
-
-/**
- * Sorting by used bytes: a volume's own; a claim's is its Bound volume's, read through the
- * (kind, namespace, name) key, one lookup per claim and no per-row query from the client.
- */
-const USED_ORDER: Record<string, string> = {
-  PersistentVolume: usedBytesSql('{a}'),
-  PersistentVolumeClaim: `(SELECT ${usedBytesSql('v.')} FROM objects v WHERE v.kind = 'PersistentVolume' AND v.namespace = '' AND v.name = {a}volume_name AND {a}phase = 'Bound')`,
+const USED_ORDER: Record<string, { expr: string; join?: string }> = {
+  PersistentVolume: { expr: 'used_bytes' },
+  PersistentVolumeClaim: {
+    expr: 'u.used_of_volume',
+    join: `LEFT JOIN (SELECT name AS used_volume, used_bytes AS used_of_volume FROM objects WHERE kind = 'PersistentVolume' AND namespace = '' AND used_bytes IS NOT NULL) u
+             ON u.used_volume = objects.volume_name AND objects.phase = 'Bound'`,
+  },
 };
 
 /** The ORDER BY expressions of a sort key; text sorts byte-wise so clients can merge live rows in. */
@@ -147,15 +145,17 @@ export function buildWhere(q: PageQuery): SqlQuery {
 export function buildPageQuery(q: PageQuery): SqlQuery & { counted: boolean } {
   const { sql: where, params } = buildWhere(q);
   const sort = q.sort ?? { key: 'name', dir: 'asc' };
-  const exprs = sort.key === 'used' ? (USED_ORDER[q.kind] ? [USED_ORDER[q.kind]] : undefined) : ORDER_OF[sort.key];
-  if (!exprs) throw new StowageError('BadRequest', `cannot sort ${q.kind} by "${String(sort.key)}"`);
+  const used = sort.key === 'used' ? USED_ORDER[q.kind] : undefined;
+  // A joined sort value leaves the window as `sort_used` and is ordered by that name.
+  const exprs = sort.key === 'used' ? (used ? [used.join ? 'sort_used' : used.expr] : undefined) : ORDER_OF[sort.key];
+  if (!exprs) throw new StowageError('BadRequest', `cannot sort by "${String(sort.key)}" (${q.kind})`);
   const dir = sort.dir === 'desc' ? 'DESC' : 'ASC';
   // NULLs sort as the smallest value both ways round, like an empty cell would.
   const nulls = dir === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST';
   const tie = sort.key === 'name' ? ['namespace COLLATE "C"'] : sort.key === 'namespace' ? ['name COLLATE "C"'] : ['namespace COLLATE "C"', 'name COLLATE "C"'];
   // Each expression starts with its column, so `alias` qualifies it for the outer query;
   // one that names its columns itself says where with `{a}` (the window's table unaliased).
-  const qualify = (e: string, alias: string) => (e.includes('{a}') ? e.replaceAll('{a}', alias || 'objects.') : `${alias}${e}`);
+  const qualify = (e: string, alias: string) => (e === 'sort_used' ? (alias ? 'w.sort_used' : e) : `${alias}${e}`);
   const orderBy = (alias: string) => [...exprs.map((e) => `${qualify(e, alias)} ${dir} ${nulls}`), ...tie.map((e) => `${alias}${e} ${dir}`)].join(', ');
   const order = orderBy('');
   const limit = Math.min(Math.max(Math.floor(q.limit ?? 100), 1), MAX_PAGE_LIMIT);
@@ -166,7 +166,8 @@ export function buildPageQuery(q: PageQuery): SqlQuery & { counted: boolean } {
   // A text search scans every row of the kind, so the window also counts the matches in
   // that same scan (`total`) instead of a second scan by the count query.
   const counted = Boolean(q.text?.trim());
-  const window = `SELECT id${counted ? ', count(*) OVER () AS total' : ''} FROM objects WHERE ${where} ORDER BY ${order} LIMIT $${params.length - 1} OFFSET $${params.length}`;
+  const joined = used?.join ? { select: `, ${used.expr} AS sort_used`, from: ` ${used.join}` } : { select: '', from: '' };
+  const window = `SELECT objects.id${joined.select}${counted ? ', count(*) OVER () AS total' : ''} FROM objects${joined.from} WHERE ${where} ORDER BY ${order} LIMIT $${params.length - 1} OFFSET $${params.length}`;
   return {
     sql: `SELECT o.object::text AS object${counted ? ', w.total::text AS total' : ''} FROM (${window}) w JOIN objects o ON o.id = w.id ORDER BY ${orderBy('o.')}`,
     params,
@@ -246,7 +247,7 @@ export async function countByPhaseAndClass(store: Pooled, kinds: string[], names
 export async function volumeUsage(store: Pooled, names: string[]): Promise<{ name: string; claimNamespace: string | null; claimName: string | null; used: UsedBytes }[]> {
   if (names.length === 0) return [];
   const { rows } = await poolOf(store).query<{ name: string; claim_namespace: string | null; claim_name: string | null; used: string | null; partial: string | null }>(
-    `SELECT name, claim_namespace, claim_name, ${usedBytesSql('')}::text AS used,
+    `SELECT name, claim_namespace, claim_name, used_bytes::text AS used,
             object -> 'metadata' -> 'annotations' ->> '${annUsedBytesPartial}' AS partial
        FROM objects WHERE kind = 'PersistentVolume' AND namespace = '' AND name = ANY($1::text[])`,
     [names.slice(0, MAX_PAGE_LIMIT)],

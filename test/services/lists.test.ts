@@ -216,6 +216,6 @@ describe('used', () => {
     // A developer's page: their namespace's claims and their usage only.
     const mine = await app.lists.page(dev, { kind: 'PersistentVolumeClaim', sort: { key: 'used', dir: 'desc' } });
     expect(mine.used).toEqual({ 'team-a/c-1': { bytes: '300', partial: false } });
-    await expect(app.lists.page(admin, { kind: 'StorageClass', sort: { key: 'used', dir: 'asc' } })).rejects.toThrow(/cannot sort StorageClass/);
+    await expect(app.lists.page(admin, { kind: 'StorageClass', sort: { key: 'used', dir: 'asc' } })).rejects.toThrow(/cannot sort by "used" \(StorageClass\)/);
   });
 });
