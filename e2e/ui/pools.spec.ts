@@ -91,6 +91,9 @@ test('a pool made from a file: the claim lands on the node, and written data mov
     // The volumes list, sorted by Used, shows it too.
     await page.goto(`/volumes?q=${volume}&sort=-used`);
     await expect(page.locator(`[data-testid="object-row"][data-name="${volume}"]`).getByTestId('used-cell')).toContainText(/MiB of 64 MiB/);
+    // The volume's page: used of its capacity, readable (not the raw annotation).
+    await page.goto(`/volumes/${volume}`);
+    await expect(page.getByTestId('volume-used')).toContainText(/^4\d(\.\d)? MiB of 64 MiB/);
     // The claim's page: used of provisioned, readable.
     await page.goto(`/claims/${NS}/${claim}`);
     await expect(page.getByTestId('summary')).toContainText('Bound');
@@ -103,6 +106,28 @@ test('a pool made from a file: the claim lands on the node, and written data mov
     await page.getByRole('tab', { name: 'Pools' }).click();
     const capRow = page.getByTestId(`pool-row-${NODE}-${cls}`);
     await expect(capRow).toContainText('64 MiB');
+
+    // Past 90% of the claim: a Warning event on the claim and the home page's list.
+    await fill(path.join(subvolume, 'more.bin'), 20 * Mi);
+    await page.goto('/');
+    const nearlyFull = page.getByTestId('claims-nearly-full');
+    await expect(nearlyFull).toContainText(`${NS}/${claim}`, { timeout: 30_000 });
+    await expect(nearlyFull).toContainText(/of 64 MiB \(9\d%\)/);
+    await page.goto(`/claims/${NS}/${claim}`);
+    await page.getByRole('tab', { name: 'Events' }).click();
+    await expect(page.getByText(/VolumeNearlyFull/).first()).toBeVisible({ timeout: 20_000 });
+    await expect(page.getByText(/volume is 9\d% full: \d+Mi used of 64Mi \(warning at 90%\)/).first()).toBeVisible();
+    // An administrator raises the threshold: the claim leaves the list; back to the default.
+    await page.goto('/settings');
+    await page.getByRole('textbox', { name: 'Threshold' }).fill('99');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect(page.getByTestId('nearly-full-source')).toContainText('Set to 99% by admin');
+    await page.goto('/');
+    await expect(page.getByTestId('stat-claims-nearly-full')).toBeVisible();
+    await expect(page.getByTestId('claims-nearly-full')).toHaveCount(0);
+    await page.goto('/settings');
+    await page.getByRole('button', { name: 'Use the default (90%)' }).click();
+    await expect(page.getByTestId('nearly-full-source')).toContainText('The default, 90%');
   } finally {
     await deleteObject('Pod', pod, NS).catch(() => {});
     await deleteObject('PersistentVolumeClaim', claim, NS).catch(() => {});
