@@ -167,23 +167,11 @@ export class ClaimCheckService {
    * is known (every rule but the node's), and the nodes they sit on: at most 50 looked at.
    */
   private async laterMatches(claim: PersistentVolumeClaim): Promise<{ volumes: number; nodes: string[] }> {
-    let labels;
-    try {
-      labels = claim.spec?.selector ? labelSelectorToSelector(claim.spec.selector).requirements : undefined;
-    } catch {
-      return { volumes: 0, nodes: [] };
-    }
     const fits: PersistentVolume[] = [];
     for (const set of accessModeGroups(claim.spec?.accessModes ?? [])) {
-      const rows = await availableVolumes(this.store, {
-        storageClass: claimClass(claim),
-        volumeMode: claim.spec?.volumeMode ?? 'Filesystem',
-        accessModes: set,
-        minBytes: quantityToBytes(requestedStorage(claim)).toString(),
-        labels,
-        limit: 50,
-      });
-      fits.push(...rows.map((r) => r.volume).filter((v) => evaluateVolume(claim, v).failures.length === 0));
+      const rows = await this.candidates(claim, set, 50);
+      if (!rows) return { volumes: 0, nodes: [] };
+      fits.push(...rows.filter((v) => evaluateVolume(claim, v).failures.length === 0));
     }
     const nodes = [...new Set(fits.map((v) => pinnedHostname(v.spec?.nodeAffinity)).filter((n): n is string => Boolean(n)))].sort();
     return { volumes: fits.length, nodes };
@@ -193,28 +181,35 @@ export class ClaimCheckService {
   private async findMatch(claim: PersistentVolumeClaim, opts: MatchOptions): Promise<{ volume: PersistentVolume; prebound: boolean } | undefined> {
     const ns = claim.metadata.namespace ?? '';
     const reserved = claim.metadata.name ? await volumesClaimedBy(this.store, ns, claim.metadata.name) : [];
+    const bits = (pv: PersistentVolume) => accessModesToBits(pv.spec?.accessModes ?? []);
+    for (const set of accessModeGroups(claim.spec?.accessModes ?? [])) {
+      const pre = pickInGroup(claim, reserved.filter((v) => bits(v) === set).sort(bySize), opts);
+      if (pre) return pre;
+      if (opts.delayBinding && !opts.node) continue;
+      const rows = await this.candidates(claim, set, 16);
+      if (!rows) return undefined;
+      const found = pickInGroup(claim, rows, opts);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /** Available volumes of the claim's class, mode and access-mode set, at least its size, smallest first; undefined when its selector is invalid. */
+  private async candidates(claim: PersistentVolumeClaim, accessModes: number, limit: number): Promise<PersistentVolume[] | undefined> {
     let labels;
     try {
       labels = claim.spec?.selector ? labelSelectorToSelector(claim.spec.selector).requirements : undefined;
     } catch {
       return undefined;
     }
-    const bits = (pv: PersistentVolume) => accessModesToBits(pv.spec?.accessModes ?? []);
-    for (const set of accessModeGroups(claim.spec?.accessModes ?? [])) {
-      const pre = pickInGroup(claim, reserved.filter((v) => bits(v) === set).sort(bySize), opts);
-      if (pre) return pre;
-      if (opts.delayBinding && !opts.node) continue;
-      const rows = await availableVolumes(this.store, {
-        storageClass: claimClass(claim),
-        volumeMode: claim.spec?.volumeMode ?? 'Filesystem',
-        accessModes: set,
-        minBytes: quantityToBytes(requestedStorage(claim)).toString(),
-        labels,
-        limit: 16,
-      });
-      const found = pickInGroup(claim, rows.map((r) => r.volume), opts);
-      if (found) return found;
-    }
-    return undefined;
+    const rows = await availableVolumes(this.store, {
+      storageClass: claimClass(claim),
+      volumeMode: claim.spec?.volumeMode ?? 'Filesystem',
+      accessModes,
+      minBytes: quantityToBytes(requestedStorage(claim)).toString(),
+      labels,
+      limit,
+    });
+    return rows.map((r) => r.volume);
   }
 }
