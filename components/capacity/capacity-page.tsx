@@ -12,9 +12,10 @@ import { useTRPC } from '../data/trpc';
 import { SizeText } from '../format/size-text';
 import { percentOf } from './capacity-format';
 import { TrendSection } from './capacity-trend';
+import { CapacityPools } from './capacity-pools';
 import { DataTable, type DataColumn } from '../table/data-table';
 
-const UNKNOWN_USED = 'No agent or plugin reports the bytes written on volumes yet.';
+const UNKNOWN_USED = 'No volume here reports the bytes written on it (host-path and btrfs pool volumes and local disks do).';
 
 function Used({ bytes }: { bytes: string | null }) {
   return bytes === null ? (
@@ -208,7 +209,7 @@ export function CapacityPage() {
         </Title>
         <Text size="sm" c="dimmed">
           Provisioned is the capacity of the volumes, bound the part bound to claims, free the Available volumes, requested what claims ask for. Used is
-          shown where an agent or plugin reports it.
+          the sum of what the volumes report (host-path and btrfs pool volumes, local disks). Pools are the nodes&apos; btrfs pools.
         </Text>
       </div>
       {(overview.error || trend.error || forecasts.error) && (
@@ -224,6 +225,7 @@ export function CapacityPage() {
             <Tabs.List aria-label="Capacity by">
               <Tabs.Tab value="classes">Per class</Tabs.Tab>
               {o.seeVolumes && <Tabs.Tab value="nodes">Per node</Tabs.Tab>}
+              {o.seeVolumes && <Tabs.Tab value="pools">Pools</Tabs.Tab>}
               <Tabs.Tab value="namespaces">Per namespace</Tabs.Tab>
             </Tabs.List>
             <Tabs.Panel value="classes" pt="sm">
@@ -232,6 +234,11 @@ export function CapacityPage() {
             {o.seeVolumes && (
               <Tabs.Panel value="nodes" pt="sm">
                 <NodeTable o={o} />
+              </Tabs.Panel>
+            )}
+            {o.seeVolumes && (
+              <Tabs.Panel value="pools" pt="sm">
+                <CapacityPools />
               </Tabs.Panel>
             )}
             <Tabs.Panel value="namespaces" pt="sm">

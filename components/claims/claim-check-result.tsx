@@ -4,6 +4,7 @@
 // reasons), or is not valid.
 import { Alert, Code, List, Loader, Stack, Text } from '@mantine/core';
 import { errorInfo } from '../format/format';
+import { formatSize } from '../format/size';
 
 export function CheckResult({ complete, check }: { complete: boolean; check: { data?: CheckData; isFetching: boolean; error: unknown } }) {
   if (!complete) {
@@ -24,7 +25,7 @@ export function CheckResult({ complete, check }: { complete: boolean; check: { d
   if (!d) return <Loader size="sm" role="status" aria-label="Checking" />;
   const color = d.outcome === 'binds' ? 'teal' : d.outcome === 'provisions' ? 'indigo' : d.outcome === 'pending' ? 'orange' : 'red';
   const title =
-    d.outcome === 'binds' ? 'Binds now to an existing volume' : d.outcome === 'provisions' ? 'Will be provisioned' : d.outcome === 'pending' ? 'Would sit Pending' : 'Not valid';
+    d.outcome === 'binds' ? (d.onFirstUse ? 'Binds when a pod uses it' : 'Binds now to an existing volume') : d.outcome === 'provisions' ? 'Will be provisioned' : d.outcome === 'pending' ? 'Would sit Pending' : 'Not valid';
   return (
     <Alert color={color} title={title} data-testid="claim-check" data-outcome={d.outcome} aria-live="polite" aria-busy={check.isFetching}>
       <Stack gap={4}>
@@ -32,6 +33,7 @@ export function CheckResult({ complete, check }: { complete: boolean; check: { d
           {d.summary}
           {d.outcome === 'binds' && d.volume ? ` (volume ${d.volume})` : ''}
         </Text>
+        {d.outcome === 'provisions' && d.pools && d.pools.length > 0 && <PoolRooms pools={d.pools} />}
         {d.outcome === 'pending' && d.nearest.length > 0 && (
           <>
             <Text size="sm" fw={500}>
@@ -59,7 +61,32 @@ export function CheckResult({ complete, check }: { complete: boolean; check: { d
 }
 
 type CheckData =
-  | { outcome: 'binds'; summary: string; volume?: string }
-  | { outcome: 'provisions'; summary: string }
+  | { outcome: 'binds'; summary: string; volume?: string; onFirstUse?: boolean }
+  | { outcome: 'provisions'; summary: string; pools?: PoolRoom[] }
   | { outcome: 'pending'; summary: string; nearest: { name: string; reasons: string[] }[]; nearCount: number }
   | { outcome: 'invalid'; summary: string; causes: { field: string; message: string }[] };
+
+interface PoolRoom {
+  node: string;
+  roomBytes: string;
+  fits?: boolean;
+  problem?: string;
+}
+
+/** A pool class: each node's room for new volumes, and whether this claim fits there. */
+function PoolRooms({ pools }: { pools: PoolRoom[] }) {
+  return (
+    <>
+      <Text size="sm" fw={500}>
+        Room per node
+      </Text>
+      <List size="sm" data-testid="pool-rooms">
+        {pools.map((p) => (
+          <List.Item key={p.node} data-fits={p.fits ? 'true' : 'false'}>
+            {p.node}: {p.problem ? `cannot serve (${p.problem})` : `${formatSize(p.roomBytes)} free for new volumes, ${p.fits ? 'fits' : 'too small for this claim'}`}
+          </List.Item>
+        ))}
+      </List>
+    </>
+  );
+}

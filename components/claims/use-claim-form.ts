@@ -89,6 +89,11 @@ function useClaimSubmit(draft: ClaimDraft, complete: boolean, sizeOk: boolean) {
       onSuccess: (o) => router.push(detailHref('PersistentVolumeClaim', o.metadata.namespace, o.metadata.name ?? '') ?? '/claims'),
     }),
   );
-  const submit = () => complete && create.mutate({ manifest: JSON.stringify(claim), namespace: draft.namespace });
+  // A refusal answers the claim that was sent: once the class, size, name or anything else
+  // changes, it no longer applies and goes away (the live check speaks for the new claim).
+  const sent = JSON.stringify(claim);
+  const { reset } = create;
+  useEffect(() => reset(), [sent, reset]);
+  const submit = () => complete && create.mutate({ manifest: sent, namespace: draft.namespace });
   return { claim, check, quota, create, submit };
 }

@@ -2,6 +2,7 @@
 // The home page: what needs attention (Pending claims and why, Failed and Released
 // volumes, wipes in progress, quotas near full) and capacity per class, each count linking
 // to the filtered list or the page that shows it.
+import { formatSize } from '../format/size';
 import { Alert, Anchor, Group, List, Loader, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
@@ -74,6 +75,7 @@ export function HealthSummary() {
   const quotas = attention.data?.quotas ?? [];
   const wipes = attention.data?.wipes ?? null;
   const wiping = (wipes ?? []).reduce((n, w) => n + w.running + w.queued, 0);
+  const nearlyFull = attention.data?.nearlyFull;
   return (
     <Stack gap="md">
       <Title order={1} size="h3">
@@ -110,8 +112,11 @@ export function HealthSummary() {
                 />
               )}
               <Stat label="Quotas near full" value={quotas.length} href="/quotas" tone="warn" testId="stat-quotas-near-full" />
+              <Stat label="Claims nearly full" value={nearlyFull?.claims.length ?? 0} href="/claims?sort=-used" tone="warn" testId="stat-claims-nearly-full" />
             </SimpleGrid>
           </section>
+
+          {nearlyFull && nearlyFull.claims.length > 0 && <NearlyFullClaims data={nearlyFull} />}
 
           {(quotas.length > 0 || wiping > 0) && (
             <SimpleGrid cols={{ base: 1, md: 2 }}>
@@ -188,5 +193,29 @@ export function HealthSummary() {
         </>
       )}
     </Stack>
+  );
+}
+
+/** Claims whose volume's used bytes reach the threshold, fullest first. */
+function NearlyFullClaims({ data }: { data: { thresholdPercent: number; claims: { namespace: string; name: string; usedBytes: string; capacityBytes: string; percent: number }[] } }) {
+  return (
+    <section aria-labelledby="claims-nearly-full">
+      <Title order={2} size="h4" id="claims-nearly-full" mb="xs">
+        Claims nearly full
+      </Title>
+      <Text size="xs" c="dimmed" mb={4}>
+        At least {data.thresholdPercent}% of the volume used.
+      </Text>
+      <List size="sm" spacing={4} data-testid="claims-nearly-full">
+        {data.claims.map((c) => (
+          <List.Item key={`${c.namespace}/${c.name}`}>
+            <Anchor component={Link} href={`/claims/${encodeURIComponent(c.namespace)}/${encodeURIComponent(c.name)}`} fz="sm">
+              {c.namespace}/{c.name}
+            </Anchor>
+            {`: ${formatSize(c.usedBytes)} of ${formatSize(c.capacityBytes)} (${c.percent}%)`}
+          </List.Item>
+        ))}
+      </List>
+    </section>
   );
 }

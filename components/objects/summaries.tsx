@@ -1,5 +1,6 @@
 'use client';
 // The important fields of each kind, for its detail page.
+import { VolumeUsed } from '../volumes/used-cell';
 import { Anchor, Badge, Code, Group, Text } from '@mantine/core';
 import Link from 'next/link';
 import type { ReactNode } from 'react';
@@ -80,6 +81,7 @@ export function summaryOf(obj: KubeObject, perms: Permissions, now: number): Sum
         { label: 'Status', value: <StatusBadge value={obj.metadata.deletionTimestamp ? 'Terminating' : (status.phase ?? '')} /> },
         Boolean(status.reason || status.message) && { label: 'Reason', value: [status.reason, status.message].filter(Boolean).join(': ') },
         { label: 'Capacity', value: <SizeText value={spec.capacity?.storage} /> },
+        { label: 'Used', value: <VolumeUsed pv={obj} /> },
         { label: 'Access modes', value: modes(spec.accessModes) },
         { label: 'Reclaim policy', value: spec.persistentVolumeReclaimPolicy ?? '' },
         { label: 'Storage class', value: classLink(spec.storageClassName, perms) },

@@ -25,6 +25,7 @@ describe('pagesFor', () => {
       '/reclaim',
       '/tokens',
       '/users',
+      '/settings',
     ]);
   });
 

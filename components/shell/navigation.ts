@@ -24,6 +24,7 @@ const TOOL_PAGES: NavPage[] = [
   { route: '/reclaim', title: 'Reclaim', description: 'Released, failed and unused storage', adminOnly: true },
   { route: '/tokens', title: 'API tokens', description: 'Your API tokens and a kubeconfig for kubectl', keywords: ['kubeconfig', 'kubectl', 'token'] },
   { route: '/users', title: 'Users', description: 'Who may sign in: roles, namespaces, passwords, tokens', keywords: ['accounts', 'password', 'roles'], adminOnly: true },
+  { route: '/settings', title: 'Settings', description: 'The "claim nearly full" threshold', keywords: ['threshold', 'nearly full', 'usage'], adminOnly: true },
 ];
 
 /** Every page, in menu order. */

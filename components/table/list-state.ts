@@ -9,8 +9,9 @@ import type { PersistentVolume } from '@/server/resources/persistent-volume/sche
 import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
 import { phaseOf, type KindUi } from '../objects/kinds';
 import { isKind } from '@/server/resources/of-kind';
+import { usageOf } from '@/server/domain/volume-usage';
 
-export type SortKey = 'name' | 'namespace' | 'age' | 'phase' | 'storageClass' | 'capacity' | 'claim' | 'volume' | 'node' | 'accessModes' | 'volumeMode';
+export type SortKey = 'name' | 'namespace' | 'age' | 'phase' | 'storageClass' | 'capacity' | 'claim' | 'volume' | 'node' | 'accessModes' | 'volumeMode' | 'used';
 
 /** The kinds whose list pages are paged, sorted and filtered by the server. */
 export const SERVER_LISTED: ReadonlySet<string> = new Set(['PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Namespace']);
@@ -27,6 +28,7 @@ export const SORT_KEY_OF_HEADER: Record<string, SortKey> = {
   VOLUME: 'volume',
   'ACCESS MODES': 'accessModes',
   VOLUMEMODE: 'volumeMode',
+  USED: 'used',
 };
 
 export interface ListState {
@@ -134,9 +136,16 @@ function bytesOf(q: unknown): bigint | null {
   return p ? quantityToBytes(p) : null;
 }
 
+/** A claim's used bytes as its list knows them (its volume's, brought with the page). */
+export type UsedLookup = (o: KubeObject) => bigint | undefined;
+
 /** The value a server sort key reads from an object (null where its column is NULL). */
-export function sortValue(o: KubeObject, key: SortKey): string | number | bigint | null {
+export function sortValue(o: KubeObject, key: SortKey, usedOf?: UsedLookup): string | number | bigint | null {
   switch (key) {
+    case 'used': {
+      const u = isKind(o, 'PersistentVolume') ? usageOf(o)?.bytes : usedOf?.(o);
+      return u ?? null;
+    }
     case 'name':
       return o.metadata.name ?? '';
     case 'namespace':
@@ -170,11 +179,11 @@ function cmp(a: string | number | bigint, b: string | number | bigint): number {
 }
 
 /** The server's ORDER BY as a comparator: the key (NULLs smallest), then namespace, name. */
-export function compareFor(sort: { key: SortKey; dir: 'asc' | 'desc' }): (a: KubeObject, b: KubeObject) => number {
+export function compareFor(sort: { key: SortKey; dir: 'asc' | 'desc' }, usedOf?: UsedLookup): (a: KubeObject, b: KubeObject) => number {
   const sign = sort.dir === 'desc' ? -1 : 1;
   return (a, b) => {
-    const va = sortValue(a, sort.key);
-    const vb = sortValue(b, sort.key);
+    const va = sortValue(a, sort.key, usedOf);
+    const vb = sortValue(b, sort.key, usedOf);
     let c = va === null ? (vb === null ? 0 : -1) : vb === null ? 1 : cmp(va, vb);
     if (c === 0 && sort.key !== 'namespace') c = cmp(a.metadata.namespace ?? '', b.metadata.namespace ?? '');
     if (c === 0) c = cmp(a.metadata.name ?? '', b.metadata.name ?? '');

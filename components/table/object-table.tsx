@@ -9,6 +9,7 @@ import type { KubeObject } from '@/server/resources/types';
 import type { KindUi } from '../objects/kinds';
 import { gridStyle, HEADER_GROUP_STYLE, ROW_HEIGHT, virtualRowStyle } from './grid';
 import { Cell, linkColumn } from './object-cell';
+import { UsedCell } from '../volumes/used-cell';
 import type { ListColumn, ListRow, SortState } from './table-model';
 
 export interface Selection {
@@ -31,6 +32,8 @@ function widthOf(c: ListColumn): string {
       return 'minmax(120px, 1.8fr)';
     case 'MESSAGE':
       return 'minmax(200px, 3fr)';
+    case 'USED':
+      return 'minmax(96px, 1fr)';
     case 'CAPACITY':
     case 'AGE':
     case 'COUNT':
@@ -228,7 +231,7 @@ const TableRow = memo(function TableRow({
       )}
       {columns.map((c, i) => (
         <div key={c.header} role="cell" className="stowage-cell" title={r.cells[i] || undefined}>
-          <Cell ui={ui} header={c.header} text={r.cells[i]} obj={r.obj} isLink={i === linkAt} />
+          {c.used ? <UsedCell used={r.used} /> : <Cell ui={ui} header={c.header} text={r.cells[i]} obj={r.obj} isLink={i === linkAt} />}
         </div>
       ))}
     </div>

@@ -27,8 +27,8 @@ describe('AGE never reads <invalid>', () => {
 });
 
 describe('columns', () => {
-  test('defaults are kubectl\'s less the nearly always empty ones', () => {
-    expect(defaultColumnHeaders(pvStrategy)).toEqual(['NAME', 'CAPACITY', 'ACCESS MODES', 'RECLAIM POLICY', 'STATUS', 'CLAIM', 'STORAGECLASS', 'AGE']);
+  test('defaults are kubectl\'s less the nearly always empty ones, with the dashboard\'s USED after CAPACITY', () => {
+    expect(defaultColumnHeaders(pvStrategy)).toEqual(['NAME', 'CAPACITY', 'USED', 'ACCESS MODES', 'RECLAIM POLICY', 'STATUS', 'CLAIM', 'STORAGECLASS', 'AGE']);
   });
   test('a chosen label column reads the label; unknown headers are dropped; NAME stays first', () => {
     const cols = chosenColumns(pvStrategy, ['label:tier', 'NOPE', 'VOLUMEMODE', 'label:__proto__']);

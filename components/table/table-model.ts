@@ -3,6 +3,7 @@
 import { parseQuantity, quantityToBytes } from '@/server/domain/quantity';
 import type { KubeObject, Strategy, TableColumn } from '@/server/resources/types';
 import { isKind } from '@/server/resources/of-kind';
+import { usedOfRow, type UsedBytes, type UsedView } from '../volumes/used-view';
 
 export interface ListColumn {
   /** Upper-case, as kubectl prints it: "ACCESS MODES". */
@@ -12,6 +13,8 @@ export interface ListColumn {
   def?: TableColumn;
   /** A label column: the label's key (header `label:KEY`). */
   label?: string;
+  /** The dashboard's USED column (volumes and claims): used of capacity. */
+  used?: true;
 }
 
 export interface ListRow {
@@ -19,6 +22,18 @@ export interface ListRow {
   obj: KubeObject;
   /** Display text of each visible column, in `columns` order. */
   cells: string[];
+  /** Used of capacity, when the row has a USED column and the usage is known. */
+  used?: UsedView;
+}
+
+/** Volumes and claims show how much of them is used, after their capacity. */
+const HAS_USED = new Set(['PersistentVolume', 'PersistentVolumeClaim']);
+const USED_COLUMN: ListColumn = { header: 'USED', index: -1, used: true };
+
+function withUsed(strategy: Strategy, cols: ListColumn[]): ListColumn[] {
+  if (!HAS_USED.has(strategy.kind)) return cols;
+  const at = cols.findIndex((c) => c.header === 'CAPACITY');
+  return at === -1 ? [...cols, USED_COLUMN] : [...cols.slice(0, at + 1), USED_COLUMN, ...cols.slice(at + 1)];
 }
 
 export function visibleColumns(strategy: Strategy): ListColumn[] {
@@ -37,7 +52,7 @@ const HIDDEN_BY_DEFAULT = new Set(['VOLUMEATTRIBUTESCLASS', 'REASON']);
 export function availableColumns(strategy: Strategy): ListColumn[] {
   const cols: ListColumn[] = strategy.table.columns.map((def, index) => ({ header: def.name.toUpperCase(), index, def }));
   if (strategy.namespaced && !cols.some((c) => c.header === 'NAMESPACE')) cols.unshift({ header: 'NAMESPACE', index: -1 });
-  return cols;
+  return withUsed(strategy, cols);
 }
 
 export function defaultColumnHeaders(strategy: Strategy): string[] {
@@ -88,21 +103,31 @@ export function clampedNow(obj: KubeObject, now: Date): Date {
   return t === now.getTime() ? now : new Date(t);
 }
 
-export function buildRow(strategy: Strategy, columns: ListColumn[], obj: KubeObject, now: Date): ListRow {
+/** `claimsUsed`: a claims page's used bytes by `namespace/name` (volumes carry their own). */
+export function buildRow(strategy: Strategy, columns: ListColumn[], obj: KubeObject, now: Date, claimsUsed?: Record<string, UsedBytes>): ListRow {
   let raw: unknown[] = [];
   try {
     raw = strategy.table.row(obj, clampedNow(obj, now));
   } catch {
     raw = [];
   }
+  const used = columns.some((c) => c.used) ? usedOfRow(obj, claimsUsed) : undefined;
   const cells = columns.map((c) =>
-    c.label !== undefined ? (Object.hasOwn(obj.metadata?.labels ?? {}, c.label) ? String(obj.metadata!.labels![c.label]) : '') : c.index === -1 ? (obj.metadata?.namespace ?? '') : cellText(raw[c.index]),
+    c.used
+      ? (used?.text ?? '')
+      : c.label !== undefined
+        ? Object.hasOwn(obj.metadata?.labels ?? {}, c.label)
+          ? String(obj.metadata!.labels![c.label])
+          : ''
+        : c.index === -1
+          ? (obj.metadata?.namespace ?? '')
+          : cellText(raw[c.index]),
   );
-  return { key: objectKey(obj), obj, cells };
+  return { key: objectKey(obj), obj, cells, ...(used ? { used } : {}) };
 }
 
-export function buildRows(strategy: Strategy, columns: ListColumn[], items: KubeObject[], now: Date): ListRow[] {
-  return items.map((obj) => buildRow(strategy, columns, obj, now));
+export function buildRows(strategy: Strategy, columns: ListColumn[], items: KubeObject[], now: Date, claimsUsed?: Record<string, UsedBytes>): ListRow[] {
+  return items.map((obj) => buildRow(strategy, columns, obj, now, claimsUsed));
 }
 
 type SortValue = string | number | bigint;
@@ -126,6 +151,8 @@ export function sortValue(header: string, cell: string, obj: KubeObject, now: nu
       const q = cell ? parseQuantity(cell) : undefined;
       return q ? quantityToBytes(q) : -1n;
     }
+    case 'USED':
+      return usedOfRow(obj, undefined)?.usedBytes ?? -1n;
     case 'COUNT': {
       const n = Number(cell);
       return Number.isFinite(n) ? n : 0;

@@ -6,12 +6,18 @@ import { parseLabelSelector } from '@/server/domain/label-selector';
 import { useLiveChanges } from '../data/live';
 import { useTRPCClient } from '../data/trpc';
 import { compareFor, matchesRequest, type PageRequest } from './list-state';
-import { applyChange, emptyLoaded, withPage, type Loaded } from './live-patch';
+import { applyChange, emptyLoaded, keyOf, withPage, type Loaded } from './live-patch';
+import { usageOf } from '@/server/domain/volume-usage';
+import { isKind } from '@/server/resources/of-kind';
+import type { KubeObject } from '@/server/resources/types';
+import type { UsedBytes } from '../volumes/used-view';
 
 export const PAGE_SIZE = 100;
 
 export interface PagedList {
   loaded: Loaded;
+  /** Claims: the used bytes of their volumes, by `namespace/name`, kept current by the live stream. */
+  used: Record<string, UsedBytes>;
   /** The first page of this request has arrived. */
   ready: boolean;
   error: unknown;
@@ -25,9 +31,10 @@ export function usePagedList(req: PageRequest): PagedList {
   const client = useTRPCClient();
   const key = JSON.stringify(req);
   // `stale`: the rows shown belong to an earlier request or epoch; the next page replaces them all.
-  const [state, setState] = useState<{ key: string; loaded: Loaded; ready: boolean; stale: boolean; error: unknown; epoch: number }>(() => ({
+  const [state, setState] = useState<{ key: string; loaded: Loaded; used: Record<string, UsedBytes>; ready: boolean; stale: boolean; error: unknown; epoch: number }>(() => ({
     key,
     loaded: emptyLoaded(),
+    used: {},
     ready: false,
     stale: false,
     error: null,
@@ -49,7 +56,14 @@ export function usePagedList(req: PageRequest): PagedList {
           setState((s) =>
             s.key !== forKey || s.epoch !== epoch
               ? s
-              : { ...s, ready: true, stale: false, error: null, loaded: withPage(s.stale ? emptyLoaded() : s.loaded, res.offset, res.items, res.total) },
+              : {
+                  ...s,
+                  ready: true,
+                  stale: false,
+                  error: null,
+                  loaded: withPage(s.stale ? emptyLoaded() : s.loaded, res.offset, res.items, res.total),
+                  used: res.used ? { ...(s.stale ? {} : s.used), ...res.used } : s.used,
+                },
           );
         })
         .catch((error: unknown) => {
@@ -107,9 +121,15 @@ export function usePagedList(req: PageRequest): PagedList {
   }, []);
 
   const selector = useMemo(() => (req.labelSelector ? parseLabelSelector(req.labelSelector) : undefined), [req.labelSelector]);
-  const compare = useMemo(() => compareFor(req.sort), [req.sort]);
+  const usedRef = useRef(state.used);
+  usedRef.current = state.used;
+  const compare = useMemo(() => compareFor(req.sort, (o) => usedBytesOf(usedRef.current, o)), [req.sort]);
   useLiveChanges((change) => {
     if (change === 'resync') return reload();
+    // A claim list follows its volumes' usage as the live stream brings it.
+    if (req.kind === 'PersistentVolumeClaim' && change.object.kind === 'PersistentVolume') {
+      return setState((s) => (s.key !== key || !s.ready || s.stale ? s : withVolumeUsage(s, change.object)));
+    }
     if (change.object.kind !== req.kind) return;
     setState((s) =>
       s.key !== key || !s.ready || s.stale ? s : { ...s, loaded: applyChange(s.loaded, change, (o) => matchesRequest(o, req, selector), compare) },
@@ -117,5 +137,23 @@ export function usePagedList(req: PageRequest): PagedList {
   });
 
   // While a new request's first page is on its way, show the old rows (no flash of empty).
-  return { loaded: state.loaded, ready: state.ready, error: state.error, ensure, reload };
+  return { loaded: state.loaded, used: state.used, ready: state.ready, error: state.error, ensure, reload };
+}
+
+function usedBytesOf(used: Record<string, UsedBytes>, o: KubeObject): bigint | undefined {
+  const u = used[`${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`];
+  return u && /^\d{1,30}$/.test(u.bytes) ? BigInt(u.bytes) : undefined;
+}
+
+/** A volume's new usage onto the loaded claim it is bound to (nothing else changes). */
+function withVolumeUsage<S extends { used: Record<string, UsedBytes>; loaded: Loaded }>(s: S, pv: KubeObject): S {
+  if (!isKind(pv, 'PersistentVolume') || !pv.spec?.claimRef) return s;
+  const key = `${pv.spec.claimRef.namespace ?? ''}/${pv.spec.claimRef.name ?? ''}`;
+  const u = usageOf(pv);
+  const cur = s.used[key];
+  if (!u || (cur && cur.bytes === u.bytes.toString() && cur.partial === u.partial)) return s;
+  // Only a loaded claim bound to this volume follows it; others arrive with their page.
+  const shown = s.loaded.rows.some((r) => r && keyOf(r) === key && isKind(r, 'PersistentVolumeClaim') && r.spec?.volumeName === pv.metadata.name);
+  if (!shown) return s;
+  return { ...s, used: { ...s.used, [key]: { bytes: u.bytes.toString(), partial: u.partial } } };
 }

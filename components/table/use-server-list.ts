@@ -16,6 +16,7 @@ import { keyOf, type Loaded } from './live-patch';
 import type { Selection } from './object-table';
 import { buildRow, chosenColumns, type ListRow } from './table-model';
 import { usePagedList } from './use-paged-list';
+import type { UsedBytes } from '../volumes/used-view';
 
 export function useServerList(ui: KindUi) {
   const perms = usePermissions();
@@ -38,7 +39,7 @@ export function useServerList(ui: KindUi) {
   const reqKey = JSON.stringify(pageRequest({ ...state, text, selector }, ui));
   const req = useMemo(() => JSON.parse(reqKey) as ReturnType<typeof pageRequest>, [reqKey]);
   const list = usePagedList(req);
-  const { columns, rowAt } = useRows(strategy, state.columns, list.loaded);
+  const { columns, rowAt } = useRows(strategy, state.columns, list.loaded, list.used);
   const { selected, selection, clearSelection, loadedObjs } = useSelection(list.loaded, reqKey);
 
   const namespaceOptions = useNamespaceOptions(ui);
@@ -79,22 +80,24 @@ function createHrefOf(ui: KindUi, namespace: string | null): string {
 }
 
 /** The chosen columns and the row at a position. */
-function useRows(strategy: Strategy, chosen: string[] | null, loaded: Loaded) {
+function useRows(strategy: Strategy, chosen: string[] | null, loaded: Loaded, used: Record<string, UsedBytes>) {
   const now = useNow(5000);
   const columns = useMemo(() => chosenColumns(strategy, chosen), [strategy, chosen]);
   const nowDate = useMemo(() => new Date(now), [now]);
   // One row per object copy, kept while the columns and the clock stay, so the table's
-  // memoised rows re-render only for objects that changed.
-  const rowCache = useMemo(() => new WeakMap<KubeObject, ListRow>(), [strategy, columns, nowDate]);
+  // memoised rows re-render only for objects that changed. A claim's row is also built
+  // again when its volume's usage changed (the usage it was built with is kept beside it).
+  const rowCache = useMemo(() => new WeakMap<KubeObject, { row: ListRow; used?: UsedBytes }>(), [strategy, columns, nowDate]);
   const rowAt = useCallback(
     (i: number) => {
       const o = loaded.rows[i];
       if (!o) return undefined;
-      let row = rowCache.get(o);
-      if (!row) rowCache.set(o, (row = buildRow(strategy, columns, o, nowDate)));
-      return row;
+      const u = used[`${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`];
+      let hit = rowCache.get(o);
+      if (!hit || hit.used !== u) rowCache.set(o, (hit = { row: buildRow(strategy, columns, o, nowDate, used), used: u }));
+      return hit.row;
     },
-    [loaded, rowCache, strategy, columns, nowDate],
+    [loaded, used, rowCache, strategy, columns, nowDate],
   );
   return { columns, rowAt };
 }

@@ -34,6 +34,7 @@ const ROUTES = (o: { pv: string; claim: string; pod: string; cls: string; node: 
   '/new/volume',
   '/reclaim',
   '/capacity',
+  '/settings',
   '/users',
   '/tokens',
 ];

@@ -84,3 +84,19 @@ test("a developer sees the days until their namespace's quota is full, and nothi
   await expect(table).not.toContainText(DEV_USER.otherNamespace);
   await expect(page.locator('body')).not.toContainText(theirs);
 });
+
+test('a class whose provisioner makes its volumes is "provisioned on demand", never "full now"', async ({ page }) => {
+  const cls = uniqueName('cap-made');
+  const ns = 'default';
+  await createObject({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: cls }, provisioner: 'stowage.io/host-path', parameters: { basePath: `/tmp/stowage-e2e/${cls}` } });
+  const claim = uniqueName('cap-made');
+  await createObject(pvcManifest(claim, ns, '1Gi', cls), ns);
+  await expect
+    .poll(async () => ((await getObject('PersistentVolumeClaim', claim, ns)).status as { phase?: string } | undefined)?.phase, { timeout: 20_000 })
+    .toBe('Bound');
+  await signInAsAdmin(page, '/capacity');
+  const row = page.getByTestId(`class-row-${cls}`);
+  await expect(row.getByTestId('bound')).toHaveText('1 GiB (100%)');
+  await expect(row).toContainText('provisioned on demand');
+  await expect(row).not.toContainText('full now');
+});

@@ -105,3 +105,57 @@ test('a claim can be requested with the keyboard alone', async ({ page }) => {
   await expect(page).toHaveURL(new RegExp(`/claims/${DEV_USER.namespace}/${claim}$`));
   expect((await getObject('PersistentVolumeClaim', claim, DEV_USER.namespace)).metadata.name).toBe(claim);
 });
+
+test("a refused create's error goes away once the claim changes (name, size or class)", async ({ page }) => {
+  const cls = uniqueName('manual');
+  const other = uniqueName('manual');
+  const taken = uniqueName('taken');
+  await createObject(storageClass(cls));
+  await createObject(storageClass(other));
+  await createObject({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: taken }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: cls, resources: { requests: { storage: '1Gi' } } } }, DEV_USER.namespace);
+  await signInAsDeveloper(page, '/claims/new');
+  await page.getByTestId('class-picker').getByRole('radio', { name: new RegExp(cls) }).check();
+  const refusal = page.getByRole('alert').filter({ hasText: 'Not created' });
+  const refuse = async () => {
+    await page.getByRole('textbox', { name: 'Name' }).fill(taken);
+    await page.getByRole('button', { name: 'Create claim' }).click();
+    await expect(refusal).toContainText('already exists');
+  };
+  await refuse();
+  await page.getByRole('textbox', { name: 'Name' }).fill(`${taken}-2`);
+  await expect(refusal).toHaveCount(0);
+  await refuse();
+  await page.getByRole('textbox', { name: 'Size' }).fill('3');
+  await expect(refusal).toHaveCount(0);
+  await page.getByRole('textbox', { name: 'Size' }).fill('1');
+  await refuse();
+  await page.getByTestId('class-picker').getByRole('radio', { name: new RegExp(other) }).check();
+  await expect(refusal).toHaveCount(0);
+});
+
+test('a static WaitForFirstConsumer class with a fitting volume: binds when a pod uses it, not "an administrator must create one"', async ({ page }) => {
+  const cls = uniqueName('disks');
+  const pv = uniqueName('pv-wffc');
+  await createObject({ ...storageClass(cls), volumeBindingMode: 'WaitForFirstConsumer' });
+  const manifest = pvManifest(pv, { storage: '5Gi', storageClassName: cls });
+  await createObject({
+    ...manifest,
+    spec: {
+      ...manifest.spec,
+      hostPath: undefined,
+      local: { path: `/tmp/stowage-e2e/${pv}` },
+      nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['vm-e2e'] }] }] } },
+    },
+  });
+  await settledVolume(pv);
+  await signInAsDeveloper(page, '/claims/new');
+  await page.getByRole('textbox', { name: 'Name' }).fill(uniqueName('c'));
+  await page.getByTestId('class-picker').getByRole('radio', { name: new RegExp(cls) }).check();
+  const check = page.getByTestId('claim-check');
+  await expect(check).toHaveAttribute('data-outcome', 'binds');
+  await expect(check).toContainText('Binds when a pod uses it');
+  await expect(check).toContainText('1 existing volume fits on node vm-e2e');
+  await expect(check).not.toContainText('administrator');
+  await page.getByRole('textbox', { name: 'Size' }).fill('50');
+  await expect(check).toHaveAttribute('data-outcome', 'pending');
+});

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseLabelList } from '../domain/node-lifecycle';
 import { DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from '../domain/sign-in-limits';
+import { DEFAULT_NEARLY_FULL_PERCENT, parseNearlyFullPercent } from '../domain/nearly-full';
 
 export interface Config {
   host: string;
@@ -71,4 +72,13 @@ export function loadSignInLimits(env: NodeJS.ProcessEnv = process.env): SignInLi
     concurrency: Math.max(1, int('STOWAGE_SIGNIN_CONCURRENCY', d.concurrency, env)),
     queue: int('STOWAGE_SIGNIN_QUEUE', d.queue, env),
   };
+}
+
+/** STOWAGE_NEARLY_FULL_PERCENT: the "claim nearly full" threshold until an administrator sets one. */
+export function loadNearlyFullPercent(env: NodeJS.ProcessEnv = process.env): number {
+  const v = env.STOWAGE_NEARLY_FULL_PERCENT;
+  if (v === undefined || v === '') return DEFAULT_NEARLY_FULL_PERCENT;
+  const n = parseNearlyFullPercent(v);
+  if (n === undefined) throw new Error(`STOWAGE_NEARLY_FULL_PERCENT must be a whole number from 1 to 100, got "${v}"`);
+  return n;
 }

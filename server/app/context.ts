@@ -7,7 +7,7 @@ import { createRealOs } from '../provisioners/os';
 import type { NodeAgentOptions } from '../services/node-agent';
 import { buildServices, type Services } from '../services/services';
 import { ObjectStore } from '../store/object-store';
-import { loadSignInLimits } from './config';
+import { loadNearlyFullPercent, loadSignInLimits } from './config';
 
 /** Everything a running Stowage process shares: the store and the services over it. */
 export interface AppContext extends Services {
@@ -30,7 +30,7 @@ export async function createAppContext(
   // StorageClasses of the in-tree provisioners are checked against this machine's disks.
   const admission = storageClassAdmission(createRealOs());
   return {
-    ...buildServices(store, { admission, signInLimits: loadSignInLimits(), agentOptions, nodeName, starting }),
+    ...buildServices(store, { admission, signInLimits: loadSignInLimits(), agentOptions, nodeName, starting, nearlyFullPercent: loadNearlyFullPercent() }),
     close: () => store.stop(),
   };
 }

@@ -1,6 +1,9 @@
 // Starts Stowage's controllers on the shared runtime: inside `stowage start`, or alone
 // with `stowage controllers`. With leader election (the default) only one process of many
 // runs them; the others stand by and take over within seconds.
+import { nearlyFullSpec } from './volume-usage/nearly-full';
+import { EventRecorder } from '../services/event-recorder';
+import { volumeUsageComponent } from '../domain/well-known/components';
 import type { Services } from '../services/services';
 import { logger } from '../services/logger';
 import { createPlugins, inTreeProvisionerNames, thisNodeProvisionerNames } from '../provisioners/registry';
@@ -87,6 +90,7 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
       }),
       ...(opts.localVolumes === false ? [] : [localVolumeManagerSpec({ store: app.store, agents: app.nodeAgent ?? new NodeAgentService(app.store), log }, opts.localVolumes)]),
       ...(opts.nodeLifecycle === false ? [] : [nodeLifecycleSpec({ store: app.store, log }, opts.nodeLifecycle)]),
+      nearlyFullSpec({ store: app.store, settings: app.settings, events: new EventRecorder(app.store, volumeUsageComponent, log), log }),
       // Fresh provisioning specs each time this process starts leading: recovery runs then.
       ...(opts.provisioning
         ? provisioningSpecs(provisioningDeps({ app, nodeName: opts.provisioning.nodeName }))

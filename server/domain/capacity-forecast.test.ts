@@ -12,7 +12,7 @@ function daily(prov: number, bound: number[]): CapacitySample[] {
 }
 
 describe('forecastFull', () => {
-  const cases: { name: string; samples: CapacitySample[]; want: Forecast }[] = [
+  const cases: { name: string; samples: CapacitySample[]; dynamic?: boolean; want: Forecast }[] = [
     { name: 'no samples: unknown', samples: [], want: { state: 'unknown', reason: 'no history' } },
     { name: 'nothing provisioned: unknown', samples: daily(0, [0, 0, 0]), want: { state: 'unknown', reason: 'no capacity provisioned' } },
     { name: 'two samples: too little history', samples: daily(100, [10, 20]), want: { state: 'unknown', reason: 'too little history' } },
@@ -23,13 +23,15 @@ describe('forecastFull', () => {
     },
     { name: 'all bound: full', samples: daily(100, [50, 80, 100]), want: { state: 'full' } },
     { name: 'one sample already full: full', samples: daily(100, [100]), want: { state: 'full' } },
+    { name: 'a provisioner makes every volume bound: provisioned on demand, not full', samples: daily(100, [50, 80, 100]), dynamic: true, want: { state: 'on-demand' } },
+    { name: 'a provisioner class with no history: provisioned on demand', samples: [], dynamic: true, want: { state: 'on-demand' } },
     { name: 'flat: not filling', samples: daily(100, [40, 40, 40, 40]), want: { state: 'not-filling', bytesPerDay: 0 } },
     { name: 'shrinking: not filling', samples: daily(100, [60, 50, 40]), want: { state: 'not-filling', bytesPerDay: -10 * G } },
     { name: '10 Gi a day with 50 Gi left: 5 days', samples: daily(100, [30, 40, 50]), want: { state: 'filling', days: 5, bytesPerDay: 10 * G } },
     { name: 'noisy growth fits the line: 0.9 Gi a day, 16 Gi left', samples: daily(20, [0, 2, 1, 3, 4]), want: { state: 'filling', days: 16 / 0.9, bytesPerDay: 0.9 * G } },
   ];
-  test.each(cases)('$name', ({ samples, want }) => {
-    const got = forecastFull(samples);
+  test.each(cases)('$name', ({ samples, dynamic, want }) => {
+    const got = forecastFull(samples, { dynamic });
     expect(got.state).toBe(want.state);
     if (got.state === 'filling' && want.state === 'filling') {
       expect(got.days).toBeCloseTo(want.days, 6);
@@ -62,6 +64,7 @@ describe('forecastText', () => {
   test.each([
     { f: { state: 'unknown', reason: 'too little history' } as Forecast, want: 'unknown (too little history)' },
     { f: { state: 'full' } as Forecast, want: 'full now' },
+    { f: { state: 'on-demand' } as Forecast, want: 'provisioned on demand' },
     { f: { state: 'not-filling', bytesPerDay: 0 } as Forecast, want: 'not filling' },
     { f: { state: 'filling', days: 0.4, bytesPerDay: 1 } as Forecast, want: 'less than a day' },
     { f: { state: 'filling', days: 12.7, bytesPerDay: 1 } as Forecast, want: '12 days' },

@@ -17,6 +17,8 @@ export interface CapacitySample {
 export type Forecast =
   | { state: 'unknown'; reason: string }
   | { state: 'full' }
+  /** A provisioner makes volumes as claims ask: provisioned always equals bound, nothing fills. */
+  | { state: 'on-demand' }
   | { state: 'not-filling'; bytesPerDay: number }
   | { state: 'filling'; days: number; bytesPerDay: number };
 
@@ -43,9 +45,12 @@ export function leastSquaresSlope(points: { x: number; y: number }[]): number | 
 
 /**
  * When will the bound bytes reach the provisioned capacity? Uses the newest sample's
- * capacity and bound bytes, and the slope of bound bytes over all samples.
+ * capacity and bound bytes, and the slope of bound bytes over all samples. A class whose
+ * provisioner makes each volume for its claim (`dynamic`) has no stock of volumes to run
+ * out of: its volumes are bound from birth, so "bound reaches provisioned" says nothing.
  */
-export function forecastFull(samples: CapacitySample[]): Forecast {
+export function forecastFull(samples: CapacitySample[], opts: { dynamic?: boolean } = {}): Forecast {
+  if (opts.dynamic) return { state: 'on-demand' };
   const s = [...samples].sort((a, b) => a.t - b.t);
   const last = s.at(-1);
   if (!last) return { state: 'unknown', reason: 'no history' };
@@ -89,7 +94,7 @@ export function forecastQuotaFull(samples: { t: number; requested: number }[], h
   return forecastFull(samples.map((s) => ({ t: s.t, provisioned: hardBytes, bound: s.requested })));
 }
 
-const RANK: Record<Forecast['state'], number> = { full: 0, filling: 1, 'not-filling': 2, unknown: 3 };
+const RANK: Record<Forecast['state'], number> = { full: 0, filling: 1, 'not-filling': 2, 'on-demand': 3, unknown: 4 };
 
 /** Order of urgency: full, then filling soonest first, then not filling, then unknown. */
 export function soonerFirst(a: Forecast, b: Forecast): number {
@@ -103,6 +108,8 @@ export function forecastText(f: Forecast): string {
       return `unknown (${f.reason})`;
     case 'full':
       return 'full now';
+    case 'on-demand':
+      return 'provisioned on demand';
     case 'not-filling':
       return 'not filling';
     case 'filling':

@@ -35,6 +35,18 @@ describe('planClaim', () => {
     { name: 'external class provisions if running', input: { storageClass: sc('example.com/nfs') }, outcome: 'provisions', summary: /external provisioner example\.com\/nfs/ },
     { name: 'WaitForFirstConsumer provisions on first use', input: { storageClass: sc('stowage.io/host-path', { volumeBindingMode: 'WaitForFirstConsumer' }), inTree: true, node: 'n1' }, outcome: 'provisions', summary: /when a pod first uses it/ },
     { name: 'no-provisioner class sits Pending', input: { storageClass: sc('kubernetes.io/no-provisioner') }, outcome: 'pending', summary: /cannot provision one/ },
+    {
+      name: 'static WaitForFirstConsumer class with fitting volumes binds on first use',
+      input: { storageClass: sc('kubernetes.io/no-provisioner', { volumeBindingMode: 'WaitForFirstConsumer' }), laterMatches: { volumes: 2, nodes: ['n1', 'n2'] } },
+      outcome: 'binds',
+      summary: /^Binds when a pod first uses it: 2 existing volumes fit on nodes n1, n2/,
+    },
+    {
+      name: 'static WaitForFirstConsumer class without fitting volumes sits Pending',
+      input: { storageClass: sc('kubernetes.io/no-provisioner', { volumeBindingMode: 'WaitForFirstConsumer' }), laterMatches: { volumes: 0, nodes: [] } },
+      outcome: 'pending',
+      summary: /cannot provision one/,
+    },
     { name: 'missing class sits Pending', input: {}, outcome: 'pending', summary: /"fast" does not exist/ },
     { name: 'no class and no default sits Pending', input: { className: '', classNamed: false }, outcome: 'pending', summary: /no default StorageClass/ },
     { name: 'unsupported access mode sits Pending', input: { claim: claim(['ReadWriteMany']), storageClass: sc('stowage.io/host-path'), inTree: true, capabilities: local }, outcome: 'pending', summary: /cannot make ReadWriteMany volumes/ },
@@ -43,6 +55,28 @@ describe('planClaim', () => {
     const plan = planClaim({ ...base, ...input });
     expect(plan.outcome).toBe(outcome);
     expect(plan.summary).toMatch(summary);
+  });
+
+  const btrfs = (mode?: string) => sc('stowage.io/btrfs', mode ? { volumeBindingMode: mode } : {});
+  const pools = [
+    { node: 'a', roomBytes: String(2 * 1024 ** 3) },
+    { node: 'b', roomBytes: String(5 * 1024 ** 3) },
+    { node: 'c', roomBytes: '0', problem: 'quotas are not enabled on /srv/pool' },
+  ];
+  test.each([
+    { name: 'pool class, Immediate: the node with the most room', mode: undefined, size: '1Gi', pools, outcome: 'provisions', node: 'b', summary: /on node b, the one with the most room \(5Gi free/ },
+    { name: 'pool class, Immediate: only one node fits', mode: undefined, size: '3Gi', pools, outcome: 'provisions', node: 'b', summary: /on node b/ },
+    { name: 'pool class, WaitForFirstConsumer: depends on the pod, lists nodes with room', mode: 'WaitForFirstConsumer', size: '1Gi', pools, outcome: 'provisions', node: undefined, summary: /on the pod's node .* it fits on nodes b \(5Gi free\), a \(2Gi free\)\.$/ },
+    { name: 'pool class: no node has room: Pending with each pool', mode: 'WaitForFirstConsumer', size: '10Gi', pools, outcome: 'pending', node: undefined, summary: /no node's pool has room for 10Gi \(b: 5Gi free for new volumes; a: 2Gi free for new volumes; c: quotas are not enabled/ },
+    { name: 'pool class: no pool reported yet: Pending', mode: undefined, size: '1Gi', pools: [], outcome: 'pending', node: undefined, summary: /no node reports a pool for it yet/ },
+  ])('$name', ({ mode, size, pools: p, outcome, node, summary }) => {
+    const plan = planClaim({ ...base, claim: claim(['ReadWriteOnce'], size), storageClass: btrfs(mode), inTree: true, node: 'this-host', capabilities: local, pools: p });
+    expect(plan.outcome).toBe(outcome);
+    expect(plan.summary).toMatch(summary);
+    if (plan.outcome === 'provisions') {
+      expect(plan.node).toBe(node);
+      expect(plan.pools?.map((x) => `${x.node}:${x.fits}`)).toEqual(['b:true', ...(size === '1Gi' ? ['a:true'] : ['a:false']), 'c:false']);
+    }
   });
 
   test('the nearest volumes come with reasons', () => {

@@ -4,8 +4,8 @@
 // this decides what its result means, with the same situations the binder explains
 // Pending claims with. Pure.
 import { nearestCandidates, summaryOf, type CandidateExplanation, type Situation } from './binding-explanation';
-import type { MatchOptions } from './matching';
-import { bytesToQuantity, formatQuantity, parseQuantity, quantityToBytes } from './quantity';
+import { requestedStorage, type MatchOptions } from './matching';
+import { bytesToQuantity, formatQuantity, parseQuantity, quantityToBytes, roundedQuantity } from './quantity';
 import { hideForeignClaims, redactReason, type Reader } from './redaction';
 import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
@@ -19,9 +19,18 @@ export interface Capabilities {
 }
 
 export type ClaimPlan =
-  | { outcome: 'binds'; summary: string; volume?: string; capacity?: string; prebound: boolean }
-  | { outcome: 'provisions'; summary: string; provisioner: string; className: string; node?: string; external: boolean; onFirstUse: boolean }
+  | { outcome: 'binds'; summary: string; volume?: string; capacity?: string; prebound: boolean; onFirstUse?: boolean; nodes?: string[] }
+  | { outcome: 'provisions'; summary: string; provisioner: string; className: string; node?: string; external: boolean; onFirstUse: boolean; pools?: PoolRoom[] }
   | { outcome: 'pending'; summary: string; problems: string[]; nearest: CandidateExplanation[]; nearCount: number };
+
+/** A node's pool of the class, as its CSIStorageCapacity says: the room for a new volume, or why it cannot serve. */
+export interface PoolRoom {
+  node: string;
+  roomBytes: string;
+  problem?: string;
+  /** The claim fits in the room (set by planClaim). */
+  fits?: boolean;
+}
 
 export interface PlanInput {
   claim: PersistentVolumeClaim;
@@ -32,6 +41,11 @@ export interface PlanInput {
   storageClass?: StorageClass;
   /** The binder's choice among existing volumes, if any. */
   match?: { volume: PersistentVolume; prebound: boolean };
+  /**
+   * WaitForFirstConsumer without a match: the Available volumes that fit the claim but for
+   * the node its pod will pick, and the nodes they are pinned to.
+   */
+  laterMatches?: { volumes: number; nodes: string[] };
   /** Volumes near the claim (nearVolumes), for "nearest is …, because …". */
   near: PersistentVolume[];
   capabilities?: Capabilities;
@@ -39,6 +53,8 @@ export interface PlanInput {
   inTree: boolean;
   /** The node in-tree plugins provision on. */
   node?: string;
+  /** A pool class (capacity-tracked provisioner): each node's pool; the claim lands on one with room. */
+  pools?: PoolRoom[];
   opts?: MatchOptions;
 }
 
@@ -79,6 +95,18 @@ export function planClaim(input: PlanInput): ClaimPlan {
       prebound: match.prebound,
     };
   }
+  const later = input.laterMatches;
+  if (later && later.volumes > 0) {
+    const n = later.volumes;
+    const on = later.nodes.length > 0 ? ` on node${later.nodes.length === 1 ? '' : 's'} ${later.nodes.join(', ')}` : '';
+    return {
+      outcome: 'binds',
+      summary: `Binds when a pod first uses it: ${n} existing volume${n === 1 ? ' fits' : 's fit'}${on} (StorageClass "${className}" binds on first use, to a volume on the pod's node).`,
+      prebound: false,
+      onFirstUse: true,
+      nodes: later.nodes,
+    };
+  }
   if (className === '') return pending(input, input.classNamed ? { kind: 'noMatch' } : { kind: 'noDefaultClass' });
   if (!sc) return pending(input, { kind: 'classNotFound', className });
   const provisioner: string = sc.provisioner ?? '';
@@ -88,6 +116,7 @@ export function planClaim(input: PlanInput): ClaimPlan {
   const problems = input.capabilities ? capabilityProblems(input.claim, provisioner, input.capabilities) : [];
   if (problems.length > 0) return pending(input, { kind: 'cannotProvision', className, provisioner }, problems);
   const onFirstUse = sc.volumeBindingMode === 'WaitForFirstConsumer';
+  if (input.pools) return planOnPools(input, provisioner, className, onFirstUse, input.pools);
   const node = input.inTree ? input.node : undefined;
   const where = node ? ` on node ${node}` : '';
   const summary = onFirstUse
@@ -96,6 +125,50 @@ export function planClaim(input: PlanInput): ClaimPlan {
       ? `Will be provisioned by ${provisioner}${where} (StorageClass "${className}").`
       : `Will be provisioned by the external provisioner ${provisioner} (StorageClass "${className}"), if it is running.`;
   return { outcome: 'provisions', summary, provisioner, className, node, external: !input.inTree, onFirstUse };
+}
+
+/**
+ * A pool class: an Immediate claim lands on the node whose pool has the most room (as the
+ * provisioner picks); a WaitForFirstConsumer claim on its pod's node, so the plan names the
+ * nodes with room. No node with room: Pending, with each pool's room or problem.
+ */
+function planOnPools(input: PlanInput, provisioner: string, className: string, onFirstUse: boolean, pools: PoolRoom[]): ClaimPlan {
+  const want = quantityToBytes(requestedStorage(input.claim));
+  const rooms = pools
+    .map((p) => ({ ...p, fits: !p.problem && BigInt(p.roomBytes) >= want }))
+    .sort((a, b) => Number(b.fits) - Number(a.fits) || (BigInt(b.roomBytes) > BigInt(a.roomBytes) ? 1 : BigInt(b.roomBytes) < BigInt(a.roomBytes) ? -1 : a.node.localeCompare(b.node)));
+  const fitting = rooms.filter((p) => p.fits);
+  const cls = `StorageClass "${className}"`;
+  if (fitting.length === 0) {
+    const why =
+      rooms.length === 0
+        ? 'no node reports a pool for it yet'
+        : `no node's pool has room for ${roundedQuantity(want)} (${rooms.map((p) => `${p.node}: ${p.problem ?? `${roundedQuantity(BigInt(p.roomBytes))} free for new volumes`}`).join('; ')})`;
+    return { outcome: 'pending', summary: `${cls} cannot place this claim now: ${why}.`, problems: [why], nearest: [], nearCount: 0 };
+  }
+  const list = fitting.map((p) => `${p.node} (${roundedQuantity(BigInt(p.roomBytes))} free)`).join(', ');
+  if (onFirstUse) {
+    return {
+      outcome: 'provisions',
+      summary: `Will be provisioned by ${provisioner} when a pod first uses it, on the pod's node (${cls} binds on first use); it fits on ${fitting.length === 1 ? 'node' : 'nodes'} ${list}.`,
+      provisioner,
+      className,
+      external: false,
+      onFirstUse: true,
+      pools: rooms,
+    };
+  }
+  const node = fitting[0].node;
+  return {
+    outcome: 'provisions',
+    summary: `Will be provisioned by ${provisioner} on node ${node}, the one with the most room (${roundedQuantity(BigInt(fitting[0].roomBytes))} free for new volumes; ${cls}).`,
+    provisioner,
+    className,
+    node,
+    external: false,
+    onFirstUse: false,
+    pools: rooms,
+  };
 }
 
 /**

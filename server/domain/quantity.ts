@@ -329,3 +329,10 @@ export function isNegative(q: Quantity): boolean {
 export function isZero(q: Quantity): boolean {
   return q.num === 0n;
 }
+
+const MI = 1024n * 1024n;
+
+/** Bytes as a quantity a person reads in a message: from a MiB up, rounded to whole MiB ("973Mi", "1Gi"). */
+export function roundedQuantity(bytes: bigint): string {
+  return formatQuantity(bytesToQuantity(bytes >= MI ? ((bytes + MI / 2n) / MI) * MI : bytes));
+}

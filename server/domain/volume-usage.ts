@@ -88,7 +88,7 @@ export function capacityView(claim: PersistentVolumeClaim, pv: PersistentVolume 
   if (!usage) {
     view.unknownBecause = !bound
       ? 'the claim is not bound to a volume yet'
-      : "nothing reports this volume's usage (only host-path volumes and local disks of a node agent do)";
+      : "nothing reports this volume's usage (host-path and btrfs pool volumes, and local disks of a node agent, do)";
     return view;
   }
   view.used = show(usage.bytes);

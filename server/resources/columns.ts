@@ -15,6 +15,7 @@ export function noColumns(): Required<IndexedColumns> {
     nodeName: null,
     volumeName: null,
     provisioning: null,
+    usedBytes: null,
   };
 }
 

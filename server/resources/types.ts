@@ -73,6 +73,8 @@ export interface IndexedColumns {
   nodeName?: string | null;
   volumeName?: string | null;
   provisioning?: boolean | null;
+  /** Volumes: the used bytes last measured (annotation stowage.io/used-bytes), decimal string; sorts the Used column. */
+  usedBytes?: string | null;
 }
 
 /** A column as kubectl prints it (meta.k8s.io/v1 Table columnDefinitions). */

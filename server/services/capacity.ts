@@ -13,11 +13,16 @@ import {
   currentBytesByClass,
   firstHistoryTime,
   historyDeltas,
+  nearlyFullVolumes,
+  usedBytesSums,
   volumesByNode,
 } from '../store/capacity-queries';
+import { usedPercent } from '../domain/nearly-full';
+import { SettingsService } from './settings';
 import { countByPhaseAndClass } from '../store/object-page';
 import type { ObjectStore } from '../store/object-store';
 import { ofKind } from '../resources/of-kind';
+import { noProvisioner } from '../domain/well-known/provisioners';
 
 export interface VolumeSums {
   volumes: number;
@@ -97,6 +102,17 @@ export interface NamespaceQuotaForecast {
   limits: QuotaLimitForecast[];
 }
 
+/** A claim past the "nearly full" threshold (volume name for those who may list volumes). */
+export interface ClaimNearlyFull {
+  namespace: string;
+  name: string;
+  volume?: string;
+  usedBytes: string;
+  capacityBytes: string;
+  /** Whole percent, rounded down. */
+  percent: number;
+}
+
 export interface QuotaNearFull {
   namespace: string;
   name: string;
@@ -116,7 +132,10 @@ const HOUR_MS = 3600 * 1000;
 const DAY_MS = 24 * HOUR_MS;
 
 export class CapacityService {
-  constructor(readonly store: ObjectStore) {}
+  constructor(
+    readonly store: ObjectStore,
+    private readonly settings: SettingsService = new SettingsService(store),
+  ) {}
 
   private scope(p: Principal) {
     const claimNs = visibleNamespaces(p, 'list', 'PersistentVolumeClaim');
@@ -126,11 +145,12 @@ export class CapacityService {
   async overview(p: Principal): Promise<CapacityOverview> {
     const { seeVolumes, namespaces } = this.scope(p);
     const kinds = seeVolumes ? ['PersistentVolume', 'PersistentVolumeClaim'] : ['PersistentVolumeClaim'];
-    const [classRows, nodeRows, claimRows, boundRows] = await Promise.all([
+    const [classRows, nodeRows, claimRows, boundRows, usedRows] = await Promise.all([
       countByPhaseAndClass(this.store, kinds, namespaces),
       seeVolumes ? volumesByNode(this.store) : Promise.resolve([]),
       claimsByNamespace(this.store, namespaces),
       boundVolumesByNamespace(this.store, namespaces),
+      usedBytesSums(this.store),
     ]);
 
     const classes = new Map<string, ClassRow>();
@@ -170,8 +190,20 @@ export class CapacityService {
       x.boundBytes = add(x.boundBytes, r.bytes);
     }
 
+    // Used bytes where volumes report them (a developer: their namespaces' claims only).
+    for (const u of usedRows) {
+      const row = u.by === 'class' ? (seeVolumes ? classes.get(u.key) : undefined) : u.by === 'node' ? nodes.get(u.key) : spaces.get(u.key);
+      if (row) row.usedBytes = u.usedBytes;
+    }
+
     const byName = <T>(m: Map<string, T>) => [...m.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, v]) => v);
     return { seeVolumes, classes: byName(classes), nodes: byName(nodes), namespaces: byName(spaces) };
+  }
+
+  /** The classes whose provisioner makes their volumes (not `kubernetes.io/no-provisioner`). */
+  private async dynamicClasses(): Promise<Set<string>> {
+    const classes = ofKind((await this.store.list('StorageClass')).items, 'StorageClass');
+    return new Set(classes.filter((c) => c.provisioner && c.provisioner !== noProvisioner).map((c) => c.metadata.name ?? ''));
   }
 
   /** Provisioned, bound and requested bytes per class over (at most) the last `days` days. */
@@ -198,6 +230,7 @@ export class CapacityService {
       deltas.map((d) => ({ key: key(d.kind, d.storageClass), bucket: d.bucket, total: BigInt(d.total), bound: BigInt(d.bound) })),
     );
     const classNames = new Set([...series.keys()].map((k) => k.split('\u0000')[1]));
+    const dynamic = await this.dynamicClasses();
     const classes: ClassTrend[] = [...classNames].sort().map((cls) => {
       const pv = series.get(key('PersistentVolume', cls));
       const pvc = series.get(key('PersistentVolumeClaim', cls));
@@ -209,7 +242,7 @@ export class CapacityService {
         requestedBytes: (pvc?.[i].total ?? 0n).toString(),
       }));
       const forecast: Forecast = seeVolumes
-        ? forecastFull((pv ?? []).map((x) => ({ t: x.t, provisioned: Number(x.total), bound: Number(x.bound) })))
+        ? forecastFull((pv ?? []).map((x) => ({ t: x.t, provisioned: Number(x.total), bound: Number(x.bound) })), { dynamic: dynamic.has(cls) })
         : { state: 'unknown', reason: 'volumes are not visible to you' };
       return { storageClass: cls, points, forecast };
     });
@@ -297,6 +330,30 @@ export class CapacityService {
     const visible = visibleNamespaces(p, 'list', 'ResourceQuota');
     const lists = visible === 'all' ? [await this.store.list('ResourceQuota', { limit: MAX_QUOTAS })] : await Promise.all(visible.map((namespace) => this.store.list('ResourceQuota', { namespace, limit: MAX_QUOTAS })));
     return ofKind(lists.flatMap((l) => l.items), 'ResourceQuota');
+  }
+
+  /**
+   * Claims whose volume's used bytes reach the "nearly full" threshold (the setting, else
+   * STOWAGE_NEARLY_FULL_PERCENT, else 90%), fullest first: every claim for those who may
+   * list claims everywhere, a developer's namespaces' only.
+   */
+  async claimsNearlyFull(p: Principal, limit = 50): Promise<{ thresholdPercent: number; claims: ClaimNearlyFull[] }> {
+    const visible = visibleNamespaces(p, 'list', 'PersistentVolumeClaim');
+    const thresholdPercent = await this.settings.nearlyFullPercent();
+    if (visible !== 'all' && visible.length === 0) return { thresholdPercent, claims: [] };
+    const rows = await nearlyFullVolumes(this.store, thresholdPercent, limit, visible === 'all' ? undefined : visible);
+    const seeVolumes = isAllowed(p, 'list', 'PersistentVolume');
+    return {
+      thresholdPercent,
+      claims: rows.map((r) => ({
+        namespace: r.claimNamespace,
+        name: r.claimName,
+        ...(seeVolumes ? { volume: r.volume } : {}),
+        usedBytes: r.usedBytes,
+        capacityBytes: r.capacityBytes,
+        percent: usedPercent(BigInt(r.usedBytes), BigInt(r.capacityBytes)),
+      })),
+    };
   }
 
   /** Local-volume wipes queued or running, per node (for those who may read nodes). */

@@ -7,13 +7,18 @@
 // see, no claims of namespaces they may not see.
 import { accessModesToBits } from '../domain/access-modes';
 import { isAllowed, type Principal } from '../domain/authorization';
-import { planClaim, redactPlan, type ClaimPlan } from '../domain/claim-plan';
+import { planClaim, redactPlan, type ClaimPlan, type PoolRoom } from '../domain/claim-plan';
+import { largestVolume } from '../domain/pool-capacity';
+import { capacityTrackedProvisioners } from '../domain/well-known/provisioners';
+import { labelHostname, labelPoolNode } from '../domain/well-known/labels';
+import type { CSIStorageCapacity } from '../resources/csi-storage-capacity/schema';
 import { isStowageError, StowageError, type FieldError } from '../domain/errors';
 import { labelSelectorToSelector } from '../domain/label-selector';
-import { accessModeGroups, bySize, claimClass, claimHasClass, pickInGroup, requestedStorage, type MatchOptions } from '../domain/matching';
+import { accessModeGroups, bySize, claimClass, claimHasClass, evaluateVolume, pickInGroup, requestedStorage, type MatchOptions } from '../domain/matching';
 import { quantityToBytes } from '../domain/quantity';
 import { capabilitiesOf, inTreeProvisionerNames } from '../provisioners/registry';
 import { isDefaultClass } from '../resources/storage-class/strategy';
+import { pinnedHostname } from '../resources/node-selector';
 import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import type { StorageClass } from '../resources/storage-class/schema';
@@ -23,7 +28,7 @@ import { availableVolumes, nearVolumes, volumesClaimedBy } from '../store/volume
 import { forbidden, readerOf, strategyOrThrow } from './objects';
 import { isKind, ofKind } from '../resources/of-kind';
 import { quotaRoom, type QuotaRoom } from './quota-room';
-import { annClassDescription, annDescription } from '../domain/well-known/annotations';
+import { annClassDescription, annDescription, annPoolProblem } from '../domain/well-known/annotations';
 
 export type ClaimCheck = ClaimPlan | { outcome: 'invalid'; summary: string; causes: FieldError[] };
 
@@ -112,6 +117,9 @@ export class ClaimCheckService {
     const opts: MatchOptions = sc?.volumeBindingMode === 'WaitForFirstConsumer' ? { delayBinding: true } : {};
 
     const match = await this.findMatch(claim, opts);
+    // WaitForFirstConsumer: no volume binds before a pod picks a node, but volumes that fit
+    // on some node mean the claim binds once a pod uses it.
+    const waiting = !match && opts.delayBinding ? await this.laterMatches(claim) : undefined;
     const bytes = quantityToBytes(requestedStorage(claim)).toString();
     const near = match
       ? []
@@ -123,47 +131,85 @@ export class ClaimCheckService {
           limit: 4,
         });
     const provisioner: string = sc?.provisioner ?? '';
+    const pools = sc && capacityTrackedProvisioners.has(provisioner) ? await this.poolRooms(className) : undefined;
     const plan = planClaim({
       claim,
       className,
       classNamed: named,
       storageClass: sc,
       match,
+      laterMatches: waiting,
       near,
       capabilities: sc ? capabilitiesOf(provisioner) : undefined,
       inTree: inTreeProvisionerNames.has(provisioner),
       node: this.nodeName,
+      pools,
       opts,
     });
     return redactPlan(plan, readerOf(p));
+  }
+
+  /** Each node's pool of a pool class, from the published CSIStorageCapacity objects. */
+  private async poolRooms(className: string): Promise<PoolRoom[]> {
+    const all = (await this.store.list('CSIStorageCapacity')).items as CSIStorageCapacity[]; // a list of that kind
+    return all
+      .filter((c) => c.storageClassName === className)
+      .flatMap((c) => {
+        const node = c.metadata.labels?.[labelPoolNode] ?? c.nodeTopology?.matchLabels?.[labelHostname];
+        if (!node) return [];
+        const problem = c.metadata.annotations?.[annPoolProblem];
+        return [{ node, roomBytes: largestVolume(c).toString(), ...(problem ? { problem } : {}) }];
+      });
+  }
+
+  /**
+   * The Available volumes that would serve a WaitForFirstConsumer claim once its pod's node
+   * is known (every rule but the node's), and the nodes they sit on: at most 50 looked at.
+   */
+  private async laterMatches(claim: PersistentVolumeClaim): Promise<{ volumes: number; nodes: string[] }> {
+    const fits: PersistentVolume[] = [];
+    for (const set of accessModeGroups(claim.spec?.accessModes ?? [])) {
+      const rows = await this.candidates(claim, set, 50);
+      if (!rows) return { volumes: 0, nodes: [] };
+      fits.push(...rows.filter((v) => evaluateVolume(claim, v).failures.length === 0));
+    }
+    const nodes = [...new Set(fits.map((v) => pinnedHostname(v.spec?.nodeAffinity)).filter((n): n is string => Boolean(n)))].sort();
+    return { volumes: fits.length, nodes };
   }
 
   /** The binder's choice (findMatchInStore) without locks: pre-bound first, then the smallest fit per group. */
   private async findMatch(claim: PersistentVolumeClaim, opts: MatchOptions): Promise<{ volume: PersistentVolume; prebound: boolean } | undefined> {
     const ns = claim.metadata.namespace ?? '';
     const reserved = claim.metadata.name ? await volumesClaimedBy(this.store, ns, claim.metadata.name) : [];
+    const bits = (pv: PersistentVolume) => accessModesToBits(pv.spec?.accessModes ?? []);
+    for (const set of accessModeGroups(claim.spec?.accessModes ?? [])) {
+      const pre = pickInGroup(claim, reserved.filter((v) => bits(v) === set).sort(bySize), opts);
+      if (pre) return pre;
+      if (opts.delayBinding && !opts.node) continue;
+      const rows = await this.candidates(claim, set, 16);
+      if (!rows) return undefined;
+      const found = pickInGroup(claim, rows, opts);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /** Available volumes of the claim's class, mode and access-mode set, at least its size, smallest first; undefined when its selector is invalid. */
+  private async candidates(claim: PersistentVolumeClaim, accessModes: number, limit: number): Promise<PersistentVolume[] | undefined> {
     let labels;
     try {
       labels = claim.spec?.selector ? labelSelectorToSelector(claim.spec.selector).requirements : undefined;
     } catch {
       return undefined;
     }
-    const bits = (pv: PersistentVolume) => accessModesToBits(pv.spec?.accessModes ?? []);
-    for (const set of accessModeGroups(claim.spec?.accessModes ?? [])) {
-      const pre = pickInGroup(claim, reserved.filter((v) => bits(v) === set).sort(bySize), opts);
-      if (pre) return pre;
-      if (opts.delayBinding && !opts.node) continue;
-      const rows = await availableVolumes(this.store, {
-        storageClass: claimClass(claim),
-        volumeMode: claim.spec?.volumeMode ?? 'Filesystem',
-        accessModes: set,
-        minBytes: quantityToBytes(requestedStorage(claim)).toString(),
-        labels,
-        limit: 16,
-      });
-      const found = pickInGroup(claim, rows.map((r) => r.volume), opts);
-      if (found) return found;
-    }
-    return undefined;
+    const rows = await availableVolumes(this.store, {
+      storageClass: claimClass(claim),
+      volumeMode: claim.spec?.volumeMode ?? 'Filesystem',
+      accessModes,
+      minBytes: quantityToBytes(requestedStorage(claim)).toString(),
+      labels,
+      limit,
+    });
+    return rows.map((r) => r.volume);
   }
 }

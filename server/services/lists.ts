@@ -10,7 +10,7 @@ import { redactForReader } from '../domain/redaction';
 import { isDefaultClass } from '../resources/storage-class/strategy';
 import { annBetaIsDefaultClass, annIsDefaultClass } from '../domain/well-known/annotations';
 import type { KubeObject } from '../resources/types';
-import { countByPhaseAndClass, queryPage, type PageFieldFilter, type PageQuery, type PageResult, type PageSortKey } from '../store/object-page';
+import { countByPhaseAndClass, queryPage, volumeUsage, type PageFieldFilter, type PageQuery, type PageResult, type PageSortKey, type UsedBytes } from '../store/object-page';
 import type { ObjectStore } from '../store/object-store';
 import { lockStorageClasses } from '../store/storage-class-locks';
 import { forbidden, readerOf, strategyOrThrow } from './objects';
@@ -79,12 +79,32 @@ export class ListService {
     // The one redaction every read goes through (secrets, names a reader may not see).
     const reader = p.role === 'admin' ? undefined : readerOf(p);
     let items = reader ? res.items.map((o) => redactForReader(reader, o)) : res.items;
+    if (s.kind === 'PersistentVolumeClaim') return { ...res, items, used: await this.usedOfClaims(res.items) };
     if (s.kind === 'Namespace' && namespaces) {
       const mine = new Set(namespaces);
       items = items.filter((o) => mine.has(o.metadata.name ?? ''));
       return { ...res, items, total: Math.min(res.total, mine.size) };
     }
     return { ...res, items };
+  }
+
+  /**
+   * The used bytes of a page of claims: each Bound claim's volume's, when that volume is
+   * bound back to it (a claim the reader may list may show its own volume's usage).
+   */
+  private async usedOfClaims(claims: KubeObject[]): Promise<Record<string, UsedBytes>> {
+    const byVolume = new Map<string, KubeObject>();
+    for (const c of claims) {
+      const volume = isKind(c, 'PersistentVolumeClaim') && c.status?.phase === 'Bound' ? c.spec?.volumeName : undefined;
+      if (volume) byVolume.set(volume, c);
+    }
+    const out: Record<string, UsedBytes> = {};
+    for (const v of await volumeUsage(this.store, [...byVolume.keys()])) {
+      const c = byVolume.get(v.name)!;
+      if (v.claimNamespace !== c.metadata.namespace || v.claimName !== c.metadata.name) continue;
+      out[`${c.metadata.namespace}/${c.metadata.name}`] = v.used;
+    }
+    return out;
   }
 
   /** Sets (value) or removes (value null) one label on each object, each write guarded. */

@@ -17,6 +17,7 @@ import { NodeAgentService, type NodeAgentOptions } from './node-agent';
 import { ObjectService } from './objects';
 import { ReclaimService } from './reclaim';
 import { SnapshotService } from './snapshots';
+import { SettingsService } from './settings';
 import { UserAdminService } from './user-admin';
 import { UserService } from './users';
 
@@ -44,6 +45,8 @@ export interface Services {
   health: HealthService;
   /** Take a snapshot now, save a claim's schedule, the default snapshot class. */
   snapshots: SnapshotService;
+  /** Settings administrators change in the dashboard (the "claim nearly full" threshold). */
+  settings: SettingsService;
 }
 
 export interface ServicesConfig {
@@ -55,6 +58,8 @@ export interface ServicesConfig {
   nodeName?: string;
   /** The process is starting: /readyz fails until `health.markStarted()`. */
   starting?: boolean;
+  /** The "claim nearly full" threshold until an administrator sets one (STOWAGE_NEARLY_FULL_PERCENT). */
+  nearlyFullPercent?: number;
 }
 
 export function buildServices(store: ObjectStore, config: ServicesConfig = {}): Services {
@@ -63,6 +68,7 @@ export function buildServices(store: ObjectStore, config: ServicesConfig = {}): 
   const nodeAgent = new NodeAgentService(store, config.agentOptions);
   const localVolumes = new LocalVolumeService(store, nodeAgent);
   const users = new UserService(store, config.signInLimits);
+  const settings = new SettingsService(store, config.nearlyFullPercent);
   return {
     store,
     objects,
@@ -73,11 +79,12 @@ export function buildServices(store: ObjectStore, config: ServicesConfig = {}): 
     history: new HistoryService(store, objects),
     nodeAgent,
     classes: new ClassReplaceService(store, config.admission),
-    capacity: new CapacityService(store),
+    capacity: new CapacityService(store, settings),
     claimDoctor: new ClaimDoctorService(objects),
     localVolumes,
     reclaim: new ReclaimService(objects, lists, localVolumes),
     health: new HealthService(store, { starting: config.starting }),
     snapshots: new SnapshotService(store, objects),
+    settings,
   };
 }

@@ -147,3 +147,74 @@ export async function historyDeltas(store: Pooled, opts: { kinds: string[]; from
   );
   return rows.map((r) => ({ kind: r.kind, storageClass: r.cls, bucket: Number(r.bucket), total: r.total, bound: r.bound }));
 }
+
+export interface NearlyFullRow {
+  volume: string;
+  claimNamespace: string;
+  claimName: string;
+  usedBytes: string;
+  capacityBytes: string;
+}
+
+/**
+ * Bound volumes whose used bytes reach `percent` of their capacity (domain/nearly-full's
+ * rule in SQL), fullest first, at most `limit`; `namespaces` limits their claims. One scan
+ * of the Bound volumes' rows (their usage is in the documents), no per-volume query.
+ */
+export async function nearlyFullVolumes(store: Pooled, percent: number, limit: number, namespaces?: string[]): Promise<NearlyFullRow[]> {
+  const params: unknown[] = [percent, limit];
+  let where = `kind = 'PersistentVolume' AND phase = 'Bound' AND claim_name IS NOT NULL AND capacity_bytes > 0`;
+  if (namespaces) {
+    params.push(namespaces);
+    where += ` AND claim_namespace = ANY($3::text[])`;
+  }
+  const { rows } = await poolOf(store).query<{ name: string; claim_namespace: string; claim_name: string; used: string; capacity: string }>(
+    `SELECT name, claim_namespace, claim_name, used::text AS used, capacity_bytes::text AS capacity
+       FROM (SELECT name, claim_namespace, claim_name, capacity_bytes, used_bytes AS used FROM objects WHERE ${where}) v
+      WHERE used IS NOT NULL AND used * 100 >= $1::numeric * capacity_bytes
+      ORDER BY used / capacity_bytes DESC, claim_namespace, claim_name LIMIT $2`,
+    params,
+  );
+  return rows.map((r) => ({ volume: r.name, claimNamespace: r.claim_namespace, claimName: r.claim_name, usedBytes: r.used, capacityBytes: r.capacity }));
+}
+
+/**
+ * Names of the volumes that carry a usage measurement (the nearly-full controller's resync;
+ * a "nearly full" mark is only ever set on a measured volume, and a volume that loses its
+ * measurement is looked at through its own change).
+ */
+export async function measuredVolumeNames(store: Pooled): Promise<string[]> {
+  const { rows } = await poolOf(store).query<{ name: string }>(`SELECT name FROM objects WHERE kind = 'PersistentVolume' AND used_bytes IS NOT NULL`);
+  return rows.map((r) => r.name);
+}
+
+export interface UsedRow {
+  /** Which sum: per class, per node (volumes pinned to one), or per namespace (of the claims bound). */
+  by: 'class' | 'node' | 'namespace';
+  key: string;
+  usedBytes: string;
+}
+
+/**
+ * The used bytes the volumes carry (stowage.io/used-bytes), summed per class, per node and
+ * per namespace of their claims, in one scan of the volumes; keys without a measured volume
+ * are absent (their usage is unknown, not zero).
+ */
+export async function usedBytesSums(store: Pooled): Promise<UsedRow[]> {
+  const { rows } = await poolOf(store).query<{ storage_class: string | null; node_name: string | null; claim_namespace: string | null; g: number; used: string }>(
+    `SELECT storage_class, node_name, claim_namespace, GROUPING(storage_class, node_name, claim_namespace) AS g, sum(used)::text AS used
+       FROM (SELECT COALESCE(storage_class, '') AS storage_class, node_name, CASE WHEN phase = 'Bound' THEN claim_namespace END AS claim_namespace,
+                    used_bytes AS used
+               FROM objects WHERE kind = 'PersistentVolume' AND used_bytes IS NOT NULL) v
+      WHERE used IS NOT NULL
+      GROUP BY GROUPING SETS ((storage_class), (node_name), (claim_namespace))`,
+  );
+  const out: UsedRow[] = [];
+  for (const r of rows) {
+    // GROUPING's bits: class 4, node 2, namespace 1; a set's own column is 0.
+    if (r.g === 3) out.push({ by: 'class', key: r.storage_class ?? '', usedBytes: r.used });
+    else if (r.g === 5 && r.node_name !== null) out.push({ by: 'node', key: r.node_name, usedBytes: r.used });
+    else if (r.g === 6 && r.claim_namespace !== null) out.push({ by: 'namespace', key: r.claim_namespace, usedBytes: r.used });
+  }
+  return out;
+}

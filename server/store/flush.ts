@@ -53,6 +53,7 @@ export function fullColumns(c: IndexedColumns): Required<IndexedColumns> {
     nodeName: c.nodeName ?? null,
     volumeName: c.volumeName ?? null,
     provisioning: c.provisioning ?? null,
+    usedBytes: c.usedBytes ?? null,
   };
 }
 
@@ -73,9 +74,9 @@ const nsOf = (w: Write) => (w.strategy.namespaced ? (w.object.metadata.namespace
 const ROW_TYPE = `op text, i int, id uuid, kind text, namespace text, name text, labels jsonb,
   deletion_timestamp timestamptz, phase text, storage_class text, capacity_bytes numeric, access_modes int,
   volume_mode text, claim_namespace text, claim_name text, claim_uid text, node_name text, volume_name text,
-  provisioning boolean`;
+  provisioning boolean, used_bytes numeric`;
 
-const COLUMNS = `phase, storage_class, capacity_bytes, access_modes, volume_mode, claim_namespace, claim_name, claim_uid, node_name, volume_name, provisioning`;
+const COLUMNS = `phase, storage_class, capacity_bytes, access_modes, volume_mode, claim_namespace, claim_name, claim_uid, node_name, volume_name, provisioning, used_bytes`;
 
 const keyOf = (w: Write) => `${w.strategy.kind}\u0000${nsOf(w)}\u0000${w.object.metadata.name}`;
 
@@ -153,6 +154,7 @@ export async function flushWrites(tx: SqlClient, writes: PendingWrite[]): Promis
       node_name: c.nodeName,
       volume_name: c.volumeName,
       provisioning: c.provisioning,
+      used_bytes: c.usedBytes,
     });
   }
   const result = await tx.$queryRawUnsafe<{ rvs: string[]; names: string[]; inserted: string[] | null }[]>(
@@ -175,7 +177,7 @@ export async function flushWrites(tx: SqlClient, writes: PendingWrite[]): Promis
        UPDATE objects o SET resource_version = w.rv, object = w.object, labels = w.labels, deletion_timestamp = w.deletion_timestamp,
          phase = w.phase, storage_class = w.storage_class, capacity_bytes = w.capacity_bytes, access_modes = w.access_modes,
          volume_mode = w.volume_mode, claim_namespace = w.claim_namespace, claim_name = w.claim_name, claim_uid = w.claim_uid,
-         node_name = w.node_name, volume_name = w.volume_name, provisioning = w.provisioning
+         node_name = w.node_name, volume_name = w.volume_name, provisioning = w.provisioning, used_bytes = w.used_bytes
        FROM w WHERE w.op = 'U' AND o.id = w.id RETURNING o.id),
      del AS (DELETE FROM objects o USING w WHERE w.op = 'D' AND o.id = w.id RETURNING o.id),
      ins AS (

@@ -3,13 +3,14 @@
 // objects of a kind. `buildPageQuery` is pure (it only writes SQL text and parameters);
 // `queryPage` runs it and the matching count in one snapshot.
 import { StowageError } from '../domain/errors';
+import { annUsedBytesPartial } from '../domain/well-known/annotations';
 import type { Requirement } from '../domain/label-selector';
 import type { KubeObject } from '../resources/types';
 import { inTransaction } from './pg';
 import { poolOf, type Pooled } from './sql-handle';
 
 /** What a list may be sorted by: each is one column (or column pair) of `objects`. */
-export const PAGE_SORT_KEYS = ['name', 'namespace', 'age', 'phase', 'storageClass', 'capacity', 'claim', 'volume', 'node', 'accessModes', 'volumeMode'] as const;
+export const PAGE_SORT_KEYS = ['name', 'namespace', 'age', 'phase', 'storageClass', 'capacity', 'claim', 'volume', 'node', 'accessModes', 'volumeMode', 'used'] as const;
 export type PageSortKey = (typeof PAGE_SORT_KEYS)[number];
 
 /** Columns a list may be filtered on by exact value (any of the values given). */
@@ -48,8 +49,24 @@ const COLUMN_OF: Record<PageFieldFilter, string> = {
   claimNamespace: 'claim_namespace',
 };
 
+/**
+ * Sorting by used bytes (the used_bytes column, kept in step with the annotation
+ * stowage.io/used-bytes): a volume's own; a claim's is its Bound volume's. The claims'
+ * window joins the measured volumes once (a hash join over two narrow column sets; a
+ * lookup per claim took four times as long at 10,000 claims) and carries the value out as
+ * `sort_used`, so the outer query orders by it too.
+ */
+const USED_ORDER: Record<string, { expr: string; join?: string }> = {
+  PersistentVolume: { expr: 'used_bytes' },
+  PersistentVolumeClaim: {
+    expr: 'u.used_of_volume',
+    join: `LEFT JOIN (SELECT name AS used_volume, used_bytes AS used_of_volume FROM objects WHERE kind = 'PersistentVolume' AND namespace = '' AND used_bytes IS NOT NULL) u
+             ON u.used_volume = objects.volume_name AND objects.phase = 'Bound'`,
+  },
+};
+
 /** The ORDER BY expressions of a sort key; text sorts byte-wise so clients can merge live rows in. */
-const ORDER_OF: Record<PageSortKey, string[]> = {
+const ORDER_OF: Record<Exclude<PageSortKey, 'used'>, string[]> = {
   name: ['name COLLATE "C"'],
   namespace: ['namespace COLLATE "C"'],
   age: ['created_at'],
@@ -128,14 +145,18 @@ export function buildWhere(q: PageQuery): SqlQuery {
 export function buildPageQuery(q: PageQuery): SqlQuery & { counted: boolean } {
   const { sql: where, params } = buildWhere(q);
   const sort = q.sort ?? { key: 'name', dir: 'asc' };
-  const exprs = ORDER_OF[sort.key];
-  if (!exprs) throw new StowageError('BadRequest', `cannot sort by "${String(sort.key)}"`);
+  const used = sort.key === 'used' ? USED_ORDER[q.kind] : undefined;
+  // A joined sort value leaves the window as `sort_used` and is ordered by that name.
+  const exprs = sort.key === 'used' ? (used ? [used.join ? 'sort_used' : used.expr] : undefined) : ORDER_OF[sort.key];
+  if (!exprs) throw new StowageError('BadRequest', `cannot sort by "${String(sort.key)}" (${q.kind})`);
   const dir = sort.dir === 'desc' ? 'DESC' : 'ASC';
   // NULLs sort as the smallest value both ways round, like an empty cell would.
   const nulls = dir === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST';
   const tie = sort.key === 'name' ? ['namespace COLLATE "C"'] : sort.key === 'namespace' ? ['name COLLATE "C"'] : ['namespace COLLATE "C"', 'name COLLATE "C"'];
-  // Each expression starts with its column, so `alias` qualifies it for the outer query.
-  const orderBy = (alias: string) => [...exprs.map((e) => `${alias}${e} ${dir} ${nulls}`), ...tie.map((e) => `${alias}${e} ${dir}`)].join(', ');
+  // Each expression starts with its column, so `alias` qualifies it for the outer query;
+  // one that names its columns itself says where with `{a}` (the window's table unaliased).
+  const qualify = (e: string, alias: string) => (e === 'sort_used' ? (alias ? 'w.sort_used' : e) : `${alias}${e}`);
+  const orderBy = (alias: string) => [...exprs.map((e) => `${qualify(e, alias)} ${dir} ${nulls}`), ...tie.map((e) => `${alias}${e} ${dir}`)].join(', ');
   const order = orderBy('');
   const limit = Math.min(Math.max(Math.floor(q.limit ?? 100), 1), MAX_PAGE_LIMIT);
   const offset = Math.min(Math.max(Math.floor(q.offset ?? 0), 0), MAX_OFFSET);
@@ -145,7 +166,8 @@ export function buildPageQuery(q: PageQuery): SqlQuery & { counted: boolean } {
   // A text search scans every row of the kind, so the window also counts the matches in
   // that same scan (`total`) instead of a second scan by the count query.
   const counted = Boolean(q.text?.trim());
-  const window = `SELECT id${counted ? ', count(*) OVER () AS total' : ''} FROM objects WHERE ${where} ORDER BY ${order} LIMIT $${params.length - 1} OFFSET $${params.length}`;
+  const joined = used?.join ? { select: `, ${used.expr} AS sort_used`, from: ` ${used.join}` } : { select: '', from: '' };
+  const window = `SELECT objects.id${joined.select}${counted ? ', count(*) OVER () AS total' : ''} FROM objects${joined.from} WHERE ${where} ORDER BY ${order} LIMIT $${params.length - 1} OFFSET $${params.length}`;
   return {
     sql: `SELECT o.object::text AS object${counted ? ', w.total::text AS total' : ''} FROM (${window}) w JOIN objects o ON o.id = w.id ORDER BY ${orderBy('o.')}`,
     params,
@@ -153,8 +175,16 @@ export function buildPageQuery(q: PageQuery): SqlQuery & { counted: boolean } {
   };
 }
 
+/** A volume's used bytes as its page carries them (decimal string; partial: a lower bound). */
+export interface UsedBytes {
+  bytes: string;
+  partial: boolean;
+}
+
 export interface PageResult {
   items: KubeObject[];
+  /** Claims' pages: the used bytes of each Bound claim's volume, by `namespace/name`. */
+  used?: Record<string, UsedBytes>;
   /** How many objects match the filters (all pages). */
   total: number;
   offset: number;
@@ -208,4 +238,21 @@ export async function countByPhaseAndClass(store: Pooled, kinds: string[], names
     params,
   );
   return rows.map((r) => ({ kind: r.kind, phase: r.phase, storageClass: r.storage_class, count: Number(r.n), bytes: r.bytes ?? '0' }));
+}
+
+/**
+ * The used bytes of the named volumes, each with the claim it is bound to: one query for a
+ * page of claims (at most MAX_PAGE_LIMIT names), never one per row.
+ */
+export async function volumeUsage(store: Pooled, names: string[]): Promise<{ name: string; claimNamespace: string | null; claimName: string | null; used: UsedBytes }[]> {
+  if (names.length === 0) return [];
+  const { rows } = await poolOf(store).query<{ name: string; claim_namespace: string | null; claim_name: string | null; used: string | null; partial: string | null }>(
+    `SELECT name, claim_namespace, claim_name, used_bytes::text AS used,
+            object -> 'metadata' -> 'annotations' ->> '${annUsedBytesPartial}' AS partial
+       FROM objects WHERE kind = 'PersistentVolume' AND namespace = '' AND name = ANY($1::text[])`,
+    [names.slice(0, MAX_PAGE_LIMIT)],
+  );
+  return rows
+    .filter((r) => r.used !== null)
+    .map((r) => ({ name: r.name, claimNamespace: r.claim_namespace, claimName: r.claim_name, used: { bytes: r.used!, partial: r.partial === 'true' } }));
 }

@@ -8,6 +8,7 @@ import { localVolumesRouter } from './routers/local-volumes';
 import { objectsRouter } from './routers/objects';
 import { reclaimRouter } from './routers/reclaim';
 import { snapshotsRouter } from './routers/snapshots';
+import { settingsRouter } from './routers/settings';
 import { storageClassesRouter } from './routers/storage-classes';
 import { usersRouter } from './routers/users';
 
@@ -23,6 +24,7 @@ export const appRouter = router({
   storageClasses: storageClassesRouter,
   users: usersRouter,
   snapshots: snapshotsRouter,
+  settings: settingsRouter,
 });
 
 export type AppRouter = typeof appRouter;

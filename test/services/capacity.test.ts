@@ -131,6 +131,34 @@ describe('overview', () => {
     expect(o.namespaces.map((n) => n.namespace)).toEqual(['team-a']);
     expect(o.classes).toEqual([{ storageClass: 'fast', volumes: 0, provisionedBytes: '0', boundBytes: '0', freeBytes: '0', usedBytes: null, claims: 1, requestedBytes: gi(5) }]);
   });
+
+  test('used bytes the volumes report are summed per class, node and namespace; unmeasured stays unknown', async () => {
+    const used = async (name: string, bytes: string) => {
+      const o = await app.store.get('PersistentVolume', undefined, name);
+      await app.store.update({ ...o, metadata: { ...o.metadata, annotations: { ...o.metadata.annotations, 'stowage.io/used-bytes': bytes, 'stowage.io/used-bytes-time': '2026-11-25T00:00:00Z' } } });
+    };
+    await used('fast-bound', gi(2));
+    await used('local-1', '1000');
+    try {
+      const o = await capacity.overview(admin);
+      expect(o.classes.find((c) => c.storageClass === 'fast')?.usedBytes).toBe(gi(2));
+      expect(o.classes.find((c) => c.storageClass === 'local')?.usedBytes).toBe('1000');
+      expect(o.nodes.find((n) => n.nodeName === 'node-1')?.usedBytes).toBe('1000');
+      expect(o.namespaces.find((n) => n.namespace === 'team-a')?.usedBytes).toBe(gi(2));
+      expect(o.namespaces.find((n) => n.namespace === 'team-b')?.usedBytes).toBeNull();
+      const d = await capacity.overview(dev);
+      expect(d.namespaces).toEqual([expect.objectContaining({ namespace: 'team-a', usedBytes: gi(2) })]);
+      expect(d.classes[0].usedBytes).toBeNull();
+    } finally {
+      for (const name of ['fast-bound', 'local-1']) {
+        const o = await app.store.get('PersistentVolume', undefined, name);
+        const annotations = { ...o.metadata.annotations };
+        delete annotations['stowage.io/used-bytes'];
+        delete annotations['stowage.io/used-bytes-time'];
+        await app.store.update({ ...o, metadata: { ...o.metadata, annotations } });
+      }
+    }
+  });
 });
 
 describe('trend', () => {
@@ -158,6 +186,21 @@ describe('trend', () => {
     const fast = t.classes[0];
     expect(fast.points.at(-1)).toMatchObject({ provisionedBytes: '0', boundBytes: '0', requestedBytes: gi(5) });
     expect(fast.forecast.state).toBe('unknown');
+  });
+
+  test('a class whose provisioner makes its volumes is provisioned on demand, never "full now"', async () => {
+    await app.objects.create(admin, { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'made' }, provisioner: 'example.com/nfs' });
+    await app.objects.create(admin, pv('made-1', '2Gi', 'made', { claimRef: { namespace: 'team-b', name: 'made' } }));
+    await setPhase('PersistentVolume', undefined, 'made-1', 'Bound');
+    const t = await capacity.trend(admin, 30, Date.now() + 3 * 3_600_000);
+    const made = t.classes.find((c) => c.storageClass === 'made')!;
+    expect(made.points.at(-1)).toMatchObject({ provisionedBytes: gi(2), boundBytes: gi(2) });
+    expect(made.forecast).toEqual({ state: 'on-demand' });
+    // A class of static volumes, all bound, is full.
+    await setPhase('PersistentVolume', undefined, 'local-1', 'Bound');
+    const local = (await capacity.trend(admin, 30, Date.now() + 3 * 3_600_000)).classes.find((c) => c.storageClass === 'local')!;
+    await setPhase('PersistentVolume', undefined, 'local-1', 'Available');
+    expect(local.forecast).toEqual({ state: 'full' });
   });
 });
 

@@ -34,6 +34,20 @@ beforeAll(async () => {
     spec: { capacity: { storage: '5Gi' }, accessModes: ['ReadWriteOnce'], storageClassName: 'manual', hostPath: { path: '/tmp/d' } },
   });
   await app.store.update({ ...pv, status: { phase: 'Available' } }, { subresource: 'status' });
+  await app.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'disks' }, provisioner: 'kubernetes.io/no-provisioner', volumeBindingMode: 'WaitForFirstConsumer' });
+  const disk = await app.store.create({
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name: 'local-disk-1' },
+    spec: {
+      capacity: { storage: '10Gi' },
+      accessModes: ['ReadWriteOnce'],
+      storageClassName: 'disks',
+      local: { path: '/mnt/disks/a' },
+      nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['vm-2'] }] }] } },
+    },
+  });
+  await app.store.update({ ...disk, status: { phase: 'Available' } }, { subresource: 'status' });
 });
 afterAll(async () => app?.close());
 
@@ -51,6 +65,38 @@ describe('check', () => {
     expect(plan).toMatchObject({ outcome: 'pending', nearCount: 1, nearest: [{ name: '', reasons: [expect.stringMatching(/5Gi/)] }] });
     expect(plan.summary).toMatch(/cannot provision/);
     expect(JSON.stringify(plan)).not.toContain('disk-5g');
+  });
+  test('a static WaitForFirstConsumer class with a fitting volume binds once a pod uses it, and says on which node', async () => {
+    const plan = await app.claims.check(dev, claim('2Gi', 'disks'));
+    expect(plan).toMatchObject({ outcome: 'binds', onFirstUse: true, nodes: ['vm-2'] });
+    expect(plan.summary).toMatch(/^Binds when a pod first uses it: 1 existing volume fits on node vm-2/);
+    expect(JSON.stringify(plan)).not.toContain('local-disk-1');
+    const tooBig = await app.claims.check(dev, claim('20Gi', 'disks'));
+    expect(tooBig).toMatchObject({ outcome: 'pending' });
+  });
+  test('a pool class says on which node the claim would land, from the published capacity', async () => {
+    await app.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'pooled' }, provisioner: 'stowage.io/btrfs', parameters: { pool: '/srv/pool' } });
+    await app.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'pooled-wffc' }, provisioner: 'stowage.io/btrfs', parameters: { pool: '/srv/pool' }, volumeBindingMode: 'WaitForFirstConsumer' });
+    if (!(await app.store.tryGet('Namespace', undefined, 'kube-system'))) await app.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-system' } });
+    const cap = (node: string, cls: string, capacity: string, problem?: string) =>
+      app.store.create({
+        apiVersion: 'storage.k8s.io/v1',
+        kind: 'CSIStorageCapacity',
+        metadata: { name: `pool-${node}-${cls}`, namespace: 'kube-system', labels: { 'pool.stowage.io/node': node }, annotations: problem ? { 'pool.stowage.io/problem': problem } : {} },
+        storageClassName: cls,
+        nodeTopology: { matchLabels: { 'kubernetes.io/hostname': node } },
+        capacity,
+      });
+    for (const cls of ['pooled', 'pooled-wffc']) {
+      await cap('vm-1', cls, '3Gi');
+      await cap('vm-2', cls, '8Gi');
+      await cap('vm-3', cls, '0', 'not a btrfs filesystem');
+    }
+    expect(await app.claims.check(dev, claim('2Gi', 'pooled'))).toMatchObject({ outcome: 'provisions', node: 'vm-2', summary: expect.stringMatching(/on node vm-2, the one with the most room \(8Gi free/) });
+    const wffc = await app.claims.check(dev, claim('4Gi', 'pooled-wffc'));
+    expect(wffc).toMatchObject({ outcome: 'provisions', onFirstUse: true, summary: expect.stringMatching(/on the pod's node .*fits on node vm-2 \(8Gi free\)\.$/) });
+    const tooBig = await app.claims.check(dev, claim('9Gi', 'pooled'));
+    expect(tooBig).toMatchObject({ outcome: 'pending', summary: expect.stringMatching(/vm-3: not a btrfs filesystem/) });
   });
   test('no class named: the default class provisions it on the node', async () => {
     expect(await app.claims.check(dev, claim('50Gi'))).toMatchObject({ outcome: 'provisions', provisioner: 'stowage.io/host-path', className: 'local', node: 'node-1' });

@@ -186,3 +186,36 @@ describe('health', () => {
     expect(d.phases.PersistentVolume).toEqual({});
   });
 });
+
+// Last: it binds claims, which the counts above do not expect.
+describe('used', () => {
+  test('sorts volumes and claims by used bytes, and a page of claims carries its volumes\' usage in one answer', async () => {
+    const used = async (name: string, bytes: string, claim?: { namespace: string; name: string }) => {
+      const o = await app.store.get('PersistentVolume', undefined, name);
+      const annotations = { ...o.metadata.annotations, 'stowage.io/used-bytes': bytes, 'stowage.io/used-bytes-time': '2026-11-25T00:00:00Z' };
+      const spec = claim ? { ...o.spec, claimRef: { ...claim, kind: 'PersistentVolumeClaim' } } : o.spec;
+      await app.store.update({ ...o, metadata: { ...o.metadata, annotations }, spec });
+    };
+    const bind = async (ns: string, name: string, volume: string) => {
+      const c = await app.store.get('PersistentVolumeClaim', ns, name);
+      const b = await app.store.update({ ...c, spec: { ...c.spec, volumeName: volume } });
+      await app.store.update({ ...b, status: { phase: 'Bound', capacity: { storage: '1Gi' } } }, { subresource: 'status' });
+    };
+    await used('pv-020', '300', { namespace: 'team-a', name: 'c-1' });
+    await used('pv-021', '9000000000', { namespace: 'team-b', name: 'c-0' });
+    await used('pv-022', 'not a number');
+    await bind('team-a', 'c-1', 'pv-020');
+    await bind('team-b', 'c-0', 'pv-021');
+    const vols = await app.lists.page(admin, { kind: 'PersistentVolume', sort: { key: 'used', dir: 'desc' }, limit: 3 });
+    expect(names(vols.items)).toEqual(['pv-021', 'pv-020', 'pv-024']);
+    const claims = await app.lists.page(admin, { kind: 'PersistentVolumeClaim', sort: { key: 'used', dir: 'desc' } });
+    expect(names(claims.items).slice(0, 2)).toEqual(['team-b/c-0', 'team-a/c-1']);
+    expect(claims.used).toEqual({ 'team-b/c-0': { bytes: '9000000000', partial: false }, 'team-a/c-1': { bytes: '300', partial: false } });
+    const asc = await app.lists.page(admin, { kind: 'PersistentVolumeClaim', sort: { key: 'used', dir: 'asc' } });
+    expect(names(asc.items).slice(-2)).toEqual(['team-a/c-1', 'team-b/c-0']);
+    // A developer's page: their namespace's claims and their usage only.
+    const mine = await app.lists.page(dev, { kind: 'PersistentVolumeClaim', sort: { key: 'used', dir: 'desc' } });
+    expect(mine.used).toEqual({ 'team-a/c-1': { bytes: '300', partial: false } });
+    await expect(app.lists.page(admin, { kind: 'StorageClass', sort: { key: 'used', dir: 'asc' } })).rejects.toThrow(/cannot sort by "used" \(StorageClass\)/);
+  });
+});

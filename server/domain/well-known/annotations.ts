@@ -48,6 +48,8 @@ export const annAsset = 'stowage.io/asset';
 export const annUsedBytes = 'stowage.io/used-bytes';
 /** On a volume: when annUsedBytes was measured (RFC 3339). */
 export const annUsedBytesTime = 'stowage.io/used-bytes-time';
+/** On a volume: when its claim was warned "nearly full" for the current crossing (RFC 3339); removed once below the mark. */
+export const annNearlyFull = 'stowage.io/nearly-full';
 /** On a volume: "true" when annUsedBytes is a lower bound (a bounded walk ran out of time). */
 export const annUsedBytesPartial = 'stowage.io/used-bytes-partial';
 /** On a local volume: the node whose disk it is. */

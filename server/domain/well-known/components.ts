@@ -17,3 +17,5 @@ export const reclaimCenterComponent = 'stowage-reclaim-center';
 export const snapshotControllerComponent = 'snapshot-controller';
 /** Stowage's snapshot schedules: the snapshots they take and prune. */
 export const snapshotScheduleComponent = 'snapshot-schedule-controller';
+/** Stowage's volume usage: a claim's volume nearly full. */
+export const volumeUsageComponent = 'stowage-volume-usage';

@@ -62,6 +62,7 @@ describe('PersistentVolumeClaim indexed columns', () => {
       nodeName: null,
       volumeName: null,
       provisioning: false,
+      usedBytes: null,
     });
   });
 

@@ -87,6 +87,7 @@ describe('PersistentVolume indexed columns', () => {
       nodeName: 'node-1',
       volumeName: null,
       provisioning: false,
+      usedBytes: null,
     });
   });
 
@@ -100,6 +101,8 @@ describe('PersistentVolume indexed columns', () => {
     { rule: 'no single node when terms name different hosts', pv: patched(localPV, { spec: { nodeAffinity: hostnameAffinity('a', 'b') } }), column: 'nodeName', want: null },
     { rule: 'the alpha class annotation marks provisioning', pv: patched(nfsPV, { metadata: { annotations: { 'volume.alpha.kubernetes.io/storage-class': 'x' } } }), column: 'provisioning', want: true },
     { rule: 'an unbound volume has no claim', pv: nfsPV, column: 'claimName', want: null },
+    { rule: 'used bytes from a measurement', pv: patched(nfsPV, { metadata: { annotations: { 'stowage.io/used-bytes': '4096', 'stowage.io/used-bytes-time': '2026-11-25T00:00:00Z' } } }), column: 'usedBytes', want: '4096' },
+    { rule: 'garbled used bytes are no measurement', pv: patched(nfsPV, { metadata: { annotations: { 'stowage.io/used-bytes': '12e3', 'stowage.io/used-bytes-time': '2026-11-25T00:00:00Z' } } }), column: 'usedBytes', want: null },
   ])('$rule', ({ pv, column, want }) => {
     expect((strategy.columns(created(strategy, pv)) as Record<string, unknown>)[column]).toEqual(want);
   });

@@ -1,6 +1,7 @@
 // The PersistentVolume strategy: defaults (pkg/apis/core/v1/defaults.go), what create
 // and update reset (pkg/registry/core/persistentvolume/strategy.go), indexed columns and
 // the table kubectl prints (pkg/printers/internalversion/printers.go).
+import { usageOf } from '../../domain/volume-usage';
 import { abbreviateAccessModes, accessModesToBits } from '../../domain/access-modes';
 import { ageOf } from '../../domain/duration';
 import { ageColumn, column, nameColumn, noColumns } from '../columns';
@@ -90,6 +91,7 @@ export const persistentVolumeStrategy: Strategy<PersistentVolume> = {
       claimUid: spec.claimRef?.uid ?? null,
       nodeName: pinnedHostname(spec.nodeAffinity) ?? null,
       provisioning: pv.metadata?.annotations?.[annAlphaStorageClass] !== undefined,
+      usedBytes: usageOf(pv)?.bytes.toString() ?? null,
     };
   },
 

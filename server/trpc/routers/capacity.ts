@@ -13,7 +13,7 @@ export const capacityRouter = router({
     .query(({ ctx, input }) => ctx.app.capacity.quotaForecasts(ctx.principal, input?.days ?? 30)),
   attention: authedProcedure.query(async ({ ctx }) => {
     const s = ctx.app.capacity;
-    const [quotas, wipes] = await Promise.all([s.quotasNearFull(ctx.principal), s.wipesInProgress(ctx.principal)]);
-    return { quotas, wipes };
+    const [quotas, wipes, nearlyFull] = await Promise.all([s.quotasNearFull(ctx.principal), s.wipesInProgress(ctx.principal), s.claimsNearlyFull(ctx.principal)]);
+    return { quotas, wipes, nearlyFull };
   }),
 });
