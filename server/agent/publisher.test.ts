@@ -119,6 +119,12 @@ describe('volumes that cannot be published', () => {
     expect(await fs.readdir(path.join(podsDir, 'u1', 'volumes')).catch(() => [])).toEqual([]);
   });
 
+  test('a relative local path (valid in the API, as upstream) is never resolved against the agent\'s directory', async () => {
+    const r = await publisher.sync([pod('u1', [vol({ hostPath: 'node_modules' })])]);
+    expect(r.reports[0].volumes[0]).toMatchObject({ ready: false, message: expect.stringContaining('path "node_modules" is not an absolute path') });
+    expect(await fs.readdir(path.join(podsDir, 'u1', 'volumes')).catch(() => [])).toEqual([]);
+  });
+
   test('a pod uid that could leave the pods directory is refused', async () => {
     const r = await publisher.sync([pod('../x', [vol()])]);
     expect(r.reports).toEqual([]);

@@ -91,6 +91,8 @@ export class Publisher {
     if (!VOLUME_RE.test(v.name)) return fail(`volume name "${v.name}" is not a DNS label`);
     if (v.waiting || !v.hostPath) return fail(v.waiting ?? 'the volume has no host path');
     const src = v.hostPath;
+    // The API accepts a relative spec.local.path, as upstream does; it never resolves against our cwd.
+    if (!src.startsWith('/')) return fail(`path "${src}" is not an absolute path`);
     const srcKind = await this.os.kind(src);
     if (!srcKind) {
       return { name: v.name, ready: false, message: `MountVolume.NewMounter initialization failed for volume "${v.pvName ?? v.name}" : path "${src}" does not exist` };
