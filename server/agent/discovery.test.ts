@@ -62,6 +62,22 @@ describe('discoverAll: class settings', () => {
     expect(r.blk.eligible).toBe(true);
   });
 
+  // Upstream: the configured volumeMode decides what a class offers, not what an entry is.
+  it('a Block class offers its block devices and none of its directories', async () => {
+    const { os } = world();
+    const r = await byName(os, [cls({ volumeMode: 'Block' })]);
+    expect(r.blk).toMatchObject({ eligible: true, volumeMode: 'Block' });
+    expect(r.mounted).toMatchObject({ eligible: false, reason: 'path "/mnt/disks/mounted" of filesystem mode cannot be used to create block volume' });
+    expect(r.plain.eligible).toBe(false);
+  });
+
+  it('a Filesystem class offers its block devices too (their PVs are Filesystem volumes)', async () => {
+    const { os } = world();
+    const r = await byName(os, [cls({ volumeMode: 'Filesystem' })]);
+    expect(r.blk).toMatchObject({ eligible: true, volumeMode: 'Block' });
+    expect(r.mounted.eligible).toBe(true);
+  });
+
   it('minSize makes smaller entries ineligible', async () => {
     const { os } = world();
     const r = await byName(os, [cls({ minSizeBytes: String(48n << 20n) })]);

@@ -1,8 +1,9 @@
 // Discovery: what each discovery directory of this node holds (after the upstream static
 // provisioner's pkg/discovery). Every entry is reported, eligible or not; an ineligible one
-// carries the reason an admin needs to fix it. Directories and mount points become
-// Filesystem volumes (capacity from statfs), symlinks to block devices (or device nodes)
-// become Block volumes (capacity = device size). hostPath is hostDir + "/" + entryName,
+// carries the reason an admin needs to fix it. Each entry is reported as what it is:
+// directories and mount points as Filesystem (capacity from statfs), symlinks to block
+// devices (or device nodes) as Block (capacity = device size); the class's configured
+// volumeMode then decides the PV's mode (a Block class offers no directory). hostPath is hostDir + "/" + entryName,
 // the path on the host, whatever mountDir the agent sees it under.
 import type { DiscoveredEntry } from '../contracts/agent';
 import { matchNamePattern, type LocalClassConfig } from '../domain/local-volume-config';
@@ -135,6 +136,11 @@ async function probe(os: AgentOs, cls: LocalClassConfig, root: string, name: str
     const what = target.kind === 'file' ? 'a regular file' : target.kind === 'char' ? 'a character device' : `a ${target.kind}`;
     return no(`not a directory or block device (${what})`);
   }
+
+  // The class's configured volumeMode decides what it offers (upstream): a directory never
+  // becomes a Block volume; a block device in a Filesystem class is offered (its PV is a
+  // Filesystem volume on the device).
+  if (cls.volumeMode === 'Block') return no(`path "${local}" of filesystem mode cannot be used to create block volume`);
 
   // A directory must resolve inside the discovery directory: a symlink out of it would hand
   // out storage the admin never put there.
