@@ -62,6 +62,12 @@ describe('parseStorageClassMap: accepted maps and their defaults', () => {
     }
   });
 
+  it('directoryCapacity declares the size of plain directories', () => {
+    expect(ok('a:\n  hostDir: /a\n  directoryCapacity: 20Gi\n')[0].directoryCapacityBytes).toBe(String(20 * 1024 ** 3));
+    const r = parseStorageClassMap('a:\n  hostDir: /a\n  directoryCapacity: 0\n');
+    expect(r.ok ? [] : r.errors).toEqual([{ field: 'storageClassMap.a.directoryCapacity', message: 'must be greater than zero' }]);
+  });
+
   it.each([
     ['nvme*,sd*', 'sda', true],
     ['nvme*,sd*', 'nvme0n1', true],

@@ -13,6 +13,7 @@
 //     selector: [ {matchExpressions: [...]} ]  # node selector terms added to the PVs' node affinity
 //     requireMountPoints: true        # Stowage: plain directories are not offered (default true)
 //     minSize: 1Gi                    # Stowage: smaller entries are ineligible (default none)
+//     directoryCapacity: 20Gi         # Stowage: the capacity of each plain directory (default: a share of its filesystem)
 //     parallelCleanups: 2             # Stowage: cleanups of this class at once on a node (default 2)
 import { parseDocument } from 'yaml';
 import { chooseCleanupMethod, defaultBlockCleanerCommand } from './cleanup-method';
@@ -47,6 +48,11 @@ export interface LocalClassConfig {
   minSizeBytes: string;
   /** Stowage keys: cleanups of this class that may run at once on a node. */
   parallelCleanups: number;
+  /**
+   * Stowage keys: the capacity (bytes, decimal string) of each plain directory that is not a
+   * mount point; without it, the directories on one filesystem share its size equally.
+   */
+  directoryCapacityBytes?: string;
 }
 
 /** A node selector term as written in the config (checked in full when the PV is written). */
@@ -84,6 +90,7 @@ const knownKeys = [
   'requireMountPoints',
   'minSize',
   'parallelCleanups',
+  'directoryCapacity',
 ] as const;
 const FS_TYPE_RE = /^[a-z][a-z0-9]{0,15}$/;
 const ROOT = 'storageClassMap';
@@ -291,6 +298,16 @@ function parseClass(className: string, value: unknown, field: string, errors: Co
     else minSizeBytes = quantityToBytes(q).toString();
   }
 
+  let directoryCapacityBytes: string | undefined;
+  const dc = value.get('directoryCapacity');
+  if (dc !== undefined && dc !== null) {
+    const q = typeof dc === 'string' || typeof dc === 'number' ? parseQuantity(dc) : undefined;
+    const bytes = q ? quantityToBytes(q) : undefined;
+    if (bytes === undefined) err('directoryCapacity', `must be a quantity such as 20Gi, not ${typeof dc === 'string' ? `"${dc}"` : describe(dc)}`);
+    else if (bytes <= 0n) err('directoryCapacity', 'must be greater than zero');
+    else directoryCapacityBytes = bytes.toString();
+  }
+
   let parallelCleanups = defaultParallelCleanups;
   const pc = value.get('parallelCleanups');
   if (pc !== undefined && pc !== null) {
@@ -314,6 +331,7 @@ function parseClass(className: string, value: unknown, field: string, errors: Co
     requireMountPoints,
     minSizeBytes,
     parallelCleanups,
+    ...(directoryCapacityBytes ? { directoryCapacityBytes } : {}),
   };
 }
 
