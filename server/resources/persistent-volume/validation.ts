@@ -12,7 +12,6 @@ import {
   hostPathTypes,
   looseSourceRequiredFields,
   mountOptionAnnotationSources,
-  mountOptionSources,
   reclaimPolicies,
   volumePhases,
   volumeSources,
@@ -73,11 +72,10 @@ export function validatePersistentVolume(pv: PersistentVolume): FieldError[] {
     if (!spec.csi) errs.push(required('spec.csi', 'has to be specified when using volumeAttributesClassName'));
   }
 
-  if ((spec.mountOptions ?? []).length > 0 && !mountOptionSources.includes(sources[0])) {
-    errs.push(forbidden('spec.mountOptions', 'may not specify mount options for this volume type'));
-  }
-  if (pv.metadata?.annotations?.[annMountOptions] !== undefined && !mountOptionAnnotationSources.includes(sources[0])) {
-    errs.push(forbidden(child('metadata.annotations', annMountOptions), 'may not specify mount options for this volume type'));
+  // Upstream (pkg/volume/validation checkMountOption) checks only the deprecated annotation,
+  // never spec.mountOptions, and names it with Child(): dots, no brackets.
+  if (pv.metadata?.annotations?.[annMountOptions] !== undefined && !sources.some((src) => mountOptionAnnotationSources.includes(src))) {
+    errs.push(forbidden(`metadata.annotations.${annMountOptions}`, 'may not specify mount options for this volume type'));
   }
 
   const phase = pv.status?.phase;
