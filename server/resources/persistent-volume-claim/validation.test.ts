@@ -70,13 +70,14 @@ describe('PersistentVolumeClaim validation on update', () => {
     { rule: 'a storage class may be set when it was nil', prev: classless, change: { spec: { storageClassName: 'slow' } }, want: [] },
     { rule: 'the beta class annotation may become the field', prev: annotated, change: { spec: { storageClassName: 'gold' } }, want: [] },
     { rule: 'the field must match the beta class annotation', prev: annotated, change: { spec: { storageClassName: 'silver' } }, want: [`spec: ${immutable}`] },
-    { rule: 'the beta class annotation is immutable', prev: annotated, change: { metadata: { annotations: { 'volume.beta.kubernetes.io/storage-class': 'silver' } } }, want: ['metadata.annotations[volume.beta.kubernetes.io/storage-class]: Invalid value: "silver": field is immutable'] },
+    { rule: 'the beta class annotation is immutable', prev: annotated, change: { metadata: { annotations: { 'volume.beta.kubernetes.io/storage-class': 'silver' } } }, want: ['metadata.annotations.volume.beta.kubernetes.io/storage-class: Invalid value: "silver": field is immutable'] },
     { rule: 'a pending claim cannot be resized', prev: pending, change: { spec: { resources: { requests: { storage: '10Gi' } } } }, want: [`spec: ${immutable}`] },
     { rule: 'a bound claim may grow', prev: bound, change: { spec: { resources: { requests: { storage: '10Gi' } } } }, want: [] },
     { rule: 'a bound claim may not shrink to its capacity', prev: bound, change: { spec: { resources: { requests: { storage: '1Gi' } } } }, want: ['spec.resources.requests.storage: Forbidden: field can not be less than status.capacity'] },
     { rule: 'a failed expansion may be walked back above capacity', prev: expanding, change: { spec: { resources: { requests: { storage: '10Gi' } } } }, want: [] },
     { rule: 'limits are not requests', prev: bound, change: { spec: { resources: { limits: { storage: '10Gi' } } } }, want: [`spec: ${immutable}`] },
-    { rule: 'volumeMode is immutable', prev: pending, change: { spec: { volumeMode: 'Block' } }, want: ['spec.volumeMode: Invalid value: "Block": field is immutable'] },
+    { rule: 'volumeMode is immutable', prev: pending, change: { spec: { volumeMode: 'Block' } }, want: ['volumeMode: Invalid value: "Block": field is immutable'] },
+    { rule: 'volumeAttributesClassName may change on a pending claim too (upstream leaves it out of the spec comparison)', prev: pending, change: { spec: { volumeAttributesClassName: 'gold' } }, want: [] },
     { rule: 'the namespace is immutable', prev: pending, change: { metadata: { namespace: 'team-b' } }, want: ['metadata.namespace: Invalid value: "team-b": field is immutable'] },
   ])('$rule', ({ prev, change, want }) => {
     expect(lines(updateErrors(strategy, prev, patched(prev, change)))).toEqual(want);

@@ -106,7 +106,8 @@ export function validatePersistentVolumeClaimUpdate(next: PersistentVolumeClaim,
     delete n.storageClassName;
   } else {
     if ((newAnn ?? '') !== (oldAnn ?? '')) {
-      errs.push(invalid(child('metadata.annotations', annBetaStorageClass), newAnn ?? '', 'field is immutable'));
+      // ValidateImmutableAnnotation names it with Child(): dots, no brackets.
+      errs.push(invalid(`metadata.annotations.${annBetaStorageClass}`, newAnn ?? '', 'field is immutable'));
     }
     const fromNil =
       n.storageClassName !== undefined && p.storageClassName === undefined && (oldAnn === undefined || n.storageClassName === oldAnn);
@@ -118,7 +119,10 @@ export function validatePersistentVolumeClaimUpdate(next: PersistentVolumeClaim,
     if (p.resources?.requests?.storage === undefined) delete n.resources.requests.storage;
     else n.resources.requests.storage = p.resources.requests.storage;
   }
-  if (bound && n.volumeAttributesClassName !== undefined) n.volumeAttributesClassName = p.volumeAttributesClassName;
+  // Upstream copies the old volumeAttributesClassName into the compared spec for every claim,
+  // bound or not: its changes have their own rules below.
+  if (p.volumeAttributesClassName === undefined) delete n.volumeAttributesClassName;
+  else n.volumeAttributesClassName = p.volumeAttributesClassName;
 
   // volumeMode gets its own error below.
   const { volumeMode: newMode, ...nRest } = n;
@@ -137,7 +141,8 @@ export function validatePersistentVolumeClaimUpdate(next: PersistentVolumeClaim,
       errs.push(forbidden('spec.resources.requests.storage', 'field can not be less than status.capacity'));
     }
   }
-  errs.push(...immutable('spec.volumeMode', newMode, oldMode));
+  // Upstream names it without "spec." (field.NewPath("volumeMode")).
+  errs.push(...immutable('volumeMode', newMode, oldMode));
 
   const oldVac = prev.spec?.volumeAttributesClassName;
   const newVac = next.spec?.volumeAttributesClassName;
