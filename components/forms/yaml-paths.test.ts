@@ -53,3 +53,14 @@ describe('locateFieldPath', () => {
     expect(locateFieldPath('{\n  "spec": {\n    "capacity": {"storage": "x"}\n  }\n}', 'spec.capacity.storage')).toEqual({ line: 3, exact: true });
   });
 });
+
+it.each([
+  ['spec.resources[storage]', 5],
+  ['volumeMode', 6],
+  ['metadata.annotations.volume.beta.kubernetes.io/storage-class', 3],
+  ['spec.capacity[storage]', 8],
+])('upstream path %s marks line %d', (path, line) => {
+  const text = 'metadata:\n  annotations:\n    volume.beta.kubernetes.io/storage-class: gold\nspec:\n  resources: {requests: {storage: 0}}\n  volumeMode: Block\n  capacity:\n    storage: 1Gi\n';
+  expect(locateFieldPath(text, path)?.line).toBe(line);
+});
+

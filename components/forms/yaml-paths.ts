@@ -29,6 +29,19 @@ export function parseFieldPath(path: string): PathSegment[] {
   return out;
 }
 
+/** Paths upstream's validation names loosely (and the server repeats), to the field they mean. */
+const upstreamAliases: Record<string, string> = {
+  'spec.resources[storage]': 'spec.resources.requests.storage',
+  volumeMode: 'spec.volumeMode',
+  nodeAffinity: 'spec.nodeAffinity',
+};
+
+/** `metadata.annotations.a.b/c` (upstream's Child() form) -> `metadata.annotations[a.b/c]`. */
+function annotationPath(path: string): string | undefined {
+  const m = /^metadata\.(annotations|labels)\.(.+)$/.exec(path);
+  return m && !m[2].includes('[') ? `metadata.${m[1]}[${m[2]}]` : undefined;
+}
+
 export interface PathLocation {
   /** 1-based line of the deepest node of the path found in the text. */
   line: number;
@@ -44,7 +57,7 @@ export function locateFieldPath(text: string, path: string): PathLocation | unde
   const lc = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lc });
   if (doc.errors.length > 0) return undefined;
-  const segs = parseFieldPath(path);
+  const segs = parseFieldPath(upstreamAliases[path] ?? annotationPath(path) ?? path);
   let node: unknown = doc.contents;
   let offset: number | undefined;
   let found = 0;

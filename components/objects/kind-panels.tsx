@@ -19,7 +19,7 @@ import { ClaimPods } from '../pods/claim-pods';
 import { PodScheduling, PodVolumes } from '../pods/pod-volumes';
 import { VolumeAssetPanel, VolumePhaseAlert } from '../volumes/volume-asset-panel';
 import { annDynamicallyProvisioned } from '@/server/domain/well-known/annotations';
-import { localVolumeProvisioner } from '@/server/domain/well-known/provisioners';
+import { isLocalVolumeProvisioner } from '@/server/domain/well-known/provisioners';
 import { isKind } from '@/server/resources/of-kind';
 import { QuotaEditLink } from '../quotas/quota-edit-link';
 import { SnapshotClassDefaultSwitch, SnapshotRestorePanel } from '../snapshots/snapshot-panels';
@@ -81,7 +81,7 @@ export function DetailPanels({ obj }: { obj: KubeObject }) {
       return (
         <>
           <VolumeAssetPanel pv={obj} />
-          {obj.metadata.annotations?.[annDynamicallyProvisioned] === localVolumeProvisioner && <VolumeDiskPanel pv={obj} />}
+          {isLocalVolumeProvisioner(obj.metadata.annotations?.[annDynamicallyProvisioned]) && <VolumeDiskPanel pv={obj} />}
         </>
       );
     case 'StorageClass':

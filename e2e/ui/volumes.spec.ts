@@ -135,13 +135,13 @@ test('a server validation error is shown next to its field path and creates noth
 
   const err = page.getByTestId('save-error');
   await expect(err).toBeVisible();
-  const capacity = page.locator('[data-testid="field-error"][data-field="spec.capacity.storage"]');
+  const capacity = page.locator('[data-testid="field-error"][data-field="spec.capacity[storage]"]');
   await expect(capacity).toBeVisible();
-  await expect(capacity).toContainText('spec.capacity.storage');
+  await expect(capacity).toContainText('spec.capacity[storage]');
   await expect(page.locator('[data-testid="field-error"][data-field^="spec.accessModes"]')).toBeVisible();
   // The editor marks the line of each field the server named.
-  await expect(page.locator('.cm-line[data-error-field~="spec.capacity.storage"]')).toBeVisible();
-  await expect(page.locator('.cm-line[data-error-field~="spec.capacity.storage"]')).toContainText('storage: lots');
+  await expect(page.locator('.cm-line[data-error-field~="spec.capacity[storage]"]')).toBeVisible();
+  await expect(page.locator('.cm-line[data-error-field~="spec.capacity[storage]"]')).toContainText('storage: lots');
   await expect(page).toHaveURL(/\/new/);
   expect(await findObject('PersistentVolume', name)).toBeUndefined();
   await screenshot(page, 'yaml-editor-error');

@@ -92,10 +92,14 @@ export function generateBootstrap(input: BootstrapInput): BootstrapResult {
       mountDir: c.mountDir,
       blockCleanerCommand: c.blockCleanerCommand,
       volumeMode: c.volumeMode,
-      fsType: c.fsType,
+      // Only a written fsType: it goes on the PVs (as upstream), the default does not.
+      ...(c.declaredFsType ? { fsType: c.declaredFsType } : {}),
       namePattern: c.namePattern,
+      ...(c.accessMode && c.accessMode !== 'ReadWriteOnce' ? { accessMode: c.accessMode } : {}),
+      ...(c.selector?.length ? { selector: c.selector } : {}),
       requireMountPoints: c.requireMountPoints,
       ...(c.minSizeBytes !== '0' ? { minSize: c.minSizeBytes } : {}),
+      ...(c.directoryCapacityBytes ? { directoryCapacity: c.directoryCapacityBytes } : {}),
       parallelCleanups: c.parallelCleanups,
     };
   }

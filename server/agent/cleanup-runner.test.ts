@@ -171,7 +171,7 @@ describe('CleanupRunner: Block methods run the right command on the resolved dev
     expect(progress.at(-1)).toMatchObject({ done: String(200n * MiB), total: String(200n * MiB) });
   });
 
-  it('a custom command sees the device in LOCAL_PV_BLKDEVICE', async () => {
+  it('a custom command sees the entry in the discovery directory in LOCAL_PV_BLKDEVICE, as upstream', async () => {
     const { os } = world();
     let seen: string | undefined;
     os.onCommand('/opt/wipe', (_argv, env) => {
@@ -180,7 +180,7 @@ describe('CleanupRunner: Block methods run the right command on the resolved dev
     });
     const { result } = await collect(new CleanupRunner(os), req('blk', { volumeMode: 'Block', method: 'custom' }), cls({ blockCleanerCommand: ['/opt/wipe'] }));
     expect(result.ok).toBe(true);
-    expect(seen).toBe('/dev/loop0');
+    expect(seen).toBe('/agent/disks/blk'); // mountDir/name, not hostDir/name nor the resolved /dev/loop0
   });
 
   it('a failing method reports its exit code and the last lines of its output', async () => {

@@ -330,7 +330,9 @@ export class CleanupRunner {
       }
       case 'custom': {
         meter.start(t.size);
-        await this.command(plan.command!, tail, signal, { [LOCAL_PV_BLKDEVICE]: dev });
+        // As upstream, the entry's path in the discovery directory as the agent sees it
+        // (mountDir/name, usually a symlink), checked above to resolve to this unmounted device.
+        await this.command(plan.command!, tail, signal, { [LOCAL_PV_BLKDEVICE]: t.local });
         return;
       }
     }

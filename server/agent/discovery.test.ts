@@ -3,6 +3,10 @@ import type { LocalClassConfig } from '../domain/local-volume-config';
 import { localClass } from './local-class-fixture';
 import { discoverAll } from './discovery';
 import { FakeAgentOs } from './os-fake';
+import { realAgentOs } from './os';
+import fs from 'node:fs/promises';
+import nodeOs from 'node:os';
+import path from 'node:path';
 
 const GiB = 1n << 30n;
 
@@ -60,6 +64,22 @@ describe('discoverAll: class settings', () => {
     expect(r.plain).toMatchObject({ eligible: false, reason: 'not a mount point (this class requires mount points: requireMountPoints)' });
     expect(r.mounted.eligible).toBe(true);
     expect(r.blk.eligible).toBe(true);
+  });
+
+  // Upstream: the configured volumeMode decides what a class offers, not what an entry is.
+  it('a Block class offers its block devices and none of its directories', async () => {
+    const { os } = world();
+    const r = await byName(os, [cls({ volumeMode: 'Block' })]);
+    expect(r.blk).toMatchObject({ eligible: true, volumeMode: 'Block' });
+    expect(r.mounted).toMatchObject({ eligible: false, reason: 'path "/mnt/disks/mounted" of filesystem mode cannot be used to create block volume' });
+    expect(r.plain.eligible).toBe(false);
+  });
+
+  it('a Filesystem class offers its block devices too (their PVs are Filesystem volumes)', async () => {
+    const { os } = world();
+    const r = await byName(os, [cls({ volumeMode: 'Filesystem' })]);
+    expect(r.blk).toMatchObject({ eligible: true, volumeMode: 'Block' });
+    expect(r.mounted.eligible).toBe(true);
   });
 
   it('minSize makes smaller entries ineligible', async () => {
@@ -192,5 +212,47 @@ describe('discoverAll while this agent wipes a disk', () => {
       ['a', false, true, 'a cleanup of this disk is running'],
       ['b', true, false, undefined],
     ]);
+  });
+});
+
+describe('plain directories are not disks of their own', () => {
+  it('two directories on one filesystem share it: each gets half, the sum is the filesystem once (real directories)', async () => {
+    const dir = await fs.mkdtemp(path.join(nodeOs.tmpdir(), 'stowage-discovery-'));
+    try {
+      await fs.mkdir(path.join(dir, 'a'));
+      await fs.mkdir(path.join(dir, 'b'));
+      const total = (await fs.statfs(dir, { bigint: true })).blocks * (await fs.statfs(dir, { bigint: true })).bsize;
+      const entries = await discoverAll(realAgentOs, [cls({ hostDir: dir, mountDir: dir })]);
+      expect(entries.map((e) => [e.entryName, e.eligible])).toEqual([['a', true], ['b', true]]);
+      const sizes = entries.map((e) => BigInt(e.capacityBytes));
+      expect(sizes[0]).toBe(total / 2n);
+      expect(sizes[1]).toBe(total / 2n);
+      expect(sizes[0] + sizes[1]).toBeLessThanOrEqual(total);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the share counts directories of every class on the filesystem; a mount point keeps its own size', async () => {
+    const os = new FakeAgentOs();
+    os.mkdir('/mnt/a/x').mkdir('/mnt/b/y').mkdir('/mnt/b/z').mkdir('/mnt/a/m').mount('/mnt/a/m', { totalBytes: 5n * GiB });
+    const entries = await discoverAll(os, [cls({ className: 'a', hostDir: '/mnt/a', mountDir: '/mnt/a' }), cls({ className: 'b', hostDir: '/mnt/b', mountDir: '/mnt/b' })]);
+    const by = Object.fromEntries(entries.map((e) => [e.entryName, e.capacityBytes]));
+    expect(by).toEqual({ m: String(5n * GiB), x: String((1n << 40n) / 3n), y: String((1n << 40n) / 3n), z: String((1n << 40n) / 3n) });
+  });
+
+  it('directoryCapacity declares the size of each plain directory', async () => {
+    const os = new FakeAgentOs();
+    os.mkdir('/mnt/disks/x').mkdir('/mnt/disks/y');
+    const entries = await discoverAll(os, [cls({ directoryCapacityBytes: String(20n * GiB) })]);
+    expect(entries.map((e) => e.capacityBytes)).toEqual([String(20n * GiB), String(20n * GiB)]);
+  });
+
+  it('minSize applies to the share', async () => {
+    const os = new FakeAgentOs();
+    os.mkdir('/mnt/disks/x').mkdir('/mnt/disks/y');
+    const entries = await discoverAll(os, [cls({ minSizeBytes: String(600n * GiB) })]);
+    expect(entries.map((e) => e.eligible)).toEqual([false, false]);
+    expect(entries[0].reason).toMatch(/^smaller \(549755813888 bytes, its share of a filesystem other directories use too\) than minSize/);
   });
 });

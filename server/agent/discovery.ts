@@ -1,8 +1,9 @@
 // Discovery: what each discovery directory of this node holds (after the upstream static
 // provisioner's pkg/discovery). Every entry is reported, eligible or not; an ineligible one
-// carries the reason an admin needs to fix it. Directories and mount points become
-// Filesystem volumes (capacity from statfs), symlinks to block devices (or device nodes)
-// become Block volumes (capacity = device size). hostPath is hostDir + "/" + entryName,
+// carries the reason an admin needs to fix it. Each entry is reported as what it is:
+// directories and mount points as Filesystem (capacity from statfs), symlinks to block
+// devices (or device nodes) as Block (capacity = device size); the class's configured
+// volumeMode then decides the PV's mode (a Block class offers no directory). hostPath is hostDir + "/" + entryName,
 // the path on the host, whatever mountDir the agent sees it under.
 import type { DiscoveredEntry } from '../contracts/agent';
 import { matchNamePattern, type LocalClassConfig } from '../domain/local-volume-config';
@@ -26,6 +27,8 @@ interface Probe {
   entry: DiscoveredEntry;
   /** Identity of the storage behind it, for "same device reachable twice". */
   identity?: string;
+  /** A plain directory (not a mount point) without a declared capacity: it shares its filesystem. */
+  share?: { fs: string; totalBytes: bigint; minSizeBytes: string };
 }
 
 export interface DiscoverOptions {
@@ -52,6 +55,7 @@ export async function discoverAll(os: AgentOs, classes: LocalClassConfig[], opts
       p.entry.reason = `the same ${p.entry.volumeMode === 'Block' ? 'device' : 'storage'} is also reachable as ${first.hostPath}`;
     } else seen.set(p.identity, p.entry);
   }
+  shareFilesystems(all);
   for (const p of all) {
     if (opts.cleaning?.has(p.entry.hostPath)) {
       p.entry.eligible = false;
@@ -60,6 +64,26 @@ export async function discoverAll(os: AgentOs, classes: LocalClassConfig[], opts
     }
   }
   return all.map((p) => p.entry);
+}
+
+/**
+ * Plain directories are not disks of their own: those on one filesystem (across classes)
+ * share its size equally, so two directories on a 252 GiB disk are 126 GiB each and the
+ * totals never count the disk twice. Not a quota: nothing stops one from filling the disk.
+ */
+function shareFilesystems(all: Probe[]): void {
+  const count = new Map<string, bigint>();
+  for (const p of all) if (p.share && p.entry.eligible) count.set(p.share.fs, (count.get(p.share.fs) ?? 0n) + 1n);
+  for (const p of all) {
+    if (!p.share || !p.entry.eligible) continue;
+    const bytes = p.share.totalBytes / (count.get(p.share.fs) ?? 1n);
+    p.entry.capacityBytes = bytes.toString();
+    const min = BigInt(p.share.minSizeBytes || '0');
+    if (bytes < min) {
+      p.entry.eligible = false;
+      p.entry.reason = `smaller (${bytes} bytes, its share of a filesystem other directories use too) than minSize (${p.share.minSizeBytes} bytes)`;
+    }
+  }
 }
 
 async function discoverClass(os: AgentOs, cls: LocalClassConfig, mounts: Mounts): Promise<Probe[]> {
@@ -136,6 +160,11 @@ async function probe(os: AgentOs, cls: LocalClassConfig, root: string, name: str
     return no(`not a directory or block device (${what})`);
   }
 
+  // The class's configured volumeMode decides what it offers (upstream): a directory never
+  // becomes a Block volume; a block device in a Filesystem class is offered (its PV is a
+  // Filesystem volume on the device).
+  if (cls.volumeMode === 'Block') return no(`path "${local}" of filesystem mode cannot be used to create block volume`);
+
   // A directory must resolve inside the discovery directory: a symlink out of it would hand
   // out storage the admin never put there.
   if (!inside(real, root)) return no(`resolves outside the discovery directory (to ${real})`);
@@ -151,7 +180,15 @@ async function probe(os: AgentOs, cls: LocalClassConfig, root: string, name: str
   // A mounted filesystem is the device it sits on; a plain directory is its inode.
   const identity = isMount ? `dev:${target.dev}` : `ino:${target.dev}:${target.ino}`;
   entry.deviceId = identity;
-  return finish(entry, cls, identity);
+  if (isMount) return finish(entry, cls, identity);
+  // A plain directory: the capacity declared for the class, else a share of its filesystem
+  // (discoverAll divides once it has seen every directory on it; minSize is checked then).
+  if (cls.directoryCapacityBytes) {
+    entry.capacityBytes = cls.directoryCapacityBytes;
+    return finish(entry, cls, identity);
+  }
+  const total = BigInt(entry.capacityBytes);
+  return { entry: { ...entry, eligible: true }, identity, share: { fs: `dev:${target.dev}`, totalBytes: total, minSizeBytes: cls.minSizeBytes } };
 }
 
 function finish(entry: DiscoveredEntry, cls: LocalClassConfig, identity: string): Probe {

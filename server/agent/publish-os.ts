@@ -26,10 +26,56 @@ export interface PublishOs {
   /** Removes one entry: an empty directory, a link or a file. Never recursive. */
   removeOne(p: string): Promise<void>;
   /**
-   * Bytes used on the filesystem mounted at p (statfs); undefined when p is not a mount
-   * point (a plain directory would report its whole host filesystem).
+   * Bytes used by the volume at p: on a mount point, its filesystem's used bytes (statfs);
+   * on a plain directory, the size of its contents (contentBytes), never the whole host
+   * filesystem; undefined when that cannot be measured within its budget.
    */
   usedBytes?(p: string): Promise<bigint | undefined>;
+}
+
+/** Limits of one walk of a plain directory: it gives up (undefined) rather than run long. */
+export const contentWalkLimits = { entries: 50_000, ms: 500 };
+
+/**
+ * Disk usage of a directory's contents, as `du -s` counts it (allocated 512-byte blocks,
+ * each hard-linked inode once, not crossing into other filesystems, symlinks not followed);
+ * undefined when the walk would exceed its entry or time budget.
+ */
+export async function contentBytes(root: string, limits = contentWalkLimits): Promise<bigint | undefined> {
+  const started = Date.now();
+  const top = await fs.lstat(root, { bigint: true });
+  const seen = new Set<string>();
+  let total = 0n;
+  let entries = 0;
+  const stack = [root];
+  while (stack.length > 0) {
+    const dir = stack.pop()!;
+    let names: string[];
+    try {
+      names = await fs.readdir(dir);
+    } catch {
+      continue; // gone or unreadable meanwhile: counted as empty
+    }
+    for (const name of names) {
+      if (++entries > limits.entries || Date.now() - started > limits.ms) return undefined;
+      const p = `${dir}/${name}`;
+      let st: import('node:fs').BigIntStats;
+      try {
+        st = await fs.lstat(p, { bigint: true });
+      } catch {
+        continue;
+      }
+      if (st.dev !== top.dev) continue;
+      const id = `${st.ino}`;
+      if (st.nlink > 1n) {
+        if (seen.has(id)) continue;
+        seen.add(id);
+      }
+      total += st.blocks * 512n;
+      if (st.isDirectory()) stack.push(p);
+    }
+  }
+  return total;
 }
 
 function kindOf(st: import('node:fs').Stats): PathKind {
@@ -90,7 +136,7 @@ export const realPublishOs: PublishOs = {
     }
   },
   async usedBytes(p) {
-    if (!(await realPublishOs.isMountPoint(p))) return undefined;
+    if (!(await realPublishOs.isMountPoint(p))) return contentBytes(p);
     const st = await fs.statfs(p);
     return (BigInt(st.blocks) - BigInt(st.bfree)) * BigInt(st.bsize);
   },

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { AgentPod, PodVolume } from '../contracts/agent';
 import { Publisher } from './publisher';
-import { mountTargets, realPublishOs } from './publish-os';
+import { contentBytes, mountTargets, realPublishOs } from './publish-os';
 
 let dir: string;
 let podsDir: string;
@@ -119,6 +119,12 @@ describe('volumes that cannot be published', () => {
     expect(await fs.readdir(path.join(podsDir, 'u1', 'volumes')).catch(() => [])).toEqual([]);
   });
 
+  test('a relative local path (valid in the API, as upstream) is never resolved against the agent\'s directory', async () => {
+    const r = await publisher.sync([pod('u1', [vol({ hostPath: 'node_modules' })])]);
+    expect(r.reports[0].volumes[0]).toMatchObject({ ready: false, message: expect.stringContaining('path "node_modules" is not an absolute path') });
+    expect(await fs.readdir(path.join(podsDir, 'u1', 'volumes')).catch(() => [])).toEqual([]);
+  });
+
   test('a pod uid that could leave the pods directory is refused', async () => {
     const r = await publisher.sync([pod('../x', [vol()])]);
     expect(r.reports).toEqual([]);
@@ -132,9 +138,37 @@ test('mountinfo targets are unescaped', () => {
 });
 
 describe('used bytes of a published volume', () => {
-  test('a plain directory is not a disk of its own: no usedBytes', async () => {
+  test("a plain directory reports its contents' size, never its whole filesystem's usage", async () => {
+    await fs.writeFile(path.join(dir, 'vol1', 'a.bin'), Buffer.alloc(1024 * 1024, 1));
+    await fs.mkdir(path.join(dir, 'vol1', 'sub'));
+    await fs.writeFile(path.join(dir, 'vol1', 'sub', 'b.bin'), Buffer.alloc(300 * 1024, 1));
     const r = await publisher.sync([pod('u1', [vol()])]);
-    expect(r.reports[0].volumes[0].usedBytes).toBeUndefined();
+    const used = BigInt(r.reports[0].volumes[0].usedBytes!);
+    expect(used).toBe(await contentBytes(path.join(dir, 'vol1')));
+    expect(used).toBeGreaterThanOrEqual(BigInt(1324 * 1024));
+    expect(used).toBeLessThan(BigInt(2 * 1024 * 1024));
+    const st = await fs.statfs(dir, { bigint: true });
+    const fsUsed = (st.blocks - st.bfree) * st.bsize;
+    expect(used).toBeLessThan(fsUsed);
+  });
+
+  test('a plain directory is measured again only after the refresh interval', async () => {
+    await fs.writeFile(path.join(dir, 'vol1', 'a.bin'), Buffer.alloc(64 * 1024, 1));
+    const first = (await publisher.sync([pod('u1', [vol()])])).reports[0].volumes[0].usedBytes;
+    await fs.writeFile(path.join(dir, 'vol1', 'b.bin'), Buffer.alloc(512 * 1024, 1));
+    expect((await publisher.sync([pod('u1', [vol()])])).reports[0].volumes[0].usedBytes).toBe(first);
+    const eager = new Publisher(realPublishOs, podsDir, 0);
+    expect(BigInt((await eager.sync([pod('u1', [vol()])])).reports[0].volumes[0].usedBytes!)).toBeGreaterThan(BigInt(first!));
+  });
+
+  test('contentBytes counts a hard-linked file once, and gives up past its budget', async () => {
+    const root = path.join(dir, 'vol1');
+    await fs.writeFile(path.join(root, 'one'), Buffer.alloc(256 * 1024, 1));
+    const once = await contentBytes(root);
+    await fs.link(path.join(root, 'one'), path.join(root, 'two'));
+    expect(await contentBytes(root)).toBe(once);
+    for (let i = 0; i < 20; i++) await fs.writeFile(path.join(root, `f${i}`), 'x');
+    expect(await contentBytes(root, { entries: 10, ms: 10_000 })).toBeUndefined();
   });
 
   test("a mount point's filesystem usage is reported with the volume; a failing measurement leaves the report as it was", async () => {

@@ -27,10 +27,17 @@ export function failedMount(v: PodVolume, why: string): string {
   return `MountVolume.SetUp failed for volume "${v.pvName ?? v.name}" : ${why}`;
 }
 
+/** How long a measured usage is reused before the volume is measured again (a walk of a plain directory is not free). */
+export const usageRefreshMs = 60_000;
+
 export class Publisher {
+  /** Last measurement per host path: used bytes (undefined: not measurable) and when. */
+  private readonly usage = new Map<string, { at: number; bytes: bigint | undefined }>();
+
   constructor(
     private readonly os: PublishOs,
     readonly podsDir: string,
+    private readonly refreshMs = usageRefreshMs,
   ) {}
 
   volumeDir(uid: string, name: string): string {
@@ -75,15 +82,26 @@ export class Publisher {
     return out;
   }
 
-  /** A published filesystem volume's used bytes, when its source is a mount point (a local disk). */
+  /**
+   * A published filesystem volume's used bytes: its filesystem's on a mount point, its
+   * contents' on a plain directory (measured at most once a minute, within a budget).
+   */
   private async withUsage(v: PodVolume, r: VolumeReport): Promise<VolumeReport> {
     if (!r.ready || v.volumeMode !== 'Filesystem' || !v.hostPath || !this.os.usedBytes) return r;
-    try {
-      const used = await this.os.usedBytes(v.hostPath);
-      return used === undefined ? r : { ...r, usedBytes: used.toString() };
-    } catch {
-      return r;
+    const now = Date.now();
+    let last = this.usage.get(v.hostPath);
+    if (!last || now - last.at >= this.refreshMs) {
+      let bytes: bigint | undefined;
+      try {
+        bytes = await this.os.usedBytes(v.hostPath);
+      } catch {
+        bytes = undefined;
+      }
+      last = { at: now, bytes };
+      this.usage.set(v.hostPath, last);
+      if (this.usage.size > 10_000) this.usage.clear();
     }
+    return last.bytes === undefined ? r : { ...r, usedBytes: last.bytes.toString() };
   }
 
   private async publishVolume(uid: string, v: PodVolume): Promise<VolumeReport> {
@@ -91,6 +109,8 @@ export class Publisher {
     if (!VOLUME_RE.test(v.name)) return fail(`volume name "${v.name}" is not a DNS label`);
     if (v.waiting || !v.hostPath) return fail(v.waiting ?? 'the volume has no host path');
     const src = v.hostPath;
+    // The API accepts a relative spec.local.path, as upstream does; it never resolves against our cwd.
+    if (!src.startsWith('/')) return fail(`path "${src}" is not an absolute path`);
     const srcKind = await this.os.kind(src);
     if (!srcKind) {
       return { name: v.name, ready: false, message: `MountVolume.NewMounter initialization failed for volume "${v.pvName ?? v.name}" : path "${src}" does not exist` };

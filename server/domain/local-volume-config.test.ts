@@ -18,11 +18,63 @@ describe('parseStorageClassMap: accepted maps and their defaults', () => {
         volumeMode: 'Filesystem',
         fsType: 'ext4',
         namePattern: '*',
+        accessMode: 'ReadWriteOnce',
+        selector: [],
         requireMountPoints: true,
         minSizeBytes: '0',
         parallelCleanups: 2,
       },
     ]);
+  });
+
+  // Keys of upstream's MountConfig that Stowage refused as unknown before.
+  it('reads upstream accessMode and selector, and remembers an fsType that was written', () => {
+    const text = [
+      'shared:',
+      '  hostDir: /mnt/shared',
+      '  accessMode: ReadWriteMany',
+      '  fsType: xfs',
+      '  selector:',
+      '    - matchExpressions:',
+      '        - key: topology.kubernetes.io/zone',
+      '          operator: In',
+      '          values: [a]',
+    ].join('\n');
+    expect(ok(text)[0]).toMatchObject({
+      accessMode: 'ReadWriteMany',
+      fsType: 'xfs',
+      declaredFsType: 'xfs',
+      selector: [{ matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['a'] }] }],
+    });
+    expect(ok('a:\n  hostDir: /a\n')[0].declaredFsType).toBeUndefined();
+  });
+
+  it.each([
+    { text: 'a:\n  hostDir: /a\n  accessMode: RWO\n', field: 'storageClassMap.a.accessMode', message: /must be one of ReadWriteOnce, ReadOnlyMany, ReadWriteMany, ReadWriteOncePod, not "RWO"/ },
+    { text: 'a:\n  hostDir: /a\n  selector: {zone: a}\n', field: 'storageClassMap.a.selector', message: /must be a list of node selector terms/ },
+    { text: 'a:\n  hostDir: /a\n  selector: [{matchLabels: {a: b}}]\n', field: 'storageClassMap.a.selector', message: /must be a list of node selector terms/ },
+  ])('refuses a malformed upstream key: $field', ({ text, field, message }) => {
+    const r = parseStorageClassMap(text);
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.errors[0].field).toBe(field);
+      expect(r.errors[0].message).toMatch(message);
+    }
+  });
+
+  it('directoryCapacity declares the size of plain directories', () => {
+    expect(ok('a:\n  hostDir: /a\n  directoryCapacity: 20Gi\n')[0].directoryCapacityBytes).toBe(String(20 * 1024 ** 3));
+    const r = parseStorageClassMap('a:\n  hostDir: /a\n  directoryCapacity: 0\n');
+    expect(r.ok ? [] : r.errors).toEqual([{ field: 'storageClassMap.a.directoryCapacity', message: 'must be greater than zero' }]);
+  });
+
+  it.each([
+    ['nvme*,sd*', 'sda', true],
+    ['nvme*,sd*', 'nvme0n1', true],
+    ['nvme*,sd*', 'hda', false],
+    ['disk1,', 'disk1', true],
+  ])('namePattern %j is a comma-separated list of globs, as upstream: %s -> %s', (pattern, name, want) => {
+    expect(matchNamePattern(pattern, name)).toBe(want);
   });
 
   it('reads every key', () => {

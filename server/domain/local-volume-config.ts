@@ -7,10 +7,13 @@
 //     mountDir: /mnt/fast-disks       # where the agent sees it (default: hostDir)
 //     blockCleanerCommand: [fs-reset] # method name, or a command path + args (default fs-reset)
 //     volumeMode: Filesystem          # Filesystem | Block (default Filesystem)
-//     fsType: ext4                    # for fs-reset (default ext4)
-//     namePattern: "*"                # glob of entry names (default "*")
+//     fsType: ext4                    # set on the PVs as spec.local.fsType when given; fs-reset's type (default ext4)
+//     namePattern: "*"                # globs of entry names, comma-separated (default "*")
+//     accessMode: ReadWriteOnce       # the PVs' access mode (default ReadWriteOnce)
+//     selector: [ {matchExpressions: [...]} ]  # node selector terms added to the PVs' node affinity
 //     requireMountPoints: true        # Stowage: plain directories are not offered (default true)
 //     minSize: 1Gi                    # Stowage: smaller entries are ineligible (default none)
+//     directoryCapacity: 20Gi         # Stowage: the capacity of each plain directory (default: a share of its filesystem)
 //     parallelCleanups: 2             # Stowage: cleanups of this class at once on a node (default 2)
 import { parseDocument } from 'yaml';
 import { chooseCleanupMethod, defaultBlockCleanerCommand } from './cleanup-method';
@@ -31,15 +34,34 @@ export interface LocalClassConfig {
   volumeMode: 'Filesystem' | 'Block';
   /** Filesystem type for fs-reset and for Block volumes formatted by the agent. */
   fsType: string;
-  /** Glob of entry names to consider (default "*"). */
+  /** fsType as the admin wrote it (upstream puts only that on the PVs' spec.local.fsType). */
+  declaredFsType?: string;
+  /** Globs of entry names to consider, comma-separated as upstream (default "*"). */
   namePattern: string;
+  /** The access mode of the PVs (upstream accessMode; default ReadWriteOnce). */
+  accessMode?: string;
+  /** Node selector terms added to each PV's required node affinity (upstream selector). */
+  selector?: NodeSelectorTermConfig[];
   /** Stowage keys: only mount points become Filesystem volumes (default true, as upstream). */
   requireMountPoints: boolean;
   /** Stowage keys: entries smaller than this are ineligible (bytes, decimal string; "0" = none). */
   minSizeBytes: string;
   /** Stowage keys: cleanups of this class that may run at once on a node. */
   parallelCleanups: number;
+  /**
+   * Stowage keys: the capacity (bytes, decimal string) of each plain directory that is not a
+   * mount point; without it, the directories on one filesystem share its size equally.
+   */
+  directoryCapacityBytes?: string;
 }
+
+/** A node selector term as written in the config (checked in full when the PV is written). */
+export interface NodeSelectorTermConfig {
+  matchExpressions?: { key: string; operator: string; values?: string[] }[];
+  matchFields?: { key: string; operator: string; values?: string[] }[];
+}
+
+export const localAccessModes = ['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOncePod'] as const;
 
 export interface ConfigFieldError {
   field: string;
@@ -63,9 +85,12 @@ const knownKeys = [
   'volumeMode',
   'fsType',
   'namePattern',
+  'accessMode',
+  'selector',
   'requireMountPoints',
   'minSize',
   'parallelCleanups',
+  'directoryCapacity',
 ] as const;
 const FS_TYPE_RE = /^[a-z][a-z0-9]{0,15}$/;
 const ROOT = 'storageClassMap';
@@ -92,10 +117,17 @@ export function absolutePathProblem(p: string): string | undefined {
   return undefined;
 }
 
-/** Whether `name` matches the glob (`*`, `?`, `[...]`, `\` escapes), as Go's filepath.Match for one path element. */
+/**
+ * Whether `name` matches the pattern: comma-separated globs (`*`, `?`, `[...]`, `\` escapes,
+ * as Go's filepath.Match for one path element), any of which may match, as upstream splits
+ * namePattern on ",". Empty globs are skipped.
+ */
 export function matchNamePattern(pattern: string, name: string): boolean {
-  const re = globToRegExp(pattern);
-  return re !== undefined && re.test(name);
+  return pattern.split(',').some((glob) => {
+    if (glob === '') return false;
+    const re = globToRegExp(glob);
+    return re !== undefined && re.test(name);
+  });
 }
 
 /** The glob as an anchored RegExp; undefined when the pattern is malformed. */
@@ -225,7 +257,16 @@ function parseClass(className: string, value: unknown, field: string, errors: Co
 
   const namePattern = str('namePattern') ?? '*';
   if (namePattern.length === 0 || namePattern.length > 256) err('namePattern', 'must be 1..256 characters');
-  else if (!globToRegExp(namePattern)) err('namePattern', `is not a valid glob: "${namePattern}"`);
+  else {
+    const bad = namePattern.split(',').find((g) => g !== '' && !globToRegExp(g));
+    if (bad !== undefined) err('namePattern', `is not a valid glob: "${bad}"`);
+  }
+
+  const accessMode = str('accessMode') ?? 'ReadWriteOnce';
+  if (!(localAccessModes as readonly string[]).includes(accessMode)) {
+    err('accessMode', `must be one of ${localAccessModes.join(', ')}, not "${accessMode}"`);
+  }
+  const selector = parseSelector(value.get('selector'), (m) => err('selector', m));
 
   let blockCleanerCommand: string[] = [...defaultBlockCleanerCommand];
   const bcc = value.get('blockCleanerCommand');
@@ -257,6 +298,16 @@ function parseClass(className: string, value: unknown, field: string, errors: Co
     else minSizeBytes = quantityToBytes(q).toString();
   }
 
+  let directoryCapacityBytes: string | undefined;
+  const dc = value.get('directoryCapacity');
+  if (dc !== undefined && dc !== null) {
+    const q = typeof dc === 'string' || typeof dc === 'number' ? parseQuantity(dc) : undefined;
+    const bytes = q ? quantityToBytes(q) : undefined;
+    if (bytes === undefined) err('directoryCapacity', `must be a quantity such as 20Gi, not ${typeof dc === 'string' ? `"${dc}"` : describe(dc)}`);
+    else if (bytes <= 0n) err('directoryCapacity', 'must be greater than zero');
+    else directoryCapacityBytes = bytes.toString();
+  }
+
   let parallelCleanups = defaultParallelCleanups;
   const pc = value.get('parallelCleanups');
   if (pc !== undefined && pc !== null) {
@@ -273,11 +324,62 @@ function parseClass(className: string, value: unknown, field: string, errors: Co
     blockCleanerCommand,
     volumeMode: volumeMode as 'Filesystem' | 'Block',
     fsType,
+    ...(value.get('fsType') !== undefined && value.get('fsType') !== null ? { declaredFsType: fsType } : {}),
     namePattern,
+    accessMode,
+    selector,
     requireMountPoints,
     minSizeBytes,
     parallelCleanups,
+    ...(directoryCapacityBytes ? { directoryCapacityBytes } : {}),
   };
+}
+
+const termKeys = ['matchExpressions', 'matchFields'];
+const requirementKeys = ['key', 'operator', 'values'];
+
+/** upstream's `selector`: a list of node selector terms (the PV write checks operators and values). */
+function parseSelector(raw: unknown, err: (message: string) => void): NodeSelectorTermConfig[] {
+  if (raw === undefined || raw === null) return [];
+  const shape = 'must be a list of node selector terms ({matchExpressions: [{key, operator, values}], matchFields: [...]})';
+  if (!Array.isArray(raw) || raw.length > 32) {
+    err(`${shape}, at most 32`);
+    return [];
+  }
+  const terms: NodeSelectorTermConfig[] = [];
+  for (const t of raw) {
+    if (!(t instanceof Map) || [...t.keys()].some((k) => !termKeys.includes(k as string))) {
+      err(shape);
+      return [];
+    }
+    const term: NodeSelectorTermConfig = {};
+    for (const which of termKeys as ('matchExpressions' | 'matchFields')[]) {
+      const list = t.get(which);
+      if (list === undefined || list === null) continue;
+      if (!Array.isArray(list) || list.length > 32) {
+        err(shape);
+        return [];
+      }
+      const reqs = [];
+      for (const r of list) {
+        const ok =
+          r instanceof Map &&
+          [...r.keys()].every((k) => requirementKeys.includes(k as string)) &&
+          typeof r.get('key') === 'string' &&
+          typeof r.get('operator') === 'string' &&
+          (r.get('values') === undefined || r.get('values') === null || (Array.isArray(r.get('values')) && (r.get('values') as unknown[]).every((v) => typeof v === 'string')));
+        if (!ok) {
+          err(shape);
+          return [];
+        }
+        const values = r.get('values') as string[] | undefined | null;
+        reqs.push({ key: r.get('key') as string, operator: r.get('operator') as string, ...(values ? { values: [...values] } : {}) });
+      }
+      term[which] = reqs;
+    }
+    terms.push(term);
+  }
+  return terms;
 }
 
 /** One disk must never belong to two classes: discovery directories may not nest or repeat. */

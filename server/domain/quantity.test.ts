@@ -9,8 +9,10 @@ import {
   isNegative,
   isZero,
   parseQuantity,
+  quantityErrors,
   quantityFromJSON,
   quantityToBytes,
+  parseQuantityText,
 } from './quantity';
 
 /** The exact value as plain decimal text, e.g. "0.5" or "-1024". */
@@ -97,20 +99,50 @@ describe('parseQuantity', () => {
     expect(decimal(must(`+${input}`))).toBe(value);
   });
 
-  test.each(['', '1.1.M', '1+1.0M', '0.1mi', '0.1am', 'aoeu', '.5i', '1i', '-3.01i', '-3.01e-', ' 1', '1 ', '1K', '1e', 'e-10', '1Ee3', '5 Gi'])(
-    '%j is not a quantity',
-    (input) => {
-      expect(parseQuantity(input)).toBeUndefined();
-    },
-  );
+  // Upstream TestQuantityParse's invalid inputs and a few more, each with upstream's error.
+  test.each([
+    ['', 'format'],
+    ['1.1.M', 'format'],
+    ['1+1.0M', 'format'],
+    ['0.1mi', 'suffix'],
+    ['0.1am', 'format'],
+    ['aoeu', 'format'],
+    ['.5i', 'suffix'],
+    ['1i', 'suffix'],
+    ['-3.01i', 'suffix'],
+    ['-3.01e-', 'suffix'],
+    [' 1', 'format'],
+    ['1 ', 'format'],
+    ['1K', 'suffix'],
+    ['1e', 'suffix'],
+    ['e-10', 'numeric'],
+    ['1Ee3', 'suffix'],
+    ['5 Gi', 'format'],
+    ['10 gigs', 'format'],
+    ['Pi', 'numeric'],
+    ['Ei', 'numeric'],
+  ] as const)('%j is not a quantity (%s error)', (input, error) => {
+    expect(parseQuantity(input)).toBeUndefined();
+    expect(parseQuantityText(input)).toEqual({ ok: false, error: quantityErrors[error] });
+  });
 
-  // Where Stowage is stricter than upstream's parser (see STARTS_WITH_NUMERAL and the int32 exponent).
-  test.each(['.', 'Ki', 'Gi', '+', '-', '+.', '-.Mi', 'e3', 'm', '1e999999999999', '1e2147483648', '1e-2147483649', '1e9223372036854775807'])(
-    '%j is refused (upstream reads it as zero or truncates its exponent)',
-    (input) => {
-      expect(parseQuantity(input)).toBeUndefined();
-    },
-  );
+  test('the error texts are upstream\'s', () => {
+    expect(quantityErrors).toEqual({
+      format: "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+      suffix: "unable to parse quantity's suffix",
+      numeric: 'unable to parse numeric part of quantity',
+    });
+  });
+
+  // Upstream's parser reads a numeral without digits as zero (its fast path never looks).
+  test.each(['.', 'Ki', 'Gi', 'Ti', '+', '-', '+.', '-.Mi', 'e3', 'm'])('%j reads as zero, as upstream', (input) => {
+    expect(canonicalQuantity(input)).toBe('0');
+  });
+
+  // Where Stowage is stricter than upstream: it truncates an exponent beyond int32.
+  test.each(['1e999999999999', '1e2147483648', '1e-2147483649', '1e9223372036854775807'])('%j is refused (upstream truncates its exponent)', (input) => {
+    expect(parseQuantity(input)).toBeUndefined();
+  });
 
   test.each([
     ['0.', '0'],
@@ -147,6 +179,127 @@ describe('parseQuantity', () => {
   test('equal values have equal representations', () => {
     expect(must('1k')).toEqual(must('1000'));
     expect(must('1.50')).toEqual({ num: 15n, scale: 1, format: 'DecimalSI' });
+  });
+});
+
+// Every row of upstream TestQuantityParse: the text it reads back (String()), and whether
+// that is the input echoed (upstream keeps text its fast path finds canonical). With a
+// leading "-" the echoed text keeps the sign; with "+" only echoed text keeps it.
+const readBack: [string, string, boolean][] = [
+  ['0', '0', false], ['0n', '0', false], ['0u', '0', false], ['0m', '0', false], ['0Ki', '0', false], ['0k', '0', false],
+  ['0Mi', '0', false], ['0M', '0', false], ['0Gi', '0', false], ['0G', '0', false], ['0Ti', '0', false], ['0T', '0', false],
+  ['1', '1', true],
+  ['1Ki', '1Ki', true], ['8Ki', '8Ki', false], ['7Mi', '7Mi', true], ['6Gi', '6Gi', true], ['5Ti', '5Ti', true],
+  ['4Pi', '4Pi', false], ['3Ei', '3Ei', false], ['10Ti', '10Ti', true], ['100Ti', '100Ti', false],
+  ['5n', '5n', true], ['4u', '4u', true], ['3m', '3m', true], ['9', '9', true], ['8k', '8k', true], ['50k', '50k', true],
+  ['7M', '7M', true], ['6G', '6G', true], ['5T', '5T', true], ['40T', '40T', true], ['300T', '300T', true], ['2P', '2P', true], ['1E', '1E', true],
+  ['1E-3', '1E-3', true], ['1e3', '1e3', true], ['1E6', '1E6', true], ['1e9', '1e9', true], ['1E12', '1E12', true], ['1e15', '1e15', true], ['1E18', '1E18', true],
+  ['1e14', '100e12', false], ['1e13', '10e12', false], ['100.035k', '100.035k', true],
+  ['0.001', '1m', false], ['0.0005k', '500m', false], ['0.005', '5m', false], ['0.05', '50m', false], ['0.5', '500m', false],
+  ['0.00050k', '500m', false], ['0.00500', '5m', false], ['0.05000', '50m', false], ['0.50000', '500m', false],
+  ['0.5e0', '500e-3', false], ['0.5e-1', '50e-3', false], ['0.5e-2', '5e-3', false], ['10.035M', '10.035M', true],
+  ['1.2e3', '1200', false], ['1.3E+6', '1300e3', false], ['1.40e9', '1400e6', false], ['1.53E12', '1530e9', false], ['1.6e15', '1600e12', false], ['1.7E18', '1700e15', false],
+  ['9.01', '9010m', false], ['8.1k', '8100', false], ['7.123456M', '7.123456M', true], ['6.987654321G', '6.987654321G', true], ['5.444T', '5.444T', true],
+  ['40.1T', '40100G', false], ['300.2T', '300200G', false], ['2.5P', '2500T', false], ['1.01E', '1010P', false],
+  ['3.001n', '4n', false], ['1.1E-9', '2e-9', false], ['0.0000000001', '1n', false], ['0.0000000005', '1n', false], ['0.00000000050', '1n', false],
+  ['0.5e-9', '1e-9', false], ['0.9n', '1n', false], ['0.00000012345', '124n', false], ['0.00000012354', '124n', false],
+  ['9Ei', '9223372036854775807', false], ['9223372036854775807Ki', '9223372036854775807', false], ['12E', '12E', true],
+  ['100.035Ki', '102435840m', false], ['0.5Mi', '512Ki', false], ['0.05Gi', '53687091200m', false], ['0.025Ti', '27487790694400m', false],
+  ['0.000000000001Ki', '2n', false], ['.001', '1m', false], ['.0001k', '100m', false], ['1.', '1.', true], ['1.G', '1.G', true],
+];
+
+describe('read back as upstream (TestQuantityParse rows)', () => {
+  test.each(readBack)('%s reads back as %s', (input, text) => {
+    expect(canonicalQuantity(input)).toBe(text);
+    expect(formatQuantity(quantityFromJSON(input)!)).toBe(text);
+  });
+
+  test.each(readBack)('-%s reads back as -%s', (input, text, echoed) => {
+    expect(canonicalQuantity(`-${input}`)).toBe(text === '0' ? '0' : echoed ? `-${input}` : `-${text}`);
+  });
+
+  test.each(readBack)('+%s reads back as %s', (input, text, echoed) => {
+    expect(canonicalQuantity(`+${input}`)).toBe(echoed ? `+${input}` : text);
+  });
+});
+
+// Upstream TestParseQuantity (around the int64 limits): the text read back.
+describe('read back around the int64 limits (TestParseQuantity)', () => {
+  test.each([
+    ['-999999999999999999', '-999999999999999999'],
+    ['999999999999999999', '999999999999999999'],
+    ['-999999999999999999.0', '-999999999999999999'],
+    ['999999999999999999.0', '999999999999999999'],
+    ['-999999999999999999.1', '-999999999999999999100m'],
+    ['999999999999999999.1', '999999999999999999100m'],
+    ['-9999999999999999999', '-9999999999999999999'],
+    ['9999999999999999999', '9999999999999999999'],
+    ['-1E', '-1E'],
+    ['1E', '1E'],
+    ['-1000000000000000000', '-1E'],
+    ['1000000000000000000', '1E'],
+    ['-9999999999999999999.0', '-9999999999999999999'],
+    ['9999999999999999999.0', '9999999999999999999'],
+    ['-1.0E', '-1E'],
+    ['1.0E', '1E'],
+    ['-1000000000000000000.0', '-1E'],
+    ['1000000000000000000.0', '1E'],
+    ['-9999999999999999999000m', '-9999999999999999999'],
+    ['9999999999999999999000m', '9999999999999999999'],
+    ['-9999999999999999999.1', '-9999999999999999999100m'],
+    ['9999999999999999999.1', '9999999999999999999100m'],
+    ['-1.0000000000000000001E', '-1000000000000000000100m'],
+    ['1.0000000000000000001E', '1000000000000000000100m'],
+    ['-1000000000000000000.1', '-1000000000000000000100m'],
+    ['1000000000000000000.1', '1000000000000000000100m'],
+    ['-1.000000000000000001E', '-1000000000000000001'],
+    ['1.000000000000000001E', '1000000000000000001'],
+    ['-1000000000000000001', '-1000000000000000001'],
+    ['1000000000000000001', '1000000000000000001'],
+    ['-10E', '-10E'],
+    ['10E', '10E'],
+    ['-10000000000000000000', '-10E'],
+    ['10000000000000000000', '10E'],
+    ['-10.0E', '-10E'],
+    ['10.0E', '10E'],
+    ['-10000000000000000000.0', '-10E'],
+    ['10000000000000000000.0', '10E'],
+    ['-10000000000000000000000m', '-10E'],
+    ['10000000000000000000000m', '10E'],
+    ['-10.0000000000000000001E', '-10000000000000000000100m'],
+    ['10.0000000000000000001E', '10000000000000000000100m'],
+    ['-10000000000000000000.1', '-10000000000000000000100m'],
+    ['10000000000000000000.1', '10000000000000000000100m'],
+    ['-10.000000000000000001E', '-10000000000000000001'],
+    ['10.000000000000000001E', '10000000000000000001'],
+    ['-10000000000000000001', '-10000000000000000001'],
+    ['10000000000000000001', '10000000000000000001'],
+    ['-9223372036854775809', '-9223372036854775809'],
+    ['9223372036854775806', '9223372036854775806'],
+    ['-9223372036854775809.0', '-9223372036854775809'],
+    ['9223372036854775806.0', '9223372036854775806'],
+    ['-9223372036854775809000m', '-9223372036854775809'],
+    ['9223372036854775806000m', '9223372036854775806'],
+    ['-9223372036854775809.1', '-9223372036854775809100m'],
+    ['9223372036854775806.1', '9223372036854775806100m'],
+    ['-9223372036854775808', '-9223372036854775808'],
+    ['9223372036854775807', '9223372036854775807'],
+    ['-9223372036854775808.0', '-9223372036854775808'],
+    ['9223372036854775807.0', '9223372036854775807'],
+    ['-9223372036854775808000m', '-9223372036854775808'],
+    ['9223372036854775807000m', '9223372036854775807'],
+    ['-9223372036854775808.1', '-9223372036854775808100m'],
+    ['9223372036854775807.1', '9223372036854775807100m'],
+    ['-9223372036854775807', '-9223372036854775807'],
+    ['9223372036854775808', '9223372036854775808'],
+    ['-9223372036854775807.0', '-9223372036854775807'],
+    ['9223372036854775808.0', '9223372036854775808'],
+    ['-9223372036854775807000m', '-9223372036854775807'],
+    ['9223372036854775808000m', '9223372036854775808'],
+    ['-9223372036854775807.1', '-9223372036854775807100m'],
+    ['9223372036854775808.1', '9223372036854775808100m'],
+  ])('%s reads back as %s', (input, text) => {
+    expect(canonicalQuantity(input)).toBe(text);
   });
 });
 

@@ -128,21 +128,32 @@ function normalize(num: bigint, scale: number, format: QuantityFormat): Quantity
   return { num, scale, format };
 }
 
-/**
- * A numeral must hold a digit, as the Quantity pattern of upstream's OpenAPI schema says
- * (`^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))...`). Upstream's parser itself reads `Gi`, `+`
- * and `.` as zero; a limit of zero written as a typo is refused here instead.
- */
-const STARTS_WITH_NUMERAL = /^[+-]?(?:[0-9]|\.[0-9])/;
+/** Upstream's parse errors (ErrFormatWrong, ErrSuffix, ErrNumeric), word for word. */
+export const quantityErrors = {
+  format: "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+  suffix: "unable to parse quantity's suffix",
+  numeric: 'unable to parse numeric part of quantity',
+} as const;
 
-function parseText(str: string): Quantity | undefined {
-  if (str.length === 0) return undefined;
-  if (!STARTS_WITH_NUMERAL.test(str)) return undefined;
-  if (str === '0') return withCache({ num: 0n, scale: 0, format: 'DecimalSI' }, str);
+export type QuantityParse = { ok: true; quantity: Quantity } | { ok: false; error: string };
+
+const failed = (error: string): QuantityParse => ({ ok: false, error });
+const parsed = (quantity: Quantity): QuantityParse => ({ ok: true, quantity });
+
+/**
+ * Upstream ParseQuantity step by step, with its error for each way to fail. As upstream, a
+ * numeral without digits reads as zero (".", "+", "Gi", "e3"), except where upstream's
+ * exact path needs a digit ("Pi", "Ei", "e-10": the numeric error). Stowage refuses two
+ * things upstream accepts: an exponent beyond int32 (upstream silently truncates it, so
+ * "1e4294967296" is 1) and a value of more than 1000 digits.
+ */
+function parseText(str: string): QuantityParse {
+  if (str.length === 0) return failed(quantityErrors.format);
+  if (str === '0') return parsed(withCache({ num: 0n, scale: 0, format: 'DecimalSI' }, str));
   const parts = scan(str);
-  if (!parts) return undefined;
+  if (!parts) return failed(quantityErrors.format);
   const suffix = interpretSuffix(parts.suffix);
-  if (!suffix) return undefined;
+  if (!suffix) return failed(quantityErrors.suffix);
   const { negative, whole, fraction } = parts;
   const { base, exponent } = suffix;
 
@@ -166,17 +177,17 @@ function parseText(str: string): Quantity | undefined {
     const magnitude = digits * multiplier;
     if (magnitude <= MAX_INT64) {
       const q = normalize(negative ? -magnitude : magnitude, -scale10, suffix.format);
-      if (!q) return undefined;
+      if (!q) return failed(quantityErrors.numeric);
       const canonical =
         base === 2
           ? (digits & 7n) !== 0n
           : scale10 % 3 === 0 && !shifted.endsWith('000') && shifted[0] !== '0';
-      return canonical ? withCache(q, str) : q;
+      return parsed(canonical ? withCache(q, str) : q);
     }
   }
 
   // The exact path of upstream (inf.Dec): needs at least one digit.
-  if (!/[0-9]/.test(parts.numeral)) return undefined;
+  if (!/[0-9]/.test(parts.numeral)) return failed(quantityErrors.numeric);
   let num = BigInt(whole + fraction);
   let scale = fraction.length;
   if (base === 10) scale -= exponent;
@@ -201,7 +212,8 @@ function parseText(str: string): Quantity | undefined {
       format = 'DecimalSI';
     }
   }
-  return normalize(negative ? -num : num, scale, format);
+  const q = normalize(negative ? -num : num, scale, format);
+  return q ? parsed(q) : failed(quantityErrors.numeric);
 }
 
 function withCache(q: Quantity, text: string): Quantity {
@@ -215,16 +227,30 @@ function withCache(q: Quantity, text: string): Quantity {
  * may differ from the raw JSON text upstream would see (`1e3` in JSON is DecimalExponent there).
  */
 export function parseQuantity(input: string | number): Quantity | undefined {
-  if (typeof input === 'number') return Number.isFinite(input) ? parseText(String(input)) : undefined;
-  if (typeof input !== 'string') return undefined;
+  const r = parseQuantityText(input);
+  return r.ok ? r.quantity : undefined;
+}
+
+/** parseQuantity with upstream's error text when the input is not a quantity. */
+export function parseQuantityText(input: string | number): QuantityParse {
+  if (typeof input === 'number') return Number.isFinite(input) ? parseText(String(input)) : failed(quantityErrors.format);
+  if (typeof input !== 'string') return failed(quantityErrors.format);
   return parseText(input);
 }
 
-/** A quantity as found in decoded JSON (upstream UnmarshalJSON trims surrounding whitespace). */
-export function quantityFromJSON(value: unknown): Quantity | undefined {
+/**
+ * A quantity as found in decoded JSON (upstream UnmarshalJSON trims surrounding whitespace);
+ * with upstream's error text when it does not parse.
+ */
+export function quantityFromJSONText(value: unknown): QuantityParse {
   if (typeof value === 'string') return parseText(value.trim());
-  if (typeof value === 'number') return parseQuantity(value);
-  return undefined;
+  if (typeof value === 'number') return parseQuantityText(value);
+  return failed(quantityErrors.format);
+}
+
+export function quantityFromJSON(value: unknown): Quantity | undefined {
+  const r = quantityFromJSONText(value);
+  return r.ok ? r.quantity : undefined;
 }
 
 // ---------------------------------------------------------------------------
@@ -276,7 +302,8 @@ function binaryString(value: bigint): string {
 /** Canonical text exactly as upstream Quantity.String(). */
 export function formatQuantity(q: Quantity): string {
   if (q.cached !== undefined) {
-    const again = parseText(q.cached);
+    const r = parseText(q.cached);
+    const again = r.ok ? r.quantity : undefined;
     if (again && again.format === q.format && compareQuantities(again, q) === 0) return q.cached;
   }
   if (q.num === 0n) return '0';

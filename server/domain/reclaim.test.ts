@@ -68,6 +68,7 @@ const rows: Row[] = [
   { name: 'a static volume cannot be recycled', action: 'recycle', facts: { pv: pv('Released'), claimPods: [] }, want: '!no provisioner made this volume' },
   { name: 'a local volume is recycled by a wipe', action: 'recycle', facts: { pv: pv('Released', { provisionedBy: 'local-volume-provisioner' }), claimPods: [] }, want: 'reclaim policy Retain → Delete|wipes the disk' },
   { name: 'a provisioned volume is recycled through its provisioner', action: 'recycle', facts: { pv: pv('Failed', { provisionedBy: 'example.com/nfs', policy: 'Delete' }), claimPods: [] }, want: 'already Delete|provisioner example.com/nfs deletes' },
+  { name: "a local volume under upstream's per-node provisioner name is recycled by a wipe", action: 'recycle', facts: { pv: pv('Released', { provisionedBy: 'local-volume-provisioner-node-1-7d3e' }), claimPods: [] }, want: 'reclaim policy Retain → Delete|wipes the disk' },
   { name: 'an Available volume is not recycled', action: 'recycle', facts: { pv: pv('Available', { provisionedBy: 'local-volume-provisioner', noRef: true }), claimPods: [] }, want: '!only Released or Failed volumes can be recycled' },
   { name: 'pre-bind without a target is refused', action: 'pre-bind', facts: { pv: pv('Released'), claimPods: [] }, want: '!name the claim' },
   { name: 'pre-bind to a missing claim is refused', action: 'pre-bind', facts: { pv: pv('Released'), claimPods: [], targetName: 'default/nope' }, want: '!claim default/nope does not exist' },

@@ -10,7 +10,7 @@ import { checkRequestedVolume } from './matching';
 import { annDynamicallyProvisioned, annLocalNode } from './well-known/annotations';
 import { reasons } from './well-known/event-reasons';
 import { labelHostname } from './well-known/labels';
-import { localVolumeProvisioner } from './well-known/provisioners';
+import { isLocalVolumeProvisioner } from './well-known/provisioners';
 
 export const VOLUME_ACTIONS = ['make-available', 'pre-bind', 'recycle', 'delete'] as const;
 export type VolumeAction = (typeof VOLUME_ACTIONS)[number];
@@ -117,7 +117,7 @@ export function volumeVerdict(action: VolumeAction, f: VolumeFacts): ReclaimVerd
       if (!by) return refuse(`no provisioner made this volume (no ${annDynamicallyProvisioned}): nothing can wipe it; delete it instead`);
       const policy = policyOf(pv);
       const what =
-        by === localVolumeProvisioner
+        isLocalVolumeProvisioner(by)
           ? "its node's agent wipes the disk, then a fresh Available volume is created for it"
           : `provisioner ${by} deletes its storage asset, then the volume object`;
       return {

@@ -32,6 +32,11 @@ export function fieldPath(...segments: PathSegment[]): string {
   return out;
 }
 
+/** A map key as upstream's field.Path.Key renders it, always bracketed: `spec.capacity[storage]`. */
+export function key(base: string, name: string): string {
+  return `${base}[${name}]`;
+}
+
 /** Extends a path that is already a string. */
 export function child(base: string, ...segments: PathSegment[]): string {
   const rest = fieldPath(...segments);

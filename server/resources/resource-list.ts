@@ -1,16 +1,15 @@
 // Resource lists (`{storage: "10Gi"}`): their shape, canonical form and checks.
 import { z } from 'zod';
 import type { FieldError } from '../domain/errors';
-import { compareQuantities, formatQuantity, isNegative, isZero, parseQuantity, quantityFromJSON, quantityToBytes } from '../domain/quantity';
+import { compareQuantities, formatQuantity, isNegative, isZero, parseQuantity, quantityErrors, quantityFromJSON, quantityFromJSONText, quantityToBytes } from '../domain/quantity';
 import type { Quantity } from '../domain/quantity';
-import { child, invalid } from './field-errors';
+import { child, invalid, key } from './field-errors';
 
 /** A quantity as JSON carries it: a string ("10Gi") or a plain number. */
 export const quantitySchema = z.union([z.string(), z.number()]);
 export const resourceListSchema = z.record(z.string(), quantitySchema);
 
-export const quantityFormatMessage =
-  "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+export const quantityFormatMessage = quantityErrors.format;
 
 /** Rewrites every parsable quantity of the list in canonical form ("1024Mi" -> "1Gi"), in place. */
 export function canonicalizeResourceList(list: Record<string, unknown> | undefined): void {
@@ -28,8 +27,9 @@ export function canonicalizeResourceList(list: Record<string, unknown> | undefin
 export const MAX_QUANTITY = 10n ** 65n - 1n;
 
 export function parseOrError(value: unknown, field: string): { quantity?: Quantity; errors: FieldError[] } {
-  const quantity = quantityFromJSON(value);
-  if (!quantity) return { errors: [invalid(field, value, quantityFormatMessage)] };
+  const parsed = quantityFromJSONText(value);
+  if (!parsed.ok) return { errors: [invalid(field, value, parsed.error)] };
+  const quantity = parsed.quantity;
   const bytes = quantityToBytes(quantity);
   if (bytes > MAX_QUANTITY || bytes < -MAX_QUANTITY) {
     return { quantity, errors: [invalid(field, typeof value === 'number' ? value : String(value), 'must be less than 1e65')] };
@@ -43,6 +43,27 @@ export function validatePositiveQuantity(value: unknown, field: string): FieldEr
   if (!quantity || errors.length > 0) return errors;
   if (isNegative(quantity) || isZero(quantity)) return [invalid(field, formatQuantity(quantity), 'must be greater than zero')];
   return [];
+}
+
+/**
+ * PV capacity as upstream checks it: validateBasicResource (`Value() < 0`: "must be a valid
+ * resource quantity", the value shown as the rounded integer) then ValidatePositiveQuantityValue.
+ */
+export function validateBasicAndPositive(value: unknown, field: string): FieldError[] {
+  const { quantity, errors } = parseOrError(value, field);
+  if (!quantity || errors.length > 0) return errors;
+  const bytes = quantityToBytes(quantity);
+  return [...(bytes < 0n ? [invalid(field, bytes, 'must be a valid resource quantity')] : []), ...validatePositiveQuantity(value, field)];
+}
+
+/** Must parse (only; upstream checks no other claim requests or limits). */
+export function validateQuantities(list: Record<string, unknown> | undefined, base: string): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const [k, v] of Object.entries(list ?? {})) {
+    const r = v === null ? undefined : quantityFromJSONText(v);
+    if (r && !r.ok) errs.push(invalid(key(base, k), v, r.error));
+  }
+  return errs;
 }
 
 /** Must parse and be >= 0 (upstream ValidateNonnegativeQuantity). */
@@ -81,35 +102,56 @@ export function showQuantity(value: unknown): string {
   return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
 }
 
-/** Where kinds carry resource lists (PV capacity; claim requests, limits, capacity). */
-const resourceListPaths: Record<string, string[][]> = {
-  PersistentVolume: [['spec', 'capacity']],
+/** Where kinds carry quantities: resource lists (`list`) and single values (`value`). */
+const quantityPaths: Record<string, { path: string[]; shape: 'list' | 'value' }[]> = {
+  PersistentVolume: [{ path: ['spec', 'capacity'], shape: 'list' }],
   PersistentVolumeClaim: [
-    ['spec', 'resources', 'requests'],
-    ['spec', 'resources', 'limits'],
-    ['status', 'capacity'],
-    ['status', 'allocatedResources'],
+    { path: ['spec', 'resources', 'requests'], shape: 'list' },
+    { path: ['spec', 'resources', 'limits'], shape: 'list' },
+    { path: ['status', 'capacity'], shape: 'list' },
+    { path: ['status', 'allocatedResources'], shape: 'list' },
   ],
   ResourceQuota: [
-    ['spec', 'hard'],
-    ['status', 'hard'],
-    ['status', 'used'],
+    { path: ['spec', 'hard'], shape: 'list' },
+    { path: ['status', 'hard'], shape: 'list' },
+    { path: ['status', 'used'], shape: 'list' },
+  ],
+  Node: [
+    { path: ['status', 'capacity'], shape: 'list' },
+    { path: ['status', 'allocatable'], shape: 'list' },
+  ],
+  CSIStorageCapacity: [
+    { path: ['capacity'], shape: 'value' },
+    { path: ['maximumVolumeSize'], shape: 'value' },
   ],
 };
 
+function at(obj: unknown, path: string[]): unknown {
+  let v: unknown = obj;
+  for (const key of path) v = v && typeof v === 'object' && !Array.isArray(v) && Object.hasOwn(v, key) ? (v as Record<string, unknown>)[key] : undefined;
+  return v;
+}
+
 /**
  * Upstream decodes quantities while it reads the body, so a malformed one fails the
- * request as 400 BadRequest before any validation: this returns that message, if any.
+ * request as 400 BadRequest before any validation, with the parse error of the first bad
+ * quantity (`PersistentVolumeClaim in version "v1" cannot be handled as a
+ * PersistentVolumeClaim: quantities must match ...`): this returns that message, if any.
  */
-export function quantityDecodeError(obj: { kind?: unknown; [k: string]: unknown }): string | undefined {
+export function quantityDecodeError(obj: { kind?: unknown; apiVersion?: unknown; [k: string]: unknown }): string | undefined {
   const kind = typeof obj.kind === 'string' ? obj.kind : '';
-  for (const path of resourceListPaths[kind] ?? []) {
-    let list: unknown = obj;
-    for (const key of path) list = list && typeof list === 'object' && Object.hasOwn(list, key) ? (list as Record<string, unknown>)[key] : undefined;
-    if (!list || typeof list !== 'object' || Array.isArray(list)) continue;
-    for (const value of Object.values(list)) {
-      if (value === null || quantityFromJSON(value)) continue;
-      return `${kind} in version "v1" cannot be handled as a ${kind}: ${quantityFormatMessage}`;
+  const version = typeof obj.apiVersion === 'string' && obj.apiVersion ? obj.apiVersion.slice(obj.apiVersion.lastIndexOf('/') + 1) : 'v1';
+  for (const { path, shape } of quantityPaths[kind] ?? []) {
+    const found = at(obj, path);
+    if (found === undefined || found === null) continue;
+    let values: unknown[];
+    if (shape === 'value') values = [found];
+    else if (typeof found === 'object' && !Array.isArray(found)) values = Object.values(found);
+    else continue;
+    for (const value of values) {
+      if (value === null) continue;
+      const r = quantityFromJSONText(value);
+      if (!r.ok) return `${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${r.error}`;
     }
   }
   return undefined;

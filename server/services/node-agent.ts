@@ -23,6 +23,9 @@ import { PodPublishing } from './pod-publishing';
 import { NodePoolService } from './node-pools';
 import { hashToken } from './users';
 import { labelHostname } from '../domain/well-known/labels';
+import { EventRecorder } from './event-recorder';
+import { localVolumeManagerComponent } from '../domain/well-known/components';
+import { reasons } from '../domain/well-known/event-reasons';
 
 export const MAX_ENTRIES = 10_000;
 const MAX_LABELS = 64;
@@ -269,6 +272,10 @@ export class NodeAgentService {
     await this.jobs.renew(node, instance, running as string[], this.leaseMs);
     if (max === 0) return { jobs: [] };
     const jobs = await this.jobs.claim(node, instance, this.leaseMs, max, running as string[]);
+    for (const j of jobs) {
+      if (j.volumeMode !== 'Block') continue;
+      await this.volumeEvent(j.pvName, j.pvUid, 'Normal', reasons.volumeDelete, `Starting cleanup of Block PV "${j.pvName}", this may take a while`);
+    }
     return {
       jobs: jobs.map((j) => ({
         jobId: j.id,
@@ -308,7 +315,21 @@ export class NodeAgentService {
     const error = r.ok ? undefined : `${str(r.error, 'result.error', 4000, true) ?? 'cleanup failed'}${typeof r.exitCode === 'number' ? ` (exit status ${r.exitCode})` : ''}`;
     const progress = isPlainObject(b.progress) ? parseProgress(jobId, b.progress) : undefined;
     const settled = await this.jobs.finish(jobId, node, instance, { ok: r.ok, error, outputTail: tail, progress }, retryDelayMs(job.attempt, this.retryBaseMs, this.retryMaxMs));
+    if (settled && !r.ok && job.volumeMode === 'Block') {
+      await this.volumeEvent(job.pvName, job.pvUid, 'Warning', reasons.volumeFailedDelete, `Error cleaning PV "${job.pvName}": ${error}`);
+    }
     return { state: settled?.state };
+  }
+
+  /** An Event on the job's volume (upstream's static provisioner records block cleanups on the PV); never fails the call. */
+  private async volumeEvent(pvName: string, pvUid: string, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void> {
+    try {
+      const pv = await this.store.tryGet('PersistentVolume', undefined, pvName);
+      if (!pv || (pvUid && pv.metadata.uid !== pvUid)) return;
+      await new EventRecorder(this.store, localVolumeManagerComponent, logger).record(pv, type, reason, message);
+    } catch (err) {
+      logger.warn({ err, pv: pvName, reason }, 'could not record a cleanup event');
+    }
   }
 
   // --- publishing: the pods on the node and their volumes ---------------------------------

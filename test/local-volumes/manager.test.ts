@@ -104,7 +104,9 @@ describe('local-volume manager', () => {
       expect(pv.spec!.volumeMode).toBe('Filesystem');
       expect(pv.spec!.storageClassName).toBe(CLASS);
       expect(pv.spec!.persistentVolumeReclaimPolicy).toBe('Delete');
-      expect(pv.metadata.annotations?.['pv.kubernetes.io/provisioned-by']).toBe('local-volume-provisioner');
+      // Upstream's provisioner name: local-volume-provisioner-<node>-<node uid>.
+      const nodeUid = (await h.app.store.get('Node', undefined, NODE)).metadata.uid;
+      expect(pv.metadata.annotations?.['pv.kubernetes.io/provisioned-by']).toBe(`local-volume-provisioner-${NODE}-${nodeUid}`);
       expect(pv.spec!.nodeAffinity!.required!.nodeSelectorTerms![0].matchExpressions).toEqual([{ key: 'kubernetes.io/hostname', operator: 'In', values: [NODE] }]);
       expect(BigInt((await h.app.nodeAgent.disks.byPvName(pv.metadata.name!))!.capacityBytes)).toBeGreaterThan(0n);
     }

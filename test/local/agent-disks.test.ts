@@ -240,7 +240,7 @@ describe.runIf(loop.ok)('block cleanup methods on loop devices (read back)', () 
     await expect(host.mount(dev, mnt, 'ext4')).rejects.toThrow();
   });
 
-  it('a custom command sees the device in LOCAL_PV_BLKDEVICE and its failure is reported with output', async () => {
+  it('a custom command sees the entry (a symlink to the device) in LOCAL_PV_BLKDEVICE and its failure is reported with output', async () => {
     const dev = await loopDevice('c');
     await fs.symlink(dev, path.join(disks, 'blk'));
     const script = path.join(dir, 'wipe.sh');
@@ -248,7 +248,7 @@ describe.runIf(loop.ok)('block cleanup methods on loop devices (read back)', () 
     await fs.writeFile(script, `#!/bin/sh\nprintf '%s' "$LOCAL_PV_BLKDEVICE" > '${seen}'\ndd if=/dev/zero of="$LOCAL_PV_BLKDEVICE" bs=1M oflag=direct 2>/dev/null\necho done\nexit "\${1:-0}"\n`, { mode: 0o755 });
     const ok = await new CleanupRunner(realAgentOs).run(req('blk', { volumeMode: 'Block', method: 'custom' }), cls({ blockCleanerCommand: [script] }), () => {});
     expect(ok, JSON.stringify(ok)).toMatchObject({ ok: true });
-    expect(await fs.readFile(seen, 'utf8')).toBe(dev);
+    expect(await fs.readFile(seen, 'utf8')).toBe(path.join(disks, 'blk')); // upstream: the entry under mountDir
     expect(await nonZero(dev)).toEqual([]);
 
     const bad = await new CleanupRunner(realAgentOs).run(req('blk', { volumeMode: 'Block', method: 'custom', command: [script, '3'] }), cls(), () => {});

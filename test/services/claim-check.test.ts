@@ -109,7 +109,7 @@ describe('check', () => {
     const before = await app.store.currentResourceVersion();
     const plan = await app.claims.check(dev, claim('lots', 'local'));
     expect(plan.outcome).toBe('invalid');
-    expect(plan.outcome === 'invalid' && plan.causes.map((c) => c.field)).toContain('spec.resources.requests.storage');
+    expect(plan.outcome === 'invalid' && plan.causes.map((c) => c.field)).toContain('spec.resources[storage]'); // upstream's name for the storage request
     expect(await app.store.currentResourceVersion()).toBe(before);
   });
   test("a developer sees neither another namespace's claim nor other volumes' labels; an admin sees both", async () => {

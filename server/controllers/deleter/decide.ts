@@ -5,7 +5,7 @@ import type { PersistentVolume } from '../../resources/persistent-volume/schema'
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import { annDynamicallyProvisioned } from '../../domain/well-known/annotations';
 import { pvControllerFinalizer } from '../../domain/well-known/finalizers';
-import { inTreeProvisionerPrefix, localVolumeProvisioner } from '../../domain/well-known/provisioners';
+import { inTreeProvisionerPrefix, isLocalVolumeProvisioner } from '../../domain/well-known/provisioners';
 
 export type DeleterAction = { action: 'none'; why: string } | { action: 'delete' } | { action: 'dropFinalizer'; why: string };
 
@@ -17,7 +17,7 @@ export type DeleterAction = { action: 'none'; why: string } | { action: 'delete'
 export function deleterAction(pv: PersistentVolume, claim: PersistentVolumeClaim | undefined, inTree: boolean): DeleterAction {
   if (!pv.metadata.annotations?.[annDynamicallyProvisioned]) return { action: 'none', why: 'not dynamically provisioned' };
   // Local volumes are the local-volume manager's: wiped by their node's agent first.
-  if (pv.metadata.annotations[annDynamicallyProvisioned] === localVolumeProvisioner) return { action: 'none', why: 'a local volume: the local-volume manager reclaims it' };
+  if (isLocalVolumeProvisioner(pv.metadata.annotations[annDynamicallyProvisioned])) return { action: 'none', why: 'a local volume: the local-volume manager reclaims it' };
   if (!inTree) return { action: 'none', why: 'provisioned by an external provisioner, which deletes it' };
   const finalizers = pv.metadata.finalizers ?? [];
   const guarded = finalizers.includes(pvControllerFinalizer);

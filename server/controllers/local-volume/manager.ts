@@ -25,7 +25,8 @@ import { write } from '../runtime/write';
 import { EventRecorder } from '../../services/event-recorder';
 import { decide } from './decide';
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
-import { buildLocalVolume, isLocalVolume } from './volume';
+import { isLocalVolume, planLocalVolume } from './volume';
+import { localVolumeProvisionerName } from '../../domain/well-known/provisioners';
 import { localCleanupFinalizer } from '../../domain/well-known/finalizers';
 import { annLocalNode } from '../../domain/well-known/annotations';
 import { labelLocalNode } from '../../domain/well-known/labels';
@@ -78,7 +79,20 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
       return;
     case 'create': {
       const sc = await store.tryGet('StorageClass', undefined, disk!.className);
-      const created = await store.create(buildLocalVolume(disk!, sc?.reclaimPolicy)).catch((e) => {
+      const config = (await agents.configOf(nodeName)).classes.find((c: LocalClassConfig) => c.className === disk!.className);
+      const onNode = await store.list(PV, { labelSelector: `${labelLocalNode}=${nodeName}` });
+      const plan = planLocalVolume({
+        disk: disk!,
+        config,
+        storageClass: sc,
+        provisionerName: localVolumeProvisionerName(nodeName, node?.metadata.uid),
+        volumesOnNode: onNode.items as PersistentVolume[], // a list of kind PV
+      });
+      if ('blocked' in plan) {
+        ctx.log.info({ pv: pvName, node: nodeName, path: hostPath }, plan.blocked);
+        return;
+      }
+      const created = await store.create(plan.pv).catch((e) => {
         if ((e as { code?: string }).code === 'AlreadyExists') return undefined;
         throw e; // retried with backoff; the disk stays unhandled until its PV exists
       });
@@ -90,7 +104,9 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
     }
     case 'recordCleanup': {
       const cls = (await agents.configOf(nodeName)).classes.find((c: LocalClassConfig) => c.className === (disk?.className ?? pv!.spec?.storageClassName));
-      const mode: 'Filesystem' | 'Block' = pv!.spec?.volumeMode === 'Block' ? 'Block' : 'Filesystem';
+      // What the disk is decides the cleanup (upstream deleter's GetVolumeMode of the path), not
+      // the PV's volumeMode: a block device offered as a Filesystem volume is wiped as a device.
+      const mode: 'Filesystem' | 'Block' = (disk?.volumeMode ?? pv!.spec?.volumeMode) === 'Block' ? 'Block' : 'Filesystem';
       const plan = chooseCleanupMethod(mode, cls?.blockCleanerCommand ?? []);
       const quarantine = decision.quarantine ?? (plan.ok ? undefined : `no cleanup method: ${plan.message}`);
       const method = plan.ok ? plan.plan.method : mode === 'Block' ? 'fs-reset' : 'files';

@@ -1,12 +1,15 @@
-// The PV a discovered local disk becomes (seed 003 / upstream static provisioner): the
-// hashed name, spec.local.path = the host path (not the agent's mountDir path), required
-// node affinity on kubernetes.io/hostname, capacity from the filesystem or device, the
-// volume mode and class the agent reported, the class's reclaim policy (default Delete),
-// and pv.kubernetes.io/provisioned-by naming the local provisioner. Pure.
+// The PV a discovered local disk becomes, as upstream's static provisioner writes it
+// (pkg/discovery createPV, pkg/common CreateLocalPVSpec): the hashed name; spec.local.path =
+// the host path (not the agent's mountDir path) and spec.local.fsType when the class config
+// names one; node affinity on kubernetes.io/hostname plus the config's selector terms; the
+// capacity rounded down to a whole GiB (or MiB) once there are at least 10 of them; the
+// class config's volumeMode and accessMode; the StorageClass's reclaim policy and mount
+// options; pv.kubernetes.io/provisioned-by = local-volume-provisioner-<node>-<node uid>. Pure.
 import { bytesToQuantity, formatQuantity } from '../../domain/quantity';
+import type { NodeSelectorTermConfig } from '../../domain/local-volume-config';
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import { annDynamicallyProvisioned, annLocalEntry, annLocalNode } from '../../domain/well-known/annotations';
-import { localVolumeProvisioner } from '../../domain/well-known/provisioners';
+import { isLocalVolumeProvisioner } from '../../domain/well-known/provisioners';
 import { localCleanupFinalizer } from '../../domain/well-known/finalizers';
 import { labelHostname, labelLocalNode } from '../../domain/well-known/labels';
 
@@ -16,30 +19,63 @@ export interface LocalDisk {
   entryName: string;
   hostPath: string;
   pvName: string;
+  /** What the entry is: a directory (Filesystem) or a block device (Block). */
   volumeMode: 'Filesystem' | 'Block';
   capacityBytes: string;
 }
 
-export function buildLocalVolume(disk: LocalDisk, reclaimPolicy: string | undefined): PersistentVolume {
+/** What the class contributes: its config entry and its StorageClass. */
+export interface LocalVolumeSettings {
+  /** provisioned-by (localVolumeProvisionerName). */
+  provisionerName: string;
+  /** The StorageClass's reclaim policy (Retain or Delete). */
+  reclaimPolicy: string;
+  /** The StorageClass's mount options. */
+  mountOptions?: string[];
+  /** The class config's volumeMode: the PV's, whatever the entry is (a device may be a Filesystem PV). */
+  volumeMode?: 'Filesystem' | 'Block';
+  accessMode?: string;
+  fsType?: string;
+  selector?: NodeSelectorTermConfig[];
+}
+
+const GiB = 1024n ** 3n;
+const MiB = 1024n ** 2n;
+
+/** Upstream roundDownCapacityPretty: whole GiB when there are at least 10, else whole MiB when at least 10, else as is. */
+export function roundDownCapacityPretty(bytes: bigint): bigint {
+  for (const unit of [GiB, MiB]) {
+    const size = bytes / unit;
+    if (size >= 10n) return size * unit;
+  }
+  return bytes;
+}
+
+export function buildLocalVolume(disk: LocalDisk, s: LocalVolumeSettings): PersistentVolume {
+  const mountOptions = s.mountOptions ?? [];
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolume',
     metadata: {
       name: disk.pvName,
       labels: { [labelLocalNode]: disk.nodeName },
-      annotations: { [annDynamicallyProvisioned]: localVolumeProvisioner, [annLocalNode]: disk.nodeName, [annLocalEntry]: disk.entryName },
+      annotations: { [annDynamicallyProvisioned]: s.provisionerName, [annLocalNode]: disk.nodeName, [annLocalEntry]: disk.entryName },
       finalizers: [localCleanupFinalizer],
     },
     spec: {
-      capacity: { storage: formatQuantity(bytesToQuantity(BigInt(disk.capacityBytes))) },
-      accessModes: ['ReadWriteOnce'],
-      persistentVolumeReclaimPolicy: reclaimPolicy || 'Delete',
+      capacity: { storage: formatQuantity(bytesToQuantity(roundDownCapacityPretty(BigInt(disk.capacityBytes)))) },
+      accessModes: [s.accessMode || 'ReadWriteOnce'],
+      persistentVolumeReclaimPolicy: s.reclaimPolicy,
       storageClassName: disk.className,
-      volumeMode: disk.volumeMode,
-      local: { path: disk.hostPath },
+      volumeMode: s.volumeMode ?? disk.volumeMode,
+      ...(mountOptions.length > 0 ? { mountOptions: [...mountOptions] } : {}),
+      local: { path: disk.hostPath, ...(s.fsType ? { fsType: s.fsType } : {}) },
       nodeAffinity: {
         required: {
-          nodeSelectorTerms: [{ matchExpressions: [{ key: labelHostname, operator: 'In', values: [disk.nodeName] }] }],
+          nodeSelectorTerms: [
+            { matchExpressions: [{ key: labelHostname, operator: 'In', values: [disk.nodeName] }] },
+            ...(s.selector ?? []).map((t) => structuredClone(t)),
+          ],
         },
       },
     },
@@ -47,5 +83,53 @@ export function buildLocalVolume(disk: LocalDisk, reclaimPolicy: string | undefi
 }
 
 export function isLocalVolume(pv: PersistentVolume | undefined): boolean {
-  return pv?.metadata?.annotations?.[annDynamicallyProvisioned] === localVolumeProvisioner;
+  return isLocalVolumeProvisioner(pv?.metadata?.annotations?.[annDynamicallyProvisioned]);
+}
+
+export interface PlanInput {
+  disk: LocalDisk;
+  /** The class's entry of the storageClassMap on the disk's node (undefined: no longer configured). */
+  config?: { volumeMode: 'Filesystem' | 'Block'; accessMode?: string; declaredFsType?: string; selector?: NodeSelectorTermConfig[] };
+  /** The StorageClass object of that name, if it exists. */
+  storageClass?: { reclaimPolicy?: string; mountOptions?: string[] | null };
+  provisionerName: string;
+  /** The local volumes already on the disk's node (to find the path in use under another name). */
+  volumesOnNode: PersistentVolume[];
+}
+
+export type Plan = { pv: PersistentVolume } | { blocked: string };
+
+/**
+ * Whether the disk may get its PV now, and which (upstream discoverVolumesAtPath): a class
+ * with no StorageClass, or one whose reclaim policy is neither Retain nor Delete, offers
+ * nothing; a path another local volume of ours already has is not offered twice (as upstream,
+ * only the provisioner's own volumes count: a PV made by hand does not block it); a
+ * directory in a Block class is refused with upstream's words.
+ */
+export function planLocalVolume(i: PlanInput): Plan {
+  const { disk } = i;
+  if (!i.config) return { blocked: `class ${disk.className} is no longer in the storageClassMap` };
+  if (!i.storageClass) return { blocked: `failed to get ReclaimPolicy from storage class "${disk.className}": storageclass.storage.k8s.io "${disk.className}" not found` };
+  const policy = i.storageClass.reclaimPolicy ?? 'Delete';
+  if (policy !== 'Retain' && policy !== 'Delete') {
+    return { blocked: `unsupported ReclaimPolicy "${policy}" from storage class "${disk.className}", supported policy are Retain and Delete` };
+  }
+  if (disk.volumeMode === 'Filesystem' && i.config.volumeMode === 'Block') {
+    return { blocked: `path "${disk.hostPath}" of filesystem mode cannot be used to create block volume` };
+  }
+  const taken = i.volumesOnNode.filter((pv) => isLocalVolume(pv) && pv.metadata.name !== disk.pvName && pv.spec?.local?.path === disk.hostPath);
+  if (taken.length > 0) {
+    return { blocked: `Volume path already in use: PV "${disk.pvName}" wants path "${disk.hostPath}" which was already found in "${taken.map((pv) => pv.metadata.name).join(',')}"` };
+  }
+  return {
+    pv: buildLocalVolume(disk, {
+      provisionerName: i.provisionerName,
+      reclaimPolicy: policy,
+      mountOptions: i.storageClass.mountOptions ?? [],
+      volumeMode: i.config.volumeMode,
+      accessMode: i.config.accessMode,
+      fsType: i.config.declaredFsType,
+      selector: i.config.selector,
+    }),
+  };
 }

@@ -35,6 +35,8 @@ export const reasons = {
   volumeFailedDelete: 'VolumeFailedDelete',
   /** A volume's asset was deleted. */
   volumeDeleted: 'VolumeDeleted',
+  /** Upstream static provisioner: a block cleanup of a local volume started ("this may take a while"). */
+  volumeDelete: 'VolumeDelete',
 
   // --- Expansion (upstream external-resizer and kubelet) ---
   /** The resizer is growing the volume. */

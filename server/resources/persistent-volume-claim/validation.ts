@@ -5,7 +5,7 @@ import { isDNS1123Subdomain, nameIsDNSLabel, nameIsDNSSubdomain } from '../../do
 import type { PersistentVolumeClaim } from './schema';
 import { child, deepEqual, forbidden, immutable, invalid, notSupported, required } from '../field-errors';
 import { validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta } from '../metadata';
-import { compareQuantityValues, validatePositiveQuantity, validateResourceList } from '../resource-list';
+import { compareQuantityValues, validatePositiveQuantity, validateQuantities, validateResourceList } from '../resource-list';
 import { validateAccessModes, validateVolumeMode } from '../volume-fields';
 import { claimPhases } from './schema';
 import { annBetaStorageClass } from '../../domain/well-known/annotations';
@@ -26,12 +26,14 @@ export function validatePersistentVolumeClaim(pvc: PersistentVolumeClaim): Field
   if (spec.selector) errs.push(...validateLabelSelector(spec.selector, 'spec.selector'));
   errs.push(...validateAccessModes(modes, 'spec.accessModes'));
 
+  // Upstream names the storage request `spec.resources[storage]` (fldPath.Child("resources").Key("storage"))
+  // and checks no other request or limit beyond decoding it.
   const requests = spec.resources?.requests ?? {};
-  if (requests.storage === undefined) errs.push(required('spec.resources.requests.storage'));
-  else errs.push(...validatePositiveQuantity(requests.storage, 'spec.resources.requests.storage'));
+  if (requests.storage === undefined) errs.push(required('spec.resources[storage]'));
+  else errs.push(...validatePositiveQuantity(requests.storage, 'spec.resources[storage]'));
   const { storage: _storage, ...otherRequests } = requests;
-  errs.push(...validateResourceList(otherRequests, 'spec.resources.requests'));
-  errs.push(...validateResourceList(spec.resources?.limits, 'spec.resources.limits'));
+  errs.push(...validateQuantities(otherRequests, 'spec.resources.requests'));
+  errs.push(...validateQuantities(spec.resources?.limits ?? undefined, 'spec.resources.limits'));
 
   if (spec.storageClassName) {
     for (const msg of nameIsDNSSubdomain(spec.storageClassName, false)) {
@@ -104,7 +106,8 @@ export function validatePersistentVolumeClaimUpdate(next: PersistentVolumeClaim,
     delete n.storageClassName;
   } else {
     if ((newAnn ?? '') !== (oldAnn ?? '')) {
-      errs.push(invalid(child('metadata.annotations', annBetaStorageClass), newAnn ?? '', 'field is immutable'));
+      // ValidateImmutableAnnotation names it with Child(): dots, no brackets.
+      errs.push(invalid(`metadata.annotations.${annBetaStorageClass}`, newAnn ?? '', 'field is immutable'));
     }
     const fromNil =
       n.storageClassName !== undefined && p.storageClassName === undefined && (oldAnn === undefined || n.storageClassName === oldAnn);
@@ -116,7 +119,10 @@ export function validatePersistentVolumeClaimUpdate(next: PersistentVolumeClaim,
     if (p.resources?.requests?.storage === undefined) delete n.resources.requests.storage;
     else n.resources.requests.storage = p.resources.requests.storage;
   }
-  if (bound && n.volumeAttributesClassName !== undefined) n.volumeAttributesClassName = p.volumeAttributesClassName;
+  // Upstream copies the old volumeAttributesClassName into the compared spec for every claim,
+  // bound or not: its changes have their own rules below.
+  if (p.volumeAttributesClassName === undefined) delete n.volumeAttributesClassName;
+  else n.volumeAttributesClassName = p.volumeAttributesClassName;
 
   // volumeMode gets its own error below.
   const { volumeMode: newMode, ...nRest } = n;
@@ -135,7 +141,8 @@ export function validatePersistentVolumeClaimUpdate(next: PersistentVolumeClaim,
       errs.push(forbidden('spec.resources.requests.storage', 'field can not be less than status.capacity'));
     }
   }
-  errs.push(...immutable('spec.volumeMode', newMode, oldMode));
+  // Upstream names it without "spec." (field.NewPath("volumeMode")).
+  errs.push(...immutable('volumeMode', newMode, oldMode));
 
   const oldVac = prev.spec?.volumeAttributesClassName;
   const newVac = next.spec?.volumeAttributesClassName;

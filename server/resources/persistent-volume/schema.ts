@@ -144,7 +144,7 @@ export const volumePhases = ['Available', 'Bound', 'Failed', 'Pending', 'Release
 export const reclaimPolicies = ['Delete', 'Recycle', 'Retain'] as const;
 export const hostPathTypes = ['', 'BlockDevice', 'CharDevice', 'Directory', 'DirectoryOrCreate', 'File', 'FileOrCreate', 'Socket'] as const;
 
-/** Sources whose plugins accept the mount-options annotation (upstream pkg/volume/validation). */
+/** Sources whose plugins accept the mount-options annotation (upstream pkg/volume/validation checkMountOption, word for word). */
 export const mountOptionAnnotationSources: readonly VolumeSourceName[] = [
   'gcePersistentDisk',
   'awsElasticBlockStore',
@@ -159,14 +159,8 @@ export const mountOptionAnnotationSources: readonly VolumeSourceName[] = [
   'vsphereVolume',
   'azureDisk',
   'photonPersistentDisk',
-  'flocker',
-  'scaleIO',
-  'fc',
-  'portworxVolume',
 ];
 
-/** Sources that honour spec.mountOptions: the above, plus csi and local. */
-export const mountOptionSources: readonly VolumeSourceName[] = [...mountOptionAnnotationSources, 'csi', 'local'];
 
 /** Required fields of the loosely shaped sources (upstream validate*PersistentVolumeSource). */
 export const looseSourceRequiredFields: Record<(typeof looseVolumeSources)[number], string[]> = {

@@ -16,12 +16,13 @@ describe('PersistentVolume validation on create', () => {
     { rule: 'a csi block volume is valid', pv: csiPV, want: [] },
     { rule: 'a loosely shaped source with its required fields is valid', pv: patched(nfsPV, { spec: { nfs: undefined, gcePersistentDisk: { pdName: 'disk-1', fsType: 'ext4' } } }), want: [] },
     { rule: 'capacity is required', pv: patched(localPV, { spec: { capacity: undefined } }), want: ['spec.capacity: Required value', 'spec.capacity: Unsupported value: {}: supported values: "storage"'] },
-    { rule: 'capacity must be greater than zero', pv: patched(localPV, { spec: { capacity: { storage: '0' } } }), want: ['spec.capacity.storage: Invalid value: "0": must be greater than zero'] },
-    { rule: 'capacity may not be negative', pv: patched(localPV, { spec: { capacity: { storage: '-1Gi' } } }), want: ['spec.capacity.storage: Invalid value: "-1Gi": must be greater than zero'] },
-    { rule: 'capacity must parse as a quantity', pv: patched(localPV, { spec: { capacity: { storage: '10 gigs' } } }), want: [/^spec\.capacity\.storage: Invalid value: "10 gigs": quantities must match the regular expression/] },
-    { rule: 'capacity of 1e65 would overflow the byte column', pv: patched(localPV, { spec: { capacity: { storage: '1e65' } } }), want: ['spec.capacity.storage: Invalid value: "100e63": must be less than 1e65'] },
-    { rule: 'capacity as the JSON number 1e308', pv: patched(localPV, { spec: { capacity: { storage: 1e308 } } }), want: ['spec.capacity.storage: Invalid value: "100e306": must be less than 1e65'] },
-    { rule: 'capacity written as a bare suffix', pv: patched(localPV, { spec: { capacity: { storage: 'Gi' } } }), want: [/^spec\.capacity\.storage: Invalid value: "Gi": quantities must match/] },
+    { rule: 'capacity must be greater than zero', pv: patched(localPV, { spec: { capacity: { storage: '0' } } }), want: ['spec.capacity[storage]: Invalid value: "0": must be greater than zero'] },
+    { rule: 'capacity may not be negative', pv: patched(localPV, { spec: { capacity: { storage: '-1Gi' } } }), want: ['spec.capacity[storage]: Invalid value: -1073741824: must be a valid resource quantity', 'spec.capacity[storage]: Invalid value: "-1Gi": must be greater than zero'] },
+    { rule: 'capacity must parse as a quantity', pv: patched(localPV, { spec: { capacity: { storage: '10 gigs' } } }), want: [/^spec\.capacity\[storage\]: Invalid value: "10 gigs": quantities must match the regular expression/] },
+    { rule: 'capacity of 1e65 would overflow the byte column', pv: patched(localPV, { spec: { capacity: { storage: '1e65' } } }), want: ['spec.capacity[storage]: Invalid value: "100e63": must be less than 1e65'] },
+    { rule: 'capacity as the JSON number 1e308', pv: patched(localPV, { spec: { capacity: { storage: 1e308 } } }), want: ['spec.capacity[storage]: Invalid value: "100e306": must be less than 1e65'] },
+    { rule: 'capacity written as a bare suffix reads as zero, as upstream', pv: patched(localPV, { spec: { capacity: { storage: 'Gi' } } }), want: ['spec.capacity[storage]: Invalid value: "0": must be greater than zero'] },
+    { rule: 'capacity with an unknown suffix', pv: patched(localPV, { spec: { capacity: { storage: '10K' } } }), want: ["spec.capacity[storage]: Invalid value: \"10K\": unable to parse quantity's suffix"] },
     { rule: 'capacity may only name storage', pv: patched(localPV, { spec: { capacity: { cpu: '1' } } }), want: ['spec.capacity: Unsupported value: {"cpu":"1","storage":"10Gi"}: supported values: "storage"'] },
     { rule: 'access modes are required', pv: patched(localPV, { spec: { accessModes: [] } }), want: ['spec.accessModes: Required value'] },
     { rule: 'access modes must be supported', pv: patched(localPV, { spec: { accessModes: ['ReadWriteSometimes'] } }), want: ['spec.accessModes: Unsupported value: "ReadWriteSometimes": supported values: "ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"'] },
@@ -31,7 +32,8 @@ describe('PersistentVolume validation on create', () => {
     { rule: 'a volume source is required', pv: patched(localPV, { spec: { local: undefined } }), want: ['spec: Required value: must specify a volume type'] },
     { rule: 'only one volume source', pv: patched(localPV, { spec: { hostPath: { path: '/tmp' } } }), want: ['spec.local: Forbidden: may not specify more than 1 volume type'] },
     { rule: 'local path is required', pv: patched(localPV, { spec: { local: { path: '' } } }), want: ['spec.local.path: Required value'] },
-    { rule: 'local path must be absolute', pv: patched(localPV, { spec: { local: { path: 'mnt/disks/ssd1' } } }), want: ['spec.local.path: Invalid value: "mnt/disks/ssd1": must be an absolute path'] },
+    { rule: 'a relative local path is valid (upstream dropped the absolute-path check)', pv: patched(localPV, { spec: { local: { path: 'mnt/disks/ssd1' } } }), want: [] },
+    { rule: 'a relative local path may not step back either', pv: patched(localPV, { spec: { local: { path: 'disks/../../etc' } } }), want: ['spec.local.path: Invalid value: "disks/../../etc": must not contain \'..\''] },
     { rule: 'local path may not step back', pv: patched(localPV, { spec: { local: { path: '/mnt/../etc' } } }), want: ['spec.local.path: Invalid value: "/mnt/../etc": must not contain \'..\''] },
     { rule: 'local volumes require node affinity', pv: patched(localPV, { spec: { nodeAffinity: undefined } }), want: ['spec.nodeAffinity: Required value: Local volume requires node affinity'] },
     { rule: 'node affinity requires required terms', pv: patched(patched(localPV, { spec: { nodeAffinity: undefined } }), { spec: { nodeAffinity: {} } }), want: ['spec.nodeAffinity.required: Required value: must specify required node constraints'] },
@@ -58,8 +60,10 @@ describe('PersistentVolume validation on create', () => {
     { rule: 'csi secret references need a namespace', pv: patched(csiPV, { spec: { csi: { nodeStageSecretRef: { namespace: undefined } } } }), want: ['spec.csi.nodeStageSecretRef.namespace: Required value'] },
     { rule: 'a loosely shaped source still needs its required fields', pv: patched(nfsPV, { spec: { nfs: undefined, mountOptions: undefined, awsElasticBlockStore: { fsType: 'ext4' } } }), want: ['spec.awsElasticBlockStore.volumeID: Required value'] },
     { rule: 'storage class name is a DNS subdomain', pv: patched(localPV, { spec: { storageClassName: 'Fast_SSD' } }), want: [SUBDOMAIN] },
-    { rule: 'mount options only for sources that take them', pv: patched(hostPathPV, { spec: { mountOptions: ['ro'] } }), want: ['spec.mountOptions: Forbidden: may not specify mount options for this volume type'] },
-    { rule: 'the mount options annotation is refused on local volumes', pv: patched(localPV, { metadata: { annotations: { 'volume.beta.kubernetes.io/mount-options': 'ro' } } }), want: ['metadata.annotations[volume.beta.kubernetes.io/mount-options]: Forbidden: may not specify mount options for this volume type'] },
+    { rule: 'spec.mountOptions are not checked per source (upstream checks only the annotation)', pv: patched(hostPathPV, { spec: { mountOptions: ['ro'] } }), want: [] },
+    { rule: 'the mount options annotation is refused on local volumes', pv: patched(localPV, { metadata: { annotations: { 'volume.beta.kubernetes.io/mount-options': 'ro' } } }), want: ['metadata.annotations.volume.beta.kubernetes.io/mount-options: Forbidden: may not specify mount options for this volume type'] },
+    { rule: 'the mount options annotation is refused on fc, which upstream does not list', pv: patched(localPV, { spec: { local: undefined, nodeAffinity: undefined, fc: { targetWWNs: ['a'], lun: 0 } }, metadata: { annotations: { 'volume.beta.kubernetes.io/mount-options': 'ro' } } }), want: ['metadata.annotations.volume.beta.kubernetes.io/mount-options: Forbidden: may not specify mount options for this volume type'] },
+    { rule: 'the mount options annotation is fine on nfs', pv: patched(nfsPV, { metadata: { annotations: { 'volume.beta.kubernetes.io/mount-options': 'hard' } } }), want: [] },
     { rule: 'volumeAttributesClassName needs a csi source', pv: patched(localPV, { spec: { volumeAttributesClassName: 'gold' } }), want: ['spec.csi: Required value: has to be specified when using volumeAttributesClassName'] },
     { rule: 'the name is a DNS subdomain', pv: patched(localPV, { metadata: { name: 'Local_PV' } }), want: [SUBDOMAIN] },
     { rule: 'PVs are cluster-scoped', pv: patched(localPV, { metadata: { namespace: 'default' } }), want: ['metadata.namespace: Forbidden: not allowed on this type'] },
@@ -73,10 +77,10 @@ describe('PersistentVolume validation on create', () => {
   });
 
   test('every offending field is reported at once', () => {
-    const pv = patched(localPV, { spec: { capacity: { storage: '0' }, accessModes: ['Bogus'], local: { path: 'rel' }, nodeAffinity: undefined } });
+    const pv = patched(localPV, { spec: { capacity: { storage: '0' }, accessModes: ['Bogus'], local: { path: 'a/../b' }, nodeAffinity: undefined } });
     expect(createErrors(strategy, pv).map((e) => e.field)).toEqual([
       'spec.accessModes',
-      'spec.capacity.storage',
+      'spec.capacity[storage]',
       'spec.local.path',
       'spec.nodeAffinity',
     ]);
@@ -94,6 +98,7 @@ describe('PersistentVolume validation on update', () => {
   const stored = created(strategy, localPV);
   const storedCSI = created(strategy, csiPV);
   const storedHostPath = created(strategy, hostPathPV);
+  const storedNFS = created(strategy, nfsPV);
 
   test.each<{ rule: string; prev: KubeObject; change: object; want: string[] }>([
     { rule: 'labels may change', prev: stored, change: { metadata: { labels: { tier: 'fast' } } }, want: [] },
@@ -106,8 +111,10 @@ describe('PersistentVolume validation on update', () => {
       change: { spec: { local: undefined, hostPath: { path: '/mnt/disks/ssd1' } } },
       want: ['spec.persistentvolumesource: Forbidden: spec.persistentvolumesource is immutable after creation'],
     },
-    { rule: 'volumeMode is immutable', prev: stored, change: { spec: { volumeMode: 'Block' } }, want: ['spec.volumeMode: Invalid value: "Block": field is immutable'] },
-    { rule: 'node affinity is immutable once set', prev: stored, change: { spec: { nodeAffinity: hostnameAffinity('node-2') } }, want: [expect.stringMatching(/^spec\.nodeAffinity: Invalid value: .*: field is immutable, except for updating from beta label to GA$/) as any] },
+    { rule: 'volumeMode is immutable', prev: stored, change: { spec: { volumeMode: 'Block' } }, want: ['volumeMode: Invalid value: "Block": field is immutable'] },
+    { rule: 'node affinity is immutable once set', prev: stored, change: { spec: { nodeAffinity: hostnameAffinity('node-2') } }, want: [expect.stringMatching(/^nodeAffinity: Invalid value: .*: field is immutable, except for updating from beta label to GA$/) as any] },
+    { rule: 'mount options may change', prev: storedNFS, change: { spec: { mountOptions: ['soft'] } }, want: [] },
+    { rule: 'capacity, reclaim policy, class and access modes may change', prev: stored, change: { spec: { capacity: { storage: '20Gi' }, persistentVolumeReclaimPolicy: 'Retain', storageClassName: 'other', accessModes: ['ReadWriteMany'] } }, want: [] },
     { rule: 'node affinity may be set when it was not', prev: storedHostPath, change: { spec: { nodeAffinity: hostnameAffinity('node-1') } }, want: [] },
     { rule: 'a csi volume may gain a controllerExpandSecretRef', prev: storedCSI, change: { spec: { csi: { controllerExpandSecretRef: { name: 'x', namespace: 'y' } } } }, want: [] },
     { rule: 'a csi volume handle is immutable', prev: storedCSI, change: { spec: { csi: { volumeHandle: 'vol-9' } } }, want: ['spec.persistentvolumesource: Forbidden: spec.persistentvolumesource is immutable after creation'] },

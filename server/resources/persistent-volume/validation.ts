@@ -3,16 +3,15 @@
 import type { FieldError } from '../../domain/errors';
 import { isDNS1123Label, isDNS1123Subdomain, nameIsDNSSubdomain } from '../../domain/names';
 import type { PersistentVolume } from './schema';
-import { child, deepEqual, forbidden, immutable, invalid, notSupported, required, tooLong } from '../field-errors';
+import { child, deepEqual, forbidden, immutable, invalid, key, notSupported, required, tooLong } from '../field-errors';
 import { validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta } from '../metadata';
 import { sameNodeAffinityAllowingGALabels, validateVolumeNodeAffinity } from '../node-selector';
-import { validatePositiveQuantity } from '../resource-list';
+import { validateBasicAndPositive } from '../resource-list';
 import { validateAccessModes, validateVolumeMode } from '../volume-fields';
 import {
   hostPathTypes,
   looseSourceRequiredFields,
   mountOptionAnnotationSources,
-  mountOptionSources,
   reclaimPolicies,
   volumePhases,
   volumeSources,
@@ -73,11 +72,10 @@ export function validatePersistentVolume(pv: PersistentVolume): FieldError[] {
     if (!spec.csi) errs.push(required('spec.csi', 'has to be specified when using volumeAttributesClassName'));
   }
 
-  if ((spec.mountOptions ?? []).length > 0 && !mountOptionSources.includes(sources[0])) {
-    errs.push(forbidden('spec.mountOptions', 'may not specify mount options for this volume type'));
-  }
-  if (pv.metadata?.annotations?.[annMountOptions] !== undefined && !mountOptionAnnotationSources.includes(sources[0])) {
-    errs.push(forbidden(child('metadata.annotations', annMountOptions), 'may not specify mount options for this volume type'));
+  // Upstream (pkg/volume/validation checkMountOption) checks only the deprecated annotation,
+  // never spec.mountOptions, and names it with Child(): dots, no brackets.
+  if (pv.metadata?.annotations?.[annMountOptions] !== undefined && !sources.some((src) => mountOptionAnnotationSources.includes(src))) {
+    errs.push(forbidden(`metadata.annotations.${annMountOptions}`, 'may not specify mount options for this volume type'));
   }
 
   const phase = pv.status?.phase;
@@ -92,7 +90,8 @@ function validateCapacity(capacity: Spec['capacity']): FieldError[] {
   const keys = Object.keys(capacity ?? {});
   if (keys.length === 0) errs.push(required('spec.capacity'));
   if (!keys.includes('storage') || keys.length > 1) errs.push(notSupported('spec.capacity', capacity ?? {}, ['storage']));
-  for (const k of keys) errs.push(...validatePositiveQuantity(capacity?.[k], child('spec.capacity', k)));
+  // Upstream: validateBasicResource, then ValidatePositiveQuantityValue, on capacity[name].
+  for (const k of keys) errs.push(...validateBasicAndPositive(capacity?.[k], key('spec.capacity', k)));
   return errs;
 }
 
@@ -133,10 +132,8 @@ function validateHostPath(hp: NonNullable<Spec['hostPath']>, at: string): FieldE
 function validateLocal(local: NonNullable<Spec['local']>, at: string): FieldError[] {
   const path = local.path ?? '';
   if (!path) return [required(child(at, 'path'))];
-  const errs: FieldError[] = [];
-  if (!path.startsWith('/')) errs.push(invalid(child(at, 'path'), path, 'must be an absolute path'));
-  errs.push(...noBacksteps(path, child(at, 'path')));
-  return errs;
+  // Upstream requires no absolute path here (it dropped that check); only no `..` element.
+  return noBacksteps(path, child(at, 'path'));
 }
 
 function validateNFS(nfs: NonNullable<Spec['nfs']>, at: string): FieldError[] {
@@ -214,9 +211,10 @@ export function validatePersistentVolumeUpdate(next: PersistentVolume, prev: Per
     if (!deepEqual(n, ps[source])) sourceChanged = true;
   }
   if (sourceChanged) errs.push(forbidden('spec.persistentvolumesource', 'spec.persistentvolumesource is immutable after creation'));
-  errs.push(...immutable('spec.volumeMode', ns.volumeMode, ps.volumeMode));
+  // Upstream names these two without the "spec." prefix (field.NewPath("volumeMode")).
+  errs.push(...immutable('volumeMode', ns.volumeMode, ps.volumeMode));
   if (ps.nodeAffinity && !sameNodeAffinityAllowingGALabels(ns.nodeAffinity, ps.nodeAffinity)) {
-    errs.push(invalid('spec.nodeAffinity', ns.nodeAffinity ?? null, 'field is immutable, except for updating from beta label to GA'));
+    errs.push(invalid('nodeAffinity', ns.nodeAffinity ?? null, 'field is immutable, except for updating from beta label to GA'));
   }
   if (ps.volumeAttributesClassName !== undefined && ns.volumeAttributesClassName === undefined) {
     errs.push(forbidden('spec.volumeAttributesClassName', 'update from non-nil value to nil is forbidden'));

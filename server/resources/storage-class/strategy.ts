@@ -4,7 +4,7 @@ import type { FieldError } from '../../domain/errors';
 import { ageOf } from '../../domain/duration';
 import { isQualifiedName } from '../../domain/names';
 import { ageColumn, column, nameColumn, noColumns } from '../columns';
-import { child, deepEqual, duplicate, forbidden, immutable, invalid, notSupported, required, tooLong, tooMany } from '../field-errors';
+import { child, deepEqual, duplicate, forbidden, immutable, invalid, notSupported, required, tooLong } from '../field-errors';
 import { keepSystemMetadata, shapeErrors, stripNulls, validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta } from '../metadata';
 import { sameTopologyTerm, validateTopologySelectorTerm } from '../node-selector';
 import type { Strategy } from '../types';
@@ -36,13 +36,15 @@ function validateStorageClass(sc: StorageClass): FieldError[] {
 
   const params: Record<string, string> = sc.parameters ?? {};
   const entries = Object.entries(params);
+  // Upstream validateParameters: over 512 entries is one TooLong (in "bytes", as upstream words
+  // it) and nothing else; otherwise keys plus values may total 256 KiB, counted in bytes.
   if (entries.length > maxParameters) {
-    errs.push(tooMany('parameters', entries.length, maxParameters));
+    errs.push(tooLong('parameters', maxParameters));
   } else {
     let size = 0;
     for (const [k, v] of entries) {
       if (k.length < 1) errs.push(invalid('parameters', k, 'field can not be empty.'));
-      size += k.length + v.length;
+      size += Buffer.byteLength(k, 'utf8') + Buffer.byteLength(String(v), 'utf8');
     }
     if (size > maxParametersSize) errs.push(tooLong('parameters', maxParametersSize));
   }
@@ -51,8 +53,8 @@ function validateStorageClass(sc: StorageClass): FieldError[] {
     errs.push(p.parameter === undefined ? invalid('parameters', params, p.message) : invalid(child('parameters', p.parameter), params[p.parameter] ?? '', p.message));
   }
 
-  // Only an absent policy defaults to Delete; an empty one is a value, and not a supported one (as upstream).
-  if (sc.reclaimPolicy !== undefined && !(storageClassReclaimPolicies as readonly string[]).includes(sc.reclaimPolicy)) {
+  // Only an absent policy defaults to Delete; upstream checks a policy only when it is not empty.
+  if (sc.reclaimPolicy && !(storageClassReclaimPolicies as readonly string[]).includes(sc.reclaimPolicy)) {
     errs.push(notSupported('reclaimPolicy', sc.reclaimPolicy, storageClassReclaimPolicies));
   }
   if (sc.volumeBindingMode === undefined) errs.push(required('volumeBindingMode'));

@@ -83,7 +83,7 @@ spec:
     const c = await signedIn();
     const err = await c.objects.create({ manifest: pvYaml('pv-bad-size', 'lots') }).catch((e) => e);
     expect(err.code).toBe('UNPROCESSABLE_CONTENT');
-    expect(err.cause.details.causes.map((x: { field: string }) => x.field)).toContain('spec.capacity.storage');
+    expect(err.cause.details.causes.map((x: { field: string }) => x.field)).toContain('spec.capacity[storage]');
     expect(await app.store.tryGet('PersistentVolume', undefined, 'pv-bad-size')).toBeUndefined();
   });
 
