@@ -42,8 +42,10 @@ export interface BtrfsDeps {
   pollMs?: number;
   /**
    * A create does not hold a provisioner worker while the agent works: the claim is asked
-   * again after half the record's age, at least `createRetryMs` (default 100) and at most
-   * `createRetryMaxMs` (default 1000), so many creates are in the agent's hands at once.
+   * again after half the record's age, at least `createRetryMs` and at most
+   * `createRetryMaxMs`, so many creates are in the agent's hands at once. When the store
+   * signals record changes (the provisioner is woken as soon as the agent reports, see
+   * provisioner.ts), that is only a fallback: defaults 1 s and 10 s; else 100 ms and 1 s.
    */
   createRetryMs?: number;
   createRetryMaxMs?: number;
@@ -146,7 +148,8 @@ export function createBtrfsPlugin(deps: BtrfsDeps): ProvisionerPlugin {
         // Asked again soon while the record is young, less often as it ages: many claims in
         // the agent's hands at once must not keep every provisioner worker busy asking.
         const age = Date.now() - record.createdAt.getTime();
-        const retryAfterMs = Math.min(deps.createRetryMaxMs ?? 1000, Math.max(deps.createRetryMs ?? 100, Math.round(age / 2)));
+        const woken = deps.assets.signals !== undefined;
+        const retryAfterMs = Math.min(deps.createRetryMaxMs ?? (woken ? 10_000 : 1000), Math.max(deps.createRetryMs ?? (woken ? 1000 : 100), Math.round(age / 2)));
         return { ...failed(notYet(`create subvolume ${path}`, record), 'inBackground'), retryAfterMs };
       }
       const made = record;

@@ -22,10 +22,36 @@ export interface ProvisionerSpecOptions {
   maxDelayMs?: number;
 }
 
+/**
+ * The claims whose volume an agent has just made (its intent record created, no PV yet):
+ * the provisioner is woken by the records' signal instead of asking the plugin again and
+ * again while the agent works.
+ */
+function agentWakeups(d: ProvisioningDeps): ControllerSpec['wakeups'] {
+  const signals = d.assets.signals;
+  const agentBacked = [...d.plugins.values()].filter((p) => p.agentBacked).map((p) => p.name);
+  if (!signals || agentBacked.length === 0) return undefined;
+  return {
+    subscribe: (wake) => signals.subscribe(wake),
+    keys: async () => {
+      const keys: string[] = [];
+      for (const plugin of agentBacked) {
+        for (const r of await d.assets.awaitingPv(plugin)) {
+          const ref = typeof r.details.claim === 'string' ? r.details.claim : '';
+          const slash = ref.indexOf('/');
+          if (slash > 0) keys.push(claimKey({ namespace: ref.slice(0, slash), name: ref.slice(slash + 1) }));
+        }
+      }
+      return keys;
+    },
+  };
+}
+
 export function provisionerSpec(d: ProvisioningDeps, opts: ProvisionerSpecOptions = {}): ControllerSpec {
   const names = [...d.plugins.keys()];
   let recovered = false;
   return {
+    wakeups: agentWakeups(d),
     name: provisionerName,
     concurrency: opts.concurrency ?? 4,
     baseDelayMs: opts.baseDelayMs ?? 1000,
