@@ -1,11 +1,11 @@
 // What publishing needs from the machine, behind one small interface: directories, bind
 // mounts, symlinks. Nothing here removes recursively: a published volume is a mount or a
 // link onto someone's data, so every removal is one entry, after its unmount.
-import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
-import { promisify } from 'node:util';
+import { commands } from './command-runner';
 
-const run = promisify(execFile);
+// Through the agent's helper process: no fork of this (possibly large) process per mount.
+const run = (file: string, args: string[], o: { timeout?: number } = {}) => commands.run(file, args, { timeoutMs: o.timeout });
 
 export type PathKind = 'directory' | 'block' | 'symlink' | 'file' | 'other';
 
