@@ -5,6 +5,7 @@
 // settles records of its node, and only paths `<pool>/pvc-<uid>` of those pools.
 import type { PoolAssignment, PoolReport, PoolVolumeDone, PoolVolumeWork, PoolWork } from '../contracts/agent';
 import { nodeMayActFor, type NodePrincipal } from '../domain/authorization';
+import { silencedCapacity } from '../domain/pool-capacity';
 import { isPoolVolumeName, poolCapacityName, poolVolumePath, promisedBytes, reportedRoom, type PoolAssetDetails } from '../domain/btrfs-pool';
 import { bytesToQuantity, formatQuantity } from '../domain/quantity';
 import { usageOf, usageUpdate, withUsage } from '../domain/volume-usage';
@@ -151,9 +152,14 @@ export class NodePoolService {
       await this.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: CAPACITY_NAMESPACE } }).catch(() => {});
     }
     const wanted = new Set<string>();
+    // A node that is not Ready (or gone) offers no room, whatever its agent still says.
+    const nodeObject = await this.store.tryGet('Node', undefined, node);
     for (const r of reports) {
       const allocated = records.filter((x) => (x.details as PoolAssetDetails).pool === r.path).reduce((sum, x) => sum + promisedBytes(x.details as PoolAssetDetails), 0n);
-      const object = capacityObject(node, r, allocated);
+      const reported = capacityObject(node, r, allocated);
+      const silenced = silencedCapacity(reported, nodeObject);
+      if (silenced === 'delete') continue;
+      const object = silenced ?? reported;
       const name = object.metadata.name!;
       wanted.add(name);
       const cur = existing.find((c) => c.metadata.name === name);
