@@ -62,6 +62,24 @@ async function kindAt(stat: (p: string) => Promise<import('node:fs').Stats>, p: 
   }
 }
 
+/**
+ * The mount table, read at most every MOUNTS_TTL_MS: a publishing pass asks about every
+ * volume of every pod, and each read of /proc/self/mountinfo costs the kernel a walk of all
+ * mounts (hundreds once pods have their bind mounts). A mount or unmount made here drops
+ * the copy at once; one made by someone else is seen within the TTL.
+ */
+const MOUNTS_TTL_MS = 200;
+let mounts: { at: number; targets: Promise<Set<string>> } | undefined;
+function mountTable(): Promise<Set<string>> {
+  if (!mounts || Date.now() - mounts.at > MOUNTS_TTL_MS) {
+    const targets = fs.readFile('/proc/self/mountinfo', 'utf8').then(mountTargets);
+    targets.catch(() => (mounts = undefined));
+    mounts = { at: Date.now(), targets };
+  }
+  return mounts.targets;
+}
+const mountsChanged = () => (mounts = undefined);
+
 async function commandError(argv: string[], err: unknown): Promise<Error> {
   const e = err as { stderr?: string; message?: string; code?: unknown };
   const words = (e.stderr || e.message || String(err)).trim().split('\n').slice(-2).join(' ');
@@ -102,7 +120,7 @@ export const realPublishOs: PublishOs = {
     } catch {
       return false;
     }
-    return mountTargets(await fs.readFile('/proc/self/mountinfo', 'utf8')).has(real);
+    return (await mountTable()).has(real);
   },
   async bindMount(src, target, readOnly) {
     const argv = ['mount', '--bind', src, target];
@@ -110,6 +128,8 @@ export const realPublishOs: PublishOs = {
       await run(argv[0], argv.slice(1), { timeout: 30_000 });
     } catch (err) {
       throw await commandError(argv, err);
+    } finally {
+      mountsChanged();
     }
     if (!readOnly) return;
     const ro = ['mount', '-o', 'remount,bind,ro', target];
@@ -118,6 +138,8 @@ export const realPublishOs: PublishOs = {
     } catch (err) {
       await run('umount', [target]).catch(() => undefined);
       throw await commandError(ro, err);
+    } finally {
+      mountsChanged();
     }
   },
   async unmount(target) {
@@ -126,6 +148,8 @@ export const realPublishOs: PublishOs = {
       await run(argv[0], argv.slice(1), { timeout: 30_000 });
     } catch (err) {
       throw await commandError(argv, err);
+    } finally {
+      mountsChanged();
     }
   },
   async symlink(target, p) {

@@ -8,6 +8,8 @@ import type { ProvisioningDeps } from './deps';
 import { provisionClaim } from './provision-claim';
 import { claimsOfClass, claimsToProvision } from '../../store/provisioning-queries';
 import { sweepAssets } from './sweep';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
+import { annBetaStorageProvisioner, annStorageProvisioner } from '../../domain/well-known/annotations';
 
 export const provisionerName = 'persistentvolume-provisioner';
 export const sweepKey = 'sweep';
@@ -47,6 +49,13 @@ function agentWakeups(d: ProvisioningDeps): ControllerSpec['wakeups'] {
   };
 }
 
+/** Whether a claim, as a change shows it, may still be provisioned by one of `plugins`. */
+export function mayNeedProvisioning(claim: PersistentVolumeClaim | undefined, plugins: readonly string[]): boolean {
+  const a = claim?.metadata?.annotations ?? {};
+  const handedTo = a[annStorageProvisioner] ?? a[annBetaStorageProvisioner];
+  return handedTo !== undefined && plugins.includes(handedTo) && !claim?.spec?.volumeName && !claim?.metadata?.deletionTimestamp;
+}
+
 export function provisionerSpec(d: ProvisioningDeps, opts: ProvisionerSpecOptions = {}): ControllerSpec {
   const names = [...d.plugins.keys()];
   let recovered = false;
@@ -60,7 +69,10 @@ export function provisionerSpec(d: ProvisioningDeps, opts: ProvisionerSpecOption
       kinds: ['PersistentVolumeClaim', 'StorageClass'],
       keysFor: (e: ChangeEvent) => {
         if (e.type === 'DELETED') return [];
-        return e.kind === 'StorageClass' ? [`sc/${e.name}`] : [claimKey(e)];
+        if (e.kind === 'StorageClass') return [`sc/${e.name}`];
+        // Only a claim that may still need us (handed to one of our plugins, unbound, not
+        // being deleted); a bound claim's further changes (finalizers, status) are not ours.
+        return mayNeedProvisioning(e.object as PersistentVolumeClaim, names) ? [claimKey(e)] : []; // a change of kind PersistentVolumeClaim
       },
     },
     listKeys: async () => {
