@@ -97,7 +97,8 @@ export function agentHttpClient(o: AgentClientOptions): AgentApi {
     pods: (node) => call('GET', `${n(node)}/pods`),
     podStatus: (node, report) => call('POST', `${n(node)}/pods/status`, report),
     podDone: (node, pod) => call('POST', `${n(node)}/pods/done`, pod),
-    poolWork: (node) => call('GET', `${n(node)}/pools`),
+    poolWork: (node, waitMs) => call('GET', `${n(node)}/pools${waitMs && waitMs > 0 ? `?waitMs=${Math.round(waitMs)}` : ''}`),
+    poolVolumesDone: (node, results) => call('POST', `${n(node)}/pools/volumes`, { results }),
     poolVolumeDone: (node, pvName, done) => call('POST', `${n(node)}/pools/volumes/${encodeURIComponent(pvName)}`, done),
     poolReport: (node, pools) => call('PUT', `${n(node)}/pools`, { pools }),
   };

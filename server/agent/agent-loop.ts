@@ -41,7 +41,11 @@ export interface AgentLoopOptions {
   podsDir?: string;
   publishMs?: number;
   publishOs?: PublishOs;
-  /** How often the server is asked for btrfs pool work (ms, default 250; the pools themselves are looked at every 2 s, and after work). */
+  /**
+   * The least time between two asks for btrfs pool work that found none at once (ms,
+   * default 250). The server holds an ask until work comes (long-poll), so work is heard of
+   * at once; the pools themselves are looked at every 2 s.
+   */
   poolMs?: number;
   poolOs?: PoolOs;
   /** Where the agent sees the host's `/` for pool paths (default: it runs on the host). */
@@ -122,7 +126,7 @@ export class AgentLoop {
       this.discoveryLoop(signal),
       this.every(this.o.claimMs ?? 1_000, 'cleanup claim', () => this.claim()),
       ...(this.publisher ? [this.every(this.o.publishMs ?? 1_000, 'publish', () => this.publish())] : []),
-      this.every(this.o.poolMs ?? 250, 'pools', () => this.pools.pass()),
+      this.poolLoop(signal),
     ];
     this.o.log.info({ node: this.nodeName, instance: this.instance }, 'node agent started');
   }
@@ -152,6 +156,26 @@ export class AgentLoop {
         if (!signal.aborted) this.o.log.warn({ err: (err as Error).message, what }, 'agent step failed; trying again');
       }
       await sleep(ms, signal);
+    }
+  }
+
+  /**
+   * Pool passes back to back while there is work; otherwise the pass itself waits on the
+   * server for work (a long-poll), and only a pass that came back empty at once (a server
+   * that does not hold the request) is followed by a pause of poolMs.
+   */
+  private async poolLoop(signal: AbortSignal): Promise<void> {
+    const ms = this.o.poolMs ?? 250;
+    while (!signal.aborted) {
+      const began = Date.now();
+      let worked = false;
+      try {
+        worked = (await this.pools.pass()).worked;
+      } catch (err) {
+        if (!signal.aborted) this.o.log.warn({ err: (err as Error).message, what: 'pools' }, 'agent step failed; trying again');
+      }
+      const rest = worked ? 0 : ms - (Date.now() - began);
+      if (rest > 0) await sleep(rest, signal);
     }
   }
 

@@ -1,13 +1,10 @@
 // What the agent needs from the machine for btrfs pools, behind one small interface:
 // looking at a pool path, its qgroups, and making, limiting and removing subvolumes with
-// btrfs-progs (execFile, never a shell). Every call that removes is idempotent: removing
+// btrfs-progs (execFile through command-runner.ts, never a shell). Every call that removes is idempotent: removing
 // what is gone succeeds, so an interrupted delete can always be run again.
-import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
-import { promisify } from 'node:util';
 import { parseQgroupShow, type QgroupRow } from '../domain/btrfs-pool';
-
-const run = promisify(execFile);
+import { commands } from './command-runner';
 
 /** statfs f_type values of the filesystems a pool path is likely to be on. */
 const FS_MAGIC: Record<string, string> = {
@@ -53,7 +50,8 @@ function errText(e: unknown): string {
 
 async function btrfs(args: string[]): Promise<string> {
   try {
-    return (await run('btrfs', args, { maxBuffer: 16 * 1024 * 1024 })).stdout;
+    // Through the agent's helper: no fork of this (possibly large) process per command.
+    return (await commands.run('btrfs', args, { maxBuffer: 16 * 1024 * 1024 })).stdout;
   } catch (e) {
     throw new Error(`btrfs ${args.join(' ')}: ${errText(e)}`);
   }

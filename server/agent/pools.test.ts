@@ -3,7 +3,7 @@
 import { describe, expect, test } from 'vitest';
 import pino from 'pino';
 import type { PoolVolumeWork, PoolWork } from '../contracts/agent';
-import { PoolKeeper, type PoolApi } from './pools';
+import { LOOK_EVERY_MS, PoolKeeper, type PoolApi } from './pools';
 import type { PathSeen, PoolOs } from './pool-os';
 
 const UID = '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
@@ -52,7 +52,7 @@ class FakePoolOs implements PoolOs {
   }
 }
 
-const noApi: PoolApi = { poolWork: async () => ({ pools: [], volumes: [] }), poolVolumeDone: async () => ({}), poolReport: async () => ({}) };
+const noApi: PoolApi = { poolWork: async () => ({ pools: [], volumes: [] }), poolVolumeDone: async () => ({}), poolVolumesDone: async () => ({}), poolReport: async () => ({}) };
 const log = pino({ level: 'silent' });
 
 function setup() {
@@ -141,24 +141,49 @@ describe('snapshots, restores and clones (from another subvolume of the pool)', 
 });
 
 describe('a pass', () => {
-  test('settles every volume, reports each with the id of its new subvolume, and reports the pools', async () => {
+  test('settles every volume, reports them all in one request with the ids of their new subvolumes, and reports the pools', async () => {
     const os = new FakePoolOs();
     os.paths.set('/pools/a', { exists: true, isDirectory: true, fsType: 'btrfs' });
     const other = `pvc-${'2'.repeat(8)}-2222-2222-2222-222222222222`;
-    const sent: [string, unknown][] = [];
+    const sent: unknown[][] = [];
     const reports: unknown[] = [];
     const api: PoolApi = {
       poolWork: async () => ({ pools: [{ className: 'pooled', path: '/pools/a' }], volumes: [volume(), volume({ pvName: other, path: `/pools/a/${other}` })] }),
-      poolVolumeDone: async (_node, pv, done) => sent.push([pv, done]),
+      poolVolumeDone: async () => {
+        throw new Error('one request per pass, not one per volume');
+      },
+      poolVolumesDone: async (_node, results) => sent.push(results),
       poolReport: async (_node, pools) => reports.push(pools),
     };
-    await new PoolKeeper(os, api, 'node-a', log).pass();
-    expect(sent.sort((a, b) => a[0].localeCompare(b[0]))).toEqual([
-      [PV, { state: 'present', limitBytes: '1048576', subvolumeId: '256' }],
-      [other, { state: 'present', limitBytes: '1048576', subvolumeId: '257' }],
-    ].sort((a, b) => (a[0] as string).localeCompare(b[0] as string)));
+    expect(await new PoolKeeper(os, api, 'node-a', log).pass()).toEqual({ worked: true });
+    expect(sent).toHaveLength(1);
+    const byName = (a: { pvName: string }, b: { pvName: string }) => a.pvName.localeCompare(b.pvName);
+    expect((sent[0] as { pvName: string }[]).sort(byName)).toEqual([
+      { pvName: PV, state: 'present', limitBytes: '1048576', subvolumeId: '256' },
+      { pvName: other, state: 'present', limitBytes: '1048576', subvolumeId: '257' },
+    ].sort(byName));
     expect(os.calls.filter((c) => c.startsWith('rootid'))).toEqual([]);
     expect(reports).toHaveLength(1);
+  });
+
+  test('asks without waiting after work or when the pools are due, and with a wait (up to the next look) when idle', async () => {
+    const os = new FakePoolOs();
+    os.paths.set('/pools/a', { exists: true, isDirectory: true, fsType: 'btrfs' });
+    const waits: (number | undefined)[] = [];
+    const answers: PoolWork[] = [
+      { pools: [{ className: 'pooled', path: '/pools/a' }], volumes: [volume()] },
+      { pools: [{ className: 'pooled', path: '/pools/a' }], volumes: [] },
+      { pools: [{ className: 'pooled', path: '/pools/a' }], volumes: [] },
+    ];
+    const api: PoolApi = { ...noApi, poolWork: async (_node, waitMs) => (waits.push(waitMs), answers.shift()!) };
+    const keeper = new PoolKeeper(os, api, 'node-a', log);
+    expect(await keeper.pass()).toEqual({ worked: true });
+    expect(await keeper.pass()).toEqual({ worked: false });
+    expect(await keeper.pass()).toEqual({ worked: false });
+    expect(waits[0]).toBe(0); // first pass: the pools are due
+    expect(waits[1]).toBe(0); // right after work: more may be there
+    expect(waits[2]).toBeGreaterThan(LOOK_EVERY_MS / 2); // idle: held by the server until work or the next look
+    expect(waits[2]).toBeLessThanOrEqual(LOOK_EVERY_MS);
   });
 });
 

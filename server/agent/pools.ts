@@ -5,6 +5,8 @@
 // path that is not `<pool>/pvc-<uid>` of one of this node's pools is refused untouched.
 // Each pool is looked at once per pass (its qgroups name the subvolumes' ids), so a pass
 // over many volumes runs about the commands a hand-written loop would: create and limit.
+// The agent learns of work at once: with nothing to do it asks with a wait, and the server
+// answers as soon as a record of this node wants something (or when the pools are due).
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { PoolReport, PoolVolumeDone, PoolVolumeWork, PoolWork } from '../contracts/agent';
@@ -12,8 +14,11 @@ import { isPoolVolumePath, poolProblem, poolVolumePath, type QgroupRow } from '.
 import type { PoolOs } from './pool-os';
 
 export interface PoolApi {
-  poolWork(node: string): Promise<PoolWork>;
+  /** With `waitMs`, the server may hold the answer that long while no volume wants work. */
+  poolWork(node: string, waitMs?: number): Promise<PoolWork>;
   poolVolumeDone(node: string, pvName: string, done: PoolVolumeDone): Promise<unknown>;
+  /** Several results at once (one request per pass). */
+  poolVolumesDone(node: string, results: (PoolVolumeDone & { pvName: string })[]): Promise<unknown>;
   poolReport(node: string, pools: PoolReport[]): Promise<unknown>;
 }
 
@@ -24,8 +29,8 @@ type PoolState = { problem: string; rows?: undefined } | { problem?: undefined; 
 
 /** Volumes settled at once in a pass. */
 const PARALLEL = 4;
-/** Without volume work, the pools are looked at (figures, used bytes) this often. */
-const LOOK_EVERY_MS = 2_000;
+/** The pools are looked at (figures, used bytes) this often; a pass with work does not wait for the next. */
+export const LOOK_EVERY_MS = 2_000;
 /** An unchanged pool report is sent again after this long. */
 const REPORT_AGAIN_MS = 10_000;
 
@@ -35,6 +40,7 @@ export class PoolKeeper {
   private lastReport = '';
   private lastReportAt = 0;
   private lastLookAt = 0;
+  private hadWork = false;
 
   /**
    * `root`: where this agent sees the host's `/` (an agent in a container with the host
@@ -52,9 +58,15 @@ export class PoolKeeper {
     return this.root ? path.posix.join(this.root, p) : p;
   }
 
-  /** One pass: settle the volumes, report them, then report the pools (when changed, or now and then). */
-  async pass(): Promise<void> {
-    const work = await this.api.poolWork(this.node);
+  /**
+   * One pass: ask for work (after a pass without any, waiting on the server until some
+   * comes or the pools are due for a look), settle the volumes, report them in one request,
+   * then report the pools when due (when changed, or now and then).
+   */
+  async pass(): Promise<{ worked: boolean }> {
+    const due = this.lastLookAt + LOOK_EVERY_MS - Date.now();
+    const work = await this.api.poolWork(this.node, this.hadWork || due <= 0 ? 0 : due);
+    this.hadWork = work.volumes.length > 0;
     const states = new Map<string, Promise<PoolState>>();
     const stateOf = (pool: string) => {
       if (!states.has(pool)) states.set(pool, this.lookAt(pool));
@@ -79,19 +91,22 @@ export class PoolKeeper {
     // The new subvolumes' ids, from one fresh look at each pool that got one.
     const made = new Set(results.filter(([, d]) => d.state === 'present' && !d.subvolumeId).map(([v]) => v.pool));
     for (const pool of made) states.set(pool, this.lookAt(pool));
+    const reports: (PoolVolumeDone & { pvName: string })[] = [];
     for (const [v, done] of results) {
       const id = done.state === 'present' ? (done.subvolumeId ?? idByName((await states.get(v.pool))?.rows, v.pvName)) : undefined;
-      await this.api.poolVolumeDone(this.node, v.pvName, id ? { ...done, subvolumeId: id } : done);
+      reports.push({ pvName: v.pvName, ...done, ...(id ? { subvolumeId: id } : {}) });
     }
-    // The pools are looked at again after any work, else every LOOK_EVERY_MS.
-    if (results.length === 0 && Date.now() - this.lastLookAt < LOOK_EVERY_MS) return;
+    if (reports.length > 0) await this.api.poolVolumesDone(this.node, reports);
+    const worked = { worked: this.hadWork };
+    if (Date.now() - this.lastLookAt < LOOK_EVERY_MS) return worked;
     this.lastLookAt = Date.now();
-    const reports = await Promise.all(work.pools.map(async (p) => this.report(p.className, p.path, await stateOf(p.path))));
-    const text = JSON.stringify(reports);
-    if (text === this.lastReport && Date.now() - this.lastReportAt < REPORT_AGAIN_MS) return;
-    await this.api.poolReport(this.node, reports);
+    const pools = await Promise.all(work.pools.map(async (p) => this.report(p.className, p.path, await (made.has(p.path) ? states.get(p.path)! : this.lookAt(p.path)))));
+    const text = JSON.stringify(pools);
+    if (text === this.lastReport && Date.now() - this.lastReportAt < REPORT_AGAIN_MS) return worked;
+    await this.api.poolReport(this.node, pools);
     this.lastReport = text;
     this.lastReportAt = Date.now();
+    return worked;
   }
 
   /** Brings one volume to its wanted state; idempotent, so a pass cut short is simply run again. */

@@ -1,11 +1,11 @@
 // What publishing needs from the machine, behind one small interface: directories, bind
 // mounts, symlinks. Nothing here removes recursively: a published volume is a mount or a
 // link onto someone's data, so every removal is one entry, after its unmount.
-import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
-import { promisify } from 'node:util';
+import { commands } from './command-runner';
 
-const run = promisify(execFile);
+// Through the agent's helper process: no fork of this (possibly large) process per mount.
+const run = (file: string, args: string[], o: { timeout?: number } = {}) => commands.run(file, args, { timeoutMs: o.timeout });
 
 export type PathKind = 'directory' | 'block' | 'symlink' | 'file' | 'other';
 
@@ -108,6 +108,24 @@ async function kindAt(stat: (p: string) => Promise<import('node:fs').Stats>, p: 
   }
 }
 
+/**
+ * The mount table, read at most every MOUNTS_TTL_MS: a publishing pass asks about every
+ * volume of every pod, and each read of /proc/self/mountinfo costs the kernel a walk of all
+ * mounts (hundreds once pods have their bind mounts). A mount or unmount made here drops
+ * the copy at once; one made by someone else is seen within the TTL.
+ */
+const MOUNTS_TTL_MS = 200;
+let mounts: { at: number; targets: Promise<Set<string>> } | undefined;
+function mountTable(): Promise<Set<string>> {
+  if (!mounts || Date.now() - mounts.at > MOUNTS_TTL_MS) {
+    const targets = fs.readFile('/proc/self/mountinfo', 'utf8').then(mountTargets);
+    targets.catch(() => (mounts = undefined));
+    mounts = { at: Date.now(), targets };
+  }
+  return mounts.targets;
+}
+const mountsChanged = () => (mounts = undefined);
+
 async function commandError(argv: string[], err: unknown): Promise<Error> {
   const e = err as { stderr?: string; message?: string; code?: unknown };
   const words = (e.stderr || e.message || String(err)).trim().split('\n').slice(-2).join(' ');
@@ -148,7 +166,7 @@ export const realPublishOs: PublishOs = {
     } catch {
       return false;
     }
-    return mountTargets(await fs.readFile('/proc/self/mountinfo', 'utf8')).has(real);
+    return (await mountTable()).has(real);
   },
   async bindMount(src, target, readOnly) {
     const argv = ['mount', '--bind', src, target];
@@ -156,6 +174,8 @@ export const realPublishOs: PublishOs = {
       await run(argv[0], argv.slice(1), { timeout: 30_000 });
     } catch (err) {
       throw await commandError(argv, err);
+    } finally {
+      mountsChanged();
     }
     if (!readOnly) return;
     const ro = ['mount', '-o', 'remount,bind,ro', target];
@@ -164,6 +184,8 @@ export const realPublishOs: PublishOs = {
     } catch (err) {
       await run('umount', [target]).catch(() => undefined);
       throw await commandError(ro, err);
+    } finally {
+      mountsChanged();
     }
   },
   async unmount(target) {
@@ -172,6 +194,8 @@ export const realPublishOs: PublishOs = {
       await run(argv[0], argv.slice(1), { timeout: 30_000 });
     } catch (err) {
       throw await commandError(argv, err);
+    } finally {
+      mountsChanged();
     }
   },
   async symlink(target, p) {

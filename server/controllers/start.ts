@@ -16,6 +16,7 @@ import { localVolumeManagerSpec, type LocalVolumeManagerOptions } from './local-
 import { nodeLifecycleSpec, type NodeLifecycleOptions } from './node-lifecycle/node-lifecycle';
 import { provisioningDeps, provisioningSpecs, publishedCapacities } from './provisioning-start';
 import { placementSpec } from './placement/placement';
+import { poolCapacitySpec } from './pool-capacity/pool-capacity';
 import { pvcProtectionSpec } from './pvc-protection/pvc-protection';
 import { resourceQuotaSpec } from './resource-quota/resource-quota';
 import { snapshotControllerSpec } from './snapshot/snapshot';
@@ -78,6 +79,7 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
         inTreeProvisioners: opts.inTreeProvisioners ?? inTreeProvisionerNames,
       }),
       pvcProtectionSpec({ store: app.store }),
+      poolCapacitySpec({ store: app.store, log }),
       resourceQuotaSpec({ store: app.store }),
       snapshotControllerSpec({ store: app.store, log }),
       snapshotScheduleSpec({ store: app.store, log }),

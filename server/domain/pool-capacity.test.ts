@@ -1,6 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import type { CSIStorageCapacity } from '../resources/csi-storage-capacity/schema';
-import { largestVolume, roomiestNode, roomOnNode, withCurrentPromises } from './pool-capacity';
+import { largestVolume, roomiestNode, roomOnNode, silencedCapacity, withCurrentPromises } from './pool-capacity';
+import type { Node } from '../resources/node/schema';
+import { annPoolFree, annPoolPath, annPoolProblem, annPoolTotal } from './well-known/annotations';
+import { labelPoolNode } from './well-known/labels';
 
 function cap(node: string | undefined, cls: string, capacity?: string, max?: string): CSIStorageCapacity {
   return {
@@ -63,4 +66,41 @@ describe('withCurrentPromises', () => {
   ];
   test.each(rows)('%s', (_n, promises, want) => expect(withCurrentPromises([published], promises)[0].capacity).toBe(want));
   test('an object without pool figures is left as it is', () => expect(withCurrentPromises([cap('a', 'p', '1Gi')], [])[0].capacity).toBe('1Gi'));
+});
+
+describe('silencedCapacity: the pools of a silent node offer no room', () => {
+  const reported = (): CSIStorageCapacity => ({
+    ...cap('n1', 'p', '3Gi', '3Gi'),
+    metadata: { name: 'p-n1', namespace: 'kube-system', labels: { [labelPoolNode]: 'n1' }, annotations: { [annPoolPath]: '/pool', [annPoolTotal]: String(4n << 30n), [annPoolFree]: String(3n << 30n) } },
+  });
+  const node = (ready?: { status: string; reason?: string }): Node => ({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: 'n1' },
+    status: { conditions: ready ? [{ type: 'Ready', ...ready }] : [] },
+  });
+  const rows: [string, Node | undefined, 'kept' | 'delete' | string][] = [
+    ['Ready: kept as reported', node({ status: 'True' }), 'kept'],
+    ['gone: deleted', undefined, 'delete'],
+    ['Ready Unknown (no heartbeat): no room, with why', node({ status: 'Unknown', reason: 'NodeStatusUnknown' }), 'node "n1" is not ready (Ready=Unknown, NodeStatusUnknown): its agent\'s last report is not trusted'],
+    ['Ready False: no room', node({ status: 'False' }), 'node "n1" is not ready (Ready=False): its agent\'s last report is not trusted'],
+    ['no Ready condition yet: no room', node(), 'node "n1" is not ready (no Ready condition): its agent\'s last report is not trusted'],
+  ];
+  test.each(rows)('%s', (_n, n, want) => {
+    const out = silencedCapacity(reported(), n);
+    if (want === 'kept') return expect(out).toBeUndefined();
+    if (want === 'delete') return expect(out).toBe('delete');
+    const c = out as CSIStorageCapacity;
+    expect(largestVolume(c)).toBe(0n);
+    expect(c.metadata.annotations?.[annPoolProblem]).toBe(want);
+    // No figures left to compute room from, even with no volume promised.
+    expect(largestVolume(withCurrentPromises([c], [])[0])).toBe(0n);
+    expect(roomiestNode([c], 'p', 1n)).toBeUndefined();
+    // Already silenced: nothing to write again.
+    expect(silencedCapacity(c, n)).toBeUndefined();
+  });
+
+  test('an object that is not a pool of a node is left alone', () => {
+    expect(silencedCapacity(cap('n1', 'p', '1Gi'), undefined)).toBeUndefined();
+  });
 });

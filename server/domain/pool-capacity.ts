@@ -8,7 +8,8 @@ import type { CSIStorageCapacity } from '../resources/csi-storage-capacity/schem
 import { labelSelectorToSelector, matchesSelector } from './label-selector';
 import { bytesToQuantity, formatQuantity, quantityFromJSON, quantityToBytes } from './quantity';
 import { labelHostname, labelPoolNode } from './well-known/labels';
-import { annPoolFree, annPoolPath, annPoolTotal } from './well-known/annotations';
+import { annPoolFree, annPoolPath, annPoolProblem, annPoolTotal } from './well-known/annotations';
+import type { Node } from '../resources/node/schema';
 import { promisedBytes, reportedRoom, type PoolAssetDetails } from './btrfs-pool';
 
 /** Upstream's ErrReasonNotEnoughSpace. */
@@ -73,4 +74,36 @@ export function withCurrentPromises(capacities: readonly CSIStorageCapacity[], p
     const room = formatQuantity(bytesToQuantity(reportedRoom({ usable: true, totalBytes: a[annPoolTotal], freeBytes: a[annPoolFree] }, allocated)));
     return { ...c, capacity: room, maximumVolumeSize: room };
   });
+}
+
+/** Why a silent node's pools offer no room (the problem annotation, as the Pools page and the claim doctor show it). */
+export function silentNodeReason(nodeName: string, node: Node | undefined): string | undefined {
+  if (!node) return `node "${nodeName}" is gone`;
+  const conds = Array.isArray(node.status?.conditions) ? node.status.conditions : [];
+  const ready = conds.find((c) => c?.type === 'Ready');
+  if (ready?.status === 'True') return undefined;
+  const why = [ready?.reason, ready?.message].filter(Boolean).join(': ');
+  return `node "${nodeName}" is not ready${ready ? ` (Ready=${ready.status}${why ? `, ${why}` : ''})` : ' (no Ready condition)'}: its agent's last report is not trusted`;
+}
+
+/**
+ * What a pool's capacity object becomes while its node is silent (upstream's external
+ * provisioner drops the objects of a topology segment it can no longer reach): undefined
+ * while the node is Ready (the object stays as the agent reported it); `delete` when the
+ * node is gone; else no room, with the reason, and without the filesystem figures, so that
+ * withCurrentPromises cannot compute room from them either. Unchanged when already so.
+ */
+export function silencedCapacity(c: CSIStorageCapacity, node: Node | undefined): CSIStorageCapacity | 'delete' | undefined {
+  const nodeName = c.metadata.labels?.[labelPoolNode];
+  if (!nodeName) return undefined;
+  if (!node) return 'delete';
+  const reason = silentNodeReason(nodeName, node);
+  if (!reason) return undefined;
+  const a = { ...(c.metadata.annotations ?? {}) };
+  const zero = formatQuantity(bytesToQuantity(0n));
+  if (bytesOf(c.capacity) === 0n && bytesOf(c.maximumVolumeSize) === 0n && a[annPoolProblem] === reason && a[annPoolTotal] === undefined && a[annPoolFree] === undefined) return undefined;
+  delete a[annPoolTotal];
+  delete a[annPoolFree];
+  a[annPoolProblem] = reason;
+  return { ...c, capacity: zero, maximumVolumeSize: zero, metadata: { ...c.metadata, annotations: a } };
 }

@@ -13,8 +13,9 @@
 //   GET  /apis/agent.stowage.io/v1/nodes/{node}/pods                   -> {pods: AgentPod[]}
 //   POST /apis/agent.stowage.io/v1/nodes/{node}/pods/status            PodReport -> {phase}
 //   POST /apis/agent.stowage.io/v1/nodes/{node}/pods/done              {namespace, name, uid} -> {deleted}
-//   GET  /apis/agent.stowage.io/v1/nodes/{node}/pools                  -> PoolWork
+//   GET  /apis/agent.stowage.io/v1/nodes/{node}/pools[?waitMs=N]       -> PoolWork (held up to N ms while there is none)
 //   PUT  /apis/agent.stowage.io/v1/nodes/{node}/pools                  {pools: PoolReport[]}
+//   POST /apis/agent.stowage.io/v1/nodes/{node}/pools/volumes          {results: (PoolVolumeDone & {pvName})[]} -> {results}
 //   POST /apis/agent.stowage.io/v1/nodes/{node}/pools/volumes/{pv}     PoolVolumeDone
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { agentActor } from '../domain/actor';
@@ -36,6 +37,14 @@ const notAllowed = (m: string) => new StowageError('MethodNotAllowed', `the serv
 
 async function body(req: IncomingMessage): Promise<unknown> {
   return decodeBody(req, await readBody(req, MAX_AGENT_BODY));
+}
+
+/** `?waitMs=N` (a whole number of milliseconds), 0 when absent. */
+function waitMsOf(req: IncomingMessage): number {
+  const raw = new URL(req.url ?? '/', 'http://agent').searchParams.get('waitMs');
+  if (raw === null) return 0;
+  if (!/^\d{1,6}$/.test(raw)) throw new StowageError('BadRequest', 'waitMs must be a whole number of milliseconds');
+  return Number(raw);
 }
 
 /** Serves one agent request; every store write it makes is recorded as the node's agent's. */
@@ -92,9 +101,18 @@ async function serve(svc: NodeAgentService, p: NodePrincipal, req: IncomingMessa
     return sendObject(res, 200, await svc.podDone(p, node, await body(req)));
   }
   if (rest === 'pools') {
-    if (method === 'GET') return sendObject(res, 200, await svc.pools.work(p, node));
+    if (method === 'GET') {
+      // A long-poll ends early when the agent hangs up.
+      const gone = new AbortController();
+      res.on('close', () => gone.abort());
+      return sendObject(res, 200, await svc.pools.work(p, node, { waitMs: waitMsOf(req), signal: gone.signal }));
+    }
     expect('PUT');
     return sendObject(res, 200, await svc.pools.report(p, node, await body(req)));
+  }
+  if (rest === 'pools/volumes') {
+    expect('POST');
+    return sendObject(res, 200, await svc.pools.volumesDone(p, node, await body(req)));
   }
   if (segs.length === 5 && segs[2] === 'pools' && segs[3] === 'volumes') {
     expect('POST');

@@ -50,8 +50,10 @@ export interface BtrfsDeps {
   pollMs?: number;
   /**
    * A create does not hold a provisioner worker while the agent works: the claim is asked
-   * again after half the record's age, at least `createRetryMs` (default 100) and at most
-   * `createRetryMaxMs` (default 1000), so many creates are in the agent's hands at once.
+   * again after half the record's age, at least `createRetryMs` and at most
+   * `createRetryMaxMs`, so many creates are in the agent's hands at once. When the store
+   * signals record changes (the provisioner is woken as soon as the agent reports, see
+   * provisioner.ts), that is only a fallback: defaults 1 s and 10 s; else 100 ms and 1 s.
    */
   createRetryMs?: number;
   createRetryMaxMs?: number;
@@ -87,9 +89,12 @@ export function createBtrfsPlugin(deps: BtrfsDeps): ProvisionerPlugin {
     return problems;
   }
 
-  /** How soon a create in the agent's hands is asked about again: soon while young, less often as it ages. */
-  const retryAfter = (r: AssetRecord) =>
-    Math.min(deps.createRetryMaxMs ?? 1000, Math.max(deps.createRetryMs ?? 100, Math.round((Date.now() - r.createdAt.getTime()) / 2)));
+  /**
+   * How soon a create in the agent's hands is asked about again: soon while young, less often
+   * as it ages; seldom when the agent's report wakes the asker (`woken`), as a fallback only.
+   */
+  const retryAfter = (r: AssetRecord, woken = false) =>
+    Math.min(deps.createRetryMaxMs ?? (woken ? 10_000 : 1000), Math.max(deps.createRetryMs ?? (woken ? 1000 : 100), Math.round((Date.now() - r.createdAt.getTime()) / 2)));
 
   /** The subvolume a restore or a clone is a snapshot of: the snapshot's or the volume's, in the class's pool. */
   async function sourceSubvolume(source: VolumeContentSource, pool: string): Promise<AssetRecord> {
@@ -214,7 +219,8 @@ export function createBtrfsPlugin(deps: BtrfsDeps): ProvisionerPlugin {
       if (record.state === 'creating') {
         // Asked again soon while the record is young, less often as it ages: many claims in
         // the agent's hands at once must not keep every provisioner worker busy asking.
-        return { ...failed(notYet(`create subvolume ${path}`, record), 'inBackground'), retryAfterMs: retryAfter(record) };
+        // Woken by the agent's report when the provisioner has a wake-up source: the retry is only a fallback.
+        return { ...failed(notYet(`create subvolume ${path}`, record), 'inBackground'), retryAfterMs: retryAfter(record, deps.assets.signals !== undefined) };
       }
       const made = record;
       if (!made || made.state !== 'created') return failed(new Error(`the subvolume of ${o.pvName} was given up meanwhile; will try again`), 'noChange');

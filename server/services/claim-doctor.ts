@@ -18,6 +18,12 @@ import { availableVolumes } from '../store/volume-queries';
 import type { ObjectService } from './objects';
 import { ofKind } from '../resources/of-kind';
 import { pvcProtectionFinalizer } from '../domain/well-known/finalizers';
+import { btrfsProvisioner } from '../domain/well-known/provisioners';
+import { withCurrentPromises } from '../domain/pool-capacity';
+import { poolSituation, type PoolSituation } from '../domain/pool-situation';
+import type { PoolAssetDetails } from '../domain/btrfs-pool';
+import { AssetStore } from '../store/provisioned-assets';
+import { CAPACITY_NAMESPACE } from './node-pools';
 
 const PVC = 'PersistentVolumeClaim';
 /** Annotations the controllers own: a re-created claim starts without them. */
@@ -29,6 +35,8 @@ export interface ClaimDoctor {
   fixes: Fix[];
   /** For "Create a matching volume": the form's fields (administrators only). */
   prefill?: VolumePrefill;
+  /** A Pending claim of a btrfs pool class: where its pool has room, or why nowhere. */
+  pools?: PoolSituation;
 }
 
 export interface FixRequest {
@@ -112,12 +120,30 @@ export class ClaimDoctorService {
     const boundToIt = pv?.spec?.claimRef?.uid === undefined || pv.spec.claimRef.uid === claim.metadata.uid;
     // A Bound (or terminating) claim has no fixes: nothing else is looked up for it.
     const fixes = claimNotFixable(claim) ? [] : claimFixes(await this.facts(p, claim));
+    const pools = claimNotFixable(claim) ? undefined : await this.pools(p, claim);
     return {
       resourceVersion: claim.metadata.resourceVersion ?? '',
       capacity: capacityView(claim, boundToIt ? pv : undefined),
       fixes,
       ...(p.role === 'admin' && fixes.length > 0 ? { prefill: volumePrefill(claim) } : {}),
+      ...(pools ? { pools } : {}),
     };
+  }
+
+  /**
+   * For a Pending claim of a btrfs pool class: each node's room in the pool (volumes being
+   * made counted) or why its pool cannot serve. Node names and figures only for those who
+   * may read the capacity objects (admins, viewers); developers get the counts.
+   */
+  private async pools(p: Principal, claim: PersistentVolumeClaim): Promise<PoolSituation | undefined> {
+    const className = claimClass(claim);
+    const sc = className ? await this.store.tryGet('StorageClass', undefined, className) : undefined;
+    const pool = sc?.parameters?.pool;
+    if (!sc || sc.provisioner !== btrfsProvisioner || typeof pool !== 'string') return undefined;
+    const published = ofKind((await this.store.list('CSIStorageCapacity')).items, 'CSIStorageCapacity');
+    const promises = (await new AssetStore(this.store).list({ plugin: btrfsProvisioner })).map((r) => ({ node: r.node, details: r.details as PoolAssetDetails }));
+    const withNodes = isAllowed(p, 'list', 'CSIStorageCapacity', CAPACITY_NAMESPACE);
+    return poolSituation(className, pool, quantityToBytes(requestedStorage(claim)), withCurrentPromises(published, promises), withNodes);
   }
 
   /** What one fix would do now, or why not. */

@@ -5,9 +5,10 @@
 // settles records of its node, and only paths `<pool>/pvc-<uid>` of those pools.
 import type { PoolAssignment, PoolReport, PoolVolumeDone, PoolVolumeWork, PoolWork } from '../contracts/agent';
 import { nodeMayActFor, type NodePrincipal } from '../domain/authorization';
+import { silencedCapacity } from '../domain/pool-capacity';
 import { isPoolVolumeName, poolCapacityName, poolVolumePath, promisedBytes, reportedRoom, type PoolAssetDetails } from '../domain/btrfs-pool';
 import { bytesToQuantity, formatQuantity } from '../domain/quantity';
-import { usageUpdate, withUsage } from '../domain/volume-usage';
+import { usageOf, usageUpdate, withUsage } from '../domain/volume-usage';
 import { annPoolAllocated, annPoolFree, annPoolPath, annPoolProblem, annPoolTotal } from '../domain/well-known/annotations';
 import { labelHostname, labelPoolNode } from '../domain/well-known/labels';
 import type { CSIStorageCapacity } from '../resources/csi-storage-capacity/schema';
@@ -19,6 +20,10 @@ import type { ObjectStore } from '../store/object-store';
 import { AssetStore, type AssetRecord } from '../store/provisioned-assets';
 
 const MAX_POOLS = 256;
+/** Volumes handed to an agent (or reported by it) in one answer. */
+const MAX_WORK = 1000;
+/** The longest a work request is held open for a change. */
+export const MAX_WAIT_MS = 30_000;
 const DECIMAL_RE = /^\d{1,30}$/;
 const bad = (m: string) => new StowageError('BadRequest', m);
 
@@ -54,6 +59,8 @@ export function workOf(r: AssetRecord): PoolVolumeWork | undefined {
 
 export class NodePoolService {
   readonly assets: AssetStore;
+  /** Per volume, the used bytes its PV was last seen (or made) to show, and when. */
+  private readonly shownUsage = new Map<string, { bytes: string; at: number }>();
 
   constructor(private readonly store: ObjectStore) {
     this.assets = new AssetStore(store);
@@ -63,12 +70,47 @@ export class NodePoolService {
     if (!nodeMayActFor(p, node)) throw new StowageError('Forbidden', `node "${p.nodeName}" may not act for node "${node}"`, { kind: 'nodes', name: node });
   }
 
-  /** The node's pools, and the volumes of its records that want the agent to act. */
-  async work(p: NodePrincipal, node: string): Promise<PoolWork> {
+  /**
+   * The node's pools, and the volumes of its records that want the agent to act. With
+   * `waitMs`, a long-poll: when nothing wants the agent now, the answer waits (up to
+   * MAX_WAIT_MS) for a record to change and looks again, so the agent hears of a new
+   * volume at once instead of at its next poll. The caller is checked before anything is read.
+   */
+  async work(p: NodePrincipal, node: string, opts: { waitMs?: number; signal?: AbortSignal } = {}): Promise<PoolWork> {
     this.check(p, node);
-    const [pools, records] = await Promise.all([poolAssignments(this.store), this.assets.list({ plugin: btrfsProvisioner, node })]);
-    const volumes = records.map(workOf).filter((w): w is PoolVolumeWork => w !== undefined);
-    return { pools, volumes };
+    const deadline = Date.now() + Math.max(0, Math.min(opts.waitMs ?? 0, MAX_WAIT_MS));
+    const signals = this.assets.signals;
+    for (;;) {
+      // Subscribed before looking, so a change between the look and the wait is not missed.
+      let changed = false;
+      const unsubscribe = signals?.subscribe(() => (changed = true));
+      try {
+        const volumes = (await this.assets.agentWork(btrfsProvisioner, node, MAX_WORK)).map(workOf).filter((w): w is PoolVolumeWork => w !== undefined);
+        const left = deadline - Date.now();
+        if (volumes.length > 0 || left <= 0 || !signals || opts.signal?.aborted) return { pools: await poolAssignments(this.store), volumes };
+        if (!changed) await signals.next(left, opts.signal);
+      } finally {
+        unsubscribe?.();
+      }
+    }
+  }
+
+  /** Several volumes settled (or not) at once: one answer per result, in order. */
+  async volumesDone(p: NodePrincipal, node: string, body: unknown): Promise<{ results: ({ recorded: boolean } | { error: string })[] }> {
+    this.check(p, node);
+    const raw = isPlainObject(body) ? body.results : undefined;
+    if (!Array.isArray(raw) || raw.length > MAX_WORK) throw bad(`results must be a list of at most ${MAX_WORK}`);
+    const results: ({ recorded: boolean } | { error: string })[] = [];
+    for (const r of raw) {
+      const pvName = isPlainObject(r) && typeof r.pvName === 'string' ? r.pvName : '';
+      try {
+        results.push(await this.volumeDone(p, node, pvName, r));
+      } catch (err) {
+        if (!(err instanceof StowageError)) throw err;
+        results.push({ error: err.message });
+      }
+    }
+    return { results };
   }
 
   /** The agent settled (or failed to settle) one volume of its node. */
@@ -118,9 +160,14 @@ export class NodePoolService {
       await this.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: CAPACITY_NAMESPACE } }).catch(() => {});
     }
     const wanted = new Set<string>();
+    // A node that is not Ready (or gone) offers no room, whatever its agent still says.
+    const nodeObject = await this.store.tryGet('Node', undefined, node);
     for (const r of reports) {
       const allocated = records.filter((x) => (x.details as PoolAssetDetails).pool === r.path).reduce((sum, x) => sum + promisedBytes(x.details as PoolAssetDetails), 0n);
-      const object = capacityObject(node, r, allocated);
+      const reported = capacityObject(node, r, allocated);
+      const silenced = silencedCapacity(reported, nodeObject);
+      if (silenced === 'delete') continue;
+      const object = silenced ?? reported;
       const name = object.metadata.name!;
       wanted.add(name);
       const cur = existing.find((c) => c.metadata.name === name);
@@ -139,24 +186,43 @@ export class NodePoolService {
   /**
    * Used bytes of this node's volumes, from their qgroups, onto their PVs (the annotations
    * the claim and volume pages, the lists and the Capacity page read); at most one write per
-   * volume every USAGE_INTERVAL_MS, none when unchanged.
+   * volume every USAGE_INTERVAL_MS, none when unchanged. A volume whose PV already showed
+   * the same bytes is not read again for USAGE_RECHECK_MS (this process remembers it), so a
+   * report about many quiet volumes does not read every PV.
    */
   private async recordUsage(records: AssetRecord[], reports: PoolReport[]): Promise<void> {
     const ours = new Map(records.filter((r) => r.state === 'created' && r.details.pvUid).map((r) => [r.pvName, r]));
+    const now = Date.now();
+    if (this.shownUsage.size > 100_000) this.shownUsage.clear();
     for (const report of reports) {
       for (const [pvName, used] of Object.entries(report.usedBytes ?? {})) {
         const record = ours.get(pvName);
         if (!record || (record.details as PoolAssetDetails).pool !== report.path) continue;
+        const shown = this.shownUsage.get(pvName);
+        if (shown && shown.bytes === used && now - shown.at < USAGE_RECHECK_MS) continue;
         const pv = await this.store.tryGet('PersistentVolume', undefined, pvName);
         if (!pv || pv.metadata.uid !== record.details.pvUid || pv.metadata.deletionTimestamp) continue;
-        const update = usageUpdate(pv, { bytes: BigInt(used), partial: false }, Date.now(), USAGE_INTERVAL_MS);
-        if (!update) continue;
+        const measured = { bytes: BigInt(used), partial: false };
+        const update = usageUpdate(pv, measured, now, USAGE_INTERVAL_MS);
+        if (!update) {
+          const prev = usageOf(pv);
+          if (prev && prev.bytes === measured.bytes && !prev.partial) this.shownUsage.set(pvName, { bytes: used, at: now });
+          continue;
+        }
         pv.metadata.annotations = withUsage(pv.metadata.annotations, update);
-        await this.store.update(pv).catch(() => {}); // a newer write wins; the next report tries again
+        try {
+          await this.store.update(pv);
+          this.shownUsage.set(pvName, { bytes: used, at: now });
+        } catch {
+          // a newer write wins; the next report tries again
+        }
       }
     }
   }
 }
+
+/** How long a volume's PV, seen showing the bytes reported, is not read again while they stay the same. */
+export const USAGE_RECHECK_MS = 60_000;
 
 /** The least time between two usage writes of one volume. */
 export const USAGE_INTERVAL_MS = 5_000;

@@ -18,9 +18,10 @@ import type { KubeObject, Strategy } from '../resources/types';
 import type { ObjectOfName } from '../resources/kinds';
 import { CHANGE_CHANNEL, ChangeFeed, compactedRv, expired, GAP, headOf, settle, type ChangeEvent } from './change-feed';
 import { CommitNotifier } from './commit-notifier';
+import { AssetSignals } from './asset-signals';
 import { flushWrites } from './flush';
 import type { PendingWrite } from './pending-write';
-import { POOL, SQL, type Pooled, type Queryable } from './sql-handle';
+import { POOL, SIGNALS, SQL, type Pooled, type Queryable } from './sql-handle';
 import { currentActor } from './actor-context';
 import { SYSTEM_ACTOR } from '../domain/actor';
 import { inKubeOrder } from '../resources/key-order';
@@ -407,6 +408,8 @@ export class ObjectStore implements Pooled {
   readonly [POOL]: pg.Pool;
   /** Wakes the change feeds of every process after this store's commits. */
   private readonly notifier: CommitNotifier;
+  /** Wakes those waiting on intent records (asset-signals.ts). */
+  readonly [SIGNALS]: AssetSignals;
 
   constructor(connectionString: string, poolSize = 10) {
     this.pool = createPool(connectionString, poolSize);
@@ -415,6 +418,7 @@ export class ObjectStore implements Pooled {
     this[POOL] = this.pool;
     this.feed = new ChangeFeed(this.sql, connectionString);
     this.notifier = new CommitNotifier(connectionString, CHANGE_CHANNEL);
+    this[SIGNALS] = new AssetSignals(connectionString);
   }
 
   /** Starts the change feed (needed for watch). */
@@ -443,6 +447,7 @@ export class ObjectStore implements Pooled {
   async stop(): Promise<void> {
     await this.feed.stop();
     await this.notifier.close();
+    await this[SIGNALS].stop();
     await this.pool.end().catch(() => {});
   }
 

@@ -9,7 +9,8 @@
 // starts removing an asset and a provisioning attempt still working on it cannot both
 // believe they own it.
 import type { SqlClient } from './pg';
-import { sqlOf, type Queryable } from './sql-handle';
+import { signalsOf, sqlOf, type Queryable } from './sql-handle';
+import type { AssetSignals } from './asset-signals';
 
 export type AssetState = 'creating' | 'created' | 'deleting';
 
@@ -83,10 +84,18 @@ function toRecord(r: Row): AssetRecord {
 
 export class AssetStore {
   private readonly sql: SqlClient;
+  /** Wakes waiters after each committed change (asset-signals.ts); none on a transaction. */
+  readonly signals: AssetSignals | undefined;
 
   /** `on`: the store. */
   constructor(on: Queryable) {
     this.sql = sqlOf(on);
+    this.signals = signalsOf(on);
+  }
+
+  private changed<T>(result: T): T {
+    this.signals?.changed();
+    return result;
   }
 
   static idOf(plugin: string, pvName: string): string {
@@ -120,6 +129,37 @@ export class AssetStore {
     return rows.map(toRecord);
   }
 
+  /**
+   * The records of one node that want its agent to act: being created, being deleted and
+   * not yet removed, or existing with a limit not yet applied (the details keys of agent-backed
+   * plugins: limitBytes, appliedBytes, removed). Filtered in Postgres, so a node with
+   * thousands of settled volumes costs one scan, not thousands of rows on the wire.
+   */
+  async agentWork(plugin: string, node: string, max = 1000): Promise<AssetRecord[]> {
+    const rows = await this.sql.$queryRawUnsafe<Row[]>(
+      `SELECT ${COLUMNS} FROM provisioned_assets
+        WHERE plugin = $1 AND node = $2
+          AND (state = 'creating'
+            OR (state = 'deleting' AND COALESCE(details->>'removed', 'false') <> 'true')
+            OR (state = 'created' AND details->>'appliedBytes' IS DISTINCT FROM details->>'limitBytes'))
+        ORDER BY created_at, id LIMIT $3`,
+      plugin,
+      node,
+      max,
+    );
+    return rows.map(toRecord);
+  }
+
+  /** Records whose asset exists and waits for its PV (created, not adopted yet): the provisioner's to finish. */
+  async awaitingPv(plugin: string, max = 1000): Promise<AssetRecord[]> {
+    const rows = await this.sql.$queryRawUnsafe<Row[]>(
+      `SELECT ${COLUMNS} FROM provisioned_assets WHERE plugin = $1 AND state = 'created' AND NOT (details ? 'pvUid') ORDER BY updated_at LIMIT $2`,
+      plugin,
+      max,
+    );
+    return rows.map(toRecord);
+  }
+
   async count(): Promise<number> {
     const rows = await this.sql.$queryRawUnsafe<{ n: unknown }[]>('SELECT count(*) AS n FROM provisioned_assets');
     return Number(rows[0].n);
@@ -143,7 +183,7 @@ export class AssetStore {
       input.node,
       JSON.stringify(details),
     );
-    if (made) return { record: made, existed: false };
+    if (made) return this.changed({ record: made, existed: false });
     const record = await this.get(input.plugin, input.pvName);
     if (!record) throw new AssetGoneError(id, 'creating');
     return { record, existed: true };
@@ -170,7 +210,7 @@ export class AssetStore {
       `UPDATE provisioned_assets SET details = details || '{"removed":true}'::jsonb, error = NULL, updated_at = now() WHERE id = $1 AND state = 'deleting'`,
       record.id,
     );
-    return n === 1;
+    return this.changed(n === 1);
   }
 
   /**
@@ -197,6 +237,7 @@ export class AssetStore {
   /** The asset is gone: forget it. Idempotent. Pass the store transaction that deletes the PV to forget it with the PV. */
   async remove(record: Pick<AssetRecord, 'id'>, tx?: Queryable): Promise<void> {
     await (tx ? sqlOf(tx) : this.sql).$executeRawUnsafe('DELETE FROM provisioned_assets WHERE id = $1', record.id);
+    if (!tx) this.changed(undefined);
   }
 
   /**
@@ -219,6 +260,6 @@ export class AssetStore {
       clearError,
     );
     if (!updated) throw new AssetGoneError(record.id, to ?? record.state);
-    return updated;
+    return this.changed(updated);
   }
 }

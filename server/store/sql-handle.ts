@@ -4,9 +4,11 @@
 // it was handed, to a named query; it never holds a connection or writes SQL itself.
 import type pg from 'pg';
 import type { SqlClient } from './pg';
+import type { AssetSignals } from './asset-signals';
 
 export const SQL: unique symbol = Symbol('store sql');
 export const POOL: unique symbol = Symbol('store pool');
+export const SIGNALS: unique symbol = Symbol('store asset signals');
 
 /** The store or one of its transactions: what a named query runs on. */
 export interface Queryable {
@@ -19,4 +21,6 @@ export interface Pooled extends Queryable {
 }
 
 export const sqlOf = (q: Queryable): SqlClient => q[SQL];
+/** The store's wake-up for intent-record changes; undefined for a transaction (it has not committed yet). */
+export const signalsOf = (q: Queryable): AssetSignals | undefined => (q as { [SIGNALS]?: AssetSignals })[SIGNALS];
 export const poolOf = (q: Pooled): pg.Pool => q[POOL];

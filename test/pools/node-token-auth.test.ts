@@ -58,8 +58,15 @@ describe('a node token and pools', () => {
     ['report a path that is no class pool', () => asA.poolReport('node-a', [{ ...usable, path: '/etc' }]), 400],
     ['report a pool under another class', () => asA.poolReport('node-a', [{ ...usable, className: 'other' }]), 400],
     ['settle something that is no volume name', () => asA.poolVolumeDone('node-a', 'not-a-volume', { state: 'absent' }), 400],
+    ["wait for node-b's pool work", () => asA.poolWork('node-b', 5_000), 403],
+    ["settle node-b's volumes in one request as node-b", () => asA.poolVolumesDone('node-b', [{ pvName: pvOfB, state: 'present', limitBytes: '1048576' }]), 403],
   ])('may not %s', async (_what, call, want) => {
     expect(await status(call())).toBe(want);
+  });
+
+  it("settling node-b's volume in a batch as its own is refused for that volume", async () => {
+    const r = (await asA.poolVolumesDone('node-a', [{ pvName: pvOfB, state: 'present', limitBytes: '1048576' }])) as { results: unknown[] };
+    expect(r.results).toEqual([{ error: expect.stringContaining('on node "node-a"') }]);
   });
 
   it("node-b's volume is untouched, and node-a's own report is accepted", async () => {

@@ -21,7 +21,9 @@ import { ClaimDoctorService } from '../../server/services/claim-doctor';
 import { PodPublishing } from '../../server/services/pod-publishing';
 import { openTestApp } from '../app';
 import { annUsedBytes, annUsedBytesTime } from '../../server/domain/well-known/annotations';
-import { hostPathProvisioner } from '../../server/domain/well-known/provisioners';
+import { btrfsProvisioner, hostPathProvisioner } from '../../server/domain/well-known/provisioners';
+import { annPoolFree, annPoolPath, annPoolProblem, annPoolTotal } from '../../server/domain/well-known/annotations';
+import { labelHostname, labelPoolNode } from '../../server/domain/well-known/labels';
 
 let app: Awaited<ReturnType<typeof openTestApp>>;
 let doctor: ClaimDoctorService;
@@ -243,5 +245,60 @@ describe('fixes', () => {
     const done = await doctor.apply(dev, { namespace: 'team-a', name: c.metadata.name!, kind: 'switch-class', target: 'fast', resourceVersion: c.metadata.resourceVersion! });
     expect(done.claim.spec!.storageClassName).toBe('fast');
     expect(done.claim.metadata.uid).toBe(c.metadata.uid);
+  });
+});
+
+describe('pools of a btrfs claim', () => {
+  const capacity = (node: string, room: string, problem?: string) => ({
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'CSIStorageCapacity',
+    metadata: { name: unique(`pool-${node}`), namespace: 'kube-system', labels: { [labelPoolNode]: node }, annotations: { [annPoolPath]: '/pool-doc', ...(problem ? { [annPoolProblem]: problem } : { [annPoolTotal]: String(512 << 20), [annPoolFree]: String(512 << 20) }) } },
+    storageClassName: 'pooled-doc',
+    nodeTopology: { matchLabels: { [labelHostname]: node } },
+    capacity: room,
+    maximumVolumeSize: room,
+  });
+
+  beforeAll(async () => {
+    await app.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-system' } }).catch(() => {});
+    await app.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'pooled-doc' }, provisioner: btrfsProvisioner, parameters: { pool: '/pool-doc' }, volumeBindingMode: 'WaitForFirstConsumer' });
+    await app.store.create(capacity('doc-a', '512Mi'));
+    await app.store.create(capacity('doc-b', '0', 'quotas are not enabled on this btrfs filesystem (btrfs quota enable)'));
+    await app.store.create(capacity('doc-c', '0', 'the path does not exist on this node'));
+  });
+
+  test('an admin sees each node\'s room or why its pool cannot serve, and none has room in upstream\'s words', async () => {
+    const c = await claim({ cls: 'pooled-doc', size: '1Gi' });
+    const view = await doctor.overview(admin, 'team-a', c.metadata.name!);
+    expect(view.pools?.summary).toBe('0/3 nodes are available: 1 node(s) did not have enough free storage, 2 node(s) did not have a usable pool. None has room for 1Gi in pool /pool-doc.');
+    expect(view.pools?.nodes).toEqual([
+      { node: 'doc-a', path: '/pool-doc', roomBytes: String(512 << 20), room: '512Mi', fits: false },
+      { node: 'doc-b', path: '/pool-doc', roomBytes: '0', room: '0', fits: false, problem: 'quotas are not enabled on this btrfs filesystem (btrfs quota enable)' },
+      { node: 'doc-c', path: '/pool-doc', roomBytes: '0', room: '0', fits: false, problem: 'the path does not exist on this node' },
+    ]);
+  });
+
+  test('a smaller claim fits; a volume being made on that node counts against its room at once', async () => {
+    const c = await claim({ cls: 'pooled-doc', size: '256Mi' });
+    expect((await doctor.overview(admin, 'team-a', c.metadata.name!)).pools?.summary).toBe('1 of 3 node(s) have room for 256Mi in pool /pool-doc: doc-a');
+    const assets = new AssetStore(app.store);
+    const { record } = await assets.begin({ plugin: btrfsProvisioner, pvName: `pvc-${randomUUID()}`, node: 'doc-a', details: { pool: '/pool-doc', limitBytes: String(384 << 20) } });
+    try {
+      expect((await doctor.overview(admin, 'team-a', c.metadata.name!)).pools?.summary).toBe('0/3 nodes are available: 1 node(s) did not have enough free storage, 2 node(s) did not have a usable pool. None has room for 256Mi in pool /pool-doc.');
+    } finally {
+      await assets.remove(record);
+    }
+  });
+
+  test('a developer gets the counts, not the nodes', async () => {
+    const c = await claim({ cls: 'pooled-doc', size: '1Gi' });
+    const view = await doctor.overview(dev, 'team-a', c.metadata.name!);
+    expect(view.pools?.nodes).toEqual([]);
+    expect(view.pools?.summary).toMatch(/^0\/3 nodes are available: /);
+  });
+
+  test('a claim of another class has no pool section', async () => {
+    const c = await claim();
+    expect((await doctor.overview(admin, 'team-a', c.metadata.name!)).pools).toBeUndefined();
   });
 });

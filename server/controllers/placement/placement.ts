@@ -1,6 +1,9 @@
 // The placement controller (the storage half of a scheduler) on the shared runtime. Keys:
-// pod/<namespace>/<name> for a pod without a node, and `all`, queued by any change of a
-// node, volume, claim or class, which requeues every pod still waiting for a node.
+// pod/<namespace>/<name> for a pod without a node. A change re-places only the pods whose
+// inputs it touched (waiting-pods.ts): a claim's change (or a change of the volume bound
+// to it) the pods that use it; a change that may make room (a node, a class, a volume,
+// published capacity, a pod that stopped using a claim) the pods found unschedulable. The
+// start and the periodic resync place every waiting pod.
 //
 // For one pod, as upstream's scheduler with its VolumeBinding plugin does:
 //  1. a claim of the pod already selected for a node but not bound yet: wait (the binder
@@ -38,6 +41,8 @@ import { withCurrentPromises } from '../../domain/pool-capacity';
 import type { PoolAssetDetails } from '../../domain/btrfs-pool';
 import { AssetStore } from '../../store/provisioned-assets';
 import type { CSIStorageCapacity } from '../../resources/csi-storage-capacity/schema';
+import type { ChangeEvent } from '../../store/change-feed';
+import { WaitingPods } from './waiting-pods';
 
 export const placementName = 'default-scheduler';
 const POD = 'Pod';
@@ -56,6 +61,7 @@ interface Deps {
   store: ObjectStore;
   events: EventRecorder;
   provisionerNode: (p: string) => string | undefined;
+  waiting: WaitingPods;
 }
 
 const podKey = (ns: string, name: string) => `pod/${ns}/${name}`;
@@ -183,24 +189,31 @@ async function bindPod(d: Deps, ctx: ReconcileContext, pod: Pod, node: string): 
 }
 
 export async function placeOne(d: Deps, ctx: ReconcileContext, namespace: string, name: string): Promise<ReconcileResult | void> {
+  const key = podKey(namespace, name);
   const pod = await d.store.tryGet(POD, namespace, name);
-  if (!pod || pod.spec?.nodeName || pod.metadata.deletionTimestamp) return;
-  const scheduler = pod.spec?.schedulerName;
-  if (scheduler && scheduler !== schedulerComponent) return;
+  const scheduler = pod?.spec?.schedulerName;
+  if (!pod || pod.spec?.nodeName || pod.metadata.deletionTimestamp || (scheduler && scheduler !== schedulerComponent)) return d.waiting.forget(key);
   const input = await gather(d, pod);
+  const claimKeys = podClaimNames(pod).map((c) => `${namespace}/${c}`);
 
-  // A selection in progress: the claims' binder/provisioner is working on it.
+  // A selection in progress: the claims' binder/provisioner is working on it; their changes
+  // bring the pod back (the requeue is a fallback).
   const selected = [...input.claims.values()].map((c) => c.metadata.annotations?.[annSelectedNode]).filter(Boolean) as string[];
   const inProgress = [...input.claims.values()].some((c) => !c.spec?.volumeName && c.metadata.annotations?.[annSelectedNode]);
-  if (inProgress) return { requeueAfter: 30_000 };
+  if (inProgress) {
+    d.waiting.waiting(key, claimKeys, false);
+    return { requeueAfter: 30_000 };
+  }
 
   const decision = placePod(input, selected[0]);
+  d.waiting.waiting(key, claimKeys, decision.kind === 'unschedulable');
   if (decision.kind === 'unschedulable') return markUnschedulable(d, ctx, pod, decision.message);
   if (decision.select.length > 0) {
-    if (!(await selectNode(d, ctx, pod, decision.node, decision.select, decision.prebind))) ctx.enqueue(podKey(namespace, name), 1000);
+    if (!(await selectNode(d, ctx, pod, decision.node, decision.select, decision.prebind))) ctx.enqueue(key, 1000);
     return;
   }
-  if (!(await bindPod(d, ctx, pod, decision.node))) ctx.enqueue(podKey(namespace, name));
+  if (await bindPod(d, ctx, pod, decision.node)) d.waiting.forget(key);
+  else ctx.enqueue(key);
 }
 
 function nodeReady(node: Node | undefined): boolean {
@@ -229,30 +242,40 @@ export async function collectOrphanedPods(store: ObjectStore, now = Date.now()):
   return gone;
 }
 
+/** The pods a change may concern (see the header): never every waiting pod. */
+export function placementKeysFor(waiting: WaitingPods, e: ChangeEvent): string[] {
+  if (e.kind === POD) {
+    const pod = e.object as Pod | undefined; // a change of kind Pod
+    const key = podKey(e.namespace, e.name);
+    // A pod that is gone (or has finished) may free a ReadWriteOncePod claim another pod waits for.
+    if (e.type === 'DELETED' || pod?.status?.phase === 'Succeeded' || pod?.status?.phase === 'Failed') return [key, ...waiting.unschedulable()];
+    // A pod with a node is done with here (looked at once more only to be forgotten).
+    return pod?.spec?.nodeName && !waiting.has(key) ? [] : [key];
+  }
+  if (e.kind === PVC) return waiting.podsUsing(`${e.namespace}/${e.name}`);
+  if (e.kind === PV) {
+    const ref = (e.object as PersistentVolume | undefined)?.spec?.claimRef; // a change of kind PersistentVolume
+    return [...(ref?.namespace && ref.name ? waiting.podsUsing(`${ref.namespace}/${ref.name}`) : []), ...waiting.unschedulable()];
+  }
+  return waiting.unschedulable();
+}
+
 export function placementSpec(o: PlacementOptions): ControllerSpec {
   const local = o.nodeLocalProvisioners;
+  const waiting = new WaitingPods();
   const d: Deps = {
     store: o.store,
     events: new EventRecorder(o.store, schedulerComponent, o.log),
     provisionerNode: (p) => (local?.names.has(p) ? local.node : undefined),
+    waiting,
   };
   const keys = async () => (await podsToPlace(o.store)).map((r) => podKey(r.namespace, r.name));
   return {
     name: 'placement',
     concurrency: 4,
     watch: {
-      // Not CSIStorageCapacity: it changes after every agent pass with work; room freed by a
-      // deleted volume comes with that PV's deletion, and the resync covers the rest.
-      kinds: [POD, PVC, 'PersistentVolume', 'Node', 'StorageClass'],
-      keysFor: (e) => {
-        // A pod that is gone (or has finished) may free a ReadWriteOncePod claim another pod waits for.
-        if (e.kind === POD) {
-          const pod = e.object as Pod | undefined; // a change of kind Pod
-          if (e.type === 'DELETED' || pod?.status?.phase === 'Succeeded' || pod?.status?.phase === 'Failed') return ['all'];
-          return pod?.spec?.nodeName ? [] : [podKey(e.namespace, e.name)];
-        }
-        return ['all'];
-      },
+      kinds: [POD, PVC, PV, 'Node', 'StorageClass', 'CSIStorageCapacity'],
+      keysFor: (e) => placementKeysFor(waiting, e),
     },
     listKeys: keys,
     resync: { everyMs: o.resyncMs ?? 30_000, listKeys: async () => [...(await keys()), 'gc'] },
@@ -260,10 +283,6 @@ export function placementSpec(o: PlacementOptions): ControllerSpec {
       if (key === 'gc') {
         const gone = await collectOrphanedPods(o.store);
         if (gone.length > 0) o.log.info({ pods: gone }, 'deleted Terminating pods whose node is gone or not ready');
-        return;
-      }
-      if (key === 'all') {
-        for (const k of await keys()) ctx.enqueue(k);
         return;
       }
       const [, namespace, name] = key.split('/');

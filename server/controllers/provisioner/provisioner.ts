@@ -8,6 +8,8 @@ import type { ProvisioningDeps } from './deps';
 import { provisionClaim } from './provision-claim';
 import { claimsOfClass, claimsToProvision } from '../../store/provisioning-queries';
 import { sweepAssets } from './sweep';
+import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
+import { annBetaStorageProvisioner, annStorageProvisioner } from '../../domain/well-known/annotations';
 
 export const provisionerName = 'persistentvolume-provisioner';
 export const sweepKey = 'sweep';
@@ -22,10 +24,43 @@ export interface ProvisionerSpecOptions {
   maxDelayMs?: number;
 }
 
+/**
+ * The claims whose volume an agent has just made (its intent record created, no PV yet):
+ * the provisioner is woken by the records' signal instead of asking the plugin again and
+ * again while the agent works.
+ */
+function agentWakeups(d: ProvisioningDeps): ControllerSpec['wakeups'] {
+  const signals = d.assets.signals;
+  const agentBacked = [...d.plugins.values()].filter((p) => p.agentBacked).map((p) => p.name);
+  if (!signals || agentBacked.length === 0) return undefined;
+  return {
+    subscribe: (wake) => signals.subscribe(wake),
+    keys: async () => {
+      const keys: string[] = [];
+      for (const plugin of agentBacked) {
+        for (const r of await d.assets.awaitingPv(plugin)) {
+          const ref = typeof r.details.claim === 'string' ? r.details.claim : '';
+          const slash = ref.indexOf('/');
+          if (slash > 0) keys.push(claimKey({ namespace: ref.slice(0, slash), name: ref.slice(slash + 1) }));
+        }
+      }
+      return keys;
+    },
+  };
+}
+
+/** Whether a claim, as a change shows it, may still be provisioned by one of `plugins`. */
+export function mayNeedProvisioning(claim: PersistentVolumeClaim | undefined, plugins: readonly string[]): boolean {
+  const a = claim?.metadata?.annotations ?? {};
+  const handedTo = a[annStorageProvisioner] ?? a[annBetaStorageProvisioner];
+  return handedTo !== undefined && plugins.includes(handedTo) && !claim?.spec?.volumeName && !claim?.metadata?.deletionTimestamp;
+}
+
 export function provisionerSpec(d: ProvisioningDeps, opts: ProvisionerSpecOptions = {}): ControllerSpec {
   const names = [...d.plugins.keys()];
   let recovered = false;
   return {
+    wakeups: agentWakeups(d),
     name: provisionerName,
     concurrency: opts.concurrency ?? 4,
     baseDelayMs: opts.baseDelayMs ?? 1000,
@@ -34,7 +69,10 @@ export function provisionerSpec(d: ProvisioningDeps, opts: ProvisionerSpecOption
       kinds: ['PersistentVolumeClaim', 'StorageClass'],
       keysFor: (e: ChangeEvent) => {
         if (e.type === 'DELETED') return [];
-        return e.kind === 'StorageClass' ? [`sc/${e.name}`] : [claimKey(e)];
+        if (e.kind === 'StorageClass') return [`sc/${e.name}`];
+        // Only a claim that may still need us (handed to one of our plugins, unbound, not
+        // being deleted); a bound claim's further changes (finalizers, status) are not ours.
+        return mayNeedProvisioning(e.object as PersistentVolumeClaim, names) ? [claimKey(e)] : []; // a change of kind PersistentVolumeClaim
       },
     },
     listKeys: async () => {

@@ -54,6 +54,12 @@ export interface ControllerSpec {
   listKeys(): Promise<string[]>;
   /** Periodic resync: keys to look at again every `everyMs` (defaults to listKeys). */
   resync?: { everyMs: number; listKeys?: () => Promise<string[]> };
+  /**
+   * Another source of keys, for state outside the change log (intent records): `subscribe`
+   * calls back on each change there (with no payload); the runtime then asks `keys()` (one
+   * call at a time, changes meanwhile folded into one more call) and queues them.
+   */
+  wakeups?: { subscribe(wake: () => void): () => void; keys(): Promise<string[]> };
   /** Workers reconciling at once (default 4). */
   concurrency?: number;
   /** Called for every failed reconcile, after the retry decision. */
@@ -91,6 +97,7 @@ export class Controller {
   private workers: Promise<void>[] = [];
   private watching: Promise<void> | undefined;
   private resyncTimer: NodeJS.Timeout | undefined;
+  private unsubscribeWakeups: (() => void) | undefined;
   private started = false;
 
   constructor(
@@ -150,6 +157,7 @@ export class Controller {
     for (const key of await this.spec.listKeys()) this.addForced(key);
     const n = Math.max(1, this.spec.concurrency ?? 4);
     for (let i = 0; i < n; i++) this.workers.push(this.worker());
+    if (this.spec.wakeups) this.unsubscribeWakeups = this.spec.wakeups.subscribe(this.wakeupRunner(this.spec.wakeups.keys));
     const resync = this.spec.resync;
     if (resync && resync.everyMs > 0) {
       this.resyncTimer = setInterval(() => {
@@ -162,8 +170,35 @@ export class Controller {
     this.log.debug({ workers: n }, 'controller started');
   }
 
+  /** Asks for the keys of a wake-up, one call at a time; wake-ups during a call make one more. */
+  private wakeupRunner(keys: () => Promise<string[]>): () => void {
+    let running = false;
+    let again = false;
+    const run = async () => {
+      running = true;
+      try {
+        do {
+          again = false;
+          try {
+            for (const k of await runAs(controllerActor(this.name), keys)) this.addForced(k);
+          } catch (err) {
+            if (!this.abort.signal.aborted) this.log.warn({ err }, 'wake-up keys failed; the resync covers them');
+          }
+        } while (again && !this.abort.signal.aborted);
+      } finally {
+        running = false;
+      }
+    };
+    return () => {
+      if (this.abort.signal.aborted) return;
+      if (running) again = true;
+      else void run();
+    };
+  }
+
   /** Stops taking keys, lets running reconciles finish (up to the timeout), stops watching. */
   async stop(): Promise<void> {
+    this.unsubscribeWakeups?.();
     if (this.resyncTimer) clearInterval(this.resyncTimer);
     this.queue.shutDown();
     this.abort.abort();
