@@ -39,7 +39,7 @@ function ListHeading({ l }: { l: ServerListState }) {
         <Title order={1} size="h3">{ui.title}</Title>
         {l.list.ready && (
           <Text c="dimmed" size="sm" data-testid="list-count" aria-live="polite">
-            {l.filtered ? `${plural(l.total, ui.singular, ui.noun)} match` : plural(l.total, ui.singular, ui.noun)}
+            {l.filtered ? `${plural(l.total, ui.singular, ui.noun)} ${l.total === 1 ? 'matches' : 'match'}` : plural(l.total, ui.singular, ui.noun)}
           </Text>
         )}
       </Group>
