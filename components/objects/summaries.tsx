@@ -10,6 +10,7 @@ import { exactSize, formatSize, isSizeResource } from '../format/size';
 import { SizeText } from '../format/size-text';
 import { isDefaultClass } from './kinds';
 import { isKind } from '@/server/resources/of-kind';
+import { usageOf } from '@/server/domain/volume-usage';
 import { ObjectLink } from './object-link';
 import type { Permissions } from '../session/session';
 import { StatusBadge } from './status-badge';
@@ -79,6 +80,15 @@ export function summaryOf(obj: KubeObject, perms: Permissions, now: number): Sum
         { label: 'Status', value: <StatusBadge value={obj.metadata.deletionTimestamp ? 'Terminating' : (status.phase ?? '')} /> },
         Boolean(status.reason || status.message) && { label: 'Reason', value: [status.reason, status.message].filter(Boolean).join(': ') },
         { label: 'Capacity', value: <SizeText value={spec.capacity?.storage} /> },
+        Boolean(usageOf(obj)) && {
+          label: 'Used',
+          value: (
+            <span data-testid="volume-used">
+              {usageOf(obj)!.partial ? 'at least ' : ''}
+              <SizeText value={usageOf(obj)!.bytes} /> (measured {ageOf(usageOf(obj)!.at, now)} ago)
+            </span>
+          ),
+        },
         { label: 'Access modes', value: modes(spec.accessModes) },
         { label: 'Reclaim policy', value: spec.persistentVolumeReclaimPolicy ?? '' },
         { label: 'Storage class', value: classLink(spec.storageClassName, perms) },
