@@ -176,11 +176,26 @@ export function NodeDisks({ node }: { node: string }) {
   const trpc = useTRPC();
   const perms = usePermissions();
   const admin = perms.can('update', 'PersistentVolume');
+  // Who may not read volumes may not read disks: say so at once, without asking the server.
+  const mayRead = perms.can('get', 'PersistentVolume');
   const q = useQuery({
     ...trpc.localVolumes.nodeDisks.queryOptions({ node }),
-    refetchInterval: (query) => (query.state.data?.disks.some((d) => d.job?.state === 'running') ? 500 : 1000),
+    enabled: mayRead,
+    refetchInterval: (query) => (query.state.status === 'error' ? false : query.state.data?.disks.some((d) => d.job?.state === 'running') ? 500 : 1000),
     staleTime: 0,
   });
+  if (!mayRead) {
+    return (
+      <Stack data-testid="node-disks">
+        <Title order={1} fz="h3">
+          Disks of {node}
+        </Title>
+        <Alert color="gray" title="For administrators" data-testid="disks-forbidden">
+          A node&apos;s disks and their cleanups are shown to administrators and viewers of volumes only.
+        </Alert>
+      </Stack>
+    );
+  }
   if (q.error) return <Alert color="red">{errorInfo(q.error).message}</Alert>;
   if (!q.data) return <Text c="dimmed">Loading…</Text>;
   const { node: summary, disks } = q.data;
