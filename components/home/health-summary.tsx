@@ -54,7 +54,7 @@ const CLASS_COLUMNS: DataColumn<ClassCapacity>[] = [
 function Stat({ label, value, href, tone, testId, note }: { label: string; value: number; href: string; tone?: 'warn' | 'bad'; testId: string; note?: string }) {
   const color = value === 0 ? undefined : tone === 'bad' ? 'red.8' : tone === 'warn' ? 'orange.9' : undefined;
   return (
-    <Paper withBorder p="md" component={Link} href={href} data-testid={testId} aria-label={`${value} ${label}${note ? `, ${note}` : ''}`} className="stowage-card-link">
+    <Paper withBorder p="md" component={Link} href={href} data-testid={testId} className="stowage-card-link">
       <Text size="sm" c="dimmed">
         {label}
       </Text>
