@@ -2,7 +2,7 @@
 // The home page: what needs attention (Pending claims and why, Failed and Released
 // volumes, wipes in progress, quotas near full) and capacity per class, each count linking
 // to the filtered list or the page that shows it.
-import { Alert, Anchor, Group, List, Loader, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Box, Group, List, Loader, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { Fragment } from 'react';
@@ -33,7 +33,9 @@ const PENDING_COLUMNS: DataColumn<PersistentVolumeClaim>[] = [
     width: 'minmax(160px, 2fr)',
     cell: (c) => (
       <Group gap="xs" wrap="nowrap">
-        <PendingStatus claim={c} text="Pending" />
+        <Box style={{ flexShrink: 0 }}>
+          <PendingStatus claim={c} text="Pending" />
+        </Box>
         <Text size="sm">{(c.status?.conditions ?? []).find((x) => x.type === conditionBindable)?.message ?? 'Not looked at yet'}</Text>
       </Group>
     ),
