@@ -118,3 +118,16 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   if (process.env.STOWAGE_SCREENSHOTS !== '1') return;
   await page.screenshot({ path: path.join(import.meta.dirname, '..', 'docs', 'screenshots', `${name}.png`) });
 }
+
+/** The same picture in the light and the dark theme (`NAME-light.png`, `NAME-dark.png`), when asked. */
+export async function screenshotThemes(page: Page, name: string): Promise<void> {
+  if (process.env.STOWAGE_SCREENSHOTS !== '1') return;
+  // No tooltip of whatever the pointer last touched.
+  await page.mouse.move(0, 0);
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await expect(page.locator('html')).toHaveAttribute('data-mantine-color-scheme', scheme);
+    await screenshot(page, `${name}-${scheme}`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}

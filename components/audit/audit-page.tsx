@@ -2,7 +2,7 @@
 // The audit log: who did what, when, to which object. Filters live in the URL; pages go
 // back in time by resourceVersion; the filtered rows export as CSV or JSON. Each user sees
 // the rows of the objects they may read (the server decides).
-import { Alert, Anchor, Badge, Button, Group, Loader, NativeSelect, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Checkbox, Group, Loader, NativeSelect, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
@@ -12,7 +12,9 @@ import { detailHref, KINDS } from '../objects/kinds';
 import { useTRPC } from '../data/trpc';
 import type { HistoryRow } from '@/server/store/history';
 import { DataTable, type DataColumn } from '../table/data-table';
-import { AUDIT_FILTERS, auditQueryOf, auditSearchOf, isoToLocal, localToIso, type AuditQuery } from './audit-query';
+import { auditFilterOf, auditQueryOf, auditSearchOf, isoToLocal, localToIso, type AuditQuery } from './audit-query';
+import { groupRepeats, repeatText, type Repeated } from '../history/group-repeats';
+import { useNow } from '../format/use-now';
 
 const ACTIONS = ['create', 'update', 'status', 'delete'];
 
@@ -22,14 +24,15 @@ export function AuditPage() {
   const router = useRouter();
   const pathname = usePathname();
   const go = (q: AuditQuery) => router.replace(`${pathname}${auditSearchOf(q)}`);
-  const filter = Object.fromEntries(AUDIT_FILTERS.filter((k) => query[k]).map((k) => [k, query[k]]));
+  const filter = auditFilterOf(query);
   return (
     <Stack gap="sm">
       <Title order={1} size="h3">
         Audit
       </Title>
       <Text size="sm" c="dimmed">
-        Every change to every object you may read: who made it, when, and what it was. Events are shown when you pick the Event kind.
+        Every change to every object you may read: who made it, when, and what it was. Events are shown when you pick the Event kind; node heartbeats when you ask
+        for them. Repeats of the same change in a row are folded into one line with their count.
       </Text>
       <Filters key={auditSearchOf({ ...query, cursor: undefined })} query={query} onApply={(q) => go(q)} />
       <Rows query={query} filter={filter} onPage={(cursor) => go({ ...query, cursor })} />
@@ -65,6 +68,16 @@ function Filters({ query, onApply }: { query: AuditQuery; onApply: (q: AuditQuer
           <NativeSelect label="Action" value={draft.action ?? ''} onChange={set('action')} data={[{ value: '', label: 'Any' }, ...ACTIONS]} w={120} data-testid="filter-action" />
           <TextInput label="From" type="datetime-local" value={draft.from ?? ''} onChange={set('from')} w={200} />
           <TextInput label="To" type="datetime-local" value={draft.to ?? ''} onChange={set('to')} w={200} />
+          <Checkbox
+            label="Show node heartbeats"
+            checked={draft.heartbeats === '1'}
+            onChange={(e) => {
+              const on = e.currentTarget.checked;
+              setDraft((d) => ({ ...d, heartbeats: on ? '1' : undefined }));
+            }}
+            mb={8}
+            data-testid="filter-heartbeats"
+          />
           <Button type="submit" data-testid="filter-apply">
             Apply
           </Button>
@@ -77,7 +90,11 @@ function Filters({ query, onApply }: { query: AuditQuery; onApply: (q: AuditQuer
   );
 }
 
-function Rows({ query, filter, onPage }: { query: AuditQuery; filter: Record<string, string | undefined>; onPage: (cursor?: string) => void }) {
+/** Rows that are the same change again (a controller's repeated status write, a node's heartbeat). */
+const repeatKey = (r: HistoryRow) => [r.actor, r.action, r.type, r.kind, r.namespace, r.name].join('\u0000');
+
+function Rows({ query, filter, onPage }: { query: AuditQuery; filter: Record<string, string | boolean>; onPage: (cursor?: string) => void }) {
+  const now = useNow(10_000);
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const page = useQuery(trpc.history.audit.queryOptions({ ...filter, cursor: query.cursor }));
@@ -139,43 +156,59 @@ function Rows({ query, filter, onPage }: { query: AuditQuery; filter: Record<str
         <DataTable
           label="Audit log"
           data-testid="audit-table"
-          columns={AUDIT_COLUMNS}
-          rows={page.data.items}
-          rowKey={(r) => String(r.rv)}
-          rowProps={(r) => ({ 'data-testid': 'audit-row', 'data-actor': r.actor, 'data-action': r.action, 'data-name': r.name })}
+          columns={auditColumns(now)}
+          rows={groupRepeats(page.data.items, repeatKey, (r) => r.time)}
+          rowKey={(g) => String(g.row.rv)}
+          rowProps={(g) => ({ 'data-testid': 'audit-row', 'data-actor': g.row.actor, 'data-action': g.row.action, 'data-name': g.row.name, 'data-count': String(g.count) })}
         />
       )}
     </Stack>
   );
 }
 
-const AUDIT_COLUMNS: DataColumn<HistoryRow>[] = [
-  { key: 'time', header: 'Time', nowrap: true, cellProps: (r) => ({ title: r.time }), cell: (r) => new Date(r.time).toLocaleString() },
-  {
-    key: 'actor',
-    header: 'Actor',
-    cell: (r) => (
-      <Badge variant="outline" color="gray" tt="none" size="sm">
-        {r.actor}
-      </Badge>
-    ),
-  },
-  { key: 'action', header: 'Action', cell: (r) => r.action },
-  { key: 'kind', header: 'Kind', cell: (r) => r.kind },
-  { key: 'namespace', header: 'Namespace', cell: (r) => r.namespace },
-  {
-    key: 'object',
-    header: 'Object',
-    cell: (r) => {
-      const href = r.type === 'DELETED' ? undefined : detailHref(r.kind, r.namespace || undefined, r.name);
-      return href ? (
-        <Anchor component={Link} href={href} size="sm">
-          {r.name}
-        </Anchor>
-      ) : (
-        r.name
-      );
+function auditColumns(now: number): DataColumn<Repeated<HistoryRow>>[] {
+  return [
+    { key: 'time', header: 'Time', nowrap: true, cellProps: (g) => ({ title: g.count > 1 ? `${g.first} – ${g.last}` : g.last }), cell: (g) => new Date(g.last).toLocaleString() },
+    {
+      key: 'actor',
+      header: 'Actor',
+      cell: (g) => (
+        <Badge variant="outline" color="gray" tt="none" size="sm">
+          {g.row.actor}
+        </Badge>
+      ),
     },
-  },
-  { key: 'change', header: 'Change', cell: (r) => (r.type === 'ADDED' ? 'created' : r.type === 'DELETED' ? 'removed' : 'modified') },
-];
+    { key: 'action', header: 'Action', cell: (g) => g.row.action },
+    { key: 'kind', header: 'Kind', cell: (g) => g.row.kind },
+    { key: 'namespace', header: 'Namespace', cell: (g) => g.row.namespace },
+    {
+      key: 'object',
+      header: 'Object',
+      cell: (g) => {
+        const r = g.row;
+        const href = r.type === 'DELETED' ? undefined : detailHref(r.kind, r.namespace || undefined, r.name);
+        return href ? (
+          <Anchor component={Link} href={href} size="sm">
+            {r.name}
+          </Anchor>
+        ) : (
+          r.name
+        );
+      },
+    },
+    {
+      key: 'change',
+      header: 'Change',
+      cell: (g) => (
+        <Group gap={6} wrap="nowrap">
+          <span>{g.row.type === 'ADDED' ? 'created' : g.row.type === 'DELETED' ? 'removed' : 'modified'}</span>
+          {g.count > 1 && (
+            <Text span size="xs" c="dimmed" data-testid="audit-repeat">
+              {repeatText(g, now)}
+            </Text>
+          )}
+        </Group>
+      ),
+    },
+  ];
+}

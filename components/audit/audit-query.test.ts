@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { auditQueryOf, auditSearchOf, type AuditQuery } from './audit-query';
+import { auditFilterOf, auditQueryOf, auditSearchOf, type AuditQuery } from './audit-query';
 
 describe('audit filters in the URL', () => {
   test.each<[string, string, AuditQuery]>([
@@ -15,4 +15,9 @@ describe('audit filters in the URL', () => {
     expect(auditQueryOf(new URLSearchParams(search))).toEqual(query);
     expect(auditQueryOf(new URLSearchParams(auditSearchOf(query)))).toEqual(query);
   });
+});
+
+test('heartbeats are left out unless the URL asks for them', () => {
+  expect(auditFilterOf(auditQueryOf(new URLSearchParams('?kind=Node')))).toEqual({ kind: 'Node' });
+  expect(auditFilterOf(auditQueryOf(new URLSearchParams('?kind=Node&heartbeats=1')))).toEqual({ kind: 'Node', heartbeats: true });
 });

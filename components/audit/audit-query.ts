@@ -1,5 +1,5 @@
 // The audit page's filters as they stand in the URL (shareable, back/forward), and back.
-export const AUDIT_FILTERS = ['actor', 'namespace', 'kind', 'name', 'action', 'from', 'to'] as const;
+export const AUDIT_FILTERS = ['actor', 'namespace', 'kind', 'name', 'action', 'from', 'to', 'heartbeats'] as const;
 export type AuditFilterKey = (typeof AUDIT_FILTERS)[number];
 export type AuditQuery = Partial<Record<AuditFilterKey | 'cursor', string>>;
 
@@ -35,4 +35,14 @@ export function isoToLocal(v: string | undefined): string {
   if (Number.isNaN(d.getTime())) return '';
   const pad = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+/** The server's audit filter of a query: the texts as they are, `heartbeats` ("1") as a flag. */
+export function auditFilterOf(q: AuditQuery): Record<string, string | boolean> {
+  const out: Record<string, string | boolean> = {};
+  for (const k of AUDIT_FILTERS) {
+    if (!q[k]) continue;
+    out[k] = k === 'heartbeats' ? q[k] === '1' : q[k]!;
+  }
+  return out;
 }

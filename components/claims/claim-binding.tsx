@@ -9,7 +9,11 @@ import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume
 import { ageOf } from '../format/format';
 import { SizeText } from '../format/size-text';
 import { ObjectLink } from '../objects/object-link';
-import { pendingReasonOf, type PendingCandidate } from './pending-reason';
+import { pendingReasonOf, withProvisioning, type PendingCandidate } from './pending-reason';
+import { latestProvisioningEvent, provisionerOf } from './provisioning-state';
+import { useQuery } from '@tanstack/react-query';
+import { useTRPC } from '../data/trpc';
+import { isKind } from '@/server/resources/of-kind';
 import { usePermissions } from '../session/session';
 import { useNow } from '../format/use-now';
 
@@ -86,10 +90,18 @@ function Candidate({ c }: { c: PendingCandidate }) {
 
 function PendingExplanation({ claim }: { claim: PersistentVolumeClaim }) {
   const now = useNow(1000);
-  const why = pendingReasonOf(claim);
+  const trpc = useTRPC();
+  const provisioner = provisionerOf(claim);
+  // The same query as the provisioning panel's (one request): a failing provisioner is the headline.
+  const events = useQuery({
+    ...trpc.objects.events.queryOptions({ kind: claim.kind, namespace: claim.metadata.namespace, name: claim.metadata.name ?? '' }),
+    enabled: Boolean(provisioner),
+  });
+  const latest = provisioner ? latestProvisioningEvent(events.data?.filter((e) => isKind(e, 'Event'))) : undefined;
+  const why = withProvisioning(pendingReasonOf(claim), latest, provisioner);
   return (
     <Alert
-      color={why.source === 'none' ? 'gray' : 'yellow'}
+      color={why.source === 'none' ? 'gray' : why.reason === 'ProvisioningFailed' ? 'red' : 'yellow'}
       variant="light"
       title="Why is this claim Pending?"
       data-testid="pending-explanation"

@@ -83,19 +83,32 @@ function FixDialog({ claim, fix, onClose }: { claim: PersistentVolumeClaim; fix:
   const name = claim.metadata.name ?? '';
   const ref = { namespace: ns, name, kind: fix.kind, target: fix.target };
   const preview = useQuery({ ...trpc.claims.fixPreview.queryOptions(ref), staleTime: Infinity, gcTime: 0 });
+  // A 409: the claim changed since this preview. Applying it again would resend the same
+  // stale version, so the preview is made again and the user reviews it first.
+  const [reloaded, setReloaded] = useState(false);
   const apply = useMutation(
     trpc.claims.fixApply.mutationOptions({
       onSuccess: async () => {
         await queryClient.invalidateQueries();
         onClose();
       },
+      onError: (err) => {
+        if (errorInfo(err).code !== 'CONFLICT') return;
+        setReloaded(true);
+        void preview.refetch().then(() => apply.reset());
+      },
     }),
   );
-  const p = preview.data;
+  const p = preview.isFetching ? undefined : preview.data;
   return (
     <Modal opened onClose={onClose} title={labelOf(fix)} size="lg">
       <Stack gap="sm" data-testid="fix-preview">
-        {preview.isPending && <Text size="sm">Checking…</Text>}
+        {(preview.isPending || preview.isFetching) && <Text size="sm">Checking…</Text>}
+        {reloaded && p && (
+          <Alert color="blue" title="Preview reloaded" data-testid="fix-reloaded">
+            The claim changed since the preview; this is what the fix does now. Review it and apply again.
+          </Alert>
+        )}
         {preview.isError && <Alert color="red">{errorInfo(preview.error).message}</Alert>}
         {p && !p.allowed && (
           <Alert color="orange" title="Not possible" data-testid="fix-refused">

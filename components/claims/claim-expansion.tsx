@@ -2,16 +2,19 @@
 // Expanding a claim on its page: the Expand button where the claim may grow (Bound, its
 // class allows expansion, the user may update it), a dialog whose minimum is the current
 // size, and the resizer's stage until the new size is reached. Live through the shell's stream.
-import { Alert, Button, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Group, Modal, Stack, Text, TextInput, Tooltip } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { mayExpand } from '@/server/resources/persistent-volume-claim/resize';
 import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
 import { errorInfo } from '../format/format';
 import { formatSize } from '../format/size';
+import { SizeText } from '../format/size-text';
 import { usePermissions } from '../session/session';
 import { useTRPC } from '../data/trpc';
-import { expansionStage, newSizeProblem } from './expansion-stage';
+import { expandBlocker, expansionStage, newSizeProblem } from './expansion-stage';
+import { isKind } from '@/server/resources/of-kind';
+import { QuotaRoom, useQuotaRoom } from './quota-room';
 
 export function ClaimExpansion({ claim }: { claim: PersistentVolumeClaim }) {
   const trpc = useTRPC();
@@ -23,8 +26,12 @@ export function ClaimExpansion({ claim }: { claim: PersistentVolumeClaim }) {
     enabled: Boolean(className) && claim.status?.phase === 'Bound',
   });
   const stage = expansionStage(claim);
-  const allowed = mayExpand(claim, sc.data) && perms.can('update', 'PersistentVolumeClaim', ns);
-  if (!stage && !allowed) return null;
+  const mayUpdate = perms.can('update', 'PersistentVolumeClaim', ns);
+  const allowed = mayExpand(claim, sc.data) && mayUpdate;
+  const scData = sc.data && isKind(sc.data, 'StorageClass') ? sc.data : undefined;
+  // Known once the class is read (or when there is none): Expand is shown disabled, with why.
+  const blocker = !allowed && (scData || !className || sc.isError) ? expandBlocker(claim, scData, mayUpdate, className) : undefined;
+  if (!stage && !allowed && !blocker) return null;
   return (
     <Alert
       color={stage?.color ?? 'gray'}
@@ -37,9 +44,18 @@ export function ClaimExpansion({ claim }: { claim: PersistentVolumeClaim }) {
         <Text size="sm">
           {stage
             ? stage.detail
-            : `${formatSize(claim.status?.capacity?.storage ?? claim.spec?.resources?.requests?.storage)} — class ${className} allows expansion.`}
+            : blocker
+              ? `${formatSize(claim.status?.capacity?.storage ?? claim.spec?.resources?.requests?.storage)}. ${blocker}`
+              : `${formatSize(claim.status?.capacity?.storage ?? claim.spec?.resources?.requests?.storage)} — class ${className} allows expansion.`}
         </Text>
         {allowed && !stage && <ExpandButton claim={claim} />}
+        {blocker && !stage && (
+          <Tooltip label={blocker} multiline w={260}>
+            <Button size="xs" variant="light" disabled data-disabled aria-disabled="true" data-testid="expand-claim-disabled" data-reason={blocker}>
+              Expand
+            </Button>
+          </Tooltip>
+        )}
       </Group>
     </Alert>
   );
@@ -53,6 +69,11 @@ function ExpandButton({ claim }: { claim: PersistentVolumeClaim }) {
   const [opened, setOpened] = useState(false);
   const [size, setSize] = useState(current ?? '');
   const problem = newSizeProblem(size, current);
+  const perms = usePermissions();
+  const ns = claim.metadata.namespace ?? '';
+  // The room the namespace's quotas leave for this claim at its new size (the claim itself not counted twice).
+  const grown = { ...claim, spec: { ...claim.spec, resources: { ...(claim.spec?.resources ?? {}), requests: { ...(claim.spec?.resources?.requests ?? {}), storage: problem ? current : size.trim() } } } };
+  const room = useQuotaRoom(grown as unknown as Record<string, unknown>, opened && perms.can('list', 'ResourceQuota', ns));
   const ref = { kind: claim.kind, namespace: claim.metadata.namespace, name: claim.metadata.name ?? '' };
   const update = useMutation(
     trpc.objects.update.mutationOptions({
@@ -78,7 +99,7 @@ function ExpandButton({ claim }: { claim: PersistentVolumeClaim }) {
       <Modal opened={opened} onClose={() => setOpened(false)} title={<Text fw={600}>Expand claim</Text>} size="sm">
         <Stack gap="sm">
           <Text size="sm">
-            Now {current}. A claim only grows; the volume (and its filesystem) is grown by its resizer.
+            Now <SizeText value={current} />. A claim only grows; the volume (and its filesystem) is grown by its resizer.
           </Text>
           <TextInput
             label="New size"
@@ -88,6 +109,7 @@ function ExpandButton({ claim }: { claim: PersistentVolumeClaim }) {
             data-testid="expand-size"
             onKeyDown={(e) => e.key === 'Enter' && submit()}
           />
+          <QuotaRoom data={room} />
           {update.error && (
             <Text size="sm" c="red" role="alert">
               {errorInfo(update.error).message}

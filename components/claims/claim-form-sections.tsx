@@ -4,6 +4,7 @@
 import { Badge, Button, Checkbox, Code, Group, Loader, NumberInput, Paper, Radio, SegmentedControl, Select, Stack, Text, TextInput } from '@mantine/core';
 import { SIZE_UNITS, type ClaimDraft, type SizeUnit } from './claim-draft';
 import { NO_CLASS, type ClaimFormState } from './use-claim-form';
+import { sentence } from '../format/format';
 
 const MODE_HELP: Record<string, string> = {
   ReadWriteOnce: 'read-write by one node',
@@ -67,7 +68,7 @@ export function ClassPicker({ f }: { f: ClaimFormState }) {
               }
               description={
                 <>
-                  {c.description ? `${c.description}. ` : ''}
+                  {c.description ? `${sentence(c.description)} ` : ''}
                   {c.volumeBindingMode === 'WaitForFirstConsumer' ? 'Made when a pod first uses it. ' : ''}
                   Reclaim policy {c.reclaimPolicy}.{c.allowVolumeExpansion ? ' Can grow later.' : ''}
                 </>

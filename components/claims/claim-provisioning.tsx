@@ -14,6 +14,7 @@ import { StatusBadge } from '../objects/status-badge';
 import { useTRPC } from '../data/trpc';
 import { useNow } from '../format/use-now';
 import { isKind } from '@/server/resources/of-kind';
+import { reasons } from '@/server/domain/well-known/event-reasons';
 
 export function ClaimProvisioning({ claim }: { claim: PersistentVolumeClaim }) {
   const provisioner = provisionerOf(claim);
@@ -30,10 +31,12 @@ function Provisioning({ claim, provisioner }: { claim: PersistentVolumeClaim; pr
   const bound = claim.status?.phase === 'Bound';
   const events = useQuery(trpc.objects.events.queryOptions({ kind: claim.kind, namespace: m.namespace, name: m.name ?? '' }));
   const mayGetVolumes = perms.can('get', 'PersistentVolume');
-  // Before the binder finishes, look for the volume the provisioner makes.
+  // Before the binder finishes, look for the volume the provisioner made: only once it says
+  // it made one (asking earlier answers 404 for a volume that does not exist yet).
+  const succeeded = (events.data ?? []).some((e) => isKind(e, 'Event') && e.reason === reasons.provisioningSucceeded);
   const volume = useQuery({
     ...trpc.objects.get.queryOptions({ kind: 'PersistentVolume', name: expected }),
-    enabled: Boolean(expected) && mayGetVolumes && !bound,
+    enabled: Boolean(expected) && mayGetVolumes && !bound && succeeded,
   });
   const volumeName = bound && claim.spec?.volumeName === expected ? expected : volume.data ? expected : undefined;
   const latest = latestProvisioningEvent(events.data?.filter((e) => isKind(e, 'Event')), Boolean(volumeName));

@@ -1,6 +1,6 @@
-import { describe, expect, test } from 'vitest';
+import { describe, expect, it, test } from 'vitest';
 import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
-import { expansionStage, newSizeProblem } from './expansion-stage';
+import { expandBlocker, expansionStage, newSizeProblem } from './expansion-stage';
 
 const claim = (requested: string, capacity: string, conditions: object[] = [], phase = 'Bound'): PersistentVolumeClaim => ({
   apiVersion: 'v1',
@@ -41,5 +41,18 @@ describe('newSizeProblem', () => {
     { input: 'lots', current: '1Gi', want: 'Not a size: use a quantity such as 2Gi or 500Mi' },
   ])('$input over $current -> $want', ({ input, current, want }) => {
     expect(newSizeProblem(input, current)).toBe(want);
+  });
+});
+
+describe('expandBlocker', () => {
+  const bound = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c' }, spec: {}, status: { phase: 'Bound' } } as const;
+  it.each([
+    { name: 'class allows, user may: no blocker', claim: bound, sc: { allowVolumeExpansion: true }, may: true, cls: 'fast', want: undefined },
+    { name: 'class does not allow', claim: bound, sc: {}, may: true, cls: 'fast', want: 'Class fast does not allow expansion (allowVolumeExpansion is not true).' },
+    { name: 'no class', claim: bound, sc: undefined, may: true, cls: '', want: 'The claim has no storage class, so nothing can grow its volume.' },
+    { name: 'viewer', claim: bound, sc: { allowVolumeExpansion: true }, may: false, cls: 'fast', want: 'You may not update claims in this namespace.' },
+    { name: 'Pending: no Expand at all', claim: { ...bound, status: { phase: 'Pending' } }, sc: {}, may: true, cls: 'fast', want: undefined },
+  ])('$name', ({ claim, sc, may, cls, want }) => {
+    expect(expandBlocker(claim, sc, may, cls)).toBe(want);
   });
 });

@@ -40,3 +40,15 @@ export function newSizeProblem(input: string, current: string | undefined): stri
   if (cur && compareQuantities(q, cur) <= 0) return `Must be larger than the current ${current}: claims only grow`;
   return undefined;
 }
+
+/**
+ * Why a Bound claim cannot be expanded by this user, for the disabled Expand button; undefined
+ * when it can. A claim that is not Bound (or is being deleted) shows no Expand at all.
+ */
+export function expandBlocker(claim: PersistentVolumeClaim, sc: { allowVolumeExpansion?: boolean } | undefined, mayUpdate: boolean, className: string): string | undefined {
+  if (claim.status?.phase !== 'Bound' || claim.metadata?.deletionTimestamp) return undefined;
+  if (!className) return 'The claim has no storage class, so nothing can grow its volume.';
+  if (sc && sc.allowVolumeExpansion !== true) return `Class ${className} does not allow expansion (allowVolumeExpansion is not true).`;
+  if (!mayUpdate) return 'You may not update claims in this namespace.';
+  return undefined;
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
-import { asSentence, NOT_LOOKED_AT, pendingHintOf, pendingReasonOf } from './pending-reason';
+import { asSentence, NOT_LOOKED_AT, pendingHintOf, pendingReasonOf, withProvisioning } from './pending-reason';
 
 function claim(annotation?: string, condition?: Record<string, string>, phase = 'Pending'): PersistentVolumeClaim {
   return {
@@ -62,4 +62,17 @@ describe('pendingHintOf', () => {
   it('is the summary for a Pending claim', () => expect(pendingHintOf(claim(good))).toBe('No available volume matches this claim.'));
   it('is nothing for a Bound claim', () => expect(pendingHintOf(claim(good, undefined, 'Bound'))).toBeUndefined());
   it('is nothing before the binder looked', () => expect(pendingHintOf(claim())).toBeUndefined());
+});
+
+describe('withProvisioning', () => {
+  const waiting = pendingReasonOf(claim(JSON.stringify({ summary: 'Waiting for the provisioner; no volume comes near it.', candidates: [] }), { reason: 'WaitingForProvisioner' }));
+  it.each([
+    { name: 'a failure is the headline', latest: { reason: 'ProvisioningFailed', message: 'not enough space: 76797532 bytes free.' }, summary: 'Provisioning by stowage.io/host-path is failing: not enough space: 76797532 bytes free.', reason: 'ProvisioningFailed' },
+    { name: 'a success or no event keeps the binder\'s words', latest: { reason: 'ExternalProvisioning', message: 'waiting' }, summary: 'Waiting for the provisioner; no volume comes near it.', reason: 'WaitingForProvisioner' },
+    { name: 'no event at all', latest: undefined, summary: 'Waiting for the provisioner; no volume comes near it.', reason: 'WaitingForProvisioner' },
+  ])('$name', ({ latest, summary, reason }) => {
+    const r = withProvisioning(waiting, latest, 'stowage.io/host-path');
+    expect(r.summary).toBe(summary);
+    expect(r.reason).toBe(reason);
+  });
 });

@@ -87,3 +87,15 @@ export function pendingHintOf(claim: PersistentVolumeClaim): string | undefined 
   const r = pendingReasonOf(claim);
   return r.source === 'none' ? undefined : r.summary;
 }
+
+/**
+ * The reason with what the claim's provisioning says now: when the newest provisioning
+ * event is a failure and no volume was made, that failure is the headline (the binder's
+ * "waiting for the provisioner" is true but hides what goes wrong).
+ */
+export function withProvisioning(why: PendingReason, latest: { reason?: string; message?: string } | undefined, provisioner: string | undefined): PendingReason {
+  if (!latest || latest.reason !== 'ProvisioningFailed') return why;
+  const by = provisioner ? ` by ${provisioner}` : '';
+  const detail = latest.message ? `: ${latest.message.trim().replace(/\.$/, '')}` : '';
+  return { ...why, summary: `Provisioning${by} is failing${detail}.`, reason: 'ProvisioningFailed' };
+}

@@ -43,10 +43,26 @@ interface ChangeNotice {
 
 type QueryInput = { kind?: string } | undefined;
 
+/** `kind/namespace/name` of an object the stream said was deleted. */
+const keyOf = (kind: string | undefined, namespace: string | null | undefined, name: string | undefined) => `${kind ?? ''}/${namespace ?? ''}/${name ?? ''}`;
+
+/**
+ * Queries about one object that only make sense while it exists (its events, a claim's
+ * doctor): after it is deleted they would answer 404, so they are not asked again. Its
+ * `get` is, and the page then says the object is gone and stops showing them.
+ */
+function aboutDeleted(path: string[], input: { kind?: string; namespace?: string; name?: string } | undefined, deleted: Set<string>): boolean {
+  if (deleted.size === 0 || !input?.name) return false;
+  if (path[0] === 'claims' && path[1] === 'doctor') return deleted.has(keyOf('PersistentVolumeClaim', input.namespace, input.name));
+  if (path[0] === 'objects' && path[1] === 'events') return deleted.has(keyOf(input.kind, input.namespace, input.name));
+  return false;
+}
+
 /** Does this cached query show objects of one of `kinds`? */
-function touches(q: Query, kinds: Set<string>, everything: boolean): boolean {
+function touches(q: Query, kinds: Set<string>, everything: boolean, deleted: Set<string> = new Set()): boolean {
   const [path, opts] = q.queryKey as [string[] | undefined, { input?: QueryInput } | undefined];
   if (!Array.isArray(path)) return false;
+  if (aboutDeleted(path, opts?.input as { kind?: string; namespace?: string; name?: string } | undefined, deleted)) return false;
   // The home page's counts change with any volume or claim.
   if (path[0] === 'lists' && path[1] === 'health') return everything || kinds.has('PersistentVolume') || kinds.has('PersistentVolumeClaim');
   // A claim page's capacity and fixes depend on volumes, claims, classes and pods.
@@ -65,6 +81,7 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const pending = useRef<Set<string>>(new Set());
+  const deleted = useRef<Set<string>>(new Set());
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const everStarted = useRef(false);
   const [listeners] = useState(() => new Set<LiveListener>());
@@ -72,9 +89,11 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
   const flush = useCallback(
     (everything = false) => {
       const kinds = pending.current;
+      const gone = deleted.current;
       pending.current = new Set();
+      deleted.current = new Set();
       timer.current = null;
-      void queryClient.invalidateQueries({ predicate: (q) => touches(q, kinds, everything) });
+      void queryClient.invalidateQueries({ predicate: (q) => touches(q, kinds, everything, gone) });
     },
     [queryClient],
   );
@@ -87,6 +106,7 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
       if (!notice?.kind) return;
       if (notice.object) for (const l of listeners) l({ type: notice.type, object: notice.object });
       pending.current.add(notice.kind);
+      if (notice.type === 'DELETED') deleted.current.add(keyOf(notice.kind, notice.namespace, notice.name));
       // Coalesce bursts (a controller writing many objects) into one refetch.
       timer.current ??= setTimeout(() => flush(), 80);
     },

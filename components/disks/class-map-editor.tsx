@@ -38,7 +38,7 @@ export function ClassMapEditor() {
   const info = save.error ? errorInfo(save.error) : undefined;
   return (
     <Paper withBorder p="sm" data-testid="class-map-editor">
-      <Title order={4}>Storage class map</Title>
+      <Title order={2} size="h4">Storage class map</Title>
       <Text size="xs" c="dimmed" mb="xs">
         kube-system/local-volume-config · data.storageClassMap: each StorageClass and its discovery directory. Agents apply changes within seconds.
       </Text>

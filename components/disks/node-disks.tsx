@@ -36,6 +36,7 @@ function StateLine({ d }: { d: DiskView }) {
           size="xs"
           variant={i === at ? 'filled' : 'outline'}
           color={i === at ? STAGE_COLOR[d.stage] : 'gray'}
+          tt="none"
           data-testid={i === at ? 'disk-stage' : undefined}
           data-stage={i === at ? d.stage : undefined}
         >
@@ -74,7 +75,7 @@ function Wipe({ d, admin }: { d: DiskView; admin: boolean }) {
         <Progress value={pct ?? 0} striped animated size="lg" data-testid="disk-progress" data-value={pct ?? 0} aria-label={`wipe ${pct ?? 0}%`} />
       )}
       {j.lastError && (
-        <Text size="xs" c="red" data-testid="disk-wipe-error">
+        <Text size="xs" c="var(--mantine-color-red-light-color)" data-testid="disk-wipe-error">
           {j.lastError}
         </Text>
       )}
@@ -100,7 +101,7 @@ function Wipe({ d, admin }: { d: DiskView; admin: boolean }) {
         </Group>
       )}
       {err && (
-        <Text size="xs" c="red">
+        <Text size="xs" c="var(--mantine-color-red-light-color)">
           {errorInfo(err).message}
         </Text>
       )}
@@ -136,12 +137,12 @@ function diskColumns(admin: boolean): DataColumn<DiskView>[] {
         <Stack gap={4}>
           <StateLine d={d} />
           {!d.eligible && (
-            <Text size="xs" c="orange" data-testid="disk-reason">
+            <Text size="xs" c="var(--mantine-color-orange-light-color)" data-testid="disk-reason">
               not offered: {d.reason}
             </Text>
           )}
-          {!d.present && <Text size="xs" c="red">the agent no longer sees this entry</Text>}
-          {d.pv?.diskMissing && <Text size="xs" c="red">disk missing: the claim keeps its volume</Text>}
+          {!d.present && <Text size="xs" c="var(--mantine-color-red-light-color)">the agent no longer sees this entry</Text>}
+          {d.pv?.diskMissing && <Text size="xs" c="var(--mantine-color-red-light-color)">disk missing: the claim keeps its volume</Text>}
           <Wipe d={d} admin={admin} />
         </Stack>
       ),
@@ -175,11 +176,26 @@ export function NodeDisks({ node }: { node: string }) {
   const trpc = useTRPC();
   const perms = usePermissions();
   const admin = perms.can('update', 'PersistentVolume');
+  // Who may not read volumes may not read disks: say so at once, without asking the server.
+  const mayRead = perms.can('get', 'PersistentVolume');
   const q = useQuery({
     ...trpc.localVolumes.nodeDisks.queryOptions({ node }),
-    refetchInterval: (query) => (query.state.data?.disks.some((d) => d.job?.state === 'running') ? 500 : 1000),
+    enabled: mayRead,
+    refetchInterval: (query) => (query.state.status === 'error' ? false : query.state.data?.disks.some((d) => d.job?.state === 'running') ? 500 : 1000),
     staleTime: 0,
   });
+  if (!mayRead) {
+    return (
+      <Stack data-testid="node-disks">
+        <Title order={1} fz="h3">
+          Disks of {node}
+        </Title>
+        <Alert color="gray" title="For administrators" data-testid="disks-forbidden">
+          A node&apos;s disks and their cleanups are shown to administrators and viewers of volumes only.
+        </Alert>
+      </Stack>
+    );
+  }
   if (q.error) return <Alert color="red">{errorInfo(q.error).message}</Alert>;
   if (!q.data) return <Text c="dimmed">Loading…</Text>;
   const { node: summary, disks } = q.data;

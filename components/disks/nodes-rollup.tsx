@@ -61,7 +61,7 @@ export function NodesRollup() {
   if (!q.data) return null;
   return (
     <Paper withBorder p="sm" data-testid="nodes-rollup">
-      <Title order={4} mb="xs">
+      <Title order={2} size="h4" mb="xs">
         Local disks
       </Title>
       <DataTable

@@ -44,7 +44,7 @@ export function VolumeDiskPanel({ pv }: { pv: KubeObject }) {
   const { disk, jobs } = q.data;
   return (
     <Paper withBorder p="sm" data-testid="volume-disk-panel">
-      <Title order={4}>Local disk</Title>
+      <Title order={2} size="h4">Local disk</Title>
       {disk ? (
         <Text size="sm">
           <Link href={`/nodes/${encodeURIComponent(disk.node)}/disks`}>{disk.node}</Link> · <code>{disk.hostPath}</code> · class {disk.className}
@@ -55,7 +55,7 @@ export function VolumeDiskPanel({ pv }: { pv: KubeObject }) {
           The node&apos;s agent does not report this disk.
         </Text>
       )}
-      <Title order={5} mt="sm">
+      <Title order={3} size="h5" mt="sm">
         Cleanup history
       </Title>
       {jobs.length === 0 ? (

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { ageOf } from './format';
+import { ageOf, messageSentence, sentence } from './format';
 
 const NOW = Date.parse('2026-11-24T12:00:00Z');
 
@@ -15,4 +15,20 @@ describe('ageOf (the AGE the dashboard shows)', () => {
   ])('$what -> "$want"', ({ ts, want }) => {
     expect(ageOf(ts, NOW)).toBe(want);
   });
+});
+
+describe('sentence', () => {
+  test.each([
+    ['fast disks, no expansion.', 'fast disks, no expansion.'],
+    ['fast disks, no expansion', 'fast disks, no expansion.'],
+    ['fast disks..', 'fast disks.'],
+    ['really?', 'really?'],
+    ['  ', ''],
+  ])('%j -> %j', (input, want) => {
+    expect(sentence(input)).toBe(want);
+  });
+});
+
+test('messageSentence: a lower-case server message reads as a sentence', () => {
+  expect(messageSentence('wrong user name or password')).toBe('Wrong user name or password.');
 });

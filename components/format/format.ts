@@ -42,3 +42,15 @@ export function errorInfo(err: unknown): ErrorInfo {
 export function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
 }
+
+/** Text as a sentence that ends with exactly one stop: "no expansion." and "no expansion" both read "no expansion.". */
+export function sentence(text: string): string {
+  const t = text.trim().replace(/\.+$/, '');
+  return t === '' ? '' : /[!?]$/.test(t) ? t : `${t}.`;
+}
+
+/** A server's message ("wrong user name or password", kubectl style) as a sentence a person reads. */
+export function messageSentence(text: string): string {
+  const t = sentence(text);
+  return t ? t[0].toUpperCase() + t.slice(1) : t;
+}

@@ -2,8 +2,9 @@
 // units with at most three significant digits ("252 GiB", "1.5 GiB"). The one size
 // formatter of the dashboard; quantities are parsed by the domain's parser. Pure.
 import { parseQuantity, quantityToBytes } from '@/server/domain/quantity';
+import { humanBytes } from '@/server/domain/human-size';
 
-export const SIZE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'] as const;
+export { SIZE_UNITS } from '@/server/domain/human-size';
 
 export type SizeInput = string | number | bigint | null | undefined;
 
@@ -16,11 +17,6 @@ export function bytesOfSize(v: SizeInput): bigint | undefined {
   return q ? quantityToBytes(q) : undefined;
 }
 
-/** Three significant digits, trailing zeros dropped: 1.50 -> "1.5", 252.4 -> "252" (whole from 1000 on). */
-function digits(n: number): string {
-  return n >= 1000 ? String(Math.round(n)) : String(Number(n.toPrecision(3)));
-}
-
 /**
  * A size in the largest binary unit that keeps its number at least 1, to three
  * significant digits: 1536 -> "1.5 KiB", "264212084Ki" -> "252 GiB". Text that is not a
@@ -29,20 +25,7 @@ function digits(n: number): string {
 export function formatSize(v: SizeInput): string {
   const bytes = bytesOfSize(v);
   if (bytes === undefined) return v === null || v === undefined ? '' : String(v);
-  const sign = bytes < 0n ? '-' : '';
-  const abs = bytes < 0n ? -bytes : bytes;
-  let u = 0;
-  while (u < SIZE_UNITS.length - 1 && abs >= 1n << BigInt(10 * (u + 1))) u++;
-  // Exact below a KiB; above, the unit's value as a float is precise enough for 3 digits.
-  let n = u === 0 ? Number(abs) : Number((abs * 1000n) >> BigInt(10 * u)) / 1000;
-  let text = u === 0 ? String(n) : digits(n);
-  // 1023.9 MiB rounds to "1020"; past 999.5 a unit reads better as the next one ("1 GiB").
-  if (u > 0 && u < SIZE_UNITS.length - 1 && Number(text) >= 1000) {
-    n /= 1024;
-    u++;
-    text = digits(n);
-  }
-  return `${sign}${text} ${SIZE_UNITS[u]}`;
+  return humanBytes(bytes);
 }
 
 /** The exact quantity behind a shown size, for its tooltip: the text as written, or bytes. */

@@ -15,6 +15,7 @@ import { useNow } from '../format/use-now';
 import { auditSearchOf } from '../audit/audit-query';
 import { DataTable, type DataColumn } from '../table/data-table';
 import { formatValue } from './format-value';
+import { groupRepeats, repeatText, type Repeated } from './group-repeats';
 
 type TimelineGroup = inferRouterOutputs<AppRouter>['history']['timeline']['groups'][number];
 type TimelineEntry = TimelineGroup['entries'][number];
@@ -58,8 +59,11 @@ export function HistoryTimeline({ obj }: { obj: KubeObject }) {
   );
 }
 
+/** Entries that are the same thing again (an event repeated, the same status write): one line with a count. */
+const repeatKey = (e: TimelineEntry) => [e.entry, e.actor, e.action, e.summary.join(' · '), e.event?.message ?? ''].join('\u0000');
+
 function Incarnation({ group, current }: { group: TimelineGroup; current: boolean }) {
-  const entries = [...group.entries].reverse();
+  const entries = groupRepeats([...group.entries].reverse(), repeatKey, (e) => e.time ?? '');
   return (
     <Paper withBorder p="md" data-testid="history-incarnation" data-uid={group.uid}>
       <Group gap="xs" mb="sm">
@@ -71,9 +75,9 @@ function Incarnation({ group, current }: { group: TimelineGroup; current: boolea
         </Text>
       </Group>
       <Timeline bulletSize={14} lineWidth={2} active={-1}>
-        {entries.map((e) => (
-          <Timeline.Item key={`${e.entry}-${e.rv}`} title={<EntryTitle e={e} />} data-testid="history-entry" data-action={e.action} data-actor={e.actor}>
-            <EntryBody e={e} />
+        {entries.map((g) => (
+          <Timeline.Item key={`${g.row.entry}-${g.row.rv}`} title={<EntryTitle e={g.row} />} data-testid="history-entry" data-action={g.row.action} data-actor={g.row.actor} data-count={String(g.count)}>
+            <EntryBody e={g.row} repeat={g} />
           </Timeline.Item>
         ))}
       </Timeline>
@@ -92,7 +96,7 @@ function EntryTitle({ e }: { e: TimelineEntry }) {
   );
 }
 
-function EntryBody({ e }: { e: TimelineEntry }) {
+function EntryBody({ e, repeat }: { e: TimelineEntry; repeat: Repeated<TimelineEntry> }) {
   const now = useNow(5000);
   const [open, setOpen] = useState(false);
   return (
@@ -102,6 +106,11 @@ function EntryBody({ e }: { e: TimelineEntry }) {
         <Text size="xs" c="dimmed" title={e.time}>
           {e.time ? `${ageOf(e.time, now)} ago` : ''}
         </Text>
+        {repeat.count > 1 && (
+          <Text size="xs" c="dimmed" title={`${repeat.first} – ${repeat.last}`} data-testid="history-repeat">
+            {repeatText(repeat, now)}
+          </Text>
+        )}
         <Badge size="sm" variant="outline" color="gray" tt="none" data-testid="history-actor">
           {e.actor}
         </Badge>

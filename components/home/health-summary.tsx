@@ -3,11 +3,12 @@
 // volumes, wipes in progress, quotas near full) and capacity per class, each count linking
 // to the filtered list or the page that shows it.
 import { formatSize } from '../format/size';
-import { Alert, Anchor, Group, List, Loader, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Box, Group, List, Loader, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { Fragment } from 'react';
 import { PendingStatus } from '../claims/pending-hint';
+import { NoDefaultClassNotice } from '../classes/default-class-switch';
 import { errorInfo } from '../format/format';
 import { ResourceAmount, SizeText } from '../format/size-text';
 import { useTRPC } from '../data/trpc';
@@ -33,7 +34,9 @@ const PENDING_COLUMNS: DataColumn<PersistentVolumeClaim>[] = [
     width: 'minmax(160px, 2fr)',
     cell: (c) => (
       <Group gap="xs" wrap="nowrap">
-        <PendingStatus claim={c} text="Pending" />
+        <Box style={{ flexShrink: 0 }}>
+          <PendingStatus claim={c} text="Pending" />
+        </Box>
         <Text size="sm">{(c.status?.conditions ?? []).find((x) => x.type === conditionBindable)?.message ?? 'Not looked at yet'}</Text>
       </Group>
     ),
@@ -50,16 +53,22 @@ const CLASS_COLUMNS: DataColumn<ClassCapacity>[] = [
   { key: 'requested', header: 'Requested', cell: (c) => <SizeText value={c.requestedBytes} /> },
 ];
 
-function Stat({ label, value, href, tone, testId }: { label: string; value: number; href: string; tone?: 'warn' | 'bad'; testId: string }) {
+/** A count card: the whole card is the link to the list it counts. */
+function Stat({ label, value, href, tone, testId, note }: { label: string; value: number; href: string; tone?: 'warn' | 'bad'; testId: string; note?: string }) {
   const color = value === 0 ? undefined : tone === 'bad' ? 'red.8' : tone === 'warn' ? 'orange.9' : undefined;
   return (
-    <Paper withBorder p="md" data-testid={testId}>
+    <Paper withBorder p="md" component={Link} href={href} data-testid={testId} className="stowage-card-link">
       <Text size="sm" c="dimmed">
         {label}
       </Text>
-      <Anchor component={Link} href={href} fz={28} fw={700} c={color} aria-label={`${value} ${label}`}>
+      <Text fz={28} fw={700} c={color ?? 'var(--mantine-color-anchor)'} data-testid={`${testId}-value`}>
         {value}
-      </Anchor>
+      </Text>
+      {note && (
+        <Text size="xs" c="dimmed">
+          {note}
+        </Text>
+      )}
     </Paper>
   );
 }
@@ -68,7 +77,7 @@ export function HealthSummary() {
   const trpc = useTRPC();
   const health = useQuery(trpc.lists.health.queryOptions());
   const pending = useQuery(
-    trpc.lists.page.queryOptions({ kind: 'PersistentVolumeClaim', fields: { phase: ['Pending'] }, sort: { key: 'age', dir: 'asc' }, limit: 5 }),
+    trpc.lists.page.queryOptions({ kind: 'PersistentVolumeClaim', pending: 'stuck', sort: { key: 'age', dir: 'asc' }, limit: 5 }),
   );
   const attention = useQuery({ ...trpc.capacity.attention.queryOptions(), refetchInterval: 5000 });
   const h = health.data;
@@ -81,6 +90,7 @@ export function HealthSummary() {
       <Title order={1} size="h3">
         Overview
       </Title>
+      <NoDefaultClassNotice />
       {health.error && (
         <Alert color="red" title="Could not load the overview">
           {errorInfo(health.error).message}
@@ -95,7 +105,15 @@ export function HealthSummary() {
               Needs attention
             </Title>
             <SimpleGrid cols={{ base: 2, md: 4 }}>
-              <Stat label="Pending claims" value={h.phases.PersistentVolumeClaim.Pending ?? 0} href="/claims?status=Pending" tone="warn" testId="stat-pending-claims" />
+              <Stat
+                label="Stuck claims"
+                value={Math.max(0, (h.phases.PersistentVolumeClaim.Pending ?? 0) - h.waitingClaims)}
+                href="/claims?status=Stuck"
+                tone="warn"
+                testId="stat-pending-claims"
+                note="Pending, and not waiting for a pod"
+              />
+              <Stat label="Waiting for a pod" value={h.waitingClaims} href="/claims?status=WaitingForPod" testId="stat-waiting-claims" note="bind when a pod uses them" />
               <Stat label="Lost claims" value={h.phases.PersistentVolumeClaim.Lost ?? 0} href="/claims?status=Lost" tone="bad" testId="stat-lost-claims" />
               {h.seeVolumes && (
                 <>
@@ -166,14 +184,14 @@ export function HealthSummary() {
 
           <section aria-labelledby="pending-claims">
             <Title order={2} size="h4" id="pending-claims" mb="xs">
-              Oldest Pending claims
+              Oldest stuck claims
             </Title>
             {(pending.data?.items.length ?? 0) === 0 ? (
               <Text size="sm" c="dimmed">
                 No claim is waiting.
               </Text>
             ) : (
-              <DataTable label="Oldest Pending claims" columns={PENDING_COLUMNS} rows={pending.data!.items.filter((c) => isKind(c, 'PersistentVolumeClaim'))} rowKey={(c) => `${c.metadata.namespace}/${c.metadata.name}`} striped={false} />
+              <DataTable label="Oldest stuck claims" columns={PENDING_COLUMNS} rows={pending.data!.items.filter((c) => isKind(c, 'PersistentVolumeClaim'))} rowKey={(c) => `${c.metadata.namespace}/${c.metadata.name}`} striped={false} />
             )}
           </section>
 

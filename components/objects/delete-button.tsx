@@ -13,6 +13,7 @@ import { DeleteNotes } from '../pods/delete-notes';
 import { usePermissions } from '../session/session';
 import { useTRPC } from '../data/trpc';
 import { pvcProtectionFinalizer } from '@/server/domain/well-known/finalizers';
+import { usePodsOfClaim } from '../pods/use-claim-pods';
 
 export function DeleteButton({ obj, ui }: { obj: KubeObject; ui: KindUi }) {
   const trpc = useTRPC();
@@ -46,6 +47,9 @@ export function DeleteButton({ obj, ui }: { obj: KubeObject; ui: KindUi }) {
       },
     }),
   );
+  // A claim's dialog knows its consumers before Delete is offered (a slow answer must not read as "not in use").
+  const isClaim = obj.kind === 'PersistentVolumeClaim';
+  const consumers = usePodsOfClaim(isClaim ? (obj.metadata.namespace ?? '') : '', isClaim ? ref.name : '', opened && isClaim);
   const terminating = Boolean(obj.metadata.deletionTimestamp);
   // In-use protection is explained by DeleteNotes (it holds the object only while in use).
   const held = (obj.metadata.finalizers ?? []).filter((f) => f !== pvcProtectionFinalizer);
@@ -71,7 +75,7 @@ export function DeleteButton({ obj, ui }: { obj: KubeObject; ui: KindUi }) {
             <Button variant="default" onClick={() => setOpened(false)}>
               Cancel
             </Button>
-            <Button color="red" onClick={() => del.mutate(ref)} loading={del.isPending} data-testid="confirm-delete">
+            <Button color="red" onClick={() => del.mutate(ref)} loading={del.isPending || consumers.loading} disabled={consumers.loading} data-testid="confirm-delete">
               Delete
             </Button>
           </Group>

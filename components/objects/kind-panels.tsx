@@ -15,9 +15,9 @@ import { StorageClassParameters } from '../classes/storage-class-parameters';
 import { ClaimCapacity } from '../claims/claim-capacity';
 import { ClaimDoctor } from '../claims/claim-doctor';
 import { ClaimExpansion } from '../claims/claim-expansion';
-import { ClaimPods } from '../pods/claim-pods';
+import { ClaimPods, VolumePods } from '../pods/claim-pods';
 import { PodScheduling, PodVolumes } from '../pods/pod-volumes';
-import { VolumeAssetPanel, VolumePhaseAlert } from '../volumes/volume-asset-panel';
+import { VolumeAssetPanel, VolumeStatusLine } from '../volumes/volume-asset-panel';
 import { annDynamicallyProvisioned } from '@/server/domain/well-known/annotations';
 import { isLocalVolumeProvisioner } from '@/server/domain/well-known/provisioners';
 import { isKind } from '@/server/resources/of-kind';
@@ -40,7 +40,7 @@ export function TopPanels({ obj }: { obj: KubeObject }) {
       );
     case 'PersistentVolume':
       if (!isKind(obj, 'PersistentVolume')) return null;
-      return <VolumePhaseAlert pv={obj} />;
+      return <VolumeStatusLine pv={obj} />;
     case 'StorageClass':
       return (
         <>
@@ -80,6 +80,7 @@ export function DetailPanels({ obj }: { obj: KubeObject }) {
       if (!isKind(obj, 'PersistentVolume')) return null;
       return (
         <>
+          <VolumePods pv={obj} />
           <VolumeAssetPanel pv={obj} />
           {isLocalVolumeProvisioner(obj.metadata.annotations?.[annDynamicallyProvisioned]) && <VolumeDiskPanel pv={obj} />}
         </>

@@ -11,6 +11,7 @@ import { exactSize, formatSize, isSizeResource } from '../format/size';
 import { SizeText } from '../format/size-text';
 import { isDefaultClass } from './kinds';
 import { isKind } from '@/server/resources/of-kind';
+import { usageOf } from '@/server/domain/volume-usage';
 import { ObjectLink } from './object-link';
 import type { Permissions } from '../session/session';
 import { StatusBadge } from './status-badge';

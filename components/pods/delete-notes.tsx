@@ -14,7 +14,7 @@ import { useClaimPods } from './use-claim-pods';
 function ClaimDeleteNotes({ claim }: { claim: PersistentVolumeClaim }) {
   const trpc = useTRPC();
   const perms = usePermissions();
-  const { inUse } = useClaimPods(claim);
+  const { inUse, loading } = useClaimPods(claim);
   const volumeName: string | undefined = claim.spec?.volumeName || undefined;
   const className: string | undefined = claim.spec?.storageClassName || undefined;
   const canVolume = perms.can('get', 'PersistentVolume');
@@ -29,6 +29,13 @@ function ClaimDeleteNotes({ claim }: { claim: PersistentVolumeClaim }) {
   const fromVolume: string | undefined = volume.data && isKind(volume.data, 'PersistentVolume') ? volume.data.spec?.persistentVolumeReclaimPolicy : undefined;
   const fromClass: string | undefined = sc.data && isKind(sc.data, 'StorageClass') ? (sc.data.reclaimPolicy ?? 'Delete') : undefined;
   const used = inUseSentence(inUse);
+  if (loading) {
+    return (
+      <Text size="sm" c="dimmed" data-testid="delete-checking">
+        Checking which pods use the claim…
+      </Text>
+    );
+  }
   return (
     <>
       {used && (

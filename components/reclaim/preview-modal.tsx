@@ -5,10 +5,10 @@
 import { Alert, Button, Group, List, Loader, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import type { ApplyResult, PreviewRow, ReclaimTarget } from '@/server/services/reclaim';
+import type { PreviewRow, ReclaimTarget, ApplyResult } from '@/server/services/reclaim';
 import { errorInfo, plural } from '../format/format';
 import { useTRPC } from '../data/trpc';
-import { claimNameError } from './reclaim-actions';
+import { claimNameError, withPreviewRefusals } from './reclaim-actions';
 
 export interface PreviewRequest {
   title: string;
@@ -29,7 +29,8 @@ export function PreviewModal({ request, onClose, onApplied }: { request: Preview
   const apply = useMutation(
     trpc.reclaim.act.mutationOptions({
       onSuccess: (r) => {
-        onApplied(r);
+        // What the preview already left alone is part of the outcome, not only what apply skipped.
+        onApplied(withPreviewRefusals(r, rows ?? []));
         onClose();
       },
     }),

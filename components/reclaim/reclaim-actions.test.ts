@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allowedCount, claimNameError, lastUsedText } from './reclaim-actions';
+import { allowedCount, withPreviewRefusals, claimNameError, lastUsedText } from './reclaim-actions';
 
 describe('allowedCount', () => {
   const row = (allowed: boolean, reason?: string) => ({ actions: { delete: { allowed, reason } } });
@@ -33,5 +33,17 @@ describe('lastUsedText', () => {
     { used: false, days: 40, want: 'no recorded use (created 40 days ago)' },
   ])('used $used, $days days', ({ used, days, want }) => {
     expect(lastUsedText({ used, days })).toBe(want);
+  });
+});
+
+describe('withPreviewRefusals', () => {
+  const row = (name: string, allowed: boolean, reason?: string) => ({ kind: 'PersistentVolume' as const, name, action: 'delete' as const, resourceVersion: '1', allowed, changes: [], ...(reason ? { reason } : {}) });
+  it.each([
+    { name: 'two left alone by the preview, one applied', rows: [row('a', true), row('b', false, 'Bound'), row('c', false, 'in use')], applied: { done: ['a'], skipped: [] }, want: { done: 1, skipped: ['b', 'c'] } },
+    { name: 'nothing refused: the apply result as it is', rows: [row('a', true)], applied: { done: [], skipped: [{ name: 'a', reason: 'conflict' }] }, want: { done: 0, skipped: ['a'] } },
+  ])('$name', ({ rows, applied, want }) => {
+    const r = withPreviewRefusals(applied, rows);
+    expect(r.done).toHaveLength(want.done);
+    expect(r.skipped.map((s) => s.name)).toEqual(want.skipped);
   });
 });

@@ -1,6 +1,6 @@
 // The reclaim center's actions as the page names and explains them. Pure.
 import type { VolumeAction } from '@/server/domain/reclaim';
-import type { ActionState } from '@/server/services/reclaim';
+import type { ActionState, ApplyResult, PreviewRow } from '@/server/services/reclaim';
 
 export const VOLUME_ACTION_LABELS: Record<VolumeAction, string> = {
   'make-available': 'Make Available',
@@ -39,4 +39,10 @@ export function claimNameError(text: string): string | undefined {
 export function lastUsedText(usage: { used: boolean; days: number }): string {
   const ago = usage.days === 0 ? 'today' : usage.days === 1 ? '1 day ago' : `${usage.days} days ago`;
   return usage.used ? `last used ${ago}` : `no recorded use (created ${ago})`;
+}
+
+/** The apply's result with the rows the preview refused counted as left alone (first, with why). */
+export function withPreviewRefusals(r: ApplyResult, rows: PreviewRow[]): ApplyResult {
+  const refused = rows.filter((x) => !x.allowed).map((x) => ({ name: x.namespace ? `${x.namespace}/${x.name}` : x.name, reason: x.reason ?? 'not allowed' }));
+  return { done: r.done, skipped: [...refused, ...r.skipped] };
 }

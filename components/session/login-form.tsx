@@ -4,7 +4,7 @@ import { Alert, Button, Center, Group, Paper, PasswordInput, Stack, Text, TextIn
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter, useSearchParams } from 'next/navigation';
 import { useEffect, useState, type FormEvent } from 'react';
-import { errorInfo } from '../format/format';
+import { errorInfo, messageSentence } from '../format/format';
 import { useMeQuery } from './session';
 import { Logo } from '../shell/shell';
 import { useTRPC } from '../data/trpc';
@@ -63,7 +63,7 @@ export function LoginForm() {
             </Text>
             {error && (
               <Alert color="red" variant="light" role="alert" data-testid="login-error">
-                {error.code === 'UNAUTHORIZED' || error.code === 'BAD_REQUEST' ? error.message || 'Wrong user name or password' : error.message}
+                {error.code === 'UNAUTHORIZED' || error.code === 'BAD_REQUEST' ? messageSentence(error.message || 'Wrong user name or password') : messageSentence(error.message)}
               </Alert>
             )}
             <TextInput

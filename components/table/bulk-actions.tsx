@@ -9,6 +9,8 @@ import { errorInfo, plural } from '../format/format';
 import { phaseOf, type KindUi } from '../objects/kinds';
 import { useMe, usePermissions } from '../session/session';
 import { useTRPC } from '../data/trpc';
+import { BulkClaimDeleteNotes, useBulkClaimDeletion } from '../pods/bulk-delete-notes';
+import { isKind } from '@/server/resources/of-kind';
 
 type Action = 'delete' | 'label' | 'reclaim';
 
@@ -42,6 +44,8 @@ export function BulkActions({ ui, selected, onDone }: { ui: KindUi; selected: Ku
   const released = selected.filter((o) => phaseOf(o) === 'Released');
   const mayReclaim = ui.kind === 'PersistentVolume' && me.role === 'admin';
   const n = plural(selected.length, ui.singular, ui.noun);
+  const claims = ui.kind === 'PersistentVolumeClaim' ? selected.filter((o) => isKind(o, 'PersistentVolumeClaim')) : [];
+  const claimDeletion = useBulkClaimDeletion(claims, action === 'delete' && claims.length > 0);
 
   // "key=value" sets, "key-" removes (as kubectl label does).
   const m = /^([^=\s]+)(?:=(\S*)|(-))$/.exec(label.trim());
@@ -97,6 +101,13 @@ export function BulkActions({ ui, selected, onDone }: { ui: KindUi; selected: Ku
               This cannot be undone. {ui.kind === 'PersistentVolume' ? 'Bound volumes are in use and are left alone.' : ''}
             </Text>
           )}
+          {action === 'delete' && claims.length > 0 && (claimDeletion.loading ? (
+            <Text size="sm" c="dimmed" data-testid="bulk-delete-checking">
+              Checking which pods use the claims and what happens to their data…
+            </Text>
+          ) : (
+            <BulkClaimDeleteNotes facts={claimDeletion.facts} />
+          ))}
           {action === 'reclaim' && (
             <Text size="sm">
               Clears each volume&apos;s claim reference, so new claims can bind it. The data on it stays as it is: the next claim sees it.
@@ -123,7 +134,7 @@ export function BulkActions({ ui, selected, onDone }: { ui: KindUi; selected: Ku
               Cancel
             </Button>
             {action === 'delete' && (
-              <Button color="red" loading={pending} onClick={() => del.mutate({ kind: ui.kind, refs })} data-testid="confirm-bulk">
+              <Button color="red" loading={pending || claimDeletion.loading} disabled={claimDeletion.loading} onClick={() => del.mutate({ kind: ui.kind, refs })} data-testid="confirm-bulk">
                 Delete
               </Button>
             )}

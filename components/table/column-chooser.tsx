@@ -17,6 +17,8 @@ export function ColumnChooser({
   onReset: () => void;
 }) {
   const [label, setLabel] = useState('');
+  // Controlled, so Escape closes it from any control inside (the page's own key handling must not swallow it).
+  const [opened, setOpened] = useState(false);
   const labelError = label && isQualifiedName(label).length > 0 ? 'Not a label key' : undefined;
   const toggle = (h: string) => onChange(shown.includes(h) ? shown.filter((x) => x !== h) : [...shown, h]);
   const labels = shown.filter((h) => h.startsWith(LABEL_PREFIX));
@@ -26,13 +28,20 @@ export function ColumnChooser({
     setLabel('');
   };
   return (
-    <Popover position="bottom-end" withArrow shadow="md" trapFocus>
+    <Popover position="bottom-end" withArrow shadow="md" trapFocus opened={opened} onChange={setOpened} returnFocus>
       <Popover.Target>
-        <Button size="sm" variant="default">
+        <Button size="sm" variant="default" onClick={() => setOpened((o) => !o)} aria-expanded={opened}>
           Columns
         </Button>
       </Popover.Target>
-      <Popover.Dropdown>
+      <Popover.Dropdown
+        onKeyDownCapture={(e) => {
+          if (e.key !== 'Escape') return;
+          e.stopPropagation();
+          setOpened(false);
+        }}
+        data-testid="columns-popover"
+      >
         <Stack gap={6} aria-label="Columns" role="group">
           {available.map((c) => (
             <Checkbox key={c.header} size="xs" label={c.header} checked={shown.includes(c.header) || c.header === 'NAME'} disabled={c.header === 'NAME'} onChange={() => toggle(c.header)} />

@@ -10,6 +10,14 @@ import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume
 import { phaseOf, type KindUi } from '../objects/kinds';
 import { isKind } from '@/server/resources/of-kind';
 import { usageOf } from '@/server/domain/volume-usage';
+import { pendingKindOf, type PendingKind } from '@/server/domain/claim-waiting';
+
+/** The claims list's two kinds of Pending, as status filter values (URL ?status=...). */
+export const PENDING_STATUS: Record<string, PendingKind> = { WaitingForPod: 'waiting', Stuck: 'stuck' };
+export const PENDING_STATUS_OPTIONS = [
+  { value: 'WaitingForPod', label: 'Pending: waiting for a pod' },
+  { value: 'Stuck', label: 'Pending: stuck' },
+];
 
 export type SortKey = 'name' | 'namespace' | 'age' | 'phase' | 'storageClass' | 'capacity' | 'claim' | 'volume' | 'node' | 'accessModes' | 'volumeMode' | 'used';
 
@@ -93,6 +101,7 @@ export interface PageRequest {
   labelSelector?: string;
   fields?: { phase?: string[] };
   text?: string;
+  pending?: PendingKind;
   sort: { key: SortKey; dir: 'asc' | 'desc' };
 }
 
@@ -101,7 +110,8 @@ export function pageRequest(s: ListState, ui: KindUi): PageRequest {
   const req: PageRequest = { kind: ui.kind, sort: { key: SORT_KEY_OF_HEADER[s.sort.header] ?? 'name', dir: s.sort.dir } };
   if (ui.namespaced && s.namespace) req.namespace = s.namespace;
   if (s.selector.trim() && !selectorError(s.selector)) req.labelSelector = s.selector.trim();
-  if (s.status) req.fields = { phase: [s.status] };
+  if (s.status && ui.kind === 'PersistentVolumeClaim' && PENDING_STATUS[s.status]) req.pending = PENDING_STATUS[s.status];
+  else if (s.status) req.fields = { phase: [s.status] };
   if (s.text.trim()) req.text = s.text.trim();
   return req;
 }
@@ -112,6 +122,7 @@ export function matchesRequest(o: KubeObject, req: PageRequest, selector?: Selec
   if (req.namespace && o.metadata.namespace !== req.namespace) return false;
   const phase = phaseOf(o);
   if (req.fields?.phase && !req.fields.phase.includes(phase ?? '')) return false;
+  if (req.pending && (!isKind(o, 'PersistentVolumeClaim') || o.metadata.deletionTimestamp || pendingKindOf(o) !== req.pending)) return false;
   if (req.labelSelector && !matchesSelector(selector ?? parseLabelSelector(req.labelSelector), o.metadata.labels)) return false;
   if (req.text) {
     const hay = [o.metadata.name, o.metadata.namespace, JSON.stringify(o.metadata.labels ?? {}), phase, classOf(o)].join('\n').toLowerCase();

@@ -20,8 +20,15 @@ export interface Selection {
   toggleAll(): void;
 }
 
-/** A column's share of the width: fixed for short values, a fraction for names. */
+/** A column's share of the width: fixed for short values, a fraction for names; never narrower than its header. */
 function widthOf(c: ListColumn): string {
+  const [, min, share] = /^minmax\((\d+)px, (.+)\)$/.exec(baseWidthOf(c))!;
+  // An uppercase bold xs letter is at most ~8 px wide; the sort arrow takes 14 more.
+  const header = Math.ceil(String(c.label ?? c.header).length * 8 + 22);
+  return `minmax(${Math.max(Number(min), header)}px, ${share})`;
+}
+
+function baseWidthOf(c: ListColumn): string {
   switch (c.header) {
     case 'NAME':
       return 'minmax(160px, 2.4fr)';

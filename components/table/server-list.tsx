@@ -4,14 +4,14 @@
 // there is nothing to show.
 import { Button, Group, Loader, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import Link from 'next/link';
-import { SeveralDefaultsAlert } from '../classes/default-class-switch';
+import { NoDefaultClassNotice, SeveralDefaultsAlert } from '../classes/default-class-switch';
 import { plural } from '../format/format';
 import type { KindUi } from '../objects/kinds';
 import { BulkActions } from './bulk-actions';
 import { ColumnChooser } from './column-chooser';
 import { EmptyState } from './empty-state';
 import { ListError, NamespaceNote } from './list-parts';
-import { SORT_KEY_OF_HEADER } from './list-state';
+import { PENDING_STATUS_OPTIONS, SORT_KEY_OF_HEADER } from './list-state';
 import { ObjectTable } from './object-table';
 import { availableColumns } from './table-model';
 import { useServerList, type ServerListState } from './use-server-list';
@@ -22,6 +22,7 @@ export function ServerList({ ui }: { ui: KindUi }) {
     <Stack gap="sm">
       <ListHeading l={l} />
       <SeveralDefaultsAlert defaults={l.defaults.map((d) => d.metadata.name ?? '')} />
+      {ui.kind === 'StorageClass' && <NoDefaultClassNotice />}
       <Filters l={l} />
       <BulkActions ui={ui} selected={[...l.selected.values()]} onDone={l.clearSelection} />
       <ListError ui={ui} err={l.err} />
@@ -39,7 +40,7 @@ function ListHeading({ l }: { l: ServerListState }) {
         <Title order={1} size="h3">{ui.title}</Title>
         {l.list.ready && (
           <Text c="dimmed" size="sm" data-testid="list-count" aria-live="polite">
-            {l.filtered ? `${plural(l.total, ui.singular, ui.noun)} match` : plural(l.total, ui.singular, ui.noun)}
+            {l.filtered ? `${plural(l.total, ui.singular, ui.noun)} ${l.total === 1 ? 'matches' : 'match'}` : plural(l.total, ui.singular, ui.noun)}
           </Text>
         )}
       </Group>
@@ -79,7 +80,16 @@ function Filters({ l }: { l: ServerListState }) {
         <Select size="sm" w={190} placeholder="All namespaces" aria-label="Namespace" data={l.namespaceOptions} value={state.namespace} onChange={(v) => patch({ namespace: v })} clearable searchable />
       )}
       {l.phases.length > 0 && (
-        <Select size="sm" w={160} placeholder="Any status" aria-label="Status" data={l.phases} value={state.status} onChange={(v) => patch({ status: v })} clearable />
+        <Select
+          size="sm"
+          w={ui.kind === 'PersistentVolumeClaim' ? 230 : 160}
+          placeholder="Any status"
+          aria-label="Status"
+          data={ui.kind === 'PersistentVolumeClaim' ? [...l.phases, ...PENDING_STATUS_OPTIONS] : l.phases}
+          value={state.status}
+          onChange={(v) => patch({ status: v })}
+          clearable
+        />
       )}
       {l.filtered && (
         <Button size="sm" variant="subtle" color="gray" onClick={l.clearFilters}>

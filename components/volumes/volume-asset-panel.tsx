@@ -9,12 +9,26 @@ import { ObjectLink } from '../objects/object-link';
 import { usePermissions } from '../session/session';
 import { nodePinningOf, volumeAssetOf } from './volume-asset';
 import { annDynamicallyProvisioned } from '@/server/domain/well-known/annotations';
+import { StatusBadge } from '../objects/status-badge';
+import { volumeHeadline } from './volume-headline';
 
 const RECLAIM_WORDS: Record<string, string> = {
   Retain: 'When its claim is deleted the volume is kept, with its data, until an administrator reclaims it.',
   Delete: 'When its claim is deleted the storage and the volume are deleted.',
   Recycle: 'When its claim is deleted its data is scrubbed and it becomes Available again (deprecated).',
 };
+
+/** The volume's phase in one line at the top of its page; Released and Failed get the alert below instead. */
+export function VolumeStatusLine({ pv }: { pv: PersistentVolume }) {
+  const h = volumeHeadline(pv);
+  if (!pv.metadata.deletionTimestamp && (h.phase === 'Released' || h.phase === 'Failed')) return <VolumePhaseAlert pv={pv} />;
+  return (
+    <Group gap="xs" wrap="nowrap" data-testid="volume-status-line" data-phase={h.phase}>
+      <StatusBadge value={h.phase} />
+      <Text size="sm">{h.text}</Text>
+    </Group>
+  );
+}
 
 export function VolumePhaseAlert({ pv }: { pv: PersistentVolume }) {
   const phase = pv.status?.phase;

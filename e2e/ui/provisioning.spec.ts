@@ -98,7 +98,9 @@ test('a claim whose class cannot provision it shows the provisioner\'s failure o
   await expect(panel).toContainText('Provisioning by stowage.io/host-path', { timeout: 15_000 });
   await expect(panel).toContainText('ProvisioningFailed', { timeout: 15_000 });
   await expect(page.getByTestId('provisioning-message')).toContainText('volumeMode Block');
-  await expect(page.getByTestId('pending-reason')).toHaveText('WaitingForProvisioner');
+  // The failure is the headline of "Why is this claim Pending?", not the binder's "waiting for the provisioner".
+  await expect(page.getByTestId('pending-reason')).toHaveText('ProvisioningFailed');
+  await expect(page.getByTestId('pending-summary')).toContainText('Provisioning by stowage.io/host-path is failing');
   await expect(page.getByTestId('provisioned-volume')).toHaveCount(0);
 });
 

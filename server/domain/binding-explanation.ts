@@ -7,7 +7,6 @@ import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import { compareQuantities, type Quantity } from './quantity';
 import { evaluateVolume, requestedStorage, volumeStorage, type MatchOptions } from './matching';
-import { annSelectedNode } from './well-known/annotations';
 
 export type Situation =
   /** Nothing matches and the claim asks for no class ("" or none, with provisioning off). */
@@ -62,7 +61,7 @@ export function summaryOf(s: Situation): string {
     case 'cannotProvision':
       return `${NO_MATCH}, and StorageClass "${s.className}" cannot provision one (provisioner "${s.provisioner}"): an administrator must create a matching volume.`;
     case 'waitForFirstConsumer':
-      return `StorageClass "${s.className}" binds on first use (WaitForFirstConsumer) and no consumer's node is known yet (annotation ${annSelectedNode}).`;
+      return `Waiting for a pod: StorageClass "${s.className}" binds on first use (WaitForFirstConsumer), so the claim binds once a pod that uses it is scheduled to a node.`;
     case 'volumeNotFound':
       return `The claim asks for volume "${s.volumeName}" (spec.volumeName), which does not exist.`;
     case 'volumeBoundElsewhere':

@@ -90,6 +90,20 @@ const rows: { name: string; facts: FixFacts; want: string[] }[] = [
     facts: facts({ role: 'developer', volumes: [pv('fits')] }),
     want: ['create-volume=no(only administrators create volumes; ask one, or pick a class that provisions)', 'recreate-with-class:fast=ok', 'pre-bind:fits=no(only administrators pre-bind claims to volumes)'],
   },
+  {
+    name: 'provisioning of class fast is failing: a class with the same provisioner and parameters is not offered, one with other parameters is',
+    facts: facts({
+      claim: claim({ cls: 'fast' }),
+      provisioningFailure: 'not enough space: 76797532 bytes free',
+      classes: [...classes, sc('fast-copy', 'stowage.io/host-path'), { ...sc('fast-big', 'stowage.io/host-path'), sc: { ...sc('fast-big', 'stowage.io/host-path').sc, parameters: { basePath: '/big' } } }],
+    }),
+    want: ['create-volume=ok', 'recreate-with-class:fast-big=ok'],
+  },
+  {
+    name: 'no failure: every class that can provision is offered',
+    facts: facts({ claim: claim({ cls: 'fast' }), classes: [...classes, sc('fast-copy', 'stowage.io/host-path')] }),
+    want: ['create-volume=ok', 'recreate-with-class:fast-copy=ok'],
+  },
   { name: 'Bound claim: nothing', facts: facts({ claim: claim({ phase: 'Bound', volumeName: 'v' }) }), want: [] },
   { name: 'terminating claim: nothing', facts: facts({ claim: claim({ terminating: true }) }), want: [] },
   { name: 'claim naming a volume: nothing', facts: facts({ claim: claim({ volumeName: 'v' }) }), want: [] },
@@ -98,6 +112,16 @@ const rows: { name: string; facts: FixFacts; want: string[] }[] = [
 describe('claimFixes', () => {
   it.each(rows)('$name', ({ facts: f, want }) => {
     expect(brief(f)).toEqual(want);
+  });
+});
+
+describe('recreate wording', () => {
+  it('a WaitForFirstConsumer class provisions when a pod first uses the claim, not at once', () => {
+    const wfc: ClassFacts = { ...sc('late', 'stowage.io/host-path'), sc: { ...sc('late', 'stowage.io/host-path').sc, volumeBindingMode: 'WaitForFirstConsumer' } };
+    const fix = claimFixes(facts({ classes: [...classes, wfc] })).find((x) => x.target === 'late')!;
+    expect(fix.changes.at(-1)).toBe('stowage.io/host-path provisions a volume for the new claim when a pod first uses it (the class binds on first use)');
+    const now = claimFixes(facts()).find((x) => x.target === 'fast')!;
+    expect(now.changes.at(-1)).toBe('stowage.io/host-path provisions a volume for the new claim');
   });
 });
 

@@ -28,6 +28,8 @@ export interface FixFacts {
   volumes: PersistentVolume[];
   /** Pods that name the claim and have not finished. */
   podsUsing: string[];
+  /** The claim's newest ProvisioningFailed message, when its provisioning is failing now. */
+  provisioningFailure?: string;
 }
 
 export interface Fix {
@@ -89,6 +91,27 @@ function provisionProblem(claim: PersistentVolumeClaim, c: ClassFacts): string |
   return undefined;
 }
 
+function sameParameters(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {
+  const x = a ?? {};
+  const y = b ?? {};
+  const keys = new Set([...Object.keys(x), ...Object.keys(y)]);
+  return [...keys].every((k) => x[k] === y[k]);
+}
+
+/** A class whose provisioner and parameters are the failing class's would fail the same way. */
+function failsTheSameWay(f: FixFacts, c: ClassFacts, current: string | undefined): boolean {
+  if (!f.provisioningFailure || current === undefined) return false;
+  const failing = f.classes.find((x) => x.sc.metadata?.name === current)?.sc;
+  return !!failing && failing.provisioner === c.sc.provisioner && sameParameters(failing.parameters, c.sc.parameters);
+}
+
+/** What happens once the claim names the class: provisioned now, or when a pod first uses it. */
+function provisionsSentence(sc: StorageClass, subject: string): string {
+  return sc.volumeBindingMode === 'WaitForFirstConsumer'
+    ? `${sc.provisioner} provisions a volume for ${subject} when a pod first uses it (the class binds on first use)`
+    : `${sc.provisioner} provisions a volume for ${subject}`;
+}
+
 function classFixes(f: FixFacts): Fix[] {
   const { claim } = f;
   const current = claimHasClass(claim) ? claimClass(claim) : undefined;
@@ -96,11 +119,11 @@ function classFixes(f: FixFacts): Fix[] {
   for (const c of f.classes) {
     const name = c.sc.metadata?.name ?? '';
     if (!name || name === current) continue;
-    if (provisionProblem(claim, c)) continue;
+    if (provisionProblem(claim, c) || failsTheSameWay(f, c, current)) continue;
     // storageClassName may be set on a claim that has none; once set it is immutable (as upstream).
     if (current === undefined) {
       if (!f.mayWriteClaim) out.push(deny('switch-class', 'you may not update claims in this namespace', name));
-      else out.push({ kind: 'switch-class', target: name, allowed: true, changes: [`spec.storageClassName set to "${name}"`, `${c.sc.provisioner} provisions a volume for it`] });
+      else out.push({ kind: 'switch-class', target: name, allowed: true, changes: [`spec.storageClassName set to "${name}"`, provisionsSentence(c.sc, 'it')] });
       continue;
     }
     const base = { kind: 'recreate-with-class' as const, target: name };
@@ -113,7 +136,7 @@ function classFixes(f: FixFacts): Fix[] {
         changes: [
           `storageClassName cannot change once set: claim ${claim.metadata?.name} is deleted and created again`,
           `spec.storageClassName "${current}" → "${name}"; name, labels, size, access and volume modes stay`,
-          `${c.sc.provisioner} provisions a volume for the new claim`,
+          provisionsSentence(c.sc, 'the new claim'),
         ],
       });
   }

@@ -116,7 +116,7 @@ describe('redactPlan', () => {
 
 test.each([
   { name: 'Block on a files-only plugin', c: claim(['ReadWriteOnce'], '1Gi', 'Block'), want: [/volumeMode Block/] },
-  { name: 'below the minimum size', c: claim(['ReadWriteOnce'], '1Ki'), want: [/at least 1Mi/] },
+  { name: 'below the minimum size', c: claim(['ReadWriteOnce'], '1Ki'), want: [/at least 1 MiB/] },
   { name: 'supported', c: claim(), want: [] },
 ])('capabilityProblems: $name', ({ c, want }) => {
   const got = capabilityProblems(c, 'p', { ...local, minBytes: String(1 << 20) });

@@ -11,6 +11,7 @@ import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import type { StorageClass } from '../resources/storage-class/schema';
 import { inTreeProvisionerPrefix, noProvisioner } from './well-known/provisioners';
+import { humanBytes } from './human-size';
 
 export interface Capabilities {
   readonly accessModes: readonly string[];
@@ -69,7 +70,7 @@ export function capabilityProblems(claim: PersistentVolumeClaim, provisioner: st
   if (!caps.volumeModes.includes(vm)) problems.push(`${provisioner} cannot make volumeMode ${vm} volumes (it makes ${caps.volumeModes.join(', ')})`);
   const req = parseQuantity(String(claim.spec?.resources?.requests?.storage ?? ''));
   if (caps.minBytes && req && quantityToBytes(req) < BigInt(caps.minBytes)) {
-    problems.push(`${provisioner} makes volumes of at least ${formatQuantity(bytesToQuantity(BigInt(caps.minBytes)))}`);
+    problems.push(`${provisioner} makes volumes of at least ${humanBytes(BigInt(caps.minBytes))}`);
   }
   return problems;
 }

@@ -126,7 +126,7 @@ describe('stowage.io/host-path on real directories', () => {
   it('fails without an asset when the base path cannot hold the request', async () => {
     const fake = new FakeOs({ hostname: NODE, totalBytes: 1n << 20n });
     const result = await plugin(fake).provision(provisionOptionsFor(testClaim({ size: '2Mi' }), testClass(hostPathProvisioner, { basePath: '/data' })));
-    expect(result.error?.message).toMatch(/not enough space under \/data: 1Mi available, 2Mi requested/);
+    expect(result.error?.message).toMatch(/not enough space under \/data: 1 MiB available, 2 MiB requested/);
     expect(await assets.count()).toBe(0);
   });
 });

@@ -135,7 +135,7 @@ describe('stowage.io/loop with a fake OS', () => {
       { spec: {}, params: { basePath: '/d', fsType: 'ntfs' }, problem: /"fsType" must be one of ext4, ext3, ext2, xfs/ },
       { spec: {}, params: { basePath: '/d', encrypt: 'yes' }, problem: /unknown parameter "encrypt"/ },
       { spec: { accessModes: ['ReadOnlyMany'] }, params: { basePath: '/d' }, problem: /access mode ReadOnlyMany/ },
-      { spec: {}, size: '100Mi', params: { basePath: '/d', fsType: 'xfs' }, problem: /needs at least 300Mi for xfs/ },
+      { spec: {}, size: '100Mi', params: { basePath: '/d', fsType: 'xfs' }, problem: /needs at least 300 MiB for xfs/ },
     ];
     for (const c of cases) {
       const result = await plugin(fake).provision(provisionOptionsFor(testClaim({ spec: c.spec, size: c.size }), testClass(loopProvisioner, c.params)));

@@ -18,6 +18,7 @@ import {
   type SnapshotResult,
   type VolumeContentSource,
 } from './plugin';
+import { humanBytes } from '../domain/human-size';
 
 export interface NodeLocalDeps {
   os: HostOs;
@@ -32,7 +33,8 @@ export interface NodeLocalDeps {
 /** The node this plugin instance provisions on. */
 export const nodeOf = (deps: NodeLocalDeps) => deps.nodeName ?? deps.os.hostname();
 
-export const showBytes = (b: bigint) => formatQuantity(bytesToQuantity(b));
+/** Bytes in a message a person reads ("73.2 GiB"), not a raw quantity ("76797532Ki"). */
+export const showBytes = (b: bigint) => humanBytes(b);
 
 /** Problems with a `basePath` parameter (the rules a StorageClass is validated with). */
 export { basePathProblems } from '../resources/storage-class/in-tree-parameters';

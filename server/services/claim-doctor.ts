@@ -5,7 +5,7 @@
 import { accessModeGroups, claimClass, requestedStorage } from '../domain/matching';
 import { isAllowed, type Principal } from '../domain/authorization';
 import { claimFixes, claimNotFixable, fixFor, volumePrefill, type ClassFacts, type Fix, type FixFacts, type FixKind, type VolumePrefill } from '../domain/claim-fixes';
-import { StowageError } from '../domain/errors';
+import { isStowageError, StowageError } from '../domain/errors';
 import { accessModesToBits } from '../domain/access-modes';
 import { quantityToBytes } from '../domain/quantity';
 import { capacityView, type CapacityView } from '../domain/volume-usage';
@@ -24,10 +24,22 @@ import { poolSituation, type PoolSituation } from '../domain/pool-situation';
 import type { PoolAssetDetails } from '../domain/btrfs-pool';
 import { AssetStore } from '../store/provisioned-assets';
 import { CAPACITY_NAMESPACE } from './node-pools';
+import { annLastAppliedConfiguration } from '../domain/well-known/annotations';
+import { reasons } from '../domain/well-known/event-reasons';
+import type { Event } from '../resources/event/schema';
 
 const PVC = 'PersistentVolumeClaim';
 /** Annotations the controllers own: a re-created claim starts without them. */
 const CONTROLLER_ANNOTATION_PREFIXES = ['pv.kubernetes.io/', 'volume.kubernetes.io/', 'volume.beta.kubernetes.io/', 'stowage.io/'];
+/** kubectl apply's record of the OLD claim (its old class): a re-created claim must not carry it. */
+const DROPPED_ANNOTATIONS = new Set([annLastAppliedConfiguration]);
+const PROVISIONING_REASONS = new Set<string>([reasons.provisioningFailed, reasons.provisioningSucceeded, reasons.externalProvisioning, reasons.provisioning]);
+
+/** The newest provisioning event's message when it is a failure (events come oldest first). */
+export function currentProvisioningFailure(events: Event[]): string | undefined {
+  const latest = events.filter((e) => PROVISIONING_REASONS.has(e.reason ?? '')).at(-1);
+  return latest?.reason === reasons.provisioningFailed ? (latest.message ?? '') : undefined;
+}
 
 export interface ClaimDoctor {
   resourceVersion: string;
@@ -54,7 +66,9 @@ export interface FixResult {
 
 /** The claim as it would be created again with another class. */
 export function recreatedClaim(claim: PersistentVolumeClaim, className: string): PersistentVolumeClaim {
-  const annotations = Object.fromEntries(Object.entries(claim.metadata.annotations ?? {}).filter(([k]) => !CONTROLLER_ANNOTATION_PREFIXES.some((p) => k.startsWith(p))));
+  const annotations = Object.fromEntries(
+    Object.entries(claim.metadata.annotations ?? {}).filter(([k]) => !DROPPED_ANNOTATIONS.has(k) && !CONTROLLER_ANNOTATION_PREFIXES.some((p) => k.startsWith(p))),
+  );
   const { volumeName: _v, storageClassName: _c, ...spec } = claim.spec ?? {};
   return {
     apiVersion: 'v1',
@@ -101,6 +115,7 @@ export class ClaimDoctorService {
       }
     }
     const pods = await podsNamingClaim(this.store, ns, name);
+    const failure = currentProvisioningFailure(await this.objects.eventsFor(p, claim));
     return {
       claim,
       role: p.role,
@@ -108,6 +123,7 @@ export class ClaimDoctorService {
       classes,
       volumes,
       podsUsing: podsUsingClaim(pods, ns, name),
+      ...(failure !== undefined ? { provisioningFailure: failure } : {}),
     };
   }
 
@@ -151,7 +167,16 @@ export class ClaimDoctorService {
     const claim = await this.objects.get(p, PVC, r.namespace, r.name);
     const fix = fixFor(await this.facts(p, claim), r.kind, r.target);
     const after = fix.allowed && r.kind === 'recreate-with-class' && r.target ? recreatedClaim(claim, r.target) : undefined;
-    return { ...fix, resourceVersion: claim.metadata.resourceVersion ?? '', ...(after ? { claim: after } : {}) };
+    const rv = claim.metadata.resourceVersion ?? '';
+    if (after) {
+      // The new claim is checked now (validation, quota), so the preview says what Apply would meet.
+      const refused = await this.checkRecreate(p, claim, after).then(
+        () => undefined,
+        (err: unknown) => (isStowageError(err) ? err : Promise.reject(err)),
+      );
+      if (refused) return { ...fix, allowed: false, reason: refused.message, changes: [], resourceVersion: rv };
+    }
+    return { ...fix, resourceVersion: rv, ...(after ? { claim: after } : {}) };
   }
 
   /** Applies one fix previewed at `resourceVersion`. */
@@ -175,6 +200,24 @@ export class ClaimDoctorService {
   }
 
   /**
+   * The create of `next` in place of `claim`, as a dry run: under a scratch name (the
+   * original still holds the real one) and with quota not counting the original, which the
+   * re-create deletes first. A refusal names the claim, never the scratch name.
+   */
+  private async checkRecreate(p: Principal, claim: PersistentVolumeClaim, next: PersistentVolumeClaim): Promise<void> {
+    const name = claim.metadata.name ?? '';
+    const scratchName = `${name.slice(0, 200)}-check-${Date.now().toString(36)}`;
+    const scratch = { ...next, metadata: { ...next.metadata, name: scratchName } };
+    try {
+      await this.objects.create(p, scratch, { dryRun: true, replacesClaim: claim.metadata.uid });
+    } catch (err) {
+      if (!isStowageError(err)) throw err;
+      const details = err.details.name === scratchName ? { ...err.details, name } : err.details;
+      throw new StowageError(err.code, err.message.split(scratchName).join(name), details);
+    }
+  }
+
+  /**
    * Deletes the Pending claim and creates it again with the class. The new claim is checked
    * first (a dry run under a scratch name), the protection finalizer is lifted only because
    * no pod uses the claim (checked just before), and if the create still fails the original
@@ -184,8 +227,7 @@ export class ClaimDoctorService {
     const ns = claim.metadata.namespace ?? '';
     const name = claim.metadata.name ?? '';
     const next = recreatedClaim(claim, className);
-    const scratch = { ...next, metadata: { ...next.metadata, name: `${name.slice(0, 200)}-check-${Date.now().toString(36)}` } };
-    await this.objects.create(p, scratch, { dryRun: true });
+    await this.checkRecreate(p, claim, next);
     let current = claim;
     if ((claim.metadata.finalizers ?? []).length > 0) {
       const lifted = structuredClone(claim);

@@ -1,11 +1,14 @@
 // Records core/v1 Events about objects, as client-go's event recorder and correlator do:
 // in the object's namespace ("default" for cluster-scoped objects), with source.component,
-// count and first/last timestamps; a repeat of the same event (same object, type, reason
-// and message) increments `count` on the existing Event instead of creating another.
+// count and first/last timestamps. Events aggregate as client-go's correlator does: one
+// Event per object, component, type and reason; a repeat increments `count` on it and
+// takes the newest message (domain/event-aggregation.ts decides), so a retry whose message
+// carries a changing number does not write a new Event every few seconds.
 // Best effort, like upstream: a failure to record is logged, never thrown.
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { isStowageError } from '../domain/errors';
+import { aggregateEvent } from '../domain/event-aggregation';
 import { maskCredentials } from '../domain/redaction';
 import type { KubeObject } from '../resources/types';
 import type { ObjectStore, StoreTx } from '../store/object-store';
@@ -31,11 +34,11 @@ export class EventRecorder {
     this.run = run ?? ((fn) => store.transact(fn));
   }
 
-  /** The Event's name: the object's name and a hash of what makes two events the same. */
-  eventName(obj: KubeObject, type: EventType, reason: string, message: string): string {
+  /** The Event's name: the object's name and a hash of what makes two events one (not the message). */
+  eventName(obj: KubeObject, type: EventType, reason: string): string {
     const m = obj.metadata;
     const h = createHash('sha256')
-      .update([this.component, obj.kind, m.namespace ?? '', m.name ?? '', m.uid ?? '', type, reason, message].join('\u0000'))
+      .update([this.component, obj.kind, m.namespace ?? '', m.name ?? '', m.uid ?? '', type, reason].join('\u0000'))
       .digest('hex')
       .slice(0, 16);
     return `${(m.name ?? 'object').slice(0, 236)}.${h}`;
@@ -64,15 +67,18 @@ export class EventRecorder {
 
   private async write(obj: KubeObject, type: EventType, reason: string, message: string): Promise<void> {
     const namespace = obj.metadata.namespace || 'default';
-    const name = this.eventName(obj, type, reason, message);
+    const name = this.eventName(obj, type, reason);
     const ts = now();
     await this.run(async (tx) => {
       const existing = await tx.get('Event', namespace, name);
+      const step = aggregateEvent(existing ? { ...existing, message: existing.message ?? '' } : undefined, message, ts);
       if (existing) {
         await tx.update({
           ...existing,
-          count: (existing.count ?? 1) + 1,
-          lastTimestamp: ts,
+          message: step.message,
+          count: step.count,
+          firstTimestamp: step.firstTimestamp,
+          lastTimestamp: step.lastTimestamp,
           involvedObject: { ...existing.involvedObject, resourceVersion: obj.metadata.resourceVersion },
         });
         return;

@@ -215,6 +215,7 @@ export class HistoryService {
       from,
       to,
       before: cursor,
+      heartbeats: input.heartbeats === true,
     };
   }
 }

@@ -10,11 +10,12 @@ import { redactForReader } from '../domain/redaction';
 import { isDefaultClass } from '../resources/storage-class/strategy';
 import { annBetaIsDefaultClass, annIsDefaultClass } from '../domain/well-known/annotations';
 import type { KubeObject } from '../resources/types';
-import { countByPhaseAndClass, queryPage, volumeUsage, type PageFieldFilter, type PageQuery, type PageResult, type PageSortKey, type UsedBytes } from '../store/object-page';
+import { countByPhaseAndClass, countClaimsWaitingForPod, queryPage, volumeUsage, type PageFieldFilter, type PageQuery, type PageResult, type PageSortKey, type UsedBytes } from '../store/object-page';
 import type { ObjectStore } from '../store/object-store';
 import { lockStorageClasses } from '../store/storage-class-locks';
 import { forbidden, readerOf, strategyOrThrow } from './objects';
 import { isKind } from '../resources/of-kind';
+import type { PendingKind } from '../domain/claim-waiting';
 
 export interface PageInput {
   kind: string;
@@ -22,6 +23,8 @@ export interface PageInput {
   labelSelector?: string;
   fields?: Partial<Record<PageFieldFilter, string[]>>;
   text?: string;
+  /** Claims only: Pending ones waiting for a pod, or the stuck others. */
+  pending?: PendingKind;
   sort?: { key: PageSortKey; dir: 'asc' | 'desc' };
   offset?: number;
   limit?: number;
@@ -69,6 +72,7 @@ export class ListService {
       labels: selector.nothing ? undefined : selector.requirements,
       fields: { ...input.fields },
       text: input.text,
+      ...(s.kind === 'PersistentVolumeClaim' && input.pending ? { pending: input.pending } : {}),
       sort: input.sort,
       offset: input.offset,
       limit: input.limit,
@@ -207,6 +211,7 @@ export class ListService {
     const seeVolumes = isAllowed(p, 'list', 'PersistentVolume');
     const kinds = seeVolumes ? ['PersistentVolume', 'PersistentVolumeClaim'] : ['PersistentVolumeClaim'];
     const rows = await countByPhaseAndClass(this.store, kinds, claimNs === 'all' ? undefined : claimNs);
+    const waitingClaims = await countClaimsWaitingForPod(this.store, claimNs === 'all' ? undefined : claimNs);
     const phases: Health['phases'] = { PersistentVolume: {}, PersistentVolumeClaim: {} };
     const classes = new Map<string, ClassCapacity>();
     for (const r of rows) {
@@ -229,6 +234,7 @@ export class ListService {
     return {
       seeVolumes,
       phases,
+      waitingClaims,
       classes: [...classes.values()].sort((a, b) => a.storageClass.localeCompare(b.storageClass)),
     };
   }
@@ -248,5 +254,7 @@ export interface Health {
   /** Whether volume figures are included (developers see only their claims). */
   seeVolumes: boolean;
   phases: { PersistentVolume: Record<string, number>; PersistentVolumeClaim: Record<string, number> };
+  /** Of the Pending claims, those waiting for a pod (WaitForFirstConsumer): not stuck. */
+  waitingClaims: number;
   classes: ClassCapacity[];
 }

@@ -59,6 +59,11 @@ export function readerOf(p: Principal): Reader {
   return { secrets: p.role === 'admin', volumes: isAllowed(p, 'list', 'PersistentVolume'), namespaces: claims };
 }
 
+export interface CreateOptions extends WriteOptions {
+  /** A claim's create that takes the place of the claim with this uid (a re-create): quota does not count that one. */
+  replacesClaim?: string;
+}
+
 export class ObjectService {
   constructor(
     readonly store: ObjectStore,
@@ -164,8 +169,8 @@ export class ObjectService {
   }
 
   /** Answers the object as stored, of the written object's kind. */
-  async create<K extends string>(p: Principal, obj: KubeObject & { kind: K }, opts?: WriteOptions): Promise<ObjectOfName<K>>;
-  async create(p: Principal, obj: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
+  async create<K extends string>(p: Principal, obj: KubeObject & { kind: K }, opts?: CreateOptions): Promise<ObjectOfName<K>>;
+  async create(p: Principal, obj: KubeObject, opts: CreateOptions = {}): Promise<KubeObject> {
     const s = strategyOrThrow(obj?.kind);
     this.check(p, 'create', s, obj.metadata?.namespace, obj.metadata?.name);
     const refused = await this.admit(obj);
@@ -183,9 +188,9 @@ export class ObjectService {
         const created = await this.store.transact(async (tx) => {
           // create answers the stored object of the kind written, a claim.
           const o = (await tx.create(obj)) as PersistentVolumeClaim;
-          await admitClaimQuota(tx, undefined, o);
+          await admitClaimQuota(tx, undefined, o, opts.replacesClaim);
           return o;
-        }, { ...opts, actor });
+        }, { dryRun: opts.dryRun, actor });
         return this.shape(p, created);
       }
       const created = await this.store.create(obj, { ...opts, actor });

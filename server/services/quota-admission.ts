@@ -39,13 +39,14 @@ export async function refreshQuotaStatus(tx: StoreTx, q: ResourceQuota, claims: 
  * in the caller's transaction, and keeps their status.used. Throws 403 on the first quota
  * (in name order) the write would exceed.
  */
-export async function admitClaimQuota(tx: StoreTx, prev: PersistentVolumeClaim | undefined, next: PersistentVolumeClaim): Promise<void> {
+export async function admitClaimQuota(tx: StoreTx, prev: PersistentVolumeClaim | undefined, next: PersistentVolumeClaim, replaces?: string): Promise<void> {
   const namespace = next.metadata?.namespace;
   const name = next.metadata?.name ?? '';
   if (!namespace) return;
   const quotas = await tx.listIn('ResourceQuota', namespace, { lock: true });
   if (quotas.length === 0) return;
-  const others = (await tx.listIn('PersistentVolumeClaim', namespace)).filter((c) => c.metadata.name !== name);
+  // `replaces`: the uid of a claim this one takes the place of (a re-create's check), not counted.
+  const others = (await tx.listIn('PersistentVolumeClaim', namespace)).filter((c) => c.metadata.name !== name && (!replaces || c.metadata.uid !== replaces));
   const before = prev ? [...others, prev] : others;
   const after = [...others, next];
   for (const q of quotas) {

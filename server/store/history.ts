@@ -32,6 +32,8 @@ export interface AuditFilter {
   to?: string;
   /** Rows below this resourceVersion (the previous page's last). */
   before?: string;
+  /** Include node heartbeats (an agent's status write of its own Node, every few seconds); left out by default. */
+  heartbeats?: boolean;
 }
 
 const COLUMNS = `rv::text AS rv, type, action, actor, kind, namespace, name, uid,
@@ -111,6 +113,7 @@ export async function auditRows(on: Queryable, scope: AuditScope, f: AuditFilter
   if (f.from) add((n) => `created_at >= ${n}::timestamptz`, f.from);
   if (f.to) add((n) => `created_at <= ${n}::timestamptz`, f.to);
   if (f.before) add((n) => `rv < ${n}::bigint`, f.before);
+  if (!f.heartbeats) where.push(`NOT (kind = 'Node' AND action = 'status' AND actor LIKE 'agent:%')`);
   params.push(limit);
   return sqlOf(on).$queryRawUnsafe<HistoryRow[]>(
     `SELECT ${COLUMNS} FROM history WHERE ${where.join(' AND ')} ORDER BY history.rv DESC LIMIT $${params.length}`,

@@ -8,6 +8,8 @@ import type { Requirement } from '../domain/label-selector';
 import type { KubeObject } from '../resources/types';
 import { inTransaction } from './pg';
 import { poolOf, type Pooled } from './sql-handle';
+import { WAITING_FOR_POD_REASONS, type PendingKind } from '../domain/claim-waiting';
+import { conditionBindable } from '../domain/well-known/conditions';
 
 /** What a list may be sorted by: each is one column (or column pair) of `objects`. */
 export const PAGE_SORT_KEYS = ['name', 'namespace', 'age', 'phase', 'storageClass', 'capacity', 'claim', 'volume', 'node', 'accessModes', 'volumeMode', 'used'] as const;
@@ -27,6 +29,8 @@ export interface PageQuery {
   fields?: Partial<Record<PageFieldFilter, string[]>>;
   /** Words that must each appear in the name, namespace or a label (case-insensitive). */
   text?: string;
+  /** Claims: only Pending ones waiting for a pod, or only the stuck others (domain/claim-waiting.ts). */
+  pending?: PendingKind;
   sort?: { key: PageSortKey; dir: 'asc' | 'desc' };
   offset?: number;
   limit?: number;
@@ -116,6 +120,12 @@ function labelCondition(r: Requirement, add: (v: unknown) => string): string {
   }
 }
 
+/** A claim row whose Bindable condition says it waits for a pod (the same rule as waitsForPod). */
+function waitingCondition(add: (v: unknown) => string): string {
+  const patterns = WAITING_FOR_POD_REASONS.map((reason) => JSON.stringify([{ type: conditionBindable, reason }]));
+  return `COALESCE((object::jsonb -> 'status' -> 'conditions') @> ANY(${add(patterns)}::jsonb[]), FALSE)`;
+}
+
 /** WHERE clause (with its parameters) shared by the page and the count. */
 export function buildWhere(q: PageQuery): SqlQuery {
   const params: unknown[] = [];
@@ -138,6 +148,7 @@ export function buildWhere(q: PageQuery): SqlQuery {
   }
   const words = (q.text ?? '').toLowerCase().split(/\s+/).filter(Boolean).slice(0, 8);
   for (const w of words) where.push(`strpos(${SEARCHED}, ${add(w)}) > 0`);
+  if (q.pending) where.push(`phase = 'Pending' AND ${q.pending === 'stuck' ? 'NOT ' : ''}${waitingCondition(add)}`);
   return { sql: where.join(' AND '), params };
 }
 
@@ -222,6 +233,13 @@ export interface PhaseCount {
   storageClass: string | null;
   count: number;
   bytes: string;
+}
+
+/** Pending claims that wait for a pod (in these namespaces, undefined: all). */
+export async function countClaimsWaitingForPod(store: Pooled, namespaces?: string[]): Promise<number> {
+  const { sql, params } = buildWhere({ kind: 'PersistentVolumeClaim', namespaces, pending: 'waiting' });
+  const { rows } = await poolOf(store).query<{ n: string }>(`SELECT count(*)::text AS n FROM objects WHERE ${sql}`, params);
+  return Number(rows[0]?.n ?? 0);
 }
 
 /** Objects of the given kinds counted by phase and class, with their summed capacity. */

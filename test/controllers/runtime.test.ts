@@ -256,4 +256,20 @@ describe('events', () => {
     expect(odd.metadata.namespace).toBe('default');
     expect(odd.firstTimestamp! <= odd.lastTimestamp!).toBe(true);
   });
+
+  it('a retry whose message carries a changing number counts up on one Event (aggregation)', async () => {
+    const recorder = new EventRecorder(ts.store, 'test-component', logger);
+    const pv = await ts.store.create({
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: { name: 'ev-pv-agg' },
+      spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/x' } },
+    });
+    for (const free of [76797532, 76797000, 76796100]) {
+      await recorder.record(pv, 'Warning', 'ProvisioningFailed', `not enough space: ${free} bytes free`);
+    }
+    const events = ((await ts.store.list('Event', { namespace: 'default' })).items as Event[]).filter((e) => e.involvedObject?.name === 'ev-pv-agg');
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ count: 3, reason: 'ProvisioningFailed', message: 'not enough space: 76796100 bytes free' });
+  });
 });

@@ -18,6 +18,7 @@ import { testClass } from '../../server/provisioners/testing';
 import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
 import type { KubeObject } from '../../server/resources/types';
 import { ClaimDoctorService } from '../../server/services/claim-doctor';
+import { EventRecorder } from '../../server/services/event-recorder';
 import { PodPublishing } from '../../server/services/pod-publishing';
 import { openTestApp } from '../app';
 import { annUsedBytes, annUsedBytesTime } from '../../server/domain/well-known/annotations';
@@ -245,6 +246,46 @@ describe('fixes', () => {
     const done = await doctor.apply(dev, { namespace: 'team-a', name: c.metadata.name!, kind: 'switch-class', target: 'fast', resourceVersion: c.metadata.resourceVersion! });
     expect(done.claim.spec!.storageClassName).toBe('fast');
     expect(done.claim.metadata.uid).toBe(c.metadata.uid);
+  });
+
+  test('re-create in a namespace at its quota: the original does not count twice; a class the quota forbids is refused naming the claim', async () => {
+    const ns = unique('quota-ns');
+    await app.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    await app.objects.create(admin, {
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      metadata: { name: 'storage', namespace: ns },
+      spec: { hard: { 'requests.storage': '1Gi', 'slow.storageclass.storage.k8s.io/requests.storage': '0' } },
+    });
+    await app.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'slow' }, provisioner: hostPathProvisioner, parameters: { basePath: path.join(dir, 'slow') } });
+    const c = await app.objects.create(admin, {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: unique('full'), namespace: ns, annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"spec":{"storageClassName":"manual"}}', note: 'kept' } },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: 'manual' },
+    });
+    const ref = { namespace: ns, name: c.metadata.name! };
+    const refused = await doctor.preview(admin, { ...ref, kind: 'recreate-with-class', target: 'slow' });
+    expect(refused.allowed).toBe(false);
+    expect(refused.reason).toContain(`persistentvolumeclaims "${c.metadata.name}" is forbidden: exceeded quota: storage`);
+    expect(refused.reason).not.toContain('-check-');
+    const preview = await doctor.preview(admin, { ...ref, kind: 'recreate-with-class', target: 'fast' });
+    expect(preview).toMatchObject({ allowed: true, claim: { metadata: { annotations: { note: 'kept' } } } });
+    expect(preview.claim!.metadata.annotations!['kubectl.kubernetes.io/last-applied-configuration']).toBeUndefined();
+    const done = await doctor.apply(admin, { ...ref, kind: 'recreate-with-class', target: 'fast', resourceVersion: preview.resourceVersion });
+    expect(done.claim.spec!.storageClassName).toBe('fast');
+    expect(done.claim.metadata.annotations!['kubectl.kubernetes.io/last-applied-configuration']).toBeUndefined();
+  });
+
+  test('a class whose provisioner and parameters fail the same way is not offered while provisioning fails', async () => {
+    await app.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fast-twin' }, provisioner: hostPathProvisioner, parameters: { basePath: path.join(dir, 'fast') } }).catch(() => undefined);
+    const c = await claim({ cls: 'fast' });
+    const before = await doctor.overview(admin, 'team-a', c.metadata.name!);
+    expect(before.fixes.some((f) => f.target === 'fast-twin')).toBe(true);
+    const recorder = new EventRecorder(app.store, 'test', logger);
+    await recorder.record(c, 'Warning', 'ProvisioningFailed', 'not enough space: 76797532 bytes free');
+    const after = await doctor.overview(admin, 'team-a', c.metadata.name!);
+    expect(after.fixes.some((f) => f.target === 'fast-twin')).toBe(false);
   });
 });
 

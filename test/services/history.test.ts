@@ -241,6 +241,18 @@ describe('audit', () => {
     for (const r of (await trpc(dev).history.audit({ kind: 'Namespace', limit: 500 })).items) expect(r.name).toBe(DEV_NAMESPACE);
   });
 
+  test("node heartbeats are left out unless asked for; the node lifecycle's own writes stay", async () => {
+    const node = await h.ts.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'hb-node' } });
+    let cur = node;
+    for (let i = 0; i < 3; i++) {
+      cur = await runAs('agent:hb-node', () => h.ts.store.update({ ...cur, status: { conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: `2026-01-01T00:00:0${i}Z` }] } }, { subresource: 'status' }));
+    }
+    await runAs(controllerActor('node-lifecycle'), () => h.ts.store.update({ ...cur, status: { conditions: [{ type: 'Ready', status: 'Unknown' }] } }, { subresource: 'status' }));
+    const rows = async (heartbeats?: boolean) => (await trpc(admin).history.audit({ kind: 'Node', name: 'hb-node', ...(heartbeats ? { heartbeats } : {}) })).items.map((r) => `${r.action} ${r.actor}`);
+    expect(await rows()).toEqual(['status controller:node-lifecycle', 'create system']);
+    expect(await rows(true)).toEqual(['status controller:node-lifecycle', 'status agent:hb-node', 'status agent:hb-node', 'status agent:hb-node', 'create system']);
+  });
+
   test('pages follow the cursor without repeats', async () => {
     const first = await trpc(admin).history.audit({ limit: 3 });
     expect(first.items).toHaveLength(3);

@@ -187,6 +187,31 @@ describe('health', () => {
   });
 });
 
+describe('Pending claims waiting for a pod', () => {
+  test('are counted apart on the home page and filtered apart in the claims list', async () => {
+    await app.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-w' } });
+    const reasons: [string, string | undefined][] = [['late-1', 'WaitForFirstConsumer'], ['late-2', 'WaitForPodScheduled'], ['stuck-1', 'NoMatchingVolume'], ['fresh-1', undefined]];
+    for (const [name, reason] of reasons) {
+      const c = await app.store.create({
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: { name, namespace: 'team-w' },
+        spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: 'late' },
+      });
+      const conditions = reason ? [{ type: 'Bindable', status: 'False', reason, message: 'waiting' }] : [];
+      await app.store.update({ ...c, status: { phase: 'Pending', conditions } }, { subresource: 'status' });
+    }
+    const waiting = await app.lists.page(admin, { kind: 'PersistentVolumeClaim', namespace: 'team-w', pending: 'waiting' });
+    expect(names(waiting.items).sort()).toEqual(['team-w/late-1', 'team-w/late-2']);
+    const stuck = await app.lists.page(admin, { kind: 'PersistentVolumeClaim', namespace: 'team-w', pending: 'stuck' });
+    expect(names(stuck.items).sort()).toEqual(['team-w/fresh-1', 'team-w/stuck-1']);
+    const h = await app.lists.health(admin);
+    expect(h.waitingClaims).toBe(2);
+    // Developers count only their namespaces' claims.
+    expect((await app.lists.health(dev)).waitingClaims).toBe(0);
+    });
+});
+
 // Last: it binds claims, which the counts above do not expect.
 describe('used', () => {
   test('sorts volumes and claims by used bytes, and a page of claims carries its volumes\' usage in one answer', async () => {

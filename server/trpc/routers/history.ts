@@ -14,6 +14,7 @@ export const auditInput = z
     from: str(64).optional(),
     to: str(64).optional(),
     cursor: str(20).optional(),
+    heartbeats: z.boolean().optional(),
     limit: z.number().int().min(1).max(500).optional(),
   })
   .strict();

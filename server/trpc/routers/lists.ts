@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { PAGE_FIELD_FILTERS, PAGE_SORT_KEYS, MAX_PAGE_LIMIT } from '../../store/object-page';
 import { authedProcedure, router } from '../init';
+import { PENDING_KINDS } from '../../domain/claim-waiting';
 
 const kind = z.string().min(1).max(100);
 const name = z.string().min(1).max(253);
@@ -18,6 +19,7 @@ export const pageInput = z.object({
   labelSelector: z.string().max(4096).optional(),
   fields: fields.optional(),
   text: z.string().max(200).optional(),
+  pending: z.enum(PENDING_KINDS).optional(),
   sort: z.object({ key: z.enum(PAGE_SORT_KEYS), dir: z.enum(['asc', 'desc']) }).optional(),
   offset: z.number().int().min(0).max(1_000_000).optional(),
   limit: z.number().int().min(1).max(MAX_PAGE_LIMIT).optional(),
