@@ -1,28 +1,44 @@
 import { describe, expect, test } from 'vitest';
-import { aggregateEvent, type EventSeries } from './event-aggregation';
+import { combinedPrefix, correlateSimilar, maxSimilarEvents, similarEventsWindowMs, type SimilarRecord } from './event-aggregation';
 
-const t0 = '2026-01-01T00:00:00Z';
-const t8s = '2026-01-01T00:00:08Z';
-const t11m = '2026-01-01T00:11:00Z';
-const series = (message: string, count = 1): EventSeries => ({ message, count, firstTimestamp: t0, lastTimestamp: t0 });
+/** Feeds messages one after another (1 s apart unless given) and returns each correlation. */
+function feed(messages: (string | [string, number])[]) {
+  let record: SimilarRecord | undefined;
+  let t = 0;
+  return messages.map((m) => {
+    const [message, gap] = typeof m === 'string' ? [m, 1000] : m;
+    t += gap;
+    const c = correlateSimilar(record, message, t);
+    record = c.record;
+    return { combined: c.combined, message: c.message, distinct: c.record.messages.size };
+  });
+}
 
-describe('aggregateEvent', () => {
+const numbered = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `only ${76797532 - (from + i) * 100} bytes free`);
+
+describe('correlateSimilar (client-go EventAggregate)', () => {
   test.each([
-    { name: 'first event creates a series', existing: undefined, message: 'a', now: t0, want: { action: 'create', count: 1, message: 'a', firstTimestamp: t0 } },
-    { name: 'same message 8 s later counts up', existing: series('a'), message: 'a', now: t8s, want: { action: 'update', count: 2, message: 'a', firstTimestamp: t0 } },
-    {
-      name: 'changing free-byte count 8 s later counts up and takes the newest message',
-      existing: series('only 76797532 bytes free', 4),
-      message: 'only 76797000 bytes free',
-      now: t8s,
-      want: { action: 'update', count: 5, message: 'only 76797000 bytes free', firstTimestamp: t0 },
-    },
-    { name: 'same message after a quiet window still counts up', existing: series('a', 3), message: 'a', now: t11m, want: { action: 'update', count: 4, firstTimestamp: t0 } },
-    { name: 'new message after a quiet window starts a new series', existing: series('a', 3), message: 'b', now: t11m, want: { action: 'update', count: 1, message: 'b', firstTimestamp: t11m } },
-    { name: 'existing without count counts as one', existing: { message: 'a', lastTimestamp: t0 }, message: 'a', now: t8s, want: { count: 2 } },
-  ])('$name', ({ existing, message, now, want }) => {
-    const step = aggregateEvent(existing, message, now);
-    expect(step).toMatchObject(want);
-    expect(step.lastTimestamp).toBe(now);
+    { name: 'a first event is its own', input: ['a'], combined: [false] },
+    { name: 'repeats of one message never combine', input: Array(30).fill('a'), combined: Array(30).fill(false) },
+    { name: 'nine distinct messages are nine Events', input: numbered(9), combined: Array(9).fill(false) },
+    { name: 'the tenth distinct message within the window is combined', input: numbered(10), combined: [...Array(9).fill(false), true] },
+    { name: 'once combining, later similar events stay combined', input: numbered(15), combined: [...Array(9).fill(false), ...Array(6).fill(true)] },
+  ])('$name', ({ input, combined }) => {
+    expect(feed(input).map((c) => c.combined)).toEqual(combined);
+  });
+
+  test('a combined message carries the prefix and the newest message; the set does not grow past max - 1', () => {
+    const out = feed(numbered(12));
+    expect(out[9]!.message).toBe(`${combinedPrefix}${numbered(10)[9]}`);
+    expect(out[11]!.message).toBe(`${combinedPrefix}${numbered(12)[11]}`);
+    expect(Math.max(...out.map((c) => c.distinct))).toBe(maxSimilarEvents - 1);
+    expect(out[8]!.message).toBe(numbered(9)[8]);
+  });
+
+  test('ten quiet minutes start over; a gap of exactly the window does not', () => {
+    const quiet = feed([...numbered(9), [numbered(1, 9)[0]!, similarEventsWindowMs + 1]]);
+    expect(quiet.at(-1)).toMatchObject({ combined: false, distinct: 1 });
+    const exact = feed([...numbered(9), [numbered(1, 9)[0]!, similarEventsWindowMs]]);
+    expect(exact.at(-1)!.combined).toBe(true);
   });
 });

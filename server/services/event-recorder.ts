@@ -1,14 +1,16 @@
 // Records core/v1 Events about objects, as client-go's event recorder and correlator do:
 // in the object's namespace ("default" for cluster-scoped objects), with source.component,
-// count and first/last timestamps. Events aggregate as client-go's correlator does: one
-// Event per object, component, type and reason; a repeat increments `count` on it and
-// takes the newest message (domain/event-aggregation.ts decides), so a retry whose message
-// carries a changing number does not write a new Event every few seconds.
+// count and first/last timestamps. A repeat of the same event (same object, type, reason and
+// message) increments `count` on the existing Event; similar events (same object, type and
+// reason, other messages) are aggregated as client-go's correlator does: from the tenth
+// distinct message within ten minutes they go to one "(combined from similar events)" Event
+// that counts up (domain/event-aggregation.ts decides), so a retry whose message carries a
+// changing number does not write a new Event every few seconds.
 // Best effort, like upstream: a failure to record is logged, never thrown.
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { isStowageError } from '../domain/errors';
-import { aggregateEvent } from '../domain/event-aggregation';
+import { correlateSimilar, type SimilarRecord } from '../domain/event-aggregation';
 import { maskCredentials } from '../domain/redaction';
 import type { KubeObject } from '../resources/types';
 import type { ObjectStore, StoreTx } from '../store/object-store';
@@ -34,14 +36,32 @@ export class EventRecorder {
     this.run = run ?? ((fn) => store.transact(fn));
   }
 
-  /** The Event's name: the object's name and a hash of what makes two events one (not the message). */
-  eventName(obj: KubeObject, type: EventType, reason: string): string {
-    const m = obj.metadata;
+  /** What the correlator remembers per object, type and reason, bounded as client-go's LRU. */
+  private readonly similar = new Map<string, SimilarRecord>();
+  private static readonly similarCacheSize = 4096;
+
+  /** The Event's name: the object's name and a hash of what makes two events the same (`combined`: the aggregate of similar ones). */
+  eventName(obj: KubeObject, type: EventType, reason: string, message: string, combined = false): string {
     const h = createHash('sha256')
-      .update([this.component, obj.kind, m.namespace ?? '', m.name ?? '', m.uid ?? '', type, reason].join('\u0000'))
+      .update([this.similarKey(obj, type, reason), combined ? '\u0001combined' : message].join('\u0000'))
       .digest('hex')
       .slice(0, 16);
-    return `${(m.name ?? 'object').slice(0, 236)}.${h}`;
+    return `${(obj.metadata.name ?? 'object').slice(0, 236)}.${h}`;
+  }
+
+  private similarKey(obj: KubeObject, type: EventType, reason: string): string {
+    const m = obj.metadata;
+    return [this.component, obj.kind, m.namespace ?? '', m.name ?? '', m.uid ?? '', type, reason].join('\u0000');
+  }
+
+  /** client-go's EventAggregate: whether this event goes to its own Event or the combined one. */
+  private correlate(obj: KubeObject, type: EventType, reason: string, message: string): { name: string; message: string } {
+    const key = this.similarKey(obj, type, reason);
+    const c = correlateSimilar(this.similar.get(key), message, Date.now());
+    this.similar.delete(key);
+    this.similar.set(key, c.record);
+    if (this.similar.size > EventRecorder.similarCacheSize) this.similar.delete(this.similar.keys().next().value!);
+    return { name: this.eventName(obj, type, reason, message, c.combined), message: c.message };
   }
 
   async record(obj: KubeObject, type: EventType, reason: string, message: string): Promise<void> {
@@ -65,20 +85,18 @@ export class EventRecorder {
     }
   }
 
-  private async write(obj: KubeObject, type: EventType, reason: string, message: string): Promise<void> {
+  private async write(obj: KubeObject, type: EventType, reason: string, original: string): Promise<void> {
     const namespace = obj.metadata.namespace || 'default';
-    const name = this.eventName(obj, type, reason);
+    const { name, message } = this.correlate(obj, type, reason, original);
     const ts = now();
     await this.run(async (tx) => {
       const existing = await tx.get('Event', namespace, name);
-      const step = aggregateEvent(existing ? { ...existing, message: existing.message ?? '' } : undefined, message, ts);
       if (existing) {
         await tx.update({
           ...existing,
-          message: step.message,
-          count: step.count,
-          firstTimestamp: step.firstTimestamp,
-          lastTimestamp: step.lastTimestamp,
+          message,
+          count: (existing.count ?? 1) + 1,
+          lastTimestamp: ts,
           involvedObject: { ...existing.involvedObject, resourceVersion: obj.metadata.resourceVersion },
         });
         return;

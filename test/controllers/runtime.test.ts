@@ -257,7 +257,7 @@ describe('events', () => {
     expect(odd.firstTimestamp! <= odd.lastTimestamp!).toBe(true);
   });
 
-  it('a retry whose message carries a changing number counts up on one Event (aggregation)', async () => {
+  it('a retry whose message carries a changing number writes at most ten Events: nine, then one combined that counts up (aggregation)', async () => {
     const recorder = new EventRecorder(ts.store, 'test-component', logger);
     const pv = await ts.store.create({
       apiVersion: 'v1',
@@ -265,11 +265,15 @@ describe('events', () => {
       metadata: { name: 'ev-pv-agg' },
       spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/x' } },
     });
-    for (const free of [76797532, 76797000, 76796100]) {
-      await recorder.record(pv, 'Warning', 'ProvisioningFailed', `not enough space: ${free} bytes free`);
-    }
+    const messages = Array.from({ length: 14 }, (_, i) => `not enough space: ${76797532 - i * 100} bytes free`);
+    // The same message again counts up on its own Event.
+    await recorder.record(pv, 'Warning', 'ProvisioningFailed', messages[0]!);
+    for (const m of messages) await recorder.record(pv, 'Warning', 'ProvisioningFailed', m);
     const events = ((await ts.store.list('Event', { namespace: 'default' })).items as Event[]).filter((e) => e.involvedObject?.name === 'ev-pv-agg');
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ count: 3, reason: 'ProvisioningFailed', message: 'not enough space: 76796100 bytes free' });
+    expect(events).toHaveLength(10);
+    const combined = events.filter((e) => e.message?.startsWith('(combined from similar events): '));
+    expect(combined).toHaveLength(1);
+    expect(combined[0]).toMatchObject({ count: 5, reason: 'ProvisioningFailed', message: `(combined from similar events): ${messages[13]}` });
+    expect(events.find((e) => e.message === messages[0])).toMatchObject({ count: 2 });
   });
 });
