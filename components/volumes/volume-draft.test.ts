@@ -13,7 +13,7 @@ describe('volumeDraftErrors: the API’s own checks', () => {
     { name: 'a bad capacity', d: draft({ capacity: 'ten gigs' }), field: 'spec.capacity' },
     { name: 'no access mode', d: draft({ accessModes: [] }), field: 'spec.accessModes' },
     { name: 'a host path with ..', d: draft({ path: '/srv/../etc' }), field: 'spec.hostPath.path' },
-    { name: 'a relative local path', d: draft({ source: 'local', nodes: ['n'], path: 'data' }), field: 'spec.local.path' },
+    { name: 'a local path with ..', d: draft({ source: 'local', nodes: ['n'], path: '/mnt/../etc' }), field: 'spec.local.path' },
     { name: 'a local volume without a node', d: draft({ source: 'local' }), field: 'spec.nodeAffinity' },
     { name: 'a local volume on two nodes', d: draft({ source: 'local', nodes: ['a', 'b'] }), field: 'spec.nodeAffinity' },
     { name: 'NFS without a server', d: draft({ source: 'nfs', path: '/exports/a' }), field: 'spec.nfs.server' },

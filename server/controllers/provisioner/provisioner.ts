@@ -10,6 +10,8 @@ import { claimsOfClass, claimsToProvision } from '../../store/provisioning-queri
 import { sweepAssets } from './sweep';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import { annBetaStorageProvisioner, annStorageProvisioner } from '../../domain/well-known/annotations';
+import { dataSourceKind } from '../../domain/data-source';
+import { pvcCloneFinalizer } from '../../domain/well-known/finalizers';
 
 export const provisionerName = 'persistentvolume-provisioner';
 export const sweepKey = 'sweep';
@@ -56,6 +58,11 @@ export function mayNeedProvisioning(claim: PersistentVolumeClaim | undefined, pl
   return handedTo !== undefined && plugins.includes(handedTo) && !claim?.spec?.volumeName && !claim?.metadata?.deletionTimestamp;
 }
 
+/** A clone (its data source a claim) or a claim still protected as a clone's source. */
+function concernsCloning(claim: PersistentVolumeClaim | undefined): boolean {
+  return Boolean(claim) && (dataSourceKind(claim!) === 'clone' || (claim!.metadata?.finalizers ?? []).includes(pvcCloneFinalizer));
+}
+
 export function provisionerSpec(d: ProvisioningDeps, opts: ProvisionerSpecOptions = {}): ControllerSpec {
   const names = [...d.plugins.keys()];
   let recovered = false;
@@ -71,8 +78,11 @@ export function provisionerSpec(d: ProvisioningDeps, opts: ProvisionerSpecOption
         if (e.type === 'DELETED') return [];
         if (e.kind === 'StorageClass') return [`sc/${e.name}`];
         // Only a claim that may still need us (handed to one of our plugins, unbound, not
-        // being deleted); a bound claim's further changes (finalizers, status) are not ours.
-        return mayNeedProvisioning(e.object as PersistentVolumeClaim, names) ? [claimKey(e)] : []; // a change of kind PersistentVolumeClaim
+        // being deleted), or one the cloning protection concerns (a clone, bound or not,
+        // releases its source; a source keeps its finalizer until no clone is Pending); a
+        // bound claim's other changes (finalizers, status) are not ours.
+        const claim = e.object as PersistentVolumeClaim; // a change of kind PersistentVolumeClaim
+        return mayNeedProvisioning(claim, names) || concernsCloning(claim) ? [claimKey(e)] : [];
       },
     },
     listKeys: async () => {
