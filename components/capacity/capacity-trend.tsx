@@ -1,7 +1,6 @@
 'use client';
 // The trend of one class's provisioned, bound and requested bytes (from the history), and
 // the "days until full" estimate drawn from it.
-import '@mantine/charts/styles.css';
 import { LineChart } from '@mantine/charts';
 import { Group, Paper, Select, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
