@@ -94,3 +94,22 @@ async function firstNode(page: Page): Promise<string> {
   const href = (await link.getAttribute('href')) ?? '';
   return decodeURIComponent(href.split('/')[2] ?? '');
 }
+
+// The walkthrough saw the active navigation item fail contrast with "System" chosen in the
+// theme switch: chosen explicitly (not the default), under both of the system's schemes,
+// the navigation (its active item included) and the switch pass axe.
+test('System chosen in the theme switch: the active nav item and the switch pass axe under a light and a dark system', async ({ page }) => {
+  await signInAsAdmin(page, '/volumes');
+  await expect(page.getByRole('heading', { level: 1, name: 'Volumes' })).toBeVisible();
+  const sw = page.getByTestId('theme-switch');
+  await sw.getByText('Dark', { exact: true }).click();
+  await expect(page.locator('html')).toHaveAttribute('data-mantine-color-scheme', 'dark');
+  await sw.getByText('System', { exact: true }).click();
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await expect(page.locator('html')).toHaveAttribute('data-mantine-color-scheme', scheme);
+    await expect(page.locator('nav a[data-active]')).toHaveCount(1);
+    const result = await new AxeBuilder({ page }).include('nav').include('[data-testid="theme-switch"]').withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    expect(result.violations.map((v) => `${scheme}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+  }
+});
