@@ -113,3 +113,29 @@ test('System chosen in the theme switch: the active nav item and the switch pass
     expect(result.violations.map((v) => `${scheme}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
   }
 });
+
+// The walkthrough found headings skipping levels on /nodes and on a local volume's page.
+test('headings go down one level at a time on /nodes and on a local volume\'s page', async ({ page }) => {
+  const pv = uniqueName('a11y-local');
+  await signInAsAdmin(page);
+  const node = await firstNode(page);
+  await createObject({
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name: pv },
+    spec: {
+      capacity: { storage: '1Gi' },
+      accessModes: ['ReadWriteOnce'],
+      storageClassName: 'manual',
+      local: { path: `/mnt/${pv}` },
+      nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [node] }] }] } },
+    },
+  });
+  for (const route of ['/nodes', `/nodes/${encodeURIComponent(node)}`, `/volumes/${pv}`]) {
+    await page.goto(route);
+    await expect(page.locator('h1').first()).toBeVisible();
+    await expect(page.locator('main .mantine-Loader-root')).toHaveCount(0, { timeout: 15_000 });
+    const result = await new AxeBuilder({ page }).withRules(['heading-order']).analyze();
+    expect(result.violations.map((v) => `${route}: ${v.nodes.map((n) => n.html.slice(0, 80)).join(', ')}`)).toEqual([]);
+  }
+});
