@@ -255,3 +255,19 @@ test('after a claim is deleted from its page, the page asks nothing more about i
   await page.waitForTimeout(3_000);
   expect(notFound).toEqual([]);
 });
+
+test('a filter that leaves one volume says "1 volume matches"; Escape closes the Columns popover', async ({ page }) => {
+  const name = uniqueName('one-match');
+  await createObject(pvManifest(name));
+  await signInAsAdmin(page, '/volumes');
+  await page.getByRole('textbox', { name: 'Filter by text' }).fill(name);
+  await expect(page.getByTestId('object-row')).toHaveCount(1);
+  await expect(page.getByTestId('list-count')).toHaveText('1 volume matches');
+
+  await page.getByRole('button', { name: 'Columns' }).click();
+  await expect(page.getByTestId('columns-popover')).toBeVisible();
+  await page.getByTestId('columns-popover').getByRole('checkbox').nth(1).focus();
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('columns-popover')).toBeHidden();
+  await expect(page.getByRole('button', { name: 'Columns' })).toHaveAttribute('aria-expanded', 'false');
+});
