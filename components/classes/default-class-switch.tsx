@@ -61,7 +61,8 @@ export function DefaultClassSwitch({ sc }: { sc: KubeObject }) {
           label="Default class"
           description="Claims that name no class get this one. There is only ever one default."
           checked={on}
-          disabled={!mayUpdate || move.isPending}
+          // Until the classes are known it cannot tell whether this is the only default.
+          disabled={!mayUpdate || move.isPending || !classes.data}
           onChange={(e) => (!e.currentTarget.checked && onlyDefault ? setConfirmOff(true) : move.mutate({ name, on: e.currentTarget.checked }))}
           data-testid="default-switch"
         />
