@@ -215,6 +215,24 @@ describe('local-volume manager', () => {
     expect(JSON.stringify(err.details)).toContain('hostDir');
   });
 
+  it('upstream\'s provisioner-wide keys: labelsForPV, nodeLabelsForPV and setPVOwnerRef shape new PVs; a bad one is refused at write time', async () => {
+    const cm = await h.app.store.get('ConfigMap', 'kube-system', 'local-volume-config');
+    const bad = await h.app.store.update({ ...cm, data: { ...cm.data, labelsForPV: 'team: "has space"' } }).catch((e) => e);
+    expect(bad.code).toBe('Invalid');
+    expect(JSON.stringify(bad.details)).toContain('labelsForPV[team]');
+    const node = await h.app.store.get('Node', undefined, NODE);
+    await h.app.store.update({ ...node, metadata: { ...node.metadata, labels: { ...node.metadata.labels, 'topology.kubernetes.io/zone': 'zone-1' } } });
+    await h.app.store.update({
+      ...cm,
+      data: { ...cm.data, labelsForPV: 'team: storage', nodeLabelsForPV: '- topology.kubernetes.io/zone\n- absent.example.com/label', setPVOwnerRef: 'true' },
+    });
+    await fs.mkdir(path.join(h.disks, 'vol-labelled'));
+    const pv = await availablePv('vol-labelled');
+    expect(pv.metadata.labels).toMatchObject({ team: 'storage', 'topology.kubernetes.io/zone': 'zone-1', 'local.stowage.io/node': NODE });
+    expect(pv.metadata.labels).not.toHaveProperty('absent.example.com/label');
+    expect(pv.metadata.ownerReferences).toEqual([{ apiVersion: 'v1', kind: 'Node', name: NODE, uid: node.metadata.uid }]);
+  });
+
   it('lists every local PV of the node (sanity of the label)', async () => {
     const pvs = await localPvs(h.app);
     expect(pvs.every((p) => p.metadata.labels?.['local.stowage.io/node'] === NODE)).toBe(true);

@@ -25,7 +25,16 @@ import { write } from '../runtime/write';
 import { EventRecorder } from '../../services/event-recorder';
 import { decide } from './decide';
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
-import { isLocalVolume, planLocalVolume } from './volume';
+import { isLocalVolume, nodeSettings, planLocalVolume } from './volume';
+import { defaultLocalPvOptions, parseLocalPvOptions, type LocalPvOptions } from '../../domain/local-pv-options';
+import { localVolumeConfigName, localVolumeConfigNamespace } from '../../resources/config-map/strategy';
+
+/** The ConfigMap's provisioner-wide keys (checked when it was written; the defaults if it cannot be read). */
+async function pvOptions(store: ObjectStore): Promise<LocalPvOptions> {
+  const cm = await store.tryGet('ConfigMap', localVolumeConfigNamespace, localVolumeConfigName);
+  const parsed = parseLocalPvOptions(cm?.data as Record<string, string> | undefined);
+  return parsed.ok ? parsed.options : defaultLocalPvOptions;
+}
 import { localVolumeProvisionerName } from '../../domain/well-known/provisioners';
 import { localCleanupFinalizer } from '../../domain/well-known/finalizers';
 import { annLocalNode } from '../../domain/well-known/annotations';
@@ -86,6 +95,7 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
         config,
         storageClass: sc,
         provisionerName: localVolumeProvisionerName(nodeName, node?.metadata.uid),
+        nodeSettings: nodeSettings(await pvOptions(store), { name: nodeName, uid: node?.metadata.uid, labels: node?.metadata.labels }),
         volumesOnNode: onNode.items as PersistentVolume[], // a list of kind PV
       });
       if ('blocked' in plan) {

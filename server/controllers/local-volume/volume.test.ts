@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, test } from 'vitest';
 import { persistentVolumeStrategy } from '../../resources/persistent-volume/strategy';
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
-import { isLocalVolume, planLocalVolume, roundDownCapacityPretty, type PlanInput } from './volume';
+import { isLocalVolume, nodeSettings, planLocalVolume, roundDownCapacityPretty, type PlanInput } from './volume';
 import { localCleanupFinalizer } from '../../domain/well-known/finalizers';
 
 const GiB = 1024 ** 3;
@@ -135,5 +135,21 @@ describe('which volumes are local volumes', () => {
     [undefined, false],
   ])('provisioned-by %s -> %s', (by, want) => {
     expect(isLocalVolume({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { annotations: by ? { 'pv.kubernetes.io/provisioned-by': by } : {} } })).toBe(want);
+  });
+});
+
+describe('nodeSettings (upstream discovery: labelsForPV, nodeLabelsForPV, useNodeNameOnly, setPVOwnerRef)', () => {
+  const options = { nodeLabelsForPV: [] as string[], labelsForPV: {} as Record<string, string>, setPVOwnerRef: false, useNodeNameOnly: false };
+  const node = { name: 'n1', uid: 'u1', labels: { 'kubernetes.io/hostname': 'host-1', zone: 'z1' } };
+  test.each([
+    { name: 'defaults: the hostname label names the node, no labels, no owner', o: options, n: node, want: { labels: {}, hostnameValue: 'host-1' } },
+    { name: 'useNodeNameOnly: the node name', o: { ...options, useNodeNameOnly: true }, n: node, want: { labels: {}, hostnameValue: 'n1' } },
+    { name: 'no hostname label: the node name', o: options, n: { name: 'n1' }, want: { labels: {}, hostnameValue: 'n1' } },
+    { name: 'node labels copied when present; labelsForPV after them', o: { ...options, nodeLabelsForPV: ['zone', 'rack'], labelsForPV: { zone: 'fixed', team: 't' } }, n: node, want: { labels: { zone: 'fixed', team: 't' }, hostnameValue: 'host-1' } },
+    { name: 'only the node label', o: { ...options, nodeLabelsForPV: ['zone'] }, n: node, want: { labels: { zone: 'z1' }, hostnameValue: 'host-1' } },
+    { name: 'setPVOwnerRef: owned by the node', o: { ...options, setPVOwnerRef: true }, n: node, want: { labels: {}, hostnameValue: 'host-1', ownerNode: { name: 'n1', uid: 'u1' } } },
+    { name: 'setPVOwnerRef without a node uid: no owner', o: { ...options, setPVOwnerRef: true }, n: { name: 'n1' }, want: { labels: {}, hostnameValue: 'n1' } },
+  ])('$name', ({ o, n, want }) => {
+    expect(nodeSettings(o, n)).toEqual(want);
   });
 });

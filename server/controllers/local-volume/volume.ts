@@ -37,6 +37,36 @@ export interface LocalVolumeSettings {
   accessMode?: string;
   fsType?: string;
   selector?: NodeSelectorTermConfig[];
+  /** Labels for the PV (upstream labelsForPV and the node's labels named by nodeLabelsForPV); Stowage's own node label wins. */
+  labels?: Record<string, string>;
+  /** The value node affinity names for kubernetes.io/hostname (upstream: the node's hostname label, or its name with useNodeNameOnly); the node's name when unset. */
+  hostnameValue?: string;
+  /** upstream setPVOwnerRef: the PV is owned by its Node. */
+  ownerNode?: { name: string; uid: string };
+}
+
+/**
+ * The PV's labels, node affinity value and owner from the ConfigMap's provisioner-wide keys
+ * and the node, as upstream's discovery does: the node's labels named by nodeLabelsForPV (those
+ * it has), then labelsForPV; the hostname label's value unless useNodeNameOnly (or the node
+ * lacks the label); the Node as owner with setPVOwnerRef.
+ */
+export function nodeSettings(
+  options: { nodeLabelsForPV: string[]; labelsForPV: Record<string, string>; setPVOwnerRef: boolean; useNodeNameOnly: boolean },
+  node: { name: string; uid?: string; labels?: Record<string, string> },
+): Pick<LocalVolumeSettings, 'labels' | 'hostnameValue' | 'ownerNode'> {
+  const labels: Record<string, string> = {};
+  for (const key of options.nodeLabelsForPV) {
+    const v = node.labels && Object.prototype.hasOwnProperty.call(node.labels, key) ? node.labels[key] : undefined;
+    if (v !== undefined) labels[key] = v;
+  }
+  for (const [k, v] of Object.entries(options.labelsForPV)) labels[k] = v;
+  const hostname = node.labels?.[labelHostname];
+  return {
+    labels,
+    hostnameValue: options.useNodeNameOnly || !hostname ? node.name : hostname,
+    ...(options.setPVOwnerRef && node.uid ? { ownerNode: { name: node.name, uid: node.uid } } : {}),
+  };
 }
 
 const GiB = 1024n ** 3n;
@@ -58,9 +88,10 @@ export function buildLocalVolume(disk: LocalDisk, s: LocalVolumeSettings): Persi
     kind: 'PersistentVolume',
     metadata: {
       name: disk.pvName,
-      labels: { [labelLocalNode]: disk.nodeName },
+      labels: { ...(s.labels ?? {}), [labelLocalNode]: disk.nodeName },
       annotations: { [annDynamicallyProvisioned]: s.provisionerName, [annLocalNode]: disk.nodeName, [annLocalEntry]: disk.entryName },
       finalizers: [localCleanupFinalizer],
+      ...(s.ownerNode ? { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: s.ownerNode.name, uid: s.ownerNode.uid }] } : {}),
     },
     spec: {
       capacity: { storage: formatQuantity(bytesToQuantity(roundDownCapacityPretty(BigInt(disk.capacityBytes)))) },
@@ -73,7 +104,7 @@ export function buildLocalVolume(disk: LocalDisk, s: LocalVolumeSettings): Persi
       nodeAffinity: {
         required: {
           nodeSelectorTerms: [
-            { matchExpressions: [{ key: labelHostname, operator: 'In', values: [disk.nodeName] }] },
+            { matchExpressions: [{ key: labelHostname, operator: 'In', values: [s.hostnameValue ?? disk.nodeName] }] },
             ...(s.selector ?? []).map((t) => structuredClone(t)),
           ],
         },
@@ -93,6 +124,8 @@ export interface PlanInput {
   /** The StorageClass object of that name, if it exists. */
   storageClass?: { reclaimPolicy?: string; mountOptions?: string[] | null };
   provisionerName: string;
+  /** Labels, affinity value and owner from the ConfigMap's provisioner-wide keys (nodeSettings). */
+  nodeSettings?: Pick<LocalVolumeSettings, 'labels' | 'hostnameValue' | 'ownerNode'>;
   /** The local volumes already on the disk's node (to find the path in use under another name). */
   volumesOnNode: PersistentVolume[];
 }
@@ -130,6 +163,7 @@ export function planLocalVolume(i: PlanInput): Plan {
       accessMode: i.config.accessMode,
       fsType: i.config.declaredFsType,
       selector: i.config.selector,
+      ...i.nodeSettings,
     }),
   };
 }

@@ -5,6 +5,7 @@
 import type { FieldError } from '../../domain/errors';
 import { ageOf } from '../../domain/duration';
 import { parseStorageClassMap } from '../../domain/local-volume-config';
+import { parseLocalPvOptions } from '../../domain/local-pv-options';
 import { ageColumn, column, nameColumn, noColumns } from '../columns';
 import { child, forbidden, invalid, required } from '../field-errors';
 import {
@@ -65,10 +66,12 @@ export function validateLocalVolumeConfig(cm: ConfigMap): FieldError[] {
   const text = cm.data?.[storageClassMapKey];
   const field = child('data', storageClassMapKey);
   if (text === undefined) return [required(field, 'the node agents read their storage classes from it')];
+  const options = parseLocalPvOptions(cm.data);
+  const optionErrors = options.ok ? [] : options.errors.map((e) => invalid(`data.${e.field}`, `<${e.field.split('[')[0]}>`, e.message));
   const parsed = parseStorageClassMap(text);
-  if (parsed.ok) return [];
+  if (parsed.ok) return optionErrors;
   // The parser names fields from "storageClassMap" down (storageClassMap[fast].hostDir).
-  return parsed.errors.map((e) => invalid(e.field.startsWith(storageClassMapKey) ? `data.${e.field}` : child(field, e.field), '<storageClassMap>', e.message));
+  return [...optionErrors, ...parsed.errors.map((e) => invalid(e.field.startsWith(storageClassMapKey) ? `data.${e.field}` : child(field, e.field), '<storageClassMap>', e.message))];
 }
 
 export const configMapStrategy: Strategy<ConfigMap> = {
