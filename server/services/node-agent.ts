@@ -25,6 +25,7 @@ import { hashToken } from './users';
 import { labelHostname } from '../domain/well-known/labels';
 import { EventRecorder } from './event-recorder';
 import { localVolumeManagerComponent } from '../domain/well-known/components';
+import { annDynamicallyProvisioned } from '../domain/well-known/annotations';
 import { reasons } from '../domain/well-known/event-reasons';
 
 export const MAX_ENTRIES = 10_000;
@@ -326,7 +327,9 @@ export class NodeAgentService {
     try {
       const pv = await this.store.tryGet('PersistentVolume', undefined, pvName);
       if (!pv || (pvUid && pv.metadata.uid !== pvUid)) return;
-      await new EventRecorder(this.store, localVolumeManagerComponent, logger).record(pv, type, reason, message);
+      // As upstream, the provisioner that made the volume reports: its provisioned-by name.
+      const component = pv.metadata.annotations?.[annDynamicallyProvisioned] ?? localVolumeManagerComponent;
+      await new EventRecorder(this.store, component, logger).record(pv, type, reason, message);
     } catch (err) {
       logger.warn({ err, pv: pvName, reason }, 'could not record a cleanup event');
     }

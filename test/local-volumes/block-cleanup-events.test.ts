@@ -23,7 +23,7 @@ async function volumeWithJob(name: string, volumeMode: 'Filesystem' | 'Block') {
   const pv = await app.store.create({
     apiVersion: 'v1',
     kind: 'PersistentVolume',
-    metadata: { name },
+    metadata: { name, annotations: { 'pv.kubernetes.io/provisioned-by': `local-volume-provisioner-${NODE}-uid-1` } },
     spec: {
       capacity: { storage: '1Gi' },
       accessModes: ['ReadWriteOnce'],
@@ -51,7 +51,9 @@ const eventsOf = async (name: string) =>
   (await app.store.list('Event', {})).items
     .filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name)
     .map((e) => {
-      const ev = e as unknown as { type: string; reason: string; message: string };
+      const ev = e as unknown as { type: string; reason: string; message: string; source?: { component?: string } };
+      // As upstream, the provisioner that made the volume reports (its provisioned-by name).
+      expect(ev.source?.component).toBe(`local-volume-provisioner-${NODE}-uid-1`);
       return `${ev.type} ${ev.reason} ${ev.message}`;
     })
     .sort();

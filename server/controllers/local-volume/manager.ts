@@ -39,7 +39,6 @@ import { localVolumeProvisionerName } from '../../domain/well-known/provisioners
 import { localCleanupFinalizer } from '../../domain/well-known/finalizers';
 import { annLocalNode } from '../../domain/well-known/annotations';
 import { labelLocalNode } from '../../domain/well-known/labels';
-import { localVolumeManagerComponent } from '../../domain/well-known/components';
 import { reasons } from '../../domain/well-known/event-reasons';
 
 const PV = 'PersistentVolume';
@@ -56,7 +55,6 @@ const without = (list: string[] | undefined, item: string) => (list ?? []).filte
 
 export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileContext, pvName: string): Promise<{ requeueAfter?: number } | void> {
   const { store, agents } = d;
-  const events = d.events ?? new EventRecorder(store, localVolumeManagerComponent, d.log);
   const disk = await agents.disks.byPvName(pvName);
   const found = await store.tryGet(PV, undefined, pvName);
   if (found && !isLocalVolume(found)) {
@@ -72,6 +70,8 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
   const ref = pv?.spec?.claimRef;
   const claim = ref?.name ? await store.tryGet('PersistentVolumeClaim', ref.namespace ?? '', ref.name) : undefined;
   const node = await store.tryGet('Node', undefined, nodeName);
+  // Upstream's static provisioner reports as its provisioner name, one per node.
+  const events = d.events ?? new EventRecorder(store, localVolumeProvisionerName(nodeName, node?.metadata.uid), d.log);
   const decision = decide({
     disk: disk ? { present: disk.present, eligible: disk.eligible, reason: disk.reason } : undefined,
     pv,
