@@ -111,8 +111,9 @@ function SnapshotTable({ rows, mayDelete, mayRestore }: { rows: SnapshotRow[]; m
       key: 'actions',
       header: <VisuallyHidden>Actions</VisuallyHidden>,
       width: 'minmax(180px, 1.4fr)',
+      // The actions wrap onto two lines rather than run past the table's edge on a narrow screen.
       cell: (r) => (
-        <Group gap="xs" wrap="nowrap">
+        <Group gap="xs" wrap="wrap">
           {mayRestore && (
             <Tooltip label="Not ready to restore yet" disabled={r.state === 'Ready'}>
               <Anchor component={Link} href={restoreHref(r.namespace, r.name)} size="sm" data-testid="restore-snapshot" aria-disabled={r.state !== 'Ready'}>

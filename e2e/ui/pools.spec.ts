@@ -14,7 +14,7 @@ import { parse } from 'yaml';
 import { poolSupport } from '../../server/agent/pool-setup';
 import { releaseEverythingUnder } from '../../server/provisioners/testing';
 import { createObject, deleteObject, findObject, getObject, type Obj } from '../api';
-import { expect, signInAsAdmin, test, uniqueName } from '../helpers';
+import { expect, screenshotThemes, signInAsAdmin, test, uniqueName } from '../helpers';
 
 const run = promisify(execFile);
 const bin = path.join(import.meta.dirname, '..', '..', 'bin', 'stowage.mjs');
@@ -106,6 +106,7 @@ test('a pool made from a file: the claim lands on the node, and written data mov
     await page.getByRole('tab', { name: 'Pools' }).click();
     const capRow = page.getByTestId(`pool-row-${NODE}-${cls}`);
     await expect(capRow).toContainText('64 MiB');
+    await screenshotThemes(page, 'capacity-pools');
 
     // Past 90% of the claim: a Warning event on the claim and the home page's list.
     await fill(path.join(subvolume, 'more.bin'), 20 * Mi);

@@ -3,7 +3,7 @@
 // quantities on hover: for the developer of the namespace and for the admin alike.
 import { createObject } from '../api';
 import { DEV_USER } from '../env';
-import { expect, pvcManifest, screenshot, signInAsAdmin, signInAsDeveloper, test, uniqueName } from '../helpers';
+import { expect, pvcManifest, screenshotThemes, signInAsAdmin, signInAsDeveloper, test, uniqueName } from '../helpers';
 
 test('a quota page shows used and hard limits as bars, for the developer and the admin', async ({ page }) => {
   const ns = DEV_USER.namespace;
@@ -34,7 +34,7 @@ test('a quota page shows used and hard limits as bars, for the developer and the
   await expect(summary.locator(`[data-resource="${claims}"]`)).toContainText('2 of 2');
   await expect(summary.locator(`[data-resource="${claims}"]`)).toHaveAttribute('data-full', 'true');
   await expect(page.getByTestId('quota-edit-link')).toHaveCount(0);
-  await screenshot(page, 'quota-detail');
+  await screenshotThemes(page, 'quota-detail');
 
   // The admin sees the same page.
   await page.context().clearCookies();

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { createObject, getObject, setDefaultSnapshotClass, type Obj } from '../api';
 import { DEV_USER } from '../env';
-import { expect, signInAsAdmin, signInAsDeveloper, test, uniqueName } from '../helpers';
+import { expect, screenshotThemes, signInAsAdmin, signInAsDeveloper, test, uniqueName } from '../helpers';
 
 const NS = DEV_USER.namespace;
 type Claim = Obj & { status?: { phase?: string; capacity?: { storage?: string } }; spec: { dataSource?: unknown; resources: { requests: { storage: string } } } };
@@ -77,6 +77,7 @@ test.describe('snapshots', () => {
     await page.getByTestId('edit-schedule-keep').fill('1');
     await page.getByTestId('save-schedule').click();
     await expect(card.getByTestId('schedule-summary')).toHaveText('every 6h, keeps 1');
+    await screenshotThemes(page, 'claim-snapshots');
 
     // The Snapshots page in the navigation lists it, filtered by text.
     await page.getByTestId('nav-snapshots').click();

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse } from 'yaml';
 import { DEV_USER, e2eEnv } from '../env';
-import { expect, screenshot, signIn, signInAsAdmin, test, uniqueName } from '../helpers';
+import { expect, screenshotThemes, signIn, signInAsAdmin, test, uniqueName } from '../helpers';
 
 /** Who a bearer token acts as on the dashboard's API, or null when it is refused. */
 async function whoIs(token: string): Promise<string | null> {
@@ -39,7 +39,7 @@ test('an admin manages a user; the user manages their own tokens and gets a kube
   await page.getByTestId('save-user').click();
   await expect(row).toContainText(`${DEV_USER.otherNamespace}, ${DEV_USER.namespace}`);
   await expect(page.getByRole('dialog')).toHaveCount(0);
-  await screenshot(page, 'users');
+  await screenshotThemes(page, 'users');
 
   // The developer signs in; /users is not theirs.
   await page.context().clearCookies();
@@ -67,7 +67,7 @@ test('an admin manages a user; the user manages their own tokens and gets a kube
   expect(kubeconfig.contexts[0].context.namespace).toBe(DEV_USER.otherNamespace);
   expect(await whoIs(kubeconfig.users[0].user.token)).toBe(name);
   await expect(page.getByTestId('token-row')).toHaveCount(2);
-  await screenshot(page, 'tokens');
+  await screenshotThemes(page, 'tokens');
 
   // Revoked: gone from the list, refused by the API.
   await tokenRow.getByRole('button', { name: 'Revoke token ci' }).click();
