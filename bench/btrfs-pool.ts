@@ -15,19 +15,21 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Session } from 'node:inspector/promises';
+import { writeFileSync } from 'node:fs';
 import { agentHttpClient } from '../server/agent/agent-client';
 import { AgentLoop } from '../server/agent/agent-loop';
 import { realAgentOs } from '../server/agent/os';
 import { createPool, poolSupport } from '../server/agent/pool-setup';
 import { createAppContext } from '../server/app/context';
 import { startControllers } from '../server/controllers/start';
+import type { Principal } from '../server/domain/authorization';
 import { btrfsProvisioner } from '../server/domain/well-known/provisioners';
 import { startApiServer } from '../server/kube/api-server';
 import { releaseEverythingUnder } from '../server/provisioners/testing';
-import type { PersistentVolumeClaim } from '../server/resources/persistent-volume-claim/schema';
-import type { Pod } from '../server/resources/pod/schema';
 import { logger } from '../server/services/logger';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
+import { STATEMENT_STATS_SETTINGS, StatementStats } from './pg-diagnostics';
 import { migrate } from '../server/store/migrate';
 
 const run = promisify(execFile);
@@ -36,6 +38,8 @@ const { values: args } = parseArgs({ options: { claims: { type: 'string', defaul
 const N = Number(args.claims);
 const POOL_MS = Number(args['pool-ms']);
 const NODE = 'bench-node';
+/** Claims and pods are created as an API client's are (admission included), without HTTP. */
+const admin: Principal = { type: 'user', id: 'bench', name: 'bench', role: 'admin', namespaces: [] };
 
 const support = await poolSupport();
 if (!support.ok) {
@@ -54,7 +58,7 @@ const until = async (what: string, probe: () => Promise<boolean>, timeoutMs = 30
 };
 
 try {
-  const pg = await startEmbeddedPostgres(path.join(work, 'pg'));
+  const pg = await startEmbeddedPostgres(path.join(work, 'pg'), { settings: process.env.BENCH_DETAIL ? STATEMENT_STATS_SETTINGS : [] });
   const url = await ensureDatabase(pg.baseUrl, 'stowage');
   await migrate(url);
   const app = await createAppContext(url);
@@ -85,69 +89,70 @@ try {
     return Boolean(ready) && (await app.store.list('CSIStorageCapacity')).items.some((c) => c.storageClassName === 'pooled');
   });
 
-  // Detail: when each step of each claim's way was seen (change log, in order).
+  // When each step of each claim's way was seen, from the store's change feed in order (a
+  // watch, as a client would: no polling lists that would cost the process under test).
   const steps = new Map<string, Record<string, number>>();
   const stepAbort = new AbortController();
-  if (process.env.BENCH_DETAIL) {
-    const from = (await app.store.currentResourceVersion()).toString();
-    void (async () => {
-      const mark = (n: string, step: string) => {
-        const m = steps.get(n) ?? {};
-        if (m[step] === undefined) m[step] = Date.now();
-        steps.set(n, m);
-      };
-      const uidToName = new Map<string, string>();
-      try {
-        for await (const e of app.store.watch({ kinds: ['PersistentVolumeClaim', 'PersistentVolume', 'Pod'], resourceVersion: from, signal: stepAbort.signal })) {
-          const o = e.object as { metadata: { uid?: string; annotations?: Record<string, string> }; spec?: { nodeName?: string; claimRef?: { name?: string } }; status?: { phase?: string } };
-          if (e.kind === 'PersistentVolumeClaim') {
-            uidToName.set(o.metadata.uid ?? '', e.name);
-            if (o.metadata.annotations?.['volume.kubernetes.io/selected-node']) mark(e.name, 'selected');
-            if (o.status?.phase === 'Bound') mark(e.name, 'bound');
-          } else if (e.kind === 'PersistentVolume' && e.type === 'ADDED') {
-            mark(o.spec?.claimRef?.name ?? '?', 'pv');
-          } else if (e.kind === 'Pod') {
-            if (o.spec?.nodeName) mark(e.name, 'podNode');
-            if (o.status?.phase === 'Running') mark(e.name, 'running');
-          }
+  const from = (await app.store.currentResourceVersion()).toString();
+  void (async () => {
+    const mark = (n: string, step: string) => {
+      const m = steps.get(n) ?? {};
+      if (m[step] === undefined) m[step] = Date.now();
+      steps.set(n, m);
+    };
+    try {
+      for await (const e of app.store.watch({ kinds: ['PersistentVolumeClaim', 'PersistentVolume', 'Pod'], resourceVersion: from, signal: stepAbort.signal })) {
+        const o = e.object as { metadata: { annotations?: Record<string, string> }; spec?: { nodeName?: string; claimRef?: { name?: string } }; status?: { phase?: string } };
+        if (e.kind === 'PersistentVolumeClaim') {
+          if (o.metadata.annotations?.['volume.kubernetes.io/selected-node']) mark(e.name, 'selected');
+          if (o.status?.phase === 'Bound') mark(e.name, 'bound');
+        } else if (e.kind === 'PersistentVolume' && e.type === 'ADDED') {
+          mark(o.spec?.claimRef?.name ?? '?', 'pv');
+        } else if (e.kind === 'Pod') {
+          if (o.spec?.nodeName) mark(e.name, 'podNode');
+          if (o.status?.phase === 'Running') mark(e.name, 'running');
         }
-      } catch {
-        // stopped
       }
-    })();
-  }
+    } catch {
+      // stopped
+    }
+  })();
+  const seen = (prefix: string, step: string) => [...steps].filter(([n, m]) => n.startsWith(prefix) && m[step] !== undefined).length;
 
   // (1) claims with pods.
+  // BENCH_PROFILE=DIR: a CPU profile of this process over the claims with pods (.cpuprofile).
+  const profiler = process.env.BENCH_PROFILE ? new Session() : undefined;
+  if (profiler) {
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+  }
+  const statements = process.env.BENCH_DETAIL ? await StatementStats.start(url) : undefined;
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
   const cpu0 = process.cpuUsage();
   const wall0 = Date.now();
   const created = new Map<string, number>();
-  const bound = new Map<string, number>();
-  const published = new Map<string, number>();
   for (let i = 0; i < N; i++) {
     const name = `w${i}`;
-    await app.store.create({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name, namespace: 'bench' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '8Mi' } }, storageClassName: 'pooled' } });
+    await app.objects.create(admin, { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name, namespace: 'bench' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '8Mi' } }, storageClassName: 'pooled' } });
     created.set(name, Date.now());
-    await app.store.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'bench' }, spec: { containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: name } }] } });
+    await app.objects.create(admin, { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'bench' }, spec: { containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: name } }] } });
   }
-  await until(`${N} pods Running`, async () => {
-    const now = Date.now();
-    for (const c of (await app.store.list('PersistentVolumeClaim', { namespace: 'bench' })).items as PersistentVolumeClaim[]) {
-      if (c.status?.phase === 'Bound' && !bound.has(c.metadata.name!)) bound.set(c.metadata.name!, now);
-    }
-    for (const p of (await app.store.list('Pod', { namespace: 'bench' })).items as Pod[]) {
-      if (p.status?.phase === 'Running' && !published.has(p.metadata.name!)) published.set(p.metadata.name!, now);
-    }
-    return published.size === N;
-  });
-  const toBound = [...bound].map(([n, t]) => t - created.get(n)!);
-  const toPublished = [...published].map(([n, t]) => t - created.get(n)!);
+  await until(`${N} pods Running`, async () => seen('w', 'running') === N);
+  if (profiler) {
+    const { profile } = await profiler.post('Profiler.stop');
+    const file = path.join(process.env.BENCH_PROFILE!, `btrfs-pool-${process.pid}.cpuprofile`);
+    writeFileSync(file, JSON.stringify(profile));
+    profiler.disconnect();
+    console.log(`  CPU profile: ${file}`);
+  }
+  const toBound = [...created].map(([n, t]) => steps.get(n)!.bound - t);
+  const toPublished = [...created].map(([n, t]) => steps.get(n)!.running - t);
   console.log(`${N} WaitForFirstConsumer claims with pods (the agent waits on the server for pool work; publishing pass every 100 ms):`);
   console.log(`  pod created -> claim Bound:        p50 ${pct(toBound, 50)} ms, p99 ${pct(toBound, 99)} ms`);
   console.log(`  pod created -> volume published:   p50 ${pct(toPublished, 50)} ms, p99 ${pct(toPublished, 99)} ms  (goal p99 <= 1000 ms)`);
   if (process.env.BENCH_DETAIL) {
-    stepAbort.abort();
     const { sqlOf } = await import('../server/store/sql-handle');
     const rows = await sqlOf(app.store).$queryRawUnsafe<{ claim: string; begun: Date }[]>(`SELECT details->>'claim' AS claim, created_at AS begun FROM provisioned_assets WHERE details->>'className' = 'pooled'`);
     for (const r of rows) {
@@ -170,7 +175,20 @@ try {
     }
     const cpu = process.cpuUsage(cpu0);
     loopDelay.disable();
-    console.log(`  this process: ${Math.round((cpu.user + cpu.system) / 1000)} ms CPU in ${Date.now() - wall0} ms; event loop delay p50 ${Math.round(loopDelay.percentile(50) / 1e6)} ms, p99 ${Math.round(loopDelay.percentile(99) / 1e6)} ms, max ${Math.round(loopDelay.max / 1e6)} ms`);
+    console.log(`  this process: ${Math.round((cpu.user + cpu.system) / 1000)} ms CPU (${Math.round(cpu.system / 1000)} ms system) in ${Date.now() - wall0} ms; event loop delay p50 ${Math.round(loopDelay.percentile(50) / 1e6)} ms, p99 ${Math.round(loopDelay.percentile(99) / 1e6)} ms, max ${Math.round(loopDelay.max / 1e6)} ms`);
+    const writes = await sqlOf(app.store).$queryRawUnsafe<{ actor: string; kind: string; action: string; n: number }[]>(
+      `SELECT actor, kind, action, count(*)::int AS n FROM history WHERE rv > $1 AND (namespace = 'bench' OR namespace = '') GROUP BY 1, 2, 3 ORDER BY n DESC LIMIT 30`,
+      BigInt(from),
+    );
+    console.log('  writes by writer (history):');
+    for (const w of writes) console.log(`    ${String(w.n).padStart(6)}  ${w.actor} ${w.action} ${w.kind}`);
+    const one = await sqlOf(app.store).$queryRawUnsafe<{ actor: string; action: string; kind: string; name: string; object: unknown }[]>(
+      `SELECT actor, action, kind, name, object FROM history WHERE rv > $1 AND (name = 'w5' OR object::text LIKE '%"w5"%') ORDER BY rv`,
+      BigInt(from),
+    );
+    for (const h of one) console.log('   ', h.actor, h.action, h.kind, h.name, JSON.stringify({ a: (h.object as any).metadata?.annotations, s: (h.object as any).status, f: (h.object as any).metadata?.finalizers, v: (h.object as any).spec?.volumeName }).slice(0, 600));
+    console.log('  top statements (pg_stat_statements):');
+    for (const r of await statements!.stop(25)) console.log(`    ${String(r.calls).padStart(6)} calls ${String(r.ms).padStart(8)} ms  ${r.statement}`);
     const last = Math.max(...created.values());
     console.log(`  claims created over ${last - Math.min(...created.values())} ms`);
   }
@@ -178,10 +196,11 @@ try {
   // (2) create + limit rate: through Stowage, then raw.
   const t0 = Date.now();
   for (let i = 0; i < N; i++) {
-    await app.store.create({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: `i${i}`, namespace: 'bench' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '8Mi' } }, storageClassName: 'pooled-now' } });
+    await app.objects.create(admin, { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: `i${i}`, namespace: 'bench' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '8Mi' } }, storageClassName: 'pooled-now' } });
   }
-  await until(`${N} Immediate claims Bound`, async () => ((await app.store.list('PersistentVolumeClaim', { namespace: 'bench' })).items as PersistentVolumeClaim[]).filter((c) => c.metadata.name!.startsWith('i') && c.status?.phase === 'Bound').length === N);
-  const stowageMs = Date.now() - t0;
+  await until(`${N} Immediate claims Bound`, async () => seen('i', 'bound') === N);
+  const stowageMs = Math.max(...[...steps].filter(([n]) => n.startsWith('i')).map(([, m]) => m.bound)) - t0;
+  stepAbort.abort();
   if (process.env.BENCH_DETAIL) {
     const { sqlOf } = await import('../server/store/sql-handle');
     const rows = await sqlOf(app.store).$queryRawUnsafe<{ begun: Date; last: Date }[]>(`SELECT created_at AS begun, updated_at AS last FROM provisioned_assets WHERE details->>'className' = 'pooled-now' ORDER BY created_at`);

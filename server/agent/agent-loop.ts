@@ -17,6 +17,7 @@ import { realPublishOs, type PublishOs } from './publish-os';
 import { discoverAll } from './discovery';
 import type { AgentOs } from './os';
 import { PoolKeeper } from './pools';
+import { inParallel } from './in-parallel';
 import { realPoolOs, type PoolOs } from './pool-os';
 import { labelArch, labelHostname, labelOs } from '../domain/well-known/labels';
 
@@ -66,6 +67,8 @@ export interface AgentLoopOptions {
 
 /** A pod's unchanged report is sent again after this long (its events count on). */
 const REPORT_AGAIN_MS = 30_000;
+/** Pod reports sent at once in a publishing pass. */
+const REPORTS_IN_FLIGHT = 8;
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -231,17 +234,19 @@ export class AgentLoop {
     const r = await this.publisher.sync(pods);
     for (const e of r.errors) this.o.log.warn({ error: e }, 'publishing');
     const now = Date.now();
-    for (const report of r.reports) {
-      const text = JSON.stringify(report);
+    const changed = r.reports.filter((report) => {
       const last = this.sent.get(report.uid);
-      if (last && last.text === text && now - last.at < REPORT_AGAIN_MS) continue;
+      return !(last && last.text === JSON.stringify(report) && now - last.at < REPORT_AGAIN_MS);
+    });
+    // Several reports in flight at once: a pass over many new pods is not one round trip per pod.
+    await inParallel(changed, REPORTS_IN_FLIGHT, async (report) => {
       try {
         await this.o.api.podStatus(this.nodeName, report);
-        this.sent.set(report.uid, { text, at: now });
+        this.sent.set(report.uid, { text: JSON.stringify(report), at: now });
       } catch (err) {
         this.o.log.warn({ err: (err as Error).message, pod: `${report.namespace}/${report.name}` }, 'pod status report failed');
       }
-    }
+    });
     for (const pod of r.unpublished) {
       await this.o.api.podDone(this.nodeName, pod);
       this.o.log.info({ pod: `${pod.namespace}/${pod.name}` }, 'volumes unpublished; pod deleted');

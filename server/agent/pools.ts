@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import type { PoolReport, PoolVolumeDone, PoolVolumeWork, PoolWork } from '../contracts/agent';
 import { isPoolVolumePath, poolProblem, poolVolumePath, type QgroupRow } from '../domain/btrfs-pool';
 import type { PoolOs } from './pool-os';
+import { inParallel } from './in-parallel';
 
 export interface PoolApi {
   /** With `waitMs`, the server may hold the answer that long while no volume wants work. */
@@ -73,21 +74,16 @@ export class PoolKeeper {
       return states.get(pool)!;
     };
     const results: [PoolVolumeWork, PoolVolumeDone][] = [];
-    const queue = [...work.volumes];
-    await Promise.all(
-      Array.from({ length: Math.min(PARALLEL, queue.length) }, async () => {
-        for (let v = queue.shift(); v; v = queue.shift()) {
-          let done: PoolVolumeDone;
-          try {
-            done = await this.settle(work, v, await stateOf(v.pool));
-          } catch (err) {
-            this.log.warn({ pv: v.pvName, want: v.want, err: errorText(err) }, 'pool volume not settled; trying again');
-            done = { state: 'failed', error: errorText(err) };
-          }
-          results.push([v, done]);
-        }
-      }),
-    );
+    await inParallel(work.volumes, PARALLEL, async (v) => {
+      let done: PoolVolumeDone;
+      try {
+        done = await this.settle(work, v, await stateOf(v.pool));
+      } catch (err) {
+        this.log.warn({ pv: v.pvName, want: v.want, err: errorText(err) }, 'pool volume not settled; trying again');
+        done = { state: 'failed', error: errorText(err) };
+      }
+      results.push([v, done]);
+    });
     // The new subvolumes' ids, from one fresh look at each pool that got one.
     const made = new Set(results.filter(([, d]) => d.state === 'present' && !d.subvolumeId).map(([v]) => v.pool));
     for (const pool of made) states.set(pool, this.lookAt(pool));

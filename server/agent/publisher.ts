@@ -9,8 +9,11 @@
 import path from 'node:path';
 import type { AgentPod, PodReport, PodVolume, VolumeReport } from '../contracts/agent';
 import type { PublishOs } from './publish-os';
+import { inParallel } from './in-parallel';
 
 const UID_RE = /^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/;
+/** Pods published side by side in a pass. */
+const PODS_AT_ONCE = 8;
 const VOLUME_RE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 export interface SyncResult {
@@ -48,17 +51,20 @@ export class Publisher {
   async sync(pods: AgentPod[]): Promise<SyncResult> {
     const out: SyncResult = { reports: [], unpublished: [], errors: [] };
     const known = new Set<string>();
-    for (const pod of pods) {
-      if (!UID_RE.test(pod.uid)) {
-        out.errors.push(`pod ${pod.namespace}/${pod.name}: unusable uid`);
-        continue;
-      }
-      known.add(pod.uid);
+    const valid = pods.filter((pod) => {
+      if (UID_RE.test(pod.uid)) return true;
+      out.errors.push(`pod ${pod.namespace}/${pod.name}: unusable uid`);
+      return false;
+    });
+    for (const pod of valid) known.add(pod.uid);
+    // Pods side by side (each pod's own steps in order): a pass over many pods is not one
+    // file-system round after another.
+    await inParallel(valid, PODS_AT_ONCE, async (pod) => {
       try {
         if (pod.deleting) {
           await this.unpublishPod(pod.uid);
           out.unpublished.push({ namespace: pod.namespace, name: pod.name, uid: pod.uid });
-          continue;
+          return;
         }
         const wanted = new Set(pod.volumes.map((v) => v.name));
         for (const name of await this.os.readdir(path.join(this.podsDir, pod.uid, 'volumes'))) {
@@ -70,7 +76,7 @@ export class Publisher {
       } catch (err) {
         out.errors.push(`pod ${pod.namespace}/${pod.name}: ${(err as Error).message}`);
       }
-    }
+    });
     for (const uid of await this.os.readdir(this.podsDir)) {
       if (known.has(uid)) continue;
       try {

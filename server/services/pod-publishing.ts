@@ -21,20 +21,6 @@ import { reasons } from '../domain/well-known/event-reasons';
 
 /** The most pods one node's agent is told about (and may report on) at once. */
 export const MAX_NODE_PODS = 1_000;
-/** Reads in flight at once while resolving a node's pods. */
-const READ_AHEAD = 8;
-
-/** Every key's object, read up to READ_AHEAD at a time. */
-async function readAll<T>(keys: string[], read: (key: string) => Promise<T>): Promise<Map<string, T>> {
-  const out = new Map<string, T>();
-  const queue = [...keys];
-  await Promise.all(
-    Array.from({ length: Math.min(READ_AHEAD, queue.length) }, async () => {
-      for (let k = queue.shift(); k !== undefined; k = queue.shift()) out.set(k, await read(k));
-    }),
-  );
-  return out;
-}
 const MAX_POD_VOLUMES = 128;
 /** The least time between two writes of a local volume's usage. */
 const USAGE_INTERVAL_MS = 60_000;
@@ -152,22 +138,22 @@ export class PodPublishing {
 
   /** The pods placed on `node`, each claim volume resolved to a host path (or why not yet). */
   async podsOn(node: string): Promise<AgentPod[]> {
-    const pods = ofKind((await this.store.list('Pod', { fieldSelector: `spec.nodeName=${node}`, limit: MAX_NODE_PODS })).items, 'Pod');
+    // Three reads whatever the number of pods: the node's pods (by the indexed node
+    // column), then their claims at once, then those claims' volumes at once.
+    const pods = await this.store.onNode('Pod', node, MAX_NODE_PODS);
     // A pod that has finished no longer uses its volumes: nothing is published for it.
     const wanted = new Map(pods.map((pod) => [pod, isPodTerminated(pod) ? [] : podClaims(pod)]));
-    // Each claim and volume read once, several at a time: a pass over a node's pods waits
-    // for one round of reads, not one read after another per pod.
-    const claimKeys = [...new Set([...wanted].flatMap(([pod, cs]) => cs.map((c) => `${pod.metadata.namespace ?? ''}/${c.claimName}`)))];
-    const claims = await readAll(claimKeys, (k) => this.store.tryGet('PersistentVolumeClaim', k.slice(0, k.indexOf('/')), k.slice(k.indexOf('/') + 1)));
-    const pvNames = [...new Set([...claims.values()].map((c) => c?.spec?.volumeName).filter((n): n is string => !!n))];
-    const volumes = await readAll(pvNames, (n) => this.store.tryGet('PersistentVolume', undefined, n));
+    const claimKeys = [...wanted].flatMap(([pod, cs]) => cs.map((c) => ({ namespace: pod.metadata.namespace ?? '', name: c.claimName })));
+    const claims = await this.store.tryGetMany('PersistentVolumeClaim', claimKeys);
+    const pvNames = [...new Set([...claims.values()].map((c) => c.spec?.volumeName).filter((n): n is string => !!n))];
+    const volumes = await this.store.tryGetMany('PersistentVolume', pvNames.map((name) => ({ name })));
     const out: AgentPod[] = [];
     for (const [pod, podVolumes] of wanted) {
       const ns = pod.metadata.namespace ?? '';
       const resolved: PodVolume[] = podVolumes.map((v) => {
         const claim = claims.get(`${ns}/${v.claimName}`);
         const pvName: string = claim?.spec?.volumeName ?? '';
-        return resolveVolume(v, claim, pvName ? volumes.get(pvName) : undefined);
+        return resolveVolume(v, claim, pvName ? volumes.get(`/${pvName}`) : undefined);
       });
       out.push({ namespace: ns, name: pod.metadata.name!, uid: pod.metadata.uid!, deleting: Boolean(pod.metadata.deletionTimestamp), volumes: resolved });
     }

@@ -1,6 +1,7 @@
 // Queries of the controllers that look after claims' consumers (pvc-protection,
 // placement) over the `objects` table's columns and JSON.
 import type { PersistentVolume } from '../resources/persistent-volume/schema';
+import type { Pod } from '../resources/pod/schema';
 import { sqlOf, type Queryable } from './sql-handle';
 
 export interface ObjectKey {
@@ -25,6 +26,21 @@ export async function availableVolumesOfClasses(db: Queryable, classes: string[]
        AND COALESCE(storage_class, '') = ANY($1::text[]) ORDER BY capacity_bytes, name LIMIT $2`,
     classes,
     limit,
+  );
+  return rows.map((r) => r.object);
+}
+
+/**
+ * The pods of `namespace` whose volumes name claim `claimName` (a superset test in SQL, so
+ * a namespace of many pods is not read whole for one claim); `unscheduled` keeps only
+ * pods not yet on a node. Callers apply the exact rule (domain/pod-claims.ts) to the rows.
+ */
+export async function podsNamingClaim(db: Queryable, namespace: string, claimName: string, o: { unscheduled?: boolean } = {}): Promise<Pod[]> {
+  const rows = await sqlOf(db).$queryRawUnsafe<{ object: Pod }[]>(
+    `SELECT object FROM objects WHERE kind = 'Pod' AND namespace = $1${o.unscheduled ? ' AND node_name IS NULL' : ''}
+       AND (object->'spec'->'volumes')::jsonb @> $2::jsonb ORDER BY name`,
+    namespace,
+    JSON.stringify([{ persistentVolumeClaim: { claimName } }]),
   );
   return rows.map((r) => r.object);
 }

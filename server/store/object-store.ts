@@ -484,6 +484,38 @@ export class ObjectStore implements Pooled {
     return rows[0]?.object;
   }
 
+  /**
+   * Several objects of a kind by namespace and name in one read, keyed "namespace/name"
+   * (a missing one is absent from the map).
+   */
+  async tryGetMany<K extends string>(kind: K, keys: { namespace?: string; name: string }[]): Promise<Map<string, ObjectOfName<K>>> {
+    const s = strategyOf(kind);
+    const wanted = keys.filter((k) => !unstorable(k.namespace) && !unstorable(k.name)).map((k) => ({ namespace: nsOf(s, k.namespace), name: k.name }));
+    const out = new Map<string, ObjectOfName<K>>();
+    if (wanted.length === 0) return out;
+    const rows = await this.sql.$queryRawUnsafe<{ namespace: string; name: string; object: ObjectOfName<K> }[]>(
+      'SELECT o.namespace, o.name, o.object FROM objects o JOIN unnest($2::text[], $3::text[]) AS k(namespace, name) ON o.namespace = k.namespace AND o.name = k.name WHERE o.kind = $1',
+      s.kind,
+      wanted.map((k) => k.namespace),
+      wanted.map((k) => k.name),
+    );
+    for (const r of rows) out.set(`${r.namespace}/${r.name}`, r.object);
+    return out;
+  }
+
+  /** The objects of a kind placed on `node` (pods: spec.nodeName), from the indexed column. */
+  async onNode<K extends string>(kind: K, node: string, limit: number): Promise<ObjectOfName<K>[]> {
+    const s = strategyOf(kind);
+    if (unstorable(node)) return [];
+    const rows = await this.sql.$queryRawUnsafe<{ object: ObjectOfName<K> }[]>(
+      'SELECT object FROM objects WHERE kind = $1 AND node_name = $2 ORDER BY namespace, name LIMIT $3',
+      s.kind,
+      node,
+      limit,
+    );
+    return rows.map((r) => r.object);
+  }
+
   list(kind: string, opts: ListOptions = {}): Promise<ListResult> {
     return listObjects(this.pool, strategyOf(kind), opts);
   }

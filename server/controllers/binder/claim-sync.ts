@@ -7,7 +7,7 @@
 import { claimClass, type MatchOptions } from '../../domain/matching';
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
-import type { Pod } from '../../resources/pod/schema';
+import { podsNamingClaim } from '../../store/consumer-queries';
 import { podUsesClaim } from '../../domain/pod-claims';
 import type { StorageClass } from '../../resources/storage-class/schema';
 import type { ReconcileContext, ReconcileResult } from '../runtime/controller';
@@ -83,10 +83,10 @@ async function matchOptions(d: BinderDeps, claim: PersistentVolumeClaim, sc: Sto
   return { delayBinding: true, node: node ? { name: nodeName!, labels: identityLabels(nodeName!, node.metadata.labels) } : undefined };
 }
 
-/** The claim's pods not yet placed on a node (and not terminated), by name, in pod order. */
+/** The claim's pods not yet placed on a node (and not terminated), by name, in name order. */
 async function unscheduledPodsOf(d: BinderDeps, claim: PersistentVolumeClaim): Promise<string[]> {
   const namespace = claim.metadata.namespace ?? '';
-  const pods = (await d.store.list('Pod', { namespace })).items as Pod[]; // a list of kind Pod
+  const pods = await podsNamingClaim(d.store, namespace, claim.metadata.name!, { unscheduled: true });
   return pods.filter((p) => !p.spec?.nodeName && podUsesClaim(p, namespace, claim.metadata.name!)).map((p) => p.metadata?.name ?? '');
 }
 

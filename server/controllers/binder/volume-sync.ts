@@ -7,7 +7,7 @@ import { accessModesToBits } from '../../domain/access-modes';
 import { volumeClass } from '../../domain/matching';
 import { bytesOf } from '../../resources/resource-list';
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
-import type { Pod } from '../../resources/pod/schema';
+import { podsNamingClaim as podsNamingClaimIn } from '../../store/consumer-queries';
 import { podsUsingClaim } from '../../domain/pod-claims';
 import { claimsNaming, claimsWaitingFor } from '../../store/volume-queries';
 import type { ReconcileContext } from '../runtime/controller';
@@ -87,7 +87,7 @@ async function release(d: BinderDeps, ctx: ReconcileContext, volume: PersistentV
 
 /** The pods (not terminated) that name claim namespace/name, as "namespace/name", sorted. */
 async function podsNamingClaim(d: BinderDeps, namespace: string, name: string): Promise<string[]> {
-  const pods = (await d.store.list('Pod', { namespace })).items as Pod[]; // a list of kind Pod
+  const pods = await podsNamingClaimIn(d.store, namespace, name);
   return podsUsingClaim(pods, namespace, name).map((p) => `${namespace}/${p}`);
 }
 

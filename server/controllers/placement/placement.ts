@@ -43,6 +43,7 @@ import { AssetStore } from '../../store/provisioned-assets';
 import type { CSIStorageCapacity } from '../../resources/csi-storage-capacity/schema';
 import type { ChangeEvent } from '../../store/change-feed';
 import { WaitingPods } from './waiting-pods';
+import { KindLists } from '../runtime/kind-lists';
 
 export const placementName = 'default-scheduler';
 const POD = 'Pod';
@@ -59,6 +60,8 @@ export interface PlacementOptions {
 
 interface Deps {
   store: ObjectStore;
+  /** Nodes, classes and published capacity: read for every pod, kept until the watch sees them change. */
+  lists: KindLists<'Node' | 'StorageClass' | 'CSIStorageCapacity'>;
   events: EventRecorder;
   provisionerNode: (p: string) => string | undefined;
   waiting: WaitingPods;
@@ -81,14 +84,14 @@ async function gather(d: Deps, pod: Pod): Promise<PlacementInput> {
       if (v) boundVolumes.set(vn, v);
     }
   }
-  const [nodes, classList] = await Promise.all([d.store.list('Node'), d.store.list('StorageClass')]);
+  const [nodes, classList] = await Promise.all([d.lists.get('Node'), d.lists.get('StorageClass')]);
   // The lists and the query below hold objects of the kinds they name.
-  const classes = new Map(classList.items.map((c) => [c.metadata.name!, c as StorageClass]));
+  const classes = new Map(classList.map((c) => [c.metadata.name!, c as StorageClass]));
   const delayedClasses = [...claims.values()].filter((c) => !c.spec?.volumeName).map((c) => claimClass(c));
   const candidates = (await availableVolumesOfClasses(d.store, [...new Set(delayedClasses)])) as PersistentVolume[];
   // Published capacity, when a waiting claim's class counts on it.
   const tracked = delayedClasses.some((c) => capacityTrackedProvisioners.has(classes.get(c)?.provisioner ?? ''));
-  const published = tracked ? ((await d.store.list('CSIStorageCapacity')).items as CSIStorageCapacity[]) : []; // a list of that kind
+  const published = tracked ? ((await d.lists.get('CSIStorageCapacity')) as CSIStorageCapacity[]) : []; // a list of that kind
   // Volumes begun since an agent's last report count at once.
   const capacities = tracked ? withCurrentPromises(published, (await new AssetStore(d.store).list({ plugin: btrfsProvisioner })).map((r) => ({ node: r.node, details: r.details as PoolAssetDetails }))) : [];
   const rwop = [...claims.values()].filter((c) => Array.isArray(c.spec?.accessModes) && c.spec.accessModes.includes('ReadWriteOncePod'));
@@ -103,7 +106,7 @@ async function gather(d: Deps, pod: Pod): Promise<PlacementInput> {
   }
   return {
     pod,
-    nodes: nodes.items as Node[],
+    nodes: nodes as Node[],
     claims,
     boundVolumes,
     classes,
@@ -265,6 +268,7 @@ export function placementSpec(o: PlacementOptions): ControllerSpec {
   const waiting = new WaitingPods();
   const d: Deps = {
     store: o.store,
+    lists: new KindLists(o.store, ['Node', 'StorageClass', 'CSIStorageCapacity']),
     events: new EventRecorder(o.store, schedulerComponent, o.log),
     provisionerNode: (p) => (local?.names.has(p) ? local.node : undefined),
     waiting,
@@ -275,7 +279,10 @@ export function placementSpec(o: PlacementOptions): ControllerSpec {
     concurrency: 4,
     watch: {
       kinds: [POD, PVC, PV, 'Node', 'StorageClass', 'CSIStorageCapacity'],
-      keysFor: (e) => placementKeysFor(waiting, e),
+      keysFor: (e) => {
+        d.lists.changed(e.kind);
+        return placementKeysFor(waiting, e);
+      },
     },
     listKeys: keys,
     resync: { everyMs: o.resyncMs ?? 30_000, listKeys: async () => [...(await keys()), 'gc'] },
