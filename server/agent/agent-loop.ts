@@ -17,7 +17,7 @@ import { realPublishOs, type PublishOs } from './publish-os';
 import { discoverAll } from './discovery';
 import type { AgentOs } from './os';
 import { PoolKeeper } from './pools';
-import { inParallel } from './in-parallel';
+import { inParallel } from '../domain/in-parallel';
 import { realPoolOs, type PoolOs } from './pool-os';
 import { labelArch, labelHostname, labelOs } from '../domain/well-known/labels';
 

@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import type { PoolReport, PoolVolumeDone, PoolVolumeWork, PoolWork } from '../contracts/agent';
 import { isPoolVolumePath, poolProblem, poolVolumePath, type QgroupRow } from '../domain/btrfs-pool';
 import type { PoolOs } from './pool-os';
-import { inParallel } from './in-parallel';
+import { inParallel } from '../domain/in-parallel';
 
 export interface PoolApi {
   /** With `waitMs`, the server may hold the answer that long while no volume wants work. */

@@ -9,7 +9,7 @@
 import path from 'node:path';
 import type { AgentPod, PodReport, PodVolume, VolumeReport } from '../contracts/agent';
 import type { PublishOs } from './publish-os';
-import { inParallel } from './in-parallel';
+import { inParallel } from '../domain/in-parallel';
 
 const UID_RE = /^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/;
 /** Pods published side by side in a pass. */

@@ -13,6 +13,7 @@ import { annPoolAllocated, annPoolFree, annPoolPath, annPoolProblem, annPoolTota
 import { labelHostname, labelPoolNode } from '../domain/well-known/labels';
 import type { CSIStorageCapacity } from '../resources/csi-storage-capacity/schema';
 import { StowageError } from '../domain/errors';
+import { inParallel } from '../domain/in-parallel';
 import { btrfsProvisioner } from '../domain/well-known/provisioners';
 import { poolPathProblems } from '../resources/storage-class/in-tree-parameters';
 import type { StorageClass } from '../resources/storage-class/schema';
@@ -22,6 +23,8 @@ import { AssetStore, type AssetRecord } from '../store/provisioned-assets';
 const MAX_POOLS = 256;
 /** Volumes handed to an agent (or reported by it) in one answer. */
 const MAX_WORK = 1000;
+/** Results of one pass recorded at once. */
+const RESULTS_AT_ONCE = 8;
 /** The longest a work request is held open for a change. */
 export const MAX_WAIT_MS = 30_000;
 const DECIMAL_RE = /^\d{1,30}$/;
@@ -101,15 +104,17 @@ export class NodePoolService {
     const raw = isPlainObject(body) ? body.results : undefined;
     if (!Array.isArray(raw) || raw.length > MAX_WORK) throw bad(`results must be a list of at most ${MAX_WORK}`);
     const results: ({ recorded: boolean } | { error: string })[] = [];
-    for (const r of raw) {
+    // Several records at once (each its own write): a pass's many results are not one round trip after another.
+    await inParallel([...raw.keys()], RESULTS_AT_ONCE, async (i) => {
+      const r: unknown = raw[i];
       const pvName = isPlainObject(r) && typeof r.pvName === 'string' ? r.pvName : '';
       try {
-        results.push(await this.volumeDone(p, node, pvName, r));
+        results[i] = await this.volumeDone(p, node, pvName, r);
       } catch (err) {
         if (!(err instanceof StowageError)) throw err;
-        results.push({ error: err.message });
+        results[i] = { error: err.message };
       }
-    }
+    });
     return { results };
   }
 
