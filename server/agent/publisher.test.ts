@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { AgentPod, PodVolume } from '../contracts/agent';
 import { Publisher } from './publisher';
-import { contentBytes, mountTargets, realPublishOs } from './publish-os';
+import { contentBytes, mountTargets, realPublishOs, type PublishOs } from './publish-os';
 
 let dir: string;
 let podsDir: string;
@@ -55,6 +55,31 @@ describe('publishing a directory volume', () => {
     const first = await publisher.sync([pod('u1', [vol()])]);
     const second = await publisher.sync([pod('u1', [vol()])]);
     expect(second.reports).toEqual(first.reports);
+  });
+
+  test('an unchanged published pod is not looked at on disk again until its verify interval; then an unmount behind the agent is repaired', async () => {
+    let looks = 0;
+    const counting: PublishOs = { ...realPublishOs, lkind: async (p) => (looks++, realPublishOs.lkind(p)) };
+    const trusting = new Publisher(counting, podsDir, undefined, 60_000);
+    await trusting.sync([pod('u9', [vol()])]);
+    const afterFirst = looks;
+    expect(afterFirst).toBeGreaterThan(0);
+    const second = await trusting.sync([pod('u9', [vol()])]);
+    expect(looks).toBe(afterFirst);
+    expect(second.reports[0].volumes[0]).toMatchObject({ ready: true });
+    // Other volumes asked for: looked at again at once.
+    await trusting.sync([pod('u9', [vol({ readOnly: true })])]);
+    expect(looks).toBeGreaterThan(afterFirst);
+    // Verify interval 0: every pass looks, and a volume removed behind its back comes back.
+    const eager = new Publisher(realPublishOs, podsDir, undefined, 0);
+    await eager.sync([pod('u9', [vol()])]);
+    const target = path.join(podsDir, 'u9', 'volumes', 'data');
+    if (await realPublishOs.isMountPoint(target)) await realPublishOs.unmount(target);
+    await realPublishOs.removeOne(target);
+    const again = await eager.sync([pod('u9', [vol()])]);
+    expect(again.reports[0].volumes[0]).toMatchObject({ ready: true });
+    expect(await realPublishOs.lkind(target)).toBeDefined();
+    await trusting.sync([]);
   });
 
   test('two pods share one volume at once; data survives the first pod going', async () => {

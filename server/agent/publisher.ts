@@ -33,14 +33,25 @@ export function failedMount(v: PodVolume, why: string): string {
 /** How long a measured usage is reused before the volume is measured again (a walk of a plain directory is not free). */
 export const usageRefreshMs = 60_000;
 
+/**
+ * How long a pod whose volumes were all published is trusted to stay so while the server
+ * asks for the same volumes (as a kubelet's volume manager keeps its actual state of the
+ * world in memory): passes in between only measure usage. After it, the pod's volumes are
+ * looked at on disk again, so one unmounted behind the agent's back comes back.
+ */
+export const verifyEveryMs = 10_000;
+
 export class Publisher {
   /** Last measurement per host path: used bytes (undefined: not measurable) and when. */
   private readonly usage = new Map<string, { at: number; bytes: bigint | undefined }>();
+  /** Pods found fully published: the volumes asked for, when that was looked at, and the reports. */
+  private readonly verified = new Map<string, { volumes: string; at: number; reports: VolumeReport[] }>();
 
   constructor(
     private readonly os: PublishOs,
     readonly podsDir: string,
     private readonly refreshMs = usageRefreshMs,
+    private readonly verifyMs = verifyEveryMs,
   ) {}
 
   volumeDir(uid: string, name: string): string {
@@ -62,21 +73,35 @@ export class Publisher {
     await inParallel(valid, PODS_AT_ONCE, async (pod) => {
       try {
         if (pod.deleting) {
+          this.verified.delete(pod.uid);
           await this.unpublishPod(pod.uid);
           out.unpublished.push({ namespace: pod.namespace, name: pod.name, uid: pod.uid });
           return;
         }
-        const wanted = new Set(pod.volumes.map((v) => v.name));
-        for (const name of await this.os.readdir(path.join(this.podsDir, pod.uid, 'volumes'))) {
-          if (!wanted.has(name)) await this.unpublishEntry(path.join(this.podsDir, pod.uid, 'volumes', name));
+        const asked = JSON.stringify(pod.volumes);
+        const kept = this.verified.get(pod.uid);
+        let published: VolumeReport[];
+        if (kept && kept.volumes === asked && Date.now() - kept.at < this.verifyMs) {
+          published = kept.reports;
+        } else {
+          this.verified.delete(pod.uid);
+          const at = Date.now();
+          const wanted = new Set(pod.volumes.map((v) => v.name));
+          for (const name of await this.os.readdir(path.join(this.podsDir, pod.uid, 'volumes'))) {
+            if (!wanted.has(name)) await this.unpublishEntry(path.join(this.podsDir, pod.uid, 'volumes', name));
+          }
+          published = [];
+          for (const v of pod.volumes) published.push(await this.publishVolume(pod.uid, v));
+          if (published.every((r) => r.ready)) this.verified.set(pod.uid, { volumes: asked, at, reports: published });
         }
         const volumes: VolumeReport[] = [];
-        for (const v of pod.volumes) volumes.push(await this.withUsage(v, await this.publishVolume(pod.uid, v)));
+        for (const [i, v] of pod.volumes.entries()) volumes.push(await this.withUsage(v, published[i]));
         out.reports.push({ namespace: pod.namespace, name: pod.name, uid: pod.uid, volumes });
       } catch (err) {
         out.errors.push(`pod ${pod.namespace}/${pod.name}: ${(err as Error).message}`);
       }
     });
+    for (const uid of this.verified.keys()) if (!known.has(uid)) this.verified.delete(uid);
     for (const uid of await this.os.readdir(this.podsDir)) {
       if (known.has(uid)) continue;
       try {
@@ -150,6 +175,7 @@ export class Publisher {
 
   /** Unmounts and removes everything published here; returns what could not be. */
   async unpublishAll(): Promise<string[]> {
+    this.verified.clear();
     const errors: string[] = [];
     for (const uid of await this.os.readdir(this.podsDir)) {
       try {
