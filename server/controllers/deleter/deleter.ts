@@ -125,7 +125,16 @@ export function deleterSpec(d: DeleterDeps, opts: DeleterSpecOptions = {}): Cont
     concurrency: opts.concurrency ?? 4,
     baseDelayMs: opts.baseDelayMs ?? 1000,
     maxDelayMs: opts.maxDelayMs ?? 300_000,
-    watch: { kinds: [PV], keysFor: (e: ChangeEvent) => [`pv/${e.name}`] },
+    watch: {
+      kinds: [PV],
+      // A volume gone (its records settle), or one the decision may act on as it now is;
+      // most changes (a bound volume's status, usage, annotations) are not the deleter's.
+      keysFor: (e: ChangeEvent) => {
+        const pv = e.object as PersistentVolume; // a change of kind PersistentVolume
+        const plugin = d.plugins.get(pv.metadata?.annotations?.[annDynamicallyProvisioned] ?? '');
+        return e.type === 'DELETED' || deleterAction(pv, undefined, plugin !== undefined).action !== 'none' ? [`pv/${e.name}`] : [];
+      },
+    },
     listKeys: keys,
     resync: { everyMs: opts.resyncMs ?? 60_000, listKeys: keys },
     reconcile: async (key, ctx) => {
