@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { DEV_NAMESPACE, findKubectl, kubectlFor, startKubeHarness, type Kubectl, type KubeHarness } from './harness';
+import { DEV_NAMESPACE, findKubectl, kubectlFor, kubectlOk, startKubeHarness, type Kubectl, type KubeHarness } from './harness';
 
 const bin = findKubectl();
 if (!bin) console.log('skipping kubectl pod tests: no kubectl on PATH (set KUBECTL to a binary to run them)');
@@ -15,21 +15,16 @@ const cells = (line: string) => line.trim().split(/\s{2,}/);
 describe.skipIf(!bin)('kubectl and pods', () => {
   let h: KubeHarness;
   let kubectl: Kubectl;
+  let ok: ReturnType<typeof kubectlOk>;
 
   beforeAll(async () => {
     h = await startKubeHarness();
     kubectl = kubectlFor(h, bin!);
+    ok = kubectlOk(kubectl);
   });
   afterAll(async () => {
     await h?.close();
   });
-
-  async function ok(args: string[], o: Parameters<Kubectl>[1] = {}): Promise<string> {
-    const r = await kubectl(args, o);
-    expect(r.stderr, `kubectl ${args.join(' ')}`).toBe('');
-    expect(r.code, `kubectl ${args.join(' ')}: ${r.stderr}`).toBe(0);
-    return r.stdout;
-  }
 
   test('api-resources lists pods with its short name', async () => {
     const rows = (await ok(['api-resources'])).trim().split('\n').map(cells);

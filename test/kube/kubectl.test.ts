@@ -2,7 +2,7 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { DEV_NAMESPACE, findKubectl, kubectlFor, startKubeHarness, waitFor, type Kubectl, type KubeHarness } from './harness';
+import { DEV_NAMESPACE, findKubectl, kubectlFor, kubectlOk, startKubeHarness, waitFor, type Kubectl, type KubeHarness } from './harness';
 
 const RECYCLE_WARNING =
   'Warning: spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated. Instead, the recommended approach is to use dynamic provisioning.\n';
@@ -21,22 +21,17 @@ function cells(line: string): string[] {
 describe.skipIf(!bin)('kubectl', () => {
   let h: KubeHarness;
   let kubectl: Kubectl;
+  let ok: ReturnType<typeof kubectlOk>;
 
   beforeAll(async () => {
     h = await startKubeHarness();
     kubectl = kubectlFor(h, bin!);
+    // The manifest is upstream's nfs-pv example (Recycle): kubectl prints the server's warning.
+    ok = kubectlOk(kubectl, RECYCLE_WARNING);
   });
   afterAll(async () => {
     await h?.close();
   });
-
-  async function ok(args: string[], o: Parameters<Kubectl>[1] = {}): Promise<string> {
-    const r = await kubectl(args, o);
-    // The manifest is upstream's nfs-pv example (Recycle): kubectl prints the server's warning.
-    expect(r.stderr.replace(RECYCLE_WARNING, ''), `kubectl ${args.join(' ')}`).toBe('');
-    expect(r.code, `kubectl ${args.join(' ')}: ${r.stderr}`).toBe(0);
-    return r.stdout;
-  }
 
   test('api-resources lists the kinds with their short names', async () => {
     const out = await ok(['api-resources']);

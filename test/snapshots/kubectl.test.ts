@@ -11,7 +11,7 @@ import { Manager } from '../../server/controllers/runtime/manager';
 import { snapshotControllerSpec } from '../../server/controllers/snapshot/snapshot';
 import { inTreeProvisionerNames } from '../../server/provisioners/registry';
 import { logger } from '../../server/services/logger';
-import { DEV_NAMESPACE, findKubectl, kubectlFor, startKubeHarness, type Kubectl, type KubeHarness } from '../kube/harness';
+import { DEV_NAMESPACE, findKubectl, kubectlFor, kubectlOk, startKubeHarness, type Kubectl, type KubeHarness } from '../kube/harness';
 import { waitFor } from '../provisioning/harness';
 
 const bin = findKubectl();
@@ -20,11 +20,13 @@ if (!bin) console.log('skipping snapshot kubectl path: no kubectl on PATH');
 describe.skipIf(!bin)('snapshots with kubectl (the README path)', () => {
   let h: KubeHarness;
   let kubectl: Kubectl;
+  let ok: ReturnType<typeof kubectlOk>;
   let manager: Manager;
   let base: string;
   beforeAll(async () => {
     h = await startKubeHarness();
     kubectl = kubectlFor(h, bin!);
+    ok = kubectlOk(kubectl);
     base = await fs.mkdtemp(path.join(os.tmpdir(), 'stowage-snap-kubectl-'));
     const log = logger.child({ test: 'snapshots-kubectl' });
     const d = provisioningDeps({ app: h.ts, nodeName: 'node-1', log });
@@ -46,12 +48,6 @@ describe.skipIf(!bin)('snapshots with kubectl (the README path)', () => {
     if (base) await fs.rm(base, { recursive: true, force: true });
   });
 
-  const ok = async (args: string[], o: { user?: 'admin' | 'dev'; input?: string } = {}) => {
-    const r = await kubectl(args, o);
-    expect(r.stderr, args.join(' ')).toBe('');
-    expect(r.code, args.join(' ')).toBe(0);
-    return r.stdout;
-  };
   const dataDir = async (claim: string) => {
     const pv = (await ok(['get', 'pvc', '-n', DEV_NAMESPACE, claim, '-o', 'jsonpath={.spec.volumeName}'])).trim();
     return (await ok(['get', 'pv', pv, '-o', 'jsonpath={.spec.hostPath.path}'])).trim();
