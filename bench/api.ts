@@ -11,12 +11,12 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Worker } from 'node:worker_threads';
 import { createAppContext } from '../server/app/context';
 import { renderKubeconfig } from '../server/services/kubeconfig';
 import { startApiServer } from '../server/kube/api-server';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
 import { migrate } from '../server/store/migrate';
+import { startWatchers } from './watchers';
 
 const { values: args } = parseArgs({
   options: {
@@ -167,26 +167,8 @@ try {
 
   // 4. Watch latency: watchers in a worker thread; writes through the service at RATE/s.
   const startRv = JSON.parse((await request('GET', '/api/v1/persistentvolumes?limit=1')).text).metadata.resourceVersion;
-  const worker = new Worker(new URL('./api-watchers.mjs', import.meta.url), {
-    workerData: { url: server.url, token, ca: server.caPem, watchers: WATCHERS, path: `/api/v1/persistentvolumes?watch=true&resourceVersion=${startRv}` },
-  });
-  const arrivals: [string, number][] = [];
-  let flushed: (() => void) | undefined;
-  const flushWorker = () => new Promise<void>((r) => {
-    flushed = r;
-    worker.postMessage('flush');
-  });
-  let workerDone!: () => void;
-  const done = new Promise<void>((r) => (workerDone = r));
-  await new Promise<void>((resolve, reject) => {
-    worker.on('error', reject);
-    worker.on('message', (m: { ready?: boolean; arrivals?: (string | number)[]; done?: boolean; flushed?: boolean }) => {
-      if (m.ready) resolve();
-      for (let i = 0; m.arrivals && i < m.arrivals.length; i += 2) arrivals.push([m.arrivals[i] as string, m.arrivals[i + 1] as number]);
-      if (m.done) workerDone();
-      if (m.flushed) flushed?.();
-    });
-  });
+  const watchers = await startWatchers({ url: server.url, token, ca: server.caPem, watchers: WATCHERS, path: `/api/v1/persistentvolumes?watch=true&resourceVersion=${startRv}` });
+  const { arrivals } = watchers;
   const commits = new Map<string, number>();
   const report = (label: string, writes: number, writeMs: number) => {
     const latencies = arrivals.filter(([rv]) => commits.has(rv)).map(([rv, t]) => t - commits.get(rv)!);
@@ -221,7 +203,7 @@ try {
   let writeMs = now() - writeStarted;
   const writesA = commits.size;
   await new Promise((r) => setTimeout(r, 1000));
-  await flushWorker();
+  await watchers.flush();
   report('one object per transaction', writesA, writeMs);
 
   // 4b. RATE object writes/s as transactions of 5 objects each (RATE/5 commits/s).
@@ -251,11 +233,9 @@ try {
   writeMs = now() - writeStarted;
   const writesB = commits.size;
   await new Promise((r) => setTimeout(r, 1000));
-  await flushWorker();
+  await watchers.flush();
   report(`${PER_TX} objects per transaction`, writesB, writeMs);
-  worker.postMessage('stop');
-  await done;
-  await worker.terminate();
+  await watchers.stop();
 } finally {
   agent.destroy();
   await server.close();

@@ -24,7 +24,6 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Worker } from 'node:worker_threads';
 import { createAppContext } from '../server/app/context';
 import { startApiServer } from '../server/kube/api-server';
 import { ensureServingPki, servingNames } from '../server/kube/pki';
@@ -33,6 +32,7 @@ import { migrate } from '../server/store/migrate';
 import { benchExecArgv, Controllers } from './controllers-process';
 import { postgresCpuMs } from './pg-cpu';
 import { rawTransactionRate } from './raw-tps';
+import { startWatchers } from './watchers';
 
 const { values: args } = parseArgs({
   options: {
@@ -228,22 +228,8 @@ try {
 
   try {
     const startRv = JSON.parse((await request('GET', '/api/v1/persistentvolumes?limit=1')).text).metadata.resourceVersion;
-    const worker = new Worker(new URL('./api-watchers.mjs', import.meta.url), {
-      workerData: { urls, token, ca: server.caPem, watchers: WATCHERS, path: `/api/v1/persistentvolumes?watch=true&resourceVersion=${startRv}` },
-    });
-    const arrivals: [string, number][] = [];
-    let flushed: (() => void) | undefined;
-    let workerDone!: () => void;
-    const done = new Promise<void>((r) => (workerDone = r));
-    await new Promise<void>((resolve, reject) => {
-      worker.on('error', reject);
-      worker.on('message', (m: { ready?: boolean; arrivals?: (string | number)[]; done?: boolean; flushed?: boolean }) => {
-        if (m.ready) resolve();
-        for (let i = 0; m.arrivals && i < m.arrivals.length; i += 2) arrivals.push([m.arrivals[i] as string, m.arrivals[i + 1] as number]);
-        if (m.done) workerDone();
-        if (m.flushed) flushed?.();
-      });
-    });
+    const watchers = await startWatchers({ urls, token, ca: server.caPem, watchers: WATCHERS, path: `/api/v1/persistentvolumes?watch=true&resourceVersion=${startRv}` });
+    const { arrivals } = watchers;
 
     const responded = new Map<string, number>();
     let next = 0;
@@ -294,10 +280,7 @@ try {
     // Only the creates' own events count (controllers' writes arrive on the same watches).
     const delivered = () => arrivals.reduce((n, [rv]) => n + (responded.has(rv) ? 1 : 0), 0);
     while (delivered() < responded.size * WATCHERS && now() < deadline) {
-      await new Promise<void>((r) => {
-        flushed = r;
-        worker.postMessage('flush');
-      });
+      await watchers.flush();
       await new Promise((r) => setTimeout(r, 200));
     }
     const latencies = arrivals.filter(([rv]) => responded.has(rv)).map(([rv, t]) => Math.max(0, t - responded.get(rv)!));
@@ -306,9 +289,7 @@ try {
       `watch delivery, response → event over HTTPS (${WATCHERS} watchers, ${latencies.length}/${responded.size * WATCHERS} events): ` +
         `p50 ${ms(pct(latencies, 50))}, p90 ${ms(pct(latencies, 90))}, p99 ${ms(pct(latencies, 99))}, max ${ms(latencies.at(-1) ?? NaN)} (target p99 <= 50 ms)`,
     );
-    worker.postMessage('stop');
-    await done;
-    await worker.terminate();
+    await watchers.stop();
 
     if (BURST > 0) await burst();
   } finally {
