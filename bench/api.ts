@@ -16,6 +16,7 @@ import { renderKubeconfig } from '../server/services/kubeconfig';
 import { startApiServer } from '../server/kube/api-server';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
 import { migrate } from '../server/store/migrate';
+import { httpsRequest } from './https-request';
 import { startWatchers } from './watchers';
 
 const { values: args } = parseArgs({
@@ -53,21 +54,7 @@ writeFileSync(kubeconfig, renderKubeconfig({ server: server.url, user: 'admin', 
 const agent = new https.Agent({ keepAlive: true, maxSockets: 64, ca: server.caPem });
 const base = new URL(server.url);
 
-function request(method: string, p: string, body?: unknown, accept = 'application/json', as = token): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const data = body === undefined ? undefined : JSON.stringify(body);
-    const headers: Record<string, string> = { Authorization: `Bearer ${as}`, Accept: accept };
-    if (data) Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(data)) });
-    const req = https.request({ host: base.hostname, port: base.port, path: p, method, agent, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-    });
-    req.on('error', reject);
-    if (data) req.write(data);
-    req.end();
-  });
-}
+const request = (method: string, p: string, body?: unknown, accept = 'application/json', as = token) => httpsRequest(agent, base, as, method, p, body, accept);
 
 function kubectl(argv: string[]): Promise<{ ms: number; stdout: string }> {
   const started = now();

@@ -32,6 +32,7 @@ import { migrate } from '../server/store/migrate';
 import { benchExecArgv, Controllers } from './controllers-process';
 import { postgresCpuMs } from './pg-cpu';
 import { rawTransactionRate } from './raw-tps';
+import { httpsRequest } from './https-request';
 import { startWatchers } from './watchers';
 
 const { values: args } = parseArgs({
@@ -116,21 +117,7 @@ try {
   children.push(...controllers.map((c) => c.child));
   const agent = new https.Agent({ keepAlive: true, maxSockets: CLIENTS + 4, ca: server.caPem });
   let turn = 0;
-  const request = (method: string, p: string, body?: unknown) =>
-    new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const data = body === undefined ? undefined : JSON.stringify(body);
-      const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: 'application/json' };
-      if (data) Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(data)) });
-      const base = new URL(urls[turn++ % urls.length]);
-      const req = https.request({ host: base.hostname, port: base.port, path: p, method, agent, headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      });
-      req.on('error', reject);
-      if (data) req.write(data);
-      req.end();
-    });
+  const request = (method: string, p: string, body?: unknown) => httpsRequest(agent, new URL(urls[turn++ % urls.length]), token, method, p, body);
 
   /** Phase 4: the REST burst of volumes and claims, binding as they come. */
   async function burst(): Promise<void> {
