@@ -11,12 +11,13 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Worker } from 'node:worker_threads';
 import { createAppContext } from '../server/app/context';
 import { renderKubeconfig } from '../server/services/kubeconfig';
 import { startApiServer } from '../server/kube/api-server';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
 import { migrate } from '../server/store/migrate';
+import { httpsRequest } from './https-request';
+import { startWatchers } from './watchers';
 
 const { values: args } = parseArgs({
   options: {
@@ -53,21 +54,7 @@ writeFileSync(kubeconfig, renderKubeconfig({ server: server.url, user: 'admin', 
 const agent = new https.Agent({ keepAlive: true, maxSockets: 64, ca: server.caPem });
 const base = new URL(server.url);
 
-function request(method: string, p: string, body?: unknown, accept = 'application/json', as = token): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const data = body === undefined ? undefined : JSON.stringify(body);
-    const headers: Record<string, string> = { Authorization: `Bearer ${as}`, Accept: accept };
-    if (data) Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(data)) });
-    const req = https.request({ host: base.hostname, port: base.port, path: p, method, agent, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-    });
-    req.on('error', reject);
-    if (data) req.write(data);
-    req.end();
-  });
-}
+const request = (method: string, p: string, body?: unknown, accept = 'application/json', as = token) => httpsRequest(agent, base, as, method, p, body, accept);
 
 function kubectl(argv: string[]): Promise<{ ms: number; stdout: string }> {
   const started = now();
@@ -167,26 +154,8 @@ try {
 
   // 4. Watch latency: watchers in a worker thread; writes through the service at RATE/s.
   const startRv = JSON.parse((await request('GET', '/api/v1/persistentvolumes?limit=1')).text).metadata.resourceVersion;
-  const worker = new Worker(new URL('./api-watchers.mjs', import.meta.url), {
-    workerData: { url: server.url, token, ca: server.caPem, watchers: WATCHERS, path: `/api/v1/persistentvolumes?watch=true&resourceVersion=${startRv}` },
-  });
-  const arrivals: [string, number][] = [];
-  let flushed: (() => void) | undefined;
-  const flushWorker = () => new Promise<void>((r) => {
-    flushed = r;
-    worker.postMessage('flush');
-  });
-  let workerDone!: () => void;
-  const done = new Promise<void>((r) => (workerDone = r));
-  await new Promise<void>((resolve, reject) => {
-    worker.on('error', reject);
-    worker.on('message', (m: { ready?: boolean; arrivals?: (string | number)[]; done?: boolean; flushed?: boolean }) => {
-      if (m.ready) resolve();
-      for (let i = 0; m.arrivals && i < m.arrivals.length; i += 2) arrivals.push([m.arrivals[i] as string, m.arrivals[i + 1] as number]);
-      if (m.done) workerDone();
-      if (m.flushed) flushed?.();
-    });
-  });
+  const watchers = await startWatchers({ url: server.url, token, ca: server.caPem, watchers: WATCHERS, path: `/api/v1/persistentvolumes?watch=true&resourceVersion=${startRv}` });
+  const { arrivals } = watchers;
   const commits = new Map<string, number>();
   const report = (label: string, writes: number, writeMs: number) => {
     const latencies = arrivals.filter(([rv]) => commits.has(rv)).map(([rv, t]) => t - commits.get(rv)!);
@@ -221,7 +190,7 @@ try {
   let writeMs = now() - writeStarted;
   const writesA = commits.size;
   await new Promise((r) => setTimeout(r, 1000));
-  await flushWorker();
+  await watchers.flush();
   report('one object per transaction', writesA, writeMs);
 
   // 4b. RATE object writes/s as transactions of 5 objects each (RATE/5 commits/s).
@@ -251,11 +220,9 @@ try {
   writeMs = now() - writeStarted;
   const writesB = commits.size;
   await new Promise((r) => setTimeout(r, 1000));
-  await flushWorker();
+  await watchers.flush();
   report(`${PER_TX} objects per transaction`, writesB, writeMs);
-  worker.postMessage('stop');
-  await done;
-  await worker.terminate();
+  await watchers.stop();
 } finally {
   agent.destroy();
   await server.close();

@@ -31,6 +31,7 @@ import { logger } from '../server/services/logger';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
 import { STATEMENT_STATS_SETTINGS, StatementStats } from './pg-diagnostics';
 import { migrate } from '../server/store/migrate';
+import { pct, untilWith } from './stack';
 
 const run = promisify(execFile);
 logger.level = process.env.STOWAGE_LOG_LEVEL ?? 'warn';
@@ -48,14 +49,7 @@ if (!support.ok) {
 }
 
 const work = await fs.mkdtemp(path.join(os.tmpdir(), 'stowage-bench-btrfs-'));
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
-const until = async (what: string, probe: () => Promise<boolean>, timeoutMs = 300_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
+const until = untilWith({ everyMs: 10, timeoutMs: 300_000 });
 
 try {
   const pg = await startEmbeddedPostgres(path.join(work, 'pg'), { settings: process.env.BENCH_DETAIL ? STATEMENT_STATS_SETTINGS : [] });

@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { LocalClassConfig } from '../server/domain/local-volume-config';
+import { localClass } from '../server/agent/local-class-fixture';
 import { discoverAll } from '../server/agent/discovery';
 import { realAgentOs } from '../server/agent/os';
 import { createRealOs } from '../server/provisioners/os';
@@ -35,18 +35,7 @@ try {
     }
   } else console.log(`(no loop devices: ${loop.reason})`);
   for (let i = loops; i < ENTRIES; i++) await fs.mkdir(path.join(disks, `vol-${String(i).padStart(5, '0')}`));
-  const cls: LocalClassConfig = {
-    className: 'bench',
-    hostDir: disks,
-    mountDir: disks,
-    blockCleanerCommand: ['fs-reset'],
-    volumeMode: 'Filesystem',
-    fsType: 'ext4',
-    namePattern: '*',
-    requireMountPoints: false,
-    minSizeBytes: '0',
-    parallelCleanups: 2,
-  };
+  const cls = localClass({ className: 'bench', hostDir: disks, mountDir: disks });
   console.log(`discovery of ${ENTRIES.toLocaleString('en-US')} entries (${ENTRIES - loops} directories, ${loops} loop-device symlinks) under one directory`);
   const times: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {

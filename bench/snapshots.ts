@@ -12,21 +12,15 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
-import { agentHttpClient } from '../server/agent/agent-client';
-import { AgentLoop } from '../server/agent/agent-loop';
-import { realAgentOs } from '../server/agent/os';
-import { createPool, poolSupport } from '../server/agent/pool-setup';
-import { createAppContext } from '../server/app/context';
+import { poolSupport } from '../server/agent/pool-setup';
 import { startControllers } from '../server/controllers/start';
 import { btrfsProvisioner, hostPathProvisioner } from '../server/domain/well-known/provisioners';
-import { startApiServer } from '../server/kube/api-server';
-import { releaseEverythingUnder } from '../server/provisioners/testing';
+import { releaseAndWarn } from '../server/provisioners/testing';
 import type { PersistentVolume } from '../server/resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../server/resources/persistent-volume-claim/schema';
 import type { VolumeSnapshot } from '../server/resources/volume-snapshot/schema';
 import { logger } from '../server/services/logger';
-import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
-import { migrate } from '../server/store/migrate';
+import { makeBenchPool, median, startBenchAgent, startStack, untilWith } from './stack';
 
 const run = promisify(execFile);
 logger.level = process.env.STOWAGE_LOG_LEVEL ?? 'warn';
@@ -41,14 +35,7 @@ const NS = 'bench';
 
 const support = await poolSupport();
 const work = await fs.mkdtemp(path.join(os.tmpdir(), 'stowage-bench-snapshots-'));
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
-const until = async (what: string, probe: () => Promise<boolean>, timeoutMs = 600_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-};
+const until = untilWith({ everyMs: 5, timeoutMs: 600_000 });
 
 /** FILES files of BYTES/FILES bytes each, 100 to a directory. */
 async function writeTree(root: string): Promise<void> {
@@ -61,12 +48,8 @@ async function writeTree(root: string): Promise<void> {
 }
 
 try {
-  const pg = await startEmbeddedPostgres(path.join(work, 'pg'));
-  const url = await ensureDatabase(pg.baseUrl, 'stowage');
-  await migrate(url);
-  const app = await createAppContext(url);
-  const api = await startApiServer({ app, dataDir: work, host: '127.0.0.1', port: 0 });
-  for (const ns of ['kube-system', 'default', NS]) await app.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  const stack = await startStack(work, ['kube-system', 'default', NS]);
+  const { app, url } = stack;
   const controllers = await startControllers({ app, connectionString: url, leaderElection: false, pendingGraceMs: 0, provisioning: { nodeName: NODE } });
   const store = app.store;
   const snapshotClass = (name: string, driver: string) => store.create({ apiVersion: 'snapshot.storage.k8s.io/v1', kind: 'VolumeSnapshotClass', metadata: { name }, driver, deletionPolicy: 'Delete' });
@@ -95,19 +78,10 @@ try {
   if (!support.ok) {
     console.log(`btrfs part skipped: ${support.reason}`);
   } else {
-    const pool = path.join(work, 'pool');
-    await createPool({ source: path.join(work, 'pool.img'), mount: pool, sizeBytes: BigInt(BYTES) * 4n + (1n << 30n) });
+    const pool = await makeBenchPool(work, BigInt(BYTES) * 4n + (1n << 30n));
     await store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'pooled' }, provisioner: btrfsProvisioner, parameters: { pool }, reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate' });
     await snapshotClass('pooled-snap', btrfsProvisioner);
-    const agent = new AgentLoop({
-      api: agentHttpClient({ server: api.url, token: await app.nodeAgent.createToken(NODE), caPem: api.caPem }),
-      os: realAgentOs,
-      nodeName: NODE,
-      log: logger.child({ component: 'agent' }),
-      poolMs: Number(args['pool-ms']),
-      heartbeatMs: 1000,
-    });
-    await agent.start();
+    const agent = await startBenchAgent(stack, NODE, { poolMs: Number(args['pool-ms']), heartbeatMs: 1000 });
     await until('the pool reported', async () => (await store.list('CSIStorageCapacity')).items.some((c) => c.storageClassName === 'pooled'));
     const size = `${Math.ceil((BYTES * 1.25) / (1 << 20))}Mi`;
     await claim('src', 'pooled', size);
@@ -162,10 +136,7 @@ try {
   console.log(`  ratio ${(median(raw) / median(through)).toFixed(2)}x (raw / Stowage, medians; goal >= 0.8x)`);
 
   await controllers.stop();
-  await api.close();
-  await app.close();
-  await pg.stop();
+  await stack.stop();
 } finally {
-  const problems = await releaseEverythingUnder(work);
-  if (problems.length > 0) console.warn('cleanup problems', problems);
+  await releaseAndWarn(work);
 }

@@ -24,7 +24,6 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Worker } from 'node:worker_threads';
 import { createAppContext } from '../server/app/context';
 import { startApiServer } from '../server/kube/api-server';
 import { ensureServingPki, servingNames } from '../server/kube/pki';
@@ -33,6 +32,8 @@ import { migrate } from '../server/store/migrate';
 import { benchExecArgv, Controllers } from './controllers-process';
 import { postgresCpuMs } from './pg-cpu';
 import { rawTransactionRate } from './raw-tps';
+import { httpsRequest } from './https-request';
+import { startWatchers } from './watchers';
 
 const { values: args } = parseArgs({
   options: {
@@ -116,21 +117,7 @@ try {
   children.push(...controllers.map((c) => c.child));
   const agent = new https.Agent({ keepAlive: true, maxSockets: CLIENTS + 4, ca: server.caPem });
   let turn = 0;
-  const request = (method: string, p: string, body?: unknown) =>
-    new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const data = body === undefined ? undefined : JSON.stringify(body);
-      const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: 'application/json' };
-      if (data) Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(data)) });
-      const base = new URL(urls[turn++ % urls.length]);
-      const req = https.request({ host: base.hostname, port: base.port, path: p, method, agent, headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      });
-      req.on('error', reject);
-      if (data) req.write(data);
-      req.end();
-    });
+  const request = (method: string, p: string, body?: unknown) => httpsRequest(agent, new URL(urls[turn++ % urls.length]), token, method, p, body);
 
   /** Phase 4: the REST burst of volumes and claims, binding as they come. */
   async function burst(): Promise<void> {
@@ -228,22 +215,8 @@ try {
 
   try {
     const startRv = JSON.parse((await request('GET', '/api/v1/persistentvolumes?limit=1')).text).metadata.resourceVersion;
-    const worker = new Worker(new URL('./api-watchers.mjs', import.meta.url), {
-      workerData: { urls, token, ca: server.caPem, watchers: WATCHERS, path: `/api/v1/persistentvolumes?watch=true&resourceVersion=${startRv}` },
-    });
-    const arrivals: [string, number][] = [];
-    let flushed: (() => void) | undefined;
-    let workerDone!: () => void;
-    const done = new Promise<void>((r) => (workerDone = r));
-    await new Promise<void>((resolve, reject) => {
-      worker.on('error', reject);
-      worker.on('message', (m: { ready?: boolean; arrivals?: (string | number)[]; done?: boolean; flushed?: boolean }) => {
-        if (m.ready) resolve();
-        for (let i = 0; m.arrivals && i < m.arrivals.length; i += 2) arrivals.push([m.arrivals[i] as string, m.arrivals[i + 1] as number]);
-        if (m.done) workerDone();
-        if (m.flushed) flushed?.();
-      });
-    });
+    const watchers = await startWatchers({ urls, token, ca: server.caPem, watchers: WATCHERS, path: `/api/v1/persistentvolumes?watch=true&resourceVersion=${startRv}` });
+    const { arrivals } = watchers;
 
     const responded = new Map<string, number>();
     let next = 0;
@@ -294,10 +267,7 @@ try {
     // Only the creates' own events count (controllers' writes arrive on the same watches).
     const delivered = () => arrivals.reduce((n, [rv]) => n + (responded.has(rv) ? 1 : 0), 0);
     while (delivered() < responded.size * WATCHERS && now() < deadline) {
-      await new Promise<void>((r) => {
-        flushed = r;
-        worker.postMessage('flush');
-      });
+      await watchers.flush();
       await new Promise((r) => setTimeout(r, 200));
     }
     const latencies = arrivals.filter(([rv]) => responded.has(rv)).map(([rv, t]) => Math.max(0, t - responded.get(rv)!));
@@ -306,9 +276,7 @@ try {
       `watch delivery, response → event over HTTPS (${WATCHERS} watchers, ${latencies.length}/${responded.size * WATCHERS} events): ` +
         `p50 ${ms(pct(latencies, 50))}, p90 ${ms(pct(latencies, 90))}, p99 ${ms(pct(latencies, 99))}, max ${ms(latencies.at(-1) ?? NaN)} (target p99 <= 50 ms)`,
     );
-    worker.postMessage('stop');
-    await done;
-    await worker.terminate();
+    await watchers.stop();
 
     if (BURST > 0) await burst();
   } finally {

@@ -17,7 +17,7 @@ import { useNow } from '../format/use-now';
 import { SaveError } from '../forms/field-errors';
 import { ObjectLink } from '../objects/object-link';
 import { usePermissions } from '../session/session';
-import { ConfirmDelete } from './confirm-delete';
+import { RowDeleteButton } from '../objects/delete-button';
 import { scheduleName, schedulesOfClaim } from './snapshot-view';
 
 interface Draft {
@@ -123,7 +123,7 @@ function ScheduleCard({ schedule, claim, mayWrite }: { schedule: SnapshotSchedul
                   Edit
                 </Button>
               )}
-              <ConfirmDelete kind="SnapshotSchedule" namespace={ns} name={name} what="schedule" note="The snapshots it took stay." />
+              <RowDeleteButton kind="SnapshotSchedule" namespace={ns} name={name} what="schedule" note="The snapshots it took stay." />
             </Group>
           )}
         </Group>

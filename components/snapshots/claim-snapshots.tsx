@@ -18,7 +18,7 @@ import { StatusBadge } from '../objects/status-badge';
 import { usePermissions } from '../session/session';
 import { DataTable, type DataColumn } from '../table/data-table';
 import { ClaimSchedules } from './claim-schedules';
-import { ConfirmDelete } from './confirm-delete';
+import { RowDeleteButton } from '../objects/delete-button';
 import { restoreHref } from './restore-link';
 import { snapshotsOfClaim, type SnapshotRow } from './snapshot-view';
 
@@ -121,7 +121,7 @@ function SnapshotTable({ rows, mayDelete, mayRestore }: { rows: SnapshotRow[]; m
               </Anchor>
             </Tooltip>
           )}
-          {mayDelete && r.state !== 'Terminating' && <ConfirmDelete kind="VolumeSnapshot" namespace={r.namespace} name={r.name} what="snapshot" />}
+          {mayDelete && r.state !== 'Terminating' && <RowDeleteButton kind="VolumeSnapshot" namespace={r.namespace} name={r.name} what="snapshot" />}
         </Group>
       ),
     },

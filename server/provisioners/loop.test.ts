@@ -8,7 +8,7 @@ import { createLoopPlugin, roundToSector } from './loop';
 import { createRealOs, type HostOs } from './os';
 import { FakeOs, FaultyOs, type OsOperation } from './os-fake';
 import { provisionOptionsFor, type ProvisionerPlugin } from './plugin';
-import { loopsUnder, mountsUnder, releaseEverythingUnder, testClaim, testClass } from './testing';
+import { loopsUnder, mountsUnder, releaseAndWarn, testClaim, testClass } from './testing';
 import { sqlOf } from '../store/sql-handle';
 import { loopProvisioner } from '../domain/well-known/provisioners';
 
@@ -32,10 +32,7 @@ beforeEach(async () => {
   base = path.join(dir, 'volumes');
   await sqlOf(ts.store).$executeRawUnsafe("DELETE FROM provisioned_assets");
 });
-afterEach(async () => {
-  const problems = await releaseEverythingUnder(dir);
-  if (problems.length > 0) console.warn('cleanup problems', problems);
-});
+afterEach(() => releaseAndWarn(dir));
 
 function plugin(hostOs: HostOs = real): ProvisionerPlugin {
   return createLoopPlugin({ os: hostOs, assets, nodeName: NODE });

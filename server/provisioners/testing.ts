@@ -64,6 +64,12 @@ export async function releaseEverythingUnder(dir: string): Promise<string[]> {
   return problems;
 }
 
+/** releaseEverythingUnder in a test's or a bench's last cleanup: what it could not release is printed, not thrown over the run's own result. */
+export async function releaseAndWarn(dir: string): Promise<void> {
+  const problems = await releaseEverythingUnder(dir);
+  if (problems.length > 0) console.warn('cleanup problems', problems);
+}
+
 /** Loop devices attached to files under `dir` (real OS). */
 export async function loopsUnder(dir: string): Promise<string[]> {
   const { stdout } = await run('losetup', ['-l', '-n', '-O', 'NAME,BACK-FILE', '--raw']);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { protectClaim } from '../../server/controllers/pvc-protection/pvc-protection';
 import { startControllers, type RunningControllers } from '../../server/controllers/start';
 import type { UserPrincipal } from '../../server/domain/authorization';
-import { releaseEverythingUnder } from '../../server/provisioners/testing';
+import { releaseAndWarn } from '../../server/provisioners/testing';
 import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
 import type { Pod } from '../../server/resources/pod/schema';
@@ -49,10 +49,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await running?.stop();
   await ctx?.app.close();
-  if (dir) {
-    const problems = await releaseEverythingUnder(dir);
-    if (problems.length > 0) console.warn('cleanup problems', problems);
-  }
+  if (dir) await releaseAndWarn(dir);
 });
 
 /** Creates through the service as an admin would (admission adds the protection finalizers). */

@@ -53,6 +53,8 @@ export interface ClaimOpts {
   storageClassName?: string;
   volumeName?: string;
   selector?: unknown;
+  /** A snapshot to restore or a claim to clone. */
+  dataSource?: { apiGroup?: string; kind: string; name: string };
 }
 
 export function claim(namespace: string, name: string, size: string, o: ClaimOpts = {}): PersistentVolumeClaim {
@@ -66,6 +68,7 @@ export function claim(namespace: string, name: string, size: string, o: ClaimOpt
       ...(o.storageClassName !== undefined ? { storageClassName: o.storageClassName } : {}),
       ...(o.volumeName ? { volumeName: o.volumeName } : {}),
       ...(o.selector ? { selector: o.selector } : {}),
+      ...(o.dataSource ? { dataSource: o.dataSource } : {}),
     },
   };
 }

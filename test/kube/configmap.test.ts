@@ -1,7 +1,7 @@
 // ConfigMaps through kubectl (admins only), and the local-volume configuration refused at
 // write time when its storageClassMap is malformed.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { findKubectl, kubectlFor, startKubeHarness, type Kubectl, type KubeHarness } from './harness';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { findKubectl, kubectlSuite } from './harness';
 
 const bin = findKubectl();
 if (!bin) console.log('skipping ConfigMap kubectl tests: no kubectl on PATH');
@@ -19,15 +19,9 @@ data:
 `;
 
 describe.skipIf(!bin)('ConfigMaps with kubectl', () => {
-  let h: KubeHarness;
-  let kubectl: Kubectl;
+  const { h, kubectl } = kubectlSuite(bin!);
   beforeAll(async () => {
-    h = await startKubeHarness();
-    kubectl = kubectlFor(h, bin!);
-    await h.ts.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-system' } });
-  });
-  afterAll(async () => {
-    await h?.close();
+    await h().ts.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-system' } });
   });
 
   test('apply creates it, apply again is unchanged, get cm lists it', async () => {
@@ -51,7 +45,7 @@ describe.skipIf(!bin)('ConfigMaps with kubectl', () => {
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('is invalid');
     expect(r.stderr).toContain(field);
-    const stored = await h.ts.store.get('ConfigMap', 'kube-system', 'local-volume-config');
+    const stored = await h().ts.store.get('ConfigMap', 'kube-system', 'local-volume-config');
     expect(stored.data!.storageClassMap).toContain('/mnt/fast-disks');
   });
 

@@ -5,6 +5,7 @@ import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_pro
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { renderKubeconfig } from '../../server/services/kubeconfig';
 import { logger } from '../../server/services/logger';
 import { pvProtectionSpec } from '../../server/controllers/deleter/pv-protection';
@@ -170,4 +171,38 @@ export function kubectlFor(h: KubeHarness, bin: string): Kubectl {
   run.spawn = (args, user = 'admin') =>
     spawn(bin, full(args, user), { env: { ...process.env, HOME: h.dir }, stdio: ['ignore', 'pipe', 'pipe'] });
   return run;
+}
+
+/** kubectl that must succeed quietly: its stdout; the test fails on any stderr (but `ignore`) or a non-zero exit. */
+export function kubectlOk(kubectl: Kubectl, ignore?: string | RegExp): (args: string[], o?: Parameters<Kubectl>[1]) => Promise<string> {
+  return async (args, o = {}) => {
+    const r = await kubectl(args, o);
+    expect(ignore === undefined ? r.stderr : r.stderr.replace(ignore, ''), `kubectl ${args.join(' ')}`).toBe('');
+    expect(r.code, `kubectl ${args.join(' ')}: ${r.stderr}`).toBe(0);
+    return r.stdout;
+  };
+}
+
+export interface KubectlSuite {
+  /** The harness (started before the suite's tests). */
+  h(): KubeHarness;
+  kubectl: Kubectl;
+  /** kubectlOk of `kubectl`. */
+  ok: ReturnType<typeof kubectlOk>;
+}
+
+/** Inside a describe: a harness started before its tests and closed after them, and kubectl `bin` with its kubeconfigs. */
+export function kubectlSuite(bin: string, o: { ignoreStderr?: string | RegExp } = {}): KubectlSuite {
+  let h: KubeHarness | undefined;
+  let run: Kubectl | undefined;
+  beforeAll(async () => {
+    h = await startKubeHarness();
+    run = kubectlFor(h, bin);
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+  const kubectl = ((args, opts) => run!(args, opts)) as Kubectl;
+  kubectl.spawn = (args, user) => run!.spawn(args, user);
+  return { h: () => h!, kubectl, ok: kubectlOk(kubectl, o.ignoreStderr) };
 }

@@ -1,8 +1,8 @@
 // CSIStorageCapacity (storage.k8s.io/v1) with kubectl: created from YAML (protobuf on the
 // wire for typed commands), listed across namespaces with upstream's columns, only the
 // capacity may change, and developers may not read pools.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { findKubectl, kubectlFor, startKubeHarness, type Kubectl, type KubeHarness } from './harness';
+import { describe, expect, test } from 'vitest';
+import { findKubectl, kubectlSuite } from './harness';
 
 const bin = findKubectl();
 if (!bin) console.log('skipping CSIStorageCapacity kubectl tests: no kubectl on PATH');
@@ -21,15 +21,7 @@ maximumVolumeSize: ${size}
 `;
 
 describe.skipIf(!bin)('CSIStorageCapacity with kubectl', () => {
-  let h: KubeHarness;
-  let kubectl: Kubectl;
-  beforeAll(async () => {
-    h = await startKubeHarness();
-    kubectl = kubectlFor(h, bin!);
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const { kubectl } = kubectlSuite(bin!);
 
   test('created from YAML and listed with kubectl get csistoragecapacities -A', async () => {
     const made = await kubectl(['create', '-f', '-'], { input: capacity('pool-a', 'pooled', '1024Mi') });

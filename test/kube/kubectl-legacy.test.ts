@@ -5,8 +5,8 @@
 // or point KUBECTL_1_20 at any kubectl binary of that age.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { kubectlFor, startKubeHarness, waitFor, type Kubectl, type KubeHarness } from './harness';
+import { describe, expect, test } from 'vitest';
+import { kubectlSuite, waitFor } from './harness';
 
 const RECYCLE_WARNING =
   'Warning: spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated. Instead, the recommended approach is to use dynamic provisioning.\n';
@@ -18,15 +18,7 @@ if (!bin) console.log(`skipping kubectl 1.20 tests: none of ${candidates.join(',
 const manifest = (f: string) => path.join(import.meta.dirname, 'manifests', f);
 
 describe.skipIf(!bin)('kubectl 1.20', () => {
-  let h: KubeHarness;
-  let kubectl: Kubectl;
-  beforeAll(async () => {
-    h = await startKubeHarness();
-    kubectl = kubectlFor(h, bin!);
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const { h, kubectl } = kubectlSuite(bin!);
 
   async function ok(args: string[], input?: string): Promise<string> {
     const r = await kubectl(args, { input });
@@ -48,7 +40,7 @@ describe.skipIf(!bin)('kubectl 1.20', () => {
   });
 
   test('apply round-trips; patch of each type; server dry run', async () => {
-    const file = path.join(h.dir, 'legacy-pv.yaml');
+    const file = path.join(h().dir, 'legacy-pv.yaml');
     writeFileSync(file, readFileSync(manifest('nfs-pv.yaml'), 'utf8').replace('pv0003', 'legacy-pv'));
     expect(await ok(['apply', '-f', file])).toBe('persistentvolume/legacy-pv created\n');
     expect(await ok(['apply', '-f', file])).toBe('persistentvolume/legacy-pv unchanged\n');
@@ -76,7 +68,7 @@ describe.skipIf(!bin)('kubectl 1.20', () => {
   });
 
   test('manifests are validated against the definitions before they are sent', async () => {
-    const file = path.join(h.dir, 'typo-pv.yaml');
+    const file = path.join(h().dir, 'typo-pv.yaml');
     writeFileSync(file, readFileSync(manifest('nfs-pv.yaml'), 'utf8').replace('pv0003', 'typo-pv').replace('  accessModes:', '  acessModes:'));
     const r = await kubectl(['create', '-f', file]);
     expect(r.code).toBe(1);

@@ -3,8 +3,8 @@
 // pod, and `describe pvc` naming the pods that use the claim ("Used By").
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { DEV_NAMESPACE, findKubectl, kubectlFor, startKubeHarness, type Kubectl, type KubeHarness } from './harness';
+import { describe, expect, test } from 'vitest';
+import { DEV_NAMESPACE, findKubectl, kubectlSuite } from './harness';
 
 const bin = findKubectl();
 if (!bin) console.log('skipping kubectl pod tests: no kubectl on PATH (set KUBECTL to a binary to run them)');
@@ -13,23 +13,7 @@ const manifest = (f: string) => path.join(import.meta.dirname, 'manifests', f);
 const cells = (line: string) => line.trim().split(/\s{2,}/);
 
 describe.skipIf(!bin)('kubectl and pods', () => {
-  let h: KubeHarness;
-  let kubectl: Kubectl;
-
-  beforeAll(async () => {
-    h = await startKubeHarness();
-    kubectl = kubectlFor(h, bin!);
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
-
-  async function ok(args: string[], o: Parameters<Kubectl>[1] = {}): Promise<string> {
-    const r = await kubectl(args, o);
-    expect(r.stderr, `kubectl ${args.join(' ')}`).toBe('');
-    expect(r.code, `kubectl ${args.join(' ')}: ${r.stderr}`).toBe(0);
-    return r.stdout;
-  }
+  const { h, kubectl, ok } = kubectlSuite(bin!);
 
   test('api-resources lists pods with its short name', async () => {
     const rows = (await ok(['api-resources'])).trim().split('\n').map(cells);
@@ -38,7 +22,7 @@ describe.skipIf(!bin)('kubectl and pods', () => {
 
   test('a developer applies a Deployment-style pod manifest; every field is kept; a second apply is unchanged', async () => {
     const claim = readFileSync(manifest('claim.yaml'), 'utf8').replace('myclaim', 'web-data').replace(/ {2}selector:[\s\S]*$/, '');
-    const claimFile = path.join(h.dir, 'web-data.yaml');
+    const claimFile = path.join(h().dir, 'web-data.yaml');
     writeFileSync(claimFile, claim);
     expect(await ok(['apply', '-f', claimFile], { user: 'dev' })).toBe('persistentvolumeclaim/web-data created\n');
     expect(await ok(['apply', '-f', manifest('pod.yaml')], { user: 'dev' })).toBe('pod/web-0 created\n');
@@ -61,7 +45,7 @@ describe.skipIf(!bin)('kubectl and pods', () => {
 
     // A changed image is one of the fields a pod update may change; a new volume is not.
     const changed = readFileSync(manifest('pod.yaml'), 'utf8').replace('nginx:1.27', 'nginx:1.28');
-    const changedFile = path.join(h.dir, 'web-0.yaml');
+    const changedFile = path.join(h().dir, 'web-0.yaml');
     writeFileSync(changedFile, changed);
     expect(await ok(['apply', '-f', changedFile], { user: 'dev' })).toBe('pod/web-0 configured\n');
     writeFileSync(changedFile, changed.replace('sizeLimit: 100Mi', 'sizeLimit: 200Mi'));
@@ -93,7 +77,7 @@ describe.skipIf(!bin)('kubectl and pods', () => {
   test('deleting an in-use claim waits for its pod; deleting the pod lets it go', async () => {
     // In use means by a pod placed on a node (upstream counts only scheduled pods): web-1 is.
     const placed = readFileSync(manifest('pod.yaml'), 'utf8').replace('name: web-0', 'name: web-1').replace(/^spec:\n/m, 'spec:\n  nodeName: node-1\n');
-    const placedFile = path.join(h.dir, 'web-1.yaml');
+    const placedFile = path.join(h().dir, 'web-1.yaml');
     writeFileSync(placedFile, placed);
     expect(await ok(['apply', '-f', placedFile], { user: 'dev' })).toBe('pod/web-1 created\n');
     const r = await kubectl(['delete', 'pvc', 'web-data', '--wait=false'], { user: 'dev' });

@@ -1,7 +1,7 @@
 // Storage quotas with kubectl: `create quota`, `get quota` (upstream's REQUEST/LIMIT
 // columns), `describe quota`, and a claim over the quota refused with upstream's message.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { findKubectl, kubectlFor, startKubeHarness, type Kubectl, type KubeHarness } from './harness';
+import { describe, expect, test } from 'vitest';
+import { findKubectl, kubectlSuite } from './harness';
 
 const bin = findKubectl();
 if (!bin) console.log('skipping quota kubectl tests: no kubectl on PATH');
@@ -19,15 +19,7 @@ spec:
 `;
 
 describe.skipIf(!bin)('quotas with kubectl', () => {
-  let h: KubeHarness;
-  let kubectl: Kubectl;
-  beforeAll(async () => {
-    h = await startKubeHarness();
-    kubectl = kubectlFor(h, bin!);
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const { h, kubectl } = kubectlSuite(bin!);
 
   test('an admin creates a quota with kubectl create quota', async () => {
     const r = await kubectl(['create', 'quota', 'storage', '-n', 'team-a', '--hard=requests.storage=12Gi,persistentvolumeclaims=5,fast.storageclass.storage.k8s.io/requests.storage=20Gi']);
@@ -100,6 +92,6 @@ spec:
     expect(r.stderr).toContain(
       'persistentvolumeclaims "three" is forbidden: exceeded quota: storage, requested: requests.storage=5Gi, used: requests.storage=10Gi, limited: requests.storage=12Gi',
     );
-    expect(await h.ts.store.tryGet('PersistentVolumeClaim', 'team-a', 'three')).toBeUndefined();
+    expect(await h().ts.store.tryGet('PersistentVolumeClaim', 'team-a', 'three')).toBeUndefined();
   });
 });

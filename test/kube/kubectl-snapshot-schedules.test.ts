@@ -1,8 +1,8 @@
 // SnapshotSchedule (snapshot.stowage.io/v1) with kubectl: a developer applies one in their
 // namespace, gets it with its columns, describes it, sees clear field errors, and may not
 // touch another namespace's.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { DEV_NAMESPACE, findKubectl, kubectlFor, startKubeHarness, type Kubectl, type KubeHarness } from './harness';
+import { describe, expect, test } from 'vitest';
+import { DEV_NAMESPACE, findKubectl, kubectlSuite } from './harness';
 
 const bin = findKubectl();
 if (!bin) console.log('skipping snapshot schedule kubectl tests: no kubectl on PATH');
@@ -19,15 +19,7 @@ spec:
 `;
 
 describe.skipIf(!bin)('snapshot.stowage.io with kubectl', () => {
-  let h: KubeHarness;
-  let kubectl: Kubectl;
-  beforeAll(async () => {
-    h = await startKubeHarness();
-    kubectl = kubectlFor(h, bin!);
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const { kubectl } = kubectlSuite(bin!);
 
   test('api-resources lists the kind', async () => {
     const r = await kubectl(['api-resources', '--api-group', 'snapshot.stowage.io']);

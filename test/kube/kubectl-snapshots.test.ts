@@ -1,8 +1,8 @@
 // The snapshot.storage.k8s.io/v1 kinds with kubectl: apply, get with the columns of
 // upstream's CRDs, explain from the served OpenAPI, the CRDs' validation messages, and
 // the role table (developers snapshot in their namespaces and read classes; contents are admin's).
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { DEV_NAMESPACE, findKubectl, kubectlFor, startKubeHarness, type Kubectl, type KubeHarness } from './harness';
+import { describe, expect, test } from 'vitest';
+import { DEV_NAMESPACE, findKubectl, kubectlSuite } from './harness';
 
 const bin = findKubectl();
 if (!bin) console.log('skipping snapshot kubectl tests: no kubectl on PATH');
@@ -43,15 +43,7 @@ spec:
 `;
 
 describe.skipIf(!bin)('snapshot.storage.k8s.io with kubectl', () => {
-  let h: KubeHarness;
-  let kubectl: Kubectl;
-  beforeAll(async () => {
-    h = await startKubeHarness();
-    kubectl = kubectlFor(h, bin!);
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const { kubectl } = kubectlSuite(bin!);
 
   test('api-resources lists the three kinds with their short names and group', async () => {
     const r = await kubectl(['api-resources', '--api-group', 'snapshot.storage.k8s.io']);

@@ -1,8 +1,8 @@
 // kubectl (the one on PATH) against a real Stowage API server, as a person would use it.
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { DEV_NAMESPACE, findKubectl, kubectlFor, startKubeHarness, waitFor, type Kubectl, type KubeHarness } from './harness';
+import { describe, expect, test } from 'vitest';
+import { DEV_NAMESPACE, findKubectl, kubectlSuite, waitFor } from './harness';
 
 const RECYCLE_WARNING =
   'Warning: spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated. Instead, the recommended approach is to use dynamic provisioning.\n';
@@ -19,24 +19,8 @@ function cells(line: string): string[] {
 }
 
 describe.skipIf(!bin)('kubectl', () => {
-  let h: KubeHarness;
-  let kubectl: Kubectl;
-
-  beforeAll(async () => {
-    h = await startKubeHarness();
-    kubectl = kubectlFor(h, bin!);
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
-
-  async function ok(args: string[], o: Parameters<Kubectl>[1] = {}): Promise<string> {
-    const r = await kubectl(args, o);
-    // The manifest is upstream's nfs-pv example (Recycle): kubectl prints the server's warning.
-    expect(r.stderr.replace(RECYCLE_WARNING, ''), `kubectl ${args.join(' ')}`).toBe('');
-    expect(r.code, `kubectl ${args.join(' ')}: ${r.stderr}`).toBe(0);
-    return r.stdout;
-  }
+  // The manifest is upstream's nfs-pv example (Recycle): kubectl prints the server's warning.
+  const { h, kubectl, ok } = kubectlSuite(bin!, { ignoreStderr: RECYCLE_WARNING });
 
   test('api-resources lists the kinds with their short names', async () => {
     const out = await ok(['api-resources']);
@@ -87,7 +71,7 @@ describe.skipIf(!bin)('kubectl', () => {
   });
 
   test('apply twice prints unchanged; after an edit, configured', async () => {
-    const file = path.join(h.dir, 'apply-pv.yaml');
+    const file = path.join(h().dir, 'apply-pv.yaml');
     writeFileSync(file, readFileSync(manifest('nfs-pv.yaml'), 'utf8').replace('pv0003', 'applied-pv'));
     expect(await ok(['apply', '-f', file])).toBe('persistentvolume/applied-pv created\n');
     expect(await ok(['apply', '-f', file])).toBe('persistentvolume/applied-pv unchanged\n');
@@ -123,7 +107,7 @@ describe.skipIf(!bin)('kubectl', () => {
   });
 
   test('edit with an EDITOR script', async () => {
-    const editor = path.join(h.dir, 'editor.sh');
+    const editor = path.join(h().dir, 'editor.sh');
     writeFileSync(editor, '#!/bin/sh\nsed -i "s/tier: gold/tier: platinum/" "$1"\n');
     chmodSync(editor, 0o755);
     expect(await ok(['edit', 'pv', 'pv0003'], { env: { EDITOR: editor, KUBE_EDITOR: editor } })).toBe('persistentvolume/pv0003 edited\n');
@@ -131,11 +115,11 @@ describe.skipIf(!bin)('kubectl', () => {
   });
 
   test('delete returns once the object is gone, also when a finalizer holds it for a while', async () => {
-    const file = path.join(h.dir, 'gone-pv.yaml');
+    const file = path.join(h().dir, 'gone-pv.yaml');
     writeFileSync(file, readFileSync(manifest('nfs-pv.yaml'), 'utf8').replace('pv0003', 'gone-pv'));
     await ok(['create', '-f', file]);
     expect(await ok(['delete', 'pv', 'gone-pv'])).toBe('persistentvolume "gone-pv" deleted\n');
-    await expect(h.app.objects.get(await admin(), 'PersistentVolume', undefined, 'gone-pv')).rejects.toThrow(/not found/);
+    await expect(h().app.objects.get(await admin(), 'PersistentVolume', undefined, 'gone-pv')).rejects.toThrow(/not found/);
 
     await ok(['create', '-f', file]);
     await ok(['patch', 'pv', 'gone-pv', '-p', '{"metadata":{"finalizers":["example.com/hold"]}}']);
@@ -143,7 +127,7 @@ describe.skipIf(!bin)('kubectl', () => {
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    await waitFor(async () => (await h.app.objects.get(await admin(), 'PersistentVolume', undefined, 'gone-pv')).metadata.deletionTimestamp, 'the deletionTimestamp');
+    await waitFor(async () => (await h().app.objects.get(await admin(), 'PersistentVolume', undefined, 'gone-pv')).metadata.deletionTimestamp, 'the deletionTimestamp');
     expect(child.exitCode).toBeNull();
     await ok(['patch', 'pv', 'gone-pv', '--type', 'json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]']);
     expect(await exited).toBe(0);
@@ -151,7 +135,7 @@ describe.skipIf(!bin)('kubectl', () => {
   });
 
   test('get pv -w prints changes as they happen', async () => {
-    const file = path.join(h.dir, 'watched-pv.yaml');
+    const file = path.join(h().dir, 'watched-pv.yaml');
     const pvYaml = readFileSync(manifest('nfs-pv.yaml'), 'utf8').replace('tier: gold', 'watch: me');
     writeFileSync(file, pvYaml.replace('pv0003', 'watched-1'));
     await ok(['create', '-f', file]);
@@ -178,8 +162,8 @@ describe.skipIf(!bin)('kubectl', () => {
 
   test('describe pv and describe pvc show their events', async () => {
     const p = await admin();
-    const pv = await h.app.objects.get(p, 'PersistentVolume', undefined, 'pv0003');
-    const pvc = await h.app.objects.get(p, 'PersistentVolumeClaim', DEV_NAMESPACE, 'myclaim');
+    const pv = await h().app.objects.get(p, 'PersistentVolume', undefined, 'pv0003');
+    const pvc = await h().app.objects.get(p, 'PersistentVolumeClaim', DEV_NAMESPACE, 'myclaim');
     const event = (ns: string, name: string, obj: typeof pv, reason: string, message: string, type = 'Normal') => ({
       apiVersion: 'v1',
       kind: 'Event',
@@ -193,8 +177,8 @@ describe.skipIf(!bin)('kubectl', () => {
       lastTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
       count: 1,
     });
-    await h.app.objects.create(p, event('default', 'pv0003.1', pv, 'VolumeChecked', 'the volume answered'));
-    await h.app.objects.create(p, event(DEV_NAMESPACE, 'myclaim.1', pvc, 'ProvisioningFailed', 'no provisioner for class slow', 'Warning'));
+    await h().app.objects.create(p, event('default', 'pv0003.1', pv, 'VolumeChecked', 'the volume answered'));
+    await h().app.objects.create(p, event(DEV_NAMESPACE, 'myclaim.1', pvc, 'ProvisioningFailed', 'no provisioner for class slow', 'Warning'));
     const dpv = await ok(['describe', 'pv', 'pv0003']);
     expect(dpv).toMatch(/^Name:\s+pv0003$/m);
     expect(dpv).toMatch(/^Events:\n\s+Type\s+Reason\s+Age\s+From\s+Message\n/m);
@@ -228,7 +212,7 @@ describe.skipIf(!bin)('kubectl', () => {
     // Upstream records the strategy's warnings before the store refuses the name.
     expect(exists.stderr).toBe(`${RECYCLE_WARNING}Error from server (AlreadyExists): error when creating "${manifest('nfs-pv.yaml')}": persistentvolumes "pv0003" already exists\n`);
 
-    const stale = path.join(h.dir, 'stale.yaml');
+    const stale = path.join(h().dir, 'stale.yaml');
     writeFileSync(stale, await ok(['get', 'pv', 'pv0003', '-o', 'yaml']));
     await ok(['label', 'pv', 'pv0003', 'bump=1']);
     const conflict = await kubectl(['replace', '-f', stale]);
@@ -259,7 +243,7 @@ describe.skipIf(!bin)('kubectl', () => {
   });
 
   test('--dry-run=server validates and creates nothing', async () => {
-    const file = path.join(h.dir, 'dry.yaml');
+    const file = path.join(h().dir, 'dry.yaml');
     writeFileSync(file, readFileSync(manifest('nfs-pv.yaml'), 'utf8').replace('pv0003', 'dry-pv'));
     expect(await ok(['create', '-f', file, '--dry-run=server'])).toBe('persistentvolume/dry-pv created (server dry run)\n');
     const r = await kubectl(['get', 'pv', 'dry-pv']);
@@ -276,6 +260,6 @@ describe.skipIf(!bin)('kubectl', () => {
   });
 
   async function admin() {
-    return (await h.app.users.byName('admin'))!;
+    return (await h().app.users.byName('admin'))!;
   }
 });

@@ -13,6 +13,7 @@ import { startControllers, type RunningControllers } from '../../server/controll
 import { startApiServer, type RunningApiServer } from '../../server/kube/api-server';
 import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
 import type { NodeAgentOptions } from '../../server/services/node-agent';
+import { waitFor } from '../controllers/fixtures';
 import { createTestDatabase } from '../db';
 import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
 
@@ -128,4 +129,13 @@ export function claimFor(name: string, volumeName: string, namespace = 'apps'): 
     metadata: { name, namespace },
     spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Ki' } }, storageClassName: CLASS, volumeName },
   };
+}
+
+/** Waits until claim `namespace/name` is Bound; its volume. */
+export async function boundVolume(app: AppContext, name: string, timeoutMs = 30_000, namespace = 'apps'): Promise<PersistentVolume> {
+  const claim = await waitFor(`claim ${name} Bound`, async () => {
+    const c = (await app.store.tryGet('PersistentVolumeClaim', namespace, name)) as PersistentVolumeClaim | undefined;
+    return c?.status?.phase === 'Bound' ? c : undefined;
+  }, timeoutMs);
+  return (await app.store.get('PersistentVolume', undefined, claim.spec!.volumeName!)) as PersistentVolume;
 }

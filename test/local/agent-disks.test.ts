@@ -12,6 +12,7 @@ import type { CleanupMethod } from '../../server/domain/cleanup-method';
 import type { CleanupProgress, CleanupRequest } from '../../server/contracts/agent';
 import type { LocalClassConfig } from '../../server/domain/local-volume-config';
 import { discoverAll } from '../../server/agent/discovery';
+import { localClass } from '../../server/agent/local-class-fixture';
 import { realAgentOs } from '../../server/agent/os';
 import { createRealOs } from '../../server/provisioners/os';
 import { releaseEverythingUnder } from '../../server/provisioners/testing';
@@ -40,19 +41,7 @@ let disks: string;
 let seq = 0;
 
 function cls(o: Partial<LocalClassConfig> = {}): LocalClassConfig {
-  return {
-    className: 'local',
-    hostDir: disks,
-    mountDir: disks,
-    blockCleanerCommand: ['fs-reset'],
-    volumeMode: 'Filesystem',
-    fsType: 'ext4',
-    namePattern: '*',
-    requireMountPoints: false,
-    minSizeBytes: '0',
-    parallelCleanups: 4,
-    ...o,
-  };
+  return localClass({ hostDir: disks, mountDir: disks, parallelCleanups: 4, ...o });
 }
 
 function req(entry: string, o: Partial<CleanupRequest> = {}): CleanupRequest {

@@ -7,6 +7,7 @@ import { agentHttpClient, type AgentApi } from '../../server/agent/agent-client'
 import { btrfsProvisioner } from '../../server/domain/well-known/provisioners';
 import { AssetStore } from '../../server/store/provisioned-assets';
 import { openLocalHarness, type LocalHarness } from '../local-volumes/harness';
+import { btrfsClass } from './fixture';
 
 let h: LocalHarness;
 let asA: AgentApi;
@@ -14,14 +15,7 @@ const POOL = '/srv/pool-wait';
 
 beforeAll(async () => {
   h = await openLocalHarness();
-  await h.app.store.create({
-    apiVersion: 'storage.k8s.io/v1',
-    kind: 'StorageClass',
-    metadata: { name: 'pooled-wait' },
-    provisioner: btrfsProvisioner,
-    parameters: { pool: POOL },
-    volumeBindingMode: 'WaitForFirstConsumer',
-  });
+  await h.app.store.create(btrfsClass('pooled-wait', POOL, { volumeBindingMode: 'WaitForFirstConsumer' }));
   asA = agentHttpClient({ server: h.api.url, token: await h.tokenFor('node-wa'), caPem: h.api.caPem });
 });
 afterAll(async () => {

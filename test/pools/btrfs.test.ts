@@ -2,26 +2,23 @@
 // server, the controllers and a node agent over HTTPS, on a real Postgres. A claim gets a
 // subvolume with a qgroup limit on the selected node; a write past it fails with "Disk
 // quota exceeded"; expansion raises the limit online; deletion removes subvolume and qgroup.
+import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { annSelectedNode } from '../../server/domain/well-known/annotations';
+import { poolCapacityName } from '../../server/domain/btrfs-pool';
+import { annPoolAllocated, annPoolProblem, annPoolTotal, annSelectedNode, annUsedBytes } from '../../server/domain/well-known/annotations';
 import { btrfsProvisioner } from '../../server/domain/well-known/provisioners';
-import { AssetStore } from '../../server/store/provisioned-assets';
-import { releaseEverythingUnder } from '../../server/provisioners/testing';
+import type { CSIStorageCapacity } from '../../server/resources/csi-storage-capacity/schema';
 import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
 import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
+import { AssetStore } from '../../server/store/provisioned-assets';
 import { waitFor } from '../controllers/fixtures';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { poolCapacityName } from '../../server/domain/btrfs-pool';
-import { annPoolAllocated, annPoolProblem, annPoolTotal, annUsedBytes } from '../../server/domain/well-known/annotations';
-import type { CSIStorageCapacity } from '../../server/resources/csi-storage-capacity/schema';
-import { openLocalHarness, type LocalHarness } from '../local-volumes/harness';
-import { makePool, qgroups, subvolumes, support, writeUntil } from './fixture';
+import { boundVolume, type LocalHarness } from '../local-volumes/harness';
+import { btrfsClass, closePoolHarness, makePool, openPoolHarness, qgroups, skipWithoutPools, subvolumes, writeUntil } from './fixture';
 
-if (!support.ok) console.log(`[skip] btrfs pool tests: ${support.reason}`);
+const skip = skipWithoutPools('btrfs pool tests');
 
 const NODE = 'node-a';
 const MiB = 1 << 20;
@@ -30,52 +27,24 @@ let pool: string;
 let poolDir: string;
 
 beforeAll(async () => {
-  if (!support.ok) return;
-  h = await openLocalHarness();
-  poolDir = await fs.mkdtemp(path.join(os.tmpdir(), 'stowage-pools-'));
+  if (skip) return;
+  ({ h, dir: poolDir } = await openPoolHarness('stowage-pools-'));
   pool = await makePool(poolDir, 'pool-a');
-  await h.app.store.create({
-    apiVersion: 'storage.k8s.io/v1',
-    kind: 'StorageClass',
-    metadata: { name: 'pooled' },
-    provisioner: btrfsProvisioner,
-    parameters: { pool },
-    reclaimPolicy: 'Delete',
-    volumeBindingMode: 'WaitForFirstConsumer',
-    allowVolumeExpansion: true,
-  });
+  await h.app.store.create(btrfsClass('pooled', pool, { volumeBindingMode: 'WaitForFirstConsumer', allowVolumeExpansion: true }));
   await h.startControllers();
   await h.startAgent(NODE);
 }, 60_000);
 
-afterAll(async () => {
-  try {
-    await h?.close();
-  } finally {
-    if (poolDir) {
-      const problems = await releaseEverythingUnder(poolDir);
-      if (problems.length > 0) console.warn('cleanup problems', problems);
-    }
-  }
-});
+afterAll(() => closePoolHarness(h, poolDir));
 
 const run = promisify(execFile);
 const capacityOf = (cls: string, node = NODE) => h.app.store.tryGet('CSIStorageCapacity', 'kube-system', poolCapacityName(node, cls)) as Promise<CSIStorageCapacity | undefined>;
-const btrfsClass = (name: string, poolPath: string) =>
-  h.app.store.create({
-    apiVersion: 'storage.k8s.io/v1',
-    kind: 'StorageClass',
-    metadata: { name },
-    provisioner: btrfsProvisioner,
-    parameters: { pool: poolPath },
-    reclaimPolicy: 'Delete',
-    volumeBindingMode: 'WaitForFirstConsumer',
-  });
+const classOn = (name: string, poolPath: string) => h.app.store.create(btrfsClass(name, poolPath, { volumeBindingMode: 'WaitForFirstConsumer' }));
 
 const claim = (name: string) => h.app.store.tryGet('PersistentVolumeClaim', 'apps', name) as Promise<PersistentVolumeClaim | undefined>;
 const volume = (name: string) => h.app.store.tryGet('PersistentVolume', undefined, name) as Promise<PersistentVolume | undefined>;
 
-describe.skipIf(!support.ok)('stowage.io/btrfs on a real pool', () => {
+describe.skipIf(skip)('stowage.io/btrfs on a real pool', () => {
   it('creates a limited subvolume, refuses writes past it, expands online, deletes it all', async () => {
     await h.app.store.create({
       apiVersion: 'v1',
@@ -83,8 +52,7 @@ describe.skipIf(!support.ok)('stowage.io/btrfs on a real pool', () => {
       metadata: { name: 'data', namespace: 'apps', annotations: { [annSelectedNode]: NODE } },
       spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '40Mi' } }, storageClassName: 'pooled' },
     });
-    const bound = await waitFor('claim data Bound', async () => ((await claim('data'))?.status?.phase === 'Bound' ? claim('data') : undefined), 30_000);
-    const pv = (await volume(bound!.spec!.volumeName!))!;
+    const pv = await boundVolume(h.app, 'data');
     const subvol = path.posix.join(pool, pv.metadata.name!);
     expect(pv.spec?.local?.path).toBe(subvol);
     expect(pv.spec?.capacity?.storage).toBe('40Mi');
@@ -133,9 +101,9 @@ describe.skipIf(!support.ok)('stowage.io/btrfs on a real pool', () => {
     await fs.mkdir(plain);
     const noQuotas = await makePool(poolDir, 'pool-no-quotas', 256);
     await run('btrfs', ['quota', 'disable', noQuotas]);
-    await btrfsClass('on-plain-dir', plain);
-    await btrfsClass('on-missing-path', path.join(poolDir, 'missing'));
-    await btrfsClass('without-quotas', noQuotas);
+    await classOn('on-plain-dir', plain);
+    await classOn('on-missing-path', path.join(poolDir, 'missing'));
+    await classOn('without-quotas', noQuotas);
     const problem = async (cls: string) => waitFor(`the pool of ${cls} reported`, async () => (await capacityOf(cls))?.metadata.annotations?.[annPoolProblem]);
     expect(await problem('on-plain-dir')).toMatch(/^the path is on a \S+ filesystem, not btrfs$/);
     expect(await problem('on-missing-path')).toBe('the path does not exist on this node');

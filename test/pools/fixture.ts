@@ -1,6 +1,7 @@
-// btrfs pools on file-backed loop devices for the pool tests: made with the same code as
-// `stowage pool create`, released (unmounted, detached, removed) by `releaseEverythingUnder`
-// whatever state a failed test left behind.
+// btrfs pools on file-backed loop devices for the pool and snapshot tests: made with the
+// same code as `stowage pool create`, released (unmounted, detached, removed) by
+// `releaseEverythingUnder` whatever state a failed test left behind; whether this machine
+// can make one at all; a local harness with a directory for its pools; a btrfs class.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -8,10 +9,41 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { createPool, poolSupport } from '../../server/agent/pool-setup';
 import { parseQgroupShow, type QgroupRow } from '../../server/domain/btrfs-pool';
+import { btrfsProvisioner } from '../../server/domain/well-known/provisioners';
+import { releaseAndWarn, testClass } from '../../server/provisioners/testing';
+import type { StorageClass } from '../../server/resources/storage-class/schema';
+import { openLocalHarness, type LocalHarness } from '../local-volumes/harness';
 
 const run = promisify(execFile);
 
 export const support = await poolSupport();
+
+/** True where this machine cannot make a btrfs pool from a file; then says so, as `[skip] <what>: <why>`. */
+export function skipWithoutPools(what: string): boolean {
+  if (!support.ok) console.log(`[skip] ${what}: ${support.reason}`);
+  return !support.ok;
+}
+
+/** A local harness and a directory of its own for pools (mkdtemp `<prefix>…`); `closePoolHarness` releases both. */
+export async function openPoolHarness(prefix: string): Promise<{ h: LocalHarness; dir: string }> {
+  const h = await openLocalHarness();
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
+  return { h, dir };
+}
+
+/** Closes the harness, then unmounts, detaches and removes the pools' directory even when closing failed. */
+export async function closePoolHarness(h: LocalHarness | undefined, dir: string | undefined): Promise<void> {
+  try {
+    await h?.close();
+  } finally {
+    if (dir) await releaseAndWarn(dir);
+  }
+}
+
+/** A stowage.io/btrfs class on `pool` (reclaim Delete, Immediate unless `extra` says otherwise). */
+export function btrfsClass(name: string, pool: string, extra: Partial<StorageClass> = {}): StorageClass {
+  return testClass(btrfsProvisioner, { pool }, { metadata: { name }, ...extra });
+}
 
 /** A pool of `sizeMi` MiB mounted at <dir>/<name> (backing file <dir>/<name>.img). */
 export async function makePool(dir: string, name: string, sizeMi = 512): Promise<string> {

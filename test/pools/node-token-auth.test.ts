@@ -7,6 +7,7 @@ import { agentHttpClient, AgentHttpError, type AgentApi } from '../../server/age
 import { btrfsProvisioner } from '../../server/domain/well-known/provisioners';
 import { AssetStore } from '../../server/store/provisioned-assets';
 import { openLocalHarness, type LocalHarness } from '../local-volumes/harness';
+import { btrfsClass } from './fixture';
 
 let h: LocalHarness;
 let asA: AgentApi;
@@ -15,14 +16,7 @@ const pvOfB = `pvc-${randomUUID()}`;
 
 beforeAll(async () => {
   h = await openLocalHarness();
-  await h.app.store.create({
-    apiVersion: 'storage.k8s.io/v1',
-    kind: 'StorageClass',
-    metadata: { name: 'pooled' },
-    provisioner: btrfsProvisioner,
-    parameters: { pool: POOL },
-    volumeBindingMode: 'WaitForFirstConsumer',
-  });
+  await h.app.store.create(btrfsClass('pooled', POOL, { volumeBindingMode: 'WaitForFirstConsumer' }));
   await new AssetStore(h.app.store).begin({ plugin: btrfsProvisioner, pvName: pvOfB, node: 'node-b', details: { pool: POOL, limitBytes: '1048576' } });
   await h.tokenFor('node-b');
   asA = agentHttpClient({ server: h.api.url, token: await h.tokenFor('node-a'), caPem: h.api.caPem });

@@ -4,45 +4,32 @@
 // hold leaves its pod unschedulable in upstream's words; an Immediate claim goes to the
 // node with the most room.
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { poolCapacityName } from '../../server/domain/btrfs-pool';
 import { annPoolTotal } from '../../server/domain/well-known/annotations';
-import { btrfsProvisioner } from '../../server/domain/well-known/provisioners';
-import { releaseEverythingUnder } from '../../server/provisioners/testing';
 import type { Event } from '../../server/resources/event/schema';
-import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
-import { waitFor } from '../controllers/fixtures';
-import { openLocalHarness, type LocalHarness } from '../local-volumes/harness';
-import { makePool, support } from './fixture';
+import { claim, waitFor } from '../controllers/fixtures';
+import { boundVolume, type LocalHarness } from '../local-volumes/harness';
+import { btrfsClass, closePoolHarness, makePool, openPoolHarness, skipWithoutPools } from './fixture';
 
-if (!support.ok) console.log(`[skip] btrfs placement tests: ${support.reason}`);
+const skip = skipWithoutPools('btrfs placement tests');
 
 const POOL = '/pools/fast';
 let h: LocalHarness;
 let roots: string;
 
 beforeAll(async () => {
-  if (!support.ok) return;
-  h = await openLocalHarness();
-  roots = await fs.mkdtemp(path.join(os.tmpdir(), 'stowage-pool-roots-'));
+  if (skip) return;
+  ({ h, dir: roots } = await openPoolHarness('stowage-pool-roots-'));
   // node-a: a 384 MiB pool, node-b: a 512 MiB one, each at POOL under its agent's root.
   for (const [node, size] of [['node-a', 384], ['node-b', 512]] as const) {
     await fs.mkdir(path.join(roots, node, 'pools'), { recursive: true });
     await makePool(path.join(roots, node, 'pools'), 'fast', size);
   }
   for (const [name, mode] of [['pooled', 'WaitForFirstConsumer'], ['pooled-now', 'Immediate']]) {
-    await h.app.store.create({
-      apiVersion: 'storage.k8s.io/v1',
-      kind: 'StorageClass',
-      metadata: { name },
-      provisioner: btrfsProvisioner,
-      parameters: { pool: POOL },
-      reclaimPolicy: 'Delete',
-      volumeBindingMode: mode,
-    });
+    await h.app.store.create(btrfsClass(name, POOL, { volumeBindingMode: mode }));
   }
   await h.startControllers();
   for (const node of ['node-a', 'node-b']) await h.startAgent(node, { poolRoot: path.join(roots, node) });
@@ -51,24 +38,10 @@ beforeAll(async () => {
   }
 }, 90_000);
 
-afterAll(async () => {
-  try {
-    await h?.close();
-  } finally {
-    if (roots) {
-      const problems = await releaseEverythingUnder(roots);
-      if (problems.length > 0) console.warn('cleanup problems', problems);
-    }
-  }
-});
+afterAll(() => closePoolHarness(h, roots));
 
 async function claimAndPod(name: string, cls: string, size: string, withPod = true): Promise<void> {
-  await h.app.store.create({
-    apiVersion: 'v1',
-    kind: 'PersistentVolumeClaim',
-    metadata: { name, namespace: 'apps' },
-    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: size } }, storageClassName: cls },
-  });
+  await h.app.store.create(claim('apps', name, size, { storageClassName: cls }));
   if (!withPod) return;
   await h.app.store.create({
     apiVersion: 'v1',
@@ -79,16 +52,12 @@ async function claimAndPod(name: string, cls: string, size: string, withPod = tr
 }
 
 async function boundNode(name: string): Promise<string> {
-  const claim = await waitFor(`${name} Bound`, async () => {
-    const c = (await h.app.store.tryGet('PersistentVolumeClaim', 'apps', name)) as PersistentVolumeClaim | undefined;
-    return c?.status?.phase === 'Bound' ? c : undefined;
-  }, 30_000);
-  const pv = (await h.app.store.tryGet('PersistentVolume', undefined, claim.spec!.volumeName!)) as PersistentVolume;
+  const pv = await boundVolume(h.app, name);
   expect(pv.spec?.local?.path).toBe(`${POOL}/${pv.metadata.name}`);
   return pv.spec!.nodeAffinity!.required!.nodeSelectorTerms![0].matchExpressions![0].values![0];
 }
 
-describe.skipIf(!support.ok)('placement by pool room on two nodes', () => {
+describe.skipIf(skip)('placement by pool room on two nodes', () => {
   it('a claim only the larger pool can hold lands on its node, its subvolume made there', async () => {
     await claimAndPod('big', 'pooled', '400Mi');
     expect(await boundNode('big')).toBe('node-b');
@@ -104,8 +73,8 @@ describe.skipIf(!support.ok)('placement by pool room on two nodes', () => {
       return events.find((e) => e.reason === 'FailedScheduling');
     }, 30_000);
     expect(event.message).toBe('0/2 nodes are available: 2 node(s) did not have enough free storage.');
-    const claim = (await h.app.store.tryGet('PersistentVolumeClaim', 'apps', 'huge')) as PersistentVolumeClaim;
-    expect(claim.status?.phase).toBe('Pending');
+    const huge = (await h.app.store.tryGet('PersistentVolumeClaim', 'apps', 'huge')) as PersistentVolumeClaim;
+    expect(huge.status?.phase).toBe('Pending');
   }, 60_000);
 
   it('an Immediate claim goes to the node with the most room', async () => {

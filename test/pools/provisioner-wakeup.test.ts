@@ -15,6 +15,7 @@ import { NodePoolService } from '../../server/services/node-pools';
 import { AssetStore } from '../../server/store/provisioned-assets';
 import { openTestStore, type TestStore } from '../db';
 import { waitFor } from '../controllers/fixtures';
+import { btrfsClass } from './fixture';
 
 const POOL = '/srv/pool-wake';
 let db: TestStore;
@@ -25,7 +26,7 @@ beforeAll(async () => {
   const store = db.store;
   await store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'wake' } });
   await store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-system' } }).catch(() => {});
-  await store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'pooled-wake' }, provisioner: btrfsProvisioner, parameters: { pool: POOL }, reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate' });
+  await store.create(btrfsClass('pooled-wake', POOL));
   await store.create({
     apiVersion: 'storage.k8s.io/v1',
     kind: 'CSIStorageCapacity',

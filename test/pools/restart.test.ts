@@ -3,22 +3,17 @@
 // its limit, no subvolume is without a PV, and after the deletes nothing is left (no
 // subvolume, no qgroup, no intent record, no PV). Agent and controllers run as processes of
 // their own (test/pools/crash/); the API server and Postgres stay up.
-import type { ChildProcess } from 'node:child_process';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { btrfsProvisioner } from '../../server/domain/well-known/provisioners';
-import { releaseEverythingUnder } from '../../server/provisioners/testing';
 import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
 import { AssetStore, type AssetState } from '../../server/store/provisioned-assets';
 import { waitFor } from '../controllers/fixtures';
-import { firstLine, kill9, startScript } from '../local/crash/children';
-import { openLocalHarness, type LocalHarness } from '../local-volumes/harness';
-import { makePool, qgroups, subvolumes, support } from './fixture';
+import type { LocalHarness } from '../local-volumes/harness';
+import { midway as inFlightOr, nodeProcesses, type NodeProcesses, type Which } from './crash/node-processes';
+import { btrfsClass, closePoolHarness, makePool, openPoolHarness, qgroups, skipWithoutPools, subvolumes } from './fixture';
 
-if (!support.ok) console.log(`[skip] btrfs restart test: ${support.reason}`);
+const skip = skipWithoutPools('btrfs restart test');
 
 const NODE = 'node-a';
 const MiB = 1 << 20;
@@ -26,56 +21,21 @@ let h: LocalHarness;
 let poolDir: string;
 let pool: string;
 let assets: AssetStore;
-let caFile: string;
-let token: string;
-const children: { agent?: ChildProcess; controllers?: ChildProcess } = {};
-
-async function start(which: 'agent' | 'controllers'): Promise<void> {
-  const child =
-    which === 'agent'
-      ? startScript('../../pools/crash/run-agent.ts', [h.api.url, token, caFile, NODE])
-      : startScript('../../pools/crash/run-controllers.ts', [h.url]);
-  children[which] = child;
-  await firstLine(child, 60_000);
-}
-
-async function crash(which: 'agent' | 'controllers'): Promise<void> {
-  await kill9(children[which]!);
-  children[which] = undefined;
-}
+let procs: NodeProcesses | undefined;
 
 beforeAll(async () => {
-  if (!support.ok) return;
-  h = await openLocalHarness();
+  if (skip) return;
+  ({ h, dir: poolDir } = await openPoolHarness('stowage-pools-restart-'));
   assets = new AssetStore(h.app.store);
-  poolDir = await fs.mkdtemp(path.join(os.tmpdir(), 'stowage-pools-restart-'));
   pool = await makePool(poolDir, 'pool');
-  caFile = path.join(h.dir, 'ca.crt');
-  await fs.writeFile(caFile, h.api.caPem);
-  token = await h.tokenFor(NODE);
-  await h.app.store.create({
-    apiVersion: 'storage.k8s.io/v1',
-    kind: 'StorageClass',
-    metadata: { name: 'pooled' },
-    provisioner: btrfsProvisioner,
-    parameters: { pool },
-    reclaimPolicy: 'Delete',
-    volumeBindingMode: 'Immediate',
-    allowVolumeExpansion: true,
-  });
-  await Promise.all([start('agent'), start('controllers')]);
+  procs = await nodeProcesses(h, NODE);
+  await h.app.store.create(btrfsClass('pooled', pool, { allowVolumeExpansion: true }));
+  await Promise.all([procs.start('agent'), procs.start('controllers')]);
 }, 120_000);
 
 afterAll(async () => {
-  for (const c of Object.values(children)) if (c) await kill9(c);
-  try {
-    await h?.close();
-  } finally {
-    if (poolDir) {
-      const problems = await releaseEverythingUnder(poolDir);
-      if (problems.length > 0) console.warn('cleanup problems', problems);
-    }
-  }
+  await procs?.killAll();
+  await closePoolHarness(h, poolDir);
 });
 
 const names = Array.from({ length: 20 }, (_, i) => `c${String(i).padStart(2, '0')}`);
@@ -84,19 +44,17 @@ const volumes = async () => ((await h.app.store.list('PersistentVolume')).items 
 const records = async (state?: AssetState) => assets.list({ plugin: btrfsProvisioner, ...(state ? { states: [state] } : {}) });
 
 /** Waits until the agent or the controllers are in the middle of it (a record in `state`), or it is all done; returns how many were in flight. */
-async function midway(state: AssetState, done: () => Promise<boolean>): Promise<number> {
-  return waitFor(`work in flight (${state})`, async () => (await records(state)).length || ((await done()) ? -1 : undefined), 60_000);
-}
+const midway = (state: AssetState, done: () => Promise<boolean>) => inFlightOr(() => records(state), done, `work in flight (${state})`);
 
 async function allBound(): Promise<boolean> {
   const cs = await claims();
   return cs.length === names.length && cs.every((c) => c.status?.phase === 'Bound');
 }
 
-describe.skipIf(!support.ok)('kill -9 during creates and deletes on a btrfs pool', () => {
+describe.skipIf(skip)('kill -9 during creates and deletes on a btrfs pool', () => {
   it('20 creates through three crashes: each claim Bound, each PV with its subvolume and limit, no other subvolume', async () => {
     const waves = [names.slice(0, 7), names.slice(7, 14), names.slice(14)];
-    const kills: ('agent' | 'controllers')[][] = [['agent'], ['controllers'], ['agent', 'controllers']];
+    const kills: Which[][] = [['agent'], ['controllers'], ['agent', 'controllers']];
     const inFlight: number[] = [];
     for (const [i, wave] of waves.entries()) {
       for (const name of wave) {
@@ -108,8 +66,7 @@ describe.skipIf(!support.ok)('kill -9 during creates and deletes on a btrfs pool
         });
       }
       inFlight.push(await midway('creating', allBound));
-      for (const which of kills[i]) await crash(which);
-      await Promise.all(kills[i].map(start));
+      await procs!.crash(kills[i]);
     }
     console.log(`creates in flight at each kill: ${inFlight.join(', ')} (-1: the wave had finished)`);
     await waitFor('all 20 claims Bound', allBound, 90_000);
@@ -125,14 +82,13 @@ describe.skipIf(!support.ok)('kill -9 during creates and deletes on a btrfs pool
 
   it('20 deletes through three crashes: no subvolume, qgroup, intent record or PV left', async () => {
     const waves = [names.slice(0, 7), names.slice(7, 14), names.slice(14)];
-    const kills: ('agent' | 'controllers')[][] = [['controllers'], ['agent'], ['agent', 'controllers']];
+    const kills: Which[][] = [['controllers'], ['agent'], ['agent', 'controllers']];
     const inFlight: number[] = [];
     const allGone = async () => (await volumes()).length === 0 && (await records()).length === 0;
     for (const [i, wave] of waves.entries()) {
       for (const name of wave) await h.app.store.delete('PersistentVolumeClaim', 'apps', name);
       inFlight.push(await midway('deleting', allGone));
-      for (const which of kills[i]) await crash(which);
-      await Promise.all(kills[i].map(start));
+      await procs!.crash(kills[i]);
     }
     console.log(`deletes in flight at each kill: ${inFlight.join(', ')} (-1: the wave had finished)`);
     await waitFor('every PV and intent record gone', allGone, 120_000);

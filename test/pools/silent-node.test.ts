@@ -8,13 +8,13 @@ import { poolCapacitySpec } from '../../server/controllers/pool-capacity/pool-ca
 import { poolCapacityName } from '../../server/domain/btrfs-pool';
 import { largestVolume, roomiestNode, withCurrentPromises } from '../../server/domain/pool-capacity';
 import { annPoolProblem } from '../../server/domain/well-known/annotations';
-import { btrfsProvisioner } from '../../server/domain/well-known/provisioners';
 import type { CSIStorageCapacity } from '../../server/resources/csi-storage-capacity/schema';
 import type { Node } from '../../server/resources/node/schema';
 import { logger } from '../../server/services/logger';
 import { CAPACITY_NAMESPACE, NodePoolService } from '../../server/services/node-pools';
 import { openTestStore, type TestStore } from '../db';
 import { waitFor } from '../controllers/fixtures';
+import { btrfsClass } from './fixture';
 
 const POOL = '/srv/pool-silent';
 let db: TestStore;
@@ -39,7 +39,7 @@ const published = async () => (await db.store.list('CSIStorageCapacity', { names
 
 beforeAll(async () => {
   db = await openTestStore();
-  await db.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'pooled-silent' }, provisioner: btrfsProvisioner, parameters: { pool: POOL }, volumeBindingMode: 'Immediate' });
+  await db.store.create(btrfsClass('pooled-silent', POOL));
   pools = new NodePoolService(db.store);
   for (const n of ['n-live', 'n-silent', 'n-gone']) await setReady(n, 'True');
   await report('n-live', 2);

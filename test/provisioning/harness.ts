@@ -16,7 +16,7 @@ import { AssetStore } from '../../server/store/provisioned-assets';
 import { createRealOs, type HostOs } from '../../server/provisioners/os';
 import { FaultyOs } from '../../server/provisioners/os-fake';
 import { inTreeProvisionerNames } from '../../server/provisioners/registry';
-import { releaseEverythingUnder } from '../../server/provisioners/testing';
+import { releaseAndWarn } from '../../server/provisioners/testing';
 import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
 import { openTestStore, type TestStore } from '../db';
@@ -115,8 +115,7 @@ export async function openHarness(inner: HostOs = createRealOs(NODE)): Promise<H
     async close() {
       await h.stop();
       await ts.close();
-      const problems = await releaseEverythingUnder(dir);
-      if (problems.length > 0) console.warn('cleanup problems', problems);
+      await releaseAndWarn(dir);
     },
     // create returns the object it stored, of the kind it was given.
     createClass: (name, provisioner, parameters, extra = {}) =>

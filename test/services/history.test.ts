@@ -13,6 +13,7 @@ import { controllerActor } from '../../server/domain/actor';
 import { EventRecorder } from '../../server/services/event-recorder';
 import { HistoryService } from '../../server/services/history';
 import { runAs } from '../../server/store/actor-context';
+import type { HistoryRow } from '../../server/store/history';
 import { appRouter } from '../../server/trpc/root';
 import { createTestDatabase, openTestStore, rawQuery } from '../db';
 import { nastyString } from '../fuzz/arbitraries';
@@ -46,15 +47,7 @@ function trpc(principal: Principal) {
   return appRouter.createCaller({ app, principal, setSessionCookie: () => {} });
 }
 
-interface Row {
-  rv: string;
-  type: string;
-  action: string;
-  actor: string;
-  kind: string;
-  namespace: string;
-  name: string;
-}
+type Row = Pick<HistoryRow, 'rv' | 'type' | 'action' | 'actor' | 'kind' | 'namespace' | 'name'>;
 const historyRows = () => rawQuery<Row>(h.ts.url, 'SELECT rv::text AS rv, type, action, actor, kind, namespace, name FROM history ORDER BY history.rv');
 const changeRows = () =>
   rawQuery<Omit<Row, 'action' | 'actor'>>(h.ts.url, "SELECT rv::text AS rv, type, kind, namespace, name FROM change_log WHERE type <> 'GAP' ORDER BY change_log.rv");

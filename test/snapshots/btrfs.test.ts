@@ -4,21 +4,18 @@
 // of it with the new claim's qgroup limit and reads back the snapshot's data exactly; a
 // clone reads back the claim's data now; deleting the snapshot removes its subvolume.
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { btrfsProvisioner } from '../../server/domain/well-known/provisioners';
-import { releaseEverythingUnder } from '../../server/provisioners/testing';
 import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
-import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
 import type { VolumeSnapshot } from '../../server/resources/volume-snapshot/schema';
 import { AssetStore } from '../../server/store/provisioned-assets';
-import { waitFor } from '../controllers/fixtures';
-import { openLocalHarness, type LocalHarness } from '../local-volumes/harness';
-import { makePool, qgroups, subvolumes, support } from '../pools/fixture';
+import { claim, waitFor, type ClaimOpts } from '../controllers/fixtures';
+import { boundVolume, type LocalHarness } from '../local-volumes/harness';
+import { btrfsClass, closePoolHarness, makePool, openPoolHarness, qgroups, skipWithoutPools, subvolumes } from '../pools/fixture';
 import { changeData, readTree, writeFirst } from './tree';
 
-if (!support.ok) console.log(`[skip] btrfs snapshot tests: ${support.reason}`);
+const skip = skipWithoutPools('btrfs snapshot tests');
 
 const NODE = 'node-a';
 const MiB = 1 << 20;
@@ -28,11 +25,10 @@ let pool: string;
 let poolDir: string;
 
 beforeAll(async () => {
-  if (!support.ok) return;
-  h = await openLocalHarness();
-  poolDir = await fs.mkdtemp(path.join(os.tmpdir(), 'stowage-snap-pool-'));
+  if (skip) return;
+  ({ h, dir: poolDir } = await openPoolHarness('stowage-snap-pool-'));
   pool = await makePool(poolDir, 'pool');
-  await h.app.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'pooled' }, provisioner: btrfsProvisioner, parameters: { pool }, reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate' });
+  await h.app.store.create(btrfsClass('pooled', pool));
   await h.app.store.create({
     apiVersion: 'snapshot.storage.k8s.io/v1',
     kind: 'VolumeSnapshotClass',
@@ -44,34 +40,16 @@ beforeAll(async () => {
   await h.startAgent(NODE);
 }, 60_000);
 
-afterAll(async () => {
-  try {
-    await h?.close();
-  } finally {
-    if (poolDir) {
-      const problems = await releaseEverythingUnder(poolDir);
-      if (problems.length > 0) console.warn('cleanup problems', problems);
-    }
-  }
-});
+afterAll(() => closePoolHarness(h, poolDir));
 
-async function claimBound(name: string, size: string, dataSource?: Record<string, string>): Promise<PersistentVolume> {
-  await h.app.store.create({
-    apiVersion: 'v1',
-    kind: 'PersistentVolumeClaim',
-    metadata: { name, namespace: NS },
-    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: size } }, storageClassName: 'pooled', ...(dataSource ? { dataSource } : {}) },
-  });
-  const c = await waitFor(`claim ${name} Bound`, async () => {
-    const c = (await h.app.store.tryGet('PersistentVolumeClaim', NS, name)) as PersistentVolumeClaim | undefined;
-    return c?.status?.phase === 'Bound' ? c : undefined;
-  }, 30_000);
-  return (await h.app.store.get('PersistentVolume', undefined, c.spec!.volumeName!)) as PersistentVolume;
+async function claimBound(name: string, size: string, dataSource?: ClaimOpts['dataSource']): Promise<PersistentVolume> {
+  await h.app.store.create(claim(NS, name, size, { storageClassName: 'pooled', dataSource }));
+  return boundVolume(h.app, name, 30_000, NS);
 }
 
 const limitOf = async (name: string) => (await qgroups(pool)).find((q) => q.path === name)?.maxReferencedBytes;
 
-describe.skipIf(!support.ok)('stowage.io/btrfs snapshots', () => {
+describe.skipIf(skip)('stowage.io/btrfs snapshots', () => {
   it('snapshot (read-only subvolume), restore (writable snapshot with its own limit), clone; deletion removes the snapshot', async () => {
     const source = await claimBound('data', '40Mi');
     const dir = source.spec!.local!.path!;

@@ -11,47 +11,38 @@ import { Manager } from '../../server/controllers/runtime/manager';
 import { snapshotControllerSpec } from '../../server/controllers/snapshot/snapshot';
 import { inTreeProvisionerNames } from '../../server/provisioners/registry';
 import { logger } from '../../server/services/logger';
-import { DEV_NAMESPACE, findKubectl, kubectlFor, startKubeHarness, type Kubectl, type KubeHarness } from '../kube/harness';
+import { DEV_NAMESPACE, findKubectl, kubectlSuite } from '../kube/harness';
 import { waitFor } from '../provisioning/harness';
 
 const bin = findKubectl();
 if (!bin) console.log('skipping snapshot kubectl path: no kubectl on PATH');
 
 describe.skipIf(!bin)('snapshots with kubectl (the README path)', () => {
-  let h: KubeHarness;
-  let kubectl: Kubectl;
+  const { h, kubectl, ok } = kubectlSuite(bin!);
   let manager: Manager;
   let base: string;
   beforeAll(async () => {
-    h = await startKubeHarness();
-    kubectl = kubectlFor(h, bin!);
     base = await fs.mkdtemp(path.join(os.tmpdir(), 'stowage-snap-kubectl-'));
+    const { ts } = h();
     const log = logger.child({ test: 'snapshots-kubectl' });
-    const d = provisioningDeps({ app: h.ts, nodeName: 'node-1', log });
+    const d = provisioningDeps({ app: ts, nodeName: 'node-1', log });
     manager = new Manager({
-      store: h.ts.store,
+      store: ts.store,
       log,
       leaderElection: false,
       specs: () => [
-        binderSpec({ store: h.ts.store, log, pendingGraceMs: 0, resyncMs: 1000, inTreeProvisioners: inTreeProvisionerNames }),
+        binderSpec({ store: ts.store, log, pendingGraceMs: 0, resyncMs: 1000, inTreeProvisioners: inTreeProvisionerNames }),
         ...provisioningSpecs(d, { retryBaseMs: 50, retryMaxMs: 1000, resyncMs: 1000 }),
-        snapshotControllerSpec({ store: h.ts.store, log }, { resyncMs: 1000 }),
+        snapshotControllerSpec({ store: ts.store, log }, { resyncMs: 1000 }),
       ],
     });
     await manager.start();
   });
   afterAll(async () => {
     await manager?.stop();
-    await h?.close();
     if (base) await fs.rm(base, { recursive: true, force: true });
   });
 
-  const ok = async (args: string[], o: { user?: 'admin' | 'dev'; input?: string } = {}) => {
-    const r = await kubectl(args, o);
-    expect(r.stderr, args.join(' ')).toBe('');
-    expect(r.code, args.join(' ')).toBe(0);
-    return r.stdout;
-  };
   const dataDir = async (claim: string) => {
     const pv = (await ok(['get', 'pvc', '-n', DEV_NAMESPACE, claim, '-o', 'jsonpath={.spec.volumeName}'])).trim();
     return (await ok(['get', 'pv', pv, '-o', 'jsonpath={.spec.hostPath.path}'])).trim();

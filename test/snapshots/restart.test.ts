@@ -4,110 +4,66 @@
 // ready, every restored claim Bound with the snapshot's data, and nothing is left over: no
 // partial copy, no snapshot or subvolume without its object, no intent record, after
 // deletion nothing but the source volume.
-import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { btrfsProvisioner, hostPathProvisioner } from '../../server/domain/well-known/provisioners';
-import { releaseEverythingUnder } from '../../server/provisioners/testing';
-import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
+import { testClass } from '../../server/provisioners/testing';
 import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
 import type { VolumeSnapshot } from '../../server/resources/volume-snapshot/schema';
-import { AssetStore, type AssetRecord } from '../../server/store/provisioned-assets';
-import { waitFor } from '../controllers/fixtures';
-import { firstLine, kill9, startScript } from '../local/crash/children';
-import { openLocalHarness, type LocalHarness } from '../local-volumes/harness';
-import { makePool, qgroups, subvolumes, support } from '../pools/fixture';
+import { AssetStore } from '../../server/store/provisioned-assets';
+import { claim, waitFor } from '../controllers/fixtures';
+import { boundVolume as bound, type LocalHarness } from '../local-volumes/harness';
+import { midway, nodeProcesses, type NodeProcesses, type Which } from '../pools/crash/node-processes';
+import { btrfsClass, closePoolHarness, makePool, openPoolHarness, qgroups, skipWithoutPools, subvolumes } from '../pools/fixture';
 import { readTree, writeFirst } from './tree';
 
-if (!support.ok) console.log(`[skip] btrfs snapshot restart test: ${support.reason}`);
+const skip = skipWithoutPools('btrfs snapshot restart test');
 
 const NODE = 'node-a';
 const NS = 'apps';
-type Which = 'agent' | 'controllers';
 let h: LocalHarness;
 let dir: string;
 let base: string;
 let pool: string;
 let assets: AssetStore;
-let caFile: string;
-let token: string;
-const children: Partial<Record<Which, ChildProcess>> = {};
-
-async function start(which: Which): Promise<void> {
-  const child = which === 'agent' ? startScript('../../pools/crash/run-agent.ts', [h.api.url, token, caFile, NODE]) : startScript('../../pools/crash/run-controllers.ts', [h.url]);
-  children[which] = child;
-  await firstLine(child, 60_000);
-}
-
-async function crash(which: Which[]): Promise<void> {
-  for (const w of which) {
-    await kill9(children[w]!);
-    children[w] = undefined;
-  }
-  await Promise.all(which.map(start));
-}
+let procs: NodeProcesses;
 
 const snapshotClass = (name: string, driver: string) =>
   h.app.store.create({ apiVersion: 'snapshot.storage.k8s.io/v1', kind: 'VolumeSnapshotClass', metadata: { name }, driver, deletionPolicy: 'Delete' });
 
 beforeAll(async () => {
-  h = await openLocalHarness();
+  ({ h, dir } = await openPoolHarness('stowage-snap-restart-'));
   assets = new AssetStore(h.app.store);
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'stowage-snap-restart-'));
   base = path.join(dir, 'dirs');
-  caFile = path.join(h.dir, 'ca.crt');
-  await fs.writeFile(caFile, h.api.caPem);
-  token = await h.tokenFor(NODE);
-  await h.app.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'dirs' }, provisioner: hostPathProvisioner, parameters: { basePath: base }, reclaimPolicy: 'Delete' });
+  procs = await nodeProcesses(h, NODE);
+  await h.app.store.create(testClass(hostPathProvisioner, { basePath: base }, { metadata: { name: 'dirs' } }));
   await snapshotClass('dirs-snap', hostPathProvisioner);
-  if (support.ok) {
+  if (!skip) {
     pool = await makePool(dir, 'pool');
-    await h.app.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'pooled' }, provisioner: btrfsProvisioner, parameters: { pool }, reclaimPolicy: 'Delete' });
+    await h.app.store.create(btrfsClass('pooled', pool));
     await snapshotClass('pooled-snap', btrfsProvisioner);
-    await start('agent');
+    await procs.start('agent');
   }
-  await start('controllers');
+  await procs.start('controllers');
 }, 120_000);
 
 afterAll(async () => {
-  for (const c of Object.values(children)) if (c) await kill9(c);
-  try {
-    await h?.close();
-  } finally {
-    if (dir) {
-      const problems = await releaseEverythingUnder(dir);
-      if (problems.length > 0) console.warn('cleanup problems', problems);
-    }
-  }
+  await procs?.killAll();
+  await closePoolHarness(h, dir);
 });
 
 const claimOf = (name: string) => h.app.store.tryGet('PersistentVolumeClaim', NS, name) as Promise<PersistentVolumeClaim | undefined>;
 const snapOf = (name: string) => h.app.store.tryGet('VolumeSnapshot', NS, name) as Promise<VolumeSnapshot | undefined>;
 const createClaim = (name: string, cls: string, size: string, snapshot?: string) =>
-  h.app.store.create({
-    apiVersion: 'v1',
-    kind: 'PersistentVolumeClaim',
-    metadata: { name, namespace: NS },
-    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: size } }, storageClassName: cls, ...(snapshot ? { dataSource: { apiGroup: 'snapshot.storage.k8s.io', kind: 'VolumeSnapshot', name: snapshot } } : {}) },
-  });
+  h.app.store.create(claim(NS, name, size, { storageClassName: cls, dataSource: snapshot ? { apiGroup: 'snapshot.storage.k8s.io', kind: 'VolumeSnapshot', name: snapshot } : undefined }));
 const createSnapshot = (name: string, claim: string, cls: string) =>
   h.app.store.create({ apiVersion: 'snapshot.storage.k8s.io/v1', kind: 'VolumeSnapshot', metadata: { name, namespace: NS }, spec: { source: { persistentVolumeClaimName: claim }, volumeSnapshotClassName: cls } });
-
-async function boundVolume(name: string, timeoutMs = 90_000): Promise<PersistentVolume> {
-  const c = await waitFor(`claim ${name} Bound`, async () => ((await claimOf(name))?.status?.phase === 'Bound' ? claimOf(name) : undefined), timeoutMs);
-  return (await h.app.store.get('PersistentVolume', undefined, c!.spec!.volumeName!)) as PersistentVolume;
-}
+const boundVolume = (name: string) => bound(h.app, name, 90_000, NS);
 
 const allReady = async (names: string[]) => (await Promise.all(names.map(snapOf))).every((s) => s?.status?.readyToUse === true);
 const allBound = async (names: string[]) => (await Promise.all(names.map(claimOf))).every((c) => c?.status?.phase === 'Bound');
 const records = (plugin: string) => assets.list({ plugin });
-
-/** Waits until `inFlight` finds work in the middle (an intent record being made), or `done` holds; how many were in flight (-1: done first). */
-async function midway(inFlight: () => Promise<AssetRecord[]>, done: () => Promise<boolean>): Promise<number> {
-  return waitFor('work in flight', async () => (await inFlight()).length || ((await done()) ? -1 : undefined), 60_000);
-}
 
 /** A tree big enough for a copy to take a while: 2,000 files of 32 KiB in 20 directories. */
 async function writeBigTree(root: string): Promise<void> {
@@ -129,12 +85,12 @@ describe('host-path: kill -9 of the controllers while copying', () => {
 
     await createSnapshot('hs', 'big', 'dirs-snap');
     const snapInFlight = await midway(creating, () => allReady(['hs']));
-    await crash(['controllers']);
+    await procs.crash(['controllers']);
     await waitFor('snapshot ready after the restart', () => allReady(['hs']), 90_000);
 
     await createClaim('big-restored', 'dirs', '1Gi', 'hs');
     const restoreInFlight = await midway(creating, () => allBound(['big-restored']));
-    await crash(['controllers']);
+    await procs.crash(['controllers']);
     const restored = await boundVolume('big-restored');
     console.log(`host-path copies in flight at the kills: snapshot ${snapInFlight}, restore ${restoreInFlight} (-1: it had finished)`);
     expect(await readTree(restored.spec!.hostPath!.path!)).toEqual(before);
@@ -154,7 +110,7 @@ describe('host-path: kill -9 of the controllers while copying', () => {
   }, 300_000);
 });
 
-describe.skipIf(!support.ok)('btrfs: kill -9 of the agent and the controllers mid-snapshot and mid-restore', () => {
+describe.skipIf(skip)('btrfs: kill -9 of the agent and the controllers mid-snapshot and mid-restore', () => {
   it('9 snapshots and 9 restores through crashes: all ready, all Bound with the data; after deletion only the source subvolume', async () => {
     await createClaim('pdata', 'pooled', '40Mi');
     const source = await boundVolume('pdata');
@@ -168,7 +124,7 @@ describe.skipIf(!support.ok)('btrfs: kill -9 of the agent and the controllers mi
       const wave = snaps.slice(i * 3, i * 3 + 3);
       for (const s of wave) await createSnapshot(s, 'pdata', 'pooled-snap');
       inFlight.push(await midway(() => creating('snapshot'), () => allReady(wave)));
-      await crash(k);
+      await procs.crash(k);
     }
     await waitFor('every snapshot ready', () => allReady(snaps), 90_000);
 
@@ -177,7 +133,7 @@ describe.skipIf(!support.ok)('btrfs: kill -9 of the agent and the controllers mi
       const wave = restores.slice(i * 3, i * 3 + 3);
       for (const [j, r] of wave.entries()) await createClaim(r, 'pooled', '40Mi', snaps[i * 3 + j]);
       inFlight.push(await midway(() => creating(), () => allBound(wave)));
-      await crash(k);
+      await procs.crash(k);
     }
     await waitFor('every restore Bound', () => allBound(restores), 90_000);
     console.log(`btrfs work in flight at each kill: ${inFlight.join(', ')} (-1: the wave had finished)`);
@@ -190,7 +146,7 @@ describe.skipIf(!support.ok)('btrfs: kill -9 of the agent and the controllers mi
       for (const s of snaps.slice(i * 3, i * 3 + 3)) await h.app.store.delete('VolumeSnapshot', NS, s);
       for (const r of restores.slice(i * 3, i * 3 + 3)) await h.app.store.delete('PersistentVolumeClaim', NS, r);
       await midway(async () => (await records(btrfsProvisioner)).filter((r) => r.state === 'deleting'), async () => (await records(btrfsProvisioner)).length === 1);
-      await crash(k);
+      await procs.crash(k);
     }
     await waitFor('only the source left', async () => (await records(btrfsProvisioner)).length === 1 && (await subvolumes(pool)).length === 1, 120_000);
     expect(await subvolumes(pool)).toEqual([source.metadata.name]);
