@@ -68,7 +68,8 @@ export interface RunningProvisioning {
 
 /** Reads the published pools' room (for the btrfs plugin). */
 export function publishedCapacities(store: Services['store']): () => Promise<CSIStorageCapacity[]> {
-  return async () => (await store.list('CSIStorageCapacity')).items as CSIStorageCapacity[]; // a list of that kind
+  // A plain read of what is committed now (no list snapshot: nothing pages through it).
+  return () => store.current('CSIStorageCapacity');
 }
 
 export function provisioningDeps(o: ProvisioningOptions): ProvisioningDeps {

@@ -18,6 +18,8 @@ import { EventRecorder } from './event-recorder';
 import { ofKind } from '../resources/of-kind';
 import { kubeletComponent } from '../domain/well-known/components';
 import { reasons } from '../domain/well-known/event-reasons';
+import { annDynamicallyProvisioned } from '../domain/well-known/annotations';
+import { btrfsProvisioner } from '../domain/well-known/provisioners';
 
 /** The most pods one node's agent is told about (and may report on) at once. */
 export const MAX_NODE_PODS = 1_000;
@@ -199,6 +201,9 @@ export class PodPublishing {
       if (!pvName) continue;
       const pv = await this.store.tryGet('PersistentVolume', undefined, pvName);
       if (!pv || pv.metadata.deletionTimestamp || volumeNode(pv) !== node || pv.spec?.claimRef?.uid !== claim?.metadata.uid) continue;
+      // A pool volume's usage is its qgroup's, from the pool reports (node-pools.ts): a walk
+      // of its files would differ a little and the two would overwrite each other.
+      if (pv.metadata.annotations?.[annDynamicallyProvisioned] === btrfsProvisioner) continue;
       const update = usageUpdate(pv, { bytes: BigInt(v.usedBytes), partial: false }, Date.now(), USAGE_INTERVAL_MS);
       if (!update) continue;
       try {

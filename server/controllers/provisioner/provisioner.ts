@@ -69,7 +69,9 @@ export function provisionerSpec(d: ProvisioningDeps, opts: ProvisionerSpecOption
   return {
     wakeups: agentWakeups(d),
     name: provisionerName,
-    concurrency: opts.concurrency ?? 4,
+    // Reconciles mostly wait on the database or an agent: many at once, as upstream's
+    // external-provisioner runs many workers, so a burst of claims is begun in step.
+    concurrency: opts.concurrency ?? 16,
     baseDelayMs: opts.baseDelayMs ?? 1000,
     maxDelayMs: opts.maxDelayMs ?? 300_000,
     watch: {
