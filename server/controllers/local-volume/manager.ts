@@ -9,8 +9,11 @@
 //                   or to withdraw an Available PV whose disk is gone
 //   removeFinalizer let a PV deleted by hand go once its disk's fate is recorded
 //   annotate        mark/unmark "disk missing" and "node not reporting", with an Event
+//   event           upstream's warning about a Released volume it cannot reclaim (Recycle)
+// Besides, a Block PV whose entry is now a directory gets upstream discovery's warning.
 // Disk reports and job changes are not objects, so a 1 s poll of what changed feeds the
 // queue besides the PV and Node watches.
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { LocalClassConfig } from '../../domain/local-volume-config';
 import { chooseCleanupMethod } from '../../domain/cleanup-method';
@@ -23,7 +26,7 @@ import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
 import { write } from '../runtime/write';
 import { EventRecorder } from '../../services/event-recorder';
-import { decide } from './decide';
+import { decide, volumeModeWarning } from './decide';
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import { isLocalVolume, nodeSettings, planLocalVolume } from './volume';
 import { defaultLocalPvOptions, parseLocalPvOptions, type LocalPvOptions } from '../../domain/local-pv-options';
@@ -72,8 +75,14 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
   const node = await store.tryGet('Node', undefined, nodeName);
   // Upstream's static provisioner reports as its provisioner name, one per node.
   const events = d.events ?? new EventRecorder(store, localVolumeProvisionerName(nodeName, node?.metadata.uid), d.log);
+  const facts = disk ? { present: disk.present, eligible: disk.eligible, reason: disk.reason, volumeMode: disk.volumeMode } : undefined;
+  if (pv && volumeModeWarning(pv, facts, '')) {
+    const cls = (await agents.configOf(nodeName)).classes.find((c: LocalClassConfig) => c.className === disk!.className);
+    const warning = volumeModeWarning(pv, facts, cls ? path.posix.join(cls.mountDir, disk!.entryName) : hostPath)!;
+    await events.record(pv, warning.type, warning.reason, warning.message);
+  }
   const decision = decide({
-    disk: disk ? { present: disk.present, eligible: disk.eligible, reason: disk.reason } : undefined,
+    disk: facts,
     pv,
     released: pv ? isVolumeReleased(pv, claim) : false,
     openJob: openJob ? { state: openJob.state, pvUid: openJob.pvUid } : undefined,
@@ -85,6 +94,9 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
 
   switch (decision.action) {
     case 'none':
+      return;
+    case 'event':
+      await events.record(pv!, decision.event.type, decision.event.reason, decision.event.message);
       return;
     case 'create': {
       const sc = await store.tryGet('StorageClass', undefined, disk!.className);
