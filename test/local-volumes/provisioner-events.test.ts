@@ -24,6 +24,8 @@ beforeAll(async () => {
   h = await openLocalHarness();
   await fs.mkdir(path.join(h.disks, 'recycled'));
   await fs.mkdir(path.join(h.disks, 'flipped'));
+  await fs.mkdir(path.join(h.disks, 'unmapped'));
+  await fs.mkdir(path.join(h.disks, 'nameonly'));
   await h.startAgent(NODE);
 });
 afterAll(async () => {
@@ -38,25 +40,37 @@ async function reported(entry: string) {
   return name;
 }
 
-async function eventLines(pv: KubeObject): Promise<string[]> {
+async function eventLines(pv: KubeObject, component?: string): Promise<string[]> {
   const node = await h.app.store.get('Node', undefined, NODE);
   return (await eventsAbout(h.app, pv)).map((e) => {
-    expect(e.source?.component).toBe(`local-volume-provisioner-${NODE}-${node.metadata.uid}`);
+    expect(e.source?.component).toBe(component ?? `local-volume-provisioner-${NODE}-${node.metadata.uid}`);
     return `${e.type} ${e.reason} ${e.message}`;
   });
+}
+
+/** The PV as its claim (long gone) left it: Released, with the given reclaim policy. */
+async function release(name: string, policy: string): Promise<PersistentVolume> {
+  const pv = await h.app.store.get('PersistentVolume', undefined, name);
+  pv.spec!.persistentVolumeReclaimPolicy = policy;
+  pv.spec!.claimRef = { kind: 'PersistentVolumeClaim', namespace: 'apps', name: 'gone', uid: 'c-gone' };
+  const updated = await h.app.store.update(pv);
+  updated.status = { phase: 'Released' };
+  const released = (await h.app.store.update(updated, { subresource: 'status' })) as PersistentVolume;
+  expect(released.status?.phase).toBe('Released');
+  return released;
+}
+
+async function setConfigData(data: Record<string, string>): Promise<void> {
+  const cm = await h.app.store.get('ConfigMap', 'kube-system', 'local-volume-config');
+  cm.data = data;
+  await h.app.store.update(cm);
 }
 
 describe('local static provisioner warnings on the PV', () => {
   it('a Released volume with reclaim policy Recycle: VolumeUnsupportedReclaimPolicy, and nothing is wiped', async () => {
     const name = await reported('recycled');
     await reconcileDisk(deps(), ctx, name);
-    const pv = await h.app.store.get('PersistentVolume', undefined, name);
-    pv.spec!.persistentVolumeReclaimPolicy = 'Recycle';
-    pv.spec!.claimRef = { kind: 'PersistentVolumeClaim', namespace: 'apps', name: 'gone', uid: 'c-gone' };
-    const updated = await h.app.store.update(pv);
-    updated.status = { phase: 'Released' };
-    const released = (await h.app.store.update(updated, { subresource: 'status' })) as PersistentVolume;
-    expect(released.status?.phase).toBe('Released');
+    const released = await release(name, 'Recycle');
 
     await reconcileDisk(deps(), ctx, name);
     expect(await eventLines(released)).toEqual(['Warning VolumeUnsupportedReclaimPolicy Volume has unsupported PersistentVolumeReclaimPolicy: Recycle']);
@@ -90,5 +104,39 @@ describe('local static provisioner warnings on the PV', () => {
     // The agent sees the class at its hostDir (mountDir defaults to it).
     expect(await eventLines(pv)).toEqual([`Warning VolumeFailedDelete incorrect Volume Mode: PV "${name}" requires block mode but path "${hostPath}" was in fs mode`]);
     expect((await h.app.store.get('PersistentVolume', undefined, name)).metadata.uid).toBe(pv.metadata.uid);
+  });
+
+  it('a Released Delete volume of a class no longer in the storageClassMap is not cleaned: a Warning each pass, as upstream', async () => {
+    const name = await reported('unmapped');
+    await reconcileDisk(deps(), ctx, name);
+    const released = await release(name, 'Delete');
+    const original = (await h.app.store.get('ConfigMap', 'kube-system', 'local-volume-config')).data as Record<string, string>;
+    await setConfigData({ storageClassMap: `other:\n  hostDir: ${JSON.stringify(path.join(h.dir, 'elsewhere'))}\n` });
+    try {
+      expect(await reconcileDisk(deps(), ctx, name)).toEqual({ requeueAfter: expect.any(Number) });
+      expect(await eventLines(released)).toEqual([`Warning VolumeFailedDelete Error cleaning PV "${name}": Unknown storage class name ${CLASS}`]);
+      expect(await h.app.nodeAgent.jobs.latestForPvUid(released.metadata.uid!)).toBeUndefined();
+    } finally {
+      await setConfigData(original);
+    }
+    // The class is back: the cleanup is recorded.
+    await reconcileDisk(deps(), ctx, name);
+    expect((await h.app.nodeAgent.jobs.latestForPvUid(released.metadata.uid!))?.pvName).toBe(name);
+  });
+
+  it('useNodeNameOnly: the provisioner is local-volume-provisioner-<node>, without the node uid (provisioned-by and the events)', async () => {
+    const original = (await h.app.store.get('ConfigMap', 'kube-system', 'local-volume-config')).data as Record<string, string>;
+    await setConfigData({ ...original, useNodeNameOnly: 'true' });
+    try {
+      const name = await reported('nameonly');
+      await reconcileDisk(deps(), ctx, name);
+      const pv = await h.app.store.get('PersistentVolume', undefined, name);
+      expect(pv.metadata.annotations?.['pv.kubernetes.io/provisioned-by']).toBe(`local-volume-provisioner-${NODE}`);
+      const released = await release(name, 'Recycle');
+      await reconcileDisk(deps(), ctx, name);
+      expect(await eventLines(released, `local-volume-provisioner-${NODE}`)).toEqual(['Warning VolumeUnsupportedReclaimPolicy Volume has unsupported PersistentVolumeReclaimPolicy: Recycle']);
+    } finally {
+      await setConfigData(original);
+    }
   });
 });

@@ -94,6 +94,9 @@ export function decide(i: DecideInput): Decision {
   if (phase === 'Released' && policy === 'Recycle') {
     return { action: 'event', event: { type: 'Warning', reason: reasons.volumeUnsupportedReclaimPolicy, message: 'Volume has unsupported PersistentVolumeReclaimPolicy: Recycle' } };
   }
+  // Upstream's deleter reclaims Released volumes only; Stowage also wipes a Failed one whose
+  // policy is (set to) Delete, such as a Recycle volume the binder failed and an admin then
+  // recycled from the reclaim center (upstream leaves it for the admin to delete by hand).
   if ((phase === 'Released' || phase === 'Failed') && i.released) {
     if (policy !== 'Delete') return { action: 'none', why: `reclaim policy is ${policy}: the admin decides` };
     if (!i.pvJob) return i.openJob ? { action: 'none', why: `another cleanup of the disk is open (${i.openJob.state})` } : { action: 'recordCleanup' };

@@ -45,6 +45,8 @@ import { labelLocalNode } from '../../domain/well-known/labels';
 import { reasons } from '../../domain/well-known/event-reasons';
 
 const PV = 'PersistentVolume';
+/** How soon a Released volume of a class missing from the map is looked at again (upstream: each discovery pass). */
+const unknownClassRetryMs = 10_000;
 export const localVolumeManagerName = 'local-volume-manager';
 
 export interface LocalVolumeManagerDeps {
@@ -73,8 +75,11 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
   const ref = pv?.spec?.claimRef;
   const claim = ref?.name ? await store.tryGet('PersistentVolumeClaim', ref.namespace ?? '', ref.name) : undefined;
   const node = await store.tryGet('Node', undefined, nodeName);
-  // Upstream's static provisioner reports as its provisioner name, one per node.
-  const events = d.events ?? new EventRecorder(store, localVolumeProvisionerName(nodeName, node?.metadata.uid), d.log);
+  const options = await pvOptions(store);
+  // Upstream's static provisioner reports as its provisioner name, one per node (without the
+  // node's uid under useNodeNameOnly).
+  const provisionerName = localVolumeProvisionerName(nodeName, options.useNodeNameOnly ? undefined : node?.metadata.uid);
+  const events = d.events ?? new EventRecorder(store, provisionerName, d.log);
   const facts = disk ? { present: disk.present, eligible: disk.eligible, reason: disk.reason, volumeMode: disk.volumeMode } : undefined;
   if (pv && volumeModeWarning(pv, facts, '')) {
     const cls = (await agents.configOf(nodeName)).classes.find((c: LocalClassConfig) => c.className === disk!.className);
@@ -106,8 +111,8 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
         disk: disk!,
         config,
         storageClass: sc,
-        provisionerName: localVolumeProvisionerName(nodeName, node?.metadata.uid),
-        nodeSettings: nodeSettings(await pvOptions(store), { name: nodeName, uid: node?.metadata.uid, labels: node?.metadata.labels }),
+        provisionerName,
+        nodeSettings: nodeSettings(options, { name: nodeName, uid: node?.metadata.uid, labels: node?.metadata.labels }),
         volumesOnNode: onNode.items as PersistentVolume[], // a list of kind PV
       });
       if ('blocked' in plan) {
@@ -125,7 +130,14 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
       return;
     }
     case 'recordCleanup': {
-      const cls = (await agents.configOf(nodeName)).classes.find((c: LocalClassConfig) => c.className === (disk?.className ?? pv!.spec?.storageClassName));
+      const className = disk?.className ?? pv!.spec?.storageClassName ?? '';
+      const cls = (await agents.configOf(nodeName)).classes.find((c: LocalClassConfig) => c.className === className);
+      if (!cls && !decision.quarantine && !pv!.metadata.deletionTimestamp) {
+        // Upstream's deleter: a class no longer in the storageClassMap is not cleaned (nothing
+        // says how); a Warning each pass, and the cleanup starts once the class is back.
+        await events.record(pv!, 'Warning', reasons.volumeFailedDelete, `Error cleaning PV "${pvName}": Unknown storage class name ${className}`);
+        return { requeueAfter: unknownClassRetryMs };
+      }
       // What the disk is decides the cleanup (upstream deleter's GetVolumeMode of the path), not
       // the PV's volumeMode: a block device offered as a Filesystem volume is wiped as a device.
       const mode: 'Filesystem' | 'Block' = (disk?.volumeMode ?? pv!.spec?.volumeMode) === 'Block' ? 'Block' : 'Filesystem';
@@ -137,7 +149,7 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
         pvName,
         pvUid: pv!.metadata.uid ?? '',
         hostPath,
-        className: disk?.className ?? pv!.spec?.storageClassName ?? '',
+        className,
         volumeMode: mode,
         method,
         command: plan.ok && plan.plan.method === 'custom' ? (plan.plan.command ?? []) : [],
