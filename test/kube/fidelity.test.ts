@@ -265,6 +265,14 @@ describe('messages as upstream formats them', () => {
 });
 
 describe('API machinery', () => {
+  it('a delete with propagationPolicy Orphan holds the object with the orphan finalizer (the garbage collector lets it go)', async () => {
+    expect((await api({ method: 'POST', path: PVS, body: pv('orphaned-owner') })).status).toBe(201);
+    const r = await api({ method: 'DELETE', path: `${PVS}/orphaned-owner`, body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Orphan' } });
+    expect(r.status).toBe(200);
+    expect(r.json.metadata.finalizers).toContain('orphan');
+    expect(r.json.metadata.deletionTimestamp).toBeTruthy();
+  });
+
   it('list items carry no kind or apiVersion; the list does', async () => {
     const r = await api({ path: PVS });
     expect(r.status).toBe(200);
