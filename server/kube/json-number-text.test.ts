@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalizeResourceList } from '../resources/resource-list';
 import { decodeBody } from './http';
@@ -74,5 +75,26 @@ describe('a quantity sent as a JSON number is read from its text (upstream Quant
     const text = `{"a":${'['.repeat(1_000_000)}1e3${']'.repeat(1_000_000)},"spec":{"capacity":{"storage":1e3}}}`;
     const got = rawNumberTexts(text, new Set([JSON.stringify(['spec', 'capacity', 'storage'])]));
     expect([...got.values()]).toEqual(['1e3']);
+  });
+
+  it('property: any JSON around a number at a quantity path decodes as JSON.parse does, but for that number, which keeps its text', () => {
+    const numberText = fc
+      .tuple(fc.boolean(), fc.stringMatching(/^(0|[1-9][0-9]{0,40})$/), fc.option(fc.stringMatching(/^[0-9]{1,12}$/)), fc.option(fc.tuple(fc.constantFrom('e', 'E'), fc.constantFrom('', '+', '-'), fc.integer({ min: 0, max: 400 }))))
+      .map(([neg, whole, frac, exp]) => `${neg ? '-' : ''}${whole}${frac ? `.${frac}` : ''}${exp ? `${exp[0]}${exp[1]}${exp[2]}` : ''}`);
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), fc.jsonValue({ maxDepth: 4 }), numberText, (before, after, n) => {
+        const text = `{"a":${JSON.stringify(before)},"spec":{"capacity":{"storage":${n}},"x":${JSON.stringify(after)}}}`;
+        let body: Record<string, unknown>;
+        try {
+          body = decode(text);
+        } catch {
+          return; // refused as before (a number elsewhere JavaScript finds infinite, a "__proto__" key)
+        }
+        const expected = JSON.parse(text) as { spec: { capacity: { storage: unknown } } };
+        expected.spec.capacity.storage = n;
+        expect(body).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
