@@ -75,11 +75,14 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
   const ref = pv?.spec?.claimRef;
   const claim = ref?.name ? await store.tryGet('PersistentVolumeClaim', ref.namespace ?? '', ref.name) : undefined;
   const node = await store.tryGet('Node', undefined, nodeName);
-  const options = await pvOptions(store);
+  // The ConfigMap's options are read only when a step needs them (most reconciles change nothing).
+  let options: LocalPvOptions | undefined;
+  const optionsNow = async () => (options ??= await pvOptions(store));
   // Upstream's static provisioner reports as its provisioner name, one per node (without the
   // node's uid under useNodeNameOnly).
-  const provisionerName = localVolumeProvisionerName(nodeName, options.useNodeNameOnly ? undefined : node?.metadata.uid);
-  const events = d.events ?? new EventRecorder(store, provisionerName, d.log);
+  const provisionerName = async () => localVolumeProvisionerName(nodeName, (await optionsNow()).useNodeNameOnly ? undefined : node?.metadata.uid);
+  let recorder = d.events;
+  const events = { record: async (...a: Parameters<EventRecorder['record']>) => (recorder ??= new EventRecorder(store, await provisionerName(), d.log)).record(...a) };
   const facts = disk ? { present: disk.present, eligible: disk.eligible, reason: disk.reason, volumeMode: disk.volumeMode } : undefined;
   if (pv && volumeModeWarning(pv, facts, '')) {
     const cls = (await agents.configOf(nodeName)).classes.find((c: LocalClassConfig) => c.className === disk!.className);
@@ -111,8 +114,8 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
         disk: disk!,
         config,
         storageClass: sc,
-        provisionerName,
-        nodeSettings: nodeSettings(options, { name: nodeName, uid: node?.metadata.uid, labels: node?.metadata.labels }),
+        provisionerName: await provisionerName(),
+        nodeSettings: nodeSettings(await optionsNow(), { name: nodeName, uid: node?.metadata.uid, labels: node?.metadata.labels }),
         volumesOnNode: onNode.items as PersistentVolume[], // a list of kind PV
       });
       if ('blocked' in plan) {
