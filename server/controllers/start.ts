@@ -12,6 +12,7 @@ import { createRealOs } from '../provisioners/os';
 import { AssetStore } from '../store/provisioned-assets';
 import { NodeAgentService } from '../services/node-agent';
 import { binderSpec } from './binder/binder';
+import { garbageCollectorSpec } from './garbage-collector/garbage-collector';
 import { localVolumeManagerSpec, type LocalVolumeManagerOptions } from './local-volume/manager';
 import { nodeLifecycleSpec, type NodeLifecycleOptions } from './node-lifecycle/node-lifecycle';
 import { provisioningDeps, provisioningSpecs, publishedCapacities } from './provisioning-start';
@@ -79,6 +80,7 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
         inTreeProvisioners: opts.inTreeProvisioners ?? inTreeProvisionerNames,
       }),
       pvcProtectionSpec({ store: app.store }),
+      garbageCollectorSpec({ store: app.store, log }),
       poolCapacitySpec({ store: app.store, log }),
       resourceQuotaSpec({ store: app.store }),
       snapshotControllerSpec({ store: app.store, log }),

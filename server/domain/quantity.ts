@@ -271,9 +271,12 @@ function exactInteger(q: Quantity): bigint | undefined {
 function decimalString(q: Quantity, format: QuantityFormat): string {
   let mantissa = q.num;
   let exponent = -q.scale;
-  while (mantissa % 10n === 0n) {
-    mantissa /= 10n;
-    exponent++;
+  if (mantissa !== 0n) {
+    // Trailing zeros off in one step (dividing by 10 per zero is quadratic on a huge value).
+    const text = mantissa.toString();
+    const kept = text.replace(/0+$/, '');
+    mantissa = BigInt(kept);
+    exponent += text.length - kept.length;
   }
   const down = ((exponent % 3) + 3) % 3; // lower the exponent to a multiple of 3
   mantissa *= pow10(down);

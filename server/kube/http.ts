@@ -8,6 +8,7 @@ import { checkUntrusted, parseYamlValue } from '../services/manifest';
 import { negotiateOutput, type Output } from './query';
 import { notAcceptable, type KubeStatus } from './status';
 import { decodeKubeProtobuf, encodeKubeProtobuf, PROTOBUF_MEDIA_TYPE, Unrepresentable } from './protobuf-codec';
+import { keepQuantityNumberText } from './json-number-text';
 
 /** Upstream's default limit on a request body (3 MiB). */
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -66,6 +67,10 @@ export function decodeBody(req: IncomingMessage, body: Buffer, opts: { patch?: b
     } catch (e) {
       throw new StowageError('BadRequest', `the request body is not valid JSON: ${(e as Error).message}`);
     }
+    // Quantities sent as JSON numbers are read from their text, as upstream (1e3 stays 1e3;
+    // 1e400 is a quantity there, not an infinite number). The walk and the scan are bounded
+    // and iterative, so they may run before the nesting check.
+    value = keepQuantityNumberText(text, value);
     checkUntrusted(value);
     return value;
   }

@@ -237,6 +237,7 @@ async function remove(r: ResourceRequest): Promise<void> {
     dryRun: opts.dryRun,
     preconditions: opts.preconditions,
     gracePeriodSeconds: opts.gracePeriodSeconds,
+    propagationPolicy: opts.propagationPolicy,
   });
   if (result.deleted && !RETURNS_DELETED_OBJECT.has(r.strategy.kind)) {
     const s = r.strategy;

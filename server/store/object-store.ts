@@ -28,6 +28,7 @@ import { inKubeOrder } from '../resources/key-order';
 import { listObjects, type ListOptions, type ListResult } from './list';
 import { createPool, inTransaction, poolSql, type SqlClient } from './pg';
 import type pg from 'pg';
+import { orphanFinalizer } from '../domain/well-known/finalizers';
 
 export type { ListOptions, ListResult } from './list';
 export type { ChangeEvent } from './change-feed';
@@ -48,6 +49,12 @@ export interface DeleteOptions extends WriteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   /** Upstream DeleteOptions.gracePeriodSeconds: 0 deletes at once; absent takes the kind's default. */
   gracePeriodSeconds?: number;
+  /**
+   * Upstream DeleteOptions.propagationPolicy. Orphan holds the object with the `orphan`
+   * finalizer until the garbage collector has removed it from its dependents' owners;
+   * Background (and Foreground, treated alike) lets the garbage collector delete them.
+   */
+  propagationPolicy?: string;
 }
 
 /** The grace period a delete waits for (upstream BeforeDelete): 0 when the kind or object has none. */
@@ -298,6 +305,18 @@ export class StoreTx implements Queryable {
     }
     const grace = graceOf(s, prev, opts.gracePeriodSeconds);
     const pendingGrace = prev.metadata.deletionGracePeriodSeconds ?? 0;
+    if (opts.propagationPolicy === 'Orphan' && !(prev.metadata.finalizers ?? []).includes(orphanFinalizer)) {
+      // Upstream adds the orphan finalizer (the garbage collector removes it once the
+      // dependents let go); the object is marked deleted and stays until then.
+      const next = structuredClone(prev);
+      next.metadata.finalizers = [...(prev.metadata.finalizers ?? []), orphanFinalizer];
+      if (!prev.metadata.deletionTimestamp) {
+        next.metadata.deletionTimestamp = grace > 0 ? inSeconds(grace) : nowRfc3339();
+        next.metadata.deletionGracePeriodSeconds = grace;
+        next.metadata.generation = (prev.metadata.generation ?? 1) + 1;
+      }
+      return { object: this.push({ type: 'MODIFIED', strategy: s, object: next, id: prev.metadata.uid!, action: 'delete' }), deleted: false };
+    }
     if (grace > 0) {
       // Graceful: Terminating until whoever runs the object (a node agent) deletes it with
       // grace 0. A second delete may shorten the grace period, never lengthen it.

@@ -237,9 +237,42 @@ describe('messages as upstream formats them', () => {
     expect(r.json.spec.capacity.storage).toBe(want);
     expect((await api({ path: `${PVS}/${name}` })).json.spec.capacity.storage).toBe(want);
   });
+
+  // Upstream's Quantity.UnmarshalJSON parses a JSON number's own text; JavaScript would read 1e3 as 1000 ("1k").
+  it.each([
+    { json: '1e3', want: '1e3' },
+    { json: '1.5', want: '1500m' },
+    { json: '100', want: '100' },
+    { json: '0.1', want: '100m' },
+    { json: '1E3', want: '1E3' },
+    { json: '123456789012345678901234567890', want: '123456789012345678901234567890' },
+  ])('capacity sent as the JSON number $json is stored and returned as $want', async ({ json, want }) => {
+    const name = `qn-${json.replace(/[^0-9a-z]/gi, (c) => `x${c.charCodeAt(0)}`).replace(/[A-Z]/g, (c) => `u${c.toLowerCase()}`)}`.slice(0, 60);
+    const body = JSON.stringify(pv(name)).replace('"storage":"1Gi"', `"storage":${json}`);
+    const r = await api({ method: 'POST', path: PVS, body });
+    expect(r.status).toBe(201);
+    expect(r.json.spec.capacity.storage).toBe(want);
+    expect((await api({ path: `${PVS}/${name}` })).json.spec.capacity.storage).toBe(want);
+  });
+
+  it('a merge patch of a quantity as a JSON number keeps its text too', async () => {
+    expect((await api({ method: 'POST', path: PVS, body: pv('qn-patched') })).status).toBe(201);
+    const body = '{"spec":{"capacity":{"storage":2e3}}}';
+    const r = await api({ method: 'PATCH', path: `${PVS}/qn-patched`, body, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    expect(r.status).toBe(200);
+    expect(r.json.spec.capacity.storage).toBe('2e3');
+  });
 });
 
 describe('API machinery', () => {
+  it('a delete with propagationPolicy Orphan holds the object with the orphan finalizer (the garbage collector lets it go)', async () => {
+    expect((await api({ method: 'POST', path: PVS, body: pv('orphaned-owner') })).status).toBe(201);
+    const r = await api({ method: 'DELETE', path: `${PVS}/orphaned-owner`, body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Orphan' } });
+    expect(r.status).toBe(200);
+    expect(r.json.metadata.finalizers).toContain('orphan');
+    expect(r.json.metadata.deletionTimestamp).toBeTruthy();
+  });
+
   it('list items carry no kind or apiVersion; the list does', async () => {
     const r = await api({ path: PVS });
     expect(r.status).toBe(200);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
-import { decide, type DecideInput } from './decide';
+import { decide, volumeModeWarning, type DecideInput } from './decide';
 import { localCleanupFinalizer } from '../../domain/well-known/finalizers';
 import { annDiskMissing, annNodeNotReporting } from '../../domain/well-known/annotations';
 
@@ -41,6 +41,8 @@ describe('decide', () => {
     { name: 'PV Bound: not deleted', input: { pv: pv({ phase: 'Bound', claimUid: 'c1' }) }, action: 'none' },
     { name: 'PV Pending: not deleted', input: { pv: pv({ phase: 'Pending' }) }, action: 'none' },
     { name: 'Released with Retain: kept for the admin', input: { pv: pv({ phase: 'Released', claimUid: 'c1', policy: 'Retain' }), released: true }, action: 'none' },
+    { name: 'Released with Recycle: a warning, nothing wiped', input: { pv: pv({ phase: 'Released', claimUid: 'c1', policy: 'Recycle' }), released: true }, action: 'event' },
+    { name: 'Released with Recycle, being deleted: no warning', input: { pv: pv({ phase: 'Released', claimUid: 'c1', policy: 'Recycle', deleting: true, held: false }), released: true }, action: 'none' },
     // Never offered dirty
     { name: 'PV gone, cleanup running: not re-created', input: { openJob: { state: 'running', pvUid: 'old' } }, action: 'none' },
     { name: 'PV gone, cleanup queued: not re-created', input: { openJob: { state: 'queued', pvUid: 'old' } }, action: 'none' },
@@ -72,5 +74,19 @@ describe('decide', () => {
   it('a Bound PV whose disk is gone gets a Warning event', () => {
     const d = decide({ ...base, pv: pv({ phase: 'Bound', claimUid: 'c1' }), disk: { present: false, eligible: true } });
     expect(d).toMatchObject({ action: 'annotate', set: { [annDiskMissing]: 'true' }, event: { type: 'Warning', reason: 'DiskMissing' } });
+  });
+
+  it.each<{ name: string; mode?: 'Filesystem' | 'Block'; entry?: 'Filesystem' | 'Block'; present?: boolean; warns: boolean }>([
+    { name: 'Block PV, entry now a directory: warned', mode: 'Block', entry: 'Filesystem', warns: true },
+    { name: 'Block PV, entry a device: fine', mode: 'Block', entry: 'Block', warns: false },
+    { name: 'Filesystem PV, entry a device: fine (a device may be a Filesystem PV)', mode: 'Filesystem', entry: 'Block', warns: false },
+    { name: 'Filesystem PV, entry a directory: fine', mode: 'Filesystem', entry: 'Filesystem', warns: false },
+    { name: 'Block PV, entry gone: not looked at', mode: 'Block', entry: 'Filesystem', present: false, warns: false },
+  ])('volume mode: $name', ({ mode, entry, present, warns }) => {
+    const v = pv();
+    v.spec!.volumeMode = mode;
+    const w = volumeModeWarning(v, { present: present ?? true, eligible: true, volumeMode: entry }, '/mnt/disks/a');
+    if (!warns) return expect(w).toBeUndefined();
+    expect(w).toEqual({ type: 'Warning', reason: 'VolumeFailedDelete', message: 'incorrect Volume Mode: PV "local-pv-1" requires block mode but path "/mnt/disks/a" was in fs mode' });
   });
 });

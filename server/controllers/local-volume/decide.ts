@@ -19,6 +19,14 @@ export interface DiskFacts {
   present: boolean;
   eligible: boolean;
   reason?: string | null;
+  /** What the entry is: a directory or mount point (Filesystem) or a block device (Block). */
+  volumeMode?: 'Filesystem' | 'Block';
+}
+
+export interface EventSpec {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
 }
 
 export interface JobFacts {
@@ -49,7 +57,8 @@ export type Decision =
   | { action: 'recordCleanup'; quarantine?: string }
   | { action: 'deletePv'; why: string }
   | { action: 'removeFinalizer'; why: string }
-  | { action: 'annotate'; set: Record<string, string | undefined>; event?: { type: 'Normal' | 'Warning'; reason: string; message: string } };
+  | { action: 'annotate'; set: Record<string, string | undefined>; event?: EventSpec }
+  | { action: 'event'; event: EventSpec };
 
 const wasUsed = (pv: PersistentVolume) => !!pv.spec?.claimRef?.uid;
 const annotations = (pv: PersistentVolume) => pv.metadata.annotations ?? {};
@@ -81,6 +90,13 @@ export function decide(i: DecideInput): Decision {
   }
 
   const phase = pv.status?.phase;
+  // Upstream's deleter (DeletePVs) on a Released volume it cannot reclaim: a Warning each pass.
+  if (phase === 'Released' && policy === 'Recycle') {
+    return { action: 'event', event: { type: 'Warning', reason: reasons.volumeUnsupportedReclaimPolicy, message: 'Volume has unsupported PersistentVolumeReclaimPolicy: Recycle' } };
+  }
+  // Upstream's deleter reclaims Released volumes only; Stowage also wipes a Failed one whose
+  // policy is (set to) Delete, such as a Recycle volume the binder failed and an admin then
+  // recycled from the reclaim center (upstream leaves it for the admin to delete by hand).
   if ((phase === 'Released' || phase === 'Failed') && i.released) {
     if (policy !== 'Delete') return { action: 'none', why: `reclaim policy is ${policy}: the admin decides` };
     if (!i.pvJob) return i.openJob ? { action: 'none', why: `another cleanup of the disk is open (${i.openJob.state})` } : { action: 'recordCleanup' };
@@ -95,7 +111,7 @@ export function decide(i: DecideInput): Decision {
   }
 
   const set: Record<string, string | undefined> = {};
-  let event: { type: 'Normal' | 'Warning'; reason: string; message: string } | undefined;
+  let event: EventSpec | undefined;
   const missingNow = diskGone ? 'true' : undefined;
   if (annotations(pv)[annDiskMissing] !== missingNow) {
     set[annDiskMissing] = missingNow;
@@ -112,4 +128,19 @@ export function decide(i: DecideInput): Decision {
   }
   if (Object.keys(set).length > 0) return { action: 'annotate', set, event };
   return { action: 'none', why: `phase ${phase ?? 'unset'}, nothing to do` };
+}
+
+/**
+ * Upstream discovery (discoverVolumesAtPath) on an entry that already has its PV: a Block PV
+ * whose entry is now a directory gets a Warning `VolumeFailedDelete` "incorrect Volume Mode"
+ * on every pass, and is otherwise left as it is. `containerPath` is the entry as the agent
+ * sees it (mountDir/<entry>), the path upstream names.
+ */
+export function volumeModeWarning(pv: PersistentVolume | undefined, disk: DiskFacts | undefined, containerPath: string): EventSpec | undefined {
+  if (!pv || !disk?.present || pv.spec?.volumeMode !== 'Block' || disk.volumeMode !== 'Filesystem') return undefined;
+  return {
+    type: 'Warning',
+    reason: reasons.volumeFailedDelete,
+    message: `incorrect Volume Mode: PV "${pv.metadata.name}" requires block mode but path "${containerPath}" was in fs mode`,
+  };
 }

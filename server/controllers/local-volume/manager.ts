@@ -9,8 +9,11 @@
 //                   or to withdraw an Available PV whose disk is gone
 //   removeFinalizer let a PV deleted by hand go once its disk's fate is recorded
 //   annotate        mark/unmark "disk missing" and "node not reporting", with an Event
+//   event           upstream's warning about a Released volume it cannot reclaim (Recycle)
+// Besides, a Block PV whose entry is now a directory gets upstream discovery's warning.
 // Disk reports and job changes are not objects, so a 1 s poll of what changed feeds the
 // queue besides the PV and Node watches.
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { LocalClassConfig } from '../../domain/local-volume-config';
 import { chooseCleanupMethod } from '../../domain/cleanup-method';
@@ -23,7 +26,7 @@ import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
 import { write } from '../runtime/write';
 import { EventRecorder } from '../../services/event-recorder';
-import { decide } from './decide';
+import { decide, volumeModeWarning } from './decide';
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import { isLocalVolume, nodeSettings, planLocalVolume } from './volume';
 import { defaultLocalPvOptions, parseLocalPvOptions, type LocalPvOptions } from '../../domain/local-pv-options';
@@ -42,6 +45,8 @@ import { labelLocalNode } from '../../domain/well-known/labels';
 import { reasons } from '../../domain/well-known/event-reasons';
 
 const PV = 'PersistentVolume';
+/** How soon a Released volume of a class missing from the map is looked at again (upstream: each discovery pass). */
+const unknownClassRetryMs = 10_000;
 export const localVolumeManagerName = 'local-volume-manager';
 
 export interface LocalVolumeManagerDeps {
@@ -70,10 +75,22 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
   const ref = pv?.spec?.claimRef;
   const claim = ref?.name ? await store.tryGet('PersistentVolumeClaim', ref.namespace ?? '', ref.name) : undefined;
   const node = await store.tryGet('Node', undefined, nodeName);
-  // Upstream's static provisioner reports as its provisioner name, one per node.
-  const events = d.events ?? new EventRecorder(store, localVolumeProvisionerName(nodeName, node?.metadata.uid), d.log);
+  // The ConfigMap's options are read only when a step needs them (most reconciles change nothing).
+  let options: LocalPvOptions | undefined;
+  const optionsNow = async () => (options ??= await pvOptions(store));
+  // Upstream's static provisioner reports as its provisioner name, one per node (without the
+  // node's uid under useNodeNameOnly).
+  const provisionerName = async () => localVolumeProvisionerName(nodeName, (await optionsNow()).useNodeNameOnly ? undefined : node?.metadata.uid);
+  let recorder = d.events;
+  const events = { record: async (...a: Parameters<EventRecorder['record']>) => (recorder ??= new EventRecorder(store, await provisionerName(), d.log)).record(...a) };
+  const facts = disk ? { present: disk.present, eligible: disk.eligible, reason: disk.reason, volumeMode: disk.volumeMode } : undefined;
+  if (pv && volumeModeWarning(pv, facts, '')) {
+    const cls = (await agents.configOf(nodeName)).classes.find((c: LocalClassConfig) => c.className === disk!.className);
+    const warning = volumeModeWarning(pv, facts, cls ? path.posix.join(cls.mountDir, disk!.entryName) : hostPath)!;
+    await events.record(pv, warning.type, warning.reason, warning.message);
+  }
   const decision = decide({
-    disk: disk ? { present: disk.present, eligible: disk.eligible, reason: disk.reason } : undefined,
+    disk: facts,
     pv,
     released: pv ? isVolumeReleased(pv, claim) : false,
     openJob: openJob ? { state: openJob.state, pvUid: openJob.pvUid } : undefined,
@@ -86,6 +103,9 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
   switch (decision.action) {
     case 'none':
       return;
+    case 'event':
+      await events.record(pv!, decision.event.type, decision.event.reason, decision.event.message);
+      return;
     case 'create': {
       const sc = await store.tryGet('StorageClass', undefined, disk!.className);
       const config = (await agents.configOf(nodeName)).classes.find((c: LocalClassConfig) => c.className === disk!.className);
@@ -94,8 +114,8 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
         disk: disk!,
         config,
         storageClass: sc,
-        provisionerName: localVolumeProvisionerName(nodeName, node?.metadata.uid),
-        nodeSettings: nodeSettings(await pvOptions(store), { name: nodeName, uid: node?.metadata.uid, labels: node?.metadata.labels }),
+        provisionerName: await provisionerName(),
+        nodeSettings: nodeSettings(await optionsNow(), { name: nodeName, uid: node?.metadata.uid, labels: node?.metadata.labels }),
         volumesOnNode: onNode.items as PersistentVolume[], // a list of kind PV
       });
       if ('blocked' in plan) {
@@ -113,7 +133,14 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
       return;
     }
     case 'recordCleanup': {
-      const cls = (await agents.configOf(nodeName)).classes.find((c: LocalClassConfig) => c.className === (disk?.className ?? pv!.spec?.storageClassName));
+      const className = disk?.className ?? pv!.spec?.storageClassName ?? '';
+      const cls = (await agents.configOf(nodeName)).classes.find((c: LocalClassConfig) => c.className === className);
+      if (!cls && !decision.quarantine && !pv!.metadata.deletionTimestamp) {
+        // Upstream's deleter: a class no longer in the storageClassMap is not cleaned (nothing
+        // says how); a Warning each pass, and the cleanup starts once the class is back.
+        await events.record(pv!, 'Warning', reasons.volumeFailedDelete, `Error cleaning PV "${pvName}": Unknown storage class name ${className}`);
+        return { requeueAfter: unknownClassRetryMs };
+      }
       // What the disk is decides the cleanup (upstream deleter's GetVolumeMode of the path), not
       // the PV's volumeMode: a block device offered as a Filesystem volume is wiped as a device.
       const mode: 'Filesystem' | 'Block' = (disk?.volumeMode ?? pv!.spec?.volumeMode) === 'Block' ? 'Block' : 'Filesystem';
@@ -125,7 +152,7 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
         pvName,
         pvUid: pv!.metadata.uid ?? '',
         hostPath,
-        className: disk?.className ?? pv!.spec?.storageClassName ?? '',
+        className,
         volumeMode: mode,
         method,
         command: plan.ok && plan.plan.method === 'custom' ? (plan.plan.command ?? []) : [],

@@ -37,6 +37,8 @@ export const reasons = {
   volumeDeleted: 'VolumeDeleted',
   /** Upstream static provisioner: a block cleanup of a local volume started ("this may take a while"). */
   volumeDelete: 'VolumeDelete',
+  /** Upstream static provisioner: a Released local volume's reclaim policy is Recycle, which it cannot do. */
+  volumeUnsupportedReclaimPolicy: 'VolumeUnsupportedReclaimPolicy',
 
   // --- Expansion (upstream external-resizer and kubelet) ---
   /** The resizer is growing the volume. */

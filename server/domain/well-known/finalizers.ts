@@ -18,3 +18,5 @@ export const volumeSnapshotContentFinalizer = 'snapshot.storage.kubernetes.io/vo
 export const pvcAsSnapshotSourceFinalizer = 'snapshot.storage.kubernetes.io/pvc-as-source-protection';
 /** On a claim: held while claims cloned from it are being provisioned (upstream external-provisioner pvcCloneFinalizer). */
 export const pvcCloneFinalizer = 'provisioner.storage.kubernetes.io/cloning-protection';
+/** On an object deleted with propagationPolicy Orphan: held until the garbage collector has removed the object from its dependents' ownerReferences (upstream metav1.FinalizerOrphanDependents). */
+export const orphanFinalizer = 'orphan';
