@@ -15,8 +15,11 @@ export interface AgentApi extends PoolApi {
   claim(node: string, body: ClaimInput): Promise<{ jobs: CleanupRequest[] }>;
   progress(node: string, jobId: string, body: { instance: string; progress: CleanupProgress }): Promise<{ cancel: boolean }>;
   result(node: string, jobId: string, body: { instance: string; result: CleanupResult; progress?: CleanupProgress }): Promise<unknown>;
-  /** The pods placed on the node, their claim volumes resolved (publishing). */
-  pods(node: string): Promise<{ pods: AgentPod[] }>;
+  /**
+   * The pods placed on the node, their claim volumes resolved (publishing). With `waitMs`
+   * and the version last answered, the server holds an unchanged answer until it changes.
+   */
+  pods(node: string, wait?: { waitMs: number; seen?: string }): Promise<{ pods: AgentPod[]; version?: string }>;
   podStatus(node: string, report: PodReport): Promise<{ phase?: string }>;
   /** A Terminating pod's volumes are unpublished: the pod may go. */
   podDone(node: string, pod: { namespace: string; name: string; uid: string }): Promise<{ deleted: boolean }>;
@@ -94,7 +97,7 @@ export function agentHttpClient(o: AgentClientOptions): AgentApi {
     claim: (node, body) => call('POST', `${n(node)}/cleanups/claim`, body),
     progress: (node, jobId, body) => call('POST', `${n(node)}/cleanups/${encodeURIComponent(jobId)}/progress`, body),
     result: (node, jobId, body) => call('POST', `${n(node)}/cleanups/${encodeURIComponent(jobId)}/result`, body),
-    pods: (node) => call('GET', `${n(node)}/pods`),
+    pods: (node, wait) => call('GET', `${n(node)}/pods${wait && wait.waitMs > 0 && wait.seen ? `?waitMs=${Math.round(wait.waitMs)}&seen=${encodeURIComponent(wait.seen)}` : ''}`),
     podStatus: (node, report) => call('POST', `${n(node)}/pods/status`, report),
     podDone: (node, pod) => call('POST', `${n(node)}/pods/done`, pod),
     poolWork: (node, waitMs) => call('GET', `${n(node)}/pools${waitMs && waitMs > 0 ? `?waitMs=${Math.round(waitMs)}` : ''}`),

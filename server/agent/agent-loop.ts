@@ -40,6 +40,11 @@ export interface AgentLoopOptions {
   progressIntervalMs?: number;
   /** Where pods' volumes are published (<podsDir>/<pod uid>/volumes/<name>); no publishing without it. */
   podsDir?: string;
+  /**
+   * The least time between two publishing passes after a failure, or when the server does
+   * not hold an unchanged answer (ms, default 1 s). The server does hold it: a pod placed
+   * on the node is heard of at once.
+   */
   publishMs?: number;
   publishOs?: PublishOs;
   /**
@@ -67,6 +72,12 @@ export interface AgentLoopOptions {
 
 /** A pod's unchanged report is sent again after this long (its events count on). */
 const REPORT_AGAIN_MS = 30_000;
+/**
+ * The longest the server holds an ask for the node's pods while nothing changes: a quiet
+ * node still passes over its volumes this often (the publisher looks at them on disk again
+ * every verifyEveryMs).
+ */
+const POD_WAIT_MS = 5_000;
 /** Pod reports sent at once in a publishing pass. */
 const REPORTS_IN_FLIGHT = 8;
 
@@ -128,7 +139,7 @@ export class AgentLoop {
       this.every(this.o.configMs ?? 2_000, 'config', () => this.readConfig()),
       this.discoveryLoop(signal),
       this.every(this.o.claimMs ?? 1_000, 'cleanup claim', () => this.claim()),
-      ...(this.publisher ? [this.every(this.o.publishMs ?? 1_000, 'publish', () => this.publish())] : []),
+      ...(this.publisher ? [this.publishLoop(signal)] : []),
       this.poolLoop(signal),
     ];
     this.o.log.info({ node: this.nodeName, instance: this.instance }, 'node agent started');
@@ -227,10 +238,47 @@ export class AgentLoop {
     this.lastReportAt = Date.now();
   }
 
-  /** One publishing pass: the node's pods from the server, volumes made to match, reports sent. */
-  async publish(): Promise<void> {
-    if (!this.publisher) return;
-    const { pods } = await this.o.api.pods(this.nodeName);
+  /**
+   * Publishing passes: after a pass that changed nothing, the next ask waits on the server
+   * until the node's pods, claims or volumes change (a long-poll, at most POD_WAIT_MS, so a
+   * quiet node still looks at its volumes now and then); after one with work, or a failure,
+   * the next comes at once or after publishMs. A server that answers at once anyway is
+   * asked no more often than every publishMs.
+   */
+  private async publishLoop(signal: AbortSignal): Promise<void> {
+    const ms = this.o.publishMs ?? 1_000;
+    let seen: string | undefined;
+    let quiet = false;
+    while (!signal.aborted) {
+      const began = Date.now();
+      // After a quiet pass, ask with the version seen: the server holds an unchanged answer.
+      const longPoll = quiet && seen !== undefined;
+      let rest: number;
+      try {
+        const pass = await this.publish(longPoll ? seen : undefined);
+        const changed = pass.version !== seen;
+        seen = pass.version;
+        quiet = pass.quiet && !changed;
+        // Work or news: at once. Quiet: a long-poll next (at once), unless this ask was one
+        // already or the server keeps no versions; then no sooner than publishMs.
+        rest = !quiet ? 0 : longPoll || seen === undefined ? ms - (Date.now() - began) : 0;
+      } catch (err) {
+        seen = undefined;
+        quiet = false;
+        if (!signal.aborted) this.o.log.warn({ err: (err as Error).message, what: 'publish' }, 'agent step failed; trying again');
+        rest = ms - (Date.now() - began);
+      }
+      if (rest > 0) await sleep(rest, signal);
+    }
+  }
+
+  /**
+   * One publishing pass: the node's pods from the server, volumes made to match, reports
+   * sent. With `seen`, the server may hold the ask until its answer differs from that version.
+   */
+  async publish(seen?: string): Promise<{ quiet: boolean; version?: string }> {
+    if (!this.publisher) return { quiet: true };
+    const { pods, version } = await this.o.api.pods(this.nodeName, seen ? { waitMs: POD_WAIT_MS, seen } : undefined);
     const r = await this.publisher.sync(pods);
     for (const e of r.errors) this.o.log.warn({ error: e }, 'publishing');
     const now = Date.now();
@@ -253,6 +301,7 @@ export class AgentLoop {
     }
     const live = new Set(pods.map((p) => p.uid));
     for (const uid of this.sent.keys()) if (!live.has(uid)) this.sent.delete(uid);
+    return { quiet: changed.length === 0 && r.unpublished.length === 0 && r.errors.length === 0, version };
   }
 
   private async claim(): Promise<void> {

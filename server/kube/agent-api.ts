@@ -10,7 +10,7 @@
 //   POST /apis/agent.stowage.io/v1/nodes/{node}/cleanups/claim         {instance, running, max} -> {jobs}
 //   POST /apis/agent.stowage.io/v1/nodes/{node}/cleanups/{id}/progress {instance, progress} -> {cancel}
 //   POST /apis/agent.stowage.io/v1/nodes/{node}/cleanups/{id}/result   {instance, result}
-//   GET  /apis/agent.stowage.io/v1/nodes/{node}/pods                   -> {pods: AgentPod[]}
+//   GET  /apis/agent.stowage.io/v1/nodes/{node}/pods[?waitMs=N&seen=V] -> {pods: AgentPod[], version} (held up to N ms while unchanged from V)
 //   POST /apis/agent.stowage.io/v1/nodes/{node}/pods/status            PodReport -> {phase}
 //   POST /apis/agent.stowage.io/v1/nodes/{node}/pods/done              {namespace, name, uid} -> {deleted}
 //   GET  /apis/agent.stowage.io/v1/nodes/{node}/pools[?waitMs=N]       -> PoolWork (held up to N ms while there is none)
@@ -45,6 +45,14 @@ function waitMsOf(req: IncomingMessage): number {
   if (raw === null) return 0;
   if (!/^\d{1,6}$/.test(raw)) throw new StowageError('BadRequest', 'waitMs must be a whole number of milliseconds');
   return Number(raw);
+}
+
+/** `?seen=V`: the version of the pods answer the agent has (a short token), absent when none. */
+function seenOf(req: IncomingMessage): string | undefined {
+  const raw = new URL(req.url ?? '/', 'http://agent').searchParams.get('seen');
+  if (raw === null) return undefined;
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(raw)) throw new StowageError('BadRequest', 'seen must be a version the server answered');
+  return raw;
 }
 
 /** Serves one agent request; every store write it makes is recorded as the node's agent's. */
@@ -90,7 +98,10 @@ async function serve(svc: NodeAgentService, p: NodePrincipal, req: IncomingMessa
   }
   if (rest === 'pods') {
     expect('GET');
-    return sendObject(res, 200, await svc.pods(p, node));
+    // A long-poll ends early when the agent hangs up.
+    const gone = new AbortController();
+    res.on('close', () => gone.abort());
+    return sendObject(res, 200, await svc.pods(p, node, { waitMs: waitMsOf(req), seen: seenOf(req), signal: gone.signal }));
   }
   if (rest === 'pods/status') {
     expect('POST');

@@ -337,9 +337,10 @@ export class NodeAgentService {
 
   // --- publishing: the pods on the node and their volumes ---------------------------------
 
-  async pods(p: NodePrincipal, node: string): Promise<{ pods: AgentPod[] }> {
+  /** The node's pods; with `waitMs` and the last version seen, held while the answer would not change. */
+  async pods(p: NodePrincipal, node: string, o: { waitMs?: number; seen?: string; signal?: AbortSignal } = {}): Promise<{ pods: AgentPod[]; version: string }> {
     this.check(p, node);
-    return { pods: await this.publishing.podsOn(node) };
+    return this.publishing.podsFor(node, o);
   }
 
   async reportPod(p: NodePrincipal, node: string, body: unknown): Promise<{ phase: string | undefined }> {

@@ -3,6 +3,7 @@
 // status from what the agent reports (Running once every volume is there, FailedMount
 // events when not); and the end of a Terminating pod once its volumes are unpublished.
 // Every call is for the agent's own node; inputs are bounded and checked.
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AgentPod, PodReport, PodVolume, VolumeReport } from '../contracts/agent';
 import { StowageError } from '../domain/errors';
@@ -14,6 +15,7 @@ import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import type { Pod } from '../resources/pod/schema';
 import type { ObjectStore } from '../store/object-store';
+import type { ChangeEvent } from '../store/change-feed';
 import { EventRecorder } from './event-recorder';
 import { ofKind } from '../resources/of-kind';
 import { kubeletComponent } from '../domain/well-known/components';
@@ -23,6 +25,8 @@ import { btrfsProvisioner } from '../domain/well-known/provisioners';
 
 /** The most pods one node's agent is told about (and may report on) at once. */
 export const MAX_NODE_PODS = 1_000;
+/** The longest an agent's ask for its pods is held while nothing changes. */
+export const MAX_PODS_WAIT_MS = 30_000;
 const MAX_POD_VOLUMES = 128;
 /** The least time between two writes of a local volume's usage. */
 const USAGE_INTERVAL_MS = 60_000;
@@ -136,6 +140,47 @@ export class PodPublishing {
     log: Logger,
   ) {
     this.events = new EventRecorder(store, kubeletComponent, log);
+  }
+
+  /**
+   * The node's pods as podsOn has them, and a version of that answer. With `waitMs` and the
+   * version the agent last had (`seen`), an unchanged answer is held (a long-poll) until a
+   * pod of the node, a claim or a volume changes, or the wait is over: the agent hears of a
+   * pod placed on its node at once and asks nothing meanwhile.
+   */
+  async podsFor(node: string, o: { waitMs?: number; seen?: string; signal?: AbortSignal } = {}): Promise<{ pods: AgentPod[]; version: string }> {
+    const deadline = Date.now() + Math.max(0, Math.min(o.waitMs ?? 0, MAX_PODS_WAIT_MS));
+    for (;;) {
+      // The version before the read: a change after it wakes the wait below.
+      const before = await this.store.currentResourceVersion();
+      const pods = await this.podsOn(node);
+      const version = createHash('sha256').update(JSON.stringify(pods)).digest('base64url').slice(0, 22);
+      const left = deadline - Date.now();
+      if (version !== o.seen || left <= 0 || o.signal?.aborted) return { pods, version };
+      await this.nextChange(node, before, left, o.signal);
+    }
+  }
+
+  /** Resolves at the first change after `after` that may change the node's answer, after `ms`, or on abort. */
+  private async nextChange(node: string, after: bigint, ms: number, signal?: AbortSignal): Promise<void> {
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(), ms);
+    const onAbort = () => stop.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const concerns = (e: ChangeEvent) => e.kind !== 'Pod' || (e.object as Pod).spec?.nodeName === node; // a change of kind Pod
+      for await (const e of this.store.watch({ kinds: ['Pod', 'PersistentVolumeClaim', 'PersistentVolume'], resourceVersion: after === 0n ? '00' : after.toString(), signal: stop.signal, filter: concerns })) {
+        void e;
+        return;
+      }
+    } catch (err) {
+      // Fell behind the log's compaction: answer again now.
+      if ((err as StowageError)?.code !== 'Expired') throw err;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      stop.abort();
+    }
   }
 
   /** The pods placed on `node`, each claim volume resolved to a host path (or why not yet). */

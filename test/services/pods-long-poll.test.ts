@@ -1,0 +1,65 @@
+// An agent's ask for its node's pods, held while the answer would not change: it comes back
+// as soon as a pod is placed on the node (not at the end of the wait), a pod placed on
+// another node does not end it, and an unchanged answer comes back after the wait.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { PodPublishing } from '../../server/services/pod-publishing';
+import { logger } from '../../server/services/logger';
+import { openTestStore, type TestStore } from '../db';
+
+let t: TestStore;
+let publishing: PodPublishing;
+
+const pod = (name: string, nodeName: string) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { namespace: 'apps', name },
+  spec: { nodeName, containers: [{ name: 'c', image: 'busybox' }] },
+});
+
+beforeAll(async () => {
+  t = await openTestStore();
+  await t.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'apps' } });
+  await t.store.create(pod('first', 'node-a'));
+  publishing = new PodPublishing(t.store, logger);
+});
+afterAll(() => t.close());
+
+it('answers at once without a version, or with a version that is not the current one', async () => {
+  const first = await publishing.podsFor('node-a');
+  expect(first.pods.map((p) => p.name)).toEqual(['first']);
+  const began = Date.now();
+  const again = await publishing.podsFor('node-a', { waitMs: 20_000, seen: 'some-older-version' });
+  expect(Date.now() - began).toBeLessThan(10_000);
+  expect(again.version).toBe(first.version);
+});
+
+it('a held ask comes back when a pod is placed on the node, long before its wait is over', async () => {
+  const { version } = await publishing.podsFor('node-a');
+  const began = Date.now();
+  const held = publishing.podsFor('node-a', { waitMs: 25_000, seen: version });
+  await t.store.create(pod('second', 'node-a'));
+  const answer = await held;
+  expect(Date.now() - began).toBeLessThan(15_000);
+  expect(answer.pods.map((p) => p.name)).toEqual(['first', 'second']);
+  expect(answer.version).not.toBe(version);
+});
+
+it("another node's pod does not end the wait; the unchanged answer comes back after it", async () => {
+  const { version } = await publishing.podsFor('node-a');
+  const began = Date.now();
+  const held = publishing.podsFor('node-a', { waitMs: 1_500, seen: version });
+  await t.store.create(pod('elsewhere', 'node-b'));
+  const answer = await held;
+  expect(Date.now() - began).toBeGreaterThanOrEqual(1_500);
+  expect(answer.version).toBe(version);
+});
+
+it('an abort ends the wait', async () => {
+  const { version } = await publishing.podsFor('node-a');
+  const stop = new AbortController();
+  const began = Date.now();
+  const held = publishing.podsFor('node-a', { waitMs: 25_000, seen: version, signal: stop.signal });
+  stop.abort();
+  await held;
+  expect(Date.now() - began).toBeLessThan(15_000);
+});
