@@ -18,7 +18,7 @@ function pgEnv(baseUrl: string, database: string): NodeJS.ProcessEnv {
   const u = new URL(baseUrl);
   return {
     ...process.env,
-    PGHOST: u.hostname,
+    PGHOST: decodeURIComponent(u.hostname), // a socket directory or 127.0.0.1
     PGPORT: u.port,
     PGUSER: decodeURIComponent(u.username),
     PGPASSWORD: decodeURIComponent(u.password),

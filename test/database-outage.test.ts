@@ -62,9 +62,11 @@ function get(p: string): Promise<{ status: number; retryAfter?: string; body: an
 
 beforeAll(async () => {
   const direct = new URL(await createTestDatabase());
-  relay = new Relay({ host: direct.hostname, port: Number(direct.port) });
+  // The relay speaks TCP: to the server's loopback port (Stowage itself may use its socket).
+  relay = new Relay({ host: '127.0.0.1', port: Number(direct.port) });
   await relay.open();
   const viaRelay = new URL(direct);
+  viaRelay.hostname = '127.0.0.1';
   viaRelay.port = String(relay.port);
   app = await openTestApp({}, viaRelay.toString());
   await app.users.create({ name: `admin-${randomBytes(3).toString('hex')}`, role: 'admin' }).then(async ({ user }) => {
