@@ -119,20 +119,28 @@ export function gapFreeWatches(segments: readonly WatchSegment[], committed: rea
 export interface OfferObservation {
   device: string;
   pv: string;
-  /** The claim uid found on the device when the volume was seen Available. */
+  /** The resourceVersion of the change that made the volume Available. */
+  rv: bigint;
+  /** The claim uid found on the device when that change was seen (which may be later). */
   foundClaimUid?: string;
 }
 
 /**
  * No disk offered before its wipe finished: when a volume is seen Available, its device
  * holds no data of a claim that was already deleted (whose data the wipe must remove).
+ * The device is read when the watch delivers the change, which after a resumed watch may
+ * be seconds later: by then a newer claim may have been bound to the volume, written and
+ * deleted. Its data was not there at the offer, so only a claim seen bound (`boundAt`, the
+ * resourceVersion of the first change showing the binding) before the offer counts; one
+ * never seen bound counts too.
  */
-export function noOfferBeforeWipe(offers: readonly OfferObservation[], deletedClaimUids: ReadonlySet<string>): Verdict {
+export function noOfferBeforeWipe(offers: readonly OfferObservation[], deletedClaimUids: ReadonlySet<string>, boundAt: ReadonlyMap<string, bigint>): Verdict {
   const violations: string[] = [];
   for (const o of offers) {
-    if (o.foundClaimUid && deletedClaimUids.has(o.foundClaimUid)) {
-      violations.push(`${o.pv} on ${o.device} offered while it still held data of deleted claim ${o.foundClaimUid}`);
-    }
+    if (!o.foundClaimUid || !deletedClaimUids.has(o.foundClaimUid)) continue;
+    const bound = boundAt.get(o.foundClaimUid);
+    if (bound !== undefined && bound > o.rv) continue;
+    violations.push(`${o.pv} on ${o.device} offered while it still held data of deleted claim ${o.foundClaimUid}`);
   }
   return { checked: offers.length, violations };
 }

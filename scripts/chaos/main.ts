@@ -134,6 +134,8 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
   const deletedByUs = new Set<string>();
   const bindings: BindingObservation[] = [];
   const offers: OfferObservation[] = [];
+  /** Claim uid -> the resourceVersion of the first volume change seen binding it. */
+  const boundAt = new Map<string, bigint>();
   const deletedClaims = new Set<string>();
   const workload = new Map<string, number>();
   const count = (what: string) => workload.set(what, (workload.get(what) ?? 0) + 1);
@@ -149,12 +151,14 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
       return;
     }
     bindings.push({ kind: 'PersistentVolume', name: pv.metadata.name, phase: pv.status?.phase, claimUid: pv.spec?.claimRef?.uid });
+    const claimUid = pv.spec?.claimRef?.uid;
+    if (claimUid && !boundAt.has(claimUid)) boundAt.set(claimUid, BigInt(pv.metadata.resourceVersion));
     const phase = pv.status?.phase;
     const was = pvPhase.get(pv.metadata.name);
     pvPhase.set(pv.metadata.name, phase);
     if (pv.spec?.storageClassName === DISK_CLASS && phase === 'Available' && was !== 'Available') {
       const device = t.deviceOf(pv.metadata.annotations?.['local.stowage.io/node'], pv.spec?.local?.path ?? '');
-      if (device) offers.push({ device, pv: pv.metadata.name, foundClaimUid: readSignature(device) });
+      if (device) offers.push({ device, pv: pv.metadata.name, rv: BigInt(pv.metadata.resourceVersion), foundClaimUid: readSignature(device) });
     }
   };
   const onClaim = (e: WatchEvent) => {
@@ -386,11 +390,13 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
     ['every acknowledged write is present', acknowledgedWritesPresent(acked, present, deletedByUs)],
     ['no volume bound to two claims, no claim to two volumes', exclusiveBindings(bindings)],
     ['every watch gap-free and increasing (or 410 and relist)', gapFreeWatches(watches.flatMap((w) => w.segments), committed)],
-    ['no disk offered before its wipe finished', noOfferBeforeWipe(offers, deletedClaims)],
+    ['no disk offered before its wipe finished', noOfferBeforeWipe(offers, deletedClaims, boundAt)],
     ['no disk wiped twice at once', noOverlappingWipes(wipes, overlaps)],
     [`converged within ${CONVERGE_LIMIT_MS / 1000} s of the last fault`, convergedInTime(convergedAfter, CONVERGE_LIMIT_MS, 'see the logs')],
   ];
   figures.push(['Converged after the last fault', convergedAfter === undefined ? 'no' : `${(convergedAfter / 1000).toFixed(1)} s`]);
+  const lateReads = offers.filter((o) => o.foundClaimUid && (boundAt.get(o.foundClaimUid) ?? -1n) > o.rv).length;
+  figures.push(['Offers whose device was read after a newer claim had written it (not counted above)', String(lateReads)]);
   figures.push(['Watches: resumed / 410 and relisted', `${watches.reduce((n, w) => n + w.resumes, 0)} / ${watches.reduce((n, w) => n + w.expiredCount, 0)}`]);
   figures.push(['Restarts by the supervisor', [...t.servers, ...t.controllers, ...t.agents].map((p) => `${p.name} ${p.starts - 1}`).join(', ')]);
   return { verdicts, faults: faultCounts, stats, figures, workload: [...workload.entries()] };

@@ -66,11 +66,14 @@ describe('gapFreeWatches', () => {
 
 describe('noOfferBeforeWipe', () => {
   it.each([
-    { name: 'an empty device offered', found: undefined, deleted: ['u1'], bad: 0 },
-    { name: 'data of a deleted claim still there', found: 'u1', deleted: ['u1'], bad: 1 },
-    { name: 'data of the new claim (written after the offer)', found: 'u2', deleted: ['u1'], bad: 0 },
-  ])('$name', ({ found, deleted, bad }) => {
-    expect(noOfferBeforeWipe([{ device: '/dev/loop9', pv: 'local-pv-1', foundClaimUid: found }], new Set(deleted)).violations).toHaveLength(bad);
+    { name: 'an empty device offered', found: undefined, deleted: ['u1'], boundAt: {}, bad: 0 },
+    { name: 'data of a deleted claim bound before the offer still there', found: 'u1', deleted: ['u1'], boundAt: { u1: 50n }, bad: 1 },
+    { name: 'data of a deleted claim never seen bound', found: 'u1', deleted: ['u1'], boundAt: {}, bad: 1 },
+    { name: 'data of the new claim (written after the offer)', found: 'u2', deleted: ['u1'], boundAt: { u2: 150n }, bad: 0 },
+    { name: 'the device read late: a newer claim, bound after the offer, already deleted', found: 'u2', deleted: ['u1', 'u2'], boundAt: { u1: 50n, u2: 150n }, bad: 0 },
+  ])('$name', ({ found, deleted, boundAt, bad }) => {
+    const offer = { device: '/dev/loop9', pv: 'local-pv-1', rv: 100n, foundClaimUid: found };
+    expect(noOfferBeforeWipe([offer], new Set(deleted), new Map(Object.entries(boundAt))).violations).toHaveLength(bad);
   });
 });
 
