@@ -8,7 +8,7 @@
 // its event-loop delay. Real btrfs on a file-backed loop device
 // (root needed); the API, controllers and one agent in this process, on its own Postgres.
 //
-//   npx tsx bench/btrfs-pool.ts [--claims 100] [--pool-ms 1000]
+//   npx tsx bench/btrfs-pool.ts [--claims 100] [--pool-ms 1000] [--rate N (claims with pods per second; default: back to back)]
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -36,8 +36,10 @@ import { pct, untilWith } from './stack';
 
 const run = promisify(execFile);
 logger.level = process.env.STOWAGE_LOG_LEVEL ?? 'warn';
-const { values: args } = parseArgs({ options: { claims: { type: 'string', default: '100' }, 'pool-ms': { type: 'string', default: '250' } } });
+const { values: args } = parseArgs({ options: { claims: { type: 'string', default: '100' }, 'pool-ms': { type: 'string', default: '250' }, rate: { type: 'string', default: '0' } } });
 const N = Number(args.claims);
+/** Claims with pods created per second (0: one after another, as fast as they are answered). */
+const RATE = Number(args.rate);
 const POOL_MS = Number(args['pool-ms']);
 const NODE = 'bench-node';
 /** Claims and pods are created as an API client's are (admission included), without HTTP. */
@@ -129,6 +131,8 @@ try {
   const created = new Map<string, number>();
   for (let i = 0; i < N; i++) {
     const name = `w${i}`;
+    const due = wall0 + (RATE > 0 ? (i * 1000) / RATE : 0);
+    if (Date.now() < due) await new Promise((r) => setTimeout(r, due - Date.now())); // pacing, not a wait for a condition
     await app.objects.create(admin, { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name, namespace: 'bench' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '8Mi' } }, storageClassName: 'pooled' } });
     created.set(name, Date.now());
     await app.objects.create(admin, { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'bench' }, spec: { containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: name } }] } });
@@ -143,7 +147,7 @@ try {
   }
   const toBound = [...created].map(([n, t]) => steps.get(n)!.bound - t);
   const toPublished = [...created].map(([n, t]) => steps.get(n)!.running - t);
-  console.log(`${N} WaitForFirstConsumer claims with pods (the agent waits on the server for pool work and for its pods, with the defaults):`);
+  console.log(`${N} WaitForFirstConsumer claims with pods, ${RATE > 0 ? `${RATE} per second` : 'created back to back'} (the agent waits on the server for pool work and for its pods, with the defaults):`);
   console.log(`  pod created -> claim Bound:        p50 ${pct(toBound, 50)} ms, p99 ${pct(toBound, 99)} ms`);
   console.log(`  pod created -> volume published:   p50 ${pct(toPublished, 50)} ms, p99 ${pct(toPublished, 99)} ms  (goal p99 <= 1000 ms)`);
   if (process.env.BENCH_DETAIL) {
