@@ -66,7 +66,7 @@ try {
   for (const [name, mode] of [['pooled', 'WaitForFirstConsumer'], ['pooled-now', 'Immediate']]) {
     await app.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name }, provisioner: btrfsProvisioner, parameters: { pool }, reclaimPolicy: 'Delete', volumeBindingMode: mode });
   }
-  const controllers = await startControllers({ app, connectionString: url, leaderElection: false, pendingGraceMs: 0 });
+  const controllers = await startControllers({ app, connectionString: url, leaderElection: false });
   const podsDir = path.join(work, 'pods');
   await fs.mkdir(podsDir);
   const agent = new AgentLoop({
