@@ -9,7 +9,7 @@
 // (root needed); the API, controllers and one agent in this process, on its own Postgres.
 //
 //   npx tsx bench/btrfs-pool.ts [--claims 100] [--pool-ms 1000] [--rate N (claims with pods per second; default: back to back)]
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,7 +36,11 @@ import { pct, untilWith } from './stack';
 
 const run = promisify(execFile);
 logger.level = process.env.STOWAGE_LOG_LEVEL ?? 'warn';
-const { values: args } = parseArgs({ options: { claims: { type: 'string', default: '100' }, 'pool-ms': { type: 'string', default: '250' }, rate: { type: 'string', default: '0' } } });
+const { values: args } = parseArgs({
+  options: { claims: { type: 'string', default: '100' }, 'pool-ms': { type: 'string', default: '250' }, rate: { type: 'string', default: '0' }, 'agent-process': { type: 'boolean', default: false } },
+});
+/** The node's agent as `stowage agent` in a process of its own (as on a cluster's nodes), not inside this one (as in `stowage start`). */
+const AGENT_PROCESS = args['agent-process'];
 const N = Number(args.claims);
 /** Claims with pods created per second (0: one after another, as fast as they are answered). */
 const RATE = Number(args.rate);
@@ -69,16 +73,38 @@ try {
   const controllers = await startControllers({ app, connectionString: url, leaderElection: false });
   const podsDir = path.join(work, 'pods');
   await fs.mkdir(podsDir);
-  const agent = new AgentLoop({
-    api: agentHttpClient({ server: api.url, token: await app.nodeAgent.createToken(NODE), caPem: api.caPem }),
-    os: realAgentOs,
-    nodeName: NODE,
-    log: logger.child({ component: 'agent' }),
-    podsDir,
-    poolMs: POOL_MS,
-    heartbeatMs: 1000,
-  });
+  const token = await app.nodeAgent.createToken(NODE);
+  const agent = AGENT_PROCESS
+    ? await agentProcess(token)
+    : new AgentLoop({
+        api: agentHttpClient({ server: api.url, token, caPem: api.caPem }),
+        os: realAgentOs,
+        nodeName: NODE,
+        log: logger.child({ component: 'agent' }),
+        podsDir,
+        poolMs: POOL_MS,
+        heartbeatMs: 1000,
+      });
   await agent.start();
+  /** `stowage agent` for NODE against this API, stopped with SIGTERM. */
+  async function agentProcess(t: string): Promise<{ start(): Promise<void>; stop(): Promise<void> }> {
+    const tokenFile = path.join(work, 'node.token');
+    const caFile = path.join(work, 'ca.crt');
+    await fs.writeFile(tokenFile, t, { mode: 0o600 });
+    await fs.writeFile(caFile, api.caPem);
+    let child: ReturnType<typeof spawn> | undefined;
+    return {
+      start: async () => {
+        child = spawn(process.execPath, ['bin/stowage.mjs', 'agent', '--server', api.url, '--token-file', tokenFile, '--ca-file', caFile, '--node', NODE, '--pods-dir', podsDir, '--state-dir', path.join(work, 'agent-state')], { stdio: ['ignore', 'ignore', 'inherit'] });
+      },
+      stop: async () => {
+        if (!child || child.exitCode !== null) return;
+        const exited = new Promise((r) => child!.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      },
+    };
+  }
   await until('the node Ready and its pool reported', async () => {
     const node = await app.store.tryGet('Node', undefined, NODE);
     const ready = (node?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
@@ -147,7 +173,7 @@ try {
   }
   const toBound = [...created].map(([n, t]) => steps.get(n)!.bound - t);
   const toPublished = [...created].map(([n, t]) => steps.get(n)!.running - t);
-  console.log(`${N} WaitForFirstConsumer claims with pods, ${RATE > 0 ? `${RATE} per second` : 'created back to back'} (the agent waits on the server for pool work and for its pods, with the defaults):`);
+  console.log(`${N} WaitForFirstConsumer claims with pods, ${RATE > 0 ? `${RATE} per second` : 'created back to back'}, the agent ${AGENT_PROCESS ? 'in a process of its own' : 'in this process'} (it waits on the server for pool work and for its pods):`);
   console.log(`  pod created -> claim Bound:        p50 ${pct(toBound, 50)} ms, p99 ${pct(toBound, 99)} ms`);
   console.log(`  pod created -> volume published:   p50 ${pct(toPublished, 50)} ms, p99 ${pct(toPublished, 99)} ms  (goal p99 <= 1000 ms)`);
   if (process.env.BENCH_DETAIL) {
