@@ -9,6 +9,7 @@
 import type { Logger } from 'pino';
 import type { Services } from '../services/services';
 import type { CSIStorageCapacity } from '../resources/csi-storage-capacity/schema';
+import { TxBatcher } from './runtime/tx-batcher';
 import { logger } from '../services/logger';
 import { AssetStore } from '../store/provisioned-assets';
 import { createRealOs, type HostOs } from '../provisioners/os';
@@ -77,11 +78,13 @@ export function provisioningDeps(o: ProvisioningOptions): ProvisioningDeps {
   const os = o.os ?? createRealOs(o.nodeName);
   const node = o.nodeName ?? os.hostname();
   const assets = new AssetStore(o.app.store);
+  const eventWrites = new TxBatcher(o.app.store, { maxBatch: 64, parallel: 1 });
   return {
     store: o.app.store,
     assets,
     plugins: o.plugins ?? createPlugins({ os, assets, nodeName: node, log, btrfs: { capacities: publishedCapacities(o.app.store) } }),
-    events: new EventRecorder(o.app.store, persistentVolumeControllerComponent, log),
+    // Events of many reconciles share transactions.
+    events: new EventRecorder(o.app.store, persistentVolumeControllerComponent, log, (fn) => eventWrites.run(fn)),
     log,
     node,
     saveAttempts: o.saveAttempts ?? 5,

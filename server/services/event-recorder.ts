@@ -64,6 +64,24 @@ export class EventRecorder {
     return { name: this.eventName(obj, type, reason, message, c.combined), message: c.message };
   }
 
+  /** Records still being written by recordInBackground. */
+  private readonly inFlight = new Set<Promise<void>>();
+
+  /**
+   * Records without the caller waiting, as client-go's broadcaster does: for an event that
+   * follows a write on a hot path (a pod placed, a volume provisioned), so the next step is
+   * not held up by it. Best effort as record is; `settled()` waits for those in flight.
+   */
+  recordInBackground(obj: KubeObject, type: EventType, reason: string, message: string): void {
+    const p = this.record(obj, type, reason, message).finally(() => this.inFlight.delete(p));
+    this.inFlight.add(p);
+  }
+
+  /** Resolves when every event recorded in the background so far is written (or given up). */
+  async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
   async record(obj: KubeObject, type: EventType, reason: string, message: string): Promise<void> {
     // Events are read by developers: a credential in a message (a plugin's error quoting a
     // connection string) is masked before it is ever stored.

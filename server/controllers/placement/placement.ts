@@ -44,6 +44,7 @@ import type { CSIStorageCapacity } from '../../resources/csi-storage-capacity/sc
 import type { ChangeEvent } from '../../store/change-feed';
 import { WaitingPods } from './waiting-pods';
 import { KindLists } from '../runtime/kind-lists';
+import { TxBatcher } from '../runtime/tx-batcher';
 
 export const placementName = 'default-scheduler';
 const POD = 'Pod';
@@ -187,7 +188,7 @@ async function bindPod(d: Deps, ctx: ReconcileContext, pod: Pod, node: string): 
     return tx.updateAll(next);
   });
   if (!saved) return false;
-  await d.events.record(saved, 'Normal', reasons.scheduled, `Successfully assigned ${pod.metadata.namespace}/${pod.metadata.name} to ${node}`);
+  d.events.recordInBackground(saved, 'Normal', reasons.scheduled, `Successfully assigned ${pod.metadata.namespace}/${pod.metadata.name} to ${node}`);
   return true;
 }
 
@@ -266,10 +267,12 @@ export function placementKeysFor(waiting: WaitingPods, e: ChangeEvent): string[]
 export function placementSpec(o: PlacementOptions): ControllerSpec {
   const local = o.nodeLocalProvisioners;
   const waiting = new WaitingPods();
+  const eventWrites = new TxBatcher(o.store, { maxBatch: 64, parallel: 1 });
   const d: Deps = {
     store: o.store,
     lists: new KindLists(o.store, ['Node', 'StorageClass', 'CSIStorageCapacity']),
-    events: new EventRecorder(o.store, schedulerComponent, o.log),
+    // Events of many placements share transactions (the scheduler's broadcaster batches too).
+    events: new EventRecorder(o.store, schedulerComponent, o.log, (fn) => eventWrites.run(fn)),
     provisionerNode: (p) => (local?.names.has(p) ? local.node : undefined),
     waiting,
   };

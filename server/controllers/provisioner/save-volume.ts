@@ -92,7 +92,8 @@ export async function saveVolume(
     }
     switch (outcome) {
       case 'created':
-        await event(d, claim, 'Normal', reasons.provisioningSucceeded, `Successfully provisioned volume ${pvName} using ${plugin.name}`);
+        // Not waited for: the binder can take the volume meanwhile.
+        d.events.recordInBackground(claim, 'Normal', reasons.provisioningSucceeded, `Successfully provisioned volume ${pvName} using ${plugin.name}`);
         return;
       case 'exists':
         // An earlier attempt saved it (and adopted the asset in the same commit).
