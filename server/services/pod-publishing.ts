@@ -157,18 +157,29 @@ export class PodPublishing {
       const version = createHash('sha256').update(JSON.stringify(pods)).digest('base64url').slice(0, 22);
       const left = deadline - Date.now();
       if (version !== o.seen || left <= 0 || o.signal?.aborted) return { pods, version };
-      await this.nextChange(node, before, left, o.signal);
+      await this.nextChange(node, pods, before, left, o.signal);
     }
   }
 
-  /** Resolves at the first change after `after` that may change the node's answer, after `ms`, or on abort. */
-  private async nextChange(node: string, after: bigint, ms: number, signal?: AbortSignal): Promise<void> {
+  /**
+   * Resolves at the first change after `after` that may change the node's answer (a pod
+   * placed on it or leaving it, a claim its pods name, a volume of those claims), after
+   * `ms`, or on abort. Other claims and volumes do not wake the node's agent.
+   */
+  private async nextChange(node: string, pods: AgentPod[], after: bigint, ms: number, signal?: AbortSignal): Promise<void> {
+    const claims = new Set(pods.flatMap((p) => p.volumes.map((v) => `${p.namespace}/${v.claimName}`)));
+    const volumes = new Set(pods.flatMap((p) => p.volumes.map((v) => v.pvName).filter((n): n is string => !!n)));
     const stop = new AbortController();
     const timer = setTimeout(() => stop.abort(), ms);
     const onAbort = () => stop.abort();
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const concerns = (e: ChangeEvent) => e.kind !== 'Pod' || (e.object as Pod).spec?.nodeName === node; // a change of kind Pod
+      const concerns = (e: ChangeEvent) => {
+        if (e.kind === 'Pod') return (e.object as Pod).spec?.nodeName === node; // a change of kind Pod
+        if (e.kind === 'PersistentVolumeClaim') return claims.has(`${e.namespace}/${e.name}`);
+        const ref = (e.object as PersistentVolume).spec?.claimRef; // a change of kind PersistentVolume
+        return volumes.has(e.name) || claims.has(`${ref?.namespace ?? ''}/${ref?.name ?? ''}`);
+      };
       for await (const e of this.store.watch({ kinds: ['Pod', 'PersistentVolumeClaim', 'PersistentVolume'], resourceVersion: after === 0n ? '00' : after.toString(), signal: stop.signal, filter: concerns })) {
         void e;
         return;

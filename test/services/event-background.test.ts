@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { TxBatcher } from '../../server/controllers/runtime/tx-batcher';
 import { EventRecorder } from '../../server/services/event-recorder';
 import { logger } from '../../server/services/logger';
+import { ofKind } from '../../server/resources/of-kind';
 import { openTestStore, type TestStore } from '../db';
 
 let t: TestStore;
@@ -24,8 +25,8 @@ it('background events land once settled: one Event per message, repeats counted,
   for (const p of pods) recorder.recordInBackground(p, 'Normal', 'Scheduled', `Successfully assigned apps/${p.metadata.name} to node-a`);
   recorder.recordInBackground(pods[0], 'Normal', 'Scheduled', 'Successfully assigned apps/p0 to node-a');
   await recorder.settled();
-  const events = (await t.store.list('Event', { namespace: 'apps' })).items as { involvedObject: { name: string }; count: number; source: { component: string } }[];
+  const events = ofKind((await t.store.list('Event', { namespace: 'apps' })).items, 'Event');
   expect(events).toHaveLength(20);
-  expect(events.find((e) => e.involvedObject.name === 'p0')?.count).toBe(2);
-  expect(events.every((e) => e.source.component === 'test-component')).toBe(true);
+  expect(events.find((e) => e.involvedObject?.name === 'p0')?.count).toBe(2);
+  expect(events.every((e) => e.source?.component === 'test-component')).toBe(true);
 });

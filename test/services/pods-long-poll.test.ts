@@ -54,6 +54,48 @@ it("another node's pod does not end the wait; the unchanged answer comes back af
   expect(answer.version).toBe(version);
 });
 
+it("a claim none of the node's pods names does not end the wait", async () => {
+  const { version } = await publishing.podsFor('node-a');
+  const began = Date.now();
+  const held = publishing.podsFor('node-a', { waitMs: 1_500, seen: version });
+  await t.store.create({
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { namespace: 'apps', name: 'unrelated' },
+    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+  });
+  const answer = await held;
+  expect(Date.now() - began).toBeGreaterThanOrEqual(1_500);
+  expect(answer.version).toBe(version);
+});
+
+it("a claim of the node's pod being bound ends the wait at once", async () => {
+  await t.store.create({
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { namespace: 'apps', name: 'data' },
+    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+  });
+  await t.store.create({ ...pod('with-claim', 'node-a'), spec: { nodeName: 'node-a', containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'v', persistentVolumeClaim: { claimName: 'data' } }] } });
+  await t.store.create({
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name: 'pv-data' },
+    spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/srv/data' } },
+  });
+  const before = await publishing.podsFor('node-a');
+  expect(before.pods.find((p) => p.name === 'with-claim')?.volumes[0].waiting).toMatch(/not bound/);
+  const began = Date.now();
+  const held = publishing.podsFor('node-a', { waitMs: 25_000, seen: before.version });
+  const c = await t.store.get('PersistentVolumeClaim', 'apps', 'data');
+  const bound = await t.store.update({ ...c, spec: { ...c.spec, volumeName: 'pv-data' } });
+  await t.store.update({ ...bound, status: { phase: 'Bound' } }, { subresource: 'status' });
+  const answer = await held;
+  expect(Date.now() - began).toBeLessThan(15_000);
+  expect(answer.version).not.toBe(before.version);
+  expect(answer.pods.find((p) => p.name === 'with-claim')?.volumes[0]).toMatchObject({ pvName: 'pv-data', hostPath: '/srv/data' });
+});
+
 it('an abort ends the wait', async () => {
   const { version } = await publishing.podsFor('node-a');
   const stop = new AbortController();
