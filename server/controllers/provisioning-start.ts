@@ -91,6 +91,7 @@ export function provisioningDeps(o: ProvisioningOptions): ProvisioningDeps {
     saveIntervalMs: o.saveIntervalMs ?? 1000,
     backgroundPollMs: o.backgroundPollMs ?? 5000,
     sweepGraceMs: o.sweepGraceMs ?? 60_000,
+    saves: new TxBatcher(o.app.store, { maxBatch: 32, parallel: 2 }),
   };
 }
 

@@ -4,6 +4,7 @@ import type { AssetStore } from '../../store/provisioned-assets';
 import type { PluginRegistry } from '../../provisioners/registry';
 import type { ObjectStore } from '../../store/object-store';
 import type { EventRecorder } from '../../services/event-recorder';
+import type { TxBatcher } from '../runtime/tx-batcher';
 
 export interface ProvisioningDeps {
   store: ObjectStore;
@@ -21,4 +22,10 @@ export interface ProvisioningDeps {
   backgroundPollMs: number;
   /** An intent record untouched for this long may be settled by the periodic sweep (ms). */
   sweepGraceMs: number;
+  /**
+   * When set, provisioned PVs are saved through it: the saves of many claims share
+   * transactions (a save's only direct SQL, adopting its intent record, changes nothing
+   * when the save gives up, so it may share a transaction with others).
+   */
+  saves?: TxBatcher;
 }

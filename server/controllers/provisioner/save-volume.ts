@@ -32,7 +32,7 @@ export class ProvisioningRetry extends Error {
 
 async function saveOnce(d: ProvisioningDeps, ctx: ReconcileContext, claim: PersistentVolumeClaim, pv: PersistentVolume, plugin: string): Promise<Outcome> {
   const pvName = pv.metadata.name!;
-  return write(d, ctx, async (tx) => {
+  return write({ store: d.store, batcher: d.saves }, ctx, async (tx) => {
     const c = await tx.get(PVC, claim.metadata.namespace, claim.metadata.name!);
     if (!c || c.metadata.uid !== claim.metadata.uid || c.metadata.deletionTimestamp) return 'claimGone';
     if (c.spec?.volumeName && c.spec.volumeName !== pvName) return 'claimBoundElsewhere';
