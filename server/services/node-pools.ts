@@ -16,7 +16,6 @@ import { StowageError } from '../domain/errors';
 import { inParallel } from '../domain/in-parallel';
 import { btrfsProvisioner } from '../domain/well-known/provisioners';
 import { poolPathProblems } from '../resources/storage-class/in-tree-parameters';
-import type { StorageClass } from '../resources/storage-class/schema';
 import type { ObjectStore } from '../store/object-store';
 import { AssetStore, type AssetRecord } from '../store/provisioned-assets';
 
@@ -36,7 +35,8 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 /** The pools of every btrfs class (valid `pool` parameters only). */
 export async function poolAssignments(store: ObjectStore): Promise<PoolAssignment[]> {
-  const classes = (await store.list('StorageClass')).items as StorageClass[]; // a list of kind StorageClass
+  // A plain read of the classes committed now: one statement, where a list first settles the change log.
+  const classes = await store.current('StorageClass');
   return classes
     .filter((c) => c.provisioner === btrfsProvisioner && typeof c.parameters?.pool === 'string' && poolPathProblems(btrfsProvisioner, c.parameters.pool).length === 0)
     .map((c) => ({ className: c.metadata.name!, path: c.parameters!.pool }));
