@@ -32,7 +32,7 @@ import { logger } from '../server/services/logger';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
 import { STATEMENT_STATS_SETTINGS, StatementStats } from './pg-diagnostics';
 import { migrate } from '../server/store/migrate';
-import { pct, untilWith } from './stack';
+import { pct, releaseOnEarlyExit, untilWith } from './stack';
 
 const run = promisify(execFile);
 logger.level = process.env.STOWAGE_LOG_LEVEL ?? 'warn';
@@ -56,6 +56,7 @@ if (!support.ok) {
 }
 
 const work = await fs.mkdtemp(path.join(os.tmpdir(), 'stowage-bench-btrfs-'));
+releaseOnEarlyExit(work);
 const until = untilWith({ everyMs: 10, timeoutMs: 300_000 });
 
 try {
@@ -95,6 +96,7 @@ try {
     let child: ReturnType<typeof spawn> | undefined;
     return {
       start: async () => {
+        process.once('exit', () => child?.kill('SIGTERM')); // a bench stopped early takes its agent along
         child = spawn(process.execPath, ['bin/stowage.mjs', 'agent', '--server', api.url, '--token-file', tokenFile, '--ca-file', caFile, '--node', NODE, '--pods-dir', podsDir, '--state-dir', path.join(work, 'agent-state')], { stdio: ['ignore', 'ignore', 'inherit'] });
       },
       stop: async () => {

@@ -20,7 +20,7 @@ import type { PersistentVolume } from '../server/resources/persistent-volume/sch
 import type { PersistentVolumeClaim } from '../server/resources/persistent-volume-claim/schema';
 import type { VolumeSnapshot } from '../server/resources/volume-snapshot/schema';
 import { logger } from '../server/services/logger';
-import { makeBenchPool, median, startBenchAgent, startStack, untilWith } from './stack';
+import { makeBenchPool, median, releaseOnEarlyExit, startBenchAgent, startStack, untilWith } from './stack';
 
 const run = promisify(execFile);
 logger.level = process.env.STOWAGE_LOG_LEVEL ?? 'warn';
@@ -35,6 +35,7 @@ const NS = 'bench';
 
 const support = await poolSupport();
 const work = await fs.mkdtemp(path.join(os.tmpdir(), 'stowage-bench-snapshots-'));
+releaseOnEarlyExit(work);
 const until = untilWith({ everyMs: 5, timeoutMs: 600_000 });
 
 /** FILES files of BYTES/FILES bytes each, 100 to a directory. */

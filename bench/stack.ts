@@ -10,9 +10,31 @@ import { realAgentOs } from '../server/agent/os';
 import { createPool } from '../server/agent/pool-setup';
 import { createAppContext, type AppContext } from '../server/app/context';
 import { startApiServer, type RunningApiServer } from '../server/kube/api-server';
+import { releaseAndWarn } from '../server/provisioners/testing';
 import { logger } from '../server/services/logger';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
 import { migrate } from '../server/store/migrate';
+
+/**
+ * Releases `work` (mounts, loop devices, files) also when the bench is stopped early: by
+ * SIGINT or SIGTERM, or by a reader that went away (`| head` closes stdout, and the next
+ * write would otherwise end the process before its own cleanup). The bench's `finally`
+ * still releases it on a normal end.
+ */
+export function releaseOnEarlyExit(work: string): void {
+  let releasing = false;
+  const release = async (code: number) => {
+    if (releasing) return;
+    releasing = true;
+    await releaseAndWarn(work);
+    process.exit(code);
+  };
+  process.once('SIGINT', () => void release(130));
+  process.once('SIGTERM', () => void release(143));
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') void release(0);
+  });
+}
 
 /** The value at percentile `p` (nearest rank) of `xs`; p 50 is the lower median. */
 export const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
