@@ -41,11 +41,9 @@ test('a pool made from a file: the claim lands on the node, and written data mov
   test.setTimeout(150_000);
   const support = await poolSupport();
   // Only where the machine forbids it (no loop devices, no btrfs, no mounts), and said aloud.
-  if (!support.ok) {
-    const reason = `this machine cannot make a btrfs pool from a file: ${support.reason}`;
-    console.log(`[skip] pools journey: ${reason}`);
-    test.skip(true, reason);
-  }
+  const reason = support.ok ? '' : `this machine cannot make a btrfs pool from a file: ${support.reason}`;
+  if (!support.ok) console.log(`[skip] pools journey: ${reason}`);
+  test.skip(!support.ok, reason);
 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'stowage-e2e-pool-'));
   const cls = uniqueName('pooled');
