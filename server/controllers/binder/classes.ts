@@ -1,32 +1,27 @@
-// StorageClass lookups for the binder, cached briefly and dropped on any class change.
+// StorageClass lookups for the binder: the class list kept (runtime/kind-lists.ts) until the
+// binder's watch sees a class change, or for at most a few seconds.
 import { newestDefault } from '../../resources/storage-class/default-class';
 import { isDefaultClass } from '../../resources/storage-class/strategy';
 import type { StorageClass } from '../../resources/storage-class/schema';
 import type { ObjectStore } from '../../store/object-store';
+import { KindLists } from '../runtime/kind-lists';
 
 export { isDefaultClass, newestDefault };
 
 export class ClassCache {
-  private classes: Promise<Map<string, StorageClass>> | undefined;
-  private loadedAt = 0;
+  private readonly lists: KindLists<'StorageClass'>;
 
-  constructor(
-    private readonly store: ObjectStore,
-    private readonly ttlMs = 5000,
-  ) {}
-
-  invalidate(): void {
-    this.classes = undefined;
+  constructor(store: ObjectStore, ttlMs = 5000) {
+    this.lists = new KindLists(store, ['StorageClass'], ttlMs);
   }
 
-  private all(): Promise<Map<string, StorageClass>> {
-    if (!this.classes || Date.now() - this.loadedAt > this.ttlMs) {
-      this.loadedAt = Date.now();
-      // A list of kind StorageClass.
-      this.classes = this.store.list('StorageClass').then((r) => new Map(r.items.map((sc) => [sc.metadata.name!, sc as StorageClass])));
-      this.classes.catch(() => this.invalidate());
-    }
-    return this.classes;
+  invalidate(): void {
+    this.lists.changed('StorageClass');
+  }
+
+  private async all(): Promise<Map<string, StorageClass>> {
+    // A list of kind StorageClass.
+    return new Map((await this.lists.get('StorageClass')).map((sc) => [sc.metadata.name!, sc as StorageClass]));
   }
 
   async get(name: string): Promise<StorageClass | undefined> {
