@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { createObject, getObject, setDefaultSnapshotClass, type Obj } from '../api';
 import { DEV_USER } from '../env';
-import { expect, screenshotThemes, signInAsAdmin, signInAsDeveloper, test, uniqueName } from '../helpers';
+import { expect, screenshot, screenshotThemes, signInAsAdmin, signInAsDeveloper, test, uniqueName } from '../helpers';
 
 const NS = DEV_USER.namespace;
 type Claim = Obj & { status?: { phase?: string; capacity?: { storage?: string } }; spec: { dataSource?: unknown; resources: { requests: { storage: string } } } };
@@ -94,6 +94,8 @@ test.describe('snapshots', () => {
     await openSnapshotsTab(page);
     const mine = page.locator(`[data-testid="snapshot-row"][data-name="${snap}"]`);
     await mine.getByTestId('delete-snapshot').click();
+    await expect(page.getByTestId('confirm-delete')).toBeVisible();
+    await screenshot(page, 'snapshot-delete-dialog');
     await page.getByTestId('confirm-delete').click();
     await expect(mine).toHaveCount(0, { timeout: 20_000 });
     await expect(page.getByTestId('snapshot-row')).toHaveCount(1);

@@ -123,7 +123,9 @@ describe('publishing a local volume', () => {
     await h.app.store.create(pod('broken', 'lost'));
     const event = await waitFor('a FailedMount event', async () => {
       const events = await h.app.store.list('Event', { namespace: 'apps' });
-      return (events.items as Event[]).find((e) => e.involvedObject?.name === 'broken' && e.reason === 'FailedMount');
+      // The agent may first see the claim before its binding completes ("is not bound"): the
+      // event about the missing path is the one this test is about.
+      return (events.items as Event[]).find((e) => e.involvedObject?.name === 'broken' && e.reason === 'FailedMount' && e.message?.includes('NewMounter'));
     }, 30_000);
     expect(event.type).toBe('Warning');
     expect(event.message).toBe(`MountVolume.NewMounter initialization failed for volume "pv-gone" : path "${missing}" does not exist`);
