@@ -140,7 +140,7 @@ function ScheduleCard({ schedule, claim, mayWrite }: { schedule: SnapshotSchedul
           <form
             onSubmit={(e) => {
               e.preventDefault();
-              if (draftOk(editing)) save.mutate({ namespace: ns, name, claimName: claim.metadata.name ?? '', every: editing.every, keep: Number(editing.keep), suspend: editing.suspend, snapshotClassName: schedule.spec?.snapshotClassName, resourceVersion: schedule.metadata.resourceVersion });
+              if (draftOk(editing)) save.mutate({ namespace: ns, name, claimName: claim.metadata.name ?? '', every: editing.every, keep: Number(editing.keep), suspend: editing.suspend, snapshotClassName: schedule.spec?.snapshotClassName, resourceVersion: schedule.metadata.resourceVersion, generation: schedule.metadata.generation ?? undefined });
             }}
           >
             <Stack gap="xs">

@@ -25,6 +25,11 @@ export interface ScheduleInput {
   suspend?: boolean;
   /** When changing an existing schedule: the version the user saw (a conflict otherwise). */
   resourceVersion?: string;
+  /**
+   * The spec generation the user saw: when it is still the schedule's, changes since are
+   * the controller's status only, and do not refuse the edit.
+   */
+  generation?: number;
 }
 
 export class SnapshotService {
@@ -59,7 +64,9 @@ export class SnapshotService {
     }
     const current = await this.objects.get(p, 'SnapshotSchedule', input.namespace, input.name);
     const target = current.spec?.target ?? spec.target;
-    return this.objects.update(p, { ...current, metadata: { ...current.metadata, resourceVersion: input.resourceVersion }, spec: { ...spec, target } });
+    const unchangedSpec = input.generation !== undefined && current.metadata.generation === input.generation;
+    const resourceVersion = unchangedSpec ? current.metadata.resourceVersion : input.resourceVersion;
+    return this.objects.update(p, { ...current, metadata: { ...current.metadata, resourceVersion }, spec: { ...spec, target } });
   }
 
   /**

@@ -62,6 +62,17 @@ describe('saveSchedule', () => {
     const stale = await caller(dev).snapshots.saveSchedule({ namespace: 'team', name: 'data-6h', claimName: 'data', every: '2d', keep: 3, resourceVersion: made.metadata.resourceVersion }).catch((e) => e);
     expect(stale.code).toBe('CONFLICT');
   });
+  test("the controller's status written since the form was loaded does not refuse the edit; another edit of the spec still does", async () => {
+    const made = await caller(dev).snapshots.saveSchedule({ namespace: 'team', name: 'data-1d', claimName: 'data', every: '1d', keep: 3 });
+    // The schedule controller records a slot (a status write: the generation stays).
+    const withStatus = await app.store.update({ ...made, status: { lastScheduleTime: '2026-11-26T00:00:00Z' } }, { subresource: 'status' });
+    expect(withStatus.metadata.generation).toBe(made.metadata.generation);
+    const seen = { resourceVersion: made.metadata.resourceVersion, generation: made.metadata.generation };
+    const edited = await caller(dev).snapshots.saveSchedule({ namespace: 'team', name: 'data-1d', claimName: 'data', every: '1d', keep: 1, ...seen });
+    expect(edited.spec).toEqual({ every: '1d', keep: 1, target: { claimName: 'data' } });
+    const stale = await caller(dev).snapshots.saveSchedule({ namespace: 'team', name: 'data-1d', claimName: 'data', every: '2d', keep: 1, ...seen }).catch((e) => e);
+    expect(stale.code).toBe('CONFLICT');
+  });
   test('an interval below 5m is refused with the field error', async () => {
     const err = await caller(dev).snapshots.saveSchedule({ namespace: 'team', name: 'fast', claimName: 'data', every: '1m', keep: 3 }).catch((e) => e);
     expect(err.code).toBe('UNPROCESSABLE_CONTENT');

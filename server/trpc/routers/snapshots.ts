@@ -24,6 +24,7 @@ export const snapshotsRouter = router({
         snapshotClassName: name.optional(),
         suspend: z.boolean().optional(),
         resourceVersion: z.string().min(1).max(40).optional(),
+        generation: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
       }),
     )
     .mutation(({ ctx, input }) => ctx.app.snapshots.saveSchedule(ctx.principal, input)),
