@@ -155,6 +155,7 @@ describe('the plugin states', () => {
     const pv = await ts.store.get('PersistentVolume', undefined, `pvc-${c.metadata.uid}`);
     expect(pv.spec!.claimRef!.uid).toBe(c.metadata.uid);
     expect((await d.assets.get(scripted.name, pv.metadata.name!))?.details.pvUid).toBe(pv.metadata.uid);
+    await d.events.settled(); // recorded in the background, off the provisioning's path
     expect(await events(c)).toEqual([`ProvisioningSucceeded: Successfully provisioned volume pvc-${c.metadata.uid} using test.io/scripted`]);
   });
 });
