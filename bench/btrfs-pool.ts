@@ -17,6 +17,7 @@ import { parseArgs, promisify } from 'node:util';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Session } from 'node:inspector/promises';
 import { writeFileSync } from 'node:fs';
+import { register } from 'prom-client';
 import { agentHttpClient } from '../server/agent/agent-client';
 import { AgentLoop } from '../server/agent/agent-loop';
 import { realAgentOs } from '../server/agent/os';
@@ -152,6 +153,7 @@ try {
     await profiler.post('Profiler.start');
   }
   const statements = process.env.BENCH_DETAIL ? await StatementStats.start(url) : undefined;
+  const reconciles0 = new Map(((await register.getSingleMetric('stowage_controller_reconcile_total')?.get())?.values ?? []).map((v) => [`${v.labels.controller}/${v.labels.result}`, v.value]));
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
   const cpu0 = process.cpuUsage();
@@ -213,6 +215,10 @@ try {
       BigInt(from),
     );
     for (const h of one) console.log('   ', h.actor, h.action, h.kind, h.name, JSON.stringify({ a: (h.object as any).metadata?.annotations, s: (h.object as any).status, f: (h.object as any).metadata?.finalizers, v: (h.object as any).spec?.volumeName }).slice(0, 600));
+    const reconciles = (await register.getSingleMetric('stowage_controller_reconcile_total')?.get())?.values ?? [];
+    const byController = new Map<string, number>();
+    for (const v of reconciles) byController.set(String(v.labels.controller), (byController.get(String(v.labels.controller)) ?? 0) + v.value - (reconciles0.get(`${v.labels.controller}/${v.labels.result}`) ?? 0));
+    console.log(`  reconciles by controller: ${[...byController].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ${n}`).join(', ')}`);
     console.log('  top statements (pg_stat_statements):');
     for (const r of await statements!.stop(25)) console.log(`    ${String(r.calls).padStart(6)} calls ${String(r.ms).padStart(8)} ms  ${r.statement}`);
     const last = Math.max(...created.values());

@@ -100,7 +100,7 @@ export function agentHttpClient(o: AgentClientOptions): AgentApi {
     pods: (node, wait) => call('GET', `${n(node)}/pods${wait && wait.waitMs > 0 && wait.seen ? `?waitMs=${Math.round(wait.waitMs)}&seen=${encodeURIComponent(wait.seen)}` : ''}`),
     podStatus: (node, report) => call('POST', `${n(node)}/pods/status`, report),
     podDone: (node, pod) => call('POST', `${n(node)}/pods/done`, pod),
-    poolWork: (node, waitMs) => call('GET', `${n(node)}/pools${waitMs && waitMs > 0 ? `?waitMs=${Math.round(waitMs)}` : ''}`),
+    poolWork: (node, waitMs, seen) => call('GET', `${n(node)}/pools${waitMs && waitMs > 0 ? `?waitMs=${Math.round(waitMs)}${seen ? `&seen=${encodeURIComponent(seen)}` : ''}` : ''}`),
     poolVolumesDone: (node, results) => call('POST', `${n(node)}/pools/volumes`, { results }),
     poolVolumeDone: (node, pvName, done) => call('POST', `${n(node)}/pools/volumes/${encodeURIComponent(pvName)}`, done),
     poolReport: (node, pools) => call('PUT', `${n(node)}/pools`, { pools }),

@@ -17,7 +17,7 @@ import { realPublishOs, type PublishOs } from './publish-os';
 import { discoverAll } from './discovery';
 import type { AgentOs } from './os';
 import { PoolKeeper } from './pools';
-import { inParallel } from '../domain/in-parallel';
+import { limiter } from '../domain/in-parallel';
 import { realPoolOs, type PoolOs } from './pool-os';
 import { labelArch, labelHostname, labelOs } from '../domain/well-known/labels';
 
@@ -118,6 +118,8 @@ export class AgentLoop {
   private wakeDiscovery: (() => void) | undefined;
   private readonly publisher: Publisher | undefined;
   private readonly sent = new Map<string, { text: string; at: number }>();
+  /** Pod reports in flight at once. */
+  private readonly reporting = limiter(REPORTS_IN_FLIGHT);
   private pools!: PoolKeeper;
   nodeName = '';
 
@@ -174,23 +176,12 @@ export class AgentLoop {
   }
 
   /**
-   * Pool passes back to back while there is work; otherwise the pass itself waits on the
-   * server for work (a long-poll), and only a pass that came back empty at once (a server
+   * Pool work as a stream (PoolKeeper.run): the ask waits on the server for a list other
+   * than the one in hand, and only an ask that came back at once with nothing new (a server
    * that does not hold the request) is followed by a pause of poolMs.
    */
   private async poolLoop(signal: AbortSignal): Promise<void> {
-    const ms = this.o.poolMs ?? 250;
-    while (!signal.aborted) {
-      const began = Date.now();
-      let worked = false;
-      try {
-        worked = (await this.pools.pass()).worked;
-      } catch (err) {
-        if (!signal.aborted) this.o.log.warn({ err: (err as Error).message, what: 'pools' }, 'agent step failed; trying again');
-      }
-      const rest = worked ? 0 : ms - (Date.now() - began);
-      if (rest > 0) await sleep(rest, signal);
-    }
+    await this.pools.run(signal, this.o.poolMs ?? 250);
   }
 
   private async heartbeat(): Promise<void> {
@@ -279,29 +270,36 @@ export class AgentLoop {
   async publish(seen?: string): Promise<{ quiet: boolean; version?: string }> {
     if (!this.publisher) return { quiet: true };
     const { pods, version } = await this.o.api.pods(this.nodeName, seen ? { waitMs: POD_WAIT_MS, seen } : undefined);
-    const r = await this.publisher.sync(pods);
-    for (const e of r.errors) this.o.log.warn({ error: e }, 'publishing');
-    const now = Date.now();
-    const changed = r.reports.filter((report) => {
+    // Each pod's report goes as soon as that pod is done, several in flight at once: a pass
+    // over many new pods is neither one round trip per pod nor a wait for the slowest pod.
+    const sending: Promise<void>[] = [];
+    let changed = 0;
+    const r = await this.publisher.sync(pods, (report) => {
+      const now = Date.now();
+      const text = JSON.stringify(report);
       const last = this.sent.get(report.uid);
-      return !(last && last.text === JSON.stringify(report) && now - last.at < REPORT_AGAIN_MS);
+      if (last && last.text === text && now - last.at < REPORT_AGAIN_MS) return;
+      changed++;
+      sending.push(
+        this.reporting(async () => {
+          try {
+            await this.o.api.podStatus(this.nodeName, report);
+            this.sent.set(report.uid, { text, at: now });
+          } catch (err) {
+            this.o.log.warn({ err: (err as Error).message, pod: `${report.namespace}/${report.name}` }, 'pod status report failed');
+          }
+        }),
+      );
     });
-    // Several reports in flight at once: a pass over many new pods is not one round trip per pod.
-    await inParallel(changed, REPORTS_IN_FLIGHT, async (report) => {
-      try {
-        await this.o.api.podStatus(this.nodeName, report);
-        this.sent.set(report.uid, { text: JSON.stringify(report), at: now });
-      } catch (err) {
-        this.o.log.warn({ err: (err as Error).message, pod: `${report.namespace}/${report.name}` }, 'pod status report failed');
-      }
-    });
+    await Promise.all(sending);
+    for (const e of r.errors) this.o.log.warn({ error: e }, 'publishing');
     for (const pod of r.unpublished) {
       await this.o.api.podDone(this.nodeName, pod);
       this.o.log.info({ pod: `${pod.namespace}/${pod.name}` }, 'volumes unpublished; pod deleted');
     }
     const live = new Set(pods.map((p) => p.uid));
     for (const uid of this.sent.keys()) if (!live.has(uid)) this.sent.delete(uid);
-    return { quiet: changed.length === 0 && r.unpublished.length === 0 && r.errors.length === 0, version };
+    return { quiet: changed === 0 && r.unpublished.length === 0 && r.errors.length === 0, version };
   }
 
   private async claim(): Promise<void> {

@@ -1,6 +1,6 @@
 // The pool keeper's guards and steps over a strict fake of its OS interface: what it
 // refuses without touching anything, and that every step is idempotent.
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import pino from 'pino';
 import type { PoolVolumeWork, PoolWork } from '../contracts/agent';
 import { LOOK_EVERY_MS, PoolKeeper, type PoolApi } from './pools';
@@ -184,6 +184,55 @@ describe('a pass', () => {
     expect(waits[1]).toBe(0); // right after work: more may be there
     expect(waits[2]).toBeGreaterThan(LOOK_EVERY_MS / 2); // idle: held by the server until work or the next look
     expect(waits[2]).toBeLessThanOrEqual(LOOK_EVERY_MS);
+  });
+});
+
+describe('pool work as a stream (run)', () => {
+  test('a volume named while another is being made is made and reported without waiting for it, and none is made twice', async () => {
+    const os = new FakePoolOs();
+    os.paths.set('/pools/a', { exists: true, isDirectory: true, fsType: 'btrfs' });
+    const other = `pvc-${'3'.repeat(8)}-3333-3333-3333-333333333333`;
+    // Making the first volume hangs until the test lets it go.
+    let letGo!: () => void;
+    const held = new Promise<void>((r) => (letGo = r));
+    const create = os.createSubvolume.bind(os);
+    os.createSubvolume = async (p: string) => {
+      if (p.endsWith(PV)) await held;
+      return create(p);
+    };
+    const pools = [{ className: 'pooled', path: '/pools/a' }];
+    let endAsks!: () => void;
+    const asksEnd = new Promise<void>((r) => (endAsks = r));
+    const answers: PoolWork[] = [
+      { pools, volumes: [volume()], version: 'v1' },
+      // The next answer still names the first volume (not reported yet), and a new one.
+      { pools, volumes: [volume(), volume({ pvName: other, path: `/pools/a/${other}` })], version: 'v2' },
+    ];
+    const seen: (string | undefined)[] = [];
+    const sent: string[] = [];
+    const api: PoolApi = {
+      ...noApi,
+      poolWork: async (_node, _waitMs, version) => {
+        seen.push(version);
+        const next = answers.shift();
+        if (next) return next;
+        await asksEnd;
+        return { pools, volumes: [], version: 'v3' };
+      },
+      poolVolumesDone: async (_node, results) => sent.push(...results.map((r) => `${r.pvName} ${r.state}`)),
+    };
+    const stop = new AbortController();
+    const running = new PoolKeeper(os, api, 'node-a', log).run(stop.signal, 10);
+    await vi.waitFor(() => expect(sent).toEqual([`${other} present`]), { timeout: 5_000 });
+    expect(os.subvolumes.has(`/pools/a/${PV}`)).toBe(false); // the first is still being made
+    letGo();
+    await vi.waitFor(() => expect(sent).toEqual([`${other} present`, `${PV} present`]), { timeout: 5_000 });
+    stop.abort();
+    endAsks();
+    await running;
+    expect(os.calls.filter((c) => c.startsWith('create')).sort()).toEqual([`create /pools/a/${PV}`, `create /pools/a/${other}`].sort());
+    // Each ask names the list it has in hand, so the server holds an unchanged one.
+    expect(seen.slice(0, 3)).toEqual([undefined, 'v1', 'v2']);
   });
 });
 

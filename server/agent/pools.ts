@@ -12,11 +12,14 @@ import type { Logger } from 'pino';
 import type { PoolReport, PoolVolumeDone, PoolVolumeWork, PoolWork } from '../contracts/agent';
 import { isPoolVolumePath, poolProblem, poolVolumePath, type QgroupRow } from '../domain/btrfs-pool';
 import type { PoolOs } from './pool-os';
-import { inParallel } from '../domain/in-parallel';
+import { limiter } from '../domain/in-parallel';
 
 export interface PoolApi {
-  /** With `waitMs`, the server may hold the answer that long while no volume wants work. */
-  poolWork(node: string, waitMs?: number): Promise<PoolWork>;
+  /**
+   * With `waitMs`, the server may hold the answer that long while no volume wants work, or
+   * (with `seen`, the version of a list it answered) while the list is still that one.
+   */
+  poolWork(node: string, waitMs?: number, seen?: string): Promise<PoolWork>;
   poolVolumeDone(node: string, pvName: string, done: PoolVolumeDone): Promise<unknown>;
   /** Several results at once (one request per pass). */
   poolVolumesDone(node: string, results: (PoolVolumeDone & { pvName: string })[]): Promise<unknown>;
@@ -28,7 +31,14 @@ const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 /** What one look at a pool found: why it cannot serve, or its qgroups. */
 type PoolState = { problem: string; rows?: undefined } | { problem?: undefined; rows: QgroupRow[] };
 
-/** Volumes settled at once in a pass. */
+/** A volume settled (or not), waiting for its result to be sent. */
+interface Settled {
+  work: PoolVolumeWork;
+  done: PoolVolumeDone;
+  sent(error?: unknown): void;
+}
+
+/** Volumes settled at once. */
 const PARALLEL = 4;
 /** The pools are looked at (figures, used bytes) this often; a pass with work does not wait for the next. */
 export const LOOK_EVERY_MS = 2_000;
@@ -42,6 +52,15 @@ export class PoolKeeper {
   private lastReportAt = 0;
   private lastLookAt = 0;
   private hadWork = false;
+  /** Each pool as last looked at, and when. */
+  private readonly seen = new Map<string, { state: PoolState; at: number }>();
+  /** Volumes being settled or reported: an answer that names them again does not start them twice. */
+  private readonly inHand = new Set<string>();
+  /** Results waiting to be sent; one request at a time carries all that are waiting. */
+  private readonly settled: Settled[] = [];
+  private sending = false;
+  /** Volumes settled at once, across answers. */
+  private readonly settling = limiter(PARALLEL);
 
   /**
    * `root`: where this agent sees the host's `/` (an agent in a container with the host
@@ -68,41 +87,128 @@ export class PoolKeeper {
     const due = this.lastLookAt + LOOK_EVERY_MS - Date.now();
     const work = await this.api.poolWork(this.node, this.hadWork || due <= 0 ? 0 : due);
     this.hadWork = work.volumes.length > 0;
+    await this.take(work, { together: true });
+    await this.lookIfDue(work);
+    return { worked: this.hadWork };
+  }
+
+  /**
+   * Pool work as a stream, until `signal` aborts: each volume is settled as soon as an
+   * answer names it (up to PARALLEL at once) and its result sent as soon as it is settled
+   * (results settled meanwhile go together), while the next ask already waits on the
+   * server for a list other than the one in hand. So a volume heard of in the middle of
+   * another's work does not wait for a whole pass. `pauseMs`: the least time between asks
+   * answered at once with nothing new (a server that does not hold them).
+   */
+  async run(signal: AbortSignal, pauseMs: number): Promise<void> {
+    let version: string | undefined;
+    const taking = new Set<Promise<void>>();
+    while (!signal.aborted) {
+      const began = Date.now();
+      let news = false;
+      try {
+        const due = Math.max(0, this.lastLookAt + LOOK_EVERY_MS - Date.now());
+        const work = await this.api.poolWork(this.node, due, version);
+        news = work.version === undefined || work.version !== version;
+        version = work.version;
+        const took = this.take(work, { together: false })
+          .catch((err) => {
+            if (!signal.aborted) this.log.warn({ err: errorText(err), what: 'pools' }, 'pool results not sent; trying again');
+          })
+          .finally(() => taking.delete(took));
+        taking.add(took);
+        await this.lookIfDue(work);
+      } catch (err) {
+        if (!signal.aborted) this.log.warn({ err: errorText(err), what: 'pools' }, 'agent step failed; trying again');
+      }
+      const rest = news ? 0 : pauseMs - (Date.now() - began);
+      if (rest > 0 && !signal.aborted) await new Promise<void>((r) => setTimeout(r, rest));
+    }
+    // Work begun is finished (each step is short and idempotent), as a pass was.
+    await Promise.all(taking);
+  }
+
+  /**
+   * Settles the volumes of an answer not in hand already; resolves once their results are
+   * sent. `together`: one request for all of them (a pass), else each as it is done.
+   */
+  private async take(work: PoolWork, o: { together: boolean }): Promise<void> {
+    const fresh = work.volumes.filter((v) => !this.inHand.has(v.pvName));
+    for (const v of fresh) this.inHand.add(v.pvName);
+    // Work that only makes volumes (or sets limits) takes a usable pool as the last look
+    // found it, if that was recent: a pool gone bad since fails the commands, which are
+    // reported and run again. A removal always looks afresh (it needs the ids now).
+    const removes = new Set(fresh.filter((v) => v.want === 'absent').map((v) => v.pool));
     const states = new Map<string, Promise<PoolState>>();
     const stateOf = (pool: string) => {
-      if (!states.has(pool)) states.set(pool, this.lookAt(pool));
+      const seen = this.seen.get(pool);
+      const recent = seen && !seen.state.problem && !removes.has(pool) && Date.now() - seen.at < LOOK_EVERY_MS;
+      if (!states.has(pool)) states.set(pool, recent ? Promise.resolve(seen.state) : this.lookAt(pool));
       return states.get(pool)!;
     };
-    const results: [PoolVolumeWork, PoolVolumeDone][] = [];
-    await inParallel(work.volumes, PARALLEL, async (v) => {
-      let done: PoolVolumeDone;
-      try {
-        done = await this.settle(work, v, await stateOf(v.pool));
-      } catch (err) {
-        this.log.warn({ pv: v.pvName, want: v.want, err: errorText(err) }, 'pool volume not settled; trying again');
-        done = { state: 'failed', error: errorText(err) };
-      }
-      results.push([v, done]);
-    });
-    // The new subvolumes' ids, from one fresh look at each pool that got one.
-    const made = new Set(results.filter(([, d]) => d.state === 'present' && !d.subvolumeId).map(([v]) => v.pool));
-    for (const pool of made) states.set(pool, this.lookAt(pool));
-    const reports: (PoolVolumeDone & { pvName: string })[] = [];
-    for (const [v, done] of results) {
-      const id = done.state === 'present' ? (done.subvolumeId ?? idByName((await states.get(v.pool))?.rows, v.pvName)) : undefined;
-      reports.push({ pvName: v.pvName, ...done, ...(id ? { subvolumeId: id } : {}) });
+    const settleOne = (v: PoolVolumeWork): Promise<PoolVolumeDone> =>
+      this.settling(async () => {
+        try {
+          return await this.settle(work, v, await stateOf(v.pool));
+        } catch (err) {
+          this.log.warn({ pv: v.pvName, want: v.want, err: errorText(err) }, 'pool volume not settled; trying again');
+          return { state: 'failed', error: errorText(err) };
+        }
+      });
+    if (o.together) {
+      const done = await Promise.all(fresh.map(settleOne));
+      await Promise.all(fresh.map((v, i) => this.send(v, done[i])));
+    } else {
+      await Promise.all(fresh.map(async (v) => this.send(v, await settleOne(v))));
     }
-    if (reports.length > 0) await this.api.poolVolumesDone(this.node, reports);
-    const worked = { worked: this.hadWork };
-    if (Date.now() - this.lastLookAt < LOOK_EVERY_MS) return worked;
+  }
+
+  /** Queues one result; resolves once a request carrying it has been answered (the volume is out of hand then). */
+  private send(work: PoolVolumeWork, done: PoolVolumeDone): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.settled.push({ work, done, sent: (err) => (this.inHand.delete(work.pvName), err === undefined ? resolve() : reject(err)) });
+      if (!this.sending) void this.sendWaiting();
+    });
+  }
+
+  /** Sends every waiting result, one request at a time, with the ids of new subvolumes from one fresh look per pool. */
+  private async sendWaiting(): Promise<void> {
+    this.sending = true;
+    try {
+      while (this.settled.length > 0) {
+        // Results settled while this request is out wait for the next one.
+        await Promise.resolve();
+        const batch = this.settled.splice(0);
+        let error: unknown;
+        try {
+          const made = new Set(batch.filter((s) => s.done.state === 'present' && !s.done.subvolumeId).map((s) => s.work.pool));
+          const looks = new Map<string, PoolState>();
+          for (const pool of made) looks.set(pool, await this.lookAt(pool));
+          const reports = batch.map(({ work: v, done }) => {
+            const id = done.state === 'present' ? (done.subvolumeId ?? idByName(looks.get(v.pool)?.rows, v.pvName)) : undefined;
+            return { pvName: v.pvName, ...done, ...(id ? { subvolumeId: id } : {}) };
+          });
+          await this.api.poolVolumesDone(this.node, reports);
+        } catch (err) {
+          error = err;
+        }
+        for (const s of batch) s.sent(error);
+      }
+    } finally {
+      this.sending = false;
+    }
+  }
+
+  /** Looks at the pools and reports them when due (when changed, or now and then). */
+  private async lookIfDue(work: PoolWork): Promise<void> {
+    if (Date.now() - this.lastLookAt < LOOK_EVERY_MS) return;
     this.lastLookAt = Date.now();
-    const pools = await Promise.all(work.pools.map(async (p) => this.report(p.className, p.path, await (made.has(p.path) ? states.get(p.path)! : this.lookAt(p.path)))));
+    const pools = await Promise.all(work.pools.map(async (p) => this.report(p.className, p.path, await this.lookAt(p.path))));
     const text = JSON.stringify(pools);
-    if (text === this.lastReport && Date.now() - this.lastReportAt < REPORT_AGAIN_MS) return worked;
+    if (text === this.lastReport && Date.now() - this.lastReportAt < REPORT_AGAIN_MS) return;
     await this.api.poolReport(this.node, pools);
     this.lastReport = text;
     this.lastReportAt = Date.now();
-    return worked;
   }
 
   /** Brings one volume to its wanted state; idempotent, so a pass cut short is simply run again. */
@@ -134,6 +240,13 @@ export class PoolKeeper {
 
   /** One look at a pool: why it cannot serve, or its qgroups. */
   private async lookAt(logical: string): Promise<PoolState> {
+    const at = Date.now();
+    const state = await this.lookAtNow(logical);
+    this.seen.set(logical, { state, at });
+    return state;
+  }
+
+  private async lookAtNow(logical: string): Promise<PoolState> {
     const p = this.at(logical);
     try {
       const seen = await this.os.look(p);

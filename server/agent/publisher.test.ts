@@ -5,7 +5,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { AgentPod, PodVolume } from '../contracts/agent';
 import { Publisher } from './publisher';
 import { contentBytes, mountTargets, realPublishOs, type PublishOs } from './publish-os';
@@ -49,6 +49,23 @@ describe('publishing a directory volume', () => {
     expect(r.reports[0].volumes[0].message).toMatch(/^(bind mount|symlink)/);
     await fs.writeFile(path.join(podsDir, 'u1', 'volumes', 'data', 'hello.txt'), 'from pod 1');
     expect(await fs.readFile(path.join(dir, 'vol1', 'hello.txt'), 'utf8')).toBe('from pod 1');
+  });
+
+  test("each pod's report is heard as soon as that pod is done, not after the slowest pod", async () => {
+    await fs.mkdir(path.join(dir, 'vol2'));
+    let letGo!: () => void;
+    const held = new Promise<void>((r) => (letGo = r));
+    // Publishing into pod u-slow hangs until the test lets it go.
+    const slow: PublishOs = { ...realPublishOs, mkdirp: async (p) => (p.includes('u-slow') ? held : Promise.resolve()).then(() => realPublishOs.mkdirp(p)) };
+    const streaming = new Publisher(slow, podsDir);
+    const heard: string[] = [];
+    const syncing = streaming.sync([pod('u-slow', [vol()]), pod('u-fast', [vol({ hostPath: path.join(dir, 'vol2') })])], (r) => heard.push(r.uid));
+    await vi.waitFor(() => expect(heard).toEqual(['u-fast']), { timeout: 5_000 });
+    letGo();
+    const r = await syncing;
+    expect(heard).toEqual(['u-fast', 'u-slow']);
+    expect(r.reports.map((x) => x.uid)).toEqual(['u-fast', 'u-slow']);
+    await streaming.sync([]);
   });
 
   test('a second pass changes nothing and reports the same', async () => {

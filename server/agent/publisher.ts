@@ -58,8 +58,11 @@ export class Publisher {
     return path.join(this.podsDir, uid, 'volumes', name);
   }
 
-  /** One pass: make the node's published volumes match `pods`. */
-  async sync(pods: AgentPod[]): Promise<SyncResult> {
+  /**
+   * One pass: make the node's published volumes match `pods`. `onReport` hears each pod's
+   * report as soon as that pod is done (its caller can send it while the others are worked on).
+   */
+  async sync(pods: AgentPod[], onReport?: (report: PodReport) => void): Promise<SyncResult> {
     const out: SyncResult = { reports: [], unpublished: [], errors: [] };
     const known = new Set<string>();
     const valid = pods.filter((pod) => {
@@ -96,7 +99,9 @@ export class Publisher {
         }
         const volumes: VolumeReport[] = [];
         for (const [i, v] of pod.volumes.entries()) volumes.push(await this.withUsage(v, published[i]));
-        out.reports.push({ namespace: pod.namespace, name: pod.name, uid: pod.uid, volumes });
+        const report = { namespace: pod.namespace, name: pod.name, uid: pod.uid, volumes };
+        out.reports.push(report);
+        onReport?.(report);
       } catch (err) {
         out.errors.push(`pod ${pod.namespace}/${pod.name}: ${(err as Error).message}`);
       }

@@ -178,6 +178,8 @@ export interface PoolVolumeWork {
 export interface PoolWork {
   pools: PoolAssignment[];
   volumes: PoolVolumeWork[];
+  /** A token for this list of volumes: asked with it as `seen`, the server holds an unchanged list. */
+  version?: string;
 }
 
 /** The agent settled a volume: it is `present` with this limit, or `absent`. */

@@ -13,7 +13,7 @@
 //   GET  /apis/agent.stowage.io/v1/nodes/{node}/pods[?waitMs=N&seen=V] -> {pods: AgentPod[], version} (held up to N ms while unchanged from V)
 //   POST /apis/agent.stowage.io/v1/nodes/{node}/pods/status            PodReport -> {phase}
 //   POST /apis/agent.stowage.io/v1/nodes/{node}/pods/done              {namespace, name, uid} -> {deleted}
-//   GET  /apis/agent.stowage.io/v1/nodes/{node}/pools[?waitMs=N]       -> PoolWork (held up to N ms while there is none)
+//   GET  /apis/agent.stowage.io/v1/nodes/{node}/pools[?waitMs=N&seen=V] -> PoolWork (held up to N ms while there is none, or none but list V)
 //   PUT  /apis/agent.stowage.io/v1/nodes/{node}/pools                  {pools: PoolReport[]}
 //   POST /apis/agent.stowage.io/v1/nodes/{node}/pools/volumes          {results: (PoolVolumeDone & {pvName})[]} -> {results}
 //   POST /apis/agent.stowage.io/v1/nodes/{node}/pools/volumes/{pv}     PoolVolumeDone
@@ -47,7 +47,7 @@ function waitMsOf(req: IncomingMessage): number {
   return Number(raw);
 }
 
-/** `?seen=V`: the version of the pods answer the agent has (a short token), absent when none. */
+/** `?seen=V`: the version of the answer (pods, pool work) the agent has (a short token), absent when none. */
 function seenOf(req: IncomingMessage): string | undefined {
   const raw = new URL(req.url ?? '/', 'http://agent').searchParams.get('seen');
   if (raw === null) return undefined;
@@ -116,7 +116,7 @@ async function serve(svc: NodeAgentService, p: NodePrincipal, req: IncomingMessa
       // A long-poll ends early when the agent hangs up.
       const gone = new AbortController();
       res.on('close', () => gone.abort());
-      return sendObject(res, 200, await svc.pools.work(p, node, { waitMs: waitMsOf(req), signal: gone.signal }));
+      return sendObject(res, 200, await svc.pools.work(p, node, { waitMs: waitMsOf(req), seen: seenOf(req), signal: gone.signal }));
     }
     expect('PUT');
     return sendObject(res, 200, await svc.pools.report(p, node, await body(req)));

@@ -14,6 +14,7 @@ import { labelHostname, labelPoolNode } from '../domain/well-known/labels';
 import type { CSIStorageCapacity } from '../resources/csi-storage-capacity/schema';
 import { StowageError } from '../domain/errors';
 import { inParallel } from '../domain/in-parallel';
+import { answerVersion } from './answer-version';
 import { btrfsProvisioner } from '../domain/well-known/provisioners';
 import { poolPathProblems } from '../resources/storage-class/in-tree-parameters';
 import type { ObjectStore } from '../store/object-store';
@@ -79,7 +80,7 @@ export class NodePoolService {
    * MAX_WAIT_MS) for a record to change and looks again, so the agent hears of a new
    * volume at once instead of at its next poll. The caller is checked before anything is read.
    */
-  async work(p: NodePrincipal, node: string, opts: { waitMs?: number; signal?: AbortSignal } = {}): Promise<PoolWork> {
+  async work(p: NodePrincipal, node: string, opts: { waitMs?: number; seen?: string; signal?: AbortSignal } = {}): Promise<PoolWork> {
     this.check(p, node);
     const deadline = Date.now() + Math.max(0, Math.min(opts.waitMs ?? 0, MAX_WAIT_MS));
     const signals = this.assets.signals;
@@ -89,8 +90,11 @@ export class NodePoolService {
       const unsubscribe = signals?.subscribe(() => (changed = true));
       try {
         const volumes = (await this.assets.agentWork(btrfsProvisioner, node, MAX_WORK)).map(workOf).filter((w): w is PoolVolumeWork => w !== undefined);
+        const version = answerVersion(volumes);
         const left = deadline - Date.now();
-        if (volumes.length > 0 || left <= 0 || !signals || opts.signal?.aborted) return { pools: await poolAssignments(this.store), volumes };
+        // Held while there is nothing to do, or nothing but what the agent already has in hand.
+        const news = volumes.length > 0 && version !== opts.seen;
+        if (news || left <= 0 || !signals || opts.signal?.aborted) return { pools: await poolAssignments(this.store), volumes, version };
         if (!changed) await signals.next(left, opts.signal);
       } finally {
         unsubscribe?.();

@@ -3,7 +3,7 @@
 // status from what the agent reports (Running once every volume is there, FailedMount
 // events when not); and the end of a Terminating pod once its volumes are unpublished.
 // Every call is for the agent's own node; inputs are bounded and checked.
-import { createHash } from 'node:crypto';
+import { answerVersion } from './answer-version';
 import type { Logger } from 'pino';
 import type { AgentPod, PodReport, PodVolume, VolumeReport } from '../contracts/agent';
 import { StowageError } from '../domain/errors';
@@ -154,7 +154,7 @@ export class PodPublishing {
       // The version before the read: a change after it wakes the wait below.
       const before = await this.store.currentResourceVersion();
       const pods = await this.podsOn(node);
-      const version = createHash('sha256').update(JSON.stringify(pods)).digest('base64url').slice(0, 22);
+      const version = answerVersion(pods);
       const left = deadline - Date.now();
       if (version !== o.seen || left <= 0 || o.signal?.aborted) return { pods, version };
       await this.nextChange(node, pods, before, left, o.signal);

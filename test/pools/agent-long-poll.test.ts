@@ -1,6 +1,7 @@
 // The agent hears of pool work at once: its ask for work, made with a wait, is answered as
 // soon as an intent record of its node wants something (and only of its node), not at its
-// next poll; an ask with nothing coming ends after its wait with no volumes.
+// next poll; an ask with nothing coming ends after its wait with no volumes; an ask that
+// names the list it has in hand (seen) is held while the list stays that one.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentHttpClient, type AgentApi } from '../../server/agent/agent-client';
@@ -37,6 +38,25 @@ describe('an agent waiting for pool work', () => {
     const work = await asked;
     expect(work.volumes.map((v) => v.pvName)).toEqual([mine]);
     expect(Date.now() - t0).toBeLessThan(10_000);
+  });
+
+  it('holds a list the agent has in hand (seen) until it changes', async () => {
+    const first = await asA.poolWork('node-wa');
+    expect(first.volumes.length).toBeGreaterThan(0);
+    expect(first.version).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    // Unchanged: held for the whole wait, then the same list.
+    const t0 = Date.now();
+    const same = await asA.poolWork('node-wa', 400, first.version);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(350);
+    expect(same.version).toBe(first.version);
+    // A new volume of the node ends the wait at once.
+    const t1 = Date.now();
+    const asked = asA.poolWork('node-wa', 20_000, first.version);
+    const added = await begin('node-wa');
+    const next = await asked;
+    expect(next.volumes.map((v) => v.pvName)).toContain(added);
+    expect(next.version).not.toBe(first.version);
+    expect(Date.now() - t1).toBeLessThan(10_000);
   });
 
   it('with nothing to do, answers after its wait with no volumes', async () => {
