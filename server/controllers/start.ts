@@ -23,6 +23,8 @@ import { resourceQuotaSpec } from './resource-quota/resource-quota';
 import { snapshotControllerSpec } from './snapshot/snapshot';
 import { snapshotScheduleSpec } from './snapshot-schedule/snapshot-schedule';
 import { Manager } from './runtime/manager';
+import type { KubeObject } from '../resources/types';
+import type { PersistentVolume } from '../resources/persistent-volume/schema';
 
 export interface StartControllersOptions {
   app: Services;
@@ -52,6 +54,19 @@ export interface StartControllersOptions {
   /** The node lifecycle controller (default on, 40 s grace; `false` turns it off). */
   nodeLifecycle?: NodeLifecycleOptions | false;
 }
+
+/**
+ * The kinds the controllers read most, answered from memory. Of the volumes only those
+ * claimed (bound, or reserved by claimRef): those are read by name on the hot paths, and a
+ * large pool of Available volumes then costs names, not objects.
+ */
+const CACHED_KINDS = {
+  PersistentVolumeClaim: true,
+  PersistentVolume: (o: KubeObject) => Boolean((o as PersistentVolume).spec?.claimRef),
+  StorageClass: true,
+  Node: true,
+  Pod: true,
+} as const;
 
 export interface RunningControllers {
   manager: Manager;
@@ -111,6 +126,19 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
             leaseDurationMs: opts.leaseDurationMs,
           },
   });
-  await manager.start();
-  return { manager, stop: () => manager.stop() };
+  // The objects reconciles read again and again, kept in memory (ObjectStore.recent).
+  const forget = await app.store.keepInMemory(CACHED_KINDS);
+  try {
+    await manager.start();
+  } catch (err) {
+    await forget();
+    throw err;
+  }
+  return {
+    manager,
+    stop: async () => {
+      await manager.stop();
+      await forget();
+    },
+  };
 }

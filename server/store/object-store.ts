@@ -20,6 +20,7 @@ import { CHANGE_CHANNEL, ChangeFeed, compactedRv, expired, GAP, headOf, settle, 
 import { CommitNotifier } from './commit-notifier';
 import { AssetSignals } from './asset-signals';
 import { flushWrites } from './flush';
+import { MISS, ObjectCache } from './object-cache';
 import type { PendingWrite } from './pending-write';
 import { POOL, SIGNALS, SQL, type Pooled, type Queryable } from './sql-handle';
 import { currentActor } from './actor-context';
@@ -429,6 +430,10 @@ export class ObjectStore implements Pooled {
   private readonly notifier: CommitNotifier;
   /** Wakes those waiting on intent records (asset-signals.ts). */
   readonly [SIGNALS]: AssetSignals;
+  /** The highest resourceVersion this process has committed. */
+  lastCommitted = 0n;
+  /** Kinds kept in memory for `recent` (keepInMemory). */
+  private cache: ObjectCache | undefined;
 
   constructor(connectionString: string, poolSize = 10) {
     this.pool = createPool(connectionString, poolSize);
@@ -504,6 +509,36 @@ export class ObjectStore implements Pooled {
   }
 
   /**
+   * Keeps the objects of `kinds` in memory, following the change feed, for `recent` (the
+   * controllers' reads): each kind's every object (true), or those its function keeps
+   * (of the others only names, and reading one reads the database). Resolves once they
+   * are listed; returns the stop.
+   */
+  async keepInMemory(kinds: Record<string, true | ((o: KubeObject) => boolean)>): Promise<() => Promise<void>> {
+    const cache = new ObjectCache(this, new Map(Object.entries(kinds).map(([k, keep]) => [strategyOf(k).kind, keep])));
+    await this.feed.start();
+    await cache.start();
+    this.cache = cache;
+    return async () => {
+      if (this.cache === cache) this.cache = undefined;
+      await cache.stop();
+    };
+  }
+
+  /**
+   * The object as of at least every change this process has seen or made (what a
+   * reconcile acts on): from memory for a kind kept there (keepInMemory), else a read.
+   */
+  async recent<K extends string>(kind: K, namespace: string | undefined, name: string): Promise<ObjectOfName<K> | undefined> {
+    const s = strategyOf(kind);
+    if (this.cache && !unstorable(namespace) && !unstorable(name)) {
+      const o = await this.cache.get(s.kind, nsOf(s, namespace), name);
+      if (o !== MISS) return o as ObjectOfName<K> | undefined;
+    }
+    return this.tryGet(kind, namespace, name);
+  }
+
+  /**
    * Several objects of a kind by namespace and name in one read, keyed "namespace/name"
    * (a missing one is absent from the map).
    */
@@ -565,7 +600,10 @@ export class ObjectStore implements Pooled {
         });
         // Committed: wake the feeds (never inside the transaction; commit-notifier.ts says why).
         const top = written && !written.dryRun ? lastVersion(written) : undefined;
-        if (top !== undefined) this.notifier.committed(top);
+        if (top !== undefined) {
+          if (top > this.lastCommitted) this.lastCommitted = top;
+          this.notifier.committed(top);
+        }
         return result;
       } catch (e) {
         if (attempt < 5 && isRetryable(e)) continue;

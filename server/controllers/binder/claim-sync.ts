@@ -27,7 +27,7 @@ const PVC = 'PersistentVolumeClaim';
 const PV = 'PersistentVolume';
 
 export async function syncClaim(d: BinderDeps, ctx: ReconcileContext, namespace: string, name: string): Promise<ReconcileResult | void> {
-  const claim = await d.store.tryGet(PVC, namespace, name);
+  const claim = await d.store.recent(PVC, namespace, name);
   if (!claim) {
     d.firstNoMatch.delete(claimKey(namespace, name));
     return;
@@ -79,7 +79,7 @@ async function setDefaultClass(d: BinderDeps, ctx: ReconcileContext, claim: Pers
 async function matchOptions(d: BinderDeps, claim: PersistentVolumeClaim, sc: StorageClass | undefined): Promise<MatchOptions> {
   if (sc?.volumeBindingMode !== 'WaitForFirstConsumer') return {};
   const nodeName = claim.metadata.annotations?.[annSelectedNode];
-  const node = nodeName ? await d.store.tryGet('Node', undefined, nodeName) : undefined;
+  const node = nodeName ? await d.store.recent('Node', undefined, nodeName) : undefined;
   return { delayBinding: true, node: node ? { name: nodeName!, labels: identityLabels(nodeName!, node.metadata.labels) } : undefined };
 }
 

@@ -92,10 +92,10 @@ async function podsNamingClaim(d: BinderDeps, namespace: string, name: string): 
 }
 
 export async function syncVolume(d: BinderDeps, ctx: ReconcileContext, name: string): Promise<void> {
-  const volume = await d.store.tryGet(PV, undefined, name);
+  const volume = await d.store.recent(PV, undefined, name);
   if (!volume) return;
   const ref = volume.spec?.claimRef;
-  const claim = ref?.uid ? await d.store.tryGet('PersistentVolumeClaim', ref.namespace ?? '', ref.name ?? '') : undefined;
+  const claim = ref?.uid ? await d.store.recent('PersistentVolumeClaim', ref.namespace ?? '', ref.name ?? '') : undefined;
   const recycleOfGoneClaim = ref?.uid && !claim && volume.spec?.persistentVolumeReclaimPolicy === 'Recycle';
   const podsUsingClaimRef = recycleOfGoneClaim ? await podsNamingClaim(d, ref.namespace ?? '', ref.name ?? '') : undefined;
   const a = decideVolume({ volume, claim, inTreeProvisioners: d.inTreeProvisioners, podsUsingClaimRef });

@@ -76,12 +76,12 @@ async function gather(d: Deps, pod: Pod): Promise<PlacementInput> {
   const claims = new Map<string, PersistentVolumeClaim>();
   const boundVolumes = new Map<string, PersistentVolume>();
   for (const name of podClaimNames(pod)) {
-    const c = await d.store.tryGet(PVC, ns, name);
+    const c = await d.store.recent(PVC, ns, name);
     if (!c) continue;
     claims.set(name, c);
     const vn: string | undefined = c.spec?.volumeName || undefined;
     if (vn) {
-      const v = await d.store.tryGet('PersistentVolume', undefined, vn);
+      const v = await d.store.recent('PersistentVolume', undefined, vn);
       if (v) boundVolumes.set(vn, v);
     }
   }
@@ -194,7 +194,7 @@ async function bindPod(d: Deps, ctx: ReconcileContext, pod: Pod, node: string): 
 
 export async function placeOne(d: Deps, ctx: ReconcileContext, namespace: string, name: string): Promise<ReconcileResult | void> {
   const key = podKey(namespace, name);
-  const pod = await d.store.tryGet(POD, namespace, name);
+  const pod = await d.store.recent(POD, namespace, name);
   const scheduler = pod?.spec?.schedulerName;
   if (!pod || pod.spec?.nodeName || pod.metadata.deletionTimestamp || (scheduler && scheduler !== schedulerComponent)) return d.waiting.forget(key);
   const input = await gather(d, pod);

@@ -71,7 +71,7 @@ async function dataSourceFacts(d: ProvisioningDeps, claim: PersistentVolumeClaim
 }
 
 export async function provisionClaim(d: ProvisioningDeps, ctx: ReconcileContext, namespace: string, name: string): Promise<ReconcileResult | void> {
-  const claim = await d.store.tryGet(PVC, namespace, name);
+  const claim = await d.store.recent(PVC, namespace, name);
   if (!claim) return;
   const plugin = pluginFor(d, claim);
   if (!plugin) return; // not handed to provisioning, or to an external provisioner
@@ -81,7 +81,7 @@ export async function provisionClaim(d: ProvisioningDeps, ctx: ReconcileContext,
   if (claim.spec?.volumeName || claim.metadata.deletionTimestamp) return;
   const className = claimClass(claim);
   if (!className) return;
-  const storageClass = await d.store.tryGet('StorageClass', undefined, className);
+  const storageClass = await d.store.recent('StorageClass', undefined, className);
   if (!storageClass) return fail(d, claim, className, new Error(`storageclass.storage.k8s.io "${className}" not found`));
   // The class now names another provisioner: the binder hands the claim over again.
   if (storageClass.provisioner !== plugin.name) return;
@@ -89,7 +89,7 @@ export async function provisionClaim(d: ProvisioningDeps, ctx: ReconcileContext,
   if (storageClass.volumeBindingMode === 'WaitForFirstConsumer' && !selectedNode) return;
   const pvName = volumeNameFor(claim);
   // Provisioned already (maybe by an attempt that crashed after saving): the binder binds it.
-  if (await d.store.tryGet(PV, undefined, pvName)) return;
+  if (await d.store.recent(PV, undefined, pvName)) return;
 
   const options = provisionOptionsFor(claim, storageClass);
   const hidden = secretValues(storageClass.parameters);

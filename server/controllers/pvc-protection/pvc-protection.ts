@@ -26,7 +26,7 @@ export async function podsInNamespace(store: ObjectStore, namespace: string): Pr
 }
 
 export async function protectClaim(d: PvcProtectionDeps, ctx: ReconcileContext, namespace: string, name: string): Promise<void> {
-  const read = await d.store.tryGet(PVC, namespace, name);
+  const read = await d.store.recent(PVC, namespace, name);
   if (!read) return;
   const usedBy = read.metadata.deletionTimestamp ? podsProtectingClaim(await podsInNamespace(d.store, namespace), namespace, name) : [];
   const action = decideClaimProtection(read, usedBy);

@@ -40,14 +40,14 @@ const bytesOf = (q: unknown) => {
 async function boundClaim(store: ObjectStore, pv: PersistentVolume) {
   const ref = pv.spec?.claimRef;
   if (pv.status?.phase !== 'Bound' || !ref?.name || !ref.namespace) return undefined;
-  const claim = await store.tryGet('PersistentVolumeClaim', ref.namespace, ref.name);
+  const claim = await store.recent('PersistentVolumeClaim', ref.namespace, ref.name);
   if (!claim || !isKind(claim, 'PersistentVolumeClaim') || (ref.uid && claim.metadata.uid !== ref.uid)) return undefined;
   return claim.spec?.volumeName === pv.metadata.name ? claim : undefined;
 }
 
 /** Looks at one volume: warns its claim on the way past the threshold, forgets the crossing below it. */
 export async function syncNearlyFull(d: NearlyFullDeps, ctx: ReconcileContext, name: string): Promise<NearlyFullOutcome> {
-  const found = await d.store.tryGet('PersistentVolume', undefined, name);
+  const found = await d.store.recent('PersistentVolume', undefined, name);
   if (!found || !isKind(found, 'PersistentVolume')) return 'unchanged';
   const pv = found;
   const claim = pv.metadata.deletionTimestamp ? undefined : await boundClaim(d.store, pv);

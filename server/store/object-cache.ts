@@ -1,0 +1,208 @@
+// The objects of a few kinds kept in memory from the change feed, for the controllers'
+// reads (upstream's informer caches): a reconcile asks for the object it acts on, its
+// class, its volume, many times a second in a burst, and each plain read was a round trip
+// to Postgres. The cache lists each kind once, then follows the feed in resourceVersion
+// order (every change once, in order: change-feed.ts).
+//
+// A read is as fresh as a read of the database would have been for the caller: it waits
+// until the cache has applied every change the feed has read and every write this process
+// committed (ObjectStore.lastCommitted), so a reconcile sees the change that queued it and
+// its own earlier writes. A read that cannot be answered so (the cache is still listing, or
+// has fallen behind for longer than a moment) is a miss, and the caller reads the database.
+// Objects are handed out as copies: a caller may change what it gets.
+//
+// A kind may keep only some of its objects (`keep`): of the others only the name is kept,
+// and a read of one is a miss. So a pool of 100,000 Available volumes costs names, not
+// objects, while the volumes the controllers read by name (bound ones) are in memory.
+import type { KubeObject } from '../resources/types';
+import type { ChangeEvent, ChangeFeed } from './change-feed';
+import type { ListResult } from './list';
+
+/** The cache's answer when it cannot answer: read the database instead. */
+export const MISS = Symbol('miss');
+
+/** How long a read waits for the cache to catch up before it is a miss. */
+const CATCH_UP_MS = 1_000;
+
+export interface CacheSource {
+  readonly feed: ChangeFeed;
+  /** The highest resourceVersion this process has committed. */
+  readonly lastCommitted: bigint;
+  list(kind: string): Promise<ListResult>;
+}
+
+const keyOf = (kind: string, namespace: string, name: string) => `${kind}\u0000${namespace}\u0000${name}`;
+
+/** Per kind kept: true for every object, or which objects to keep whole. */
+export type KeptKinds = ReadonlyMap<string, true | ((o: KubeObject) => boolean)>;
+
+export class ObjectCache {
+  private readonly objects = new Map<string, KubeObject>();
+  /** Objects that exist but are not kept whole (their kind's `keep` said no). */
+  private readonly elsewhere = new Set<string>();
+  /** Every change at or below this version is applied. */
+  private rv = -1n;
+  private ready = false;
+  private readonly waiters = new Set<{ rv: bigint; resolve: () => void }>();
+  private readonly abort = new AbortController();
+  private following: Promise<void> | undefined;
+
+  constructor(
+    private readonly source: CacheSource,
+    readonly kinds: KeptKinds,
+  ) {}
+
+  /** Lists the kinds and follows the feed until `stop`. Resolves once the first lists are in. */
+  async start(): Promise<void> {
+    const cursor = await this.load();
+    this.following = this.follow(cursor);
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    for (const w of this.waiters) w.resolve();
+    this.waiters.clear();
+    await this.following;
+  }
+
+  /**
+   * The object (a copy) as of at least every change this process has seen or made;
+   * undefined when it does not exist; MISS when the cache cannot say so now.
+   * `namespace`: "" for a cluster-scoped kind.
+   */
+  async get(kind: string, namespace: string, name: string): Promise<KubeObject | undefined | typeof MISS> {
+    if (!this.kinds.has(kind) || !this.ready || this.abort.signal.aborted) return MISS;
+    const target = this.source.feed.currentHead > this.source.lastCommitted ? this.source.feed.currentHead : this.source.lastCommitted;
+    if (this.rv < target && !(await this.caughtUp(target))) return MISS;
+    const key = keyOf(kind, namespace, name);
+    const o = this.objects.get(key);
+    if (o !== undefined) return structuredClone(o);
+    return this.elsewhere.has(key) ? MISS : undefined;
+  }
+
+  /** The first lists: each kind as of its own version; returns where the feed is followed from. */
+  private async load(): Promise<{ from: bigint; listedAt: Map<string, bigint> }> {
+    this.ready = false;
+    this.objects.clear();
+    this.elsewhere.clear();
+    const listedAt = new Map<string, bigint>();
+    for (const kind of this.kinds.keys()) {
+      const list = await this.source.list(kind);
+      listedAt.set(kind, BigInt(list.resourceVersion));
+      for (const o of list.items) this.put(kind, keyOf(kind, o.metadata.namespace ?? '', o.metadata.name ?? ''), o);
+    }
+    // From the oldest list on: a change a kind's list already shows is skipped (listedAt).
+    const from = [...listedAt.values()].reduce((a, b) => (b < a ? b : a));
+    this.rv = from;
+    this.ready = true;
+    return { from, listedAt };
+  }
+
+  private put(kind: string, key: string, o: KubeObject): void {
+    const keep = this.kinds.get(kind);
+    if (keep === true || keep?.(o)) {
+      this.objects.set(key, o);
+      this.elsewhere.delete(key);
+    } else {
+      this.objects.delete(key);
+      this.elsewhere.add(key);
+    }
+  }
+
+  private apply(e: ChangeEvent, listedAt: Map<string, bigint>): void {
+    if (!this.kinds.has(e.kind) || e.rv <= (listedAt.get(e.kind) ?? -1n)) return;
+    const key = keyOf(e.kind, e.namespace, e.name);
+    if (e.type !== 'DELETED') return this.put(e.kind, key, e.object);
+    this.objects.delete(key);
+    this.elsewhere.delete(key);
+  }
+
+  private advance(rv: bigint): void {
+    if (rv <= this.rv) return;
+    this.rv = rv;
+    for (const w of this.waiters) {
+      if (w.rv <= rv) {
+        this.waiters.delete(w);
+        w.resolve();
+      }
+    }
+  }
+
+  /** Whether the cache reached `rv` within CATCH_UP_MS. */
+  private caughtUp(rv: bigint): Promise<boolean> {
+    return new Promise((resolve) => {
+      const w = {
+        rv,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve(this.rv >= rv && !this.abort.signal.aborted);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(w);
+        resolve(false);
+      }, CATCH_UP_MS);
+      this.waiters.add(w);
+    });
+  }
+
+  private async follow(start: { from: bigint; listedAt: Map<string, bigint> }): Promise<void> {
+    const { feed } = this.source;
+    const signal = this.abort.signal;
+    let { from: cursor, listedAt } = start;
+    let pending = true;
+    let wake: (() => void) | undefined;
+    const unsubscribe = feed.onWake(() => {
+      pending = true;
+      wake?.();
+    });
+    const onAbort = () => wake?.();
+    signal.addEventListener('abort', onAbort);
+    try {
+      while (!signal.aborted && !feed.isStopped) {
+        if (!pending) {
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            if (pending || signal.aborted) resolve();
+          });
+          wake = undefined;
+          continue;
+        }
+        pending = false;
+        try {
+          for (;;) {
+            // Everything at or below the head read before asking is in the answer.
+            const head = feed.currentHead;
+            const events = await feed.eventsAfter(cursor);
+            for (const e of events) {
+              this.apply(e, listedAt);
+              cursor = e.rv;
+            }
+            if (events.length === 0) {
+              this.advance(head > cursor ? head : cursor);
+              break;
+            }
+            this.advance(cursor);
+          }
+        } catch {
+          // Fell behind the log's compaction (or the database failed): list again. Reads
+          // are misses meanwhile.
+          this.ready = false;
+          for (;;) {
+            if (signal.aborted) return;
+            try {
+              ({ from: cursor, listedAt } = await this.load());
+              break;
+            } catch {
+              await new Promise<void>((r) => setTimeout(r, 1_000).unref());
+            }
+          }
+          pending = true;
+        }
+      }
+    } finally {
+      unsubscribe();
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+}

@@ -1,0 +1,126 @@
+// The controllers' in-memory objects (ObjectStore.keepInMemory / recent): answered from
+// memory once listed, as fresh as a read of the database for the caller (its own writes at
+// once; another process's once this process's feed has read them), copies handed out, and
+// a read of the database for kinds not kept or once stopped.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ObjectStore } from '../../server/store/object-store';
+import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
+import { openTestStore, rawQuery, type TestStore } from '../db';
+
+let t: TestStore;
+let other: ObjectStore;
+let forget: () => Promise<void>;
+
+const claim = (name: string, labels: Record<string, string> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'PersistentVolumeClaim',
+  metadata: { namespace: 'ns-c', name, labels },
+  spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+});
+
+beforeAll(async () => {
+  t = await openTestStore();
+  await t.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns-c' } });
+  await t.store.create(claim('before'));
+  await t.store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'ns-c', name: 'cm' }, data: { a: '1' } });
+  forget = await t.store.keepInMemory({ PersistentVolumeClaim: true, StorageClass: true, PersistentVolume: (o) => Boolean((o as { spec?: { claimRef?: unknown } }).spec?.claimRef) });
+  // A second store on the same database: another process.
+  other = new ObjectStore(t.url, 2);
+  await other.start();
+});
+
+afterAll(async () => {
+  await forget?.();
+  await other?.stop();
+  await t?.close();
+});
+
+/** Removes a row behind the store's back (no change log): only memory still has it. */
+const dropRow = (kind: string, name: string) => rawQuery(t.url, 'DELETE FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3', [kind, 'ns-c', name]);
+
+describe('kept kinds', () => {
+  it('answers from memory what was there when it listed', async () => {
+    await t.store.create(claim('listed-then-dropped'));
+    await vi.waitFor(async () => expect(await t.store.recent('PersistentVolumeClaim', 'ns-c', 'listed-then-dropped')).toBeDefined(), { timeout: 5_000 });
+    await dropRow('PersistentVolumeClaim', 'listed-then-dropped');
+    expect(await t.store.tryGet('PersistentVolumeClaim', 'ns-c', 'listed-then-dropped')).toBeUndefined();
+    expect((await t.store.recent('PersistentVolumeClaim', 'ns-c', 'listed-then-dropped'))?.metadata.name).toBe('listed-then-dropped');
+    expect((await t.store.recent('PersistentVolumeClaim', 'ns-c', 'before'))?.metadata.name).toBe('before');
+  });
+
+  it("sees this process's own writes at once, deletions included", async () => {
+    const created = await t.store.create(claim('own'));
+    expect((await t.store.recent('PersistentVolumeClaim', 'ns-c', 'own'))?.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
+    const updated = await t.store.update({ ...created, metadata: { ...created.metadata, labels: { step: 'two' } } });
+    const read = await t.store.recent('PersistentVolumeClaim', 'ns-c', 'own');
+    expect(read?.metadata.labels).toEqual({ step: 'two' });
+    expect(read?.metadata.resourceVersion).toBe(updated.metadata.resourceVersion);
+    await t.store.delete('PersistentVolumeClaim', 'ns-c', 'own');
+    expect(await t.store.recent('PersistentVolumeClaim', 'ns-c', 'own')).toBeUndefined();
+  });
+
+  it("sees another process's write once this process's feed has read it", async () => {
+    const theirs = await other.create(claim('theirs', { by: 'other' }));
+    await vi.waitFor(() => expect(t.store.feed.currentHead).toBeGreaterThanOrEqual(BigInt(theirs.metadata.resourceVersion!)), { timeout: 5_000 });
+    expect((await t.store.recent('PersistentVolumeClaim', 'ns-c', 'theirs'))?.metadata.labels).toEqual({ by: 'other' });
+  });
+
+  it('hands out copies: changing what it gave changes nothing kept', async () => {
+    const a = await t.store.recent('PersistentVolumeClaim', 'ns-c', 'before');
+    a!.metadata.labels = { changed: 'yes' };
+    expect((await t.store.recent('PersistentVolumeClaim', 'ns-c', 'before'))?.metadata.labels).toEqual({});
+  });
+
+  it('a cluster-scoped kind by name; a name with NUL is nothing', async () => {
+    await t.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'kept-class' }, provisioner: 'example.com/x' });
+    expect((await t.store.recent('StorageClass', undefined, 'kept-class'))?.metadata.name).toBe('kept-class');
+    expect(await t.store.recent('StorageClass', undefined, 'kept\u0000class')).toBeUndefined();
+  });
+});
+
+describe('a kind kept in part', () => {
+  const volume = (name: string, claimRef?: { namespace: string; name: string }) => ({
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name },
+    spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: `/tmp/${name}` }, ...(claimRef ? { claimRef } : {}) },
+  });
+  const dropVolume = (name: string) => rawQuery(t.url, `DELETE FROM objects WHERE kind = 'PersistentVolume' AND name = $1`, [name]);
+
+  it('keeps whole the objects it keeps; of the others it reads the database, and knows what does not exist', async () => {
+    const claimed = await t.store.create(volume('pv-claimed', { namespace: 'ns-c', name: 'before' }));
+    const free = await t.store.create(volume('pv-free'));
+    await dropVolume('pv-claimed');
+    await dropVolume('pv-free');
+    expect((await t.store.recent('PersistentVolume', undefined, 'pv-claimed'))?.metadata.uid).toBe(claimed.metadata.uid);
+    expect(free.metadata.uid).toBeDefined();
+    expect(await t.store.recent('PersistentVolume', undefined, 'pv-free')).toBeUndefined(); // read from the database, where it is gone
+    expect(await t.store.recent('PersistentVolume', undefined, 'pv-never')).toBeUndefined();
+  });
+
+  it('an object that stops being kept is read from the database, and one that starts is kept', async () => {
+    const v = (await t.store.create(volume('pv-changing', { namespace: 'ns-c', name: 'x' }))) as PersistentVolume;
+    const freed = await t.store.update({ ...v, spec: { ...v.spec, claimRef: undefined } });
+    expect((await t.store.recent('PersistentVolume', undefined, 'pv-changing'))?.metadata.resourceVersion).toBe(freed.metadata.resourceVersion);
+    await dropVolume('pv-changing');
+    expect(await t.store.recent('PersistentVolume', undefined, 'pv-changing')).toBeUndefined();
+    const w = (await t.store.create(volume('pv-taken'))) as PersistentVolume;
+    const taken = await t.store.update({ ...w, spec: { ...w.spec, claimRef: { namespace: 'ns-c', name: 'y' } } });
+    await dropVolume('pv-taken');
+    expect((await t.store.recent('PersistentVolume', undefined, 'pv-taken'))?.metadata.resourceVersion).toBe(taken.metadata.resourceVersion);
+  });
+});
+
+describe('not kept', () => {
+  it('a kind not kept is read from the database', async () => {
+    await rawQuery(t.url, `UPDATE objects SET object = jsonb_set(object::jsonb, '{data,a}', '"2"')::json WHERE kind = 'ConfigMap' AND name = 'cm'`);
+    expect((await t.store.recent('ConfigMap', 'ns-c', 'cm'))?.data).toEqual({ a: '2' });
+  });
+
+  it('once stopped, every read is a read of the database', async () => {
+    await t.store.create(claim('dropped-after-stop'));
+    await forget();
+    await dropRow('PersistentVolumeClaim', 'dropped-after-stop');
+    expect(await t.store.recent('PersistentVolumeClaim', 'ns-c', 'dropped-after-stop')).toBeUndefined();
+  });
+});
