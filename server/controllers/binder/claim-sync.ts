@@ -38,7 +38,7 @@ export async function syncClaim(d: BinderDeps, ctx: ReconcileContext, namespace:
 
 async function syncBoundClaim(d: BinderDeps, ctx: ReconcileContext, claim: PersistentVolumeClaim): Promise<void> {
   const volumeName: string | undefined = claim.spec?.volumeName || undefined;
-  const volume = volumeName ? await d.store.tryGet(PV, undefined, volumeName) : undefined;
+  const volume = volumeName ? await d.store.recent(PV, undefined, volumeName) : undefined;
   const action = decide({ claim, volume, inTreeProvisioners: d.inTreeProvisioners });
   if (action.action === 'markLost') return markLost(d, ctx, claim, action.reason, action.message);
   if (action.action === 'bind') return finishBinding(d, ctx, claim, action.volume);

@@ -2,8 +2,9 @@
 // 000 "Controller workflow for provisioning volumes", upstream provisionClaim), keep it
 // Pending, and keep the explanation of why on it: the annotation
 // stowage.io/binding-explanation and the condition Bindable=False. Both are written only
-// when they change, and Events go out only then. What to say is decide.ts's choice; this
-// writes it.
+// when they change, and Events go out only then; a claim that found no volume gets them
+// only after a grace (pendingGraceMs), its hand-over to a provisioner at once. What to say
+// is decide.ts's choice; this writes it.
 import { isDeepStrictEqual } from 'node:util';
 import { explain, parseExplanation, sameExplanation, serializeExplanation, type Explanation } from '../../domain/binding-explanation';
 import { accessModesToBits } from '../../domain/access-modes';
@@ -75,14 +76,35 @@ function nearTo(d: BinderDeps, claim: PersistentVolumeClaim): Promise<Persistent
   }) as Promise<PersistentVolume[]>;
 }
 
+/** Only the provisioner annotations; the claim comes back when its grace is over. */
+async function handOverOnly(d: BinderDeps, ctx: ReconcileContext, claim: PersistentVolumeClaim, provisioner: string, a: PendingAction): Promise<ReconcileResult | void> {
+  const next = structuredClone(claim);
+  next.metadata.annotations = { ...next.metadata.annotations, [annStorageProvisioner]: provisioner, [annBetaStorageProvisioner]: provisioner };
+  const saved = await write(d, ctx, async (tx) => {
+    const current = await tx.get('PersistentVolumeClaim', claim.metadata.namespace, claim.metadata.name!);
+    if (!current || current.metadata.resourceVersion !== claim.metadata.resourceVersion) return undefined;
+    return tx.update(next);
+  });
+  if (!saved) {
+    ctx.enqueue(claimKey(claim.metadata.namespace ?? '', claim.metadata.name!));
+    return;
+  }
+  for (const e of a.events) await event(d, saved, e.type, e.reason, e.message);
+  return { requeueAfter: d.pendingGraceMs };
+}
+
 /** Keeps the claim Pending with its explanation (and provisioner annotations). */
 export async function keepPending(d: BinderDeps, ctx: ReconcileContext, claim: PersistentVolumeClaim, opts: MatchOptions, a: PendingAction): Promise<ReconcileResult | void> {
   const key = claimKey(claim.metadata.namespace ?? '', claim.metadata.name!);
   const provisioner = a.action === 'provision' ? a.provisioner : undefined;
   const handOver = provisioner !== undefined && claim.metadata.annotations?.[annStorageProvisioner] !== provisioner;
   const previous = parseExplanation(claim.metadata.annotations?.[annBindingExplanation]);
-  if (!handOver && !previous && d.pendingGraceMs > 0) {
+  if (!previous && d.pendingGraceMs > 0) {
     const wait = graceLeft(d, key);
+    // Handed to its provisioner at once (upstream sets the annotations at once); the
+    // explanation waits the grace like any other: a volume provisioned within it never
+    // needed one, and the claim is written once instead of three times.
+    if (wait !== undefined && handOver) return handOverOnly(d, ctx, claim, provisioner, a);
     if (wait !== undefined) return { requeueAfter: wait };
   }
   d.firstNoMatch.delete(key);
