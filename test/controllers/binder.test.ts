@@ -210,6 +210,8 @@ describe('provisioning hand-over and the Pending explanation', () => {
     await create(volume('near-small', '1Gi', { storageClassName: 'near' }));
     await create(volume('near-rox', '10Gi', { storageClassName: 'near', modes: ['ReadOnlyMany'] }));
     await create(volume('near-block', '10Gi', { storageClassName: 'near', volumeMode: 'Block' }));
+    // Only Available volumes are candidates: the reasons below are each volume's own once the binder has marked it.
+    for (const name of ['near-small', 'near-rox', 'near-block']) await volumeIn(name, 'Available');
     await create(claim(NS, 'near', '5Gi', { storageClassName: 'near' }));
     const { claim: c, explanation } = await explained('near', /StorageClass "near" does not exist/);
     const byName = Object.fromEntries(explanation.candidates.map((x: any) => [x.name, x.reasons]));
