@@ -230,32 +230,32 @@ export class AgentLoop {
   }
 
   /**
-   * Publishing passes: after a pass that changed nothing, the next ask waits on the server
-   * until the node's pods, claims or volumes change (a long-poll, at most POD_WAIT_MS, so a
-   * quiet node still looks at its volumes now and then); after one with work, or a failure,
-   * the next comes at once or after publishMs. A server that answers at once anyway is
-   * asked no more often than every publishMs.
+   * Publishing passes: after a clean pass (no error, every report sent), the next ask waits
+   * on the server until the node's pods, claims or volumes change (a long-poll, at most
+   * POD_WAIT_MS, so a quiet node still looks at its volumes now and then); a change during
+   * the pass ends that wait at once; while a volume is not ready, the wait is publishMs.
+   * After a pass with trouble, the next asks again after publishMs without waiting for a
+   * change. A server that keeps no versions, or answers an
+   * ask for a change at once with nothing changed, is asked no more often than publishMs.
    */
   private async publishLoop(signal: AbortSignal): Promise<void> {
     const ms = this.o.publishMs ?? 1_000;
     let seen: string | undefined;
-    let quiet = false;
+    let waitMs = POD_WAIT_MS;
     while (!signal.aborted) {
       const began = Date.now();
-      // After a quiet pass, ask with the version seen: the server holds an unchanged answer.
-      const longPoll = quiet && seen !== undefined;
       let rest: number;
       try {
-        const pass = await this.publish(longPoll ? seen : undefined);
-        const changed = pass.version !== seen;
-        seen = pass.version;
-        quiet = pass.quiet && !changed;
-        // Work or news: at once. Quiet: a long-poll next (at once), unless this ask was one
-        // already or the server keeps no versions; then no sooner than publishMs.
-        rest = !quiet ? 0 : longPoll || seen === undefined ? ms - (Date.now() - began) : 0;
+        const pass = await this.publish(seen, waitMs);
+        const unchanged = seen !== undefined && pass.version === seen;
+        seen = pass.clean ? pass.version : undefined;
+        // A volume not ready yet (its path not there, say) is looked at again within
+        // publishMs, changed or not, as a kubelet retries a mount.
+        waitMs = pass.ready ? POD_WAIT_MS : ms;
+        const elapsed = Date.now() - began;
+        rest = !pass.clean || pass.version === undefined || (unchanged && elapsed < Math.min(ms, waitMs)) ? ms - elapsed : 0;
       } catch (err) {
         seen = undefined;
-        quiet = false;
         if (!signal.aborted) this.o.log.warn({ err: (err as Error).message, what: 'publish' }, 'agent step failed; trying again');
         rest = ms - (Date.now() - began);
       }
@@ -267,25 +267,25 @@ export class AgentLoop {
    * One publishing pass: the node's pods from the server, volumes made to match, reports
    * sent. With `seen`, the server may hold the ask until its answer differs from that version.
    */
-  async publish(seen?: string): Promise<{ quiet: boolean; version?: string }> {
-    if (!this.publisher) return { quiet: true };
-    const { pods, version } = await this.o.api.pods(this.nodeName, seen ? { waitMs: POD_WAIT_MS, seen } : undefined);
+  async publish(seen?: string, waitMs = POD_WAIT_MS): Promise<{ clean: boolean; ready: boolean; version?: string }> {
+    if (!this.publisher) return { clean: true, ready: true };
+    const { pods, version } = await this.o.api.pods(this.nodeName, seen ? { waitMs, seen } : undefined);
     // Each pod's report goes as soon as that pod is done, several in flight at once: a pass
     // over many new pods is neither one round trip per pod nor a wait for the slowest pod.
     const sending: Promise<void>[] = [];
-    let changed = 0;
+    let failed = 0;
     const r = await this.publisher.sync(pods, (report) => {
       const now = Date.now();
       const text = JSON.stringify(report);
       const last = this.sent.get(report.uid);
       if (last && last.text === text && now - last.at < REPORT_AGAIN_MS) return;
-      changed++;
       sending.push(
         this.reporting(async () => {
           try {
             await this.o.api.podStatus(this.nodeName, report);
             this.sent.set(report.uid, { text, at: now });
           } catch (err) {
+            failed++;
             this.o.log.warn({ err: (err as Error).message, pod: `${report.namespace}/${report.name}` }, 'pod status report failed');
           }
         }),
@@ -299,7 +299,7 @@ export class AgentLoop {
     }
     const live = new Set(pods.map((p) => p.uid));
     for (const uid of this.sent.keys()) if (!live.has(uid)) this.sent.delete(uid);
-    return { quiet: changed === 0 && r.unpublished.length === 0 && r.errors.length === 0, version };
+    return { clean: failed === 0 && r.errors.length === 0, ready: r.reports.every((p) => p.volumes.every((v) => v.ready)), version };
   }
 
   private async claim(): Promise<void> {
