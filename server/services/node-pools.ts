@@ -209,7 +209,7 @@ export class NodePoolService {
         if (!record || (record.details as PoolAssetDetails).pool !== report.path) continue;
         const shown = this.shownUsage.get(pvName);
         if (shown && shown.bytes === used && now - shown.at < USAGE_RECHECK_MS) continue;
-        const pv = await this.store.tryGet('PersistentVolume', undefined, pvName);
+        const pv = await this.store.recent('PersistentVolume', undefined, pvName);
         if (!pv || pv.metadata.uid !== record.details.pvUid || pv.metadata.deletionTimestamp) continue;
         const measured = { bytes: BigInt(used), partial: false };
         const update = usageUpdate(pv, measured, now, USAGE_INTERVAL_MS);

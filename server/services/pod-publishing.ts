@@ -252,10 +252,10 @@ export class PodPublishing {
       if (!v.ready || v.usedBytes === undefined) continue;
       const ref = podClaims(pod).find((c) => c.volume === v.name);
       if (!ref) continue;
-      const claim = await this.store.tryGet('PersistentVolumeClaim', ns, ref.claimName);
+      const claim = await this.store.recent('PersistentVolumeClaim', ns, ref.claimName);
       const pvName: string = claim?.spec?.volumeName ?? '';
       if (!pvName) continue;
-      const pv = await this.store.tryGet('PersistentVolume', undefined, pvName);
+      const pv = await this.store.recent('PersistentVolume', undefined, pvName);
       if (!pv || pv.metadata.deletionTimestamp || volumeNode(pv) !== node || pv.spec?.claimRef?.uid !== claim?.metadata.uid) continue;
       // A pool volume's usage is its qgroup's, from the pool reports (node-pools.ts): a walk
       // of its files would differ a little and the two would overwrite each other.
