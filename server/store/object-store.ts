@@ -430,8 +430,7 @@ export class ObjectStore implements Pooled {
   private readonly notifier: CommitNotifier;
   /** Wakes those waiting on intent records (asset-signals.ts). */
   readonly [SIGNALS]: AssetSignals;
-  /** The highest resourceVersion this process has committed. */
-  lastCommitted = 0n;
+  private committed = 0n;
   /** Kinds kept in memory for `recent` (keepInMemory). */
   private cache: ObjectCache | undefined;
 
@@ -443,6 +442,11 @@ export class ObjectStore implements Pooled {
     this.feed = new ChangeFeed(this.sql, connectionString);
     this.notifier = new CommitNotifier(connectionString, CHANGE_CHANNEL);
     this[SIGNALS] = new AssetSignals(connectionString);
+  }
+
+  /** The highest resourceVersion this process has committed. */
+  get lastCommitted(): bigint {
+    return this.committed;
   }
 
   /** Starts the change feed (needed for watch). */
@@ -601,7 +605,7 @@ export class ObjectStore implements Pooled {
         // Committed: wake the feeds (never inside the transaction; commit-notifier.ts says why).
         const top = written && !written.dryRun ? lastVersion(written) : undefined;
         if (top !== undefined) {
-          if (top > this.lastCommitted) this.lastCommitted = top;
+          if (top > this.committed) this.committed = top;
           this.notifier.committed(top);
         }
         return result;

@@ -76,21 +76,29 @@ function nearTo(d: BinderDeps, claim: PersistentVolumeClaim): Promise<Persistent
   }) as Promise<PersistentVolume[]>;
 }
 
+/**
+ * Writes `next` over the claim as it was read (its status too, with `withStatus`), then
+ * the action's events. A claim changed meanwhile is looked at again; answers whether it was written.
+ */
+async function save(d: BinderDeps, ctx: ReconcileContext, claim: PersistentVolumeClaim, next: PersistentVolumeClaim, a: PendingAction, withStatus: boolean): Promise<boolean> {
+  const saved = await write(d, ctx, async (tx) => {
+    const current = await tx.get('PersistentVolumeClaim', claim.metadata.namespace, claim.metadata.name!);
+    if (!current || current.metadata.resourceVersion !== claim.metadata.resourceVersion) return undefined;
+    return withStatus ? tx.updateAll(next) : tx.update(next);
+  });
+  if (!saved) {
+    ctx.enqueue(claimKey(claim.metadata.namespace ?? '', claim.metadata.name!));
+    return false;
+  }
+  for (const e of a.events) await event(d, saved, e.type, e.reason, e.message);
+  return true;
+}
+
 /** Only the provisioner annotations; the claim comes back when its grace is over. */
 async function handOverOnly(d: BinderDeps, ctx: ReconcileContext, claim: PersistentVolumeClaim, provisioner: string, a: PendingAction): Promise<ReconcileResult | void> {
   const next = structuredClone(claim);
   next.metadata.annotations = { ...next.metadata.annotations, [annStorageProvisioner]: provisioner, [annBetaStorageProvisioner]: provisioner };
-  const saved = await write(d, ctx, async (tx) => {
-    const current = await tx.get('PersistentVolumeClaim', claim.metadata.namespace, claim.metadata.name!);
-    if (!current || current.metadata.resourceVersion !== claim.metadata.resourceVersion) return undefined;
-    return tx.update(next);
-  });
-  if (!saved) {
-    ctx.enqueue(claimKey(claim.metadata.namespace ?? '', claim.metadata.name!));
-    return;
-  }
-  for (const e of a.events) await event(d, saved, e.type, e.reason, e.message);
-  return { requeueAfter: d.pendingGraceMs };
+  if (await save(d, ctx, claim, next, a, false)) return { requeueAfter: d.pendingGraceMs };
 }
 
 /** Keeps the claim Pending with its explanation (and provisioner annotations). */
@@ -118,15 +126,5 @@ export async function keepPending(d: BinderDeps, ctx: ReconcileContext, claim: P
     for (const e of a.events) await event(d, claim, e.type, e.reason, e.message);
     return;
   }
-  const saved = await write(d, ctx, async (tx) => {
-    const current = await tx.get('PersistentVolumeClaim', claim.metadata.namespace, claim.metadata.name!);
-    if (!current || current.metadata.resourceVersion !== claim.metadata.resourceVersion) return undefined;
-    return tx.updateAll(next);
-  });
-  if (!saved) {
-    // The claim changed while we looked: look again with what it is now.
-    ctx.enqueue(key);
-    return;
-  }
-  for (const e of a.events) await event(d, saved, e.type, e.reason, e.message);
+  await save(d, ctx, claim, next, a, true);
 }

@@ -70,6 +70,7 @@ export function resourceQuotaSpec(d: ResourceQuotaDeps, opts: { resyncMs?: numbe
     resync: { everyMs: opts.resyncMs ?? 60_000, listKeys: keys },
     reconcile: async (key, ctx) => {
       const namespace = key.slice('ns/'.length);
+      // Its own writes' echoes need no reconcile.
       if (namespace) for (const rv of await syncQuotas(d.store, namespace)) ctx.wrote(rv);
     },
   };
