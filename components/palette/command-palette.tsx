@@ -34,6 +34,16 @@ function noteFocus(returnTo: { current: Element | null }): void {
   if (!active?.closest('[role="dialog"]')) returnTo.current = active;
 }
 
+/** The element, or the one rendered in its place since (same id, else same aria-label in the page's main). */
+function stillThere(el: Element | null): HTMLElement | null {
+  if (!(el instanceof HTMLElement)) return null;
+  if (el.isConnected) return el;
+  const byId = el.id ? document.getElementById(el.id) : null;
+  if (byId) return byId;
+  const label = el.getAttribute('aria-label');
+  return label ? document.querySelector<HTMLElement>(`main [aria-label="${CSS.escape(label)}"]`) : null;
+}
+
 export function CommandPalette({
   pages,
   mayCreateClaim,
@@ -54,30 +64,20 @@ export function CommandPalette({
   const [opened, setOpened] = useState(false);
   const [help, setHelp] = useState(false);
   // Where the focus was when the palette opened: it goes back there once the palette has
-  // closed and let go of it, unless something else (another dialog) has taken it.
-  // (Mantine's returnFocus tries once, 10 ms after closing; in about one run in ten of the
-  // palette's browser test the focus was then left on the page body.) The wait is bounded
-  // by time, not by frames: on a loaded machine the closing transition's timer can fire
-  // after many frames have passed, and focus must still come back.
+  // closed, on the end of its closing transition (Mantine's returnFocus tries once, 10 ms
+  // after closing, and sometimes left the focus on the page body; a wait bounded by time
+  // failed on a loaded machine). If that control was rendered anew meanwhile, the one now
+  // in its place (same id, else same label) takes the focus. A palette action that
+  // navigates forgets it: the new page starts at its top.
   const returnTo = useRef<Element | null>(null);
-  useEffect(() => {
-    const el = returnTo.current;
-    if (opened || !(el instanceof HTMLElement)) return;
-    const deadline = performance.now() + 3000;
-    let id = 0;
-    const tick = () => {
-      const active = document.activeElement;
-      if (!active || active === document.body) {
-        if (el.isConnected) el.focus();
-      } else if (active.closest('[role="dialog"]') && performance.now() < deadline) {
-        id = requestAnimationFrame(tick);
-        return;
-      }
+  const restoreFocus = useCallback(() => {
+    requestAnimationFrame(() => {
+      const target = stillThere(returnTo.current);
       returnTo.current = null;
-    };
-    id = requestAnimationFrame(tick);
-    return () => cancelAnimationFrame(id);
-  }, [opened]);
+      const active = document.activeElement;
+      if (target && (!active || active === document.body)) target.focus();
+    });
+  }, []);
   const shortcutState = useRef(INITIAL_SHORTCUT_STATE);
   const signOutMutate = useSignOut().mutate;
   const signOut = useCallback(() => signOutMutate(), [signOutMutate]);
@@ -88,7 +88,10 @@ export function CommandPalette({
   const run = useCallback(
     (r: PaletteRun) => {
       setOpened(false);
-      if (r.type === 'navigate') router.push(r.href);
+      if (r.type === 'navigate') {
+        returnTo.current = null;
+        router.push(r.href);
+      }
       else if (r.type === 'theme') setColorScheme(r.scheme);
       else if (r.type === 'help') setHelp(true);
       else signOut();
@@ -133,7 +136,7 @@ export function CommandPalette({
 
   return (
     <>
-      <Modal opened={opened} onClose={() => setOpened(false)} title="Command palette" size="lg" yOffset="10vh" returnFocus={false} closeButtonProps={{ 'aria-label': 'Close the command palette' }}>
+      <Modal opened={opened} onClose={() => setOpened(false)} title="Command palette" size="lg" yOffset="10vh" returnFocus={false} onExitTransitionEnd={restoreFocus} closeButtonProps={{ 'aria-label': 'Close the command palette' }}>
         {opened && <PaletteBody kinds={kinds} items={paletteItems({ pages, mayCreateClaim, mayCreateVolume, mayCreateClass: admin, mayCreateAny, scheme })} run={run} />}
       </Modal>
       <Modal opened={help} onClose={() => setHelp(false)} title="Keyboard shortcuts" size="md" closeButtonProps={{ 'aria-label': 'Close the shortcuts' }}>
