@@ -20,6 +20,8 @@ export function ClaimCapacity({ claim }: { claim: KubeObject }) {
     ...trpc.claims.doctor.queryOptions({ namespace: ns, name }),
     // Usage is written on the volume at most every minute; the claim's own changes refetch through the live stream.
     refetchInterval: 30_000,
+    // A claim being deleted keeps what was last shown: it is soon gone, and asking would find nothing.
+    enabled: !claim.metadata.deletionTimestamp,
   });
   const c = doctor.data?.capacity;
   if (!c) return null;

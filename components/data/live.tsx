@@ -4,10 +4,11 @@
 // table/live-patch.ts) and invalidates the cached objects and events of its kind, so
 // every page shows it within a moment. The indicator says whether the stream is up.
 import { Badge, Tooltip } from '@mantine/core';
-import { useQueryClient, type Query } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
 import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { KubeObject } from '@/server/resources/types';
+import { noteGone, touches, type ChangeNotice, type Gone } from './live-invalidation';
 import { useTRPC } from './trpc';
 
 export type LiveStatus = 'connecting' | 'live' | 'reconnecting';
@@ -32,56 +33,13 @@ export function useLiveChanges(listener: LiveListener): void {
   }, [listeners]);
 }
 
-interface ChangeNotice {
-  type: 'ADDED' | 'MODIFIED' | 'DELETED';
-  kind: string;
-  namespace?: string | null;
-  name: string;
-  resourceVersion: string;
-  object?: KubeObject;
-}
-
-type QueryInput = { kind?: string } | undefined;
-
-/** `kind/namespace/name` of an object the stream said was deleted. */
-const keyOf = (kind: string | undefined, namespace: string | null | undefined, name: string | undefined) => `${kind ?? ''}/${namespace ?? ''}/${name ?? ''}`;
-
-/**
- * Queries about one object that only make sense while it exists (its events, a claim's
- * doctor): after it is deleted they would answer 404, so they are not asked again. Its
- * `get` is, and the page then says the object is gone and stops showing them.
- */
-function aboutDeleted(path: string[], input: { kind?: string; namespace?: string; name?: string } | undefined, deleted: Set<string>): boolean {
-  if (deleted.size === 0 || !input?.name) return false;
-  if (path[0] === 'claims' && path[1] === 'doctor') return deleted.has(keyOf('PersistentVolumeClaim', input.namespace, input.name));
-  if (path[0] === 'objects' && path[1] === 'events') return deleted.has(keyOf(input.kind, input.namespace, input.name));
-  return false;
-}
-
-/** Does this cached query show objects of one of `kinds`? */
-function touches(q: Query, kinds: Set<string>, everything: boolean, deleted: Set<string> = new Set()): boolean {
-  const [path, opts] = q.queryKey as [string[] | undefined, { input?: QueryInput } | undefined];
-  if (!Array.isArray(path)) return false;
-  if (aboutDeleted(path, opts?.input as { kind?: string; namespace?: string; name?: string } | undefined, deleted)) return false;
-  // The home page's counts change with any volume or claim.
-  if (path[0] === 'lists' && path[1] === 'health') return everything || kinds.has('PersistentVolume') || kinds.has('PersistentVolumeClaim');
-  // A claim page's capacity and fixes depend on volumes, claims, classes and pods.
-  if (path[0] === 'claims' && path[1] === 'doctor') return everything || ['PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Pod'].some((k) => kinds.has(k));
-  if (path[0] !== 'objects') return false;
-  const proc = path[1];
-  if (proc !== 'list' && proc !== 'get' && proc !== 'events') return false;
-  if (everything) return true;
-  // Events about an object change when an Event object does.
-  if (proc === 'events') return kinds.has('Event');
-  const kind = opts?.input?.kind;
-  return kind === undefined || kinds.has(kind);
-}
-
 export function LiveUpdates({ children }: { children: ReactNode }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const pending = useRef<Set<string>>(new Set());
-  const deleted = useRef<Set<string>>(new Set());
+  // Objects the stream said were deleted or are being deleted, across flushes: a later
+  // change of another kind must not ask about them either.
+  const gone = useRef<Gone>(new Map());
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const everStarted = useRef(false);
   const [listeners] = useState(() => new Set<LiveListener>());
@@ -89,11 +47,9 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
   const flush = useCallback(
     (everything = false) => {
       const kinds = pending.current;
-      const gone = deleted.current;
       pending.current = new Set();
-      deleted.current = new Set();
       timer.current = null;
-      void queryClient.invalidateQueries({ predicate: (q) => touches(q, kinds, everything, gone) });
+      void queryClient.invalidateQueries({ predicate: (q) => touches(q.queryKey, kinds, everything, gone.current) });
     },
     [queryClient],
   );
@@ -106,7 +62,7 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
       if (!notice?.kind) return;
       if (notice.object) for (const l of listeners) l({ type: notice.type, object: notice.object });
       pending.current.add(notice.kind);
-      if (notice.type === 'DELETED') deleted.current.add(keyOf(notice.kind, notice.namespace, notice.name));
+      noteGone(gone.current, notice);
       // Coalesce bursts (a controller writing many objects) into one refetch.
       timer.current ??= setTimeout(() => flush(), 80);
     },
