@@ -98,7 +98,9 @@ async function main(): Promise<void> {
     cleaned = true;
     say('Stopping the topology ...');
     await t.down().catch((e) => say(`teardown: ${(e as Error).message}`));
-    if (!opt.keep) rmSync(dir, { recursive: true, force: true });
+    // A failed run keeps its logs for a look afterwards.
+    if (!opt.keep && process.exitCode !== 1) rmSync(dir, { recursive: true, force: true });
+    else say(`Logs kept in ${dir}/logs`);
   };
   process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
   const started = Date.now();
@@ -369,8 +371,8 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
 
   // ---- convergence: every process up, nodes Ready, claims Bound, pods Running, disks offered ----
   running = false;
-  const convergedAt = await convergence(t, k, CONVERGE_LIMIT_MS + 60_000);
-  const convergedAfter = convergedAt === undefined ? undefined : convergedAt - lastFaultEnd;
+  const converged = await convergence(t, k, CONVERGE_LIMIT_MS + 60_000);
+  const convergedAfter = converged.at === undefined ? undefined : converged.at - lastFaultEnd;
   await Promise.all([...clients, ...diskWorkers, ...bindWorkers]);
   for (const w of watches) w.stop();
   await Promise.all(watchRuns);
@@ -392,7 +394,7 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
     ['every watch gap-free and increasing (or 410 and relist)', gapFreeWatches(watches.flatMap((w) => w.segments), committed)],
     ['no disk offered before its wipe finished', noOfferBeforeWipe(offers, deletedClaims, boundAt)],
     ['no disk wiped twice at once', noOverlappingWipes(wipes, overlaps)],
-    [`converged within ${CONVERGE_LIMIT_MS / 1000} s of the last fault`, convergedInTime(convergedAfter, CONVERGE_LIMIT_MS, 'see the logs')],
+    [`converged within ${CONVERGE_LIMIT_MS / 1000} s of the last fault`, convergedInTime(convergedAfter, CONVERGE_LIMIT_MS, `still waiting for ${converged.waiting}`)],
   ];
   figures.push(['Converged after the last fault', convergedAfter === undefined ? 'no' : `${(convergedAfter / 1000).toFixed(1)} s`]);
   const lateReads = offers.filter((o) => o.foundClaimUid && (boundAt.get(o.foundClaimUid) ?? -1n) > o.rv).length;
@@ -422,26 +424,45 @@ async function firstWrite(k: KubeTarget, what: string): Promise<number> {
   }
 }
 
-async function convergence(t: Topology, k: KubeTarget, timeoutMs: number): Promise<number | undefined> {
+/**
+ * When everything converged (every process up, nodes Ready, claims Bound, pods Running,
+ * disks offered), or undefined at the deadline; `waiting` says what the last look still
+ * waited for, so a run that does not converge says why.
+ */
+async function convergence(t: Topology, k: KubeTarget, timeoutMs: number): Promise<{ at?: number; waiting: string }> {
   const deadline = Date.now() + timeoutMs;
   const disks = t.nodes.length * t.o.disksPerNode;
+  let waiting = 'nothing looked at yet';
+  const some = (xs: string[]) => `${xs.slice(0, 5).join('; ')}${xs.length > 5 ? ` and ${xs.length - 5} more` : ''}`;
   while (Date.now() < deadline) {
-    const ok = await (async () => {
-      if ([...t.servers, ...t.controllers, ...t.agents].some((p) => !p.pid)) return false;
+    const why = await (async (): Promise<string | undefined> => {
+      const down = [...t.servers, ...t.controllers, ...t.agents].filter((p) => !p.pid).map((p) => p.name);
+      if (down.length > 0) return `processes down: ${down.join(', ')}`;
       const nodes = await kubeRequest(k, 'GET', '/api/v1/nodes', undefined, 5000);
-      const ready = (nodes.body?.items ?? []).filter((n: any) => t.nodes.some((x) => x.name === n.metadata.name) && n.status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True'));
-      if (ready.length !== t.nodes.length) return false;
+      const notReady = t.nodes.filter((x) => !(nodes.body?.items ?? []).some((n: any) => n.metadata.name === x.name && n.status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True')));
+      if (notReady.length > 0) return `nodes not Ready: ${notReady.map((n) => n.name).join(', ')}`;
       const pvcs = await kubeRequest(k, 'GET', `/api/v1/namespaces/${NS}/persistentvolumeclaims`, undefined, 5000);
-      if ((pvcs.body?.items ?? []).some((c: any) => c.status?.phase !== 'Bound' && !c.metadata.deletionTimestamp)) return false;
+      const unbound = (pvcs.body?.items ?? []).filter((c: any) => c.status?.phase !== 'Bound' && !c.metadata.deletionTimestamp);
+      if (unbound.length > 0) {
+        return `claims not Bound: ${some(unbound.map((c: any) => `${c.metadata.name} ${c.status?.phase ?? '-'} volume=${c.spec?.volumeName ?? '-'} node=${c.metadata.annotations?.['volume.kubernetes.io/selected-node'] ?? '-'} ${c.metadata.annotations?.['stowage.io/binding-explanation'] ?? ''}`.trim()))}`;
+      }
       const pods = await kubeRequest(k, 'GET', `/api/v1/namespaces/${NS}/pods`, undefined, 5000);
-      if ((pods.body?.items ?? []).some((p: any) => p.status?.phase !== 'Running' && !p.metadata.deletionTimestamp)) return false;
+      const notRunning = (pods.body?.items ?? []).filter((p: any) => p.status?.phase !== 'Running' && !p.metadata.deletionTimestamp);
+      if (notRunning.length > 0) {
+        return `pods not Running: ${some(notRunning.map((p: any) => `${p.metadata.name} ${p.status?.phase ?? '-'} node=${p.spec?.nodeName ?? '-'} ${(p.status?.conditions ?? []).map((c: any) => `${c.type}=${c.status}${c.message ? ` (${c.message})` : ''}`).join(' ')}`))}`;
+      }
       const pvs = (await t.localVolumes()).filter((pv) => !pv.metadata.deletionTimestamp);
-      return pvs.length === disks && pvs.every((pv) => pv.status?.phase === 'Available' || pv.status?.phase === 'Bound');
-    })().catch(() => false);
-    if (ok) return Date.now();
+      const off = pvs.filter((pv) => pv.status?.phase !== 'Available' && pv.status?.phase !== 'Bound');
+      if (pvs.length !== disks || off.length > 0) {
+        return `local volumes: ${pvs.length} of ${disks} disks offered${off.length ? `; not Available or Bound: ${some(off.map((pv) => `${pv.metadata.name} ${pv.status?.phase ?? '-'}${pv.status?.message ? ` (${pv.status.message})` : ''}`))}` : ''}`;
+      }
+      return undefined;
+    })().catch((e: unknown) => `could not look: ${(e as Error).message}`);
+    if (why === undefined) return { at: Date.now(), waiting: '' };
+    waiting = why;
     await sleep(500);
   }
-  return undefined;
+  return { waiting };
 }
 
 async function changeLog(t: Topology, kinds: string[]): Promise<CommittedChange[]> {
