@@ -59,6 +59,11 @@ export interface PoolPromise {
   details: PoolAssetDetails;
 }
 
+/** Promises summed per node and pool (AssetStore.promisedByPool) as one promise each. */
+export function pooledPromises(rows: readonly { node: string; pool: string; bytes: string }[]): PoolPromise[] {
+  return rows.map((r) => ({ node: r.node, details: { pool: r.pool, limitBytes: r.bytes } }));
+}
+
 /**
  * The published objects with their room recomputed from the promises as they are now
  * (volumes begun since the agent's last report included), from the filesystem figures

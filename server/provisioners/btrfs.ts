@@ -12,7 +12,7 @@ import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim
 import type { AssetRecord, AssetStore } from '../store/provisioned-assets';
 import type { Logger } from 'pino';
 import { poolVolumePath, type PoolAssetDetails } from '../domain/btrfs-pool';
-import { roomiestNode, roomOnNode, withCurrentPromises } from '../domain/pool-capacity';
+import { pooledPromises, roomiestNode, roomOnNode, withCurrentPromises } from '../domain/pool-capacity';
 import type { CSIStorageCapacity } from '../resources/csi-storage-capacity/schema';
 import { labelHostname } from '../domain/well-known/labels';
 import { poolPathProblems } from '../resources/storage-class/in-tree-parameters';
@@ -185,7 +185,7 @@ export function createBtrfsPlugin(deps: BtrfsDeps): ProvisionerPlugin {
       }
       if (!already) {
         // Nothing promised yet: the pool must have room now (placement may have raced another pod).
-        const promises = (await deps.assets.list({ plugin: name })).map((r) => ({ node: r.node, details: detailsOf(r) }));
+        const promises = pooledPromises(await deps.assets.promisedByPool(name));
         const capacities = withCurrentPromises((await deps.capacities?.()) ?? [], promises);
         if (!node) {
           // Immediate: the node with the most room.

@@ -19,9 +19,8 @@ import type { ObjectService } from './objects';
 import { ofKind } from '../resources/of-kind';
 import { pvcProtectionFinalizer } from '../domain/well-known/finalizers';
 import { btrfsProvisioner } from '../domain/well-known/provisioners';
-import { withCurrentPromises } from '../domain/pool-capacity';
+import { pooledPromises, withCurrentPromises } from '../domain/pool-capacity';
 import { poolSituation, type PoolSituation } from '../domain/pool-situation';
-import type { PoolAssetDetails } from '../domain/btrfs-pool';
 import { AssetStore } from '../store/provisioned-assets';
 import { CAPACITY_NAMESPACE } from './node-pools';
 import { annLastAppliedConfiguration } from '../domain/well-known/annotations';
@@ -157,7 +156,7 @@ export class ClaimDoctorService {
     const pool = sc?.parameters?.pool;
     if (!sc || sc.provisioner !== btrfsProvisioner || typeof pool !== 'string') return undefined;
     const published = ofKind((await this.store.list('CSIStorageCapacity')).items, 'CSIStorageCapacity');
-    const promises = (await new AssetStore(this.store).list({ plugin: btrfsProvisioner })).map((r) => ({ node: r.node, details: r.details as PoolAssetDetails }));
+    const promises = pooledPromises(await new AssetStore(this.store).promisedByPool(btrfsProvisioner));
     const withNodes = isAllowed(p, 'list', 'CSIStorageCapacity', CAPACITY_NAMESPACE);
     return poolSituation(className, pool, quantityToBytes(requestedStorage(claim)), withCurrentPromises(published, promises), withNodes);
   }

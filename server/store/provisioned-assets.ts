@@ -150,6 +150,22 @@ export class AssetStore {
     return rows.map(toRecord);
   }
 
+  /**
+   * What a plugin's records promise per node and pool, summed in Postgres: each record its
+   * limit or its applied limit, whichever is larger, nothing once its subvolume is removed
+   * (btrfs-pool.ts promisedBytes). Placement and provisioning ask this for every pod and
+   * claim; listing every record for it made a burst of N claims cost N times N rows.
+   */
+  async promisedByPool(plugin: string): Promise<{ node: string; pool: string; bytes: string }[]> {
+    return this.sql.$queryRawUnsafe<{ node: string; pool: string; bytes: string }[]>(
+      `SELECT node, details->>'pool' AS pool,
+              sum(CASE WHEN details->>'removed' = 'true' THEN 0
+                       ELSE GREATEST(COALESCE((details->>'limitBytes')::numeric, 0), COALESCE((details->>'appliedBytes')::numeric, 0)) END)::text AS bytes
+         FROM provisioned_assets WHERE plugin = $1 AND details ? 'pool' GROUP BY 1, 2 ORDER BY 1, 2`,
+      plugin,
+    );
+  }
+
   /** Records whose asset exists and waits for its PV (created, not adopted yet): the provisioner's to finish. */
   async awaitingPv(plugin: string, max = 1000): Promise<AssetRecord[]> {
     const rows = await this.sql.$queryRawUnsafe<Row[]>(

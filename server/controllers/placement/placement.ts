@@ -37,8 +37,7 @@ import { EventRecorder } from '../../services/event-recorder';
 import { schedulerComponent } from '../../domain/well-known/components';
 import { reasons } from '../../domain/well-known/event-reasons';
 import { btrfsProvisioner, capacityTrackedProvisioners } from '../../domain/well-known/provisioners';
-import { withCurrentPromises } from '../../domain/pool-capacity';
-import type { PoolAssetDetails } from '../../domain/btrfs-pool';
+import { pooledPromises, withCurrentPromises } from '../../domain/pool-capacity';
 import { AssetStore } from '../../store/provisioned-assets';
 import type { CSIStorageCapacity } from '../../resources/csi-storage-capacity/schema';
 import type { ChangeEvent } from '../../store/change-feed';
@@ -70,15 +69,21 @@ interface Deps {
 
 const podKey = (ns: string, name: string) => `pod/${ns}/${name}`;
 
-/** Everything placePod needs, read from the store. */
-async function gather(d: Deps, pod: Pod): Promise<PlacementInput> {
-  const ns = pod.metadata.namespace ?? '';
+/** The pod's claims that exist, by name. */
+async function claimsOf(d: Deps, pod: Pod): Promise<Map<string, PersistentVolumeClaim>> {
   const claims = new Map<string, PersistentVolumeClaim>();
-  const boundVolumes = new Map<string, PersistentVolume>();
   for (const name of podClaimNames(pod)) {
-    const c = await d.store.recent(PVC, ns, name);
-    if (!c) continue;
-    claims.set(name, c);
+    const c = await d.store.recent(PVC, pod.metadata.namespace ?? '', name);
+    if (c) claims.set(name, c);
+  }
+  return claims;
+}
+
+/** Everything else placePod needs, read from the store. */
+async function gather(d: Deps, pod: Pod, claims: Map<string, PersistentVolumeClaim>): Promise<PlacementInput> {
+  const ns = pod.metadata.namespace ?? '';
+  const boundVolumes = new Map<string, PersistentVolume>();
+  for (const c of claims.values()) {
     const vn: string | undefined = c.spec?.volumeName || undefined;
     if (vn) {
       const v = await d.store.recent('PersistentVolume', undefined, vn);
@@ -94,7 +99,7 @@ async function gather(d: Deps, pod: Pod): Promise<PlacementInput> {
   const tracked = delayedClasses.some((c) => capacityTrackedProvisioners.has(classes.get(c)?.provisioner ?? ''));
   const published = tracked ? ((await d.lists.get('CSIStorageCapacity')) as CSIStorageCapacity[]) : []; // a list of that kind
   // Volumes begun since an agent's last report count at once.
-  const capacities = tracked ? withCurrentPromises(published, (await new AssetStore(d.store).list({ plugin: btrfsProvisioner })).map((r) => ({ node: r.node, details: r.details as PoolAssetDetails }))) : [];
+  const capacities = tracked ? withCurrentPromises(published, pooledPromises(await new AssetStore(d.store).promisedByPool(btrfsProvisioner))) : [];
   const rwop = [...claims.values()].filter((c) => Array.isArray(c.spec?.accessModes) && c.spec.accessModes.includes('ReadWriteOncePod'));
   const claimsInUseElsewhere = new Set<string>();
   if (rwop.length > 0) {
@@ -197,17 +202,19 @@ export async function placeOne(d: Deps, ctx: ReconcileContext, namespace: string
   const pod = await d.store.recent(POD, namespace, name);
   const scheduler = pod?.spec?.schedulerName;
   if (!pod || pod.spec?.nodeName || pod.metadata.deletionTimestamp || (scheduler && scheduler !== schedulerComponent)) return d.waiting.forget(key);
-  const input = await gather(d, pod);
+  const claims = await claimsOf(d, pod);
   const claimKeys = podClaimNames(pod).map((c) => `${namespace}/${c}`);
 
   // A selection in progress: the claims' binder/provisioner is working on it; their changes
-  // bring the pod back (the requeue is a fallback).
-  const selected = [...input.claims.values()].map((c) => c.metadata.annotations?.[annSelectedNode]).filter(Boolean) as string[];
-  const inProgress = [...input.claims.values()].some((c) => !c.spec?.volumeName && c.metadata.annotations?.[annSelectedNode]);
+  // bring the pod back (the requeue is a fallback). Known from the claims alone, before the
+  // rest is read: in a burst most passes over a pod end here.
+  const selected = [...claims.values()].map((c) => c.metadata.annotations?.[annSelectedNode]).filter(Boolean) as string[];
+  const inProgress = [...claims.values()].some((c) => !c.spec?.volumeName && c.metadata.annotations?.[annSelectedNode]);
   if (inProgress) {
     d.waiting.waiting(key, claimKeys, false);
     return { requeueAfter: 30_000 };
   }
+  const input = await gather(d, pod, claims);
 
   const decision = placePod(input, selected[0]);
   d.waiting.waiting(key, claimKeys, decision.kind === 'unschedulable');
