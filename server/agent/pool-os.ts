@@ -1,10 +1,13 @@
 // What the agent needs from the machine for btrfs pools, behind one small interface:
 // looking at a pool path, its qgroups, and making, limiting and removing subvolumes with
-// btrfs-progs (execFile through command-runner.ts, never a shell). Every call that removes is idempotent: removing
-// what is gone succeeds, so an interrupted delete can always be run again.
+// btrfs-progs (execFile through command-runner.ts). Every call that removes is idempotent:
+// removing what is gone succeeds, so an interrupted delete can always be run again.
+// New volumes asked for at once are made together, create and limit by one small shell
+// (shell-batches.ts).
 import fs from 'node:fs/promises';
 import { parseQgroupShow, type QgroupRow } from '../domain/btrfs-pool';
 import { commands } from './command-runner';
+import { ShellBatches } from './shell-batches';
 
 /** statfs f_type values of the filesystems a pool path is likely to be on. */
 const FS_MAGIC: Record<string, string> = {
@@ -35,6 +38,11 @@ export interface PoolOs {
   /** Whether p is the root of a subvolume (no command run); false when nothing is there; rejects for anything else there. */
   isSubvolume(p: string): Promise<boolean>;
   createSubvolume(p: string): Promise<void>;
+  /**
+   * Makes the subvolume p and sets its limit (createSubvolume, then limit); calls made
+   * while others run go together. Optional: without it the two steps are taken one by one.
+   */
+  createLimited?(p: string, bytes: bigint): Promise<void>;
   /** `btrfs subvolume snapshot [-r] from p`: p becomes a (read-only) snapshot of the subvolume `from`. */
   snapshotSubvolume(from: string, p: string, readOnly: boolean): Promise<void>;
   /** Sets the referenced limit of the subvolume's qgroup. */
@@ -56,6 +64,25 @@ async function btrfs(args: string[]): Promise<string> {
     throw new Error(`btrfs ${args.join(' ')}: ${errText(e)}`);
   }
 }
+
+/**
+ * For each pair of arguments (path, bytes): create the subvolume, then limit it; one line
+ * per pair (shell-batches.ts).
+ */
+const createLimitedBatches = new ShellBatches(
+  `while [ "$#" -ge 2 ]; do
+  if ! e=$(btrfs subvolume create "$1" 2>&1 >/dev/null); then
+    printf 'btrfs subvolume create %s: %s\\n' "$1" "$(printf '%s' "$e" | tr '\\n' ' ')"
+  elif ! e=$(btrfs qgroup limit "$2" "$1" 2>&1 >/dev/null); then
+    printf 'btrfs qgroup limit %s %s: %s\\n' "$2" "$1" "$(printf '%s' "$e" | tr '\\n' ' ')"
+  else
+    echo ok
+  fi
+  shift 2
+done`,
+  2,
+  ([p]) => `btrfs subvolume create ${p}`,
+);
 
 const missing = (e: unknown) => ['ENOENT', 'ENOTDIR'].includes((e as NodeJS.ErrnoException)?.code ?? '');
 
@@ -101,6 +128,10 @@ export const realPoolOs: PoolOs = {
 
   async createSubvolume(p) {
     await btrfs(['subvolume', 'create', p]);
+  },
+
+  createLimited(p, bytes) {
+    return createLimitedBatches.run(p, String(bytes));
   },
 
   async snapshotSubvolume(from, p, readOnly) {

@@ -39,7 +39,7 @@ interface Settled {
 }
 
 /** Volumes settled at once. */
-const PARALLEL = 4;
+const PARALLEL = 8;
 /** The pools are looked at (figures, used bytes) this often; a pass with work does not wait for the next. */
 export const LOOK_EVERY_MS = 2_000;
 /** An unchanged pool report is sent again after this long. */
@@ -227,13 +227,18 @@ export class PoolKeeper {
       this.log.info({ pv: v.pvName, path: v.path }, 'subvolume removed');
       return { state: 'absent' };
     }
-    if (!exists) {
-      if (v.from === undefined) await this.os.createSubvolume(at);
-      else if (!isPoolVolumePath(v.pool, v.from)) throw new Error(`refusing to snapshot ${v.from}: not a volume of pool ${v.pool}`);
-      else await this.os.snapshotSubvolume(this.at(v.from), at, v.readOnly === true);
+    if (!exists && v.from === undefined && !v.readOnly && this.os.createLimited) {
+      // A new empty volume: made and limited in one step, with others asked for meanwhile.
+      await this.os.createLimited(at, BigInt(v.limitBytes));
+    } else {
+      if (!exists) {
+        if (v.from === undefined) await this.os.createSubvolume(at);
+        else if (!isPoolVolumePath(v.pool, v.from)) throw new Error(`refusing to snapshot ${v.from}: not a volume of pool ${v.pool}`);
+        else await this.os.snapshotSubvolume(this.at(v.from), at, v.readOnly === true);
+      }
+      // A read-only snapshot has no limit of its own: it never grows.
+      if (!v.readOnly) await this.os.limit(at, BigInt(v.limitBytes));
     }
-    // A read-only snapshot has no limit of its own: it never grows.
-    if (!v.readOnly) await this.os.limit(at, BigInt(v.limitBytes));
     this.log.debug({ pv: v.pvName, path: v.path, limit: v.limitBytes }, exists ? 'subvolume limit set' : 'subvolume created');
     const id = exists ? idByName(pool.rows, v.pvName) : undefined;
     return { state: 'present', limitBytes: v.limitBytes, ...(id ? { subvolumeId: id } : {}) };

@@ -3,6 +3,7 @@
 // link onto someone's data, so every removal is one entry, after its unmount.
 import fs from 'node:fs/promises';
 import { commands } from './command-runner';
+import { ShellBatches } from './shell-batches';
 
 // Through the agent's helper process: no fork of this (possibly large) process per mount.
 const run = (file: string, args: string[], o: { timeout?: number } = {}) => commands.run(file, args, { timeoutMs: o.timeout });
@@ -126,6 +127,24 @@ function mountTable(): Promise<Set<string>> {
 }
 const mountsChanged = () => (mounts = undefined);
 
+/**
+ * For each pair of arguments (source, target): `mount --bind`; one line per pair. Pods
+ * published side by side mount together, by one small shell (shell-batches.ts).
+ */
+const bindMounts = new ShellBatches(
+  `while [ "$#" -ge 2 ]; do
+  if e=$(mount --bind "$1" "$2" 2>&1 >/dev/null); then
+    echo ok
+  else
+    printf 'mount --bind %s %s: %s\\n' "$1" "$2" "$(printf '%s' "$e" | tr '\\n' ' ')"
+  fi
+  shift 2
+done`,
+  2,
+  ([src, target]) => `mount --bind ${src} ${target}`,
+  30_000,
+);
+
 async function commandError(argv: string[], err: unknown): Promise<Error> {
   const e = err as { stderr?: string; message?: string; code?: unknown };
   const words = (e.stderr || e.message || String(err)).trim().split('\n').slice(-2).join(' ');
@@ -169,11 +188,8 @@ export const realPublishOs: PublishOs = {
     return (await mountTable()).has(real);
   },
   async bindMount(src, target, readOnly) {
-    const argv = ['mount', '--bind', src, target];
     try {
-      await run(argv[0], argv.slice(1), { timeout: 30_000 });
-    } catch (err) {
-      throw await commandError(argv, err);
+      await bindMounts.run(src, target);
     } finally {
       mountsChanged();
     }
