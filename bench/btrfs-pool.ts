@@ -217,10 +217,10 @@ try {
     for (const h of one) console.log('   ', h.actor, h.action, h.kind, h.name, JSON.stringify({ a: (h.object as any).metadata?.annotations, s: (h.object as any).status, f: (h.object as any).metadata?.finalizers, v: (h.object as any).spec?.volumeName }).slice(0, 600));
     const reconciles = (await register.getSingleMetric('stowage_controller_reconcile_total')?.get())?.values ?? [];
     const byController = new Map<string, number>();
-    for (const v of reconciles) byController.set(String(v.labels.controller), (byController.get(String(v.labels.controller)) ?? 0) + v.value - (reconciles0.get(`${v.labels.controller}/${v.labels.result}`) ?? 0));
-    console.log(`  reconciles by controller: ${[...byController].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ${n}`).join(', ')}`);
+    for (const v of reconciles) byController.set(`${v.labels.controller}/${v.labels.result}`, (byController.get(`${v.labels.controller}/${v.labels.result}`) ?? 0) + v.value - (reconciles0.get(`${v.labels.controller}/${v.labels.result}`) ?? 0));
+    console.log(`  reconciles by controller/result: ${[...byController].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ${n}`).join(', ')}`);
     console.log('  top statements (pg_stat_statements):');
-    for (const r of await statements!.stop(25)) console.log(`    ${String(r.calls).padStart(6)} calls ${String(r.ms).padStart(8)} ms  ${r.statement}`);
+    for (const r of await statements!.stop(30)) console.log(`    ${String(r.calls).padStart(6)} calls ${String(r.ms).padStart(8)} ms  ${r.statement}`);
     const last = Math.max(...created.values());
     console.log(`  claims created over ${last - Math.min(...created.values())} ms`);
   }

@@ -48,7 +48,7 @@ export class StatementStats {
       const r = await c.query(
         `SELECT calls, round(total_exec_time::numeric, 1) AS ms, round(mean_exec_time::numeric, 2) AS mean,
                 shared_blks_hit + shared_blks_read AS buffers, shared_blks_dirtied AS dirtied, shared_blks_written AS written,
-                left(regexp_replace(query, '\\s+', ' ', 'g'), 80) AS statement
+                left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS statement
            FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT $1`,
         [limit],
       );
