@@ -8,6 +8,7 @@ import type { Services } from '../services/services';
 import { logger } from '../services/logger';
 import { createPlugins, inTreeProvisionerNames, thisNodeProvisionerNames } from '../provisioners/registry';
 import { btrfsProvisioner } from '../domain/well-known/provisioners';
+import { claimRefKeys } from '../domain/claim-ref';
 import { createRealOs } from '../provisioners/os';
 import { AssetStore } from '../store/provisioned-assets';
 import { NodeAgentService } from '../services/node-agent';
@@ -68,6 +69,11 @@ const CACHED_KINDS = {
   Pod: true,
 } as const;
 
+/** Volumes are also found by the claim they are reserved for (ObjectStore.recentByIndex); all such volumes are kept above. */
+const CACHE_INDEXES = {
+  PersistentVolume: (o: KubeObject) => claimRefKeys(o as PersistentVolume),
+};
+
 export interface RunningControllers {
   manager: Manager;
   stop(): Promise<void>;
@@ -127,7 +133,7 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
           },
   });
   // The objects reconciles read again and again, kept in memory (ObjectStore.recent).
-  const forget = await app.store.keepInMemory(CACHED_KINDS);
+  const forget = await app.store.keepInMemory(CACHED_KINDS, CACHE_INDEXES);
   try {
     await manager.start();
   } catch (err) {

@@ -14,6 +14,10 @@
 // A kind may keep only some of its objects (`keep`): of the others only the name is kept,
 // and a read of one is a miss. So a pool of 100,000 Available volumes costs names, not
 // objects, while the volumes the controllers read by name (bound ones) are in memory.
+//
+// A kind may also be found by an index (`indexes`: the keys an object is found under, e.g.
+// the claim a volume is reserved for). An index answers only for objects kept whole; a key
+// an object not kept whole has is unsure from then on, and finding by it is a miss.
 import type { KubeObject } from '../resources/types';
 import type { ChangeEvent, ChangeFeed } from './change-feed';
 import type { ListResult } from './list';
@@ -36,10 +40,19 @@ const keyOf = (kind: string, namespace: string, name: string) => `${kind}\u0000$
 /** Per kind kept: true for every object, or which objects to keep whole. */
 export type KeptKinds = ReadonlyMap<string, true | ((o: KubeObject) => boolean)>;
 
+/** Per kind: the index keys an object is found under (CacheIndexes). */
+export type CacheIndexes = ReadonlyMap<string, (o: KubeObject) => string[]>;
+
 export class ObjectCache {
   private readonly objects = new Map<string, KubeObject>();
   /** Objects that exist but are not kept whole (their kind's `keep` said no). */
   private readonly elsewhere = new Set<string>();
+  /** Index entry (kind, index key) -> keys of the objects kept whole under it. */
+  private readonly indexed = new Map<string, Set<string>>();
+  /** Object key -> its index entries. */
+  private readonly entriesOf = new Map<string, string[]>();
+  /** Index entries an object not kept whole had: finding by them is a miss. */
+  private readonly unsure = new Set<string>();
   /** Every change at or below this version is applied. */
   private rv = -1n;
   private ready = false;
@@ -50,6 +63,7 @@ export class ObjectCache {
   constructor(
     private readonly source: CacheSource,
     readonly kinds: KeptKinds,
+    private readonly indexes: CacheIndexes = new Map(),
   ) {}
 
   /** Lists the kinds and follows the feed until `stop`. Resolves once the first lists are in. */
@@ -71,13 +85,30 @@ export class ObjectCache {
    * `namespace`: "" for a cluster-scoped kind.
    */
   async get(kind: string, namespace: string, name: string): Promise<KubeObject | undefined | typeof MISS> {
-    if (!this.kinds.has(kind) || !this.ready || this.abort.signal.aborted) return MISS;
-    const target = this.source.feed.currentHead > this.source.lastCommitted ? this.source.feed.currentHead : this.source.lastCommitted;
-    if (this.rv < target && !(await this.caughtUp(target))) return MISS;
+    if (!(await this.current(kind))) return MISS;
     const key = keyOf(kind, namespace, name);
     const o = this.objects.get(key);
     if (o !== undefined) return structuredClone(o);
     return this.elsewhere.has(key) ? MISS : undefined;
+  }
+
+  /**
+   * The objects (copies) of `kind` found under `indexKey`, in name order, as fresh as `get`;
+   * MISS when the cache cannot say (not indexed, not current, or the key is unsure).
+   */
+  async find(kind: string, indexKey: string): Promise<KubeObject[] | typeof MISS> {
+    if (!this.indexes.has(kind) || !(await this.current(kind))) return MISS;
+    const entry = keyOf(kind, '', indexKey);
+    if (this.unsure.has(entry)) return MISS;
+    const keys = [...(this.indexed.get(entry) ?? [])].sort();
+    return keys.map((k) => structuredClone(this.objects.get(k)!));
+  }
+
+  /** Whether `kind` is kept and the cache has applied every change this process has seen or made (waiting a moment for it). */
+  private async current(kind: string): Promise<boolean> {
+    if (!this.kinds.has(kind) || !this.ready || this.abort.signal.aborted) return false;
+    const target = this.source.feed.currentHead > this.source.lastCommitted ? this.source.feed.currentHead : this.source.lastCommitted;
+    return this.rv >= target || (await this.caughtUp(target));
   }
 
   /** The first lists: each kind as of its own version; returns where the feed is followed from. */
@@ -85,6 +116,9 @@ export class ObjectCache {
     this.ready = false;
     this.objects.clear();
     this.elsewhere.clear();
+    this.indexed.clear();
+    this.entriesOf.clear();
+    this.unsure.clear();
     const listedAt = new Map<string, bigint>();
     for (const kind of this.kinds.keys()) {
       const list = await this.source.list(kind);
@@ -100,19 +134,41 @@ export class ObjectCache {
 
   private put(kind: string, key: string, o: KubeObject): void {
     const keep = this.kinds.get(kind);
-    if (keep === true || keep?.(o)) {
+    const whole = keep === true || (keep?.(o) ?? false);
+    this.unindex(key);
+    const index = this.indexes.get(kind);
+    const entries = index ? index(o).map((k) => keyOf(kind, '', k)) : [];
+    if (whole) {
       this.objects.set(key, o);
       this.elsewhere.delete(key);
+      if (entries.length > 0) {
+        this.entriesOf.set(key, entries);
+        for (const e of entries) {
+          if (!this.indexed.has(e)) this.indexed.set(e, new Set());
+          this.indexed.get(e)!.add(key);
+        }
+      }
     } else {
       this.objects.delete(key);
       this.elsewhere.add(key);
+      for (const e of entries) this.unsure.add(e);
     }
+  }
+
+  private unindex(key: string): void {
+    for (const e of this.entriesOf.get(key) ?? []) {
+      const set = this.indexed.get(e);
+      set?.delete(key);
+      if (set?.size === 0) this.indexed.delete(e);
+    }
+    this.entriesOf.delete(key);
   }
 
   private apply(e: ChangeEvent, listedAt: Map<string, bigint>): void {
     if (!this.kinds.has(e.kind) || e.rv <= (listedAt.get(e.kind) ?? -1n)) return;
     const key = keyOf(e.kind, e.namespace, e.name);
     if (e.type !== 'DELETED') return this.put(e.kind, key, e.object);
+    this.unindex(key);
     this.objects.delete(key);
     this.elsewhere.delete(key);
   }

@@ -516,10 +516,18 @@ export class ObjectStore implements Pooled {
    * Keeps the objects of `kinds` in memory, following the change feed, for `recent` (the
    * controllers' reads): each kind's every object (true), or those its function keeps
    * (of the others only names, and reading one reads the database). Resolves once they
-   * are listed; returns the stop.
+   * are listed; returns the stop. `indexes`: per kind, the keys `recentByIndex` finds an
+   * object under (only objects kept whole are found so).
    */
-  async keepInMemory(kinds: Record<string, true | ((o: KubeObject) => boolean)>): Promise<() => Promise<void>> {
-    const cache = new ObjectCache(this, new Map(Object.entries(kinds).map(([k, keep]) => [strategyOf(k).kind, keep])));
+  async keepInMemory(
+    kinds: Record<string, true | ((o: KubeObject) => boolean)>,
+    indexes: Record<string, (o: KubeObject) => string[]> = {},
+  ): Promise<() => Promise<void>> {
+    const cache = new ObjectCache(
+      this,
+      new Map(Object.entries(kinds).map(([k, keep]) => [strategyOf(k).kind, keep])),
+      new Map(Object.entries(indexes).map(([k, index]) => [strategyOf(k).kind, index])),
+    );
     await this.feed.start();
     await cache.start();
     this.cache = cache;
@@ -540,6 +548,16 @@ export class ObjectStore implements Pooled {
       if (o !== MISS) return o as ObjectOfName<K> | undefined;
     }
     return this.tryGet(kind, namespace, name);
+  }
+
+  /**
+   * The objects of `kind` found under `indexKey` by an index keepInMemory was given, as
+   * fresh as `recent`; undefined when memory cannot say (then the caller reads the database).
+   */
+  async recentByIndex<K extends string>(kind: K, indexKey: string): Promise<ObjectOfName<K>[] | undefined> {
+    if (!this.cache) return undefined;
+    const found = await this.cache.find(strategyOf(kind).kind, indexKey);
+    return found === MISS ? undefined : (found as ObjectOfName<K>[]);
   }
 
   /**

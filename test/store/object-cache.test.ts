@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ObjectStore } from '../../server/store/object-store';
 import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
+import { claimRefKeys } from '../../server/domain/claim-ref';
 import { openTestStore, rawQuery, type TestStore } from '../db';
 
 let t: TestStore;
@@ -23,7 +24,11 @@ beforeAll(async () => {
   await t.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns-c' } });
   await t.store.create(claim('before'));
   await t.store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'ns-c', name: 'cm' }, data: { a: '1' } });
-  forget = await t.store.keepInMemory({ PersistentVolumeClaim: true, StorageClass: true, PersistentVolume: (o) => Boolean((o as { spec?: { claimRef?: unknown } }).spec?.claimRef) });
+  forget = await t.store.keepInMemory(
+    { PersistentVolumeClaim: true, StorageClass: true, PersistentVolume: (o) => Boolean((o as { spec?: { claimRef?: unknown } }).spec?.claimRef) },
+    // Volumes by the claim they name, and (for the unsure case) by a "group" label any volume may have.
+    { PersistentVolume: (o) => [...claimRefKeys(o as PersistentVolume), ...(o.metadata.labels?.group ? [`group:${o.metadata.labels.group}`] : [])] },
+  );
   // A second store on the same database: another process.
   other = new ObjectStore(t.url, 2);
   await other.start();
@@ -108,6 +113,50 @@ describe('a kind kept in part', () => {
     const taken = await t.store.update({ ...w, spec: { ...w.spec, claimRef: { namespace: 'ns-c', name: 'y' } } });
     await dropVolume('pv-taken');
     expect((await t.store.recent('PersistentVolume', undefined, 'pv-taken'))?.metadata.resourceVersion).toBe(taken.metadata.resourceVersion);
+  });
+});
+
+describe('found by an index', () => {
+  const volume = (name: string, claimRef?: { namespace: string; name: string }, labels?: Record<string, string>) => ({
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name, ...(labels ? { labels } : {}) },
+    spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: `/tmp/${name}` }, ...(claimRef ? { claimRef } : {}) },
+  });
+
+  it('finds the volumes reserved for a claim, in name order, and follows them as they change', async () => {
+    expect(await t.store.recentByIndex('PersistentVolume', 'ns-c/idx-claim')).toEqual([]);
+    await t.store.create(volume('idx-b', { namespace: 'ns-c', name: 'idx-claim' }));
+    const a = (await t.store.create(volume('idx-a', { namespace: 'ns-c', name: 'idx-claim' }))) as PersistentVolume;
+    await t.store.create(volume('idx-other', { namespace: 'ns-c', name: 'idx-else' }));
+    expect((await t.store.recentByIndex('PersistentVolume', 'ns-c/idx-claim'))?.map((v) => v.metadata.name)).toEqual(['idx-a', 'idx-b']);
+    // Moved to another claim, then deleted: found under the new key only, then nowhere.
+    await t.store.update({ ...a, spec: { ...a.spec, claimRef: { namespace: 'ns-c', name: 'idx-else' } } });
+    expect((await t.store.recentByIndex('PersistentVolume', 'ns-c/idx-claim'))?.map((v) => v.metadata.name)).toEqual(['idx-b']);
+    expect((await t.store.recentByIndex('PersistentVolume', 'ns-c/idx-else'))?.map((v) => v.metadata.name)).toEqual(['idx-a', 'idx-other']);
+    await t.store.delete('PersistentVolume', undefined, 'idx-b');
+    expect(await t.store.recentByIndex('PersistentVolume', 'ns-c/idx-claim')).toEqual([]);
+  });
+
+  it("finds another process's volume once this process's feed has read it; hands out copies", async () => {
+    const theirs = await other.create(volume('idx-theirs', { namespace: 'ns-c', name: 'idx-theirs-claim' }));
+    await vi.waitFor(() => expect(t.store.feed.currentHead).toBeGreaterThanOrEqual(BigInt(theirs.metadata.resourceVersion!)), { timeout: 5_000 });
+    const [found] = (await t.store.recentByIndex('PersistentVolume', 'ns-c/idx-theirs-claim'))!;
+    expect(found.metadata.uid).toBe(theirs.metadata.uid);
+    found.metadata.labels = { changed: 'yes' };
+    expect((await t.store.recentByIndex('PersistentVolume', 'ns-c/idx-theirs-claim'))![0].metadata.labels).toBeUndefined();
+  });
+
+  it('a key an object not kept whole has is unsure: finding by it says it cannot (undefined)', async () => {
+    await t.store.create(volume('idx-kept', { namespace: 'ns-c', name: 'g' }, { group: 'g1' }));
+    expect((await t.store.recentByIndex('PersistentVolume', 'group:g1'))?.map((v) => v.metadata.name)).toEqual(['idx-kept']);
+    await t.store.create(volume('idx-free', undefined, { group: 'g1' })); // not kept: no claimRef
+    expect(await t.store.recentByIndex('PersistentVolume', 'group:g1')).toBeUndefined();
+    expect(await t.store.recentByIndex('PersistentVolume', 'ns-c/g')).toEqual([expect.objectContaining({ metadata: expect.objectContaining({ name: 'idx-kept' }) })]);
+  });
+
+  it('a kind without an index cannot be found so', async () => {
+    expect(await t.store.recentByIndex('PersistentVolumeClaim', 'ns-c/before')).toBeUndefined();
   });
 });
 

@@ -5,6 +5,7 @@
 // never acted on a stale copy; the bind transaction gathers its facts under its locks and
 // writes the binding it decides in the same commit.
 import { claimClass, type MatchOptions } from '../../domain/matching';
+import { claimRefKey } from '../../domain/claim-ref';
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import { podsNamingClaim } from '../../store/consumer-queries';
@@ -103,6 +104,18 @@ async function unboundFacts(d: BinderDeps, ctx: ReconcileContext, read: Persiste
   return { claim, defaultClass, storageClass, opts, unscheduledPods, inTreeProvisioners: d.inTreeProvisioners };
 }
 
+/**
+ * A WaitForFirstConsumer claim that names no volume binds only to a volume reserved for it
+ * (findMatchInStore). When memory says there is none, the bind transaction would lock the
+ * claim to find nothing: the claim stays unbound (explained, or handed to provisioning by
+ * keepPending's own guarded writes). A volume reserved for it later wakes it again (keys.ts).
+ */
+async function nothingToBind(d: BinderDeps, claim: PersistentVolumeClaim, opts: MatchOptions): Promise<boolean> {
+  if (!opts.delayBinding || claim.spec?.volumeName || claim.metadata.deletionTimestamp) return false;
+  const reserved = await d.store.recentByIndex(PV, claimRefKey(claim.metadata.namespace ?? '', claim.metadata.name!));
+  return reserved !== undefined && reserved.length === 0;
+}
+
 /** The claim locked, and the volume it names or the seed's match for it, read in the bind transaction. */
 async function lockedFacts(tx: ControllerTx, claim: PersistentVolumeClaim, opts: MatchOptions): Promise<LockedFacts> {
   const { claim: c, reserved } = await lockClaimForBinding(tx, claim.metadata.namespace ?? '', claim.metadata.name!);
@@ -118,7 +131,7 @@ async function syncUnboundClaim(d: BinderDeps, ctx: ReconcileContext, read: Pers
   const { claim } = facts;
   const opts = facts.opts!;
   const hint: BindHint | undefined = claim.spec?.volumeName ? undefined : { bind: { claim, opts } };
-  const action: ClaimAction = await write(
+  const action: ClaimAction = (await nothingToBind(d, claim, opts)) ? decide({ ...facts, locked: { claim } }) : await write(
     d,
     ctx,
     async (tx) => {
