@@ -8,7 +8,8 @@ import type { Services } from '../services/services';
 import { logger } from '../services/logger';
 import { createPlugins, inTreeProvisionerNames, thisNodeProvisionerNames } from '../provisioners/registry';
 import { btrfsProvisioner } from '../domain/well-known/provisioners';
-import { claimRefKeys } from '../domain/claim-ref';
+import { claimRefKey, claimRefKeys } from '../domain/claim-ref';
+import { podClaimNames } from '../domain/pod-claims';
 import { createRealOs } from '../provisioners/os';
 import { AssetStore } from '../store/provisioned-assets';
 import { NodeAgentService } from '../services/node-agent';
@@ -26,6 +27,7 @@ import { snapshotScheduleSpec } from './snapshot-schedule/snapshot-schedule';
 import { Manager } from './runtime/manager';
 import type { KubeObject } from '../resources/types';
 import type { PersistentVolume } from '../resources/persistent-volume/schema';
+import type { Pod } from '../resources/pod/schema';
 
 export interface StartControllersOptions {
   app: Services;
@@ -69,9 +71,13 @@ const CACHED_KINDS = {
   Pod: true,
 } as const;
 
-/** Volumes are also found by the claim they are reserved for (ObjectStore.recentByIndex); all such volumes are kept above. */
+/**
+ * Found by claim as well (ObjectStore.recentByIndex, key "namespace/claim"): volumes by the
+ * claim they are reserved for (all such volumes are kept above), pods by the claims they name.
+ */
 const CACHE_INDEXES = {
   PersistentVolume: (o: KubeObject) => claimRefKeys(o as PersistentVolume),
+  Pod: (o: KubeObject) => podClaimNames(o as Pod).map((c) => claimRefKey(o.metadata.namespace ?? '', c)),
 };
 
 export interface RunningControllers {

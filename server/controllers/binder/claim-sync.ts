@@ -87,7 +87,12 @@ async function matchOptions(d: BinderDeps, claim: PersistentVolumeClaim, sc: Sto
 /** The claim's pods not yet placed on a node (and not terminated), by name, in name order. */
 async function unscheduledPodsOf(d: BinderDeps, claim: PersistentVolumeClaim): Promise<string[]> {
   const namespace = claim.metadata.namespace ?? '';
-  const pods = await podsNamingClaim(d.store, namespace, claim.metadata.name!, { unscheduled: true });
+  const name = claim.metadata.name!;
+  // From memory when it can say: the pods naming the claim in a persistentVolumeClaim volume, as the query finds them.
+  const known = (await d.store.recentByIndex('Pod', claimRefKey(namespace, name)))?.filter(
+    (p) => !p.spec?.nodeName && (p.spec?.volumes ?? []).some((v) => v?.persistentVolumeClaim?.claimName === name),
+  );
+  const pods = known ?? (await podsNamingClaim(d.store, namespace, name, { unscheduled: true }));
   return pods.filter((p) => !p.spec?.nodeName && podUsesClaim(p, namespace, claim.metadata.name!)).map((p) => p.metadata?.name ?? '');
 }
 
