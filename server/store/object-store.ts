@@ -351,20 +351,18 @@ export class StoreTx implements Queryable {
    * used as given (for subclasses that resolve them themselves, e.g. the controllers').
    */
   protected async lockWithoutWaiting(kind: string, namespace: string, name: string): Promise<KubeObject | 'busy' | undefined> {
-    const rows = await this[SQL].$queryRawUnsafe<{ object: KubeObject }[]>(
-      'SELECT object FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3 FOR UPDATE SKIP LOCKED',
+    // One round trip: the row locked, or whether it exists at all (then another transaction
+    // holds it). Reads of names that do not exist yet (a controller about to create) are common.
+    const rows = await this[SQL].$queryRawUnsafe<{ object: KubeObject | null; present: boolean }[]>(
+      `WITH l AS (SELECT object FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3 FOR UPDATE SKIP LOCKED)
+       SELECT (SELECT object FROM l) AS object, EXISTS (SELECT 1 FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3) AS present`,
       kind,
       namespace,
       name,
     );
-    if (rows[0]) return rows[0].object;
-    const exists = await this[SQL].$queryRawUnsafe<{ n: number }[]>(
-      'SELECT 1 AS n FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3',
-      kind,
-      namespace,
-      name,
-    );
-    return exists.length > 0 ? 'busy' : undefined;
+    const row = rows[0];
+    if (row?.object) return row.object;
+    return row?.present ? 'busy' : undefined;
   }
 
   private async requireNamespace(namespace: string): Promise<void> {

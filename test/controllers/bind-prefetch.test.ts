@@ -169,3 +169,38 @@ describe('prefetch', () => {
     for (const n of ['pd-0', 'pd-1', 'pd-2']) expect((await ts.store.get('PersistentVolume', undefined, n)).status!.phase).toBe('Available');
   });
 });
+
+describe("a controller transaction's read of one row", () => {
+  test('one statement whatever it finds: the row locked, nothing, or busy (another transaction holds it)', async () => {
+    await volume('one-read', '1Gi', 'one-read-class');
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let holding!: () => void;
+    const isHeld = new Promise<void>((r) => (holding = r));
+    const other = transact(ts.store, async (tx) => {
+      await tx.get('PersistentVolume', undefined, 'one-read');
+      holding();
+      await held;
+    });
+    await isHeld;
+    const got = await transact(ts.store, async (tx) => {
+      const count = countStatements(tx);
+      const missing = await tx.get('PersistentVolume', undefined, 'never-made');
+      const afterMissing = count.n;
+      const busy = await tx.get('PersistentVolume', undefined, 'one-read').then(
+        () => 'read',
+        (e: Error) => e.name,
+      );
+      return { missing, afterMissing, busy, afterBusy: count.n };
+    });
+    release();
+    await other;
+    expect(got).toEqual({ missing: undefined, afterMissing: 1, busy: 'RowBusyError', afterBusy: 2 });
+    const read = await transact(ts.store, async (tx) => {
+      const count = countStatements(tx);
+      const v = await tx.get('PersistentVolume', undefined, 'one-read');
+      return { name: v?.metadata.name, phase: v?.status?.phase, statements: count.n };
+    });
+    expect(read).toEqual({ name: 'one-read', phase: 'Available', statements: 1 });
+  });
+});
