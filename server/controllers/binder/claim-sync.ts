@@ -113,7 +113,8 @@ async function unboundFacts(d: BinderDeps, ctx: ReconcileContext, read: Persiste
  * A WaitForFirstConsumer claim that names no volume binds only to a volume reserved for it
  * (findMatchInStore). When memory says there is none, the bind transaction would lock the
  * claim to find nothing: the claim stays unbound (explained, or handed to provisioning by
- * keepPending's own guarded writes). A volume reserved for it later wakes it again (keys.ts).
+ * keepPending's own guarded writes). A volume reserved for it later comes with a change of
+ * the claim (placement's pre-bind annotates it in the same commit) or wakes it (keys.ts).
  */
 async function nothingToBind(d: BinderDeps, claim: PersistentVolumeClaim, opts: MatchOptions): Promise<boolean> {
   if (!opts.delayBinding || claim.spec?.volumeName || claim.metadata.deletionTimestamp) return false;
