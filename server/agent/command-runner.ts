@@ -31,6 +31,12 @@ export class CommandError extends Error {
   }
 }
 
+/** A failed command in a few words: the last lines of its stderr (else the error's message). */
+export function commandErrorText(e: unknown): string {
+  const err = e as { stderr?: string; message?: string };
+  return (err.stderr || err.message || String(e)).trim().split('\n').slice(-3).join(' ');
+}
+
 export interface RunOptions {
   timeoutMs?: number;
   maxBuffer?: number;

@@ -6,7 +6,7 @@
 // (shell-batches.ts).
 import fs from 'node:fs/promises';
 import { parseQgroupShow, type QgroupRow } from '../domain/btrfs-pool';
-import { commands } from './command-runner';
+import { commandErrorText, commands } from './command-runner';
 import { ShellBatches } from './shell-batches';
 
 /** statfs f_type values of the filesystems a pool path is likely to be on. */
@@ -51,17 +51,12 @@ export interface PoolOs {
   deleteSubvolume(pool: string, p: string, id: string): Promise<void>;
 }
 
-function errText(e: unknown): string {
-  const err = e as { stderr?: string; message?: string };
-  return (err.stderr || err.message || String(e)).trim().split('\n').slice(-3).join(' ');
-}
-
 async function btrfs(args: string[]): Promise<string> {
   try {
     // Through the agent's helper: no fork of this (possibly large) process per command.
     return (await commands.run('btrfs', args, { maxBuffer: 16 * 1024 * 1024 })).stdout;
   } catch (e) {
-    throw new Error(`btrfs ${args.join(' ')}: ${errText(e)}`);
+    throw new Error(`btrfs ${args.join(' ')}: ${commandErrorText(e)}`);
   }
 }
 

@@ -9,7 +9,7 @@
 // takes `arity` arguments per call, runs its commands, and prints one line per call: "ok",
 // or what failed and its error output on one line. A value with a line break is refused
 // (its answer could not be told apart), as is a script that answers fewer lines.
-import { commands } from './command-runner';
+import { commandErrorText, commands } from './command-runner';
 
 /** Calls run by one shell at most (its argument list stays small). */
 const CALLS_AT_ONCE = 32;
@@ -19,11 +19,6 @@ interface Call {
   resolve(): void;
   reject(e: Error): void;
 }
-
-const errText = (e: unknown) => {
-  const err = e as { stderr?: string; message?: string };
-  return (err.stderr || err.message || String(e)).trim().split('\n').slice(-3).join(' ');
-};
 
 /**
  * The commands of one kind of call. `script` loops over "$@" taking `arity` arguments per
@@ -65,7 +60,7 @@ export class ShellBatches {
       const r = await commands.run('sh', ['-c', this.script, 'stowage-batch', ...batch.flatMap((c) => c.args)], { timeoutMs: this.timeoutMs, maxBuffer: 4 * 1024 * 1024 });
       lines = r.stdout.split('\n');
     } catch (e) {
-      for (const c of batch) c.reject(new Error(`${this.what(c.args)}: ${errText(e)}`));
+      for (const c of batch) c.reject(new Error(`${this.what(c.args)}: ${commandErrorText(e)}`));
       return;
     }
     batch.forEach((c, i) => {

@@ -52,6 +52,26 @@ function countStatements(tx: ControllerTx): { n: number } {
   return count;
 }
 
+/** Another transaction reads (and so locks) the volume and holds it until `release` (which resolves once it has ended). */
+async function holdVolume(name: string): Promise<{ release(): Promise<void> }> {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let holding!: () => void;
+  const isHeld = new Promise<void>((r) => (holding = r));
+  const done = transact(ts.store, async (tx) => {
+    await tx.get('PersistentVolume', undefined, name);
+    holding();
+    await held;
+  });
+  await isHeld;
+  return {
+    release: async () => {
+      release();
+      await done;
+    },
+  };
+}
+
 /** Binds each claim in order as a reconcile does; returns claim name -> volume name. */
 async function bindAll(tx: ControllerTx, claims: PersistentVolumeClaim[]): Promise<Record<string, string | null>> {
   const out: Record<string, string | null> = {};
@@ -136,16 +156,7 @@ describe('prefetch', () => {
       });
     }
     // Another transaction holds pd-3 while the batch runs.
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let holding!: () => void;
-    const isHeld = new Promise<void>((r) => (holding = r));
-    const other = transact(ts.store, async (tx) => {
-      await tx.get('PersistentVolume', undefined, 'pd-3');
-      holding();
-      await held;
-    });
-    await isHeld;
+    const other = await holdVolume('pd-3');
     const got = await transact(ts.store, async (tx) => {
       const count = countStatements(tx);
       await prefetchBindings(tx, ['pd-0', 'pd-1', 'pd-2', 'pd-3', 'pd-0'].map((volume) => ({ volume })));
@@ -161,8 +172,7 @@ describe('prefetch', () => {
       );
       return { afterPrefetch, beforeBusy, busy };
     });
-    release();
-    await other;
+    await other.release();
     expect(got.afterPrefetch).toBe(1);
     expect(got.beforeBusy).toBe(1);
     expect(got.busy).toBe('RowBusyError');
@@ -173,16 +183,7 @@ describe('prefetch', () => {
 describe("a controller transaction's read of one row", () => {
   test('one statement whatever it finds: the row locked, nothing, or busy (another transaction holds it)', async () => {
     await volume('one-read', '1Gi', 'one-read-class');
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let holding!: () => void;
-    const isHeld = new Promise<void>((r) => (holding = r));
-    const other = transact(ts.store, async (tx) => {
-      await tx.get('PersistentVolume', undefined, 'one-read');
-      holding();
-      await held;
-    });
-    await isHeld;
+    const other = await holdVolume('one-read');
     const got = await transact(ts.store, async (tx) => {
       const count = countStatements(tx);
       const missing = await tx.get('PersistentVolume', undefined, 'never-made');
@@ -193,8 +194,7 @@ describe("a controller transaction's read of one row", () => {
       );
       return { missing, afterMissing, busy, afterBusy: count.n };
     });
-    release();
-    await other;
+    await other.release();
     expect(got).toEqual({ missing: undefined, afterMissing: 1, busy: 'RowBusyError', afterBusy: 2 });
     const read = await transact(ts.store, async (tx) => {
       const count = countStatements(tx);

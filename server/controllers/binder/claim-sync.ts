@@ -88,12 +88,9 @@ async function matchOptions(d: BinderDeps, claim: PersistentVolumeClaim, sc: Sto
 async function unscheduledPodsOf(d: BinderDeps, claim: PersistentVolumeClaim): Promise<string[]> {
   const namespace = claim.metadata.namespace ?? '';
   const name = claim.metadata.name!;
-  // From memory when it can say: the pods naming the claim in a persistentVolumeClaim volume, as the query finds them.
-  const known = (await d.store.recentByIndex('Pod', claimRefKey(namespace, name)))?.filter(
-    (p) => !p.spec?.nodeName && (p.spec?.volumes ?? []).some((v) => v?.persistentVolumeClaim?.claimName === name),
-  );
-  const pods = known ?? (await podsNamingClaim(d.store, namespace, name, { unscheduled: true }));
-  return pods.filter((p) => !p.spec?.nodeName && podUsesClaim(p, namespace, claim.metadata.name!)).map((p) => p.metadata?.name ?? '');
+  // From memory when it can say (the pods indexed by the claims they name), else the query.
+  const pods = (await d.store.recentByIndex('Pod', claimRefKey(namespace, name))) ?? (await podsNamingClaim(d.store, namespace, name, { unscheduled: true }));
+  return pods.filter((p) => !p.spec?.nodeName && podUsesClaim(p, namespace, name)).map((p) => p.metadata?.name ?? '');
 }
 
 /** The facts of an unbound claim before its bind transaction (the default class filled in first, when it gets one). */
