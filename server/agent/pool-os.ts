@@ -40,9 +40,11 @@ export interface PoolOs {
   createSubvolume(p: string): Promise<void>;
   /**
    * Makes the subvolume p and sets its limit (createSubvolume, then limit); calls made
-   * while others run go together. Optional: without it the two steps are taken one by one.
+   * while others run go together. Resolves with the new subvolume's id when it was read
+   * (so no look at the pool's qgroups is needed for it). Optional: without it the two
+   * steps are taken one by one.
    */
-  createLimited?(p: string, bytes: bigint): Promise<void>;
+  createLimited?(p: string, bytes: bigint): Promise<string | undefined>;
   /** `btrfs subvolume snapshot [-r] from p`: p becomes a (read-only) snapshot of the subvolume `from`. */
   snapshotSubvolume(from: string, p: string, readOnly: boolean): Promise<void>;
   /** Sets the referenced limit of the subvolume's qgroup. */
@@ -70,6 +72,8 @@ const createLimitedBatches = new ShellBatches(
     printf 'btrfs subvolume create %s: %s\\n' "$1" "$(printf '%s' "$e" | tr '\\n' ' ')"
   elif ! e=$(btrfs qgroup limit "$2" "$1" 2>&1 >/dev/null); then
     printf 'btrfs qgroup limit %s %s: %s\\n' "$2" "$1" "$(printf '%s' "$e" | tr '\\n' ' ')"
+  elif id=$(btrfs inspect-internal rootid "$1" 2>/dev/null); then
+    printf 'ok %s\\n' "$id"
   else
     echo ok
   fi
@@ -125,8 +129,9 @@ export const realPoolOs: PoolOs = {
     await btrfs(['subvolume', 'create', p]);
   },
 
-  createLimited(p, bytes) {
-    return createLimitedBatches.run(p, String(bytes));
+  async createLimited(p, bytes) {
+    const id = await createLimitedBatches.run(p, String(bytes));
+    return /^\d{1,20}$/.test(id) ? id : undefined;
   },
 
   async snapshotSubvolume(from, p, readOnly) {

@@ -227,9 +227,10 @@ export class PoolKeeper {
       this.log.info({ pv: v.pvName, path: v.path }, 'subvolume removed');
       return { state: 'absent' };
     }
+    let made: string | undefined;
     if (!exists && v.from === undefined && !v.readOnly && this.os.createLimited) {
       // A new empty volume: made and limited in one step, with others asked for meanwhile.
-      await this.os.createLimited(at, BigInt(v.limitBytes));
+      made = await this.os.createLimited(at, BigInt(v.limitBytes));
     } else {
       if (!exists) {
         if (v.from === undefined) await this.os.createSubvolume(at);
@@ -240,7 +241,7 @@ export class PoolKeeper {
       if (!v.readOnly) await this.os.limit(at, BigInt(v.limitBytes));
     }
     this.log.debug({ pv: v.pvName, path: v.path, limit: v.limitBytes }, exists ? 'subvolume limit set' : 'subvolume created');
-    const id = exists ? idByName(pool.rows, v.pvName) : undefined;
+    const id = exists ? idByName(pool.rows, v.pvName) : made;
     return { state: 'present', limitBytes: v.limitBytes, ...(id ? { subvolumeId: id } : {}) };
   }
 

@@ -6,11 +6,15 @@ import { ShellBatches } from './shell-batches';
 
 afterAll(() => commands.close());
 
-// One argument per call: "ok" answers ok, anything else fails with its value.
+// One argument per call: "ok" answers ok, "n:..." answers with its value, anything else fails with its value.
 const echoing = () =>
   new ShellBatches(
     `while [ "$#" -ge 1 ]; do
-  if [ "$1" = ok ]; then echo ok; else printf 'bad %s\\n' "$1"; fi
+  case "$1" in
+    ok) echo ok ;;
+    n:*) printf 'ok %s\\n' "\${1#n:}" ;;
+    *) printf 'bad %s\\n' "$1" ;;
+  esac
   shift
 done`,
     1,
@@ -24,6 +28,11 @@ describe('ShellBatches', () => {
     expect(r.map((x) => x.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected']);
     expect(String((r[1] as PromiseRejectedResult).reason)).toContain('bad no');
     expect(String((r[3] as PromiseRejectedResult).reason)).toContain('bad x y');
+  });
+
+  it('a call answered with a value resolves with it; a plain ok with ""', async () => {
+    const b = echoing();
+    expect(await Promise.all([b.run('n:257'), b.run('ok'), b.run('n:a b')])).toEqual(['257', '', 'a b']);
   });
 
   it('calls made while a shell runs go together into the next one', async () => {

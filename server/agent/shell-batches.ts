@@ -6,9 +6,10 @@
 //
 // The script is fixed text; each call's values reach it only as the shell's positional
 // arguments, never as script text, so no value is ever parsed as shell words. The script
-// takes `arity` arguments per call, runs its commands, and prints one line per call: "ok",
-// or what failed and its error output on one line. A value with a line break is refused
-// (its answer could not be told apart), as is a script that answers fewer lines.
+// takes `arity` arguments per call, runs its commands, and prints one line per call: "ok"
+// (or "ok VALUE", a value the call answers with), or what failed and its error output on
+// one line. A value with a line break is refused (its answer could not be told apart), as
+// is a script that answers fewer lines.
 import { commandErrorText, commands } from './command-runner';
 
 /** Calls run by one shell at most (its argument list stays small). */
@@ -16,7 +17,7 @@ const CALLS_AT_ONCE = 32;
 
 interface Call {
   args: string[];
-  resolve(): void;
+  resolve(value: string): void;
   reject(e: Error): void;
 }
 
@@ -35,11 +36,11 @@ export class ShellBatches {
     private readonly timeoutMs = 60_000,
   ) {}
 
-  /** Runs one call (alone, or with those made meanwhile); rejects with its own error. */
-  run(...args: string[]): Promise<void> {
+  /** Runs one call (alone, or with those made meanwhile); resolves with its answer's value ("" for a plain "ok"), rejects with its own error. */
+  run(...args: string[]): Promise<string> {
     if (args.length !== this.arity) return Promise.reject(new Error(`${this.what(args)}: expected ${this.arity} arguments`));
     if (args.some((a) => /[\n\r]/.test(a))) return Promise.reject(new Error(`${this.what(args)}: refusing a value with a line break`));
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<string>((resolve, reject) => {
       this.waiting.push({ args, resolve, reject });
       if (!this.running) void this.drain();
     });
@@ -65,7 +66,8 @@ export class ShellBatches {
     }
     batch.forEach((c, i) => {
       const line = lines[i] ?? '';
-      if (line === 'ok') c.resolve();
+      if (line === 'ok') c.resolve('');
+      else if (line.startsWith('ok ')) c.resolve(line.slice(3));
       else c.reject(new Error(line || `${this.what(c.args)}: the shell ended before answering`));
     });
   }

@@ -24,14 +24,15 @@ describe.skipIf(skip)('createLimited on a real pool', () => {
     if (dir) await releaseAndWarn(dir);
   });
 
-  it('makes 40 volumes asked for at once, each with its own limit', async () => {
+  it('makes 40 volumes asked for at once, each with its own limit, and answers each one\'s id', async () => {
     const names = Array.from({ length: 40 }, (_, i) => `pvc-batch-${i}`);
-    await Promise.all(names.map((n, i) => realPoolOs.createLimited!(path.join(pool, n), BigInt((i + 1) * 1024 * 1024))));
+    const ids = await Promise.all(names.map((n, i) => realPoolOs.createLimited!(path.join(pool, n), BigInt((i + 1) * 1024 * 1024))));
     expect((await subvolumes(pool)).filter((n) => n.startsWith('pvc-batch-')).sort()).toEqual([...names].sort());
     const rows = await qgroups(pool);
     for (const [i, n] of names.entries()) {
       const row = rows.find((r) => r.path?.split('/').pop() === n);
       expect(row?.maxReferencedBytes, n).toBe(BigInt((i + 1) * 1024 * 1024));
+      expect(ids[i], n).toBe(row?.id);
     }
   });
 
