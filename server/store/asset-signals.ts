@@ -8,11 +8,14 @@
 // before it). Subscribers are woken with no payload: they read the records again, so a
 // coalesced or lost NOTIFY costs at most the waiter's own fallback timeout.
 //
-// The same process's subscribers are woken at once, without the round trip.
+// The same process's subscribers are woken at once, without the round trip (and not again
+// by its own NOTIFY, which gathers the changes of OTHERS_DELAY_MS for other processes).
 import pg from 'pg';
 import { CommitNotifier } from './commit-notifier';
 
 export const ASSET_CHANNEL = 'stowage_assets';
+/** How long other processes' wake-up may wait so that one NOTIFY carries several changes. */
+const OTHERS_DELAY_MS = 10;
 
 export class AssetSignals {
   private readonly notifier: CommitNotifier;
@@ -23,7 +26,7 @@ export class AssetSignals {
   private stopped = false;
 
   constructor(private readonly connectionString: string) {
-    this.notifier = new CommitNotifier(connectionString, ASSET_CHANNEL);
+    this.notifier = new CommitNotifier(connectionString, ASSET_CHANNEL, OTHERS_DELAY_MS);
   }
 
   /** A record changed and that change has committed: wake every waiter, here and elsewhere. */
@@ -69,7 +72,10 @@ export class AssetSignals {
   private async listen(): Promise<void> {
     const client = new pg.Client({ connectionString: this.connectionString });
     client.on('error', () => this.reconnectSoon(client));
-    client.on('notification', () => this.wakeLocal());
+    // This process's own changes woke its subscribers already (changed()).
+    client.on('notification', (m) => {
+      if (!this.notifier.isOwn(m)) this.wakeLocal();
+    });
     try {
       await client.connect();
       await client.query(`LISTEN ${ASSET_CHANNEL}`);

@@ -64,9 +64,11 @@ export class ChangeFeed {
   private started: Promise<void> | undefined;
   private stopped = false;
 
+  /** `isOwn`: a notification this process sent (its feed was woken directly: ownCommit). */
   constructor(
     private readonly db: SqlClient,
     private readonly connectionString: string,
+    private readonly isOwn: (m: pg.Notification) => boolean = () => false,
   ) {
     this.statistics = new StatisticsKeeper(db);
   }
@@ -87,7 +89,7 @@ export class ChangeFeed {
     this.lastPersisted = this.head;
     const client = new pg.Client({ connectionString: this.connectionString });
     client.on('error', () => this.reconnectSoon());
-    client.on('notification', () => this.pump());
+    client.on('notification', (m) => this.heard(m));
     await client.connect();
     await client.query(`LISTEN ${CHANGE_CHANNEL}`);
     this.listener = client;
@@ -106,7 +108,7 @@ export class ChangeFeed {
       try {
         const client = new pg.Client({ connectionString: this.connectionString });
         client.on('error', () => this.reconnectSoon());
-        client.on('notification', () => this.pump());
+        client.on('notification', (m) => this.heard(m));
         await client.connect();
         await client.query(`LISTEN ${CHANGE_CHANNEL}`);
         this.listener = client;
@@ -123,6 +125,15 @@ export class ChangeFeed {
     await this.listener?.end().catch(() => {});
     this.listener = undefined;
     for (const wake of this.wakers) wake();
+  }
+
+  private heard(m: pg.Notification): void {
+    if (!this.isOwn(m)) void this.pump();
+  }
+
+  /** This process committed: read the log now (once started), not at its own NOTIFY. */
+  ownCommit(): void {
+    if (this.listener && !this.stopped) void this.pump();
   }
 
   /** Reads everything new from the log into the window and wakes subscribers. */

@@ -78,6 +78,8 @@ export interface DeleteResult {
 type TxClient = SqlClient;
 
 const GENERATE_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
+/** How long the change NOTIFY may wait so that it carries several commits: only other processes wait for it (commit-notifier.ts). */
+const OTHERS_DELAY_MS = 10;
 
 function strategyOf(kind: unknown): Strategy {
   const s = typeof kind === 'string' ? strategyForKind(kind) : undefined;
@@ -437,8 +439,8 @@ export class ObjectStore implements Pooled {
     this.sql = poolSql(this.pool);
     this[SQL] = this.sql;
     this[POOL] = this.pool;
-    this.feed = new ChangeFeed(this.sql, connectionString);
-    this.notifier = new CommitNotifier(connectionString, CHANGE_CHANNEL);
+    this.notifier = new CommitNotifier(connectionString, CHANGE_CHANNEL, OTHERS_DELAY_MS);
+    this.feed = new ChangeFeed(this.sql, connectionString, (m) => this.notifier.isOwn(m));
     this[SIGNALS] = new AssetSignals(connectionString);
   }
 
@@ -618,10 +620,11 @@ export class ObjectStore implements Pooled {
           written = stx;
           return result;
         });
-        // Committed: wake the feeds (never inside the transaction; commit-notifier.ts says why).
+        // Committed: wake this process's feed now and the others' by a NOTIFY (never inside the transaction; commit-notifier.ts says why).
         const top = written && !written.dryRun ? lastVersion(written) : undefined;
         if (top !== undefined) {
           if (top > this.committed) this.committed = top;
+          this.feed.ownCommit();
           this.notifier.committed(top);
         }
         return result;
