@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import { AgentHttpError, type AgentApi } from './agent-client';
 import { CleanupLedger } from './cleanup-ledger';
 import { CleanupRunner } from './cleanup-runner';
-import type { AgentConfig, CleanupProgress, CleanupRequest, CleanupResult } from '../contracts/agent';
+import type { AgentConfig, AgentPod, CleanupProgress, CleanupRequest, CleanupResult } from '../contracts/agent';
 import type { LocalClassConfig } from '../domain/local-volume-config';
 import { Publisher } from './publisher';
 import { realPublishOs, type PublishOs } from './publish-os';
@@ -78,6 +78,8 @@ const REPORT_AGAIN_MS = 30_000;
  * every verifyEveryMs).
  */
 const POD_WAIT_MS = 5_000;
+/** Publishing passes in flight at once. */
+const MAX_PASSES = 4;
 /** Pod reports sent at once in a publishing pass. */
 const REPORTS_IN_FLIGHT = 8;
 
@@ -118,6 +120,11 @@ export class AgentLoop {
   private wakeDiscovery: (() => void) | undefined;
   private readonly publisher: Publisher | undefined;
   private readonly sent = new Map<string, { text: string; at: number }>();
+  /** Publishing passes in flight, and whether one that ended had trouble. */
+  private readonly passes = new Set<Promise<void>>();
+  private publishTrouble = false;
+  /** Pods handed back (podDone) while the server still names them. */
+  private readonly handedBack = new Set<string>();
   /** Pod reports in flight at once. */
   private readonly reporting = limiter(REPORTS_IN_FLIGHT);
   private pools!: PoolKeeper;
@@ -230,30 +237,38 @@ export class AgentLoop {
   }
 
   /**
-   * Publishing passes: after a clean pass (no error, every report sent), the next ask waits
-   * on the server until the node's pods, claims or volumes change (a long-poll, at most
-   * POD_WAIT_MS, so a quiet node still looks at its volumes now and then); a change during
-   * the pass ends that wait at once; while a volume is not ready, the wait is publishMs.
-   * After a pass with trouble, the next asks again after publishMs without waiting for a
-   * change. A server that keeps no versions, or answers an ask for a change at once with
-   * nothing changed, is asked no more often than publishMs.
+   * Publishing passes, one for each new answer of the server, begun at once: a pass does
+   * not wait for the one before it to end (the publisher has each pod's steps take turns),
+   * so a pod placed while others are being published is not held up by them. While no pass
+   * runs and the last ones went well, the ask waits on the server until the node's pods,
+   * claims or volumes change (a long-poll, at most POD_WAIT_MS, so a quiet node still looks
+   * at its volumes now and then); while passes run, or after one with trouble (an error, a
+   * report not sent, a volume not ready), it waits at most publishMs. Once the passes with
+   * trouble have ended, every pod is gone over again (an ask answered at once), no more
+   * often than publishMs, as a kubelet retries a mount. A server that keeps no versions, or
+   * answers an ask for a change at once with nothing changed, is asked no more often than
+   * publishMs.
    */
   private async publishLoop(signal: AbortSignal): Promise<void> {
+    if (!this.publisher) return;
     const ms = this.o.publishMs ?? 1_000;
     let seen: string | undefined;
-    let waitMs = POD_WAIT_MS;
     while (!signal.aborted) {
       const began = Date.now();
       let rest: number;
       try {
-        const pass = await this.publish(seen, waitMs);
-        const unchanged = seen !== undefined && pass.version === seen;
-        seen = pass.clean ? pass.version : undefined;
-        // A volume not ready yet (its path not there, say) is looked at again within
-        // publishMs, changed or not, as a kubelet retries a mount.
-        waitMs = pass.ready ? POD_WAIT_MS : ms;
+        const retry = this.publishTrouble && this.passes.size === 0;
+        if (retry) {
+          this.publishTrouble = false;
+          seen = undefined;
+        }
+        const waitMs = this.passes.size === 0 && !this.publishTrouble ? POD_WAIT_MS : ms;
+        const { pods, version } = await this.o.api.pods(this.nodeName, seen ? { waitMs, seen } : undefined);
+        const news = seen === undefined || version === undefined || version !== seen;
+        seen = version;
+        if (news) await this.beginPass(pods);
         const elapsed = Date.now() - began;
-        rest = !pass.clean || pass.version === undefined || (unchanged && elapsed < Math.min(ms, waitMs)) ? ms - elapsed : 0;
+        rest = retry || version === undefined || (!news && elapsed < Math.min(ms, waitMs)) ? ms - elapsed : 0;
       } catch (err) {
         seen = undefined;
         if (!signal.aborted) this.o.log.warn({ err: (err as Error).message, what: 'publish' }, 'agent step failed; trying again');
@@ -261,15 +276,30 @@ export class AgentLoop {
       }
       if (rest > 0) await sleep(rest, signal);
     }
+    await Promise.allSettled([...this.passes]);
+  }
+
+  /** Begins a pass over `pods` (after one of the passes in flight ends, when MAX_PASSES run). */
+  private async beginPass(pods: AgentPod[]): Promise<void> {
+    while (this.passes.size >= MAX_PASSES) await Promise.race(this.passes);
+    const pass: Promise<void> = this.publish(pods)
+      .then((r) => {
+        if (!r.clean || !r.ready) this.publishTrouble = true;
+      })
+      .catch((err) => {
+        this.publishTrouble = true;
+        this.o.log.warn({ err: (err as Error).message, what: 'publish' }, 'agent step failed; trying again');
+      })
+      .finally(() => this.passes.delete(pass));
+    this.passes.add(pass);
   }
 
   /**
-   * One publishing pass: the node's pods from the server, volumes made to match, reports
-   * sent. With `seen`, the server may hold the ask until its answer differs from that version.
+   * One publishing pass over the node's pods as the server named them: volumes made to
+   * match, reports sent, pods being deleted handed back once unpublished.
    */
-  async publish(seen?: string, waitMs = POD_WAIT_MS): Promise<{ clean: boolean; ready: boolean; version?: string }> {
+  async publish(pods: AgentPod[]): Promise<{ clean: boolean; ready: boolean }> {
     if (!this.publisher) return { clean: true, ready: true };
-    const { pods, version } = await this.o.api.pods(this.nodeName, seen ? { waitMs, seen } : undefined);
     // Each pod's report goes as soon as that pod is done, several in flight at once: a pass
     // over many new pods is neither one round trip per pod nor a wait for the slowest pod.
     const sending: Promise<void>[] = [];
@@ -279,13 +309,16 @@ export class AgentLoop {
       const text = JSON.stringify(report);
       const last = this.sent.get(report.uid);
       if (last && last.text === text && now - last.at < REPORT_AGAIN_MS) return;
+      // Noted before it is sent: a pass overlapping this one does not send it twice.
+      const entry = { text, at: now };
+      this.sent.set(report.uid, entry);
       sending.push(
         this.reporting(async () => {
           try {
             await this.o.api.podStatus(this.nodeName, report);
-            this.sent.set(report.uid, { text, at: now });
           } catch (err) {
             failed++;
+            if (this.sent.get(report.uid) === entry) this.sent.delete(report.uid);
             this.o.log.warn({ err: (err as Error).message, pod: `${report.namespace}/${report.name}` }, 'pod status report failed');
           }
         }),
@@ -294,12 +327,20 @@ export class AgentLoop {
     await Promise.all(sending);
     for (const e of r.errors) this.o.log.warn({ error: e }, 'publishing');
     for (const pod of r.unpublished) {
-      await this.o.api.podDone(this.nodeName, pod);
+      if (this.handedBack.has(pod.uid)) continue; // an overlapping pass did
+      this.handedBack.add(pod.uid);
+      try {
+        await this.o.api.podDone(this.nodeName, pod);
+      } catch (err) {
+        this.handedBack.delete(pod.uid);
+        throw err;
+      }
       this.o.log.info({ pod: `${pod.namespace}/${pod.name}` }, 'volumes unpublished; pod deleted');
     }
     const live = new Set(pods.map((p) => p.uid));
     for (const uid of this.sent.keys()) if (!live.has(uid)) this.sent.delete(uid);
-    return { clean: failed === 0 && r.errors.length === 0, ready: r.reports.every((p) => p.volumes.every((v) => v.ready)), version };
+    for (const uid of this.handedBack) if (!live.has(uid)) this.handedBack.delete(uid);
+    return { clean: failed === 0 && r.errors.length === 0, ready: r.reports.every((p) => p.volumes.every((v) => v.ready)) };
   }
 
   private async claim(): Promise<void> {

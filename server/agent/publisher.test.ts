@@ -68,6 +68,38 @@ describe('publishing a directory volume', () => {
     await streaming.sync([]);
   });
 
+  test('overlapping passes: a pod is published once, and a pass begun later keeps the pods it names', async () => {
+    await fs.mkdir(path.join(dir, 'vol2'));
+    let letGo!: () => void;
+    const held = new Promise<void>((r) => (letGo = r));
+    const mounts: string[] = [];
+    // The first pass's pod u1 hangs in its mkdir until let go; binds are counted.
+    const slow: PublishOs = {
+      ...realPublishOs,
+      mkdirp: async (p) => (p.includes('u1') && mounts.length === 0 ? held : Promise.resolve()).then(() => realPublishOs.mkdirp(p)),
+      bindMount: async (src, target, ro) => {
+        mounts.push(target);
+        return realPublishOs.bindMount(src, target, ro);
+      },
+    };
+    const overlapping = new Publisher(slow, podsDir);
+    const first = overlapping.sync([pod('u1', [vol()])]);
+    // Begun while the first is still publishing u1: it names u1 and a new pod u2.
+    const second = overlapping.sync([pod('u1', [vol()]), pod('u2', [vol({ hostPath: path.join(dir, 'vol2') })])]);
+    // The first pass sweeps left-over directories when it ends: u2's, made by the second, is not one.
+    letGo();
+    const [r1, r2] = await Promise.all([first, second]);
+    expect(r1.errors).toEqual([]);
+    expect(r2.errors).toEqual([]);
+    expect(r2.reports.map((r) => [r.uid, r.volumes[0].ready]).sort()).toEqual([['u1', true], ['u2', true]]);
+    expect((await fs.readdir(podsDir)).sort()).toEqual(['u1', 'u2']);
+    // u1 was set up by the first pass; the second found it done (one bind or link each).
+    expect(mounts.filter((m) => m.includes('/u1/')).length).toBeLessThanOrEqual(1);
+    await fs.writeFile(path.join(podsDir, 'u2', 'volumes', 'data', 'x'), 'u2');
+    expect(await fs.readFile(path.join(dir, 'vol2', 'x'), 'utf8')).toBe('u2');
+    await overlapping.sync([]);
+  });
+
   test('a second pass changes nothing and reports the same', async () => {
     const first = await publisher.sync([pod('u1', [vol()])]);
     const second = await publisher.sync([pod('u1', [vol()])]);

@@ -6,6 +6,10 @@
 // Filesystem volume is linked instead and the report says so. A pod being deleted, a volume
 // the pod no longer names, and a directory of a pod that is gone are unpublished: unmount,
 // then remove entry by entry, never recursively, so a volume's data is never touched.
+//
+// Passes may overlap (the agent begins one for each new answer of the server without
+// waiting for the last to end): each pod's steps take turns with those of other passes,
+// and only a pod the newest pass does not name has its directory swept as left over.
 import path from 'node:path';
 import type { AgentPod, PodReport, PodVolume, VolumeReport } from '../contracts/agent';
 import type { PublishOs } from './publish-os';
@@ -46,6 +50,10 @@ export class Publisher {
   private readonly usage = new Map<string, { at: number; bytes: bigint | undefined }>();
   /** Pods found fully published: the volumes asked for, when that was looked at, and the reports. */
   private readonly verified = new Map<string, { volumes: string; at: number; reports: VolumeReport[] }>();
+  /** Per pod uid, the last of its steps begun: overlapping passes take turns per pod. */
+  private readonly turns = new Map<string, Promise<void>>();
+  /** The pods the newest pass names (passes begin in the order of the server's answers). */
+  private newest = new Set<string>();
 
   constructor(
     private readonly os: PublishOs,
@@ -71,9 +79,10 @@ export class Publisher {
       return false;
     });
     for (const pod of valid) known.add(pod.uid);
+    this.newest = known;
     // Pods side by side (each pod's own steps in order): a pass over many pods is not one
     // file-system round after another.
-    await inParallel(valid, PODS_AT_ONCE, async (pod) => {
+    await inParallel(valid, PODS_AT_ONCE, (pod) => this.inTurn(pod.uid, async () => {
       try {
         if (pod.deleting) {
           this.verified.delete(pod.uid);
@@ -105,17 +114,32 @@ export class Publisher {
       } catch (err) {
         out.errors.push(`pod ${pod.namespace}/${pod.name}: ${(err as Error).message}`);
       }
-    });
-    for (const uid of this.verified.keys()) if (!known.has(uid)) this.verified.delete(uid);
+    }));
+    for (const uid of this.verified.keys()) if (!this.newest.has(uid)) this.verified.delete(uid);
     for (const uid of await this.os.readdir(this.podsDir)) {
-      if (known.has(uid)) continue;
-      try {
-        await this.unpublishPod(uid);
-      } catch (err) {
-        out.errors.push(`leftover pod directory ${uid}: ${(err as Error).message}`);
-      }
+      if (known.has(uid) || this.newest.has(uid)) continue;
+      await this.inTurn(uid, async () => {
+        if (this.newest.has(uid)) return; // named again by a pass begun meanwhile
+        try {
+          await this.unpublishPod(uid);
+        } catch (err) {
+          out.errors.push(`leftover pod directory ${uid}: ${(err as Error).message}`);
+        }
+      });
     }
     return out;
+  }
+
+  /** Runs `step` after the pod's steps begun before it (by this pass or another). */
+  private inTurn(uid: string, step: () => Promise<void>): Promise<void> {
+    const mine = (this.turns.get(uid) ?? Promise.resolve()).then(step, step);
+    const last: Promise<void> = mine
+      .catch(() => {}) // the caller hears it; the next step runs regardless
+      .finally(() => {
+        if (this.turns.get(uid) === last) this.turns.delete(uid);
+      });
+    this.turns.set(uid, last);
+    return mine;
   }
 
   /**
