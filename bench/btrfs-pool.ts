@@ -164,8 +164,8 @@ try {
     const due = wall0 + (RATE > 0 ? (i * 1000) / RATE : 0);
     if (Date.now() < due) await new Promise((r) => setTimeout(r, due - Date.now())); // pacing, not a wait for a condition
     await app.objects.create(admin, { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name, namespace: 'bench' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '8Mi' } }, storageClassName: 'pooled' } });
-    created.set(name, Date.now());
     await app.objects.create(admin, { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'bench' }, spec: { containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: name } }] } });
+    created.set(name, Date.now()); // the pod is created: the figures count from here
   }
   await until(`${N} pods Running`, async () => seen('w', 'running') === N);
   if (profiler) {
@@ -201,6 +201,12 @@ try {
       if (gaps.length) console.log(`  ${prev} -> ${step}: p50 ${pct(gaps, 50)} ms, p99 ${pct(gaps, 99)} ms (${gaps.length})`);
       prev = step;
     }
+    // The tail, step by step: where the slowest claims lost their time (ms after created).
+    const slowest = [...created].sort((a, b) => (steps.get(b[0])!.running - b[1]) - (steps.get(a[0])!.running - a[1])).slice(0, 5);
+    for (const [n, t0] of slowest) {
+      const m = steps.get(n) ?? {};
+      console.log(`  slow ${n} (created at +${t0 - wall0} ms): ${order.map((s) => `${s} ${m[s] === undefined ? '?' : m[s] - t0}`).join(', ')}`);
+    }
     const cpu = process.cpuUsage(cpu0);
     loopDelay.disable();
     console.log(`  this process: ${Math.round((cpu.user + cpu.system) / 1000)} ms CPU (${Math.round(cpu.system / 1000)} ms system) in ${Date.now() - wall0} ms; event loop delay p50 ${Math.round(loopDelay.percentile(50) / 1e6)} ms, p99 ${Math.round(loopDelay.percentile(99) / 1e6)} ms, max ${Math.round(loopDelay.max / 1e6)} ms`);
@@ -220,7 +226,9 @@ try {
     for (const v of reconciles) byController.set(`${v.labels.controller}/${v.labels.result}`, (byController.get(`${v.labels.controller}/${v.labels.result}`) ?? 0) + v.value - (reconciles0.get(`${v.labels.controller}/${v.labels.result}`) ?? 0));
     console.log(`  reconciles by controller/result: ${[...byController].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ${n}`).join(', ')}`);
     console.log('  top statements (pg_stat_statements):');
-    for (const r of await statements!.stop(30)) console.log(`    ${String(r.calls).padStart(6)} calls ${String(r.ms).padStart(8)} ms  ${r.statement}`);
+    const top = await statements!.stop(60);
+    for (const r of top.slice(0, 30)) console.log(`    ${String(r.calls).padStart(6)} calls ${String(r.ms).padStart(8)} ms  ${r.statement}`);
+    console.log(`  statements in all (the top 60): ${top.reduce((n, r) => n + Number(r.calls), 0)}`);
     const last = Math.max(...created.values());
     console.log(`  claims created over ${last - Math.min(...created.values())} ms`);
   }
