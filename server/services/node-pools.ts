@@ -36,8 +36,9 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 /** The pools of every btrfs class (valid `pool` parameters only). */
 export async function poolAssignments(store: ObjectStore): Promise<PoolAssignment[]> {
-  // A plain read of the classes committed now: one statement, where a list first settles the change log.
-  const classes = await store.current('StorageClass');
+  // From memory where the controllers keep the classes, else a plain read of those committed
+  // now (one statement, where a list first settles the change log).
+  const classes = await store.recentAll('StorageClass');
   return classes
     .filter((c) => c.provisioner === btrfsProvisioner && typeof c.parameters?.pool === 'string' && poolPathProblems(btrfsProvisioner, c.parameters.pool).length === 0)
     .map((c) => ({ className: c.metadata.name!, path: c.parameters!.pool }));

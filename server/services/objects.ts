@@ -8,7 +8,7 @@ import { redactForReader, restoreRedacted, type Reader } from '../domain/redacti
 import { isExpansion, resizeClassName, resizeRefusal } from '../resources/persistent-volume-claim/resize';
 import { admitProtection } from '../resources/protection';
 import { strategies, strategyForKind } from '../resources/registry';
-import { admitDefaultClass } from '../resources/storage-class/default-class';
+import { admitDefaultClass, mayTakeDefaultClass } from '../resources/storage-class/default-class';
 import { admitClaimQuota, syncQuotas } from './quota-admission';
 import type { Event } from '../resources/event/schema';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
@@ -177,8 +177,9 @@ export class ObjectService {
     if (refused.length > 0) throw invalid(s.kind, typeof obj.metadata?.name === 'string' ? obj.metadata.name : undefined, refused);
     await this.guardWrite(p, s, obj, 'create');
     admitProtection(obj);
-    // Upstream's DefaultStorageClass admission: the create returns the class it got.
-    if (isKind(obj, 'PersistentVolumeClaim') && obj.spec && typeof obj.spec === 'object') {
+    // Upstream's DefaultStorageClass admission: the create returns the class it got (the
+    // classes are read only for a claim that names none).
+    if (isKind(obj, 'PersistentVolumeClaim') && obj.spec && typeof obj.spec === 'object' && mayTakeDefaultClass(obj)) {
       admitDefaultClass(obj, await this.store.current('StorageClass'));
     }
     try {

@@ -53,6 +53,8 @@ export class ObjectCache {
   private readonly entriesOf = new Map<string, string[]>();
   /** Index entries an object not kept whole had: finding by them is a miss. */
   private readonly unsure = new Set<string>();
+  /** Per kind, the keys of its objects kept whole. */
+  private readonly ofKind = new Map<string, Set<string>>();
   /** Every change at or below this version is applied. */
   private rv = -1n;
   private ready = false;
@@ -104,6 +106,16 @@ export class ObjectCache {
     return keys.map((k) => structuredClone(this.objects.get(k)!));
   }
 
+  /**
+   * Every object of `kind` (copies), in namespace and name order, as fresh as `get`; MISS
+   * when the cache cannot say (the kind is not kept, or not whole, or not current).
+   */
+  async all(kind: string): Promise<KubeObject[] | typeof MISS> {
+    if (this.kinds.get(kind) !== true || !(await this.current(kind))) return MISS;
+    const keys = [...(this.ofKind.get(kind) ?? [])].sort();
+    return keys.map((k) => structuredClone(this.objects.get(k)!));
+  }
+
   /** Whether `kind` is kept and the cache has applied every change this process has seen or made (waiting a moment for it). */
   private async current(kind: string): Promise<boolean> {
     if (!this.kinds.has(kind) || !this.ready || this.abort.signal.aborted) return false;
@@ -115,6 +127,7 @@ export class ObjectCache {
   private async load(): Promise<{ from: bigint; listedAt: Map<string, bigint> }> {
     this.ready = false;
     this.objects.clear();
+    this.ofKind.clear();
     this.elsewhere.clear();
     this.indexed.clear();
     this.entriesOf.clear();
@@ -140,6 +153,8 @@ export class ObjectCache {
     const entries = index ? index(o).map((k) => keyOf(kind, '', k)) : [];
     if (whole) {
       this.objects.set(key, o);
+      if (!this.ofKind.has(kind)) this.ofKind.set(kind, new Set());
+      this.ofKind.get(kind)!.add(key);
       this.elsewhere.delete(key);
       if (entries.length > 0) {
         this.entriesOf.set(key, entries);
@@ -150,6 +165,7 @@ export class ObjectCache {
       }
     } else {
       this.objects.delete(key);
+      this.ofKind.get(kind)?.delete(key);
       this.elsewhere.add(key);
       for (const e of entries) this.unsure.add(e);
     }
@@ -170,6 +186,7 @@ export class ObjectCache {
     if (e.type !== 'DELETED') return this.put(e.kind, key, e.object);
     this.unindex(key);
     this.objects.delete(key);
+    this.ofKind.get(e.kind)?.delete(key);
     this.elsewhere.delete(key);
   }
 

@@ -484,6 +484,16 @@ export class ObjectStore implements Pooled {
    * for decisions that need the current objects but no resourceVersion (a list, which
    * answers as of a settled version, first settles the change log).
    */
+  /**
+   * Every object of `kind` as `current` has them, from memory for a kind kept there whole
+   * (keepInMemory), as fresh as `recent`; else `current`.
+   */
+  async recentAll<K extends string>(kind: K): Promise<ObjectOfName<K>[]> {
+    const s = strategyOf(kind);
+    const kept = this.cache ? await this.cache.all(s.kind) : MISS;
+    return kept === MISS ? this.current(kind) : (kept as ObjectOfName<K>[]);
+  }
+
   async current<K extends string>(kind: K): Promise<ObjectOfName<K>[]> {
     const s = strategyOf(kind);
     const rows = await this.sql.$queryRawUnsafe<{ object: ObjectOfName<K> }[]>(

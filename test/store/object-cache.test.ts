@@ -160,6 +160,37 @@ describe('found by an index', () => {
   });
 });
 
+describe('every object of a kind (recentAll)', () => {
+  const sc = (name: string) => ({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name }, provisioner: 'example.com/x' });
+  const volume = (name: string) => ({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: `/tmp/${name}` } } });
+
+  it('a kind kept whole: from memory, in name order, own writes and deletions at once, copies handed out', async () => {
+    await t.store.create(sc('all-b'));
+    await t.store.create(sc('all-a'));
+    const names = async () => (await t.store.recentAll('StorageClass')).map((c) => c.metadata.name).filter((n) => n?.startsWith('all-'));
+    expect(await names()).toEqual(['all-a', 'all-b']);
+    // Gone from the table behind the store's back: memory still has it, so memory answered.
+    await rawQuery(t.url, "DELETE FROM objects WHERE kind = 'StorageClass' AND name = 'all-b'");
+    expect(await names()).toEqual(['all-a', 'all-b']);
+    await t.store.delete('StorageClass', undefined, 'all-a');
+    expect(await names()).toEqual(['all-b']);
+    const [first] = (await t.store.recentAll('StorageClass')).filter((c) => c.metadata.name === 'all-b');
+    first.provisioner = 'changed';
+    expect((await t.store.recentAll('StorageClass')).find((c) => c.metadata.name === 'all-b')?.provisioner).toBe('example.com/x');
+  });
+
+  it("another process's class once this process's feed has read it", async () => {
+    await other.create(sc('all-other'));
+    await vi.waitFor(async () => expect((await t.store.recentAll('StorageClass')).map((c) => c.metadata.name)).toContain('all-other'), { timeout: 5_000 });
+  });
+
+  it('a kind kept in part, or not kept, is read from the database', async () => {
+    await t.store.create(volume('all-free')); // not kept whole: no claimRef
+    expect((await t.store.recentAll('PersistentVolume')).map((v) => v.metadata.name)).toContain('all-free');
+    expect((await t.store.recentAll('ConfigMap')).map((c) => c.metadata.name)).toContain('cm');
+  });
+});
+
 describe('not kept', () => {
   it('a kind not kept is read from the database', async () => {
     await rawQuery(t.url, `UPDATE objects SET object = jsonb_set(object::jsonb, '{data,a}', '"2"')::json WHERE kind = 'ConfigMap' AND name = 'cm'`);

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PersistentVolumeClaim } from '../persistent-volume-claim/schema';
 import type { StorageClass } from './schema';
-import { admitDefaultClass } from './default-class';
+import { admitDefaultClass, mayTakeDefaultClass } from './default-class';
 
 const sc = (name: string, annotations: Record<string, string>, creationTimestamp = '2026-01-01T00:00:00Z'): StorageClass => ({
   apiVersion: 'storage.k8s.io/v1',
@@ -40,5 +40,20 @@ describe('admitDefaultClass', () => {
     admitDefaultClass(c, classes);
     // claim() always sets spec (not `?.`: a lost spec must fail the undefined rows too).
     expect(c.spec!.storageClassName).toBe(want);
+  });
+});
+
+describe('mayTakeDefaultClass (the classes are read only then)', () => {
+  it.each([
+    { name: 'class nil', claim: claim(), want: true },
+    { name: 'class null', claim: { ...claim(), spec: { storageClassName: null as unknown as string } }, want: true },
+    { name: 'class ""', claim: claim({ cls: '' }), want: false },
+    { name: 'class "foo"', claim: claim({ cls: 'foo' }), want: false },
+    { name: 'beta annotation', claim: claim({ beta: 'bar' }), want: false },
+    { name: 'beta annotation ""', claim: claim({ beta: '' }), want: false },
+  ])('$name', ({ claim: c, want }) => {
+    expect(mayTakeDefaultClass(c)).toBe(want);
+    // Whatever the classes, a claim it says no to is left as it was.
+    if (!want) expect(admitDefaultClass(c, [defaultV1])).toBe(false);
   });
 });

@@ -26,10 +26,15 @@ export function newestDefault(classes: StorageClass[]): StorageClass | undefined
  * annotation) gets the default class's name, in place. Returns whether it did.
  */
 export function admitDefaultClass(claim: PersistentVolumeClaim, classes: StorageClass[]): boolean {
-  if (claim.metadata?.annotations?.[annBetaStorageClass] !== undefined) return false;
-  if (claim.spec?.storageClassName !== undefined && claim.spec?.storageClassName !== null) return false;
+  if (!mayTakeDefaultClass(claim)) return false;
   const def = newestDefault(classes);
   if (!def) return false;
   claim.spec = { ...(claim.spec ?? {}), storageClassName: def.metadata.name };
   return true;
+}
+
+/** Whether the admission would look for a default class for this claim (it names none). */
+export function mayTakeDefaultClass(claim: PersistentVolumeClaim): boolean {
+  if (claim.metadata?.annotations?.[annBetaStorageClass] !== undefined) return false;
+  return claim.spec?.storageClassName === undefined || claim.spec?.storageClassName === null;
 }
