@@ -234,6 +234,39 @@ describe('pool work as a stream (run)', () => {
     // Each ask names the list it has in hand, so the server holds an unchanged one.
     expect(seen.slice(0, 3)).toEqual([undefined, 'v1', 'v2']);
   });
+
+  test('a pool report still being answered does not hold up hearing of a new volume', async () => {
+    const os = new FakePoolOs();
+    os.paths.set('/pools/a', { exists: true, isDirectory: true, fsType: 'btrfs' });
+    const pools = [{ className: 'pooled', path: '/pools/a' }];
+    let answerReport!: () => void;
+    const reportHeld = new Promise<void>((r) => (answerReport = r));
+    let reports = 0;
+    let endAsks!: () => void;
+    const asksEnd = new Promise<void>((r) => (endAsks = r));
+    // The first answer (no volumes) makes the pools due for a report, which the server holds;
+    // the second names a volume.
+    const answers: PoolWork[] = [{ pools, volumes: [], version: 'v1' }, { pools, volumes: [volume()], version: 'v2' }];
+    const sent: string[] = [];
+    const api: PoolApi = {
+      ...noApi,
+      poolWork: async () => answers.shift() ?? asksEnd.then(() => ({ pools, volumes: [], version: 'v3' })),
+      poolVolumesDone: async (_node, results) => sent.push(...results.map((r) => `${r.pvName} ${r.state}`)),
+      poolReport: async () => {
+        reports++;
+        await reportHeld;
+        return {};
+      },
+    };
+    const stop = new AbortController();
+    const running = new PoolKeeper(os, api, 'node-a', log).run(stop.signal, 10);
+    await vi.waitFor(() => expect(sent).toEqual([`${PV} present`]), { timeout: 5_000 });
+    expect(reports).toBe(1); // ... while the report was still out
+    answerReport();
+    stop.abort();
+    endAsks();
+    await running;
+  });
 });
 
 describe('pool reports', () => {

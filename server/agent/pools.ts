@@ -103,6 +103,7 @@ export class PoolKeeper {
   async run(signal: AbortSignal, pauseMs: number): Promise<void> {
     let version: string | undefined;
     const taking = new Set<Promise<void>>();
+    let looking: Promise<void> | undefined;
     while (!signal.aborted) {
       const began = Date.now();
       let news = false;
@@ -118,7 +119,15 @@ export class PoolKeeper {
           })
           .finally(() => taking.delete(took));
         taking.add(took);
-        await this.lookIfDue(work);
+        // The pools' look and report run beside the asks: a report (many volumes' usage
+        // written on the server) must not hold up hearing of new volumes.
+        if (!looking) {
+          looking = this.lookIfDue(work)
+            .catch((err) => {
+              if (!signal.aborted) this.log.warn({ err: errorText(err), what: 'pools' }, 'pool report failed; trying again');
+            })
+            .finally(() => (looking = undefined));
+        }
       } catch (err) {
         if (!signal.aborted) this.log.warn({ err: errorText(err), what: 'pools' }, 'agent step failed; trying again');
       }
@@ -126,7 +135,7 @@ export class PoolKeeper {
       if (rest > 0 && !signal.aborted) await new Promise<void>((r) => setTimeout(r, rest));
     }
     // Work begun is finished (each step is short and idempotent), as a pass was.
-    await Promise.all(taking);
+    await Promise.all([...taking, looking]);
   }
 
   /**
