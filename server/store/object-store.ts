@@ -480,11 +480,6 @@ export class ObjectStore implements Pooled {
   }
 
   /**
-   * Every object of a kind as committed now, in namespace and name order: one plain read,
-   * for decisions that need the current objects but no resourceVersion (a list, which
-   * answers as of a settled version, first settles the change log).
-   */
-  /**
    * Every object of `kind` as `current` has them, from memory for a kind kept there whole
    * (keepInMemory), as fresh as `recent`; else `current`.
    */
@@ -494,6 +489,11 @@ export class ObjectStore implements Pooled {
     return kept === MISS ? this.current(kind) : (kept as ObjectOfName<K>[]);
   }
 
+  /**
+   * Every object of a kind as committed now, in namespace and name order: one plain read,
+   * for decisions that need the current objects but no resourceVersion (a list, which
+   * answers as of a settled version, first settles the change log).
+   */
   async current<K extends string>(kind: K): Promise<ObjectOfName<K>[]> {
     const s = strategyOf(kind);
     const rows = await this.sql.$queryRawUnsafe<{ object: ObjectOfName<K> }[]>(

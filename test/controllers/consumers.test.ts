@@ -233,8 +233,17 @@ describe('placement and WaitForFirstConsumer', () => {
     // A volume of the class that would fit, on the selected node, reserved for nobody.
     await create(localVolume('spare-on-b', 'hostpath-selected', PROVISIONING_NODE, '5Gi'));
     await create(claim('selected-by-hand', 'hostpath-selected', {}));
-    const c0 = (await get('PersistentVolumeClaim', 'selected-by-hand'))!;
-    await ctx.app.store.update({ ...c0, metadata: { ...c0.metadata, annotations: { ...c0.metadata.annotations, 'volume.kubernetes.io/selected-node': PROVISIONING_NODE } } });
+    // As a client would (client-go's RetryOnConflict): the controllers may write the claim
+    // (its protection finalizer, say) between the read and the update.
+    for (let attempt = 0; ; attempt++) {
+      const c0 = (await get('PersistentVolumeClaim', 'selected-by-hand'))!;
+      try {
+        await ctx.app.store.update({ ...c0, metadata: { ...c0.metadata, annotations: { ...c0.metadata.annotations, 'volume.kubernetes.io/selected-node': PROVISIONING_NODE } } });
+        break;
+      } catch (e) {
+        if ((e as { code?: string }).code !== 'Conflict' || attempt >= 5) throw e;
+      }
+    }
     const bound = await waitFor('the claim to be bound', async () => {
       const c = await get('PersistentVolumeClaim', 'selected-by-hand');
       return c?.status?.phase === 'Bound' ? c : undefined;
