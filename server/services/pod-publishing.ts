@@ -64,6 +64,36 @@ export function resolveVolume(
   return { ...withPv, waiting: `volume "${volumeName}" has a ${source} source, which Stowage's node agent does not publish` };
 }
 
+/**
+ * Whether a change of a pod leaves its entry of the node's answer as it was (the agent's
+ * own status reports change a pod, not what it must publish): the same claim volumes (none
+ * once it has finished) and the same deleting state. Pure.
+ */
+export function podEntryUnchanged(had: AgentPod, pod: Pod): boolean {
+  if (had.uid !== pod.metadata.uid || had.deleting !== Boolean(pod.metadata.deletionTimestamp)) return false;
+  const now = isPodTerminated(pod) ? [] : podClaims(pod);
+  return now.length === had.volumes.length && now.every((c, i) => c.volume === had.volumes[i].name && c.claimName === had.volumes[i].claimName && c.readOnly === had.volumes[i].readOnly);
+}
+
+/**
+ * Whether a change of a claim leaves the answer's volumes of that claim as they were: each
+ * already resolved to a volume (not waiting) that the claim is still Bound to. Pure.
+ */
+export function claimEntriesUnchanged(entries: PodVolume[], claim: PersistentVolumeClaim): boolean {
+  return entries.length > 0 && entries.every((v) => !v.waiting && v.pvName !== undefined && claim.spec?.volumeName === v.pvName && claim.status?.phase === 'Bound');
+}
+
+/**
+ * Whether a change of a volume leaves the answer's entries resolved to it as they were: the
+ * same volume mode and host path (its annotations, say the used bytes, do not matter). Pure.
+ */
+export function volumeEntriesUnchanged(entries: PodVolume[], pv: PersistentVolume): boolean {
+  if (entries.length === 0) return false;
+  const mode = pv.spec?.volumeMode === 'Block' ? 'Block' : 'Filesystem';
+  const hostPath: unknown = pv.spec?.local?.path ?? pv.spec?.hostPath?.path;
+  return entries.every((v) => !v.waiting && v.volumeMode === mode && v.hostPath === hostPath);
+}
+
 /** The pod's status for what the agent reported: Running when every claim volume is ready. Pure. */
 export function podStatusFor(pod: Pod, ready: boolean, now: string): Record<string, unknown> {
   const prev = pod.status ?? {};
@@ -163,22 +193,42 @@ export class PodPublishing {
 
   /**
    * Resolves at the first change after `after` that may change the node's answer (a pod
-   * placed on it or leaving it, a claim its pods name, a volume of those claims), after
-   * `ms`, or on abort. Other claims and volumes do not wake the node's agent.
+   * placed on it, leaving it or changing what it publishes; a claim its pods name, a volume
+   * of those claims, each changed in what the answer says of it), after `ms`, or on abort.
+   * Other claims and volumes, and the agent's own status reports, do not wake the node's agent.
    */
   private async nextChange(node: string, pods: AgentPod[], after: bigint, ms: number, signal?: AbortSignal): Promise<void> {
-    const claims = new Set(pods.flatMap((p) => p.volumes.map((v) => `${p.namespace}/${v.claimName}`)));
-    const volumes = new Set(pods.flatMap((p) => p.volumes.map((v) => v.pvName).filter((n): n is string => !!n)));
+    const byUid = new Map(pods.map((p) => [p.uid, p]));
+    const byClaim = new Map<string, PodVolume[]>();
+    const byVolume = new Map<string, PodVolume[]>();
+    for (const p of pods) {
+      for (const v of p.volumes) {
+        const k = `${p.namespace}/${v.claimName}`;
+        byClaim.set(k, [...(byClaim.get(k) ?? []), v]);
+        if (v.pvName) byVolume.set(v.pvName, [...(byVolume.get(v.pvName) ?? []), v]);
+      }
+    }
     const stop = new AbortController();
     const timer = setTimeout(() => stop.abort(), ms);
     const onAbort = () => stop.abort();
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
       const concerns = (e: ChangeEvent) => {
-        if (e.kind === 'Pod') return (e.object as Pod).spec?.nodeName === node; // a change of kind Pod
-        if (e.kind === 'PersistentVolumeClaim') return claims.has(`${e.namespace}/${e.name}`);
-        const ref = (e.object as PersistentVolume).spec?.claimRef; // a change of kind PersistentVolume
-        return volumes.has(e.name) || claims.has(`${ref?.namespace ?? ''}/${ref?.name ?? ''}`);
+        if (e.kind === 'Pod') {
+          const pod = e.object as Pod; // a change of kind Pod
+          if (pod.spec?.nodeName !== node) return false;
+          const had = byUid.get(pod.metadata.uid ?? '');
+          return e.type === 'DELETED' || !had || !podEntryUnchanged(had, pod);
+        }
+        if (e.kind === 'PersistentVolumeClaim') {
+          const entries = byClaim.get(`${e.namespace}/${e.name}`);
+          return entries !== undefined && (e.type === 'DELETED' || !claimEntriesUnchanged(entries, e.object as PersistentVolumeClaim));
+        }
+        const pv = e.object as PersistentVolume; // a change of kind PersistentVolume
+        const entries = byVolume.get(e.name);
+        if (entries) return e.type === 'DELETED' || !volumeEntriesUnchanged(entries, pv);
+        const ref = pv.spec?.claimRef;
+        return byClaim.has(`${ref?.namespace ?? ''}/${ref?.name ?? ''}`);
       };
       for await (const e of this.store.watch({ kinds: ['Pod', 'PersistentVolumeClaim', 'PersistentVolume'], resourceVersion: after === 0n ? '00' : after.toString(), signal: stop.signal, filter: concerns })) {
         void e;

@@ -1,7 +1,7 @@
 // An agent's ask for its node's pods, held while the answer would not change: it comes back
 // as soon as a pod is placed on the node (not at the end of the wait), a pod placed on
 // another node does not end it, and an unchanged answer comes back after the wait.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { PodPublishing } from '../../server/services/pod-publishing';
 import { logger } from '../../server/services/logger';
 import { openTestStore, type TestStore } from '../db';
@@ -104,4 +104,26 @@ it('an abort ends the wait', async () => {
   stop.abort();
   await held;
   expect(Date.now() - began).toBeLessThan(15_000);
+});
+
+it("changes that leave the answer as it was do not make it again: the pod's status, the bound claim's status conditions, the volume's annotations", async () => {
+  // The pod 'with-claim' and its bound claim and volume, from the test above.
+  const { version, pods } = await publishing.podsFor('node-a');
+  expect(pods.find((p) => p.name === 'with-claim')?.volumes[0]).toMatchObject({ pvName: 'pv-data', hostPath: '/srv/data' });
+  const made = vi.spyOn(publishing, 'podsOn');
+  try {
+    const held = publishing.podsFor('node-a', { waitMs: 1_500, seen: version });
+    const p = await t.store.get('Pod', 'apps', 'with-claim');
+    await t.store.update({ ...p, status: { phase: 'Running' } }, { subresource: 'status' });
+    const c = await t.store.get('PersistentVolumeClaim', 'apps', 'data');
+    await t.store.update({ ...c, status: { ...c.status, conditions: [{ type: 'Resizing', status: 'True' }] } }, { subresource: 'status' });
+    const v = await t.store.get('PersistentVolume', undefined, 'pv-data');
+    await t.store.update({ ...v, metadata: { ...v.metadata, annotations: { 'stowage.io/used-bytes': '4096' } } });
+    const answer = await held;
+    expect(answer.version).toBe(version);
+    // The first look and the one at the end of the wait: none of the changes woke it.
+    expect(made).toHaveBeenCalledTimes(2);
+  } finally {
+    made.mockRestore();
+  }
 });
