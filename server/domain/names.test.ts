@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import {
+  utf8Length,
   fieldNotSupported,
   fieldTooLong,
   goQuote,
@@ -195,5 +197,29 @@ describe('error bodies', () => {
   test('too long for one byte and unsupported values', () => {
     expect(fieldTooLong('f', 1).message).toBe('Too long: may not be more than 1 byte');
     expect(fieldNotSupported('spec.x', 'Foo', ['A', 'B']).message).toBe('Unsupported value: "Foo": supported values: "A", "B"');
+  });
+});
+
+describe('utf8Length (bytes, as Go counts a string)', () => {
+  test.each([
+    ['', 0],
+    ['abc', 3],
+    ['é', 2],
+    ['€', 3],
+    ['😀', 4],
+    ['a😀b', 6],
+    ['\ud83d', 3], // a lone high surrogate: encoded as U+FFFD
+    ['\ude00x', 4], // a lone low surrogate, then a letter
+    ['\ud83d\ud83d\ude00', 7], // a lone high surrogate before a pair
+  ])('%j: %i', (s, n) => {
+    expect(utf8Length(s)).toBe(n);
+  });
+
+  test('agrees with TextEncoder on any string, lone surrogates included', () => {
+    const enc = new TextEncoder();
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (s) => utf8Length(s) === enc.encode(s).length),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -84,9 +84,22 @@ export function fieldNotSupported(field: string, value: unknown, supported: read
 // ---------------------------------------------------------------------------
 // String formats
 
-/** Length in bytes, as Go's len(string). */
+/**
+ * Length in bytes, as Go's len(string): the UTF-8 encoding's, a lone surrogate counted as
+ * the replacement character it is encoded as (3 bytes), without encoding the string.
+ */
 export function utf8Length(s: string): number {
-  return new TextEncoder().encode(s).length;
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4; // a surrogate pair: one code point beyond the BMP
+      i++;
+    } else n += 3;
+  }
+  return n;
 }
 
 /** Upstream RegexError: "<msg> (e.g. 'a' or 'b', regex used for validation is '<re>')". */
