@@ -123,6 +123,44 @@ describe('the reconcile contract', () => {
     // Duplicates collapsed: far fewer runs than the 25 adds.
     expect(done).toBeLessThan(25);
   });
+
+  it('sixteen workers waiting on the stop signal at once is no listener leak (no MaxListenersExceededWarning)', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      let waiting = 0;
+      let done = 0;
+      let release!: () => void;
+      const released = new Promise<void>((r) => (release = r));
+      const c = start({
+        concurrency: 16,
+        reconcile: async (_key, ctx) => {
+          waiting++;
+          // Each worker listens on the controller's signal while it waits.
+          await new Promise<void>((resolve) => {
+            const onAbort = () => resolve();
+            ctx.signal.addEventListener('abort', onAbort, { once: true });
+            void released.then(() => {
+              ctx.signal.removeEventListener('abort', onAbort);
+              resolve();
+            });
+          });
+          done++;
+        },
+      });
+      await c.start();
+      for (let i = 0; i < 16; i++) c.queue.add(`k${i}`);
+      await waitFor('16 workers waiting', async () => waiting === 16);
+      release();
+      await waitFor('all done', async () => done === 16);
+      // A warning is emitted on the next tick at the latest.
+      await new Promise((r) => setImmediate(r));
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
 });
 
 describe('sources', () => {

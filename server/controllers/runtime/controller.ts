@@ -8,6 +8,7 @@
 //   - resolves {requeueAfter}   look again after that many ms (polling, not an error);
 //   - throws                    retried with per-key exponential backoff;
 //   - throws TerminalError      recorded (log + metric + onError), not retried.
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { controllerActor } from '../../domain/actor';
 import { runAs } from '../../store/actor-context';
@@ -105,6 +106,9 @@ export class Controller {
     private readonly opts: ControllerOptions,
   ) {
     this.name = spec.name;
+    // Every worker's waits listen on this one signal (a provisioner's 16 workers pausing
+    // while a row is busy, say): many listeners is the design, not a leak.
+    setMaxListeners(1000, this.abort.signal);
     this.metrics = opts.metrics ?? controllerMetrics();
     this.log = opts.log.child({ controller: spec.name });
     const m = this.metrics;
