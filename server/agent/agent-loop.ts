@@ -239,7 +239,9 @@ export class AgentLoop {
   /**
    * Publishing passes, one for each new answer of the server, begun at once: a pass does
    * not wait for the one before it to end (the publisher has each pod's steps take turns),
-   * so a pod placed while others are being published is not held up by them. While no pass
+   * so a pod placed while others are being published is not held up by them; and one for an
+   * unchanged answer while none runs (a look at the published volumes, and the usage
+   * measured meanwhile, now and then). While no pass
    * runs and the last ones went well, the ask waits on the server until the node's pods,
    * claims or volumes change (a long-poll, at most POD_WAIT_MS, so a quiet node still looks
    * at its volumes now and then); while passes run, or after one with trouble (an error, a
@@ -266,7 +268,8 @@ export class AgentLoop {
         const { pods, version } = await this.o.api.pods(this.nodeName, seen ? { waitMs, seen } : undefined);
         const news = seen === undefined || version === undefined || version !== seen;
         seen = version;
-        if (news) await this.beginPass(pods);
+        // A new answer, or the same one after a quiet wait (a look at the published volumes now and then).
+        if (news || this.passes.size === 0) await this.beginPass(pods);
         const elapsed = Date.now() - began;
         rest = retry || version === undefined || (!news && elapsed < Math.min(ms, waitMs)) ? ms - elapsed : 0;
       } catch (err) {

@@ -216,6 +216,11 @@ describe('used bytes of a published volume', () => {
     await fs.writeFile(path.join(dir, 'vol1', 'a.bin'), Buffer.alloc(1024 * 1024, 1));
     await fs.mkdir(path.join(dir, 'vol1', 'sub'));
     await fs.writeFile(path.join(dir, 'vol1', 'sub', 'b.bin'), Buffer.alloc(300 * 1024, 1));
+    // Reported ready at once; the measuring runs beside the pass, its result goes with the next report.
+    const first = await publisher.sync([pod('u1', [vol()])]);
+    expect(first.reports[0].volumes[0]).toMatchObject({ ready: true });
+    expect(first.reports[0].volumes[0].usedBytes).toBeUndefined();
+    await publisher.measured();
     const r = await publisher.sync([pod('u1', [vol()])]);
     const used = BigInt(r.reports[0].volumes[0].usedBytes!);
     expect(used).toBe(await contentBytes(path.join(dir, 'vol1')));
@@ -226,12 +231,31 @@ describe('used bytes of a published volume', () => {
     expect(used).toBeLessThan(fsUsed);
   });
 
+  test('a slow measurement does not hold up the report of a newly published volume', async () => {
+    let letGo!: () => void;
+    const held = new Promise<void>((r) => (letGo = r));
+    const slow = new Publisher({ ...realPublishOs, usedBytes: async () => held.then(() => 8192n) }, podsDir);
+    const r = await slow.sync([pod('u1', [vol()])]); // resolves while the measurement still hangs
+    expect(r.reports[0].volumes[0]).toMatchObject({ ready: true });
+    letGo();
+    await slow.measured();
+    expect((await slow.sync([pod('u1', [vol()])])).reports[0].volumes[0].usedBytes).toBe('8192');
+    await slow.sync([]);
+  });
+
   test('a plain directory is measured again only after the refresh interval', async () => {
     await fs.writeFile(path.join(dir, 'vol1', 'a.bin'), Buffer.alloc(64 * 1024, 1));
+    await publisher.sync([pod('u1', [vol()])]);
+    await publisher.measured();
     const first = (await publisher.sync([pod('u1', [vol()])])).reports[0].volumes[0].usedBytes;
+    expect(first).toBeDefined();
     await fs.writeFile(path.join(dir, 'vol1', 'b.bin'), Buffer.alloc(512 * 1024, 1));
+    await publisher.sync([pod('u1', [vol()])]);
+    await publisher.measured();
     expect((await publisher.sync([pod('u1', [vol()])])).reports[0].volumes[0].usedBytes).toBe(first);
     const eager = new Publisher(realPublishOs, podsDir, 0);
+    await eager.sync([pod('u1', [vol()])]);
+    await eager.measured();
     expect(BigInt((await eager.sync([pod('u1', [vol()])])).reports[0].volumes[0].usedBytes!)).toBeGreaterThan(BigInt(first!));
   });
 
@@ -248,9 +272,13 @@ describe('used bytes of a published volume', () => {
   test("a mount point's filesystem usage is reported with the volume; a failing measurement leaves the report as it was", async () => {
     const src = path.join(dir, 'vol1');
     const measured = new Publisher({ ...realPublishOs, usedBytes: async (p) => (p === src ? 4096n : undefined) }, podsDir);
+    await measured.sync([pod('u1', [vol()])]);
+    await measured.measured();
     const r = await measured.sync([pod('u1', [vol()])]);
     expect(r.reports[0].volumes[0]).toMatchObject({ ready: true, usedBytes: '4096' });
     const failing = new Publisher({ ...realPublishOs, usedBytes: async () => Promise.reject(new Error('EIO')) }, podsDir);
+    await failing.sync([pod('u1', [vol()])]);
+    await failing.measured();
     const again = await failing.sync([pod('u1', [vol()])]);
     expect(again.reports[0].volumes[0]).toMatchObject({ ready: true });
     expect(again.reports[0].volumes[0].usedBytes).toBeUndefined();

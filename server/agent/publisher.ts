@@ -48,6 +48,8 @@ export const verifyEveryMs = 10_000;
 export class Publisher {
   /** Last measurement per host path: used bytes (undefined: not measurable) and when. */
   private readonly usage = new Map<string, { at: number; bytes: bigint | undefined }>();
+  /** Measurements under way (beside the passes), per host path. */
+  private readonly measuring = new Map<string, Promise<void>>();
   /** Pods found fully published: the volumes asked for, when that was looked at, and the reports. */
   private readonly verified = new Map<string, { volumes: string; at: number; reports: VolumeReport[] }>();
   /** Per pod uid, the last of its steps begun: overlapping passes take turns per pod. */
@@ -106,8 +108,7 @@ export class Publisher {
           for (const v of pod.volumes) published.push(await this.publishVolume(pod.uid, v));
           if (published.every((r) => r.ready)) this.verified.set(pod.uid, { volumes: asked, at, reports: published });
         }
-        const volumes: VolumeReport[] = [];
-        for (const [i, v] of pod.volumes.entries()) volumes.push(await this.withUsage(v, published[i]));
+        const volumes = pod.volumes.map((v, i) => this.withUsage(v, published[i]));
         const report = { namespace: pod.namespace, name: pod.name, uid: pod.uid, volumes };
         out.reports.push(report);
         onReport?.(report);
@@ -143,25 +144,37 @@ export class Publisher {
   }
 
   /**
-   * A published filesystem volume's used bytes: its filesystem's on a mount point, its
-   * contents' on a plain directory (measured at most once a minute, within a budget).
+   * A published filesystem volume's report with its used bytes as last measured: its
+   * filesystem's on a mount point, its contents' on a plain directory (measured at most once
+   * a minute, within a budget). The measuring runs beside the pass, never before the report:
+   * a new volume is reported ready at once, and its usage goes with the next report.
    */
-  private async withUsage(v: PodVolume, r: VolumeReport): Promise<VolumeReport> {
+  private withUsage(v: PodVolume, r: VolumeReport): VolumeReport {
     if (!r.ready || v.volumeMode !== 'Filesystem' || !v.hostPath || !this.os.usedBytes) return r;
-    const now = Date.now();
-    let last = this.usage.get(v.hostPath);
-    if (!last || now - last.at >= this.refreshMs) {
+    const last = this.usage.get(v.hostPath);
+    if (!last || Date.now() - last.at >= this.refreshMs) this.measure(v.hostPath);
+    return last?.bytes === undefined ? r : { ...r, usedBytes: last.bytes.toString() };
+  }
+
+  private measure(hostPath: string): void {
+    if (this.measuring.has(hostPath)) return;
+    const at = Date.now();
+    const done = (async () => {
       let bytes: bigint | undefined;
       try {
-        bytes = await this.os.usedBytes(v.hostPath);
+        bytes = await this.os.usedBytes!(hostPath);
       } catch {
         bytes = undefined;
       }
-      last = { at: now, bytes };
-      this.usage.set(v.hostPath, last);
-      if (this.usage.size > 10_000) this.usage.clear();
-    }
-    return last.bytes === undefined ? r : { ...r, usedBytes: last.bytes.toString() };
+      if (this.usage.size >= 10_000) this.usage.clear();
+      this.usage.set(hostPath, { at, bytes });
+    })().finally(() => this.measuring.delete(hostPath));
+    this.measuring.set(hostPath, done);
+  }
+
+  /** Resolves once the usage measurements under way now have ended. */
+  async measured(): Promise<void> {
+    await Promise.all([...this.measuring.values()]);
   }
 
   private async publishVolume(uid: string, v: PodVolume): Promise<VolumeReport> {
