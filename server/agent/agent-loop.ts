@@ -239,13 +239,12 @@ export class AgentLoop {
   /**
    * Publishing passes, one for each new answer of the server, begun at once: a pass does
    * not wait for the one before it to end (the publisher has each pod's steps take turns),
-   * so a pod placed while others are being published is not held up by them; and one for an
-   * unchanged answer while none runs (a look at the published volumes, and the usage
-   * measured meanwhile, now and then). While no pass
-   * runs and the last ones went well, the ask waits on the server until the node's pods,
-   * claims or volumes change (a long-poll, at most POD_WAIT_MS, so a quiet node still looks
-   * at its volumes now and then); while passes run, or after one with trouble (an error, a
-   * report not sent, a volume not ready), it waits at most publishMs. Once the passes with
+   * so a pod placed while others are being published is not held up by them; and one for
+   * an unchanged answer while none runs (a look at the published volumes, and the usage
+   * measured meanwhile, now and then). While no pass runs and the last ones went well, the
+   * ask waits on the server until the node's pods, claims or volumes change (a long-poll,
+   * at most POD_WAIT_MS); while passes run, or after one with trouble (an error, a report
+   * not sent, a volume not ready), it waits at most publishMs. Once the passes with
    * trouble have ended, every pod is gone over again (an ask answered at once), no more
    * often than publishMs, as a kubelet retries a mount. A server that keeps no versions, or
    * answers an ask for a change at once with nothing changed, is asked no more often than
