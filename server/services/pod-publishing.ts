@@ -43,6 +43,19 @@ function text(v: unknown, field: string, max: number): string {
   return v;
 }
 
+/** The volume a claim is Bound to; undefined while it is not. */
+function boundVolumeName(claim: PersistentVolumeClaim): string | undefined {
+  const volumeName: string = claim.spec?.volumeName ?? '';
+  return volumeName && claim.status?.phase === 'Bound' ? volumeName : undefined;
+}
+
+/** What the agent publishes of a volume: its mode, and its host path when its source is one (absolute). */
+function publishedSource(pv: PersistentVolume): { volumeMode: 'Filesystem' | 'Block'; hostPath?: string } {
+  const volumeMode = pv.spec?.volumeMode === 'Block' ? 'Block' : 'Filesystem';
+  const hostPath: unknown = pv.spec?.local?.path ?? pv.spec?.hostPath?.path;
+  return typeof hostPath === 'string' && hostPath.startsWith('/') ? { volumeMode, hostPath } : { volumeMode };
+}
+
 /** What the agent must publish for one volume of a pod, or why it must wait. Pure. */
 export function resolveVolume(
   v: { volume: string; claimName: string; readOnly: boolean },
@@ -51,15 +64,12 @@ export function resolveVolume(
 ): PodVolume {
   const base = { name: v.volume, claimName: v.claimName, readOnly: v.readOnly };
   if (!claim) return { ...base, volumeMode: 'Filesystem', waiting: `persistentvolumeclaim "${v.claimName}" not found` };
-  const volumeName: string = claim.spec?.volumeName ?? '';
-  if (!volumeName || claim.status?.phase !== 'Bound') {
-    return { ...base, volumeMode: 'Filesystem', waiting: `persistentvolumeclaim "${v.claimName}" is not bound` };
-  }
+  const volumeName = boundVolumeName(claim);
+  if (!volumeName) return { ...base, volumeMode: 'Filesystem', waiting: `persistentvolumeclaim "${v.claimName}" is not bound` };
   if (!pv) return { ...base, volumeMode: 'Filesystem', waiting: `persistentvolume "${volumeName}" not found` };
-  const volumeMode = pv.spec?.volumeMode === 'Block' ? 'Block' : 'Filesystem';
+  const { volumeMode, hostPath } = publishedSource(pv);
   const withPv = { ...base, pvName: volumeName, volumeMode } as const;
-  const hostPath: unknown = pv.spec?.local?.path ?? pv.spec?.hostPath?.path;
-  if (typeof hostPath === 'string' && hostPath.startsWith('/')) return { ...withPv, hostPath };
+  if (hostPath) return { ...withPv, hostPath };
   const source = Object.keys(pv.spec ?? {}).find((k) => ['nfs', 'csi', 'iscsi', 'fc', 'rbd', 'cephfs'].includes(k)) ?? 'unknown';
   return { ...withPv, waiting: `volume "${volumeName}" has a ${source} source, which Stowage's node agent does not publish` };
 }
@@ -80,7 +90,8 @@ export function podEntryUnchanged(had: AgentPod, pod: Pod): boolean {
  * already resolved to a volume (not waiting) that the claim is still Bound to. Pure.
  */
 export function claimEntriesUnchanged(entries: PodVolume[], claim: PersistentVolumeClaim): boolean {
-  return entries.length > 0 && entries.every((v) => !v.waiting && v.pvName !== undefined && claim.spec?.volumeName === v.pvName && claim.status?.phase === 'Bound');
+  const bound = boundVolumeName(claim);
+  return entries.length > 0 && bound !== undefined && entries.every((v) => !v.waiting && v.pvName === bound);
 }
 
 /**
@@ -88,10 +99,8 @@ export function claimEntriesUnchanged(entries: PodVolume[], claim: PersistentVol
  * same volume mode and host path (its annotations, say the used bytes, do not matter). Pure.
  */
 export function volumeEntriesUnchanged(entries: PodVolume[], pv: PersistentVolume): boolean {
-  if (entries.length === 0) return false;
-  const mode = pv.spec?.volumeMode === 'Block' ? 'Block' : 'Filesystem';
-  const hostPath: unknown = pv.spec?.local?.path ?? pv.spec?.hostPath?.path;
-  return entries.every((v) => !v.waiting && v.volumeMode === mode && v.hostPath === hostPath);
+  const now = publishedSource(pv);
+  return entries.length > 0 && entries.every((v) => !v.waiting && v.volumeMode === now.volumeMode && v.hostPath === now.hostPath);
 }
 
 /** The pod's status for what the agent reported: Running when every claim volume is ready. Pure. */

@@ -11,11 +11,9 @@
 // The same process's subscribers are woken at once, without the round trip (and not again
 // by its own NOTIFY, which gathers the changes of OTHERS_DELAY_MS for other processes).
 import pg from 'pg';
-import { CommitNotifier } from './commit-notifier';
+import { CommitNotifier, OTHERS_DELAY_MS } from './commit-notifier';
 
 export const ASSET_CHANNEL = 'stowage_assets';
-/** How long other processes' wake-up may wait so that one NOTIFY carries several changes. */
-const OTHERS_DELAY_MS = 10;
 
 export class AssetSignals {
   private readonly notifier: CommitNotifier;

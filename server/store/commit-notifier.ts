@@ -23,6 +23,9 @@
 // milliseconds (under a burst, one NOTIFY per commit was a tenth of all statements).
 import pg from 'pg';
 
+/** How long a NOTIFY may wait so that it carries several commits: only other processes wait for it. */
+export const OTHERS_DELAY_MS = 10;
+
 export class CommitNotifier {
   private latest: bigint | undefined;
   private sending: Promise<void> | undefined;

@@ -17,7 +17,7 @@ import { timestampNow } from '../resources/metadata';
 import type { KubeObject, Strategy } from '../resources/types';
 import type { ObjectOfName } from '../resources/kinds';
 import { CHANGE_CHANNEL, ChangeFeed, compactedRv, expired, GAP, headOf, settle, type ChangeEvent } from './change-feed';
-import { CommitNotifier } from './commit-notifier';
+import { CommitNotifier, OTHERS_DELAY_MS } from './commit-notifier';
 import { AssetSignals } from './asset-signals';
 import { flushWrites } from './flush';
 import { MISS, ObjectCache } from './object-cache';
@@ -78,8 +78,6 @@ export interface DeleteResult {
 type TxClient = SqlClient;
 
 const GENERATE_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
-/** How long the change NOTIFY may wait so that it carries several commits: only other processes wait for it (commit-notifier.ts). */
-const OTHERS_DELAY_MS = 10;
 
 function strategyOf(kind: unknown): Strategy {
   const s = typeof kind === 'string' ? strategyForKind(kind) : undefined;
