@@ -42,6 +42,9 @@ class FakePoolOs implements PoolOs {
     this.calls.push(`snapshot${readOnly ? ' -r' : ''} ${from} ${p}`);
     this.subvolumes.set(p, { id: String(this.next++) });
   }
+  async secure() {
+    // In memory every subvolume is made as it should be.
+  }
   async limit(p: string, bytes: bigint) {
     this.calls.push(`limit ${p} ${bytes}`);
     this.subvolumes.get(p)!.limit = bytes;
