@@ -13,7 +13,8 @@ import { checkQuota, isClaimResource, parseList, type QuotaDecision, type QuotaL
  * The bytes a namespace's snapshot copies may take, a quota resource of Stowage's own
  * domain: each VolumeSnapshot counts its restoreSize, or, until it has one, the size of the
  * claim it copies (its capacity, else its request). Backups of volumes, once Stowage makes
- * them, count here too (`copyUsage`).
+ * them, count here too: the one place that says what a created object copies is
+ * `copyBytes` in services/quota-admission.ts.
  */
 export const SNAPSHOT_STORAGE = 'snapshots.stowage.io/storage';
 

@@ -83,6 +83,16 @@ export async function refreshQuotaStatus(tx: StoreTx, q: ResourceQuota, claims: 
 }
 
 /**
+ * The bytes a created object's copy of a volume takes against SNAPSHOT_STORAGE (`claims`:
+ * its namespace's), undefined for an object that copies nothing. The hook for backups:
+ * a backup kind answers its bytes here, and its creates are charged and refused alike.
+ */
+function copyBytes(created: KubeObject, claims: PersistentVolumeClaim[]): bigint | undefined {
+  if (isKind(created, 'VolumeSnapshot')) return snapshotBytes(created, new Map(claims.map((c) => [c.metadata.name ?? '', c])));
+  return undefined;
+}
+
+/**
  * Checks the create of an object that is not a claim (`created`, as the create's own
  * transaction wrote it) against every quota of its namespace that names a resource it
  * counts for, and keeps their status.used. Throws 403 on the first quota (in name order)
@@ -97,11 +107,10 @@ export async function admitObjectQuota(tx: StoreTx, created: KubeObject, k: Quot
   const leave = { kind: created.kind, name };
   const counts = objectUsage(k);
   const names = (q: ResourceQuota) => Object.keys(q.spec?.hard ?? {});
-  const concerned = quotas.filter((q) => names(q).some((r) => counts.has(r) || (r === SNAPSHOT_STORAGE && isKind(created, 'VolumeSnapshot'))));
+  const concerned = quotas.filter((q) => names(q).some((r) => counts.has(r) || (r === SNAPSHOT_STORAGE && copyBytes(created, []) !== undefined)));
   if (concerned.length === 0) return;
   const claims = await tx.listIn('PersistentVolumeClaim', namespace);
-  const bytes = isKind(created, 'VolumeSnapshot') ? snapshotBytes(created, new Map(claims.map((c) => [c.metadata.name ?? '', c]))) : undefined;
-  const adds = objectUsage(k, bytes);
+  const adds = objectUsage(k, copyBytes(created, claims));
   const after: [ResourceQuota, ResourceList][] = [];
   for (const q of concerned) {
     const before = await objectUsed(tx, q, leave);
