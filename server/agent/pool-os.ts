@@ -31,7 +31,8 @@ export interface PathSeen {
 export interface PoolOs {
   /** What is at p: whether it exists, is a directory, and the type of its filesystem. */
   look(p: string): Promise<PathSeen>;
-  statfs(p: string): Promise<{ totalBytes: bigint; availableBytes: bigint }>;
+  /** statfs of p's filesystem: its figures in bytes, and as the kernel gives them (block size, blocks, blocks available). */
+  statfs(p: string): Promise<{ totalBytes: bigint; availableBytes: bigint; blockSize: bigint; blocks: bigint; availableBlocks: bigint }>;
   /** `btrfs qgroup show -re --raw`: rejects (with the tool's words) when quotas are off. */
   qgroups(pool: string): Promise<QgroupRow[]>;
   /** The subvolume id when p is the root of a subvolume; undefined when nothing is there; rejects for anything else there. */
@@ -113,7 +114,7 @@ export const realPoolOs: PoolOs = {
 
   async statfs(p) {
     const s = await fs.statfs(p, { bigint: true });
-    return { totalBytes: s.blocks * s.bsize, availableBytes: s.bavail * s.bsize };
+    return { totalBytes: s.blocks * s.bsize, availableBytes: s.bavail * s.bsize, blockSize: s.bsize, blocks: s.blocks, availableBlocks: s.bavail };
   },
 
   async qgroups(pool) {

@@ -20,7 +20,7 @@ class FakePoolOs implements PoolOs {
     return this.paths.get(p) ?? (this.subvolumes.has(p) ? { exists: true, isDirectory: true, fsType: 'btrfs' } : { exists: false });
   }
   async statfs() {
-    return { totalBytes: 1000n, availableBytes: 900n };
+    return { totalBytes: 1000n, availableBytes: 900n, blockSize: 4n, blocks: 250n, availableBlocks: 225n };
   }
   async qgroups(pool: string) {
     if (this.quotasOff.has(pool)) throw new Error('ERROR: cannot find the qgroup: quotas not enabled');

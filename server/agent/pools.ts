@@ -294,7 +294,8 @@ export class PoolKeeper {
         const name = r.path?.split('/').pop();
         if (name?.startsWith('pvc-')) usedBytes[name] = String(r.referencedBytes);
       }
-      return { className, path: logical, usable: true, totalBytes: String(st.totalBytes), freeBytes: String(st.availableBytes), usedBytes };
+      const filesystem = { blockSize: String(st.blockSize), blocks: String(st.blocks), availableBlocks: String(st.availableBlocks) };
+      return { className, path: logical, usable: true, totalBytes: String(st.totalBytes), freeBytes: String(st.availableBytes), filesystem, usedBytes };
     } catch (err) {
       return { className, path: logical, usable: false, reason: errorText(err) };
     }
