@@ -96,19 +96,20 @@ function copyBytes(created: KubeObject, claims: PersistentVolumeClaim[]): bigint
  * Checks the create of an object that is not a claim (`created`, as the create's own
  * transaction wrote it) against every quota of its namespace that names a resource it
  * counts for, and keeps their status.used. Throws 403 on the first quota (in name order)
- * it would exceed. A namespace whose quotas name nothing it counts for costs one read.
+ * it would exceed. A namespace whose quotas name nothing it counts for costs one read and
+ * takes no lock.
  */
 export async function admitObjectQuota(tx: StoreTx, created: KubeObject, k: QuotaKind): Promise<void> {
   const namespace = created.metadata?.namespace;
   const name = created.metadata?.name ?? '';
   if (!namespace) return;
-  const quotas = await tx.listIn('ResourceQuota', namespace, { lock: true });
-  if (quotas.length === 0) return;
-  const leave = { kind: created.kind, name };
   const counts = objectUsage(k);
-  const names = (q: ResourceQuota) => Object.keys(q.spec?.hard ?? {});
-  const concerned = quotas.filter((q) => names(q).some((r) => counts.has(r) || (r === SNAPSHOT_STORAGE && copyBytes(created, []) !== undefined)));
-  if (concerned.length === 0) return;
+  const copies = copyBytes(created, []) !== undefined;
+  const concerns = (q: ResourceQuota) => Object.keys(q.spec?.hard ?? {}).some((r) => counts.has(r) || (r === SNAPSHOT_STORAGE && copies));
+  // Locked only where a quota counts this kind: creates of kinds no quota limits never wait on each other.
+  if (!(await tx.listIn('ResourceQuota', namespace)).some(concerns)) return;
+  const concerned = (await tx.listIn('ResourceQuota', namespace, { lock: true })).filter(concerns);
+  const leave = { kind: created.kind, name };
   const claims = await tx.listIn('PersistentVolumeClaim', namespace);
   const adds = objectUsage(k, copyBytes(created, claims));
   const after: [ResourceQuota, ResourceList][] = [];

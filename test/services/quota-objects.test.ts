@@ -39,7 +39,7 @@ async function used(ns: string, name: string): Promise<Record<string, string | n
 beforeAll(async () => {
   h = await startKubeHarness();
   api = apiClient(h);
-  for (const ns of ['snap-count', 'snap-bytes', 'maps']) await h.ts.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  for (const ns of ['snap-count', 'snap-bytes', 'maps', 'snap-race']) await h.ts.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   controllers = new Manager({ store: h.ts.store, log: logger, specs: () => [resourceQuotaSpec({ store: h.ts.store })], leaderElection: false });
   await controllers.start();
 });
@@ -83,6 +83,17 @@ describe('count/volumesnapshots.snapshot.storage.k8s.io', () => {
     expect((await api({ method: 'POST', path: '/api/v1/namespaces/snap-count/persistentvolumeclaims', body: claim('data', '1Gi') })).status).toBe(201);
     expect(await used('snap-count', 'snaps')).toEqual({ [SNAP_COUNT]: '2', 'requests.storage': '1Gi' });
     expect((await api({ method: 'POST', path: snapshots('snap-count'), body: snapshot('s5') })).status).toBe(201);
+  });
+});
+
+describe('concurrent creates', () => {
+  test('of 10 parallel snapshot creates with room for 3, exactly 3 succeed', async () => {
+    expect((await api({ method: 'POST', path: quotas('snap-race'), body: quota('snaps', { [SNAP_COUNT]: '3' }) })).status).toBe(201);
+    const codes = await Promise.all(Array.from({ length: 10 }, (_, i) => api({ method: 'POST', path: snapshots('snap-race'), body: snapshot(`r${i}`) }).then((r) => r.status)));
+    expect(codes.filter((c) => c === 201)).toHaveLength(3);
+    expect(codes.filter((c) => c === 403)).toHaveLength(7);
+    expect((await h.ts.store.list('VolumeSnapshot', { namespace: 'snap-race' })).items).toHaveLength(3);
+    expect(await used('snap-race', 'snaps')).toEqual({ [SNAP_COUNT]: '3' });
   });
 });
 
