@@ -9,6 +9,8 @@ import type { PoolReport } from '../../server/contracts/agent';
 import type { Principal } from '../../server/domain/authorization';
 import { annPoolMaxBytes, annPoolProblem, annPoolTotal } from '../../server/domain/well-known/annotations';
 import { poolCapacityName } from '../../server/domain/btrfs-pool';
+import { roomiestNode } from '../../server/domain/pool-capacity';
+import type { CSIStorageCapacity } from '../../server/resources/csi-storage-capacity/schema';
 import { reasons } from '../../server/domain/well-known/event-reasons';
 import { CAPACITY_NAMESPACE } from '../../server/services/node-pools';
 import { openLocalHarness, type LocalHarness } from '../local-volumes/harness';
@@ -74,6 +76,9 @@ describe('pool reports are held to what the node may claim', () => {
     const c = await capacityOf('node-a');
     expect(c?.capacity).toBe('0');
     expect(c?.metadata.annotations?.[annPoolProblem]).toMatch(/^report refused: totalBytes \d+ exceeds the bound for any pool/);
+    // An Immediate claim goes to the roomiest node: the honest one.
+    const published = (await h.app.store.list('CSIStorageCapacity', { namespace: CAPACITY_NAMESPACE })).items as CSIStorageCapacity[];
+    expect(roomiestNode(published, 'pooled', 1n << 30n)).toBe('node-b');
   });
 
   it.each<[string, PoolReport, RegExp]>([
