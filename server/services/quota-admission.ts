@@ -97,12 +97,14 @@ function copyBytes(created: KubeObject, claims: PersistentVolumeClaim[]): bigint
  * transaction wrote it) against every quota of its namespace that names a resource it
  * counts for, and keeps their status.used. Throws 403 on the first quota (in name order)
  * it would exceed. A namespace whose quotas name nothing it counts for costs one read and
- * takes no lock.
+ * takes no lock. Controllers that create objects for users (the snapshot schedules) call it
+ * too, as upstream's controllers' creates pass the apiserver's admission.
  */
-export async function admitObjectQuota(tx: StoreTx, created: KubeObject, k: QuotaKind): Promise<void> {
+export async function admitObjectQuota(tx: StoreTx, created: KubeObject, kind?: QuotaKind): Promise<void> {
   const namespace = created.metadata?.namespace;
   const name = created.metadata?.name ?? '';
-  if (!namespace) return;
+  const k = kind ?? countedKinds.find((c) => c.kind === created.kind);
+  if (!namespace || !k) return;
   const counts = objectUsage(k);
   const copies = copyBytes(created, []) !== undefined;
   const concerns = (q: ResourceQuota) => Object.keys(q.spec?.hard ?? {}).some((r) => counts.has(r) || (r === SNAPSHOT_STORAGE && copies));
