@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { isStowageError } from '../../domain/errors';
 import { labelSnapshotSchedule, labelSnapshotSlot } from '../../domain/snapshot-schedule';
 import { snapshotScheduleComponent } from '../../domain/well-known/components';
+import { reasons } from '../../domain/well-known/event-reasons';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import type { SnapshotSchedule } from '../../resources/snapshot-schedule/schema';
 import { SNAPSHOT_API_VERSION } from '../../resources/snapshot-fields';
@@ -61,7 +62,7 @@ async function take(d: Deps, ctx: ReconcileContext, s: SnapshotSchedule, t: Snap
   } catch (e) {
     if (isStowageError(e) && e.code === 'AlreadyExists') return false;
     // As upstream's controllers: a Warning on the schedule, and tried again with backoff.
-    if (isStowageError(e) && e.code === 'Forbidden') await event(d, s, 'Warning', 'FailedCreate', `Error creating: ${e.message}`);
+    if (isStowageError(e) && e.code === 'Forbidden') await event(d, s, 'Warning', reasons.failedCreate, `Error creating: ${e.message}`);
     throw e;
   }
 }
