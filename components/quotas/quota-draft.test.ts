@@ -44,11 +44,13 @@ test('an edit replaces the hard limits and keeps the rest of the object', () => 
   expect(next.metadata).toEqual(base.metadata);
 });
 
-test('storage resources: the namespace-wide ones, then per class', () => {
+test('storage resources: the namespace-wide ones, then per class, then the snapshots\' count and bytes', () => {
   expect(storageResources(['fast'])).toEqual([
     'requests.storage',
     'persistentvolumeclaims',
     'fast.storageclass.storage.k8s.io/requests.storage',
     'fast.storageclass.storage.k8s.io/persistentvolumeclaims',
+    'count/volumesnapshots.snapshot.storage.k8s.io',
+    'snapshots.stowage.io/storage',
   ]);
 });

@@ -3,6 +3,7 @@
 // resourceVersion). Pure.
 import { parseQuantity } from '@/server/domain/quantity';
 import { isDNS1123Subdomain } from '@/server/domain/names';
+import { SNAPSHOT_STORAGE } from '@/server/domain/quota-objects';
 import type { ResourceQuota } from '@/server/resources/resource-quota/schema';
 
 export interface QuotaDraft {
@@ -18,12 +19,14 @@ export interface DraftError {
 
 export const EMPTY_QUOTA: QuotaDraft = { name: '', namespace: '', limits: [{ resource: 'requests.storage', amount: '' }] };
 
-/** The resources a storage quota limits: in the namespace, and per class. */
+/** The resources a storage quota limits: in the namespace, per class, and the snapshots' count and bytes. */
 export function storageResources(classes: string[]): string[] {
   return [
     'requests.storage',
     'persistentvolumeclaims',
     ...classes.flatMap((c) => [`${c}.storageclass.storage.k8s.io/requests.storage`, `${c}.storageclass.storage.k8s.io/persistentvolumeclaims`]),
+    `count/volumesnapshots.snapshot.storage.k8s.io`,
+    SNAPSHOT_STORAGE,
   ];
 }
 

@@ -6,6 +6,7 @@
 // (shell-batches.ts).
 import fs from 'node:fs/promises';
 import { parseQgroupShow, type QgroupRow } from '../domain/btrfs-pool';
+import { VOLUME_DIR_MODE } from '../domain/volume-modes';
 import { commandErrorText, commands } from './command-runner';
 import { ShellBatches } from './shell-batches';
 
@@ -30,13 +31,15 @@ export interface PathSeen {
 export interface PoolOs {
   /** What is at p: whether it exists, is a directory, and the type of its filesystem. */
   look(p: string): Promise<PathSeen>;
-  statfs(p: string): Promise<{ totalBytes: bigint; availableBytes: bigint }>;
+  /** statfs of p's filesystem: its figures in bytes, and as the kernel gives them (block size, blocks, blocks available). */
+  statfs(p: string): Promise<{ totalBytes: bigint; availableBytes: bigint; blockSize: bigint; blocks: bigint; availableBlocks: bigint }>;
   /** `btrfs qgroup show -re --raw`: rejects (with the tool's words) when quotas are off. */
   qgroups(pool: string): Promise<QgroupRow[]>;
   /** The subvolume id when p is the root of a subvolume; undefined when nothing is there; rejects for anything else there. */
   subvolumeId(p: string): Promise<string | undefined>;
   /** Whether p is the root of a subvolume (no command run); false when nothing is there; rejects for anything else there. */
   isSubvolume(p: string): Promise<boolean>;
+  /** Makes the subvolume p, its root its owner's only (VOLUME_DIR_MODE; btrfs makes it 0755). */
   createSubvolume(p: string): Promise<void>;
   /**
    * Makes the subvolume p and sets its limit (createSubvolume, then limit); calls made
@@ -45,8 +48,16 @@ export interface PoolOs {
    * steps are taken one by one.
    */
   createLimited?(p: string, bytes: bigint): Promise<string | undefined>;
-  /** `btrfs subvolume snapshot [-r] from p`: p becomes a (read-only) snapshot of the subvolume `from`. */
+  /**
+   * `btrfs subvolume snapshot from p`: p becomes a snapshot of the subvolume `from`, its
+   * root its owner's only whatever `from`'s mode, then (readOnly) read-only.
+   */
   snapshotSubvolume(from: string, p: string, readOnly: boolean): Promise<void>;
+  /**
+   * The subvolume p as made (a step cut short made it part way): its root's mode
+   * VOLUME_DIR_MODE, and read-only when asked. Runs a command only when something is wrong.
+   */
+  secure(p: string, readOnly: boolean): Promise<void>;
   /** Sets the referenced limit of the subvolume's qgroup. */
   limit(p: string, bytes: bigint): Promise<void>;
   /** Deletes the subvolume (and commits), waits until the cleaner is done with it, then destroys its qgroup. */
@@ -70,6 +81,8 @@ const createLimitedBatches = new ShellBatches(
   `while [ "$#" -ge 2 ]; do
   if ! e=$(btrfs subvolume create "$1" 2>&1 >/dev/null); then
     printf 'btrfs subvolume create %s: %s\\n' "$1" "$(printf '%s' "$e" | tr '\\n' ' ')"
+  elif ! e=$(chmod ${VOLUME_DIR_MODE.toString(8)} -- "$1" 2>&1); then
+    printf 'chmod %s: %s\\n' "$1" "$(printf '%s' "$e" | tr '\\n' ' ')"
   elif ! e=$(btrfs qgroup limit "$2" "$1" 2>&1 >/dev/null); then
     printf 'btrfs qgroup limit %s %s: %s\\n' "$2" "$1" "$(printf '%s' "$e" | tr '\\n' ' ')"
   elif id=$(btrfs inspect-internal rootid "$1" 2>/dev/null); then
@@ -101,7 +114,7 @@ export const realPoolOs: PoolOs = {
 
   async statfs(p) {
     const s = await fs.statfs(p, { bigint: true });
-    return { totalBytes: s.blocks * s.bsize, availableBytes: s.bavail * s.bsize };
+    return { totalBytes: s.blocks * s.bsize, availableBytes: s.bavail * s.bsize, blockSize: s.bsize, blocks: s.blocks, availableBlocks: s.bavail };
   },
 
   async qgroups(pool) {
@@ -127,6 +140,7 @@ export const realPoolOs: PoolOs = {
 
   async createSubvolume(p) {
     await btrfs(['subvolume', 'create', p]);
+    await fs.chmod(p, VOLUME_DIR_MODE);
   },
 
   async createLimited(p, bytes) {
@@ -135,7 +149,25 @@ export const realPoolOs: PoolOs = {
   },
 
   async snapshotSubvolume(from, p, readOnly) {
-    await btrfs(['subvolume', 'snapshot', ...(readOnly ? ['-r'] : []), from, p]);
+    // Writable first: a read-only snapshot's root could not take its mode.
+    await btrfs(['subvolume', 'snapshot', from, p]);
+    await fs.chmod(p, VOLUME_DIR_MODE);
+    if (readOnly) await btrfs(['property', 'set', '-ts', p, 'ro', 'true']);
+  },
+
+  async secure(p, readOnly) {
+    const modeOk = ((await fs.stat(p)).mode & 0o777) === VOLUME_DIR_MODE;
+    if (!readOnly) {
+      if (!modeOk) await fs.chmod(p, VOLUME_DIR_MODE);
+      return;
+    }
+    const ro = (await btrfs(['property', 'get', '-ts', p, 'ro'])).trim() === 'ro=true';
+    if (modeOk && ro) return;
+    if (!modeOk) {
+      if (ro) await btrfs(['property', 'set', '-ts', p, 'ro', 'false']);
+      await fs.chmod(p, VOLUME_DIR_MODE);
+    }
+    await btrfs(['property', 'set', '-ts', p, 'ro', 'true']);
   },
 
   async limit(p, bytes) {

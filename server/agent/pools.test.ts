@@ -20,7 +20,7 @@ class FakePoolOs implements PoolOs {
     return this.paths.get(p) ?? (this.subvolumes.has(p) ? { exists: true, isDirectory: true, fsType: 'btrfs' } : { exists: false });
   }
   async statfs() {
-    return { totalBytes: 1000n, availableBytes: 900n };
+    return { totalBytes: 1000n, availableBytes: 900n, blockSize: 4n, blocks: 250n, availableBlocks: 225n };
   }
   async qgroups(pool: string) {
     if (this.quotasOff.has(pool)) throw new Error('ERROR: cannot find the qgroup: quotas not enabled');
@@ -41,6 +41,9 @@ class FakePoolOs implements PoolOs {
     if (!this.subvolumes.has(from)) throw new Error(`ERROR: cannot snapshot '${from}': No such file or directory`);
     this.calls.push(`snapshot${readOnly ? ' -r' : ''} ${from} ${p}`);
     this.subvolumes.set(p, { id: String(this.next++) });
+  }
+  async secure() {
+    // In memory every subvolume is made as it should be.
   }
   async limit(p: string, bytes: bigint) {
     this.calls.push(`limit ${p} ${bytes}`);

@@ -245,6 +245,9 @@ export class PoolKeeper {
         if (v.from === undefined) await this.os.createSubvolume(at);
         else if (!isPoolVolumePath(v.pool, v.from)) throw new Error(`refusing to snapshot ${v.from}: not a volume of pool ${v.pool}`);
         else await this.os.snapshotSubvolume(this.at(v.from), at, v.readOnly === true);
+      } else {
+        // Made before, perhaps by a step cut short: its owner's only, and read-only when it should be.
+        await this.os.secure(at, v.readOnly === true);
       }
       // A read-only snapshot has no limit of its own: it never grows.
       if (!v.readOnly) await this.os.limit(at, BigInt(v.limitBytes));
@@ -291,7 +294,8 @@ export class PoolKeeper {
         const name = r.path?.split('/').pop();
         if (name?.startsWith('pvc-')) usedBytes[name] = String(r.referencedBytes);
       }
-      return { className, path: logical, usable: true, totalBytes: String(st.totalBytes), freeBytes: String(st.availableBytes), usedBytes };
+      const filesystem = { blockSize: String(st.blockSize), blocks: String(st.blocks), availableBlocks: String(st.availableBlocks) };
+      return { className, path: logical, usable: true, totalBytes: String(st.totalBytes), freeBytes: String(st.availableBytes), filesystem, usedBytes };
     } catch (err) {
       return { className, path: logical, usable: false, reason: errorText(err) };
     }

@@ -200,6 +200,11 @@ export interface PoolReport {
   reason?: string;
   totalBytes?: string;
   freeBytes?: string;
+  /**
+   * The statfs of the pool's path, from which totalBytes and freeBytes come (decimal
+   * strings): the server holds the figures to it. Required with usable.
+   */
+  filesystem?: { blockSize: string; blocks: string; availableBlocks: string };
   /** Referenced bytes per volume (pvName -> decimal string), from the qgroups. */
   usedBytes?: Record<string, string>;
 }

@@ -15,7 +15,7 @@ export const CLAIM_OBJECT_COUNT = 'count/persistentvolumeclaims';
 
 /** Quota resource names in canonical text form, as a quota's status carries them. */
 export type ResourceList = Record<string, string>;
-type Usage = Map<string, Quantity>;
+export type Usage = Map<string, Quantity>;
 
 const ZERO: Quantity = { num: 0n, scale: 0, format: 'DecimalSI' };
 const ONE: Quantity = { num: 1n, scale: 0, format: 'DecimalSI' };
@@ -69,7 +69,7 @@ function sum(into: Usage, more: Usage): Usage {
   return into;
 }
 
-function parseList(list: Record<string, unknown> | undefined): Usage {
+export function parseList(list: Record<string, unknown> | undefined): Usage {
   const out: Usage = new Map();
   for (const [k, v] of Object.entries(list ?? {})) {
     const q = quantityFromJSON(v);
@@ -129,17 +129,27 @@ export function admitClaim(quota: QuotaLimits, used: Record<string, unknown>, pr
     const d = subtract(v, before.get(k) ?? ZERO);
     if (d.num > 0n) requested.set(k, d);
   }
-  const exceeded = [...requested.keys()].filter((k) => compareQuantities(add(current.get(k) ?? ZERO, requested.get(k)!), hard.get(k)!) > 0);
+  return checkQuota(quota.name, hard, current, requested);
+}
+
+/**
+ * Upstream CheckRequest's test for one quota: `requested` (what the write adds, already
+ * masked to the quota's resources, each > 0) on top of `current`, against `hard`. Refused
+ * with upstream's message naming every exceeded resource in sorted order; admitted with the
+ * quota's usage were the write to succeed (`hard`'s resources only) and the delta.
+ */
+export function checkQuota(name: string, hard: Usage, current: Usage, requested: Usage): QuotaDecision {
+  const exceeded = [...requested.keys()].filter((k) => hard.has(k) && compareQuantities(add(current.get(k) ?? ZERO, requested.get(k)!), hard.get(k)!) > 0);
   if (exceeded.length > 0) {
     const pick = (list: Usage) => new Map(exceeded.map((k) => [k, list.get(k) ?? ZERO]));
     return {
       allowed: false,
-      message: `exceeded quota: ${quota.name}, requested: ${show(pick(requested))}, used: ${show(pick(current))}, limited: ${show(pick(hard))}`,
+      message: `exceeded quota: ${name}, requested: ${show(pick(requested))}, used: ${show(pick(current))}, limited: ${show(pick(hard))}`,
     };
   }
-  const newUsed = keep();
-  for (const [k, d] of requested) newUsed[k] = formatQuantity(add(current.get(k) ?? ZERO, d));
-  return { allowed: true, used: newUsed, delta: Object.fromEntries([...requested].map(([k, v]) => [k, formatQuantity(v)])) };
+  const newUsed: ResourceList = Object.fromEntries([...hard.keys()].sort().map((k) => [k, formatQuantity(current.get(k) ?? ZERO)]));
+  for (const [k, d] of requested) if (hard.has(k)) newUsed[k] = formatQuantity(add(current.get(k) ?? ZERO, d));
+  return { allowed: true, used: newUsed, delta: Object.fromEntries([...requested].filter(([k]) => hard.has(k)).map(([k, v]) => [k, formatQuantity(v)])) };
 }
 
 /** The room left under one limit, for the claim form: undefined when the quota does not limit it. */

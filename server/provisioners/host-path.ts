@@ -36,9 +36,10 @@ import {
   type ProvisionerPlugin,
 } from './plugin';
 import { hostPathProvisioner, loopProvisioner } from '../domain/well-known/provisioners';
+import { VOLUME_DIR_MODE } from '../domain/volume-modes';
 
 const knownParameters = ['basePath', 'mode'] as const;
-export const DEFAULT_MODE = 0o700;
+export const DEFAULT_MODE = VOLUME_DIR_MODE;
 
 /** A directory on one node: one node at a time, files only; snapshots, restores and clones are copies. */
 export const hostPathCapabilities: PluginCapabilities = { accessModes: ['ReadWriteOnce', 'ReadWriteOncePod'], volumeModes: ['Filesystem'], snapshots: true };
@@ -146,6 +147,7 @@ export function createHostPathPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
       deps,
       dataOf: (v) => ({ path: String(v.details.path), basePath: String(v.details.basePath) }),
       target: (v, content) => path.posix.join(String(v.details.basePath), '.snapshots', content),
+      mode: VOLUME_DIR_MODE,
     }),
 
     ...nodeLocalDeleters(deps, name, remove),

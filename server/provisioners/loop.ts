@@ -44,6 +44,7 @@ import {
   type ProvisionedVolume,
 } from './plugin';
 import { loopProvisioner } from '../domain/well-known/provisioners';
+import { VOLUME_DIR_MODE, VOLUME_FILE_MODE } from '../domain/volume-modes';
 
 const knownParameters = ['basePath', 'fsType'] as const;
 export const loopFsTypes: Record<string, bigint> = { ext4: 1n << 20n, ext3: 1n << 20n, ext2: 1n << 20n, xfs: 300n << 20n };
@@ -105,10 +106,12 @@ export function createLoopPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
     // A restore or a clone: the image copied whole first (a clone's source flushed); a larger request grows it (and its filesystem below).
     if (from && !(await os.exists(file))) {
       if (source && !isSnapshotRecord(source)) await flush(source);
-      await copyOnce(os, from, file);
+      await copyOnce(os, from, file, VOLUME_FILE_MODE);
     }
     const grown = from !== undefined && ((await os.sizeOf(file)) ?? 0n) < bytes;
     if ((await os.sizeOf(file)) !== bytes) await os.truncate(file, bytes);
+    // The image holds the volume's data: its owner's only, whatever made it (an image from before this rule too).
+    await os.chmod(file, VOLUME_FILE_MODE);
     const attached = await os.losetupFind(file);
     for (const extra of attached.slice(1)) await os.losetupDetach(extra);
     const device = attached[0] ?? (await os.losetupAttach(file));
@@ -128,7 +131,7 @@ export function createLoopPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
     else if (mounted !== device) throw new Error(`${mountpoint} is already a mount of ${mounted}`);
     if (grown) await os.growFs(device, fsType, mountpoint!);
     // The new filesystem's root: its owner only, the narrowest mode that works.
-    await os.mkdir(mountpoint!, 0o700);
+    await os.mkdir(mountpoint!, VOLUME_DIR_MODE);
     return {
       capacityBytes: bytes,
       volumeMode: 'Filesystem',
@@ -223,6 +226,7 @@ export function createLoopPlugin(deps: NodeLocalDeps): ProvisionerPlugin {
       target: (v, content) => path.posix.join(String(v.details.basePath), 'snapshots', `${content}.img`),
       flush,
       measure: (p) => os.sizeOf(p),
+      mode: VOLUME_FILE_MODE,
     }),
 
     ...nodeLocalDeleters(deps, name, remove),

@@ -19,6 +19,7 @@ import {
   type VolumeContentSource,
 } from './plugin';
 import { humanBytes } from '../domain/human-size';
+import { VOLUME_DIR_MODE } from '../domain/volume-modes';
 
 export interface NodeLocalDeps {
   os: HostOs;
@@ -182,11 +183,17 @@ export const isSnapshotRecord = (r: AssetRecord) => r.details.kind === SNAPSHOT_
  * complete. A copy cut short (a crash) leaves only the partial one, which the next attempt
  * removes first (and the undo removes with `to`).
  */
-export async function copyOnce(os: HostOs, from: string, to: string): Promise<void> {
-  if (await os.exists(to)) return;
+export async function copyOnce(os: HostOs, from: string, to: string, mode?: number): Promise<void> {
+  if (await os.exists(to)) {
+    // A copy renamed into place before its mode was known to be set: set it again.
+    if (mode !== undefined) await os.chmod(to, mode);
+    return;
+  }
   const partial = `${to}.partial`;
   await os.rm(partial);
   await os.copy(from, partial);
+  // The copy keeps its source's mode; the node's own copies are its owner's only, before they take their name.
+  if (mode !== undefined) await os.chmod(partial, mode);
   await os.rename(partial, to);
 }
 
@@ -208,6 +215,8 @@ export interface SnapshotCopySteps {
   dataOf(volume: AssetRecord): { path: string; basePath: string };
   /** Where a snapshot of the volume goes (inside its base path). */
   target(volume: AssetRecord, contentName: string): string;
+  /** The snapshot's mode (a directory 0700, an image file 0600): readable by the node's owner only, whatever its source's. */
+  mode: number;
   /** Before the copy: write what is cached (a mounted filesystem). */
   flush?(volume: AssetRecord): Promise<void>;
   /** The bytes of a copy's source or its partial copy so far (default: the directory's usage). */
@@ -271,9 +280,9 @@ export function copySnapshots(s: SnapshotCopySteps): SnapshotOps {
       if (record.state === 'deleting') throw new Error(`the snapshot ${req.contentName} is being removed`);
       if (record.state === 'created') return ready(record);
       await s.flush?.(volume);
-      await deps.os.mkdir(path.posix.dirname(to), 0o700);
+      await deps.os.mkdir(path.posix.dirname(to), VOLUME_DIR_MODE);
       const measure = s.measure ?? (async (p: string) => (await deps.os.diskUsage(p, PROGRESS_BUDGET))?.bytes);
-      await withProgress(measure, from, `${to}.partial`, deps.progressEveryMs ?? 1000, req.onProgress, () => copyOnce(deps.os, from, to));
+      await withProgress(measure, from, `${to}.partial`, deps.progressEveryMs ?? 1000, req.onProgress, () => copyOnce(deps.os, from, to, s.mode));
       return ready(await deps.assets.markCreated(record, { takenAt: new Date().toISOString() }));
     },
     async delete(contentName) {

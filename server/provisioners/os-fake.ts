@@ -29,6 +29,8 @@ export class FakeOs implements HostOs {
   readonly mounts = new Map<string, string>();
   /** symlink path -> target (absolute). */
   readonly links = new Map<string, string>();
+  /** path -> permission bits set by mkdir(mode), chmod or a new file (0600). */
+  readonly modes = new Map<string, number>();
   private nextLoop = 0;
   totalBytes: bigint;
 
@@ -54,9 +56,15 @@ export class FakeOs implements HostOs {
     throw osError('ELOOP', `${path}: too many levels of symbolic links`);
   }
 
-  async mkdir(path: string): Promise<void> {
+  async mkdir(path: string, mode?: number): Promise<void> {
     if (this.files.has(path)) throw osError('EEXIST', `${path} is a file`);
     for (let p = path; !this.dirs.has(p); p = parentOf(p)) this.dirs.add(p);
+    if (mode !== undefined) this.modes.set(path, mode);
+  }
+
+  async chmod(path: string, mode: number): Promise<void> {
+    if (!this.dirs.has(path) && !this.files.has(path)) throw osError('ENOENT', path);
+    this.modes.set(path, mode);
   }
 
   async rm(path: string): Promise<void> {
@@ -107,6 +115,7 @@ export class FakeOs implements HostOs {
   async truncate(path: string, bytes: bigint): Promise<void> {
     if (!this.dirs.has(parentOf(path))) throw osError('ENOENT', `${parentOf(path)} does not exist`);
     if (this.dirs.has(path)) throw osError('EISDIR', path);
+    if (!this.files.has(path)) this.modes.set(path, 0o600);
     this.files.set(path, bytes);
   }
 
@@ -187,16 +196,25 @@ export class FakeOs implements HostOs {
 
   async sync(): Promise<void> {}
 
+  /** cp -a and rename keep a path's mode. */
+  private carryMode(from: string, to: string, move: boolean): void {
+    const mode = this.modes.get(from);
+    if (mode !== undefined) this.modes.set(to, mode);
+    if (move) this.modes.delete(from);
+  }
+
   private moveOrCopy(source: string, target: string, move: boolean): void {
     const to = (p: string) => target + p.slice(source.length);
     for (const d of [...this.dirs]) {
       if (!under(d, source)) continue;
       this.dirs.add(to(d));
+      this.carryMode(d, to(d), move);
       if (move) this.dirs.delete(d);
     }
     for (const [f, size] of [...this.files]) {
       if (!under(f, source)) continue;
       this.files.set(to(f), size);
+      this.carryMode(f, to(f), move);
       const fsType = this.filesystems.get(f);
       if (fsType !== undefined) this.filesystems.set(to(f), fsType);
       if (move) {
@@ -218,7 +236,7 @@ export interface FaultPolicy {
   random?: () => number;
 }
 
-const mutating: OsOperation[] = ['mkdir', 'rm', 'rmdir', 'truncate', 'losetupAttach', 'losetupDetach', 'losetupResize', 'growFs', 'mkfs', 'mount', 'umount', 'copy', 'rename'];
+const mutating: OsOperation[] = ['mkdir', 'chmod', 'rm', 'rmdir', 'truncate', 'losetupAttach', 'losetupDetach', 'losetupResize', 'growFs', 'mkfs', 'mount', 'umount', 'copy', 'rename'];
 
 /**
  * Wraps a HostOs so that calls fail: at random (`policy.rate`), or on purpose
@@ -259,6 +277,7 @@ export class FaultyOs implements HostOs {
   hostname = () => this.inner.hostname();
   exists = (p: string) => this.call('exists', [p], () => this.inner.exists(p));
   mkdir = (p: string, mode?: number) => this.call('mkdir', [p], () => this.inner.mkdir(p, mode));
+  chmod = (p: string, m: number) => this.call('chmod', [p, m], () => this.inner.chmod(p, m));
   rm = (p: string) => this.call('rm', [p], () => this.inner.rm(p));
   rmdir = (p: string) => this.call('rmdir', [p], () => this.inner.rmdir(p));
   statfs = (p: string) => this.call('statfs', [p], () => this.inner.statfs(p));

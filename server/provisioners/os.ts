@@ -46,8 +46,10 @@ export interface HostOs {
    * existing ancestor resolved and the rest appended. Undefined when nothing resolves.
    */
   realpath(path: string): Promise<string | undefined>;
-  /** Creates (or resizes) a sparse file of exactly `bytes`. */
+  /** Creates (or resizes) a sparse file of exactly `bytes`; a new file is its owner's only (0600). */
   truncate(path: string, bytes: bigint): Promise<void>;
+  /** chmod(2): sets the permission bits of a file or directory (symlinks not followed into). */
+  chmod(path: string, mode: number): Promise<void>;
   /** The size of a file or block device in bytes; undefined when missing. */
   sizeOf(path: string): Promise<bigint | undefined>;
   /** losetup -f --show: attaches a file, returns /dev/loopN. */
@@ -213,12 +215,18 @@ export function createRealOs(nodeName?: string): HostOs {
     },
 
     async truncate(path, bytes) {
-      const h = await fs.open(path, 'a');
+      const h = await fs.open(path, 'a', 0o600);
       try {
         await h.truncate(Number(bytes));
       } finally {
         await h.close();
       }
+    },
+
+    async chmod(path, mode) {
+      const st = await fs.lstat(path);
+      if (st.isSymbolicLink()) throw new Error(`refusing to change the mode of ${path}: it is a symbolic link`);
+      await fs.chmod(path, mode);
     },
 
     async sizeOf(path) {

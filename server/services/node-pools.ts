@@ -4,8 +4,14 @@
 // writes the intent record before anything is asked of the agent; the agent only ever
 // settles records of its node, and only paths `<pool>/pvc-<uid>` of those pools.
 import type { PoolAssignment, PoolReport, PoolVolumeDone, PoolVolumeWork, PoolWork } from '../contracts/agent';
-import { nodeMayActFor, type NodePrincipal } from '../domain/authorization';
+import { isAllowed, nodeMayActFor, type NodePrincipal, type Principal } from '../domain/authorization';
 import { silencedCapacity } from '../domain/pool-capacity';
+import { poolBound, poolReportProblems } from '../domain/pool-report-check';
+import { reasons } from '../domain/well-known/event-reasons';
+import { agentApiComponent } from '../domain/well-known/components';
+import type { Node } from '../resources/node/schema';
+import { EventRecorder } from './event-recorder';
+import { logger } from './logger';
 import { isPoolVolumeName, poolCapacityName, poolVolumePath, promisedBytes, reportedRoom, type PoolAssetDetails } from '../domain/btrfs-pool';
 import { bytesToQuantity, formatQuantity } from '../domain/quantity';
 import { usageOf, usageUpdate, withUsage } from '../domain/volume-usage';
@@ -19,6 +25,7 @@ import { btrfsProvisioner } from '../domain/well-known/provisioners';
 import { poolPathProblems } from '../resources/storage-class/in-tree-parameters';
 import type { ObjectStore } from '../store/object-store';
 import { AssetStore, type AssetRecord } from '../store/provisioned-assets';
+import { poolReportHistory, type PoolReportRow } from '../store/pool-reports';
 
 const MAX_POOLS = 256;
 /** Volumes handed to an agent (or reported by it) in one answer. */
@@ -154,8 +161,44 @@ export class NodePoolService {
     if (!Array.isArray(raw) || raw.length > MAX_POOLS) throw bad(`pools must be a list of at most ${MAX_POOLS}`);
     const known = await poolAssignments(this.store);
     const reports = raw.map((r) => parseReport(r, known));
-    await this.publish(node, reports);
-    return { accepted: reports.length };
+    // What the node may claim: each pool held to its own filesystem's figures and to the node's bound.
+    const nodeObject = await this.store.tryGet('Node', undefined, node);
+    const bound = poolBound(nodeObject?.metadata.annotations);
+    const refused = reports.map((r) => ({ r, problems: poolReportProblems(r, bound) })).filter((x) => x.problems.length > 0);
+    if (refused.length === 0) {
+      await this.publish(node, reports);
+      return { accepted: reports.length };
+    }
+    // Refused whole: the pools it named offer no room (their reason says why) until a report holds.
+    const why = refused.map(({ r, problems }) => `pool ${r.path} of class ${r.className}: ${problems.join('; ')}`).join('; ');
+    await this.publish(
+      node,
+      reports.map((r) => ({ className: r.className, path: r.path, usable: false, reason: `report refused: ${refusedReason(r, refused)}` })),
+    );
+    if (nodeObject) await this.recordRefusal(nodeObject, why);
+    throw new StowageError('Invalid', `pool report of node "${node}" refused: ${why}`);
+  }
+
+  /**
+   * For admins: what `node` reported of its pools over time (each change of a pool's
+   * published figures, a refused report's reason included), newest first. Needs the
+   * right to read Nodes.
+   */
+  async reportHistory(p: Principal, node: string, limit = 200): Promise<PoolReportRow[]> {
+    if (!isAllowed(p, 'get', 'Node')) {
+      throw new StowageError('Forbidden', `nodes "${node}" is forbidden: User "${p.name}" cannot get resource "nodes" in API group "" at the cluster scope`, { kind: 'nodes', name: node, group: '' });
+    }
+    return poolReportHistory(this.store, CAPACITY_NAMESPACE, node, Math.max(1, Math.min(limit, 1000)));
+  }
+
+  /** A Warning Event on the Node and a log line; never fails the call. */
+  private async recordRefusal(nodeObject: Node, why: string): Promise<void> {
+    logger.warn({ node: nodeObject.metadata.name, why }, 'pool report refused');
+    try {
+      await new EventRecorder(this.store, agentApiComponent, logger).record(nodeObject, 'Warning', reasons.poolReportRefused, `Pool report refused: ${why}`.slice(0, 1024));
+    } catch (err) {
+      logger.warn({ err, node: nodeObject.metadata.name }, 'could not record a pool report refusal');
+    }
   }
 
   /**
@@ -231,6 +274,12 @@ export class NodePoolService {
   }
 }
 
+/** Why a pool is shown unusable after a refused report: its own problems, or those of the report it came in. */
+function refusedReason(r: PoolReport, refused: { r: PoolReport; problems: string[] }[]): string {
+  const own = refused.find((x) => x.r === r);
+  return own ? own.problems.join('; ') : 'another pool of the same report claimed more than its node may';
+}
+
 /** How long a volume's PV, seen showing the bytes reported, is not read again while they stay the same. */
 export const USAGE_RECHECK_MS = 60_000;
 
@@ -281,5 +330,19 @@ function parseReport(raw: unknown, known: PoolAssignment[]): PoolReport {
     if (!isPlainObject(raw.usedBytes) || Object.keys(raw.usedBytes).length > 100_000) throw bad('usedBytes must be a map');
     for (const [k, v] of Object.entries(raw.usedBytes)) if (isPoolVolumeName(k)) used[k] = num(v, `usedBytes.${k}`)!;
   }
-  return { className, path, usable: true, totalBytes: num(raw.totalBytes, 'totalBytes') ?? '0', freeBytes: num(raw.freeBytes, 'freeBytes') ?? '0', usedBytes: used };
+  let filesystem: PoolReport['filesystem'];
+  if (raw.filesystem !== undefined) {
+    const f = raw.filesystem;
+    if (!isPlainObject(f)) throw bad('filesystem must be an object');
+    filesystem = { blockSize: num(f.blockSize, 'filesystem.blockSize') ?? '0', blocks: num(f.blocks, 'filesystem.blocks') ?? '0', availableBlocks: num(f.availableBlocks, 'filesystem.availableBlocks') ?? '0' };
+  }
+  return {
+    className,
+    path,
+    usable: true,
+    totalBytes: num(raw.totalBytes, 'totalBytes') ?? '0',
+    freeBytes: num(raw.freeBytes, 'freeBytes') ?? '0',
+    ...(filesystem ? { filesystem } : {}),
+    usedBytes: used,
+  };
 }

@@ -9,7 +9,7 @@ import { isExpansion, resizeClassName, resizeRefusal } from '../resources/persis
 import { admitProtection } from '../resources/protection';
 import { strategies, strategyForKind } from '../resources/registry';
 import { admitDefaultClass, mayTakeDefaultClass } from '../resources/storage-class/default-class';
-import { admitClaimQuota, syncQuotas } from './quota-admission';
+import { admitClaimQuota, admitObjectQuota, syncQuotas } from './quota-admission';
 import type { Event } from '../resources/event/schema';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import type { ObjectOfName } from '../resources/kinds';
@@ -192,6 +192,16 @@ export class ObjectService {
           await admitClaimQuota(tx, undefined, o, opts.replacesClaim);
           return o;
         }, { dryRun: opts.dryRun, actor });
+        return this.shape(p, created);
+      }
+      if (s.namespaced) {
+        // Object counts (count/<resource>.<group>) and snapshot bytes, checked in the create's own transaction.
+        const created = await this.store.transact(async (tx) => {
+          const o = await tx.create(obj);
+          await admitObjectQuota(tx, o, s);
+          return o;
+        }, { dryRun: opts.dryRun, actor });
+        if (s.kind === 'ResourceQuota' && !opts.dryRun) return this.shape(p, await this.withFreshStatus(created));
         return this.shape(p, created);
       }
       const created = await this.store.create(obj, { ...opts, actor });

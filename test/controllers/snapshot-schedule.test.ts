@@ -112,4 +112,20 @@ describe('SnapshotSchedule', () => {
     expect(s.status).toMatchObject({ claims: ['web-1', 'web-2'], message: 'skipped: claim web-2 is not Bound yet' });
     expect((await snapshotNames()).filter((n) => n.startsWith('web-'))).toEqual(['web-web-1-20261126t180000z']);
   });
+
+  it("the namespace's quota holds for the schedule's snapshots: none over it, and a FailedCreate Warning says why", async () => {
+    const Q = 'sched-quota';
+    await ensureNamespaces(ctx.app, Q);
+    const c = await ctx.app.store.create(claim(Q, 'data', '1Gi'));
+    await ctx.app.store.update({ ...c, status: { phase: 'Bound' } }, { subresource: 'status' });
+    await ctx.app.store.create({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'snaps', namespace: Q }, spec: { hard: { 'count/volumesnapshots.snapshot.storage.k8s.io': '0' } } });
+    const made = await ctx.app.store.create({ ...scheduleOf('hourly', { every: '1h', keep: 3, target: { claimName: 'data' } }), metadata: { name: 'hourly', namespace: Q } });
+    const events = await waitFor('a FailedCreate event', async () => {
+      const e = (await eventsAbout(ctx.app, made)).filter((x) => x.reason === 'FailedCreate');
+      return e.length > 0 ? e : undefined;
+    });
+    expect(events[0].type).toBe('Warning');
+    expect(events[0].message).toMatch(/^Error creating: volumesnapshots\.snapshot\.storage\.k8s\.io "hourly-data-\w+" is forbidden: exceeded quota: snaps, requested: count\/volumesnapshots\.snapshot\.storage\.k8s\.io=1/);
+    expect((await ctx.app.store.list('VolumeSnapshot', { namespace: Q })).items).toEqual([]);
+  });
 });

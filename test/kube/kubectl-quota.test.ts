@@ -94,4 +94,24 @@ spec:
     );
     expect(await h().ts.store.tryGet('PersistentVolumeClaim', 'team-a', 'three')).toBeUndefined();
   });
+
+  test('snapshots: kubectl create quota with an object count and snapshot bytes; a snapshot over the count is Forbidden', async () => {
+    let r = await kubectl(['create', 'quota', 'snaps', '-n', 'team-a', '--hard=count/volumesnapshots.snapshot.storage.k8s.io=1,snapshots.stowage.io/storage=100Gi']);
+    expect(r.stderr).toBe('');
+    const snap = (name: string) => `apiVersion: snapshot.storage.k8s.io/v1
+kind: VolumeSnapshot
+metadata: {name: ${name}}
+spec: {source: {persistentVolumeClaimName: one}}
+`;
+    r = await kubectl(['apply', '-f', '-'], { user: 'dev', input: snap('first') });
+    expect(r.stderr).toBe('');
+    r = await kubectl(['describe', 'quota', 'snaps'], { user: 'dev' });
+    expect(r.stdout).toMatch(/count\/volumesnapshots\.snapshot\.storage\.k8s\.io\s+1\s+1/);
+    expect(r.stdout).toMatch(/snapshots\.stowage\.io\/storage\s+4Gi\s+100Gi/);
+    r = await kubectl(['apply', '-f', '-'], { user: 'dev', input: snap('second') });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(
+      'volumesnapshots.snapshot.storage.k8s.io "second" is forbidden: exceeded quota: snaps, requested: count/volumesnapshots.snapshot.storage.k8s.io=1, used: count/volumesnapshots.snapshot.storage.k8s.io=1, limited: count/volumesnapshots.snapshot.storage.k8s.io=1',
+    );
+  });
 });

@@ -35,7 +35,7 @@ async function status(p: Promise<unknown>): Promise<number> {
   }
 }
 
-const usable = { className: 'pooled', path: POOL, usable: true, totalBytes: '100', freeBytes: '100' };
+const usable = { className: 'pooled', path: POOL, usable: true, totalBytes: '4096', freeBytes: '4096', filesystem: { blockSize: '4096', blocks: '1', availableBlocks: '1' } };
 
 describe('a node token and pools', () => {
   it('reads its own pools and no volume of another node', async () => {

@@ -33,7 +33,7 @@ async function setReady(name: string, status: 'True' | 'Unknown'): Promise<void>
 }
 
 const report = (node: string, freeGi: number) =>
-  pools.report({ type: 'node', nodeName: node }, node, { pools: [{ className: 'pooled-silent', path: POOL, usable: true, totalBytes: String(8 * 2 ** 30), freeBytes: String(freeGi * 2 ** 30), usedBytes: {} }] });
+  pools.report({ type: 'node', nodeName: node }, node, { pools: [{ className: 'pooled-silent', path: POOL, usable: true, totalBytes: String(8 * 2 ** 30), freeBytes: String(freeGi * 2 ** 30), filesystem: { blockSize: '4096', blocks: String(2 * 2 ** 20), availableBlocks: String(freeGi * 2 ** 18) }, usedBytes: {} }] });
 const capacityOf = (node: string) => db.store.tryGet('CSIStorageCapacity', CAPACITY_NAMESPACE, poolCapacityName(node, 'pooled-silent')) as Promise<CSIStorageCapacity | undefined>;
 const published = async () => (await db.store.list('CSIStorageCapacity', { namespace: CAPACITY_NAMESPACE })).items as CSIStorageCapacity[];
 

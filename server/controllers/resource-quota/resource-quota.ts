@@ -5,15 +5,22 @@
 // keep status.used current too (services/quota-admission.ts); this catches deletes and
 // quotas created or edited afterwards. A claim change is heard only in a namespace with a
 // quota, and only when it moves the claim's usage (its count, class or requested storage).
-import { syncQuotas } from '../../services/quota-admission';
+// Other counted kinds (object counts, count/<resource>.<group>) are heard when one comes or
+// goes, and a VolumeSnapshot also when its restoreSize changes (snapshots.stowage.io/storage);
+// Events are counted at the resync only (they come in bursts and are seldom limited).
+import { countedKinds, syncQuotas } from '../../services/quota-admission';
 import type { ObjectStore } from '../../store/object-store';
 import { namespacesWithQuotas } from '../../store/quota-usage';
 import type { ControllerSpec } from '../runtime/controller';
 import { claimUsage } from '../../domain/quota';
 import { formatQuantity } from '../../domain/quantity';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
+import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
 
 export const resourceQuotaControllerName = 'resource-quota-controller';
+
+/** The kinds whose changes move a quota's usage (every namespaced kind counted, but Events). */
+const WATCHED = ['ResourceQuota', ...countedKinds.map((k) => k.kind).filter((k) => k !== 'ResourceQuota' && k !== 'Event')];
 
 export interface ResourceQuotaDeps {
   store: ObjectStore;
@@ -32,6 +39,8 @@ export function resourceQuotaSpec(d: ResourceQuotaDeps, opts: { resyncMs?: numbe
   let listed = false;
   /** Per claim of such a namespace, the usage it was last seen with. */
   const counted = new Map<string, string>();
+  /** Per snapshot of such a namespace, the restoreSize it was last seen with. */
+  const sizes = new Map<string, string>();
   const keys = async () => {
     const namespaces = await namespacesWithQuotas(d.store);
     for (const ns of namespaces) quotaNamespaces.add(ns);
@@ -42,12 +51,24 @@ export function resourceQuotaSpec(d: ResourceQuotaDeps, opts: { resyncMs?: numbe
     name: resourceQuotaControllerName,
     concurrency: 2,
     watch: {
-      kinds: ['ResourceQuota', 'PersistentVolumeClaim'],
+      kinds: WATCHED,
       keysFor: (e) => {
         if (!e.namespace) return [];
         const key = `ns/${e.namespace}`;
         if (e.kind === 'ResourceQuota') {
           quotaNamespaces.add(e.namespace);
+          return [key];
+        }
+        if (e.kind !== 'PersistentVolumeClaim') {
+          if (listed && !quotaNamespaces.has(e.namespace)) return [];
+          if (e.type === 'DELETED') sizes.delete(`${e.namespace}/${e.name}`);
+          if (e.type !== 'MODIFIED') return [key];
+          if (e.kind !== 'VolumeSnapshot') return [];
+          // A change of kind VolumeSnapshot: only a new restoreSize counts again.
+          const snap = `${e.namespace}/${e.name}`;
+          const size = JSON.stringify((e.object as VolumeSnapshot).status?.restoreSize ?? null);
+          if (sizes.get(snap) === size) return [];
+          sizes.set(snap, size);
           return [key];
         }
         const claim = `${e.namespace}/${e.name}`;

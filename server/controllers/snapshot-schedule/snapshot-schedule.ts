@@ -11,11 +11,13 @@ import type { Logger } from 'pino';
 import { isStowageError } from '../../domain/errors';
 import { labelSnapshotSchedule, labelSnapshotSlot } from '../../domain/snapshot-schedule';
 import { snapshotScheduleComponent } from '../../domain/well-known/components';
+import { reasons } from '../../domain/well-known/event-reasons';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import type { SnapshotSchedule } from '../../resources/snapshot-schedule/schema';
 import { SNAPSHOT_API_VERSION } from '../../resources/snapshot-fields';
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
 import { EventRecorder } from '../../services/event-recorder';
+import { admitObjectQuota } from '../../services/quota-admission';
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
 import { event } from '../runtime/event';
@@ -53,11 +55,14 @@ async function take(d: Deps, ctx: ReconcileContext, s: SnapshotSchedule, t: Snap
   try {
     return await write(d, ctx, async (tx) => {
       if (await tx.get(VS, s.metadata.namespace, t.name)) return false;
-      await tx.create(snapshotFor(s, t));
+      // The namespace's quotas hold for the schedule's snapshots as for a user's.
+      await admitObjectQuota(tx, await tx.create(snapshotFor(s, t)));
       return true;
     });
   } catch (e) {
     if (isStowageError(e) && e.code === 'AlreadyExists') return false;
+    // As upstream's controllers: a Warning on the schedule, and tried again with backoff.
+    if (isStowageError(e) && e.code === 'Forbidden') await event(d, s, 'Warning', reasons.failedCreate, `Error creating: ${e.message}`);
     throw e;
   }
 }

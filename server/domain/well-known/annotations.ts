@@ -68,6 +68,8 @@ export const annPoolFree = 'pool.stowage.io/free-bytes';
 export const annPoolAllocated = 'pool.stowage.io/allocated-bytes';
 /** On a pool's CSIStorageCapacity: why the path cannot serve as a pool on that node (then capacity is 0). */
 export const annPoolProblem = 'pool.stowage.io/problem';
+/** On a Node, set by an admin: the most bytes any pool of that node may report (decimal bytes or a quantity). */
+export const annPoolMaxBytes = 'pool.stowage.io/max-bytes';
 /** On a VolumeSnapshotClass: "true" marks it its driver's default (upstream IsDefaultSnapshotClassAnnotation). */
 export const annIsDefaultSnapshotClass = 'snapshot.storage.kubernetes.io/is-default-class';
 /** On a VolumeSnapshotContent: its VolumeSnapshot is being deleted (upstream AnnVolumeSnapshotBeingDeleted). */

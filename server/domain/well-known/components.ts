@@ -19,3 +19,5 @@ export const snapshotControllerComponent = 'snapshot-controller';
 export const snapshotScheduleComponent = 'snapshot-schedule-controller';
 /** Stowage's volume usage: a claim's volume nearly full. */
 export const volumeUsageComponent = 'stowage-volume-usage';
+/** The agent API, for what it refuses of an agent (a pool report claiming more than the node may). */
+export const agentApiComponent = 'stowage-agent-api';

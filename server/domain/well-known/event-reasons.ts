@@ -82,6 +82,11 @@ export const reasons = {
   /** A local volume's disk was quarantined instead of wiped: an admin decides. */
   cleanupQuarantined: 'CleanupQuarantined',
 
+  /** A controller's create for a user was refused (a quota): upstream's controllers' FailedCreate. */
+  failedCreate: 'FailedCreate',
+  /** A node's pool report claimed more than its filesystem or its bound allows, and was refused. */
+  poolReportRefused: 'PoolReportRefused',
+
   // --- Stowage's reclaim center ---
   /** An admin made a Released volume Available again. */
   madeAvailable: 'MadeAvailable',
