@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ensureServingPki } from '../../server/kube/pki';
 import { UserService } from '../../server/services/users';
@@ -132,6 +132,41 @@ describe('backup and restore', () => {
     truncated.end(lines.slice(0, -1).join('\n'));
     await expect(restoreBackup(target, truncated)).rejects.toThrow(/truncated/);
     expect(await rawQuery(target, 'SELECT count(*)::int AS n FROM objects')).toEqual([{ n: 0 }]);
+  });
+});
+
+describe('writing the backup file', () => {
+  test('a stream that pushes back on every line: one error listener at a time, no MaxListenersExceededWarning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    let most = 0;
+    // highWaterMark 1: every write reports a full buffer and the backup waits for 'drain'.
+    const slow = new Writable({
+      highWaterMark: 1,
+      write(_chunk, _enc, done) {
+        most = Math.max(most, slow.listenerCount('error'));
+        setImmediate(done);
+      },
+    });
+    try {
+      const summary = await writeBackup(a.url, slow);
+      expect(summary.rows).toBeGreaterThan(20);
+      await new Promise((r) => setImmediate(r)); // a warning is emitted on the next tick
+      expect(warnings.filter((w) => w.includes('MaxListeners'))).toEqual([]);
+      expect(most).toBeLessThanOrEqual(2); // the stream's own, and the one the backup waits with
+      expect(slow.listenerCount('error')).toBeLessThanOrEqual(1);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
+  test('a directory that does not exist is named, with no stack trace and nothing started', async () => {
+    const target = path.join(dir, 'no-such-dir', 'b.jsonl');
+    // The database is never reached: an address nothing listens on would fail otherwise.
+    const r = await stowage(['backup', target], 'postgresql://nobody@127.0.0.1:1/none');
+    expect(r.code).toBe(1);
+    expect(r.out.trim()).toBe(`error: cannot write the backup to ${target}: the directory ${path.dirname(target)} does not exist`);
   });
 });
 
