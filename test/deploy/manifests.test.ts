@@ -163,6 +163,16 @@ describe('the agent DaemonSet of stowage bootstrap', () => {
   });
 });
 
+describe('deploy/Containerfile', () => {
+  it("installs the commands the agent runs, btrfs for its pools included, and exposes the controllers' health port", () => {
+    const text = readFileSync(path.join(root, 'deploy', 'Containerfile'), 'utf8');
+    const packages = text.match(/apt-get install -y --no-install-recommends ([^\\\n]+)/)![1].trim().split(/\s+/);
+    expect(packages).toEqual(expect.arrayContaining(['util-linux', 'mount', 'e2fsprogs', 'btrfs-progs', 'hdparm']));
+    const c = containers.find((x) => x.workload === 'stowage-controllers')!;
+    expect(text).toMatch(new RegExp(`^EXPOSE .*\\b${c.ports[0].containerPort}\\b`, 'm'));
+  });
+});
+
 describe('deploy/systemd', () => {
   const units = readdirSync(unitsDir).filter((f) => f.endsWith('.service'));
   it('has the server, the controllers and the agent template', () => {
