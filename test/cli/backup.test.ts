@@ -66,6 +66,7 @@ describe('backup and restore', () => {
     const backup = await stowage(['backup', file], a.url);
     expect(backup.code, backup.out).toBe(0);
     expect(backup.out).toMatch(/Backed up \d+ rows/);
+    expect(backup.out).not.toMatch(/Warning/);
     const header = JSON.parse(readFileSync(file, 'utf8').split('\n')[0]);
     expect(header).toMatchObject({ format: 'stowage-backup/1', resourceVersion: (await a.store.currentResourceVersion()).toString() });
 
@@ -159,6 +160,21 @@ describe('writing the backup file', () => {
     } finally {
       process.off('warning', onWarning);
     }
+  });
+
+  test('`stowage backup` of a few hundred KiB prints no warning', async () => {
+    const big = await createTestDatabase();
+    // 3000 rows of about 150 bytes: the file stream's 16 KiB buffer fills some 30 times.
+    await rawQuery(
+      big,
+      `INSERT INTO provisioned_assets (id, plugin, pv_name, state, details, updated_at)
+       SELECT 'stowage.io/host-path:pvc-' || i, 'stowage.io/host-path', 'pvc-' || i, 'created', jsonb_build_object('path', '/srv/volumes/pvc-' || i), now()
+       FROM generate_series(1, 3000) i`,
+    );
+    const r = await stowage(['backup', path.join(dir, 'big.backup')], big);
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toMatch(/Backed up 300\d rows/);
+    expect(r.out).not.toMatch(/Warning/);
   });
 
   test('a directory that does not exist is named, with no stack trace and nothing started', async () => {
