@@ -39,7 +39,33 @@ describe('generateBootstrap', () => {
       ['/mnt/hdds', '/mnt/local-storage/mnt~hdds'],
     ]);
     expect(c.env).toContainEqual({ name: 'MY_NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } });
-    expect(c.args).toEqual(['agent', '--server', 'https://stowage.example:8443', '--token-file', '/etc/stowage/node-token', '--ca-file', '/etc/stowage/ca.crt']);
+    // MY_NODE_NAME is read: Kubernetes expands $(MY_NODE_NAME) in args, and the agent checks its token is that node's.
+    expect(c.args).toEqual([
+      'agent',
+      '--node',
+      '$(MY_NODE_NAME)',
+      '--server',
+      'https://stowage.example:8443',
+      '--token-file',
+      '/etc/stowage/node-token',
+      '--ca-file',
+      '/etc/stowage/ca.crt',
+      '--state-dir',
+      '/var/lib/stowage/agent',
+      '--pods-dir',
+      '/var/lib/stowage/pods',
+      '--pool-root',
+      '/host',
+    ]);
+    // The state and pods directories are the host's, at the same paths; the agent's bind mounts of
+    // pods' volumes reach the host (Bidirectional); pools are found under the host's / at /host.
+    const mountOf = (name: string) => c.volumeMounts.find((m: { name: string }) => m.name === name);
+    expect([volumes.state.hostPath, mountOf('state')]).toEqual([{ path: '/var/lib/stowage/agent', type: 'DirectoryOrCreate' }, { name: 'state', mountPath: '/var/lib/stowage/agent' }]);
+    expect([volumes.pods.hostPath, mountOf('pods')]).toEqual([
+      { path: '/var/lib/stowage/pods', type: 'DirectoryOrCreate' },
+      { name: 'pods', mountPath: '/var/lib/stowage/pods', mountPropagation: 'Bidirectional' },
+    ]);
+    expect([volumes['host-root'].hostPath, mountOf('host-root')]).toEqual([{ path: '/', type: 'Directory' }, { name: 'host-root', mountPath: '/host', mountPropagation: 'HostToContainer' }]);
     // Root and privileged whatever the image's default user (the image runs the server as uid 1000).
     expect(c.securityContext).toEqual({ privileged: true, runAsUser: 0 });
     // Every mount has its volume, every name is a DNS label, the selector selects the template.

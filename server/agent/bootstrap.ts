@@ -5,7 +5,11 @@
 //  - Kubernetes manifests for agents running inside a cluster: a ServiceAccount with only
 //    what the agent needs (read its Node, read the ConfigMap), a DaemonSet with one hostPath
 //    volume per discovery directory mounted at its mountDir, the node name from the
-//    downward API (MY_NODE_NAME <- spec.nodeName), /dev for block devices;
+//    downward API (MY_NODE_NAME <- spec.nodeName, passed as `--node $(MY_NODE_NAME)`, so an
+//    agent given another node's token refuses to start), /dev for block devices, the
+//    agent's state and pods directories at the host's paths (the pods directory with
+//    Bidirectional propagation: the bind mounts the agent makes there must reach the host),
+//    and the host's / at /host as the pool root (`--pool-root /host`) for btrfs pools;
 //  - one agent configuration per named node (server URL, node name, where its token file is).
 // Tokens are minted by the server (`stowage node add NAME`); the generator only says where
 // each node's agent expects to find its token. No I/O here: the CLI writes the files.
@@ -23,6 +27,11 @@ export const tokenDirOnHost = '/etc/stowage';
 export const tokenFileName = 'node-token';
 /** The server's CA certificate beside the token (`<data dir>/pki/ca.crt` of the server): the agent verifies the API with it. */
 export const caFileName = 'ca.crt';
+/** The agent's state (its running cleanup commands) and where it publishes pods' volumes: the `stowage agent` defaults, on the host. */
+export const agentStateDir = '/var/lib/stowage/agent';
+export const agentPodsDir = '/var/lib/stowage/pods';
+/** Where the DaemonSet's agent sees the host's `/`: btrfs pools are found under it. */
+export const hostRootInPod = '/host';
 
 export interface BootstrapInput {
   /** storageClassMap text (YAML) as in the ConfigMap's data.storageClassMap. */
@@ -114,6 +123,15 @@ export function generateBootstrap(input: BootstrapInput): BootstrapResult {
   mounts.push({ name: 'node-token', mountPath: tokenDirOnHost, readOnly: true });
   volumes.push({ name: 'config', configMap: { name: cmName } });
   mounts.push({ name: 'config', mountPath: '/etc/provisioner/config', readOnly: true });
+  // State that must outlive the pod: a restarted agent ends the cleanup commands its
+  // predecessor recorded, and finds the volumes it published.
+  volumes.push({ name: 'state', hostPath: { path: agentStateDir, type: 'DirectoryOrCreate' } });
+  mounts.push({ name: 'state', mountPath: agentStateDir });
+  volumes.push({ name: 'pods', hostPath: { path: agentPodsDir, type: 'DirectoryOrCreate' } });
+  mounts.push({ name: 'pods', mountPath: agentPodsDir, mountPropagation: 'Bidirectional' });
+  // Pools (mounted on the host, possibly after the pod started: HostToContainer) under the host's /.
+  volumes.push({ name: 'host-root', hostPath: { path: '/', type: 'Directory' } });
+  mounts.push({ name: 'host-root', mountPath: hostRootInPod, mountPropagation: 'HostToContainer' });
 
   const objects: Record<string, unknown>[] = [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa, namespace, labels } },
@@ -161,8 +179,25 @@ export function generateBootstrap(input: BootstrapInput): BootstrapResult {
               {
                 name: 'agent',
                 image,
-                // The agent takes its node name from MY_NODE_NAME (seed 003).
-                args: ['agent', '--server', input.serverUrl, '--token-file', tokenFile, '--ca-file', `${tokenDirOnHost}/${caFileName}`],
+                // The agent takes its node name from MY_NODE_NAME (seed 003): Kubernetes expands
+                // $(MY_NODE_NAME) in args, and the agent refuses a token of another node.
+                args: [
+                  'agent',
+                  '--node',
+                  '$(MY_NODE_NAME)',
+                  '--server',
+                  input.serverUrl,
+                  '--token-file',
+                  tokenFile,
+                  '--ca-file',
+                  `${tokenDirOnHost}/${caFileName}`,
+                  '--state-dir',
+                  agentStateDir,
+                  '--pods-dir',
+                  agentPodsDir,
+                  '--pool-root',
+                  hostRootInPod,
+                ],
                 env: [{ name: 'MY_NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
                 // Cleanup wipes block devices and removes files owned by any user: root, privileged
                 // (the image's default user is unprivileged, for the server and controllers).

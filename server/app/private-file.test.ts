@@ -1,4 +1,4 @@
-import { lstatSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, readdirSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -47,6 +47,18 @@ describe('writePrivateFile', () => {
     ).rejects.toThrow('boom');
     expect(readFileSync(f, 'utf8')).toBe('old');
     expect(readdirSync(sub)).toEqual(['out']);
+  });
+
+  test.each([
+    { scene: 'its directory does not exist', target: (sub: string) => path.join(sub, 'missing', 'out'), want: /^cannot write .*\/missing\/out: the directory .*\/missing does not exist$/ },
+    { scene: 'its directory is a file', target: (sub: string) => (writeFileSync(path.join(sub, 'file'), ''), path.join(sub, 'file', 'out')), want: /^cannot write .*: .*\/file is not a directory$/ },
+    { scene: 'it is a directory', target: (sub: string) => (mkdirSync(path.join(sub, 'dir')), path.join(sub, 'dir')), want: /^cannot write .*\/dir: .*\/dir is a directory$/ },
+  ])('a target where $scene: an error that says so, and no temporary file', async ({ target, want }) => {
+    const sub = mkdtempSync(path.join(dir, 'bad-'));
+    const f = target(sub);
+    const before = readdirSync(sub).sort();
+    await expect(writePrivateStream(f, async (out) => void out.write('x'))).rejects.toThrow(want);
+    expect(readdirSync(sub).sort()).toEqual(before);
   });
 
   test('a stream the writer leaves open is ended and renamed', async () => {

@@ -8,7 +8,7 @@ import { buildDashboard, dashboardBuildNeeded } from '../app/build';
 import { loadConfig, type Config } from '../app/config';
 import { createAppContext, type AppContext } from '../app/context';
 import { pkiConflict, pkiDir, readPkiFiles, writePkiFiles } from '../app/pki-files';
-import { writePrivateFile, writePrivateStream } from '../app/private-file';
+import { privateFileTargetProblem, writePrivateFile, writePrivateStream } from '../app/private-file';
 import { logger } from '../services/logger';
 import { bootstrapFiles, caFileName, generateBootstrap, storageClassMapFromFile, tokenDirOnHost, tokenFileName } from '../agent/bootstrap';
 import { compiledBuild } from '../domain/build';
@@ -280,6 +280,8 @@ program
   .command('backup <file>')
   .description("write a consistent online snapshot of Stowage's state to FILE (JSON lines)")
   .action(async (file: string) => {
+    const problem = privateFileTargetProblem(file);
+    if (problem) throw new Error(`cannot write the backup to ${path.resolve(file)}: ${problem}`);
     const cfg = loadConfig();
     const db = await connect(cfg);
     try {

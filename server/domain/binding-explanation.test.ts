@@ -8,6 +8,7 @@ import {
   sameExplanation,
   serializeExplanation,
   summaryOf,
+  volumeModeMismatchMessage,
   type Situation,
 } from './binding-explanation';
 import type { Built } from './matching-cases';
@@ -156,5 +157,45 @@ describe('the stored explanation', () => {
     expect(parseExplanation(serializeExplanation(e))).toEqual(e);
     expect(parseExplanation('not json')).toBeUndefined();
     expect(parseExplanation('{"a":1}')).toBeUndefined();
+  });
+});
+
+describe('a claim whose only fitting volumes have the other volume mode', () => {
+  const block = (o: Built<PersistentVolume>) => {
+    o.spec!.volumeMode = 'Block';
+  };
+  const blockClaim: PersistentVolumeClaim = { ...claim, spec: { ...claim.spec, volumeMode: 'Block' } };
+  const cases: { name: string; claim: PersistentVolumeClaim; volumes: PersistentVolume[]; delayBinding?: boolean; want: string | undefined }[] = [
+    {
+      name: 'a Filesystem claim and only Block volumes that fit: said, with the change to make',
+      claim,
+      volumes: [pv('disk-b', '20Gi', block), pv('disk-a', '20Gi', block)],
+      want: 'no persistent volumes available for this claim with volumeMode Filesystem: the volumes of StorageClass "fast" that would serve it are Block (disk-a, disk-b); a claim for them sets spec.volumeMode: Block',
+    },
+    {
+      name: 'the same on a WaitForFirstConsumer class before a consumer is known',
+      claim,
+      volumes: [pv('disk-a', '20Gi', block)],
+      delayBinding: true,
+      want: 'no persistent volumes available for this claim with volumeMode Filesystem: the volumes of StorageClass "fast" that would serve it are Block (disk-a); a claim for them sets spec.volumeMode: Block',
+    },
+    {
+      name: 'a Block claim and only Filesystem volumes',
+      claim: blockClaim,
+      volumes: [pv('dir-a', '20Gi')],
+      want: 'no persistent volumes available for this claim with volumeMode Block: the volumes of StorageClass "fast" that would serve it are Filesystem (dir-a); a claim for them sets spec.volumeMode: Filesystem',
+    },
+    {
+      name: 'many: three named and a count',
+      claim,
+      volumes: ['d', 'c', 'b', 'a', 'e'].map((n) => pv(`disk-${n}`, '20Gi', block)),
+      want: 'no persistent volumes available for this claim with volumeMode Filesystem: the volumes of StorageClass "fast" that would serve it are Block (disk-a, disk-b, disk-c and 2 more); a claim for them sets spec.volumeMode: Block',
+    },
+    { name: 'a volume of the claim\'s own mode would do: nothing to say', claim, volumes: [pv('disk-a', '20Gi', block), pv('dir-a', '20Gi')], want: undefined },
+    { name: 'the Block volume is too small as well: not only the mode', claim, volumes: [pv('disk-a', '1Gi', block)], want: undefined },
+    { name: 'no volumes at all', claim, volumes: [], want: undefined },
+  ];
+  it.each(cases)('$name', ({ claim: c, volumes, delayBinding, want }) => {
+    expect(volumeModeMismatchMessage(c, volumes, { delayBinding })).toBe(want);
   });
 });

@@ -6,7 +6,7 @@
 import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import { compareQuantities, type Quantity } from './quantity';
-import { evaluateVolume, requestedStorage, volumeStorage, type MatchOptions } from './matching';
+import { claimClass, evaluateVolume, requestedStorage, volumeStorage, type MatchOptions, type Rule } from './matching';
 
 export type Situation =
   /** Nothing matches and the claim asks for no class ("" or none, with provisioning off). */
@@ -151,4 +151,34 @@ export function parseExplanation(text: string | undefined): Explanation | undefi
     // not JSON: treat as absent
   }
   return undefined;
+}
+
+/** Rules about where and when a volume binds, not whether it could: a claim waiting for its consumer fails them all. */
+const PLACEMENT_RULES: ReadonlySet<Rule> = new Set(['nodeAffinity', 'delayBinding']);
+
+/**
+ * When the only volumes that would serve a claim differ from it in volume mode (a Filesystem
+ * claim of a class whose volumes are all Block, as local block devices are): the message of
+ * a FailedBinding event that says so, as upstream's binder says "no persistent volumes
+ * available for this claim" with the reason it has, and what to change. Undefined when a
+ * volume of the claim's mode would do, or none would even in another mode.
+ */
+export function volumeModeMismatchMessage(claim: PersistentVolumeClaim, volumes: PersistentVolume[], opts: MatchOptions = {}): string | undefined {
+  const want = claim.spec?.volumeMode ?? 'Filesystem';
+  const otherMode: string[] = [];
+  for (const pv of volumes) {
+    const rules = evaluateVolume(claim, pv, opts).failures.map((f) => f.rule).filter((r) => !PLACEMENT_RULES.has(r));
+    if (rules.length === 0) return undefined; // one of the claim's own mode would do
+    if (rules.length === 1 && rules[0] === 'volumeMode') otherMode.push(pv.metadata?.name ?? '');
+  }
+  if (otherMode.length === 0) return undefined;
+  const have = want === 'Block' ? 'Filesystem' : 'Block';
+  const names = [...new Set(otherMode)].sort();
+  const shown = names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
+  const cls = claimClass(claim);
+  return (
+    `no persistent volumes available for this claim with volumeMode ${want}: ` +
+    `the volumes${cls ? ` of StorageClass "${cls}"` : ''} that would serve it are ${have} (${shown}); ` +
+    `a claim for them sets spec.volumeMode: ${have}`
+  );
 }

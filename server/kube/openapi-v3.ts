@@ -124,6 +124,7 @@ const DOCS: Record<string, Record<string, string>> = {
     'spec.snapshotClassName': "The VolumeSnapshotClass of the snapshots; when left out, the default class of each claim's driver.",
     'spec.suspend': 'When true, no new snapshots are taken (old ones are still pruned to keep).',
     'status.lastScheduleTime': 'The start of the last slot in which the schedule took its snapshots.',
+    'status.lastSnapshotTime': 'When the schedule last created a snapshot.',
     'status.nextScheduleTime': 'When the next slot starts.',
     'status.claims': 'The claims the schedule snapshots now.',
     'status.message': 'Why a claim was skipped in the last slot, if one was.',

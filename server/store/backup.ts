@@ -74,13 +74,22 @@ async function tablesInOrder(c: pg.ClientBase): Promise<string[]> {
   return out;
 }
 
+/**
+ * Writes one line, waiting for 'drain' when the stream's buffer is full. Both listeners go
+ * once either fires: a leftover 'error' listener per wait piled up past Node's limit of 10
+ * (MaxListenersExceededWarning on every backup of more than a few hundred KiB).
+ */
 function write(out: Writable, line: string): Promise<void> {
+  if (out.write(`${line}\n`)) return Promise.resolve();
   return new Promise((resolve, reject) => {
-    if (out.write(`${line}\n`)) resolve();
-    else {
-      out.once('drain', resolve);
-      out.once('error', reject);
-    }
+    const settle = (e?: Error) => {
+      out.off('drain', settle);
+      out.off('error', settle);
+      if (e) reject(e);
+      else resolve();
+    };
+    out.on('drain', settle);
+    out.on('error', settle);
   });
 }
 

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ensureServingPki } from '../../server/kube/pki';
 import { UserService } from '../../server/services/users';
@@ -66,6 +66,7 @@ describe('backup and restore', () => {
     const backup = await stowage(['backup', file], a.url);
     expect(backup.code, backup.out).toBe(0);
     expect(backup.out).toMatch(/Backed up \d+ rows/);
+    expect(backup.out).not.toMatch(/Warning/);
     const header = JSON.parse(readFileSync(file, 'utf8').split('\n')[0]);
     expect(header).toMatchObject({ format: 'stowage-backup/1', resourceVersion: (await a.store.currentResourceVersion()).toString() });
 
@@ -132,6 +133,56 @@ describe('backup and restore', () => {
     truncated.end(lines.slice(0, -1).join('\n'));
     await expect(restoreBackup(target, truncated)).rejects.toThrow(/truncated/);
     expect(await rawQuery(target, 'SELECT count(*)::int AS n FROM objects')).toEqual([{ n: 0 }]);
+  });
+});
+
+describe('writing the backup file', () => {
+  test('a stream that pushes back on every line: one error listener at a time, no MaxListenersExceededWarning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    let most = 0;
+    // highWaterMark 1: every write reports a full buffer and the backup waits for 'drain'.
+    const slow = new Writable({
+      highWaterMark: 1,
+      write(_chunk, _enc, done) {
+        most = Math.max(most, slow.listenerCount('error'));
+        setImmediate(done);
+      },
+    });
+    try {
+      const summary = await writeBackup(a.url, slow);
+      expect(summary.rows).toBeGreaterThan(20);
+      await new Promise((r) => setImmediate(r)); // a warning is emitted on the next tick
+      expect(warnings.filter((w) => w.includes('MaxListeners'))).toEqual([]);
+      expect(most).toBeLessThanOrEqual(2); // the stream's own, and the one the backup waits with
+      expect(slow.listenerCount('error')).toBeLessThanOrEqual(1);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
+  test('`stowage backup` of a few hundred KiB prints no warning', async () => {
+    const big = await createTestDatabase();
+    // 3000 rows of about 150 bytes: the file stream's 16 KiB buffer fills some 30 times.
+    await rawQuery(
+      big,
+      `INSERT INTO provisioned_assets (id, plugin, pv_name, state, details, updated_at)
+       SELECT 'stowage.io/host-path:pvc-' || i, 'stowage.io/host-path', 'pvc-' || i, 'created', jsonb_build_object('path', '/srv/volumes/pvc-' || i), now()
+       FROM generate_series(1, 3000) i`,
+    );
+    const r = await stowage(['backup', path.join(dir, 'big.backup')], big);
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toMatch(/Backed up 300\d rows/);
+    expect(r.out).not.toMatch(/Warning/);
+  });
+
+  test('a directory that does not exist is named, with no stack trace and nothing started', async () => {
+    const target = path.join(dir, 'no-such-dir', 'b.jsonl');
+    // The database is never reached: an address nothing listens on would fail otherwise.
+    const r = await stowage(['backup', target], 'postgresql://nobody@127.0.0.1:1/none');
+    expect(r.code).toBe(1);
+    expect(r.out.trim()).toBe(`error: cannot write the backup to ${target}: the directory ${path.dirname(target)} does not exist`);
   });
 });
 

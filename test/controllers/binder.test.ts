@@ -206,6 +206,20 @@ describe('provisioning hand-over and the Pending explanation', () => {
     await explained('nocls', /waiting for provisioner "example.com\/later"/);
   });
 
+  it('a Filesystem claim of a class whose volumes are all Block gets a FailedBinding Warning that says so (not only the annotation)', async () => {
+    // As the HA cluster's `cluster-disks`: local block devices, no provisioner, WaitForFirstConsumer.
+    await create(storageClass('disks', 'kubernetes.io/no-provisioner', { bindingMode: 'WaitForFirstConsumer' }));
+    for (const name of ['disk-1', 'disk-2']) await create(volume(name, '10Gi', { storageClassName: 'disks', volumeMode: 'Block' }));
+    for (const name of ['disk-1', 'disk-2']) await volumeIn(name, 'Available');
+    await create(claim(NS, 'fs-on-block', '1Gi', { storageClassName: 'disks' }));
+    const { claim: c } = await explained('fs-on-block', /WaitForFirstConsumer/);
+    const e = await eventWith(c, 'FailedBinding');
+    expect(e.type).toBe('Warning');
+    expect(e.message).toBe(
+      'no persistent volumes available for this claim with volumeMode Filesystem: the volumes of StorageClass "disks" that would serve it are Block (disk-1, disk-2); a claim for them sets spec.volumeMode: Block',
+    );
+  });
+
   it('a claim that asks for no class gets FailedBinding, near candidates with their failed rule, and binds when a volume fits', async () => {
     await create(volume('near-small', '1Gi', { storageClassName: 'near' }));
     await create(volume('near-rox', '10Gi', { storageClassName: 'near', modes: ['ReadOnlyMany'] }));

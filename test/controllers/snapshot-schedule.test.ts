@@ -63,7 +63,8 @@ describe('SnapshotSchedule', () => {
       const s = (await ctx.app.store.tryGet('SnapshotSchedule', NS, 'six')) as SnapshotSchedule | undefined;
       return s?.status?.nextScheduleTime ? s : undefined;
     });
-    expect(s.status).toEqual({ lastScheduleTime: '2026-11-26T00:00:00Z', nextScheduleTime: '2026-11-26T06:00:00Z', claims: ['data'] });
+    // The slot began at 00:00; the snapshot was taken at 01:00, when the schedule was made.
+    expect(s.status).toEqual({ lastScheduleTime: '2026-11-26T00:00:00Z', lastSnapshotTime: '2026-11-26T01:00:00Z', nextScheduleTime: '2026-11-26T06:00:00Z', claims: ['data'] });
     const events = await waitFor('event', async () => ((await eventsAbout(ctx.app, s)).length ? eventsAbout(ctx.app, s) : undefined));
     expect(events.map((e) => `${e.reason}: ${e.message}`)).toEqual(['SnapshotTaken: Created VolumeSnapshot six-data-20261126t000000z of claim data']);
   });

@@ -6,7 +6,7 @@
 // only after a grace (pendingGraceMs), its hand-over to a provisioner at once. What to say
 // is decide.ts's choice; this writes it.
 import { isDeepStrictEqual } from 'node:util';
-import { explain, parseExplanation, sameExplanation, serializeExplanation, type Explanation } from '../../domain/binding-explanation';
+import { explain, parseExplanation, sameExplanation, serializeExplanation, volumeModeMismatchMessage, type Explanation } from '../../domain/binding-explanation';
 import { accessModesToBits } from '../../domain/access-modes';
 import { claimClass, requestedStorage, type MatchOptions } from '../../domain/matching';
 import { quantityToBytes } from '../../domain/quantity';
@@ -18,6 +18,7 @@ import { event } from '../runtime/event';
 import { write } from '../runtime/write';
 import { annBetaStorageProvisioner, annBindingExplanation, annStorageProvisioner } from '../../domain/well-known/annotations';
 import { conditionBindable } from '../../domain/well-known/conditions';
+import { reasons } from '../../domain/well-known/event-reasons';
 import type { ClaimAction } from './decide';
 import type { BinderDeps } from './deps';
 import { claimKey } from './keys';
@@ -101,6 +102,17 @@ async function handOverOnly(d: BinderDeps, ctx: ReconcileContext, claim: Persist
   if (await save(d, ctx, claim, next, a, false)) return { requeueAfter: d.pendingGraceMs };
 }
 
+/**
+ * A claim left Pending whose only fitting volumes have the other volume mode (a Filesystem
+ * claim of a class of local block devices) gets a FailedBinding Warning saying so, not
+ * only the explanation annotation. Not when a provisioner will make it a volume.
+ */
+function withModeMismatch(a: PendingAction, claim: PersistentVolumeClaim, near: PersistentVolume[], opts: MatchOptions): PendingAction {
+  if (a.action !== 'pending') return a;
+  const message = volumeModeMismatchMessage(claim, near, opts);
+  return message ? { ...a, events: [...a.events, { type: 'Warning', reason: reasons.failedBinding, message }] } : a;
+}
+
 /** Keeps the claim Pending with its explanation (and provisioner annotations). */
 export async function keepPending(d: BinderDeps, ctx: ReconcileContext, claim: PersistentVolumeClaim, opts: MatchOptions, a: PendingAction): Promise<ReconcileResult | void> {
   const key = claimKey(claim.metadata.namespace ?? '', claim.metadata.name!);
@@ -118,6 +130,7 @@ export async function keepPending(d: BinderDeps, ctx: ReconcileContext, claim: P
   d.firstNoMatch.delete(key);
 
   const near = a.action === 'pending' && !a.showNear ? [] : await nearTo(d, claim);
+  a = withModeMismatch(a, claim, near, opts);
   const { reason, explanation } = explain(claim, a.situation, near, d.now(), opts);
   const kept = sameExplanation(previous, explanation) ? previous! : explanation;
   const next = pendingClaim(claim, provisioner, kept, reason);

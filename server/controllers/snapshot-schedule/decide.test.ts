@@ -157,6 +157,16 @@ describe('decideSchedule: which slot is due, which to prune', () => {
     });
   });
 
+  it.each([
+    { name: 'a snapshot taken now records now, not the slot start', snaps: 'none', now: T0 + 3 * H + 3_000, want: '2026-11-26T03:00:03Z' },
+    { name: 'a slot already taken keeps the recorded time', snaps: 'own', now: T0 + 4 * H, want: '2026-11-26T01:00:00Z' },
+  ])('status.lastSnapshotTime: $name', ({ snaps, now, want }) => {
+    const s = schedule();
+    if (snaps === 'own') s.status = { lastScheduleTime: '2026-11-26T00:00:00Z', lastSnapshotTime: '2026-11-26T01:00:00Z' };
+    const d = decideSchedule({ schedule: s, claims: [claim('data')], snapshots: snaps === 'own' ? [own('data', T0)] : [], now });
+    expect(d).toMatchObject({ action: 'run', status: { lastScheduleTime: '2026-11-26T00:00:00Z', lastSnapshotTime: want } });
+  });
+
   it('requeues at the next slot start', () => {
     const d = decideSchedule({ schedule: schedule(), claims: [claim('data')], snapshots: [], now: T0 + H });
     expect(d).toMatchObject({ action: 'run', requeueAfterMs: 5 * H });

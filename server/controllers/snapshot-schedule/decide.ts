@@ -44,6 +44,8 @@ export interface SnapshotToTake {
 
 export interface ScheduleStatus {
   lastScheduleTime?: string;
+  /** When the schedule last created a snapshot: now, when it takes one. */
+  lastSnapshotTime?: string;
   nextScheduleTime: string;
   claims: string[];
   message?: string;
@@ -149,8 +151,11 @@ export function decideSchedule(f: ScheduleFacts): ScheduleDecision {
           ? `claim ${target} does not exist`
           : 'no claim matches the selector'
         : undefined;
+  const taking = take.filter((t) => !prune.includes(t.name));
+  const lastSnapshotTime = taking.length > 0 ? iso(f.now) : (s.status?.lastSnapshotTime ?? undefined);
   const status: ScheduleStatus = {
     ...(took ? { lastScheduleTime: iso(start) } : s.status?.lastScheduleTime ? { lastScheduleTime: s.status.lastScheduleTime } : {}),
+    ...(lastSnapshotTime ? { lastSnapshotTime } : {}),
     nextScheduleTime: iso(start + everyMs),
     claims: targets.map((c) => c.metadata.name ?? ''),
     ...(message ? { message } : {}),
@@ -158,5 +163,5 @@ export function decideSchedule(f: ScheduleFacts): ScheduleDecision {
   // A skipped claim may become Bound within the slot: look again soon rather than next slot.
   const untilNext = start + everyMs - f.now;
   const requeueAfterMs = skipped.length > 0 ? Math.min(untilNext, SKIPPED_RETRY_MS) : untilNext;
-  return { action: 'run', take: take.filter((t) => !prune.includes(t.name)), prune: prune.filter((n) => existing.has(n)), status, requeueAfterMs };
+  return { action: 'run', take: taking, prune: prune.filter((n) => existing.has(n)), status, requeueAfterMs };
 }

@@ -24,7 +24,10 @@ export const snapshotScheduleSchema = kubeObjectSchema({
     .nullish(),
   status: z
     .strictObject({
+      /** The start of the last slot in which the schedule took its snapshots. */
       lastScheduleTime: z.string().nullish(),
+      /** When the schedule last created a snapshot (a slot's snapshot may be taken well after the slot began). */
+      lastSnapshotTime: z.string().nullish(),
       nextScheduleTime: z.string().nullish(),
       /** Claims the schedule snapshots now. */
       claims: z.array(z.string()).nullish(),

@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'vitest';
 import { createErrors, created, lines, patched } from '../testing';
 import type { KubeObject } from '../types';
-import { snapshotScheduleStrategy } from './strategy';
+import { lastSnapshotAge, snapshotScheduleStrategy } from './strategy';
 
 const base: KubeObject = {
   apiVersion: 'snapshot.stowage.io/v1',
@@ -43,5 +43,20 @@ describe('SnapshotSchedule on create', () => {
   test('kubectl get prints every, keep and the target', () => {
     const row = snapshotScheduleStrategy.table.row(base as never, new Date());
     expect(row.slice(0, 4)).toEqual(['nightly', '6h', 7, 'data']);
+  });
+});
+
+describe('the LASTSNAPSHOT column', () => {
+  // A 1d schedule made at 09:00:00 UTC took its snapshot at once: its slot began at 00:00 UTC.
+  const now = new Date('2026-11-26T09:00:03Z');
+  test.each<{ rule: string; status: Record<string, string> | undefined; want: string }>([
+    { rule: 'a snapshot taken 3 s ago reads 3s, not the 9h since its slot began', status: { lastScheduleTime: '2026-11-26T00:00:00Z', lastSnapshotTime: '2026-11-26T09:00:00Z' }, want: '3s' },
+    { rule: 'a snapshot taken 2 days ago reads 2d', status: { lastScheduleTime: '2026-11-24T00:00:00Z', lastSnapshotTime: '2026-11-24T09:00:03Z' }, want: '2d' },
+    { rule: 'a status from before snapshot times were recorded reads the slot', status: { lastScheduleTime: '2026-11-26T06:00:00Z' }, want: '3h' },
+    { rule: 'no snapshot yet is empty', status: undefined, want: '' },
+  ])('$rule', ({ status, want }) => {
+    const s = { ...base, spec: { ...(base.spec as object), every: '1d' }, status } as never;
+    expect(lastSnapshotAge(s, now)).toBe(want);
+    expect(snapshotScheduleStrategy.table.row(s, now)[5]).toBe(want);
   });
 });

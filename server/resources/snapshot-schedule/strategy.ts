@@ -59,6 +59,16 @@ export function scheduleTarget(s: SnapshotSchedule): string {
   return '';
 }
 
+/**
+ * The LASTSNAPSHOT cell: how long ago the schedule last created a snapshot. Not the slot's
+ * start: a new `1d` schedule takes today's snapshot at once, long after 00:00 UTC. A status
+ * written before the snapshot time was recorded falls back to the slot's start.
+ */
+export function lastSnapshotAge(s: SnapshotSchedule, now: Date): string {
+  const at = s.status?.lastSnapshotTime ?? s.status?.lastScheduleTime;
+  return at ? ageOf(at, now) : '';
+}
+
 export const snapshotScheduleStrategy: Strategy<SnapshotSchedule> = {
   kind: 'SnapshotSchedule',
   group: 'snapshot.stowage.io',
@@ -101,7 +111,7 @@ export const snapshotScheduleStrategy: Strategy<SnapshotSchedule> = {
       { name: 'Keep', type: 'integer', description: 'How many of its snapshots the schedule keeps per claim; older ones are deleted.', priority: 0 },
       column('Target', 'The claim, or the label selector of the claims, the schedule snapshots.'),
       column('SnapshotClass', 'The VolumeSnapshotClass of the snapshots (the default class when empty).', 1),
-      column('LastSnapshot', 'How long ago the last slot began in which the schedule took snapshots.'),
+      column('LastSnapshot', 'How long ago the schedule last created a snapshot.'),
       column('Suspended', 'Whether taking new snapshots is paused.', 1),
       ageColumn,
     ],
@@ -111,7 +121,7 @@ export const snapshotScheduleStrategy: Strategy<SnapshotSchedule> = {
       s.spec?.keep ?? '',
       scheduleTarget(s),
       s.spec?.snapshotClassName ?? '',
-      s.status?.lastScheduleTime ? ageOf(s.status.lastScheduleTime, now) : '',
+      lastSnapshotAge(s, now),
       s.spec?.suspend ? 'True' : 'False',
       ageOf(s.metadata?.creationTimestamp, now),
     ],
