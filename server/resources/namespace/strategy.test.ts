@@ -100,3 +100,28 @@ describe('Namespace columns, table and selectors', () => {
     expect(strategy.fieldSelectors.name(ns)).toBe('team-a');
   });
 });
+
+describe('Namespace deletion (pkg/registry/core/namespace/storage)', () => {
+  const kf = strategy.kindFinalizers!;
+
+  test('spec.finalizers hold a namespace (a new one holds the kubernetes finalizer)', () => {
+    expect(kf.of(created(strategy, teamA))).toEqual(['kubernetes']);
+    expect(kf.of(teamA)).toEqual([]);
+  });
+
+  test('a delete marks it Terminating, keeping its conditions', () => {
+    const ns = patched(created(strategy, teamA), { status: { phase: 'Active', conditions: [{ type: 'X', status: 'True' }] } });
+    kf.markDeleting(ns);
+    expect(ns.status).toEqual({ phase: 'Terminating', conditions: [{ type: 'X', status: 'True' }] });
+  });
+
+  test('finalize changes spec.finalizers only (metadata and status stay as stored)', () => {
+    const prev = patched(created(strategy, teamA), { metadata: { resourceVersion: '7', deletionTimestamp: '2026-01-01T00:00:00Z' }, status: { phase: 'Terminating' } });
+    const next = patched(prev, { metadata: { labels: { a: 'b' } }, spec: { finalizers: [] }, status: { phase: 'Active' } });
+    kf.prepareForFinalize(next, prev);
+    expect(next.spec).toEqual({ finalizers: [] });
+    expect(next.status).toEqual({ phase: 'Terminating' });
+    expect(next.metadata.labels?.a).toBeUndefined();
+    expect(next.metadata.deletionTimestamp).toBe('2026-01-01T00:00:00Z');
+  });
+});
