@@ -61,6 +61,13 @@ describe.skipIf(!bin)('kubectl and namespace deletion', () => {
     const d = await ok(['describe', 'namespace', 'closing']);
     expect(d).toMatch(/^Status:\s+Terminating$/m);
     expect(d).toContain('Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances');
+
+    // The finalize subresource (the known way out of a stuck namespace): only spec.finalizers change, and with none left it goes.
+    const finalize = JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'closing', labels: { ignored: 'yes' } }, spec: { finalizers: [] } });
+    const answer = JSON.parse(await ok(['replace', '--raw', '/api/v1/namespaces/closing/finalize', '-f', '-'], { input: finalize }));
+    expect(answer.spec).toEqual({ finalizers: [] });
+    expect(answer.metadata.labels.ignored).toBeUndefined();
+    expect((await kubectl(['get', 'namespace', 'closing'])).stderr).toContain('namespaces "closing" not found');
   });
 
   test('the default namespace may not be deleted', async () => {
