@@ -7,6 +7,7 @@ import {
   immortalDeleteRefusal,
   nextConditions,
   remainingEstimateSeconds,
+  remainingOf,
   terminatingCreateRefusal,
   type ContentTally,
   type NamespaceCondition,
@@ -141,5 +142,33 @@ describe('the estimate of remaining content (upstream estimateGracefulTerminatio
     { name: 'both: the longer', graces: [5], finalizers: true, want: 15 },
   ])('$name', ({ graces, finalizers, want }) => {
     expect(remainingEstimateSeconds(graces, finalizers)).toBe(want);
+  });
+});
+
+describe('what a Terminating namespace still holds, read back from its conditions (the dashboard)', () => {
+  test.each<{ name: string; tally: ContentTally; want: ReturnType<typeof remainingOf> }>([
+    { name: 'nothing remaining', tally: tally([]), want: { resources: [], finalizers: [] } },
+    {
+      name: 'claims held by pvc-protection and a snapshot of a grouped kind',
+      tally: tally([
+        ['persistentvolumeclaims', '', ['kubernetes.io/pvc-protection']],
+        ['persistentvolumeclaims', '', ['kubernetes.io/pvc-protection']],
+        ['volumesnapshots', 'snapshot.storage.k8s.io'],
+      ]),
+      want: {
+        resources: [
+          { resource: 'persistentvolumeclaims', group: '', count: 2 },
+          { resource: 'volumesnapshots', group: 'snapshot.storage.k8s.io', count: 1 },
+        ],
+        finalizers: [{ finalizer: 'kubernetes.io/pvc-protection', count: 2 }],
+      },
+    },
+    { name: 'a deletion failure', tally: tally([], ['secrets.: boom']), want: { resources: [], finalizers: [], failure: 'Failed to delete all resource types, 1 remaining: secrets.: boom' } },
+  ])('$name', ({ tally: t, want }) => {
+    expect(remainingOf(nextConditions([], t, T1).conditions)).toEqual(want);
+  });
+
+  test('no conditions yet: nothing known', () => {
+    expect(remainingOf(undefined)).toEqual({ resources: [], finalizers: [] });
   });
 });

@@ -197,3 +197,32 @@ export function remainingEstimateSeconds(podGraces: readonly number[], anyFinali
   const pods = podGraces.length > 0 ? Math.max(...podGraces) : 0;
   return Math.max(pods, anyFinalizers ? 15 : 0);
 }
+
+export interface RemainingContent {
+  /** Objects still in the namespace, by resource (plural, group) and count. */
+  resources: { resource: string; group: string; count: number }[];
+  /** The finalizers they still carry, with counts. */
+  finalizers: { finalizer: string; count: number }[];
+  /** Why deleting content failed, when it did. */
+  failure?: string;
+}
+
+/**
+ * What a Terminating namespace still holds, read back from the controller's conditions (for
+ * the dashboard): the inverse of failingConditions' messages.
+ */
+export function remainingOf(conditions: readonly NamespaceCondition[] | null | undefined): RemainingContent {
+  const find = (type: NamespaceConditionType) => (conditions ?? []).find((c) => c.type === type && c.status === 'True');
+  const listed = (message: string | undefined, prefix: string) =>
+    message?.startsWith(prefix) ? message.slice(prefix.length).split(', ').filter(Boolean) : [];
+  const resources = listed(find('NamespaceContentRemaining')?.message, 'Some resources are remaining: ').flatMap((part) => {
+    const m = /^([^.\s]+)\.(\S*) has (\d+) resource instances$/.exec(part);
+    return m ? [{ resource: m[1], group: m[2], count: Number(m[3]) }] : [];
+  });
+  const finalizers = listed(find('NamespaceFinalizersRemaining')?.message, 'Some content in the namespace has finalizers remaining: ').flatMap((part) => {
+    const m = /^(\S+) in (\d+) resource instances$/.exec(part);
+    return m ? [{ finalizer: m[1], count: Number(m[2]) }] : [];
+  });
+  const failure = find('NamespaceDeletionContentFailure')?.message;
+  return { resources, finalizers, ...(failure ? { failure } : {}) };
+}
