@@ -19,6 +19,7 @@ import { PodPublishing } from '../../server/services/pod-publishing';
 import { StowageError } from '../../server/domain/errors';
 import type { Namespace } from '../../server/resources/namespace/schema';
 import { exists, NODE, NS, openHarness, waitFor, type Harness } from '../provisioning/harness';
+import { rawQuery } from '../db';
 
 const admin: Principal = { type: 'user', id: 'admin', name: 'admin', role: 'admin', namespaces: [] };
 const snapApi = 'snapshot.storage.k8s.io/v1';
@@ -111,10 +112,35 @@ describe('namespace lifecycle admission', () => {
     }
   });
 
-  it('the controller empties a Terminating namespace it finds on start, and the namespace goes', async () => {
+  it('a DELETE waits for a create in flight in the namespace (so nothing lands in it after its last look)', async () => {
+    await h.ts.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'racing' } });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const creating = h.ts.store.transact(async (tx) => {
+      await tx.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'late', namespace: 'racing' }, data: {} });
+      await gate;
+    });
+    try {
+      const deleting = objects.delete(admin, 'Namespace', undefined, 'racing');
+      await waitFor('the DELETE waiting on the namespace row', async () => {
+        const rows = await rawQuery<{ n: number }>(h.ts.url, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()");
+        return rows[0].n > 0;
+      });
+      release();
+      await creating;
+      expect(((await deleting).object as Namespace).status?.phase).toBe('Terminating');
+    } finally {
+      release();
+    }
+    expect(await h.ts.store.tryGet('ConfigMap', 'racing', 'late')).toBeDefined();
+  });
+
+  it('the controller empties the Terminating namespaces it finds on start, and they go', async () => {
     const m = await startLifecycle();
-    await waitFor('doomed gone', async () => !(await ns('doomed')));
-    expect(await namespaceContent(h.ts.store, 'doomed', contentKinds())).toEqual([]);
+    for (const name of ['doomed', 'racing']) {
+      await waitFor(`${name} gone`, async () => !(await ns(name)));
+      expect(await namespaceContent(h.ts.store, name, contentKinds())).toEqual([]);
+    }
     await stopLifecycle(m);
   });
 });
