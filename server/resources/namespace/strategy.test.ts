@@ -37,10 +37,15 @@ describe('Namespace validation on create', () => {
   });
 
   test.each([
-    { rule: 'Terminating is a phase', phase: 'Terminating', want: [] },
-    { rule: 'phases are Active or Terminating', phase: 'Deleting', want: ['status.phase: Unsupported value: "Deleting": supported values: "Active", "Terminating"'] },
-  ])('$rule', ({ phase, want }) => {
-    expect(lines(strategy.validate({ ...structuredClone(teamA), status: { phase } }))).toEqual(want);
+    { rule: 'Active is the phase of a namespace not being deleted', phase: 'Active', deleting: false, want: [] },
+    { rule: 'Terminating is the phase of a namespace being deleted', phase: 'Terminating', deleting: true, want: [] },
+    { rule: 'phases are Active or Terminating', phase: 'Deleting', deleting: false, want: ['status.phase: Unsupported value: "Deleting": supported values: "Active", "Terminating"'] },
+    { rule: 'ValidateNamespaceStatusUpdate: not Terminating without a deletionTimestamp', phase: 'Terminating', deleting: false, want: ['status.Phase: Invalid value: "Terminating": may only be \'Active\' if `deletionTimestamp` is empty'] },
+    { rule: 'ValidateNamespaceStatusUpdate: a namespace being deleted cannot be made Active again', phase: 'Active', deleting: true, want: ['status.Phase: Invalid value: "Active": may only be \'Terminating\' if `deletionTimestamp` is not empty'] },
+  ])('$rule', ({ phase, deleting, want }) => {
+    const ns = structuredClone(teamA);
+    if (deleting) ns.metadata.deletionTimestamp = '2026-01-01T00:00:00Z';
+    expect(lines(strategy.validate({ ...ns, status: { phase } }))).toEqual(want);
   });
 });
 

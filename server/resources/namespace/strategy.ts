@@ -29,6 +29,11 @@ function validateNamespace(ns: Namespace): FieldError[] {
   const phase = ns.status?.phase;
   if (phase && !(namespacePhases as readonly string[]).includes(phase)) {
     errs.push(notSupported('status.phase', phase, namespacePhases));
+  } else if (phase) {
+    // ValidateNamespaceStatusUpdate: the phase follows the deletionTimestamp (a Terminating namespace cannot be revived).
+    const deleting = Boolean(ns.metadata?.deletionTimestamp);
+    if (deleting && phase !== 'Terminating') errs.push(invalid('status.Phase', phase, "may only be 'Terminating' if `deletionTimestamp` is not empty"));
+    if (!deleting && phase !== 'Active') errs.push(invalid('status.Phase', phase, "may only be 'Active' if `deletionTimestamp` is empty"));
   }
   return errs;
 }
