@@ -27,6 +27,12 @@ apiVersion: v1
 kind: ConfigMap
 metadata: {name: cfg, namespace: ${ns}}
 data: {a: b}
+---
+apiVersion: snapshot.storage.k8s.io/v1
+kind: VolumeSnapshot
+metadata: {name: snap, namespace: ${ns}}
+spec:
+  source: {persistentVolumeClaimName: data}
 `;
 
 describe.skipIf(!bin)('kubectl and namespace deletion', () => {
@@ -34,16 +40,16 @@ describe.skipIf(!bin)('kubectl and namespace deletion', () => {
 
   test('kubectl delete ns waits until the namespace and everything in it are gone', async () => {
     expect(await ok(['create', 'namespace', 'shop'])).toBe('namespace/shop created\n');
-    expect(await ok(['apply', '-f', '-'], { input: content('shop') })).toBe('persistentvolumeclaim/data created\npod/app created\nconfigmap/cfg created\n');
+    expect(await ok(['apply', '-f', '-'], { input: content('shop') })).toBe('persistentvolumeclaim/data created\npod/app created\nconfigmap/cfg created\nvolumesnapshot.snapshot.storage.k8s.io/snap created\n');
     expect(JSON.parse(await ok(['get', 'ns', 'shop', '-o', 'json'])).spec).toEqual({ finalizers: ['kubernetes'] });
 
-    const r = await kubectl(['delete', 'namespace', 'shop', '--timeout=60s']);
+    const r = await kubectl(['delete', 'namespace', 'shop', '--timeout=30s']);
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('namespace "shop" deleted\n');
     expect(r.code).toBe(0);
     const gone = await kubectl(['get', 'namespace', 'shop']);
     expect(gone.stderr).toContain('namespaces "shop" not found');
-    for (const kind of ['PersistentVolumeClaim', 'Pod', 'ConfigMap', 'Event']) {
+    for (const kind of ['PersistentVolumeClaim', 'Pod', 'ConfigMap', 'VolumeSnapshot', 'Event']) {
       expect((await h().ts.store.list(kind, { namespace: 'shop' })).items).toEqual([]);
     }
   });
