@@ -87,6 +87,10 @@ export function ConfirmDelete({ obj, title, noun, label, note, notes, compact, t
   );
 }
 
+/** What deleting a namespace does (the namespace controller), said before it is done. */
+const NAMESPACE_DELETE_NOTE =
+  'Everything in it is deleted with it: pods first, then claims (their volumes are released by their reclaim policy), snapshots, schedules, quotas and events. It stays Terminating until its content is gone.';
+
 /** On an object's page: once it is gone (or as good as gone), back to its kind's list. */
 export function DeleteButton({ obj, ui }: { obj: KubeObject; ui: KindUi }) {
   const trpc = useTRPC();
@@ -116,7 +120,12 @@ export function DeleteButton({ obj, ui }: { obj: KubeObject; ui: KindUi }) {
   // In-use protection is explained by DeleteNotes (it holds the object only while in use).
   const held = (obj.metadata.finalizers ?? []).filter((f) => f !== pvcProtectionFinalizer);
   const qualified = `${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`;
-  const note = held.length ? `It has finalizers (${held.join(', ')}), so it stays as Terminating until they are removed.` : undefined;
+  const note =
+    obj.kind === 'Namespace'
+      ? NAMESPACE_DELETE_NOTE
+      : held.length
+        ? `It has finalizers (${held.join(', ')}), so it stays as Terminating until they are removed.`
+        : undefined;
   return <ConfirmDelete obj={obj} title={ui.singular} noun={obj.kind} label={qualified} note={note} notes={<DeleteNotes obj={obj} />} onDeleted={onDeleted} />;
 }
 

@@ -9,7 +9,10 @@ import type { KubeObject } from '@/server/resources/types';
 import { ageOf } from '../format/format';
 import { exactSize, formatSize, isSizeResource } from '../format/size';
 import { SizeText } from '../format/size-text';
-import { isDefaultClass } from './kinds';
+import { isDefaultClass, kindUi } from './kinds';
+import { remainingOf, type NamespaceCondition } from '@/server/domain/namespace-lifecycle';
+import { strategyForResource } from '@/server/resources/registry';
+import type { Namespace } from '@/server/resources/namespace/schema';
 import { isKind } from '@/server/resources/of-kind';
 import { usageOf } from '@/server/domain/volume-usage';
 import { ObjectLink } from './object-link';
@@ -31,6 +34,40 @@ function modes(list: unknown): ReactNode {
       {abbreviateAccessModes(list as string[])} <Text span c="dimmed" inherit>({list.join(', ')})</Text>
     </Text>
   );
+}
+
+/** A Terminating namespace: since when, and what it still holds (the namespace controller's conditions). */
+function terminatingItems(ns: Namespace, now: number): SummaryItem[] {
+  if (!ns.metadata.deletionTimestamp) return [];
+  const left = remainingOf(ns.status?.conditions as NamespaceCondition[] | undefined);
+  const name = encodeURIComponent(ns.metadata.name ?? '');
+  const items: SummaryItem[] = [{ label: 'Deleting', value: `since ${ageOf(ns.metadata.deletionTimestamp, now)} ago: its content is deleted first, then the namespace goes` }];
+  items.push({
+    label: 'Still holds',
+    value:
+      left.resources.length === 0 ? (
+        <Text span inherit c="dimmed">nothing reported yet</Text>
+      ) : (
+        <Group gap={6} data-testid="namespace-remaining">
+          {left.resources.map((r) => {
+            const ui = kindUi(strategyForResource(r.group, r.resource)?.kind ?? '');
+            const label = `${r.count} ${ui?.noun ?? r.resource}`;
+            return ui?.namespaced ? (
+              <Anchor key={r.resource + r.group} component={Link} href={`${ui.route}?namespace=${name}`} inherit>
+                {label}
+              </Anchor>
+            ) : (
+              <Text key={r.resource + r.group} span inherit>{label}</Text>
+            );
+          })}
+        </Group>
+      ),
+  });
+  if (left.finalizers.length > 0) {
+    items.push({ label: 'Waiting on', value: left.finalizers.map((f) => `${f.finalizer} (${f.count})`).join(', ') });
+  }
+  if (left.failure) items.push({ label: 'Deletion failed', value: <Text span inherit c="red">{left.failure}</Text> });
+  return items;
 }
 
 function pairs(map: Record<string, unknown> | undefined): ReactNode {
@@ -211,6 +248,7 @@ export function summaryOf(obj: KubeObject, perms: Permissions, now: number): Sum
             </Group>
           ),
         },
+        ...terminatingItems(obj, now),
       );
       break;
     }

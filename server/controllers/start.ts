@@ -16,6 +16,7 @@ import { NodeAgentService } from '../services/node-agent';
 import { binderSpec } from './binder/binder';
 import { garbageCollectorSpec } from './garbage-collector/garbage-collector';
 import { localVolumeManagerSpec, type LocalVolumeManagerOptions } from './local-volume/manager';
+import { namespaceControllerSpec } from './namespace/namespace';
 import { nodeLifecycleSpec, type NodeLifecycleOptions } from './node-lifecycle/node-lifecycle';
 import { provisioningDeps, provisioningSpecs, publishedCapacities } from './provisioning-start';
 import { placementSpec } from './placement/placement';
@@ -107,6 +108,7 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
         inTreeProvisioners: opts.inTreeProvisioners ?? inTreeProvisionerNames,
       }),
       pvcProtectionSpec({ store: app.store }),
+      namespaceControllerSpec({ store: app.store }),
       garbageCollectorSpec({ store: app.store, log }),
       poolCapacitySpec({ store: app.store, log }),
       resourceQuotaSpec({ store: app.store }),

@@ -33,7 +33,9 @@ export type FieldErrorReason =
   | 'FieldValueForbidden'
   | 'FieldValueTooLong'
   | 'FieldValueTooMany'
-  | 'FieldValueTypeInvalid';
+  | 'FieldValueTypeInvalid'
+  /** Upstream's cause of a create refused in a Terminating namespace. */
+  | 'NamespaceTerminating';
 
 export interface ErrorDetails {
   kind?: string;

@@ -55,6 +55,8 @@ export function apiResourceList(group: string, version: string) {
     };
     if (s.shortNames.length > 0) r.shortNames = s.shortNames;
     resources.push(r);
+    // Upstream's namespaces/finalize: the one way to change a namespace's spec.finalizers.
+    if (s.kindFinalizers) resources.push({ name: `${s.plural}/finalize`, singularName: '', namespaced: s.namespaced, kind: s.kind, verbs: ['update'] });
     if (s.hasStatus) {
       resources.push({ name: `${s.plural}/status`, singularName: '', namespaced: s.namespaced, kind: s.kind, verbs: ['get', 'patch', 'update'] });
     }

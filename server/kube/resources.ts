@@ -144,7 +144,7 @@ async function update(r: ResourceRequest): Promise<void> {
   checkAnswerable(r.out, obj);
   const updated = await r.objects.update(r.principal, obj, {
     dryRun: w.dryRun,
-    subresource: r.subresource === 'status' ? 'status' : undefined,
+    subresource: r.subresource === 'status' || r.subresource === 'finalize' ? r.subresource : undefined,
   });
   sendKube(r.res, 200, shapeObject(r.strategy, updated, r.out), r.out);
 }
@@ -263,6 +263,11 @@ export async function serveResource(r: ResourceRequest): Promise<void> {
   const method = r.req.method ?? 'GET';
   const named = r.name !== undefined;
   if (r.watchPath && method !== 'GET') throw methodNotAllowed(method);
+  if (r.subresource === 'finalize') {
+    // Upstream serves namespaces/{name}/finalize for update only.
+    if (method === 'PUT') return update(r);
+    throw methodNotAllowed(method);
+  }
   if (r.subresource !== undefined) {
     if (method === 'GET') return get(r);
     if (method === 'PUT') return update(r);

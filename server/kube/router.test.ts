@@ -24,6 +24,8 @@ const cases: [string, Record<string, unknown>][] = [
   ['/api/v1/namespaces', { type: 'resource', kind: 'Namespace' }],
   ['/api/v1/namespaces/ns1', { type: 'resource', kind: 'Namespace', name: 'ns1' }],
   ['/api/v1/namespaces/ns1/status', { type: 'resource', kind: 'Namespace', name: 'ns1', subresource: 'status' }],
+  ['/api/v1/namespaces/ns1/finalize', { type: 'resource', kind: 'Namespace', name: 'ns1', subresource: 'finalize' }],
+  ['/api/v1/persistentvolumes/pv1/finalize', { type: 'notFound' }],
   ['/api/v1/nodes/n1/status', { type: 'resource', kind: 'Node', name: 'n1', subresource: 'status' }],
   ['/apis/storage.k8s.io/v1/storageclasses/sc1', { type: 'resource', kind: 'StorageClass', name: 'sc1' }],
   ['/api/v1/watch/persistentvolumes', { type: 'resource', kind: 'PersistentVolume', watchPath: true }],

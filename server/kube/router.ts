@@ -113,7 +113,8 @@ export function route(pathname: string): Route {
     // A namespaced object must be named within its namespace.
     return { type: 'notFound' };
   }
-  if (subresource !== undefined && (subresource !== 'status' || !strategy.hasStatus)) return { type: 'notFound' };
+  const served = (subresource === 'status' && strategy.hasStatus) || (subresource === 'finalize' && strategy.kindFinalizers !== undefined);
+  if (subresource !== undefined && !served) return { type: 'notFound' };
   if (watchPath && subresource !== undefined) return { type: 'notFound' };
   return { type: 'resource', strategy, namespace, name, subresource, watchPath };
 }

@@ -141,6 +141,17 @@ export interface Strategy<T extends KubeObject = KubeObject> {
    * of this object waits for, during which it stays Terminating (0 or absent: deleted at once).
    */
   gracefulDeletionSeconds?(obj: T): number;
+  /**
+   * Finalizers the kind keeps outside metadata.finalizers (upstream's namespace registry:
+   * spec.finalizers). While `of` lists any, a delete only marks the object (deletionTimestamp,
+   * then `markDeleting`) and an update never removes it. `prepareForFinalize` is the
+   * `finalize` subresource's update: only these finalizers change.
+   */
+  kindFinalizers?: {
+    of(obj: T): string[];
+    markDeleting(obj: T): void;
+    prepareForFinalize(next: T, prev: T): void;
+  };
   /** Values of the indexed columns, computed from the object. */
   columns(obj: T): IndexedColumns;
   /** The columns `kubectl get` prints for this kind, and one row's cells. */

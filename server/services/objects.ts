@@ -4,6 +4,7 @@ import { actorOfPrincipal } from '../domain/actor';
 import { isAllowed, visibleNamespaces, type Principal, type Verb } from '../domain/authorization';
 import { controllerOwnedChanges, keepControllerOwned } from '../domain/claim-ownership';
 import { invalid, qualifiedResource, StowageError } from '../domain/errors';
+import { immortalDeleteRefusal } from '../domain/namespace-lifecycle';
 import { redactForReader, restoreRedacted, type Reader } from '../domain/redaction';
 import { isExpansion, resizeClassName, resizeRefusal } from '../resources/persistent-volume-claim/resize';
 import { admitProtection } from '../resources/protection';
@@ -315,6 +316,7 @@ export class ObjectService {
   ): Promise<DeleteResult> {
     const s = strategyOrThrow(kind);
     this.check(p, 'delete', s, namespace, name);
+    refuseImmortal(s, name);
     const res = await this.store.delete(s.kind, namespace, name, { ...opts, actor: actorOfPrincipal(p) });
     return { ...res, object: this.shape(p, res.object) };
   }
@@ -334,6 +336,8 @@ export class ObjectService {
     if (!isAllowed(p, 'delete', s.kind, scopeOf(s, ns))) throw forbidden(p, 'deletecollection', s, ns);
     const listed = await this.list(p, kind, { namespace: opts.namespace, labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector });
     const items: KubeObject[] = [];
+    // Refused whole, before any is deleted, when it would take an immortal namespace.
+    for (const o of listed.items) refuseImmortal(s, o.metadata.name!);
     for (const o of listed.items) {
       try {
         const r = await this.store.delete(s.kind, o.metadata.namespace, o.metadata.name!, {
@@ -400,6 +404,12 @@ async function* redactEvents(p: Principal, events: AsyncGenerator<ChangeEvent>):
   } finally {
     await events.return(undefined);
   }
+}
+
+/** Upstream's namespace lifecycle admission: default, kube-system and kube-public may not be deleted. */
+function refuseImmortal(s: Strategy, name: string): void {
+  const refusal = s.kind === 'Namespace' ? immortalDeleteRefusal(name) : undefined;
+  if (refusal) throw refusal;
 }
 
 function joinSelectors(a: string | undefined, b: string): string {

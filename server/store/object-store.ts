@@ -30,6 +30,7 @@ import { listObjects, type ListOptions, type ListResult } from './list';
 import { createPool, inTransaction, poolSql, type SqlClient } from './pg';
 import type pg from 'pg';
 import { orphanFinalizer } from '../domain/well-known/finalizers';
+import { terminatingCreateRefusal } from '../domain/namespace-lifecycle';
 
 export type { ListOptions, ListResult } from './list';
 export type { ChangeEvent } from './change-feed';
@@ -44,7 +45,8 @@ export interface WriteOptions {
   actor?: string;
 }
 export interface UpdateOptions extends WriteOptions {
-  subresource?: 'status';
+  /** `finalize`: a kind's own finalizers (Strategy.kindFinalizers), as upstream's namespaces/{name}/finalize. */
+  subresource?: 'status' | 'finalize';
 }
 export interface DeleteOptions extends WriteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
@@ -200,7 +202,7 @@ export class StoreTx implements Queryable {
       meta.name = meta.generateName + suffix;
     }
     if (s.namespaced) {
-      if (meta.namespace) await this.requireNamespace(meta.namespace);
+      if (meta.namespace) await this.requireNamespace(meta.namespace, s, meta.name ?? '');
     } else {
       delete meta.namespace;
     }
@@ -247,6 +249,9 @@ export class StoreTx implements Queryable {
     if (opts.subresource === 'status') {
       next.metadata = { ...prev.metadata };
       s.prepareForStatusUpdate(next, prev);
+    } else if (opts.subresource === 'finalize') {
+      if (!s.kindFinalizers) throw notFound(s.kind, meta.name, s.plural, s.group);
+      s.kindFinalizers.prepareForFinalize(next, prev);
     } else {
       s.prepareForUpdate(next, prev);
     }
@@ -281,7 +286,8 @@ export class StoreTx implements Queryable {
     if (isDeepStrictEqual(comparable(next), comparable(prev))) return prev;
     // Finalizers gone from an object being deleted: it goes, unless it is still in its grace period.
     const graceLeft = (next.metadata.deletionGracePeriodSeconds ?? 0) > 0;
-    const type = next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0 && !graceLeft ? 'DELETED' : 'MODIFIED';
+    const held = (next.metadata.finalizers ?? []).length > 0 || (s.kindFinalizers?.of(next) ?? []).length > 0;
+    const type = next.metadata.deletionTimestamp && !held && !graceLeft ? 'DELETED' : 'MODIFIED';
     return this.push({ type, strategy: s, object: next, id: prev.metadata.uid!, action: opts.subresource === 'status' ? 'status' : 'update' });
   }
 
@@ -303,6 +309,18 @@ export class StoreTx implements Queryable {
         `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${prev.metadata.resourceVersion}`,
         { kind: s.plural, name, ...(s.group ? { group: s.group } : {}) },
       );
+    }
+    if (s.kindFinalizers && (!prev.metadata.deletionTimestamp || s.kindFinalizers.of(prev).length > 0)) {
+      // Upstream's namespace registry: the first delete marks the object (its controller
+      // empties it and removes its finalizer); the object goes on a delete once they are gone.
+      if (prev.metadata.deletionTimestamp) return { object: prev, deleted: false };
+      const next = structuredClone(prev);
+      next.metadata.deletionTimestamp = nowRfc3339();
+      s.kindFinalizers.markDeleting(next);
+      if (opts.propagationPolicy === 'Orphan' && !(prev.metadata.finalizers ?? []).includes(orphanFinalizer)) {
+        next.metadata.finalizers = [...(prev.metadata.finalizers ?? []), orphanFinalizer];
+      }
+      return { object: this.push({ type: 'MODIFIED', strategy: s, object: next, id: prev.metadata.uid!, action: 'delete' }), deleted: false };
     }
     const grace = graceOf(s, prev, opts.gracePeriodSeconds);
     const pendingGrace = prev.metadata.deletionGracePeriodSeconds ?? 0;
@@ -365,12 +383,18 @@ export class StoreTx implements Queryable {
     return row?.present ? 'busy' : undefined;
   }
 
-  private async requireNamespace(namespace: string): Promise<void> {
-    const rows = await this[SQL].$queryRawUnsafe<{ n: number }[]>(
-      "SELECT 1 AS n FROM objects WHERE kind = 'Namespace' AND namespace = '' AND name = $1",
+  /**
+   * The namespace of a create must exist and not be Terminating (upstream's lifecycle
+   * admission). Its row is key-share locked until commit, so the namespace cannot go while
+   * a create in it is in flight (the namespace controller's last count locks it for update).
+   */
+  private async requireNamespace(namespace: string, s: Strategy, name: string): Promise<void> {
+    const rows = await this[SQL].$queryRawUnsafe<{ phase: string | null }[]>(
+      "SELECT phase FROM objects WHERE kind = 'Namespace' AND namespace = '' AND name = $1 FOR KEY SHARE",
       namespace,
     );
     if (rows.length === 0) throw notFound('Namespace', namespace, 'namespaces');
+    if (rows[0].phase === 'Terminating') throw terminatingCreateRefusal(s.plural, s.group, name, namespace);
   }
 
   /** Applies the queued writes at commit (see flush.ts). */

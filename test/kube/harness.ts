@@ -10,6 +10,7 @@ import { renderKubeconfig } from '../../server/services/kubeconfig';
 import { logger } from '../../server/services/logger';
 import { pvProtectionSpec } from '../../server/controllers/deleter/pv-protection';
 import { pvcProtectionSpec } from '../../server/controllers/pvc-protection/pvc-protection';
+import { namespaceControllerSpec } from '../../server/controllers/namespace/namespace';
 import { Manager } from '../../server/controllers/runtime/manager';
 import { startApiServer, type RunningApiServer } from '../../server/kube/api-server';
 import type { KubeApp } from '../../server/kube/handler';
@@ -38,7 +39,7 @@ export interface HarnessOptions {
   watchKeepAliveMs?: number;
   maxBodyBytes?: number;
   /**
-   * Run the pvc-protection and pv-protection controllers (default true), as a cluster does.
+   * Run the pvc-protection, pv-protection and namespace controllers (default true), as a cluster does.
    * Tests that count writes exactly turn them off: they add finalizers in the background.
    */
   protection?: boolean;
@@ -59,7 +60,7 @@ export async function startKubeHarness(opts: HarnessOptions = {}): Promise<KubeH
   const protection = new Manager({
     store: ts.store,
     log: logger,
-    specs: () => (withProtection ? [pvcProtectionSpec({ store: ts.store }), pvProtectionSpec({ store: ts.store })] : []),
+    specs: () => (withProtection ? [pvcProtectionSpec({ store: ts.store }), pvProtectionSpec({ store: ts.store }), namespaceControllerSpec({ store: ts.store })] : []),
     leaderElection: false,
   });
   await protection.start();

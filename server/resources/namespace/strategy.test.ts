@@ -37,10 +37,15 @@ describe('Namespace validation on create', () => {
   });
 
   test.each([
-    { rule: 'Terminating is a phase', phase: 'Terminating', want: [] },
-    { rule: 'phases are Active or Terminating', phase: 'Deleting', want: ['status.phase: Unsupported value: "Deleting": supported values: "Active", "Terminating"'] },
-  ])('$rule', ({ phase, want }) => {
-    expect(lines(strategy.validate({ ...structuredClone(teamA), status: { phase } }))).toEqual(want);
+    { rule: 'Active is the phase of a namespace not being deleted', phase: 'Active', deleting: false, want: [] },
+    { rule: 'Terminating is the phase of a namespace being deleted', phase: 'Terminating', deleting: true, want: [] },
+    { rule: 'phases are Active or Terminating', phase: 'Deleting', deleting: false, want: ['status.phase: Unsupported value: "Deleting": supported values: "Active", "Terminating"'] },
+    { rule: 'ValidateNamespaceStatusUpdate: not Terminating without a deletionTimestamp', phase: 'Terminating', deleting: false, want: ['status.Phase: Invalid value: "Terminating": may only be \'Active\' if `deletionTimestamp` is empty'] },
+    { rule: 'ValidateNamespaceStatusUpdate: a namespace being deleted cannot be made Active again', phase: 'Active', deleting: true, want: ['status.Phase: Invalid value: "Active": may only be \'Terminating\' if `deletionTimestamp` is not empty'] },
+  ])('$rule', ({ phase, deleting, want }) => {
+    const ns = structuredClone(teamA);
+    if (deleting) ns.metadata.deletionTimestamp = '2026-01-01T00:00:00Z';
+    expect(lines(strategy.validate({ ...ns, status: { phase } }))).toEqual(want);
   });
 });
 
@@ -98,5 +103,30 @@ describe('Namespace columns, table and selectors', () => {
   test('status.phase is selectable', () => {
     expect(strategy.fieldSelectors['status.phase'](ns)).toBe('Active');
     expect(strategy.fieldSelectors.name(ns)).toBe('team-a');
+  });
+});
+
+describe('Namespace deletion (pkg/registry/core/namespace/storage)', () => {
+  const kf = strategy.kindFinalizers!;
+
+  test('spec.finalizers hold a namespace (a new one holds the kubernetes finalizer)', () => {
+    expect(kf.of(created(strategy, teamA))).toEqual(['kubernetes']);
+    expect(kf.of(teamA)).toEqual([]);
+  });
+
+  test('a delete marks it Terminating, keeping its conditions', () => {
+    const ns = patched(created(strategy, teamA), { status: { phase: 'Active', conditions: [{ type: 'X', status: 'True' }] } });
+    kf.markDeleting(ns);
+    expect(ns.status).toEqual({ phase: 'Terminating', conditions: [{ type: 'X', status: 'True' }] });
+  });
+
+  test('finalize changes spec.finalizers only (metadata and status stay as stored)', () => {
+    const prev = patched(created(strategy, teamA), { metadata: { resourceVersion: '7', deletionTimestamp: '2026-01-01T00:00:00Z' }, status: { phase: 'Terminating' } });
+    const next = patched(prev, { metadata: { labels: { a: 'b' } }, spec: { finalizers: [] }, status: { phase: 'Active' } });
+    kf.prepareForFinalize(next, prev);
+    expect(next.spec).toEqual({ finalizers: [] });
+    expect(next.status).toEqual({ phase: 'Terminating' });
+    expect(next.metadata.labels?.a).toBeUndefined();
+    expect(next.metadata.deletionTimestamp).toBe('2026-01-01T00:00:00Z');
   });
 });

@@ -8,12 +8,13 @@ import { child, invalid, notSupported } from '../field-errors';
 import { keepAllButStatus, keepSystemMetadata, shapeErrors, stripNulls, validateKubeFinalizerNames, validateObjectMeta, validateObjectMetaUpdate, validateTypeMeta, keepStatus } from '../metadata';
 import type { Strategy } from '../types';
 import { labelMetadataName } from '../../domain/well-known/labels';
+import { namespaceFinalizer } from '../../domain/namespace-lifecycle';
 import { namespaceSchema, type Namespace } from './schema';
 
 export const namespacePhases = ['Active', 'Terminating'] as const;
 
 /** The finalizer the namespace lifecycle owns; added on create as upstream does. */
-export const kubernetesFinalizer = 'kubernetes';
+export const kubernetesFinalizer = namespaceFinalizer;
 
 function validateNamespace(ns: Namespace): FieldError[] {
   const errs = [
@@ -28,6 +29,11 @@ function validateNamespace(ns: Namespace): FieldError[] {
   const phase = ns.status?.phase;
   if (phase && !(namespacePhases as readonly string[]).includes(phase)) {
     errs.push(notSupported('status.phase', phase, namespacePhases));
+  } else if (phase) {
+    // ValidateNamespaceStatusUpdate: the phase follows the deletionTimestamp (a Terminating namespace cannot be revived).
+    const deleting = Boolean(ns.metadata?.deletionTimestamp);
+    if (deleting && phase !== 'Terminating') errs.push(invalid('status.Phase', phase, "may only be 'Terminating' if `deletionTimestamp` is not empty"));
+    if (!deleting && phase !== 'Active') errs.push(invalid('status.Phase', phase, "may only be 'Active' if `deletionTimestamp` is empty"));
   }
   return errs;
 }
@@ -78,6 +84,23 @@ export const namespaceStrategy: Strategy<Namespace> = {
   },
 
   prepareForStatusUpdate: keepAllButStatus,
+
+  // pkg/registry/core/namespace/storage: a delete marks the namespace Terminating; it goes
+  // once spec.finalizers (changed only through /finalize) and metadata.finalizers are empty.
+  kindFinalizers: {
+    of: (ns) => ns.spec?.finalizers ?? [],
+    markDeleting(ns) {
+      ns.status = { ...(ns.status ?? {}), phase: 'Terminating' };
+    },
+    prepareForFinalize(next, prev) {
+      // Only spec.finalizers change (upstream namespaceFinalizeStrategy); a stale
+      // resourceVersion sent still fails as a conflict.
+      const finalizers: string[] = next.spec?.finalizers ?? [];
+      keepAllButStatus(next, prev);
+      keepStatus(next, prev);
+      next.spec = { ...(next.spec ?? {}), finalizers };
+    },
+  },
 
   validate: validateNamespace,
   validateUpdate: (next, prev) => validateObjectMetaUpdate(next.metadata, prev.metadata),
