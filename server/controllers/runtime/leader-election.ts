@@ -242,7 +242,10 @@ export class LeaderElector {
   private stepDown(): void {
     if (!this.leading) return;
     this.leading = false;
-    if (!this.stopped) this.stepDowns++;
+    if (!this.stopped) {
+      this.stepDowns++;
+      this.metrics.leaderLost.inc({ lock: this.opts.lockName });
+    }
     this.metrics.leader.set({ lock: this.opts.lockName }, 0);
     this.opts.log.info({ lock: this.opts.lockName }, 'stopped leading');
     this.schedule(async () => {
