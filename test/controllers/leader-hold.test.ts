@@ -31,6 +31,12 @@ beforeAll(async () => {
   assets = new AssetStore(ctx.app.store);
   const { record } = await assets.begin({ plugin: btrfsProvisioner, pvName: 'pvc-hold-stale', node: SILENT, details: { pool: '/srv/pool-hold', path: '/srv/pool-hold/pvc-hold-stale' } });
   await assets.markDeleting(record);
+  // Another one, whose agent reports it removed later on.
+  const late = await assets.begin({ plugin: btrfsProvisioner, pvName: 'pvc-hold-late', node: SILENT, details: { pool: '/srv/pool-hold', path: '/srv/pool-hold/pvc-hold-late' } });
+  await assets.markDeleting(late.record);
+  // A removal on a node deleted while no controllers ran: it ends at start-up.
+  const gone = await assets.begin({ plugin: btrfsProvisioner, pvName: 'pvc-hold-gone', node: 'n-hold-gone', details: { pool: '/srv/pool-hold', path: '/srv/pool-hold/pvc-hold-gone' } });
+  await assets.markDeleting(gone.record);
   running = await startControllers({ app: ctx.app, connectionString: ctx.url, retryPeriodMs: 200, leaseDurationMs: LEASE_MS, agentWaitMs: AGENT_WAIT_MS });
 });
 
@@ -68,11 +74,22 @@ it('keeps leadership over more than a lease while a removal waits for a silent n
   expect(binds.every((ms) => ms < 2000)).toBe(true);
   // The removal still waits for its agent: the record is there, being deleted.
   expect((await assets.get(btrfsProvisioner, 'pvc-hold-stale'))?.state).toBe('deleting');
+  // Once its agent reports the subvolume removed, the record goes.
+  const late = await assets.get(btrfsProvisioner, 'pvc-hold-late');
+  expect(late?.state).toBe('deleting');
+  await assets.markRemoved(late!);
+  // Woken by the record's change, not by its growing retry delay (seconds by now).
+  await waitFor('the removed record forgotten', async () => !(await assets.get(btrfsProvisioner, 'pvc-hold-late')), 1000);
   // The election loop kept going round (what /livez looks at).
   expect(Date.now() - manager.leaderStatus!.lastTickAt).toBeLessThan(1000);
 });
 
 it("ends a deleted node's records, with an Event on the node", async () => {
+  // The node deleted before the controllers started: its record ended at start-up.
+  await waitFor('the earlier node\'s record ended', async () => !(await assets.get(btrfsProvisioner, 'pvc-hold-gone')), 5000);
+  const earlier = await eventsAbout(ctx.app, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n-hold-gone' } });
+  expect(earlier.map((e) => e.reason)).toEqual([reasons.nodeRecordsEnded]);
+
   await ctx.app.store.delete('Node', undefined, SILENT);
   await waitFor('the record ended', async () => !(await assets.get(btrfsProvisioner, 'pvc-hold-stale')), 10_000);
   const events = await waitFor('the event', async () => {

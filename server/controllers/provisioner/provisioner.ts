@@ -42,14 +42,15 @@ export interface ProvisionerSpecOptions {
  * the provisioner is woken by the records' signal instead of asking the plugin again and
  * again while the agent works.
  */
-function agentWakeups(d: ProvisioningDeps): ControllerSpec['wakeups'] {
+function agentWakeups(d: ProvisioningDeps, waitingKeys: ReadonlySet<string>): ControllerSpec['wakeups'] {
   const signals = d.assets.signals;
   const agentBacked = [...d.plugins.values()].filter((p) => p.agentBacked).map((p) => p.name);
   if (!signals || agentBacked.length === 0) return undefined;
   return {
     subscribe: (wake) => signals.subscribe(wake),
     keys: async () => {
-      const keys: string[] = [];
+      // Records waiting on their agent are looked at as soon as some record changed.
+      const keys: string[] = [...waitingKeys];
       for (const plugin of agentBacked) {
         for (const r of await d.assets.awaitingPv(plugin)) {
           const ref = typeof r.details.claim === 'string' ? r.details.claim : '';
@@ -77,20 +78,27 @@ function concernsCloning(claim: PersistentVolumeClaim | undefined): boolean {
 export function provisionerSpec(d: ProvisioningDeps, opts: ProvisionerSpecOptions = {}): ControllerSpec {
   const names = [...d.plugins.keys()];
   let recovered = false;
+  /** The asset keys of records waiting on their node's agent (woken by the records' signal). */
+  const waitingKeys = new Set<string>();
 
   /** One record waiting on its node's agent (`<plugin>/<pv>`): settled without waiting, or looked at again later. */
   async function settleWaiting(id: string): Promise<ReconcileResult | void> {
-    const slash = id.indexOf('/');
+    // A plugin's name has slashes (stowage.io/btrfs), a PV's name none.
+    const slash = id.lastIndexOf('/');
     if (slash <= 0) return;
     const r = await d.assets.get(id.slice(0, slash), id.slice(slash + 1));
+    waitingKeys.delete(`asset/${id}`);
     if (!r) return;
     // The node is gone: nobody will ever act on the record.
     if (r.state === 'deleting' && (await endRecordsOfGoneNode(d, r.node, [r])) > 0) return;
     const settled = await settleAsset(d, r, { noWait: true });
-    if (settled === 'waiting') return { requeueAfter: agentWaitRetryMs(r) };
+    if (settled === 'waiting') {
+      waitingKeys.add(assetKey(r));
+      return { requeueAfter: agentWaitRetryMs(r) };
+    }
   }
   return {
-    wakeups: agentWakeups(d),
+    wakeups: agentWakeups(d, waitingKeys),
     name: provisionerName,
     // Reconciles mostly wait on the database or an agent: many at once, as upstream's
     // external-provisioner runs many workers, so a burst of claims is begun in step.
@@ -117,6 +125,7 @@ export function provisionerSpec(d: ProvisioningDeps, opts: ProvisionerSpecOption
       let waiting: string[] = [];
       if (!recovered) {
         waiting = (await sweepAssets(d, 0)).waiting.map(assetKey);
+        for (const k of waiting) waitingKeys.add(k);
         recovered = true;
       }
       return [...waiting, ...(await claimsToProvision(d.store, names)).map(claimKey)];
@@ -128,7 +137,10 @@ export function provisionerSpec(d: ProvisioningDeps, opts: ProvisionerSpecOption
     reconcile: async (key: string, ctx: ReconcileContext): Promise<ReconcileResult | void> => {
       if (key === sweepKey) {
         const report: SweepReport = await sweepAssets(d, d.sweepGraceMs);
-        for (const r of report.waiting) if (!ctx.isQueued(assetKey(r))) ctx.enqueue(assetKey(r), agentWaitRetryMs(r));
+        for (const r of report.waiting) {
+          waitingKeys.add(assetKey(r));
+          if (!ctx.isQueued(assetKey(r))) ctx.enqueue(assetKey(r), agentWaitRetryMs(r));
+        }
         return;
       }
       if (key.startsWith('node-gone/')) {
