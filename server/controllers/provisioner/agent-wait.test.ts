@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agentWaitRetryMs } from './provisioner';
+import { agentWaitRetryMs } from './sweep';
 
 describe('agentWaitRetryMs', () => {
   const now = 1_000_000;

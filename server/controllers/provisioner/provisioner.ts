@@ -10,7 +10,7 @@ import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runti
 import type { ProvisioningDeps } from './deps';
 import { provisionClaim } from './provision-claim';
 import { claimsOfClass, claimsToProvision } from '../../store/provisioning-queries';
-import { settleAsset, sweepAssets, type SweepReport } from './sweep';
+import { agentWaitRetryMs, settleAsset, sweepAssets, type SweepReport } from './sweep';
 import { endRecordsOfGoneNode } from './node-gone';
 import type { AssetRecord } from '../../store/provisioned-assets';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
@@ -23,11 +23,6 @@ export const sweepKey = 'sweep';
 
 const claimKey = (r: { namespace: string; name: string }) => `pvc/${r.namespace}/${r.name}`;
 const assetKey = (r: Pick<AssetRecord, 'plugin' | 'pvName'>) => `asset/${r.plugin}/${r.pvName}`;
-
-/** A record waiting on its agent is looked at again after half its time in that state: 1 s at first, 30 s at most. */
-export function agentWaitRetryMs(r: Pick<AssetRecord, 'updatedAt'>, now = Date.now(), maxMs = 30_000): number {
-  return Math.min(maxMs, Math.max(1000, Math.round((now - r.updatedAt.getTime()) / 2)));
-}
 
 export interface ProvisionerSpecOptions {
   concurrency?: number;

@@ -41,6 +41,11 @@ async function claimStillWants(d: SettleDeps, r: AssetRecord): Promise<boolean> 
   return !claim.spec?.volumeName || claim.spec.volumeName === r.pvName;
 }
 
+/** A record waiting on its agent is looked at again after half its time in that state: 1 s at first, 30 s at most. */
+export function agentWaitRetryMs(r: Pick<AssetRecord, 'updatedAt'>, now = Date.now(), maxMs = 30_000): number {
+  return Math.min(maxMs, Math.max(1000, Math.round((now - r.updatedAt.getTime()) / 2)));
+}
+
 export interface SettleOptions {
   /** Only records whose PV existed once, or that are being deleted (not in-flight provisioning). */
   onlyAfterPv?: boolean;
