@@ -26,12 +26,13 @@ let agent: Promise<void> | undefined;
 async function releasedBtrfsVolume(name: string, node: string, state: 'created' | 'deleting'): Promise<void> {
   const pv: PersistentVolume = volume(name, '1Gi', { storageClassName: 'pooled-del', reclaimPolicy: 'Delete', claimRef: { namespace: 'default', name: `${name}-claim`, uid: `uid-${name}` } });
   pv.metadata.annotations = { [annDynamicallyProvisioned]: btrfsProvisioner };
-  const made = await ctx.app.store.create(pv);
-  made.status = { phase: 'Released' };
-  await ctx.app.store.update(made, { subresource: 'status' });
+  // The record first: the deleter acts as soon as the volume is Released.
   const { record } = await assets.begin({ plugin: btrfsProvisioner, pvName: name, node, details: { pool: '/srv/pool-del', path: `/srv/pool-del/${name}` } });
   const created = await assets.markCreated(record);
   if (state === 'deleting') await assets.markDeleting(created);
+  const made = await ctx.app.store.create(pv);
+  made.status = { phase: 'Released' };
+  await ctx.app.store.update(made, { subresource: 'status' });
 }
 
 beforeAll(async () => {
