@@ -22,6 +22,7 @@ import { parseLabelList } from '../domain/node-lifecycle';
 import { startStandaloneAgent } from './agent';
 import { processAlive, readRuntimeFile, removeRuntimeFileIfOwned, runtimeFilePath, writeRuntimeFile } from './runtime-file';
 import { startServices, type RunningServices } from './services';
+import { healthListen, startControllerHealth } from './controller-health';
 import { createPool } from '../agent/pool-setup';
 import { poolFstabLine, poolStorageClassYaml } from '../domain/btrfs-pool';
 import { isNegative, isZero, parseQuantity, quantityToBytes } from '../domain/quantity';
@@ -65,8 +66,10 @@ async function withApp<T>(fn: (app: AppContext, cfg: Config) => Promise<T>): Pro
   }
 }
 
-async function run(opts: { api: boolean; controllers: boolean; agent: boolean; web: boolean }): Promise<void> {
+async function run(opts: { api: boolean; controllers: boolean; agent: boolean; web: boolean; healthPort?: string }): Promise<void> {
   const cfg = loadConfig();
+  // `stowage controllers` serves /livez and /readyz of its own (controller-health.ts).
+  const health = !opts.web && opts.controllers ? healthListen(process.env, opts.healthPort) : undefined;
   mkdirSync(cfg.dataDir, { recursive: true });
   if (opts.web && dashboardBuildNeeded(projectRoot)) await buildDashboard(projectRoot, say, 'first start, or its sources changed');
   say(cfg.databaseUrl ? 'Using the Postgres at DATABASE_URL.' : `Starting embedded Postgres in ${path.join(cfg.dataDir, 'postgres')} ...`);
@@ -108,6 +111,11 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
     if (opts.web) await bootstrapLocalVolumes(app, cfg, opts.agent);
     services = await startServices(app, cfg, { ...opts, connectionString: db.connectionString });
     if (!opts.web) {
+      if (health && services.controllers) {
+        const hs = await startControllerHealth({ manager: services.controllers.manager, store: app.store, ...health });
+        services.add(hs.close);
+        say(`Health endpoint: ${hs.url}/readyz`);
+      }
       app.health.markStarted();
       say(`Controllers running${cfg.databaseUrl ? '' : ` (database ${db.connectionString.replace(/:[^:@/]*@/, ':***@')})`}; press Ctrl-C to stop.`);
       return;
@@ -164,7 +172,8 @@ program
 program
   .command('controllers')
   .description('run the controllers only (binder, provisioners, deleter); with several, one leads')
-  .action(() => run({ web: false, api: false, controllers: true, agent: false }));
+  .option('--health-port <port>', 'port of /livez, /readyz and /healthz (default STOWAGE_HEALTH_PORT or 8081; 0 turns it off)')
+  .action((o: { healthPort?: string }) => run({ web: false, api: false, controllers: true, agent: false, healthPort: o.healthPort }));
 
 program
   .command('migrate')

@@ -3,12 +3,14 @@
 import type { Config } from '../app/config';
 import type { AppContext } from '../app/context';
 import { logger } from '../services/logger';
-import { startControllers } from '../controllers/start';
+import { startControllers, type RunningControllers } from '../controllers/start';
 import { startApiServer } from '../kube/api-server';
 import { startLocalAgent } from './agent';
 
 export interface RunningServices {
   apiUrl?: string;
+  /** The controllers, when this process runs them (for the health endpoint). */
+  controllers?: RunningControllers;
   add(stop: () => Promise<void>): void;
   stop(): Promise<void>;
 }
@@ -21,6 +23,7 @@ export async function startServices(
   const stops: (() => Promise<void>)[] = [];
   let apiUrl: string | undefined;
   let caPem: string | undefined;
+  let controllers: RunningControllers | undefined;
   if (opts.api) {
     const api = await startApiServer({
       app,
@@ -34,7 +37,7 @@ export async function startServices(
     caPem = api.caPem;
   }
   if (opts.controllers) {
-    const controllers = await startControllers({
+    controllers = await startControllers({
       app,
       connectionString: opts.connectionString,
       provisioning: { nodeName: cfg.nodeName },
@@ -52,6 +55,7 @@ export async function startServices(
   stops.push(async () => clearInterval(compaction));
   return {
     apiUrl,
+    controllers,
     add: (s) => stops.push(s),
     stop: async () => {
       for (const s of stops.reverse()) await s().catch((err) => logger.warn({ err }, 'error while stopping'));

@@ -48,6 +48,8 @@ export interface ProvisioningOptions {
   retryMaxMs?: number;
   /** Workers of the provisioner and of the deleter (default 4 each). */
   concurrency?: number;
+  /** How long one call of an agent-backed plugin (btrfs pools) waits for a node's agent (ms, default 10 s). */
+  agentWaitMs?: number;
 }
 
 export interface StartProvisioningOptions extends ProvisioningOptions {
@@ -82,7 +84,7 @@ export function provisioningDeps(o: ProvisioningOptions): ProvisioningDeps {
   return {
     store: o.app.store,
     assets,
-    plugins: o.plugins ?? createPlugins({ os, assets, nodeName: node, log, btrfs: { capacities: publishedCapacities(o.app.store) } }),
+    plugins: o.plugins ?? createPlugins({ os, assets, nodeName: node, log, btrfs: { capacities: publishedCapacities(o.app.store), agentWaitMs: o.agentWaitMs } }),
     // Events of many reconciles share transactions.
     events: new EventRecorder(o.app.store, persistentVolumeControllerComponent, log, (fn) => eventWrites.run(fn)),
     log,

@@ -57,6 +57,8 @@ export interface StartControllersOptions {
   localVolumes?: LocalVolumeManagerOptions | false;
   /** The node lifecycle controller (default on, 40 s grace; `false` turns it off). */
   nodeLifecycle?: NodeLifecycleOptions | false;
+  /** How long one call of the btrfs plugin waits for a node's agent (ms, default 10 s). */
+  agentWaitMs?: number;
 }
 
 /**
@@ -87,8 +89,8 @@ export interface RunningControllers {
 }
 
 /** The in-tree plugins that act through node agents (no OS access of this process). */
-function agentBackedPlugins(app: Services) {
-  const all = createPlugins({ os: createRealOs(''), assets: new AssetStore(app.store), nodeName: '', btrfs: { capacities: publishedCapacities(app.store) } });
+function agentBackedPlugins(app: Services, agentWaitMs?: number) {
+  const all = createPlugins({ os: createRealOs(''), assets: new AssetStore(app.store), nodeName: '', btrfs: { capacities: publishedCapacities(app.store), agentWaitMs } });
   return new Map([...all].filter(([name, p]) => name === btrfsProvisioner && p.agentBacked));
 }
 
@@ -126,9 +128,9 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
       nearlyFullSpec({ store: app.store, settings: app.settings, events: new EventRecorder(app.store, volumeUsageComponent, log), log }),
       // Fresh provisioning specs each time this process starts leading: recovery runs then.
       ...(opts.provisioning
-        ? provisioningSpecs(provisioningDeps({ app, nodeName: opts.provisioning.nodeName }))
+        ? provisioningSpecs(provisioningDeps({ app, nodeName: opts.provisioning.nodeName, agentWaitMs: opts.agentWaitMs }))
         : // No node of its own: only the agent-backed plugin (btrfs pools), which acts on any node through its agent.
-          provisioningSpecs(provisioningDeps({ app, nodeName: '', plugins: agentBackedPlugins(app) }))),
+          provisioningSpecs(provisioningDeps({ app, nodeName: '', plugins: agentBackedPlugins(app, opts.agentWaitMs) }))),
     ],
     leaderElection:
       opts.leaderElection === false

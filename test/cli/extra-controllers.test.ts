@@ -18,7 +18,7 @@ test('stopping an extra controllers process leaves the main instance its runtime
   writeRuntimeFile(file, { pid: process.pid, databaseUrl, url: 'http://127.0.0.1:1' });
   const before = readFileSync(file, 'utf8');
 
-  const env: NodeJS.ProcessEnv = { ...process.env, STOWAGE_DATA_DIR: dir, LOG_LEVEL: 'warn' };
+  const env: NodeJS.ProcessEnv = { ...process.env, STOWAGE_DATA_DIR: dir, LOG_LEVEL: 'warn', STOWAGE_HEALTH_PORT: '0' };
   delete env.DATABASE_URL;
   const child = spawn(process.execPath, ['bin/stowage.mjs', 'controllers'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';

@@ -21,7 +21,7 @@ describe('signals through npm', () => {
     const databaseUrl = await createTestDatabase();
     const npm = spawn('npm', ['run', '-s', 'stowage', '--', 'controllers'], {
       cwd: root,
-      env: { ...process.env, DATABASE_URL: databaseUrl, STOWAGE_LOG_LEVEL: 'warn', NODE_ENV: 'production' },
+      env: { ...process.env, DATABASE_URL: databaseUrl, STOWAGE_LOG_LEVEL: 'warn', NODE_ENV: 'production', STOWAGE_HEALTH_PORT: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true, // a process group of its own, so nothing of it can outlive the test
     });

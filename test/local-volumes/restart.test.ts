@@ -29,7 +29,7 @@ const children = new Set<ChildProcess>();
 function start(args: string[]): ChildProcess {
   const child = spawn(process.execPath, [path.join(root, 'bin/stowage.mjs'), ...args], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: h.url, STOWAGE_DATA_DIR: path.join(h.dir, 'data'), STOWAGE_LOG_LEVEL: 'warn', NODE_ENV: 'production' },
+    env: { ...process.env, DATABASE_URL: h.url, STOWAGE_DATA_DIR: path.join(h.dir, 'data'), STOWAGE_LOG_LEVEL: 'warn', NODE_ENV: 'production', STOWAGE_HEALTH_PORT: '0' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   children.add(child);

@@ -14,12 +14,12 @@ import type { KubeObject } from '../../resources/types';
 import type { ChangeEvent } from '../../store/change-feed';
 import type { ObjectStore } from '../../store/object-store';
 import { objectKeysInPhases } from '../../store/volume-queries';
-import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
+import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
 import { event } from '../runtime/event';
 import { write } from '../runtime/write';
 import { errorText } from '../runtime/errors';
 import { reasons } from '../../domain/well-known/event-reasons';
-import { settleAsset } from '../provisioner/sweep';
+import { agentWaitRetryMs, settleAsset } from '../provisioner/sweep';
 import { deleterAction } from './decide';
 import { annDynamicallyProvisioned } from '../../domain/well-known/annotations';
 import { pvControllerFinalizer } from '../../domain/well-known/finalizers';
@@ -80,12 +80,16 @@ async function deleteObject(d: DeleterDeps, ctx: ReconcileContext, pv: Persisten
   });
 }
 
-export async function reclaimVolume(d: DeleterDeps, ctx: ReconcileContext, name: string): Promise<void> {
+export async function reclaimVolume(d: DeleterDeps, ctx: ReconcileContext, name: string): Promise<ReconcileResult | void> {
   const pv = await d.store.tryGet(PV, undefined, name);
   if (!pv) {
     // The PV object is gone: settle what its records say (a retained asset is released).
-    for (const r of await d.assets.byPv(name)) await settleAsset(d, r, { onlyAfterPv: true });
-    return;
+    // An agent's removal is not waited for here: looked at again later, holding no worker.
+    let again: number | undefined;
+    for (const r of await d.assets.byPv(name)) {
+      if ((await settleAsset(d, r, { onlyAfterPv: true, noWait: true })) === 'waiting') again = Math.min(again ?? Infinity, agentWaitRetryMs(r));
+    }
+    return again === undefined ? undefined : { requeueAfter: again };
   }
   const plugin = d.plugins.get(pv.metadata.annotations?.[annDynamicallyProvisioned] ?? '');
   const ref = pv.spec?.claimRef;
@@ -94,6 +98,12 @@ export async function reclaimVolume(d: DeleterDeps, ctx: ReconcileContext, name:
   if (decision.action === 'dropFinalizer') return dropFinalizer(d, ctx, pv);
   if (decision.action !== 'delete' || !plugin) return;
 
+  if (plugin.agentBacked) {
+    // Its node's agent was asked already (an earlier attempt timed out) and has not reported:
+    // look again later instead of waiting on a node that may not report at all.
+    const r = await d.assets.get(plugin.name, name);
+    if (r?.state === 'deleting' && r.details.removed !== true) return { requeueAfter: agentWaitRetryMs(r) };
+  }
   let result;
   try {
     result = await plugin.delete(pv);
@@ -139,7 +149,7 @@ export function deleterSpec(d: DeleterDeps, opts: DeleterSpecOptions = {}): Cont
     resync: { everyMs: opts.resyncMs ?? 60_000, listKeys: keys },
     reconcile: async (key, ctx) => {
       if (!key.startsWith('pv/')) return;
-      await reclaimVolume(d, ctx, key.slice(3));
+      return reclaimVolume(d, ctx, key.slice(3));
     },
   };
 }

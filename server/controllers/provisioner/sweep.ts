@@ -21,7 +21,12 @@ import type { ProvisioningDeps } from './deps';
 const PV = 'PersistentVolume';
 const PVC = 'PersistentVolumeClaim';
 
-export type Settled = 'kept' | 'adopted' | 'removed' | 'released' | 'skipped';
+// An agent-backed plugin's removal is done by the record's node agent. Settling never waits
+// for that agent (`noWait`): the record is marked deleting and the answer is 'waiting'; the
+// caller looks again later (provisioner.ts queues the record's own key), so a node that
+// does not report holds up neither the start of the controllers nor any other key.
+
+export type Settled = 'kept' | 'adopted' | 'removed' | 'released' | 'skipped' | 'waiting';
 
 /** What settling records needs (the deleter settles them too). */
 export type SettleDeps = Pick<ProvisioningDeps, 'store' | 'plugins' | 'assets' | 'log' | 'node'>;
@@ -36,22 +41,40 @@ async function claimStillWants(d: SettleDeps, r: AssetRecord): Promise<boolean> 
   return !claim.spec?.volumeName || claim.spec.volumeName === r.pvName;
 }
 
+/** A record waiting on its agent is looked at again after half its time in that state: 1 s at first, 30 s at most. */
+export function agentWaitRetryMs(r: Pick<AssetRecord, 'updatedAt'>, now = Date.now(), maxMs = 30_000): number {
+  return Math.min(maxMs, Math.max(1000, Math.round((now - r.updatedAt.getTime()) / 2)));
+}
+
 export interface SettleOptions {
   /** Only records whose PV existed once, or that are being deleted (not in-flight provisioning). */
   onlyAfterPv?: boolean;
+  /** An agent-backed removal is only asked for, not waited for ('waiting' until its agent reports it done). */
+  noWait?: boolean;
+}
+
+type Plugin = NonNullable<ReturnType<SettleDeps['plugins']['get']>>;
+
+/** Removes the asset and forgets its record; without waiting on an agent when `noWait`. */
+async function removeAsset(d: SettleDeps, plugin: Plugin, r: AssetRecord, opts: SettleOptions): Promise<Settled> {
+  if (opts.noWait && plugin.agentBacked) {
+    const deleting = r.state === 'deleting' ? r : await d.assets.markDeleting(r);
+    if (deleting.details.removed !== true) return 'waiting';
+  }
+  await plugin.deleteAsset(r);
+  return 'removed';
 }
 
 export async function settleAsset(d: SettleDeps, r: AssetRecord, opts: SettleOptions = {}): Promise<Settled> {
   const plugin = d.plugins.get(r.plugin);
   // Records of another node are that node's controllers', except an agent-backed plugin's.
   if (!plugin || (r.node !== d.node && !plugin.agentBacked)) return 'skipped';
-  if (isSnapshotRecord(r)) return settleSnapshot(d, r);
+  if (isSnapshotRecord(r)) return settleSnapshot(d, r, plugin.agentBacked === true && opts.noWait === true);
   if (opts.onlyAfterPv && r.state !== 'deleting' && !r.details.pvUid) return 'skipped';
   const pv = await d.store.tryGet(PV, undefined, r.pvName);
   if (r.state === 'deleting') {
     if (pv) return 'kept';
-    await plugin.deleteAsset(r);
-    return 'removed';
+    return removeAsset(d, plugin, r, opts);
   }
   if (pv) {
     const uid = pv.metadata.uid!;
@@ -67,14 +90,17 @@ export async function settleAsset(d: SettleDeps, r: AssetRecord, opts: SettleOpt
     return 'kept';
   }
   if (await claimStillWants(d, r)) return 'kept';
-  await plugin.deleteAsset(r);
-  return 'removed';
+  return removeAsset(d, plugin, r, opts);
 }
 
-async function settleSnapshot(d: SettleDeps, r: AssetRecord): Promise<Settled> {
+async function settleSnapshot(d: SettleDeps, r: AssetRecord, noWait: boolean): Promise<Settled> {
   const ops = d.plugins.get(r.plugin)?.snapshots;
   if (!ops) return 'skipped';
   if (r.state !== 'deleting' && (await d.store.tryGet('VolumeSnapshotContent', undefined, r.pvName))) return 'kept';
+  if (noWait) {
+    const deleting = r.state === 'deleting' ? r : await d.assets.markDeleting(r);
+    if (deleting.details.removed !== true) return 'waiting';
+  }
   return (await ops.deleteRecord(r)) === 'deleted' ? 'removed' : 'skipped';
 }
 
@@ -83,22 +109,30 @@ export interface SweepReport {
   removed: number;
   released: number;
   failed: number;
+  /** Records waiting for their node's agent (agent-backed removals, never waited for here). */
+  waiting: AssetRecord[];
 }
 
-/** Settles the records this process may settle (see settleAsset) untouched for `graceMs` (0 on start: nothing is in flight). */
+/**
+ * Settles the records this process may settle (see settleAsset) untouched for `graceMs` (0 on
+ * start: nothing is in flight). Agent-backed removals are asked for, not waited for: those
+ * records come back in `waiting`.
+ */
 export async function sweepAssets(d: SettleDeps, graceMs: number): Promise<SweepReport> {
-  const report: SweepReport = { adopted: 0, removed: 0, released: 0, failed: 0 };
+  const report: SweepReport = { adopted: 0, removed: 0, released: 0, failed: 0, waiting: [] };
   const cutoff = Date.now() - graceMs;
   for (const r of await d.assets.list()) {
     if (graceMs > 0 && r.updatedAt.getTime() > cutoff) continue;
     try {
-      const s = await settleAsset(d, r);
+      const s = await settleAsset(d, r, { noWait: true });
       if (s === 'adopted' || s === 'removed' || s === 'released') report[s]++;
+      else if (s === 'waiting') report.waiting.push(r);
     } catch (err) {
       report.failed++;
       d.log.warn({ err, asset: r.id }, 'could not settle an intent record; will try again');
     }
   }
-  if (report.adopted + report.removed + report.released + report.failed > 0) d.log.info(report, 'intent records settled');
+  const { waiting, ...counts } = report;
+  if (counts.adopted + counts.removed + counts.released + counts.failed + waiting.length > 0) d.log.info({ ...counts, waiting: waiting.length }, 'intent records settled');
   return report;
 }

@@ -8,6 +8,11 @@
 //   `leaseDurationMs` (idle_session_timeout), and TCP keepalives end it across a network
 //   partition. The leader pings its session every `retryPeriodMs` and steps down as soon
 //   as a ping fails or takes longer than the lease.
+// - Keeping the lock never waits on work (as client-go's leaderelection renews its lease on
+//   its own timer): starting and stopping the controllers run beside the loop, which keeps
+//   pinging the session meanwhile. A start-up that waits on something slow (an absent
+//   node's agent, say) therefore cannot let the session idle out. While a stop is still
+//   running, the loop does not compete for the lock again.
 // - Being leader is a hint for efficiency, not the safety mechanism: every write the
 //   controllers make is guarded by row locks and resourceVersion, so a brief overlap of an
 //   old and a new leader cannot corrupt anything.
@@ -37,6 +42,19 @@ export function advisoryKeys(lockName: string): [number, number] {
   return [0x53544f57 /* "STOW" */, h.readInt32BE(0)];
 }
 
+export interface LeaderStatus {
+  leading: boolean;
+  /** Times this process became leader. */
+  terms: number;
+  /** Times it stopped leading while not stopping (a lost session, a failed start). */
+  stepDowns: number;
+  /** When the election loop last went round (ms since the epoch). */
+  lastTickAt: number;
+  /** How long the loop may go without a round while healthy (ms). */
+  maxTickGapMs: number;
+  stopped: boolean;
+}
+
 export class LeaderElector {
   private client: LeaderLockSession | undefined;
   private leading = false;
@@ -48,6 +66,13 @@ export class LeaderElector {
   private readonly keys: [number, number];
   private readonly metrics: ControllerMetrics;
   private transition: Promise<void> = Promise.resolve();
+  /** Starts and stops of the controllers not finished yet (they run beside the loop). */
+  private transitions = 0;
+  /** The last start of the controllers failed: the loop gives the lock up. */
+  private startFailed = false;
+  private terms = 0;
+  private stepDowns = 0;
+  private lastTickAt = Date.now();
 
   constructor(private readonly opts: LeaderElectionOptions) {
     this.retryPeriodMs = opts.retryPeriodMs ?? 1000;
@@ -60,6 +85,21 @@ export class LeaderElector {
     return this.leading;
   }
 
+  /**
+   * For health checks and tests. A round of the loop takes at most a connect and a query
+   * (each bounded by the lease) after a sleep of at most a lease.
+   */
+  get status(): LeaderStatus {
+    return {
+      leading: this.leading,
+      terms: this.terms,
+      stepDowns: this.stepDowns,
+      lastTickAt: this.lastTickAt,
+      maxTickGapMs: 3 * this.leaseDurationMs + this.retryPeriodMs,
+      stopped: this.stopped,
+    };
+  }
+
   start(): void {
     this.loop ??= this.run();
   }
@@ -69,13 +109,19 @@ export class LeaderElector {
     this.stopped = true;
     this.wake?.();
     await this.loop;
-    await this.stepDown();
+    this.stepDown();
+    await this.settled();
     const c = this.client;
     this.client = undefined;
     if (c) {
       await c.unlock(this.keys).catch(() => {});
       await c.end().catch(() => {});
     }
+  }
+
+  /** Waits until no start or stop of the controllers is running. */
+  private async settled(): Promise<void> {
+    while (this.transitions > 0) await this.transition;
   }
 
   private sleep(ms: number): Promise<void> {
@@ -118,20 +164,32 @@ export class LeaderElector {
     }
   }
 
+  /** Ends the session (and with it the lock). */
+  private dropSession(): void {
+    const c = this.client;
+    this.client = undefined;
+    c?.end().catch(() => {});
+  }
+
   private async run(): Promise<void> {
     while (!this.stopped) {
+      this.lastTickAt = Date.now();
       let lost = false;
       try {
-        if (this.leading && !this.client) {
+        if (this.leading && (!this.client || this.startFailed)) {
+          // The session went (and the lock with it), or the controllers could not start.
           lost = true;
-          await this.stepDown();
-        }
-        if (!lost) {
+          if (this.startFailed) this.dropSession();
+          this.stepDown();
+        } else if (!this.leading && this.transitions > 0) {
+          // A stop still running: no new term until the old controllers are gone.
+          if (this.client) await this.withTimeout(this.client.ping());
+        } else {
           this.client ??= await this.withTimeout(this.connect());
           const c = this.client;
           if (!this.leading) {
             const ok = await this.withTimeout(c.tryLock(this.keys));
-            if (ok && !this.stopped) await this.stepUp();
+            if (ok && !this.stopped) this.stepUp();
           } else {
             await this.withTimeout(c.ping());
           }
@@ -140,45 +198,62 @@ export class LeaderElector {
         if (!this.stopped) {
           const expected = expectedContention(err);
           if (expected) this.opts.log.debug(`leader election check ended: ${expected}`);
-          else this.opts.log.warn({ err }, 'leader election check or start failed');
+          else this.opts.log.warn({ err }, 'leader election check failed');
         }
-        const c = this.client;
-        this.client = undefined;
-        c?.end().catch(() => {});
+        this.dropSession();
         lost = this.leading;
-        await this.stepDown();
+        this.stepDown();
       }
       // A leader that lost its session leaves the next term to a standby (no flapping).
       if (!this.stopped) await this.sleep(lost ? this.leaseDurationMs : this.retryPeriodMs);
     }
   }
 
-  private stepUp(): Promise<void> {
-    this.transition = this.transition.then(async () => {
-      if (this.leading) return;
-      this.leading = true;
-      this.metrics.leader.set({ lock: this.opts.lockName }, 1);
-      this.opts.log.info({ lock: this.opts.lockName }, 'became leader');
-      await this.opts.onStartedLeading();
+  /** Runs a start or stop of the controllers after those before it, beside the loop. */
+  private schedule(fn: () => Promise<void>): void {
+    this.transitions++;
+    this.transition = this.transition.then(fn).finally(() => {
+      this.transitions--;
     });
-    // A failed start propagates to the loop, which gives the lock up and tries again.
-    const t = this.transition;
-    this.transition = t.catch(() => {});
-    return t;
   }
 
-  private stepDown(): Promise<void> {
-    this.transition = this.transition.then(async () => {
+  private stepUp(): void {
+    if (this.leading) return;
+    this.leading = true;
+    this.startFailed = false;
+    this.terms++;
+    this.metrics.leader.set({ lock: this.opts.lockName }, 1);
+    this.opts.log.info({ lock: this.opts.lockName }, 'became leader');
+    this.schedule(async () => {
       if (!this.leading) return;
-      this.leading = false;
-      this.metrics.leader.set({ lock: this.opts.lockName }, 0);
-      this.opts.log.info({ lock: this.opts.lockName }, 'stopped leading');
+      try {
+        await this.opts.onStartedLeading();
+      } catch (err) {
+        // The loop gives the lock up and tries again after a lease.
+        if (!this.stopped) this.opts.log.warn({ err }, 'starting as leader failed');
+        if (this.leading) {
+          this.startFailed = true;
+          this.wake?.();
+        }
+      }
+    });
+  }
+
+  private stepDown(): void {
+    if (!this.leading) return;
+    this.leading = false;
+    if (!this.stopped) {
+      this.stepDowns++;
+      this.metrics.leaderLost.inc({ lock: this.opts.lockName });
+    }
+    this.metrics.leader.set({ lock: this.opts.lockName }, 0);
+    this.opts.log.info({ lock: this.opts.lockName }, 'stopped leading');
+    this.schedule(async () => {
       try {
         await this.opts.onStoppedLeading();
       } catch (err) {
         this.opts.log.error({ err }, 'stopping as leader failed');
       }
     });
-    return this.transition;
   }
 }

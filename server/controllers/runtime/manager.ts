@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { ObjectStore } from '../../store/object-store';
 import { Controller, type ControllerSpec } from './controller';
-import { LeaderElector } from './leader-election';
+import { LeaderElector, type LeaderStatus } from './leader-election';
 import type { ControllerMetrics } from './metrics';
 
 export interface ManagerOptions {
@@ -21,6 +21,7 @@ export class Manager {
   private running: Controller[] = [];
   private elector: LeaderElector | undefined;
   private stopping = false;
+  private started = false;
 
   constructor(private readonly opts: ManagerOptions) {}
 
@@ -33,10 +34,21 @@ export class Manager {
     return this.elector ? this.elector.isLeader : this.running.length > 0;
   }
 
+  /** The election's state (undefined without leader election). */
+  get leaderStatus(): LeaderStatus | undefined {
+    return this.elector?.status;
+  }
+
+  /** Started and not stopping: leading or standing by, both as meant. */
+  get isRunning(): boolean {
+    return this.started && !this.stopping;
+  }
+
   async start(): Promise<void> {
     const le = this.opts.leaderElection;
     if (le === false || le === undefined) {
       await this.startControllers();
+      this.started = true;
       return;
     }
     this.elector = new LeaderElector({
@@ -50,6 +62,7 @@ export class Manager {
       onStoppedLeading: () => this.stopControllers(),
     });
     this.elector.start();
+    this.started = true;
   }
 
   async stop(): Promise<void> {

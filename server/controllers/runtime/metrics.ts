@@ -14,6 +14,7 @@ export interface ControllerMetrics {
   reconcileDuration: Histogram<'controller'>;
   activeWorkers: Gauge<'controller'>;
   leader: Gauge<'lock'>;
+  leaderLost: Counter<'lock'>;
 }
 
 const cache = new WeakMap<Registry, ControllerMetrics>();
@@ -73,6 +74,13 @@ export function controllerMetrics(registry: Registry = defaultRegistry): Control
       new Gauge({
         name: 'stowage_leader_election_master_status',
         help: '1 while this process holds the leader lock, else 0',
+        labelNames: ['lock'],
+        registers,
+      })),
+    leaderLost: metric(registry, 'stowage_leader_election_lost_total', () =>
+      new Counter({
+        name: 'stowage_leader_election_lost_total',
+        help: 'Times this process stopped leading other than by stopping (its session ended, or the controllers failed to start)',
         labelNames: ['lock'],
         registers,
       })),

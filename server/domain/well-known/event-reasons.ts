@@ -67,6 +67,8 @@ export const reasons = {
   // --- Node lifecycle ---
   /** A node's agent stopped reporting. */
   nodeNotReady: 'NodeNotReady',
+  /** A deleted node's intent records (volumes being made or removed there by its agent) ended with it. */
+  nodeRecordsEnded: 'NodeRecordsEnded',
 
   // --- Stowage's local-volume manager ---
   /** A local volume's disk is no longer reported by its node's agent. */
