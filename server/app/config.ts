@@ -61,14 +61,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
-/** The sign-in limits (STOWAGE_SIGNIN_*), defaults in domain/sign-in-limits. */
+/** The first of the names that is set (a renamed variable keeps working under its old name). */
+function intOf(names: string[], fallback: number, env: NodeJS.ProcessEnv): number {
+  const name = names.find((n) => env[n] !== undefined && env[n] !== '');
+  return name ? int(name, fallback, env) : fallback;
+}
+
+/**
+ * The sign-in limits (STOWAGE_SIGNIN_*), defaults in domain/sign-in-limits. Renamed when
+ * the per-address lockout became a backoff per name and address:
+ * STOWAGE_SIGNIN_MAX_FAILURES_PER_ADDRESS is now STOWAGE_SIGNIN_ADDRESS_CEILING and
+ * STOWAGE_SIGNIN_LOCKOUT_SECONDS is now STOWAGE_SIGNIN_MAX_DELAY_SECONDS; the old names
+ * are still read.
+ */
 export function loadSignInLimits(env: NodeJS.ProcessEnv = process.env): SignInLimits {
   const d = DEFAULT_SIGN_IN_LIMITS;
   return {
-    maxFailuresPerUser: Math.max(1, int('STOWAGE_SIGNIN_MAX_FAILURES', d.maxFailuresPerUser, env)),
-    maxFailuresPerAddress: Math.max(1, int('STOWAGE_SIGNIN_MAX_FAILURES_PER_ADDRESS', d.maxFailuresPerAddress, env)),
-    windowMs: int('STOWAGE_SIGNIN_WINDOW_SECONDS', d.windowMs / 1000, env) * 1000,
-    lockoutMs: int('STOWAGE_SIGNIN_LOCKOUT_SECONDS', d.lockoutMs / 1000, env) * 1000,
+    freeFailures: Math.max(1, int('STOWAGE_SIGNIN_MAX_FAILURES', d.freeFailures, env)),
+    firstDelayMs: Math.max(1, int('STOWAGE_SIGNIN_FIRST_DELAY_SECONDS', d.firstDelayMs / 1000, env)) * 1000,
+    maxDelayMs: Math.max(1, intOf(['STOWAGE_SIGNIN_MAX_DELAY_SECONDS', 'STOWAGE_SIGNIN_LOCKOUT_SECONDS'], d.maxDelayMs / 1000, env)) * 1000,
+    addressCeiling: Math.max(1, intOf(['STOWAGE_SIGNIN_ADDRESS_CEILING', 'STOWAGE_SIGNIN_MAX_FAILURES_PER_ADDRESS'], d.addressCeiling, env)),
+    windowMs: Math.max(1, int('STOWAGE_SIGNIN_WINDOW_SECONDS', d.windowMs / 1000, env)) * 1000,
     concurrency: Math.max(1, int('STOWAGE_SIGNIN_CONCURRENCY', d.concurrency, env)),
     queue: int('STOWAGE_SIGNIN_QUEUE', d.queue, env),
   };
