@@ -137,7 +137,7 @@ describe('the backoff doubles with each failure of one name from one address', (
 describe('the HTTP rules of the dashboard', () => {
   let r: Running;
   beforeAll(async () => {
-    r = await start({});
+    r = await start({}, ['https://stowage.example.com']);
     await r.app.users.create({ name: 'carol', role: 'viewer', password: 'carol-password' });
   });
   afterAll(async () => r?.close());
@@ -157,24 +157,50 @@ describe('the HTTP rules of the dashboard', () => {
   });
 
   test('a state-changing request from another origin is refused (403) and signs nobody in', async () => {
-    const host = new URL(r.web.url).host;
     const cross = await signIn(r, 'carol', 'carol-password', { origin: 'https://evil.example' });
     expect(cross.status).toBe(403);
     expect(cross.headers.get('set-cookie')).toBeNull();
-    const same = await signIn(r, 'carol', 'carol-password', { origin: `http://${host}` });
-    expect(same.status).toBe(200);
+    // The dashboard's own origin, as the browser sends it, by its address or as localhost.
+    const port = new URL(r.web.url).port;
+    for (const origin of [`http://127.0.0.1:${port}`, `http://localhost:${port}`]) {
+      expect((await signIn(r, 'carol', 'carol-password', { origin })).status, origin).toBe(200);
+    }
   });
 
-  test('the session cookie is Secure when the dashboard is reached over https, and HttpOnly always', async () => {
+  test('the Host header is not trusted: a foreign Origin with a Host to match is refused (403)', async () => {
+    // A page on a name that resolves to the dashboard (DNS rebinding) sends exactly this.
+    const answer = await rawSignIn(r, { host: 'evil.example:3000', origin: 'http://evil.example:3000' });
+    expect(answer.status).toBe(403);
+    expect(answer.setCookie).toBeUndefined();
+    expect((await rawSignIn(r, { host: 'evil.example:3000', referer: 'http://evil.example:3000/page' })).status).toBe(403);
+  });
+
+  test('a configured public origin (STOWAGE_ALLOWED_ORIGINS) may sign in; the cookie is Secure over https', async () => {
     const plain = (await signIn(r, 'carol', 'carol-password')).headers.get('set-cookie') ?? '';
     expect(plain).toMatch(/HttpOnly/);
     expect(plain).not.toMatch(/Secure/);
-    const host = new URL(r.web.url).host;
-    const viaHttps = await signIn(r, 'carol', 'carol-password', { 'x-forwarded-proto': 'https', origin: `https://${host}` });
+    const viaHttps = await signIn(r, 'carol', 'carol-password', { 'x-forwarded-proto': 'https', origin: 'https://stowage.example.com' });
     expect(viaHttps.status).toBe(200);
     expect(viaHttps.headers.get('set-cookie')).toMatch(/; Secure/);
   });
 });
+
+/** A sign-in with exactly these headers (a Host no fetch would send). */
+function rawSignIn(r: Running, headers: Record<string, string>): Promise<{ status: number; setCookie?: string[] }> {
+  const u = new URL(r.web.url);
+  const body = JSON.stringify({ name: 'carol', password: 'carol-password' });
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: u.hostname, port: u.port, path: '/api/trpc/auth.signIn', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, setCookie: res.headers['set-cookie'] }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 describe('timing and load', () => {
   let r: Running;
