@@ -4,6 +4,7 @@ import {
   addressOverCeiling,
   addressSucceeded,
   backoffMs,
+  clientKey,
   freeFailuresFrom,
   NO_FAILURES,
   pairAttempt,
@@ -86,5 +87,25 @@ describe('the address ceiling only ends the free failures', () => {
 
   test('past the ceiling, a name that has not failed from the address may still try', () => {
     expect(pairWait(NO_FAILURES, 10, freeFailuresFrom(at([0, 1, 2, 3]), 10, limits), limits)).toBe(0);
+  });
+});
+
+describe('clientKey: who a sign-in is counted for', () => {
+  test.each([
+    { address: '203.0.113.7', want: '203.0.113.7' },
+    { address: '::ffff:203.0.113.7', want: '203.0.113.7' },
+    { address: '2001:db8:1:2:aaaa:bbbb:cccc:dddd', want: '2001:db8:1:2::/64' },
+    { address: '2001:db8:1:2::1', want: '2001:db8:1:2::/64' },
+    { address: '2001:DB8:0001:0002::ffff', want: '2001:db8:1:2::/64' },
+    { address: 'fe80::1%eth0', want: 'fe80:0:0:0::/64' },
+    { address: '::1', want: '0:0:0:0::/64' },
+    { address: 'not:an:address::x', want: 'not:an:address::x' },
+  ])('$address → $want', ({ address, want }) => {
+    expect(clientKey(address)).toBe(want);
+  });
+
+  test('two addresses of one /64 are one client; of two /64s, two', () => {
+    expect(clientKey('2001:db8:1:2::a')).toBe(clientKey('2001:db8:1:2::b'));
+    expect(clientKey('2001:db8:1:2::a')).not.toBe(clientKey('2001:db8:1:3::a'));
   });
 });

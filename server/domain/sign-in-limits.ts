@@ -109,3 +109,25 @@ export function addressSucceeded(s: AddressState, startedAt: number): AddressSta
 export function freeFailuresFrom(s: AddressState, now: number, limits: Pick<SignInLimits, 'freeFailures' | 'addressCeiling' | 'windowMs'>): number {
   return addressOverCeiling(s, now, limits) ? 0 : limits.freeFailures;
 }
+
+/**
+ * The client a sign-in is counted for: an IPv4 address as it is (an IPv4-mapped IPv6
+ * address as its IPv4), an IPv6 address by its /64 network, since one host holds a whole
+ * /64 and could otherwise take a fresh address, and a fresh backoff, for every guess.
+ */
+export function clientKey(address: string): string {
+  const text = address.trim().toLowerCase().replace(/%.*$/, '');
+  if (!text.includes(':')) return text;
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(text);
+  if (mapped) return mapped[1]!;
+  const halves = text.split('::');
+  if (halves.length > 2) return text;
+  const groups = (part: string) => (part === '' ? [] : part.split(':'));
+  const head = groups(halves[0]!);
+  const tail = halves.length === 2 ? groups(halves[1]!) : [];
+  const missing = 8 - head.length - tail.length;
+  if (missing < 0 || (halves.length === 1 && missing !== 0)) return text;
+  const all = [...head, ...Array<string>(missing).fill('0'), ...tail];
+  if (!all.every((g) => /^[0-9a-f]{1,4}$/.test(g))) return text;
+  return `${all.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}

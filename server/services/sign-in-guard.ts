@@ -7,6 +7,7 @@ import { StowageError } from '../domain/errors';
 import {
   addressAttempt,
   addressSucceeded,
+  clientKey,
   freeFailuresFrom,
   NO_FAILURES,
   pairAttempt,
@@ -50,7 +51,7 @@ export class SignInGuard {
    */
   begin(name: string, address: string | undefined): Attempt {
     const t = this.now();
-    const addr = address ?? '';
+    const addr = address ? clientKey(address) : '';
     const pairKey = `${name.toLowerCase()}\u0000${addr}`;
     const free = freeFailuresFrom(this.addresses.get(addr) ?? [], t, this.limits);
     const wait = pairWait(this.pairs.get(pairKey) ?? NO_FAILURES, t, free, this.limits);
