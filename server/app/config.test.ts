@@ -46,3 +46,18 @@ describe('loadSignInLimits: STOWAGE_SIGNIN_*', () => {
     expect(() => loadSignInLimits({ NODE_ENV: 'test', STOWAGE_SIGNIN_LOCKOUT_SECONDS: 'soon' })).toThrow(/STOWAGE_SIGNIN_LOCKOUT_SECONDS must be a whole number/);
   });
 });
+
+describe('loadConfig: STOWAGE_ALLOWED_ORIGINS', () => {
+  it.each([
+    { value: undefined, want: [] },
+    { value: 'https://stowage.example.com', want: ['https://stowage.example.com'] },
+    { value: ' https://Stowage.Example.com/ , http://10.0.0.5:8080', want: ['https://stowage.example.com', 'http://10.0.0.5:8080'] },
+    { value: 'https://stowage.example.com:443', want: ['https://stowage.example.com'] },
+  ])('$value → $want', ({ value, want }) => {
+    expect(loadConfig({ NODE_ENV: 'test', STOWAGE_ALLOWED_ORIGINS: value }).allowedOrigins).toEqual(want);
+  });
+
+  it.each(['stowage.example.com', 'https://stowage.example.com/dashboard', 'ftp://stowage.example.com', 'https://'])('%s is refused, naming the variable', (value) => {
+    expect(() => loadConfig({ NODE_ENV: 'test', STOWAGE_ALLOWED_ORIGINS: value })).toThrow(/STOWAGE_ALLOWED_ORIGINS: .* is not an origin/);
+  });
+});

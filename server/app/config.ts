@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parseLabelList } from '../domain/node-lifecycle';
 import { DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from '../domain/sign-in-limits';
 import { DEFAULT_NEARLY_FULL_PERCENT, parseNearlyFullPercent } from '../domain/nearly-full';
+import { normalOrigin } from '../http/origin';
 
 export interface Config {
   host: string;
@@ -57,8 +58,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     nodeLabels: labels.labels,
     trpcMaxBatch: Math.max(1, int('STOWAGE_TRPC_MAX_BATCH', 20, env)),
     shutdownDelayMs: Math.min(300, int('STOWAGE_SHUTDOWN_DELAY_SECONDS', 0, env)) * 1000,
-    allowedOrigins: (env.STOWAGE_ALLOWED_ORIGINS ?? '').split(',').map((s) => s.trim().replace(/\/+$/, '')).filter(Boolean),
+    allowedOrigins: allowedOrigins(env.STOWAGE_ALLOWED_ORIGINS),
   };
+}
+
+/** STOWAGE_ALLOWED_ORIGINS: comma-separated origins (`scheme://host[:port]`), each checked. */
+function allowedOrigins(text: string | undefined): string[] {
+  const entries = (text ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return entries.map((e) => {
+    const origin = normalOrigin(e);
+    if (!origin || !/^https?:\/\/[^/?#]+\/*$/i.test(e)) {
+      throw new Error(`STOWAGE_ALLOWED_ORIGINS: "${e}" is not an origin (http:// or https://, a host, an optional port, no path)`);
+    }
+    return origin;
+  });
 }
 
 /** The first of the names that is set (a renamed variable keeps working under its old name). */
