@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from './config';
+import { loadConfig, loadSignInLimits } from './config';
 
 describe('loadConfig: STOWAGE_SHUTDOWN_DELAY_SECONDS', () => {
   it.each([
@@ -14,5 +14,50 @@ describe('loadConfig: STOWAGE_SHUTDOWN_DELAY_SECONDS', () => {
 
   it.each(['-1', '1.5', 'five'])('%s is refused, naming the variable', (value) => {
     expect(() => loadConfig({ NODE_ENV: 'test', STOWAGE_SHUTDOWN_DELAY_SECONDS: value })).toThrow(/STOWAGE_SHUTDOWN_DELAY_SECONDS must be a whole number/);
+  });
+});
+
+describe('loadSignInLimits: STOWAGE_SIGNIN_*', () => {
+  it('defaults: 5 free failures per name and address, then 1 s doubling to 5 min; 100 per address', () => {
+    expect(loadSignInLimits({ NODE_ENV: 'test' })).toEqual({
+      freeFailures: 5,
+      firstDelayMs: 1000,
+      maxDelayMs: 300_000,
+      addressCeiling: 100,
+      windowMs: 900_000,
+      concurrency: 2,
+      queue: 32,
+    });
+  });
+
+  it.each([
+    { env: { STOWAGE_SIGNIN_ADDRESS_CEILING: '50' }, field: 'addressCeiling', want: 50 },
+    { env: { STOWAGE_SIGNIN_MAX_FAILURES_PER_ADDRESS: '40' }, field: 'addressCeiling', want: 40 },
+    { env: { STOWAGE_SIGNIN_ADDRESS_CEILING: '50', STOWAGE_SIGNIN_MAX_FAILURES_PER_ADDRESS: '40' }, field: 'addressCeiling', want: 50 },
+    { env: { STOWAGE_SIGNIN_MAX_DELAY_SECONDS: '60' }, field: 'maxDelayMs', want: 60_000 },
+    { env: { STOWAGE_SIGNIN_LOCKOUT_SECONDS: '30' }, field: 'maxDelayMs', want: 30_000 },
+    { env: { STOWAGE_SIGNIN_FIRST_DELAY_SECONDS: '2' }, field: 'firstDelayMs', want: 2000 },
+    { env: { STOWAGE_SIGNIN_MAX_FAILURES: '0' }, field: 'freeFailures', want: 1 },
+  ])('$env → $field $want (the old names are still read)', ({ env, field, want }) => {
+    expect(loadSignInLimits({ NODE_ENV: 'test', ...env })[field as 'freeFailures']).toBe(want);
+  });
+
+  it('a value that is not a whole number is refused, naming the variable', () => {
+    expect(() => loadSignInLimits({ NODE_ENV: 'test', STOWAGE_SIGNIN_LOCKOUT_SECONDS: 'soon' })).toThrow(/STOWAGE_SIGNIN_LOCKOUT_SECONDS must be a whole number/);
+  });
+});
+
+describe('loadConfig: STOWAGE_ALLOWED_ORIGINS', () => {
+  it.each([
+    { value: undefined, want: [] },
+    { value: 'https://stowage.example.com', want: ['https://stowage.example.com'] },
+    { value: ' https://Stowage.Example.com/ , http://10.0.0.5:8080', want: ['https://stowage.example.com', 'http://10.0.0.5:8080'] },
+    { value: 'https://stowage.example.com:443', want: ['https://stowage.example.com'] },
+  ])('$value → $want', ({ value, want }) => {
+    expect(loadConfig({ NODE_ENV: 'test', STOWAGE_ALLOWED_ORIGINS: value }).allowedOrigins).toEqual(want);
+  });
+
+  it.each(['stowage.example.com', 'https://stowage.example.com/dashboard', 'ftp://stowage.example.com', 'https://'])('%s is refused, naming the variable', (value) => {
+    expect(() => loadConfig({ NODE_ENV: 'test', STOWAGE_ALLOWED_ORIGINS: value })).toThrow(/STOWAGE_ALLOWED_ORIGINS: .* is not an origin/);
   });
 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parseLabelList } from '../domain/node-lifecycle';
 import { DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from '../domain/sign-in-limits';
 import { DEFAULT_NEARLY_FULL_PERCENT, parseNearlyFullPercent } from '../domain/nearly-full';
+import { normalOrigin } from '../http/origin';
 
 export interface Config {
   host: string;
@@ -57,18 +58,43 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     nodeLabels: labels.labels,
     trpcMaxBatch: Math.max(1, int('STOWAGE_TRPC_MAX_BATCH', 20, env)),
     shutdownDelayMs: Math.min(300, int('STOWAGE_SHUTDOWN_DELAY_SECONDS', 0, env)) * 1000,
-    allowedOrigins: (env.STOWAGE_ALLOWED_ORIGINS ?? '').split(',').map((s) => s.trim().replace(/\/+$/, '')).filter(Boolean),
+    allowedOrigins: allowedOrigins(env.STOWAGE_ALLOWED_ORIGINS),
   };
 }
 
-/** The sign-in limits (STOWAGE_SIGNIN_*), defaults in domain/sign-in-limits. */
+/** STOWAGE_ALLOWED_ORIGINS: comma-separated origins (`scheme://host[:port]`), each checked. */
+function allowedOrigins(text: string | undefined): string[] {
+  const entries = (text ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return entries.map((e) => {
+    const origin = normalOrigin(e);
+    if (!origin || !/^https?:\/\/[^/?#]+\/*$/i.test(e)) {
+      throw new Error(`STOWAGE_ALLOWED_ORIGINS: "${e}" is not an origin (http:// or https://, a host, an optional port, no path)`);
+    }
+    return origin;
+  });
+}
+
+/** The first of the names that is set (a renamed variable keeps working under its old name). */
+function intOf(names: string[], fallback: number, env: NodeJS.ProcessEnv): number {
+  const name = names.find((n) => env[n] !== undefined && env[n] !== '');
+  return name ? int(name, fallback, env) : fallback;
+}
+
+/**
+ * The sign-in limits (STOWAGE_SIGNIN_*), defaults in domain/sign-in-limits. Renamed when
+ * the per-address lockout became a backoff per name and address:
+ * STOWAGE_SIGNIN_MAX_FAILURES_PER_ADDRESS is now STOWAGE_SIGNIN_ADDRESS_CEILING and
+ * STOWAGE_SIGNIN_LOCKOUT_SECONDS is now STOWAGE_SIGNIN_MAX_DELAY_SECONDS; the old names
+ * are still read.
+ */
 export function loadSignInLimits(env: NodeJS.ProcessEnv = process.env): SignInLimits {
   const d = DEFAULT_SIGN_IN_LIMITS;
   return {
-    maxFailuresPerUser: Math.max(1, int('STOWAGE_SIGNIN_MAX_FAILURES', d.maxFailuresPerUser, env)),
-    maxFailuresPerAddress: Math.max(1, int('STOWAGE_SIGNIN_MAX_FAILURES_PER_ADDRESS', d.maxFailuresPerAddress, env)),
-    windowMs: int('STOWAGE_SIGNIN_WINDOW_SECONDS', d.windowMs / 1000, env) * 1000,
-    lockoutMs: int('STOWAGE_SIGNIN_LOCKOUT_SECONDS', d.lockoutMs / 1000, env) * 1000,
+    freeFailures: Math.max(1, int('STOWAGE_SIGNIN_MAX_FAILURES', d.freeFailures, env)),
+    firstDelayMs: Math.max(1, int('STOWAGE_SIGNIN_FIRST_DELAY_SECONDS', d.firstDelayMs / 1000, env)) * 1000,
+    maxDelayMs: Math.max(1, intOf(['STOWAGE_SIGNIN_MAX_DELAY_SECONDS', 'STOWAGE_SIGNIN_LOCKOUT_SECONDS'], d.maxDelayMs / 1000, env)) * 1000,
+    addressCeiling: Math.max(1, intOf(['STOWAGE_SIGNIN_ADDRESS_CEILING', 'STOWAGE_SIGNIN_MAX_FAILURES_PER_ADDRESS'], d.addressCeiling, env)),
+    windowMs: Math.max(1, int('STOWAGE_SIGNIN_WINDOW_SECONDS', d.windowMs / 1000, env)) * 1000,
     concurrency: Math.max(1, int('STOWAGE_SIGNIN_CONCURRENCY', d.concurrency, env)),
     queue: int('STOWAGE_SIGNIN_QUEUE', d.queue, env),
   };

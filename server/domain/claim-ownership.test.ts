@@ -39,3 +39,35 @@ test('a replace that leaves out what the controllers wrote keeps it, and is then
   expect(next.metadata.annotations).toEqual({ team: 'a', 'pv.kubernetes.io/bind-completed': 'yes', 'stowage.io/binding-explanation': '{}' });
   expect(controllerOwnedChanges(next, prev)).toEqual([]);
 });
+
+// Validation refuses these shapes first (for every role alike); these functions must still
+// never throw on them, whatever reaches them.
+describe('hostile shapes: never a throw', () => {
+  const bound = claim({ volumeName: 'pv-1', annotations: { 'pv.kubernetes.io/bind-completed': 'yes' } });
+  const hostile = (o: Record<string, unknown>) => ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', ...o }) as unknown as PersistentVolumeClaim;
+  const proto = JSON.parse('{"__proto__":{"polluted":"1"}}') as unknown;
+  test.each([
+    { name: 'spec a string', next: hostile({ metadata: { name: 'c' }, spec: 'x' }) },
+    { name: 'spec null', next: hostile({ metadata: { name: 'c' }, spec: null }) },
+    { name: 'spec a list', next: hostile({ metadata: { name: 'c' }, spec: ['a'] }) },
+    { name: 'spec a number', next: hostile({ metadata: { name: 'c' }, spec: 42 }) },
+    { name: 'annotations a string', next: hostile({ metadata: { name: 'c', annotations: 'x' }, spec: {} }) },
+    { name: 'annotations null', next: hostile({ metadata: { name: 'c', annotations: null }, spec: {} }) },
+    { name: 'annotations a list', next: hostile({ metadata: { name: 'c', annotations: ['a'] }, spec: {} }) },
+    { name: 'annotations a number', next: hostile({ metadata: { name: 'c', annotations: 42 }, spec: {} }) },
+    { name: 'annotations with a __proto__ key', next: hostile({ metadata: { name: 'c', annotations: proto }, spec: { volumeName: proto } }) },
+    { name: 'metadata a string', next: hostile({ metadata: 'x', spec: {} }) },
+    { name: 'metadata null', next: hostile({ metadata: null, spec: {} }) },
+  ])('$name', ({ next }) => {
+    expect(() => keepControllerOwned(next, bound)).not.toThrow();
+    expect(() => controllerOwnedChanges(next, bound)).not.toThrow();
+    expect(() => controllerOwnedChanges(next, undefined)).not.toThrow();
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  test('a stored claim of a broken shape does not throw either', () => {
+    const stored = hostile({ metadata: { name: 'c', annotations: 'x' }, spec: 'x' });
+    expect(() => keepControllerOwned(claim(), stored)).not.toThrow();
+    expect(controllerOwnedChanges(claim(), stored)).toEqual([]);
+  });
+});

@@ -24,22 +24,28 @@ export const CONTROLLER_ANNOTATIONS: readonly string[] = [
   annSelectedNode,
 ];
 
+/** A JSON object's own fields, or none: the functions here are total over any shape sent. */
+function fields(v: unknown): Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+
 /**
  * What a non-admin may not change on a claim: one sentence per problem, empty when the
  * write is theirs to make. `prev` is undefined on create.
  */
 export function controllerOwnedChanges(next: PersistentVolumeClaim, prev: PersistentVolumeClaim | undefined): string[] {
   const problems: string[] = [];
-  const volumeName = next.spec?.volumeName || '';
-  if (volumeName !== (prev?.spec?.volumeName || '')) {
+  const volumeName = fields(next.spec).volumeName || '';
+  const prevVolumeName = fields(prev?.spec).volumeName || '';
+  if (volumeName !== prevVolumeName) {
     problems.push(
-      prev?.spec?.volumeName
+      prevVolumeName
         ? 'spec.volumeName is set by the binder and cannot be changed'
-        : `spec.volumeName: only an administrator may pre-bind a claim to a volume ("${volumeName}")`,
+        : `spec.volumeName: only an administrator may pre-bind a claim to a volume ("${String(volumeName)}")`,
     );
   }
-  const after = next.metadata?.annotations ?? {};
-  const before = prev?.metadata?.annotations ?? {};
+  const after = fields(fields(next.metadata).annotations);
+  const before = fields(fields(prev?.metadata).annotations);
   for (const key of CONTROLLER_ANNOTATIONS) {
     if (after[key] !== before[key]) problems.push(`metadata.annotations[${key}] is written by the controllers only`);
   }
@@ -52,11 +58,18 @@ export function controllerOwnedChanges(next: PersistentVolumeClaim, prev: Persis
  * spec.volumeName are carried over from the stored claim. Changes `next` in place.
  */
 export function keepControllerOwned(next: PersistentVolumeClaim, prev: PersistentVolumeClaim): void {
-  const stored = prev.metadata?.annotations ?? {};
+  const stored = fields(fields(prev.metadata).annotations);
+  const meta: unknown = next.metadata;
+  // A body of another shape is left as it is: validation refuses it, as for any role.
+  if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) return;
   for (const key of CONTROLLER_ANNOTATIONS) {
     if (stored[key] === undefined) continue;
-    const sent = (next.metadata.annotations ??= {});
-    if (!(key in sent)) sent[key] = stored[key];
+    const sent: unknown = (next.metadata.annotations ??= {});
+    if (sent === null || typeof sent !== 'object' || Array.isArray(sent)) break;
+    if (!Object.hasOwn(sent, key)) (sent as Record<string, unknown>)[key] = stored[key];
   }
-  if (prev.spec?.volumeName && next.spec && !next.spec.volumeName) next.spec.volumeName = prev.spec.volumeName;
+  const spec: unknown = next.spec;
+  const prevVolumeName = fields(prev.spec).volumeName;
+  if (!prevVolumeName || spec === null || typeof spec !== 'object' || Array.isArray(spec)) return;
+  if (!fields(spec).volumeName) (spec as Record<string, unknown>).volumeName = prevVolumeName;
 }

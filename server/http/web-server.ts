@@ -2,6 +2,7 @@
 // pages for everything else. One process, one port.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { register } from 'prom-client';
 import { mayReadMetrics } from '../domain/authorization';
@@ -12,7 +13,7 @@ import { logger } from '../services/logger';
 import { appRouter } from '../trpc/root';
 import { answerClientError, badRequestResponse, HEADERS_TIMEOUT_MS, MAX_HEADER_BYTES, REQUEST_TIMEOUT_MS, requestProblem } from './client-error';
 import { bearerToken, readCookie, SESSION_COOKIE, sessionCookie } from './cookies';
-import { crossOriginProblem } from './origin';
+import { crossOriginProblem, dashboardOrigins } from './origin';
 
 export interface WebServerOptions {
   app: Services;
@@ -24,7 +25,10 @@ export interface WebServerOptions {
   pages?: boolean;
   /** Most calls in one tRPC batch (default 20; more is answered 400). */
   trpcMaxBatch?: number;
-  /** Origins besides the server's own that may send state-changing requests. */
+  /**
+   * The dashboard's public origins (STOWAGE_ALLOWED_ORIGINS) besides the address it listens
+   * on: with those, the only origins that may send state-changing requests.
+   */
   allowedOrigins?: string[];
   /** The Kubernetes-compatible API, for the kubeconfigs the dashboard hands out. */
   kubeApi?: KubeApiEndpoint;
@@ -91,6 +95,8 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     nextApp = n;
   }
 
+  // Known once the port is bound (port 0 picks one); nothing is served before.
+  let origins: ReadonlySet<string> = new Set();
   const options = { maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS, requireHostHeader: false };
   const server = http.createServer(options, async (req, res) => {
     const url = req.url ?? '/';
@@ -101,7 +107,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
       return res.end(answer.body);
     }
     try {
-      const crossOrigin = crossOriginProblem(req.method ?? 'GET', req.headers, { secure: isSecure(req), allowedOrigins: opts.allowedOrigins });
+      const crossOrigin = crossOriginProblem(req.method ?? 'GET', req.headers, origins);
       if (crossOrigin) {
         res.writeHead(403, { 'content-type': 'application/json' });
         return res.end(JSON.stringify({ error: { message: `Forbidden: ${crossOrigin}`, code: 'FORBIDDEN' } }));
@@ -130,6 +136,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     server.listen(opts.port, opts.host, () => resolve());
   });
   const addr = server.address() as AddressInfo;
+  origins = dashboardOrigins({ host: opts.host, port: addr.port, allowedOrigins: opts.allowedOrigins, machineNames: machineNames() });
   const shownHost = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   return {
     url: `http://${shownHost}:${addr.port}`,
@@ -169,6 +176,12 @@ async function serveMetrics(app: Services, req: http.IncomingMessage, res: http.
   };
   res.writeHead(status, { 'content-type': 'application/json', ...(status === 401 ? { 'www-authenticate': 'Bearer realm="stowage"' } : {}) });
   res.end(JSON.stringify(body));
+}
+
+/** This machine's addresses and host name: the names a dashboard listening on every address is reached by. */
+function machineNames(): string[] {
+  const addresses = Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address.split('%')[0]!));
+  return [...addresses, os.hostname()];
 }
 
 function retryAfterOf(cause: unknown): number | undefined {

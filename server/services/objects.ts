@@ -9,6 +9,7 @@ import { redactForReader, restoreRedacted, type Reader } from '../domain/redacti
 import { isExpansion, resizeClassName, resizeRefusal } from '../resources/persistent-volume-claim/resize';
 import { admitProtection } from '../resources/protection';
 import { strategies, strategyForKind } from '../resources/registry';
+import { checkShape } from '../resources/shape-check';
 import { admitDefaultClass, mayTakeDefaultClass } from '../resources/storage-class/default-class';
 import { admitClaimQuota, admitObjectQuota, syncQuotas } from './quota-admission';
 import type { Event } from '../resources/event/schema';
@@ -174,6 +175,8 @@ export class ObjectService {
   async create(p: Principal, obj: KubeObject, opts: CreateOptions = {}): Promise<KubeObject> {
     const s = strategyOrThrow(obj?.kind);
     this.check(p, 'create', s, obj.metadata?.namespace, obj.metadata?.name);
+    // The shape before anything reads the body (admission, role rules): one answer for every role.
+    checkShape(s, obj);
     const refused = await this.admit(obj);
     if (refused.length > 0) throw invalid(s.kind, typeof obj.metadata?.name === 'string' ? obj.metadata.name : undefined, refused);
     await this.guardWrite(p, s, obj, 'create');
@@ -234,6 +237,8 @@ export class ObjectService {
   async update(p: Principal, obj: KubeObject, opts: UpdateOptions & { verb?: Verb } = {}): Promise<KubeObject> {
     const s = strategyOrThrow(obj?.kind);
     this.check(p, opts.verb ?? 'update', s, obj.metadata?.namespace, obj.metadata?.name, opts.subresource);
+    // The shape before anything reads the body (role rules, resize admission): one answer for every role.
+    checkShape(s, obj);
     if (p.role !== 'admin' && obj.metadata?.name) {
       const prev = await this.store.tryGet(s.kind, obj.metadata.namespace, obj.metadata.name);
       if (prev) {

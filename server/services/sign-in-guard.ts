@@ -1,9 +1,22 @@
-// The sign-in limits at run time: per user name and per client address (in this process's
-// memory; each replica counts its own), and a bound on password checks running at once,
-// with a short line of waiting sign-ins and a 429 beyond it. The rules are pure
-// (domain/sign-in-limits); this holds the state and the clock.
+// The sign-in limits at run time: a backoff per (user name, client address) and a
+// ceiling per address that only ends the free failures (domain/sign-in-limits), in this
+// process's memory (each replica counts its own), and a bound on password checks running
+// at once, with a short line of waiting sign-ins and a 429 beyond it. The rules are pure;
+// this holds the state and the clock.
 import { StowageError } from '../domain/errors';
-import { EMPTY, isIdle, startAttempt, succeeded, waitFor, type KeyState, type SignInLimits } from '../domain/sign-in-limits';
+import {
+  addressAttempt,
+  addressSucceeded,
+  clientKey,
+  freeFailuresFrom,
+  NO_FAILURES,
+  pairAttempt,
+  pairForgotten,
+  pairWait,
+  type AddressState,
+  type PairState,
+  type SignInLimits,
+} from '../domain/sign-in-limits';
 
 function tooMany(message: string, waitMs: number): StowageError {
   const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
@@ -15,8 +28,15 @@ export interface Attempt {
   succeeded(): void;
 }
 
+/** States kept before idle ones are swept (at most once a second). */
+const SWEEP_AT = 10_000;
+/** Pairs kept at most: beyond, the oldest are forgotten (memory stays bounded under a flood of names). */
+const MAX_PAIRS = 200_000;
+
 export class SignInGuard {
-  private readonly keys = new Map<string, KeyState>();
+  private readonly pairs = new Map<string, PairState>();
+  private readonly addresses = new Map<string, AddressState>();
+  private lastSweep = 0;
   private running = 0;
   private readonly waiting: (() => void)[] = [];
 
@@ -25,21 +45,25 @@ export class SignInGuard {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Refuses (429) when the name or the address is locked out; else counts the attempt. */
+  /**
+   * Refuses (429) while this name must still wait after its failures from this address;
+   * else counts the attempt (as a failure until `succeeded`).
+   */
   begin(name: string, address: string | undefined): Attempt {
     const t = this.now();
-    const keys: [string, number][] = [[`user:${name.toLowerCase()}`, this.limits.maxFailuresPerUser]];
-    if (address) keys.push([`addr:${address}`, this.limits.maxFailuresPerAddress]);
-    const wait = Math.max(...keys.map(([k]) => waitFor(this.keys.get(k) ?? EMPTY, t)));
-    if (wait > 0) throw tooMany('too many failed sign-ins', wait);
-    for (const [k, max] of keys) this.keys.set(k, startAttempt(this.keys.get(k) ?? EMPTY, t, max, this.limits));
-    this.forgetIdle(t);
+    const addr = address ? clientKey(address) : '';
+    const pairKey = `${name.toLowerCase()}\u0000${addr}`;
+    const free = freeFailuresFrom(this.addresses.get(addr) ?? [], t, this.limits);
+    const wait = pairWait(this.pairs.get(pairKey) ?? NO_FAILURES, t, free, this.limits);
+    if (wait > 0) throw tooMany('too many failed sign-ins for this name from this address', wait);
+    this.pairs.set(pairKey, pairAttempt(this.pairs.get(pairKey) ?? NO_FAILURES, t, free, this.limits));
+    this.addresses.set(addr, addressAttempt(this.addresses.get(addr) ?? [], t, this.limits));
+    this.sweep(t);
     return {
       succeeded: () => {
-        for (const [k] of keys) {
-          const s = this.keys.get(k);
-          if (s) this.keys.set(k, succeeded(s, t));
-        }
+        this.pairs.delete(pairKey);
+        const a = this.addresses.get(addr);
+        if (a) this.addresses.set(addr, addressSucceeded(a, t));
       },
     };
   }
@@ -61,8 +85,15 @@ export class SignInGuard {
     }
   }
 
-  private forgetIdle(t: number): void {
-    if (this.keys.size < 10_000) return;
-    for (const [k, s] of this.keys) if (isIdle(s, t, this.limits.windowMs)) this.keys.delete(k);
+  /** Forgets what no longer limits anyone, once many states are kept. */
+  private sweep(t: number): void {
+    if (this.pairs.size + this.addresses.size < SWEEP_AT || t - this.lastSweep < 1000) return;
+    this.lastSweep = t;
+    for (const [k, s] of this.pairs) if (pairForgotten(s, t, 0, this.limits)) this.pairs.delete(k);
+    for (const [k, s] of this.addresses) if (s.every((f) => t - f >= this.limits.windowMs)) this.addresses.delete(k);
+    for (const k of this.pairs.keys()) {
+      if (this.pairs.size <= MAX_PAIRS) break;
+      this.pairs.delete(k);
+    }
   }
 }

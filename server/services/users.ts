@@ -105,8 +105,9 @@ export class UserService {
 
   /**
    * Checks a password: the same error, and the same time, whether the user or the
-   * password is wrong (an unknown name is checked against a dummy hash). Limited per name
-   * and per client address (429 with Retry-After when locked out), and the hashing runs
+   * password is wrong (an unknown name is checked against a dummy hash). Wrong passwords
+   * slow that name from that client address (429 with Retry-After while it must wait; see
+   * domain/sign-in-limits), and the hashing runs
    * off the main thread with a bound on how many run at once.
    */
   async signIn(name: string, password: string, address?: string): Promise<UserPrincipal> {

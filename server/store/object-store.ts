@@ -11,8 +11,9 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { alreadyExists, conflict, invalid, notFound, StowageError } from '../domain/errors';
-import { unstorable, inspectUntrusted } from '../domain/untrusted';
+import { unstorable } from '../domain/untrusted';
 import { strategyForKind } from '../resources/registry';
+import { checkShape } from '../resources/shape-check';
 import { timestampNow } from '../resources/metadata';
 import type { KubeObject, Strategy } from '../resources/types';
 import type { ObjectOfName } from '../resources/kinds';
@@ -95,25 +96,6 @@ function nowRfc3339(): string {
   return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-function shapeCheck(s: Strategy, obj: unknown): asserts obj is KubeObject {
-  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
-    throw new StowageError('BadRequest', `the body of a ${s.kind} must be a JSON object`);
-  }
-  // The limits of every value from outside, checked on every write (dry run included).
-  const problem = inspectUntrusted(obj);
-  if (problem) {
-    const name = (obj as KubeObject).metadata?.name;
-    throw invalid(s.kind, typeof name === 'string' && !name.includes('\0') ? name : undefined, [
-      { field: problem.path || '<root>', reason: 'FieldValueInvalid', message: `Invalid value: ${problem.message}` },
-    ]);
-  }
-  const errors = s.validateShape(obj);
-  if (errors.length > 0) {
-    const name = (obj as KubeObject).metadata?.name;
-    throw invalid(s.kind, typeof name === 'string' ? name : undefined, errors);
-  }
-}
-
 /** Everything but metadata and status: what `generation` counts changes of. */
 function specPart(o: KubeObject): Record<string, unknown> {
   const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = o;
@@ -193,7 +175,7 @@ export class StoreTx implements Queryable {
 
   async create(input: unknown): Promise<KubeObject> {
     const s = strategyOf((input as KubeObject | null)?.kind);
-    shapeCheck(s, input);
+    checkShape(s, input);
     const obj = structuredClone(input);
     const meta = (obj.metadata ??= {});
     if (!meta.name && meta.generateName) {
@@ -229,7 +211,7 @@ export class StoreTx implements Queryable {
 
   async update(input: unknown, opts: UpdateOptions = {}): Promise<KubeObject> {
     const s = strategyOf((input as KubeObject | null)?.kind);
-    shapeCheck(s, input);
+    checkShape(s, input);
     const next = structuredClone(input);
     const meta = (next.metadata ??= {});
     if (!meta.name) throw invalid(s.kind, undefined, [{ field: 'metadata.name', reason: 'FieldValueRequired', message: 'Required value: name is required' }]);

@@ -1,7 +1,9 @@
-// Sign-in through the dashboard's real HTTP server (loopback, no pages): limits per user
-// name and per client address (429 with Retry-After, lockout), the tRPC batch cap, the
-// Origin check, the Secure cookie over https, the same time for unknown and known names,
-// and a flood of sign-ins that does not hold up a concurrent API request.
+// Sign-in through the dashboard's real HTTP server (loopback, no pages): the backoff per
+// user name and client address (429 with Retry-After) that never locks out other users of
+// the address, the tRPC batch cap, the Origin check, the Secure cookie over https, the
+// same time for unknown and known names, and a flood of sign-ins that does not hold up a
+// concurrent API request.
+import http from 'node:http';
 import bcryptjs from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { AppContext } from '../../server/app/context';
@@ -10,6 +12,7 @@ import { startWebServer, type WebServer } from '../../server/http/web-server';
 import { UserService } from '../../server/services/users';
 import { openTestApp } from '../app';
 import { rawQuery } from '../db';
+import { waitFor } from '../kube/harness';
 
 interface Running {
   app: AppContext;
@@ -18,19 +21,20 @@ interface Running {
   close(): Promise<void>;
 }
 
-async function start(limits: Partial<SignInLimits>): Promise<Running> {
+async function start(limits: Partial<SignInLimits>, allowedOrigins?: string[]): Promise<Running> {
   const base = await openTestApp();
   const full: SignInLimits = {
-    maxFailuresPerUser: 1000,
-    maxFailuresPerAddress: 1000,
+    freeFailures: 1000,
+    firstDelayMs: 1000,
+    maxDelayMs: 60_000,
+    addressCeiling: 1000,
     windowMs: 60_000,
-    lockoutMs: 60_000,
     concurrency: 2,
     queue: 32,
     ...limits,
   };
   const app: AppContext = { ...base, users: new UserService(base.store, full) };
-  const web = await startWebServer({ app, host: '127.0.0.1', port: 0, dir: '.', pages: false });
+  const web = await startWebServer({ app, host: '127.0.0.1', port: 0, dir: '.', pages: false, allowedOrigins });
   return {
     app,
     url: base.url,
@@ -50,37 +54,90 @@ async function signIn(r: Running, name: string, password: string, headers: Recor
   });
 }
 
-describe('limits per user name and per client address', () => {
+/** A sign-in from another loopback address (127.0.0.2): another client as the server sees it. */
+function signInFrom(r: Running, localAddress: string, name: string, password: string): Promise<number> {
+  const u = new URL(r.web.url);
+  const body = JSON.stringify({ name, password });
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: u.hostname, port: u.port, path: '/api/trpc/auth.signIn', method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('one client guessing is slowed; its neighbours are not locked out', () => {
   let r: Running;
   beforeAll(async () => {
-    r = await start({ maxFailuresPerUser: 3, maxFailuresPerAddress: 8 });
+    r = await start({ freeFailures: 25, addressCeiling: 20, firstDelayMs: 300, maxDelayMs: 2000 });
     for (const name of ['alice', 'bob']) await r.app.users.create({ name, role: 'viewer', password: `${name}-password` });
   });
   afterAll(async () => r?.close());
 
-  test('three wrong passwords lock the name out: even the right one is then 429 with Retry-After', async () => {
-    for (let i = 0; i < 3; i++) expect((await signIn(r, 'alice', 'wrong-password')).status).toBe(401);
-    const locked = await signIn(r, 'alice', 'alice-password');
-    expect(locked.status).toBe(429);
-    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(locked.headers.get('set-cookie')).toBeNull();
-    // Another name from the same address is not locked (3 failures of the address's 8).
-    expect((await signIn(r, 'bob', 'bob-password')).status).toBe(200);
+  test("after 20 wrong passwords for alice from an address, bob signs in from it; guessing alice is slowed, even with her password", async () => {
+    const answers: number[] = [];
+    for (let i = 0; i < 24; i++) answers.push((await signIn(r, 'alice', `wrong-${i}`)).status);
+    // 20 failures reach the address's ceiling: alice's free failures from it are over.
+    expect(answers.slice(0, 20)).toEqual(Array(20).fill(401));
+    expect(answers.slice(20)).toEqual(Array(4).fill(429));
+    const slowed = await signIn(r, 'alice', 'alice-password');
+    expect(slowed.status).toBe(429);
+    expect(Number(slowed.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(slowed.headers.get('set-cookie')).toBeNull();
+    // Before: the address was locked out, and bob's right password was refused for 5 minutes.
+    const bob = await signIn(r, 'bob', 'bob-password');
+    expect(bob.status).toBe(200);
+    expect(bob.headers.get('set-cookie')).toMatch(/stowage_session=/);
+    // Another address is another client: alice signs in from there at once.
+    expect(await signInFrom(r, '127.0.0.2', 'alice', 'alice-password')).toBe(200);
   });
 
-  test('failures from one address across many names lock the address out', async () => {
-    // 3 so far from this address; 5 more reach its limit of 8.
-    for (let i = 0; i < 5; i++) expect((await signIn(r, `nobody-${i}`, 'wrong-password')).status).toBe(401);
-    const locked = await signIn(r, 'bob', 'bob-password');
-    expect(locked.status).toBe(429);
-    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+  test('past the ceiling a mistyped password costs its name a short wait from that address, not a lockout', async () => {
+    expect((await signIn(r, 'bob', 'typo')).status).toBe(401);
+    expect((await signIn(r, 'bob', 'bob-password')).status).toBe(429);
+    await waitFor(async () => (await signIn(r, 'bob', 'bob-password')).status === 200, 'bob signs in after his short wait', 5000);
+  });
+});
+
+describe('the backoff doubles with each failure of one name from one address', () => {
+  let r: Running;
+  beforeAll(async () => {
+    r = await start({ freeFailures: 2, firstDelayMs: 300, maxDelayMs: 5000 });
+    await r.app.users.create({ name: 'dora', role: 'viewer', password: 'dora-password' });
+  });
+  afterAll(async () => r?.close());
+
+  /** Waits until dora may try again (refused attempts do not count), answering how long it took. */
+  async function waitOut(): Promise<number> {
+    const t = performance.now();
+    await waitFor(async () => (await signIn(r, 'dora', 'probe-wrong')).status === 401, 'the backoff ends', 5000);
+    return performance.now() - t;
+  }
+
+  test('free failures, then waits of 300 ms, 600 ms ...; a success starts over', async () => {
+    for (let i = 0; i < 2; i++) expect((await signIn(r, 'dora', 'wrong')).status).toBe(401);
+    const refused = await signIn(r, 'dora', 'dora-password');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    const first = await waitOut();
+    const second = await waitOut();
+    expect(first).toBeGreaterThan(150);
+    expect(second, `first wait ${first.toFixed(0)} ms, second ${second.toFixed(0)} ms`).toBeGreaterThan(first + 150);
+    await waitFor(async () => (await signIn(r, 'dora', 'dora-password')).status === 200, 'dora signs in once the wait is over', 5000);
+    // The success forgot the failures: two free ones again.
+    for (let i = 0; i < 2; i++) expect((await signIn(r, 'dora', 'wrong')).status).toBe(401);
   });
 });
 
 describe('the HTTP rules of the dashboard', () => {
   let r: Running;
   beforeAll(async () => {
-    r = await start({});
+    r = await start({}, ['https://stowage.example.com']);
     await r.app.users.create({ name: 'carol', role: 'viewer', password: 'carol-password' });
   });
   afterAll(async () => r?.close());
@@ -100,24 +157,50 @@ describe('the HTTP rules of the dashboard', () => {
   });
 
   test('a state-changing request from another origin is refused (403) and signs nobody in', async () => {
-    const host = new URL(r.web.url).host;
     const cross = await signIn(r, 'carol', 'carol-password', { origin: 'https://evil.example' });
     expect(cross.status).toBe(403);
     expect(cross.headers.get('set-cookie')).toBeNull();
-    const same = await signIn(r, 'carol', 'carol-password', { origin: `http://${host}` });
-    expect(same.status).toBe(200);
+    // The dashboard's own origin, as the browser sends it, by its address or as localhost.
+    const port = new URL(r.web.url).port;
+    for (const origin of [`http://127.0.0.1:${port}`, `http://localhost:${port}`]) {
+      expect((await signIn(r, 'carol', 'carol-password', { origin })).status, origin).toBe(200);
+    }
   });
 
-  test('the session cookie is Secure when the dashboard is reached over https, and HttpOnly always', async () => {
+  test('the Host header is not trusted: a foreign Origin with a Host to match is refused (403)', async () => {
+    // A page on a name that resolves to the dashboard (DNS rebinding) sends exactly this.
+    const answer = await rawSignIn(r, { host: 'evil.example:3000', origin: 'http://evil.example:3000' });
+    expect(answer.status).toBe(403);
+    expect(answer.setCookie).toBeUndefined();
+    expect((await rawSignIn(r, { host: 'evil.example:3000', referer: 'http://evil.example:3000/page' })).status).toBe(403);
+  });
+
+  test('a configured public origin (STOWAGE_ALLOWED_ORIGINS) may sign in; the cookie is Secure over https', async () => {
     const plain = (await signIn(r, 'carol', 'carol-password')).headers.get('set-cookie') ?? '';
     expect(plain).toMatch(/HttpOnly/);
     expect(plain).not.toMatch(/Secure/);
-    const host = new URL(r.web.url).host;
-    const viaHttps = await signIn(r, 'carol', 'carol-password', { 'x-forwarded-proto': 'https', origin: `https://${host}` });
+    const viaHttps = await signIn(r, 'carol', 'carol-password', { 'x-forwarded-proto': 'https', origin: 'https://stowage.example.com' });
     expect(viaHttps.status).toBe(200);
     expect(viaHttps.headers.get('set-cookie')).toMatch(/; Secure/);
   });
 });
+
+/** A sign-in with exactly these headers (a Host no fetch would send). */
+function rawSignIn(r: Running, headers: Record<string, string>): Promise<{ status: number; setCookie?: string[] }> {
+  const u = new URL(r.web.url);
+  const body = JSON.stringify({ name: 'carol', password: 'carol-password' });
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: u.hostname, port: u.port, path: '/api/trpc/auth.signIn', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, setCookie: res.headers['set-cookie'] }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 describe('timing and load', () => {
   let r: Running;

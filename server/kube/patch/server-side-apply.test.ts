@@ -99,6 +99,13 @@ describe('serverSideApply', () => {
     expect(out.metadata.labels).toEqual({ app: 'a', team: 't' });
   });
 
+  test('a map applied empty before and with fields now is not dropped: the rest of it stays', () => {
+    const live = { ...pv({}), metadata: { name: 'pv1', labels: { kept: 'yes' }, finalizers: ['kubernetes.io/pv-protection'] } } as KubeObject;
+    const first = apply(live, { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv1', annotations: null } } as unknown as KubeObject, 'mgr');
+    const out = apply(first, { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv1', annotations: { a: 'b' } } } as KubeObject, 'mgr');
+    expect(out.metadata).toMatchObject({ labels: { kept: 'yes' }, finalizers: ['kubernetes.io/pv-protection'], annotations: { a: 'b' } });
+  });
+
   test('fields nobody applied (set by a plain update) are left alone', () => {
     const live = apply(undefined, pv({ app: 'a' }), 'mgr');
     live.metadata.labels!.other = 'kept';

@@ -191,6 +191,16 @@ function removeAt(obj: Json, path: string[]): void {
   }
 }
 
+/** Every proper prefix of the paths (the maps and items that hold them). */
+function parentPaths(paths: Iterable<string>): Set<string> {
+  const out = new Set<string>();
+  for (const p of paths) {
+    const segs = p.split(SEP);
+    for (let i = 1; i < segs.length; i++) out.add(segs.slice(0, i).join(SEP));
+  }
+  return out;
+}
+
 export interface Conflict {
   manager: string;
   apiVersion?: string;
@@ -287,7 +297,10 @@ export function serverSideApply(input: ApplyInput): KubeObject {
   // Merge, then drop what this manager applied before, no longer applies, and nobody else owns.
   const merged = (live ? mergeValue(structuredClone(liveJson), appliedOwnable, meta) : structuredClone(applied)) as Json;
   const ownedByOthers = new Set(others.flatMap((o) => [...o.set]));
-  const dropped = [...previous].filter((p) => !appliedSet.has(p) && !ownedByOthers.has(p));
+  // A path that is now the parent of applied or owned fields (a map applied empty before,
+  // with fields now) is not dropped: removing it would take its other fields along.
+  const parents = parentPaths([...appliedSet, ...ownedByOthers]);
+  const dropped = [...previous].filter((p) => !appliedSet.has(p) && !ownedByOthers.has(p) && !parents.has(p));
   // Items before their fields' parents, deepest first, so a removed item takes its fields along.
   for (const p of dropped.sort((a, b) => b.split(SEP).length - a.split(SEP).length)) removeAt(merged, p.split(SEP));
 
