@@ -79,6 +79,21 @@ const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'] as const;
 /** How long a stop may take, past the shutdown delay, before the process exits anyway. */
 const STOP_DEADLINE_MS = 30_000;
 
+/**
+ * `npx stowage ...` (npm exec) runs Stowage under `sh -c`, which does not pass signals on: a
+ * SIGTERM to npx ends npx and that shell and left Stowage running, orphaned. Under npm exec,
+ * Stowage therefore stops when the shell that launched it is gone (it is re-parented).
+ */
+function stopWhenLauncherGoes(stop: () => void): void {
+  const launcher = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === launcher) return;
+    clearInterval(timer);
+    stop();
+  }, 500);
+  timer.unref();
+}
+
 async function run(opts: { api: boolean; controllers: boolean; agent: boolean; web: boolean }): Promise<void> {
   const cfg = loadConfig();
   mkdirSync(cfg.dataDir, { recursive: true });
@@ -125,6 +140,7 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
     }
   };
   for (const signal of STOP_SIGNALS) process.on(signal, () => void stop(signal, 0));
+  if (process.env.npm_command === 'exec') stopWhenLauncherGoes(() => void stop('npx exited', 0));
   const halted = () => stopping !== undefined;
   startup = (async () => {
     if (opts.web && cfg.dashboard && dashboardBuildNeeded(projectRoot)) await buildDashboard(projectRoot, say, 'first start, or its sources changed');
