@@ -153,6 +153,7 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
     const database = db;
     database.supervise?.({
       log: say,
+      stopping: halted,
       gaveUp: (why) => {
         say(`${why}; stopping with status 1 so that a supervisor (systemd, the container runtime) starts Stowage again.`);
         void stop('Postgres is down', 1);

@@ -25,6 +25,8 @@ export interface Database {
 
 export interface PostgresWatch {
   log(msg: string): void;
+  /** True once the process is stopping: Postgres is then not restarted. */
+  stopping(): boolean;
   /** The restarts failed: Postgres stays down. */
   gaveUp(why: string): void;
 }
@@ -185,6 +187,7 @@ export async function startEmbeddedPostgres(
   const listeners: ((e: PostgresExit) => void)[] = [];
   let stopping = false;
   let child: ChildProcess | undefined;
+  let launching: Promise<void> | undefined;
   const launch = async () => {
     try {
       await server.start();
@@ -211,10 +214,17 @@ export async function startEmbeddedPostgres(
       if (child) throw new Error(`Postgres is running (pid ${child.pid})`);
       internals.process = undefined;
       await clearPostmasterLock(dir, pgDir, log);
-      await launch();
+      launching = launch();
+      try {
+        await launching;
+      } finally {
+        launching = undefined;
+      }
     },
     stop: async () => {
       stopping = true;
+      // A restart under way is let finish, so that the postmaster it starts is stopped too.
+      await launching?.catch(() => {});
       // A postmaster that already died has nothing left to stop (waiting for its exit would hang).
       if (child) await server.stop();
       else internals.process = undefined;
@@ -233,6 +243,10 @@ function describeExit(e: PostgresExit): string {
 export function superviseEmbeddedPostgres(server: EmbeddedServer, watch: PostgresWatch): void {
   let recovering = false;
   server.onUnexpectedExit((e) => {
+    if (watch.stopping()) {
+      watch.log(`${describeExit(e)} while Stowage stops; not restarting it`);
+      return;
+    }
     watch.log(`${describeExit(e)}; restarting it in place (Postgres's crash recovery) ...`);
     if (recovering) return;
     recovering = true;
@@ -240,6 +254,7 @@ export function superviseEmbeddedPostgres(server: EmbeddedServer, watch: Postgre
       let last = '';
       for (let attempt = 1; attempt <= RESTART_TRIES; attempt++) {
         await delay(RESTART_BACKOFF_MS[attempt - 1] ?? 4000);
+        if (watch.stopping()) return;
         try {
           await server.restart();
           watch.log(`Postgres is running again (pid ${server.pid()}), restart ${attempt} of at most ${RESTART_TRIES}`);
