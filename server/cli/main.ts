@@ -333,12 +333,21 @@ program
     if (labels.errors.length) throw new Error(`STOWAGE_NODE_LABELS: ${labels.errors.join('; ')}`);
     const loop = await startStandaloneAgent({ ...o, maxParallel, labels: labels.labels });
     say(`Agent of node ${loop.nodeName} running against ${o.server}; press Ctrl-C to stop.`);
-    const stop = () => {
-      void loop.stop().then(() => process.exit(0));
-      setTimeout(() => process.exit(1), 10_000).unref();
+    let stopping: string | undefined;
+    const stop = (signal: string) => {
+      if (stopping) return say(`${signal}: already stopping (${stopping}); the stop goes on to its end.`);
+      stopping = signal;
+      say(`${signal}: stopping the agent ...`);
+      setTimeout(() => {
+        say('The agent did not stop within 10 s; exiting now (status 1).');
+        process.exit(1);
+      }, 10_000).unref();
+      void loop.stop().then(() => {
+        say('Stopped.');
+        process.exit(0);
+      });
     };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    for (const signal of STOP_SIGNALS) process.on(signal, () => stop(signal));
   });
 
 program

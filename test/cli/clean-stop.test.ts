@@ -78,7 +78,7 @@ interface Running {
 }
 
 /** `npm start` or `node bin/stowage.mjs start` on the test's data dir, in a process group of its own. */
-async function start(via: 'npm' | 'node'): Promise<Running> {
+async function start(via: 'npm' | 'node', more: NodeJS.ProcessEnv = {}): Promise<Running> {
   const [port, apiPort] = [await freePort(), await freePort()];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -88,6 +88,7 @@ async function start(via: 'npm' | 'node'): Promise<Running> {
     HOST: '127.0.0.1',
     PORT: String(port),
     STOWAGE_API_PORT: String(apiPort),
+    ...more,
   };
   delete env.DATABASE_URL;
   const [cmd, args] = via === 'npm' ? ['npm', ['start']] : [process.execPath, ['bin/stowage.mjs', 'start']];
@@ -189,10 +190,37 @@ describe('stopping `stowage start`', () => {
     expect(s.out()).not.toContain('exited unexpectedly');
   }, 120_000);
 
-  it('a second signal during the stop does not cut it short: exit 0', async () => {
-    const s = await start('node');
+  it('a second signal during the stop (its shutdown delay) does not cut it short: exit 0', async () => {
+    const s = await start('node', { STOWAGE_SHUTDOWN_DELAY_SECONDS: '2' });
     await stopsCleanly(s, 'SIGTERM', 'process', 'SIGINT');
+    expect(s.out()).toContain('Serving 2 s more with /readyz failing');
     expect(s.out()).toContain('SIGINT: already stopping (SIGTERM); the stop goes on to its end.');
+  }, 120_000);
+
+  it('a standalone `stowage agent` stops on SIGHUP too: exit 0, `Stopped.`', async () => {
+    const s = await start('node');
+    const env: NodeJS.ProcessEnv = { ...process.env, STOWAGE_DATA_DIR: dir };
+    delete env.DATABASE_URL;
+    const tokenFile = path.join(dir, 'other.token');
+    const added = spawnSync(process.execPath, ['bin/stowage.mjs', 'node', 'add', 'other', '-o', tokenFile], { cwd: root, env, encoding: 'utf8' });
+    expect(added.status, added.stderr).toBe(0);
+    const apiUrl = JSON.parse(readFileSync(path.join(dir, 'runtime.json'), 'utf8')).apiUrl as string;
+    const args = ['bin/stowage.mjs', 'agent', '--server', apiUrl, '--token-file', tokenFile, '--ca-file', path.join(dir, 'pki', 'ca.crt'), '--pods-dir', path.join(dir, 'other-pods'), '--state-dir', path.join(dir, 'other-state')];
+    const agent = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    agent.stdout.on('data', (d) => (out += d));
+    agent.stderr.on('data', (d) => (out += d));
+    const exited = new Promise<number | null>((resolve) => agent.on('exit', (code) => resolve(code)));
+    try {
+      await waitFor('the agent to run', () => out.includes('press Ctrl-C to stop') || agent.exitCode !== null, 60_000, () => out);
+      agent.kill('SIGHUP');
+      expect(await exited, out).toBe(0);
+      expect(out).toContain('SIGHUP: stopping the agent ...');
+      expect(out.trim().split('\n').at(-1)).toBe('Stopped.');
+    } finally {
+      agent.kill('SIGKILL');
+    }
+    await stopsCleanly(s, 'SIGTERM', 'process');
   }, 120_000);
 
   it.each(['SIGTERM', 'SIGHUP', 'SIGQUIT'] as const)('%s to node directly: exit 0', async (signal) => {
