@@ -78,7 +78,7 @@ interface Running {
 }
 
 /** `npm start` or `node bin/stowage.mjs start` on the test's data dir, in a process group of its own. */
-async function start(via: 'npm' | 'node', more: NodeJS.ProcessEnv = {}): Promise<Running> {
+async function start(via: 'npm' | 'node', more: Record<string, string> = {}): Promise<Running> {
   const [port, apiPort] = [await freePort(), await freePort()];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -88,6 +88,7 @@ async function start(via: 'npm' | 'node', more: NodeJS.ProcessEnv = {}): Promise
     HOST: '127.0.0.1',
     PORT: String(port),
     STOWAGE_API_PORT: String(apiPort),
+    STOWAGE_LOG_LEVEL: 'warn',
     ...more,
   };
   delete env.DATABASE_URL;
@@ -167,8 +168,8 @@ async function stopsCleanly(s: Running, signal: NodeJS.Signals, to: 'process' | 
   expect(s.out().trim().split('\n').at(-1)).toBe('Stopped.');
   expect(existsSync(path.join(dir, 'runtime.json'))).toBe(false);
   expect(existsSync(path.join(dir, 'postgres.owner'))).toBe(false);
-  expect(mountsUnderDir()).toEqual([]);
-  expect(postgresProcesses()).toEqual([]);
+  expect(mountsUnderDir(), s.out()).toEqual([]);
+  expect(postgresProcesses(), s.out()).toEqual([]);
 }
 
 describe('stopping `stowage start`', () => {
