@@ -160,6 +160,8 @@ export class AgentLoop {
     for (const r of this.running.values()) r.abort.abort();
     await Promise.allSettled([...this.loops, ...[...this.running.values()].map((r) => r.done)]);
     if (this.publisher && this.o.unpublishOnStop) {
+      // A usage walk still inside a volume would keep its mount busy.
+      await this.publisher.measured();
       const left = await this.publisher.unpublishAll();
       for (const e of left) this.o.log.warn({ error: e }, 'could not unpublish on stop');
     }

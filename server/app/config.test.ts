@@ -61,3 +61,18 @@ describe('loadConfig: STOWAGE_ALLOWED_ORIGINS', () => {
     expect(() => loadConfig({ NODE_ENV: 'test', STOWAGE_ALLOWED_ORIGINS: value })).toThrow(/STOWAGE_ALLOWED_ORIGINS: .* is not an origin/);
   });
 });
+
+describe('loadConfig: STOWAGE_DASHBOARD', () => {
+  it.each([
+    { value: undefined, dashboard: true },
+    { value: '', dashboard: true },
+    { value: 'on', dashboard: true },
+    { value: 'off', dashboard: false },
+  ])('$value → $dashboard', ({ value, dashboard }) => {
+    expect(loadConfig({ NODE_ENV: 'test', STOWAGE_DASHBOARD: value }).dashboard).toBe(dashboard);
+  });
+
+  it.each(['no', 'false', '0', 'OFF'])('%s is refused, naming the variable', (value) => {
+    expect(() => loadConfig({ NODE_ENV: 'test', STOWAGE_DASHBOARD: value })).toThrow(`STOWAGE_DASHBOARD must be on or off, got "${value}"`);
+  });
+});

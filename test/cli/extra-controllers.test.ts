@@ -36,6 +36,9 @@ test('stopping an extra controllers process leaves the main instance its runtime
   }
   // It joined the recorded database rather than starting one of its own.
   expect(out).toContain(new URL(databaseUrl).pathname);
+  // ... and says so, instead of claiming to start one.
+  expect(out).toContain(`Joining the embedded Postgres of the Stowage running on ${dir} (pid ${process.pid})`);
+  expect(out).not.toContain('Starting embedded Postgres');
   child.kill('SIGTERM');
   expect(await exited).toBe(0);
   expect(readFileSync(file, 'utf8')).toBe(before);

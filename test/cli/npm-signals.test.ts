@@ -53,4 +53,37 @@ describe('signals through npm', () => {
       }
     }
   }, 150_000);
+
+  it('SIGTERM to npx stops `npx stowage controllers` (its `sh -c` does not pass the signal on)', async () => {
+    const databaseUrl = await createTestDatabase();
+    const npx = spawn('npx', ['stowage', 'controllers'], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: databaseUrl, STOWAGE_LOG_LEVEL: 'warn', NODE_ENV: 'production' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let out = '';
+    npx.stdout.on('data', (d) => (out += d));
+    npx.stderr.on('data', (d) => (out += d));
+    // Fires when npx has exited and every process holding its pipes (Stowage) is gone too.
+    const closed = new Promise<void>((resolve) => npx.once('close', () => resolve()));
+    try {
+      const deadline = Date.now() + 90_000;
+      while (!/Controllers running/.test(out)) {
+        if (Date.now() > deadline || npx.exitCode !== null) throw new Error(`controllers did not start: ${out}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      npx.kill('SIGTERM');
+      const ended = await Promise.race([closed.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 30_000))]);
+      expect(ended, out).toBe(true);
+      expect(out).toContain('npx exited: stopping Stowage');
+      expect(out.trim().split('\n').at(-1)).toBe('Stopped.');
+    } finally {
+      try {
+        process.kill(-npx.pid!, 'SIGKILL');
+      } catch {
+        // the whole group is gone already
+      }
+    }
+  }, 150_000);
 });
