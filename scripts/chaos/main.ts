@@ -9,19 +9,21 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { kubeRequest, type KubeTarget } from '../cluster/kube';
-import { urlOf } from '../cluster/postgres';
 import { DISK_CLASS, Topology } from '../cluster/topology';
 import { ResumingWatch, untilDone, withOneRetry, type WatchEvent } from './client';
 import {
+  acknowledgedWritesDurable,
   acknowledgedWritesPresent,
   convergedInTime,
   exclusiveBindings,
   gapFreeWatches,
   noOfferBeforeWipe,
   noOverlappingWipes,
+  type AckedWrite,
   type BindingObservation,
   type CommittedChange,
   type OfferObservation,
+  type RecordedChange,
   type Verdict,
 } from './invariants';
 
@@ -134,6 +136,12 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
   const faults: Fault[] = [];
   const acked = new Set<string>();
   const deletedByUs = new Set<string>();
+  /** Every acknowledged create of any kind, as its answer returned it (checked against the history). */
+  const ackedWrites: AckedWrite[] = [];
+  const ack = (r: { status: number; body: any } | undefined) => {
+    const m = r?.status === 201 ? r.body?.metadata : undefined;
+    if (m?.uid && m.resourceVersion) ackedWrites.push({ kind: r!.body.kind, key: `${m.namespace ?? ''}/${m.name}`, uid: m.uid, rv: BigInt(m.resourceVersion) });
+  };
   const bindings: BindingObservation[] = [];
   const offers: OfferObservation[] = [];
   /** Claim uid -> the resourceVersion of the first volume change seen binding it. */
@@ -150,6 +158,7 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
     const pv = e.object;
     if (e.type === 'DELETED') {
       pvPhase.delete(pv.metadata.name);
+      bindings.push({ kind: 'PersistentVolume', name: pv.metadata.name, deleted: true });
       return;
     }
     bindings.push({ kind: 'PersistentVolume', name: pv.metadata.name, phase: pv.status?.phase, claimUid: pv.spec?.claimRef?.uid });
@@ -165,7 +174,7 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
   };
   const onClaim = (e: WatchEvent) => {
     const c = e.object;
-    if (e.type !== 'DELETED') bindings.push({ kind: 'PersistentVolumeClaim', uid: c.metadata.uid, name: c.metadata.name, volumeName: c.spec?.volumeName || undefined });
+    bindings.push({ kind: 'PersistentVolumeClaim', uid: c.metadata.uid, name: c.metadata.name, volumeName: c.spec?.volumeName || undefined, deleted: e.type === 'DELETED' });
   };
   const watches = [
     new ResumingWatch(k, 'volumes', 'PersistentVolume', '/api/v1/persistentvolumes', onVolume),
@@ -192,7 +201,10 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
         : await withOneRetry(k, 'GET', `/api/v1/namespaces/${NS}/configmaps?limit=20`);
       stats.requests++;
       if (out.retried) stats.retried++;
-      if (write && out.response?.status === 201) acked.add(`${NS}/${name}`);
+      if (write && out.response?.status === 201) {
+        acked.add(`${NS}/${name}`);
+        ack(out.response);
+      }
       // A retried create that finds its own first attempt landed is a success too.
       const ok = out.ok || (write && out.retried && out.response?.status === 409);
       if (ok) stats.ok++;
@@ -217,6 +229,7 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
         spec: { accessModes: ['ReadWriteOnce'], volumeMode: 'Block', storageClassName: DISK_CLASS, resources: { requests: { storage: '16Mi' } } },
       }, deadline(), (s) => s === 201 || s === 409);
       if (!pvc) continue;
+      ack(pvc);
       const got = await untilDone(k, 'GET', `/api/v1/namespaces/${NS}/persistentvolumeclaims/${claim}`, undefined, deadline(), (s) => s === 200);
       const uid = got?.body?.metadata?.uid as string | undefined;
       await untilDone(k, 'POST', `/api/v1/namespaces/${NS}/pods`, {
@@ -239,7 +252,10 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
       await untilDone(k, 'DELETE', `/api/v1/namespaces/${NS}/pods/${pod}`, undefined, deadline(), (s) => s === 200 || s === 404);
       await waitFor(k, `/api/v1/namespaces/${NS}/pods/${pod}`, (_p, status) => status === 404, 120_000);
       const del = await untilDone(k, 'DELETE', `/api/v1/namespaces/${NS}/persistentvolumeclaims/${claim}`, undefined, deadline(), (s) => s === 200 || s === 404);
-      if (del && uid) deletedClaims.add(uid);
+      if (del && uid) {
+        deletedClaims.add(uid);
+        bindings.push({ kind: 'PersistentVolumeClaim', uid, name: claim, deleted: true });
+      }
       await waitFor(k, `/api/v1/namespaces/${NS}/persistentvolumeclaims/${claim}`, (_p, status) => status === 404, 120_000);
       count('disk cycles');
     }
@@ -250,19 +266,32 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
     for (let n = 0; running; n++) {
       const name = `static-${w}-${n}`;
       const dl = Date.now() + 120_000;
-      await untilDone(k, 'POST', '/api/v1/persistentvolumes', {
+      const pvCreated = await untilDone(k, 'POST', '/api/v1/persistentvolumes', {
         apiVersion: 'v1',
         kind: 'PersistentVolume',
         metadata: { name, labels: { 'chaos-pair': name } },
         spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteMany'], persistentVolumeReclaimPolicy: 'Retain', storageClassName: '', nfs: { server: '192.0.2.1', path: `/${name}` } },
       }, dl, (s) => s === 201 || s === 409);
-      await untilDone(k, 'POST', `/api/v1/namespaces/${NS}/persistentvolumeclaims`, {
+      ack(pvCreated);
+      const claimCreated = await untilDone(k, 'POST', `/api/v1/namespaces/${NS}/persistentvolumeclaims`, {
         apiVersion: 'v1',
         kind: 'PersistentVolumeClaim',
         metadata: { name },
         spec: { accessModes: ['ReadWriteMany'], storageClassName: '', selector: { matchLabels: { 'chaos-pair': name } }, resources: { requests: { storage: '1Gi' } } },
       }, dl, (s) => s === 201 || s === 409);
+      ack(claimCreated);
       if (await waitFor(k, `/api/v1/namespaces/${NS}/persistentvolumeclaims/${name}`, (c) => c?.status?.phase === 'Bound', 120_000)) count('static binds');
+      // A snapshot of it: an acknowledged write of a third kind (nothing can take it: no
+      // snapshot class serves NFS volumes; the object is what counts).
+      const snap = await untilDone(k, 'POST', `/apis/snapshot.storage.k8s.io/v1/namespaces/${NS}/volumesnapshots`, {
+        apiVersion: 'snapshot.storage.k8s.io/v1',
+        kind: 'VolumeSnapshot',
+        metadata: { name },
+        spec: { source: { persistentVolumeClaimName: name } },
+      }, dl, (s) => s === 201 || s === 409);
+      ack(snap);
+      if (snap?.status === 201) count('snapshots created');
+      await untilDone(k, 'DELETE', `/apis/snapshot.storage.k8s.io/v1/namespaces/${NS}/volumesnapshots/${name}`, undefined, dl, (s) => s === 200 || s === 202 || s === 404);
       await untilDone(k, 'DELETE', `/api/v1/namespaces/${NS}/persistentvolumeclaims/${name}`, undefined, dl, (s) => s === 200 || s === 404);
       await waitFor(k, `/api/v1/namespaces/${NS}/persistentvolumeclaims/${name}`, (_c, status) => status === 404, 120_000);
       await untilDone(k, 'DELETE', `/api/v1/persistentvolumes/${name}`, undefined, dl, (s) => s === 200 || s === 404);
@@ -374,6 +403,14 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
   const converged = await convergence(t, k, CONVERGE_LIMIT_MS + 60_000);
   const convergedAfter = converged.at === undefined ? undefined : converged.at - lastFaultEnd;
   await Promise.all([...clients, ...diskWorkers, ...bindWorkers]);
+  // Each watch must deliver everything committed up to now: give it time to catch up to the
+  // newest change of its kind, then stop it (one that silently stopped delivering misses them).
+  const head = new Map<string, bigint>();
+  for (const c of await changeLog(t, watches.map((w) => w.kind))) head.set(c.kind, c.rv);
+  const until = new Map(watches.map((w) => [w.name, head.get(w.kind) ?? 0n] as const));
+  const lastSeen = (w: ResumingWatch) => w.segments.flatMap((s) => s.events).reduce((m, e) => (e.rv > m ? e.rv : m), 0n);
+  const caughtUpBy = Date.now() + 30_000;
+  while (Date.now() < caughtUpBy && watches.some((w) => lastSeen(w) < (until.get(w.name) ?? 0n))) await sleep(250);
   for (const w of watches) w.stop();
   await Promise.all(watchRuns);
 
@@ -389,9 +426,10 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
   const wipes = existsSync(t.wipeLog) ? readFileSync(t.wipeLog, 'utf8') : '';
   const overlaps = existsSync(t.wipeViolations) ? readFileSync(t.wipeViolations, 'utf8') : '';
   const verdicts: [string, Verdict][] = [
-    ['every acknowledged write is present', acknowledgedWritesPresent(acked, present, deletedByUs)],
+    ['every acknowledged ConfigMap is present', acknowledgedWritesPresent(acked, present, deletedByUs)],
+    ['every acknowledged write (claims, volumes, snapshots, ConfigMaps) is in the history', acknowledgedWritesDurable(ackedWrites, await recorded(t, ackedWrites))],
     ['no volume bound to two claims, no claim to two volumes', exclusiveBindings(bindings)],
-    ['every watch gap-free and increasing (or 410 and relist)', gapFreeWatches(watches.flatMap((w) => w.segments), committed)],
+    ['every watch gap-free and increasing (or 410 and relist)', gapFreeWatches(watches.flatMap((w) => w.segments), committed, until)],
     ['no disk offered before its wipe finished', noOfferBeforeWipe(offers, deletedClaims, boundAt)],
     ['no disk wiped twice at once', noOverlappingWipes(wipes, overlaps)],
     [`converged within ${CONVERGE_LIMIT_MS / 1000} s of the last fault`, convergedInTime(convergedAfter, CONVERGE_LIMIT_MS, `still waiting for ${converged.waiting}`)],
@@ -466,7 +504,7 @@ async function convergence(t: Topology, k: KubeTarget, timeoutMs: number): Promi
 }
 
 async function changeLog(t: Topology, kinds: string[]): Promise<CommittedChange[]> {
-  const c = new pg.Client({ connectionString: urlOf(t.activePg.port, 'stowage') });
+  const c = new pg.Client({ connectionString: t.databaseUrl });
   await c.connect();
   try {
     const r = await c.query<{ rv: string; kind: string; namespace: string; name: string }>(
@@ -474,6 +512,21 @@ async function changeLog(t: Topology, kinds: string[]): Promise<CommittedChange[
       [kinds, NS],
     );
     return r.rows.map((row) => ({ rv: BigInt(row.rv), kind: row.kind, key: `${row.namespace}/${row.name}` }));
+  } finally {
+    await c.end();
+  }
+}
+
+/** The history's rows at the acknowledged writes' resourceVersions. */
+async function recorded(t: Topology, acked: readonly AckedWrite[]): Promise<RecordedChange[]> {
+  const c = new pg.Client({ connectionString: t.databaseUrl });
+  await c.connect();
+  try {
+    const r = await c.query<{ rv: string; kind: string; namespace: string; name: string; uid: string }>(
+      `SELECT rv::text, kind, namespace, name, uid FROM history WHERE rv = ANY($1::bigint[])`,
+      [acked.map((a) => a.rv.toString())],
+    );
+    return r.rows.map((row) => ({ rv: BigInt(row.rv), kind: row.kind, key: `${row.namespace ?? ''}/${row.name}`, uid: row.uid }));
   } finally {
     await c.end();
   }
