@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { kubeRequest, type KubeTarget } from '../cluster/kube';
+import { chaosPortBase } from '../cluster/settings';
 import { DISK_CLASS, Topology } from '../cluster/topology';
 import { ResumingWatch, untilDone, withOneRetry, type WatchEvent } from './client';
 import {
@@ -93,7 +94,9 @@ async function main(): Promise<void> {
     process.exit(opt.ifPossible ? 0 : 2);
   }
   const dir = path.join(os.tmpdir(), `stowage-chaos-${process.pid}`);
-  const t = new Topology({ dir, tag: 'x', portBase: 25000, servers: 3, controllers: 2, agents: 3, disksPerNode: 2, root, log: (m) => say(`[topology] ${m}`) });
+  // Its own ports, namespaces and Postgres data (named by the base), beside any `npm run cluster`.
+  const portBase = chaosPortBase(process.env);
+  const t = new Topology({ dir, kind: 'x', portBase, servers: 3, controllers: 2, agents: 3, disksPerNode: 2, root, log: (m) => say(`[topology] ${m}`) });
   let cleaned = false;
   const cleanup = async () => {
     if (cleaned) return;
@@ -577,4 +580,7 @@ function printReport(r: Report): void {
   for (const [name, value] of r.figures) say(`  ${name}: ${value}`);
 }
 
-main();
+main().catch((e: unknown) => {
+  say(`chaos: cannot run: ${(e as Error).message}`);
+  process.exit(2);
+});

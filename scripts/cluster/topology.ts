@@ -20,12 +20,13 @@ import { kubeRequest, readyz, type KubeTarget } from './kube';
 import { createLink, deleteLink, nodeLink, setLink, canUseNetns, type NodeLink } from './netns';
 import { ensureDb, initPrimary, initStandby, isPrimary, postgresBinaries, promote, startPg, stopPg, waitSyncStandby, type PgServer } from './postgres';
 import { run, Supervised, waitUntil } from './processes';
+import { addressing, ports, writeSettings, type Addressing } from './settings';
 
 export interface TopologyOptions {
   /** Everything but the Postgres data lives here. */
   dir: string;
-  /** A short tag naming the namespaces and interfaces (letters, 1-3). */
-  tag: string;
+  /** 'c' for `npm run cluster`, 'x' for the chaos run; with the port base it names everything (settings.ts). */
+  kind: 'c' | 'x';
   portBase: number;
   servers: number;
   controllers: number;
@@ -58,11 +59,14 @@ export class Topology {
   readonly dataDir: string;
   kube: KubeTarget | undefined;
 
+  readonly addr: Addressing;
+
   constructor(readonly o: TopologyOptions) {
-    this.pgRoot = path.join(os.tmpdir(), `stowage-pg-${o.tag}-${o.portBase}`);
+    this.addr = addressing(o.kind, o.portBase);
+    this.pgRoot = pgRootOf(this.addr.tag);
     this.pg = {
-      primary: { name: 'pg1', dataDir: path.join(this.pgRoot, 'pg1'), port: o.portBase + 30 },
-      standby: { name: 'pg2', dataDir: path.join(this.pgRoot, 'pg2'), port: o.portBase + 31 },
+      primary: { name: 'pg1', dataDir: path.join(this.pgRoot, 'pg1'), port: ports(o.portBase).postgres(0) },
+      standby: { name: 'pg2', dataDir: path.join(this.pgRoot, 'pg2'), port: ports(o.portBase).postgres(1) },
       active: 'pg1',
     };
     this.dataDir = path.join(o.dir, 'data');
@@ -103,7 +107,7 @@ export class Topology {
       DATABASE_URL: this.databaseUrl,
       STOWAGE_DATA_DIR: this.dataDir,
       STOWAGE_API_EXTRA_NAMES: this.nodes.map((n) => n.link.hostAddress).join(','),
-      STOWAGE_NODE_NAME: `${this.o.tag}-control`,
+      STOWAGE_NODE_NAME: `${this.addr.tag}-control`,
       NEXT_TELEMETRY_DISABLED: '1',
       ...extra,
     };
@@ -123,6 +127,8 @@ export class Topology {
   async up(): Promise<void> {
     const { o } = this;
     mkdirSync(o.dir, { recursive: true });
+    // Recorded before anything is made, so `down` finds what to remove even after a crash.
+    writeSettings(o.dir, { kind: o.kind, portBase: o.portBase, tag: this.addr.tag, servers: o.servers, controllers: o.controllers, agents: o.agents, disksPerNode: o.disksPerNode, patroni: false });
     o.log('Postgres: primary and synchronous standby ...');
     mkdirSync(this.pgRoot, { recursive: true, mode: 0o700 });
     if (process.getuid?.() === 0) {
@@ -137,13 +143,12 @@ export class Topology {
     await ensureDb(this.pg.primary.port, 'stowage');
 
     o.log(`Nodes: ${o.agents} network namespaces ...`);
-    const subnet = 200 + (Math.floor(o.portBase / 100) % 50);
     for (let i = 1; i <= o.agents; i++) {
-      const link = nodeLink(o.tag, subnet, i);
+      const link = nodeLink(this.addr, i);
       await createLink(link);
       const dir = path.join(o.dir, 'nodes', `n${i}`);
       for (const d of ['disks', 'pods', 'agent']) mkdirSync(path.join(dir, d), { recursive: true });
-      this.nodes.push({ name: `${o.tag}-n${i}`, link, dir, disks: new Map() });
+      this.nodes.push({ name: `${this.addr.tag}-n${i}`, link, dir, disks: new Map() });
     }
 
     o.log('HAProxy ...');
@@ -392,9 +397,10 @@ rm -rf "$lock"
 }
 
 /** Removes the namespaces, loop devices and Postgres data a topology in `o.dir` left (idempotent). */
-export async function teardown(o: Pick<TopologyOptions, 'dir' | 'tag' | 'portBase' | 'agents'>): Promise<void> {
-  const subnet = 200 + (Math.floor(o.portBase / 100) % 50);
-  for (let i = 1; i <= Math.max(o.agents, 9); i++) await deleteLink(nodeLink(o.tag, subnet, i));
+export async function teardown(o: Pick<TopologyOptions, 'dir' | 'kind' | 'portBase' | 'agents'>): Promise<void> {
+  const a = addressing(o.kind, o.portBase);
+  // Only this cluster's own namespaces (named by its kind and port base).
+  for (let i = 1; i <= Math.max(o.agents, 9); i++) await deleteLink(nodeLink(a, i));
   const nodesDir = path.join(o.dir, 'nodes');
   if (existsSync(nodesDir)) {
     const list = execFileSync('losetup', ['-a'], { encoding: 'utf8' });
@@ -403,10 +409,15 @@ export async function teardown(o: Pick<TopologyOptions, 'dir' | 'tag' | 'portBas
       if (m && m[2].startsWith(nodesDir)) await run('losetup', ['-d', m[1]], { allowFail: true });
     }
   }
-  const pgRoot = path.join(os.tmpdir(), `stowage-pg-${o.tag}-${o.portBase}`);
+  const pgRoot = pgRootOf(a.tag);
   for (const d of ['pg2', 'pg1']) {
     const dataDir = path.join(pgRoot, d);
     if (existsSync(path.join(dataDir, 'postmaster.pid'))) await stopPg({ name: d, dataDir, port: 0 }, 'immediate').catch(() => {});
   }
   rmSync(pgRoot, { recursive: true, force: true });
+}
+
+/** Where a cluster's Postgres data lives (a directory the postgres user owns). */
+function pgRootOf(tag: string): string {
+  return path.join(os.tmpdir(), `stowage-pg-${tag}`);
 }
