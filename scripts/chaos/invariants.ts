@@ -235,3 +235,13 @@ export function convergedInTime(convergedAfterMs: number | undefined, limitMs: n
   if (convergedAfterMs === undefined) return { checked: 1, violations: [`did not converge: ${what}`] };
   return { checked: 1, violations: convergedAfterMs <= limitMs ? [] : [`converged only ${Math.round(convergedAfterMs / 1000)} s after the last fault (limit ${limitMs / 1000} s)`] };
 }
+
+/** After each Postgres fault (labelled), the first write was acknowledged within `limitMs` (undefined: never). */
+export function writesResumedInTime(stalls: readonly [string, number | undefined][], limitMs: number): Verdict {
+  const violations: string[] = [];
+  for (const [what, ms] of stalls) {
+    if (ms === undefined) violations.push(`no write acknowledged after ${what}`);
+    else if (ms > limitMs) violations.push(`first write ${(ms / 1000).toFixed(1)} s after ${what} (limit ${limitMs / 1000} s)`);
+  }
+  return { checked: stalls.length, violations };
+}

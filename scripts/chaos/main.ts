@@ -20,6 +20,7 @@ import {
   gapFreeWatches,
   noOfferBeforeWipe,
   noOverlappingWipes,
+  writesResumedInTime,
   type AckedWrite,
   type BindingObservation,
   type CommittedChange,
@@ -33,6 +34,7 @@ const say = (m: string) => process.stdout.write(`${m}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const NS = 'chaos';
 const CONVERGE_LIMIT_MS = 60_000;
+const WRITE_STALL_LIMIT_MS = 15_000;
 
 function args() {
   const a = process.argv.slice(2);
@@ -65,7 +67,7 @@ function rng(seed: number) {
   };
 }
 
-type FaultKind = 'kill-server' | 'stop-server' | 'kill-controllers' | 'stop-controllers' | 'kill-agent' | 'cut-agent-network' | 'restart-postgres' | 'failover';
+type FaultKind = 'kill-server' | 'stop-server' | 'kill-controllers' | 'stop-controllers' | 'kill-agent' | 'cut-agent-network' | 'kill-postgres' | 'failover';
 
 interface Fault {
   kind: FaultKind;
@@ -153,6 +155,8 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
   const workload = new Map<string, number>();
   const count = (what: string) => workload.set(what, (workload.get(what) ?? 0) + 1);
   const figures: [string, string][] = [];
+  /** Each Postgres fault: how long until the first acknowledged write (undefined: none). */
+  const writeStalls: [string, number | undefined][] = [];
   let running = true;
 
   // ---- watches: volumes (and what a re-offered disk holds), claims, the ledger ----
@@ -356,26 +360,27 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
         await t.setNodeLink(i, true);
         break;
       }
-      case 'restart-postgres': {
-        f.target = t.activePg.name;
-        let t0 = 0;
-        let probe: Promise<number> | undefined;
-        await t.restartPostgres('immediate', () => {
-          t0 = Date.now();
-          probe = firstWrite(k, 'restart');
-        });
-        figures.push(['Postgres restart (immediate stop, start): stopped → first acknowledged write', `${(((await probe!) - t0) / 1000).toFixed(2)} s`]);
+      case 'kill-postgres': {
+        // The primary's postmaster SIGKILLed; its Patroni restarts it (or the standby leads).
+        f.target = await t.killPrimaryPostgres();
+        const t0 = Date.now();
+        const at = await firstWrite(k, 'restart');
+        writeStalls.push(['the primary\'s Postgres SIGKILLed', at === undefined ? undefined : at - t0]);
+        figures.push(['Primary Postgres SIGKILLed → first acknowledged write', at === undefined ? 'none within 60 s' : `${((at - t0) / 1000).toFixed(2)} s`]);
         break;
       }
       case 'failover': {
-        f.target = 'pg1 → pg2';
-        let t0 = 0;
-        let probe: Promise<number> | undefined;
-        await t.failover(() => {
-          t0 = Date.now();
-          probe = firstWrite(k, 'failover');
-        });
-        figures.push(['Failover: primary killed → first acknowledged write through the load balancer', `${(((await probe!) - t0) / 1000).toFixed(2)} s`]);
+        // The primary's node dies (Patroni and Postgres SIGKILLed, its link cut) without
+        // anyone being told: Patroni on the standby takes the leader key when it expires
+        // and HAProxy follows its REST API. The node comes back 20 s later and rejoins.
+        const dead = await t.killPrimaryNode();
+        const t0 = Date.now();
+        f.target = dead.name;
+        const at = await firstWrite(k, 'failover');
+        writeStalls.push(['the primary\'s node killed and cut off', at === undefined ? undefined : at - t0]);
+        figures.push([`Failover: ${dead.name}'s Patroni and Postgres SIGKILLed, link cut → first acknowledged write through the load balancer`, at === undefined ? 'none within 60 s' : `${((at - t0) / 1000).toFixed(2)} s`]);
+        await sleep(Math.max(0, 20_000 - (Date.now() - t0)));
+        await dead.restore();
         break;
       }
     }
@@ -390,7 +395,7 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
     if (Date.now() >= stopAt) break;
     let kind: FaultKind = firstRound.shift() ?? pick(kinds);
     if (!restarted && Date.now() >= restartAt) {
-      kind = 'restart-postgres';
+      kind = 'kill-postgres';
       restarted = true;
     } else if (!failedOver && Date.now() >= failoverAt) {
       kind = 'failover';
@@ -435,6 +440,7 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
     ['every watch gap-free and increasing (or 410 and relist)', gapFreeWatches(watches.flatMap((w) => w.segments), committed, until)],
     ['no disk offered before its wipe finished', noOfferBeforeWipe(offers, deletedClaims, boundAt)],
     ['no disk wiped twice at once', noOverlappingWipes(wipes, overlaps)],
+    [`first write within ${WRITE_STALL_LIMIT_MS / 1000} s of each Postgres fault`, writesResumedInTime(writeStalls, WRITE_STALL_LIMIT_MS)],
     [`converged within ${CONVERGE_LIMIT_MS / 1000} s of the last fault`, convergedInTime(convergedAfter, CONVERGE_LIMIT_MS, `still waiting for ${converged.waiting}`)],
   ];
   figures.push(['Converged after the last fault', convergedAfter === undefined ? 'no' : `${(convergedAfter / 1000).toFixed(1)} s`]);
@@ -456,13 +462,15 @@ async function waitFor(k: KubeTarget, p: string, ok: (obj: any, status: number) 
   return undefined;
 }
 
-/** Writes a ConfigMap every 200 ms until one is acknowledged; when that happened. */
-async function firstWrite(k: KubeTarget, what: string): Promise<number> {
-  for (let i = 0; ; i++) {
+/** Writes a ConfigMap every 200 ms until one is acknowledged; when that happened (undefined: not within 60 s). */
+async function firstWrite(k: KubeTarget, what: string): Promise<number | undefined> {
+  const deadline = Date.now() + 60_000;
+  for (let i = 0; Date.now() < deadline; i++) {
     const r = await kubeRequest(k, 'POST', `/api/v1/namespaces/${NS}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `probe-${what}-${Date.now()}-${i}` } }, 3000).catch(() => undefined);
     if (r?.status === 201) return Date.now();
     await sleep(200);
   }
+  return undefined;
 }
 
 /**
@@ -477,8 +485,9 @@ async function convergence(t: Topology, k: KubeTarget, timeoutMs: number): Promi
   const some = (xs: string[]) => `${xs.slice(0, 5).join('; ')}${xs.length > 5 ? ` and ${xs.length - 5} more` : ''}`;
   while (Date.now() < deadline) {
     const why = await (async (): Promise<string | undefined> => {
-      const down = [...t.servers, ...t.controllers, ...t.agents].filter((p) => !p.pid).map((p) => p.name);
+      const down = [...t.etcd, ...t.patroni, ...t.servers, ...t.controllers, ...t.agents].filter((p) => !p.pid).map((p) => p.name);
       if (down.length > 0) return `processes down: ${down.join(', ')}`;
+      if (!(await t.postgresHealthy())) return 'Postgres: no primary with a synchronous standby yet';
       const nodes = await kubeRequest(k, 'GET', '/api/v1/nodes', undefined, 5000);
       const notReady = t.nodes.filter((x) => !(nodes.body?.items ?? []).some((n: any) => n.metadata.name === x.name && n.status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True')));
       if (notReady.length > 0) return `nodes not Ready: ${notReady.map((n) => n.name).join(', ')}`;

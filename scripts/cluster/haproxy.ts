@@ -10,6 +10,8 @@ export interface HaproxyLayout {
   pgPort: number;
   servers: { name: string; dashboardPort: number; apiPort: number }[];
   postgres: { name: string; port: number; active: boolean }[];
+  /** Replaces the Postgres backend (Patroni: health-checked on each node's REST API). */
+  postgresBackend?: string;
   statsSocket: string;
 }
 
@@ -65,10 +67,10 @@ frontend postgres
   bind 127.0.0.1:${l.pgPort}
   default_backend postgres
 
-backend postgres
+${l.postgresBackend ?? `backend postgres
   mode tcp
   option pgsql-check user postgres
-${l.postgres.map((p) => `  server ${p.name} 127.0.0.1:${p.port} check${p.active ? '' : ' disabled'}`).join('\n')}
+${l.postgres.map((p) => `  server ${p.name} 127.0.0.1:${p.port} check${p.active ? '' : ' disabled'}`).join('\n')}`}
 `;
 }
 

@@ -43,7 +43,7 @@ interface State {
   kubeconfig: string;
   processes: { name: string; pid?: number; starts: number }[];
   nodes: { name: string; namespace: string; address: string }[];
-  postgres: { active: string };
+  postgres: { nodes: { name: string; namespace: string; address: string; patroni: string }[]; etcd: string[] };
 }
 
 /**
@@ -118,7 +118,9 @@ function status(s: State): void {
   say('');
   say(`Dashboard (HAProxy):   ${s.dashboard}   (sign in as admin, password ${s.adminPassword ?? 'in logs/server1.log'})`);
   say(`API (HAProxy):         ${s.api}`);
-  say(`Postgres (HAProxy):    ${s.database}   (active: ${s.postgres.active})`);
+  say(`Postgres (HAProxy):    ${s.database}   (the node whose Patroni answers /primary)`);
+  for (const n of s.postgres?.nodes ?? []) say(`  ${n.name.padEnd(14)} ${n.address} in namespace ${n.namespace}, Patroni ${n.patroni}`);
+  say(`etcd:                  ${(s.postgres?.etcd ?? []).join(' ')}`);
   say(`Admin kubeconfig:      ${s.kubeconfig}`);
   say(`Supervisor:            pid ${s.supervisor} (restarts any process below that dies)`);
   for (const p of s.processes) say(`  ${p.name.padEnd(14)} pid ${p.pid ?? '-'}`);
@@ -188,6 +190,10 @@ async function main(): Promise<void> {
         return;
       }
       status(s);
+      for (const n of s.postgres?.nodes ?? []) {
+        const role = await fetch(`${n.patroni}/patroni`, { signal: AbortSignal.timeout(2000) }).then((r) => r.json()).then((j: any) => `${j.role} (${j.state})`).catch(() => 'not answering');
+        say(`${n.name} (Patroni): ${role}`);
+      }
       for (let i = 0; i < s.processes.filter((p) => p.name.startsWith('server')).length; i++) {
         say(`server${i + 1} /readyz: ${(await readyz(`https://127.0.0.1:${ports(o.portBase).serverApi(i)}`)) ? 'ok' : 'failing'}`);
       }

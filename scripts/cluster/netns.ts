@@ -54,3 +54,28 @@ export async function canUseNetns(): Promise<{ ok: boolean; why?: string }> {
     await deleteLink(probe);
   }
 }
+
+/** A bridge on the host with an address of ours (the Postgres nodes' LAN: frames are bridged, not routed). */
+export async function createBridge(name: string, hostCidr: string): Promise<void> {
+  await run('ip', ['link', 'del', name], { allowFail: true });
+  await ip('link', 'add', name, 'type', 'bridge');
+  await ip('addr', 'add', hostCidr, 'dev', name);
+  await ip('link', 'set', name, 'up');
+}
+
+/** Namespace `l.ns` joined to `bridge` by a veth pair; `l.nodeAddress` is a CIDR on the bridge's subnet. */
+export async function createBridgedLink(l: NodeLink, bridge: string): Promise<void> {
+  await deleteLink(l);
+  await ip('netns', 'add', l.ns);
+  await ip('link', 'add', l.hostIf, 'type', 'veth', 'peer', 'name', l.nodeIf);
+  await ip('link', 'set', l.nodeIf, 'netns', l.ns);
+  await ip('link', 'set', l.hostIf, 'master', bridge);
+  await ip('link', 'set', l.hostIf, 'up');
+  await ip('netns', 'exec', l.ns, 'ip', 'addr', 'add', l.nodeAddress, 'dev', l.nodeIf);
+  await ip('netns', 'exec', l.ns, 'ip', 'link', 'set', l.nodeIf, 'up');
+  await ip('netns', 'exec', l.ns, 'ip', 'link', 'set', 'lo', 'up');
+}
+
+export async function deleteBridge(name: string): Promise<void> {
+  await run('ip', ['link', 'del', name], { allowFail: true });
+}

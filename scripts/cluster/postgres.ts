@@ -9,7 +9,7 @@ import pg from 'pg';
 import { run, waitUntil } from './processes';
 
 /** The directory of the newest distribution PostgreSQL's binaries, or undefined (then PATH). */
-function pgBinDir(): string | undefined {
+export function pgBinDir(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
   const versions = readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));

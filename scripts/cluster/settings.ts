@@ -39,6 +39,14 @@ export interface Addressing {
   nodeIf: (i: number) => string;
   hostAddress: (i: number) => string;
   nodeAddress: (i: number) => string;
+  /** The Postgres nodes' bridge (host side 10.X.T.1/24) and node i's link onto it. */
+  pgBridge: string;
+  pgSubnet: string;
+  pgHostAddress: string;
+  pgNamespace: (i: number) => string;
+  pgHostIf: (i: number) => string;
+  pgNodeIf: (i: number) => string;
+  pgNodeAddress: (i: number) => string;
 }
 
 /**
@@ -60,6 +68,13 @@ export function addressing(kind: 'c' | 'x', portBase: number): Addressing {
     nodeIf: (i) => `sw${tag}n${i}`,
     hostAddress: (i) => `10.${x}.${y(i)}.1`,
     nodeAddress: (i) => `10.${x}.${y(i)}.2`,
+    pgBridge: `sw${tag}b`,
+    pgSubnet: `10.${x}.${y(32)}.0/24`,
+    pgHostAddress: `10.${x}.${y(32)}.1`,
+    pgNamespace: (i) => `stowage-${tag}-p${i}`,
+    pgHostIf: (i) => `sw${tag}p${i}h`,
+    pgNodeIf: (i) => `sw${tag}p${i}n`,
+    pgNodeAddress: (i) => `10.${x}.${y(32)}.${10 + i}`,
   };
 }
 

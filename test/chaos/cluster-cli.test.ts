@@ -55,7 +55,7 @@ describe('npm run cluster with a recorded port base', () => {
     writeSettings(dir, { kind: 'c', portBase: base, tag: `c${base}`, servers: 1, controllers: 1, agents: 1, disksPerNode: 1, patroni: false });
     writeFileSync(
       path.join(dir, 'state.json'),
-      JSON.stringify({ supervisor: process.pid, dashboard: '-', api: '-', database: '-', kubeconfig: path.join(dir, 'k'), processes: [{ name: 'server1', pid: process.pid, starts: 1 }], nodes: [], postgres: { active: 'pg1' } }),
+      JSON.stringify({ supervisor: process.pid, dashboard: '-', api: '-', database: '-', kubeconfig: path.join(dir, 'k'), processes: [{ name: 'server1', pid: process.pid, starts: 1 }], nodes: [], postgres: { nodes: [], etcd: [] } }),
     );
     const r = await cli(['status'], dir);
     expect(r.out).toContain('server1 /readyz: ok');

@@ -35,8 +35,10 @@ describe('addressing', () => {
   const all = (kind: 'c' | 'x', base: number) => {
     const a = addressing(kind, base);
     const p = ports(base);
-    const names = [1, 2, 3, 9].flatMap((i) => [a.namespace(i), a.hostIf(i), a.nodeIf(i)]);
-    const addrs = [1, 2, 3, 9].flatMap((i) => [a.hostAddress(i), a.nodeAddress(i)]);
+    const names = [a.pgBridge, ...[1, 2, 3, 9].flatMap((i) => [a.namespace(i), a.hostIf(i), a.nodeIf(i), a.pgNamespace(i), a.pgHostIf(i), a.pgNodeIf(i)])];
+    const addrs = [a.pgHostAddress, ...[1, 2, 3, 9].flatMap((i) => [a.hostAddress(i), a.nodeAddress(i), a.pgNodeAddress(i)])];
+    expect(new Set(names).size).toBe(names.length);
+    expect(new Set(addrs).size).toBe(addrs.length);
     const portList = [p.dashboard, p.api, p.pg, ...[0, 1, 2, 8].flatMap((i) => [p.serverDashboard(i), p.serverApi(i), p.postgres(i), p.patroni(i), p.etcdClient(i), p.etcdPeer(i)])];
     return { a, names, addrs, portList };
   };

@@ -7,6 +7,7 @@ import {
   gapFreeWatches,
   noOfferBeforeWipe,
   noOverlappingWipes,
+  writesResumedInTime,
   type AckedWrite,
   type BindingObservation,
   type WatchSegment,
@@ -128,5 +129,18 @@ describe('convergedInTime', () => {
     { ms: undefined, bad: 1 },
   ])('$ms ms', ({ ms, bad }) => {
     expect(convergedInTime(ms, 60_000, 'pods').violations).toHaveLength(bad);
+  });
+});
+
+describe('writesResumedInTime', () => {
+  it.each([
+    { name: 'both faults within the limit', stalls: [['kill', 2_000], ['failover', 14_900]] as [string, number | undefined][], bad: 0 },
+    { name: 'the failover took too long', stalls: [['kill', 2_000], ['failover', 15_100]] as [string, number | undefined][], bad: 1 },
+    { name: 'no write after the failover at all', stalls: [['failover', undefined]] as [string, number | undefined][], bad: 1 },
+    { name: 'no Postgres fault', stalls: [] as [string, number | undefined][], bad: 0 },
+  ])('$name', ({ stalls, bad }) => {
+    const v = writesResumedInTime(stalls, 15_000);
+    expect(v.violations).toHaveLength(bad);
+    expect(v.checked).toBe(stalls.length);
   });
 });
