@@ -372,14 +372,15 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
       case 'failover': {
         // The primary's node dies (Patroni and Postgres SIGKILLed, its link cut) without
         // anyone being told: Patroni on the standby takes the leader key when it expires
-        // and HAProxy follows its REST API. The node comes back 20 s later and rejoins.
+        // and HAProxy follows its REST API. The node comes back 20 s later (12 s in the
+        // short run) and rejoins.
         const dead = await t.killPrimaryNode();
         const t0 = Date.now();
         f.target = dead.name;
         const at = await firstWrite(k, 'failover');
         writeStalls.push(['the primary\'s node killed and cut off', at === undefined ? undefined : at - t0]);
         figures.push([`Failover: ${dead.name}'s Patroni and Postgres SIGKILLed, link cut → first acknowledged write through the load balancer`, at === undefined ? 'none within 60 s' : `${((at - t0) / 1000).toFixed(2)} s`]);
-        await sleep(Math.max(0, 20_000 - (Date.now() - t0)));
+        await sleep(Math.max(0, (opt.short ? 12_000 : 20_000) - (Date.now() - t0)));
         await dead.restore();
         break;
       }

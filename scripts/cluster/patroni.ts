@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 
 /** Leader key TTL, the loop and the DCS retry (Patroni wants loop_wait + 2 * retry_timeout <= ttl). */
-export const PATRONI_TIMING = { ttl: 8, loop_wait: 1, retry_timeout: 3 };
+export const PATRONI_TIMING = { ttl: 7, loop_wait: 1, retry_timeout: 3 };
 
 export interface EtcdMember {
   name: string;

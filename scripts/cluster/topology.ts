@@ -142,7 +142,10 @@ export class Topology {
     mkdirSync(o.dir, { recursive: true });
     // Recorded before anything is made, so `down` finds what to remove even after a crash.
     writeSettings(o.dir, { kind: o.kind, portBase: o.portBase, tag: this.addr.tag, servers: o.servers, controllers: o.controllers, agents: o.agents, disksPerNode: o.disksPerNode, patroni: true });
-    await this.startPostgres();
+    // Patroni bootstraps Postgres (initdb, a base backup, the election) while the rest is
+    // made and Stowage compiles; the servers wait for it.
+    const postgresReady = this.startPostgres();
+    postgresReady.catch(() => {}); // awaited below; this only keeps an early failure from being "unhandled"
 
     o.log(`Nodes: ${o.agents} network namespaces ...`);
     for (let i = 1; i <= o.agents; i++) {
@@ -173,15 +176,16 @@ export class Topology {
     );
     this.haproxy = this.supervise('haproxy', 'haproxy', ['-db', '-f', cfg], {});
     await waitUntil('HAProxy', async () => existsSync(this.statsSocket), 20_000);
-    await waitUntil('Postgres through HAProxy', async () => {
-      await ensureDb(this.ports.pg, 'stowage');
-      return true;
-    }, 60_000, 500);
 
     o.log('Compiling Stowage and building the dashboard when needed ...');
     await this.stowage(['version']);
     const { dashboardBuildNeeded } = await import('../../server/app/build');
     if (dashboardBuildNeeded(o.root)) await this.stowage(['build']);
+    await postgresReady;
+    await waitUntil('Postgres through HAProxy', async () => {
+      await ensureDb(this.ports.pg, 'stowage');
+      return true;
+    }, 60_000, 500);
 
     o.log(`${o.servers} servers, ${o.controllers} controllers ...`);
     for (let i = 0; i < o.servers; i++) {
@@ -242,6 +246,8 @@ export class Topology {
       return ready.length === this.nodes.length;
     }, 120_000, 1000);
     await waitUntil('every disk offered', async () => (await this.localVolumes()).length >= this.nodes.length * o.disksPerNode, 120_000, 1000);
+    // The standby was cloned and made synchronous while the rest started.
+    await waitUntil('a synchronous standby', () => this.postgresHealthy(), 120_000, 250);
     this.writeState();
   }
 
@@ -356,10 +362,7 @@ rm -rf "$lock"
       // setpriv execs (no process left between us and Patroni): a SIGKILL reaches Patroni itself.
       this.patroni.push(this.supervise(`patroni-${n.name}`, 'ip', ['netns', 'exec', n.link.ns, 'setpriv', '--reuid=postgres', '--regid=postgres', '--init-groups', 'patroni', cfg], { HOME: this.pgRoot }));
     }
-    await waitUntil('a Patroni leader with a synchronous standby', async () => {
-      const [a, b] = await Promise.all(this.pgNodes.map((n) => this.patroniRole(n)));
-      return (a === 'primary' && b === 'sync') || (a === 'sync' && b === 'primary');
-    }, 180_000, 500);
+    await waitUntil('a Patroni leader', async () => (await this.primaryIndex()) !== undefined, 180_000, 250);
   }
 
   /** What node `n`'s Patroni says it is: primary, sync (the synchronous standby), replica, or down. */
