@@ -4,7 +4,7 @@
 // Patroni elects the leader through etcd, keeps a synchronous standby, and promotes that
 // standby by itself when the leader's key expires; HAProxy sends Postgres traffic to the node
 // whose Patroni REST API answers 200 on /primary. Nothing here promotes or moves anything.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 
 /** Leader key TTL, the loop and the DCS retry (Patroni wants loop_wait + 2 * retry_timeout <= ttl). */
@@ -151,4 +151,29 @@ export function postmasterPid(dataDir: string): number | undefined {
   if (!existsSync(f)) return undefined;
   const pid = Number(readFileSync(f, 'utf8').split('\n')[0]);
   return Number.isInteger(pid) && pid > 1 ? pid : undefined;
+}
+
+/** SIGKILLs a postmaster and every process it started (backends, walsenders, checkpointer...). */
+export function killPostgres(postmaster: number): number {
+  const children: number[] = [];
+  for (const e of readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      // /proc/PID/stat: "pid (comm) state ppid ..."; comm may hold spaces, so split after ")".
+      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster) children.push(Number(e));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  let killed = 0;
+  for (const pid of [postmaster, ...children]) {
+    try {
+      process.kill(pid, 'SIGKILL');
+      killed++;
+    } catch {
+      // gone already
+    }
+  }
+  return killed;
 }

@@ -19,7 +19,7 @@ import { parse } from 'yaml';
 import { haproxyConfig } from './haproxy';
 import { kubeRequest, readyz, type KubeTarget } from './kube';
 import { createBridge, createBridgedLink, createLink, deleteBridge, deleteLink, nodeLink, setLink, canUseNetns, type NodeLink } from './netns';
-import { etcdArgs, etcdClientUrl, haproxyPostgresBackend, patroniConfig, patroniMissing, postmasterPid, type EtcdMember, type PatroniNode } from './patroni';
+import { etcdArgs, etcdClientUrl, haproxyPostgresBackend, killPostgres, patroniConfig, patroniMissing, postmasterPid, type EtcdMember, type PatroniNode } from './patroni';
 import { ensureDb, pgBinDir, postgresBinaries, stopPg } from './postgres';
 import { run, Supervised, waitUntil } from './processes';
 import { addressing, ports, writeSettings, type Addressing } from './settings';
@@ -388,12 +388,12 @@ rm -rf "$lock"
 
   // ---- faults: done to the processes and the network only; Patroni and HAProxy react ----
 
-  /** SIGKILLs the primary's postmaster (its Patroni restarts it, or the standby takes over). */
+  /** SIGKILLs the primary's Postgres processes (its Patroni restarts it, or the standby takes over). */
   async killPrimaryPostgres(): Promise<string> {
     const i = await this.primaryIndex();
     if (i === undefined) throw new Error('no primary to kill');
     const pid = postmasterPid(this.pgNodes[i].dataDir);
-    if (pid) process.kill(pid, 'SIGKILL');
+    if (pid) killPostgres(pid);
     return this.pgNodes[i].name;
   }
 
@@ -408,7 +408,7 @@ rm -rf "$lock"
     await setLink(n.link, false);
     this.patroni[i].signal('SIGKILL');
     const pid = postmasterPid(n.dataDir);
-    if (pid) process.kill(pid, 'SIGKILL');
+    if (pid) killPostgres(pid);
     return { name: n.name, restore: () => setLink(n.link, true) };
   }
 

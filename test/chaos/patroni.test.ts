@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { etcdArgs, haproxyPostgresBackend, PATRONI_TIMING, patroniConfig, type EtcdMember, type PatroniNode } from '../../scripts/cluster/patroni';
+import { readdirSync, readFileSync } from 'node:fs';
+import { etcdArgs, haproxyPostgresBackend, killPostgres, PATRONI_TIMING, patroniConfig, type EtcdMember, type PatroniNode } from '../../scripts/cluster/patroni';
 import { addressing, ports } from '../../scripts/cluster/settings';
 
 const a = addressing('c', 24000);
@@ -55,5 +56,44 @@ describe('etcdArgs', () => {
     expect(v('--initial-cluster').split(',')).toHaveLength(3);
     expect(v('--listen-client-urls')).toBe(`http://${a.pgHostAddress}:${p.etcdClient(1)}`);
     expect(v('--initial-cluster-state')).toBe('new');
+  });
+});
+
+describe('killPostgres', () => {
+  it('SIGKILLs a process and every child it started', async () => {
+    const { spawn } = await import('node:child_process');
+    // A parent with two children, like a postmaster with its backends.
+    const parent = spawn('sh', ['-c', 'sleep 30 & sleep 30 & echo started; wait'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      await new Promise<void>((r) => parent.stdout!.once('data', () => r()));
+      const childrenOf = (pid: number) =>
+        readdirSync('/proc')
+          .filter((e) => /^\d+$/.test(e))
+          .filter((e) => {
+            try {
+              const st = readFileSync(`/proc/${e}/stat`, 'utf8');
+              return Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+            } catch {
+              return false;
+            }
+          })
+          .map(Number);
+      const kids = childrenOf(parent.pid!);
+      expect(kids).toHaveLength(2);
+      expect(killPostgres(parent.pid!)).toBe(3);
+      const alive = (pid: number) => {
+        try {
+          process.kill(pid, 0);
+          return readFileSync(`/proc/${pid}/stat`, 'utf8').split(' ')[2] !== 'Z';
+        } catch {
+          return false;
+        }
+      };
+      const deadline = Date.now() + 5000;
+      while (kids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(kids.filter(alive)).toEqual([]);
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 });
