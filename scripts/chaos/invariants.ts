@@ -18,36 +18,109 @@ export function acknowledgedWritesPresent(acked: Iterable<string>, present: Read
   return { checked, violations };
 }
 
+/** A write the API acknowledged: the object its 2xx answer returned. */
+export interface AckedWrite {
+  kind: string;
+  /** namespace/name ("/name" for cluster-scoped objects). */
+  key: string;
+  uid: string;
+  rv: bigint;
+}
+
+/** A committed change, as the never-compacted history records it. */
+export interface RecordedChange {
+  rv: bigint;
+  kind: string;
+  key: string;
+  uid: string;
+}
+
+/**
+ * Every acknowledged write of any kind (claims, volumes, snapshots, ConfigMaps) was
+ * committed for good: the history holds a change at the resourceVersion the answer carried,
+ * of that very object. A write lost in a failover leaves no row there, or a row of another
+ * object that later reused the resourceVersion. Objects the run deleted afterwards count
+ * too: their creation is still in the history.
+ */
+export function acknowledgedWritesDurable(acked: readonly AckedWrite[], history: readonly RecordedChange[]): Verdict {
+  const byRv = new Map<bigint, RecordedChange>();
+  for (const h of history) byRv.set(h.rv, h);
+  const violations: string[] = [];
+  for (const a of acked) {
+    const h = byRv.get(a.rv);
+    if (!h) violations.push(`acknowledged write of ${a.kind} ${a.key} (uid ${a.uid}) at resourceVersion ${a.rv} is not in the history`);
+    else if (h.kind !== a.kind || h.key !== a.key || h.uid !== a.uid) {
+      violations.push(`acknowledged write of ${a.kind} ${a.key} (uid ${a.uid}) at resourceVersion ${a.rv}: the history has ${h.kind} ${h.key} (uid ${h.uid}) there`);
+    }
+  }
+  return { checked: acked.length, violations };
+}
+
 /** One observation of a claim or a volume (from a watch event or a list), in the order seen. */
 export type BindingObservation =
-  | { kind: 'PersistentVolume'; name: string; phase?: string; claimUid?: string }
-  | { kind: 'PersistentVolumeClaim'; uid: string; name: string; volumeName?: string };
+  | { kind: 'PersistentVolume'; name: string; phase?: string; claimUid?: string; deleted?: boolean }
+  | { kind: 'PersistentVolumeClaim'; uid: string; name: string; volumeName?: string; deleted?: boolean };
 
 /**
  * No volume bound to two claims, no claim to two volumes, over the whole history:
  * - a claim (by uid) names one volume for its whole life (volumeName never changes once set);
- * - at most one volume (by name) is Bound to a claim uid, ever (a volume is re-offered under
- *   a new claim only after its old claim is gone, and then to a new uid).
+ * - at most one volume (by name) is Bound to a claim uid, ever;
+ * - a volume is Bound to a new claim uid only after the claim it was bound to is gone
+ *   (seen deleted) or the volume went through Released/Available in between;
+ * - two live claims never name the same volume.
  */
 export function exclusiveBindings(history: readonly BindingObservation[]): Verdict {
   const violations: string[] = [];
   const claimVolume = new Map<string, string>();
   const volumesOfClaim = new Map<string, Set<string>>();
+  /** Volume name -> the claim uid it is Bound to now (cleared by Released/Available/deletion). */
+  const volumeClaim = new Map<string, string>();
+  /** Volume name -> the live claim (uid) naming it. */
+  const namedBy = new Map<string, { uid: string; name: string }>();
+  const deletedClaims = new Set<string>();
   let checked = 0;
   for (const o of history) {
     if (o.kind === 'PersistentVolumeClaim') {
+      if (o.deleted) {
+        deletedClaims.add(o.uid);
+        const v = claimVolume.get(o.uid);
+        if (v !== undefined && namedBy.get(v)?.uid === o.uid) namedBy.delete(v);
+        continue;
+      }
       if (!o.volumeName) continue;
       checked++;
       const was = claimVolume.get(o.uid);
       if (was === undefined) claimVolume.set(o.uid, o.volumeName);
       else if (was !== o.volumeName) violations.push(`claim ${o.name} (${o.uid}) named volume ${was}, then ${o.volumeName}`);
+      const other = namedBy.get(o.volumeName);
+      if (other && other.uid !== o.uid && !deletedClaims.has(other.uid)) {
+        violations.push(`volume ${o.volumeName} named by claim ${other.name} (${other.uid}) and by claim ${o.name} (${o.uid}) at once`);
+      }
+      namedBy.set(o.volumeName, { uid: o.uid, name: o.name });
     } else {
-      if (o.phase !== 'Bound' || !o.claimUid) continue;
+      if (o.deleted) {
+        volumeClaim.delete(o.name);
+        namedBy.delete(o.name);
+        continue;
+      }
+      if (o.phase !== 'Bound' || !o.claimUid) {
+        // Released (or offered again): its claim is gone, whether or not its deletion was seen.
+        if (o.phase === 'Released' || o.phase === 'Available' || o.phase === 'Failed') {
+          volumeClaim.delete(o.name);
+          namedBy.delete(o.name);
+        }
+        continue;
+      }
       checked++;
       const set = volumesOfClaim.get(o.claimUid) ?? new Set<string>();
       set.add(o.name);
       volumesOfClaim.set(o.claimUid, set);
       if (set.size === 2) violations.push(`claim ${o.claimUid} is bound by volumes ${[...set].join(' and ')}`);
+      const before = volumeClaim.get(o.name);
+      if (before !== undefined && before !== o.claimUid && !deletedClaims.has(before)) {
+        violations.push(`volume ${o.name} bound to claim ${before}, then to claim ${o.claimUid} while ${before} still exists`);
+      }
+      volumeClaim.set(o.name, o.claimUid);
     }
   }
   return { checked, violations };
@@ -74,9 +147,12 @@ export interface CommittedChange {
  * Every watch saw a gap-free increasing sequence, or a 410: within each segment the
  * resourceVersions strictly increase, the first is past the segment's start, a resumed
  * segment starts where the previous ended, and every committed change of the kind between
- * the segment's start and its last event was delivered.
+ * the segment's start and its last event was delivered. A watcher's last chain must reach
+ * `until` (the watcher's name -> the newest committed resourceVersion when the run stopped
+ * watching, after giving it time to catch up): a watch that silently stopped delivering
+ * misses every change after its last event.
  */
-export function gapFreeWatches(segments: readonly WatchSegment[], committed: readonly CommittedChange[]): Verdict {
+export function gapFreeWatches(segments: readonly WatchSegment[], committed: readonly CommittedChange[], until: ReadonlyMap<string, bigint> = new Map()): Verdict {
   const violations: string[] = [];
   let checked = 0;
   const byKind = new Map<string, CommittedChange[]>();
@@ -95,6 +171,8 @@ export function gapFreeWatches(segments: readonly WatchSegment[], committed: rea
     chain.push(s);
     if (s.expired) open.delete(s.watcher);
   }
+  const lastChain = new Map<string, WatchSegment[]>();
+  for (const chain of chains) lastChain.set(chain[0].watcher, chain);
   for (const chain of chains) {
     const { watcher, kind, startRv } = chain[0];
     let prev = startRv;
@@ -106,8 +184,9 @@ export function gapFreeWatches(segments: readonly WatchSegment[], committed: rea
         seen.add(e.rv);
       }
     }
+    const reach = lastChain.get(watcher) === chain && (until.get(watcher) ?? 0n) > prev ? until.get(watcher)! : prev;
     for (const c of byKind.get(kind) ?? []) {
-      if (c.rv <= startRv || c.rv > prev) continue;
+      if (c.rv <= startRv || c.rv > reach) continue;
       checked++;
       if (!seen.has(c.rv)) violations.push(`${watcher}: missed ${c.kind} ${c.key} at resourceVersion ${c.rv} (watching from ${startRv})`);
     }
@@ -155,4 +234,14 @@ export function noOverlappingWipes(wipeLog: string, overlapLog: string): Verdict
 export function convergedInTime(convergedAfterMs: number | undefined, limitMs: number, what: string): Verdict {
   if (convergedAfterMs === undefined) return { checked: 1, violations: [`did not converge: ${what}`] };
   return { checked: 1, violations: convergedAfterMs <= limitMs ? [] : [`converged only ${Math.round(convergedAfterMs / 1000)} s after the last fault (limit ${limitMs / 1000} s)`] };
+}
+
+/** After each Postgres fault (labelled), the first write was acknowledged within `limitMs` (undefined: never). */
+export function writesResumedInTime(stalls: readonly [string, number | undefined][], limitMs: number): Verdict {
+  const violations: string[] = [];
+  for (const [what, ms] of stalls) {
+    if (ms === undefined) violations.push(`no write acknowledged after ${what}`);
+    else if (ms > limitMs) violations.push(`first write ${(ms / 1000).toFixed(1)} s after ${what} (limit ${limitMs / 1000} s)`);
+  }
+  return { checked: stalls.length, violations };
 }

@@ -9,19 +9,23 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { kubeRequest, type KubeTarget } from '../cluster/kube';
-import { urlOf } from '../cluster/postgres';
+import { chaosPortBase } from '../cluster/settings';
 import { DISK_CLASS, Topology } from '../cluster/topology';
 import { ResumingWatch, untilDone, withOneRetry, type WatchEvent } from './client';
 import {
+  acknowledgedWritesDurable,
   acknowledgedWritesPresent,
   convergedInTime,
   exclusiveBindings,
   gapFreeWatches,
   noOfferBeforeWipe,
   noOverlappingWipes,
+  writesResumedInTime,
+  type AckedWrite,
   type BindingObservation,
   type CommittedChange,
   type OfferObservation,
+  type RecordedChange,
   type Verdict,
 } from './invariants';
 
@@ -30,6 +34,7 @@ const say = (m: string) => process.stdout.write(`${m}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const NS = 'chaos';
 const CONVERGE_LIMIT_MS = 60_000;
+const WRITE_STALL_LIMIT_MS = 15_000;
 
 function args() {
   const a = process.argv.slice(2);
@@ -62,7 +67,7 @@ function rng(seed: number) {
   };
 }
 
-type FaultKind = 'kill-server' | 'stop-server' | 'kill-controllers' | 'stop-controllers' | 'kill-agent' | 'cut-agent-network' | 'restart-postgres' | 'failover';
+type FaultKind = 'kill-server' | 'stop-server' | 'kill-controllers' | 'stop-controllers' | 'kill-agent' | 'cut-agent-network' | 'kill-postgres' | 'failover';
 
 interface Fault {
   kind: FaultKind;
@@ -91,7 +96,9 @@ async function main(): Promise<void> {
     process.exit(opt.ifPossible ? 0 : 2);
   }
   const dir = path.join(os.tmpdir(), `stowage-chaos-${process.pid}`);
-  const t = new Topology({ dir, tag: 'x', portBase: 25000, servers: 3, controllers: 2, agents: 3, disksPerNode: 2, root, log: (m) => say(`[topology] ${m}`) });
+  // Its own ports, namespaces and Postgres data (named by the base), beside any `npm run cluster`.
+  const portBase = chaosPortBase(process.env);
+  const t = new Topology({ dir, kind: 'x', portBase, servers: 3, controllers: 2, agents: 3, disksPerNode: 2, root, log: (m) => say(`[topology] ${m}`) });
   let cleaned = false;
   const cleanup = async () => {
     if (cleaned) return;
@@ -134,6 +141,12 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
   const faults: Fault[] = [];
   const acked = new Set<string>();
   const deletedByUs = new Set<string>();
+  /** Every acknowledged create of any kind, as its answer returned it (checked against the history). */
+  const ackedWrites: AckedWrite[] = [];
+  const ack = (r: { status: number; body: any } | undefined) => {
+    const m = r?.status === 201 ? r.body?.metadata : undefined;
+    if (m?.uid && m.resourceVersion) ackedWrites.push({ kind: r!.body.kind, key: `${m.namespace ?? ''}/${m.name}`, uid: m.uid, rv: BigInt(m.resourceVersion) });
+  };
   const bindings: BindingObservation[] = [];
   const offers: OfferObservation[] = [];
   /** Claim uid -> the resourceVersion of the first volume change seen binding it. */
@@ -142,6 +155,8 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
   const workload = new Map<string, number>();
   const count = (what: string) => workload.set(what, (workload.get(what) ?? 0) + 1);
   const figures: [string, string][] = [];
+  /** Each Postgres fault: how long until the first acknowledged write (undefined: none). */
+  const writeStalls: [string, number | undefined][] = [];
   let running = true;
 
   // ---- watches: volumes (and what a re-offered disk holds), claims, the ledger ----
@@ -150,6 +165,7 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
     const pv = e.object;
     if (e.type === 'DELETED') {
       pvPhase.delete(pv.metadata.name);
+      bindings.push({ kind: 'PersistentVolume', name: pv.metadata.name, deleted: true });
       return;
     }
     bindings.push({ kind: 'PersistentVolume', name: pv.metadata.name, phase: pv.status?.phase, claimUid: pv.spec?.claimRef?.uid });
@@ -165,7 +181,7 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
   };
   const onClaim = (e: WatchEvent) => {
     const c = e.object;
-    if (e.type !== 'DELETED') bindings.push({ kind: 'PersistentVolumeClaim', uid: c.metadata.uid, name: c.metadata.name, volumeName: c.spec?.volumeName || undefined });
+    bindings.push({ kind: 'PersistentVolumeClaim', uid: c.metadata.uid, name: c.metadata.name, volumeName: c.spec?.volumeName || undefined, deleted: e.type === 'DELETED' });
   };
   const watches = [
     new ResumingWatch(k, 'volumes', 'PersistentVolume', '/api/v1/persistentvolumes', onVolume),
@@ -192,7 +208,10 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
         : await withOneRetry(k, 'GET', `/api/v1/namespaces/${NS}/configmaps?limit=20`);
       stats.requests++;
       if (out.retried) stats.retried++;
-      if (write && out.response?.status === 201) acked.add(`${NS}/${name}`);
+      if (write && out.response?.status === 201) {
+        acked.add(`${NS}/${name}`);
+        ack(out.response);
+      }
       // A retried create that finds its own first attempt landed is a success too.
       const ok = out.ok || (write && out.retried && out.response?.status === 409);
       if (ok) stats.ok++;
@@ -217,6 +236,7 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
         spec: { accessModes: ['ReadWriteOnce'], volumeMode: 'Block', storageClassName: DISK_CLASS, resources: { requests: { storage: '16Mi' } } },
       }, deadline(), (s) => s === 201 || s === 409);
       if (!pvc) continue;
+      ack(pvc);
       const got = await untilDone(k, 'GET', `/api/v1/namespaces/${NS}/persistentvolumeclaims/${claim}`, undefined, deadline(), (s) => s === 200);
       const uid = got?.body?.metadata?.uid as string | undefined;
       await untilDone(k, 'POST', `/api/v1/namespaces/${NS}/pods`, {
@@ -239,7 +259,10 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
       await untilDone(k, 'DELETE', `/api/v1/namespaces/${NS}/pods/${pod}`, undefined, deadline(), (s) => s === 200 || s === 404);
       await waitFor(k, `/api/v1/namespaces/${NS}/pods/${pod}`, (_p, status) => status === 404, 120_000);
       const del = await untilDone(k, 'DELETE', `/api/v1/namespaces/${NS}/persistentvolumeclaims/${claim}`, undefined, deadline(), (s) => s === 200 || s === 404);
-      if (del && uid) deletedClaims.add(uid);
+      if (del && uid) {
+        deletedClaims.add(uid);
+        bindings.push({ kind: 'PersistentVolumeClaim', uid, name: claim, deleted: true });
+      }
       await waitFor(k, `/api/v1/namespaces/${NS}/persistentvolumeclaims/${claim}`, (_p, status) => status === 404, 120_000);
       count('disk cycles');
     }
@@ -250,19 +273,32 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
     for (let n = 0; running; n++) {
       const name = `static-${w}-${n}`;
       const dl = Date.now() + 120_000;
-      await untilDone(k, 'POST', '/api/v1/persistentvolumes', {
+      const pvCreated = await untilDone(k, 'POST', '/api/v1/persistentvolumes', {
         apiVersion: 'v1',
         kind: 'PersistentVolume',
         metadata: { name, labels: { 'chaos-pair': name } },
         spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteMany'], persistentVolumeReclaimPolicy: 'Retain', storageClassName: '', nfs: { server: '192.0.2.1', path: `/${name}` } },
       }, dl, (s) => s === 201 || s === 409);
-      await untilDone(k, 'POST', `/api/v1/namespaces/${NS}/persistentvolumeclaims`, {
+      ack(pvCreated);
+      const claimCreated = await untilDone(k, 'POST', `/api/v1/namespaces/${NS}/persistentvolumeclaims`, {
         apiVersion: 'v1',
         kind: 'PersistentVolumeClaim',
         metadata: { name },
         spec: { accessModes: ['ReadWriteMany'], storageClassName: '', selector: { matchLabels: { 'chaos-pair': name } }, resources: { requests: { storage: '1Gi' } } },
       }, dl, (s) => s === 201 || s === 409);
+      ack(claimCreated);
       if (await waitFor(k, `/api/v1/namespaces/${NS}/persistentvolumeclaims/${name}`, (c) => c?.status?.phase === 'Bound', 120_000)) count('static binds');
+      // A snapshot of it: an acknowledged write of a third kind (nothing can take it: no
+      // snapshot class serves NFS volumes; the object is what counts).
+      const snap = await untilDone(k, 'POST', `/apis/snapshot.storage.k8s.io/v1/namespaces/${NS}/volumesnapshots`, {
+        apiVersion: 'snapshot.storage.k8s.io/v1',
+        kind: 'VolumeSnapshot',
+        metadata: { name },
+        spec: { source: { persistentVolumeClaimName: name } },
+      }, dl, (s) => s === 201 || s === 409);
+      ack(snap);
+      if (snap?.status === 201) count('snapshots created');
+      await untilDone(k, 'DELETE', `/apis/snapshot.storage.k8s.io/v1/namespaces/${NS}/volumesnapshots/${name}`, undefined, dl, (s) => s === 200 || s === 202 || s === 404);
       await untilDone(k, 'DELETE', `/api/v1/namespaces/${NS}/persistentvolumeclaims/${name}`, undefined, dl, (s) => s === 200 || s === 404);
       await waitFor(k, `/api/v1/namespaces/${NS}/persistentvolumeclaims/${name}`, (_c, status) => status === 404, 120_000);
       await untilDone(k, 'DELETE', `/api/v1/persistentvolumes/${name}`, undefined, dl, (s) => s === 200 || s === 404);
@@ -324,26 +360,28 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
         await t.setNodeLink(i, true);
         break;
       }
-      case 'restart-postgres': {
-        f.target = t.activePg.name;
-        let t0 = 0;
-        let probe: Promise<number> | undefined;
-        await t.restartPostgres('immediate', () => {
-          t0 = Date.now();
-          probe = firstWrite(k, 'restart');
-        });
-        figures.push(['Postgres restart (immediate stop, start): stopped → first acknowledged write', `${(((await probe!) - t0) / 1000).toFixed(2)} s`]);
+      case 'kill-postgres': {
+        // The primary's postmaster SIGKILLed; its Patroni restarts it (or the standby leads).
+        f.target = await t.killPrimaryPostgres();
+        const t0 = Date.now();
+        const at = await firstWrite(k, 'restart');
+        writeStalls.push(['the primary\'s Postgres SIGKILLed', at === undefined ? undefined : at - t0]);
+        figures.push(['Primary Postgres SIGKILLed → first acknowledged write', at === undefined ? 'none within 60 s' : `${((at - t0) / 1000).toFixed(2)} s`]);
         break;
       }
       case 'failover': {
-        f.target = 'pg1 → pg2';
-        let t0 = 0;
-        let probe: Promise<number> | undefined;
-        await t.failover(() => {
-          t0 = Date.now();
-          probe = firstWrite(k, 'failover');
-        });
-        figures.push(['Failover: primary killed → first acknowledged write through the load balancer', `${(((await probe!) - t0) / 1000).toFixed(2)} s`]);
+        // The primary's node dies (Patroni and Postgres SIGKILLed, its link cut) without
+        // anyone being told: Patroni on the standby takes the leader key when it expires
+        // and HAProxy follows its REST API. The node comes back 20 s later (12 s in the
+        // short run) and rejoins.
+        const dead = await t.killPrimaryNode();
+        const t0 = Date.now();
+        f.target = dead.name;
+        const at = await firstWrite(k, 'failover');
+        writeStalls.push(['the primary\'s node killed and cut off', at === undefined ? undefined : at - t0]);
+        figures.push([`Failover: ${dead.name}'s Patroni and Postgres SIGKILLed, link cut → first acknowledged write through the load balancer`, at === undefined ? 'none within 60 s' : `${((at - t0) / 1000).toFixed(2)} s`]);
+        await sleep(Math.max(0, (opt.short ? 12_000 : 20_000) - (Date.now() - t0)));
+        await dead.restore();
         break;
       }
     }
@@ -358,7 +396,7 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
     if (Date.now() >= stopAt) break;
     let kind: FaultKind = firstRound.shift() ?? pick(kinds);
     if (!restarted && Date.now() >= restartAt) {
-      kind = 'restart-postgres';
+      kind = 'kill-postgres';
       restarted = true;
     } else if (!failedOver && Date.now() >= failoverAt) {
       kind = 'failover';
@@ -374,6 +412,14 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
   const converged = await convergence(t, k, CONVERGE_LIMIT_MS + 60_000);
   const convergedAfter = converged.at === undefined ? undefined : converged.at - lastFaultEnd;
   await Promise.all([...clients, ...diskWorkers, ...bindWorkers]);
+  // Each watch must deliver everything committed up to now: give it time to catch up to the
+  // newest change of its kind, then stop it (one that silently stopped delivering misses them).
+  const head = new Map<string, bigint>();
+  for (const c of await changeLog(t, watches.map((w) => w.kind))) head.set(c.kind, c.rv);
+  const until = new Map(watches.map((w) => [w.name, head.get(w.kind) ?? 0n] as const));
+  const lastSeen = (w: ResumingWatch) => w.segments.flatMap((s) => s.events).reduce((m, e) => (e.rv > m ? e.rv : m), 0n);
+  const caughtUpBy = Date.now() + 30_000;
+  while (Date.now() < caughtUpBy && watches.some((w) => lastSeen(w) < (until.get(w.name) ?? 0n))) await sleep(250);
   for (const w of watches) w.stop();
   await Promise.all(watchRuns);
 
@@ -389,11 +435,13 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
   const wipes = existsSync(t.wipeLog) ? readFileSync(t.wipeLog, 'utf8') : '';
   const overlaps = existsSync(t.wipeViolations) ? readFileSync(t.wipeViolations, 'utf8') : '';
   const verdicts: [string, Verdict][] = [
-    ['every acknowledged write is present', acknowledgedWritesPresent(acked, present, deletedByUs)],
+    ['every acknowledged ConfigMap is present', acknowledgedWritesPresent(acked, present, deletedByUs)],
+    ['every acknowledged write (claims, volumes, snapshots, ConfigMaps) is in the history', acknowledgedWritesDurable(ackedWrites, await recorded(t, ackedWrites))],
     ['no volume bound to two claims, no claim to two volumes', exclusiveBindings(bindings)],
-    ['every watch gap-free and increasing (or 410 and relist)', gapFreeWatches(watches.flatMap((w) => w.segments), committed)],
+    ['every watch gap-free and increasing (or 410 and relist)', gapFreeWatches(watches.flatMap((w) => w.segments), committed, until)],
     ['no disk offered before its wipe finished', noOfferBeforeWipe(offers, deletedClaims, boundAt)],
     ['no disk wiped twice at once', noOverlappingWipes(wipes, overlaps)],
+    [`first write within ${WRITE_STALL_LIMIT_MS / 1000} s of each Postgres fault`, writesResumedInTime(writeStalls, WRITE_STALL_LIMIT_MS)],
     [`converged within ${CONVERGE_LIMIT_MS / 1000} s of the last fault`, convergedInTime(convergedAfter, CONVERGE_LIMIT_MS, `still waiting for ${converged.waiting}`)],
   ];
   figures.push(['Converged after the last fault', convergedAfter === undefined ? 'no' : `${(convergedAfter / 1000).toFixed(1)} s`]);
@@ -415,13 +463,15 @@ async function waitFor(k: KubeTarget, p: string, ok: (obj: any, status: number) 
   return undefined;
 }
 
-/** Writes a ConfigMap every 200 ms until one is acknowledged; when that happened. */
-async function firstWrite(k: KubeTarget, what: string): Promise<number> {
-  for (let i = 0; ; i++) {
+/** Writes a ConfigMap every 200 ms until one is acknowledged; when that happened (undefined: not within 60 s). */
+async function firstWrite(k: KubeTarget, what: string): Promise<number | undefined> {
+  const deadline = Date.now() + 60_000;
+  for (let i = 0; Date.now() < deadline; i++) {
     const r = await kubeRequest(k, 'POST', `/api/v1/namespaces/${NS}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `probe-${what}-${Date.now()}-${i}` } }, 3000).catch(() => undefined);
     if (r?.status === 201) return Date.now();
     await sleep(200);
   }
+  return undefined;
 }
 
 /**
@@ -436,8 +486,9 @@ async function convergence(t: Topology, k: KubeTarget, timeoutMs: number): Promi
   const some = (xs: string[]) => `${xs.slice(0, 5).join('; ')}${xs.length > 5 ? ` and ${xs.length - 5} more` : ''}`;
   while (Date.now() < deadline) {
     const why = await (async (): Promise<string | undefined> => {
-      const down = [...t.servers, ...t.controllers, ...t.agents].filter((p) => !p.pid).map((p) => p.name);
+      const down = [...t.etcd, ...t.patroni, ...t.servers, ...t.controllers, ...t.agents].filter((p) => !p.pid).map((p) => p.name);
       if (down.length > 0) return `processes down: ${down.join(', ')}`;
+      if (!(await t.postgresHealthy())) return 'Postgres: no primary with a synchronous standby yet';
       const nodes = await kubeRequest(k, 'GET', '/api/v1/nodes', undefined, 5000);
       const notReady = t.nodes.filter((x) => !(nodes.body?.items ?? []).some((n: any) => n.metadata.name === x.name && n.status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True')));
       if (notReady.length > 0) return `nodes not Ready: ${notReady.map((n) => n.name).join(', ')}`;
@@ -466,7 +517,7 @@ async function convergence(t: Topology, k: KubeTarget, timeoutMs: number): Promi
 }
 
 async function changeLog(t: Topology, kinds: string[]): Promise<CommittedChange[]> {
-  const c = new pg.Client({ connectionString: urlOf(t.activePg.port, 'stowage') });
+  const c = new pg.Client({ connectionString: t.databaseUrl });
   await c.connect();
   try {
     const r = await c.query<{ rv: string; kind: string; namespace: string; name: string }>(
@@ -474,6 +525,21 @@ async function changeLog(t: Topology, kinds: string[]): Promise<CommittedChange[
       [kinds, NS],
     );
     return r.rows.map((row) => ({ rv: BigInt(row.rv), kind: row.kind, key: `${row.namespace}/${row.name}` }));
+  } finally {
+    await c.end();
+  }
+}
+
+/** The history's rows at the acknowledged writes' resourceVersions. */
+async function recorded(t: Topology, acked: readonly AckedWrite[]): Promise<RecordedChange[]> {
+  const c = new pg.Client({ connectionString: t.databaseUrl });
+  await c.connect();
+  try {
+    const r = await c.query<{ rv: string; kind: string; namespace: string; name: string; uid: string }>(
+      `SELECT rv::text, kind, namespace, name, uid FROM history WHERE rv = ANY($1::bigint[])`,
+      [acked.map((a) => a.rv.toString())],
+    );
+    return r.rows.map((row) => ({ rv: BigInt(row.rv), kind: row.kind, key: `${row.namespace ?? ''}/${row.name}`, uid: row.uid }));
   } finally {
     await c.end();
   }
@@ -524,4 +590,7 @@ function printReport(r: Report): void {
   for (const [name, value] of r.figures) say(`  ${name}: ${value}`);
 }
 
-main();
+main().catch((e: unknown) => {
+  say(`chaos: cannot run: ${(e as Error).message}`);
+  process.exit(2);
+});

@@ -1,6 +1,5 @@
-// HAProxy in front of the replicas and of Postgres, and its runtime API (the stats socket)
-// for moving the Postgres address to a promoted standby.
-import net from 'node:net';
+// HAProxy in front of the replicas and of Postgres (the Postgres backend follows Patroni's
+// REST API: see patroni.ts). Nothing here moves servers by hand.
 
 export interface HaproxyLayout {
   /** Addresses the front ends listen on (127.0.0.1 and the hosts' ends of the nodes' links). */
@@ -10,6 +9,8 @@ export interface HaproxyLayout {
   pgPort: number;
   servers: { name: string; dashboardPort: number; apiPort: number }[];
   postgres: { name: string; port: number; active: boolean }[];
+  /** Replaces the Postgres backend (Patroni: health-checked on each node's REST API). */
+  postgresBackend?: string;
   statsSocket: string;
 }
 
@@ -58,35 +59,15 @@ backend dashboard
   retry-on conn-failure empty-response response-timeout
 ${l.servers.map((s) => `  server ${s.name} 127.0.0.1:${s.dashboardPort} check`).join('\n')}
 
-# Postgres: one address for whichever server is the primary. Failing over moves it
-# (runtime API: the old primary to maintenance, the promoted standby to ready).
+# Postgres: one address for whichever server is the primary.
 frontend postgres
   mode tcp
   bind 127.0.0.1:${l.pgPort}
   default_backend postgres
 
-backend postgres
+${l.postgresBackend ?? `backend postgres
   mode tcp
   option pgsql-check user postgres
-${l.postgres.map((p) => `  server ${p.name} 127.0.0.1:${p.port} check${p.active ? '' : ' disabled'}`).join('\n')}
+${l.postgres.map((p) => `  server ${p.name} 127.0.0.1:${p.port} check${p.active ? '' : ' disabled'}`).join('\n')}`}
 `;
-}
-
-/** Sends one command to HAProxy's runtime API; resolves with its answer. */
-export function haproxyCommand(socket: string, command: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const c = net.createConnection(socket);
-    let out = '';
-    c.on('connect', () => c.end(`${command}\n`));
-    c.on('data', (d) => (out += d));
-    c.on('end', () => resolve(out.trim()));
-    c.on('error', reject);
-  });
-}
-
-/** Points the Postgres address at `to` and cuts every session to `from`. */
-export async function movePostgres(socket: string, from: string, to: string): Promise<void> {
-  await haproxyCommand(socket, `set server postgres/${to} state ready`);
-  await haproxyCommand(socket, `set server postgres/${from} state maint`);
-  await haproxyCommand(socket, `shutdown sessions server postgres/${from}`);
 }

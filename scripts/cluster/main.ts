@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readyz } from './kube';
 import { waitUntil } from './processes';
+import { DEFAULT_CLUSTER_PORT_BASE, parsePortBase, ports, readSettings } from './settings';
 import { teardown, Topology, type TopologyOptions } from './topology';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -22,8 +23,8 @@ function options(argv: string[]): TopologyOptions {
   };
   return {
     dir: path.resolve(process.env.STOWAGE_CLUSTER_DIR ?? '.stowage-cluster'),
-    tag: 'c',
-    portBase: Number(process.env.STOWAGE_CLUSTER_PORT_BASE ?? 24000),
+    kind: 'c',
+    portBase: parsePortBase(process.env.STOWAGE_CLUSTER_PORT_BASE, DEFAULT_CLUSTER_PORT_BASE),
     servers: flag('servers', 3),
     controllers: flag('controllers', 2),
     agents: flag('agents', 3),
@@ -42,7 +43,19 @@ interface State {
   kubeconfig: string;
   processes: { name: string; pid?: number; starts: number }[];
   nodes: { name: string; namespace: string; address: string }[];
-  postgres: { active: string };
+  postgres: { nodes: { name: string; namespace: string; address: string; patroni: string }[]; etcd: string[] };
+}
+
+/**
+ * The options of the cluster recorded in `o.dir` (its port base, size, name), which win over
+ * the environment: `status` and `down` act on the cluster that is there, whatever
+ * STOWAGE_CLUSTER_PORT_BASE says now.
+ */
+function recorded(o: TopologyOptions): TopologyOptions {
+  const s = readSettings(o.dir);
+  if (!s) return o;
+  if (s.kind !== 'c') throw new Error(`${o.dir} holds a topology of another kind (${s.tag})`);
+  return { ...o, portBase: s.portBase, servers: s.servers, controllers: s.controllers, agents: s.agents, disksPerNode: s.disksPerNode };
 }
 
 function readState(o: TopologyOptions): State | undefined {
@@ -70,7 +83,10 @@ async function up(o: TopologyOptions): Promise<void> {
   }
   const missing = await Topology.missing();
   if (missing) throw new Error(`this machine cannot run the cluster: ${missing}`);
-  await teardown(o); // leftovers of a cluster whose supervisor was killed
+  // Leftovers of a cluster in this directory whose supervisor was killed: its own namespaces,
+  // devices and data, as its topology.json recorded them (nothing of other clusters).
+  const before = readSettings(o.dir);
+  if (before) await teardown(recorded(o));
   rmSync(o.dir, { recursive: true, force: true });
   mkdirSync(o.dir, { recursive: true });
   const logFile = path.join(o.dir, 'supervisor.log');
@@ -102,7 +118,9 @@ function status(s: State): void {
   say('');
   say(`Dashboard (HAProxy):   ${s.dashboard}   (sign in as admin, password ${s.adminPassword ?? 'in logs/server1.log'})`);
   say(`API (HAProxy):         ${s.api}`);
-  say(`Postgres (HAProxy):    ${s.database}   (active: ${s.postgres.active})`);
+  say(`Postgres (HAProxy):    ${s.database}   (the node whose Patroni answers /primary)`);
+  for (const n of s.postgres?.nodes ?? []) say(`  ${n.name.padEnd(14)} ${n.address} in namespace ${n.namespace}, Patroni ${n.patroni}`);
+  say(`etcd:                  ${(s.postgres?.etcd ?? []).join(' ')}`);
   say(`Admin kubeconfig:      ${s.kubeconfig}`);
   say(`Supervisor:            pid ${s.supervisor} (restarts any process below that dies)`);
   for (const p of s.processes) say(`  ${p.name.padEnd(14)} pid ${p.pid ?? '-'}`);
@@ -137,7 +155,12 @@ async function supervise(o: TopologyOptions): Promise<void> {
   }
 }
 
-async function down(o: TopologyOptions): Promise<void> {
+async function down(given: TopologyOptions): Promise<void> {
+  const o = recorded(given);
+  if (!readSettings(o.dir) && !readState(o)) {
+    say(`No cluster in ${o.dir}; nothing to remove.`);
+    return;
+  }
   const s = readState(o);
   if (s && alive(s.supervisor)) {
     process.kill(s.supervisor, 'SIGTERM');
@@ -150,7 +173,8 @@ async function down(o: TopologyOptions): Promise<void> {
 
 async function main(): Promise<void> {
   const [cmd] = process.argv.slice(2);
-  const o = options(process.argv);
+  const given = options(process.argv);
+  const o = cmd === 'up' ? given : recorded(given);
   switch (cmd) {
     case 'up':
       return up(o);
@@ -166,8 +190,12 @@ async function main(): Promise<void> {
         return;
       }
       status(s);
+      for (const n of s.postgres?.nodes ?? []) {
+        const role = await fetch(`${n.patroni}/patroni`, { signal: AbortSignal.timeout(2000) }).then((r) => r.json()).then((j: any) => `${j.role} (${j.state})`).catch(() => 'not answering');
+        say(`${n.name} (Patroni): ${role}`);
+      }
       for (let i = 0; i < s.processes.filter((p) => p.name.startsWith('server')).length; i++) {
-        say(`server${i + 1} /readyz: ${(await readyz(`https://127.0.0.1:${o.portBase + 20 + i}`)) ? 'ok' : 'failing'}`);
+        say(`server${i + 1} /readyz: ${(await readyz(`https://127.0.0.1:${ports(o.portBase).serverApi(i)}`)) ? 'ok' : 'failing'}`);
       }
       return;
     }

@@ -1,31 +1,34 @@
 // A real Stowage topology on one machine, for demos (`npm run cluster`) and the chaos run:
 //
-//   Postgres primary ──stream (synchronous)──▶ standby        (distribution PostgreSQL)
-//        ▲ one address: HAProxy's postgres front end
+//   3 × etcd ◀── 2 × Patroni, each running a Postgres node in a namespace of its own on a
+//                bridge; Patroni elects the primary and keeps the other a synchronous standby
+//        ▲ one address: HAProxy's postgres front end (the node whose Patroni says /primary)
 //   N × `stowage server`  ◀── HAProxy (API: TLS pass-through; dashboard: HTTP)
 //   M × `stowage controllers` (one leads)
 //   K × `stowage agent`, each in a network namespace of its own (a "node"), with its own
 //       discovery directory (a bind mount private to it) of loop-device disks.
 //
-// Every process but Postgres is supervised: restarted a second after it dies, as systemd's
-// Restart=always would. Everything it makes lives under `dir` (and the Postgres data under
+// Every process is supervised (Postgres by its Patroni): restarted a second after it dies, as
+// systemd's Restart=always would. Everything it makes lives under `dir` (and the Postgres data under
 // a directory the postgres user owns), and `down()` removes the namespaces and devices.
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, chmodSync, chownSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { haproxyConfig, movePostgres } from './haproxy';
+import { haproxyConfig } from './haproxy';
 import { kubeRequest, readyz, type KubeTarget } from './kube';
-import { createLink, deleteLink, nodeLink, setLink, canUseNetns, type NodeLink } from './netns';
-import { ensureDb, initPrimary, initStandby, isPrimary, postgresBinaries, promote, startPg, stopPg, waitSyncStandby, type PgServer } from './postgres';
+import { createBridge, createBridgedLink, createLink, deleteBridge, deleteLink, nodeLink, setLink, canUseNetns, type NodeLink } from './netns';
+import { etcdArgs, etcdClientUrl, haproxyPostgresBackend, killPostgres, patroniConfig, patroniMissing, postmasterPid, type EtcdMember, type PatroniNode } from './patroni';
+import { ensureDb, pgBinDir, postgresBinaries, stopPg } from './postgres';
 import { run, Supervised, waitUntil } from './processes';
+import { addressing, ports, writeSettings, type Addressing } from './settings';
 
 export interface TopologyOptions {
   /** Everything but the Postgres data lives here. */
   dir: string;
-  /** A short tag naming the namespaces and interfaces (letters, 1-3). */
-  tag: string;
+  /** 'c' for `npm run cluster`, 'x' for the chaos run; with the port base it names everything (settings.ts). */
+  kind: 'c' | 'x';
   portBase: number;
   servers: number;
   controllers: number;
@@ -53,18 +56,30 @@ export class Topology {
   readonly agents: Supervised[] = [];
   readonly nodes: NodeInfo[] = [];
   haproxy: Supervised | undefined;
-  readonly pg: { primary: PgServer; standby: PgServer; active: 'pg1' | 'pg2' };
+  readonly etcd: Supervised[] = [];
+  readonly patroni: Supervised[] = [];
+  readonly pgNodes: (PatroniNode & { link: NodeLink })[];
+  readonly etcdMembers: EtcdMember[];
   private readonly pgRoot: string;
   readonly dataDir: string;
   kube: KubeTarget | undefined;
 
+  readonly addr: Addressing;
+
   constructor(readonly o: TopologyOptions) {
-    this.pgRoot = path.join(os.tmpdir(), `stowage-pg-${o.tag}-${o.portBase}`);
-    this.pg = {
-      primary: { name: 'pg1', dataDir: path.join(this.pgRoot, 'pg1'), port: o.portBase + 30 },
-      standby: { name: 'pg2', dataDir: path.join(this.pgRoot, 'pg2'), port: o.portBase + 31 },
-      active: 'pg1',
-    };
+    this.addr = addressing(o.kind, o.portBase);
+    this.pgRoot = pgRootOf(this.addr.tag);
+    const p = ports(o.portBase);
+    this.pgNodes = [1, 2].map((i) => ({
+      name: `pg${i}`,
+      address: this.addr.pgNodeAddress(i),
+      pgPort: p.postgres(i - 1),
+      restPort: p.patroni(i - 1),
+      dataDir: path.join(this.pgRoot, `pg${i}`),
+      runDir: this.pgRoot,
+      link: { ns: this.addr.pgNamespace(i), hostIf: this.addr.pgHostIf(i), nodeIf: this.addr.pgNodeIf(i), hostAddress: this.addr.pgHostAddress, nodeAddress: this.addr.pgNodeAddress(i) },
+    }));
+    this.etcdMembers = [0, 1, 2].map((i) => ({ name: `etcd${i + 1}`, address: this.addr.pgHostAddress, clientPort: p.etcdClient(i), peerPort: p.etcdPeer(i), dataDir: path.join(o.dir, 'etcd', `etcd${i + 1}`) }));
     this.dataDir = path.join(o.dir, 'data');
   }
 
@@ -89,6 +104,8 @@ export class Topology {
   static async missing(): Promise<string | undefined> {
     const pg = postgresBinaries();
     if (!pg.available) return pg.why;
+    const patroni = patroniMissing();
+    if (patroni) return patroni;
     try {
       execFileSync('sh', ['-c', 'command -v haproxy && command -v losetup'], { stdio: 'ignore' });
     } catch {
@@ -103,7 +120,7 @@ export class Topology {
       DATABASE_URL: this.databaseUrl,
       STOWAGE_DATA_DIR: this.dataDir,
       STOWAGE_API_EXTRA_NAMES: this.nodes.map((n) => n.link.hostAddress).join(','),
-      STOWAGE_NODE_NAME: `${this.o.tag}-control`,
+      STOWAGE_NODE_NAME: `${this.addr.tag}-control`,
       NEXT_TELEMETRY_DISABLED: '1',
       ...extra,
     };
@@ -123,27 +140,20 @@ export class Topology {
   async up(): Promise<void> {
     const { o } = this;
     mkdirSync(o.dir, { recursive: true });
-    o.log('Postgres: primary and synchronous standby ...');
-    mkdirSync(this.pgRoot, { recursive: true, mode: 0o700 });
-    if (process.getuid?.() === 0) {
-      const id = (f: string) => Number(execFileSync('id', [f, 'postgres'], { encoding: 'utf8' }).trim());
-      chownSync(this.pgRoot, id('-u'), id('-g'));
-    }
-    await initPrimary(this.pg.primary, this.pg.standby.name);
-    await startPg(this.pg.primary);
-    await initStandby(this.pg.standby, this.pg.primary);
-    await startPg(this.pg.standby);
-    await waitSyncStandby(this.pg.primary.port, this.pg.standby.name);
-    await ensureDb(this.pg.primary.port, 'stowage');
+    // Recorded before anything is made, so `down` finds what to remove even after a crash.
+    writeSettings(o.dir, { kind: o.kind, portBase: o.portBase, tag: this.addr.tag, servers: o.servers, controllers: o.controllers, agents: o.agents, disksPerNode: o.disksPerNode, patroni: true });
+    // Patroni bootstraps Postgres (initdb, a base backup, the election) while the rest is
+    // made and Stowage compiles; the servers wait for it.
+    const postgresReady = this.startPostgres();
+    postgresReady.catch(() => {}); // awaited below; this only keeps an early failure from being "unhandled"
 
     o.log(`Nodes: ${o.agents} network namespaces ...`);
-    const subnet = 200 + (Math.floor(o.portBase / 100) % 50);
     for (let i = 1; i <= o.agents; i++) {
-      const link = nodeLink(o.tag, subnet, i);
+      const link = nodeLink(this.addr, i);
       await createLink(link);
       const dir = path.join(o.dir, 'nodes', `n${i}`);
       for (const d of ['disks', 'pods', 'agent']) mkdirSync(path.join(dir, d), { recursive: true });
-      this.nodes.push({ name: `${o.tag}-n${i}`, link, dir, disks: new Map() });
+      this.nodes.push({ name: `${this.addr.tag}-n${i}`, link, dir, disks: new Map() });
     }
 
     o.log('HAProxy ...');
@@ -158,9 +168,10 @@ export class Topology {
         statsSocket: this.statsSocket,
         servers: Array.from({ length: o.servers }, (_, i) => ({ name: `server${i + 1}`, dashboardPort: o.portBase + 10 + i, apiPort: o.portBase + 20 + i })),
         postgres: [
-          { name: 'pg1', port: this.pg.primary.port, active: true },
-          { name: 'pg2', port: this.pg.standby.port, active: false },
+          { name: 'pg1', port: this.pgNodes[0].pgPort, active: true },
+          { name: 'pg2', port: this.pgNodes[1].pgPort, active: false },
         ],
+        postgresBackend: haproxyPostgresBackend(this.pgNodes),
       }),
     );
     this.haproxy = this.supervise('haproxy', 'haproxy', ['-db', '-f', cfg], {});
@@ -170,6 +181,11 @@ export class Topology {
     await this.stowage(['version']);
     const { dashboardBuildNeeded } = await import('../../server/app/build');
     if (dashboardBuildNeeded(o.root)) await this.stowage(['build']);
+    await postgresReady;
+    await waitUntil('Postgres through HAProxy', async () => {
+      await ensureDb(this.ports.pg, 'stowage');
+      return true;
+    }, 60_000, 500);
 
     o.log(`${o.servers} servers, ${o.controllers} controllers ...`);
     for (let i = 0; i < o.servers; i++) {
@@ -230,6 +246,8 @@ export class Topology {
       return ready.length === this.nodes.length;
     }, 120_000, 1000);
     await waitUntil('every disk offered', async () => (await this.localVolumes()).length >= this.nodes.length * o.disksPerNode, 120_000, 1000);
+    // The standby was cloned and made synchronous while the rest started.
+    await waitUntil('a synchronous standby', () => this.postgresHealthy(), 120_000, 250);
     this.writeState();
   }
 
@@ -318,31 +336,86 @@ rm -rf "$lock"
     return this.nodes.find((n) => n.name === nodeName)?.disks.get(path.basename(entryPath));
   }
 
-  // ---- faults ----
-
-  async restartPostgres(mode: 'fast' | 'immediate' = 'immediate', down: () => void = () => {}): Promise<void> {
-    const active = this.activePg;
-    await stopPg(active, mode);
-    down();
-    await startPg(active);
+  /** etcd (three members), then Patroni on both Postgres nodes; returns once one leads with a synchronous standby. */
+  private async startPostgres(): Promise<void> {
+    const { o } = this;
+    o.log('etcd (3 members) and Patroni (2 Postgres nodes, synchronous mode) ...');
+    await createBridge(this.addr.pgBridge, `${this.addr.pgHostAddress}/24`);
+    for (const n of this.pgNodes) await createBridgedLink({ ...n.link, nodeAddress: `${n.address}/24` }, this.addr.pgBridge);
+    for (const m of this.etcdMembers) {
+      mkdirSync(path.dirname(m.dataDir), { recursive: true });
+      this.etcd.push(this.supervise(m.name, 'etcd', etcdArgs(m, this.etcdMembers, `stowage-${this.addr.tag}`), {}));
+    }
+    await waitUntil('etcd to be healthy', async () => {
+      const r = await fetch(`${etcdClientUrl(this.etcdMembers[0])}/health`, { signal: AbortSignal.timeout(2000) });
+      return r.ok && (await r.json()).health === 'true';
+    }, 60_000, 500);
+    mkdirSync(this.pgRoot, { recursive: true, mode: 0o700 });
+    const id = (f: string) => Number(execFileSync('id', [f, 'postgres'], { encoding: 'utf8' }).trim());
+    chownSync(this.pgRoot, id('-u'), id('-g'));
+    const binDir = pgBinDir();
+    if (!binDir) throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql');
+    for (const n of this.pgNodes) {
+      const cfg = path.join(this.pgRoot, `${n.name}.yml`);
+      writeFileSync(cfg, patroniConfig({ scope: `stowage-${this.addr.tag}`, etcd: this.etcdMembers, subnet: this.addr.pgSubnet, binDir }, n), { mode: 0o600 });
+      chownSync(cfg, id('-u'), id('-g'));
+      // setpriv execs (no process left between us and Patroni): a SIGKILL reaches Patroni itself.
+      this.patroni.push(this.supervise(`patroni-${n.name}`, 'ip', ['netns', 'exec', n.link.ns, 'setpriv', '--reuid=postgres', '--regid=postgres', '--init-groups', 'patroni', cfg], { HOME: this.pgRoot }));
+    }
+    await waitUntil('a Patroni leader', async () => (await this.primaryIndex()) !== undefined, 180_000, 250);
   }
 
-  get activePg(): PgServer {
-    return this.pg.active === 'pg1' ? this.pg.primary : this.pg.standby;
+  /** What node `n`'s Patroni says it is: primary, sync (the synchronous standby), replica, or down. */
+  async patroniRole(n: PatroniNode): Promise<'primary' | 'sync' | 'replica' | 'down'> {
+    const get = async (p: string) => {
+      try {
+        return (await fetch(`http://${n.address}:${n.restPort}${p}`, { signal: AbortSignal.timeout(1500) })).status;
+      } catch {
+        return 0;
+      }
+    };
+    if ((await get('/primary')) === 200) return 'primary';
+    if ((await get('/sync')) === 200) return 'sync';
+    return (await get('/replica')) === 200 ? 'replica' : 'down';
   }
 
-  /** Kills the primary and promotes the standby behind the same address; returns when writes can land. */
-  async failover(primaryDown: () => void = () => {}): Promise<void> {
-    if (this.pg.active !== 'pg1') throw new Error('already failed over');
-    await stopPg(this.pg.primary, 'immediate');
-    primaryDown();
-    await promote(this.pg.standby);
-    await movePostgres(this.statsSocket, 'pg1', 'pg2');
-    this.pg.active = 'pg2';
+  /** The node whose Patroni says it is the primary (index), or undefined. */
+  async primaryIndex(): Promise<number | undefined> {
+    const roles = await Promise.all(this.pgNodes.map((n) => this.patroniRole(n)));
+    const i = roles.indexOf('primary');
+    return i < 0 ? undefined : i;
   }
 
-  async primaryIsUp(): Promise<boolean> {
-    return isPrimary(this.activePg.port).catch(() => false);
+  // ---- faults: done to the processes and the network only; Patroni and HAProxy react ----
+
+  /** SIGKILLs the primary's Postgres processes (its Patroni restarts it, or the standby takes over). */
+  async killPrimaryPostgres(): Promise<string> {
+    const i = await this.primaryIndex();
+    if (i === undefined) throw new Error('no primary to kill');
+    const pid = postmasterPid(this.pgNodes[i].dataDir);
+    if (pid) killPostgres(pid);
+    return this.pgNodes[i].name;
+  }
+
+  /**
+   * The primary's node dies: its Patroni and its postmaster are SIGKILLed and its link cut,
+   * without telling anyone. The supervisor restarts Patroni (cut off until `restore`).
+   */
+  async killPrimaryNode(): Promise<{ name: string; restore: () => Promise<void> }> {
+    const i = await this.primaryIndex();
+    if (i === undefined) throw new Error('no primary to kill');
+    const n = this.pgNodes[i];
+    await setLink(n.link, false);
+    this.patroni[i].signal('SIGKILL');
+    const pid = postmasterPid(n.dataDir);
+    if (pid) killPostgres(pid);
+    return { name: n.name, restore: () => setLink(n.link, true) };
+  }
+
+  /** Whether both Postgres nodes are back: one primary, one synchronous standby. */
+  async postgresHealthy(): Promise<boolean> {
+    const roles = await Promise.all(this.pgNodes.map((n) => this.patroniRole(n)));
+    return roles.includes('primary') && roles.includes('sync');
   }
 
   setNodeLink(i: number, up: boolean): Promise<void> {
@@ -369,8 +442,8 @@ rm -rf "$lock"
           database: this.databaseUrl,
           kubeconfig: this.kubeconfigPath,
           supervisor: process.pid,
-          postgres: { primary: this.pg.primary, standby: this.pg.standby, active: this.pg.active },
-          processes: [this.haproxy, ...this.servers, ...this.controllers, ...this.agents].filter(Boolean).map((p) => ({ name: p!.name, pid: p!.pid, starts: p!.starts })),
+          postgres: { nodes: this.pgNodes.map((n) => ({ name: n.name, namespace: n.link.ns, address: `${n.address}:${n.pgPort}`, patroni: `http://${n.address}:${n.restPort}` })), etcd: this.etcdMembers.map(etcdClientUrl) },
+          processes: [...this.etcd, ...this.patroni, this.haproxy, ...this.servers, ...this.controllers, ...this.agents].filter(Boolean).map((p) => ({ name: p!.name, pid: p!.pid, starts: p!.starts })),
           nodes: this.nodes.map((n) => ({ name: n.name, namespace: n.link.ns, address: n.link.nodeAddress, disks: Object.fromEntries(n.disks) })),
         },
         null,
@@ -385,16 +458,19 @@ rm -rf "$lock"
     for (const l of this.nodes.map((n) => n.link)) await setLink(l, true).catch(() => {});
     await Promise.all([...this.agents, ...this.controllers, ...this.servers].map((p) => p.stop()));
     await this.haproxy?.stop();
-    await stopPg(this.pg.standby, 'fast').catch(() => {});
-    await stopPg(this.pg.primary, 'fast').catch(() => {});
+    for (const n of this.pgNodes) await setLink(n.link, true).catch(() => {});
+    // Patroni stops its Postgres on SIGTERM; etcd last.
+    await Promise.all(this.patroni.map((p) => p.stop(30_000)));
+    await Promise.all(this.etcd.map((p) => p.stop()));
     await teardown(this.o);
   }
 }
 
 /** Removes the namespaces, loop devices and Postgres data a topology in `o.dir` left (idempotent). */
-export async function teardown(o: Pick<TopologyOptions, 'dir' | 'tag' | 'portBase' | 'agents'>): Promise<void> {
-  const subnet = 200 + (Math.floor(o.portBase / 100) % 50);
-  for (let i = 1; i <= Math.max(o.agents, 9); i++) await deleteLink(nodeLink(o.tag, subnet, i));
+export async function teardown(o: Pick<TopologyOptions, 'dir' | 'kind' | 'portBase' | 'agents'>): Promise<void> {
+  const a = addressing(o.kind, o.portBase);
+  // Only this cluster's own namespaces (named by its kind and port base).
+  for (let i = 1; i <= Math.max(o.agents, 9); i++) await deleteLink(nodeLink(a, i));
   const nodesDir = path.join(o.dir, 'nodes');
   if (existsSync(nodesDir)) {
     const list = execFileSync('losetup', ['-a'], { encoding: 'utf8' });
@@ -403,10 +479,17 @@ export async function teardown(o: Pick<TopologyOptions, 'dir' | 'tag' | 'portBas
       if (m && m[2].startsWith(nodesDir)) await run('losetup', ['-d', m[1]], { allowFail: true });
     }
   }
-  const pgRoot = path.join(os.tmpdir(), `stowage-pg-${o.tag}-${o.portBase}`);
+  const pgRoot = pgRootOf(a.tag);
   for (const d of ['pg2', 'pg1']) {
     const dataDir = path.join(pgRoot, d);
     if (existsSync(path.join(dataDir, 'postmaster.pid'))) await stopPg({ name: d, dataDir, port: 0 }, 'immediate').catch(() => {});
   }
+  for (const i of [1, 2]) await deleteLink({ ns: a.pgNamespace(i), hostIf: a.pgHostIf(i), nodeIf: a.pgNodeIf(i), hostAddress: '', nodeAddress: '' });
+  await deleteBridge(a.pgBridge);
   rmSync(pgRoot, { recursive: true, force: true });
+}
+
+/** Where a cluster's Postgres data lives (a directory the postgres user owns). */
+function pgRootOf(tag: string): string {
+  return path.join(os.tmpdir(), `stowage-pg-${tag}`);
 }

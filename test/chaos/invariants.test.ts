@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
+  acknowledgedWritesDurable,
   acknowledgedWritesPresent,
   convergedInTime,
   exclusiveBindings,
   gapFreeWatches,
   noOfferBeforeWipe,
   noOverlappingWipes,
+  writesResumedInTime,
+  type AckedWrite,
   type BindingObservation,
   type WatchSegment,
 } from '../../scripts/chaos/invariants';
@@ -23,9 +26,34 @@ describe('acknowledgedWritesPresent', () => {
   });
 });
 
+describe('acknowledgedWritesDurable', () => {
+  const w = (kind: string, key: string, uid: string, rv: number): AckedWrite => ({ kind, key, uid, rv: BigInt(rv) });
+  const history = [
+    w('PersistentVolumeClaim', 'chaos/disk-0-0', 'u1', 10),
+    w('PersistentVolume', '/static-0-0', 'u2', 11),
+    w('VolumeSnapshot', 'chaos/snap-0-0', 'u3', 12),
+    w('ConfigMap', 'chaos/c0-0', 'u4', 13),
+    w('PersistentVolumeClaim', 'chaos/disk-0-0', 'u1', 14), // its deletion, later
+  ];
+  it.each([
+    { name: 'claims, volumes, snapshots and ConfigMaps all recorded (deleted ones too)', acked: [history[0], history[1], history[2], history[3]], bad: 0 },
+    { name: 'a claim lost', acked: [w('PersistentVolumeClaim', 'chaos/disk-1-0', 'u9', 20)], bad: 1 },
+    { name: 'a volume lost', acked: [w('PersistentVolume', '/static-1-0', 'u9', 21)], bad: 1 },
+    { name: 'a snapshot lost', acked: [w('VolumeSnapshot', 'chaos/snap-1-0', 'u9', 22)], bad: 1 },
+    { name: 'lost, and its resourceVersion reused by another object after the failover', acked: [w('VolumeSnapshot', 'chaos/snap-9', 'u9', 12)], bad: 1 },
+    { name: 'the same name re-created: another uid at that resourceVersion', acked: [w('PersistentVolumeClaim', 'chaos/disk-0-0', 'u8', 10)], bad: 1 },
+    { name: 'nothing acknowledged', acked: [], bad: 0 },
+  ])('$name', ({ acked, bad }) => {
+    const v = acknowledgedWritesDurable(acked, history);
+    expect(v.violations).toHaveLength(bad);
+    expect(v.checked).toBe(acked.length);
+  });
+});
+
 describe('exclusiveBindings', () => {
   const pvc = (uid: string, volumeName?: string): BindingObservation => ({ kind: 'PersistentVolumeClaim', uid, name: `c-${uid}`, volumeName });
   const pv = (name: string, phase: string, claimUid?: string): BindingObservation => ({ kind: 'PersistentVolume', name, phase, claimUid });
+  const gone = (uid: string): BindingObservation => ({ kind: 'PersistentVolumeClaim', uid, name: `c-${uid}`, deleted: true });
   it.each([
     { name: 'a normal life: bind, release, re-offer to a new claim', h: [pvc('u1', 'v1'), pv('v1', 'Bound', 'u1'), pv('v1', 'Released', 'u1'), pv('v1', 'Available'), pv('v1', 'Bound', 'u2'), pvc('u2', 'v1')], bad: 0 },
     { name: 'a claim names a second volume', h: [pvc('u1', 'v1'), pvc('u1', 'v2')], bad: 1 },
@@ -33,6 +61,10 @@ describe('exclusiveBindings', () => {
     { name: 'the same observation repeated is fine', h: [pv('v1', 'Bound', 'u1'), pv('v1', 'Bound', 'u1'), pvc('u1', 'v1'), pvc('u1', 'v1')], bad: 0 },
     { name: 'pre-bound (not yet Bound) volumes do not count', h: [pv('v1', 'Available', 'u1'), pv('v2', 'Bound', 'u1')], bad: 0 },
     { name: 'claims without a volume are skipped', h: [pvc('u1'), pvc('u1', 'v1')], bad: 0 },
+    { name: 'one volume bound to a second claim while the first still exists', h: [pv('v1', 'Bound', 'u1'), pv('v1', 'Bound', 'u2')], bad: 1 },
+    { name: 'one volume re-bound after its first claim was deleted (its Released state unseen)', h: [pv('v1', 'Bound', 'u1'), gone('u1'), pv('v1', 'Bound', 'u2')], bad: 0 },
+    { name: 'one volume named by two live claims', h: [pvc('u1', 'v1'), pvc('u2', 'v1')], bad: 1 },
+    { name: 'one volume named by a new claim after the old one was deleted', h: [pvc('u1', 'v1'), gone('u1'), pvc('u2', 'v1')], bad: 0 },
   ])('$name', ({ h, bad }) => {
     expect(exclusiveBindings(h).violations).toHaveLength(bad);
   });
@@ -56,9 +88,13 @@ describe('gapFreeWatches', () => {
     { name: 'out of order', s: [seg(9, [10, 14, 11, 20])], bad: 1, checked: 4 },
     { name: 'an event at or before the start', s: [seg(11, [11, 14])], bad: 1, checked: 1 },
     { name: '410 then a relist: the new segment starts later', s: [seg(9, [10], true), seg(14, [20])], bad: 0, checked: 2 },
-    { name: 'changes after the last event are not counted', s: [seg(9, [10])], bad: 0, checked: 1 },
-  ])('$name', ({ s, bad, checked }) => {
-    const v = gapFreeWatches(s, [...committed, ...otherKind]);
+    { name: 'changes after the last event are not counted without an end', s: [seg(9, [10])], bad: 0, checked: 1 },
+    { name: 'a watch that silently stopped delivering (the run watched until 20)', s: [seg(9, [10])], until: 20, bad: 3, checked: 4 },
+    { name: 'a resumed watch that stopped delivering after the resume', s: [seg(9, [10, 11]), seg(11, [])], until: 20, bad: 2, checked: 4 },
+    { name: 'a watch that delivered everything up to the end', s: [seg(9, [10, 11]), seg(11, [14, 20])], until: 20, bad: 0, checked: 4 },
+    { name: 'after a 410 only the relisted chain must reach the end', s: [seg(9, [10], true), seg(14, [20])], until: 20, bad: 0, checked: 2 },
+  ])('$name', ({ s, bad, checked, until }: { s: WatchSegment[]; bad: number; checked: number; until?: number }) => {
+    const v = gapFreeWatches(s, [...committed, ...otherKind], until === undefined ? undefined : new Map([['w', BigInt(until)]]));
     expect(v.violations).toHaveLength(bad);
     expect(v.checked).toBe(checked);
   });
@@ -93,5 +129,18 @@ describe('convergedInTime', () => {
     { ms: undefined, bad: 1 },
   ])('$ms ms', ({ ms, bad }) => {
     expect(convergedInTime(ms, 60_000, 'pods').violations).toHaveLength(bad);
+  });
+});
+
+describe('writesResumedInTime', () => {
+  it.each([
+    { name: 'both faults within the limit', stalls: [['kill', 2_000], ['failover', 14_900]] as [string, number | undefined][], bad: 0 },
+    { name: 'the failover took too long', stalls: [['kill', 2_000], ['failover', 15_100]] as [string, number | undefined][], bad: 1 },
+    { name: 'no write after the failover at all', stalls: [['failover', undefined]] as [string, number | undefined][], bad: 1 },
+    { name: 'no Postgres fault', stalls: [] as [string, number | undefined][], bad: 0 },
+  ])('$name', ({ stalls, bad }) => {
+    const v = writesResumedInTime(stalls, 15_000);
+    expect(v.violations).toHaveLength(bad);
+    expect(v.checked).toBe(stalls.length);
   });
 });
