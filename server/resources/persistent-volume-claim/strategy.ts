@@ -8,7 +8,7 @@ import { bytesOf, canonicalizeResourceList, showQuantity } from '../resource-lis
 import type { Strategy } from '../types';
 import { persistentVolumeClaimWarnings } from '../volume-warnings';
 import { persistentVolumeClaimSchema, type PersistentVolumeClaim } from './schema';
-import { prepareDataSourcesForCreate } from './data-sources';
+import { dropDisabledDataSourceFields, prepareDataSourcesForCreate } from './data-sources';
 import { validatePersistentVolumeClaim, validatePersistentVolumeClaimUpdate } from './validation';
 import { annBetaStorageClass, annBetaStorageProvisioner, annStorageProvisioner } from '../../domain/well-known/annotations';
 
@@ -62,6 +62,8 @@ export const persistentVolumeClaimStrategy: Strategy<PersistentVolumeClaim> = {
   prepareForUpdate(next, prev) {
     keepSystemMetadata(next, prev);
     keepStatus(next, prev);
+    // Upstream PrepareForUpdate: DropDisabledFields against the stored spec.
+    if (next.spec) dropDisabledDataSourceFields(next.spec, prev.spec ?? undefined);
   },
 
   prepareForStatusUpdate(next, prev) {
