@@ -225,7 +225,8 @@ describe('data sources (upstream provisionClaimOperation)', () => {
     // Never provisioned from (the claim is refused first): the base path is only required.
     await store().create({ ...storageClass('populate', 'stowage.io/host-path'), parameters: { basePath: path.join(os.tmpdir(), 'stowage-unused') } });
     const c0 = claim(NS, 'clone', '1Gi', { storageClassName: 'populate' });
-    c0.spec!.dataSource = { apiGroup: 'populators.example.io', kind: 'Populator', name: 'source' };
+    // Through dataSourceRef: a populator named only in dataSource is dropped at create (upstream).
+    c0.spec!.dataSourceRef = { apiGroup: 'populators.example.io', kind: 'Populator', name: 'source' };
     const c = await store().create(c0);
     const e = await eventWith(c, 'ProvisioningFailed');
     expect(e).toMatchObject({

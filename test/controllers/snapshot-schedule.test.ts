@@ -129,4 +129,24 @@ describe('SnapshotSchedule', () => {
     expect(events[0].message).toMatch(/^Error creating: volumesnapshots\.snapshot\.storage\.k8s\.io "hourly-data-\w+" is forbidden: exceeded quota: snaps, requested: count\/volumesnapshots\.snapshot\.storage\.k8s\.io=1/);
     expect((await ctx.app.store.list('VolumeSnapshot', { namespace: Q })).items).toEqual([]);
   });
+  it('a namespace being deleted: the schedule takes no snapshot there, and neither retries nor warns', async () => {
+    const T = 'sched-terminating';
+    await ensureNamespaces(ctx.app, T);
+    const c = await ctx.app.store.create(claim(T, 'data', '1Gi'));
+    await ctx.app.store.update({ ...c, status: { phase: 'Bound' } }, { subresource: 'status' });
+    // Suspended while the namespace is live, resumed once it is Terminating (updates are allowed there).
+    await ctx.app.store.create({ ...scheduleOf('late', { every: '1h', keep: 3, suspend: true, target: { claimName: 'data' } }), metadata: { name: 'late', namespace: T } });
+    await ctx.app.store.delete('Namespace', undefined, T);
+    const ns = await ctx.app.store.get('Namespace', undefined, T);
+    expect(ns.metadata.deletionTimestamp).toBeTruthy();
+    const s = (await ctx.app.store.get('SnapshotSchedule', T, 'late')) as SnapshotSchedule;
+    const resumed = await ctx.app.store.update({ ...s, spec: { ...s.spec!, suspend: false } });
+
+    const rctx: ReconcileContext = { controller: 'other', signal: new AbortController().signal, log, enqueue: () => {}, isQueued: () => false, wrote: () => {} };
+    const deps = { store: ctx.app.store, log, events: new EventRecorder(ctx.app.store, 'x', log), now: () => clock };
+    // No attempt (no Forbidden thrown, so no retry with backoff) and no requeue at the next slot.
+    await expect(syncSchedule(deps, rctx, T, 'late')).resolves.toBeUndefined();
+    expect((await ctx.app.store.list('VolumeSnapshot', { namespace: T })).items).toEqual([]);
+    expect(await eventsAbout(ctx.app, resumed)).toEqual([]);
+  });
 });

@@ -110,7 +110,7 @@ describe('planLocalVolume: the PV a discovered entry becomes', () => {
     {
       name: 'the path is already one of our volumes under another name',
       i: input({ volumesOnNode: [other('local-pv-old', '/mnt/disks/disk1')] }),
-      why: 'Volume path already in use: PV "local-pv-1234abcd" wants path "/mnt/disks/disk1" which was already found in "local-pv-old"',
+      why: 'Volume path already in use: PV "local-pv-1234abcd" wants path "/mnt/disks/disk1" which was already found in "local-pv-old".',
     },
   ])('$name', ({ i, why }) => {
     expect(planLocalVolume(i)).toEqual({ blocked: why });

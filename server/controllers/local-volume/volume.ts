@@ -152,7 +152,7 @@ export function planLocalVolume(i: PlanInput): Plan {
   }
   const taken = i.volumesOnNode.filter((pv) => isLocalVolume(pv) && pv.metadata.name !== disk.pvName && pv.spec?.local?.path === disk.hostPath);
   if (taken.length > 0) {
-    return { blocked: `Volume path already in use: PV "${disk.pvName}" wants path "${disk.hostPath}" which was already found in "${taken.map((pv) => pv.metadata.name).join(',')}"` };
+    return { blocked: `Volume path already in use: PV "${disk.pvName}" wants path "${disk.hostPath}" which was already found in "${taken.map((pv) => pv.metadata.name).join(',')}".` };
   }
   return {
     pv: buildLocalVolume(disk, {

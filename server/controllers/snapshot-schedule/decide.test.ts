@@ -148,6 +148,14 @@ describe('decideSchedule: which slot is due, which to prune', () => {
     expect(decideSchedule({ schedule: s, claims: [claim('data')], snapshots: [], now: T0 }).action).toBe('none');
   });
 
+  it.each([
+    { name: 'its namespace is being deleted: nothing taken, nothing retried', terminating: true, want: 'none' },
+    { name: 'its namespace is live: the slot is taken', terminating: false, want: 'run' },
+  ])('$name', ({ terminating, want }) => {
+    const d = decideSchedule({ schedule: schedule(), claims: [claim('data')], snapshots: [], now: T0, namespaceTerminating: terminating });
+    expect(d.action).toBe(want);
+  });
+
   it('status: last and next slot, the targeted claims, and why a claim was skipped', () => {
     const d = decideSchedule({ schedule: schedule({ selector: { b: 'y' } }), claims: [claim('a', { labels: { b: 'y' } }), claim('p', { phase: 'Pending', labels: { b: 'y' } })], snapshots: [], now: T0 + H });
     expect(d).toMatchObject({

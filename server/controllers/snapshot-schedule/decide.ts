@@ -7,7 +7,8 @@
 //   up: after downtime the schedule takes the current slot's snapshot only (as a CronJob
 //   without startingDeadlineSeconds takes only the latest missed run).
 // - Only Bound claims that are not being deleted are snapshotted; others are named in
-//   status.message.
+//   status.message. Nothing at all in a namespace being deleted (it refuses creates, and the
+//   namespace controller deletes the schedule): no attempt, no retry, no Warning.
 // - Pruning counts per claim the schedule's own snapshots (its label, and exactly the name
 //   the schedule gives that claim and slot; a snapshot a user labelled by hand is never
 //   touched), including those about to be created, and deletes the oldest beyond `keep`.
@@ -34,6 +35,8 @@ export interface ScheduleFacts {
   /** The snapshots of the namespace carrying the schedule's label. */
   snapshots: VolumeSnapshot[];
   now: number;
+  /** The namespace is being deleted (metadata.deletionTimestamp): nothing may be created in it. */
+  namespaceTerminating?: boolean;
 }
 
 export interface SnapshotToTake {
@@ -115,6 +118,8 @@ export function decideSchedule(f: ScheduleFacts): ScheduleDecision {
   const s = f.schedule;
   const name = s.metadata.name ?? '';
   if (s.metadata.deletionTimestamp) return { action: 'none', why: 'the schedule is being deleted' };
+  // A create there is refused (Forbidden) until the namespace is gone, taking the schedule with it.
+  if (f.namespaceTerminating) return { action: 'none', why: 'its namespace is being deleted' };
   const everyMs = parseEvery(s.spec?.every ?? '');
   const keep = s.spec?.keep;
   if (everyMs === undefined || keep === undefined) return { action: 'none', why: 'the schedule has no valid every or keep' };

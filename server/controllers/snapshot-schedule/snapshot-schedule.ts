@@ -2,7 +2,8 @@
 // <namespace>/<name>) it reads the namespace's claims and the schedule's snapshots, asks
 // decide.ts what the current slot needs, creates the missing VolumeSnapshots under their
 // deterministic names, deletes its own snapshots beyond `keep`, and writes the status. It
-// then looks again when the next slot starts.
+// then looks again when the next slot starts. In a namespace being deleted it does nothing
+// (creates there are refused until the namespace controller has removed the schedule).
 //
 // Idempotent across restarts, replicas and leader changes: a slot's snapshot has one name, so
 // whoever leads computes the same name and a second create finds it (or fails with
@@ -94,9 +95,10 @@ async function writeStatus(d: Deps, ctx: ReconcileContext, read: SnapshotSchedul
 export async function syncSchedule(d: Deps, ctx: ReconcileContext, namespace: string, name: string): Promise<ReconcileResult | void> {
   const schedule = await d.store.tryGet(SCHEDULE, namespace, name);
   if (!schedule) return;
+  const ns = await d.store.tryGet('Namespace', undefined, namespace);
   const claims = (await d.store.list('PersistentVolumeClaim', { namespace })).items as PersistentVolumeClaim[]; // a list of kind PVC
   const snapshots = (await d.store.list(VS, { namespace, labelSelector: `${labelSnapshotSchedule}=${name}` })).items as VolumeSnapshot[]; // a list of kind VolumeSnapshot
-  const step = decideSchedule({ schedule, claims, snapshots, now: d.now() });
+  const step = decideSchedule({ schedule, claims, snapshots, now: d.now(), namespaceTerminating: Boolean(ns?.metadata.deletionTimestamp) });
   if (step.action === 'none') return;
 
   for (const t of step.take) {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { created, patched } from '../testing';
+import { created, lines, patched, updateErrors } from '../testing';
 import type { KubeObject } from '../types';
 import { claim } from './fixtures';
 import { persistentVolumeClaimStrategy as strategy } from './strategy';
@@ -27,6 +27,16 @@ describe('PersistentVolumeClaim defaults and preparation', () => {
     const pvc = patched(claim, { spec: { dataSource: { kind: 'PersistentVolumeClaim', name: 'src' } } });
     strategy.prepareForCreate(pvc);
     expect(pvc.spec?.dataSourceRef).toEqual({ kind: 'PersistentVolumeClaim', name: 'src' });
+  });
+
+  test.each([
+    { rule: 'an update adding a dataSourceRef with a namespace drops it (CrossNamespaceVolumeDataSource off)', stored: undefined, want: [] },
+    { rule: 'an update keeps a namespaced dataSourceRef the stored claim already had', stored: { kind: 'PersistentVolumeClaim', name: 'src', namespace: 'other' }, want: [`spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims`] },
+  ])('$rule', ({ stored, want }) => {
+    const prev = created(strategy, claim);
+    if (stored) prev.spec!.dataSourceRef = stored;
+    const errs = updateErrors(strategy, prev, patched(prev, { spec: { dataSourceRef: { kind: 'PersistentVolumeClaim', name: 'elsewhere', namespace: 'other' } } }));
+    expect(lines(errs)).toEqual(want);
   });
 
   test('an update keeps the stored status', () => {

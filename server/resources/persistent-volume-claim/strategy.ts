@@ -8,6 +8,7 @@ import { bytesOf, canonicalizeResourceList, showQuantity } from '../resource-lis
 import type { Strategy } from '../types';
 import { persistentVolumeClaimWarnings } from '../volume-warnings';
 import { persistentVolumeClaimSchema, type PersistentVolumeClaim } from './schema';
+import { dropDisabledDataSourceFields, prepareDataSourcesForCreate } from './data-sources';
 import { validatePersistentVolumeClaim, validatePersistentVolumeClaimUpdate } from './validation';
 import { annBetaStorageClass, annBetaStorageProvisioner, annStorageProvisioner } from '../../domain/well-known/annotations';
 
@@ -16,16 +17,6 @@ export { persistentVolumeClaimSchema } from './schema';
 /** The claim's class: the beta annotation wins; undefined when neither is set ("" is a class: none). */
 export function persistentVolumeClaimClass(pvc: PersistentVolumeClaim): string | undefined {
   return pvc.metadata?.annotations?.[annBetaStorageClass] ?? pvc.spec?.storageClassName;
-}
-
-/** dataSource and dataSourceRef mirror each other on create (upstream NormalizeDataSources). */
-function normalizeDataSources(spec: NonNullable<PersistentVolumeClaim['spec']>): void {
-  if (spec.dataSource && !spec.dataSourceRef) {
-    spec.dataSourceRef = structuredClone(spec.dataSource);
-  } else if (spec.dataSourceRef && !spec.dataSource && !spec.dataSourceRef.namespace) {
-    const { namespace: _ns, ...ref } = spec.dataSourceRef;
-    spec.dataSource = structuredClone(ref);
-  }
 }
 
 function canonicalizeQuantities(pvc: PersistentVolumeClaim): void {
@@ -65,12 +56,14 @@ export const persistentVolumeClaimStrategy: Strategy<PersistentVolumeClaim> = {
 
   prepareForCreate(pvc) {
     pvc.status = { phase: 'Pending' };
-    if (pvc.spec) normalizeDataSources(pvc.spec);
+    if (pvc.spec) prepareDataSourcesForCreate(pvc.spec);
   },
 
   prepareForUpdate(next, prev) {
     keepSystemMetadata(next, prev);
     keepStatus(next, prev);
+    // Upstream PrepareForUpdate: DropDisabledFields against the stored spec.
+    if (next.spec) dropDisabledDataSourceFields(next.spec, prev.spec ?? undefined);
   },
 
   prepareForStatusUpdate(next, prev) {

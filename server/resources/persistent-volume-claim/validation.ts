@@ -14,6 +14,13 @@ type Spec = NonNullable<PersistentVolumeClaim['spec']>;
 /** spec.dataSource, or spec.dataSourceRef (which may also name a namespace). */
 type DataSource = NonNullable<Spec['dataSourceRef']>;
 
+/**
+ * Upstream reports a disagreement of dataSource and dataSourceRef on `spec` with the value
+ * fldPath.Child("dataSource"), a *field.Path: its fields are unexported, so the message shows
+ * it as `{}` (`spec: Invalid value: {}: must match dataSourceRef`).
+ */
+const fieldPathValue = {};
+
 export function validatePersistentVolumeClaim(pvc: PersistentVolumeClaim): FieldError[] {
   const errs = [
     ...validateTypeMeta(pvc, 'v1', 'PersistentVolumeClaim'),
@@ -45,12 +52,12 @@ export function validatePersistentVolumeClaim(pvc: PersistentVolumeClaim): Field
   if (spec.dataSourceRef) errs.push(...validateDataSource(spec.dataSourceRef, 'spec.dataSourceRef'));
   if (spec.dataSourceRef?.namespace) {
     if (spec.dataSource) {
-      errs.push(invalid('spec.dataSource', 'spec.dataSource', 'may not be specified when dataSourceRef.namespace is specified'));
+      errs.push(invalid('spec', fieldPathValue, 'may not be specified when dataSourceRef.namespace is specified'));
     }
   } else if (spec.dataSource && spec.dataSourceRef) {
     const [ds, ref] = [spec.dataSource, spec.dataSourceRef];
     const same = (['apiGroup', 'kind', 'name'] as const).every((k) => (ds[k] ?? '') === (ref[k] ?? ''));
-    if (!same) errs.push(invalid('spec.dataSource', 'spec.dataSource', 'must match dataSourceRef'));
+    if (!same) errs.push(invalid('spec', fieldPathValue, 'must match dataSourceRef'));
   }
   if (spec.volumeAttributesClassName) {
     for (const msg of nameIsDNSSubdomain(spec.volumeAttributesClassName, false)) {
