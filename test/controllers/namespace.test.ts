@@ -116,11 +116,16 @@ describe('namespace lifecycle admission', () => {
     await h.ts.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'racing' } });
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
+    let created!: () => void;
+    const inFlight = new Promise<void>((r) => (created = r));
     const creating = h.ts.store.transact(async (tx) => {
       await tx.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'late', namespace: 'racing' }, data: {} });
+      created();
       await gate;
     });
     try {
+      // The DELETE starts only once the create holds its lock (else it may win the race).
+      await inFlight;
       const deleting = objects.delete(admin, 'Namespace', undefined, 'racing');
       await waitFor('the DELETE waiting on the namespace row', async () => {
         const rows = await rawQuery<{ n: number }>(h.ts.url, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()");
