@@ -23,6 +23,7 @@ import { startStandaloneAgent } from './agent';
 import { processAlive, readRuntimeFile, removeRuntimeFileIfOwned, runtimeFilePath, writeRuntimeFile } from './runtime-file';
 import { startServices, type RunningServices } from './services';
 import { healthListen, startControllerHealth } from './controller-health';
+import { waitForDatabase } from './database-wait';
 import { createPool } from '../agent/pool-setup';
 import { poolFstabLine, poolStorageClassYaml } from '../domain/btrfs-pool';
 import { isNegative, isZero, parseQuantity, quantityToBytes } from '../domain/quantity';
@@ -147,6 +148,9 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
   const halted = () => stopping !== undefined;
   startup = (async () => {
     if (opts.web && cfg.dashboard && dashboardBuildNeeded(projectRoot)) await buildDashboard(projectRoot, say, 'first start, or its sources changed');
+    if (halted()) return;
+    // An external database that cannot be reached yet (a failover, say) is waited for.
+    if (cfg.databaseUrl) await waitForDatabase(cfg.databaseUrl, say, halted);
     if (halted()) return;
     // Controllers alone join the database of a running `stowage start` in the same data dir.
     if (opts.web) {

@@ -303,3 +303,18 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     throw e;
   }
 }
+
+/**
+ * Connects to `url` and runs `SELECT 1`, failing with the driver's own error (which
+ * domain/database-unavailable reads) when the database cannot be reached or answer in time.
+ */
+export async function probeDatabase(url: string, timeoutMs = 5000): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+  } finally {
+    await client.end().catch(() => {});
+  }
+}

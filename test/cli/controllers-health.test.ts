@@ -162,4 +162,52 @@ describe('stowage controllers', () => {
     expect(err).toContain('error: --health-port must be a port number from 0 (off) to 65535, got "nope"');
     expect(err).not.toMatch(/\n\s+at /);
   }, 90_000);
+
+  it('waits for a DATABASE_URL that cannot be reached yet (a failover), then starts', async () => {
+    const { url, app } = await openApp();
+    await app.close();
+    // The database's real address (a Unix socket dir or a TCP host), behind a port that
+    // refuses connections until the proxy below starts listening on it.
+    const real = new URL(url);
+    const host = decodeURIComponent(real.hostname);
+    const target = host.startsWith('/') ? { path: `${host}/.s.PGSQL.${real.port}` } : { host, port: Number(real.port) };
+    const proxyPort = await freePort();
+    const viaProxy = new URL(url);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxyPort);
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: viaProxy.toString(), STOWAGE_LOG_LEVEL: 'warn', NODE_ENV: 'production' };
+    const child = spawn(process.execPath, [path.join(root, 'bin/stowage.mjs'), 'controllers', '--health-port', String(port)], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const sockets = new Set<net.Socket>();
+    const proxy = net.createServer((client) => {
+      const upstream = net.connect(target as net.NetConnectOpts);
+      sockets.add(client).add(upstream);
+      client.pipe(upstream).pipe(client);
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+    });
+    try {
+      await waitFor('the wait for the database said', async () => {
+        if (child.exitCode !== null) throw new Error(`exited: ${out}`);
+        return out.includes('The database at DATABASE_URL cannot be reached (the database refused the connection); trying again in');
+      }, 60_000);
+      await new Promise<void>((r) => proxy.listen(proxyPort, '127.0.0.1', () => r()));
+      await waitFor('readyz', async () => {
+        if (child.exitCode !== null) throw new Error(`exited: ${out}`);
+        const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
+        return res?.status === 200;
+      }, 60_000);
+      expect(out).toContain('The database at DATABASE_URL answers.');
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      for (const s of sockets) s.destroy();
+      proxy.close();
+    }
+  }, 150_000);
 });
