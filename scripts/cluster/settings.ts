@@ -92,6 +92,8 @@ export interface Ports {
   /** etcd member i (0-based): client and peer ports. */
   etcdClient: (i: number) => number;
   etcdPeer: (i: number) => number;
+  /** The health endpoint of `stowage controllers` i (0-based): each its own port on one host. */
+  controllersHealth: (i: number) => number;
 }
 
 export function ports(base: number): Ports {
@@ -105,6 +107,7 @@ export function ports(base: number): Ports {
     patroni: (i) => base + 40 + i,
     etcdClient: (i) => base + 50 + i,
     etcdPeer: (i) => base + 60 + i,
+    controllersHealth: (i) => base + 70 + i,
   };
 }
 

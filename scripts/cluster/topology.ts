@@ -194,7 +194,7 @@ export class Topology {
       if (i === 0) await waitUntil('server1 to be ready', () => readyz(`https://127.0.0.1:${o.portBase + 20}`), 180_000, 500);
     }
     for (let i = 0; i < o.controllers; i++) {
-      this.controllers.push(this.supervise(`controllers${i + 1}`, process.execPath, ['bin/stowage.mjs', 'controllers'], this.stowageEnv()));
+      this.controllers.push(this.supervise(`controllers${i + 1}`, process.execPath, ['bin/stowage.mjs', 'controllers'], this.stowageEnv({ STOWAGE_HEALTH_PORT: String(ports(o.portBase).controllersHealth(i)) })));
     }
     for (let i = 0; i < o.servers; i++) await waitUntil(`server${i + 1} to be ready`, () => readyz(`https://127.0.0.1:${o.portBase + 20 + i}`), 120_000, 500);
     await this.stowage(['kubeconfig', 'admin', '-o', this.kubeconfigPath, '--server', this.apiUrl]);

@@ -39,7 +39,7 @@ describe('addressing', () => {
     const addrs = [a.pgHostAddress, ...[1, 2, 3, 9].flatMap((i) => [a.hostAddress(i), a.nodeAddress(i), a.pgNodeAddress(i)])];
     expect(new Set(names).size).toBe(names.length);
     expect(new Set(addrs).size).toBe(addrs.length);
-    const portList = [p.dashboard, p.api, p.pg, ...[0, 1, 2, 8].flatMap((i) => [p.serverDashboard(i), p.serverApi(i), p.postgres(i), p.patroni(i), p.etcdClient(i), p.etcdPeer(i)])];
+    const portList = [p.dashboard, p.api, p.pg, ...[0, 1, 2, 8].flatMap((i) => [p.serverDashboard(i), p.serverApi(i), p.postgres(i), p.patroni(i), p.etcdClient(i), p.etcdPeer(i), p.controllersHealth(i)])];
     return { a, names, addrs, portList };
   };
   it.each([
