@@ -51,7 +51,7 @@ export function apiResourceList(group: string, version: string) {
       singularName: s.singular,
       namespaced: s.namespaced,
       kind: s.kind,
-      verbs: [...VERBS, 'deletecollection'],
+      verbs: s.noDeleteCollection ? [...VERBS] : [...VERBS, 'deletecollection'],
     };
     if (s.shortNames.length > 0) r.shortNames = s.shortNames;
     resources.push(r);

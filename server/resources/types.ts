@@ -147,6 +147,8 @@ export interface Strategy<T extends KubeObject = KubeObject> {
    * then `markDeleting`) and an update never removes it. `prepareForFinalize` is the
    * `finalize` subresource's update: only these finalizers change.
    */
+  /** Upstream serves no deletecollection of this kind (namespaces): a collection DELETE is 405. */
+  noDeleteCollection?: true;
   kindFinalizers?: {
     of(obj: T): string[];
     markDeleting(obj: T): void;

@@ -339,10 +339,9 @@ export class ObjectService {
     const ns = s.namespaced ? opts.namespace : undefined;
     // Stowage's roles grant deletecollection with delete (as access reviews answer it).
     if (!isAllowed(p, 'delete', s.kind, scopeOf(s, ns))) throw forbidden(p, 'deletecollection', s, ns);
+    if (s.noDeleteCollection) throw new StowageError('MethodNotAllowed', 'the server does not allow this method on the requested resource');
     const listed = await this.list(p, kind, { namespace: opts.namespace, labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector });
     const items: KubeObject[] = [];
-    // Refused whole, before any is deleted, when it would take an immortal namespace.
-    for (const o of listed.items) refuseImmortal(s, o.metadata.name!);
     for (const o of listed.items) {
       try {
         const r = await this.store.delete(s.kind, o.metadata.namespace, o.metadata.name!, {

@@ -189,6 +189,7 @@ const cases: BadCase[] = [
   { name: 'an object that does not exist', path: `${PVS}/nope`, code: 404, reason: 'NotFound', message: /persistentvolumes "nope" not found/ },
   { name: 'a method the collection does not take', method: 'PUT', path: PVS, body: pv('put-on-list'), code: 405, reason: 'MethodNotAllowed' },
   { name: 'deletecollection across all namespaces', method: 'DELETE', path: '/api/v1/persistentvolumeclaims', code: 405, reason: 'MethodNotAllowed' },
+  { name: 'deletecollection of namespaces (upstream serves none)', method: 'DELETE', path: '/api/v1/namespaces', code: 405, reason: 'MethodNotAllowed' },
   { name: 'a bad label selector', path: `${PVS}?labelSelector=${encodeURIComponent('a in (b')}`, code: 400, reason: 'BadRequest' },
   { name: 'a field the kind cannot be selected by', path: `${PVS}?fieldSelector=spec.nfs.server%3Dx`, code: 400, reason: 'BadRequest' },
   { name: 'an unsupported dryRun value', method: 'POST', path: `${PVS}?dryRun=Some`, body: pv('dry'), code: 400, reason: 'BadRequest' },

@@ -382,6 +382,9 @@ describe('API machinery', () => {
     const r = await api({ path: '/api/v1' });
     const pvs = r.json.resources.find((x: any) => x.name === 'persistentvolumes');
     expect(pvs.verbs).toContain('deletecollection');
+    // Upstream's namespaces take no deletecollection: create delete get list patch update watch.
+    const namespaces = r.json.resources.find((x: any) => x.name === 'namespaces');
+    expect(namespaces.verbs).toEqual(['create', 'delete', 'get', 'list', 'patch', 'update', 'watch']);
   });
 
   it('answers above 128 KiB are gzipped when the client accepts it; small ones are not', async () => {

@@ -87,6 +87,8 @@ export const namespaceStrategy: Strategy<Namespace> = {
 
   // pkg/registry/core/namespace/storage: a delete marks the namespace Terminating; it goes
   // once spec.finalizers (changed only through /finalize) and metadata.finalizers are empty.
+  // Upstream's namespace registry has no DeleteCollection (discovery lists no such verb).
+  noDeleteCollection: true,
   kindFinalizers: {
     of: (ns) => ns.spec?.finalizers ?? [],
     markDeleting(ns) {
