@@ -84,8 +84,7 @@ export class Topology {
   }
 
   get ports() {
-    const b = this.o.portBase;
-    return { dashboard: b, api: b + 1, pg: b + 2 };
+    return ports(this.o.portBase);
   }
 
   get apiUrl(): string {
@@ -166,7 +165,7 @@ export class Topology {
         apiPort: this.ports.api,
         pgPort: this.ports.pg,
         statsSocket: this.statsSocket,
-        servers: Array.from({ length: o.servers }, (_, i) => ({ name: `server${i + 1}`, dashboardPort: o.portBase + 10 + i, apiPort: o.portBase + 20 + i })),
+        servers: Array.from({ length: o.servers }, (_, i) => ({ name: `server${i + 1}`, dashboardPort: this.ports.serverDashboard(i), apiPort: this.ports.serverApi(i) })),
         postgres: [
           { name: 'pg1', port: this.pgNodes[0].pgPort, active: true },
           { name: 'pg2', port: this.pgNodes[1].pgPort, active: false },
@@ -189,14 +188,14 @@ export class Topology {
 
     o.log(`${o.servers} servers, ${o.controllers} controllers ...`);
     for (let i = 0; i < o.servers; i++) {
-      this.servers.push(this.supervise(`server${i + 1}`, process.execPath, ['bin/stowage.mjs', 'server'], this.stowageEnv({ PORT: String(o.portBase + 10 + i), STOWAGE_API_PORT: String(o.portBase + 20 + i) })));
+      this.servers.push(this.supervise(`server${i + 1}`, process.execPath, ['bin/stowage.mjs', 'server'], this.stowageEnv({ PORT: String(this.ports.serverDashboard(i)), STOWAGE_API_PORT: String(this.ports.serverApi(i)) })));
       // The first one migrates and makes the CA alone; the others then start together.
-      if (i === 0) await waitUntil('server1 to be ready', () => readyz(`https://127.0.0.1:${o.portBase + 20}`), 180_000, 500);
+      if (i === 0) await waitUntil('server1 to be ready', () => readyz(`https://127.0.0.1:${this.ports.serverApi(0)}`), 180_000, 500);
     }
     for (let i = 0; i < o.controllers; i++) {
-      this.controllers.push(this.supervise(`controllers${i + 1}`, process.execPath, ['bin/stowage.mjs', 'controllers'], this.stowageEnv({ STOWAGE_HEALTH_PORT: String(ports(o.portBase).controllersHealth(i)) })));
+      this.controllers.push(this.supervise(`controllers${i + 1}`, process.execPath, ['bin/stowage.mjs', 'controllers'], this.stowageEnv({ STOWAGE_HEALTH_PORT: String(this.ports.controllersHealth(i)) })));
     }
-    for (let i = 0; i < o.servers; i++) await waitUntil(`server${i + 1} to be ready`, () => readyz(`https://127.0.0.1:${o.portBase + 20 + i}`), 120_000, 500);
+    for (let i = 0; i < o.servers; i++) await waitUntil(`server${i + 1} to be ready`, () => readyz(`https://127.0.0.1:${this.ports.serverApi(i)}`), 120_000, 500);
     await this.stowage(['kubeconfig', 'admin', '-o', this.kubeconfigPath, '--server', this.apiUrl]);
     const kc = parse(readFileSync(this.kubeconfigPath, 'utf8'));
     this.kube = {
