@@ -6,9 +6,10 @@
 import type { Page } from '@playwright/test';
 import { createObject, defaultClasses, deleteObject, findObject, getObject, objectNames, setDefaultClass, updateObject, type Obj } from '../api';
 import { DEV_USER } from '../env';
+import { annBindingExplanation } from '../../server/domain/well-known/annotations';
 import { expect, pvManifest, screenshotThemes, signInAsAdmin, signInAsDeveloper, test, uniqueName } from '../helpers';
 
-type Claim = Obj & { status?: { phase?: string; conditions?: { type: string; reason?: string }[] } };
+type Claim = Obj & { metadata: { annotations?: Record<string, string> }; status?: { phase?: string; conditions?: { type: string; reason?: string }[] } };
 
 const claimOf = (name: string, namespace: string, cls: string, storage = '1Gi') => ({
   apiVersion: 'v1',
@@ -122,6 +123,11 @@ test('a stale fix preview is made again on 409 instead of sending the same stale
   await createObject({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: good }, provisioner: 'stowage.io/host-path', parameters: { basePath: `/tmp/stowage-e2e-${good}` }, volumeBindingMode: 'WaitForFirstConsumer' });
   // Binds on first use: no pod uses the re-created claim, so nothing is made on disk.
   await createObject(claimOf(claim, 'default', cls), 'default');
+  // The binder writes its explanation on the claim once the claim has waited its grace; wait
+  // for that write, so the only change the preview misses is the one made below.
+  await expect
+    .poll(async () => (await getObject<Claim>('PersistentVolumeClaim', claim, 'default')).metadata.annotations?.[annBindingExplanation], { timeout: 15_000 })
+    .toBeTruthy();
   await signInAsAdmin(page, `/claims/default/${claim}`);
   const fix = page.locator(`[data-testid="claim-fix"][data-kind="recreate-with-class"][data-target="${good}"]`);
   await fix.getByRole('button').click();

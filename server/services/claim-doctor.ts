@@ -218,23 +218,22 @@ export class ClaimDoctorService {
 
   /**
    * Deletes the Pending claim and creates it again with the class. The new claim is checked
-   * first (a dry run under a scratch name), the protection finalizer is lifted only because
-   * no pod uses the claim (checked just before), and if the create still fails the original
-   * claim is put back, so the namespace is never left without it.
+   * first (a dry run under a scratch name). The delete carries the previewed version, so a
+   * claim changed meanwhile is left alone; only then is the protection finalizer lifted,
+   * on a claim already being deleted (pvc-protection adds it back to a live claim at once,
+   * so lifting it first raced the controller), and only because no pod uses the claim
+   * (checked just before). If the create still fails the original claim is put back, so
+   * the namespace is never left without it.
    */
   private async recreate(p: Principal, claim: PersistentVolumeClaim, className: string): Promise<PersistentVolumeClaim> {
     const ns = claim.metadata.namespace ?? '';
     const name = claim.metadata.name ?? '';
     const next = recreatedClaim(claim, className);
+    const others = (claim.metadata.finalizers ?? []).filter((f: string) => f !== pvcProtectionFinalizer);
+    if (others.length > 0) throw new StowageError('Conflict', `claim ${ns}/${name} has finalizers ${others.join(', ')}, which only their owners may lift; it cannot be re-created now`);
     await this.checkRecreate(p, claim, next);
-    let current = claim;
-    if ((claim.metadata.finalizers ?? []).length > 0) {
-      const lifted = structuredClone(claim);
-      lifted.metadata.finalizers = (claim.metadata.finalizers ?? []).filter((f: string) => f !== pvcProtectionFinalizer);
-      current = await this.objects.update(p, lifted);
-    }
-    const res = await this.objects.delete(p, PVC, ns, name, { preconditions: { uid: claim.metadata.uid, resourceVersion: current.metadata.resourceVersion } });
-    if (!res.deleted) throw new StowageError('Conflict', `claim ${ns}/${name} is being deleted but has finalizers ${(current.metadata.finalizers ?? []).join(', ')}; create it again once it is gone`);
+    const res = await this.objects.delete(p, PVC, ns, name, { preconditions: { uid: claim.metadata.uid, resourceVersion: claim.metadata.resourceVersion } });
+    if (!res.deleted) await this.liftProtection(p, claim);
     try {
       // create answers the object it stored, of next's kind.
       return (await this.objects.create(p, next)) as PersistentVolumeClaim;
@@ -243,5 +242,24 @@ export class ClaimDoctorService {
       await this.objects.create(p, original).catch(() => undefined);
       throw err;
     }
+  }
+
+  /** Lifts pvc-protection from the claim being deleted (same uid) until it is gone; pvc-protection may lift it first. */
+  private async liftProtection(p: Principal, claim: PersistentVolumeClaim): Promise<void> {
+    const ns = claim.metadata.namespace ?? '';
+    const name = claim.metadata.name ?? '';
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const current = await this.objects.get(p, PVC, ns, name).catch((err: unknown) => (isStowageError(err) && err.code === 'NotFound' ? undefined : Promise.reject(err)));
+      if (!current || current.metadata.uid !== claim.metadata.uid) return;
+      const lifted = structuredClone(current);
+      lifted.metadata.finalizers = (current.metadata.finalizers ?? []).filter((f: string) => f !== pvcProtectionFinalizer);
+      try {
+        await this.objects.update(p, lifted);
+        return;
+      } catch (err) {
+        if (!isStowageError(err) || (err.code !== 'Conflict' && err.code !== 'NotFound')) throw err;
+      }
+    }
+    throw new StowageError('Conflict', `claim ${ns}/${name} is being deleted but is still there; create it again once it is gone`);
   }
 }
