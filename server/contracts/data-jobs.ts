@@ -126,3 +126,30 @@ export interface DataJobClaimInput {
   running: string[];
   max: number;
 }
+
+/** A completed backup as a target lists it (from its manifest): what another installation imports. */
+export const backupSummarySchema = z.object({
+  backupId: id,
+  origin: backupOriginSchema,
+  format: dataFormatSchema,
+  totalBytes: bytes,
+  createdAt: z.string().max(64),
+  completedAt: z.string().max(64),
+});
+export type BackupSummary = z.infer<typeof backupSummarySchema>;
+
+/** An agent's look at one backup target (PUT .../nodes/{node}/backup-targets). */
+export const targetReportSchema = z.object({
+  name: id,
+  path: hostPath,
+  reachable: z.boolean(),
+  writable: z.boolean(),
+  freeBytes: bytes.optional(),
+  totalBytes: bytes.optional(),
+  reason: z.string().max(1024).optional(),
+  backups: z.array(backupSummarySchema).max(10_000),
+  storedBytes: bytes.optional(),
+  logicalBytes: bytes.optional(),
+});
+export type TargetReport = z.infer<typeof targetReportSchema>;
+export const targetReportsSchema = z.object({ targets: z.array(targetReportSchema).max(256) });
