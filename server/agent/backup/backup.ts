@@ -43,6 +43,8 @@ export interface BackupOptions {
   parallel?: number;
   /** How often the lease is renewed (default 10 s). */
   leaseRenewMs?: number;
+  /** Called after the chunks are synced, before the pending manifest is written (tests run a GC there). */
+  beforePublish?(): Promise<void>;
 }
 export interface BackupResult {
   totalBytes: bigint;
@@ -207,6 +209,7 @@ async function backupUnderLease(o: BackupOptions, store: ChunkStore, backupId: s
   await pipe.drain();
   if (o.signal?.aborted) throw abortError(o.signal);
   await store.syncTarget();
+  await o.beforePublish?.();
 
   // The manifest: pending first, then every chunk checked present, then published.
   const totals = { totalBytes: String(totalBytes), newBytes: String(newBytes), chunks: referenced.size, newChunks };

@@ -127,6 +127,21 @@ async function restoreTree(dest: { root: string }, m: Manifest, fill: (fh: fs.Fi
   }
   const chown = process.getuid?.() === 0;
   const owners: Promise<void>[] = [];
+  try {
+    await makeEntries();
+  } catch (e) {
+    await pipe.drain().catch(() => undefined);
+    await Promise.allSettled(owners);
+    throw e;
+  }
+  // Directories last, deepest first: their mtimes are not disturbed by the restore itself.
+  for (const e of [...entries].reverse()) {
+    if (e.type !== 'dir') continue;
+    await setMeta(path.join(root, e.path), e, chown);
+  }
+  if (m.root) await setMeta(root, m.root, chown);
+
+  async function makeEntries(): Promise<void> {
   for (const e of entries) {
     const abs = path.join(root, e.path);
     if (e.type === 'dir') {
@@ -146,24 +161,22 @@ async function restoreTree(dest: { root: string }, m: Manifest, fill: (fh: fs.Fi
         // Closing (and the file's metadata) waits for its chunks; reading goes on meanwhile.
         owners.push(
           (async () => {
-            await pipe.drain();
+            await pipe.drain().catch(() => undefined);
             await finishFile(fh, e, chown);
           })(),
         );
       } finally {
         if (!handedOver) await fh.close();
       }
-      if (owners.length >= 64) await Promise.all(owners.splice(0));
+      if (owners.length >= 64) {
+        await Promise.all(owners.splice(0));
+        await pipe.drain();
+      }
     }
   }
   await pipe.drain();
   await Promise.all(owners);
-  // Directories last, deepest first: their mtimes are not disturbed by the restore itself.
-  for (const e of [...entries].reverse()) {
-    if (e.type !== 'dir') continue;
-    await setMeta(path.join(root, e.path), e, chown);
   }
-  if (m.root) await setMeta(root, m.root, chown);
 }
 
 async function finishFile(fh: fs.FileHandle, e: FileEntry, chown: boolean): Promise<void> {
