@@ -1,7 +1,7 @@
 // Garbage collection of a target's chunks, safe beside running backups:
 //   1. one GC at a time (gc.lock, taken over when older than an hour);
 //   2. a crashed GC's trash is put back (a chunk absent from chunks/ is renamed back);
-//   3. temp files older than the grace and stale leases (with their pending manifests) go;
+//   3. temp files older than the grace (and 10 minutes) and stale leases (with their pending manifests) go;
 //   4. candidates: chunk files older than the grace that no manifest references (pending
 //      manifests in running/ are read BEFORE backups/, so a manifest being published is seen
 //      in one place or the other); any unreadable manifest stops the run (nothing removed);
@@ -29,6 +29,7 @@ export interface GcOptions {
 }
 
 const LOCK_STALE_MS = 60 * 60 * 1000;
+const TEMP_MIN_AGE_MS = 10 * 60 * 1000;
 
 export async function collectGarbage(o: GcOptions): Promise<{ removedChunks: number; removedBytes: bigint }> {
   const l = layout(o.targetRoot);
@@ -43,7 +44,9 @@ export async function collectGarbage(o: GcOptions): Promise<{ removedChunks: num
   try {
     await putBackOldTrash(l);
     const now = Date.now();
-    await removeOldTemps(l, now - graceMs);
+    // A temp file is being written for at most seconds; one older than both the grace and
+    // TEMP_MIN_AGE_MS was left by a crash (a younger one may be a running backup's).
+    await removeOldTemps(l, now - Math.max(graceMs, TEMP_MIN_AGE_MS));
     await removeStaleLeases(l, now - leaseStaleMs);
     const referenced = await referencedChunks(l);
     const candidates = await unreferenced(l, referenced, now - graceMs);

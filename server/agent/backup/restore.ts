@@ -142,40 +142,40 @@ async function restoreTree(dest: { root: string }, m: Manifest, fill: (fh: fs.Fi
   if (m.root) await setMeta(root, m.root, chown);
 
   async function makeEntries(): Promise<void> {
-  for (const e of entries) {
-    const abs = path.join(root, e.path);
-    if (e.type === 'dir') {
-      await fs.mkdir(abs, { mode: 0o700 });
-    } else if (e.type === 'symlink') {
-      await fs.symlink(e.target, abs);
-      if (chown) await fs.lchown(abs, e.uid, e.gid);
-      const t = Number(BigInt(e.mtimeNs) / 1000n) / 1e6;
-      await fs.lutimes(abs, t, t);
-    } else {
-      const fh = await fs.open(abs, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-      let handedOver = false;
-      try {
-        await fh.truncate(Number(e.size));
-        await fill(fh, e, false);
-        handedOver = true;
-        // Closing (and the file's metadata) waits for its chunks; reading goes on meanwhile.
-        owners.push(
-          (async () => {
-            await pipe.drain().catch(() => undefined);
-            await finishFile(fh, e, chown);
-          })(),
-        );
-      } finally {
-        if (!handedOver) await fh.close();
-      }
-      if (owners.length >= 64) {
-        await Promise.all(owners.splice(0));
-        await pipe.drain();
+    for (const e of entries) {
+      const abs = path.join(root, e.path);
+      if (e.type === 'dir') {
+        await fs.mkdir(abs, { mode: 0o700 });
+      } else if (e.type === 'symlink') {
+        await fs.symlink(e.target, abs);
+        if (chown) await fs.lchown(abs, e.uid, e.gid);
+        const t = Number(BigInt(e.mtimeNs) / 1000n) / 1e6;
+        await fs.lutimes(abs, t, t);
+      } else {
+        const fh = await fs.open(abs, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+        let handedOver = false;
+        try {
+          await fh.truncate(Number(e.size));
+          await fill(fh, e, false);
+          handedOver = true;
+          // Closing (and the file's metadata) waits for its chunks; reading goes on meanwhile.
+          owners.push(
+            (async () => {
+              await pipe.drain().catch(() => undefined);
+              await finishFile(fh, e, chown);
+            })(),
+          );
+        } finally {
+          if (!handedOver) await fh.close();
+        }
+        if (owners.length >= 64) {
+          await Promise.all(owners.splice(0));
+          await pipe.drain();
+        }
       }
     }
-  }
-  await pipe.drain();
-  await Promise.all(owners);
+    await pipe.drain();
+    await Promise.all(owners);
   }
 }
 
