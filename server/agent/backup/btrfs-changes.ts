@@ -82,12 +82,17 @@ export function parseSendDump(text: string): BtrfsChanges | undefined {
       out.fresh.add(p);
       continue;
     }
-    if (op === 'rename' || op === 'link') {
+    if (op === 'rename') {
+      // rename <old> dest=<new>
       const dest = kv.get('dest');
       const d = dest === undefined ? undefined : rel(dest);
       if (d === undefined) return undefined;
       out.fresh.add(d);
-      if (op === 'link') out.fresh.add(p);
+      continue;
+    }
+    if (op === 'link') {
+      // link <new name> dest=<existing name, relative>: the new name is read whole
+      out.fresh.add(p);
       continue;
     }
     if (op === 'update_extent' || op === 'write' || op === 'clone' || op === 'encoded_write' || op === 'fallocate') {
