@@ -39,7 +39,7 @@ export interface BackupOptions {
   onProgress?(p: MoverProgress): void;
   signal?: AbortSignal;
   chunkBytes?: number;
-  /** Chunks hashed/compressed/written at once (default 6). */
+  /** Chunks hashed/compressed/written at once (default 8). */
   parallel?: number;
   /** How often the lease is renewed (default 10 s). */
   leaseRenewMs?: number;
@@ -56,6 +56,8 @@ export interface BackupResult {
   /** Bytes actually read from the source. */
   readBytes: bigint;
 }
+
+const READ_AHEAD = 3;
 
 interface Planned {
   entry: FileEntry;
@@ -147,7 +149,7 @@ async function backupUnderLease(o: BackupOptions, store: ChunkStore, backupId: s
   const storing = new Map<string, Promise<void>>();
   const progress = throttle(o.onProgress);
   const figures = () => ({ doneBytes, totalBytes, newBytes });
-  const pipe = new Pipeline(o.parallel ?? 6);
+  const pipe = new Pipeline(o.parallel ?? 8);
 
   const store1 = async (id: string, data: Buffer) => {
     if (await store.has(id)) return;
@@ -160,6 +162,24 @@ async function backupUnderLease(o: BackupOptions, store: ChunkStore, backupId: s
     const nChunks = Math.ceil(p.size / chunkBytes);
     p.entry.chunks = new Array<string | null>(nChunks).fill(null);
     const fh = p.reuse.every((r) => r !== undefined) ? undefined : await fs.open(p.abs, 'r');
+    // Reads run READ_AHEAD chunks ahead, so the disk is busy while earlier chunks hash.
+    const ahead = new Map<number, Promise<Buffer>>();
+    const readAt = async (i: number): Promise<Buffer> => {
+      const offset = i * chunkBytes;
+      const len = Math.min(chunkBytes, p.size - offset);
+      const buf = Buffer.allocUnsafe(len);
+      const { bytesRead } = await fh!.read(buf, 0, len, offset);
+      if (bytesRead !== len) throw new Error(`${p.abs} changed while it was read (short read at ${offset})`);
+      return buf;
+    };
+    const want = (from: number) => {
+      for (let j = from; j < nChunks && j < from + READ_AHEAD; j++) {
+        if (p.reuse[j] !== undefined || ahead.has(j)) continue;
+        const r = readAt(j);
+        r.catch(() => undefined); // awaited below; a failure after an abort is not unhandled
+        ahead.set(j, r);
+      }
+    };
     try {
       for (let i = 0; i < nChunks; i++) {
         if (o.signal?.aborted) throw abortError(o.signal);
@@ -176,9 +196,9 @@ async function backupUnderLease(o: BackupOptions, store: ChunkStore, backupId: s
           progress.maybe(figures);
           continue;
         }
-        const buf = Buffer.allocUnsafe(len);
-        const { bytesRead } = await fh!.read(buf, 0, len, offset);
-        if (bytesRead !== len) throw new Error(`${p.abs} changed while it was read (short read at ${offset})`);
+        want(i);
+        const buf = await ahead.get(i)!;
+        ahead.delete(i);
         readBytes += BigInt(len);
         const entry = p.entry;
         await pipe.submit(async () => {
@@ -203,6 +223,7 @@ async function backupUnderLease(o: BackupOptions, store: ChunkStore, backupId: s
       await pipe.drain().catch(() => undefined);
       throw e;
     } finally {
+      await Promise.allSettled(ahead.values());
       await fh?.close();
     }
   }

@@ -19,7 +19,7 @@ export interface RestoreOptions {
   destination: BackupSource;
   onProgress?(p: MoverProgress): void;
   signal?: AbortSignal;
-  /** Chunks read and verified ahead of the writes (default 6). */
+  /** Chunks read and verified ahead of the writes (default 8). */
   parallel?: number;
 }
 
@@ -50,7 +50,7 @@ export async function runRestore(o: RestoreOptions): Promise<{ totalBytes: bigin
   let doneBytes = 0n;
   const progress = throttle(o.onProgress);
   const figures = () => ({ doneBytes, totalBytes, newBytes: 0n });
-  const pipe = new Pipeline(o.parallel ?? 6);
+  const pipe = new Pipeline(o.parallel ?? 8);
 
   /** Writes a file's chunks at their offsets through `fh`; zero chunks are skipped unless `zeroHoles`. */
   const fill = async (fh: fs.FileHandle, e: FileEntry, zeroHoles: boolean) => {
