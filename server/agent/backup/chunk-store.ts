@@ -116,12 +116,28 @@ export class ChunkStore {
   }
 
   /** The stored bytes of a chunk (undefined when absent). */
-  async getStored(id: string): Promise<Buffer | undefined> {
+  async getStored(id: string, maxBytes = MAX_CHUNK_BYTES + 1024): Promise<Buffer | undefined> {
+    let fh: fs.FileHandle;
     try {
-      return await fs.readFile(chunkPath(this.l, id));
+      fh = await fs.open(chunkPath(this.l, id), 'r');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw e;
+    }
+    try {
+      // One read of the whole file (readFile would read it in 512 KiB pieces and copy them).
+      const { size } = await fh.stat();
+      if (size > maxBytes) throw new Error(`chunk file ${id} is ${size} bytes, more than ${maxBytes}`);
+      const buf = Buffer.allocUnsafe(size);
+      let at = 0;
+      while (at < size) {
+        const { bytesRead } = await fh.read(buf, at, size - at, at);
+        if (bytesRead === 0) break;
+        at += bytesRead;
+      }
+      return at === size ? buf : buf.subarray(0, at);
+    } finally {
+      await fh.close();
     }
   }
 

@@ -4,9 +4,11 @@
 // destination: every path is checked (no `..`, not absolute), a parent must be a directory
 // this restore made, files are created with O_EXCL|O_NOFOLLOW, symlinks are made as links
 // and never followed. Holes stay holes (the file is sized, the zero chunks not written).
+import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { ChunkStore, decodeChunk, isAllZero } from './chunk-store';
 import { DamagedChunkError, checkBackupId, layout, safeRelativePath, type FileEntry, type Manifest } from './format';
 import { readManifest } from './manifests';
@@ -94,6 +96,7 @@ export async function runRestore(o: RestoreOptions): Promise<{ totalBytes: bigin
       }
     } else {
       await restoreTree(o.destination as { root: string }, m, fill, pipe);
+      await syncFs((o.destination as { root: string }).root);
     }
   } catch (e) {
     await pipe.drain().catch(() => undefined);
@@ -101,6 +104,11 @@ export async function runRestore(o: RestoreOptions): Promise<{ totalBytes: bigin
   }
   progress.flush(figures);
   return { totalBytes };
+}
+
+/** One syncfs of the destination's filesystem (`sync -f`) rather than an fsync per file. */
+async function syncFs(dir: string): Promise<void> {
+  await promisify(execFile)('sync', ['-f', dir]);
 }
 
 async function zeroRange(fh: fs.FileHandle, offset: number, len: number): Promise<void> {
