@@ -227,11 +227,13 @@ describe('hostile input', () => {
         { type: 'file', path: 'twice', size: '0', chunks: [], ...meta },
         { type: 'file', path: 'twice', size: '0', chunks: [], ...meta },
       ],
+      [{ type: 'file', path: 'huge', size: '99999999999999999', chunks: [], ...meta }],
     ];
     for (const entries of cases) {
       const dest = await plant(entries);
       await expect(runRestore({ targetRoot: target, backupId: 'h1', destination: { format: 'files', root: dest } })).rejects.toThrow(/manifest/);
       expect(await fs.readdir(outside)).toEqual([]);
+      expect(await fs.readdir(dest)).toEqual([]);
       await fs.rm(dest, { recursive: true });
       await fs.rm(path.join(work, 'src'), { recursive: true });
       await deleteBackup({ targetRoot: target, backupId: 'h1' });

@@ -57,7 +57,6 @@ export async function runRestore(o: RestoreOptions): Promise<{ totalBytes: bigin
   /** Writes a file's chunks at their offsets through `fh`; zero chunks are skipped unless `zeroHoles`. */
   const fill = async (fh: fs.FileHandle, e: FileEntry, zeroHoles: boolean) => {
     const size = Number(e.size);
-    if (e.chunks.length !== Math.ceil(size / m.chunkBytes)) throw new DamagedChunkError(backupId, '-', `manifest entry ${e.path} has ${e.chunks.length} chunks for ${size} bytes`);
     for (let i = 0; i < e.chunks.length; i++) {
       if (o.signal?.aborted) throw abortError(o.signal);
       const id = e.chunks[i];
@@ -79,6 +78,7 @@ export async function runRestore(o: RestoreOptions): Promise<{ totalBytes: bigin
 
   try {
     if (m.format === 'image') {
+      checkChunkCount(m, files[0]);
       const dest = (o.destination as { file: string }).file;
       const before = await fs.lstat(dest).catch(() => undefined);
       if (before && !before.isFile()) throw new Error(`${dest} is not a regular file`);
@@ -104,6 +104,12 @@ export async function runRestore(o: RestoreOptions): Promise<{ totalBytes: bigin
   }
   progress.flush(figures);
   return { totalBytes };
+}
+
+/** A file's chunk list must cover its size exactly (checked before anything is made). */
+function checkChunkCount(m: Manifest, e: FileEntry): void {
+  const size = Number(e.size);
+  if (!Number.isSafeInteger(size) || e.chunks.length !== Math.ceil(size / m.chunkBytes)) throw new Error(`manifest entry ${e.path} has ${e.chunks.length} chunks for ${e.size} bytes`);
 }
 
 /** One syncfs of the destination's filesystem (`sync -f`) rather than an fsync per file. */
@@ -132,6 +138,7 @@ async function restoreTree(dest: { root: string }, m: Manifest, fill: (fh: fs.Fi
     if (seen.has(e.path)) throw new Error(`manifest names ${e.path} twice`);
     seen.add(e.path);
     if (e.type === 'dir') dirs.add(e.path);
+    if (e.type === 'file') checkChunkCount(m, e);
   }
   const chown = process.getuid?.() === 0;
   const owners: Promise<void>[] = [];
