@@ -1,0 +1,186 @@
+// The content-addressed chunk store of one target: a chunk's id is the SHA-256 of its
+// plain bytes; it is stored deflated only when a quick sample says deflate saves >= 10 %
+// (random data skips deflate after ~0.1 ms), behind a 1-byte header; written to a temp
+// name and renamed, so a chunk file is whole or absent. Reading verifies the hash.
+import { execFile } from 'node:child_process';
+import { randomBytes, webcrypto } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+import { CHUNK_DEFLATE, CHUNK_RAW, MAX_CHUNK_BYTES, chunkPath, formatFileContent, layout, type Layout } from './format';
+
+const deflateRaw = promisify(zlib.deflateRaw);
+const inflateRaw = promisify(zlib.inflateRaw);
+const run = promisify(execFile);
+
+/** SHA-256 hex, computed on the libuv thread pool (keeps the main thread free to read and write). */
+export async function sha256Hex(buf: Uint8Array): Promise<string> {
+  return Buffer.from(await webcrypto.subtle.digest('SHA-256', buf)).toString('hex');
+}
+
+export function isAllZero(buf: Buffer): boolean {
+  if (buf.length === 0) return true;
+  if (buf[0] !== 0 || buf[buf.length - 1] !== 0) return false;
+  return buf.equals(zeroes(buf.length));
+}
+let zeroBuf = Buffer.alloc(0);
+function zeroes(n: number): Buffer {
+  if (zeroBuf.length < n) zeroBuf = Buffer.alloc(n);
+  return zeroBuf.subarray(0, n);
+}
+
+const SAMPLE = 4096;
+/** Whether deflate is worth trying: three 4 KiB samples must shrink by >= 10 %. */
+export function looksCompressible(buf: Buffer): boolean {
+  if (buf.length <= 3 * SAMPLE) return zlib.deflateRawSync(buf, { level: 1 }).length <= buf.length * 0.9;
+  const mid = (buf.length >> 1) - (SAMPLE >> 1);
+  const sample = Buffer.concat([buf.subarray(0, SAMPLE), buf.subarray(mid, mid + SAMPLE), buf.subarray(buf.length - SAMPLE)]);
+  return zlib.deflateRawSync(sample, { level: 1 }).length <= sample.length * 0.9;
+}
+
+/** The stored form of a chunk: [header, body]. */
+export async function encodeChunk(plain: Buffer): Promise<Buffer[]> {
+  if (looksCompressible(plain)) {
+    const packed = await deflateRaw(plain, { level: 3 });
+    if (packed.length <= plain.length * 0.9) return [Buffer.of(CHUNK_DEFLATE), packed];
+  }
+  return [Buffer.of(CHUNK_RAW), plain];
+}
+
+/** Decodes and verifies a stored chunk; the reason in words when it is not what its id says. */
+export async function decodeChunk(id: string, stored: Buffer, maxBytes = MAX_CHUNK_BYTES): Promise<{ ok: true; plain: Buffer } | { ok: false; reason: string }> {
+  if (stored.length === 0) return { ok: false, reason: 'empty chunk file' };
+  let plain: Buffer;
+  if (stored[0] === CHUNK_RAW) plain = stored.subarray(1);
+  else if (stored[0] === CHUNK_DEFLATE) {
+    try {
+      plain = await inflateRaw(stored.subarray(1), { maxOutputLength: maxBytes });
+    } catch (e) {
+      return { ok: false, reason: `does not inflate (${(e as Error).message})` };
+    }
+  } else return { ok: false, reason: `unknown header byte ${stored[0]}` };
+  if (plain.length > maxBytes) return { ok: false, reason: `larger than ${maxBytes} bytes` };
+  const got = await sha256Hex(plain);
+  if (got !== id) return { ok: false, reason: `content hash is ${got.slice(0, 16)}…, not its id` };
+  return { ok: true, plain };
+}
+
+export class ChunkStore {
+  readonly l: Layout;
+  private made = new Set<string>();
+  constructor(readonly targetRoot: string) {
+    this.l = layout(targetRoot);
+  }
+
+  /** Makes the layout (and format.json) when absent; refuses a directory of another format. */
+  async open(): Promise<void> {
+    await fs.mkdir(this.l.base, { recursive: true });
+    try {
+      const f = JSON.parse(await fs.readFile(this.l.formatFile, 'utf8')) as { format?: unknown; version?: unknown };
+      if (f.format !== formatFileContent.format || f.version !== formatFileContent.version) throw new Error(`${this.l.formatFile} names another format (${JSON.stringify(f).slice(0, 100)})`);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      await writeFileAtomic(this.l.formatFile, JSON.stringify(formatFileContent) + '\n');
+    }
+    await Promise.all([this.l.chunks, this.l.backups, this.l.running, this.l.trash].map((d) => fs.mkdir(d, { recursive: true })));
+  }
+
+  async has(id: string): Promise<boolean> {
+    try {
+      await fs.access(chunkPath(this.l, id));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Stores a chunk (whole or absent); answers the bytes written (header included). */
+  async put(id: string, plain: Buffer): Promise<number> {
+    const final = chunkPath(this.l, id);
+    const dir = path.dirname(final);
+    if (!this.made.has(dir)) {
+      await fs.mkdir(dir, { recursive: true });
+      this.made.add(dir);
+    }
+    const parts = await encodeChunk(plain);
+    const tmp = `${final}.tmp-${randomBytes(6).toString('hex')}`;
+    const fh = await fs.open(tmp, 'wx');
+    try {
+      await fh.writev(parts);
+    } finally {
+      await fh.close();
+    }
+    await fs.rename(tmp, final);
+    return parts[0].length + parts[1].length;
+  }
+
+  /** The stored bytes of a chunk (undefined when absent). */
+  async getStored(id: string, maxBytes = MAX_CHUNK_BYTES + 1024): Promise<Buffer | undefined> {
+    let fh: fs.FileHandle;
+    try {
+      fh = await fs.open(chunkPath(this.l, id), 'r');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw e;
+    }
+    try {
+      // One read of the whole file (readFile would read it in 512 KiB pieces and copy them).
+      const { size } = await fh.stat();
+      if (size > maxBytes) throw new Error(`chunk file ${id} is ${size} bytes, more than ${maxBytes}`);
+      const buf = Buffer.allocUnsafe(size);
+      let at = 0;
+      while (at < size) {
+        const { bytesRead } = await fh.read(buf, at, size - at, at);
+        if (bytesRead === 0) break;
+        at += bytesRead;
+      }
+      return at === size ? buf : buf.subarray(0, at);
+    } finally {
+      await fh.close();
+    }
+  }
+
+  /** Puts back a chunk a garbage collection moved to its trash (trash/<run>/<id>); true when it found one. */
+  async takeBackFromTrash(id: string): Promise<boolean> {
+    const runs = await fs.readdir(this.l.trash).catch(() => [] as string[]);
+    for (const r of runs) {
+      try {
+        await fs.mkdir(path.dirname(chunkPath(this.l, id)), { recursive: true });
+        await fs.rename(path.join(this.l.trash, r, id), chunkPath(this.l, id));
+        return true;
+      } catch {
+        // not in this run's trash
+      }
+    }
+    return false;
+  }
+
+  /** One syncfs of the target's filesystem (`sync -f`), instead of an fsync per chunk. */
+  async syncTarget(): Promise<void> {
+    await run('sync', ['-f', this.l.base]);
+  }
+}
+
+/** Writes a file whole or not at all: temp, fsync, rename, fsync of the directory. */
+export async function writeFileAtomic(file: string, content: string | Buffer): Promise<void> {
+  const tmp = `${file}.tmp-${randomBytes(6).toString('hex')}`;
+  const fh = await fs.open(tmp, 'wx');
+  try {
+    await fh.writeFile(content);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await fs.rename(tmp, file);
+  await fsyncDir(path.dirname(file));
+}
+
+export async function fsyncDir(dir: string): Promise<void> {
+  const fh = await fs.open(dir, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
