@@ -106,4 +106,25 @@ spec:
     await waitFor('the snapshot content gone', async () => (await ok(['get', 'vsc', '-o', 'name'])).trim() === '');
     expect(await fs.readdir(path.join(base, '.snapshots'))).toEqual([]);
   }, 120_000);
+
+  // external-snapshotter createSnapshotContent: ensurePVCFinalizer comes before everything else.
+  test('a snapshot of a missing claim and of a Pending claim: upstream\'s words, the Pending claim protected first', async () => {
+    await ok(['apply', '-f', '-'], { input: 'apiVersion: snapshot.storage.k8s.io/v1\nkind: VolumeSnapshotClass\nmetadata: {name: journey-snap}\ndriver: stowage.io/host-path\ndeletionPolicy: Delete\n' });
+    const snapError = async (name: string) => (await kubectl(['get', 'vs', name, '-o', 'jsonpath={.status.error.message}'], { user: 'dev' })).stdout;
+    await ok(['apply', '-f', '-'], { user: 'dev', input: 'apiVersion: snapshot.storage.k8s.io/v1\nkind: VolumeSnapshot\nmetadata: {name: ghost}\nspec: {volumeSnapshotClassName: journey-snap, source: {persistentVolumeClaimName: nothing}}\n' });
+    const ghost = 'Failed to create snapshot content with error snapshot controller failed to update ghost on API server: cannot get claim from snapshot';
+    await waitFor('the missing claim reported', async () => (await snapError('ghost')) === ghost);
+
+    await ok(['apply', '-f', '-'], { user: 'dev', input: 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: waiting}\nspec: {accessModes: [ReadWriteOnce], storageClassName: not-yet, resources: {requests: {storage: 1Gi}}}\n' });
+    await ok(['apply', '-f', '-'], { user: 'dev', input: 'apiVersion: snapshot.storage.k8s.io/v1\nkind: VolumeSnapshot\nmetadata: {name: early}\nspec: {volumeSnapshotClassName: journey-snap, source: {persistentVolumeClaimName: waiting}}\n' });
+    const early = 'Failed to create snapshot content with error failed to get input parameters to create snapshot early: "the PVC waiting is not yet bound to a PV, will not attempt to take a snapshot"';
+    await waitFor('the Pending claim reported', async () => (await snapError('early')) === early);
+    const finalizers = async () => (await ok(['get', 'pvc', 'waiting', '-o', 'jsonpath={.metadata.finalizers}'], { user: 'dev' }));
+    expect(await finalizers()).toContain('snapshot.storage.kubernetes.io/pvc-as-source-protection');
+
+    // The snapshot goes: so does the claim's protection.
+    await ok(['delete', 'vs/early', 'vs/ghost'], { user: 'dev' });
+    await waitFor('the claim released', async () => !(await finalizers()).includes('pvc-as-source-protection'));
+    await ok(['delete', 'pvc/waiting'], { user: 'dev' });
+  }, 60_000);
 });

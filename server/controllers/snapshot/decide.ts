@@ -438,8 +438,12 @@ const q = (s: string) => JSON.stringify(s);
 /**
  * The content upstream's createSnapshotContent would create for a snapshot of a claim, or
  * its error (the snapshot's SnapshotContentCreationFailed, "Failed to create snapshot
- * content with error ..."). A volume no driver can snapshot (a local static volume, a
- * plugin without snapshots) is refused here, before anything is made.
+ * content with error ..."), in upstream's order: the claim and its finalizer
+ * (ensurePVCFinalizer) first, then the class, the binding and the volume
+ * (getCreateSnapshotInput). The reconcile puts the claim's finalizer on before it records
+ * a later error (a Pending claim keeps it while the snapshot is not ready). A volume no
+ * driver can snapshot (a local static volume, a plugin without snapshots) is refused here,
+ * before anything is made.
  */
 export function contentToCreate(f: CreateContentFacts): ContentChoice {
   const vs = f.snapshot;
@@ -448,15 +452,16 @@ export function contentToCreate(f: CreateContentFacts): ContentChoice {
   const input = (err: string) => fail(`failed to get input parameters to create snapshot ${name}: ${q(err)}`);
   const claimName = vs.spec?.source?.persistentVolumeClaimName;
   if (claimName === undefined) return { ok: false, reason: 'SnapshotPVCSourceMissing', message: `PVC source for snapshot ${snapshotKey(vs)} is missing` };
+  // ensurePVCFinalizer comes first: the claim must exist and take the finalizer before anything else is looked at.
+  const claim = f.claim;
+  if (!claim) return fail(`snapshot controller failed to update ${name} on API server: cannot get claim from snapshot`);
+  if (claim.metadata.deletionTimestamp && !has(claim.metadata.finalizers, pvcAsSnapshotSourceFinalizer)) {
+    return fail(`snapshot controller failed to update ${claimName} on API server: cannot add finalizer on claim because it is being deleted`);
+  }
   const className = vs.spec?.volumeSnapshotClassName;
   if (className === undefined) return input(`failed to take snapshot ${name} without a snapshot class`);
   const cls = f.classes.find((c) => c.metadata.name === className);
   if (!cls) return input(`volumesnapshotclass.snapshot.storage.k8s.io ${q(className)} not found`);
-  const claim = f.claim;
-  if (!claim) return input(`failed to retrieve PVC ${claimName} from the lister: ${q(`persistentvolumeclaim ${q(claimName)} not found`)}`);
-  if (claim.metadata.deletionTimestamp && !has(claim.metadata.finalizers, pvcAsSnapshotSourceFinalizer)) {
-    return fail(`snapshot controller failed to update ${claimName} on API server: cannot add finalizer on claim because it is being deleted`);
-  }
   const pvName = claim.spec?.volumeName;
   if (claim.status?.phase !== 'Bound' || !pvName) return input(`the PVC ${claimName} is not yet bound to a PV, will not attempt to take a snapshot`);
   const pv = f.volume;
