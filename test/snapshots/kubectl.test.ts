@@ -75,6 +75,34 @@ deletionPolicy: Delete
     expect(await ok(['wait', 'vs/data-1', '--for=jsonpath={.status.readyToUse}=true', '--timeout=60s'], { user: 'dev' })).toBe('volumesnapshot.snapshot.storage.k8s.io/data-1 condition met\n');
     const listed = await ok(['get', 'vs'], { user: 'dev' });
     expect(listed).toMatch(/^data-1\s+true\s+data\s+1Gi\s+dirs-snap\s+snapcontent-\S+\s+\S+\s+\S+$/m);
+
+    // A pre-provisioned content of the same snapshot: the snapshotter fills its status from the
+    // driver (upstream checkandUpdateContentStatus), and the snapshot bound to it becomes ready.
+    const handle = (await ok(['get', 'vs', 'data-1', '-o', 'jsonpath={.status.boundVolumeSnapshotContentName}'], { user: 'dev' })).trim();
+    const snapshotHandle = (await ok(['get', 'vsc', handle, '-o', 'jsonpath={.status.snapshotHandle}'])).trim();
+    expect(snapshotHandle).not.toBe('');
+    await ok(['apply', '-f', '-'], {
+      input: `apiVersion: snapshot.storage.k8s.io/v1
+kind: VolumeSnapshotContent
+metadata: {name: imported}
+spec:
+  deletionPolicy: Retain
+  driver: stowage.io/host-path
+  source: {snapshotHandle: ${snapshotHandle}}
+  volumeSnapshotRef: {name: imported, namespace: ${DEV_NAMESPACE}}
+`,
+    });
+    await ok(['apply', '-f', '-'], { user: 'dev', input: 'apiVersion: snapshot.storage.k8s.io/v1\nkind: VolumeSnapshot\nmetadata: {name: imported}\nspec: {source: {volumeSnapshotContentName: imported}}\n' });
+    expect(await ok(['wait', 'vs/imported', '--for=jsonpath={.status.readyToUse}=true', '--timeout=60s'], { user: 'dev' })).toBe('volumesnapshot.snapshot.storage.k8s.io/imported condition met\n');
+    expect((await ok(['get', 'vsc', 'imported', '-o', 'jsonpath={.status.readyToUse} {.status.snapshotHandle} {.status.restoreSize}'])).trim()).toBe(`true ${snapshotHandle} 1073741824`);
+    expect((await ok(['get', 'vs', 'imported', '-o', 'jsonpath={.status.restoreSize}'], { user: 'dev' })).trim()).toBe('1Gi');
+    expect((await ok(['get', 'vs', 'imported', '-o', 'jsonpath={.status.creationTime}'], { user: 'dev' })).trim()).toMatch(/^\d{4}-\d\d-\d\dT/);
+    // Retain: the content stays after its snapshot; deleted, it leaves the snapshot to data-1's content.
+    await ok(['delete', 'vs/imported'], { user: 'dev' });
+    await ok(['delete', 'vsc/imported']);
+    await waitFor('the imported content gone', async () => !(await ok(['get', 'vsc', '-o', 'name'])).includes('imported'));
+    expect(await fs.readdir(path.join(base, '.snapshots'))).toHaveLength(1);
+
     await fs.writeFile(path.join(dir, 'a.txt'), 'second\n');
 
     await ok(['apply', '-f', '-'], {

@@ -12,12 +12,14 @@ import {
   claimsRestoringFrom,
   contentToCreate,
   decideContent,
+  checkContentStatus,
   decideSnapshotter,
   decideSnapshot,
   decideSnapshotClass,
   ensureClaimSourceFinalizer,
   releaseClaimSourceFinalizer,
   type SnapshotAction,
+  type SnapshotRecordFacts,
 } from './decide';
 
 const NOW = '2026-11-25T12:00:00Z';
@@ -535,7 +537,10 @@ describe('the snapshotter (sidecar snapshot_controller_test.go, shouldDelete)', 
     { name: 'a new dynamic content: take the snapshot of its volume', c: dyn(), vs: bound, want: 'take' },
     { name: 'a content whose snapshot failed: take it again', c: dyn({ status: { readyToUse: false, error: { message: 'x' } } }), vs: bound, want: 'take' },
     { name: 'a taken, ready content: nothing', c: dyn({ status: { readyToUse: true, snapshotHandle: '/p/s' } }), vs: bound, want: 'none' },
-    { name: 'a pre-provisioned content: nothing to take', c: content('content1', { snapshot: 'snap1', uid: 'uid1', snapshotHandle: 'h' }), vs: bound, want: 'none' },
+    { name: 'a pre-provisioned content without a status: check it with the driver (checkandUpdateContentStatus)', c: content('content1', { snapshot: 'snap1', uid: 'uid1', snapshotHandle: 'h' }), vs: bound, want: 'check' },
+    { name: 'a pre-provisioned content not bound yet is checked too (the sidecar does not wait for the binding)', c: content('content1', { snapshot: 'snap1', snapshotHandle: 'h' }), want: 'check' },
+    { name: 'a pre-provisioned content whose check failed: check again', c: content('content1', { snapshot: 'snap1', uid: 'uid1', snapshotHandle: 'h', status: { readyToUse: false, error: { message: 'x' } } }), vs: bound, want: 'check' },
+    { name: 'a pre-provisioned content ready (contentIsReady): nothing', c: content('content1', { snapshot: 'snap1', uid: 'uid1', snapshotHandle: 'h', status: { readyToUse: true, snapshotHandle: 'h' } }), vs: bound, want: 'none' },
     { name: 'deleted, policy Delete, its snapshot being deleted (annotated): delete the snapshot', c: dyn({ deleting: true, annotations: { [BEING_DELETED]: 'yes' } }), vs: bound, want: 'delete' },
     { name: 'deleted, policy Retain, its snapshot being deleted: keep the snapshot', c: dyn({ deleting: true, policy: 'Retain', annotations: { [BEING_DELETED]: 'yes' } }), vs: bound, want: 'release' },
     { name: 'deleted while its snapshot still exists and is not being deleted: wait', c: dyn({ deleting: true }), vs: bound, want: 'none' },
@@ -544,5 +549,30 @@ describe('the snapshotter (sidecar snapshot_controller_test.go, shouldDelete)', 
     { name: 'deleted without the content finalizer: nothing', c: dyn({ deleting: true, finalizers: [] }), want: 'none' },
   ])('$name -> $want', ({ c, vs, want }) => {
     expect(decideSnapshotter(c, vs).action).toBe(want);
+  });
+});
+
+describe('a pre-provisioned content\'s status from the driver (sidecar checkandUpdateContentStatusOperation)', () => {
+  const c = content('imported', { snapshot: 'snap1', snapshotHandle: '/pool/.snapshots/snapcontent-1' });
+  const taken = new Date('2026-11-25T11:00:00Z');
+  const record = (state: string, path = '/pool/.snapshots/snapcontent-1') => ({ state, updatedAt: taken, details: { kind: 'snapshot', path, sizeBytes: '1073741824' } });
+  test.each<{ name: string; records: SnapshotRecordFacts[]; want: unknown }>([
+    {
+      name: 'the driver has the snapshot: snapshotHandle, readyToUse, creationTime (ns), restoreSize',
+      records: [record('created')],
+      want: { ok: true, status: { snapshotHandle: '/pool/.snapshots/snapcontent-1', readyToUse: true, creationTime: taken.getTime() * 1e6, restoreSize: 1073741824 } },
+    },
+    {
+      name: 'the driver is still taking it: not ready yet',
+      records: [record('creating')],
+      want: { ok: true, status: { snapshotHandle: '/pool/.snapshots/snapcontent-1', readyToUse: false, creationTime: taken.getTime() * 1e6, restoreSize: 1073741824 } },
+    },
+    {
+      name: 'the driver does not know the handle: can not find snapshot for snapshotID',
+      records: [record('created', '/pool/.snapshots/other'), { ...record('created'), details: { kind: 'volume', path: '/pool/.snapshots/snapcontent-1' } }],
+      want: { ok: false, message: 'Failed to check and update snapshot content: can not find snapshot for snapshotID /pool/.snapshots/snapcontent-1' },
+    },
+  ])('$name', ({ records, want }) => {
+    expect(checkContentStatus(c, '/pool/.snapshots/snapcontent-1', records)).toEqual(want);
   });
 });

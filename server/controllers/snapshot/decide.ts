@@ -493,10 +493,17 @@ export function contentToCreate(f: CreateContentFacts): ContentChoice {
 /**
  *   none     nothing for the snapshotter
  *   take     take the snapshot of the volume (the content's volumeHandle), then write the content's status
+ *   check    a pre-provisioned content not ready yet: ask the driver about its snapshotHandle and
+ *            write the content's status (upstream checkandUpdateContentStatus)
  *   delete   deletionPolicy Delete: delete the snapshot, then drop the content finalizer
  *   release  deletionPolicy Retain: keep the snapshot (forget its record), drop the content finalizer
  */
-export type SnapshotterAction = { action: 'none'; why: string } | { action: 'take'; volumeHandle: string } | { action: 'delete' } | { action: 'release' };
+export type SnapshotterAction =
+  | { action: 'none'; why: string }
+  | { action: 'take'; volumeHandle: string }
+  | { action: 'check'; snapshotHandle: string }
+  | { action: 'delete' }
+  | { action: 'release' };
 
 /** upstream sidecar shouldDelete: an unbound pre-provisioned content, or one whose snapshot is being deleted (or gone). */
 function shouldDelete(c: VolumeSnapshotContent, named: VolumeSnapshot | undefined): boolean {
@@ -514,7 +521,46 @@ export function decideSnapshotter(c: VolumeSnapshotContent, named: VolumeSnapsho
     return c.spec?.deletionPolicy === 'Delete' ? { action: 'delete' } : { action: 'release' };
   }
   const volumeHandle = c.spec?.source?.volumeHandle;
-  if (volumeHandle === undefined) return { action: 'none', why: 'pre-provisioned: the snapshot exists already' };
+  if (volumeHandle === undefined) {
+    const snapshotHandle = c.spec?.source?.snapshotHandle;
+    if (snapshotHandle === undefined) return { action: 'none', why: 'no source' };
+    if (c.status?.readyToUse === true) return { action: 'none', why: 'pre-provisioned, ready' };
+    return { action: 'check', snapshotHandle };
+  }
   if (c.status?.readyToUse === true && c.status.snapshotHandle) return { action: 'none', why: 'taken and ready' };
   return { action: 'take', volumeHandle };
+}
+
+/** What the driver knows of a snapshot: an in-tree plugin's snapshot record (kind snapshot, its path the handle). */
+export interface SnapshotRecordFacts {
+  state: string;
+  details: Record<string, unknown>;
+  updatedAt: Date;
+}
+
+export type ContentStatusCheck =
+  | { ok: true; status: NonNullable<VolumeSnapshotContent['status']> }
+  | { ok: false; message: string };
+
+/**
+ * upstream sidecar checkandUpdateContentStatusOperation for a pre-provisioned content: the
+ * driver's answer for the snapshotHandle (GetSnapshotStatus: ListSnapshots by id) as the
+ * content's status, or upstream's error ("can not find snapshot for snapshotID <handle>"),
+ * recorded as SnapshotContentCheckandUpdateFailed.
+ */
+export function checkContentStatus(c: VolumeSnapshotContent, handle: string, records: readonly SnapshotRecordFacts[]): ContentStatusCheck {
+  const r = records.find((x) => x.details.kind === 'snapshot' && x.details.path === handle);
+  if (!r) return { ok: false, message: `Failed to check and update snapshot content: can not find snapshot for snapshotID ${handle}` };
+  const ready = r.state === 'created';
+  const takenAt = typeof r.details.takenAt === 'string' ? new Date(r.details.takenAt) : r.updatedAt;
+  const size = Number(String(r.details.sizeBytes ?? '0'));
+  const status: NonNullable<VolumeSnapshotContent['status']> = {
+    ...structuredClone(c.status ?? {}),
+    snapshotHandle: handle,
+    readyToUse: ready,
+    creationTime: c.status?.creationTime ?? (Number.isNaN(takenAt.getTime()) ? Date.now() : takenAt.getTime()) * 1e6,
+    restoreSize: Number.isFinite(size) && size >= 0 ? size : 0,
+  };
+  if (ready) delete status.error;
+  return { ok: true, status };
 }

@@ -4,7 +4,8 @@
 // the content), writes the content's status (snapshotHandle, creationTime, restoreSize,
 // readyToUse; an error as upstream's SnapshotCreationFailed), and when the content is
 // deleted it deletes the snapshot (deletionPolicy Delete) or keeps it (Retain) before
-// dropping the content finalizer. Runs beside the provisioner, with its plugins, so a
+// dropping the content finalizer. A pre-provisioned content (a snapshotHandle) gets its
+// status from the plugin's snapshot record of that handle (upstream checkandUpdateContentStatus). Runs beside the provisioner, with its plugins, so a
 // node-local plugin acts only on its own node's volumes. Keys vsc/<name>.
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import type { VolumeSnapshotContent } from '../../resources/volume-snapshot-content/schema';
@@ -18,7 +19,7 @@ import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runti
 import { errorText } from '../runtime/errors';
 import { event } from '../runtime/event';
 import { write } from '../runtime/write';
-import { decideSnapshotter } from './decide';
+import { checkContentStatus, decideSnapshotter } from './decide';
 
 const VSC = 'VolumeSnapshotContent';
 export const snapshotterName = 'csi-snapshotter';
@@ -124,6 +125,25 @@ export async function syncSnapshotter(d: SnapshotterDeps, ctx: ReconcileContext,
       return;
     case 'take':
       return take(d, ctx, ops, c, step.volumeHandle);
+    case 'check': {
+      const records = await d.assets.list({ plugin: c.spec?.driver ?? '' });
+      const checked = checkContentStatus(c, step.snapshotHandle, records);
+      if (checked.ok) {
+        await changeContent(d, ctx, c, (x) => {
+          x.status = checked.status;
+          return true;
+        }, true);
+        // Being taken still: look again.
+        return checked.status.readyToUse ? undefined : { requeueAfter: d.backgroundPollMs };
+      }
+      await changeContent(d, ctx, c, (x) => {
+        if (x.status?.error?.message === checked.message) return false;
+        x.status = { ...x.status, readyToUse: false, error: { time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), message: checked.message } };
+        return true;
+      }, true);
+      await event(d, c, 'Warning', 'SnapshotContentCheckandUpdateFailed', checked.message);
+      return { requeueAfter: d.backgroundPollMs };
+    }
     case 'delete':
       // A snapshot on another node is that node's snapshotter's to delete.
       if ((await ops.delete(name)) === 'ignored') return;
