@@ -135,6 +135,47 @@ spec:
     expect(await fs.readdir(path.join(base, '.snapshots'))).toEqual([]);
   }, 120_000);
 
+  // external-snapshotter: the class's snapshotter Secret, as deletion-secret annotations on the
+  // dynamic content, read by the snapshotter to take and to delete the snapshot.
+  test('a class with a snapshotter Secret: the content names it, the snapshotter needs it', async () => {
+    await ok(['apply', '-f', '-'], {
+      input: `apiVersion: v1
+kind: Secret
+metadata: {name: snap-1-creds, namespace: ${DEV_NAMESPACE}}
+stringData: {token: planted-value}
+---
+apiVersion: snapshot.storage.k8s.io/v1
+kind: VolumeSnapshotClass
+metadata: {name: secret-snap}
+driver: stowage.io/host-path
+deletionPolicy: Delete
+parameters:
+  csi.storage.k8s.io/snapshotter-secret-name: \${volumesnapshot.name}-creds
+  csi.storage.k8s.io/snapshotter-secret-namespace: \${volumesnapshot.namespace}
+`,
+    });
+    await ok(['apply', '-f', '-'], { user: 'dev', input: 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: sec}\nspec: {accessModes: [ReadWriteOnce], storageClassName: dirs, resources: {requests: {storage: 1Gi}}}\n' });
+    await waitFor('sec Bound', async () => (await phase('sec')) === 'Bound');
+    await ok(['apply', '-f', '-'], { user: 'dev', input: 'apiVersion: snapshot.storage.k8s.io/v1\nkind: VolumeSnapshot\nmetadata: {name: snap-1}\nspec: {volumeSnapshotClassName: secret-snap, source: {persistentVolumeClaimName: sec}}\n' });
+    expect(await ok(['wait', 'vs/snap-1', '--for=jsonpath={.status.readyToUse}=true', '--timeout=60s'], { user: 'dev' })).toBe('volumesnapshot.snapshot.storage.k8s.io/snap-1 condition met\n');
+    const content = (await ok(['get', 'vs', 'snap-1', '-o', 'jsonpath={.status.boundVolumeSnapshotContentName}'], { user: 'dev' })).trim();
+    const ann = JSON.parse(await ok(['get', 'vsc', content, '-o', 'jsonpath={.metadata.annotations}'])) as Record<string, string>;
+    expect(ann['snapshot.storage.kubernetes.io/deletion-secret-name']).toBe('snap-1-creds');
+    expect(ann['snapshot.storage.kubernetes.io/deletion-secret-namespace']).toBe(DEV_NAMESPACE);
+
+    // Without its Secret the snapshotter cannot take a snapshot: upstream's words, no value shown.
+    await ok(['apply', '-f', '-'], { user: 'dev', input: 'apiVersion: snapshot.storage.k8s.io/v1\nkind: VolumeSnapshot\nmetadata: {name: snap-2}\nspec: {volumeSnapshotClassName: secret-snap, source: {persistentVolumeClaimName: sec}}\n' });
+    const uid = (await ok(['get', 'vs', 'snap-2', '-o', 'jsonpath={.metadata.uid}'], { user: 'dev' })).trim();
+    const contentError = async () => (await kubectl(['get', 'vsc', `snapcontent-${uid}`, '-o', 'jsonpath={.status.error.message}'])).stdout;
+    await waitFor('the missing Secret reported', async () => (await contentError()).includes('cannot get credentials'));
+    expect(await contentError()).toBe(`Failed to create snapshot: failed to get input parameters to create snapshot for content snapcontent-${uid}: "cannot get credentials for snapshot content \\"snapcontent-${uid}\\""`);
+    expect(await ok(['get', 'vs', 'snap-2', '-o', 'yaml'], { user: 'dev' })).not.toContain('planted-value');
+
+    await ok(['delete', 'vs/snap-1', 'vs/snap-2'], { user: 'dev' });
+    await waitFor('both contents gone', async () => !/snapcontent-/.test(await ok(['get', 'vsc', '-o', 'name'])));
+    await ok(['delete', 'pvc/sec'], { user: 'dev' });
+  }, 90_000);
+
   // external-snapshotter createSnapshotContent: ensurePVCFinalizer comes before everything else.
   test('a snapshot of a missing claim and of a Pending claim: upstream\'s words, the Pending claim protected first', async () => {
     await ok(['apply', '-f', '-'], { input: 'apiVersion: snapshot.storage.k8s.io/v1\nkind: VolumeSnapshotClass\nmetadata: {name: journey-snap}\ndriver: stowage.io/host-path\ndeletionPolicy: Delete\n' });

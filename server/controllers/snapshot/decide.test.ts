@@ -13,6 +13,7 @@ import {
   contentToCreate,
   decideContent,
   checkContentStatus,
+  contentSecretRef,
   decideSnapshotter,
   decideSnapshot,
   decideSnapshotClass,
@@ -523,6 +524,38 @@ describe('taking a snapshot of a claim (snapshot_create_test.go, createSnapshotC
         },
       },
     });
+  });
+
+  test('a class naming a snapshotter Secret: the deletion-secret annotations on the content (createSnapshotContent)', () => {
+    const secretClass: VolumeSnapshotClass = {
+      ...classes[0]!,
+      metadata: { name: 'secret' },
+      parameters: { 'csi.storage.k8s.io/snapshotter-secret-name': '${volumesnapshot.name}-creds', 'csi.storage.k8s.io/snapshotter-secret-namespace': 'creds' },
+    };
+    const got = contentToCreate({ snapshot: vs('secret'), classes: [...classes, secretClass], claim: claim(), volume: volume(), canSnapshot: inTree });
+    expect(got.ok && got.content.metadata.annotations).toEqual({
+      'snapshot.storage.kubernetes.io/deletion-secret-name': 'snap1-creds',
+      'snapshot.storage.kubernetes.io/deletion-secret-namespace': 'creds',
+    });
+  });
+
+  test('a class whose snapshotter Secret does not resolve: the input error, nothing made', () => {
+    const bad: VolumeSnapshotClass = { ...classes[0]!, metadata: { name: 'bad' }, parameters: { 'csi.storage.k8s.io/snapshotter-secret-name': 'x' } };
+    expect(contentToCreate({ snapshot: vs('bad'), classes: [...classes, bad], claim: claim(), volume: volume(), canSnapshot: inTree })).toEqual(
+      fail('failed to get input parameters to create snapshot snap1: "failed to get name and namespace template from params: either name and namespace for Snapshotter secrets specified, Both must be specified"'),
+    );
+  });
+
+  test.each([
+    { name: 'no annotations: no Secret', annotations: undefined, want: { ok: true } },
+    { name: 'both annotations: that Secret', annotations: { 'snapshot.storage.kubernetes.io/deletion-secret-name': 's', 'snapshot.storage.kubernetes.io/deletion-secret-namespace': 'n' }, want: { ok: true, ref: { name: 's', namespace: 'n' } } },
+    {
+      name: 'an empty name: GetCredentialsFromAnnotation\'s error',
+      annotations: { 'snapshot.storage.kubernetes.io/deletion-secret-name': '', 'snapshot.storage.kubernetes.io/deletion-secret-namespace': 'n' },
+      want: { ok: false, message: 'cannot retrieve secrets for snapshot content "c1", err: secret name or namespace not specified' },
+    },
+  ])('the snapshotter\'s Secret of a content: $name', ({ annotations, want }) => {
+    expect(contentSecretRef(content('c1', { snapshot: 'snap1', volumeHandle: 'v', ...(annotations ? { annotations } : {}) }))).toEqual(want);
   });
 
   test('a snapshot without a PVC source: SnapshotPVCSourceMissing', () => {

@@ -11,7 +11,8 @@ import type { VolumeSnapshotContent } from '../../resources/volume-snapshot-cont
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
 import { isDefaultSnapshotClass } from '../../resources/volume-snapshot-class/strategy';
 import { bytesToQuantity, formatQuantity, isZero, quantityFromJSON } from '../../domain/quantity';
-import { annDynamicallyProvisioned, annVolumeSnapshotBeingDeleted } from '../../domain/well-known/annotations';
+import { annDeletionSecretRefName, annDeletionSecretRefNamespace, annDynamicallyProvisioned, annVolumeSnapshotBeingDeleted } from '../../domain/well-known/annotations';
+import { snapshotterSecretRef } from '../../domain/secret-references';
 import {
   pvcAsSnapshotSourceFinalizer,
   volumeSnapshotAsSourceFinalizer,
@@ -466,6 +467,8 @@ export function contentToCreate(f: CreateContentFacts): ContentChoice {
   if (claim.status?.phase !== 'Bound' || !pvName) return input(`the PVC ${claimName} is not yet bound to a PV, will not attempt to take a snapshot`);
   const pv = f.volume;
   if (!pv || pv.metadata.name !== pvName) return input(`failed to retrieve PV ${pvName} from the API server: ${q(`persistentvolume ${q(pvName)} not found`)}`);
+  const secret = snapshotterSecretRef(cls.parameters ?? {}, dynamicContentName(vs), { name, namespace: vs.metadata.namespace ?? '' });
+  if (!secret.ok) return input(secret.message);
   const driver = pv.spec?.csi?.driver ?? pv.metadata.annotations?.[annDynamicallyProvisioned];
   if (!driver || f.canSnapshot(driver) === false) return fail(`cannot find CSI PersistentVolumeSource for volume ${pvName}`);
   if (cls.driver !== driver) return fail(`the VolumeSnapshotClass ${className} is for driver ${cls.driver}, but volume ${pvName} of PVC ${claimName} is of driver ${driver}`);
@@ -474,7 +477,10 @@ export function contentToCreate(f: CreateContentFacts): ContentChoice {
     content: {
       apiVersion: 'snapshot.storage.k8s.io/v1',
       kind: 'VolumeSnapshotContent',
-      metadata: { name: dynamicContentName(vs) },
+      metadata: {
+        name: dynamicContentName(vs),
+        ...(secret.ref ? { annotations: { [annDeletionSecretRefName]: secret.ref.name, [annDeletionSecretRefNamespace]: secret.ref.namespace } } : {}),
+      },
       spec: {
         volumeSnapshotRef: { kind: 'VolumeSnapshot', apiVersion: 'snapshot.storage.k8s.io/v1', name, namespace: vs.metadata.namespace, uid: vs.metadata.uid, resourceVersion: vs.metadata.resourceVersion },
         source: { volumeHandle: pv.spec?.csi?.volumeHandle ?? pvName },
@@ -563,4 +569,16 @@ export function checkContentStatus(c: VolumeSnapshotContent, handle: string, rec
   };
   if (ready) delete status.error;
   return { ok: true, status };
+}
+
+export type ContentSecretRef = { ok: true; ref?: { name: string; namespace: string } } | { ok: false; message: string };
+
+/** upstream sidecar GetCredentialsFromAnnotation: the Secret a content's deletion-secret annotations name, if any. */
+export function contentSecretRef(c: VolumeSnapshotContent): ContentSecretRef {
+  const a = c.metadata.annotations ?? {};
+  const name = a[annDeletionSecretRefName];
+  const namespace = a[annDeletionSecretRefNamespace];
+  if (name === undefined || namespace === undefined) return { ok: true };
+  if (!name || !namespace) return { ok: false, message: `cannot retrieve secrets for snapshot content ${JSON.stringify(c.metadata.name ?? '')}, err: secret name or namespace not specified` };
+  return { ok: true, ref: { name, namespace } };
 }
