@@ -97,6 +97,14 @@ spec:
     expect((await ok(['get', 'vsc', 'imported', '-o', 'jsonpath={.status.readyToUse} {.status.snapshotHandle} {.status.restoreSize}'])).trim()).toBe(`true ${snapshotHandle} 1073741824`);
     expect((await ok(['get', 'vs', 'imported', '-o', 'jsonpath={.status.restoreSize}'], { user: 'dev' })).trim()).toBe('1Gi');
     expect((await ok(['get', 'vs', 'imported', '-o', 'jsonpath={.status.creationTime}'], { user: 'dev' })).trim()).toMatch(/^\d{4}-\d\d-\d\dT/);
+    // A restore from it reads the snapshot its handle names.
+    await ok(['apply', '-f', '-'], {
+      user: 'dev',
+      input: 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: from-imported}\nspec: {accessModes: [ReadWriteOnce], storageClassName: dirs, resources: {requests: {storage: 1Gi}}, dataSource: {apiGroup: snapshot.storage.k8s.io, kind: VolumeSnapshot, name: imported}}\n',
+    });
+    await waitFor('from-imported Bound', async () => (await phase('from-imported')) === 'Bound', 30_000);
+    expect(await fs.readFile(path.join(await dataDir('from-imported'), 'a.txt'), 'utf8')).toBe('first\n');
+    await ok(['delete', 'pvc/from-imported'], { user: 'dev' });
     // Retain: the content stays after its snapshot; deleted, it leaves the snapshot to data-1's content.
     await ok(['delete', 'vs/imported'], { user: 'dev' });
     await ok(['delete', 'vsc/imported']);
