@@ -78,13 +78,18 @@ export function isStowageError(e: unknown): e is StowageError {
   return e instanceof StowageError;
 }
 
-/** Kubernetes-style message: `PersistentVolume "pv1" is invalid: spec.capacity: Required value` */
-export function invalid(kind: string, name: string | undefined, causes: FieldError[]): StowageError {
+/**
+ * apimachinery's NewInvalid: the message names the group-qualified kind (schema.GroupKind
+ * String()), `PersistentVolume "pv1" is invalid: spec.capacity: Required value`,
+ * `VolumeSnapshot.snapshot.storage.k8s.io "s" is invalid: ...`; details carry the kind and the group.
+ */
+export function invalid(kind: string, name: string | undefined, causes: FieldError[], group = ''): StowageError {
   const list = causes.map((c) => `${c.field}: ${c.message}`).join(', ');
-  return new StowageError('Invalid', `${kind} "${name ?? ''}" is invalid: ${causes.length > 1 ? `[${list}]` : list}`, {
+  return new StowageError('Invalid', `${group ? `${kind}.${group}` : kind} "${name ?? ''}" is invalid: ${causes.length > 1 ? `[${list}]` : list}`, {
     kind,
     name,
     causes,
+    ...(group ? { group } : {}),
   });
 }
 

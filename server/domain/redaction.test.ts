@@ -25,6 +25,8 @@ describe('isSecretKey', () => {
     ['db.passwd', true],
     ['csi.storage.k8s.io/provisioner-secret-name', false],
     ['csi.storage.k8s.io/node-stage-secret-namespace', false],
+    ['csi.storage.k8s.io/snapshotter-secret-name', false],
+    ['snapshot.storage.kubernetes.io/deletion-secret-namespace', false],
     ['adminSecretName', false],
     ['secretRef', false],
     ['basePath', false],
@@ -40,6 +42,8 @@ describe('isSecretReference', () => {
   test.each([
     ['csi.storage.k8s.io/provisioner-secret-name', true],
     ['csi.storage.k8s.io/controller-expand-secret-namespace', true],
+    ['csi.storage.k8s.io/snapshotter-secret-namespace', true],
+    ['snapshot.storage.kubernetes.io/deletion-secret-name', true],
     ['userSecretNamespace', true],
     ['secret', false],
     ['secretData', false],

@@ -5,6 +5,7 @@
 // secrets; the Secret they name is read by the provisioner only. Reserved
 // `csi.storage.k8s.io/` keys are for the provisioner, not the plugin. Pure: no I/O.
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
+import { isDNS1123Label, isDNS1123Subdomain } from './names';
 
 export const CSI_PREFIX = 'csi.storage.k8s.io/';
 
@@ -58,4 +59,65 @@ export function pluginParameters(parameters: Record<string, string>): Record<str
     out[k] = v;
   }
   return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Snapshotter secrets (external-snapshotter pkg/utils/util.go GetSecretReference): the
+// VolumeSnapshotClass parameters csi.storage.k8s.io/snapshotter-secret-name / -namespace,
+// with the templates ${volumesnapshotcontent.name}, ${volumesnapshot.namespace} and (name
+// only) ${volumesnapshot.name}; the reference is put on a dynamic content as the
+// deletion-secret annotations, which the snapshotter reads to take and to delete.
+
+export const SNAPSHOTTER_SECRET_NAME = `${CSI_PREFIX}snapshotter-secret-name`;
+export const SNAPSHOTTER_SECRET_NAMESPACE = `${CSI_PREFIX}snapshotter-secret-namespace`;
+
+export type SecretRefChoice = { ok: true; ref?: SecretRef } | { ok: false; message: string };
+
+/** Go's os.Expand with upstream's resolveTemplate: unknown tokens are an error, listed sorted. */
+function resolveTemplate(template: string, params: Record<string, string>): { value: string } | { error: string } {
+  const missing = new Set<string>();
+  const value = template.replace(/\$\{([^}]*)\}|\$([A-Za-z0-9_]+)/g, (_m, braced: string | undefined, bare: string | undefined) => {
+    const k = braced ?? bare ?? '';
+    if (Object.hasOwn(params, k)) return params[k]!;
+    missing.add(k);
+    return '';
+  });
+  if (missing.size > 0) return { error: `invalid tokens: [${[...missing].sort().map((m) => JSON.stringify(m)).join(' ')}]` };
+  return { value };
+}
+
+/**
+ * The snapshotter Secret of a content taken with a class of these parameters, in upstream's
+ * words on error (never a secret value: only the class's templates and the names they give).
+ * `snapshot` is absent when the snapshot is gone (a deletion).
+ */
+export function snapshotterSecretRef(parameters: Record<string, string>, contentName: string, snapshot?: { name: string; namespace: string }): SecretRefChoice {
+  const nameTemplate = parameters[SNAPSHOTTER_SECRET_NAME];
+  const namespaceTemplate = parameters[SNAPSHOTTER_SECRET_NAMESPACE];
+  const fail = (m: string): SecretRefChoice => ({ ok: false, message: m });
+  if ((nameTemplate === undefined) !== (namespaceTemplate === undefined)) {
+    return fail('failed to get name and namespace template from params: either name and namespace for Snapshotter secrets specified, Both must be specified');
+  }
+  if (nameTemplate === undefined || namespaceTemplate === undefined) return { ok: true };
+  if (nameTemplate === '' || namespaceTemplate === '') {
+    return fail('failed to get name and namespace template from params: Snapshotter secrets specified in parameters but value of either namespace or name is empty');
+  }
+  const nsParams: Record<string, string> = { 'volumesnapshotcontent.name': contentName };
+  if (snapshot) nsParams['volumesnapshot.namespace'] = snapshot.namespace;
+  const ns = resolveTemplate(namespaceTemplate, nsParams);
+  if ('error' in ns) return fail(`error resolving value ${JSON.stringify(namespaceTemplate)}: ${ns.error}`);
+  if (isDNS1123Label(ns.value).length > 0) {
+    return fail(namespaceTemplate !== ns.value ? `${JSON.stringify(namespaceTemplate)} resolved to ${JSON.stringify(ns.value)} which is not a valid namespace name` : `${JSON.stringify(namespaceTemplate)} is not a valid namespace name`);
+  }
+  const nameParams: Record<string, string> = { 'volumesnapshotcontent.name': contentName };
+  if (snapshot) {
+    nameParams['volumesnapshot.name'] = snapshot.name;
+    nameParams['volumesnapshot.namespace'] = snapshot.namespace;
+  }
+  const name = resolveTemplate(nameTemplate, nameParams);
+  if ('error' in name) return fail(`error resolving value ${JSON.stringify(nameTemplate)}: ${name.error}`);
+  if (isDNS1123Subdomain(name.value).length > 0) {
+    return fail(nameTemplate !== name.value ? `${JSON.stringify(nameTemplate)} resolved to ${JSON.stringify(name.value)} which is not a valid secret name` : `${JSON.stringify(nameTemplate)} is not a valid secret name`);
+  }
+  return { ok: true, ref: { namespace: ns.value, name: name.value } };
 }

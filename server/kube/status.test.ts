@@ -62,6 +62,18 @@ describe('statusFromError', () => {
     });
   });
 
+  // apimachinery NewInvalid: qualifiedKind.String() names the group (an empty group, the core kinds, names none).
+  test.each([
+    { name: 'a core kind: the kind alone', kind: 'PersistentVolume', group: '', want: 'PersistentVolume "x" is invalid: spec: Required value' },
+    { name: 'a CRD kind: VolumeSnapshot.snapshot.storage.k8s.io', kind: 'VolumeSnapshot', group: 'snapshot.storage.k8s.io', want: 'VolumeSnapshot.snapshot.storage.k8s.io "x" is invalid: spec: Required value' },
+    { name: 'a grouped built-in kind: StorageClass.storage.k8s.io', kind: 'StorageClass', group: 'storage.k8s.io', want: 'StorageClass.storage.k8s.io "x" is invalid: spec: Required value' },
+  ])('Invalid names the group-qualified kind: $name', ({ kind, group, want }) => {
+    const { status } = statusFromError(invalid(kind, 'x', [{ field: 'spec', reason: 'FieldValueRequired', message: 'Required value' }], group));
+    expect(status.message).toBe(want);
+    expect(status.details?.kind).toBe(kind);
+    expect(status.details?.group).toBe(group || undefined);
+  });
+
   test('a database that is restarting or failing over is a retryable 503, not an internal error', () => {
     const down = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
     const { status, unexpected } = statusFromError(down);

@@ -29,7 +29,7 @@ import {
   type SnapshotOps,
   type VolumeContentSource,
 } from './plugin';
-import { SNAPSHOT_RECORD } from './node-local';
+import { SNAPSHOT_RECORD, snapshotByHandle } from './node-local';
 
 const knownParameters = ['pool'] as const;
 
@@ -100,7 +100,8 @@ export function createBtrfsPlugin(deps: BtrfsDeps): ProvisionerPlugin {
   async function sourceSubvolume(source: VolumeContentSource, pool: string): Promise<AssetRecord> {
     const name = source.kind === 'snapshot' ? source.contentName : source.pvName;
     const what = source.kind === 'snapshot' ? `snapshot content ${name}` : `volume ${name}`;
-    const r = await deps.assets.get(btrfsProvisioner, name);
+    // A pre-provisioned content names a snapshot by its handle only (upstream restores by snapshotHandle).
+    const r = (await deps.assets.get(btrfsProvisioner, name)) ?? (source.kind === 'snapshot' ? await snapshotByHandle(deps.assets, btrfsProvisioner, source.handle) : undefined);
     if (!r || r.state !== 'created') throw new ProvisioningError(`${what} has no subvolume of ${btrfsProvisioner}`);
     if (source.kind === 'snapshot' && detailsOf(r).path !== source.handle) throw new ProvisioningError(`snapshot handle ${source.handle} is not available`);
     if (detailsOf(r).pool !== pool) throw new ProvisioningError(`${what} is in pool ${String(detailsOf(r).pool)}; the StorageClass's pool is ${pool} (a btrfs snapshot stays in its pool)`);

@@ -197,11 +197,17 @@ export async function copyOnce(os: HostOs, from: string, to: string, mode?: numb
   await os.rename(partial, to);
 }
 
+/** A plugin's snapshot record whose path is this handle (the snapshot a pre-provisioned content names). */
+export async function snapshotByHandle(assets: Pick<NodeLocalDeps['assets'], 'list'>, plugin: string, handle: string): Promise<AssetRecord | undefined> {
+  return (await assets.list({ plugin, states: ['created'] })).find((r) => r.details.kind === SNAPSHOT_RECORD && r.details.path === handle);
+}
+
 /** The asset a restore or a clone copies: the record of the snapshot or of the volume, on this node. */
 export async function sourceRecord(deps: NodeLocalDeps, plugin: string, source: VolumeContentSource): Promise<AssetRecord> {
   const name = source.kind === 'snapshot' ? source.contentName : source.pvName;
   const what = source.kind === 'snapshot' ? `snapshot content ${name}` : `volume ${name}`;
-  const r = await deps.assets.get(plugin, name);
+  // A pre-provisioned content names a snapshot by its handle only (upstream restores by snapshotHandle).
+  const r = (await deps.assets.get(plugin, name)) ?? (source.kind === 'snapshot' ? await snapshotByHandle(deps.assets, plugin, source.handle) : undefined);
   if (!r || r.state !== 'created') throw new ProvisioningError(`${what} has no ${plugin} data to copy`);
   if (source.kind === 'snapshot' && r.details.path !== source.handle) throw new ProvisioningError(`snapshot handle ${source.handle} is not available`);
   if (r.node !== nodeOf(deps)) throw new ProvisioningError(`${what} is on node "${r.node}"; ${plugin} on node "${nodeOf(deps)}" copies only its own node's data`);

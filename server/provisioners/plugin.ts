@@ -66,6 +66,8 @@ export interface SnapshotRequest {
   sizeBytes: bigint;
   /** Told now and then how far a copy has come (plugins that copy). */
   onProgress?(progress: CopyProgress): void;
+  /** The decoded data of the snapshotter Secret the content names (its deletion-secret annotations). */
+  secrets?: Record<string, string>;
 }
 
 /** How far a copy has come: bytes in the copy so far, of the source's. */
@@ -95,7 +97,7 @@ export interface SnapshotOps {
   /** Takes the snapshot (intent record first), or continues one begun. Throws on failure. */
   create(request: SnapshotRequest): Promise<SnapshotResult>;
   /** Deletes the snapshot of a content; 'deleted' also when there is none; 'ignored': another node's. Throws on failure. */
-  delete(contentName: string): Promise<DeleteResult>;
+  delete(contentName: string, secrets?: Record<string, string>): Promise<DeleteResult>;
   /** Deletes a snapshot known only by its intent record (crash recovery). */
   deleteRecord(record: AssetRecord): Promise<DeleteResult>;
 }

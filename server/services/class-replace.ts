@@ -95,7 +95,7 @@ export class ClassReplaceService {
     this.authorize(p, input.name);
     const next = replacementOf(input.replacement, input.name, input.makeDefault);
     const refused = await this.admit(next);
-    if (refused.length > 0) throw invalid(SC, input.name, refused);
+    if (refused.length > 0) throw invalid(SC, input.name, refused, 'storage.k8s.io');
     const dryRun = !!input.dryRun;
     return this.store.transact(
       async (tx) => {

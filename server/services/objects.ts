@@ -178,7 +178,7 @@ export class ObjectService {
     // The shape before anything reads the body (admission, role rules): one answer for every role.
     checkShape(s, obj);
     const refused = await this.admit(obj);
-    if (refused.length > 0) throw invalid(s.kind, typeof obj.metadata?.name === 'string' ? obj.metadata.name : undefined, refused);
+    if (refused.length > 0) throw invalid(s.kind, typeof obj.metadata?.name === 'string' ? obj.metadata.name : undefined, refused, s.group);
     await this.guardWrite(p, s, obj, 'create');
     admitProtection(obj);
     // Upstream's DefaultStorageClass admission: the create returns the class it got (the

@@ -200,7 +200,7 @@ export class StoreTx implements Queryable {
     s.applyDefaults(obj);
     s.prepareForCreate(obj);
     const errors = s.validate(obj);
-    if (errors.length > 0) throw invalid(s.kind, meta.name, errors);
+    if (errors.length > 0) throw invalid(s.kind, meta.name, errors, s.group);
     if (this.dryRun) {
       // A name this transaction deleted is free again for it (flush.ts deletes before it inserts).
       const existing = await this.get(s.kind, meta.namespace, meta.name!);
@@ -214,7 +214,7 @@ export class StoreTx implements Queryable {
     checkShape(s, input);
     const next = structuredClone(input);
     const meta = (next.metadata ??= {});
-    if (!meta.name) throw invalid(s.kind, undefined, [{ field: 'metadata.name', reason: 'FieldValueRequired', message: 'Required value: name is required' }]);
+    if (!meta.name) throw invalid(s.kind, undefined, [{ field: 'metadata.name', reason: 'FieldValueRequired', message: 'Required value: name is required' }], s.group);
     const prev = await this.get(s.kind, meta.namespace, meta.name);
     if (!prev) throw notFound(s.kind, meta.name, s.plural, s.group);
     if (meta.resourceVersion && meta.resourceVersion !== prev.metadata.resourceVersion) {
@@ -263,7 +263,7 @@ export class StoreTx implements Queryable {
     }
     s.applyDefaults(next);
     const errors = [...s.validate(next), ...s.validateUpdate(next, prev)];
-    if (errors.length > 0) throw invalid(s.kind, meta.name, errors);
+    if (errors.length > 0) throw invalid(s.kind, meta.name, errors, s.group);
     if (!isDeepStrictEqual(specPart(next), specPart(prev))) next.metadata.generation += 1;
     if (isDeepStrictEqual(comparable(next), comparable(prev))) return prev;
     // Finalizers gone from an object being deleted: it goes, unless it is still in its grace period.

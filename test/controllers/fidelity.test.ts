@@ -198,6 +198,22 @@ describe('WaitForFirstConsumer hand-over', () => {
     expect(after.metadata.resourceVersion).toBe(unrelated.metadata.resourceVersion);
     expect(after.spec!.claimRef).toBeUndefined();
   });
+
+  // pv_controller syncUnboundClaim hands off whatever node the annotation names (IsDelayBindingProvisioning).
+  it('a claim whose selected node is not a Node Stowage knows is handed over all the same', async () => {
+    await store().create(storageClass('wffc-ext-2', 'example.com/wffc', { bindingMode: 'WaitForFirstConsumer' }));
+    const c0 = claim(NS, 'wffc-elsewhere', '1Gi', { storageClassName: 'wffc-ext-2' });
+    c0.metadata.annotations = { 'volume.kubernetes.io/selected-node': 'node-stowage-never-saw' };
+    const c = await store().create(c0);
+    const handed = await until('claim wffc-elsewhere handed over', async () => {
+      const x = await getClaim('wffc-elsewhere');
+      return x.metadata.annotations?.['volume.kubernetes.io/storage-provisioner'] ? x : undefined;
+    });
+    expect(handed.metadata.annotations?.['volume.kubernetes.io/storage-provisioner']).toBe('example.com/wffc');
+    expect(handed.status!.phase).toBe('Pending');
+    await eventWith(c, 'ExternalProvisioning');
+    expect((await eventsAbout(ctx.app, c)).map((e) => e.reason)).not.toContain('WaitForFirstConsumer');
+  });
 });
 
 describe('the claim doctor', () => {

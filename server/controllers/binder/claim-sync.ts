@@ -18,7 +18,7 @@ import { write } from '../runtime/write';
 import { annSelectedNode } from '../../domain/well-known/annotations';
 import { findMatchInStore, lockClaimForBinding, writeBinding } from './bind';
 import type { BindHint } from './bind-prefetch';
-import { decide, isBindCompleted, mayTakeDefaultClass, type ClaimAction, type ClaimFacts, type LockedFacts } from './decide';
+import { decide, isBindCompleted, isDelayBindingProvisioning, mayTakeDefaultClass, type ClaimAction, type ClaimFacts, type LockedFacts } from './decide';
 import type { BinderDeps } from './deps';
 import { claimKey } from './keys';
 import { keepPending } from './pending';
@@ -102,7 +102,7 @@ async function unboundFacts(d: BinderDeps, ctx: ReconcileContext, read: Persiste
   const cls = claimClass(claim);
   const storageClass = cls ? await d.classes.get(cls) : undefined;
   const opts = await matchOptions(d, claim, storageClass);
-  const unscheduledPods = opts.delayBinding && !opts.node ? await unscheduledPodsOf(d, claim) : undefined;
+  const unscheduledPods = opts.delayBinding && !isDelayBindingProvisioning(claim) ? await unscheduledPodsOf(d, claim) : undefined;
   return { claim, defaultClass, storageClass, opts, unscheduledPods, inTreeProvisioners: d.inTreeProvisioners };
 }
 

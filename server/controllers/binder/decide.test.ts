@@ -130,6 +130,12 @@ describe('decide: an unbound claim before its bind transaction', () => {
 
 const c = unbound();
 const named = unbound({ volumeName: 'pv-1' });
+/** An unbound claim whose consumer the scheduler placed on `node` (volume.kubernetes.io/selected-node). */
+const onNode = (node: string): PersistentVolumeClaim => {
+  const x = unbound();
+  x.metadata.annotations = { ...x.metadata.annotations, 'volume.kubernetes.io/selected-node': node };
+  return x;
+};
 const match = (v: PersistentVolume, prebound = false) => ({ volume: v, prebound });
 
 describe('decide: what the bind transaction found (upstream syncUnboundClaim)', () => {
@@ -142,6 +148,10 @@ describe('decide: what the bind transaction found (upstream syncUnboundClaim)', 
     { name: 'no match, being deleted', claim: unbound({ deleting: true }), locked: lockedAs(unbound({ deleting: true })), sc: storageClass('ext.io/nfs'), want: 'none' },
     { name: 'no match, WaitForFirstConsumer without a node', claim: c, sc: storageClass('ext.io/nfs'), opts: wffcNoNode, locked: lockedAs(c), want: 'pending waitForFirstConsumer [WaitForFirstConsumer]' },
     { name: 'no match, WaitForFirstConsumer, a pod not yet scheduled', claim: c, sc: storageClass('ext.io/nfs'), opts: wffcNoNode, unscheduledPods: ['web-0'], locked: lockedAs(c), want: 'pending waitForFirstConsumer [WaitForPodScheduled]' },
+    // pv_controller syncUnboundClaim: IsDelayBindingProvisioning reads the annotation only; the node it names need not be known.
+    { name: 'no match, WaitForFirstConsumer, a selected node Stowage does not know: handed to the external provisioner', claim: onNode('node-elsewhere'), sc: storageClass('ext.io/nfs'), opts: wffcNoNode, locked: lockedAs(onNode('node-elsewhere')), want: 'provision ext.io/nfs [ExternalProvisioning]' },
+    { name: 'no match, WaitForFirstConsumer, a selected node Stowage does not know: handed to the in-tree provisioner, which decides', claim: onNode('node-elsewhere'), sc: storageClass('stowage.io/host-path'), opts: wffcNoNode, locked: lockedAs(onNode('node-elsewhere')), want: 'provision stowage.io/host-path' },
+    { name: 'no match, WaitForFirstConsumer, a known selected node', claim: onNode('n1'), sc: storageClass('ext.io/nfs'), opts: { delayBinding: true, node: { name: 'n1', labels: { 'kubernetes.io/hostname': 'n1' } } }, locked: lockedAs(onNode('n1')), want: 'provision ext.io/nfs [ExternalProvisioning]' },
     { name: 'no match, class not found', claim: c, locked: lockedAs(c), want: 'pending classNotFound [ProvisioningFailed]' },
     { name: 'no match, in-tree provisioner', claim: c, sc: storageClass('stowage.io/host-path'), locked: lockedAs(c), want: 'provision stowage.io/host-path' },
     { name: 'no match, external provisioner', claim: c, sc: storageClass('ext.io/nfs'), locked: lockedAs(c), want: 'provision ext.io/nfs [ExternalProvisioning]' },

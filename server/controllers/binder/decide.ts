@@ -13,7 +13,7 @@ import type { PersistentVolume } from '../../resources/persistent-volume/schema'
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import type { StorageClass } from '../../resources/storage-class/schema';
 import type { EventType } from '../../services/event-recorder';
-import { annBindCompleted, annBindingExplanation } from '../../domain/well-known/annotations';
+import { annBindCompleted, annBindingExplanation, annSelectedNode } from '../../domain/well-known/annotations';
 import { conditionBindable } from '../../domain/well-known/conditions';
 import { reasons } from '../../domain/well-known/event-reasons';
 import { inTreeProvisionerPrefix, noProvisioner } from '../../domain/well-known/provisioners';
@@ -201,11 +201,16 @@ export function delayBindingEvent(unscheduledPods: readonly string[]): { reason:
   return { reason: reasons.waitForPodScheduled, message };
 }
 
+/** upstream storagehelpers.IsDelayBindingProvisioning: the scheduler named a node for the claim's consumer. */
+export const isDelayBindingProvisioning = (claim: PersistentVolumeClaim) => claim.metadata.annotations?.[annSelectedNode] !== undefined;
+
 /** Upstream syncUnboundClaim's "no volume found" branch: provisioning, or why not. */
 function pendingAction(f: ClaimFacts): ClaimAction {
   const { claim, storageClass: sc } = f;
   const cls = claimClass(claim);
-  if (f.opts?.delayBinding && !f.opts.node) {
+  // upstream IsDelayBindingProvisioning: the selected-node annotation, whatever node it names
+  // (one Stowage does not know included): the provisioner decides about the node.
+  if (f.opts?.delayBinding && !isDelayBindingProvisioning(claim)) {
     return pending({ kind: 'waitForFirstConsumer', className: cls }, { type: 'Normal', ...delayBindingEvent(f.unscheduledPods ?? []) });
   }
   if (cls === '') {

@@ -43,10 +43,10 @@ function snapshotSource(f: DataSourceFacts, name: string): string | VolumeConten
   const contentName = vs.status?.boundVolumeSnapshotContentName;
   if (!contentName) return notBound;
   const c = f.content;
-  if (!c || c.metadata.name !== contentName) return notBound;
+  if (!c || c.metadata.name !== contentName) return `error getting snapshotcontent ${contentName} for snapshot ${name}`;
   const ref = c.spec?.volumeSnapshotRef;
-  if (ref?.uid !== vs.metadata.uid || ref?.namespace !== vs.metadata.namespace || ref?.name !== vs.metadata.name) return notBound;
-  if (c.spec?.driver !== f.storageClass.provisioner) return notBound;
+  if (ref?.uid !== vs.metadata.uid || ref?.namespace !== vs.metadata.namespace || ref?.name !== vs.metadata.name) return `snapshotcontent ${contentName} for snapshot ${name} is bound to a different snapshot`;
+  if (c.spec?.driver !== f.storageClass.provisioner) return `snapshotcontent ${contentName} for snapshot ${name} is not handled by CSI driver of StorageClass ${f.storageClass.metadata.name ?? ''}`;
   if (vs.status?.readyToUse !== true) return `snapshot ${name} is not Ready`;
   const handle = c.status?.snapshotHandle;
   if (!handle) return `snapshot handle ${name} is not available`;

@@ -39,12 +39,18 @@ const scripted: ProvisionerPlugin = {
   deleteAsset: async () => 'deleted',
 };
 
+/** The scripted plugin, able to populate volumes from a data source. */
+const copying: ProvisionerPlugin = { ...scripted, name: 'test.io/copying', capabilities: { ...ANY_CAPABILITIES, snapshots: true } };
+
 beforeAll(async () => {
   ts = await openTestStore();
   for (const name of ['ns', 'default']) await ts.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   d = {
     store: ts.store,
-    plugins: new Map([[scripted.name, scripted]]),
+    plugins: new Map([
+      [scripted.name, scripted],
+      [copying.name, copying],
+    ]),
     assets: new AssetStore(ts.store),
     events: new EventRecorder(ts.store, 'test', logger),
     log: logger,
@@ -58,6 +64,7 @@ beforeAll(async () => {
   await ts.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'bad' }, provisioner: scripted.name, parameters: { bad: 'x' } });
   await ts.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'late' }, provisioner: scripted.name, volumeBindingMode: 'WaitForFirstConsumer' });
   await ts.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'ext' }, provisioner: 'example.com/ext' });
+  await ts.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'copies' }, provisioner: copying.name });
 });
 afterAll(async () => ts.close());
 beforeEach(() => {
@@ -110,6 +117,26 @@ describe('which claims are provisioned', () => {
     const c = await claim('gone');
     await expect(run(c)).rejects.toThrow(/storageclass.storage.k8s.io "gone" not found/);
     expect(await events(c)).toEqual(['ProvisioningFailed: Failed to provision volume with StorageClass "gone": storageclass.storage.k8s.io "gone" not found']);
+  });
+
+  // sig-storage-lib-external-provisioner provisionVolumeErrorHandling: the event is err.Error(),
+  // the in-tree PV controller's prefix is for claims without a data source.
+  it.each([
+    {
+      name: 'a restore from a snapshot that does not exist',
+      dataSource: { apiGroup: 'snapshot.storage.k8s.io', kind: 'VolumeSnapshot', name: 'nosnap' },
+      want: 'error getting handle for DataSource Type VolumeSnapshot by Name nosnap: error getting snapshot nosnap from api server: volumesnapshots.snapshot.storage.k8s.io "nosnap" not found',
+    },
+    {
+      name: 'a clone of a claim that does not exist',
+      dataSource: { kind: 'PersistentVolumeClaim', name: 'noclaim' },
+      want: 'error getting handle for DataSource Type PersistentVolumeClaim by Name noclaim: error getting PVC noclaim (namespace "ns") from api server: persistentvolumeclaim "noclaim" not found',
+    },
+  ])('a claim with a data source: the event is the error itself ($name)', async ({ dataSource, want }) => {
+    const c = await claim('copies', { 'volume.kubernetes.io/storage-provisioner': copying.name }, { dataSource, dataSourceRef: dataSource });
+    await expect(run(c)).rejects.toThrow();
+    expect(await events(c)).toEqual([`ProvisioningFailed: ${want}`]);
+    expect(calls).toBe(0);
   });
 
   it('invalid parameters are reported without calling the plugin', async () => {

@@ -34,10 +34,15 @@ export function pluginFor(d: ProvisioningDeps, claim: PersistentVolumeClaim): Pr
   return name === undefined ? undefined : d.plugins.get(name);
 }
 
-/** Reports a failure on the claim and throws, so the runtime retries with backoff. */
+/**
+ * Reports a failure on the claim and throws, so the runtime retries with backoff. A claim
+ * with a data source is worded as external-provisioner does (sig-storage-lib-external-provisioner
+ * provisionVolumeErrorHandling: the error itself), others as the in-tree PV controller.
+ */
 async function fail(d: ProvisioningDeps, claim: PersistentVolumeClaim, className: string, error: unknown, secrets: string[] = []): Promise<never> {
   // The message goes to the claim's owner: no value of a secret parameter or Secret in it.
-  const message = `Failed to provision volume with StorageClass "${className}": ${maskValues(errorText(error), secrets)}`;
+  const text = maskValues(errorText(error), secrets);
+  const message = dataSourceKind(claim) !== undefined ? text : `Failed to provision volume with StorageClass "${className}": ${text}`;
   await event(d, claim, 'Warning', reasons.provisioningFailed, message);
   throw new ProvisioningRetry(message);
 }

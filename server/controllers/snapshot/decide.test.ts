@@ -12,12 +12,15 @@ import {
   claimsRestoringFrom,
   contentToCreate,
   decideContent,
+  checkContentStatus,
+  contentSecretRef,
   decideSnapshotter,
   decideSnapshot,
   decideSnapshotClass,
   ensureClaimSourceFinalizer,
   releaseClaimSourceFinalizer,
   type SnapshotAction,
+  type SnapshotRecordFacts,
 } from './decide';
 
 const NOW = '2026-11-25T12:00:00Z';
@@ -492,8 +495,9 @@ describe('taking a snapshot of a claim (snapshot_create_test.go, createSnapshotC
   test.each<{ name: string; snapshot: VolumeSnapshot; claim?: PersistentVolumeClaim; volume?: PersistentVolume; want: unknown }>([
     { name: '7-1 - fail to create snapshot with non-existing snapshot class', snapshot: vs('non-existing'), claim: claim(), volume: volume(), want: fail('failed to get input parameters to create snapshot snap1: "volumesnapshotclass.snapshot.storage.k8s.io \\"non-existing\\" not found"') },
     { name: '7-2 - fail to create snapshot without a snapshot class', snapshot: vs(), claim: claim(), volume: volume(), want: fail('failed to get input parameters to create snapshot snap1: "failed to take snapshot snap1 without a snapshot class"') },
-    { name: '7-3 - fail to create snapshot without the PVC', snapshot: vs('valid'), want: fail('failed to get input parameters to create snapshot snap1: "failed to retrieve PVC claim1 from the lister: \\"persistentvolumeclaim \\\\\\"claim1\\\\\\" not found\\""') },
-    { name: '7-4 - fail to create snapshot with a PVC that is not Bound', snapshot: vs('valid'), claim: claim({ phase: 'Pending' }), want: fail('failed to get input parameters to create snapshot snap1: "the PVC claim1 is not yet bound to a PV, will not attempt to take a snapshot"') },
+    { name: '7-4 - fail create snapshot with no-existing claim', snapshot: vs('valid'), want: fail('snapshot controller failed to update snap1 on API server: cannot get claim from snapshot') },
+    { name: '7-4 - a missing claim is reported before a missing class (ensurePVCFinalizer comes first)', snapshot: vs('non-existing'), want: fail('snapshot controller failed to update snap1 on API server: cannot get claim from snapshot') },
+    { name: 'fail to create snapshot with a PVC that is not Bound (getVolumeFromVolumeSnapshot)', snapshot: vs('valid'), claim: claim({ phase: 'Pending' }), want: fail('failed to get input parameters to create snapshot snap1: "the PVC claim1 is not yet bound to a PV, will not attempt to take a snapshot"') },
     { name: '7-5 - fail to create snapshot without the PV', snapshot: vs('valid'), claim: claim(), want: fail('failed to get input parameters to create snapshot snap1: "failed to retrieve PV volume1 from the API server: \\"persistentvolume \\\\\\"volume1\\\\\\" not found\\""') },
     { name: '7-6 - fail to create snapshot of a non-CSI volume (a local static volume)', snapshot: vs('valid'), claim: claim(), volume: volume({ driver: null }), want: fail('cannot find CSI PersistentVolumeSource for volume volume1') },
     { name: 'a volume of an in-tree plugin that cannot snapshot is refused the same way', snapshot: vs('valid'), claim: claim(), volume: volume({ driver: 'stowage.io/static' }), want: fail('cannot find CSI PersistentVolumeSource for volume volume1') },
@@ -522,6 +526,38 @@ describe('taking a snapshot of a claim (snapshot_create_test.go, createSnapshotC
     });
   });
 
+  test('a class naming a snapshotter Secret: the deletion-secret annotations on the content (createSnapshotContent)', () => {
+    const secretClass: VolumeSnapshotClass = {
+      ...classes[0]!,
+      metadata: { name: 'secret' },
+      parameters: { 'csi.storage.k8s.io/snapshotter-secret-name': '${volumesnapshot.name}-creds', 'csi.storage.k8s.io/snapshotter-secret-namespace': 'creds' },
+    };
+    const got = contentToCreate({ snapshot: vs('secret'), classes: [...classes, secretClass], claim: claim(), volume: volume(), canSnapshot: inTree });
+    expect(got.ok && got.content.metadata.annotations).toEqual({
+      'snapshot.storage.kubernetes.io/deletion-secret-name': 'snap1-creds',
+      'snapshot.storage.kubernetes.io/deletion-secret-namespace': 'creds',
+    });
+  });
+
+  test('a class whose snapshotter Secret does not resolve: the input error, nothing made', () => {
+    const bad: VolumeSnapshotClass = { ...classes[0]!, metadata: { name: 'bad' }, parameters: { 'csi.storage.k8s.io/snapshotter-secret-name': 'x' } };
+    expect(contentToCreate({ snapshot: vs('bad'), classes: [...classes, bad], claim: claim(), volume: volume(), canSnapshot: inTree })).toEqual(
+      fail('failed to get input parameters to create snapshot snap1: "failed to get name and namespace template from params: either name and namespace for Snapshotter secrets specified, Both must be specified"'),
+    );
+  });
+
+  test.each([
+    { name: 'no annotations: no Secret', annotations: undefined, want: { ok: true } },
+    { name: 'both annotations: that Secret', annotations: { 'snapshot.storage.kubernetes.io/deletion-secret-name': 's', 'snapshot.storage.kubernetes.io/deletion-secret-namespace': 'n' }, want: { ok: true, ref: { name: 's', namespace: 'n' } } },
+    {
+      name: 'an empty name: GetCredentialsFromAnnotation\'s error',
+      annotations: { 'snapshot.storage.kubernetes.io/deletion-secret-name': '', 'snapshot.storage.kubernetes.io/deletion-secret-namespace': 'n' },
+      want: { ok: false, message: 'cannot retrieve secrets for snapshot content "c1", err: secret name or namespace not specified' },
+    },
+  ])('the snapshotter\'s Secret of a content: $name', ({ annotations, want }) => {
+    expect(contentSecretRef(content('c1', { snapshot: 'snap1', volumeHandle: 'v', ...(annotations ? { annotations } : {}) }))).toEqual(want);
+  });
+
   test('a snapshot without a PVC source: SnapshotPVCSourceMissing', () => {
     expect(contentToCreate({ snapshot: snap('s', 'u', { content: 'c' }), classes, canSnapshot: inTree })).toMatchObject({ ok: false, reason: 'SnapshotPVCSourceMissing' });
   });
@@ -534,7 +570,10 @@ describe('the snapshotter (sidecar snapshot_controller_test.go, shouldDelete)', 
     { name: 'a new dynamic content: take the snapshot of its volume', c: dyn(), vs: bound, want: 'take' },
     { name: 'a content whose snapshot failed: take it again', c: dyn({ status: { readyToUse: false, error: { message: 'x' } } }), vs: bound, want: 'take' },
     { name: 'a taken, ready content: nothing', c: dyn({ status: { readyToUse: true, snapshotHandle: '/p/s' } }), vs: bound, want: 'none' },
-    { name: 'a pre-provisioned content: nothing to take', c: content('content1', { snapshot: 'snap1', uid: 'uid1', snapshotHandle: 'h' }), vs: bound, want: 'none' },
+    { name: 'a pre-provisioned content without a status: check it with the driver (checkandUpdateContentStatus)', c: content('content1', { snapshot: 'snap1', uid: 'uid1', snapshotHandle: 'h' }), vs: bound, want: 'check' },
+    { name: 'a pre-provisioned content not bound yet is checked too (the sidecar does not wait for the binding)', c: content('content1', { snapshot: 'snap1', snapshotHandle: 'h' }), want: 'check' },
+    { name: 'a pre-provisioned content whose check failed: check again', c: content('content1', { snapshot: 'snap1', uid: 'uid1', snapshotHandle: 'h', status: { readyToUse: false, error: { message: 'x' } } }), vs: bound, want: 'check' },
+    { name: 'a pre-provisioned content ready (contentIsReady): nothing', c: content('content1', { snapshot: 'snap1', uid: 'uid1', snapshotHandle: 'h', status: { readyToUse: true, snapshotHandle: 'h' } }), vs: bound, want: 'none' },
     { name: 'deleted, policy Delete, its snapshot being deleted (annotated): delete the snapshot', c: dyn({ deleting: true, annotations: { [BEING_DELETED]: 'yes' } }), vs: bound, want: 'delete' },
     { name: 'deleted, policy Retain, its snapshot being deleted: keep the snapshot', c: dyn({ deleting: true, policy: 'Retain', annotations: { [BEING_DELETED]: 'yes' } }), vs: bound, want: 'release' },
     { name: 'deleted while its snapshot still exists and is not being deleted: wait', c: dyn({ deleting: true }), vs: bound, want: 'none' },
@@ -543,5 +582,30 @@ describe('the snapshotter (sidecar snapshot_controller_test.go, shouldDelete)', 
     { name: 'deleted without the content finalizer: nothing', c: dyn({ deleting: true, finalizers: [] }), want: 'none' },
   ])('$name -> $want', ({ c, vs, want }) => {
     expect(decideSnapshotter(c, vs).action).toBe(want);
+  });
+});
+
+describe('a pre-provisioned content\'s status from the driver (sidecar checkandUpdateContentStatusOperation)', () => {
+  const c = content('imported', { snapshot: 'snap1', snapshotHandle: '/pool/.snapshots/snapcontent-1' });
+  const taken = new Date('2026-11-25T11:00:00Z');
+  const record = (state: string, path = '/pool/.snapshots/snapcontent-1') => ({ state, updatedAt: taken, details: { kind: 'snapshot', path, sizeBytes: '1073741824' } });
+  test.each<{ name: string; records: SnapshotRecordFacts[]; want: unknown }>([
+    {
+      name: 'the driver has the snapshot: snapshotHandle, readyToUse, creationTime (ns), restoreSize',
+      records: [record('created')],
+      want: { ok: true, status: { snapshotHandle: '/pool/.snapshots/snapcontent-1', readyToUse: true, creationTime: taken.getTime() * 1e6, restoreSize: 1073741824 } },
+    },
+    {
+      name: 'the driver is still taking it: not ready yet',
+      records: [record('creating')],
+      want: { ok: true, status: { snapshotHandle: '/pool/.snapshots/snapcontent-1', readyToUse: false, creationTime: taken.getTime() * 1e6, restoreSize: 1073741824 } },
+    },
+    {
+      name: 'the driver does not know the handle: can not find snapshot for snapshotID',
+      records: [record('created', '/pool/.snapshots/other'), { ...record('created'), details: { kind: 'volume', path: '/pool/.snapshots/snapcontent-1' } }],
+      want: { ok: false, message: 'Failed to check and update snapshot content: can not find snapshot for snapshotID /pool/.snapshots/snapcontent-1' },
+    },
+  ])('$name', ({ records, want }) => {
+    expect(checkContentStatus(c, '/pool/.snapshots/snapcontent-1', records)).toEqual(want);
   });
 });

@@ -11,7 +11,8 @@ import type { VolumeSnapshotContent } from '../../resources/volume-snapshot-cont
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
 import { isDefaultSnapshotClass } from '../../resources/volume-snapshot-class/strategy';
 import { bytesToQuantity, formatQuantity, isZero, quantityFromJSON } from '../../domain/quantity';
-import { annDynamicallyProvisioned, annVolumeSnapshotBeingDeleted } from '../../domain/well-known/annotations';
+import { annDeletionSecretRefName, annDeletionSecretRefNamespace, annDynamicallyProvisioned, annVolumeSnapshotBeingDeleted } from '../../domain/well-known/annotations';
+import { snapshotterSecretRef } from '../../domain/secret-references';
 import {
   pvcAsSnapshotSourceFinalizer,
   volumeSnapshotAsSourceFinalizer,
@@ -438,8 +439,12 @@ const q = (s: string) => JSON.stringify(s);
 /**
  * The content upstream's createSnapshotContent would create for a snapshot of a claim, or
  * its error (the snapshot's SnapshotContentCreationFailed, "Failed to create snapshot
- * content with error ..."). A volume no driver can snapshot (a local static volume, a
- * plugin without snapshots) is refused here, before anything is made.
+ * content with error ..."), in upstream's order: the claim and its finalizer
+ * (ensurePVCFinalizer) first, then the class, the binding and the volume
+ * (getCreateSnapshotInput). The reconcile puts the claim's finalizer on before it records
+ * a later error (a Pending claim keeps it while the snapshot is not ready). A volume no
+ * driver can snapshot (a local static volume, a plugin without snapshots) is refused here,
+ * before anything is made.
  */
 export function contentToCreate(f: CreateContentFacts): ContentChoice {
   const vs = f.snapshot;
@@ -448,19 +453,22 @@ export function contentToCreate(f: CreateContentFacts): ContentChoice {
   const input = (err: string) => fail(`failed to get input parameters to create snapshot ${name}: ${q(err)}`);
   const claimName = vs.spec?.source?.persistentVolumeClaimName;
   if (claimName === undefined) return { ok: false, reason: 'SnapshotPVCSourceMissing', message: `PVC source for snapshot ${snapshotKey(vs)} is missing` };
+  // ensurePVCFinalizer comes first: the claim must exist and take the finalizer before anything else is looked at.
+  const claim = f.claim;
+  if (!claim) return fail(`snapshot controller failed to update ${name} on API server: cannot get claim from snapshot`);
+  if (claim.metadata.deletionTimestamp && !has(claim.metadata.finalizers, pvcAsSnapshotSourceFinalizer)) {
+    return fail(`snapshot controller failed to update ${claimName} on API server: cannot add finalizer on claim because it is being deleted`);
+  }
   const className = vs.spec?.volumeSnapshotClassName;
   if (className === undefined) return input(`failed to take snapshot ${name} without a snapshot class`);
   const cls = f.classes.find((c) => c.metadata.name === className);
   if (!cls) return input(`volumesnapshotclass.snapshot.storage.k8s.io ${q(className)} not found`);
-  const claim = f.claim;
-  if (!claim) return input(`failed to retrieve PVC ${claimName} from the lister: ${q(`persistentvolumeclaim ${q(claimName)} not found`)}`);
-  if (claim.metadata.deletionTimestamp && !has(claim.metadata.finalizers, pvcAsSnapshotSourceFinalizer)) {
-    return fail(`snapshot controller failed to update ${claimName} on API server: cannot add finalizer on claim because it is being deleted`);
-  }
   const pvName = claim.spec?.volumeName;
   if (claim.status?.phase !== 'Bound' || !pvName) return input(`the PVC ${claimName} is not yet bound to a PV, will not attempt to take a snapshot`);
   const pv = f.volume;
   if (!pv || pv.metadata.name !== pvName) return input(`failed to retrieve PV ${pvName} from the API server: ${q(`persistentvolume ${q(pvName)} not found`)}`);
+  const secret = snapshotterSecretRef(cls.parameters ?? {}, dynamicContentName(vs), { name, namespace: vs.metadata.namespace ?? '' });
+  if (!secret.ok) return input(secret.message);
   const driver = pv.spec?.csi?.driver ?? pv.metadata.annotations?.[annDynamicallyProvisioned];
   if (!driver || f.canSnapshot(driver) === false) return fail(`cannot find CSI PersistentVolumeSource for volume ${pvName}`);
   if (cls.driver !== driver) return fail(`the VolumeSnapshotClass ${className} is for driver ${cls.driver}, but volume ${pvName} of PVC ${claimName} is of driver ${driver}`);
@@ -469,7 +477,10 @@ export function contentToCreate(f: CreateContentFacts): ContentChoice {
     content: {
       apiVersion: 'snapshot.storage.k8s.io/v1',
       kind: 'VolumeSnapshotContent',
-      metadata: { name: dynamicContentName(vs) },
+      metadata: {
+        name: dynamicContentName(vs),
+        ...(secret.ref ? { annotations: { [annDeletionSecretRefName]: secret.ref.name, [annDeletionSecretRefNamespace]: secret.ref.namespace } } : {}),
+      },
       spec: {
         volumeSnapshotRef: { kind: 'VolumeSnapshot', apiVersion: 'snapshot.storage.k8s.io/v1', name, namespace: vs.metadata.namespace, uid: vs.metadata.uid, resourceVersion: vs.metadata.resourceVersion },
         source: { volumeHandle: pv.spec?.csi?.volumeHandle ?? pvName },
@@ -488,10 +499,17 @@ export function contentToCreate(f: CreateContentFacts): ContentChoice {
 /**
  *   none     nothing for the snapshotter
  *   take     take the snapshot of the volume (the content's volumeHandle), then write the content's status
+ *   check    a pre-provisioned content not ready yet: ask the driver about its snapshotHandle and
+ *            write the content's status (upstream checkandUpdateContentStatus)
  *   delete   deletionPolicy Delete: delete the snapshot, then drop the content finalizer
  *   release  deletionPolicy Retain: keep the snapshot (forget its record), drop the content finalizer
  */
-export type SnapshotterAction = { action: 'none'; why: string } | { action: 'take'; volumeHandle: string } | { action: 'delete' } | { action: 'release' };
+export type SnapshotterAction =
+  | { action: 'none'; why: string }
+  | { action: 'take'; volumeHandle: string }
+  | { action: 'check'; snapshotHandle: string }
+  | { action: 'delete' }
+  | { action: 'release' };
 
 /** upstream sidecar shouldDelete: an unbound pre-provisioned content, or one whose snapshot is being deleted (or gone). */
 function shouldDelete(c: VolumeSnapshotContent, named: VolumeSnapshot | undefined): boolean {
@@ -509,7 +527,58 @@ export function decideSnapshotter(c: VolumeSnapshotContent, named: VolumeSnapsho
     return c.spec?.deletionPolicy === 'Delete' ? { action: 'delete' } : { action: 'release' };
   }
   const volumeHandle = c.spec?.source?.volumeHandle;
-  if (volumeHandle === undefined) return { action: 'none', why: 'pre-provisioned: the snapshot exists already' };
+  if (volumeHandle === undefined) {
+    const snapshotHandle = c.spec?.source?.snapshotHandle;
+    if (snapshotHandle === undefined) return { action: 'none', why: 'no source' };
+    if (c.status?.readyToUse === true) return { action: 'none', why: 'pre-provisioned, ready' };
+    return { action: 'check', snapshotHandle };
+  }
   if (c.status?.readyToUse === true && c.status.snapshotHandle) return { action: 'none', why: 'taken and ready' };
   return { action: 'take', volumeHandle };
+}
+
+/** What the driver knows of a snapshot: an in-tree plugin's snapshot record (kind snapshot, its path the handle). */
+export interface SnapshotRecordFacts {
+  state: string;
+  details: Record<string, unknown>;
+  updatedAt: Date;
+}
+
+export type ContentStatusCheck =
+  | { ok: true; status: NonNullable<VolumeSnapshotContent['status']> }
+  | { ok: false; message: string };
+
+/**
+ * upstream sidecar checkandUpdateContentStatusOperation for a pre-provisioned content: the
+ * driver's answer for the snapshotHandle (GetSnapshotStatus: ListSnapshots by id) as the
+ * content's status, or upstream's error ("can not find snapshot for snapshotID <handle>"),
+ * recorded as SnapshotContentCheckandUpdateFailed.
+ */
+export function checkContentStatus(c: VolumeSnapshotContent, handle: string, records: readonly SnapshotRecordFacts[]): ContentStatusCheck {
+  const r = records.find((x) => x.details.kind === 'snapshot' && x.details.path === handle);
+  if (!r) return { ok: false, message: `Failed to check and update snapshot content: can not find snapshot for snapshotID ${handle}` };
+  const ready = r.state === 'created';
+  const takenAt = typeof r.details.takenAt === 'string' ? new Date(r.details.takenAt) : r.updatedAt;
+  const size = Number(String(r.details.sizeBytes ?? '0'));
+  const status: NonNullable<VolumeSnapshotContent['status']> = {
+    ...structuredClone(c.status ?? {}),
+    snapshotHandle: handle,
+    readyToUse: ready,
+    creationTime: c.status?.creationTime ?? (Number.isNaN(takenAt.getTime()) ? Date.now() : takenAt.getTime()) * 1e6,
+    restoreSize: Number.isFinite(size) && size >= 0 ? size : 0,
+  };
+  if (ready) delete status.error;
+  return { ok: true, status };
+}
+
+export type ContentSecretRef = { ok: true; ref?: { name: string; namespace: string } } | { ok: false; message: string };
+
+/** upstream sidecar GetCredentialsFromAnnotation: the Secret a content's deletion-secret annotations name, if any. */
+export function contentSecretRef(c: VolumeSnapshotContent): ContentSecretRef {
+  const a = c.metadata.annotations ?? {};
+  const name = a[annDeletionSecretRefName];
+  const namespace = a[annDeletionSecretRefNamespace];
+  if (name === undefined || namespace === undefined) return { ok: true };
+  if (!name || !namespace) return { ok: false, message: `cannot retrieve secrets for snapshot content ${JSON.stringify(c.metadata.name ?? '')}, err: secret name or namespace not specified` };
+  return { ok: true, ref: { name, namespace } };
 }

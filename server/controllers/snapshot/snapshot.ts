@@ -115,19 +115,16 @@ export function inTreeSnapshots(driver: string): boolean | undefined {
 }
 
 /**
- * upstream createSnapshotContent: the claim's finalizer, then the content; or the error,
- * with nothing made (false: look again a little later, as upstream's resync does).
+ * upstream createSnapshotContent: the claim's finalizer (whatever comes next), then the
+ * content; or the error, with no content made (false: look again a little later, as
+ * upstream's resync does).
  */
 async function createContent(d: Deps, ctx: ReconcileContext, read: VolumeSnapshot, classes: VolumeSnapshotClass[], now: string): Promise<boolean> {
   const claimName = read.spec?.source?.persistentVolumeClaimName;
   const claim = claimName !== undefined ? await d.store.tryGet(PVC, read.metadata.namespace, claimName) : undefined;
   const volume = claim?.spec?.volumeName ? await d.store.tryGet('PersistentVolume', undefined, claim.spec.volumeName) : undefined;
-  const choice = contentToCreate({ snapshot: read, classes, claim, volume, canSnapshot: inTreeSnapshots });
-  if (!choice.ok) {
-    const step = errorAction(read, true, choice.reason, choice.message, now);
-    if (step.action === 'error' && (await changeSnapshot(d, ctx, read, (vs) => (vs.status = step.status), true))) await emit(d, read, [step.event]);
-    return false;
-  }
+  // ensurePVCFinalizer first: a claim that is not bound yet (or a class that is wrong) still
+  // gets its protection, kept while the snapshot is not ready.
   if (claim && ensureClaimSourceFinalizer(claim).action === 'add') {
     await write(d, ctx, async (t) => {
       const c = await t.get(PVC, claim.metadata.namespace, claim.metadata.name ?? '');
@@ -135,6 +132,12 @@ async function createContent(d: Deps, ctx: ReconcileContext, read: VolumeSnapsho
       c.metadata.finalizers = [...(c.metadata.finalizers ?? []), pvcAsSnapshotSourceFinalizer];
       await t.update(c);
     });
+  }
+  const choice = contentToCreate({ snapshot: read, classes, claim, volume, canSnapshot: inTreeSnapshots });
+  if (!choice.ok) {
+    const step = errorAction(read, true, choice.reason, choice.message, now);
+    if (step.action === 'error' && (await changeSnapshot(d, ctx, read, (vs) => (vs.status = step.status), true))) await emit(d, read, [step.event]);
+    return false;
   }
   try {
     await d.store.create(choice.content);

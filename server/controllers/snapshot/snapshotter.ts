@@ -4,7 +4,8 @@
 // the content), writes the content's status (snapshotHandle, creationTime, restoreSize,
 // readyToUse; an error as upstream's SnapshotCreationFailed), and when the content is
 // deleted it deletes the snapshot (deletionPolicy Delete) or keeps it (Retain) before
-// dropping the content finalizer. Runs beside the provisioner, with its plugins, so a
+// dropping the content finalizer. A pre-provisioned content (a snapshotHandle) gets its
+// status from the plugin's snapshot record of that handle (upstream checkandUpdateContentStatus). Runs beside the provisioner, with its plugins, so a
 // node-local plugin acts only on its own node's volumes. Keys vsc/<name>.
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import type { VolumeSnapshotContent } from '../../resources/volume-snapshot-content/schema';
@@ -18,7 +19,9 @@ import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runti
 import { errorText } from '../runtime/errors';
 import { event } from '../runtime/event';
 import { write } from '../runtime/write';
-import { decideSnapshotter } from './decide';
+import { checkContentStatus, contentSecretRef, decideSnapshotter } from './decide';
+import { maskValues } from '../../domain/redaction';
+import { secretData } from '../../resources/secret/strategy';
 
 const VSC = 'VolumeSnapshotContent';
 export const snapshotterName = 'csi-snapshotter';
@@ -41,14 +44,35 @@ const dropFinalizer = (c: VolumeSnapshotContent) => {
   return true;
 };
 
+/**
+ * upstream GetCredentialsFromAnnotation: the data of the Secret the content's
+ * deletion-secret annotations name (read here only, handed to the plugin, never written
+ * anywhere); `why` words the failure as the operation does.
+ */
+async function credentials(d: SnapshotterDeps, c: VolumeSnapshotContent, why: string): Promise<Record<string, string> | undefined> {
+  const name = c.metadata.name ?? '';
+  const ref = contentSecretRef(c);
+  const fail = (m: string) => new Error(`${why} for content ${name}: ${JSON.stringify(m)}`);
+  if (!ref.ok) throw fail(ref.message);
+  if (!ref.ref) return undefined;
+  const secret = await d.store.tryGet('Secret', ref.ref.namespace, ref.ref.name);
+  if (!secret) throw fail(`cannot get credentials for snapshot content ${JSON.stringify(name)}`);
+  return secretData(secret);
+}
+
+/** An error's text with the Secret's values masked: a plugin's message never shows them. */
+const hiddenText = (err: unknown, secrets: Record<string, string> | undefined) => maskValues(errorText(err), Object.values(secrets ?? {}));
+
 /** Takes the snapshot of the content's volume and records the outcome on the content. */
 async function take(d: SnapshotterDeps, ctx: ReconcileContext, ops: SnapshotOps, c: VolumeSnapshotContent, volumeHandle: string): Promise<ReconcileResult | void> {
   const name = c.metadata.name ?? '';
+  let secrets: Record<string, string> | undefined;
   try {
+    secrets = await credentials(d, c, 'failed to get input parameters to create snapshot');
     const pv: PersistentVolume | undefined = await d.store.tryGet('PersistentVolume', undefined, volumeHandle);
     if (!pv) throw new Error(`failed to get the volume ${volumeHandle}: persistentvolume "${volumeHandle}" not found`);
     const size = quantityFromJSON(pv.spec?.capacity?.storage);
-    const result = await ops.create({ contentName: name, pvName: volumeHandle, sizeBytes: size ? quantityToBytes(size) : 0n, onProgress: progressOnSnapshot(d, c) });
+    const result = await ops.create({ contentName: name, pvName: volumeHandle, sizeBytes: size ? quantityToBytes(size) : 0n, onProgress: progressOnSnapshot(d, c), ...(secrets ? { secrets } : {}) });
     if (result.state === 'ignored') return;
     if (result.state === 'inBackground') return { requeueAfter: result.retryAfterMs ?? d.backgroundPollMs };
     const s = result.snapshot;
@@ -64,7 +88,7 @@ async function take(d: SnapshotterDeps, ctx: ReconcileContext, ops: SnapshotOps,
       return true;
     }, true);
   } catch (err) {
-    const message = `Failed to create snapshot: ${errorText(err)}`;
+    const message = `Failed to create snapshot: ${hiddenText(err, secrets)}`;
     await changeContent(d, ctx, c, (x) => {
       if (x.status?.error?.message === message) return false;
       x.status = { ...x.status, readyToUse: false, error: { time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), message } };
@@ -124,11 +148,40 @@ export async function syncSnapshotter(d: SnapshotterDeps, ctx: ReconcileContext,
       return;
     case 'take':
       return take(d, ctx, ops, c, step.volumeHandle);
-    case 'delete':
-      // A snapshot on another node is that node's snapshotter's to delete.
-      if ((await ops.delete(name)) === 'ignored') return;
+    case 'check': {
+      const records = await d.assets.list({ plugin: c.spec?.driver ?? '' });
+      const checked = checkContentStatus(c, step.snapshotHandle, records);
+      if (checked.ok) {
+        await changeContent(d, ctx, c, (x) => {
+          x.status = checked.status;
+          return true;
+        }, true);
+        // Being taken still: look again.
+        return checked.status.readyToUse ? undefined : { requeueAfter: d.backgroundPollMs };
+      }
+      await changeContent(d, ctx, c, (x) => {
+        if (x.status?.error?.message === checked.message) return false;
+        x.status = { ...x.status, readyToUse: false, error: { time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), message: checked.message } };
+        return true;
+      }, true);
+      await event(d, c, 'Warning', 'SnapshotContentCheckandUpdateFailed', checked.message);
+      return { requeueAfter: d.backgroundPollMs };
+    }
+    case 'delete': {
+      let secrets: Record<string, string> | undefined;
+      try {
+        // Upstream asks the driver (with the Secret) only for a snapshot that was taken.
+        if (c.status?.snapshotHandle) secrets = await credentials(d, c, 'failed to get input parameters to delete snapshot');
+        // A snapshot on another node is that node's snapshotter's to delete.
+        if ((await ops.delete(name, secrets)) === 'ignored') return;
+      } catch (err) {
+        const message = `Failed to delete snapshot: ${hiddenText(err, secrets)}`;
+        await event(d, c, 'Warning', 'SnapshotDeleteError', message);
+        throw err;
+      }
       await changeContent(d, ctx, c, dropFinalizer);
       return;
+    }
     case 'release': {
       const record = (await d.assets.byPv(name)).find((r) => r.plugin === c.spec?.driver);
       if (record) await d.assets.release(record);

@@ -74,6 +74,9 @@ export const annPoolMaxBytes = 'pool.stowage.io/max-bytes';
 export const annIsDefaultSnapshotClass = 'snapshot.storage.kubernetes.io/is-default-class';
 /** On a VolumeSnapshotContent: its VolumeSnapshot is being deleted (upstream AnnVolumeSnapshotBeingDeleted). */
 export const annVolumeSnapshotBeingDeleted = 'snapshot.storage.kubernetes.io/volumesnapshot-being-deleted';
+/** On a dynamic VolumeSnapshotContent: the snapshotter Secret of its class, read to take and to delete it (upstream AnnDeletionSecretRefName / -Namespace). */
+export const annDeletionSecretRefName = 'snapshot.storage.kubernetes.io/deletion-secret-name';
+export const annDeletionSecretRefNamespace = 'snapshot.storage.kubernetes.io/deletion-secret-namespace';
 /** On a VolumeSnapshotContent: a restore may change the volume mode of its source (upstream annAllowVolumeModeChange). */
 export const annAllowVolumeModeChange = 'snapshot.storage.kubernetes.io/allow-volume-mode-change';
 /** On a VolumeSnapshot whose snapshot is a copy: how far the copy has come, "<copied bytes>/<total bytes>". */
