@@ -8,6 +8,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BackupSummary, TargetReport } from '../../server/contracts/data-jobs';
 import { backupTargetSpec } from '../../server/controllers/backup-target/backup-target';
+import { namespaceControllerSpec } from '../../server/controllers/namespace/namespace';
 import { Manager } from '../../server/controllers/runtime/manager';
 import { MemoryJobQueue } from '../../server/controllers/volume-backup/testing';
 import { volumeBackupSpec } from '../../server/controllers/volume-backup/volume-backup';
@@ -60,6 +61,20 @@ const summary = (backupId: string, installation: string, namespace: string, name
   completedAt: '2026-11-20T10:05:00Z',
 });
 
+function startManager(): Manager {
+  const installation = () => installationId(ctx.app.store);
+  return new Manager({
+    store: ctx.app.store,
+    log,
+    leaderElection: false,
+    specs: () => [
+      volumeBackupSpec({ store: ctx.app.store, log, jobs, installation }, { resyncMs: 200 }),
+      backupTargetSpec({ store: ctx.app.store, log, reports: { list: async () => reports }, installation }, { resyncMs: 100 }),
+      namespaceControllerSpec({ store: ctx.app.store }, { resyncMs: 200 }),
+    ],
+  });
+}
+
 beforeAll(async () => {
   ctx = await openApp();
   // Events about cluster-scoped objects (the target) are kept in namespace default.
@@ -70,16 +85,7 @@ beforeAll(async () => {
   await ctx.app.store.update({ ...c, status: { phase: 'Bound' } }, { subresource: 'status' });
   await ctx.app.store.create({ apiVersion: 'stowage.io/v1', kind: 'BackupTarget', metadata: { name: 'nfs' }, spec: { path: '/mnt/backups', default: true } } as BackupTarget);
   reports = [{ node: 'node-a', at: new Date(), report: { name: 'nfs', path: '/mnt/backups', reachable: true, writable: true, freeBytes: '100', totalBytes: '200', backups: [] } }];
-  const installation = () => installationId(ctx.app.store);
-  manager = new Manager({
-    store: ctx.app.store,
-    log,
-    leaderElection: false,
-    specs: () => [
-      volumeBackupSpec({ store: ctx.app.store, log, jobs, installation }, { resyncMs: 200 }),
-      backupTargetSpec({ store: ctx.app.store, log, reports: { list: async () => reports }, installation }, { resyncMs: 100 }),
-    ],
-  });
+  manager = startManager();
   await manager.start();
 });
 afterAll(async () => {
@@ -222,5 +228,30 @@ describe('VolumeBackup', () => {
     await ctx.app.store.delete('VolumeBackup', NS, imported.metadata.name!);
     await waitFor('import gone', async () => !(await getBackup(imported.metadata.name!)));
     expect(jobs.queued).not.toContain(`delete/${imported.metadata.uid}`);
+  });
+
+  it('restart-safe: controllers stopped after the job was queued, and new ones, finish the backup from the job row', async () => {
+    await ctx.app.store.create(backupOf('b4', { volumeSnapshotName: 'snap-1' }));
+    const b4 = await waitFor('b4', async () => ((await getBackup('b4'))?.metadata.uid ? getBackup('b4') : undefined));
+    const key = `backup/${b4!.metadata.uid}`;
+    await waitFor('job queued', () => jobs.get(key));
+    await manager.stop();
+    jobs.progress(key, { doneBytes: '3', totalBytes: '4' });
+    jobs.finish(key, { ok: true, doneBytes: '4', totalBytes: '4', newBytes: '1' });
+    expect((await getBackup('b4'))?.status?.phase).not.toBe('Completed');
+    manager = startManager();
+    await manager.start();
+    const done = await waitFor('Completed after restart', phaseIs('b4', 'Completed'));
+    expect(done.status).toMatchObject({ node: 'node-a', format: 'image', newBytes: '1', progress: 100 });
+    expect(jobs.queued.filter((k) => k === key)).toHaveLength(1);
+  });
+
+  it("deleting a namespace deletes its backups too (the namespace controller's content is every namespaced kind)", async () => {
+    await ensureNamespaces(ctx.app, 'bk-gone');
+    await ctx.app.store.create({ ...backupOf('lonely', { persistentVolumeClaimName: 'none' }), metadata: { name: 'lonely', namespace: 'bk-gone' } });
+    await waitFor('finalizer', async () => (await ctx.app.store.tryGet('VolumeBackup', 'bk-gone', 'lonely'))?.metadata.finalizers?.length);
+    await ctx.app.store.delete('Namespace', undefined, 'bk-gone');
+    await waitFor('namespace gone', async () => !(await ctx.app.store.tryGet('Namespace', undefined, 'bk-gone')), 20_000);
+    expect(await ctx.app.store.tryGet('VolumeBackup', 'bk-gone', 'lonely')).toBeUndefined();
   });
 });
