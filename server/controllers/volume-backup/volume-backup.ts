@@ -19,6 +19,8 @@ import { SNAPSHOT_API_VERSION } from '../../resources/snapshot-fields';
 import type { VolumeBackup } from '../../resources/volume-backup/schema';
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
 import { EventRecorder } from '../../services/event-recorder';
+import { admitObjectQuota } from '../../services/quota-admission';
+import { reasons } from '../../domain/well-known/event-reasons';
 import type { ObjectStore } from '../../store/object-store';
 import { AssetStore } from '../../store/provisioned-assets';
 import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
@@ -160,10 +162,13 @@ async function takeSnapshot(d: Deps, ctx: ReconcileContext, b: VolumeBackup, nam
   };
   try {
     await write(d, ctx, async (tx) => {
-      if (!(await tx.get(VS, b.metadata.namespace, name))) await tx.create(vs);
+      // The namespace's quotas hold for the backup's snapshot as for a user's.
+      if (!(await tx.get(VS, b.metadata.namespace, name))) await admitObjectQuota(tx, await tx.create(vs));
     });
   } catch (e) {
     if (isStowageError(e) && e.code === 'AlreadyExists') return;
+    // As upstream's controllers: a Warning on the backup, and tried again with backoff.
+    if (isStowageError(e) && e.code === 'Forbidden') await event(d, b, 'Warning', reasons.failedCreate, `Error creating VolumeSnapshot ${name}: ${e.message}`);
     throw e;
   }
 }
