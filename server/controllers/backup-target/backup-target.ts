@@ -100,6 +100,23 @@ async function importOne(d: Deps, ctx: ReconcileContext, target: BackupTarget, p
   }
 }
 
+/** What was last said about each target's skipped backups: said again only when it changes (a resync every few seconds must not write an event each time). */
+const lastSkipped = new WeakMap<Deps, Map<string, string>>();
+
+async function sayNotImported(d: Deps, target: BackupTarget, skipped: BackupSummary[]): Promise<void> {
+  const said = lastSkipped.get(d) ?? lastSkipped.set(d, new Map()).get(d)!;
+  const name = target.metadata.name ?? '';
+  const ids = skipped.map((s) => s.backupId).sort().join(',');
+  if (said.get(name) === ids) return;
+  said.set(name, ids);
+  if (skipped.length === 0) return;
+  const namespaces = [...new Set(skipped.map((s) => s.origin.namespace))].sort();
+  const shown = namespaces.slice(0, 10).join(', ') + (namespaces.length > 10 ? `, and ${namespaces.length - 10} more` : '');
+  const first = skipped[0];
+  const which = skipped.length === 1 ? `Backup ${first.backupId} (${first.origin.namespace}/${first.origin.volumeBackupName}) not imported` : `${skipped.length} backups not imported`;
+  await event(d, target, 'Warning', reasons.backupNotImported, `${which}: namespace${namespaces.length === 1 ? '' : 's'} ${shown} ${namespaces.length === 1 ? 'does' : 'do'} not exist here (create ${namespaces.length === 1 ? 'it' : 'them'} to import)`);
+}
+
 export async function syncTarget(d: Deps, ctx: ReconcileContext, name: string, resyncMs: number): Promise<ReconcileResult | void> {
   const target = await d.store.tryGet(BT, undefined, name);
   if (!target) return;
@@ -121,9 +138,7 @@ export async function syncTarget(d: Deps, ctx: ReconcileContext, name: string, r
     const { imports, skipped } = importsOf(target, reports, known, await d.installation(), namespaces);
     const stamp = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
     for (const p of imports) await importOne(d, ctx, target, p, stamp);
-    for (const s of skipped) {
-      await event(d, target, 'Warning', reasons.backupNotImported, `Backup ${s.backupId} (${s.origin.namespace}/${s.origin.volumeBackupName}) not imported: namespace ${s.origin.namespace} does not exist here`);
-    }
+    await sayNotImported(d, target, skipped);
   }
   return { requeueAfter: resyncMs };
 }
