@@ -246,6 +246,14 @@ describe('VolumeBackup', () => {
     expect(jobs.queued.filter((k) => k === key)).toHaveLength(1);
   });
 
+  it("builds on the newest Completed backup of the volume, with its snapshot's path when that snapshot is still on the node", async () => {
+    const b4 = (await getBackup('b4'))!;
+    await ctx.app.store.create(backupOf('b5', { volumeSnapshotName: 'snap-1' }));
+    const b5 = await waitFor('b5', async () => ((await getBackup('b5'))?.metadata.uid ? getBackup('b5') : undefined));
+    const job = await waitFor('job queued', () => jobs.get(`backup/${b5!.metadata.uid}`));
+    expect(job.spec).toMatchObject({ parentBackupId: b4.metadata.uid, parentSourcePath: '/base/snapshots/snapcontent-snap-1.img' });
+  });
+
   it("deleting a namespace deletes its backups too (the namespace controller's content is every namespaced kind)", async () => {
     await ensureNamespaces(ctx.app, 'bk-gone');
     await ctx.app.store.create({ ...backupOf('lonely', { persistentVolumeClaimName: 'none' }), metadata: { name: 'lonely', namespace: 'bk-gone' } });
