@@ -223,11 +223,13 @@ describe('VolumeBackup', () => {
     expect(target.status).toMatchObject({ storedBytes: '500', logicalBytes: '900' });
     await waitFor('skip event', async () => (await eventsAbout(ctx.app, target)).some((e) => e.reason === 'BackupNotImported' && /nowhere/.test(e.message ?? '')));
 
-    // While it is in the listing it would be imported again: the lister drops it from the report first.
-    reports = [{ ...reports[0], report: { ...reports[0].report, backups: [] } }];
     await ctx.app.store.delete('VolumeBackup', NS, imported.metadata.name!);
     await waitFor('import gone', async () => !(await getBackup(imported.metadata.name!)));
     expect(jobs.queued).not.toContain(`delete/${imported.metadata.uid}`);
+    // Still listed by the target, it is not imported again; a new one from the same listing is.
+    reports = [{ ...reports[0], at: new Date(), report: { ...reports[0].report, backups: [...reports[0].report.backups, summary('other-3', 'other-installation', NS, 'weekly')] } }];
+    await waitFor('the new one imported', async () => getBackup('weekly'));
+    expect((await ctx.app.store.list('VolumeBackup', { namespace: NS, labelSelector: 'backup.stowage.io/id=other-1' })).items).toEqual([]);
   });
 
   it('restart-safe: controllers stopped after the job was queued, and new ones, finish the backup from the job row', async () => {

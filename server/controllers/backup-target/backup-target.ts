@@ -14,6 +14,7 @@ import { labelBackupId } from '../../domain/well-known/labels';
 import { BACKUP_API_VERSION, type BackupTarget } from '../../resources/backup-target/schema';
 import type { VolumeBackup } from '../../resources/volume-backup/schema';
 import { EventRecorder } from '../../services/event-recorder';
+import { dismissedImports } from '../../store/backup-imports';
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
 import { event } from '../runtime/event';
@@ -135,6 +136,8 @@ export async function syncTarget(d: Deps, ctx: ReconcileContext, name: string, r
     const backups = (await d.store.list(VB)).items as VolumeBackup[]; // a list of kind VolumeBackup
     const known: KnownBackup[] = backups.map((b) => ({ name: b.metadata.name ?? '', namespace: b.metadata.namespace ?? '', uid: b.metadata.uid ?? '', importedId: b.metadata.labels?.[labelBackupId] }));
     const namespaces = new Set(((await d.store.list('Namespace')).items).filter((n) => !n.metadata.deletionTimestamp).map((n) => n.metadata.name ?? ''));
+    // Imports a person removed here count as known: never imported again.
+    for (const id of await dismissedImports(d.store, name)) known.push({ name: '', namespace: '', uid: '', importedId: id });
     const { imports, skipped } = importsOf(target, reports, known, await d.installation(), namespaces);
     const stamp = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
     for (const p of imports) await importOne(d, ctx, target, p, stamp);

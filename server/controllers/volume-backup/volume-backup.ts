@@ -13,7 +13,7 @@ import { isStowageError } from '../../domain/errors';
 import { pickParent, takenSnapshotName, type BackupCandidate } from '../../domain/volume-backup';
 import { volumeBackupComponent } from '../../domain/well-known/components';
 import { backupSourceProtectionFinalizer, volumeBackupFinalizer } from '../../domain/well-known/finalizers';
-import { labelVolumeBackup } from '../../domain/well-known/labels';
+import { labelBackupId, labelVolumeBackup } from '../../domain/well-known/labels';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import { SNAPSHOT_API_VERSION } from '../../resources/snapshot-fields';
 import type { VolumeBackup } from '../../resources/volume-backup/schema';
@@ -22,6 +22,7 @@ import { EventRecorder } from '../../services/event-recorder';
 import { admitObjectQuota } from '../../services/quota-admission';
 import { reasons } from '../../domain/well-known/event-reasons';
 import type { ObjectStore } from '../../store/object-store';
+import { dismissImport } from '../../store/backup-imports';
 import { AssetStore } from '../../store/provisioned-assets';
 import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
 import { event } from '../runtime/event';
@@ -225,6 +226,8 @@ async function act(d: Deps, ctx: ReconcileContext, b: VolumeBackup, step: Step):
       await d.jobs.ensure(step.key, step.node, step.spec);
       return undefined;
     case 'dropFinalizer':
+      // An imported backup removed here is not imported again while its target lists it.
+      if (b.status?.imported && b.metadata.labels?.[labelBackupId] && b.spec?.backupTargetName) await dismissImport(d.store, b.spec.backupTargetName, b.metadata.labels[labelBackupId]);
       await record(d, b, step.event);
       await changeBackup(d, ctx, b, (x) => {
         if (!x.metadata.finalizers?.includes(volumeBackupFinalizer)) return false;
