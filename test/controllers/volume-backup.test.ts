@@ -11,7 +11,9 @@ import { backupTargetSpec } from '../../server/controllers/backup-target/backup-
 import { namespaceControllerSpec } from '../../server/controllers/namespace/namespace';
 import { Manager } from '../../server/controllers/runtime/manager';
 import { MemoryJobQueue } from '../../server/controllers/volume-backup/testing';
-import { volumeBackupSpec } from '../../server/controllers/volume-backup/volume-backup';
+import type { ReconcileContext } from '../../server/controllers/runtime/controller';
+import { syncBackup, volumeBackupSpec } from '../../server/controllers/volume-backup/volume-backup';
+import { EventRecorder } from '../../server/services/event-recorder';
 import type { BackupTarget } from '../../server/resources/backup-target/schema';
 import type { VolumeBackup } from '../../server/resources/volume-backup/schema';
 import type { VolumeSnapshot } from '../../server/resources/volume-snapshot/schema';
@@ -145,6 +147,13 @@ describe('VolumeBackup', () => {
     const reasons = (await eventsAbout(ctx.app, done)).map((e) => e.reason);
     expect(reasons).toEqual(expect.arrayContaining(['BackupStarted', 'BackupCompleted']));
     expect(jobs.queued.filter((k) => k === key)).toHaveLength(1);
+
+    // Settled: another replica (or a new leader) looking at it writes nothing.
+    const wrote: string[] = [];
+    const rctx: ReconcileContext = { controller: 'other', signal: new AbortController().signal, log, enqueue: () => {}, isQueued: () => false, wrote: (rv) => rv && wrote.push(rv) };
+    const deps = { store: ctx.app.store, log, jobs, installation: () => installationId(ctx.app.store), assets: new AssetStore(ctx.app.store), events: new EventRecorder(ctx.app.store, 'x', log), now: () => new Date() };
+    expect(await syncBackup(deps, rctx, NS, 'b1')).toBeUndefined();
+    expect(wrote).toEqual([]);
   });
 
   it('a backup of a named snapshot: an image for a loop snapshot, incremental on the previous backup of the volume; the snapshot stays', async () => {

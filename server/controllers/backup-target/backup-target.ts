@@ -12,6 +12,7 @@ import { reasons } from '../../domain/well-known/event-reasons';
 import { volumeBackupFinalizer } from '../../domain/well-known/finalizers';
 import { labelBackupId } from '../../domain/well-known/labels';
 import { BACKUP_API_VERSION, type BackupTarget } from '../../resources/backup-target/schema';
+import { deepEqual } from '../../resources/field-errors';
 import type { VolumeBackup } from '../../resources/volume-backup/schema';
 import { EventRecorder } from '../../services/event-recorder';
 import { dismissedImports } from '../../store/backup-imports';
@@ -124,7 +125,7 @@ export async function syncTarget(d: Deps, ctx: ReconcileContext, name: string, r
   const reports: NodeReport[] = await d.reports.list();
   const now = d.now();
   const status = targetStatus(target, reports, now);
-  if (JSON.stringify(status) !== JSON.stringify(target.status ?? {})) {
+  if (!deepEqual(status, target.status)) {
     await write(d, ctx, async (tx) => {
       const t = await tx.get(BT, undefined, name);
       if (!t || t.metadata.uid !== target.metadata.uid) return;

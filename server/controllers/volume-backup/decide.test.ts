@@ -5,7 +5,7 @@ import type { BackupTarget } from '../../resources/backup-target/schema';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import type { VolumeBackup } from '../../resources/volume-backup/schema';
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
-import { decideBackup, type BackupFacts, type Step } from './decide';
+import { decideBackup, sameStatus, type BackupFacts, type Step } from './decide';
 
 const FIN = 'stowage.io/volume-backup';
 const PROT = 'stowage.io/backup-source-protection';
@@ -102,4 +102,12 @@ describe('decideBackup', () => {
     expect(step.status.error?.message).toMatch(/attempt 3.*EIO reading/);
     expect(step.event).toMatchObject({ type: 'Warning', reason: 'BackupFailed' });
   });
+});
+
+describe('sameStatus', () => {
+  test.each([
+    { rule: 'the same fields in another order are the same', a: { phase: 'InProgress', progress: 5 }, b: { progress: 5, phase: 'InProgress' }, want: true },
+    { rule: 'another progress is not', a: { phase: 'InProgress', progress: 5 }, b: { phase: 'InProgress', progress: 6 }, want: false },
+    { rule: "an error's time alone is not a change", a: { error: { message: 'x', time: 't1' } }, b: { error: { message: 'x', time: 't2' } }, want: true },
+  ])('$rule', ({ a, b, want }) => expect(sameStatus(a, b)).toBe(want));
 });

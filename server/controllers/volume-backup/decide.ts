@@ -8,6 +8,7 @@ import { reasons } from '../../domain/well-known/event-reasons';
 import { backupFormat, jobVerdict, progressPercent, takenSnapshotName } from '../../domain/volume-backup';
 import { parseQuantity, quantityToBytes } from '../../domain/quantity';
 import type { BackupTarget } from '../../resources/backup-target/schema';
+import { deepEqual } from '../../resources/field-errors';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import type { VolumeBackup } from '../../resources/volume-backup/schema';
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
@@ -101,8 +102,9 @@ function statusWith(f: BackupFacts, phase: string, fields: Partial<BackupStatus>
 
 /** Same status (ignoring the error's and conditions' times): no write. */
 export function sameStatus(a: BackupStatus | undefined, b: BackupStatus): boolean {
-  const strip = (s: BackupStatus | undefined) => JSON.stringify({ ...s, error: s?.error?.message, conditions: s?.conditions?.map((c) => [c.type, c.status, c.reason, c.message]) });
-  return strip(a) === strip(b);
+  // Key order is not meaning: the store may give the fields back in another order.
+  const strip = (s: BackupStatus | undefined) => ({ ...s, error: s?.error?.message, conditions: s?.conditions?.map((c) => [c.type, c.status, c.reason, c.message]) });
+  return deepEqual(strip(a), strip(b));
 }
 
 function wait(f: BackupFacts, message: string, requeueMs = WAIT_MS): Step {

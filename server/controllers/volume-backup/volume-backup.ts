@@ -252,7 +252,8 @@ export async function syncBackup(d: Deps, ctx: ReconcileContext, namespace: stri
     if (next === 'done') return;
     if (next) return next;
   }
-  return { requeueAfter: 1 };
+  // Many steps in one go (a backup created and queued at once): the rest a moment later.
+  return { requeueAfter: 500 };
 }
 
 export function volumeBackupSpec(deps: VolumeBackupDeps, opts: { resyncMs?: number; concurrency?: number } = {}): ControllerSpec {
