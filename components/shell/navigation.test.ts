@@ -18,6 +18,8 @@ describe('pagesFor', () => {
       '/pools',
       '/snapshots',
       '/snapshot-schedules',
+      '/backups',
+      '/backup-targets',
       '/snapshot-classes',
       '/snapshot-contents',
       '/capacity',

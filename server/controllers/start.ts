@@ -25,6 +25,10 @@ import { pvcProtectionSpec } from './pvc-protection/pvc-protection';
 import { resourceQuotaSpec } from './resource-quota/resource-quota';
 import { snapshotControllerSpec } from './snapshot/snapshot';
 import { snapshotScheduleSpec } from './snapshot-schedule/snapshot-schedule';
+import { backupTargetSpec, type TargetReports } from './backup-target/backup-target';
+import { volumeBackupSpec } from './volume-backup/volume-backup';
+import type { DataJobQueue } from '../contracts/data-jobs';
+import { installationId } from '../store/installation';
 import { Manager } from './runtime/manager';
 import type { KubeObject } from '../resources/types';
 import type { PersistentVolume } from '../resources/persistent-volume/schema';
@@ -59,6 +63,11 @@ export interface StartControllersOptions {
   nodeLifecycle?: NodeLifecycleOptions | false;
   /** How long one call of the btrfs plugin waits for a node's agent (ms, default 10 s). */
   agentWaitMs?: number;
+  /**
+   * The backup controllers' ports: the data jobs (store/data-jobs.ts) and the agents'
+   * reports on the backup targets. Without them the backup controllers do not run.
+   */
+  backups?: { jobs: DataJobQueue; reports: TargetReports };
 }
 
 /**
@@ -97,6 +106,9 @@ function agentBackedPlugins(app: Services, agentWaitMs?: number) {
 export async function startControllers(opts: StartControllersOptions): Promise<RunningControllers> {
   const { app } = opts;
   const log = logger.child({ component: 'controllers' });
+  let installation: Promise<string> | undefined;
+  // Made once in settings, read once per process.
+  const thisInstallation = () => (installation ??= installationId(app.store).catch((e) => ((installation = undefined), Promise.reject(e))));
   const manager = new Manager({
     store: app.store,
     log,
@@ -116,6 +128,12 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
       resourceQuotaSpec({ store: app.store }),
       snapshotControllerSpec({ store: app.store, log }),
       snapshotScheduleSpec({ store: app.store, log }),
+      ...(opts.backups
+        ? [
+            volumeBackupSpec({ store: app.store, log, jobs: opts.backups.jobs, installation: thisInstallation }),
+            backupTargetSpec({ store: app.store, log, reports: opts.backups.reports, installation: thisInstallation }),
+          ]
+        : []),
       placementSpec({
         store: app.store,
         log,

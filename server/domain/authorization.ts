@@ -54,6 +54,10 @@ export const KIND_ACCESS: Readonly<Record<string, DeveloperAccess>> = {
   VolumeSnapshotClass: 'cluster-read',
   // Scheduled snapshots of their claims: as VolumeSnapshots.
   SnapshotSchedule: 'own-namespace',
+  // Backups of their claims: as VolumeSnapshots. Targets name paths on the nodes: the
+  // admins' alone (developers learn targets' names and readiness through the backup form).
+  VolumeBackup: 'own-namespace',
+  BackupTarget: 'admin-only',
 };
 
 /** Kinds only admins (and the controllers, internally) may read or write. */

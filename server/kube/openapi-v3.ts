@@ -129,6 +129,26 @@ const DOCS: Record<string, Record<string, string>> = {
     'status.claims': 'The claims the schedule snapshots now.',
     'status.message': 'Why a claim was skipped in the last slot, if one was.',
   },
+  BackupTarget: {
+    '': "A directory every node mounts (NFS in production) where Stowage keeps backups, and what the nodes' agents found there. Stowage's own kind.",
+    'spec.path': 'The absolute path of the directory on every node.',
+    'spec.default': 'Whether backups that name no target go here; at most one target is the default.',
+    'status.nodes': 'One entry per node whose agent looked at the target: reachable, writable, free and total bytes, why not.',
+    'status.backups': 'How many backups the target holds.',
+    'status.storedBytes': 'Bytes of data kept in the target, after dedupe and compression.',
+    'status.logicalBytes': 'Bytes the backups describe (logical / stored is the dedupe ratio).',
+  },
+  VolumeBackup: {
+    '': "A copy of a claim's data, read from a VolumeSnapshot, kept in a BackupTarget (it outlives the node). Stowage's own kind.",
+    'spec.source': 'Exactly one of volumeSnapshotName and persistentVolumeClaimName. Cannot be changed.',
+    'spec.source.volumeSnapshotName': 'A ready VolumeSnapshot of this namespace to back up.',
+    'spec.source.persistentVolumeClaimName': 'A Bound claim of this namespace: Stowage takes a VolumeSnapshot of it first and deletes it afterwards.',
+    'spec.backupTargetName': 'The BackupTarget; when left out, the default target at create.',
+    'status.phase': 'Pending, InProgress, Completed or Failed.',
+    'status.sizeBytes': "The volume's size: the smallest claim a restore may ask for.",
+    'status.newBytes': 'Bytes written to the target that it did not hold before.',
+    'status.imported': 'Found in the target, made by another installation: read-only, and deleting it never touches the target.',
+  },
 };
 
 /** Upstream's definition name of a kind, e.g. io.k8s.api.storage.v1.StorageClass. */

@@ -473,6 +473,8 @@ export const JSON_ONLY_KINDS: ReadonlyMap<string, string> = new Map([
     'a CRD upstream (external-snapshotter): no protobuf form',
   ]),
   ['snapshot.stowage.io/v1/SnapshotSchedule', "Stowage's own kind, a CRD in a real cluster: no protobuf form"],
+  ['stowage.io/v1/BackupTarget', "Stowage's own kind, a CRD in a real cluster: no protobuf form"],
+  ['stowage.io/v1/VolumeBackup', "Stowage's own kind, a CRD in a real cluster: no protobuf form"],
 ]);
 
 /** Every kind (and list) Stowage reads and writes as protobuf, by `apiVersion/kind`. */

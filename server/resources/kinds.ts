@@ -2,6 +2,7 @@
 // API, the store's callers): `ObjectOf<'PersistentVolume'>`. Each type is inferred from the
 // kind's zod schema in resources/<kind>/schema.ts, so the schema stays the one description.
 // Types only: importing this file loads no schema.
+import type { BackupTarget } from './backup-target/schema';
 import type { ConfigMap } from './config-map/schema';
 import type { CSIStorageCapacity } from './csi-storage-capacity/schema';
 import type { Event } from './event/schema';
@@ -18,6 +19,7 @@ import type { KubeObject } from './types';
 import type { VolumeSnapshotClass } from './volume-snapshot-class/schema';
 import type { VolumeSnapshotContent } from './volume-snapshot-content/schema';
 import type { VolumeSnapshot } from './volume-snapshot/schema';
+import type { VolumeBackup } from './volume-backup/schema';
 
 export interface KindMap {
   PersistentVolume: PersistentVolume;
@@ -35,6 +37,8 @@ export interface KindMap {
   VolumeSnapshot: VolumeSnapshot;
   VolumeSnapshotContent: VolumeSnapshotContent;
   SnapshotSchedule: SnapshotSchedule;
+  BackupTarget: BackupTarget;
+  VolumeBackup: VolumeBackup;
 }
 
 export type KindName = keyof KindMap;

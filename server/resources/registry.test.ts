@@ -2,8 +2,8 @@ import { describe, expect, test } from 'vitest';
 import { strategies, strategyForKind, strategyForResource } from './registry';
 
 describe('registry', () => {
-  test('serves the fifteen kinds once each', () => {
-    expect(strategies.map((s) => s.kind)).toEqual(['Namespace', 'Node', 'PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Pod', 'Event', 'ConfigMap', 'Secret', 'ResourceQuota', 'CSIStorageCapacity', 'VolumeSnapshotClass', 'VolumeSnapshot', 'VolumeSnapshotContent', 'SnapshotSchedule']);
+  test('serves the seventeen kinds once each', () => {
+    expect(strategies.map((s) => s.kind)).toEqual(['Namespace', 'Node', 'PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Pod', 'Event', 'ConfigMap', 'Secret', 'ResourceQuota', 'CSIStorageCapacity', 'VolumeSnapshotClass', 'VolumeSnapshot', 'VolumeSnapshotContent', 'SnapshotSchedule', 'BackupTarget', 'VolumeBackup']);
   });
 
   test.each([
@@ -28,6 +28,8 @@ describe('registry', () => {
     { group: '', resource: 'quota', kind: 'ResourceQuota' },
     { group: '', resource: 'resourcequotas', kind: 'ResourceQuota' },
     { group: 'storage.k8s.io', resource: 'sc', kind: 'StorageClass' },
+    { group: 'stowage.io', resource: 'vb', kind: 'VolumeBackup' },
+    { group: 'stowage.io', resource: 'backuptargets', kind: 'BackupTarget' },
     { group: 'storage.k8s.io', resource: 'storageclasses', kind: 'StorageClass' },
     { group: 'storage.k8s.io', resource: 'csistoragecapacities', kind: 'CSIStorageCapacity' },
     { group: '', resource: 'storageclasses', kind: undefined },

@@ -1,4 +1,5 @@
 // Every kind Stowage serves, and lookup by kind or by REST resource name.
+import { backupTargetStrategy } from './backup-target/strategy';
 import { configMapStrategy } from './config-map/strategy';
 import { csiStorageCapacityStrategy } from './csi-storage-capacity/strategy';
 import { eventStrategy } from './event/strategy';
@@ -15,6 +16,7 @@ import type { Strategy } from './types';
 import { volumeSnapshotClassStrategy } from './volume-snapshot-class/strategy';
 import { volumeSnapshotContentStrategy } from './volume-snapshot-content/strategy';
 import { volumeSnapshotStrategy } from './volume-snapshot/strategy';
+import { volumeBackupStrategy } from './volume-backup/strategy';
 
 export const strategies: Strategy[] = [
   namespaceStrategy,
@@ -32,14 +34,16 @@ export const strategies: Strategy[] = [
   volumeSnapshotStrategy,
   volumeSnapshotContentStrategy,
   snapshotScheduleStrategy,
+  backupTargetStrategy,
+  volumeBackupStrategy,
 ];
 
 /**
  * API groups whose kinds are CustomResourceDefinitions elsewhere (the snapshot kinds of
- * upstream's external-snapshotter, and Stowage's own snapshot.stowage.io, which a real cluster
+ * upstream's external-snapshotter, and Stowage's own snapshot.stowage.io and stowage.io, which a real cluster
  * would install as a CRD): JSON only, no strategic merge patch, OpenAPI names by reversed group.
  */
-export const CUSTOM_RESOURCE_GROUPS: ReadonlySet<string> = new Set(['snapshot.storage.k8s.io', 'snapshot.stowage.io']);
+export const CUSTOM_RESOURCE_GROUPS: ReadonlySet<string> = new Set(['snapshot.storage.k8s.io', 'snapshot.stowage.io', 'stowage.io']);
 
 export function servedAsCustomResource(s: Strategy): boolean {
   return CUSTOM_RESOURCE_GROUPS.has(s.group);

@@ -103,7 +103,7 @@ type FieldGetter<T> = { get(obj: T): string | undefined }['get'];
 export interface Strategy<T extends KubeObject = KubeObject> {
   kind: string;
   /** "" for the core group. */
-  group: '' | 'storage.k8s.io' | 'snapshot.storage.k8s.io' | 'snapshot.stowage.io';
+  group: '' | 'storage.k8s.io' | 'snapshot.storage.k8s.io' | 'snapshot.stowage.io' | 'stowage.io';
   version: 'v1';
   apiVersion: string;
   plural: string;

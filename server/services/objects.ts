@@ -7,6 +7,7 @@ import { invalid, qualifiedResource, StowageError } from '../domain/errors';
 import { immortalDeleteRefusal } from '../domain/namespace-lifecycle';
 import { redactForReader, restoreRedacted, type Reader } from '../domain/redaction';
 import { isExpansion, resizeClassName, resizeRefusal } from '../resources/persistent-volume-claim/resize';
+import { admitBackupTarget, secondDefaultProblem } from '../resources/backup-target/default-target';
 import { admitProtection } from '../resources/protection';
 import { strategies, strategyForKind } from '../resources/registry';
 import { checkShape } from '../resources/shape-check';
@@ -177,7 +178,7 @@ export class ObjectService {
     this.check(p, 'create', s, obj.metadata?.namespace, obj.metadata?.name);
     // The shape before anything reads the body (admission, role rules): one answer for every role.
     checkShape(s, obj);
-    const refused = await this.admit(obj);
+    const refused = [...(await this.admitBackups(obj)), ...(await this.admit(obj))];
     if (refused.length > 0) throw invalid(s.kind, typeof obj.metadata?.name === 'string' ? obj.metadata.name : undefined, refused, s.group);
     await this.guardWrite(p, s, obj, 'create');
     admitProtection(obj);
@@ -216,6 +217,13 @@ export class ObjectService {
     }
   }
 
+  /** A backup's target (the default when it names none; refused when there is none), and one default target. */
+  private async admitBackups(obj: KubeObject) {
+    if (isKind(obj, 'VolumeBackup')) return admitBackupTarget(obj, await this.store.current('BackupTarget'));
+    if (isKind(obj, 'BackupTarget')) return secondDefaultProblem(obj, await this.store.current('BackupTarget'));
+    return [];
+  }
+
   /** A quota just written, with its status counted at once (the controller would do it shortly). */
   private async withFreshStatus(q: KubeObject): Promise<KubeObject> {
     const ns = q.metadata.namespace;
@@ -246,6 +254,10 @@ export class ObjectService {
         // The checks above hold for this version of the object only.
         obj.metadata.resourceVersion ??= prev.metadata.resourceVersion;
       }
+    }
+    if (isKind(obj, 'BackupTarget') && opts.subresource !== 'status') {
+      const refused = secondDefaultProblem(obj, await this.store.current('BackupTarget'));
+      if (refused.length > 0) throw invalid(s.kind, obj.metadata?.name, refused, s.group);
     }
     const actor = actorOfPrincipal(p);
     if (isKind(obj, 'PersistentVolumeClaim') && opts.subresource !== 'status') {

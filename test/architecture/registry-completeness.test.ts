@@ -29,6 +29,8 @@ const TYPED_KINDS = {
   VolumeSnapshot: true,
   VolumeSnapshotContent: true,
   SnapshotSchedule: true,
+  BackupTarget: true,
+  VolumeBackup: true,
 } satisfies Record<KindName, true>;
 
 /** Kinds the dashboard deliberately has no page for, and why. */

@@ -20,7 +20,9 @@ export type Kind =
   | 'VolumeSnapshot'
   | 'VolumeSnapshotClass'
   | 'VolumeSnapshotContent'
-  | 'SnapshotSchedule';
+  | 'SnapshotSchedule'
+  | 'BackupTarget'
+  | 'VolumeBackup';
 export const KINDS: readonly Kind[] = [
   'PersistentVolume',
   'PersistentVolumeClaim',
@@ -34,6 +36,8 @@ export const KINDS: readonly Kind[] = [
   'VolumeSnapshotClass',
   'VolumeSnapshotContent',
   'SnapshotSchedule',
+  'BackupTarget',
+  'VolumeBackup',
 ];
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
@@ -71,6 +75,8 @@ export const TABLE: Record<Role, Record<Kind, Row>> = {
     VolumeSnapshotClass: all,
     VolumeSnapshotContent: all,
     SnapshotSchedule: all,
+    BackupTarget: all,
+    VolumeBackup: all,
   },
   viewer: {
     PersistentVolume: read,
@@ -85,6 +91,9 @@ export const TABLE: Record<Role, Record<Kind, Row>> = {
     VolumeSnapshotClass: read,
     VolumeSnapshotContent: read,
     SnapshotSchedule: read,
+    // Targets name paths on the nodes: the admins' alone.
+    BackupTarget: none,
+    VolumeBackup: read,
   },
   developer: {
     PersistentVolume: none,
@@ -104,6 +113,9 @@ export const TABLE: Record<Role, Record<Kind, Row>> = {
     VolumeSnapshotContent: none,
     // Schedules of their claims, as snapshots; the status is the schedule controller's.
     SnapshotSchedule: { own: 'write', other: 'none', status: 'read' },
+    // Backups of their claims, as snapshots; targets the admins' (their names come through the backup form).
+    BackupTarget: none,
+    VolumeBackup: { own: 'write', other: 'none', status: 'read' },
   },
 };
 
@@ -112,6 +124,8 @@ export function allowed(access: Access, verb: Verb): boolean {
 }
 
 export const OWN_NS = 'team-a';
+/** The BackupTarget the matrix's VolumeBackups name. */
+export const MATRIX_TARGET = 'matrix-target';
 export const OTHER_NS = 'other';
 
 export interface KindInfo {
@@ -134,6 +148,8 @@ export const INFO: Record<Kind, KindInfo> = {
   VolumeSnapshotClass: { plural: 'volumesnapshotclasses', group: 'snapshot.storage.k8s.io', namespaced: false, hasStatus: false },
   VolumeSnapshotContent: { plural: 'volumesnapshotcontents', group: 'snapshot.storage.k8s.io', namespaced: false, hasStatus: true },
   SnapshotSchedule: { plural: 'snapshotschedules', group: 'snapshot.stowage.io', namespaced: true, hasStatus: true },
+  BackupTarget: { plural: 'backuptargets', group: 'stowage.io', namespaced: false, hasStatus: true },
+  VolumeBackup: { plural: 'volumebackups', group: 'stowage.io', namespaced: true, hasStatus: true },
 };
 
 /** The collection path of a kind (in a namespace for namespaced kinds). */
@@ -190,6 +206,11 @@ export function fixture(kind: Kind, name: string, ns: string): KubeObject {
       };
     case 'SnapshotSchedule':
       return { apiVersion: 'snapshot.stowage.io/v1', kind, metadata: meta, spec: { every: '6h', keep: 3, target: { claimName: 'subject' } } };
+    case 'BackupTarget':
+      return { apiVersion: 'stowage.io/v1', kind, metadata: meta, spec: { path: `/mnt/matrix/${name}` } };
+    case 'VolumeBackup':
+      // The target exists (role-matrix.test.ts makes it): a backup naming a missing one is refused.
+      return { apiVersion: 'stowage.io/v1', kind, metadata: meta, spec: { source: { persistentVolumeClaimName: 'subject' }, backupTargetName: MATRIX_TARGET } };
   }
 }
 

@@ -13,7 +13,7 @@ import type { PersistentVolumeClaim } from '../../server/resources/persistent-vo
 import { appRouter } from '../../server/trpc/root';
 import { apiClient, type ApiResponse } from '../kube/api-client';
 import { startKubeHarness, type KubeHarness } from '../kube/harness';
-import { cases, collectionPath, fixture, INFO, OTHER_NS, OWN_NS, type Case, type Kind, type Role } from './access-table';
+import { cases, collectionPath, fixture, INFO, MATRIX_TARGET, OTHER_NS, OWN_NS, type Case, type Kind, type Role } from './access-table';
 
 let h: KubeHarness;
 let api: ReturnType<typeof apiClient>;
@@ -30,6 +30,7 @@ beforeAll(async () => {
   tokens.developer = h.devToken;
   tokens.viewer = await h.app.users.createToken('val');
   for (const r of ['admin', 'developer', 'viewer'] as Role[]) principals[r] = (await h.app.users.authenticate(tokens[r]))!;
+  await h.ts.store.create(fixture('BackupTarget', MATRIX_TARGET, ''));
 }, 60_000);
 afterAll(async () => h?.close());
 

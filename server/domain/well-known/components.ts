@@ -21,3 +21,7 @@ export const snapshotScheduleComponent = 'snapshot-schedule-controller';
 export const volumeUsageComponent = 'stowage-volume-usage';
 /** The agent API, for what it refuses of an agent (a pool report claiming more than the node may). */
 export const agentApiComponent = 'stowage-agent-api';
+/** Stowage's backups: VolumeBackups and their data jobs. */
+export const volumeBackupComponent = 'stowage-backup-controller';
+/** Stowage's backup targets: what the agents report, and backups imported from targets. */
+export const backupTargetComponent = 'stowage-backup-target-controller';

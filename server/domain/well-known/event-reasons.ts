@@ -98,4 +98,28 @@ export const reasons = {
   recycleRequested: 'RecycleRequested',
   /** An admin deleted the object from the reclaim center. */
   deletedFromReclaimCenter: 'DeletedFromReclaimCenter',
+
+  // --- Stowage's backups ---
+  /** A backup's data job was queued on the node that holds its snapshot. */
+  backupStarted: 'BackupStarted',
+  /** A backup is complete in its target. */
+  backupCompleted: 'BackupCompleted',
+  /** A backup failed for good (or one attempt of it failed, with "will retry"). */
+  backupFailed: 'BackupFailed',
+  /** A restore from a backup started filling a new volume. */
+  restoreStarted: 'RestoreStarted',
+  /** A restore from a backup filled its volume. */
+  restoreCompleted: 'RestoreCompleted',
+  /** A restore from a backup failed (a damaged chunk, a missing backup). */
+  restoreFailed: 'RestoreFailed',
+  /** A verify found a backup damaged. */
+  backupDamaged: 'BackupDamaged',
+  /** A backup is waiting: for its snapshot, its target, a node that reaches the target. */
+  backupWaiting: 'BackupWaiting',
+  /** A backup's data was removed from its target (or, imported, only its object). */
+  backupDeleted: 'BackupDeleted',
+  /** A backup found in a target, made by another installation, became a VolumeBackup here. */
+  backupImported: 'BackupImported',
+  /** A backup found in a target could not be imported (its namespace does not exist here). */
+  backupNotImported: 'BackupNotImported',
 } as const;

@@ -20,3 +20,7 @@ export const pvcAsSnapshotSourceFinalizer = 'snapshot.storage.kubernetes.io/pvc-
 export const pvcCloneFinalizer = 'provisioner.storage.kubernetes.io/cloning-protection';
 /** On an object deleted with propagationPolicy Orphan: held until the garbage collector has removed the object from its dependents' ownerReferences (upstream metav1.FinalizerOrphanDependents). */
 export const orphanFinalizer = 'orphan';
+/** On a VolumeBackup: held while its manifest may exist in the target (removed after the delete job removed it; at once for an imported backup). */
+export const volumeBackupFinalizer = 'stowage.io/volume-backup';
+/** On a VolumeSnapshot and its claim: held while a backup reads the snapshot (removed when the backup is Completed or Failed). */
+export const backupSourceProtectionFinalizer = 'stowage.io/backup-source-protection';

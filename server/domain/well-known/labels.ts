@@ -40,3 +40,7 @@ export const labelAppComponent = 'app.kubernetes.io/component';
 export const labelLocalNode = 'local.stowage.io/node';
 /** On a pool's CSIStorageCapacity: the node the pool is on. */
 export const labelPoolNode = 'pool.stowage.io/node';
+/** On a VolumeSnapshot Stowage took for a VolumeBackup of a claim: the backup's name. */
+export const labelVolumeBackup = 'stowage.io/volume-backup';
+/** On an imported VolumeBackup: the backup's id in the target (the uid it had where it was made). */
+export const labelBackupId = 'backup.stowage.io/id';

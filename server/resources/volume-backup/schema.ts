@@ -1,0 +1,49 @@
+// VolumeBackup (stowage.io/v1, namespaced): a copy of a claim's data, read from a
+// VolumeSnapshot, kept in a BackupTarget. Spec is immutable; status is the controller's.
+import { z } from 'zod';
+import { conditionSchema, kubeObjectSchema } from '../metadata';
+import type { KindObject } from '../types';
+import { volumeSnapshotErrorSchema } from '../volume-snapshot/schema';
+
+export const VOLUME_BACKUP_PHASES = ['Pending', 'InProgress', 'Completed', 'Failed'] as const;
+export type VolumeBackupPhase = (typeof VOLUME_BACKUP_PHASES)[number];
+
+export const volumeBackupSchema = kubeObjectSchema({
+  spec: z
+    .strictObject({
+      source: z
+        .strictObject({
+          volumeSnapshotName: z.string().nullish(),
+          persistentVolumeClaimName: z.string().nullish(),
+        })
+        .nullish(),
+      backupTargetName: z.string().nullish(),
+    })
+    .nullish(),
+  status: z
+    .strictObject({
+      phase: z.string().nullish(),
+      backupTargetName: z.string().nullish(),
+      node: z.string().nullish(),
+      snapshotName: z.string().nullish(),
+      sourceClaimName: z.string().nullish(),
+      pvName: z.string().nullish(),
+      storageClassName: z.string().nullish(),
+      provisioner: z.string().nullish(),
+      format: z.string().nullish(),
+      sizeBytes: z.string().nullish(),
+      totalBytes: z.string().nullish(),
+      doneBytes: z.string().nullish(),
+      progress: z.number().int().nullish(),
+      newBytes: z.string().nullish(),
+      startTime: z.string().nullish(),
+      completionTime: z.string().nullish(),
+      imported: z.boolean().nullish(),
+      attempts: z.number().int().nullish(),
+      error: volumeSnapshotErrorSchema.nullish(),
+      conditions: z.array(conditionSchema({})).nullish(),
+    })
+    .nullish(),
+});
+
+export type VolumeBackup = KindObject<typeof volumeBackupSchema>;
