@@ -1,7 +1,7 @@
 // What the backup pages show, decided from the objects: a backup's row (phase, progress,
 // sizes, when), a claim's backups, the classes a backup may restore into, the restore's
 // size rule and claim manifest, a target's health and dedupe ratio. Pure.
-import { btrfsProvisioner, hostPathProvisioner, loopProvisioner } from '@/server/domain/well-known/provisioners';
+import { mayRestoreInto, RESTORE_PROVISIONERS } from '@/server/domain/backup-formats';
 import { bytesOfSize } from '../format/size';
 import { BACKUP_API_VERSION, BACKUP_KIND, type BackupFormat, type BackupPhase, type BackupTarget, type TargetChoice, type VolumeBackup } from './types';
 
@@ -70,11 +70,7 @@ export function deleteNote(row: Pick<BackupRow, 'imported' | 'target'>): string 
     : `Deleting it removes the backup's data from the target${row.target ? ` ${row.target}` : ''} (chunks no other backup uses).`;
 }
 
-/** The provisioners a backup of each format restores into. */
-export const RESTORE_PROVISIONERS: Readonly<Record<BackupFormat, readonly string[]>> = {
-  files: [btrfsProvisioner, hostPathProvisioner],
-  image: [loopProvisioner],
-};
+export { RESTORE_PROVISIONERS };
 
 export interface ClassLike {
   metadata: { name?: string };
@@ -83,9 +79,7 @@ export interface ClassLike {
 
 /** The classes whose provisioner can take the backup's format, by name. Unknown format: none. */
 export function restoreClasses<C extends ClassLike>(format: BackupFormat | undefined, classes: C[]): C[] {
-  if (!format) return [];
-  const ok = RESTORE_PROVISIONERS[format] ?? [];
-  return classes.filter((c) => c.provisioner !== undefined && ok.includes(c.provisioner)).sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+  return classes.filter((c) => mayRestoreInto(format, c.provisioner)).sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
 }
 
 /** Why a restore may not start yet, or undefined when it may. */
