@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { createObject, deleteObject, getObject, objectNames, type Obj } from '../api';
+import { createObject, deleteObject, findObject, getObject, objectNames, type Obj } from '../api';
 import { DEV_USER } from '../env';
 import { expect, screenshotThemes, signInAsAdmin, test, uniqueName } from '../helpers';
 
@@ -34,8 +34,15 @@ test.describe('backups', () => {
     targetDir = mkdtempSync(path.join(os.tmpdir(), 'stowage-e2e-backup-target-'));
   });
   test.afterEach(async () => {
-    // Claims and backups first (a backup's finalizer needs its target to clean up), then the target.
-    for (const o of made.reverse()) await deleteObject(o.kind, o.name, o.namespace).catch(() => undefined);
+    // Claims first, then backups (wait until each is gone: its finalizer needs the target to
+    // clean up), then the target and the class.
+    const order = ['PersistentVolumeClaim', 'VolumeBackup', 'BackupTarget', 'StorageClass'];
+    for (const kind of order) {
+      for (const o of made.filter((m) => m.kind === kind)) {
+        await deleteObject(o.kind, o.name, o.namespace).catch(() => undefined);
+        if (kind === 'VolumeBackup') await expect.poll(() => findObject(o.kind, o.name, o.namespace), { timeout: 60_000 }).toBeUndefined();
+      }
+    }
     made.length = 0;
     rmSync(base, { recursive: true, force: true });
     rmSync(targetDir, { recursive: true, force: true });
@@ -66,7 +73,7 @@ test.describe('backups', () => {
     const isDefault = !existing.some((t) => t.spec.default);
     if (isDefault) await page.getByTestId('target-default-input').check();
     await page.getByTestId('create-target').click();
-    made.unshift({ kind: 'BackupTarget', name: target });
+    made.push({ kind: 'BackupTarget', name: target });
     const card = page.locator(`[data-testid="target-card"][data-name="${target}"]`);
     await expect(card.getByTestId('target-path')).toHaveText(targetDir);
     // The agent looks at it and reports: Ready, with this node reachable and writable.
@@ -85,7 +92,7 @@ test.describe('backups', () => {
     await expect(row).toHaveCount(1);
     const backup = (await row.getAttribute('data-name')) ?? '';
     expect(backup.startsWith(`${claim}-`)).toBe(true);
-    made.unshift({ kind: 'VolumeBackup', name: backup, namespace: NS });
+    made.push({ kind: 'VolumeBackup', name: backup, namespace: NS });
     await expect(row).toHaveAttribute('data-phase', 'Completed', { timeout: 90_000 });
     await expect(row.getByTestId('backup-size')).toHaveText('64 MiB');
     const saved = await getObject<Obj & { spec: { source: unknown; backupTargetName?: string } }>('VolumeBackup', backup, NS);
@@ -116,7 +123,7 @@ test.describe('backups', () => {
     const restored = uniqueName('bk-restored');
     await page.getByTestId('restore-claim-name').fill(restored);
     await page.getByTestId('restore-submit').click();
-    made.unshift({ kind: 'PersistentVolumeClaim', name: restored, namespace: NS });
+    made.push({ kind: 'PersistentVolumeClaim', name: restored, namespace: NS });
 
     // The new claim binds once its volume is filled from the target.
     await expect(page).toHaveURL(new RegExp(`/claims/${NS}/${restored}$`));
