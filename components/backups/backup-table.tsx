@@ -8,17 +8,20 @@ import { ageOf } from '../format/format';
 import { SizeText } from '../format/size-text';
 import { useNow } from '../format/use-now';
 import { RowDeleteButton } from '../objects/delete-button';
-import { StatusBadge } from '../objects/status-badge';
 import { DataTable, type DataColumn } from '../table/data-table';
 import { deleteNote, type BackupRow } from './backup-view';
 import { backupHref, restoreFormHref } from './links';
 import { BACKUP_KIND } from './types';
 
+const PHASE_COLORS: Record<BackupRow['phase'], string> = { Pending: 'yellow', InProgress: 'blue', Completed: 'teal', Failed: 'red', Terminating: 'gray' };
+
 export function BackupPhase({ row }: { row: Pick<BackupRow, 'phase' | 'progress' | 'error' | 'imported'> }) {
   return (
     <Stack gap={4}>
       <Group gap={4} wrap="wrap">
-        <StatusBadge value={row.phase === 'InProgress' ? 'In progress' : row.phase} />
+        <Badge color={PHASE_COLORS[row.phase]} variant="light" size="sm" tt="none" fw={600} miw="max-content" data-testid="status-badge" data-status={row.phase}>
+          {row.phase === 'InProgress' ? 'In progress' : row.phase}
+        </Badge>
         {row.imported && (
           <Tooltip label="Found in the target, made by another installation: read-only">
             <Badge size="sm" variant="outline" color="grape" tt="none" data-testid="backup-imported">

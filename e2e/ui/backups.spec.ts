@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { createObject, deleteObject, findObject, getObject, objectNames, type Obj } from '../api';
 import { DEV_USER } from '../env';
-import { expect, screenshotThemes, signInAsAdmin, test, uniqueName } from '../helpers';
+import { expect, screenshotThemes, signInAsAdmin, signInAsDeveloper, test, uniqueName } from '../helpers';
 
 const NS = DEV_USER.namespace;
 type Claim = Obj & { status?: { phase?: string; capacity?: { storage?: string } }; spec: { dataSourceRef?: unknown; storageClassName?: string } };
@@ -132,5 +132,14 @@ test.describe('backups', () => {
     expect(back.spec.dataSourceRef).toEqual({ apiGroup: 'stowage.io', kind: 'VolumeBackup', name: backup });
     expect(back.spec.storageClassName).toBe(cls);
     expect(back.status?.capacity?.storage).toBe('64Mi');
+  });
+
+  test('a developer is told at once that backup targets are for administrators, and sees no targets in the menu', async ({ page }) => {
+    await signInAsDeveloper(page, '/backup-targets');
+    await page.goto('/backup-targets');
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Backup targets');
+    await expect(page.getByTestId('admins-only')).toContainText('This page is for administrators');
+    await expect(page.getByTestId('target-path-input')).toHaveCount(0);
+    await expect(page.getByTestId('nav-backup-targets')).toHaveCount(0);
   });
 });
