@@ -6,7 +6,7 @@ import { visibleNamespaces, type Principal } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
 import type { KubeObject } from '../resources/types';
 import type { ObjectStore } from '../store/object-store';
-import type { ObjectService } from './objects';
+import { strategyOrThrow, type ObjectService } from './objects';
 
 /** The annotation a verify request sets on a VolumeBackup: the time it was asked. */
 export const verifyRequestedAnnotation = 'backup.stowage.io/verify-requested';
@@ -50,7 +50,8 @@ export class BackupService {
 
   async targetChoices(p: Principal): Promise<TargetChoice[]> {
     if (!mayBackUpSomewhere(p)) throw new StowageError('Forbidden', `${p.name} may not make backups, so may not list backup targets`);
-    return targetChoices((await this.store.list('BackupTarget')).items);
+    // Read past the kind's admin-only rule on purpose: only names and readiness leave.
+    return targetChoices((await this.store.list(strategyOrThrow('BackupTarget').kind)).items);
   }
 
   /**
