@@ -5,6 +5,7 @@
 import type { KubeObject } from '@/server/resources/types';
 import { Button } from '@mantine/core';
 import Link from 'next/link';
+import { ClaimBackups } from '../backups/claim-backups';
 import { ClaimBinding } from '../claims/claim-binding';
 import { VolumeDiskPanel } from '../disks/volume-disk-panel';
 import { NodePools } from '../disks/node-pools';
@@ -90,7 +91,12 @@ export function DetailPanels({ obj }: { obj: KubeObject }) {
       return <StorageClassParameters sc={obj} />;
     case 'PersistentVolumeClaim':
       if (!isKind(obj, 'PersistentVolumeClaim')) return null;
-      return <ClaimPods claim={obj} />;
+      return (
+        <>
+          <ClaimPods claim={obj} />
+          <ClaimBackups claim={obj} />
+        </>
+      );
     case 'Pod':
       if (!isKind(obj, 'Pod')) return null;
       return <PodVolumes pod={obj} />;

@@ -240,7 +240,8 @@ function YamlView({ obj }: { obj: KubeObject }) {
   );
 }
 
-function EventsOf({ obj }: { obj: KubeObject }) {
+/** An object's Events, newest first (the backup pages reuse it). */
+export function EventsOf({ obj }: { obj: KubeObject }) {
   const trpc = useTRPC();
   const now = useNow(5000);
   const events = useQuery(

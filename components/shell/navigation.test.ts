@@ -5,7 +5,7 @@ const routes = (admin: boolean, kinds: string[]) => pagesFor({ admin, canList: (
 
 describe('pagesFor', () => {
   test('an admin who may list everything sees every page, home first and the tools last', () => {
-    expect(routes(true, PAGES.flatMap((p) => (p.kind ? [p.kind.kind] : [])))).toEqual([
+    expect(routes(true, PAGES.flatMap((p) => (p.kind ? [p.kind.kind] : p.lists ? [p.lists.kind] : [])))).toEqual([
       '/',
       '/volumes',
       '/claims',
@@ -24,6 +24,8 @@ describe('pagesFor', () => {
       '/snapshot-contents',
       '/capacity',
       '/audit',
+      '/backups',
+      '/backup-targets',
       '/reclaim',
       '/tokens',
       '/users',
@@ -33,6 +35,10 @@ describe('pagesFor', () => {
 
   test('others see the lists they may read and their tokens, and no Reclaim or Users', () => {
     expect(routes(false, ['PersistentVolumeClaim', 'Event'])).toEqual(['/', '/claims', '/events', '/capacity', '/audit', '/tokens']);
+  });
+
+  test('a developer who may list backups sees Backups, never the targets (admins only)', () => {
+    expect(routes(false, ['PersistentVolumeClaim', 'VolumeBackup'])).toEqual(['/', '/claims', '/capacity', '/audit', '/backups', '/tokens']);
   });
 });
 
@@ -49,6 +55,8 @@ test.each<[string, string, boolean]>([
   ['/volumes', '/volumesx', false],
   ['/capacity', '/capacity', true],
   ['/audit', '/audit/x', false],
+  ['/backups', '/backups/team-a/b1', true],
+  ['/backup-targets', '/backup-targets/x', false],
 ])('isActive(%s) on %s = %s', (route, pathname, want) => {
   expect(isActive(PAGES.find((p) => p.route === route)!, pathname)).toBe(want);
 });

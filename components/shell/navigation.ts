@@ -13,7 +13,12 @@ export interface NavPage {
   kind?: KindUi;
   /** Only admins see it. */
   adminOnly?: boolean;
+  /** A page beyond the kinds' lists that lists this kind: the user sees it when they may list the kind somewhere. */
+  lists?: ListedKind;
 }
+
+/** What a page lists, for the permission check. */
+export type ListedKind = Pick<KindUi, 'kind' | 'namespaced'>;
 
 export const HOME_PAGE: NavPage = { route: '/', title: 'Home', description: 'What needs attention', keywords: ['overview', 'health', 'dashboard'] };
 
@@ -21,6 +26,14 @@ export const HOME_PAGE: NavPage = { route: '/', title: 'Home', description: 'Wha
 const TOOL_PAGES: NavPage[] = [
   { route: '/capacity', title: 'Capacity', description: 'Provisioned, bound and free, and days until full' },
   { route: '/audit', title: 'Audit', description: 'Who did what, when' },
+  {
+    route: '/backups',
+    title: 'Backups',
+    description: 'Volume backups on the backup targets: progress, restore, delete',
+    keywords: ['backup', 'restore', 'volumebackup'],
+    lists: { kind: 'VolumeBackup', namespaced: true },
+  },
+  { route: '/backup-targets', title: 'Backup targets', description: 'Where backups are stored: health per node, dedupe', keywords: ['backup', 'target', 'nfs'], adminOnly: true },
   { route: '/reclaim', title: 'Reclaim', description: 'Released, failed and unused storage', adminOnly: true },
   { route: '/tokens', title: 'API tokens', description: 'Your API tokens and a kubeconfig for kubectl', keywords: ['kubeconfig', 'kubectl', 'token'] },
   { route: '/users', title: 'Users', description: 'Who may sign in: roles, namespaces, passwords, tokens', keywords: ['accounts', 'password', 'roles'], adminOnly: true },
@@ -36,13 +49,13 @@ export const PAGES: NavPage[] = [
 
 export interface NavAccess {
   /** Whether the user may list the kind in some namespace (or cluster-wide). */
-  canList(kind: KindUi): boolean;
+  canList(kind: ListedKind): boolean;
   admin: boolean;
 }
 
 /** The pages this user may open, in menu order. */
 export function pagesFor(access: NavAccess): NavPage[] {
-  return PAGES.filter((p) => (p.kind ? access.canList(p.kind) : !p.adminOnly || access.admin));
+  return PAGES.filter((p) => (p.kind ? access.canList(p.kind) : p.lists ? access.canList(p.lists) : !p.adminOnly || access.admin));
 }
 
 /** The menu: the pages less home (the logo goes there). */
@@ -55,9 +68,9 @@ export function kindsOf(pages: NavPage[]): KindUi[] {
   return pages.flatMap((p) => (p.kind ? [p.kind] : []));
 }
 
-/** A kind's list is also active on its objects' pages; the other pages only on themselves. */
+/** A list (of a kind, or a page listing one) is also active on its objects' pages; the other pages only on themselves. */
 export function isActive(page: NavPage, pathname: string): boolean {
-  return pathname === page.route || (page.kind !== undefined && pathname.startsWith(`${page.route}/`));
+  return pathname === page.route || ((page.kind !== undefined || page.lists !== undefined) && pathname.startsWith(`${page.route}/`));
 }
 
 /** The test id of the page's menu entry: "nav-volumes", "nav-capacity". */

@@ -1,4 +1,4 @@
-// `stowage start | server | migrate | user add | user list | token create | kubeconfig | bootstrap | backup | restore | pool create`
+// `stowage start | server | migrate | user add | user list | token create | kubeconfig | bootstrap | backup [FILE | create | list | restore | verify | delete | targets] | restore | pool create`
 import { createReadStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
@@ -20,6 +20,7 @@ import { projectRoot } from '../store/migrate';
 import { bootstrapLocalVolumes } from '../app/local-volumes-bootstrap';
 import { parseLabelList } from '../domain/node-lifecycle';
 import { startStandaloneAgent } from './agent';
+import { BackupVerbs } from './backup-verbs';
 import { processAlive, readRuntimeFile, removeRuntimeFileIfOwned, runtimeFilePath, writeRuntimeFile } from './runtime-file';
 import { startServices, type RunningServices } from './services';
 import { healthListen, startControllerHealth } from './controller-health';
@@ -363,9 +364,12 @@ program
     for (const signal of STOP_SIGNALS) process.on(signal, () => stop(signal));
   });
 
-program
-  .command('backup <file>')
-  .description("write a consistent online snapshot of Stowage's state to FILE (JSON lines)")
+const backup = program
+  .command('backup')
+  .description("volume backups (create, list, restore, verify, delete, targets); `stowage backup FILE` writes Stowage's own state to FILE");
+backup
+  .command('state <file>', { isDefault: true })
+  .description("write a consistent online snapshot of Stowage's state to FILE (JSON lines); also `stowage backup FILE`")
   .action(async (file: string) => {
     const problem = privateFileTargetProblem(file);
     if (problem) throw new Error(`cannot write the backup to ${path.resolve(file)}: ${problem}`);
@@ -381,6 +385,48 @@ program
       await db.stop();
     }
   });
+
+const nsOption = () => new Option('-n, --namespace <ns>', 'the namespace').default('default');
+/** Runs one verb against this data dir's database and prints its answer. */
+const backupVerbs = (fn: (verbs: BackupVerbs) => Promise<string>): Promise<void> =>
+  withApp(async (app) => {
+    say(await fn(new BackupVerbs({ objects: app.objects, backups: app.backups })));
+  });
+backup
+  .command('create <claim>')
+  .description("back a claim up now to a backup target (the default target unless --target)")
+  .option('--target <name>', 'the backup target')
+  .addOption(nsOption())
+  .action((claim: string, o: { target?: string; namespace: string }) => backupVerbs((v) => v.create(o.namespace, claim, o.target)));
+backup
+  .command('list')
+  .description('list volume backups (every namespace unless -n)')
+  .option('-n, --namespace <ns>', 'only this namespace')
+  .action((o: { namespace?: string }) => backupVerbs((v) => v.list(o.namespace)));
+backup
+  .command('restore <name>')
+  .description('restore a volume backup into a new claim (it binds once the data is back)')
+  .requiredOption('--to <claim>', 'the new claim')
+  .option('--class <class>', "its storage class (default: the backup's class, or the only class that can take the backup's format)")
+  .option('--size <quantity>', "its size, at least the backup's (default: the backup's size)")
+  .addOption(nsOption())
+  .action((name: string, o: { to: string; class?: string; size?: string; namespace: string }) =>
+    backupVerbs((v) => v.restore(o.namespace, name, { to: o.to, className: o.class, size: o.size })),
+  );
+backup
+  .command('verify <name>')
+  .description("ask for a check of every chunk of a backup (the answer comes as the backup's events)")
+  .addOption(nsOption())
+  .action((name: string, o: { namespace: string }) => backupVerbs((v) => v.verify(o.namespace, name)));
+backup
+  .command('delete <name>')
+  .description("delete a volume backup and its data in the target (an imported one: only the object)")
+  .addOption(nsOption())
+  .action((name: string, o: { namespace: string }) => backupVerbs((v) => v.delete(o.namespace, name)));
+backup
+  .command('targets')
+  .description('list the backup targets with their health per node')
+  .action(() => backupVerbs((v) => v.targets()));
 
 program
   .command('restore <file>')

@@ -14,6 +14,7 @@ import { HistoryService } from './history';
 import { ListService } from './lists';
 import { LocalVolumeService } from './local-volumes';
 import { NodeAgentService, type NodeAgentOptions } from './node-agent';
+import { BackupService } from './backups';
 import { ObjectService } from './objects';
 import { ReclaimService } from './reclaim';
 import { SnapshotService } from './snapshots';
@@ -24,6 +25,8 @@ import { UserService } from './users';
 export interface Services {
   store: ObjectStore;
   objects: ObjectService;
+  /** Backup targets' names for the backup form, and verify requests. */
+  backups: BackupService;
   lists: ListService;
   claims: ClaimCheckService;
   users: UserService;
@@ -85,6 +88,7 @@ export function buildServices(store: ObjectStore, config: ServicesConfig = {}): 
     reclaim: new ReclaimService(objects, lists, localVolumes),
     health: new HealthService(store, { starting: config.starting }),
     snapshots: new SnapshotService(store, objects),
+    backups: new BackupService(store, objects),
     settings,
   };
 }

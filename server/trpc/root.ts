@@ -1,5 +1,6 @@
 import { router } from './init';
 import { authRouter } from './routers/auth';
+import { backupsRouter } from './routers/backups';
 import { capacityRouter } from './routers/capacity';
 import { claimsRouter } from './routers/claims';
 import { historyRouter } from './routers/history';
@@ -24,6 +25,7 @@ export const appRouter = router({
   storageClasses: storageClassesRouter,
   users: usersRouter,
   snapshots: snapshotsRouter,
+  backups: backupsRouter,
   settings: settingsRouter,
 });
 
