@@ -13,8 +13,6 @@ export interface NavPage {
   kind?: KindUi;
   /** Only admins see it. */
   adminOnly?: boolean;
-  /** A page beyond the kinds' lists that lists this kind: the user sees it when they may list the kind somewhere. */
-  lists?: ListedKind;
 }
 
 /** What a page lists, for the permission check. */
@@ -26,14 +24,6 @@ export const HOME_PAGE: NavPage = { route: '/', title: 'Home', description: 'Wha
 const TOOL_PAGES: NavPage[] = [
   { route: '/capacity', title: 'Capacity', description: 'Provisioned, bound and free, and days until full' },
   { route: '/audit', title: 'Audit', description: 'Who did what, when' },
-  {
-    route: '/backups',
-    title: 'Backups',
-    description: 'Volume backups on the backup targets: progress, restore, delete',
-    keywords: ['backup', 'restore', 'volumebackup'],
-    lists: { kind: 'VolumeBackup', namespaced: true },
-  },
-  { route: '/backup-targets', title: 'Backup targets', description: 'Where backups are stored: health per node, dedupe', keywords: ['backup', 'target', 'nfs'], adminOnly: true },
   { route: '/reclaim', title: 'Reclaim', description: 'Released, failed and unused storage', adminOnly: true },
   { route: '/tokens', title: 'API tokens', description: 'Your API tokens and a kubeconfig for kubectl', keywords: ['kubeconfig', 'kubectl', 'token'] },
   { route: '/users', title: 'Users', description: 'Who may sign in: roles, namespaces, passwords, tokens', keywords: ['accounts', 'password', 'roles'], adminOnly: true },
@@ -55,7 +45,7 @@ export interface NavAccess {
 
 /** The pages this user may open, in menu order. */
 export function pagesFor(access: NavAccess): NavPage[] {
-  return PAGES.filter((p) => (p.kind ? access.canList(p.kind) : p.lists ? access.canList(p.lists) : !p.adminOnly || access.admin));
+  return PAGES.filter((p) => (p.kind ? access.canList(p.kind) : !p.adminOnly || access.admin));
 }
 
 /** The menu: the pages less home (the logo goes there). */
@@ -70,7 +60,7 @@ export function kindsOf(pages: NavPage[]): KindUi[] {
 
 /** A list (of a kind, or a page listing one) is also active on its objects' pages; the other pages only on themselves. */
 export function isActive(page: NavPage, pathname: string): boolean {
-  return pathname === page.route || ((page.kind !== undefined || page.lists !== undefined) && pathname.startsWith(`${page.route}/`));
+  return pathname === page.route || (page.kind !== undefined && pathname.startsWith(`${page.route}/`));
 }
 
 /** The test id of the page's menu entry: "nav-volumes", "nav-capacity". */
