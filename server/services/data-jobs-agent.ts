@@ -8,7 +8,7 @@ import { dataJobProgressSchema, dataJobResultSchema, targetReportsSchema, type D
 import { nodeMayActFor, type NodePrincipal } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
 import { DataJobStore } from '../store/data-jobs';
-import type { Queryable } from '../store/sql-handle';
+import type { ObjectStore } from '../store/object-store';
 import { TargetReports } from '../store/target-reports';
 
 const INSTANCE_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -44,7 +44,7 @@ export class DataJobsAgentService {
   private readonly leaseMs: number;
 
   constructor(
-    on: Queryable,
+    on: ObjectStore,
     private readonly targets: BackupTargetList,
     opts: DataJobsAgentOptions = {},
   ) {
