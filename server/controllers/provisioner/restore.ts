@@ -115,6 +115,10 @@ export async function provisionRestore(
       return { requeueAfter: 10_000 };
     }
     if (!check.ok) return fail(new ProvisioningError(check.message));
+    // A loop volume's image is attached (and its filesystem mounted) as soon as it is made:
+    // writing a backup's image under it would corrupt both. Until the loop plugin can take
+    // the image before it attaches it, an image restore is refused rather than risked.
+    if (check.format === 'image') return fail(new ProvisioningError(`restoring VolumeBackup "${name}" (an image) into a loop class is not available yet`));
     const targetPath = await r.targetPath(check.targetName);
     if (!targetPath) {
       await event(d, claim, 'Normal', restoreReasons.waiting, `backup target "${check.targetName}" of VolumeBackup "${name}" does not exist`);
