@@ -5,9 +5,19 @@ import http from 'node:http';
 import https from 'node:https';
 import { AGENT_API_PREFIX, type AgentConfig, type AgentPod, type ClaimInput, type CleanupProgress, type CleanupRequest, type CleanupResult, type DiscoveredEntry, type HeartbeatInput, type PodReport } from '../contracts/agent';
 import type { PoolApi } from './pools';
+import type { DataJobProgress, DataJobResult, DataJobSpec, TargetReport } from '../contracts/data-jobs';
+
+/** The data jobs and backup targets part of the agent API (data-job-runner.ts, target-prober.ts). */
+export interface DataJobApi {
+  claimDataJobs(node: string, body: { instance: string; running: string[]; max: number }): Promise<{ jobs: { key: string; spec: DataJobSpec; attempt: number }[] }>;
+  dataJobProgress(node: string, key: string, body: { instance: string; progress: DataJobProgress }): Promise<{ cancel: boolean }>;
+  dataJobResult(node: string, key: string, body: { instance: string; result: DataJobResult }): Promise<{ accepted: boolean; state?: string }>;
+  backupTargets(node: string): Promise<{ targets: { name: string; path: string }[] }>;
+  reportBackupTargets(node: string, targets: TargetReport[]): Promise<{ accepted: number }>;
+}
 
 /** What the agent loop needs from the server (an HTTP client, or the service itself in tests). */
-export interface AgentApi extends PoolApi {
+export interface AgentApi extends PoolApi, Partial<DataJobApi> {
   whoami(): Promise<{ nodeName: string }>;
   config(node: string): Promise<AgentConfig>;
   heartbeat(node: string, body: HeartbeatInput): Promise<unknown>;
@@ -44,7 +54,7 @@ export interface AgentClientOptions {
   timeoutMs?: number;
 }
 
-export function agentHttpClient(o: AgentClientOptions): AgentApi {
+export function agentHttpClient(o: AgentClientOptions): AgentApi & DataJobApi {
   const base = new URL(o.server);
   const secure = base.protocol === 'https:';
   const agent = secure
@@ -104,5 +114,10 @@ export function agentHttpClient(o: AgentClientOptions): AgentApi {
     poolVolumesDone: (node, results) => call('POST', `${n(node)}/pools/volumes`, { results }),
     poolVolumeDone: (node, pvName, done) => call('POST', `${n(node)}/pools/volumes/${encodeURIComponent(pvName)}`, done),
     poolReport: (node, pools) => call('PUT', `${n(node)}/pools`, { pools }),
+    claimDataJobs: (node, body) => call('POST', `${n(node)}/data-jobs/claim`, body),
+    dataJobProgress: (node, key, body) => call('POST', `${n(node)}/data-jobs/${encodeURIComponent(key)}/progress`, body),
+    dataJobResult: (node, key, body) => call('POST', `${n(node)}/data-jobs/${encodeURIComponent(key)}/result`, body),
+    backupTargets: (node) => call('GET', `${n(node)}/backup-targets`),
+    reportBackupTargets: (node, targets) => call('PUT', `${n(node)}/backup-targets`, { targets }),
   };
 }

@@ -20,6 +20,8 @@ import { PoolKeeper } from './pools';
 import { limiter } from '../domain/in-parallel';
 import { realPoolOs, type PoolOs } from './pool-os';
 import { labelArch, labelHostname, labelOs } from '../domain/well-known/labels';
+import { DataJobRunner, type DataMover } from './data-job-runner';
+import { TargetProber } from './target-prober';
 
 export interface AgentLoopOptions {
   api: AgentApi;
@@ -68,6 +70,11 @@ export interface AgentLoopOptions {
    * ends those a killed predecessor left running. Without it nothing is recorded.
    */
   stateDir?: string;
+  /**
+   * The data mover (server/agent/data-mover.ts): with it, and an api that speaks data jobs,
+   * the agent runs its node's data jobs and reports on the backup targets.
+   */
+  dataMover?: DataMover;
 }
 
 /** A pod's unchanged report is sent again after this long (its events count on). */
@@ -128,6 +135,8 @@ export class AgentLoop {
   /** Pod reports in flight at once. */
   private readonly reporting = limiter(REPORTS_IN_FLIGHT);
   private pools!: PoolKeeper;
+  private dataJobs: DataJobRunner | undefined;
+  private prober: TargetProber | undefined;
   nodeName = '';
 
   constructor(private readonly o: AgentLoopOptions) {
@@ -151,6 +160,21 @@ export class AgentLoop {
       ...(this.publisher ? [this.publishLoop(signal)] : []),
       this.poolLoop(signal),
     ];
+    const api = this.o.api;
+    if (this.o.dataMover && api.claimDataJobs && api.dataJobProgress && api.dataJobResult && api.backupTargets && api.reportBackupTargets) {
+      const dataApi = {
+        claimDataJobs: api.claimDataJobs.bind(api),
+        dataJobProgress: api.dataJobProgress.bind(api),
+        dataJobResult: api.dataJobResult.bind(api),
+        backupTargets: api.backupTargets.bind(api),
+        reportBackupTargets: api.reportBackupTargets.bind(api),
+      };
+      const common = { api: dataApi, mover: this.o.dataMover, node: this.nodeName };
+      this.dataJobs = new DataJobRunner({ ...common, instance: this.instance, log: this.o.log.child({ part: 'data-jobs' }), progressIntervalMs: this.o.progressIntervalMs, reportRetryMs: this.o.reportRetryMs });
+      this.prober = new TargetProber({ ...common, log: this.o.log.child({ part: 'backup-targets' }) });
+      this.dataJobs.start();
+      this.prober.start();
+    }
     this.o.log.info({ node: this.nodeName, instance: this.instance }, 'node agent started');
   }
 
@@ -158,7 +182,7 @@ export class AgentLoop {
   async stop(): Promise<void> {
     this.abort.abort();
     for (const r of this.running.values()) r.abort.abort();
-    await Promise.allSettled([...this.loops, ...[...this.running.values()].map((r) => r.done)]);
+    await Promise.allSettled([...this.loops, ...[...this.running.values()].map((r) => r.done), this.dataJobs?.stop(), this.prober?.stop()]);
     if (this.publisher && this.o.unpublishOnStop) {
       // A usage walk still inside a volume would keep its mount busy.
       await this.publisher.measured();

@@ -7,6 +7,8 @@
 // `nodeName` (default: the OS hostname). With leader election, run it on the node whose
 // disks the classes' basePath parameters name.
 import type { Logger } from 'pino';
+import { storeRestores } from './provisioner/restore';
+import type { RestoreDeps } from './provisioner/deps';
 import type { Services } from '../services/services';
 import type { CSIStorageCapacity } from '../resources/csi-storage-capacity/schema';
 import { TxBatcher } from './runtime/tx-batcher';
@@ -28,6 +30,8 @@ import { snapshotterSpec } from './snapshot/snapshotter';
 
 export interface ProvisioningOptions {
   app: Pick<Services, 'store'>;
+  /** Restores from VolumeBackups (default: backups and targets read from the store, jobs in data_jobs). */
+  restores?: RestoreDeps;
   /** OS access (default: the real one). Tests and benchmarks pass fakes or fault injectors. */
   os?: HostOs;
   /** The node this process provisions on (default: the OS hostname). */
@@ -94,6 +98,7 @@ export function provisioningDeps(o: ProvisioningOptions): ProvisioningDeps {
     backgroundPollMs: o.backgroundPollMs ?? 5000,
     sweepGraceMs: o.sweepGraceMs ?? 60_000,
     saves: new TxBatcher(o.app.store, { maxBatch: 32, parallel: 2 }),
+    restores: o.restores ?? storeRestores(o.app.store),
   };
 }
 

@@ -17,6 +17,12 @@
 //   PUT  /apis/agent.stowage.io/v1/nodes/{node}/pools                  {pools: PoolReport[]}
 //   POST /apis/agent.stowage.io/v1/nodes/{node}/pools/volumes          {results: (PoolVolumeDone & {pvName})[]} -> {results}
 //   POST /apis/agent.stowage.io/v1/nodes/{node}/pools/volumes/{pv}     PoolVolumeDone
+//   POST /apis/agent.stowage.io/v1/nodes/{node}/data-jobs/claim        {instance, running, max} -> {jobs: {key, spec, attempt}[]}
+//   POST /apis/agent.stowage.io/v1/nodes/{node}/data-jobs/{key}/progress {instance, progress: DataJobProgress} -> {cancel}
+//   POST /apis/agent.stowage.io/v1/nodes/{node}/data-jobs/{key}/result   {instance, result: DataJobResult} -> {accepted, state}
+//        ({key} contains "/": sent URL-encoded as one path segment)
+//   GET  /apis/agent.stowage.io/v1/nodes/{node}/backup-targets         -> {targets: {name, path}[]}
+//   PUT  /apis/agent.stowage.io/v1/nodes/{node}/backup-targets         {targets: TargetReport[]}
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { agentActor } from '../domain/actor';
 import type { NodePrincipal } from '../domain/authorization';
@@ -128,6 +134,20 @@ async function serve(svc: NodeAgentService, p: NodePrincipal, req: IncomingMessa
   if (segs.length === 5 && segs[2] === 'pools' && segs[3] === 'volumes') {
     expect('POST');
     return sendObject(res, 200, await svc.pools.volumeDone(p, node, segs[4], await body(req)));
+  }
+  if (rest === 'data-jobs/claim') {
+    expect('POST');
+    return sendObject(res, 200, await svc.data.claim(p, node, await body(req)));
+  }
+  if (segs.length === 5 && segs[2] === 'data-jobs') {
+    expect('POST');
+    if (segs[4] === 'progress') return sendObject(res, 200, await svc.data.progress(p, node, segs[3], await body(req)));
+    if (segs[4] === 'result') return sendObject(res, 200, await svc.data.result(p, node, segs[3], await body(req)));
+  }
+  if (rest === 'backup-targets') {
+    if (method === 'GET') return sendObject(res, 200, await svc.data.listTargets(p, node));
+    expect('PUT');
+    return sendObject(res, 200, await svc.data.reportTargets(p, node, await body(req)));
   }
   if (segs.length === 5 && segs[2] === 'cleanups') {
     expect('POST');

@@ -21,6 +21,7 @@ import type { LabelSelector } from '../domain/label-selector';
 import { quantityFromJSON, quantityToBytes } from '../domain/quantity';
 import { pluginParameters } from '../domain/secret-references';
 import { dataSourceKind, dataSourceOf } from '../domain/data-source';
+import { btrfsProvisioner, hostPathProvisioner, loopProvisioner } from '../domain/well-known/provisioners';
 import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import type { StorageClass } from '../resources/storage-class/schema';
@@ -285,5 +286,9 @@ export function dataSourceProblems(plugin: string, claim: PersistentVolumeClaim)
   if (kind === undefined) return [];
   const ns = claim.spec?.dataSourceRef?.namespace;
   if (ns && ns !== claim.metadata.namespace) return [`${plugin} cannot populate a volume from another namespace (dataSourceRef.namespace ${ns})`];
+  if (kind === 'backup' && !restoresFromBackups.has(plugin)) return [`${plugin} cannot restore a volume from a VolumeBackup (backups restore into btrfs, host-path and loop classes)`];
   return kind === 'other' ? [`${plugin} cannot populate a volume from a ${dataSourceOf(claim)?.kind ?? 'data source'}`] : [];
 }
+
+/** The plugins a VolumeBackup restores into: btrfs and host-path (a `files` backup), loop (an `image` backup). */
+export const restoresFromBackups: ReadonlySet<string> = new Set([btrfsProvisioner, hostPathProvisioner, loopProvisioner]);

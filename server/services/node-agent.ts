@@ -21,6 +21,7 @@ import { NodeTokenStore } from '../store/node-tokens';
 import type { ObjectStore } from '../store/object-store';
 import { PodPublishing } from './pod-publishing';
 import { NodePoolService } from './node-pools';
+import { DataJobsAgentService, type BackupTargetList } from './data-jobs-agent';
 import { hashToken } from './users';
 import { labelHostname } from '../domain/well-known/labels';
 import { EventRecorder } from './event-recorder';
@@ -39,6 +40,8 @@ export interface NodeAgentOptions {
   /** Backoff of failed cleanups: base and cap (ms; default 5 s doubling to 5 min). */
   retryBaseMs?: number;
   retryMaxMs?: number;
+  /** The backup targets agents look at (default: the BackupTarget objects' names and paths). */
+  backupTargets?: BackupTargetList;
 }
 
 const bad = (m: string) => new StowageError('BadRequest', m);
@@ -80,11 +83,22 @@ function parseProgress(jobId: string, raw: unknown): CleanupProgress {
   };
 }
 
+/** Every BackupTarget's name and path (a target whose path is not absolute is left out). */
+async function backupTargetsOf(store: ObjectStore): Promise<{ name: string; path: string }[]> {
+  const all = await store.current('BackupTarget');
+  return all.flatMap((t) => {
+    const path = (t.spec as { path?: unknown } | undefined)?.path;
+    return typeof path === 'string' && path.startsWith('/') && path.length <= 4096 ? [{ name: t.metadata.name ?? '', path }] : [];
+  });
+}
+
 export class NodeAgentService {
   readonly disks: LocalDiskStore;
   readonly jobs: CleanupJobStore;
   readonly publishing: PodPublishing;
   readonly pools: NodePoolService;
+  /** Data jobs and backup-target reports (server/services/data-jobs-agent.ts). */
+  readonly data: DataJobsAgentService;
   private readonly tokens: NodeTokenStore;
   private readonly leaseMs: number;
   private readonly retryBaseMs: number;
@@ -98,6 +112,7 @@ export class NodeAgentService {
     this.jobs = new CleanupJobStore(store);
     this.tokens = new NodeTokenStore(store);
     this.pools = new NodePoolService(store);
+    this.data = new DataJobsAgentService(store, opts.backupTargets ?? (() => backupTargetsOf(store)), { leaseMs: opts.leaseMs });
     this.publishing = new PodPublishing(store, logger.child({ component: 'kubelet' }));
     this.leaseMs = opts.leaseMs ?? 20_000;
     this.retryBaseMs = opts.retryBaseMs ?? 5_000;

@@ -12,7 +12,7 @@ interface ClaimShape {
   bound?: boolean;
   phase?: string;
   deleting?: boolean;
-  dataSource?: 'snapshot' | 'populator';
+  dataSource?: 'snapshot' | 'populator' | 'backup';
   rv?: string;
 }
 
@@ -27,6 +27,7 @@ function claim(o: ClaimShape = {}): PersistentVolumeClaim {
       ...(o.volumeName ? { volumeName: o.volumeName } : {}),
       ...(o.dataSource === 'snapshot' ? { dataSource: { apiGroup: 'snapshot.storage.k8s.io', kind: 'VolumeSnapshot', name: 's' } } : {}),
       ...(o.dataSource === 'populator' ? { dataSource: { apiGroup: 'populators.example.io', kind: 'Populator', name: 'p' } } : {}),
+      ...(o.dataSource === 'backup' ? { dataSource: { apiGroup: 'stowage.io', kind: 'VolumeBackup', name: 'b' } } : {}),
       accessModes: ['ReadWriteOnce'],
       resources: { requests: { storage: '1Gi' } },
     },
@@ -159,6 +160,7 @@ describe('decide: what the bind transaction found (upstream syncUnboundClaim)', 
     { name: 'no match, a kubernetes.io/ plugin we lack', claim: c, sc: storageClass('kubernetes.io/gce-pd'), locked: lockedAs(c), want: 'pending cannotProvision [ProvisioningFailed]' },
     { name: 'no match, in-tree provisioner and a populator data source', claim: unbound({ dataSource: 'populator' }), sc: storageClass('stowage.io/host-path'), locked: lockedAs(unbound({ dataSource: 'populator' })), want: 'pending cannotProvision [ProvisioningFailed]' },
     { name: 'no match, in-tree provisioner and a VolumeSnapshot data source (a restore)', claim: unbound({ dataSource: 'snapshot' }), sc: storageClass('stowage.io/host-path'), locked: lockedAs(unbound({ dataSource: 'snapshot' })), want: 'provision stowage.io/host-path' },
+    { name: 'no match, in-tree provisioner and a VolumeBackup data source (a restore from a backup)', claim: unbound({ dataSource: 'backup' }), sc: storageClass('stowage.io/host-path'), locked: lockedAs(unbound({ dataSource: 'backup' })), want: 'provision stowage.io/host-path' },
     { name: 'no match, external provisioner and a data source', claim: unbound({ dataSource: 'snapshot' }), sc: storageClass('ext.io/nfs'), locked: lockedAs(unbound({ dataSource: 'snapshot' })), want: 'provision ext.io/nfs [ExternalProvisioning]' },
     { name: 'no match, no class and no default class', claim: unbound({ cls: null }), locked: lockedAs(unbound({ cls: null })), want: 'pending noDefaultClass [FailedBinding]' },
     { name: 'no match, class ""', claim: unbound({ cls: '' }), locked: lockedAs(unbound({ cls: '' })), want: 'pending noMatch [FailedBinding]' },

@@ -5,6 +5,8 @@ import type { PluginRegistry } from '../../provisioners/registry';
 import type { ObjectStore } from '../../store/object-store';
 import type { EventRecorder } from '../../services/event-recorder';
 import type { TxBatcher } from '../runtime/tx-batcher';
+import type { DataJobQueue } from '../../contracts/data-jobs';
+import type { BackupFacts } from '../../domain/restore-from-backup';
 
 export interface ProvisioningDeps {
   store: ObjectStore;
@@ -28,4 +30,17 @@ export interface ProvisioningDeps {
    * when the save gives up, so it may share a transaction with others).
    */
   saves?: TxBatcher;
+  /** Restores from VolumeBackups (restore.ts); without it such a claim is refused with a message. */
+  restores?: RestoreDeps;
 }
+
+/** What restoring needs beyond provisioning: the backups (read as plain facts), the targets' paths, and the data job queue. */
+export interface RestoreDeps {
+  backups: { get(namespace: string, name: string): Promise<BackupFacts | undefined> };
+  /** A BackupTarget's path (spec.path), undefined when there is no such target. */
+  targetPath(name: string): Promise<string | undefined>;
+  jobs: DataJobQueue;
+  /** Pause between two looks at a running job (ms; default 1 s). */
+  pollMs?: number;
+}
+

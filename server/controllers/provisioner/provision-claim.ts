@@ -20,6 +20,7 @@ import { reasons } from '../../domain/well-known/event-reasons';
 import { ProvisioningRetry, saveVolume } from './save-volume';
 import { decideDataSource, type DataSourceFacts } from './data-source';
 import { protectCloneSource, releaseCloneSource } from './clone-protection';
+import { provisionRestore } from './restore';
 import { dataSourceKind, dataSourceOf } from '../../domain/data-source';
 import type { StorageClass } from '../../resources/storage-class/schema';
 import { annBetaStorageProvisioner, annSelectedNode, annStorageProvisioner } from '../../domain/well-known/annotations';
@@ -111,6 +112,9 @@ export async function provisionClaim(d: ProvisioningDeps, ctx: ReconcileContext,
   }
   const problems = plugin.validateParameters(options.parameters, claim, storageClass);
   if (problems.length > 0) return fail(d, claim, className, new ProvisioningError(problems.join('; ')), hidden);
+  if (dataSourceKind(claim) === 'backup') {
+    return provisionRestore(d, ctx, claim, storageClass, plugin, pvName, options, (err) => fail(d, claim, className, err, hidden));
+  }
   if (dataSourceKind(claim) !== undefined) {
     if (!plugin.capabilities.snapshots) return fail(d, claim, className, new ProvisioningError(`${plugin.name} cannot populate a volume from a data source`), hidden);
     const facts = await dataSourceFacts(d, claim, storageClass);

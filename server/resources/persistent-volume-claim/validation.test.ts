@@ -12,6 +12,7 @@ describe('PersistentVolumeClaim validation on create', () => {
     { rule: 'a plain claim is valid', pvc: claim, want: [] },
     { rule: 'a claim with a selector and volume name is valid', pvc: patched(claim, { spec: { selector: { matchLabels: { tier: 'gold' }, matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] }, volumeName: 'pv-1' } }), want: [] },
     { rule: 'an empty class asks for no class', pvc: patched(claim, { spec: { storageClassName: '' } }), want: [] },
+    { rule: 'a claim restored from a VolumeBackup (dataSourceRef, stowage.io) is valid', pvc: patched(claim, { spec: { dataSourceRef: { apiGroup: 'stowage.io', kind: 'VolumeBackup', name: 'b1' } } }), want: [] },
     { rule: 'a claim cloned from another claim is valid', pvc: patched(claim, { spec: { dataSource: { kind: 'PersistentVolumeClaim', name: 'src' } } }), want: [] },
     { rule: 'access modes are required', pvc: patched(claim, { spec: { accessModes: undefined } }), want: ['spec.accessModes: Required value: at least 1 access mode is required'] },
     { rule: 'access modes must be supported', pvc: patched(claim, { spec: { accessModes: ['RWO'] } }), want: ['spec.accessModes: Unsupported value: "RWO": supported values: "ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"'] },
