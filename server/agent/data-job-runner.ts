@@ -11,22 +11,12 @@
 import type { Logger } from 'pino';
 import type { BackupOrigin, BackupSummary, DataJobProgress, DataJobResult, DataJobSpec } from '../contracts/data-jobs';
 import type { DataJobApi } from './agent-client';
+import type { BackupSource, MoverProgress } from './backup/backup';
+import type { TargetProbe } from './backup/target';
 
-export interface MoverProgress {
-  doneBytes: bigint;
-  totalBytes: bigint;
-  newBytes: bigint;
-}
-export type BackupSource = { format: 'files'; root: string } | { format: 'image'; file: string };
-export interface TargetProbe {
-  reachable: boolean;
-  writable: boolean;
-  freeBytes?: bigint | number | string;
-  totalBytes?: bigint | number | string;
-  reason?: string;
-}
+export type { BackupSource, MoverProgress, TargetProbe };
 
-/** The data mover's functions the runner and the target prober use (server/agent/backup/index.ts). */
+/** The data mover's functions the runner and the target prober use (server/agent/backup/; the real one is server/agent/data-mover.ts). */
 export interface DataMover {
   runBackup(o: {
     targetRoot: string;

@@ -8,6 +8,7 @@ import { realAgentOs } from '../agent/os';
 import type { Config } from '../app/config';
 import type { AppContext } from '../app/context';
 import { logger } from '../services/logger';
+import { dataMover } from '../agent/data-mover';
 
 export interface StandaloneAgentOptions {
   server: string;
@@ -44,7 +45,7 @@ export async function startStandaloneAgent(o: StandaloneAgentOptions): Promise<A
   mkdirSync(podsDir, { recursive: true, mode: 0o750 });
   const stateDir = o.stateDir ?? '/var/lib/stowage/agent';
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-  const loop = new AgentLoop({ api, os: realAgentOs, nodeName: who.nodeName, labels: o.labels, maxParallel: o.maxParallel, podsDir, stateDir, poolRoot: o.poolRoot, log: logger.child({ component: 'agent' }) });
+  const loop = new AgentLoop({ api, os: realAgentOs, nodeName: who.nodeName, labels: o.labels, maxParallel: o.maxParallel, podsDir, stateDir, poolRoot: o.poolRoot, dataMover, log: logger.child({ component: 'agent' }) });
   await loop.start();
   return loop;
 }
@@ -63,7 +64,7 @@ export async function startLocalAgent(app: AppContext, cfg: Config, apiUrl: stri
   const api = agentHttpClient({ server: apiUrl, token, caPem });
   const podsDir = path.join(cfg.dataDir, 'pods');
   mkdirSync(podsDir, { recursive: true, mode: 0o750 });
-  const loop = new AgentLoop({ api, os: realAgentOs, nodeName: cfg.nodeName, labels: cfg.nodeLabels, podsDir, stateDir: dir, unpublishOnStop: true, log: logger.child({ component: 'agent' }) });
+  const loop = new AgentLoop({ api, os: realAgentOs, nodeName: cfg.nodeName, labels: cfg.nodeLabels, podsDir, stateDir: dir, unpublishOnStop: true, dataMover, log: logger.child({ component: 'agent' }) });
   await loop.start();
   return loop;
 }

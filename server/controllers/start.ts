@@ -33,6 +33,8 @@ import { Manager } from './runtime/manager';
 import type { KubeObject } from '../resources/types';
 import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import type { Pod } from '../resources/pod/schema';
+import { DataJobStore } from '../store/data-jobs';
+import { TargetReports as TargetReportStore } from '../store/target-reports';
 
 export interface StartControllersOptions {
   app: Services;
@@ -64,10 +66,11 @@ export interface StartControllersOptions {
   /** How long one call of the btrfs plugin waits for a node's agent (ms, default 10 s). */
   agentWaitMs?: number;
   /**
-   * The backup controllers' ports: the data jobs (store/data-jobs.ts) and the agents'
-   * reports on the backup targets. Without them the backup controllers do not run.
+   * The backup controllers' ports: the data jobs and the agents' reports on the backup
+   * targets (default: the store's, store/data-jobs.ts and store/target-reports.ts);
+   * `false` turns the backup controllers off.
    */
-  backups?: { jobs: DataJobQueue; reports: TargetReports };
+  backups?: { jobs: DataJobQueue; reports: TargetReports } | false;
 }
 
 /**
@@ -108,6 +111,7 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
   const log = logger.child({ component: 'controllers' });
   let installation: Promise<string> | undefined;
   // Made once in settings, read once per process.
+  const backups = opts.backups === undefined ? { jobs: new DataJobStore(app.store), reports: new TargetReportStore(app.store) } : opts.backups;
   const thisInstallation = () => (installation ??= installationId(app.store).catch((e) => ((installation = undefined), Promise.reject(e))));
   const manager = new Manager({
     store: app.store,
@@ -128,10 +132,10 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
       resourceQuotaSpec({ store: app.store }),
       snapshotControllerSpec({ store: app.store, log }),
       snapshotScheduleSpec({ store: app.store, log }),
-      ...(opts.backups
+      ...(backups
         ? [
-            volumeBackupSpec({ store: app.store, log, jobs: opts.backups.jobs, installation: thisInstallation }),
-            backupTargetSpec({ store: app.store, log, reports: opts.backups.reports, installation: thisInstallation }),
+            volumeBackupSpec({ store: app.store, log, jobs: backups.jobs, installation: thisInstallation }),
+            backupTargetSpec({ store: app.store, log, reports: backups.reports, installation: thisInstallation }),
           ]
         : []),
       placementSpec({
