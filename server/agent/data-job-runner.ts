@@ -68,6 +68,9 @@ const sleep = (ms: number, signal: AbortSignal) =>
 
 const dec = (v: bigint | number) => BigInt(v).toString();
 
+/** Chunks younger than this survive the collection a delete runs. */
+const DELETE_GC_GRACE_MS = 60_000;
+
 /** A mover error that trying again cannot mend: a damaged chunk, a missing backup, a refused id or path. */
 function failureOf(e: unknown, spec: DataJobSpec): DataJobResult {
   const err = e as { name?: string; message?: string; chunk?: unknown; reason?: unknown };
@@ -214,7 +217,9 @@ export class DataJobRunner {
       }
       case 'delete': {
         await m.deleteBackup({ targetRoot: spec.targetPath, backupId: spec.backupId });
-        await m.collectGarbage({ targetRoot: spec.targetPath });
+        // The deleted backup's chunks are old; a minute's grace keeps what running backups
+        // have just written (they would write it again before publishing, but need not).
+        await m.collectGarbage({ targetRoot: spec.targetPath, graceMs: DELETE_GC_GRACE_MS });
         return { ok: true, doneBytes: '0', totalBytes: '0' };
       }
     }

@@ -21,6 +21,7 @@ import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runti
 import { event } from '../runtime/event';
 import { write } from '../runtime/write';
 import { importsOf, targetStatus, type ImportPlan, type KnownBackup, type NodeReport } from './decide';
+import { metaTime } from '../../domain/meta-time';
 
 /** The agents' latest report per (node, target): implemented over table backup_target_reports. */
 export interface TargetReports {
@@ -44,7 +45,7 @@ type Deps = Required<BackupTargetDeps>;
 
 const iso = (s: string) => {
   const t = Date.parse(s);
-  return Number.isNaN(t) ? undefined : new Date(t).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return Number.isNaN(t) ? undefined : metaTime(t);
 };
 
 function importedBackup(target: string, p: ImportPlan): VolumeBackup {
@@ -140,7 +141,7 @@ export async function syncTarget(d: Deps, ctx: ReconcileContext, name: string, r
     // Imports a person removed here count as known: never imported again.
     for (const id of await dismissedImports(d.store, name)) known.push({ name: '', namespace: '', uid: '', importedId: id });
     const { imports, skipped } = importsOf(target, reports, known, await d.installation(), namespaces);
-    const stamp = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const stamp = metaTime(now);
     for (const p of imports) await importOne(d, ctx, target, p, stamp);
     await sayNotImported(d, target, skipped);
   }

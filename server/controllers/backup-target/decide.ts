@@ -5,6 +5,7 @@ import type { BackupSummary, TargetReport } from '../../contracts/data-jobs';
 import { conditionReady } from '../../domain/well-known/conditions';
 import { importName } from '../../domain/volume-backup';
 import type { BackupTarget } from '../../resources/backup-target/schema';
+import { metaTime } from '../../domain/meta-time';
 
 export type TargetStatus = NonNullable<BackupTarget['status']>;
 
@@ -14,7 +15,7 @@ export interface NodeReport {
   at: Date;
 }
 
-const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+const iso = (d: Date) => metaTime(d);
 
 /** The reports about this target (its name, at its current path), newest first. */
 export function reportsOf(target: BackupTarget, reports: NodeReport[]): NodeReport[] {

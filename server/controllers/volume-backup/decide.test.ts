@@ -90,7 +90,7 @@ describe('decideBackup', () => {
     expect(running.do === 'status' && running.status).toMatchObject({ phase: 'InProgress', progress: 50, doneBytes: '536870912', newBytes: '1024', node: 'node-a' });
     const done = decideBackup(facts({ job: job('succeeded', { finishedAt: new Date(NOW), result: { ok: true, doneBytes: '100', totalBytes: '100', newBytes: '10' } }) }));
     if (done.do !== 'status') throw new Error(done.do);
-    expect(done.status).toMatchObject({ phase: 'Completed', progress: 100, newBytes: '10', completionTime: '2026-11-28T15:00:00.000Z' });
+    expect(done.status).toMatchObject({ phase: 'Completed', progress: 100, newBytes: '10', completionTime: '2026-11-28T15:00:00Z' });
     expect(done.status.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
     expect(done.event?.reason).toBe('BackupCompleted');
   });

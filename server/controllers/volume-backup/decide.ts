@@ -12,6 +12,7 @@ import { deepEqual } from '../../resources/field-errors';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import type { VolumeBackup } from '../../resources/volume-backup/schema';
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
+import { metaTime } from '../../domain/meta-time';
 
 export type BackupStatus = NonNullable<VolumeBackup['status']>;
 
@@ -132,7 +133,7 @@ function fromJob(job: DataJob): Partial<BackupStatus> {
     storageClassName: o.storageClassName,
     provisioner: o.provisioner,
     sizeBytes: o.sizeBytes,
-    startTime: (job.startedAt ?? job.createdAt).toISOString(),
+    startTime: metaTime(job.startedAt ?? job.createdAt),
   };
 }
 
@@ -149,13 +150,13 @@ function mirror(f: BackupFacts, job: DataJob): Step {
   const verdict = jobVerdict({ state: job.state, attempt: job.attempt, result: job.result ? { ok: job.result.ok, retryable: job.result.ok ? undefined : job.result.retryable } : undefined });
   const error = job.result && !job.result.ok ? job.result.error : undefined;
   if (verdict === 'succeeded') {
-    const status = statusWith(f, 'Completed', { ...base, progress: 100, completionTime: (job.finishedAt ?? new Date(f.now)).toISOString() });
+    const status = statusWith(f, 'Completed', { ...base, progress: 100, completionTime: metaTime(job.finishedAt ?? new Date(f.now)) });
     delete status.error;
     return { do: 'status', status, event: { type: 'Normal', reason: reasons.backupCompleted, message: `Backup ${name} is complete in target ${f.backup.spec?.backupTargetName}` } };
   }
   if (verdict === 'failed') {
     const message = `backup failed on node ${job.node} (attempt ${job.attempt}): ${error ?? 'unknown error'}`;
-    return { do: 'status', status: statusWith(f, 'Failed', { ...base, completionTime: (job.finishedAt ?? new Date(f.now)).toISOString() }, message), event: { type: 'Warning', reason: reasons.backupFailed, message } };
+    return { do: 'status', status: statusWith(f, 'Failed', { ...base, completionTime: metaTime(job.finishedAt ?? new Date(f.now)) }, message), event: { type: 'Warning', reason: reasons.backupFailed, message } };
   }
   if (verdict === 'retry') {
     const message = `attempt ${job.attempt} failed on node ${job.node}, will retry: ${error ?? 'unknown error'}`;

@@ -28,6 +28,7 @@ import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runti
 import { event } from '../runtime/event';
 import { write } from '../runtime/write';
 import { backupJobKey, decideBackup, deleteJobKey, sameStatus, WAIT_MS, type BackupFacts, type BackupStatus, type EventToRecord, type SnapshotData, type Step } from './decide';
+import { metaTime } from '../../domain/meta-time';
 
 const VB = 'VolumeBackup';
 const VS = 'VolumeSnapshot';
@@ -107,7 +108,7 @@ async function gather(d: Deps, b: VolumeBackup): Promise<BackupFacts> {
     deleteJob,
     reachableNodes: (target?.status?.nodes ?? []).filter((n) => n.reachable && n.node).map((n) => n.node!),
     installation: await d.installation(),
-    now: d.now().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    now: metaTime(d.now()),
   };
   // Where the data is matters only until the job is queued.
   if (!job && !b.metadata.deletionTimestamp && !b.status?.imported && snapshot?.status?.readyToUse) {
