@@ -19,7 +19,7 @@ import { ChunkStore, fsyncDir, sha256Hex, writeFileAtomic } from './chunk-store'
 import { DEFAULT_CHUNK_BYTES, MAX_CHUNK_BYTES, checkBackupId, leasePath, manifestPath, pendingPath, type Entry, type FileEntry, type Lease, type Manifest } from './format';
 import { Hasher, SlabPool } from './hasher';
 import { readManifest } from './manifests';
-import { Pipeline, abortError, throttle } from './pipeline';
+import { Flusher, Pipeline, abortError, throttle } from './pipeline';
 
 export interface MoverProgress {
   doneBytes: bigint;
@@ -62,8 +62,6 @@ export interface BackupResult {
 const READ_AHEAD = 2;
 /** Bytes read at once (several chunks), into reused shared buffers. */
 const READ_BYTES = 4 << 20;
-/** Written bytes between background `sync -f` runs. */
-const FLUSH_EVERY = 128 << 20;
 
 interface Planned {
   entry: FileEntry;
@@ -156,7 +154,7 @@ async function backupUnderLease(o: BackupOptions, store: ChunkStore, backupId: s
   const progress = throttle(o.onProgress);
   const figures = () => ({ doneBytes, totalBytes, newBytes });
   const pipe = new Pipeline(o.parallel ?? 8);
-  const flusher = new Flusher(store);
+  const flusher = new Flusher(() => store.syncTarget());
 
   /** Ids counted as new in this run (two tasks may both have stored one; it counts once). */
   const counted = new Set<string>();
@@ -334,30 +332,6 @@ async function backupUnderLease(o: BackupOptions, store: ChunkStore, backupId: s
   await fsyncDir(l.backups);
   progress.flush(figures);
   return { totalBytes, newBytes, chunks: referenced.size, newChunks, mode, readBytes };
-}
-
-/**
- * Starts a `sync -f` of the target in the background after every FLUSH_EVERY bytes written
- * (one at a time), so the disk writes back while later chunks are read and hashed and the
- * sync before the manifest finds little left to do. It replaces no sync: the manifest still
- * waits for one full `sync -f` after the last chunk.
- */
-class Flusher {
-  private pending = 0;
-  private running: Promise<void> | undefined;
-  constructor(private readonly store: ChunkStore) {}
-  wrote(bytes: number): void {
-    this.pending += bytes;
-    if (this.pending < FLUSH_EVERY || this.running) return;
-    this.pending = 0;
-    this.running = this.store
-      .syncTarget()
-      .catch(() => undefined) // only an early start of writeback; the final sync reports errors
-      .finally(() => (this.running = undefined));
-  }
-  async settle(): Promise<void> {
-    await this.running;
-  }
 }
 
 function imageOf(e: FileEntry): NonNullable<Manifest['image']> {

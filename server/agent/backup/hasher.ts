@@ -1,7 +1,9 @@
 // Hashing off the main thread and off the libuv pool: one worker thread per core scans a
 // chunk (all-zero? SHA-256, and whether a deflate sample shrinks) in place, over shared
 // memory, so nothing is copied; the same thread then stores a raw chunk the target lacks
-// (temp + one writev + rename, synchronous calls: no hop through the libuv pool per step). Chunk buffers come from a SlabPool of SharedArrayBuffers
+// (temp + one writev + rename, synchronous calls: no hop through the libuv pool per step).
+// For a restore, a thread reads a stored chunk, verifies it and writes it at its offset
+// through the destination file's descriptor, all in one message. Chunk buffers come from a SlabPool of SharedArrayBuffers
 // that are reused for the whole run (no fresh pages to fault in per chunk). A buffer that is
 // not shared memory is hashed on the libuv pool instead (webcrypto), with the same answer.
 import os from 'node:os';
@@ -67,8 +69,52 @@ function store(chunks, id, v) {
   fs.renameSync(tmp, final);
   return 1 + v.length;
 }
+let rbuf = Buffer.alloc(0);
+function restore(m) {
+  // Reads a stored chunk (at most cap bytes), decodes it, checks its SHA-256 against its id,
+  // and only then writes it at its offset through the destination's descriptor (when given).
+  let fd;
+  try {
+    fd = fs.openSync(m.file, 'r');
+  } catch (e) {
+    if (e.code === 'ENOENT') return { missing: true };
+    return { reason: 'cannot be read (' + (e.code || e.message) + ')' };
+  }
+  let n = 0;
+  try {
+    if (rbuf.length < m.cap + 1) rbuf = Buffer.allocUnsafe(m.cap + 1);
+    for (;;) {
+      const r = fs.readSync(fd, rbuf, n, m.cap + 1 - n, n);
+      if (r === 0) break;
+      n += r;
+      if (n > m.cap) return { reason: 'cannot be read (chunk file is more than ' + m.cap + ' bytes)' };
+    }
+  } catch (e) {
+    return { reason: 'cannot be read (' + (e.code || e.message) + ')' };
+  } finally {
+    fs.closeSync(fd);
+  }
+  if (n === 0) return { reason: 'empty chunk file' };
+  let plain;
+  if (rbuf[0] === 0) plain = rbuf.subarray(1, n);
+  else if (rbuf[0] === 1) {
+    try {
+      plain = zlib.inflateRawSync(rbuf.subarray(1, n), { maxOutputLength: m.max });
+    } catch (e) {
+      return { reason: 'does not inflate (' + e.message + ')' };
+    }
+  } else return { reason: 'unknown header byte ' + rbuf[0] };
+  if (plain.length > m.max) return { reason: 'larger than ' + m.max + ' bytes' };
+  const got = createHash('sha256').update(plain).digest('hex');
+  if (got !== m.id) return { reason: 'content hash is ' + got.slice(0, 16) + '\u2026, not its id' };
+  if (m.fd === undefined) return { bytes: plain.length };
+  if (plain.length !== m.len) return { wrongLength: plain.length };
+  for (let at = 0; at < plain.length; ) at += fs.writeSync(m.fd, plain, at, plain.length - at, m.offset + at);
+  return { bytes: plain.length };
+}
 parentPort.on('message', (m) => {
   try {
+    if (m.restore) return parentPort.postMessage({ seq: m.seq, ...restore(m) });
     const v = new Uint8Array(m.buf, m.off, m.len);
     if (m.scan && allZero(v)) return parentPort.postMessage({ seq: m.seq, zero: true });
     const hex = createHash('sha256').update(v).digest('hex');
@@ -86,7 +132,9 @@ parentPort.on('message', (m) => {
 /** `written`: when the scan stored the chunk (raw) itself, the bytes it wrote (0: the target held it). */
 export type Scan = { zero: true } | { zero: false; id: string; compressible: boolean; written?: number };
 
-type Answer = { zero?: boolean; hex?: string; compressible?: boolean; written?: number };
+type Answer = { zero?: boolean; hex?: string; compressible?: boolean; written?: number } & RestoreAnswer;
+/** A stored chunk read back: its plain length, or why it is unusable (`missing`: no such file). */
+export type RestoreAnswer = { bytes?: number; missing?: boolean; reason?: string; wrongLength?: number };
 interface Waiting {
   resolve(v: Answer): void;
   reject(e: Error): void;
@@ -149,6 +197,16 @@ export class Hasher {
     return r.zero ? { zero: true } : { zero: false, id: r.hex!, compressible: r.compressible!, ...(r.written !== undefined ? { written: r.written } : {}) };
   }
 
+  /**
+   * Reads the stored chunk `file`, decodes it (at most `max` plain bytes) and checks it is
+   * `id`; then, with `fd`, writes it at `offset` when it is `len` bytes long. Nothing is
+   * written unless the chunk checked out.
+   */
+  async restoreChunk(o: { file: string; id: string; max: number; fd?: number; offset?: number; len?: number }): Promise<RestoreAnswer> {
+    if (this.closed || !this.load.some((n) => Number.isFinite(n))) throw new Error('no thread left to read chunks');
+    return this.send({ restore: true, cap: o.max + 1024, ...o });
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     await Promise.allSettled(this.workers.map((w) => w.terminate()));
@@ -159,13 +217,17 @@ export class Hasher {
   }
 
   private post(view: Uint8Array, what: { scan?: boolean; chunks?: string }): Promise<Answer> {
+    return this.send({ buf: view.buffer, off: view.byteOffset, len: view.byteLength, ...what });
+  }
+
+  private send(message: Record<string, unknown>): Promise<Answer> {
     let best = 0;
     for (let i = 1; i < this.load.length; i++) if (this.load[i] < this.load[best]) best = i;
     const seq = this.seq++;
     this.load[best]++;
     return new Promise((resolve, reject) => {
       this.waiting.set(seq, { resolve, reject, worker: best });
-      this.workers[best].postMessage({ seq, buf: view.buffer, off: view.byteOffset, len: view.byteLength, ...what });
+      this.workers[best].postMessage({ ...message, seq });
     });
   }
 }
