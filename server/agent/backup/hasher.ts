@@ -12,7 +12,18 @@ import { isAllZero, looksCompressible, sha256Hex } from './chunk-store';
 
 /** The worker's code, plain CommonJS so it runs the same under tsx, vitest and a bundle. */
 const WORKER_SOURCE = `
-const { parentPort } = require('node:worker_threads');
+const { parentPort, workerData } = require('node:worker_threads');
+// Write locks shared by the threads, one per destination file (by descriptor): buffered
+// writes to one file serialize in the kernel anyway, where a waiter spins; here it sleeps,
+// and the core hashes for another thread.
+const locks = workerData.locks;
+function lock(i) {
+  while (Atomics.compareExchange(locks, i, 0, 1) !== 0) Atomics.wait(locks, i, 1);
+}
+function unlock(i) {
+  Atomics.store(locks, i, 0);
+  Atomics.notify(locks, i, 1);
+}
 const { createHash } = require('node:crypto');
 const zlib = require('node:zlib');
 const SAMPLE = 4096;
@@ -109,7 +120,13 @@ function restore(m) {
   if (got !== m.id) return { reason: 'content hash is ' + got.slice(0, 16) + '\u2026, not its id' };
   if (m.fd === undefined) return { bytes: plain.length };
   if (plain.length !== m.len) return { wrongLength: plain.length };
-  for (let at = 0; at < plain.length; ) at += fs.writeSync(m.fd, plain, at, plain.length - at, m.offset + at);
+  const slot = m.fd % locks.length;
+  lock(slot);
+  try {
+    for (let at = 0; at < plain.length; ) at += fs.writeSync(m.fd, plain, at, plain.length - at, m.offset + at);
+  } finally {
+    unlock(slot);
+  }
   return { bytes: plain.length };
 }
 parentPort.on('message', (m) => {
@@ -150,8 +167,9 @@ export class Hasher {
   private closed = false;
 
   constructor(threads = Math.max(1, Math.min(4, os.availableParallelism()))) {
+    const locks = new Int32Array(new SharedArrayBuffer(4 * 64));
     for (let i = 0; i < threads; i++) {
-      const w = new Worker(WORKER_SOURCE, { eval: true });
+      const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { locks } });
       w.unref();
       w.on('message', (m: Answer & { seq: number; error?: string }) => {
         const wait = this.waiting.get(m.seq);
