@@ -62,6 +62,8 @@ export interface BackupResult {
 const READ_AHEAD = 2;
 /** Bytes read at once (several chunks), into reused shared buffers. */
 const READ_BYTES = 4 << 20;
+/** Below this many bytes to read, chunks are hashed on the libuv pool, without worker threads. */
+const THREADS_FROM_BYTES = 64 << 20;
 
 interface Planned {
   entry: FileEntry;
@@ -175,8 +177,12 @@ async function backupUnderLease(o: BackupOptions, store: ChunkStore, backupId: s
   // ahead of the chunks being scanned (worker threads) and written (libuv pool).
   const parallel = o.parallel ?? 8;
   const group = Math.max(1, Math.floor(READ_BYTES / chunkBytes));
-  const slabs = new SlabPool(group * chunkBytes, READ_AHEAD + Math.ceil(parallel / group) + 2);
-  const hasher = new Hasher();
+  // Threads pay off for a large read; a small one (an incremental backup) does without their start-up.
+  let toRead = 0;
+  for (const p of planned) for (let i = 0; i < p.reuse.length; i++) if (p.reuse[i] === undefined) toRead += Math.min(chunkBytes, p.size - i * chunkBytes);
+  const threaded = toRead >= THREADS_FROM_BYTES;
+  const slabs = new SlabPool(group * chunkBytes, READ_AHEAD + Math.ceil(parallel / group) + 2, threaded);
+  const hasher = new Hasher(threaded ? undefined : 0);
   try {
     for (const p of planned) {
       const nChunks = Math.ceil(p.size / chunkBytes);

@@ -158,7 +158,7 @@ interface Waiting {
   worker: number;
 }
 
-/** A few hashing worker threads for one run; `close` ends them. */
+/** A few hashing worker threads for one run (none: everything on the libuv pool); `close` ends them. */
 export class Hasher {
   private readonly workers: Worker[] = [];
   private readonly load: number[] = [];
@@ -258,14 +258,15 @@ export class SlabPool {
   private readonly free: Buffer[] = [];
   private readonly waiters: ((b: Buffer) => void)[] = [];
   private made = 0;
-  constructor(readonly bytes: number, readonly max: number) {}
+  /** `shared`: in shared memory (for worker threads); else plain buffers. */
+  constructor(readonly bytes: number, readonly max: number, readonly shared = true) {}
 
   async take(): Promise<Buffer> {
     const b = this.free.pop();
     if (b) return b;
     if (this.made < this.max) {
       this.made++;
-      return Buffer.from(new SharedArrayBuffer(this.bytes));
+      return this.shared ? Buffer.from(new SharedArrayBuffer(this.bytes)) : Buffer.allocUnsafeSlow(this.bytes);
     }
     return new Promise((resolve) => this.waiters.push(resolve));
   }
