@@ -105,6 +105,9 @@ async function restoreWith(o: RestoreOptions, store: ChunkStore, m: Manifest, re
         await pipe.drain();
         await fh.sync();
       } finally {
+        // Worker threads write through this descriptor's number: none may be in flight once
+        // it is closed (the number could name another file next).
+        await pipe.drain().catch(() => undefined);
         await fh.close();
       }
     } else {
@@ -196,7 +199,10 @@ async function restoreTree(dest: { root: string }, m: Manifest, fill: (fh: fs.Fi
             })(),
           );
         } finally {
-          if (!handedOver) await fh.close();
+          if (!handedOver) {
+            await pipe.drain().catch(() => undefined); // no thread still writing through its descriptor
+            await fh.close();
+          }
         }
         if (owners.length >= 64) {
           await Promise.all(owners.splice(0));
