@@ -176,8 +176,9 @@ export class Hasher {
         if (!wait) return;
         this.waiting.delete(m.seq);
         this.load[wait.worker]--;
-        if (m.error !== undefined) wait.reject(new Error(m.error));
-        else wait.resolve(m);
+        const { seq: _seq, error, ...answer } = m;
+        if (error !== undefined) wait.reject(new Error(error));
+        else wait.resolve(answer);
       });
       const fail = (e: Error) => {
         this.load[i] = Number.POSITIVE_INFINITY; // never picked again
