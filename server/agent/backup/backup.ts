@@ -318,7 +318,9 @@ async function backupUnderLease(o: BackupOptions, store: ChunkStore, backupId: s
     format: o.source.format,
     chunkBytes,
     createdAt,
-    completedAt: createdAt,
+    // When every chunk was stored and synced (the presence check after it changes no data,
+    // so the pending manifest is written once, not again with a later time).
+    completedAt: new Date().toISOString(),
     ...(o.parentBackupId ? { parentBackupId: o.parentBackupId } : {}),
     ...(sourceBtrfsUuid ? { sourceBtrfsUuid } : {}),
     totals,
@@ -329,11 +331,6 @@ async function backupUnderLease(o: BackupOptions, store: ChunkStore, backupId: s
   const repaired = await ensurePresent(store, referenced, locations, o.signal);
   if (repaired.rewritten > 0 || repaired.untrashed > 0) await store.syncTarget();
   if (o.signal?.aborted) throw abortError(o.signal);
-  const completedAt = new Date().toISOString();
-  if (completedAt !== createdAt) {
-    manifest.completedAt = completedAt;
-    await writeFileAtomic(pending, JSON.stringify(manifest));
-  }
   await fs.rename(pending, manifestPath(l, backupId));
   await fsyncDir(l.backups);
   progress.flush(figures);
