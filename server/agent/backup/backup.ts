@@ -15,10 +15,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BackupOrigin } from '../../contracts/data-jobs';
 import { btrfsChanges, overlaps, readOnlySubvolumeUuid, underFresh, type BtrfsChanges } from './btrfs-changes';
-import { ChunkStore, fsyncDir, isAllZero, sha256Hex, writeFileAtomic } from './chunk-store';
+import { ChunkStore, fsyncDir, sha256Hex, writeFileAtomic } from './chunk-store';
 import { DEFAULT_CHUNK_BYTES, MAX_CHUNK_BYTES, checkBackupId, leasePath, manifestPath, pendingPath, type Entry, type FileEntry, type Lease, type Manifest } from './format';
+import { Hasher, SlabPool } from './hasher';
 import { readManifest } from './manifests';
-import { Pipeline, abortError, throttle } from './pipeline';
+import { Flusher, Pipeline, abortError, throttle } from './pipeline';
 
 export interface MoverProgress {
   doneBytes: bigint;
@@ -57,7 +58,12 @@ export interface BackupResult {
   readBytes: bigint;
 }
 
-const READ_AHEAD = 3;
+/** Reads run this many ahead of the chunks being hashed and written. */
+const READ_AHEAD = 2;
+/** Bytes read at once (several chunks), into reused shared buffers. */
+const READ_BYTES = 4 << 20;
+/** Below this many bytes to read, chunks are hashed on the libuv pool, without worker threads. */
+const THREADS_FROM_BYTES = 64 << 20;
 
 interface Planned {
   entry: FileEntry;
@@ -150,85 +156,155 @@ async function backupUnderLease(o: BackupOptions, store: ChunkStore, backupId: s
   const progress = throttle(o.onProgress);
   const figures = () => ({ doneBytes, totalBytes, newBytes });
   const pipe = new Pipeline(o.parallel ?? 8);
+  const flusher = new Flusher(() => store.syncTarget());
 
-  const store1 = async (id: string, data: Buffer) => {
-    if (await store.has(id)) return;
-    const written = await store.put(id, data);
+  /** Ids counted as new in this run (two tasks may both have stored one; it counts once). */
+  const counted = new Set<string>();
+  const countNew = (id: string, written: number) => {
+    if (written === 0 || counted.has(id)) return;
+    counted.add(id);
     newBytes += BigInt(written);
     newChunks++;
   };
+  /** Stores a compressible chunk (deflated here) unless the target holds it. */
+  const store1 = async (id: string, data: Buffer, compressible: boolean) => {
+    if (await store.has(id)) return;
+    countNew(id, await store.put(id, data, compressible));
+    flusher.wrote(data.length);
+  };
 
-  for (const p of planned) {
-    const nChunks = Math.ceil(p.size / chunkBytes);
-    p.entry.chunks = new Array<string | null>(nChunks).fill(null);
-    const fh = p.reuse.every((r) => r !== undefined) ? undefined : await fs.open(p.abs, 'r');
-    // Reads run READ_AHEAD chunks ahead, so the disk is busy while earlier chunks hash.
-    const ahead = new Map<number, Promise<Buffer>>();
-    const readAt = async (i: number): Promise<Buffer> => {
-      const offset = i * chunkBytes;
-      const len = Math.min(chunkBytes, p.size - offset);
-      const buf = Buffer.allocUnsafe(len);
-      const { bytesRead } = await fh!.read(buf, 0, len, offset);
-      if (bytesRead !== len) throw new Error(`${p.abs} changed while it was read (short read at ${offset})`);
-      return buf;
-    };
-    const want = (from: number) => {
-      for (let j = from; j < nChunks && j < from + READ_AHEAD; j++) {
-        if (p.reuse[j] !== undefined || ahead.has(j)) continue;
-        const r = readAt(j);
-        r.catch(() => undefined); // awaited below; a failure after an abort is not unhandled
-        ahead.set(j, r);
-      }
-    };
-    try {
-      for (let i = 0; i < nChunks; i++) {
-        if (o.signal?.aborted) throw abortError(o.signal);
-        const offset = i * chunkBytes;
-        const len = Math.min(chunkBytes, p.size - offset);
+  // Reads of up to READ_BYTES (several chunks) into reused shared buffers, READ_AHEAD reads
+  // ahead of the chunks being scanned (worker threads) and written (libuv pool).
+  const parallel = o.parallel ?? 8;
+  const group = Math.max(1, Math.floor(READ_BYTES / chunkBytes));
+  // Threads pay off for a large read; a small one (an incremental backup) does without their start-up.
+  let toRead = 0;
+  for (const p of planned) for (let i = 0; i < p.reuse.length; i++) if (p.reuse[i] === undefined) toRead += Math.min(chunkBytes, p.size - i * chunkBytes);
+  const threaded = toRead >= THREADS_FROM_BYTES;
+  const slabs = new SlabPool(group * chunkBytes, READ_AHEAD + Math.ceil(parallel / group) + 2, threaded);
+  const hasher = new Hasher(threaded ? undefined : 0);
+  try {
+    for (const p of planned) {
+      const nChunks = Math.ceil(p.size / chunkBytes);
+      p.entry.chunks = new Array<string | null>(nChunks).fill(null);
+      /** Runs of consecutive chunks to read: [first chunk, count <= group]. */
+      const runs: [number, number][] = [];
+      for (let i = 0; i < nChunks; ) {
         const reused = p.reuse[i];
         if (reused !== undefined) {
+          const len = Math.min(chunkBytes, p.size - i * chunkBytes);
           p.entry.chunks[i] = reused;
           if (reused) {
             referenced.add(reused);
-            if (!locations.has(reused)) locations.set(reused, { abs: p.abs, offset, len });
+            if (!locations.has(reused)) locations.set(reused, { abs: p.abs, offset: i * chunkBytes, len });
           }
           doneBytes += BigInt(len);
           progress.maybe(figures);
+          i++;
           continue;
         }
-        want(i);
-        const buf = await ahead.get(i)!;
-        ahead.delete(i);
-        readBytes += BigInt(len);
-        const entry = p.entry;
-        await pipe.submit(async () => {
-          if (isAllZero(buf)) {
-            entry.chunks[i] = null;
-          } else {
-            const id = await sha256Hex(buf);
-            entry.chunks[i] = id;
-            if (!referenced.has(id)) {
-              referenced.add(id);
-              locations.set(id, { abs: p.abs, offset, len });
-              const s = store1(id, buf);
-              storing.set(id, s);
-              await s;
-            } else await storing.get(id);
-          }
-          doneBytes += BigInt(len);
-          progress.maybe(figures);
-        });
+        let j = i;
+        while (j < nChunks && j - i < group && p.reuse[j] === undefined) j++;
+        runs.push([i, j - i]);
+        i = j;
       }
-    } catch (e) {
-      await pipe.drain().catch(() => undefined);
-      throw e;
-    } finally {
-      await Promise.allSettled(ahead.values());
-      await fh?.close();
+      if (runs.length === 0) continue;
+      const fh = await fs.open(p.abs, 'r');
+      const ahead = new Map<number, Promise<Buffer>>();
+      const readRun = async ([first, count]: [number, number]): Promise<Buffer> => {
+        const slab = await slabs.take();
+        try {
+          const offset = first * chunkBytes;
+          const len = Math.min(count * chunkBytes, p.size - offset);
+          for (let at = 0; at < len; ) {
+            const { bytesRead } = await fh.read(slab, at, len - at, offset + at);
+            if (bytesRead === 0) throw new Error(`${p.abs} changed while it was read (short read at ${offset + at})`);
+            at += bytesRead;
+          }
+          return slab;
+        } catch (e) {
+          slabs.give(slab);
+          throw e;
+        }
+      };
+      const want = (from: number) => {
+        for (let r = from; r < runs.length && r < from + READ_AHEAD; r++) {
+          if (ahead.has(r)) continue;
+          const pr = readRun(runs[r]);
+          pr.catch(() => undefined); // awaited below; a failure after an abort is not unhandled
+          ahead.set(r, pr);
+        }
+      };
+      try {
+        for (let r = 0; r < runs.length; r++) {
+          if (o.signal?.aborted) throw abortError(o.signal);
+          want(r);
+          const pr = ahead.get(r)!;
+          ahead.delete(r);
+          const slab = await pr;
+          const [first, count] = runs[r];
+          let lent = count;
+          const release = () => {
+            if (--lent === 0) slabs.give(slab);
+          };
+          for (let k = 0; k < count; k++) {
+            const i = first + k;
+            const offset = i * chunkBytes;
+            const len = Math.min(chunkBytes, p.size - offset);
+            const view = slab.subarray(k * chunkBytes, k * chunkBytes + len);
+            readBytes += BigInt(len);
+            const entry = p.entry;
+            try {
+              await pipe.submit(async () => {
+                try {
+                  const scan = await hasher.scan(view, store.l.chunks);
+                  if (scan.zero) {
+                    entry.chunks[i] = null;
+                  } else {
+                    const id = scan.id;
+                    entry.chunks[i] = id;
+                    const first = !referenced.has(id);
+                    if (first) {
+                      referenced.add(id);
+                      locations.set(id, { abs: p.abs, offset, len });
+                    }
+                    if (scan.written !== undefined) {
+                      countNew(id, scan.written);
+                      flusher.wrote(scan.written);
+                    } else if (first) {
+                      const s = store1(id, view, scan.compressible);
+                      storing.set(id, s);
+                      await s;
+                    } else await storing.get(id);
+                  }
+                  doneBytes += BigInt(len);
+                  progress.maybe(figures);
+                } finally {
+                  release();
+                }
+              });
+            } catch (e) {
+              for (; k < count; k++) release(); // this chunk's task and the rest never started
+              throw e;
+            }
+          }
+        }
+      } catch (e) {
+        await pipe.drain().catch(() => undefined);
+        throw e;
+      } finally {
+        await Promise.allSettled(ahead.values());
+        await fh.close();
+      }
     }
+    await pipe.drain();
+  } finally {
+    await pipe.drain().catch(() => undefined);
+    await hasher.close();
+    await flusher.settle();
   }
-  await pipe.drain();
   if (o.signal?.aborted) throw abortError(o.signal);
+  await flusher.settle();
   await store.syncTarget();
   await o.beforePublish?.();
 
@@ -242,7 +318,9 @@ async function backupUnderLease(o: BackupOptions, store: ChunkStore, backupId: s
     format: o.source.format,
     chunkBytes,
     createdAt,
-    completedAt: createdAt,
+    // When every chunk was stored and synced (the presence check after it changes no data,
+    // so the pending manifest is written once, not again with a later time).
+    completedAt: new Date().toISOString(),
     ...(o.parentBackupId ? { parentBackupId: o.parentBackupId } : {}),
     ...(sourceBtrfsUuid ? { sourceBtrfsUuid } : {}),
     totals,
@@ -253,11 +331,6 @@ async function backupUnderLease(o: BackupOptions, store: ChunkStore, backupId: s
   const repaired = await ensurePresent(store, referenced, locations, o.signal);
   if (repaired.rewritten > 0 || repaired.untrashed > 0) await store.syncTarget();
   if (o.signal?.aborted) throw abortError(o.signal);
-  const completedAt = new Date().toISOString();
-  if (completedAt !== createdAt) {
-    manifest.completedAt = completedAt;
-    await writeFileAtomic(pending, JSON.stringify(manifest));
-  }
   await fs.rename(pending, manifestPath(l, backupId));
   await fsyncDir(l.backups);
   progress.flush(figures);

@@ -39,9 +39,9 @@ export function looksCompressible(buf: Buffer): boolean {
   return zlib.deflateRawSync(sample, { level: 1 }).length <= sample.length * 0.9;
 }
 
-/** The stored form of a chunk: [header, body]. */
-export async function encodeChunk(plain: Buffer): Promise<Buffer[]> {
-  if (looksCompressible(plain)) {
+/** The stored form of a chunk: [header, body]. `compressible`: the sample's answer when already known. */
+export async function encodeChunk(plain: Buffer, compressible?: boolean): Promise<Buffer[]> {
+  if (compressible ?? looksCompressible(plain)) {
     const packed = await deflateRaw(plain, { level: 3 });
     if (packed.length <= plain.length * 0.9) return [Buffer.of(CHUNK_DEFLATE), packed];
   }
@@ -95,16 +95,21 @@ export class ChunkStore {
     }
   }
 
-  /** Stores a chunk (whole or absent); answers the bytes written (header included). */
-  async put(id: string, plain: Buffer): Promise<number> {
+  /** A chunk's final path and a fresh temp name beside it; its directory is made (once per store). */
+  async names(id: string): Promise<{ final: string; tmp: string }> {
     const final = chunkPath(this.l, id);
     const dir = path.dirname(final);
     if (!this.made.has(dir)) {
       await fs.mkdir(dir, { recursive: true });
       this.made.add(dir);
     }
-    const parts = await encodeChunk(plain);
-    const tmp = `${final}.tmp-${randomBytes(6).toString('hex')}`;
+    return { final, tmp: `${final}.tmp-${randomBytes(6).toString('hex')}` };
+  }
+
+  /** Stores a chunk (whole or absent); answers the bytes written (header included). */
+  async put(id: string, plain: Buffer, compressible?: boolean): Promise<number> {
+    const { final, tmp } = await this.names(id);
+    const parts = await encodeChunk(plain, compressible);
     const fh = await fs.open(tmp, 'wx');
     try {
       await fh.writev(parts);

@@ -58,3 +58,31 @@ export function abortError(signal: AbortSignal | undefined): Error {
   e.name = 'AbortError';
   return e;
 }
+
+/** Written bytes between background syncs. */
+const FLUSH_EVERY = 128 << 20;
+
+/**
+ * Starts `sync` (a `sync -f` of the filesystem being written) in the background after every
+ * FLUSH_EVERY bytes written, one at a time, so the disk writes back while later chunks are
+ * read and hashed, and the sync that must come at the end finds little left to do. It
+ * replaces no sync: callers still wait for a full one after their last write.
+ */
+export class Flusher {
+  private pending = 0;
+  private running: Promise<void> | undefined;
+  constructor(private readonly sync: () => Promise<unknown>) {}
+  wrote(bytes: number): void {
+    this.pending += bytes;
+    if (this.pending < FLUSH_EVERY || this.running) return;
+    this.pending = 0;
+    this.running = this.sync()
+      .then(() => undefined)
+      .catch(() => undefined) // only an early start of writeback; the final sync reports errors
+      .finally(() => (this.running = undefined));
+  }
+  /** Waits for a background sync still running (no child process outlives the caller). */
+  async settle(): Promise<void> {
+    await this.running;
+  }
+}

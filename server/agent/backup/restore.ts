@@ -7,13 +7,15 @@
 import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { ChunkStore, decodeChunk, isAllZero } from './chunk-store';
-import { DamagedChunkError, checkBackupId, layout, safeRelativePath, type FileEntry, type Manifest } from './format';
+import { ChunkStore, isAllZero } from './chunk-store';
+import { DamagedChunkError, checkBackupId, chunkPath, layout, safeRelativePath, type FileEntry, type Manifest } from './format';
+import { Hasher } from './hasher';
 import { readManifest } from './manifests';
 import type { BackupSource, MoverProgress } from './backup';
-import { Pipeline, abortError, throttle } from './pipeline';
+import { Flusher, Pipeline, abortError, throttle } from './pipeline';
 
 export interface RestoreOptions {
   targetRoot: string;
@@ -25,19 +27,16 @@ export interface RestoreOptions {
   parallel?: number;
 }
 
+/** Reads, decodes and verifies stored chunks on worker threads; writes a verified one at its offset when asked. */
 class Reader {
-  constructor(readonly store: ChunkStore, readonly m: Manifest) {}
-  async plain(id: string): Promise<Buffer> {
-    let stored: Buffer | undefined;
-    try {
-      stored = await this.store.getStored(id);
-    } catch (e) {
-      throw new DamagedChunkError(this.m.backupId, id, `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-    }
-    if (!stored) throw new DamagedChunkError(this.m.backupId, id, 'is missing from the target');
-    const d = await decodeChunk(id, stored, this.m.chunkBytes);
-    if (!d.ok) throw new DamagedChunkError(this.m.backupId, id, d.reason);
-    return d.plain;
+  constructor(readonly store: ChunkStore, readonly m: Manifest, readonly threads: Hasher) {}
+  /** Verifies chunk `id`; with `to`, then writes it at `to.offset` of `to.fh` (it must be `to.len` bytes long). Answers its length. */
+  async chunk(id: string, to?: { fh: fs.FileHandle; offset: number; len: number; path: string }): Promise<number> {
+    const r = await this.threads.restoreChunk({ file: chunkPath(this.store.l, id), id, max: this.m.chunkBytes, ...(to ? { fd: to.fh.fd, offset: to.offset, len: to.len } : {}) });
+    if (r.missing) throw new DamagedChunkError(this.m.backupId, id, 'is missing from the target');
+    if (r.reason !== undefined) throw new DamagedChunkError(this.m.backupId, id, r.reason);
+    if (r.wrongLength !== undefined) throw new DamagedChunkError(this.m.backupId, id, `holds ${r.wrongLength} bytes where ${to?.path} needs ${to?.len}`);
+    return r.bytes!;
   }
 }
 
@@ -46,13 +45,29 @@ export async function runRestore(o: RestoreOptions): Promise<{ totalBytes: bigin
   const store = new ChunkStore(o.targetRoot);
   const m = await readManifest(store.l, backupId);
   if (m.format !== o.destination.format) throw new Error(`backup ${backupId} holds ${m.format === 'files' ? 'a directory tree' : 'an image'}; it cannot be restored into ${o.destination.format === 'files' ? 'a directory' : 'an image file'}`);
-  const reader = new Reader(store, m);
+  const threads = new Hasher(restoreThreads());
+  try {
+    return await restoreWith(o, store, m, new Reader(store, m, threads));
+  } finally {
+    await threads.close();
+  }
+}
+
+/** Threads that read and verify chunks: one per core and one more, so a read that waits on the disk leaves the cores busy. */
+function restoreThreads(): number {
+  return Math.min(5, os.availableParallelism() + 1);
+}
+
+async function restoreWith(o: RestoreOptions, store: ChunkStore, m: Manifest, reader: Reader): Promise<{ totalBytes: bigint }> {
+  const backupId = m.backupId;
   const files = m.format === 'image' ? [{ ...m.image!, type: 'file', path: 'image', mode: 0o600, uid: 0, gid: 0 } as FileEntry] : m.entries!.filter((e): e is FileEntry => e.type === 'file');
   const totalBytes = files.reduce((s, f) => s + BigInt(f.size), 0n);
   let doneBytes = 0n;
   const progress = throttle(o.onProgress);
   const figures = () => ({ doneBytes, totalBytes, newBytes: 0n });
   const pipe = new Pipeline(o.parallel ?? 8);
+  const destDir = m.format === 'image' ? path.dirname((o.destination as { file: string }).file) : (o.destination as { root: string }).root;
+  const flusher = new Flusher(() => syncFs(destDir));
 
   /** Writes a file's chunks at their offsets through `fh`; zero chunks are skipped unless `zeroHoles`. */
   const fill = async (fh: fs.FileHandle, e: FileEntry, zeroHoles: boolean) => {
@@ -66,9 +81,7 @@ export async function runRestore(o: RestoreOptions): Promise<{ totalBytes: bigin
         if (id === null) {
           if (zeroHoles) await zeroRange(fh, offset, len);
         } else {
-          const plain = await reader.plain(id);
-          if (plain.length !== len) throw new DamagedChunkError(backupId, id, `holds ${plain.length} bytes where ${e.path} needs ${len}`);
-          await fh.write(plain, 0, len, offset);
+          flusher.wrote(await reader.chunk(id, { fh, offset, len, path: e.path }));
         }
         doneBytes += BigInt(len);
         progress.maybe(figures);
@@ -92,6 +105,9 @@ export async function runRestore(o: RestoreOptions): Promise<{ totalBytes: bigin
         await pipe.drain();
         await fh.sync();
       } finally {
+        // Worker threads write through this descriptor's number: none may be in flight once
+        // it is closed (the number could name another file next).
+        await pipe.drain().catch(() => undefined);
         await fh.close();
       }
     } else {
@@ -101,6 +117,8 @@ export async function runRestore(o: RestoreOptions): Promise<{ totalBytes: bigin
   } catch (e) {
     await pipe.drain().catch(() => undefined);
     throw e;
+  } finally {
+    await flusher.settle();
   }
   progress.flush(figures);
   return { totalBytes };
@@ -181,7 +199,10 @@ async function restoreTree(dest: { root: string }, m: Manifest, fill: (fh: fs.Fi
             })(),
           );
         } finally {
-          if (!handedOver) await fh.close();
+          if (!handedOver) {
+            await pipe.drain().catch(() => undefined); // no thread still writing through its descriptor
+            await fh.close();
+          }
         }
         if (owners.length >= 64) {
           await Promise.all(owners.splice(0));
@@ -217,7 +238,8 @@ export async function verifyBackup(o: { targetRoot: string; backupId: string; on
   const backupId = checkBackupId(o.backupId);
   const store = new ChunkStore(o.targetRoot);
   const m = await readManifest(layout(o.targetRoot), backupId);
-  const reader = new Reader(store, m);
+  const threads = new Hasher(restoreThreads());
+  const reader = new Reader(store, m, threads);
   const ids = new Set<string>();
   const add = (cs: (string | null)[]) => cs.forEach((c) => c && ids.add(c));
   if (m.image) add(m.image.chunks);
@@ -231,8 +253,8 @@ export async function verifyBackup(o: { targetRoot: string; backupId: string; on
   try {
     for (const id of ids) {
       await pipe.submit(async () => {
-        const plain = await reader.plain(id);
-        bytes += BigInt(plain.length);
+        const n = await reader.chunk(id);
+        bytes += BigInt(n);
         progress.maybe(figures);
       });
     }
@@ -241,6 +263,8 @@ export async function verifyBackup(o: { targetRoot: string; backupId: string; on
     await pipe.drain().catch(() => undefined);
     if (e instanceof DamagedChunkError) return { ok: false, chunk: e.chunk, reason: e.reason };
     throw e;
+  } finally {
+    await threads.close();
   }
   progress.flush(figures);
   return { ok: true, chunks: ids.size, bytes };
