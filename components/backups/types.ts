@@ -7,7 +7,7 @@ export const BACKUP_API_VERSION = 'stowage.io/v1';
 export const BACKUP_KIND = 'VolumeBackup';
 export const TARGET_KIND = 'BackupTarget';
 /** The annotation a verify request sets on a VolumeBackup (the controller answers it). */
-export const VERIFY_REQUESTED_ANNOTATION = 'backup.stowage.io/verify-requested';
+export { annVerifyRequested as VERIFY_REQUESTED_ANNOTATION } from '@/server/domain/well-known/annotations';
 
 export interface Condition {
   type: string;

@@ -50,6 +50,8 @@ export interface DataJobRunnerOptions {
   claimMs?: number;
   /** Time between two progress reports of a running job (ms, default 1 s). */
   progressIntervalMs?: number;
+  /** Told when a job ends (whatever its result), e.g. to report the targets again soon. */
+  onFinished?(spec: DataJobSpec): void;
   /** First wait before reporting a result again after a failed report (default 1 s, up to 10x). */
   reportRetryMs?: number;
 }
@@ -168,6 +170,7 @@ export class DataJobRunner {
       clearInterval(ticker);
     }
     log[result.ok ? 'info' : 'warn']({ ok: result.ok, ...(result.ok ? {} : { error: result.error }) }, 'data job finished');
+    this.o.onFinished?.(spec);
     // Stopping: the lease runs out and the job is taken again. Cancelled: it is not ours.
     if (this.stopping.signal.aborted || cancelled) return;
     for (let n = 0; !this.stopping.signal.aborted; n++) {

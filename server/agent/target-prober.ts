@@ -80,6 +80,11 @@ export class TargetProber {
     await this.loop;
   }
 
+  /** A job of this node changed a target (a backup written, one removed): report at the next look. */
+  poke(): void {
+    this.lastReportAt = 0;
+  }
+
   /** Reads the list of targets; reports when it changed or a report is due. Answers whether it reported. */
   async tick(now = Date.now()): Promise<boolean> {
     const { targets } = await this.o.api.backupTargets(this.o.node);

@@ -10,6 +10,7 @@ import { humanBytes } from '../domain/human-size';
 import { isDNS1123Subdomain } from '../domain/names';
 import { isNegative, isZero, parseQuantity, quantityToBytes } from '../domain/quantity';
 import type { KubeObject } from '../resources/types';
+import { annVerifyRequested } from '../domain/well-known/annotations';
 
 /** Who the CLI acts as: it opens the database itself, so it may do what an administrator may. */
 export const CLI_PRINCIPAL: Principal = { type: 'user', id: 'stowage-cli', name: 'stowage-cli', role: 'admin', namespaces: [] };
@@ -204,10 +205,26 @@ export class BackupVerbs {
     return `persistentvolumeclaim ${namespace}/${opts.to} created from volume backup ${name} (class ${plan.className}, ${plan.storage}); it binds once the data is restored: kubectl get pvc ${opts.to} -n ${namespace}`;
   }
 
-  async verify(namespace: string, name: string): Promise<string> {
+  /**
+   * Asks the controllers to verify the backup (every chunk read back, its hash checked) and
+   * waits for their answer in status.verification: a damaged or unreadable backup is an
+   * error naming the chunk; no answer within `waitMs` (no running controllers, no node that
+   * reaches the target) says where to look.
+   */
+  async verify(namespace: string, name: string, waitMs = 10 * 60_000): Promise<string> {
     checkName('backup', name);
-    await this.deps.backups.requestVerify(this.p, namespace, name);
-    return `verify of volume backup ${namespace}/${name} requested; the result comes as an event (BackupDamaged when a chunk is damaged): kubectl describe volumebackup ${name} -n ${namespace}`;
+    const asked = (await this.deps.backups.requestVerify(this.p, namespace, name)).metadata.annotations?.[annVerifyRequested];
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const b = (await this.deps.objects.get(this.p, 'VolumeBackup', namespace, name)) as BackupLike & { status?: { verification?: { requestedAt?: string | null; result?: string | null; chunks?: number | null; message?: string | null } | null } };
+      const v = b.status?.verification;
+      if (v && v.requestedAt === asked) {
+        if (v.result === 'Passed') return `volume backup ${namespace}/${name} verified: ${v.chunks ?? 'every'} chunks read back, each as its id says`;
+        throw new Error(`volume backup ${namespace}/${name} ${v.result === 'Damaged' ? 'is damaged' : 'could not be verified'}: ${v.message ?? 'no reason given'}`);
+      }
+      if (Date.now() >= deadline) return `verify of volume backup ${namespace}/${name} requested, no answer yet (are the controllers running, and does a node reach its target?): kubectl describe volumebackup ${name} -n ${namespace}`;
+      await new Promise((r) => setTimeout(r, 500));
+    }
   }
 
   async delete(namespace: string, name: string): Promise<string> {

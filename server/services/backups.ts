@@ -7,9 +7,10 @@ import { StowageError } from '../domain/errors';
 import type { KubeObject } from '../resources/types';
 import type { ObjectStore } from '../store/object-store';
 import { strategyOrThrow, type ObjectService } from './objects';
+import { annVerifyRequested } from '../domain/well-known/annotations';
 
 /** The annotation a verify request sets on a VolumeBackup: the time it was asked. */
-export const verifyRequestedAnnotation = 'backup.stowage.io/verify-requested';
+export const verifyRequestedAnnotation = annVerifyRequested;
 
 /** A target as anyone who may back up may learn it. */
 export interface TargetChoice {

@@ -11,7 +11,6 @@ import zlib from 'node:zlib';
 import { CHUNK_DEFLATE, CHUNK_RAW, MAX_CHUNK_BYTES, chunkPath, formatFileContent, layout, type Layout } from './format';
 
 const deflateRaw = promisify(zlib.deflateRaw);
-const inflateRaw = promisify(zlib.inflateRaw);
 const run = promisify(execFile);
 
 /** SHA-256 hex, computed on the libuv thread pool (keeps the main thread free to read and write). */
@@ -46,24 +45,6 @@ export async function encodeChunk(plain: Buffer, compressible?: boolean): Promis
     if (packed.length <= plain.length * 0.9) return [Buffer.of(CHUNK_DEFLATE), packed];
   }
   return [Buffer.of(CHUNK_RAW), plain];
-}
-
-/** Decodes and verifies a stored chunk; the reason in words when it is not what its id says. */
-export async function decodeChunk(id: string, stored: Buffer, maxBytes = MAX_CHUNK_BYTES): Promise<{ ok: true; plain: Buffer } | { ok: false; reason: string }> {
-  if (stored.length === 0) return { ok: false, reason: 'empty chunk file' };
-  let plain: Buffer;
-  if (stored[0] === CHUNK_RAW) plain = stored.subarray(1);
-  else if (stored[0] === CHUNK_DEFLATE) {
-    try {
-      plain = await inflateRaw(stored.subarray(1), { maxOutputLength: maxBytes });
-    } catch (e) {
-      return { ok: false, reason: `does not inflate (${(e as Error).message})` };
-    }
-  } else return { ok: false, reason: `unknown header byte ${stored[0]}` };
-  if (plain.length > maxBytes) return { ok: false, reason: `larger than ${maxBytes} bytes` };
-  const got = await sha256Hex(plain);
-  if (got !== id) return { ok: false, reason: `content hash is ${got.slice(0, 16)}…, not its id` };
-  return { ok: true, plain };
 }
 
 export class ChunkStore {
@@ -120,31 +101,7 @@ export class ChunkStore {
     return parts[0].length + parts[1].length;
   }
 
-  /** The stored bytes of a chunk (undefined when absent). */
-  async getStored(id: string, maxBytes = MAX_CHUNK_BYTES + 1024): Promise<Buffer | undefined> {
-    let fh: fs.FileHandle;
-    try {
-      fh = await fs.open(chunkPath(this.l, id), 'r');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw e;
-    }
-    try {
-      // One read of the whole file (readFile would read it in 512 KiB pieces and copy them).
-      const { size } = await fh.stat();
-      if (size > maxBytes) throw new Error(`chunk file ${id} is ${size} bytes, more than ${maxBytes}`);
-      const buf = Buffer.allocUnsafe(size);
-      let at = 0;
-      while (at < size) {
-        const { bytesRead } = await fh.read(buf, at, size - at, at);
-        if (bytesRead === 0) break;
-        at += bytesRead;
-      }
-      return at === size ? buf : buf.subarray(0, at);
-    } finally {
-      await fh.close();
-    }
-  }
+
 
   /** Puts back a chunk a garbage collection moved to its trash (trash/<run>/<id>); true when it found one. */
   async takeBackFromTrash(id: string): Promise<boolean> {

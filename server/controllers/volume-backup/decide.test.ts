@@ -104,6 +104,41 @@ describe('decideBackup', () => {
   });
 });
 
+describe('verify (annotation backup.stowage.io/verify-requested)', () => {
+  const ASKED = '2026-11-28T14:59:00Z';
+  const done = (verification?: NonNullable<VolumeBackup['status']>['verification'], imported = false) =>
+    fromSnap({ status: { phase: 'Completed', ...(imported ? { imported: true } : {}), ...(verification ? { verification } : {}) } }, { annotations: { 'backup.stowage.io/verify-requested': ASKED } });
+  const vjob = (state: DataJob['state'], result?: DataJob['result']): DataJob => ({ ...job(state, result ? { result } : {}), key: 'verify/uid-1', spec: { kind: 'verify', backupId: 'uid-1', targetPath: '/mnt/backups' } });
+  test.each<{ rule: string; f: Partial<BackupFacts>; want: Record<string, unknown> }>([
+    { rule: 'a request not yet answered queues a verify job on a node that reaches the target', f: { backup: done() }, want: { do: 'queueVerify', key: 'verify/uid-1', node: 'node-a' } },
+    { rule: 'an imported backup is verified too', f: { backup: done(undefined, true) }, want: { do: 'queueVerify', key: 'verify/uid-1' } },
+    { rule: 'no node reaches the target: waits', f: { backup: done(), reachableNodes: [] }, want: { do: 'wait' } },
+    { rule: 'a running verify: waits', f: { backup: done(), verifyJob: vjob('running') }, want: { do: 'wait' } },
+    { rule: 'an answered request does nothing more', f: { backup: done({ requestedAt: ASKED, result: 'Passed' }) }, want: { do: 'none' } },
+    { rule: 'an answered request whose job is still on record forgets it', f: { backup: done({ requestedAt: ASKED, result: 'Passed' }), verifyJob: vjob('succeeded') }, want: { do: 'release', forget: 'verify/uid-1' } },
+  ])('$rule', ({ f, want }) => {
+    expect(decideBackup(facts(f))).toMatchObject(want);
+  });
+
+  test('a passed verify is written with the request it answers and a Normal event', () => {
+    const step = decideBackup(facts({ backup: done(), verifyJob: vjob('succeeded', { ok: true, doneBytes: '100', totalBytes: '100', chunks: 3 }) }));
+    if (step.do !== 'verified') throw new Error(step.do);
+    expect(step.status.verification).toMatchObject({ requestedAt: ASKED, time: NOW, result: 'Passed', chunks: 3 });
+    expect(step.status.phase).toBe('Completed');
+    expect(step.event).toMatchObject({ type: 'Normal', reason: 'BackupVerified' });
+    expect(step.forget).toBe('verify/uid-1');
+  });
+
+  test('a damaged chunk is named in status and in a BackupDamaged Warning', () => {
+    const step = decideBackup(facts({ backup: done(), verifyJob: vjob('failed', { ok: false, error: 'backup uid-1: chunk abc is damaged (content hash is 00…)', damagedChunk: 'abc', retryable: false }) }));
+    if (step.do !== 'verified') throw new Error(step.do);
+    expect(step.status.verification).toMatchObject({ result: 'Damaged', damagedChunk: 'abc' });
+    expect(step.event.type).toBe('Warning');
+    expect(step.event.reason).toBe('BackupDamaged');
+    expect(step.event.message).toContain('chunk abc');
+  });
+});
+
 describe('sameStatus', () => {
   test.each([
     { rule: 'the same fields in another order are the same', a: { phase: 'InProgress', progress: 5 }, b: { progress: 5, phase: 'InProgress' }, want: true },

@@ -13,6 +13,7 @@ import type { PersistentVolumeClaim } from '../../resources/persistent-volume-cl
 import type { VolumeBackup } from '../../resources/volume-backup/schema';
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
 import { metaTime } from '../../domain/meta-time';
+import { annVerifyRequested } from '../../domain/well-known/annotations';
 
 export type BackupStatus = NonNullable<VolumeBackup['status']>;
 
@@ -43,6 +44,7 @@ export interface BackupFacts {
   parent?: { backupId: string; sourcePath?: string };
   job?: DataJob;
   deleteJob?: DataJob;
+  verifyJob?: DataJob;
   /** Nodes whose agents report the backup's target reachable. */
   reachableNodes: string[];
   installation: string;
@@ -64,12 +66,15 @@ export type Step =
   | { do: 'status'; status: BackupStatus; event?: EventToRecord }
   | { do: 'release'; unprotectSnapshot?: string; unprotectClaim?: string; deleteSnapshot?: string; forget?: string }
   | { do: 'queueDelete'; key: string; node: string; spec: DataJobSpec }
+  | { do: 'queueVerify'; key: string; node: string; spec: DataJobSpec }
+  | { do: 'verified'; status: BackupStatus; event: EventToRecord; forget: string }
   | { do: 'dropFinalizer'; forget: string[]; event?: EventToRecord }
   | { do: 'wait'; requeueMs: number; status?: BackupStatus; event?: EventToRecord }
   | { do: 'none' };
 
 export const backupJobKey = (uid: string) => `backup/${uid}`;
 export const deleteJobKey = (uid: string) => `delete/${uid}`;
+export const verifyJobKey = (uid: string) => `verify/${uid}`;
 
 /** How often a running job's progress is looked at (the job rows are not in the change log). */
 export const POLL_MS = 2_000;
@@ -221,12 +226,54 @@ function decideDeletion(f: BackupFacts): Step {
   return { do: 'wait', requeueMs: POLL_MS };
 }
 
+/**
+ * A verify asked for (annotation backup.stowage.io/verify-requested, a time) and not yet
+ * answered: a verify job on a node that reaches the target, then its outcome in
+ * status.verification and an event (BackupDamaged names the first damaged chunk).
+ * Undefined: nothing to do about verifying.
+ */
+function decideVerify(f: BackupFacts): Step | undefined {
+  const b = f.backup;
+  const asked = b.metadata.annotations?.[annVerifyRequested];
+  const job = f.verifyJob;
+  if (!asked || b.status?.verification?.requestedAt === asked) return job && job.state !== 'queued' && job.state !== 'running' ? { do: 'release', forget: job.key } : undefined;
+  const targetPath = f.target?.spec?.path;
+  const name = b.metadata.name;
+  const answer = (verification: NonNullable<BackupStatus['verification']>, event: EventToRecord): Step => ({
+    do: 'verified',
+    status: { ...b.status, verification: { requestedAt: asked, time: f.now, ...verification } },
+    event,
+    forget: verifyJobKey(b.metadata.uid ?? ''),
+  });
+  if (!job) {
+    if (!f.target || !targetPath) return answer({ result: 'Failed', message: `BackupTarget ${b.spec?.backupTargetName} not found` }, { type: 'Warning', reason: reasons.backupDamaged, message: `Backup ${name} cannot be verified: BackupTarget ${b.spec?.backupTargetName} not found` });
+    const node = [...f.reachableNodes].sort()[0];
+    if (!node) return { do: 'wait', requeueMs: WAIT_MS };
+    return { do: 'queueVerify', key: verifyJobKey(b.metadata.uid ?? ''), node, spec: { kind: 'verify', backupId: b.metadata.uid ?? '', targetPath } };
+  }
+  if (job.state === 'queued' || job.state === 'running') return { do: 'wait', requeueMs: POLL_MS };
+  const r = job.result;
+  if (job.state === 'succeeded' && r?.ok) {
+    return answer({ result: 'Passed', ...(r.chunks !== undefined ? { chunks: r.chunks } : {}), message: `every chunk read back and checked (${r.totalBytes} bytes)` }, { type: 'Normal', reason: reasons.backupVerified, message: `Backup ${name} verified: every chunk is as its id says` });
+  }
+  const error = r && !r.ok ? r.error : 'the verify job failed';
+  const damaged = r && !r.ok ? r.damagedChunk : undefined;
+  return answer(
+    { result: damaged ? 'Damaged' : 'Failed', ...(damaged ? { damagedChunk: damaged } : {}), message: error },
+    { type: 'Warning', reason: reasons.backupDamaged, message: damaged ? `Backup ${name} is damaged: ${error}` : `Backup ${name} could not be verified: ${error}` },
+  );
+}
+
 export function decideBackup(f: BackupFacts): Step {
   const b = f.backup;
   if (b.metadata.deletionTimestamp) return decideDeletion(f);
   if (!b.metadata.finalizers?.includes(volumeBackupFinalizer)) return { do: 'addFinalizer' };
-  if (b.status?.imported) return { do: 'none' };
   const phase = b.status?.phase;
+  if (phase === 'Completed') {
+    const verify = decideVerify(f);
+    if (verify) return verify;
+  }
+  if (b.status?.imported) return { do: 'none' };
   if (phase && TERMINAL.has(phase)) return releaseStep(f, true) ?? { do: 'none' };
   if (f.job) return mirror(f, f.job);
 

@@ -27,7 +27,7 @@ import { AssetStore } from '../../store/provisioned-assets';
 import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
 import { event } from '../runtime/event';
 import { write } from '../runtime/write';
-import { backupJobKey, decideBackup, deleteJobKey, sameStatus, WAIT_MS, type BackupFacts, type BackupStatus, type EventToRecord, type SnapshotData, type Step } from './decide';
+import { backupJobKey, decideBackup, deleteJobKey, verifyJobKey, sameStatus, WAIT_MS, type BackupFacts, type BackupStatus, type EventToRecord, type SnapshotData, type Step } from './decide';
 import { metaTime } from '../../domain/meta-time';
 
 const VB = 'VolumeBackup';
@@ -98,7 +98,7 @@ async function gather(d: Deps, b: VolumeBackup): Promise<BackupFacts> {
   const claimName = source.persistentVolumeClaimName ?? snapshot?.spec?.source?.persistentVolumeClaimName;
   const claim = claimName ? await d.store.tryGet(PVC, ns, claimName) : undefined;
   const uid = b.metadata.uid ?? '';
-  const [job, deleteJob] = await Promise.all([d.jobs.get(backupJobKey(uid)), d.jobs.get(deleteJobKey(uid))]);
+  const [job, deleteJob, verifyJob] = await Promise.all([d.jobs.get(backupJobKey(uid)), d.jobs.get(deleteJobKey(uid)), d.jobs.get(verifyJobKey(uid))]);
   const facts: BackupFacts = {
     backup: b,
     target,
@@ -106,6 +106,7 @@ async function gather(d: Deps, b: VolumeBackup): Promise<BackupFacts> {
     snapshot,
     job,
     deleteJob,
+    verifyJob,
     reachableNodes: (target?.status?.nodes ?? []).filter((n) => n.reachable && n.node).map((n) => n.node!),
     installation: await d.installation(),
     now: metaTime(d.now()),
@@ -224,7 +225,13 @@ async function act(d: Deps, ctx: ReconcileContext, b: VolumeBackup, step: Step):
       if (step.forget) await d.jobs.forget(step.forget);
       return undefined;
     case 'queueDelete':
+    case 'queueVerify':
       await d.jobs.ensure(step.key, step.node, step.spec);
+      return undefined;
+    case 'verified':
+      await writeStatus(d, ctx, b, step.status);
+      await record(d, b, step.event);
+      await d.jobs.forget(step.forget);
       return undefined;
     case 'dropFinalizer':
       // An imported backup removed here is not imported again while its target lists it.

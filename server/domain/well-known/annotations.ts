@@ -81,3 +81,5 @@ export const annDeletionSecretRefNamespace = 'snapshot.storage.kubernetes.io/del
 export const annAllowVolumeModeChange = 'snapshot.storage.kubernetes.io/allow-volume-mode-change';
 /** On a VolumeSnapshot whose snapshot is a copy: how far the copy has come, "<copied bytes>/<total bytes>". */
 export const annSnapshotCopyProgress = 'snapshot.stowage.io/copy-progress';
+/** On a VolumeBackup: a verify is asked for, at this time (the controller answers in status.verification). */
+export const annVerifyRequested = 'backup.stowage.io/verify-requested';

@@ -114,6 +114,8 @@ export const reasons = {
   restoreFailed: 'RestoreFailed',
   /** A verify found a backup damaged. */
   backupDamaged: 'BackupDamaged',
+  /** A verify read every chunk of a backup back and found each as its id says. */
+  backupVerified: 'BackupVerified',
   /** A backup is waiting: for its snapshot, its target, a node that reaches the target. */
   backupWaiting: 'BackupWaiting',
   /** A backup's data was removed from its target (or, imported, only its object). */

@@ -41,6 +41,19 @@ export const volumeBackupSchema = kubeObjectSchema({
       imported: z.boolean().nullish(),
       attempts: z.number().int().nullish(),
       error: volumeSnapshotErrorSchema.nullish(),
+      /** The last verify: every chunk read back and its hash checked (asked for with annotation backup.stowage.io/verify-requested). */
+      verification: z
+        .strictObject({
+          /** The request it answers (the annotation's value). */
+          requestedAt: z.string().nullish(),
+          time: z.string().nullish(),
+          /** Passed, Damaged (a chunk is not what its id says, or is missing), or Failed (could not be read through). */
+          result: z.string().nullish(),
+          chunks: z.number().int().nullish(),
+          damagedChunk: z.string().nullish(),
+          message: z.string().nullish(),
+        })
+        .nullish(),
       conditions: z.array(conditionSchema({})).nullish(),
     })
     .nullish(),
