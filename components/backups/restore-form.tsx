@@ -17,7 +17,8 @@ import { formatSize } from '../format/size';
 import { detailHref } from '../objects/kinds';
 import { RequirePermission } from '../session/admin-only';
 import { sizeForBytes } from '../snapshots/snapshot-view';
-import { restoreBlocker, restoreClaim, restoreClasses, restoreSizeProblem, RESTORE_PROVISIONERS } from './backup-view';
+import { restoreBlocker, restoreClaim, restoreClasses, restoreSizeProblem } from './backup-view';
+import { restoreNeed } from '@/server/domain/backup-formats';
 import { backupHref } from './links';
 import { BACKUP_KIND, isVolumeBackup, type VolumeBackup } from './types';
 
@@ -82,7 +83,7 @@ function RestoreForm({ b }: { b: VolumeBackup }) {
   const quantity = quantityOf(size);
   const sizeErr = restoreSizeProblem(quantity, st.sizeBytes);
   const nameErr = claimName ? isDNS1123Subdomain(claimName)[0] : 'Enter a name';
-  const classErr = chosen ? undefined : st.format ? `No class can restore a ${st.format} backup: it needs a class of ${RESTORE_PROVISIONERS[st.format].join(' or ')}.` : 'The backup does not say its format.';
+  const classErr = chosen ? undefined : st.format ? `No class can restore a ${st.format} backup: it needs ${restoreNeed(st.format)}.` : 'The backup does not say its format.';
   const problem = blocker ?? nameErr ?? classErr ?? sizeErr;
   const submit = () => {
     setTouched(true);
@@ -110,7 +111,7 @@ function RestoreForm({ b }: { b: VolumeBackup }) {
           <TextInput label="Claim name" required value={claimName} onChange={(e) => setClaimName(e.currentTarget.value.trim())} error={touched || claimName ? nameErr : undefined} maw={420} data-testid="restore-claim-name" />
           <Select
             label="Storage class"
-            description={st.format ? `Classes of ${RESTORE_PROVISIONERS[st.format].join(' or ')} can take a ${st.format} backup` : undefined}
+            description={st.format ? `Restoring a ${st.format} backup needs ${restoreNeed(st.format)}` : undefined}
             data={classes.map((c) => ({ value: c.metadata.name ?? '', label: `${c.metadata.name} (${c.provisioner})` }))}
             value={chosen}
             onChange={setClassName}

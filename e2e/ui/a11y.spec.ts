@@ -37,6 +37,8 @@ const ROUTES = (o: { pv: string; claim: string; pod: string; cls: string; node: 
   '/settings',
   '/users',
   '/tokens',
+  '/backups',
+  '/backup-targets',
 ];
 
 async function serious(page: Page): Promise<string[]> {

@@ -3,7 +3,7 @@
 // as the CLI's principal (the CLI holds the database, so it acts as an administrator), and
 // answer with lines of text; every refusal is a StowageError with a sentence, never a stack.
 import type { Principal } from '../domain/authorization';
-import { mayRestoreInto, RESTORE_PROVISIONERS, isBackupFormat } from '../domain/backup-formats';
+import { mayRestoreInto, restoreNeed, isBackupFormat } from '../domain/backup-formats';
 import { ageOf } from '../domain/duration';
 import { StowageError } from '../domain/errors';
 import { humanBytes } from '../domain/human-size';
@@ -129,13 +129,13 @@ export function restorePlan(b: BackupLike, classes: ClassLike[], opts: { classNa
   if (st.phase !== 'Completed') throw new StowageError('Conflict', `volume backup ${name} is ${st.phase ?? 'Pending'}; only a Completed backup can be restored`);
   if (!isBackupFormat(st.format)) throw new StowageError('Conflict', `volume backup ${name} does not say its format yet`);
   const fits = classes.filter((c) => mayRestoreInto(st.format, c.provisioner)).map((c) => c.metadata.name ?? '');
-  const need = RESTORE_PROVISIONERS[st.format].join(' or ');
+  const need = restoreNeed(st.format);
   let className: string;
   if (opts.className) {
     const c = classes.find((k) => k.metadata.name === opts.className);
     if (!c) throw new StowageError('NotFound', `storage class "${opts.className}" not found`);
     if (!mayRestoreInto(st.format, c.provisioner)) {
-      throw new StowageError('BadRequest', `class ${opts.className} (${c.provisioner ?? 'no provisioner'}) cannot take a ${st.format} backup: it needs a class of ${need}${fits.length ? ` (here: ${fits.join(', ')})` : ''}`);
+      throw new StowageError('BadRequest', `class ${opts.className} (${c.provisioner ?? 'no provisioner'}) cannot take a ${st.format} backup: it needs ${need}${fits.length ? ` (here: ${fits.join(', ')})` : ''}`);
     }
     className = opts.className;
   } else if (st.storageClassName && fits.includes(st.storageClassName)) {
@@ -143,7 +143,7 @@ export function restorePlan(b: BackupLike, classes: ClassLike[], opts: { classNa
   } else if (fits.length === 1) {
     className = fits[0];
   } else if (fits.length === 0) {
-    throw new StowageError('BadRequest', `no storage class can take a ${st.format} backup: it needs a class of ${need}`);
+    throw new StowageError('BadRequest', `no storage class can take a ${st.format} backup: it needs ${need}`);
   } else {
     throw new StowageError('BadRequest', `several classes can take this backup (${fits.join(', ')}); choose one with --class`);
   }

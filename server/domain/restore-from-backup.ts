@@ -1,6 +1,6 @@
 // A claim restored from a VolumeBackup (backups-spec, "Restore"): the checks made before
 // anything is provisioned. Pure: the provisioner reads the backup, this decides.
-import { btrfsProvisioner, hostPathProvisioner, loopProvisioner } from './well-known/provisioners';
+import { backupFormat, mayRestoreInto, restoreNeed, RESTORE_PROVISIONERS } from './backup-formats';
 
 /** What the provisioner reads of a VolumeBackup (status fields and its uid, the backupId). */
 export interface BackupFacts {
@@ -18,15 +18,14 @@ export type RestoreCheck =
   /** Never, as the claim is: refused before anything is made. */
   | { ok: false; wait: false; message: string };
 
-const formatOf: Record<string, 'files' | 'image'> = { [btrfsProvisioner]: 'files', [hostPathProvisioner]: 'files', [loopProvisioner]: 'image' };
 
 export function checkRestore(name: string, backup: BackupFacts | undefined, provisioner: string, requestedBytes: bigint): RestoreCheck {
   if (!backup) return { ok: false, wait: true, message: `VolumeBackup "${name}" not found in the claim's namespace` };
-  const want = formatOf[provisioner];
-  if (!want) return { ok: false, wait: false, message: `${provisioner} cannot restore a volume from a VolumeBackup (backups restore into btrfs, host-path and loop classes)` };
+  const want = backupFormat(provisioner);
+  if (!want) return { ok: false, wait: false, message: `${provisioner} cannot restore a volume from a VolumeBackup (backups restore into ${RESTORE_PROVISIONERS.files.join(' and ')} classes)` };
   if (backup.phase !== 'Completed') return { ok: false, wait: true, message: `VolumeBackup "${name}" is ${backup.phase ?? 'not started'}; the restore waits until it is Completed` };
-  if (backup.format && backup.format !== want) {
-    return { ok: false, wait: false, message: `VolumeBackup "${name}" holds ${backup.format === 'files' ? 'files' : 'an image'}; it restores into ${backup.format === 'files' ? 'btrfs or host-path' : 'loop'} classes, not ${provisioner}` };
+  if (backup.format && !mayRestoreInto(backup.format, provisioner)) {
+    return { ok: false, wait: false, message: `VolumeBackup "${name}" holds ${backup.format === 'files' ? 'files' : 'an image'}; restoring it needs ${restoreNeed(backup.format)}, not ${provisioner}` };
   }
   const size = backup.sizeBytes && /^\d{1,20}$/.test(backup.sizeBytes) ? BigInt(backup.sizeBytes) : undefined;
   if (size !== undefined && requestedBytes < size) {

@@ -2,19 +2,13 @@
 // read in, the name of the snapshot Stowage takes for a backup of a claim, progress in
 // percent, what a data job's outcome means for the backup, which earlier backup a new one
 // builds on, and the name an imported backup gets.
-import { btrfsProvisioner, hostPathProvisioner, loopProvisioner } from './well-known/provisioners';
+import { backupFormat, type BackupFormat } from './backup-formats';
 
-export type BackupFormat = 'files' | 'image';
+export { backupFormat, type BackupFormat };
 
 /** Attempts of a backup job before the backup is Failed (a non-retryable failure ends it at once). */
 export const MAX_BACKUP_ATTEMPTS = 3;
 
-/** The format a provisioner's snapshot is read in, or undefined when Stowage cannot read its snapshots. */
-export function backupFormat(provisioner: string | undefined): BackupFormat | undefined {
-  if (provisioner === btrfsProvisioner || provisioner === hostPathProvisioner) return 'files';
-  if (provisioner === loopProvisioner) return 'image';
-  return undefined;
-}
 
 const ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 

@@ -120,7 +120,7 @@ describe('restore from a VolumeBackup', () => {
       const e = await h.events('wrong-format', 'ProvisioningFailed');
       return e.length > 0 ? e : undefined;
     });
-    expect(ev.message).toContain('btrfs or host-path');
+    expect(ev.message).toContain('stowage.io/btrfs or stowage.io/host-path');
     expect(await h.assets.byPv(`pvc-${claim.metadata.uid}`)).toEqual([]);
   });
 });
