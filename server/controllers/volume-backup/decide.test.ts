@@ -5,7 +5,7 @@ import type { BackupTarget } from '../../resources/backup-target/schema';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import type { VolumeBackup } from '../../resources/volume-backup/schema';
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
-import { decideBackup, sameStatus, type BackupFacts, type Step } from './decide';
+import { backupSnapshotClass, decideBackup, sameStatus, type BackupFacts, type Step } from './decide';
 
 const FIN = 'stowage.io/volume-backup';
 const PROT = 'stowage.io/backup-source-protection';
@@ -145,4 +145,22 @@ describe('sameStatus', () => {
     { rule: 'another progress is not', a: { phase: 'InProgress', progress: 5 }, b: { phase: 'InProgress', progress: 6 }, want: false },
     { rule: "an error's time alone is not a change", a: { error: { message: 'x', time: 't1' } }, b: { error: { message: 'x', time: 't2' } }, want: true },
   ])('$rule', ({ a, b, want }) => expect(sameStatus(a, b)).toBe(want));
+});
+
+describe('backupSnapshotClass (the class of the snapshot taken for a claim)', () => {
+  const vsc = (name: string, driver: string, isDefault = false) => ({
+    apiVersion: 'snapshot.storage.k8s.io/v1',
+    kind: 'VolumeSnapshotClass',
+    metadata: { name, ...(isDefault ? { annotations: { 'snapshot.storage.kubernetes.io/is-default-class': 'true' } } : {}) },
+    driver,
+    deletionPolicy: 'Delete',
+  });
+  test.each([
+    { rule: "the driver's default class: none named, the snapshot controller picks it", classes: [vsc('a', 'd', true), vsc('b', 'd')], want: {} },
+    { rule: "no default but the driver's only class: that one", classes: [vsc('a', 'd'), vsc('x', 'other', true)], want: { name: 'a' } },
+    { rule: 'no class for the driver: a problem naming it', classes: [vsc('x', 'other')], want: { problem: expect.stringContaining('no VolumeSnapshotClass for driver d') } },
+    { rule: 'several classes and no default: a problem asking for a default', classes: [vsc('a', 'd'), vsc('b', 'd')], want: { problem: expect.stringContaining('none is the default') } },
+  ])('$rule', ({ classes, want }) => {
+    expect(backupSnapshotClass(classes as never, 'd')).toEqual(want);
+  });
 });

@@ -14,6 +14,8 @@ import type { VolumeBackup } from '../../resources/volume-backup/schema';
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
 import { metaTime } from '../../domain/meta-time';
 import { annVerifyRequested } from '../../domain/well-known/annotations';
+import type { VolumeSnapshotClass } from '../../resources/volume-snapshot-class/schema';
+import { isDefaultSnapshotClass } from '../../resources/volume-snapshot-class/strategy';
 
 export type BackupStatus = NonNullable<VolumeBackup['status']>;
 
@@ -350,4 +352,20 @@ export function decideBackup(f: BackupFacts): Step {
     status,
     event: { type: 'Normal', reason: reasons.backupStarted, message: `Backing up VolumeSnapshot ${vs.metadata.name} on node ${d.node} to target ${targetName}${f.parent ? ` (incremental on ${f.parent.backupId})` : ''}` },
   };
+}
+
+/**
+ * The class of the snapshot Stowage takes for a backup of a claim whose volume is of
+ * `driver`: none named when the driver has one default class (the snapshot controller picks
+ * it, as upstream); the driver's only class when it has no default (a backup needs no
+ * class of the user's); else what is wrong, in words. Several defaults are left to the
+ * snapshot controller, which reports them as upstream does.
+ */
+export function backupSnapshotClass(classes: readonly VolumeSnapshotClass[], driver: string | undefined): { name?: string; problem?: string } {
+  if (!driver) return {};
+  const mine = classes.filter((c) => c.driver === driver && !c.metadata.deletionTimestamp);
+  if (mine.some(isDefaultSnapshotClass)) return {};
+  if (mine.length === 1) return { name: mine[0].metadata.name };
+  if (mine.length === 0) return { problem: `no VolumeSnapshotClass for driver ${driver}: an administrator must create one before claims of it can be backed up` };
+  return { problem: `${mine.length} VolumeSnapshotClasses for driver ${driver} and none is the default: mark one as the default (annotation snapshot.storage.kubernetes.io/is-default-class)` };
 }

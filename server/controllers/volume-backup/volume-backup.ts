@@ -27,7 +27,7 @@ import { AssetStore } from '../../store/provisioned-assets';
 import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
 import { event } from '../runtime/event';
 import { write } from '../runtime/write';
-import { backupJobKey, decideBackup, deleteJobKey, verifyJobKey, sameStatus, WAIT_MS, type BackupFacts, type BackupStatus, type EventToRecord, type SnapshotData, type Step } from './decide';
+import { backupJobKey, backupSnapshotClass, decideBackup, deleteJobKey, verifyJobKey, sameStatus, WAIT_MS, type BackupFacts, type BackupStatus, type EventToRecord, type SnapshotData, type Step } from './decide';
 import { metaTime } from '../../domain/meta-time';
 
 const VB = 'VolumeBackup';
@@ -156,12 +156,20 @@ async function record(d: Deps, b: VolumeBackup, e: EventToRecord | undefined): P
   if (e) await event(d, b, e.type, e.reason, e.message);
 }
 
-async function takeSnapshot(d: Deps, ctx: ReconcileContext, b: VolumeBackup, name: string): Promise<void> {
+async function takeSnapshot(d: Deps, ctx: ReconcileContext, b: VolumeBackup, name: string): Promise<ReconcileResult | undefined> {
+  const claimName = b.spec?.source?.persistentVolumeClaimName ?? '';
+  const claim = await d.store.tryGet(PVC, b.metadata.namespace, claimName);
+  const cls = claim?.spec?.storageClassName ? await d.store.tryGet('StorageClass', undefined, claim.spec.storageClassName) : undefined;
+  const chosen = backupSnapshotClass(await d.store.current('VolumeSnapshotClass'), cls?.provisioner);
+  if (chosen.problem) {
+    await event(d, b, 'Warning', reasons.backupWaiting, chosen.problem);
+    return { requeueAfter: WAIT_MS };
+  }
   const vs: VolumeSnapshot = {
     apiVersion: SNAPSHOT_API_VERSION,
     kind: VS,
     metadata: { name, namespace: b.metadata.namespace, labels: { [labelVolumeBackup]: b.metadata.name ?? '' } },
-    spec: { source: { persistentVolumeClaimName: b.spec?.source?.persistentVolumeClaimName } },
+    spec: { source: { persistentVolumeClaimName: claimName }, ...(chosen.name ? { volumeSnapshotClassName: chosen.name } : {}) },
   };
   try {
     await write(d, ctx, async (tx) => {
@@ -169,11 +177,12 @@ async function takeSnapshot(d: Deps, ctx: ReconcileContext, b: VolumeBackup, nam
       if (!(await tx.get(VS, b.metadata.namespace, name))) await admitObjectQuota(tx, await tx.create(vs));
     });
   } catch (e) {
-    if (isStowageError(e) && e.code === 'AlreadyExists') return;
+    if (isStowageError(e) && e.code === 'AlreadyExists') return undefined;
     // As upstream's controllers: a Warning on the backup, and tried again with backoff.
     if (isStowageError(e) && e.code === 'Forbidden') await event(d, b, 'Warning', reasons.failedCreate, `Error creating VolumeSnapshot ${name}: ${e.message}`);
     throw e;
   }
+  return undefined;
 }
 
 /** Carries out one step; answers when to look again (undefined: decide again now). */
@@ -190,8 +199,7 @@ async function act(d: Deps, ctx: ReconcileContext, b: VolumeBackup, step: Step):
       });
       return undefined;
     case 'takeSnapshot':
-      await takeSnapshot(d, ctx, b, step.name);
-      return undefined;
+      return takeSnapshot(d, ctx, b, step.name);
     case 'protect':
       if (step.snapshot) await setFinalizer(d, ctx, VS, ns, step.snapshot, true);
       if (step.claim) await setFinalizer(d, ctx, PVC, ns, step.claim, true);
