@@ -141,10 +141,10 @@ function Conditions({ conditions, now }: { conditions: Condition[]; now: number 
         label="Conditions"
         data-testid="backup-conditions"
         rows={conditions}
-        rowKey={(c) => c.type}
+        rowKey={(c) => c.type ?? ''}
         columns={[
           { key: 'type', header: 'TYPE', cell: (c) => c.type },
-          { key: 'status', header: 'STATUS', cell: (c) => <StatusBadge value={c.status === 'True' ? 'True' : c.status} /> },
+          { key: 'status', header: 'STATUS', cell: (c) => <StatusBadge value={c.status ?? 'Unknown'} /> },
           { key: 'reason', header: 'REASON', cell: (c) => c.reason ?? '' },
           { key: 'message', header: 'MESSAGE', width: 'minmax(160px, 3fr)', cell: (c) => c.message ?? '' },
           { key: 'age', header: 'SINCE', nowrap: true, cellProps: (c) => ({ title: c.lastTransitionTime }), cell: (c) => ageOf(c.lastTransitionTime, now) },

@@ -1,7 +1,7 @@
 // What the backup pages show, decided from the objects: a backup's row (phase, progress,
 // sizes, when), a claim's backups, the classes a backup may restore into, the restore's
 // size rule and claim manifest, a target's health and dedupe ratio. Pure.
-import { mayRestoreInto, RESTORE_PROVISIONERS } from '@/server/domain/backup-formats';
+import { isBackupFormat, mayRestoreInto, RESTORE_PROVISIONERS } from '@/server/domain/backup-formats';
 import { bytesOfSize } from '../format/size';
 import { BACKUP_API_VERSION, BACKUP_KIND, type BackupFormat, type BackupPhase, type BackupTarget, type TargetChoice, type VolumeBackup } from './types';
 
@@ -32,7 +32,7 @@ function clampPercent(n: unknown): number | undefined {
 
 export function backupRow(b: VolumeBackup): BackupRow {
   const st = b.status ?? {};
-  const phase: BackupRow['phase'] = b.metadata.deletionTimestamp ? 'Terminating' : st.phase && PHASES.has(st.phase) ? st.phase : 'Pending';
+  const phase: BackupRow['phase'] = b.metadata.deletionTimestamp ? 'Terminating' : st.phase && PHASES.has(st.phase as BackupPhase) ? (st.phase as BackupPhase) : 'Pending';
   const src = b.spec?.source ?? {};
   const source = st.sourceClaimName ?? src.persistentVolumeClaimName ?? (src.volumeSnapshotName ? `snapshot ${src.volumeSnapshotName}` : '');
   return {
@@ -42,7 +42,7 @@ export function backupRow(b: VolumeBackup): BackupRow {
     progress: phase === 'InProgress' ? (clampPercent(st.progress) ?? 0) : undefined,
     source,
     target: st.backupTargetName ?? b.spec?.backupTargetName,
-    format: st.format,
+    format: isBackupFormat(st.format) ? st.format : undefined,
     sizeBytes: st.sizeBytes,
     newBytes: st.newBytes,
     time: st.completionTime ?? st.startTime ?? b.metadata.creationTimestamp,
@@ -175,7 +175,8 @@ export function targetRow(t: BackupTarget): TargetRow {
     storedBytes: st.storedBytes,
     logicalBytes: st.logicalBytes,
     dedupe: dedupeRatio(st.logicalBytes, st.storedBytes),
-    nodes: [...(st.nodes ?? [])]
+    nodes: (st.nodes ?? [])
+      .filter((n): n is typeof n & { node: string } => typeof n.node === 'string')
       .sort((a, b) => a.node.localeCompare(b.node))
       .map((n) => ({
         node: n.node,

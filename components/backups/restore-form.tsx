@@ -18,7 +18,7 @@ import { detailHref } from '../objects/kinds';
 import { RequirePermission } from '../session/admin-only';
 import { sizeForBytes } from '../snapshots/snapshot-view';
 import { restoreBlocker, restoreClaim, restoreClasses, restoreSizeProblem } from './backup-view';
-import { restoreNeed } from '@/server/domain/backup-formats';
+import { isBackupFormat, restoreNeed } from '@/server/domain/backup-formats';
 import { backupHref } from './links';
 import { BACKUP_KIND, isVolumeBackup, type VolumeBackup } from './types';
 
@@ -68,8 +68,9 @@ function RestoreForm({ b }: { b: VolumeBackup }) {
   const [size, setSize] = useState(() => initialSize(st.sizeBytes));
   const [touched, setTouched] = useState(false);
   const classesQ = useQuery(trpc.objects.list.queryOptions({ kind: 'StorageClass' }));
+  const format = isBackupFormat(st.format) ? st.format : undefined;
   const classes = restoreClasses(
-    st.format,
+    format,
     (classesQ.data?.items ?? []).filter((c) => isKind(c, 'StorageClass')),
   );
   // The backup's own class first, when it can take the backup again.
@@ -83,7 +84,7 @@ function RestoreForm({ b }: { b: VolumeBackup }) {
   const quantity = quantityOf(size);
   const sizeErr = restoreSizeProblem(quantity, st.sizeBytes);
   const nameErr = claimName ? isDNS1123Subdomain(claimName)[0] : 'Enter a name';
-  const classErr = chosen ? undefined : st.format ? `No class can restore a ${st.format} backup: it needs ${restoreNeed(st.format)}.` : 'The backup does not say its format.';
+  const classErr = chosen ? undefined : format ? `No class can restore a ${format} backup: it needs ${restoreNeed(format)}.` : 'The backup does not say its format.';
   const problem = blocker ?? nameErr ?? classErr ?? sizeErr;
   const submit = () => {
     setTouched(true);
@@ -111,7 +112,7 @@ function RestoreForm({ b }: { b: VolumeBackup }) {
           <TextInput label="Claim name" required value={claimName} onChange={(e) => setClaimName(e.currentTarget.value.trim())} error={touched || claimName ? nameErr : undefined} maw={420} data-testid="restore-claim-name" />
           <Select
             label="Storage class"
-            description={st.format ? `Restoring a ${st.format} backup needs ${restoreNeed(st.format)}` : undefined}
+            description={format ? `Restoring a ${format} backup needs ${restoreNeed(format)}` : undefined}
             data={classes.map((c) => ({ value: c.metadata.name ?? '', label: `${c.metadata.name} (${c.provisioner})` }))}
             value={chosen}
             onChange={setClassName}
