@@ -36,7 +36,7 @@ test.describe('backups', () => {
   test.afterEach(async () => {
     // Claims first, then backups (wait until each is gone: its finalizer needs the target to
     // clean up), then the target and the class.
-    const order = ['PersistentVolumeClaim', 'VolumeBackup', 'BackupTarget', 'StorageClass'];
+    const order = ['PersistentVolumeClaim', 'VolumeBackup', 'BackupTarget', 'StorageClass', 'VolumeSnapshotClass'];
     for (const kind of order) {
       for (const o of made.filter((m) => m.kind === kind)) {
         await deleteObject(o.kind, o.name, o.namespace).catch(() => undefined);
@@ -55,7 +55,10 @@ test.describe('backups', () => {
     const claim = uniqueName('bk-src');
     await createObject({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: cls }, provisioner: 'stowage.io/host-path', parameters: { basePath: base }, reclaimPolicy: 'Delete' });
     await createObject({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: claim, namespace: NS }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '64Mi' } }, storageClassName: cls } });
-    made.push({ kind: 'StorageClass', name: cls }, { kind: 'PersistentVolumeClaim', name: claim, namespace: NS });
+    // A snapshot class of the driver: a backup of a claim reads a snapshot Stowage takes first.
+    const vsc = uniqueName('bk-vsc');
+    await createObject({ apiVersion: 'snapshot.storage.k8s.io/v1', kind: 'VolumeSnapshotClass', metadata: { name: vsc }, driver: 'stowage.io/host-path', deletionPolicy: 'Delete' });
+    made.push({ kind: 'StorageClass', name: cls }, { kind: 'VolumeSnapshotClass', name: vsc }, { kind: 'PersistentVolumeClaim', name: claim, namespace: NS });
     await expect.poll(async () => (await getObject<Claim>('PersistentVolumeClaim', claim, NS)).status?.phase, { timeout: 30_000 }).toBe('Bound');
 
     // The target, from the Backup targets page (in the menu for admins); the default when there is none yet.

@@ -148,18 +148,19 @@ describe('sameStatus', () => {
 });
 
 describe('backupSnapshotClass (the class of the snapshot taken for a claim)', () => {
-  const vsc = (name: string, driver: string, isDefault = false) => ({
+  const vsc = (name: string, driver: string, isDefault = false, deletionPolicy = 'Delete') => ({
     apiVersion: 'snapshot.storage.k8s.io/v1',
     kind: 'VolumeSnapshotClass',
     metadata: { name, ...(isDefault ? { annotations: { 'snapshot.storage.kubernetes.io/is-default-class': 'true' } } : {}) },
     driver,
-    deletionPolicy: 'Delete',
+    deletionPolicy,
   });
   test.each([
     { rule: "the driver's default class: none named, the snapshot controller picks it", classes: [vsc('a', 'd', true), vsc('b', 'd')], want: {} },
     { rule: "no default but the driver's only class: that one", classes: [vsc('a', 'd'), vsc('x', 'other', true)], want: { name: 'a' } },
     { rule: 'no class for the driver: a problem naming it', classes: [vsc('x', 'other')], want: { problem: expect.stringContaining('no VolumeSnapshotClass for driver d') } },
-    { rule: 'several classes and no default: a problem asking for a default', classes: [vsc('a', 'd'), vsc('b', 'd')], want: { problem: expect.stringContaining('none is the default') } },
+    { rule: 'several classes and no default: the first by name that deletes its snapshots', classes: [vsc('c', 'd'), vsc('a', 'd', false, 'Retain'), vsc('b', 'd')], want: { name: 'b' } },
+    { rule: 'only classes that retain and no default: a problem (the snapshot is deleted after the backup)', classes: [vsc('a', 'd', false, 'Retain')], want: { problem: expect.stringContaining('all retain their snapshots') } },
   ])('$rule', ({ classes, want }) => {
     expect(backupSnapshotClass(classes as never, 'd')).toEqual(want);
   });

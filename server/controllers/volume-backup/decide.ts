@@ -356,16 +356,18 @@ export function decideBackup(f: BackupFacts): Step {
 
 /**
  * The class of the snapshot Stowage takes for a backup of a claim whose volume is of
- * `driver`: none named when the driver has one default class (the snapshot controller picks
- * it, as upstream); the driver's only class when it has no default (a backup needs no
- * class of the user's); else what is wrong, in words. Several defaults are left to the
- * snapshot controller, which reports them as upstream does.
+ * `driver`: none named when the driver has a default class (the snapshot controller picks
+ * it, as upstream, and reports several defaults as upstream does); with no default, the
+ * first by name of the driver's classes with deletionPolicy Delete (the snapshot is
+ * Stowage's own and is deleted after the backup, so its data must go with it); else what is
+ * wrong, in words.
  */
 export function backupSnapshotClass(classes: readonly VolumeSnapshotClass[], driver: string | undefined): { name?: string; problem?: string } {
   if (!driver) return {};
   const mine = classes.filter((c) => c.driver === driver && !c.metadata.deletionTimestamp);
   if (mine.some(isDefaultSnapshotClass)) return {};
-  if (mine.length === 1) return { name: mine[0].metadata.name };
+  const deleting = mine.filter((c) => c.deletionPolicy === 'Delete').sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+  if (deleting.length > 0) return { name: deleting[0].metadata.name };
   if (mine.length === 0) return { problem: `no VolumeSnapshotClass for driver ${driver}: an administrator must create one before claims of it can be backed up` };
-  return { problem: `${mine.length} VolumeSnapshotClasses for driver ${driver} and none is the default: mark one as the default (annotation snapshot.storage.kubernetes.io/is-default-class)` };
+  return { problem: `the VolumeSnapshotClasses of driver ${driver} all retain their snapshots, and none is the default: mark one as the default (annotation snapshot.storage.kubernetes.io/is-default-class) or add one with deletionPolicy Delete` };
 }
