@@ -138,8 +138,8 @@ function TargetCard({ t, mayDelete }: { t: TargetRow; mayDelete: boolean }) {
             columns={[
               { key: 'node', header: 'NODE', cell: (n) => n.node },
               { key: 'health', header: 'HEALTH', cell: (n) => <StatusBadge value={n.health === 'ok' ? 'Ready' : n.health === 'read-only' ? 'Warning' : 'NotReady'} /> },
-              { key: 'state', header: 'STATE', cell: (n) => (n.health === 'ok' ? 'reachable, writable' : n.health === 'read-only' ? 'reachable, not writable' : 'not reachable') },
-              { key: 'free', header: 'FREE', nowrap: true, cell: (n) => (n.freeBytes ? <><SizeText value={n.freeBytes} />{n.totalBytes ? <> of <SizeText value={n.totalBytes} /></> : null}</> : '—') },
+              { key: 'state', header: 'STATE', width: 'minmax(120px, 1.2fr)', cell: (n) => (n.health === 'ok' ? 'reachable, writable' : n.health === 'read-only' ? 'reachable, not writable' : 'not reachable') },
+              { key: 'free', header: 'FREE', nowrap: true, width: 'minmax(170px, 1.3fr)', cell: (n) => (n.freeBytes ? <><SizeText value={n.freeBytes} />{n.totalBytes ? <> of <SizeText value={n.totalBytes} /></> : null}</> : '—') },
               { key: 'reason', header: 'REASON', width: 'minmax(140px, 2fr)', cell: (n) => n.reason ?? '' },
               { key: 'checked', header: 'CHECKED', nowrap: true, cellProps: (n) => ({ title: n.checkedAt }), cell: (n) => ageOf(n.checkedAt, now) },
             ]}
