@@ -68,6 +68,10 @@ export class TargetProber {
   private loop: Promise<void> | undefined;
   private lastList = '';
   private lastReportAt = 0;
+  /** A job changed a target since the last look began: report at the next look, whatever the list. */
+  private poked = false;
+  /** Ends the current wait between two looks early. */
+  private wake: (() => void) | undefined;
 
   constructor(private readonly o: TargetProberOptions) {}
 
@@ -80,20 +84,29 @@ export class TargetProber {
     await this.loop;
   }
 
-  /** A job of this node changed a target (a backup written, one removed): report at the next look. */
+  /** A job of this node changed a target (a backup written, one removed): look and report now. */
   poke(): void {
-    this.lastReportAt = 0;
+    this.poked = true;
+    this.wake?.();
   }
 
   /** Reads the list of targets; reports when it changed or a report is due. Answers whether it reported. */
   async tick(now = Date.now()): Promise<boolean> {
-    const { targets } = await this.o.api.backupTargets(this.o.node);
-    const list = JSON.stringify(targets);
-    if (list === this.lastList && now - this.lastReportAt < (this.o.reportMs ?? 30_000)) return false;
-    const reports: TargetReport[] = [];
-    for (const t of targets) reports.push(await lookAtTarget(this.o.mover, t));
-    await this.o.api.reportBackupTargets(this.o.node, reports);
-    this.lastList = list;
+    const poked = this.poked;
+    this.poked = false;
+    try {
+      const { targets } = await this.o.api.backupTargets(this.o.node);
+      const list = JSON.stringify(targets);
+      if (!poked && list === this.lastList && now - this.lastReportAt < (this.o.reportMs ?? 30_000)) return false;
+      const reports: TargetReport[] = [];
+      for (const t of targets) reports.push(await lookAtTarget(this.o.mover, t));
+      await this.o.api.reportBackupTargets(this.o.node, reports);
+      this.lastList = list;
+    } catch (err) {
+      // A poke is not lost to a failed look: the next one reports.
+      this.poked ||= poked;
+      throw err;
+    }
     this.lastReportAt = now;
     return true;
   }
@@ -101,12 +114,19 @@ export class TargetProber {
   private async run(): Promise<void> {
     const signal = this.stopping.signal;
     while (!signal.aborted) {
+      let failed = false;
       try {
         await this.tick();
       } catch (err) {
+        failed = true;
         if (!signal.aborted) this.o.log.warn({ err: (err as Error).message }, 'backup target report failed; trying again');
       }
-      await sleep(this.o.listMs ?? 5_000, signal);
+      // Poked during the look: look again at once (after a failure, only after the wait).
+      if (this.poked && !failed) continue;
+      const woken = new AbortController();
+      this.wake = () => woken.abort();
+      await sleep(this.o.listMs ?? 5_000, AbortSignal.any([signal, woken.signal]));
+      this.wake = undefined;
     }
   }
 }
