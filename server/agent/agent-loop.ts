@@ -22,6 +22,7 @@ import { realPoolOs, type PoolOs } from './pool-os';
 import { labelArch, labelHostname, labelOs } from '../domain/well-known/labels';
 import { DataJobRunner, type DataMover } from './data-job-runner';
 import { TargetProber } from './target-prober';
+import { sleep } from './sleep';
 
 export interface AgentLoopOptions {
   api: AgentApi;
@@ -90,17 +91,6 @@ const MAX_PASSES = 4;
 /** Pod reports sent at once in a publishing pass. */
 const REPORTS_IN_FLIGHT = 8;
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 
 export function nodeLabels(nodeName: string, extra: Record<string, string> = {}): Record<string, string> {
   const goArch: Record<string, string> = { x64: 'amd64', arm64: 'arm64', arm: 'arm', ia32: '386', ppc64: 'ppc64le', s390x: 's390x' };

@@ -13,6 +13,7 @@ import type { BackupOrigin, BackupSummary, DataJobProgress, DataJobResult, DataJ
 import type { DataJobApi } from './agent-client';
 import type { BackupSource, MoverProgress } from './backup/backup';
 import type { TargetProbe } from './backup/target';
+import { sleep } from './sleep';
 
 export type { BackupSource, MoverProgress, TargetProbe };
 
@@ -56,17 +57,6 @@ export interface DataJobRunnerOptions {
   reportRetryMs?: number;
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 
 const dec = (v: bigint | number) => BigInt(v).toString();
 

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { TargetReport } from '../contracts/data-jobs';
 import type { DataJobApi } from './agent-client';
 import type { DataMover } from './data-job-runner';
+import { sleep } from './sleep';
 
 export interface TargetProberOptions {
   api: DataJobApi;
@@ -19,17 +20,6 @@ export interface TargetProberOptions {
 }
 
 const MAX_BACKUPS = 10_000;
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 const dec = (v: bigint | number | string | undefined) => (v === undefined ? undefined : BigInt(v).toString());
 const words = (e: unknown) => String((e as Error)?.message ?? e).slice(0, 1000);
 
