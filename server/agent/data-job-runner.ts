@@ -11,7 +11,7 @@
 import type { Logger } from 'pino';
 import type { BackupOrigin, BackupSummary, DataJobProgress, DataJobResult, DataJobSpec } from '../contracts/data-jobs';
 import type { DataJobApi } from './agent-client';
-import type { BackupSource, MoverProgress } from './backup/backup';
+import type { BackupOptions, BackupSource, MoverProgress } from './backup/backup';
 import type { TargetProbe } from './backup/target';
 import { sleep } from './sleep';
 
@@ -19,16 +19,7 @@ export type { BackupSource, MoverProgress, TargetProbe };
 
 /** The data mover's functions the runner and the target prober use (server/agent/backup/; the real one is server/agent/data-mover.ts). */
 export interface DataMover {
-  runBackup(o: {
-    targetRoot: string;
-    backupId: string;
-    source: BackupSource;
-    origin: BackupOrigin;
-    parentBackupId?: string;
-    parentSourcePath?: string;
-    onProgress?(p: MoverProgress): void;
-    signal?: AbortSignal;
-  }): Promise<{ totalBytes: bigint; newBytes: bigint; chunks: number; newChunks: number }>;
+  runBackup(o: BackupOptions): Promise<{ totalBytes: bigint; newBytes: bigint; chunks: number; newChunks: number }>;
   runRestore(o: { targetRoot: string; backupId: string; destination: BackupSource; onProgress?(p: MoverProgress): void; signal?: AbortSignal }): Promise<{ totalBytes: bigint }>;
   verifyBackup(o: { targetRoot: string; backupId: string; onProgress?(p: MoverProgress): void }): Promise<{ ok: true; chunks: number; bytes: bigint } | { ok: false; chunk: string; reason: string }>;
   deleteBackup(o: { targetRoot: string; backupId: string }): Promise<void>;
