@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { backupFormat, importName, jobVerdict, pickParent, progressPercent, takenSnapshotName, type BackupCandidate } from './volume-backup';
+import { backupIdOf, backupFormat, importName, jobVerdict, pickParent, progressPercent, takenSnapshotName, type BackupCandidate } from './volume-backup';
 
 describe('backupFormat', () => {
   test.each([
@@ -61,4 +61,13 @@ describe('importName', () => {
     { rule: 'a free name is kept', name: 'nightly', taken: [], want: /^nightly$/ },
     { rule: 'a taken name gets a suffix', name: 'nightly', taken: ['nightly'], want: /^nightly-[a-z0-9]{5}$/ },
   ])('$rule', ({ name, taken, want }) => expect(importName(name, 'id-1', new Set(taken))).toMatch(want));
+});
+
+describe('backupIdOf', () => {
+  test.each([
+    { rule: "a backup made here: its uid", b: { metadata: { uid: 'u1' }, status: { backupId: 'other' } }, want: 'u1' },
+    { rule: 'an imported backup: the id read from the target, in status', b: { metadata: { uid: 'u1' }, status: { imported: true, backupId: 'b-9' } }, want: 'b-9' },
+    { rule: 'an imported backup without the id in status: unknown (never a label)', b: { metadata: { uid: 'u1', labels: { 'backup.stowage.io/id': 'x' } }, status: { imported: true } }, want: undefined },
+    { rule: 'no uid yet: unknown', b: { metadata: {} }, want: undefined },
+  ])('$rule', ({ b, want }) => expect(backupIdOf(b)).toBe(want));
 });

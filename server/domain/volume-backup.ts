@@ -76,3 +76,14 @@ export function importName(originName: string, backupId: string, taken: Readonly
   if (!taken.has(base)) return base;
   return takenSnapshotName(base, backupId);
 }
+
+/**
+ * A backup's id in its target (the name of its manifest there): the object's uid, or, for a
+ * backup imported from another installation, the id the controller read from the target
+ * (status, which only controllers write; never a label a user may change). Undefined: an
+ * imported backup whose id is not known.
+ */
+export function backupIdOf(b: { metadata: { uid?: string | null }; status?: { imported?: boolean | null; backupId?: string | null } | null }): string | undefined {
+  if (b.status?.imported) return b.status.backupId ?? undefined;
+  return b.metadata.uid ?? undefined;
+}

@@ -222,7 +222,7 @@ describe('VolumeBackup', () => {
     // b1 exists here: the import's name gets a suffix.
     expect(imported.metadata.name).toMatch(/^b1-[a-z0-9]{5}$/);
     expect(imported.spec).toEqual({ source: { persistentVolumeClaimName: 'data' }, backupTargetName: 'nfs' });
-    expect(imported.status).toMatchObject({ phase: 'Completed', imported: true, sizeBytes: '2147483648', totalBytes: '2147483648', progress: 100, format: 'files', completionTime: '2026-11-20T10:05:00Z' });
+    expect(imported.status).toMatchObject({ phase: 'Completed', imported: true, backupId: 'other-1', sizeBytes: '2147483648', totalBytes: '2147483648', progress: 100, format: 'files', completionTime: '2026-11-20T10:05:00Z' });
     // Only one import: b1's own backup is not imported.
     expect((await ctx.app.store.list('VolumeBackup', { namespace: NS })).items.filter((b) => b.metadata.labels?.['backup.stowage.io/id'])).toHaveLength(1);
     const target = await waitFor('target totals', async () => {

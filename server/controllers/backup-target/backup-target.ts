@@ -62,6 +62,7 @@ function importedStatus(target: string, s: BackupSummary, now: string): NonNulla
   return {
     phase: 'Completed',
     imported: true,
+    backupId: s.backupId,
     backupTargetName: target,
     sourceClaimName: o.claimName,
     ...(o.snapshotName ? { snapshotName: o.snapshotName } : {}),

@@ -23,6 +23,7 @@ import { saveVolume } from './save-volume';
 import { labelHostname } from '../../domain/well-known/labels';
 import { DataJobStore } from '../../store/data-jobs';
 import type { ObjectStore } from '../../store/object-store';
+import { backupIdOf } from '../../domain/volume-backup';
 
 /** The claim's restore progress, in percent ("45"). */
 export const annRestoreProgress = 'backup.stowage.io/restore-progress';
@@ -176,12 +177,13 @@ export function storeRestores(store: ObjectStore): RestoreDeps {
     backups: {
       async get(namespace, name) {
         const b = await store.tryGet('VolumeBackup', namespace, name);
-        if (!b?.metadata.uid) return undefined;
+        const id = b ? backupIdOf(b) : undefined;
+        if (!b || !id) return undefined;
         const st = (b as { status?: Record<string, unknown> }).status ?? {};
         const s = (k: string) => (typeof st[k] === 'string' ? (st[k] as string) : undefined);
         const format = s('format');
         return {
-          uid: b.metadata.uid,
+          uid: id,
           phase: s('phase'),
           backupTargetName: s('backupTargetName'),
           ...(format === 'files' || format === 'image' ? { format } : {}),

@@ -107,11 +107,11 @@ describe('decideBackup', () => {
 describe('verify (annotation backup.stowage.io/verify-requested)', () => {
   const ASKED = '2026-11-28T14:59:00Z';
   const done = (verification?: NonNullable<VolumeBackup['status']>['verification'], imported = false) =>
-    fromSnap({ status: { phase: 'Completed', ...(imported ? { imported: true } : {}), ...(verification ? { verification } : {}) } }, { annotations: { 'backup.stowage.io/verify-requested': ASKED } });
+    fromSnap({ status: { phase: 'Completed', ...(imported ? { imported: true, backupId: 'b-elsewhere' } : {}), ...(verification ? { verification } : {}) } }, { annotations: { 'backup.stowage.io/verify-requested': ASKED } });
   const vjob = (state: DataJob['state'], result?: DataJob['result']): DataJob => ({ ...job(state, result ? { result } : {}), key: 'verify/uid-1', spec: { kind: 'verify', backupId: 'uid-1', targetPath: '/mnt/backups' } });
   test.each<{ rule: string; f: Partial<BackupFacts>; want: Record<string, unknown> }>([
     { rule: 'a request not yet answered queues a verify job on a node that reaches the target', f: { backup: done() }, want: { do: 'queueVerify', key: 'verify/uid-1', node: 'node-a' } },
-    { rule: 'an imported backup is verified too', f: { backup: done(undefined, true) }, want: { do: 'queueVerify', key: 'verify/uid-1' } },
+    { rule: 'an imported backup is verified too, by its id in the target', f: { backup: done(undefined, true) }, want: { do: 'queueVerify', key: 'verify/uid-1', spec: { kind: 'verify', backupId: 'b-elsewhere', targetPath: '/mnt/backups' } } },
     { rule: 'no node reaches the target: waits', f: { backup: done(), reachableNodes: [] }, want: { do: 'wait' } },
     { rule: 'a running verify: waits', f: { backup: done(), verifyJob: vjob('running') }, want: { do: 'wait' } },
     { rule: 'an answered request does nothing more', f: { backup: done({ requestedAt: ASKED, result: 'Passed' }) }, want: { do: 'none' } },

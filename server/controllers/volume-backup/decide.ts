@@ -5,7 +5,7 @@ import type { DataJob, DataJobSpec } from '../../contracts/data-jobs';
 import { backupSourceProtectionFinalizer, volumeBackupFinalizer } from '../../domain/well-known/finalizers';
 import { conditionFailed, conditionProgressing, conditionReady } from '../../domain/well-known/conditions';
 import { reasons } from '../../domain/well-known/event-reasons';
-import { backupFormat, jobVerdict, progressPercent, takenSnapshotName } from '../../domain/volume-backup';
+import { backupFormat, backupIdOf, jobVerdict, progressPercent, takenSnapshotName } from '../../domain/volume-backup';
 import { parseQuantity, quantityToBytes } from '../../domain/quantity';
 import type { BackupTarget } from '../../resources/backup-target/schema';
 import { deepEqual } from '../../resources/field-errors';
@@ -251,7 +251,9 @@ function decideVerify(f: BackupFacts): Step | undefined {
     if (!f.target || !targetPath) return answer({ result: 'Failed', message: `BackupTarget ${b.spec?.backupTargetName} not found` }, { type: 'Warning', reason: reasons.backupDamaged, message: `Backup ${name} cannot be verified: BackupTarget ${b.spec?.backupTargetName} not found` });
     const node = [...f.reachableNodes].sort()[0];
     if (!node) return { do: 'wait', requeueMs: WAIT_MS };
-    return { do: 'queueVerify', key: verifyJobKey(b.metadata.uid ?? ''), node, spec: { kind: 'verify', backupId: b.metadata.uid ?? '', targetPath } };
+    const backupId = backupIdOf(b);
+    if (!backupId) return answer({ result: 'Failed', message: 'the backup does not know its id in the target' }, { type: 'Warning', reason: reasons.backupDamaged, message: `Backup ${name} cannot be verified: its id in the target is not known` });
+    return { do: 'queueVerify', key: verifyJobKey(b.metadata.uid ?? ''), node, spec: { kind: 'verify', backupId, targetPath } };
   }
   if (job.state === 'queued' || job.state === 'running') return { do: 'wait', requeueMs: POLL_MS };
   const r = job.result;

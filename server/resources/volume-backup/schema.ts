@@ -39,6 +39,8 @@ export const volumeBackupSchema = kubeObjectSchema({
       startTime: z.string().nullish(),
       completionTime: z.string().nullish(),
       imported: z.boolean().nullish(),
+      /** The backup's id in its target (its manifest's name): for an imported backup, the id it has there (else this object's uid). */
+      backupId: z.string().nullish(),
       attempts: z.number().int().nullish(),
       error: volumeSnapshotErrorSchema.nullish(),
       /** The last verify: every chunk read back and its hash checked (asked for with annotation backup.stowage.io/verify-requested). */
