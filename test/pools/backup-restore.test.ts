@@ -17,7 +17,7 @@ import { btrfsProvisioner } from '../../server/domain/well-known/provisioners';
 import type { VolumeSnapshot } from '../../server/resources/volume-snapshot/schema';
 import { waitFor } from '../controllers/fixtures';
 import { boundVolume, type LocalHarness } from '../local-volumes/harness';
-import { btrfsClass, closePoolHarness, makePool, openPoolHarness, skipWithoutPools, subvolumes } from './fixture';
+import { btrfsClass, closePoolHarness, makePool, openPoolHarness, qgroups, skipWithoutPools, subvolumes } from './fixture';
 
 const skip = skipWithoutPools('btrfs backup and restore tests');
 
@@ -153,6 +153,8 @@ describe.skipIf(skip)('backups of btrfs pool volumes through real agents', () =>
     const rdir = path.join(poolOf('node-b'), restored.metadata.name!);
     expect(await checksums(rdir)).toEqual(changed);
     expect(await subvolumes(poolOf('node-b'))).toEqual([restored.metadata.name]);
+    // The restored subvolume keeps the claim's limit (the plugin's provisioning after the job is the same volume).
+    expect((await qgroups(poolOf('node-b'))).find((q) => q.path === restored.metadata.name)?.maxReferencedBytes).toBe(BigInt(40 * MiB));
     await fs.writeFile(path.join(rdir, 'after-restore.txt'), 'writable');
 
     // The first backup restores too, with the data as first written.
