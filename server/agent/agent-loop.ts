@@ -160,7 +160,7 @@ export class AgentLoop {
         reportBackupTargets: api.reportBackupTargets.bind(api),
       };
       const common = { api: dataApi, mover: this.o.dataMover, node: this.nodeName };
-      this.dataJobs = new DataJobRunner({ ...common, instance: this.instance, log: this.o.log.child({ part: 'data-jobs' }), progressIntervalMs: this.o.progressIntervalMs, reportRetryMs: this.o.reportRetryMs, onFinished: () => this.prober?.poke() });
+      this.dataJobs = new DataJobRunner({ ...common, instance: this.instance, log: this.o.log.child({ part: 'data-jobs' }), progressIntervalMs: this.o.progressIntervalMs, reportRetryMs: this.o.reportRetryMs, poolRoot: this.o.poolRoot, onFinished: () => this.prober?.poke() });
       this.prober = new TargetProber({ ...common, log: this.o.log.child({ part: 'backup-targets' }) });
       this.dataJobs.start();
       this.prober.start();

@@ -8,6 +8,7 @@
 //
 // The mover is an argument (DataMover, the functions of server/agent/backup/): the agent's
 // composition passes the real one (server/agent/data-mover.ts).
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { BackupOrigin, BackupSummary, DataJobProgress, DataJobResult, DataJobSpec } from '../contracts/data-jobs';
 import type { DataJobApi } from './agent-client';
@@ -46,6 +47,12 @@ export interface DataJobRunnerOptions {
   onFinished?(spec: DataJobSpec): void;
   /** First wait before reporting a result again after a failed report (default 1 s, up to 10x). */
   reportRetryMs?: number;
+  /**
+   * Where this agent sees the host's `/` for volume paths (the agent loop's `poolRoot`): a
+   * job's source and destination are the volume's paths on the host, as the plugins give
+   * them. Backup targets are not mapped: every node mounts a target at its own path.
+   */
+  poolRoot?: string;
 }
 
 
@@ -174,23 +181,24 @@ export class DataJobRunner {
 
   private async perform(spec: DataJobSpec, onProgress: (p: MoverProgress) => void, signal: AbortSignal): Promise<DataJobResult> {
     const m = this.o.mover;
+    const onNode = (p: string) => (this.o.poolRoot ? path.posix.join(this.o.poolRoot, p) : p);
     switch (spec.kind) {
       case 'backup': {
-        const source: BackupSource = spec.format === 'files' ? { format: 'files', root: spec.sourcePath } : { format: 'image', file: spec.sourcePath };
+        const source: BackupSource = spec.format === 'files' ? { format: 'files', root: onNode(spec.sourcePath) } : { format: 'image', file: onNode(spec.sourcePath) };
         const r = await m.runBackup({
           targetRoot: spec.targetPath,
           backupId: spec.backupId,
           source,
           origin: spec.origin,
           ...(spec.parentBackupId ? { parentBackupId: spec.parentBackupId } : {}),
-          ...(spec.parentSourcePath ? { parentSourcePath: spec.parentSourcePath } : {}),
+          ...(spec.parentSourcePath ? { parentSourcePath: onNode(spec.parentSourcePath) } : {}),
           onProgress,
           signal,
         });
         return { ok: true, doneBytes: dec(r.totalBytes), totalBytes: dec(r.totalBytes), newBytes: dec(r.newBytes), chunks: r.chunks, newChunks: r.newChunks };
       }
       case 'restore': {
-        const destination: BackupSource = spec.format === 'files' ? { format: 'files', root: spec.destinationPath } : { format: 'image', file: spec.destinationPath };
+        const destination: BackupSource = spec.format === 'files' ? { format: 'files', root: onNode(spec.destinationPath) } : { format: 'image', file: onNode(spec.destinationPath) };
         const r = await m.runRestore({ targetRoot: spec.targetPath, backupId: spec.backupId, destination, onProgress, signal });
         return { ok: true, doneBytes: dec(r.totalBytes), totalBytes: dec(r.totalBytes) };
       }

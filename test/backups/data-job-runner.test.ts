@@ -2,7 +2,8 @@
 // stand-in: a backup job copies a tree into the target, a restore job copies it back,
 // progress reaches the server while a job runs, a damaged backup fails for good with the
 // chunk named, and a runner that dies mid-job (kill -9: it never speaks again) loses the
-// job to another instance once the lease runs out, which runs it to the end.
+// job to another instance once the lease runs out, which runs it to the end. An agent with a
+// poolRoot finds volume paths under it, target paths as given.
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -147,5 +148,20 @@ describe('target prober', () => {
     const missing = await import('../../server/agent/target-prober').then((m) => m.lookAtTarget(copyMover(), { name: 'gone', path: path.join(dir, 'nowhere') }));
     expect(missing.reachable).toBe(false);
     expect(missing.reason).toMatch(/ENOENT|no such file/);
+  });
+
+  it('an agent with a poolRoot reads and writes volume paths under it; the target path stays as given', async () => {
+    await Promise.all(runners.splice(0).map((r) => r.stop()));
+    const root = path.join(dir, 'host-root');
+    await tree(path.join(root, 'pools/fast/pv-9'), { 'in-pool.txt': 'seen under the root' });
+    const r = new DataJobRunner({ api, mover: copyMover(), node: 'node-a', instance: 'agent-root', log: logger.child({ test: 'root' }), claimMs: 100, progressIntervalMs: 200, poolRoot: root });
+    runners.push(r);
+    r.start();
+    await jobs.ensure('backup/b9', 'node-a', { kind: 'backup', backupId: 'b9', targetPath: path.join(dir, 'target'), format: 'files', sourcePath: '/pools/fast/pv-9', origin });
+    expect(await settled('backup/b9')).toMatchObject({ state: 'succeeded', result: { ok: true, totalBytes: '19' } });
+    await fs.mkdir(path.join(root, 'pools/fast/pv-10'));
+    await jobs.ensure('restore/pv-10', 'node-a', { kind: 'restore', backupId: 'b9', targetPath: path.join(dir, 'target'), format: 'files', destinationPath: '/pools/fast/pv-10' });
+    expect((await settled('restore/pv-10')).state).toBe('succeeded');
+    expect(await fs.readFile(path.join(root, 'pools/fast/pv-10/in-pool.txt'), 'utf8')).toBe('seen under the root');
   });
 });

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { agentHttpClient } from '../../server/agent/agent-client';
 import { AgentLoop } from '../../server/agent/agent-loop';
+import type { DataMover } from '../../server/agent/data-job-runner';
 import { realAgentOs } from '../../server/agent/os';
 import { createAppContext, type AppContext } from '../../server/app/context';
 import { logger } from '../../server/services/logger';
@@ -29,7 +30,7 @@ export interface LocalHarness {
   controllers?: RunningControllers;
   startControllers(): Promise<RunningControllers>;
   /** A node token, and an agent loop for that node (started). */
-  startAgent(node: string, o?: { maxParallel?: number; podsDir?: string; poolRoot?: string }): Promise<AgentLoop>;
+  startAgent(node: string, o?: { maxParallel?: number; podsDir?: string; poolRoot?: string; dataMover?: DataMover }): Promise<AgentLoop>;
   tokenFor(node: string): Promise<string>;
   setStorageClassMap(text: string): Promise<void>;
   close(): Promise<void>;
@@ -96,6 +97,7 @@ export async function openLocalHarness(o: { agent?: NodeAgentOptions; url?: stri
         progressIntervalMs: 200,
         ...(ao.podsDir ? { podsDir: ao.podsDir, publishMs: 200 } : {}),
         ...(ao.poolRoot ? { poolRoot: ao.poolRoot } : {}),
+        ...(ao.dataMover ? { dataMover: ao.dataMover } : {}),
         poolMs: 200,
       });
       await loop.start();
