@@ -31,7 +31,11 @@ afterAll(async () => {
 
 it('runs a backup job of its node and reports the target, then stops cleanly', async () => {
   const api = agentHttpClient({ server: h.api.url, token: await h.tokenFor('node-m'), caPem: h.api.caPem });
-  const loop = new AgentLoop({ api, os: realAgentOs, nodeName: 'node-m', dataMover: copyMover(), poolRoot: path.join(dir, 'root'), log: pino({ level: 'silent' }) });
+  // The agent sees the host under poolRoot (as in a container): a job's volume paths are read there, the target's are not.
+  const root = path.join(dir, 'root');
+  await fs.mkdir(path.join(root, dir), { recursive: true });
+  await fs.rename(path.join(dir, 'src'), path.join(root, dir, 'src'));
+  const loop = new AgentLoop({ api, os: realAgentOs, nodeName: 'node-m', dataMover: copyMover(), poolRoot: root, log: pino({ level: 'silent' }) });
   await loop.start();
   try {
     const jobs = new DataJobStore(h.app.store);
