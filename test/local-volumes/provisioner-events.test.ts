@@ -40,6 +40,14 @@ async function reported(entry: string) {
   return name;
 }
 
+/** The manager's passes over a reported disk until its PV exists: on a loaded machine the first may come before the node's first heartbeat made it Ready, and then offers nothing. */
+async function offered(name: string): Promise<void> {
+  await waitFor(`${name} offered`, async () => {
+    await reconcileDisk(deps(), ctx, name);
+    return (await h.app.store.tryGet('PersistentVolume', undefined, name)) ? true : undefined;
+  }, 20_000);
+}
+
 async function eventLines(pv: KubeObject, component?: string): Promise<string[]> {
   const node = await h.app.store.get('Node', undefined, NODE);
   return (await eventsAbout(h.app, pv)).map((e) => {
@@ -69,7 +77,7 @@ async function setConfigData(data: Record<string, string>): Promise<void> {
 describe('local static provisioner warnings on the PV', () => {
   it('a Released volume with reclaim policy Recycle: VolumeUnsupportedReclaimPolicy, and nothing is wiped', async () => {
     const name = await reported('recycled');
-    await reconcileDisk(deps(), ctx, name);
+    await offered(name);
     const released = await release(name, 'Recycle');
 
     await reconcileDisk(deps(), ctx, name);
@@ -108,7 +116,7 @@ describe('local static provisioner warnings on the PV', () => {
 
   it('a Released Delete volume of a class no longer in the storageClassMap is not cleaned: a Warning each pass, as upstream', async () => {
     const name = await reported('unmapped');
-    await reconcileDisk(deps(), ctx, name);
+    await offered(name);
     const released = await release(name, 'Delete');
     const original = (await h.app.store.get('ConfigMap', 'kube-system', 'local-volume-config')).data as Record<string, string>;
     await setConfigData({ storageClassMap: `other:\n  hostDir: ${JSON.stringify(path.join(h.dir, 'elsewhere'))}\n` });
@@ -129,7 +137,7 @@ describe('local static provisioner warnings on the PV', () => {
     await setConfigData({ ...original, useNodeNameOnly: 'true' });
     try {
       const name = await reported('nameonly');
-      await reconcileDisk(deps(), ctx, name);
+      await offered(name);
       const pv = await h.app.store.get('PersistentVolume', undefined, name);
       expect(pv.metadata.annotations?.['pv.kubernetes.io/provisioned-by']).toBe(`local-volume-provisioner-${NODE}`);
       const released = await release(name, 'Recycle');
