@@ -36,8 +36,20 @@ function validateSpec(spec: Spec): FieldError[] {
   if (spec.snapshotClassName !== undefined) {
     for (const m of nameIsDNSSubdomain(spec.snapshotClassName, false)) errs.push(invalid('spec.snapshotClassName', spec.snapshotClassName, m));
   }
+  if (spec.backup) {
+    const b = spec.backup;
+    if (b.targetName !== undefined) {
+      for (const m of nameIsDNSSubdomain(b.targetName, false)) errs.push(invalid('spec.backup.targetName', b.targetName, m));
+    }
+    if (b.keep === undefined) errs.push(required('spec.backup.keep', `how many backups to keep per claim (${MIN_BACKUP_KEEP}..${MAX_BACKUP_KEEP})`));
+    else if (b.keep < MIN_BACKUP_KEEP || b.keep > MAX_BACKUP_KEEP) errs.push(invalid('spec.backup.keep', b.keep, `must be between ${MIN_BACKUP_KEEP} and ${MAX_BACKUP_KEEP}`));
+  }
   return errs;
 }
+
+/** How many Completed backups per claim a schedule may keep. */
+export const MIN_BACKUP_KEEP = 1;
+export const MAX_BACKUP_KEEP = 1000;
 
 function validateSchedule(s: SnapshotSchedule): FieldError[] {
   // The name is a label value on every snapshot the schedule takes: a DNS label (63 characters).
