@@ -14,6 +14,11 @@
 //   touched), including those about to be created, and deletes the oldest beyond `keep`.
 //   Snapshots already being deleted do not count. Claims that left the target keep their
 //   newest `keep` too.
+// - With spec.backup, the newest snapshot of each claim (taken now or before) gets a
+//   VolumeBackup named as the snapshot, once; older snapshots are never backed up after the
+//   fact. Per claim the newest `backup.keep` Completed backups are kept and older Completed
+//   ones deleted; Pending, InProgress and Failed ones are neither counted nor deleted. A
+//   snapshot whose backup has not ended (Pending or InProgress) is not pruned until it has.
 import { labelSelectorToSelector, matchesSelector } from '../../domain/label-selector';
 import {
   labelSnapshotSchedule,

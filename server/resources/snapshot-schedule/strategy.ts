@@ -1,6 +1,7 @@
 // The SnapshotSchedule strategy (snapshot.stowage.io/v1, namespaced): every (an interval of at
 // least 5m), keep (1..100) and exactly one target (a claim's name or a label selector on the
-// namespace's claims) are required; a class name is never empty. Status is the controller's.
+// namespace's claims) are required; a class name is never empty; spec.backup, when set,
+// needs keep (1..1000) and an optional target name. Status is the controller's.
 import type { FieldError } from '../../domain/errors';
 import { ageOf } from '../../domain/duration';
 import { labelSelectorToSelector, selectorToString, validateLabelSelector } from '../../domain/label-selector';
