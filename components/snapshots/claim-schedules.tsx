@@ -26,19 +26,20 @@ interface Draft {
   suspend: boolean;
   /** Each snapshot is also backed up. */
   backup: boolean;
-  /** The target; '' for the default one. */
+  /** The target; DEFAULT_TARGET for the default one. */
   backupTarget: string;
   backupKeep: number | string;
 }
 
-const DEFAULT_TARGET = '';
+/** Not a name a target can have (names are DNS subdomains): the choice "the default target". */
+const DEFAULT_TARGET = '(default)';
 
 function draftOf(s: SnapshotSchedule): Draft {
   const b = s.spec?.backup;
   return { every: s.spec?.every ?? '', keep: s.spec?.keep ?? 1, suspend: Boolean(s.spec?.suspend), backup: Boolean(b), backupTarget: b?.targetName ?? DEFAULT_TARGET, backupKeep: b?.keep ?? 7 };
 }
 
-const backupOf = (d: Draft) => (d.backup ? { keep: Number(d.backupKeep), ...(d.backupTarget ? { targetName: d.backupTarget } : {}) } : undefined);
+const backupOf = (d: Draft) => (d.backup ? { keep: Number(d.backupKeep), ...(d.backupTarget && d.backupTarget !== DEFAULT_TARGET ? { targetName: d.backupTarget } : {}) } : undefined);
 
 export function ClaimSchedules({ claim }: { claim: PersistentVolumeClaim }) {
   const trpc = useTRPC();
