@@ -3,14 +3,14 @@
 // last and next slot and any message, editable in place (every, keep, paused) for schedules
 // of this claim alone; schedules by label selector are shown and link to their page. A form
 // adds a schedule for this claim. Field errors come from the server, as kubectl shows them.
-import { Alert, Badge, Button, Group, NumberInput, Paper, Stack, Switch, Text, TextInput } from '@mantine/core';
+import { Alert, Badge, Button, Checkbox, Group, NumberInput, Paper, Select, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { everyProblem, MAX_KEEP, MIN_KEEP } from '@/server/domain/snapshot-schedule';
 import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
 import type { SnapshotSchedule } from '@/server/resources/snapshot-schedule/schema';
 import { isKind } from '@/server/resources/of-kind';
-import { scheduleTarget } from '@/server/resources/snapshot-schedule/strategy';
+import { MAX_BACKUP_KEEP, MIN_BACKUP_KEEP, scheduleTarget } from '@/server/resources/snapshot-schedule/strategy';
 import { useTRPC } from '../data/trpc';
 import { ageOf, errorInfo } from '../format/format';
 import { useNow } from '../format/use-now';
@@ -24,7 +24,22 @@ interface Draft {
   every: string;
   keep: number | string;
   suspend: boolean;
+  /** Each snapshot is also backed up. */
+  backup: boolean;
+  /** The target; DEFAULT_TARGET for the default one. */
+  backupTarget: string;
+  backupKeep: number | string;
 }
+
+/** Not a name a target can have (names are DNS subdomains): the choice "the default target". */
+const DEFAULT_TARGET = '(default)';
+
+function draftOf(s: SnapshotSchedule): Draft {
+  const b = s.spec?.backup;
+  return { every: s.spec?.every ?? '', keep: s.spec?.keep ?? 1, suspend: Boolean(s.spec?.suspend), backup: Boolean(b), backupTarget: b?.targetName ?? DEFAULT_TARGET, backupKeep: b?.keep ?? 7 };
+}
+
+const backupOf = (d: Draft) => (d.backup ? { keep: Number(d.backupKeep), ...(d.backupTarget && d.backupTarget !== DEFAULT_TARGET ? { targetName: d.backupTarget } : {}) } : undefined);
 
 export function ClaimSchedules({ claim }: { claim: PersistentVolumeClaim }) {
   const trpc = useTRPC();
@@ -90,11 +105,58 @@ function DraftFields({ draft, set, testPrefix }: { draft: Draft; set: (d: Draft)
         data-testid={`${testPrefix}-keep`}
       />
       <Switch mt={34} label="Paused" checked={draft.suspend} onChange={(e) => set({ ...draft, suspend: e.currentTarget.checked })} />
+      <BackupFields draft={draft} set={set} testPrefix={testPrefix} />
     </Group>
   );
 }
 
-const draftOk = (d: Draft) => Boolean(d.every) && !everyProblem(d.every) && typeof d.keep === 'number' && d.keep >= MIN_KEEP && d.keep <= MAX_KEEP;
+/** The backup option: a checkbox, the target (names and readiness only, from backups.targetChoices), keep N. */
+function BackupFields({ draft, set, testPrefix }: { draft: Draft; set: (d: Draft) => void; testPrefix: string }) {
+  const trpc = useTRPC();
+  const choices = useQuery({ ...trpc.backups.targetChoices.queryOptions(), enabled: draft.backup });
+  const options = [
+    { value: DEFAULT_TARGET, label: 'The default target' },
+    ...(choices.data ?? []).map((c) => ({ value: c.name, label: `${c.name}${c.default ? ' (default)' : ''}${c.ready ? '' : ' — not ready'}` })),
+  ];
+  return (
+    <Stack gap={6}>
+      <Checkbox mt={34} label="Also back up each snapshot" checked={draft.backup} onChange={(e) => set({ ...draft, backup: e.currentTarget.checked })} data-testid={`${testPrefix}-backup`} />
+      {draft.backup && (
+        <Group gap="sm" align="flex-start">
+          <Select
+            label="Backup target"
+            w={220}
+            data={options}
+            value={draft.backupTarget}
+            onChange={(v) => set({ ...draft, backupTarget: v ?? DEFAULT_TARGET })}
+            allowDeselect={false}
+            error={choices.isError ? errorInfo(choices.error).message : undefined}
+            data-testid={`${testPrefix}-backup-target`}
+          />
+          <NumberInput
+            label="Keep backups"
+            description={`${MIN_BACKUP_KEEP} to ${MAX_BACKUP_KEEP} newest completed`}
+            w={170}
+            min={MIN_BACKUP_KEEP}
+            max={MAX_BACKUP_KEEP}
+            allowDecimal={false}
+            value={draft.backupKeep}
+            onChange={(v) => set({ ...draft, backupKeep: v })}
+            data-testid={`${testPrefix}-backup-keep`}
+          />
+        </Group>
+      )}
+    </Stack>
+  );
+}
+
+const draftOk = (d: Draft) =>
+  Boolean(d.every) &&
+  !everyProblem(d.every) &&
+  typeof d.keep === 'number' &&
+  d.keep >= MIN_KEEP &&
+  d.keep <= MAX_KEEP &&
+  (!d.backup || (typeof d.backupKeep === 'number' && d.backupKeep >= MIN_BACKUP_KEEP && d.backupKeep <= MAX_BACKUP_KEEP));
 
 function ScheduleCard({ schedule, claim, mayWrite }: { schedule: SnapshotSchedule; claim: PersistentVolumeClaim; mayWrite: boolean }) {
   const now = useNow(5000);
@@ -115,11 +177,16 @@ function ScheduleCard({ schedule, claim, mayWrite }: { schedule: SnapshotSchedul
               {ownClaim ? '' : ` (claims matching ${scheduleTarget(schedule)})`}
             </Text>
             {schedule.spec?.suspend && <Badge color="gray">paused</Badge>}
+            {schedule.spec?.backup && (
+              <Badge color="blue" data-testid="schedule-backup">
+                backs up to {schedule.spec.backup.targetName ?? 'the default target'}, keeps {schedule.spec.backup.keep}
+              </Badge>
+            )}
           </Group>
           {mayWrite && !editing && (
             <Group gap="xs">
               {ownClaim && (
-                <Button size="compact-sm" variant="subtle" onClick={() => setEditing({ every: schedule.spec?.every ?? '', keep: schedule.spec?.keep ?? 1, suspend: Boolean(schedule.spec?.suspend) })} data-testid="edit-schedule">
+                <Button size="compact-sm" variant="subtle" onClick={() => setEditing(draftOf(schedule))} data-testid="edit-schedule">
                   Edit
                 </Button>
               )}
@@ -140,7 +207,7 @@ function ScheduleCard({ schedule, claim, mayWrite }: { schedule: SnapshotSchedul
           <form
             onSubmit={(e) => {
               e.preventDefault();
-              if (draftOk(editing)) save.mutate({ namespace: ns, name, claimName: claim.metadata.name ?? '', every: editing.every, keep: Number(editing.keep), suspend: editing.suspend, snapshotClassName: schedule.spec?.snapshotClassName, resourceVersion: schedule.metadata.resourceVersion, generation: schedule.metadata.generation ?? undefined });
+              if (draftOk(editing)) save.mutate({ namespace: ns, name, claimName: claim.metadata.name ?? '', every: editing.every, keep: Number(editing.keep), suspend: editing.suspend, backup: backupOf(editing), snapshotClassName: schedule.spec?.snapshotClassName, resourceVersion: schedule.metadata.resourceVersion, generation: schedule.metadata.generation ?? undefined });
             }}
           >
             <Stack gap="xs">
@@ -168,7 +235,7 @@ function NewSchedule({ claim, taken }: { claim: PersistentVolumeClaim; taken: st
   const save = useSave(ns, () => setDraft(undefined));
   if (!draft) {
     return (
-      <Button size="xs" variant="light" w="fit-content" onClick={() => setDraft({ every: '6h', keep: 7, suspend: false })} data-testid="add-schedule">
+      <Button size="xs" variant="light" w="fit-content" onClick={() => setDraft({ every: '6h', keep: 7, suspend: false, backup: false, backupTarget: DEFAULT_TARGET, backupKeep: 7 })} data-testid="add-schedule">
         Add a schedule
       </Button>
     );
@@ -180,7 +247,7 @@ function NewSchedule({ claim, taken }: { claim: PersistentVolumeClaim; taken: st
         aria-label="New schedule"
         onSubmit={(e) => {
           e.preventDefault();
-          if (draftOk(draft)) save.mutate({ namespace: ns, name: scheduleName(claimName, draft.every, taken), claimName, every: draft.every, keep: Number(draft.keep), suspend: draft.suspend });
+          if (draftOk(draft)) save.mutate({ namespace: ns, name: scheduleName(claimName, draft.every, taken), claimName, every: draft.every, keep: Number(draft.keep), suspend: draft.suspend, backup: backupOf(draft) });
         }}
       >
         <Stack gap="xs">

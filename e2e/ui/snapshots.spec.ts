@@ -79,6 +79,19 @@ test.describe('snapshots', () => {
     await expect(card.getByTestId('schedule-summary')).toHaveText('every 6h, keeps 1');
     await screenshotThemes(page, 'claim-snapshots');
 
+    // The backup option: on (the default target, keep 2), then off again by an edit.
+    await card.getByTestId('edit-schedule').click();
+    await page.getByTestId('edit-schedule-backup').check();
+    await expect(page.getByTestId('edit-schedule-backup-target')).toHaveValue('The default target');
+    await page.getByTestId('edit-schedule-backup-keep').fill('2');
+    await page.getByTestId('save-schedule').click();
+    await expect(card.getByTestId('schedule-backup')).toHaveText('backs up to the default target, keeps 2');
+    expect((await getObject<Obj & { spec: { backup?: unknown } }>('SnapshotSchedule', `${claim}-6h`, NS)).spec.backup).toEqual({ keep: 2 });
+    await card.getByTestId('edit-schedule').click();
+    await page.getByTestId('edit-schedule-backup').uncheck();
+    await page.getByTestId('save-schedule').click();
+    await expect(card.getByTestId('schedule-backup')).toHaveCount(0);
+
     // The Snapshots page in the navigation lists it, filtered by text.
     await page.getByTestId('nav-snapshots').click();
     await page.getByRole('textbox', { name: 'Filter by text' }).fill(snap);

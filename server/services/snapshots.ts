@@ -23,6 +23,8 @@ export interface ScheduleInput {
   keep: number;
   snapshotClassName?: string;
   suspend?: boolean;
+  /** Each snapshot is also backed up (absent: no backups; an edit without it turns them off). */
+  backup?: { targetName?: string; keep: number };
   /** When changing an existing schedule: the version the user saw (a conflict otherwise). */
   resourceVersion?: string;
   /**
@@ -58,6 +60,7 @@ export class SnapshotService {
       target: { claimName: input.claimName },
       ...(input.snapshotClassName ? { snapshotClassName: input.snapshotClassName } : {}),
       ...(input.suspend ? { suspend: true } : {}),
+      ...(input.backup ? { backup: { keep: input.backup.keep, ...(input.backup.targetName ? { targetName: input.backup.targetName } : {}) } } : {}),
     };
     if (input.resourceVersion === undefined) {
       return this.objects.create(p, { apiVersion: SNAPSHOT_SCHEDULE_API_VERSION, kind: 'SnapshotSchedule' as const, metadata: { name: input.name, namespace: input.namespace }, spec });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { labelSnapshotSchedule, labelSnapshotSlot, scheduledSnapshotName, slotStamp } from '../../domain/snapshot-schedule';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import type { SnapshotSchedule } from '../../resources/snapshot-schedule/schema';
+import type { VolumeBackup } from '../../resources/volume-backup/schema';
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
 import { decideSchedule, SKIPPED_RETRY_MS } from './decide';
 
@@ -184,5 +185,142 @@ describe('decideSchedule: which slot is due, which to prune', () => {
   it('names the missing claim', () => {
     const d = decideSchedule({ schedule: schedule(), claims: [], snapshots: [], now: T0 });
     expect(d).toMatchObject({ status: { message: 'claim data does not exist', claims: [] } });
+  });
+});
+
+/** A backup the schedule made of its snapshot of `claimName` in the slot `slot`. */
+function bk(claimName: string, slot: number, phase: string | undefined, o: { schedule?: string; name?: string; deleting?: boolean } = {}): VolumeBackup {
+  const sched = o.schedule ?? 'nightly';
+  const snap = scheduledSnapshotName(sched, claimName, stamp(slot));
+  return {
+    apiVersion: 'stowage.io/v1',
+    kind: 'VolumeBackup',
+    metadata: {
+      name: o.name ?? snap,
+      namespace: 'ns',
+      labels: { [labelSnapshotSchedule]: sched, [labelSnapshotSlot]: stamp(slot) },
+      ...(o.deleting ? { deletionTimestamp: '2026-11-26T00:00:00Z' } : {}),
+    },
+    spec: { source: { volumeSnapshotName: snap }, backupTargetName: 'nfs' },
+    ...(phase ? { status: { phase, sourceClaimName: claimName } } : {}),
+  };
+}
+
+const withBackup = (keep: number, o: Parameters<typeof schedule>[0] = {}) => ({ ...schedule(o), spec: { ...schedule(o).spec, backup: { keep } } }) as SnapshotSchedule;
+
+describe('decideSchedule: backups (spec.backup)', () => {
+  it.each([
+    { name: 'no spec.backup: no backup is made', s: schedule(), snaps: [], backups: [], now: T0, backup: [], pruneBackups: [], prune: [] },
+    { name: 'a snapshot taken now is backed up in the same look', s: withBackup(3), snaps: [], backups: [], now: T0, backup: [n('data', T0)], pruneBackups: [], prune: [] },
+    { name: 'the newest snapshot without a backup (taken before) gets one', s: withBackup(3), snaps: [own('data', T0 - 6 * H), own('data', T0)], backups: [], now: T0 + H, backup: [n('data', T0)], pruneBackups: [], prune: [] },
+    { name: 'a snapshot already backed up is not backed up twice', s: withBackup(3), snaps: [own('data', T0)], backups: [bk('data', T0, 'InProgress')], now: T0 + H, backup: [], pruneBackups: [], prune: [] },
+    {
+      name: 'older snapshots are never backed up after the fact (their backup may have been pruned)',
+      s: withBackup(1),
+      snaps: [own('data', T0 - 6 * H), own('data', T0)],
+      backups: [bk('data', T0, 'Completed')],
+      now: T0 + H,
+      backup: [],
+      pruneBackups: [],
+      prune: [],
+    },
+    {
+      name: 'Completed backups beyond keep go, oldest first',
+      s: withBackup(2, { keep: 5 }),
+      snaps: [own('data', T0)],
+      backups: [bk('data', T0 - 18 * H, 'Completed'), bk('data', T0 - 12 * H, 'Completed'), bk('data', T0 - 6 * H, 'Completed'), bk('data', T0, 'Completed')],
+      now: T0 + H,
+      backup: [],
+      pruneBackups: [n('data', T0 - 18 * H), n('data', T0 - 12 * H)],
+      prune: [],
+    },
+    {
+      name: 'a backup still InProgress is never deleted nor counted',
+      s: withBackup(1, { keep: 5 }),
+      snaps: [own('data', T0)],
+      backups: [bk('data', T0 - 12 * H, 'InProgress'), bk('data', T0 - 6 * H, 'Completed'), bk('data', T0, 'InProgress')],
+      now: T0 + H,
+      backup: [],
+      pruneBackups: [],
+      prune: [],
+    },
+    {
+      name: 'Failed and Pending backups are not counted against keep',
+      s: withBackup(1, { keep: 5 }),
+      snaps: [own('data', T0)],
+      backups: [bk('data', T0 - 12 * H, 'Completed'), bk('data', T0 - 6 * H, 'Failed'), bk('data', T0, undefined)],
+      now: T0 + H,
+      backup: [],
+      pruneBackups: [],
+      prune: [],
+    },
+    {
+      name: 'backup keep counts per claim',
+      s: withBackup(1, { selector: { b: 'y' }, keep: 5 }),
+      snaps: [own('a', T0), own('b', T0)],
+      backups: [bk('a', T0 - 6 * H, 'Completed'), bk('a', T0, 'Completed'), bk('b', T0, 'Completed')],
+      now: T0 + H,
+      backup: [],
+      pruneBackups: [n('a', T0 - 6 * H)],
+      prune: [],
+    },
+    {
+      name: "someone else's backups are never pruned (other schedule, a hand-made name with our label, one being deleted)",
+      s: withBackup(1),
+      snaps: [own('data', T0)],
+      backups: [bk('data', T0, 'Completed'), bk('data', T0 - 6 * H, 'Completed', { schedule: 'other' }), bk('data', T0 - 12 * H, 'Completed', { name: 'mine' }), bk('data', T0 - 18 * H, 'Completed', { deleting: true })],
+      now: T0 + H,
+      backup: [],
+      pruneBackups: [],
+      prune: [],
+    },
+    {
+      name: 'snapshot retention waits for a backup still reading the snapshot',
+      s: withBackup(3, { keep: 1 }),
+      snaps: [own('data', T0 - 6 * H), own('data', T0)],
+      backups: [bk('data', T0 - 6 * H, 'InProgress')],
+      now: T0 + 6 * H,
+      backup: [n('data', T0 + 6 * H)],
+      pruneBackups: [],
+      prune: [n('data', T0)],
+    },
+    {
+      name: 'a backup not yet started (Pending) holds its snapshot too',
+      s: withBackup(3, { keep: 1 }),
+      snaps: [own('data', T0 - 6 * H), own('data', T0)],
+      backups: [bk('data', T0 - 6 * H, 'Pending'), bk('data', T0, 'Failed')],
+      now: T0 + H,
+      backup: [],
+      pruneBackups: [],
+      prune: [],
+    },
+    {
+      name: 'a Failed backup does not hold its snapshot',
+      s: withBackup(3, { keep: 1 }),
+      snaps: [own('data', T0 - 6 * H), own('data', T0)],
+      backups: [bk('data', T0 - 6 * H, 'Failed'), bk('data', T0, 'Completed')],
+      now: T0 + H,
+      backup: [],
+      pruneBackups: [],
+      prune: [n('data', T0 - 6 * H)],
+    },
+    {
+      name: 'once that backup is Completed, its snapshot is pruned',
+      s: withBackup(3, { keep: 1 }),
+      snaps: [own('data', T0 - 6 * H), own('data', T0 + 6 * H)],
+      backups: [bk('data', T0 - 6 * H, 'Completed'), bk('data', T0 + 6 * H, 'Completed')],
+      now: T0 + 7 * H,
+      backup: [],
+      pruneBackups: [],
+      prune: [n('data', T0 - 6 * H)],
+    },
+  ])('$name', ({ s, snaps, backups, now, backup, pruneBackups, prune }) => {
+    const d = decideSchedule({ schedule: s, claims: [claim('data'), claim('a', { labels: { b: 'y' } }), claim('b', { labels: { b: 'y' } })], snapshots: snaps, backups, now });
+    expect(d.action).toBe('run');
+    if (d.action !== 'run') return;
+    expect(d.backup.map((b) => b.name)).toEqual(backup);
+    expect(d.backup.every((b) => b.snapshot === b.name)).toBe(true);
+    expect(d.pruneBackups).toEqual(pruneBackups);
+    expect(d.prune).toEqual(prune);
   });
 });

@@ -14,6 +14,11 @@
 //   touched), including those about to be created, and deletes the oldest beyond `keep`.
 //   Snapshots already being deleted do not count. Claims that left the target keep their
 //   newest `keep` too.
+// - With spec.backup, the newest snapshot of each claim (taken now or before) gets a
+//   VolumeBackup named as the snapshot, once; older snapshots are never backed up after the
+//   fact. Per claim the newest `backup.keep` Completed backups are kept and older Completed
+//   ones deleted; Pending, InProgress and Failed ones are neither counted nor deleted. A
+//   snapshot whose backup has not ended (Pending or InProgress) is not pruned until it has.
 import { labelSelectorToSelector, matchesSelector } from '../../domain/label-selector';
 import {
   labelSnapshotSchedule,
@@ -26,6 +31,7 @@ import {
 } from '../../domain/snapshot-schedule';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import type { SnapshotSchedule } from '../../resources/snapshot-schedule/schema';
+import type { VolumeBackup } from '../../resources/volume-backup/schema';
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
 
 export interface ScheduleFacts {
@@ -35,6 +41,8 @@ export interface ScheduleFacts {
   /** The snapshots of the namespace carrying the schedule's label. */
   snapshots: VolumeSnapshot[];
   now: number;
+  /** The backups of the namespace carrying the schedule's label (when spec.backup is set). */
+  backups?: VolumeBackup[];
   /** The namespace is being deleted (metadata.deletionTimestamp): nothing may be created in it. */
   namespaceTerminating?: boolean;
 }
@@ -54,9 +62,59 @@ export interface ScheduleStatus {
   message?: string;
 }
 
+/** A VolumeBackup of one of the schedule's snapshots: named as the snapshot. */
+export interface BackupToMake {
+  name: string;
+  snapshot: string;
+  claim: string;
+  stamp: string;
+}
+
 export type ScheduleDecision =
   | { action: 'none'; why: string }
-  | { action: 'run'; take: SnapshotToTake[]; prune: string[]; status: ScheduleStatus; requeueAfterMs: number };
+  | {
+      action: 'run';
+      take: SnapshotToTake[];
+      prune: string[];
+      /** Backups to create (spec.backup set): the newest snapshot of each claim that has none. */
+      backup: BackupToMake[];
+      /** The schedule's Completed backups beyond spec.backup.keep per claim (never one still running). */
+      pruneBackups: string[];
+      status: ScheduleStatus;
+      requeueAfterMs: number;
+    };
+
+/** The schedule's own backups (its label; named as the snapshot they read), not being deleted. */
+export function ownBackups(schedule: string, backups: VolumeBackup[]): VolumeBackup[] {
+  return backups.filter(
+    (b) =>
+      b.metadata.labels?.[labelSnapshotSchedule] === schedule &&
+      !b.metadata.deletionTimestamp &&
+      b.spec?.source?.volumeSnapshotName !== undefined &&
+      b.spec.source.volumeSnapshotName === b.metadata.name,
+  );
+}
+
+/** A backup that may still read its snapshot: neither Completed nor Failed. */
+const stillReading = (b: VolumeBackup) => b.status?.phase !== 'Completed' && b.status?.phase !== 'Failed';
+
+/** Per claim, the Completed backups beyond the newest `keep` (oldest first); others are never counted nor deleted. */
+export function pruneBackupsBeyond(own: VolumeBackup[], keep: number): string[] {
+  const byClaim = new Map<string, { name: string; slot: number }[]>();
+  for (const b of own) {
+    const claim = b.status?.sourceClaimName;
+    const stamp = b.metadata.labels?.[labelSnapshotSlot];
+    const slot = stamp === undefined ? undefined : stampTime(stamp);
+    if (b.status?.phase !== 'Completed' || claim === undefined || slot === undefined) continue;
+    byClaim.set(claim, [...(byClaim.get(claim) ?? []), { name: b.metadata.name ?? '', slot }]);
+  }
+  const out: string[] = [];
+  for (const list of byClaim.values()) {
+    const newestFirst = [...list].sort((a, b) => b.slot - a.slot || b.name.localeCompare(a.name));
+    out.push(...newestFirst.slice(keep).reverse().map((o) => o.name));
+  }
+  return out;
+}
 
 /** How soon a slot with a skipped claim is looked at again. */
 export const SKIPPED_RETRY_MS = 30_000;
@@ -157,6 +215,30 @@ export function decideSchedule(f: ScheduleFacts): ScheduleDecision {
           : 'no claim matches the selector'
         : undefined;
   const taking = take.filter((t) => !prune.includes(t.name));
+
+  // Backups: the newest snapshot of each claim (taken now or before) gets one, once. Older
+  // snapshots are never backed up after the fact (their backup may have been pruned already).
+  const backup: BackupToMake[] = [];
+  let pruneBackups: string[] = [];
+  let reading = new Set<string>();
+  if (s.spec?.backup) {
+    const mine = ownBackups(name, f.backups ?? []);
+    const backedUp = new Set(mine.map((b) => b.metadata.name ?? ''));
+    reading = new Set(mine.filter(stillReading).map((b) => b.metadata.name ?? ''));
+    const newest = new Map<string, Owned & { stamp: string }>();
+    const candidates = [
+      ...owned.filter((o) => !prune.includes(o.name)).map((o) => ({ ...o, stamp: slotStamp(o.slot) })),
+      ...taking.map((t) => ({ name: t.name, claim: t.claim, slot: start, stamp: t.stamp })),
+    ];
+    for (const c of candidates) {
+      const cur = newest.get(c.claim);
+      if (!cur || c.slot > cur.slot) newest.set(c.claim, c);
+    }
+    for (const c of [...newest.values()].sort((a, b) => a.claim.localeCompare(b.claim))) {
+      if (!backedUp.has(c.name)) backup.push({ name: c.name, snapshot: c.name, claim: c.claim, stamp: c.stamp });
+    }
+    pruneBackups = pruneBackupsBeyond(mine, s.spec.backup.keep ?? 1);
+  }
   const lastSnapshotTime = taking.length > 0 ? iso(f.now) : (s.status?.lastSnapshotTime ?? undefined);
   const status: ScheduleStatus = {
     ...(took ? { lastScheduleTime: iso(start) } : s.status?.lastScheduleTime ? { lastScheduleTime: s.status.lastScheduleTime } : {}),
@@ -168,5 +250,7 @@ export function decideSchedule(f: ScheduleFacts): ScheduleDecision {
   // A skipped claim may become Bound within the slot: look again soon rather than next slot.
   const untilNext = start + everyMs - f.now;
   const requeueAfterMs = skipped.length > 0 ? Math.min(untilNext, SKIPPED_RETRY_MS) : untilNext;
-  return { action: 'run', take: taking, prune: prune.filter((n) => existing.has(n)), status, requeueAfterMs };
+  // A snapshot a backup still reads waits: it is pruned at a later look, once the backup ended.
+  const prunable = prune.filter((n) => existing.has(n) && !reading.has(n));
+  return { action: 'run', take: taking, prune: prunable, backup, pruneBackups, status, requeueAfterMs };
 }

@@ -16,6 +16,9 @@ import { reasons } from '../../domain/well-known/event-reasons';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import type { SnapshotSchedule } from '../../resources/snapshot-schedule/schema';
 import { SNAPSHOT_API_VERSION } from '../../resources/snapshot-fields';
+import { admitBackupTarget } from '../../resources/backup-target/default-target';
+import type { BackupTarget } from '../../resources/backup-target/schema';
+import type { VolumeBackup } from '../../resources/volume-backup/schema';
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
 import { EventRecorder } from '../../services/event-recorder';
 import { admitObjectQuota } from '../../services/quota-admission';
@@ -23,10 +26,11 @@ import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
 import { event } from '../runtime/event';
 import { write } from '../runtime/write';
-import { decideSchedule, type ScheduleStatus, type SnapshotToTake } from './decide';
+import { type BackupToMake, decideSchedule, type ScheduleStatus, type SnapshotToTake } from './decide';
 
 const SCHEDULE = 'SnapshotSchedule';
 const VS = 'VolumeSnapshot';
+const VB = 'VolumeBackup';
 export const snapshotScheduleControllerName = 'snapshot-schedule';
 
 export interface SnapshotScheduleDeps {
@@ -78,6 +82,47 @@ async function prune(d: Deps, ctx: ReconcileContext, s: SnapshotSchedule, name: 
   });
 }
 
+/** Creates the backup of one of the schedule's snapshots unless it exists; false when it did, or no target can be had. */
+async function backUp(d: Deps, ctx: ReconcileContext, s: SnapshotSchedule, b: BackupToMake): Promise<boolean> {
+  const ns = s.metadata.namespace;
+  try {
+    const made = await write(d, ctx, async (tx): Promise<boolean | string> => {
+      if (await tx.get(VB, ns, b.name)) return false;
+      const target = s.spec?.backup?.targetName;
+      const vb: VolumeBackup = {
+        apiVersion: 'stowage.io/v1',
+        kind: VB,
+        metadata: { name: b.name, namespace: ns, labels: { [labelSnapshotSchedule]: s.metadata.name ?? '', [labelSnapshotSlot]: b.stamp } },
+        spec: { source: { volumeSnapshotName: b.snapshot }, ...(target ? { backupTargetName: target } : {}) },
+      };
+      // As a user's create: the default target when none is named; refused when there is none.
+      const refused = admitBackupTarget(vb, (await d.store.list('BackupTarget')).items as BackupTarget[]); // a list of kind BackupTarget
+      if (refused.length > 0) return `Error creating VolumeBackup ${b.name}: ${refused.map((e) => `${e.field}: ${e.message}`).join('; ')}`;
+      await admitObjectQuota(tx, await tx.create(vb));
+      return true;
+    });
+    if (typeof made === 'string') {
+      await event(d, s, 'Warning', reasons.failedCreate, made);
+      return false;
+    }
+    return made;
+  } catch (e) {
+    if (isStowageError(e) && e.code === 'AlreadyExists') return false;
+    if (isStowageError(e) && e.code === 'Forbidden') await event(d, s, 'Warning', reasons.failedCreate, `Error creating: ${e.message}`);
+    throw e;
+  }
+}
+
+/** Deletes one of the schedule's backups, if it is still the schedule's, Completed, and not going already. */
+async function pruneBackup(d: Deps, ctx: ReconcileContext, s: SnapshotSchedule, name: string): Promise<boolean> {
+  return write(d, ctx, async (tx) => {
+    const vb = await tx.get(VB, s.metadata.namespace, name);
+    if (!vb || vb.metadata.deletionTimestamp || vb.metadata.labels?.[labelSnapshotSchedule] !== s.metadata.name || vb.status?.phase !== 'Completed') return false;
+    await tx.delete(VB, s.metadata.namespace, name);
+    return true;
+  });
+}
+
 function sameStatus(a: SnapshotSchedule['status'], b: ScheduleStatus): boolean {
   return JSON.stringify(a ?? {}) === JSON.stringify(b);
 }
@@ -98,7 +143,10 @@ export async function syncSchedule(d: Deps, ctx: ReconcileContext, namespace: st
   const ns = await d.store.tryGet('Namespace', undefined, namespace);
   const claims = (await d.store.list('PersistentVolumeClaim', { namespace })).items as PersistentVolumeClaim[]; // a list of kind PVC
   const snapshots = (await d.store.list(VS, { namespace, labelSelector: `${labelSnapshotSchedule}=${name}` })).items as VolumeSnapshot[]; // a list of kind VolumeSnapshot
-  const step = decideSchedule({ schedule, claims, snapshots, now: d.now(), namespaceTerminating: Boolean(ns?.metadata.deletionTimestamp) });
+  const backups = schedule.spec?.backup
+    ? ((await d.store.list(VB, { namespace, labelSelector: `${labelSnapshotSchedule}=${name}` })).items as VolumeBackup[]) // a list of kind VolumeBackup
+    : [];
+  const step = decideSchedule({ schedule, claims, snapshots, backups, now: d.now(), namespaceTerminating: Boolean(ns?.metadata.deletionTimestamp) });
   if (step.action === 'none') return;
 
   for (const t of step.take) {
@@ -106,6 +154,12 @@ export async function syncSchedule(d: Deps, ctx: ReconcileContext, namespace: st
   }
   for (const n of step.prune) {
     if (await prune(d, ctx, schedule, n)) await event(d, schedule, 'Normal', 'SnapshotPruned', `Deleted VolumeSnapshot ${n}: more than ${schedule.spec?.keep} snapshots of its claim`);
+  }
+  for (const b of step.backup) {
+    if (await backUp(d, ctx, schedule, b)) await event(d, schedule, 'Normal', 'BackupCreated', `Created VolumeBackup ${b.name} of snapshot ${b.snapshot}`);
+  }
+  for (const n of step.pruneBackups) {
+    if (await pruneBackup(d, ctx, schedule, n)) await event(d, schedule, 'Normal', 'BackupPruned', `Deleted VolumeBackup ${n}: more than ${schedule.spec?.backup?.keep} Completed backups of its claim`);
   }
   await writeStatus(d, ctx, schedule, step.status);
   return { requeueAfter: Math.max(step.requeueAfterMs, 1) };
@@ -122,10 +176,10 @@ export function snapshotScheduleSpec(deps: SnapshotScheduleDeps, opts: { resyncM
     name: snapshotScheduleControllerName,
     concurrency: opts.concurrency ?? 2,
     watch: {
-      kinds: [SCHEDULE, VS],
+      kinds: [SCHEDULE, VS, VB],
       keysFor: (e) => {
         if (e.kind === SCHEDULE) return [keyOf(e.namespace ?? '', e.name)];
-        // A snapshot of a schedule deleted by hand (or by anyone): the schedule looks again.
+        // A snapshot or backup of a schedule changed or deleted (a backup ending frees its snapshot): the schedule looks again.
         const owner = e.object?.metadata.labels?.[labelSnapshotSchedule];
         return owner ? [keyOf(e.namespace ?? '', owner)] : [];
       },

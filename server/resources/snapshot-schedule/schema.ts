@@ -20,6 +20,14 @@ export const snapshotScheduleSchema = kubeObjectSchema({
         .nullish(),
       snapshotClassName: z.string().nullish(),
       suspend: z.boolean().nullish(),
+      /** Each snapshot taken is also backed up (a VolumeBackup); the newest `keep` Completed backups per claim are kept. */
+      backup: z
+        .strictObject({
+          /** The BackupTarget; the default target when unset. */
+          targetName: z.string().nullish(),
+          keep: z.number().int().nullish(),
+        })
+        .nullish(),
     })
     .nullish(),
   status: z

@@ -29,6 +29,13 @@ describe('SnapshotSchedule on create', () => {
     { rule: 'a bad selector is refused', obj: patched(base, { spec: { target: { claimName: null, selector: { matchLabels: { 'a b': 'x' } } } } }), want: [/^spec\.target\.selector\.matchLabels/] },
     { rule: 'an empty class name is refused', obj: patched(base, { spec: { snapshotClassName: '' } }), want: [/^spec\.snapshotClassName: Invalid value: ""/] },
     { rule: 'the name is a DNS label (it is a label value on the snapshots)', obj: patched(base, { metadata: { name: 'a.b' } }), want: [/^metadata\.name: Invalid value: "a\.b"/] },
+    { rule: 'a backup to the default target, keep 30, is valid', obj: patched(base, { spec: { backup: { keep: 30 } } }), want: [] },
+    { rule: 'a backup to a named target is valid', obj: patched(base, { spec: { backup: { targetName: 'nfs', keep: 1000 } } }), want: [] },
+    { rule: 'backup keep is required', obj: patched(base, { spec: { backup: { targetName: 'nfs' } } }), want: ['spec.backup.keep: Required value: how many backups to keep per claim (1..1000)'] },
+    { rule: 'backup keep 0 is refused', obj: patched(base, { spec: { backup: { keep: 0 } } }), want: ['spec.backup.keep: Invalid value: 0: must be between 1 and 1000'] },
+    { rule: 'backup keep 1001 is refused', obj: patched(base, { spec: { backup: { keep: 1001 } } }), want: ['spec.backup.keep: Invalid value: 1001: must be between 1 and 1000'] },
+    { rule: 'a bad target name is refused', obj: patched(base, { spec: { backup: { targetName: 'NFS!', keep: 3 } } }), want: [/^spec\.backup\.targetName: Invalid value: "NFS!"/] },
+    { rule: 'unknown backup fields are refused', obj: patched(base, { spec: { backup: { keep: 3, every: '1d' } } }), want: [/every/] },
     { rule: 'unknown fields are refused', obj: patched(base, { spec: { often: true } }), want: [/often/] },
   ])('$rule', ({ obj, want }) => {
     const got = lines(createErrors(snapshotScheduleStrategy, obj));

@@ -1,6 +1,7 @@
 // The SnapshotSchedule strategy (snapshot.stowage.io/v1, namespaced): every (an interval of at
 // least 5m), keep (1..100) and exactly one target (a claim's name or a label selector on the
-// namespace's claims) are required; a class name is never empty. Status is the controller's.
+// namespace's claims) are required; a class name is never empty; spec.backup, when set,
+// needs keep (1..1000) and an optional target name. Status is the controller's.
 import type { FieldError } from '../../domain/errors';
 import { ageOf } from '../../domain/duration';
 import { labelSelectorToSelector, selectorToString, validateLabelSelector } from '../../domain/label-selector';
@@ -36,8 +37,20 @@ function validateSpec(spec: Spec): FieldError[] {
   if (spec.snapshotClassName !== undefined) {
     for (const m of nameIsDNSSubdomain(spec.snapshotClassName, false)) errs.push(invalid('spec.snapshotClassName', spec.snapshotClassName, m));
   }
+  if (spec.backup) {
+    const b = spec.backup;
+    if (b.targetName !== undefined) {
+      for (const m of nameIsDNSSubdomain(b.targetName, false)) errs.push(invalid('spec.backup.targetName', b.targetName, m));
+    }
+    if (b.keep === undefined) errs.push(required('spec.backup.keep', `how many backups to keep per claim (${MIN_BACKUP_KEEP}..${MAX_BACKUP_KEEP})`));
+    else if (b.keep < MIN_BACKUP_KEEP || b.keep > MAX_BACKUP_KEEP) errs.push(invalid('spec.backup.keep', b.keep, `must be between ${MIN_BACKUP_KEEP} and ${MAX_BACKUP_KEEP}`));
+  }
   return errs;
 }
+
+/** How many Completed backups per claim a schedule may keep. */
+export const MIN_BACKUP_KEEP = 1;
+export const MAX_BACKUP_KEEP = 1000;
 
 function validateSchedule(s: SnapshotSchedule): FieldError[] {
   // The name is a label value on every snapshot the schedule takes: a DNS label (63 characters).

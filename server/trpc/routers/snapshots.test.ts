@@ -54,6 +54,17 @@ describe('take', () => {
 });
 
 describe('saveSchedule', () => {
+  test('the backup option: set with a target and keep, changed to the default target, then turned off by an edit without it', async () => {
+    const made = await caller(dev).snapshots.saveSchedule({ namespace: 'team', name: 'data-bk', claimName: 'data', every: '1d', keep: 3, backup: { targetName: 'nfs', keep: 30 } });
+    expect(made.spec?.backup).toEqual({ targetName: 'nfs', keep: 30 });
+    const dflt = await caller(dev).snapshots.saveSchedule({ namespace: 'team', name: 'data-bk', claimName: 'data', every: '1d', keep: 3, backup: { keep: 5 }, resourceVersion: made.metadata.resourceVersion });
+    expect(dflt.spec?.backup).toEqual({ keep: 5 });
+    const off = await caller(dev).snapshots.saveSchedule({ namespace: 'team', name: 'data-bk', claimName: 'data', every: '1d', keep: 3, resourceVersion: dflt.metadata.resourceVersion });
+    expect(off.spec?.backup).toBeUndefined();
+    const bad = await caller(dev).snapshots.saveSchedule({ namespace: 'team', name: 'data-bk2', claimName: 'data', every: '1d', keep: 3, backup: { keep: 1001 } }).catch((e) => e);
+    expect(bad).toBeInstanceOf(TRPCError);
+    expect(bad.code).toBe('BAD_REQUEST');
+  });
   test('creates, then changes every and keep (the target stays); a stale version is a CONFLICT', async () => {
     const made = await caller(dev).snapshots.saveSchedule({ namespace: 'team', name: 'data-6h', claimName: 'data', every: '6h', keep: 7 });
     expect(made.spec).toEqual({ every: '6h', keep: 7, target: { claimName: 'data' } });

@@ -3,6 +3,7 @@
 // bounded inputs, one service call each.
 import { z } from 'zod';
 import { MAX_KEEP, MIN_KEEP } from '../../domain/snapshot-schedule';
+import { MAX_BACKUP_KEEP, MIN_BACKUP_KEEP } from '../../resources/snapshot-schedule/strategy';
 import { authedProcedure, router } from '../init';
 
 const name = z.string().min(1).max(253);
@@ -23,6 +24,8 @@ export const snapshotsRouter = router({
         keep: z.number().int().min(MIN_KEEP).max(MAX_KEEP),
         snapshotClassName: name.optional(),
         suspend: z.boolean().optional(),
+        /** Each snapshot is also backed up: into the target (the default when unset), keeping the newest `keep`. */
+        backup: z.object({ targetName: name.optional(), keep: z.number().int().min(MIN_BACKUP_KEEP).max(MAX_BACKUP_KEEP) }).optional(),
         resourceVersion: z.string().min(1).max(40).optional(),
         generation: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
       }),
