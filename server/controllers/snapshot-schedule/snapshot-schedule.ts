@@ -150,16 +150,16 @@ export async function syncSchedule(d: Deps, ctx: ReconcileContext, namespace: st
   if (step.action === 'none') return;
 
   for (const t of step.take) {
-    if (await take(d, ctx, schedule, t)) await event(d, schedule, 'Normal', 'SnapshotTaken', `Created VolumeSnapshot ${t.name} of claim ${t.claim}`);
+    if (await take(d, ctx, schedule, t)) await event(d, schedule, 'Normal', reasons.snapshotTaken, `Created VolumeSnapshot ${t.name} of claim ${t.claim}`);
   }
   for (const n of step.prune) {
     if (await prune(d, ctx, schedule, n)) await event(d, schedule, 'Normal', 'SnapshotPruned', `Deleted VolumeSnapshot ${n}: more than ${schedule.spec?.keep} snapshots of its claim`);
   }
   for (const b of step.backup) {
-    if (await backUp(d, ctx, schedule, b)) await event(d, schedule, 'Normal', 'BackupCreated', `Created VolumeBackup ${b.name} of snapshot ${b.snapshot}`);
+    if (await backUp(d, ctx, schedule, b)) await event(d, schedule, 'Normal', reasons.backupCreated, `Created VolumeBackup ${b.name} of snapshot ${b.snapshot}`);
   }
   for (const n of step.pruneBackups) {
-    if (await pruneBackup(d, ctx, schedule, n)) await event(d, schedule, 'Normal', 'BackupPruned', `Deleted VolumeBackup ${n}: more than ${schedule.spec?.backup?.keep} Completed backups of its claim`);
+    if (await pruneBackup(d, ctx, schedule, n)) await event(d, schedule, 'Normal', reasons.backupPruned, `Deleted VolumeBackup ${n}: more than ${schedule.spec?.backup?.keep} Completed backups of its claim`);
   }
   await writeStatus(d, ctx, schedule, step.status);
   return { requeueAfter: Math.max(step.requeueAfterMs, 1) };

@@ -116,6 +116,12 @@ export const reasons = {
   backupDamaged: 'BackupDamaged',
   /** A verify read every chunk of a backup back and found each as its id says. */
   backupVerified: 'BackupVerified',
+  /** A snapshot schedule took a snapshot. */
+  snapshotTaken: 'SnapshotTaken',
+  /** A snapshot schedule backed one of its snapshots up. */
+  backupCreated: 'BackupCreated',
+  /** A snapshot schedule deleted a backup beyond its keep. */
+  backupPruned: 'BackupPruned',
   /** A backup is waiting: for its snapshot, its target, a node that reaches the target. */
   backupWaiting: 'BackupWaiting',
   /** A backup's data was removed from its target (or, imported, only its object). */
