@@ -139,8 +139,11 @@ describe('SnapshotSchedule', () => {
     await ctx.app.store.delete('Namespace', undefined, T);
     const ns = await ctx.app.store.get('Namespace', undefined, T);
     expect(ns.metadata.deletionTimestamp).toBeTruthy();
-    const s = (await ctx.app.store.get('SnapshotSchedule', T, 'late')) as SnapshotSchedule;
-    const resumed = await ctx.app.store.update({ ...s, spec: { ...s.spec!, suspend: false } });
+    // Resumed on the schedule as read now: a write to it may come between the read and the update (seen under load).
+    const resumed = await waitFor('schedule resumed', async () => {
+      const s = (await ctx.app.store.get('SnapshotSchedule', T, 'late')) as SnapshotSchedule;
+      return ctx.app.store.update({ ...s, spec: { ...s.spec!, suspend: false } }).catch((e: { code?: string }) => (e.code === 'Conflict' ? undefined : Promise.reject(e)));
+    });
 
     const rctx: ReconcileContext = { controller: 'other', signal: new AbortController().signal, log, enqueue: () => {}, isQueued: () => false, wrote: () => {} };
     const deps = { store: ctx.app.store, log, events: new EventRecorder(ctx.app.store, 'x', log), now: () => clock };
