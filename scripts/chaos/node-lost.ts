@@ -25,7 +25,9 @@ export interface NodeLostPlan {
 
 /** Which node is lost and where its claims come back (from the seeded generator). */
 export function planNodeLost(nodes: number, rand: () => number, claims = 2): NodeLostPlan {
-  const lost = Math.floor(rand() * nodes);
+  // The generator's first draws after a small seed are tiny: use its low digits, so the
+  // seed varies the node.
+  const lost = Math.floor(rand() * 1e6) % nodes;
   return { lost, restoreOn: (lost + 1 + Math.floor(rand() * (nodes - 1))) % nodes, claims };
 }
 
