@@ -245,3 +245,58 @@ export function writesResumedInTime(stalls: readonly [string, number | undefined
   }
   return { checked: stalls.length, violations };
 }
+
+/** A claim on the lost node, with the Completed backups the run made of it (and the checksum of the data each holds). */
+export interface LostClaim {
+  claim: string;
+  /** The node that was lost (its agent stopped for good, its pool removed). */
+  lostNode: string;
+  backups: { name: string; sha256: string; completedAt: number }[];
+}
+
+/** What the run got back for a lost claim: the new claim, the backup it named, where it bound and what it holds. */
+export interface RestoreOutcome {
+  /** The lost claim this restore stands in for. */
+  claim: string;
+  restoredClaim: string;
+  backupName: string;
+  /** The node the restored claim's volume is on (undefined: it never bound). */
+  node?: string;
+  /** SHA-256 of the restored data (undefined: not read). */
+  sha256?: string;
+  /** Why it could not be looked at (did not bind in time, the file is missing ...). */
+  problem?: string;
+}
+
+/**
+ * After a node is lost, each of its claims is restored from its LAST Completed backup as a
+ * new claim on another node, and that claim holds exactly the data of that backup (the
+ * checksum the run recorded before the backup). A lost claim without a Completed backup,
+ * without a restore, restored from an older backup, bound on the lost node, or holding
+ * other data is a violation.
+ */
+export function restoredFromLastBackup(lost: readonly LostClaim[], restores: readonly RestoreOutcome[]): Verdict {
+  const violations: string[] = [];
+  for (const l of lost) {
+    const last = [...l.backups].sort((a, b) => a.completedAt - b.completedAt).at(-1);
+    if (!last) {
+      violations.push(`claim ${l.claim} on lost node ${l.lostNode} had no Completed backup`);
+      continue;
+    }
+    const r = restores.find((x) => x.claim === l.claim);
+    if (!r) {
+      violations.push(`claim ${l.claim} on lost node ${l.lostNode} was not restored`);
+      continue;
+    }
+    if (r.backupName !== last.name) {
+      violations.push(`claim ${l.claim} restored as ${r.restoredClaim} from backup ${r.backupName}, not its last one ${last.name}`);
+      continue;
+    }
+    if (r.problem) violations.push(`claim ${l.claim} restored as ${r.restoredClaim}: ${r.problem}`);
+    else if (r.node === undefined) violations.push(`claim ${l.claim} restored as ${r.restoredClaim}: never bound`);
+    else if (r.node === l.lostNode) violations.push(`claim ${l.claim} restored as ${r.restoredClaim} on the lost node ${l.lostNode}`);
+    else if (r.sha256 === undefined) violations.push(`claim ${l.claim} restored as ${r.restoredClaim} on ${r.node}: its data was not read`);
+    else if (r.sha256 !== last.sha256) violations.push(`claim ${l.claim} restored as ${r.restoredClaim} on ${r.node} holds data with SHA-256 ${r.sha256}, not the backup's ${last.sha256}`);
+  }
+  return { checked: lost.length, violations };
+}

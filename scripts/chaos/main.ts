@@ -1,8 +1,10 @@
-// `npm run chaos [-- --short | --duration SECONDS] [--seed N]`: a steady workload against a
-// real topology (see ../cluster/topology.ts) while servers, controllers and agents are
-// SIGKILLed and SIGSTOPped, an agent's network is cut, Postgres restarts and fails over to
-// its synchronous standby. Then it checks the invariants (invariants.ts) and prints counts
-// per fault and per invariant, and the failover figures. Exit status 1 on any violation.
+// `npm run chaos [-- --short | --duration SECONDS] [--seed N] [--node-lost | --no-node-lost]`:
+// a steady workload against a real topology (see ../cluster/topology.ts) while servers,
+// controllers and agents are SIGKILLed and SIGSTOPped, an agent's network is cut, Postgres
+// restarts and fails over to its synchronous standby; last (in the full run, or with
+// --node-lost), a node is lost for good and its claims are restored from their backups on
+// another node (node-lost.ts). Then it checks the invariants (invariants.ts) and prints
+// counts per fault and per invariant, and the failover figures. Exit status 1 on any violation.
 import { closeSync, existsSync, openSync, readFileSync, readSync, rmSync, writeSync, fsyncSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +13,7 @@ import pg from 'pg';
 import { kubeRequest, type KubeTarget } from '../cluster/kube';
 import { chaosPortBase } from '../cluster/settings';
 import { DISK_CLASS, Topology } from '../cluster/topology';
+import { loseNodeAndRestore, planNodeLost, prepareNodeLost } from './node-lost';
 import { ResumingWatch, untilDone, withOneRetry, type WatchEvent } from './client';
 import {
   acknowledgedWritesDurable,
@@ -20,12 +23,14 @@ import {
   gapFreeWatches,
   noOfferBeforeWipe,
   noOverlappingWipes,
+  restoredFromLastBackup,
   writesResumedInTime,
   type AckedWrite,
   type BindingObservation,
   type CommittedChange,
   type OfferObservation,
   type RecordedChange,
+  type RestoreOutcome,
   type Verdict,
 } from './invariants';
 
@@ -52,6 +57,10 @@ function args() {
     clients: num('clients', 50),
     short,
     keep: a.includes('--keep'),
+    // The "node lost" fault (node-lost.ts): a btrfs pool per node, backups, then one node
+    // lost for good after the other faults and their convergence check. In the full run;
+    // the short one (CI) has it only when asked for with --node-lost.
+    nodeLost: a.includes('--node-lost') || (!short && !a.includes('--no-node-lost')),
     ifPossible: a.includes('--if-possible'),
   };
 }
@@ -67,7 +76,7 @@ function rng(seed: number) {
   };
 }
 
-type FaultKind = 'kill-server' | 'stop-server' | 'kill-controllers' | 'stop-controllers' | 'kill-agent' | 'cut-agent-network' | 'kill-postgres' | 'failover';
+type FaultKind = 'node-lost' | 'kill-server' | 'stop-server' | 'kill-controllers' | 'stop-controllers' | 'kill-agent' | 'cut-agent-network' | 'kill-postgres' | 'failover';
 
 interface Fault {
   kind: FaultKind;
@@ -98,7 +107,7 @@ async function main(): Promise<void> {
   const dir = path.join(os.tmpdir(), `stowage-chaos-${process.pid}`);
   // Its own ports, namespaces and Postgres data (named by the base), beside any `npm run cluster`.
   const portBase = chaosPortBase(process.env);
-  const t = new Topology({ dir, kind: 'x', portBase, servers: 3, controllers: 2, agents: 3, disksPerNode: 2, root, log: (m) => say(`[topology] ${m}`) });
+  const t = new Topology({ dir, kind: 'x', portBase, servers: 3, controllers: 2, agents: 3, disksPerNode: 2, pools: opt.nodeLost, root, log: (m) => say(`[topology] ${m}`) });
   let cleaned = false;
   const cleanup = async () => {
     if (cleaned) return;
@@ -155,9 +164,14 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
   const workload = new Map<string, number>();
   const count = (what: string) => workload.set(what, (workload.get(what) ?? 0) + 1);
   const figures: [string, string][] = [];
+  const restores: RestoreOutcome[] = [];
   /** Each Postgres fault: how long until the first acknowledged write (undefined: none). */
   const writeStalls: [string, number | undefined][] = [];
   let running = true;
+
+  // ---- before any fault: the node to lose, its claims' data and their backups ----
+  const nodeLost = opt.nodeLost ? planNodeLost(t.nodes.length, rand) : undefined;
+  const lostClaims = nodeLost ? await prepareNodeLost(t, k, NS, nodeLost, rand, say) : [];
 
   // ---- watches: volumes (and what a re-offered disk holds), claims, the ledger ----
   const pvPhase = new Map<string, string>();
@@ -423,6 +437,17 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
   for (const w of watches) w.stop();
   await Promise.all(watchRuns);
 
+  // ---- node lost: after the others converged (a lost node never comes back) ----
+  if (nodeLost) {
+    const t0 = Date.now();
+    say(`  fault ${faults.length + 1}: node-lost (${t.nodes[nodeLost.lost].name}; restores on ${t.nodes[nodeLost.restoreOn].name})`);
+    faults.push({ kind: 'node-lost', target: t.nodes[nodeLost.lost].name, at: t0, until: 0 });
+    faultCounts.set('node-lost', 1);
+    restores.push(...(await loseNodeAndRestore(t, k, NS, nodeLost, lostClaims, say)));
+    faults.at(-1)!.until = Date.now();
+    figures.push(['Node lost → its claims restored from their last backups on another node and read back', `${((Date.now() - t0) / 1000).toFixed(1)} s`]);
+  }
+
   // ---- checks ----
   const present = new Set<string>();
   let cont = '';
@@ -444,6 +469,7 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
     [`first write within ${WRITE_STALL_LIMIT_MS / 1000} s of each Postgres fault`, writesResumedInTime(writeStalls, WRITE_STALL_LIMIT_MS)],
     [`converged within ${CONVERGE_LIMIT_MS / 1000} s of the last fault`, convergedInTime(convergedAfter, CONVERGE_LIMIT_MS, `still waiting for ${converged.waiting}`)],
   ];
+  if (nodeLost) verdicts.push(['each claim of the lost node restored from its last backup on another node, holding that backup\'s data', restoredFromLastBackup(lostClaims, restores)]);
   figures.push(['Converged after the last fault', convergedAfter === undefined ? 'no' : `${(convergedAfter / 1000).toFixed(1)} s`]);
   const lateReads = offers.filter((o) => o.foundClaimUid && (boundAt.get(o.foundClaimUid) ?? -1n) > o.rv).length;
   figures.push(['Offers whose device was read after a newer claim had written it (not counted above)', String(lateReads)]);

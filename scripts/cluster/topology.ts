@@ -34,6 +34,11 @@ export interface TopologyOptions {
   controllers: number;
   agents: number;
   disksPerNode: number;
+  /**
+   * A btrfs pool per node (a loop file, mounted privately to the node's agent at the one
+   * path the class POOL_CLASS names), for volumes that live and die with their node.
+   */
+  pools?: boolean;
   /** Where the project is (bin/stowage.mjs). */
   root: string;
   log: (line: string) => void;
@@ -49,6 +54,10 @@ export interface NodeInfo {
 
 export const DISK_CLASS = 'cluster-disks';
 const DISK_MIB = 16;
+/** The btrfs class over every node's own pool (with `pools`), and its snapshot class. */
+export const POOL_CLASS = 'cluster-pooled';
+export const POOL_SNAPSHOT_CLASS = 'cluster-pooled-snapshots';
+const POOL_MIB = 160;
 
 export class Topology {
   readonly servers: Supervised[] = [];
@@ -221,15 +230,17 @@ export class Topology {
       }
     }
     await this.applyDiskClass(discovery);
+    if (o.pools) await this.makePools();
 
     o.log('Agents ...');
     for (const [i, n] of this.nodes.entries()) {
       execFileSync(process.execPath, [path.join(o.root, 'bin', 'stowage.mjs'), 'node', 'add', n.name, '-o', path.join(n.dir, 'token')], { cwd: o.root, env: { ...process.env, ...this.stowageEnv() }, stdio: 'ignore' });
       // Inside its namespace (ip netns exec gives it a mount namespace of its own too), the
       // node's own disks appear at the one discovery path the configuration names.
+      const binds = [path.join(n.dir, 'disks'), discovery, ...(o.pools ? [this.poolMount(n), this.poolPath] : [])];
       const agentArgs = [
-        'netns', 'exec', n.link.ns, 'sh', '-c', 'mount --bind "$1" "$2" && shift 2 && exec "$@"', 'sh',
-        path.join(n.dir, 'disks'), discovery,
+        'netns', 'exec', n.link.ns, 'sh', '-c', `${o.pools ? 'mount --bind "$3" "$4" && ' : ''}mount --bind "$1" "$2" && shift ${binds.length} && exec "$@"`, 'sh',
+        ...binds,
         process.execPath, path.join(o.root, 'bin', 'stowage.mjs'), 'agent',
         '--server', `https://${n.link.hostAddress}:${this.ports.api}`,
         '--token-file', path.join(n.dir, 'token'),
@@ -322,6 +333,52 @@ rm -rf "$lock"
     };
     const r = await kubeRequest(k, 'POST', '/apis/storage.k8s.io/v1/storageclasses', sc);
     if (r.status !== 201 && r.status !== 409) throw new Error(`StorageClass ${DISK_CLASS}: ${r.status} ${JSON.stringify(r.body)}`);
+  }
+
+  /** Where every agent sees its own node's pool (an empty directory outside the agents). */
+  get poolPath(): string {
+    return path.join(this.o.dir, 'pool');
+  }
+
+  /** Where node `n`'s pool is mounted on the host (what its agent sees at poolPath). */
+  poolMount(n: NodeInfo): string {
+    return path.join(n.dir, 'pool');
+  }
+
+  /** A btrfs pool per node (quotas on), the class over them and its snapshot class. */
+  private async makePools(): Promise<void> {
+    mkdirSync(this.poolPath, { recursive: true });
+    for (const n of this.nodes) {
+      const img = path.join(n.dir, 'pool.img');
+      writeFileSync(img, '');
+      execFileSync('truncate', ['-s', `${POOL_MIB}M`, img]);
+      const dev = execFileSync('losetup', ['-f', '--show', img], { encoding: 'utf8' }).trim();
+      execFileSync('mkfs.btrfs', ['-q', '-f', dev], { stdio: 'ignore' });
+      mkdirSync(this.poolMount(n), { recursive: true });
+      execFileSync('mount', [dev, this.poolMount(n)]);
+      execFileSync('btrfs', ['quota', 'enable', this.poolMount(n)]);
+    }
+    const k = this.kube!;
+    const sc = { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: POOL_CLASS }, provisioner: 'stowage.io/btrfs', parameters: { pool: this.poolPath }, reclaimPolicy: 'Delete', volumeBindingMode: 'WaitForFirstConsumer' };
+    const r = await kubeRequest(k, 'POST', '/apis/storage.k8s.io/v1/storageclasses', sc);
+    if (r.status !== 201 && r.status !== 409) throw new Error(`StorageClass ${POOL_CLASS}: ${r.status} ${JSON.stringify(r.body)}`);
+    const vsc = { apiVersion: 'snapshot.storage.k8s.io/v1', kind: 'VolumeSnapshotClass', metadata: { name: POOL_SNAPSHOT_CLASS }, driver: 'stowage.io/btrfs', deletionPolicy: 'Delete' };
+    const v = await kubeRequest(k, 'POST', '/apis/snapshot.storage.k8s.io/v1/volumesnapshotclasses', vsc);
+    if (v.status !== 201 && v.status !== 409) throw new Error(`VolumeSnapshotClass ${POOL_SNAPSHOT_CLASS}: ${v.status} ${JSON.stringify(v.body)}`);
+  }
+
+  /** The node is lost: its agent stopped for good, its pool unmounted and its image removed. */
+  async loseNode(i: number): Promise<void> {
+    const n = this.nodes[i];
+    await this.agents[i].stop();
+    await run('umount', ['-l', this.poolMount(n)], { allowFail: true });
+    const list = execFileSync('losetup', ['-j', path.join(n.dir, 'pool.img')], { encoding: 'utf8' });
+    for (const line of list.split('\n')) {
+      const m = /^(\/dev\/loop\d+):/.exec(line);
+      if (m) await run('losetup', ['-d', m[1]], { allowFail: true });
+    }
+    rmSync(path.join(n.dir, 'pool.img'), { force: true });
+    rmSync(this.poolMount(n), { recursive: true, force: true });
   }
 
   /** The cluster's local PVs (the agents' disks). */
@@ -471,6 +528,11 @@ export async function teardown(o: Pick<TopologyOptions, 'dir' | 'kind' | 'portBa
   // Only this cluster's own namespaces (named by its kind and port base).
   for (let i = 1; i <= Math.max(o.agents, 9); i++) await deleteLink(nodeLink(a, i));
   const nodesDir = path.join(o.dir, 'nodes');
+  // Pools (with `pools`) are unmounted before their loop devices go.
+  for (let i = 1; i <= Math.max(o.agents, 9); i++) {
+    const mount = path.join(nodesDir, `n${i}`, 'pool');
+    if (existsSync(path.join(nodesDir, `n${i}`, 'pool.img'))) await run('umount', ['-l', mount], { allowFail: true });
+  }
   if (existsSync(nodesDir)) {
     const list = execFileSync('losetup', ['-a'], { encoding: 'utf8' });
     for (const line of list.split('\n')) {

@@ -7,9 +7,12 @@ import {
   gapFreeWatches,
   noOfferBeforeWipe,
   noOverlappingWipes,
+  restoredFromLastBackup,
   writesResumedInTime,
   type AckedWrite,
   type BindingObservation,
+  type LostClaim,
+  type RestoreOutcome,
   type WatchSegment,
 } from '../../scripts/chaos/invariants';
 
@@ -142,5 +145,35 @@ describe('writesResumedInTime', () => {
     const v = writesResumedInTime(stalls, 15_000);
     expect(v.violations).toHaveLength(bad);
     expect(v.checked).toBe(stalls.length);
+  });
+});
+
+describe('restoredFromLastBackup', () => {
+  const A = 'a'.repeat(64);
+  const B = 'b'.repeat(64);
+  const lost = (backups: LostClaim['backups']): LostClaim[] => [{ claim: 'hp-0', lostNode: 'n1', backups }];
+  const twoBackups = [
+    { name: 'hp-0-b2', sha256: B, completedAt: 20 },
+    { name: 'hp-0-b1', sha256: A, completedAt: 10 },
+  ];
+  const ok: RestoreOutcome = { claim: 'hp-0', restoredClaim: 'hp-0-r', backupName: 'hp-0-b2', node: 'n2', sha256: B };
+  it.each([
+    { name: 'restored from the last backup on another node with its data', backups: twoBackups, restores: [ok], bad: 0 },
+    { name: 'restored from an older backup (its data matches that one)', backups: twoBackups, restores: [{ ...ok, backupName: 'hp-0-b1', sha256: A }], bad: 1 },
+    { name: 'other data than the backup holds', backups: twoBackups, restores: [{ ...ok, sha256: A }], bad: 1 },
+    { name: 'bound on the lost node', backups: twoBackups, restores: [{ ...ok, node: 'n1' }], bad: 1 },
+    { name: 'never bound', backups: twoBackups, restores: [{ ...ok, node: undefined, sha256: undefined }], bad: 1 },
+    { name: 'bound, data not read', backups: twoBackups, restores: [{ ...ok, sha256: undefined }], bad: 1 },
+    { name: 'a problem reported (not bound within the deadline)', backups: twoBackups, restores: [{ ...ok, node: undefined, sha256: undefined, problem: 'not Bound within 120 s' }], bad: 1 },
+    { name: 'no restore of a lost claim', backups: twoBackups, restores: [], bad: 1 },
+    { name: 'no Completed backup before the loss', backups: [], restores: [], bad: 1 },
+    { name: 'a restore of another claim does not count', backups: twoBackups, restores: [{ ...ok, claim: 'hp-1' }], bad: 1 },
+  ])('$name', ({ backups, restores, bad }) => {
+    const v = restoredFromLastBackup(lost(backups), restores);
+    expect(v.violations).toHaveLength(bad);
+    expect(v.checked).toBe(1);
+  });
+  it('checks nothing when no node was lost', () => {
+    expect(restoredFromLastBackup([], [ok])).toEqual({ checked: 0, violations: [] });
   });
 });
