@@ -183,8 +183,12 @@ describe('VolumeBackup', () => {
     const failed = await waitFor('Failed', phaseIs('b3', 'Failed'));
     expect(failed.status?.error?.message).toMatch(/attempt 2.*the snapshot image is damaged/);
     await waitFor('snapshot unprotected', async () => !(await ctx.app.store.tryGet('VolumeSnapshot', NS, 'snap-1'))?.metadata.finalizers?.includes(PROT));
-    const events = await eventsAbout(ctx.app, failed);
-    expect(events.filter((e) => e.reason === 'BackupFailed' && e.type === 'Warning').length).toBeGreaterThanOrEqual(2);
+    // Both failures are told (events are written after the status, so they are waited for).
+    const warned = await waitFor('two BackupFailed warnings', async () => {
+      const n = (await eventsAbout(ctx.app, failed)).filter((e) => e.reason === 'BackupFailed' && e.type === 'Warning').length;
+      return n >= 2 ? n : undefined;
+    });
+    expect(warned).toBeGreaterThanOrEqual(2);
   });
 
   it('deleting a Completed backup queues a delete job on a node that reaches the target, and the backup goes once it succeeded', async () => {
