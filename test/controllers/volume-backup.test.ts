@@ -144,7 +144,10 @@ describe('VolumeBackup', () => {
     await waitFor('snapshot removed', async () => !(await ctx.app.store.tryGet('VolumeSnapshot', NS, vs.metadata.name!)));
     await waitFor('claim unprotected', async () => !(await ctx.app.store.tryGet('PersistentVolumeClaim', NS, 'data'))?.metadata.finalizers?.includes(PROT));
     await waitFor('job forgotten', async () => !(await jobs.get(key)));
-    const reasons = (await eventsAbout(ctx.app, done)).map((e) => e.reason);
+    const reasons = await waitFor('its events', async () => {
+      const r = (await eventsAbout(ctx.app, done)).map((e) => e.reason);
+      return r.includes('BackupStarted') && r.includes('BackupCompleted') ? r : undefined;
+    });
     expect(reasons).toEqual(expect.arrayContaining(['BackupStarted', 'BackupCompleted']));
     expect(jobs.queued.filter((k) => k === key)).toHaveLength(1);
 
