@@ -62,15 +62,18 @@ const dec = (v: bigint | number) => BigInt(v).toString();
 const DELETE_GC_GRACE_MS = 60_000;
 
 /** A mover error that trying again cannot mend: a damaged chunk, a missing backup, a refused id or path. */
+/** What a job is about, for messages: its backup, or its volume's transfer. */
+const subjectOf = (spec: DataJobSpec) => ('backupId' in spec ? `backup ${spec.backupId}` : `volume ${spec.pvName}`);
+
 function failureOf(e: unknown, spec: DataJobSpec): DataJobResult {
   const err = e as { name?: string; message?: string; chunk?: unknown; reason?: unknown };
   const message = String(err?.message ?? e).slice(0, 2000);
   if (typeof err?.chunk === 'string') {
-    return { ok: false, error: `backup ${spec.backupId}: chunk ${err.chunk} is damaged${typeof err.reason === 'string' ? ` (${err.reason.slice(0, 500)})` : ''}`, damagedChunk: err.chunk.slice(0, 128), retryable: false };
+    return { ok: false, error: `${subjectOf(spec)}: chunk ${err.chunk} is damaged${typeof err.reason === 'string' ? ` (${err.reason.slice(0, 500)})` : ''}`, damagedChunk: err.chunk.slice(0, 128), retryable: false };
   }
-  if (err?.name === 'MissingBackupError') return { ok: false, error: `backup ${spec.backupId} is not in the target: ${message}`, retryable: false };
-  if (err?.name === 'AbortError') return { ok: false, error: `${spec.kind} of backup ${spec.backupId} was stopped`, retryable: true };
-  return { ok: false, error: `${spec.kind} of backup ${spec.backupId} failed: ${message}`, retryable: true };
+  if (err?.name === 'MissingBackupError') return { ok: false, error: `${subjectOf(spec)} is not in the target: ${message}`, retryable: false };
+  if (err?.name === 'AbortError') return { ok: false, error: `${spec.kind} of ${subjectOf(spec)} was stopped`, retryable: true };
+  return { ok: false, error: `${spec.kind} of ${subjectOf(spec)} failed: ${message}`, retryable: true };
 }
 
 export class DataJobRunner {
@@ -148,7 +151,7 @@ export class DataJobRunner {
         });
     };
     const ticker = setInterval(report, this.o.progressIntervalMs ?? 1_000);
-    log.info({ kind: spec.kind, backupId: spec.backupId }, 'data job started');
+    log.info({ kind: spec.kind, subject: subjectOf(spec) }, 'data job started');
     let result: DataJobResult;
     try {
       result = await this.perform(spec, onProgress, abort.signal);
@@ -214,6 +217,10 @@ export class DataJobRunner {
         await m.collectGarbage({ targetRoot: spec.targetPath, graceMs: DELETE_GC_GRACE_MS });
         return { ok: true, doneBytes: '0', totalBytes: '0' };
       }
+      case 'replica-send':
+      case 'replica-receive':
+      case 'replica-remove':
+        return { ok: false, error: `this agent does not run ${spec.kind} jobs yet`, retryable: true };
     }
   }
 }

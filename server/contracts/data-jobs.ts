@@ -31,6 +31,77 @@ export const backupOriginSchema = z.object({
 });
 export type BackupOrigin = z.infer<typeof backupOriginSchema>;
 
+// --- Replication of btrfs pool volumes (stowage.io/btrfs, class parameter `replicas`) --------
+//
+// One transfer moves one read-only snapshot from the volume's active copy (the primary) to
+// one replica: a `replica-send` job on the primary's node and a `replica-receive` job on the
+// replica's node, queued together, sharing a transfer id and a one-time key. The receiver's
+// agent listens (its node's `replication.stowage.io/endpoint`); the sender connects to the
+// address its job names and both prove they hold the key (TLS with that key as pre-shared
+// key: a node sends only what the server assigned it, to the node it assigned, and accepts
+// only the transfers assigned to it). A transfer counts as done when the receive job
+// reports success. Paths follow server/domain/replication-paths.ts.
+
+const seq = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+const epoch = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+const transferSchema = z.object({
+  /** The transfer's id: the TLS PSK identity. */
+  id: z.string().regex(/^[a-z0-9-]{1,64}$/),
+  /** The one-time key (32 random bytes, hex): the TLS pre-shared key. */
+  key: z.string().regex(/^[0-9a-f]{64}$/),
+});
+export type ReplicaTransfer = z.infer<typeof transferSchema>;
+/** host:port (IPv6 in brackets). */
+const endpoint = z.string().min(3).max(300).regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/);
+
+const replicaJobSchemas = [
+  z.object({
+    kind: z.literal('replica-send'),
+    pvName: id,
+    /** The class's pool (the host's path; the agent maps it through its pool root). */
+    pool: hostPath,
+    /** The writable volume `<pool>/<pvName>` a snapshot is taken of. */
+    volumePath: hostPath,
+    seq,
+    /** `<pool>/.stowage-replicas/<pv>/snap-<seq>`: taken read-only from volumePath unless it exists already (another replica's transfer of the same seq took it). */
+    snapshotPath: hostPath,
+    /** The snapshot the receiver holds already (an incremental send, `btrfs send -p`); absent: a full send. */
+    parentPath: hostPath.optional(),
+    epoch,
+    receiver: z.object({ node: id, endpoint }),
+    transfer: transferSchema,
+    /** Snapshots of this volume on this node that must stay (what replicas acknowledged, and this one); the others are removed before the snapshot is taken. */
+    keep: z.array(hostPath).max(16),
+  }),
+  z.object({
+    kind: z.literal('replica-receive'),
+    pvName: id,
+    pool: hostPath,
+    seq,
+    /** Where the received snapshot lands (`btrfs receive` into its folder). */
+    snapshotPath: hostPath,
+    /** The parent the stream is based on (must be here, received earlier); absent: a full stream. */
+    parentPath: hostPath.optional(),
+    epoch,
+    sender: z.object({ node: id }),
+    transfer: transferSchema,
+    /** Snapshots of this volume on this node that must stay; the others are removed (after a successful receive). */
+    keep: z.array(hostPath).max(16),
+    /** How long to wait for the sender to connect before failing (retryable). */
+    waitSeconds: z.number().int().min(1).max(3600),
+  }),
+  z.object({
+    kind: z.literal('replica-remove'),
+    pvName: id,
+    pool: hostPath,
+    epoch,
+    /** Also delete the writable copy `<pool>/<pvName>` on this node (fencing a copy of an older epoch, or the volume is gone). */
+    removeVolume: z.boolean(),
+    /** Keep the replication snapshots (a fenced copy that becomes a replica resyncs from them); false removes the volume's snapshot folder. */
+    keepSnapshots: z.boolean(),
+  }),
+] as const;
+
 export const dataJobSpecSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('backup'),
@@ -57,6 +128,7 @@ export const dataJobSpecSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('verify'), backupId: id, targetPath: hostPath }),
   /** Removes a backup's manifest, then collects chunks no manifest and no running backup references. */
   z.object({ kind: z.literal('delete'), backupId: id, targetPath: hostPath }),
+  ...replicaJobSchemas,
 ]);
 export type DataJobSpec = z.infer<typeof dataJobSpecSchema>;
 export type DataJobKind = DataJobSpec['kind'];
@@ -87,6 +159,8 @@ export const dataJobResultSchema = z.discriminatedUnion('ok', [
     damagedChunk: z.string().max(128).optional(),
     /** false: trying again cannot help (damage, a missing backup); true: it may (I/O, a lost lease). */
     retryable: z.boolean(),
+    /** replica-receive: the parent the stream needs is not on this node (the next transfer must be a full one). */
+    parentMissing: z.boolean().optional(),
   }),
 ]);
 export type DataJobResult = z.infer<typeof dataJobResultSchema>;
