@@ -32,6 +32,12 @@ export interface Config {
   shutdownDelayMs: number;
   /** Serve the dashboard's pages (STOWAGE_DASHBOARD=off: the API, tRPC and health only, no build). */
   dashboard: boolean;
+  /**
+   * A node whose agent posts no heartbeat for this long is NotReady (ms;
+   * STOWAGE_NODE_MONITOR_GRACE_SECONDS, default 40 as upstream's node-monitor-grace-period).
+   * Replicated volumes fail over only after it.
+   */
+  nodeGraceMs: number;
 }
 
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
@@ -68,6 +74,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trpcMaxBatch: Math.max(1, int('STOWAGE_TRPC_MAX_BATCH', 20, env)),
     shutdownDelayMs: Math.min(300, int('STOWAGE_SHUTDOWN_DELAY_SECONDS', 0, env)) * 1000,
     dashboard: onOff('STOWAGE_DASHBOARD', true, env),
+    nodeGraceMs: nodeGraceSeconds(env) * 1000,
     allowedOrigins: allowedOrigins(env.STOWAGE_ALLOWED_ORIGINS),
   };
 }
@@ -116,5 +123,12 @@ export function loadNearlyFullPercent(env: NodeJS.ProcessEnv = process.env): num
   if (v === undefined || v === '') return DEFAULT_NEARLY_FULL_PERCENT;
   const n = parseNearlyFullPercent(v);
   if (n === undefined) throw new Error(`STOWAGE_NEARLY_FULL_PERCENT must be a whole number from 1 to 100, got "${v}"`);
+  return n;
+}
+
+/** STOWAGE_NODE_MONITOR_GRACE_SECONDS: 5 to 3600, default 40. */
+function nodeGraceSeconds(env: NodeJS.ProcessEnv): number {
+  const n = int('STOWAGE_NODE_MONITOR_GRACE_SECONDS', 40, env);
+  if (n < 5 || n > 3600) throw new Error(`STOWAGE_NODE_MONITOR_GRACE_SECONDS must be from 5 to 3600, got "${env.STOWAGE_NODE_MONITOR_GRACE_SECONDS}"`);
   return n;
 }
