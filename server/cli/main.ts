@@ -20,7 +20,8 @@ import { projectRoot } from '../store/migrate';
 import { bootstrapLocalVolumes } from '../app/local-volumes-bootstrap';
 import { parseLabelList } from '../domain/node-lifecycle';
 import { startStandaloneAgent } from './agent';
-import { BackupVerbs } from './backup-verbs';
+import { BackupVerbs, CLI_PRINCIPAL } from './backup-verbs';
+import type { DrainPlan } from '../services/replication';
 import { processAlive, readRuntimeFile, removeRuntimeFileIfOwned, runtimeFilePath, writeRuntimeFile } from './runtime-file';
 import { startServices, type RunningServices } from './services';
 import { healthListen, startControllerHealth } from './controller-health';
@@ -325,6 +326,34 @@ node
   .action((name: string) =>
     withApp(async (app) => {
       say(`${await app.nodeAgent.revoke(name)} token(s) revoked`);
+    }),
+  );
+
+/** A drain plan as the CLI prints it. */
+const planText = (plan: DrainPlan, applied: boolean): string => {
+  const lines = [`node ${plan.node}: ${applied ? 'cordoned' : plan.cordoned ? 'cordoned already' : 'would be cordoned'}`];
+  for (const m of plan.moves) lines.push(`  move   ${m.pvName}${m.claim ? ` (${m.claim})` : ''} -> ${m.to}${m.behindSeconds !== undefined ? `, replica ${m.behindSeconds} s behind; a final transfer first` : ''}`);
+  for (const s of plan.stays) lines.push(`  stays  ${s.pvName}${s.claim ? ` (${s.claim})` : ''}: ${s.stays}`);
+  for (const p of plan.podsToStop) lines.push(`  pod    ${p.namespace}/${p.name} uses ${p.claims.join(', ')}: its volumes move once it is deleted`);
+  if (plan.moves.length + plan.stays.length === 0) lines.push('  no pool volume is active on this node');
+  return lines.join('\n');
+};
+node
+  .command('drain <name>')
+  .description('move the active copy of every replicated volume on a node to a replica (after a final transfer) and cordon it')
+  .option('--dry-run', 'show what would move, change nothing')
+  .action((name: string, o: { dryRun?: boolean }) =>
+    withApp(async (app) => {
+      say(planText(await app.replication.drain(CLI_PRINCIPAL, name, { dryRun: o.dryRun }), !o.dryRun));
+    }),
+  );
+node
+  .command('uncordon <name>')
+  .description('let pods be placed on a node again')
+  .action((name: string) =>
+    withApp(async (app) => {
+      await app.replication.uncordon(CLI_PRINCIPAL, name);
+      say(`node ${name}: schedulable`);
     }),
   );
 

@@ -178,7 +178,7 @@ export class VolumeReplicaStore {
       `WITH moved AS (
          UPDATE provisioned_assets
             SET node = $2, state = 'creating',
-                details = (details - 'appliedBytes' - 'subvolumeId') || jsonb_build_object('from', $3::text, 'epoch', $5::int + 1),
+                details = (details - 'appliedBytes' - 'subvolumeId' - 'moveTo' - 'moveSeq') || jsonb_build_object('from', $3::text, 'epoch', $5::int + 1),
                 error = NULL, updated_at = now()
           WHERE id = $1 AND node = $4 AND state = 'created' AND COALESCE((details->>'epoch')::int, 0) = $5
             AND EXISTS (SELECT 1 FROM volume_replicas WHERE pv_name = $6 AND node_name = $2 AND role = 'replica' AND acked_seq = $7)

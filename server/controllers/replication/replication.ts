@@ -90,7 +90,7 @@ export interface ReplicatedDetails {
   replicaNodes?: string[];
   /** An admin's move (drain): the replica to become active, and the final transfer's seq once asked. */
   moveTo?: string;
-  moveSeq?: number;
+  moveSeq?: number | null;
   from?: string;
 }
 
@@ -196,9 +196,9 @@ async function reconcileVolume(d: Deps, ctx: ReconcileContext, pvName: string, o
     await d.events.record(pv, 'Warning', reasons.failoverWaiting, failover.wait);
   }
   if (det.moveTo) {
-    const moved = await continueMove(d, pv, record, rows, pods, ready, now);
-    if (moved) return { requeueAfter: 500 };
-    rows = await d.replicas.list(pvName);
+    const step = await continueMove(d, pv, record, rows, pods, ready, now);
+    // The record changed (moved, or the final seq asked for): look again with it.
+    if (step !== 'waiting') return { requeueAfter: 200 };
   }
 
   // Replicas short of the count.
@@ -247,24 +247,22 @@ async function promote(d: Deps, record: AssetRecord, r: ReplicaRow): Promise<boo
  * An admin's move of the active copy to a replica (drain): once no pod of the claim runs on
  * the active node, one final transfer to the target, then the switch. True when it switched.
  */
-async function continueMove(d: Deps, pv: PersistentVolume, record: AssetRecord, rows: ReplicaRow[], pods: { spec?: { nodeName?: string | null } | null; metadata: { name?: string } }[], ready: (n: string) => boolean, now: Date): Promise<boolean> {
+async function continueMove(d: Deps, pv: PersistentVolume, record: AssetRecord, rows: ReplicaRow[], pods: { spec?: { nodeName?: string | null } | null; metadata: { name?: string } }[], ready: (n: string) => boolean, now: Date): Promise<'moved' | 'asked' | 'waiting'> {
   const det = detailsOf(record);
   const target = rows.find((r) => r.node === det.moveTo && r.role === 'replica');
-  if (!target || !ready(target.node) || !ready(record.node)) return false;
-  if (pods.some((p) => p.spec?.nodeName === record.node)) return false;
-  if (det.moveSeq === undefined) {
+  if (!target || !ready(target.node) || !ready(record.node)) return 'waiting';
+  if (pods.some((p) => p.spec?.nodeName === record.node)) return 'waiting';
+  if (det.moveSeq == null) {
     // The final transfer: a new snapshot, taken after the last pod left.
-    if (target.transfer) return false;
+    if (target.transfer) return 'waiting';
     const seq = (det.seq ?? 0) + 1;
     await d.assets.setDetails(record, { seq, seqAt: now.toISOString(), moveSeq: seq });
-    return false;
+    return 'asked';
   }
-  if (target.ackedSeq === undefined || target.ackedSeq < det.moveSeq) return false;
-  const moved = await promote(d, record, target);
-  if (moved) {
-    await d.events.record(pv, 'Normal', reasons.replicaMoved, `the active copy moved from node "${record.node}" to node "${target.node}" after a final transfer (epoch ${(det.epoch ?? 0) + 1}); nothing was lost`);
-  }
-  return moved;
+  if (target.ackedSeq === undefined || target.ackedSeq < det.moveSeq) return 'waiting';
+  if (!(await promote(d, record, target))) return 'waiting';
+  await d.events.record(pv, 'Normal', reasons.replicaMoved, `the active copy moved from node "${record.node}" to node "${target.node}" after a final transfer (epoch ${(det.epoch ?? 0) + 1}); nothing was lost`);
+  return 'moved';
 }
 
 async function addReplicas(d: Deps, pv: PersistentVolume, record: AssetRecord, have: ReplicaRow[], count: number, nodes: Map<string, Node>, ready: (n: string) => boolean): Promise<void> {
@@ -301,7 +299,7 @@ async function startTransfers(d: Deps, record: AssetRecord, rows: ReplicaRow[], 
   const wants = idle.filter((r) => (r.ackedSeq === undefined || r.ackedSeq < seq || !seqAt || now.getTime() - seqAt.getTime() >= interval) && now.getTime() - r.updatedAt.getTime() >= retryAfter(r));
   if (wants.length === 0) return;
   const due = !seqAt || now.getTime() - seqAt.getTime() >= interval || seq === 0 || wants.some((r) => r.ackedSeq !== undefined && r.ackedSeq >= seq);
-  if (due && det.moveSeq === undefined) {
+  if (due && det.moveSeq == null) {
     seq += 1;
     seqAt = now;
     await d.assets.setDetails(record, { seq, seqAt: now.toISOString() });
