@@ -296,7 +296,7 @@ async function startTransfers(d: Deps, record: AssetRecord, rows: ReplicaRow[], 
   let seqAt = det.seqAt ? new Date(det.seqAt) : undefined;
   // A failed transfer is tried again after a pause, not on every pass.
   const retryAfter = (r: ReplicaRow) => (r.error ? Math.min(interval, 10_000) : 0);
-  const wants = idle.filter((r) => (r.ackedSeq === undefined || r.ackedSeq < seq || !seqAt || now.getTime() - seqAt.getTime() >= interval) && now.getTime() - r.updatedAt.getTime() >= retryAfter(r));
+  const wants = idle.filter((r) => (r.ackedSeq === undefined || r.ackedSeq < seq || !seqAt || now.getTime() - seqAt.getTime() >= interval) && (!r.error || now.getTime() - r.updatedAt.getTime() >= retryAfter(r)));
   if (wants.length === 0) return;
   const due = !seqAt || now.getTime() - seqAt.getTime() >= interval || seq === 0 || wants.some((r) => r.ackedSeq !== undefined && r.ackedSeq >= seq);
   if (due && det.moveSeq == null) {
@@ -392,9 +392,12 @@ async function publishView(d: Deps, ctx: ReconcileContext, pv: PersistentVolume,
   await write(d, ctx, async (t) => {
     const cur = await t.get('PersistentVolume', undefined, pv.metadata.name ?? '');
     if (!cur || cur.metadata.uid !== pv.metadata.uid) return;
+    const first = !readReplication(cur.metadata.annotations ?? undefined);
     cur.metadata.annotations = { ...(cur.metadata.annotations ?? {}), ...annotations };
-    cur.spec = { ...(cur.spec ?? {}), nodeAffinity: affinity };
-    await t.update(cur);
+    // The affinity of a volume may change once it is marked replicated (validation.ts): the marks first.
+    const marked = first ? await t.update(cur) : cur;
+    marked.spec = { ...(marked.spec ?? {}), nodeAffinity: affinity };
+    await t.update(marked);
   });
 }
 
