@@ -111,12 +111,7 @@ export function replicationSpec(deps: ReplicationDeps, opts: ReplicationOptions 
     events: deps.events ?? new EventRecorder(deps.store, replicationComponent, deps.log),
     now: deps.now ?? (() => new Date()),
   };
-  const keys = async () => {
-    const records = await d.assets.list({ plugin: btrfsProvisioner });
-    const names = new Set(records.filter(isReplicated).map((r) => r.pvName));
-    for (const pv of await d.replicas.volumes()) names.add(pv);
-    return [...names].map((n) => `pv/${n}`);
-  };
+  const keys = async () => (await d.replicas.volumes(btrfsProvisioner)).map((n) => `pv/${n}`);
   return {
     name: replicationControllerName,
     concurrency: 4,
@@ -131,6 +126,18 @@ export function replicationSpec(deps: ReplicationDeps, opts: ReplicationOptions 
 }
 
 type Deps = Required<ReplicationDeps>;
+
+/** Warnings a pass would repeat (a failover waiting, no node for a replica): once a minute per volume and text. */
+const REPEAT_MS = 60_000;
+const lastSaid = new Map<string, number>();
+async function sayOnce(d: Deps, pv: PersistentVolume, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void> {
+  const key = `${pv.metadata.uid ?? ''}|${reason}|${message}`;
+  const at = d.now().getTime();
+  if (at - (lastSaid.get(key) ?? -Infinity) < REPEAT_MS) return;
+  if (lastSaid.size > 10_000) lastSaid.clear();
+  lastSaid.set(key, at);
+  await d.events.record(pv, type, reason, message);
+}
 
 async function reconcileVolume(d: Deps, ctx: ReconcileContext, pvName: string, opts: ReplicationOptions): Promise<ReconcileResult | void> {
   const record = await d.assets.get(btrfsProvisioner, pvName);
@@ -193,7 +200,7 @@ async function reconcileVolume(d: Deps, ctx: ReconcileContext, pvName: string, o
     return { requeueAfter: 500 };
   }
   if (failover && 'wait' in failover) {
-    await d.events.record(pv, 'Warning', reasons.failoverWaiting, failover.wait);
+    await sayOnce(d, pv, 'Warning', reasons.failoverWaiting, failover.wait);
   }
   if (det.moveTo) {
     const step = await continueMove(d, pv, record, rows, pods, ready, now);
@@ -282,7 +289,7 @@ async function addReplicas(d: Deps, pv: PersistentVolume, record: AssetRecord, h
     await d.events.record(pv, 'Normal', reasons.replicaAdded, `a replica is being made on node "${node}" (a full transfer from node "${record.node}")`);
   }
   if (picked.length < count) {
-    await d.events.record(pv, 'Warning', reasons.replicaUnavailable, `${count - picked.length} of the class's replicas have no node: no other Ready node has room for ${String(bytes)} bytes in pool ${det.pool ?? '?'}`);
+    await sayOnce(d, pv, 'Warning', reasons.replicaUnavailable, `${count - picked.length} of the class's replicas have no node: no other Ready node has room for ${String(bytes)} bytes in pool ${det.pool ?? '?'}`);
   }
 }
 
