@@ -83,3 +83,5 @@ export const annAllowVolumeModeChange = 'snapshot.storage.kubernetes.io/allow-vo
 export const annSnapshotCopyProgress = 'snapshot.stowage.io/copy-progress';
 /** On a VolumeBackup: a verify is asked for, at this time (the controller answers in status.verification). */
 export const annVerifyRequested = 'backup.stowage.io/verify-requested';
+/** On a Node, written by its agent's heartbeat: host:port where the agent takes replication transfers (its listener). */
+export const annReplicationEndpoint = 'replication.stowage.io/endpoint';
