@@ -1,7 +1,8 @@
 // The agent's data job runner: claims its node's data jobs (backup, restore, verify,
-// delete) under a lease, runs each with the data mover, reports progress at least once a
-// second (each report renews the lease and may tell it to stop: the job was forgotten, or
-// taken by another instance after the lease ran out), renews the leases of what it runs
+// delete; and replication's replica-* jobs) under a lease, runs each with the data mover
+// (replication/jobs.ts for replica-*), reports progress at least once a second (each
+// report renews the lease and may tell it to stop: the job was forgotten, or taken by
+// another instance after the lease ran out), renews the leases of what it runs
 // with every claim, and reports the result until the server has it. A job this process
 // stops running (it is stopped, or killed) is left to its lease: when the lease runs out
 // the job is handed to another instance, which runs it from the start.
@@ -53,6 +54,14 @@ export interface DataJobRunnerOptions {
    * them. Backup targets are not mapped: every node mounts a target at its own path.
    */
   poolRoot?: string;
+  /**
+   * The replication jobs (replica-send, -receive, -remove: server/agent/replication/jobs.ts),
+   * which map their paths through the same pool root themselves. Without them those jobs
+   * fail (retryable): this agent does not run them.
+   */
+  replicaJobs?: {
+    run(spec: Extract<DataJobSpec, { kind: 'replica-send' | 'replica-receive' | 'replica-remove' }>, onProgress: (p: MoverProgress) => void, signal: AbortSignal): Promise<DataJobResult>;
+  };
 }
 
 
@@ -220,7 +229,8 @@ export class DataJobRunner {
       case 'replica-send':
       case 'replica-receive':
       case 'replica-remove':
-        return { ok: false, error: `this agent does not run ${spec.kind} jobs yet`, retryable: true };
+        if (!this.o.replicaJobs) return { ok: false, error: `this agent does not run ${spec.kind} jobs`, retryable: true };
+        return this.o.replicaJobs.run(spec, onProgress, signal);
     }
   }
 }

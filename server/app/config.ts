@@ -38,6 +38,10 @@ export interface Config {
    * Replicated volumes fail over only after it.
    */
   nodeGraceMs: number;
+  /** Where the agent inside `stowage start` takes replication transfers (STOWAGE_REPLICATION_LISTEN, host:port; default 127.0.0.1 on a free port). */
+  replicationListen?: string;
+  /** The address other nodes send this machine's replicas to (STOWAGE_REPLICATION_ADVERTISE, host:port). */
+  replicationAdvertise?: string;
 }
 
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
@@ -55,6 +59,15 @@ function onOff(name: string, fallback: boolean, env: NodeJS.ProcessEnv): boolean
   if (v === undefined || v === '') return fallback;
   if (v === 'on' || v === 'off') return v === 'on';
   throw new Error(`${name} must be on or off, got "${v}"`);
+}
+
+/** host:port (an IPv6 address in brackets), or undefined when unset. */
+function hostPort(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  const v = env[name];
+  if (v === undefined || v === '') return undefined;
+  const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(v);
+  if (!m || v.length > 300 || Number(m[2]) > 65535) throw new Error(`${name} must be host:port (an IPv6 address in brackets), got "${v}"`);
+  return v;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -76,6 +89,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dashboard: onOff('STOWAGE_DASHBOARD', true, env),
     nodeGraceMs: nodeGraceSeconds(env) * 1000,
     allowedOrigins: allowedOrigins(env.STOWAGE_ALLOWED_ORIGINS),
+    replicationListen: hostPort('STOWAGE_REPLICATION_LISTEN', env),
+    replicationAdvertise: hostPort('STOWAGE_REPLICATION_ADVERTISE', env),
   };
 }
 

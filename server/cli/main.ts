@@ -369,12 +369,16 @@ program
   .option('--pods-dir <dir>', "where the volumes of this node's pods are published", '/var/lib/stowage/pods')
   .option('--state-dir <dir>', "the agent's state: its running cleanup commands, ended at the next start after a crash", '/var/lib/stowage/agent')
   .option('--pool-root <dir>', "where this agent sees the host's / for btrfs pool paths (an agent in a container with the host mounted there)")
-  .action(async (o: { server: string; tokenFile: string; node?: string; caFile?: string; insecureSkipTlsVerify?: boolean; maxParallel: string; podsDir: string; stateDir: string; poolRoot?: string }) => {
+  .option('--replication-listen <host:port>', "take replicas of btrfs pool volumes on this address (TLS with a one-time key per transfer); without it this node holds no replicas")
+  .option('--replication-advertise <host:port>', 'the address other nodes send replicas to (default: the listen address, or the first non-internal IPv4 and its port when listening on 0.0.0.0 or ::)')
+  .action(async (o: { server: string; tokenFile: string; node?: string; caFile?: string; insecureSkipTlsVerify?: boolean; maxParallel: string; podsDir: string; stateDir: string; poolRoot?: string; replicationListen?: string; replicationAdvertise?: string }) => {
     const maxParallel = Number(o.maxParallel);
     if (!Number.isInteger(maxParallel) || maxParallel < 1 || maxParallel > 64) throw new Error('--max-parallel must be a whole number from 1 to 64');
     const labels = parseLabelList(process.env.STOWAGE_NODE_LABELS);
     if (labels.errors.length) throw new Error(`STOWAGE_NODE_LABELS: ${labels.errors.join('; ')}`);
-    const loop = await startStandaloneAgent({ ...o, maxParallel, labels: labels.labels });
+    if (o.replicationAdvertise && !o.replicationListen) throw new Error('--replication-advertise needs --replication-listen');
+    const replication = o.replicationListen ? { listen: o.replicationListen, ...(o.replicationAdvertise ? { advertise: o.replicationAdvertise } : {}) } : undefined;
+    const loop = await startStandaloneAgent({ ...o, maxParallel, labels: labels.labels, replication });
     say(`Agent of node ${loop.nodeName} running against ${o.server}; press Ctrl-C to stop.`);
     let stopping: string | undefined;
     const stop = (signal: string) => {

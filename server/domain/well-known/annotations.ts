@@ -89,5 +89,5 @@ export const annReplicationActiveNode = 'replication.stowage.io/active-node';
 export const annReplicationEpoch = 'replication.stowage.io/epoch';
 /** A replicated pool volume's PV: its replicas as JSON, `[{node, state, lastSyncTime?, progress?, error?}]`. */
 export const annReplicationReplicas = 'replication.stowage.io/replicas';
-/** A Node: where its agent receives replication transfers (host:port). */
+/** On a Node, written by its agent's heartbeat: host:port where the agent takes replication transfers (its listener). */
 export const annReplicationEndpoint = 'replication.stowage.io/endpoint';
