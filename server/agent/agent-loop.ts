@@ -6,6 +6,7 @@
 // publishes the volumes of the pods placed on its node (publisher.ts) and reports them.
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { AgentHttpError, type AgentApi } from './agent-client';
 import { CleanupLedger } from './cleanup-ledger';
@@ -59,7 +60,7 @@ export interface AgentLoopOptions {
    */
   poolMs?: number;
   poolOs?: PoolOs;
-  /** Where the agent sees the host's `/` for pool paths (default: it runs on the host). */
+  /** Where the agent sees the host's `/` for pool paths and the volumes it publishes (default: it runs on the host). */
   poolRoot?: string;
   /**
    * On stop, unmount and remove every published volume (the agent inside `stowage start`,
@@ -346,7 +347,10 @@ export class AgentLoop {
     // over many new pods is neither one round trip per pod nor a wait for the slowest pod.
     const sending: Promise<void>[] = [];
     let failed = 0;
-    const r = await this.publisher.sync(pods, (report) => {
+    // Host paths as this agent sees them (an agent whose host `/` is elsewhere: `poolRoot`).
+    const root = this.o.poolRoot;
+    const seen = root ? pods.map((p) => ({ ...p, volumes: p.volumes.map((v) => (v.hostPath ? { ...v, hostPath: path.posix.join(root, v.hostPath) } : v)) })) : pods;
+    const r = await this.publisher.sync(seen, (report) => {
       const now = Date.now();
       const text = JSON.stringify(report);
       const last = this.sent.get(report.uid);

@@ -13,7 +13,7 @@ import { TargetReports } from '../store/target-reports';
 
 const INSTANCE_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** A data job's key: `<kind>/<name>` (`backup/<uid>`, `restore/<pvName>`). */
-export const DATA_JOB_KEY_RE = /^(backup|restore|verify|delete)\/[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/;
+export const DATA_JOB_KEY_RE = /^(backup|restore|verify|delete|replica-send|replica-receive|replica-remove)\/[A-Za-z0-9][A-Za-z0-9._-]{0,511}$/;
 
 const instance = z.string().regex(INSTANCE_RE, 'instance must be 1-64 letters, digits, ".", "_" or "-"');
 const key = z.string().regex(DATA_JOB_KEY_RE, 'a data job key is <kind>/<name>');

@@ -177,8 +177,10 @@ export class VolumeReplicaStore {
    * `fromNode` at `epoch` and the target row is a replica holding `seq`. The record is
    * handed to `to`'s agent (state creating, made from `fromPath`, its limit set again); the
    * old active node's row becomes fenced (it holds the copy of an older epoch) acknowledging
-   * `seq`; the target's row goes (it holds the active copy now). False when something
-   * changed meanwhile (decide again).
+   * `seq`; the target's row goes (it holds the active copy now). The next transfer takes a
+   * new seq at once (`seqAt` dropped): the old active node may hold snapshots with every seq
+   * up to the last it took, of a timeline that ends here. False when something changed
+   * meanwhile (decide again).
    */
   async promote(p: Promotion): Promise<boolean> {
     // One statement: the record's move, the target's row gone, the old node's row fenced.
@@ -186,7 +188,7 @@ export class VolumeReplicaStore {
       `WITH moved AS (
          UPDATE provisioned_assets
             SET node = $2, state = 'creating',
-                details = (details - 'appliedBytes' - 'subvolumeId' - 'moveTo' - 'moveSeq') || jsonb_build_object('from', $3::text, 'epoch', $5::int + 1),
+                details = (details - 'appliedBytes' - 'subvolumeId' - 'moveTo' - 'moveSeq' - 'seqAt') || jsonb_build_object('from', $3::text, 'epoch', $5::int + 1),
                 error = NULL, updated_at = now()
           WHERE id = $1 AND node = $4 AND state = 'created' AND COALESCE((details->>'epoch')::int, 0) = $5
             AND EXISTS (SELECT 1 FROM volume_replicas WHERE pv_name = $6 AND node_name = $2 AND role = 'replica' AND acked_seq = $7)
@@ -195,8 +197,8 @@ export class VolumeReplicaStore {
          DELETE FROM volume_replicas WHERE pv_name = $6 AND node_name = $2 AND EXISTS (SELECT 1 FROM moved)
        ), fenced AS (
          INSERT INTO volume_replicas (pv_name, node_name, pool, role, acked_seq, acked_at)
-           SELECT $6, $4, pool, 'fenced', $7, now() FROM moved
-         ON CONFLICT (pv_name, node_name) DO UPDATE SET role = 'fenced', acked_seq = $7, transfer = NULL, error = NULL, updated_at = now()
+           SELECT $6, $4, moved.pool, 'fenced', $7, t.acked_at FROM moved, volume_replicas t WHERE t.pv_name = $6 AND t.node_name = $2
+         ON CONFLICT (pv_name, node_name) DO UPDATE SET role = 'fenced', acked_seq = $7, acked_at = EXCLUDED.acked_at, transfer = NULL, error = NULL, updated_at = now()
        )
        SELECT count(*) AS n FROM moved`,
       AssetStore.idOf(p.plugin, p.pvName),

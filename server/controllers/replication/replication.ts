@@ -96,9 +96,10 @@ export interface ReplicatedDetails {
 
 const detailsOf = (r: AssetRecord) => r.details as ReplicatedDetails;
 const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-const sendKey = (pv: string, node: string, seq: number) => `replica-send/${pv}/${node}/${seq}`;
-const receiveKey = (pv: string, node: string, seq: number) => `replica-receive/${pv}/${node}/${seq}`;
-const removeKey = (pv: string, node: string, what: 'fence' | 'drop', epoch: number) => `replica-remove/${pv}/${node}/${what}-${epoch}`;
+// Job keys: `<kind>/<pv>_<node>_<more>` (`_` is in neither a PV's nor a node's name).
+const sendKey = (pv: string, node: string, seq: number) => `replica-send/${pv}_${node}_${seq}`;
+const receiveKey = (pv: string, node: string, seq: number) => `replica-receive/${pv}_${node}_${seq}`;
+const removeKey = (pv: string, node: string, what: 'fence' | 'drop', epoch: number) => `replica-remove/${pv}_${node}_${what}-${epoch}`;
 
 /** Whether an intent record asks for replicas. */
 export const isReplicated = (r: AssetRecord | undefined): boolean => !!r && r.plugin === btrfsProvisioner && (detailsOf(r).replicas ?? 1) > 1;
