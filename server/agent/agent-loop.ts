@@ -200,9 +200,16 @@ export class AgentLoop {
     }
   }
 
-  /** Where this agent takes replication transfers (host:port), when it listens. */
+  /** Where this agent takes replication transfers (host:port, as advertised), when it listens. */
   replicationEndpoint(): string | undefined {
     return this.listener?.endpoint();
+  }
+
+  /** The address its listener is bound to (host:port), when it listens. */
+  replicationListenAddress(): string | undefined {
+    if (!this.listener) return undefined;
+    const a = this.listener.address();
+    return `${a.host.includes(':') ? `[${a.host}]` : a.host}:${a.port}`;
   }
 
   /** Job ids running in this process. */

@@ -94,11 +94,18 @@ async function pod(name: string, claimName: string, nodeName?: string): Promise<
   });
 }
 
-/** The agents' side of the transfers queued for `pv`: each send and receive succeeds (or the receive fails as given). */
-function finishTransfers(pv: string, receive: { ok: true } | { ok: false; parentMissing?: boolean } = { ok: true }): DataJobSpec[] {
+/** The receivers of `pv`'s transfers start (listen): the controller then queues the sends. */
+async function receiversRun(pv: string): Promise<void> {
+  for (const j of [...jobs.jobs.values()]) if (j.state === 'queued' && j.spec.kind === 'replica-receive' && j.spec.pvName === pv) jobs.progress(j.key, { doneBytes: '0', totalBytes: '0' });
+  await sync(pv);
+}
+
+/** The agents' side of the transfers of `pv`: receivers start, then each send and receive succeeds (or the receive fails as given). */
+async function finishTransfers(pv: string, receive: { ok: true } | { ok: false; parentMissing?: boolean } = { ok: true }): Promise<DataJobSpec[]> {
+  await receiversRun(pv);
   const done: DataJobSpec[] = [];
   for (const j of [...jobs.jobs.values()]) {
-    if (j.state !== 'queued' || !('pvName' in j.spec) || j.spec.pvName !== pv) continue;
+    if ((j.state !== 'queued' && j.state !== 'running') || !('pvName' in j.spec) || j.spec.pvName !== pv) continue;
     if (j.spec.kind === 'replica-send') jobs.finish(j.key, { ok: true, doneBytes: '10', totalBytes: '10' });
     else if (j.spec.kind === 'replica-receive') jobs.finish(j.key, receive.ok ? { ok: true, doneBytes: '10', totalBytes: '10' } : { ok: false, error: 'parent missing', retryable: false, parentMissing: receive.parentMissing });
     else continue;
@@ -107,7 +114,7 @@ function finishTransfers(pv: string, receive: { ok: true } | { ok: false; parent
   return done;
 }
 
-const queuedOf = (kind: DataJobSpec['kind'], pv: string) => [...jobs.jobs.values()].filter((j) => j.spec.kind === kind && 'pvName' in j.spec && j.spec.pvName === pv && j.state === 'queued');
+const queuedOf = (kind: DataJobSpec['kind'], pv: string) => [...jobs.jobs.values()].filter((j) => j.spec.kind === kind && 'pvName' in j.spec && j.spec.pvName === pv && (j.state === 'queued' || j.state === 'running'));
 const pvOf = async (name: string) => (await store().get('PersistentVolume', undefined, name)) as PersistentVolume;
 const affinityOf = (pv: PersistentVolume) => pv.spec?.nodeAffinity?.required?.nodeSelectorTerms?.[0]?.matchExpressions?.[0]?.values;
 
@@ -135,6 +142,10 @@ describe('replication controller', () => {
     const rows = await replicas.list(pv);
     // node-c: another zone than node-a's, and the most room there.
     expect(rows.map((r) => [r.node, r.role])).toEqual([['node-c', 'replica']]);
+    // The receive first; the send once the receiver listens.
+    expect(queuedOf('replica-send', pv)).toHaveLength(0);
+    expect(queuedOf('replica-receive', pv)).toHaveLength(1);
+    await receiversRun(pv);
     const [send] = queuedOf('replica-send', pv);
     const [recv] = queuedOf('replica-receive', pv);
     expect(send.node).toBe('node-a');
@@ -148,7 +159,7 @@ describe('replication controller', () => {
     let view = readReplication((await pvOf(pv)).metadata.annotations);
     expect(view).toMatchObject({ activeNode: 'node-a', epoch: 0, replicas: [{ node: 'node-c', state: 'Rebuilding' }] });
 
-    finishTransfers(pv);
+    await finishTransfers(pv);
     later(1);
     await sync(pv);
     const [c] = await replicas.list(pv);
@@ -162,12 +173,13 @@ describe('replication controller', () => {
     expect(queuedOf('replica-send', pv)).toHaveLength(0);
     later(30);
     await sync(pv);
+    await receiversRun(pv);
     const [next] = queuedOf('replica-send', pv);
     if (next?.spec.kind !== 'replica-send') throw new Error('no second transfer');
     expect(next.spec.seq).toBe(2);
     expect(next.spec.parentPath).toBe(`${POOL}/.stowage-replicas/${pv}/snap-1`);
     expect(next.spec.keep).toEqual(expect.arrayContaining([`${POOL}/.stowage-replicas/${pv}/snap-1`, `${POOL}/.stowage-replicas/${pv}/snap-2`]));
-    finishTransfers(pv);
+    await finishTransfers(pv);
     later(1);
     await sync(pv);
     expect((await replicas.list(pv))[0].ackedSeq).toBe(2);
@@ -184,7 +196,7 @@ describe('replication controller', () => {
     expect(behind).toHaveLength(1);
     expect(behind[0].type).toBe('Warning');
     expect(readReplication((await pvOf(pv)).metadata.annotations)?.replicas[0].state).toBe('Behind');
-    finishTransfers(pv);
+    await finishTransfers(pv);
     later(1);
     await sync(pv);
     expect((await eventsAbout(ctx.app, await pvOf(pv))).some((e) => e.reason === 'ReplicaInSync')).toBe(true);
@@ -232,6 +244,7 @@ describe('replication controller', () => {
     expect((await replicas.list(pv)).map((r) => [r.node, r.role])).toEqual([['node-a', 'replica']]);
     expect((await eventsAbout(ctx.app, await pvOf(pv))).some((e) => e.reason === 'CopyFenced')).toBe(true);
     // Resynced from node-c, incremental from the snapshot both hold.
+    await receiversRun(pv);
     const [send] = queuedOf('replica-send', pv);
     if (send?.spec.kind !== 'replica-send') throw new Error('no resync');
     expect(send.node).toBe('node-c');
@@ -239,13 +252,14 @@ describe('replication controller', () => {
     expect(send.spec.parentPath).toBe(`${POOL}/.stowage-replicas/${pv}/snap-3`);
     expect(send.spec.epoch).toBe(1);
     // The parent is gone on node-a after all: the next transfer is a full one.
-    finishTransfers(pv, { ok: false, parentMissing: true });
+    await finishTransfers(pv, { ok: false, parentMissing: true });
     later(11);
     await sync(pv);
+    await receiversRun(pv);
     const [full] = queuedOf('replica-send', pv);
     if (full?.spec.kind !== 'replica-send') throw new Error('no full transfer');
     expect(full.spec.parentPath).toBeUndefined();
-    finishTransfers(pv);
+    await finishTransfers(pv);
     await store().delete('Pod', NS, 'new');
   });
 
@@ -269,7 +283,7 @@ describe('replication controller', () => {
     await replicatedVolume(pv, 'three', 'node-b');
     await sync(pv);
     const [row] = await replicas.list(pv);
-    finishTransfers(pv);
+    await finishTransfers(pv);
     later(1);
     await sync(pv);
     await pod('worker', 'three', 'node-b');
@@ -289,11 +303,12 @@ describe('replication controller', () => {
     const seqBefore = Number((await assets.get(btrfsProvisioner, pv))?.details.seq);
     await sync(pv);
     await sync(pv);
+    await receiversRun(pv);
     const [final] = queuedOf('replica-send', pv);
     if (final?.spec.kind !== 'replica-send') throw new Error('no final transfer');
     expect(final.spec.seq).toBe(seqBefore + 1);
     expect((await assets.get(btrfsProvisioner, pv))?.node).toBe('node-b');
-    finishTransfers(pv);
+    await finishTransfers(pv);
     await sync(pv);
     const record = await assets.get(btrfsProvisioner, pv);
     expect(record).toMatchObject({ node: row.node, state: 'creating' });

@@ -9,6 +9,7 @@
 // again) and resyncs node-a as a replica.
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentLoop } from '../../server/agent/agent-loop';
@@ -33,13 +34,32 @@ const agents = new Map<string, AgentLoop>();
 const poolOf = (node: string) => path.join(roots, node, POOL);
 const podsOf = (node: string) => path.join(roots, node, 'pods');
 
+/**
+ * The link to node-b's replication listener: a TCP relay the test can cut (connections
+ * refused and open ones dropped) while both nodes keep reporting to the server.
+ */
+const link = { cut: false, target: 0, open: new Set<net.Socket>() };
+const relay = net.createServer((socket) => {
+  if (link.cut || !link.target) return socket.destroy();
+  const up = net.connect(link.target, '127.0.0.1');
+  link.open.add(socket).add(up);
+  const drop = () => (socket.destroy(), up.destroy(), link.open.delete(socket), link.open.delete(up));
+  socket.on('error', drop).on('close', drop);
+  up.on('error', drop).on('close', drop);
+  socket.pipe(up).pipe(socket);
+});
+
 async function startAgent(node: string): Promise<void> {
-  agents.set(node, await h.startAgent(node, { poolRoot: path.join(roots, node), podsDir: podsOf(node), dataMover, replication: { listen: '127.0.0.1:0' } }));
+  const advertise = node === 'node-b' ? { advertise: `127.0.0.1:${(relay.address() as net.AddressInfo).port}` } : {};
+  const loop = await h.startAgent(node, { poolRoot: path.join(roots, node), podsDir: podsOf(node), dataMover, replication: { listen: '127.0.0.1:0', ...advertise } });
+  agents.set(node, loop);
+  if (node === 'node-b') link.target = Number(/:(\d+)$/.exec(loop.replicationListenAddress()!)![1]);
 }
 
 beforeAll(async () => {
   if (skip) return;
   ({ h, dir: roots } = await openPoolHarness('stowage-replication-'));
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
   for (const node of ['node-a', 'node-b']) {
     await fs.mkdir(path.join(roots, node, 'pools'), { recursive: true });
     await fs.mkdir(podsOf(node), { recursive: true });
@@ -54,7 +74,11 @@ beforeAll(async () => {
   }
 }, 90_000);
 
-afterAll(() => closePoolHarness(h, roots));
+afterAll(async () => {
+  relay.close();
+  for (const sock of link.open) sock.destroy();
+  await closePoolHarness(h, roots);
+});
 
 /** sha256 of every regular file under `dir` by its relative path. */
 async function checksums(dir: string): Promise<Record<string, string>> {
@@ -183,5 +207,41 @@ describe.skipIf(skip)('replicated btrfs pool volumes through real agents', () =>
     expect(readReplication((await pvOf(pvName)).metadata.annotations)).toMatchObject({ activeNode: 'node-b', epoch: 1 });
     await waitFor('node-a unpublished its old pod', async () => (await fs.readdir(podsOf('node-a'))).length === 0, 30_000);
     expect(await checksums(onB)).toEqual(onBNow);
+  }, 300_000);
+
+  it('never promotes a replica when only the link between the nodes is cut, and catches up once it heals', async () => {
+    await h.app.store.create({
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'cut', namespace: NS },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '32Mi' } }, storageClassName: 'replicated' },
+    });
+    await h.app.store.create({ ...pod('writer', 'node-a'), spec: { ...pod('writer', 'node-a').spec!, volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'cut' } }] } });
+    const pvName = (await boundVolume(h.app, 'cut', 30_000, NS)).metadata.name!;
+    await waitFor('pod writer Running', running('writer'), 30_000);
+    const onA = path.join(poolOf('node-a'), pvName);
+    await fs.writeFile(path.join(onA, 'one.txt'), 'before the cut');
+    const first = await replicaCaughtUp(pvName, 'node-b', Date.now());
+
+    link.cut = true;
+    for (const sock of link.open) sock.destroy();
+    await fs.writeFile(path.join(onA, 'two.txt'), 'during the cut');
+    // Transfers fail for a while (at least two intervals); both nodes stay Ready, nothing is promoted.
+    const cutAt = Date.now();
+    await waitFor('a failed transfer shown', async () => readReplication((await pvOf(pvName)).metadata.annotations)?.replicas.find((r) => r.node === 'node-b')?.error, 60_000);
+    await waitFor('two intervals', async () => Date.now() - cutAt > 11_000, 20_000);
+    const during = readReplication((await pvOf(pvName)).metadata.annotations)!;
+    expect(during.activeNode).toBe('node-a');
+    expect(during.epoch).toBe(0);
+    expect(during.replicas[0].lastSyncTime).toBe(first.lastSyncTime);
+    for (const n of ['node-a', 'node-b']) expect((await h.app.store.get('Node', undefined, n)).status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+    expect((await podOf('writer'))?.spec?.nodeName).toBe('node-a');
+
+    link.cut = false;
+    const healedAt = Date.now();
+    await replicaCaughtUp(pvName, 'node-b', healedAt, 90_000);
+    const snaps = (await fs.readdir(path.join(poolOf('node-b'), '.stowage-replicas', pvName))).sort((x, y) => Number(x.slice(5)) - Number(y.slice(5)));
+    expect(Object.keys(await checksums(path.join(poolOf('node-b'), '.stowage-replicas', pvName, snaps.at(-1)!))).sort()).toEqual(['one.txt', 'two.txt']);
+    expect(readReplication((await pvOf(pvName)).metadata.annotations)).toMatchObject({ activeNode: 'node-a', epoch: 0 });
   }, 300_000);
 });

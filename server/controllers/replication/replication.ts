@@ -181,7 +181,7 @@ async function reconcileVolume(d: Deps, ctx: ReconcileContext, pvName: string, o
   rows = await d.replicas.list(pvName);
 
   // Transfers that ended.
-  for (const r of rows.filter((x) => x.role === 'replica' && x.transfer)) await settleTransfer(d, pv, record, r, interval, now);
+  for (const r of rows.filter((x) => x.role === 'replica' && x.transfer)) await settleTransfer(d, pv, record, rows, r, nodes, interval, now);
   rows = await d.replicas.list(pvName);
 
   // Failover or a move.
@@ -221,7 +221,8 @@ async function reconcileVolume(d: Deps, ctx: ReconcileContext, pvName: string, o
 
   await warnBehind(d, pv, rows, ready, interval, now);
   await publishView(d, ctx, pv, record, rows, ready, now);
-  return undefined;
+  // A transfer in flight is looked at again soon: its send is queued as soon as its receiver listens.
+  return rows.some((r) => r.transfer) ? { requeueAfter: 300 } : undefined;
 }
 
 function factsOf(r: ReplicaRow, nodeReady: boolean, progress?: ReplicaFacts['progress']): ReplicaFacts {
@@ -313,9 +314,6 @@ async function startTransfers(d: Deps, record: AssetRecord, rows: ReplicaRow[], 
     await d.assets.setDetails(record, { seq, seqAt: now.toISOString() });
   }
   const pool = det.pool ?? '';
-  const inFlight = replicas.filter((r) => r.transfer).map((r) => r.transfer!.seq);
-  const acked = replicas.map((r) => r.ackedSeq).filter((s): s is number => s !== undefined);
-  const keepOnSender = [...new Set([...acked, ...inFlight, seq])].map((s) => replicaSnapshotPath(pool, record.pvName, s));
   for (const r of wants) {
     if (r.ackedSeq !== undefined && r.ackedSeq >= seq) continue;
     const transfer = { id: `${seq}-${randomBytes(8).toString('hex')}`, key: randomBytes(32).toString('hex') };
@@ -323,11 +321,33 @@ async function startTransfers(d: Deps, record: AssetRecord, rows: ReplicaRow[], 
     if (!(await d.replicas.beginTransfer(record.pvName, r.node, { seq, startedAt: (seqAt ?? now).toISOString(), ...transfer, ...(parentSeq !== undefined ? { parentSeq } : {}) }))) continue;
     const parentPath = parentSeq !== undefined ? replicaSnapshotPath(pool, record.pvName, parentSeq) : undefined;
     const common = { pvName: record.pvName, pool, seq, snapshotPath: replicaSnapshotPath(pool, record.pvName, seq), ...(parentPath ? { parentPath } : {}), epoch: det.epoch ?? 0, transfer };
-    const send: DataJobSpec = { kind: 'replica-send', ...common, volumePath: poolVolumePath(pool, record.pvName), receiver: { node: r.node, endpoint: endpointOf(nodes.get(r.node))! }, keep: keepOnSender.slice(0, 16) };
     const receive: DataJobSpec = { kind: 'replica-receive', ...common, sender: { node: record.node }, keep: parentPath ? [parentPath] : [], waitSeconds: opts.receiveWaitSeconds ?? 120 };
+    // The receive first: the send is queued once the receiver listens for it (settleTransfer).
     await d.jobs.ensure(receiveKey(record.pvName, r.node, seq), r.node, receive);
-    await d.jobs.ensure(sendKey(record.pvName, r.node, seq), record.node, send);
   }
+}
+
+/** The send half of a transfer, queued once its receiver runs: what the active copy's node sends, to whom, and what it keeps. */
+function sendSpecOf(record: AssetRecord, rows: ReplicaRow[], r: ReplicaRow, endpoint: string): DataJobSpec {
+  const det = detailsOf(record);
+  const pool = det.pool ?? '';
+  const t = r.transfer!;
+  const replicas = rows.filter((x) => x.role === 'replica');
+  const seqs = [...replicas.map((x) => x.ackedSeq), ...replicas.map((x) => x.transfer?.seq), t.seq].filter((x): x is number => x !== undefined);
+  const keep = [...new Set(seqs)].sort((a, b) => b - a).slice(0, 16).map((x) => replicaSnapshotPath(pool, record.pvName, x));
+  return {
+    kind: 'replica-send',
+    pvName: record.pvName,
+    pool,
+    seq: t.seq,
+    snapshotPath: replicaSnapshotPath(pool, record.pvName, t.seq),
+    ...(t.parentSeq !== undefined ? { parentPath: replicaSnapshotPath(pool, record.pvName, t.parentSeq) } : {}),
+    epoch: det.epoch ?? 0,
+    transfer: { id: t.id, key: t.key },
+    volumePath: poolVolumePath(pool, record.pvName),
+    receiver: { node: r.node, endpoint },
+    keep,
+  };
 }
 
 function endpointOf(n: Node | undefined): string | undefined {
@@ -336,9 +356,14 @@ function endpointOf(n: Node | undefined): string | undefined {
 }
 
 /** A transfer in flight: acknowledged when its receive succeeded, failed when either side failed for good or it took too long. */
-async function settleTransfer(d: Deps, pv: PersistentVolume, record: AssetRecord, r: ReplicaRow, intervalSeconds: number, now: Date): Promise<void> {
+async function settleTransfer(d: Deps, pv: PersistentVolume, record: AssetRecord, rows: ReplicaRow[], r: ReplicaRow, nodes: Map<string, Node>, intervalSeconds: number, now: Date): Promise<void> {
   const t = r.transfer!;
-  const [recv, send] = await Promise.all([d.jobs.get(receiveKey(record.pvName, r.node, t.seq)), d.jobs.get(sendKey(record.pvName, r.node, t.seq))]);
+  const [recv, sent] = await Promise.all([d.jobs.get(receiveKey(record.pvName, r.node, t.seq)), d.jobs.get(sendKey(record.pvName, r.node, t.seq))]);
+  let send = sent;
+  const endpoint = endpointOf(nodes.get(r.node));
+  if (!send && recv?.state === 'running' && endpoint && record.state === 'created') {
+    send = await d.jobs.ensure(sendKey(record.pvName, r.node, t.seq), record.node, sendSpecOf(record, rows, r, endpoint));
+  }
   if (recv?.state === 'succeeded') {
     const wasBehind = replicaState(factsOf(r, true), intervalSeconds, now) === 'Behind' || r.ackedSeq === undefined;
     await d.replicas.endTransfer(record.pvName, r.node, t.seq, { acked: new Date(t.startedAt) });
@@ -349,8 +374,10 @@ async function settleTransfer(d: Deps, pv: PersistentVolume, record: AssetRecord
     }
     return;
   }
-  const failed = [recv, send].find((j): j is DataJob => j?.state === 'failed');
-  const lost = !recv || !send;
+  // A failed attempt ends the transfer at once (the job queue would try it again after a
+  // growing backoff, its partner waiting): a new one is begun after a short pause.
+  const failed = [recv, send].find((j): j is DataJob => j?.state === 'failed' || (j?.result !== undefined && !j.result.ok));
+  const lost = !recv || (!send && recv.state !== 'queued' && recv.state !== 'running');
   const tooLong = now.getTime() - new Date(t.startedAt).getTime() > Math.max(600_000, 5 * intervalSeconds * 1000);
   if (!failed && !lost && !tooLong) return;
   const result = failed?.result;
