@@ -161,6 +161,7 @@ export class ReplicationListener {
 
   private secured(s: Tagged): void {
     s.on('error', () => {});
+    s.setNoDelay(true);
     const id = s[IDENTITY];
     if (id === undefined || !this.pending.has(id)) {
       s.destroy();

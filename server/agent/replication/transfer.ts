@@ -110,6 +110,7 @@ export function connect(endpoint: string, t: ReplicaTransfer, signal: AbortSigna
     socket.once('secureConnect', () => {
       done();
       socket.on('error', () => {}); // reported by the reader and the pipes
+      socket.setNoDelay(true);
       resolve(socket);
     });
     socket.on('error', onError);
