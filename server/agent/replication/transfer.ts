@@ -202,7 +202,9 @@ export async function streamSend(o: {
  */
 export async function streamReceive(o: { socket: tls.TLSSocket; folder: string; signal: AbortSignal; onBytes(n: bigint): void; check(): Promise<string | undefined>; btrfsBin?: string }): Promise<bigint> {
   const { socket, signal } = o;
-  const child = spawn(o.btrfsBin ?? 'btrfs', ['receive', o.folder], { stdio: ['pipe', 'ignore', 'pipe'] });
+  // --chroot: whatever paths a stream names (its sender holds the key, but is still another
+  // machine), `btrfs receive` cannot reach outside the volume's folder.
+  const child = spawn(o.btrfsBin ?? 'btrfs', ['receive', '--chroot', o.folder], { stdio: ['pipe', 'ignore', 'pipe'] });
   const stderr = stderrOf(child);
   const exited = exitOf(child);
   const kill = () => child.kill('SIGKILL');
