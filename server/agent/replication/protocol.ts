@@ -58,6 +58,13 @@ export function headerMismatch(got: TransferHeader, want: TransferHeader): strin
   return undefined;
 }
 
+/** The error a stopped transfer ends with (the data job runner reports it as stopped, retryable). */
+export function abortError(): Error {
+  const e = new Error('the transfer was stopped');
+  e.name = 'AbortError';
+  return e;
+}
+
 /** A one-line reason: no line breaks, bounded. */
 export const oneLine = (s: string) => s.replace(/[\r\n]+/g, ' ').slice(0, MAX_LINE_BYTES - 8);
 

@@ -7,13 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import tls from 'node:tls';
 import type { ReplicaTransfer } from '../../contracts/data-jobs';
 import { PSK_CIPHERS } from './listener';
-import { encodeHeader, Framer, MAX_LINE_BYTES, oneLine, parseAnswer, parseHostPort, Unframer, type Answer, type TransferHeader } from './protocol';
-
-export function abortError(): Error {
-  const e = new Error('the transfer was stopped');
-  e.name = 'AbortError';
-  return e;
-}
+import { abortError, encodeHeader, Framer, MAX_LINE_BYTES, oneLine, parseAnswer, parseHostPort, Unframer, type Answer, type TransferHeader } from './protocol';
 
 /** A refusal or failure the receiver reported (or a protocol breach): retryable unless said. */
 export class TransferError extends Error {
