@@ -379,7 +379,7 @@ program
     if (o.replicationAdvertise && !o.replicationListen) throw new Error('--replication-advertise needs --replication-listen');
     const replication = o.replicationListen ? { listen: o.replicationListen, ...(o.replicationAdvertise ? { advertise: o.replicationAdvertise } : {}) } : undefined;
     const loop = await startStandaloneAgent({ ...o, maxParallel, labels: labels.labels, replication });
-    say(`Agent of node ${loop.nodeName} running against ${o.server}; press Ctrl-C to stop.`);
+    say(`Agent of node ${loop.nodeName} running against ${o.server}${replication ? `, taking replicas at ${loop.replicationEndpoint()}` : ''}; press Ctrl-C to stop.`);
     let stopping: string | undefined;
     const stop = (signal: string) => {
       if (stopping) return say(`${signal}: already stopping (${stopping}); the stop goes on to its end.`);

@@ -9,11 +9,13 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { DataJobResult, DataJobSpec } from '../../contracts/data-jobs';
+import type { TLSSocket } from 'node:tls';
+import type { DataJobResult, DataJobSpec, ReplicaTransfer } from '../../contracts/data-jobs';
 import { poolVolumePath } from '../../domain/btrfs-pool';
 import { replicaSnapshotDir } from '../../domain/replication-paths';
 import type { MoverProgress } from '../backup/backup';
 import { realPoolOs } from '../pool-os';
+import { sleep } from '../sleep';
 import type { ReplicationListener } from './listener';
 import { headerMismatch, parseHeader } from './protocol';
 import { btrfs, checkPool, deleteSnapshot, ensureFolder, pruneFolder, referencedBytes, snapshotState } from './replica-fs';
@@ -31,6 +33,12 @@ export interface ReplicaJobsOptions {
   log: Logger;
   /** The btrfs binary the streams run (default `btrfs`). */
   btrfsBin?: string;
+  /**
+   * How long a sender keeps trying to connect (ms, default 15 s): the two jobs of a transfer
+   * are queued together, and the receiver may not be listening for it yet (a refused
+   * handshake looks the same as a wrong key, so it is tried again too, until then).
+   */
+  connectWithinMs?: number;
 }
 
 const dec = (v: bigint) => v.toString();
@@ -96,7 +104,7 @@ export class ReplicaJobs {
     const estimate = spec.parentPath ? 0n : ((await referencedBytes(poolAt, spec.pvName)) ?? 0n);
     const progress = (done: bigint) => onProgress({ doneBytes: done, totalBytes: done > estimate ? done : estimate, newBytes: done });
     progress(0n);
-    const socket = await connect(spec.receiver.endpoint, spec.transfer, signal);
+    const socket = await this.connectSoon(spec.receiver.endpoint, spec.transfer, signal);
     const bytes = await streamSend({
       socket,
       header: { pvName: spec.pvName, seq: spec.seq, parentSeq: spec.parentPath ? seqOf(spec.parentPath) : null, epoch: spec.epoch },
@@ -108,6 +116,19 @@ export class ReplicaJobs {
     });
     this.o.log.info({ pv: spec.pvName, seq: spec.seq, parent: spec.parentPath ? seqOf(spec.parentPath) : null, bytes: dec(bytes), to: spec.receiver.node }, 'replication snapshot sent');
     return { ok: true, doneBytes: dec(bytes), totalBytes: dec(bytes) };
+  }
+
+  /** Connects, trying again (250 ms, doubling to 2 s) until connectWithinMs has passed. */
+  private async connectSoon(endpoint: string, t: ReplicaTransfer, signal: AbortSignal): Promise<TLSSocket> {
+    const deadline = Date.now() + (this.o.connectWithinMs ?? 15_000);
+    for (let wait = 250; ; wait = Math.min(2 * wait, 2_000)) {
+      try {
+        return await connect(endpoint, t, signal);
+      } catch (e) {
+        if (signal.aborted || Date.now() + wait > deadline) throw e;
+      }
+      await sleep(wait, signal);
+    }
   }
 
   private async receive(spec: Spec<'replica-receive'>, onProgress: (p: MoverProgress) => void, signal: AbortSignal): Promise<DataJobResult> {

@@ -10,7 +10,7 @@ import os from 'node:os';
 import tls from 'node:tls';
 import type { Logger } from 'pino';
 import type { ReplicaTransfer } from '../../contracts/data-jobs';
-import { formatHostPort, MAX_LINE_BYTES, parseHostPort } from './protocol';
+import { abortError, formatHostPort, MAX_LINE_BYTES, parseHostPort } from './protocol';
 
 /** The one cipher both sides use: PSK only, AES-256-GCM. */
 export const PSK_CIPHERS = 'PSK-AES256-GCM-SHA384';
@@ -161,6 +161,7 @@ export class ReplicationListener {
 
   private secured(s: Tagged): void {
     s.on('error', () => {});
+    s.setNoDelay(true);
     const id = s[IDENTITY];
     if (id === undefined || !this.pending.has(id)) {
       s.destroy();
@@ -190,10 +191,4 @@ export class ReplicationListener {
     };
     s.on('data', onData);
   }
-}
-
-function abortError(): Error {
-  const e = new Error('the transfer was stopped');
-  e.name = 'AbortError';
-  return e;
 }

@@ -58,6 +58,13 @@ export function headerMismatch(got: TransferHeader, want: TransferHeader): strin
   return undefined;
 }
 
+/** The error a stopped transfer ends with (the data job runner reports it as stopped, retryable). */
+export function abortError(): Error {
+  const e = new Error('the transfer was stopped');
+  e.name = 'AbortError';
+  return e;
+}
+
 /** A one-line reason: no line breaks, bounded. */
 export const oneLine = (s: string) => s.replace(/[\r\n]+/g, ' ').slice(0, MAX_LINE_BYTES - 8);
 
@@ -73,17 +80,27 @@ export function parseAnswer(line: string): Answer {
   return { kind: 'bad', line: oneLine(line).slice(0, 100) };
 }
 
-/** Wraps every chunk in a frame; the end of the input becomes the end frame. */
+/**
+ * Each stage between the child's pipe and the socket holds up to this much (each side), so
+ * btrfs, the cipher and the network work at once rather than in turns (the default 16 KiB
+ * is less than one of the child's 64 KiB reads: every chunk waited for a drain).
+ */
+const STAGE_BUFFER = { readableHighWaterMark: 4 << 20, writableHighWaterMark: 4 << 20 };
+
+/** Wraps every chunk in a frame (one buffer per frame: one TLS record run, not two); the end of the input becomes the end frame. */
 export class Framer extends Transform {
   /** Payload bytes framed so far. */
   bytes = 0n;
+  constructor() {
+    super(STAGE_BUFFER);
+  }
   override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
     for (let at = 0; at < chunk.length; at += MAX_FRAME_BYTES) {
       const part = chunk.subarray(at, at + MAX_FRAME_BYTES);
-      const len = Buffer.allocUnsafe(4);
-      len.writeUInt32BE(part.length);
-      this.push(len);
-      this.push(part);
+      const frame = Buffer.allocUnsafe(4 + part.length);
+      frame.writeUInt32BE(part.length, 0);
+      part.copy(frame, 4);
+      this.push(frame);
       this.bytes += BigInt(part.length);
     }
     cb();
@@ -102,28 +119,59 @@ export class Framer extends Transform {
 export class Unframer extends Transform {
   bytes = 0n;
   complete = false;
-  private pending: Buffer = Buffer.alloc(0);
+  constructor() {
+    super(STAGE_BUFFER);
+  }
+  /** Input not yet taken apart (kept as pieces: no copy until a frame is whole). */
+  private pieces: Buffer[] = [];
+  private held = 0;
+  /** The length of the frame being read, or -1 while its length is. */
   private want = -1;
+
+  /** Takes n bytes off the front of the held input (n <= held). */
+  private takeBytes(n: number): Buffer {
+    const first = this.pieces[0];
+    let out: Buffer;
+    if (first.length >= n) {
+      out = first.subarray(0, n);
+      if (first.length === n) this.pieces.shift();
+      else this.pieces[0] = first.subarray(n);
+    } else {
+      out = Buffer.allocUnsafe(n);
+      let at = 0;
+      while (at < n) {
+        const p = this.pieces[0];
+        const k = Math.min(p.length, n - at);
+        p.copy(out, at, 0, k);
+        at += k;
+        if (k === p.length) this.pieces.shift();
+        else this.pieces[0] = p.subarray(k);
+      }
+    }
+    this.held -= n;
+    return out;
+  }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
     if (this.complete) return cb(chunk.length ? new Error('data after the end of the stream') : null);
-    this.pending = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
-    while (!this.complete) {
+    if (chunk.length) {
+      this.pieces.push(chunk);
+      this.held += chunk.length;
+    }
+    for (;;) {
       if (this.want < 0) {
-        if (this.pending.length < 4) break;
-        this.want = this.pending.readUInt32BE(0);
-        this.pending = this.pending.subarray(4);
+        if (this.held < 4) break;
+        this.want = this.takeBytes(4).readUInt32BE(0);
         if (this.want > MAX_FRAME_BYTES) return cb(new Error(`a frame of ${this.want} bytes is larger than ${MAX_FRAME_BYTES}`));
         if (this.want === 0) {
           this.complete = true;
-          if (this.pending.length) return cb(new Error('data after the end of the stream'));
+          if (this.held) return cb(new Error('data after the end of the stream'));
           this.push(null);
           return cb();
         }
       }
-      if (this.pending.length < this.want) break;
-      const payload = this.pending.subarray(0, this.want);
-      this.pending = this.pending.subarray(this.want);
+      if (this.held < this.want) break;
+      const payload = this.takeBytes(this.want);
       this.want = -1;
       this.bytes += BigInt(payload.length);
       this.push(payload);

@@ -3,7 +3,8 @@
 // listener on the replica's side, and the jobs run through each node's DataJobRunner over
 // an in-memory job queue. A full send, then an incremental one (far fewer bytes); a wrong
 // key or an unknown transfer is refused and nothing lands; a missing parent fails at once
-// with parentMissing; a sender that dies mid-stream leaves no partial snapshot; a promotion
+// with parentMissing; a sender that dies mid-stream leaves no partial snapshot, and one that
+// comes before its receiver listens tries again and gets through; a promotion
 // through the PoolKeeper gives a writable volume with the data; replica-remove fences the
 // writable copy and keeps or drops the snapshots.
 import { execFile } from 'node:child_process';
@@ -76,6 +77,8 @@ describe.runIf(support.ok)('replication between two btrfs pools', () => {
   let rootA: string;
   let rootB: string;
   let listener: ReplicationListener;
+  /** Handshakes the listener refused (its debug log). */
+  let refusedHandshakes = 0;
   const queue = { a: new MemoryJobs(), b: new MemoryJobs() };
   const runners: DataJobRunner[] = [];
   let jobsB: ReplicaJobs;
@@ -86,9 +89,10 @@ describe.runIf(support.ok)('replication between two btrfs pools', () => {
     rootA = path.join(work, 'a');
     rootB = path.join(work, 'b');
     for (const r of [rootA, rootB]) await createPool({ source: `${r}.img`, mount: path.join(r, POOL), sizeBytes: 1n << 30n });
-    listener = new ReplicationListener({ listen: '127.0.0.1:0', log, headerTimeoutMs: 2_000 });
+    const counting = pino({ level: 'debug' }, { write: (line: string) => void (line.includes('replication connection refused') && refusedHandshakes++) });
+    listener = new ReplicationListener({ listen: '127.0.0.1:0', log: counting, headerTimeoutMs: 2_000 });
     await listener.start();
-    const jobsA = new ReplicaJobs({ poolRoot: rootA, log });
+    const jobsA = new ReplicaJobs({ poolRoot: rootA, log, connectWithinMs: 5_000 });
     jobsB = new ReplicaJobs({ poolRoot: rootB, listener, log });
     for (const [node, api, replicaJobs] of [['a', queue.a, jobsA], ['b', queue.b, jobsB]] as const) {
       const r = new DataJobRunner({ api, mover: noMover, node, instance: `agent-${node}`, log, claimMs: 20, progressIntervalMs: 100, poolRoot: node === 'a' ? rootA : rootB, replicaJobs });
@@ -108,17 +112,27 @@ describe.runIf(support.ok)('replication between two btrfs pools', () => {
   const onB = (p: string) => path.join(rootB, p);
 
   /** Queues a transfer of snapshot seq (from parent) on both nodes; resolves with both results. */
-  async function transfer(seq: number, o: { parent?: number; keep?: number[]; sendKey?: string; sendId?: string; epoch?: number; waitSeconds?: number } = {}) {
+  async function transfer(seq: number, o: { parent?: number; keep?: number[]; sendKey?: string; sendId?: string; epoch?: number; waitSeconds?: number; senderFirst?: boolean } = {}) {
     const t = { id: `t-${++n}`, key: key() };
     const parentPath = o.parent ? snap(o.parent) : undefined;
     const keep = (o.keep ?? (o.parent ? [o.parent] : [])).map(snap);
-    queue.b.add(`recv/${n}`, { kind: 'replica-receive', pvName: PV, pool: POOL, seq, snapshotPath: snap(seq), ...(parentPath ? { parentPath } : {}), epoch: 1, sender: { node: 'a' }, transfer: t, keep, waitSeconds: o.waitSeconds ?? 20 });
-    // The receiver registers first, as the controllers queue both and the sender retries.
-    await until('the receiver to register', () => (listener as unknown as { pending: Map<string, unknown> }).pending.has(t.id) || queue.b.results.has(`recv/${n}`), 20_000);
-    queue.a.add(`send/${n}`, {
-      kind: 'replica-send', pvName: PV, pool: POOL, volumePath: `${POOL}/${PV}`, seq, snapshotPath: snap(seq), ...(parentPath ? { parentPath } : {}), epoch: o.epoch ?? 1,
-      receiver: { node: 'b', endpoint: listener.endpoint() }, transfer: { id: o.sendId ?? t.id, key: o.sendKey ?? t.key }, keep,
-    });
+    const receive = () => queue.b.add(`recv/${n}`, { kind: 'replica-receive', pvName: PV, pool: POOL, seq, snapshotPath: snap(seq), ...(parentPath ? { parentPath } : {}), epoch: 1, sender: { node: 'a' }, transfer: t, keep, waitSeconds: o.waitSeconds ?? 20 });
+    const send = () =>
+      queue.a.add(`send/${n}`, {
+        kind: 'replica-send', pvName: PV, pool: POOL, volumePath: `${POOL}/${PV}`, seq, snapshotPath: snap(seq), ...(parentPath ? { parentPath } : {}), epoch: o.epoch ?? 1,
+        receiver: { node: 'b', endpoint: listener.endpoint() }, transfer: { id: o.sendId ?? t.id, key: o.sendKey ?? t.key }, keep,
+      });
+    if (o.senderFirst) {
+      // The sender tries before the receiver listens for this transfer: it tries again.
+      send();
+      await until('the sender to be refused once', () => refusedHandshakes > 0, 20_000);
+      receive();
+    } else {
+      // The receiver registers first: every handshake of a refused case is the one under test.
+      receive();
+      await until('the receiver to register', () => (listener as unknown as { pending: Map<string, unknown> }).pending.has(t.id) || queue.b.results.has(`recv/${n}`), 20_000);
+      send();
+    }
     const [sent, received] = await Promise.all([queue.a.result(`send/${n}`), queue.b.result(`recv/${n}`)]);
     return { sent, received };
   }
@@ -213,8 +227,12 @@ describe.runIf(support.ok)('replication between two btrfs pools', () => {
     const r = await queue.b.result('recv/dies');
     expect(r).toMatchObject({ ok: false, retryable: true });
     expect(await exists(onB(snap(3)))).toBe(false);
-    // The next attempt: a real transfer of the same snapshot (taken already on the sender).
-    const again = await transfer(3, { parent: 2 });
+    // The next attempt: a real transfer of the same snapshot (taken already on the sender),
+    // whose sender comes first: refused until the receiver listens for it, then through.
+    refusedHandshakes = 0;
+    const again = await transfer(3, { parent: 2, senderFirst: true });
+    expect(refusedHandshakes).toBeGreaterThan(0);
+    expect(again.sent).toMatchObject({ ok: true });
     expect(again.received).toMatchObject({ ok: true });
     expect(await treeDigest(onB(snap(3)))).toEqual(await treeDigest(onA(snap(3))));
   });

@@ -7,13 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import tls from 'node:tls';
 import type { ReplicaTransfer } from '../../contracts/data-jobs';
 import { PSK_CIPHERS } from './listener';
-import { encodeHeader, Framer, MAX_LINE_BYTES, oneLine, parseAnswer, parseHostPort, Unframer, type Answer, type TransferHeader } from './protocol';
-
-export function abortError(): Error {
-  const e = new Error('the transfer was stopped');
-  e.name = 'AbortError';
-  return e;
-}
+import { abortError, encodeHeader, Framer, MAX_LINE_BYTES, oneLine, parseAnswer, parseHostPort, Unframer, type Answer, type TransferHeader } from './protocol';
 
 /** A refusal or failure the receiver reported (or a protocol breach): retryable unless said. */
 export class TransferError extends Error {
@@ -110,6 +104,7 @@ export function connect(endpoint: string, t: ReplicaTransfer, signal: AbortSigna
     socket.once('secureConnect', () => {
       done();
       socket.on('error', () => {}); // reported by the reader and the pipes
+      socket.setNoDelay(true);
       resolve(socket);
     });
     socket.on('error', onError);
@@ -201,7 +196,9 @@ export async function streamSend(o: {
  */
 export async function streamReceive(o: { socket: tls.TLSSocket; folder: string; signal: AbortSignal; onBytes(n: bigint): void; check(): Promise<string | undefined>; btrfsBin?: string }): Promise<bigint> {
   const { socket, signal } = o;
-  const child = spawn(o.btrfsBin ?? 'btrfs', ['receive', o.folder], { stdio: ['pipe', 'ignore', 'pipe'] });
+  // --chroot: whatever paths a stream names (its sender holds the key, but is still another
+  // machine), `btrfs receive` cannot reach outside the volume's folder.
+  const child = spawn(o.btrfsBin ?? 'btrfs', ['receive', '--chroot', o.folder], { stdio: ['pipe', 'ignore', 'pipe'] });
   const stderr = stderrOf(child);
   const exited = exitOf(child);
   const kill = () => child.kill('SIGKILL');
