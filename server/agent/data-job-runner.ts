@@ -40,6 +40,8 @@ export interface DataJobRunnerOptions {
   log: Logger;
   /** Jobs at once (default 2: data jobs are I/O bound and the mover overlaps its own work). */
   maxParallel?: number;
+  /** Replication jobs at once, beside those (default 8: a receive mostly waits for its sender). */
+  maxParallelReplicas?: number;
   /** Time between two claims (ms, default 1 s). */
   claimMs?: number;
   /** Time between two progress reports of a running job (ms, default 1 s). */
@@ -122,8 +124,11 @@ export class DataJobRunner {
 
   /** One claim: renews the leases of what runs here and starts what the server hands out. */
   async claimOnce(): Promise<void> {
-    const max = Math.max(0, (this.o.maxParallel ?? 2) - this.running.size);
-    const { jobs } = await this.o.api.claimDataJobs(this.o.node, { instance: this.o.instance, running: this.runningJobs(), max });
+    const replicas = [...this.running.keys()].filter((k) => k.startsWith('replica-')).length;
+    const max = Math.max(0, (this.o.maxParallel ?? 2) - (this.running.size - replicas));
+    // Replication jobs have a budget of their own, when this agent runs them.
+    const maxReplica = this.o.replicaJobs ? Math.max(0, (this.o.maxParallelReplicas ?? 8) - replicas) : 0;
+    const { jobs } = await this.o.api.claimDataJobs(this.o.node, { instance: this.o.instance, running: this.runningJobs(), max, maxReplica });
     for (const j of jobs) this.startJob(j.key, j.spec, j.attempt);
   }
 

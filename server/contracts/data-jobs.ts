@@ -198,7 +198,10 @@ export interface DataJobClaimInput {
   instance: string;
   /** Keys of jobs this instance is running (their leases are renewed). */
   running: string[];
+  /** New jobs it may take now (backups, restores, verifies, deletes; every kind when maxReplica is absent). */
   max: number;
+  /** New replication jobs it may take now, a budget of their own (a receive waits for its sender). */
+  maxReplica?: number;
 }
 
 /** A completed backup as a target lists it (from its manifest): what another installation imports. */

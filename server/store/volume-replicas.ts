@@ -28,6 +28,8 @@ export interface ReplicaRow {
   ackedAt?: Date;
   transfer?: ReplicaTransferRecord;
   error?: string;
+  /** Bytes the last acknowledged transfer moved. */
+  lastBytes?: bigint;
   warned: boolean;
   createdAt: Date;
   updatedAt: Date;
@@ -42,6 +44,7 @@ interface Row {
   acked_at: Date | null;
   transfer: unknown;
   error: string | null;
+  last_bytes: string | number | bigint | null;
   warned: boolean;
   created_at: Date;
   updated_at: Date;
@@ -58,6 +61,7 @@ const toReplica = (r: Row): ReplicaRow => {
     ...(r.acked_at ? { ackedAt: new Date(r.acked_at) } : {}),
     ...(transfer ? { transfer } : {}),
     ...(r.error ? { error: r.error } : {}),
+    ...(r.last_bytes !== null ? { lastBytes: BigInt(r.last_bytes) } : {}),
     warned: r.warned,
     createdAt: new Date(r.created_at),
     updatedAt: new Date(r.updated_at),
@@ -139,15 +143,16 @@ export class VolumeReplicaStore {
   }
 
   /** The transfer in flight ended: acknowledged (the replica holds `seq`, taken at `at`), or failed with `error` (`full`: the next must be a full one). */
-  async endTransfer(pvName: string, node: string, seq: number, outcome: { acked: Date } | { error: string; full?: boolean }): Promise<void> {
+  async endTransfer(pvName: string, node: string, seq: number, outcome: { acked: Date; bytes?: bigint } | { error: string; full?: boolean }): Promise<void> {
     if ('acked' in outcome) {
       await this.sql.$executeRawUnsafe(
-        `UPDATE volume_replicas SET transfer = NULL, acked_seq = $3, acked_at = $4, error = NULL, updated_at = now()
+        `UPDATE volume_replicas SET transfer = NULL, acked_seq = $3, acked_at = $4, error = NULL, last_bytes = $5, updated_at = now()
           WHERE pv_name = $1 AND node_name = $2 AND (transfer->>'seq')::bigint = $3`,
         pvName,
         node,
         seq,
         outcome.acked,
+        outcome.bytes !== undefined ? String(outcome.bytes) : null,
       );
     } else {
       await this.sql.$executeRawUnsafe(

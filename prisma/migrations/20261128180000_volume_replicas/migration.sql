@@ -10,6 +10,7 @@ CREATE TABLE "volume_replicas" (
     "acked_at" TIMESTAMPTZ(3),
     "transfer" JSONB,
     "error" TEXT,
+    "last_bytes" BIGINT,
     "warned" BOOLEAN NOT NULL DEFAULT false,
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updated_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,

@@ -366,7 +366,8 @@ async function settleTransfer(d: Deps, pv: PersistentVolume, record: AssetRecord
   }
   if (recv?.state === 'succeeded') {
     const wasBehind = replicaState(factsOf(r, true), intervalSeconds, now) === 'Behind' || r.ackedSeq === undefined;
-    await d.replicas.endTransfer(record.pvName, r.node, t.seq, { acked: new Date(t.startedAt) });
+    const moved = recv.result?.ok ? recv.result.doneBytes : undefined;
+    await d.replicas.endTransfer(record.pvName, r.node, t.seq, { acked: new Date(t.startedAt), ...(moved && /^\d{1,20}$/.test(moved) ? { bytes: BigInt(moved) } : {}) });
     await forgetTransfer(d, record.pvName, r.node, t.seq);
     if (wasBehind || r.warned) {
       await d.replicas.setWarned(record.pvName, r.node, false);
