@@ -31,7 +31,7 @@ export function useClaimForm() {
     storageClassName: '',
     accessModes: ['ReadWriteOnce'],
     volumeMode: 'Filesystem',
-    size: 1,
+    size: '1',
     unit: 'Gi',
     dataSource: sourceFromParams(params),
   });
