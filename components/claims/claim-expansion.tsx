@@ -9,6 +9,7 @@ import { mayExpand } from '@/server/resources/persistent-volume-claim/resize';
 import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
 import { errorInfo } from '../format/format';
 import { formatSize } from '../format/size';
+import { humanMessage } from '../format/quota-refusal';
 import { SizeText } from '../format/size-text';
 import { quantityOfValue, valueOfQuantity, type SizeValue } from '../format/size-value';
 import { SizeField } from '../forms/size-field';
@@ -86,8 +87,9 @@ function ExpandButton({ claim }: { claim: PersistentVolumeClaim }) {
       },
     }),
   );
+  const overQuota = Boolean(room?.refusal);
   const submit = () => {
-    if (problem) return;
+    if (problem || overQuota) return;
     const next = structuredClone(claim);
     // A stored claim has a spec: validation requires spec.resources.requests.storage.
     const spec = next.spec!;
@@ -108,14 +110,14 @@ function ExpandButton({ claim }: { claim: PersistentVolumeClaim }) {
           <QuotaRoom data={room} />
           {update.error && (
             <Text size="sm" c="red" role="alert">
-              {errorInfo(update.error).message}
+              {humanMessage(errorInfo(update.error).message)}
             </Text>
           )}
           <Group justify="flex-end" gap="sm">
             <Button variant="default" onClick={() => setOpened(false)}>
               Cancel
             </Button>
-            <Button onClick={submit} disabled={Boolean(problem)} loading={update.isPending} data-testid="confirm-expand">
+            <Button onClick={submit} disabled={Boolean(problem) || overQuota} loading={update.isPending} data-testid="confirm-expand">
               Expand
             </Button>
           </Group>

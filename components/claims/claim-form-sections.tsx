@@ -128,12 +128,12 @@ export function ModeAndSize({ f }: { f: ClaimFormState }) {
 export function SubmitRow({ f }: { f: ClaimFormState }) {
   return (
     <Group>
-      <Button type="submit" disabled={!f.complete} loading={f.create.isPending}>
+      <Button type="submit" disabled={!f.complete || f.overQuota} loading={f.create.isPending} data-testid="create-claim">
         Create claim
       </Button>
       <Text size="xs" c="dimmed">
-        {f.quota?.refusal
-          ? 'The quota will refuse it as it is.'
+        {f.overQuota
+          ? 'Over the quota: request less to create it.'
           : f.check.data?.outcome === 'pending'
             ? 'You can still create it: it waits until a volume appears.'
             : ''}

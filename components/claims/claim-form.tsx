@@ -48,7 +48,8 @@ export function ClaimForm() {
               <ClaimSourceField source={draft.dataSource} state={f.source} onChange={(s) => f.set({ dataSource: s })} />
               <AccessModes f={f} />
               <ModeAndSize f={f} />
-              <CheckResult complete={f.complete} check={f.check} />
+              {/* One outcome: a claim the quota refuses is not also "Will be provisioned". */}
+              {!f.overQuota && <CheckResult complete={f.complete} check={f.check} />}
               <QuotaRoom data={f.quota} />
               {create.error && <SaveError title="Not created" message={errorInfo(create.error).message} causes={errorInfo(create.error).causes} />}
               <SubmitRow f={f} />
