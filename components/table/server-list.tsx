@@ -65,7 +65,7 @@ function Filters({ l }: { l: ServerListState }) {
   const { ui, state, patch } = l;
   return (
     <Group gap="xs" align="flex-start" wrap="wrap" role="search" aria-label={`Filter ${ui.noun}`}>
-      <TextInput size="sm" w={220} placeholder="Filter by text" aria-label="Filter by text" value={state.text} onChange={(e) => patch({ text: e.currentTarget.value })} />
+      <TextInput size="sm" w={220} maw="100%" placeholder="Filter by text" aria-label="Filter by text" value={state.text} onChange={(e) => patch({ text: e.currentTarget.value })} />
       <TextInput
         size="sm"
         w={240}
@@ -77,7 +77,7 @@ function Filters({ l }: { l: ServerListState }) {
         styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
       />
       {ui.namespaced && (
-        <Select size="sm" w={190} placeholder="All namespaces" aria-label="Namespace" data={l.namespaceOptions} value={state.namespace} onChange={(v) => patch({ namespace: v })} clearable searchable />
+        <Select size="sm" w={190} maw="100%" placeholder="All namespaces" aria-label="Namespace" data={l.namespaceOptions} value={state.namespace} onChange={(v) => patch({ namespace: v })} clearable searchable />
       )}
       {l.phases.length > 0 && (
         <Select
