@@ -20,7 +20,8 @@ export function ClaimForm() {
   const f = useClaimForm();
   const { draft, create } = f;
   return (
-    <Stack gap="md" maw={860}>
+    // Never wider than the screen: long class, provisioner and volume names wrap (a phone is 390 px wide).
+    <Stack gap="md" maw={860} miw={0} style={{ overflowWrap: 'anywhere' }} data-testid="claim-form">
       <Group justify="space-between">
         <Title order={1} size="h3">
           Request storage
