@@ -78,7 +78,7 @@ export function ObjectTable({
   const bodyHeight = virtualizer.getTotalSize();
 
   return (
-    <Paper withBorder ref={sizeRef} data-layout={cards ? 'cards' : 'table'} data-hidden-columns={columns.filter((c) => !shown.includes(c)).map((c) => c.header).join(',') || undefined}>
+    <Paper withBorder ref={sizeRef} data-testid="object-table-frame" data-layout={cards ? 'cards' : 'table'} data-hidden-columns={columns.filter((c) => !shown.includes(c)).map((c) => c.header).join(',') || undefined}>
       <div
         ref={scrollRef}
         role="table"
