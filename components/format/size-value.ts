@@ -5,8 +5,9 @@ import { bytesToQuantity, formatQuantity, parseQuantity, quantityToBytes } from 
 
 export const BINARY_UNITS = ['Mi', 'Gi', 'Ti'] as const;
 export const DECIMAL_UNITS = ['M', 'G', 'T'] as const;
-export const SIZE_UNITS = [...BINARY_UNITS, ...DECIMAL_UNITS] as const;
-export type SizeUnit = (typeof SIZE_UNITS)[number];
+/** The units the size control offers (the units a size is shown in are SIZE_UNITS of ./size). */
+export const INPUT_UNITS = [...BINARY_UNITS, ...DECIMAL_UNITS] as const;
+export type SizeUnit = (typeof INPUT_UNITS)[number];
 
 export interface SizeValue {
   /** The amount as typed: a plain decimal number ("10", "1.5"); its unit is `unit`. */
@@ -22,7 +23,7 @@ const PLAIN_NUMBER = /^(\d+\.?\d*|\.\d+)$/;
 const MAX_AMOUNT_CHARS = 24;
 
 export function isSizeUnit(u: string): u is SizeUnit {
-  return (SIZE_UNITS as readonly string[]).includes(u);
+  return (INPUT_UNITS as readonly string[]).includes(u);
 }
 
 /** The bytes of a value (a fraction of a byte rounds up, as Kubernetes does); undefined when the amount is not a number. */
