@@ -87,7 +87,7 @@ export function ObjectTable({
         data-testid="object-table"
         data-kind={ui.kind}
         tabIndex={0}
-        style={{ height: height ?? `min(${bodyHeight + ROW_HEIGHT + 2}px, calc(100vh - 250px))`, minHeight: ROW_HEIGHT * 3, overflow: 'auto', position: 'relative' }}
+        style={{ height: height ?? `min(${bodyHeight + (cards ? 0 : ROW_HEIGHT) + 2}px, calc(100vh - 250px))`, minHeight: ROW_HEIGHT * 3, overflow: 'auto', position: 'relative' }}
       >
         <div role="rowgroup" style={cards ? VISUALLY_HIDDEN : HEADER_GROUP_STYLE}>
           <div role="row" aria-rowindex={1} style={{ ...grid, height: ROW_HEIGHT }}>
