@@ -54,7 +54,8 @@ export function DataTable<T>({
   hideHeader?: boolean;
 } & DataAttributes) {
   const template = columns.map((c) => c.width ?? 'minmax(80px, 1fr)').join(' ');
-  const grid: CSSProperties = { display: 'grid', gridTemplateColumns: template, columnGap: gridStyle(template).columnGap, ...(minWidth ? { minWidth } : {}) };
+  // At least its tracks' minimums wide, so a narrow screen scrolls the table (rows and stripes whole), never the page.
+  const grid: CSSProperties = { display: 'grid', gridTemplateColumns: template, columnGap: gridStyle(template).columnGap, minWidth: minWidth ?? 'min-content' };
   return (
     <Paper withBorder={withBorder}>
       <div role="table" aria-label={label} aria-rowcount={rows.length + 1} style={{ overflowX: 'auto' }} {...rest}>
