@@ -30,6 +30,21 @@ describe('a quota refusal in human units', () => {
       message: 'exceeded quota: q, requested: requests.storage=1Gi, used: requests.storage=12Gi, limited: requests.storage=10Gi',
       want: 'Quota q: this claim asks for 1 GiB of storage; 0 B of 10 GiB is left.',
     },
+    {
+      name: 'a snapshot count',
+      message: 'volumesnapshots.snapshot.storage.k8s.io "s4" is forbidden: exceeded quota: snaps, requested: count/volumesnapshots.snapshot.storage.k8s.io=1, used: count/volumesnapshots.snapshot.storage.k8s.io=3, limited: count/volumesnapshots.snapshot.storage.k8s.io=3',
+      want: 'volumesnapshots.snapshot.storage.k8s.io "s4" is forbidden: Quota snaps: this snapshot asks for 1 more snapshot; 0 of 3 is left.',
+    },
+    {
+      name: 'snapshot bytes',
+      message: 'volumesnapshots.snapshot.storage.k8s.io "second" is forbidden: exceeded quota: copies, requested: snapshots.stowage.io/storage=2Gi, used: snapshots.stowage.io/storage=2Gi, limited: snapshots.stowage.io/storage=3Gi',
+      want: 'volumesnapshots.snapshot.storage.k8s.io "second" is forbidden: Quota copies: this snapshot asks for 2 GiB of snapshot storage; 1 GiB of 3 GiB is left.',
+    },
+    {
+      name: 'another kind counted',
+      message: 'configmaps "two" is forbidden: exceeded quota: maps, requested: configmaps=1, used: configmaps=1, limited: configmaps=1',
+      want: 'configmaps "two" is forbidden: Quota maps: this object asks for 1 more configmaps; 0 of 1 is left.',
+    },
     { name: 'another message stays as it is', message: 'claims "x" already exists', want: 'claims "x" already exists' },
     { name: 'a look-alike without limits stays as it is', message: 'exceeded quota: q, requested: , used: , limited: ', want: 'exceeded quota: q, requested: , used: , limited: ' },
   ])('$name', ({ message, want }) => expect(humanMessage(message)).toBe(want));
