@@ -69,6 +69,7 @@ function Filters({ l }: { l: ServerListState }) {
       <TextInput
         size="sm"
         w={240}
+        maw="100%"
         placeholder="Label selector (tier=fast)"
         aria-label="Label selector"
         value={state.selector}
@@ -83,6 +84,7 @@ function Filters({ l }: { l: ServerListState }) {
         <Select
           size="sm"
           w={ui.kind === 'PersistentVolumeClaim' ? 230 : 160}
+          maw="100%"
           placeholder="Any status"
           aria-label="Status"
           data={ui.kind === 'PersistentVolumeClaim' ? [...l.phases, ...PENDING_STATUS_OPTIONS] : l.phases}
