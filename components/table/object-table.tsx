@@ -3,7 +3,7 @@
 // header sticks, columns share the width so the table fits the screen (the least important
 // hide when it is narrow; cells wrap, rows grow and are measured), headers sort, names
 // link, and rows can be selected for bulk actions. Below CARD_WIDTH each row is a card.
-import { Checkbox, Paper, Skeleton, Text, UnstyledButton } from '@mantine/core';
+import { Button, Checkbox, Group, NativeSelect, Paper, Skeleton, Text, UnstyledButton } from '@mantine/core';
 import { useElementSize } from '@mantine/hooks';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useEffect, useMemo, useRef, type CSSProperties } from 'react';
@@ -79,6 +79,7 @@ export function ObjectTable({
 
   return (
     <Paper withBorder ref={sizeRef} data-testid="object-table-frame" data-layout={cards ? 'cards' : 'table'} data-hidden-columns={columns.filter((c) => !shown.includes(c)).map((c) => c.header).join(',') || undefined}>
+      {cards && <CardSort columns={columns} sort={sort} onSort={onSort} sortable={sortable} />}
       <div
         ref={scrollRef}
         role="table"
@@ -255,6 +256,20 @@ const TableRow = memo(function TableRow({
     </div>
   );
 });
+
+/** Cards have no header row: the sort is a picker and a direction button above them. */
+function CardSort({ columns, sort, onSort, sortable }: { columns: ListColumn[]; sort: SortState; onSort: (s: SortState) => void; sortable?: (header: string) => boolean }) {
+  const options = columns.filter((c) => !c.used && (sortable ? sortable(c.header) : true)).map((c) => ({ value: c.header, label: c.label ?? c.header.toLowerCase() }));
+  if (options.length === 0) return null;
+  return (
+    <Group gap="xs" p="xs" wrap="nowrap" data-testid="card-sort">
+      <NativeSelect size="xs" aria-label="Sort by" data={options} value={options.some((o) => o.value === sort.header) ? sort.header : options[0].value} onChange={(e) => onSort({ header: e.currentTarget.value, dir: sort.dir })} />
+      <Button size="compact-xs" variant="default" onClick={() => onSort({ header: sort.header || options[0].value, dir: sort.dir === 'asc' ? 'desc' : 'asc' })} aria-label={sort.dir === 'asc' ? 'Sorted ascending: sort descending' : 'Sorted descending: sort ascending'}>
+        {sort.dir === 'asc' ? '▲' : '▼'}
+      </Button>
+    </Group>
+  );
+}
 
 /** A card's first guess before it is measured: a name line and two lines of fields. */
 const CARD_ESTIMATE = 84;
