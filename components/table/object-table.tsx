@@ -52,7 +52,14 @@ export function ObjectTable({
   const scrollRef = useRef<HTMLDivElement>(null);
   const { ref: sizeRef, width } = useElementSize();
   const cards = width > 0 && width < CARD_WIDTH;
-  const shown = useMemo(() => (cards ? columns : fitColumns(columns, width, Boolean(selection))), [cards, columns, width, selection]);
+  const selectable = Boolean(selection);
+  // The same array while the same columns fit (a resize by a pixel changes nothing): rows are
+  // memoised on it, so a sort stays within a frame or two.
+  const fitted = (cards ? columns : fitColumns(columns, width, selectable)).map((c) => c.header).join('\n');
+  const shown = useMemo(() => {
+    const keep = new Set(fitted.split('\n'));
+    return columns.filter((c) => keep.has(c.header));
+  }, [columns, fitted]);
   // Where each shown column's text is in a row's cells (built for all of `columns`).
   const cellIndex = useMemo(() => shown.map((c) => columns.indexOf(c)), [shown, columns]);
   const virtualizer = useVirtualizer({
