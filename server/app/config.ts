@@ -141,9 +141,12 @@ export function loadNearlyFullPercent(env: NodeJS.ProcessEnv = process.env): num
   return n;
 }
 
-/** STOWAGE_NODE_MONITOR_GRACE_SECONDS: 5 to 3600, default 40. */
+/**
+ * STOWAGE_NODE_MONITOR_GRACE_SECONDS: 20 to 3600, default 40. Agents post a heartbeat every
+ * 10 s: a grace under two of them would mark a healthy node NotReady between two beats.
+ */
 function nodeGraceSeconds(env: NodeJS.ProcessEnv): number {
   const n = int('STOWAGE_NODE_MONITOR_GRACE_SECONDS', 40, env);
-  if (n < 5 || n > 3600) throw new Error(`STOWAGE_NODE_MONITOR_GRACE_SECONDS must be from 5 to 3600, got "${env.STOWAGE_NODE_MONITOR_GRACE_SECONDS}"`);
+  if (n < 20 || n > 3600) throw new Error(`STOWAGE_NODE_MONITOR_GRACE_SECONDS must be from 20 to 3600 (agents post a heartbeat every 10 s), got "${env.STOWAGE_NODE_MONITOR_GRACE_SECONDS}"`);
   return n;
 }

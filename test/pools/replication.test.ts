@@ -19,6 +19,7 @@ import { readReplication } from '../../server/domain/replication';
 import { annPoolTotal, annReplicationEndpoint } from '../../server/domain/well-known/annotations';
 import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
 import type { Pod } from '../../server/resources/pod/schema';
+import { VolumeReplicaStore } from '../../server/store/volume-replicas';
 import { waitFor } from '../controllers/fixtures';
 import { boundVolume, type LocalHarness } from '../local-volumes/harness';
 import { btrfsClass, closePoolHarness, makePool, openPoolHarness, skipWithoutPools } from './fixture';
@@ -201,6 +202,10 @@ describe.skipIf(skip)('replicated btrfs pool volumes through real agents', () =>
     }, 60_000);
     await replicaCaughtUp(pvName, 'node-a', returnedAt, 90_000);
     expect((await pvEvents(pvName)).some((e) => e.startsWith('CopyFenced:'))).toBe(true);
+    // Resynced incrementally, from the snapshot node-a took and node-b was promoted from: not the 4 MiB again.
+    const resync = (await new VolumeReplicaStore(h.app.store).list(pvName)).find((r) => r.node === 'node-a');
+    expect(resync?.lastBytes).toBeDefined();
+    expect(Number(resync!.lastBytes)).toBeLessThan(MiB);
     const snapsOnA = (await fs.readdir(path.join(poolOf('node-a'), '.stowage-replicas', pvName))).sort((x, y) => Number(x.slice(5)) - Number(y.slice(5)));
     expect(await checksums(path.join(poolOf('node-a'), '.stowage-replicas', pvName, snapsOnA.at(-1)!))).toEqual(onBNow);
     // The active copy never moved back: node-b publishes, node-a has nothing published.

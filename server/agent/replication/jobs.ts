@@ -150,7 +150,9 @@ export class ReplicaJobs {
       if (s.exists) await deleteSnapshot(poolAt, snapAt); // a partial receive
       if (spec.parentPath !== undefined) {
         const p = await snapshotState(this.at(spec.parentPath));
-        if (!p.exists || !p.readOnly || !p.received) return { ok: false, error: `parent ${spec.parentPath} is not on this node: the next transfer must be a full one`, retryable: false, parentMissing: true };
+        // The parent is one this node received, or (a fenced copy resyncing from the replica it
+        // fed) one it took itself and sent: btrfs receive finds it by its received UUID or its own.
+        if (!p.exists || !p.readOnly) return { ok: false, error: `parent ${spec.parentPath} is not on this node: the next transfer must be a full one`, retryable: false, parentMissing: true };
       }
       return undefined;
     });
