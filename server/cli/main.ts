@@ -376,8 +376,11 @@ program
     if (!Number.isInteger(maxParallel) || maxParallel < 1 || maxParallel > 64) throw new Error('--max-parallel must be a whole number from 1 to 64');
     const labels = parseLabelList(process.env.STOWAGE_NODE_LABELS);
     if (labels.errors.length) throw new Error(`STOWAGE_NODE_LABELS: ${labels.errors.join('; ')}`);
-    if (o.replicationAdvertise && !o.replicationListen) throw new Error('--replication-advertise needs --replication-listen');
-    const replication = o.replicationListen ? { listen: o.replicationListen, ...(o.replicationAdvertise ? { advertise: o.replicationAdvertise } : {}) } : undefined;
+    // The flags, else the settings a unit file's environment gives (STOWAGE_REPLICATION_LISTEN, _ADVERTISE).
+    const listen = o.replicationListen ?? (process.env.STOWAGE_REPLICATION_LISTEN || undefined);
+    const advertise = o.replicationAdvertise ?? (process.env.STOWAGE_REPLICATION_ADVERTISE || undefined);
+    if (advertise && !listen) throw new Error('--replication-advertise (STOWAGE_REPLICATION_ADVERTISE) needs --replication-listen (STOWAGE_REPLICATION_LISTEN)');
+    const replication = listen ? { listen, ...(advertise ? { advertise } : {}) } : undefined;
     const loop = await startStandaloneAgent({ ...o, maxParallel, labels: labels.labels, replication });
     say(`Agent of node ${loop.nodeName} running against ${o.server}${replication ? `, taking replicas at ${loop.replicationEndpoint()}` : ''}; press Ctrl-C to stop.`);
     let stopping: string | undefined;
