@@ -319,6 +319,33 @@ describe('replication controller', () => {
     expect(((await store().get('Node', undefined, 'node-b')) as Node).spec?.unschedulable).toBe(false);
   });
 
+  it('gives up a copy whose node has been gone for long and makes it again elsewhere', async () => {
+    const pv = 'pvc-00000000-0000-4000-8000-000000000004';
+    await replicatedVolume(pv, 'four', 'node-a');
+    await replicas.add(pv, 'node-d', POOL, 'replica', { seq: 1, at: clock });
+    const d = (await store().get('Node', undefined, 'node-d')) as Node;
+    d.status = { conditions: [{ type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', message: 'gone', lastTransitionTime: new Date(clock.getTime() - 200_000).toISOString() }] };
+    await store().update(d, { subresource: 'status' });
+    await sync(pv);
+    // Not yet: 200 s of the 300.
+    expect((await replicas.list(pv)).map((r) => [r.node, r.role])).toEqual([['node-d', 'replica']]);
+    later(120);
+    await sync(pv);
+    const rows = await replicas.list(pv);
+    expect(rows.find((r) => r.node === 'node-d')?.role).toBe('removing');
+    expect(rows.filter((r) => r.role === 'replica').map((r) => r.node)).toEqual(['node-c']);
+    expect((await eventsAbout(ctx.app, await pvOf(pv))).some((e) => e.reason === 'ReplicaUnavailable' && e.message?.includes('given up'))).toBe(true);
+    // The old copy is removed once its node can run the job: then its row goes.
+    await sync(pv);
+    const [drop] = queuedOf('replica-remove', pv);
+    expect(drop).toMatchObject({ node: 'node-d' });
+    expect(drop.spec).toMatchObject({ removeVolume: true, keepSnapshots: false });
+    jobs.finish(drop.key, { ok: true, doneBytes: '0', totalBytes: '0' });
+    await sync(pv);
+    expect((await replicas.list(pv)).map((r) => r.node)).toEqual(['node-c']);
+    await setReady('node-d', true);
+  });
+
   it('refuses a drain by a developer and of a node that does not exist', async () => {
     const dev: UserPrincipal = { type: 'user', id: 'dev', name: 'dev', role: 'developer', namespaces: [NS] };
     await expect(ctx.app.replication.drainPreview(dev, 'node-a')).rejects.toMatchObject({ code: 'Forbidden' });

@@ -24,7 +24,7 @@ import type { Logger } from 'pino';
 import type { DataJob, DataJobQueue, DataJobSpec } from '../../contracts/data-jobs';
 import { poolVolumePath } from '../../domain/btrfs-pool';
 import { pooledPromises, roomOnNode, withCurrentPromises } from '../../domain/pool-capacity';
-import { isNodeReady } from '../../domain/node-lifecycle';
+import { isNodeReady, readyCondition } from '../../domain/node-lifecycle';
 import { isPodTerminated } from '../../domain/pod-claims';
 import {
   failoverTarget,
@@ -70,6 +70,8 @@ export interface ReplicationOptions {
   resyncMs?: number;
   /** How long a receiver waits for its sender (s, default 120). */
   receiveWaitSeconds?: number;
+  /** A copy whose node has not been Ready this long is given up and made again elsewhere (s, default 300). */
+  replaceAfterSeconds?: number;
 }
 
 /** The details of a replicated volume's intent record (beside the pool's, btrfs-pool.ts). */
@@ -208,6 +210,18 @@ async function reconcileVolume(d: Deps, ctx: ReconcileContext, pvName: string, o
     // The record changed (moved, or the final seq asked for): look again with it.
     if (step !== 'waiting') return { requeueAfter: 200 };
   }
+
+  // A copy whose node has been gone for long is given up (removed if the node ever
+  // returns) and made again elsewhere.
+  const giveUpMs = (opts.replaceAfterSeconds ?? 300) * 1000;
+  for (const r of rows.filter((x) => (x.role === 'replica' || x.role === 'fenced') && !ready(x.node))) {
+    const since = notReadySince(nodes.get(r.node));
+    if (since === undefined || now.getTime() - since < giveUpMs) continue;
+    if (r.transfer) await forgetTransfer(d, pvName, r.node, r.transfer.seq);
+    await d.replicas.setRole(pvName, r.node, 'removing');
+    await d.events.record(pv, 'Warning', reasons.replicaUnavailable, `the copy on node "${r.node}" is given up: the node has not been Ready for ${Math.round((now.getTime() - (since ?? now.getTime())) / 1000)} s; a replica is made on another node, and the old copy is removed if the node returns`);
+  }
+  rows = await d.replicas.list(pvName);
 
   // Replicas short of the count.
   const want = (det.replicas ?? 1) - 1;
@@ -348,6 +362,13 @@ function sendSpecOf(record: AssetRecord, rows: ReplicaRow[], r: ReplicaRow, endp
     receiver: { node: r.node, endpoint },
     keep,
   };
+}
+
+/** Since when a node has not been Ready (ms), from its Ready condition; undefined when unknown (a gone node: long ago). */
+function notReadySince(n: Node | undefined): number | undefined {
+  if (!n) return 0;
+  const t = Date.parse(readyCondition(n)?.lastTransitionTime ?? '');
+  return Number.isFinite(t) ? t : undefined;
 }
 
 function endpointOf(n: Node | undefined): string | undefined {
