@@ -30,6 +30,7 @@ import type { PersistentVolume } from '../server/resources/persistent-volume/sch
 import type { PersistentVolumeClaim } from '../server/resources/persistent-volume-claim/schema';
 import type { Pod } from '../server/resources/pod/schema';
 import { releaseAndWarn } from '../server/provisioners/testing';
+import { logger } from '../server/services/logger';
 import { VolumeReplicaStore } from '../server/store/volume-replicas';
 import { releaseOnEarlyExit, startBenchAgent, startStack, untilWith } from './stack';
 
@@ -41,6 +42,7 @@ const GRACE = Number(args.grace);
 const POOL = '/pools/fast';
 const NS = 'bench';
 const MiB = 1 << 20;
+logger.level = process.env.STOWAGE_LOG_LEVEL ?? 'warn';
 
 const support = await poolSupport();
 if (!support.ok) {
