@@ -300,3 +300,64 @@ export function restoredFromLastBackup(lost: readonly LostClaim[], restores: rea
   }
   return { checked: lost.length, violations };
 }
+
+/** A claim of the replicated class before its node went away: what its replica had acknowledged. */
+export interface ReplicatedClaim {
+  claim: string;
+  pvName: string;
+  /** The node of its active copy, taken down by the fault. */
+  node: string;
+  /** SHA-256 of the data written before the replica acknowledged a snapshot taken after it. */
+  sha256: string;
+}
+
+/** What the run saw of the failover and the node's return. */
+export interface FailoverOutcome {
+  claim: string;
+  /** The node the claim's new pod ran on (undefined: it never ran). */
+  newNode?: string;
+  /** SHA-256 of the data the new pod's node held. */
+  sha256?: string;
+  /** The PV's active node and epoch after the node's return. */
+  activeNode?: string;
+  epoch?: number;
+  /** Nodes holding a writable copy `<pool>/<pv>` after the node's return. */
+  writableCopies: string[];
+  /** Samples that found pods of the claim Running on two nodes at once. */
+  runningOnTwo: string[];
+  /** Whether the returned node holds an in-sync replica again. */
+  resynced: boolean;
+  problem?: string;
+}
+
+/**
+ * After the active node of a replicated claim goes away, the claim's next pod runs on
+ * another node with the data the replica had acknowledged (no data older than the window
+ * the PV reported before the fault), and the returned node never serves its old copy.
+ */
+export function failoverKeptAcknowledgedData(claims: readonly ReplicatedClaim[], outcomes: readonly FailoverOutcome[]): Verdict {
+  const violations: string[] = [];
+  for (const c of claims) {
+    const o = outcomes.find((x) => x.claim === c.claim);
+    if (!o) violations.push(`claim ${c.claim}: no failover was observed`);
+    else if (o.problem) violations.push(`claim ${c.claim}: ${o.problem}`);
+    else if (!o.newNode) violations.push(`claim ${c.claim}: its new pod never ran`);
+    else if (o.newNode === c.node) violations.push(`claim ${c.claim}: its new pod ran on the node that was down (${c.node})`);
+    else if (o.sha256 !== c.sha256) violations.push(`claim ${c.claim}: the replica on ${o.newNode} holds data ${o.sha256 ?? 'unread'}, not the acknowledged ${c.sha256}`);
+  }
+  return { checked: claims.length, violations };
+}
+
+/** Never two writable copies of one volume: one node holds `<pool>/<pv>` (the PV's active node), and no two nodes ran its pods at once. */
+export function oneWritableCopy(claims: readonly ReplicatedClaim[], outcomes: readonly FailoverOutcome[]): Verdict {
+  const violations: string[] = [];
+  for (const c of claims) {
+    const o = outcomes.find((x) => x.claim === c.claim);
+    if (!o || o.problem) continue;
+    if (o.writableCopies.length !== 1 || o.writableCopies[0] !== o.activeNode) violations.push(`claim ${c.claim}: writable copies on [${o.writableCopies.join(', ')}], the active node is ${o.activeNode ?? '?'}`);
+    if (o.activeNode === c.node) violations.push(`claim ${c.claim}: the node that was down (${c.node}) is active again`);
+    for (const s of o.runningOnTwo) violations.push(`claim ${c.claim}: ${s}`);
+    if (!o.resynced) violations.push(`claim ${c.claim}: ${c.node} did not become an in-sync replica after its return`);
+  }
+  return { checked: claims.length, violations };
+}

@@ -2,7 +2,9 @@
 // a steady workload against a real topology (see ../cluster/topology.ts) while servers,
 // controllers and agents are SIGKILLed and SIGSTOPped, an agent's network is cut, Postgres
 // restarts and fails over to its synchronous standby; last (in the full run, or with
-// --node-lost), a node is lost for good and its claims are restored from their backups on
+// --node-lost), a replicated claim's node goes down and comes back (node-failover.ts:
+// the claim runs on its replica with the acknowledged data; the returned node is fenced and
+// resynced), and a node is lost for good and its claims are restored from their backups on
 // another node (node-lost.ts). Then it checks the invariants (invariants.ts) and prints
 // counts per fault and per invariant, and the failover figures. Exit status 1 on any violation.
 import { closeSync, existsSync, openSync, readFileSync, readSync, rmSync, writeSync, fsyncSync } from 'node:fs';
@@ -14,20 +16,24 @@ import { kubeRequest, type KubeTarget } from '../cluster/kube';
 import { chaosPortBase } from '../cluster/settings';
 import { DISK_CLASS, Topology } from '../cluster/topology';
 import { loseNodeAndRestore, planNodeLost, prepareNodeLost } from './node-lost';
+import { prepareNodeFailover, runNodeFailover } from './node-failover';
 import { ResumingWatch, untilDone, withOneRetry, type WatchEvent } from './client';
 import {
   acknowledgedWritesDurable,
   acknowledgedWritesPresent,
   convergedInTime,
   exclusiveBindings,
+  failoverKeptAcknowledgedData,
   gapFreeWatches,
   noOfferBeforeWipe,
   noOverlappingWipes,
+  oneWritableCopy,
   restoredFromLastBackup,
   writesResumedInTime,
   type AckedWrite,
   type BindingObservation,
   type CommittedChange,
+  type FailoverOutcome,
   type OfferObservation,
   type RecordedChange,
   type RestoreOutcome,
@@ -76,7 +82,7 @@ function rng(seed: number) {
   };
 }
 
-type FaultKind = 'node-lost' | 'kill-server' | 'stop-server' | 'kill-controllers' | 'stop-controllers' | 'kill-agent' | 'cut-agent-network' | 'kill-postgres' | 'failover';
+type FaultKind = 'node-lost' | 'node-failover' | 'kill-server' | 'stop-server' | 'kill-controllers' | 'stop-controllers' | 'kill-agent' | 'cut-agent-network' | 'kill-postgres' | 'failover';
 
 interface Fault {
   kind: FaultKind;
@@ -172,6 +178,10 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
   // ---- before any fault: the node to lose, its claims' data and their backups ----
   const nodeLost = opt.nodeLost ? planNodeLost(t.nodes.length, rand) : undefined;
   const lostClaims = nodeLost ? await prepareNodeLost(t, k, NS, nodeLost, rand, say) : [];
+  // With pools, also a replicated claim on another node, for the node-failover fault.
+  const failoverNode = nodeLost ? (nodeLost.lost + 1) % t.nodes.length : undefined;
+  const replicated = failoverNode !== undefined ? [await prepareNodeFailover(t, k, NS, failoverNode, rand, say)] : [];
+  const failovers: FailoverOutcome[] = [];
 
   // ---- watches: volumes (and what a re-offered disk holds), claims, the ledger ----
   const pvPhase = new Map<string, string>();
@@ -437,6 +447,17 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
   for (const w of watches) w.stop();
   await Promise.all(watchRuns);
 
+  // ---- node failover: a replicated claim's node goes away, then comes back ----
+  if (failoverNode !== undefined) {
+    const t0 = Date.now();
+    say(`  fault ${faults.length + 1}: node-failover (${t.nodes[failoverNode].name} down, then back)`);
+    faults.push({ kind: 'node-failover', target: t.nodes[failoverNode].name, at: t0, until: 0 });
+    faultCounts.set('node-failover', 1);
+    failovers.push(await runNodeFailover(t, k, NS, failoverNode, replicated[0], say));
+    faults.at(-1)!.until = Date.now();
+    figures.push(['Node down → the replicated claim running on its replica, the node back and resynced', `${((Date.now() - t0) / 1000).toFixed(1)} s`]);
+  }
+
   // ---- node lost: after the others converged (a lost node never comes back) ----
   if (nodeLost) {
     const t0 = Date.now();
@@ -470,6 +491,10 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
     [`converged within ${CONVERGE_LIMIT_MS / 1000} s of the last fault`, convergedInTime(convergedAfter, CONVERGE_LIMIT_MS, `still waiting for ${converged.waiting}`)],
   ];
   if (nodeLost) verdicts.push(['each claim of the lost node restored from its last backup on another node, holding that backup\'s data', restoredFromLastBackup(lostClaims, restores)]);
+  if (replicated.length > 0) {
+    verdicts.push(['after its node went away, a replicated claim ran on its replica with the data the replica had acknowledged', failoverKeptAcknowledgedData(replicated, failovers)]);
+    verdicts.push(['never two writable copies of a replicated volume (one node holds it, pods never on two nodes, the returned node fenced and resynced)', oneWritableCopy(replicated, failovers)]);
+  }
   figures.push(['Converged after the last fault', convergedAfter === undefined ? 'no' : `${(convergedAfter / 1000).toFixed(1)} s`]);
   const lateReads = offers.filter((o) => o.foundClaimUid && (boundAt.get(o.foundClaimUid) ?? -1n) > o.rv).length;
   figures.push(['Offers whose device was read after a newer claim had written it (not counted above)', String(lateReads)]);

@@ -11,6 +11,11 @@ export interface HaproxyLayout {
   postgres: { name: string; port: number; active: boolean }[];
   /** Replaces the Postgres backend (Patroni: health-checked on each node's REST API). */
   postgresBackend?: string;
+  /**
+   * Replication between the nodes: each node's agent is reached on the host's end of its
+   * link (a node's namespace routes to the host), passed through to the agent in it.
+   */
+  replication?: { port: number; nodes: { name: string; hostAddress: string; nodeAddress: string; agentPort: number }[] };
   statsSocket: string;
 }
 
@@ -69,5 +74,19 @@ ${l.postgresBackend ?? `backend postgres
   mode tcp
   option pgsql-check user postgres
 ${l.postgres.map((p) => `  server ${p.name} 127.0.0.1:${p.port} check${p.active ? '' : ' disabled'}`).join('\n')}`}
-`;
+${(l.replication?.nodes ?? [])
+  .map(
+    (n) => `
+# Replication transfers to ${n.name} (TLS end to end between the agents: passed through).
+frontend replication-${n.name}
+  mode tcp
+  bind ${n.hostAddress}:${l.replication!.port}
+  default_backend replication-${n.name}
+
+backend replication-${n.name}
+  mode tcp
+  server ${n.name} ${n.nodeAddress}:${n.agentPort}
+`,
+  )
+  .join('')}`;
 }

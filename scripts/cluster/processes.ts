@@ -64,6 +64,12 @@ export class Supervised {
   }
 
   /** Stops it for good: SIGTERM, then SIGKILL after `graceMs`. */
+  /** Starts it again after stop() (and restarts it again whenever it dies). */
+  resume(): void {
+    this.stopped = false;
+    if (!this.pid) this.start();
+  }
+
   async stop(graceMs = 10_000): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);

@@ -94,7 +94,12 @@ export interface Ports {
   etcdPeer: (i: number) => number;
   /** The health endpoint of `stowage controllers` i (0-based): each its own port on one host. */
   controllersHealth: (i: number) => number;
+  /** Where other nodes send a node's replicas: HAProxy on the host's end of each node's link, to the agent in its namespace. */
+  replication: number;
 }
+
+/** The port each node's agent takes replicas on inside its own namespace. */
+export const AGENT_REPLICATION_PORT = 7443;
 
 export function ports(base: number): Ports {
   return {
@@ -108,6 +113,7 @@ export function ports(base: number): Ports {
     etcdClient: (i) => base + 50 + i,
     etcdPeer: (i) => base + 60 + i,
     controllersHealth: (i) => base + 70 + i,
+    replication: base + 80,
   };
 }
 

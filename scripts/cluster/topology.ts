@@ -22,7 +22,7 @@ import { createBridge, createBridgedLink, createLink, deleteBridge, deleteLink, 
 import { etcdArgs, etcdClientUrl, haproxyPostgresBackend, killPostgres, patroniConfig, patroniMissing, postmasterPid, type EtcdMember, type PatroniNode } from './patroni';
 import { ensureDb, pgBinDir, postgresBinaries, stopPg } from './postgres';
 import { run, Supervised, waitUntil } from './processes';
-import { addressing, ports, writeSettings, type Addressing } from './settings';
+import { addressing, AGENT_REPLICATION_PORT, ports, writeSettings, type Addressing } from './settings';
 
 export interface TopologyOptions {
   /** Everything but the Postgres data lives here. */
@@ -56,6 +56,8 @@ export const DISK_CLASS = 'cluster-disks';
 const DISK_MIB = 16;
 /** The btrfs class over every node's own pool (with `pools`), and its snapshot class. */
 export const POOL_CLASS = 'cluster-pooled';
+/** The same pools, each volume with a replica on another node (replicas 2, every 5 s). */
+export const REPLICATED_CLASS = 'cluster-replicated';
 export const POOL_SNAPSHOT_CLASS = 'cluster-pooled-snapshots';
 const POOL_MIB = 160;
 
@@ -159,6 +161,9 @@ export class Topology {
     for (let i = 1; i <= o.agents; i++) {
       const link = nodeLink(this.addr, i);
       await createLink(link);
+      // With pools, the nodes replicate to each other through the host's ends of their links
+      // (HAProxy there): a node reaches them by its default route to the host.
+      if (o.pools) await run('ip', ['netns', 'exec', link.ns, 'ip', 'route', 'replace', 'default', 'via', link.hostAddress]);
       const dir = path.join(o.dir, 'nodes', `n${i}`);
       for (const d of ['disks', 'pods', 'agent']) mkdirSync(path.join(dir, d), { recursive: true });
       this.nodes.push({ name: `${this.addr.tag}-n${i}`, link, dir, disks: new Map() });
@@ -180,6 +185,7 @@ export class Topology {
           { name: 'pg2', port: this.pgNodes[1].pgPort, active: false },
         ],
         postgresBackend: haproxyPostgresBackend(this.pgNodes),
+        ...(o.pools ? { replication: { port: this.ports.replication, nodes: this.nodes.map((n) => ({ name: n.name, hostAddress: n.link.hostAddress, nodeAddress: n.link.nodeAddress, agentPort: AGENT_REPLICATION_PORT })) } } : {}),
       }),
     );
     this.haproxy = this.supervise('haproxy', 'haproxy', ['-db', '-f', cfg], {});
@@ -247,6 +253,7 @@ export class Topology {
         '--ca-file', path.join(this.dataDir, 'pki', 'ca.crt'),
         '--pods-dir', path.join(n.dir, 'pods'),
         '--state-dir', path.join(n.dir, 'agent'),
+        ...(o.pools ? ['--replication-listen', `0.0.0.0:${AGENT_REPLICATION_PORT}`, '--replication-advertise', `${n.link.hostAddress}:${this.ports.replication}`] : []),
       ];
       this.agents.push(this.supervise(`agent${i + 1}`, 'ip', agentArgs, { STOWAGE_NODE_NAME: n.name }));
     }
@@ -362,6 +369,9 @@ rm -rf "$lock"
     const sc = { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: POOL_CLASS }, provisioner: 'stowage.io/btrfs', parameters: { pool: this.poolPath }, reclaimPolicy: 'Delete', volumeBindingMode: 'WaitForFirstConsumer' };
     const r = await kubeRequest(k, 'POST', '/apis/storage.k8s.io/v1/storageclasses', sc);
     if (r.status !== 201 && r.status !== 409) throw new Error(`StorageClass ${POOL_CLASS}: ${r.status} ${JSON.stringify(r.body)}`);
+    const rc = { ...sc, metadata: { name: REPLICATED_CLASS }, parameters: { pool: this.poolPath, replicas: '2', replicationInterval: '5s' } };
+    const rr = await kubeRequest(k, 'POST', '/apis/storage.k8s.io/v1/storageclasses', rc);
+    if (rr.status !== 201 && rr.status !== 409) throw new Error(`StorageClass ${REPLICATED_CLASS}: ${rr.status} ${JSON.stringify(rr.body)}`);
     const vsc = { apiVersion: 'snapshot.storage.k8s.io/v1', kind: 'VolumeSnapshotClass', metadata: { name: POOL_SNAPSHOT_CLASS }, driver: 'stowage.io/btrfs', deletionPolicy: 'Delete' };
     const v = await kubeRequest(k, 'POST', '/apis/snapshot.storage.k8s.io/v1/volumesnapshotclasses', vsc);
     if (v.status !== 201 && v.status !== 409) throw new Error(`VolumeSnapshotClass ${POOL_SNAPSHOT_CLASS}: ${v.status} ${JSON.stringify(v.body)}`);
@@ -472,6 +482,18 @@ rm -rf "$lock"
   async postgresHealthy(): Promise<boolean> {
     const roles = await Promise.all(this.pgNodes.map((n) => this.patroniRole(n)));
     return roles.includes('primary') && roles.includes('sync');
+  }
+
+  /** The node is gone for a while: its agent stopped and its network cut (its pool stays). */
+  async takeNodeDown(i: number): Promise<void> {
+    await this.agents[i].stop(2_000);
+    await setLink(this.nodes[i].link, false);
+  }
+
+  /** The node returns: its network back and its agent started again. */
+  async bringNodeBack(i: number): Promise<void> {
+    await setLink(this.nodes[i].link, true);
+    this.agents[i].resume();
   }
 
   setNodeLink(i: number, up: boolean): Promise<void> {
