@@ -9,7 +9,7 @@
 //   4 services, provisioners what a user may do; the in-tree storage plugins
 //   5 transports, controllers, agent
 //                            trpc/, kube/, http/; controllers/; agent/ (its own process)
-//   6 composition            app/ (the server's wiring) and cli/
+//   6 composition            wiring/ (configuration, bootstrap, starting processes) and cli/
 //   7 ui                     components/ and the Next.js app/ folder
 const layers = [
   { name: 'domain', path: '^server/domain/' },
@@ -17,7 +17,7 @@ const layers = [
   { name: 'store', path: '^server/store/' },
   { name: 'services', path: '^server/(services|provisioners)/' },
   { name: 'transports', path: '^server/(trpc|kube|http|controllers|agent)/' },
-  { name: 'composition', path: '^server/(app|cli)/' },
+  { name: 'composition', path: '^server/(wiring|cli)/' },
   { name: 'ui', path: '^(components|app)/' },
 ];
 
@@ -70,7 +70,7 @@ module.exports = {
       severity: 'error',
       comment: 'the node agent is its own process: it uses domain, resources, contracts and its own OS access only',
       from: { path: '^server/agent/', pathNot: notTest },
-      to: { path: '^server/(store|services|provisioners|trpc|kube|http|controllers|app|cli)/' },
+      to: { path: '^server/(store|services|provisioners|trpc|kube|http|controllers|wiring|cli)/' },
     },
     {
       name: 'transports-apart',

@@ -7,7 +7,7 @@ import { Session } from 'node:inspector/promises';
 import path from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { register } from 'prom-client';
-import { createAppContext } from '../server/app/context';
+import { createAppContext } from '../server/wiring/context';
 import { startControllers } from '../server/controllers/start';
 
 // A third argument `elect` runs them with leader election (several controller processes).

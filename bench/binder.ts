@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createAppContext, type AppContext } from '../server/app/context';
+import { createAppContext, type AppContext } from '../server/wiring/context';
 import type { Principal } from '../server/domain/authorization';
 import type { KubeObject } from '../server/resources/types';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';

@@ -22,7 +22,7 @@ import { agentHttpClient } from '../server/agent/agent-client';
 import { AgentLoop } from '../server/agent/agent-loop';
 import { realAgentOs } from '../server/agent/os';
 import { createPool, poolSupport } from '../server/agent/pool-setup';
-import { createAppContext } from '../server/app/context';
+import { createAppContext } from '../server/wiring/context';
 import { startControllers } from '../server/controllers/start';
 import type { Principal } from '../server/domain/authorization';
 import { inParallel } from '../server/domain/in-parallel';

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { agentHttpClient, type AgentApi } from '../server/agent/agent-client';
 import type { DiscoveredEntry } from '../server/contracts/agent';
-import { createAppContext } from '../server/app/context';
+import { createAppContext } from '../server/wiring/context';
 import { logger } from '../server/services/logger';
 import { startControllers } from '../server/controllers/start';
 import { startApiServer } from '../server/kube/api-server';

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { createAppContext } from '../server/app/context';
+import { createAppContext } from '../server/wiring/context';
 import { binderSpec } from '../server/controllers/binder/binder';
 import { provisioningDeps, provisioningSpecs } from '../server/controllers/provisioning-start';
 import { Manager } from '../server/controllers/runtime/manager';

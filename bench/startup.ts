@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSyn
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { dashboardBuildNeeded } from '../server/app/build';
+import { dashboardBuildNeeded } from '../server/wiring/build';
 import { freePort } from '../server/store/free-port';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
 import { migrate } from '../server/store/migrate';

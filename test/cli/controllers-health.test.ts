@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healthListen, startControllerHealth, type ControllerHealthServer } from '../../server/cli/controller-health';
 import { startControllers, type RunningControllers } from '../../server/controllers/start';
-import { createAppContext, type AppContext } from '../../server/app/context';
+import { createAppContext, type AppContext } from '../../server/wiring/context';
 import { openApp, waitFor } from '../controllers/fixtures';
 
 const root = path.resolve(import.meta.dirname, '../..');

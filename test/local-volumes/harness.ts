@@ -8,7 +8,7 @@ import { agentHttpClient } from '../../server/agent/agent-client';
 import { AgentLoop } from '../../server/agent/agent-loop';
 import type { DataMover } from '../../server/agent/data-job-runner';
 import { realAgentOs } from '../../server/agent/os';
-import { createAppContext, type AppContext } from '../../server/app/context';
+import { createAppContext, type AppContext } from '../../server/wiring/context';
 import { logger } from '../../server/services/logger';
 import { startControllers, type RunningControllers } from '../../server/controllers/start';
 import { startApiServer, type RunningApiServer } from '../../server/kube/api-server';

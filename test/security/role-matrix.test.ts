@@ -7,7 +7,7 @@
 import https from 'node:https';
 import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { AppContext } from '../../server/app/context';
+import type { AppContext } from '../../server/wiring/context';
 import type { Principal } from '../../server/domain/authorization';
 import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
 import { appRouter } from '../../server/trpc/root';

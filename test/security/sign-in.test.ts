@@ -6,7 +6,7 @@
 import http from 'node:http';
 import bcryptjs from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { AppContext } from '../../server/app/context';
+import type { AppContext } from '../../server/wiring/context';
 import type { SignInLimits } from '../../server/domain/sign-in-limits';
 import { startWebServer, type WebServer } from '../../server/http/web-server';
 import { UserService } from '../../server/services/users';

@@ -3,7 +3,7 @@
 // message, dry run, resize, status.used kept current, room for the claim form, and
 // concurrent creates that never overrun a quota.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { AppContext } from '../../server/app/context';
+import type { AppContext } from '../../server/wiring/context';
 import { logger } from '../../server/services/logger';
 import { resourceQuotaSpec } from '../../server/controllers/resource-quota/resource-quota';
 import { Manager } from '../../server/controllers/runtime/manager';

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
-import type { AppContext } from '../../server/app/context';
+import type { AppContext } from '../../server/wiring/context';
 import { startWebServer, type WebServer } from '../../server/http/web-server';
 import { logger } from '../../server/services/logger';
 import { openTestApp } from '../app';

@@ -3,7 +3,7 @@
 // pool and snapshot restart tests: arg the database URL.
 // Prints {"ready":true} once running; runs until killed.
 import pino from 'pino';
-import { createAppContext } from '../../../server/app/context';
+import { createAppContext } from '../../../server/wiring/context';
 import { binderSpec } from '../../../server/controllers/binder/binder';
 import { provisioningDeps, provisioningSpecs } from '../../../server/controllers/provisioning-start';
 import { Manager } from '../../../server/controllers/runtime/manager';
