@@ -60,6 +60,7 @@ function kubectl(argv: string[]): Promise<{ ms: number; stdout: string }> {
   const started = now();
   return new Promise((resolve, reject) =>
     execFile('kubectl', ['--kubeconfig', kubeconfig, '--cache-dir', path.join(dir, 'kcache'), ...argv], { maxBuffer: 256 * 1024 * 1024 }, (err, stdout) =>
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- execFile's error type is an Omit<> of Error, but it is an Error
       err ? reject(err) : resolve({ ms: now() - started, stdout }),
     ),
   );

@@ -53,6 +53,7 @@ async function reconcileTotals(): Promise<{ sum: number; count: number }> {
   return { sum, count };
 }
 
+// eslint-disable-next-line @typescript-eslint/no-misused-promises -- a failed stats read ends this bench child (an unhandled rejection), which the parent reports
 process.on('message', async (msg: { type: string }) => {
   if (msg.type === 'stats') {
     const rss = process.memoryUsage().rss;

@@ -232,7 +232,7 @@ try {
     console.log(`  reconciles by controller/result: ${[...byController].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ${n}`).join(', ')}`);
     console.log('  top statements (pg_stat_statements):');
     const top = await statements!.stop(60);
-    for (const r of top.slice(0, 30)) console.log(`    ${String(r.calls).padStart(6)} calls ${String(r.ms).padStart(8)} ms  ${r.statement}`);
+    for (const r of top.slice(0, 30)) console.log(`    ${String(r.calls).padStart(6)} calls ${String(r.ms).padStart(8)} ms  ${String(r.statement)}`);
     console.log(`  statements in all (the top 60): ${top.reduce((n, r) => n + Number(r.calls), 0)}`);
   }
 

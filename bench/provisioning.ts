@@ -85,11 +85,11 @@ async function cleanup(): Promise<void> {
 }
 process.on('uncaughtException', (err) => {
   console.error(err);
-  cleanup().finally(() => process.exit(1));
+  void cleanup().finally(() => process.exit(1));
 });
 process.on('unhandledRejection', (err) => {
   console.error(err);
-  cleanup().finally(() => process.exit(1));
+  void cleanup().finally(() => process.exit(1));
 });
 await migrate(url);
 const app = await createAppContext(url);

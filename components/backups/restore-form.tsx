@@ -135,7 +135,7 @@ function RestoreForm({ b }: { b: VolumeBackup }) {
               required
               data-testid="restore-size"
             />
-            <Select label="Unit" w={90} data={[...SIZE_UNITS]} value={size.unit} onChange={(v) => v && setSize((s) => ({ ...s, unit: v as SizeUnit }))} allowDeselect={false} />
+            <Select label="Unit" w={90} data={[...SIZE_UNITS]} value={size.unit} onChange={(v) => v && setSize((s) => ({ ...s, unit: v }))} allowDeselect={false} />
           </Group>
           {create.error && (
             <Text size="sm" c="red" role="alert">

@@ -2,7 +2,7 @@
 // The sections of the claim form: where the claim goes (namespace, name), its class, its
 // modes and size, and the row with the create button.
 import { Badge, Button, Checkbox, Code, Group, Loader, NumberInput, Paper, Radio, SegmentedControl, Select, Stack, Text, TextInput } from '@mantine/core';
-import { SIZE_UNITS, type ClaimDraft, type SizeUnit } from './claim-draft';
+import { SIZE_UNITS, type ClaimDraft } from './claim-draft';
 import { NO_CLASS, type ClaimFormState } from './use-claim-form';
 import { sentence } from '../format/format';
 
@@ -131,7 +131,7 @@ export function ModeAndSize({ f }: { f: ClaimFormState }) {
           error={f.sizeErr}
           required
         />
-        <Select label="Unit" w={90} data={[...SIZE_UNITS]} value={draft.unit} onChange={(v) => v && set({ unit: v as SizeUnit })} allowDeselect={false} />
+        <Select label="Unit" w={90} data={[...SIZE_UNITS]} value={draft.unit} onChange={(v) => v && set({ unit: v })} allowDeselect={false} />
       </Group>
     </Group>
   );

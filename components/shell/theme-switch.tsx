@@ -23,7 +23,7 @@ export function ThemeSwitch() {
       data-testid="theme-switch"
       data={OPTIONS}
       value={mounted ? colorScheme : 'auto'}
-      onChange={(v) => setColorScheme(v as MantineColorScheme)}
+      onChange={(v) => setColorScheme(v)}
       visibleFrom="md"
     />
   );

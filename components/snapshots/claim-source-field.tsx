@@ -18,7 +18,7 @@ export function ClaimSourceField({ source, state, onChange }: { source: ClaimSou
       <SegmentedControl
         w="fit-content"
         value={mode}
-        onChange={(v) => onChange(v === 'empty' ? undefined : { kind: v as ClaimSource['kind'], name: '' })}
+        onChange={(v) => onChange(v === 'empty' ? undefined : { kind: v, name: '' })}
         data={[
           { value: 'empty', label: 'An empty volume' },
           { value: 'VolumeSnapshot', label: 'A snapshot' },

@@ -10,7 +10,7 @@
 // composition passes the real one (server/agent/data-mover.ts).
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { BackupOrigin, BackupSummary, DataJobProgress, DataJobResult, DataJobSpec } from '../contracts/data-jobs';
+import type { BackupSummary, DataJobProgress, DataJobResult, DataJobSpec } from '../contracts/data-jobs';
 import type { DataJobApi } from './agent-client';
 import type { BackupOptions, BackupSource, MoverProgress } from './backup/backup';
 import type { TargetProbe } from './backup/target';

@@ -89,7 +89,7 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
   for (;;) {
     try {
       const v = await fn();
-      if (v !== undefined && v !== false) return v as T;
+      if (v !== undefined && v !== false) return v;
     } catch (e) {
       last = e;
     }

@@ -136,8 +136,8 @@ export function claimFor(name: string, volumeName: string, namespace = 'apps'): 
 /** Waits until claim `namespace/name` is Bound; its volume. */
 export async function boundVolume(app: AppContext, name: string, timeoutMs = 30_000, namespace = 'apps'): Promise<PersistentVolume> {
   const claim = await waitFor(`claim ${name} Bound`, async () => {
-    const c = (await app.store.tryGet('PersistentVolumeClaim', namespace, name)) as PersistentVolumeClaim | undefined;
+    const c = (await app.store.tryGet('PersistentVolumeClaim', namespace, name));
     return c?.status?.phase === 'Bound' ? c : undefined;
   }, timeoutMs);
-  return (await app.store.get('PersistentVolume', undefined, claim.spec!.volumeName!)) as PersistentVolume;
+  return (await app.store.get('PersistentVolume', undefined, claim.spec!.volumeName!));
 }

@@ -119,7 +119,7 @@ export async function openHarness(inner: HostOs = createRealOs(NODE)): Promise<H
     },
     // create returns the object it stored, of the kind it was given.
     createClass: (name, provisioner, parameters, extra = {}) =>
-      ts.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name }, provisioner, parameters, ...extra }) as Promise<StorageClass>,
+      ts.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name }, provisioner, parameters, ...extra }),
     createClaim: (name, className, over = {}) =>
       ts.store.create({
         apiVersion: 'v1',

@@ -213,7 +213,7 @@ describe('timing and load', () => {
   });
   afterAll(async () => r?.close());
 
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
   test('an unknown name takes the same order of time as a known one with a wrong password', async () => {
     const known: number[] = [];

@@ -112,7 +112,7 @@ describe('PersistentVolume validation on update', () => {
       want: ['spec.persistentvolumesource: Forbidden: spec.persistentvolumesource is immutable after creation'],
     },
     { rule: 'volumeMode is immutable', prev: stored, change: { spec: { volumeMode: 'Block' } }, want: ['volumeMode: Invalid value: "Block": field is immutable'] },
-    { rule: 'node affinity is immutable once set', prev: stored, change: { spec: { nodeAffinity: hostnameAffinity('node-2') } }, want: [expect.stringMatching(/^nodeAffinity: Invalid value: .*: field is immutable, except for updating from beta label to GA$/) as any] },
+    { rule: 'node affinity is immutable once set', prev: stored, change: { spec: { nodeAffinity: hostnameAffinity('node-2') } }, want: [expect.stringMatching(/^nodeAffinity: Invalid value: .*: field is immutable, except for updating from beta label to GA$/)] },
     { rule: 'mount options may change', prev: storedNFS, change: { spec: { mountOptions: ['soft'] } }, want: [] },
     { rule: 'capacity, reclaim policy, class and access modes may change', prev: stored, change: { spec: { capacity: { storage: '20Gi' }, persistentVolumeReclaimPolicy: 'Retain', storageClassName: 'other', accessModes: ['ReadWriteMany'] } }, want: [] },
     { rule: 'node affinity may be set when it was not', prev: storedHostPath, change: { spec: { nodeAffinity: hostnameAffinity('node-1') } }, want: [] },

@@ -11,7 +11,7 @@ import { snapshotControllerSpec } from '../../../server/controllers/snapshot/sna
 import { inTreeProvisionerNames } from '../../../server/provisioners/registry';
 
 const [url] = process.argv.slice(2);
-const app = await createAppContext(url!);
+const app = await createAppContext(url);
 const log = pino({ level: 'warn' });
 const d = provisioningDeps({ app, nodeName: 'controllers', log, sweepGraceMs: 2_000, saveIntervalMs: 100 });
 const manager = new Manager({
