@@ -11,6 +11,9 @@
 //                            trpc/, kube/, http/; controllers/; agent/ (its own process)
 //   6 composition            wiring/ (configuration, bootstrap, starting processes) and cli/
 //   7 ui                     components/ and the Next.js app/ folder
+//
+// Beside them, the tools: bench/ and scripts/ sit above everything (they may import any
+// layer, through its named functions) and nothing imports them (tests aside).
 const layers = [
   { name: 'domain', path: '^server/domain/' },
   { name: 'resources', path: '^server/(resources|contracts)/' },
@@ -64,6 +67,41 @@ module.exports = {
       comment: 'services and provisioners sit side by side: neither imports the other',
       from: { path: '^server/provisioners/', pathNot: notTest },
       to: { path: '^server/services/' },
+    },
+    {
+      name: 'services-not-provisioners-either',
+      severity: 'error',
+      comment: 'services and provisioners sit side by side: neither imports the other',
+      from: { path: '^server/services/', pathNot: notTest },
+      to: { path: '^server/provisioners/' },
+    },
+    {
+      name: 'ui-imports-router-types-domain-resources',
+      severity: 'error',
+      comment: 'the UI sees the server through the tRPC router\'s types, the shared domain and the kinds (resources) only',
+      from: { path: '^(components|app)/', pathNot: notTest },
+      to: { path: '^server/', pathNot: '^server/(domain|resources)/|^server/trpc/root\\.ts$' },
+    },
+    {
+      name: 'ui-router-types-only',
+      severity: 'error',
+      comment: 'the UI names the router\'s types (import type); its code runs on the server',
+      from: { path: '^(components|app)/', pathNot: notTest },
+      to: { path: '^server/trpc/root\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'nothing-imports-the-tools',
+      severity: 'error',
+      comment: 'bench/ and scripts/ are tools above the app: nothing imports them (tests of them aside)',
+      from: { pathNot: `^(bench|scripts)/|${notTest}` },
+      to: { path: '^(bench|scripts)/' },
+    },
+    {
+      name: 'tools-apart',
+      severity: 'error',
+      comment: 'the benches and the scripts do not import each other; shared parts go down into the app\'s layers',
+      from: { path: '^(bench|scripts)/', pathNot: notTest },
+      to: { path: '^(bench|scripts)/', pathNot: '^$1/' },
     },
     {
       name: 'agent-stands-alone',

@@ -24,22 +24,16 @@ import {
   pinToNode,
   ProvisioningError,
   unknownParameters,
-  type PluginCapabilities,
   type ProvisionerPlugin,
   type SnapshotOps,
   type VolumeContentSource,
 } from './plugin';
+import { btrfsCapabilities } from '../domain/provisioner-capabilities';
 import { SNAPSHOT_RECORD, snapshotByHandle } from './node-local';
 
 const knownParameters = ['pool'] as const;
 
 /** A subvolume on one node: one node at a time, files only; snapshots, restores and clones are btrfs snapshots. */
-export const btrfsCapabilities: PluginCapabilities = {
-  accessModes: ['ReadWriteOnce', 'ReadWriteOncePod'],
-  volumeModes: ['Filesystem'],
-  minBytes: String(1n << 20n),
-  snapshots: true,
-};
 
 export interface BtrfsDeps {
   assets: AssetStore;

@@ -9,7 +9,7 @@ import { isStowageError, StowageError } from '../domain/errors';
 import { quantityToBytes } from '../domain/quantity';
 import { capacityView, type CapacityView } from '../domain/volume-usage';
 import { podsUsingClaim } from '../domain/pod-claims';
-import { capabilitiesOf, inTreeProvisionerNames } from '../provisioners/registry';
+import { capabilitiesOf, inTreeProvisionerNames } from '../domain/provisioner-capabilities';
 import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import { podsNamingClaim } from '../store/reclaim-queries';

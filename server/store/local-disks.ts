@@ -11,6 +11,7 @@ export interface DiskRow {
   entryName: string;
   hostPath: string;
   pvName: string;
+  /** What the entry is: a directory (Filesystem) or a block device (Block). */
   volumeMode: 'Filesystem' | 'Block';
   capacityBytes: string;
   eligible: boolean;

@@ -15,7 +15,7 @@ import { snapshotControllerSpec } from '../../server/controllers/snapshot/snapsh
 import { AssetStore } from '../../server/store/provisioned-assets';
 import { createRealOs, type HostOs } from '../../server/provisioners/os';
 import { FaultyOs } from '../../server/provisioners/os-fake';
-import { inTreeProvisionerNames } from '../../server/provisioners/registry';
+import { inTreeProvisionerNames } from '../../server/domain/provisioner-capabilities';
 import { releaseAndWarn } from '../../server/provisioners/testing';
 import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';

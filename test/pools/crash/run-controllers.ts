@@ -8,7 +8,7 @@ import { binderSpec } from '../../../server/controllers/binder/binder';
 import { provisioningDeps, provisioningSpecs } from '../../../server/controllers/provisioning-start';
 import { Manager } from '../../../server/controllers/runtime/manager';
 import { snapshotControllerSpec } from '../../../server/controllers/snapshot/snapshot';
-import { inTreeProvisionerNames } from '../../../server/provisioners/registry';
+import { inTreeProvisionerNames } from '../../../server/domain/provisioner-capabilities';
 
 const [url] = process.argv.slice(2);
 const app = await createAppContext(url);
