@@ -22,7 +22,7 @@ import { realPoolOs, type PoolOs } from './pool-os';
 import { labelArch, labelHostname, labelOs } from '../domain/well-known/labels';
 import { DataJobRunner, type DataMover } from './data-job-runner';
 import { TargetProber } from './target-prober';
-import { sleep } from './sleep';
+import { sleep } from '../domain/sleep';
 
 export interface AgentLoopOptions {
   api: AgentApi;

@@ -14,7 +14,7 @@ import type { BackupSummary, DataJobProgress, DataJobResult, DataJobSpec } from 
 import type { DataJobApi } from './agent-client';
 import type { BackupOptions, BackupSource, MoverProgress } from './backup/backup';
 import type { TargetProbe } from './backup/target';
-import { sleep } from './sleep';
+import { sleep } from '../domain/sleep';
 
 export type { BackupSource, MoverProgress, TargetProbe };
 
