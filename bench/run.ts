@@ -18,6 +18,8 @@ const benches: Record<string, { file: string; what: string }> = {
   'crash-restart': { file: 'crash-restart.ts', what: 'restart after kill -9 of stowage start: time until /readyz answers again, no human action' },
   'btrfs-pool': { file: 'btrfs-pool.ts', what: 'btrfs pools: 100 WaitForFirstConsumer claims with pods (created -> Bound, -> published), subvolume create+limit through Stowage vs a raw btrfs loop' },
   snapshots: { file: 'snapshots.ts', what: 'snapshots: a btrfs volume of 10,000 files / 1 GiB snapshot -> ready and restore -> Bound; host-path snapshot copy vs cp -a of the same tree' },
+  replication: { file: 'replication.ts', what: 'replicated pool volumes: steady transfers (bytes sent vs changed, CPU), failover time after the grace, the data-loss window' },
+  'replication-agent': { file: 'replication-agent.ts', what: 'replication, agent side: 1 GiB full transfer through the TLS-PSK listener vs raw btrfs send | btrfs receive, incremental after 1% changed' },
   backup: { file: 'backup.ts', what: 'backups: full backup of 1 GiB vs cp, incremental after 10 MiB changed (btrfs changed ranges), restore vs cp, checksums' },
   'local-manager': { file: 'local-manager.ts', what: 'local-volume manager: 1,000 disks on 10 simulated agents -> Available PVs, and a release/wipe/re-create wave' },
 };

@@ -12,7 +12,7 @@ import { detailHref, KINDS } from '../objects/kinds';
 import { useTRPC } from '../data/trpc';
 import type { HistoryRow } from '../data/api-types';
 import { DataTable, type DataColumn } from '../table/data-table';
-import { auditFilterOf, auditQueryOf, auditSearchOf, isoToLocal, localToIso, type AuditQuery } from './audit-query';
+import { auditFilterOf, auditQueryOf, auditSearchOf, changeText, isoToLocal, localToIso, type AuditQuery } from './audit-query';
 import { groupRepeats, repeatText, type Repeated } from '../history/group-repeats';
 import { useNow } from '../format/use-now';
 
@@ -156,6 +156,7 @@ function Rows({ query, filter, onPage }: { query: AuditQuery; filter: Record<str
         <DataTable
           label="Audit log"
           data-testid="audit-table"
+          minWidth={760}
           columns={auditColumns(now)}
           rows={groupRepeats(page.data.items, repeatKey, (r) => r.time)}
           rowKey={(g) => String(g.row.rv)}
@@ -168,19 +169,21 @@ function Rows({ query, filter, onPage }: { query: AuditQuery; filter: Record<str
 
 function auditColumns(now: number): DataColumn<Repeated<HistoryRow>>[] {
   return [
-    { key: 'time', header: 'Time', nowrap: true, cellProps: (g) => ({ title: g.count > 1 ? `${g.first} – ${g.last}` : g.last }), cell: (g) => new Date(g.last).toLocaleString() },
+    // Content-sized tracks (the rows share them): the time and the kind never cut or break mid-word.
+    { key: 'time', header: 'Time', width: 'max-content', nowrap: true, cellProps: (g) => ({ title: g.count > 1 ? `${g.first} – ${g.last}` : g.last }), cell: (g) => new Date(g.last).toLocaleString() },
     {
       key: 'actor',
       header: 'Actor',
+      width: 'minmax(110px, 1.2fr)',
       cell: (g) => (
-        <Badge variant="outline" color="gray" tt="none" size="sm">
+        <Badge variant="outline" color="gray" tt="none" size="sm" h="auto" maw="100%" styles={{ label: { whiteSpace: 'normal', overflowWrap: 'anywhere' } }}>
           {g.row.actor}
         </Badge>
       ),
     },
-    { key: 'action', header: 'Action', cell: (g) => g.row.action },
-    { key: 'kind', header: 'Kind', cell: (g) => g.row.kind },
-    { key: 'namespace', header: 'Namespace', cell: (g) => g.row.namespace },
+    { key: 'action', header: 'Action', width: 'max-content', cell: (g) => g.row.action },
+    { key: 'kind', header: 'Kind', width: 'max-content', cell: (g) => g.row.kind },
+    { key: 'namespace', header: 'Namespace', width: 'minmax(90px, 0.8fr)', cell: (g) => g.row.namespace },
     {
       key: 'object',
       header: 'Object',
@@ -199,9 +202,10 @@ function auditColumns(now: number): DataColumn<Repeated<HistoryRow>>[] {
     {
       key: 'change',
       header: 'Change',
+      width: 'minmax(120px, 1fr)',
       cell: (g) => (
-        <Group gap={6} wrap="nowrap">
-          <span>{g.row.type === 'ADDED' ? 'created' : g.row.type === 'DELETED' ? 'removed' : 'modified'}</span>
+        <Group gap={6} wrap="wrap">
+          <span data-testid="audit-change">{changeText(g.row)}</span>
           {g.count > 1 && (
             <Text span size="xs" c="dimmed" data-testid="audit-repeat">
               {repeatText(g, now)}

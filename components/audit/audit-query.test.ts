@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { auditFilterOf, auditQueryOf, auditSearchOf, type AuditQuery } from './audit-query';
+import { auditFilterOf, auditQueryOf, auditSearchOf, changeText, type AuditQuery } from './audit-query';
 
 describe('audit filters in the URL', () => {
   test.each<[string, string, AuditQuery]>([
@@ -20,4 +20,15 @@ describe('audit filters in the URL', () => {
 test('heartbeats are left out unless the URL asks for them', () => {
   expect(auditFilterOf(auditQueryOf(new URLSearchParams('?kind=Node')))).toEqual({ kind: 'Node' });
   expect(auditFilterOf(auditQueryOf(new URLSearchParams('?kind=Node&heartbeats=1')))).toEqual({ kind: 'Node', heartbeats: true });
+});
+
+describe('changeText: what an audit row did', () => {
+  test.each([
+    { type: 'ADDED', action: 'create', want: 'created' },
+    { type: 'MODIFIED', action: 'update', want: 'modified' },
+    { type: 'MODIFIED', action: 'status', want: 'status updated' },
+    { type: 'MODIFIED', action: 'delete', want: 'marked for deletion' },
+    { type: 'DELETED', action: 'delete', want: 'removed' },
+    { type: 'DELETED', action: 'update', want: 'removed' },
+  ])('$type by $action: $want', ({ type, action, want }) => expect(changeText({ type, action })).toBe(want));
 });

@@ -46,3 +46,15 @@ export function auditFilterOf(q: AuditQuery): Record<string, string | boolean> {
   }
   return out;
 }
+
+/**
+ * What a row did, in words: a delete that only marked the object (finalizers still to
+ * run) is not a plain "modified", and a status write says so.
+ */
+export function changeText(r: { type: string; action: string }): string {
+  if (r.type === 'ADDED') return 'created';
+  if (r.type === 'DELETED') return 'removed';
+  if (r.action === 'delete') return 'marked for deletion';
+  if (r.action === 'status') return 'status updated';
+  return 'modified';
+}

@@ -93,6 +93,7 @@ describe('restoreSizeProblem', () => {
     { name: 'unknown backup size: any positive size', size: '1Mi', ok: true },
   ];
   for (const c of cases) it(c.name, () => expect(restoreSizeProblem(c.size, c.min) === undefined).toBe(c.ok));
+  it('says the backup size in human units', () => expect(restoreSizeProblem('1023Mi', '1073741824')).toMatch(/^At least the backup's size \(1 GiB\)/));
 });
 
 describe('manifests', () => {

@@ -2,7 +2,7 @@
 // sizes, when), a claim's backups, the classes a backup may restore into, the restore's
 // size rule and claim manifest, a target's health and dedupe ratio. Pure.
 import { isBackupFormat, mayRestoreInto, RESTORE_PROVISIONERS } from '@/server/domain/backup-formats';
-import { bytesOfSize } from '../format/size';
+import { bytesOfSize, formatSize } from '../format/size';
 import { BACKUP_API_VERSION, BACKUP_KIND, type BackupFormat, type BackupPhase, type BackupTarget, type TargetChoice, type VolumeBackup } from './types';
 
 export interface BackupRow {
@@ -93,9 +93,9 @@ export function restoreBlocker(b: VolumeBackup): string | undefined {
 /** The size rule of a restore: at least the backup's volume size. */
 export function restoreSizeProblem(requested: string, sizeBytes: string | undefined): string | undefined {
   const want = bytesOfSize(requested);
-  if (want === undefined || want <= 0n) return 'Enter a size, such as 10Gi.';
+  if (want === undefined || want <= 0n) return 'Enter a size above zero.';
   const min = bytesOfSize(sizeBytes);
-  if (min !== undefined && want < min) return `At least the backup's size (${min} bytes): a restore cannot be smaller than the volume it came from.`;
+  if (min !== undefined && want < min) return `At least the backup's size (${formatSize(min)}): a restore cannot be smaller than the volume it came from.`;
   return undefined;
 }
 

@@ -3,14 +3,16 @@
 // (files: btrfs and host-path; image: loop), a size of at least the backup's (number +
 // unit, starting from the backup's size). The claim names the backup as its dataSourceRef;
 // the provisioner fills the volume before the claim binds.
-import { Alert, Anchor, Breadcrumbs, Button, Group, Loader, NumberInput, Paper, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Breadcrumbs, Button, Group, Loader, Paper, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { isDNS1123Subdomain } from '@/server/domain/names';
 import { isKind } from '@/server/resources/of-kind';
-import { quantityOf, SIZE_UNITS, type SizeUnit } from '../claims/claim-draft';
+import { quantityOf } from '../claims/claim-draft';
+import type { SizeValue } from '../format/size-value';
+import { SizeField } from '../forms/size-field';
 import { useTRPC } from '../data/trpc';
 import { errorInfo } from '../format/format';
 import { formatSize } from '../format/size';
@@ -51,8 +53,8 @@ export function RestoreBackupPage({ namespace, name }: { namespace: string; name
   );
 }
 
-function initialSize(sizeBytes: string | undefined): { size: number; unit: SizeUnit } {
-  if (!sizeBytes || !/^\d+$/.test(sizeBytes)) return { size: 1, unit: 'Gi' };
+function initialSize(sizeBytes: string | undefined): SizeValue {
+  if (!sizeBytes || !/^\d+$/.test(sizeBytes)) return { size: '1', unit: 'Gi' };
   return sizeForBytes(BigInt(sizeBytes));
 }
 
@@ -122,21 +124,7 @@ function RestoreForm({ b }: { b: VolumeBackup }) {
             maw={420}
             data-testid="restore-class"
           />
-          <Group gap={6} align="flex-start">
-            <NumberInput
-              label="Size"
-              w={140}
-              min={0}
-              step={1}
-              decimalScale={1}
-              value={size.size}
-              onChange={(v) => setSize((s) => ({ ...s, size: typeof v === 'number' ? v : Number(v) }))}
-              error={sizeErr}
-              required
-              data-testid="restore-size"
-            />
-            <Select label="Unit" w={90} data={[...SIZE_UNITS]} value={size.unit} onChange={(v) => v && setSize((s) => ({ ...s, unit: v }))} allowDeselect={false} />
-          </Group>
+          <SizeField label="Size" value={size} onChange={setSize} error={sizeErr} required testId="restore-size" />
           {create.error && (
             <Text size="sm" c="red" role="alert">
               {errorInfo(create.error).message}

@@ -1,13 +1,9 @@
 // The claim form's values and the claim they make. Pure.
 import { stringify } from 'yaml';
-import { bytesToQuantity, formatQuantity } from '@/server/domain/quantity';
+import { humanBytes } from '@/server/domain/human-size';
 import type { KubeObject } from '@/server/resources/types';
-import { formatSize } from '../format/size';
+import { bytesOfValue, quantityOfValue, valueProblem, type SizeValue } from '../format/size-value';
 import { dataSourceOf, type ClaimSource } from '../snapshots/snapshot-view';
-
-export const SIZE_UNITS = ['Mi', 'Gi', 'Ti'] as const;
-export type SizeUnit = (typeof SIZE_UNITS)[number];
-const UNIT_BYTES: Record<SizeUnit, bigint> = { Mi: 1n << 20n, Gi: 1n << 30n, Ti: 1n << 40n };
 
 /** The largest request the form offers (a claim may ask for more through YAML). */
 export const MAX_BYTES = 1n << 50n; // 1 Pi
@@ -20,34 +16,29 @@ export interface ClaimDraft {
   storageClassName: string;
   accessModes: string[];
   volumeMode: 'Filesystem' | 'Block';
-  size: number;
-  unit: SizeUnit;
+  /** The size control's amount and unit. */
+  size: SizeValue['size'];
+  unit: SizeValue['unit'];
   /** Restore from a snapshot or clone a claim (spec.dataSource). */
   dataSource?: ClaimSource;
 }
 
-export function bytesOf(d: Pick<ClaimDraft, 'size' | 'unit'>): bigint | undefined {
-  if (!Number.isFinite(d.size) || d.size <= 0) return undefined;
-  // Whole numbers of the unit, or tenths (1.5Gi); finer is refused.
-  const tenths = Math.round(d.size * 10);
-  if (Math.abs(tenths - d.size * 10) > 1e-9) return undefined;
-  return (BigInt(tenths) * UNIT_BYTES[d.unit]) / 10n;
+export function bytesOf(d: SizeValue): bigint | undefined {
+  return bytesOfValue({ size: d.size, unit: d.unit });
 }
 
-/** Why the size is not acceptable, or undefined. */
-export function sizeProblem(d: Pick<ClaimDraft, 'size' | 'unit'>, minBytes?: string): string | undefined {
+/** Why the size is not acceptable (in human units), or undefined. */
+export function sizeProblem(d: SizeValue, minBytes?: string): string | undefined {
+  const problem = valueProblem({ size: d.size, unit: d.unit }, { min: minBytes ? BigInt(minBytes) : DEFAULT_MIN_BYTES, human: humanBytes });
+  if (problem) return problem;
   const b = bytesOf(d);
-  if (b === undefined) return 'Enter a size above zero (at most one decimal)';
-  const min = minBytes ? BigInt(minBytes) : DEFAULT_MIN_BYTES;
-  if (b < min) return `At least ${formatSize(min)}`;
-  if (b > MAX_BYTES) return `At most ${formatSize(MAX_BYTES)} here (ask an administrator for more)`;
+  if (b !== undefined && b > MAX_BYTES) return `At most ${humanBytes(MAX_BYTES)} here (ask an administrator for more)`;
   return undefined;
 }
 
 /** The quantity the claim asks for: 1.5Gi becomes 1536Mi (Kubernetes quantities are exact). */
-export function quantityOf(d: Pick<ClaimDraft, 'size' | 'unit'>): string {
-  const b = bytesOf(d);
-  return b === undefined ? '' : formatQuantity(bytesToQuantity(b));
+export function quantityOf(d: SizeValue): string {
+  return quantityOfValue({ size: d.size, unit: d.unit });
 }
 
 export function claimOf(d: ClaimDraft): KubeObject {

@@ -2,14 +2,17 @@
 // Expanding a claim on its page: the Expand button where the claim may grow (Bound, its
 // class allows expansion, the user may update it), a dialog whose minimum is the current
 // size, and the resizer's stage until the new size is reached. Live through the shell's stream.
-import { Alert, Button, Group, Modal, Stack, Text, TextInput, Tooltip } from '@mantine/core';
+import { Alert, Button, Group, Modal, Stack, Text, Tooltip } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { mayExpand } from '@/server/resources/persistent-volume-claim/resize';
 import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
 import { errorInfo } from '../format/format';
 import { formatSize } from '../format/size';
+import { humanMessage } from '../format/quota-refusal';
 import { SizeText } from '../format/size-text';
+import { quantityOfValue, valueOfQuantity, type SizeValue } from '../format/size-value';
+import { SizeField } from '../forms/size-field';
 import { usePermissions } from '../session/session';
 import { useTRPC } from '../data/trpc';
 import { expandBlocker, expansionStage, newSizeProblem } from './expansion-stage';
@@ -67,12 +70,13 @@ function ExpandButton({ claim }: { claim: PersistentVolumeClaim }) {
   // A stored quantity is a string: writes rewrite each one in canonical form (canonicalizeResourceList).
   const current = claim.spec?.resources?.requests?.storage as string | undefined;
   const [opened, setOpened] = useState(false);
-  const [size, setSize] = useState(current ?? '');
-  const problem = newSizeProblem(size, current);
+  const [size, setSize] = useState<SizeValue>(() => valueOfQuantity(current) ?? { size: '', unit: 'Gi' });
+  const quantity = quantityOfValue(size);
+  const problem = newSizeProblem(quantity, current);
   const perms = usePermissions();
   const ns = claim.metadata.namespace ?? '';
   // The room the namespace's quotas leave for this claim at its new size (the claim itself not counted twice).
-  const grown = { ...claim, spec: { ...claim.spec, resources: { ...(claim.spec?.resources ?? {}), requests: { ...(claim.spec?.resources?.requests ?? {}), storage: problem ? current : size.trim() } } } };
+  const grown = { ...claim, spec: { ...claim.spec, resources: { ...(claim.spec?.resources ?? {}), requests: { ...(claim.spec?.resources?.requests ?? {}), storage: problem ? current : quantity } } } };
   const room = useQuotaRoom(grown, opened && perms.can('list', 'ResourceQuota', ns));
   const ref = { kind: claim.kind, namespace: claim.metadata.namespace, name: claim.metadata.name ?? '' };
   const update = useMutation(
@@ -83,12 +87,13 @@ function ExpandButton({ claim }: { claim: PersistentVolumeClaim }) {
       },
     }),
   );
+  const overQuota = Boolean(room?.refusal);
   const submit = () => {
-    if (problem) return;
+    if (problem || overQuota) return;
     const next = structuredClone(claim);
     // A stored claim has a spec: validation requires spec.resources.requests.storage.
     const spec = next.spec!;
-    spec.resources = { ...(spec.resources ?? {}), requests: { ...(spec.resources?.requests ?? {}), storage: size.trim() } };
+    spec.resources = { ...(spec.resources ?? {}), requests: { ...(spec.resources?.requests ?? {}), storage: quantity } };
     update.mutate({ kind: claim.kind, namespace: claim.metadata.namespace, name: claim.metadata.name ?? '', manifest: JSON.stringify(next) });
   };
   return (
@@ -101,25 +106,18 @@ function ExpandButton({ claim }: { claim: PersistentVolumeClaim }) {
           <Text size="sm">
             Now <SizeText value={current} />. A claim only grows; the volume (and its filesystem) is grown by its resizer.
           </Text>
-          <TextInput
-            label="New size"
-            value={size}
-            onChange={(e) => setSize(e.currentTarget.value)}
-            error={size !== current ? problem : undefined}
-            data-testid="expand-size"
-            onKeyDown={(e) => e.key === 'Enter' && submit()}
-          />
+          <SizeField label="New size" value={size} onChange={setSize} error={quantity !== current ? problem : undefined} testId="expand-size" onEnter={submit} />
           <QuotaRoom data={room} />
           {update.error && (
             <Text size="sm" c="red" role="alert">
-              {errorInfo(update.error).message}
+              {humanMessage(errorInfo(update.error).message)}
             </Text>
           )}
           <Group justify="flex-end" gap="sm">
             <Button variant="default" onClick={() => setOpened(false)}>
               Cancel
             </Button>
-            <Button onClick={submit} disabled={Boolean(problem)} loading={update.isPending} data-testid="confirm-expand">
+            <Button onClick={submit} disabled={Boolean(problem) || overQuota} loading={update.isPending} data-testid="confirm-expand">
               Expand
             </Button>
           </Group>

@@ -1,8 +1,9 @@
 'use client';
 // The sections of the claim form: where the claim goes (namespace, name), its class, its
 // modes and size, and the row with the create button.
-import { Badge, Button, Checkbox, Code, Group, Loader, NumberInput, Paper, Radio, SegmentedControl, Select, Stack, Text, TextInput } from '@mantine/core';
-import { SIZE_UNITS, type ClaimDraft } from './claim-draft';
+import { Badge, Button, Checkbox, Code, Group, Loader, Paper, Radio, SegmentedControl, Select, Stack, Text, TextInput } from '@mantine/core';
+import type { ClaimDraft } from './claim-draft';
+import { SizeField } from '../forms/size-field';
 import { NO_CLASS, type ClaimFormState } from './use-claim-form';
 import { sentence } from '../format/format';
 
@@ -119,20 +120,7 @@ export function ModeAndSize({ f }: { f: ClaimFormState }) {
           onChange={(v) => set({ volumeMode: v as ClaimDraft['volumeMode'] })}
         />
       </Stack>
-      <Group gap={6} align="flex-start">
-        <NumberInput
-          label="Size"
-          w={140}
-          min={0}
-          step={1}
-          decimalScale={1}
-          value={draft.size}
-          onChange={(v) => set({ size: typeof v === 'number' ? v : Number(v) })}
-          error={f.sizeErr}
-          required
-        />
-        <Select label="Unit" w={90} data={[...SIZE_UNITS]} value={draft.unit} onChange={(v) => v && set({ unit: v })} allowDeselect={false} />
-      </Group>
+      <SizeField label="Size" value={{ size: draft.size, unit: draft.unit }} onChange={(v) => set(v)} error={f.sizeErr} required />
     </Group>
   );
 }
@@ -140,12 +128,12 @@ export function ModeAndSize({ f }: { f: ClaimFormState }) {
 export function SubmitRow({ f }: { f: ClaimFormState }) {
   return (
     <Group>
-      <Button type="submit" disabled={!f.complete} loading={f.create.isPending}>
+      <Button type="submit" disabled={!f.complete || f.overQuota} loading={f.create.isPending} data-testid="create-claim">
         Create claim
       </Button>
       <Text size="xs" c="dimmed">
-        {f.quota?.refusal
-          ? 'The quota will refuse it as it is.'
+        {f.overQuota
+          ? 'Over the quota: request less to create it.'
           : f.check.data?.outcome === 'pending'
             ? 'You can still create it: it waits until a volume appears.'
             : ''}

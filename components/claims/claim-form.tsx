@@ -20,7 +20,8 @@ export function ClaimForm() {
   const f = useClaimForm();
   const { draft, create } = f;
   return (
-    <Stack gap="md" maw={860}>
+    // Never wider than the screen: long class, provisioner and volume names wrap (a phone is 390 px wide).
+    <Stack gap="md" maw={860} miw={0} style={{ overflowWrap: 'anywhere' }} data-testid="claim-form">
       <Group justify="space-between">
         <Title order={1} size="h3">
           Request storage
@@ -48,7 +49,8 @@ export function ClaimForm() {
               <ClaimSourceField source={draft.dataSource} state={f.source} onChange={(s) => f.set({ dataSource: s })} />
               <AccessModes f={f} />
               <ModeAndSize f={f} />
-              <CheckResult complete={f.complete} check={f.check} />
+              {/* One outcome: a claim the quota refuses is not also "Will be provisioned". */}
+              {!f.overQuota && <CheckResult complete={f.complete} check={f.check} />}
               <QuotaRoom data={f.quota} />
               {create.error && <SaveError title="Not created" message={errorInfo(create.error).message} causes={errorInfo(create.error).causes} />}
               <SubmitRow f={f} />

@@ -36,9 +36,11 @@ describe('newSizeProblem', () => {
   test.each([
     { input: '2Gi', current: '1Gi', want: undefined },
     { input: ' 2Gi ', current: '1Gi', want: undefined },
-    { input: '1Gi', current: '1Gi', want: 'Must be larger than the current 1Gi: claims only grow' },
-    { input: '512Mi', current: '1Gi', want: 'Must be larger than the current 1Gi: claims only grow' },
-    { input: 'lots', current: '1Gi', want: 'Not a size: use a quantity such as 2Gi or 500Mi' },
+    { input: '1Gi', current: '1Gi', want: 'Must be larger than the current 1 GiB: claims only grow' },
+    { input: '512Mi', current: '1Gi', want: 'Must be larger than the current 1 GiB: claims only grow' },
+    { input: 'lots', current: '1Gi', want: 'Enter a size, such as 2 Gi' },
+    { input: '', current: '1536Mi', want: 'Enter a size, such as 2 Gi' },
+    { input: '1536Mi', current: '1536Mi', want: 'Must be larger than the current 1.5 GiB: claims only grow' },
   ])('$input over $current -> $want', ({ input, current, want }) => {
     expect(newSizeProblem(input, current)).toBe(want);
   });

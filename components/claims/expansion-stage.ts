@@ -32,12 +32,12 @@ export function expansionStage(claim: PersistentVolumeClaim): ExpansionStage | u
   return { label: 'Waiting for the resizer', detail: `${target}: no resizer has picked this up yet.`, color: 'yellow' };
 }
 
-/** Checks a new size typed into the Expand dialog: a quantity, larger than the current request. */
+/** Checks the new size of the Expand dialog (the size control's quantity): larger than the current request, said in human units. */
 export function newSizeProblem(input: string, current: string | undefined): string | undefined {
   const q = parseQuantity(input.trim());
-  if (!q) return 'Not a size: use a quantity such as 2Gi or 500Mi';
+  if (!q) return 'Enter a size, such as 2 Gi';
   const cur = quantityFromJSON(current);
-  if (cur && compareQuantities(q, cur) <= 0) return `Must be larger than the current ${current}: claims only grow`;
+  if (cur && compareQuantities(q, cur) <= 0) return `Must be larger than the current ${formatSize(current)}: claims only grow`;
   return undefined;
 }
 

@@ -1,13 +1,15 @@
 'use client';
 // The namespace's quotas in the claim form: the room each storage limit leaves for the
 // chosen class ("12 GiB of 50 GiB left in team-a for class fast"), and a warning before submit
-// when this claim would be refused, with the server's own reason (same check as the create).
+// when this claim would be refused, with the server's own reason (same check as the create)
+// said in human units.
 import { Alert, List, Text } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTRPC } from '../data/trpc';
 import { isSizeResource } from '../format/size';
 import { SizeText } from '../format/size-text';
+import { parseQuotaRefusal, quotaRefusalText } from '../format/quota-refusal';
 
 /** The room the namespace's quotas leave for this claim, a moment after the last change. */
 export function useQuotaRoom(claim: Record<string, unknown>, enabled: boolean) {
@@ -38,6 +40,12 @@ function LimitText({ l, namespace }: { l: QuotaLimit; namespace: string }) {
   );
 }
 
+/** The refusal in human units (upstream's words stay in the tooltip). */
+function refusalText(refusal: string): string {
+  const r = parseQuotaRefusal(refusal);
+  return r ? quotaRefusalText(r) : `${refusal}.`;
+}
+
 export function QuotaRoom({ data: d }: { data: QuotaRoomData }) {
   if (!d || d.limits.length === 0) return null;
   const over = Boolean(d.refusal);
@@ -57,8 +65,8 @@ export function QuotaRoom({ data: d }: { data: QuotaRoomData }) {
         ))}
       </List>
       {over && (
-        <Text size="sm" mt={6} data-testid="quota-refusal">
-          Creating it will be refused: {d.refusal}. Ask an administrator for more room, or request less.
+        <Text size="sm" mt={6} data-testid="quota-refusal" title={d.refusal}>
+          {refusalText(d.refusal ?? '')} Request less, or ask an administrator for more room.
         </Text>
       )}
     </Alert>

@@ -31,7 +31,7 @@ export function useClaimForm() {
     storageClassName: '',
     accessModes: ['ReadWriteOnce'],
     volumeMode: 'Filesystem',
-    size: 1,
+    size: '1',
     unit: 'Gi',
     dataSource: sourceFromParams(params),
   });
@@ -66,7 +66,9 @@ export function useClaimForm() {
   const complete = Boolean(draft.name && draft.namespace && !nameProblem && !sizeErr && !modesErr && !sourceErr);
   const { claim, check, quota, create, submit } = useClaimSubmit(draft, complete, !sizeErr);
 
-  return { namespaces, classes, draft, set, classPicked, cls, pickClass, nameProblem, sizeErr, modesErr, source, complete, claim, check, quota, create, submit };
+  // The quota's answer for the claim as it is now (the room is read a moment after each change).
+  const overQuota = Boolean(quota?.refusal);
+  return { namespaces, classes, draft, set, classPicked, cls, pickClass, nameProblem, sizeErr, modesErr, source, complete, overQuota, claim, check, quota, create, submit };
 }
 
 export type ClaimFormState = ReturnType<typeof useClaimForm>;
@@ -94,6 +96,6 @@ function useClaimSubmit(draft: ClaimDraft, complete: boolean, sizeOk: boolean) {
   const sent = JSON.stringify(claim);
   const { reset } = create;
   useEffect(() => reset(), [sent, reset]);
-  const submit = () => complete && create.mutate({ manifest: sent, namespace: draft.namespace });
+  const submit = () => complete && !quota?.refusal && create.mutate({ manifest: sent, namespace: draft.namespace });
   return { claim, check, quota, create, submit };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { ageOf, messageSentence, sentence } from './format';
+import { ageOf, errorInfo, messageSentence, sentence } from './format';
 
 const NOW = Date.parse('2026-11-24T12:00:00Z');
 
@@ -31,4 +31,18 @@ describe('sentence', () => {
 
 test('messageSentence: a lower-case server message reads as a sentence', () => {
   expect(messageSentence('wrong user name or password')).toBe('Wrong user name or password.');
+});
+
+describe('errorInfo: what the dashboard shows of a failed call', () => {
+  const refusal = 'persistentvolumeclaims "big" is forbidden: exceeded quota: room, requested: requests.storage=190976Mi, used: requests.storage=38Gi, limited: requests.storage=50Gi';
+  test('a quota refusal in human units, upstream words kept as the exact text', () => {
+    const e = errorInfo({ message: refusal, data: { code: 'FORBIDDEN' } });
+    expect(e.message).toBe('persistentvolumeclaims "big" is forbidden: Quota room: this claim asks for 187 GiB of storage; 12 GiB of 50 GiB is left.');
+    expect(e.exact).toBe(refusal);
+    expect(e.code).toBe('FORBIDDEN');
+  });
+  test('other messages as they are, with no exact text', () => {
+    expect(errorInfo({ message: 'not found' })).toEqual({ message: 'not found', code: undefined, reason: undefined, causes: [] });
+  });
+  test('no message at all', () => expect(errorInfo(null).message).toBe('Something went wrong'));
 });

@@ -1,6 +1,7 @@
 // Small pure formatting helpers for the dashboard.
 
 import { ageOf as kubeAge } from '@/server/domain/duration';
+import { humanMessage } from './quota-refusal';
 
 /**
  * The age of a timestamp as kubectl prints it, or "" when absent. A timestamp ahead of the
@@ -20,7 +21,10 @@ export interface FieldCause {
 }
 
 export interface ErrorInfo {
+  /** The server's message, a quota refusal in it said in human units. */
   message: string;
+  /** The server's words as sent (upstream's quantities), for a tooltip. */
+  exact?: string;
   /** tRPC code: BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, ... */
   code?: string;
   /** Stowage reason: Invalid, Conflict, AlreadyExists, NotFound, ... */
@@ -31,8 +35,11 @@ export interface ErrorInfo {
 /** What the dashboard needs from any error a tRPC call threw. */
 export function errorInfo(err: unknown): ErrorInfo {
   const e = err as { message?: string; data?: { code?: string; stowage?: { reason?: string; causes?: FieldCause[] } } } | null;
+  const message = e?.message || 'Something went wrong';
+  const human = humanMessage(message);
   return {
-    message: e?.message || 'Something went wrong',
+    message: human,
+    ...(human !== message ? { exact: message } : {}),
     code: e?.data?.code,
     reason: e?.data?.stowage?.reason,
     causes: e?.data?.stowage?.causes ?? [],

@@ -4,6 +4,7 @@
 import { Alert, Anchor, Code, List, Text } from '@mantine/core';
 import type { ReactNode } from 'react';
 import type { LocatedCause } from './manifest-check';
+import { humanMessage } from '../format/quota-refusal';
 
 /** 'PersistentVolume "x" is invalid: [a, b]' -> 'PersistentVolume "x" is invalid:' when the causes are listed below. */
 function headline(message: string): string {
@@ -27,7 +28,7 @@ export function SaveError({
   return (
     <Alert color="red" title={title} role="alert" data-testid="save-error">
       <Text size="sm" data-testid="save-error-message" style={{ wordBreak: 'break-word' }} title={message}>
-        {causes.length > 0 ? headline(message) : message}
+        {causes.length > 0 ? headline(message) : humanMessage(message)}
       </Text>
       {causes.length > 0 && (
         <List size="sm" mt="xs" spacing={4} data-testid="field-errors">

@@ -107,7 +107,8 @@ function Fields({ items, testId }: { items: SummaryItem[]; testId: string }) {
       {items.map((i) => (
         <DataList.Item key={i.label} data-label={i.label}>
           <DataList.ItemLabel c="dimmed">{i.label}</DataList.ItemLabel>
-          <DataList.ItemValue>
+          {/* A long unbroken value (a finalizer, a volume handle) wraps inside the card. */}
+          <DataList.ItemValue style={{ minWidth: 0, overflowWrap: 'anywhere' }}>
             {i.value === '' || i.value === null || i.value === undefined ? (
               <Text span c="dimmed" inherit>
                 —

@@ -1,4 +1,4 @@
-// Phases and conditions as colored badges.
+// Phases and conditions as colored badges; in lists all of one width.
 import { Badge } from '@mantine/core';
 
 const COLORS: Record<string, string> = {
@@ -25,10 +25,24 @@ export function statusColor(value: string): string {
   return COLORS[value] ?? COLORS[first] ?? 'gray';
 }
 
-export function StatusBadge({ value, size = 'sm' }: { value: string; size?: 'xs' | 'sm' | 'md' | 'lg' }) {
+/** A list's state badges share one width, so a column of them lines up (a longer state still fits: the width is a minimum). */
+export const LIST_BADGE_WIDTH = 84;
+
+export function StatusBadge({ value, size = 'sm', fixed, hinted }: { value: string; size?: 'xs' | 'sm' | 'md' | 'lg'; fixed?: boolean; hinted?: boolean }) {
   if (!value) return null;
   return (
-    <Badge color={statusColor(value)} variant="light" size={size} tt="none" fw={600} miw="max-content" data-testid="status-badge" data-status={value}>
+    <Badge
+      color={statusColor(value)}
+      variant="light"
+      size={size}
+      tt="none"
+      fw={600}
+      miw="max-content"
+      style={fixed ? { width: LIST_BADGE_WIDTH } : undefined}
+      rightSection={hinted ? <span aria-hidden>?</span> : undefined}
+      data-testid="status-badge"
+      data-status={value}
+    >
       {value}
     </Badge>
   );

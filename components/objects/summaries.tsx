@@ -1,7 +1,7 @@
 'use client';
 // The important fields of each kind, for its detail page.
 import { VolumeUsed } from '../volumes/used-cell';
-import { Anchor, Badge, Code, Group, Text } from '@mantine/core';
+import { Anchor, Badge, Code, Group, Stack, Text } from '@mantine/core';
 import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { abbreviateAccessModes } from '@/server/domain/access-modes';
@@ -313,7 +313,18 @@ export function metadataOf(obj: KubeObject, now: number): SummaryItem[] {
     },
     { label: 'Labels', value: pairs(m.labels) ?? <Text span c="dimmed" inherit>none</Text> },
     Boolean(Object.keys(m.annotations ?? {}).length) && { label: 'Annotations', value: pairs(m.annotations) },
-    Boolean(m.finalizers?.length) && { label: 'Finalizers', value: m.finalizers!.join(', ') },
+    Boolean(m.finalizers?.length) && {
+      label: 'Finalizers',
+      value: (
+        <Stack gap={2} data-testid="finalizers">
+          {m.finalizers!.map((f) => (
+            <Text key={f} span inherit style={{ overflowWrap: 'anywhere' }}>
+              {f}
+            </Text>
+          ))}
+        </Stack>
+      ),
+    },
     { label: 'UID', value: <Code>{m.uid ?? ''}</Code> },
     { label: 'Resource version', value: <Code data-testid="resource-version">{m.resourceVersion ?? ''}</Code> },
   ];

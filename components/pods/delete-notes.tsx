@@ -1,6 +1,7 @@
 'use client';
 // Extra words in the delete dialog, by kind: for a claim, the pods that use it (the
-// deletion waits for them) and what its volume's reclaim policy does to the data.
+// deletion waits for them), what its volume's reclaim policy does to the data, and what
+// stays and stops of what was made from it (snapshots, backups, schedules).
 import { Alert, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { KubeObject } from '@/server/resources/types';
@@ -10,6 +11,7 @@ import { usePermissions } from '../session/session';
 import { useTRPC } from '../data/trpc';
 import { inUseSentence, reclaimSentence } from './delete-consequences';
 import { useClaimPods } from './use-claim-pods';
+import { ClaimDependentsNotes } from '../claims/claim-dependents-notes';
 
 function ClaimDeleteNotes({ claim }: { claim: PersistentVolumeClaim }) {
   const trpc = useTRPC();
@@ -51,6 +53,7 @@ function ClaimDeleteNotes({ claim }: { claim: PersistentVolumeClaim }) {
           policySource: fromVolume ? 'volume' : fromClass ? 'class' : undefined,
         })}
       </Text>
+      <ClaimDependentsNotes claim={claim} />
     </>
   );
 }

@@ -1,8 +1,8 @@
 'use client';
 // A quota's limits as bars: "38 GiB of 50 GiB" per resource, the exact quantities on hover.
-// On the quota's detail page one bar per resource; in the list one line with small bars.
+// On the quota's detail page one bar per resource; in the list one short line per resource.
 import { Group, Progress, Stack, Text } from '@mantine/core';
-import type { QuotaLimit } from './quota-usage';
+import { shortResource, type QuotaLimit } from './quota-usage';
 
 function color(l: QuotaLimit): string {
   if (l.full) return 'red';
@@ -45,19 +45,21 @@ export function QuotaBars({ limits }: { limits: QuotaLimit[] }) {
   );
 }
 
-/** A list cell (one row high): each resource's amounts with a small bar after them. */
+/** A list cell: one line per limit, its short name, a bar and "used / hard" (full names and exact quantities on hover). */
 export function QuotaCell({ limits }: { limits: QuotaLimit[] }) {
   return (
-    <Group gap="md" wrap="nowrap" fz="sm" style={{ overflow: 'hidden' }}>
-      {limits.map((l, i) => (
-        <Group key={l.resource} gap={6} wrap="nowrap" miw="max-content" data-testid="quota-limit" data-resource={l.resource} data-full={l.full ? 'true' : 'false'}>
-          <Text span inherit>
-            {l.resource}: <Amounts l={l} compact />
-            {i < limits.length - 1 ? ',' : ''}
+    <Stack gap={2} fz="sm" w="100%" data-testid="quota-cell">
+      {limits.map((l) => (
+        <Group key={l.resource} gap={6} wrap="nowrap" data-testid="quota-limit" data-resource={l.resource} data-full={l.full ? 'true' : 'false'}>
+          <Text span inherit title={l.resource} style={{ flex: '1 1 0', minWidth: 0, overflowWrap: 'anywhere' }}>
+            {shortResource(l.resource)}
           </Text>
-          {l.percent !== undefined && <Progress value={l.percent} color={color(l)} size="sm" w={40} aria-label={`${l.resource}: ${l.usedText} of ${l.hardText} used`} />}
+          {l.percent !== undefined && <Progress value={l.percent} color={color(l)} size="sm" w={48} style={{ flex: 'none' }} aria-label={`${l.resource}: ${l.usedText} of ${l.hardText} used`} />}
+          <Text span inherit c={l.full ? 'red.8' : undefined} style={{ flex: 'none', whiteSpace: 'nowrap' }}>
+            <Amounts l={l} compact />
+          </Text>
         </Group>
       ))}
-    </Group>
+    </Stack>
   );
 }

@@ -2,7 +2,7 @@
 // The admin's quota form: a namespace, a name and hard limits (a resource and an amount
 // per row; storage resources, per class too, are offered). Creates the quota, or replaces
 // the hard limits of an existing one (the rest of it is kept; a stale edit is a conflict).
-import { Alert, Autocomplete, Button, CloseButton, Group, Paper, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Autocomplete, Button, CloseButton, Group, NumberInput, Paper, Progress, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useMemo, useState } from 'react';
@@ -10,7 +10,10 @@ import { stringify } from 'yaml';
 import type { ResourceQuota } from '@/server/resources/resource-quota/schema';
 import { useTRPC } from '../data/trpc';
 import { errorInfo } from '../format/format';
-import { draftFromQuota, EMPTY_QUOTA, quotaDraftErrors, quotaFromDraft, storageResources, type QuotaDraft } from './quota-draft';
+import { isSizeResource } from '../format/size';
+import { SizeField } from '../forms/size-field';
+import { draftFromQuota, EMPTY_QUOTA, limitAmount, NEW_LIMIT, quotaDraftErrors, quotaFromDraft, storageResources, type LimitDraft, type QuotaDraft } from './quota-draft';
+import { quotaLimits } from './quota-usage';
 
 export function QuotaForm({ base, namespace }: { base?: ResourceQuota; namespace?: string }) {
   const trpc = useTRPC();
@@ -47,7 +50,7 @@ export function QuotaForm({ base, namespace }: { base?: ResourceQuota; namespace
         {base ? `Edit quota ${base.metadata.name}` : 'Create quota'}
       </Title>
       <Text size="sm" c="dimmed">
-        Claims in the namespace are refused once they would pass a limit. Sizes take units (50Gi, 2Ti); counts are plain numbers.
+        Claims in the namespace are refused once they would pass a limit. Storage limits are sizes (pick the unit, or paste a quantity such as 50Gi); counts are plain numbers.
       </Text>
       <Paper withBorder p="sm" component="form" aria-label="Quota" onSubmit={(e) => (e.preventDefault(), submit())}>
         <Stack gap="xs">
@@ -63,11 +66,16 @@ export function QuotaForm({ base, namespace }: { base?: ResourceQuota; namespace
             Hard limits
           </Text>
           {d.limits.map((l, i) => (
-            <Group key={i} align="flex-start" wrap="nowrap" data-testid="quota-limit-row">
-              <Autocomplete aria-label={`Resource ${i + 1}`} placeholder="requests.storage" data={resources} value={l.resource} onChange={(v) => setLimit(i, { resource: v })} error={errorFor(`limits.${i}.resource`)} style={{ flex: 3 }} />
-              <TextInput aria-label={`Amount ${i + 1}`} placeholder="50Gi" value={l.amount} onChange={(e) => setLimit(i, { amount: e.currentTarget.value })} error={errorFor(`limits.${i}.amount`)} style={{ flex: 1 }} />
-              <CloseButton aria-label={`Remove limit ${i + 1}`} mt={6} onClick={() => setD((p) => ({ ...p, limits: p.limits.filter((_, j) => j !== i) }))} />
-            </Group>
+            <LimitRow
+              key={i}
+              index={i}
+              limit={l}
+              resources={resources.filter((r) => r === l.resource || !d.limits.some((x) => x.resource === r))}
+              used={usedOf(base, l.resource.trim())}
+              errorFor={errorFor}
+              onChange={(over) => setLimit(i, over)}
+              onRemove={() => setD((p) => ({ ...p, limits: p.limits.filter((_, j) => j !== i) }))}
+            />
           ))}
           {errorFor('limits') && (
             <Text size="sm" c="red">
@@ -75,7 +83,7 @@ export function QuotaForm({ base, namespace }: { base?: ResourceQuota; namespace
             </Text>
           )}
           <Group justify="space-between">
-            <Button variant="default" size="xs" onClick={() => setD((p) => ({ ...p, limits: [...p.limits, { resource: '', amount: '' }] }))}>
+            <Button variant="default" size="xs" onClick={() => setD((p) => ({ ...p, limits: [...p.limits, { ...NEW_LIMIT, resource: resources.find((r) => !p.limits.some((x) => x.resource === r)) ?? '' }] }))}>
               Add limit
             </Button>
             <Button type="submit" loading={save.isPending}>
@@ -89,6 +97,59 @@ export function QuotaForm({ base, namespace }: { base?: ResourceQuota; namespace
           )}
         </Stack>
       </Paper>
+    </Stack>
+  );
+}
+
+/** What the namespace uses of a resource now, as its quota counted it; undefined for a new quota. */
+function usedOf(base: ResourceQuota | undefined, resource: string): string | undefined {
+  if (!base?.status) return undefined;
+  const used = base.status.used?.[resource];
+  return used === undefined || used === null ? '0' : String(used);
+}
+
+/** One hard limit: its resource, its amount (a size or a count), and what the namespace uses of it now. */
+function LimitRow({
+  index: i,
+  limit: l,
+  resources,
+  used,
+  errorFor,
+  onChange,
+  onRemove,
+}: {
+  index: number;
+  limit: LimitDraft;
+  resources: string[];
+  used: string | undefined;
+  errorFor: (field: string) => string | undefined;
+  onChange: (over: Partial<LimitDraft>) => void;
+  onRemove: () => void;
+}) {
+  const resource = l.resource.trim();
+  const amount = limitAmount(l);
+  // The use against the limit as it would be saved (the bar follows the new amount).
+  const [shown] = resource ? quotaLimits({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: {}, spec: { hard: { [resource]: amount || '0' } }, status: { used: { [resource]: used ?? '0' } } }) : [];
+  return (
+    <Stack gap={4} data-testid="quota-limit-row" data-resource={resource}>
+      <Group align="flex-start" wrap="wrap" gap="xs">
+        <Autocomplete aria-label={`Resource ${i + 1}`} placeholder="requests.storage" data={resources} value={l.resource} onChange={(v) => onChange({ resource: v })} error={errorFor(`limits.${i}.resource`)} style={{ flex: '3 1 260px' }} />
+        {isSizeResource(resource) ? (
+          <SizeField label={`Amount ${i + 1}`} hideLabel unitLabel={`Unit ${i + 1}`} value={l.size} onChange={(size) => onChange({ size })} error={errorFor(`limits.${i}.amount`)} w={190} />
+        ) : (
+          <NumberInput aria-label={`Amount ${i + 1}`} placeholder="10" allowDecimal={false} allowNegative={false} min={0} w={190} value={l.count} onChange={(v) => onChange({ count: String(v) })} error={errorFor(`limits.${i}.amount`)} />
+        )}
+        <CloseButton aria-label={`Remove limit ${i + 1}`} mt={6} onClick={onRemove} />
+      </Group>
+      {used !== undefined && shown && (
+        <Group gap="xs" wrap="nowrap" fz="xs" data-testid="quota-limit-use">
+          <Progress value={shown.percent ?? 0} color={shown.full ? 'red' : (shown.percent ?? 0) >= 80 ? 'orange' : 'teal'} size="sm" w={120} aria-label={`${resource}: ${shown.usedText} used of ${amount ? shown.hardText : 'no limit yet'}`} />
+          <Text span inherit c={shown.full ? 'red.8' : 'dimmed'} title={`${used} used`}>
+            {shown.usedText} used now{amount ? ` of ${shown.hardText}` : ''}
+            {shown.full && amount ? ': at or over this limit, new claims are refused' : ''}
+          </Text>
+        </Group>
+      )}
     </Stack>
   );
 }

@@ -1,6 +1,6 @@
-import { describe, expect, test } from 'vitest';
+import { describe, expect, it, test } from 'vitest';
 import type { ResourceQuota } from '@/server/resources/resource-quota/schema';
-import { isLimitsResource, quotaLimits } from './quota-usage';
+import { isLimitsResource, quotaLimits, shortResource } from './quota-usage';
 
 function quota(hard: Record<string, string>, used?: Record<string, string>): ResourceQuota {
   return { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q', namespace: 'team-a' }, spec: { hard }, status: used ? { hard, used } : undefined };
@@ -39,4 +39,16 @@ describe('isLimitsResource', () => {
     ['pods', false],
     ['fast.storageclass.storage.k8s.io/requests.storage', false],
   ])('%s -> %s', (r, want) => expect(isLimitsResource(r)).toBe(want));
+});
+
+describe('shortResource: a list cell names each limit briefly', () => {
+  it.each([
+    ['requests.storage', 'storage'],
+    ['persistentvolumeclaims', 'claims'],
+    ['gold.storageclass.storage.k8s.io/requests.storage', 'gold: storage'],
+    ['fast-nvme.storageclass.storage.k8s.io/persistentvolumeclaims', 'fast-nvme: claims'],
+    ['count/volumesnapshots.snapshot.storage.k8s.io', 'snapshots'],
+    ['snapshots.stowage.io/storage', 'snapshot storage'],
+    ['limits.memory', 'limits.memory'],
+  ])('%s -> %s', (resource, want) => expect(shortResource(resource)).toBe(want));
 });

@@ -3,6 +3,7 @@
 import type { ResourceQuota } from '@/server/resources/resource-quota/schema';
 import { showQuantity } from '@/server/resources/resource-list';
 import { parseQuantity } from '@/server/domain/quantity';
+import { SNAPSHOT_STORAGE } from '@/server/domain/quota-objects';
 import { formatSize, isSizeResource } from '../format/size';
 
 export interface QuotaLimit {
@@ -55,4 +56,20 @@ export function quotaLimits(q: ResourceQuota): QuotaLimit[] {
       full: r !== undefined && r >= 100,
     };
   });
+}
+
+const CLASS_RESOURCE = /^(.+)\.storageclass\.storage\.k8s\.io\/(requests\.storage|persistentvolumeclaims)$/;
+
+/**
+ * A resource's name as a list cell says it: "storage", "claims", "gold: storage",
+ * "snapshots"; the full name stays in the tooltip. Names it does not know come back as they are.
+ */
+export function shortResource(resource: string): string {
+  if (resource === 'requests.storage') return 'storage';
+  if (resource === 'persistentvolumeclaims') return 'claims';
+  if (resource === 'count/volumesnapshots.snapshot.storage.k8s.io') return 'snapshots';
+  if (resource === SNAPSHOT_STORAGE) return 'snapshot storage';
+  const m = CLASS_RESOURCE.exec(resource);
+  if (m) return `${m[1]}: ${m[2] === 'requests.storage' ? 'storage' : 'claims'}`;
+  return resource;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allowedCount, withPreviewRefusals, claimNameError, lastUsedText } from './reclaim-actions';
+import { allowedCount, withPreviewRefusals, claimNameError, lastUsedText, refusalLines, splitRefusals } from './reclaim-actions';
 
 describe('allowedCount', () => {
   const row = (allowed: boolean, reason?: string) => ({ actions: { delete: { allowed, reason } } });
@@ -46,4 +46,26 @@ describe('withPreviewRefusals', () => {
     expect(r.done).toHaveLength(want.done);
     expect(r.skipped.map((s) => s.name)).toEqual(want.skipped);
   });
+});
+
+describe('refusals: said once when every row shares them', () => {
+  const ORDER = ['make-available', 'pre-bind', 'recycle', 'delete'] as const;
+  const ok = { allowed: true };
+  const no = (reason: string) => ({ allowed: false, reason });
+  it.each([
+    { name: 'all allowed', actions: { 'make-available': ok, 'pre-bind': ok, recycle: ok, delete: ok }, want: [] },
+    { name: 'all refused for one reason', actions: { 'make-available': no('admins only'), 'pre-bind': no('admins only'), recycle: no('admins only'), delete: no('admins only') }, want: ['No action: admins only'] },
+    {
+      name: 'some refused',
+      actions: { 'make-available': ok, 'pre-bind': no('not Released'), recycle: ok, delete: no('in use') },
+      want: ['Pre-bind to claim: not Released', 'Delete: in use'],
+    },
+  ])('$name', ({ actions, want }) => expect(refusalLines(actions, ORDER)).toEqual(want));
+
+  it.each([
+    { name: 'the same long sentence on every row is shared', rows: [['Delete: long'], ['Delete: long'], ['Delete: long']], shared: ['Delete: long'], own: [[], [], []] },
+    { name: 'a row of its own keeps what differs', rows: [['Delete: long', 'Recycle: local only'], ['Delete: long']], shared: ['Delete: long'], own: [['Recycle: local only'], []] },
+    { name: 'one row shares nothing', rows: [['Delete: long']], shared: [], own: [['Delete: long']] },
+    { name: 'a row without refusals: nothing shared', rows: [['Delete: long'], []], shared: [], own: [['Delete: long'], []] },
+  ])('$name', ({ rows, shared, own }) => expect(splitRefusals(rows)).toEqual({ shared, own }));
 });

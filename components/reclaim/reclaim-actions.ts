@@ -46,3 +46,24 @@ export function withPreviewRefusals(r: ApplyResult, rows: PreviewRow[]): ApplyRe
   const refused = rows.filter((x) => !x.allowed).map((x) => ({ name: x.namespace ? `${x.namespace}/${x.name}` : x.name, reason: x.reason ?? 'not allowed' }));
   return { done: r.done, skipped: [...refused, ...r.skipped] };
 }
+
+/** Why a volume refuses some actions, one line per action ("Delete: ..."), or one line when it refuses them all. */
+export function refusalLines(actions: Record<VolumeAction, ActionState>, order: readonly VolumeAction[]): string[] {
+  const refused = order.filter((a) => !actions[a]?.allowed);
+  if (refused.length === 0) return [];
+  if (refused.length === order.length) {
+    const reasons = [...new Set(refused.map((a) => actions[a]?.reason ?? ''))];
+    if (reasons.length === 1) return [`No action: ${reasons[0]}`];
+  }
+  return refused.map((a) => `${VOLUME_ACTION_LABELS[a]}: ${actions[a]?.reason ?? ''}`);
+}
+
+/**
+ * The refusals every row shares (said once above the table, not on each row), and each
+ * row's own. With one row nothing is shared.
+ */
+export function splitRefusals(rows: string[][]): { shared: string[]; own: string[][] } {
+  if (rows.length < 2) return { shared: [], own: rows };
+  const shared = rows[0].filter((line) => rows.every((r) => r.includes(line)));
+  return { shared, own: rows.map((r) => r.filter((line) => !shared.includes(line))) };
+}

@@ -10,7 +10,7 @@ import { ObjectLink } from '../objects/object-link';
 import { StatusBadge } from '../objects/status-badge';
 import { DataTable, type DataColumn } from '../table/data-table';
 import type { PreviewRequest } from './preview-modal';
-import { allowedCount, VOLUME_ACTION_HELP, VOLUME_ACTION_LABELS } from './reclaim-actions';
+import { allowedCount, refusalLines, splitRefusals, VOLUME_ACTION_HELP, VOLUME_ACTION_LABELS } from './reclaim-actions';
 
 const CATEGORY: Record<string, { text: string; color: string }> = {
   released: { text: 'Released', color: 'orange' },
@@ -31,6 +31,8 @@ export function VolumeSection({ volumes, onAction, canAct }: { volumes: ReclaimV
       return next;
     });
   const all = volumes.length > 0 && selected.length === volumes.length;
+  // A refusal every volume shares (a developer may do none of this) is said once above the table.
+  const refusals = splitRefusals(volumes.map((v) => refusalLines(v.actions, ACTIONS)));
 
   const start = (action: VolumeAction) => {
     const rows = selected.filter((v) => v.actions[action].allowed);
@@ -77,15 +79,22 @@ export function VolumeSection({ volumes, onAction, canAct }: { volumes: ReclaimV
           No Released or Failed volume, and no local volume on a node that is gone.
         </Text>
       ) : (
-        <DataTable
-          label="Volumes to reclaim"
-          data-testid="reclaim-volumes"
-          minWidth={800}
-          columns={volumeColumns({ volumes, picked, all, some: selected.length > 0 && !all, setPicked, toggle })}
-          rows={volumes}
-          rowKey={(v) => v.name}
-          rowProps={(v) => ({ 'data-testid': 'reclaim-volume', 'data-name': v.name })}
-        />
+        <>
+          {refusals.shared.length > 0 && (
+            <Text size="sm" c="dimmed" mb="xs" data-testid="reclaim-shared-refusals">
+              For every volume here: {refusals.shared.join(' · ')}
+            </Text>
+          )}
+          <DataTable
+            label="Volumes to reclaim"
+            data-testid="reclaim-volumes"
+            minWidth={800}
+            columns={volumeColumns({ volumes, picked, all, some: selected.length > 0 && !all, setPicked, toggle, own: (v) => refusals.own[volumes.indexOf(v)] ?? [] })}
+            rows={volumes}
+            rowKey={(v) => v.name}
+            rowProps={(v) => ({ 'data-testid': 'reclaim-volume', 'data-name': v.name })}
+          />
+        </>
       )}
     </Paper>
   );
@@ -98,6 +107,8 @@ function volumeColumns(p: {
   some: boolean;
   setPicked: (s: Set<string>) => void;
   toggle: (name: string) => void;
+  /** The row's refusals that not every row shares. */
+  own: (v: ReclaimVolume) => string[];
 }): DataColumn<ReclaimVolume>[] {
   return [
     {
@@ -136,14 +147,11 @@ function volumeColumns(p: {
       key: 'refused',
       header: 'Not allowed',
       width: 'minmax(160px, 2fr)',
-      cell: (v) => {
-        const refusals = ACTIONS.filter((a) => !v.actions[a].allowed);
-        return (
-          <Text size="xs" c="dimmed">
-            {refusals.length === ACTIONS.length ? `none allowed: ${v.actions.delete.reason}` : refusals.map((a) => `${VOLUME_ACTION_LABELS[a]}: ${v.actions[a].reason}`).join(' · ')}
-          </Text>
-        );
-      },
+      cell: (v) => (
+        <Text size="xs" c="dimmed" data-testid="reclaim-refusals">
+          {p.own(v).join(' · ')}
+        </Text>
+      ),
     },
   ];
 }

@@ -1,7 +1,7 @@
 'use client';
 // The signed-in frame of every page: header (user, role, live indicator, sign out),
 // navigation by role, and the live stream. Sends signed-out visitors to /login.
-import { AppShell, Badge, Burger, Button, Center, Group, Loader, NavLink, Stack, Text, Alert } from '@mantine/core';
+import { ActionIcon, AppShell, Badge, Box, Burger, Button, Center, Group, Loader, Menu, NavLink, Stack, Text, Alert } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import Link from 'next/link';
 import { usePathname, useRouter } from 'next/navigation';
@@ -88,12 +88,15 @@ function Frame({ me, children }: { me: Me; children: ReactNode }) {
             </Link>
           </Group>
           <Group gap="md" wrap="nowrap">
-            <Button size="xs" variant="default" onClick={openPalette} visibleFrom="sm" aria-keyshortcuts="Control+K Meta+K" data-testid="palette-button">
+            <Button size="xs" variant="default" onClick={openPalette} visibleFrom="md" aria-keyshortcuts="Control+K Meta+K" data-testid="palette-button">
               Search (Ctrl K)
             </Button>
             <LiveIndicator />
-            <ThemeSwitch />
-            <UserBox me={me} />
+            <Group gap="md" wrap="nowrap" visibleFrom="md">
+              <ThemeSwitch />
+              <UserBox me={me} />
+            </Group>
+            <CompactHeader me={me} />
           </Group>
         </Group>
       </AppShell.Header>
@@ -132,6 +135,47 @@ function Frame({ me, children }: { me: Me; children: ReactNode }) {
         </Suspense>
       </AppShell.Main>
     </AppShell>
+  );
+}
+
+/** Below the md breakpoint: search (the palette, reachable by touch) and one menu with the user, the theme and sign-out. */
+function CompactHeader({ me }: { me: Me }) {
+  const signOut = useSignOut();
+  return (
+    <Group gap={6} wrap="nowrap" hiddenFrom="md" data-testid="compact-header">
+      <ActionIcon variant="default" size="lg" onClick={openPalette} aria-label="Search" data-testid="palette-button-compact">
+        <svg width={16} height={16} viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth={2.2} aria-hidden="true">
+          <circle cx="11" cy="11" r="7" />
+          <path d="m20 20-3.5-3.5" />
+        </svg>
+      </ActionIcon>
+      <Menu position="bottom-end" width={240} withinPortal>
+        <Menu.Target>
+          <ActionIcon variant="default" size="lg" aria-label={`Account, theme and sign out (${me.name})`} data-testid="header-menu">
+            <Text span fw={700} size="sm" aria-hidden>
+              {me.name.slice(0, 1).toUpperCase()}
+            </Text>
+          </ActionIcon>
+        </Menu.Target>
+        <Menu.Dropdown data-testid="header-menu-dropdown">
+          <Menu.Label>
+            {me.name} · {me.role}
+          </Menu.Label>
+          {me.role === 'developer' && me.namespaces.length > 0 && (
+            <Text size="xs" c="dimmed" px="sm" pb={4} style={{ overflowWrap: 'anywhere' }}>
+              {me.namespaces.join(', ')}
+            </Text>
+          )}
+          <Box px="sm" py={4}>
+            <ThemeSwitch always />
+          </Box>
+          <Menu.Divider />
+          <Menu.Item onClick={() => signOut.mutate()} data-testid="menu-sign-out">
+            Sign out
+          </Menu.Item>
+        </Menu.Dropdown>
+      </Menu>
+    </Group>
   );
 }
 

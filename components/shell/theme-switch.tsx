@@ -11,7 +11,8 @@ const OPTIONS: { label: string; value: MantineColorScheme }[] = [
   { label: 'System', value: 'auto' },
 ];
 
-export function ThemeSwitch() {
+/** `always`: shown at every width (inside the compact header's menu); else from the md breakpoint. */
+export function ThemeSwitch({ always }: { always?: boolean }) {
   const { colorScheme, setColorScheme } = useMantineColorScheme();
   // The stored choice is known only in the browser: render the default until mounted.
   const [mounted, setMounted] = useState(false);
@@ -24,7 +25,8 @@ export function ThemeSwitch() {
       data={OPTIONS}
       value={mounted ? colorScheme : 'auto'}
       onChange={(v) => setColorScheme(v)}
-      visibleFrom="md"
+      visibleFrom={always ? undefined : 'md'}
+      fullWidth={always}
     />
   );
 }

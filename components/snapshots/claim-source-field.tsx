@@ -17,6 +17,9 @@ export function ClaimSourceField({ source, state, onChange }: { source: ClaimSou
       </Text>
       <SegmentedControl
         w="fit-content"
+        maw="100%"
+        // On a phone the three choices are wider than the screen: their labels wrap.
+        styles={{ label: { whiteSpace: 'normal', lineHeight: 1.2 } }}
         value={mode}
         onChange={(v) => onChange(v === 'empty' ? undefined : { kind: v, name: '' })}
         data={[
@@ -34,6 +37,7 @@ export function ClaimSourceField({ source, state, onChange }: { source: ClaimSou
           onChange={(v) => onChange({ kind: source.kind, name: v ?? '' })}
           searchable
           w={420}
+          maw="100%"
           error={state.problem}
           data-testid="claim-source-select"
         />

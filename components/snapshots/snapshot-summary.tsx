@@ -9,6 +9,7 @@ import { SizeText } from '../format/size-text';
 import { ObjectLink } from '../objects/object-link';
 import { StatusBadge } from '../objects/status-badge';
 import { snapshotRow } from './snapshot-view';
+import { SourceClaimLink } from './source-claim-link';
 
 interface Item {
   label: string;
@@ -28,7 +29,7 @@ export function snapshotSummary(obj: KubeObject, now: number): Item[] {
     const claim = obj.spec?.source?.persistentVolumeClaimName;
     return [
       { label: 'Ready', value: <StatusBadge value={r.state} /> },
-      { label: 'Of claim', value: claim ? <ObjectLink kind="PersistentVolumeClaim" namespace={ns} name={claim} /> : dim(`content ${r.source}`) },
+      { label: 'Of claim', value: claim ? <SourceClaimLink namespace={ns} name={claim} /> : dim(`content ${r.source}`) },
       { label: 'Restore size', value: r.restoreSize ? <SizeText value={r.restoreSize} /> : dim('not known yet') },
       ...(r.progress !== undefined ? [{ label: 'Copied', value: `${Math.floor(r.progress * 100)}%` }] : []),
       { label: 'Taken', value: obj.status?.creationTime ? `${ageOf(obj.status.creationTime, now)} ago` : dim('not yet') },
@@ -43,7 +44,7 @@ export function snapshotSummary(obj: KubeObject, now: number): Item[] {
     return [
       { label: 'Every', value: obj.spec?.every },
       { label: 'Keeps', value: `${obj.spec?.keep} newest per claim` },
-      { label: 'Snapshots', value: claim ? <ObjectLink kind="PersistentVolumeClaim" namespace={obj.metadata.namespace} name={claim} /> : `claims matching ${scheduleTarget(obj)}` },
+      { label: 'Snapshots', value: claim ? <SourceClaimLink namespace={obj.metadata.namespace} name={claim} /> : `claims matching ${scheduleTarget(obj)}` },
       { label: 'Claims now', value: st?.claims?.length ? st.claims.join(', ') : dim('none') },
       { label: 'Last slot', value: st?.lastScheduleTime ? `${ageOf(st.lastScheduleTime, now)} ago` : dim('none yet') },
       { label: 'Next slot', value: st?.nextScheduleTime ? new Date(st.nextScheduleTime).toLocaleString() : dim('—') },

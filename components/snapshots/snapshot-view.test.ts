@@ -75,9 +75,9 @@ describe('restore and clone sizes', () => {
   ])('$name', ({ req, source, bytes, want }) => expect(sourceSizeProblem(req, source, bytes)).toBe(want));
 
   it.each([
-    { bytes: 2n * GI, want: { size: 2, unit: 'Gi' } },
-    { bytes: 1536n << 20n, want: { size: 1536, unit: 'Mi' } },
-    { bytes: (1n << 20n) + 1n, want: { size: 2, unit: 'Mi' } },
+    { bytes: 2n * GI, want: { size: '2', unit: 'Gi' } },
+    { bytes: 1536n << 20n, want: { size: '1536', unit: 'Mi' } },
+    { bytes: (1n << 20n) + 1n, want: { size: '2', unit: 'Mi' } },
   ])('the form size for $bytes bytes', ({ bytes, want }) => expect(sizeForBytes(bytes)).toEqual(want));
 
   it('a clone source counts its provisioned capacity first', () => {

@@ -6,6 +6,7 @@ import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume
 import type { SnapshotSchedule } from '@/server/resources/snapshot-schedule/schema';
 import type { VolumeSnapshot } from '@/server/resources/volume-snapshot/schema';
 import { bytesOfSize, formatSize } from '../format/size';
+import type { SizeValue } from '../format/size-value';
 
 export type SnapshotState = 'Ready' | 'Pending' | 'Failed' | 'Terminating';
 
@@ -103,11 +104,11 @@ export function claimBytes(c: PersistentVolumeClaim): bigint | undefined {
 }
 
 /** The form's size for a source: whole GiB when it is, else whole MiB rounded up. */
-export function sizeForBytes(b: bigint): { size: number; unit: 'Mi' | 'Gi' } {
+export function sizeForBytes(b: bigint): SizeValue {
   const gi = 1n << 30n;
   const mi = 1n << 20n;
-  if (b % gi === 0n) return { size: Number(b / gi), unit: 'Gi' };
-  return { size: Number((b + mi - 1n) / mi), unit: 'Mi' };
+  if (b % gi === 0n) return { size: String(b / gi), unit: 'Gi' };
+  return { size: String((b + mi - 1n) / mi), unit: 'Mi' };
 }
 
 /** spec.dataSource of a claim made from `source`. */

@@ -10,6 +10,7 @@ import type { VolumeSnapshot } from '@/server/resources/volume-snapshot/schema';
 import { isKind } from '@/server/resources/of-kind';
 import { useTRPC } from '../data/trpc';
 import { bytesOfSize } from '../format/size';
+import type { SizeValue } from '../format/size-value';
 import { claimBytes, sizeForBytes, snapshotState, sourceSizeProblem, type ClaimSource } from './snapshot-view';
 
 interface DraftPart {
@@ -22,7 +23,7 @@ interface DraftPart {
  * `setSize` and `pickClass` are called once per source picked: the size of the source, and
  * the class of the claim it comes from (a clone must keep it; a restore usually wants it).
  */
-export function useClaimSource(draft: DraftPart, requestedBytes: bigint | undefined, setSize: (s: { size: number; unit: 'Mi' | 'Gi' }) => void, pickClass: (name: string) => void) {
+export function useClaimSource(draft: DraftPart, requestedBytes: bigint | undefined, setSize: (s: SizeValue) => void, pickClass: (name: string) => void) {
   const trpc = useTRPC();
   const ns = draft.namespace;
   // Read only once "start from" is asked for: a plain claim costs the form no extra lists.

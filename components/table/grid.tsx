@@ -20,15 +20,17 @@ export const HEADER_GROUP_STYLE: CSSProperties = {
 
 const stripe = (index: number) => (index % 2 ? 'var(--mantine-color-default-hover)' : undefined);
 
-/** A row the virtualiser places at `start`. */
-export function virtualRowStyle(template: string, index: number, start: number): CSSProperties {
+/** A row the virtualiser places at `start`: at least a list row high, taller when a cell wraps (the virtualiser measures it). */
+export function measuredRowStyle(template: string, index: number, start: number): CSSProperties {
   return {
     ...gridStyle(template),
     position: 'absolute',
     top: 0,
     left: 0,
     right: 0,
-    height: ROW_HEIGHT,
+    minHeight: ROW_HEIGHT,
+    paddingTop: 3,
+    paddingBottom: 3,
     transform: `translateY(${start}px)`,
     borderBottom: '1px solid var(--mantine-color-default-border)',
     background: stripe(index),

@@ -52,7 +52,7 @@ export function Cell({ ui, header, text, obj, isLink }: { ui: KindUi; header: st
   }
   if (!text) return null;
   if (header === ui.statusColumn) {
-    return ui.kind === 'PersistentVolumeClaim' && isKind(obj, 'PersistentVolumeClaim') ? <PendingStatus claim={obj} text={text} /> : <StatusBadge value={text} />;
+    return ui.kind === 'PersistentVolumeClaim' && isKind(obj, 'PersistentVolumeClaim') ? <PendingStatus claim={obj} text={text} /> : <StatusBadge value={text} fixed />;
   }
   // Sizes read as sizes; the cell's tooltip keeps the exact quantity.
   switch (header) {

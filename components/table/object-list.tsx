@@ -108,11 +108,11 @@ function LocalList({ ui }: { ui: KindUi }) {
         )}
       </Group>
       <Group gap="xs" align="flex-start" wrap="wrap" role="search" aria-label={`Filter ${ui.noun}`}>
-        <TextInput size="sm" w={220} placeholder="Filter by text" aria-label="Filter by text" value={text} onChange={(e) => setText(e.currentTarget.value)} />
-        <TextInput size="sm" w={240} placeholder="Label selector (tier=fast)" aria-label="Label selector" value={selector} onChange={(e) => setSelector(e.currentTarget.value)} error={selError} />
-        {ui.namespaced && <Select size="sm" w={190} placeholder="All namespaces" aria-label="Namespace" data={namespaceOptions} value={namespace} onChange={setNamespace} clearable searchable />}
+        <TextInput size="sm" w={220} maw="100%" placeholder="Filter by text" aria-label="Filter by text" value={text} onChange={(e) => setText(e.currentTarget.value)} />
+        <TextInput size="sm" w={240} maw="100%" placeholder="Label selector (tier=fast)" aria-label="Label selector" value={selector} onChange={(e) => setSelector(e.currentTarget.value)} error={selError} />
+        {ui.namespaced && <Select size="sm" w={190} maw="100%" placeholder="All namespaces" aria-label="Namespace" data={namespaceOptions} value={namespace} onChange={setNamespace} clearable searchable />}
         {ui.statuses.length > 0 && (
-          <Select size="sm" w={160} placeholder={ui.kind === 'Event' ? 'Any type' : 'Any status'} aria-label={ui.kind === 'Event' ? 'Type' : 'Status'} data={ui.statuses} value={status} onChange={setStatus} clearable />
+          <Select size="sm" w={160} maw="100%" placeholder={ui.kind === 'Event' ? 'Any type' : 'Any status'} aria-label={ui.kind === 'Event' ? 'Type' : 'Status'} data={ui.statuses} value={status} onChange={setStatus} clearable />
         )}
         {filtered && (
           <Button size="sm" variant="subtle" color="gray" onClick={clearFilters}>

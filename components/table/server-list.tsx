@@ -65,10 +65,11 @@ function Filters({ l }: { l: ServerListState }) {
   const { ui, state, patch } = l;
   return (
     <Group gap="xs" align="flex-start" wrap="wrap" role="search" aria-label={`Filter ${ui.noun}`}>
-      <TextInput size="sm" w={220} placeholder="Filter by text" aria-label="Filter by text" value={state.text} onChange={(e) => patch({ text: e.currentTarget.value })} />
+      <TextInput size="sm" w={220} maw="100%" placeholder="Filter by text" aria-label="Filter by text" value={state.text} onChange={(e) => patch({ text: e.currentTarget.value })} />
       <TextInput
         size="sm"
         w={240}
+        maw="100%"
         placeholder="Label selector (tier=fast)"
         aria-label="Label selector"
         value={state.selector}
@@ -77,12 +78,13 @@ function Filters({ l }: { l: ServerListState }) {
         styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
       />
       {ui.namespaced && (
-        <Select size="sm" w={190} placeholder="All namespaces" aria-label="Namespace" data={l.namespaceOptions} value={state.namespace} onChange={(v) => patch({ namespace: v })} clearable searchable />
+        <Select size="sm" w={190} maw="100%" placeholder="All namespaces" aria-label="Namespace" data={l.namespaceOptions} value={state.namespace} onChange={(v) => patch({ namespace: v })} clearable searchable />
       )}
       {l.phases.length > 0 && (
         <Select
           size="sm"
           w={ui.kind === 'PersistentVolumeClaim' ? 230 : 160}
+          maw="100%"
           placeholder="Any status"
           aria-label="Status"
           data={ui.kind === 'PersistentVolumeClaim' ? [...l.phases, ...PENDING_STATUS_OPTIONS] : l.phases}

@@ -10,7 +10,7 @@ describe('volumeDraftErrors: the API’s own checks', () => {
     { name: 'an NFS volume', d: draft({ source: 'nfs', nfsServer: 'nfs.example.com', path: '/exports/a', accessModes: ['ReadWriteMany'] }), field: undefined },
     { name: 'a CSI volume', d: draft({ source: 'csi', csiDriver: 'csi.example.com', csiVolumeHandle: 'vol-1', path: '' }), field: undefined },
     { name: 'no name', d: draft({ name: '' }), field: 'metadata.name' },
-    { name: 'a bad capacity', d: draft({ capacity: 'ten gigs' }), field: 'spec.capacity' },
+    { name: 'a bad capacity', d: draft({ capacity: { size: 'ten', unit: 'Gi' } }), field: 'spec.capacity' },
     { name: 'no access mode', d: draft({ accessModes: [] }), field: 'spec.accessModes' },
     { name: 'a host path with ..', d: draft({ path: '/srv/../etc' }), field: 'spec.hostPath.path' },
     { name: 'a local path with ..', d: draft({ source: 'local', nodes: ['n'], path: '/mnt/../etc' }), field: 'spec.local.path' },
@@ -52,7 +52,7 @@ describe('draftFromParams: the form prefilled from the claim page', () => {
     {
       name: 'a claim’s shape',
       q: 'name=pv-data&capacity=5Gi&accessModes=ReadWriteOnce,ReadOnlyMany&volumeMode=Block&storageClassName=manual&labels=tier=gold,zone=a&claim=team-a/data',
-      want: { name: 'pv-data', capacity: '5Gi', accessModes: ['ReadWriteOnce', 'ReadOnlyMany'], volumeMode: 'Block', storageClassName: 'manual', labels: 'tier=gold\nzone=a', reservedFor: 'team-a/data' },
+      want: { name: 'pv-data', capacity: { size: '5', unit: 'Gi' }, accessModes: ['ReadWriteOnce', 'ReadOnlyMany'], volumeMode: 'Block', storageClassName: 'manual', labels: 'tier=gold\nzone=a', reservedFor: 'team-a/data' },
     },
     { name: 'unknown modes and a bad volume mode are dropped', q: 'accessModes=Everything,ReadWriteMany&volumeMode=Tape', want: { accessModes: ['ReadWriteMany'], volumeMode: 'Filesystem' } },
     { name: 'a malformed claim and labels are dropped', q: 'claim=a/b/c&labels=no-equals, =x,ok=1', want: { reservedFor: '', labels: 'ok=1' } },

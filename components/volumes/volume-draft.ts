@@ -2,6 +2,7 @@
 // capacity, modes, policy, class, node affinity), built into a PersistentVolume and checked
 // by the kind's own strategy, so the form refuses what the API refuses. Pure.
 import type { FieldError } from '@/server/domain/errors';
+import { quantityOfValue, valueOfQuantity, type SizeValue } from '../format/size-value';
 import { persistentVolumeStrategy } from '@/server/resources/persistent-volume/strategy';
 import type { PersistentVolume } from '@/server/resources/persistent-volume/schema';
 import { labelHostname } from '@/server/domain/well-known/labels';
@@ -22,7 +23,8 @@ export interface VolumeDraft {
   csiDriver: string;
   csiVolumeHandle: string;
   fsType: string;
-  capacity: string;
+  /** The size control's amount and unit. */
+  capacity: SizeValue;
   accessModes: string[];
   volumeMode: string;
   reclaimPolicy: string;
@@ -47,7 +49,7 @@ export function emptyVolumeDraft(): VolumeDraft {
     csiDriver: '',
     csiVolumeHandle: '',
     fsType: '',
-    capacity: '10Gi',
+    capacity: { size: '10', unit: 'Gi' },
     accessModes: ['ReadWriteOnce'],
     volumeMode: 'Filesystem',
     reclaimPolicy: 'Retain',
@@ -73,7 +75,8 @@ export function draftFromParams(get: (k: string) => string | null): VolumeDraft 
   const name = param(get, 'name');
   if (name) d.name = name;
   const capacity = param(get, 'capacity');
-  if (capacity) d.capacity = capacity;
+  // A quantity in the link is shown in the size control; anything else is kept to be refused.
+  if (capacity) d.capacity = valueOfQuantity(capacity) ?? { size: capacity, unit: 'Gi' };
   const modes = param(get, 'accessModes')
     .split(',')
     .map((m) => m.trim())
@@ -144,7 +147,7 @@ export function volumeFromDraft(d: VolumeDraft): PersistentVolume {
     kind: 'PersistentVolume',
     metadata: { name: d.name.trim(), ...(Object.keys(labels).length > 0 ? { labels } : {}) },
     spec: {
-      capacity: { storage: d.capacity.trim() },
+      capacity: { storage: quantityOfValue(d.capacity) || d.capacity.size.trim() },
       accessModes: [...d.accessModes],
       volumeMode: d.volumeMode,
       persistentVolumeReclaimPolicy: d.reclaimPolicy,

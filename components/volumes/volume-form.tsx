@@ -11,6 +11,7 @@ import { errorInfo } from '../format/format';
 import { useTRPC } from '../data/trpc';
 import { ACCESS_MODES, draftFromParams, HOST_PATH_TYPES, SOURCE_LABELS, SOURCES, volumeDraftErrors, volumeErrorFor, volumeFromDraft, type VolumeDraft } from './volume-draft';
 import { FormErrors, SaveError } from '../forms/field-errors';
+import { SizeField } from '../forms/size-field';
 
 export function VolumeForm() {
   const trpc = useTRPC();
@@ -113,7 +114,7 @@ export function VolumeForm() {
         <Paper withBorder p="sm">
           <Stack gap="xs">
             <Group grow align="flex-start">
-              <TextInput label="Capacity" withAsterisk description="e.g. 10Gi, 500Mi" value={d.capacity} onChange={(e) => set({ capacity: e.currentTarget.value })} error={volumeErrorFor(shown, 'spec.capacity')} />
+              <SizeField label="Capacity" required value={d.capacity} onChange={(capacity) => set({ capacity })} error={volumeErrorFor(shown, 'spec.capacity')} w="100%" />
               <Autocomplete label="Storage class" description="Claims of this class may bind it; empty: claims without a class" data={classNames} value={d.storageClassName} onChange={(v) => set({ storageClassName: v })} error={volumeErrorFor(shown, 'spec.storageClassName')} />
             </Group>
             <Checkbox.Group label="Access modes" withAsterisk value={d.accessModes} onChange={(v) => set({ accessModes: v })} error={volumeErrorFor(shown, 'spec.accessModes')}>

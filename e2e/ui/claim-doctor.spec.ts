@@ -41,7 +41,8 @@ test('an admin fixes a Pending claim with the prefilled "Create a matching volum
   await screenshot(page, 'claim-doctor');
   await page.getByTestId('fix-create-volume').click();
   await expect(page.getByRole('heading', { level: 1, name: 'Create volume' })).toBeVisible();
-  await expect(page.getByRole('textbox', { name: 'Capacity' })).toHaveValue('3Gi');
+  await expect(page.getByRole('textbox', { name: 'Capacity' })).toHaveValue('3');
+  await expect(page.getByRole('combobox', { name: 'Unit' })).toHaveValue('Gi');
   await expect(page.getByRole('combobox', { name: 'Storage class' })).toHaveValue(cls);
   await expect(page.getByTestId('volume-labels')).toHaveValue('tier=gold');
   await expect(page.getByTestId('volume-reserved-for')).toHaveValue(`${ns}/${claim}`);

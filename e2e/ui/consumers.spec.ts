@@ -92,10 +92,13 @@ test('expanding a claim from its page: minimum is the current size, and the clai
     await signInAsAdmin(page, `/claims/default/${claim}`);
     await page.getByTestId('expand-claim').click();
     const size = page.getByTestId('expand-size');
-    await size.fill('8Mi');
-    await expect(page.getByText('Must be larger than the current 16Mi: claims only grow')).toBeVisible();
+    // The dialog starts on the current size with its unit; a smaller one is refused in human units.
+    await expect(size).toHaveValue('16');
+    await expect(page.getByTestId('expand-size-unit')).toHaveValue('Mi');
+    await size.fill('8');
+    await expect(page.getByText('Must be larger than the current 16 MiB: claims only grow')).toBeVisible();
     await expect(page.getByTestId('confirm-expand')).toBeDisabled();
-    await size.fill('48Mi');
+    await size.fill('48');
     await page.getByTestId('confirm-expand').click();
 
     const summary = page.getByTestId('summary');

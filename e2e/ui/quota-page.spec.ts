@@ -1,7 +1,7 @@
 // The quota pages: the list shows each limit's use with a bar, and the quota's own page
 // (which had an empty Summary) shows every limit as a bar, in binary sizes, with the exact
 // quantities on hover: for the developer of the namespace and for the admin alike.
-import { createObject } from '../api';
+import { createObject, getObject, type Obj } from '../api';
 import { DEV_USER } from '../env';
 import { expect, pvcManifest, screenshotThemes, signInAsAdmin, signInAsDeveloper, test, uniqueName } from '../helpers';
 
@@ -19,7 +19,10 @@ test('a quota page shows used and hard limits as bars, for the developer and the
   await signInAsDeveloper(page, `/quotas?namespace=${ns}`);
   await expect(page.getByRole('button', { name: 'Create quota' })).toHaveCount(0);
   const row = page.getByTestId('object-row').filter({ hasText: quota });
-  await expect(row.locator(`[data-resource="${storage}"]`)).toContainText(`${storage}: 39.5 GiB/50 GiB`);
+  // One line per limit: its short name (the full one on hover), a bar, used/hard.
+  await expect(row.locator(`[data-resource="${storage}"]`)).toContainText(`${cls}: storage`);
+  await expect(row.locator(`[data-resource="${storage}"]`)).toContainText('39.5 GiB/50 GiB');
+  await expect(row.locator(`[data-resource="${storage}"]`).getByTitle(storage)).toBeVisible();
   await expect(row.locator(`[data-resource="${claims}"]`)).toHaveAttribute('data-full', 'true');
   await expect(row.getByRole('progressbar', { name: `${storage}: 39.5 GiB of 50 GiB used` })).toBeVisible();
 
@@ -54,17 +57,26 @@ test('an admin creates a quota with the form and edits its limits', async ({ pag
   const form = page.getByRole('form', { name: 'Quota' });
   await expect(form.getByRole('combobox', { name: 'Namespace' })).toHaveValue(ns);
   await form.getByRole('textbox', { name: 'Name' }).fill(name);
-  await form.getByRole('textbox', { name: 'Amount 1' }).fill('10 GB');
+  // A storage limit is a size with its unit: a bare number is never bytes.
+  await form.getByRole('textbox', { name: 'Amount 1' }).fill('lots');
   await form.getByRole('button', { name: 'Create quota' }).click();
-  await expect(form).toContainText('an amount such as 50Gi or 10');
-  await form.getByRole('textbox', { name: 'Amount 1' }).fill('10Gi');
+  await expect(form).toContainText('a size, such as 50 Gi');
+  await form.getByRole('textbox', { name: 'Amount 1' }).fill('10');
+  await expect(form.getByRole('combobox', { name: 'Unit 1' })).toHaveValue('Gi');
   await form.getByRole('button', { name: 'Create quota' }).click();
   await expect(page).toHaveURL(new RegExp(`/quotas/${ns}/${name}$`));
   await expect(page.getByTestId('summary').locator('[data-resource="requests.storage"]')).toContainText('0 B of 10 GiB');
 
+  // The quota controller has counted the namespace before the edit form opens.
+  await expect.poll(async () => (await getObject<Obj & { status?: { used?: Record<string, string> } }>('ResourceQuota', name, ns)).status?.used?.['requests.storage']).toBe('0');
+  await page.reload();
   await page.getByTestId('quota-edit-link').click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText(`Edit quota ${name}`);
+  // Each limit shows what the namespace uses of it now.
+  await expect(form.getByTestId('quota-limit-use').first()).toContainText('0 B used now of 10 GiB');
+  // A pasted quantity is read as written.
   await form.getByRole('textbox', { name: 'Amount 1' }).fill('20Gi');
+  await expect(form.getByRole('combobox', { name: 'Unit 1' })).toHaveValue('Gi');
   await form.getByRole('button', { name: 'Add limit' }).click();
   await form.getByRole('combobox', { name: 'Resource 2' }).fill('persistentvolumeclaims');
   await form.getByRole('textbox', { name: 'Amount 2' }).fill('5');

@@ -27,16 +27,14 @@ test('a developer hits the namespace quota and is told so', async ({ page }) => 
   await page.getByRole('textbox', { name: 'Size' }).fill('20');
   await expect(room).toHaveAttribute('data-exceeds', 'true');
   await expect(room).toContainText(`This claim exceeds the quota of ${ns}`);
-  await expect(page.getByTestId('quota-refusal')).toContainText(`exceeded quota: ${cls}-room, requested: ${limit}=20Gi, used: ${limit}=38Gi, limited: ${limit}=50Gi`);
-  await expect(page.getByText('The quota will refuse it as it is.')).toBeVisible();
+  // One outcome: the refusal in GiB, naming the quota and what is left; Create disabled; no "Will be provisioned".
+  await expect(page.getByTestId('quota-refusal')).toContainText(`Quota ${cls}-room: this claim asks for 20 GiB of storage of class ${cls}; 12 GiB of 50 GiB is left.`);
+  await expect(page.getByTestId('quota-refusal')).toHaveAttribute('title', `exceeded quota: ${cls}-room, requested: ${limit}=20Gi, used: ${limit}=38Gi, limited: ${limit}=50Gi`);
+  await expect(page.getByText('Over the quota: request less to create it.')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Create claim' })).toBeDisabled();
+  await expect(page.getByTestId('claim-check')).toHaveCount(0);
   await page.getByRole('button', { name: 'Create claim' }).scrollIntoViewIfNeeded();
   await screenshot(page, 'claim-form-quota');
-
-  // Submitted anyway: the server refuses it and the form shows why.
-  await page.getByRole('button', { name: 'Create claim' }).click();
-  await expect(page.getByTestId('save-error')).toContainText(
-    `persistentvolumeclaims "${claim}" is forbidden: exceeded quota: ${cls}-room, requested: ${limit}=20Gi, used: ${limit}=38Gi, limited: ${limit}=50Gi`,
-  );
   expect(await findObject('PersistentVolumeClaim', claim, ns)).toBeUndefined();
 
   // Within the room left it is created.

@@ -26,6 +26,7 @@ test('an admin creates a local volume on a node through the form', async ({ page
   await page.getByRole('option', { name: node, exact: true }).click();
   await expect(nodeBox).toHaveValue(node);
   await page.getByRole('textbox', { name: 'Capacity' }).fill('2Gi');
+  await expect(page.getByRole('combobox', { name: 'Unit' })).toHaveValue('Gi');
   await page.getByRole('combobox', { name: 'Storage class' }).fill(`static-${name}`);
   await expect(errors).toHaveCount(0);
   await screenshot(page, 'volume-form');

@@ -5,11 +5,11 @@ import http from 'node:http';
 import https from 'node:https';
 import { AGENT_API_PREFIX, type AgentConfig, type AgentPod, type ClaimInput, type CleanupProgress, type CleanupRequest, type CleanupResult, type DiscoveredEntry, type HeartbeatInput, type PodReport } from '../contracts/agent';
 import type { PoolApi } from './pools';
-import type { DataJobProgress, DataJobResult, DataJobSpec, TargetReport } from '../contracts/data-jobs';
+import type { DataJobClaimInput, DataJobProgress, DataJobResult, DataJobSpec, TargetReport } from '../contracts/data-jobs';
 
 /** The data jobs and backup targets part of the agent API (data-job-runner.ts, target-prober.ts). */
 export interface DataJobApi {
-  claimDataJobs(node: string, body: { instance: string; running: string[]; max: number }): Promise<{ jobs: { key: string; spec: DataJobSpec; attempt: number }[] }>;
+  claimDataJobs(node: string, body: DataJobClaimInput): Promise<{ jobs: { key: string; spec: DataJobSpec; attempt: number }[] }>;
   dataJobProgress(node: string, key: string, body: { instance: string; progress: DataJobProgress }): Promise<{ cancel: boolean }>;
   dataJobResult(node: string, key: string, body: { instance: string; result: DataJobResult }): Promise<{ accepted: boolean; state?: string }>;
   backupTargets(node: string): Promise<{ targets: { name: string; path: string }[] }>;

@@ -6,6 +6,7 @@
 // publishes the volumes of the pods placed on its node (publisher.ts) and reports them.
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { AgentHttpError, type AgentApi } from './agent-client';
 import { CleanupLedger } from './cleanup-ledger';
@@ -21,6 +22,8 @@ import { limiter } from '../domain/in-parallel';
 import { realPoolOs, type PoolOs } from './pool-os';
 import { labelArch, labelHostname, labelOs } from '../domain/well-known/labels';
 import { DataJobRunner, type DataMover } from './data-job-runner';
+import { ReplicaJobs } from './replication/jobs';
+import { ReplicationListener } from './replication/listener';
 import { TargetProber } from './target-prober';
 import { sleep } from '../domain/sleep';
 
@@ -57,7 +60,7 @@ export interface AgentLoopOptions {
    */
   poolMs?: number;
   poolOs?: PoolOs;
-  /** Where the agent sees the host's `/` for pool paths (default: it runs on the host). */
+  /** Where the agent sees the host's `/` for pool paths and the volumes it publishes (default: it runs on the host). */
   poolRoot?: string;
   /**
    * On stop, unmount and remove every published volume (the agent inside `stowage start`,
@@ -76,6 +79,15 @@ export interface AgentLoopOptions {
    * the agent runs its node's data jobs and reports on the backup targets.
    */
   dataMover?: DataMover;
+  /**
+   * Replication (server/agent/replication/): with it the agent listens for the replicas the
+   * server assigns to this node (replica-receive jobs) and reports where in its heartbeat;
+   * without it, it still sends (replica-send) and removes (replica-remove), but receives nothing.
+   * `listen`: host:port (port 0: any free one); `advertise`: host:port other nodes connect to
+   * (default: the listen address, or this machine's first non-internal IPv4 when it listens
+   * on a wildcard address).
+   */
+  replication?: { listen: string; advertise?: string };
 }
 
 /** A pod's unchanged report is sent again after this long (its events count on). */
@@ -127,6 +139,7 @@ export class AgentLoop {
   private pools!: PoolKeeper;
   private dataJobs: DataJobRunner | undefined;
   private prober: TargetProber | undefined;
+  private listener: ReplicationListener | undefined;
   nodeName = '';
 
   constructor(private readonly o: AgentLoopOptions) {
@@ -139,6 +152,11 @@ export class AgentLoop {
     this.nodeName = this.o.nodeName ?? (await this.o.api.whoami()).nodeName;
     this.pools = new PoolKeeper(this.o.poolOs ?? realPoolOs, this.o.api, this.nodeName, this.o.log.child({ part: 'pools' }), this.o.poolRoot);
     // Before any job is taken: a wipe left running by a killed agent must be over first.
+    if (this.o.replication) {
+      this.listener = new ReplicationListener({ ...this.o.replication, log: this.o.log.child({ part: 'replication' }) });
+      await this.listener.start();
+      this.o.log.info({ listen: this.o.replication.listen, endpoint: this.listener.endpoint() }, 'replication listener started');
+    }
     const reaped = await this.ledger?.reapLeftovers({ log: (msg, e) => this.o.log.warn({ pid: e.pid, command: e.command }, msg) });
     if (reaped?.length) this.o.log.warn({ count: reaped.length }, 'ended cleanup commands a previous agent left running; their jobs are taken again');
     const signal = this.abort.signal;
@@ -160,7 +178,7 @@ export class AgentLoop {
         reportBackupTargets: api.reportBackupTargets.bind(api),
       };
       const common = { api: dataApi, mover: this.o.dataMover, node: this.nodeName };
-      this.dataJobs = new DataJobRunner({ ...common, instance: this.instance, log: this.o.log.child({ part: 'data-jobs' }), progressIntervalMs: this.o.progressIntervalMs, reportRetryMs: this.o.reportRetryMs, poolRoot: this.o.poolRoot, onFinished: () => this.prober?.poke() });
+      this.dataJobs = new DataJobRunner({ ...common, instance: this.instance, log: this.o.log.child({ part: 'data-jobs' }), progressIntervalMs: this.o.progressIntervalMs, reportRetryMs: this.o.reportRetryMs, poolRoot: this.o.poolRoot, replicaJobs: new ReplicaJobs({ poolRoot: this.o.poolRoot, listener: this.listener, log: this.o.log.child({ part: 'replication' }) }), onFinished: () => this.prober?.poke() });
       this.prober = new TargetProber({ ...common, log: this.o.log.child({ part: 'backup-targets' }) });
       this.dataJobs.start();
       this.prober.start();
@@ -173,12 +191,25 @@ export class AgentLoop {
     this.abort.abort();
     for (const r of this.running.values()) r.abort.abort();
     await Promise.allSettled([...this.loops, ...[...this.running.values()].map((r) => r.done), this.dataJobs?.stop(), this.prober?.stop()]);
+    await this.listener?.close();
     if (this.publisher && this.o.unpublishOnStop) {
       // A usage walk still inside a volume would keep its mount busy.
       await this.publisher.measured();
       const left = await this.publisher.unpublishAll();
       for (const e of left) this.o.log.warn({ error: e }, 'could not unpublish on stop');
     }
+  }
+
+  /** Where this agent takes replication transfers (host:port, as advertised), when it listens. */
+  replicationEndpoint(): string | undefined {
+    return this.listener?.endpoint();
+  }
+
+  /** The address its listener is bound to (host:port), when it listens. */
+  replicationListenAddress(): string | undefined {
+    if (!this.listener) return undefined;
+    const a = this.listener.address();
+    return `${a.host.includes(':') ? `[${a.host}]` : a.host}:${a.port}`;
   }
 
   /** Job ids running in this process. */
@@ -211,6 +242,7 @@ export class AgentLoop {
     await this.o.api.heartbeat(this.nodeName, {
       labels: nodeLabels(this.nodeName, this.o.labels),
       nodeInfo: { operatingSystem: process.platform, architecture: process.arch, kernelVersion: os.release(), osImage: os.version?.() ?? '' },
+      ...(this.listener ? { replicationEndpoint: this.listener.endpoint() } : {}),
     });
   }
 
@@ -322,7 +354,10 @@ export class AgentLoop {
     // over many new pods is neither one round trip per pod nor a wait for the slowest pod.
     const sending: Promise<void>[] = [];
     let failed = 0;
-    const r = await this.publisher.sync(pods, (report) => {
+    // Host paths as this agent sees them (an agent whose host `/` is elsewhere: `poolRoot`).
+    const root = this.o.poolRoot;
+    const seen = root ? pods.map((p) => ({ ...p, volumes: p.volumes.map((v) => (v.hostPath ? { ...v, hostPath: path.posix.join(root, v.hostPath) } : v)) })) : pods;
+    const r = await this.publisher.sync(seen, (report) => {
       const now = Date.now();
       const text = JSON.stringify(report);
       const last = this.sent.get(report.uid);

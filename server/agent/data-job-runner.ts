@@ -1,7 +1,8 @@
 // The agent's data job runner: claims its node's data jobs (backup, restore, verify,
-// delete) under a lease, runs each with the data mover, reports progress at least once a
-// second (each report renews the lease and may tell it to stop: the job was forgotten, or
-// taken by another instance after the lease ran out), renews the leases of what it runs
+// delete; and replication's replica-* jobs) under a lease, runs each with the data mover
+// (replication/jobs.ts for replica-*), reports progress at least once a second (each
+// report renews the lease and may tell it to stop: the job was forgotten, or taken by
+// another instance after the lease ran out), renews the leases of what it runs
 // with every claim, and reports the result until the server has it. A job this process
 // stops running (it is stopped, or killed) is left to its lease: when the lease runs out
 // the job is handed to another instance, which runs it from the start.
@@ -39,6 +40,8 @@ export interface DataJobRunnerOptions {
   log: Logger;
   /** Jobs at once (default 2: data jobs are I/O bound and the mover overlaps its own work). */
   maxParallel?: number;
+  /** Replication jobs at once, beside those (default 8: a receive mostly waits for its sender). */
+  maxParallelReplicas?: number;
   /** Time between two claims (ms, default 1 s). */
   claimMs?: number;
   /** Time between two progress reports of a running job (ms, default 1 s). */
@@ -53,6 +56,14 @@ export interface DataJobRunnerOptions {
    * them. Backup targets are not mapped: every node mounts a target at its own path.
    */
   poolRoot?: string;
+  /**
+   * The replication jobs (replica-send, -receive, -remove: server/agent/replication/jobs.ts),
+   * which map their paths through the same pool root themselves. Without them those jobs
+   * fail (retryable): this agent does not run them.
+   */
+  replicaJobs?: {
+    run(spec: Extract<DataJobSpec, { kind: 'replica-send' | 'replica-receive' | 'replica-remove' }>, onProgress: (p: MoverProgress) => void, signal: AbortSignal): Promise<DataJobResult>;
+  };
 }
 
 
@@ -113,8 +124,11 @@ export class DataJobRunner {
 
   /** One claim: renews the leases of what runs here and starts what the server hands out. */
   async claimOnce(): Promise<void> {
-    const max = Math.max(0, (this.o.maxParallel ?? 2) - this.running.size);
-    const { jobs } = await this.o.api.claimDataJobs(this.o.node, { instance: this.o.instance, running: this.runningJobs(), max });
+    const replicas = [...this.running.keys()].filter((k) => k.startsWith('replica-')).length;
+    const max = Math.max(0, (this.o.maxParallel ?? 2) - (this.running.size - replicas));
+    // Replication jobs have a budget of their own, when this agent runs them.
+    const maxReplica = this.o.replicaJobs ? Math.max(0, (this.o.maxParallelReplicas ?? 8) - replicas) : 0;
+    const { jobs } = await this.o.api.claimDataJobs(this.o.node, { instance: this.o.instance, running: this.runningJobs(), max, maxReplica });
     for (const j of jobs) this.startJob(j.key, j.spec, j.attempt);
   }
 
@@ -220,7 +234,8 @@ export class DataJobRunner {
       case 'replica-send':
       case 'replica-receive':
       case 'replica-remove':
-        return { ok: false, error: `this agent does not run ${spec.kind} jobs yet`, retryable: true };
+        if (!this.o.replicaJobs) return { ok: false, error: `this agent does not run ${spec.kind} jobs`, retryable: true };
+        return this.o.replicaJobs.run(spec, onProgress, signal);
     }
   }
 }

@@ -135,6 +135,27 @@ describe('snapshots, restores and clones (from another subvolume of the pool)', 
     expect(os.calls.slice(3)).toEqual([`snapshot /pools/a/${SNAP} /pools/a/${other}`, `limit /pools/a/${other} 2097152`]);
   });
 
+  test('a promotion is a writable snapshot of the volume\'s own replication snapshot, with its limit', async () => {
+    const { os, keeper, work } = setup();
+    const snap = `/pools/a/.stowage-replicas/${PV}/snap-7`;
+    os.subvolumes.set(snap, { id: '400' });
+    expect(await keeper.settle(work, volume({ from: snap, limitBytes: '2097152' }))).toEqual({ state: 'present', limitBytes: '2097152' });
+    expect(os.calls).toEqual([`snapshot ${snap} /pools/a/${PV}`, `limit /pools/a/${PV} 2097152`]);
+  });
+
+  const refusedSources: [string, Partial<PoolVolumeWork>][] = [
+    ['another volume\'s replication snapshot', { from: `/pools/a/.stowage-replicas/${other}/snap-7` }],
+    ['a replication snapshot of another pool', { from: `/pools/b/.stowage-replicas/${PV}/snap-7` }],
+    ['a path that only looks like one', { from: `/pools/a/.stowage-replicas/${PV}/../${PV}/snap-7` }],
+    ['a read-only volume from a replication snapshot', { from: `/pools/a/.stowage-replicas/${PV}/snap-7`, readOnly: true }],
+  ];
+  test.each(refusedSources)('a promotion from %s is refused untouched', async (_n, over) => {
+    const { os, keeper, work } = setup();
+    for (const p of [`/pools/a/.stowage-replicas/${other}/snap-7`, `/pools/a/.stowage-replicas/${PV}/snap-7`]) os.subvolumes.set(p, { id: '400' });
+    await expect(keeper.settle(work, volume(over))).rejects.toThrow(/refusing to snapshot/);
+    expect(os.calls).toEqual([]);
+  });
+
   test('a source outside the pool is refused untouched', async () => {
     const { os, keeper, work } = setup();
     const bad = volume({ pvName: other, path: `/pools/a/${other}`, from: `/etc/${PV}` });

@@ -2,7 +2,9 @@
 // settle, brings each volume to what its intent record wants (a subvolume with its qgroup
 // limit, or nothing), reports each result, and reports every pool: its figures, or why the
 // path cannot serve (missing, not btrfs, no quotas), never skipping one. Guards first: a
-// path that is not `<pool>/pvc-<uid>` of one of this node's pools is refused untouched.
+// path that is not `<pool>/pvc-<uid>` of one of this node's pools is refused untouched; a
+// volume is made from another volume of the pool, or (a replica's promotion) from one of
+// its own replication snapshots `<pool>/.stowage-replicas/<pv>/snap-<seq>`.
 // Each pool is looked at once per pass (its qgroups name the subvolumes' ids), so a pass
 // over many volumes runs about the commands a hand-written loop would: create and limit.
 // The agent learns of work at once: with nothing to do it asks with a wait, and the server
@@ -11,6 +13,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { PoolReport, PoolVolumeDone, PoolVolumeWork, PoolWork } from '../contracts/agent';
 import { isPoolVolumePath, poolProblem, poolVolumePath, type QgroupRow } from '../domain/btrfs-pool';
+import { isReplicaSnapshotPath } from '../domain/replication-paths';
 import type { PoolOs } from './pool-os';
 import { limiter } from '../domain/in-parallel';
 
@@ -44,6 +47,12 @@ const PARALLEL = 8;
 export const LOOK_EVERY_MS = 2_000;
 /** An unchanged pool report is sent again after this long. */
 const REPORT_AGAIN_MS = 10_000;
+
+/**
+ * A replica's promotion: the volume made writable from one of its own replication snapshots
+ * (the last one this node received), never another volume's.
+ */
+const isPromotion = (v: PoolVolumeWork) => v.from !== undefined && !v.readOnly && isReplicaSnapshotPath(v.pool, v.from, v.pvName);
 
 const idByName = (rows: QgroupRow[] | undefined, name: string) => rows?.find((r) => r.path?.split('/').pop() === name)?.id;
 
@@ -244,7 +253,7 @@ export class PoolKeeper {
     } else {
       if (!exists) {
         if (v.from === undefined) await this.os.createSubvolume(at);
-        else if (!isPoolVolumePath(v.pool, v.from)) throw new Error(`refusing to snapshot ${v.from}: not a volume of pool ${v.pool}`);
+        else if (!isPoolVolumePath(v.pool, v.from) && !isPromotion(v)) throw new Error(`refusing to snapshot ${v.from}: not a volume of pool ${v.pool}, nor a replication snapshot of ${v.pvName}`);
         else await this.os.snapshotSubvolume(this.at(v.from), at, v.readOnly === true);
       } else {
         // Made before, perhaps by a step cut short: its owner's only, and read-only when it should be.

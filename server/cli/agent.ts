@@ -24,6 +24,8 @@ export interface StandaloneAgentOptions {
   stateDir?: string;
   /** Where this agent sees the host's `/` for btrfs pool paths (an agent in a container). */
   poolRoot?: string;
+  /** Replication: listen on host:port for this node's replicas; advertise host:port to senders. */
+  replication?: { listen: string; advertise?: string };
 }
 
 export function readTokenFile(file: string): string {
@@ -45,7 +47,7 @@ export async function startStandaloneAgent(o: StandaloneAgentOptions): Promise<A
   mkdirSync(podsDir, { recursive: true, mode: 0o750 });
   const stateDir = o.stateDir ?? '/var/lib/stowage/agent';
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-  const loop = new AgentLoop({ api, os: realAgentOs, nodeName: who.nodeName, labels: o.labels, maxParallel: o.maxParallel, podsDir, stateDir, poolRoot: o.poolRoot, dataMover, log: logger.child({ component: 'agent' }) });
+  const loop = new AgentLoop({ api, os: realAgentOs, nodeName: who.nodeName, labels: o.labels, maxParallel: o.maxParallel, podsDir, stateDir, poolRoot: o.poolRoot, replication: o.replication, dataMover, log: logger.child({ component: 'agent' }) });
   await loop.start();
   return loop;
 }
@@ -64,7 +66,9 @@ export async function startLocalAgent(app: AppContext, cfg: Config, apiUrl: stri
   const api = agentHttpClient({ server: apiUrl, token, caPem });
   const podsDir = path.join(cfg.dataDir, 'pods');
   mkdirSync(podsDir, { recursive: true, mode: 0o750 });
-  const loop = new AgentLoop({ api, os: realAgentOs, nodeName: cfg.nodeName, labels: cfg.nodeLabels, podsDir, stateDir: dir, unpublishOnStop: true, dataMover, log: logger.child({ component: 'agent' }) });
+  // Replication: this machine's replicas come in on loopback, a free port, unless configured.
+  const replication = { listen: cfg.replicationListen ?? '127.0.0.1:0', ...(cfg.replicationAdvertise ? { advertise: cfg.replicationAdvertise } : {}) };
+  const loop = new AgentLoop({ api, os: realAgentOs, nodeName: cfg.nodeName, labels: cfg.nodeLabels, podsDir, stateDir: dir, unpublishOnStop: true, replication, dataMover, log: logger.child({ component: 'agent' }) });
   await loop.start();
   return loop;
 }

@@ -20,7 +20,8 @@ import { projectRoot } from '../store/migrate';
 import { bootstrapLocalVolumes } from '../wiring/local-volumes-bootstrap';
 import { parseLabelList } from '../domain/node-lifecycle';
 import { startStandaloneAgent } from './agent';
-import { BackupVerbs } from './backup-verbs';
+import { BackupVerbs, CLI_PRINCIPAL } from './backup-verbs';
+import type { DrainPlan } from '../services/replication';
 import { processAlive, readRuntimeFile, removeRuntimeFileIfOwned, runtimeFilePath, writeRuntimeFile } from './runtime-file';
 import { startServices, type RunningServices } from './services';
 import { healthListen, startControllerHealth } from './controller-health';
@@ -328,6 +329,34 @@ node
     }),
   );
 
+/** A drain plan as the CLI prints it. */
+const planText = (plan: DrainPlan, applied: boolean): string => {
+  const lines = [`node ${plan.node}: ${applied ? 'cordoned' : plan.cordoned ? 'cordoned already' : 'would be cordoned'}`];
+  for (const m of plan.moves) lines.push(`  move   ${m.pvName}${m.claim ? ` (${m.claim})` : ''} -> ${m.to}${m.behindSeconds !== undefined ? `, replica ${m.behindSeconds} s behind; a final transfer first` : ''}`);
+  for (const s of plan.stays) lines.push(`  stays  ${s.pvName}${s.claim ? ` (${s.claim})` : ''}: ${s.stays}`);
+  for (const p of plan.podsToStop) lines.push(`  pod    ${p.namespace}/${p.name} uses ${p.claims.join(', ')}: its volumes move once it is deleted`);
+  if (plan.moves.length + plan.stays.length === 0) lines.push('  no pool volume is active on this node');
+  return lines.join('\n');
+};
+node
+  .command('drain <name>')
+  .description('move the active copy of every replicated volume on a node to a replica (after a final transfer) and cordon it')
+  .option('--dry-run', 'show what would move, change nothing')
+  .action((name: string, o: { dryRun?: boolean }) =>
+    withApp(async (app) => {
+      say(planText(await app.replication.drain(CLI_PRINCIPAL, name, { dryRun: o.dryRun }), !o.dryRun));
+    }),
+  );
+node
+  .command('uncordon <name>')
+  .description('let pods be placed on a node again')
+  .action((name: string) =>
+    withApp(async (app) => {
+      await app.replication.uncordon(CLI_PRINCIPAL, name);
+      say(`node ${name}: schedulable`);
+    }),
+  );
+
 program
   .command('agent')
   .description("run a node agent: discovers this machine's local disks and wipes released ones")
@@ -340,13 +369,20 @@ program
   .option('--pods-dir <dir>', "where the volumes of this node's pods are published", '/var/lib/stowage/pods')
   .option('--state-dir <dir>', "the agent's state: its running cleanup commands, ended at the next start after a crash", '/var/lib/stowage/agent')
   .option('--pool-root <dir>', "where this agent sees the host's / for btrfs pool paths (an agent in a container with the host mounted there)")
-  .action(async (o: { server: string; tokenFile: string; node?: string; caFile?: string; insecureSkipTlsVerify?: boolean; maxParallel: string; podsDir: string; stateDir: string; poolRoot?: string }) => {
+  .option('--replication-listen <host:port>', "take replicas of btrfs pool volumes on this address (TLS with a one-time key per transfer); without it this node holds no replicas")
+  .option('--replication-advertise <host:port>', 'the address other nodes send replicas to (default: the listen address, or the first non-internal IPv4 and its port when listening on 0.0.0.0 or ::)')
+  .action(async (o: { server: string; tokenFile: string; node?: string; caFile?: string; insecureSkipTlsVerify?: boolean; maxParallel: string; podsDir: string; stateDir: string; poolRoot?: string; replicationListen?: string; replicationAdvertise?: string }) => {
     const maxParallel = Number(o.maxParallel);
     if (!Number.isInteger(maxParallel) || maxParallel < 1 || maxParallel > 64) throw new Error('--max-parallel must be a whole number from 1 to 64');
     const labels = parseLabelList(process.env.STOWAGE_NODE_LABELS);
     if (labels.errors.length) throw new Error(`STOWAGE_NODE_LABELS: ${labels.errors.join('; ')}`);
-    const loop = await startStandaloneAgent({ ...o, maxParallel, labels: labels.labels });
-    say(`Agent of node ${loop.nodeName} running against ${o.server}; press Ctrl-C to stop.`);
+    // The flags, else the settings a unit file's environment gives (STOWAGE_REPLICATION_LISTEN, _ADVERTISE).
+    const listen = o.replicationListen ?? (process.env.STOWAGE_REPLICATION_LISTEN || undefined);
+    const advertise = o.replicationAdvertise ?? (process.env.STOWAGE_REPLICATION_ADVERTISE || undefined);
+    if (advertise && !listen) throw new Error('--replication-advertise (STOWAGE_REPLICATION_ADVERTISE) needs --replication-listen (STOWAGE_REPLICATION_LISTEN)');
+    const replication = listen ? { listen, ...(advertise ? { advertise } : {}) } : undefined;
+    const loop = await startStandaloneAgent({ ...o, maxParallel, labels: labels.labels, replication });
+    say(`Agent of node ${loop.nodeName} running against ${o.server}${replication ? `, taking replicas at ${loop.replicationEndpoint()}` : ''}; press Ctrl-C to stop.`);
     let stopping: string | undefined;
     const stop = (signal: string) => {
       if (stopping) return say(`${signal}: already stopping (${stopping}); the stop goes on to its end.`);

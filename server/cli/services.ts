@@ -45,6 +45,7 @@ export async function startServices(
       app,
       connectionString: opts.connectionString,
       provisioning: { nodeName: cfg.nodeName },
+      nodeLifecycle: { graceMs: cfg.nodeGraceMs },
     });
     stops.push(controllers.stop);
   }

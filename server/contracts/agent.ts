@@ -24,6 +24,8 @@ export interface HeartbeatInput {
   labels?: Record<string, string>;
   nodeInfo?: { operatingSystem?: string; architecture?: string; kernelVersion?: string; osImage?: string };
   addresses?: { type: string; address: string }[];
+  /** host:port where this node's agent takes replication transfers (its listener), if it runs one. */
+  replicationEndpoint?: string;
 }
 
 /** An agent asking for cleanup jobs to run. */

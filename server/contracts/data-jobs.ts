@@ -51,8 +51,8 @@ const transferSchema = z.object({
   key: z.string().regex(/^[0-9a-f]{64}$/),
 });
 export type ReplicaTransfer = z.infer<typeof transferSchema>;
-/** host:port (IPv6 in brackets). */
-const endpoint = z.string().min(3).max(300).regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/);
+/** host:port (IPv6 in brackets): a replication listener's address. */
+export const replicationEndpointSchema = z.string().min(3).max(300).regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/).refine((s) => Number(s.slice(s.lastIndexOf(':') + 1)) <= 65535, 'the port is above 65535');
 
 const replicaJobSchemas = [
   z.object({
@@ -68,7 +68,7 @@ const replicaJobSchemas = [
     /** The snapshot the receiver holds already (an incremental send, `btrfs send -p`); absent: a full send. */
     parentPath: hostPath.optional(),
     epoch,
-    receiver: z.object({ node: id, endpoint }),
+    receiver: z.object({ node: id, endpoint: replicationEndpointSchema }),
     transfer: transferSchema,
     /** Snapshots of this volume on this node that must stay (what replicas acknowledged, and this one); the others are removed before the snapshot is taken. */
     keep: z.array(hostPath).max(16),
@@ -198,7 +198,10 @@ export interface DataJobClaimInput {
   instance: string;
   /** Keys of jobs this instance is running (their leases are renewed). */
   running: string[];
+  /** New jobs it may take now (backups, restores, verifies, deletes; every kind when maxReplica is absent). */
   max: number;
+  /** New replication jobs it may take now, a budget of their own (a receive waits for its sender). */
+  maxReplica?: number;
 }
 
 /** A completed backup as a target lists it (from its manifest): what another installation imports. */

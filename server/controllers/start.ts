@@ -28,6 +28,7 @@ import { snapshotControllerSpec } from './snapshot/snapshot';
 import { snapshotScheduleSpec } from './snapshot-schedule/snapshot-schedule';
 import { backupTargetSpec, type TargetReports } from './backup-target/backup-target';
 import { volumeBackupSpec } from './volume-backup/volume-backup';
+import { replicationSpec, type ReplicationOptions } from './replication/replication';
 import type { DataJobQueue } from '../contracts/data-jobs';
 import { installationId } from '../store/installation';
 import { Manager } from './runtime/manager';
@@ -72,6 +73,8 @@ export interface StartControllersOptions {
    * `false` turns the backup controllers off.
    */
   backups?: { jobs: DataJobQueue; reports: TargetReports } | false;
+  /** The replication controller's timing (it runs with the backup controllers: both move data by data jobs). */
+  replication?: ReplicationOptions;
 }
 
 /**
@@ -137,6 +140,7 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
         ? [
             volumeBackupSpec({ store: app.store, log, jobs: backups.jobs, installation: thisInstallation }),
             backupTargetSpec({ store: app.store, log, reports: backups.reports, installation: thisInstallation }),
+            replicationSpec({ store: app.store, log, jobs: backups.jobs }, opts.replication),
           ]
         : []),
       placementSpec({

@@ -96,8 +96,36 @@ interface Row {
 
 const three = () => [node('n1', 'a'), node('n2', 'b'), node('n3', 'c')];
 
+/** A replicated pool volume whose copies are on n1..n3: active on `active`, replicas as given. */
+function replicated(active: string, replicas: { node: string; state: string; lastSyncTime?: string }[]): PersistentVolume {
+  const v = volume('pv-rep', '1Gi', { cls: 'pooled', boundTo: 'data', affinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [active, ...replicas.map((r) => r.node)] }] }] } } });
+  v.metadata.annotations = { 'replication.stowage.io/active-node': active, 'replication.stowage.io/epoch': '0', 'replication.stowage.io/replicas': JSON.stringify(replicas) };
+  return v;
+}
+const synced = (node: string) => ({ node, state: 'InSync', lastSyncTime: '2026-01-01T00:00:00Z' });
+
 const rows: Row[] = [
   { what: 'no claims: the first node by name', want: { node: 'n1' } },
+  {
+    what: 'replicated volume: its active node while that is Ready, not the replica first by name',
+    claims: ['data'],
+    objects: [claim('data', { volume: 'pv-rep', cls: 'pooled' }), replicated('n2', [synced('n1')])],
+    want: { node: 'n2' },
+  },
+  {
+    what: 'replicated volume: a replica holding a snapshot when the active node is NotReady',
+    nodes: [node('n1', 'a'), node('n2', 'b', notReady), node('n3', 'c')],
+    claims: ['data'],
+    objects: [claim('data', { volume: 'pv-rep', cls: 'pooled' }), replicated('n2', [synced('n3')])],
+    want: { node: 'n3' },
+  },
+  {
+    what: 'replicated volume: never a replica still rebuilding',
+    nodes: [node('n1', 'a'), node('n2', 'b', notReady)],
+    claims: ['data'],
+    objects: [claim('data', { volume: 'pv-rep', cls: 'pooled' }), replicated('n2', [{ node: 'n1', state: 'Rebuilding' }])],
+    want: "0/2 nodes are available: 1 node(s) did not hold a copy of a replicated volume, 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }.",
+  },
   { what: 'no claims: the preferred node when it fits', preferred: 'n3', want: { node: 'n3' } },
   { what: 'nodeSelector picks the node of its zone', nodeSelector: { 'topology.kubernetes.io/zone': 'b' }, want: { node: 'n2' } },
   {

@@ -17,6 +17,7 @@ import type { StorageClass } from '../resources/storage-class/schema';
 import { taintNotReady, taintUnschedulable } from './well-known/taints';
 import { noProvisioner } from './well-known/provisioners';
 import { identityLabels } from './node-lifecycle';
+import { readReplication, replicatedVolumeNodeProblem } from './replication';
 import type { CSIStorageCapacity } from '../resources/csi-storage-capacity/schema';
 import { notEnoughSpace, roomOnNode } from './pool-capacity';
 
@@ -210,6 +211,12 @@ function checkNode(input: PlacementInput, sets: ClaimSets, node: Node, select: s
   if (!podMatchesNode(input.pod, view)) return reasons.nodeAffinity;
   for (const pv of sets.bound) {
     if (!volumeFitsNode(pv, view)) return reasons.volumeNodeConflict;
+    // A replicated volume: its active copy's node, or a replica's when that node is gone.
+    const replication = readReplication(pv.metadata?.annotations);
+    if (replication) {
+      const problem = replicatedVolumeNodeProblem(replication, node.metadata?.name ?? '', (n) => input.nodes.some((x) => x.metadata?.name === n && isReady(x)));
+      if (problem) return problem;
+    }
   }
   // Unbound delayed claims: bind to a reachable volume (one volume per claim), else provision.
   let pool = input.candidates;

@@ -40,6 +40,14 @@ describe('poolSituation', () => {
     for (const n of s.nodes) if (n.problem) expect(n.roomBytes).toBe('0');
   });
 
+  test.each([
+    ['two copies, two nodes with room', [cap('a', '2Gi'), cap('b', '2Gi')], 2, '2 of 2 node(s) have room for 1Gi in pool /pool: a, b'],
+    ['two copies, one node with room', [cap('a', '2Gi'), cap('b', '100Mi')], 2, '1 of 2 node(s) have room for 1Gi in pool /pool (a); the class keeps 2 copies, each on its own node: 1 more node(s) with room needed'],
+    ['three copies, two nodes with room', [cap('a', '2Gi'), cap('b', '2Gi'), cap('c', '0', 'the path does not exist on this node')], 3, '2 of 3 node(s) have room for 1Gi in pool /pool (a, b); the class keeps 3 copies, each on its own node: 1 more node(s) with room needed'],
+  ] as [string, CSIStorageCapacity[], number, string][])('replicated class: %s', (_name, caps, copies, summary) => {
+    expect(poolSituation('pooled', '/pool', GI, caps, true, copies).summary).toBe(summary);
+  });
+
   test('for a caller who may not read nodes: the counts only', () => {
     const s = poolSituation('pooled', '/pool', GI, [cap('b', '512Mi'), cap('a', '2Gi')], false);
     expect(s.nodes).toEqual([]);

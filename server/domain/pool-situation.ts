@@ -2,7 +2,8 @@
 // pool, its room now (promises of volumes being made counted, as placement counts them) or
 // why it cannot serve (missing path, not btrfs, quotas off, node not ready); then one line
 // in upstream's words when no node has room ("0/3 nodes are available: 2 node(s) did not
-// have enough free storage, 1 node(s) ..."). Pure: no I/O.
+// have enough free storage, 1 node(s) ..."); for a replicated class, whether enough nodes
+// have room for every copy. Pure: no I/O.
 import type { CSIStorageCapacity } from '../resources/csi-storage-capacity/schema';
 import { largestVolume } from './pool-capacity';
 import { notEnoughSpace } from './pool-capacity';
@@ -39,7 +40,7 @@ export const poolUnusable = 'node(s) did not have a usable pool';
  * (withCurrentPromises). Without `withNodes` (a caller who may not read nodes or capacity)
  * only the counts are given, as upstream's FailedScheduling event gives them.
  */
-export function poolSituation(className: string, pool: string, requestBytes: bigint, capacities: readonly CSIStorageCapacity[], withNodes = true): PoolSituation {
+export function poolSituation(className: string, pool: string, requestBytes: bigint, capacities: readonly CSIStorageCapacity[], withNodes = true, copies = 1): PoolSituation {
   const nodes: PoolOnNode[] = [];
   for (const c of capacities) {
     const node = c.nodeTopology?.matchLabels?.[labelHostname];
@@ -52,6 +53,10 @@ export function poolSituation(className: string, pool: string, requestBytes: big
   const base = { className, requestBytes: String(requestBytes), nodes: withNodes ? nodes : [] };
   const fitting = nodes.filter((n) => n.fits);
   if (nodes.length === 0) return { ...base, summary: `no node reports the pool ${pool} of StorageClass "${className}" yet: is a node agent running?` };
+  if (copies > 1 && fitting.length > 0 && fitting.length < copies) {
+    // A replicated class: every copy on its own node with room.
+    return { ...base, summary: `${fitting.length} of ${nodes.length} node(s) have room for ${size(requestBytes)} in pool ${pool}${withNodes ? ` (${fitting.map((n) => n.node).join(', ')})` : ''}; the class keeps ${copies} copies, each on its own node: ${copies - fitting.length} more node(s) with room needed` };
+  }
   if (fitting.length > 0) return { ...base, summary: `${fitting.length} of ${nodes.length} node(s) have room for ${size(requestBytes)} in pool ${pool}${withNodes ? `: ${fitting.map((n) => n.node).join(', ')}` : ''}` };
   const unusable = nodes.filter((n) => n.problem).length;
   const small = nodes.length - unusable;

@@ -30,8 +30,9 @@ import {
 } from './plugin';
 import { btrfsCapabilities } from '../domain/provisioner-capabilities';
 import { SNAPSHOT_RECORD, snapshotByHandle } from './node-local';
+import { notEnoughReplicaNodes, pickReplicaNodes, replicationParameters } from '../domain/replication';
 
-const knownParameters = ['pool'] as const;
+const knownParameters = ['pool', 'replicas', 'replicationInterval'] as const;
 
 /** A subvolume on one node: one node at a time, files only; snapshots, restores and clones are btrfs snapshots. */
 
@@ -79,6 +80,7 @@ export function createBtrfsPlugin(deps: BtrfsDeps): ProvisionerPlugin {
   function validateParameters(parameters: Record<string, string>, claim: PersistentVolumeClaim): string[] {
     const problems = unknownParameters(name, parameters, knownParameters);
     problems.push(...poolPathProblems(name, parameters.pool));
+    problems.push(...replicationParameters(parameters).problems);
     if ((claim.spec?.volumeMode ?? 'Filesystem') === 'Block') problems.push(`${name} makes subvolumes; it cannot provision a volume with volumeMode Block`);
     return problems;
   }
@@ -194,11 +196,29 @@ export function createBtrfsPlugin(deps: BtrfsDeps): ProvisionerPlugin {
         }
       }
       if (!node) return failed(new Error('no node chosen'));
+      const replication = replicationParameters(o.parameters).value;
+      let replicaNodes: string[] = [];
+      if (!already && replication.replicas > 1) {
+        // Every replica needs another node with room in the class's pool: a claim that cannot
+        // have them stays Pending, with the reason.
+        const capacities = withCurrentPromises((await deps.capacities?.()) ?? [], pooledPromises(await deps.assets.promisedByPool(name)));
+        const others = [...new Set(capacities.filter((c) => c.storageClassName === className).map((c) => c.nodeTopology?.matchLabels?.[labelHostname]).filter((n): n is string => !!n && n !== node))];
+        const candidates = others.map((n) => ({ node: n, ready: true, roomBytes: roomOnNode(capacities, className, { [labelHostname]: n }) }));
+        replicaNodes = pickReplicaNodes(candidates, [{ node }], replication.replicas - 1, o.requestBytes);
+        if (replicaNodes.length < replication.replicas - 1) return failed(new ProvisioningError(notEnoughReplicaNodes(className, replication.replicas - 1, replicaNodes.length)), 'reschedule');
+      }
       const nodeProblems = nodeLocalClaimProblems(name, o.claim, node);
       if (nodeProblems.length > 0) return failed(new ProvisioningError(nodeProblems.join('; ')));
       const pool = o.parameters.pool;
       const path = poolVolumePath(pool, o.pvName);
-      const planned: PoolAssetDetails = { className, pool, path, limitBytes: String(o.requestBytes), ...(from ? { from } : {}) };
+      const planned: PoolAssetDetails & Record<string, unknown> = {
+        className,
+        pool,
+        path,
+        limitBytes: String(o.requestBytes),
+        ...(from ? { from } : {}),
+        ...(replication.replicas > 1 ? { replicas: replication.replicas, intervalSeconds: replication.intervalSeconds, epoch: 0, seq: 0, replicaNodes } : {}),
+      };
       const { record, existed } = already ? { record: already, existed: true } : await deps.assets.begin({
         plugin: name,
         pvName: o.pvName,

@@ -20,6 +20,7 @@ import { pvcProtectionFinalizer } from '../domain/well-known/finalizers';
 import { btrfsProvisioner } from '../domain/well-known/provisioners';
 import { pooledPromises, withCurrentPromises } from '../domain/pool-capacity';
 import { poolSituation, type PoolSituation } from '../domain/pool-situation';
+import { replicationParameters } from '../domain/replication';
 import { AssetStore } from '../store/provisioned-assets';
 import { CAPACITY_NAMESPACE } from './node-pools';
 import { annLastAppliedConfiguration } from '../domain/well-known/annotations';
@@ -157,7 +158,7 @@ export class ClaimDoctorService {
     const published = ofKind((await this.store.list('CSIStorageCapacity')).items, 'CSIStorageCapacity');
     const promises = pooledPromises(await new AssetStore(this.store).promisedByPool(btrfsProvisioner));
     const withNodes = isAllowed(p, 'list', 'CSIStorageCapacity', CAPACITY_NAMESPACE);
-    return poolSituation(className, pool, quantityToBytes(requestedStorage(claim)), withCurrentPromises(published, promises), withNodes);
+    return poolSituation(className, pool, quantityToBytes(requestedStorage(claim)), withCurrentPromises(published, promises), withNodes, replicationParameters(sc.parameters ?? {}).value.replicas);
   }
 
   /** What one fix would do now, or why not. */

@@ -13,11 +13,11 @@ import { TargetReports } from '../store/target-reports';
 
 const INSTANCE_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** A data job's key: `<kind>/<name>` (`backup/<uid>`, `restore/<pvName>`). */
-export const DATA_JOB_KEY_RE = /^(backup|restore|verify|delete)\/[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/;
+export const DATA_JOB_KEY_RE = /^(backup|restore|verify|delete|replica-send|replica-receive|replica-remove)\/[A-Za-z0-9][A-Za-z0-9._-]{0,511}$/;
 
 const instance = z.string().regex(INSTANCE_RE, 'instance must be 1-64 letters, digits, ".", "_" or "-"');
 const key = z.string().regex(DATA_JOB_KEY_RE, 'a data job key is <kind>/<name>');
-const claimBody = z.object({ instance, running: z.array(key).max(1000).default([]), max: z.number().int().min(0).max(64).default(4) });
+const claimBody = z.object({ instance, running: z.array(key).max(1000).default([]), max: z.number().int().min(0).max(64).default(4), maxReplica: z.number().int().min(0).max(64).optional() });
 const progressBody = z.object({ instance, progress: dataJobProgressSchema });
 const resultBody = z.object({ instance, result: dataJobResultSchema });
 
@@ -65,7 +65,7 @@ export class DataJobsAgentService {
   async claim(p: NodePrincipal, node: string, body: unknown): Promise<{ jobs: { key: string; spec: DataJobSpec; attempt: number }[] }> {
     this.check(p, node);
     const b = parse(claimBody, body, 'data job claim');
-    return { jobs: await this.jobs.claim(node, b.instance, this.leaseMs, b.max, b.running) };
+    return { jobs: await this.jobs.claim(node, b.instance, this.leaseMs, b.max, b.running, b.maxReplica) };
   }
 
   async progress(p: NodePrincipal, node: string, jobKey: string, body: unknown): Promise<{ cancel: boolean }> {

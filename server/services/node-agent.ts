@@ -26,7 +26,8 @@ import { hashToken } from './users';
 import { labelHostname } from '../domain/well-known/labels';
 import { EventRecorder } from './event-recorder';
 import { localVolumeManagerComponent } from '../domain/well-known/components';
-import { annDynamicallyProvisioned } from '../domain/well-known/annotations';
+import { annDynamicallyProvisioned, annReplicationEndpoint } from '../domain/well-known/annotations';
+import { replicationEndpointSchema } from '../contracts/data-jobs';
 import { reasons } from '../domain/well-known/event-reasons';
 
 export const MAX_ENTRIES = 10_000;
@@ -151,18 +152,22 @@ export class NodeAgentService {
    * Creates the Node when missing; merges `labels` into it. `refuse` sees the labels the
    * Node has at the moment of the write and may refuse (403) the labels sent.
    */
-  async ensureNode(nodeName: string, labels: Record<string, string>, refuse?: (have: Record<string, string>) => string | undefined): Promise<KubeObject> {
+  async ensureNode(nodeName: string, labels: Record<string, string>, refuse?: (have: Record<string, string>) => string | undefined, annotations: Record<string, string> = {}): Promise<KubeObject> {
+    const holds = (have: Record<string, string>, want: Record<string, string>) => Object.entries(want).every(([k, v]) => Object.prototype.hasOwnProperty.call(have, k) && have[k] === v);
     for (let attempt = 0; ; attempt++) {
       const cur = await this.store.tryGet('Node', undefined, nodeName);
       const no = refuse?.(cur?.metadata.labels ?? {});
       if (no) throw new StowageError('Forbidden', no);
       try {
         if (!cur) {
-          return await this.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: nodeName, labels: { ...labels } } });
+          const meta = { name: nodeName, labels: { ...labels }, ...(Object.keys(annotations).length ? { annotations: { ...annotations } } : {}) };
+          return await this.store.create({ apiVersion: 'v1', kind: 'Node', metadata: meta });
         }
         const have = cur.metadata.labels ?? {};
-        if (Object.entries(labels).every(([k, v]) => Object.prototype.hasOwnProperty.call(have, k) && have[k] === v)) return cur;
+        const haveAnn = cur.metadata.annotations ?? {};
+        if (holds(have, labels) && holds(haveAnn, annotations)) return cur;
         cur.metadata.labels = { ...have, ...labels };
+        if (Object.keys(annotations).length) cur.metadata.annotations = { ...haveAnn, ...annotations };
         return await this.store.update(cur);
       } catch (e) {
         const code = (e as { code?: string }).code;
@@ -202,12 +207,18 @@ export class NodeAgentService {
       }
     }
     labels[labelHostname] ??= node;
+    const annotations: Record<string, string> = {};
+    if (input.replicationEndpoint !== undefined) {
+      // Where other nodes' agents send this node's replicas: host:port, nothing else.
+      if (!replicationEndpointSchema.safeParse(input.replicationEndpoint).success) throw bad('replicationEndpoint must be host:port (an IPv6 address in brackets), at most 300 characters');
+      annotations[annReplicationEndpoint] = input.replicationEndpoint;
+    }
     // A node token acts for its own node only: no other node's name, role or place.
     const refuse = (have: Record<string, string>) =>
       Object.entries(labels)
         .map(([k, v]) => forbiddenNodeLabel(node, k, v, have))
         .find((x) => x !== undefined);
-    await this.ensureNode(node, labels, refuse);
+    await this.ensureNode(node, labels, refuse, annotations);
     const info = isPlainObject(input.nodeInfo) ? input.nodeInfo : {};
     for (let attempt = 0; ; attempt++) {
       const cur = await this.store.get('Node', undefined, node);

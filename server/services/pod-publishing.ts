@@ -3,6 +3,7 @@
 // status from what the agent reports (Running once every volume is there, FailedMount
 // events when not); and the end of a Terminating pod once its volumes are unpublished.
 // Every call is for the agent's own node; inputs are bounded and checked.
+import { readReplication } from '../domain/replication';
 import { answerVersion } from './answer-version';
 import type { Logger } from 'pino';
 import type { AgentPod, PodReport, PodVolume, VolumeReport } from '../contracts/agent';
@@ -60,6 +61,7 @@ export function resolveVolume(
   v: { volume: string; claimName: string; readOnly: boolean },
   claim: PersistentVolumeClaim | undefined,
   pv: PersistentVolume | undefined,
+  node?: string,
 ): PodVolume {
   const base = { name: v.volume, claimName: v.claimName, readOnly: v.readOnly };
   if (!claim) return { ...base, volumeMode: 'Filesystem', waiting: `persistentvolumeclaim "${v.claimName}" not found` };
@@ -68,6 +70,11 @@ export function resolveVolume(
   if (!pv) return { ...base, volumeMode: 'Filesystem', waiting: `persistentvolume "${volumeName}" not found` };
   const { volumeMode, hostPath } = publishedSource(pv);
   const withPv = { ...base, pvName: volumeName, volumeMode } as const;
+  // A replicated volume is published only where its active copy is.
+  const replication = readReplication(pv.metadata?.annotations);
+  if (replication && node !== undefined && replication.activeNode !== node) {
+    return { ...withPv, waiting: `volume "${volumeName}" is active on node "${replication.activeNode}" (epoch ${replication.epoch}); the replica on this node becomes the active copy only when that node is not Ready and no pod of the claim is left on it` };
+  }
   if (hostPath) return { ...withPv, hostPath };
   const source = Object.keys(pv.spec ?? {}).find((k) => ['nfs', 'csi', 'iscsi', 'fc', 'rbd', 'cephfs'].includes(k)) ?? 'unknown';
   return { ...withPv, waiting: `volume "${volumeName}" has a ${source} source, which Stowage's node agent does not publish` };
@@ -270,7 +277,7 @@ export class PodPublishing {
       const resolved: PodVolume[] = podVolumes.map((v) => {
         const claim = claims.get(`${ns}/${v.claimName}`);
         const pvName: string = claim?.spec?.volumeName ?? '';
-        return resolveVolume(v, claim, pvName ? volumes.get(`/${pvName}`) : undefined);
+        return resolveVolume(v, claim, pvName ? volumes.get(`/${pvName}`) : undefined, node);
       });
       out.push({ namespace: ns, name: pod.metadata.name!, uid: pod.metadata.uid!, deleting: Boolean(pod.metadata.deletionTimestamp), volumes: resolved });
     }

@@ -15,6 +15,7 @@ import { ListService } from './lists';
 import { LocalVolumeService } from './local-volumes';
 import { NodeAgentService, type NodeAgentOptions } from './node-agent';
 import { BackupService } from './backups';
+import { ReplicationService } from './replication';
 import { ObjectService } from './objects';
 import { ReclaimService } from './reclaim';
 import { SnapshotService } from './snapshots';
@@ -50,6 +51,8 @@ export interface Services {
   snapshots: SnapshotService;
   /** Settings administrators change in the dashboard (the "claim nearly full" threshold). */
   settings: SettingsService;
+  /** Replicated pool volumes: node drain (preview, apply) and uncordon. */
+  replication: ReplicationService;
 }
 
 export interface ServicesConfig {
@@ -90,5 +93,6 @@ export function buildServices(store: ObjectStore, config: ServicesConfig = {}): 
     snapshots: new SnapshotService(store, objects),
     backups: new BackupService(store, objects),
     settings,
+    replication: new ReplicationService(store),
   };
 }

@@ -135,16 +135,25 @@ export class DataJobStore implements DataJobQueue {
    * expired (their holder died, or is this instance, which no longer runs them). Each
    * becomes running under `instance` with a fresh lease; the attempt counts every start.
    */
-  async claim(node: string, instance: string, leaseMs: number, limit: number, running: readonly string[] = []): Promise<ClaimedDataJob[]> {
+  async claim(node: string, instance: string, leaseMs: number, limit: number, running: readonly string[] = [], replicaLimit?: number): Promise<ClaimedDataJob[]> {
     if (running.length > 0) await this.renew(node, instance, running, leaseMs);
+    if (replicaLimit === undefined) return this.claimOf(node, instance, leaseMs, limit, running, 'all');
+    // Replication transfers have a budget of their own: a receive waits for its sender, and
+    // receives filling every slot on two nodes replicating to each other would block the
+    // sends each waits for.
+    return [...(await this.claimOf(node, instance, leaseMs, limit, running, 'others')), ...(await this.claimOf(node, instance, leaseMs, replicaLimit, running, 'replica'))];
+  }
+
+  private async claimOf(node: string, instance: string, leaseMs: number, limit: number, running: readonly string[], kinds: 'all' | 'replica' | 'others'): Promise<ClaimedDataJob[]> {
     if (limit <= 0) return [];
+    const kindFilter = kinds === 'all' ? '' : kinds === 'replica' ? `AND kind LIKE 'replica-%'` : `AND kind NOT LIKE 'replica-%'`;
     const rows = await this.sql.$queryRawUnsafe<Row[]>(
       `UPDATE data_jobs j SET state = 'running', attempt = j.attempt + 1, agent_instance = $2,
               lease_until = now() + ($3::int * interval '1 millisecond'), started_at = now(), updated_at = now(),
               progress = NULL, cancel_requested = false
         WHERE j.key IN (
           SELECT key FROM data_jobs
-           WHERE node_name = $1
+           WHERE node_name = $1 ${kindFilter}
              AND ((state = 'queued' AND next_attempt_at <= now())
                OR (state = 'running' AND lease_until < now() AND (agent_instance IS DISTINCT FROM $2 OR NOT (key = ANY($5::text[])))))
            ORDER BY next_attempt_at

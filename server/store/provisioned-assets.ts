@@ -148,15 +148,24 @@ export class AssetStore {
   /**
    * What a plugin's records promise per node and pool, summed in Postgres: each record its
    * limit or its applied limit, whichever is larger, nothing once its subvolume is removed
-   * (btrfs-pool.ts promisedBytes). Placement and provisioning ask this for every pod and
+   * (btrfs-pool.ts promisedBytes), and each replica of a replicated volume as much again on
+   * its node. Placement and provisioning ask this for every pod and
    * claim; listing every record for it made a burst of N claims cost N times N rows.
    */
   async promisedByPool(plugin: string): Promise<{ node: string; pool: string; bytes: string }[]> {
     return this.sql.$queryRawUnsafe<{ node: string; pool: string; bytes: string }[]>(
-      `SELECT node, details->>'pool' AS pool,
-              sum(CASE WHEN details->>'removed' = 'true' THEN 0
-                       ELSE GREATEST(COALESCE((details->>'limitBytes')::numeric, 0), COALESCE((details->>'appliedBytes')::numeric, 0)) END)::text AS bytes
-         FROM provisioned_assets WHERE plugin = $1 AND details ? 'pool' GROUP BY 1, 2 ORDER BY 1, 2`,
+      `WITH volumes AS (
+         SELECT pv_name, node, details->>'pool' AS pool,
+                CASE WHEN details->>'removed' = 'true' THEN 0
+                     ELSE GREATEST(COALESCE((details->>'limitBytes')::numeric, 0), COALESCE((details->>'appliedBytes')::numeric, 0)) END AS bytes
+           FROM provisioned_assets WHERE plugin = $1 AND details ? 'pool'
+       )
+       SELECT node, pool, sum(bytes)::text AS bytes FROM (
+         SELECT node, pool, bytes FROM volumes
+         UNION ALL
+         -- A replica (or a fenced copy) holds as much as its volume's limit.
+         SELECT r.node_name, v.pool, v.bytes FROM volume_replicas r JOIN volumes v ON v.pv_name = r.pv_name AND r.role IN ('replica', 'fenced')
+       ) promised GROUP BY 1, 2 ORDER BY 1, 2`,
       plugin,
     );
   }

@@ -8,6 +8,7 @@ import { listsRouter } from './routers/lists';
 import { localVolumesRouter } from './routers/local-volumes';
 import { objectsRouter } from './routers/objects';
 import { reclaimRouter } from './routers/reclaim';
+import { replicationRouter } from './routers/replication';
 import { snapshotsRouter } from './routers/snapshots';
 import { settingsRouter } from './routers/settings';
 import { storageClassesRouter } from './routers/storage-classes';
@@ -27,6 +28,7 @@ export const appRouter = router({
   snapshots: snapshotsRouter,
   backups: backupsRouter,
   settings: settingsRouter,
+  replication: replicationRouter,
 });
 
 export type AppRouter = typeof appRouter;

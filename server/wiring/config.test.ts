@@ -17,6 +17,24 @@ describe('loadConfig: STOWAGE_SHUTDOWN_DELAY_SECONDS', () => {
   });
 });
 
+describe('loadConfig: STOWAGE_REPLICATION_LISTEN and _ADVERTISE', () => {
+  it.each([
+    { value: undefined, want: undefined },
+    { value: '', want: undefined },
+    { value: '0.0.0.0:7480', want: '0.0.0.0:7480' },
+    { value: '[::]:7480', want: '[::]:7480' },
+    { value: 'node-a.example:0', want: 'node-a.example:0' },
+  ])('$value → $want', ({ value, want }) => {
+    expect(loadConfig({ NODE_ENV: 'test', STOWAGE_REPLICATION_LISTEN: value }).replicationListen).toBe(want);
+    expect(loadConfig({ NODE_ENV: 'test', STOWAGE_REPLICATION_ADVERTISE: value }).replicationAdvertise).toBe(want);
+  });
+
+  it.each(['7480', 'host', 'a b:1', 'host:65536', '::1:7480', 'https://host:1'])('%s is refused, naming the variable', (value) => {
+    expect(() => loadConfig({ NODE_ENV: 'test', STOWAGE_REPLICATION_LISTEN: value })).toThrow(/STOWAGE_REPLICATION_LISTEN must be host:port/);
+    expect(() => loadConfig({ NODE_ENV: 'test', STOWAGE_REPLICATION_ADVERTISE: value })).toThrow(/STOWAGE_REPLICATION_ADVERTISE must be host:port/);
+  });
+});
+
 describe('loadSignInLimits: STOWAGE_SIGNIN_*', () => {
   it('defaults: 5 free failures per name and address, then 1 s doubling to 5 min; 100 per address', () => {
     expect(loadSignInLimits({ NODE_ENV: 'test' })).toEqual({
@@ -74,5 +92,19 @@ describe('loadConfig: STOWAGE_DASHBOARD', () => {
 
   it.each(['no', 'false', '0', 'OFF'])('%s is refused, naming the variable', (value) => {
     expect(() => loadConfig({ NODE_ENV: 'test', STOWAGE_DASHBOARD: value })).toThrow(`STOWAGE_DASHBOARD must be on or off, got "${value}"`);
+  });
+});
+
+describe('loadConfig: STOWAGE_NODE_MONITOR_GRACE_SECONDS', () => {
+  it.each([
+    [undefined, 40_000],
+    ['', 40_000],
+    ['20', 20_000],
+    ['90', 90_000],
+  ])('%s → %d ms', (value, ms) => {
+    expect(loadConfig({ NODE_ENV: 'test', ...(value !== undefined ? { STOWAGE_NODE_MONITOR_GRACE_SECONDS: value } : {}) }).nodeGraceMs).toBe(ms);
+  });
+  it.each(['4', '19', '3601', 'soon', '-1', '2.5'])('refuses %s', (value) => {
+    expect(() => loadConfig({ NODE_ENV: 'test', STOWAGE_NODE_MONITOR_GRACE_SECONDS: value })).toThrow('STOWAGE_NODE_MONITOR_GRACE_SECONDS');
   });
 });

@@ -32,6 +32,16 @@ export interface Config {
   shutdownDelayMs: number;
   /** Serve the dashboard's pages (STOWAGE_DASHBOARD=off: the API, tRPC and health only, no build). */
   dashboard: boolean;
+  /**
+   * A node whose agent posts no heartbeat for this long is NotReady (ms;
+   * STOWAGE_NODE_MONITOR_GRACE_SECONDS, default 40 as upstream's node-monitor-grace-period).
+   * Replicated volumes fail over only after it.
+   */
+  nodeGraceMs: number;
+  /** Where the agent inside `stowage start` takes replication transfers (STOWAGE_REPLICATION_LISTEN, host:port; default 127.0.0.1 on a free port). */
+  replicationListen?: string;
+  /** The address other nodes send this machine's replicas to (STOWAGE_REPLICATION_ADVERTISE, host:port). */
+  replicationAdvertise?: string;
 }
 
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
@@ -51,6 +61,15 @@ function onOff(name: string, fallback: boolean, env: NodeJS.ProcessEnv): boolean
   throw new Error(`${name} must be on or off, got "${v}"`);
 }
 
+/** host:port (an IPv6 address in brackets), or undefined when unset. */
+function hostPort(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  const v = env[name];
+  if (v === undefined || v === '') return undefined;
+  const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(v);
+  if (!m || v.length > 300 || Number(m[2]) > 65535) throw new Error(`${name} must be host:port (an IPv6 address in brackets), got "${v}"`);
+  return v;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const labels = parseLabelList(env.STOWAGE_NODE_LABELS);
   if (labels.errors.length) throw new Error(`STOWAGE_NODE_LABELS: ${labels.errors.join('; ')}`);
@@ -68,7 +87,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trpcMaxBatch: Math.max(1, int('STOWAGE_TRPC_MAX_BATCH', 20, env)),
     shutdownDelayMs: Math.min(300, int('STOWAGE_SHUTDOWN_DELAY_SECONDS', 0, env)) * 1000,
     dashboard: onOff('STOWAGE_DASHBOARD', true, env),
+    nodeGraceMs: nodeGraceSeconds(env) * 1000,
     allowedOrigins: allowedOrigins(env.STOWAGE_ALLOWED_ORIGINS),
+    replicationListen: hostPort('STOWAGE_REPLICATION_LISTEN', env),
+    replicationAdvertise: hostPort('STOWAGE_REPLICATION_ADVERTISE', env),
   };
 }
 
@@ -116,5 +138,15 @@ export function loadNearlyFullPercent(env: NodeJS.ProcessEnv = process.env): num
   if (v === undefined || v === '') return DEFAULT_NEARLY_FULL_PERCENT;
   const n = parseNearlyFullPercent(v);
   if (n === undefined) throw new Error(`STOWAGE_NEARLY_FULL_PERCENT must be a whole number from 1 to 100, got "${v}"`);
+  return n;
+}
+
+/**
+ * STOWAGE_NODE_MONITOR_GRACE_SECONDS: 20 to 3600, default 40. Agents post a heartbeat every
+ * 10 s: a grace under two of them would mark a healthy node NotReady between two beats.
+ */
+function nodeGraceSeconds(env: NodeJS.ProcessEnv): number {
+  const n = int('STOWAGE_NODE_MONITOR_GRACE_SECONDS', 40, env);
+  if (n < 20 || n > 3600) throw new Error(`STOWAGE_NODE_MONITOR_GRACE_SECONDS must be from 20 to 3600 (agents post a heartbeat every 10 s), got "${env.STOWAGE_NODE_MONITOR_GRACE_SECONDS}"`);
   return n;
 }

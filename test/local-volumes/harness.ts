@@ -30,7 +30,7 @@ export interface LocalHarness {
   controllers?: RunningControllers;
   startControllers(): Promise<RunningControllers>;
   /** A node token, and an agent loop for that node (started). */
-  startAgent(node: string, o?: { maxParallel?: number; podsDir?: string; poolRoot?: string; dataMover?: DataMover }): Promise<AgentLoop>;
+  startAgent(node: string, o?: { maxParallel?: number; podsDir?: string; poolRoot?: string; dataMover?: DataMover; replication?: { listen: string; advertise?: string } }): Promise<AgentLoop>;
   tokenFor(node: string): Promise<string>;
   setStorageClassMap(text: string): Promise<void>;
   close(): Promise<void>;
@@ -98,6 +98,7 @@ export async function openLocalHarness(o: { agent?: NodeAgentOptions; url?: stri
         ...(ao.podsDir ? { podsDir: ao.podsDir, publishMs: 200 } : {}),
         ...(ao.poolRoot ? { poolRoot: ao.poolRoot } : {}),
         ...(ao.dataMover ? { dataMover: ao.dataMover } : {}),
+        ...(ao.replication ? { replication: ao.replication } : {}),
         poolMs: 200,
       });
       await loop.start();

@@ -83,3 +83,11 @@ export const annAllowVolumeModeChange = 'snapshot.storage.kubernetes.io/allow-vo
 export const annSnapshotCopyProgress = 'snapshot.stowage.io/copy-progress';
 /** On a VolumeBackup: a verify is asked for, at this time (the controller answers in status.verification). */
 export const annVerifyRequested = 'backup.stowage.io/verify-requested';
+/** A replicated pool volume's PV: the node whose copy is the writable, published one. */
+export const annReplicationActiveNode = 'replication.stowage.io/active-node';
+/** A replicated pool volume's PV: the epoch of the active copy (raised by every failover or move; an older copy is fenced). */
+export const annReplicationEpoch = 'replication.stowage.io/epoch';
+/** A replicated pool volume's PV: its replicas as JSON, `[{node, state, lastSyncTime?, progress?, error?}]`. */
+export const annReplicationReplicas = 'replication.stowage.io/replicas';
+/** On a Node, written by its agent's heartbeat: host:port where the agent takes replication transfers (its listener). */
+export const annReplicationEndpoint = 'replication.stowage.io/endpoint';

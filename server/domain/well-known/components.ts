@@ -25,3 +25,5 @@ export const agentApiComponent = 'stowage-agent-api';
 export const volumeBackupComponent = 'stowage-backup-controller';
 /** Stowage's backup targets: what the agents report, and backups imported from targets. */
 export const backupTargetComponent = 'stowage-backup-target-controller';
+/** Stowage's replication of pool volumes: transfers, failover, moves. */
+export const replicationComponent = 'stowage-replication-controller';

@@ -130,4 +130,22 @@ export const reasons = {
   backupImported: 'BackupImported',
   /** A backup found in a target could not be imported (its namespace does not exist here). */
   backupNotImported: 'BackupNotImported',
+
+  // --- Stowage: replicated pool volumes ---
+  /** A replica of a volume is being made on a node (a full transfer). */
+  replicaAdded: 'ReplicaAdded',
+  /** A replica holds a complete snapshot again after being behind or rebuilt. */
+  replicaInSync: 'ReplicaInSync',
+  /** A replica fell behind the replication interval by more than the margin. */
+  replicaBehind: 'ReplicaBehind',
+  /** Not enough nodes have room for the replicas the class asks for. */
+  replicaUnavailable: 'ReplicaUnavailable',
+  /** The active copy's node is gone: a replica became the active copy (data as of its last transfer). */
+  failedOver: 'FailedOver',
+  /** An admin moved the active copy to a replica (a final transfer first: nothing lost). */
+  replicaMoved: 'ReplicaMoved',
+  /** A copy of an older epoch was removed from a node, which holds a replica again. */
+  copyFenced: 'CopyFenced',
+  /** A failover waits for something (a pod left on the dead node, a replica without data). */
+  failoverWaiting: 'FailoverWaiting',
 } as const;

@@ -17,7 +17,8 @@ import {
   volumeSources,
   type VolumeSourceName,
 } from './schema';
-import { annMountOptions } from '../../domain/well-known/annotations';
+import { annDynamicallyProvisioned, annMountOptions, annReplicationActiveNode } from '../../domain/well-known/annotations';
+import { btrfsProvisioner } from '../../domain/well-known/provisioners';
 
 type Spec = NonNullable<PersistentVolume['spec']>;
 
@@ -213,7 +214,11 @@ export function validatePersistentVolumeUpdate(next: PersistentVolume, prev: Per
   if (sourceChanged) errs.push(forbidden('spec.persistentvolumesource', 'spec.persistentvolumesource is immutable after creation'));
   // Upstream names these two without the "spec." prefix (field.NewPath("volumeMode")).
   errs.push(...immutable('volumeMode', ns.volumeMode, ps.volumeMode));
-  if (ps.nodeAffinity && !sameNodeAffinityAllowingGALabels(ns.nodeAffinity, ps.nodeAffinity)) {
+  // A replicated pool volume's affinity names the nodes holding its copies, which change
+  // (a failover, a replica rebuilt elsewhere): mutable for those only, as upstream's
+  // MutablePVNodeAffinity lets a volume's driver move it.
+  const replicated = [next, prev].every((pv) => pv.metadata?.annotations?.[annDynamicallyProvisioned] === btrfsProvisioner && !!pv.metadata?.annotations?.[annReplicationActiveNode]);
+  if (ps.nodeAffinity && !replicated && !sameNodeAffinityAllowingGALabels(ns.nodeAffinity, ps.nodeAffinity)) {
     errs.push(invalid('nodeAffinity', ns.nodeAffinity ?? null, 'field is immutable, except for updating from beta label to GA'));
   }
   if (ps.volumeAttributesClassName !== undefined && ns.volumeAttributesClassName === undefined) {

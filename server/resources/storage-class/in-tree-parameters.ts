@@ -5,6 +5,7 @@
 // plugin on the node.
 import path from 'node:path';
 import { btrfsProvisioner, hostPathProvisioner, loopProvisioner } from '../../domain/well-known/provisioners';
+import { replicationParameters } from '../../domain/replication';
 
 export interface ParameterProblem {
   /** The parameter at fault; undefined for the set as a whole. */
@@ -15,7 +16,7 @@ export interface ParameterProblem {
 const KNOWN: Record<string, readonly string[]> = {
   [hostPathProvisioner]: ['basePath', 'mode'],
   [loopProvisioner]: ['basePath', 'fsType'],
-  [btrfsProvisioner]: ['pool'],
+  [btrfsProvisioner]: ['pool', 'replicas', 'replicationInterval'],
 };
 
 export const LOOP_FS_TYPES = ['ext4', 'ext3', 'ext2', 'xfs'] as const;
@@ -63,6 +64,7 @@ export function inTreeParameterProblems(provisioner: string, parameters: Record<
   }
   if (provisioner === btrfsProvisioner) {
     for (const message of poolPathProblems(provisioner, parameters.pool)) out.push({ parameter: 'pool', message });
+    for (const message of replicationParameters(parameters).problems) out.push({ parameter: /^parameter "replicas"/.test(message) ? 'replicas' : 'replicationInterval', message });
     return out;
   }
   for (const message of basePathProblems(provisioner, parameters.basePath)) out.push({ parameter: 'basePath', message });
