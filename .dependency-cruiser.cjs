@@ -9,15 +9,18 @@
 //   4 services, provisioners what a user may do; the in-tree storage plugins
 //   5 transports, controllers, agent
 //                            trpc/, kube/, http/; controllers/; agent/ (its own process)
-//   6 composition            app/ (the server's wiring) and cli/
+//   6 composition            wiring/ (configuration, bootstrap, starting processes) and cli/
 //   7 ui                     components/ and the Next.js app/ folder
+//
+// Beside them, the tools: bench/ and scripts/ sit above everything (they may import any
+// layer, through its named functions) and nothing imports them (tests aside).
 const layers = [
   { name: 'domain', path: '^server/domain/' },
   { name: 'resources', path: '^server/(resources|contracts)/' },
   { name: 'store', path: '^server/store/' },
   { name: 'services', path: '^server/(services|provisioners)/' },
   { name: 'transports', path: '^server/(trpc|kube|http|controllers|agent)/' },
-  { name: 'composition', path: '^server/(app|cli)/' },
+  { name: 'composition', path: '^server/(wiring|cli)/' },
   { name: 'ui', path: '^(components|app)/' },
 ];
 
@@ -66,11 +69,46 @@ module.exports = {
       to: { path: '^server/services/' },
     },
     {
+      name: 'services-not-provisioners-either',
+      severity: 'error',
+      comment: 'services and provisioners sit side by side: neither imports the other',
+      from: { path: '^server/services/', pathNot: notTest },
+      to: { path: '^server/provisioners/' },
+    },
+    {
+      name: 'ui-imports-router-types-domain-resources',
+      severity: 'error',
+      comment: 'the UI sees the server through the tRPC router\'s types, the shared domain and the kinds (resources) only',
+      from: { path: '^(components|app)/', pathNot: notTest },
+      to: { path: '^server/', pathNot: '^server/(domain|resources)/|^server/trpc/root\\.ts$' },
+    },
+    {
+      name: 'ui-router-types-only',
+      severity: 'error',
+      comment: 'the UI names the router\'s types (import type); its code runs on the server',
+      from: { path: '^(components|app)/', pathNot: notTest },
+      to: { path: '^server/trpc/root\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'nothing-imports-the-tools',
+      severity: 'error',
+      comment: 'bench/ and scripts/ are tools above the app: nothing imports them (tests of them aside)',
+      from: { pathNot: `^(bench|scripts)/|${notTest}` },
+      to: { path: '^(bench|scripts)/' },
+    },
+    {
+      name: 'tools-apart',
+      severity: 'error',
+      comment: 'the benches and the scripts do not import each other; shared parts go down into the app\'s layers',
+      from: { path: '^(bench|scripts)/', pathNot: notTest },
+      to: { path: '^(bench|scripts)/', pathNot: '^$1/' },
+    },
+    {
       name: 'agent-stands-alone',
       severity: 'error',
       comment: 'the node agent is its own process: it uses domain, resources, contracts and its own OS access only',
       from: { path: '^server/agent/', pathNot: notTest },
-      to: { path: '^server/(store|services|provisioners|trpc|kube|http|controllers|app|cli)/' },
+      to: { path: '^server/(store|services|provisioners|trpc|kube|http|controllers|wiring|cli)/' },
     },
     {
       name: 'transports-apart',
@@ -83,21 +121,27 @@ module.exports = {
       name: 'only-the-store-speaks-sql',
       severity: 'error',
       comment: 'SQL and database connections stay in the store: others call its named queries with the store or a store transaction',
-      // (node_modules are excluded from the cruise, so an import of pg itself is not seen here)
       from: { pathNot: `^server/store/|${notTest}` },
       to: { path: '^server/store/(pg|sql-handle)\\.ts$' },
+    },
+    {
+      name: 'only-the-store-opens-postgres',
+      severity: 'error',
+      comment: 'a pg client or pool is the store\'s alone (the benches included); scripts/ may reach the Postgres of a topology it runs, test helpers a test database',
+      from: { pathNot: `^(server/store|scripts|test|e2e)/|${notTest}` },
+      to: { path: '(^|/)node_modules/pg/' },
     },
     {
       name: 'prisma-only-for-migrations',
       severity: 'error',
       comment: 'Prisma is the schema and migration tool; at run time the store reaches Postgres through one pg pool',
       from: { pathNot: '^(server/store/(migrate|prisma)\\.ts|prisma/|scripts/)' },
-      to: { path: '(^node_modules/@prisma/(client|adapter-pg)|^server/store/(generated|prisma))' },
+      to: { path: '((^|/)node_modules/@prisma/(client|adapter-pg)/|^server/store/(generated|prisma))' },
     },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^|/)(node_modules|\\.next|\\.stowage|examples|server/store/generated)/' },
+    exclude: { path: '(^|/)(\\.next|\\.stowage|examples|server/store/generated)/' },
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },

@@ -1,7 +1,7 @@
 // One API server process of bench/write-path.ts (--api-processes N): its own app context
 // and HTTPS server on the bench database; tells the driver its URL over IPC and stops when
 // the driver disconnects. Usage (by the driver): fork('bench/api-process.ts', [databaseUrl, dataDir]).
-import { createAppContext } from '../server/app/context';
+import { createAppContext } from '../server/wiring/context';
 import { startApiServer } from '../server/kube/api-server';
 
 const [url, dataDir] = process.argv.slice(2);

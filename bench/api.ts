@@ -11,7 +11,7 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createAppContext } from '../server/app/context';
+import { createAppContext } from '../server/wiring/context';
 import { renderKubeconfig } from '../server/services/kubeconfig';
 import { startApiServer } from '../server/kube/api-server';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
@@ -60,6 +60,7 @@ function kubectl(argv: string[]): Promise<{ ms: number; stdout: string }> {
   const started = now();
   return new Promise((resolve, reject) =>
     execFile('kubectl', ['--kubeconfig', kubeconfig, '--cache-dir', path.join(dir, 'kcache'), ...argv], { maxBuffer: 256 * 1024 * 1024 }, (err, stdout) =>
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- execFile's error type is an Omit<> of Error, but it is an Error
       err ? reject(err) : resolve({ ms: now() - started, stdout }),
     ),
   );

@@ -7,7 +7,7 @@ import { Session } from 'node:inspector/promises';
 import path from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { register } from 'prom-client';
-import { createAppContext } from '../server/app/context';
+import { createAppContext } from '../server/wiring/context';
 import { startControllers } from '../server/controllers/start';
 
 // A third argument `elect` runs them with leader election (several controller processes).
@@ -53,6 +53,7 @@ async function reconcileTotals(): Promise<{ sum: number; count: number }> {
   return { sum, count };
 }
 
+// eslint-disable-next-line @typescript-eslint/no-misused-promises -- a failed stats read ends this bench child (an unhandled rejection), which the parent reports
 process.on('message', async (msg: { type: string }) => {
   if (msg.type === 'stats') {
     const rss = process.memoryUsage().rss;

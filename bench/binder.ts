@@ -11,21 +11,21 @@
 //    binds/s and its ratio to the raw rate, the controller process's peak RSS;
 //    then the binder's own rate: N claims created faster than it binds (a backlog);
 // 3. per-claim latency with 1,000 and with 100,000 Available volumes in the pool, once the
-//    database has settled from creating the pool (pg-diagnostics.ts; --no-settle measures
+//    database has settled from creating the pool (server/store/bench-diagnostics.ts; --no-settle measures
 //    straight after the setup, with its vacuum and checkpoint still to come).
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createAppContext, type AppContext } from '../server/app/context';
+import { createAppContext, type AppContext } from '../server/wiring/context';
 import type { Principal } from '../server/domain/authorization';
 import type { KubeObject } from '../server/resources/types';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
 import { Controllers } from './controllers-process';
 import { postgresCpuMs } from './pg-cpu';
-import { settleDatabase, STATEMENT_STATS_SETTINGS, StatementStats } from './pg-diagnostics';
+import { settleDatabase, STATEMENT_STATS_SETTINGS, StatementStats } from '../server/store/bench-diagnostics';
 import { migrate } from '../server/store/migrate';
-import { rawTransactionRate } from './raw-tps';
+import { rawTransactionRate } from '../server/store/raw-tps';
 import type { PersistentVolumeClaim } from '../server/resources/persistent-volume-claim/schema';
 
 const arg = (name: string, fallback: number) => {

@@ -22,7 +22,7 @@ import { agentHttpClient } from '../server/agent/agent-client';
 import { AgentLoop } from '../server/agent/agent-loop';
 import { realAgentOs } from '../server/agent/os';
 import { createPool, poolSupport } from '../server/agent/pool-setup';
-import { createAppContext } from '../server/app/context';
+import { createAppContext } from '../server/wiring/context';
 import { startControllers } from '../server/controllers/start';
 import type { Principal } from '../server/domain/authorization';
 import { inParallel } from '../server/domain/in-parallel';
@@ -31,7 +31,8 @@ import { startApiServer } from '../server/kube/api-server';
 import { releaseEverythingUnder } from '../server/provisioners/testing';
 import { logger } from '../server/services/logger';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
-import { STATEMENT_STATS_SETTINGS, StatementStats } from './pg-diagnostics';
+import { STATEMENT_STATS_SETTINGS, StatementStats } from '../server/store/bench-diagnostics';
+import { historyMentioning, historyWritesByWriter, provisioningRecordTimes } from '../server/store/bench-queries';
 import { migrate } from '../server/store/migrate';
 import { pct, releaseOnEarlyExit, untilWith } from './stack';
 
@@ -186,8 +187,7 @@ try {
   const lastPublished = Math.max(...[...created.keys()].map((n) => steps.get(n)!.running));
   console.log(`  ${N} pods created in ${Math.max(...created.values()) - firstCreated} ms; all published ${lastPublished - firstCreated} ms after the first was created`);
   if (process.env.BENCH_DETAIL) {
-    const { sqlOf } = await import('../server/store/sql-handle');
-    const rows = await sqlOf(app.store).$queryRawUnsafe<{ claim: string; begun: Date }[]>(`SELECT details->>'claim' AS claim, created_at AS begun FROM provisioned_assets WHERE details->>'className' = 'pooled'`);
+    const rows = await provisioningRecordTimes(app.store, 'pooled');
     for (const r of rows) {
       const n = r.claim.split('/')[1];
       const m = steps.get(n) ?? {};
@@ -215,16 +215,10 @@ try {
     const cpu = process.cpuUsage(cpu0);
     loopDelay.disable();
     console.log(`  this process: ${Math.round((cpu.user + cpu.system) / 1000)} ms CPU (${Math.round(cpu.system / 1000)} ms system) in ${Date.now() - wall0} ms; event loop delay p50 ${Math.round(loopDelay.percentile(50) / 1e6)} ms, p99 ${Math.round(loopDelay.percentile(99) / 1e6)} ms, max ${Math.round(loopDelay.max / 1e6)} ms`);
-    const writes = await sqlOf(app.store).$queryRawUnsafe<{ actor: string; kind: string; action: string; n: number }[]>(
-      `SELECT actor, kind, action, count(*)::int AS n FROM history WHERE rv > $1 AND (namespace = 'bench' OR namespace = '') GROUP BY 1, 2, 3 ORDER BY n DESC LIMIT 30`,
-      BigInt(from),
-    );
+    const writes = await historyWritesByWriter(app.store, BigInt(from), ['bench', '']);
     console.log('  writes by writer (history):');
     for (const w of writes) console.log(`    ${String(w.n).padStart(6)}  ${w.actor} ${w.action} ${w.kind}`);
-    const one = await sqlOf(app.store).$queryRawUnsafe<{ actor: string; action: string; kind: string; name: string; object: unknown }[]>(
-      `SELECT actor, action, kind, name, object FROM history WHERE rv > $1 AND (name = 'w5' OR object::text LIKE '%"w5"%') ORDER BY rv`,
-      BigInt(from),
-    );
+    const one = await historyMentioning(app.store, BigInt(from), 'w5');
     for (const h of one) console.log('   ', h.actor, h.action, h.kind, h.name, JSON.stringify({ a: (h.object as any).metadata?.annotations, s: (h.object as any).status, f: (h.object as any).metadata?.finalizers, v: (h.object as any).spec?.volumeName }).slice(0, 600));
     const reconciles = (await register.getSingleMetric('stowage_controller_reconcile_total')?.get())?.values ?? [];
     const byController = new Map<string, number>();
@@ -232,7 +226,7 @@ try {
     console.log(`  reconciles by controller/result: ${[...byController].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ${n}`).join(', ')}`);
     console.log('  top statements (pg_stat_statements):');
     const top = await statements!.stop(60);
-    for (const r of top.slice(0, 30)) console.log(`    ${String(r.calls).padStart(6)} calls ${String(r.ms).padStart(8)} ms  ${r.statement}`);
+    for (const r of top.slice(0, 30)) console.log(`    ${String(r.calls).padStart(6)} calls ${String(r.ms).padStart(8)} ms  ${String(r.statement)}`);
     console.log(`  statements in all (the top 60): ${top.reduce((n, r) => n + Number(r.calls), 0)}`);
   }
 
@@ -247,8 +241,7 @@ try {
   const stowageMs = Math.max(...[...steps].filter(([n]) => n.startsWith('i')).map(([, m]) => m.bound)) - t0;
   stepAbort.abort();
   if (process.env.BENCH_DETAIL) {
-    const { sqlOf } = await import('../server/store/sql-handle');
-    const rows = await sqlOf(app.store).$queryRawUnsafe<{ begun: Date; last: Date }[]>(`SELECT created_at AS begun, updated_at AS last FROM provisioned_assets WHERE details->>'className' = 'pooled-now' ORDER BY created_at`);
+    const rows = await provisioningRecordTimes(app.store, 'pooled-now');
     const rel = (d: Date) => new Date(d).getTime() - t0;
     console.log(`  records begun from ${rel(rows[0].begun)} to ${rel(rows[rows.length - 1].begun)} ms; last touched from ${Math.min(...rows.map((r) => rel(r.last)))} to ${Math.max(...rows.map((r) => rel(r.last)))} ms`);
   }

@@ -13,13 +13,13 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { agentHttpClient, type AgentApi } from '../server/agent/agent-client';
 import type { DiscoveredEntry } from '../server/contracts/agent';
-import { createAppContext } from '../server/app/context';
+import { createAppContext } from '../server/wiring/context';
 import { logger } from '../server/services/logger';
 import { startControllers } from '../server/controllers/start';
 import { startApiServer } from '../server/kube/api-server';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
 import { migrate } from '../server/store/migrate';
-import { sqlOf } from '../server/store/sql-handle';
+import { countObjects } from '../server/store/bench-queries';
 import type { PersistentVolume } from '../server/resources/persistent-volume/schema';
 
 logger.level = process.env.STOWAGE_LOG_LEVEL ?? 'warn';
@@ -70,11 +70,8 @@ const entries = (node: string): DiscoveredEntry[] =>
     deviceId: `${node}:${i}`,
   }));
 
-async function availableCount(): Promise<number> {
-  const rows = await sqlOf(app.store).$queryRawUnsafe<{ n: bigint }[]>(
-    `SELECT count(*) AS n FROM objects WHERE kind = 'PersistentVolume' AND phase = 'Available' AND (labels->>'local.stowage.io/node') IS NOT NULL`,
-  );
-  return Number(rows[0].n);
+function availableCount(): Promise<number> {
+  return countObjects(app.store, 'PersistentVolume', { phase: 'Available', withLabel: 'local.stowage.io/node' });
 }
 
 async function waitAvailable(n: number, timeoutMs = 120_000): Promise<number> {

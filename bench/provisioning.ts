@@ -14,18 +14,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { createAppContext } from '../server/app/context';
+import { createAppContext } from '../server/wiring/context';
 import { binderSpec } from '../server/controllers/binder/binder';
 import { provisioningDeps, provisioningSpecs } from '../server/controllers/provisioning-start';
 import { Manager } from '../server/controllers/runtime/manager';
 import { createRealOs, type HostOs } from '../server/provisioners/os';
 import { FakeOs, FaultyOs } from '../server/provisioners/os-fake';
 import { hostPathProvisioner, loopProvisioner } from '../server/domain/well-known/provisioners';
-import { inTreeProvisionerNames } from '../server/provisioners/registry';
+import { inTreeProvisionerNames } from '../server/domain/provisioner-capabilities';
 import { releaseEverythingUnder } from '../server/provisioners/testing';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
 import { migrate } from '../server/store/migrate';
-import { sqlOf } from '../server/store/sql-handle';
+import { countEventOccurrences, countObjects } from '../server/store/bench-queries';
 
 const { values: args } = parseArgs({
   options: {
@@ -85,11 +85,11 @@ async function cleanup(): Promise<void> {
 }
 process.on('uncaughtException', (err) => {
   console.error(err);
-  cleanup().finally(() => process.exit(1));
+  void cleanup().finally(() => process.exit(1));
 });
 process.on('unhandledRejection', (err) => {
   console.error(err);
-  cleanup().finally(() => process.exit(1));
+  void cleanup().finally(() => process.exit(1));
 });
 await migrate(url);
 const app = await createAppContext(url);
@@ -114,10 +114,9 @@ const manager = () =>
     ],
   });
 
-const sql = async (q: string, ...params: unknown[]) => Number((await sqlOf(app.store).$queryRawUnsafe<{ n: unknown }[]>(q, ...params))[0].n);
-const boundClaims = () => sql(`SELECT count(*) AS n FROM objects WHERE kind = 'PersistentVolumeClaim' AND phase = 'Bound'`);
-const volumes = () => sql(`SELECT count(*) AS n FROM objects WHERE kind = 'PersistentVolume'`);
-const events = (reason: string) => sql(`SELECT coalesce(sum((object->>'count')::int), 0) AS n FROM objects WHERE kind = 'Event' AND object->>'reason' = $1`, reason);
+const boundClaims = () => countObjects(app.store, 'PersistentVolumeClaim', { phase: 'Bound' });
+const volumes = () => countObjects(app.store, 'PersistentVolume');
+const events = (reason: string) => countEventOccurrences(app.store, reason);
 
 async function assetsOnDisk(): Promise<number> {
   if (inner instanceof FakeOs) {

@@ -26,8 +26,6 @@ import { readReplication } from '../server/domain/replication';
 import { annPoolTotal, annReplicationEndpoint } from '../server/domain/well-known/annotations';
 import { poolCapacityName } from '../server/domain/btrfs-pool';
 import { createPool } from '../server/agent/pool-setup';
-import type { PersistentVolume } from '../server/resources/persistent-volume/schema';
-import type { PersistentVolumeClaim } from '../server/resources/persistent-volume-claim/schema';
 import type { Pod } from '../server/resources/pod/schema';
 import { releaseAndWarn } from '../server/provisioners/testing';
 import { logger } from '../server/services/logger';
@@ -87,7 +85,7 @@ try {
   await s.app.store.create(pod('app', 'node-a'));
   let pvName = '';
   await until('claim Bound', async () => {
-    const c = (await s.app.store.tryGet('PersistentVolumeClaim', NS, 'data')) as PersistentVolumeClaim | undefined;
+    const c = (await s.app.store.tryGet('PersistentVolumeClaim', NS, 'data'));
     pvName = c?.status?.phase === 'Bound' ? (c.spec?.volumeName ?? '') : '';
     return !!pvName;
   });
@@ -97,7 +95,7 @@ try {
   for (let i = 0; i < MIB; i++) await fh.write(randomBytes(MiB));
   await fh.sync();
   await fh.close();
-  const replica = async () => readReplication(((await s.app.store.get('PersistentVolume', undefined, pvName)) as PersistentVolume).metadata.annotations)?.replicas.find((r) => r.node === 'node-b');
+  const replica = async () => readReplication(((await s.app.store.get('PersistentVolume', undefined, pvName))).metadata.annotations)?.replicas.find((r) => r.node === 'node-b');
   const syncedAfter = async (t: number) => {
     const r = await replica();
     return r?.state === 'InSync' && !!r.lastSyncTime && Date.parse(r.lastSyncTime) >= Math.floor(t / 1000) * 1000;
@@ -133,7 +131,7 @@ try {
   await s.app.store.delete('Pod', NS, 'app', { gracePeriodSeconds: 0 });
   await s.app.store.create(pod('app2'));
   await until('pod app2 Running on node-b', async () => {
-    const p = (await s.app.store.tryGet('Pod', NS, 'app2')) as Pod | undefined;
+    const p = (await s.app.store.tryGet('Pod', NS, 'app2'));
     return p?.status?.phase === 'Running' && p.spec?.nodeName === 'node-b';
   });
   const runningAt = Date.now();

@@ -16,9 +16,6 @@ import { poolSupport } from '../server/agent/pool-setup';
 import { startControllers } from '../server/controllers/start';
 import { btrfsProvisioner, hostPathProvisioner } from '../server/domain/well-known/provisioners';
 import { releaseAndWarn } from '../server/provisioners/testing';
-import type { PersistentVolume } from '../server/resources/persistent-volume/schema';
-import type { PersistentVolumeClaim } from '../server/resources/persistent-volume-claim/schema';
-import type { VolumeSnapshot } from '../server/resources/volume-snapshot/schema';
 import { logger } from '../server/services/logger';
 import { makeBenchPool, median, releaseOnEarlyExit, startBenchAgent, startStack, untilWith } from './stack';
 
@@ -61,13 +58,13 @@ try {
       metadata: { name, namespace: NS },
       spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: size } }, storageClassName: cls, ...(snapshot ? { dataSource: { apiGroup: 'snapshot.storage.k8s.io', kind: 'VolumeSnapshot', name: snapshot } } : {}) },
     });
-  const bound = async (name: string) => ((await store.tryGet('PersistentVolumeClaim', NS, name)) as PersistentVolumeClaim | undefined)?.status?.phase === 'Bound';
-  const volumeOf = async (name: string) => (await store.get('PersistentVolume', undefined, ((await store.get('PersistentVolumeClaim', NS, name)) as PersistentVolumeClaim).spec!.volumeName!)) as PersistentVolume;
+  const bound = async (name: string) => ((await store.tryGet('PersistentVolumeClaim', NS, name)))?.status?.phase === 'Bound';
+  const volumeOf = async (name: string) => store.get('PersistentVolume', undefined, (await store.get('PersistentVolumeClaim', NS, name)).spec!.volumeName!);
   /** ms from creating a VolumeSnapshot of `source` to readyToUse. */
   const snapshot = async (name: string, source: string, cls: string) => {
     const t0 = Date.now();
     await store.create({ apiVersion: 'snapshot.storage.k8s.io/v1', kind: 'VolumeSnapshot', metadata: { name, namespace: NS }, spec: { source: { persistentVolumeClaimName: source }, volumeSnapshotClassName: cls } });
-    await until(`snapshot ${name} ready`, async () => ((await store.tryGet('VolumeSnapshot', NS, name)) as VolumeSnapshot | undefined)?.status?.readyToUse === true);
+    await until(`snapshot ${name} ready`, async () => ((await store.tryGet('VolumeSnapshot', NS, name)))?.status?.readyToUse === true);
     return Date.now() - t0;
   };
   const deleteSnapshot = async (name: string) => {

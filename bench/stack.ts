@@ -8,7 +8,7 @@ import { agentHttpClient } from '../server/agent/agent-client';
 import { AgentLoop, type AgentLoopOptions } from '../server/agent/agent-loop';
 import { realAgentOs } from '../server/agent/os';
 import { createPool } from '../server/agent/pool-setup';
-import { createAppContext, type AppContext } from '../server/app/context';
+import { createAppContext, type AppContext } from '../server/wiring/context';
 import { startApiServer, type RunningApiServer } from '../server/kube/api-server';
 import { releaseAndWarn } from '../server/provisioners/testing';
 import { logger } from '../server/services/logger';

@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSyn
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { dashboardBuildNeeded } from '../server/app/build';
+import { dashboardBuildNeeded } from '../server/wiring/build';
 import { freePort } from '../server/store/free-port';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
 import { migrate } from '../server/store/migrate';
@@ -21,7 +21,7 @@ const { values: args } = parseArgs({
   options: { runs: { type: 'string', default: '3' }, roles: { type: 'string', default: 'server,start' }, modes: { type: 'string', default: 'tsx,compiled' } },
 });
 const RUNS = Number(args.runs);
-const ROLES = args.roles!.split(',').map((r) => r.trim());
+const ROLES = args.roles.split(',').map((r) => r.trim());
 const root = path.resolve(import.meta.dirname, '..');
 const bin = path.join(root, 'bin', 'stowage.mjs');
 const ALL_MODES: { name: string; env: Record<string, string> }[] = [
@@ -30,7 +30,7 @@ const ALL_MODES: { name: string; env: Record<string, string> }[] = [
   // Stack traces in TypeScript terms: Node then reads the source maps of every module, dependencies' too.
   { name: 'compiled+maps', env: { STOWAGE_FROM_SOURCES: '', NODE_OPTIONS: '--enable-source-maps' } },
 ];
-const MODES = ALL_MODES.filter((m) => args.modes!.split(',').includes(m.name));
+const MODES = ALL_MODES.filter((m) => args.modes.split(',').includes(m.name));
 
 interface Sample {
   healthMs: number;
@@ -97,15 +97,15 @@ async function once(role: string, mode: { name: string; env: Record<string, stri
   let output = '';
   const t0 = performance.now();
   const child = spawn(process.execPath, [bin, role], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
   try {
     const deadline = t0 + 120_000;
     const healthMs = await firstAnswer(`http://127.0.0.1:${port}/healthz`, t0, child, deadline);
     const pageMs = await firstAnswer(`http://127.0.0.1:${port}/login`, t0, child, deadline);
     return { healthMs, pageMs, ...memOf(child.pid!), esbuildChildren: esbuildChildrenOf(child.pid!) };
   } catch (e) {
-    throw new Error(`${(e as Error).message}\n${output}`);
+    throw new Error(`${(e as Error).message}\n${output}`, { cause: e });
   } finally {
     await stop(child);
     rmSync(dataDir, { recursive: true, force: true });

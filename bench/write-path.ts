@@ -4,7 +4,7 @@
 // With --api-processes N > 1 the API servers run as N processes of their own on the one
 // database (clients and watches spread over them round robin), and --controller-processes
 // M runs M controller processes with leader election beside them, as a deployment would.
-// 1. the raw single-row transaction rate of the same Postgres (pgbench -N, bench/raw-tps.ts);
+// 1. the raw single-row transaction rate of the same Postgres (pgbench -N, server/store/raw-tps.ts);
 // 2. PersistentVolume creates through the HTTPS REST API from --clients concurrent clients
 //    for --seconds: creates/s and the ratio to pgbench's tps (--rate N paces them to N
 //    creates/s in all, to see watch delivery below the machine's saturation);
@@ -24,14 +24,14 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createAppContext } from '../server/app/context';
+import { createAppContext } from '../server/wiring/context';
 import { startApiServer } from '../server/kube/api-server';
 import { ensureServingPki, servingNames } from '../server/kube/pki';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database';
 import { migrate } from '../server/store/migrate';
 import { benchExecArgv, Controllers } from './controllers-process';
 import { postgresCpuMs } from './pg-cpu';
-import { rawTransactionRate } from './raw-tps';
+import { rawTransactionRate } from '../server/store/raw-tps';
 import { httpsRequest } from './https-request';
 import { startWatchers } from './watchers';
 

@@ -7,6 +7,7 @@ import { getObject, type Obj } from './api';
 import { DEV_USER, e2eEnv, SESSION_COOKIE } from './env';
 
 export const test = base.extend({
+  // eslint-disable-next-line no-empty-pattern -- Playwright reads a fixture's dependencies from this destructuring; this one has none
   baseURL: async ({}, use) => {
     await use(e2eEnv('url'));
   },

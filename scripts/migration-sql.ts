@@ -16,7 +16,7 @@ await withSchemaEngine(url, async (engine) => {
     script: true,
     exitCode: null,
     filters: { externalTables: [], externalEnums: [] },
-  } as never);
+  });
   void res;
 });
 void origWrite;

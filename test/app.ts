@@ -1,5 +1,5 @@
 // An AppContext over a test database, for tests of services and transports.
-import type { AppContext } from '../server/app/context';
+import type { AppContext } from '../server/wiring/context';
 import type { NodeAgentOptions } from '../server/services/node-agent';
 import { buildServices } from '../server/services/services';
 import { openTestStore } from './db';

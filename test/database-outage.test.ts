@@ -30,7 +30,7 @@ class Relay {
       client.pipe(upstream).pipe(client);
     });
     await new Promise<void>((r) => this.server!.listen(this.port, '127.0.0.1', () => r()));
-    this.port = (this.server!.address() as net.AddressInfo).port;
+    this.port = (this.server.address() as net.AddressInfo).port;
   }
   async cut(): Promise<void> {
     await new Promise<void>((r) => {
@@ -54,7 +54,7 @@ function get(p: string): Promise<{ status: number; retryAfter?: string; body: an
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (c: string) => (body += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string | undefined, body: JSON.parse(body), ms: Date.now() - t0 }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'], body: JSON.parse(body), ms: Date.now() - t0 }));
       })
       .on('error', reject);
   });

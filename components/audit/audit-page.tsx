@@ -10,7 +10,7 @@ import { useState, type FormEvent } from 'react';
 import { errorInfo } from '../format/format';
 import { detailHref, KINDS } from '../objects/kinds';
 import { useTRPC } from '../data/trpc';
-import type { HistoryRow } from '@/server/store/history';
+import type { HistoryRow } from '../data/api-types';
 import { DataTable, type DataColumn } from '../table/data-table';
 import { auditFilterOf, auditQueryOf, auditSearchOf, changeText, isoToLocal, localToIso, type AuditQuery } from './audit-query';
 import { groupRepeats, repeatText, type Repeated } from '../history/group-repeats';

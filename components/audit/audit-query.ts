@@ -16,7 +16,7 @@ export function auditQueryOf(params: URLSearchParams): AuditQuery {
 /** The search string of a query (`?actor=dev&kind=...`), '' when empty. */
 export function auditSearchOf(q: AuditQuery): string {
   const p = new URLSearchParams();
-  for (const k of [...AUDIT_FILTERS, 'cursor'] as const) if (q[k]) p.set(k, q[k]!);
+  for (const k of [...AUDIT_FILTERS, 'cursor'] as const) if (q[k]) p.set(k, q[k]);
   const s = p.toString();
   return s ? `?${s}` : '';
 }
@@ -42,7 +42,7 @@ export function auditFilterOf(q: AuditQuery): Record<string, string | boolean> {
   const out: Record<string, string | boolean> = {};
   for (const k of AUDIT_FILTERS) {
     if (!q[k]) continue;
-    out[k] = k === 'heartbeats' ? q[k] === '1' : q[k]!;
+    out[k] = k === 'heartbeats' ? q[k] === '1' : q[k];
   }
   return out;
 }

@@ -8,7 +8,7 @@ const vb = (name: string, o: { claim?: string; snapshot?: string; phase?: string
   metadata: { name, namespace: o.ns ?? 'ns', creationTimestamp: o.created ?? '2026-11-28T10:00:00Z', ...(o.deleting ? { deletionTimestamp: '2026-11-28T11:00:00Z' } : {}) },
   spec: { source: o.snapshot ? { volumeSnapshotName: o.snapshot } : { persistentVolumeClaimName: o.claim ?? 'data' } },
   status: {
-    ...(o.phase ? { phase: o.phase as never } : {}),
+    ...(o.phase ? { phase: o.phase } : {}),
     ...(o.progress !== undefined ? { progress: o.progress } : {}),
     ...(o.imported ? { imported: true } : {}),
     ...(o.error ? { error: { message: o.error } } : {}),

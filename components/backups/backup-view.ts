@@ -32,7 +32,7 @@ function clampPercent(n: unknown): number | undefined {
 
 export function backupRow(b: VolumeBackup): BackupRow {
   const st = b.status ?? {};
-  const phase: BackupRow['phase'] = b.metadata.deletionTimestamp ? 'Terminating' : st.phase && PHASES.has(st.phase as BackupPhase) ? (st.phase as BackupPhase) : 'Pending';
+  const phase: BackupRow['phase'] = b.metadata.deletionTimestamp ? 'Terminating' : st.phase && PHASES.has(st.phase) ? (st.phase as BackupPhase) : 'Pending';
   const src = b.spec?.source ?? {};
   const source = st.sourceClaimName ?? src.persistentVolumeClaimName ?? (src.volumeSnapshotName ? `snapshot ${src.volumeSnapshotName}` : '');
   return {

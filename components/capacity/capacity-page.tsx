@@ -6,7 +6,7 @@ import { Alert, Anchor, Loader, Stack, Tabs, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { forecastText } from '@/server/domain/capacity-forecast';
-import type { CapacityOverview, ClassTrend, NamespaceQuotaForecast } from '@/server/services/capacity';
+import type { CapacityOverview, ClassTrend, NamespaceQuotaForecast } from '../data/api-types';
 import { errorInfo } from '../format/format';
 import { useTRPC } from '../data/trpc';
 import { SizeText } from '../format/size-text';

@@ -5,7 +5,7 @@ import { LineChart } from '@mantine/charts';
 import { Group, Paper, Select, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { forecastText } from '@/server/domain/capacity-forecast';
-import type { CapacityTrend } from '@/server/services/capacity';
+import type { CapacityTrend } from '../data/api-types';
 import { formatSize } from '../format/size';
 import { chartAxis, inUnit, tickText } from './capacity-format';
 

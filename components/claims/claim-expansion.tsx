@@ -77,7 +77,7 @@ function ExpandButton({ claim }: { claim: PersistentVolumeClaim }) {
   const ns = claim.metadata.namespace ?? '';
   // The room the namespace's quotas leave for this claim at its new size (the claim itself not counted twice).
   const grown = { ...claim, spec: { ...claim.spec, resources: { ...(claim.spec?.resources ?? {}), requests: { ...(claim.spec?.resources?.requests ?? {}), storage: problem ? current : quantity } } } };
-  const room = useQuotaRoom(grown as unknown as Record<string, unknown>, opened && perms.can('list', 'ResourceQuota', ns));
+  const room = useQuotaRoom(grown, opened && perms.can('list', 'ResourceQuota', ns));
   const ref = { kind: claim.kind, namespace: claim.metadata.namespace, name: claim.metadata.name ?? '' };
   const update = useMutation(
     trpc.objects.update.mutationOptions({

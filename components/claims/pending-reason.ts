@@ -52,6 +52,7 @@ function candidatesOf(v: unknown): PendingCandidate[] {
 function parseAnnotation(raw: string | undefined): { summary: string; candidates: PendingCandidate[]; evaluatedAt?: string } | undefined {
   if (!raw) return undefined;
   // Parse boundary: the binder's JSON annotation, each field checked by text() and candidatesOf() below.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parse boundary: the binder's JSON annotation, each field checked below
   let v: any;
   try {
     v = JSON.parse(raw);

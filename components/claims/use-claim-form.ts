@@ -80,12 +80,12 @@ function useClaimSubmit(draft: ClaimDraft, complete: boolean, sizeOk: boolean) {
   const claim = useMemo(() => claimOf(draft), [draft]);
   const [debounced] = useDebouncedValue(claim, 300);
   const check = useQuery({
-    ...trpc.claims.check.queryOptions({ claim: debounced as unknown as Record<string, unknown> }),
+    ...trpc.claims.check.queryOptions({ claim: debounced }),
     enabled: complete,
     placeholderData: keepPreviousData,
     staleTime: 0,
   });
-  const quota = useQuotaRoom(claim as unknown as Record<string, unknown>, Boolean(draft.namespace) && sizeOk);
+  const quota = useQuotaRoom(claim, Boolean(draft.namespace) && sizeOk);
   const create = useMutation(
     trpc.objects.create.mutationOptions({
       onSuccess: (o) => router.push(detailHref('PersistentVolumeClaim', o.metadata.namespace, o.metadata.name ?? '') ?? '/claims'),

@@ -80,7 +80,7 @@ export function draftFromClass(sc: StorageClass): ClassDraft {
     reclaimPolicy: sc.reclaimPolicy ?? 'Delete',
     volumeBindingMode: sc.volumeBindingMode ?? 'Immediate',
     allowVolumeExpansion: sc.allowVolumeExpansion === true,
-    mountOptions: ((sc.mountOptions ?? []) as string[]).join('\n'),
+    mountOptions: ((sc.mountOptions ?? [])).join('\n'),
     description: sc.metadata.annotations?.[annClassDescription] ?? '',
   };
 }
@@ -184,7 +184,7 @@ function show(sc: StorageClass, field: string): string {
         .map(([k, v]) => `${k}=${v}`)
         .join(', ');
     case 'mountOptions':
-      return ((sc.mountOptions ?? []) as string[]).join(', ');
+      return ((sc.mountOptions ?? [])).join(', ');
     case 'description':
       return sc.metadata.annotations?.[annClassDescription] ?? '';
     case 'reclaimPolicy':

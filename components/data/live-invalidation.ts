@@ -40,7 +40,7 @@ function aboutDeleted(path: string[], input: { kind?: string; namespace?: string
 export function touches(queryKey: readonly unknown[], kinds: Set<string>, everything: boolean, gone: Gone = new Map()): boolean {
   const [path, opts] = queryKey as [string[] | undefined, { input?: QueryInput } | undefined];
   if (!Array.isArray(path)) return false;
-  if (aboutDeleted(path, opts?.input as { kind?: string; namespace?: string; name?: string } | undefined, gone)) return false;
+  if (aboutDeleted(path, opts?.input, gone)) return false;
   // The home page's counts change with any volume or claim.
   if (path[0] === 'lists' && path[1] === 'health') return everything || kinds.has('PersistentVolume') || kinds.has('PersistentVolumeClaim');
   // A claim page's capacity and fixes depend on volumes, claims, classes and pods.

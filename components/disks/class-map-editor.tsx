@@ -31,7 +31,7 @@ export function ClassMapEditor() {
   );
   if (!admin || !q.data) return null;
   const submit = () => {
-    const obj = structuredClone(q.data!);
+    const obj = structuredClone(q.data);
     obj.data = { ...(obj.data ?? {}), storageClassMap: text ?? '' };
     save.mutate({ manifest: stringify(obj), kind: 'ConfigMap', namespace: 'kube-system', name: 'local-volume-config' });
   };

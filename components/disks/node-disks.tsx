@@ -5,7 +5,7 @@
 import { Alert, Badge, Button, Code, Group, Progress, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
-import type { DiskView } from '@/server/services/local-volumes';
+import type { DiskView } from '../data/api-types';
 import { errorInfo } from '../format/format';
 import { usePermissions } from '../session/session';
 import { useTRPC } from '../data/trpc';

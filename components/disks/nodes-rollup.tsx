@@ -7,7 +7,7 @@ import Link from 'next/link';
 import { errorInfo } from '../format/format';
 import { usePermissions } from '../session/session';
 import { useTRPC } from '../data/trpc';
-import type { NodeSummary } from '@/server/services/local-volumes';
+import type { NodeSummary } from '../data/api-types';
 import { DataTable, type DataColumn } from '../table/data-table';
 
 const red = (n: number) => ({ style: n ? { color: 'var(--mantine-color-red-filled)' } : undefined });

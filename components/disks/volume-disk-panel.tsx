@@ -5,7 +5,7 @@ import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import type { KubeObject } from '@/server/resources/types';
 import { useTRPC } from '../data/trpc';
-import type { JobView } from '@/server/services/local-volumes';
+import type { JobView } from '../data/api-types';
 import { DataTable, type DataColumn } from '../table/data-table';
 import { formatEta, percentOf } from './disk-format';
 

@@ -83,7 +83,7 @@ export const YamlEditor = forwardRef<
   const marksKey = JSON.stringify(marks);
   useEffect(() => {
     view?.dispatch({ effects: setMarks.of(marks) });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- marksKey stands for marks: a new array with the same marks is no change
   }, [view, marksKey]);
 
   useImperativeHandle(

@@ -14,7 +14,7 @@ import { ResourceAmount, SizeText } from '../format/size-text';
 import { useTRPC } from '../data/trpc';
 import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
 import { isKind } from '@/server/resources/of-kind';
-import type { ClassCapacity } from '@/server/services/lists';
+import type { ClassCapacity } from '../data/api-types';
 import { DataTable, type DataColumn } from '../table/data-table';
 import { conditionBindable } from '@/server/domain/well-known/conditions';
 

@@ -14,7 +14,6 @@ import { remainingOf, type NamespaceCondition } from '@/server/domain/namespace-
 import { strategyForResource } from '@/server/resources/registry';
 import type { Namespace } from '@/server/resources/namespace/schema';
 import { isKind } from '@/server/resources/of-kind';
-import { usageOf } from '@/server/domain/volume-usage';
 import { ObjectLink } from './object-link';
 import type { Permissions } from '../session/session';
 import { StatusBadge } from './status-badge';
@@ -220,7 +219,7 @@ export function summaryOf(obj: KubeObject, perms: Permissions, now: number): Sum
         { label: 'Addresses', value: (status.addresses ?? []).map((a) => `${a.type}: ${a.address}`).join(', ') },
         Boolean(status.capacity) && { label: 'Capacity', value: resources(status.capacity) },
         Boolean(status.nodeInfo?.kubeletVersion) && { label: 'Version', value: String(status.nodeInfo!.kubeletVersion) },
-        Boolean(status.nodeInfo?.osImage) && { label: 'OS', value: `${status.nodeInfo!.osImage} ${status.nodeInfo!.kernelVersion ?? ''}` },
+        Boolean(status.nodeInfo?.osImage) && { label: 'OS', value: `${String(status.nodeInfo!.osImage)} ${String(status.nodeInfo!.kernelVersion ?? '')}` },
         Boolean(spec.unschedulable) && { label: 'Scheduling', value: 'disabled' },
       );
       break;

@@ -4,7 +4,7 @@
 // window still counts as a use (the server reads the history).
 import { Button, Checkbox, Group, NumberInput, Paper, Text, Title } from '@mantine/core';
 import { useState } from 'react';
-import type { ReclaimClaim } from '@/server/services/reclaim';
+import type { ReclaimClaim } from '../data/api-types';
 import { SizeText } from '../format/size-text';
 import { ObjectLink } from '../objects/object-link';
 import { StatusBadge } from '../objects/status-badge';

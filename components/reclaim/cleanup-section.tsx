@@ -3,7 +3,7 @@
 import { Alert, Badge, Button, Paper, Text, Title, VisuallyHidden } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { useMutation } from '@tanstack/react-query';
-import type { JobView } from '@/server/services/local-volumes';
+import type { JobView } from '../data/api-types';
 import { errorInfo } from '../format/format';
 import { ObjectLink } from '../objects/object-link';
 import { useTRPC } from '../data/trpc';

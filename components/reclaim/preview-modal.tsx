@@ -5,7 +5,7 @@
 import { Alert, Button, Group, List, Loader, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import type { PreviewRow, ReclaimTarget, ApplyResult } from '@/server/services/reclaim';
+import type { PreviewRow, ReclaimTarget, ApplyResult } from '../data/api-types';
 import { errorInfo, plural } from '../format/format';
 import { useTRPC } from '../data/trpc';
 import { claimNameError, withPreviewRefusals } from './reclaim-actions';

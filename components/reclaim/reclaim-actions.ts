@@ -1,6 +1,6 @@
 // The reclaim center's actions as the page names and explains them. Pure.
 import type { VolumeAction } from '@/server/domain/reclaim';
-import type { ActionState, ApplyResult, PreviewRow } from '@/server/services/reclaim';
+import type { ActionState, ApplyResult, PreviewRow } from '../data/api-types';
 
 export const VOLUME_ACTION_LABELS: Record<VolumeAction, string> = {
   'make-available': 'Make Available',

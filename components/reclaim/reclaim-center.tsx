@@ -4,7 +4,7 @@
 import { Alert, Center, List, Loader, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import type { ApplyResult } from '@/server/services/reclaim';
+import type { ApplyResult } from '../data/api-types';
 import { errorInfo } from '../format/format';
 import { usePermissions } from '../session/session';
 import { useTRPC } from '../data/trpc';

@@ -4,7 +4,7 @@
 import { Badge, Button, Checkbox, Group, Paper, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import type { VolumeAction } from '@/server/domain/reclaim';
-import type { ReclaimVolume } from '@/server/services/reclaim';
+import type { ReclaimVolume } from '../data/api-types';
 import { SizeText } from '../format/size-text';
 import { ObjectLink } from '../objects/object-link';
 import { StatusBadge } from '../objects/status-badge';

@@ -24,7 +24,7 @@ export function ThemeSwitch({ always }: { always?: boolean }) {
       data-testid="theme-switch"
       data={OPTIONS}
       value={mounted ? colorScheme : 'auto'}
-      onChange={(v) => setColorScheme(v as MantineColorScheme)}
+      onChange={(v) => setColorScheme(v)}
       visibleFrom={always ? undefined : 'md'}
       fullWidth={always}
     />

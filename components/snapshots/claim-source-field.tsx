@@ -21,7 +21,7 @@ export function ClaimSourceField({ source, state, onChange }: { source: ClaimSou
         // On a phone the three choices are wider than the screen: their labels wrap.
         styles={{ label: { whiteSpace: 'normal', lineHeight: 1.2 } }}
         value={mode}
-        onChange={(v) => onChange(v === 'empty' ? undefined : { kind: v as ClaimSource['kind'], name: '' })}
+        onChange={(v) => onChange(v === 'empty' ? undefined : { kind: v, name: '' })}
         data={[
           { value: 'empty', label: 'An empty volume' },
           { value: 'VolumeSnapshot', label: 'A snapshot' },

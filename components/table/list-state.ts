@@ -49,7 +49,7 @@ export interface ListState {
   columns: string[] | null;
 }
 
-export function defaultListState(ui: KindUi): ListState {
+export function defaultListState(_ui: KindUi): ListState {
   return { text: '', selector: '', namespace: null, status: null, sort: { header: 'NAME', dir: 'asc' }, columns: null };
 }
 

@@ -76,7 +76,7 @@ function LocalList({ ui }: { ui: KindUi }) {
     ...trpc.objects.list.queryOptions({ kind: ui.kind, namespace: ui.namespaced ? namespace || undefined : undefined, labelSelector: validSelector || undefined }),
     placeholderData: keepPreviousData,
   });
-  const items = list.data?.items ?? [];
+  const items = useMemo(() => list.data?.items ?? [], [list.data]);
   const allRows = useMemo(() => buildRows(strategy, columns, items, new Date(now)), [strategy, columns, items, now]);
   const statusAt = ui.statusColumn ? columns.findIndex((c) => c.header === ui.statusColumn) : -1;
   const rows = useMemo(() => {

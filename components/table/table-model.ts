@@ -117,7 +117,7 @@ export function buildRow(strategy: Strategy, columns: ListColumn[], obj: KubeObj
       ? (used?.text ?? '')
       : c.label !== undefined
         ? Object.hasOwn(obj.metadata?.labels ?? {}, c.label)
-          ? String(obj.metadata!.labels![c.label])
+          ? String(obj.metadata.labels![c.label])
           : ''
         : c.index === -1
           ? (obj.metadata?.namespace ?? '')

@@ -87,6 +87,7 @@ function useRows(strategy: Strategy, chosen: string[] | null, loaded: Loaded, us
   // One row per object copy, kept while the columns and the clock stay, so the table's
   // memoised rows re-render only for objects that changed. A claim's row is also built
   // again when its volume's usage changed (the usage it was built with is kept beside it).
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- the cache is dropped whenever what its rows were built from changes
   const rowCache = useMemo(() => new WeakMap<KubeObject, { row: ListRow; used?: UsedBytes }>(), [strategy, columns, nowDate]);
   const rowAt = useCallback(
     (i: number) => {
@@ -137,7 +138,7 @@ function useSelection(loaded: Loaded, reqKey: string) {
       }
       return changed ? n : m;
     });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- runs when a page loads; loadedObjs is derived from it
   }, [loaded]);
   return { selected, selection, clearSelection: () => setSelected(new Map()), loadedObjs };
 }

@@ -48,7 +48,7 @@ export function AddUserForm({ onAdded }: { onAdded: (name: string, password: str
     >
       <Group align="flex-start" gap="sm">
         <TextInput label="User name" value={name} onChange={(e) => setName(e.currentTarget.value)} required maxLength={63} />
-        <Select label="Role" data={ROLE_OPTIONS} value={role} onChange={(v) => v && setRole(v as Role)} allowDeselect={false} w={140} />
+        <Select label="Role" data={ROLE_OPTIONS} value={role} onChange={(v) => v && setRole(v)} allowDeselect={false} w={140} />
         <TagsInput label="Namespaces" description={NAMESPACES_HINT} value={namespaces} onChange={setNamespaces} w={260} />
         <PasswordInput label="Password" description="Empty: generate one" value={password} onChange={(e) => setPassword(e.currentTarget.value)} w={200} />
         <Button type="submit" mt={24} loading={add.isPending} disabled={!name.trim()}>
@@ -85,7 +85,7 @@ function EditUserFields({ user, onClose }: { user: { name: string; role: Role; n
   );
   return (
     <Stack gap="sm">
-      <Select label="Role" data={ROLE_OPTIONS} value={role} onChange={(v) => v && setRole(v as Role)} allowDeselect={false} comboboxProps={{ withinPortal: false }} />
+      <Select label="Role" data={ROLE_OPTIONS} value={role} onChange={(v) => v && setRole(v)} allowDeselect={false} comboboxProps={{ withinPortal: false }} />
       <TagsInput label="Namespaces" description={NAMESPACES_HINT} value={namespaces} onChange={setNamespaces} />
       <ErrorLine error={update.error} />
       <Group justify="flex-end">

@@ -9,7 +9,7 @@ import { useMemo, useState } from 'react';
 import { stringify } from 'yaml';
 import { errorInfo } from '../format/format';
 import { useTRPC } from '../data/trpc';
-import { ACCESS_MODES, draftFromParams, HOST_PATH_TYPES, SOURCE_LABELS, SOURCES, volumeDraftErrors, volumeErrorFor, volumeFromDraft, type Source, type VolumeDraft } from './volume-draft';
+import { ACCESS_MODES, draftFromParams, HOST_PATH_TYPES, SOURCE_LABELS, SOURCES, volumeDraftErrors, volumeErrorFor, volumeFromDraft, type VolumeDraft } from './volume-draft';
 import { FormErrors, SaveError } from '../forms/field-errors';
 import { SizeField } from '../forms/size-field';
 
@@ -61,7 +61,7 @@ export function VolumeForm() {
               aria-labelledby="source-label"
               data={SOURCES.map((s) => ({ value: s, label: SOURCE_LABELS[s] }))}
               value={d.source}
-              onChange={(v) => set({ source: v as Source })}
+              onChange={(v) => set({ source: v })}
             />
             {d.source === 'nfs' && (
               <TextInput label="NFS server" withAsterisk placeholder="nfs.example.com" value={d.nfsServer} onChange={(e) => set({ nfsServer: e.currentTarget.value })} error={volumeErrorFor(shown, 'spec.nfs.server')} />

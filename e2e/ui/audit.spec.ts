@@ -60,11 +60,11 @@ test('the audit view shows who deleted a claim, and exports it', async ({ page, 
   await expect(rows).toHaveCount(1);
   const [csv] = await Promise.all([admin.waitForEvent('download'), admin.getByTestId('export-csv').click()]);
   expect(csv.suggestedFilename()).toMatch(/^stowage-audit-.*\.csv$/);
-  const text = readFileSync((await csv.path())!, 'utf8');
+  const text = readFileSync((await csv.path()), 'utf8');
   expect(text.split('\r\n')[0]).toBe('time,actor,action,kind,namespace,name,uid,resourceVersion,change');
   expect(text).toContain(`,user:${DEV_USER.name},delete,PersistentVolumeClaim,${DEV_USER.namespace},${name},`);
   const [json] = await Promise.all([admin.waitForEvent('download'), admin.getByTestId('export-json').click()]);
-  const exported = JSON.parse(readFileSync((await json.path())!, 'utf8')) as { actor: string; name: string; action: string }[];
+  const exported = JSON.parse(readFileSync((await json.path()), 'utf8')) as { actor: string; name: string; action: string }[];
   expect(exported.map((r) => [r.actor, r.action, r.name])).toEqual([[`user:${DEV_USER.name}`, 'delete', name]]);
   await admin.context().close();
 });

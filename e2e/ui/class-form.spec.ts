@@ -96,7 +96,7 @@ test('replace in place previews the changes and the server’s steps, and keeps 
   await expect(preview.locator('[data-field="reclaimPolicy"]')).toContainText('Retain');
   await expect(preview.locator('[data-field="name"]')).toHaveCount(0);
   await expect(preview.getByText('A dry run of the replacement passed every check.')).toBeVisible();
-  await expect(preview.getByRole('listitem').filter({ hasText: `delete class ${name} (version ${before.metadata.resourceVersion})` })).toBeVisible();
+  await expect(preview.getByRole('listitem').filter({ hasText: `delete class ${name} (version ${String(before.metadata.resourceVersion)})` })).toBeVisible();
   await expect(preview.getByRole('listitem').filter({ hasText: `create class ${name} with the changes` })).toBeVisible();
   // The dry run wrote nothing.
   expect((await getObject<Obj>('StorageClass', name)).metadata.uid).toBe(before.metadata.uid);

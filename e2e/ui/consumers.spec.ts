@@ -52,7 +52,7 @@ test('deleting an in-use claim: the dialog names its pods and the reclaim policy
       },
     });
     // In use means by a pod placed on a node (upstream's rule): wait for placement.
-    await expect.poll(async () => ((await getObject('Pod', pod, 'default')) as { spec?: { nodeName?: string } }).spec?.nodeName, { timeout: 20_000 }).toBeTruthy();
+    await expect.poll(async () => (await getObject<{ spec?: { nodeName?: string } }>('Pod', pod, 'default')).spec?.nodeName, { timeout: 20_000 }).toBeTruthy();
 
     await signInAsAdmin(page, `/claims/default/${claim}`);
     const users = page.getByTestId('claim-pods');

@@ -62,7 +62,7 @@ test('an admin manages a user; the user manages their own tokens and gets a kube
   await page.getByTestId('download-kubeconfig').click();
   const file = await downloading;
   expect(file.suggestedFilename()).toBe(`${name}.kubeconfig`);
-  const kubeconfig = parse(await readFile((await file.path())!, 'utf8')) as { users: { name: string; user: { token: string } }[]; contexts: { context: { namespace: string } }[] };
+  const kubeconfig = parse(await readFile((await file.path()), 'utf8')) as { users: { name: string; user: { token: string } }[]; contexts: { context: { namespace: string } }[] };
   expect(kubeconfig.users[0].name).toBe(name);
   expect(kubeconfig.contexts[0].context.namespace).toBe(DEV_USER.otherNamespace);
   expect(await whoIs(kubeconfig.users[0].user.token)).toBe(name);

@@ -237,7 +237,7 @@ test('no clipped column header or capacity at 1440 px; capacities read as binary
   // A node's disks (from the API: the last page visited need not link to a node).
   const [node] = await objectNames('Node');
   expect(node, 'the server has a node').toBeTruthy();
-  await page.goto(`/nodes/${encodeURIComponent(node!)}/disks`);
+  await page.goto(`/nodes/${encodeURIComponent(node)}/disks`);
   await expect(page.getByTestId('node-disks')).toBeVisible();
   expect(await clipped(page), `${node}/disks`).toEqual([]);
 });

@@ -136,7 +136,7 @@ async function main(): Promise<void> {
     printReport(report);
     process.exitCode = report.verdicts.some(([, v]) => v.violations.length > 0) ? 1 : 0;
   } catch (e) {
-    say(`chaos: FAILED to run: ${(e as Error).stack ?? e}`);
+    say(`chaos: FAILED to run: ${(e as Error).stack ?? String(e)}`);
     process.exitCode = 1;
   } finally {
     await cleanup();
@@ -408,6 +408,9 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
         await dead.restore();
         break;
       }
+      case 'node-lost':
+        // Not injected here: it runs once, on its own, after the other faults (loseNodeAndRestore).
+        break;
     }
     f.until = Date.now();
     lastFaultEnd = Date.now();

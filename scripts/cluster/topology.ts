@@ -193,7 +193,7 @@ export class Topology {
 
     o.log('Compiling Stowage and building the dashboard when needed ...');
     await this.stowage(['version']);
-    const { dashboardBuildNeeded } = await import('../../server/app/build');
+    const { dashboardBuildNeeded } = await import('../../server/wiring/build');
     if (dashboardBuildNeeded(o.root)) await this.stowage(['build']);
     await postgresReady;
     await waitUntil('Postgres through HAProxy', async () => {

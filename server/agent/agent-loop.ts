@@ -25,7 +25,7 @@ import { DataJobRunner, type DataMover } from './data-job-runner';
 import { ReplicaJobs } from './replication/jobs';
 import { ReplicationListener } from './replication/listener';
 import { TargetProber } from './target-prober';
-import { sleep } from './sleep';
+import { sleep } from '../domain/sleep';
 
 export interface AgentLoopOptions {
   api: AgentApi;

@@ -11,7 +11,6 @@ function gen(over: Partial<Parameters<typeof generateBootstrap>[0]> = {}) {
   if (!r.ok) throw new Error(JSON.stringify(r.errors));
   return r.output;
 }
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const kind = (objs: any[], k: string) => objs.find((o) => o.kind === k);
 
 describe('generateBootstrap', () => {

@@ -11,11 +11,11 @@
 // composition passes the real one (server/agent/data-mover.ts).
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { BackupOrigin, BackupSummary, DataJobProgress, DataJobResult, DataJobSpec } from '../contracts/data-jobs';
+import type { BackupSummary, DataJobProgress, DataJobResult, DataJobSpec } from '../contracts/data-jobs';
 import type { DataJobApi } from './agent-client';
 import type { BackupOptions, BackupSource, MoverProgress } from './backup/backup';
 import type { TargetProbe } from './backup/target';
-import { sleep } from './sleep';
+import { sleep } from '../domain/sleep';
 
 export type { BackupSource, MoverProgress, TargetProbe };
 

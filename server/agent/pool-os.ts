@@ -69,7 +69,7 @@ async function btrfs(args: string[]): Promise<string> {
     // Through the agent's helper: no fork of this (possibly large) process per command.
     return (await commands.run('btrfs', args, { maxBuffer: 16 * 1024 * 1024 })).stdout;
   } catch (e) {
-    throw new Error(`btrfs ${args.join(' ')}: ${commandErrorText(e)}`);
+    throw new Error(`btrfs ${args.join(' ')}: ${commandErrorText(e)}`, { cause: e });
   }
 }
 

@@ -15,7 +15,7 @@ async function cmd(file: string, args: string[]): Promise<string> {
     return (await run(file, args, { maxBuffer: 4 * 1024 * 1024 })).stdout;
   } catch (e) {
     const err = e as { stderr?: string; message?: string };
-    throw new Error(`${file} ${args.join(' ')}: ${(err.stderr || err.message || String(e)).trim()}`);
+    throw new Error(`${file} ${args.join(' ')}: ${(err.stderr || err.message || String(e)).trim()}`, { cause: e });
   }
 }
 

@@ -185,6 +185,7 @@ export class PoolKeeper {
   /** Queues one result; resolves once a request carrying it has been answered (the volume is out of hand then). */
   private send(work: PoolVolumeWork, done: PoolVolumeDone): Promise<void> {
     return new Promise<void>((resolve, reject) => {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on the batch's caught error unchanged
       this.settled.push({ work, done, sent: (err) => (this.inHand.delete(work.pvName), err === undefined ? resolve() : reject(err)) });
       if (!this.sending) void this.sendWaiting();
     });

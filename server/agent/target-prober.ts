@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { TargetReport } from '../contracts/data-jobs';
 import type { DataJobApi } from './agent-client';
 import type { DataMover } from './data-job-runner';
-import { sleep } from './sleep';
+import { sleep } from '../domain/sleep';
 
 export interface TargetProberOptions {
   api: DataJobApi;

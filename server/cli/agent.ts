@@ -5,8 +5,8 @@ import path from 'node:path';
 import { agentHttpClient } from '../agent/agent-client';
 import { AgentLoop } from '../agent/agent-loop';
 import { realAgentOs } from '../agent/os';
-import type { Config } from '../app/config';
-import type { AppContext } from '../app/context';
+import type { Config } from '../wiring/config';
+import type { AppContext } from '../wiring/context';
 import { logger } from '../services/logger';
 import { dataMover } from '../agent/data-mover';
 

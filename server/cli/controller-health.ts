@@ -105,7 +105,7 @@ export async function startControllerHealth(o: ControllerHealthOptions): Promise
     void Promise.all(
       run.map(async (name): Promise<CheckResult> => {
         try {
-          await all[name]!();
+          await all[name]();
           return { name, ok: true };
         } catch (err) {
           log.warn({ check: name, err: (err as Error)?.message }, `health check ${name} failed`);

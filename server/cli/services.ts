@@ -1,7 +1,7 @@
 // The long-running parts besides the web server, started by `stowage start`: the
 // Kubernetes-compatible API (HTTPS), change-log compaction, and the controllers.
-import type { Config } from '../app/config';
-import type { AppContext } from '../app/context';
+import type { Config } from '../wiring/config';
+import type { AppContext } from '../wiring/context';
 import { logger } from '../services/logger';
 import { startControllers, type RunningControllers } from '../controllers/start';
 import { startApiServer } from '../kube/api-server';

@@ -36,7 +36,7 @@ const rows: { who: Principal; kind: string; namespace: string; name: string; see
 ];
 
 describe('audit rows a principal may read', () => {
-  test.each(rows.map((r) => ({ ...r, label: `${r.who.role}${r.who.role === 'developer' ? ` of [${r.who.namespaces}]` : ''} ${r.sees ? 'sees' : 'does not see'} ${r.kind} ${r.namespace}/${r.name}` })))(
+  test.each(rows.map((r) => ({ ...r, label: `${r.who.role}${r.who.role === 'developer' ? ` of [${r.who.namespaces.join(',')}]` : ''} ${r.sees ? 'sees' : 'does not see'} ${r.kind} ${r.namespace}/${r.name}` })))(
     '$label',
     ({ who, kind, namespace, name, sees }) => {
       expect(inScope(auditScope(who, KINDS), { kind, namespace, name })).toBe(sees);

@@ -162,7 +162,7 @@ describe('the stored explanation', () => {
 
 describe('a claim whose only fitting volumes have the other volume mode', () => {
   const block = (o: Built<PersistentVolume>) => {
-    o.spec!.volumeMode = 'Block';
+    o.spec.volumeMode = 'Block';
   };
   const blockClaim: PersistentVolumeClaim = { ...claim, spec: { ...claim.spec, volumeMode: 'Block' } };
   const cases: { name: string; claim: PersistentVolumeClaim; volumes: PersistentVolume[]; delayBinding?: boolean; want: string | undefined }[] = [

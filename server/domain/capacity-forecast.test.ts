@@ -61,13 +61,13 @@ describe('leastSquaresSlope', () => {
 });
 
 describe('forecastText', () => {
-  test.each([
-    { f: { state: 'unknown', reason: 'too little history' } as Forecast, want: 'unknown (too little history)' },
-    { f: { state: 'full' } as Forecast, want: 'full now' },
-    { f: { state: 'on-demand' } as Forecast, want: 'provisioned on demand' },
-    { f: { state: 'not-filling', bytesPerDay: 0 } as Forecast, want: 'not filling' },
-    { f: { state: 'filling', days: 0.4, bytesPerDay: 1 } as Forecast, want: 'less than a day' },
-    { f: { state: 'filling', days: 12.7, bytesPerDay: 1 } as Forecast, want: '12 days' },
+  test.each<{ f: Forecast; want: string }>([
+    { f: { state: 'unknown', reason: 'too little history' }, want: 'unknown (too little history)' },
+    { f: { state: 'full' }, want: 'full now' },
+    { f: { state: 'on-demand' }, want: 'provisioned on demand' },
+    { f: { state: 'not-filling', bytesPerDay: 0 }, want: 'not filling' },
+    { f: { state: 'filling', days: 0.4, bytesPerDay: 1 }, want: 'less than a day' },
+    { f: { state: 'filling', days: 12.7, bytesPerDay: 1 }, want: '12 days' },
   ])('$want', ({ f, want }) => {
     expect(forecastText(f)).toBe(want);
   });

@@ -5,7 +5,7 @@
 // Pending claims with. Pure.
 import { nearestCandidates, summaryOf, type CandidateExplanation, type Situation } from './binding-explanation';
 import { requestedStorage, type MatchOptions } from './matching';
-import { bytesToQuantity, formatQuantity, parseQuantity, quantityToBytes, roundedQuantity } from './quantity';
+import { parseQuantity, quantityToBytes, roundedQuantity } from './quantity';
 import { hideForeignClaims, redactReason, type Reader } from './redaction';
 import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';

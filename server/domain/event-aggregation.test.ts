@@ -29,16 +29,16 @@ describe('correlateSimilar (client-go EventAggregate)', () => {
 
   test('a combined message carries the prefix and the newest message; the set does not grow past max - 1', () => {
     const out = feed(numbered(12));
-    expect(out[9]!.message).toBe(`${combinedPrefix}${numbered(10)[9]}`);
-    expect(out[11]!.message).toBe(`${combinedPrefix}${numbered(12)[11]}`);
+    expect(out[9].message).toBe(`${combinedPrefix}${numbered(10)[9]}`);
+    expect(out[11].message).toBe(`${combinedPrefix}${numbered(12)[11]}`);
     expect(Math.max(...out.map((c) => c.distinct))).toBe(maxSimilarEvents - 1);
-    expect(out[8]!.message).toBe(numbered(9)[8]);
+    expect(out[8].message).toBe(numbered(9)[8]);
   });
 
   test('ten quiet minutes start over; a gap of exactly the window does not', () => {
-    const quiet = feed([...numbered(9), [numbered(1, 9)[0]!, similarEventsWindowMs + 1]]);
+    const quiet = feed([...numbered(9), [numbered(1, 9)[0], similarEventsWindowMs + 1]]);
     expect(quiet.at(-1)).toMatchObject({ combined: false, distinct: 1 });
-    const exact = feed([...numbered(9), [numbered(1, 9)[0]!, similarEventsWindowMs]]);
+    const exact = feed([...numbered(9), [numbered(1, 9)[0], similarEventsWindowMs]]);
     expect(exact.at(-1)!.combined).toBe(true);
   });
 });

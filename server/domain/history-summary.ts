@@ -4,6 +4,7 @@
 import { annBetaStorageProvisioner, annDynamicallyProvisioned, annStorageProvisioner } from './well-known/annotations';
 
 /** An object as a history row holds it: JSON of any kind and any age, read defensively (parse boundary). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- parse boundary: a history row holds JSON of any kind and any age
 type RowObject = Record<string, any>;
 
 export interface Described {

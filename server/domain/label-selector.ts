@@ -195,7 +195,7 @@ class Parser {
       try {
         reqs.push(this.requirement());
       } catch (e) {
-        throw new Error(`unable to parse requirement: ${(e as Error).message}`);
+        throw new Error(`unable to parse requirement: ${(e as Error).message}`, { cause: e });
       }
       const after = this.next();
       if (after.tok === 'end') return reqs;

@@ -29,7 +29,7 @@ const maxEntries = 64;
 function yamlOf(text: string): { value?: unknown; error?: string } {
   if (text.length > 64 * 1024) return { error: 'must be no more than 65536 bytes' };
   const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false, version: '1.2' });
-  if (doc.errors.length > 0) return { error: `invalid YAML: ${doc.errors[0]!.message.split('\n')[0]}` };
+  if (doc.errors.length > 0) return { error: `invalid YAML: ${doc.errors[0].message.split('\n')[0]}` };
   try {
     // Maps stay Maps: a key such as "__proto__" is data, never an object's prototype.
     return { value: doc.toJS({ mapAsMap: true, maxAliasCount: 10 }) };

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import { accessModeGroups, checkRequestedVolume, evaluateVolume, findBestMatch } from './matching';
-import { boundTo, both, cls, matchCases as cases, pv, pvc, ROX, RWO, RWOP, RWX } from './matching-cases';
+import { boundTo, both, cls, matchCases as cases, pv, pvc, RWO, RWOP, RWX } from './matching-cases';
 
 describe('findBestMatch', () => {
   it('has at least 40 cases', () => expect(cases.length).toBeGreaterThanOrEqual(40));

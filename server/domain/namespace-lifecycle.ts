@@ -67,6 +67,7 @@ const okReasons: Record<NamespaceConditionType, string> = {
 
 export interface NamespaceCondition {
   type: string;
+  // eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents -- names upstream's values for the reader; any string is kept as read
   status: 'True' | 'False' | string;
   lastTransitionTime?: string;
   reason?: string;

@@ -159,14 +159,14 @@ const rows: Row[] = [
   },
   {
     what: "a node claiming another's host name is not that node: the volume pinned to n3 stays with n3",
-    nodes: [node('n1', 'a', (n) => (n.metadata!.labels!['kubernetes.io/hostname'] = 'n3')), node('n3', 'c', notReady)],
+    nodes: [node('n1', 'a', (n) => (n.metadata.labels!['kubernetes.io/hostname'] = 'n3')), node('n3', 'c', notReady)],
     claims: ['data'],
     objects: [claim('data', { volume: 'pv-n3' }), volume('pv-n3', '1Gi', { affinity: pinned('n3'), boundTo: 'data' })],
     want: "0/2 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }, 1 node(s) had volume node affinity conflict.",
   },
   {
     what: "a node claiming another's host name is not chosen for the other's free volume",
-    nodes: [node('n1', 'a', (n) => (n.metadata!.labels!['kubernetes.io/hostname'] = 'n2')), node('n2', 'b', notReady)],
+    nodes: [node('n1', 'a', (n) => (n.metadata.labels!['kubernetes.io/hostname'] = 'n2')), node('n2', 'b', notReady)],
     claims: ['data'],
     objects: [claim('data')],
     candidates: [volume('pv-n2', '5Gi', { affinity: pinned('n2') })],
@@ -422,7 +422,7 @@ describe('placePod', () => {
     const got = placePod(inputOf(r), r.preferred);
     const want: Placement =
       typeof r.want === 'string'
-        ? { kind: 'unschedulable', message: r.want, perNode: expect.any(Object) as any }
+        ? { kind: 'unschedulable', message: r.want, perNode: expect.any(Object) }
         : { kind: 'placed', node: r.want.node, select: r.want.select ?? [], prebind: r.want.prebind ?? [] };
     expect(got).toEqual(want);
   });

@@ -79,7 +79,7 @@ describe('silencedCapacity: the pools of a silent node offer no room', () => {
     metadata: { name: 'n1' },
     status: { conditions: ready ? [{ type: 'Ready', ...ready }] : [] },
   });
-  const rows: [string, Node | undefined, 'kept' | 'delete' | string][] = [
+  const rows: [string, Node | undefined, string][] = [
     ['Ready: kept as reported', node({ status: 'True' }), 'kept'],
     ['gone: deleted', undefined, 'delete'],
     ['Ready Unknown (no heartbeat): no room, with why', node({ status: 'Unknown', reason: 'NodeStatusUnknown' }), 'node "n1" is not ready (Ready=Unknown, NodeStatusUnknown): its agent\'s last report is not trusted'],

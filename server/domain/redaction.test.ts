@@ -139,7 +139,7 @@ describe('redactForReader', () => {
     expect(out.parameters.fsType).toBe('ext4');
     expect(out.parameters.password).toBe(REDACTED);
     expect(out.metadata.managedFields).toBeUndefined();
-    const applied = JSON.parse(out.metadata.annotations![annLastAppliedConfiguration]!);
+    const applied = JSON.parse(out.metadata.annotations[annLastAppliedConfiguration]);
     expect(applied.parameters).toEqual({ password: REDACTED, 'csi.storage.k8s.io/provisioner-secret-name': 'creds', fsType: 'ext4' });
     // the stored object is untouched
     expect(JSON.stringify(sc)).toMatch(/planted-2/);
@@ -230,10 +230,10 @@ describe('restoreRedacted', () => {
     const prev = storageClass();
     const shown = redactForReader(dev, prev);
     const next = structuredClone(shown);
-    next.metadata.annotations!.note = 'changed';
+    next.metadata.annotations.note = 'changed';
     restoreRedacted(dev, next, prev);
-    expect(next.metadata.annotations![annLastAppliedConfiguration]).toBe(prev.metadata.annotations[annLastAppliedConfiguration]);
-    expect(next.metadata.annotations!['x-api_keys']).toBe('planted-3');
-    expect(next.metadata.annotations!.note).toBe('changed');
+    expect(next.metadata.annotations[annLastAppliedConfiguration]).toBe(prev.metadata.annotations[annLastAppliedConfiguration]);
+    expect(next.metadata.annotations['x-api_keys']).toBe('planted-3');
+    expect(next.metadata.annotations.note).toBe('changed');
   });
 });

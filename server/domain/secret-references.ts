@@ -22,7 +22,7 @@ const KEYS = [
 function expand(template: string, vars: Record<string, string>): string | undefined {
   let bad = false;
   const out = template.replace(/\$\{([^}]*)\}/g, (_m, v: string) => {
-    if (v in vars) return vars[v]!;
+    if (v in vars) return vars[v];
     bad = true;
     return '';
   });
@@ -78,7 +78,7 @@ function resolveTemplate(template: string, params: Record<string, string>): { va
   const missing = new Set<string>();
   const value = template.replace(/\$\{([^}]*)\}|\$([A-Za-z0-9_]+)/g, (_m, braced: string | undefined, bare: string | undefined) => {
     const k = braced ?? bare ?? '';
-    if (Object.hasOwn(params, k)) return params[k]!;
+    if (Object.hasOwn(params, k)) return params[k];
     missing.add(k);
     return '';
   });

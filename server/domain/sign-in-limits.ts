@@ -119,12 +119,12 @@ export function clientKey(address: string): string {
   const text = address.trim().toLowerCase().replace(/%.*$/, '');
   if (!text.includes(':')) return text;
   const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(text);
-  if (mapped) return mapped[1]!;
+  if (mapped) return mapped[1];
   const halves = text.split('::');
   if (halves.length > 2) return text;
   const groups = (part: string) => (part === '' ? [] : part.split(':'));
-  const head = groups(halves[0]!);
-  const tail = halves.length === 2 ? groups(halves[1]!) : [];
+  const head = groups(halves[0]);
+  const tail = halves.length === 2 ? groups(halves[1]) : [];
   const missing = 8 - head.length - tail.length;
   if (missing < 0 || (halves.length === 1 && missing !== 0)) return text;
   const all = [...head, ...Array<string>(missing).fill('0'), ...tail];

@@ -89,6 +89,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
   let nextApp: { close?: () => Promise<void> } | undefined;
   if (opts.pages !== false) {
     const { default: next } = await import('next');
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Next's default export is not typed as callable under this module setting; its handler is used as documented
     const n = (next as unknown as (o: object) => any)({ dev: false, dir: opts.dir, hostname: opts.host, port: opts.port });
     await n.prepare();
     nextHandle = n.getRequestHandler();
@@ -98,6 +99,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
   // Known once the port is bound (port 0 picks one); nothing is served before.
   let origins: ReadonlySet<string> = new Set();
   const options = { maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS, requireHostHeader: false };
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- the handler catches its own errors (a 500 and a log line), see the catch below
   const server = http.createServer(options, async (req, res) => {
     const url = req.url ?? '/';
     const problem = requestProblem(req, true);
@@ -180,7 +182,7 @@ async function serveMetrics(app: Services, req: http.IncomingMessage, res: http.
 
 /** This machine's addresses and host name: the names a dashboard listening on every address is reached by. */
 function machineNames(): string[] {
-  const addresses = Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address.split('%')[0]!));
+  const addresses = Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address.split('%')[0]));
   return [...addresses, os.hostname()];
 }
 

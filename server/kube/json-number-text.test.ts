@@ -6,7 +6,7 @@ import { decodeBody } from './http';
 import { rawNumberTexts } from './json-number-text';
 
 const req = (type = 'application/json') => ({ headers: { 'content-type': type } }) as unknown as IncomingMessage;
-const decode = (text: string, type?: string) => decodeBody(req(type), Buffer.from(text), { patch: type !== undefined }) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const decode = (text: string, type?: string) => decodeBody(req(type), Buffer.from(text), { patch: type !== undefined }) as Record<string, any>;
 
 describe('a quantity sent as a JSON number is read from its text (upstream Quantity.UnmarshalJSON)', () => {
   // Upstream parses the number's bytes: ParseQuantity("1e3") keeps "1e3" (and "1E3" as written,

@@ -66,7 +66,7 @@ export function rawNumberTexts(text: string, wanted: ReadonlySet<string>): Map<s
   let expectKey = false;
   let i = 0;
   while (i < text.length) {
-    const c = text[i]!;
+    const c = text[i];
     switch (c) {
       case ' ':
       case '\t':
@@ -138,7 +138,7 @@ export function keepQuantityNumberText(text: string, body: unknown): unknown {
     let parent = body as Record<string | number, unknown>;
     for (const seg of at.slice(0, -1)) parent = parent[seg] as Record<string | number, unknown>;
     // An own property even for a key such as "__proto__", as JSON.parse makes it.
-    Object.defineProperty(parent, at[at.length - 1]!, { value: t, writable: true, enumerable: true, configurable: true });
+    Object.defineProperty(parent, at[at.length - 1], { value: t, writable: true, enumerable: true, configurable: true });
   }
   return body;
 }

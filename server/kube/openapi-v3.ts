@@ -20,6 +20,7 @@ import type { Strategy } from '../resources/types';
 import { KUBE_VERSION } from './discovery';
 
 // A JSON Schema tree as zod's toJSONSchema emits it and this file rewrites: open JSON (parse boundary).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- parse boundary: a JSON Schema tree as zod emits it, rewritten as open JSON
 type Schema = Record<string, any>;
 
 /** Short descriptions, in our own words, of the fields `kubectl explain` is asked about most. */
@@ -176,7 +177,7 @@ function describe(schema: Schema, docs: Record<string, string>, path: string): v
 
 function kindSchema(s: Strategy): Schema {
   const schema: Schema = s.schema
-    ? (z.toJSONSchema(s.schema, { target: 'openapi-3.0', unrepresentable: 'any', io: 'input' }) as Schema)
+    ? (z.toJSONSchema(s.schema, { target: 'openapi-3.0', unrepresentable: 'any', io: 'input' }))
     : { type: 'object' };
   delete schema.$schema;
   // The shapes are strict for writes; a reader of the schema may meet fields a newer server adds.

@@ -50,6 +50,7 @@ const JSON_TYPES = ['application/json', 'application/yaml'];
 const V2_PATCH_TYPES = PATCH_TYPES.filter((t) => t !== 'application/strategic-merge-patch+json');
 
 // A JSON Schema tree (OpenAPI v2), built and walked as open JSON (parse boundary).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- parse boundary: a JSON Schema tree built and walked as open JSON
 type Schema = Record<string, any>;
 
 /**

@@ -60,6 +60,7 @@ test('processes starting at once on one data dir end up with one CA', async () =
       process.stdout.write(ensureServingPki(${JSON.stringify(d)}, ['127.0.0.1']).caPem);`;
     const run = () =>
       new Promise<string>((resolve, reject) => {
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- execFile's error type is an Omit<> of Error, but it is an Error
         execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], (err, out) => (err ? reject(err) : resolve(out)));
       });
     const cas = await Promise.all([run(), run(), run(), run()]);

@@ -41,7 +41,7 @@ function files(dataDir: string) {
 function newKeyPair(): { publicKey: forge.pki.PublicKey; privateKey: forge.pki.rsa.PrivateKey; pem: string } {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const pem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
-  const priv = forge.pki.privateKeyFromPem(pem) as forge.pki.rsa.PrivateKey;
+  const priv = forge.pki.privateKeyFromPem(pem);
   return { privateKey: priv, publicKey: forge.pki.setRsaPublicKey(priv.n, priv.e), pem };
 }
 
@@ -79,7 +79,7 @@ function makeCa(): { certPem: string; keyPem: string } {
 
 function makeServing(caCertPem: string, caKeyPem: string, names: string[]): { certPem: string; keyPem: string } {
   const ca = forge.pki.certificateFromPem(caCertPem);
-  const caKey = forge.pki.privateKeyFromPem(caKeyPem) as forge.pki.rsa.PrivateKey;
+  const caKey = forge.pki.privateKeyFromPem(caKeyPem);
   const keys = newKeyPair();
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;
@@ -111,6 +111,7 @@ export function servingNames(extraNames: string[] = [], host?: string): string[]
 
 function coveredNames(certPem: string): { names: Set<string>; notAfter: Date; issuer: string } {
   const cert = forge.pki.certificateFromPem(certPem);
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- forge types the extension as `{}`; the assertion names its subjectAltName fields
   const ext = cert.getExtension('subjectAltName') as { altNames?: { type: number; value?: string; ip?: string }[] } | undefined;
   const names = new Set<string>();
   for (const a of ext?.altNames ?? []) {
@@ -145,7 +146,7 @@ function withPkiLock<T>(dir: string, fn: () => T): T {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
       if (age > LOCK_STALE_MS) rmSync(lock, { recursive: true, force: true });
-      else if (Date.now() > deadline) throw new Error(`${lock} is held by another process; remove it if no Stowage is starting`);
+      else if (Date.now() > deadline) throw new Error(`${lock} is held by another process; remove it if no Stowage is starting`, { cause: e });
       else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
     }
   }

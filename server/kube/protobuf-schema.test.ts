@@ -19,7 +19,7 @@ type Def = z.core.$ZodTypeDef & {
   options?: Zod[];
 };
 
-const defOf = (t: Zod): Def => t._zod.def as Def;
+const defOf = (t: Zod): Def => t._zod.def;
 
 /** Without `.optional()` / `.nullable()` / `.nullish()`. */
 function unwrap(t: Zod): Zod {

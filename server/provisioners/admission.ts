@@ -11,7 +11,7 @@ import type { HostOs } from './os';
 import { hostPathProvisioner, loopProvisioner } from '../domain/well-known/provisioners';
 
 /** The object as a StorageClass when it is one (admission sees objects of every kind). */
-const asStorageClass = (o: KubeObject): StorageClass | undefined => (o.kind === 'StorageClass' ? (o as StorageClass) : undefined);
+const asStorageClass = (o: KubeObject): StorageClass | undefined => (o.kind === 'StorageClass' ? (o) : undefined);
 
 const isInTree = (p: string) => p === hostPathProvisioner || p === loopProvisioner;
 

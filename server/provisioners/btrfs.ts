@@ -24,23 +24,17 @@ import {
   pinToNode,
   ProvisioningError,
   unknownParameters,
-  type PluginCapabilities,
   type ProvisionerPlugin,
   type SnapshotOps,
   type VolumeContentSource,
 } from './plugin';
+import { btrfsCapabilities } from '../domain/provisioner-capabilities';
 import { SNAPSHOT_RECORD, snapshotByHandle } from './node-local';
 import { notEnoughReplicaNodes, pickReplicaNodes, replicationParameters } from '../domain/replication';
 
 const knownParameters = ['pool', 'replicas', 'replicationInterval'] as const;
 
 /** A subvolume on one node: one node at a time, files only; snapshots, restores and clones are btrfs snapshots. */
-export const btrfsCapabilities: PluginCapabilities = {
-  accessModes: ['ReadWriteOnce', 'ReadWriteOncePod'],
-  volumeModes: ['Filesystem'],
-  minBytes: String(1n << 20n),
-  snapshots: true,
-};
 
 export interface BtrfsDeps {
   assets: AssetStore;

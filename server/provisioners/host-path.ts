@@ -32,9 +32,9 @@ import {
   pinToNode,
   ProvisioningError,
   unknownParameters,
-  type PluginCapabilities,
   type ProvisionerPlugin,
 } from './plugin';
+import { hostPathCapabilities } from '../domain/provisioner-capabilities';
 import { hostPathProvisioner, loopProvisioner } from '../domain/well-known/provisioners';
 import { VOLUME_DIR_MODE } from '../domain/volume-modes';
 
@@ -42,7 +42,6 @@ const knownParameters = ['basePath', 'mode'] as const;
 export const DEFAULT_MODE = VOLUME_DIR_MODE;
 
 /** A directory on one node: one node at a time, files only; snapshots, restores and clones are copies. */
-export const hostPathCapabilities: PluginCapabilities = { accessModes: ['ReadWriteOnce', 'ReadWriteOncePod'], volumeModes: ['Filesystem'], snapshots: true };
 
 function modeOf(parameters: Record<string, string>): number {
   return parameters.mode === undefined ? DEFAULT_MODE : parseInt(parameters.mode, 8);

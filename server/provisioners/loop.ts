@@ -39,10 +39,10 @@ import {
   pinToNode,
   ProvisioningError,
   unknownParameters,
-  type PluginCapabilities,
   type ProvisionerPlugin,
   type ProvisionedVolume,
 } from './plugin';
+import { loopCapabilities } from '../domain/provisioner-capabilities';
 import { loopProvisioner } from '../domain/well-known/provisioners';
 import { VOLUME_DIR_MODE, VOLUME_FILE_MODE } from '../domain/volume-modes';
 
@@ -50,12 +50,6 @@ const knownParameters = ['basePath', 'fsType'] as const;
 export const loopFsTypes: Record<string, bigint> = { ext4: 1n << 20n, ext3: 1n << 20n, ext2: 1n << 20n, xfs: 300n << 20n };
 
 /** A loop device on one node: one node at a time, a filesystem or the raw device. */
-export const loopCapabilities: PluginCapabilities = {
-  accessModes: ['ReadWriteOnce', 'ReadWriteOncePod'],
-  volumeModes: ['Filesystem', 'Block'],
-  minBytes: String(1n << 20n),
-  snapshots: true,
-};
 const SECTOR = 512n;
 
 export const roundToSector = (bytes: bigint) => ((bytes + SECTOR - 1n) / SECTOR) * SECTOR;

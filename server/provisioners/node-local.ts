@@ -3,7 +3,6 @@
 // of provisioning (record -> make -> mark created; on failure undo and forget).
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { formatQuantity, bytesToQuantity } from '../domain/quantity';
 import type { AssetRecord, AssetStore } from '../store/provisioned-assets';
 import type { HostOs } from './os';
 import {

@@ -93,7 +93,7 @@ async function cmd(file: string, args: string[]): Promise<string> {
     const { stdout } = await run(file, args, { maxBuffer: 4 * 1024 * 1024 });
     return stdout;
   } catch (e) {
-    throw new Error(`${file} ${args.join(' ')}: ${errText(e)}`);
+    throw new Error(`${file} ${args.join(' ')}: ${errText(e)}`, { cause: e });
   }
 }
 
@@ -103,7 +103,7 @@ async function fsck(device: string): Promise<void> {
     await run('e2fsck', ['-f', '-y', device], { maxBuffer: 4 * 1024 * 1024 });
   } catch (e) {
     if ((e as { code?: unknown }).code === 1) return;
-    throw new Error(`e2fsck -f -y ${device}: ${errText(e)}`);
+    throw new Error(`e2fsck -f -y ${device}: ${errText(e)}`, { cause: e });
   }
 }
 
@@ -280,7 +280,7 @@ export function createRealOs(nodeName?: string): HostOs {
       } catch (e) {
         // blkid exits 2 when it finds nothing to report.
         if ((e as { code?: number }).code === 2) return undefined;
-        throw new Error(`blkid ${device}: ${errText(e)}`);
+        throw new Error(`blkid ${device}: ${errText(e)}`, { cause: e });
       }
     },
 

@@ -31,7 +31,9 @@ import type { AssetRecord } from '../store/provisioned-assets';
 import { annSelectedNode } from '../domain/well-known/annotations';
 import { labelHostname } from '../domain/well-known/labels';
 
-export type VolumeMode = 'Filesystem' | 'Block';
+import type { PluginCapabilities, VolumeMode } from '../domain/provisioner-capabilities';
+
+export type { VolumeMode };
 
 export interface ProvisionOptions {
   /** The PV's name (deterministic: `pvc-<claim uid>`), which names the asset as well. */
@@ -145,21 +147,7 @@ export type ProvisionResult =
 
 export type DeleteResult = 'deleted' | 'ignored';
 
-/** What a plugin can make: the claim form offers only these, and the claim check says why not. */
-export interface PluginCapabilities {
-  readonly accessModes: readonly string[];
-  readonly volumeModes: readonly VolumeMode[];
-  /** The smallest volume it makes, in bytes (a decimal string), if it has a minimum. */
-  readonly minBytes?: string;
-  /** It takes snapshots, and populates volumes from snapshots and from volumes (restore, clone). */
-  readonly snapshots?: boolean;
-}
-
-/** External provisioners declare nothing to us: every mode is offered. */
-export const ANY_CAPABILITIES: PluginCapabilities = {
-  accessModes: ['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOncePod'],
-  volumeModes: ['Filesystem', 'Block'],
-};
+export { ANY_CAPABILITIES, type PluginCapabilities } from '../domain/provisioner-capabilities';
 
 export interface ProvisionerPlugin {
   /** The provisioner name a StorageClass uses, e.g. `stowage.io/host-path`. */

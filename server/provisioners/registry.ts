@@ -1,32 +1,17 @@
-// In-tree provisioner plugins by provisioner name. The binder imports
-// `inTreeProvisionerNames` to know which classes Stowage itself provisions (no
-// ExternalProvisioning event for those); the provisioning controllers get the plugins.
+// In-tree provisioner plugins by provisioner name, for the provisioning controllers. Which
+// provisioners are in-tree and what each can make is domain knowledge
+// (domain/provisioner-capabilities.ts), shared with the services.
 import type { Logger } from 'pino';
 import type { AssetStore } from '../store/provisioned-assets';
 import { createHostPathPlugin } from './host-path';
 import { createLoopPlugin } from './loop';
 import type { HostOs } from './os';
-import { hostPathCapabilities } from './host-path';
-import { loopCapabilities } from './loop';
-import { ANY_CAPABILITIES, type PluginCapabilities, type ProvisionerPlugin } from './plugin';
-import { btrfsProvisioner, hostPathProvisioner, loopProvisioner } from '../domain/well-known/provisioners';
-import { btrfsCapabilities, createBtrfsPlugin, type BtrfsDeps } from './btrfs';
+import type { ProvisionerPlugin } from './plugin';
+import { hostPathProvisioner, loopProvisioner } from '../domain/well-known/provisioners';
+import { createBtrfsPlugin, type BtrfsDeps } from './btrfs';
 
-export const inTreeProvisionerNames: ReadonlySet<string> = new Set([hostPathProvisioner, loopProvisioner, btrfsProvisioner]);
 /** In-tree plugins that make volumes only on the machine their controller runs on. */
 export const thisNodeProvisionerNames: ReadonlySet<string> = new Set([hostPathProvisioner, loopProvisioner]);
-
-/** What each in-tree plugin can make (the same objects the plugins carry). */
-const inTreeCapabilities: ReadonlyMap<string, PluginCapabilities> = new Map([
-  [hostPathProvisioner, hostPathCapabilities],
-  [loopProvisioner, loopCapabilities],
-  [btrfsProvisioner, btrfsCapabilities],
-]);
-
-/** What a class's provisioner can make: an in-tree plugin's declaration; external ones: anything. */
-export function capabilitiesOf(provisioner: string): PluginCapabilities {
-  return inTreeCapabilities.get(provisioner) ?? ANY_CAPABILITIES;
-}
 
 export interface PluginDeps {
   os: HostOs;

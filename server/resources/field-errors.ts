@@ -102,5 +102,5 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 function isEmpty(v: unknown): boolean {
   if (v === null || v === undefined) return true;
   if (Array.isArray(v)) return v.length === 0;
-  return typeof v === 'object' && Object.keys(v as object).length === 0;
+  return typeof v === 'object' && Object.keys(v).length === 0;
 }

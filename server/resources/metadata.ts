@@ -210,7 +210,7 @@ function validateOwnerReferences(refs: unknown[], base: string): FieldError[] {
     if (!ref.kind) errs.push(invalid(at('kind'), ref.kind ?? '', 'must not be empty'));
     if (!ref.name) errs.push(invalid(at('name'), ref.name ?? '', 'must not be empty'));
     if (!ref.uid) errs.push(invalid(at('uid'), ref.uid ?? '', 'must not be empty'));
-    if (ref.controller === true) controllers.push(`${ref.kind}/${ref.name}`);
+    if (ref.controller === true) controllers.push(`${String(ref.kind)}/${String(ref.name)}`);
   });
   if (controllers.length > 1) {
     errs.push(

@@ -36,5 +36,5 @@ function follow(v: unknown, rest: readonly string[], at: string[], visit: (v: un
   if (!isMap(v)) return;
   const [seg, ...more] = rest;
   if (seg === '*') for (const k of Object.keys(v)) follow(v[k], more, [...at, k], visit);
-  else if (Object.prototype.hasOwnProperty.call(v, seg!)) follow(v[seg!], more, [...at, seg!], visit);
+  else if (Object.prototype.hasOwnProperty.call(v, seg)) follow(v[seg], more, [...at, seg], visit);
 }

@@ -16,7 +16,7 @@ import { isStowageError, StowageError, type FieldError } from '../domain/errors'
 import { labelSelectorToSelector } from '../domain/label-selector';
 import { accessModeGroups, bySize, claimClass, claimHasClass, evaluateVolume, pickInGroup, requestedStorage, type MatchOptions } from '../domain/matching';
 import { quantityToBytes } from '../domain/quantity';
-import { capabilitiesOf, inTreeProvisionerNames } from '../provisioners/registry';
+import { capabilitiesOf, inTreeProvisionerNames } from '../domain/provisioner-capabilities';
 import { isDefaultClass } from '../resources/storage-class/strategy';
 import { pinnedHostname } from '../resources/node-selector';
 import type { PersistentVolume } from '../resources/persistent-volume/schema';

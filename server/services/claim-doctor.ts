@@ -6,11 +6,10 @@ import { accessModeGroups, claimClass, requestedStorage } from '../domain/matchi
 import { isAllowed, type Principal } from '../domain/authorization';
 import { claimFixes, claimNotFixable, fixFor, volumePrefill, type ClassFacts, type Fix, type FixFacts, type FixKind, type VolumePrefill } from '../domain/claim-fixes';
 import { isStowageError, StowageError } from '../domain/errors';
-import { accessModesToBits } from '../domain/access-modes';
 import { quantityToBytes } from '../domain/quantity';
 import { capacityView, type CapacityView } from '../domain/volume-usage';
 import { podsUsingClaim } from '../domain/pod-claims';
-import { capabilitiesOf, inTreeProvisionerNames } from '../provisioners/registry';
+import { capabilitiesOf, inTreeProvisionerNames } from '../domain/provisioner-capabilities';
 import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import { podsNamingClaim } from '../store/reclaim-queries';

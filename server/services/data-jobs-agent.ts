@@ -4,7 +4,7 @@
 // look at and reports what it saw. Every method refuses another node (403) before it reads
 // anything, and validates the body with the contract's zod schemas (400, no stack).
 import { z } from 'zod';
-import { dataJobProgressSchema, dataJobResultSchema, targetReportsSchema, type DataJobSpec, type TargetReport } from '../contracts/data-jobs';
+import { dataJobProgressSchema, dataJobResultSchema, targetReportsSchema, type DataJobSpec } from '../contracts/data-jobs';
 import { nodeMayActFor, type NodePrincipal } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
 import { DataJobStore } from '../store/data-jobs';
@@ -99,7 +99,7 @@ export class DataJobsAgentService {
       if (names.has(t.name)) throw bad(`backup target report: target "${t.name}" is reported twice`);
       names.add(t.name);
     }
-    await this.reports.save(node, b.targets as TargetReport[]);
+    await this.reports.save(node, b.targets);
     return { accepted: b.targets.length };
   }
 }

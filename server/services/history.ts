@@ -82,6 +82,7 @@ const bad = (m: string) => new StowageError('BadRequest', m);
 
 function text(field: string, v: string | undefined, max = 253): string | undefined {
   if (v === undefined || v === '') return undefined;
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
   if (typeof v !== 'string' || v.length > max || unstorable(v) || /[\u0000-\u001f]/.test(v)) throw bad(`invalid ${field}`);
   return v;
 }
@@ -112,6 +113,7 @@ export class HistoryService {
     if (!isAllowed(p, 'get', s.kind, scope)) throw forbidden(p, 'get', s, ns, nm);
     const { rows, events, truncated } = await objectHistory(this.store, s.kind, ns, nm, TIMELINE_LIMIT);
     const groups = new Map<string, TimelineGroup>();
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parse boundary: an object from a history row, JSON of any kind and any age
     let prev: Record<string, any> | undefined;
     let prevUid: string | undefined;
     for (const r of rows) {
@@ -165,7 +167,7 @@ export class HistoryService {
     const limit = input.limit ?? AUDIT_PAGE;
     if (!Number.isInteger(limit) || limit < 1 || limit > AUDIT_MAX_PAGE) throw bad(`limit must be 1 to ${AUDIT_MAX_PAGE}`);
     const items = await auditRows(this.store, auditScope(p, KINDS()), this.filter(input), limit);
-    return { items, next: items.length === limit ? items[items.length - 1]!.rv : undefined };
+    return { items, next: items.length === limit ? items[items.length - 1].rv : undefined };
   }
 
   /** The audit rows matching `input` (every page, up to EXPORT_MAX_ROWS) as a CSV or JSON file. */
@@ -183,7 +185,7 @@ export class HistoryService {
         break;
       }
       if (page.length < AUDIT_MAX_PAGE) break;
-      filter.before = page[page.length - 1]!.rv;
+      filter.before = page[page.length - 1].rv;
     }
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     if (format === 'json') {

@@ -10,25 +10,33 @@ import { redactForReader } from '../domain/redaction';
 import { isDefaultClass } from '../resources/storage-class/strategy';
 import { annBetaIsDefaultClass, annIsDefaultClass } from '../domain/well-known/annotations';
 import type { KubeObject } from '../resources/types';
-import { countByPhaseAndClass, countClaimsWaitingForPod, queryPage, volumeUsage, type PageFieldFilter, type PageQuery, type PageResult, type PageSortKey, type UsedBytes } from '../store/object-page';
+import { z } from 'zod';
+import { countByPhaseAndClass, countClaimsWaitingForPod, MAX_PAGE_LIMIT, PAGE_FIELD_FILTERS, PAGE_SORT_KEYS, queryPage, volumeUsage, type PageQuery, type PageResult, type UsedBytes } from '../store/object-page';
 import type { ObjectStore } from '../store/object-store';
 import { lockStorageClasses } from '../store/storage-class-locks';
 import { forbidden, readerOf, strategyOrThrow } from './objects';
 import { isKind } from '../resources/of-kind';
-import type { PendingKind } from '../domain/claim-waiting';
+import { PENDING_KINDS } from '../domain/claim-waiting';
 
-export interface PageInput {
-  kind: string;
-  namespace?: string;
-  labelSelector?: string;
-  fields?: Partial<Record<PageFieldFilter, string[]>>;
-  text?: string;
+const fieldValues = z.array(z.string().max(253)).max(50);
+const fields = z
+  .object(Object.fromEntries(PAGE_FIELD_FILTERS.map((f) => [f, fieldValues.optional()])) as Record<(typeof PAGE_FIELD_FILTERS)[number], z.ZodOptional<typeof fieldValues>>)
+  .strict();
+
+/** What a page asks for, bounded: the transports parse with it, the service takes its type. */
+export const pageInput = z.object({
+  kind: z.string().min(1).max(100),
+  namespace: z.string().max(253).optional(),
+  labelSelector: z.string().max(4096).optional(),
+  fields: fields.optional(),
+  text: z.string().max(200).optional(),
   /** Claims only: Pending ones waiting for a pod, or the stuck others. */
-  pending?: PendingKind;
-  sort?: { key: PageSortKey; dir: 'asc' | 'desc' };
-  offset?: number;
-  limit?: number;
-}
+  pending: z.enum(PENDING_KINDS).optional(),
+  sort: z.object({ key: z.enum(PAGE_SORT_KEYS), dir: z.enum(['asc', 'desc']) }).optional(),
+  offset: z.number().int().min(0).max(1_000_000).optional(),
+  limit: z.number().int().min(1).max(MAX_PAGE_LIMIT).optional(),
+});
+export type PageInput = z.infer<typeof pageInput>;
 
 export interface ObjectRef {
   namespace?: string;

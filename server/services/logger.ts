@@ -7,7 +7,7 @@ import { maskCredentials } from '../domain/redaction';
 function errSerializer(err: unknown): unknown {
   const o = pino.stdSerializers.err(err as Error) as unknown as Record<string, unknown>;
   if (!o || typeof o !== 'object') return o;
-  for (const k of ['message', 'stack'] as const) if (typeof o[k] === 'string') o[k] = maskCredentials(o[k] as string);
+  for (const k of ['message', 'stack'] as const) if (typeof o[k] === 'string') o[k] = maskCredentials(o[k]);
   return o;
 }
 

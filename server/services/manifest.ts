@@ -23,7 +23,7 @@ function yamlDocuments(text: string): Document.Parsed[] {
   try {
     return parseAllDocuments(text, { prettyErrors: true, uniqueKeys: true, resolveKnownTags: false, schema: 'core' }).filter(
       (d) => !('contents' in d) || d.contents !== null || d.errors.length > 0,
-    ) as Document.Parsed[];
+    );
   } catch (e) {
     // The parser itself gave up (e.g. nesting beyond its stack).
     throw new StowageError('BadRequest', `invalid YAML: ${(e as Error).message.split('\n')[0]}`);

@@ -37,7 +37,7 @@ describe('podEntryUnchanged', () => {
 });
 
 const claim = (volumeName: string | undefined, phase: string): PersistentVolumeClaim =>
-  ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { namespace: 'apps', name: 'c1' }, spec: { ...(volumeName ? { volumeName } : {}) }, status: { phase } }) as PersistentVolumeClaim;
+  ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { namespace: 'apps', name: 'c1' }, spec: { ...(volumeName ? { volumeName } : {}) }, status: { phase } });
 
 describe('claimEntriesUnchanged', () => {
   it.each([
@@ -52,7 +52,7 @@ describe('claimEntriesUnchanged', () => {
 });
 
 const volume = (spec: Record<string, unknown>, annotations: Record<string, string> = {}): PersistentVolume =>
-  ({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv-1', annotations }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], ...spec } }) as PersistentVolume;
+  ({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv-1', annotations }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], ...spec } });
 
 describe('volumeEntriesUnchanged', () => {
   it.each([

@@ -18,7 +18,6 @@ import type { Pod } from '../resources/pod/schema';
 import type { ObjectStore } from '../store/object-store';
 import type { ChangeEvent } from '../store/change-feed';
 import { EventRecorder } from './event-recorder';
-import { ofKind } from '../resources/of-kind';
 import { kubeletComponent } from '../domain/well-known/components';
 import { reasons } from '../domain/well-known/event-reasons';
 import { annDynamicallyProvisioned } from '../domain/well-known/annotations';
@@ -127,6 +126,7 @@ export function podStatusFor(pod: Pod, ready: boolean, now: string): Record<stri
   };
   const containers = Array.isArray(pod.spec?.containers) ? pod.spec.containers : [];
   // any: the schema keeps containerStatuses loose (Stowage runs no containers); read as upstream writes them.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the schema keeps containerStatuses loose (Stowage runs no containers); read as upstream writes them
   const prevStatuses: any[] = Array.isArray(prev.containerStatuses) ? prev.containerStatuses : [];
   const containerStatuses = containers.map((c) => {
     const old = prevStatuses.find((s) => s?.name === c?.name);

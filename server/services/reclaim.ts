@@ -310,7 +310,7 @@ export class ReclaimService {
     if (t.kind === PV) {
       if (!(['make-available', 'pre-bind', 'recycle', 'delete'] as string[]).includes(t.action)) return { missing: `unknown volume action "${t.action}"` };
       const pv = obj as PersistentVolume;
-      return { obj: pv, verdict: volumeVerdict(t.action as VolumeAction, await this.volumeFacts(pv, t.claim)) };
+      return { obj: pv, verdict: volumeVerdict(t.action, await this.volumeFacts(pv, t.claim)) };
     }
     if (t.action !== 'delete') return { missing: `unknown claim action "${t.action}"` };
     const claim = obj as PersistentVolumeClaim;
@@ -386,7 +386,7 @@ export class ReclaimService {
         }
         // update answers the object it stored, a volume.
         const after = (await tx.update(next)) as PersistentVolume;
-        const e = reclaimEvent(actor, { action: item.action as VolumeAction, before: current, after });
+        const e = reclaimEvent(actor, { action: item.action, before: current, after });
         await events.record(current, 'Normal', e.reason, e.message);
       },
       { actor },

@@ -1,6 +1,6 @@
 // Every service of a running Stowage, composed once over one store. The transports (tRPC,
 // the Kubernetes API, the web server) and the controllers take their services from here;
-// none builds one per request. The composition root (server/app/context.ts) opens the
+// none builds one per request. The composition root (server/wiring/context.ts) opens the
 // store and supplies what only it may know: the real OS for admission, and the config.
 import type { SignInLimits } from '../domain/sign-in-limits';
 import type { Admission } from '../resources/types';

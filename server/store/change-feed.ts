@@ -94,7 +94,7 @@ export class ChangeFeed {
     await client.query(`LISTEN ${CHANGE_CHANNEL}`);
     this.listener = client;
     // A safety net for lost notifications (e.g. while reconnecting).
-    this.pollTimer = setInterval(() => this.pump(), 1000);
+    this.pollTimer = setInterval(() => void this.pump(), 1000);
     this.pollTimer.unref();
   }
 
@@ -103,6 +103,7 @@ export class ChangeFeed {
     const old = this.listener;
     this.listener = undefined;
     old?.end().catch(() => {});
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises -- the callback catches every error itself (reconnecting again)
     setTimeout(async () => {
       if (this.stopped) return;
       try {
@@ -112,7 +113,7 @@ export class ChangeFeed {
         await client.connect();
         await client.query(`LISTEN ${CHANGE_CHANNEL}`);
         this.listener = client;
-        this.pump();
+        void this.pump();
       } catch {
         this.reconnectSoon();
       }

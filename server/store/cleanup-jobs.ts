@@ -13,6 +13,7 @@ import type { CleanupMethod } from '../domain/cleanup-method';
 import type { CleanupProgress } from '../contracts/agent';
 import type { SqlClient } from './pg';
 import { sqlOf, type Queryable } from './sql-handle';
+import { camelRow } from './row-case';
 
 export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'quarantined';
 export const OPEN_STATES: readonly JobState[] = ['queued', 'running', 'failed', 'quarantined'];
@@ -79,24 +80,11 @@ const date = (v: Date | null) => (v ? new Date(v) : null);
 
 function toJob(r: Row): CleanupJob {
   return {
-    id: r.id,
-    nodeName: r.node_name,
-    pvName: r.pv_name,
-    pvUid: r.pv_uid,
-    hostPath: r.host_path,
-    className: r.class_name,
-    volumeMode: r.volume_mode,
-    method: r.method,
+    ...camelRow(r),
     command: json<string[]>(r.command, []),
-    fsType: r.fs_type,
-    state: r.state,
-    attempt: r.attempt,
     progress: json<CleanupProgress | null>(r.progress, null),
-    lastError: r.last_error,
     outputTail: json<string[]>(r.output_tail, []),
-    agentInstance: r.agent_instance,
     leaseUntil: date(r.lease_until),
-    cancelRequested: r.cancel_requested,
     nextAttemptAt: new Date(r.next_attempt_at),
     createdAt: new Date(r.created_at),
     updatedAt: new Date(r.updated_at),

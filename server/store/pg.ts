@@ -19,9 +19,9 @@ const INT8 = 20;
 const types = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === INT8) return (v: string) => BigInt(v);
-    return pg.types.getTypeParser(oid, format as 'text');
+    return pg.types.getTypeParser(oid, format);
   },
-} as pg.CustomTypesConfig;
+};
 
 /**
  * Bounds on every wait, so a request never hangs on a database that restarts, fails over

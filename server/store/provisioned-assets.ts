@@ -11,6 +11,7 @@
 import type { SqlClient } from './pg';
 import { signalsOf, sqlOf, type Queryable } from './sql-handle';
 import type { AssetSignals } from './asset-signals';
+import { camelRow } from './row-case';
 
 export type AssetState = 'creating' | 'created' | 'deleting';
 
@@ -69,14 +70,8 @@ const COLUMNS = 'id, plugin, pv_name, claim_uid, node, state, details, error, cr
 
 function toRecord(r: Row): AssetRecord {
   return {
-    id: r.id,
-    plugin: r.plugin,
-    pvName: r.pv_name,
-    claimUid: r.claim_uid,
-    node: r.node,
-    state: r.state,
+    ...camelRow(r),
     details: (typeof r.details === 'string' ? JSON.parse(r.details) : (r.details ?? {})) as AssetDetails,
-    error: r.error,
     createdAt: new Date(r.created_at),
     updatedAt: new Date(r.updated_at),
   };

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { inTransaction } from './pg';
 import { poolOf, sqlOf, type Pooled } from './sql-handle';
+import { camelRow } from './row-case';
 
 export interface UserAccount {
   id: string;
@@ -40,13 +41,7 @@ interface UserRow {
 const USER_COLUMNS = `u.id::text AS id, u.name, u.role, u.password_hash,
   ARRAY(SELECT b.namespace FROM namespace_bindings b WHERE b.user_id = u.id ORDER BY b.namespace COLLATE "C") AS namespaces`;
 
-const toAccount = (r: UserRow): UserAccount => ({
-  id: r.id,
-  name: r.name,
-  role: r.role,
-  passwordHash: r.password_hash,
-  namespaces: r.namespaces ?? [],
-});
+const toAccount = (r: UserRow): UserAccount => ({ ...camelRow(r), namespaces: r.namespaces ?? [] });
 
 export class UserAccounts {
   constructor(private readonly store: Pooled) {}

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { bootstrap } from '../../server/app/bootstrap';
+import { bootstrap } from '../../server/wiring/bootstrap';
 import { openTestApp } from '../app';
 
 let apps: Awaited<ReturnType<typeof openTestApp>>[] = [];

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { writeKubeconfig } from '../../server/app/bootstrap';
+import { writeKubeconfig } from '../../server/wiring/bootstrap';
 import { openTestApp } from '../app';
 
 let app: Awaited<ReturnType<typeof openTestApp>>;

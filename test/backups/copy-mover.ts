@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { BackupSummary } from '../../server/contracts/data-jobs';
-import type { BackupSource, DataMover, MoverProgress } from '../../server/agent/data-job-runner';
+import type { DataMover, MoverProgress } from '../../server/agent/data-job-runner';
 
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/;
 
@@ -85,7 +85,7 @@ export function copyMover(o: CopyMoverOptions = {}): DataMover {
       }
       const now = await sums(path.join(from, 'data'));
       for (const [f, sum] of Object.entries(meta.sums)) if (now[f] !== sum) throw new DamagedChunkError(r.backupId, sum, 'does not match its checksum');
-      const to = (r.destination as BackupSource).format === 'files' ? (r.destination as { root: string }).root : path.dirname((r.destination as { file: string }).file);
+      const to = (r.destination).format === 'files' ? (r.destination as { root: string }).root : path.dirname((r.destination as { file: string }).file);
       return { totalBytes: await copyTree(path.join(from, 'data'), to, r.onProgress, r.signal) };
     },
     async verifyBackup(v) {
@@ -118,7 +118,7 @@ export function copyMover(o: CopyMoverOptions = {}): DataMover {
     },
     async listBackups(root) {
       const out: BackupSummary[] = [];
-      let ids: string[] = [];
+      let ids: string[];
       try {
         ids = await fs.readdir(path.join(root, 'copy-backups'));
       } catch {

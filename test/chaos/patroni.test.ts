@@ -65,7 +65,7 @@ describe('killPostgres', () => {
     // A parent with two children, like a postmaster with its backends.
     const parent = spawn('sh', ['-c', 'sleep 30 & sleep 30 & echo started; wait'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
-      await new Promise<void>((r) => parent.stdout!.once('data', () => r()));
+      await new Promise<void>((r) => parent.stdout.once('data', () => r()));
       const childrenOf = (pid: number) =>
         readdirSync('/proc')
           .filter((e) => /^\d+$/.test(e))

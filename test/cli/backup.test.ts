@@ -189,7 +189,7 @@ describe('writing the backup file', () => {
 describe('the PKI and the roles in a backup', () => {
   const modeOf = (f: string) => statSync(f).mode & 0o777;
   const pkiOf = (dataDir: string) => Object.fromEntries(['ca.crt', 'ca.key', 'apiserver.crt', 'apiserver.key'].map((n) => [n, readFileSync(path.join(dataDir, 'pki', n), 'utf8')]));
-  const objectCount = async (url: string) => (await rawQuery<{ n: number }>(url, 'SELECT count(*)::int AS n FROM objects'))[0]!.n;
+  const objectCount = async (url: string) => (await rawQuery<{ n: number }>(url, 'SELECT count(*)::int AS n FROM objects'))[0].n;
 
   test('the CA and serving keys are backed up and restored owner-only, so old kubeconfigs keep trusting the server', async () => {
     const source = path.join(dir, 'pki-source');

@@ -96,8 +96,8 @@ async function start(via: 'npm' | 'node', more: Record<string, string> = {}): Pr
   const child = spawn(cmd, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   current = child;
   let text = '';
-  child.stdout!.on('data', (d) => (text += d));
-  child.stderr!.on('data', (d) => (text += d));
+  child.stdout.on('data', (d) => (text += d));
+  child.stderr.on('data', (d) => (text += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const out = () => text;
   await waitFor('Stowage to start', () => text.includes('Press Ctrl-C') || child.exitCode !== null, 90_000, out);

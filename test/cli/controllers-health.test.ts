@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healthListen, startControllerHealth, type ControllerHealthServer } from '../../server/cli/controller-health';
 import { startControllers, type RunningControllers } from '../../server/controllers/start';
-import { createAppContext, type AppContext } from '../../server/app/context';
+import { createAppContext, type AppContext } from '../../server/wiring/context';
 import { openApp, waitFor } from '../controllers/fixtures';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -76,7 +76,7 @@ describe('the endpoint', () => {
   });
 
   it('answers other paths and methods plainly', async () => {
-    const p = procs[0]!;
+    const p = procs[0];
     expect((await get(p, '/metrics')).status).toBe(404);
     expect((await get(p, '/readyz/nope')).status).toBe(404);
     expect((await get(p, '/readyz', 'POST')).status).toBe(405);
@@ -84,7 +84,7 @@ describe('the endpoint', () => {
   });
 
   it('is not ready once the controllers stop; still live', async () => {
-    const p = procs[1]!;
+    const p = procs[1];
     await p.running.stop();
     p.stopped = true;
     const ready = await get(p, '/readyz');
@@ -97,7 +97,7 @@ describe('the endpoint', () => {
   it('is not live when the election loop stopped going round', async () => {
     const stale = await startControllerHealth({
       manager: { isRunning: true, leaderStatus: { leading: true, terms: 1, stepDowns: 0, lastTickAt: Date.now() - 60_000, maxTickGapMs: 31_000, stopped: false } },
-      store: procs[0]!.app.store,
+      store: procs[0].app.store,
       host: '127.0.0.1',
       port: 0,
     });
@@ -111,8 +111,8 @@ describe('the endpoint', () => {
   });
 
   it('says clearly when its address is taken', async () => {
-    const port = Number(new URL(procs[0]!.health.url).port);
-    await expect(startControllerHealth({ manager: procs[0]!.running.manager, store: procs[0]!.app.store, host: '127.0.0.1', port })).rejects.toThrow(
+    const port = Number(new URL(procs[0].health.url).port);
+    await expect(startControllerHealth({ manager: procs[0].running.manager, store: procs[0].app.store, host: '127.0.0.1', port })).rejects.toThrow(
       /cannot serve the health endpoint on 127\.0\.0\.1:\d+: the address is in use/,
     );
   });

@@ -29,7 +29,7 @@ test('each write of a batch is recorded with the actor of the call that queued i
     ),
   );
   // With one transaction at a time, the calls after the first share a batch started from the first one's context.
-  const versions = results.map((r) => BigInt(r.versions[0]!));
+  const versions = results.map((r) => BigInt(r.versions[0]));
   expect(new Set(versions).size).toBe(10);
   const rows = await rawQuery<{ name: string; actor: string }>(ts.url, "SELECT name, actor FROM history WHERE kind = 'PersistentVolume' ORDER BY name");
   expect(rows).toEqual(names.map((name, i) => ({ name, actor: `controller:c${i}` })).sort((a, b) => a.name.localeCompare(b.name)));

@@ -48,7 +48,7 @@ function countStatements(tx: ControllerTx): { n: number } {
   inner.$queryRawUnsafe = ((q: string, ...v: unknown[]) => {
     count.n++;
     return original(q, ...v);
-  }) as typeof inner.$queryRawUnsafe;
+  });
   return count;
 }
 

@@ -159,7 +159,7 @@ describe('in-use protection', () => {
     // A pod in phase Succeeded does not hold its claim (upstream semantics).
     await ctx.app.objects.delete(admin, 'PersistentVolumeClaim', NS, 'by-finished');
     const cur = (await get('Pod', 'finisher'))!;
-    await ctx.app.store.update({ ...cur, status: { ...(cur as Pod).status, phase: 'Succeeded' } }, { subresource: 'status' });
+    await ctx.app.store.update({ ...cur, status: { ...(cur).status, phase: 'Succeeded' } }, { subresource: 'status' });
     await waitFor('the claim of a finished pod to go', async () => !(await get('PersistentVolumeClaim', 'by-finished')));
     expect(finished.metadata.name).toBe('finisher');
   });

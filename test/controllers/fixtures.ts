@@ -1,6 +1,6 @@
 // Shared pieces of the controller integration tests: a store of its own, object makers
 // and polling.
-import { createAppContext, type AppContext } from '../../server/app/context';
+import { createAppContext, type AppContext } from '../../server/wiring/context';
 import type { Event } from '../../server/resources/event/schema';
 import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
@@ -89,7 +89,7 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
   for (;;) {
     try {
       const v = await fn();
-      if (v !== undefined && v !== false) return v as T;
+      if (v !== undefined && v !== false) return v;
     } catch (e) {
       last = e;
     }

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildLocalVolume } from '../../server/controllers/local-volume/volume';
 import { startControllers, type RunningControllers } from '../../server/controllers/start';
-import type { AppContext } from '../../server/app/context';
+import type { AppContext } from '../../server/wiring/context';
 import type { KubeObject } from '../../server/resources/types';
 import { ensureNamespaces, openApp, waitFor } from './fixtures';
 

@@ -1,7 +1,7 @@
 // Leader election: of several processes one runs the controllers; when its session dies
 // (crash, network) or it stops, a standby takes over within seconds.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createAppContext, type AppContext } from '../../server/app/context';
+import { createAppContext, type AppContext } from '../../server/wiring/context';
 import { advisoryKeys } from '../../server/controllers/runtime/leader-election';
 import { startControllers, type RunningControllers } from '../../server/controllers/start';
 import { rawQuery } from '../db';

@@ -58,7 +58,7 @@ async function stopLifecycle(m: Manager): Promise<void> {
   managers = managers.filter((x) => x !== m);
 }
 
-const ns = (name: string) => h.ts.store.tryGet('Namespace', undefined, name) as Promise<Namespace | undefined>;
+const ns = (name: string) => h.ts.store.tryGet('Namespace', undefined, name);
 const condition = (n: Namespace | undefined, type: string) => n?.status?.conditions?.find((c) => c.type === type);
 
 function pod(name: string, claim: string) {

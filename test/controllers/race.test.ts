@@ -3,7 +3,7 @@
 // once, and no volume may ever be bound to two claims (checked over the change log, not
 // only the final state).
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createAppContext, type AppContext } from '../../server/app/context';
+import { createAppContext, type AppContext } from '../../server/wiring/context';
 import { startControllers, type RunningControllers } from '../../server/controllers/start';
 import type { KubeObject } from '../../server/resources/types';
 import { rawQuery } from '../db';

@@ -17,7 +17,6 @@ import { readReplication } from '../../server/domain/replication';
 import { annPoolFree, annPoolPath, annPoolTotal, annReplicationEndpoint } from '../../server/domain/well-known/annotations';
 import { labelHostname, labelPoolNode, labelZone } from '../../server/domain/well-known/labels';
 import { btrfsProvisioner } from '../../server/domain/well-known/provisioners';
-import type { Node } from '../../server/resources/node/schema';
 import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
 import { AssetStore } from '../../server/store/provisioned-assets';
 import { VolumeReplicaStore } from '../../server/store/volume-replicas';
@@ -59,7 +58,7 @@ async function node(name: string, zone: string, ready = true): Promise<void> {
 }
 
 async function setReady(name: string, ready: boolean): Promise<void> {
-  const n = (await store().get('Node', undefined, name)) as Node;
+  const n = (await store().get('Node', undefined, name));
   n.status = { conditions: [{ type: 'Ready', status: ready ? 'True' : 'Unknown', reason: 'test', message: 'test' }] };
   await store().update(n, { subresource: 'status' });
 }
@@ -115,7 +114,7 @@ async function finishTransfers(pv: string, receive: { ok: true } | { ok: false; 
 }
 
 const queuedOf = (kind: DataJobSpec['kind'], pv: string) => [...jobs.jobs.values()].filter((j) => j.spec.kind === kind && 'pvName' in j.spec && j.spec.pvName === pv && (j.state === 'queued' || j.state === 'running'));
-const pvOf = async (name: string) => (await store().get('PersistentVolume', undefined, name)) as PersistentVolume;
+const pvOf = async (name: string) => (await store().get('PersistentVolume', undefined, name));
 const affinityOf = (pv: PersistentVolume) => pv.spec?.nodeAffinity?.required?.nodeSelectorTerms?.[0]?.matchExpressions?.[0]?.values;
 
 beforeAll(async () => {
@@ -292,10 +291,10 @@ describe('replication controller', () => {
     expect(preview.podsToStop).toEqual([{ namespace: NS, name: 'worker', claims: ['three'] }]);
     // A dry run changes nothing.
     await ctx.app.replication.drain(admin, 'node-b', { dryRun: true });
-    expect(((await store().get('Node', undefined, 'node-b')) as Node).spec?.unschedulable).toBeUndefined();
+    expect(((await store().get('Node', undefined, 'node-b'))).spec?.unschedulable).toBeUndefined();
 
     await ctx.app.replication.drain(admin, 'node-b');
-    expect(((await store().get('Node', undefined, 'node-b')) as Node).spec?.unschedulable).toBe(true);
+    expect(((await store().get('Node', undefined, 'node-b'))).spec?.unschedulable).toBe(true);
     await sync(pv);
     // The pod is still there: nothing moves.
     expect((await assets.get(btrfsProvisioner, pv))?.node).toBe('node-b');
@@ -316,14 +315,14 @@ describe('replication controller', () => {
     expect(record?.details.moveTo).toBeUndefined();
     expect((await eventsAbout(ctx.app, await pvOf(pv))).some((e) => e.reason === 'ReplicaMoved')).toBe(true);
     await ctx.app.replication.uncordon(admin, 'node-b');
-    expect(((await store().get('Node', undefined, 'node-b')) as Node).spec?.unschedulable).toBe(false);
+    expect(((await store().get('Node', undefined, 'node-b'))).spec?.unschedulable).toBe(false);
   });
 
   it('gives up a copy whose node has been gone for long and makes it again elsewhere', async () => {
     const pv = 'pvc-00000000-0000-4000-8000-000000000004';
     await replicatedVolume(pv, 'four', 'node-a');
     await replicas.add(pv, 'node-d', POOL, 'replica', { seq: 1, at: clock });
-    const d = (await store().get('Node', undefined, 'node-d')) as Node;
+    const d = (await store().get('Node', undefined, 'node-d'));
     d.status = { conditions: [{ type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', message: 'gone', lastTransitionTime: new Date(clock.getTime() - 200_000).toISOString() }] };
     await store().update(d, { subresource: 'status' });
     await sync(pv);

@@ -305,7 +305,7 @@ describe('events', () => {
     });
     const messages = Array.from({ length: 14 }, (_, i) => `not enough space: ${76797532 - i * 100} bytes free`);
     // The same message again counts up on its own Event.
-    await recorder.record(pv, 'Warning', 'ProvisioningFailed', messages[0]!);
+    await recorder.record(pv, 'Warning', 'ProvisioningFailed', messages[0]);
     for (const m of messages) await recorder.record(pv, 'Warning', 'ProvisioningFailed', m);
     const events = ((await ts.store.list('Event', { namespace: 'default' })).items as Event[]).filter((e) => e.involvedObject?.name === 'ev-pv-agg');
     expect(events).toHaveLength(10);

@@ -49,7 +49,7 @@ describe('SnapshotSchedule with spec.backup', () => {
   it("backs up the slot's snapshot into the default target, labelled with the schedule", async () => {
     const s: SnapshotSchedule = { apiVersion: 'snapshot.stowage.io/v1', kind: 'SnapshotSchedule', metadata: { name: 'nightly', namespace: NS }, spec: { every: '6h', keep: 1, target: { claimName: 'data' }, backup: { keep: 1 } } };
     await ctx.app.store.create(s);
-    const b = await waitFor('first backup', async () => (await ctx.app.store.tryGet('VolumeBackup', NS, first)) as VolumeBackup | undefined);
+    const b = await waitFor('first backup', async () => (await ctx.app.store.tryGet('VolumeBackup', NS, first)));
     expect(b.metadata.labels?.['snapshot.stowage.io/schedule']).toBe('nightly');
     expect(b.spec).toEqual({ source: { volumeSnapshotName: first }, backupTargetName: 'nfs' });
     const made = await ctx.app.store.get('SnapshotSchedule', NS, 'nightly');

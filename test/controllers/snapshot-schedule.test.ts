@@ -56,11 +56,11 @@ afterAll(async () => {
 describe('SnapshotSchedule', () => {
   it("takes the current slot's snapshot at once, labelled with the schedule and slot, and writes the status", async () => {
     await ctx.app.store.create(scheduleOf('six', { every: '6h', keep: 2, target: { claimName: 'data' } }));
-    const vs = await waitFor('first snapshot', async () => (await ctx.app.store.tryGet('VolumeSnapshot', NS, 'six-data-20261126t000000z')) as VolumeSnapshot | undefined);
+    const vs = await waitFor('first snapshot', async () => (await ctx.app.store.tryGet('VolumeSnapshot', NS, 'six-data-20261126t000000z')));
     expect(vs.metadata.labels).toEqual({ 'snapshot.stowage.io/schedule': 'six', 'snapshot.stowage.io/slot': '20261126t000000z' });
     expect(vs.spec).toEqual({ source: { persistentVolumeClaimName: 'data' } });
     const s = await waitFor('status', async () => {
-      const s = (await ctx.app.store.tryGet('SnapshotSchedule', NS, 'six')) as SnapshotSchedule | undefined;
+      const s = (await ctx.app.store.tryGet('SnapshotSchedule', NS, 'six'));
       return s?.status?.nextScheduleTime ? s : undefined;
     });
     // The slot began at 00:00; the snapshot was taken at 01:00, when the schedule was made.
@@ -107,7 +107,7 @@ describe('SnapshotSchedule', () => {
     await ctx.app.store.create({ ...claim(NS, 'web-2', '1Gi'), metadata: { name: 'web-2', namespace: NS, labels: { tier: 'web' } } });
     await ctx.app.store.create(scheduleOf('web', { every: '1h', keep: 3, target: { selector: { matchLabels: { tier: 'web' } } } }));
     const s = await waitFor('selector status', async () => {
-      const s = (await ctx.app.store.tryGet('SnapshotSchedule', NS, 'web')) as SnapshotSchedule | undefined;
+      const s = (await ctx.app.store.tryGet('SnapshotSchedule', NS, 'web'));
       return s?.status?.claims ? s : undefined;
     });
     expect(s.status).toMatchObject({ claims: ['web-1', 'web-2'], message: 'skipped: claim web-2 is not Bound yet' });
@@ -141,8 +141,8 @@ describe('SnapshotSchedule', () => {
     expect(ns.metadata.deletionTimestamp).toBeTruthy();
     // Resumed on the schedule as read now: a write to it may come between the read and the update (seen under load).
     const resumed = await waitFor('schedule resumed', async () => {
-      const s = (await ctx.app.store.get('SnapshotSchedule', T, 'late')) as SnapshotSchedule;
-      return ctx.app.store.update({ ...s, spec: { ...s.spec!, suspend: false } }).catch((e: { code?: string }) => (e.code === 'Conflict' ? undefined : Promise.reject(e)));
+      const s = (await ctx.app.store.get('SnapshotSchedule', T, 'late'));
+      return ctx.app.store.update({ ...s, spec: { ...s.spec!, suspend: false } }).catch((e: Error & { code?: string }) => (e.code === 'Conflict' ? undefined : Promise.reject(e)));
     });
 
     const rctx: ReconcileContext = { controller: 'other', signal: new AbortController().signal, log, enqueue: () => {}, isQueued: () => false, wrote: () => {} };

@@ -4,8 +4,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControllers, type RunningControllers } from '../../server/controllers/start';
 import type { Event } from '../../server/resources/event/schema';
-import type { VolumeSnapshotContent } from '../../server/resources/volume-snapshot-content/schema';
-import type { VolumeSnapshot } from '../../server/resources/volume-snapshot/schema';
 import { ensureNamespaces, openApp, waitFor } from './fixtures';
 
 let ctx: Awaited<ReturnType<typeof openApp>>;
@@ -26,8 +24,8 @@ const snapshotOf = (name: string, content: string) => ({
   spec: { source: { volumeSnapshotContentName: content }, volumeSnapshotClassName: 'snap-class' },
 });
 
-const getSnap = (name: string) => ctx.app.store.tryGet('VolumeSnapshot', NS, name) as Promise<VolumeSnapshot | undefined>;
-const getContent = (name: string) => ctx.app.store.tryGet('VolumeSnapshotContent', undefined, name) as Promise<VolumeSnapshotContent | undefined>;
+const getSnap = (name: string) => ctx.app.store.tryGet('VolumeSnapshot', NS, name);
+const getContent = (name: string) => ctx.app.store.tryGet('VolumeSnapshotContent', undefined, name);
 const eventsOf = async (name: string) =>
   ((await ctx.app.store.list('Event', { namespace: NS })).items as Event[]).filter((e) => e.involvedObject?.name === name).map((e) => `${e.type} ${e.reason}: ${e.message}`);
 
@@ -94,7 +92,7 @@ describe('pre-provisioned snapshots', () => {
     await ctx.app.store.create(contentOf('content-2', 'someone-else', 'Retain'));
     await ctx.app.store.create(snapshotOf('snap-2', 'content-2'));
     const s = await waitFor('error', async () => (await getSnap('snap-2'))?.status?.error ? getSnap('snap-2') : undefined);
-    expect(s!.status).toMatchObject({ readyToUse: false, error: { message: 'VolumeSnapshotContent [content-2] is bound to a different snapshot' } });
+    expect(s.status).toMatchObject({ readyToUse: false, error: { message: 'VolumeSnapshotContent [content-2] is bound to a different snapshot' } });
     // The event is recorded after the status is written.
     await waitFor('event', async () => (await eventsOf('snap-2')).includes('Warning SnapshotContentMisbound: VolumeSnapshotContent [content-2] is bound to a different snapshot') || undefined);
     // Not bound: the content keeps no uid.

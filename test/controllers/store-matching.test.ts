@@ -40,7 +40,7 @@ describe('the store path agrees with the matching table', () => {
       const claim = await ts.store.create(claimIn);
       const created: string[] = [];
       for (const original of c.volumes) {
-        const v = structuredClone(original) as PersistentVolume; // the case's volumes are PVs
+        const v = structuredClone(original); // the case's volumes are PVs
         const phase: string = v.status?.phase ?? 'Available';
         const deleting = Boolean(v.metadata.deletionTimestamp);
         v.metadata = { ...v.metadata, name: prefix + v.metadata.name };

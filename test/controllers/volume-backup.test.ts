@@ -14,7 +14,6 @@ import { MemoryJobQueue } from '../../server/controllers/volume-backup/testing';
 import type { ReconcileContext } from '../../server/controllers/runtime/controller';
 import { syncBackup, volumeBackupSpec } from '../../server/controllers/volume-backup/volume-backup';
 import { EventRecorder } from '../../server/services/event-recorder';
-import type { BackupTarget } from '../../server/resources/backup-target/schema';
 import type { VolumeBackup } from '../../server/resources/volume-backup/schema';
 import type { VolumeSnapshot } from '../../server/resources/volume-snapshot/schema';
 import { installationId } from '../../server/store/installation';
@@ -30,7 +29,7 @@ const jobs = new MemoryJobQueue();
 let reports: { node: string; report: TargetReport; at: Date }[] = [];
 let here = '';
 
-const getBackup = (name: string) => ctx.app.store.tryGet('VolumeBackup', NS, name) as Promise<VolumeBackup | undefined>;
+const getBackup = (name: string) => ctx.app.store.tryGet('VolumeBackup', NS, name);
 const backupOf = (name: string, source: Record<string, string>): VolumeBackup => ({ apiVersion: 'stowage.io/v1', kind: 'VolumeBackup', metadata: { name, namespace: NS }, spec: { source, backupTargetName: 'nfs' } });
 const phaseIs = (name: string, phase: string) => async () => {
   const b = await getBackup(name);
@@ -85,7 +84,7 @@ beforeAll(async () => {
   await ctx.app.store.create(volume('pv-data', '1Gi', { storageClassName: 'fast', claimRef: { namespace: NS, name: 'data' } }));
   const c = await ctx.app.store.create(claim(NS, 'data', '1Gi', { storageClassName: 'fast', volumeName: 'pv-data' }));
   await ctx.app.store.update({ ...c, status: { phase: 'Bound' } }, { subresource: 'status' });
-  await ctx.app.store.create({ apiVersion: 'stowage.io/v1', kind: 'BackupTarget', metadata: { name: 'nfs' }, spec: { path: '/mnt/backups', default: true } } as BackupTarget);
+  await ctx.app.store.create({ apiVersion: 'stowage.io/v1', kind: 'BackupTarget', metadata: { name: 'nfs' }, spec: { path: '/mnt/backups', default: true } });
   reports = [{ node: 'node-a', at: new Date(), report: { name: 'nfs', path: '/mnt/backups', reachable: true, writable: true, freeBytes: '100', totalBytes: '200', backups: [] } }];
   manager = startManager();
   await manager.start();
@@ -103,7 +102,7 @@ describe('VolumeBackup', () => {
 
   it('the target reports its node and is Ready', async () => {
     const t = await waitFor('target status', async () => {
-      const t = (await ctx.app.store.tryGet('BackupTarget', undefined, 'nfs')) as BackupTarget | undefined;
+      const t = (await ctx.app.store.tryGet('BackupTarget', undefined, 'nfs'));
       return t?.status?.conditions?.[0]?.status === 'True' ? t : undefined;
     });
     expect(t.status?.nodes).toEqual([expect.objectContaining({ node: 'node-a', reachable: true, writable: true, freeBytes: '100' })]);
@@ -165,7 +164,7 @@ describe('VolumeBackup', () => {
     await ctx.app.store.create(backupOf('b2', { volumeSnapshotName: 'snap-1' }));
     const b1 = (await getBackup('b1'))!;
     const b2 = await waitFor('b2 uid', async () => (await getBackup('b2'))?.metadata.uid ? getBackup('b2') : undefined);
-    const job = await waitFor('job queued', () => jobs.get(`backup/${b2!.metadata.uid}`));
+    const job = await waitFor('job queued', () => jobs.get(`backup/${b2.metadata.uid}`));
     expect(job.spec).toMatchObject({ format: 'image', sourcePath: '/base/snapshots/snapcontent-snap-1.img', parentBackupId: b1.metadata.uid });
     // b1's snapshot is gone: no path to compare with.
     expect(job.spec.kind === 'backup' && job.spec.parentSourcePath).toBeUndefined();
@@ -178,7 +177,7 @@ describe('VolumeBackup', () => {
   it('a retryable failure is retried; a failure that cannot be retried fails the backup with its error and lifts the protection', async () => {
     await ctx.app.store.create(backupOf('b3', { volumeSnapshotName: 'snap-1' }));
     const b3 = await waitFor('b3', async () => ((await getBackup('b3'))?.metadata.uid ? getBackup('b3') : undefined));
-    const key = `backup/${b3!.metadata.uid}`;
+    const key = `backup/${b3.metadata.uid}`;
     await waitFor('job queued', () => jobs.get(key));
     jobs.finish(key, { ok: false, error: 'EIO writing a chunk', retryable: true });
     await waitFor('second attempt', async () => (await jobs.get(key))?.attempt === 2 && (await jobs.get(key))?.state === 'queued');
@@ -233,7 +232,7 @@ describe('VolumeBackup', () => {
     // Only one import: b1's own backup is not imported.
     expect((await ctx.app.store.list('VolumeBackup', { namespace: NS })).items.filter((b) => b.metadata.labels?.['backup.stowage.io/id'])).toHaveLength(1);
     const target = await waitFor('target totals', async () => {
-      const t = (await ctx.app.store.tryGet('BackupTarget', undefined, 'nfs')) as BackupTarget | undefined;
+      const t = (await ctx.app.store.tryGet('BackupTarget', undefined, 'nfs'));
       return t?.status?.backups === 3 ? t : undefined;
     });
     expect(target.status).toMatchObject({ storedBytes: '500', logicalBytes: '900' });
@@ -251,7 +250,7 @@ describe('VolumeBackup', () => {
   it('restart-safe: controllers stopped after the job was queued, and new ones, finish the backup from the job row', async () => {
     await ctx.app.store.create(backupOf('b4', { volumeSnapshotName: 'snap-1' }));
     const b4 = await waitFor('b4', async () => ((await getBackup('b4'))?.metadata.uid ? getBackup('b4') : undefined));
-    const key = `backup/${b4!.metadata.uid}`;
+    const key = `backup/${b4.metadata.uid}`;
     await waitFor('job queued', () => jobs.get(key));
     await manager.stop();
     jobs.progress(key, { doneBytes: '3', totalBytes: '4' });
@@ -268,7 +267,7 @@ describe('VolumeBackup', () => {
     const b4 = (await getBackup('b4'))!;
     await ctx.app.store.create(backupOf('b5', { volumeSnapshotName: 'snap-1' }));
     const b5 = await waitFor('b5', async () => ((await getBackup('b5'))?.metadata.uid ? getBackup('b5') : undefined));
-    const job = await waitFor('job queued', () => jobs.get(`backup/${b5!.metadata.uid}`));
+    const job = await waitFor('job queued', () => jobs.get(`backup/${b5.metadata.uid}`));
     expect(job.spec).toMatchObject({ parentBackupId: b4.metadata.uid, parentSourcePath: '/base/snapshots/snapcontent-snap-1.img' });
   });
 

@@ -86,7 +86,7 @@ function sampleOf(def: ZodDef, field: string): unknown {
     case 'array':
       return [sampleOf(def.element!._zod.def, field)];
     case 'union':
-      return sampleOf(def.options![0]!._zod.def, field);
+      return sampleOf(def.options![0]._zod.def, field);
     case 'enum':
       return Object.values(def.entries ?? {})[0];
     case 'literal':
@@ -112,7 +112,7 @@ export function procedures(): Procedure[] {
   const procs = (appRouter as unknown as { _def: { procedures: Record<string, { _def: { type: ProcedureType; inputs?: { _zod: { def: ZodDef } }[] } }> } })._def.procedures;
   return Object.entries(procs).map(([path, p]) => {
     const inputs = p._def.inputs ?? [];
-    return { path, type: p._def.type, sample: inputs.length ? sampleOf(inputs[0]!._zod.def, '') : undefined };
+    return { path, type: p._def.type, sample: inputs.length ? sampleOf(inputs[0]._zod.def, '') : undefined };
   });
 }
 
@@ -144,5 +144,5 @@ export function hostileInput(sample: unknown, hostile: fc.Arbitrary<string>): fc
   if (paths.length === 0) return fc.constant(sample);
   return fc
     .array(fc.option(hostile, { freq: 2 }), { minLength: paths.length, maxLength: paths.length })
-    .map((values) => values.reduce<unknown>((input, s, i) => (s === null ? input : withValue(input, paths[i]!, s)), sample));
+    .map((values) => values.reduce<unknown>((input, s, i) => (s === null ? input : withValue(input, paths[i], s)), sample));
 }

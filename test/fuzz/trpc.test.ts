@@ -9,7 +9,7 @@ import http from 'node:http';
 import fc from 'fast-check';
 import { stringify as toYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { AppContext } from '../../server/app/context';
+import type { AppContext } from '../../server/wiring/context';
 import { startWebServer, type WebServer } from '../../server/http/web-server';
 import { appRouter } from '../../server/trpc/root';
 import { openTestApp } from '../app';

@@ -184,7 +184,7 @@ describe('@kubernetes/client-node informer', () => {
     // client-node's documented pattern: an informer stops on a connection error; restart it.
     informer.on('error', () => {
       errors++;
-      setTimeout(() => informer.start().catch(() => {}), 200);
+      setTimeout(() => void informer.start().catch(() => {}), 200);
     });
     await informer.start();
     try {

@@ -2,7 +2,7 @@
 // "VolumeDelete" (Normal) when the wipe starts, "VolumeFailedDelete" (Warning) when it fails.
 // Filesystem cleanups record neither. Through the node agent service on a real database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAppContext, type AppContext } from '../../server/app/context';
+import { createAppContext, type AppContext } from '../../server/wiring/context';
 import type { NodePrincipal } from '../../server/domain/authorization';
 import { createTestDatabase } from '../db';
 

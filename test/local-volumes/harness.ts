@@ -8,7 +8,7 @@ import { agentHttpClient } from '../../server/agent/agent-client';
 import { AgentLoop } from '../../server/agent/agent-loop';
 import type { DataMover } from '../../server/agent/data-job-runner';
 import { realAgentOs } from '../../server/agent/os';
-import { createAppContext, type AppContext } from '../../server/app/context';
+import { createAppContext, type AppContext } from '../../server/wiring/context';
 import { logger } from '../../server/services/logger';
 import { startControllers, type RunningControllers } from '../../server/controllers/start';
 import { startApiServer, type RunningApiServer } from '../../server/kube/api-server';
@@ -137,8 +137,8 @@ export function claimFor(name: string, volumeName: string, namespace = 'apps'): 
 /** Waits until claim `namespace/name` is Bound; its volume. */
 export async function boundVolume(app: AppContext, name: string, timeoutMs = 30_000, namespace = 'apps'): Promise<PersistentVolume> {
   const claim = await waitFor(`claim ${name} Bound`, async () => {
-    const c = (await app.store.tryGet('PersistentVolumeClaim', namespace, name)) as PersistentVolumeClaim | undefined;
+    const c = (await app.store.tryGet('PersistentVolumeClaim', namespace, name));
     return c?.status?.phase === 'Bound' ? c : undefined;
   }, timeoutMs);
-  return (await app.store.get('PersistentVolume', undefined, claim.spec!.volumeName!)) as PersistentVolume;
+  return (await app.store.get('PersistentVolume', undefined, claim.spec!.volumeName!));
 }

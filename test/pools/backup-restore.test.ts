@@ -90,7 +90,7 @@ async function backupDone(name: string, source: Record<string, string>): Promise
 async function snapshotReady(name: string, claimName: string): Promise<VolumeSnapshot> {
   await h.app.store.create({ apiVersion: 'snapshot.storage.k8s.io/v1', kind: 'VolumeSnapshot', metadata: { name, namespace: NS }, spec: { source: { persistentVolumeClaimName: claimName } } });
   return waitFor(`snapshot ${name} ready`, async () => {
-    const s = (await h.app.store.tryGet('VolumeSnapshot', NS, name)) as VolumeSnapshot | undefined;
+    const s = (await h.app.store.tryGet('VolumeSnapshot', NS, name));
     return s?.status?.readyToUse ? s : undefined;
   }, 30_000);
 }

@@ -10,9 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { poolCapacityName } from '../../server/domain/btrfs-pool';
 import { annPoolAllocated, annPoolProblem, annPoolTotal, annSelectedNode, annUsedBytes } from '../../server/domain/well-known/annotations';
 import { btrfsProvisioner } from '../../server/domain/well-known/provisioners';
-import type { CSIStorageCapacity } from '../../server/resources/csi-storage-capacity/schema';
-import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
-import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
 import { AssetStore } from '../../server/store/provisioned-assets';
 import { waitFor } from '../controllers/fixtures';
 import { boundVolume, type LocalHarness } from '../local-volumes/harness';
@@ -38,11 +35,11 @@ beforeAll(async () => {
 afterAll(() => closePoolHarness(h, poolDir));
 
 const run = promisify(execFile);
-const capacityOf = (cls: string, node = NODE) => h.app.store.tryGet('CSIStorageCapacity', 'kube-system', poolCapacityName(node, cls)) as Promise<CSIStorageCapacity | undefined>;
+const capacityOf = (cls: string, node = NODE) => h.app.store.tryGet('CSIStorageCapacity', 'kube-system', poolCapacityName(node, cls));
 const classOn = (name: string, poolPath: string) => h.app.store.create(btrfsClass(name, poolPath, { volumeBindingMode: 'WaitForFirstConsumer' }));
 
-const claim = (name: string) => h.app.store.tryGet('PersistentVolumeClaim', 'apps', name) as Promise<PersistentVolumeClaim | undefined>;
-const volume = (name: string) => h.app.store.tryGet('PersistentVolume', undefined, name) as Promise<PersistentVolume | undefined>;
+const claim = (name: string) => h.app.store.tryGet('PersistentVolumeClaim', 'apps', name);
+const volume = (name: string) => h.app.store.tryGet('PersistentVolume', undefined, name);
 
 describe.skipIf(skip)('stowage.io/btrfs on a real pool', () => {
   it('creates a limited subvolume, refuses writes past it, expands online, deletes it all', async () => {

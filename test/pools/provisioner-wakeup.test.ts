@@ -34,7 +34,7 @@ beforeAll(async () => {
     storageClassName: 'pooled-wake',
     nodeTopology: { matchLabels: { [labelHostname]: 'node-wake' } },
     capacity: '1Gi',
-  } as CSIStorageCapacity);
+  });
   const assets = new AssetStore(store);
   const capacities = async () => (await store.list('CSIStorageCapacity')).items as CSIStorageCapacity[];
   const plugin = createBtrfsPlugin({ assets, capacities, createRetryMs: 120_000, createRetryMaxMs: 120_000 });

@@ -17,7 +17,6 @@ import { dataMover } from '../../server/agent/data-mover';
 import { poolCapacityName } from '../../server/domain/btrfs-pool';
 import { readReplication } from '../../server/domain/replication';
 import { annPoolTotal, annReplicationEndpoint } from '../../server/domain/well-known/annotations';
-import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
 import type { Pod } from '../../server/resources/pod/schema';
 import { VolumeReplicaStore } from '../../server/store/volume-replicas';
 import { waitFor } from '../controllers/fixtures';
@@ -92,8 +91,8 @@ async function checksums(dir: string): Promise<Record<string, string>> {
   return out;
 }
 
-const pvOf = async (name: string) => (await h.app.store.get('PersistentVolume', undefined, name)) as PersistentVolume;
-const podOf = async (name: string) => (await h.app.store.tryGet('Pod', NS, name)) as Pod | undefined;
+const pvOf = async (name: string) => (await h.app.store.get('PersistentVolume', undefined, name));
+const podOf = async (name: string) => (await h.app.store.tryGet('Pod', NS, name));
 const running = (name: string) => async () => {
   const p = await podOf(name);
   return p?.status?.phase === 'Running' ? p : undefined;

@@ -76,7 +76,7 @@ describe.skipIf(skip)('kill -9 during creates and deletes on a btrfs pool', () =
     const limits = new Map((await qgroups(pool)).map((q) => [q.path, q.maxReferencedBytes]));
     for (const pv of pvs) {
       expect(pv.spec?.local?.path).toBe(`${pool}/${pv.metadata.name}`);
-      expect(limits.get(pv.metadata.name!)).toBe(BigInt(8 * MiB));
+      expect(limits.get(pv.metadata.name)).toBe(BigInt(8 * MiB));
     }
   }, 240_000);
 

@@ -22,7 +22,7 @@ let controller: Controller;
 let pools: NodePoolService;
 
 async function setReady(name: string, status: 'True' | 'Unknown'): Promise<void> {
-  const node = (await db.store.tryGet('Node', undefined, name)) as Node | undefined;
+  const node = (await db.store.tryGet('Node', undefined, name));
   const next: Node = node ?? { apiVersion: 'v1', kind: 'Node', metadata: { name } };
   next.status = { ...(next.status ?? {}), conditions: [{ type: 'Ready', status, reason: status === 'True' ? 'KubeletReady' : 'NodeStatusUnknown', lastHeartbeatTime: new Date().toISOString() }] };
   if (!node) {
@@ -34,7 +34,7 @@ async function setReady(name: string, status: 'True' | 'Unknown'): Promise<void>
 
 const report = (node: string, freeGi: number) =>
   pools.report({ type: 'node', nodeName: node }, node, { pools: [{ className: 'pooled-silent', path: POOL, usable: true, totalBytes: String(8 * 2 ** 30), freeBytes: String(freeGi * 2 ** 30), filesystem: { blockSize: '4096', blocks: String(2 * 2 ** 20), availableBlocks: String(freeGi * 2 ** 18) }, usedBytes: {} }] });
-const capacityOf = (node: string) => db.store.tryGet('CSIStorageCapacity', CAPACITY_NAMESPACE, poolCapacityName(node, 'pooled-silent')) as Promise<CSIStorageCapacity | undefined>;
+const capacityOf = (node: string) => db.store.tryGet('CSIStorageCapacity', CAPACITY_NAMESPACE, poolCapacityName(node, 'pooled-silent'));
 const published = async () => (await db.store.list('CSIStorageCapacity', { namespace: CAPACITY_NAMESPACE })).items as CSIStorageCapacity[];
 
 beforeAll(async () => {

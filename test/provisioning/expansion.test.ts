@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserPrincipal } from '../../server/domain/authorization';
 import { createRealOs } from '../../server/provisioners/os';
 import { ObjectService } from '../../server/services/objects';
-import { NS, openHarness, waitFor, type Harness } from './harness';
+import { openHarness, waitFor, type Harness } from './harness';
 import { hostPathProvisioner, loopProvisioner } from '../../server/domain/well-known/provisioners';
 import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
 
@@ -25,7 +25,7 @@ afterAll(async () => h?.close());
 async function resize(name: string, size: string): Promise<PersistentVolumeClaim> {
   const c = (await h.claim(name))!;
   // update returns the claim it stored.
-  return objects.update(admin, { ...c, spec: { ...c.spec, resources: { requests: { storage: size } } } }) as Promise<PersistentVolumeClaim>;
+  return objects.update(admin, { ...c, spec: { ...c.spec, resources: { requests: { storage: size } } } });
 }
 
 async function reaches(name: string, size: string): Promise<PersistentVolumeClaim> {
@@ -36,7 +36,7 @@ async function reaches(name: string, size: string): Promise<PersistentVolumeClai
     });
   } catch (e) {
     const events = (await h.events(name)).map((x) => `${x.reason}: ${x.message}`);
-    throw new Error(`${String(e)}; claim status ${JSON.stringify((await h.claim(name))?.status)}; events: ${events.join(' | ')}`);
+    throw new Error(`${String(e)}; claim status ${JSON.stringify((await h.claim(name))?.status)}; events: ${events.join(' | ')}`, { cause: e });
   }
 }
 

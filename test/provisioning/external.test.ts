@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { AppContext } from '../../server/app/context';
+import type { AppContext } from '../../server/wiring/context';
 import { startProvisioningControllers, type RunningProvisioning } from '../../server/controllers/provisioning-start';
 import { startControllers, type RunningControllers } from '../../server/controllers/start';
 import { startKubeHarness, DEV_NAMESPACE, type KubeHarness } from '../kube/harness';

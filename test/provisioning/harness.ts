@@ -15,7 +15,7 @@ import { snapshotControllerSpec } from '../../server/controllers/snapshot/snapsh
 import { AssetStore } from '../../server/store/provisioned-assets';
 import { createRealOs, type HostOs } from '../../server/provisioners/os';
 import { FaultyOs } from '../../server/provisioners/os-fake';
-import { inTreeProvisionerNames } from '../../server/provisioners/registry';
+import { inTreeProvisionerNames } from '../../server/domain/provisioner-capabilities';
 import { releaseAndWarn } from '../../server/provisioners/testing';
 import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
@@ -119,7 +119,7 @@ export async function openHarness(inner: HostOs = createRealOs(NODE)): Promise<H
     },
     // create returns the object it stored, of the kind it was given.
     createClass: (name, provisioner, parameters, extra = {}) =>
-      ts.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name }, provisioner, parameters, ...extra }) as Promise<StorageClass>,
+      ts.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name }, provisioner, parameters, ...extra }),
     createClaim: (name, className, over = {}) =>
       ts.store.create({
         apiVersion: 'v1',

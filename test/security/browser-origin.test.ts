@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from '@playwright/test';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { AppContext } from '../../server/app/context';
+import type { AppContext } from '../../server/wiring/context';
 import { startWebServer, type WebServer } from '../../server/http/web-server';
 import { openTestApp } from '../app';
 

@@ -7,7 +7,7 @@
 // merge patch of a custom resource). Never a 500; nothing hostile is stored.
 import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { AppContext } from '../../server/app/context';
+import type { AppContext } from '../../server/wiring/context';
 import type { Principal } from '../../server/domain/authorization';
 import type { KubeObject } from '../../server/resources/types';
 import { appRouter } from '../../server/trpc/root';

@@ -7,7 +7,7 @@
 // Also: the Secret kind through kubectl (create for admins, 403 for a developer).
 import https from 'node:https';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { AppContext } from '../../server/app/context';
+import type { AppContext } from '../../server/wiring/context';
 import type { Principal } from '../../server/domain/authorization';
 import { appRouter } from '../../server/trpc/root';
 import { apiClient } from '../kube/api-client';

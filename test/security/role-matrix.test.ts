@@ -7,7 +7,7 @@
 import https from 'node:https';
 import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { AppContext } from '../../server/app/context';
+import type { AppContext } from '../../server/wiring/context';
 import type { Principal } from '../../server/domain/authorization';
 import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
 import { appRouter } from '../../server/trpc/root';
@@ -157,6 +157,8 @@ describe('the role matrix through tRPC', () => {
         }
         case 'delete':
           return t.delete({ kind: c.kind, namespace, name: n });
+        default:
+          throw new Error(`no tRPC call for the verb ${c.verb}`);
       }
     };
     const err = await run().then(
@@ -279,7 +281,7 @@ describe('tenant rules on claims', () => {
     expect(put.status, put.text).toBe(200);
     const after = (await h.ts.store.tryGet('PersistentVolumeClaim', OWN_NS, 'explained'))!;
     expect(after.metadata.labels).toEqual({ edited: 'yes' });
-    expect(JSON.parse(after.metadata.annotations!['stowage.io/binding-explanation']!)).toEqual(explanation);
+    expect(JSON.parse(after.metadata.annotations!['stowage.io/binding-explanation'])).toEqual(explanation);
   });
 
   test('a list across namespaces shows a developer only their own claims', async () => {

@@ -48,7 +48,7 @@ afterAll(async () => app?.close());
 
 describe('replacementOf and replaceSteps (pure)', () => {
   it.each([
-    { name: 'keeps the name, drops what the store sets', input: sc('a', { metadata: { name: 'a', uid: 'u', resourceVersion: '9', creationTimestamp: 'x', generation: 3 } } as never), makeDefault: false, want: { name: 'a' } },
+    { name: 'keeps the name, drops what the store sets', input: sc('a', { metadata: { name: 'a', uid: 'u', resourceVersion: '9', creationTimestamp: 'x', generation: 3 } }), makeDefault: false, want: { name: 'a' } },
     { name: 'no name given: takes the name', input: { ...sc('a'), metadata: {} }, makeDefault: false, want: { name: 'a' } },
     { name: 'the default mark only when asked', input: sc('a', { annotations: { [DEFAULT]: 'true', 'storageclass.beta.kubernetes.io/is-default-class': 'true', note: 'x' } }), makeDefault: false, want: { name: 'a', annotations: { note: 'x' } } },
     { name: 'made default', input: sc('a'), makeDefault: true, want: { name: 'a', annotations: { [DEFAULT]: 'true' } } },

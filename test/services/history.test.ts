@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import type { AppContext } from '../../server/app/context';
+import type { AppContext } from '../../server/wiring/context';
 import type { Principal } from '../../server/domain/authorization';
 import { logger } from '../../server/services/logger';
 import { controllerActor } from '../../server/domain/actor';
@@ -153,7 +153,7 @@ describe('the migration', () => {
         ['Namespace', 'create', 'system'],
         ['PersistentVolumeClaim', 'create', 'system'],
       ]);
-      expect(rows[1]!.uid).toBe((await ts.store.get('PersistentVolumeClaim', 'old', 'old-claim')).metadata.uid);
+      expect(rows[1].uid).toBe((await ts.store.get('PersistentVolumeClaim', 'old', 'old-claim')).metadata.uid);
     } finally {
       await ts.close();
     }
@@ -166,15 +166,15 @@ describe('timeline', () => {
     await vi.waitFor(async () => expect((await rowsOf('PersistentVolumeClaim', 'scratch')).length).toBe(4), { timeout: 10_000 });
     const t = await trpc(dev).history.timeline({ kind: 'PersistentVolumeClaim', namespace: DEV_NAMESPACE, name: 'scratch' });
     expect(t.groups).toHaveLength(2);
-    expect(t.groups[0]!.exists).toBe(true);
-    expect(t.groups[1]!.exists).toBe(false);
-    const old = t.groups[1]!.entries.filter((e) => e.entry === 'change');
+    expect(t.groups[0].exists).toBe(true);
+    expect(t.groups[1].exists).toBe(false);
+    const old = t.groups[1].entries.filter((e) => e.entry === 'change');
     expect(old.map((e) => [e.summary[0], e.actor])).toEqual([
       ['Created', 'user:dev'],
       ['Deletion requested', 'user:dev'],
       ['Deleted', 'controller:pvc-protection-controller'],
     ]);
-    expect(old[1]!.changes.map((c) => c.path)).toEqual(expect.arrayContaining(['metadata.deletionTimestamp']));
+    expect(old[1].changes.map((c) => c.path)).toEqual(expect.arrayContaining(['metadata.deletionTimestamp']));
   });
 
   test("the object's events are in its timeline, with the controller that recorded them", async () => {
@@ -183,7 +183,7 @@ describe('timeline', () => {
     await runAs(controllerActor('tester'), () => recorder.record(c, 'Warning', 'ProvisioningFailed', 'no plugin for class manual'));
     await runAs(controllerActor('tester'), () => recorder.record(c, 'Warning', 'ProvisioningFailed', 'no plugin for class manual'));
     const t = await trpc(dev).history.timeline({ kind: 'PersistentVolumeClaim', namespace: DEV_NAMESPACE, name: 'data' });
-    const events = t.groups[0]!.entries.filter((e) => e.entry === 'event');
+    const events = t.groups[0].entries.filter((e) => e.entry === 'event');
     expect(events.map((e) => [e.summary[0], e.actor, e.event?.message])).toEqual([
       ['ProvisioningFailed', 'controller:tester', 'no plugin for class manual'],
       ['ProvisioningFailed (×2)', 'controller:tester', 'no plugin for class manual'],
@@ -204,10 +204,10 @@ describe('timeline', () => {
     const annotated = { ...sc, metadata: { name: 'vault', annotations: { 'example.com/password': 'hunter3' } } };
     await trpc(admin).objects.update({ kind: 'StorageClass', name: 'vault', manifest: JSON.stringify(annotated) });
     const mine = await trpc(admin).history.timeline({ kind: 'StorageClass', name: 'vault' });
-    expect(mine.groups[0]!.entries.at(-1)!.changes).toEqual([{ path: 'metadata.annotations', after: { 'example.com/password': 'hunter3' } }]);
+    expect(mine.groups[0].entries.at(-1)!.changes).toEqual([{ path: 'metadata.annotations', after: { 'example.com/password': 'hunter3' } }]);
     for (const who of [dev, viewer]) {
       const theirs = await trpc(who).history.timeline({ kind: 'StorageClass', name: 'vault' });
-      expect(theirs.groups[0]!.entries.length).toBe(mine.groups[0]!.entries.length);
+      expect(theirs.groups[0].entries.length).toBe(mine.groups[0].entries.length);
       expect(JSON.stringify(theirs)).not.toContain('hunter');
     }
   });
@@ -250,7 +250,7 @@ describe('audit', () => {
     const first = await trpc(admin).history.audit({ limit: 3 });
     expect(first.items).toHaveLength(3);
     const second = await trpc(admin).history.audit({ limit: 3, cursor: first.next });
-    expect(BigInt(second.items[0]!.rv)).toBeLessThan(BigInt(first.items[2]!.rv));
+    expect(BigInt(second.items[0].rv)).toBeLessThan(BigInt(first.items[2].rv));
   });
 
   test('hostile filters are 4xx', async () => {

@@ -3,7 +3,7 @@
 // message, dry run, resize, status.used kept current, room for the claim form, and
 // concurrent creates that never overrun a quota.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { AppContext } from '../../server/app/context';
+import type { AppContext } from '../../server/wiring/context';
 import { logger } from '../../server/services/logger';
 import { resourceQuotaSpec } from '../../server/controllers/resource-quota/resource-quota';
 import { Manager } from '../../server/controllers/runtime/manager';
@@ -148,12 +148,12 @@ describe('enforcement on create, through both transports', () => {
   });
 
   test('the claim form is told the room left and that the claim would be refused', async () => {
-    const room = await trpc(dev).claims.quota({ claim: claim('four', '2Gi') as unknown as Record<string, unknown> });
+    const room = await trpc(dev).claims.quota({ claim: claim('four', '2Gi') });
     expect(room.limits.map((l) => l.text)).toEqual(['1 of 11 Gi left in team-a for class fast', '1 of 12 Gi left in team-a', '2 of 5 claims left in team-a']);
     expect(room.refusal).toMatch(/^exceeded quota: fast-only, requested: fast.storageclass.storage.k8s.io\/requests.storage=2Gi/);
-    const fits = await trpc(dev).claims.quota({ claim: claim('four', '512Mi') as unknown as Record<string, unknown> });
+    const fits = await trpc(dev).claims.quota({ claim: claim('four', '512Mi') });
     expect(fits.refusal).toBeUndefined();
-    await expect(trpc(dev).claims.quota({ claim: claim('x', '1Gi', 'fast', 'other') as unknown as Record<string, unknown> })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(trpc(dev).claims.quota({ claim: claim('x', '1Gi', 'fast', 'other') })).rejects.toMatchObject({ code: 'FORBIDDEN' });
   });
 });
 
@@ -225,7 +225,7 @@ describe('concurrent creates', () => {
     const ok = results.filter((r) => r.status === 'fulfilled');
     const refused = results.filter((r) => r.status === 'rejected');
     expect(ok).toHaveLength(3);
-    for (const r of refused) expect(String((r as PromiseRejectedResult).reason?.message)).toMatch(/exceeded quota: three, requested: persistentvolumeclaims=1, used: persistentvolumeclaims=3/);
+    for (const r of refused) expect(String((r).reason?.message)).toMatch(/exceeded quota: three, requested: persistentvolumeclaims=1, used: persistentvolumeclaims=3/);
     expect((await h.ts.store.list('PersistentVolumeClaim', { namespace: 'race' })).items).toHaveLength(3);
     expect(await used('race', 'three')).toEqual({ persistentvolumeclaims: '3', 'requests.storage': '3Gi' });
   });

@@ -8,7 +8,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { btrfsProvisioner } from '../../server/domain/well-known/provisioners';
 import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
-import type { VolumeSnapshot } from '../../server/resources/volume-snapshot/schema';
 import { AssetStore } from '../../server/store/provisioned-assets';
 import { claim, waitFor, type ClaimOpts } from '../controllers/fixtures';
 import { boundVolume, type LocalHarness } from '../local-volumes/harness';
@@ -58,7 +57,7 @@ describe.skipIf(skip)('stowage.io/btrfs snapshots', () => {
 
     await h.app.store.create({ apiVersion: 'snapshot.storage.k8s.io/v1', kind: 'VolumeSnapshot', metadata: { name: 'snap', namespace: NS }, spec: { source: { persistentVolumeClaimName: 'data' } } });
     const vs = await waitFor('snapshot ready', async () => {
-      const s = (await h.app.store.tryGet('VolumeSnapshot', NS, 'snap')) as VolumeSnapshot | undefined;
+      const s = (await h.app.store.tryGet('VolumeSnapshot', NS, 'snap'));
       return s?.status?.readyToUse ? s : undefined;
     }, 30_000);
     const content = `snapcontent-${vs.metadata.uid}`;

@@ -9,7 +9,7 @@ import { binderSpec } from '../../server/controllers/binder/binder';
 import { provisioningDeps, provisioningSpecs } from '../../server/controllers/provisioning-start';
 import { Manager } from '../../server/controllers/runtime/manager';
 import { snapshotControllerSpec } from '../../server/controllers/snapshot/snapshot';
-import { inTreeProvisionerNames } from '../../server/provisioners/registry';
+import { inTreeProvisionerNames } from '../../server/domain/provisioner-capabilities';
 import { logger } from '../../server/services/logger';
 import { DEV_NAMESPACE, findKubectl, kubectlSuite } from '../kube/harness';
 import { waitFor } from '../provisioning/harness';

@@ -7,7 +7,6 @@ import { hostPathProvisioner, loopProvisioner } from '../../server/domain/well-k
 import { createRealOs } from '../../server/provisioners/os';
 import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
-import type { VolumeSnapshotContent } from '../../server/resources/volume-snapshot-content/schema';
 import type { VolumeSnapshot } from '../../server/resources/volume-snapshot/schema';
 import { exists, NS, openHarness, waitFor, type Harness } from '../provisioning/harness';
 import { changeData, readTree, writeFirst } from './tree';
@@ -24,8 +23,8 @@ beforeAll(async () => {
 afterAll(async () => h?.close());
 
 const dataPath = (pv: PersistentVolume) => (pv.spec?.hostPath?.path ?? pv.spec?.local?.path)!;
-const snapshot = (name: string) => h.ts.store.tryGet('VolumeSnapshot', NS, name) as Promise<VolumeSnapshot | undefined>;
-const contentOf = (vs: VolumeSnapshot) => h.ts.store.tryGet('VolumeSnapshotContent', undefined, `snapcontent-${vs.metadata.uid}`) as Promise<VolumeSnapshotContent | undefined>;
+const snapshot = (name: string) => h.ts.store.tryGet('VolumeSnapshot', NS, name);
+const contentOf = (vs: VolumeSnapshot) => h.ts.store.tryGet('VolumeSnapshotContent', undefined, `snapcontent-${vs.metadata.uid}`);
 const fromSnapshot = (name: string) => ({ dataSource: { apiGroup: 'snapshot.storage.k8s.io', kind: 'VolumeSnapshot', name } });
 const fromClaim = (name: string) => ({ dataSource: { kind: 'PersistentVolumeClaim', name } });
 

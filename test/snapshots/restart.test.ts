@@ -9,8 +9,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { btrfsProvisioner, hostPathProvisioner } from '../../server/domain/well-known/provisioners';
 import { testClass } from '../../server/provisioners/testing';
-import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
-import type { VolumeSnapshot } from '../../server/resources/volume-snapshot/schema';
 import { AssetStore } from '../../server/store/provisioned-assets';
 import { claim, waitFor } from '../controllers/fixtures';
 import { boundVolume as bound, type LocalHarness } from '../local-volumes/harness';
@@ -53,8 +51,8 @@ afterAll(async () => {
   await closePoolHarness(h, dir);
 });
 
-const claimOf = (name: string) => h.app.store.tryGet('PersistentVolumeClaim', NS, name) as Promise<PersistentVolumeClaim | undefined>;
-const snapOf = (name: string) => h.app.store.tryGet('VolumeSnapshot', NS, name) as Promise<VolumeSnapshot | undefined>;
+const claimOf = (name: string) => h.app.store.tryGet('PersistentVolumeClaim', NS, name);
+const snapOf = (name: string) => h.app.store.tryGet('VolumeSnapshot', NS, name);
 const createClaim = (name: string, cls: string, size: string, snapshot?: string) =>
   h.app.store.create(claim(NS, name, size, { storageClassName: cls, dataSource: snapshot ? { apiGroup: 'snapshot.storage.k8s.io', kind: 'VolumeSnapshot', name: snapshot } : undefined }));
 const createSnapshot = (name: string, claim: string, cls: string) =>

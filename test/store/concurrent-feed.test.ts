@@ -36,7 +36,7 @@ function startActor(role: string, arg: string): Actor {
   const child = spawn(process.execPath, ['--import', 'tsx', ACTOR, role, t.url, arg], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines: string[] = [];
   const waiters = new Set<() => void>();
-  createInterface({ input: child.stdout! }).on('line', (l) => {
+  createInterface({ input: child.stdout }).on('line', (l) => {
     lines.push(l);
     for (const w of waiters) w();
   });

@@ -48,7 +48,7 @@ async function listAll(opts: { labelSelector?: string }) {
     items.push(...page.items);
     token = page.continue;
   } while (token);
-  return { items, rv: rv! };
+  return { items, rv: rv };
 }
 
 describe('paged lists under concurrent writes', () => {

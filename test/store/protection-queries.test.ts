@@ -47,7 +47,7 @@ describe('protection queries', () => {
     expect(claims).toEqual(['prot/c-wrong']);
 
     // Fixed by a write, gone from the answer (the index follows the row).
-    const bare = (await t.store.get('PersistentVolume', undefined, 'pv-bare'))!;
+    const bare = (await t.store.get('PersistentVolume', undefined, 'pv-bare'));
     bare.metadata.finalizers = [pvProtectionFinalizer];
     await t.store.update(bare);
     expect((await volumesToProtect(t.store)).map((r) => r.name)).not.toContain('pv-bare');

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
-import type { AppContext } from '../../server/app/context';
+import type { AppContext } from '../../server/wiring/context';
 import { startWebServer, type WebServer } from '../../server/http/web-server';
 import { logger } from '../../server/services/logger';
 import { openTestApp } from '../app';
@@ -125,8 +125,8 @@ describe('/metrics on the dashboard port', () => {
   const cases: { who: string; token?: () => string; status: number; reason: string }[] = [
     { who: 'nobody (no token)', status: 401, reason: 'Unauthorized' },
     { who: 'an unknown token', token: () => 'swu_nope', status: 401, reason: 'Unauthorized' },
-    { who: 'a developer', token: () => tokens.dev!, status: 403, reason: 'Forbidden' },
-    { who: 'a node token', token: () => tokens.node!, status: 403, reason: 'Forbidden' },
+    { who: 'a developer', token: () => tokens.dev, status: 403, reason: 'Forbidden' },
+    { who: 'a node token', token: () => tokens.node, status: 403, reason: 'Forbidden' },
   ];
   test.each(cases)('$who: $status, no metrics', async ({ token, status, reason }) => {
     for (const path of ['/metrics', '/metrics?x=1']) {

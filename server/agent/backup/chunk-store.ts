@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import { CHUNK_DEFLATE, CHUNK_RAW, MAX_CHUNK_BYTES, chunkPath, formatFileContent, layout, type Layout } from './format';
+import { CHUNK_DEFLATE, CHUNK_RAW, chunkPath, formatFileContent, layout, type Layout } from './format';
 
 const deflateRaw = promisify(zlib.deflateRaw);
 const run = promisify(execFile);

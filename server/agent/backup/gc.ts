@@ -171,7 +171,7 @@ async function referencedChunks(l: Layout): Promise<Set<string>> {
     try {
       add(manifestChunkIds(await readManifestFile(path.join(l.running, n), id)));
     } catch (e) {
-      if (await exists(path.join(l.running, n))) throw new Error(`garbage collection stopped: pending manifest ${id} cannot be read (${(e as Error).message})`);
+      if (await exists(path.join(l.running, n))) throw new Error(`garbage collection stopped: pending manifest ${id} cannot be read (${(e as Error).message})`, { cause: e });
       // published meanwhile: read below from backups/
     }
   }
@@ -179,7 +179,7 @@ async function referencedChunks(l: Layout): Promise<Set<string>> {
     try {
       add(manifestChunkIds(await readManifest(l, id)));
     } catch (e) {
-      if (await exists(path.join(l.backups, `${id}.json`))) throw new Error(`garbage collection stopped: manifest ${id} cannot be read (${(e as Error).message})`);
+      if (await exists(path.join(l.backups, `${id}.json`))) throw new Error(`garbage collection stopped: manifest ${id} cannot be read (${(e as Error).message})`, { cause: e });
     }
   }
   return out;

@@ -59,7 +59,6 @@ function restoreThreads(): number {
 }
 
 async function restoreWith(o: RestoreOptions, store: ChunkStore, m: Manifest, reader: Reader): Promise<{ totalBytes: bigint }> {
-  const backupId = m.backupId;
   const files = m.format === 'image' ? [{ ...m.image!, type: 'file', path: 'image', mode: 0o600, uid: 0, gid: 0 } as FileEntry] : m.entries!.filter((e): e is FileEntry => e.type === 'file');
   const totalBytes = files.reduce((s, f) => s + BigInt(f.size), 0n);
   let doneBytes = 0n;

@@ -15,7 +15,7 @@ import { poolVolumePath } from '../../domain/btrfs-pool';
 import { replicaSnapshotDir } from '../../domain/replication-paths';
 import type { MoverProgress } from '../backup/backup';
 import { realPoolOs } from '../pool-os';
-import { sleep } from '../sleep';
+import { sleep } from '../../domain/sleep';
 import type { ReplicationListener } from './listener';
 import { headerMismatch, parseHeader } from './protocol';
 import { btrfs, checkPool, deleteSnapshot, ensureFolder, pruneFolder, referencedBytes, snapshotState } from './replica-fs';

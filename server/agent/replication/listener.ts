@@ -89,7 +89,7 @@ export class ReplicationListener {
       },
     } as tls.TlsOptions);
     server.on('connection', (raw: net.Socket) => this.admit(raw));
-    server.on('secureConnection', (s: tls.TLSSocket) => this.secured(s as Tagged));
+    server.on('secureConnection', (s: tls.TLSSocket) => this.secured(s));
     server.on('tlsClientError', (err, s) => {
       this.o.log.debug({ err: err.message, from: s.remoteAddress }, 'replication connection refused');
       s.destroy();

@@ -11,7 +11,7 @@ export async function btrfs(args: string[]): Promise<string> {
   try {
     return (await commands.run('btrfs', args, { maxBuffer: 4 * 1024 * 1024 })).stdout;
   } catch (e) {
-    throw new Error(`btrfs ${args.join(' ')}: ${commandErrorText(e)}`);
+    throw new Error(`btrfs ${args.join(' ')}: ${commandErrorText(e)}`, { cause: e });
   }
 }
 

@@ -205,7 +205,7 @@ export async function streamReceive(o: { socket: tls.TLSSocket; folder: string; 
   signal.addEventListener('abort', kill, { once: true });
   const unframer = new Unframer();
   try {
-    child.stdin!.on('error', () => {}); // a receive that died: told by its exit code
+    child.stdin.on('error', () => {}); // a receive that died: told by its exit code
     socket.on('error', () => {});
     const streamed = new Promise<void>((resolve, reject) => {
       unframer.on('error', reject);
@@ -220,7 +220,7 @@ export async function streamReceive(o: { socket: tls.TLSSocket; folder: string; 
       if (unframer.bytes - reported >= 1n << 20n) o.onBytes((reported = unframer.bytes));
     });
     socket.write('OK\n');
-    socket.pipe(unframer).pipe(child.stdin!);
+    socket.pipe(unframer).pipe(child.stdin);
     socket.resume();
     // btrfs receive exits at the end of its input, or early on a bad stream.
     const code = await Promise.race([exited, streamed.then(() => exited)]);

@@ -91,7 +91,7 @@ async function importOne(d: Deps, ctx: ReconcileContext, target: BackupTarget, p
       if (await tx.get(VB, p.namespace, p.name)) return undefined;
       const created = (await tx.create(importedBackup(name, p))) as VolumeBackup;
       created.status = importedStatus(name, p.summary, now);
-      return (await tx.update(created, { subresource: 'status' })) as VolumeBackup;
+      return (await tx.update(created, { subresource: 'status' }));
     });
     if (made) await event(d, made, 'Normal', reasons.backupImported, `Imported backup ${p.summary.backupId} from target ${name}, made by installation ${p.summary.origin.installation}`);
   } catch (e) {

@@ -116,7 +116,7 @@ export async function prefetchBindings(tx: ControllerTx, hints: unknown[], sibli
     const k = keyOf(r.claim.metadata.namespace ?? '', r.claim.metadata.name!);
     tx.remember(r.claim);
     p.reserved.set(k, r.reserved);
-    locked.set(k, r.claim as PersistentVolumeClaim); // rows of kind PVC
+    locked.set(k, r.claim); // rows of kind PVC
   }
 
   // Claims that need only a free volume: unchanged since read, nothing reserved or asked

@@ -62,7 +62,7 @@ export async function lockClaimForBinding(tx: ControllerTx, namespace: string, n
     const row = await lockClaimWithReservations(tx, namespace, name);
     if (row) {
       tx.remember(row.claim);
-      return { claim: structuredClone(row.claim) as PersistentVolumeClaim, reserved: row.reserved }; // a row of kind PVC
+      return { claim: structuredClone(row.claim), reserved: row.reserved }; // a row of kind PVC
     }
   }
   return { claim: await tx.get('PersistentVolumeClaim', namespace, name) };
@@ -126,7 +126,7 @@ export async function findMatchInStore(tx: ControllerTx, claim: PersistentVolume
       const [first] = await availableVolumes(tx, { ...q, limit: 1, skipLocked: true });
       if (first) {
         tx.remember(first.volume);
-        const found = pickInGroup(claim, [first.volume as PersistentVolume], opts); // a row of kind PV
+        const found = pickInGroup(claim, [first.volume], opts); // a row of kind PV
         if (found) return { match: found, busy };
       } else {
         busy ||= (await availableVolumes(tx, { ...q, limit: 1 })).length > 0;
@@ -138,8 +138,8 @@ export async function findMatchInStore(tx: ControllerTx, claim: PersistentVolume
       const rows = await availableVolumes(tx, { ...q, offset: page * PAGE, limit: PAGE });
       for (const r of rows) {
         // availableVolumes and lockAvailableVolume read rows of kind PV.
-        if (evaluateVolume(claim, r.volume as PersistentVolume, opts).failures.length > 0) continue;
-        const locked = (await lockAvailableVolume(tx, r.volume.metadata.name!)) as PersistentVolume | undefined;
+        if (evaluateVolume(claim, r.volume, opts).failures.length > 0) continue;
+        const locked = (await lockAvailableVolume(tx, r.volume.metadata.name!));
         if (!locked) {
           busy = true;
           continue;

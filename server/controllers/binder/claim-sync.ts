@@ -158,5 +158,10 @@ async function syncUnboundClaim(d: BinderDeps, ctx: ReconcileContext, read: Pers
     case 'pending':
     case 'provision':
       return keepPending(d, ctx, claim, opts, action);
+    case 'lookForVolume':
+    case 'markLost':
+    case 'none':
+    case 'setDefaultClass':
+      return;
   }
 }

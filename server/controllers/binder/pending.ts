@@ -74,7 +74,7 @@ function nearTo(d: BinderDeps, claim: PersistentVolumeClaim): Promise<Persistent
     accessModes: accessModesToBits(claim.spec?.accessModes ?? []),
     minBytes: quantityToBytes(requestedStorage(claim)).toString(),
     limit: 4,
-  }) as Promise<PersistentVolume[]>;
+  });
 }
 
 /**

@@ -121,7 +121,7 @@ async function dropReferences(d: GarbageCollectorDeps, ctx: ReconcileContext, gr
     if (!cur || cur.metadata.uid !== dep.metadata.uid) return undefined;
     const kept = refsOf(cur).filter((r) => !gone.has(r.uid ?? ''));
     if (kept.length === refsOf(cur).length) return undefined;
-    cur.metadata.ownerReferences = kept.length > 0 ? (kept as typeof cur.metadata.ownerReferences) : undefined;
+    cur.metadata.ownerReferences = kept.length > 0 ? (kept) : undefined;
     return tx.update(cur);
   });
   if (saved) graph.set(keyOf(saved.kind, saved.metadata.namespace, saved.metadata.name!), refsOf(saved).map((r) => r.uid ?? ''));
@@ -133,7 +133,7 @@ async function orphanDependents(d: GarbageCollectorDeps, ctx: ReconcileContext, 
   if (!owner?.metadata.deletionTimestamp || !(owner.metadata.finalizers ?? []).includes(orphanFinalizer)) return;
   for (const key of graph.dependentsOf(owner.metadata.uid!)) {
     const [k, ns, n] = key.split('/');
-    const dep = await d.store.tryGet(k!, ns || undefined, n!);
+    const dep = await d.store.tryGet(k, ns || undefined, n);
     if (dep) await dropReferences(d, ctx, graph, dep, [owner.metadata.uid!]);
   }
   const released = await write(d, ctx, async (tx) => {

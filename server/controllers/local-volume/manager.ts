@@ -35,7 +35,7 @@ import { localVolumeConfigName, localVolumeConfigNamespace } from '../../resourc
 /** The ConfigMap's provisioner-wide keys (checked when it was written; the defaults if it cannot be read). */
 async function pvOptions(store: ObjectStore): Promise<LocalPvOptions> {
   const cm = await store.tryGet('ConfigMap', localVolumeConfigNamespace, localVolumeConfigName);
-  const parsed = parseLocalPvOptions(cm?.data as Record<string, string> | undefined);
+  const parsed = parseLocalPvOptions(cm?.data);
   return parsed.ok ? parsed.options : defaultLocalPvOptions;
 }
 import { localVolumeProvisionerName } from '../../domain/well-known/provisioners';

@@ -12,17 +12,10 @@ import { annDynamicallyProvisioned, annLocalEntry, annLocalNode } from '../../do
 import { isLocalVolumeProvisioner } from '../../domain/well-known/provisioners';
 import { localCleanupFinalizer } from '../../domain/well-known/finalizers';
 import { labelHostname, labelLocalNode } from '../../domain/well-known/labels';
+import type { DiskRow } from '../../store/local-disks';
 
-export interface LocalDisk {
-  nodeName: string;
-  className: string;
-  entryName: string;
-  hostPath: string;
-  pvName: string;
-  /** What the entry is: a directory (Filesystem) or a block device (Block). */
-  volumeMode: 'Filesystem' | 'Block';
-  capacityBytes: string;
-}
+/** A discovered disk as the PV is made from it: the agent's report row (store/local-disks.ts), the facts a PV needs. */
+export type LocalDisk = Pick<DiskRow, 'nodeName' | 'className' | 'entryName' | 'hostPath' | 'pvName' | 'volumeMode' | 'capacityBytes'>;
 
 /** What the class contributes: its config entry and its StorageClass. */
 export interface LocalVolumeSettings {

@@ -94,7 +94,7 @@ async function gather(d: Deps, pod: Pod, claims: Map<string, PersistentVolumeCla
   // The lists and the query below hold objects of the kinds they name.
   const classes = new Map(classList.map((c) => [c.metadata.name!, c as StorageClass]));
   const delayedClasses = [...claims.values()].filter((c) => !c.spec?.volumeName).map((c) => claimClass(c));
-  const candidates = (await availableVolumesOfClasses(d.store, [...new Set(delayedClasses)])) as PersistentVolume[];
+  const candidates = (await availableVolumesOfClasses(d.store, [...new Set(delayedClasses)]));
   // Published capacity, when a waiting claim's class counts on it.
   const tracked = delayedClasses.some((c) => capacityTrackedProvisioners.has(classes.get(c)?.provisioner ?? ''));
   const published = tracked ? ((await d.lists.get('CSIStorageCapacity')) as CSIStorageCapacity[]) : []; // a list of that kind

@@ -18,7 +18,7 @@ const change = (kind: string, name: string, object: Record<string, unknown> = {}
   kind,
   namespace,
   name,
-  object: { apiVersion: 'v1', kind, metadata: { name, namespace }, ...object } as ChangeEvent['object'],
+  object: { apiVersion: 'v1', kind, metadata: { name, namespace }, ...object },
 });
 
 const rows: [string, ChangeEvent, string[]][] = [

@@ -27,7 +27,7 @@ export interface DataSourceFacts {
 export type DataSourceChoice = { ok: true; source?: VolumeContentSource } | { ok: false; message: string };
 
 const bytesOf = (q: unknown): bigint | undefined => {
-  const parsed = quantityFromJSON(q as string | number | undefined);
+  const parsed = quantityFromJSON(q);
   return parsed ? quantityToBytes(parsed) : undefined;
 };
 

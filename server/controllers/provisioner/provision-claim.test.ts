@@ -83,7 +83,7 @@ async function claim(cls: string, annotations: Record<string, string> = { 'volum
 }
 const run = (c: KubeObject) => provisionClaim(d, ctx, 'ns', c.metadata.name!);
 const events = async (c: KubeObject) =>
-  (await ts.store.list('Event', { namespace: 'ns', fieldSelector: `involvedObject.name=${c.metadata.name}` })).items.map((e) => `${e.reason}: ${e.message}`);
+  (await ts.store.list('Event', { namespace: 'ns', fieldSelector: `involvedObject.name=${c.metadata.name}` })).items.map((e) => `${String(e.reason)}: ${String(e.message)}`);
 
 describe('which claims are provisioned', () => {
   const skipped: { name: string; cls: string; annotations?: Record<string, string> }[] = [

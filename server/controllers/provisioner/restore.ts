@@ -180,7 +180,7 @@ export function storeRestores(store: ObjectStore): RestoreDeps {
         const id = b ? backupIdOf(b) : undefined;
         if (!b || !id) return undefined;
         const st = (b as { status?: Record<string, unknown> }).status ?? {};
-        const s = (k: string) => (typeof st[k] === 'string' ? (st[k] as string) : undefined);
+        const s = (k: string) => (typeof st[k] === 'string' ? (st[k]) : undefined);
         const format = s('format');
         return {
           uid: id,

@@ -10,7 +10,7 @@ import type { StorageClass } from '../../resources/storage-class/schema';
 import type { ReconcileContext } from '../runtime/controller';
 import { isRowBusy } from '../runtime/controller-tx';
 import { event } from '../runtime/event';
-import { pause } from '../runtime/pause';
+import { sleep } from '../../domain/sleep';
 import { write } from '../runtime/write';
 import { errorText } from '../runtime/errors';
 import type { ProvisioningDeps } from './deps';
@@ -80,14 +80,14 @@ export async function saveVolume(
       // The claim's row is being written right now (the binder): not a failed save.
       if (isRowBusy(err) && busy++ < 100 && !ctx.signal.aborted) {
         attempt--;
-        await pause(10 + Math.random() * 40, ctx.signal);
+        await sleep(10 + Math.random() * 40, ctx.signal);
         continue;
       }
       lastError = err;
       d.log.warn({ err, pv: pvName, attempt }, 'saving a provisioned PV failed');
       // Stopping: keep the asset; its intent record lets the next leader finish the job.
       if (ctx.signal.aborted) throw err;
-      if (attempt < d.saveAttempts) await pause(d.saveIntervalMs, ctx.signal);
+      if (attempt < d.saveAttempts) await sleep(d.saveIntervalMs, ctx.signal);
       continue;
     }
     switch (outcome) {

@@ -24,7 +24,7 @@ const rows: { finalizer: boolean; deleting: boolean; usedBy: string[]; want: Pro
 ];
 
 describe('decideClaimProtection', () => {
-  test.each(rows.map((r) => ({ ...r, name: `finalizer=${r.finalizer} deleting=${r.deleting} usedBy=[${r.usedBy}] -> ${r.want.kind}` })))(
+  test.each(rows.map((r) => ({ ...r, name: `finalizer=${r.finalizer} deleting=${r.deleting} usedBy=[${r.usedBy.join(',')}] -> ${r.want.kind}` })))(
     '$name',
     ({ finalizer, deleting, usedBy, want }) => {
       expect(decideClaimProtection(claim({ finalizer, deleting }), usedBy)).toEqual(want);

@@ -17,7 +17,7 @@ import type { ChangeEvent } from '../../store/change-feed';
 import type { ObjectStore } from '../../store/object-store';
 import { expectedContention, isTerminalError } from './errors';
 import { controllerMetrics, type ControllerMetrics } from './metrics';
-import { pause } from './pause';
+import { sleep } from '../../domain/sleep';
 import { WorkQueue } from './work-queue';
 
 export interface ReconcileResult {
@@ -310,7 +310,7 @@ export class Controller {
             this.queue.add(key);
           }
         }
-        if (!signal.aborted) await pause(500, signal);
+        if (!signal.aborted) await sleep(500, signal);
       } catch (err) {
         if (signal.aborted) return;
         if (isStowageError(err) && err.code === 'Expired') {
@@ -321,11 +321,11 @@ export class Controller {
             for (const key of await this.spec.listKeys()) this.addForced(key);
           } catch (e) {
             this.log.warn({ err: e }, 'relist failed');
-            await pause(1000, signal);
+            await sleep(1000, signal);
           }
         } else {
           this.log.warn({ err }, 'watch failed; restarting');
-          await pause(1000, signal);
+          await sleep(1000, signal);
         }
       }
     }

@@ -126,13 +126,12 @@ export class LeaderElector {
 
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const t = setTimeout(done, ms);
-      const self = this;
-      function done() {
+      const done = () => {
         clearTimeout(t);
-        self.wake = undefined;
+        this.wake = undefined;
         resolve();
-      }
+      };
+      const t = setTimeout(done, ms);
       this.wake = done;
     });
   }

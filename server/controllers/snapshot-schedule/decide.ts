@@ -148,7 +148,7 @@ export function ownSnapshots(schedule: string, snapshots: VolumeSnapshot[]): Own
     const stamp = labels[labelSnapshotSlot];
     const slot = stamp === undefined ? undefined : stampTime(stamp);
     if (labels[labelSnapshotSchedule] !== schedule || claim === undefined || slot === undefined || s.metadata.deletionTimestamp) continue;
-    if (s.metadata.name !== scheduledSnapshotName(schedule, claim, stamp!)) continue;
+    if (s.metadata.name !== scheduledSnapshotName(schedule, claim, stamp)) continue;
     out.push({ name: s.metadata.name, claim, slot });
   }
   return out;

@@ -89,7 +89,7 @@ function facts(vs: VolumeSnapshot, contents: VolumeSnapshotContent[] = [], resto
 const err = (reason: string, message: string, status: Record<string, unknown>): SnapshotAction => ({
   action: 'error',
   event: { type: 'Warning', reason, message },
-  status: { ...status, error: { time: NOW, message } } as never,
+  status: { ...status, error: { time: NOW, message } },
 });
 
 describe('decideSnapshot: binding, status and errors (snapshot_update_test.go TestSync)', () => {
@@ -480,7 +480,7 @@ describe('taking a snapshot of a claim (snapshot_create_test.go, createSnapshotC
     kind: 'PersistentVolumeClaim',
     metadata: { name: 'claim1', namespace: 'default', uid: 'pvc-uid1', ...(o.deleting ? { deletionTimestamp: NOW } : {}) },
     spec: { volumeName: o.volume ?? 'volume1' },
-    status: { phase: (o.phase ?? 'Bound') as 'Bound' },
+    status: { phase: (o.phase ?? 'Bound') },
   });
   const volume = (o: { driver?: string | null; mode?: 'Block' } = {}): PersistentVolume => ({
     apiVersion: 'v1',
@@ -528,7 +528,7 @@ describe('taking a snapshot of a claim (snapshot_create_test.go, createSnapshotC
 
   test('a class naming a snapshotter Secret: the deletion-secret annotations on the content (createSnapshotContent)', () => {
     const secretClass: VolumeSnapshotClass = {
-      ...classes[0]!,
+      ...classes[0],
       metadata: { name: 'secret' },
       parameters: { 'csi.storage.k8s.io/snapshotter-secret-name': '${volumesnapshot.name}-creds', 'csi.storage.k8s.io/snapshotter-secret-namespace': 'creds' },
     };
@@ -540,7 +540,7 @@ describe('taking a snapshot of a claim (snapshot_create_test.go, createSnapshotC
   });
 
   test('a class whose snapshotter Secret does not resolve: the input error, nothing made', () => {
-    const bad: VolumeSnapshotClass = { ...classes[0]!, metadata: { name: 'bad' }, parameters: { 'csi.storage.k8s.io/snapshotter-secret-name': 'x' } };
+    const bad: VolumeSnapshotClass = { ...classes[0], metadata: { name: 'bad' }, parameters: { 'csi.storage.k8s.io/snapshotter-secret-name': 'x' } };
     expect(contentToCreate({ snapshot: vs('bad'), classes: [...classes, bad], claim: claim(), volume: volume(), canSnapshot: inTree })).toEqual(
       fail('failed to get input parameters to create snapshot snap1: "failed to get name and namespace template from params: either name and namespace for Snapshotter secrets specified, Both must be specified"'),
     );

@@ -22,7 +22,7 @@ import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
 import { event } from '../runtime/event';
 import { write } from '../runtime/write';
 import { errorText } from '../runtime/errors';
-import { capabilitiesOf, inTreeProvisionerNames } from '../../provisioners/registry';
+import { capabilitiesOf, inTreeProvisionerNames } from '../../domain/provisioner-capabilities';
 import {
   claimsRestoringFrom,
   contentToCreate,

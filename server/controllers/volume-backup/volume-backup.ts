@@ -14,7 +14,6 @@ import { pickParent, takenSnapshotName, type BackupCandidate } from '../../domai
 import { volumeBackupComponent } from '../../domain/well-known/components';
 import { backupSourceProtectionFinalizer, volumeBackupFinalizer } from '../../domain/well-known/finalizers';
 import { labelBackupId, labelVolumeBackup } from '../../domain/well-known/labels';
-import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import { SNAPSHOT_API_VERSION } from '../../resources/snapshot-fields';
 import type { VolumeBackup } from '../../resources/volume-backup/schema';
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
@@ -141,7 +140,7 @@ async function writeStatus(d: Deps, ctx: ReconcileContext, read: VolumeBackup, s
 /** Adds or removes `finalizer` on a snapshot or a claim of the backup's namespace. */
 async function setFinalizer(d: Deps, ctx: ReconcileContext, kind: typeof VS | typeof PVC, namespace: string, name: string, on: boolean): Promise<void> {
   await write(d, ctx, async (tx) => {
-    const o = (await tx.get(kind, namespace, name)) as VolumeSnapshot | PersistentVolumeClaim | undefined;
+    const o = (await tx.get(kind, namespace, name));
     if (!o) return;
     const has = o.metadata.finalizers?.includes(backupSourceProtectionFinalizer) ?? false;
     if (has === on) return;

@@ -8,7 +8,7 @@ const LATER = '2026-11-24T01:00:00Z';
 const resource = { plural: 'persistentvolumes', group: '' };
 
 function pv(labels: Record<string, string>, extra: Record<string, unknown> = {}): KubeObject {
-  return { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv1', labels }, spec: { capacity: { storage: '1Gi' }, ...extra } } as KubeObject;
+  return { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv1', labels }, spec: { capacity: { storage: '1Gi' }, ...extra } };
 }
 
 const apply = (live: KubeObject | undefined, applied: KubeObject, manager: string, force = false, now = NOW) =>
@@ -102,7 +102,7 @@ describe('serverSideApply', () => {
   test('a map applied empty before and with fields now is not dropped: the rest of it stays', () => {
     const live = { ...pv({}), metadata: { name: 'pv1', labels: { kept: 'yes' }, finalizers: ['kubernetes.io/pv-protection'] } } as KubeObject;
     const first = apply(live, { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv1', annotations: null } } as unknown as KubeObject, 'mgr');
-    const out = apply(first, { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv1', annotations: { a: 'b' } } } as KubeObject, 'mgr');
+    const out = apply(first, { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv1', annotations: { a: 'b' } } }, 'mgr');
     expect(out.metadata).toMatchObject({ labels: { kept: 'yes' }, finalizers: ['kubernetes.io/pv-protection'], annotations: { a: 'b' } });
   });
 
@@ -115,19 +115,19 @@ describe('serverSideApply', () => {
 
   test('keyed lists merge by key: two managers, one container each', () => {
     const pod = (name: string, image: string): KubeObject =>
-      ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name, image }] } }) as KubeObject;
+      ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name, image }] } });
     const out = apply(apply(undefined, pod('a', 'x'), 'first'), pod('b', 'y'), 'second');
     expect(out.spec).toHaveProperty('containers', [
       { name: 'a', image: 'x' },
       { name: 'b', image: 'y' },
     ]);
     // The first manager drops its container: the item goes with its fields.
-    const without = apply(out, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: {} } as KubeObject, 'first');
+    const without = apply(out, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: {} }, 'first');
     expect(without.spec).toHaveProperty('containers', [{ name: 'b', image: 'y' }]);
   });
 
   test('set lists merge by value', () => {
-    const fin = (f: string[]): KubeObject => ({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv1', finalizers: f } }) as KubeObject;
+    const fin = (f: string[]): KubeObject => ({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv1', finalizers: f } });
     const out = apply(apply(undefined, fin(['a']), 'first'), fin(['b']), 'second');
     expect(out.metadata.finalizers).toEqual(['a', 'b']);
   });

@@ -266,7 +266,7 @@ export function serverSideApply(input: ApplyInput): KubeObject {
   const kind = String(applied.kind ?? live?.kind ?? '');
   const meta = patchMetaFor(kind);
   // On the status subresource a manager applies (and owns) status only.
-  const appliedOwnable = input.subresource === 'status' ? (isPlain(applied.status) ? { status: applied.status } : {}) : ownable(applied as Json);
+  const appliedOwnable = input.subresource === 'status' ? (isPlain(applied.status) ? { status: applied.status } : {}) : ownable(applied);
   const appliedSet = toSet(fieldsOf(appliedOwnable, meta));
   const apiVersion = String(applied.apiVersion ?? live?.apiVersion ?? '');
   const mine = (e: ManagedFieldsEntry) => e.manager === manager && e.operation === 'Apply' && (e.subresource ?? '') === (input.subresource ?? '');
@@ -346,7 +346,7 @@ export function recordUpdate(prev: KubeObject | undefined, next: KubeObject, man
   const part = (o: KubeObject | undefined): Json => {
     if (!o) return {};
     if (subresource === 'status') return isPlain(o.status) ? { status: o.status } : {};
-    return ownable(o as Json);
+    return ownable(o);
   };
   const before = part(prev);
   const after = part(next);

@@ -88,7 +88,7 @@ function mergeMap(original: JsonMap | undefined, patch: JsonMap, meta: PatchMeta
     const originalV = out[k];
     const fm = fieldMeta(meta, k);
     if (isMap(originalV)) {
-      setOwn(out, k, otherStrategy(fm) === 'replace' ? (patchV as JsonMap) : mergeMap(originalV, patchV as JsonMap, fm));
+      setOwn(out, k, otherStrategy(fm) === 'replace' ? (patchV) : mergeMap(originalV, patchV as JsonMap, fm));
     } else if (Array.isArray(originalV)) {
       setOwn(out, k, mergeListHandler(originalV, patchV as Json[], fm, isDeleteList));
     } else {

@@ -1,29 +1,11 @@
 // The dashboard's scalable lists and their bulk actions; thin over ListService.
 import { z } from 'zod';
-import { PAGE_FIELD_FILTERS, PAGE_SORT_KEYS, MAX_PAGE_LIMIT } from '../../store/object-page';
 import { authedProcedure, router } from '../init';
-import { PENDING_KINDS } from '../../domain/claim-waiting';
+import { pageInput } from '../../services/lists';
 
 const kind = z.string().min(1).max(100);
 const name = z.string().min(1).max(253);
 const refs = z.array(z.object({ namespace: z.string().max(253).optional(), name })).min(1).max(500);
-
-const fieldValues = z.array(z.string().max(253)).max(50);
-const fields = z
-  .object(Object.fromEntries(PAGE_FIELD_FILTERS.map((f) => [f, fieldValues.optional()])) as Record<(typeof PAGE_FIELD_FILTERS)[number], z.ZodOptional<typeof fieldValues>>)
-  .strict();
-
-export const pageInput = z.object({
-  kind,
-  namespace: z.string().max(253).optional(),
-  labelSelector: z.string().max(4096).optional(),
-  fields: fields.optional(),
-  text: z.string().max(200).optional(),
-  pending: z.enum(PENDING_KINDS).optional(),
-  sort: z.object({ key: z.enum(PAGE_SORT_KEYS), dir: z.enum(['asc', 'desc']) }).optional(),
-  offset: z.number().int().min(0).max(1_000_000).optional(),
-  limit: z.number().int().min(1).max(MAX_PAGE_LIMIT).optional(),
-});
 
 export const listsRouter = router({
   page: authedProcedure.input(pageInput).query(({ ctx, input }) => ctx.app.lists.page(ctx.principal, input)),

@@ -3,7 +3,7 @@
 // Object.prototype as it was.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openTestApp } from '../../../test/app';
-import type { AppContext } from '../../app/context';
+import type { AppContext } from '../../wiring/context';
 import type { Principal } from '../../domain/authorization';
 import { appRouter } from '../root';
 

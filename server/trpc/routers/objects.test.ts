@@ -2,7 +2,7 @@
 import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openTestApp } from '../../../test/app';
-import type { AppContext } from '../../app/context';
+import type { AppContext } from '../../wiring/context';
 import { appRouter } from '../root';
 
 let app: AppContext;

@@ -4,7 +4,7 @@
 import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openTestApp } from '../../../test/app';
-import type { AppContext } from '../../app/context';
+import type { AppContext } from '../../wiring/context';
 import type { Principal } from '../../domain/authorization';
 import { appRouter } from '../root';
 

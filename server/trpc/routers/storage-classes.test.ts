@@ -5,7 +5,7 @@ import { TRPCError } from '@trpc/server';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { openTestApp } from '../../../test/app';
-import type { AppContext } from '../../app/context';
+import type { AppContext } from '../../wiring/context';
 import type { Principal } from '../../domain/authorization';
 import { appRouter } from '../root';
 

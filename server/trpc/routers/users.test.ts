@@ -4,7 +4,7 @@
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openTestApp } from '../../../test/app';
-import type { AppContext } from '../../app/context';
+import type { AppContext } from '../../wiring/context';
 import type { UserPrincipal } from '../../domain/authorization';
 import { appRouter } from '../root';
 

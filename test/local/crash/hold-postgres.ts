@@ -2,6 +2,6 @@
 // its argument, prints one line with its address, and runs until it is killed.
 import { startEmbeddedPostgres } from '../../../server/store/database';
 
-const server = await startEmbeddedPostgres(process.argv[2]!);
+const server = await startEmbeddedPostgres(process.argv[2]);
 process.stdout.write(`${JSON.stringify({ baseUrl: server.baseUrl })}\n`);
 setInterval(() => {}, 1 << 30);

@@ -6,7 +6,7 @@ import { CleanupLedger } from '../../../server/agent/cleanup-ledger';
 import { realAgentOs } from '../../../server/agent/os';
 
 const [stateDir, mode] = process.argv.slice(2);
-const ledger = new CleanupLedger(realAgentOs, stateDir!);
+const ledger = new CleanupLedger(realAgentOs, stateDir);
 await ledger.reapLeftovers();
 const announce = {
   started(p: { pid: number; startTime: string }, argv: string[]) {

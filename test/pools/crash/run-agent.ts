@@ -8,7 +8,7 @@ import { realAgentOs } from '../../../server/agent/os';
 
 const [server, token, caFile, node] = process.argv.slice(2);
 const loop = new AgentLoop({
-  api: agentHttpClient({ server: server!, token: token!, caPem: readFileSync(caFile!, 'utf8') }),
+  api: agentHttpClient({ server: server, token: token, caPem: readFileSync(caFile, 'utf8') }),
   os: realAgentOs,
   nodeName: node,
   log: pino({ level: 'warn' }),

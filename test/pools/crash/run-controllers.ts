@@ -3,15 +3,15 @@
 // pool and snapshot restart tests: arg the database URL.
 // Prints {"ready":true} once running; runs until killed.
 import pino from 'pino';
-import { createAppContext } from '../../../server/app/context';
+import { createAppContext } from '../../../server/wiring/context';
 import { binderSpec } from '../../../server/controllers/binder/binder';
 import { provisioningDeps, provisioningSpecs } from '../../../server/controllers/provisioning-start';
 import { Manager } from '../../../server/controllers/runtime/manager';
 import { snapshotControllerSpec } from '../../../server/controllers/snapshot/snapshot';
-import { inTreeProvisionerNames } from '../../../server/provisioners/registry';
+import { inTreeProvisionerNames } from '../../../server/domain/provisioner-capabilities';
 
 const [url] = process.argv.slice(2);
-const app = await createAppContext(url!);
+const app = await createAppContext(url);
 const log = pino({ level: 'warn' });
 const d = provisioningDeps({ app, nodeName: 'controllers', log, sweepGraceMs: 2_000, saveIntervalMs: 100 });
 const manager = new Manager({

@@ -3,7 +3,7 @@
 // the same transactions from a `pg` loop.
 import { spawnSync } from 'node:child_process';
 import pg from 'pg';
-import { ensureDatabase } from '../server/store/database';
+import { ensureDatabase } from './database';
 
 export interface RawRate {
   tps: number;
