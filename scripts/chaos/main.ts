@@ -409,7 +409,8 @@ async function runChaos(t: Topology, k: KubeTarget, opt: ReturnType<typeof args>
         break;
       }
       case 'node-lost':
-        // Not injected here: it runs once, on its own, after the other faults (loseNodeAndRestore).
+      case 'node-failover':
+        // Not injected here: each runs once, on its own, after the other faults (runNodeFailover, loseNodeAndRestore).
         break;
     }
     f.until = Date.now();
