@@ -29,6 +29,8 @@ function options(argv: string[]): TopologyOptions {
     controllers: flag('controllers', 2),
     agents: flag('agents', 3),
     disksPerNode: flag('disks', 2),
+    // A btrfs pool per node, the classes cluster-pooled and cluster-replicated (two copies).
+    pools: argv.includes('--pools'),
     root,
     log: say,
   };
@@ -200,7 +202,7 @@ async function main(): Promise<void> {
       return;
     }
     default:
-      say('usage: npm run cluster -- up [--servers N] [--controllers N] [--agents N] | status | down');
+      say('usage: npm run cluster -- up [--servers N] [--controllers N] [--agents N] [--pools] | status | down');
       process.exitCode = existsSync(o.dir) ? 0 : 2;
   }
 }
