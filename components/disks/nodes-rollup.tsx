@@ -25,6 +25,8 @@ const ROLLUP_COLUMNS: DataColumn<NodeSummary>[] = [
   {
     key: 'agent',
     header: 'Agent',
+    // As wide as its badge: "reporting" must not be cut on a phone.
+    width: 'max-content',
     cell: (n) => (
       <Badge color={n.ready ? 'green' : 'red'} variant="light">
         {n.ready ? 'reporting' : 'not reporting'}

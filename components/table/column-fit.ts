@@ -60,11 +60,11 @@ function baseTrack(header: string): [number, string] {
     case 'USED':
       return [150, '1.2fr'];
     case 'STATUS':
+    case 'TYPE': // an event's Type is a badge ("Warning"), as wide as a status
       return [100, '0.8fr'];
     case 'CAPACITY':
     case 'AGE':
     case 'COUNT':
-    case 'TYPE':
     case 'LAST SEEN':
       return [64, '0.6fr'];
     case 'ACCESS MODES':
