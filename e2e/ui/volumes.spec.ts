@@ -3,6 +3,8 @@ import { expect, fillCreateForm, pvManifest, screenshot, setEditorText, settledV
 
 test('create a volume from YAML and see it in the list', async ({ page }) => {
   const name = uniqueName('pv-create');
+  // A wide screen shows every column (at 1280 px the least important ones hide).
+  await page.setViewportSize({ width: 1680, height: 900 });
   await signInAsAdmin(page);
   await fillCreateForm(page, toYaml(pvManifest(name, { storage: '5Gi' })));
   await expect(page).toHaveURL(new RegExp(`/volumes/${name}$`));
