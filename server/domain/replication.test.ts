@@ -26,6 +26,8 @@ describe('replicationParameters', () => {
     [{ replicas: '2', replicationInterval: '1s' }, { replicas: 2, intervalSeconds: 30 }, ['must be from 5s to 60m']],
     [{ replicas: '2', replicationInterval: '2h' }, { replicas: 2, intervalSeconds: 30 }, ['must be from 5s to 60m']],
     [{ replicas: '1', replicationInterval: '10s' }, { replicas: 1, intervalSeconds: 10 }, ['no effect']],
+    [{ replicas: '2', replicationInterval: '1m30s' }, { replicas: 2, intervalSeconds: 90 }, []],
+    [{ replicas: '2', replicationInterval: '1.5m' }, { replicas: 2, intervalSeconds: 30 }, ['not a duration']],
   ])('%j', (params, value, problems) => {
     const r = replicationParameters(params);
     expect(r.value).toEqual(value);

@@ -3,7 +3,7 @@
 // replica may be promoted (failover, or an admin's move), what the PV says about its
 // copies (annotations readable by any client), and which nodes a pod of the volume may be
 // placed on. Pure: no I/O.
-import { parseDuration } from './duration-parse';
+import { parseEvery } from './snapshot-schedule';
 import { labelZone } from './well-known/labels';
 import { annReplicationActiveNode, annReplicationEpoch, annReplicationReplicas } from './well-known/annotations';
 
@@ -31,7 +31,7 @@ export function replicationParameters(parameters: Record<string, string | undefi
   let intervalSeconds = DEFAULT_INTERVAL_SECONDS;
   const i = parameters.replicationInterval;
   if (i !== undefined) {
-    const ms = parseDuration(i);
+    const ms = parseEvery(i);
     if (ms === undefined) problems.push(`parameter "replicationInterval": not a duration (e.g. 30s, 2m): ${JSON.stringify(i.slice(0, 40))}`);
     else if (ms < MIN_INTERVAL_SECONDS * 1000 || ms > MAX_INTERVAL_SECONDS * 1000) problems.push(`parameter "replicationInterval": must be from ${MIN_INTERVAL_SECONDS}s to ${MAX_INTERVAL_SECONDS / 60}m, not ${i}`);
     else intervalSeconds = Math.round(ms / 1000);

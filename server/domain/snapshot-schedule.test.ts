@@ -20,6 +20,23 @@ describe('parseEvery / everyProblem', () => {
   });
 });
 
+describe('parseEvery: other shapes', () => {
+  it.each([
+    ['30s', 30_000],
+    ['1m30s', 90_000],
+    ['0s', 0],
+    ['30', undefined],
+    ['5 s', undefined],
+    ['500ms', undefined],
+    ['s', undefined],
+    ['1e3s', undefined],
+    ['9999999h', undefined],
+    ['1'.repeat(50) + 's', undefined],
+  ])('%s -> %s', (text, ms) => {
+    expect(parseEvery(text)).toBe(ms);
+  });
+});
+
 describe('slots', () => {
   it('are aligned to the epoch, and their stamps round-trip', () => {
     const t = Date.UTC(2026, 10, 26, 7, 59, 59);
