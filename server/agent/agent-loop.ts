@@ -6,7 +6,6 @@
 // publishes the volumes of the pods placed on its node (publisher.ts) and reports them.
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import path from 'node:path';
 import type { Logger } from 'pino';
 import { AgentHttpError, type AgentApi } from './agent-client';
 import { CleanupLedger } from './cleanup-ledger';
@@ -26,6 +25,7 @@ import { ReplicaJobs } from './replication/jobs';
 import { ReplicationListener } from './replication/listener';
 import { TargetProber } from './target-prober';
 import { sleep } from '../domain/sleep';
+import { seenFrom } from './host-root';
 
 export interface AgentLoopOptions {
   api: AgentApi;
@@ -356,7 +356,7 @@ export class AgentLoop {
     let failed = 0;
     // Host paths as this agent sees them (an agent whose host `/` is elsewhere: `poolRoot`).
     const root = this.o.poolRoot;
-    const seen = root ? pods.map((p) => ({ ...p, volumes: p.volumes.map((v) => (v.hostPath ? { ...v, hostPath: path.posix.join(root, v.hostPath) } : v)) })) : pods;
+    const seen = root ? pods.map((p) => ({ ...p, volumes: p.volumes.map((v) => (v.hostPath ? { ...v, hostPath: seenFrom(root, v.hostPath) } : v)) })) : pods;
     const r = await this.publisher.sync(seen, (report) => {
       const now = Date.now();
       const text = JSON.stringify(report);

@@ -9,13 +9,13 @@
 //
 // The mover is an argument (DataMover, the functions of server/agent/backup/): the agent's
 // composition passes the real one (server/agent/data-mover.ts).
-import path from 'node:path';
 import type { Logger } from 'pino';
 import type { BackupSummary, DataJobProgress, DataJobResult, DataJobSpec } from '../contracts/data-jobs';
 import type { DataJobApi } from './agent-client';
 import type { BackupOptions, BackupSource, MoverProgress } from './backup/backup';
 import type { TargetProbe } from './backup/target';
 import { sleep } from '../domain/sleep';
+import { seenFrom } from './host-root';
 
 export type { BackupSource, MoverProgress, TargetProbe };
 
@@ -198,7 +198,7 @@ export class DataJobRunner {
 
   private async perform(spec: DataJobSpec, onProgress: (p: MoverProgress) => void, signal: AbortSignal): Promise<DataJobResult> {
     const m = this.o.mover;
-    const onNode = (p: string) => (this.o.poolRoot ? path.posix.join(this.o.poolRoot, p) : p);
+    const onNode = (p: string) => seenFrom(this.o.poolRoot, p);
     switch (spec.kind) {
       case 'backup': {
         const source: BackupSource = spec.format === 'files' ? { format: 'files', root: onNode(spec.sourcePath) } : { format: 'image', file: onNode(spec.sourcePath) };

@@ -9,13 +9,13 @@
 // over many volumes runs about the commands a hand-written loop would: create and limit.
 // The agent learns of work at once: with nothing to do it asks with a wait, and the server
 // answers as soon as a record of this node wants something (or when the pools are due).
-import path from 'node:path';
 import type { Logger } from 'pino';
 import type { PoolReport, PoolVolumeDone, PoolVolumeWork, PoolWork } from '../contracts/agent';
 import { isPoolVolumePath, poolProblem, poolVolumePath, type QgroupRow } from '../domain/btrfs-pool';
 import { isReplicaSnapshotPath } from '../domain/replication-paths';
 import type { PoolOs } from './pool-os';
 import { limiter } from '../domain/in-parallel';
+import { seenFrom } from './host-root';
 
 export interface PoolApi {
   /**
@@ -84,7 +84,7 @@ export class PoolKeeper {
   ) {}
 
   private at(p: string): string {
-    return this.root ? path.posix.join(this.root, p) : p;
+    return seenFrom(this.root, p);
   }
 
   /**

@@ -21,6 +21,7 @@ import { headerMismatch, parseHeader } from './protocol';
 import { btrfs, checkPool, deleteSnapshot, ensureFolder, pruneFolder, referencedBytes, snapshotState } from './replica-fs';
 import { replicaJobRefusal, seqOf } from './rules';
 import { connect, streamReceive, streamSend } from './transfer';
+import { seenFrom } from '../host-root';
 
 type Spec<K extends DataJobSpec['kind']> = Extract<DataJobSpec, { kind: K }>;
 export type ReplicaJobSpec = Spec<'replica-send'> | Spec<'replica-receive'> | Spec<'replica-remove'>;
@@ -51,7 +52,7 @@ export class ReplicaJobs {
   constructor(private readonly o: ReplicaJobsOptions) {}
 
   private at(p: string): string {
-    return this.o.poolRoot ? path.posix.join(this.o.poolRoot, p) : p;
+    return seenFrom(this.o.poolRoot, p);
   }
 
   async run(spec: ReplicaJobSpec, onProgress: (p: MoverProgress) => void, signal: AbortSignal): Promise<DataJobResult> {
