@@ -4,7 +4,7 @@
 // look at and reports what it saw. Every method refuses another node (403) before it reads
 // anything, and validates the body with the contract's zod schemas (400, no stack).
 import { z } from 'zod';
-import { dataJobProgressSchema, dataJobResultSchema, targetReportsSchema, type DataJobSpec } from '../contracts/data-jobs';
+import { dataJobProgressSchema, dataJobSpecSchema, dataJobResultSchema, targetReportsSchema, type DataJobSpec } from '../contracts/data-jobs';
 import { nodeMayActFor, type NodePrincipal } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
 import { DataJobStore } from '../store/data-jobs';
@@ -12,8 +12,8 @@ import type { ObjectStore } from '../store/object-store';
 import { TargetReports } from '../store/target-reports';
 
 const INSTANCE_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-/** A data job's key: `<kind>/<name>` (`backup/<uid>`, `restore/<pvName>`). */
-export const DATA_JOB_KEY_RE = /^(backup|restore|verify|delete|replica-send|replica-receive|replica-remove)\/[A-Za-z0-9][A-Za-z0-9._-]{0,511}$/;
+/** A data job's key: `<kind>/<name>` (`backup/<uid>`, `restore/<pvName>`), its kind one the contract knows. */
+export const DATA_JOB_KEY_RE = new RegExp(`^(${dataJobSpecSchema.options.map((o) => o.shape.kind.value).join('|')})/[A-Za-z0-9][A-Za-z0-9._-]{0,511}$`);
 
 const instance = z.string().regex(INSTANCE_RE, 'instance must be 1-64 letters, digits, ".", "_" or "-"');
 const key = z.string().regex(DATA_JOB_KEY_RE, 'a data job key is <kind>/<name>');
