@@ -5,7 +5,7 @@
 // volume, while the previous backup's snapshot still exists, writes little new; then the
 // claim is deleted and node-a's agent stopped, and a claim with `dataSourceRef` to the
 // backup, placed on node-b, binds with the same data (checksums of every file).
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +17,7 @@ import { btrfsProvisioner } from '../../server/domain/well-known/provisioners';
 import type { VolumeSnapshot } from '../../server/resources/volume-snapshot/schema';
 import { waitFor } from '../controllers/fixtures';
 import { boundVolume, type LocalHarness } from '../local-volumes/harness';
-import { btrfsClass, closePoolHarness, makePool, openPoolHarness, qgroups, skipWithoutPools, subvolumes } from './fixture';
+import { btrfsClass, checksums, closePoolHarness, makePool, openPoolHarness, qgroups, skipWithoutPools, subvolumes } from './fixture';
 
 const skip = skipWithoutPools('btrfs backup and restore tests');
 
@@ -56,17 +56,6 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(() => closePoolHarness(h, roots));
-
-/** sha256 of every regular file under `dir` by its relative path (the snapshot's own subvolumes aside). */
-async function checksums(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const e of await fs.readdir(dir, { recursive: true, withFileTypes: true })) {
-    if (!e.isFile()) continue;
-    const full = path.join(e.parentPath, e.name);
-    out[path.relative(dir, full)] = createHash('sha256').update(await fs.readFile(full)).digest('hex');
-  }
-  return out;
-}
 
 const eventsOf = async (name: string) =>
   (await h.app.store.list('Event', { namespace: NS })).items.filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name).map((e) => (e as { message?: string }).message);

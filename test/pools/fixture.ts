@@ -3,6 +3,7 @@
 // `releaseEverythingUnder` whatever state a failed test left behind; whether this machine
 // can make one at all; a local harness with a directory for its pools; a btrfs class.
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -91,4 +92,15 @@ export async function writeUntil(file: string, bytes: number): Promise<{ written
   } finally {
     await h.close().catch(() => {});
   }
+}
+
+/** SHA-256 of every regular file under `dir`, by its path relative to `dir`. */
+export async function checksums(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const e of await fs.readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!e.isFile()) continue;
+    const full = path.join(e.parentPath, e.name);
+    out[path.relative(dir, full)] = createHash('sha256').update(await fs.readFile(full)).digest('hex');
+  }
+  return out;
 }

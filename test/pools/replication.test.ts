@@ -7,7 +7,7 @@
 // last completed transfer (what was written after it is lost, as the window said); writes
 // on node-b survive node-a's return, which fences node-a's old copy (never published
 // again) and resyncs node-a as a replica.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -21,7 +21,7 @@ import type { Pod } from '../../server/resources/pod/schema';
 import { VolumeReplicaStore } from '../../server/store/volume-replicas';
 import { waitFor } from '../controllers/fixtures';
 import { boundVolume, type LocalHarness } from '../local-volumes/harness';
-import { btrfsClass, closePoolHarness, makePool, openPoolHarness, skipWithoutPools } from './fixture';
+import { btrfsClass, checksums, closePoolHarness, makePool, openPoolHarness, skipWithoutPools } from './fixture';
 
 const skip = skipWithoutPools('replicated btrfs pool volume tests');
 
@@ -79,17 +79,6 @@ afterAll(async () => {
   for (const sock of link.open) sock.destroy();
   await closePoolHarness(h, roots);
 });
-
-/** sha256 of every regular file under `dir` by its relative path. */
-async function checksums(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const e of await fs.readdir(dir, { recursive: true, withFileTypes: true })) {
-    if (!e.isFile()) continue;
-    const full = path.join(e.parentPath, e.name);
-    out[path.relative(dir, full)] = createHash('sha256').update(await fs.readFile(full)).digest('hex');
-  }
-  return out;
-}
 
 const pvOf = async (name: string) => (await h.app.store.get('PersistentVolume', undefined, name));
 const podOf = async (name: string) => (await h.app.store.tryGet('Pod', NS, name));
