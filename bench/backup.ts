@@ -20,9 +20,9 @@ import { parseArgs, promisify } from 'node:util';
 import { runBackup } from '../server/agent/backup/backup';
 import { runRestore } from '../server/agent/backup/restore';
 import { targetFigures } from '../server/agent/backup/target';
-import { createPool, poolSupport } from '../server/agent/pool-setup';
+import { createPool } from '../server/agent/pool-setup';
 import { releaseAndWarn } from '../server/provisioners/testing';
-import { releaseOnEarlyExit } from './stack';
+import { poolBenchDir } from './stack';
 
 const run = promisify(execFile);
 const { values: args } = parseArgs({
@@ -34,13 +34,7 @@ const CHANGE = Number(args['change-mib']);
 const RUNS = Math.max(1, Number(args.runs));
 const origin = { namespace: 'bench', claimName: 'data', volumeBackupName: 'bench', sizeBytes: String(BigInt(MIB) << 20n), installation: 'bench' };
 
-const support = await poolSupport();
-if (!support.ok) {
-  console.log(`skipped: ${support.reason}`);
-  process.exit(0);
-}
-const work = await fs.mkdtemp(path.join(args.target ?? os.tmpdir(), 'stowage-bench-backup-'));
-releaseOnEarlyExit(work);
+const work = await poolBenchDir('stowage-bench-backup-', args.target ?? os.tmpdir());
 
 const seconds = async (f: () => Promise<unknown>) => {
   const t0 = performance.now();

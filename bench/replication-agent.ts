@@ -12,18 +12,17 @@ import { execFile, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import pino from 'pino';
 import type { DataJobSpec } from '../server/contracts/data-jobs';
 import { replicaSnapshotDir, replicaSnapshotPath } from '../server/domain/replication-paths';
-import { createPool, poolSupport } from '../server/agent/pool-setup';
+import { createPool } from '../server/agent/pool-setup';
 import { ReplicaJobs } from '../server/agent/replication/jobs';
 import { ReplicationListener } from '../server/agent/replication/listener';
 import { commands } from '../server/agent/command-runner';
 import { releaseAndWarn } from '../server/provisioners/testing';
-import { releaseOnEarlyExit } from './stack';
+import { poolBenchDir } from './stack';
 
 const run = promisify(execFile);
 const { values: args } = parseArgs({ options: { mib: { type: 'string', default: '1024' }, rounds: { type: 'string', default: '2' }, 'receiver-root': { type: 'string' } } });
@@ -50,14 +49,7 @@ if (args['receiver-root']) {
   process.exit(0);
 }
 
-const support = await poolSupport();
-if (!support.ok) {
-  console.log(`skipped: ${support.reason}`);
-  process.exit(0);
-}
-
-const work = await fs.mkdtemp(path.join(os.tmpdir(), 'stowage-bench-replication-'));
-releaseOnEarlyExit(work);
+const work = await poolBenchDir('stowage-bench-replication-');
 const rootA = path.join(work, 'a');
 const rootB = path.join(work, 'b');
 const size = BigInt(Math.max(2048, MIB * 3)) << 20n;

@@ -15,12 +15,10 @@
 //   npx tsx bench/replication.ts [--mib 1024] [--interval 10] [--rounds 3] [--grace 5]
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AgentLoop } from '../server/agent/agent-loop';
 import { dataMover } from '../server/agent/data-mover';
-import { poolSupport } from '../server/agent/pool-setup';
 import { startControllers } from '../server/controllers/start';
 import { readReplication } from '../server/domain/replication';
 import { annPoolTotal, annReplicationEndpoint } from '../server/domain/well-known/annotations';
@@ -30,7 +28,7 @@ import type { Pod } from '../server/resources/pod/schema';
 import { releaseAndWarn } from '../server/provisioners/testing';
 import { logger } from '../server/services/logger';
 import { VolumeReplicaStore } from '../server/store/volume-replicas';
-import { releaseOnEarlyExit, startBenchAgent, startStack, untilWith } from './stack';
+import { poolBenchDir, startBenchAgent, startStack, untilWith } from './stack';
 
 const { values: args } = parseArgs({ options: { mib: { type: 'string', default: '1024' }, interval: { type: 'string', default: '10' }, rounds: { type: 'string', default: '3' }, grace: { type: 'string', default: '5' } } });
 const MIB = Number(args.mib);
@@ -42,13 +40,7 @@ const NS = 'bench';
 const MiB = 1 << 20;
 logger.level = process.env.STOWAGE_LOG_LEVEL ?? 'warn';
 
-const support = await poolSupport();
-if (!support.ok) {
-  console.log(`skipped: ${support.reason}`);
-  process.exit(0);
-}
-const work = await fs.mkdtemp(path.join(os.tmpdir(), 'stowage-bench-replication-'));
-releaseOnEarlyExit(work);
+const work = await poolBenchDir('stowage-bench-replication-');
 const until = untilWith({ everyMs: 50, timeoutMs: 600_000 });
 const cpu = () => {
   const u = process.cpuUsage();

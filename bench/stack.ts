@@ -3,11 +3,13 @@
 // waiting for a condition with a deadline, and nearest-rank percentiles. Their temp
 // directory goes with releaseAndWarn (server/provisioners/testing.ts), mounts and loop
 // devices included.
+import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { agentHttpClient } from '../server/agent/agent-client';
 import { AgentLoop, type AgentLoopOptions } from '../server/agent/agent-loop';
 import { realAgentOs } from '../server/agent/os';
-import { createPool } from '../server/agent/pool-setup';
+import { createPool, poolSupport } from '../server/agent/pool-setup';
 import { createAppContext, type AppContext } from '../server/wiring/context';
 import { startApiServer, type RunningApiServer } from '../server/kube/api-server';
 import { releaseAndWarn } from '../server/provisioners/testing';
@@ -97,4 +99,19 @@ export async function startBenchAgent(s: Stack, node: string, o: Omit<AgentLoopO
   });
   await agent.start();
   return agent;
+}
+
+/**
+ * A bench that needs btrfs pools: on a machine that cannot make one it says why and exits 0;
+ * else a new temp directory `<base>/<prefix>…` (released also on an early exit).
+ */
+export async function poolBenchDir(prefix: string, base = os.tmpdir()): Promise<string> {
+  const support = await poolSupport();
+  if (!support.ok) {
+    console.log(`skipped: ${support.reason}`);
+    process.exit(0);
+  }
+  const work = await fs.mkdtemp(path.join(base, prefix));
+  releaseOnEarlyExit(work);
+  return work;
 }
