@@ -5,6 +5,7 @@
 // the moves; this only records the ask (the volume's intent record's `moveTo`).
 import { isAllowed, type Principal } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
+import { isDNS1123Subdomain } from '../domain/names';
 import { isNodeReady } from '../domain/node-lifecycle';
 import { isPodTerminated, podClaimNames } from '../domain/pod-claims';
 import { behindSeconds, readReplication, type ReplicaView } from '../domain/replication';
@@ -13,8 +14,6 @@ import type { Node } from '../resources/node/schema';
 import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import type { ObjectStore } from '../store/object-store';
 import { AssetStore } from '../store/provisioned-assets';
-
-const NODE_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
 /** One volume a drain concerns. */
 export interface DrainVolume {
@@ -51,7 +50,7 @@ export class ReplicationService {
   }
 
   private async nodeOf(node: string): Promise<Node> {
-    if (!NODE_NAME.test(node)) throw new StowageError('Invalid', `"${node.slice(0, 80)}" is not a node name`);
+    if (isDNS1123Subdomain(node).length > 0) throw new StowageError('Invalid', `"${node.slice(0, 80)}" is not a node name`);
     const n = await this.store.tryGet('Node', undefined, node);
     if (!n) throw new StowageError('NotFound', `nodes "${node}" not found`, { kind: 'nodes', name: node });
     return n;
@@ -109,17 +108,14 @@ export class ReplicationService {
   }
 
   private async setUnschedulable(node: string, on: boolean): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      const n = await this.nodeOf(node);
+    // Read and written under the row's lock: a heartbeat between the two cannot be lost.
+    await this.store.transact(async (tx) => {
+      const n = await tx.get('Node', undefined, node);
+      if (!n) throw new StowageError('NotFound', `nodes "${node}" not found`, { kind: 'nodes', name: node });
       if ((n.spec?.unschedulable === true) === on) return;
       n.spec = { ...(n.spec ?? {}), unschedulable: on };
-      try {
-        await this.store.update(n);
-        return;
-      } catch (e) {
-        if (attempt >= 5 || (e as StowageError).code !== 'Conflict') throw e;
-      }
-    }
+      await tx.update(n);
+    });
   }
 }
 

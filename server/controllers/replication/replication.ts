@@ -104,7 +104,7 @@ const receiveKey = (pv: string, node: string, seq: number) => `replica-receive/$
 const removeKey = (pv: string, node: string, what: 'fence' | 'drop', epoch: number) => `replica-remove/${pv}_${node}_${what}-${epoch}`;
 
 /** Whether an intent record asks for replicas. */
-export const isReplicated = (r: AssetRecord | undefined): boolean => !!r && r.plugin === btrfsProvisioner && (detailsOf(r).replicas ?? 1) > 1;
+const isReplicated = (r: AssetRecord | undefined): boolean => !!r && r.plugin === btrfsProvisioner && (detailsOf(r).replicas ?? 1) > 1;
 
 export function replicationSpec(deps: ReplicationDeps, opts: ReplicationOptions = {}): ControllerSpec {
   const d = {
@@ -219,7 +219,7 @@ async function reconcileVolume(d: Deps, ctx: ReconcileContext, pvName: string, o
     if (since === undefined || now.getTime() - since < giveUpMs) continue;
     if (r.transfer) await forgetTransfer(d, pvName, r.node, r.transfer.seq);
     await d.replicas.setRole(pvName, r.node, 'removing');
-    await d.events.record(pv, 'Warning', reasons.replicaUnavailable, `the copy on node "${r.node}" is given up: the node has not been Ready for ${Math.round((now.getTime() - (since ?? now.getTime())) / 1000)} s; a replica is made on another node, and the old copy is removed if the node returns`);
+    await d.events.record(pv, 'Warning', reasons.replicaUnavailable, `the copy on node "${r.node}" is given up: the node has not been Ready for ${Math.round((now.getTime() - since) / 1000)} s; a replica is made on another node, and the old copy is removed if the node returns`);
   }
   rows = await d.replicas.list(pvName);
 
