@@ -35,6 +35,7 @@ describe('column tracks', () => {
   it.each([
     { c: { header: 'NAME' }, want: 'minmax(160px, 2.4fr)' },
     { c: { header: 'STATUS' }, want: 'minmax(100px, 0.8fr)' },
+    { c: { header: 'REASON' }, want: 'minmax(170px, 1.2fr)' },
     { c: { header: 'RECLAIM POLICY' }, want: 'minmax(134px, 0.9fr)' },
     { c: { header: 'label:team', label: 'team' }, want: 'minmax(90px, 1fr)' },
     { c: { header: 'label:app.kubernetes.io/part-of', label: 'app.kubernetes.io/part-of' }, want: 'minmax(222px, 1fr)' },

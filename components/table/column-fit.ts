@@ -59,6 +59,8 @@ function baseTrack(header: string): [number, string] {
       return [220, '2fr'];
     case 'USED':
       return [150, '1.2fr'];
+    case 'REASON': // an event's reason is one CamelCase word ("WaitForFirstConsumer"): room for it whole
+      return [170, '1.2fr'];
     case 'STATUS':
     case 'TYPE': // an event's Type is a badge ("Warning"), as wide as a status
       return [100, '0.8fr'];
