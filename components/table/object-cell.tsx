@@ -79,10 +79,13 @@ export function Cell({ ui, header, text, obj, isLink }: { ui: KindUi; header: st
     case 'OBJECT': {
       const io = (isKind(obj, 'Event') ? obj.involvedObject : undefined) ?? {};
       const target = kindUi(io.kind ?? '');
-      if (!target) return <Text span fz="sm">{text}</Text>;
+      // `kind/name` breaks after the slash when it must, not inside a word.
+      const slash = text.indexOf('/');
+      const shown = slash < 0 ? text : <>{text.slice(0, slash + 1)}<wbr />{text.slice(slash + 1)}</>;
+      if (!target) return <Text span fz="sm">{shown}</Text>;
       return (
         <ObjectLink kind={target.kind} namespace={io.namespace} name={io.name ?? ''} allowed={perms.can('get', target.kind, io.namespace)}>
-          {text}
+          {shown}
         </ObjectLink>
       );
     }
