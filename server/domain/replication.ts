@@ -5,6 +5,7 @@
 // placed on. Pure: no I/O.
 import { parseEvery } from './snapshot-schedule';
 import { labelZone } from './well-known/labels';
+import { metaTime } from './meta-time';
 import { annReplicationActiveNode, annReplicationEpoch, annReplicationReplicas } from './well-known/annotations';
 
 export const REPLICAS_MIN = 1;
@@ -119,7 +120,7 @@ export function replicaView(f: ReplicaFacts, intervalSeconds: number, now: Date)
   return {
     node: f.node,
     state: replicaState(f, intervalSeconds, now),
-    ...(f.ackedAt ? { lastSyncTime: f.ackedAt.toISOString().replace(/\.\d{3}Z$/, 'Z') } : {}),
+    ...(f.ackedAt ? { lastSyncTime: metaTime(f.ackedAt) } : {}),
     ...(f.progress ? { progress: f.progress } : {}),
     ...(f.error ? { error: f.error.slice(0, 300) } : {}),
   };

@@ -38,6 +38,7 @@ import {
   type ReplicaView,
 } from '../../domain/replication';
 import { replicaSnapshotPath } from '../../domain/replication-paths';
+import { metaTime } from '../../domain/meta-time';
 import { replicationComponent } from '../../domain/well-known/components';
 import { reasons } from '../../domain/well-known/event-reasons';
 import { annReplicationEndpoint } from '../../domain/well-known/annotations';
@@ -97,7 +98,6 @@ export interface ReplicatedDetails {
 }
 
 const detailsOf = (r: AssetRecord) => r.details as ReplicatedDetails;
-const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 // Job keys: `<kind>/<pv>_<node>_<more>` (`_` is in neither a PV's nor a node's name).
 const sendKey = (pv: string, node: string, seq: number) => `replica-send/${pv}_${node}_${seq}`;
 const receiveKey = (pv: string, node: string, seq: number) => `replica-receive/${pv}_${node}_${seq}`;
@@ -196,7 +196,7 @@ async function reconcileVolume(d: Deps, ctx: ReconcileContext, pvName: string, o
     const promoted = await promote(d, record, r);
     if (promoted) {
       const lost = r.ackedAt ? Math.max(0, Math.round((now.getTime() - r.ackedAt.getTime()) / 1000)) : undefined;
-      const message = `node "${record.node}" is not Ready: the replica on node "${r.node}" is the active copy now (epoch ${epoch + 1}), with the data of its last transfer (taken ${r.ackedAt ? iso(r.ackedAt) : '?'}${lost !== undefined ? `, ${lost} s before the failover` : ''})`;
+      const message = `node "${record.node}" is not Ready: the replica on node "${r.node}" is the active copy now (epoch ${epoch + 1}), with the data of its last transfer (taken ${r.ackedAt ? metaTime(r.ackedAt) : '?'}${lost !== undefined ? `, ${lost} s before the failover` : ''})`;
       await d.events.record(pv, 'Warning', reasons.failedOver, message);
       d.log.warn({ pv: pvName, from: record.node, to: r.node, epoch: epoch + 1 }, 'replicated volume failed over');
     }
