@@ -55,7 +55,11 @@ describe('generateBootstrap', () => {
       '/var/lib/stowage/pods',
       '--pool-root',
       '/host',
+      '--replication-listen',
+      '0.0.0.0:7444',
     ]);
+    // Other nodes' agents reach this one's replication listener at its pod IP, on a named port.
+    expect(c.ports).toEqual([{ name: 'replication', containerPort: 7444, protocol: 'TCP' }]);
     // The state and pods directories are the host's, at the same paths; the agent's bind mounts of
     // pods' volumes reach the host (Bidirectional); pools are found under the host's / at /host.
     const mountOf = (name: string) => c.volumeMounts.find((m: { name: string }) => m.name === name);

@@ -9,7 +9,9 @@
 //    agent given another node's token refuses to start), /dev for block devices, the
 //    agent's state and pods directories at the host's paths (the pods directory with
 //    Bidirectional propagation: the bind mounts the agent makes there must reach the host),
-//    and the host's / at /host as the pool root (`--pool-root /host`) for btrfs pools;
+//    and the host's / at /host as the pool root (`--pool-root /host`) for btrfs pools, and
+//    a replication listener (`--replication-listen 0.0.0.0:7444`, advertised at the pod's
+//    IP) so the node can hold replicas;
 //  - one agent configuration per named node (server URL, node name, where its token file is).
 // Tokens are minted by the server (`stowage node add NAME`); the generator only says where
 // each node's agent expects to find its token. No I/O here: the CLI writes the files.
@@ -32,6 +34,12 @@ export const agentStateDir = '/var/lib/stowage/agent';
 export const agentPodsDir = '/var/lib/stowage/pods';
 /** Where the DaemonSet's agent sees the host's `/`: btrfs pools are found under it. */
 export const hostRootInPod = '/host';
+/**
+ * The port each DaemonSet agent takes replicas of replicated pool volumes on (TLS with a
+ * one-time key per transfer). Listening on every address, the agent advertises its first
+ * non-loopback IPv4 address: the pod's IP, which other nodes' agents reach.
+ */
+export const agentReplicationPort = 7444;
 
 export interface BootstrapInput {
   /** storageClassMap text (YAML) as in the ConfigMap's data.storageClassMap. */
@@ -197,8 +205,13 @@ export function generateBootstrap(input: BootstrapInput): BootstrapResult {
                   agentPodsDir,
                   '--pool-root',
                   hostRootInPod,
+                  // Replicas of replicated btrfs pool volumes: other nodes' agents connect to
+                  // this pod's IP (each transfer authenticated both ways by its one-time key).
+                  '--replication-listen',
+                  `0.0.0.0:${agentReplicationPort}`,
                 ],
                 env: [{ name: 'MY_NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
+                ports: [{ name: 'replication', containerPort: agentReplicationPort, protocol: 'TCP' }],
                 // Cleanup wipes block devices and removes files owned by any user: root, privileged
                 // (the image's default user is unprivileged, for the server and controllers).
                 securityContext: { privileged: true, runAsUser: 0 },
