@@ -7,6 +7,7 @@ import { parseQuantity, quantityToBytes } from '@/server/domain/quantity';
 import { humanBytes } from '@/server/domain/human-size';
 import { SNAPSHOT_STORAGE } from '@/server/domain/quota-objects';
 import { isSizeResource } from './size';
+import { forbiddenText, parseForbidden } from './forbidden-text';
 
 export interface RefusedLimit {
   resource: string;
@@ -105,8 +106,10 @@ export function quotaRefusalText(r: QuotaRefusal): string {
   return `Quota ${r.quota}: ${r.limits.map((l) => refusedLimitText(l, subject)).join('; and ')}.`;
 }
 
-/** Any server message, with a quota refusal in it said in human units; other messages as they are. */
+/** Any server message, with a quota refusal in it said in human units and an RBAC refusal in words; other messages as they are. */
 export function humanMessage(message: string): string {
   const r = parseQuotaRefusal(message);
-  return r ? `${r.prefix}${quotaRefusalText(r)}` : message;
+  if (r) return `${r.prefix}${quotaRefusalText(r)}`;
+  const f = parseForbidden(message);
+  return f ? forbiddenText(f) : message;
 }

@@ -75,6 +75,9 @@ function Frame({ me, children }: { me: Me; children: ReactNode }) {
   return (
     <AppShell header={{ height: 52 }} navbar={{ width: 200, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
       <AppShell.Header>
+        <a href="#main-content" className="skip-link" data-testid="skip-link">
+          Skip to content
+        </a>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
           <Group gap="sm" wrap="nowrap">
             <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Toggle navigation" />
@@ -123,7 +126,7 @@ function Frame({ me, children }: { me: Me; children: ReactNode }) {
         mayCreateAny={mayCreate}
         admin={me.role === 'admin'}
       />
-      <AppShell.Main>
+      <AppShell.Main id="main-content" tabIndex={-1} style={{ outline: 'none' }}>
         <Suspense
           fallback={
             <Center py="xl">

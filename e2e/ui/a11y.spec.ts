@@ -141,3 +141,26 @@ test('headings go down one level at a time on /nodes and on a local volume\'s pa
     expect(result.violations.map((v) => `${route}: ${v.nodes.map((n) => n.html.slice(0, 80)).join(', ')}`)).toEqual([]);
   }
 });
+
+// The walkthrough counted 12 Tabs from the top of a list page to its filter. The first Tab
+// now reaches a "Skip to content" link, shown when focused; following it puts the keyboard
+// in the page, and the list's filter is the next few stops.
+test('the first Tab reaches "Skip to content"; following it the list filter is a few Tabs away', async ({ page }) => {
+  await signInAsAdmin(page, '/volumes');
+  await expect(page.getByRole('heading', { level: 1, name: 'Volumes' })).toBeVisible();
+  const skip = page.getByTestId('skip-link');
+  await expect(skip).not.toBeInViewport();
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await page.keyboard.press('Tab');
+  await expect(skip).toBeFocused();
+  await expect(skip).toBeInViewport();
+  await page.keyboard.press('Enter');
+  await expect(page.locator('#main-content')).toBeFocused();
+  const filter = page.getByRole('search').locator('input').first();
+  let reached = false;
+  for (let i = 0; i < 4 && !reached; i++) {
+    await page.keyboard.press('Tab');
+    reached = await filter.evaluate((el) => el === document.activeElement);
+  }
+  expect(reached, 'the list filter within 4 Tabs of the main content').toBe(true);
+});
