@@ -5,7 +5,7 @@ import { Badge, Button, Checkbox, Code, Group, Loader, Paper, Radio, SegmentedCo
 import type { ClaimDraft } from './claim-draft';
 import { SizeField } from '../forms/size-field';
 import { NO_CLASS, type ClaimFormState } from './use-claim-form';
-import { sentence } from '../format/format';
+import { plural, sentence } from '../format/format';
 
 const MODE_HELP: Record<string, string> = {
   ReadWriteOnce: 'read-write by one node',
@@ -65,10 +65,16 @@ export function ClassPicker({ f }: { f: ClaimFormState }) {
                     </Badge>
                   )}
                   <Code>{c.provisioner}</Code>
+                  {c.staticOnly && (
+                    <Badge size="xs" variant="light" color={c.availableVolumes ? 'gray' : 'orange.9'} tt="none" data-testid="class-static">
+                      {c.availableVolumes ? `${plural(c.availableVolumes, 'volume', 'volumes')} available` : 'no volume available'}
+                    </Badge>
+                  )}
                 </Group>
               }
               description={
                 <>
+                  {c.staticOnly ? 'Makes no volumes: the claim binds only to a volume an administrator made for this class. ' : ''}
                   {c.description ? `${sentence(c.description)} ` : ''}
                   {c.volumeBindingMode === 'WaitForFirstConsumer' ? 'Made when a pod first uses it. ' : ''}
                   Reclaim policy {c.reclaimPolicy}.{c.allowVolumeExpansion ? ' Can grow later.' : ''}

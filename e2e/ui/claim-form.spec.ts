@@ -23,6 +23,10 @@ test('a developer sees the claim would sit Pending, fixes the size, and it binds
   await page.getByRole('textbox', { name: 'Name' }).fill(claim);
   const picker = page.getByTestId('class-picker');
   await expect(picker).toContainText('Disks an administrator set up');
+  // A class that makes no volumes says so, and how many of its volumes a claim can still get.
+  const card = picker.locator('.mantine-Paper-root', { hasText: cls });
+  await expect(card.getByTestId('class-static')).toHaveText('1 volume available');
+  await expect(card).toContainText('Makes no volumes');
   await picker.getByRole('radio', { name: new RegExp(cls) }).check();
   // no-provisioner makes nothing: only what it offers is shown (all modes, as for external).
   await page.getByRole('textbox', { name: 'Size' }).fill('50');

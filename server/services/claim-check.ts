@@ -9,7 +9,7 @@ import { accessModesToBits } from '../domain/access-modes';
 import { isAllowed, type Principal } from '../domain/authorization';
 import { planClaim, redactPlan, type ClaimPlan, type PoolRoom } from '../domain/claim-plan';
 import { largestVolume } from '../domain/pool-capacity';
-import { capacityTrackedProvisioners } from '../domain/well-known/provisioners';
+import { capacityTrackedProvisioners, noProvisioner } from '../domain/well-known/provisioners';
 import { labelHostname, labelPoolNode } from '../domain/well-known/labels';
 import type { CSIStorageCapacity } from '../resources/csi-storage-capacity/schema';
 import { isStowageError, StowageError, type FieldError } from '../domain/errors';
@@ -24,7 +24,7 @@ import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim
 import type { StorageClass } from '../resources/storage-class/schema';
 import type { KubeObject } from '../resources/types';
 import type { ObjectStore } from '../store/object-store';
-import { availableVolumes, nearVolumes, volumesClaimedBy } from '../store/volume-queries';
+import { availableCountsByClass, availableVolumes, nearVolumes, volumesClaimedBy } from '../store/volume-queries';
 import { forbidden, readerOf, strategyOrThrow } from './objects';
 import { isKind, ofKind } from '../resources/of-kind';
 import { quotaRoom, type QuotaRoom } from './quota-room';
@@ -43,6 +43,11 @@ export interface ClassChoice {
   accessModes: readonly string[];
   volumeModes: readonly string[];
   minBytes?: string;
+  /**
+   * The class makes no volumes (kubernetes.io/no-provisioner): a claim binds only to a volume an administrator made, of which `availableVolumes` exist now.
+   */
+  staticOnly: boolean;
+  availableVolumes?: number;
 }
 
 const DESCRIPTION_ANNOTATIONS = [annClassDescription, 'description', annDescription, 'openshift.io/description'];
@@ -71,9 +76,15 @@ export class ClaimCheckService {
     if (!isAllowed(p, 'list', s.kind)) throw forbidden(p, 'list', s);
     const all = ofKind((await this.store.list('StorageClass')).items, 'StorageClass');
     const def = newestDefault(all);
+    const staticOnly = (sc: StorageClass) => sc.provisioner === noProvisioner;
+    const counts = await availableCountsByClass(
+      this.store,
+      all.filter(staticOnly).map((sc) => sc.metadata.name ?? ''),
+    );
     return all.map((sc) => {
       const a = sc.metadata.annotations ?? {};
       const caps = capabilitiesOf(sc.provisioner ?? '');
+      const fixed = staticOnly(sc);
       return {
         name: sc.metadata.name ?? '',
         provisioner: sc.provisioner ?? '',
@@ -85,6 +96,8 @@ export class ClaimCheckService {
         accessModes: caps.accessModes,
         volumeModes: caps.volumeModes,
         minBytes: caps.minBytes,
+        staticOnly: fixed,
+        ...(fixed ? { availableVolumes: counts.get(sc.metadata.name ?? '') ?? 0 } : {}),
       };
     });
   }

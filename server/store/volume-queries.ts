@@ -88,6 +88,21 @@ export async function availableVolumes(db: Queryable, q: CandidateQuery): Promis
 }
 
 /**
+ * How many Available, unclaimed, not-deleting volumes each of `classes` has (a class with
+ * none is absent from the map). One indexed count per call.
+ */
+export async function availableCountsByClass(db: Queryable, classes: string[]): Promise<Map<string, number>> {
+  if (classes.length === 0) return new Map();
+  const rows = await sqlOf(db).$queryRawUnsafe<{ storage_class: string; n: number }[]>(
+    `SELECT storage_class, count(*)::int AS n FROM objects WHERE kind = 'PersistentVolume' AND phase = 'Available'
+      AND storage_class = ANY($1::text[]) AND claim_name IS NULL AND provisioning IS NOT TRUE AND deletion_timestamp IS NULL
+      GROUP BY storage_class`,
+    classes,
+  );
+  return new Map(rows.map((r) => [r.storage_class, Number(r.n)]));
+}
+
+/**
  * Locks one volume by name if it is still Available, unclaimed and not deleting, and no
  * other transaction holds it; undefined otherwise (never waits).
  */

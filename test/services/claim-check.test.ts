@@ -1,5 +1,6 @@
 // The claim form's check on a real Postgres: the binder's search, what the class would
 // do, field errors from a dry run, and no volume names for developers.
+import { ofKind } from '../../server/resources/of-kind';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Principal } from '../../server/domain/authorization';
 import type { KubeObject } from '../../server/resources/types';
@@ -150,4 +151,19 @@ test('classes carry description, default and what the provisioner makes', async 
     volumeModes: ['Filesystem'],
   });
   expect(classes.find((c) => c.name === 'manual')).toMatchObject({ isDefault: false, accessModes: ['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOncePod'] });
+});
+
+test('a class that makes no volumes is flagged with how many of its volumes are Available (counted for a developer too)', async () => {
+  const classes = await app.claims.classes(dev);
+  const local = classes.find((c) => c.name === 'local')!;
+  expect(local.staticOnly).toBe(false);
+  expect(local).not.toHaveProperty('availableVolumes');
+  // Counted from the volumes themselves: Available, unclaimed, of the class (other tests here add some).
+  const pvs = ofKind((await app.store.list('PersistentVolume')).items, 'PersistentVolume');
+  const available = pvs.filter((v) => v.spec?.storageClassName === 'manual' && !v.spec.claimRef && v.status?.phase === 'Available').length;
+  expect(available).toBeGreaterThan(0);
+  expect(classes.find((c) => c.name === 'manual')).toMatchObject({ staticOnly: true, availableVolumes: available });
+  // A class with no volume of its own counts 0.
+  await app.store.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'static-empty' }, provisioner: 'kubernetes.io/no-provisioner' });
+  expect((await app.claims.classes(dev)).find((c) => c.name === 'static-empty')).toMatchObject({ staticOnly: true, availableVolumes: 0 });
 });
