@@ -37,6 +37,8 @@ export function CapacityTrendChart({ trend, seeVolumes }: { trend: CapacityTrend
     Requested: inUnit(p.requestedBytes, axis.unit),
   }));
   const last = current.points.at(-1)!;
+  // One small chart per series on one scale: lines of equal values (bound = requested) would
+  // lie on top of each other and read as one in a single chart.
   const series = [
     ...(seeVolumes
       ? [
@@ -66,26 +68,42 @@ export function CapacityTrendChart({ trend, seeVolumes }: { trend: CapacityTrend
         </Paper>
       </Group>
       <figure style={{ margin: 0 }} data-testid="trend-chart" aria-label={`Trend of ${current.storageClass || 'volumes without a class'}, ${axis.unit}`}>
-        <LineChart
-          h={260}
-          data={data}
-          dataKey="time"
-          series={series}
-          curveType="stepAfter"
-          withDots={false}
-          withLegend
-          valueFormatter={(v) => `${tickText(v)} ${axis.unit}`}
-          yAxisLabel={axis.unit}
-          yAxisProps={{ width: axis.width, ticks: axis.ticks, domain: [0, axis.ticks.at(-1)!], tickFormatter: (v: number) => tickText(v), interval: 0 }}
-        />
+        <Stack gap={4}>
+          {series.map((s) => (
+            <div key={s.name} data-testid={`trend-${s.name.toLowerCase()}`}>
+              <Text size="xs" fw={600}>
+                {s.name}
+              </Text>
+              <LineChart
+                h={seeVolumes ? 110 : 220}
+                data={data}
+                dataKey="time"
+                series={[s]}
+                curveType="stepAfter"
+                withDots={false}
+                valueFormatter={(v) => `${tickText(v)} ${axis.unit}`}
+                yAxisLabel={axis.unit}
+                yAxisProps={{ width: axis.width, ticks: axis.ticks, domain: [0, axis.ticks.at(-1)!], tickFormatter: (v: number) => tickText(v), interval: 0 }}
+              />
+            </div>
+          ))}
+        </Stack>
         <Text component="figcaption" size="sm" c="dimmed" mt="xs">
-          {trend.stepMs < 24 * 3600 * 1000 ? 'Hourly' : 'Daily'} since {new Date(trend.from).toLocaleString()}; now{' '}
+          {stepText(trend.stepMs)} since {new Date(trend.from).toLocaleString()}; now{' '}
           {seeVolumes ? `${formatSize(last.provisionedBytes)} provisioned, ${formatSize(last.boundBytes)} bound, ` : ''}
           {formatSize(last.requestedBytes)} requested.
         </Text>
       </figure>
     </Stack>
   );
+}
+
+/** "Every 5 minutes", "Hourly", "Daily": the buckets of the trend. */
+export function stepText(stepMs: number): string {
+  const min = 60 * 1000;
+  if (stepMs >= 24 * 60 * min) return 'Daily';
+  if (stepMs >= 60 * min) return 'Hourly';
+  return `Every ${Math.round(stepMs / min)} minutes`;
 }
 
 export function TrendSection({ trend, seeVolumes }: { trend: CapacityTrend | undefined; seeVolumes: boolean }) {

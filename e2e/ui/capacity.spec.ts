@@ -46,14 +46,20 @@ test('an admin sees capacity per class with its trend, and the home page shows a
   await page.getByRole('combobox', { name: 'Class' }).click();
   await page.getByRole('option', { name: cls, exact: true }).click();
   const chart = page.getByTestId('trend-chart');
-  await expect(chart.locator('svg.recharts-surface')).toBeVisible();
-  await expect(chart.locator('.recharts-line-curve')).toHaveCount(3);
+  // One small chart per series on one scale: bound and requested are equal here (5 GiB) and
+  // would be one line in a single chart.
+  for (const s of ['provisioned', 'bound', 'requested']) {
+    await expect(chart.getByTestId(`trend-${s}`).locator('svg.recharts-surface')).toBeVisible();
+    await expect(chart.getByTestId(`trend-${s}`).locator('.recharts-line-curve')).toHaveCount(1);
+  }
   await expect(chart).toContainText('15 GiB provisioned, 5 GiB bound, 5 GiB requested');
+  // Minutes of history: 5-minute buckets, said under the chart.
+  await expect(chart).toContainText('Every 5 minutes since');
   await expect(page.getByTestId('forecast')).toContainText(/unknown|days|not filling|full/);
   await screenshot(page, 'capacity');
 
-  // The y-axis ticks are short numbers in the chart's one unit, shown once beside the axis.
-  const svg = chart.locator('svg.recharts-surface');
+  // The y-axis ticks are short numbers in the charts' one unit, shown once beside each axis.
+  const svg = chart.getByTestId('trend-provisioned').locator('svg.recharts-surface');
   await expect(svg.locator('text', { hasText: 'GiB' })).toHaveText(['GiB']);
   for (const t of ['0', '5', '10', '15']) await expect(svg.getByText(t, { exact: true })).toBeVisible();
 

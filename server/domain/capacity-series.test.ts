@@ -14,6 +14,18 @@ describe('bucketsFor', () => {
   ])('$name', ({ oldest, want }) => {
     expect(bucketsFor(NOW, oldest)).toEqual(want);
   });
+
+  const M = 60 * 1000;
+  test.each([
+    { name: 'no history: one 5-minute bucket ending now', oldest: undefined, want: { from: NOW, stepMs: 5 * M, count: 1 } },
+    { name: 'history of 40 minutes: 5-minute buckets from its first', oldest: NOW - 40 * M - 1, want: { from: NOW - 45 * M, stepMs: 5 * M, count: 9 } },
+    { name: 'history of exactly 3 hours: still 5 minutes', oldest: NOW - 3 * H, want: { from: NOW - 3 * H, stepMs: 5 * M, count: 36 } },
+    { name: 'history of 5 hours: 15-minute buckets', oldest: NOW - 5 * H, want: { from: NOW - 5 * H, stepMs: 15 * M, count: 20 } },
+    { name: 'history of 13 hours: hourly', oldest: NOW - 13 * H, want: { from: Date.UTC(2026, 10, 23, 23), stepMs: H, count: 14 } },
+    { name: 'history of 5 days: daily as without fine', oldest: NOW - 5 * D, want: { from: Date.UTC(2026, 10, 19), stepMs: D, count: 6 } },
+  ])('fine: $name', ({ oldest, want }) => {
+    expect(bucketsFor(NOW, oldest, 30, true)).toEqual(want);
+  });
 });
 
 describe('seriesFromChanges', () => {

@@ -20,14 +20,19 @@ export interface SeriesPoint extends Totals {
 const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
 
+const MINUTE_MS = 60 * 1000;
+
 /**
  * The buckets of a trend: hourly when the history is at most two days old, else daily over
- * at most `days` days; `from` is aligned to the hour or the (UTC) day.
+ * at most `days` days; `from` is aligned to the step (the hour, the UTC day). With `fine`
+ * (a chart of recent history), a history of at most 3 hours has 5-minute buckets and one of
+ * at most 12 hours 15-minute ones, so a volume made minutes ago is drawn where it was made.
  */
-export function bucketsFor(now: number, oldest: number | undefined, days = 30): { from: number; stepMs: number; count: number } {
+export function bucketsFor(now: number, oldest: number | undefined, days = 30, fine = false): { from: number; stepMs: number; count: number } {
   const earliest = now - days * DAY_MS;
   const first = Math.max(oldest ?? now, earliest);
-  const stepMs = now - first <= 2 * DAY_MS ? HOUR_MS : DAY_MS;
+  const span = now - first;
+  const stepMs = fine && span <= 3 * HOUR_MS ? 5 * MINUTE_MS : fine && span <= 12 * HOUR_MS ? 15 * MINUTE_MS : span <= 2 * DAY_MS ? HOUR_MS : DAY_MS;
   const from = Math.floor(first / stepMs) * stepMs;
   return { from, stepMs, count: Math.max(1, Math.ceil((now - from) / stepMs)) };
 }

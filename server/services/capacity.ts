@@ -211,7 +211,7 @@ export class CapacityService {
     const { seeVolumes, namespaces } = this.scope(p);
     const kinds = seeVolumes ? ['PersistentVolume', 'PersistentVolumeClaim'] : ['PersistentVolumeClaim'];
     const oldest = await firstHistoryTime(this.store, kinds, new Date(now - days * 24 * 3600 * 1000));
-    const b = bucketsFor(now, oldest?.getTime(), days);
+    const b = bucketsFor(now, oldest?.getTime(), days, true);
     const [current, deltas] = await Promise.all([
       currentBytesByClass(this.store, kinds, namespaces),
       historyDeltas(this.store, { kinds, from: new Date(b.from), stepMs: b.stepMs, namespaces }),

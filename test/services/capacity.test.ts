@@ -164,7 +164,8 @@ describe('overview', () => {
 describe('trend', () => {
   test('ends at the current sums and starts before the first change at zero', async () => {
     const t = await capacity.trend(admin);
-    expect(t.stepMs).toBe(3_600_000);
+    // A history of minutes: 5-minute buckets, so what was made minutes ago is drawn where it was made.
+    expect(t.stepMs).toBe(300_000);
     const fast = t.classes.find((c) => c.storageClass === 'fast')!;
     expect(fast.points.length).toBeGreaterThanOrEqual(2);
     expect(fast.points.at(-1)).toMatchObject({ provisionedBytes: gi(15), boundBytes: gi(5), requestedBytes: gi(8) });
