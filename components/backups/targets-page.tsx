@@ -83,7 +83,7 @@ function TargetCard({ t, mayDelete }: { t: TargetRow; mayDelete: boolean }) {
           </Tooltip>
           {mayDelete && (
             <Group ml="auto">
-              <RowDeleteButton kind={TARGET_KIND} namespace="" name={t.name} what="backup target" note="The backups in it stay on the disk; their VolumeBackup objects can no longer be restored from here." />
+              <RowDeleteButton kind={TARGET_KIND} namespace="" name={t.name} what="backup target" />
             </Group>
           )}
         </Group>

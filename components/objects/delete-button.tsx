@@ -12,6 +12,7 @@ import type { KubeObject } from '@/server/resources/types';
 import { errorInfo } from '../format/format';
 import type { KindUi } from './kinds';
 import { DeleteNotes } from '../pods/delete-notes';
+import { DependentsNotes, isDependentsKind } from './delete-dependents-notes';
 import { usePermissions } from '../session/session';
 import { useTRPC } from '../data/trpc';
 import { pvcProtectionFinalizer } from '@/server/domain/well-known/finalizers';
@@ -131,5 +132,7 @@ export function DeleteButton({ obj, ui }: { obj: KubeObject; ui: KindUi }) {
 
 /** From a row of a list (a claim's snapshots, its schedules): the list stays where it is. */
 export function RowDeleteButton({ kind, namespace, name, what, note }: { kind: string; namespace: string; name: string; what: string; note?: string }) {
-  return <ConfirmDelete obj={{ kind, metadata: { namespace, name } }} title={what} noun={what} label={name} note={note} compact testId={`delete-${what.replace(/\s+/g, '-')}`} />;
+  const obj = { kind, metadata: { namespace, name } };
+  const notes = isDependentsKind(kind) ? <DependentsNotes kind={kind} name={name} /> : undefined;
+  return <ConfirmDelete obj={obj} title={what} noun={what} label={name} note={note} notes={notes} compact testId={`delete-${what.replace(/\s+/g, '-')}`} />;
 }

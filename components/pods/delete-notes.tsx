@@ -1,7 +1,8 @@
 'use client';
 // Extra words in the delete dialog, by kind: for a claim, the pods that use it (the
 // deletion waits for them), what its volume's reclaim policy does to the data, and what
-// stays and stops of what was made from it (snapshots, backups, schedules).
+// stays and stops of what was made from it (snapshots, backups, schedules); for a class or
+// a backup target, what names it.
 import { Alert, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { KubeObject } from '@/server/resources/types';
@@ -12,6 +13,7 @@ import { useTRPC } from '../data/trpc';
 import { inUseSentence, reclaimSentence } from './delete-consequences';
 import { useClaimPods } from './use-claim-pods';
 import { ClaimDependentsNotes } from '../claims/claim-dependents-notes';
+import { DependentsNotes, isDependentsKind } from '../objects/delete-dependents-notes';
 
 function ClaimDeleteNotes({ claim }: { claim: PersistentVolumeClaim }) {
   const trpc = useTRPC();
@@ -60,5 +62,6 @@ function ClaimDeleteNotes({ claim }: { claim: PersistentVolumeClaim }) {
 
 export function DeleteNotes({ obj }: { obj: KubeObject }) {
   if (isKind(obj, 'PersistentVolumeClaim')) return <ClaimDeleteNotes claim={obj} />;
+  if (isDependentsKind(obj.kind) && obj.metadata.name) return <DependentsNotes kind={obj.kind} name={obj.metadata.name} />;
   return null;
 }

@@ -40,3 +40,22 @@ test('the claim delete dialog names what stays and what stops, and the snapshot 
   await expect(source).toContainText(`${claim} (deleted`);
   await expect(source.getByRole('link')).toHaveCount(0);
 });
+
+test('the storage class delete dialog says which claims and volumes name it, and what stops', async ({ page }) => {
+  const cls = uniqueName('dep-class');
+  const claim = uniqueName('dep-pending');
+  const pv = uniqueName('dep-pv');
+  await createObject({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: cls }, provisioner: 'kubernetes.io/no-provisioner' });
+  // Too big for the volume: the claim stays Pending.
+  await createObject(pvcManifest(claim, NS, '50Gi', cls), NS);
+  await createObject({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: pv }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], storageClassName: cls, hostPath: { path: `/tmp/${pv}` } } });
+
+  await signInAsAdmin(page, `/storage-classes/${cls}`);
+  await expect(page.getByRole('heading', { level: 1, name: cls })).toBeVisible();
+  await page.getByRole('button', { name: 'Delete', exact: true }).click();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog.getByTestId('delete-stays')).toContainText(`Its 1 volume (${pv}) stays`);
+  await expect(dialog.getByTestId('delete-stops')).toContainText(`1 Pending claim of this class will not get a volume: it stays Pending until a class named ${cls} exists again.`);
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  expect(await findObject('StorageClass', cls)).toBeDefined();
+});

@@ -9,6 +9,7 @@ import { CapacityService } from './capacity';
 import { ClaimCheckService } from './claim-check';
 import { ClaimDoctorService } from './claim-doctor';
 import { ClassReplaceService } from './class-replace';
+import { DependentsService } from './dependents';
 import { HealthService } from './health';
 import { HistoryService } from './history';
 import { ListService } from './lists';
@@ -53,6 +54,8 @@ export interface Services {
   settings: SettingsService;
   /** Replicated pool volumes: node drain (preview, apply) and uncordon. */
   replication: ReplicationService;
+  /** What names a class or a backup target, for its delete dialog. */
+  dependents: DependentsService;
 }
 
 export interface ServicesConfig {
@@ -94,5 +97,6 @@ export function buildServices(store: ObjectStore, config: ServicesConfig = {}): 
     backups: new BackupService(store, objects),
     settings,
     replication: new ReplicationService(store),
+    dependents: new DependentsService(store),
   };
 }

@@ -48,6 +48,11 @@ export const objectsRouter = router({
     ctx.app.objects.get(ctx.principal, input.kind, input.namespace, input.name),
   ),
 
+  /** What names a storage class, snapshot class or backup target: for its delete dialog (only to who may delete it). */
+  dependents: authedProcedure
+    .input(z.object({ kind: z.enum(['StorageClass', 'VolumeSnapshotClass', 'BackupTarget']), name: z.string().min(1).max(253) }))
+    .query(({ ctx, input }) => ctx.app.dependents.of(ctx.principal, input.kind, input.name)),
+
   events: authedProcedure.input(ref).query(async ({ ctx, input }) => {
     const obj = await ctx.app.objects.get(ctx.principal, input.kind, input.namespace, input.name);
     return ctx.app.objects.eventsFor(ctx.principal, obj);
