@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { dependentsText, someNames } from './claim-dependents';
+import { describe, expect, it, test } from 'vitest';
+import { dependentsText, mergeDependents, someNames } from './claim-dependents';
 
 describe('dependentsText: what a claim delete leaves and what it stops', () => {
   it.each([
@@ -40,4 +40,24 @@ describe('dependentsText: what a claim delete leaves and what it stops', () => {
     { names: ['a', 'b', 'c'], want: 'a, b and c' },
     { names: ['a', 'b', 'c', 'd'], want: 'a, b, c and 1 more' },
   ])('someNames($names) = "$want"', ({ names, want }) => expect(someNames(names)).toBe(want));
+});
+
+describe('mergeDependents (a bulk delete)', () => {
+  test('names once each, in order; a schedule of several claims once', () => {
+    expect(
+      mergeDependents([
+        { snapshots: ['a/s1'], schedules: [{ name: 'a/nightly', suspended: false }], backups: ['a/b1'] },
+        { snapshots: ['a/s2', 'a/s1'], schedules: [{ name: 'a/nightly', suspended: false }, { name: 'a/weekly', suspended: true }], backups: [] },
+        { snapshots: [], schedules: [], backups: [] },
+      ]),
+    ).toEqual({
+      snapshots: ['a/s1', 'a/s2'],
+      schedules: [
+        { name: 'a/nightly', suspended: false },
+        { name: 'a/weekly', suspended: true },
+      ],
+      backups: ['a/b1'],
+    });
+    expect(mergeDependents([])).toEqual({ snapshots: [], schedules: [], backups: [] });
+  });
 });

@@ -40,3 +40,15 @@ export function dependentsText(d: ClaimDependents): DependentsText {
   }
   return { stays, stops, toPause: active };
 }
+
+/** The dependents of several claims as one (a bulk delete): names once each, in their order. */
+export function mergeDependents(all: ClaimDependents[]): ClaimDependents {
+  const uniq = (xs: string[]) => [...new Set(xs)];
+  const schedules = new Map<string, { name: string; suspended: boolean }>();
+  for (const d of all) for (const s of d.schedules) if (!schedules.has(s.name)) schedules.set(s.name, s);
+  return {
+    snapshots: uniq(all.flatMap((d) => d.snapshots)),
+    schedules: [...schedules.values()],
+    backups: uniq(all.flatMap((d) => d.backups)),
+  };
+}

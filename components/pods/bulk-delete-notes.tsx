@@ -1,6 +1,7 @@
 'use client';
 // The bulk delete dialog's warnings for claims, as the single delete dialog gives them: the
-// claims pods still use, and the claims whose data is deleted with them (reclaim policy Delete).
+// claims pods still use, the claims whose data is deleted with them (reclaim policy Delete),
+// and what stays and stops of what was made from them (snapshots, backups, schedules).
 import { Alert, List, Text } from '@mantine/core';
 import { useQueries, useQuery } from '@tanstack/react-query';
 import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
@@ -8,6 +9,13 @@ import { isKind } from '@/server/resources/of-kind';
 import { usePermissions } from '../session/session';
 import { useTRPC } from '../data/trpc';
 import { bulkClaimDeletion } from './bulk-delete-consequences';
+import type { KubeObject } from '@/server/resources/types';
+import type { SnapshotSchedule } from '@/server/resources/snapshot-schedule/schema';
+import type { VolumeSnapshot } from '@/server/resources/volume-snapshot/schema';
+import { backupsOfClaim } from '../backups/backup-view';
+import { BACKUP_KIND, isVolumeBackup } from '../backups/types';
+import { dependentsText, mergeDependents, type DependentsText } from '../claims/claim-dependents';
+import { schedulesOfClaim, snapshotsOfClaim } from '../snapshots/snapshot-view';
 
 /** At most this many volumes are looked up one by one; past it the dialog says the policy is unknown. */
 const MAX_VOLUMES = 100;
@@ -28,7 +36,57 @@ export function useBulkClaimDeletion(claims: PersistentVolumeClaim[], enabled: b
   for (const sc of classes.data?.items ?? []) if (isKind(sc, 'StorageClass')) classPolicy.set(sc.metadata.name ?? '', sc.reclaimPolicy ?? 'Delete');
   const allPods = pods.flatMap((q) => (q.data?.items ?? []).filter((p) => isKind(p, 'Pod')));
   const facts = bulkClaimDeletion(claims, allPods, (c) => (canVolumes ? policy.get(c.spec?.volumeName ?? '') : classPolicy.get(c.spec?.storageClassName ?? '')));
-  return { loading, facts };
+  // What was made from the claims (snapshots, backups) and what snapshots them (schedules), as the single dialog says.
+  const madeFrom = (kind: string) => {
+    const nss = [...new Set(claims.map((c) => c.metadata.namespace ?? ''))].filter((ns) => perms.can('list', kind, ns));
+    return nss.map((ns) => ({ ...trpc.objects.list.queryOptions({ kind, namespace: ns }), enabled }));
+  };
+  const snaps = useQueries({ queries: madeFrom('VolumeSnapshot') });
+  const scheds = useQueries({ queries: madeFrom('SnapshotSchedule') });
+  const backups = useQueries({ queries: madeFrom(BACKUP_KIND) });
+  const items = (qs: { data?: { items: KubeObject[] } }[]) => qs.flatMap((q) => q.data?.items ?? []);
+  const allSnaps = items(snaps).filter((o): o is VolumeSnapshot => isKind(o, 'VolumeSnapshot'));
+  const allScheds = items(scheds).filter((o): o is SnapshotSchedule => isKind(o, 'SnapshotSchedule'));
+  const allBackups = items(backups).filter(isVolumeBackup);
+  const dependents = mergeDependents(
+    claims.map((c) => {
+      const ns = c.metadata.namespace ?? '';
+      const name = c.metadata.name ?? '';
+      const inNs = <T extends KubeObject>(xs: T[]) => xs.filter((x) => x.metadata.namespace === ns);
+      return {
+        snapshots: snapshotsOfClaim(inNs(allSnaps), name).map((s) => `${ns}/${s.name}`),
+        schedules: schedulesOfClaim(inNs(allScheds), c).map((s) => ({ name: `${ns}/${s.metadata.name ?? ''}`, suspended: Boolean(s.spec?.suspend) })),
+        backups: backupsOfClaim(allBackups, ns, name).map((b) => `${ns}/${b.name}`),
+      };
+    }),
+  );
+  const dependentsLoading = enabled && [...snaps, ...scheds, ...backups].some((q) => q.isPending && q.fetchStatus !== 'idle');
+  return { loading: loading || dependentsLoading, facts, dependents: dependentsText(dependents) };
+}
+
+/** What stays and what stops of what was made from the claims (their snapshots, backups and schedules). */
+export function BulkDependentsNotes({ text }: { text: DependentsText }) {
+  if (text.stays.length === 0 && text.stops.length === 0) return null;
+  return (
+    <>
+      {text.stays.length > 0 && (
+        <List size="sm" data-testid="bulk-delete-stays">
+          {text.stays.map((t) => (
+            <List.Item key={t}>{t}</List.Item>
+          ))}
+        </List>
+      )}
+      {text.stops.length > 0 && (
+        <Alert color="orange" title="What stops" data-testid="bulk-delete-stops">
+          {text.stops.map((t) => (
+            <Text key={t} size="sm">
+              {t}
+            </Text>
+          ))}
+        </Alert>
+      )}
+    </>
+  );
 }
 
 export function BulkClaimDeleteNotes({ facts }: { facts: ReturnType<typeof bulkClaimDeletion> }) {

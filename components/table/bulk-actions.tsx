@@ -9,7 +9,7 @@ import { errorInfo, plural } from '../format/format';
 import { phaseOf, type KindUi } from '../objects/kinds';
 import { useMe, usePermissions } from '../session/session';
 import { useTRPC } from '../data/trpc';
-import { BulkClaimDeleteNotes, useBulkClaimDeletion } from '../pods/bulk-delete-notes';
+import { BulkClaimDeleteNotes, BulkDependentsNotes, useBulkClaimDeletion } from '../pods/bulk-delete-notes';
 import { isKind } from '@/server/resources/of-kind';
 
 type Action = 'delete' | 'label' | 'reclaim';
@@ -106,7 +106,10 @@ export function BulkActions({ ui, selected, onDone }: { ui: KindUi; selected: Ku
               Checking which pods use the claims and what happens to their data…
             </Text>
           ) : (
-            <BulkClaimDeleteNotes facts={claimDeletion.facts} />
+            <>
+              <BulkClaimDeleteNotes facts={claimDeletion.facts} />
+              <BulkDependentsNotes text={claimDeletion.dependents} />
+            </>
           ))}
           {action === 'reclaim' && (
             <Text size="sm">

@@ -92,6 +92,8 @@ test('the delete dialogs know who uses a claim before they offer Delete, one cla
   const pod = `${run}-pod`;
   for (const name of [used, free]) await createObject({ ...claimOf(name, 'default', 'manual'), metadata: { name, namespace: 'default', labels: { 'del-e2e': run } } }, 'default');
   await createObject({ apiVersion: 'v1', kind: 'Pod', metadata: { name: pod, namespace: 'default' }, spec: { containers: [{ name: 'app', image: 'busybox' }], volumes: [{ name: 'd', persistentVolumeClaim: { claimName: used } }] } }, 'default');
+  const schedule = `${run}-daily`;
+  await createObject({ apiVersion: 'snapshot.stowage.io/v1', kind: 'SnapshotSchedule', metadata: { name: schedule, namespace: 'default' }, spec: { every: '24h', keep: 3, target: { claimName: free } } }, 'default');
 
   await signInAsAdmin(page, '/');
   const release = await holdPodLists(page);
@@ -111,6 +113,8 @@ test('the delete dialogs know who uses a claim before they offer Delete, one cla
   await page.getByRole('checkbox', { name: 'Select all loaded rows' }).check();
   await page.getByRole('button', { name: 'Delete…' }).click();
   await expect(page.getByTestId('bulk-delete-in-use')).toContainText(`default/${used}: used by ${pod}`);
+  // The schedule that snapshots one of them stops, as the single dialog says.
+  await expect(page.getByTestId('bulk-delete-stops')).toContainText(`Schedule default/${schedule} stops: there is no claim left to snapshot.`);
   await screenshotThemes(page, 'bulk-delete-claims');
   await page.getByRole('button', { name: 'Cancel' }).click();
 });
