@@ -66,7 +66,7 @@ export function ClassPicker({ f }: { f: ClaimFormState }) {
                   )}
                   <Code>{c.provisioner}</Code>
                   {c.staticOnly && (
-                    <Badge size="xs" variant="light" color={c.availableVolumes ? 'gray' : 'orange.9'} tt="none" data-testid="class-static">
+                    <Badge size="xs" variant="default" tt="none" data-testid="class-static">
                       {c.availableVolumes ? `${plural(c.availableVolumes, 'volume', 'volumes')} available` : 'no volume available'}
                     </Badge>
                   )}
