@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  assetOnNode,
   failoverTarget,
   pickReplicaNodes,
   readReplication,
@@ -115,5 +116,19 @@ describe('failoverTarget', () => {
     if (want === undefined) expect(got).toBeUndefined();
     else if (want === 'wait') expect(got).toHaveProperty('wait');
     else expect(got).toEqual({ promote: want });
+  });
+});
+
+describe('assetOnNode (the asset annotation after a failover)', () => {
+  it.each([
+    { what: 'names the old node', asset: '{"pool":"/p","path":"/p/v","node":"a"}', node: 'b', want: '{"pool":"/p","path":"/p/v","node":"b"}' },
+    { what: 'names the node already', asset: '{"pool":"/p","path":"/p/v","node":"b"}', node: 'b', want: undefined },
+    { what: 'absent', asset: undefined, node: 'b', want: undefined },
+    { what: 'not JSON', asset: 'nope', node: 'b', want: undefined },
+    { what: 'an array', asset: '["a"]', node: 'b', want: undefined },
+    { what: 'no node field', asset: '{"pool":"/p"}', node: 'b', want: undefined },
+    { what: '__proto__ kept as data', asset: '{"node":"a","__proto__":{"x":1}}', node: 'b', want: '{"node":"b","__proto__":{"x":1}}' },
+  ])('$what', ({ asset, node, want }) => {
+    expect(assetOnNode(asset, node)).toBe(want);
   });
 });

@@ -148,6 +148,25 @@ export function replicationAnnotations(v: ReplicationView): Record<string, strin
   };
 }
 
+/**
+ * The volume's asset annotation (`stowage.io/asset`, JSON with the node that holds the volume)
+ * naming `node`: what a failover or a move writes with the new active node. Undefined when the
+ * annotation is absent, unreadable or names the node already.
+ */
+export function assetOnNode(asset: string | undefined, node: string): string | undefined {
+  if (!asset) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(asset);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+  const o = parsed as Record<string, unknown>; // a JSON object, read field by field
+  if (o.node === node || typeof o.node !== 'string') return undefined;
+  return JSON.stringify({ ...o, node });
+}
+
 const STATES: ReadonlySet<string> = new Set(['Rebuilding', 'InSync', 'Behind', 'Unreachable', 'Fenced']);
 
 /** What a PV's annotations say of its copies; undefined for a volume that is not replicated (or unreadable annotations). */

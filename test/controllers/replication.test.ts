@@ -70,7 +70,7 @@ async function replicatedVolume(pvName: string, claimName: string, activeNode: s
   const pv = (await store().create({
     apiVersion: 'v1',
     kind: 'PersistentVolume',
-    metadata: { name: pvName, annotations: { 'pv.kubernetes.io/provisioned-by': btrfsProvisioner } },
+    metadata: { name: pvName, annotations: { 'pv.kubernetes.io/provisioned-by': btrfsProvisioner, 'stowage.io/asset': JSON.stringify({ pool: POOL, path: `${POOL}/${pvName}`, node: activeNode }) } },
     spec: {
       capacity: { storage: '1Gi' },
       accessModes: ['ReadWriteOnce'],
@@ -223,6 +223,8 @@ describe('replication controller', () => {
     await sync(pv);
     const view = readReplication((await pvOf(pv)).metadata.annotations);
     expect(view).toMatchObject({ activeNode: 'node-c', epoch: 1 });
+    // The asset annotation names where the volume is now.
+    expect(JSON.parse((await pvOf(pv)).metadata.annotations?.['stowage.io/asset'] ?? '{}')).toEqual({ pool: POOL, path: `${POOL}/${pv}`, node: 'node-c' });
     expect((await eventsAbout(ctx.app, await pvOf(pv))).some((e) => e.reason === 'FailedOver' && e.type === 'Warning')).toBe(true);
     // A fenced copy is not a place for pods: the affinity names node-c only (and the replica added meanwhile once it holds data).
     expect(affinityOf(await pvOf(pv))).not.toContain('node-a');

@@ -27,6 +27,7 @@ import { pooledPromises, roomOnNode, withCurrentPromises } from '../../domain/po
 import { isNodeReady, readyCondition } from '../../domain/node-lifecycle';
 import { isPodTerminated } from '../../domain/pod-claims';
 import {
+  assetOnNode,
   failoverTarget,
   pickReplicaNodes,
   readReplication,
@@ -41,7 +42,7 @@ import { replicaSnapshotPath } from '../../domain/replication-paths';
 import { metaTime } from '../../domain/meta-time';
 import { replicationComponent } from '../../domain/well-known/components';
 import { reasons } from '../../domain/well-known/event-reasons';
-import { annReplicationEndpoint } from '../../domain/well-known/annotations';
+import { annAsset, annReplicationEndpoint } from '../../domain/well-known/annotations';
 import { labelHostname } from '../../domain/well-known/labels';
 import { btrfsProvisioner } from '../../domain/well-known/provisioners';
 import type { Node } from '../../resources/node/schema';
@@ -442,6 +443,9 @@ async function publishView(d: Deps, ctx: ReconcileContext, pv: PersistentVolume,
   const activeNode = record.state === 'created' ? record.node : (readReplication(pv.metadata.annotations ?? undefined)?.activeNode ?? record.node);
   const epoch = record.state === 'created' ? (det.epoch ?? 0) : Math.max(0, (det.epoch ?? 0) - 1);
   const annotations = replicationAnnotations({ activeNode, epoch, replicas });
+  // The asset annotation names the node holding the volume: the active one after a failover or a move.
+  const asset = assetOnNode(pv.metadata.annotations?.[annAsset], activeNode);
+  if (asset) annotations[annAsset] = asset;
   const holders = [activeNode, ...rows.filter((r) => r.role === 'replica' && r.ackedSeq !== undefined && r.node !== activeNode).map((r) => r.node)];
   const affinity = { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: labelHostname, operator: 'In', values: holders }] }] } };
   const same = Object.entries(annotations).every(([k, v]) => pv.metadata.annotations?.[k] === v) && JSON.stringify(pv.spec?.nodeAffinity) === JSON.stringify(affinity);
