@@ -6,7 +6,8 @@
 // node-a's agent stops; the pod is started again and runs on node-b with the data of the
 // last completed transfer (what was written after it is lost, as the window said); writes
 // on node-b survive node-a's return, which fences node-a's old copy (never published
-// again) and resyncs node-a as a replica.
+// again) and resyncs node-a as a replica. A cut link between live nodes promotes nothing;
+// a drain moves the active copy after a final transfer with nothing lost.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import net from 'node:net';
@@ -236,5 +237,46 @@ describe.skipIf(skip)('replicated btrfs pool volumes through real agents', () =>
     const snaps = (await fs.readdir(path.join(poolOf('node-b'), '.stowage-replicas', pvName))).sort((x, y) => Number(x.slice(5)) - Number(y.slice(5)));
     expect(Object.keys(await checksums(path.join(poolOf('node-b'), '.stowage-replicas', pvName, snaps.at(-1)!))).sort()).toEqual(['one.txt', 'two.txt']);
     expect(readReplication((await pvOf(pvName)).metadata.annotations)).toMatchObject({ activeNode: 'node-a', epoch: 0 });
+  }, 300_000);
+
+  it('drains a node: once its pods are gone a final transfer, then the switch, with nothing lost', async () => {
+    const admin = { type: 'user' as const, id: 'a', name: 'admin', role: 'admin' as const, namespaces: [] };
+    await h.app.store.create({
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'moved', namespace: NS },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '32Mi' } }, storageClassName: 'replicated' },
+    });
+    await h.app.store.create({ ...pod('mover', 'node-a'), spec: { ...pod('mover', 'node-a').spec!, volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'moved' } }] } });
+    const pvName = (await boundVolume(h.app, 'moved', 30_000, NS)).metadata.name!;
+    await waitFor('pod mover Running', running('mover'), 30_000);
+    const onA = path.join(poolOf('node-a'), pvName);
+    await fs.writeFile(path.join(onA, 'early.txt'), 'replicated early');
+    await replicaCaughtUp(pvName, 'node-b', Date.now());
+
+    const preview = await h.app.replication.drainPreview(admin, 'node-a');
+    expect(preview.moves.map((m) => [m.pvName, m.to])).toContainEqual([pvName, 'node-b']);
+    expect(preview.podsToStop.map((x) => x.name)).toContain('mover');
+    await h.app.replication.drain(admin, 'node-a');
+    // Written after the last periodic transfer, right before the pod stops: the final transfer carries it.
+    await fs.writeFile(path.join(onA, 'last.bin'), randomBytes(2 * MiB));
+    const whole = await checksums(onA);
+    // Every pod on node-a stops (the earlier test's writer too, whose volume moves as well).
+    for (const name of preview.podsToStop.map((x) => x.name)) await h.app.store.delete('Pod', NS, name, { gracePeriodSeconds: 0 });
+    await waitFor('the active copy moved to node-b', async () => {
+      const v = readReplication((await pvOf(pvName)).metadata.annotations);
+      return v?.activeNode === 'node-b' ? v : undefined;
+    }, 90_000).catch(async (e) => {
+      throw new Error(`${(e as Error).message}: ${JSON.stringify((await pvOf(pvName)).metadata.annotations)} ${JSON.stringify(await pvEvents(pvName))}`);
+    });
+    expect((await pvEvents(pvName)).some((e) => e.startsWith('ReplicaMoved:'))).toBe(true);
+    // Nothing lost: node-b's writable copy is node-a's last state, the final write included.
+    expect(await checksums(path.join(poolOf('node-b'), pvName))).toEqual(whole);
+    // A new pod of the claim lands on node-b (node-a is cordoned).
+    await h.app.store.create({ ...pod('mover2'), spec: { ...pod('mover2').spec!, volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'moved' } }] } });
+    expect((await waitFor('pod mover2 Running', running('mover2'), 60_000)).spec?.nodeName).toBe('node-b');
+    expect((await h.app.store.get('Node', undefined, 'node-a')).spec?.unschedulable).toBe(true);
+    await h.app.replication.uncordon(admin, 'node-a');
+    expect((await h.app.store.get('Node', undefined, 'node-a')).spec?.unschedulable).toBe(false);
   }, 300_000);
 });
