@@ -11,7 +11,6 @@ import { planClaim, redactPlan, type ClaimPlan, type PoolRoom } from '../domain/
 import { largestVolume } from '../domain/pool-capacity';
 import { capacityTrackedProvisioners, noProvisioner } from '../domain/well-known/provisioners';
 import { labelHostname, labelPoolNode } from '../domain/well-known/labels';
-import type { CSIStorageCapacity } from '../resources/csi-storage-capacity/schema';
 import { isStowageError, StowageError, type FieldError } from '../domain/errors';
 import { labelSelectorToSelector } from '../domain/label-selector';
 import { accessModeGroups, bySize, claimClass, claimHasClass, evaluateVolume, pickInGroup, requestedStorage, type MatchOptions } from '../domain/matching';
@@ -164,7 +163,7 @@ export class ClaimCheckService {
 
   /** Each node's pool of a pool class, from the published CSIStorageCapacity objects. */
   private async poolRooms(className: string): Promise<PoolRoom[]> {
-    const all = (await this.store.list('CSIStorageCapacity')).items as CSIStorageCapacity[]; // a list of that kind
+    const all = (await this.store.list('CSIStorageCapacity')).items;
     return all
       .filter((c) => c.storageClassName === className)
       .flatMap((c) => {

@@ -208,7 +208,7 @@ export class NodePoolService {
    */
   async publish(node: string, reports: PoolReport[]): Promise<void> {
     const records = await this.assets.list({ plugin: btrfsProvisioner, node });
-    const existing = ((await this.store.list('CSIStorageCapacity', { namespace: CAPACITY_NAMESPACE, labelSelector: `${labelPoolNode}=${node}` })).items as CSIStorageCapacity[]); // a list of that kind
+    const existing = (await this.store.list('CSIStorageCapacity', { namespace: CAPACITY_NAMESPACE, labelSelector: `${labelPoolNode}=${node}` })).items;
     if (reports.length > 0 && !(await this.store.tryGet('Namespace', undefined, CAPACITY_NAMESPACE))) {
       await this.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: CAPACITY_NAMESPACE } }).catch(() => {});
     }

@@ -63,7 +63,7 @@ export class ReplicationService {
     const records = await this.assets.list({ plugin: btrfsProvisioner, node, states: ['created', 'creating'] });
     const volumes = await this.store.tryGetMany('PersistentVolume', records.filter((r) => !r.pvName.startsWith('snapcontent-')).map((r) => ({ name: r.pvName })));
     const now = new Date();
-    const nodes = new Map(((await this.store.list('Node', {})).items as Node[]).map((x) => [x.metadata.name ?? '', x])); // a list of kind Node
+    const nodes = new Map((await this.store.list('Node', {})).items.map((x) => [x.metadata.name ?? '', x]));
     const moves: DrainVolume[] = [];
     const stays: DrainVolume[] = [];
     const claims = new Map<string, string>();

@@ -26,8 +26,8 @@ export interface ListOptions {
   continue?: string;
 }
 
-export interface ListResult {
-  items: KubeObject[];
+export interface ListResult<T extends KubeObject = KubeObject> {
+  items: T[];
   resourceVersion: string;
   continue?: string;
 }

@@ -606,8 +606,9 @@ export class ObjectStore implements Pooled {
     return rows.map((r) => r.object);
   }
 
-  list(kind: string, opts: ListOptions = {}): Promise<ListResult> {
-    return listObjects(this.pool, strategyOf(kind), opts);
+  /** One list of a kind: its objects typed by the kind (the rows are the kind's, by its strategy). */
+  list<K extends string>(kind: K, opts: ListOptions = {}): Promise<ListResult<ObjectOfName<K>>> {
+    return listObjects(this.pool, strategyOf(kind), opts) as Promise<ListResult<ObjectOfName<K>>>; // the store holds only objects its strategy validated
   }
 
   /**

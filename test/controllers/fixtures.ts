@@ -104,5 +104,5 @@ export async function eventsAbout(app: AppContext, obj: KubeObject): Promise<Eve
   const ns = obj.metadata.namespace || 'default';
   const all = await app.store.list('Event', { namespace: ns });
   // A list of kind Event.
-  return (all.items as Event[]).filter((e) => e.involvedObject?.name === obj.metadata.name && e.involvedObject?.kind === obj.kind);
+  return (all.items).filter((e) => e.involvedObject?.name === obj.metadata.name && e.involvedObject?.kind === obj.kind);
 }

@@ -8,8 +8,6 @@ import { startControllers, type RunningControllers } from '../../server/controll
 import type { KubeObject } from '../../server/resources/types';
 import { rawQuery } from '../db';
 import { claim, ensureNamespaces, openApp, volume, waitFor } from './fixtures';
-import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
-import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
 
 // STOWAGE_RACE_N raises the size (the write-path issue measured it at 10,000 + 10,000).
 const N = Number(process.env.STOWAGE_RACE_N ?? 2000);
@@ -60,8 +58,8 @@ it(`binds ${N} claims to ${N} volumes with three binders racing: each claim once
   );
 
   // Lists of the kinds they name.
-  const claimRows = (await ctx.app.store.list('PersistentVolumeClaim', { namespace: NS })).items as PersistentVolumeClaim[];
-  const volumeRows = (await ctx.app.store.list('PersistentVolume')).items as PersistentVolume[];
+  const claimRows = (await ctx.app.store.list('PersistentVolumeClaim', { namespace: NS })).items;
+  const volumeRows = (await ctx.app.store.list('PersistentVolume')).items;
   expect(claimRows).toHaveLength(N);
   const byName = new Map(volumeRows.map((v) => [v.metadata.name!, v]));
   const used = new Set<string>();

@@ -9,7 +9,6 @@ import { TerminalError } from '../../server/controllers/runtime/errors';
 import { EventRecorder } from '../../server/services/event-recorder';
 import { openTestStore, type TestStore } from '../db';
 import { sleep, waitFor } from './fixtures';
-import type { Event } from '../../server/resources/event/schema';
 
 let ts: TestStore;
 const running: Controller[] = [];
@@ -287,7 +286,7 @@ describe('events', () => {
     await recorder.record(pv, 'Warning', 'SomethingOdd', 'it happened');
     await recorder.record(pv, 'Warning', 'SomethingOdd', 'it happened');
     await recorder.record(pv, 'Normal', 'Other', 'something else');
-    const events = ((await ts.store.list('Event', { namespace: 'default' })).items as Event[]).filter((e) => e.involvedObject?.name === 'ev-pv');
+    const events = ((await ts.store.list('Event', { namespace: 'default' })).items).filter((e) => e.involvedObject?.name === 'ev-pv');
     expect(events).toHaveLength(2);
     const odd = events.find((e) => e.reason === 'SomethingOdd')!;
     expect(odd).toMatchObject({ count: 2, type: 'Warning', source: { component: 'test-component' }, involvedObject: { kind: 'PersistentVolume', uid: pv.metadata.uid } });
@@ -307,7 +306,7 @@ describe('events', () => {
     // The same message again counts up on its own Event.
     await recorder.record(pv, 'Warning', 'ProvisioningFailed', messages[0]);
     for (const m of messages) await recorder.record(pv, 'Warning', 'ProvisioningFailed', m);
-    const events = ((await ts.store.list('Event', { namespace: 'default' })).items as Event[]).filter((e) => e.involvedObject?.name === 'ev-pv-agg');
+    const events = ((await ts.store.list('Event', { namespace: 'default' })).items).filter((e) => e.involvedObject?.name === 'ev-pv-agg');
     expect(events).toHaveLength(10);
     const combined = events.filter((e) => e.message?.startsWith('(combined from similar events): '));
     expect(combined).toHaveLength(1);

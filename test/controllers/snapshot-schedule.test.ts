@@ -9,7 +9,6 @@ import type { ReconcileContext } from '../../server/controllers/runtime/controll
 import { snapshotScheduleSpec, syncSchedule } from '../../server/controllers/snapshot-schedule/snapshot-schedule';
 import { EventRecorder } from '../../server/services/event-recorder';
 import type { SnapshotSchedule } from '../../server/resources/snapshot-schedule/schema';
-import type { VolumeSnapshot } from '../../server/resources/volume-snapshot/schema';
 import { claim, ensureNamespaces, eventsAbout, openApp, waitFor } from './fixtures';
 
 const NS = 'sched';
@@ -27,7 +26,7 @@ const scheduleOf = (name: string, spec: Record<string, unknown>): SnapshotSchedu
   spec,
 });
 const snapshotNames = async () =>
-  ((await ctx.app.store.list('VolumeSnapshot', { namespace: NS })).items as VolumeSnapshot[]).map((s) => s.metadata.name ?? '').sort(); // a list of kind VolumeSnapshot
+  ((await ctx.app.store.list('VolumeSnapshot', { namespace: NS })).items).map((s) => s.metadata.name ?? '').sort();
 
 async function boundClaim(name: string, labels?: Record<string, string>) {
   const c = claim(NS, name, '1Gi');

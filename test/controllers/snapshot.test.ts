@@ -3,7 +3,6 @@
 // upstream's errors and events, and deletion by deletionPolicy with the finalizers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControllers, type RunningControllers } from '../../server/controllers/start';
-import type { Event } from '../../server/resources/event/schema';
 import { ensureNamespaces, openApp, waitFor } from './fixtures';
 
 let ctx: Awaited<ReturnType<typeof openApp>>;
@@ -27,7 +26,7 @@ const snapshotOf = (name: string, content: string) => ({
 const getSnap = (name: string) => ctx.app.store.tryGet('VolumeSnapshot', NS, name);
 const getContent = (name: string) => ctx.app.store.tryGet('VolumeSnapshotContent', undefined, name);
 const eventsOf = async (name: string) =>
-  ((await ctx.app.store.list('Event', { namespace: NS })).items as Event[]).filter((e) => e.involvedObject?.name === name).map((e) => `${e.type} ${e.reason}: ${e.message}`);
+  ((await ctx.app.store.list('Event', { namespace: NS })).items).filter((e) => e.involvedObject?.name === name).map((e) => `${e.type} ${e.reason}: ${e.message}`);
 
 beforeAll(async () => {
   ctx = await openApp();

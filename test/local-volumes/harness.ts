@@ -122,7 +122,7 @@ export async function openLocalHarness(o: { agent?: NodeAgentOptions; url?: stri
 }
 
 export async function localPvs(app: AppContext): Promise<PersistentVolume[]> {
-  return (await app.store.list('PersistentVolume', { labelSelector: 'local.stowage.io/node' })).items as PersistentVolume[]; // a list of kind PV
+  return (await app.store.list('PersistentVolume', { labelSelector: 'local.stowage.io/node' })).items;
 }
 
 export function claimFor(name: string, volumeName: string, namespace = 'apps'): PersistentVolumeClaim {

@@ -13,7 +13,6 @@ import type { Pod } from '../../server/resources/pod/schema';
 import type { KubeObject } from '../../server/resources/types';
 import { waitFor } from '../controllers/fixtures';
 import { CLASS, openLocalHarness, type LocalHarness } from './harness';
-import type { Event } from '../../server/resources/event/schema';
 
 const NODE = 'pub-node';
 let h: LocalHarness;
@@ -125,7 +124,7 @@ describe('publishing a local volume', () => {
       const events = await h.app.store.list('Event', { namespace: 'apps' });
       // The agent may first see the claim before its binding completes ("is not bound"): the
       // event about the missing path is the one this test is about.
-      return (events.items as Event[]).find((e) => e.involvedObject?.name === 'broken' && e.reason === 'FailedMount' && e.message?.includes('NewMounter'));
+      return (events.items).find((e) => e.involvedObject?.name === 'broken' && e.reason === 'FailedMount' && e.message?.includes('NewMounter'));
     }, 30_000);
     expect(event.type).toBe('Warning');
     expect(event.message).toBe(`MountVolume.NewMounter initialization failed for volume "pv-gone" : path "${missing}" does not exist`);

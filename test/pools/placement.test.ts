@@ -8,7 +8,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { poolCapacityName } from '../../server/domain/btrfs-pool';
 import { annPoolTotal } from '../../server/domain/well-known/annotations';
-import type { Event } from '../../server/resources/event/schema';
 import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
 import { claim, waitFor } from '../controllers/fixtures';
 import { boundVolume, type LocalHarness } from '../local-volumes/harness';
@@ -69,7 +68,7 @@ describe.skipIf(skip)('placement by pool room on two nodes', () => {
   it('a claim no pool can hold: FailedScheduling in upstream words, and no subvolume anywhere', async () => {
     await claimAndPod('huge', 'pooled', '2Gi');
     const event = await waitFor('FailedScheduling', async () => {
-      const events = (await h.app.store.list('Event', { namespace: 'apps', fieldSelector: 'involvedObject.name=huge-pod' })).items as Event[];
+      const events = (await h.app.store.list('Event', { namespace: 'apps', fieldSelector: 'involvedObject.name=huge-pod' })).items;
       return events.find((e) => e.reason === 'FailedScheduling');
     }, 30_000);
     expect(event.message).toBe('0/2 nodes are available: 2 node(s) did not have enough free storage.');

@@ -10,7 +10,6 @@ import type { Principal } from '../../server/domain/authorization';
 import { annPoolMaxBytes, annPoolProblem, annPoolTotal } from '../../server/domain/well-known/annotations';
 import { poolCapacityName } from '../../server/domain/btrfs-pool';
 import { roomiestNode } from '../../server/domain/pool-capacity';
-import type { CSIStorageCapacity } from '../../server/resources/csi-storage-capacity/schema';
 import { reasons } from '../../server/domain/well-known/event-reasons';
 import { CAPACITY_NAMESPACE } from '../../server/services/node-pools';
 import { openLocalHarness, type LocalHarness } from '../local-volumes/harness';
@@ -77,7 +76,7 @@ describe('pool reports are held to what the node may claim', () => {
     expect(c?.capacity).toBe('0');
     expect(c?.metadata.annotations?.[annPoolProblem]).toMatch(/^report refused: totalBytes \d+ exceeds the bound for any pool/);
     // An Immediate claim goes to the roomiest node: the honest one.
-    const published = (await h.app.store.list('CSIStorageCapacity', { namespace: CAPACITY_NAMESPACE })).items as CSIStorageCapacity[];
+    const published = (await h.app.store.list('CSIStorageCapacity', { namespace: CAPACITY_NAMESPACE })).items;
     expect(roomiestNode(published, 'pooled', 1n << 30n)).toBe('node-b');
   });
 

@@ -9,7 +9,6 @@ import { annStorageProvisioner } from '../../server/domain/well-known/annotation
 import { labelHostname, labelPoolNode } from '../../server/domain/well-known/labels';
 import { btrfsProvisioner } from '../../server/domain/well-known/provisioners';
 import { createBtrfsPlugin } from '../../server/provisioners/btrfs';
-import type { CSIStorageCapacity } from '../../server/resources/csi-storage-capacity/schema';
 import { logger } from '../../server/services/logger';
 import { NodePoolService } from '../../server/services/node-pools';
 import { AssetStore } from '../../server/store/provisioned-assets';
@@ -36,7 +35,7 @@ beforeAll(async () => {
     capacity: '1Gi',
   });
   const assets = new AssetStore(store);
-  const capacities = async () => (await store.list('CSIStorageCapacity')).items as CSIStorageCapacity[];
+  const capacities = async () => (await store.list('CSIStorageCapacity')).items;
   const plugin = createBtrfsPlugin({ assets, capacities, createRetryMs: 120_000, createRetryMaxMs: 120_000 });
   const deps = provisioningDeps({ app: { store }, nodeName: '', plugins: new Map([[btrfsProvisioner, plugin]]), log: logger.child({ test: 'wakeup' }) });
   controller = new Controller(provisionerSpec(deps, { resyncMs: 600_000 }), { store, log: logger });

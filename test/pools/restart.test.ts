@@ -5,8 +5,6 @@
 // their own (test/pools/crash/); the API server and Postgres stay up.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { btrfsProvisioner } from '../../server/domain/well-known/provisioners';
-import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
-import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
 import { AssetStore, type AssetState } from '../../server/store/provisioned-assets';
 import { waitFor } from '../controllers/fixtures';
 import type { LocalHarness } from '../local-volumes/harness';
@@ -39,8 +37,8 @@ afterAll(async () => {
 });
 
 const names = Array.from({ length: 20 }, (_, i) => `c${String(i).padStart(2, '0')}`);
-const claims = async () => ((await h.app.store.list('PersistentVolumeClaim', { namespace: 'apps' })).items as PersistentVolumeClaim[]);
-const volumes = async () => ((await h.app.store.list('PersistentVolume')).items as PersistentVolume[]).filter((v) => v.spec?.storageClassName === 'pooled');
+const claims = async () => ((await h.app.store.list('PersistentVolumeClaim', { namespace: 'apps' })).items);
+const volumes = async () => ((await h.app.store.list('PersistentVolume')).items).filter((v) => v.spec?.storageClassName === 'pooled');
 const records = async (state?: AssetState) => assets.list({ plugin: btrfsProvisioner, ...(state ? { states: [state] } : {}) });
 
 /** Waits until the agent or the controllers are in the middle of it (a record in `state`), or it is all done; returns how many were in flight. */

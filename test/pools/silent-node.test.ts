@@ -8,7 +8,6 @@ import { poolCapacitySpec } from '../../server/controllers/pool-capacity/pool-ca
 import { poolCapacityName } from '../../server/domain/btrfs-pool';
 import { largestVolume, roomiestNode, withCurrentPromises } from '../../server/domain/pool-capacity';
 import { annPoolProblem } from '../../server/domain/well-known/annotations';
-import type { CSIStorageCapacity } from '../../server/resources/csi-storage-capacity/schema';
 import type { Node } from '../../server/resources/node/schema';
 import { logger } from '../../server/services/logger';
 import { CAPACITY_NAMESPACE, NodePoolService } from '../../server/services/node-pools';
@@ -35,7 +34,7 @@ async function setReady(name: string, status: 'True' | 'Unknown'): Promise<void>
 const report = (node: string, freeGi: number) =>
   pools.report({ type: 'node', nodeName: node }, node, { pools: [{ className: 'pooled-silent', path: POOL, usable: true, totalBytes: String(8 * 2 ** 30), freeBytes: String(freeGi * 2 ** 30), filesystem: { blockSize: '4096', blocks: String(2 * 2 ** 20), availableBlocks: String(freeGi * 2 ** 18) }, usedBytes: {} }] });
 const capacityOf = (node: string) => db.store.tryGet('CSIStorageCapacity', CAPACITY_NAMESPACE, poolCapacityName(node, 'pooled-silent'));
-const published = async () => (await db.store.list('CSIStorageCapacity', { namespace: CAPACITY_NAMESPACE })).items as CSIStorageCapacity[];
+const published = async () => (await db.store.list('CSIStorageCapacity', { namespace: CAPACITY_NAMESPACE })).items;
 
 beforeAll(async () => {
   db = await openTestStore();

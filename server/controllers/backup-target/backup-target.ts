@@ -136,9 +136,9 @@ export async function syncTarget(d: Deps, ctx: ReconcileContext, name: string, r
     });
   }
   if (!target.metadata.deletionTimestamp) {
-    const backups = (await d.store.list(VB)).items as VolumeBackup[]; // a list of kind VolumeBackup
+    const backups = (await d.store.list(VB)).items;
     const known: KnownBackup[] = backups.map((b) => ({ name: b.metadata.name ?? '', namespace: b.metadata.namespace ?? '', uid: b.metadata.uid ?? '', importedId: b.metadata.labels?.[labelBackupId] }));
-    const namespaces = new Set(((await d.store.list('Namespace')).items).filter((n) => !n.metadata.deletionTimestamp).map((n) => n.metadata.name ?? ''));
+    const namespaces = new Set((await d.store.list('Namespace')).items.filter((n) => !n.metadata.deletionTimestamp).map((n) => n.metadata.name ?? ''));
     // Imports a person removed here count as known: never imported again.
     for (const id of await dismissedImports(d.store, name)) known.push({ name: '', namespace: '', uid: '', importedId: id });
     const { imports, skipped } = importsOf(target, reports, known, await d.installation(), namespaces);
@@ -156,7 +156,7 @@ export function backupTargetSpec(deps: BackupTargetDeps, opts: { resyncMs?: numb
     now: deps.now ?? (() => new Date()),
   };
   const resyncMs = opts.resyncMs ?? 15_000;
-  const keys = async () => ((await d.store.list(BT)).items).map((t) => t.metadata.name ?? '');
+  const keys = async () => (await d.store.list(BT)).items.map((t) => t.metadata.name ?? '');
   return {
     name: backupTargetControllerName,
     concurrency: 1,

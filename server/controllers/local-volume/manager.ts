@@ -116,7 +116,7 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
         storageClass: sc,
         provisionerName: await provisionerName(),
         nodeSettings: nodeSettings(await optionsNow(), { name: nodeName, uid: node?.metadata.uid, labels: node?.metadata.labels }),
-        volumesOnNode: onNode.items as PersistentVolume[], // a list of kind PV
+        volumesOnNode: onNode.items,
       });
       if ('blocked' in plan) {
         ctx.log.info({ pv: pvName, node: nodeName, path: hostPath }, plan.blocked);

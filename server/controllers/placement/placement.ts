@@ -97,7 +97,7 @@ async function gather(d: Deps, pod: Pod, claims: Map<string, PersistentVolumeCla
   const candidates = (await availableVolumesOfClasses(d.store, [...new Set(delayedClasses)]));
   // Published capacity, when a waiting claim's class counts on it.
   const tracked = delayedClasses.some((c) => capacityTrackedProvisioners.has(classes.get(c)?.provisioner ?? ''));
-  const published = tracked ? ((await d.lists.get('CSIStorageCapacity')) as CSIStorageCapacity[]) : []; // a list of that kind
+  const published = tracked ? ((await d.lists.get('CSIStorageCapacity')) as CSIStorageCapacity[]) : [];
   // Volumes begun since an agent's last report count at once.
   const capacities = tracked ? withCurrentPromises(published, pooledPromises(await new AssetStore(d.store).promisedByPool(btrfsProvisioner))) : [];
   const rwop = [...claims.values()].filter((c) => Array.isArray(c.spec?.accessModes) && c.spec.accessModes.includes('ReadWriteOncePod'));
@@ -106,7 +106,7 @@ async function gather(d: Deps, pod: Pod, claims: Map<string, PersistentVolumeCla
     const pods = await d.store.list(POD, { namespace: ns });
     for (const c of rwop) {
       const name = c.metadata.name!;
-      const others = (pods.items as Pod[]).filter((p) => p.metadata.uid !== pod.metadata.uid && p.spec?.nodeName);
+      const others = (pods.items).filter((p) => p.metadata.uid !== pod.metadata.uid && p.spec?.nodeName);
       if (podsUsingClaim(others, ns, name).length > 0) claimsInUseElsewhere.add(name);
     }
   }
@@ -238,7 +238,7 @@ function nodeReady(node: Node | undefined): boolean {
  * deleted, so its claims are free again.
  */
 export async function collectOrphanedPods(store: ObjectStore, now = Date.now()): Promise<string[]> {
-  const pods = ((await store.list(POD)).items as Pod[]).filter((p) => p.metadata.deletionTimestamp && p.spec?.nodeName);
+  const pods = (await store.list(POD)).items.filter((p) => p.metadata.deletionTimestamp && p.spec?.nodeName);
   const gone: string[] = [];
   for (const pod of pods) {
     if (Date.parse(pod.metadata.deletionTimestamp!) > now) continue;

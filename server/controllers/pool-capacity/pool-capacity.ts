@@ -16,7 +16,7 @@ export const poolCapacityName = 'pool-capacity';
 
 export function poolCapacitySpec(d: { store: ObjectStore; log: Logger }, opts: { resyncMs?: number } = {}): ControllerSpec {
   const keys = async () => {
-    const caps = (await d.store.list('CSIStorageCapacity', { namespace: CAPACITY_NAMESPACE, labelSelector: labelPoolNode })).items as CSIStorageCapacity[]; // a list of that kind
+    const caps = (await d.store.list('CSIStorageCapacity', { namespace: CAPACITY_NAMESPACE, labelSelector: labelPoolNode })).items;
     return [...new Set(caps.map((c) => c.metadata.labels?.[labelPoolNode]).filter((n): n is string => !!n))].map((n) => `node/${n}`);
   };
   return {
@@ -35,7 +35,7 @@ export function poolCapacitySpec(d: { store: ObjectStore; log: Logger }, opts: {
     reconcile: async (key, ctx) => {
       if (!key.startsWith('node/')) return;
       const name = key.slice(5);
-      const caps = (await d.store.list('CSIStorageCapacity', { namespace: CAPACITY_NAMESPACE, labelSelector: `${labelPoolNode}=${name}` })).items as CSIStorageCapacity[]; // a list of that kind
+      const caps = (await d.store.list('CSIStorageCapacity', { namespace: CAPACITY_NAMESPACE, labelSelector: `${labelPoolNode}=${name}` })).items;
       if (caps.length === 0) return;
       const node = await d.store.tryGet('Node', undefined, name);
       for (const c of caps) {

@@ -37,6 +37,6 @@ export async function protectCloneSource(d: ProvisioningDeps, ctx: ReconcileCont
 /** The source's finalizer goes once nothing is being cloned from it. */
 export async function releaseCloneSource(d: ProvisioningDeps, ctx: ReconcileContext, source: PersistentVolumeClaim): Promise<void> {
   if (!(source.metadata.finalizers ?? []).includes(pvcCloneFinalizer)) return;
-  const claims = (await d.store.list(PVC, { namespace: source.metadata.namespace })).items as PersistentVolumeClaim[]; // a list of kind PVC
+  const claims = (await d.store.list(PVC, { namespace: source.metadata.namespace })).items;
   if (pendingClones(source, claims).length === 0) await changeFinalizer(d, ctx, source, false);
 }

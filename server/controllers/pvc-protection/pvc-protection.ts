@@ -22,7 +22,7 @@ export interface PvcProtectionDeps {
 
 /** Every pod of the namespace (the claims' consumers are found by their volumes). */
 export async function podsInNamespace(store: ObjectStore, namespace: string): Promise<Pod[]> {
-  return (await store.list('Pod', { namespace })).items as Pod[]; // a list of kind Pod
+  return (await store.list('Pod', { namespace })).items;
 }
 
 export async function protectClaim(d: PvcProtectionDeps, ctx: ReconcileContext, namespace: string, name: string): Promise<void> {

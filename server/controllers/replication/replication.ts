@@ -158,7 +158,7 @@ async function reconcileVolume(d: Deps, ctx: ReconcileContext, pvName: string, o
   const interval = det.intervalSeconds ?? 30;
   const epoch = det.epoch ?? 0;
   const nodes = new Map<string, Node>();
-  for (const n of (await d.store.list('Node', {})).items as Node[]) nodes.set(n.metadata.name ?? '', n); // a list of kind Node
+  for (const n of (await d.store.list('Node', {})).items) nodes.set(n.metadata.name ?? '', n);
   const ready = (n: string) => isNodeReady(nodes.get(n));
 
   // A promotion in the agent's hands: the new active copy is being made from its snapshot.

@@ -13,11 +13,9 @@ import { isStowageError } from '../../domain/errors';
 import { labelSnapshotSchedule, labelSnapshotSlot } from '../../domain/snapshot-schedule';
 import { snapshotScheduleComponent } from '../../domain/well-known/components';
 import { reasons } from '../../domain/well-known/event-reasons';
-import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import type { SnapshotSchedule } from '../../resources/snapshot-schedule/schema';
 import { SNAPSHOT_API_VERSION } from '../../resources/snapshot-fields';
 import { admitBackupTarget } from '../../resources/backup-target/default-target';
-import type { BackupTarget } from '../../resources/backup-target/schema';
 import type { VolumeBackup } from '../../resources/volume-backup/schema';
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
 import { EventRecorder } from '../../services/event-recorder';
@@ -96,7 +94,7 @@ async function backUp(d: Deps, ctx: ReconcileContext, s: SnapshotSchedule, b: Ba
         spec: { source: { volumeSnapshotName: b.snapshot }, ...(target ? { backupTargetName: target } : {}) },
       };
       // As a user's create: the default target when none is named; refused when there is none.
-      const refused = admitBackupTarget(vb, (await d.store.list('BackupTarget')).items as BackupTarget[]); // a list of kind BackupTarget
+      const refused = admitBackupTarget(vb, (await d.store.list('BackupTarget')).items);
       if (refused.length > 0) return `Error creating VolumeBackup ${b.name}: ${refused.map((e) => `${e.field}: ${e.message}`).join('; ')}`;
       await admitObjectQuota(tx, await tx.create(vb));
       return true;
@@ -141,10 +139,10 @@ export async function syncSchedule(d: Deps, ctx: ReconcileContext, namespace: st
   const schedule = await d.store.tryGet(SCHEDULE, namespace, name);
   if (!schedule) return;
   const ns = await d.store.tryGet('Namespace', undefined, namespace);
-  const claims = (await d.store.list('PersistentVolumeClaim', { namespace })).items as PersistentVolumeClaim[]; // a list of kind PVC
-  const snapshots = (await d.store.list(VS, { namespace, labelSelector: `${labelSnapshotSchedule}=${name}` })).items as VolumeSnapshot[]; // a list of kind VolumeSnapshot
+  const claims = (await d.store.list('PersistentVolumeClaim', { namespace })).items;
+  const snapshots = (await d.store.list(VS, { namespace, labelSelector: `${labelSnapshotSchedule}=${name}` })).items;
   const backups = schedule.spec?.backup
-    ? ((await d.store.list(VB, { namespace, labelSelector: `${labelSnapshotSchedule}=${name}` })).items as VolumeBackup[]) // a list of kind VolumeBackup
+    ? (await d.store.list(VB, { namespace, labelSelector: `${labelSnapshotSchedule}=${name}` })).items
     : [];
   const step = decideSchedule({ schedule, claims, snapshots, backups, now: d.now(), namespaceTerminating: Boolean(ns?.metadata.deletionTimestamp) });
   if (step.action === 'none') return;
@@ -171,7 +169,7 @@ export function snapshotScheduleSpec(deps: SnapshotScheduleDeps, opts: { resyncM
     events: deps.events ?? new EventRecorder(deps.store, snapshotScheduleComponent, deps.log),
     now: deps.now ?? Date.now,
   };
-  const keys = async () => ((await d.store.list(SCHEDULE)).items as SnapshotSchedule[]).map((s) => keyOf(s.metadata.namespace ?? '', s.metadata.name ?? '')); // a list of kind SnapshotSchedule
+  const keys = async () => (await d.store.list(SCHEDULE)).items.map((s) => keyOf(s.metadata.namespace ?? '', s.metadata.name ?? ''));
   return {
     name: snapshotScheduleControllerName,
     concurrency: opts.concurrency ?? 2,

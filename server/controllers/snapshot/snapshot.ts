@@ -99,7 +99,7 @@ async function releaseSourceClaim(d: Deps, ctx: ReconcileContext, vs: VolumeSnap
   if (name === undefined) return;
   const claim = await d.store.tryGet(PVC, vs.metadata.namespace, name);
   if (!claim) return;
-  const snapshots = (await d.store.list(VS, { namespace: vs.metadata.namespace })).items as VolumeSnapshot[]; // a list of kind VolumeSnapshot
+  const snapshots = (await d.store.list(VS, { namespace: vs.metadata.namespace })).items;
   if (releaseClaimSourceFinalizer(claim, snapshots, skipThis ? vs.metadata.name : undefined).action !== 'remove') return;
   await write(d, ctx, async (t) => {
     const c = await t.get(PVC, claim.metadata.namespace, name);
@@ -163,7 +163,7 @@ export async function syncSnapshot(d: Deps, ctx: ReconcileContext, namespace: st
   const now = timeNow();
 
   // checkAndUpdateSnapshotClass
-  const classes = (await d.store.list('VolumeSnapshotClass')).items as VolumeSnapshotClass[]; // a list of kind VolumeSnapshotClass
+  const classes = (await d.store.list('VolumeSnapshotClass')).items;
   const cls = decideSnapshotClass({ snapshot: read, classes, sourceDriver: read.spec?.volumeSnapshotClassName === undefined ? await sourceDriver(d, read) : undefined });
   if (cls.action === 'setClass') {
     await changeSnapshot(d, ctx, read, (vs) => (vs.spec = { ...vs.spec, volumeSnapshotClassName: cls.className }));
@@ -184,7 +184,7 @@ export async function syncSnapshot(d: Deps, ctx: ReconcileContext, namespace: st
     const c = await d.store.tryGet(VSC, undefined, n);
     if (c) contents.set(n, c);
   }
-  const restoring = read.metadata.deletionTimestamp ? claimsRestoringFrom(read, (await d.store.list(PVC, { namespace })).items as PersistentVolumeClaim[]) : []; // a list of kind PVC
+  const restoring = read.metadata.deletionTimestamp ? claimsRestoringFrom(read, (await d.store.list(PVC, { namespace })).items) : [];
   const step = decideSnapshot({ snapshot: read, content: (n) => contents.get(n), restoringClaims: restoring, now });
   ctx.log.debug({ snapshot: `${namespace}/${name}`, step: step.action }, 'snapshot step');
 
@@ -304,8 +304,8 @@ export async function syncContent(d: Deps, ctx: ReconcileContext, name: string):
 export function snapshotControllerSpec(deps: SnapshotControllerDeps, opts: { concurrency?: number; resyncMs?: number } = {}): ControllerSpec {
   const d: Deps = { ...deps, events: deps.events ?? new EventRecorder(deps.store, snapshotControllerComponent, deps.log) };
   const keys = async () => [
-    ...((await d.store.list(VS)).items as VolumeSnapshot[]).map((s) => vsKey(s.metadata.namespace ?? '', s.metadata.name ?? '')), // a list of kind VolumeSnapshot
-    ...((await d.store.list(VSC)).items as VolumeSnapshotContent[]).map((c) => vscKey(c.metadata.name ?? '')), // a list of kind VolumeSnapshotContent
+    ...(await d.store.list(VS)).items.map((s) => vsKey(s.metadata.namespace ?? '', s.metadata.name ?? '')),
+    ...(await d.store.list(VSC)).items.map((c) => vscKey(c.metadata.name ?? '')),
   ];
   return {
     name: snapshotControllerName,

@@ -193,7 +193,7 @@ export async function syncSnapshotter(d: SnapshotterDeps, ctx: ReconcileContext,
 
 export function snapshotterSpec(d: SnapshotterDeps, opts: { concurrency?: number; resyncMs?: number; baseDelayMs?: number; maxDelayMs?: number } = {}): ControllerSpec {
   const drivers = new Set([...d.plugins.values()].filter((p) => p.snapshots).map((p) => p.name));
-  const keys = async () => ((await d.store.list(VSC)).items as VolumeSnapshotContent[]).filter((c) => drivers.has(c.spec?.driver ?? '')).map((c) => key(c.metadata.name ?? '')); // a list of kind VolumeSnapshotContent
+  const keys = async () => (await d.store.list(VSC)).items.filter((c) => drivers.has(c.spec?.driver ?? '')).map((c) => key(c.metadata.name ?? ''));
   return {
     name: snapshotterName,
     concurrency: opts.concurrency ?? 4,

@@ -69,7 +69,7 @@ async function snapshotData(d: Deps, vs: VolumeSnapshot | undefined): Promise<{ 
 async function parentOf(d: Deps, b: VolumeBackup, data: SnapshotData): Promise<BackupFacts['parent']> {
   const target = b.spec?.backupTargetName;
   if (!data.pvName || !target) return undefined;
-  const all = (await d.store.list(VB, { namespace: b.metadata.namespace ?? '' })).items as VolumeBackup[]; // a list of kind VolumeBackup
+  const all = (await d.store.list(VB, { namespace: b.metadata.namespace ?? '' })).items;
   const candidates: BackupCandidate[] = all.map((x) => ({
     uid: x.metadata.uid ?? '',
     pvName: x.status?.pvName,
@@ -278,7 +278,7 @@ export function volumeBackupSpec(deps: VolumeBackupDeps, opts: { resyncMs?: numb
     events: deps.events ?? new EventRecorder(deps.store, volumeBackupComponent, deps.log),
     now: deps.now ?? (() => new Date()),
   };
-  const keys = async () => ((await d.store.list(VB)).items as VolumeBackup[]).map((b) => keyOf(b.metadata.namespace ?? '', b.metadata.name ?? '')); // a list of kind VolumeBackup
+  const keys = async () => (await d.store.list(VB)).items.map((b) => keyOf(b.metadata.namespace ?? '', b.metadata.name ?? ''));
   return {
     name: volumeBackupControllerName,
     concurrency: opts.concurrency ?? 4,
