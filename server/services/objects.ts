@@ -416,7 +416,8 @@ async function* redactEvents(p: Principal, events: AsyncGenerator<ChangeEvent>):
   }
   const reader = readerOf(p);
   try {
-    for await (const e of events) yield { ...e, object: redactForReader(reader, e.object) };
+    // The same change with its object redacted: still that kind's object.
+    for await (const e of events) yield { ...e, object: redactForReader(reader, e.object) } as ChangeEvent;
   } finally {
     await events.return(undefined);
   }

@@ -231,16 +231,17 @@ export class PodPublishing {
     try {
       const concerns = (e: ChangeEvent) => {
         if (e.kind === 'Pod') {
-          const pod = e.object as Pod; // a change of kind Pod
+          const pod = e.object;
           if (pod.spec?.nodeName !== node) return false;
           const had = byUid.get(pod.metadata.uid ?? '');
           return e.type === 'DELETED' || !had || !podEntryUnchanged(had, pod);
         }
         if (e.kind === 'PersistentVolumeClaim') {
           const entries = byClaim.get(`${e.namespace}/${e.name}`);
-          return entries !== undefined && (e.type === 'DELETED' || !claimEntriesUnchanged(entries, e.object as PersistentVolumeClaim));
+          return entries !== undefined && (e.type === 'DELETED' || !claimEntriesUnchanged(entries, e.object));
         }
-        const pv = e.object as PersistentVolume; // a change of kind PersistentVolume
+        if (e.kind !== 'PersistentVolume') return false;
+        const pv = e.object;
         const entries = byVolume.get(e.name);
         if (entries) return e.type === 'DELETED' || !volumeEntriesUnchanged(entries, pv);
         const ref = pv.spec?.claimRef;

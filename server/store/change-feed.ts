@@ -13,20 +13,28 @@
 // the whole argument.
 import pg from 'pg';
 import { StowageError } from '../domain/errors';
+import type { KindName, ObjectOf } from '../resources/kinds';
 import type { KubeObject } from '../resources/types';
 import type { SqlClient } from './pg';
 import { StatisticsKeeper } from './statistics';
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
-export interface ChangeEvent {
+interface ChangeBase {
   type: ChangeType;
   rv: bigint;
-  kind: string;
   namespace: string;
   name: string;
-  object: KubeObject;
 }
+
+/** A change of one kind: its object is that kind's. */
+export type ChangeOf<K extends KindName> = ChangeBase & { kind: K; object: ObjectOf<K> };
+
+/**
+ * A change of any stored kind: a union keyed on `kind`, so `e.kind === 'Pod'` narrows
+ * `e.object` to a Pod without a cast.
+ */
+export type ChangeEvent = { [K in KindName]: ChangeOf<K> }[KindName];
 
 export const CHANGE_CHANNEL = 'stowage_changes';
 const WINDOW = 20_000;
@@ -251,6 +259,8 @@ async function readLog(db: SqlClient, after: bigint, limit: number, upTo?: bigin
 }
 
 function toEvent(r: LogRow): ChangeEvent {
+  // The parse boundary: the log holds what the store wrote, an object of the row's kind
+  // (every stored kind is a KindName: its strategy validated it on the way in).
   return {
     type: r.type as ChangeType,
     rv: BigInt(r.rv),
@@ -258,7 +268,7 @@ function toEvent(r: LogRow): ChangeEvent {
     namespace: r.namespace,
     name: r.name,
     object: JSON.parse(r.object) as KubeObject,
-  };
+  } as ChangeEvent;
 }
 
 export interface Settled {

@@ -41,7 +41,7 @@ const change = (type: ChangeEvent['type'], object: KubeObject): ChangeEvent => (
   namespace: object.metadata.namespace ?? '',
   name: object.metadata.name ?? '',
   object,
-});
+}) as ChangeEvent;
 
 describe('the resource quota controller hears', () => {
   it('every change before its first list, then only what can move a quota', async () => {

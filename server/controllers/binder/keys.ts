@@ -1,7 +1,5 @@
 // The binder's work-queue keys: one per claim, per volume, and per StorageClass (a class
 // change wakes the claims waiting for it).
-import type { PersistentVolume } from '../../resources/persistent-volume/schema';
-import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import type { ChangeEvent } from '../../store/change-feed';
 
 export type BinderKey =
@@ -23,18 +21,17 @@ export function parseKey(key: string): BinderKey | undefined {
 
 /** Keys one change maps to (upstream's informer handlers of pv_controller_base.go). */
 export function keysFor(e: ChangeEvent): string[] {
-  const o = e.object;
   switch (e.kind) {
     case 'PersistentVolumeClaim': {
       const keys = [claimKey(e.namespace, e.name)];
-      const claim = o as PersistentVolumeClaim; // the change's object is of the change's kind
+      const claim = e.object;
       // A deleted claim releases its volume.
       if (e.type === 'DELETED' && claim.spec?.volumeName) keys.push(volumeKey(claim.spec.volumeName));
       return keys;
     }
     case 'PersistentVolume': {
       const keys = [volumeKey(e.name)];
-      const ref = (o as PersistentVolume).spec?.claimRef; // the change's object is of the change's kind
+      const ref = e.object.spec?.claimRef;
       // A deleted volume loses its claim; a volume reserved for a claim wakes that claim.
       if (ref?.name && (e.type === 'DELETED' || !ref.uid)) keys.push(claimKey(ref.namespace ?? '', ref.name));
       return keys;

@@ -140,7 +140,8 @@ export function deleterSpec(d: DeleterDeps, opts: DeleterSpecOptions = {}): Cont
       // A volume gone (its records settle), or one the decision may act on as it now is;
       // most changes (a bound volume's status, usage, annotations) are not the deleter's.
       keysFor: (e: ChangeEvent) => {
-        const pv = e.object as PersistentVolume; // a change of kind PersistentVolume
+        if (e.kind !== PV) return [];
+        const pv = e.object;
         const plugin = d.plugins.get(pv.metadata?.annotations?.[annDynamicallyProvisioned] ?? '');
         return e.type === 'DELETED' || deleterAction(pv, undefined, plugin !== undefined).action !== 'none' ? [`pv/${e.name}`] : [];
       },

@@ -52,7 +52,7 @@ export function pvProtectionSpec(d: ProtectionDeps, opts: { concurrency?: number
     concurrency: opts.concurrency ?? 2,
     watch: {
       kinds: [PV],
-      keysFor: (e: ChangeEvent) => (e.type !== 'DELETED' && volumeNeedsProtectionChange(e.object as PersistentVolume) /* the watch is of volumes only */ ? [`pv/${e.name}`] : []),
+      keysFor: (e: ChangeEvent) => (e.kind === PV && e.type !== 'DELETED' && volumeNeedsProtectionChange(e.object) ? [`pv/${e.name}`] : []),
     },
     listKeys: () => keys(d),
     resync: { everyMs: opts.resyncMs ?? 60_000, listKeys: () => keys(d) },

@@ -100,7 +100,7 @@ export function expanderSpec(d: ProvisioningDeps, opts: { resyncMs?: number; bas
     concurrency: 2,
     baseDelayMs: opts.baseDelayMs,
     maxDelayMs: opts.maxDelayMs,
-    watch: { kinds: [PVC], keysFor: (e) => (e.type === 'DELETED' || !expansionWanted(e.object as PersistentVolumeClaim) /* the watch is of claims only */ ? [] : [`pvc/${e.namespace}/${e.name}`]) },
+    watch: { kinds: [PVC], keysFor: (e) => (e.kind !== PVC || e.type === 'DELETED' || !expansionWanted(e.object) ? [] : [`pvc/${e.namespace}/${e.name}`]) },
     listKeys: keys,
     resync: { everyMs: opts.resyncMs ?? 60_000, listKeys: keys },
     reconcile: async (key, ctx) => {

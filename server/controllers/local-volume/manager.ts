@@ -27,7 +27,6 @@ import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
 import { write } from '../runtime/write';
 import { EventRecorder } from '../../services/event-recorder';
 import { decide, volumeModeWarning } from './decide';
-import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import { isLocalVolume, nodeSettings, planLocalVolume } from './volume';
 import { defaultLocalPvOptions, parseLocalPvOptions, type LocalPvOptions } from '../../domain/local-pv-options';
 import { localVolumeConfigName, localVolumeConfigNamespace } from '../../resources/config-map/strategy';
@@ -262,7 +261,7 @@ export function localVolumeManagerSpec(d: LocalVolumeManagerDeps, opts: LocalVol
       kinds: [PV, 'Node'],
       keysFor: (e: ChangeEvent) => {
         if (e.kind === 'Node') return [`node/${e.name}`];
-        return isLocalVolume(e.object as PersistentVolume) ? [`pv/${e.name}`] : []; // the watch's other kind
+        return e.kind === PV && isLocalVolume(e.object) ? [`pv/${e.name}`] : [];
       },
     },
     listKeys: allKeys,

@@ -256,7 +256,7 @@ export async function collectOrphanedPods(store: ObjectStore, now = Date.now()):
 /** The pods a change may concern (see the header): never every waiting pod. */
 export function placementKeysFor(waiting: WaitingPods, e: ChangeEvent): string[] {
   if (e.kind === POD) {
-    const pod = e.object as Pod | undefined; // a change of kind Pod
+    const pod: Pod | undefined = e.object;
     const key = podKey(e.namespace, e.name);
     // A pod that is gone (or has finished) may free a ReadWriteOncePod claim another pod waits for.
     if (e.type === 'DELETED' || pod?.status?.phase === 'Succeeded' || pod?.status?.phase === 'Failed') return [key, ...waiting.unschedulable()];
@@ -265,7 +265,7 @@ export function placementKeysFor(waiting: WaitingPods, e: ChangeEvent): string[]
   }
   if (e.kind === PVC) return waiting.podsUsing(`${e.namespace}/${e.name}`);
   if (e.kind === PV) {
-    const ref = (e.object as PersistentVolume | undefined)?.spec?.claimRef; // a change of kind PersistentVolume
+    const ref = e.object.spec?.claimRef;
     return [...(ref?.namespace && ref.name ? waiting.podsUsing(`${ref.namespace}/${ref.name}`) : []), ...waiting.unschedulable()];
   }
   return waiting.unschedulable();

@@ -19,7 +19,7 @@ const change = (kind: string, name: string, object: Record<string, unknown> = {}
   namespace,
   name,
   object: { apiVersion: 'v1', kind, metadata: { name, namespace }, ...object },
-});
+}) as ChangeEvent;
 
 const rows: [string, ChangeEvent, string[]][] = [
   ['a claim: the pods that use it', change('PersistentVolumeClaim', 'claim-a'), ['pod/ns/a']],

@@ -7,7 +7,6 @@
 import type { Logger } from 'pino';
 import { silencedCapacity } from '../../domain/pool-capacity';
 import { labelPoolNode } from '../../domain/well-known/labels';
-import type { CSIStorageCapacity } from '../../resources/csi-storage-capacity/schema';
 import { CAPACITY_NAMESPACE } from '../../services/node-pools';
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec } from '../runtime/controller';
@@ -26,7 +25,7 @@ export function poolCapacitySpec(d: { store: ObjectStore; log: Logger }, opts: {
       kinds: ['Node', 'CSIStorageCapacity'],
       keysFor: (e) => {
         if (e.kind === 'Node') return [`node/${e.name}`];
-        const node = e.type === 'DELETED' ? undefined : (e.object as CSIStorageCapacity).metadata.labels?.[labelPoolNode]; // a change of that kind
+        const node = e.type === 'DELETED' || e.kind !== 'CSIStorageCapacity' ? undefined : e.object.metadata.labels?.[labelPoolNode];
         return node ? [`node/${node}`] : [];
       },
     },

@@ -110,7 +110,8 @@ export function provisionerSpec(d: ProvisioningDeps, opts: ProvisionerSpecOption
         // being deleted), or one the cloning protection concerns (a clone, bound or not,
         // releases its source; a source keeps its finalizer until no clone is Pending); a
         // bound claim's other changes (finalizers, status) are not ours.
-        const claim = e.object as PersistentVolumeClaim; // a change of kind PersistentVolumeClaim
+        if (e.kind !== 'PersistentVolumeClaim') return [];
+        const claim = e.object;
         return mayNeedProvisioning(claim, names) || concernsCloning(claim) ? [claimKey(e)] : [];
       },
     },

@@ -4,7 +4,6 @@
 // being deleted once no live pod uses it. The pods are read fresh from the store for every
 // decision (upstream double-checks with a live list before removing, for the same reason).
 import { isPodTerminated, podClaimNames, podsProtectingClaim } from '../../domain/pod-claims';
-import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import type { Pod } from '../../resources/pod/schema';
 import { claimsToProtect } from '../../store/protection-queries';
 import type { ObjectStore } from '../../store/object-store';
@@ -55,10 +54,11 @@ export function pvcProtectionSpec(d: PvcProtectionDeps, opts: { concurrency?: nu
     watch: {
       kinds: [PVC, 'Pod'],
       keysFor: (e) => {
-        if (e.kind === PVC) return e.type !== 'DELETED' && claimChangeNeedsLook(e.object as PersistentVolumeClaim) /* a change of kind PVC */ ? [`pvc/${e.namespace}/${e.name}`] : [];
+        if (e.kind === PVC) return e.type !== 'DELETED' && claimChangeNeedsLook(e.object) ? [`pvc/${e.namespace}/${e.name}`] : [];
         // Upstream enqueuePVCs: only a pod that is gone, finished or not on a node can
         // change whether its claims may lose the finalizer.
-        const pod = e.object as Pod; // the watch's other kind
+        if (e.kind !== 'Pod') return [];
+        const pod = e.object;
         if (e.type !== 'DELETED' && !isPodTerminated(pod) && pod.spec?.nodeName) return [];
         return podClaimNames(pod).map((c) => `pvc/${e.namespace}/${c}`);
       },

@@ -121,7 +121,7 @@ export function replicationSpec(deps: ReplicationDeps, opts: ReplicationOptions 
     concurrency: 4,
     watch: {
       kinds: ['PersistentVolume'],
-      keysFor: (e) => (readReplication((e.object as PersistentVolume | undefined)?.metadata?.annotations ?? undefined) ? [`pv/${e.name}`] : []), // a change of that kind
+      keysFor: (e) => (e.kind === 'PersistentVolume' && readReplication(e.object.metadata?.annotations ?? undefined) ? [`pv/${e.name}`] : []),
     },
     listKeys: keys,
     resync: { everyMs: opts.resyncMs ?? 2_000, listKeys: keys },

@@ -15,7 +15,6 @@ import type { ControllerSpec } from '../runtime/controller';
 import { claimUsage } from '../../domain/quota';
 import { formatQuantity } from '../../domain/quantity';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
-import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
 
 export const resourceQuotaControllerName = 'resource-quota-controller';
 
@@ -66,7 +65,7 @@ export function resourceQuotaSpec(d: ResourceQuotaDeps, opts: { resyncMs?: numbe
           if (e.kind !== 'VolumeSnapshot') return [];
           // A change of kind VolumeSnapshot: only a new restoreSize counts again.
           const snap = `${e.namespace}/${e.name}`;
-          const size = JSON.stringify((e.object as VolumeSnapshot).status?.restoreSize ?? null);
+          const size = JSON.stringify(e.object.status?.restoreSize ?? null);
           if (sizes.get(snap) === size) return [];
           sizes.set(snap, size);
           return [key];
@@ -81,7 +80,7 @@ export function resourceQuotaSpec(d: ResourceQuotaDeps, opts: { resyncMs?: numbe
           return [key];
         }
         // A change of kind PersistentVolumeClaim: only a new usage counts again.
-        const usage = usageText(e.object as PersistentVolumeClaim);
+        const usage = usageText(e.object);
         if (counted.get(claim) === usage) return [];
         counted.set(claim, usage);
         return [key];

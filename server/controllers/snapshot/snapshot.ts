@@ -10,7 +10,6 @@
 import type { Logger } from 'pino';
 import { EventRecorder } from '../../services/event-recorder';
 import type { ObjectStore } from '../../store/object-store';
-import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import type { VolumeSnapshotClass } from '../../resources/volume-snapshot-class/schema';
 import type { VolumeSnapshotContent } from '../../resources/volume-snapshot-content/schema';
@@ -314,16 +313,17 @@ export function snapshotControllerSpec(deps: SnapshotControllerDeps, opts: { con
       kinds: [VS, VSC, PVC],
       keysFor: (e) => {
         if (e.kind === VS) {
-          const vs = e.object as VolumeSnapshot; // a change of kind VolumeSnapshot
+          const vs = e.object;
           const content = vs.status?.boundVolumeSnapshotContentName ?? vs.spec?.source?.volumeSnapshotContentName;
           return [...(e.type === 'DELETED' ? [] : [vsKey(e.namespace ?? '', e.name)]), ...(content ? [vscKey(content)] : [])];
         }
         if (e.kind === VSC) {
-          const ref = (e.object as VolumeSnapshotContent).spec?.volumeSnapshotRef; // a change of kind VolumeSnapshotContent
+          const ref = e.object.spec?.volumeSnapshotRef;
           return [...(e.type === 'DELETED' ? [] : [vscKey(e.name)]), ...(ref?.name && ref.namespace ? [vsKey(ref.namespace, ref.name)] : [])];
         }
         // A claim restoring from a snapshot holds that snapshot's deletion.
-        const ds = (e.object as PersistentVolumeClaim).spec?.dataSource; // the watch's other kind
+        if (e.kind !== PVC) return [];
+        const ds = e.object.spec?.dataSource;
         return ds?.kind === VS && ds.name ? [vsKey(e.namespace ?? '', ds.name)] : [];
       },
     },

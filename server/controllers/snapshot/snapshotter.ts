@@ -201,7 +201,7 @@ export function snapshotterSpec(d: SnapshotterDeps, opts: { concurrency?: number
     maxDelayMs: opts.maxDelayMs ?? 300_000,
     watch: {
       kinds: [VSC],
-      keysFor: (e) => (e.type !== 'DELETED' && drivers.has((e.object as VolumeSnapshotContent).spec?.driver ?? '') ? [key(e.name)] : []), // a change of kind VolumeSnapshotContent
+      keysFor: (e) => (e.kind === VSC && e.type !== 'DELETED' && drivers.has(e.object.spec?.driver ?? '') ? [key(e.name)] : []),
     },
     listKeys: keys,
     resync: { everyMs: opts.resyncMs ?? 60_000, listKeys: keys },

@@ -20,7 +20,7 @@ const spec = volumeUsageSpec({
 });
 
 const pv = (by?: string): PersistentVolume => ({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'v', ...(by ? { annotations: { 'pv.kubernetes.io/provisioned-by': by } } : {}) } });
-const ev = (type: ChangeEvent['type'], obj: KubeObject): ChangeEvent => ({ type, rv: 1n, kind: 'PersistentVolume', namespace: '', name: 'v', object: obj });
+const ev = (type: ChangeEvent['type'], obj: KubeObject): ChangeEvent => ({ type, rv: 1n, kind: 'PersistentVolume', namespace: '', name: 'v', object: obj }) as ChangeEvent;
 
 describe('volume-usage watch: only new volumes of a measuring plugin (its own writes never feed back)', () => {
   it.each([
