@@ -1,8 +1,8 @@
 'use client';
 import { useParams } from 'next/navigation';
-import { ObjectDetailPage } from '@/components/objects/object-detail';
+import { NodePage } from '@/components/nodes/node-page';
 
 export default function Page() {
-  const p = useParams<{ namespace?: string; name: string }>();
-  return <ObjectDetailPage kind="Node" namespace={p.namespace ? decodeURIComponent(p.namespace) : undefined} name={decodeURIComponent(p.name)} />;
+  const p = useParams<{ name: string }>();
+  return <NodePage name={decodeURIComponent(p.name)} />;
 }
