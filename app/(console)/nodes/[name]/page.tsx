@@ -1,8 +1,9 @@
 'use client';
 import { useParams } from 'next/navigation';
-import { NodePage } from '@/components/nodes/node-page';
+import { ObjectDetailPage } from '@/components/objects/object-detail';
 
+// The node's page: its storage (status, drain, pools, disks, volumes) comes from the kind's panels (components/nodes).
 export default function Page() {
   const p = useParams<{ name: string }>();
-  return <NodePage name={decodeURIComponent(p.name)} />;
+  return <ObjectDetailPage kind="Node" name={decodeURIComponent(p.name)} />;
 }
