@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { NodeCopy } from '@/server/domain/node-copies';
-import { copyText, pageCount } from './node-view';
+import { copyText, pageCount, poolsPerNode } from './node-view';
 
 describe('copyText', () => {
   const cases: { name: string; c: NodeCopy; want: string }[] = [
@@ -28,4 +28,13 @@ describe('pageCount', () => {
     ['ten thousand', 10_000, 50, 200],
     ['garbage total', Number.NaN, 50, 1],
   ])('%s', (_n, total, size, want) => expect(pageCount(total, size)).toBe(want));
+});
+
+describe('poolsPerNode', () => {
+  const cap = (node?: string): { metadata: { labels?: Record<string, string> } } => ({ metadata: { labels: node ? { 'pool.stowage.io/node': node } : {} } });
+  test.each([
+    ['none', [], []],
+    ['one node, two classes', [cap('n1'), cap('n1')], [['n1', 2]]],
+    ['two nodes; an unlabelled object is not a pool', [cap('n1'), cap('n2'), cap()], [['n1', 1], ['n2', 1]]],
+  ])('%s', (_n, items, want) => expect([...poolsPerNode(items, 'pool.stowage.io/node')]).toEqual(want));
 });

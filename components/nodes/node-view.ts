@@ -30,3 +30,13 @@ export function pageCount(total: number, size: number): number {
   if (!Number.isFinite(total) || total <= 0 || size <= 0) return 1;
   return Math.ceil(total / size);
 }
+
+/** Pools per node, from the pools' capacity objects (labelled with their node); a pool that cannot serve counts too. */
+export function poolsPerNode(items: { metadata: { labels?: Record<string, string> } }[], nodeLabel: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const c of items) {
+    const node = c.metadata.labels?.[nodeLabel];
+    if (node) out.set(node, (out.get(node) ?? 0) + 1);
+  }
+  return out;
+}
