@@ -155,7 +155,7 @@ function DrainDialog({ node, opened, onClose }: { node: string; opened: boolean;
             {done ? 'Close' : 'Cancel'}
           </Button>
           {!done && (
-            <Button color="orange" onClick={() => drain.mutate({ node })} loading={drain.isPending} disabled={!preview.data} data-testid="confirm-drain">
+            <Button color="red" onClick={() => drain.mutate({ node })} loading={drain.isPending} disabled={!preview.data} data-testid="confirm-drain">
               Drain
             </Button>
           )}
