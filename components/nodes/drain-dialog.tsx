@@ -3,7 +3,7 @@
 // refuses them too). "Drain…" opens a dialog with the preview (what moves where and how far
 // behind its replica is, what stays and why, the pods that must stop first); "Drain" applies
 // it and says what it did. "Uncordon" when the node is cordoned. Errors in words.
-import { Alert, Badge, Button, Group, Loader, Modal, Stack, Text } from '@mantine/core';
+import { Alert, Button, Group, Loader, Modal, Stack, Text } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTRPC } from '../data/trpc';
@@ -135,6 +135,11 @@ function DrainDialog({ node, opened, onClose }: { node: string; opened: boolean;
             {drainErrorText(errorInfo(preview.error), 'preview')}
           </Alert>
         )}
+        {!done && preview.data?.cordoned && (
+          <Text size="sm" c="dimmed" data-testid="drain-already-cordoned">
+            The node is cordoned already; Drain asks the volumes below to move again.
+          </Text>
+        )}
         {done ? (
           <>
             <Alert color="teal" title="Drained" data-testid="drain-outcome">
@@ -183,11 +188,6 @@ export function NodeDrainActions({ node, cordoned }: { node: string; cordoned: b
   return (
     <Stack gap={4} align="flex-end">
       <Group gap="xs">
-        {cordoned && (
-          <Badge color="orange" variant="light" data-testid="node-cordoned">
-            cordoned
-          </Badge>
-        )}
         {cordoned && (
           <Button size="sm" variant="light" onClick={() => uncordon.mutate({ node })} loading={uncordon.isPending} data-testid="uncordon">
             Uncordon
