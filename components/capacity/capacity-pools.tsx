@@ -10,6 +10,7 @@ import type { KubeObject } from '@/server/resources/types';
 import { useTRPC } from '../data/trpc';
 import { poolView, type PoolView } from '../disks/pool-view';
 import { SizeText } from '../format/size-text';
+import { ObjectLink } from '../objects/object-link';
 import { DataTable, type DataColumn } from '../table/data-table';
 
 interface PoolRow extends PoolView {
@@ -35,7 +36,7 @@ function Share({ bytes, percent, label }: { bytes?: bigint; percent?: number; la
 }
 
 const COLUMNS: DataColumn<PoolRow>[] = [
-  { key: 'node', header: 'Node', cell: (p) => p.node, cellProps: (p) => ({ 'data-testid': `pool-node-${p.node}` }) },
+  { key: 'node', header: 'Node', cell: (p) => <ObjectLink kind="Node" name={p.node} />, cellProps: (p) => ({ 'data-testid': `pool-node-${p.node}` }) },
   { key: 'class', header: 'Class', cell: (p) => p.className },
   { key: 'path', header: 'Pool', cell: (p) => <Text span size="sm" ff="monospace">{p.path}</Text> },
   { key: 'total', header: 'Total', cell: (p) => (p.totalBytes === undefined ? '' : <SizeText value={p.totalBytes} />) },

@@ -11,7 +11,8 @@ import { usePermissions } from '../session/session';
 import { useTRPC } from '../data/trpc';
 import { SizeText } from '../format/size-text';
 import { DataTable, type DataColumn } from '../table/data-table';
-import { formatEta, formatRate, percentOf, STAGES, stageIndex } from './disk-format';
+import { STAGES, stageIndex, wipeBar } from './disk-format';
+import { useNow } from '../format/use-now';
 
 const STAGE_COLOR: Record<string, string> = {
   discovered: 'gray',
@@ -29,7 +30,7 @@ function StateLine({ d }: { d: DiskView }) {
   const at = stageIndex(d.stage);
   if (at < 0) return <Badge color={STAGE_COLOR[d.stage]} variant="light" data-testid="disk-stage">{d.stage}</Badge>;
   return (
-    <Group gap={4} wrap="nowrap" data-testid="disk-state-line">
+    <Group gap={4} wrap="wrap" data-testid="disk-state-line">
       {STAGES.slice(0, 5).map((s, i) => (
         <Badge
           key={s}
@@ -37,6 +38,8 @@ function StateLine({ d }: { d: DiskView }) {
           variant={i === at ? 'filled' : 'outline'}
           color={i === at ? STAGE_COLOR[d.stage] : 'gray'}
           tt="none"
+          // The whole word (and the claim) shows: the chips wrap, a chip is never cut.
+          styles={{ root: { maxWidth: 'none', height: 'auto', minHeight: 'var(--badge-height)' }, label: { overflow: 'visible', whiteSpace: 'normal', overflowWrap: 'anywhere' } }}
           data-testid={i === at ? 'disk-stage' : undefined}
           data-stage={i === at ? d.stage : undefined}
         >
@@ -54,9 +57,10 @@ function Wipe({ d, admin }: { d: DiskView; admin: boolean }) {
   const done = () => void qc.invalidateQueries({ queryKey: trpc.localVolumes.nodeDisks.queryKey() });
   const retry = useMutation(trpc.localVolumes.retry.mutationOptions({ onSuccess: done }));
   const cancel = useMutation(trpc.localVolumes.cancel.mutationOptions({ onSuccess: done }));
+  const now = useNow(1000);
   const j = d.job;
   if (!j) return null;
-  const pct = percentOf(j.progress);
+  const bar = wipeBar(j, now);
   const err = retry.error ?? cancel.error;
   return (
     <Stack gap={4} data-testid="disk-wipe" data-job-state={j.state}>
@@ -65,15 +69,15 @@ function Wipe({ d, admin }: { d: DiskView; admin: boolean }) {
           {j.method} · attempt {j.attempt} · {j.state}
           {j.cancelRequested ? ' (cancelling)' : ''}
         </Text>
-        {j.progress && j.state === 'running' && (
+        {bar.kind !== 'none' && (
           <Text size="xs" c="dimmed" data-testid="disk-wipe-rate">
-            {formatRate(j.progress)} · ETA {formatEta(j.progress.etaSeconds)}
+            {bar.text}
           </Text>
         )}
       </Group>
-      {(j.state === 'running' || j.state === 'queued') && (
-        <Progress value={pct ?? 0} striped animated size="lg" data-testid="disk-progress" data-value={pct ?? 0} aria-label={`wipe ${pct ?? 0}%`} />
-      )}
+      {bar.kind === 'determinate' && <Progress value={bar.percent} size="lg" data-testid="disk-progress" data-value={bar.percent} aria-label={`wipe ${bar.percent}%`} />}
+      {/* Nothing measured yet: a full, moving bar (not an empty one), the text says how long it has run. */}
+      {bar.kind === 'indeterminate' && <Progress value={100} striped animated size="lg" color="gray" data-testid="disk-progress" data-indeterminate="true" data-value={bar.text} aria-label={`wipe ${bar.text}`} />}
       {j.lastError && (
         <Text size="xs" c="var(--mantine-color-red-light-color)" data-testid="disk-wipe-error">
           {j.lastError}
@@ -127,7 +131,23 @@ function diskColumns(admin: boolean): DataColumn<DiskView>[] {
       ),
     },
     { key: 'class', header: 'Class', cell: (d) => d.className },
-    { key: 'mode', header: 'Mode', cell: (d) => d.volumeMode },
+    {
+      key: 'mode',
+      header: 'Mode',
+      // A bound disk's mode is its volume's (a block device formatted for a Filesystem volume reads Filesystem).
+      cell: (d) =>
+        d.pv && d.pv.volumeMode !== d.volumeMode ? (
+          <Text size="sm" title={`The entry is a ${d.volumeMode === 'Block' ? 'block device' : 'directory'}; its volume is ${d.pv.volumeMode}`}>
+            {d.pv.volumeMode}
+            <Text span size="xs" c="dimmed">
+              {' '}
+              ({d.volumeMode === 'Block' ? 'block device' : d.volumeMode})
+            </Text>
+          </Text>
+        ) : (
+          (d.pv?.volumeMode ?? d.volumeMode)
+        ),
+    },
     { key: 'capacity', header: 'Capacity', cell: (d) => (d.eligible ? <SizeText value={d.capacityBytes} /> : '—') },
     {
       key: 'state',
@@ -170,6 +190,46 @@ function diskColumns(admin: boolean): DataColumn<DiskView>[] {
       ),
     },
   ];
+}
+
+/** The table of a node's disks alone (its page embeds it); nothing for who may not read volumes. */
+export function NodeDiskTable({ node }: { node: string }) {
+  const trpc = useTRPC();
+  const perms = usePermissions();
+  const admin = perms.can('update', 'PersistentVolume');
+  const mayRead = perms.can('get', 'PersistentVolume');
+  const q = useQuery({
+    ...trpc.localVolumes.nodeDisks.queryOptions({ node }),
+    enabled: mayRead,
+    refetchInterval: (query) => (query.state.status === 'error' ? false : query.state.data?.disks.some((d) => d.job?.state === 'running') ? 500 : 1000),
+    staleTime: 0,
+  });
+  if (!mayRead) return null;
+  if (q.error) return <Alert color="red">{errorInfo(q.error).message}</Alert>;
+  if (!q.data) return <Text c="dimmed" size="sm">Loading disks…</Text>;
+  return <DiskTable disks={q.data.disks} admin={admin} />;
+}
+
+function DiskTable({ disks, admin }: { disks: DiskView[]; admin: boolean }) {
+  if (disks.length === 0) {
+    return (
+      <Text c="dimmed" size="sm" data-testid="no-disks">
+        The agent reports no entries. Put directories, mount points or symlinks to block devices in a discovery directory of the storageClassMap.
+      </Text>
+    );
+  }
+  return (
+    <DataTable
+      label="Disks"
+      data-testid="disk-table"
+      columns={diskColumns(admin)}
+      rows={disks}
+      rowKey={(d) => `${d.className}/${d.entryName}`}
+      rowProps={(d) => ({ 'data-testid': 'disk-row', 'data-entry': d.entryName, 'data-stage': d.stage })}
+      striped={false}
+      withBorder
+    />
+  );
 }
 
 export function NodeDisks({ node }: { node: string }) {
@@ -216,20 +276,7 @@ export function NodeDisks({ node }: { node: string }) {
           Its volumes are kept and marked; nothing is deleted. Start its agent again (`stowage agent`), or delete the node&apos;s volumes by hand if the machine is gone.
         </Alert>
       )}
-      {disks.length === 0 ? (
-        <Text c="dimmed">The agent reports no entries. Put directories, mount points or symlinks to block devices in a discovery directory of the storageClassMap.</Text>
-      ) : (
-        <DataTable
-          label="Disks"
-          data-testid="disk-table"
-          columns={diskColumns(admin)}
-          rows={disks}
-          rowKey={(d) => `${d.className}/${d.entryName}`}
-          rowProps={(d) => ({ 'data-testid': 'disk-row', 'data-entry': d.entryName, 'data-stage': d.stage })}
-          striped={false}
-          withBorder
-        />
-      )}
+      <DiskTable disks={disks} admin={admin} />
     </Stack>
   );
 }

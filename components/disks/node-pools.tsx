@@ -22,13 +22,14 @@ function PoolRow({ p }: { p: PoolView }) {
   }
   return (
     <Stack gap={4} data-testid="pool-row" data-class={p.className}>
-      <Group gap="xl">
+      <Group gap="xl" style={{ rowGap: 4 }}>
         <Text size="sm" fw={600}>
           {p.className} <Text span c="dimmed" inherit>{p.path}</Text>
         </Text>
         <Text size="sm">Total {formatSize(p.totalBytes)}</Text>
         <Text size="sm">Allocated {formatSize(p.allocatedBytes)}</Text>
         <Text size="sm">Used {formatSize(p.usedBytes)}</Text>
+        {p.totalBytes !== undefined && p.usedBytes !== undefined && <Text size="sm" data-testid="pool-free">Free {formatSize(p.totalBytes - p.usedBytes)}</Text>}
         <Text size="sm" data-testid="pool-room">Room for new volumes {formatSize(p.roomBytes)}</Text>
       </Group>
       <Progress value={p.allocatedPercent ?? 0} size="sm" color="blue" aria-label={`Allocated ${formatSize(p.allocatedBytes)} of ${formatSize(p.totalBytes)}`} />

@@ -1,7 +1,9 @@
 'use client';
-// The Nodes page's roll-up of local disks: per node, disks per class, wiping, failed,
-// quarantined, and whether its agent reports.
-import { Alert, Badge, Group, Paper, Text, Title } from '@mantine/core';
+// The Nodes page's roll-up of storage per node: each node linking to its page, its pools and
+// disks, disks per class, wiping, failed, quarantined, and whether its agent reports.
+import { Alert, Badge, Group, Paper, Stack, Text, Title } from '@mantine/core';
+import { labelPoolNode } from '@/server/domain/well-known/labels';
+import { poolsPerNode } from '../nodes/node-view';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { errorInfo } from '../format/format';
@@ -12,16 +14,26 @@ import { DataTable, type DataColumn } from '../table/data-table';
 
 const red = (n: number) => ({ style: n ? { color: 'var(--mantine-color-red-filled)' } : undefined });
 
-const ROLLUP_COLUMNS: DataColumn<NodeSummary>[] = [
+type RollupRow = NodeSummary & { pools: number };
+
+const ROLLUP_COLUMNS: DataColumn<RollupRow>[] = [
   {
     key: 'node',
     header: 'Node',
+    // The node's page (its pools, disks and volumes); its Disks page one link further.
     cell: (n) => (
-      <Link href={`/nodes/${encodeURIComponent(n.name)}/disks`} data-testid="rollup-disks-link">
-        {n.name}
-      </Link>
+      <Stack gap={0}>
+        <Link href={`/nodes/${encodeURIComponent(n.name)}`} data-testid="rollup-node-link">
+          {n.name}
+        </Link>
+        <Link href={`/nodes/${encodeURIComponent(n.name)}/disks`} data-testid="rollup-disks-link" style={{ fontSize: 'var(--mantine-font-size-xs)' }}>
+          disks
+        </Link>
+      </Stack>
     ),
   },
+  { key: 'pools', header: 'Pools', width: 'max-content', cellProps: () => ({ 'data-testid': 'rollup-pools' }), cell: (n) => n.pools },
+  { key: 'disks', header: 'Disks', width: 'max-content', cellProps: () => ({ 'data-testid': 'rollup-disks' }), cell: (n) => n.classes.reduce((a, c) => a + c.disks, 0) },
   {
     key: 'agent',
     header: 'Agent',
@@ -58,18 +70,20 @@ export function NodesRollup() {
   const perms = usePermissions();
   const allowed = perms.can('get', 'PersistentVolume');
   const q = useQuery({ ...trpc.localVolumes.rollup.queryOptions(), refetchInterval: 2000, enabled: allowed, staleTime: 0 });
+  const pools = useQuery({ ...trpc.objects.list.queryOptions({ kind: 'CSIStorageCapacity' }), refetchInterval: 10_000, enabled: allowed && perms.can('list', 'CSIStorageCapacity') });
+  const perNode = poolsPerNode(pools.data?.items ?? [], labelPoolNode);
   if (!allowed) return null;
   if (q.error) return <Alert color="red">{errorInfo(q.error).message}</Alert>;
   if (!q.data) return null;
   return (
     <Paper withBorder p="sm" data-testid="nodes-rollup">
       <Title order={2} size="h4" mb="xs">
-        Local disks
+        Storage per node
       </Title>
       <DataTable
         label="Local disks per node"
         columns={ROLLUP_COLUMNS}
-        rows={q.data}
+        rows={q.data.map((n) => ({ ...n, pools: perNode.get(n.name) ?? 0 }))}
         rowKey={(n) => n.name}
         rowProps={(n) => ({ 'data-testid': 'rollup-row', 'data-node': n.name })}
         striped={false}

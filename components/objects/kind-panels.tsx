@@ -3,12 +3,10 @@
 // Pending?", its fixes), provisioning and capacity at the top; a volume's storage and why it is Released or
 // Failed; a StorageClass's parameters.
 import type { KubeObject } from '@/server/resources/types';
-import { Button } from '@mantine/core';
-import Link from 'next/link';
 import { ClaimBackups } from '../backups/claim-backups';
 import { ClaimBinding } from '../claims/claim-binding';
 import { VolumeDiskPanel } from '../disks/volume-disk-panel';
-import { NodePools } from '../disks/node-pools';
+import { NodeStorage } from '../nodes/node-storage';
 import { ClaimProvisioning } from '../claims/claim-provisioning';
 import { ClassFormLink } from '../classes/class-form-link';
 import { DefaultClassSwitch } from '../classes/default-class-switch';
@@ -53,14 +51,8 @@ export function TopPanels({ obj }: { obj: KubeObject }) {
       if (!isKind(obj, 'Pod')) return null;
       return <PodScheduling pod={obj} />;
     case 'Node':
-      return (
-        <>
-          <Button component={Link} href={`/nodes/${encodeURIComponent(obj.metadata.name ?? '')}/disks`} variant="light" size="xs" w="fit-content" data-testid="node-disks-link">
-            Disks
-          </Button>
-          <NodePools node={obj.metadata.name ?? ''} />
-        </>
-      );
+      if (!isKind(obj, 'Node')) return null;
+      return <NodeStorage node={obj} />;
     case 'ResourceQuota':
       return <QuotaEditLink quota={obj} />;
     case 'VolumeSnapshot':

@@ -5,7 +5,6 @@
 import { Group, Paper, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
-import { pinnedHostname } from '@/server/resources/node-selector';
 import type { KubeObject } from '@/server/resources/types';
 import { phaseOf } from './kinds';
 import { isKind } from '@/server/resources/of-kind';
@@ -55,7 +54,8 @@ export function RelatedObjects({ obj }: { obj: KubeObject }) {
   const perms = usePermissions();
   const name = obj.metadata.name ?? '';
   const kind = obj.kind;
-  const wantVolumes = (kind === 'StorageClass' || kind === 'Node') && perms.can('list', 'PersistentVolume');
+  // A node's volumes are on its page, a page at a time (components/nodes/node-storage.tsx).
+  const wantVolumes = kind === 'StorageClass' && perms.can('list', 'PersistentVolume');
   const claimsNs = kind === 'Namespace' ? name : undefined;
   const wantClaims =
     (kind === 'StorageClass' && perms.canListSomewhere('PersistentVolumeClaim', true)) ||
@@ -77,9 +77,6 @@ export function RelatedObjects({ obj }: { obj: KubeObject }) {
       const cs = (claims.data?.items ?? []).filter((c) => isKind(c, 'PersistentVolumeClaim') && (c.spec?.storageClassName ?? '') === name);
       sections.push(<Section key="c" title="Claims using this class" testId="related-claims" items={cs.map((c) => <Item key={`${c.metadata.namespace}/${c.metadata.name}`} obj={c} />)} empty="None" />);
     }
-  } else if (kind === 'Node' && wantVolumes) {
-    const vs = (volumes.data?.items ?? []).filter((v) => isKind(v, 'PersistentVolume') && pinnedHostname(v.spec?.nodeAffinity) === name);
-    sections.push(<Section key="v" title="Volumes on this node" testId="related-volumes" items={vs.map((v) => <Item key={v.metadata.name} obj={v} />)} empty="None" />);
   } else if (kind === 'Namespace' && wantClaims) {
     const cs = claims.data?.items ?? [];
     sections.push(<Section key="c" title="Claims in this namespace" testId="related-claims" items={cs.map((c) => <Item key={c.metadata.name} obj={c} />)} empty="None" />);

@@ -15,6 +15,9 @@ import type { NodeAgentService } from './node-agent';
 import { ofKind } from '../resources/of-kind';
 import { labelLocalNode } from '../domain/well-known/labels';
 import { annDiskMissing, annNodeNotReporting } from '../domain/well-known/annotations';
+import { copyOnNode, type NodeCopy } from '../domain/node-copies';
+import { isDNS1123Subdomain } from '../domain/names';
+import { volumesOnNode } from '../store/node-volumes';
 
 export interface JobView {
   id: string;
@@ -43,10 +46,21 @@ export interface DiskView {
   present: boolean;
   lastSeen: string;
   pvName: string;
-  pv: { phase: string; claim?: string; uid: string; diskMissing: boolean; nodeNotReporting: boolean } | null;
+  pv: { phase: string; claim?: string; uid: string; volumeMode: string; diskMissing: boolean; nodeNotReporting: boolean } | null;
   job: JobView | null;
   /** One word for the state line: discovered, available, bound, released, wiping, failed, quarantined, missing, ineligible. */
   stage: string;
+}
+
+/** A volume with a copy on a node, as the node's page lists it. */
+export interface NodeVolumeView {
+  pvName: string;
+  phase: string;
+  storageClass: string;
+  capacityBytes: string | null;
+  /** namespace/name of its claim, when bound. */
+  claim?: string;
+  copy: NodeCopy;
 }
 
 export interface NodeSummary {
@@ -104,6 +118,29 @@ export class LocalVolumeService {
     if (!isAllowed(p, 'update', 'PersistentVolume')) throw new StowageError('Forbidden', `User "${p.name}" cannot retry or cancel cleanups`);
   }
 
+  /** One page (by name) of the volumes with a copy on `node`: pinned there, active there, or a replica there. */
+  async nodeVolumes(p: Principal, nodeName: string, o: { offset: number; limit: number; replicasOnly?: boolean }): Promise<{ total: number; offset: number; items: NodeVolumeView[] }> {
+    if (!isAllowed(p, 'list', 'PersistentVolume')) throw new StowageError('Forbidden', `User "${p.name}" cannot list volumes`);
+    if (isDNS1123Subdomain(nodeName).length > 0) throw new StowageError('Invalid', `"${nodeName.slice(0, 80)}" is not a node name`);
+    const page = await volumesOnNode(this.store, nodeName, o);
+    const now = new Date();
+    const items = page.rows.flatMap((r): NodeVolumeView[] => {
+      const copy = copyOnNode(nodeName, r.pinnedNode, r.annotations, now);
+      if (!copy || (o.replicasOnly && copy.role !== 'replica')) return []; // a substring match the annotation does not bear out
+      return [
+        {
+          pvName: r.name,
+          phase: r.phase ?? '',
+          storageClass: r.storageClass ?? '',
+          capacityBytes: r.capacityBytes,
+          ...(r.claimNamespace && r.claimName ? { claim: `${r.claimNamespace}/${r.claimName}` } : {}),
+          copy,
+        },
+      ];
+    });
+    return { total: page.total, offset: o.offset, items };
+  }
+
   async nodeDisks(p: Principal, nodeName: string): Promise<{ node: NodeSummary | null; disks: DiskView[] }> {
     this.canRead(p);
     const [disks, jobs, node, pvs] = await Promise.all([
@@ -134,6 +171,7 @@ export class LocalVolumeService {
               phase: pv.status?.phase ?? '',
               ...(ref?.name ? { claim: `${ref.namespace}/${ref.name}` } : {}),
               uid: pv.metadata.uid ?? '',
+              volumeMode: pv.spec?.volumeMode ?? 'Filesystem',
               diskMissing: pv.metadata.annotations?.[annDiskMissing] === 'true',
               nodeNotReporting: pv.metadata.annotations?.[annNodeNotReporting] === 'true',
             }

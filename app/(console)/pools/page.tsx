@@ -1,6 +1,11 @@
 'use client';
-import { ObjectListPage } from '@/components/table/object-list';
+import { Suspense } from 'react';
+import { PoolsPage } from '@/components/nodes/pools-page';
 
 export default function Page() {
-  return <ObjectListPage kind="CSIStorageCapacity" />;
+  return (
+    <Suspense>
+      <PoolsPage />
+    </Suspense>
+  );
 }
