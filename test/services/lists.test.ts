@@ -244,3 +244,17 @@ describe('used', () => {
     await expect(app.lists.page(admin, { kind: 'StorageClass', sort: { key: 'used', dir: 'asc' } })).rejects.toThrow(/cannot sort by "used" \(StorageClass\)/);
   });
 });
+
+// After `used`: it reuses that block's bound claims (team-a/c-1 on pv-020, team-b/c-0 on pv-021).
+describe('replication', () => {
+  test("a page of claims carries each Bound claim's replicated volume's replication annotations, and no one else's", async () => {
+    const replicas = JSON.stringify([{ node: 'node-b', state: 'Behind', lastSyncTime: '2026-11-25T00:00:00Z' }]);
+    const o = await app.store.get('PersistentVolume', undefined, 'pv-020');
+    const annotations = { ...o.metadata.annotations, 'replication.stowage.io/active-node': 'node-a', 'replication.stowage.io/epoch': '3', 'replication.stowage.io/replicas': replicas };
+    await app.store.update({ ...o, metadata: { ...o.metadata, annotations } });
+    const want = { 'team-a/c-1': { 'replication.stowage.io/active-node': 'node-a', 'replication.stowage.io/epoch': '3', 'replication.stowage.io/replicas': replicas } };
+    expect((await app.lists.page(admin, { kind: 'PersistentVolumeClaim' })).replication).toEqual(want);
+    expect((await app.lists.page(dev, { kind: 'PersistentVolumeClaim' })).replication).toEqual(want);
+    expect((await app.lists.page(admin, { kind: 'PersistentVolumeClaim', namespace: 'team-b' })).replication).toEqual({});
+  });
+});
