@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { annReplicationActiveNode, annReplicationEpoch, annReplicationReplicas } from '@/server/domain/well-known/annotations';
-import { progressPercent, replicaLine, replicaSummaryOf, replicasNeedingAttention } from './replica-view';
+import { readReplication } from '@/server/domain/replication';
+import { progressPercent, replicaCardRows, replicaLine, replicaSummaryOf, replicasNeedingAttention } from './replica-view';
 
 const now = new Date('2026-11-28T12:00:00Z');
 const ago = (s: number) => new Date(now.getTime() - s * 1000).toISOString();
@@ -93,5 +94,20 @@ describe('replicasNeedingAttention', () => {
   test('bounded by the limit', () => {
     const many = Array.from({ length: 30 }, (_, i) => pv(`v${i}`, [{ node: 'b', state: 'Behind', lastSyncTime: ago(i) }]));
     expect(replicasNeedingAttention(many, now, 5)).toHaveLength(5);
+  });
+});
+
+describe('replicaCardRows', () => {
+  test.each([
+    { name: 'in sync: the window since its last sync', replica: { node: 'node-b', state: 'InSync', lastSyncTime: ago(12) }, want: { node: 'node-b', state: 'InSync', badge: 'in sync', tone: 'ok', behindSeconds: 12 } },
+    { name: 'behind: the window, warned', replica: { node: 'node-b', state: 'Behind', lastSyncTime: ago(95) }, want: { node: 'node-b', state: 'Behind', badge: 'behind', tone: 'warn', behindSeconds: 95 } },
+    { name: 'rebuilding: its share done, no window yet', replica: { node: 'node-b', state: 'Rebuilding', progress: { doneBytes: '1', totalBytes: '4' } }, want: { node: 'node-b', state: 'Rebuilding', badge: 'rebuilding', tone: 'busy', percent: 25 } },
+    { name: 'rebuilding with garbled progress: no bar', replica: { node: 'node-b', state: 'Rebuilding', progress: { doneBytes: 'x', totalBytes: '4' } }, want: { node: 'node-b', state: 'Rebuilding', badge: 'rebuilding', tone: 'busy' } },
+    { name: 'unreachable with its error', replica: { node: 'node-b', state: 'Unreachable', lastSyncTime: ago(300), error: 'connection refused' }, want: { node: 'node-b', state: 'Unreachable', badge: 'unreachable', tone: 'warn', behindSeconds: 300, error: 'connection refused' } },
+    { name: 'fenced: no window (never served)', replica: { node: 'node-c', state: 'Fenced', lastSyncTime: ago(900) }, want: { node: 'node-c', state: 'Fenced', badge: 'fenced', tone: 'none' } },
+    { name: 'a long node name and error are bounded', replica: { node: 'n'.repeat(300), state: 'Behind', error: 'e'.repeat(1000) }, want: { node: 'n'.repeat(63), state: 'Behind', badge: 'behind', tone: 'warn', error: 'e'.repeat(300) } },
+  ])('$name', ({ replica, want }) => {
+    const view = readReplication(ann([replica]))!;
+    expect(replicaCardRows(view, now)).toEqual([want]);
   });
 });

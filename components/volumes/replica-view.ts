@@ -96,3 +96,46 @@ export function replicasNeedingAttention(volumes: { metadata?: { name?: string; 
   out.sort((a, b) => (b.behindSeconds ?? Infinity) - (a.behindSeconds ?? Infinity) || a.volume.localeCompare(b.volume) || a.node.localeCompare(b.node));
   return out.slice(0, limit);
 }
+
+/** One copy as the "Replicas" card of the volume and claim pages shows it. */
+export interface ReplicaCardRow {
+  node: string;
+  state: ReplicaView['state'];
+  /** The badge's words: "in sync", "behind", "rebuilding", "unreachable", "fenced". */
+  badge: string;
+  tone: ReplicaTone;
+  /** Seconds of writes a failover to it now would lose (not for a fenced copy, nor one that holds nothing yet). */
+  behindSeconds?: number;
+  /** A rebuild's share done (0..100), while it rebuilds. */
+  percent?: number;
+  error?: string;
+}
+
+/** The help beside "behind N s". */
+export const DATA_LOSS_HELP = 'The data-loss window: if the active node died now, a failover to this copy would lose the writes of about the last N seconds.';
+
+const BADGE: Record<ReplicaView['state'], [string, ReplicaTone]> = {
+  InSync: ['in sync', 'ok'],
+  Behind: ['behind', 'warn'],
+  Rebuilding: ['rebuilding', 'busy'],
+  Unreachable: ['unreachable', 'warn'],
+  Fenced: ['fenced', 'none'],
+};
+
+/** The card's rows: every copy the annotations name, in their order, node names bounded. */
+export function replicaCardRows(view: ReplicationView, now: Date): ReplicaCardRow[] {
+  return view.replicas.map((r) => {
+    const [badge, tone] = BADGE[r.state];
+    const behind = r.state === 'Fenced' ? undefined : behindSeconds(r, now);
+    const percent = r.state === 'Rebuilding' ? progressPercent(r.progress) : undefined;
+    return {
+      node: r.node.slice(0, 63),
+      state: r.state,
+      badge,
+      tone,
+      ...(behind !== undefined ? { behindSeconds: behind } : {}),
+      ...(percent !== undefined ? { percent } : {}),
+      ...(r.error ? { error: r.error.slice(0, 300) } : {}),
+    };
+  });
+}
