@@ -11,7 +11,7 @@ import { isDefaultClass } from '../resources/storage-class/strategy';
 import { annBetaIsDefaultClass, annIsDefaultClass } from '../domain/well-known/annotations';
 import type { KubeObject } from '../resources/types';
 import { z } from 'zod';
-import { countByPhaseAndClass, countClaimsWaitingForPod, MAX_PAGE_LIMIT, PAGE_FIELD_FILTERS, PAGE_SORT_KEYS, queryPage, volumeReplication, volumeUsage, type PageQuery, type PageResult, type UsedBytes } from '../store/object-page';
+import { countByPhaseAndClass, countClaimsWaitingForPod, MAX_PAGE_LIMIT, PAGE_FIELD_FILTERS, PAGE_SORT_KEYS, queryPage, volumeReplication, volumesWithLaggingReplicas, volumeUsage, type PageQuery, type PageResult, type UsedBytes } from '../store/object-page';
 import type { ObjectStore } from '../store/object-store';
 import { lockStorageClasses } from '../store/storage-class-locks';
 import { forbidden, readerOf, strategyOrThrow } from './objects';
@@ -250,10 +250,12 @@ export class ListService {
       }
       classes.set(cls, c);
     }
+    const lagging = seeVolumes ? await volumesWithLaggingReplicas(this.store, LAGGING_VOLUMES_SHOWN) : undefined;
     return {
       seeVolumes,
       phases,
       waitingClaims,
+      ...(lagging ? { laggingReplicas: { volumes: lagging.volumes.map((v) => ({ name: v.name, annotations: v.annotations })), more: lagging.more } } : {}),
       classes: [...classes.values()].sort((a, b) => a.storageClass.localeCompare(b.storageClass)),
     };
   }
@@ -286,4 +288,13 @@ export interface Health {
   /** Of the Pending claims, those waiting for a pod (WaitForFirstConsumer): not stuck. */
   waitingClaims: number;
   classes: ClassCapacity[];
+  /**
+   * Who may list volumes: the replicated volumes with a copy Behind or Unreachable (at most
+   * LAGGING_VOLUMES_SHOWN, by name; `more` when there are others), with their replication
+   * annotations (the dashboard words them, counting seconds from its own clock).
+   */
+  laggingReplicas?: { volumes: { name: string; annotations: Record<string, string> }[]; more: boolean };
 }
+
+/** How many volumes with lagging replicas the home page is sent at most. */
+export const LAGGING_VOLUMES_SHOWN = 20;

@@ -280,28 +280,60 @@ export async function volumeUsage(store: Pooled, names: string[]): Promise<{ nam
 /** The longest replication annotation a page carries (a PV's replica list is short; longer is garbled). */
 const MAX_REPLICATION_TEXT = 8192;
 
-/** The replication annotations of these volumes, for those that are replicated (a claims page shows them). */
-export async function volumeReplication(store: Pooled, names: string[]): Promise<{ name: string; claimNamespace: string | null; claimName: string | null; annotations: Record<string, string> }[]> {
-  if (names.length === 0) return [];
-  const { rows } = await poolOf(store).query<{ name: string; claim_namespace: string | null; claim_name: string | null; active: string; epoch: string | null; replicas: string | null }>(
-    `SELECT name, claim_namespace, claim_name,
+/** A replicated volume's name and its replication annotations (each bounded). */
+export interface VolumeReplicationRow {
+  name: string;
+  claimNamespace: string | null;
+  claimName: string | null;
+  annotations: Record<string, string>;
+}
+
+const REPLICATION_COLUMNS = `name, claim_namespace, claim_name,
             left(object -> 'metadata' -> 'annotations' ->> '${annReplicationActiveNode}', 253) AS active,
             left(object -> 'metadata' -> 'annotations' ->> '${annReplicationEpoch}', 20) AS epoch,
-            left(object -> 'metadata' -> 'annotations' ->> '${annReplicationReplicas}', ${MAX_REPLICATION_TEXT}) AS replicas
+            left(object -> 'metadata' -> 'annotations' ->> '${annReplicationReplicas}', ${MAX_REPLICATION_TEXT}) AS replicas`;
+
+type ReplicationSqlRow = { name: string; claim_namespace: string | null; claim_name: string | null; active: string; epoch: string | null; replicas: string | null };
+
+function replicationRow(r: ReplicationSqlRow): VolumeReplicationRow {
+  return {
+    name: r.name,
+    claimNamespace: r.claim_namespace,
+    claimName: r.claim_name,
+    annotations: {
+      [annReplicationActiveNode]: r.active,
+      ...(r.epoch !== null ? { [annReplicationEpoch]: r.epoch } : {}),
+      ...(r.replicas !== null ? { [annReplicationReplicas]: r.replicas } : {}),
+    },
+  };
+}
+
+/**
+ * Replicated volumes whose replica list names a copy Behind or Unreachable (the home page's
+ * attention), at most `limit`, by name; `more` when there are others. The caller reads the
+ * annotations with readReplication: the text match only narrows the rows.
+ */
+export async function volumesWithLaggingReplicas(store: Pooled, limit: number): Promise<{ volumes: VolumeReplicationRow[]; more: boolean }> {
+  const { rows } = await poolOf(store).query<ReplicationSqlRow>(
+    `SELECT ${REPLICATION_COLUMNS}
+       FROM objects WHERE kind = 'PersistentVolume' AND namespace = ''
+        AND object -> 'metadata' -> 'annotations' ->> '${annReplicationActiveNode}' IS NOT NULL
+        AND (object -> 'metadata' -> 'annotations' ->> '${annReplicationReplicas}' LIKE '%"Behind"%'
+          OR object -> 'metadata' -> 'annotations' ->> '${annReplicationReplicas}' LIKE '%"Unreachable"%')
+      ORDER BY name LIMIT $1`,
+    [limit + 1],
+  );
+  return { volumes: rows.filter((r) => !!r.active).slice(0, limit).map(replicationRow), more: rows.length > limit };
+}
+
+/** The replication annotations of these volumes, for those that are replicated (a claims page shows them). */
+export async function volumeReplication(store: Pooled, names: string[]): Promise<VolumeReplicationRow[]> {
+  if (names.length === 0) return [];
+  const { rows } = await poolOf(store).query<ReplicationSqlRow>(
+    `SELECT ${REPLICATION_COLUMNS}
        FROM objects WHERE kind = 'PersistentVolume' AND namespace = '' AND name = ANY($1::text[])
         AND object -> 'metadata' -> 'annotations' ->> '${annReplicationActiveNode}' IS NOT NULL`,
     [names.slice(0, MAX_PAGE_LIMIT)],
   );
-  return rows
-    .filter((r) => !!r.active)
-    .map((r) => ({
-      name: r.name,
-      claimNamespace: r.claim_namespace,
-      claimName: r.claim_name,
-      annotations: {
-        [annReplicationActiveNode]: r.active,
-        ...(r.epoch !== null ? { [annReplicationEpoch]: r.epoch } : {}),
-        ...(r.replicas !== null ? { [annReplicationReplicas]: r.replicas } : {}),
-      },
-    }));
+  return rows.filter((r) => !!r.active).map(replicationRow);
 }
