@@ -11,10 +11,7 @@ import { usageOf } from '@/server/domain/volume-usage';
 import { isKind } from '@/server/resources/of-kind';
 import type { KubeObject } from '@/server/resources/types';
 import type { UsedBytes } from '../volumes/used-view';
-import { annReplicationActiveNode, annReplicationEpoch, annReplicationReplicas } from '@/server/domain/well-known/annotations';
-
-/** Claims: their volumes' replication annotations, by `namespace/name`. */
-export type ClaimsReplication = Record<string, Record<string, string>>;
+import { withVolumeReplication, type ClaimsReplication } from './claims-replication';
 
 export const PAGE_SIZE = 100;
 
@@ -164,19 +161,4 @@ function withVolumeUsage<S extends { used: Record<string, UsedBytes>; loaded: Lo
   const shown = s.loaded.rows.some((r) => r && keyOf(r) === key && isKind(r, 'PersistentVolumeClaim') && r.spec?.volumeName === pv.metadata.name);
   if (!shown) return s;
   return { ...s, used: { ...s.used, [key]: { bytes: u.bytes.toString(), partial: u.partial } } };
-}
-
-/** A volume's new replication annotations onto the loaded claim it is bound to (nothing else changes). */
-function withVolumeReplication<S extends { replication: ClaimsReplication; loaded: Loaded }>(s: S, pv: KubeObject): S {
-  if (!isKind(pv, 'PersistentVolume') || !pv.spec?.claimRef) return s;
-  const key = `${pv.spec.claimRef.namespace ?? ''}/${pv.spec.claimRef.name ?? ''}`;
-  const a = pv.metadata.annotations ?? {};
-  const next: Record<string, string> = {};
-  for (const k of [annReplicationActiveNode, annReplicationEpoch, annReplicationReplicas]) if (typeof a[k] === 'string') next[k] = a[k];
-  const cur = s.replication[key];
-  if (!next[annReplicationActiveNode] && !cur) return s;
-  if (cur && JSON.stringify(cur) === JSON.stringify(next)) return s;
-  const shown = s.loaded.rows.some((r) => r && keyOf(r) === key && isKind(r, 'PersistentVolumeClaim') && r.spec?.volumeName === pv.metadata.name);
-  if (!shown) return s;
-  return { ...s, replication: { ...s.replication, [key]: next } };
 }

@@ -15,7 +15,8 @@ import { pageRequest, selectorError, stateFromParams, stateToParams, type ListSt
 import { keyOf, type Loaded } from './live-patch';
 import type { Selection } from './object-table';
 import { buildRow, chosenColumns, type ListRow } from './table-model';
-import { usePagedList, type ClaimsReplication } from './use-paged-list';
+import { usePagedList } from './use-paged-list';
+import type { ClaimsReplication } from './claims-replication';
 import type { UsedBytes } from '../volumes/used-view';
 
 export function useServerList(ui: KindUi) {
