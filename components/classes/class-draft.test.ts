@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StorageClass } from '@/server/resources/storage-class/schema';
-import { classChanges, classFromDraft, draftErrors, draftFromClass, emptyDraft, errorFor, immutableChanges, withParameter, type ClassDraft } from './class-draft';
+import { classChanges, classFromDraft, draftErrors, draftFromClass, emptyDraft, errorFor, immutableChanges, provisionerChoice, withParameter, type ClassDraft } from './class-draft';
 
 const draft = (over: Partial<ClassDraft> = {}): ClassDraft => ({ ...emptyDraft(), name: 'fast', parameters: [{ key: 'basePath', value: '/srv/stowage/fast' }], ...over });
 
@@ -29,6 +29,10 @@ describe('draftErrors: the API’s own checks', () => {
     { name: 'an external provisioner takes any parameters', d: draft({ provisioner: 'example.com/nfs', parameters: [{ key: 'server', value: 'nfs.local' }] }), field: undefined },
     { name: 'a parameter value without a key', d: draft({ provisioner: 'example.com/nfs', parameters: [{ key: '', value: 'x' }] }), field: 'parameters[0]' },
     { name: 'a parameter given twice', d: draft({ provisioner: 'example.com/nfs', parameters: [{ key: 'a', value: '1' }, { key: 'a', value: '2' }] }), field: 'parameters.a' },
+    { name: 'a replicated btrfs class', d: draft({ provisioner: 'stowage.io/btrfs', parameters: [{ key: 'pool', value: '/srv/pool' }, { key: 'replicas', value: '2' }, { key: 'replicationInterval', value: '10s' }] }), field: undefined },
+    { name: 'btrfs with 4 replicas', d: draft({ provisioner: 'stowage.io/btrfs', parameters: [{ key: 'pool', value: '/srv/pool' }, { key: 'replicas', value: '4' }] }), field: 'parameters.replicas' },
+    { name: 'btrfs with an interval under 5s', d: draft({ provisioner: 'stowage.io/btrfs', parameters: [{ key: 'pool', value: '/srv/pool' }, { key: 'replicas', value: '2' }, { key: 'replicationInterval', value: '1s' }] }), field: 'parameters.replicationInterval' },
+    { name: 'btrfs with an interval that is not a duration', d: draft({ provisioner: 'stowage.io/btrfs', parameters: [{ key: 'pool', value: '/srv/pool' }, { key: 'replicas', value: '2' }, { key: 'replicationInterval', value: 'soon' }] }), field: 'parameters.replicationInterval' },
     { name: 'an unsupported reclaim policy', d: draft({ reclaimPolicy: 'Recycle' }), field: 'reclaimPolicy' },
     { name: 'an unsupported binding mode', d: draft({ volumeBindingMode: 'Later' }), field: 'volumeBindingMode' },
   ])('$name', ({ d, field }) => {
@@ -86,5 +90,13 @@ describe('changes', () => {
       { field: 'reclaimPolicy', before: 'Delete', after: 'Retain' },
       { field: 'allowVolumeExpansion', before: 'false', after: 'true' },
     ]);
+  });
+});
+
+describe('the btrfs choice', () => {
+  it('offers pool, replicas 1 to 3 and the replication interval', () => {
+    const choice = provisionerChoice('stowage.io/btrfs')!;
+    expect(choice.fields!.map((f) => f.key)).toEqual(['pool', 'replicas', 'replicationInterval']);
+    expect(choice.fields!.find((f) => f.key === 'replicas')!.options).toEqual(['1', '2', '3']);
   });
 });

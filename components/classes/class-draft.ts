@@ -7,7 +7,8 @@ import { LOOP_FS_TYPES } from '@/server/resources/storage-class/in-tree-paramete
 import { storageClassStrategy } from '@/server/resources/storage-class/strategy';
 import type { StorageClass } from '@/server/resources/storage-class/schema';
 import { annClassDescription, annIsDefaultClass } from '@/server/domain/well-known/annotations';
-import { hostPathProvisioner, loopProvisioner, noProvisioner } from '@/server/domain/well-known/provisioners';
+import { btrfsProvisioner, hostPathProvisioner, loopProvisioner, noProvisioner } from '@/server/domain/well-known/provisioners';
+import { REPLICAS_MAX, REPLICAS_MIN } from '@/server/domain/replication';
 
 export interface ParameterField {
   key: string;
@@ -42,6 +43,21 @@ export const PROVISIONERS: ProvisionerChoice[] = [
       { key: 'basePath', label: 'Base path', description: 'Directory the image files are created in', required: true, placeholder: '/srv/stowage/images' },
       { key: 'fsType', label: 'Filesystem', description: 'Filesystem made on each image', options: LOOP_FS_TYPES },
     ],
+  },
+  {
+    value: btrfsProvisioner,
+    label: `Btrfs pool (${btrfsProvisioner})`,
+    fields: [
+      { key: 'pool', label: 'Pool', description: "The btrfs pool's mount point on each node (stowage pool create makes one)", required: true, placeholder: '/srv/pool' },
+      {
+        key: 'replicas',
+        label: 'Replicas',
+        description: 'Copies of each volume in all, each on another node (1: not replicated)',
+        options: Array.from({ length: REPLICAS_MAX - REPLICAS_MIN + 1 }, (_, i) => String(REPLICAS_MIN + i)),
+      },
+      { key: 'replicationInterval', label: 'Replication interval', description: 'How often the replicas catch up: 5s to 60m (default 30s)', placeholder: '30s' },
+    ],
+    hint: 'Use the WaitForFirstConsumer binding mode, so each volume is made where its pod goes.',
   },
   {
     value: noProvisioner,

@@ -13,6 +13,7 @@ export type JobView = Out['localVolumes']['volumeHistory']['jobs'][number];
 
 export type HistoryRow = Out['history']['audit']['items'][number];
 export type ClassCapacity = Out['lists']['health']['classes'][number];
+export type LaggingReplicas = NonNullable<Out['lists']['health']['laggingReplicas']>;
 
 export type ReclaimVolume = Out['reclaim']['overview']['volumes'][number];
 export type ReclaimClaim = Out['reclaim']['overview']['claims'][number];

@@ -17,6 +17,7 @@ import { isKind } from '@/server/resources/of-kind';
 import type { ClassCapacity } from '../data/api-types';
 import { DataTable, type DataColumn } from '../table/data-table';
 import { conditionBindable } from '@/server/domain/well-known/conditions';
+import { LaggingReplicas } from './lagging-replicas';
 
 const PENDING_COLUMNS: DataColumn<PersistentVolumeClaim>[] = [
   {
@@ -135,6 +136,7 @@ export function HealthSummary() {
           </section>
 
           {nearlyFull && nearlyFull.claims.length > 0 && <NearlyFullClaims data={nearlyFull} />}
+          {h.laggingReplicas && <LaggingReplicas data={h.laggingReplicas} />}
 
           {(quotas.length > 0 || wiping > 0) && (
             <SimpleGrid cols={{ base: 1, md: 2 }}>

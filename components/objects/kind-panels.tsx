@@ -17,6 +17,7 @@ import { ClaimExpansion } from '../claims/claim-expansion';
 import { ClaimPods, VolumePods } from '../pods/claim-pods';
 import { PodScheduling, PodVolumes } from '../pods/pod-volumes';
 import { VolumeAssetPanel, VolumeStatusLine } from '../volumes/volume-asset-panel';
+import { ClaimReplicas, VolumeReplicas } from '../volumes/replicas-card';
 import { annDynamicallyProvisioned } from '@/server/domain/well-known/annotations';
 import { isLocalVolumeProvisioner } from '@/server/domain/well-known/provisioners';
 import { isKind } from '@/server/resources/of-kind';
@@ -34,12 +35,18 @@ export function TopPanels({ obj }: { obj: KubeObject }) {
           <ClaimDoctor claim={obj} />
           <ClaimProvisioning claim={obj} />
           <ClaimCapacity claim={obj} />
+          <ClaimReplicas claim={obj} />
           <ClaimExpansion claim={obj} />
         </>
       );
     case 'PersistentVolume':
       if (!isKind(obj, 'PersistentVolume')) return null;
-      return <VolumeStatusLine pv={obj} />;
+      return (
+        <>
+          <VolumeStatusLine pv={obj} />
+          <VolumeReplicas pv={obj} />
+        </>
+      );
     case 'StorageClass':
       return (
         <>

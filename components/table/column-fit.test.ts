@@ -14,6 +14,12 @@ describe('fitColumns: the least important columns hide first, the grid never ove
     { name: 'claims at 1280 lose the access modes', columns: CLAIMS, width: 1046, hidden: ['ACCESS MODES'] },
     { name: 'claims at 900 px lose the volume and the age too', columns: CLAIMS, width: 900, hidden: ['VOLUME', 'ACCESS MODES', 'AGE'] },
     { name: 'a narrow table keeps the name and the state', columns: VOLUMES, width: 320, hidden: ['CAPACITY', 'USED', 'ACCESS MODES', 'RECLAIM POLICY', 'CLAIM', 'STORAGECLASS', 'AGE'] },
+    // The REPLICAS column goes right after the reclaim policy (before the access modes).
+    { name: 'volumes with replicas at 1280 lose the reclaim policy and the replicas', columns: [...VOLUMES, ...cols('REPLICAS')], width: 1046, hidden: ['RECLAIM POLICY', 'REPLICAS'] },
+    { name: 'volumes with replicas at 1440 (1206 px) keep the replicas, lose the reclaim policy', columns: [...VOLUMES, ...cols('REPLICAS')], width: 1206, hidden: ['RECLAIM POLICY'] },
+    { name: 'claims with replicas at 1280 lose the modes and the replicas', columns: [...CLAIMS, ...cols('REPLICAS')], width: 1046, hidden: ['ACCESS MODES', 'REPLICAS'] },
+    { name: 'claims with replicas at 1440 lose only the replicas', columns: [...CLAIMS, ...cols('REPLICAS')], width: 1206, hidden: ['REPLICAS'] },
+    { name: 'claims with replicas at 1600 (1366 px) keep every column', columns: [...CLAIMS, ...cols('REPLICAS')], width: 1366, hidden: [] },
     { name: 'not measured yet: all of them', columns: VOLUMES, width: 0, hidden: [] },
     { name: 'too narrow even for the name: the name stays', columns: cols('NAME', 'AGE'), width: 50, hidden: ['AGE'] },
   ])('$name', ({ columns, width, hidden }) => {
@@ -37,6 +43,7 @@ describe('column tracks', () => {
     { c: { header: 'STATUS' }, want: 'minmax(100px, 0.8fr)' },
     { c: { header: 'REASON' }, want: 'minmax(170px, 1.2fr)' },
     { c: { header: 'RECLAIM POLICY' }, want: 'minmax(134px, 0.9fr)' },
+    { c: { header: 'REPLICAS' }, want: 'minmax(120px, 120px)' },
     { c: { header: 'label:team', label: 'team' }, want: 'minmax(90px, 1fr)' },
     { c: { header: 'label:app.kubernetes.io/part-of', label: 'app.kubernetes.io/part-of' }, want: 'minmax(222px, 1fr)' },
   ])('$c.header: $want', ({ c, want }) => expect(trackOf(c)).toBe(want));

@@ -32,6 +32,7 @@ const PRIORITY: Record<string, number> = {
   'LAST SEEN': 45,
   COUNT: 35,
   'ACCESS MODES': 30,
+  REPLICAS: 28,
   'RECLAIM POLICY': 25,
   RECLAIMPOLICY: 25,
   VOLUMEMODE: 20,
@@ -69,6 +70,8 @@ function baseTrack(header: string): [number, string] {
     case 'COUNT':
     case 'LAST SEEN':
       return [64, '0.6fr'];
+    case 'REPLICAS': // "1/2 · behind 95 s" on two short lines at most: a fixed track
+      return [120, '120px'];
     case 'ACCESS MODES':
     case 'RECLAIM POLICY':
     case 'RECLAIMPOLICY':

@@ -13,6 +13,7 @@ import { gridStyle, HEADER_GROUP_STYLE, measuredRowStyle, ROW_HEIGHT } from './g
 import { CARD_WIDTH, fitColumns, trackOf } from './column-fit';
 import { Cell, linkColumn } from './object-cell';
 import { UsedCell } from '../volumes/used-cell';
+import { ReplicasCell } from '../volumes/replicas-cell';
 import type { ListColumn, ListRow, SortState } from './table-model';
 
 export interface Selection {
@@ -212,7 +213,7 @@ const TableRow = memo(function TableRow({
   onToggle: ((key: string, obj: KubeObject) => void) | undefined;
 }) {
   const text = (i: number) => r.cells[cellIndex[i]] ?? '';
-  const cell = (c: ListColumn, i: number) => (c.used ? <UsedCell used={r.used} /> : <Cell ui={ui} header={c.header} text={text(i)} obj={r.obj} isLink={i === linkAt} />);
+  const cell = (c: ListColumn, i: number) => (c.used ? <UsedCell used={r.used} /> : c.replicas ? <ReplicasCell summary={r.replicas} /> : <Cell ui={ui} header={c.header} text={text(i)} obj={r.obj} isLink={i === linkAt} />);
   const select = onToggle && <Checkbox size="xs" aria-label={`Select ${r.obj.metadata?.name}`} checked={selected ?? false} onChange={() => onToggle(r.key, r.obj)} />;
   const rowProps = {
     ref: measure,
@@ -227,7 +228,7 @@ const TableRow = memo(function TableRow({
   if (cards) {
     // A card: the name (and the state) first, then each other column that has a value, labelled.
     const status = columns.findIndex((c) => c.header === ui.statusColumn);
-    const rest = columns.map((c, i) => ({ c, i })).filter(({ c, i }) => i !== linkAt && i !== status && (c.used ? r.used : text(i)));
+    const rest = columns.map((c, i) => ({ c, i })).filter(({ c, i }) => i !== linkAt && i !== status && (c.used ? r.used : c.replicas ? r.replicas?.tone !== 'none' : text(i)));
     return (
       <div {...rowProps} style={cardRowStyle(index, start)} data-layout="card">
         <div style={{ display: 'flex', alignItems: 'center', gap: 8, justifyContent: 'space-between' }}>
@@ -256,7 +257,7 @@ const TableRow = memo(function TableRow({
     <div {...rowProps} style={measuredRowStyle(template, index, start)}>
       {select && <div role="cell">{select}</div>}
       {columns.map((c, i) => (
-        <div key={c.header} role="cell" className="stowage-cell" title={text(i) || undefined}>
+        <div key={c.header} role="cell" className="stowage-cell" title={c.replicas ? undefined : text(i) || undefined}>
           {cell(c, i)}
         </div>
       ))}

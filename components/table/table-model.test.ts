@@ -27,8 +27,21 @@ describe('AGE never reads <invalid>', () => {
 });
 
 describe('columns', () => {
-  test('defaults are kubectl\'s less the nearly always empty ones, with the dashboard\'s USED after CAPACITY', () => {
-    expect(defaultColumnHeaders(pvStrategy)).toEqual(['NAME', 'CAPACITY', 'USED', 'ACCESS MODES', 'RECLAIM POLICY', 'STATUS', 'CLAIM', 'STORAGECLASS', 'AGE']);
+  test('defaults are kubectl\'s less the nearly always empty ones, with the dashboard\'s USED after CAPACITY and REPLICAS last', () => {
+    expect(defaultColumnHeaders(pvStrategy)).toEqual(['NAME', 'CAPACITY', 'USED', 'ACCESS MODES', 'RECLAIM POLICY', 'STATUS', 'CLAIM', 'STORAGECLASS', 'AGE', 'REPLICAS']);
+  });
+  test('REPLICAS: a volume\'s from its own annotations, a claim\'s from its page\'s map, "—" when not replicated', () => {
+    const now = new Date('2026-01-01T00:01:35Z');
+    const ann = { 'replication.stowage.io/active-node': 'node-a', 'replication.stowage.io/epoch': '2', 'replication.stowage.io/replicas': JSON.stringify([{ node: 'node-b', state: 'Behind', lastSyncTime: '2026-01-01T00:00:00Z' }]) };
+    const replicated = { ...pv('2026-01-01T00:00:00Z'), metadata: { name: 'a', annotations: ann } };
+    const cols = chosenColumns(pvStrategy, ['NAME', 'REPLICAS']);
+    expect(buildRow(pvStrategy, cols, replicated, now).cells).toEqual(['a', '1/2 · behind 95 s']);
+    expect(buildRow(pvStrategy, cols, pv('2026-01-01T00:00:00Z'), now).cells).toEqual(['a', '—']);
+    const pvcStrategy = strategyForKind('PersistentVolumeClaim')!;
+    const claim: KubeObject = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c', namespace: 'ns' }, spec: {} };
+    const ccols = chosenColumns(pvcStrategy, ['NAME', 'REPLICAS']);
+    expect(buildRow(pvcStrategy, ccols, claim, now, undefined, { 'ns/c': ann }).cells).toEqual(['c', '1/2 · behind 95 s']);
+    expect(buildRow(pvcStrategy, ccols, claim, now, undefined, {}).cells).toEqual(['c', '—']);
   });
   test('a chosen label column reads the label; unknown headers are dropped; NAME stays first', () => {
     const cols = chosenColumns(pvStrategy, ['label:tier', 'NOPE', 'VOLUMEMODE', 'label:__proto__']);

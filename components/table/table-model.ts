@@ -4,6 +4,7 @@ import { parseQuantity, quantityToBytes } from '@/server/domain/quantity';
 import type { KubeObject, Strategy, TableColumn } from '@/server/resources/types';
 import { isKind } from '@/server/resources/of-kind';
 import { usedOfRow, type UsedBytes, type UsedView } from '../volumes/used-view';
+import { replicaSummaryOf, type ReplicaSummary } from '../volumes/replica-view';
 
 export interface ListColumn {
   /** Upper-case, as kubectl prints it: "ACCESS MODES". */
@@ -15,6 +16,8 @@ export interface ListColumn {
   label?: string;
   /** The dashboard's USED column (volumes and claims): used of capacity. */
   used?: true;
+  /** The dashboard's REPLICAS column (volumes and claims): a replicated volume's copies. */
+  replicas?: true;
 }
 
 export interface ListRow {
@@ -24,16 +27,27 @@ export interface ListRow {
   cells: string[];
   /** Used of capacity, when the row has a USED column and the usage is known. */
   used?: UsedView;
+  /** A replicated volume's copies, when the row has a REPLICAS column. */
+  replicas?: ReplicaSummary;
 }
 
 /** Volumes and claims show how much of them is used, after their capacity. */
 const HAS_USED = new Set(['PersistentVolume', 'PersistentVolumeClaim']);
 const USED_COLUMN: ListColumn = { header: 'USED', index: -1, used: true };
 
+const REPLICAS_COLUMN: ListColumn = { header: 'REPLICAS', index: -1, replicas: true };
+
 function withUsed(strategy: Strategy, cols: ListColumn[]): ListColumn[] {
   if (!HAS_USED.has(strategy.kind)) return cols;
   const at = cols.findIndex((c) => c.header === 'CAPACITY');
-  return at === -1 ? [...cols, USED_COLUMN] : [...cols.slice(0, at + 1), USED_COLUMN, ...cols.slice(at + 1)];
+  const used = at === -1 ? [...cols, USED_COLUMN] : [...cols.slice(0, at + 1), USED_COLUMN, ...cols.slice(at + 1)];
+  return [...used, REPLICAS_COLUMN];
+}
+
+/** A row's replica summary: a volume's from its own annotations, a claim's from its volume's (its page brings them). */
+function replicasOfRow(obj: KubeObject, now: Date, claimsReplication: Record<string, Record<string, string>> | undefined): ReplicaSummary {
+  if (isKind(obj, 'PersistentVolume')) return replicaSummaryOf(obj.metadata?.annotations, now);
+  return replicaSummaryOf(claimsReplication?.[objectKey(obj)], now);
 }
 
 export function visibleColumns(strategy: Strategy): ListColumn[] {
@@ -103,8 +117,11 @@ export function clampedNow(obj: KubeObject, now: Date): Date {
   return t === now.getTime() ? now : new Date(t);
 }
 
-/** `claimsUsed`: a claims page's used bytes by `namespace/name` (volumes carry their own). */
-export function buildRow(strategy: Strategy, columns: ListColumn[], obj: KubeObject, now: Date, claimsUsed?: Record<string, UsedBytes>): ListRow {
+/**
+ * `claimsUsed`: a claims page's used bytes by `namespace/name` (volumes carry their own);
+ * `claimsReplication`: its volumes' replication annotations, the same way.
+ */
+export function buildRow(strategy: Strategy, columns: ListColumn[], obj: KubeObject, now: Date, claimsUsed?: Record<string, UsedBytes>, claimsReplication?: Record<string, Record<string, string>>): ListRow {
   let raw: unknown[] = [];
   try {
     raw = strategy.table.row(obj, clampedNow(obj, now));
@@ -112,10 +129,13 @@ export function buildRow(strategy: Strategy, columns: ListColumn[], obj: KubeObj
     raw = [];
   }
   const used = columns.some((c) => c.used) ? usedOfRow(obj, claimsUsed) : undefined;
+  const replicas = columns.some((c) => c.replicas) ? replicasOfRow(obj, now, claimsReplication) : undefined;
   const cells = columns.map((c) =>
     c.used
       ? (used?.text ?? '')
-      : c.label !== undefined
+      : c.replicas
+        ? (replicas?.text ?? '')
+        : c.label !== undefined
         ? Object.hasOwn(obj.metadata?.labels ?? {}, c.label)
           ? String(obj.metadata.labels![c.label])
           : ''
@@ -123,7 +143,7 @@ export function buildRow(strategy: Strategy, columns: ListColumn[], obj: KubeObj
           ? (obj.metadata?.namespace ?? '')
           : cellText(raw[c.index]),
   );
-  return { key: objectKey(obj), obj, cells, ...(used ? { used } : {}) };
+  return { key: objectKey(obj), obj, cells, ...(used ? { used } : {}), ...(replicas ? { replicas } : {}) };
 }
 
 export function buildRows(strategy: Strategy, columns: ListColumn[], items: KubeObject[], now: Date, claimsUsed?: Record<string, UsedBytes>): ListRow[] {

@@ -11,6 +11,7 @@ import { usageOf } from '@/server/domain/volume-usage';
 import { isKind } from '@/server/resources/of-kind';
 import type { KubeObject } from '@/server/resources/types';
 import type { UsedBytes } from '../volumes/used-view';
+import { withVolumeReplication, type ClaimsReplication } from './claims-replication';
 
 export const PAGE_SIZE = 100;
 
@@ -18,6 +19,8 @@ export interface PagedList {
   loaded: Loaded;
   /** Claims: the used bytes of their volumes, by `namespace/name`, kept current by the live stream. */
   used: Record<string, UsedBytes>;
+  /** Claims: their replicated volumes' replication annotations, by `namespace/name`, kept current by the live stream. */
+  replication: ClaimsReplication;
   /** The first page of this request has arrived. */
   ready: boolean;
   error: unknown;
@@ -31,10 +34,11 @@ export function usePagedList(req: PageRequest): PagedList {
   const client = useTRPCClient();
   const key = JSON.stringify(req);
   // `stale`: the rows shown belong to an earlier request or epoch; the next page replaces them all.
-  const [state, setState] = useState<{ key: string; loaded: Loaded; used: Record<string, UsedBytes>; ready: boolean; stale: boolean; error: unknown; epoch: number }>(() => ({
+  const [state, setState] = useState<{ key: string; loaded: Loaded; used: Record<string, UsedBytes>; replication: ClaimsReplication; ready: boolean; stale: boolean; error: unknown; epoch: number }>(() => ({
     key,
     loaded: emptyLoaded(),
     used: {},
+    replication: {},
     ready: false,
     stale: false,
     error: null,
@@ -63,6 +67,7 @@ export function usePagedList(req: PageRequest): PagedList {
                   error: null,
                   loaded: withPage(s.stale ? emptyLoaded() : s.loaded, res.offset, res.items, res.total),
                   used: res.used ? { ...(s.stale ? {} : s.used), ...res.used } : s.used,
+                  replication: res.replication ? { ...(s.stale ? {} : s.replication), ...res.replication } : s.replication,
                 },
           );
         })
@@ -128,7 +133,7 @@ export function usePagedList(req: PageRequest): PagedList {
     if (change === 'resync') return reload();
     // A claim list follows its volumes' usage as the live stream brings it.
     if (req.kind === 'PersistentVolumeClaim' && change.object.kind === 'PersistentVolume') {
-      return setState((s) => (s.key !== key || !s.ready || s.stale ? s : withVolumeUsage(s, change.object)));
+      return setState((s) => (s.key !== key || !s.ready || s.stale ? s : withVolumeReplication(withVolumeUsage(s, change.object), change.object)));
     }
     if (change.object.kind !== req.kind) return;
     setState((s) =>
@@ -137,7 +142,7 @@ export function usePagedList(req: PageRequest): PagedList {
   });
 
   // While a new request's first page is on its way, show the old rows (no flash of empty).
-  return { loaded: state.loaded, used: state.used, ready: state.ready, error: state.error, ensure, reload };
+  return { loaded: state.loaded, used: state.used, replication: state.replication, ready: state.ready, error: state.error, ensure, reload };
 }
 
 function usedBytesOf(used: Record<string, UsedBytes>, o: KubeObject): bigint | undefined {

@@ -16,6 +16,7 @@ import { keyOf, type Loaded } from './live-patch';
 import type { Selection } from './object-table';
 import { buildRow, chosenColumns, type ListRow } from './table-model';
 import { usePagedList } from './use-paged-list';
+import type { ClaimsReplication } from './claims-replication';
 import type { UsedBytes } from '../volumes/used-view';
 
 export function useServerList(ui: KindUi) {
@@ -39,7 +40,7 @@ export function useServerList(ui: KindUi) {
   const reqKey = JSON.stringify(pageRequest({ ...state, text, selector }, ui));
   const req = useMemo(() => JSON.parse(reqKey) as ReturnType<typeof pageRequest>, [reqKey]);
   const list = usePagedList(req);
-  const { columns, rowAt } = useRows(strategy, state.columns, list.loaded, list.used);
+  const { columns, rowAt } = useRows(strategy, state.columns, list.loaded, list.used, list.replication);
   const { selected, selection, clearSelection, loadedObjs } = useSelection(list.loaded, reqKey);
 
   const namespaceOptions = useNamespaceOptions(ui);
@@ -80,7 +81,7 @@ function createHrefOf(ui: KindUi, namespace: string | null): string {
 }
 
 /** The chosen columns and the row at a position. */
-function useRows(strategy: Strategy, chosen: string[] | null, loaded: Loaded, used: Record<string, UsedBytes>) {
+function useRows(strategy: Strategy, chosen: string[] | null, loaded: Loaded, used: Record<string, UsedBytes>, replication: ClaimsReplication) {
   const now = useNow(5000);
   const columns = useMemo(() => chosenColumns(strategy, chosen), [strategy, chosen]);
   const nowDate = useMemo(() => new Date(now), [now]);
@@ -88,17 +89,19 @@ function useRows(strategy: Strategy, chosen: string[] | null, loaded: Loaded, us
   // memoised rows re-render only for objects that changed. A claim's row is also built
   // again when its volume's usage changed (the usage it was built with is kept beside it).
   // eslint-disable-next-line react-hooks/exhaustive-deps -- the cache is dropped whenever what its rows were built from changes
-  const rowCache = useMemo(() => new WeakMap<KubeObject, { row: ListRow; used?: UsedBytes }>(), [strategy, columns, nowDate]);
+  const rowCache = useMemo(() => new WeakMap<KubeObject, { row: ListRow; used?: UsedBytes; replication?: Record<string, string> }>(), [strategy, columns, nowDate]);
   const rowAt = useCallback(
     (i: number) => {
       const o = loaded.rows[i];
       if (!o) return undefined;
-      const u = used[`${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`];
+      const k = `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
+      const u = used[k];
+      const r = replication[k];
       let hit = rowCache.get(o);
-      if (!hit || hit.used !== u) rowCache.set(o, (hit = { row: buildRow(strategy, columns, o, nowDate, used), used: u }));
+      if (!hit || hit.used !== u || hit.replication !== r) rowCache.set(o, (hit = { row: buildRow(strategy, columns, o, nowDate, used, replication), used: u, replication: r }));
       return hit.row;
     },
-    [loaded, used, rowCache, strategy, columns, nowDate],
+    [loaded, used, replication, rowCache, strategy, columns, nowDate],
   );
   return { columns, rowAt };
 }

@@ -108,3 +108,27 @@ test('replace in place previews the changes and the server’s steps, and keeps 
   expect(after.metadata.labels).toEqual({ team: 'e2e' });
 });
 
+
+test('a btrfs pool class offers replicas and the replication interval, checked as the API does', async ({ page }) => {
+  const name = uniqueName('sc-repl');
+  await signInAsAdmin(page, '/storage-classes');
+  await page.getByRole('link', { name: 'Create storage class' }).first().click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Create storage class' })).toBeVisible();
+  await page.getByRole('textbox', { name: 'Name' }).fill(name);
+  await page.getByRole('combobox', { name: 'Provisioner' }).click();
+  await page.getByRole('option', { name: 'Btrfs pool (stowage.io/btrfs)' }).click();
+  await page.getByRole('textbox', { name: 'Pool (pool)' }).fill(`/srv/stowage-e2e/${name}`);
+  await expect(page.getByText('Copies of each volume in all, each on another node (1: not replicated)')).toBeVisible();
+  await page.getByRole('combobox', { name: 'Replicas (replicas)' }).click();
+  await page.getByRole('option', { name: '2', exact: true }).click();
+  await page.getByRole('textbox', { name: 'Replication interval (replicationInterval)' }).fill('1s');
+  await page.getByTestId('save-class').click();
+  await expect(page.getByTestId('form-errors')).toContainText('must be from 5s to 60m');
+  await page.getByRole('textbox', { name: 'Replication interval (replicationInterval)' }).fill('10s');
+  await expect(page.getByTestId('form-errors')).toHaveCount(0);
+  await page.getByTestId('save-class').click();
+  await expect(page).toHaveURL(new RegExp(`/storage-classes/${name}$`));
+  const sc = await getObject<Obj & { provisioner: string; parameters: Record<string, string> }>('StorageClass', name);
+  expect(sc.provisioner).toBe('stowage.io/btrfs');
+  expect(sc.parameters).toEqual({ pool: `/srv/stowage-e2e/${name}`, replicas: '2', replicationInterval: '10s' });
+});

@@ -19,7 +19,7 @@ test('create a volume from YAML and see it in the list', async ({ page }) => {
   await expect(row).toContainText('RWO');
   await expect(row).toContainText('Retain');
   await expect(page.getByRole('columnheader')).toHaveText([
-    '', /^NAME/, /^CAPACITY/, /^USED/, /^ACCESS MODES/, /^RECLAIM POLICY/, /^STATUS/, /^CLAIM/, /^STORAGECLASS/, /^AGE/,
+    '', /^NAME/, /^CAPACITY/, /^USED/, /^ACCESS MODES/, /^RECLAIM POLICY/, /^STATUS/, /^CLAIM/, /^STORAGECLASS/, /^AGE/, /^REPLICAS/,
   ]);
   expect(await findObject('PersistentVolume', name)).toBeDefined();
 });

@@ -20,7 +20,7 @@ import { pvcProtectionFinalizer } from '../domain/well-known/finalizers';
 import { btrfsProvisioner } from '../domain/well-known/provisioners';
 import { pooledPromises, withCurrentPromises } from '../domain/pool-capacity';
 import { poolSituation, type PoolSituation } from '../domain/pool-situation';
-import { replicationParameters } from '../domain/replication';
+import { readReplication, replicationParameters, type ReplicationView } from '../domain/replication';
 import { AssetStore } from '../store/provisioned-assets';
 import { CAPACITY_NAMESPACE } from './node-pools';
 import { annLastAppliedConfiguration } from '../domain/well-known/annotations';
@@ -48,6 +48,8 @@ export interface ClaimDoctor {
   prefill?: VolumePrefill;
   /** A Pending claim of a btrfs pool class: where its pool has room, or why nowhere. */
   pools?: PoolSituation;
+  /** A Bound claim of a replicated volume: what the volume says of its copies (developers may not read the volume itself). */
+  replication?: ReplicationView;
 }
 
 export interface FixRequest {
@@ -136,12 +138,14 @@ export class ClaimDoctorService {
     // A Bound (or terminating) claim has no fixes: nothing else is looked up for it.
     const fixes = claimNotFixable(claim) ? [] : claimFixes(await this.facts(p, claim));
     const pools = claimNotFixable(claim) ? undefined : await this.pools(p, claim);
+    const replication = pv && boundToIt ? readReplication(pv.metadata.annotations) : undefined;
     return {
       resourceVersion: claim.metadata.resourceVersion ?? '',
       capacity: capacityView(claim, boundToIt ? pv : undefined),
       fixes,
       ...(p.role === 'admin' && fixes.length > 0 ? { prefill: volumePrefill(claim) } : {}),
       ...(pools ? { pools } : {}),
+      ...(replication ? { replication } : {}),
     };
   }
 

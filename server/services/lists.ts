@@ -11,7 +11,7 @@ import { isDefaultClass } from '../resources/storage-class/strategy';
 import { annBetaIsDefaultClass, annIsDefaultClass } from '../domain/well-known/annotations';
 import type { KubeObject } from '../resources/types';
 import { z } from 'zod';
-import { countByPhaseAndClass, countClaimsWaitingForPod, MAX_PAGE_LIMIT, PAGE_FIELD_FILTERS, PAGE_SORT_KEYS, queryPage, volumeUsage, type PageQuery, type PageResult, type UsedBytes } from '../store/object-page';
+import { countByPhaseAndClass, countClaimsWaitingForPod, MAX_PAGE_LIMIT, PAGE_FIELD_FILTERS, PAGE_SORT_KEYS, queryPage, volumeReplication, volumesWithLaggingReplicas, volumeUsage, type PageQuery, type PageResult, type UsedBytes } from '../store/object-page';
 import type { ObjectStore } from '../store/object-store';
 import { lockStorageClasses } from '../store/storage-class-locks';
 import { forbidden, readerOf, strategyOrThrow } from './objects';
@@ -91,7 +91,7 @@ export class ListService {
     // The one redaction every read goes through (secrets, names a reader may not see).
     const reader = p.role === 'admin' ? undefined : readerOf(p);
     let items = reader ? res.items.map((o) => redactForReader(reader, o)) : res.items;
-    if (s.kind === 'PersistentVolumeClaim') return { ...res, items, used: await this.usedOfClaims(res.items) };
+    if (s.kind === 'PersistentVolumeClaim') return { ...res, items, used: await this.usedOfClaims(res.items), replication: await this.replicationOfClaims(res.items) };
     if (s.kind === 'Namespace' && namespaces) {
       const mine = new Set(namespaces);
       items = items.filter((o) => mine.has(o.metadata.name ?? ''));
@@ -105,16 +105,27 @@ export class ListService {
    * bound back to it (a claim the reader may list may show its own volume's usage).
    */
   private async usedOfClaims(claims: KubeObject[]): Promise<Record<string, UsedBytes>> {
-    const byVolume = new Map<string, KubeObject>();
-    for (const c of claims) {
-      const volume = isKind(c, 'PersistentVolumeClaim') && c.status?.phase === 'Bound' ? c.spec?.volumeName : undefined;
-      if (volume) byVolume.set(volume, c);
-    }
+    const byVolume = boundVolumes(claims);
     const out: Record<string, UsedBytes> = {};
     for (const v of await volumeUsage(this.store, [...byVolume.keys()])) {
       const c = byVolume.get(v.name)!;
       if (v.claimNamespace !== c.metadata.namespace || v.claimName !== c.metadata.name) continue;
       out[`${c.metadata.namespace}/${c.metadata.name}`] = v.used;
+    }
+    return out;
+  }
+
+  /**
+   * The replication annotations of a page of claims' volumes (the REPLICAS column): each
+   * Bound claim's volume's, when that volume is replicated and bound back to it.
+   */
+  private async replicationOfClaims(claims: KubeObject[]): Promise<Record<string, Record<string, string>>> {
+    const byVolume = boundVolumes(claims);
+    const out: Record<string, Record<string, string>> = {};
+    for (const v of await volumeReplication(this.store, [...byVolume.keys()])) {
+      const c = byVolume.get(v.name)!;
+      if (v.claimNamespace !== c.metadata.namespace || v.claimName !== c.metadata.name) continue;
+      out[`${c.metadata.namespace}/${c.metadata.name}`] = v.annotations;
     }
     return out;
   }
@@ -239,13 +250,25 @@ export class ListService {
       }
       classes.set(cls, c);
     }
+    const lagging = seeVolumes ? await volumesWithLaggingReplicas(this.store, LAGGING_VOLUMES_SHOWN) : undefined;
     return {
       seeVolumes,
       phases,
       waitingClaims,
+      ...(lagging ? { laggingReplicas: { volumes: lagging.volumes.map((v) => ({ name: v.name, annotations: v.annotations })), more: lagging.more } } : {}),
       classes: [...classes.values()].sort((a, b) => a.storageClass.localeCompare(b.storageClass)),
     };
   }
+}
+
+/** The Bound claims of a page by their volume's name. */
+function boundVolumes(claims: KubeObject[]): Map<string, KubeObject> {
+  const byVolume = new Map<string, KubeObject>();
+  for (const c of claims) {
+    const volume = isKind(c, 'PersistentVolumeClaim') && c.status?.phase === 'Bound' ? c.spec?.volumeName : undefined;
+    if (volume) byVolume.set(volume, c);
+  }
+  return byVolume;
 }
 
 export interface ClassCapacity {
@@ -265,4 +288,13 @@ export interface Health {
   /** Of the Pending claims, those waiting for a pod (WaitForFirstConsumer): not stuck. */
   waitingClaims: number;
   classes: ClassCapacity[];
+  /**
+   * Who may list volumes: the replicated volumes with a copy Behind or Unreachable (at most
+   * LAGGING_VOLUMES_SHOWN, by name; `more` when there are others), with their replication
+   * annotations (the dashboard words them, counting seconds from its own clock).
+   */
+  laggingReplicas?: { volumes: { name: string; annotations: Record<string, string> }[]; more: boolean };
 }
+
+/** How many volumes with lagging replicas the home page is sent at most. */
+export const LAGGING_VOLUMES_SHOWN = 20;

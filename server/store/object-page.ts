@@ -3,7 +3,7 @@
 // objects of a kind. `buildPageQuery` is pure (it only writes SQL text and parameters);
 // `queryPage` runs it and the matching count in one snapshot.
 import { StowageError } from '../domain/errors';
-import { annUsedBytesPartial } from '../domain/well-known/annotations';
+import { annReplicationActiveNode, annReplicationEpoch, annReplicationReplicas, annUsedBytesPartial } from '../domain/well-known/annotations';
 import type { Requirement } from '../domain/label-selector';
 import type { KubeObject } from '../resources/types';
 import { inTransaction } from './pg';
@@ -196,6 +196,8 @@ export interface PageResult {
   items: KubeObject[];
   /** Claims' pages: the used bytes of each Bound claim's volume, by `namespace/name`. */
   used?: Record<string, UsedBytes>;
+  /** Claims' pages: the replication annotations of each Bound claim's replicated volume, by `namespace/name`. */
+  replication?: Record<string, Record<string, string>>;
   /** How many objects match the filters (all pages). */
   total: number;
   offset: number;
@@ -273,4 +275,65 @@ export async function volumeUsage(store: Pooled, names: string[]): Promise<{ nam
   return rows
     .filter((r) => r.used !== null)
     .map((r) => ({ name: r.name, claimNamespace: r.claim_namespace, claimName: r.claim_name, used: { bytes: r.used!, partial: r.partial === 'true' } }));
+}
+
+/** The longest replication annotation a page carries (a PV's replica list is short; longer is garbled). */
+const MAX_REPLICATION_TEXT = 8192;
+
+/** A replicated volume's name and its replication annotations (each bounded). */
+export interface VolumeReplicationRow {
+  name: string;
+  claimNamespace: string | null;
+  claimName: string | null;
+  annotations: Record<string, string>;
+}
+
+const REPLICATION_COLUMNS = `name, claim_namespace, claim_name,
+            left(object -> 'metadata' -> 'annotations' ->> '${annReplicationActiveNode}', 253) AS active,
+            left(object -> 'metadata' -> 'annotations' ->> '${annReplicationEpoch}', 20) AS epoch,
+            left(object -> 'metadata' -> 'annotations' ->> '${annReplicationReplicas}', ${MAX_REPLICATION_TEXT}) AS replicas`;
+
+type ReplicationSqlRow = { name: string; claim_namespace: string | null; claim_name: string | null; active: string; epoch: string | null; replicas: string | null };
+
+function replicationRow(r: ReplicationSqlRow): VolumeReplicationRow {
+  return {
+    name: r.name,
+    claimNamespace: r.claim_namespace,
+    claimName: r.claim_name,
+    annotations: {
+      [annReplicationActiveNode]: r.active,
+      ...(r.epoch !== null ? { [annReplicationEpoch]: r.epoch } : {}),
+      ...(r.replicas !== null ? { [annReplicationReplicas]: r.replicas } : {}),
+    },
+  };
+}
+
+/**
+ * Replicated volumes whose replica list names a copy Behind or Unreachable (the home page's
+ * attention), at most `limit`, by name; `more` when there are others. The caller reads the
+ * annotations with readReplication: the text match only narrows the rows.
+ */
+export async function volumesWithLaggingReplicas(store: Pooled, limit: number): Promise<{ volumes: VolumeReplicationRow[]; more: boolean }> {
+  const { rows } = await poolOf(store).query<ReplicationSqlRow>(
+    `SELECT ${REPLICATION_COLUMNS}
+       FROM objects WHERE kind = 'PersistentVolume' AND namespace = ''
+        AND object -> 'metadata' -> 'annotations' ->> '${annReplicationActiveNode}' IS NOT NULL
+        AND (object -> 'metadata' -> 'annotations' ->> '${annReplicationReplicas}' LIKE '%"Behind"%'
+          OR object -> 'metadata' -> 'annotations' ->> '${annReplicationReplicas}' LIKE '%"Unreachable"%')
+      ORDER BY name LIMIT $1`,
+    [limit + 1],
+  );
+  return { volumes: rows.filter((r) => !!r.active).slice(0, limit).map(replicationRow), more: rows.length > limit };
+}
+
+/** The replication annotations of these volumes, for those that are replicated (a claims page shows them). */
+export async function volumeReplication(store: Pooled, names: string[]): Promise<VolumeReplicationRow[]> {
+  if (names.length === 0) return [];
+  const { rows } = await poolOf(store).query<ReplicationSqlRow>(
+    `SELECT ${REPLICATION_COLUMNS}
+       FROM objects WHERE kind = 'PersistentVolume' AND namespace = '' AND name = ANY($1::text[])
+        AND object -> 'metadata' -> 'annotations' ->> '${annReplicationActiveNode}' IS NOT NULL`,
+    [names.slice(0, MAX_PAGE_LIMIT)],
+  );
+  return rows.filter((r) => !!r.active).map(replicationRow);
 }

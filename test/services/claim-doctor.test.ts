@@ -343,3 +343,30 @@ describe('pools of a btrfs claim', () => {
     expect((await doctor.overview(admin, 'team-a', c.metadata.name!)).pools).toBeUndefined();
   });
 });
+
+describe('replication of the bound volume', () => {
+  test("a developer sees what their claim's volume says of its copies; not a volume bound to another claim", async () => {
+    const bindTo = async (c: PersistentVolumeClaim, pvName: string, claimUid: string | undefined) => {
+      const replicas = JSON.stringify([{ node: 'node-b', state: 'Rebuilding', progress: { doneBytes: '40', totalBytes: '100' } }, { node: 'node-c', state: 'garbled' }]);
+      await app.store.create({
+        apiVersion: 'v1',
+        kind: 'PersistentVolume',
+        metadata: { name: pvName, annotations: { 'replication.stowage.io/active-node': 'node-a', 'replication.stowage.io/epoch': '4', 'replication.stowage.io/replicas': replicas } },
+        spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], storageClassName: 'manual', hostPath: { path: `/tmp/${pvName}` }, claimRef: { kind: 'PersistentVolumeClaim', namespace: 'team-a', name: c.metadata.name, uid: claimUid } },
+      });
+      const cur = await app.store.get('PersistentVolumeClaim', 'team-a', c.metadata.name!);
+      await app.store.update({ ...cur, spec: { ...cur.spec, volumeName: pvName } });
+    };
+    const mine = await claim();
+    await bindTo(mine, unique('pv-repl'), mine.metadata.uid);
+    expect((await doctor.overview(dev, 'team-a', mine.metadata.name!)).replication).toEqual({
+      activeNode: 'node-a',
+      epoch: 4,
+      replicas: [{ node: 'node-b', state: 'Rebuilding', progress: { doneBytes: '40', totalBytes: '100' } }],
+    });
+    const other = await claim();
+    await bindTo(other, unique('pv-repl'), randomUUID());
+    expect((await doctor.overview(dev, 'team-a', other.metadata.name!)).replication).toBeUndefined();
+    expect((await doctor.overview(dev, 'team-a', (await claim()).metadata.name!)).replication).toBeUndefined();
+  });
+});

@@ -244,3 +244,47 @@ describe('used', () => {
     await expect(app.lists.page(admin, { kind: 'StorageClass', sort: { key: 'used', dir: 'asc' } })).rejects.toThrow(/cannot sort by "used" \(StorageClass\)/);
   });
 });
+
+// After `used`: it reuses that block's bound claims (team-a/c-1 on pv-020, team-b/c-0 on pv-021).
+describe('replication', () => {
+  test("a page of claims carries each Bound claim's replicated volume's replication annotations, and no one else's", async () => {
+    const replicas = JSON.stringify([{ node: 'node-b', state: 'Behind', lastSyncTime: '2026-11-25T00:00:00Z' }]);
+    const o = await app.store.get('PersistentVolume', undefined, 'pv-020');
+    const annotations = { ...o.metadata.annotations, 'replication.stowage.io/active-node': 'node-a', 'replication.stowage.io/epoch': '3', 'replication.stowage.io/replicas': replicas };
+    await app.store.update({ ...o, metadata: { ...o.metadata, annotations } });
+    const want = { 'team-a/c-1': { 'replication.stowage.io/active-node': 'node-a', 'replication.stowage.io/epoch': '3', 'replication.stowage.io/replicas': replicas } };
+    expect((await app.lists.page(admin, { kind: 'PersistentVolumeClaim' })).replication).toEqual(want);
+    expect((await app.lists.page(dev, { kind: 'PersistentVolumeClaim' })).replication).toEqual(want);
+    expect((await app.lists.page(admin, { kind: 'PersistentVolumeClaim', namespace: 'team-b' })).replication).toEqual({});
+  });
+});
+
+// Last: it adds volumes.
+describe('lagging replicas on the home page', () => {
+  test('volumes with a copy Behind or Unreachable, bounded, by name; not for developers', async () => {
+    const replicated = async (name: string, replicas: unknown[]) => {
+      await app.store.create({
+        ...pv(900),
+        metadata: { name, annotations: { 'replication.stowage.io/active-node': 'node-a', 'replication.stowage.io/epoch': '1', 'replication.stowage.io/replicas': JSON.stringify(replicas) } },
+      });
+    };
+    await replicated('repl-ok', [{ node: 'node-b', state: 'InSync' }]);
+    await replicated('repl-rebuilding', [{ node: 'node-b', state: 'Rebuilding' }]);
+    await replicated('repl-unreachable', [{ node: 'node-b', state: 'Unreachable' }]);
+    for (let i = 0; i < 21; i++) await replicated(`repl-behind-${String(i).padStart(2, '0')}`, [{ node: 'node-c', state: 'Behind', lastSyncTime: '2026-11-25T00:00:00Z' }]);
+    const h = await app.lists.health(admin);
+    const shown = h.laggingReplicas!.volumes.map((v) => v.name);
+    expect(shown).toHaveLength(20);
+    // pv-020 is Behind since the block above.
+    expect(shown.slice(0, 2)).toEqual(['pv-020', 'repl-behind-00']);
+    expect(shown).not.toContain('repl-ok');
+    expect(shown).not.toContain('repl-rebuilding');
+    expect(h.laggingReplicas!.more).toBe(true);
+    expect(h.laggingReplicas!.volumes[0].annotations['replication.stowage.io/active-node']).toBe('node-a');
+    expect((await app.lists.health(dev)).laggingReplicas).toBeUndefined();
+    // Fewer than the bound: all of them, nothing more.
+    for (let i = 0; i < 21; i++) await app.store.delete('PersistentVolume', undefined, `repl-behind-${String(i).padStart(2, '0')}`);
+    const after = await app.lists.health(admin);
+    expect(after.laggingReplicas).toEqual({ volumes: [expect.objectContaining({ name: 'pv-020' }), expect.objectContaining({ name: 'repl-unreachable' })], more: false });
+  });
+});
