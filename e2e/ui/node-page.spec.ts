@@ -69,7 +69,8 @@ test('a node page shows status, pools, disks and its volumes by claim name; Drai
     await expect(replicaRow).toHaveAttribute('data-copy', 'replica');
     await expect(replicaRow).toContainText(/in sync|s behind/);
     await expect(page.getByText(/and \d+ more/)).toHaveCount(0);
-    await volumes.getByRole('radio', { name: 'Replicas held' }).check({ force: true });
+    // The segmented control's radios are visually hidden: a person clicks the label.
+    await volumes.locator('label', { hasText: 'Replicas held' }).click();
     await expect(volumes.getByTestId('node-volume-row')).toHaveCount(1);
 
     // Disks (this node reports none: no agent) and the link to its disks page.
