@@ -5,6 +5,7 @@
 // agent's next report, once the node is Ready again, publishes the pools' room again.
 // Keys: node/<name>, from Node changes and from changes of that node's capacity objects.
 import type { Logger } from 'pino';
+import { isStowageError } from '../../domain/errors';
 import { silencedCapacity } from '../../domain/pool-capacity';
 import { labelPoolNode } from '../../domain/well-known/labels';
 import { CAPACITY_NAMESPACE } from '../../services/node-pools';
@@ -41,7 +42,9 @@ export function poolCapacitySpec(d: { store: ObjectStore; log: Logger }, opts: {
         const next = silencedCapacity(c, node);
         if (next === undefined) continue;
         if (next === 'delete') {
-          await d.store.delete('CSIStorageCapacity', CAPACITY_NAMESPACE, c.metadata.name!, { preconditions: { uid: c.metadata.uid } }).catch(() => {}); // gone already
+          await d.store.delete('CSIStorageCapacity', CAPACITY_NAMESPACE, c.metadata.name!, { preconditions: { uid: c.metadata.uid } }).catch((e: unknown) => {
+            if (!(isStowageError(e) && e.code === 'NotFound')) throw e; // gone already is fine; anything else is retried
+          });
           d.log.info({ node: name, capacity: c.metadata.name }, 'the node is gone: its pool capacity is removed');
           continue;
         }

@@ -13,6 +13,7 @@ import { isDefaultSnapshotClass } from '../../resources/volume-snapshot-class/st
 import { bytesToQuantity, formatQuantity, isZero, quantityFromJSON } from '../../domain/quantity';
 import { annDeletionSecretRefName, annDeletionSecretRefNamespace, annDynamicallyProvisioned, annVolumeSnapshotBeingDeleted } from '../../domain/well-known/annotations';
 import { snapshotterSecretRef } from '../../domain/secret-references';
+import { reasons } from '../../domain/well-known/event-reasons';
 import {
   pvcAsSnapshotSourceFinalizer,
   volumeSnapshotAsSourceFinalizer,
@@ -92,14 +93,14 @@ export function decideSnapshotClass(f: ClassFacts): ClassAction {
   if (name !== undefined) {
     if (f.classes.some((c) => c.metadata.name === name)) return { action: 'none' };
     const message = `Failed to get snapshot class with error volumesnapshotclass.snapshot.storage.k8s.io "${name}" not found`;
-    return { action: 'error', message, event: warning('GetSnapshotClassFailed', message), proceed: Boolean(vs.metadata.deletionTimestamp) };
+    return { action: 'error', message, event: warning(reasons.getSnapshotClassFailed, message), proceed: Boolean(vs.metadata.deletionTimestamp) };
   }
   if (vs.spec?.source?.volumeSnapshotContentName !== undefined) return { action: 'none' };
   const src = f.sourceDriver ?? { error: 'the snapshot source PVC name is not specified' };
   const choice: DefaultClassChoice = 'error' in src ? { ok: false, message: src.error } : chooseDefaultSnapshotClass(f.classes, src.driver);
   if (choice.ok) return { action: 'setClass', className: choice.className };
   const message = `Failed to set default snapshot class with error ${choice.message}`;
-  return { action: 'error', message, event: warning('SetDefaultSnapshotClassFailed', message), proceed: false };
+  return { action: 'error', message, event: warning(reasons.setDefaultSnapshotClassFailed, message), proceed: false };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -223,9 +224,9 @@ export function statusFromContent(vs: VolumeSnapshot, c: VolumeSnapshotContent):
   if (!updated) return undefined;
   const events: SnapshotEvent[] = [];
   if (vs.status?.creationTime === undefined && status.creationTime !== undefined) {
-    events.push(normal('SnapshotCreated', `Snapshot ${snapshotKey(vs)} was successfully created by the CSI driver.`));
+    events.push(normal(reasons.snapshotCreated, `Snapshot ${snapshotKey(vs)} was successfully created by the CSI driver.`));
   }
-  if (!isSnapshotReady(vs) && status.readyToUse === true) events.push(normal('SnapshotReady', `Snapshot ${snapshotKey(vs)} is ready to use.`));
+  if (!isSnapshotReady(vs) && status.readyToUse === true) events.push(normal(reasons.snapshotReady, `Snapshot ${snapshotKey(vs)} is ready to use.`));
   return { status, events };
 }
 
@@ -257,7 +258,7 @@ function decideDeletion(f: SnapshotFacts): SnapshotAction {
   if (content && f.restoringClaims.length > 0) {
     return {
       action: 'pending',
-      event: warning('SnapshotDeletePending', 'Snapshot is being used to restore a PVC'),
+      event: warning(reasons.snapshotDeletePending, 'Snapshot is being used to restore a PVC'),
       why: `snapshot ${snapshotKey(vs)} is in use (being used to restore a PVC), will retry deletion`,
     };
   }
@@ -363,7 +364,7 @@ export function needsUpdateSnapshotStatus(vs: VolumeSnapshot, c: VolumeSnapshotC
 /** One step for a content, given the snapshot its ref names (by namespace/name) as read. */
 export function decideContent(c: VolumeSnapshotContent, named: VolumeSnapshot | undefined): ContentAction {
   if (!exactlyOne(c.spec?.source?.volumeHandle, c.spec?.source?.snapshotHandle)) {
-    return { action: 'invalid', event: warning('ContentValidationError', 'Exactly one of VolumeHandle and SnapshotHandle should be specified') };
+    return { action: 'invalid', event: warning(reasons.contentValidationError, 'Exactly one of VolumeHandle and SnapshotHandle should be specified') };
   }
   const uid = c.spec?.volumeSnapshotRef?.uid;
   if (!uid) return { action: 'none', why: 'reserved for a snapshot that has not bound it yet' };
@@ -449,10 +450,10 @@ const q = (s: string) => JSON.stringify(s);
 export function contentToCreate(f: CreateContentFacts): ContentChoice {
   const vs = f.snapshot;
   const name = vs.metadata.name ?? '';
-  const fail = (message: string): ContentChoice => ({ ok: false, reason: 'SnapshotContentCreationFailed', message: `Failed to create snapshot content with error ${message}` });
+  const fail = (message: string): ContentChoice => ({ ok: false, reason: reasons.snapshotContentCreationFailed, message: `Failed to create snapshot content with error ${message}` });
   const input = (err: string) => fail(`failed to get input parameters to create snapshot ${name}: ${q(err)}`);
   const claimName = vs.spec?.source?.persistentVolumeClaimName;
-  if (claimName === undefined) return { ok: false, reason: 'SnapshotPVCSourceMissing', message: `PVC source for snapshot ${snapshotKey(vs)} is missing` };
+  if (claimName === undefined) return { ok: false, reason: reasons.snapshotPVCSourceMissing, message: `PVC source for snapshot ${snapshotKey(vs)} is missing` };
   // ensurePVCFinalizer comes first: the claim must exist and take the finalizer before anything else is looked at.
   const claim = f.claim;
   if (!claim) return fail(`snapshot controller failed to update ${name} on API server: cannot get claim from snapshot`);

@@ -99,6 +99,24 @@ export const reasons = {
   /** An admin deleted the object from the reclaim center. */
   deletedFromReclaimCenter: 'DeletedFromReclaimCenter',
 
+  // --- Snapshot controllers (upstream external-snapshotter) ---
+  /** A snapshot's class could not be read. */
+  getSnapshotClassFailed: 'GetSnapshotClassFailed',
+  /** A snapshot names no class and no default class could be chosen. */
+  setDefaultSnapshotClassFailed: 'SetDefaultSnapshotClassFailed',
+  /** The driver cut a snapshot. */
+  snapshotCreated: 'SnapshotCreated',
+  /** A snapshot became ready to use. */
+  snapshotReady: 'SnapshotReady',
+  /** A snapshot waits to be deleted while a claim is restored from it. */
+  snapshotDeletePending: 'SnapshotDeletePending',
+  /** A snapshot content names both or neither of a volume and a snapshot handle. */
+  contentValidationError: 'ContentValidationError',
+  /** A snapshot's content could not be made. */
+  snapshotContentCreationFailed: 'SnapshotContentCreationFailed',
+  /** A snapshot's source claim is missing. */
+  snapshotPVCSourceMissing: 'SnapshotPVCSourceMissing',
+
   // --- Stowage's backups ---
   /** A backup's data job was queued on the node that holds its snapshot. */
   backupStarted: 'BackupStarted',
