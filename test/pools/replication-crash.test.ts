@@ -176,16 +176,25 @@ describe.skipIf(skip)('kill -9 during replication transfers and promotions', () 
 
     // A few tens of MiB, so that a full transfer takes a moment.
     const onA = path.join(poolOf('node-a'), pvName);
-    for (let i = 0; i < 6; i++) await fs.writeFile(path.join(onA, `block-${i}.bin`), randomBytes(8 * MiB));
+    for (let i = 0; i < 8; i++) await fs.writeFile(path.join(onA, `block-${i}.bin`), randomBytes(8 * MiB));
     await fs.writeFile(path.join(onA, 'hello.txt'), 'hello from node-a');
     const source = await checksums(onA);
 
     const cuts: string[] = [];
     let last: string | undefined;
-    for (const [node, which] of [['node-b', 'agent'], ['node-a', 'agent'], ['node-a', 'controllers']] as const) {
+    for (const [node, which, midStream] of [['node-b', 'agent', true], ['node-a', 'agent', true], ['node-a', 'controllers', false]] as const) {
       const at = await receiving(pvName, 'node-b', last);
+      // The agents are cut once the stream is under way if that can be caught: the snapshot
+      // being received is there, not yet acknowledged (else once it is, just after).
+      const partial = midStream
+        ? await waitFor('the stream under way', async () => {
+            const r = await rowOf(pvName, 'node-b');
+            if (r?.ackedSeq !== undefined && r.ackedSeq >= at.seq) return 'after it was acknowledged';
+            return (await exists(path.join(snapsOf('node-b', pvName), `snap-${at.seq}`))) ? 'with a partial snapshot on node-b' : undefined;
+          }, 60_000)
+        : 'while the receive job ran';
       await procs.get(node)!.crash([which]);
-      cuts.push(`${node} ${which} at seq ${at.seq} (acknowledged before: ${at.acked ?? 'none'}; ${at.done} bytes received)`);
+      cuts.push(`${node} ${which} at seq ${at.seq} ${partial} (acknowledged before: ${at.acked ?? 'none'})`);
       last = at.id;
     }
     console.log(`transfer cut by: ${cuts.join('; ')}`);
