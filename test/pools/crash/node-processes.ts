@@ -19,14 +19,23 @@ export interface NodeProcesses {
   killAll(): Promise<void>;
 }
 
+/** Where an agent works (run-agent.ts), and which controllers run (`all`: every one, run-controllers.ts). */
+export interface NodeProcessOptions {
+  agent?: { poolRoot?: string; podsDir?: string; replicationListen?: string };
+  controllers?: 'all';
+}
+
 /** The processes of node `node`: its agent (with a node token and the harness's CA) and the controllers. */
-export async function nodeProcesses(h: LocalHarness, node: string): Promise<NodeProcesses> {
+export async function nodeProcesses(h: LocalHarness, node: string, o: NodeProcessOptions = {}): Promise<NodeProcesses> {
   const caFile = path.join(h.dir, 'ca.crt');
   await fs.writeFile(caFile, h.api.caPem);
   const token = await h.tokenFor(node);
   const children: Partial<Record<Which, ChildProcess>> = {};
   const start = async (which: Which) => {
-    const child = which === 'agent' ? startScript('../../pools/crash/run-agent.ts', [h.api.url, token, caFile, node]) : startScript('../../pools/crash/run-controllers.ts', [h.url]);
+    const child =
+      which === 'agent'
+        ? startScript('../../pools/crash/run-agent.ts', [h.api.url, token, caFile, node, ...(o.agent ? [JSON.stringify(o.agent)] : [])])
+        : startScript('../../pools/crash/run-controllers.ts', [h.url, ...(o.controllers ? [o.controllers] : [])]);
     children[which] = child;
     await firstLine(child, 60_000);
   };
