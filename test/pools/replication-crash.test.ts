@@ -140,6 +140,30 @@ async function snapshotsOn(node: string, pv: string) {
   );
 }
 
+/**
+ * Waits until the volume's snapshot folders on both nodes hold at most what the keep rules
+ * allow (every copy's acknowledged snapshot and the one in flight), every one on a node
+ * whole (read-only, and received where it was received) unless it is the one in flight,
+ * and until neither pool holds any other subvolume than the volume and its snapshots.
+ */
+async function withinKeepRules(pv: string) {
+  const found = await waitFor('the folders within the keep rules', async () => {
+    const before = await replicas.list(pv);
+    const found = Object.fromEntries(await Promise.all(NODES.map(async (n) => [n, await snapshotsOn(n, pv)] as const)));
+    const after = await replicas.list(pv);
+    const allowed = new Set([...allowedSeqs(before), ...allowedSeqs(after)]);
+    const inFlight = new Set([...before, ...after].map((r) => r.transfer?.seq).filter((x) => x !== undefined));
+    const wrong = NODES.flatMap((n) => found[n].filter((s) => s.seq === undefined || !allowed.has(s.seq) || (!s.readOnly && !inFlight.has(s.seq))).map((s) => `${n}: ${s.name}`));
+    if (wrong.length) throw new Error(`beyond the keep rules (${[...allowed].join(', ')}): ${wrong.join(', ')}`);
+    return found;
+  }, 30_000);
+  for (const n of NODES) {
+    const other = (await subvolumes(poolOf(n))).filter((s) => s !== pv && replicaSnapshotSeq(s) === undefined);
+    expect(other, `subvolumes on ${n}`).toEqual([]);
+  }
+  return found;
+}
+
 /** The seqs the keep rules allow in the folders: every row's acknowledged one and the one in flight. */
 const allowedSeqs = (rows: ReplicaRow[]) => new Set(rows.flatMap((r) => [r.ackedSeq, r.transfer?.seq]).filter((x): x is number => x !== undefined));
 
@@ -208,21 +232,7 @@ describe.skipIf(skip)('kill -9 during replication transfers and promotions', () 
     expect(await checksums(snapB)).toEqual(source);
     acked = source;
 
-    // The folders hold at most the acknowledged snapshot and the one in flight, and every one on the replica is whole.
-    await waitFor('the folders within the keep rules', async () => {
-      const before = await replicas.list(pvName);
-      const found = { a: await snapshotsOn('node-a', pvName), b: await snapshotsOn('node-b', pvName) };
-      const allowed = new Set([...allowedSeqs(before), ...allowedSeqs(await replicas.list(pvName))]);
-      const stray = [...found.a, ...found.b].filter((s) => s.seq === undefined || !allowed.has(s.seq));
-      const partial = found.b.filter((s) => !(s.readOnly && s.received) && s.seq !== (before[0]?.transfer?.seq ?? -1));
-      return stray.length === 0 && partial.length === 0 ? found : undefined;
-    }, 30_000);
-    // Nothing else in either pool: node-a the volume and its snapshots, node-b only snapshots.
-    for (const n of NODES) {
-      const subs = await subvolumes(poolOf(n));
-      const other = subs.filter((s) => s !== pvName && replicaSnapshotSeq(s) === undefined);
-      expect(other, `subvolumes on ${n}`).toEqual([]);
-    }
+    await withinKeepRules(pvName);
     expect(await stopWatching()).toEqual([]);
   }, 150_000);
 
@@ -275,6 +285,8 @@ describe.skipIf(skip)('kill -9 during replication transfers and promotions', () 
     expect(holders).toEqual(['node-b']);
     expect(readReplication((await pvOf(pvName)).metadata.annotations)).toMatchObject({ activeNode: 'node-b', epoch: 1 });
     expect((await checksums(onB))['after-failover.txt']).toBeDefined();
+    // Nothing left of the cut promotion or the fenced copy's old snapshots beyond the keep rules.
+    await withinKeepRules(pvName);
     expect(await stopWatching()).toEqual([]);
   }, 150_000);
 });
