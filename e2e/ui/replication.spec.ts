@@ -104,7 +104,7 @@ test.describe('replicated volumes in the dashboard', () => {
     await expect(page.getByRole('tooltip')).toContainText('data-loss window');
     const c = card.locator(`[data-testid="replica-row"][data-node="${nodeC}"]`);
     await expect(c).toHaveAttribute('data-state', 'Rebuilding');
-    await expect(c.getByTestId('replica-progress')).toHaveAttribute('aria-label', /40 %/);
+    await expect(c.getByRole('progressbar', { name: /40 %/ })).toBeVisible();
 
     // Live: the replica catches up, the card follows without a reload.
     const pv = await getObject('PersistentVolume', volume);
