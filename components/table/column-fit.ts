@@ -31,9 +31,8 @@ const PRIORITY: Record<string, number> = {
   AGE: 45,
   'LAST SEEN': 45,
   COUNT: 35,
-  // Shown only where the list has replicated volumes (object-table): there the copies matter more than the modes.
-  REPLICAS: 32,
   'ACCESS MODES': 30,
+  REPLICAS: 28,
   'RECLAIM POLICY': 25,
   RECLAIMPOLICY: 25,
   VOLUMEMODE: 20,
