@@ -69,8 +69,16 @@ export function ObjectTable({
     estimateSize: () => (cards ? CARD_ESTIMATE : ROW_HEIGHT),
     overscan: 6,
   });
-  // Rows are measured as they render; a change of layout starts the estimates over.
-  useEffect(() => virtualizer.measure(), [cards, shown, virtualizer]);
+  // Rows are measured as they render. A change of layout (cards, or which columns fit: keyed
+  // by their names, not by an array a parent may build anew each render) measures the rows
+  // on screen again at once: their size may not change again afterwards, so the resize
+  // observer would not tell. (Not virtualizer.measure(): it forgets every size, and the
+  // rows measured right after it are compared with the sizes it forgot, found unchanged
+  // and left at the estimate: rows whose cells wrap were drawn over the next row.) Rows off
+  // screen are measured when they come into view.
+  useEffect(() => {
+    scrollRef.current?.querySelectorAll<HTMLElement>('[role="rowgroup"] > [data-index]').forEach((el) => virtualizer.measureElement(el));
+  }, [cards, fitted, virtualizer]);
   const items = virtualizer.getVirtualItems();
   const from = items[0]?.index ?? 0;
   const to = (items.at(-1)?.index ?? -1) + 1;

@@ -159,4 +159,21 @@ test.describe('every list page fits the screen', () => {
     await expect(page.getByRole('columnheader', { name: /STATUS/ })).toBeVisible();
     await expect(page.getByTestId('object-row')).toHaveCount(3);
   });
+
+  // The walk found rows whose cells wrap (a long class name on three lines) drawn over the
+  // next row: their height was the estimate, not what they hold.
+  test('a row whose cells wrap is as tall as what it holds: rows never overlap', async ({ page }) => {
+    const wrap = uniqueName('wrap');
+    for (const n of ['a', 'b', 'c']) await createObject(pvManifest(`${wrap}-${n}`, { storage: '1Gi', storageClassName: `static-${wrap}-a-rather-long-class-name` }));
+    await signInAsAdmin(page, `/volumes?q=${wrap}`);
+    const rows = page.getByTestId('object-row');
+    await expect(rows).toHaveCount(3);
+    await expect
+      .poll(async () => {
+        const boxes = await rows.evaluateAll((els) => els.map((e) => e.getBoundingClientRect()).map((r) => ({ top: Math.round(r.top), bottom: Math.round(r.bottom) })).sort((x, y) => x.top - y.top));
+        const cells = await rows.locator('[role="cell"]').evaluateAll((els) => els.every((c) => c.scrollHeight <= (c.parentElement?.getBoundingClientRect().height ?? 0) + 1));
+        return { overlap: boxes.some((b, i) => i > 0 && boxes[i - 1].bottom > b.top + 1), tall: boxes.some((b) => b.bottom - b.top > 45), cellsInside: cells };
+      })
+      .toEqual({ overlap: false, tall: true, cellsInside: true });
+  });
 });
