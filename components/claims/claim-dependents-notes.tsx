@@ -1,7 +1,7 @@
 'use client';
 // In a claim's delete dialog: what stays (its snapshots, its backups) and what stops (the
 // schedules that snapshot it), with a button to pause those schedules before the delete.
-import { Alert, Button, List, Stack, Text } from '@mantine/core';
+import { Button, Text } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { PersistentVolumeClaim } from '@/server/resources/persistent-volume-claim/schema';
 import type { SnapshotSchedule } from '@/server/resources/snapshot-schedule/schema';
@@ -14,6 +14,7 @@ import { backupsOfClaim } from '../backups/backup-view';
 import { BACKUP_KIND, isVolumeBackup } from '../backups/types';
 import { schedulesOfClaim, snapshotsOfClaim } from '../snapshots/snapshot-view';
 import { dependentsText } from './claim-dependents';
+import { StaysStops } from '../objects/stays-stops';
 
 export function ClaimDependentsNotes({ claim }: { claim: PersistentVolumeClaim }) {
   const trpc = useTRPC();
@@ -43,40 +44,17 @@ export function ClaimDependentsNotes({ claim }: { claim: PersistentVolumeClaim }
   if (text.stays.length === 0 && text.stops.length === 0) return null;
   const mayPause = perms.can('update', 'SnapshotSchedule', ns);
   return (
-    <Stack gap="xs" data-testid="delete-dependents">
-      {text.stays.length > 0 && (
-        <div>
-          <Text size="sm" fw={600}>
-            What stays
-          </Text>
-          <List size="sm" data-testid="delete-stays">
-            {text.stays.map((t) => (
-              <List.Item key={t}>{t}</List.Item>
-            ))}
-          </List>
-        </div>
+    <StaysStops stays={text.stays} stops={text.stops}>
+      {mayPause && text.toPause.length > 0 && (
+        <Button size="xs" variant="light" w="fit-content" loading={pause.isPending} onClick={() => pause.mutate(text.toPause)} data-testid="pause-schedules">
+          Pause {text.toPause.length === 1 ? 'the schedule' : `the ${text.toPause.length} schedules`} now
+        </Button>
       )}
-      {text.stops.length > 0 && (
-        <Alert color="orange" title="What stops" data-testid="delete-stops">
-          <Stack gap={6}>
-            {text.stops.map((t) => (
-              <Text key={t} size="sm">
-                {t}
-              </Text>
-            ))}
-            {mayPause && text.toPause.length > 0 && (
-              <Button size="xs" variant="light" w="fit-content" loading={pause.isPending} onClick={() => pause.mutate(text.toPause)} data-testid="pause-schedules">
-                Pause {text.toPause.length === 1 ? 'the schedule' : `the ${text.toPause.length} schedules`} now
-              </Button>
-            )}
-            {pause.error && (
-              <Text size="sm" c="red" role="alert">
-                {errorInfo(pause.error).message}
-              </Text>
-            )}
-          </Stack>
-        </Alert>
+      {pause.error && (
+        <Text size="sm" c="red" role="alert">
+          {errorInfo(pause.error).message}
+        </Text>
       )}
-    </Stack>
+    </StaysStops>
   );
 }

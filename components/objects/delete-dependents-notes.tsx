@@ -2,11 +2,12 @@
 // In the delete dialog of a storage class, a snapshot class or a backup target: what stays
 // and what stops of what names it, from the server's counts (every namespace; asked only
 // by who may delete it).
-import { Alert, List, Stack, Text } from '@mantine/core';
+import { Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useTRPC } from '../data/trpc';
 import { errorInfo } from '../format/format';
 import { dependentsSentences } from './delete-dependents';
+import { StaysStops } from './stays-stops';
 
 export type DependentsKind = 'StorageClass' | 'VolumeSnapshotClass' | 'BackupTarget';
 
@@ -39,31 +40,5 @@ export function DependentsNotes({ kind, name }: { kind: DependentsKind; name: st
       </Text>
     );
   }
-  return (
-    <Stack gap="xs" data-testid="delete-dependents">
-      {text.stays.length > 0 && (
-        <div>
-          <Text size="sm" fw={600}>
-            What stays
-          </Text>
-          <List size="sm" data-testid="delete-stays">
-            {text.stays.map((t) => (
-              <List.Item key={t}>{t}</List.Item>
-            ))}
-          </List>
-        </div>
-      )}
-      {text.stops.length > 0 && (
-        <Alert color="orange" title="What stops" data-testid="delete-stops">
-          <Stack gap={6}>
-            {text.stops.map((t) => (
-              <Text key={t} size="sm">
-                {t}
-              </Text>
-            ))}
-          </Stack>
-        </Alert>
-      )}
-    </Stack>
-  );
+  return <StaysStops stays={text.stays} stops={text.stops} />;
 }

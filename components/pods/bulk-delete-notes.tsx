@@ -16,6 +16,7 @@ import { backupsOfClaim } from '../backups/backup-view';
 import { BACKUP_KIND, isVolumeBackup } from '../backups/types';
 import { dependentsText, mergeDependents, type DependentsText } from '../claims/claim-dependents';
 import { schedulesOfClaim, snapshotsOfClaim } from '../snapshots/snapshot-view';
+import { StaysStops } from '../objects/stays-stops';
 
 /** At most this many volumes are looked up one by one; past it the dialog says the policy is unknown. */
 const MAX_VOLUMES = 100;
@@ -66,27 +67,7 @@ export function useBulkClaimDeletion(claims: PersistentVolumeClaim[], enabled: b
 
 /** What stays and what stops of what was made from the claims (their snapshots, backups and schedules). */
 export function BulkDependentsNotes({ text }: { text: DependentsText }) {
-  if (text.stays.length === 0 && text.stops.length === 0) return null;
-  return (
-    <>
-      {text.stays.length > 0 && (
-        <List size="sm" data-testid="bulk-delete-stays">
-          {text.stays.map((t) => (
-            <List.Item key={t}>{t}</List.Item>
-          ))}
-        </List>
-      )}
-      {text.stops.length > 0 && (
-        <Alert color="orange" title="What stops" data-testid="bulk-delete-stops">
-          {text.stops.map((t) => (
-            <Text key={t} size="sm">
-              {t}
-            </Text>
-          ))}
-        </Alert>
-      )}
-    </>
-  );
+  return <StaysStops stays={text.stays} stops={text.stops} testId="bulk-delete" />;
 }
 
 export function BulkClaimDeleteNotes({ facts }: { facts: ReturnType<typeof bulkClaimDeletion> }) {
