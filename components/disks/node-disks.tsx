@@ -193,7 +193,11 @@ function diskColumns(admin: boolean): DataColumn<DiskView>[] {
 }
 
 /** The table of a node's disks alone (its page embeds it); nothing for who may not read volumes. */
-export function NodeDiskTable({ node }: { node: string }) {
+/**
+ * A node's disks, live (every second, twice a second while a cleanup runs), for who may read
+ * volumes (who may not, may not read disks: no request is made).
+ */
+function useNodeDisks(node: string) {
   const trpc = useTRPC();
   const perms = usePermissions();
   const admin = perms.can('update', 'PersistentVolume');
@@ -204,6 +208,11 @@ export function NodeDiskTable({ node }: { node: string }) {
     refetchInterval: (query) => (query.state.status === 'error' ? false : query.state.data?.disks.some((d) => d.job?.state === 'running') ? 500 : 1000),
     staleTime: 0,
   });
+  return { q, admin, mayRead };
+}
+
+export function NodeDiskTable({ node }: { node: string }) {
+  const { q, admin, mayRead } = useNodeDisks(node);
   if (!mayRead) return null;
   if (q.error) return <Alert color="red">{errorInfo(q.error).message}</Alert>;
   if (!q.data) return <Text c="dimmed" size="sm">Loading disks…</Text>;
@@ -233,17 +242,8 @@ function DiskTable({ disks, admin }: { disks: DiskView[]; admin: boolean }) {
 }
 
 export function NodeDisks({ node }: { node: string }) {
-  const trpc = useTRPC();
-  const perms = usePermissions();
-  const admin = perms.can('update', 'PersistentVolume');
   // Who may not read volumes may not read disks: say so at once, without asking the server.
-  const mayRead = perms.can('get', 'PersistentVolume');
-  const q = useQuery({
-    ...trpc.localVolumes.nodeDisks.queryOptions({ node }),
-    enabled: mayRead,
-    refetchInterval: (query) => (query.state.status === 'error' ? false : query.state.data?.disks.some((d) => d.job?.state === 'running') ? 500 : 1000),
-    staleTime: 0,
-  });
+  const { q, admin, mayRead } = useNodeDisks(node);
   if (!mayRead) {
     return (
       <Stack data-testid="node-disks">
