@@ -12,6 +12,7 @@ import { createPool, poolSupport } from '../../server/agent/pool-setup';
 import { parseQgroupShow, type QgroupRow } from '../../server/domain/btrfs-pool';
 import { btrfsProvisioner } from '../../server/domain/well-known/provisioners';
 import { releaseAndWarn, testClass } from '../../server/provisioners/testing';
+import type { Pod } from '../../server/resources/pod/schema';
 import type { StorageClass } from '../../server/resources/storage-class/schema';
 import { openLocalHarness, type LocalHarness } from '../local-volumes/harness';
 
@@ -103,4 +104,18 @@ export async function checksums(dir: string): Promise<Record<string, string>> {
     out[path.relative(dir, full)] = createHash('sha256').update(await fs.readFile(full)).digest('hex');
   }
   return out;
+}
+
+/** A pod of `namespace` using `claim` (as volume "data"), pinned to `node` when given. */
+export function podUsing(name: string, namespace: string, claim: string, node?: string): Pod {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace },
+    spec: {
+      ...(node ? { nodeSelector: { 'kubernetes.io/hostname': node } } : {}),
+      containers: [{ name: 'app', image: 'app:1' }],
+      volumes: [{ name: 'data', persistentVolumeClaim: { claimName: claim } }],
+    },
+  };
 }

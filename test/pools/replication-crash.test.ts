@@ -24,14 +24,13 @@ import { readReplication } from '../../server/domain/replication';
 import { replicaSnapshotDir, replicaSnapshotSeq } from '../../server/domain/replication-paths';
 import { annAsset, annPoolTotal, annReplicationEndpoint } from '../../server/domain/well-known/annotations';
 import { btrfsProvisioner } from '../../server/domain/well-known/provisioners';
-import type { Pod } from '../../server/resources/pod/schema';
 import { DataJobStore } from '../../server/store/data-jobs';
 import { AssetStore } from '../../server/store/provisioned-assets';
 import { VolumeReplicaStore, type ReplicaRow } from '../../server/store/volume-replicas';
 import { waitFor } from '../controllers/fixtures';
 import { boundVolume, type LocalHarness } from '../local-volumes/harness';
 import { nodeProcesses, type NodeProcesses } from './crash/node-processes';
-import { btrfsClass, checksums, closePoolHarness, makePool, openPoolHarness, skipWithoutPools, subvolumes } from './fixture';
+import { btrfsClass, checksums, closePoolHarness, makePool, openPoolHarness, podUsing, skipWithoutPools, subvolumes } from './fixture';
 
 const run = promisify(execFile);
 const skip = skipWithoutPools('replication crash test');
@@ -89,18 +88,6 @@ const exists = (p: string) => fs.stat(p).then(
 const receiveJob = (pv: string, node: string, seq: number) => jobs.get(`replica-receive/${pv}_${node}_${seq}`);
 const rowOf = async (pv: string, node: string) => (await replicas.list(pv)).find((r) => r.node === node);
 
-function pod(name: string, claim: string, node?: string): Pod {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace: NS },
-    spec: {
-      ...(node ? { nodeSelector: { 'kubernetes.io/hostname': node } } : {}),
-      containers: [{ name: 'app', image: 'app:1' }],
-      volumes: [{ name: 'data', persistentVolumeClaim: { claimName: claim } }],
-    },
-  };
-}
 
 /**
  * Watches, every 50 ms until stopped, which nodes hold `<pool>/<pv>` and which pods each
@@ -193,7 +180,7 @@ describe.skipIf(skip)('kill -9 during replication transfers and promotions', () 
       metadata: { name: 'data', namespace: NS },
       spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '128Mi' } }, storageClassName: 'replicated' },
     });
-    await h.app.store.create(pod('app', 'data', 'node-a'));
+    await h.app.store.create(podUsing('app', NS, 'data', 'node-a'));
     pvName = (await boundVolume(h.app, 'data', 30_000, NS)).metadata.name!;
     await waitFor('pod app Running', running('app'), 30_000);
     const stopWatching = watchCopies(pvName, (holders) => (holders.includes('node-b') ? `node-b holds a writable ${pvName} (holders: ${holders.join(', ')})` : undefined));
@@ -248,7 +235,7 @@ describe.skipIf(skip)('kill -9 during replication transfers and promotions', () 
 
     await h.app.store.delete('Pod', NS, 'app', { gracePeriodSeconds: 0 });
     await waitFor('pod app gone', async () => !(await podOf('app')), 30_000);
-    await h.app.store.create(pod('app2', 'data'));
+    await h.app.store.create(podUsing('app2', NS, 'data'));
     // The record moved to node-b, before (if caught) its copy is made.
     const moved = await waitFor('the record moved to node-b', async () => {
       const r = await assets.get(btrfsProvisioner, pvName);

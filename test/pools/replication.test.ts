@@ -18,11 +18,10 @@ import { dataMover } from '../../server/agent/data-mover';
 import { poolCapacityName } from '../../server/domain/btrfs-pool';
 import { readReplication } from '../../server/domain/replication';
 import { annPoolTotal, annReplicationEndpoint } from '../../server/domain/well-known/annotations';
-import type { Pod } from '../../server/resources/pod/schema';
 import { VolumeReplicaStore } from '../../server/store/volume-replicas';
 import { waitFor } from '../controllers/fixtures';
 import { boundVolume, type LocalHarness } from '../local-volumes/harness';
-import { btrfsClass, checksums, closePoolHarness, makePool, openPoolHarness, skipWithoutPools } from './fixture';
+import { btrfsClass, checksums, closePoolHarness, makePool, openPoolHarness, podUsing, skipWithoutPools } from './fixture';
 
 const skip = skipWithoutPools('replicated btrfs pool volume tests');
 
@@ -101,18 +100,6 @@ async function replicaCaughtUp(pvName: string, node: string, since: number, time
   });
 }
 
-function pod(name: string, node?: string): Pod {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace: NS },
-    spec: {
-      ...(node ? { nodeSelector: { 'kubernetes.io/hostname': node } } : {}),
-      containers: [{ name: 'app', image: 'app:1' }],
-      volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }],
-    },
-  };
-}
 
 describe.skipIf(skip)('replicated btrfs pool volumes through real agents', () => {
   it('replicates, fails over to the replica with the last transfer’s data, and fences the old copy when its node returns', async () => {
@@ -122,7 +109,7 @@ describe.skipIf(skip)('replicated btrfs pool volumes through real agents', () =>
       metadata: { name: 'data', namespace: NS },
       spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '64Mi' } }, storageClassName: 'replicated' },
     });
-    await h.app.store.create(pod('app', 'node-a'));
+    await h.app.store.create(podUsing('app', NS, 'data', 'node-a'));
     const pv = await boundVolume(h.app, 'data', 30_000, NS);
     const pvName = pv.metadata.name!;
     await waitFor('pod app Running', running('app'), 30_000).catch(async (e) => {
@@ -159,7 +146,7 @@ describe.skipIf(skip)('replicated btrfs pool volumes through real agents', () =>
     // The pod is started again: it lands on node-b, whose replica becomes the active copy.
     await h.app.store.delete('Pod', NS, 'app', { gracePeriodSeconds: 0 });
     await waitFor('pod app gone', async () => !(await podOf('app')), 30_000);
-    await h.app.store.create(pod('app2'));
+    await h.app.store.create(podUsing('app2', NS, 'data'));
     const p2 = await waitFor('pod app2 Running', running('app2'), 60_000).catch(async (e) => {
       throw new Error(`${(e as Error).message}: ${JSON.stringify((await podOf('app2'))?.status)} ${JSON.stringify(await pvEvents(pvName))}`);
     });
@@ -210,7 +197,7 @@ describe.skipIf(skip)('replicated btrfs pool volumes through real agents', () =>
       metadata: { name: 'cut', namespace: NS },
       spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '32Mi' } }, storageClassName: 'replicated' },
     });
-    await h.app.store.create({ ...pod('writer', 'node-a'), spec: { ...pod('writer', 'node-a').spec!, volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'cut' } }] } });
+    await h.app.store.create(podUsing('writer', NS, 'cut', 'node-a'));
     const pvName = (await boundVolume(h.app, 'cut', 30_000, NS)).metadata.name!;
     await waitFor('pod writer Running', running('writer'), 30_000);
     const onA = path.join(poolOf('node-a'), pvName);
@@ -247,7 +234,7 @@ describe.skipIf(skip)('replicated btrfs pool volumes through real agents', () =>
       metadata: { name: 'moved', namespace: NS },
       spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '32Mi' } }, storageClassName: 'replicated' },
     });
-    await h.app.store.create({ ...pod('mover', 'node-a'), spec: { ...pod('mover', 'node-a').spec!, volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'moved' } }] } });
+    await h.app.store.create(podUsing('mover', NS, 'moved', 'node-a'));
     const pvName = (await boundVolume(h.app, 'moved', 30_000, NS)).metadata.name!;
     await waitFor('pod mover Running', running('mover'), 30_000);
     const onA = path.join(poolOf('node-a'), pvName);
@@ -273,7 +260,7 @@ describe.skipIf(skip)('replicated btrfs pool volumes through real agents', () =>
     // Nothing lost: node-b's writable copy is node-a's last state, the final write included.
     expect(await checksums(path.join(poolOf('node-b'), pvName))).toEqual(whole);
     // A new pod of the claim lands on node-b (node-a is cordoned).
-    await h.app.store.create({ ...pod('mover2'), spec: { ...pod('mover2').spec!, volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'moved' } }] } });
+    await h.app.store.create(podUsing('mover2', NS, 'moved'));
     expect((await waitFor('pod mover2 Running', running('mover2'), 60_000)).spec?.nodeName).toBe('node-b');
     expect((await h.app.store.get('Node', undefined, 'node-a')).spec?.unschedulable).toBe(true);
     await h.app.replication.uncordon(admin, 'node-a');
