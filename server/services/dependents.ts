@@ -5,6 +5,7 @@
 import { isAllowed, type Principal } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
 import { isKind } from '../resources/of-kind';
+import { isDefaultTarget } from '../resources/backup-target/strategy';
 import { isDefaultClass } from '../resources/storage-class/strategy';
 import { isDefaultSnapshotClass } from '../resources/volume-snapshot-class/strategy';
 import type { ObjectStore } from '../store/object-store';
@@ -31,7 +32,7 @@ export class DependentsService {
     const isDefault =
       (isKind(obj, 'StorageClass') && isDefaultClass(obj)) ||
       (isKind(obj, 'VolumeSnapshotClass') && isDefaultSnapshotClass(obj)) ||
-      (isKind(obj, 'BackupTarget') && obj.spec?.default === true);
+      (isKind(obj, 'BackupTarget') && isDefaultTarget(obj));
     return { kind, name, isDefault, references: await referencesTo(this.store, kind, name) };
   }
 }
