@@ -1,13 +1,13 @@
 // The volumes a node holds a copy of, one page at a time: pinned to it (local and pooled
 // volumes: the node_name column), or replicated with its active copy or a replica there (the
 // PV's replication annotations). Sorted by name; bounded by the caller's limit.
-import { annReplicationActiveNode, annReplicationReplicas } from '../domain/well-known/annotations';
+import { ACTIVE_NODE_SQL, REPLICAS_SQL, REPLICATION_ANNOTATION_COLUMNS, replicationAnnotationsOf, type ReplicationAnnotationColumns } from './replication-annotations';
 import { poolOf, type Pooled } from './sql-handle';
 
 export const MAX_NODE_VOLUMES_PAGE = 200;
 
-const ACTIVE = `object -> 'metadata' -> 'annotations' ->> '${annReplicationActiveNode}'`;
-const NAMED_IN_REPLICAS = `strpos(object -> 'metadata' -> 'annotations' ->> '${annReplicationReplicas}', $2) > 0`;
+const ACTIVE = ACTIVE_NODE_SQL;
+const NAMED_IN_REPLICAS = `strpos(${REPLICAS_SQL}, $2) > 0`;
 /** $1: the node's name; $2: its quoted name as the replicas JSON holds it. */
 const COPIES_ON_NODE = `kind = 'PersistentVolume' AND namespace = '' AND (node_name = $1 OR ${ACTIVE} = $1 OR ${NAMED_IN_REPLICAS})`;
 const REPLICAS_ON_NODE = `kind = 'PersistentVolume' AND namespace = '' AND ${ACTIVE} IS DISTINCT FROM $1 AND ${NAMED_IN_REPLICAS}`;
@@ -32,22 +32,20 @@ export async function volumesOnNode(store: Pooled, node: string, o: { offset: nu
   // The replicas annotation is JSON written by the controller ({"node":"n1",...}); a plain
   // substring match on the node's quoted name, never a cast (a hand-written, broken value
   // must not fail the query). The caller reads the annotation properly.
-  const { rows } = await poolOf(store).query<{
-    name: string;
-    phase: string | null;
-    storage_class: string | null;
-    capacity_bytes: string | null;
-    claim_namespace: string | null;
-    claim_name: string | null;
-    node_name: string | null;
-    annotations: Record<string, string> | null;
-    total: string;
-  }>(
+  const { rows } = await poolOf(store).query<
+    ReplicationAnnotationColumns & {
+      name: string;
+      phase: string | null;
+      storage_class: string | null;
+      capacity_bytes: string | null;
+      claim_namespace: string | null;
+      claim_name: string | null;
+      node_name: string | null;
+      total: string;
+    }
+  >(
     `SELECT name, phase, storage_class, capacity_bytes::text AS capacity_bytes, claim_namespace, claim_name, node_name,
-            jsonb_build_object(
-              '${annReplicationActiveNode}', object -> 'metadata' -> 'annotations' ->> '${annReplicationActiveNode}',
-              '${annReplicationReplicas}', object -> 'metadata' -> 'annotations' ->> '${annReplicationReplicas}'
-            ) AS annotations,
+            ${REPLICATION_ANNOTATION_COLUMNS},
             count(*) OVER ()::text AS total
        FROM objects
       WHERE ${where}
@@ -66,7 +64,7 @@ export async function volumesOnNode(store: Pooled, node: string, o: { offset: nu
       claimNamespace: r.claim_namespace,
       claimName: r.claim_name,
       pinnedNode: r.node_name,
-      annotations: Object.fromEntries(Object.entries(r.annotations ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string')),
+      annotations: replicationAnnotationsOf(r),
     })),
   };
 }

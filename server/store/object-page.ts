@@ -3,10 +3,11 @@
 // objects of a kind. `buildPageQuery` is pure (it only writes SQL text and parameters);
 // `queryPage` runs it and the matching count in one snapshot.
 import { StowageError } from '../domain/errors';
-import { annReplicationActiveNode, annReplicationEpoch, annReplicationReplicas, annUsedBytesPartial } from '../domain/well-known/annotations';
+import { annUsedBytesPartial } from '../domain/well-known/annotations';
 import type { Requirement } from '../domain/label-selector';
 import type { KubeObject } from '../resources/types';
 import { inTransaction } from './pg';
+import { ACTIVE_NODE_SQL, REPLICAS_SQL, REPLICATION_ANNOTATION_COLUMNS, replicationAnnotationsOf, type ReplicationAnnotationColumns } from './replication-annotations';
 import { poolOf, type Pooled } from './sql-handle';
 import { WAITING_FOR_POD_REASONS, type PendingKind } from '../domain/claim-waiting';
 import { conditionBindable } from '../domain/well-known/conditions';
@@ -277,9 +278,6 @@ export async function volumeUsage(store: Pooled, names: string[]): Promise<{ nam
     .map((r) => ({ name: r.name, claimNamespace: r.claim_namespace, claimName: r.claim_name, used: { bytes: r.used!, partial: r.partial === 'true' } }));
 }
 
-/** The longest replication annotation a page carries (a PV's replica list is short; longer is garbled). */
-const MAX_REPLICATION_TEXT = 8192;
-
 /** A replicated volume's name and its replication annotations (each bounded). */
 export interface VolumeReplicationRow {
   name: string;
@@ -288,24 +286,12 @@ export interface VolumeReplicationRow {
   annotations: Record<string, string>;
 }
 
-const REPLICATION_COLUMNS = `name, claim_namespace, claim_name,
-            left(object -> 'metadata' -> 'annotations' ->> '${annReplicationActiveNode}', 253) AS active,
-            left(object -> 'metadata' -> 'annotations' ->> '${annReplicationEpoch}', 20) AS epoch,
-            left(object -> 'metadata' -> 'annotations' ->> '${annReplicationReplicas}', ${MAX_REPLICATION_TEXT}) AS replicas`;
+const REPLICATION_COLUMNS = `name, claim_namespace, claim_name, ${REPLICATION_ANNOTATION_COLUMNS}`;
 
-type ReplicationSqlRow = { name: string; claim_namespace: string | null; claim_name: string | null; active: string; epoch: string | null; replicas: string | null };
+type ReplicationSqlRow = ReplicationAnnotationColumns & { name: string; claim_namespace: string | null; claim_name: string | null };
 
 function replicationRow(r: ReplicationSqlRow): VolumeReplicationRow {
-  return {
-    name: r.name,
-    claimNamespace: r.claim_namespace,
-    claimName: r.claim_name,
-    annotations: {
-      [annReplicationActiveNode]: r.active,
-      ...(r.epoch !== null ? { [annReplicationEpoch]: r.epoch } : {}),
-      ...(r.replicas !== null ? { [annReplicationReplicas]: r.replicas } : {}),
-    },
-  };
+  return { name: r.name, claimNamespace: r.claim_namespace, claimName: r.claim_name, annotations: replicationAnnotationsOf(r) };
 }
 
 /**
@@ -317,9 +303,8 @@ export async function volumesWithLaggingReplicas(store: Pooled, limit: number): 
   const { rows } = await poolOf(store).query<ReplicationSqlRow>(
     `SELECT ${REPLICATION_COLUMNS}
        FROM objects WHERE kind = 'PersistentVolume' AND namespace = ''
-        AND object -> 'metadata' -> 'annotations' ->> '${annReplicationActiveNode}' IS NOT NULL
-        AND (object -> 'metadata' -> 'annotations' ->> '${annReplicationReplicas}' LIKE '%"Behind"%'
-          OR object -> 'metadata' -> 'annotations' ->> '${annReplicationReplicas}' LIKE '%"Unreachable"%')
+        AND ${ACTIVE_NODE_SQL} IS NOT NULL
+        AND (${REPLICAS_SQL} LIKE '%"Behind"%' OR ${REPLICAS_SQL} LIKE '%"Unreachable"%')
       ORDER BY name LIMIT $1`,
     [limit + 1],
   );
@@ -332,7 +317,7 @@ export async function volumeReplication(store: Pooled, names: string[]): Promise
   const { rows } = await poolOf(store).query<ReplicationSqlRow>(
     `SELECT ${REPLICATION_COLUMNS}
        FROM objects WHERE kind = 'PersistentVolume' AND namespace = '' AND name = ANY($1::text[])
-        AND object -> 'metadata' -> 'annotations' ->> '${annReplicationActiveNode}' IS NOT NULL`,
+        AND ${ACTIVE_NODE_SQL} IS NOT NULL`,
     [names.slice(0, MAX_PAGE_LIMIT)],
   );
   return rows.filter((r) => !!r.active).map(replicationRow);
