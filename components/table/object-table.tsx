@@ -6,7 +6,7 @@
 import { Button, Checkbox, Group, NativeSelect, Paper, Skeleton, Text, UnstyledButton } from '@mantine/core';
 import { useElementSize } from '@mantine/hooks';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { memo, useEffect, useMemo, useRef, type CSSProperties } from 'react';
+import { memo, useEffect, useMemo, useRef, useState, type CSSProperties } from 'react';
 import type { KubeObject } from '@/server/resources/types';
 import type { KindUi } from '../objects/kinds';
 import { gridStyle, HEADER_GROUP_STYLE, measuredRowStyle, ROW_HEIGHT } from './grid';
@@ -56,7 +56,12 @@ export function ObjectTable({
   const selectable = Boolean(selection);
   // The same array while the same columns fit (a resize by a pixel changes nothing): rows are
   // memoised on it, so a sort stays within a frame or two.
-  const fitted = (cards ? columns : fitColumns(columns, width, selectable)).map((c) => c.header).join('\n');
+  // REPLICAS takes room only once the list has shown a replicated volume (then it stays, so
+  // it does not come and go while scrolling): an installation without replicas keeps its
+  // columns as they were instead of giving one up to a column of dashes.
+  const [sawReplicated, setSawReplicated] = useState(false);
+  const candidates = sawReplicated ? columns : columns.filter((c) => !c.replicas);
+  const fitted = (cards ? candidates : fitColumns(candidates, width, selectable)).map((c) => c.header).join('\n');
   const shown = useMemo(() => {
     const keep = new Set(fitted.split('\n'));
     return columns.filter((c) => keep.has(c.header));
@@ -81,6 +86,10 @@ export function ObjectTable({
   }, [cards, fitted, virtualizer]);
   const items = virtualizer.getVirtualItems();
   const from = items[0]?.index ?? 0;
+  const replicatedInView = !sawReplicated && items.some((i) => (rowAt(i.index)?.replicas?.tone ?? 'none') !== 'none');
+  useEffect(() => {
+    if (replicatedInView) setSawReplicated(true);
+  }, [replicatedInView]);
   const to = (items.at(-1)?.index ?? -1) + 1;
   useEffect(() => {
     onRange?.(from, Math.max(to, Math.min(count, 30)));
