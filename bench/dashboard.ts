@@ -270,16 +270,18 @@ try {
   const liveTimes: number[] = [];
   for (let i = 0; i < CHANGES; i++) {
     const name = visible[i % visible.length];
-    const policy = Math.floor(i / visible.length) % 2 === 0 ? 'Delete' : 'Retain';
+    // The capacity: a column every width keeps (the reclaim policy hides at 1440 px).
+    const size = Math.floor(i / visible.length) % 2 === 0 ? 777 : 778;
+    const shown = `${size} GiB`;
     const t0 = wall();
-    const status = await patch(name, { spec: { persistentVolumeReclaimPolicy: policy } });
+    const status = await patch(name, { spec: { capacity: { storage: `${size}Gi` } } });
     if (status !== 200) throw new Error(`PATCH ${name} answered ${status}`);
     const seenAt = await page.waitForFunction(
       ([n, p]) => {
         const row = document.querySelector(`[data-testid="object-row"][data-name="${n}"]`);
         return row && row.textContent?.includes(p) ? performance.timeOrigin + performance.now() : null;
       },
-      [name, policy] as const,
+      [name, shown] as const,
       { polling: 'raf' },
     );
     liveTimes.push(((await seenAt.jsonValue()) as number) - t0);
