@@ -3,6 +3,7 @@
 // cell cuts its content (a cell's element whose content is wider than itself). Volumes,
 // claims and a quota are made first so the lists have real rows: a long name, a Pending
 // claim with its reason, a quota with several limits.
+import os from 'node:os';
 import type { Page } from '@playwright/test';
 import { createObject } from '../api';
 import { DEV_USER } from '../env';
@@ -35,6 +36,30 @@ const LIST_PAGES = [
   '/users',
   '/claims/new',
 ];
+
+/** The pages of one object and the forms, given this run's objects (made in beforeAll). */
+function detailPages(run: string, ns: string, cls: string): string[] {
+  const node = process.env.STOWAGE_NODE_NAME || os.hostname();
+  return [
+    '/',
+    '/capacity',
+    '/settings',
+    '/tokens',
+    `/nodes/${node}`,
+    `/nodes/${node}/disks`,
+    `/namespaces/${ns}`,
+    `/volumes/${run}-volume-with-a-rather-long-name-0`,
+    `/claims/${ns}/${run}-claim-with-a-rather-long-name-0`,
+    `/storage-classes/${cls}`,
+    `/storage-classes/${cls}/edit`,
+    `/quotas/${ns}/${run}-room`,
+    `/quotas/${ns}/${run}-room/edit`,
+    '/new',
+    '/new/storage-class',
+    '/new/volume',
+    '/new/quota',
+  ];
+}
 
 interface Fit {
   scrollWidth: number;
@@ -100,30 +125,40 @@ test.describe('every list page fits the screen', () => {
     );
   });
 
+  const check = async (page: Page, route: string) => {
+    await signInAsAdmin(page, '/');
+    for (const size of SIZES) {
+      await page.setViewportSize({ width: size.width, height: size.height });
+      for (const theme of THEMES) {
+        await page.emulateMedia({ colorScheme: theme });
+        await page.goto(route);
+        await expect(page.locator('html')).toHaveAttribute('data-mantine-color-scheme', theme);
+        await settled(page, route);
+        const where = `${route} at ${size.width}x${size.height} (${theme})`;
+        // Measured until it holds or the deadline passes: rows are measured and placed after the first paint.
+        await expect
+          .poll(
+            async () => {
+              const m = await measure(page);
+              return m.scrollWidth - m.clientWidth;
+            },
+            { message: `${where}: the page scrolls sideways` },
+          )
+          .toBeLessThanOrEqual(0);
+        await expect.poll(async () => (await measure(page)).clipped, { message: `${where}: list cells cut their content` }).toEqual([]);
+      }
+    }
+  };
+
   for (const route of LIST_PAGES) {
     test(`${route} at 1280x800 and 390x844, light and dark`, async ({ page }) => {
-      await signInAsAdmin(page, '/');
-      for (const size of SIZES) {
-        await page.setViewportSize({ width: size.width, height: size.height });
-        for (const theme of THEMES) {
-          await page.emulateMedia({ colorScheme: theme });
-          await page.goto(route);
-          await expect(page.locator('html')).toHaveAttribute('data-mantine-color-scheme', theme);
-          await settled(page, route);
-          const where = `${route} at ${size.width}x${size.height} (${theme})`;
-          // Measured until it holds or the deadline passes: rows are measured and placed after the first paint.
-          await expect
-            .poll(
-              async () => {
-                const m = await measure(page);
-                return m.scrollWidth - m.clientWidth;
-              },
-              { message: `${where}: the page scrolls sideways` },
-            )
-            .toBeLessThanOrEqual(0);
-          await expect.poll(async () => (await measure(page)).clipped, { message: `${where}: list cells cut their content` }).toEqual([]);
-        }
-      }
+      await check(page, route);
+    });
+  }
+
+  for (const route of detailPages(run, ns, cls)) {
+    test(`${route.replaceAll(run, '<run>')} at 1280x800 and 390x844, light and dark`, async ({ page }) => {
+      await check(page, route);
     });
   }
 
