@@ -99,18 +99,37 @@ export interface BucketDelta {
 
 // A Kubernetes quantity (as a volume's capacity or a claim's request is written) in bytes,
 // rounded up. Exponent forms ("1e9") are not read (none of the dashboard's forms write them).
-const QUANTITY_BYTES = `(SELECT CASE WHEN m IS NULL THEN 0 ELSE ceil(m[1]::numeric * CASE m[2]
+const quantityBytes = (q: string) => `(SELECT CASE WHEN m IS NULL THEN 0 ELSE ceil(m[1]::numeric * CASE m[2]
       WHEN '' THEN 1 WHEN 'm' THEN 0.001
       WHEN 'k' THEN 1e3 WHEN 'M' THEN 1e6 WHEN 'G' THEN 1e9 WHEN 'T' THEN 1e12 WHEN 'P' THEN 1e15 WHEN 'E' THEN 1e18
       WHEN 'Ki' THEN 1024::numeric WHEN 'Mi' THEN 1024::numeric ^ 2 WHEN 'Gi' THEN 1024::numeric ^ 3
       WHEN 'Ti' THEN 1024::numeric ^ 4 WHEN 'Pi' THEN 1024::numeric ^ 5 WHEN 'Ei' THEN 1024::numeric ^ 6 END) END
-    FROM regexp_match(v.q, '^([0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E|m|)$') AS m)`;
+    FROM regexp_match(${q}, '^([0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E|m|)$') AS m)`;
+
+/**
+ * A history row's class, bytes and whether it was Bound, from relation `r` with the columns
+ * kind, storage_class, capacity_bytes, phase and j. Rows written since the history table has
+ * these columns carry them (storage_class is then never NULL: '' for no class); older rows
+ * are read from their object, which `j` holds parsed (jsonb, parsed once) only for them.
+ */
+const versionSummary = (r: string) => `
+  COALESCE(${r}.storage_class, ${r}.j->'metadata'->'annotations'->>'${annBetaStorageClass}', ${r}.j->'spec'->>'storageClassName', '') AS cls,
+  CASE WHEN ${r}.storage_class IS NOT NULL THEN ${r}.capacity_bytes
+       ELSE ${quantityBytes(`CASE ${r}.kind WHEN 'PersistentVolume' THEN ${r}.j->'spec'->'capacity'->>'storage' ELSE ${r}.j->'spec'->'resources'->'requests'->>'storage' END`)} END AS bytes,
+  (CASE WHEN ${r}.storage_class IS NOT NULL THEN ${r}.phase ELSE ${r}.j->'status'->>'phase' END) IS NOT DISTINCT FROM 'Bound' AS bound`;
+
+/** The columns versionSummary reads, from a history row `h` (`j` parsed only for rows older than the columns). */
+const summaryInputs = (h: string) => `${h}.kind, ${h}.storage_class, ${h}.capacity_bytes, ${h}.phase, CASE WHEN ${h}.storage_class IS NULL THEN ${h}.object::jsonb END AS j`;
 
 /**
  * How the bytes per kind and class changed in each time bucket since `from`: every history
  * row of a volume or claim written after `from` adds what it counts now and takes away what
- * the object's previous row counted (found through the (uid, rv) index). Reads only the rows
- * in the window, whatever the table's age; claims are limited to `namespaces` when given.
+ * the object's previous row counted. The previous row is the one before it in the window
+ * (a window function over the rows read anyway), and only for an object's first row in the
+ * window is it looked up before the window (through the (uid, rv) index). Each row's class,
+ * bytes and phase are columns of the row (no JSON parsed, except for rows written before
+ * the columns existed). Reads only the rows in the window, whatever the table's age; claims
+ * are limited to `namespaces` when given.
  */
 export async function historyDeltas(store: Pooled, opts: { kinds: string[]; from: Date; stepMs: number; namespaces?: string[] }): Promise<BucketDelta[]> {
   const params: unknown[] = [opts.kinds, opts.from, opts.stepMs / 1000];
@@ -120,29 +139,38 @@ export async function historyDeltas(store: Pooled, opts: { kinds: string[]; from
     nsWhere = ` AND (h.kind = 'PersistentVolume' OR h.namespace = ANY($4::text[]))`;
   }
   const { rows } = await poolOf(store).query<{ kind: string; cls: string; bucket: number; total: string; bound: string }>(
-    `WITH w AS (
-       SELECT h.kind, h.created_at, h.type, h.object AS cur, p.object AS prev, p.type AS prev_type
+    // r is materialized so the window's sort carries the narrow columns, not every row's object.
+    `WITH r AS MATERIALIZED (
+       SELECT h.uid, h.rv, h.created_at, h.type, ${summaryInputs('h')}
          FROM history h
-         LEFT JOIN LATERAL (
-           SELECT q.object, q.type FROM history q WHERE q.uid = h.uid AND q.rv < h.rv ORDER BY q.rv DESC LIMIT 1
-         ) p ON true
         WHERE h.created_at >= $2 AND h.kind = ANY($1::text[])${nsWhere}
+     ), s AS (
+       SELECT r.uid, r.rv, r.kind, r.created_at, r.type, ${versionSummary('r')} FROM r
+     ), l AS (
+       SELECT s.*, lag(s.rv) OVER w AS p_rv, lag(s.type) OVER w AS p_type, lag(s.cls) OVER w AS p_cls,
+              lag(s.bytes) OVER w AS p_bytes, lag(s.bound) OVER w AS p_bound
+         FROM s WINDOW w AS (PARTITION BY s.uid ORDER BY s.rv)
+     ), f AS (
+       SELECT l.kind, l.created_at, l.type, l.cls, l.bytes, l.bound,
+              CASE WHEN l.p_rv IS NULL THEN b.type ELSE l.p_type END AS p_type,
+              CASE WHEN l.p_rv IS NULL THEN b.cls ELSE l.p_cls END AS p_cls,
+              CASE WHEN l.p_rv IS NULL THEN b.bytes ELSE l.p_bytes END AS p_bytes,
+              CASE WHEN l.p_rv IS NULL THEN b.bound ELSE l.p_bound END AS p_bound
+         FROM l
+         LEFT JOIN LATERAL (
+           SELECT q.type, ${versionSummary('q')}
+             FROM (SELECT p.type, ${summaryInputs('p')} FROM history p
+                    WHERE l.p_rv IS NULL AND p.uid = l.uid AND p.rv < l.rv ORDER BY p.rv DESC LIMIT 1) q
+         ) b ON true
      ), c AS (
-       SELECT kind, created_at, 1 AS sign, cur AS o FROM w WHERE type <> 'DELETED'
+       SELECT kind, created_at, 1 AS sign, bytes, bound, cls FROM f WHERE type <> 'DELETED'
        UNION ALL
-       SELECT kind, created_at, -1 AS sign, prev AS o FROM w WHERE prev IS NOT NULL AND prev_type <> 'DELETED'
-     ), v AS (
-       SELECT kind, created_at, sign,
-              COALESCE(o->'metadata'->'annotations'->>'${annBetaStorageClass}', o->'spec'->>'storageClassName', '') AS cls,
-              (o->'status'->>'phase') IS NOT DISTINCT FROM 'Bound' AS bound,
-              CASE kind WHEN 'PersistentVolume' THEN o->'spec'->'capacity'->>'storage'
-                        ELSE o->'spec'->'resources'->'requests'->>'storage' END AS q
-         FROM c
+       SELECT kind, created_at, -1 AS sign, p_bytes, p_bound, p_cls FROM f WHERE p_type IS NOT NULL AND p_type <> 'DELETED'
      )
-     SELECT v.kind, v.cls, floor(extract(epoch FROM v.created_at - $2::timestamptz) / $3)::int AS bucket,
-            COALESCE(sum(v.sign * ${QUANTITY_BYTES}), 0)::text AS total,
-            COALESCE(sum(v.sign * ${QUANTITY_BYTES}) FILTER (WHERE v.bound), 0)::text AS bound
-       FROM v GROUP BY 1, 2, 3`,
+     SELECT c.kind, c.cls, floor(extract(epoch FROM c.created_at - $2::timestamptz) / $3)::int AS bucket,
+            COALESCE(sum(c.sign * c.bytes), 0)::text AS total,
+            COALESCE(sum(c.sign * c.bytes) FILTER (WHERE c.bound), 0)::text AS bound
+       FROM c GROUP BY 1, 2, 3`,
     params,
   );
   return rows.map((r) => ({ kind: r.kind, storageClass: r.cls, bucket: Number(r.bucket), total: r.total, bound: r.bound }));

@@ -71,6 +71,16 @@ function involvedUid(w: Write): string | null {
 
 const nsOf = (w: Write) => (w.strategy.namespaced ? (w.object.metadata.namespace ?? '') : '');
 
+/** The kinds whose history rows carry their class, bytes and phase (the capacity trend's). */
+const CAPACITY_KINDS = new Set(['PersistentVolume', 'PersistentVolumeClaim']);
+
+/** A volume's or a claim's class ('' for none), bytes (0 for none) and phase on its history row; nothing for other kinds. */
+function capacityOf(w: Write): { cls: string | null; bytes: string | null; phase: string | null } {
+  if (!CAPACITY_KINDS.has(w.strategy.kind)) return { cls: null, bytes: null, phase: null };
+  const c = columnsOf(w);
+  return { cls: c.storageClass ?? '', bytes: c.capacityBytes ?? '0', phase: c.phase };
+}
+
 const ROW_TYPE = `op text, i int, id uuid, kind text, namespace text, name text, labels jsonb,
   deletion_timestamp timestamptz, phase text, storage_class text, capacity_bytes numeric, access_modes int,
   volume_mode text, claim_namespace text, claim_name text, claim_uid text, node_name text, volume_name text,
@@ -121,6 +131,7 @@ export async function flushWrites(tx: SqlClient, writes: PendingWrite[]): Promis
       actor: w.actor ?? SYSTEM_ACTOR,
       uid: w.id,
       involved: involvedUid(w),
+      ...capacityOf(w),
     });
     const seen = net.get(w.id);
     net.set(w.id, { first: seen?.first ?? w, last: w, i });
@@ -160,7 +171,8 @@ export async function flushWrites(tx: SqlClient, writes: PendingWrite[]): Promis
   const result = await tx.$queryRawUnsafe<{ rvs: string[]; names: string[]; inserted: string[] | null }[]>(
     `WITH x AS MATERIALIZED (
        SELECT * FROM json_to_recordset($2::json)
-         AS y(i int, type text, kind text, namespace text, name text, object text, action text, actor text, uid text, involved text)
+         AS y(i int, type text, kind text, namespace text, name text, object text, action text, actor text, uid text, involved text,
+               cls text, bytes numeric, phase text)
          ORDER BY i),
      held AS MATERIALIZED (
        SELECT h.id FROM x CROSS JOIN LATERAL (
@@ -186,8 +198,9 @@ export async function flushWrites(tx: SqlClient, writes: PendingWrite[]): Promis
         WHERE w.op = 'I' AND (SELECT count(*) FROM del) >= 0
        ON CONFLICT (kind, namespace, name) DO NOTHING RETURNING id),
      hist AS (
-       INSERT INTO history (rv, type, action, actor, kind, namespace, name, uid, involved_uid, object)
-       SELECT lo.rv, x.type, x.action, x.actor, x.kind, x.namespace, x.name, x.uid, x.involved, lo.object FROM lo JOIN x ON x.i = lo.i
+       INSERT INTO history (rv, type, action, actor, kind, namespace, name, uid, involved_uid, object, storage_class, capacity_bytes, phase)
+       SELECT lo.rv, x.type, x.action, x.actor, x.kind, x.namespace, x.name, x.uid, x.involved, lo.object, x.cls, x.bytes, x.phase
+         FROM lo JOIN x ON x.i = lo.i
        RETURNING rv)
      SELECT (SELECT array_agg(rv::text ORDER BY i) FROM lo) AS rvs, (SELECT array_agg(name ORDER BY i) FROM lo) AS names,
             (SELECT array_agg(id::text) FROM ins) AS inserted, (SELECT count(*) FROM upd) AS u, (SELECT count(*) FROM del) AS d,

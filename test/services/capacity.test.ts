@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Principal } from '../../server/domain/authorization';
 import type { KubeObject } from '../../server/resources/types';
 import { CapacityService } from '../../server/services/capacity';
+import { historyDeltas } from '../../server/store/capacity-queries';
 import { CleanupJobStore } from '../../server/store/cleanup-jobs';
+import { poolOf } from '../../server/store/sql-handle';
 import { openTestApp } from '../app';
 
 let app: Awaited<ReturnType<typeof openTestApp>>;
@@ -187,6 +189,26 @@ describe('trend', () => {
     const fast = t.classes[0];
     expect(fast.points.at(-1)).toMatchObject({ provisionedBytes: '0', boundBytes: '0', requestedBytes: gi(5) });
     expect(fast.forecast.state).toBe('unknown');
+  });
+
+  test("a window that starts between two versions takes the earlier one from before it: the bytes stay, the bound bytes move", async () => {
+    await app.objects.create(admin, pv('win-1', '4Gi', 'win', { claimRef: { namespace: 'team-b', name: 'win' } }));
+    const { rows } = await poolOf(app.store).query<{ t: Date }>('SELECT clock_timestamp() AS t');
+    await setPhase('PersistentVolume', undefined, 'win-1', 'Bound');
+    const deltas = await historyDeltas(app.store, { kinds: ['PersistentVolume'], from: rows[0].t, stepMs: 3_600_000 });
+    expect(deltas.filter((d) => d.storageClass === 'win')).toEqual([{ kind: 'PersistentVolume', storageClass: 'win', bucket: 0, total: '0', bound: gi(4) }]);
+  });
+
+  test('history rows written before the rows kept their class, bytes and phase are read from their objects, to the same trend', async () => {
+    const later = Date.now() + 3 * 3_600_000;
+    const before = await capacity.trend(admin, 30, later);
+    const forDev = await capacity.trend(dev, 30, later);
+    const { rowCount } = await poolOf(app.store).query(
+      `UPDATE history SET storage_class = NULL, capacity_bytes = NULL, phase = NULL WHERE kind IN ('PersistentVolume', 'PersistentVolumeClaim') AND storage_class IS NOT NULL`,
+    );
+    expect(rowCount).toBeGreaterThan(10);
+    expect(await capacity.trend(admin, 30, later)).toEqual(before);
+    expect(await capacity.trend(dev, 30, later)).toEqual(forDev);
   });
 
   test('a class whose provisioner makes its volumes is provisioned on demand, never "full now"', async () => {
