@@ -1,5 +1,6 @@
-// What the dashboard shows for each kind: its pages, words, and status values.
-// Pure; the columns and cells come from each kind's strategy (server/resources).
+// What the dashboard shows for each kind: its pages, words, status values and create form.
+// Pure; the columns and cells come from each kind's strategy (server/resources), and what
+// its detail page shows (summary, panels) from its entry in kind-pages.tsx.
 import { annBetaIsDefaultClass, annIsDefaultClass } from '@/server/domain/well-known/annotations';
 import type { KubeObject } from '@/server/resources/types';
 import { isKind } from '@/server/resources/of-kind';
@@ -20,7 +21,11 @@ export interface KindUi {
   statusColumn: string;
   /** Extra words for the "nothing yet" state. */
   emptyHint?: string;
+  /** The kind's own create form, given the namespace the list shows; without one, Create opens the YAML editor. */
+  createForm?: (namespace: string | null) => string;
 }
+
+const withNamespace = (path: string) => (namespace: string | null) => `${path}${namespace ? `?namespace=${encodeURIComponent(namespace)}` : ''}`;
 
 export const KINDS: KindUi[] = [
   {
@@ -32,6 +37,7 @@ export const KINDS: KindUi[] = [
     namespaced: false,
     statuses: ['Pending', 'Available', 'Bound', 'Released', 'Failed', 'Terminating'],
     statusColumn: 'STATUS',
+    createForm: () => '/new/volume',
   },
   {
     kind: 'PersistentVolumeClaim',
@@ -42,6 +48,7 @@ export const KINDS: KindUi[] = [
     namespaced: true,
     statuses: ['Pending', 'Bound', 'Lost', 'Terminating'],
     statusColumn: 'STATUS',
+    createForm: withNamespace('/claims/new'),
   },
   {
     kind: 'Pod',
@@ -63,6 +70,7 @@ export const KINDS: KindUi[] = [
     namespaced: false,
     statuses: [],
     statusColumn: '',
+    createForm: () => '/new/storage-class',
   },
   {
     kind: 'Node',
@@ -106,6 +114,7 @@ export const KINDS: KindUi[] = [
     statuses: [],
     statusColumn: '',
     emptyHint: 'Administrators limit the storage a namespace may claim with a ResourceQuota (kubectl create quota, or Create from YAML).',
+    createForm: withNamespace('/new/quota'),
   },
   {
     kind: 'CSIStorageCapacity',

@@ -30,12 +30,13 @@ import { ageOf, errorInfo } from '../format/format';
 import { maskClassSecrets } from '../classes/class-parameters';
 import { isDefaultClass, kindUi, phaseOf, type KindUi } from './kinds';
 import { isKind } from '@/server/resources/of-kind';
-import { DetailPanels, TopPanels } from './kind-panels';
 import { RelatedObjects } from './related-objects';
 import { usePermissions } from '../session/session';
 import { StatusBadge } from './status-badge';
 import { objectYaml } from './object-yaml';
-import { metadataOf, summaryOf, type SummaryItem } from './summaries';
+import { DetailPanels, summaryOf, TopPanels } from './kind-pages';
+import { metadataOf } from './metadata-summary';
+import type { SummaryItem } from './summary-parts';
 import { useTRPC } from '../data/trpc';
 import { useNow } from '../format/use-now';
 import { YamlEditor } from '../forms/yaml-editor';
@@ -130,7 +131,7 @@ function Detail({ ui, obj, crumbs }: { ui: KindUi; obj: KubeObject; crumbs: Reac
   const status = statusOf(obj);
   const mayUpdate = perms.can('update', ui.kind, ui.kind === 'Namespace' ? m.name : m.namespace);
   const mayDelete = perms.can('delete', ui.kind, ui.kind === 'Namespace' ? m.name : m.namespace);
-  const summary = summaryOf(obj, perms, now);
+  const summary = summaryOf(obj, { perms, now });
   const meta = metadataOf(obj, now);
   const showSnapshots = ui.kind === 'PersistentVolumeClaim' && perms.can('list', 'VolumeSnapshot', m.namespace);
 

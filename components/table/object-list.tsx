@@ -101,9 +101,9 @@ function LocalList({ ui }: { ui: KindUi }) {
           </Text>
         )}
         {list.isFetching && <Loader size="xs" role="status" aria-label="Refreshing" />}
-        {ui.kind === 'ResourceQuota' && perms.can('create', ui.kind) && (
-          <Button component={Link} href={`/new/quota${namespace ? `?namespace=${encodeURIComponent(namespace)}` : ''}`} prefetch={false} size="sm" ml="auto">
-            Create quota
+        {ui.createForm && perms.can('create', ui.kind) && (
+          <Button component={Link} href={ui.createForm(namespace)} prefetch={false} size="sm" ml="auto">
+            Create {ui.singular}
           </Button>
         )}
       </Group>

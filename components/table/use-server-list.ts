@@ -74,9 +74,7 @@ export type ServerListState = ReturnType<typeof useServerList>;
 
 /** Where "Create" goes: the kind's form, else the YAML editor. */
 function createHrefOf(ui: KindUi, namespace: string | null): string {
-  if (ui.kind === 'PersistentVolumeClaim') return `/claims/new${namespace ? `?namespace=${encodeURIComponent(namespace)}` : ''}`;
-  if (ui.kind === 'StorageClass') return '/new/storage-class';
-  if (ui.kind === 'PersistentVolume') return '/new/volume';
+  if (ui.createForm) return ui.createForm(namespace);
   return `/new?kind=${ui.kind}${ui.namespaced && namespace ? `&namespace=${encodeURIComponent(namespace)}` : ''}`;
 }
 

@@ -10,7 +10,8 @@
 // instead (or 406 when the client accepts protobuf only).
 import { StowageError } from '../domain/errors';
 import { malformedProtobuf as bad, readFields, Writer, type WireValue } from './protobuf-wire';
-import { PROTOBUF_KINDS, type Field, type Schema } from './protobuf-schema';
+import type { Field, Schema } from './protobuf-fields';
+import { PROTOBUF_KINDS } from './protobuf-schema';
 
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 export const PROTOBUF_WATCH_MEDIA_TYPE = `${PROTOBUF_MEDIA_TYPE};stream=watch`;

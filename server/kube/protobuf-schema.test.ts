@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { strategies } from '../resources/registry';
-import { JSON_ONLY_KINDS, PROTOBUF_KINDS, type Field, type Schema } from './protobuf-schema';
+import type { Field, Schema } from './protobuf-fields';
+import { JSON_ONLY_KINDS, PROTOBUF_KINDS } from './protobuf-schema';
 
 type Zod = z.core.$ZodType;
 type Def = z.core.$ZodTypeDef & {

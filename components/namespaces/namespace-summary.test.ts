@@ -4,7 +4,7 @@ import { isValidElement, type ReactElement } from 'react';
 import { describe, expect, test } from 'vitest';
 import { emptyTally, countRemaining, nextConditions } from '@/server/domain/namespace-lifecycle';
 import type { Namespace } from '@/server/resources/namespace/schema';
-import { summaryOf } from './summaries';
+import { namespaceSummary } from './namespace-summary';
 import type { Permissions } from '../session/session';
 
 const perms: Permissions = { can: () => true, canListSomewhere: () => true, namespacesFor: () => 'all' };
@@ -42,11 +42,11 @@ function flatten(node: unknown): { text: string; links: string[] } {
 
 describe('a namespace\'s summary', () => {
   test('an Active namespace says nothing of deletion', () => {
-    expect(summaryOf(ns(false), perms, now).map((i) => i.label)).not.toContain('Still holds');
+    expect(namespaceSummary(ns(false), { perms, now }).map((i) => i.label)).not.toContain('Still holds');
   });
 
   test('a Terminating one says since when and what it still holds, with links to those lists', () => {
-    const items = summaryOf(ns(true), perms, now);
+    const items = namespaceSummary(ns(true), { perms, now });
     const by = (label: string) => flatten(items.find((i) => i.label === label)?.value);
     expect(by('Deleting').text).toBe('since 3m ago: its content is deleted first, then the namespace goes');
     expect(by('Still holds').text).toBe('2 claims 1 snapshots');
