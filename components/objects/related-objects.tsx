@@ -2,12 +2,11 @@
 // Objects related to the one shown: a class's volumes and claims, a node's local
 // volumes, a namespace's claims. (A volume's claim and a claim's volume are in the
 // summary.)
-import { Group, Paper, Stack, Text } from '@mantine/core';
+import { Group, Loader, Paper, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import type { KubeObject } from '@/server/resources/types';
 import { phaseOf } from './kinds';
-import { isKind } from '@/server/resources/of-kind';
 import { ObjectLink } from './object-link';
 import { usePermissions } from '../session/session';
 import { StatusBadge } from './status-badge';
@@ -15,22 +14,22 @@ import { useTRPC } from '../data/trpc';
 
 const LIMIT = 50;
 
-function Section({ title, testId, items, empty }: { title: string; testId: string; items: ReactNode[]; empty: string }) {
+function Section({ title, testId, items, total, loading, empty }: { title: string; testId: string; items: ReactNode[]; total: number; loading: boolean; empty: string }) {
   return (
     <Stack gap={4} data-testid={testId} style={{ minWidth: 220, flex: 1 }}>
       <Text size="xs" fw={700} c="dimmed" tt="uppercase">
-        {title} ({items.length})
+        {title} {loading ? '' : `(${total})`}
       </Text>
-      {items.length === 0 ? (
+      {loading ? <Loader size="xs" aria-label={`Loading ${title.toLowerCase()}`} /> : items.length === 0 ? (
         <Text size="sm" c="dimmed">
           {empty}
         </Text>
       ) : (
-        items.slice(0, LIMIT)
+        items
       )}
-      {items.length > LIMIT && (
+      {total > items.length && (
         <Text size="xs" c="dimmed">
-          and {items.length - LIMIT} more
+          and {total - items.length} more
         </Text>
       )}
     </Stack>
@@ -61,25 +60,31 @@ export function RelatedObjects({ obj }: { obj: KubeObject }) {
     (kind === 'StorageClass' && perms.canListSomewhere('PersistentVolumeClaim', true)) ||
     (kind === 'Namespace' && perms.can('list', 'PersistentVolumeClaim', name));
 
-  const volumes = useQuery({ ...trpc.objects.list.queryOptions({ kind: 'PersistentVolume' }), enabled: wantVolumes });
+  // One page of each, filtered and counted by the server (a class may have tens of thousands).
+  const byClass = { storageClass: [name] };
+  const volumes = useQuery({ ...trpc.lists.page.queryOptions({ kind: 'PersistentVolume', fields: byClass, limit: LIMIT }), enabled: wantVolumes });
   const claims = useQuery({
-    ...trpc.objects.list.queryOptions({ kind: 'PersistentVolumeClaim', namespace: claimsNs }),
+    ...trpc.lists.page.queryOptions(kind === 'StorageClass' ? { kind: 'PersistentVolumeClaim', fields: byClass, limit: LIMIT } : { kind: 'PersistentVolumeClaim', namespace: claimsNs, limit: LIMIT }),
     enabled: wantClaims,
   });
+  const section = (key: string, title: string, testId: string, q: typeof volumes) => (
+    <Section
+      key={key}
+      title={title}
+      testId={testId}
+      loading={q.isPending}
+      total={q.data?.total ?? 0}
+      items={(q.data?.items ?? []).map((o) => <Item key={`${o.metadata.namespace ?? ''}/${o.metadata.name}`} obj={o} />)}
+      empty="None"
+    />
+  );
 
   const sections: ReactNode[] = [];
   if (kind === 'StorageClass') {
-    if (wantVolumes) {
-      const vs = (volumes.data?.items ?? []).filter((v) => isKind(v, 'PersistentVolume') && (v.spec?.storageClassName ?? '') === name);
-      sections.push(<Section key="v" title="Volumes of this class" testId="related-volumes" items={vs.map((v) => <Item key={v.metadata.name} obj={v} />)} empty="None" />);
-    }
-    if (wantClaims) {
-      const cs = (claims.data?.items ?? []).filter((c) => isKind(c, 'PersistentVolumeClaim') && (c.spec?.storageClassName ?? '') === name);
-      sections.push(<Section key="c" title="Claims using this class" testId="related-claims" items={cs.map((c) => <Item key={`${c.metadata.namespace}/${c.metadata.name}`} obj={c} />)} empty="None" />);
-    }
+    if (wantVolumes) sections.push(section('v', 'Volumes of this class', 'related-volumes', volumes));
+    if (wantClaims) sections.push(section('c', 'Claims using this class', 'related-claims', claims));
   } else if (kind === 'Namespace' && wantClaims) {
-    const cs = claims.data?.items ?? [];
-    sections.push(<Section key="c" title="Claims in this namespace" testId="related-claims" items={cs.map((c) => <Item key={c.metadata.name} obj={c} />)} empty="None" />);
+    sections.push(section('c', 'Claims in this namespace', 'related-claims', claims));
   }
   if (sections.length === 0) return null;
   return (
