@@ -26,7 +26,7 @@ import type { ControllerSpec } from './runtime/controller';
 import { EventRecorder } from '../services/event-recorder';
 import { Manager } from './runtime/manager';
 import { volumeUsageSpec } from './volume-usage/volume-usage';
-import { snapshotterSpec } from './snapshot/snapshotter';
+import { snapshotterSpec } from './snapshotter/snapshotter';
 
 export interface ProvisioningOptions {
   app: Pick<Services, 'store'>;

@@ -3,7 +3,7 @@
 // status, the default class, deletion by deletionPolicy and the snapshot finalizers. Keys
 // vs/<namespace>/<name> and vsc/<name>. A snapshot of a claim gets its content created
 // here (snapcontent-<uid>, with the claim's pvc-as-source-protection finalizer first);
-// the snapshotter of the content's driver (snapshotter.ts, the CSI sidecar's part) takes,
+// the snapshotter of the content's driver (../snapshotter/snapshotter.ts, the CSI sidecar's part) takes,
 // deletes or keeps the physical snapshot and drops the content finalizer. Contents of a
 // driver without an in-tree snapshotter lose that finalizer here, once their snapshot is
 // gone or being deleted.
@@ -29,12 +29,11 @@ import {
   decideContent,
   decideSnapshot,
   decideSnapshotClass,
-  dynamicContentName,
   errorAction,
   releaseClaimSourceFinalizer,
   type ClassFacts,
-  type SnapshotEvent,
 } from './decide';
+import { dynamicContentName, type SnapshotEvent } from './objects';
 
 const VS = 'VolumeSnapshot';
 const VSC = 'VolumeSnapshotContent';
