@@ -107,12 +107,11 @@ async function createPv(d: ActDeps, ctx: ReconcileContext, s: DiskScene): Promis
     ctx.log.info({ pv: s.pvName, node: s.nodeName, path: s.hostPath }, plan.blocked);
     return;
   }
-  const created = await d.store.create(plan.pv).catch((e) => {
+  const created = await write(d, ctx, (tx) => tx.create(plan.pv)).catch((e) => {
     if ((e as { code?: string }).code === 'AlreadyExists') return undefined;
     throw e; // retried with backoff; the disk stays unhandled until its PV exists
   });
   if (created) {
-    ctx.wrote(created.metadata.resourceVersion);
     d.log.debug({ pv: s.pvName, node: s.nodeName, path: s.hostPath }, 'created a local volume');
   }
 }

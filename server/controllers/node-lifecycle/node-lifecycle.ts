@@ -7,6 +7,7 @@ import { defaultNodeGraceMs, staleDecision } from '../../domain/node-lifecycle';
 import { objectKeys } from '../../store/volume-queries';
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec } from '../runtime/controller';
+import { write } from '../runtime/write';
 import { EventRecorder } from '../../services/event-recorder';
 import { nodeLifecycleComponent } from '../../domain/well-known/components';
 import { reasons } from '../../domain/well-known/event-reasons';
@@ -37,8 +38,8 @@ export function nodeLifecycleSpec(d: { store: ObjectStore; log: Logger }, opts: 
       const decision = staleDecision(node, new Date(), graceMs);
       if (decision.action === 'none') return decision.recheckInMs ? { requeueAfter: decision.recheckInMs } : undefined;
       node.status = { ...(node.status ?? {}), conditions: decision.conditions };
-      const saved = await d.store.update(node, { subresource: 'status' });
-      ctx.wrote(saved.metadata.resourceVersion);
+      // Guarded by the version read: a heartbeat meanwhile is a conflict, and the node is looked at again.
+      const saved = await write(d, ctx, (tx) => tx.update(node, { subresource: 'status' }));
       await events.record(saved, 'Warning', reasons.nodeNotReady, `node ${node.metadata.name} stopped reporting: its agent posted no status for ${Math.round(graceMs / 1000)} s`);
       return undefined;
     },

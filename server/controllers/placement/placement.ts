@@ -32,7 +32,7 @@ import { availableVolumesOfClasses, podsToPlace } from '../../store/consumer-que
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
 import { isRowBusy } from '../runtime/controller-tx';
-import { write } from '../runtime/write';
+import { write, type WriteDeps } from '../runtime/write';
 import { EventRecorder } from '../../services/event-recorder';
 import { schedulerComponent } from '../../domain/well-known/components';
 import { reasons } from '../../domain/well-known/event-reasons';
@@ -237,17 +237,18 @@ function nodeReady(node: Node | undefined): boolean {
  * its grace period on a node that is gone or not Ready has no agent to finish it; it is
  * deleted, so its claims are free again.
  */
-export async function collectOrphanedPods(store: ObjectStore, now = Date.now()): Promise<string[]> {
+export async function collectOrphanedPods(d: WriteDeps, ctx: ReconcileContext, now = Date.now()): Promise<string[]> {
+  const { store } = d;
   const pods = (await store.list(POD)).items.filter((p) => p.metadata.deletionTimestamp && p.spec?.nodeName);
   const gone: string[] = [];
   for (const pod of pods) {
     if (Date.parse(pod.metadata.deletionTimestamp!) > now) continue;
     if (nodeReady(await store.tryGet('Node', undefined, pod.spec!.nodeName!))) continue; // filtered to pods on a node above
     try {
-      await store.delete(POD, pod.metadata.namespace, pod.metadata.name!, { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } });
+      await write(d, ctx, (tx) => tx.delete(POD, pod.metadata.namespace, pod.metadata.name!, { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } }));
       gone.push(`${pod.metadata.namespace}/${pod.metadata.name}`);
     } catch {
-      // gone already, or replaced: nothing to collect
+      // gone already, replaced, or being written (the next pass looks again): nothing to collect now
     }
   }
   return gone;
@@ -298,8 +299,13 @@ export function placementSpec(o: PlacementOptions): ControllerSpec {
     resync: { everyMs: o.resyncMs ?? 30_000, listKeys: async () => [...(await keys()), 'gc'] },
     reconcile: async (key, ctx) => {
       if (key === 'gc') {
-        const gone = await collectOrphanedPods(o.store);
-        if (gone.length > 0) o.log.info({ pods: gone }, 'deleted Terminating pods whose node is gone or not ready');
+        const gone = await collectOrphanedPods(d, ctx);
+        if (gone.length === 0) return;
+        o.log.info({ pods: gone }, 'deleted Terminating pods whose node is gone or not ready');
+        // The runtime does not hand back the echo of these deletions: what it would queue is queued
+        // here (a pod gone may free a ReadWriteOncePod claim an unschedulable pod waits for).
+        for (const p of gone) ctx.enqueue(`pod/${p}`);
+        for (const k of waiting.unschedulable()) ctx.enqueue(k);
         return;
       }
       const [, namespace, name] = key.split('/');

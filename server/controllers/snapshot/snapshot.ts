@@ -138,7 +138,7 @@ async function createContent(d: Deps, ctx: ReconcileContext, read: VolumeSnapsho
     return false;
   }
   try {
-    await d.store.create(choice.content);
+    await write(d, ctx, (t) => t.create(choice.content));
   } catch (err) {
     if ((err as { code?: string }).code !== 'AlreadyExists') {
       await event(d, read, 'Warning', 'CreateSnapshotContentFailed', `Error creating volume snapshot content object for snapshot ${namespaceName(read)}: ${errorText(err)}.`);
@@ -147,6 +147,8 @@ async function createContent(d: Deps, ctx: ReconcileContext, read: VolumeSnapsho
     return true;
   }
   await event(d, read, 'Normal', 'CreatingSnapshot', `Waiting for a snapshot ${namespaceName(read)} to be created by the CSI driver.`);
+  // Its echo is not handed back to this controller: the content gets its finalizer on this look.
+  ctx.enqueue(vscKey(choice.content.metadata.name ?? ''));
   return true;
 }
 

@@ -115,6 +115,10 @@ function progressOnSnapshot(d: SnapshotterDeps, c: VolumeSnapshotContent): (p: C
       pending = undefined;
       try {
         // Guarded by the version read: after a conflict (the controllers write the snapshot too) the figure is written again, unless a newer one came.
+        // A direct write, not the runtime's `write`: the figure comes from the plugin's
+        // progress callback while the copy runs, and may land after the reconcile that
+        // started the copy has returned (there is no reconcile to attribute it to), and the
+        // snapshotter does not watch VolumeSnapshots, so there is no echo of its own to skip.
         const vs = ref?.name && ref.namespace ? await d.store.tryGet('VolumeSnapshot', ref.namespace, ref.name) : undefined;
         if (vs && vs.metadata.uid === ref?.uid && vs.metadata.annotations?.[annSnapshotCopyProgress] !== value) {
           vs.metadata.annotations = { ...vs.metadata.annotations, [annSnapshotCopyProgress]: value };
