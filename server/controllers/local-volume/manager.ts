@@ -22,7 +22,8 @@ import type { NodeAgentService } from '../../services/node-agent';
 import type { ChangeEvent } from '../../store/change-feed';
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
-import { EventRecorder } from '../../services/event-recorder';
+import type { EventRecorder } from '../../services/event-recorder';
+import type { EventRecorders } from '../runtime/recorders';
 import { decide, volumeModeWarning, type DiskFacts } from './decide';
 import { act, type DiskScene } from './act';
 import { isLocalVolume } from './volume';
@@ -46,7 +47,8 @@ export interface LocalVolumeManagerDeps {
   store: ObjectStore;
   agents: NodeAgentService;
   log: Logger;
-  events?: EventRecorder;
+  /** The Event recorders (runtime/recorders.ts): the manager reports as each node's provisioner name. */
+  recorders: Pick<EventRecorders, 'for'>;
 }
 
 /** Reads what one disk's reconcile needs; undefined when there is nothing to look at. */
@@ -68,8 +70,7 @@ async function readDisk(d: LocalVolumeManagerDeps, ctx: ReconcileContext, pvName
   // Upstream's static provisioner reports as its provisioner name, one per node (without the
   // node's uid under useNodeNameOnly).
   const provisionerName = async () => localVolumeProvisionerName(nodeName, (await optionsNow()).useNodeNameOnly ? undefined : node?.metadata.uid);
-  let recorder = d.events;
-  const events = { record: async (...a: Parameters<EventRecorder['record']>) => (recorder ??= new EventRecorder(store, await provisionerName(), d.log)).record(...a) };
+  const events = { record: async (...a: Parameters<EventRecorder['record']>) => d.recorders.for(await provisionerName()).record(...a) };
   return { pvName, nodeName, hostPath, disk, pv, node, options: optionsNow, provisionerName, events };
 }
 

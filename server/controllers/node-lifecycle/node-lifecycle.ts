@@ -8,8 +8,8 @@ import { objectKeys } from '../../store/volume-queries';
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec } from '../runtime/controller';
 import { write } from '../runtime/write';
-import { EventRecorder } from '../../services/event-recorder';
-import { nodeLifecycleComponent } from '../../domain/well-known/components';
+import type { EventRecorder } from '../../services/event-recorder';
+import { event } from '../runtime/event';
 import { reasons } from '../../domain/well-known/event-reasons';
 
 export const nodeLifecycleName = 'node-lifecycle-controller';
@@ -20,9 +20,15 @@ export interface NodeLifecycleOptions {
   resyncMs?: number;
 }
 
-export function nodeLifecycleSpec(d: { store: ObjectStore; log: Logger }, opts: NodeLifecycleOptions = {}): ControllerSpec {
+export interface NodeLifecycleDeps {
+  store: ObjectStore;
+  log: Logger;
+  /** Its Event recorder (runtime/recorders.ts, keyed by its component). */
+  events: EventRecorder;
+}
+
+export function nodeLifecycleSpec(d: NodeLifecycleDeps, opts: NodeLifecycleOptions = {}): ControllerSpec {
   const graceMs = opts.graceMs ?? defaultNodeGraceMs;
-  const events = new EventRecorder(d.store, nodeLifecycleComponent, d.log);
   const keys = async () => (await objectKeys(d.store, 'Node')).map((r) => `node/${r.name}`);
   return {
     name: nodeLifecycleName,
@@ -40,7 +46,7 @@ export function nodeLifecycleSpec(d: { store: ObjectStore; log: Logger }, opts: 
       node.status = { ...(node.status ?? {}), conditions: decision.conditions };
       // Guarded by the version read: a heartbeat meanwhile is a conflict, and the node is looked at again.
       const saved = await write(d, ctx, (tx) => tx.update(node, { subresource: 'status' }));
-      await events.record(saved, 'Warning', reasons.nodeNotReady, `node ${node.metadata.name} stopped reporting: its agent posted no status for ${Math.round(graceMs / 1000)} s`);
+      await event(d, saved, 'Warning', reasons.nodeNotReady, `node ${node.metadata.name} stopped reporting: its agent posted no status for ${Math.round(graceMs / 1000)} s`);
       return undefined;
     },
   };

@@ -33,7 +33,7 @@ import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
 import { isRowBusy } from '../runtime/controller-tx';
 import { write, type WriteDeps } from '../runtime/write';
-import { EventRecorder } from '../../services/event-recorder';
+import type { EventRecorder } from '../../services/event-recorder';
 import { schedulerComponent } from '../../domain/well-known/components';
 import { reasons } from '../../domain/well-known/event-reasons';
 import { btrfsProvisioner, capacityTrackedProvisioners } from '../../domain/well-known/provisioners';
@@ -43,7 +43,6 @@ import type { CSIStorageCapacity } from '../../resources/csi-storage-capacity/sc
 import type { ChangeEvent } from '../../store/change-feed';
 import { WaitingPods } from './waiting-pods';
 import { KindLists } from '../runtime/kind-lists';
-import { TxBatcher } from '../runtime/tx-batcher';
 
 export const placementName = 'default-scheduler';
 const POD = 'Pod';
@@ -53,6 +52,8 @@ const PV = 'PersistentVolume';
 export interface PlacementOptions {
   store: ObjectStore;
   log: Logger;
+  /** Its Event recorder (runtime/recorders.ts, keyed by its component). */
+  events: EventRecorder;
   /** Provisioners that make volumes on one node only (the in-tree plugins), and that node. */
   nodeLocalProvisioners?: { names: ReadonlySet<string>; node: string };
   resyncMs?: number;
@@ -275,12 +276,10 @@ export function placementKeysFor(waiting: WaitingPods, e: ChangeEvent): string[]
 export function placementSpec(o: PlacementOptions): ControllerSpec {
   const local = o.nodeLocalProvisioners;
   const waiting = new WaitingPods();
-  const eventWrites = new TxBatcher(o.store, { maxBatch: 64, parallel: 1 });
   const d: Deps = {
     store: o.store,
     lists: new KindLists(o.store, ['Node', 'StorageClass', 'CSIStorageCapacity']),
-    // Events of many placements share transactions (the scheduler's broadcaster batches too).
-    events: new EventRecorder(o.store, schedulerComponent, o.log, (fn) => eventWrites.run(fn)),
+    events: o.events,
     provisionerNode: (p) => (local?.names.has(p) ? local.node : undefined),
     waiting,
   };

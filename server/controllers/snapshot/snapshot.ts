@@ -8,14 +8,13 @@
 // driver without an in-tree snapshotter lose that finalizer here, once their snapshot is
 // gone or being deleted.
 import type { Logger } from 'pino';
-import { EventRecorder } from '../../services/event-recorder';
+import type { EventRecorder } from '../../services/event-recorder';
 import type { ObjectStore } from '../../store/object-store';
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import type { VolumeSnapshotClass } from '../../resources/volume-snapshot-class/schema';
 import type { VolumeSnapshotContent } from '../../resources/volume-snapshot-content/schema';
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
 import { annDynamicallyProvisioned, annVolumeSnapshotBeingDeleted } from '../../domain/well-known/annotations';
-import { snapshotControllerComponent } from '../../domain/well-known/components';
 import { pvcAsSnapshotSourceFinalizer, volumeSnapshotContentFinalizer } from '../../domain/well-known/finalizers';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
 import { event } from '../runtime/event';
@@ -45,10 +44,11 @@ const RETRY_MS = 5_000;
 export interface SnapshotControllerDeps {
   store: ObjectStore;
   log: Logger;
-  events?: EventRecorder;
+  /** Its Event recorder (runtime/recorders.ts, keyed by its component). */
+  events: EventRecorder;
 }
 
-type Deps = SnapshotControllerDeps & { events: EventRecorder };
+type Deps = SnapshotControllerDeps;
 
 const vsKey = (ns: string, name: string) => `vs/${ns}/${name}`;
 const vscKey = (name: string) => `vsc/${name}`;
@@ -302,7 +302,7 @@ export async function syncContent(d: Deps, ctx: ReconcileContext, name: string):
 }
 
 export function snapshotControllerSpec(deps: SnapshotControllerDeps, opts: { concurrency?: number; resyncMs?: number } = {}): ControllerSpec {
-  const d: Deps = { ...deps, events: deps.events ?? new EventRecorder(deps.store, snapshotControllerComponent, deps.log) };
+  const d: Deps = deps;
   const keys = async () => [
     ...(await d.store.list(VS)).items.map((s) => vsKey(s.metadata.namespace ?? '', s.metadata.name ?? '')),
     ...(await d.store.list(VSC)).items.map((c) => vscKey(c.metadata.name ?? '')),
