@@ -43,8 +43,7 @@ import type { DataJobQueue } from '../contracts/data-jobs';
 import { installationId } from '../store/installation';
 import { Manager } from './runtime/manager';
 import type { KubeObject } from '../resources/types';
-import type { PersistentVolume } from '../resources/persistent-volume/schema';
-import type { Pod } from '../resources/pod/schema';
+import { isKind } from '../resources/of-kind';
 import { DataJobStore } from '../store/data-jobs';
 import { TargetReports as TargetReportStore } from '../store/target-reports';
 
@@ -94,7 +93,8 @@ export interface StartControllersOptions {
  */
 const CACHED_KINDS = {
   PersistentVolumeClaim: true,
-  PersistentVolume: (o: KubeObject) => Boolean((o as PersistentVolume).spec?.claimRef),
+  // The cache hands each kind's function only objects of that kind: isKind narrows, it never filters.
+  PersistentVolume: (o: KubeObject) => isKind(o, 'PersistentVolume') && Boolean(o.spec?.claimRef),
   StorageClass: true,
   Node: true,
   Pod: true,
@@ -105,8 +105,8 @@ const CACHED_KINDS = {
  * claim they are reserved for (all such volumes are kept above), pods by the claims they name.
  */
 const CACHE_INDEXES = {
-  PersistentVolume: (o: KubeObject) => claimRefKeys(o as PersistentVolume),
-  Pod: (o: KubeObject) => podClaimNames(o as Pod).map((c) => claimRefKey(o.metadata.namespace ?? '', c)),
+  PersistentVolume: (o: KubeObject) => (isKind(o, 'PersistentVolume') ? claimRefKeys(o) : []),
+  Pod: (o: KubeObject) => (isKind(o, 'Pod') ? podClaimNames(o).map((c) => claimRefKey(o.metadata.namespace ?? '', c)) : []),
 };
 
 export interface RunningControllers {

@@ -26,7 +26,6 @@ import { timestampNow } from '../../resources/metadata';
 import type { Node } from '../../resources/node/schema';
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
-import type { StorageClass } from '../../resources/storage-class/schema';
 import type { Pod } from '../../resources/pod/schema';
 import { availableVolumesOfClasses, podsToPlace } from '../../store/consumer-queries';
 import type { ObjectStore } from '../../store/object-store';
@@ -39,7 +38,6 @@ import { reasons } from '../../domain/well-known/event-reasons';
 import { btrfsProvisioner, capacityTrackedProvisioners } from '../../domain/well-known/provisioners';
 import { pooledPromises, withCurrentPromises } from '../../domain/pool-capacity';
 import { AssetStore } from '../../store/provisioned-assets';
-import type { CSIStorageCapacity } from '../../resources/csi-storage-capacity/schema';
 import type { ChangeEvent } from '../../store/change-feed';
 import { WaitingPods } from './waiting-pods';
 import { KindLists } from '../runtime/kind-lists';
@@ -92,13 +90,12 @@ async function gather(d: Deps, pod: Pod, claims: Map<string, PersistentVolumeCla
     }
   }
   const [nodes, classList] = await Promise.all([d.lists.get('Node'), d.lists.get('StorageClass')]);
-  // The lists and the query below hold objects of the kinds they name.
-  const classes = new Map(classList.map((c) => [c.metadata.name!, c as StorageClass]));
+  const classes = new Map(classList.map((c) => [c.metadata.name!, c]));
   const delayedClasses = [...claims.values()].filter((c) => !c.spec?.volumeName).map((c) => claimClass(c));
   const candidates = (await availableVolumesOfClasses(d.store, [...new Set(delayedClasses)]));
   // Published capacity, when a waiting claim's class counts on it.
   const tracked = delayedClasses.some((c) => capacityTrackedProvisioners.has(classes.get(c)?.provisioner ?? ''));
-  const published = tracked ? ((await d.lists.get('CSIStorageCapacity')) as CSIStorageCapacity[]) : [];
+  const published = tracked ? await d.lists.get('CSIStorageCapacity') : [];
   // Volumes begun since an agent's last report count at once.
   const capacities = tracked ? withCurrentPromises(published, pooledPromises(await new AssetStore(d.store).promisedByPool(btrfsProvisioner))) : [];
   const rwop = [...claims.values()].filter((c) => Array.isArray(c.spec?.accessModes) && c.spec.accessModes.includes('ReadWriteOncePod'));
@@ -113,7 +110,7 @@ async function gather(d: Deps, pod: Pod, claims: Map<string, PersistentVolumeCla
   }
   return {
     pod,
-    nodes: nodes as Node[],
+    nodes,
     claims,
     boundVolumes,
     classes,
