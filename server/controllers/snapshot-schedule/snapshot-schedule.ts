@@ -151,7 +151,7 @@ export async function syncSchedule(d: Deps, ctx: ReconcileContext, namespace: st
     if (await take(d, ctx, schedule, t)) await event(d, schedule, 'Normal', reasons.snapshotTaken, `Created VolumeSnapshot ${t.name} of claim ${t.claim}`);
   }
   for (const n of step.prune) {
-    if (await prune(d, ctx, schedule, n)) await event(d, schedule, 'Normal', 'SnapshotPruned', `Deleted VolumeSnapshot ${n}: more than ${schedule.spec?.keep} snapshots of its claim`);
+    if (await prune(d, ctx, schedule, n)) await event(d, schedule, 'Normal', reasons.snapshotPruned, `Deleted VolumeSnapshot ${n}: more than ${schedule.spec?.keep} snapshots of its claim`);
   }
   for (const b of step.backup) {
     if (await backUp(d, ctx, schedule, b)) await event(d, schedule, 'Normal', reasons.backupCreated, `Created VolumeBackup ${b.name} of snapshot ${b.snapshot}`);

@@ -134,11 +134,11 @@ function preProvisionedContent(f: SnapshotFacts): ContentLookup {
   const c = f.content(name);
   if (!c) return {};
   if (c.spec?.source?.snapshotHandle === undefined) {
-    return { error: errorAction(vs, true, 'SnapshotContentMismatch', 'VolumeSnapshotContent is dynamically provisioned while expecting a pre-provisioned one', f.now) };
+    return { error: errorAction(vs, true, reasons.snapshotContentMismatch, 'VolumeSnapshotContent is dynamically provisioned while expecting a pre-provisioned one', f.now) };
   }
   const ref = c.spec.volumeSnapshotRef;
   if (ref?.name !== vs.metadata.name || ref?.namespace !== vs.metadata.namespace || (ref?.uid && ref.uid !== vs.metadata.uid)) {
-    return { error: errorAction(vs, true, 'SnapshotContentMisbound', `VolumeSnapshotContent [${name}] is bound to a different snapshot`, f.now) };
+    return { error: errorAction(vs, true, reasons.snapshotContentMisbound, `VolumeSnapshotContent [${name}] is bound to a different snapshot`, f.now) };
   }
   return { content: c };
 }
@@ -150,11 +150,11 @@ function dynamicContent(f: SnapshotFacts): ContentLookup {
   const c = f.content(name);
   if (!c) return {};
   if (c.spec?.source?.volumeHandle === undefined) {
-    return { error: errorAction(vs, true, 'SnapshotContentMismatch', `VolumeSnapshotContent ${name} is pre-provisioned while expecting a dynamically provisioned one`, f.now) };
+    return { error: errorAction(vs, true, reasons.snapshotContentMismatch, `VolumeSnapshotContent ${name} is pre-provisioned while expecting a dynamically provisioned one`, f.now) };
   }
   const ref = c.spec.volumeSnapshotRef;
   if (ref?.name !== vs.metadata.name || ref?.namespace !== vs.metadata.namespace || ref?.uid !== vs.metadata.uid) {
-    return { error: errorAction(vs, true, 'SnapshotContentMisbound', `VolumeSnapshotContent [${name}] is bound to a different snapshot`, f.now) };
+    return { error: errorAction(vs, true, reasons.snapshotContentMisbound, `VolumeSnapshotContent [${name}] is bound to a different snapshot`, f.now) };
   }
   return { content: c };
 }
@@ -193,7 +193,7 @@ function bindContentAction(vs: VolumeSnapshot, c: VolumeSnapshotContent, now: st
   const ref = c.spec?.volumeSnapshotRef;
   const mismatch = `Could not bind snapshot ${vs.metadata.name ?? ''} and content ${c.metadata.name ?? ''}, the VolumeSnapshotRef does not match`;
   if (ref?.name !== vs.metadata.name || (ref?.uid && ref.uid !== vs.metadata.uid)) {
-    return errorAction(vs, true, 'SnapshotBindFailed', `Snapshot failed to bind VolumeSnapshotContent, ${mismatch}`, now);
+    return errorAction(vs, true, reasons.snapshotBindFailed, `Snapshot failed to bind VolumeSnapshotContent, ${mismatch}`, now);
   }
   if (ref?.uid && c.spec?.volumeSnapshotClassName !== undefined) return undefined;
   const className = vs.spec?.volumeSnapshotClassName;
@@ -208,7 +208,7 @@ export function decideSnapshot(f: SnapshotFacts): SnapshotAction {
   if (vs.metadata.deletionTimestamp) return decideDeletion(f);
   const src = vs.spec?.source;
   if (!exactlyOne(src?.persistentVolumeClaimName, src?.volumeSnapshotContentName)) {
-    return errorAction(vs, true, 'SnapshotValidationError', 'Exactly one of PersistentVolumeClaimName and VolumeSnapshotContentName should be specified', f.now);
+    return errorAction(vs, true, reasons.snapshotValidationError, 'Exactly one of PersistentVolumeClaimName and VolumeSnapshotContentName should be specified', f.now);
   }
   const preProvisioned = src?.volumeSnapshotContentName !== undefined;
 
@@ -227,7 +227,7 @@ export function decideSnapshot(f: SnapshotFacts): SnapshotAction {
     // syncUnreadySnapshot
     const c = found.content;
     if (preProvisioned) {
-      if (!c) return errorAction(vs, true, 'SnapshotContentMissing', 'VolumeSnapshotContent is missing', f.now);
+      if (!c) return errorAction(vs, true, reasons.snapshotContentMissing, 'VolumeSnapshotContent is missing', f.now);
       const bind = bindContentAction(vs, c, f.now);
       if (bind) return bind;
     } else if (!c) {
@@ -239,8 +239,8 @@ export function decideSnapshot(f: SnapshotFacts): SnapshotAction {
 
   // syncReadySnapshot
   const bound = f.content(vs.status?.boundVolumeSnapshotContentName ?? '');
-  if (!bound) return errorAction(vs, true, 'SnapshotContentMissing', 'VolumeSnapshotContent is missing', f.now);
-  if (!isVolumeSnapshotRefSet(vs, bound)) return errorAction(vs, true, 'SnapshotMisbound', 'VolumeSnapshotContent is not bound to the VolumeSnapshot correctly', f.now);
+  if (!bound) return errorAction(vs, true, reasons.snapshotContentMissing, 'VolumeSnapshotContent is missing', f.now);
+  if (!isVolumeSnapshotRefSet(vs, bound)) return errorAction(vs, true, reasons.snapshotMisbound, 'VolumeSnapshotContent is not bound to the VolumeSnapshot correctly', f.now);
   return { action: 'none', why: 'ready and bound both ways' };
 }
 

@@ -15,6 +15,7 @@ import type { VolumeSnapshotClass } from '../../resources/volume-snapshot-class/
 import type { VolumeSnapshotContent } from '../../resources/volume-snapshot-content/schema';
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
 import { annDynamicallyProvisioned, annVolumeSnapshotBeingDeleted } from '../../domain/well-known/annotations';
+import { reasons } from '../../domain/well-known/event-reasons';
 import { pvcAsSnapshotSourceFinalizer, volumeSnapshotContentFinalizer } from '../../domain/well-known/finalizers';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
 import { event } from '../runtime/event';
@@ -141,12 +142,12 @@ async function createContent(d: Deps, ctx: ReconcileContext, read: VolumeSnapsho
     await write(d, ctx, (t) => t.create(choice.content));
   } catch (err) {
     if ((err as { code?: string }).code !== 'AlreadyExists') {
-      await event(d, read, 'Warning', 'CreateSnapshotContentFailed', `Error creating volume snapshot content object for snapshot ${namespaceName(read)}: ${errorText(err)}.`);
+      await event(d, read, 'Warning', reasons.createSnapshotContentFailed, `Error creating volume snapshot content object for snapshot ${namespaceName(read)}: ${errorText(err)}.`);
       throw err;
     }
     return true;
   }
-  await event(d, read, 'Normal', 'CreatingSnapshot', `Waiting for a snapshot ${namespaceName(read)} to be created by the CSI driver.`);
+  await event(d, read, 'Normal', reasons.creatingSnapshot, `Waiting for a snapshot ${namespaceName(read)} to be created by the CSI driver.`);
   // Its echo is not handed back to this controller: the content gets its finalizer on this look.
   ctx.enqueue(vscKey(choice.content.metadata.name ?? ''));
   return true;

@@ -12,6 +12,7 @@ import type { VolumeSnapshotContent } from '../../resources/volume-snapshot-cont
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
 import { quantityFromJSON, quantityToBytes } from '../../domain/quantity';
 import { volumeSnapshotContentFinalizer } from '../../domain/well-known/finalizers';
+import { reasons } from '../../domain/well-known/event-reasons';
 import type { CopyProgress, SnapshotOps } from '../../provisioners/plugin';
 import { annSnapshotCopyProgress } from '../../domain/well-known/annotations';
 import type { ProvisioningDeps } from '../provisioner/deps';
@@ -94,7 +95,7 @@ async function take(d: SnapshotterDeps, ctx: ReconcileContext, ops: SnapshotOps,
       x.status = { ...x.status, readyToUse: false, error: { time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), message } };
       return true;
     }, true);
-    await event(d, c, 'Warning', 'SnapshotCreationFailed', message);
+    await event(d, c, 'Warning', reasons.snapshotCreationFailed, message);
     throw err;
   }
 }
@@ -168,7 +169,7 @@ export async function syncSnapshotter(d: SnapshotterDeps, ctx: ReconcileContext,
         x.status = { ...x.status, readyToUse: false, error: { time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), message: checked.message } };
         return true;
       }, true);
-      await event(d, c, 'Warning', 'SnapshotContentCheckandUpdateFailed', checked.message);
+      await event(d, c, 'Warning', reasons.snapshotContentCheckandUpdateFailed, checked.message);
       return { requeueAfter: d.backgroundPollMs };
     }
     case 'delete': {
@@ -180,7 +181,7 @@ export async function syncSnapshotter(d: SnapshotterDeps, ctx: ReconcileContext,
         if ((await ops.delete(name, secrets)) === 'ignored') return;
       } catch (err) {
         const message = `Failed to delete snapshot: ${hiddenText(err, secrets)}`;
-        await event(d, c, 'Warning', 'SnapshotDeleteError', message);
+        await event(d, c, 'Warning', reasons.snapshotDeleteError, message);
         throw err;
       }
       await changeContent(d, ctx, c, dropFinalizer);
