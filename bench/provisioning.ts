@@ -109,7 +109,7 @@ const manager = () =>
     leaderElection: false,
     shutdownTimeoutMs: 30_000,
     specs: () => [
-      binderSpec({ store: app.store, log, concurrency, pendingGraceMs: 0, resyncMs: 2000, inTreeProvisioners: inTreeProvisionerNames }),
+      binderSpec({ store: app.store, log, events: deps.events, concurrency, pendingGraceMs: 0, resyncMs: 2000, inTreeProvisioners: inTreeProvisionerNames }),
       ...provisioningSpecs(deps, { retryBaseMs: 20, retryMaxMs: 2000, resyncMs: 1000, concurrency }),
     ],
   });

@@ -23,10 +23,10 @@ import type { ProvisioningDeps } from './provisioner/deps';
 import { persistentVolumeControllerComponent } from '../domain/well-known/components';
 import { provisionerSpec } from './provisioner/provisioner';
 import type { ControllerSpec } from './runtime/controller';
-import { EventRecorder } from '../services/event-recorder';
+import { EventRecorders } from './runtime/recorders';
 import { Manager } from './runtime/manager';
 import { volumeUsageSpec } from './volume-usage/volume-usage';
-import { snapshotterSpec } from './snapshot/snapshotter';
+import { snapshotterSpec } from './snapshotter/snapshotter';
 
 export interface ProvisioningOptions {
   app: Pick<Services, 'store'>;
@@ -54,6 +54,8 @@ export interface ProvisioningOptions {
   concurrency?: number;
   /** How long one call of an agent-backed plugin (btrfs pools) waits for a node's agent (ms, default 10 s). */
   agentWaitMs?: number;
+  /** The process's Event recorders (default: ones of its own), shared with the controllers beside it. */
+  recorders?: EventRecorders;
 }
 
 export interface StartProvisioningOptions extends ProvisioningOptions {
@@ -84,13 +86,12 @@ export function provisioningDeps(o: ProvisioningOptions): ProvisioningDeps {
   const os = o.os ?? createRealOs(o.nodeName);
   const node = o.nodeName ?? os.hostname();
   const assets = new AssetStore(o.app.store);
-  const eventWrites = new TxBatcher(o.app.store, { maxBatch: 64, parallel: 1 });
   return {
     store: o.app.store,
     assets,
     plugins: o.plugins ?? createPlugins({ os, assets, nodeName: node, log, btrfs: { capacities: publishedCapacities(o.app.store), agentWaitMs: o.agentWaitMs } }),
-    // Events of many reconciles share transactions.
-    events: new EventRecorder(o.app.store, persistentVolumeControllerComponent, log, (fn) => eventWrites.run(fn)),
+    // Events of many reconciles share transactions (runtime/recorders.ts).
+    events: (o.recorders ?? new EventRecorders(o.app.store, log)).for(persistentVolumeControllerComponent),
     log,
     node,
     saveAttempts: o.saveAttempts ?? 5,

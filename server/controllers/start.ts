@@ -2,8 +2,18 @@
 // with `stowage controllers`. With leader election (the default) only one process of many
 // runs them; the others stand by and take over within seconds.
 import { nearlyFullSpec } from './volume-usage/nearly-full';
-import { EventRecorder } from '../services/event-recorder';
-import { volumeUsageComponent } from '../domain/well-known/components';
+import { EventRecorders } from './runtime/recorders';
+import {
+  backupTargetComponent,
+  nodeLifecycleComponent,
+  persistentVolumeControllerComponent,
+  replicationComponent,
+  schedulerComponent,
+  snapshotControllerComponent,
+  snapshotScheduleComponent,
+  volumeBackupComponent,
+  volumeUsageComponent,
+} from '../domain/well-known/components';
 import type { Services } from '../services/services';
 import { logger } from '../services/logger';
 import { createPlugins, thisNodeProvisionerNames } from '../provisioners/registry';
@@ -33,8 +43,7 @@ import type { DataJobQueue } from '../contracts/data-jobs';
 import { installationId } from '../store/installation';
 import { Manager } from './runtime/manager';
 import type { KubeObject } from '../resources/types';
-import type { PersistentVolume } from '../resources/persistent-volume/schema';
-import type { Pod } from '../resources/pod/schema';
+import { isKind } from '../resources/of-kind';
 import { DataJobStore } from '../store/data-jobs';
 import { TargetReports as TargetReportStore } from '../store/target-reports';
 
@@ -84,7 +93,8 @@ export interface StartControllersOptions {
  */
 const CACHED_KINDS = {
   PersistentVolumeClaim: true,
-  PersistentVolume: (o: KubeObject) => Boolean((o as PersistentVolume).spec?.claimRef),
+  // The cache hands each kind's function only objects of that kind: isKind narrows, it never filters.
+  PersistentVolume: (o: KubeObject) => isKind(o, 'PersistentVolume') && Boolean(o.spec?.claimRef),
   StorageClass: true,
   Node: true,
   Pod: true,
@@ -95,8 +105,8 @@ const CACHED_KINDS = {
  * claim they are reserved for (all such volumes are kept above), pods by the claims they name.
  */
 const CACHE_INDEXES = {
-  PersistentVolume: (o: KubeObject) => claimRefKeys(o as PersistentVolume),
-  Pod: (o: KubeObject) => podClaimNames(o as Pod).map((c) => claimRefKey(o.metadata.namespace ?? '', c)),
+  PersistentVolume: (o: KubeObject) => (isKind(o, 'PersistentVolume') ? claimRefKeys(o) : []),
+  Pod: (o: KubeObject) => (isKind(o, 'Pod') ? podClaimNames(o).map((c) => claimRefKey(o.metadata.namespace ?? '', c)) : []),
 };
 
 export interface RunningControllers {
@@ -117,6 +127,9 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
   // Made once in settings, read once per process.
   const backups = opts.backups === undefined ? { jobs: new DataJobStore(app.store), reports: new TargetReportStore(app.store) } : opts.backups;
   const thisInstallation = () => (installation ??= installationId(app.store).catch((e) => ((installation = undefined), Promise.reject(e))));
+  // Every controller's Event recorder, one per component, made here once (runtime/recorders.ts).
+  const recorders = new EventRecorders(app.store, log);
+  const events = (component: string) => recorders.for(component);
   const manager = new Manager({
     store: app.store,
     log,
@@ -124,6 +137,7 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
       binderSpec({
         store: app.store,
         log,
+        events: events(persistentVolumeControllerComponent),
         concurrency: opts.binderConcurrency,
         pendingGraceMs: opts.pendingGraceMs,
         resyncMs: opts.binderResyncMs,
@@ -134,30 +148,31 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
       garbageCollectorSpec({ store: app.store, log }),
       poolCapacitySpec({ store: app.store, log }),
       resourceQuotaSpec({ store: app.store }),
-      snapshotControllerSpec({ store: app.store, log }),
-      snapshotScheduleSpec({ store: app.store, log }),
+      snapshotControllerSpec({ store: app.store, log, events: events(snapshotControllerComponent) }),
+      snapshotScheduleSpec({ store: app.store, log, events: events(snapshotScheduleComponent) }),
       ...(backups
         ? [
-            volumeBackupSpec({ store: app.store, log, jobs: backups.jobs, installation: thisInstallation }),
-            backupTargetSpec({ store: app.store, log, reports: backups.reports, installation: thisInstallation }),
-            replicationSpec({ store: app.store, log, jobs: backups.jobs }, opts.replication),
+            volumeBackupSpec({ store: app.store, log, events: events(volumeBackupComponent), jobs: backups.jobs, installation: thisInstallation }),
+            backupTargetSpec({ store: app.store, log, events: events(backupTargetComponent), reports: backups.reports, installation: thisInstallation }),
+            replicationSpec({ store: app.store, log, events: events(replicationComponent), jobs: backups.jobs }, opts.replication),
           ]
         : []),
       placementSpec({
         store: app.store,
         log,
+        events: events(schedulerComponent),
         nodeLocalProvisioners: opts.provisioning
           ? { names: thisNodeProvisionerNames, node: opts.provisioning.nodeName }
           : undefined,
       }),
-      ...(opts.localVolumes === false ? [] : [localVolumeManagerSpec({ store: app.store, agents: app.nodeAgent ?? new NodeAgentService(app.store), log }, opts.localVolumes)]),
-      ...(opts.nodeLifecycle === false ? [] : [nodeLifecycleSpec({ store: app.store, log }, opts.nodeLifecycle)]),
-      nearlyFullSpec({ store: app.store, settings: app.settings, events: new EventRecorder(app.store, volumeUsageComponent, log), log }),
+      ...(opts.localVolumes === false ? [] : [localVolumeManagerSpec({ store: app.store, agents: app.nodeAgent ?? new NodeAgentService(app.store), log, recorders }, opts.localVolumes)]),
+      ...(opts.nodeLifecycle === false ? [] : [nodeLifecycleSpec({ store: app.store, log, events: events(nodeLifecycleComponent) }, opts.nodeLifecycle)]),
+      nearlyFullSpec({ store: app.store, settings: app.settings, events: events(volumeUsageComponent), log }),
       // Fresh provisioning specs each time this process starts leading: recovery runs then.
       ...(opts.provisioning
-        ? provisioningSpecs(provisioningDeps({ app, nodeName: opts.provisioning.nodeName, agentWaitMs: opts.agentWaitMs }))
+        ? provisioningSpecs(provisioningDeps({ app, nodeName: opts.provisioning.nodeName, agentWaitMs: opts.agentWaitMs, recorders }))
         : // No node of its own: only the agent-backed plugin (btrfs pools), which acts on any node through its agent.
-          provisioningSpecs(provisioningDeps({ app, nodeName: '', plugins: agentBackedPlugins(app, opts.agentWaitMs) }))),
+          provisioningSpecs(provisioningDeps({ app, nodeName: '', plugins: agentBackedPlugins(app, opts.agentWaitMs), recorders }))),
     ],
     leaderElection:
       opts.leaderElection === false

@@ -97,6 +97,17 @@ describe('garbage collector', () => {
     await waitFor('the dependent collected', gone('ConfigMap', NS, 'two-owners'));
   });
 
+  it("a chain: the collector's own deletion of a dependent brings that dependent's dependents (no echo of it is handed back)", async () => {
+    await start();
+    const root = await configMap('chain-root', []);
+    const middle = await configMap('chain-middle', [root]);
+    await configMap('chain-leaf', [middle]);
+    await store().delete('ConfigMap', NS, 'chain-root');
+    await waitFor('the middle collected', gone('ConfigMap', NS, 'chain-middle'));
+    // The collector has no resync: only the deletion it made itself can queue the leaf.
+    await waitFor('the leaf collected', gone('ConfigMap', NS, 'chain-leaf'), 10_000);
+  });
+
   it('an owner reference whose uid is not the current object of that name counts as gone', async () => {
     await start();
     const current = await configMap('renamed-owner', []);

@@ -21,6 +21,8 @@ import type { PersistentVolume } from '../../server/resources/persistent-volume/
 import { AssetStore } from '../../server/store/provisioned-assets';
 import { VolumeReplicaStore } from '../../server/store/volume-replicas';
 import { ensureNamespaces, eventsAbout, openApp } from './fixtures';
+import { EventRecorder } from '../../server/services/event-recorder';
+import { replicationComponent } from '../../server/domain/well-known/components';
 
 const NS = 'rep';
 const POOL = '/srv/pool';
@@ -131,7 +133,7 @@ afterAll(async () => {
 describe('replication controller', () => {
   beforeAll(() => {
     jobs = new MemoryJobQueue();
-    spec = replicationSpec({ store: store(), log, jobs, now: () => clock });
+    spec = replicationSpec({ store: store(), log, events: new EventRecorder(store(), replicationComponent, log), jobs, now: () => clock });
   });
 
   it('adds a replica in another zone, transfers with one key, and writes the PV’s view once acknowledged', async () => {

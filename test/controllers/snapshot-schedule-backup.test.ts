@@ -12,6 +12,8 @@ import type { SnapshotSchedule } from '../../server/resources/snapshot-schedule/
 import type { VolumeBackup } from '../../server/resources/volume-backup/schema';
 import type { VolumeSnapshot } from '../../server/resources/volume-snapshot/schema';
 import { claim, ensureNamespaces, eventsAbout, openApp, waitFor } from './fixtures';
+import { EventRecorder } from '../../server/services/event-recorder';
+import { snapshotScheduleComponent } from '../../server/domain/well-known/components';
 
 const NS = 'sched-backup';
 const H = 3_600_000;
@@ -34,7 +36,7 @@ beforeAll(async () => {
   await ctx.app.store.create({ apiVersion: 'stowage.io/v1', kind: 'BackupTarget', metadata: { name: 'nfs' }, spec: { path: '/mnt/backups', default: true } });
   const made = await ctx.app.store.create(claim(NS, 'data', '1Gi'));
   await ctx.app.store.update({ ...made, status: { phase: 'Bound' } }, { subresource: 'status' });
-  manager = new Manager({ store: ctx.app.store, log, leaderElection: false, specs: () => [snapshotScheduleSpec({ store: ctx.app.store, log, now: () => clock }, { resyncMs: 100 })] });
+  manager = new Manager({ store: ctx.app.store, log, leaderElection: false, specs: () => [snapshotScheduleSpec({ store: ctx.app.store, log, events: new EventRecorder(ctx.app.store, snapshotScheduleComponent, log), now: () => clock }, { resyncMs: 100 })] });
   await manager.start();
 });
 afterAll(async () => {

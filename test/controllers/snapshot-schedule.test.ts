@@ -10,6 +10,7 @@ import { snapshotScheduleSpec, syncSchedule } from '../../server/controllers/sna
 import { EventRecorder } from '../../server/services/event-recorder';
 import type { SnapshotSchedule } from '../../server/resources/snapshot-schedule/schema';
 import { claim, ensureNamespaces, eventsAbout, openApp, waitFor } from './fixtures';
+import { snapshotScheduleComponent } from '../../server/domain/well-known/components';
 
 const NS = 'sched';
 const H = 3_600_000;
@@ -36,7 +37,7 @@ async function boundClaim(name: string, labels?: Record<string, string>) {
 }
 
 function startManager(): Manager {
-  const m = new Manager({ store: ctx.app.store, log, leaderElection: false, specs: () => [snapshotScheduleSpec({ store: ctx.app.store, log, now: () => clock }, { resyncMs: 100 })] });
+  const m = new Manager({ store: ctx.app.store, log, leaderElection: false, specs: () => [snapshotScheduleSpec({ store: ctx.app.store, log, events: new EventRecorder(ctx.app.store, snapshotScheduleComponent, log), now: () => clock }, { resyncMs: 100 })] });
   return m;
 }
 

@@ -12,12 +12,13 @@ import { localPvName } from '../../server/domain/local-pv-name';
 import { logger } from '../../server/services/logger';
 import { waitFor } from '../controllers/fixtures';
 import { CLASS, localPvs, openLocalHarness, type LocalHarness } from './harness';
+import { EventRecorders } from '../../server/controllers/runtime/recorders';
 
 let h: LocalHarness;
 const NODE = 'node-path';
 const TWIN = 'local-twin';
 const ctx: ReconcileContext = { controller: 'test', signal: new AbortController().signal, log: logger, enqueue: () => {}, isQueued: () => false, wrote: () => {} };
-const deps = () => ({ store: h.app.store, agents: h.app.nodeAgent, log: logger });
+const deps = () => ({ store: h.app.store, agents: h.app.nodeAgent, log: logger, recorders: new EventRecorders(h.app.store, logger) });
 
 beforeAll(async () => {
   h = await openLocalHarness();

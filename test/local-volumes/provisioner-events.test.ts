@@ -15,6 +15,7 @@ import type { KubeObject } from '../../server/resources/types';
 import { logger } from '../../server/services/logger';
 import { eventsAbout, waitFor } from '../controllers/fixtures';
 import { CLASS, openLocalHarness, type LocalHarness } from './harness';
+import { EventRecorders } from '../../server/controllers/runtime/recorders';
 
 let h: LocalHarness;
 const NODE = 'node-pe';
@@ -32,7 +33,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-const deps = () => ({ store: h.app.store, agents: h.app.nodeAgent, log: logger });
+const deps = () => ({ store: h.app.store, agents: h.app.nodeAgent, log: logger, recorders: new EventRecorders(h.app.store, logger) });
 
 async function reported(entry: string) {
   const name = localPvName(NODE, CLASS, entry);

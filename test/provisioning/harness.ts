@@ -22,6 +22,8 @@ import type { PersistentVolumeClaim } from '../../server/resources/persistent-vo
 import { openTestStore, type TestStore } from '../db';
 import type { StorageClass } from '../../server/resources/storage-class/schema';
 import type { Event } from '../../server/resources/event/schema';
+import { EventRecorder } from '../../server/services/event-recorder';
+import { snapshotControllerComponent } from '../../server/domain/well-known/components';
 
 export const NODE = 'node-test';
 export const NS = 'team-a';
@@ -100,9 +102,9 @@ export async function openHarness(inner: HostOs = createRealOs(NODE)): Promise<H
         log,
         leaderElection: false,
         specs: () => [
-          binderSpec({ store: ts.store, log, pendingGraceMs: 0, resyncMs: 1000, inTreeProvisioners: inTreeProvisionerNames }),
+          binderSpec({ store: ts.store, log, events: d.events, pendingGraceMs: 0, resyncMs: 1000, inTreeProvisioners: inTreeProvisionerNames }),
           ...provisioningSpecs(d, tuning),
-          snapshotControllerSpec({ store: ts.store, log }, { resyncMs: 1000 }),
+          snapshotControllerSpec({ store: ts.store, log, events: new EventRecorder(ts.store, snapshotControllerComponent, log) }, { resyncMs: 1000 }),
         ],
         shutdownTimeoutMs: 10_000,
       });

@@ -13,6 +13,8 @@ import { inTreeProvisionerNames } from '../../server/domain/provisioner-capabili
 import { logger } from '../../server/services/logger';
 import { DEV_NAMESPACE, findKubectl, kubectlSuite } from '../kube/harness';
 import { waitFor } from '../provisioning/harness';
+import { EventRecorder } from '../../server/services/event-recorder';
+import { snapshotControllerComponent } from '../../server/domain/well-known/components';
 
 const bin = findKubectl();
 if (!bin) console.log('skipping snapshot kubectl path: no kubectl on PATH');
@@ -31,9 +33,9 @@ describe.skipIf(!bin)('snapshots with kubectl (the README path)', () => {
       log,
       leaderElection: false,
       specs: () => [
-        binderSpec({ store: ts.store, log, pendingGraceMs: 0, resyncMs: 1000, inTreeProvisioners: inTreeProvisionerNames }),
+        binderSpec({ store: ts.store, log, events: d.events, pendingGraceMs: 0, resyncMs: 1000, inTreeProvisioners: inTreeProvisionerNames }),
         ...provisioningSpecs(d, { retryBaseMs: 50, retryMaxMs: 1000, resyncMs: 1000 }),
-        snapshotControllerSpec({ store: ts.store, log }, { resyncMs: 1000 }),
+        snapshotControllerSpec({ store: ts.store, log, events: new EventRecorder(ts.store, snapshotControllerComponent, log) }, { resyncMs: 1000 }),
       ],
     });
     await manager.start();

@@ -6,9 +6,8 @@ import type { ObjectStore } from '../../store/object-store';
 import { objectKeys, objectKeysInPhases, pendingClaimsOfClass, volumesToSync } from '../../store/volume-queries';
 import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
 import { isRowBusy } from '../runtime/controller-tx';
-import { EventRecorder } from '../../services/event-recorder';
+import type { EventRecorder } from '../../services/event-recorder';
 import { TxBatcher } from '../runtime/tx-batcher';
-import { persistentVolumeControllerComponent } from '../../domain/well-known/components';
 import { bindPrefetcher } from './bind-prefetch';
 import { syncClaim } from './claim-sync';
 import { ClassCache, isDefaultClass } from './classes';
@@ -22,6 +21,8 @@ export const inTreeProvisioners: ReadonlySet<string> = new Set<string>();
 export interface BinderOptions {
   store: ObjectStore;
   log: Logger;
+  /** Its Event recorder (runtime/recorders.ts, keyed by its component). */
+  events: EventRecorder;
   /** Workers (default 256: most of a reconcile waits for its batch transaction, and more
    * workers make fuller batches when claims and volumes arrive in a burst). */
   concurrency?: number;
@@ -47,11 +48,10 @@ async function syncClass(d: BinderDeps, ctx: ReconcileContext, name: string): Pr
 
 export function binderSpec(opts: BinderOptions): ControllerSpec {
   const store = opts.store;
-  const events = new TxBatcher(store, { maxBatch: 64, parallel: 1 });
   const d: BinderDeps = {
     store,
     batcher: new TxBatcher(store, { maxBatch: opts.maxBatch ?? 64, parallel: opts.parallelTransactions ?? 2, prefetch: bindPrefetcher() }),
-    events: new EventRecorder(store, persistentVolumeControllerComponent, opts.log, (fn) => events.run(fn)),
+    events: opts.events,
     classes: new ClassCache(store),
     inTreeProvisioners: opts.inTreeProvisioners ?? inTreeProvisioners,
     pendingGraceMs: opts.pendingGraceMs ?? 1000,

@@ -20,8 +20,7 @@ export class ClassCache {
   }
 
   private async all(): Promise<Map<string, StorageClass>> {
-    // A list of kind StorageClass.
-    return new Map((await this.lists.get('StorageClass')).map((sc) => [sc.metadata.name!, sc as StorageClass]));
+    return new Map((await this.lists.get('StorageClass')).map((sc) => [sc.metadata.name!, sc]));
   }
 
   async get(name: string): Promise<StorageClass | undefined> {

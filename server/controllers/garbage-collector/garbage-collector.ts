@@ -16,7 +16,7 @@ import { isStowageError } from '../../domain/errors';
 import { strategies } from '../../resources/registry';
 import type { KubeObject } from '../../resources/types';
 import type { ChangeEvent } from '../../store/change-feed';
-import type { ObjectStore } from '../../store/object-store';
+import type { DeleteResult, ObjectStore } from '../../store/object-store';
 import { deletingWithFinalizer, ownedObjects } from '../../store/owner-queries';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
 import { write } from '../runtime/write';
@@ -98,8 +98,9 @@ async function collectDependent(d: GarbageCollectorDeps, ctx: ReconcileContext, 
   if (decision.action === 'delete') {
     try {
       // Background: the dependent goes (or, held by finalizers, is marked deleted); its own
-      // dependents follow when its deletion reaches the feed.
-      await d.store.delete(kind, namespace || undefined, name, { preconditions: { uid: dep.metadata.uid } });
+      // dependents follow.
+      const result = await write(d, ctx, (tx) => tx.delete(kind, namespace || undefined, name, { preconditions: { uid: dep.metadata.uid } }));
+      learnDeletion(graph, ctx, keyOf(kind, namespace, name), result);
       d.log.info({ kind, namespace, name, why: decision.why }, 'garbage collected');
     } catch (e) {
       if (isStowageError(e) && (e.code === 'NotFound' || e.code === 'Conflict')) return ctx.enqueue(`dep/${keyOf(kind, namespace, name)}`);
@@ -108,6 +109,22 @@ async function collectDependent(d: GarbageCollectorDeps, ctx: ReconcileContext, 
     return;
   }
   await dropReferences(d, ctx, graph, dep, decision.uids);
+}
+
+const orphaning = (o: KubeObject) => !!o.metadata.deletionTimestamp && (o.metadata.finalizers ?? []).includes(orphanFinalizer);
+
+/**
+ * What the feed would have told the graph of this controller's own deletion (the runtime
+ * does not hand a controller the echo of its own write): an object gone queues its
+ * dependents; one held by the orphan finalizer is orphaned first.
+ */
+function learnDeletion(graph: OwnerGraph, ctx: ReconcileContext, key: string, result: DeleteResult): void {
+  if (result.deleted) {
+    graph.drop(key);
+    for (const k of graph.dependentsOf(result.object.metadata.uid ?? '')) ctx.enqueue(`dep/${k}`);
+    return;
+  }
+  if (orphaning(result.object)) ctx.enqueue(`orphan/${key}`);
 }
 
 /**
@@ -149,7 +166,6 @@ async function orphanDependents(d: GarbageCollectorDeps, ctx: ReconcileContext, 
 export function garbageCollectorSpec(d: GarbageCollectorDeps, opts: { concurrency?: number } = {}): ControllerSpec {
   let graph = new OwnerGraph();
   const ownerUids = (o: KubeObject) => refsOf(o).map((r) => r.uid ?? '');
-  const orphaning = (o: KubeObject) => !!o.metadata.deletionTimestamp && (o.metadata.finalizers ?? []).includes(orphanFinalizer);
   // Keys the feed set while a start-up pass was reading: the pass must not overwrite them with older rows.
   let touched: Set<string> | undefined;
   return {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
-import { decide, volumeModeWarning, type DecideInput } from './decide';
+import { cleanupRecordedEvent, cleanupStep, decide, volumeModeWarning, type CleanupFacts, type CleanupStep, type DecideInput } from './decide';
 import { localCleanupFinalizer } from '../../domain/well-known/finalizers';
 import { annDiskMissing, annNodeNotReporting } from '../../domain/well-known/annotations';
 
@@ -88,5 +88,98 @@ describe('decide', () => {
     const w = volumeModeWarning(v, { present: present ?? true, eligible: true, volumeMode: entry }, '/mnt/disks/a');
     if (!warns) return expect(w).toBeUndefined();
     expect(w).toEqual({ type: 'Warning', reason: 'VolumeFailedDelete', message: 'incorrect Volume Mode: PV "local-pv-1" requires block mode but path "/mnt/disks/a" was in fs mode' });
+  });
+});
+
+describe('cleanupStep (upstream deleter: the job a recordCleanup records)', () => {
+  const facts = (o: Partial<CleanupFacts> = {}): CleanupFacts => ({
+    pvName: 'local-pv-1',
+    nodeName: 'n1',
+    hostPath: '/mnt/disks/a',
+    pv: pv({ phase: 'Released', claimUid: 'c1' }),
+    className: 'local',
+    diskMode: 'Filesystem',
+    classConfig: { blockCleanerCommand: [], fsType: 'ext4' },
+    ...o,
+  });
+  const job = (o: Record<string, unknown>) => ({
+    nodeName: 'n1',
+    pvName: 'local-pv-1',
+    pvUid: 'pv-uid',
+    hostPath: '/mnt/disks/a',
+    className: 'local',
+    volumeMode: 'Filesystem',
+    method: 'files',
+    command: [],
+    fsType: 'ext4',
+    state: 'queued',
+    lastError: undefined,
+    ...o,
+  });
+  it.each<{ name: string; facts: CleanupFacts; want: CleanupStep }>([
+    { name: 'a directory: its files removed', facts: facts(), want: { action: 'record', job: job({}) } as CleanupStep },
+    {
+      name: 'a block device, the class names no cleaner: the default (fs-reset)',
+      facts: facts({ diskMode: 'Block' }),
+      want: { action: 'record', job: job({ volumeMode: 'Block', method: 'fs-reset' }) } as CleanupStep,
+    },
+    {
+      name: 'a block device offered as a Filesystem volume: wiped as a device (what the disk is decides)',
+      facts: facts({ diskMode: 'Block', pv: { ...pv({ phase: 'Released', claimUid: 'c1' }), spec: { volumeMode: 'Filesystem' } } }),
+      want: { action: 'record', job: job({ volumeMode: 'Block', method: 'fs-reset' }) } as CleanupStep,
+    },
+    {
+      name: 'a disk not reported: the volume\'s mode',
+      facts: facts({ diskMode: undefined, pv: { ...pv({ phase: 'Released', claimUid: 'c1' }), spec: { volumeMode: 'Block' } } }),
+      want: { action: 'record', job: job({ volumeMode: 'Block', method: 'fs-reset' }) } as CleanupStep,
+    },
+    {
+      name: 'a custom cleaner command: its argv',
+      facts: facts({ diskMode: 'Block', classConfig: { blockCleanerCommand: ['/opt/wipe', '-f'], fsType: '' } }),
+      want: { action: 'record', job: job({ volumeMode: 'Block', method: 'custom', command: ['/opt/wipe', '-f'], fsType: '' }) } as CleanupStep,
+    },
+    {
+      name: 'a cleaner command that is wrong: quarantined with why, the mode\'s fallback method',
+      facts: facts({ diskMode: 'Block', classConfig: { blockCleanerCommand: ['dd-zero', '99'], fsType: '' } }),
+      want: {
+        action: 'record',
+        job: job({ volumeMode: 'Block', method: 'fs-reset', fsType: '', state: 'quarantined', lastError: 'no cleanup method: dd-zero: the number of passes must be 1..10, not "99"' }),
+      } as CleanupStep,
+    },
+    {
+      name: 'decide quarantined it (a Retain volume deleted by hand): quarantined with decide\'s reason',
+      facts: facts({ quarantine: 'kept data' }),
+      want: { action: 'record', job: job({ state: 'quarantined', lastError: 'kept data' }) } as CleanupStep,
+    },
+    {
+      name: 'the class is no longer in the map: a Warning, looked at again later',
+      facts: facts({ classConfig: undefined }),
+      want: { action: 'waitForClass', event: { type: 'Warning', reason: 'VolumeFailedDelete', message: 'Error cleaning PV "local-pv-1": Unknown storage class name local' }, retryMs: 10_000 },
+    },
+    {
+      name: 'the class is gone but the volume was deleted by hand: recorded all the same (files, no fs type)',
+      facts: facts({ classConfig: undefined, pv: pv({ phase: 'Released', claimUid: 'c1', deleting: true }) }),
+      want: { action: 'record', job: job({ fsType: '' }) } as CleanupStep,
+    },
+    {
+      name: 'the class is gone and decide quarantined it: recorded quarantined',
+      facts: facts({ classConfig: undefined, quarantine: 'kept data' }),
+      want: { action: 'record', job: job({ fsType: '', state: 'quarantined', lastError: 'kept data' }) } as CleanupStep,
+    },
+  ])('$name', ({ facts: f, want }) => {
+    expect(cleanupStep(f)).toEqual(want);
+  });
+
+  it.each([
+    {
+      name: 'queued: a Normal event naming the job, its method and the disk',
+      state: 'queued' as const,
+      want: { type: 'Normal', reason: 'CleanupQueued', message: 'cleanup j1 (files) queued for /mnt/disks/a on node n1; the volume is deleted when it succeeds' },
+    },
+    { name: 'quarantined: a Warning with why', state: 'quarantined' as const, want: { type: 'Warning', reason: 'CleanupQuarantined', message: 'kept data' } },
+  ])('the Event of a recorded job, $name', ({ state, want }) => {
+    const step = cleanupStep(facts(state === 'quarantined' ? { quarantine: 'kept data' } : {}));
+    if (step.action !== 'record') throw new Error('expected a job');
+    expect(cleanupRecordedEvent(step.job, 'j1')).toEqual(want);
   });
 });

@@ -10,7 +10,9 @@
 //     Released + Delete records the job, and the PV is deleted only once that job succeeded;
 //     a used PV deleted by hand is held by the manager's finalizer until the job is recorded.
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
-import type { JobState } from '../../store/cleanup-jobs';
+import type { JobState, NewJob } from '../../store/cleanup-jobs';
+import type { LocalClassConfig } from '../../domain/local-volume-config';
+import { chooseCleanupMethod } from '../../domain/cleanup-method';
 import { reasons } from '../../domain/well-known/event-reasons';
 import { localCleanupFinalizer } from '../../domain/well-known/finalizers';
 import { annDiskMissing, annLocalNode, annNodeNotReporting } from '../../domain/well-known/annotations';
@@ -142,5 +144,76 @@ export function volumeModeWarning(pv: PersistentVolume | undefined, disk: DiskFa
     type: 'Warning',
     reason: reasons.volumeFailedDelete,
     message: `incorrect Volume Mode: PV "${pv.metadata.name}" requires block mode but path "${containerPath}" was in fs mode`,
+  };
+}
+
+/** How soon a Released volume of a class missing from the map is looked at again (upstream: each discovery pass). */
+export const unknownClassRetryMs = 10_000;
+
+export interface CleanupFacts {
+  pvName: string;
+  nodeName: string;
+  hostPath: string;
+  /** The volume whose disk is to be wiped. */
+  pv: PersistentVolume;
+  /** The disk's class: the one its report names, else the volume's. */
+  className: string;
+  /** What the disk is, as its agent reports it (undefined: not reported). */
+  diskMode?: 'Filesystem' | 'Block';
+  /** The class's entry in the node's storageClassMap; undefined when the class is no longer in it. */
+  classConfig?: Pick<LocalClassConfig, 'blockCleanerCommand' | 'fsType'>;
+  /** decide's quarantine reason, if the cleanup is recorded quarantined. */
+  quarantine?: string;
+}
+
+/**
+ *   waitForClass  the class is no longer in the storageClassMap: a Warning, and a look again later
+ *   record        record this cleanup job (quarantined when `job.lastError` says why)
+ */
+export type CleanupStep = { action: 'waitForClass'; event: EventSpec; retryMs: number } | { action: 'record'; job: NewJob };
+
+/** The cleanup job a recordCleanup decision records, after upstream's deleter. */
+export function cleanupStep(f: CleanupFacts): CleanupStep {
+  const cls = f.classConfig;
+  if (!cls && !f.quarantine && !f.pv.metadata.deletionTimestamp) {
+    // Upstream's deleter: a class no longer in the storageClassMap is not cleaned (nothing
+    // says how); a Warning each pass, and the cleanup starts once the class is back.
+    return {
+      action: 'waitForClass',
+      event: { type: 'Warning', reason: reasons.volumeFailedDelete, message: `Error cleaning PV "${f.pvName}": Unknown storage class name ${f.className}` },
+      retryMs: unknownClassRetryMs,
+    };
+  }
+  // What the disk is decides the cleanup (upstream deleter's GetVolumeMode of the path), not
+  // the PV's volumeMode: a block device offered as a Filesystem volume is wiped as a device.
+  const mode: 'Filesystem' | 'Block' = (f.diskMode ?? f.pv.spec?.volumeMode) === 'Block' ? 'Block' : 'Filesystem';
+  const plan = chooseCleanupMethod(mode, cls?.blockCleanerCommand ?? []);
+  const quarantine = f.quarantine ?? (plan.ok ? undefined : `no cleanup method: ${plan.message}`);
+  const method = plan.ok ? plan.plan.method : mode === 'Block' ? 'fs-reset' : 'files';
+  return {
+    action: 'record',
+    job: {
+      nodeName: f.nodeName,
+      pvName: f.pvName,
+      pvUid: f.pv.metadata.uid ?? '',
+      hostPath: f.hostPath,
+      className: f.className,
+      volumeMode: mode,
+      method,
+      command: plan.ok && plan.plan.method === 'custom' ? (plan.plan.command ?? []) : [],
+      fsType: cls?.fsType ?? '',
+      state: quarantine ? 'quarantined' : 'queued',
+      lastError: quarantine,
+    },
+  };
+}
+
+/** The Event of a cleanup job just recorded (its id is the store's). */
+export function cleanupRecordedEvent(job: NewJob, id: string): EventSpec {
+  if (job.state === 'quarantined') return { type: 'Warning', reason: reasons.cleanupQuarantined, message: job.lastError ?? '' };
+  return {
+    type: 'Normal',
+    reason: reasons.cleanupQueued,
+    message: `cleanup ${id} (${job.method}) queued for ${job.hostPath} on node ${job.nodeName}; the volume is deleted when it succeeds`,
   };
 }

@@ -2,7 +2,7 @@
 // central part that owns PV objects for local disks; node agents only discover and clean).
 // One key per disk, `pv/<pv name>` (names are hashed from node, class and entry, so the
 // PV name is the disk's identity). The reconcile reads the disk's report, its PV, its
-// cleanup jobs and its node, lets `decide` pick one step, and does it:
+// cleanup jobs and its node, lets `decide` (decide.ts) pick one step, and act.ts does it:
 //   create          the PV (a failure is retried: the disk is "handled" only by its PV)
 //   recordCleanup   a cleanup job row, BEFORE anything may wipe the disk
 //   deletePv        after the wipe succeeded (then discovery re-creates it Available),
@@ -16,20 +16,22 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { LocalClassConfig } from '../../domain/local-volume-config';
-import { chooseCleanupMethod } from '../../domain/cleanup-method';
 import { isNodeReady } from '../../domain/node-lifecycle';
 import { isVolumeReleased } from '../../domain/volume-release';
-import { StowageError } from '../../domain/errors';
 import type { NodeAgentService } from '../../services/node-agent';
 import type { ChangeEvent } from '../../store/change-feed';
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
-import { write } from '../runtime/write';
-import { EventRecorder } from '../../services/event-recorder';
-import { decide, volumeModeWarning } from './decide';
-import { isLocalVolume, nodeSettings, planLocalVolume } from './volume';
+import type { EventRecorder } from '../../services/event-recorder';
+import type { EventRecorders } from '../runtime/recorders';
+import { decide, volumeModeWarning, type DiskFacts } from './decide';
+import { act, type DiskScene } from './act';
+import { isLocalVolume } from './volume';
 import { defaultLocalPvOptions, parseLocalPvOptions, type LocalPvOptions } from '../../domain/local-pv-options';
 import { localVolumeConfigName, localVolumeConfigNamespace } from '../../resources/config-map/strategy';
+import { localVolumeProvisionerName } from '../../domain/well-known/provisioners';
+import { annLocalNode } from '../../domain/well-known/annotations';
+import { labelLocalNode } from '../../domain/well-known/labels';
 
 /** The ConfigMap's provisioner-wide keys (checked when it was written; the defaults if it cannot be read). */
 async function pvOptions(store: ObjectStore): Promise<LocalPvOptions> {
@@ -37,56 +39,54 @@ async function pvOptions(store: ObjectStore): Promise<LocalPvOptions> {
   const parsed = parseLocalPvOptions(cm?.data);
   return parsed.ok ? parsed.options : defaultLocalPvOptions;
 }
-import { localVolumeProvisionerName } from '../../domain/well-known/provisioners';
-import { localCleanupFinalizer } from '../../domain/well-known/finalizers';
-import { annLocalNode } from '../../domain/well-known/annotations';
-import { labelLocalNode } from '../../domain/well-known/labels';
-import { reasons } from '../../domain/well-known/event-reasons';
 
 const PV = 'PersistentVolume';
-/** How soon a Released volume of a class missing from the map is looked at again (upstream: each discovery pass). */
-const unknownClassRetryMs = 10_000;
 export const localVolumeManagerName = 'local-volume-manager';
 
 export interface LocalVolumeManagerDeps {
   store: ObjectStore;
   agents: NodeAgentService;
   log: Logger;
-  events?: EventRecorder;
+  /** The Event recorders (runtime/recorders.ts): the manager reports as each node's provisioner name. */
+  recorders: Pick<EventRecorders, 'for'>;
 }
 
-const without = (list: string[] | undefined, item: string) => (list ?? []).filter((f) => f !== item);
-
-export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileContext, pvName: string): Promise<{ requeueAfter?: number } | void> {
+/** Reads what one disk's reconcile needs; undefined when there is nothing to look at. */
+async function readDisk(d: LocalVolumeManagerDeps, ctx: ReconcileContext, pvName: string): Promise<DiskScene | undefined> {
   const { store, agents } = d;
   const disk = await agents.disks.byPvName(pvName);
-  const found = await store.tryGet(PV, undefined, pvName);
-  if (found && !isLocalVolume(found)) {
+  const pv = await store.tryGet(PV, undefined, pvName);
+  if (pv && !isLocalVolume(pv)) {
     ctx.log.warn({ pv: pvName }, 'a PV that is not a local volume has the name of a discovered disk; leaving both alone');
-    return;
+    return undefined;
   }
-  const pv = found;
   const nodeName = disk?.nodeName ?? pv?.metadata.annotations?.[annLocalNode];
   const hostPath = disk?.hostPath ?? pv?.spec?.local?.path;
-  if (!nodeName || !hostPath) return;
-  const openJob = await agents.jobs.openForDisk(nodeName, hostPath);
-  const pvJob = pv?.metadata.uid ? await agents.jobs.latestForPvUid(pv.metadata.uid) : undefined;
-  const ref = pv?.spec?.claimRef;
-  const claim = ref?.name ? await store.tryGet('PersistentVolumeClaim', ref.namespace ?? '', ref.name) : undefined;
+  if (!nodeName || !hostPath) return undefined;
   const node = await store.tryGet('Node', undefined, nodeName);
   // The ConfigMap's options are read only when a step needs them (most reconciles change nothing).
-  let options: LocalPvOptions | undefined;
-  const optionsNow = async () => (options ??= await pvOptions(store));
+  let options: Promise<LocalPvOptions> | undefined;
+  const optionsNow = () => (options ??= pvOptions(store));
   // Upstream's static provisioner reports as its provisioner name, one per node (without the
   // node's uid under useNodeNameOnly).
   const provisionerName = async () => localVolumeProvisionerName(nodeName, (await optionsNow()).useNodeNameOnly ? undefined : node?.metadata.uid);
-  let recorder = d.events;
-  const events = { record: async (...a: Parameters<EventRecorder['record']>) => (recorder ??= new EventRecorder(store, await provisionerName(), d.log)).record(...a) };
-  const facts = disk ? { present: disk.present, eligible: disk.eligible, reason: disk.reason, volumeMode: disk.volumeMode } : undefined;
-  if (pv && volumeModeWarning(pv, facts, '')) {
-    const cls = (await agents.configOf(nodeName)).classes.find((c: LocalClassConfig) => c.className === disk!.className);
-    const warning = volumeModeWarning(pv, facts, cls ? path.posix.join(cls.mountDir, disk!.entryName) : hostPath)!;
-    await events.record(pv, warning.type, warning.reason, warning.message);
+  const events = { record: async (...a: Parameters<EventRecorder['record']>) => d.recorders.for(await provisionerName()).record(...a) };
+  return { pvName, nodeName, hostPath, disk, pv, node, options: optionsNow, provisionerName, events };
+}
+
+export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileContext, pvName: string): Promise<{ requeueAfter?: number } | void> {
+  const scene = await readDisk(d, ctx, pvName);
+  if (!scene) return;
+  const { pv, disk, nodeName, hostPath } = scene;
+  const openJob = await d.agents.jobs.openForDisk(nodeName, hostPath);
+  const pvJob = pv?.metadata.uid ? await d.agents.jobs.latestForPvUid(pv.metadata.uid) : undefined;
+  const ref = pv?.spec?.claimRef;
+  const claim = ref?.name ? await d.store.tryGet('PersistentVolumeClaim', ref.namespace ?? '', ref.name) : undefined;
+  const facts: DiskFacts | undefined = disk ? { present: disk.present, eligible: disk.eligible, reason: disk.reason, volumeMode: disk.volumeMode } : undefined;
+  if (pv && disk && volumeModeWarning(pv, facts, '')) {
+    const cls = (await d.agents.configOf(nodeName)).classes.find((c: LocalClassConfig) => c.className === disk.className);
+    const warning = volumeModeWarning(pv, facts, cls ? path.posix.join(cls.mountDir, disk.entryName) : hostPath)!;
+    await scene.events.record(pv, warning.type, warning.reason, warning.message);
   }
   const decision = decide({
     disk: facts,
@@ -94,121 +94,10 @@ export async function reconcileDisk(d: LocalVolumeManagerDeps, ctx: ReconcileCon
     released: pv ? isVolumeReleased(pv, claim) : false,
     openJob: openJob ? { state: openJob.state, pvUid: openJob.pvUid } : undefined,
     pvJob: pvJob ? { state: pvJob.state, pvUid: pvJob.pvUid } : undefined,
-    // The schema lets a condition's type and status be any string; isNodeReady only compares them.
-    nodeReady: isNodeReady(node),
+    nodeReady: isNodeReady(scene.node),
   });
   ctx.log.debug({ pv: pvName, decision }, 'local volume decision');
-
-  switch (decision.action) {
-    case 'none':
-      return;
-    case 'event':
-      await events.record(pv!, decision.event.type, decision.event.reason, decision.event.message);
-      return;
-    case 'create': {
-      const sc = await store.tryGet('StorageClass', undefined, disk!.className);
-      const config = (await agents.configOf(nodeName)).classes.find((c: LocalClassConfig) => c.className === disk!.className);
-      const onNode = await store.list(PV, { labelSelector: `${labelLocalNode}=${nodeName}` });
-      const plan = planLocalVolume({
-        disk: disk!,
-        config,
-        storageClass: sc,
-        provisionerName: await provisionerName(),
-        nodeSettings: nodeSettings(await optionsNow(), { name: nodeName, uid: node?.metadata.uid, labels: node?.metadata.labels }),
-        volumesOnNode: onNode.items,
-      });
-      if ('blocked' in plan) {
-        ctx.log.info({ pv: pvName, node: nodeName, path: hostPath }, plan.blocked);
-        return;
-      }
-      const created = await store.create(plan.pv).catch((e) => {
-        if ((e as { code?: string }).code === 'AlreadyExists') return undefined;
-        throw e; // retried with backoff; the disk stays unhandled until its PV exists
-      });
-      if (created) {
-        ctx.wrote(created.metadata.resourceVersion);
-        d.log.debug({ pv: pvName, node: nodeName, path: hostPath }, 'created a local volume');
-      }
-      return;
-    }
-    case 'recordCleanup': {
-      const className = disk?.className ?? pv!.spec?.storageClassName ?? '';
-      const cls = (await agents.configOf(nodeName)).classes.find((c: LocalClassConfig) => c.className === className);
-      if (!cls && !decision.quarantine && !pv!.metadata.deletionTimestamp) {
-        // Upstream's deleter: a class no longer in the storageClassMap is not cleaned (nothing
-        // says how); a Warning each pass, and the cleanup starts once the class is back.
-        await events.record(pv!, 'Warning', reasons.volumeFailedDelete, `Error cleaning PV "${pvName}": Unknown storage class name ${className}`);
-        return { requeueAfter: unknownClassRetryMs };
-      }
-      // What the disk is decides the cleanup (upstream deleter's GetVolumeMode of the path), not
-      // the PV's volumeMode: a block device offered as a Filesystem volume is wiped as a device.
-      const mode: 'Filesystem' | 'Block' = (disk?.volumeMode ?? pv!.spec?.volumeMode) === 'Block' ? 'Block' : 'Filesystem';
-      const plan = chooseCleanupMethod(mode, cls?.blockCleanerCommand ?? []);
-      const quarantine = decision.quarantine ?? (plan.ok ? undefined : `no cleanup method: ${plan.message}`);
-      const method = plan.ok ? plan.plan.method : mode === 'Block' ? 'fs-reset' : 'files';
-      const { job, created } = await agents.jobs.record({
-        nodeName,
-        pvName,
-        pvUid: pv!.metadata.uid ?? '',
-        hostPath,
-        className,
-        volumeMode: mode,
-        method,
-        command: plan.ok && plan.plan.method === 'custom' ? (plan.plan.command ?? []) : [],
-        fsType: cls?.fsType ?? '',
-        state: quarantine ? 'quarantined' : 'queued',
-        lastError: quarantine,
-      });
-      if (created) {
-        await events.record(
-          pv!,
-          quarantine ? 'Warning' : 'Normal',
-          quarantine ? reasons.cleanupQuarantined : reasons.cleanupQueued,
-          quarantine ?? `cleanup ${job.id} (${method}) queued for ${hostPath} on node ${nodeName}; the volume is deleted when it succeeds`,
-        );
-      }
-      return;
-    }
-    case 'deletePv': {
-      await write(d, ctx, async (tx) => {
-        const cur = await tx.get(PV, undefined, pvName);
-        if (!cur || cur.metadata.uid !== pv!.metadata.uid) return;
-        // Unchanged since we decided (a binder may have just bound an Available volume).
-        if (cur.metadata.resourceVersion !== pv!.metadata.resourceVersion) throw new StowageError('Conflict', 'the volume changed; deciding again');
-        if (cur.metadata.finalizers?.includes(localCleanupFinalizer)) {
-          cur.metadata.finalizers = without(cur.metadata.finalizers, localCleanupFinalizer);
-          await tx.update(cur);
-        }
-        if (!cur.metadata.deletionTimestamp) await tx.delete(PV, undefined, pvName, { preconditions: { uid: pv!.metadata.uid } });
-      });
-      d.log.debug({ pv: pvName, why: decision.why }, 'deleted a local volume');
-      return;
-    }
-    case 'removeFinalizer': {
-      await write(d, ctx, async (tx) => {
-        const cur = await tx.get(PV, undefined, pvName);
-        if (!cur || cur.metadata.uid !== pv!.metadata.uid || !cur.metadata.finalizers?.includes(localCleanupFinalizer)) return;
-        cur.metadata.finalizers = without(cur.metadata.finalizers, localCleanupFinalizer);
-        await tx.update(cur);
-      });
-      return;
-    }
-    case 'annotate': {
-      const saved = await write(d, ctx, async (tx) => {
-        const cur = await tx.get(PV, undefined, pvName);
-        if (!cur || cur.metadata.uid !== pv!.metadata.uid) return undefined;
-        const ann = { ...(cur.metadata.annotations ?? {}) };
-        for (const [k, v] of Object.entries(decision.set)) {
-          if (v === undefined) delete ann[k];
-          else ann[k] = v;
-        }
-        cur.metadata.annotations = ann;
-        return tx.update(cur);
-      });
-      if (saved && decision.event) await events.record(saved, decision.event.type, decision.event.reason, decision.event.message);
-      return;
-    }
-  }
+  return act(d, ctx, scene, decision);
 }
 
 export interface LocalVolumeManagerOptions {

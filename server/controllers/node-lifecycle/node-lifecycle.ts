@@ -7,8 +7,9 @@ import { defaultNodeGraceMs, staleDecision } from '../../domain/node-lifecycle';
 import { objectKeys } from '../../store/volume-queries';
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec } from '../runtime/controller';
-import { EventRecorder } from '../../services/event-recorder';
-import { nodeLifecycleComponent } from '../../domain/well-known/components';
+import { write } from '../runtime/write';
+import type { EventRecorder } from '../../services/event-recorder';
+import { event } from '../runtime/event';
 import { reasons } from '../../domain/well-known/event-reasons';
 
 export const nodeLifecycleName = 'node-lifecycle-controller';
@@ -19,9 +20,15 @@ export interface NodeLifecycleOptions {
   resyncMs?: number;
 }
 
-export function nodeLifecycleSpec(d: { store: ObjectStore; log: Logger }, opts: NodeLifecycleOptions = {}): ControllerSpec {
+export interface NodeLifecycleDeps {
+  store: ObjectStore;
+  log: Logger;
+  /** Its Event recorder (runtime/recorders.ts, keyed by its component). */
+  events: EventRecorder;
+}
+
+export function nodeLifecycleSpec(d: NodeLifecycleDeps, opts: NodeLifecycleOptions = {}): ControllerSpec {
   const graceMs = opts.graceMs ?? defaultNodeGraceMs;
-  const events = new EventRecorder(d.store, nodeLifecycleComponent, d.log);
   const keys = async () => (await objectKeys(d.store, 'Node')).map((r) => `node/${r.name}`);
   return {
     name: nodeLifecycleName,
@@ -37,9 +44,9 @@ export function nodeLifecycleSpec(d: { store: ObjectStore; log: Logger }, opts: 
       const decision = staleDecision(node, new Date(), graceMs);
       if (decision.action === 'none') return decision.recheckInMs ? { requeueAfter: decision.recheckInMs } : undefined;
       node.status = { ...(node.status ?? {}), conditions: decision.conditions };
-      const saved = await d.store.update(node, { subresource: 'status' });
-      ctx.wrote(saved.metadata.resourceVersion);
-      await events.record(saved, 'Warning', reasons.nodeNotReady, `node ${node.metadata.name} stopped reporting: its agent posted no status for ${Math.round(graceMs / 1000)} s`);
+      // Guarded by the version read: a heartbeat meanwhile is a conflict, and the node is looked at again.
+      const saved = await write(d, ctx, (tx) => tx.update(node, { subresource: 'status' }));
+      await event(d, saved, 'Warning', reasons.nodeNotReady, `node ${node.metadata.name} stopped reporting: its agent posted no status for ${Math.round(graceMs / 1000)} s`);
       return undefined;
     },
   };

@@ -26,24 +26,21 @@ import { timestampNow } from '../../resources/metadata';
 import type { Node } from '../../resources/node/schema';
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
-import type { StorageClass } from '../../resources/storage-class/schema';
 import type { Pod } from '../../resources/pod/schema';
 import { availableVolumesOfClasses, podsToPlace } from '../../store/consumer-queries';
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
 import { isRowBusy } from '../runtime/controller-tx';
-import { write } from '../runtime/write';
-import { EventRecorder } from '../../services/event-recorder';
+import { write, type WriteDeps } from '../runtime/write';
+import type { EventRecorder } from '../../services/event-recorder';
 import { schedulerComponent } from '../../domain/well-known/components';
 import { reasons } from '../../domain/well-known/event-reasons';
 import { btrfsProvisioner, capacityTrackedProvisioners } from '../../domain/well-known/provisioners';
 import { pooledPromises, withCurrentPromises } from '../../domain/pool-capacity';
 import { AssetStore } from '../../store/provisioned-assets';
-import type { CSIStorageCapacity } from '../../resources/csi-storage-capacity/schema';
 import type { ChangeEvent } from '../../store/change-feed';
 import { WaitingPods } from './waiting-pods';
 import { KindLists } from '../runtime/kind-lists';
-import { TxBatcher } from '../runtime/tx-batcher';
 
 export const placementName = 'default-scheduler';
 const POD = 'Pod';
@@ -53,6 +50,8 @@ const PV = 'PersistentVolume';
 export interface PlacementOptions {
   store: ObjectStore;
   log: Logger;
+  /** Its Event recorder (runtime/recorders.ts, keyed by its component). */
+  events: EventRecorder;
   /** Provisioners that make volumes on one node only (the in-tree plugins), and that node. */
   nodeLocalProvisioners?: { names: ReadonlySet<string>; node: string };
   resyncMs?: number;
@@ -91,13 +90,12 @@ async function gather(d: Deps, pod: Pod, claims: Map<string, PersistentVolumeCla
     }
   }
   const [nodes, classList] = await Promise.all([d.lists.get('Node'), d.lists.get('StorageClass')]);
-  // The lists and the query below hold objects of the kinds they name.
-  const classes = new Map(classList.map((c) => [c.metadata.name!, c as StorageClass]));
+  const classes = new Map(classList.map((c) => [c.metadata.name!, c]));
   const delayedClasses = [...claims.values()].filter((c) => !c.spec?.volumeName).map((c) => claimClass(c));
   const candidates = (await availableVolumesOfClasses(d.store, [...new Set(delayedClasses)]));
   // Published capacity, when a waiting claim's class counts on it.
   const tracked = delayedClasses.some((c) => capacityTrackedProvisioners.has(classes.get(c)?.provisioner ?? ''));
-  const published = tracked ? ((await d.lists.get('CSIStorageCapacity')) as CSIStorageCapacity[]) : [];
+  const published = tracked ? await d.lists.get('CSIStorageCapacity') : [];
   // Volumes begun since an agent's last report count at once.
   const capacities = tracked ? withCurrentPromises(published, pooledPromises(await new AssetStore(d.store).promisedByPool(btrfsProvisioner))) : [];
   const rwop = [...claims.values()].filter((c) => Array.isArray(c.spec?.accessModes) && c.spec.accessModes.includes('ReadWriteOncePod'));
@@ -112,7 +110,7 @@ async function gather(d: Deps, pod: Pod, claims: Map<string, PersistentVolumeCla
   }
   return {
     pod,
-    nodes: nodes as Node[],
+    nodes,
     claims,
     boundVolumes,
     classes,
@@ -237,17 +235,18 @@ function nodeReady(node: Node | undefined): boolean {
  * its grace period on a node that is gone or not Ready has no agent to finish it; it is
  * deleted, so its claims are free again.
  */
-export async function collectOrphanedPods(store: ObjectStore, now = Date.now()): Promise<string[]> {
+export async function collectOrphanedPods(d: WriteDeps, ctx: ReconcileContext, now = Date.now()): Promise<string[]> {
+  const { store } = d;
   const pods = (await store.list(POD)).items.filter((p) => p.metadata.deletionTimestamp && p.spec?.nodeName);
   const gone: string[] = [];
   for (const pod of pods) {
     if (Date.parse(pod.metadata.deletionTimestamp!) > now) continue;
     if (nodeReady(await store.tryGet('Node', undefined, pod.spec!.nodeName!))) continue; // filtered to pods on a node above
     try {
-      await store.delete(POD, pod.metadata.namespace, pod.metadata.name!, { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } });
+      await write(d, ctx, (tx) => tx.delete(POD, pod.metadata.namespace, pod.metadata.name!, { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } }));
       gone.push(`${pod.metadata.namespace}/${pod.metadata.name}`);
     } catch {
-      // gone already, or replaced: nothing to collect
+      // gone already, replaced, or being written (the next pass looks again): nothing to collect now
     }
   }
   return gone;
@@ -274,12 +273,10 @@ export function placementKeysFor(waiting: WaitingPods, e: ChangeEvent): string[]
 export function placementSpec(o: PlacementOptions): ControllerSpec {
   const local = o.nodeLocalProvisioners;
   const waiting = new WaitingPods();
-  const eventWrites = new TxBatcher(o.store, { maxBatch: 64, parallel: 1 });
   const d: Deps = {
     store: o.store,
     lists: new KindLists(o.store, ['Node', 'StorageClass', 'CSIStorageCapacity']),
-    // Events of many placements share transactions (the scheduler's broadcaster batches too).
-    events: new EventRecorder(o.store, schedulerComponent, o.log, (fn) => eventWrites.run(fn)),
+    events: o.events,
     provisionerNode: (p) => (local?.names.has(p) ? local.node : undefined),
     waiting,
   };
@@ -298,8 +295,13 @@ export function placementSpec(o: PlacementOptions): ControllerSpec {
     resync: { everyMs: o.resyncMs ?? 30_000, listKeys: async () => [...(await keys()), 'gc'] },
     reconcile: async (key, ctx) => {
       if (key === 'gc') {
-        const gone = await collectOrphanedPods(o.store);
-        if (gone.length > 0) o.log.info({ pods: gone }, 'deleted Terminating pods whose node is gone or not ready');
+        const gone = await collectOrphanedPods(d, ctx);
+        if (gone.length === 0) return;
+        o.log.info({ pods: gone }, 'deleted Terminating pods whose node is gone or not ready');
+        // The runtime does not hand back the echo of these deletions: what it would queue is queued
+        // here (a pod gone may free a ReadWriteOncePod claim an unschedulable pod waits for).
+        for (const p of gone) ctx.enqueue(`pod/${p}`);
+        for (const k of waiting.unschedulable()) ctx.enqueue(k);
         return;
       }
       const [, namespace, name] = key.split('/');

@@ -5,12 +5,12 @@
 // agent's next report, once the node is Ready again, publishes the pools' room again.
 // Keys: node/<name>, from Node changes and from changes of that node's capacity objects.
 import type { Logger } from 'pino';
-import { isStowageError } from '../../domain/errors';
 import { silencedCapacity } from '../../domain/pool-capacity';
 import { labelPoolNode } from '../../domain/well-known/labels';
 import { CAPACITY_NAMESPACE } from '../../services/node-pools';
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec } from '../runtime/controller';
+import { write } from '../runtime/write';
 
 export const poolCapacityName = 'pool-capacity';
 
@@ -42,14 +42,17 @@ export function poolCapacitySpec(d: { store: ObjectStore; log: Logger }, opts: {
         const next = silencedCapacity(c, node);
         if (next === undefined) continue;
         if (next === 'delete') {
-          await d.store.delete('CSIStorageCapacity', CAPACITY_NAMESPACE, c.metadata.name!, { preconditions: { uid: c.metadata.uid } }).catch((e: unknown) => {
-            if (!(isStowageError(e) && e.code === 'NotFound')) throw e; // gone already is fine; anything else is retried
+          const deleted = await write(d, ctx, async (tx) => {
+            // Gone already (or replaced by a new report): nothing to delete. Any error is retried.
+            const cur = await tx.get('CSIStorageCapacity', CAPACITY_NAMESPACE, c.metadata.name!);
+            if (!cur || cur.metadata.uid !== c.metadata.uid) return false;
+            await tx.delete('CSIStorageCapacity', CAPACITY_NAMESPACE, c.metadata.name!, { preconditions: { uid: c.metadata.uid } });
+            return true;
           });
-          d.log.info({ node: name, capacity: c.metadata.name }, 'the node is gone: its pool capacity is removed');
+          if (deleted) d.log.info({ node: name, capacity: c.metadata.name }, 'the node is gone: its pool capacity is removed');
           continue;
         }
-        const saved = await d.store.update(next); // a conflict is retried with the fresh object
-        ctx.wrote(saved.metadata.resourceVersion);
+        await write(d, ctx, (tx) => tx.update(next)); // a conflict is retried with the fresh object
         d.log.info({ node: name, capacity: c.metadata.name }, 'the node is not ready: its pools offer no room');
       }
     },

@@ -40,14 +40,13 @@ import {
 } from '../../domain/replication';
 import { replicaSnapshotPath } from '../../domain/replication-paths';
 import { metaTime } from '../../domain/meta-time';
-import { replicationComponent } from '../../domain/well-known/components';
 import { reasons } from '../../domain/well-known/event-reasons';
 import { annAsset, annReplicationEndpoint } from '../../domain/well-known/annotations';
 import { labelHostname } from '../../domain/well-known/labels';
 import { btrfsProvisioner } from '../../domain/well-known/provisioners';
 import type { Node } from '../../resources/node/schema';
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
-import { EventRecorder } from '../../services/event-recorder';
+import type { EventRecorder } from '../../services/event-recorder';
 import { podsNamingClaim } from '../../store/consumer-queries';
 import type { ObjectStore } from '../../store/object-store';
 import { AssetStore, type AssetRecord } from '../../store/provisioned-assets';
@@ -63,7 +62,8 @@ export interface ReplicationDeps {
   jobs: DataJobQueue;
   assets?: AssetStore;
   replicas?: VolumeReplicaStore;
-  events?: EventRecorder;
+  /** Its Event recorder (runtime/recorders.ts, keyed by its component). */
+  events: EventRecorder;
   now?: () => Date;
 }
 
@@ -112,7 +112,6 @@ export function replicationSpec(deps: ReplicationDeps, opts: ReplicationOptions 
     ...deps,
     assets: deps.assets ?? new AssetStore(deps.store),
     replicas: deps.replicas ?? new VolumeReplicaStore(deps.store),
-    events: deps.events ?? new EventRecorder(deps.store, replicationComponent, deps.log),
     now: deps.now ?? (() => new Date()),
   };
   const keys = async () => (await d.replicas.volumes(btrfsProvisioner)).map((n) => `pv/${n}`);

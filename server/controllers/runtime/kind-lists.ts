@@ -4,11 +4,14 @@
 // the change may still use the older list; the change brings its keys back anyway. A list
 // is also dropped after `maxAgeMs`, should the watch ever miss a change (it fell behind
 // the log's compaction and started over).
-import type { KubeObject } from '../../resources/types';
+import type { KindName, ObjectOfName } from '../../resources/kinds';
 import type { ObjectStore } from '../../store/object-store';
 
-export class KindLists<K extends string> {
-  private readonly lists = new Map<K, { at: number; items: Promise<KubeObject[]> }>();
+/** Per kind kept, its last list: typed by the kind, so a reader needs no cast. */
+type Kept<K extends KindName> = { [P in K]?: { at: number; items: Promise<ObjectOfName<P>[]> } };
+
+export class KindLists<K extends KindName> {
+  private readonly lists: Kept<K> = {};
 
   constructor(
     private readonly store: ObjectStore,
@@ -17,20 +20,24 @@ export class KindLists<K extends string> {
   ) {}
 
   /** The kind's objects, from the last list while no change of the kind was seen. */
-  get(kind: K): Promise<KubeObject[]> {
-    const kept = this.lists.get(kind);
+  get<T extends K>(kind: T): Promise<ObjectOfName<T>[]> {
+    const kept = this.lists[kind];
     if (kept && Date.now() - kept.at < this.maxAgeMs) return kept.items;
     const list = { at: Date.now(), items: this.store.list(kind).then((r) => r.items) };
-    this.lists.set(kind, list);
+    this.lists[kind] = list;
     // A failed list is not kept: the next reconcile lists again.
     list.items.catch(() => {
-      if (this.lists.get(kind) === list) this.lists.delete(kind);
+      if (this.lists[kind] === list) delete this.lists[kind];
     });
     return list.items;
   }
 
   /** Called for each change the watch sees: a change of a kept kind drops its list. */
   changed(kind: string): void {
-    this.lists.delete(kind as K);
+    if (this.keeps(kind)) delete this.lists[kind];
+  }
+
+  private keeps(kind: string): kind is K {
+    return (this.kinds as readonly string[]).includes(kind);
   }
 }

@@ -11,14 +11,13 @@
 import type { Logger } from 'pino';
 import { isStowageError } from '../../domain/errors';
 import { labelSnapshotSchedule, labelSnapshotSlot } from '../../domain/snapshot-schedule';
-import { snapshotScheduleComponent } from '../../domain/well-known/components';
 import { reasons } from '../../domain/well-known/event-reasons';
 import type { SnapshotSchedule } from '../../resources/snapshot-schedule/schema';
 import { SNAPSHOT_API_VERSION } from '../../resources/snapshot-fields';
 import { admitBackupTarget } from '../../resources/backup-target/default-target';
 import type { VolumeBackup } from '../../resources/volume-backup/schema';
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
-import { EventRecorder } from '../../services/event-recorder';
+import type { EventRecorder } from '../../services/event-recorder';
 import { admitObjectQuota } from '../../services/quota-admission';
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
@@ -34,7 +33,8 @@ export const snapshotScheduleControllerName = 'snapshot-schedule';
 export interface SnapshotScheduleDeps {
   store: ObjectStore;
   log: Logger;
-  events?: EventRecorder;
+  /** Its Event recorder (runtime/recorders.ts, keyed by its component). */
+  events: EventRecorder;
   /** The clock (ms since the epoch); tests move it. */
   now?: () => number;
 }
@@ -151,7 +151,7 @@ export async function syncSchedule(d: Deps, ctx: ReconcileContext, namespace: st
     if (await take(d, ctx, schedule, t)) await event(d, schedule, 'Normal', reasons.snapshotTaken, `Created VolumeSnapshot ${t.name} of claim ${t.claim}`);
   }
   for (const n of step.prune) {
-    if (await prune(d, ctx, schedule, n)) await event(d, schedule, 'Normal', 'SnapshotPruned', `Deleted VolumeSnapshot ${n}: more than ${schedule.spec?.keep} snapshots of its claim`);
+    if (await prune(d, ctx, schedule, n)) await event(d, schedule, 'Normal', reasons.snapshotPruned, `Deleted VolumeSnapshot ${n}: more than ${schedule.spec?.keep} snapshots of its claim`);
   }
   for (const b of step.backup) {
     if (await backUp(d, ctx, schedule, b)) await event(d, schedule, 'Normal', reasons.backupCreated, `Created VolumeBackup ${b.name} of snapshot ${b.snapshot}`);
@@ -166,7 +166,6 @@ export async function syncSchedule(d: Deps, ctx: ReconcileContext, namespace: st
 export function snapshotScheduleSpec(deps: SnapshotScheduleDeps, opts: { resyncMs?: number; concurrency?: number } = {}): ControllerSpec {
   const d: Deps = {
     ...deps,
-    events: deps.events ?? new EventRecorder(deps.store, snapshotScheduleComponent, deps.log),
     now: deps.now ?? Date.now,
   };
   const keys = async () => (await d.store.list(SCHEDULE)).items.map((s) => keyOf(s.metadata.namespace ?? '', s.metadata.name ?? ''));

@@ -12,75 +12,13 @@ import {
   claimsRestoringFrom,
   contentToCreate,
   decideContent,
-  checkContentStatus,
-  contentSecretRef,
-  decideSnapshotter,
   decideSnapshot,
   decideSnapshotClass,
   ensureClaimSourceFinalizer,
   releaseClaimSourceFinalizer,
   type SnapshotAction,
-  type SnapshotRecordFacts,
 } from './decide';
-
-const NOW = '2026-11-25T12:00:00Z';
-const SOURCE = 'snapshot.storage.kubernetes.io/volumesnapshot-as-source-protection';
-const BOUND = 'snapshot.storage.kubernetes.io/volumesnapshot-bound-protection';
-const CONTENT = 'snapshot.storage.kubernetes.io/volumesnapshotcontent-bound-protection';
-const PVC_SOURCE = 'snapshot.storage.kubernetes.io/pvc-as-source-protection';
-const BEING_DELETED = 'snapshot.storage.kubernetes.io/volumesnapshot-being-deleted';
-const BOTH = [SOURCE, BOUND];
-
-interface SnapOpts {
-  claim?: string;
-  content?: string;
-  cls?: string;
-  bound?: string;
-  ready?: boolean;
-  finalizers?: string[];
-  deleting?: boolean;
-  status?: VolumeSnapshot['status'];
-}
-
-function snap(name: string, uid: string, o: SnapOpts = {}): VolumeSnapshot {
-  const status = o.status ?? (o.bound !== undefined || o.ready !== undefined ? { ...(o.bound ? { boundVolumeSnapshotContentName: o.bound } : {}), ...(o.ready !== undefined ? { readyToUse: o.ready } : {}) } : undefined);
-  return {
-    apiVersion: 'snapshot.storage.k8s.io/v1',
-    kind: 'VolumeSnapshot',
-    metadata: { name, namespace: 'default', uid, finalizers: o.finalizers ?? BOTH, ...(o.deleting ? { deletionTimestamp: NOW } : {}) },
-    spec: { source: { ...(o.claim ? { persistentVolumeClaimName: o.claim } : {}), ...(o.content ? { volumeSnapshotContentName: o.content } : {}) }, ...(o.cls ? { volumeSnapshotClassName: o.cls } : {}) },
-    ...(status ? { status } : {}),
-  };
-}
-
-interface ContentOpts {
-  snapshot: string;
-  uid?: string;
-  snapshotHandle?: string;
-  volumeHandle?: string;
-  policy?: 'Delete' | 'Retain';
-  cls?: string;
-  finalizers?: string[];
-  annotations?: Record<string, string>;
-  status?: VolumeSnapshotContent['status'];
-  deleting?: boolean;
-}
-
-function content(name: string, o: ContentOpts): VolumeSnapshotContent {
-  return {
-    apiVersion: 'snapshot.storage.k8s.io/v1',
-    kind: 'VolumeSnapshotContent',
-    metadata: { name, finalizers: o.finalizers ?? [CONTENT], ...(o.annotations ? { annotations: o.annotations } : {}), ...(o.deleting ? { deletionTimestamp: NOW } : {}) },
-    spec: {
-      deletionPolicy: o.policy ?? 'Delete',
-      driver: 'stowage.io/btrfs',
-      source: { ...(o.snapshotHandle ? { snapshotHandle: o.snapshotHandle } : {}), ...(o.volumeHandle ? { volumeHandle: o.volumeHandle } : {}) },
-      volumeSnapshotRef: { name: o.snapshot, namespace: 'default', ...(o.uid ? { uid: o.uid } : {}) },
-      ...(o.cls ? { volumeSnapshotClassName: o.cls } : {}),
-    },
-    ...(o.status ? { status: o.status } : {}),
-  };
-}
+import { NOW, SOURCE, BOUND, PVC_SOURCE, BEING_DELETED, BOTH, snap, content, type SnapOpts } from './fixtures';
 
 function facts(vs: VolumeSnapshot, contents: VolumeSnapshotContent[] = [], restoringClaims: string[] = []) {
   return { snapshot: vs, content: (n: string) => contents.find((c) => c.metadata.name === n), restoringClaims, now: NOW };
@@ -546,66 +484,8 @@ describe('taking a snapshot of a claim (snapshot_create_test.go, createSnapshotC
     );
   });
 
-  test.each([
-    { name: 'no annotations: no Secret', annotations: undefined, want: { ok: true } },
-    { name: 'both annotations: that Secret', annotations: { 'snapshot.storage.kubernetes.io/deletion-secret-name': 's', 'snapshot.storage.kubernetes.io/deletion-secret-namespace': 'n' }, want: { ok: true, ref: { name: 's', namespace: 'n' } } },
-    {
-      name: 'an empty name: GetCredentialsFromAnnotation\'s error',
-      annotations: { 'snapshot.storage.kubernetes.io/deletion-secret-name': '', 'snapshot.storage.kubernetes.io/deletion-secret-namespace': 'n' },
-      want: { ok: false, message: 'cannot retrieve secrets for snapshot content "c1", err: secret name or namespace not specified' },
-    },
-  ])('the snapshotter\'s Secret of a content: $name', ({ annotations, want }) => {
-    expect(contentSecretRef(content('c1', { snapshot: 'snap1', volumeHandle: 'v', ...(annotations ? { annotations } : {}) }))).toEqual(want);
-  });
 
   test('a snapshot without a PVC source: SnapshotPVCSourceMissing', () => {
     expect(contentToCreate({ snapshot: snap('s', 'u', { content: 'c' }), classes, canSnapshot: inTree })).toMatchObject({ ok: false, reason: 'SnapshotPVCSourceMissing' });
-  });
-});
-
-describe('the snapshotter (sidecar snapshot_controller_test.go, shouldDelete)', () => {
-  const bound = snap('snap1', 'uid1', { claim: 'c', bound: 'content1', ready: true });
-  const dyn = (o: Partial<ContentOpts> = {}) => content('content1', { snapshot: 'snap1', uid: 'uid1', volumeHandle: 'pvc-1', ...o });
-  test.each<{ name: string; c: VolumeSnapshotContent; vs?: VolumeSnapshot; want: string }>([
-    { name: 'a new dynamic content: take the snapshot of its volume', c: dyn(), vs: bound, want: 'take' },
-    { name: 'a content whose snapshot failed: take it again', c: dyn({ status: { readyToUse: false, error: { message: 'x' } } }), vs: bound, want: 'take' },
-    { name: 'a taken, ready content: nothing', c: dyn({ status: { readyToUse: true, snapshotHandle: '/p/s' } }), vs: bound, want: 'none' },
-    { name: 'a pre-provisioned content without a status: check it with the driver (checkandUpdateContentStatus)', c: content('content1', { snapshot: 'snap1', uid: 'uid1', snapshotHandle: 'h' }), vs: bound, want: 'check' },
-    { name: 'a pre-provisioned content not bound yet is checked too (the sidecar does not wait for the binding)', c: content('content1', { snapshot: 'snap1', snapshotHandle: 'h' }), want: 'check' },
-    { name: 'a pre-provisioned content whose check failed: check again', c: content('content1', { snapshot: 'snap1', uid: 'uid1', snapshotHandle: 'h', status: { readyToUse: false, error: { message: 'x' } } }), vs: bound, want: 'check' },
-    { name: 'a pre-provisioned content ready (contentIsReady): nothing', c: content('content1', { snapshot: 'snap1', uid: 'uid1', snapshotHandle: 'h', status: { readyToUse: true, snapshotHandle: 'h' } }), vs: bound, want: 'none' },
-    { name: 'deleted, policy Delete, its snapshot being deleted (annotated): delete the snapshot', c: dyn({ deleting: true, annotations: { [BEING_DELETED]: 'yes' } }), vs: bound, want: 'delete' },
-    { name: 'deleted, policy Retain, its snapshot being deleted: keep the snapshot', c: dyn({ deleting: true, policy: 'Retain', annotations: { [BEING_DELETED]: 'yes' } }), vs: bound, want: 'release' },
-    { name: 'deleted while its snapshot still exists and is not being deleted: wait', c: dyn({ deleting: true }), vs: bound, want: 'none' },
-    { name: 'deleted after its snapshot is gone: delete the snapshot', c: dyn({ deleting: true }), want: 'delete' },
-    { name: 'an unbound pre-provisioned content deleted: delete', c: content('content1', { snapshot: 'snap1', snapshotHandle: 'h', deleting: true }), vs: bound, want: 'delete' },
-    { name: 'deleted without the content finalizer: nothing', c: dyn({ deleting: true, finalizers: [] }), want: 'none' },
-  ])('$name -> $want', ({ c, vs, want }) => {
-    expect(decideSnapshotter(c, vs).action).toBe(want);
-  });
-});
-
-describe('a pre-provisioned content\'s status from the driver (sidecar checkandUpdateContentStatusOperation)', () => {
-  const c = content('imported', { snapshot: 'snap1', snapshotHandle: '/pool/.snapshots/snapcontent-1' });
-  const taken = new Date('2026-11-25T11:00:00Z');
-  const record = (state: string, path = '/pool/.snapshots/snapcontent-1') => ({ state, updatedAt: taken, details: { kind: 'snapshot', path, sizeBytes: '1073741824' } });
-  test.each<{ name: string; records: SnapshotRecordFacts[]; want: unknown }>([
-    {
-      name: 'the driver has the snapshot: snapshotHandle, readyToUse, creationTime (ns), restoreSize',
-      records: [record('created')],
-      want: { ok: true, status: { snapshotHandle: '/pool/.snapshots/snapcontent-1', readyToUse: true, creationTime: taken.getTime() * 1e6, restoreSize: 1073741824 } },
-    },
-    {
-      name: 'the driver is still taking it: not ready yet',
-      records: [record('creating')],
-      want: { ok: true, status: { snapshotHandle: '/pool/.snapshots/snapcontent-1', readyToUse: false, creationTime: taken.getTime() * 1e6, restoreSize: 1073741824 } },
-    },
-    {
-      name: 'the driver does not know the handle: can not find snapshot for snapshotID',
-      records: [record('created', '/pool/.snapshots/other'), { ...record('created'), details: { kind: 'volume', path: '/pool/.snapshots/snapcontent-1' } }],
-      want: { ok: false, message: 'Failed to check and update snapshot content: can not find snapshot for snapshotID /pool/.snapshots/snapcontent-1' },
-    },
-  ])('$name', ({ records, want }) => {
-    expect(checkContentStatus(c, '/pool/.snapshots/snapcontent-1', records)).toEqual(want);
   });
 });

@@ -3,14 +3,12 @@
 // VolumeSnapshot, a VolumeSnapshotContent and a snapshotted claim, as pure decisions: the
 // reconcile reads the facts, one of these picks one step, the reconcile does it and looks
 // again. Events and error messages are upstream's, word for word.
-import type { EventType } from '../../services/event-recorder';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import type { VolumeSnapshotClass } from '../../resources/volume-snapshot-class/schema';
 import type { VolumeSnapshotContent } from '../../resources/volume-snapshot-content/schema';
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
 import { isDefaultSnapshotClass } from '../../resources/volume-snapshot-class/strategy';
-import { bytesToQuantity, formatQuantity, isZero, quantityFromJSON } from '../../domain/quantity';
 import { annDeletionSecretRefName, annDeletionSecretRefNamespace, annDynamicallyProvisioned, annVolumeSnapshotBeingDeleted } from '../../domain/well-known/annotations';
 import { snapshotterSecretRef } from '../../domain/secret-references';
 import { reasons } from '../../domain/well-known/event-reasons';
@@ -20,41 +18,21 @@ import {
   volumeSnapshotBoundFinalizer,
   volumeSnapshotContentFinalizer,
 } from '../../domain/well-known/finalizers';
-
-export interface SnapshotEvent {
-  type: EventType;
-  reason: string;
-  message: string;
-}
-
-type SnapshotStatus = NonNullable<VolumeSnapshot['status']>;
-
-const warning = (reason: string, message: string): SnapshotEvent => ({ type: 'Warning', reason, message });
-const normal = (reason: string, message: string): SnapshotEvent => ({ type: 'Normal', reason, message });
-const has = (finalizers: string[] | undefined, f: string) => (finalizers ?? []).includes(f);
-
-/** upstream utils.SnapshotKey: namespace/name. */
-export const snapshotKey = (vs: VolumeSnapshot) => `${vs.metadata.namespace ?? ''}/${vs.metadata.name ?? ''}`;
-
-/** The name upstream gives the content of a dynamically taken snapshot (GetDynamicSnapshotContentNameForSnapshot). */
-export const dynamicContentName = (vs: VolumeSnapshot) => `snapcontent-${vs.metadata.uid ?? ''}`;
-
-export const isSnapshotReady = (vs: VolumeSnapshot) => vs.status?.readyToUse === true;
-export const isBoundContentNameSet = (vs: VolumeSnapshot) => Boolean(vs.status?.boundVolumeSnapshotContentName);
-
-/** Both ways: the content's ref names this snapshot by name, namespace and uid (upstream IsVolumeSnapshotRefSet). */
-export function isVolumeSnapshotRefSet(vs: VolumeSnapshot, c: VolumeSnapshotContent): boolean {
-  const ref = c.spec?.volumeSnapshotRef;
-  return ref?.name === vs.metadata.name && ref?.namespace === vs.metadata.namespace && (ref?.uid ?? '') === (vs.metadata.uid ?? '');
-}
-
-/** Deleted, and still holding one of the snapshot finalizers (upstream IsSnapshotDeletionCandidate). */
-export function isSnapshotDeletionCandidate(vs: VolumeSnapshot): boolean {
-  const f = vs.metadata.finalizers;
-  return Boolean(vs.metadata.deletionTimestamp) && (has(f, volumeSnapshotAsSourceFinalizer) || has(f, volumeSnapshotBoundFinalizer));
-}
-
-const exactlyOne = (a: unknown, b: unknown) => (a === undefined) !== (b === undefined);
+import {
+  dynamicContentName,
+  exactlyOne,
+  has,
+  isBoundContentNameSet,
+  isSnapshotDeletionCandidate,
+  isSnapshotReady,
+  isVolumeSnapshotRefSet,
+  needsUpdateSnapshotStatus,
+  snapshotKey,
+  statusFromContent,
+  warning,
+  type SnapshotEvent,
+  type SnapshotStatus,
+} from './objects';
 
 // ---------------------------------------------------------------------------------------
 // The class (checkAndUpdateSnapshotClass, SetDefaultSnapshotClass)
@@ -156,11 +134,11 @@ function preProvisionedContent(f: SnapshotFacts): ContentLookup {
   const c = f.content(name);
   if (!c) return {};
   if (c.spec?.source?.snapshotHandle === undefined) {
-    return { error: errorAction(vs, true, 'SnapshotContentMismatch', 'VolumeSnapshotContent is dynamically provisioned while expecting a pre-provisioned one', f.now) };
+    return { error: errorAction(vs, true, reasons.snapshotContentMismatch, 'VolumeSnapshotContent is dynamically provisioned while expecting a pre-provisioned one', f.now) };
   }
   const ref = c.spec.volumeSnapshotRef;
   if (ref?.name !== vs.metadata.name || ref?.namespace !== vs.metadata.namespace || (ref?.uid && ref.uid !== vs.metadata.uid)) {
-    return { error: errorAction(vs, true, 'SnapshotContentMisbound', `VolumeSnapshotContent [${name}] is bound to a different snapshot`, f.now) };
+    return { error: errorAction(vs, true, reasons.snapshotContentMisbound, `VolumeSnapshotContent [${name}] is bound to a different snapshot`, f.now) };
   }
   return { content: c };
 }
@@ -172,77 +150,13 @@ function dynamicContent(f: SnapshotFacts): ContentLookup {
   const c = f.content(name);
   if (!c) return {};
   if (c.spec?.source?.volumeHandle === undefined) {
-    return { error: errorAction(vs, true, 'SnapshotContentMismatch', `VolumeSnapshotContent ${name} is pre-provisioned while expecting a dynamically provisioned one`, f.now) };
+    return { error: errorAction(vs, true, reasons.snapshotContentMismatch, `VolumeSnapshotContent ${name} is pre-provisioned while expecting a dynamically provisioned one`, f.now) };
   }
   const ref = c.spec.volumeSnapshotRef;
   if (ref?.name !== vs.metadata.name || ref?.namespace !== vs.metadata.namespace || ref?.uid !== vs.metadata.uid) {
-    return { error: errorAction(vs, true, 'SnapshotContentMisbound', `VolumeSnapshotContent [${name}] is bound to a different snapshot`, f.now) };
+    return { error: errorAction(vs, true, reasons.snapshotContentMisbound, `VolumeSnapshotContent [${name}] is bound to a different snapshot`, f.now) };
   }
   return { content: c };
-}
-
-/** upstream updateSnapshotStatus: the snapshot's status taken from its content, and the events of the change; undefined when nothing changes. */
-export function statusFromContent(vs: VolumeSnapshot, c: VolumeSnapshotContent): { status: SnapshotStatus; events: SnapshotEvent[] } | undefined {
-  const cs = c.status ?? {};
-  const createdAt = cs.creationTime !== undefined ? nanosToTime(cs.creationTime) : undefined;
-  const size = cs.restoreSize;
-  const ready = cs.readyToUse ?? false;
-  const contentError = cs.error ? structuredClone(cs.error) : undefined;
-  let status: SnapshotStatus;
-  let updated = false;
-  if (vs.status === undefined) {
-    status = { boundVolumeSnapshotContentName: c.metadata.name, readyToUse: ready };
-    if (createdAt) status.creationTime = createdAt;
-    if (size !== undefined) status.restoreSize = sizeQuantity(size);
-    if (contentError) status.error = contentError;
-    updated = true;
-  } else {
-    status = structuredClone(vs.status);
-    if (!status.boundVolumeSnapshotContentName) {
-      status.boundVolumeSnapshotContentName = c.metadata.name;
-      updated = true;
-    }
-    if (status.creationTime === undefined && createdAt) {
-      status.creationTime = createdAt;
-      updated = true;
-    }
-    if (status.readyToUse !== ready) {
-      status.readyToUse = ready;
-      updated = true;
-      if (ready) delete status.error;
-    }
-    if (size !== undefined && (status.restoreSize === undefined || (isZeroQuantity(status.restoreSize) && size > 0))) {
-      status.restoreSize = sizeQuantity(size);
-      updated = true;
-    }
-    if ((status.error === undefined && contentError) || (status.error !== undefined && contentError && status.error.time !== contentError.time) || (status.error !== undefined && !contentError)) {
-      if (contentError) status.error = contentError;
-      else delete status.error;
-      updated = true;
-    }
-  }
-  if (!updated) return undefined;
-  const events: SnapshotEvent[] = [];
-  if (vs.status?.creationTime === undefined && status.creationTime !== undefined) {
-    events.push(normal(reasons.snapshotCreated, `Snapshot ${snapshotKey(vs)} was successfully created by the CSI driver.`));
-  }
-  if (!isSnapshotReady(vs) && status.readyToUse === true) events.push(normal(reasons.snapshotReady, `Snapshot ${snapshotKey(vs)} is ready to use.`));
-  return { status, events };
-}
-
-function isZeroQuantity(q: string | number): boolean {
-  const parsed = quantityFromJSON(q);
-  return parsed !== undefined && isZero(parsed);
-}
-
-/** A content's restoreSize (bytes) as the snapshot's quantity (upstream resource.NewQuantity(size, BinarySI): 1073741824 -> "1Gi"). */
-function sizeQuantity(bytes: number): string {
-  return formatQuantity(bytesToQuantity(BigInt(bytes), 'BinarySI'));
-}
-
-/** A content's creationTime (Unix nanoseconds) as the snapshot's RFC 3339 time. */
-function nanosToTime(nanos: number): string {
-  return new Date(Math.floor(nanos / 1e6)).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** upstream processSnapshotWithDeletionTimestamp and checkandRemoveSnapshotFinalizersAndCheckandDeleteContent. */
@@ -279,7 +193,7 @@ function bindContentAction(vs: VolumeSnapshot, c: VolumeSnapshotContent, now: st
   const ref = c.spec?.volumeSnapshotRef;
   const mismatch = `Could not bind snapshot ${vs.metadata.name ?? ''} and content ${c.metadata.name ?? ''}, the VolumeSnapshotRef does not match`;
   if (ref?.name !== vs.metadata.name || (ref?.uid && ref.uid !== vs.metadata.uid)) {
-    return errorAction(vs, true, 'SnapshotBindFailed', `Snapshot failed to bind VolumeSnapshotContent, ${mismatch}`, now);
+    return errorAction(vs, true, reasons.snapshotBindFailed, `Snapshot failed to bind VolumeSnapshotContent, ${mismatch}`, now);
   }
   if (ref?.uid && c.spec?.volumeSnapshotClassName !== undefined) return undefined;
   const className = vs.spec?.volumeSnapshotClassName;
@@ -294,7 +208,7 @@ export function decideSnapshot(f: SnapshotFacts): SnapshotAction {
   if (vs.metadata.deletionTimestamp) return decideDeletion(f);
   const src = vs.spec?.source;
   if (!exactlyOne(src?.persistentVolumeClaimName, src?.volumeSnapshotContentName)) {
-    return errorAction(vs, true, 'SnapshotValidationError', 'Exactly one of PersistentVolumeClaimName and VolumeSnapshotContentName should be specified', f.now);
+    return errorAction(vs, true, reasons.snapshotValidationError, 'Exactly one of PersistentVolumeClaimName and VolumeSnapshotContentName should be specified', f.now);
   }
   const preProvisioned = src?.volumeSnapshotContentName !== undefined;
 
@@ -313,7 +227,7 @@ export function decideSnapshot(f: SnapshotFacts): SnapshotAction {
     // syncUnreadySnapshot
     const c = found.content;
     if (preProvisioned) {
-      if (!c) return errorAction(vs, true, 'SnapshotContentMissing', 'VolumeSnapshotContent is missing', f.now);
+      if (!c) return errorAction(vs, true, reasons.snapshotContentMissing, 'VolumeSnapshotContent is missing', f.now);
       const bind = bindContentAction(vs, c, f.now);
       if (bind) return bind;
     } else if (!c) {
@@ -325,8 +239,8 @@ export function decideSnapshot(f: SnapshotFacts): SnapshotAction {
 
   // syncReadySnapshot
   const bound = f.content(vs.status?.boundVolumeSnapshotContentName ?? '');
-  if (!bound) return errorAction(vs, true, 'SnapshotContentMissing', 'VolumeSnapshotContent is missing', f.now);
-  if (!isVolumeSnapshotRefSet(vs, bound)) return errorAction(vs, true, 'SnapshotMisbound', 'VolumeSnapshotContent is not bound to the VolumeSnapshot correctly', f.now);
+  if (!bound) return errorAction(vs, true, reasons.snapshotContentMissing, 'VolumeSnapshotContent is missing', f.now);
+  if (!isVolumeSnapshotRefSet(vs, bound)) return errorAction(vs, true, reasons.snapshotMisbound, 'VolumeSnapshotContent is not bound to the VolumeSnapshot correctly', f.now);
   return { action: 'none', why: 'ready and bound both ways' };
 }
 
@@ -346,20 +260,6 @@ export type ContentAction =
   | { action: 'addFinalizer' }
   | { action: 'markBeingDeleted' }
   | { action: 'syncSnapshot' };
-
-/** upstream needsUpdateSnapshotStatus: whether the snapshot's status lags its content's. */
-export function needsUpdateSnapshotStatus(vs: VolumeSnapshot, c: VolumeSnapshotContent): boolean {
-  const s = vs.status;
-  const cs = c.status;
-  if (s === undefined && cs !== undefined) return true;
-  if (cs === undefined || s === undefined) return false;
-  if (!s.boundVolumeSnapshotContentName) return true;
-  if (s.creationTime === undefined && cs.creationTime !== undefined) return true;
-  if (s.readyToUse === undefined && cs.readyToUse !== undefined) return true;
-  if (s.readyToUse !== undefined && cs.readyToUse !== undefined && s.readyToUse !== cs.readyToUse) return true;
-  if (s.restoreSize === undefined && cs.restoreSize !== undefined) return true;
-  return s.restoreSize !== undefined && isZeroQuantity(s.restoreSize) && cs.restoreSize !== undefined && cs.restoreSize > 0;
-}
 
 /** One step for a content, given the snapshot its ref names (by namespace/name) as read. */
 export function decideContent(c: VolumeSnapshotContent, named: VolumeSnapshot | undefined): ContentAction {
@@ -492,94 +392,4 @@ export function contentToCreate(f: CreateContentFacts): ContentChoice {
       },
     },
   };
-}
-
-// ---------------------------------------------------------------------------------------
-// The snapshotter (the CSI sidecar's part: take, delete, release the physical snapshot)
-
-/**
- *   none     nothing for the snapshotter
- *   take     take the snapshot of the volume (the content's volumeHandle), then write the content's status
- *   check    a pre-provisioned content not ready yet: ask the driver about its snapshotHandle and
- *            write the content's status (upstream checkandUpdateContentStatus)
- *   delete   deletionPolicy Delete: delete the snapshot, then drop the content finalizer
- *   release  deletionPolicy Retain: keep the snapshot (forget its record), drop the content finalizer
- */
-export type SnapshotterAction =
-  | { action: 'none'; why: string }
-  | { action: 'take'; volumeHandle: string }
-  | { action: 'check'; snapshotHandle: string }
-  | { action: 'delete' }
-  | { action: 'release' };
-
-/** upstream sidecar shouldDelete: an unbound pre-provisioned content, or one whose snapshot is being deleted (or gone). */
-function shouldDelete(c: VolumeSnapshotContent, named: VolumeSnapshot | undefined): boolean {
-  const uid = c.spec?.volumeSnapshotRef?.uid;
-  if (c.spec?.source?.snapshotHandle !== undefined && !uid) return true;
-  if (c.metadata.annotations?.[annVolumeSnapshotBeingDeleted] !== undefined) return true;
-  return !named || named.metadata.uid !== uid;
-}
-
-/** One step of the snapshotter for a content of its driver (upstream sidecar syncContent). */
-export function decideSnapshotter(c: VolumeSnapshotContent, named: VolumeSnapshot | undefined): SnapshotterAction {
-  if (c.metadata.deletionTimestamp) {
-    if (!has(c.metadata.finalizers, volumeSnapshotContentFinalizer)) return { action: 'none', why: 'deleted, without the content finalizer' };
-    if (!shouldDelete(c, named)) return { action: 'none', why: 'deleted while its snapshot is not: waits for the snapshot' };
-    return c.spec?.deletionPolicy === 'Delete' ? { action: 'delete' } : { action: 'release' };
-  }
-  const volumeHandle = c.spec?.source?.volumeHandle;
-  if (volumeHandle === undefined) {
-    const snapshotHandle = c.spec?.source?.snapshotHandle;
-    if (snapshotHandle === undefined) return { action: 'none', why: 'no source' };
-    if (c.status?.readyToUse === true) return { action: 'none', why: 'pre-provisioned, ready' };
-    return { action: 'check', snapshotHandle };
-  }
-  if (c.status?.readyToUse === true && c.status.snapshotHandle) return { action: 'none', why: 'taken and ready' };
-  return { action: 'take', volumeHandle };
-}
-
-/** What the driver knows of a snapshot: an in-tree plugin's snapshot record (kind snapshot, its path the handle). */
-export interface SnapshotRecordFacts {
-  state: string;
-  details: Record<string, unknown>;
-  updatedAt: Date;
-}
-
-export type ContentStatusCheck =
-  | { ok: true; status: NonNullable<VolumeSnapshotContent['status']> }
-  | { ok: false; message: string };
-
-/**
- * upstream sidecar checkandUpdateContentStatusOperation for a pre-provisioned content: the
- * driver's answer for the snapshotHandle (GetSnapshotStatus: ListSnapshots by id) as the
- * content's status, or upstream's error ("can not find snapshot for snapshotID <handle>"),
- * recorded as SnapshotContentCheckandUpdateFailed.
- */
-export function checkContentStatus(c: VolumeSnapshotContent, handle: string, records: readonly SnapshotRecordFacts[]): ContentStatusCheck {
-  const r = records.find((x) => x.details.kind === 'snapshot' && x.details.path === handle);
-  if (!r) return { ok: false, message: `Failed to check and update snapshot content: can not find snapshot for snapshotID ${handle}` };
-  const ready = r.state === 'created';
-  const takenAt = typeof r.details.takenAt === 'string' ? new Date(r.details.takenAt) : r.updatedAt;
-  const size = Number(String(r.details.sizeBytes ?? '0'));
-  const status: NonNullable<VolumeSnapshotContent['status']> = {
-    ...structuredClone(c.status ?? {}),
-    snapshotHandle: handle,
-    readyToUse: ready,
-    creationTime: c.status?.creationTime ?? (Number.isNaN(takenAt.getTime()) ? Date.now() : takenAt.getTime()) * 1e6,
-    restoreSize: Number.isFinite(size) && size >= 0 ? size : 0,
-  };
-  if (ready) delete status.error;
-  return { ok: true, status };
-}
-
-export type ContentSecretRef = { ok: true; ref?: { name: string; namespace: string } } | { ok: false; message: string };
-
-/** upstream sidecar GetCredentialsFromAnnotation: the Secret a content's deletion-secret annotations name, if any. */
-export function contentSecretRef(c: VolumeSnapshotContent): ContentSecretRef {
-  const a = c.metadata.annotations ?? {};
-  const name = a[annDeletionSecretRefName];
-  const namespace = a[annDeletionSecretRefNamespace];
-  if (name === undefined || namespace === undefined) return { ok: true };
-  if (!name || !namespace) return { ok: false, message: `cannot retrieve secrets for snapshot content ${JSON.stringify(c.metadata.name ?? '')}, err: secret name or namespace not specified` };
-  return { ok: true, ref: { name, namespace } };
 }

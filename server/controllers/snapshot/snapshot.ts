@@ -3,19 +3,19 @@
 // status, the default class, deletion by deletionPolicy and the snapshot finalizers. Keys
 // vs/<namespace>/<name> and vsc/<name>. A snapshot of a claim gets its content created
 // here (snapcontent-<uid>, with the claim's pvc-as-source-protection finalizer first);
-// the snapshotter of the content's driver (snapshotter.ts, the CSI sidecar's part) takes,
+// the snapshotter of the content's driver (../snapshotter/snapshotter.ts, the CSI sidecar's part) takes,
 // deletes or keeps the physical snapshot and drops the content finalizer. Contents of a
 // driver without an in-tree snapshotter lose that finalizer here, once their snapshot is
 // gone or being deleted.
 import type { Logger } from 'pino';
-import { EventRecorder } from '../../services/event-recorder';
+import type { EventRecorder } from '../../services/event-recorder';
 import type { ObjectStore } from '../../store/object-store';
 import type { PersistentVolume } from '../../resources/persistent-volume/schema';
 import type { VolumeSnapshotClass } from '../../resources/volume-snapshot-class/schema';
 import type { VolumeSnapshotContent } from '../../resources/volume-snapshot-content/schema';
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
 import { annDynamicallyProvisioned, annVolumeSnapshotBeingDeleted } from '../../domain/well-known/annotations';
-import { snapshotControllerComponent } from '../../domain/well-known/components';
+import { reasons } from '../../domain/well-known/event-reasons';
 import { pvcAsSnapshotSourceFinalizer, volumeSnapshotContentFinalizer } from '../../domain/well-known/finalizers';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
 import { event } from '../runtime/event';
@@ -29,12 +29,11 @@ import {
   decideContent,
   decideSnapshot,
   decideSnapshotClass,
-  dynamicContentName,
   errorAction,
   releaseClaimSourceFinalizer,
   type ClassFacts,
-  type SnapshotEvent,
 } from './decide';
+import { dynamicContentName, type SnapshotEvent } from './objects';
 
 const VS = 'VolumeSnapshot';
 const VSC = 'VolumeSnapshotContent';
@@ -46,10 +45,11 @@ const RETRY_MS = 5_000;
 export interface SnapshotControllerDeps {
   store: ObjectStore;
   log: Logger;
-  events?: EventRecorder;
+  /** Its Event recorder (runtime/recorders.ts, keyed by its component). */
+  events: EventRecorder;
 }
 
-type Deps = SnapshotControllerDeps & { events: EventRecorder };
+type Deps = SnapshotControllerDeps;
 
 const vsKey = (ns: string, name: string) => `vs/${ns}/${name}`;
 const vscKey = (name: string) => `vsc/${name}`;
@@ -139,15 +139,17 @@ async function createContent(d: Deps, ctx: ReconcileContext, read: VolumeSnapsho
     return false;
   }
   try {
-    await d.store.create(choice.content);
+    await write(d, ctx, (t) => t.create(choice.content));
   } catch (err) {
     if ((err as { code?: string }).code !== 'AlreadyExists') {
-      await event(d, read, 'Warning', 'CreateSnapshotContentFailed', `Error creating volume snapshot content object for snapshot ${namespaceName(read)}: ${errorText(err)}.`);
+      await event(d, read, 'Warning', reasons.createSnapshotContentFailed, `Error creating volume snapshot content object for snapshot ${namespaceName(read)}: ${errorText(err)}.`);
       throw err;
     }
     return true;
   }
-  await event(d, read, 'Normal', 'CreatingSnapshot', `Waiting for a snapshot ${namespaceName(read)} to be created by the CSI driver.`);
+  await event(d, read, 'Normal', reasons.creatingSnapshot, `Waiting for a snapshot ${namespaceName(read)} to be created by the CSI driver.`);
+  // Its echo is not handed back to this controller: the content gets its finalizer on this look.
+  ctx.enqueue(vscKey(choice.content.metadata.name ?? ''));
   return true;
 }
 
@@ -301,7 +303,7 @@ export async function syncContent(d: Deps, ctx: ReconcileContext, name: string):
 }
 
 export function snapshotControllerSpec(deps: SnapshotControllerDeps, opts: { concurrency?: number; resyncMs?: number } = {}): ControllerSpec {
-  const d: Deps = { ...deps, events: deps.events ?? new EventRecorder(deps.store, snapshotControllerComponent, deps.log) };
+  const d: Deps = deps;
   const keys = async () => [
     ...(await d.store.list(VS)).items.map((s) => vsKey(s.metadata.namespace ?? '', s.metadata.name ?? '')),
     ...(await d.store.list(VSC)).items.map((c) => vscKey(c.metadata.name ?? '')),

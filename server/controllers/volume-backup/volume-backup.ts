@@ -11,13 +11,12 @@ import type { Logger } from 'pino';
 import type { DataJobQueue } from '../../contracts/data-jobs';
 import { isStowageError } from '../../domain/errors';
 import { pickParent, takenSnapshotName, type BackupCandidate } from '../../domain/volume-backup';
-import { volumeBackupComponent } from '../../domain/well-known/components';
 import { backupSourceProtectionFinalizer, volumeBackupFinalizer } from '../../domain/well-known/finalizers';
 import { labelBackupId, labelVolumeBackup } from '../../domain/well-known/labels';
 import { SNAPSHOT_API_VERSION } from '../../resources/snapshot-fields';
 import type { VolumeBackup } from '../../resources/volume-backup/schema';
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
-import { EventRecorder } from '../../services/event-recorder';
+import type { EventRecorder } from '../../services/event-recorder';
 import { admitObjectQuota } from '../../services/quota-admission';
 import { reasons } from '../../domain/well-known/event-reasons';
 import type { ObjectStore } from '../../store/object-store';
@@ -42,7 +41,8 @@ export interface VolumeBackupDeps {
   /** This installation's id (store/installation.ts). */
   installation: () => Promise<string>;
   assets?: AssetStore;
-  events?: EventRecorder;
+  /** Its Event recorder (runtime/recorders.ts, keyed by its component). */
+  events: EventRecorder;
   now?: () => Date;
 }
 
@@ -275,7 +275,6 @@ export function volumeBackupSpec(deps: VolumeBackupDeps, opts: { resyncMs?: numb
   const d: Deps = {
     ...deps,
     assets: deps.assets ?? new AssetStore(deps.store),
-    events: deps.events ?? new EventRecorder(deps.store, volumeBackupComponent, deps.log),
     now: deps.now ?? (() => new Date()),
   };
   const keys = async () => (await d.store.list(VB)).items.map((b) => keyOf(b.metadata.namespace ?? '', b.metadata.name ?? ''));

@@ -116,6 +116,28 @@ export const reasons = {
   snapshotContentCreationFailed: 'SnapshotContentCreationFailed',
   /** A snapshot's source claim is missing. */
   snapshotPVCSourceMissing: 'SnapshotPVCSourceMissing',
+  /** A snapshot's content was made: the driver is taking the snapshot. */
+  creatingSnapshot: 'CreatingSnapshot',
+  /** A snapshot's content object could not be written. */
+  createSnapshotContentFailed: 'CreateSnapshotContentFailed',
+  /** A snapshot and its content disagree on how it was made (dynamically or pre-provisioned). */
+  snapshotContentMismatch: 'SnapshotContentMismatch',
+  /** A snapshot's content is bound to another snapshot. */
+  snapshotContentMisbound: 'SnapshotContentMisbound',
+  /** A pre-provisioned content's ref does not name the snapshot that names it. */
+  snapshotBindFailed: 'SnapshotBindFailed',
+  /** A snapshot names both or neither of a claim and a content as its source. */
+  snapshotValidationError: 'SnapshotValidationError',
+  /** A snapshot's content is gone. */
+  snapshotContentMissing: 'SnapshotContentMissing',
+  /** A ready snapshot's content does not point back at it. */
+  snapshotMisbound: 'SnapshotMisbound',
+  /** The snapshotter (the CSI sidecar's part) could not take a snapshot. */
+  snapshotCreationFailed: 'SnapshotCreationFailed',
+  /** The snapshotter could not read a pre-provisioned content's snapshot from its driver. */
+  snapshotContentCheckandUpdateFailed: 'SnapshotContentCheckandUpdateFailed',
+  /** The snapshotter could not delete a snapshot. */
+  snapshotDeleteError: 'SnapshotDeleteError',
 
   // --- Stowage's backups ---
   /** A backup's data job was queued on the node that holds its snapshot. */
@@ -136,6 +158,8 @@ export const reasons = {
   backupVerified: 'BackupVerified',
   /** A snapshot schedule took a snapshot. */
   snapshotTaken: 'SnapshotTaken',
+  /** A snapshot schedule deleted a snapshot beyond its keep. */
+  snapshotPruned: 'SnapshotPruned',
   /** A snapshot schedule backed one of its snapshots up. */
   backupCreated: 'BackupCreated',
   /** A snapshot schedule deleted a backup beyond its keep. */

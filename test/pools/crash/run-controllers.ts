@@ -13,6 +13,8 @@ import { Manager } from '../../../server/controllers/runtime/manager';
 import { snapshotControllerSpec } from '../../../server/controllers/snapshot/snapshot';
 import { startControllers } from '../../../server/controllers/start';
 import { inTreeProvisionerNames } from '../../../server/domain/provisioner-capabilities';
+import { EventRecorder } from '../../../server/services/event-recorder';
+import { snapshotControllerComponent } from '../../../server/domain/well-known/components';
 
 const [url, mode] = process.argv.slice(2);
 if (mode === 'all') {
@@ -34,9 +36,9 @@ if (mode === 'all') {
     log,
     leaderElection: false,
     specs: () => [
-      binderSpec({ store: app.store, log, pendingGraceMs: 0, resyncMs: 1_000, inTreeProvisioners: inTreeProvisionerNames }),
+      binderSpec({ store: app.store, log, events: d.events, pendingGraceMs: 0, resyncMs: 1_000, inTreeProvisioners: inTreeProvisionerNames }),
       ...provisioningSpecs(d, { retryBaseMs: 100, retryMaxMs: 1_000, resyncMs: 1_000 }),
-      snapshotControllerSpec({ store: app.store, log }, { resyncMs: 1_000 }),
+      snapshotControllerSpec({ store: app.store, log, events: new EventRecorder(app.store, snapshotControllerComponent, log) }, { resyncMs: 1_000 }),
     ],
     shutdownTimeoutMs: 5_000,
   });

@@ -12,6 +12,7 @@ import type { VolumeSnapshotContent } from '../../resources/volume-snapshot-cont
 import type { VolumeSnapshot } from '../../resources/volume-snapshot/schema';
 import { quantityFromJSON, quantityToBytes } from '../../domain/quantity';
 import { volumeSnapshotContentFinalizer } from '../../domain/well-known/finalizers';
+import { reasons } from '../../domain/well-known/event-reasons';
 import type { CopyProgress, SnapshotOps } from '../../provisioners/plugin';
 import { annSnapshotCopyProgress } from '../../domain/well-known/annotations';
 import type { ProvisioningDeps } from '../provisioner/deps';
@@ -94,7 +95,7 @@ async function take(d: SnapshotterDeps, ctx: ReconcileContext, ops: SnapshotOps,
       x.status = { ...x.status, readyToUse: false, error: { time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), message } };
       return true;
     }, true);
-    await event(d, c, 'Warning', 'SnapshotCreationFailed', message);
+    await event(d, c, 'Warning', reasons.snapshotCreationFailed, message);
     throw err;
   }
 }
@@ -115,6 +116,10 @@ function progressOnSnapshot(d: SnapshotterDeps, c: VolumeSnapshotContent): (p: C
       pending = undefined;
       try {
         // Guarded by the version read: after a conflict (the controllers write the snapshot too) the figure is written again, unless a newer one came.
+        // A direct write, not the runtime's `write`: the figure comes from the plugin's
+        // progress callback while the copy runs, and may land after the reconcile that
+        // started the copy has returned (there is no reconcile to attribute it to), and the
+        // snapshotter does not watch VolumeSnapshots, so there is no echo of its own to skip.
         const vs = ref?.name && ref.namespace ? await d.store.tryGet('VolumeSnapshot', ref.namespace, ref.name) : undefined;
         if (vs && vs.metadata.uid === ref?.uid && vs.metadata.annotations?.[annSnapshotCopyProgress] !== value) {
           vs.metadata.annotations = { ...vs.metadata.annotations, [annSnapshotCopyProgress]: value };
@@ -164,7 +169,7 @@ export async function syncSnapshotter(d: SnapshotterDeps, ctx: ReconcileContext,
         x.status = { ...x.status, readyToUse: false, error: { time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), message: checked.message } };
         return true;
       }, true);
-      await event(d, c, 'Warning', 'SnapshotContentCheckandUpdateFailed', checked.message);
+      await event(d, c, 'Warning', reasons.snapshotContentCheckandUpdateFailed, checked.message);
       return { requeueAfter: d.backgroundPollMs };
     }
     case 'delete': {
@@ -176,7 +181,7 @@ export async function syncSnapshotter(d: SnapshotterDeps, ctx: ReconcileContext,
         if ((await ops.delete(name, secrets)) === 'ignored') return;
       } catch (err) {
         const message = `Failed to delete snapshot: ${hiddenText(err, secrets)}`;
-        await event(d, c, 'Warning', 'SnapshotDeleteError', message);
+        await event(d, c, 'Warning', reasons.snapshotDeleteError, message);
         throw err;
       }
       await changeContent(d, ctx, c, dropFinalizer);
