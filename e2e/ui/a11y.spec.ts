@@ -39,6 +39,11 @@ const ROUTES = (o: { pv: string; claim: string; pod: string; cls: string; node: 
   '/tokens',
   '/backups',
   '/backup-targets',
+  '/snapshots',
+  '/snapshot-schedules',
+  '/snapshot-classes',
+  '/snapshot-contents',
+  '/pools',
 ];
 
 async function serious(page: Page): Promise<string[]> {
