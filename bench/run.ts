@@ -9,6 +9,7 @@ const here = path.dirname(new URL(import.meta.url).pathname);
 const benches: Record<string, { file: string; what: string }> = {
   binder: { file: 'binder.ts', what: 'binder: 10,000-claim burst, raw transaction rate, 1,000 vs 100,000 volumes' },
   api: { file: 'api.ts', what: 'REST API: kubectl get pv / lists of 10,000 PVs, watch latency under writes' },
+  'idle-bind': { file: 'idle-bind.ts', what: 'idle claim latency through stowage start: create -> Bound on a watch, one claim at a time, and where the time goes' },
   'write-path': { file: 'write-path.ts', what: 'write path: REST creates with 16 clients and watch delivery, vs pgbench -N' },
   provisioning: { file: 'provisioning.ts', what: 'provisioning soak: 1,000 volumes with injected failures, leaked assets' },
   dashboard: { file: 'dashboard.ts', what: 'dashboard in Chromium: Volumes list with 10,000 PVs and 10,000 claims (first rows, sort, filter, live, idle)' },
