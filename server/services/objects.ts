@@ -27,6 +27,7 @@ import type {
   ObjectStore,
   UpdateOptions,
   WriteOptions,
+  Written,
 } from '../store/object-store';
 
 /** How often a patch without a resourceVersion is retried after losing a race. */
@@ -93,8 +94,7 @@ export class ObjectService {
     const prev = prevOrCreate === 'create' ? undefined : prevOrCreate;
     if (prev) restoreRedacted(readerOf(p), obj, prev);
     if (!isKind(obj, 'PersistentVolumeClaim')) return;
-    // The stored object is of the written object's kind.
-    const prevClaim = prev as PersistentVolumeClaim | undefined;
+    const prevClaim = prev && isKind(prev, 'PersistentVolumeClaim') ? prev : undefined;
     if (prevClaim) keepControllerOwned(obj, prevClaim);
     const problems = controllerOwnedChanges(obj, prevClaim);
     if (problems.length > 0) {
@@ -172,7 +172,7 @@ export class ObjectService {
   }
 
   /** Answers the object as stored, of the written object's kind. */
-  async create<K extends string>(p: Principal, obj: KubeObject & { kind: K }, opts?: CreateOptions): Promise<ObjectOfName<K>>;
+  async create<T extends KubeObject>(p: Principal, obj: T, opts?: CreateOptions): Promise<Written<T>>;
   async create(p: Principal, obj: KubeObject, opts: CreateOptions = {}): Promise<KubeObject> {
     const s = strategyOrThrow(obj?.kind);
     this.check(p, 'create', s, obj.metadata?.namespace, obj.metadata?.name);
@@ -189,11 +189,10 @@ export class ObjectService {
     }
     try {
       const actor = actorOfPrincipal(p);
-      if (s.kind === 'PersistentVolumeClaim') {
+      if (isKind(obj, 'PersistentVolumeClaim')) {
         // Quota admission in the create's own transaction (dry run included).
         const created = await this.store.transact(async (tx) => {
-          // create answers the stored object of the kind written, a claim.
-          const o = (await tx.create(obj)) as PersistentVolumeClaim;
+          const o = await tx.create(obj);
           await admitClaimQuota(tx, undefined, o, opts.replacesClaim);
           return o;
         }, { dryRun: opts.dryRun, actor });
@@ -241,7 +240,7 @@ export class ObjectService {
   }
 
   /** Answers the object as stored, of the written object's kind. */
-  async update<T extends KubeObject>(p: Principal, obj: T, opts?: UpdateOptions & { verb?: Verb }): Promise<T>;
+  async update<T extends KubeObject>(p: Principal, obj: T, opts?: UpdateOptions & { verb?: Verb }): Promise<Written<T>>;
   async update(p: Principal, obj: KubeObject, opts: UpdateOptions & { verb?: Verb } = {}): Promise<KubeObject> {
     const s = strategyOrThrow(obj?.kind);
     this.check(p, opts.verb ?? 'update', s, obj.metadata?.namespace, obj.metadata?.name, opts.subresource);
@@ -266,8 +265,7 @@ export class ObjectService {
       const updated = await this.store.transact(async (tx) => {
         const { name, namespace } = obj.metadata ?? {};
         const prev = typeof name === 'string' && name && typeof namespace === 'string' ? await tx.get('PersistentVolumeClaim', namespace, name) : undefined;
-        // update answers the stored object of the kind written, a claim.
-        const next = (await tx.update(obj, opts)) as PersistentVolumeClaim;
+        const next = await tx.update(obj, opts);
         if (prev) await admitClaimQuota(tx, prev, next);
         return next;
       }, { ...opts, actor });

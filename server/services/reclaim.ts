@@ -28,7 +28,7 @@ import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import type { Node } from '../resources/node/schema';
 import type { Pod } from '../resources/pod/schema';
-import { ofKind } from '../resources/of-kind';
+import { isKind, ofKind } from '../resources/of-kind';
 import { claimsCreatedBefore, podsNamingClaim, podsWithClaims, podUseFromHistory, volumesPinnedOutside } from '../store/reclaim-queries';
 import { EventRecorder } from './event-recorder';
 import type { LocalVolumeService, JobView } from './local-volumes';
@@ -301,19 +301,16 @@ export class ReclaimService {
   private async judge(p: Principal, t: ReclaimTarget): Promise<{ obj: PersistentVolume | PersistentVolumeClaim; verdict: ReclaimVerdict } | { missing: string }> {
     const ns = t.kind === PVC ? t.namespace : undefined;
     if (t.kind === PVC && !ns) return { missing: 'a claim needs its namespace' };
-    const obj = await this.objects.get(p, t.kind, ns, t.name).catch((e) => {
-      if (e instanceof StowageError && e.code === 'NotFound') return undefined;
-      throw e;
-    });
-    if (!obj) return { missing: `${t.kind === PV ? 'volume' : 'claim'} ${label(t)} no longer exists` };
-    // objects.get answers an object of the kind asked for.
+    const gone = { missing: `${t.kind === PV ? 'volume' : 'claim'} ${label(t)} no longer exists` };
     if (t.kind === PV) {
+      const pv = await unlessNotFound(this.objects.get(p, PV, undefined, t.name));
+      if (!pv) return gone;
       if (!(['make-available', 'pre-bind', 'recycle', 'delete'] as string[]).includes(t.action)) return { missing: `unknown volume action "${t.action}"` };
-      const pv = obj as PersistentVolume;
       return { obj: pv, verdict: volumeVerdict(t.action, await this.volumeFacts(pv, t.claim)) };
     }
+    const claim = await unlessNotFound(this.objects.get(p, PVC, ns, t.name));
+    if (!claim) return gone;
     if (t.action !== 'delete') return { missing: `unknown claim action "${t.action}"` };
-    const claim = obj as PersistentVolumeClaim;
     return { obj: claim, verdict: claimVerdict('delete', await this.claimFacts(claim)) };
   }
 
@@ -368,14 +365,14 @@ export class ReclaimService {
         const events = new EventRecorder(this.store, reclaimCenterComponent, logger, (fn) => fn(tx));
         if (item.action === 'delete') {
           const { object } = await tx.delete(item.kind, ns, item.name, { preconditions: { uid: current.metadata.uid, resourceVersion: item.resourceVersion } });
-          // The object deleted is the one read above, of the same kind.
-          const e = reclaimEvent(actor, { action: 'delete', before: current, after: object as typeof current });
+          const e = reclaimEvent(actor, { action: 'delete', before: current, after: object });
           await events.record(current, 'Normal', e.reason, e.message);
           return;
         }
         // Only a volume has actions other than delete (judge refused any other), and a
         // stored volume has the spec its validation requires.
-        const next = structuredClone(current) as PersistentVolume;
+        if (!isKind(current, PV)) throw new StowageError('BadRequest', `unknown claim action "${item.action}"`);
+        const next = structuredClone(current);
         if (item.action === 'make-available') {
           delete next.spec!.claimRef;
         } else if (item.action === 'pre-bind') {
@@ -384,8 +381,7 @@ export class ReclaimService {
         } else if (item.action === 'recycle') {
           next.spec!.persistentVolumeReclaimPolicy = 'Delete';
         }
-        // update answers the object it stored, a volume.
-        const after = (await tx.update(next)) as PersistentVolume;
+        const after = await tx.update(next);
         const e = reclaimEvent(actor, { action: item.action, before: current, after });
         await events.record(current, 'Normal', e.reason, e.message);
       },
@@ -419,4 +415,12 @@ export class ReclaimService {
   retryCleanup(p: Principal, jobId: string): Promise<JobView> {
     return this.localVolumes.retry(p, jobId);
   }
+}
+
+/** The object `read` answers, or undefined when there is none (NotFound). */
+async function unlessNotFound<T>(read: Promise<T>): Promise<T | undefined> {
+  return read.catch((e) => {
+    if (e instanceof StowageError && e.code === 'NotFound') return undefined;
+    throw e;
+  });
 }

@@ -15,7 +15,7 @@ import { unstorable } from '../domain/untrusted';
 import { strategyForKind } from '../resources/registry';
 import { checkShape } from '../resources/shape-check';
 import { timestampNow } from '../resources/metadata';
-import type { KubeObject, Strategy } from '../resources/types';
+import type { KubeObject, ObjectMeta, Strategy } from '../resources/types';
 import type { ObjectOfName } from '../resources/kinds';
 import { CHANGE_CHANNEL, ChangeFeed, compactedRv, expired, GAP, headOf, settle, type ChangeEvent } from './change-feed';
 import { CommitNotifier, OTHERS_DELAY_MS } from './commit-notifier';
@@ -36,6 +36,13 @@ import { terminatingCreateRefusal } from '../domain/namespace-lifecycle';
 export type { ListOptions, ListResult } from './list';
 export type { ChangeEvent } from './change-feed';
 
+
+/**
+ * What a create or update answers: the object of the type it was given (the store keeps
+ * its kind, and the kind's strategy checked it against the kind's schema), with the
+ * metadata the store fills (uid, resourceVersion, creationTimestamp ...).
+ */
+export type Written<T extends KubeObject> = T & { metadata: ObjectMeta };
 
 export interface WriteOptions {
   dryRun?: boolean;
@@ -72,8 +79,9 @@ function graceOf(s: Strategy, obj: KubeObject, asked: number | undefined): numbe
 function inSeconds(seconds: number): string {
   return timestampNow(new Date(Date.now() + seconds * 1000));
 }
-export interface DeleteResult {
-  object: KubeObject;
+export interface DeleteResult<T extends KubeObject = KubeObject> {
+  /** The object as deleted (or as marked for deletion): of the kind deleted. */
+  object: T;
   /** false when finalizers hold the object (it now has a deletionTimestamp). */
   deleted: boolean;
 }
@@ -173,7 +181,9 @@ export class StoreTx implements Queryable {
     return o;
   }
 
-  async create(input: unknown): Promise<KubeObject> {
+  /** Answers the object as it will be stored: of the given object's kind, so of its type. */
+  async create<T extends KubeObject>(input: T): Promise<Written<T>>;
+  async create(input: KubeObject): Promise<KubeObject> {
     const s = strategyOf((input as KubeObject | null)?.kind);
     checkShape(s, input);
     const obj = structuredClone(input);
@@ -209,7 +219,9 @@ export class StoreTx implements Queryable {
     return this.push({ type: 'ADDED', strategy: s, object: obj, id: meta.uid, action: 'create' });
   }
 
-  async update(input: unknown, opts: UpdateOptions = {}): Promise<KubeObject> {
+  /** Answers the object as it will be stored (or as stored, when nothing changed): of the given object's kind, so of its type. */
+  async update<T extends KubeObject>(input: T, opts?: UpdateOptions): Promise<Written<T>>;
+  async update(input: KubeObject, opts: UpdateOptions = {}): Promise<KubeObject> {
     const s = strategyOf((input as KubeObject | null)?.kind);
     checkShape(s, input);
     const next = structuredClone(input);
@@ -273,6 +285,7 @@ export class StoreTx implements Queryable {
     return this.push({ type, strategy: s, object: next, id: prev.metadata.uid!, action: opts.subresource === 'status' ? 'status' : 'update' });
   }
 
+  async delete<K extends string>(kind: K, namespace: string | undefined, name: string, opts?: DeleteOptions): Promise<DeleteResult<ObjectOfName<K>>>;
   async delete(kind: string, namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
     const s = strategyOf(kind);
     const prev = await this.get(s.kind, namespace, name);
@@ -650,15 +663,17 @@ export class ObjectStore implements Pooled {
     }
   }
 
-  create(obj: unknown, opts: WriteOptions = {}): Promise<KubeObject> {
+  /** Answers the object as stored: of the given object's kind, so of its type. */
+  create<T extends KubeObject>(obj: T, opts: WriteOptions = {}): Promise<Written<T>> {
     return this.transact((tx) => tx.create(obj), opts);
   }
 
-  update(obj: unknown, opts: UpdateOptions = {}): Promise<KubeObject> {
+  /** Answers the object as stored: of the given object's kind, so of its type. */
+  update<T extends KubeObject>(obj: T, opts: UpdateOptions = {}): Promise<Written<T>> {
     return this.transact((tx) => tx.update(obj, opts), opts);
   }
 
-  delete(kind: string, namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
+  delete<K extends string>(kind: K, namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<DeleteResult<ObjectOfName<K>>> {
     return this.transact((tx) => tx.delete(kind, namespace, name, opts), opts);
   }
 
