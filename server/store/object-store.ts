@@ -119,7 +119,7 @@ export class ObjectStore implements Pooled {
    * for decisions that need the current objects but no resourceVersion (a list, which
    * answers as of a settled version, first settles the change log).
    */
-  current<K extends string>(kind: K): Promise<ObjectOfName<K>[]> {
+  async current<K extends string>(kind: K): Promise<ObjectOfName<K>[]> {
     return readKind<ObjectOfName<K>>(this.sql, strategyOf(kind));
   }
 
@@ -129,7 +129,7 @@ export class ObjectStore implements Pooled {
     return o;
   }
 
-  tryGet<K extends string>(kind: K, namespace: string | undefined, name: string): Promise<ObjectOfName<K> | undefined> {
+  async tryGet<K extends string>(kind: K, namespace: string | undefined, name: string): Promise<ObjectOfName<K> | undefined> {
     return readOne<ObjectOfName<K>>(this.sql, strategyOf(kind), namespace, name);
   }
 
@@ -185,12 +185,12 @@ export class ObjectStore implements Pooled {
    * Several objects of a kind by namespace and name in one read, keyed "namespace/name"
    * (a missing one is absent from the map).
    */
-  tryGetMany<K extends string>(kind: K, keys: { namespace?: string; name: string }[]): Promise<Map<string, ObjectOfName<K>>> {
+  async tryGetMany<K extends string>(kind: K, keys: { namespace?: string; name: string }[]): Promise<Map<string, ObjectOfName<K>>> {
     return readMany<ObjectOfName<K>>(this.sql, strategyOf(kind), keys);
   }
 
   /** The objects of a kind placed on `node` (pods: spec.nodeName), from the indexed column. */
-  onNode<K extends string>(kind: K, node: string, limit: number): Promise<ObjectOfName<K>[]> {
+  async onNode<K extends string>(kind: K, node: string, limit: number): Promise<ObjectOfName<K>[]> {
     return readOnNode<ObjectOfName<K>>(this.sql, strategyOf(kind), node, limit);
   }
 
@@ -210,7 +210,7 @@ export class ObjectStore implements Pooled {
   }
 
   /** `transact` with a subclass of StoreTx (e.g. the controllers' read-your-writes one). */
-  transactWith<X extends StoreTx, T>(Tx: TxClass<X>, fn: (tx: X) => Promise<T>, opts: WriteOptions = {}): Promise<T> {
+  async transactWith<X extends StoreTx, T>(Tx: TxClass<X>, fn: (tx: X) => Promise<T>, opts: WriteOptions = {}): Promise<T> {
     return runTransaction(this.pool, Tx, fn, opts, (top) => {
       // Committed: wake this process's feed now and the others' by a NOTIFY (never inside the transaction; commit-notifier.ts says why).
       if (top > this.committed) this.committed = top;
@@ -255,7 +255,7 @@ export class ObjectStore implements Pooled {
    * Drops change-log entries older than `olderThanMs`, always keeping the newest `keep`
    * entries, and never past the settled prefix (change-log-compaction.ts).
    */
-  compact(olderThanMs: number, keep = 1000): Promise<bigint> {
+  async compact(olderThanMs: number, keep = 1000): Promise<bigint> {
     return compactChangeLog(this.pool, olderThanMs, keep);
   }
 }
