@@ -24,7 +24,7 @@ import type { StorageClass } from '../resources/storage-class/schema';
 import type { KubeObject } from '../resources/types';
 import type { ObjectStore } from '../store/object-store';
 import { availableCountsByClass, availableVolumes, nearVolumes, volumesClaimedBy } from '../store/volume-queries';
-import { forbidden, readerOf, strategyOrThrow } from './objects';
+import { forbidden, readerOf, strategyOrThrow } from './object-access';
 import { isKind, ofKind } from '../resources/of-kind';
 import { quotaRoom, type QuotaRoom } from './quota-room';
 import { annClassDescription, annDescription, annPoolProblem } from '../domain/well-known/annotations';

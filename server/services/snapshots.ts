@@ -11,7 +11,8 @@ import { SNAPSHOT_SCHEDULE_API_VERSION, type SnapshotSchedule } from '../resourc
 import { SNAPSHOT_API_VERSION } from '../resources/snapshot-fields';
 import type { VolumeSnapshot } from '../resources/volume-snapshot/schema';
 import type { ObjectStore } from '../store/object-store';
-import { forbidden, strategyOrThrow, type ObjectService } from './objects';
+import { forbidden, strategyOrThrow } from './object-access';
+import type { ObjectService } from './objects';
 
 export interface ScheduleInput {
   namespace: string;
