@@ -6,7 +6,8 @@ import { visibleNamespaces, type Principal } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
 import type { KubeObject } from '../resources/types';
 import type { ObjectStore } from '../store/object-store';
-import { strategyOrThrow, type ObjectService } from './objects';
+import { strategyOrThrow } from './object-access';
+import type { ObjectService } from './objects';
 import { annVerifyRequested } from '../domain/well-known/annotations';
 
 /** The annotation a verify request sets on a VolumeBackup: the time it was asked. */

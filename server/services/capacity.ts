@@ -1,28 +1,18 @@
 // The Capacity page and the home page's capacity warnings: sums per class, node and
 // namespace, the trend per class with "days until full", "days until the quota is full" per
 // namespace, quotas near full and wipes in progress, each limited to what the principal may
-// read.
+// read. The trend per class is capacity-trend.ts; the quota forecasts, quota-forecast.ts.
 import { isAllowed, visibleNamespaces, type Principal } from '../domain/authorization';
-import { forecastFull, forecastQuotaFull, soonerFirst, storageLimits, type Forecast } from '../domain/capacity-forecast';
-import { bucketsFor, seriesFromChanges, type BucketChange, type SeriesPoint, type Totals } from '../domain/capacity-series';
 import { limitsNearFull, type LimitPressure } from '../domain/quota-pressure';
 import { CleanupJobStore } from '../store/cleanup-jobs';
-import {
-  boundVolumesByNamespace,
-  claimsByNamespace,
-  currentBytesByClass,
-  firstHistoryTime,
-  historyDeltas,
-  nearlyFullVolumes,
-  usedBytesSums,
-  volumesByNode,
-} from '../store/capacity-queries';
+import { boundVolumesByNamespace, claimsByNamespace, nearlyFullVolumes, usedBytesSums, volumesByNode } from '../store/capacity-queries';
 import { usedPercent } from '../domain/nearly-full';
 import { SettingsService } from './settings';
 import { countByPhaseAndClass } from '../store/object-page';
 import type { ObjectStore } from '../store/object-store';
 import { ofKind } from '../resources/of-kind';
-import { noProvisioner } from '../domain/well-known/provisioners';
+import { capacityTrend, type CapacityScope, type CapacityTrend } from './capacity-trend';
+import { namespaceQuotaForecasts, type NamespaceQuotaForecast } from './quota-forecast';
 
 export interface VolumeSums {
   volumes: number;
@@ -64,44 +54,6 @@ export interface CapacityOverview {
   namespaces: NamespaceRow[];
 }
 
-export interface TrendPoint {
-  /** ISO time of the end of the bucket. */
-  t: string;
-  provisionedBytes: string;
-  boundBytes: string;
-  requestedBytes: string;
-}
-
-export interface ClassTrend {
-  storageClass: string;
-  points: TrendPoint[];
-  /** When bound bytes reach the provisioned capacity (unknown for readers who cannot see volumes). */
-  forecast: Forecast;
-}
-
-export interface CapacityTrend {
-  from: string;
-  stepMs: number;
-  classes: ClassTrend[];
-}
-
-export interface QuotaLimitForecast {
-  /** The ResourceQuota's name (in the row's namespace). */
-  quota: string;
-  /** requests.storage, or <class>.storageclass.storage.k8s.io/requests.storage. */
-  resource: string;
-  hardBytes: string;
-  /** What the namespace's claims (of the limit's class) request now. */
-  requestedBytes: string;
-  forecast: Forecast;
-}
-
-export interface NamespaceQuotaForecast {
-  namespace: string;
-  /** Every storage limit of the namespace's quotas, the soonest full first. */
-  limits: QuotaLimitForecast[];
-}
-
 /** A claim past the "nearly full" threshold (volume name for those who may list volumes). */
 export interface ClaimNearlyFull {
   namespace: string;
@@ -128,8 +80,6 @@ export interface WipesInProgress {
 const add = (a: string, b: string | bigint) => (BigInt(a) + BigInt(b)).toString();
 const emptySums = (): VolumeSums => ({ volumes: 0, provisionedBytes: '0', boundBytes: '0', freeBytes: '0', usedBytes: null });
 const MAX_QUOTAS = 1000;
-const HOUR_MS = 3600 * 1000;
-const DAY_MS = 24 * HOUR_MS;
 
 export class CapacityService {
   constructor(
@@ -137,7 +87,7 @@ export class CapacityService {
     private readonly settings: SettingsService = new SettingsService(store),
   ) {}
 
-  private scope(p: Principal) {
+  private scope(p: Principal): CapacityScope {
     const claimNs = visibleNamespaces(p, 'list', 'PersistentVolumeClaim');
     return { seeVolumes: isAllowed(p, 'list', 'PersistentVolume'), namespaces: claimNs === 'all' ? undefined : claimNs };
   }
@@ -200,120 +150,14 @@ export class CapacityService {
     return { seeVolumes, classes: byName(classes), nodes: byName(nodes), namespaces: byName(spaces) };
   }
 
-  /** The classes whose provisioner makes their volumes (not `kubernetes.io/no-provisioner`). */
-  private async dynamicClasses(): Promise<Set<string>> {
-    const classes = ofKind((await this.store.list('StorageClass')).items, 'StorageClass');
-    return new Set(classes.filter((c) => c.provisioner && c.provisioner !== noProvisioner).map((c) => c.metadata.name ?? ''));
-  }
-
   /** Provisioned, bound and requested bytes per class over (at most) the last `days` days. */
   async trend(p: Principal, days = 30, now = Date.now()): Promise<CapacityTrend> {
-    const { seeVolumes, namespaces } = this.scope(p);
-    const kinds = seeVolumes ? ['PersistentVolume', 'PersistentVolumeClaim'] : ['PersistentVolumeClaim'];
-    const oldest = await firstHistoryTime(this.store, kinds, new Date(now - days * 24 * 3600 * 1000));
-    const b = bucketsFor(now, oldest?.getTime(), days, true);
-    const [current, deltas] = await Promise.all([
-      currentBytesByClass(this.store, kinds, namespaces),
-      historyDeltas(this.store, { kinds, from: new Date(b.from), stepMs: b.stepMs, namespaces }),
-    ]);
-    const key = (kind: string, cls: string) => `${kind}\u0000${cls}`;
-    const cur = new Map<string, Totals>();
-    for (const r of current) {
-      const k = key(r.kind, r.storageClass);
-      const x = cur.get(k) ?? { total: 0n, bound: 0n };
-      cur.set(k, { total: x.total + BigInt(r.bytes), bound: x.bound + (r.bound ? BigInt(r.bytes) : 0n) });
-    }
-    const series = seriesFromChanges(
-      b,
-      now,
-      cur,
-      deltas.map((d) => ({ key: key(d.kind, d.storageClass), bucket: d.bucket, total: BigInt(d.total), bound: BigInt(d.bound) })),
-    );
-    const classNames = new Set([...series.keys()].map((k) => k.split('\u0000')[1]));
-    const dynamic = await this.dynamicClasses();
-    const classes: ClassTrend[] = [...classNames].sort().map((cls) => {
-      const pv = series.get(key('PersistentVolume', cls));
-      const pvc = series.get(key('PersistentVolumeClaim', cls));
-      const len = (pv ?? pvc)!.length;
-      const points: TrendPoint[] = Array.from({ length: len }, (_, i) => ({
-        t: new Date((pv ?? pvc)![i].t).toISOString(),
-        provisionedBytes: (pv?.[i].total ?? 0n).toString(),
-        boundBytes: (pv?.[i].bound ?? 0n).toString(),
-        requestedBytes: (pvc?.[i].total ?? 0n).toString(),
-      }));
-      const forecast: Forecast = seeVolumes
-        ? forecastFull((pv ?? []).map((x) => ({ t: x.t, provisioned: Number(x.total), bound: Number(x.bound) })), { dynamic: dynamic.has(cls) })
-        : { state: 'unknown', reason: 'volumes are not visible to you' };
-      return { storageClass: cls, points, forecast };
-    });
-    return { from: new Date(b.from).toISOString(), stepMs: b.stepMs, classes };
+    return capacityTrend(this.store, this.scope(p), days, now);
   }
 
-  /**
-   * "Days until the quota is full" for every storage limit of the quotas of the namespaces
-   * whose quotas and claims the principal may read: the trend of the namespace's requested
-   * bytes (all claims, or the limit's class) projected to the limit. Each namespace's trend
-   * is read from that namespace's history rows only, so nothing outside it (no cluster
-   * totals, no other namespace's history age) shapes what a developer sees.
-   */
+  /** "Days until the quota is full" for every storage limit of the quotas `p` may read (quota-forecast.ts). */
   async quotaForecasts(p: Principal, days = 30, now = Date.now()): Promise<NamespaceQuotaForecast[]> {
-    const claimNs = visibleNamespaces(p, 'list', 'PersistentVolumeClaim');
-    const readable = (ns: string) => claimNs === 'all' || claimNs.includes(ns);
-    const byNs = new Map<string, { quota: string; limits: ReturnType<typeof storageLimits> }[]>();
-    for (const q of await this.visibleQuotas(p)) {
-      const ns = q.metadata.namespace ?? '';
-      const limits = storageLimits(q.spec?.hard);
-      if (!limits.length || !readable(ns)) continue;
-      byNs.set(ns, [...(byNs.get(ns) ?? []), { quota: q.metadata.name ?? '', limits }]);
-    }
-    const out = await Promise.all(
-      [...byNs.entries()].map(async ([namespace, quotas]): Promise<NamespaceQuotaForecast> => {
-        const classes = quotas.flatMap((q) => q.limits.flatMap((l) => (l.storageClass === undefined ? [] : [l.storageClass])));
-        const series = await this.requestedSeries(namespace, classes, days, now);
-        const limits = quotas.flatMap(({ quota, limits }) =>
-          limits.map((l): QuotaLimitForecast => {
-            const s = requestedOf(series, l.storageClass);
-            return {
-              quota,
-              resource: l.resource,
-              hardBytes: l.hardBytes.toString(),
-              requestedBytes: (s.at(-1)?.total ?? 0n).toString(),
-              forecast: forecastQuotaFull(
-                s.map((x) => ({ t: x.t, requested: Number(x.total) })),
-                Number(l.hardBytes),
-              ),
-            };
-          }),
-        );
-        limits.sort((a, b) => soonerFirst(a.forecast, b.forecast) || `${a.quota}/${a.resource}`.localeCompare(`${b.quota}/${b.resource}`));
-        return { namespace, limits };
-      }),
-    );
-    return out.sort((a, b) => a.namespace.localeCompare(b.namespace));
-  }
-
-  /**
-   * Requested bytes per class of one namespace's claims over (at most) the last `days` days:
-   * hourly changes from the namespace's own history rows, whose first change picks the
-   * buckets (as bucketsFor does for the cluster), summed into those buckets. `classes` (and
-   * '') always have a series, zero where no claim of theirs was seen.
-   */
-  private async requestedSeries(namespace: string, classes: string[], days: number, now: number): Promise<Map<string, SeriesPoint[]>> {
-    const kinds = ['PersistentVolumeClaim'];
-    const window = Math.floor((now - days * DAY_MS) / DAY_MS) * DAY_MS;
-    const [current, hourly] = await Promise.all([
-      currentBytesByClass(this.store, kinds, [namespace]),
-      historyDeltas(this.store, { kinds, from: new Date(window), stepMs: HOUR_MS, namespaces: [namespace] }),
-    ]);
-    // No change in the window: the requests were flat all of it.
-    const first = hourly.length ? window + Math.min(...hourly.map((d) => d.bucket)) * HOUR_MS : now - days * DAY_MS;
-    const b = bucketsFor(now, first, days);
-    const cur = new Map<string, Totals>(['', ...classes].map((c) => [c, { total: 0n, bound: 0n }]));
-    for (const r of current) {
-      const x = cur.get(r.storageClass) ?? { total: 0n, bound: 0n };
-      cur.set(r.storageClass, { total: x.total + BigInt(r.bytes), bound: 0n });
-    }
-    return seriesFromChanges(b, now, cur, coarsen(hourly, window, b));
+    return namespaceQuotaForecasts(this.store, p, await this.visibleQuotas(p), days, now);
   }
 
   /** ResourceQuotas of the namespaces the principal may read whose storage limits are ≥ 80% used. */
@@ -376,17 +220,4 @@ function addVolumes(s: VolumeSums, phase: string | null, count: number, bytes: s
   s.provisionedBytes = add(s.provisionedBytes, bytes);
   if (phase === 'Bound') s.boundBytes = add(s.boundBytes, bytes);
   if (phase === 'Available') s.freeBytes = add(s.freeBytes, bytes);
-}
-
-/** Hourly changes (bucket i starts at `from` + i hours) moved into the buckets of `b`; those before `b.from` are in its first value already. */
-function coarsen(hourly: { storageClass: string; bucket: number; total: string }[], from: number, b: { from: number; stepMs: number }): BucketChange[] {
-  return hourly
-    .map((d) => ({ key: d.storageClass, bucket: Math.floor((from + d.bucket * HOUR_MS - b.from) / b.stepMs), total: BigInt(d.total), bound: 0n }))
-    .filter((d) => d.bucket >= 0);
-}
-
-/** The requested bytes a limit counts: one class's series, or every class's summed. */
-function requestedOf(series: Map<string, SeriesPoint[]>, storageClass: string | undefined): SeriesPoint[] {
-  if (storageClass !== undefined) return series.get(storageClass) ?? [];
-  return [...series.values()].reduce((sum, s) => sum.map((x, i) => ({ ...x, total: x.total + s[i].total })));
 }

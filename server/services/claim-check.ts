@@ -24,7 +24,7 @@ import type { StorageClass } from '../resources/storage-class/schema';
 import type { KubeObject } from '../resources/types';
 import type { ObjectStore } from '../store/object-store';
 import { availableCountsByClass, availableVolumes, nearVolumes, volumesClaimedBy } from '../store/volume-queries';
-import { forbidden, readerOf, strategyOrThrow } from './objects';
+import { forbidden, readerOf, strategyOrThrow } from './object-access';
 import { isKind, ofKind } from '../resources/of-kind';
 import { quotaRoom, type QuotaRoom } from './quota-room';
 import { annClassDescription, annDescription, annPoolProblem } from '../domain/well-known/annotations';
@@ -109,14 +109,13 @@ export class ClaimCheckService {
 
   async check(p: Principal, input: KubeObject): Promise<ClaimCheck> {
     const s = strategyOrThrow('PersistentVolumeClaim');
-    if (input?.kind !== s.kind) throw new StowageError('BadRequest', 'the check is for PersistentVolumeClaims');
+    if (!input || !isKind(input, 'PersistentVolumeClaim')) throw new StowageError('BadRequest', 'the check is for PersistentVolumeClaims');
     const ns = input.metadata?.namespace ?? '';
     if (!isAllowed(p, 'create', s.kind, ns)) throw forbidden(p, 'create', s, ns, input.metadata?.name);
     // Everything a real create checks, without writing.
     let claim: PersistentVolumeClaim;
     try {
-      // create answers the stored object of the input's kind, a claim (checked above).
-      claim = (await this.store.create(input, { dryRun: true })) as PersistentVolumeClaim;
+      claim = await this.store.create(input, { dryRun: true });
     } catch (e) {
       if (!isStowageError(e) || (e.code !== 'Invalid' && e.code !== 'AlreadyExists' && e.code !== 'NotFound' && e.code !== 'BadRequest')) throw e;
       return { outcome: 'invalid', summary: e.message, causes: e.details.causes ?? [] };

@@ -239,8 +239,7 @@ export class ClaimDoctorService {
     const res = await this.objects.delete(p, PVC, ns, name, { preconditions: { uid: claim.metadata.uid, resourceVersion: claim.metadata.resourceVersion } });
     if (!res.deleted) await this.liftProtection(p, claim);
     try {
-      // create answers the object it stored, of next's kind.
-      return (await this.objects.create(p, next)) as PersistentVolumeClaim;
+      return await this.objects.create(p, next);
     } catch (err) {
       const original = recreatedClaim(claim, claimClass(claim));
       await this.objects.create(p, original).catch(() => undefined);

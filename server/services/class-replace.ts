@@ -12,7 +12,7 @@ import { isDefaultClass } from '../resources/storage-class/strategy';
 import type { Admission, KubeObject } from '../resources/types';
 import type { ObjectStore } from '../store/object-store';
 import { lockStorageClasses } from '../store/storage-class-locks';
-import { forbidden, strategyOrThrow } from './objects';
+import { forbidden, strategyOrThrow } from './object-access';
 import { annBetaIsDefaultClass, annIsDefaultClass } from '../domain/well-known/annotations';
 
 const SC = 'StorageClass';

@@ -10,7 +10,7 @@ import { isDefaultClass } from '../resources/storage-class/strategy';
 import { isDefaultSnapshotClass } from '../resources/volume-snapshot-class/strategy';
 import type { ObjectStore } from '../store/object-store';
 import { hasReferences, referencesTo, type ReferenceCount } from '../store/reference-queries';
-import { forbidden, strategyOrThrow } from './objects';
+import { forbidden, strategyOrThrow } from './object-access';
 
 export interface Dependents {
   kind: string;

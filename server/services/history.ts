@@ -14,7 +14,8 @@ import type { Event } from '../resources/event/schema';
 import type { KubeObject } from '../resources/types';
 import { auditRows, objectHistory, type AuditFilter, type HistoryRow, type HistoryRowWithObject } from '../store/history';
 import type { ObjectStore } from '../store/object-store';
-import { forbidden, strategyOrThrow, type ObjectService } from './objects';
+import { forbidden, strategyOrThrow } from './object-access';
+import type { ObjectService } from './objects';
 import { ofKind } from '../resources/of-kind';
 
 /** Rows of one object a timeline shows at most (the newest). */

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { countByPhaseAndClass, countClaimsWaitingForPod, MAX_PAGE_LIMIT, PAGE_FIELD_FILTERS, PAGE_SORT_KEYS, queryPage, volumeReplication, volumesWithLaggingReplicas, volumeUsage, type PageQuery, type PageResult, type UsedBytes } from '../store/object-page';
 import type { ObjectStore } from '../store/object-store';
 import { lockStorageClasses } from '../store/storage-class-locks';
-import { forbidden, readerOf, strategyOrThrow } from './objects';
+import { forbidden, readerOf, strategyOrThrow } from './object-access';
 import { isKind } from '../resources/of-kind';
 import { PENDING_KINDS } from '../domain/claim-waiting';
 

@@ -1,20 +1,19 @@
 // What a principal may do with objects: the one place that authorizes reads and
 // writes. Both transports (tRPC for the dashboard, the Kubernetes REST API) call it.
+// The authorization helpers other services share are in object-access.ts; the checks a
+// user's write goes through before the store's own are in object-admission.ts.
 import { actorOfPrincipal } from '../domain/actor';
 import { isAllowed, visibleNamespaces, type Principal, type Verb } from '../domain/authorization';
-import { controllerOwnedChanges, keepControllerOwned } from '../domain/claim-ownership';
-import { invalid, qualifiedResource, StowageError } from '../domain/errors';
+import { invalid, StowageError } from '../domain/errors';
 import { immortalDeleteRefusal } from '../domain/namespace-lifecycle';
-import { redactForReader, restoreRedacted, type Reader } from '../domain/redaction';
-import { isExpansion, resizeClassName, resizeRefusal } from '../resources/persistent-volume-claim/resize';
-import { admitBackupTarget, secondDefaultProblem } from '../resources/backup-target/default-target';
+import { redactForReader } from '../domain/redaction';
+import { secondDefaultProblem } from '../resources/backup-target/default-target';
 import { admitProtection } from '../resources/protection';
 import { strategies, strategyForKind } from '../resources/registry';
 import { checkShape } from '../resources/shape-check';
 import { admitDefaultClass, mayTakeDefaultClass } from '../resources/storage-class/default-class';
 import { admitClaimQuota, admitObjectQuota, syncQuotas } from './quota-admission';
 import type { Event } from '../resources/event/schema';
-import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import type { ObjectOfName } from '../resources/kinds';
 import type { Admission, KubeObject, Strategy } from '../resources/types';
 import { isKind, ofKind } from '../resources/of-kind';
@@ -27,40 +26,16 @@ import type {
   ObjectStore,
   UpdateOptions,
   WriteOptions,
+  Written,
 } from '../store/object-store';
+import { forbidden, readerOf, scopeOf, strategyOrThrow } from './object-access';
+import { admitBackups, admitResize, guardWrite } from './object-admission';
+
+// Where the transports found them before object-access.ts held them.
+export { forbidden, readerOf, strategyOrThrow } from './object-access';
 
 /** How often a patch without a resourceVersion is retried after losing a race. */
 const PATCH_RETRIES = 5;
-
-export function strategyOrThrow(kind: string): Strategy {
-  const s = strategyForKind(kind);
-  if (!s) throw new StowageError('NotFound', `the server could not find the requested resource (kind "${kind}")`);
-  return s;
-}
-
-/** The namespace authorization is checked against: a Namespace object is its own. */
-function scopeOf(s: Strategy, namespace: string | undefined, name?: string): string | undefined {
-  if (s.kind === 'Namespace') return name;
-  return s.namespaced ? namespace : undefined;
-}
-
-export function forbidden(p: Principal, verb: Verb | 'deletecollection', s: Strategy, namespace?: string, name?: string): StowageError {
-  const group = s.group;
-  const where = s.namespaced && namespace ? `in the namespace "${namespace}"` : 'at the cluster scope';
-  const resource = qualifiedResource(s.plural, s.group);
-  const subject = name ? `${resource} "${name}"` : resource;
-  return new StowageError(
-    'Forbidden',
-    `${subject} is forbidden: User "${p.name}" cannot ${verb} resource "${s.plural}" in API group "${group}" ${where}`,
-    { kind: s.plural, name, group },
-  );
-}
-
-/** What `p` may see of objects: the input of the one redaction every read goes through. */
-export function readerOf(p: Principal): Reader {
-  const claims = visibleNamespaces(p, 'list', 'PersistentVolumeClaim');
-  return { secrets: p.role === 'admin', volumes: isAllowed(p, 'list', 'PersistentVolume'), namespaces: claims };
-}
 
 export interface CreateOptions extends WriteOptions {
   /** A claim's create that takes the place of the claim with this uid (a re-create): quota does not count that one. */
@@ -85,22 +60,6 @@ export class ObjectService {
    */
   shape<T extends KubeObject>(p: Principal, obj: T): T {
     return p.role === 'admin' ? obj : redactForReader(readerOf(p), obj);
-  }
-
-  /** Non-admin writes: redactions sent back keep stored values; controller-owned parts stay theirs. */
-  private async guardWrite(p: Principal, s: Strategy, obj: KubeObject, prevOrCreate: KubeObject | 'create'): Promise<void> {
-    if (p.role === 'admin') return;
-    const prev = prevOrCreate === 'create' ? undefined : prevOrCreate;
-    if (prev) restoreRedacted(readerOf(p), obj, prev);
-    if (!isKind(obj, 'PersistentVolumeClaim')) return;
-    // The stored object is of the written object's kind.
-    const prevClaim = prev as PersistentVolumeClaim | undefined;
-    if (prevClaim) keepControllerOwned(obj, prevClaim);
-    const problems = controllerOwnedChanges(obj, prevClaim);
-    if (problems.length > 0) {
-      const what = `${s.plural} "${obj.metadata?.name ?? ''}" is forbidden: User "${p.name}" may not change what the controllers own: ${problems.join('; ')}`;
-      throw new StowageError('Forbidden', what, { kind: s.plural, name: obj.metadata?.name, group: s.group });
-    }
   }
 
   /**
@@ -172,15 +131,15 @@ export class ObjectService {
   }
 
   /** Answers the object as stored, of the written object's kind. */
-  async create<K extends string>(p: Principal, obj: KubeObject & { kind: K }, opts?: CreateOptions): Promise<ObjectOfName<K>>;
+  async create<T extends KubeObject>(p: Principal, obj: T, opts?: CreateOptions): Promise<Written<T>>;
   async create(p: Principal, obj: KubeObject, opts: CreateOptions = {}): Promise<KubeObject> {
     const s = strategyOrThrow(obj?.kind);
     this.check(p, 'create', s, obj.metadata?.namespace, obj.metadata?.name);
     // The shape before anything reads the body (admission, role rules): one answer for every role.
     checkShape(s, obj);
-    const refused = [...(await this.admitBackups(obj)), ...(await this.admit(obj))];
+    const refused = [...(await admitBackups(this.store, obj)), ...(await this.admit(obj))];
     if (refused.length > 0) throw invalid(s.kind, typeof obj.metadata?.name === 'string' ? obj.metadata.name : undefined, refused, s.group);
-    await this.guardWrite(p, s, obj, 'create');
+    await guardWrite(p, s, obj, 'create');
     admitProtection(obj);
     // Upstream's DefaultStorageClass admission: the create returns the class it got (the
     // classes are read only for a claim that names none).
@@ -189,11 +148,10 @@ export class ObjectService {
     }
     try {
       const actor = actorOfPrincipal(p);
-      if (s.kind === 'PersistentVolumeClaim') {
+      if (isKind(obj, 'PersistentVolumeClaim')) {
         // Quota admission in the create's own transaction (dry run included).
         const created = await this.store.transact(async (tx) => {
-          // create answers the stored object of the kind written, a claim.
-          const o = (await tx.create(obj)) as PersistentVolumeClaim;
+          const o = await tx.create(obj);
           await admitClaimQuota(tx, undefined, o, opts.replacesClaim);
           return o;
         }, { dryRun: opts.dryRun, actor });
@@ -217,13 +175,6 @@ export class ObjectService {
     }
   }
 
-  /** A backup's target (the default when it names none; refused when there is none), and one default target. */
-  private async admitBackups(obj: KubeObject) {
-    if (isKind(obj, 'VolumeBackup')) return admitBackupTarget(obj, await this.store.current('BackupTarget'));
-    if (isKind(obj, 'BackupTarget')) return secondDefaultProblem(obj, await this.store.current('BackupTarget'));
-    return [];
-  }
-
   /** A quota just written, with its status counted at once (the controller would do it shortly). */
   private async withFreshStatus(q: KubeObject): Promise<KubeObject> {
     const ns = q.metadata.namespace;
@@ -241,7 +192,7 @@ export class ObjectService {
   }
 
   /** Answers the object as stored, of the written object's kind. */
-  async update<T extends KubeObject>(p: Principal, obj: T, opts?: UpdateOptions & { verb?: Verb }): Promise<T>;
+  async update<T extends KubeObject>(p: Principal, obj: T, opts?: UpdateOptions & { verb?: Verb }): Promise<Written<T>>;
   async update(p: Principal, obj: KubeObject, opts: UpdateOptions & { verb?: Verb } = {}): Promise<KubeObject> {
     const s = strategyOrThrow(obj?.kind);
     this.check(p, opts.verb ?? 'update', s, obj.metadata?.namespace, obj.metadata?.name, opts.subresource);
@@ -250,7 +201,7 @@ export class ObjectService {
     if (p.role !== 'admin' && obj.metadata?.name) {
       const prev = await this.store.tryGet(s.kind, obj.metadata.namespace, obj.metadata.name);
       if (prev) {
-        await this.guardWrite(p, s, obj, prev);
+        await guardWrite(p, s, obj, prev);
         // The checks above hold for this version of the object only.
         obj.metadata.resourceVersion ??= prev.metadata.resourceVersion;
       }
@@ -261,13 +212,12 @@ export class ObjectService {
     }
     const actor = actorOfPrincipal(p);
     if (isKind(obj, 'PersistentVolumeClaim') && opts.subresource !== 'status') {
-      await this.admitResize(s, obj);
+      await admitResize(this.store, s, obj);
       // Quota admission in the update's own transaction: a resize is charged its growth.
       const updated = await this.store.transact(async (tx) => {
         const { name, namespace } = obj.metadata ?? {};
         const prev = typeof name === 'string' && name && typeof namespace === 'string' ? await tx.get('PersistentVolumeClaim', namespace, name) : undefined;
-        // update answers the stored object of the kind written, a claim.
-        const next = (await tx.update(obj, opts)) as PersistentVolumeClaim;
+        const next = await tx.update(obj, opts);
         if (prev) await admitClaimQuota(tx, prev, next);
         return next;
       }, { ...opts, actor });
@@ -276,20 +226,6 @@ export class ObjectService {
     const updated = await this.store.update(obj, { ...opts, actor });
     if (s.kind === 'ResourceQuota' && opts.subresource !== 'status' && !opts.dryRun) return this.shape(p, await this.withFreshStatus(updated));
     return this.shape(p, updated);
-  }
-
-  /** Upstream's PersistentVolumeClaimResize admission: growing needs a Bound claim of an expandable class. */
-  private async admitResize(s: Strategy, obj: PersistentVolumeClaim): Promise<void> {
-    const name = obj.metadata?.name;
-    if (typeof name !== 'string' || !name) return;
-    const prev = await this.store.tryGet('PersistentVolumeClaim', obj.metadata?.namespace, name);
-    if (!prev || !isExpansion(obj, prev)) return;
-    // An unbound claim's spec change is refused by validation (Invalid), as upstream.
-    if (prev.status?.phase !== 'Bound') return;
-    const className = resizeClassName(prev);
-    const sc = className ? await this.store.tryGet('StorageClass', undefined, className) : undefined;
-    const refusal = resizeRefusal(obj, prev, sc);
-    if (refusal) throw new StowageError('Forbidden', `${s.plural} "${name}" is forbidden: ${refusal}`, { kind: s.plural, name, group: s.group });
   }
 
   /**

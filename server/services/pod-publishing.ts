@@ -297,8 +297,7 @@ export class PodPublishing {
       const ready = wanted.every((name) => r.volumes.some((v) => v.name === name && v.ready));
       const next = structuredClone(pod);
       next.status = podStatusFor(pod, ready, timestampNow());
-      // update answers the stored object of the kind written, a pod.
-      const saved = (await tx.update(next, { subresource: 'status' })) as Pod;
+      const saved = await tx.update(next, { subresource: 'status' });
       return { pod: saved, changed: saved.metadata.resourceVersion !== pod.metadata.resourceVersion };
     });
     for (const v of r.volumes) {

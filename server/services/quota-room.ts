@@ -17,7 +17,7 @@ import {
 import { isScoped } from '../resources/resource-quota/validation';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
 import type { ObjectStore } from '../store/object-store';
-import { forbidden, strategyOrThrow } from './objects';
+import { forbidden, strategyOrThrow } from './object-access';
 import { ofKind } from '../resources/of-kind';
 
 export interface QuotaLimitRoom {

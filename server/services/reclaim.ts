@@ -4,37 +4,22 @@
 // server/domain/reclaim.ts; every write is authorized by ObjectService and made with the
 // resourceVersion the preview showed, so an action previewed on an object that changed
 // since fails with a conflict instead of acting. Each applied action records a Normal
-// Event on its object, naming the actor, in the write's own transaction.
+// Event on its object, naming the actor, in the write's own transaction. What the center
+// lists is reclaim-overview.ts; the facts the rules read, reclaim-facts.ts.
 import { logger } from './logger';
 import { actorOfPrincipal } from '../domain/actor';
 import { isAllowed, type Principal } from '../domain/authorization';
 import { StowageError } from '../domain/errors';
-import { isNodeReady } from '../domain/node-lifecycle';
-import {
-  claimUsage,
-  claimVerdict,
-  daysSince,
-  nodeGoneReason,
-  reclaimEvent,
-  usageSearchStart,
-  volumeNode,
-  volumeVerdict,
-  type ClaimAction,
-  type ReclaimVerdict,
-  type VolumeAction,
-} from '../domain/reclaim';
-import { podClaimNames, podsUsingClaim } from '../domain/pod-claims';
+import { claimVerdict, reclaimEvent, volumeVerdict, type ClaimAction, type ReclaimVerdict, type VolumeAction } from '../domain/reclaim';
 import type { PersistentVolume } from '../resources/persistent-volume/schema';
 import type { PersistentVolumeClaim } from '../resources/persistent-volume-claim/schema';
-import type { Node } from '../resources/node/schema';
-import type { Pod } from '../resources/pod/schema';
-import { ofKind } from '../resources/of-kind';
-import { claimsCreatedBefore, podsNamingClaim, podsWithClaims, podUseFromHistory, volumesPinnedOutside } from '../store/reclaim-queries';
+import { isKind } from '../resources/of-kind';
 import { EventRecorder } from './event-recorder';
 import type { LocalVolumeService, JobView } from './local-volumes';
 import type { ListService } from './lists';
 import type { ObjectService } from './objects';
-import { annDynamicallyProvisioned } from '../domain/well-known/annotations';
+import { claimFacts, label, parseClaimName, volumeFacts } from './reclaim-facts';
+import { reclaimOverview, type ReclaimOverview } from './reclaim-overview';
 import { reclaimCenterComponent } from '../domain/well-known/components';
 
 const PV = 'PersistentVolume';
@@ -42,55 +27,6 @@ const PVC = 'PersistentVolumeClaim';
 export const MAX_RECLAIM_BATCH = 200;
 /** The lists' bulk actions take up to this many rows. */
 const MAX_BULK_NAMES = 500;
-
-export type ReclaimCategory = 'released' | 'failed' | 'node-gone' | 'unused';
-
-export interface ActionState {
-  allowed: boolean;
-  reason?: string;
-}
-
-export interface ReclaimVolume {
-  name: string;
-  resourceVersion: string;
-  categories: ReclaimCategory[];
-  phase: string;
-  reclaimPolicy: string;
-  storageClass: string;
-  capacity: string;
-  claim: string | null;
-  node: string | null;
-  nodeProblem: string | null;
-  provisionedBy: string | null;
-  actions: Record<VolumeAction, ActionState>;
-}
-
-export interface ReclaimClaim {
-  namespace: string;
-  name: string;
-  resourceVersion: string;
-  phase: string;
-  volume: string | null;
-  storageClass: string;
-  request: string;
-  /** When a pod last used the claim, else its creation (see lastUseKnown). */
-  lastUsed: string;
-  /** A pod's use is known (in the store or in the history); false: lastUsed is the creation. */
-  lastUseKnown: boolean;
-  unusedDays: number;
-  actions: Record<ClaimAction, ActionState>;
-}
-
-export interface ReclaimOverview {
-  volumes: ReclaimVolume[];
-  claims: ReclaimClaim[];
-  cleanups: JobView[];
-  unusedDays: number;
-  /** The pod history searched for claims' uses starts here (null: no candidate claim). */
-  usageSearchedFrom: string | null;
-  /** false: the history search hit its bound inside the window, and unused claims are not listed. */
-  usageComplete: boolean;
-}
 
 export interface ReclaimTarget {
   kind: 'PersistentVolume' | 'PersistentVolumeClaim';
@@ -114,19 +50,6 @@ export interface ApplyResult {
   skipped: { name: string; reason: string }[];
 }
 
-const label = (t: { namespace?: string; name: string }) => (t.namespace ? `${t.namespace}/${t.name}` : t.name);
-
-function state(v: ReclaimVerdict): ActionState {
-  return v.allowed ? { allowed: true } : { allowed: false, reason: v.reason };
-}
-
-function parseClaimName(s: string | undefined): { namespace: string; name: string } | undefined {
-  if (!s) return undefined;
-  const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-a-z0-9.]*[a-z0-9])?)$/.exec(s.trim());
-  if (!m || m[1].length > 63 || m[3].length > 253) return undefined;
-  return { namespace: m[1], name: m[3] };
-}
-
 export class ReclaimService {
   constructor(
     private readonly objects: ObjectService,
@@ -145,134 +68,10 @@ export class ReclaimService {
     }
   }
 
-  /** Facts of a volume's decision: the claim its claimRef names and the pods using it. */
-  private async volumeFacts(pv: PersistentVolume, claimName?: string, podsByClaim?: Map<string, Pod[]>) {
-    const ref = pv.spec?.claimRef;
-    const claim = ref?.name ? await this.store.tryGet(PVC, ref.namespace ?? 'default', ref.name) : undefined;
-    const ns = claim?.metadata.namespace ?? '';
-    const cn = claim?.metadata.name ?? '';
-    const naming = claim ? (podsByClaim ? (podsByClaim.get(`${ns}/${cn}`) ?? []) : await podsNamingClaim(this.store, ns, cn)) : [];
-    const claimPods = podsUsingClaim(naming, ns, cn);
-    const targetRef = parseClaimName(claimName);
-    const target = targetRef ? await this.store.tryGet(PVC, targetRef.namespace, targetRef.name) : undefined;
-    return { pv, claim, claimPods, target, targetName: targetRef ? label(targetRef) : claimName?.trim() || undefined };
-  }
-
-  /** `known`: the pods naming the claim when the caller read them already (the overview reads them all at once). */
-  private async claimFacts(claim: PersistentVolumeClaim, known?: Pod[]) {
-    const pods = known ?? (await podsNamingClaim(this.store, claim.metadata.namespace!, claim.metadata.name!));
-    return { claim, pods: podsUsingClaim(pods, claim.metadata.namespace!, claim.metadata.name!), podObjects: pods };
-  }
-
-  private async volumeRow(pv: PersistentVolume, categories: ReclaimCategory[], nodeProblem: string | null, podsByClaim: Map<string, Pod[]>): Promise<ReclaimVolume> {
-    const facts = await this.volumeFacts(pv, undefined, podsByClaim);
-    const ref = pv.spec?.claimRef;
-    const actions = Object.fromEntries(
-      (['make-available', 'pre-bind', 'recycle', 'delete'] as const).map((a) => {
-        // pre-bind needs a claim name; judge it without one, minus that refusal.
-        const v = volumeVerdict(a, a === 'pre-bind' ? { ...facts, targetName: '-', target: undefined } : facts);
-        if (a === 'pre-bind' && !v.allowed && v.reason.startsWith('claim - ')) return [a, { allowed: true }];
-        return [a, state(v)];
-      }),
-    ) as Record<VolumeAction, ActionState>;
-    return {
-      name: pv.metadata.name!,
-      resourceVersion: pv.metadata.resourceVersion!,
-      categories,
-      phase: pv.metadata.deletionTimestamp ? 'Terminating' : (pv.status?.phase ?? 'Pending'),
-      reclaimPolicy: pv.spec?.persistentVolumeReclaimPolicy ?? 'Retain',
-      storageClass: pv.spec?.storageClassName ?? '',
-      capacity: String(pv.spec?.capacity?.storage ?? ''),
-      claim: ref?.name ? `${ref.namespace ?? 'default'}/${ref.name}` : null,
-      node: volumeNode(pv) ?? null,
-      nodeProblem,
-      provisionedBy: pv.metadata.annotations?.[annDynamicallyProvisioned] ?? null,
-      actions,
-    };
-  }
-
   /** Everything the center lists; `unusedDays`: claims no pod used for at least that many days. */
   async overview(p: Principal, opts: { unusedDays: number }): Promise<ReclaimOverview> {
     this.mayRead(p);
-    const unusedDays = Math.min(3650, Math.max(0, Math.floor(opts.unusedDays)));
-    const now = this.now();
-    const [releasedPage, nodes] = await Promise.all([
-      this.lists.page(p, { kind: PV, fields: { phase: ['Released', 'Failed'] }, sort: { key: 'name', dir: 'asc' }, limit: 500 }),
-      this.store.list('Node'),
-    ]);
-    const nodeItems = ofKind(nodes.items, 'Node');
-    const nodeByName = new Map<string, Node>(nodeItems.map((n) => [n.metadata.name!, n]));
-    const readyNodes = nodeItems.filter((n) => isNodeReady(n)).map((n) => n.metadata.name!);
-    const rows = new Map<string, { pv: PersistentVolume; categories: ReclaimCategory[]; nodeProblem: string | null }>();
-    for (const pv of ofKind(releasedPage.items, PV)) {
-      rows.set(pv.metadata.name!, { pv, categories: [pv.status?.phase === 'Failed' ? 'failed' : 'released'], nodeProblem: null });
-    }
-    for (const pv of await volumesPinnedOutside(this.store, readyNodes)) {
-      const node = volumeNode(pv);
-      if (!node) continue;
-      const problem = nodeGoneReason(node, nodeByName.get(node), isNodeReady(nodeByName.get(node)));
-      if (!problem) continue;
-      const row = rows.get(pv.metadata.name!) ?? { pv, categories: [], nodeProblem: null };
-      row.categories.push('node-gone');
-      row.nodeProblem = problem;
-      rows.set(pv.metadata.name!, row);
-    }
-    // One read of the pods that name claims, grouped by namespace/claim, instead of a query per row.
-    const podsByClaim = new Map<string, Pod[]>();
-    for (const pod of await podsWithClaims(this.store)) {
-      for (const name of podClaimNames(pod)) {
-        const key = `${pod.metadata.namespace}/${name}`;
-        const list = podsByClaim.get(key);
-        if (list) list.push(pod);
-        else podsByClaim.set(key, [pod]);
-      }
-    }
-    const volumes: ReclaimVolume[] = [];
-    for (const r of [...rows.values()].sort((a, b) => a.pv.metadata.name!.localeCompare(b.pv.metadata.name!))) {
-      volumes.push(await this.volumeRow(r.pv, r.categories, r.nodeProblem, podsByClaim));
-    }
-
-    const claims: ReclaimClaim[] = [];
-    const cutoff = new Date(now.getTime() - unusedDays * 86_400_000);
-    const candidates = await claimsCreatedBefore(this.store, cutoff);
-    // Pods deleted since are gone from the store but not from the history: one query finds
-    // every candidate's newest pod use there.
-    const fromHistory = await podUseFromHistory(
-      this.store,
-      candidates.map((c) => ({ namespace: c.metadata.namespace!, name: c.metadata.name! })),
-      usageSearchStart(now, unusedDays),
-    );
-    // The search stopped at its bound before reaching the window's start: a claim with no
-    // use found may have one the search did not reach, so it is not offered as unused.
-    const windowSearched = fromHistory.complete || (fromHistory.searchedFrom !== null && Date.parse(fromHistory.searchedFrom) <= cutoff.getTime());
-    for (const c of candidates) {
-      const key = `${c.metadata.namespace}/${c.metadata.name}`;
-      const facts = await this.claimFacts(c, podsByClaim.get(key) ?? []);
-      const seen = fromHistory.last.get(key);
-      const usage = claimUsage(c, facts.podObjects.filter((pod) => (pod.metadata.namespace ?? '') === c.metadata.namespace), seen ? new Date(seen) : undefined, now);
-      const days = daysSince(usage.last, now);
-      if (facts.pods.length > 0 || usage.last.getTime() > cutoff.getTime() || !windowSearched) continue;
-      claims.push({
-        namespace: c.metadata.namespace!,
-        name: c.metadata.name!,
-        resourceVersion: c.metadata.resourceVersion!,
-        phase: c.metadata.deletionTimestamp ? 'Terminating' : (c.status?.phase ?? 'Pending'),
-        volume: c.spec?.volumeName || null,
-        storageClass: c.spec?.storageClassName ?? '',
-        request: String(c.spec?.resources?.requests?.storage ?? ''),
-        lastUsed: usage.last.toISOString(),
-        lastUseKnown: usage.used,
-        unusedDays: days,
-        actions: { delete: state(claimVerdict('delete', facts)) },
-      });
-    }
-
-    const cleanups = isAllowed(p, 'get', PV) ? await this.stuckCleanups() : [];
-    return { volumes, claims, cleanups, unusedDays, usageSearchedFrom: fromHistory.searchedFrom, usageComplete: windowSearched };
-  }
-
-  private async stuckCleanups(): Promise<JobView[]> {
-    return this.localVolumes.stuckJobs();
+    return reclaimOverview({ objects: this.objects, lists: this.lists, localVolumes: this.localVolumes, now: this.now }, p, opts);
   }
 
   /** What each target's action would change now, or why it may not; nothing is written. */
@@ -301,20 +100,17 @@ export class ReclaimService {
   private async judge(p: Principal, t: ReclaimTarget): Promise<{ obj: PersistentVolume | PersistentVolumeClaim; verdict: ReclaimVerdict } | { missing: string }> {
     const ns = t.kind === PVC ? t.namespace : undefined;
     if (t.kind === PVC && !ns) return { missing: 'a claim needs its namespace' };
-    const obj = await this.objects.get(p, t.kind, ns, t.name).catch((e) => {
-      if (e instanceof StowageError && e.code === 'NotFound') return undefined;
-      throw e;
-    });
-    if (!obj) return { missing: `${t.kind === PV ? 'volume' : 'claim'} ${label(t)} no longer exists` };
-    // objects.get answers an object of the kind asked for.
+    const gone = { missing: `${t.kind === PV ? 'volume' : 'claim'} ${label(t)} no longer exists` };
     if (t.kind === PV) {
+      const pv = await unlessNotFound(this.objects.get(p, PV, undefined, t.name));
+      if (!pv) return gone;
       if (!(['make-available', 'pre-bind', 'recycle', 'delete'] as string[]).includes(t.action)) return { missing: `unknown volume action "${t.action}"` };
-      const pv = obj as PersistentVolume;
-      return { obj: pv, verdict: volumeVerdict(t.action, await this.volumeFacts(pv, t.claim)) };
+      return { obj: pv, verdict: volumeVerdict(t.action, await volumeFacts(this.store, pv, t.claim)) };
     }
+    const claim = await unlessNotFound(this.objects.get(p, PVC, ns, t.name));
+    if (!claim) return gone;
     if (t.action !== 'delete') return { missing: `unknown claim action "${t.action}"` };
-    const claim = obj as PersistentVolumeClaim;
-    return { obj: claim, verdict: claimVerdict('delete', await this.claimFacts(claim)) };
+    return { obj: claim, verdict: claimVerdict('delete', await claimFacts(this.store, claim)) };
   }
 
   /**
@@ -368,14 +164,14 @@ export class ReclaimService {
         const events = new EventRecorder(this.store, reclaimCenterComponent, logger, (fn) => fn(tx));
         if (item.action === 'delete') {
           const { object } = await tx.delete(item.kind, ns, item.name, { preconditions: { uid: current.metadata.uid, resourceVersion: item.resourceVersion } });
-          // The object deleted is the one read above, of the same kind.
-          const e = reclaimEvent(actor, { action: 'delete', before: current, after: object as typeof current });
+          const e = reclaimEvent(actor, { action: 'delete', before: current, after: object });
           await events.record(current, 'Normal', e.reason, e.message);
           return;
         }
         // Only a volume has actions other than delete (judge refused any other), and a
         // stored volume has the spec its validation requires.
-        const next = structuredClone(current) as PersistentVolume;
+        if (!isKind(current, PV)) throw new StowageError('BadRequest', `unknown claim action "${item.action}"`);
+        const next = structuredClone(current);
         if (item.action === 'make-available') {
           delete next.spec!.claimRef;
         } else if (item.action === 'pre-bind') {
@@ -384,8 +180,7 @@ export class ReclaimService {
         } else if (item.action === 'recycle') {
           next.spec!.persistentVolumeReclaimPolicy = 'Delete';
         }
-        // update answers the object it stored, a volume.
-        const after = (await tx.update(next)) as PersistentVolume;
+        const after = await tx.update(next);
         const e = reclaimEvent(actor, { action: item.action, before: current, after });
         await events.record(current, 'Normal', e.reason, e.message);
       },
@@ -419,4 +214,12 @@ export class ReclaimService {
   retryCleanup(p: Principal, jobId: string): Promise<JobView> {
     return this.localVolumes.retry(p, jobId);
   }
+}
+
+/** The object `read` answers, or undefined when there is none (NotFound). */
+async function unlessNotFound<T>(read: Promise<T>): Promise<T | undefined> {
+  return read.catch((e) => {
+    if (e instanceof StowageError && e.code === 'NotFound') return undefined;
+    throw e;
+  });
 }

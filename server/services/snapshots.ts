@@ -9,10 +9,10 @@ import { StowageError } from '../domain/errors';
 import { annIsDefaultSnapshotClass } from '../domain/well-known/annotations';
 import { SNAPSHOT_SCHEDULE_API_VERSION, type SnapshotSchedule } from '../resources/snapshot-schedule/schema';
 import { SNAPSHOT_API_VERSION } from '../resources/snapshot-fields';
-import type { VolumeSnapshotClass } from '../resources/volume-snapshot-class/schema';
 import type { VolumeSnapshot } from '../resources/volume-snapshot/schema';
 import type { ObjectStore } from '../store/object-store';
-import { forbidden, strategyOrThrow, type ObjectService } from './objects';
+import { forbidden, strategyOrThrow } from './object-access';
+import type { ObjectService } from './objects';
 
 export interface ScheduleInput {
   namespace: string;
@@ -79,7 +79,7 @@ export class SnapshotService {
   async setDefaultClass(p: Principal, name: string, on: boolean): Promise<{ defaults: string[] }> {
     const s = strategyOrThrow('VolumeSnapshotClass');
     if (!isAllowed(p, 'update', s.kind)) throw forbidden(p, 'update', s, undefined, name);
-    const names = ((await this.store.list(s.kind)).items as VolumeSnapshotClass[]).map((c) => c.metadata.name ?? '').sort(); // a list of kind VolumeSnapshotClass
+    const names = (await this.store.list('VolumeSnapshotClass')).items.map((c) => c.metadata.name ?? '').sort();
     if (!names.includes(name)) throw new StowageError('NotFound', `volumesnapshotclasses.snapshot.storage.k8s.io "${name}" not found`);
     return this.store.transact(
       async (tx) => {

@@ -7,7 +7,7 @@
 // after it was taken, however many writes the transaction carries. A reader that closes a
 // hole in the log with a GAP row (change-feed.ts) therefore waits for that writer instead
 // of beating it; in the rare case it wins that microsecond race, the writer's insert fails
-// on the log's primary key and the store retries the transaction (object-store.ts). Then
+// on the log's primary key and the store retries the transaction (transaction-runner.ts). Then
 // the statement writes the objects' rows. Commits of different transactions run
 // concurrently (the wake-up NOTIFY is sent after the commit, commit-notifier.ts);
 // docs/write-path.md has the ordering argument.

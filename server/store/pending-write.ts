@@ -1,5 +1,5 @@
 // A write a store transaction has queued and applies at commit (flush.ts): shared by the
-// transaction that queues it (object-store.ts) and the statement that applies it.
+// transaction that queues it (store-tx.ts) and the statement that applies it.
 import type { KubeObject, Strategy } from '../resources/types';
 
 /** The verb a history row records. */

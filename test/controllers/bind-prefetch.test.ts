@@ -37,7 +37,7 @@ async function claim(ns: string, name: string, size: string, cls: string, extra:
     kind: 'PersistentVolumeClaim',
     metadata: { name, namespace: ns },
     spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: size } }, storageClassName: cls, ...extra },
-  }) as Promise<PersistentVolumeClaim>;
+  });
 }
 
 /** Counts the statements a transaction sends from now on. */

@@ -128,7 +128,7 @@ export async function openHarness(inner: HostOs = createRealOs(NODE)): Promise<H
         kind: 'PersistentVolumeClaim',
         metadata: { name, namespace: NS },
         spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: over.size ?? '10Mi' } }, storageClassName: className, ...over.spec },
-      }) as Promise<PersistentVolumeClaim>,
+      }),
     claim: (name) => ts.store.tryGet('PersistentVolumeClaim', NS, name),
     volume: (name) => ts.store.tryGet('PersistentVolume', undefined, name),
     async events(name, reason) {

@@ -223,7 +223,7 @@ describe('fixes', () => {
     await expect(doctor.apply(dev, { namespace: 'team-a', name: c.metadata.name!, kind: 'recreate-with-class', target: 'fast', resourceVersion: refused.resourceVersion })).rejects.toMatchObject({ code: 'Invalid', message: expect.stringMatching(/uses the claim/) });
     expect((await app.store.get('PersistentVolumeClaim', 'team-a', c.metadata.name!)).metadata.uid).toBe(c.metadata.uid);
 
-    await app.store.delete('Pod', 'team-a', pod.metadata.name!, { gracePeriodSeconds: 0 });
+    await app.store.delete('Pod', 'team-a', pod.metadata.name, { gracePeriodSeconds: 0 });
     const preview = await doctor.preview(dev, { namespace: 'team-a', name: c.metadata.name!, kind: 'recreate-with-class', target: 'fast' });
     expect(preview).toMatchObject({ allowed: true, claim: { metadata: { name: c.metadata.name, labels: { app: 'web' } }, spec: { storageClassName: 'fast' } } });
     const done = await doctor.apply(dev, { namespace: 'team-a', name: c.metadata.name!, kind: 'recreate-with-class', target: 'fast', resourceVersion: preview.resourceVersion });
@@ -241,9 +241,9 @@ describe('fixes', () => {
       spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
     });
     const viewer: Principal = { type: 'user', id: 'v', name: 'viewer', role: 'viewer', namespaces: [] };
-    const asViewer = await doctor.overview(viewer, 'team-a', c.metadata.name!);
+    const asViewer = await doctor.overview(viewer, 'team-a', c.metadata.name);
     expect(asViewer.fixes.find((f) => f.kind === 'switch-class' && f.target === 'fast')).toMatchObject({ allowed: false });
-    const done = await doctor.apply(dev, { namespace: 'team-a', name: c.metadata.name!, kind: 'switch-class', target: 'fast', resourceVersion: c.metadata.resourceVersion! });
+    const done = await doctor.apply(dev, { namespace: 'team-a', name: c.metadata.name, kind: 'switch-class', target: 'fast', resourceVersion: c.metadata.resourceVersion! });
     expect(done.claim.spec!.storageClassName).toBe('fast');
     expect(done.claim.metadata.uid).toBe(c.metadata.uid);
   });
@@ -264,7 +264,7 @@ describe('fixes', () => {
       metadata: { name: unique('full'), namespace: ns, annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"spec":{"storageClassName":"manual"}}', note: 'kept' } },
       spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: 'manual' },
     });
-    const ref = { namespace: ns, name: c.metadata.name! };
+    const ref = { namespace: ns, name: c.metadata.name };
     const refused = await doctor.preview(admin, { ...ref, kind: 'recreate-with-class', target: 'slow' });
     expect(refused.allowed).toBe(false);
     expect(refused.reason).toContain(`persistentvolumeclaims "${c.metadata.name}" is forbidden: exceeded quota: storage`);

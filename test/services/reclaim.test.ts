@@ -47,7 +47,7 @@ function pvManifest(name: string, extra: { claimRef?: object; annotations?: Reco
 async function volume(phase: string, extra: Parameters<typeof pvManifest>[1] = {}): Promise<PersistentVolume> {
   const name = unique('pv');
   const created = (await app.store.create(pvManifest(name, { claimRef: { kind: 'PersistentVolumeClaim', namespace: 'default', name: unique('gone'), uid: randomUUID() }, ...extra }))) as PersistentVolume;
-  return (await app.store.update({ ...created, status: { ...created.status, phase } }, { subresource: 'status' })) as PersistentVolume;
+  return app.store.update({ ...created, status: { ...created.status, phase } }, { subresource: 'status' });
 }
 
 async function claim(name = unique('c'), storage = '1Gi'): Promise<KubeObject> {
@@ -66,7 +66,7 @@ async function pod(claimName: string, phase = 'Running'): Promise<Pod> {
     metadata: { name: unique('pod'), namespace: 'default' },
     spec: { containers: [{ name: 'app', image: 'busybox' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName } }] },
   })) as Pod;
-  return (await app.store.update({ ...created, status: { ...created.status, phase } }, { subresource: 'status' })) as Pod;
+  return app.store.update({ ...created, status: { ...created.status, phase } }, { subresource: 'status' });
 }
 
 const pvRef = (o: KubeObject) => ({ kind: 'PersistentVolume' as const, name: o.metadata.name! });
@@ -408,7 +408,7 @@ describe('claims unused for N days: pods deleted since count, through the histor
       metadata: { name: unique('pod'), namespace: 'elsewhere' },
       spec: { containers: [{ name: 'app', image: 'busybox' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: c.metadata.name } }] },
     });
-    await app.store.delete('Pod', 'elsewhere', p.metadata.name!, { gracePeriodSeconds: 0 });
+    await app.store.delete('Pod', 'elsewhere', p.metadata.name, { gracePeriodSeconds: 0 });
     expect((await reclaim.overview(admin, { unusedDays: 7 })).claims.map((x) => x.name)).toContain(c.metadata.name);
   });
 });

@@ -89,9 +89,9 @@ async function importOne(d: Deps, ctx: ReconcileContext, target: BackupTarget, p
   try {
     const made = await write(d, ctx, async (tx) => {
       if (await tx.get(VB, p.namespace, p.name)) return undefined;
-      const created = (await tx.create(importedBackup(name, p))) as VolumeBackup;
+      const created = await tx.create(importedBackup(name, p));
       created.status = importedStatus(name, p.summary, now);
-      return (await tx.update(created, { subresource: 'status' }));
+      return tx.update(created, { subresource: 'status' });
     });
     if (made) await event(d, made, 'Normal', reasons.backupImported, `Imported backup ${p.summary.backupId} from target ${name}, made by installation ${p.summary.origin.installation}`);
   } catch (e) {

@@ -80,11 +80,6 @@ export class ControllerTx extends StoreTx {
   }
 
 
-  /** StoreTx.update, typed: what it stores and returns is the given object's kind. */
-  override update<T extends KubeObject>(input: T, opts?: UpdateOptions): Promise<T> {
-    return super.update(input, opts) as Promise<T>;
-  }
-
   /** Records an object whose row this transaction holds locked (read FOR UPDATE). */
   remember(obj: KubeObject): void {
     this.locked.set(keyOf(obj.kind, obj.metadata.namespace, obj.metadata.name ?? ''), obj);
