@@ -248,7 +248,7 @@ program
   .action(() => buildDashboard(projectRoot, say));
 
 const apiWorkersOption = () =>
-  new Option('--api-workers <n>', 'API worker processes beside this one: auto (one on 2 CPUs or more) or 0 to 16 (default STOWAGE_API_WORKERS or auto)');
+  new Option('--api-workers <n>', 'API worker processes beside this one: auto (one from 4 CPUs up) or 0 to 16 (default STOWAGE_API_WORKERS or auto)');
 
 program
   .command('start')

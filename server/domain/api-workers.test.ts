@@ -23,7 +23,9 @@ describe('parseApiWorkers', () => {
 describe('apiWorkerCount', () => {
   it.each([
     { setting: 'auto' as const, cpus: 1, want: 0 },
-    { setting: 'auto' as const, cpus: 2, want: 1 },
+    { setting: 'auto' as const, cpus: 2, want: 0 },
+    { setting: 'auto' as const, cpus: 3, want: 0 },
+    { setting: 'auto' as const, cpus: 4, want: 1 },
     { setting: 'auto' as const, cpus: 8, want: 1 },
     { setting: 0, cpus: 8, want: 0 },
     { setting: 3, cpus: 1, want: 3 },

@@ -18,15 +18,20 @@ export function parseApiWorkers(text: string): ApiWorkersSetting | undefined {
 }
 
 /**
- * The workers to run on a machine with `cpus` CPUs. `auto`: one when there are two CPUs or
- * more, none on one CPU (a second process there only adds a change feed and a hop). One, not
- * more, on larger machines: measured on two cores only, and the controllers and Postgres
- * want the other cores; an operator who measured asks for more.
+ * The workers to run on a machine with `cpus` CPUs. `auto`: one from four CPUs up, none
+ * below. On two cores Postgres takes most of the core the main process leaves, so a worker
+ * adds work (a second change feed, a hop between the API and the controllers) without a free
+ * core to run it: measured slower there (docs/perf/cores.md). One, not more, on larger
+ * machines: the controllers and Postgres want the other cores; an operator who measured
+ * asks for more.
  */
 export function apiWorkerCount(setting: ApiWorkersSetting, cpus: number): number {
   if (setting !== 'auto') return setting;
-  return cpus >= 2 ? 1 : 0;
+  return cpus >= AUTO_FROM_CPUS ? 1 : 0;
 }
+
+/** The fewest CPUs on which `auto` runs a worker. */
+export const AUTO_FROM_CPUS = 4;
 
 /** First restart after 1 s, doubling per death in a row, at most 30 s. */
 export function restartDelayMs(deathsInARow: number): number {

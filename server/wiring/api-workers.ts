@@ -86,7 +86,10 @@ export async function startApiWorkers(o: ApiWorkersOptions): Promise<RunningApiW
   let allServing!: () => void;
   const servingPromise = new Promise<void>((resolve) => (allServing = resolve));
 
-  const acceptor = net.createServer({ pauseOnConnect: true }, (socket) => handOver(socket));
+  // noDelay as Node's HTTP servers set it on the sockets they accept: the option belongs to the
+  // socket, which a worker gets as it is (with Nagle's algorithm on, a small response waits
+  // for the client's delayed ACK: tens of milliseconds per request).
+  const acceptor = net.createServer({ pauseOnConnect: true, noDelay: true }, (socket) => handOver(socket));
   acceptor.on('error', (err) => logger.error({ err }, 'the API listener failed'));
   await new Promise<void>((resolve, reject) => {
     acceptor.once('error', reject);

@@ -45,7 +45,7 @@ export interface Config {
   replicationAdvertise?: string;
   /**
    * API worker processes beside the main one (STOWAGE_API_WORKERS or `--api-workers`; `auto`:
-   * one on two CPUs or more): they serve the REST API and its watches while the controllers
+   * one from four CPUs up): they serve the REST API and its watches while the controllers
    * and the dashboard stay in the main process (docs/perf/cores.md).
    */
   apiWorkers: ApiWorkersSetting;
