@@ -115,12 +115,14 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
   let db: Database | undefined;
   let stopping: string | undefined;
   let startup: Promise<void> = Promise.resolve();
+  const stopAsked = new AbortController();
   const stop = async (why: string, code: number) => {
     if (stopping) {
       say(`${why}: already stopping (${stopping}); the stop goes on to its end.`);
       return;
     }
     stopping = why;
+    stopAsked.abort();
     say(`\n${why}: stopping Stowage ...`);
     // /readyz fails from here on, while the listeners still answer.
     app?.health.markStopping();
@@ -203,7 +205,7 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
     services.add(web.close);
     if (halted()) return;
     // Ready only once the workers serve.
-    await services.apiWorkers?.serving();
+    await services.apiWorkers?.serving(stopAsked.signal);
     if (halted()) return;
     writeRuntimeFile(runtimeFile(cfg), { pid: process.pid, databaseUrl: database.connectionString, url: web.url, apiUrl: services.apiUrl });
     app.health.markStarted();

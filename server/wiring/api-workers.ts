@@ -55,8 +55,8 @@ export interface ApiWorkersOptions {
 export interface RunningApiWorkers {
   url: string;
   port: number;
-  /** Resolves once every worker has served (the start waits for it before /readyz passes). */
-  serving(): Promise<void>;
+  /** Resolves once every worker has served (the start waits for it before /readyz passes), or at once when `stop` aborts. */
+  serving(stop?: AbortSignal): Promise<void>;
   markStarted(): void;
   markStopping(): void;
   /** Process ids of the workers running now. */
@@ -182,13 +182,15 @@ export async function startApiWorkers(o: ApiWorkersOptions): Promise<RunningApiW
   return {
     url: apiServerUrl(o.host, port),
     port,
-    serving: () => {
+    serving: (stop) => {
       const limit = o.startTimeoutMs ?? 120_000;
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`the API workers did not all serve within ${limit / 1000} s`)), limit);
       });
-      return Promise.race([servingPromise, timeout]).finally(() => clearTimeout(timer));
+      // A stop during the start does not wait for workers that may never serve.
+      const stopped = new Promise<void>((resolve) => (stop?.aborted ? resolve() : stop?.addEventListener('abort', () => resolve(), { once: true })));
+      return Promise.race([servingPromise, timeout, stopped]).finally(() => clearTimeout(timer));
     },
     markStarted: () => {
       started = true;
