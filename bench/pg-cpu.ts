@@ -35,3 +35,28 @@ export function postgresCpuMs(dataDir: string): number | undefined {
   }
   return ticks * TICK_MS;
 }
+
+/**
+ * Milliseconds of CPU used so far by the process `pid` and every process under it, living
+ * (utime + stime) or reaped (cutime + cstime): a Stowage and its API workers, a worker that
+ * died and was started again included. Linux only; undefined when `pid` is gone.
+ */
+export function processTreeCpuMs(pid: number): number | undefined {
+  const parents = new Map<string, string>();
+  const stats = new Map<string, string[]>();
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    const f = statOf(p);
+    if (!f) continue;
+    parents.set(p, f[1]);
+    stats.set(p, f);
+  }
+  if (!stats.has(String(pid))) return undefined;
+  const under = (p: string): boolean => {
+    for (let at: string | undefined = p, hops = 0; at && hops < 64; at = parents.get(at), hops++) if (at === String(pid)) return true;
+    return false;
+  };
+  let ticks = 0;
+  for (const [p, f] of stats) if (under(p)) ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+  return ticks * TICK_MS;
+}

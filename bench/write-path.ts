@@ -1,6 +1,12 @@
 // Write-path benchmark (figures printed, nothing asserted):
 //   npx tsx bench/write-path.ts [--seconds 15] [--clients 16] [--watchers 5]
 //     [--api-processes 1] [--controller-processes 0] [--burst 10000] [--rate 0]
+//     [--api-workers N]
+// With --api-workers N the system under test is a real `stowage start` (compiled, the
+// dashboard's pages off) with N API worker processes (docs/perf/cores.md): its controllers
+// and agent run through every phase, as `npm start` runs them, and the CPU figures count
+// every process of it (read from /proc); with STOWAGE_BENCH_CPU_PROF=DIR each of them writes
+// a CPU profile there when it stops (bench/profile-summary.ts prints the top functions).
 // With --api-processes N > 1 the API servers run as N processes of their own on the one
 // database (clients and watches spread over them round robin), and --controller-processes
 // M runs M controller processes with leader election beside them, as a deployment would.
@@ -34,6 +40,7 @@ import { postgresCpuMs } from './pg-cpu';
 import { rawTransactionRate } from '../server/store/raw-tps';
 import { httpsRequest } from './https-request';
 import { startWatchers } from './watchers';
+import { startStowage, type RunningStowage } from './stowage-start';
 
 const { values: args } = parseArgs({
   options: {
@@ -44,6 +51,7 @@ const { values: args } = parseArgs({
     'controller-processes': { type: 'string', default: '0' },
     burst: { type: 'string', default: '10000' },
     rate: { type: 'string', default: '0' },
+    'api-workers': { type: 'string' },
   },
 });
 const BURST = Math.max(0, Number(args.burst));
@@ -51,6 +59,8 @@ const BURST = Math.max(0, Number(args.burst));
 const RATE = Math.max(0, Number(args.rate));
 const API_PROCESSES = Math.max(1, Number(args['api-processes']));
 const CONTROLLER_PROCESSES = Math.max(0, Number(args['controller-processes']));
+/** A real `stowage start` with this many API workers (undefined: the API and controllers as the bench runs them). */
+const API_WORKERS = args['api-workers'] === undefined ? undefined : Math.max(0, Number(args['api-workers']));
 const here = path.dirname(new URL(import.meta.url).pathname);
 
 /** Forks a bench child and waits for its `ready` message. */
@@ -88,7 +98,9 @@ const pg = await startEmbeddedPostgres(path.join(dir, 'pg'));
 try {
   console.log(
     `Stowage write-path benchmark: ${CLIENTS} REST clients for ${SECONDS} s, ${WATCHERS} watchers, ` +
-      `${API_PROCESSES} API process(es), ${CONTROLLER_PROCESSES} controller process(es) (${os.cpus().length} CPUs)`,
+      (API_WORKERS !== undefined
+        ? `\`stowage start\` with ${API_WORKERS} API worker(s) (${os.cpus().length} CPUs)`
+        : `${API_PROCESSES} API process(es), ${CONTROLLER_PROCESSES} controller process(es) (${os.cpus().length} CPUs)`),
   );
   const raw = await rawTransactionRate(pg.baseUrl);
   console.log(`raw single-row transaction rate: ${raw.tps.toFixed(0)} tx/s (${raw.how})`);
@@ -101,7 +113,15 @@ try {
   const children: ChildProcess[] = [];
   let server: { url: string; caPem: string; close(): Promise<void> };
   let urls: string[];
-  if (API_PROCESSES > 1) {
+  let stowage: RunningStowage | undefined;
+  if (API_WORKERS !== undefined) {
+    const prof = process.env.STOWAGE_BENCH_CPU_PROF;
+    stowage = await startStowage({ databaseUrl: url, dataDir: path.join(dir, 'stowage'), apiWorkers: API_WORKERS, nodeFlags: prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [] });
+    urls = [stowage.apiUrl];
+    server = { url: stowage.apiUrl, caPem: stowage.caPem, close: () => stowage!.stop() };
+    // Its start-up work (bootstrap, the first reconciles) is not part of the figures.
+    await stowage.quiet();
+  } else if (API_PROCESSES > 1) {
     // One CA for all of them, made before they start.
     const caPem = ensureServingPki(dir, servingNames([], '127.0.0.1')).caPem;
     const apis = await Promise.all(Array.from({ length: API_PROCESSES }, () => child('api-process.ts', [url, dir])));
@@ -121,13 +141,15 @@ try {
 
   /** Phase 4: the REST burst of volumes and claims, binding as they come. */
   async function burst(): Promise<void> {
-    if (CONTROLLER_PROCESSES === 0) {
+    if (CONTROLLER_PROCESSES === 0 && !stowage) {
       controllers.push(await Controllers.start(url, 256));
       children.push(controllers[0].child);
     }
     // The controllers first make the volumes of the creates phase Available: that start-up
     // work is not part of the burst.
     for (const c of controllers) await c.idle();
+    await stowage?.quiet();
+    const stowageCpu0 = stowage?.cpuMs();
     const ns = 'burst';
     await request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     const startRv = JSON.parse((await request('GET', `/api/v1/namespaces/${ns}/persistentvolumeclaims?limit=1`)).text).metadata.resourceVersion;
@@ -211,6 +233,10 @@ try {
     if (pg0 !== undefined && pg1 !== undefined) {
       console.log(`  Postgres used ${((pg1 - pg0) / 1000).toFixed(1)} s CPU over the burst's ${((now() - t0) / 1000).toFixed(1)} s (${((pg1 - pg0) / (2 * BURST)).toFixed(2)} ms per object created)`);
     }
+    if (stowage && stowageCpu0 !== undefined) {
+      const used = stowage.cpuMs() - stowageCpu0;
+      console.log(`  every Stowage process (API workers, controllers, agent) used ${(used / 1000).toFixed(1)} s CPU (${(used / (2 * BURST)).toFixed(2)} ms per object created)`);
+    }
   }
 
   try {
@@ -223,6 +249,9 @@ try {
     let failed = 0;
     const apiChildren = children.slice(0, API_PROCESSES > 1 ? API_PROCESSES : 0);
     const childCpuBefore = (await Promise.all(apiChildren.map(childCpuMs))).reduce((a, b) => a + b, 0);
+    const controllerCpu = async () => (await Promise.all(controllers.map((c) => c.stats()))).reduce((a, s) => a + s.cpuMs, 0);
+    const controllerCpuBefore = await controllerCpu();
+    const stowageCpuBefore = stowage?.cpuMs();
     const started = now();
     const pgBefore = postgresCpuMs(path.join(dir, 'pg', 'postgres'));
     const cpuBefore = process.cpuUsage();
@@ -250,15 +279,27 @@ try {
     const elapsed = now() - started;
     const cpu = process.cpuUsage(cpuBefore);
     const childCpu = (await Promise.all(apiChildren.map(childCpuMs))).reduce((a, b) => a + b, 0) - childCpuBefore;
+    const controllersUsed = (await controllerCpu()) - controllerCpuBefore;
+    const stowageUsed = stowage && stowageCpuBefore !== undefined ? stowage.cpuMs() - stowageCpuBefore : undefined;
     const cpuMsPerCreate = ((cpu.user + cpu.system) / 1000 + childCpu) / Math.max(1, responded.size);
     const rate = (responded.size / elapsed) * 1000;
     const pgAfter = postgresCpuMs(path.join(dir, 'pg', 'postgres'));
     const pgPerCreate = pgBefore !== undefined && pgAfter !== undefined ? (pgAfter - pgBefore) / Math.max(1, responded.size) : undefined;
     console.log(`creates through the REST API, ${CLIENTS} concurrent clients${RATE > 0 ? ` offering ${RATE}/s` : ''}: ${responded.size} in ${(elapsed / 1000).toFixed(1)} s = ${rate.toFixed(0)}/s (${failed} failed)`);
-    console.log(
-      `  ${API_PROCESSES > 1 ? 'the API processes and this one (clients, watch streams)' : 'this process (API server + clients + watch streams)'} used ${cpuMsPerCreate.toFixed(2)} ms CPU per create: one free core caps it near ${(1000 / cpuMsPerCreate).toFixed(0)}/s; ` +
-        `machine load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} CPUs`,
-    );
+    const perCreate = (x: number) => (x / Math.max(1, responded.size)).toFixed(2);
+    if (stowageUsed !== undefined) {
+      // Everything Stowage runs, apart from the bench's own clients and watch streams.
+      console.log(
+        `  every Stowage process (main: controllers, agent; ${API_WORKERS} API worker(s)) used ${perCreate(stowageUsed)} ms CPU per create; ` +
+          `this process (clients + watch streams) ${perCreate((cpu.user + cpu.system) / 1000)} ms; machine load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} CPUs`,
+      );
+    } else {
+      console.log(
+        `  ${API_PROCESSES > 1 ? 'the API processes and this one (clients, watch streams)' : 'this process (API server + clients + watch streams)'} used ${cpuMsPerCreate.toFixed(2)} ms CPU per create: one free core caps it near ${(1000 / cpuMsPerCreate).toFixed(0)}/s; ` +
+          `machine load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} CPUs`,
+      );
+      if (controllers.length > 0) console.log(`  the controller process(es) ${perCreate(controllersUsed)} ms per create: every Stowage process together ${(cpuMsPerCreate + controllersUsed / Math.max(1, responded.size)).toFixed(2)} ms`);
+    }
     if (pgPerCreate !== undefined) console.log(`  Postgres used ${pgPerCreate.toFixed(2)} ms CPU per create`);
     console.log(`  vs pgbench -N ${raw.tps.toFixed(0)} tx/s in this run: ratio ${(rate / raw.tps).toFixed(2)} (target >= 0.3)`);
 

@@ -1,11 +1,14 @@
 // `stowage start | server | migrate | user add | user list | token create | kubeconfig | bootstrap | backup [FILE | create | list | restore | verify | delete | targets] | restore | pool create`
 import { createReadStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { bootstrap, kubeApiEndpoint, writeKubeconfig } from '../wiring/bootstrap';
 import { apiServerUrl } from '../kube/api-server';
 import { buildDashboard, dashboardBuildNeeded } from '../wiring/build';
-import { loadConfig, type Config } from '../wiring/config';
+import { apiWorkersOf, loadConfig, type Config } from '../wiring/config';
+import { apiWorkerCount } from '../domain/api-workers';
+import { runApiWorker } from './api-worker';
 import { createAppContext, type AppContext } from '../wiring/context';
 import { pkiConflict, pkiDir, readPkiFiles, writePkiFiles } from '../wiring/pki-files';
 import { privateFileTargetProblem, writePrivateFile, writePrivateStream } from '../wiring/private-file';
@@ -98,8 +101,10 @@ function stopWhenLauncherGoes(stop: () => void): void {
   timer.unref();
 }
 
-async function run(opts: { api: boolean; controllers: boolean; agent: boolean; web: boolean; healthPort?: string }): Promise<void> {
+async function run(opts: { api: boolean; controllers: boolean; agent: boolean; web: boolean; healthPort?: string; apiWorkers?: string }): Promise<void> {
   const cfg = loadConfig();
+  // API worker processes (docs/perf/cores.md): `--api-workers` over STOWAGE_API_WORKERS.
+  const apiWorkers = opts.api ? apiWorkerCount(opts.apiWorkers === undefined ? cfg.apiWorkers : apiWorkersOf('--api-workers', opts.apiWorkers), os.availableParallelism()) : 0;
   // `stowage controllers` serves /livez and /readyz of its own (controller-health.ts).
   const health = !opts.web && opts.controllers ? healthListen(process.env, opts.healthPort) : undefined;
   mkdirSync(cfg.dataDir, { recursive: true });
@@ -110,15 +115,18 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
   let db: Database | undefined;
   let stopping: string | undefined;
   let startup: Promise<void> = Promise.resolve();
+  const stopAsked = new AbortController();
   const stop = async (why: string, code: number) => {
     if (stopping) {
       say(`${why}: already stopping (${stopping}); the stop goes on to its end.`);
       return;
     }
     stopping = why;
+    stopAsked.abort();
     say(`\n${why}: stopping Stowage ...`);
     // /readyz fails from here on, while the listeners still answer.
     app?.health.markStopping();
+    services?.apiWorkers?.markStopping();
     const deadline = cfg.shutdownDelayMs + STOP_DEADLINE_MS;
     const force = setTimeout(() => {
       say(`The stop did not finish within ${deadline / 1000} s; exiting now (status 1).`);
@@ -173,7 +181,13 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
     const apiUrl = apiServerUrl(cfg.apiHost, cfg.apiPort);
     if (opts.web) await bootstrapLocalVolumes(app, cfg, opts.agent);
     if (halted()) return;
-    services = await startServices(app, cfg, { ...opts, connectionString: database.connectionString });
+    services = await startServices(app, cfg, {
+      ...opts,
+      connectionString: database.connectionString,
+      apiWorkers,
+      // A worker runs this very program (compiled or not, with the same Node flags).
+      workerCommand: { script: process.argv[1], args: ['api-worker'], execArgv: process.execArgv },
+    });
     if (halted()) return;
     if (!opts.web) {
       if (health && services.controllers) {
@@ -190,11 +204,16 @@ async function run(opts: { api: boolean; controllers: boolean; agent: boolean; w
     const web = await startWebServer({ app, pages: cfg.dashboard, host: cfg.host, port: cfg.port, dir: projectRoot, trpcMaxBatch: cfg.trpcMaxBatch, allowedOrigins: cfg.allowedOrigins, kubeApi });
     services.add(web.close);
     if (halted()) return;
+    // Ready only once the workers serve.
+    await services.apiWorkers?.serving(stopAsked.signal);
+    if (halted()) return;
     writeRuntimeFile(runtimeFile(cfg), { pid: process.pid, databaseUrl: database.connectionString, url: web.url, apiUrl: services.apiUrl });
     app.health.markStarted();
+    services.apiWorkers?.markStarted();
     say('');
     say(`Stowage is running at ${web.url}`);
-    if (services.apiUrl) say(`Kubernetes-compatible API: ${services.apiUrl}`);
+    const workerPids = services.apiWorkers?.pids() ?? [];
+    if (services.apiUrl) say(`Kubernetes-compatible API: ${services.apiUrl}${workerPids.length ? ` (served by ${workerPids.length} API worker process${workerPids.length > 1 ? 'es' : ''}: pid ${workerPids.join(', ')})` : ''}`);
     if (boot.adminCreated) {
       say(`First admin user: ${boot.adminCreated.name}`);
       say(`Password:         ${boot.adminCreated.password}   (shown once; stored hashed)`);
@@ -230,15 +249,25 @@ program
   .description('build the dashboard (next build); `npm run build` compiles the server first')
   .action(() => buildDashboard(projectRoot, say));
 
+const apiWorkersOption = () =>
+  new Option('--api-workers <n>', 'API worker processes beside this one: auto (one from 4 CPUs up) or 0 to 16 (default STOWAGE_API_WORKERS or auto)');
+
 program
   .command('start')
   .description('run everything on this machine: Postgres (embedded unless DATABASE_URL), dashboard, API, controllers')
-  .action(() => run({ web: true, api: true, controllers: true, agent: true }));
+  .addOption(apiWorkersOption())
+  .action((o: { apiWorkers?: string }) => run({ web: true, api: true, controllers: true, agent: true, apiWorkers: o.apiWorkers }));
 
 program
   .command('server')
   .description('run the dashboard and the API only')
-  .action(() => run({ web: true, api: true, controllers: false, agent: false }));
+  .addOption(apiWorkersOption())
+  .action((o: { apiWorkers?: string }) => run({ web: true, api: true, controllers: false, agent: false, apiWorkers: o.apiWorkers }));
+
+program
+  .command('api-worker', { hidden: true })
+  .description('an API worker process of `stowage start` / `stowage server` (started by them, never by hand)')
+  .action(() => runApiWorker(STOP_SIGNALS));
 
 program
   .command('controllers')
@@ -543,7 +572,7 @@ pool
     process.stdout.write(poolStorageClassYaml(o.class, mount));
   });
 
-const longRunning = new Set(['start', 'server', 'controllers', 'agent']);
+const longRunning = new Set(['start', 'server', 'controllers', 'agent', 'api-worker']);
 program
   .parseAsync(process.argv)
   .then(() => {

@@ -5,12 +5,15 @@ import type { AppContext } from '../wiring/context';
 import { logger } from '../services/logger';
 import { startControllers, type RunningControllers } from '../controllers/start';
 import { startApiServer } from '../kube/api-server';
+import { startApiWorkers, type RunningApiWorkers } from '../wiring/api-workers';
 import { startLocalAgent } from './agent';
 
 export interface RunningServices {
   apiUrl?: string;
   /** The controllers, when this process runs them (for the health endpoint). */
   controllers?: RunningControllers;
+  /** The API worker processes, when the API runs in workers (docs/perf/cores.md). */
+  apiWorkers?: RunningApiWorkers;
   add(stop: () => Promise<void>): void;
   stop(): Promise<void>;
 }
@@ -18,7 +21,16 @@ export interface RunningServices {
 export async function startServices(
   app: AppContext,
   cfg: Config,
-  opts: { api: boolean; controllers: boolean; agent: boolean; connectionString: string },
+  opts: {
+    api: boolean;
+    controllers: boolean;
+    agent: boolean;
+    connectionString: string;
+    /** API worker processes beside this one (0: this process serves the API). */
+    apiWorkers?: number;
+    /** How a worker is started: this program with the `api-worker` command. */
+    workerCommand?: { script: string; args: string[]; execArgv: string[] };
+  },
 ): Promise<RunningServices> {
   // Stopped in this order: the listeners (no new requests; the web server is added by the
   // caller), then the rest in the reverse of their start: the agent (it unmounts what it
@@ -28,17 +40,34 @@ export async function startServices(
   let apiUrl: string | undefined;
   let caPem: string | undefined;
   let controllers: RunningControllers | undefined;
+  let apiWorkers: RunningApiWorkers | undefined;
   if (opts.api) {
+    const workers = opts.workerCommand ? (opts.apiWorkers ?? 0) : 0;
     const api = await startApiServer({
       app,
       dataDir: cfg.dataDir,
       host: cfg.apiHost,
       port: cfg.apiPort,
       extraNames: cfg.apiExtraNames,
+      // With workers, this process's own API server serves only while no worker does.
+      listen: workers === 0,
     });
-    listeners.push(api.close);
-    apiUrl = api.url;
     caPem = api.caPem;
+    if (workers > 0 && opts.workerCommand) {
+      apiWorkers = await startApiWorkers({
+        count: workers,
+        host: cfg.apiHost,
+        port: cfg.apiPort,
+        local: api,
+        command: opts.workerCommand,
+        init: { connectionString: opts.connectionString, dataDir: cfg.dataDir, host: cfg.apiHost, extraNames: cfg.apiExtraNames, nodeName: cfg.nodeName },
+      });
+      listeners.push(apiWorkers.close);
+      apiUrl = apiWorkers.url;
+    } else {
+      listeners.push(api.close);
+      apiUrl = api.url;
+    }
   }
   if (opts.controllers) {
     controllers = await startControllers({
@@ -61,6 +90,7 @@ export async function startServices(
   return {
     apiUrl,
     controllers,
+    apiWorkers,
     add: (s) => listeners.push(s),
     stop: async () => {
       await Promise.all(listeners.splice(0).map((s) => s().catch((err) => logger.warn({ err }, 'error while stopping'))));

@@ -19,12 +19,16 @@ export interface ApiServerOptions extends KubeHandlerOptions {
   /** 0 picks a free port. */
   port: number;
   extraNames?: string[];
+  /** false: no listener of its own; connections come through `accept` (API workers, server/wiring/api-workers.ts). */
+  listen?: boolean;
 }
 
 export interface RunningApiServer {
   url: string;
   port: number;
   caPem: string;
+  /** Serves a TCP connection accepted elsewhere (handed over by another process). */
+  accept(socket: Socket): void;
   close(): Promise<void>;
 }
 
@@ -50,18 +54,19 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  await new Promise<void>((resolve, reject) => {
+  if (o.listen !== false) await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(o.port, o.host, () => {
       server.off('error', reject);
       resolve();
     });
   });
-  const port = (server.address() as AddressInfo).port;
+  const port = o.listen === false ? o.port : (server.address() as AddressInfo).port;
   return {
     url: apiServerUrl(o.host, port),
     port,
     caPem: pki.caPem,
+    accept: (socket) => server.emit('connection', socket),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

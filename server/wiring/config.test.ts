@@ -108,3 +108,19 @@ describe('loadConfig: STOWAGE_NODE_MONITOR_GRACE_SECONDS', () => {
     expect(() => loadConfig({ NODE_ENV: 'test', STOWAGE_NODE_MONITOR_GRACE_SECONDS: value })).toThrow('STOWAGE_NODE_MONITOR_GRACE_SECONDS');
   });
 });
+
+describe('loadConfig: STOWAGE_API_WORKERS', () => {
+  it.each([
+    { value: undefined, want: 'auto' },
+    { value: '', want: 'auto' },
+    { value: 'auto', want: 'auto' },
+    { value: '0', want: 0 },
+    { value: '2', want: 2 },
+  ])('$value → $want', ({ value, want }) => {
+    expect(loadConfig({ NODE_ENV: 'test', STOWAGE_API_WORKERS: value }).apiWorkers).toBe(want);
+  });
+
+  it.each(['-1', 'many', '17', '1.5'])('%s is refused, naming the variable', (value) => {
+    expect(() => loadConfig({ NODE_ENV: 'test', STOWAGE_API_WORKERS: value })).toThrow(/STOWAGE_API_WORKERS must be auto or a whole number from 0 to 16/);
+  });
+});

@@ -5,6 +5,7 @@ import { parseLabelList } from '../domain/node-lifecycle';
 import { DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from '../domain/sign-in-limits';
 import { DEFAULT_NEARLY_FULL_PERCENT, parseNearlyFullPercent } from '../domain/nearly-full';
 import { normalOrigin } from '../http/origin';
+import { parseApiWorkers, type ApiWorkersSetting } from '../domain/api-workers';
 
 export interface Config {
   host: string;
@@ -42,6 +43,12 @@ export interface Config {
   replicationListen?: string;
   /** The address other nodes send this machine's replicas to (STOWAGE_REPLICATION_ADVERTISE, host:port). */
   replicationAdvertise?: string;
+  /**
+   * API worker processes beside the main one (STOWAGE_API_WORKERS or `--api-workers`; `auto`:
+   * one from four CPUs up): they serve the REST API and its watches while the controllers
+   * and the dashboard stay in the main process (docs/perf/cores.md).
+   */
+  apiWorkers: ApiWorkersSetting;
 }
 
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
@@ -91,7 +98,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowedOrigins: allowedOrigins(env.STOWAGE_ALLOWED_ORIGINS),
     replicationListen: hostPort('STOWAGE_REPLICATION_LISTEN', env),
     replicationAdvertise: hostPort('STOWAGE_REPLICATION_ADVERTISE', env),
+    apiWorkers: apiWorkersOf('STOWAGE_API_WORKERS', env.STOWAGE_API_WORKERS),
   };
+}
+
+/** `auto` (also when unset) or a whole number of workers; `what` names the setting in the error. */
+export function apiWorkersOf(what: string, text: string | undefined): ApiWorkersSetting {
+  if (text === undefined || text === '') return 'auto';
+  const v = parseApiWorkers(text);
+  if (v === undefined) throw new Error(`${what} must be auto or a whole number from 0 to 16, got "${text.slice(0, 40)}"`);
+  return v;
 }
 
 /** STOWAGE_ALLOWED_ORIGINS: comma-separated origins (`scheme://host[:port]`), each checked. */
