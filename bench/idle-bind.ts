@@ -7,6 +7,8 @@
 // watch's ADDED event, then the event that set spec.volumeName, then Bound).
 //
 //   npx tsx bench/idle-bind.ts [--claims 100] [--gap-ms 50]
+// STOWAGE_BENCH_CPU_PROF=DIR writes a CPU profile of the `stowage start` process there
+// (summarise it with bench/profile-summary.ts).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
@@ -26,7 +28,8 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
 const fmt = (xs: number[]) => `p50 ${pct(xs, 50).toFixed(1)} ms, p90 ${pct(xs, 90).toFixed(1)} ms, p99 ${pct(xs, 99).toFixed(1)} ms`;
 
 const [port, apiPort] = [await freePort(), await freePort()];
-const child = spawn(process.execPath, [path.join(root, 'bin', 'stowage.mjs'), 'start'], {
+const prof = process.env.STOWAGE_BENCH_CPU_PROF;
+const child = spawn(process.execPath, [...(prof ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(prof)}`] : []), path.join(root, 'bin', 'stowage.mjs'), 'start'], {
   cwd: root,
   env: { ...process.env, STOWAGE_DATA_DIR: dir, HOST: '127.0.0.1', PORT: String(port), STOWAGE_API_PORT: String(apiPort), STOWAGE_HEALTH_PORT: '0', STOWAGE_LOG_LEVEL: 'warn' },
   stdio: ['ignore', 'pipe', 'pipe'],
