@@ -4,13 +4,14 @@
 // and a Ctrl-C stops the workers and then the rest: exit 0, `Stopped.` last, no process of
 // the run left (workers, the embedded Postgres).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, readlinkSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { freePort } from '../../server/store/free-port';
+import { killQuietly, mountsUnder, processesIn, waitFor } from './start-helpers';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(path.join(os.tmpdir(), 'stowage-api-workers-'));
@@ -44,44 +45,14 @@ function childrenOf(pid: number): { pid: number; cmd: string }[] {
   return found;
 }
 
-/** Processes whose working directory is the embedded Postgres's data dir. */
-function postgresProcesses(): number[] {
-  const want = existsSync(pgDir) ? realpathSync(pgDir) : pgDir;
-  return readdirSync('/proc')
-    .filter((p) => /^\d+$/.test(p))
-    .filter((p) => {
-      try {
-        return readlinkSync(`/proc/${p}/cwd`) === want;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
+const postgresProcesses = () => processesIn(pgDir);
 
 afterAll(() => {
-  const kill = (pid: number) => {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  };
-  if (current?.pid && current.exitCode === null && current.signalCode === null) kill(-current.pid);
-  for (const pid of [...seen, ...postgresProcesses()]) kill(pid);
-  for (const m of readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((l) => l.split(' ')[4]).filter((m) => m?.startsWith(`${dir}/`)).reverse()) {
-    spawnSync('umount', ['-l', m]);
-  }
+  if (current?.pid && current.exitCode === null && current.signalCode === null) killQuietly(-current.pid);
+  for (const pid of [...seen, ...postgresProcesses()]) killQuietly(pid);
+  for (const m of mountsUnder(dir).reverse()) spawnSync('umount', ['-l', m]);
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function waitFor(what: string, ok: () => boolean | Promise<boolean>, ms: number, log: () => string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${log()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 function kubeconfig(): { server: string; ca: Buffer; token: string } {
   const cfg = parse(readFileSync(path.join(dir, 'admin.kubeconfig'), 'utf8'));

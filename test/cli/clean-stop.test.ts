@@ -6,13 +6,14 @@
 // again; when it cannot be restarted, Stowage stops with status 1. Two of the starts run an
 // API worker process (STOWAGE_API_WORKERS=1), which must stop with the rest.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { freePort } from '../../server/store/free-port';
+import { killQuietly, mountsUnder, processesIn, waitFor } from './start-helpers';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(path.join(os.tmpdir(), 'stowage-clean-stop-'));
@@ -21,55 +22,16 @@ const pgDir = path.join(dir, 'postgres');
 const node = `clean-stop-${process.pid}`;
 let current: ChildProcess | undefined;
 
-/** Processes whose working directory is the embedded Postgres's data dir (a postmaster and its children). */
-function postgresProcesses(): number[] {
-  const want = existsSync(pgDir) ? realpathSync(pgDir) : pgDir;
-  const found: number[] = [];
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      if (readlinkSync(`/proc/${pid}/cwd`) === want) found.push(Number(pid));
-    } catch {
-      // gone, or not ours to look at
-    }
-  }
-  return found;
-}
-
-/** Mount points under the data dir, from this machine's mount table. */
-function mountsUnderDir(): string[] {
-  return readFileSync('/proc/self/mountinfo', 'utf8')
-    .split('\n')
-    .map((l) => l.split(' ')[4])
-    .filter((m): m is string => !!m && m.startsWith(`${dir}/`));
-}
+const postgresProcesses = () => processesIn(pgDir);
+const mountsUnderDir = () => mountsUnder(dir);
 
 afterAll(async () => {
   // Whatever failed: nothing of this test outlives it.
-  if (current?.pid && current.exitCode === null && current.signalCode === null) {
-    try {
-      process.kill(-current.pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-  for (const pid of postgresProcesses()) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
+  if (current?.pid && current.exitCode === null && current.signalCode === null) killQuietly(-current.pid);
+  for (const pid of postgresProcesses()) killQuietly(pid);
   for (const m of mountsUnderDir().reverse()) spawnSync('umount', ['-l', m]);
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function waitFor(what: string, ok: () => boolean | Promise<boolean>, ms: number, log: () => string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${log()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 interface Running {
   child: ChildProcess;
