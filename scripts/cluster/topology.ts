@@ -11,55 +11,22 @@
 // Every process is supervised (Postgres by its Patroni): restarted a second after it dies, as
 // systemd's Restart=always would. Everything it makes lives under `dir` (and the Postgres data under
 // a directory the postgres user owns), and `down()` removes the namespaces and devices.
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, chmodSync, chownSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, chownSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { haproxyConfig } from './haproxy';
 import { kubeRequest, readyz, type KubeTarget } from './kube';
-import { createBridge, createBridgedLink, createLink, deleteBridge, deleteLink, nodeLink, setLink, canUseNetns, type NodeLink } from './netns';
+import { createBridge, createBridgedLink, createLink, nodeLink, setLink, canUseNetns, type NodeLink } from './netns';
 import { etcdArgs, etcdClientUrl, haproxyPostgresBackend, killPostgres, patroniConfig, patroniMissing, postmasterPid, type EtcdMember, type PatroniNode } from './patroni';
-import { ensureDb, pgBinDir, postgresBinaries, stopPg } from './postgres';
+import { ensureDb, pgBinDir, postgresBinaries } from './postgres';
 import { run, Supervised, waitUntil } from './processes';
 import { addressing, AGENT_REPLICATION_PORT, ports, writeSettings, type Addressing } from './settings';
+import { DISK_CLASS, POOL_CLASS, POOL_SNAPSHOT_CLASS, REPLICATED_CLASS, DISK_MIB, POOL_MIB, type NodeInfo, type TopologyOptions } from './options';
+import { pgRootOf, teardown } from './teardown';
+import { writeWipeScript } from './wipe-script';
 
-export interface TopologyOptions {
-  /** Everything but the Postgres data lives here. */
-  dir: string;
-  /** 'c' for `npm run cluster`, 'x' for the chaos run; with the port base it names everything (settings.ts). */
-  kind: 'c' | 'x';
-  portBase: number;
-  servers: number;
-  controllers: number;
-  agents: number;
-  disksPerNode: number;
-  /**
-   * A btrfs pool per node (a loop file, mounted privately to the node's agent at the one
-   * path the class POOL_CLASS names), for volumes that live and die with their node.
-   */
-  pools?: boolean;
-  /** Where the project is (bin/stowage.mjs). */
-  root: string;
-  log: (line: string) => void;
-}
-
-export interface NodeInfo {
-  name: string;
-  link: NodeLink;
-  dir: string;
-  /** Host-side discovery entries: name → loop device. */
-  disks: Map<string, string>;
-}
-
-export const DISK_CLASS = 'cluster-disks';
-const DISK_MIB = 16;
-/** The btrfs class over every node's own pool (with `pools`), and its snapshot class. */
-export const POOL_CLASS = 'cluster-pooled';
-/** The same pools, each volume with a replica on another node (replicas 2, every 5 s). */
-export const REPLICATED_CLASS = 'cluster-replicated';
-export const POOL_SNAPSHOT_CLASS = 'cluster-pooled-snapshots';
-const POOL_MIB = 160;
+export { DISK_CLASS, POOL_CLASS, POOL_SNAPSHOT_CLASS, REPLICATED_CLASS, teardown, type NodeInfo, type TopologyOptions };
 
 export class Topology {
   readonly servers: Supervised[] = [];
@@ -223,7 +190,7 @@ export class Topology {
     o.log(`Disks (${o.disksPerNode} loop devices per node) and the local-volume configuration ...`);
     const discovery = path.join(o.dir, 'discovery');
     mkdirSync(discovery, { recursive: true });
-    this.writeWipeScript();
+    writeWipeScript(this.o.dir);
     for (const n of this.nodes) {
       for (let d = 1; d <= o.disksPerNode; d++) {
         const img = path.join(n.dir, `disk${d}.img`);
@@ -282,41 +249,6 @@ export class Topology {
 
   get wipeViolations(): string {
     return path.join(this.o.dir, 'wipes', 'overlaps.log');
-  }
-
-  /** The block cleaner: notes overlapping wipes of one device, zeroes it, takes a couple of seconds. */
-  private writeWipeScript(): void {
-    const dir = path.join(this.o.dir, 'wipes');
-    mkdirSync(dir, { recursive: true });
-    const script = path.join(this.o.dir, 'wipe.sh');
-    writeFileSync(
-      script,
-      `#!/bin/sh
-# Block cleaner of the cluster's disks: zeroes the device in LOCAL_PV_BLKDEVICE, slowly
-# enough (about 2 s) that faults land in the middle, and records any second wipe of the
-# same device that starts while one still runs (the chaos run checks that file is empty).
-set -u
-dev=$(readlink -f "$LOCAL_PV_BLKDEVICE")
-key=$(basename "$dev")
-lock="${dir}/$key.lock"
-if ! mkdir "$lock" 2>/dev/null; then
-  other=$(cat "$lock/pid" 2>/dev/null || true)
-  if [ -n "$other" ] && kill -0 "$other" 2>/dev/null; then
-    echo "$(date +%s.%N) $key wiped by $$ while $other still wipes it" >> "${dir}/overlaps.log"
-  fi
-  rm -rf "$lock"; mkdir -p "$lock"
-fi
-echo $$ > "$lock/pid"
-echo "$(date +%s.%N) start $key $$" >> "${dir}/wipes.log"
-sleep 1
-size=$(blockdev --getsize64 "$dev")
-dd if=/dev/zero of="$dev" bs=1M count=$((size / 1048576)) conv=fsync status=none
-sleep 1
-echo "$(date +%s.%N) end $key $$" >> "${dir}/wipes.log"
-rm -rf "$lock"
-`,
-    );
-    chmodSync(script, 0o755);
   }
 
   private async applyDiskClass(discovery: string): Promise<void> {
@@ -542,37 +474,4 @@ rm -rf "$lock"
     await Promise.all(this.etcd.map((p) => p.stop()));
     await teardown(this.o);
   }
-}
-
-/** Removes the namespaces, loop devices and Postgres data a topology in `o.dir` left (idempotent). */
-export async function teardown(o: Pick<TopologyOptions, 'dir' | 'kind' | 'portBase' | 'agents'>): Promise<void> {
-  const a = addressing(o.kind, o.portBase);
-  // Only this cluster's own namespaces (named by its kind and port base).
-  for (let i = 1; i <= Math.max(o.agents, 9); i++) await deleteLink(nodeLink(a, i));
-  const nodesDir = path.join(o.dir, 'nodes');
-  // Pools (with `pools`) are unmounted before their loop devices go.
-  for (let i = 1; i <= Math.max(o.agents, 9); i++) {
-    const mount = path.join(nodesDir, `n${i}`, 'pool');
-    if (existsSync(path.join(nodesDir, `n${i}`, 'pool.img'))) await run('umount', ['-l', mount], { allowFail: true });
-  }
-  if (existsSync(nodesDir)) {
-    const list = execFileSync('losetup', ['-a'], { encoding: 'utf8' });
-    for (const line of list.split('\n')) {
-      const m = /^(\/dev\/loop\d+):.*\((.*)\)/.exec(line);
-      if (m && m[2].startsWith(nodesDir)) await run('losetup', ['-d', m[1]], { allowFail: true });
-    }
-  }
-  const pgRoot = pgRootOf(a.tag);
-  for (const d of ['pg2', 'pg1']) {
-    const dataDir = path.join(pgRoot, d);
-    if (existsSync(path.join(dataDir, 'postmaster.pid'))) await stopPg({ name: d, dataDir, port: 0 }, 'immediate').catch(() => {});
-  }
-  for (const i of [1, 2]) await deleteLink({ ns: a.pgNamespace(i), hostIf: a.pgHostIf(i), nodeIf: a.pgNodeIf(i), hostAddress: '', nodeAddress: '' });
-  await deleteBridge(a.pgBridge);
-  rmSync(pgRoot, { recursive: true, force: true });
-}
-
-/** Where a cluster's Postgres data lives (a directory the postgres user owns). */
-function pgRootOf(tag: string): string {
-  return path.join(os.tmpdir(), `stowage-pg-${tag}`);
 }

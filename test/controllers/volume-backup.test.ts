@@ -19,7 +19,7 @@ import type { VolumeSnapshot } from '../../server/resources/volume-snapshot/sche
 import { installationId } from '../../server/store/installation';
 import { AssetStore } from '../../server/store/provisioned-assets';
 import { claim, ensureNamespaces, eventsAbout, openApp, volume, waitFor } from './fixtures';
-import { volumeBackupComponent } from '../../server/domain/well-known/components';
+import { backupTargetComponent, volumeBackupComponent } from '../../server/domain/well-known/components';
 
 const NS = 'bk';
 const PROT = 'stowage.io/backup-source-protection';
@@ -71,7 +71,7 @@ function startManager(): Manager {
     leaderElection: false,
     specs: () => [
       volumeBackupSpec({ store: ctx.app.store, log, events: new EventRecorder(ctx.app.store, volumeBackupComponent, log), jobs, installation }, { resyncMs: 200 }),
-      backupTargetSpec({ store: ctx.app.store, log, reports: { list: async () => reports }, installation }, { resyncMs: 100 }),
+      backupTargetSpec({ store: ctx.app.store, log, events: new EventRecorder(ctx.app.store, backupTargetComponent, log), reports: { list: async () => reports }, installation }, { resyncMs: 100 }),
       namespaceControllerSpec({ store: ctx.app.store }, { resyncMs: 200 }),
     ],
   });

@@ -6,7 +6,6 @@
 import type { Logger } from 'pino';
 import type { BackupSummary, TargetReport } from '../../contracts/data-jobs';
 import { isStowageError } from '../../domain/errors';
-import { backupTargetComponent } from '../../domain/well-known/components';
 import { conditionFailed, conditionProgressing, conditionReady } from '../../domain/well-known/conditions';
 import { reasons } from '../../domain/well-known/event-reasons';
 import { volumeBackupFinalizer } from '../../domain/well-known/finalizers';
@@ -14,7 +13,7 @@ import { labelBackupId } from '../../domain/well-known/labels';
 import { BACKUP_API_VERSION, type BackupTarget } from '../../resources/backup-target/schema';
 import { deepEqual } from '../../resources/field-errors';
 import type { VolumeBackup } from '../../resources/volume-backup/schema';
-import { EventRecorder } from '../../services/event-recorder';
+import type { EventRecorder } from '../../services/event-recorder';
 import { dismissedImports } from '../../store/backup-imports';
 import type { ObjectStore } from '../../store/object-store';
 import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
@@ -37,7 +36,7 @@ export interface BackupTargetDeps {
   log: Logger;
   reports: TargetReports;
   installation: () => Promise<string>;
-  events?: EventRecorder;
+  events: EventRecorder;
   now?: () => Date;
 }
 
@@ -152,7 +151,6 @@ export async function syncTarget(d: Deps, ctx: ReconcileContext, name: string, r
 export function backupTargetSpec(deps: BackupTargetDeps, opts: { resyncMs?: number } = {}): ControllerSpec {
   const d: Deps = {
     ...deps,
-    events: deps.events ?? new EventRecorder(deps.store, backupTargetComponent, deps.log),
     now: deps.now ?? (() => new Date()),
   };
   const resyncMs = opts.resyncMs ?? 15_000;

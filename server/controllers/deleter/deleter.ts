@@ -23,6 +23,7 @@ import { agentWaitRetryMs, settleAsset } from '../provisioner/sweep';
 import { deleterAction } from './decide';
 import { annDynamicallyProvisioned } from '../../domain/well-known/annotations';
 import { pvControllerFinalizer } from '../../domain/well-known/finalizers';
+import { RETRY } from '../runtime/retry';
 
 const PV = 'PersistentVolume';
 const PVC = 'PersistentVolumeClaim';
@@ -133,8 +134,8 @@ export function deleterSpec(d: DeleterDeps, opts: DeleterSpecOptions = {}): Cont
   return {
     name: deleterName,
     concurrency: opts.concurrency ?? 4,
-    baseDelayMs: opts.baseDelayMs ?? 1000,
-    maxDelayMs: opts.maxDelayMs ?? 300_000,
+    baseDelayMs: opts.baseDelayMs ?? RETRY.external.baseDelayMs,
+    maxDelayMs: opts.maxDelayMs ?? RETRY.external.maxDelayMs,
     watch: {
       kinds: [PV],
       // A volume gone (its records settle), or one the decision may act on as it now is;

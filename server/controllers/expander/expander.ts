@@ -21,6 +21,7 @@ import type { ProvisioningDeps } from '../provisioner/deps';
 import { reasons } from '../../domain/well-known/event-reasons';
 import { capacityQuantity, expansionWanted, statusFor, type Stage } from './decide';
 import { annDynamicallyProvisioned } from '../../domain/well-known/annotations';
+import { RETRY } from '../runtime/retry';
 
 const PVC = 'PersistentVolumeClaim';
 const PV = 'PersistentVolume';
@@ -98,8 +99,11 @@ export function expanderSpec(d: ProvisioningDeps, opts: { resyncMs?: number; bas
   return {
     name: expanderName,
     concurrency: 2,
-    baseDelayMs: opts.baseDelayMs,
-    maxDelayMs: opts.maxDelayMs,
+    // It grows volumes through the plugins (and their filesystems on the node), so it backs off
+    // as the others that call out do: upstream's external-resizer uses the same exponential
+    // 1 s .. 5 min failure rate limiter. (It took the work queue's 5 ms .. ~17 min before.)
+    baseDelayMs: opts.baseDelayMs ?? RETRY.external.baseDelayMs,
+    maxDelayMs: opts.maxDelayMs ?? RETRY.external.maxDelayMs,
     watch: { kinds: [PVC], keysFor: (e) => (e.kind !== PVC || e.type === 'DELETED' || !expansionWanted(e.object) ? [] : [`pvc/${e.namespace}/${e.name}`]) },
     listKeys: keys,
     resync: { everyMs: opts.resyncMs ?? 60_000, listKeys: keys },

@@ -17,6 +17,7 @@ import type { PersistentVolumeClaim } from '../../resources/persistent-volume-cl
 import { annBetaStorageProvisioner, annStorageProvisioner } from '../../domain/well-known/annotations';
 import { dataSourceKind } from '../../domain/data-source';
 import { pvcCloneFinalizer } from '../../domain/well-known/finalizers';
+import { RETRY } from '../runtime/retry';
 
 export const provisionerName = 'persistentvolume-provisioner';
 export const sweepKey = 'sweep';
@@ -98,8 +99,8 @@ export function provisionerSpec(d: ProvisioningDeps, opts: ProvisionerSpecOption
     // Reconciles mostly wait on the database or an agent: many at once, as upstream's
     // external-provisioner runs many workers, so a burst of claims is begun in step.
     concurrency: opts.concurrency ?? 16,
-    baseDelayMs: opts.baseDelayMs ?? 1000,
-    maxDelayMs: opts.maxDelayMs ?? 300_000,
+    baseDelayMs: opts.baseDelayMs ?? RETRY.external.baseDelayMs,
+    maxDelayMs: opts.maxDelayMs ?? RETRY.external.maxDelayMs,
     watch: {
       kinds: ['PersistentVolumeClaim', 'StorageClass', 'Node'],
       keysFor: (e: ChangeEvent) => {

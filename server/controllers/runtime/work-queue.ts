@@ -7,6 +7,8 @@
 // - `addAfter` delays an add (the earliest pending delay wins);
 // - `addRateLimited` delays by an exponential per-key backoff, reset by `forget`.
 
+import { RETRY } from './retry';
+
 export interface WorkQueueOptions {
   /** First retry delay (ms); each further failure doubles it. */
   baseDelayMs?: number;
@@ -58,8 +60,8 @@ export class WorkQueue {
   private readonly maxDelayMs: number;
 
   constructor(private readonly opts: WorkQueueOptions = {}) {
-    this.baseDelayMs = opts.baseDelayMs ?? 5;
-    this.maxDelayMs = opts.maxDelayMs ?? 1_000_000;
+    this.baseDelayMs = opts.baseDelayMs ?? RETRY.internal.baseDelayMs;
+    this.maxDelayMs = opts.maxDelayMs ?? RETRY.internal.maxDelayMs;
   }
 
   /** Keys waiting to be handed out. */

@@ -23,6 +23,7 @@ import { write } from '../runtime/write';
 import { checkContentStatus, contentSecretRef, decideSnapshotter } from './decide';
 import { maskValues } from '../../domain/redaction';
 import { secretData } from '../../resources/secret/strategy';
+import { RETRY } from '../runtime/retry';
 
 const VSC = 'VolumeSnapshotContent';
 export const snapshotterName = 'csi-snapshotter';
@@ -202,8 +203,8 @@ export function snapshotterSpec(d: SnapshotterDeps, opts: { concurrency?: number
   return {
     name: snapshotterName,
     concurrency: opts.concurrency ?? 4,
-    baseDelayMs: opts.baseDelayMs ?? 1000,
-    maxDelayMs: opts.maxDelayMs ?? 300_000,
+    baseDelayMs: opts.baseDelayMs ?? RETRY.external.baseDelayMs,
+    maxDelayMs: opts.maxDelayMs ?? RETRY.external.maxDelayMs,
     watch: {
       kinds: [VSC],
       keysFor: (e) => (e.kind === VSC && e.type !== 'DELETED' && drivers.has(e.object.spec?.driver ?? '') ? [key(e.name)] : []),
