@@ -1,22 +1,10 @@
 // `stowage start | server | migrate | user add | user list | token create | kubeconfig | bootstrap | backup [FILE | create | list | restore | verify | delete | targets] | restore | pool create`
-import { Command } from 'commander';
 import { isStowageError } from '../domain/errors';
-import { registerAccessCommands } from './access-commands';
-import { registerBackupCommands } from './backup-commands';
-import { registerNodeCommands } from './node-commands';
-import { registerProcessCommands } from './process-commands';
-import { registerSetupCommands } from './setup-commands';
+import { cliProgram } from './program';
 
 process.env.NEXT_TELEMETRY_DISABLED = '1';
 
-const program = new Command('stowage').description('Stowage: a storage control plane with a web dashboard');
-
-// Registered in this order, which is the order of `stowage --help`.
-registerProcessCommands(program);
-registerAccessCommands(program);
-registerNodeCommands(program);
-registerBackupCommands(program);
-registerSetupCommands(program);
+const program = cliProgram();
 
 const longRunning = new Set(['start', 'server', 'controllers', 'agent', 'api-worker']);
 program

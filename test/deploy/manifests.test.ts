@@ -17,6 +17,7 @@ import { parseAllDocuments } from 'yaml';
 import { generateBootstrap } from '../../server/agent/bootstrap';
 import { startDiscoveryStub, type DiscoveryStub } from '../kube/discovery-stub';
 import { manifestErrors } from './k8s-models';
+import { cliProgram } from '../../server/cli/program';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const manifestFile = path.join(root, 'deploy', 'kubernetes', 'stowage.yaml');
@@ -29,16 +30,7 @@ if (!haveSystemdAnalyze) console.log('[skip] systemd-analyze verify of deploy/sy
 
 /** The top-level subcommands of `stowage` and the long options of each, read from the commander program. */
 function cliCommands(): Map<string, Set<string>> {
-  const src = readFileSync(path.join(root, 'server', 'cli', 'main.ts'), 'utf8');
-  const commands = new Map<string, Set<string>>();
-  // Each top-level command is a statement `program.command('name ...')` (possibly on the next line).
-  const starts = [...src.matchAll(/(?:^|\n)(?:const \w+ = )?program\s*\.command\('([a-z-]+)/g)];
-  starts.forEach((m, i) => {
-    const body = src.slice(m.index, starts[i + 1]?.index ?? src.length);
-    const options = new Set([...body.matchAll(/[oO]ption\('(?:-\w, )?(--[a-z-]+)/g)].map((o) => o[1]));
-    commands.set(m[1], options);
-  });
-  return commands;
+  return new Map(cliProgram().commands.map((c) => [c.name(), new Set(c.options.map((o) => o.long).filter((l): l is string => Boolean(l)))]));
 }
 
 type Obj = { kind: string; metadata: { name: string; namespace?: string }; spec?: any };
