@@ -145,7 +145,8 @@ export function HealthSummary() {
                   <Title order={2} size="h4" id="quotas-near-full" mb="xs">
                     Quotas near full
                   </Title>
-                  <List size="sm" spacing={4} data-testid="quotas-near-full">
+                  {/* A per-class limit's name is one long word (<class>.storageclass.storage.k8s.io/...): it breaks anywhere rather than push the page sideways. */}
+                  <List size="sm" spacing={4} data-testid="quotas-near-full" style={{ overflowWrap: 'anywhere' }}>
                     {quotas.map((q) => (
                       <List.Item key={`${q.namespace}/${q.name}`}>
                         <Anchor component={Link} href={`/quotas/${encodeURIComponent(q.namespace)}/${encodeURIComponent(q.name)}`} fz="sm">

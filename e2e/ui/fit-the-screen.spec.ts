@@ -163,7 +163,8 @@ test.describe('every list page fits the screen', () => {
   }
 
   test('on a phone the lists are cards and the header keeps search, theme and the user reachable', async ({ page }) => {
-    await signInAsAdmin(page, `/claims?namespace=${ns}`);
+    // Filtered to this run's claims: the namespace holds every journey's, and a card list draws only those in view.
+    await signInAsAdmin(page, `/claims?namespace=${ns}&q=${run}`);
     await page.setViewportSize({ width: 390, height: 844 });
     await expect(page.getByTestId('object-table-frame')).toHaveAttribute('data-layout', 'cards');
     const card = page.getByTestId('object-row').filter({ hasText: `${run}-waiting` });
