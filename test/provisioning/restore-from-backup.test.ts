@@ -92,7 +92,16 @@ describe('restore from a VolumeBackup', () => {
     expect((await fs.readFile(path.join(dir, 'sub/data.bin'))).equals(Buffer.alloc(50_000, 7))).toBe(true);
     // The job is forgotten right after the volume is saved (the binder may bind it first).
     const jobs = new DataJobStore(h.ts.store);
-    await waitFor('restore job forgotten', async () => ((await jobs.get(`restore/pvc-${claim.metadata.uid}`)) === undefined ? true : undefined));
+    const key = `restore/pvc-${claim.metadata.uid}`;
+    await waitFor('restore job forgotten', async () => ((await jobs.get(key)) === undefined ? true : undefined));
+
+    // A reconcile that stopped between saving the volume and forgetting the job left it
+    // behind: the next change of the bound claim forgets it.
+    await jobs.ensure(key, NODE, { kind: 'restore', backupId: 'uid-b1', targetPath: '/nonexistent', format: 'files', destinationPath: '/nonexistent' });
+    expect(await jobs.get(key)).toBeDefined();
+    const bound = (await h.claim('restored'))!;
+    await h.ts.store.update({ ...bound, metadata: { ...bound.metadata, labels: { ...bound.metadata.labels, touched: 'yes' } } });
+    await waitFor('left-behind restore job forgotten', async () => ((await jobs.get(key)) === undefined ? true : undefined));
   });
 
   it('a damaged backup: Pending with RestoreFailed naming the backup and the chunk, the volume removed', async () => {

@@ -20,7 +20,7 @@ import { reasons } from '../../domain/well-known/event-reasons';
 import { ProvisioningRetry, saveVolume } from './save-volume';
 import { decideDataSource, type DataSourceFacts } from './data-source';
 import { protectCloneSource, releaseCloneSource } from './clone-protection';
-import { provisionRestore } from './restore';
+import { forgetFinishedRestore, provisionRestore } from './restore';
 import { dataSourceKind, dataSourceOf } from '../../domain/data-source';
 import type { StorageClass } from '../../resources/storage-class/schema';
 import { annBetaStorageProvisioner, annSelectedNode, annStorageProvisioner } from '../../domain/well-known/annotations';
@@ -84,6 +84,7 @@ export async function provisionClaim(d: ProvisioningDeps, ctx: ReconcileContext,
   // A claim being cloned keeps its cloning protection while a clone of it is Pending; a clone provisioned releases its source.
   await releaseCloneSource(d, ctx, claim);
   if (claim.spec?.volumeName && dataSourceKind(claim) === 'clone') ctx.enqueue(`pvc/${namespace}/${dataSourceOf(claim)?.name ?? ''}`);
+  if (claim.spec?.volumeName === volumeNameFor(claim)) await forgetFinishedRestore(d, claim, claim.spec.volumeName);
   if (claim.spec?.volumeName || claim.metadata.deletionTimestamp) return;
   const className = claimClass(claim);
   if (!className) return;
@@ -95,7 +96,7 @@ export async function provisionClaim(d: ProvisioningDeps, ctx: ReconcileContext,
   if (storageClass.volumeBindingMode === 'WaitForFirstConsumer' && !selectedNode) return;
   const pvName = volumeNameFor(claim);
   // Provisioned already (maybe by an attempt that crashed after saving): the binder binds it.
-  if (await d.store.recent(PV, undefined, pvName)) return;
+  if (await d.store.recent(PV, undefined, pvName)) return forgetFinishedRestore(d, claim, pvName);
 
   const options = provisionOptionsFor(claim, storageClass);
   const hidden = secretValues(storageClass.parameters);

@@ -171,6 +171,17 @@ export async function provisionRestore(
   }
 }
 
+/**
+ * Forgets the restore job of a claim restored from a backup whose volume exists (saved, or
+ * bound): the reconcile that saved it forgets the job right after, but one that stopped in
+ * between (a failed event write, a restart) would leave the finished job behind for good,
+ * since a provisioned claim never comes back to the restore. Idempotent; other claims cost nothing.
+ */
+export async function forgetFinishedRestore(d: ProvisioningDeps, claim: PersistentVolumeClaim, pvName: string): Promise<void> {
+  if (!d.restores || dataSourceOf(claim)?.kind !== 'VolumeBackup') return;
+  await d.restores.jobs.forget(`restore/${pvName}`);
+}
+
 /** The default RestoreDeps: VolumeBackups and BackupTargets read from the store as plain objects, jobs in data_jobs. */
 export function storeRestores(store: ObjectStore): RestoreDeps {
   return {
