@@ -50,7 +50,7 @@ interface ReportRow {
 
 const REPORT_COLUMNS: DataColumn<ReportRow>[] = [
   { key: 'time', header: 'When (UTC)', cell: (r) => r.time.replace('T', ' ').replace(/\.\d+Z$/, ''), nowrap: true, width: '11rem' },
-  { key: 'class', header: 'Class', cell: (r) => r.className, nowrap: true },
+  { key: 'class', header: 'Class', cell: (r) => r.className },
   { key: 'total', header: 'Total', cell: (r) => (r.totalBytes ? formatSize(r.totalBytes) : ''), nowrap: true },
   { key: 'free', header: 'Free', cell: (r) => (r.freeBytes ? formatSize(r.freeBytes) : ''), nowrap: true },
   { key: 'room', header: 'Room offered', cell: (r) => (r.type === 'DELETED' ? 'withdrawn' : formatSize(r.capacity)), nowrap: true },
