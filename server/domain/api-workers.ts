@@ -1,6 +1,7 @@
 // How many API worker processes `stowage start` (and `stowage server`) runs beside the main
 // one, and how soon a worker that died is started again. Pure; the processes themselves are
 // server/wiring/api-workers.ts, the design and its figures docs/perf/cores.md.
+import { backoffMs } from './backoff';
 
 /** `auto`, or a count (0: the API is served by the main process, as before workers existed). */
 export type ApiWorkersSetting = 'auto' | number;
@@ -35,7 +36,7 @@ export const AUTO_FROM_CPUS = 4;
 
 /** First restart after 1 s, doubling per death in a row, at most 30 s. */
 export function restartDelayMs(deathsInARow: number): number {
-  return Math.min(30_000, 1000 * 2 ** Math.max(0, deathsInARow - 1));
+  return backoffMs(deathsInARow, 1000, 30_000);
 }
 
 /** A worker that served this long before dying starts again from the first delay. */

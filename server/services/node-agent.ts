@@ -29,6 +29,7 @@ import { localVolumeManagerComponent } from '../domain/well-known/components';
 import { annDynamicallyProvisioned, annReplicationEndpoint } from '../domain/well-known/annotations';
 import { replicationEndpointSchema } from '../contracts/data-jobs';
 import { reasons } from '../domain/well-known/event-reasons';
+import { backoffMs } from '../domain/backoff';
 
 export const MAX_ENTRIES = 10_000;
 const MAX_LABELS = 64;
@@ -65,10 +66,6 @@ function str(v: unknown, field: string, max: number, optional = false): string |
   return v;
 }
 
-/** The backoff before attempt n+1 after n failed attempts. */
-export function retryDelayMs(attempt: number, baseMs: number, maxMs: number): number {
-  return Math.min(maxMs, baseMs * 2 ** Math.max(0, Math.min(30, attempt - 1)));
-}
 
 /** A progress report as stored: numbers checked, nothing else kept. */
 function parseProgress(jobId: string, raw: unknown): CleanupProgress {
@@ -341,7 +338,7 @@ export class NodeAgentService {
     if (!job || job.nodeName !== node) throw new StowageError('NotFound', `cleanup job "${jobId}" not found`);
     const error = r.ok ? undefined : `${str(r.error, 'result.error', 4000, true) ?? 'cleanup failed'}${typeof r.exitCode === 'number' ? ` (exit status ${r.exitCode})` : ''}`;
     const progress = isPlainObject(b.progress) ? parseProgress(jobId, b.progress) : undefined;
-    const settled = await this.jobs.finish(jobId, node, instance, { ok: r.ok, error, outputTail: tail, progress }, retryDelayMs(job.attempt, this.retryBaseMs, this.retryMaxMs));
+    const settled = await this.jobs.finish(jobId, node, instance, { ok: r.ok, error, outputTail: tail, progress }, backoffMs(job.attempt, this.retryBaseMs, this.retryMaxMs));
     if (settled && !r.ok && job.volumeMode === 'Block') {
       await this.volumeEvent(job.pvName, job.pvUid, 'Warning', reasons.volumeFailedDelete, `Error cleaning PV "${job.pvName}": ${error}`);
     }

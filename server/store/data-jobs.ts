@@ -11,6 +11,7 @@
 import type { DataJob, DataJobProgress, DataJobQueue, DataJobResult, DataJobSpec, DataJobState } from '../contracts/data-jobs';
 import type { SqlClient } from './pg';
 import { sqlOf, type Queryable } from './sql-handle';
+import { backoffMs } from '../domain/backoff';
 
 interface Row {
   key: string;
@@ -69,7 +70,7 @@ export const DEFAULT_RETRY: DataJobRetryPolicy = { maxAttempts: 5, baseMs: 5_000
 
 /** The wait before the next attempt after `attempt` failed ones. */
 export function dataJobBackoffMs(attempt: number, p: DataJobRetryPolicy): number {
-  return Math.min(p.maxMs, p.baseMs * 2 ** Math.max(0, Math.min(30, attempt - 1)));
+  return backoffMs(attempt, p.baseMs, p.maxMs);
 }
 
 export class DataJobStore implements DataJobQueue {
