@@ -127,8 +127,7 @@ const VOLUME_COLUMNS: DataColumn<NodeVolume>[] = [
     cellProps: (v) => ({ 'data-testid': 'node-volume-claim', 'data-claim': v.claim ?? '' }),
   },
   { key: 'phase', header: 'Status', cell: (v) => (v.phase ? <StatusBadge value={v.phase} size="xs" /> : ''), width: 'max-content' },
-  // A long class name wraps (anywhere: names have no spaces) rather than being cut.
-  { key: 'class', header: 'Class', cell: (v) => <span style={{ overflowWrap: 'anywhere' }}>{v.storageClass || '—'}</span>, width: 'minmax(80px, 1fr)' },
+  { key: 'class', header: 'Class', cell: (v) => v.storageClass || '—', width: 'minmax(80px, 1fr)' },
   { key: 'capacity', header: 'Capacity', cell: (v) => (v.capacityBytes ? <SizeText value={v.capacityBytes} /> : '—'), nowrap: true, width: 'max-content' },
   { key: 'copy', header: 'Copy here', cell: (v) => <CopyCell v={v} />, width: 'minmax(140px, 1.5fr)' },
 ];

@@ -5,7 +5,6 @@
 // removal) is not waited for there: it gets a key of its own, asset/<plugin>/<pv>, looked
 // at again with a growing delay until the agent reports it done; and node-gone/<node>, on
 // a Node's deletion, ends the records that waited on that node's agent (node-gone.ts).
-import { dataSourceOf } from '../../domain/data-source';
 import type { ChangeEvent } from '../../store/change-feed';
 import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
 import type { ProvisioningDeps } from './deps';
@@ -115,7 +114,7 @@ export function provisionerSpec(d: ProvisioningDeps, opts: ProvisionerSpecOption
         if (e.kind !== 'PersistentVolumeClaim') return [];
         const claim = e.object;
         // A claim restored from a backup too: once bound, its finished restore job is forgotten.
-        return mayNeedProvisioning(claim, names) || concernsCloning(claim) || dataSourceOf(claim)?.kind === 'VolumeBackup' ? [claimKey(e)] : [];
+        return mayNeedProvisioning(claim, names) || concernsCloning(claim) || dataSourceKind(claim) === 'backup' ? [claimKey(e)] : [];
       },
     },
     listKeys: async () => {

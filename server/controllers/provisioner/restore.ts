@@ -7,7 +7,7 @@
 // naming the backup and the chunk; the half-filled volume is deleted through the plugin and
 // the claim is not tried again until the failure mark is removed from it or a long backoff
 // has passed.
-import { dataSourceOf } from '../../domain/data-source';
+import { dataSourceKind, dataSourceOf } from '../../domain/data-source';
 import { checkRestore } from '../../domain/restore-from-backup';
 import type { DataJob } from '../../contracts/data-jobs';
 import type { ProvisionOptions, ProvisionedVolume, ProvisionerPlugin, ProvisionResult } from '../../provisioners/plugin';
@@ -178,7 +178,7 @@ export async function provisionRestore(
  * since a provisioned claim never comes back to the restore. Idempotent; other claims cost nothing.
  */
 export async function forgetFinishedRestore(d: ProvisioningDeps, claim: PersistentVolumeClaim, pvName: string): Promise<void> {
-  if (!d.restores || dataSourceOf(claim)?.kind !== 'VolumeBackup') return;
+  if (!d.restores || dataSourceKind(claim) !== 'backup') return;
   await d.restores.jobs.forget(`restore/${pvName}`);
 }
 
