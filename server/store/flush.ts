@@ -75,9 +75,9 @@ const nsOf = (w: Write) => (w.strategy.namespaced ? (w.object.metadata.namespace
 const CAPACITY_KINDS = new Set(['PersistentVolume', 'PersistentVolumeClaim']);
 
 /** A volume's or a claim's class ('' for none), bytes (0 for none) and phase on its history row; nothing for other kinds. */
-function capacityOf(w: Write): { cls: string | null; bytes: string | null; phase: string | null } {
+function capacityOf(w: Write, columns: (w: Write) => Required<IndexedColumns>): { cls: string | null; bytes: string | null; phase: string | null } {
   if (!CAPACITY_KINDS.has(w.strategy.kind)) return { cls: null, bytes: null, phase: null };
-  const c = columnsOf(w);
+  const c = columns(w);
   return { cls: c.storageClass ?? '', bytes: c.capacityBytes ?? '0', phase: c.phase };
 }
 
@@ -115,6 +115,9 @@ export async function flushWrites(tx: SqlClient, writes: PendingWrite[]): Promis
   if (held) throw alreadyExists(held.strategy.kind, held.object.metadata.name!, held.strategy.plural, held.strategy.group);
   // A placeholder no client can predict, so no string inside an object can match it.
   const placeholder = `#rv-${randomUUID()}#`;
+  // Each write's indexed columns, computed once (a volume's or claim's history row takes them too).
+  const cols = new Map<Write, Required<IndexedColumns>>();
+  const colsOf = (w: Write) => cols.get(w) ?? cols.set(w, columnsOf(w)).get(w)!;
   const log: unknown[] = [];
   // The objects table sees each object's net change once (a row may be written twice).
   const net = new Map<string, { first: Write; last: Write; i: number }>();
@@ -131,7 +134,7 @@ export async function flushWrites(tx: SqlClient, writes: PendingWrite[]): Promis
       actor: w.actor ?? SYSTEM_ACTOR,
       uid: w.id,
       involved: involvedUid(w),
-      ...capacityOf(w),
+      ...capacityOf(w, colsOf),
     });
     const seen = net.get(w.id);
     net.set(w.id, { first: seen?.first ?? w, last: w, i });
@@ -144,7 +147,7 @@ export async function flushWrites(tx: SqlClient, writes: PendingWrite[]): Promis
     else op = first.type === 'ADDED' ? 'I' : 'U';
     if (!op) continue;
     if (op === 'I') inserts.push(last);
-    const c = columnsOf(last);
+    const c = colsOf(last);
     rows.push({
       op,
       i,
