@@ -204,41 +204,36 @@ export async function runChaos(t: Topology, k: KubeTarget, opt: ChaosOptions, ra
     const f: Fault = { kind, target: '', at: Date.now(), until: 0 };
     faults.push(f);
     faultCounts.set(kind, (faultCounts.get(kind) ?? 0) + 1);
+    /** One process of these, picked at random, SIGKILLed. */
+    const kill = (ps: { name: string; signal(s: NodeJS.Signals): void }[]) => {
+      const p = pick(ps);
+      f.target = p.name;
+      p.signal('SIGKILL');
+    };
+    /** One process of these, picked at random, frozen (SIGSTOP) for 3-7 s. */
+    const pause = async (ps: { name: string; signal(s: NodeJS.Signals): void }[]) => {
+      const p = pick(ps);
+      f.target = p.name;
+      p.signal('SIGSTOP');
+      await sleep(3000 + rand() * 4000);
+      p.signal('SIGCONT');
+    };
     switch (kind) {
-      case 'kill-server': {
-        const s = pick(t.servers);
-        f.target = s.name;
-        s.signal('SIGKILL');
+      case 'kill-server':
+        kill(t.servers);
         break;
-      }
-      case 'stop-server': {
-        const s = pick(t.servers);
-        f.target = s.name;
-        s.signal('SIGSTOP');
-        await sleep(3000 + rand() * 4000);
-        s.signal('SIGCONT');
+      case 'stop-server':
+        await pause(t.servers);
         break;
-      }
-      case 'kill-controllers': {
-        const c = pick(t.controllers);
-        f.target = c.name;
-        c.signal('SIGKILL');
+      case 'kill-controllers':
+        kill(t.controllers);
         break;
-      }
-      case 'stop-controllers': {
-        const c = pick(t.controllers);
-        f.target = c.name;
-        c.signal('SIGSTOP');
-        await sleep(3000 + rand() * 4000);
-        c.signal('SIGCONT');
+      case 'stop-controllers':
+        await pause(t.controllers);
         break;
-      }
-      case 'kill-agent': {
-        const a = pick(t.agents);
-        f.target = a.name;
-        a.signal('SIGKILL');
+      case 'kill-agent':
+        kill(t.agents);
         break;
-      }
       case 'cut-agent-network': {
         const i = Math.floor(rand() * t.nodes.length);
         f.target = t.nodes[i].name;
