@@ -7,6 +7,7 @@
 // and agent run through every phase, as `npm start` runs them, and the CPU figures count
 // every process of it (read from /proc); with STOWAGE_BENCH_CPU_PROF=DIR each of them writes
 // a CPU profile there when it stops (bench/profile-summary.ts prints the top functions).
+// STOWAGE_BENCH_PG_STATEMENTS=1 prints Postgres's top statements of the creates phase.
 // With --api-processes N > 1 the API servers run as N processes of their own on the one
 // database (clients and watches spread over them round robin), and --controller-processes
 // M runs M controller processes with leader election beside them, as a deployment would.
@@ -38,6 +39,7 @@ import { migrate } from '../server/store/migrate';
 import { benchExecArgv, Controllers } from './controllers-process';
 import { postgresCpuMs } from './pg-cpu';
 import { rawTransactionRate } from '../server/store/raw-tps';
+import { STATEMENT_STATS_SETTINGS, StatementStats } from '../server/store/bench-diagnostics';
 import { httpsRequest } from './https-request';
 import { startWatchers } from './watchers';
 import { startStowage, type RunningStowage } from './stowage-start';
@@ -94,7 +96,8 @@ const ms = (x: number) => `${x.toFixed(1)} ms`;
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'stowage-bench-write-'));
-const pg = await startEmbeddedPostgres(path.join(dir, 'pg'));
+const STATEMENTS = process.env.STOWAGE_BENCH_PG_STATEMENTS === '1';
+const pg = await startEmbeddedPostgres(path.join(dir, 'pg'), { settings: STATEMENTS ? STATEMENT_STATS_SETTINGS : [] });
 try {
   console.log(
     `Stowage write-path benchmark: ${CLIENTS} REST clients for ${SECONDS} s, ${WATCHERS} watchers, ` +
@@ -252,6 +255,7 @@ try {
     const controllerCpu = async () => (await Promise.all(controllers.map((c) => c.stats()))).reduce((a, s) => a + s.cpuMs, 0);
     const controllerCpuBefore = await controllerCpu();
     const stowageCpuBefore = stowage?.cpuMs();
+    const statements = STATEMENTS ? await StatementStats.start(url) : undefined;
     const started = now();
     const pgBefore = postgresCpuMs(path.join(dir, 'pg', 'postgres'));
     const cpuBefore = process.cpuUsage();
@@ -286,6 +290,7 @@ try {
     const pgAfter = postgresCpuMs(path.join(dir, 'pg', 'postgres'));
     const pgPerCreate = pgBefore !== undefined && pgAfter !== undefined ? (pgAfter - pgBefore) / Math.max(1, responded.size) : undefined;
     console.log(`creates through the REST API, ${CLIENTS} concurrent clients${RATE > 0 ? ` offering ${RATE}/s` : ''}: ${responded.size} in ${(elapsed / 1000).toFixed(1)} s = ${rate.toFixed(0)}/s (${failed} failed)`);
+    if (statements) console.table(await statements.stop(15));
     const perCreate = (x: number) => (x / Math.max(1, responded.size)).toFixed(2);
     if (stowageUsed !== undefined) {
       // Everything Stowage runs, apart from the bench's own clients and watch streams.
