@@ -88,13 +88,16 @@ export interface StartControllersOptions {
 
 /**
  * The kinds the controllers read most, answered from memory. Of the volumes only those
- * claimed (bound, or reserved by claimRef): those are read by name on the hot paths, and a
- * large pool of Available volumes then costs names, not objects.
+ * claimed (bound, or reserved by claimRef) and those not yet Available: those are read by
+ * name on the hot paths, and a large pool of Available volumes then costs names, not objects.
  */
 const CACHED_KINDS = {
   PersistentVolumeClaim: true,
   // The cache hands each kind's function only objects of that kind: isKind narrows, it never filters.
-  PersistentVolume: (o: KubeObject) => isKind(o, 'PersistentVolume') && Boolean(o.spec?.claimRef),
+  // Whole: volumes reserved for a claim, and new ones until they are Available (the volume
+  // controller reads each new volume once, right after its create). A pool of Available
+  // volumes costs names only.
+  PersistentVolume: (o: KubeObject) => isKind(o, 'PersistentVolume') && (Boolean(o.spec?.claimRef) || o.status?.phase !== 'Available'),
   StorageClass: true,
   Node: true,
   Pod: true,

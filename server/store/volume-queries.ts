@@ -236,31 +236,38 @@ export interface VolumeShape {
 }
 
 /**
- * Unbound Pending claims the volume could serve by class, volume mode, access modes and
- * size, oldest first: those worth another look when it becomes Available. Read in order
- * from objects_pending_claims_idx (a partial index of exactly such claims, per class).
+ * The claims to look at again when a volume becomes Available, in one read: every claim
+ * naming it in spec.volumeName (any phase; objects_volume_name_idx), then up to `limit`
+ * unbound Pending claims it could serve by class, volume mode, access modes and size,
+ * oldest first (read in order from objects_pending_claims_idx, a partial index of exactly
+ * such claims, per class).
  */
-export async function claimsWaitingFor(db: Queryable, v: VolumeShape, limit: number): Promise<{ namespace: string; name: string }[]> {
-  return sqlOf(db).$queryRawUnsafe<{ namespace: string; name: string }[]>(
-    `SELECT namespace, name FROM objects
-      WHERE kind = 'PersistentVolumeClaim' AND phase = 'Pending' AND volume_name IS NULL AND deletion_timestamp IS NULL
-        AND COALESCE(storage_class, '') = $1
-        AND volume_mode = $2 AND (access_modes & ~$3::int) = 0 AND capacity_bytes <= $4::numeric
-      ORDER BY created_at, name LIMIT $5`,
-    v.storageClass,
-    v.volumeMode,
-    v.accessModes,
-    v.bytes,
+export async function claimsToWake(
+  db: Queryable,
+  volumeName: string,
+  v: VolumeShape | undefined,
+  limit: number,
+): Promise<{ naming: { namespace: string; name: string }[]; waiting: { namespace: string; name: string }[] }> {
+  const rows = await sqlOf(db).$queryRawUnsafe<{ namespace: string; name: string; naming: boolean }[]>(
+    `SELECT namespace, name, naming FROM (
+       (SELECT namespace, name, true AS naming, created_at FROM objects WHERE kind = 'PersistentVolumeClaim' AND volume_name = $1)
+       UNION ALL
+       (SELECT namespace, name, false, created_at FROM objects
+         WHERE $2::boolean AND kind = 'PersistentVolumeClaim' AND phase = 'Pending' AND volume_name IS NULL AND deletion_timestamp IS NULL
+           AND COALESCE(storage_class, '') = $3
+           AND volume_mode = $4 AND (access_modes & ~$5::int) = 0 AND capacity_bytes <= $6::numeric
+         ORDER BY created_at, name LIMIT $7)) c
+     ORDER BY naming DESC, created_at, name`,
+    volumeName,
+    v !== undefined,
+    v?.storageClass ?? '',
+    v?.volumeMode ?? '',
+    v?.accessModes ?? 0,
+    v?.bytes ?? '0',
     limit,
   );
-}
-
-/** Claims that name this volume in spec.volumeName, in any phase (objects_volume_name_idx). */
-export async function claimsNaming(db: Queryable, volumeName: string): Promise<{ namespace: string; name: string }[]> {
-  return sqlOf(db).$queryRawUnsafe<{ namespace: string; name: string }[]>(
-    `SELECT namespace, name FROM objects WHERE kind = 'PersistentVolumeClaim' AND volume_name = $1`,
-    volumeName,
-  );
+  const pick = (naming: boolean) => rows.filter((r) => r.naming === naming).map(({ namespace, name }) => ({ namespace, name }));
+  return { naming: pick(true), waiting: pick(false) };
 }
 
 /** Unbound Pending claims of a class ("" also takes claims without a class). */
