@@ -8,6 +8,7 @@
 //
 //   npx tsx bench/idle-bind.ts [--claims 100] [--gap-ms 50]
 // STOWAGE_BENCH_CPU_PROF=DIR writes a CPU profile of the `stowage start` process there
+// (STOWAGE_BENCH_CPU_PROF_INTERVAL_US: its sampling interval, default 1000 µs)
 // (summarise it with bench/profile-summary.ts).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -29,7 +30,7 @@ const fmt = (xs: number[]) => `p50 ${pct(xs, 50).toFixed(1)} ms, p90 ${pct(xs, 9
 
 const [port, apiPort] = [await freePort(), await freePort()];
 const prof = process.env.STOWAGE_BENCH_CPU_PROF;
-const child = spawn(process.execPath, [...(prof ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(prof)}`] : []), path.join(root, 'bin', 'stowage.mjs'), 'start'], {
+const child = spawn(process.execPath, [...(prof ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(prof)}`, `--cpu-prof-interval=${Number(process.env.STOWAGE_BENCH_CPU_PROF_INTERVAL_US) || 1000}`] : []), path.join(root, 'bin', 'stowage.mjs'), 'start'], {
   cwd: root,
   env: { ...process.env, STOWAGE_DATA_DIR: dir, HOST: '127.0.0.1', PORT: String(port), STOWAGE_API_PORT: String(apiPort), STOWAGE_HEALTH_PORT: '0', STOWAGE_LOG_LEVEL: 'warn' },
   stdio: ['ignore', 'pipe', 'pipe'],

@@ -37,6 +37,18 @@ export interface WatchRequest {
 
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
+/**
+ * A change's object as JSON text, made once for every watch that sends it as it is: the
+ * change feed hands all its watches the same object (never changed once read from the log),
+ * so the watches of a kind serialise each change once between them, not once each.
+ */
+const sharedJson = new WeakMap<object, string>();
+function jsonOfShared(object: object): string {
+  let text = sharedJson.get(object);
+  if (text === undefined) sharedJson.set(object, (text = JSON.stringify(object)));
+  return text;
+}
+
 function keyOf(o: KubeObject): string {
   return `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
 }
@@ -98,9 +110,13 @@ export async function serveWatch(w: WatchRequest): Promise<void> {
 
   let first = true;
   let lastWrite = Date.now();
-  const write = (type: EventType, object: unknown): boolean => {
+  /** `shared`: the feed's own object, sent as it is (its JSON is made once for every watch). */
+  const write = (type: EventType, object: unknown, shared = false): boolean => {
     lastWrite = Date.now();
-    if (!protobuf) return res.write(`${JSON.stringify({ type, object })}\n`);
+    if (!protobuf) {
+      if (shared && object !== null && typeof object === 'object') return res.write(`{"type":"${type}","object":${jsonOfShared(object)}}\n`);
+      return res.write(`${JSON.stringify({ type, object })}\n`);
+    }
     try {
       return res.write(encodeWatchEvent(type, object));
     } catch (e) {
@@ -170,7 +186,7 @@ export async function serveWatch(w: WatchRequest): Promise<void> {
         if (now && e.type !== 'DELETED') known.add(key);
         else known.delete(key);
       }
-      if (type && !write(type, shape(o))) await drain();
+      if (type && !write(type, shape(o), out.as !== 'table')) await drain();
       if (abort.signal.aborted) break;
     }
   } catch (e) {

@@ -202,6 +202,29 @@ describe('watch', () => {
     }
   });
 
+  test('watches of the same changes get the same lines, each version as it was (the JSON is made once for all)', async () => {
+    const created = await api({ method: 'POST', path: PVS, body: pv('w-shared') });
+    const rv = created.json.metadata.resourceVersion;
+    const path = `${PVS}?watch=1&resourceVersion=${rv}&fieldSelector=metadata.name%3Dw-shared`;
+    const watches = await Promise.all([openWatch(path), openWatch(path), openWatch(path, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' })]);
+    try {
+      await mergePatch('w-shared', { metadata: { labels: { step: '1' } } });
+      await mergePatch('w-shared', { metadata: { labels: { step: '2' } } });
+      for (const w of watches) await waitFor(() => w.events.length === 2, 'two MODIFIED events');
+      const [a, b, table] = watches;
+      expect(a.raw).toBe(b.raw);
+      expect(a.events.map((e) => `${e.type} ${e.object.metadata.labels.step} ${e.object.metadata.resourceVersion}`)).toEqual([
+        `MODIFIED 1 ${a.events[0].object.metadata.resourceVersion}`,
+        `MODIFIED 2 ${a.events[1].object.metadata.resourceVersion}`,
+      ]);
+      expect(Number(a.events[1].object.metadata.resourceVersion)).toBeGreaterThan(Number(a.events[0].object.metadata.resourceVersion));
+      // The Table watch is shaped per watch, not the shared JSON.
+      expect(table.events.map((e) => e.object.kind)).toEqual(['Table', 'Table']);
+    } finally {
+      for (const w of watches) w.close();
+    }
+  });
+
   test('a developer may watch claims in their namespace but not volumes', async () => {
     const denied = await api({ token: 'dev', path: `${PVS}?watch=true` });
     expect(denied.status).toBe(403);
