@@ -38,7 +38,9 @@ export const POOL_TIMEOUTS = {
 } as const;
 
 export function createPool(connectionString: string, max = 10): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max, types, idleTimeoutMillis: 30_000, keepAlive: true, ...POOL_TIMEOUTS });
+  // pipeline: a statement is sent without waiting for the answer to the one before it on the
+  // same connection; only inTransaction makes use of it (a BEGIN travels with the first read).
+  const pool = new pg.Pool({ connectionString, max, types, idleTimeoutMillis: 30_000, keepAlive: true, pipeline: true, ...POOL_TIMEOUTS });
   pool.on('error', () => {}); // an idle client died; the pool replaces it
   return pool;
 }
@@ -83,7 +85,82 @@ export function poolSql(pool: pg.Pool): SqlClient {
 
 export type Isolation = 'READ COMMITTED' | 'REPEATABLE READ' | 'SERIALIZABLE';
 
-export async function inTransaction<T>(pool: pg.Pool, fn: (sql: SqlClient) => Promise<T>, isolation?: Isolation): Promise<T> {
+/** Data changes: such a statement is never sent before the transaction is known to have begun. */
+const WRITES = /\b(INSERT\s+INTO|DELETE\s+FROM|MERGE\s+INTO|UPDATE\s+[\w".]+(\s+(AS\s+)?\w+)?\s+SET|TRUNCATE|COPY)\b/i;
+
+/**
+ * A transaction's connection that saves round trips (docs/write-path.md, "Round trips"):
+ * - BEGIN is sent with the transaction's first statement, not before it: a first statement
+ *   that reads (a lock, a lookup) travels right behind it without waiting for its answer.
+ *   One that writes waits for BEGIN's answer first, so that a failed BEGIN can never leave
+ *   a write committed on its own.
+ * - A transaction whose only statement is its last (`last()` said so before it was sent,
+ *   and nothing was sent before it) runs that statement alone, without BEGIN and COMMIT:
+ *   one statement is atomic by itself.
+ */
+class TxSql extends PgSql {
+  /** BEGIN's answer, once sent; 'alone' once the one statement ran without a transaction. */
+  private begun: Promise<unknown> | 'alone' | undefined;
+  private lastNext = false;
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly isolation: Isolation | undefined,
+  ) {
+    super(client);
+  }
+
+  /** The next statement is the transaction's last. */
+  last(): void {
+    this.lastNext = true;
+  }
+
+  /** Whether a transaction was begun (then it must end with COMMIT or ROLLBACK). */
+  get open(): boolean {
+    return this.begun !== undefined && this.begun !== 'alone';
+  }
+
+  /** BEGIN's answer, when one was sent. */
+  async ready(): Promise<void> {
+    if (this.begun !== undefined && this.begun !== 'alone') await this.begun;
+  }
+
+  private async before(query: string): Promise<void> {
+    if (this.begun === 'alone') throw new Error('store: a statement after the last one of a transaction');
+    if (this.begun === undefined) {
+      if (this.lastNext) {
+        this.begun = 'alone';
+        return;
+      }
+      const begun = this.client.query(this.isolation ? `BEGIN ISOLATION LEVEL ${this.isolation}` : 'BEGIN');
+      // Observed by ready() or by the statement after it; never an unhandled rejection.
+      begun.catch(() => {});
+      this.begun = begun;
+      if (!WRITES.test(query)) return;
+    }
+    await this.begun;
+  }
+
+  override async $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T> {
+    await this.before(query);
+    return super.$queryRawUnsafe<T>(query, ...values);
+  }
+
+  override async $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number> {
+    await this.before(query);
+    return super.$executeRawUnsafe(query, ...values);
+  }
+}
+
+/** What a transaction's function gets: its statements, and a way to say the next one is its last. */
+export interface TxSqlClient extends SqlClient {
+  /**
+   * The next statement is the transaction's last: when nothing was sent before it, it runs
+   * alone (atomic by itself) without BEGIN and COMMIT. Another statement after it throws.
+   */
+  last(): void;
+}
+
+export async function inTransaction<T>(pool: pg.Pool, fn: (sql: TxSqlClient) => Promise<T>, isolation?: Isolation): Promise<T> {
   const client = await pool.connect();
   // A checked-out client has no error listener of the pool's: a connection lost mid-
   // transaction (Postgres restarting, failing over) would otherwise be an uncaught 'error'
@@ -93,13 +170,16 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (sql: SqlClient) => Pr
     broken = e;
   };
   client.on('error', onError);
+  const sql = new TxSql(client, isolation);
   try {
-    await client.query(isolation ? `BEGIN ISOLATION LEVEL ${isolation}` : 'BEGIN');
-    const result = await fn(new PgSql(client));
-    await client.query('COMMIT');
+    const result = await fn(sql);
+    if (sql.open) {
+      await sql.ready();
+      await client.query('COMMIT');
+    }
     return result;
   } catch (e) {
-    if (!broken) await client.query('ROLLBACK').catch(() => {});
+    if (!broken && sql.open) await client.query('ROLLBACK').catch(() => {});
     throw e;
   } finally {
     client.removeListener('error', onError);
