@@ -22,6 +22,7 @@ const benches: Record<string, { file: string; what: string }> = {
   replication: { file: 'replication.ts', what: 'replicated pool volumes: steady transfers (bytes sent vs changed, CPU), failover time after the grace, the data-loss window' },
   'replication-agent': { file: 'replication-agent.ts', what: 'replication, agent side: 1 GiB full transfer through the TLS-PSK listener vs raw btrfs send | btrfs receive, incremental after 1% changed' },
   backup: { file: 'backup.ts', what: 'backups: full backup of 1 GiB vs cp, incremental after 10 MiB changed (btrfs changed ranges), restore vs cp, checksums' },
+  million: { file: 'million.ts', what: 'a million volumes: 1,000,000 PVs + 1,000,000 claims loaded with SQL, then stowage start: start-up, RSS, first list pages, claim create -> Bound' },
   'local-manager': { file: 'local-manager.ts', what: 'local-volume manager: 1,000 disks on 10 simulated agents -> Available PVs, and a release/wipe/re-create wave' },
 };
 

@@ -56,3 +56,21 @@ export class StatementStats {
     });
   }
 }
+
+/**
+ * Runs a bench's own statements one after another on one connection of their own (a bulk
+ * load of generated rows, read-backs of it), no statement timeout: each one's rows and
+ * time. The SQL is the bench's (bench/million.ts); this only gives it a connection.
+ */
+export function runStatements(url: string, statements: { sql: string; params?: unknown[] }[]): Promise<{ rows: Record<string, unknown>[]; ms: number }[]> {
+  return withClient(url, async (c) => {
+    await c.query('SET statement_timeout = 0');
+    const out: { rows: Record<string, unknown>[]; ms: number }[] = [];
+    for (const s of statements) {
+      const t0 = performance.now();
+      const r = await c.query(s.sql, s.params);
+      out.push({ rows: r.rows, ms: performance.now() - t0 });
+    }
+    return out;
+  });
+}
