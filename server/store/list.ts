@@ -137,7 +137,10 @@ export async function listObjects(pool: pg.Pool, s: Strategy, opts: ListOptions)
         }
         p.push(batch + 1);
         // Rows unchanged since R from objects; rows changed since R as the log had them at R.
-        // The JSON as text, parsed here: much cheaper than decoding it per column.
+        // The JSON as text, parsed here: much cheaper than decoding it per column. Each part
+        // is ordered and limited on its own (the page is within the first rows of each): under
+        // one ORDER BY ... LIMIT over the union, Postgres sorted every row of the kind for each
+        // page instead of reading the name index in order (3.5 s a page at a million volumes).
         const rows = await tx.$queryRawUnsafe<{ object: string; namespace: string; name: string; past: boolean }[]>(
           `WITH ch AS (SELECT DISTINCT namespace, name FROM change_log WHERE ${changed}),
            old AS (
@@ -145,9 +148,12 @@ export async function listObjects(pool: pg.Pool, s: Strategy, opts: ListOptions)
                FROM change_log c JOIN ch ON ch.namespace = c.namespace AND ch.name = c.name
               WHERE c.kind = $1 AND c.rv <= ${rvParam}
               ORDER BY c.namespace, c.name, c.rv DESC)
-           SELECT object::text AS object, namespace, name, false AS past FROM objects WHERE ${w}
-           UNION ALL
-           SELECT object, namespace, name, true AS past FROM old WHERE ${past}
+           SELECT object, namespace, name, past FROM (
+             (SELECT object::text AS object, namespace, name, false AS past FROM objects WHERE ${w}
+               ORDER BY namespace, name LIMIT $${p.length})
+             UNION ALL
+             (SELECT object, namespace, name, true AS past FROM old WHERE ${past}
+               ORDER BY namespace, name LIMIT $${p.length})) page
            ORDER BY namespace, name LIMIT $${p.length}`,
           ...p,
         );
