@@ -89,19 +89,19 @@ export type Isolation = 'READ COMMITTED' | 'REPEATABLE READ' | 'SERIALIZABLE';
 const WRITES = /\b(INSERT\s+INTO|DELETE\s+FROM|MERGE\s+INTO|UPDATE\s+[\w".]+(\s+(AS\s+)?\w+)?\s+SET|TRUNCATE|COPY)\b/i;
 
 /**
- * A transaction's connection that saves round trips (docs/write-path.md, "Round trips"):
- * - BEGIN is sent with the transaction's first statement, not before it: a first statement
- *   that reads (a lock, a lookup) travels right behind it without waiting for its answer.
- *   One that writes waits for BEGIN's answer first, so that a failed BEGIN can never leave
- *   a write committed on its own.
- * - A transaction whose only statement is its last (`last()` said so before it was sent,
- *   and nothing was sent before it) runs that statement alone, without BEGIN and COMMIT:
- *   one statement is atomic by itself.
+ * A transaction's connection that saves a round trip (docs/write-path.md, "Round trips"):
+ * BEGIN is sent with the transaction's first statement, not before it, and a first
+ * statement that reads (a lock, a lookup) travels right behind it without waiting for its
+ * answer. One that writes waits for BEGIN's answer first, so that a failed BEGIN can never
+ * leave a write committed on its own. A transaction that sends nothing costs nothing.
+ *
+ * Every write stays inside BEGIN ... COMMIT, even a transaction's only statement: the
+ * store's write statement is checked after it ran (an AlreadyExists, the order of its
+ * versions) and rolled back when a check fails, so it must not commit by itself.
  */
 class TxSql extends PgSql {
-  /** BEGIN's answer, once sent; 'alone' once the one statement ran without a transaction. */
-  private begun: Promise<unknown> | 'alone' | undefined;
-  private lastNext = false;
+  /** BEGIN's answer, once sent. */
+  private begun: Promise<unknown> | undefined;
   constructor(
     private readonly client: pg.PoolClient,
     private readonly isolation: Isolation | undefined,
@@ -109,28 +109,18 @@ class TxSql extends PgSql {
     super(client);
   }
 
-  /** The next statement is the transaction's last. */
-  last(): void {
-    this.lastNext = true;
-  }
-
   /** Whether a transaction was begun (then it must end with COMMIT or ROLLBACK). */
   get open(): boolean {
-    return this.begun !== undefined && this.begun !== 'alone';
+    return this.begun !== undefined;
   }
 
   /** BEGIN's answer, when one was sent. */
   async ready(): Promise<void> {
-    if (this.begun !== undefined && this.begun !== 'alone') await this.begun;
+    if (this.begun) await this.begun;
   }
 
   private async before(query: string): Promise<void> {
-    if (this.begun === 'alone') throw new Error('store: a statement after the last one of a transaction');
     if (this.begun === undefined) {
-      if (this.lastNext) {
-        this.begun = 'alone';
-        return;
-      }
       const begun = this.client.query(this.isolation ? `BEGIN ISOLATION LEVEL ${this.isolation}` : 'BEGIN');
       // Observed by ready() or by the statement after it; never an unhandled rejection.
       begun.catch(() => {});
@@ -151,16 +141,7 @@ class TxSql extends PgSql {
   }
 }
 
-/** What a transaction's function gets: its statements, and a way to say the next one is its last. */
-export interface TxSqlClient extends SqlClient {
-  /**
-   * The next statement is the transaction's last: when nothing was sent before it, it runs
-   * alone (atomic by itself) without BEGIN and COMMIT. Another statement after it throws.
-   */
-  last(): void;
-}
-
-export async function inTransaction<T>(pool: pg.Pool, fn: (sql: TxSqlClient) => Promise<T>, isolation?: Isolation): Promise<T> {
+export async function inTransaction<T>(pool: pg.Pool, fn: (sql: SqlClient) => Promise<T>, isolation?: Isolation): Promise<T> {
   const client = await pool.connect();
   // A checked-out client has no error listener of the pool's: a connection lost mid-
   // transaction (Postgres restarting, failing over) would otherwise be an uncaught 'error'

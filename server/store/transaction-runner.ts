@@ -54,9 +54,6 @@ export async function runTransaction<X extends StoreTx, T>(
       const result = await inTransaction(pool, async (sql) => {
         const stx = new Tx(sql, !!opts.dryRun, opts.actor);
         const result = await fn(stx);
-        // The write statement is the transaction's last: alone (no BEGIN, no COMMIT) when
-        // nothing was read before it, as in a create that checks nothing in the database.
-        sql.last();
         await stx.flush();
         written = stx;
         return result;

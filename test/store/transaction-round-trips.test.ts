@@ -1,7 +1,7 @@
 // inTransaction's round trips, seen from what is sent to a real Postgres: BEGIN travels
 // with a first statement that reads (sent before BEGIN is answered); a first statement that
-// writes waits for BEGIN's answer; a transaction of one last statement sends no BEGIN or
-// COMMIT; a failed BEGIN fails the transaction without committing anything.
+// writes waits for BEGIN's answer; a write is never outside BEGIN ... COMMIT; a failed BEGIN
+// fails the transaction without committing anything.
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createPool, inTransaction, type Isolation } from '../../server/store/pg';
@@ -77,31 +77,25 @@ describe('inTransaction round trips', () => {
     expect(sent[1].inFlight).toBe(0);
   });
 
-  test('one last statement runs alone: no BEGIN, no COMMIT', async () => {
+  test('a transaction of one write still runs it inside BEGIN ... COMMIT, so a check after it can roll it back', async () => {
     sent = [];
-    await inTransaction(pool, async (sql) => {
-      sql.last();
-      await sql.$executeRawUnsafe('INSERT INTO rt_probe (id) VALUES ($1)', 3);
-    });
-    expect(texts()).toEqual(['INSERT INTO']);
-    expect(await rows()).toContain(3);
-    // Nothing may follow it: it was not in a transaction.
     await expect(
       inTransaction(pool, async (sql) => {
-        sql.last();
-        await sql.$executeRawUnsafe('INSERT INTO rt_probe (id) VALUES ($1)', 4);
-        await sql.$executeRawUnsafe('INSERT INTO rt_probe (id) VALUES ($1)', 5);
+        await sql.$executeRawUnsafe('INSERT INTO rt_probe (id) VALUES ($1)', 40);
+        // What the store does when its write statement's result fails a check (an AlreadyExists).
+        throw new Error('the write did not do what it had to');
       }),
-    ).rejects.toThrow(/after the last one/);
+    ).rejects.toThrow('the write did not do what it had to');
+    expect(texts()).toEqual(['BEGIN', 'INSERT INTO', 'ROLLBACK']);
+    expect(await rows()).not.toContain(40);
   });
 
-  test('the last statement after others stays in the transaction, and a failure rolls all back', async () => {
+  test('a failure of a later statement rolls back the earlier ones', async () => {
     sent = [];
     await expect(
       inTransaction(pool, async (sql) => {
         await sql.$executeRawUnsafe('INSERT INTO rt_probe (id) VALUES ($1)', 10);
-        sql.last();
-        await sql.$executeRawUnsafe('INSERT INTO rt_probe (id) VALUES ($1)', 3); // a duplicate key
+        await sql.$executeRawUnsafe('INSERT INTO rt_probe (id) VALUES ($1)', 1); // a duplicate key
       }),
     ).rejects.toThrow(/duplicate key/);
     expect(texts()).toEqual(['BEGIN', 'INSERT INTO', 'INSERT INTO', 'ROLLBACK']);
