@@ -152,6 +152,16 @@ describe('the stored explanation', () => {
     expect(sameExplanation(a, b)).toBe(true);
     expect(sameExplanation(a, { ...b, summary: 'x' })).toBe(false);
   });
+  it('is the same when another volume, equally near, stands in a candidate\'s place; not when a reason differs', () => {
+    const a = explain(claim, { kind: 'noMatch' }, [pv('small-a', '1Gi'), pv('other', '2Gi')], now).explanation;
+    const b = explain(claim, { kind: 'noMatch' }, [pv('small-b', '1Gi'), pv('other', '2Gi')], now).explanation;
+    expect(a.candidates.map((c) => c.name)).not.toEqual(b.candidates.map((c) => c.name));
+    expect(sameExplanation(a, b)).toBe(true);
+    const smaller = explain(claim, { kind: 'noMatch' }, [pv('small-a', '512Mi'), pv('other', '2Gi')], now).explanation;
+    expect(sameExplanation(a, smaller)).toBe(false);
+    const fewer = explain(claim, { kind: 'noMatch' }, [pv('small-a', '1Gi')], now).explanation;
+    expect(sameExplanation(a, fewer)).toBe(false);
+  });
   it('parses back, and ignores what is not an explanation', () => {
     const e = explain(claim, { kind: 'noMatch' }, [], now).explanation;
     expect(parseExplanation(serializeExplanation(e))).toEqual(e);

@@ -131,10 +131,17 @@ export function explain(
   };
 }
 
-/** Equal apart from when it was evaluated: then it is not written again. */
+/**
+ * Equal apart from when it was evaluated, and apart from which of several equally near
+ * volumes each candidate is: then it is not written again. The nearest volumes are read
+ * with a bounded look and no order among equals (volume-queries.ts, nearVolumes), so a
+ * resync may name another volume with the same reasons; writing that (and its Event) each
+ * time rewrote thousands of waiting claims at start-up with 100,000 volumes.
+ */
 export function sameExplanation(a: Explanation | undefined, b: Explanation | undefined): boolean {
   if (!a || !b) return a === b;
-  return a.summary === b.summary && JSON.stringify(a.candidates) === JSON.stringify(b.candidates);
+  const reasons = (e: Explanation) => JSON.stringify(e.candidates.map((c) => c.reasons));
+  return a.summary === b.summary && reasons(a) === reasons(b);
 }
 
 export function serializeExplanation(e: Explanation): string {
