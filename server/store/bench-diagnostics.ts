@@ -42,6 +42,11 @@ export class StatementStats {
     return new StatementStats(url);
   }
 
+  /** Statements executed since `start`, all of them (BEGIN and COMMIT included: each is a round trip). */
+  calls(): Promise<number> {
+    return withClient(this.url, async (c) => Number((await c.query('SELECT coalesce(sum(calls), 0)::bigint AS n FROM pg_stat_statements')).rows[0].n));
+  }
+
   /** calls, total and mean ms, buffers read/hit, dirtied and written by the backend, the statement's start. */
   stop(limit = 12): Promise<Record<string, unknown>[]> {
     return withClient(this.url, async (c) => {
