@@ -148,6 +148,25 @@ try {
   })();
   const seen = (prefix: string, step: string) => [...steps].filter(([n, m]) => n.startsWith(prefix) && m[step] !== undefined).length;
 
+  // The idle rate first: what the process, Postgres and the statements cost with nothing to
+  // do (heartbeats, resyncs, polls), so the claims' own cost can be told from the time a
+  // loaded machine stretches the burst over.
+  const IDLE_MS = 3_000;
+  const idlePgDir = path.join(work, 'pg', 'postgres');
+  const idleStatements = await StatementStats.start(url);
+  const idleCpu0 = process.cpuUsage();
+  const idlePg0 = postgresCpuMs(idlePgDir);
+  const idleWall0 = Date.now();
+  await new Promise((r) => setTimeout(r, IDLE_MS)); // a measured idle span, not a wait for a condition
+  const idleCpu = process.cpuUsage(idleCpu0);
+  const idlePg1 = postgresCpuMs(idlePgDir);
+  const idleWall = Date.now() - idleWall0;
+  const idle = {
+    cpuPerMs: (idleCpu.user + idleCpu.system) / 1000 / idleWall,
+    pgPerMs: idlePg0 !== undefined && idlePg1 !== undefined ? (idlePg1 - idlePg0) / idleWall : 0,
+    statementsPerMs: (await idleStatements.calls()) / idleWall,
+  };
+
   // (1) claims with pods.
   // BENCH_PROFILE=DIR: a CPU profile of this process over the claims with pods (.cpuprofile).
   const profiler = process.env.BENCH_PROFILE ? new Session() : undefined;
@@ -157,7 +176,7 @@ try {
     await profiler.post('Profiler.start');
   }
   const statements = await StatementStats.start(url);
-  const pgDir = path.join(work, 'pg', 'postgres');
+  const pgDir = idlePgDir;
   const pgCpu0 = postgresCpuMs(pgDir);
   const reconciles0 = new Map(((await register.getSingleMetric('stowage_controller_reconcile_total')?.get())?.values ?? []).map((v) => [`${v.labels.controller}/${v.labels.result}`, v.value]));
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
@@ -200,8 +219,11 @@ try {
   // creates' calls and the step watch above (one more reader of the change feed the process
   // runs anyway); they are not counted apart. The btrfs commands the agent runs are
   // processes of their own and not counted.
-  const perClaim = (ms: number) => (ms / N).toFixed(1);
-  console.log(`  CPU per claim with its pod: this process ${perClaim((cpu.user + cpu.system) / 1000)} ms (the bench's clients included; goal <= 10 ms), Postgres ${pgCpu0 !== undefined && pgCpu1 !== undefined ? `${perClaim(pgCpu1 - pgCpu0)} ms` : '?'}; ${(statementCalls / N).toFixed(1)} Postgres statements per claim (BEGIN and COMMIT included)`);
+  // "beyond idle": less what the same span costs with nothing to do (measured before).
+  const perClaim = (total: number, idlePerMs: number) => `${(total / N).toFixed(1)} (${((total - idlePerMs * busyWall) / N).toFixed(1)} beyond idle)`;
+  const pgCpu = pgCpu0 !== undefined && pgCpu1 !== undefined ? pgCpu1 - pgCpu0 : undefined;
+  console.log(`  CPU per claim with its pod: this process ${perClaim((cpu.user + cpu.system) / 1000, idle.cpuPerMs)} ms (the bench's clients included; goal <= 10 ms), Postgres ${pgCpu === undefined ? '?' : `${perClaim(pgCpu, idle.pgPerMs)} ms`}`);
+  console.log(`  Postgres statements per claim with its pod: ${perClaim(statementCalls, idle.statementsPerMs)} (BEGIN and COMMIT included); idle: ${(idle.statementsPerMs * 1000).toFixed(0)} statements/s, this process ${(idle.cpuPerMs * 100).toFixed(1)} % of a core`);
   if (process.env.BENCH_DETAIL) {
     const rows = await provisioningRecordTimes(app.store, 'pooled');
     for (const r of rows) {
