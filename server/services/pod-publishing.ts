@@ -199,7 +199,7 @@ export class PodPublishing {
     for (;;) {
       // The version before the read: a change after it wakes the wait below.
       const before = await this.store.currentResourceVersion();
-      const pods = await this.podsOn(node, before);
+      const pods = await this.podsOn(node);
       const version = answerVersion(pods);
       const left = deadline - Date.now();
       if (version !== o.seen || left <= 0 || o.signal?.aborted) return { pods, version };
@@ -261,23 +261,17 @@ export class PodPublishing {
     }
   }
 
-  /**
-   * The pods placed on `node`, each claim volume resolved to a host path (or why not yet),
-   * as of at least version `atLeast`.
-   */
-  async podsOn(node: string, atLeast = 0n): Promise<AgentPod[]> {
-    // From memory where this process keeps pods, claims and volumes (the controllers'
-    // cache): the answer is read again after every change that concerns the node, and each
-    // read of every pod of the node from Postgres grew with the node's pods. Else three
-    // reads whatever the number of pods: the node's pods (by the indexed node column), then
-    // their claims at once, then those claims' volumes at once.
-    const pods = await this.store.recentOnNode('Pod', node, MAX_NODE_PODS, atLeast);
+  /** The pods placed on `node`, each claim volume resolved to a host path (or why not yet). */
+  async podsOn(node: string): Promise<AgentPod[]> {
+    // Three reads whatever the number of pods: the node's pods (by the indexed node
+    // column), then their claims at once, then those claims' volumes at once.
+    const pods = await this.store.onNode('Pod', node, MAX_NODE_PODS);
     // A pod that has finished no longer uses its volumes: nothing is published for it.
     const wanted = new Map(pods.map((pod) => [pod, isPodTerminated(pod) ? [] : podClaims(pod)]));
     const claimKeys = [...wanted].flatMap(([pod, cs]) => cs.map((c) => ({ namespace: pod.metadata.namespace ?? '', name: c.claimName })));
-    const claims = await this.store.recentMany('PersistentVolumeClaim', claimKeys, atLeast);
+    const claims = await this.store.tryGetMany('PersistentVolumeClaim', claimKeys);
     const pvNames = [...new Set([...claims.values()].map((c) => c.spec?.volumeName).filter((n): n is string => !!n))];
-    const volumes = await this.store.recentMany('PersistentVolume', pvNames.map((name) => ({ name })), atLeast);
+    const volumes = await this.store.tryGetMany('PersistentVolume', pvNames.map((name) => ({ name })));
     const out: AgentPod[] = [];
     for (const [pod, podVolumes] of wanted) {
       const ns = pod.metadata.namespace ?? '';

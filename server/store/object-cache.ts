@@ -86,8 +86,8 @@ export class ObjectCache {
    * undefined when it does not exist; MISS when the cache cannot say so now.
    * `namespace`: "" for a cluster-scoped kind.
    */
-  async get(kind: string, namespace: string, name: string, atLeast = 0n): Promise<KubeObject | undefined | typeof MISS> {
-    if (!(await this.current(kind, atLeast))) return MISS;
+  async get(kind: string, namespace: string, name: string): Promise<KubeObject | undefined | typeof MISS> {
+    if (!(await this.current(kind))) return MISS;
     const key = keyOf(kind, namespace, name);
     const o = this.objects.get(key);
     if (o !== undefined) return structuredClone(o);
@@ -116,35 +116,10 @@ export class ObjectCache {
     return keys.map((k) => structuredClone(this.objects.get(k)!));
   }
 
-  /**
-   * The objects (copies) of `kind` for which `where` holds, in namespace and name order, at
-   * most `limit`, as fresh as `get` and at least as of `atLeast`; MISS when the cache cannot
-   * say (the kind is not kept whole, or not current).
-   */
-  async matching(kind: string, where: (o: KubeObject) => boolean, limit: number, atLeast = 0n): Promise<KubeObject[] | typeof MISS> {
-    if (this.kinds.get(kind) !== true || !(await this.current(kind, atLeast))) return MISS;
-    const found: KubeObject[] = [];
-    for (const k of this.ofKind.get(kind) ?? []) {
-      const o = this.objects.get(k)!;
-      if (where(o)) found.push(o);
-    }
-    const byKey = (o: KubeObject) => [o.metadata.namespace ?? '', o.metadata.name ?? ''] as const;
-    found.sort((a, b) => {
-      const [an, aa] = byKey(a);
-      const [bn, bb] = byKey(b);
-      return an < bn ? -1 : an > bn ? 1 : aa < bb ? -1 : aa > bb ? 1 : 0;
-    });
-    return found.slice(0, limit).map((o) => structuredClone(o));
-  }
-
-  /**
-   * Whether `kind` is kept and the cache has applied every change this process has seen or
-   * made, and every change up to `atLeast` (a version the caller read), waiting a moment for it.
-   */
-  private async current(kind: string, atLeast = 0n): Promise<boolean> {
+  /** Whether `kind` is kept and the cache has applied every change this process has seen or made (waiting a moment for it). */
+  private async current(kind: string): Promise<boolean> {
     if (!this.kinds.has(kind) || !this.ready || this.abort.signal.aborted) return false;
-    let target = this.source.feed.currentHead > this.source.lastCommitted ? this.source.feed.currentHead : this.source.lastCommitted;
-    if (atLeast > target) target = atLeast;
+    const target = this.source.feed.currentHead > this.source.lastCommitted ? this.source.feed.currentHead : this.source.lastCommitted;
     return this.rv >= target || (await this.caughtUp(target));
   }
 

@@ -194,39 +194,6 @@ export class ObjectStore implements Pooled {
     return readOnNode<ObjectOfName<K>>(this.sql, strategyOf(kind), node, limit);
   }
 
-  /**
-   * As `onNode` (pods by spec.nodeName), from memory for a kind kept there whole, as fresh as
-   * `recent` and at least as of `atLeast`; else the read.
-   */
-  async recentOnNode<K extends string>(kind: K, node: string, limit: number, atLeast = 0n): Promise<ObjectOfName<K>[]> {
-    const s = strategyOf(kind);
-    if (this.cache && !unstorable(node)) {
-      const found = await this.cache.matching(s.kind, (o) => (o.spec as { nodeName?: unknown } | undefined)?.nodeName === node, limit, atLeast);
-      if (found !== MISS) return found as ObjectOfName<K>[];
-    }
-    return this.onNode(kind, node, limit);
-  }
-
-  /**
-   * As `tryGetMany`, each object from memory where a kind is kept there (as fresh as
-   * `recent`, at least as of `atLeast`); those memory cannot answer in one read.
-   */
-  async recentMany<K extends string>(kind: K, keys: { namespace?: string; name: string }[], atLeast = 0n): Promise<Map<string, ObjectOfName<K>>> {
-    const s = strategyOf(kind);
-    if (!this.cache) return this.tryGetMany(kind, keys);
-    const out = new Map<string, ObjectOfName<K>>();
-    const missed: { namespace?: string; name: string }[] = [];
-    for (const k of keys) {
-      if (unstorable(k.namespace) || unstorable(k.name)) continue;
-      const ns = nsOf(s, k.namespace);
-      const o = await this.cache.get(s.kind, ns, k.name, atLeast);
-      if (o === MISS) missed.push(k);
-      else if (o !== undefined) out.set(`${ns}/${k.name}`, o as ObjectOfName<K>);
-    }
-    if (missed.length > 0) for (const [key, o] of await this.tryGetMany(kind, missed)) out.set(key, o);
-    return out;
-  }
-
   /** One list of a kind: its objects typed by the kind (the rows are the kind's, by its strategy). */
   list<K extends string>(kind: K, opts: ListOptions = {}): Promise<ListResult<ObjectOfName<K>>> {
     return listObjects(this.pool, strategyOf(kind), opts) as Promise<ListResult<ObjectOfName<K>>>; // the store holds only objects its strategy validated

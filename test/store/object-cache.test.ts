@@ -191,27 +191,6 @@ describe('every object of a kind (recentAll)', () => {
   });
 });
 
-describe('several by name (recentMany) and by node (recentOnNode)', () => {
-  it('from memory for a kept kind, the rest in one read; at least as of a version read before', async () => {
-    await t.store.create(claim('many-a'));
-    await dropRow('PersistentVolumeClaim', 'many-a'); // only memory has it now
-    const volume = { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'many-free' }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/many-free' } } };
-    await t.store.create(volume); // not kept whole (no claimRef): read
-    const claims = await t.store.recentMany('PersistentVolumeClaim', [{ namespace: 'ns-c', name: 'many-a' }, { namespace: 'ns-c', name: 'before' }, { namespace: 'ns-c', name: 'absent' }]);
-    expect([...claims.keys()].sort()).toEqual(['ns-c/before', 'ns-c/many-a']);
-    expect([...(await t.store.recentMany('PersistentVolume', [{ name: 'many-free' }])).keys()]).toEqual(['/many-free']);
-    // Another process's claim: a version read after its commit is waited for, no polling.
-    await other.create(claim('many-other'));
-    const rv = await t.store.currentResourceVersion();
-    expect([...(await t.store.recentMany('PersistentVolumeClaim', [{ namespace: 'ns-c', name: 'many-other' }], rv)).keys()]).toEqual(['ns-c/many-other']);
-  });
-
-  it('pods by node: a kind not kept is read from the database', async () => {
-    await t.store.create({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'ns-c', name: 'on-node' }, spec: { nodeName: 'node-x', containers: [{ name: 'c', image: 'busybox' }] } });
-    expect((await t.store.recentOnNode('Pod', 'node-x', 10)).map((p) => p.metadata.name)).toEqual(['on-node']);
-  });
-});
-
 describe('not kept', () => {
   it('a kind not kept is read from the database', async () => {
     await rawQuery(t.url, `UPDATE objects SET object = jsonb_set(object::jsonb, '{data,a}', '"2"')::json WHERE kind = 'ConfigMap' AND name = 'cm'`);
