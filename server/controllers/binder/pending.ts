@@ -28,23 +28,16 @@ export type PendingAction = Extract<ClaimAction, { action: 'pending' | 'provisio
 
 /**
  * How long the claim waits still before its explanation is written: a claim that finds no
- * volume waits `pendingGraceMs` first, looking again soon, then less often. A claim that
- * waits for another controller's write (`soon` false: its first consumer to be placed, or
- * its provisioner's volume) is looked at again only at the grace's end: that write wakes
- * it (the claim's own change, or the volume's claimRef), and each look before it was a
- * reconcile with its reads for nothing. Undefined: now.
+ * volume waits `pendingGraceMs` first, looking again soon, then less often. Undefined: now.
  */
-function graceLeft(d: BinderDeps, key: string, soon = true): number | undefined {
+function graceLeft(d: BinderDeps, key: string): number | undefined {
   const now = d.now().getTime();
   const first = d.firstNoMatch.get(key);
   if (first === undefined) d.firstNoMatch.set(key, now);
   const waited = first === undefined ? 0 : now - first;
-  if (waited < d.pendingGraceMs) return soon ? Math.min(d.pendingGraceMs - waited, Math.max(50, waited)) : d.pendingGraceMs - waited;
+  if (waited < d.pendingGraceMs) return Math.min(d.pendingGraceMs - waited, Math.max(50, waited));
   return undefined;
 }
-
-/** Situations a claim leaves only by another controller's write, which wakes the claim. */
-const wokenByOthers: ReadonlySet<string> = new Set(['waitForFirstConsumer', 'waitingForProvisioner']);
 
 /** The claim as it should be: Pending, with the explanation, the condition and the provisioner annotations. */
 function pendingClaim(claim: PersistentVolumeClaim, provisioner: string | undefined, kept: Explanation, reason: string): PersistentVolumeClaim {
@@ -127,7 +120,7 @@ export async function keepPending(d: BinderDeps, ctx: ReconcileContext, claim: P
   const handOver = provisioner !== undefined && claim.metadata.annotations?.[annStorageProvisioner] !== provisioner;
   const previous = parseExplanation(claim.metadata.annotations?.[annBindingExplanation]);
   if (!previous && d.pendingGraceMs > 0) {
-    const wait = graceLeft(d, key, !wokenByOthers.has(a.situation.kind));
+    const wait = graceLeft(d, key);
     // Handed to its provisioner at once (upstream sets the annotations at once); the
     // explanation waits the grace like any other: a volume provisioned within it never
     // needed one, and the claim is written once instead of three times.
