@@ -3,7 +3,9 @@
 // p99 <= 1 s); (2) subvolume create + qgroup limit through Stowage (100 Immediate claims,
 // created at once, until all Bound) against a raw `btrfs subvolume create` + `btrfs qgroup
 // limit` loop on the same pool, run with execFile from this process and as a shell loop
-// (goal: >= 0.5x). BENCH_DETAIL=1 also prints where the time goes: each step of a claim's
+// (goal: >= 0.5x). For (1) it prints the CPU per claim with its pod of this process (the
+// API, controllers and agent, and the bench's own clients: see below) and of Postgres, and
+// Postgres statements per claim (pg_stat_statements). BENCH_DETAIL=1 also prints where the time goes: each step of a claim's
 // way (placed, record begun, PV, Bound, pod on its node, Running), this process's CPU and
 // its event-loop delay. Real btrfs on a file-backed loop device
 // (root needed); the API, controllers and one agent in this process, on its own Postgres.
@@ -34,6 +36,7 @@ import { ensureDatabase, startEmbeddedPostgres } from '../server/store/database'
 import { STATEMENT_STATS_SETTINGS, StatementStats } from '../server/store/bench-diagnostics';
 import { historyMentioning, historyWritesByWriter, provisioningRecordTimes } from '../server/store/bench-queries';
 import { migrate } from '../server/store/migrate';
+import { postgresCpuMs } from './pg-cpu';
 import { pct, releaseOnEarlyExit, untilWith } from './stack';
 
 const run = promisify(execFile);
@@ -62,7 +65,7 @@ releaseOnEarlyExit(work);
 const until = untilWith({ everyMs: 10, timeoutMs: 300_000 });
 
 try {
-  const pg = await startEmbeddedPostgres(path.join(work, 'pg'), { settings: process.env.BENCH_DETAIL ? STATEMENT_STATS_SETTINGS : [] });
+  const pg = await startEmbeddedPostgres(path.join(work, 'pg'), { settings: STATEMENT_STATS_SETTINGS });
   const url = await ensureDatabase(pg.baseUrl, 'stowage');
   await migrate(url);
   const app = await createAppContext(url);
@@ -145,6 +148,25 @@ try {
   })();
   const seen = (prefix: string, step: string) => [...steps].filter(([n, m]) => n.startsWith(prefix) && m[step] !== undefined).length;
 
+  // The idle rate first: what the process, Postgres and the statements cost with nothing to
+  // do (heartbeats, resyncs, polls), so the claims' own cost can be told from the time a
+  // loaded machine stretches the burst over.
+  const IDLE_MS = 3_000;
+  const idlePgDir = path.join(work, 'pg', 'postgres');
+  const idleStatements = await StatementStats.start(url);
+  const idleCpu0 = process.cpuUsage();
+  const idlePg0 = postgresCpuMs(idlePgDir);
+  const idleWall0 = Date.now();
+  await new Promise((r) => setTimeout(r, IDLE_MS)); // a measured idle span, not a wait for a condition
+  const idleCpu = process.cpuUsage(idleCpu0);
+  const idlePg1 = postgresCpuMs(idlePgDir);
+  const idleWall = Date.now() - idleWall0;
+  const idle = {
+    cpuPerMs: (idleCpu.user + idleCpu.system) / 1000 / idleWall,
+    pgPerMs: idlePg0 !== undefined && idlePg1 !== undefined ? (idlePg1 - idlePg0) / idleWall : 0,
+    statementsPerMs: (await idleStatements.calls()) / idleWall,
+  };
+
   // (1) claims with pods.
   // BENCH_PROFILE=DIR: a CPU profile of this process over the claims with pods (.cpuprofile).
   const profiler = process.env.BENCH_PROFILE ? new Session() : undefined;
@@ -153,7 +175,9 @@ try {
     await profiler.post('Profiler.enable');
     await profiler.post('Profiler.start');
   }
-  const statements = process.env.BENCH_DETAIL ? await StatementStats.start(url) : undefined;
+  const statements = await StatementStats.start(url);
+  const pgDir = idlePgDir;
+  const pgCpu0 = postgresCpuMs(pgDir);
   const reconciles0 = new Map(((await register.getSingleMetric('stowage_controller_reconcile_total')?.get())?.values ?? []).map((v) => [`${v.labels.controller}/${v.labels.result}`, v.value]));
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
@@ -169,6 +193,10 @@ try {
     created.set(name, Date.now()); // the pod is created: the figures count from here
   }
   await until(`${N} pods Running`, async () => seen('w', 'running') === N);
+  const cpu = process.cpuUsage(cpu0);
+  const busyWall = Date.now() - wall0;
+  const pgCpu1 = postgresCpuMs(pgDir);
+  const statementCalls = await statements.calls();
   if (profiler) {
     const { profile } = await profiler.post('Profiler.stop');
     const file = path.join(process.env.BENCH_PROFILE!, `btrfs-pool-${process.pid}.cpuprofile`);
@@ -186,6 +214,16 @@ try {
   const firstCreated = Math.min(...created.values());
   const lastPublished = Math.max(...[...created.keys()].map((n) => steps.get(n)!.running));
   console.log(`  ${N} pods created in ${Math.max(...created.values()) - firstCreated} ms; all published ${lastPublished - firstCreated} ms after the first was created`);
+  // The goal's figure (issue 40: <= 10 ms). This process is the API (admission and the store,
+  // without HTTP), the controllers and the agent, and also the bench's own clients: the
+  // creates' calls and the step watch above (one more reader of the change feed the process
+  // runs anyway); they are not counted apart. The btrfs commands the agent runs are
+  // processes of their own and not counted.
+  // "beyond idle": less what the same span costs with nothing to do (measured before).
+  const perClaim = (total: number, idlePerMs: number) => `${(total / N).toFixed(1)} (${((total - idlePerMs * busyWall) / N).toFixed(1)} beyond idle)`;
+  const pgCpu = pgCpu0 !== undefined && pgCpu1 !== undefined ? pgCpu1 - pgCpu0 : undefined;
+  console.log(`  CPU per claim with its pod: this process ${perClaim((cpu.user + cpu.system) / 1000, idle.cpuPerMs)} ms (the bench's clients included; goal <= 10 ms), Postgres ${pgCpu === undefined ? '?' : `${perClaim(pgCpu, idle.pgPerMs)} ms`}`);
+  console.log(`  Postgres statements per claim with its pod: ${perClaim(statementCalls, idle.statementsPerMs)} (BEGIN and COMMIT included); idle: ${(idle.statementsPerMs * 1000).toFixed(0)} statements/s, this process ${(idle.cpuPerMs * 100).toFixed(1)} % of a core`);
   if (process.env.BENCH_DETAIL) {
     const rows = await provisioningRecordTimes(app.store, 'pooled');
     for (const r of rows) {
@@ -212,9 +250,8 @@ try {
       const m = steps.get(n) ?? {};
       console.log(`  slow ${n} (created at +${t0 - wall0} ms): ${order.map((s) => `${s} ${m[s] === undefined ? '?' : m[s] - t0}`).join(', ')}`);
     }
-    const cpu = process.cpuUsage(cpu0);
     loopDelay.disable();
-    console.log(`  this process: ${Math.round((cpu.user + cpu.system) / 1000)} ms CPU (${Math.round(cpu.system / 1000)} ms system) in ${Date.now() - wall0} ms; event loop delay p50 ${Math.round(loopDelay.percentile(50) / 1e6)} ms, p99 ${Math.round(loopDelay.percentile(99) / 1e6)} ms, max ${Math.round(loopDelay.max / 1e6)} ms`);
+    console.log(`  this process: ${Math.round((cpu.user + cpu.system) / 1000)} ms CPU (${Math.round(cpu.system / 1000)} ms system) in ${busyWall} ms; event loop delay p50 ${Math.round(loopDelay.percentile(50) / 1e6)} ms, p99 ${Math.round(loopDelay.percentile(99) / 1e6)} ms, max ${Math.round(loopDelay.max / 1e6)} ms`);
     const writes = await historyWritesByWriter(app.store, BigInt(from), ['bench', '']);
     console.log('  writes by writer (history):');
     for (const w of writes) console.log(`    ${String(w.n).padStart(6)}  ${w.actor} ${w.action} ${w.kind}`);
@@ -224,10 +261,10 @@ try {
     const byController = new Map<string, number>();
     for (const v of reconciles) byController.set(`${v.labels.controller}/${v.labels.result}`, (byController.get(`${v.labels.controller}/${v.labels.result}`) ?? 0) + v.value - (reconciles0.get(`${v.labels.controller}/${v.labels.result}`) ?? 0));
     console.log(`  reconciles by controller/result: ${[...byController].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ${n}`).join(', ')}`);
-    console.log('  top statements (pg_stat_statements):');
-    const top = await statements!.stop(60);
-    for (const r of top.slice(0, 30)) console.log(`    ${String(r.calls).padStart(6)} calls ${String(r.ms).padStart(8)} ms  ${String(r.statement)}`);
-    console.log(`  statements in all (the top 60): ${top.reduce((n, r) => n + Number(r.calls), 0)}`);
+    // By calls: each statement is a round trip, and the round trips are what the process pays for.
+    console.log('  top statements by calls (pg_stat_statements):');
+    const top = await statements.stop(40, 'calls');
+    for (const r of top) console.log(`    ${String(r.calls).padStart(6)} calls ${String(r.ms).padStart(8)} ms  ${String(r.statement)}`);
   }
 
   // (2) create + limit rate: through Stowage, then raw.

@@ -82,14 +82,39 @@ export class EventRecorder {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
-  async record(obj: KubeObject, type: EventType, reason: string, message: string): Promise<void> {
+  /**
+   * Queues the Event in `tx`, the transaction of the write it describes, so that it commits
+   * with that write instead of in a transaction of its own (for events on hot paths: a pod
+   * placed, a volume provisioned). Best effort as `record`: an Event that cannot be queued
+   * (its row busy, its namespace going away) is recorded in the background instead, and the
+   * caller's write goes on. An error of the database itself is thrown: the transaction is
+   * broken, and its caller retries as for any other failed write.
+   */
+  async recordIn(tx: StoreTx, obj: KubeObject, type: EventType, reason: string, message: string): Promise<void> {
+    try {
+      const { name, message: shown } = this.correlate(obj, type, reason, EventRecorder.shown(message));
+      await this.queue(tx, obj, type, reason, name, shown);
+    } catch (err) {
+      const expected = isStowageError(err) || (err as Error)?.name === 'RowBusyError';
+      if (!expected) throw err;
+      this.recordInBackground(obj, type, reason, message);
+    }
+  }
+
+  /** The message as stored: credentials masked, at most 1024 characters. */
+  private static shown(message: string): string {
     // Events are read by developers: a credential in a message (a plugin's error quoting a
     // connection string) is masked before it is ever stored.
     const masked = maskCredentials(message);
-    const msg = masked.length > 1024 ? `${masked.slice(0, 1021)}...` : masked;
+    return masked.length > 1024 ? `${masked.slice(0, 1021)}...` : masked;
+  }
+
+  async record(obj: KubeObject, type: EventType, reason: string, message: string): Promise<void> {
+    const msg = EventRecorder.shown(message);
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        await this.write(obj, type, reason, msg);
+        const { name, message: shown } = this.correlate(obj, type, reason, msg);
+        await this.run((tx) => this.queue(tx, obj, type, reason, name, shown));
         return;
       } catch (err) {
         const retry = (isStowageError(err) && (err.code === 'AlreadyExists' || err.code === 'Conflict')) || (err as Error)?.name === 'RowBusyError';
@@ -103,44 +128,42 @@ export class EventRecorder {
     }
   }
 
-  private async write(obj: KubeObject, type: EventType, reason: string, original: string): Promise<void> {
+  /** Queues the create of Event `name`, or the update of its count, in `tx`. */
+  private async queue(tx: StoreTx, obj: KubeObject, type: EventType, reason: string, name: string, message: string): Promise<void> {
     const namespace = obj.metadata.namespace || 'default';
-    const { name, message } = this.correlate(obj, type, reason, original);
     const ts = now();
-    await this.run(async (tx) => {
-      const existing = await tx.get('Event', namespace, name);
-      if (existing) {
-        await tx.update({
-          ...existing,
-          message,
-          count: (existing.count ?? 1) + 1,
-          lastTimestamp: ts,
-          involvedObject: { ...existing.involvedObject, resourceVersion: obj.metadata.resourceVersion },
-        });
-        return;
-      }
-      await tx.create({
-        apiVersion: 'v1',
-        kind: 'Event',
-        metadata: { name, namespace },
-        involvedObject: {
-          kind: obj.kind,
-          namespace: obj.metadata.namespace,
-          name: obj.metadata.name,
-          uid: obj.metadata.uid,
-          apiVersion: obj.apiVersion,
-          resourceVersion: obj.metadata.resourceVersion,
-        },
-        reason,
+    const existing = await tx.get('Event', namespace, name);
+    if (existing) {
+      await tx.update({
+        ...existing,
         message,
-        source: { component: this.component },
-        reportingComponent: this.component,
-        reportingInstance: '',
-        firstTimestamp: ts,
+        count: (existing.count ?? 1) + 1,
         lastTimestamp: ts,
-        count: 1,
-        type,
+        involvedObject: { ...existing.involvedObject, resourceVersion: obj.metadata.resourceVersion },
       });
+      return;
+    }
+    await tx.create({
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name, namespace },
+      involvedObject: {
+        kind: obj.kind,
+        namespace: obj.metadata.namespace,
+        name: obj.metadata.name,
+        uid: obj.metadata.uid,
+        apiVersion: obj.apiVersion,
+        resourceVersion: obj.metadata.resourceVersion,
+      },
+      reason,
+      message,
+      source: { component: this.component },
+      reportingComponent: this.component,
+      reportingInstance: '',
+      firstTimestamp: ts,
+      lastTimestamp: ts,
+      count: 1,
+      type,
     });
   }
 }

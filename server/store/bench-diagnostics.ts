@@ -42,14 +42,23 @@ export class StatementStats {
     return new StatementStats(url);
   }
 
-  /** calls, total and mean ms, buffers read/hit, dirtied and written by the backend, the statement's start. */
-  stop(limit = 12): Promise<Record<string, unknown>[]> {
+  /** Statements executed since `start`, all of them (BEGIN and COMMIT included: each is a round trip). */
+  calls(): Promise<number> {
+    return withClient(this.url, async (c) => Number((await c.query('SELECT coalesce(sum(calls), 0)::bigint AS n FROM pg_stat_statements')).rows[0].n));
+  }
+
+  /**
+   * calls, total and mean ms, buffers read/hit, dirtied and written by the backend, the
+   * statement's start; the top `limit` by total time, or by calls (`by: 'calls'`: what each
+   * round trip costs the caller, whatever Postgres spends on it).
+   */
+  stop(limit = 12, by: 'time' | 'calls' = 'time'): Promise<Record<string, unknown>[]> {
     return withClient(this.url, async (c) => {
       const r = await c.query(
         `SELECT calls, round(total_exec_time::numeric, 1) AS ms, round(mean_exec_time::numeric, 2) AS mean,
                 shared_blks_hit + shared_blks_read AS buffers, shared_blks_dirtied AS dirtied, shared_blks_written AS written,
                 left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS statement
-           FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT $1`,
+           FROM pg_stat_statements ORDER BY ${by === 'calls' ? 'calls' : 'total_exec_time'} DESC LIMIT $1`,
         [limit],
       );
       return r.rows;

@@ -23,6 +23,13 @@ import { fillGeneratedName, prepareCreate, prepareUpdate } from './write-rules';
 /** A transaction over the store: reads lock rows; writes are applied together at commit. */
 export class StoreTx implements Queryable {
   private readonly queue: PendingWrite[] = [];
+  /**
+   * Rows this transaction has read (and so locked), as committed: a second read of one (an
+   * update after the caller's own get) is answered from here. The row cannot change under
+   * the lock, and this transaction's own writes reach it only at commit (flush), so the
+   * answer is what the database would give.
+   */
+  private readonly lockedRows = new Map<string, KubeObject>();
   constructor(
     tx: SqlClient,
     readonly dryRun: boolean,
@@ -56,13 +63,19 @@ export class StoreTx implements Queryable {
   async get<K extends string>(kind: K, namespace: string | undefined, name: string): Promise<ObjectOfName<K> | undefined> {
     const s = strategyOf(kind);
     if (unstorable(namespace) || unstorable(name)) return undefined;
+    const key = `${s.kind}\u0000${nsOf(s, namespace)}\u0000${name}`;
+    // Handed out as copies: a caller may change what it gets.
+    const known = this.lockedRows.get(key);
+    if (known) return structuredClone(known) as ObjectOfName<K>;
     const rows = await this[SQL].$queryRawUnsafe<{ id: string; object: ObjectOfName<K> }[]>(
       'SELECT id, object FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3 FOR UPDATE',
       s.kind,
       nsOf(s, namespace),
       name,
     );
-    return rows[0]?.object;
+    const row = rows[0]?.object;
+    if (row) this.lockedRows.set(key, structuredClone(row));
+    return row;
   }
 
   /**

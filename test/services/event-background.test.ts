@@ -30,3 +30,34 @@ it('background events land once settled: one Event per message, repeats counted,
   expect(events.find((e) => e.involvedObject?.name === 'p0')?.count).toBe(2);
   expect(events.every((e) => e.source?.component === 'test-component')).toBe(true);
 });
+
+it('an event queued in the write it describes commits with it, and goes with it when the write fails', async () => {
+  const recorder = new EventRecorder(t.store, 'test-joined', logger);
+  const pod = await t.store.transact(async (tx) => {
+    const p = await tx.create({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'apps', name: 'joined' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
+    await recorder.recordIn(tx, p, 'Normal', 'Scheduled', 'Successfully assigned apps/joined to node-a');
+    return p;
+  });
+  // No settling: the Event is there when the write's transaction has returned.
+  const events = () => t.store.list('Event', { namespace: 'apps' }).then((l) => ofKind(l.items, 'Event').filter((e) => e.source?.component === 'test-joined'));
+  expect((await events()).map((e) => [e.involvedObject?.name, e.involvedObject?.uid, e.reason, e.count])).toEqual([['joined', pod.metadata.uid, 'Scheduled', 1]]);
+  // A repeat is counted on the same Event.
+  await t.store.transact((tx) => recorder.recordIn(tx, pod, 'Normal', 'Scheduled', 'Successfully assigned apps/joined to node-a'));
+  expect((await events()).map((e) => e.count)).toEqual([2]);
+  // A write that fails takes its Event along.
+  await expect(
+    t.store.transact(async (tx) => {
+      await recorder.recordIn(tx, pod, 'Warning', 'FailedMount', 'not written');
+      throw new Error('the write fails');
+    }),
+  ).rejects.toThrow('the write fails');
+  expect((await events()).map((e) => e.reason)).toEqual(['Scheduled']);
+  // An Event that cannot be queued (its namespace does not exist) does not fail the write.
+  const elsewhere = { ...pod, metadata: { ...pod.metadata, namespace: 'no-such-namespace' } };
+  await t.store.transact(async (tx) => {
+    await tx.create({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'apps', name: 'joined-2' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
+    await recorder.recordIn(tx, elsewhere, 'Normal', 'Scheduled', 'not written either');
+  });
+  await recorder.settled();
+  expect(await t.store.tryGet('Pod', 'apps', 'joined-2')).toBeDefined();
+});

@@ -188,10 +188,13 @@ async function bindPod(d: Deps, ctx: ReconcileContext, pod: Pod, node: string): 
     if (!p || p.metadata.resourceVersion !== pod.metadata.resourceVersion || p.spec?.nodeName || p.metadata.deletionTimestamp) return undefined;
     const next = withCondition(p, { status: 'True' });
     next.spec = { ...next.spec, nodeName: node };
-    return tx.updateAll(next);
+    const written = await tx.updateAll(next);
+    // Committed with the binding, not in a transaction of its own. About the pod as it was
+    // placed (its version before the binding), as upstream's scheduler records it.
+    await d.events.recordIn(tx, pod, 'Normal', reasons.scheduled, `Successfully assigned ${pod.metadata.namespace}/${pod.metadata.name} to ${node}`);
+    return written;
   });
   if (!saved) return false;
-  d.events.recordInBackground(saved, 'Normal', reasons.scheduled, `Successfully assigned ${pod.metadata.namespace}/${pod.metadata.name} to ${node}`);
   return true;
 }
 

@@ -42,6 +42,8 @@ async function saveOnce(d: ProvisioningDeps, ctx: ReconcileContext, claim: Persi
     if (!(await d.assets.adopt(plugin, pvName, created.metadata.uid!, tx))) {
       throw new Error(`the intent record of ${pvName} is gone or being deleted`);
     }
+    // Committed with the volume, not in a transaction of its own.
+    await d.events.recordIn(tx, claim, 'Normal', reasons.provisioningSucceeded, `Successfully provisioned volume ${pvName} using ${plugin}`);
     return 'created';
   });
 }
@@ -92,8 +94,7 @@ export async function saveVolume(
     }
     switch (outcome) {
       case 'created':
-        // Not waited for: the binder can take the volume meanwhile.
-        d.events.recordInBackground(claim, 'Normal', reasons.provisioningSucceeded, `Successfully provisioned volume ${pvName} using ${plugin.name}`);
+        // Its Event was written with it (saveOnce).
         return;
       case 'exists':
         // An earlier attempt saved it (and adopted the asset in the same commit).
