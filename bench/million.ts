@@ -46,6 +46,7 @@ import { explain, serializeExplanation } from '../server/domain/binding-explanat
 import { annBindingExplanation } from '../server/domain/well-known/annotations';
 import { httpsRequest } from './https-request';
 import { startStowage, type RunningStowage } from './stowage-start';
+import { watchClaimsBound } from './claim-watch';
 import { postgresCpuMs } from './pg-cpu';
 
 const { values: args } = parseArgs({
@@ -479,36 +480,10 @@ async function bindLatency(api: Api): Promise<number[]> {
   const startRv = (await must(api, 'GET', `/api/v1/namespaces/${ns}/persistentvolumeclaims?limit=1`)).metadata.resourceVersion;
   const bound = new Map<string, number>();
   const waiters = new Map<string, () => void>();
-  const watch = https.request(
-    {
-      host: api.url.hostname,
-      port: api.url.port,
-      path: `/api/v1/namespaces/${ns}/persistentvolumeclaims?watch=true&resourceVersion=${startRv}`,
-      headers: { Authorization: `Bearer ${api.token}`, Accept: 'application/json' },
-      ca: api.ca,
-    },
-    (res) => {
-      let buf = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buf += chunk;
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl);
-          buf = buf.slice(nl + 1);
-          if (!line.trim()) continue;
-          const ev = JSON.parse(line);
-          const name = ev.object?.metadata?.name;
-          if (name && ev.object?.status?.phase === 'Bound' && !bound.has(name)) {
-            bound.set(name, now());
-            waiters.get(name)?.();
-          }
-        }
-      });
-    },
-  );
-  watch.on('error', () => {});
-  watch.end();
+  const watch = watchClaimsBound(api, ns, startRv, (name) => {
+    bound.set(name, now());
+    waiters.get(name)?.();
+  });
   await new Promise((r) => setTimeout(r, 500));
   const lat: number[] = [];
   try {

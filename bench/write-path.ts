@@ -42,6 +42,7 @@ import { rawTransactionRate } from '../server/store/raw-tps';
 import { STATEMENT_STATS_SETTINGS, StatementStats } from '../server/store/bench-diagnostics';
 import { httpsRequest } from './https-request';
 import { startWatchers } from './watchers';
+import { watchClaimsBound } from './claim-watch';
 import { startStowage, type RunningStowage } from './stowage-start';
 
 const { values: args } = parseArgs({
@@ -161,35 +162,10 @@ try {
     let allBound!: () => void;
     const everyBound = new Promise<void>((r) => (allBound = r));
     const base = new URL(urls[0]);
-    const watch = https.request(
-      {
-        host: base.hostname,
-        port: base.port,
-        path: `/api/v1/namespaces/${ns}/persistentvolumeclaims?watch=true&resourceVersion=${startRv}`,
-        headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
-        ca: server.caPem,
-      },
-      (res) => {
-        let buf = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          buf += chunk;
-          let nl: number;
-          while ((nl = buf.indexOf('\n')) >= 0) {
-            const line = buf.slice(0, nl);
-            buf = buf.slice(nl + 1);
-            if (!line.trim()) continue;
-            const ev = JSON.parse(line) as { object?: { metadata?: { name?: string }; status?: { phase?: string } } };
-            const name = ev.object?.metadata?.name;
-            if (name && ev.object?.status?.phase === 'Bound' && !boundAt.has(name)) {
-              boundAt.set(name, now());
-              if (boundAt.size === BURST) allBound();
-            }
-          }
-        });
-      },
-    );
-    watch.end();
+    const watch = watchClaimsBound({ url: base, token, ca: server.caPem }, ns, startRv, (name) => {
+      boundAt.set(name, now());
+      if (boundAt.size === BURST) allBound();
+    });
     const createdAt = new Map<string, number>();
     let failures = 0;
     let i = 0;
