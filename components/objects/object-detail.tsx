@@ -61,7 +61,10 @@ export function ObjectDetailPage({ kind, namespace, name }: { kind: string; name
           {namespace}
         </Anchor>
       )}
-      <Text fz="sm">{name}</Text>
+      {/* A long name is one word: it wraps anywhere rather than push the page sideways on a phone. */}
+      <Text fz="sm" miw={0} style={{ overflowWrap: 'anywhere' }}>
+        {name}
+      </Text>
     </Breadcrumbs>
   );
 
