@@ -62,7 +62,7 @@ export function ObjectDetailPage({ kind, namespace, name }: { kind: string; name
         </Anchor>
       )}
       {/* A long name is one word: it wraps anywhere rather than push the page sideways on a phone. */}
-      <Text fz="sm" miw={0} style={{ overflowWrap: 'anywhere' }}>
+      <Text fz="sm" miw={0} style={{ whiteSpace: 'normal', overflowWrap: 'anywhere' }}>
         {name}
       </Text>
     </Breadcrumbs>
