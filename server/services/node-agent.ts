@@ -23,6 +23,7 @@ import { PodPublishing } from './pod-publishing';
 import { NodePoolService } from './node-pools';
 import { DataJobsAgentService, type BackupTargetList } from './data-jobs-agent';
 import { AUTH_CACHE_MS, hashToken } from './users';
+import { TokenCache } from './token-cache';
 import { labelHostname } from '../domain/well-known/labels';
 import { EventRecorder } from './event-recorder';
 import { localVolumeManagerComponent } from '../domain/well-known/components';
@@ -41,7 +42,6 @@ export const MAX_ENTRIES = 10_000;
  * bound, as upstream's token-review cache bounds it. Only tokens that were found are kept.
  */
 export const NODE_TOKEN_CACHE_MS = AUTH_CACHE_MS;
-const NODE_TOKEN_CACHE_ENTRIES = 10_000;
 const MAX_LABELS = 64;
 const INSTANCE_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const JOB_ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -108,10 +108,8 @@ export class NodeAgentService {
   /** Data jobs and backup-target reports (server/services/data-jobs-agent.ts). */
   readonly data: DataJobsAgentService;
   private readonly tokens: NodeTokenStore;
-  /** Recently authenticated node tokens by hash (found ones only), until NODE_TOKEN_CACHE_MS after the lookup. */
-  private readonly recentTokens = new Map<string, { nodeName: string; until: number }>();
-  /** Moved by every revocation in this process (see `authenticate`). */
-  private tokenEpoch = 0;
+  /** Recently authenticated node tokens by hash (found ones only), the node each names. */
+  private readonly recentTokens = new TokenCache<string>(NODE_TOKEN_CACHE_MS);
   private readonly leaseMs: number;
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
@@ -146,29 +144,18 @@ export class NodeAgentService {
   async authenticate(secret: string | undefined): Promise<NodePrincipal | undefined> {
     if (!secret || !secret.startsWith('swn_') || secret.length > 200) return undefined;
     const tokenHash = hashToken(secret);
-    const now = Date.now();
-    const hit = this.recentTokens.get(tokenHash);
-    if (hit && hit.until > now) return { type: 'node', nodeName: hit.nodeName };
-    const epoch = this.tokenEpoch;
-    const nodeName = await this.tokens.nodeOf(tokenHash);
-    if (!nodeName) {
-      this.recentTokens.delete(tokenHash);
-      return undefined;
-    }
-    // A revocation in this process finished while this lookup was under way: the row it
-    // read may be the one just deleted, so the answer is not remembered.
-    if (epoch !== this.tokenEpoch) return { type: 'node', nodeName };
-    if (this.recentTokens.size >= NODE_TOKEN_CACHE_ENTRIES) this.recentTokens.delete(this.recentTokens.keys().next().value!);
-    this.recentTokens.set(tokenHash, { nodeName, until: now + NODE_TOKEN_CACHE_MS });
-    return { type: 'node', nodeName };
+    const nodeName = await this.recentTokens.get(tokenHash, async () => {
+      const node = await this.tokens.nodeOf(tokenHash);
+      return node ? { value: node } : undefined;
+    });
+    return nodeName ? { type: 'node', nodeName } : undefined;
   }
 
   async revoke(nodeName: string): Promise<number> {
     const n = await this.tokens.revokeNode(nodeName);
     // Once the delete has committed: what was remembered goes, and a lookup still under way
     // (which may have read the row before the delete) does not remember its answer.
-    this.tokenEpoch++;
-    for (const [h, t] of this.recentTokens) if (t.nodeName === nodeName) this.recentTokens.delete(h);
+    this.recentTokens.forget((node) => node === nodeName);
     return n;
   }
 

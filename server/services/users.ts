@@ -10,6 +10,7 @@ import { unstorable } from '../domain/untrusted';
 import type { ObjectStore } from '../store/object-store';
 import { UserAccounts, type UserAccount } from '../store/user-accounts';
 import { SignInGuard } from './sign-in-guard';
+import { TokenCache } from './token-cache';
 
 /** bcrypt cost of new password hashes (hashes made with bcryptjs at the same cost verify unchanged). */
 const COST = 10;
@@ -47,12 +48,11 @@ function toPrincipal(u: UserAccount): UserPrincipal {
  * process (the CLI) within this time, as upstream's token-review cache does.
  */
 export const AUTH_CACHE_MS = 2_000;
-const AUTH_CACHE_ENTRIES = 10_000;
 
 export class UserService {
   readonly guard: SignInGuard;
   /** Recently authenticated tokens by hash (successes only). */
-  private readonly recent = new Map<string, { principal: UserPrincipal; until: number }>();
+  private readonly recent = new TokenCache<UserPrincipal>(AUTH_CACHE_MS);
 
   private readonly accounts: UserAccounts;
 
@@ -99,7 +99,7 @@ export class UserService {
     const u = await this.byName(name);
     if (!u) throw new StowageError('NotFound', `user "${name}" not found`);
     await this.accounts.setNamespaces(u.id, namespaces);
-    this.recent.clear();
+    this.recent.forget();
     return (await this.byName(name))!;
   }
 
@@ -146,30 +146,26 @@ export class UserService {
 
   /** Forgets every recently authenticated token, so a revoke or a role change applies at once here. */
   forgetAuthenticated(): void {
-    this.recent.clear();
+    this.recent.forget();
   }
 
   async revokeToken(secret: string): Promise<void> {
     const tokenHash = hashToken(secret);
-    this.recent.delete(tokenHash);
+    const isIt = (_: UserPrincipal, h: string) => h === tokenHash;
+    this.recent.forget(isIt);
     await this.accounts.deleteToken(tokenHash);
-    this.recent.delete(tokenHash);
+    this.recent.forget(isIt);
   }
 
   /** The user a bearer or session token acts as, or undefined. */
   async authenticate(secret: string | undefined): Promise<UserPrincipal | undefined> {
     if (!secret) return undefined;
     const tokenHash = hashToken(secret);
-    const now = Date.now();
-    const hit = this.recent.get(tokenHash);
-    if (hit && hit.until > now) return hit.principal;
-    const t = await this.accounts.token(tokenHash);
-    if (!t) return undefined;
-    if (t.expiresAt && t.expiresAt.getTime() < now) return undefined;
-    const p = toPrincipal(t.user);
-    const principal = t.kind === 'api' ? { ...p, token: t.name } : p;
-    if (this.recent.size >= AUTH_CACHE_ENTRIES) this.recent.delete(this.recent.keys().next().value!);
-    this.recent.set(tokenHash, { principal, until: Math.min(now + AUTH_CACHE_MS, t.expiresAt?.getTime() ?? Infinity) });
-    return principal;
+    return this.recent.get(tokenHash, async (now) => {
+      const t = await this.accounts.token(tokenHash);
+      if (!t || (t.expiresAt && t.expiresAt.getTime() < now)) return undefined;
+      const p = toPrincipal(t.user);
+      return { value: t.kind === 'api' ? { ...p, token: t.name } : p, expiresAtMs: t.expiresAt?.getTime() };
+    });
   }
 }
