@@ -4,6 +4,8 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { ensureDatabase } from '../server/store/database';
 import { ObjectStore } from '../server/store/object-store';
+import type { SqlClient } from '../server/store/pg';
+import { SQL } from '../server/store/sql-handle';
 
 export async function createTestDatabase(): Promise<string> {
   const name = `t_${randomBytes(6).toString('hex')}`;
@@ -46,4 +48,16 @@ export async function rawQuery<T = unknown>(url: string, sql: string, params: un
   } finally {
     await c.end();
   }
+}
+
+/** Counts the statements a store transaction sends from now on (its `$queryRawUnsafe` calls). */
+export function countStatements(tx: { [SQL]: SqlClient }): { n: number } {
+  const count = { n: 0 };
+  const inner = tx[SQL];
+  const original = inner.$queryRawUnsafe.bind(inner);
+  inner.$queryRawUnsafe = ((q: string, ...v: unknown[]) => {
+    count.n++;
+    return original(q, ...v);
+  });
+  return count;
 }

@@ -8,8 +8,7 @@ import { findMatchInStore, lockClaimForBinding, writeBinding } from '../../serve
 import { bindPrefetcher, prefetchBindings, prefetchedVolume } from '../../server/controllers/binder/bind-prefetch';
 import { transact, type ControllerTx } from '../../server/controllers/runtime/controller-tx';
 import type { PersistentVolumeClaim } from '../../server/resources/persistent-volume-claim/schema';
-import { openTestStore, type TestStore } from '../db';
-import { SQL } from '../../server/store/sql-handle';
+import { countStatements, openTestStore, type TestStore } from '../db';
 
 let ts: TestStore;
 beforeAll(async () => {
@@ -38,18 +37,6 @@ async function claim(ns: string, name: string, size: string, cls: string, extra:
     metadata: { name, namespace: ns },
     spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: size } }, storageClassName: cls, ...extra },
   });
-}
-
-/** Counts the statements a transaction sends from now on. */
-function countStatements(tx: ControllerTx): { n: number } {
-  const count = { n: 0 };
-  const inner = tx[SQL];
-  const original = inner.$queryRawUnsafe.bind(inner);
-  inner.$queryRawUnsafe = ((q: string, ...v: unknown[]) => {
-    count.n++;
-    return original(q, ...v);
-  });
-  return count;
 }
 
 /** Another transaction reads (and so locks) the volume and holds it until `release` (which resolves once it has ended). */

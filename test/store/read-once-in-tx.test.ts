@@ -3,9 +3,7 @@
 // reading it again. What the caller got is its own copy: changing it changes neither the
 // update's view of the stored object nor what a later get answers.
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { StoreTx } from '../../server/store/object-store';
-import { SQL } from '../../server/store/sql-handle';
-import { openTestStore, type TestStore } from '../db';
+import { countStatements, openTestStore, type TestStore } from '../db';
 
 let t: TestStore;
 beforeAll(async () => {
@@ -14,18 +12,6 @@ beforeAll(async () => {
   await t.store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'apps' }, data: { a: '1' } });
 });
 afterAll(async () => t?.close());
-
-/** Counts the statements a transaction sends from now on. */
-function countStatements(tx: StoreTx): { n: number } {
-  const count = { n: 0 };
-  const inner = tx[SQL];
-  const original = inner.$queryRawUnsafe.bind(inner);
-  inner.$queryRawUnsafe = ((q: string, ...v: unknown[]) => {
-    count.n++;
-    return original(q, ...v);
-  });
-  return count;
-}
 
 test('get, change, update: one read of the row, and the update applies', async () => {
   const { statements, again } = await t.store.transact(async (tx) => {
