@@ -36,6 +36,7 @@ import { randomUUID } from 'node:crypto';
 import { alreadyExists } from '../domain/errors';
 import type { IndexedColumns } from '../resources/types';
 import type { SqlClient } from './pg';
+import { rowKey } from './kind-scope';
 import type { PendingWrite } from './pending-write';
 import { SYSTEM_ACTOR } from '../domain/actor';
 
@@ -88,7 +89,7 @@ const ROW_TYPE = `op text, i int, id uuid, kind text, namespace text, name text,
 
 const COLUMNS = `phase, storage_class, capacity_bytes, access_modes, volume_mode, claim_namespace, claim_name, claim_uid, node_name, volume_name, provisioning, used_bytes`;
 
-const keyOf = (w: Write) => `${w.strategy.kind}\u0000${nsOf(w)}\u0000${w.object.metadata.name}`;
+const keyOf = (w: Write) => rowKey(w.strategy.kind, nsOf(w), w.object.metadata.name ?? '');
 
 /**
  * A create of a name that another object still held when the create was queued, because

@@ -15,3 +15,8 @@ export function strategyOf(kind: unknown): Strategy {
 export function nsOf(s: Strategy, namespace: string | undefined): string {
   return s.namespaced ? (namespace ?? '') : '';
 }
+
+/** One key per stored row (kind, namespace column, name): for maps of rows in memory. */
+export function rowKey(kind: string, namespace: string, name: string): string {
+  return `${kind}\u0000${namespace}\u0000${name}`;
+}

@@ -21,6 +21,7 @@
 import type { KubeObject } from '../resources/types';
 import type { ChangeEvent, ChangeFeed } from './change-feed';
 import type { ListResult } from './list';
+import { rowKey } from './kind-scope';
 
 /** The cache's answer when it cannot answer: read the database instead. */
 export const MISS = Symbol('miss');
@@ -35,7 +36,6 @@ export interface CacheSource {
   list(kind: string): Promise<ListResult>;
 }
 
-const keyOf = (kind: string, namespace: string, name: string) => `${kind}\u0000${namespace}\u0000${name}`;
 
 /** Per kind kept: true for every object, or which objects to keep whole. */
 export type KeptKinds = ReadonlyMap<string, true | ((o: KubeObject) => boolean)>;
@@ -88,7 +88,7 @@ export class ObjectCache {
    */
   async get(kind: string, namespace: string, name: string): Promise<KubeObject | undefined | typeof MISS> {
     if (!(await this.current(kind))) return MISS;
-    const key = keyOf(kind, namespace, name);
+    const key = rowKey(kind, namespace, name);
     const o = this.objects.get(key);
     if (o !== undefined) return structuredClone(o);
     return this.elsewhere.has(key) ? MISS : undefined;
@@ -100,7 +100,7 @@ export class ObjectCache {
    */
   async find(kind: string, indexKey: string): Promise<KubeObject[] | typeof MISS> {
     if (!this.indexes.has(kind) || !(await this.current(kind))) return MISS;
-    const entry = keyOf(kind, '', indexKey);
+    const entry = rowKey(kind, '', indexKey);
     if (this.unsure.has(entry)) return MISS;
     const keys = [...(this.indexed.get(entry) ?? [])].sort();
     return keys.map((k) => structuredClone(this.objects.get(k)!));
@@ -136,7 +136,7 @@ export class ObjectCache {
     for (const kind of this.kinds.keys()) {
       const list = await this.source.list(kind);
       listedAt.set(kind, BigInt(list.resourceVersion));
-      for (const o of list.items) this.put(kind, keyOf(kind, o.metadata.namespace ?? '', o.metadata.name ?? ''), o);
+      for (const o of list.items) this.put(kind, rowKey(kind, o.metadata.namespace ?? '', o.metadata.name ?? ''), o);
     }
     // From the oldest list on: a change a kind's list already shows is skipped (listedAt).
     const from = [...listedAt.values()].reduce((a, b) => (b < a ? b : a));
@@ -150,7 +150,7 @@ export class ObjectCache {
     const whole = keep === true || (keep?.(o) ?? false);
     this.unindex(key);
     const index = this.indexes.get(kind);
-    const entries = index ? index(o).map((k) => keyOf(kind, '', k)) : [];
+    const entries = index ? index(o).map((k) => rowKey(kind, '', k)) : [];
     if (whole) {
       this.objects.set(key, o);
       if (!this.ofKind.has(kind)) this.ofKind.set(kind, new Set());
@@ -182,7 +182,7 @@ export class ObjectCache {
 
   private apply(e: ChangeEvent, listedAt: Map<string, bigint>): void {
     if (!this.kinds.has(e.kind) || e.rv <= (listedAt.get(e.kind) ?? -1n)) return;
-    const key = keyOf(e.kind, e.namespace, e.name);
+    const key = rowKey(e.kind, e.namespace, e.name);
     if (e.type !== 'DELETED') return this.put(e.kind, key, e.object);
     this.unindex(key);
     this.objects.delete(key);

@@ -13,7 +13,7 @@ import type { KubeObject, Strategy } from '../resources/types';
 import { currentActor } from './actor-context';
 import { planDelete } from './deletion';
 import { flushWrites } from './flush';
-import { nsOf, strategyOf } from './kind-scope';
+import { nsOf, rowKey, strategyOf } from './kind-scope';
 import type { PendingWrite } from './pending-write';
 import type { SqlClient } from './pg';
 import { SQL, type Queryable } from './sql-handle';
@@ -63,7 +63,7 @@ export class StoreTx implements Queryable {
   async get<K extends string>(kind: K, namespace: string | undefined, name: string): Promise<ObjectOfName<K> | undefined> {
     const s = strategyOf(kind);
     if (unstorable(namespace) || unstorable(name)) return undefined;
-    const key = `${s.kind}\u0000${nsOf(s, namespace)}\u0000${name}`;
+    const key = rowKey(s.kind, nsOf(s, namespace), name);
     // Handed out as copies: a caller may change what it gets.
     const known = this.lockedRows.get(key);
     if (known) return structuredClone(known) as ObjectOfName<K>;
