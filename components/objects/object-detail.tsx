@@ -61,10 +61,7 @@ export function ObjectDetailPage({ kind, namespace, name }: { kind: string; name
           {namespace}
         </Anchor>
       )}
-      {/* A long name is one word: it wraps anywhere rather than push the page sideways on a phone. */}
-      <Text fz="sm" miw={0} style={{ whiteSpace: 'normal', overflowWrap: 'anywhere' }}>
-        {name}
-      </Text>
+      <Text fz="sm">{name}</Text>
     </Breadcrumbs>
   );
 

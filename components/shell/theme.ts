@@ -15,5 +15,8 @@ export const theme = createTheme({
   components: {
     Table: { defaultProps: { verticalSpacing: 6, horizontalSpacing: 'xs', fz: 'sm' } },
     Badge: { defaultProps: { radius: 'sm' } },
+    // A crumb is often an object's name, one long word: it wraps anywhere rather than push
+    // the page sideways on a phone (Mantine's crumbs never wrap, and it sets each crumb's style).
+    Breadcrumbs: { styles: { breadcrumb: { whiteSpace: 'normal', overflowWrap: 'anywhere', minWidth: 0 } } },
   },
 });
