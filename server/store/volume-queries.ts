@@ -293,9 +293,13 @@ export interface NearQuery {
  * A few volumes near the claim, for "why is my claim Pending": the largest that are too
  * small (an index range for its exact shape, and a bounded look at other shapes), some large enough in its class whatever their modes, phase
  * or claim, and some of its shape in other classes. The last two look at a bounded number
- * of rows (`scan`), so the query costs the same with any number of volumes. Last, the
- * Available volume of its class closest in size across every shape (two index probes per
- * volume mode and access-mode set, on objects_match_idx).
+ * of rows (`scan`: per phase, and per side of the class), each an index range of
+ * objects_match_idx read in its order, so the query costs the same with any number of
+ * volumes. (A plain `LIMIT` over a filter was not bounded: with fewer matching rows than
+ * the limit, or rows the planner thought matched because claims share the class, Postgres
+ * read the whole table; 0.6–1 s a claim at 100,000 volumes, for every waiting claim at
+ * every resync.) Last, the Available volume of its class closest in size across every
+ * shape (two index probes per volume mode and access-mode set, on objects_match_idx).
  */
 export async function nearVolumes(db: Queryable, q: NearQuery & { scan?: number }): Promise<PersistentVolume[]> {
   const rows = await sqlOf(db).$queryRawUnsafe<{ object: PersistentVolume; name: string }[]>(
@@ -308,12 +312,20 @@ export async function nearVolumes(db: Queryable, q: NearQuery & { scan?: number 
            AND capacity_bytes < $4::numeric LIMIT $6) s
       ORDER BY capacity_bytes DESC LIMIT $5)
      UNION ALL
-     (SELECT object, name FROM (SELECT object, name, capacity_bytes FROM objects
-         WHERE kind = 'PersistentVolume' AND storage_class = $1 LIMIT $6) s
+     (SELECT object, name FROM unnest(ARRAY['Pending', 'Available', 'Bound', 'Released', 'Failed']) phases(p)
+        CROSS JOIN LATERAL (SELECT object, name, capacity_bytes FROM objects
+          WHERE kind = 'PersistentVolume' AND phase = phases.p AND storage_class = $1
+          ORDER BY volume_mode, access_modes, capacity_bytes LIMIT $6) s
       WHERE capacity_bytes >= $4::numeric LIMIT $5)
      UNION ALL
-     (SELECT object, name FROM (SELECT object, name, capacity_bytes, volume_mode, access_modes FROM objects
-         WHERE kind = 'PersistentVolume' AND phase = 'Available' AND storage_class <> $1 LIMIT $6) s
+     (SELECT object, name FROM (
+         (SELECT object, name, capacity_bytes, volume_mode, access_modes FROM objects
+           WHERE kind = 'PersistentVolume' AND phase = 'Available' AND storage_class < $1
+           ORDER BY storage_class DESC LIMIT $6)
+         UNION ALL
+         (SELECT object, name, capacity_bytes, volume_mode, access_modes FROM objects
+           WHERE kind = 'PersistentVolume' AND phase = 'Available' AND storage_class > $1
+           ORDER BY storage_class LIMIT $6)) s
       WHERE volume_mode = $2 AND (access_modes & $3::int) = $3::int AND capacity_bytes >= $4::numeric LIMIT $5)
      UNION ALL
      (SELECT object, name FROM
