@@ -4,6 +4,7 @@ import type { Config } from '../wiring/config';
 import type { AppContext } from '../wiring/context';
 import { logger } from '../services/logger';
 import { startControllers, type RunningControllers } from '../controllers/start';
+import { inBackground } from '../store/connection-lanes';
 import { startApiServer } from '../kube/api-server';
 import { startApiWorkers, type RunningApiWorkers } from '../wiring/api-workers';
 import { startLocalAgent } from './agent';
@@ -75,6 +76,7 @@ export async function startServices(
       connectionString: opts.connectionString,
       provisioning: { nodeName: cfg.nodeName },
       nodeLifecycle: { graceMs: cfg.nodeGraceMs },
+      cacheObjects: cfg.controllerCacheObjects,
     });
     stops.push(controllers.stop);
   }
@@ -82,9 +84,12 @@ export async function startServices(
     const agent = await startLocalAgent(app, cfg, apiUrl, caPem);
     stops.push(() => agent.stop());
   }
-  const compaction = setInterval(() => {
-    app.store.compact(cfg.watchRetentionMs).catch((err) => logger.warn({ err }, 'change-log compaction failed'));
-  }, 60_000);
+  // Housekeeping: on the background pool, like the controllers (store/connection-lanes.ts).
+  const compaction = inBackground(() =>
+    setInterval(() => {
+      app.store.compact(cfg.watchRetentionMs).catch((err) => logger.warn({ err }, 'change-log compaction failed'));
+    }, 60_000),
+  );
   compaction.unref();
   stops.push(async () => clearInterval(compaction));
   return {

@@ -46,6 +46,7 @@ import type { KubeObject } from '../resources/types';
 import { isKind } from '../resources/of-kind';
 import { DataJobStore } from '../store/data-jobs';
 import { TargetReports as TargetReportStore } from '../store/target-reports';
+import { inBackground } from '../store/connection-lanes';
 
 export interface StartControllersOptions {
   app: Services;
@@ -53,6 +54,8 @@ export interface StartControllersOptions {
   connectionString: string;
   /** Default true. Tests turn it off to run several instances that really race. */
   leaderElection?: boolean;
+  /** The most claims, volumes and pods (each) kept whole in memory (default DEFAULT_CACHE_OBJECTS). */
+  cacheObjects?: number;
   /** Name of the leader lock (default "stowage-controllers"). */
   lockName?: string;
   retryPeriodMs?: number;
@@ -104,6 +107,14 @@ const CACHED_KINDS = {
 } as const;
 
 /**
+ * How many claims, volumes and pods (each) are kept whole at most; past it the least
+ * recently read or changed are kept by name (object-cache.ts). A claim or volume kept whole
+ * costs about 1 KiB of memory, one kept by name about 0.1 KiB: at a million claims and a
+ * million volumes the cache stays near half a GiB.
+ */
+export const DEFAULT_CACHE_OBJECTS = 100_000;
+
+/**
  * Found by claim as well (ObjectStore.recentByIndex, key "namespace/claim"): volumes by the
  * claim they are reserved for (all such volumes are kept above), pods by the claims they name.
  */
@@ -123,7 +134,15 @@ function agentBackedPlugins(app: Services, agentWaitMs?: number) {
   return new Map([...all].filter(([name, p]) => name === btrfsProvisioner && p.agentBacked));
 }
 
-export async function startControllers(opts: StartControllersOptions): Promise<RunningControllers> {
+/**
+ * Starts the controllers on the store's background pool (store/connection-lanes.ts): what
+ * they and their cache read and write never takes a connection the API's requests need.
+ */
+export function startControllers(opts: StartControllersOptions): Promise<RunningControllers> {
+  return inBackground(() => start(opts));
+}
+
+async function start(opts: StartControllersOptions): Promise<RunningControllers> {
   const { app } = opts;
   const log = logger.child({ component: 'controllers' });
   let installation: Promise<string> | undefined;
@@ -188,7 +207,8 @@ export async function startControllers(opts: StartControllersOptions): Promise<R
           },
   });
   // The objects reconciles read again and again, kept in memory (ObjectStore.recent).
-  const forget = await app.store.keepInMemory(CACHED_KINDS, CACHE_INDEXES);
+  const most = opts.cacheObjects ?? DEFAULT_CACHE_OBJECTS;
+  const forget = await app.store.keepInMemory(CACHED_KINDS, { indexes: CACHE_INDEXES, limits: { PersistentVolumeClaim: most, PersistentVolume: most, Pod: most } });
   try {
     await manager.start();
   } catch (err) {

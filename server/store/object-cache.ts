@@ -18,6 +18,14 @@
 // A kind may also be found by an index (`indexes`: the keys an object is found under, e.g.
 // the claim a volume is reserved for). An index answers only for objects kept whole; a key
 // an object not kept whole has is unsure from then on, and finding by it is a miss.
+//
+// A kind may keep at most so many objects whole (`limits`): past it, the objects least
+// recently read or changed are kept by name only, as if their kind's `keep` had said no,
+// until a change brings them back. So a million claims cost names and the few hundred
+// thousand in use, not a million objects (the controllers' memory stays bounded).
+//
+// The first lists are read a page at a time (LIST_PAGE objects unless told), each kind's
+// pages at one resourceVersion, so that listing never holds a whole kind parsed at once.
 import type { KubeObject } from '../resources/types';
 import type { ChangeEvent, ChangeFeed } from './change-feed';
 import type { ListResult } from './list';
@@ -29,11 +37,15 @@ export const MISS = Symbol('miss');
 /** How long a read waits for the cache to catch up before it is a miss. */
 const CATCH_UP_MS = 1_000;
 
+/** Objects per page of the first lists. */
+export const LIST_PAGE = 5_000;
+
 export interface CacheSource {
   readonly feed: ChangeFeed;
   /** The highest resourceVersion this process has committed. */
   readonly lastCommitted: bigint;
-  list(kind: string): Promise<ListResult>;
+  /** One page of a kind's list (continued from `continue`, at that list's resourceVersion). */
+  list(kind: string, page: { limit: number; continue?: string }): Promise<ListResult>;
 }
 
 
@@ -43,17 +55,23 @@ export type KeptKinds = ReadonlyMap<string, true | ((o: KubeObject) => boolean)>
 /** Per kind: the index keys an object is found under (CacheIndexes). */
 export type CacheIndexes = ReadonlyMap<string, (o: KubeObject) => string[]>;
 
+/** Per kind: the most objects kept whole at once (the others by name). */
+export type CacheLimits = ReadonlyMap<string, number>;
+
+/** An object's key within its kind. */
+const nameKey = (namespace: string, name: string) => `${namespace}\u0000${name}`;
+
 export class ObjectCache {
   private readonly objects = new Map<string, KubeObject>();
-  /** Objects that exist but are not kept whole (their kind's `keep` said no). */
-  private readonly elsewhere = new Set<string>();
+  /** Per kind, objects that exist but are not kept whole (`keep` said no, or past the kind's limit), by nameKey. */
+  private readonly elsewhere = new Map<string, Set<string>>();
   /** Index entry (kind, index key) -> keys of the objects kept whole under it. */
   private readonly indexed = new Map<string, Set<string>>();
   /** Object key -> its index entries. */
   private readonly entriesOf = new Map<string, string[]>();
   /** Index entries an object not kept whole had: finding by them is a miss. */
   private readonly unsure = new Set<string>();
-  /** Per kind, the keys of its objects kept whole. */
+  /** Per kind, the keys of its objects kept whole, least recently read or changed first. */
   private readonly ofKind = new Map<string, Set<string>>();
   /** Every change at or below this version is applied. */
   private rv = -1n;
@@ -61,12 +79,19 @@ export class ObjectCache {
   private readonly waiters = new Set<{ rv: bigint; resolve: () => void }>();
   private readonly abort = new AbortController();
   private following: Promise<void> | undefined;
+  private readonly indexes: CacheIndexes;
+  private readonly limits: CacheLimits;
+  private readonly listPage: number;
 
   constructor(
     private readonly source: CacheSource,
     readonly kinds: KeptKinds,
-    private readonly indexes: CacheIndexes = new Map(),
-  ) {}
+    opts: { indexes?: CacheIndexes; limits?: CacheLimits; listPage?: number } = {},
+  ) {
+    this.indexes = opts.indexes ?? new Map();
+    this.limits = opts.limits ?? new Map();
+    this.listPage = opts.listPage ?? LIST_PAGE;
+  }
 
   /** Lists the kinds and follows the feed until `stop`. Resolves once the first lists are in. */
   async start(): Promise<void> {
@@ -90,8 +115,19 @@ export class ObjectCache {
     if (!(await this.current(kind))) return MISS;
     const key = rowKey(kind, namespace, name);
     const o = this.objects.get(key);
-    if (o !== undefined) return structuredClone(o);
-    return this.elsewhere.has(key) ? MISS : undefined;
+    if (o !== undefined) {
+      if (this.limits.has(kind)) this.touch(kind, key);
+      return structuredClone(o);
+    }
+    return this.elsewhere.get(kind)?.has(nameKey(namespace, name)) ? MISS : undefined;
+  }
+
+  /** Marks the object as the kind's most recently used (ofKind keeps that order). */
+  private touch(kind: string, key: string): void {
+    const keys = this.ofKind.get(kind);
+    if (!keys) return;
+    keys.delete(key);
+    keys.add(key);
   }
 
   /**
@@ -111,7 +147,7 @@ export class ObjectCache {
    * when the cache cannot say (the kind is not kept, or not whole, or not current).
    */
   async all(kind: string): Promise<KubeObject[] | typeof MISS> {
-    if (this.kinds.get(kind) !== true || !(await this.current(kind))) return MISS;
+    if (this.kinds.get(kind) !== true || !(await this.current(kind)) || (this.elsewhere.get(kind)?.size ?? 0) > 0) return MISS;
     const keys = [...(this.ofKind.get(kind) ?? [])].sort();
     return keys.map((k) => structuredClone(this.objects.get(k)!));
   }
@@ -134,9 +170,13 @@ export class ObjectCache {
     this.unsure.clear();
     const listedAt = new Map<string, bigint>();
     for (const kind of this.kinds.keys()) {
-      const list = await this.source.list(kind);
-      listedAt.set(kind, BigInt(list.resourceVersion));
-      for (const o of list.items) this.put(kind, rowKey(kind, o.metadata.namespace ?? '', o.metadata.name ?? ''), o);
+      let cont: string | undefined;
+      do {
+        const page = await this.source.list(kind, { limit: this.listPage, continue: cont });
+        if (cont === undefined) listedAt.set(kind, BigInt(page.resourceVersion));
+        for (const o of page.items) this.put(kind, o.metadata.namespace ?? '', o.metadata.name ?? '', o);
+        cont = page.continue;
+      } while (cont);
     }
     // From the oldest list on: a change a kind's list already shows is skipped (listedAt).
     const from = [...listedAt.values()].reduce((a, b) => (b < a ? b : a));
@@ -145,29 +185,49 @@ export class ObjectCache {
     return { from, listedAt };
   }
 
-  private put(kind: string, key: string, o: KubeObject): void {
+  private put(kind: string, namespace: string, name: string, o: KubeObject): void {
+    const key = rowKey(kind, namespace, name);
     const keep = this.kinds.get(kind);
     const whole = keep === true || (keep?.(o) ?? false);
     this.unindex(key);
     const index = this.indexes.get(kind);
     const entries = index ? index(o).map((k) => rowKey(kind, '', k)) : [];
-    if (whole) {
-      this.objects.set(key, o);
-      if (!this.ofKind.has(kind)) this.ofKind.set(kind, new Set());
-      this.ofKind.get(kind)!.add(key);
-      this.elsewhere.delete(key);
-      if (entries.length > 0) {
-        this.entriesOf.set(key, entries);
-        for (const e of entries) {
-          if (!this.indexed.has(e)) this.indexed.set(e, new Set());
-          this.indexed.get(e)!.add(key);
-        }
+    if (!whole) return this.keepName(kind, namespace, name, key, entries);
+    this.objects.set(key, o);
+    let keys = this.ofKind.get(kind);
+    if (!keys) this.ofKind.set(kind, (keys = new Set()));
+    keys.delete(key); // to the end: the most recently changed
+    keys.add(key);
+    this.elsewhere.get(kind)?.delete(nameKey(namespace, name));
+    if (entries.length > 0) {
+      this.entriesOf.set(key, entries);
+      for (const e of entries) {
+        if (!this.indexed.has(e)) this.indexed.set(e, new Set());
+        this.indexed.get(e)!.add(key);
       }
-    } else {
-      this.objects.delete(key);
-      this.ofKind.get(kind)?.delete(key);
-      this.elsewhere.add(key);
-      for (const e of entries) this.unsure.add(e);
+    }
+    const limit = this.limits.get(kind);
+    if (limit !== undefined) this.trim(kind, keys, limit);
+  }
+
+  /** The object exists, but only its name is kept: reads of it and finds by its index keys are misses. */
+  private keepName(kind: string, namespace: string, name: string, key: string, entries: string[]): void {
+    this.objects.delete(key);
+    this.ofKind.get(kind)?.delete(key);
+    let names = this.elsewhere.get(kind);
+    if (!names) this.elsewhere.set(kind, (names = new Set()));
+    names.add(nameKey(namespace, name));
+    for (const e of entries) this.unsure.add(e);
+  }
+
+  /** Keeps the kind's `limit` most recently used objects whole; the others by name. */
+  private trim(kind: string, keys: Set<string>, limit: number): void {
+    while (keys.size > limit) {
+      const oldest = keys.values().next().value as string;
+      const entries = this.entriesOf.get(oldest) ?? [];
+      this.unindex(oldest);
+      const [, namespace = '', name = ''] = oldest.split('\u0000');
+      this.keepName(kind, namespace, name, oldest, entries);
     }
   }
 
@@ -182,12 +242,12 @@ export class ObjectCache {
 
   private apply(e: ChangeEvent, listedAt: Map<string, bigint>): void {
     if (!this.kinds.has(e.kind) || e.rv <= (listedAt.get(e.kind) ?? -1n)) return;
+    if (e.type !== 'DELETED') return this.put(e.kind, e.namespace, e.name, e.object);
     const key = rowKey(e.kind, e.namespace, e.name);
-    if (e.type !== 'DELETED') return this.put(e.kind, key, e.object);
     this.unindex(key);
     this.objects.delete(key);
     this.ofKind.get(e.kind)?.delete(key);
-    this.elsewhere.delete(key);
+    this.elsewhere.get(e.kind)?.delete(nameKey(e.namespace, e.name));
   }
 
   private advance(rv: bigint): void {

@@ -1,5 +1,6 @@
-// ONE generic object store for every kind, over Postgres through the store's one
-// node-postgres pool (pg.ts says why there is no second client).
+// ONE generic object store for every kind, over Postgres through node-postgres (pg.ts says
+// why there is no second client): one pool for requests and one for background work
+// (connection-lanes.ts).
 //
 // - resourceVersion: one global sequence; every write of any object takes the next value.
 // - A write of one or more objects happens in one transaction that also appends each
@@ -27,6 +28,7 @@ import { nsOf, strategyOf } from './kind-scope';
 import { listObjects, type ListOptions, type ListResult } from './list';
 import { MISS, ObjectCache } from './object-cache';
 import { readKind, readMany, readOne, readOnNode } from './object-reads';
+import { currentLane } from './connection-lanes';
 import { createPool, poolSql, type SqlClient } from './pg';
 import { POOL, SIGNALS, SQL, type Pooled } from './sql-handle';
 import { StoreTx } from './store-tx';
@@ -42,13 +44,10 @@ export type { DeleteOptions, DeleteResult, UpdateOptions, WriteOptions, Written 
 
 export class ObjectStore implements Pooled {
   readonly feed: ChangeFeed;
-  /** The process's one pool (pg.ts). */
-  private readonly pool: pg.Pool;
-  /** SQL on that pool. */
-  private readonly sql: SqlClient;
-  /** The pool and SQL on it, for the store's named queries (sql-handle.ts). */
-  readonly [SQL]: SqlClient;
-  readonly [POOL]: pg.Pool;
+  /** Requests' pool and SQL on it (pg.ts; connection-lanes.ts). */
+  private readonly requests: { pool: pg.Pool; sql: SqlClient };
+  /** Background work's pool (the controllers'), made at its first use. */
+  private background: { pool: pg.Pool; sql: SqlClient } | undefined;
   /** Wakes the change feeds of every process after this store's commits. */
   private readonly notifier: CommitNotifier;
   /** Wakes those waiting on intent records (asset-signals.ts). */
@@ -57,14 +56,47 @@ export class ObjectStore implements Pooled {
   /** Kinds kept in memory for `recent` (keepInMemory). */
   private cache: ObjectCache | undefined;
 
-  constructor(connectionString: string, poolSize = 10) {
-    this.pool = createPool(connectionString, poolSize);
-    this.sql = poolSql(this.pool);
-    this[SQL] = this.sql;
-    this[POOL] = this.pool;
+  /**
+   * `poolSize`: the connections of each of the two pools, requests' and background work's
+   * (connection-lanes.ts); the second is made only when background work first asks.
+   */
+  constructor(
+    private readonly connectionString: string,
+    private readonly poolSize = 10,
+  ) {
+    const pool = createPool(connectionString, poolSize, 'stowage-requests');
+    this.requests = { pool, sql: poolSql(pool) };
     this.notifier = new CommitNotifier(connectionString, CHANGE_CHANNEL, OTHERS_DELAY_MS);
-    this.feed = new ChangeFeed(this.sql, connectionString, (m) => this.notifier.isOwn(m));
+    // The feed reads for every watch and for the controllers' cache alike: requests' pool.
+    this.feed = new ChangeFeed(this.requests.sql, connectionString, (m) => this.notifier.isOwn(m));
     this[SIGNALS] = new AssetSignals(connectionString);
+  }
+
+  /** The pool of the current work's lane, and SQL on it. */
+  private get lane(): { pool: pg.Pool; sql: SqlClient } {
+    if (currentLane() === 'requests') return this.requests;
+    if (!this.background) {
+      const pool = createPool(this.connectionString, this.poolSize, 'stowage-background');
+      this.background = { pool, sql: poolSql(pool) };
+    }
+    return this.background;
+  }
+
+  private get pool(): pg.Pool {
+    return this.lane.pool;
+  }
+
+  private get sql(): SqlClient {
+    return this.lane.sql;
+  }
+
+  /** The current lane's pool and SQL on it, for the store's named queries (sql-handle.ts). */
+  get [SQL](): SqlClient {
+    return this.lane.sql;
+  }
+
+  get [POOL](): pg.Pool {
+    return this.lane.pool;
   }
 
   /** The highest resourceVersion this process has committed. */
@@ -86,7 +118,7 @@ export class ObjectStore implements Pooled {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`the database did not answer within ${timeoutMs} ms`)), timeoutMs);
     });
-    const query = this.sql.$queryRawUnsafe('SELECT 1');
+    const query = this.requests.sql.$queryRawUnsafe('SELECT 1');
     query.catch(() => {}); // a late failure after the timeout is not unhandled
     try {
       await Promise.race([query, timeout]);
@@ -99,7 +131,8 @@ export class ObjectStore implements Pooled {
     await this.feed.stop();
     await this.notifier.close();
     await this[SIGNALS].stop();
-    await this.pool.end().catch(() => {});
+    await this.requests.pool.end().catch(() => {});
+    await this.background?.pool.end().catch(() => {});
   }
 
   // --- reads ---
@@ -138,17 +171,16 @@ export class ObjectStore implements Pooled {
    * controllers' reads): each kind's every object (true), or those its function keeps
    * (of the others only names, and reading one reads the database). Resolves once they
    * are listed; returns the stop. `indexes`: per kind, the keys `recentByIndex` finds an
-   * object under (only objects kept whole are found so).
+   * object under (only objects kept whole are found so). `limits`: per kind, the most
+   * objects kept whole (the least recently used past it by name only). `listPage`: objects
+   * per page of the first lists (object-cache.ts's LIST_PAGE).
    */
   async keepInMemory(
     kinds: Record<string, true | ((o: KubeObject) => boolean)>,
-    indexes: Record<string, (o: KubeObject) => string[]> = {},
+    opts: { indexes?: Record<string, (o: KubeObject) => string[]>; limits?: Record<string, number>; listPage?: number } = {},
   ): Promise<() => Promise<void>> {
-    const cache = new ObjectCache(
-      this,
-      new Map(Object.entries(kinds).map(([k, keep]) => [strategyOf(k).kind, keep])),
-      new Map(Object.entries(indexes).map(([k, index]) => [strategyOf(k).kind, index])),
-    );
+    const byKind = <V>(r: Record<string, V> = {}) => new Map(Object.entries(r).map(([k, v]) => [strategyOf(k).kind, v]));
+    const cache = new ObjectCache(this, byKind(kinds), { indexes: byKind(opts.indexes), limits: byKind(opts.limits), listPage: opts.listPage });
     await this.feed.start();
     await cache.start();
     this.cache = cache;

@@ -5,8 +5,10 @@
 // - Prisma's interactive transactions cost several milliseconds each, and every object
 //   write is a transaction; the hot paths (writes, get, list, the change feed, the
 //   controllers' queries) were on this pool already.
-// - One stack is one pool to size and one failure mode (connection errors, timeouts,
-//   error codes) to handle, instead of two pools competing for Postgres's connections.
+// - One stack is one kind of pool to size and one failure mode (connection errors, timeouts,
+//   error codes) to handle, instead of two clients' pools competing for Postgres's
+//   connections. (The store does keep two pools of this kind: requests' and background
+//   work's, connection-lanes.ts.)
 import pg from 'pg';
 
 /** What the store's SQL needs from a connection or transaction. */
@@ -37,10 +39,15 @@ export const POOL_TIMEOUTS = {
   query_timeout: 28_000,
 } as const;
 
-export function createPool(connectionString: string, max = 10): pg.Pool {
+/**
+ * A pool of at most `max` connections, made as they are needed. `applicationName` names
+ * its connections in Postgres (pg_stat_activity.application_name).
+ */
+export function createPool(connectionString: string, max = 10, applicationName?: string): pg.Pool {
   // pipeline: a statement is sent without waiting for the answer to the one before it on the
   // same connection; only inTransaction makes use of it (a BEGIN travels with the first read).
-  const pool = new pg.Pool({ connectionString, max, types, idleTimeoutMillis: 30_000, keepAlive: true, pipeline: true, ...POOL_TIMEOUTS });
+  const named = applicationName ? { application_name: applicationName } : {};
+  const pool = new pg.Pool({ connectionString, max, types, idleTimeoutMillis: 30_000, keepAlive: true, pipeline: true, ...named, ...POOL_TIMEOUTS });
   pool.on('error', () => {}); // an idle client died; the pool replaces it
   return pool;
 }

@@ -6,6 +6,7 @@ import { DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from '../domain/sign-in-lim
 import { DEFAULT_NEARLY_FULL_PERCENT, parseNearlyFullPercent } from '../domain/nearly-full';
 import { normalOrigin } from '../http/origin';
 import { parseApiWorkers, type ApiWorkersSetting } from '../domain/api-workers';
+import { DEFAULT_CACHE_OBJECTS } from '../controllers/start';
 
 export interface Config {
   host: string;
@@ -49,6 +50,11 @@ export interface Config {
    * and the dashboard stay in the main process (docs/perf/cores.md).
    */
   apiWorkers: ApiWorkersSetting;
+  /**
+   * The most claims, volumes and pods (each) the controllers keep whole in memory
+   * (STOWAGE_CONTROLLER_CACHE_OBJECTS); the others by name, read from the database when needed.
+   */
+  controllerCacheObjects: number;
 }
 
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
@@ -99,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     replicationListen: hostPort('STOWAGE_REPLICATION_LISTEN', env),
     replicationAdvertise: hostPort('STOWAGE_REPLICATION_ADVERTISE', env),
     apiWorkers: apiWorkersOf('STOWAGE_API_WORKERS', env.STOWAGE_API_WORKERS),
+    controllerCacheObjects: int('STOWAGE_CONTROLLER_CACHE_OBJECTS', DEFAULT_CACHE_OBJECTS, env),
   };
 }
 

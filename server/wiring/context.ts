@@ -16,7 +16,7 @@ export interface AppContext extends Services {
 
 /**
  * `nodeName`: the node this process's in-tree provisioners make volumes on (for the claim
- * check). The store's pool keeps its default size (the one pool: store/pg.ts).
+ * check). The store's pools keep their default size (store/connection-lanes.ts).
  */
 export async function createAppContext(
   connectionString: string,

@@ -27,7 +27,7 @@ beforeAll(async () => {
   forget = await t.store.keepInMemory(
     { PersistentVolumeClaim: true, StorageClass: true, PersistentVolume: (o) => Boolean((o as { spec?: { claimRef?: unknown } }).spec?.claimRef) },
     // Volumes by the claim they name, and (for the unsure case) by a "group" label any volume may have.
-    { PersistentVolume: (o) => [...claimRefKeys(o as PersistentVolume), ...(o.metadata.labels?.group ? [`group:${o.metadata.labels.group}`] : [])] },
+    { indexes: { PersistentVolume: (o) => [...claimRefKeys(o as PersistentVolume), ...(o.metadata.labels?.group ? [`group:${o.metadata.labels.group}`] : [])] } },
   );
   // A second store on the same database: another process.
   other = new ObjectStore(t.url, 2);
@@ -202,5 +202,59 @@ describe('not kept', () => {
     await forget();
     await dropRow('PersistentVolumeClaim', 'dropped-after-stop');
     expect(await t.store.recent('PersistentVolumeClaim', 'ns-c', 'dropped-after-stop')).toBeUndefined();
+  });
+});
+
+describe('at most so many kept whole (limits), listed in pages', () => {
+  // A database and a cache of their own: claims at most 2 whole, volumes at most 1, lists of 2 a page.
+  let u: TestStore;
+  let stop: () => Promise<void>;
+  const NS = 'ns-l';
+  const pvc = (name: string) => ({ ...claim(name), metadata: { namespace: NS, name } });
+  const pv = (name: string, claimName: string) => ({
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name },
+    spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: `/tmp/${name}` }, claimRef: { namespace: NS, name: claimName } },
+  });
+  const drop = (kind: string, namespace: string, name: string) => rawQuery(u.url, 'DELETE FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3', [kind, namespace, name]);
+  const fromMemory = async (name: string) => (await u.store.recent('PersistentVolumeClaim', NS, name))?.metadata.name;
+
+  beforeAll(async () => {
+    u = await openTestStore();
+    await u.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+    for (const n of ['l-1', 'l-2', 'l-3', 'l-4', 'l-5']) await u.store.create(pvc(n));
+    await u.store.create(pv('lv-x', 'x'));
+    await u.store.create(pv('lv-y', 'y'));
+    stop = await u.store.keepInMemory(
+      { PersistentVolumeClaim: true, PersistentVolume: true },
+      { indexes: { PersistentVolume: (o) => claimRefKeys(o as PersistentVolume) }, limits: { PersistentVolumeClaim: 2, PersistentVolume: 1 }, listPage: 2 },
+    );
+  });
+  afterAll(async () => {
+    await stop?.();
+    await u?.close();
+  });
+
+  it('keeps the most recently read or changed whole, the others by name, and every page of the first list', async () => {
+    // Listed in name order over three pages: the last two whole. Reading l-4 makes it the most recent.
+    expect(await fromMemory('l-4')).toBe('l-4');
+    // A change brings l-1 back whole and puts l-5, now the least recently used, out.
+    const l1 = await u.store.get('PersistentVolumeClaim', NS, 'l-1');
+    await u.store.update({ ...l1, metadata: { ...l1.metadata, labels: { back: 'yes' } } });
+    await vi.waitFor(async () => expect((await u.store.recent('PersistentVolumeClaim', NS, 'l-1'))?.metadata.labels).toEqual({ back: 'yes' }), { timeout: 5_000 });
+    for (const n of ['l-1', 'l-2', 'l-3', 'l-4', 'l-5']) await drop('PersistentVolumeClaim', NS, n);
+    // Whole: answered from memory though the rows are gone. By name only: read from the database.
+    expect(await fromMemory('l-1')).toBe('l-1');
+    expect(await fromMemory('l-4')).toBe('l-4');
+    for (const n of ['l-2', 'l-3', 'l-5']) expect(await fromMemory(n)).toBeUndefined();
+    // Not every claim is in memory, so all of them is the database's answer.
+    expect(await u.store.recentAll('PersistentVolumeClaim')).toEqual([]);
+  });
+
+  it("finds by an index only what it keeps whole: a key of an object kept by name is the database's to answer", async () => {
+    expect((await u.store.recentByIndex('PersistentVolume', `${NS}/y`))?.map((v) => v.metadata.name)).toEqual(['lv-y']);
+    expect(await u.store.recentByIndex('PersistentVolume', `${NS}/x`)).toBeUndefined();
+    expect(await u.store.recentByIndex('PersistentVolume', `${NS}/nobody`)).toEqual([]);
   });
 });
