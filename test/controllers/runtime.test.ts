@@ -238,6 +238,40 @@ describe('sources', () => {
     await waitFor('three lists', async () => lists >= 3);
     expect(seen.filter((k) => k === 'x').length).toBeGreaterThanOrEqual(2);
   });
+
+  it('queues a resync round at most keysPerSecond a second, and a change goes ahead of the round', async () => {
+    const keys = Array.from({ length: 40 }, (_, i) => `k${String(i).padStart(2, '0')}`);
+    const seen: { key: string; at: number }[] = [];
+    let listed = 0;
+    let roundStart = 0;
+    const c = start({
+      concurrency: 1,
+      listKeys: async () => [],
+      resync: {
+        everyMs: 20,
+        keysPerSecond: 100,
+        listKeys: async () => {
+          if (listed++ > 0) return [];
+          roundStart = Date.now();
+          return keys;
+        },
+      },
+      reconcile: async (key) => {
+        seen.push({ key, at: Date.now() });
+      },
+    });
+    await c.start();
+    await waitFor('the round started', async () => seen.length >= 1);
+    c.queue.add('changed');
+    await waitFor('every key of the round', async () => keys.every((k) => seen.some((s) => s.key === k)));
+    // 40 keys at 100 a second, 10 per 100 ms slice: the last slice is queued 300 ms after the first.
+    const last = seen.find((s) => s.key === 'k39')!;
+    expect(last.at - roundStart).toBeGreaterThanOrEqual(290);
+    // The change was handed out before the round's keys queued after it.
+    const order = seen.map((s) => s.key);
+    expect(order.indexOf('changed')).toBeLessThan(order.indexOf('k39'));
+    expect(order.filter((k) => k.startsWith('k'))).toEqual(keys);
+  });
 });
 
 describe('stopping and metrics', () => {

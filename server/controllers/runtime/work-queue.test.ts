@@ -97,4 +97,60 @@ describe('WorkQueue', () => {
     void q.get();
     expect(depths).toEqual([1, 2, 1]);
   });
+
+  it('hands background keys out after every other key, in their own order', async () => {
+    const q = new WorkQueue();
+    q.add('listed-1', true);
+    q.add('listed-2', true);
+    q.add('change-1');
+    q.add('listed-3', true);
+    q.add('change-2');
+    expect(q.length).toBe(5);
+    expect(q.backgroundLength).toBe(3);
+    const order: string[] = [];
+    for (let i = 0; i < 5; i++) order.push((await q.get())!);
+    expect(order).toEqual(['change-1', 'change-2', 'listed-1', 'listed-2', 'listed-3']);
+    expect(q.length).toBe(0);
+  });
+
+  it('moves a waiting background key ahead when a change adds it, and hands it out once', async () => {
+    const q = new WorkQueue();
+    q.add('a', true);
+    q.add('b', true);
+    q.add('c', true);
+    q.add('b');
+    q.add('b', true); // still due: no-op
+    expect(q.length).toBe(3);
+    expect(q.backgroundLength).toBe(2);
+    const order: string[] = [];
+    for (let i = 0; i < 3; i++) order.push((await q.get())!);
+    expect(order).toEqual(['b', 'a', 'c']);
+    expect(q.length).toBe(0);
+    // b's stale background entry is skipped: nothing more to hand out.
+    let handed: string | undefined = 'none';
+    void q.get().then((k) => (handed = k));
+    await tick();
+    expect(handed).toBe('none');
+    q.add('d');
+    await tick();
+    expect(handed).toBe('d');
+  });
+
+  it('a key added again while processed goes behind when done only if every add was background', async () => {
+    const q = new WorkQueue();
+    q.add('a');
+    q.add('b');
+    const a = (await q.get())!;
+    const b = (await q.get())!;
+    q.add('a', true);
+    q.add('b', true);
+    q.add('b');
+    q.add('z');
+    q.done(a);
+    q.done(b);
+    expect(q.backgroundLength).toBe(1);
+    const order: string[] = [];
+    for (let i = 0; i < 3; i++) order.push((await q.get())!);
+    expect(order).toEqual(['z', 'b', 'a']);
+  });
 });

@@ -6,6 +6,10 @@
 //   meanwhile it is queued again at `done`, so the newest state is always seen once more;
 // - `addAfter` delays an add (the earliest pending delay wins);
 // - `addRateLimited` delays by an exponential per-key backoff, reset by `forget`.
+//
+// And one thing of its own: keys added `background` (every key of a start's list, of a
+// resync) wait behind every other key. A change queued while a million listed keys wait is
+// handed out next, not after them; a background key that a change adds again moves ahead.
 
 import { RETRY } from './retry';
 
@@ -49,6 +53,12 @@ class Fifo {
 
 export class WorkQueue {
   private readonly fifo = new Fifo();
+  /** Background keys, handed out when `fifo` is empty; an entry not in `behind` is stale (moved ahead). */
+  private readonly backgroundFifo = new Fifo();
+  /** Keys waiting in backgroundFifo. */
+  private readonly behind = new Set<string>();
+  /** Keys added again while being processed, only as background: they go behind when done. */
+  private readonly dirtyBehind = new Set<string>();
   /** Keys that need processing (queued, or re-added while processing) -> when added. */
   private readonly dirty = new Map<string, number>();
   private readonly processing = new Set<string>();
@@ -66,7 +76,12 @@ export class WorkQueue {
 
   /** Keys waiting to be handed out. */
   get length(): number {
-    return this.fifo.length;
+    return this.fifo.length + this.behind.size;
+  }
+
+  /** Background keys waiting to be handed out. */
+  get backgroundLength(): number {
+    return this.behind.size;
   }
 
   get isShuttingDown(): boolean {
@@ -86,30 +101,63 @@ export class WorkQueue {
     return this.dirty.has(key);
   }
 
-  add(key: string): void {
-    if (this.shuttingDown || this.dirty.has(key)) return;
+  /** Queues the key; `background`: behind every key not added so. */
+  add(key: string, background = false): void {
+    if (this.shuttingDown) return;
+    if (this.dirty.has(key)) {
+      if (background) return;
+      // Already due: a foreground add moves it ahead.
+      if (this.behind.delete(key)) this.push(key, false);
+      else this.dirtyBehind.delete(key);
+      return;
+    }
     this.dirty.set(key, Date.now());
     this.opts.onAdd?.();
-    if (this.processing.has(key)) return;
-    this.enqueue(key);
+    if (this.processing.has(key)) {
+      if (background) this.dirtyBehind.add(key);
+      return;
+    }
+    this.enqueue(key, background);
   }
 
-  private enqueue(key: string): void {
+  private enqueue(key: string, background: boolean): void {
     const waiter = this.waiters.shift();
     if (waiter) {
       this.handOut(key);
       waiter(key);
       return;
     }
-    this.fifo.push(key);
-    this.opts.onDepth?.(this.fifo.length);
+    this.push(key, background);
+  }
+
+  private push(key: string, background: boolean): void {
+    if (background) {
+      this.behind.add(key);
+      this.backgroundFifo.push(key);
+    } else {
+      this.fifo.push(key);
+    }
+    this.opts.onDepth?.(this.length);
   }
 
   private handOut(key: string): void {
     const addedAt = this.dirty.get(key) ?? Date.now();
     this.dirty.delete(key);
+    this.behind.delete(key);
+    this.dirtyBehind.delete(key);
     this.processing.add(key);
     this.opts.onGet?.(Date.now() - addedAt);
+  }
+
+  /** The next waiting key: the foreground's first, else the background's (stale entries skipped). */
+  private next(): string | undefined {
+    const key = this.fifo.shift();
+    if (key !== undefined) return key;
+    for (;;) {
+      const b = this.backgroundFifo.shift();
+      if (b === undefined) return undefined;
+      if (this.behind.has(b)) return b;
+    }
   }
 
   /** Adds the key after `delayMs`; an earlier pending delay for the same key wins. */
@@ -159,10 +207,10 @@ export class WorkQueue {
    */
   get(): Promise<string | undefined> {
     if (this.shuttingDown) return Promise.resolve(undefined);
-    const key = this.fifo.shift();
+    const key = this.next();
     if (key !== undefined) {
-      this.opts.onDepth?.(this.fifo.length);
       this.handOut(key);
+      this.opts.onDepth?.(this.length);
       return Promise.resolve(key);
     }
     return new Promise((resolve) => this.waiters.push(resolve));
@@ -171,7 +219,7 @@ export class WorkQueue {
   /** Marks the key processed; queues it again if it was added meanwhile. */
   done(key: string): void {
     this.processing.delete(key);
-    if (this.dirty.has(key) && !this.shuttingDown) this.enqueue(key);
+    if (this.dirty.has(key) && !this.shuttingDown) this.enqueue(key, this.dirtyBehind.delete(key));
   }
 
   /** Refuses new keys, drops delayed ones, and releases idle `get` callers. */
