@@ -6,12 +6,17 @@
 // distinct message within ten minutes they go to one "(combined from similar events)" Event
 // that counts up (domain/event-aggregation.ts decides), so a retry whose message carries a
 // changing number does not write a new Event every few seconds.
+// Repeats are written at most REPEATS_PER_SECOND a second per recorder (a token bucket);
+// more are dropped, as client-go drops the events its rate-limited sink cannot take: a
+// resync that finds 500,000 claims still waiting for their first consumer would otherwise
+// write 500,000 count updates a round, forever.
 // Best effort, like upstream: a failure to record is logged, never thrown.
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { isStowageError } from '../domain/errors';
 import { correlateSimilar, type SimilarRecord } from '../domain/event-aggregation';
 import { maskCredentials } from '../domain/redaction';
+import { TokenBucket } from '../domain/token-bucket';
 import type { KubeObject } from '../resources/types';
 import type { ObjectStore, StoreTx } from '../store/object-store';
 
@@ -20,20 +25,27 @@ export type TxRunner = (fn: (tx: StoreTx) => Promise<void>) => Promise<unknown>;
 
 export type EventType = 'Normal' | 'Warning';
 
+/** Count updates of repeated Events a recorder writes a second at most (and at once). */
+export const REPEATS_PER_SECOND = 20;
+
 function now(): string {
   return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 export class EventRecorder {
   private readonly run: TxRunner;
+  /** Repeats' count updates allowed (REPEATS_PER_SECOND unless told). */
+  private readonly repeats: TokenBucket;
 
   constructor(
     store: ObjectStore,
     private readonly component: string,
     private readonly log: Logger,
     run?: TxRunner,
+    repeatsPerSecond = REPEATS_PER_SECOND,
   ) {
     this.run = run ?? ((fn) => store.transact(fn));
+    this.repeats = new TokenBucket(repeatsPerSecond, Math.max(1, repeatsPerSecond));
   }
 
   /** What the correlator remembers per object, type and reason, bounded as client-go's LRU. */
@@ -134,6 +146,7 @@ export class EventRecorder {
     const ts = now();
     const existing = await tx.get('Event', namespace, name);
     if (existing) {
+      if (!this.repeats.take(Date.now())) return; // dropped: over the repeats' rate
       await tx.update({
         ...existing,
         message,

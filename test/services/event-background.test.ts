@@ -2,7 +2,7 @@
 // caller waiting, through a shared batch of transactions, and counted as any other.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { TxBatcher } from '../../server/controllers/runtime/tx-batcher';
-import { EventRecorder } from '../../server/services/event-recorder';
+import { EventRecorder, REPEATS_PER_SECOND } from '../../server/services/event-recorder';
 import { logger } from '../../server/services/logger';
 import { ofKind } from '../../server/resources/of-kind';
 import { openTestStore, type TestStore } from '../db';
@@ -60,4 +60,20 @@ it('an event queued in the write it describes commits with it, and goes with it 
   });
   await recorder.settled();
   expect(await t.store.tryGet('Pod', 'apps', 'joined-2')).toBeDefined();
+});
+
+it('repeats past the repeats rate are dropped, as client-go drops what its sink cannot take; new events are not', async () => {
+  expect(REPEATS_PER_SECOND).toBe(20);
+  // One repeat in 1,000 s: the bucket's one token, then nothing for the rest of this test.
+  const recorder = new EventRecorder(t.store, 'test-repeats', logger, undefined, 0.001);
+  const pod = await t.store.create({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'apps', name: 'repeated' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
+  for (let i = 0; i < 5; i++) await recorder.record(pod, 'Normal', 'Waiting', 'still waiting');
+  await recorder.record(pod, 'Normal', 'Other', 'a new event is never dropped');
+  await recorder.record(pod, 'Normal', 'Another', 'nor is this one');
+  const events = ofKind((await t.store.list('Event', { namespace: 'apps' })).items, 'Event').filter((e) => e.involvedObject?.name === 'repeated');
+  expect(events.map((e) => [e.reason, e.count]).sort()).toEqual([
+    ['Another', 1],
+    ['Other', 1],
+    ['Waiting', 2],
+  ]);
 });
