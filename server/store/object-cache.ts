@@ -30,6 +30,7 @@ import type { KubeObject } from '../resources/types';
 import type { ChangeEvent, ChangeFeed } from './change-feed';
 import type { ListResult } from './list';
 import { rowKey } from './kind-scope';
+import { LruOrder } from './lru-order';
 
 /** The cache's answer when it cannot answer: read the database instead. */
 export const MISS = Symbol('miss');
@@ -71,8 +72,10 @@ export class ObjectCache {
   private readonly entriesOf = new Map<string, string[]>();
   /** Index entries an object not kept whole had: finding by them is a miss. */
   private readonly unsure = new Set<string>();
-  /** Per kind, the keys of its objects kept whole, least recently read or changed first. */
+  /** Per kind, the keys of its objects kept whole. */
   private readonly ofKind = new Map<string, Set<string>>();
+  /** Per kind with a limit, the keys of its objects kept whole, least recently read or changed first. */
+  private readonly used = new Map<string, LruOrder>();
   /** Every change at or below this version is applied. */
   private rv = -1n;
   private ready = false;
@@ -122,12 +125,9 @@ export class ObjectCache {
     return this.elsewhere.get(kind)?.has(nameKey(namespace, name)) ? MISS : undefined;
   }
 
-  /** Marks the object as the kind's most recently used (ofKind keeps that order). */
+  /** Marks the object as the kind's most recently used. */
   private touch(kind: string, key: string): void {
-    const keys = this.ofKind.get(kind);
-    if (!keys) return;
-    keys.delete(key);
-    keys.add(key);
+    this.used.get(kind)?.use(key);
   }
 
   /**
@@ -164,6 +164,7 @@ export class ObjectCache {
     this.ready = false;
     this.objects.clear();
     this.ofKind.clear();
+    this.used.clear();
     this.elsewhere.clear();
     this.indexed.clear();
     this.entriesOf.clear();
@@ -196,7 +197,6 @@ export class ObjectCache {
     this.objects.set(key, o);
     let keys = this.ofKind.get(kind);
     if (!keys) this.ofKind.set(kind, (keys = new Set()));
-    keys.delete(key); // to the end: the most recently changed
     keys.add(key);
     this.elsewhere.get(kind)?.delete(nameKey(namespace, name));
     if (entries.length > 0) {
@@ -207,23 +207,26 @@ export class ObjectCache {
       }
     }
     const limit = this.limits.get(kind);
-    if (limit !== undefined) this.trim(kind, keys, limit);
+    if (limit !== undefined) this.trim(kind, key, limit);
   }
 
   /** The object exists, but only its name is kept: reads of it and finds by its index keys are misses. */
   private keepName(kind: string, namespace: string, name: string, key: string, entries: string[]): void {
     this.objects.delete(key);
     this.ofKind.get(kind)?.delete(key);
+    this.used.get(kind)?.delete(key);
     let names = this.elsewhere.get(kind);
     if (!names) this.elsewhere.set(kind, (names = new Set()));
     names.add(nameKey(namespace, name));
     for (const e of entries) this.unsure.add(e);
   }
 
-  /** Keeps the kind's `limit` most recently used objects whole; the others by name. */
-  private trim(kind: string, keys: Set<string>, limit: number): void {
-    while (keys.size > limit) {
-      const oldest = keys.values().next().value as string;
+  /** Marks `key` (just changed) the most recently used, and keeps the kind's `limit` most recently used whole; the others by name. */
+  private trim(kind: string, key: string, limit: number): void {
+    let used = this.used.get(kind);
+    if (!used) this.used.set(kind, (used = new LruOrder()));
+    used.use(key);
+    for (let oldest = used.oldest(); oldest !== undefined && used.size > limit; oldest = used.oldest()) {
       const entries = this.entriesOf.get(oldest) ?? [];
       this.unindex(oldest);
       const [, namespace = '', name = ''] = oldest.split('\u0000');
@@ -247,6 +250,7 @@ export class ObjectCache {
     this.unindex(key);
     this.objects.delete(key);
     this.ofKind.get(e.kind)?.delete(key);
+    this.used.get(e.kind)?.delete(key);
     this.elsewhere.get(e.kind)?.delete(nameKey(e.namespace, e.name));
   }
 
