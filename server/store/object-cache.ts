@@ -26,6 +26,7 @@
 //
 // The first lists are read a page at a time (LIST_PAGE objects unless told), each kind's
 // pages at one resourceVersion, so that listing never holds a whole kind parsed at once.
+import { isStowageError } from '../domain/errors';
 import type { KubeObject } from '../resources/types';
 import type { ChangeEvent, ChangeFeed } from './change-feed';
 import type { ListResult } from './list';
@@ -170,20 +171,48 @@ export class ObjectCache {
     this.entriesOf.clear();
     this.unsure.clear();
     const listedAt = new Map<string, bigint>();
-    for (const kind of this.kinds.keys()) {
-      let cont: string | undefined;
-      do {
-        const page = await this.source.list(kind, { limit: this.listPage, continue: cont });
-        if (cont === undefined) listedAt.set(kind, BigInt(page.resourceVersion));
-        for (const o of page.items) this.put(kind, o.metadata.namespace ?? '', o.metadata.name ?? '', o);
-        cont = page.continue;
-      } while (cont);
-    }
+    for (const kind of this.kinds.keys()) listedAt.set(kind, await this.loadKind(kind));
     // From the oldest list on: a change a kind's list already shows is skipped (listedAt).
     const from = [...listedAt.values()].reduce((a, b) => (b < a ? b : a));
     this.rv = from;
     this.ready = true;
     return { from, listedAt };
+  }
+
+  /**
+   * Lists one kind into memory a page at a time; returns the list's resourceVersion. A list
+   * whose version was compacted away before its last page (410 Expired) starts over.
+   */
+  private async loadKind(kind: string): Promise<bigint> {
+    for (;;) {
+      try {
+        let cont: string | undefined;
+        let at: bigint | undefined;
+        do {
+          const page = await this.source.list(kind, { limit: this.listPage, continue: cont });
+          at ??= BigInt(page.resourceVersion);
+          for (const o of page.items) this.put(kind, o.metadata.namespace ?? '', o.metadata.name ?? '', o);
+          cont = page.continue;
+        } while (cont);
+        return at;
+      } catch (err) {
+        if (!isStowageError(err) || err.code !== 'Expired') throw err;
+        this.forgetKind(kind);
+      }
+    }
+  }
+
+  /** Drops everything kept of a kind (before listing it again). */
+  private forgetKind(kind: string): void {
+    for (const key of this.ofKind.get(kind) ?? []) {
+      this.unindex(key);
+      this.objects.delete(key);
+    }
+    this.ofKind.delete(kind);
+    this.used.delete(kind);
+    this.elsewhere.delete(kind);
+    const prefix = rowKey(kind, '', '');
+    for (const e of this.unsure) if (e.startsWith(prefix)) this.unsure.delete(e);
   }
 
   private put(kind: string, namespace: string, name: string, o: KubeObject): void {

@@ -4,6 +4,8 @@
 // a read of the database for kinds not kept or once stopped.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ObjectStore } from '../../server/store/object-store';
+import { ObjectCache } from '../../server/store/object-cache';
+import type { KubeObject } from '../../server/resources/types';
 import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
 import { claimRefKeys } from '../../server/domain/claim-ref';
 import { openTestStore, rawQuery, type TestStore } from '../db';
@@ -256,5 +258,42 @@ describe('at most so many kept whole (limits), listed in pages', () => {
     expect((await u.store.recentByIndex('PersistentVolume', `${NS}/y`))?.map((v) => v.metadata.name)).toEqual(['lv-y']);
     expect(await u.store.recentByIndex('PersistentVolume', `${NS}/x`)).toBeUndefined();
     expect(await u.store.recentByIndex('PersistentVolume', `${NS}/nobody`)).toEqual([]);
+  });
+
+  it('a first list whose version is compacted away between its pages starts over, and keeps nothing it listed before', async () => {
+    for (const n of ['m-1', 'm-2', 'm-3', 'm-4', 'm-5']) await u.store.create(pvc(n));
+    let pages = 0;
+    let compacted = false;
+    const source = {
+      get feed() {
+        return u.store.feed;
+      },
+      get lastCommitted() {
+        return u.store.lastCommitted;
+      },
+      list: async (kind: string, page: { limit: number; continue?: string }) => {
+        if (kind === 'PersistentVolumeClaim') pages++;
+        if (kind === 'PersistentVolumeClaim' && page.continue && !compacted) {
+          // Between the first page and the second: a claim of the first page goes, one is
+          // added, and compaction passes the list's version.
+          compacted = true;
+          await u.store.delete('PersistentVolumeClaim', NS, 'm-1');
+          await u.store.create(pvc('m-0'));
+          await u.store.compact(0, 0);
+        }
+        return u.store.list(kind, page);
+      },
+    };
+    const cache = new ObjectCache(source, new Map([['PersistentVolumeClaim', true as const]]), { listPage: 2 });
+    await cache.start();
+    try {
+      expect(compacted).toBe(true);
+      expect(pages).toBeGreaterThan(2);
+      expect(await cache.get('PersistentVolumeClaim', NS, 'm-1')).toBeUndefined();
+      expect((await cache.get('PersistentVolumeClaim', NS, 'm-0')) as KubeObject | undefined).toMatchObject({ metadata: { name: 'm-0' } });
+      expect((await cache.all('PersistentVolumeClaim')) as KubeObject[]).toHaveLength((await u.store.list('PersistentVolumeClaim')).items.length);
+    } finally {
+      await cache.stop();
+    }
   });
 });
