@@ -153,4 +153,39 @@ describe('WorkQueue', () => {
     for (let i = 0; i < 3; i++) order.push((await q.get())!);
     expect(order).toEqual(['z', 'b', 'a']);
   });
+
+  it('processes at most maxBackgroundInFlight background keys at once; changes are handed out meanwhile', async () => {
+    const q = new WorkQueue({ maxBackgroundInFlight: 2 });
+    for (const k of ['b1', 'b2', 'b3', 'b4']) q.add(k, true);
+    const first = [(await q.get())!, (await q.get())!];
+    expect(first).toEqual(['b1', 'b2']);
+    // No room for b3: a worker waits...
+    let third: string | undefined = 'none';
+    void q.get().then((k) => (third = k));
+    await tick();
+    expect(third).toBe('none');
+    // ...and takes a change as soon as one comes, or b3 once a background key is done.
+    q.add('change');
+    await tick();
+    expect(third).toBe('change');
+    let fourth: string | undefined = 'none';
+    void q.get().then((k) => (fourth = k));
+    await tick();
+    expect(fourth).toBe('none');
+    q.done('change'); // a change done makes no room for background keys
+    await tick();
+    expect(fourth).toBe('none');
+    q.done('b1');
+    await tick();
+    expect(fourth).toBe('b3');
+    // A waiting background key that a change adds again goes out at once, room or not.
+    let fifth: string | undefined = 'none';
+    void q.get().then((k) => (fifth = k));
+    await tick();
+    expect(fifth).toBe('none');
+    q.add('b4');
+    await tick();
+    expect(fifth).toBe('b4');
+    expect(q.length).toBe(0);
+  });
 });

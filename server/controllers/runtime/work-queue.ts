@@ -10,6 +10,8 @@
 // And one thing of its own: keys added `background` (every key of a start's list, of a
 // resync) wait behind every other key. A change queued while a million listed keys wait is
 // handed out next, not after them; a background key that a change adds again moves ahead.
+// At most `maxBackgroundInFlight` background keys are processed at once, so the workers
+// and the connections they use are there for a change when it comes.
 
 import { RETRY } from './retry';
 
@@ -24,6 +26,8 @@ export interface WorkQueueOptions {
   onGet?: (waitedMs: number) => void;
   /** Called when a key is added (not counting no-op duplicates). */
   onAdd?: () => void;
+  /** Background keys processed at once, at most (default: no limit). */
+  maxBackgroundInFlight?: number;
 }
 
 /** First-in first-out keys with O(1) push and shift. */
@@ -59,6 +63,9 @@ export class WorkQueue {
   private readonly behind = new Set<string>();
   /** Keys added again while being processed, only as background: they go behind when done. */
   private readonly dirtyBehind = new Set<string>();
+  /** Background keys being processed. */
+  private readonly processingBehind = new Set<string>();
+  private readonly maxBackgroundInFlight: number;
   /** Keys that need processing (queued, or re-added while processing) -> when added. */
   private readonly dirty = new Map<string, number>();
   private readonly processing = new Set<string>();
@@ -72,6 +79,12 @@ export class WorkQueue {
   constructor(private readonly opts: WorkQueueOptions = {}) {
     this.baseDelayMs = opts.baseDelayMs ?? RETRY.internal.baseDelayMs;
     this.maxDelayMs = opts.maxDelayMs ?? RETRY.internal.maxDelayMs;
+    this.maxBackgroundInFlight = opts.maxBackgroundInFlight ?? Infinity;
+  }
+
+  /** Whether one more background key may be handed out. */
+  private get backgroundRoom(): boolean {
+    return this.processingBehind.size < this.maxBackgroundInFlight;
   }
 
   /** Keys waiting to be handed out. */
@@ -107,7 +120,7 @@ export class WorkQueue {
     if (this.dirty.has(key)) {
       if (background) return;
       // Already due: a foreground add moves it ahead.
-      if (this.behind.delete(key)) this.push(key, false);
+      if (this.behind.delete(key)) this.enqueue(key, false);
       else this.dirtyBehind.delete(key);
       return;
     }
@@ -121,10 +134,9 @@ export class WorkQueue {
   }
 
   private enqueue(key: string, background: boolean): void {
-    const waiter = this.waiters.shift();
-    if (waiter) {
-      this.handOut(key);
-      waiter(key);
+    if (this.waiters.length > 0 && (!background || this.backgroundRoom)) {
+      this.handOut(key, background);
+      this.waiters.shift()!(key);
       return;
     }
     this.push(key, background);
@@ -140,23 +152,25 @@ export class WorkQueue {
     this.opts.onDepth?.(this.length);
   }
 
-  private handOut(key: string): void {
+  private handOut(key: string, background: boolean): void {
     const addedAt = this.dirty.get(key) ?? Date.now();
     this.dirty.delete(key);
     this.behind.delete(key);
     this.dirtyBehind.delete(key);
     this.processing.add(key);
+    if (background) this.processingBehind.add(key);
     this.opts.onGet?.(Date.now() - addedAt);
   }
 
-  /** The next waiting key: the foreground's first, else the background's (stale entries skipped). */
-  private next(): string | undefined {
+  /** The next waiting key and its lane: the foreground's first, else the background's while there is room (stale entries skipped). */
+  private next(): { key: string; background: boolean } | undefined {
     const key = this.fifo.shift();
-    if (key !== undefined) return key;
+    if (key !== undefined) return { key, background: false };
+    if (!this.backgroundRoom) return undefined;
     for (;;) {
       const b = this.backgroundFifo.shift();
       if (b === undefined) return undefined;
-      if (this.behind.has(b)) return b;
+      if (this.behind.has(b)) return { key: b, background: true };
     }
   }
 
@@ -207,11 +221,11 @@ export class WorkQueue {
    */
   get(): Promise<string | undefined> {
     if (this.shuttingDown) return Promise.resolve(undefined);
-    const key = this.next();
-    if (key !== undefined) {
-      this.handOut(key);
+    const next = this.next();
+    if (next !== undefined) {
+      this.handOut(next.key, next.background);
       this.opts.onDepth?.(this.length);
-      return Promise.resolve(key);
+      return Promise.resolve(next.key);
     }
     return new Promise((resolve) => this.waiters.push(resolve));
   }
@@ -219,7 +233,17 @@ export class WorkQueue {
   /** Marks the key processed; queues it again if it was added meanwhile. */
   done(key: string): void {
     this.processing.delete(key);
+    const wasBehind = this.processingBehind.delete(key);
     if (this.dirty.has(key) && !this.shuttingDown) this.enqueue(key, this.dirtyBehind.delete(key));
+    // Room for a background key again: a worker waiting for one takes it.
+    if (wasBehind && this.waiters.length > 0 && !this.shuttingDown) {
+      const next = this.next();
+      if (next !== undefined) {
+        this.handOut(next.key, next.background);
+        this.opts.onDepth?.(this.length);
+        this.waiters.shift()!(next.key);
+      }
+    }
   }
 
   /** Refuses new keys, drops delayed ones, and releases idle `get` callers. */
