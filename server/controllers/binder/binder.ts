@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import type { ObjectStore } from '../../store/object-store';
 import { objectKeys, objectKeysInPhases, pendingClaimsOfClass, volumesToSync } from '../../store/volume-queries';
-import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
+import { BACKGROUND_IN_FLIGHT, type ControllerSpec, type ReconcileContext, type ReconcileResult } from '../runtime/controller';
 import { isRowBusy } from '../runtime/controller-tx';
 import type { EventRecorder } from '../../services/event-recorder';
 import { TxBatcher } from '../runtime/tx-batcher';
@@ -65,6 +65,8 @@ export function binderSpec(opts: BinderOptions): ControllerSpec {
   return {
     name: binderName,
     concurrency: opts.concurrency ?? 256,
+    // Workers and connections for changes while a first pass or a resync round runs.
+    backgroundConcurrency: BACKGROUND_IN_FLIGHT,
     watch: {
       kinds: ['PersistentVolumeClaim', 'PersistentVolume', 'StorageClass'],
       keysFor: (e) => {

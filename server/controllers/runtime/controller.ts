@@ -68,9 +68,10 @@ export interface ControllerSpec {
   /** Workers reconciling at once (default 4). */
   concurrency?: number;
   /**
-   * Of them, at most this many on keys from a list or a resync at once (default
-   * BACKGROUND_IN_FLIGHT): the others, and the background pool's connections, are free
-   * for changes.
+   * Of them, at most this many on keys from a list or a resync at once (default: no
+   * limit): the others, and the background pool's connections, are free for changes. The
+   * binder takes BACKGROUND_IN_FLIGHT. (A controller whose resync is how it notices
+   * changes, as the local-volume manager polls its agents' reports, takes none.)
    */
   backgroundConcurrency?: number;
   /** Called for every failed reconcile, after the retry decision. */
@@ -98,9 +99,9 @@ const OWN_WRITES_CAP = 200_000;
 export const RESYNC_KEYS_PER_SECOND = 500;
 
 /**
- * Reconciles of keys from a list or a resync at once, per controller. With the binder's
- * 256 workers all on a first pass over a million claims, a new claim's reconcile waited
- * for one of the background pool's ten connections: p50 67-89 ms from create to Bound.
+ * Reconciles of keys from a list or a resync at once, for the binder. With its 256 workers
+ * all on a first pass over a million claims, a new claim's reconcile waited for one of the
+ * background pool's ten connections: p50 67-89 ms from create to Bound.
  */
 export const BACKGROUND_IN_FLIGHT = 4;
 
@@ -141,7 +142,7 @@ export class Controller {
     m.queueDepth.set(labels, 0);
     m.activeWorkers.set(labels, 0);
     this.queue = new WorkQueue({
-      maxBackgroundInFlight: spec.backgroundConcurrency ?? BACKGROUND_IN_FLIGHT,
+      maxBackgroundInFlight: spec.backgroundConcurrency,
       baseDelayMs: spec.baseDelayMs,
       maxDelayMs: spec.maxDelayMs,
       onDepth: (n) => m.queueDepth.set(labels, n),
