@@ -120,15 +120,10 @@ export class ObjectCache {
     const key = rowKey(kind, namespace, name);
     const o = this.objects.get(key);
     if (o !== undefined) {
-      if (this.limits.has(kind)) this.touch(kind, key);
+      this.used.get(kind)?.use(key); // the kind's most recently used, when it has a limit
       return structuredClone(o);
     }
     return this.elsewhere.get(kind)?.has(nameKey(namespace, name)) ? MISS : undefined;
-  }
-
-  /** Marks the object as the kind's most recently used. */
-  private touch(kind: string, key: string): void {
-    this.used.get(kind)?.use(key);
   }
 
   /**

@@ -3,6 +3,13 @@ import { WorkQueue } from './work-queue';
 
 const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
 
+/** A worker's `get` still waiting: `key` is 'none' until the queue hands it one. */
+function waitingGet(q: WorkQueue): { key: string | undefined } {
+  const w: { key: string | undefined } = { key: 'none' };
+  void q.get().then((k) => (w.key = k));
+  return w;
+}
+
 describe('WorkQueue', () => {
   it('hands keys out in the order they were added', async () => {
     const q = new WorkQueue();
@@ -127,13 +134,12 @@ describe('WorkQueue', () => {
     expect(order).toEqual(['b', 'a', 'c']);
     expect(q.length).toBe(0);
     // b's stale background entry is skipped: nothing more to hand out.
-    let handed: string | undefined = 'none';
-    void q.get().then((k) => (handed = k));
+    const handed = waitingGet(q);
     await tick();
-    expect(handed).toBe('none');
+    expect(handed.key).toBe('none');
     q.add('d');
     await tick();
-    expect(handed).toBe('d');
+    expect(handed.key).toBe('d');
   });
 
   it('a key added again while processed goes behind when done only if every add was background', async () => {
@@ -160,32 +166,29 @@ describe('WorkQueue', () => {
     const first = [(await q.get())!, (await q.get())!];
     expect(first).toEqual(['b1', 'b2']);
     // No room for b3: a worker waits...
-    let third: string | undefined = 'none';
-    void q.get().then((k) => (third = k));
+    const third = waitingGet(q);
     await tick();
-    expect(third).toBe('none');
+    expect(third.key).toBe('none');
     // ...and takes a change as soon as one comes, or b3 once a background key is done.
     q.add('change');
     await tick();
-    expect(third).toBe('change');
-    let fourth: string | undefined = 'none';
-    void q.get().then((k) => (fourth = k));
+    expect(third.key).toBe('change');
+    const fourth = waitingGet(q);
     await tick();
-    expect(fourth).toBe('none');
+    expect(fourth.key).toBe('none');
     q.done('change'); // a change done makes no room for background keys
     await tick();
-    expect(fourth).toBe('none');
+    expect(fourth.key).toBe('none');
     q.done('b1');
     await tick();
-    expect(fourth).toBe('b3');
+    expect(fourth.key).toBe('b3');
     // A waiting background key that a change adds again goes out at once, room or not.
-    let fifth: string | undefined = 'none';
-    void q.get().then((k) => (fifth = k));
+    const fifth = waitingGet(q);
     await tick();
-    expect(fifth).toBe('none');
+    expect(fifth.key).toBe('none');
     q.add('b4');
     await tick();
-    expect(fifth).toBe('b4');
+    expect(fifth.key).toBe('b4');
     expect(q.length).toBe(0);
   });
 });
