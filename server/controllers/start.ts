@@ -108,11 +108,13 @@ const CACHED_KINDS = {
 
 /**
  * How many claims, volumes and pods (each) are kept whole at most; past it the least
- * recently read or changed are kept by name (object-cache.ts). A claim or volume kept whole
- * costs about 1 KiB of memory, one kept by name about 0.1 KiB: at a million claims and a
- * million volumes the cache stays near half a GiB.
+ * recently read or changed are kept by name (object-cache.ts), and past NAMES_KEPT names
+ * not at all. A claim or volume kept whole costs 1.4-2.5 KB of heap (about 1.25 times its
+ * JSON; a waiting claim with the binder's explanation is the largest): at a million claims
+ * and a million volumes the cache holds about 100 MB of objects and 20 MB of names (at
+ * 100,000 each it held 390 MB and 220 MB).
  */
-export const DEFAULT_CACHE_OBJECTS = 100_000;
+export const DEFAULT_CACHE_OBJECTS = 25_000;
 
 /**
  * Found by claim as well (ObjectStore.recentByIndex, key "namespace/claim"): volumes by the

@@ -24,6 +24,10 @@
 // until a change brings them back. So a million claims cost names and the few hundred
 // thousand in use, not a million objects (the controllers' memory stays bounded).
 //
+// Names and unsure index keys are themselves kept up to NAMES_KEPT per kind: past it the
+// kind forgets them and says "ask the database" for every object and key it does not keep
+// whole (until its next list), so a million objects cost no million names either.
+//
 // The first lists are read a page at a time (LIST_PAGE objects unless told), each kind's
 // pages at one resourceVersion, so that listing never holds a whole kind parsed at once.
 import { isStowageError } from '../domain/errors';
@@ -41,6 +45,17 @@ const CATCH_UP_MS = 1_000;
 
 /** Objects per page of the first lists. */
 export const LIST_PAGE = 5_000;
+
+/**
+ * Per kind, the most names of objects not kept whole (and unsure index keys) remembered;
+ * past it, every read of an object not kept whole is a miss. A name costs about 110 bytes:
+ * at a million volumes, 2,000,000 names were 220 MB of the controllers' heap.
+ */
+export const NAMES_KEPT = 100_000;
+
+/** A kind's names (or unsure keys) past NAMES_KEPT: not remembered, each one might be. */
+const UNCOUNTED = 'uncounted';
+type Remembered = Set<string> | typeof UNCOUNTED;
 
 export interface CacheSource {
   readonly feed: ChangeFeed;
@@ -63,16 +78,24 @@ export type CacheLimits = ReadonlyMap<string, number>;
 /** An object's key within its kind. */
 const nameKey = (namespace: string, name: string) => `${namespace}\u0000${name}`;
 
+/** Whether a remembered set may hold `item` (an uncounted one may hold anything). */
+const mayHold = (set: Remembered | undefined, item: string) => set === UNCOUNTED || (set?.has(item) ?? false);
+
+/** Drops `item` from a remembered set (an uncounted one stays as it is). */
+const forget = (set: Remembered | undefined, item: string) => {
+  if (set !== UNCOUNTED) set?.delete(item);
+};
+
 export class ObjectCache {
   private readonly objects = new Map<string, KubeObject>();
   /** Per kind, objects that exist but are not kept whole (`keep` said no, or past the kind's limit), by nameKey. */
-  private readonly elsewhere = new Map<string, Set<string>>();
+  private readonly elsewhere = new Map<string, Remembered>();
   /** Index entry (kind, index key) -> keys of the objects kept whole under it. */
   private readonly indexed = new Map<string, Set<string>>();
   /** Object key -> its index entries. */
   private readonly entriesOf = new Map<string, string[]>();
-  /** Index entries an object not kept whole had: finding by them is a miss. */
-  private readonly unsure = new Set<string>();
+  /** Per kind, index entries an object not kept whole had: finding by them is a miss. */
+  private readonly unsure = new Map<string, Remembered>();
   /** Per kind, the keys of its objects kept whole. */
   private readonly ofKind = new Map<string, Set<string>>();
   /** Per kind with a limit, the keys of its objects kept whole, least recently read or changed first. */
@@ -86,15 +109,17 @@ export class ObjectCache {
   private readonly indexes: CacheIndexes;
   private readonly limits: CacheLimits;
   private readonly listPage: number;
+  private readonly namesKept: number;
 
   constructor(
     private readonly source: CacheSource,
     readonly kinds: KeptKinds,
-    opts: { indexes?: CacheIndexes; limits?: CacheLimits; listPage?: number } = {},
+    opts: { indexes?: CacheIndexes; limits?: CacheLimits; listPage?: number; namesKept?: number } = {},
   ) {
     this.indexes = opts.indexes ?? new Map();
     this.limits = opts.limits ?? new Map();
     this.listPage = opts.listPage ?? LIST_PAGE;
+    this.namesKept = opts.namesKept ?? NAMES_KEPT;
   }
 
   /** Lists the kinds and follows the feed until `stop`. Resolves once the first lists are in. */
@@ -123,7 +148,7 @@ export class ObjectCache {
       this.used.get(kind)?.use(key); // the kind's most recently used, when it has a limit
       return structuredClone(o);
     }
-    return this.elsewhere.get(kind)?.has(nameKey(namespace, name)) ? MISS : undefined;
+    return mayHold(this.elsewhere.get(kind), nameKey(namespace, name)) ? MISS : undefined;
   }
 
   /**
@@ -133,7 +158,7 @@ export class ObjectCache {
   async find(kind: string, indexKey: string): Promise<KubeObject[] | typeof MISS> {
     if (!this.indexes.has(kind) || !(await this.current(kind))) return MISS;
     const entry = rowKey(kind, '', indexKey);
-    if (this.unsure.has(entry)) return MISS;
+    if (mayHold(this.unsure.get(kind), entry)) return MISS;
     const keys = [...(this.indexed.get(entry) ?? [])].sort();
     return keys.map((k) => structuredClone(this.objects.get(k)!));
   }
@@ -143,7 +168,8 @@ export class ObjectCache {
    * when the cache cannot say (the kind is not kept, or not whole, or not current).
    */
   async all(kind: string): Promise<KubeObject[] | typeof MISS> {
-    if (this.kinds.get(kind) !== true || !(await this.current(kind)) || (this.elsewhere.get(kind)?.size ?? 0) > 0) return MISS;
+    const names = this.elsewhere.get(kind);
+    if (this.kinds.get(kind) !== true || !(await this.current(kind)) || names === UNCOUNTED || (names?.size ?? 0) > 0) return MISS;
     const keys = [...(this.ofKind.get(kind) ?? [])].sort();
     return keys.map((k) => structuredClone(this.objects.get(k)!));
   }
@@ -206,8 +232,7 @@ export class ObjectCache {
     this.ofKind.delete(kind);
     this.used.delete(kind);
     this.elsewhere.delete(kind);
-    const prefix = rowKey(kind, '', '');
-    for (const e of this.unsure) if (e.startsWith(prefix)) this.unsure.delete(e);
+    this.unsure.delete(kind);
   }
 
   private put(kind: string, namespace: string, name: string, o: KubeObject): void {
@@ -222,7 +247,7 @@ export class ObjectCache {
     let keys = this.ofKind.get(kind);
     if (!keys) this.ofKind.set(kind, (keys = new Set()));
     keys.add(key);
-    this.elsewhere.get(kind)?.delete(nameKey(namespace, name));
+    forget(this.elsewhere.get(kind), nameKey(namespace, name));
     if (entries.length > 0) {
       this.entriesOf.set(key, entries);
       for (const e of entries) {
@@ -239,10 +264,16 @@ export class ObjectCache {
     this.objects.delete(key);
     this.ofKind.get(kind)?.delete(key);
     this.used.get(kind)?.delete(key);
-    let names = this.elsewhere.get(kind);
-    if (!names) this.elsewhere.set(kind, (names = new Set()));
-    names.add(nameKey(namespace, name));
-    for (const e of entries) this.unsure.add(e);
+    this.remember(this.elsewhere, kind, nameKey(namespace, name));
+    for (const e of entries) this.remember(this.unsure, kind, e);
+  }
+
+  /** Adds `item` to the kind's set in `sets`, which past namesKept forgets them all (UNCOUNTED). */
+  private remember(sets: Map<string, Remembered>, kind: string, item: string): void {
+    let set = sets.get(kind);
+    if (set === UNCOUNTED) return;
+    if (!set) sets.set(kind, (set = new Set()));
+    if (set.add(item).size > this.namesKept) sets.set(kind, UNCOUNTED);
   }
 
   /** Marks `key` (just changed) the most recently used, and keeps the kind's `limit` most recently used whole; the others by name. */
@@ -275,7 +306,7 @@ export class ObjectCache {
     this.objects.delete(key);
     this.ofKind.get(e.kind)?.delete(key);
     this.used.get(e.kind)?.delete(key);
-    this.elsewhere.get(e.kind)?.delete(nameKey(e.namespace, e.name));
+    forget(this.elsewhere.get(e.kind), nameKey(e.namespace, e.name));
   }
 
   private advance(rv: bigint): void {

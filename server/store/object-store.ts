@@ -177,10 +177,10 @@ export class ObjectStore implements Pooled {
    */
   async keepInMemory(
     kinds: Record<string, true | ((o: KubeObject) => boolean)>,
-    opts: { indexes?: Record<string, (o: KubeObject) => string[]>; limits?: Record<string, number>; listPage?: number } = {},
+    opts: { indexes?: Record<string, (o: KubeObject) => string[]>; limits?: Record<string, number>; listPage?: number; namesKept?: number } = {},
   ): Promise<() => Promise<void>> {
     const byKind = <V>(r: Record<string, V> = {}) => new Map(Object.entries(r).map(([k, v]) => [strategyOf(k).kind, v]));
-    const cache = new ObjectCache(this, byKind(kinds), { indexes: byKind(opts.indexes), limits: byKind(opts.limits), listPage: opts.listPage });
+    const cache = new ObjectCache(this, byKind(kinds), { indexes: byKind(opts.indexes), limits: byKind(opts.limits), listPage: opts.listPage, namesKept: opts.namesKept });
     await this.feed.start();
     await cache.start();
     this.cache = cache;

@@ -361,15 +361,40 @@ export async function objectKeys(db: Queryable, kind: string): Promise<{ namespa
   );
 }
 
+/** Keys per page of `keyPages`. */
+export const KEY_PAGE = 5_000;
+
 /**
- * Volumes a binder starting up must look at: all but the Available, unclaimed ones (those
- * need nothing; the claims that could use them are looked at themselves).
+ * Which of a kind's objects `keyPages` lists: those in one of `phases`, or with `toSync`
+ * the volumes a binder starting up must look at (all but the Available, unclaimed ones:
+ * those need nothing, and the claims that could use them are looked at themselves).
  */
-export async function volumesToSync(db: Queryable): Promise<{ namespace: string; name: string }[]> {
-  return sqlOf(db).$queryRawUnsafe<{ namespace: string; name: string }[]>(
-    `SELECT namespace, name FROM objects WHERE kind = 'PersistentVolume'
-      AND (phase IS DISTINCT FROM 'Available' OR claim_name IS NOT NULL)`,
-  );
+export interface KeyFilter {
+  phases?: readonly string[];
+  toSync?: true;
+}
+
+/**
+ * The keys of a kind's objects (those `filter` admits), a page at a time in namespace and
+ * name order, each page read when asked for (the unique index's range after the last key):
+ * a controller's first pass over a million claims holds one page, not a million keys.
+ */
+export async function* keyPages(db: Queryable, kind: string, filter: KeyFilter = {}, pageSize = KEY_PAGE): AsyncGenerator<{ namespace: string; name: string }[]> {
+  const where = [
+    'kind = $1',
+    '(namespace, name) > ($2, $3)',
+    ...(filter.phases ? ['phase = ANY($5::text[])'] : []),
+    ...(filter.toSync ? ["(phase IS DISTINCT FROM 'Available' OR claim_name IS NOT NULL)"] : []),
+  ].join(' AND ');
+  const sql = `SELECT namespace, name FROM objects WHERE ${where} ORDER BY namespace, name LIMIT $4`;
+  let after = { namespace: '', name: '' };
+  for (;;) {
+    const params: unknown[] = [kind, after.namespace, after.name, pageSize, ...(filter.phases ? [filter.phases] : [])];
+    const rows = await sqlOf(db).$queryRawUnsafe<{ namespace: string; name: string }[]>(sql, ...params);
+    if (rows.length > 0) yield rows;
+    if (rows.length < pageSize) return;
+    after = rows[rows.length - 1];
+  }
 }
 
 /** Keys of objects of a kind whose phase is one of `phases`. */

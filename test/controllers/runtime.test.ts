@@ -4,7 +4,7 @@
 import { register } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logger } from '../../server/services/logger';
-import { Controller, type ControllerSpec, type ReconcileContext } from '../../server/controllers/runtime/controller';
+import { Controller, LISTED_KEYS_QUEUED, type ControllerSpec, type ReconcileContext } from '../../server/controllers/runtime/controller';
 import { TerminalError } from '../../server/controllers/runtime/errors';
 import { EventRecorder } from '../../server/services/event-recorder';
 import { openTestStore, type TestStore } from '../db';
@@ -237,6 +237,49 @@ describe('sources', () => {
     await c.start();
     await waitFor('three lists', async () => lists >= 3);
     expect(seen.filter((k) => k === 'x').length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("queues a start's list LISTED_KEYS_QUEUED keys at a time, each once, reading its pages as needed, and resyncs only once it is all queued", async () => {
+    const total = Math.floor(LISTED_KEYS_QUEUED * 2.5);
+    const keys = Array.from({ length: total }, (_, i) => `l${i}`);
+    const PAGE = LISTED_KEYS_QUEUED / 4;
+    const seen = new Map<string, number>();
+    let mostWaiting = 0;
+    let pagesRead = 0;
+    let pagesReadAtFirstKey: number | undefined;
+    let seenAtFirstResync: number | undefined;
+    const c = start({
+      concurrency: 2,
+      listKeys: async function* () {
+        for (let i = 0; i < total; i += PAGE) {
+          pagesRead++;
+          yield keys.slice(i, i + PAGE);
+        }
+      },
+      resync: {
+        everyMs: 5,
+        listKeys: async () => {
+          seenAtFirstResync ??= seen.size;
+          return [];
+        },
+      },
+      reconcile: async (key) => {
+        pagesReadAtFirstKey ??= pagesRead;
+        mostWaiting = Math.max(mostWaiting, c.queue.length);
+        seen.set(key, (seen.get(key) ?? 0) + 1);
+        if (seen.size % 100 === 0) await new Promise((r) => setImmediate(r)); // timers may run between keys
+      },
+    });
+    await c.start();
+    await waitFor('every listed key', async () => seen.size === total);
+    expect([...seen.values()].every((times) => times === 1)).toBe(true);
+    expect(mostWaiting).toBeLessThanOrEqual(LISTED_KEYS_QUEUED);
+    // Pages read as the queue took keys: a queue's worth (and the page in hand) before the first reconcile, not all ten.
+    expect(pagesReadAtFirstKey).toBeLessThanOrEqual(LISTED_KEYS_QUEUED / PAGE + 1);
+    expect(pagesRead).toBe(total / PAGE);
+    await waitFor('a resync round', async () => seenAtFirstResync !== undefined);
+    // The first round came after the last listed keys were queued (at most a queue's worth not yet run).
+    expect(seenAtFirstResync).toBeGreaterThanOrEqual(total - LISTED_KEYS_QUEUED);
   });
 
   it('queues a resync round at most keysPerSecond a second, and a change goes ahead of the round', async () => {

@@ -4,7 +4,7 @@
 // a read of the database for kinds not kept or once stopped.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ObjectStore } from '../../server/store/object-store';
-import { ObjectCache } from '../../server/store/object-cache';
+import { MISS, ObjectCache } from '../../server/store/object-cache';
 import type { KubeObject } from '../../server/resources/types';
 import type { PersistentVolume } from '../../server/resources/persistent-volume/schema';
 import { claimRefKeys } from '../../server/domain/claim-ref';
@@ -258,6 +258,50 @@ describe('at most so many kept whole (limits), listed in pages', () => {
     expect((await u.store.recentByIndex('PersistentVolume', `${NS}/y`))?.map((v) => v.metadata.name)).toEqual(['lv-y']);
     expect(await u.store.recentByIndex('PersistentVolume', `${NS}/x`)).toBeUndefined();
     expect(await u.store.recentByIndex('PersistentVolume', `${NS}/nobody`)).toEqual([]);
+  });
+
+  it('remembers at most namesKept names and unsure keys per kind: past it, any object or key it does not keep whole is a miss', async () => {
+    const source = { feed: u.store.feed, get lastCommitted() { return u.store.lastCommitted; }, list: (kind: string, page: { limit: number; continue?: string }) => u.store.list(kind, page) };
+    const cache = (namesKept: number) =>
+      new ObjectCache(source, new Map([['PersistentVolumeClaim', true as const], ['PersistentVolume', true as const]]), {
+        indexes: new Map([['PersistentVolume', (o: KubeObject) => claimRefKeys(o as PersistentVolume)]]),
+        limits: new Map([['PersistentVolumeClaim', 1], ['PersistentVolume', 1]]),
+        namesKept,
+      });
+    for (const n of ['n-1', 'n-2', 'n-3']) await u.store.create(pvc(n));
+    const claims = (await u.store.list('PersistentVolumeClaim')).items.length;
+    expect(claims).toBe(3);
+    // Room for every name: a name it does not know is no object (undefined), one it knows is the database's to read.
+    const roomy = cache(claims);
+    await roomy.start();
+    try {
+      expect(await roomy.get('PersistentVolumeClaim', NS, 'nobody')).toBeUndefined();
+      expect(await roomy.get('PersistentVolumeClaim', NS, 'n-1')).toBe(MISS);
+      expect(await roomy.get('PersistentVolumeClaim', NS, 'n-3')).toMatchObject({ metadata: { name: 'n-3' } });
+      expect(await roomy.find('PersistentVolume', `${NS}/nobody`)).toEqual([]);
+    } finally {
+      await roomy.stop();
+    }
+    // One name at most: the claims' two names and the volumes' unsure keys are forgotten, so it cannot say.
+    const tight = cache(1);
+    await tight.start();
+    try {
+      expect(await tight.get('PersistentVolumeClaim', NS, 'nobody')).toBe(MISS);
+      expect(await tight.get('PersistentVolumeClaim', NS, 'n-1')).toBe(MISS);
+      expect(await tight.get('PersistentVolumeClaim', NS, 'n-3')).toMatchObject({ metadata: { name: 'n-3' } });
+      expect(await tight.all('PersistentVolumeClaim')).toBe(MISS);
+      // One volume is past the limit of one: one unsure key, not past one, so a key nobody has is still sure.
+      expect(await tight.find('PersistentVolume', `${NS}/nobody`)).toEqual([]);
+    } finally {
+      await tight.stop();
+    }
+    const tighter = cache(0);
+    await tighter.start();
+    try {
+      expect(await tighter.find('PersistentVolume', `${NS}/nobody`)).toBe(MISS);
+    } finally {
+      await tighter.stop();
+    }
   });
 
   it('a first list whose version is compacted away between its pages starts over, and keeps nothing it listed before', async () => {

@@ -3,7 +3,7 @@
 // StorageClasses, keyed pvc/<namespace>/<name>, pv/<name> and sc/<name>.
 import type { Logger } from 'pino';
 import type { ObjectStore } from '../../store/object-store';
-import { objectKeys, objectKeysInPhases, pendingClaimsOfClass, volumesToSync } from '../../store/volume-queries';
+import { keyPages, pendingClaimsOfClass, type KeyFilter } from '../../store/volume-queries';
 import { BACKGROUND_IN_FLIGHT, type ControllerSpec, type ReconcileContext, type ReconcileResult } from '../runtime/controller';
 import { isRowBusy } from '../runtime/controller-tx';
 import type { EventRecorder } from '../../services/event-recorder';
@@ -58,10 +58,11 @@ export function binderSpec(opts: BinderOptions): ControllerSpec {
     firstNoMatch: new Map(),
     now: () => new Date(),
   };
-  const keys = async (kind: string, phases?: string[]) => {
-    const rows = phases ? await objectKeysInPhases(store, kind, phases) : await objectKeys(store, kind);
-    return rows.map((r) => (kind === 'PersistentVolume' ? volumeKey(r.name) : claimKey(r.namespace, r.name)));
-  };
+  /** Keys of the volumes, then the claims, that `volumes` and `claims` admit, a page at a time. */
+  async function* keys(volumes: KeyFilter, claims: KeyFilter): AsyncGenerator<string[]> {
+    for await (const page of keyPages(store, 'PersistentVolume', volumes)) yield page.map((r) => volumeKey(r.name));
+    for await (const page of keyPages(store, 'PersistentVolumeClaim', claims)) yield page.map((r) => claimKey(r.namespace, r.name));
+  }
   return {
     name: binderName,
     concurrency: opts.concurrency ?? 256,
@@ -74,16 +75,10 @@ export function binderSpec(opts: BinderOptions): ControllerSpec {
         return keysFor(e);
       },
     },
-    listKeys: async () => [
-      ...(await volumesToSync(store)).map((r) => volumeKey(r.name)),
-      ...(await keys('PersistentVolumeClaim')),
-    ],
+    listKeys: () => keys({ toSync: true }, {}),
     resync: {
       everyMs: opts.resyncMs ?? 30_000,
-      listKeys: async () => [
-        ...(await keys('PersistentVolume', ['Pending', 'Released', 'Failed'])),
-        ...(await keys('PersistentVolumeClaim', ['Pending'])),
-      ],
+      listKeys: () => keys({ phases: ['Pending', 'Released', 'Failed'] }, { phases: ['Pending'] }),
     },
     reconcile: async (key: string, ctx: ReconcileContext): Promise<ReconcileResult | void> => {
       const k = parseKey(key);

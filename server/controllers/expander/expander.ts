@@ -12,7 +12,7 @@
 // which does the same over the API.
 import { timestampNow } from '../../resources/metadata';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
-import { objectKeysInPhases } from '../../store/volume-queries';
+import { keyPages } from '../../store/volume-queries';
 import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
 import { event } from '../runtime/event';
 import { write } from '../runtime/write';
@@ -95,7 +95,9 @@ export async function expandClaim(d: ProvisioningDeps, ctx: ReconcileContext, na
 }
 
 export function expanderSpec(d: ProvisioningDeps, opts: { resyncMs?: number; baseDelayMs?: number; maxDelayMs?: number } = {}): ControllerSpec {
-  const keys = async () => (await objectKeysInPhases(d.store, PVC, ['Bound'])).map((r) => `pvc/${r.namespace}/${r.name}`);
+  async function* keys(): AsyncGenerator<string[]> {
+    for await (const page of keyPages(d.store, PVC, { phases: ['Bound'] })) yield page.map((r) => `pvc/${r.namespace}/${r.name}`);
+  }
   return {
     name: expanderName,
     concurrency: 2,

@@ -46,19 +46,32 @@ export interface ReconcileContext {
 
 export type Reconciler = (key: string, ctx: ReconcileContext) => Promise<ReconcileResult | void>;
 
+/** Keys all at once, or a page at a time. */
+export type KeyList = Promise<string[]> | AsyncIterable<string[]>;
+
+/** The pages of a key list (one, for a list given all at once). */
+async function* pagesOf(list: KeyList): AsyncGenerator<string[]> {
+  if (Symbol.asyncIterator in list) yield* list;
+  else yield await list;
+}
+
 export interface ControllerSpec {
   name: string;
   reconcile: Reconciler;
   /** Kinds whose changes feed the queue, and the keys each change maps to. */
   watch: { kinds: string[]; keysFor(event: ChangeEvent): string[] };
-  /** Every key to look at on start (and again if the watch falls behind compaction). */
-  listKeys(): Promise<string[]>;
+  /**
+   * Every key to look at on start (and again if the watch falls behind compaction): all at
+   * once, or pages read one at a time as the queue takes them (a first pass over a million
+   * claims then holds a page of keys, not a million).
+   */
+  listKeys(): KeyList;
   /**
    * Periodic resync: keys to look at again `everyMs` after the last round (defaults to
    * listKeys), queued behind changes and at most `keysPerSecond` a second (default
    * RESYNC_KEYS_PER_SECOND).
    */
-  resync?: { everyMs: number; listKeys?: () => Promise<string[]>; keysPerSecond?: number };
+  resync?: { everyMs: number; listKeys?: () => KeyList; keysPerSecond?: number };
   /**
    * Another source of keys, for state outside the change log (intent records): `subscribe`
    * calls back on each change there (with no payload); the runtime then asks `keys()` (one
@@ -105,6 +118,13 @@ export const RESYNC_KEYS_PER_SECOND = 500;
  */
 export const BACKGROUND_IN_FLIGHT = 4;
 
+/**
+ * A start's list is queued this many keys at a time: the next ones once fewer wait behind
+ * changes. A million listed keys cost their strings, not a million entries in the queue's
+ * sets and maps (about 125 bytes each: 125 MB of the controllers' heap at a million claims).
+ */
+export const LISTED_KEYS_QUEUED = 1_000;
+
 export class Controller {
   readonly name: string;
   readonly queue: WorkQueue;
@@ -126,6 +146,12 @@ export class Controller {
   private resyncing: Promise<void> | undefined;
   private unsubscribeWakeups: (() => void) | undefined;
   private started = false;
+  /** The last full list (start, relist) while it has pages not read yet. */
+  private listing: AsyncIterator<string[]> | undefined;
+  private readingPage = false;
+  /** Its page being queued; listedNext is the next key to queue. */
+  private listed: (string | undefined)[] = [];
+  private listedNext = 0;
 
   constructor(
     readonly spec: ControllerSpec,
@@ -186,7 +212,7 @@ export class Controller {
     const from = await store.currentResourceVersion();
     this.watching = this.watchLoop(from);
     // Every key once, behind any change that comes meanwhile.
-    for (const key of await this.spec.listKeys()) this.addForced(key, true);
+    await this.queueListed(this.spec.listKeys());
     const n = Math.max(1, this.spec.concurrency ?? 4);
     for (let i = 0; i < n; i++) this.workers.push(this.worker());
     if (this.spec.wakeups) this.unsubscribeWakeups = this.spec.wakeups.subscribe(this.wakeupRunner(this.spec.wakeups.keys));
@@ -202,16 +228,20 @@ export class Controller {
     while (!signal.aborted) {
       await sleep(resync.everyMs, signal);
       if (signal.aborted) return;
-      let keys: string[];
+      // The last full list is still being queued: it looks at every key anyway.
+      if (this.listing || this.listedNext < this.listed.length) continue;
       try {
-        keys = await (resync.listKeys ?? this.spec.listKeys)();
+        let first = true;
+        for await (const keys of pagesOf((resync.listKeys ?? this.spec.listKeys)())) {
+          for (let i = 0; i < keys.length && !signal.aborted; i += slice) {
+            if (!first) await sleep(100, signal);
+            first = false;
+            for (const k of keys.slice(i, i + slice)) this.addForced(k, true);
+          }
+          if (signal.aborted) break;
+        }
       } catch (err) {
         if (!signal.aborted) this.log.warn({ err }, 'resync failed');
-        continue;
-      }
-      for (let i = 0; i < keys.length && !signal.aborted; i += slice) {
-        if (i > 0) await sleep(100, signal);
-        for (const k of keys.slice(i, i + slice)) this.addForced(k, true);
       }
     }
   }
@@ -256,6 +286,55 @@ export class Controller {
     this.log.debug('controller stopped');
   }
 
+  /**
+   * Queues the keys of a full list (start, relist) behind changes, LISTED_KEYS_QUEUED at a
+   * time, reading its pages as they are needed; it replaces a list not all queued yet.
+   * Resolves once its first page is read (a failure to read it is the caller's).
+   */
+  private async queueListed(list: KeyList): Promise<void> {
+    const pages = pagesOf(list);
+    this.listing = pages;
+    this.listed = [];
+    this.listedNext = 0;
+    const first = await pages.next();
+    if (this.listing !== pages) return;
+    this.takePage(first);
+  }
+
+  private takePage(page: IteratorResult<string[]>): void {
+    if (page.done) this.listing = undefined;
+    this.listed = page.done ? [] : page.value;
+    this.listedNext = 0;
+    this.queueMoreListed();
+  }
+
+  /** Queues more listed keys while fewer than LISTED_KEYS_QUEUED background keys wait, reading the list's next page when this one is queued. */
+  private queueMoreListed(): void {
+    const { listed } = this;
+    const room = () => this.queue.backgroundLength < LISTED_KEYS_QUEUED && !this.queue.isShuttingDown;
+    while (this.listedNext < listed.length && room()) {
+      const key = listed[this.listedNext];
+      listed[this.listedNext++] = undefined; // its string is the queue's now
+      if (key !== undefined) this.addForced(key, true);
+    }
+    const pages = this.listing;
+    if (this.listedNext < listed.length || !pages || this.readingPage || !room()) return;
+    this.readingPage = true;
+    pages.next().then(
+      (page) => {
+        this.readingPage = false;
+        if (this.listing === pages) this.takePage(page);
+        else this.queueMoreListed(); // a newer list took its place meanwhile
+      },
+      (err: unknown) => {
+        this.readingPage = false;
+        if (this.listing !== pages) return this.queueMoreListed();
+        this.listing = undefined;
+        if (!this.abort.signal.aborted) this.log.warn({ err }, 'listing keys failed; the resync looks at them again');
+      },
+    );
+  }
+
   /** Queues a key not queued by a change (it always runs); `background`: behind changes. */
   private addForced(key: string, background = false): void {
     this.forced.add(key);
@@ -277,6 +356,7 @@ export class Controller {
     for (;;) {
       const key = await this.queue.get();
       if (key === undefined) return;
+      this.queueMoreListed();
       try {
         if (!this.onlyOwnEchoes(key)) await this.process(key);
       } finally {
@@ -360,7 +440,7 @@ export class Controller {
           this.log.warn({ rv: rv.toString() }, 'change log compacted past the watch; listing again');
           try {
             rv = await store.currentResourceVersion();
-            for (const key of await this.spec.listKeys()) this.addForced(key, true);
+            await this.queueListed(this.spec.listKeys());
           } catch (e) {
             this.log.warn({ err: e }, 'relist failed');
             await sleep(1000, signal);
