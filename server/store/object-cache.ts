@@ -26,7 +26,8 @@
 //
 // Names and unsure index keys are themselves kept up to NAMES_KEPT per kind: past it the
 // kind forgets them and says "ask the database" for every object and key it does not keep
-// whole (until its next list), so a million objects cost no million names either.
+// whole (until its next list), so a million objects cost no million names either, and its
+// first list stops there (the objects after it would be read only to be forgotten).
 //
 // The first lists are read a page at a time (LIST_PAGE objects unless told), each kind's
 // pages at one resourceVersion, so that listing never holds a whole kind parsed at once.
@@ -214,6 +215,13 @@ export class ObjectCache {
           at ??= BigInt(page.resourceVersion);
           for (const o of page.items) this.put(kind, o.metadata.namespace ?? '', o.metadata.name ?? '', o);
           cont = page.continue;
+          // Past NAMES_KEPT names the rest would be read only to be forgotten: the kind
+          // answers "ask the database" for everything it does not keep whole, index keys
+          // included (a million claims: 125,000 read, not a million parsed).
+          if (cont && this.elsewhere.get(kind) === UNCOUNTED) {
+            if (this.indexes.has(kind)) this.unsure.set(kind, UNCOUNTED);
+            break;
+          }
         } while (cont);
         return at;
       } catch (err) {

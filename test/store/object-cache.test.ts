@@ -304,6 +304,40 @@ describe('at most so many kept whole (limits), listed in pages', () => {
     }
   });
 
+  it('a first list stops once its kind forgets names: the objects after it are the database\'s to answer, their index keys too', async () => {
+    let claimPages = 0;
+    const source = {
+      feed: u.store.feed,
+      get lastCommitted() {
+        return u.store.lastCommitted;
+      },
+      list: (kind: string, page: { limit: number; continue?: string }) => {
+        if (kind === 'PersistentVolumeClaim') claimPages++;
+        return u.store.list(kind, page);
+      },
+    };
+    const cache = new ObjectCache(source, new Map([['PersistentVolumeClaim', true as const], ['PersistentVolume', true as const]]), {
+      indexes: new Map([['PersistentVolume', (o: KubeObject) => claimRefKeys(o as PersistentVolume)]]),
+      limits: new Map([['PersistentVolumeClaim', 1], ['PersistentVolume', 1]]),
+      namesKept: 0,
+      listPage: 1,
+    });
+    await cache.start();
+    try {
+      const all = (await u.store.list('PersistentVolumeClaim')).items.length;
+      expect(all).toBeGreaterThan(2);
+      // The second page puts the first claim out by name, past zero names: no third page.
+      expect(claimPages).toBe(2);
+      const last = (await u.store.list('PersistentVolumeClaim')).items[all - 1].metadata.name!;
+      expect(await cache.get('PersistentVolumeClaim', NS, last)).toBe(MISS);
+      expect(await cache.get('PersistentVolumeClaim', NS, 'nobody')).toBe(MISS);
+      // Volumes: lv-x listed whole, then put out by lv-y: unsure, and nothing after it was read.
+      expect(await cache.find('PersistentVolume', `${NS}/nobody`)).toBe(MISS);
+    } finally {
+      await cache.stop();
+    }
+  });
+
   it('a first list whose version is compacted away between its pages starts over, and keeps nothing it listed before', async () => {
     for (const n of ['m-1', 'm-2', 'm-3', 'm-4', 'm-5']) await u.store.create(pvc(n));
     let pages = 0;
