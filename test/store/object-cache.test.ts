@@ -221,6 +221,31 @@ describe('at most so many kept whole (limits), listed in pages', () => {
   });
   const drop = (kind: string, namespace: string, name: string) => rawQuery(u.url, 'DELETE FROM objects WHERE kind = $1 AND namespace = $2 AND name = $3', [kind, namespace, name]);
   const fromMemory = async (name: string) => (await u.store.recent('PersistentVolumeClaim', NS, name))?.metadata.name;
+  /** A cache of its own on this database: at most one claim and one volume whole, volumes found by claim; `onList` sees each page asked for. */
+  const oneWhole = (o: { namesKept: number; listPage?: number }, onList?: (kind: string) => void) =>
+    new ObjectCache(
+      {
+        feed: u.store.feed,
+        get lastCommitted() {
+          return u.store.lastCommitted;
+        },
+        list: (kind, page) => {
+          onList?.(kind);
+          return u.store.list(kind, page);
+        },
+      },
+      new Map([['PersistentVolumeClaim', true as const], ['PersistentVolume', true as const]]),
+      { indexes: new Map([['PersistentVolume', (v: KubeObject) => claimRefKeys(v as PersistentVolume)]]), limits: new Map([['PersistentVolumeClaim', 1], ['PersistentVolume', 1]]), ...o },
+    );
+  /** Starts a cache, checks it, stops it. */
+  const running = async (c: ObjectCache, check: (c: ObjectCache) => Promise<void>) => {
+    await c.start();
+    try {
+      await check(c);
+    } finally {
+      await c.stop();
+    }
+  };
 
   beforeAll(async () => {
     u = await openTestStore();
@@ -261,69 +286,33 @@ describe('at most so many kept whole (limits), listed in pages', () => {
   });
 
   it('remembers at most namesKept names and unsure keys per kind: past it, any object or key it does not keep whole is a miss', async () => {
-    const source = { feed: u.store.feed, get lastCommitted() { return u.store.lastCommitted; }, list: (kind: string, page: { limit: number; continue?: string }) => u.store.list(kind, page) };
-    const cache = (namesKept: number) =>
-      new ObjectCache(source, new Map([['PersistentVolumeClaim', true as const], ['PersistentVolume', true as const]]), {
-        indexes: new Map([['PersistentVolume', (o: KubeObject) => claimRefKeys(o as PersistentVolume)]]),
-        limits: new Map([['PersistentVolumeClaim', 1], ['PersistentVolume', 1]]),
-        namesKept,
-      });
+    const cache = (namesKept: number) => oneWhole({ namesKept });
     for (const n of ['n-1', 'n-2', 'n-3']) await u.store.create(pvc(n));
     const claims = (await u.store.list('PersistentVolumeClaim')).items.length;
     expect(claims).toBe(3);
     // Room for every name: a name it does not know is no object (undefined), one it knows is the database's to read.
-    const roomy = cache(claims);
-    await roomy.start();
-    try {
+    await running(cache(claims), async (roomy) => {
       expect(await roomy.get('PersistentVolumeClaim', NS, 'nobody')).toBeUndefined();
       expect(await roomy.get('PersistentVolumeClaim', NS, 'n-1')).toBe(MISS);
       expect(await roomy.get('PersistentVolumeClaim', NS, 'n-3')).toMatchObject({ metadata: { name: 'n-3' } });
       expect(await roomy.find('PersistentVolume', `${NS}/nobody`)).toEqual([]);
-    } finally {
-      await roomy.stop();
-    }
+    });
     // One name at most: the claims' two names and the volumes' unsure keys are forgotten, so it cannot say.
-    const tight = cache(1);
-    await tight.start();
-    try {
+    await running(cache(1), async (tight) => {
       expect(await tight.get('PersistentVolumeClaim', NS, 'nobody')).toBe(MISS);
       expect(await tight.get('PersistentVolumeClaim', NS, 'n-1')).toBe(MISS);
       expect(await tight.get('PersistentVolumeClaim', NS, 'n-3')).toMatchObject({ metadata: { name: 'n-3' } });
       expect(await tight.all('PersistentVolumeClaim')).toBe(MISS);
       // One volume is past the limit of one: one unsure key, not past one, so a key nobody has is still sure.
       expect(await tight.find('PersistentVolume', `${NS}/nobody`)).toEqual([]);
-    } finally {
-      await tight.stop();
-    }
-    const tighter = cache(0);
-    await tighter.start();
-    try {
-      expect(await tighter.find('PersistentVolume', `${NS}/nobody`)).toBe(MISS);
-    } finally {
-      await tighter.stop();
-    }
+    });
+    await running(cache(0), async (tighter) => expect(await tighter.find('PersistentVolume', `${NS}/nobody`)).toBe(MISS));
   });
 
   it('a first list stops once its kind forgets names: the objects after it are the database\'s to answer, their index keys too', async () => {
     let claimPages = 0;
-    const source = {
-      feed: u.store.feed,
-      get lastCommitted() {
-        return u.store.lastCommitted;
-      },
-      list: (kind: string, page: { limit: number; continue?: string }) => {
-        if (kind === 'PersistentVolumeClaim') claimPages++;
-        return u.store.list(kind, page);
-      },
-    };
-    const cache = new ObjectCache(source, new Map([['PersistentVolumeClaim', true as const], ['PersistentVolume', true as const]]), {
-      indexes: new Map([['PersistentVolume', (o: KubeObject) => claimRefKeys(o as PersistentVolume)]]),
-      limits: new Map([['PersistentVolumeClaim', 1], ['PersistentVolume', 1]]),
-      namesKept: 0,
-      listPage: 1,
-    });
-    await cache.start();
-    try {
+    const counting = (kind: string) => void (kind === 'PersistentVolumeClaim' && claimPages++);
+    await running(oneWhole({ namesKept: 0, listPage: 1 }, counting), async (cache) => {
       const all = (await u.store.list('PersistentVolumeClaim')).items.length;
       expect(all).toBeGreaterThan(2);
       // The second page puts the first claim out by name, past zero names: no third page.
@@ -333,9 +322,7 @@ describe('at most so many kept whole (limits), listed in pages', () => {
       expect(await cache.get('PersistentVolumeClaim', NS, 'nobody')).toBe(MISS);
       // Volumes: lv-x listed whole, then put out by lv-y: unsure, and nothing after it was read.
       expect(await cache.find('PersistentVolume', `${NS}/nobody`)).toBe(MISS);
-    } finally {
-      await cache.stop();
-    }
+    });
   });
 
   it('a first list whose version is compacted away between its pages starts over, and keeps nothing it listed before', async () => {
