@@ -175,7 +175,12 @@ describe('WaitForFirstConsumer hand-over', () => {
     await store().create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'wffc-node', labels: { 'kubernetes.io/hostname': 'wffc-node' } } });
     await store().create(storageClass('wffc-ext', 'example.com/wffc', { bindingMode: 'WaitForFirstConsumer' }));
     await store().create(volume('wffc-unrelated', '10Gi', { storageClassName: 'other-class' }));
-    const unrelated = await volumeIn('wffc-unrelated', 'Available');
+    // Settled: Available (the volume controller) and protected (pv-protection's own write,
+    // which may land after Available). Its resourceVersion must not move from here on.
+    const unrelated = await until('volume wffc-unrelated Available and protected', async () => {
+      const v = await getVolume('wffc-unrelated');
+      return v.status?.phase === 'Available' && v.metadata.finalizers?.includes('kubernetes.io/pv-protection') ? v : undefined;
+    });
     const waiting = await store().create(claim(NS, 'wffc-wait', '1Gi', { storageClassName: 'wffc-ext' }));
     await eventWith(waiting, 'WaitForFirstConsumer');
     expect((await getClaim('wffc-wait')).metadata.annotations?.['volume.kubernetes.io/storage-provisioner']).toBeUndefined();
