@@ -148,7 +148,8 @@ export class Controller {
   private started = false;
   /** The last full list (start, relist) while it has pages not read yet. */
   private listing: AsyncIterator<string[]> | undefined;
-  private readingPage = false;
+  /** The list whose next page is being read (one read at a time, or pages would be taken out of order). */
+  private reading: AsyncIterator<string[]> | undefined;
   /** Its page being queued; listedNext is the next key to queue. */
   private listed: (string | undefined)[] = [];
   private listedNext = 0;
@@ -296,7 +297,13 @@ export class Controller {
     this.listing = pages;
     this.listed = [];
     this.listedNext = 0;
-    const first = await pages.next();
+    this.reading = pages;
+    let first: IteratorResult<string[]>;
+    try {
+      first = await pages.next();
+    } finally {
+      if (this.reading === pages) this.reading = undefined;
+    }
     if (this.listing !== pages) return;
     this.takePage(first);
   }
@@ -318,17 +325,16 @@ export class Controller {
       if (key !== undefined) this.addForced(key, true);
     }
     const pages = this.listing;
-    if (this.listedNext < listed.length || !pages || this.readingPage || !room()) return;
-    this.readingPage = true;
+    if (this.listedNext < listed.length || !pages || this.reading === pages || !room()) return;
+    this.reading = pages;
     pages.next().then(
       (page) => {
-        this.readingPage = false;
+        if (this.reading === pages) this.reading = undefined;
         if (this.listing === pages) this.takePage(page);
-        else this.queueMoreListed(); // a newer list took its place meanwhile
       },
       (err: unknown) => {
-        this.readingPage = false;
-        if (this.listing !== pages) return this.queueMoreListed();
+        if (this.reading === pages) this.reading = undefined;
+        if (this.listing !== pages) return;
         this.listing = undefined;
         if (!this.abort.signal.aborted) this.log.warn({ err }, 'listing keys failed; the resync looks at them again');
       },
