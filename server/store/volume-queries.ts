@@ -353,14 +353,6 @@ export async function nearVolumes(db: Queryable, q: NearQuery & { scan?: number 
   return rows.filter((r) => !seen.has(r.name) && seen.add(r.name)).map((r) => r.object);
 }
 
-/** Names (and namespaces) of every object of a kind. */
-export async function objectKeys(db: Queryable, kind: string): Promise<{ namespace: string; name: string }[]> {
-  return sqlOf(db).$queryRawUnsafe<{ namespace: string; name: string }[]>(
-    'SELECT namespace, name FROM objects WHERE kind = $1',
-    kind,
-  );
-}
-
 /** Keys per page of `keyPages`. */
 export const KEY_PAGE = 5_000;
 
@@ -397,11 +389,3 @@ export async function* keyPages(db: Queryable, kind: string, filter: KeyFilter =
   }
 }
 
-/** Keys of objects of a kind whose phase is one of `phases`. */
-export async function objectKeysInPhases(db: Queryable, kind: string, phases: string[]): Promise<{ namespace: string; name: string }[]> {
-  return sqlOf(db).$queryRawUnsafe<{ namespace: string; name: string }[]>(
-    'SELECT namespace, name FROM objects WHERE kind = $1 AND phase = ANY($2::text[])',
-    kind,
-    phases,
-  );
-}

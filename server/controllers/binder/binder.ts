@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import type { ObjectStore } from '../../store/object-store';
 import { keyPages, pendingClaimsOfClass, type KeyFilter } from '../../store/volume-queries';
-import { BACKGROUND_IN_FLIGHT, type ControllerSpec, type ReconcileContext, type ReconcileResult } from '../runtime/controller';
+import { BACKGROUND_IN_FLIGHT, keysByPage, type ControllerSpec, type ReconcileContext, type ReconcileResult } from '../runtime/controller';
 import { isRowBusy } from '../runtime/controller-tx';
 import type { EventRecorder } from '../../services/event-recorder';
 import { TxBatcher } from '../runtime/tx-batcher';
@@ -60,8 +60,8 @@ export function binderSpec(opts: BinderOptions): ControllerSpec {
   };
   /** Keys of the volumes, then the claims, that `volumes` and `claims` admit, a page at a time. */
   async function* keys(volumes: KeyFilter, claims: KeyFilter): AsyncGenerator<string[]> {
-    for await (const page of keyPages(store, 'PersistentVolume', volumes)) yield page.map((r) => volumeKey(r.name));
-    for await (const page of keyPages(store, 'PersistentVolumeClaim', claims)) yield page.map((r) => claimKey(r.namespace, r.name));
+    yield* keysByPage(keyPages(store, 'PersistentVolume', volumes), (r) => volumeKey(r.name));
+    yield* keysByPage(keyPages(store, 'PersistentVolumeClaim', claims), (r) => claimKey(r.namespace, r.name));
   }
   return {
     name: binderName,

@@ -13,8 +13,8 @@ import type { PersistentVolume } from '../../resources/persistent-volume/schema'
 import type { KubeObject } from '../../resources/types';
 import type { ChangeEvent } from '../../store/change-feed';
 import type { ObjectStore } from '../../store/object-store';
-import { objectKeysInPhases } from '../../store/volume-queries';
-import type { ControllerSpec, ReconcileContext, ReconcileResult } from '../runtime/controller';
+import { keyPages } from '../../store/volume-queries';
+import { keysByPage, type ControllerSpec, type ReconcileContext, type ReconcileResult } from '../runtime/controller';
 import { event } from '../runtime/event';
 import { write } from '../runtime/write';
 import { errorText } from '../runtime/errors';
@@ -130,7 +130,7 @@ export interface DeleterSpecOptions {
 }
 
 export function deleterSpec(d: DeleterDeps, opts: DeleterSpecOptions = {}): ControllerSpec {
-  const keys = async () => (await objectKeysInPhases(d.store, PV, ['Released', 'Failed'])).map((r) => `pv/${r.name}`);
+  const keys = () => keysByPage(keyPages(d.store, PV, { phases: ['Released', 'Failed'] }), (r) => `pv/${r.name}`);
   return {
     name: deleterName,
     concurrency: opts.concurrency ?? 4,

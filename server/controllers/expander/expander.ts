@@ -13,7 +13,7 @@
 import { timestampNow } from '../../resources/metadata';
 import type { PersistentVolumeClaim } from '../../resources/persistent-volume-claim/schema';
 import { keyPages } from '../../store/volume-queries';
-import type { ControllerSpec, ReconcileContext } from '../runtime/controller';
+import { keysByPage, type ControllerSpec, type ReconcileContext } from '../runtime/controller';
 import { event } from '../runtime/event';
 import { write } from '../runtime/write';
 import { errorText } from '../runtime/errors';
@@ -95,9 +95,7 @@ export async function expandClaim(d: ProvisioningDeps, ctx: ReconcileContext, na
 }
 
 export function expanderSpec(d: ProvisioningDeps, opts: { resyncMs?: number; baseDelayMs?: number; maxDelayMs?: number } = {}): ControllerSpec {
-  async function* keys(): AsyncGenerator<string[]> {
-    for await (const page of keyPages(d.store, PVC, { phases: ['Bound'] })) yield page.map((r) => `pvc/${r.namespace}/${r.name}`);
-  }
+  const keys = () => keysByPage(keyPages(d.store, PVC, { phases: ['Bound'] }), (r) => `pvc/${r.namespace}/${r.name}`);
   return {
     name: expanderName,
     concurrency: 2,

@@ -4,9 +4,9 @@
 // manager marks the node's volumes, and the admin decides.
 import type { Logger } from 'pino';
 import { defaultNodeGraceMs, staleDecision } from '../../domain/node-lifecycle';
-import { objectKeys } from '../../store/volume-queries';
+import { keyPages } from '../../store/volume-queries';
 import type { ObjectStore } from '../../store/object-store';
-import type { ControllerSpec } from '../runtime/controller';
+import { keysByPage, type ControllerSpec } from '../runtime/controller';
 import { write } from '../runtime/write';
 import type { EventRecorder } from '../../services/event-recorder';
 import { event } from '../runtime/event';
@@ -29,7 +29,7 @@ export interface NodeLifecycleDeps {
 
 export function nodeLifecycleSpec(d: NodeLifecycleDeps, opts: NodeLifecycleOptions = {}): ControllerSpec {
   const graceMs = opts.graceMs ?? defaultNodeGraceMs;
-  const keys = async () => (await objectKeys(d.store, 'Node')).map((r) => `node/${r.name}`);
+  const keys = () => keysByPage(keyPages(d.store, 'Node'), (r) => `node/${r.name}`);
   return {
     name: nodeLifecycleName,
     concurrency: 2,

@@ -49,6 +49,11 @@ export type Reconciler = (key: string, ctx: ReconcileContext) => Promise<Reconci
 /** Keys all at once, or a page at a time. */
 export type KeyList = Promise<string[]> | AsyncIterable<string[]>;
 
+/** A key list read a page at a time: each page of `pages` made keys by `key`. */
+export async function* keysByPage<T>(pages: AsyncIterable<T[]>, key: (t: T) => string): AsyncGenerator<string[]> {
+  for await (const page of pages) yield page.map(key);
+}
+
 /** The pages of a key list (one, for a list given all at once). */
 async function* pagesOf(list: KeyList): AsyncGenerator<string[]> {
   if (Symbol.asyncIterator in list) yield* list;

@@ -3,11 +3,20 @@ import { WorkQueue } from './work-queue';
 
 const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
 
-/** A worker's `get` still waiting: `key` is 'none' until the queue hands it one. */
-function waitingGet(q: WorkQueue): { key: string | undefined } {
+/** A worker's `get`, checked to be still waiting after a tick: `key` is 'none' until the queue hands it one. */
+async function waitingGet(q: WorkQueue): Promise<{ key: string | undefined }> {
   const w: { key: string | undefined } = { key: 'none' };
   void q.get().then((k) => (w.key = k));
+  await tick();
+  expect(w.key).toBe('none');
   return w;
+}
+
+/** What the waiting `get` holds a tick after `act`. */
+async function handedAfter(w: { key: string | undefined }, act: () => void): Promise<string | undefined> {
+  act();
+  await tick();
+  return w.key;
 }
 
 describe('WorkQueue', () => {
@@ -134,12 +143,8 @@ describe('WorkQueue', () => {
     expect(order).toEqual(['b', 'a', 'c']);
     expect(q.length).toBe(0);
     // b's stale background entry is skipped: nothing more to hand out.
-    const handed = waitingGet(q);
-    await tick();
-    expect(handed.key).toBe('none');
-    q.add('d');
-    await tick();
-    expect(handed.key).toBe('d');
+    const handed = await waitingGet(q);
+    expect(await handedAfter(handed, () => q.add('d'))).toBe('d');
   });
 
   it('a key added again while processed goes behind when done only if every add was background', async () => {
@@ -166,29 +171,16 @@ describe('WorkQueue', () => {
     const first = [(await q.get())!, (await q.get())!];
     expect(first).toEqual(['b1', 'b2']);
     // No room for b3: a worker waits...
-    const third = waitingGet(q);
-    await tick();
-    expect(third.key).toBe('none');
+    const third = await waitingGet(q);
     // ...and takes a change as soon as one comes, or b3 once a background key is done.
-    q.add('change');
-    await tick();
-    expect(third.key).toBe('change');
-    const fourth = waitingGet(q);
-    await tick();
-    expect(fourth.key).toBe('none');
-    q.done('change'); // a change done makes no room for background keys
-    await tick();
-    expect(fourth.key).toBe('none');
-    q.done('b1');
-    await tick();
-    expect(fourth.key).toBe('b3');
+    expect(await handedAfter(third, () => q.add('change'))).toBe('change');
+    const fourth = await waitingGet(q);
+    // A change done makes no room for background keys.
+    expect(await handedAfter(fourth, () => q.done('change'))).toBe('none');
+    expect(await handedAfter(fourth, () => q.done('b1'))).toBe('b3');
     // A waiting background key that a change adds again goes out at once, room or not.
-    const fifth = waitingGet(q);
-    await tick();
-    expect(fifth.key).toBe('none');
-    q.add('b4');
-    await tick();
-    expect(fifth.key).toBe('b4');
+    const fifth = await waitingGet(q);
+    expect(await handedAfter(fifth, () => q.add('b4'))).toBe('b4');
     expect(q.length).toBe(0);
   });
 });

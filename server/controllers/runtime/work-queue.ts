@@ -174,6 +174,15 @@ export class WorkQueue {
     }
   }
 
+  /** Hands out the next waiting key, if any (see `next`). */
+  private takeNext(): string | undefined {
+    const next = this.next();
+    if (next === undefined) return undefined;
+    this.handOut(next.key, next.background);
+    this.opts.onDepth?.(this.length);
+    return next.key;
+  }
+
   /** Adds the key after `delayMs`; an earlier pending delay for the same key wins. */
   addAfter(key: string, delayMs: number): void {
     if (this.shuttingDown) return;
@@ -221,12 +230,8 @@ export class WorkQueue {
    */
   get(): Promise<string | undefined> {
     if (this.shuttingDown) return Promise.resolve(undefined);
-    const next = this.next();
-    if (next !== undefined) {
-      this.handOut(next.key, next.background);
-      this.opts.onDepth?.(this.length);
-      return Promise.resolve(next.key);
-    }
+    const key = this.takeNext();
+    if (key !== undefined) return Promise.resolve(key);
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
@@ -237,12 +242,8 @@ export class WorkQueue {
     if (this.dirty.has(key) && !this.shuttingDown) this.enqueue(key, this.dirtyBehind.delete(key));
     // Room for a background key again: a worker waiting for one takes it.
     if (wasBehind && this.waiters.length > 0 && !this.shuttingDown) {
-      const next = this.next();
-      if (next !== undefined) {
-        this.handOut(next.key, next.background);
-        this.opts.onDepth?.(this.length);
-        this.waiters.shift()!(next.key);
-      }
+      const key = this.takeNext();
+      if (key !== undefined) this.waiters.shift()!(key);
     }
   }
 
